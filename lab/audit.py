@@ -1,0 +1,428 @@
+"""The audit: 20 named checks over a grid of 6**4 = 1296 settings, and the three signatures.
+
+A setting is (certainty, match, lookahead, draftCost). The sampler half reads it directly;
+the ledger half is fed the sampler's own acceptance rate, ``acceptance = 100 alpha`` of the
+reference pair, so both halves of the article are checked on the same settings. Work that
+a setting shares with others (the distributions of a (certainty, match) pair, a trace) is
+computed once; every check still visits every setting it names.
+
+Each check states one property that a wrong implementation would break; none is true by
+construction (``tests/test_audit.py`` breaks the code on purpose and watches checks fail).
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+import random
+
+from . import sampler
+from .exact import evaluate
+from .jsformat import to_fixed
+from .ledger import (LedgerSettings, best_lookahead, expected_tokens_per_call,
+                     expected_tokens_per_call_closed_form, ledger, leviathan_speedup, speedup_grid)
+
+__all__ = ["GRID", "SETTINGS", "CHECKS", "run_audit", "signatures", "audit_signature",
+           "exact_signature", "legacy_signature", "LEGACY_EXPECTED", "AUDIT_EXPECTED", "counter_text"]
+
+GRID = {
+    "certainty": (0, 20, 40, 60, 80, 100),
+    "match": (0, 20, 40, 60, 80, 100),
+    "lookahead": (1, 2, 3, 5, 8, 12),
+    "draftCost": (0, 5, 10, 25, 50, 100),
+}
+SETTINGS = tuple(product(*GRID.values()))
+LEDGER_BASE = LedgerSettings()            # overheadMs, targetMs and verifyTax of the legacy setting
+LEGACY_SETTINGS = LedgerSettings(74, 12, 5, 6, 80, 3)
+LEGACY_EXPECTED = "74:12:5:6:80:3:2.214590:3.214590:48.000000:89.600000:143.600000:44.671321:1.790858:2.785410:4:1.819264"
+AUDIT_EXPECTED = "20:20:0:1296:0.000000000000:0.000000000000"
+EXACT_SETTING = dict(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23)
+TRACE_LENGTH = 32        # tokens per audited trace
+AUDIT_SAMPLES = 1000     # one-token outputs per sampler in the statistical check
+RELATIVE_TOLERANCE = 1e-12
+
+
+# --- shared, memoised work ---------------------------------------------------------------
+
+def _kind_pairs(certainty, match):
+    """The distinct (p, q) pairs of a (certainty, match) setting: one per context kind,
+    centred on token 0. Other positions are rotations of these, and the rule acts token by
+    token, so checking these covers every position."""
+    pairs = []
+    for kind in ("easy", "normal", "hard"):
+        c, m = sampler.context_sliders(Fraction(certainty), Fraction(match), kind)
+        pairs.append((kind, sampler.Categorical(sampler.target_distribution(c, 0)),
+                      sampler.Categorical(sampler.draft_distribution(c, m, 0))))
+    return pairs
+
+
+@lru_cache(maxsize=None)
+def _pairs(certainty, match):
+    return _kind_pairs(certainty, match)
+
+
+@lru_cache(maxsize=None)
+def _alpha(certainty, match) -> Fraction:
+    return sampler.acceptance_rate(*sampler.reference_pair(certainty, match))
+
+
+@lru_cache(maxsize=None)
+def _trace(certainty, match, lookahead):
+    seed = SETTINGS.index((certainty, match, lookahead, GRID["draftCost"][0]))
+    return sampler.generate_trace(certainty, match, lookahead, TRACE_LENGTH, seed)
+
+
+@lru_cache(maxsize=None)
+def _speedup_row(certainty, match, draft_cost) -> list[float]:
+    s = _ledger_settings((certainty, match, 1, draft_cost))
+    return [ledger(s.with_(lookahead=m)).speedup for m in range(1, 13)]
+
+
+def _ledger_settings(setting, **overrides) -> LedgerSettings:
+    certainty, match, lookahead, draft_cost = setting
+    return LEDGER_BASE.with_(acceptance=float(_alpha(certainty, match)) * 100, lookahead=lookahead,
+                             draftCost=draft_cost, **overrides)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= RELATIVE_TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def _pair_settings():
+    return sorted({(c, m) for c, m, _, _ in SETTINGS})
+
+
+# --- the checks ---------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    failure: str | None = None   # first counterexample, None when the check held
+    visited: int = 0             # settings (or cases) the check looked at
+
+    def fail(self, message: str):
+        if self.failure is None:
+            self.failure = message
+
+
+class Audit:
+    """Runs the checks and keeps the two exact maxima the signature reports."""
+
+    def __init__(self):
+        self.max_exact_tv = Fraction(0)
+        self.max_alpha_gap = Fraction(0)
+
+    # sampler half ------------------------------------------------------------------------
+
+    def distributions_are_normalised(self, out: Outcome):
+        """Every p and q of every setting and context is a distribution: no negative mass, total exactly 1."""
+        for c, m in _pair_settings():
+            for kind, p, q in _pairs(c, m):
+                out.visited += 1
+                for name, row in (("p", p), ("q", q)):
+                    if min(row.probs) < 0 or sum(row.probs) != 1:
+                        out.fail(f"{name} at certainty={c} match={m} ({kind}) sums to {sum(row.probs)}")
+
+    def exact_output_equals_target(self, out: Outcome):
+        """The exact output distribution of one verifier step equals p, in fractions."""
+        for c, m in _pair_settings():
+            for kind, p, q in _pairs(c, m):
+                out.visited += 1
+                tv = sampler.total_variation(p, sampler.exact_output_distribution(p, q))
+                self.max_exact_tv = max(self.max_exact_tv, tv)
+                if tv != 0:
+                    out.fail(f"TV(p, output) = {float(tv):.3g} at certainty={c} match={m} ({kind})")
+
+    def alpha_equals_one_minus_tv(self, out: Outcome):
+        """alpha = sum min(p, q) equals 1 - TV(p, q) exactly."""
+        for c, m in _pair_settings():
+            for kind, p, q in _pairs(c, m):
+                out.visited += 1
+                gap = abs(sampler.acceptance_rate(p, q) - (1 - sampler.total_variation(p, q)))
+                self.max_alpha_gap = max(self.max_alpha_gap, gap)
+                if gap:
+                    out.fail(f"|alpha - (1 - TV)| = {float(gap):.3g} at certainty={c} match={m} ({kind})")
+
+    def survival_probability_is_alpha(self, out: Outcome):
+        """The verifier's own survival chance, sum_x q(x) min(1, p(x)/q(x)), equals alpha."""
+        for c, m in _pair_settings():
+            for kind, p, q in _pairs(c, m):
+                out.visited += 1
+                kept, _ = sampler._rejection_split(p, q)
+                if sum(kept) != sampler.acceptance_rate(p, q):
+                    out.fail(f"survival {float(sum(kept)):.6f} != alpha at certainty={c} match={m} ({kind})")
+
+    def buggy_sampler_is_biased(self, out: Outcome):
+        """The draft-resampling bug is biased exactly where p != q (and harmless where p == q)."""
+        for c, m in _pair_settings():
+            for kind, p, q in _pairs(c, m):
+                out.visited += 1
+                wrong = sampler.total_variation(p, sampler.buggy_output_distribution(p, q))
+                if (wrong > 0) != (p.probs != q.probs):
+                    out.fail(f"wrongTv = {float(wrong):.3g} with p {'!=' if p.probs != q.probs else '=='} q "
+                             f"at certainty={c} match={m} ({kind})")
+
+    def two_token_joint_is_target(self, out: Outcome):
+        """Across verifier calls, the first two tokens are jointly p_0 x p_1 (exact enumeration, gamma 1 and 2)."""
+        for c, m in _pair_settings():
+            rows = [sampler.position_pair(c, m, t) for t in range(4)]
+            p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
+            for gamma in (1, 2):
+                out.visited += 1
+                joint = sampler.exact_prefix_distribution(p_rows, q_rows, gamma, 2)
+                for a, b in product(range(len(sampler.VOCABULARY)), repeat=2):
+                    if joint.get((a, b), 0) != p_rows[0][a] * p_rows[1][b]:
+                        out.fail(f"P({a}, {b}) wrong at certainty={c} match={m} gamma={gamma}")
+                        break
+
+    def trace_accounting(self, out: Outcome):
+        """In every trace: accepted + rejected + bonus = length, each call ends in one rejection
+        or one bonus, and the drafts counted equal the drafts proposed."""
+        for setting in SETTINGS:
+            c, m, lookahead, _ = setting
+            trace = _trace(c, m, lookahead)
+            out.visited += 1
+            proposed = sum(len(drafts) for _, drafts, _, _ in trace.calls)
+            if (trace.acceptedDraft + trace.rejectedDraft + trace.bonusTokens != TRACE_LENGTH
+                    or trace.length != TRACE_LENGTH
+                    or trace.rejectedDraft + trace.bonusTokens != trace.targetCalls
+                    or proposed != trace.draftCalls
+                    or trace.acceptedDraft + trace.rejectedDraft > trace.draftCalls):
+                out.fail(f"token accounting broken at {setting}")
+
+    def greedy_matches_plain_greedy(self, out: Outcome):
+        """With a one-hot target (certainty 100) speculative output is exactly greedy output."""
+        for setting in SETTINGS:
+            c, m, lookahead, _ = setting
+            if c != 100:
+                continue
+            out.visited += 1
+            greedy = tuple(sampler.FAVOURITES[t % len(sampler.FAVOURITES)] for t in range(TRACE_LENGTH))
+            if _trace(c, m, lookahead).tokens != greedy:
+                out.fail(f"speculative greedy output differs from greedy at {setting}")
+
+    def known_vectors(self, out: Outcome):
+        """Published test vectors: Hugging Face's (draft [1, 4, 5], target rejects 5 and wants 8
+        -> [1, 4, 8]) and vLLM's greedy one (draft [1, 2, 3], argmax [1, 5, 3, 4] -> [1, 5])."""
+        def one_hot(token, size=10):
+            return [1 if i == token else 0 for i in range(size)]
+        uniform = [Fraction(1, 10)] * 10
+        cases = [
+            ([1, 4, 5], [one_hot(1), one_hot(4), one_hot(8), uniform], [uniform] * 3, (1, 4, 8)),
+            ([1, 2, 3], [one_hot(1), one_hot(5), one_hot(3), one_hot(4)], [one_hot(1), one_hot(2), one_hot(3)], (1, 5)),
+        ]
+        for seed in range(20):
+            rng = random.Random(seed)
+            for drafts, p_rows, q_rows, expected in cases:
+                out.visited += 1
+                got = sampler.verify(drafts, p_rows, q_rows, rng).tokens
+                if got != expected:
+                    out.fail(f"draft {drafts} gave {list(got)}, expected {list(expected)} (seed {seed})")
+
+    def samples_converge_to_target(self, out: Outcome):
+        """Seeded histograms: the speculative sampler's TV to p stays within sampling noise,
+        the buggy sampler's sits at its exact bias, for every (certainty, match)."""
+        bound = (len(sampler.VOCABULARY) / AUDIT_SAMPLES) ** 0.5  # a few times the expected noise
+        for index, (c, m) in enumerate(_pair_settings()):
+            p, q = sampler.reference_pair(c, m)
+            out.visited += 1
+            spec = sampler.empirical_tv(sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "speculative"), p)
+            wrong = sampler.empirical_tv(sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "buggy"), p)
+            bias = float(sampler.total_variation(p, sampler.buggy_output_distribution(p, q)))
+            if spec > bound or abs(wrong - bias) > bound:
+                out.fail(f"empirical TVs spec={spec:.4f} buggy={wrong:.4f} (bias {bias:.4f}) at certainty={c} match={m}")
+
+    def theoretical_speedup_uses_alpha(self, out: Outcome):
+        """evaluate(): theoreticalSpeedup is Leviathan's formula at the sequence's mean alpha,
+        trace fields agree with their definitions, and exactTv is 0 (one evaluate per certainty)."""
+        for c, lookahead in zip(GRID["certainty"], GRID["lookahead"]):
+                out.visited += 1
+                r = evaluate(certainty=c, draftCost=9, gamma=lookahead, length=TRACE_LENGTH, match=60, seed=c)
+                t = r["trace"]
+                expected = leviathan_speedup(r["summaryAlpha"], lookahead, 0.09)
+                if (not _close(r["theoreticalSpeedup"], expected) or r["contract"]["exactTv"] != 0
+                        or not _close(t["tokensPerTargetCall"], TRACE_LENGTH / t["targetCalls"])
+                        or not _close(t["speedup"], TRACE_LENGTH / (t["targetCalls"] + 0.09 * t["draftCalls"]))):
+                    out.fail(f"evaluate fields disagree at certainty={c} gamma={lookahead}")
+
+    # ledger half -------------------------------------------------------------------------
+
+    def yield_matches_closed_form(self, out: Outcome):
+        """1 + a + ... + a**m equals (1 - a**(m+1)) / (1 - a) (m + 1 at a = 1)."""
+        for setting in SETTINGS:
+            s = _ledger_settings(setting)
+            out.visited += 1
+            a = s.acceptance / 100
+            if not _close(expected_tokens_per_call(a, s.lookahead), expected_tokens_per_call_closed_form(a, s.lookahead)):
+                out.fail(f"yield disagrees with the closed form at {setting}")
+
+    def ledger_equals_leviathan(self, out: Outcome):
+        """With verifyTax 0 and overhead 0 the ledger's speedup is Leviathan's formula."""
+        for setting in SETTINGS:
+            s = _ledger_settings(setting, verifyTax=0, overheadMs=0)
+            out.visited += 1
+            if not _close(ledger(s).speedup, leviathan_speedup(s.acceptance / 100, s.lookahead, s.draftCost / 100)):
+                out.fail(f"ledger {ledger(s).speedup} != Leviathan at {setting}")
+
+    def best_lookahead_is_first_argmax(self, out: Outcome):
+        """best_lookahead returns the first strict maximum of the ledger's speedup over 1..12."""
+        for setting in SETTINGS:
+            s = _ledger_settings(setting)
+            out.visited += 1
+            row = _speedup_row(setting[0], setting[1], setting[3])  # the lookahead axis does not matter here
+            m, speedup = best_lookahead(s)
+            if m != row.index(max(row)) + 1 or speedup != max(row):
+                out.fail(f"best lookahead {m} but the argmax is {row.index(max(row)) + 1} at {setting}")
+
+    def speedup_rises_with_acceptance(self, out: Outcome):
+        """At fixed cost and lookahead, speedup never falls as acceptance rises."""
+        for setting in SETTINGS:
+            out.visited += 1
+            s = _ledger_settings(setting)
+            lower, higher = ledger(s).speedup, ledger(s.with_(acceptance=min(100.0, s.acceptance + 10))).speedup
+            if higher < lower:
+                out.fail(f"speedup falls from {lower:.6f} to {higher:.6f} as acceptance rises at {setting}")
+
+    def cycle_adds_up(self, out: Outcome):
+        """draft + verify + overhead = cycle, and msPerToken x outputTokens = cycle."""
+        for setting in SETTINGS:
+            s = _ledger_settings(setting)
+            r = ledger(s)
+            out.visited += 1
+            if (r.draftMs + r.verifyMs + s.overheadMs != r.cycleMs or not _close(r.msPerToken * r.outputTokens, r.cycleMs)
+                    or not _close(r.speedup, s.targetMs * r.outputTokens / r.cycleMs)):
+                out.fail(f"cycle does not add up at {setting}")
+
+    def yield_within_bounds(self, out: Outcome):
+        """0 <= accepted <= m, 1 <= tokens per call <= m + 1, wasted = m - accepted."""
+        for setting in SETTINGS:
+            s = _ledger_settings(setting)
+            r = ledger(s)
+            out.visited += 1
+            if not (0 <= r.accepted <= s.lookahead and 1 <= r.outputTokens <= s.lookahead + 1
+                    and _close(r.wastedDrafts, s.lookahead - r.accepted)):
+                out.fail(f"yield out of bounds at {setting}")
+
+    def heatmap_matches_ledger(self, out: Outcome):
+        """Every heatmap cell is the ledger's speedup for that cell, and the selected cell is the ledger's."""
+        from .views import heatmap_axes
+        lookaheads, acceptances = heatmap_axes()
+        for draft_cost in GRID["draftCost"]:
+            s = LEDGER_BASE.with_(draftCost=draft_cost)
+            grid = speedup_grid(s, lookaheads, acceptances)
+            for (row, acceptance), (col, m) in product(enumerate(acceptances), enumerate(lookaheads)):
+                out.visited += 1
+                if grid[row][col] != ledger(s.with_(acceptance=acceptance, lookahead=m)).speedup:
+                    out.fail(f"heatmap cell acceptance={acceptance} m={m} differs at draftCost={draft_cost}")
+
+    def legacy_signature_matches(self, out: Outcome):
+        """The legacy ledger signature equals the SPEC's string."""
+        out.visited += 1
+        got = legacy_signature()
+        if got != LEGACY_EXPECTED:
+            out.fail(f"legacy signature {got}")
+
+    def to_fixed_ties_away_from_zero(self, out: Outcome):
+        """toFixed rounding: exact binary ties go away from zero (JavaScript), not to even."""
+        cases = {(0.0078125, 6): "0.007813", (-0.0078125, 6): "-0.007813", (2.5, 0): "3", (0.125, 2): "0.13",
+                 (1.005, 2): "1.00", (-0.0, 3): "0.000", (1e21, 2): "1e+21", (123.456, 1): "123.5"}
+        for (value, digits), expected in cases.items():
+            out.visited += 1
+            if to_fixed(value, digits) != expected:
+                out.fail(f"to_fixed({value}, {digits}) = {to_fixed(value, digits)}, JavaScript gives {expected}")
+
+
+CHECKS = (
+    ("distributions-are-normalised", Audit.distributions_are_normalised),
+    ("exact-output-equals-target", Audit.exact_output_equals_target),
+    ("alpha-equals-one-minus-tv", Audit.alpha_equals_one_minus_tv),
+    ("survival-probability-is-alpha", Audit.survival_probability_is_alpha),
+    ("buggy-sampler-is-biased", Audit.buggy_sampler_is_biased),
+    ("two-token-joint-is-target", Audit.two_token_joint_is_target),
+    ("trace-accounting", Audit.trace_accounting),
+    ("greedy-matches-plain-greedy", Audit.greedy_matches_plain_greedy),
+    ("known-test-vectors", Audit.known_vectors),
+    ("samples-converge-to-target", Audit.samples_converge_to_target),
+    ("theoretical-speedup-uses-alpha", Audit.theoretical_speedup_uses_alpha),
+    ("yield-matches-closed-form", Audit.yield_matches_closed_form),
+    ("ledger-equals-leviathan", Audit.ledger_equals_leviathan),
+    ("best-lookahead-is-first-argmax", Audit.best_lookahead_is_first_argmax),
+    ("speedup-rises-with-acceptance", Audit.speedup_rises_with_acceptance),
+    ("cycle-adds-up", Audit.cycle_adds_up),
+    ("yield-within-bounds", Audit.yield_within_bounds),
+    ("heatmap-matches-ledger", Audit.heatmap_matches_ledger),
+    ("legacy-signature", Audit.legacy_signature_matches),
+    ("tofixed-ties-away-from-zero", Audit.to_fixed_ties_away_from_zero),
+)
+
+
+def run_audit() -> dict:
+    """Run every check; ``checks`` lists name, passed, detail (the first counterexample) and
+    how many settings or cases each visited. A check that raises counts as failed."""
+    audit = Audit()
+    results = []
+    for name, check in CHECKS:
+        out = Outcome()
+        try:
+            check(audit, out)
+        except Exception as error:  # a crash is a failed check, named, not a broken page
+            out.fail(f"raised {type(error).__name__}: {error}")
+        if out.visited == 0:
+            out.fail("visited no setting")
+        results.append({"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
+                        "description": " ".join((check.__doc__ or "").split())})
+    failures = [r["name"] for r in results if not r["passed"]]
+    return {
+        "checked": len(results),
+        "passed": len(results) - len(failures),
+        "failures": failures,
+        "settings": len(SETTINGS),
+        "maxExactTv": float(audit.max_exact_tv),
+        "maxAlphaGap": float(audit.max_alpha_gap),
+        "checks": results,
+    }
+
+
+def counter_text(result: dict) -> str:
+    """The visible audit counter: ``20/20 speculative decoding checks passed``."""
+    return f"{result['passed']}/{result['checked']} speculative decoding checks passed"
+
+
+# --- signatures -------------------------------------------------------------------------
+
+def _js_number(value) -> str:
+    """JavaScript's String(number) for the parameters of a signature (74, 12.5, ...)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def audit_signature(result: dict) -> str:
+    """``checked:passed:failures:settings:maxExactTv:maxAlphaGap`` (the last two to 12 decimals)."""
+    return ":".join([str(result["checked"]), str(result["passed"]), str(len(result["failures"])),
+                     str(result["settings"]), to_fixed(result["maxExactTv"], 12), to_fixed(result["maxAlphaGap"], 12)])
+
+
+def exact_signature(result: dict | None = None) -> str:
+    """The exact-lab signature of SPEC section 2 for ``evaluate(**EXACT_SETTING)``."""
+    r = result or evaluate(**EXACT_SETTING)
+    c, t, s = r["contract"], r["trace"], r["samples"]
+    fields = [_js_number(v) for v in r["params"].values()] + [str(r["state"])]
+    fields += [to_fixed(c["alpha"], 6), to_fixed(c["draftTv"], 6), to_fixed(c["exactTv"], 12), to_fixed(c["wrongTv"], 6),
+               to_fixed(r["summaryAlpha"], 6), to_fixed(r["theoreticalSpeedup"], 6), to_fixed(t["speedup"], 6)]
+    fields += [str(t[k]) for k in ("targetCalls", "draftCalls", "acceptedDraft", "rejectedDraft", "bonusTokens")]
+    fields += [to_fixed(t["tokensPerTargetCall"], 6)]
+    fields += [to_fixed(s[k], 6) for k in ("specEmpiricalTv", "targetEmpiricalTv", "wrongEmpiricalTv")]
+    return ":".join(fields)
+
+
+def legacy_signature(settings: LedgerSettings = LEGACY_SETTINGS) -> str:
+    """The legacy ledger signature: six params, the eight ledger fields, best lookahead and its speedup."""
+    r = ledger(settings)
+    m, speedup = best_lookahead(settings)
+    fields = [_js_number(getattr(settings, k)) for k in ("acceptance", "draftCost", "lookahead", "overheadMs", "targetMs", "verifyTax")]
+    fields += [to_fixed(getattr(r, k), 6) for k in ("accepted", "outputTokens", "draftMs", "verifyMs", "cycleMs",
+                                                  "msPerToken", "speedup", "wastedDrafts")]
+    return ":".join(fields + [str(m), to_fixed(speedup, 6)])
+
+
+def signatures(result: dict | None = None) -> dict:
+    """The three signature strings: ``audit`` (runs the audit unless given its result), ``exact``, ``legacy``."""
+    return {"audit": audit_signature(result or run_audit()), "exact": exact_signature(), "legacy": legacy_signature()}

@@ -1,0 +1,136 @@
+"""``python -m lab {audit,ledger,exact}``: the lab from a terminal and from CI.
+
+Unlike the sliders, the CLI does not clamp: a bad flag value (not a number, NaN, an
+infinity, out of range, a fraction where an integer is needed) prints one line naming the
+flag and its valid range on stderr and exits with status 2.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+from . import audit, exact, ledger
+from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, Slider, describe_range
+
+MAX_LOOKAHEAD_LIMIT = 64
+
+
+class UsageError(Exception):
+    """A bad command line; its message is the whole line shown to the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print usage and a second line; we want one line
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _flag(name: str) -> str:
+    return "--" + "".join("-" + ch.lower() if ch.isupper() else ch for ch in name)
+
+
+def _number(slider: Slider, text: str, maximum=None):
+    """Parse one flag value strictly: finite, in range, integral where the slider is."""
+    upper = slider.maximum if maximum is None else maximum
+    bounds = Slider(slider.name, slider.label, slider.minimum, upper, slider.step, slider.default, slider.unit, slider.integer)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not bounds.minimum <= value <= bounds.maximum or (
+            bounds.integer and not value.is_integer()):
+        raise UsageError(f"{_flag(slider.name)} must be {describe_range(bounds)}, got {text!r}")
+    return int(value) if bounds.integer else value
+
+
+def _add_slider_flags(parser, sliders):
+    for slider in sliders:
+        unit = f" {slider.unit}" if slider.unit else ""
+        parser.add_argument(_flag(slider.name), dest=slider.name, default=None, metavar="N",
+                            help=f"{slider.label}: {describe_range(slider)}{unit} (default {slider.default:g})")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m lab", description="The speculative decoding proofroom's lab.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("audit", help="run the 20 checks; exit 0 only if all pass")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run_ledger = commands.add_parser("ledger", help="the part-one latency ledger for one setting")
+    _add_slider_flags(run_ledger, LEDGER_SLIDERS)
+    run_ledger.add_argument("--max-lookahead", default="12", metavar="N",
+                            help=f"scan lookahead 1..N for the best (an integer from 1 to {MAX_LOOKAHEAD_LIMIT}; default 12)")
+    run_ledger.add_argument("--json", action="store_true")
+    run_exact = commands.add_parser("exact", help="the part-three exact rejection-sampling lab")
+    _add_slider_flags(run_exact, sorted(EXACT_SLIDERS, key=lambda s: s.name.lower()))
+    run_exact.add_argument("--json", action="store_true")
+    return parser
+
+
+def _ledger_command(args) -> tuple[dict, str]:
+    max_slider = Slider("maxLookahead", "", 1, MAX_LOOKAHEAD_LIMIT, 1, 12, integer=True)
+    max_lookahead = _number(max_slider, args.max_lookahead)
+    values = {}
+    for slider in LEDGER_SLIDERS:
+        text = getattr(args, slider.name)
+        upper = max(max_lookahead, slider.maximum) if slider.name == "lookahead" else None
+        values[slider.name] = slider.default if text is None else _number(slider, text, upper)
+    settings = ledger.LedgerSettings(**values)
+    result = ledger.ledger(settings)._asdict()
+    result["bestLookahead"], result["bestSpeedup"] = ledger.best_lookahead(settings, max_lookahead)
+    lines = [f"{key:>14}  {value:.6f}" if isinstance(value, float) else f"{key:>14}  {value}"
+             for key, value in {**values, **result}.items()]
+    return {"params": values, **result}, "\n".join(lines)
+
+
+def _exact_command(args) -> tuple[dict, str]:
+    values = {}
+    for slider in EXACT_SLIDERS:
+        text = getattr(args, slider.name)
+        values[slider.name] = slider.default if text is None else _number(slider, text)
+    result = exact.evaluate(**values)
+    c, t, s = result["contract"], result["trace"], result["samples"]
+    lines = [
+        "params        " + " ".join(f"{k}={v}" for k, v in result["params"].items()),
+        f"alpha         {c['alpha']:.6f}   TV(p, q) {c['draftTv']:.6f}",
+        f"exactTv       {c['exactTv']:.12f}   (speculative output vs target, exact)",
+        f"wrongTv       {c['wrongTv']:.6f}   (draft-resampling bug vs target, exact)",
+        f"summaryAlpha  {result['summaryAlpha']:.6f}   theoretical speedup {result['theoreticalSpeedup']:.6f}",
+        f"trace         {t['targetCalls']} target calls, {t['draftCalls']} draft calls, {t['acceptedDraft']} accepted, "
+        f"{t['rejectedDraft']} rejected, {t['bonusTokens']} bonus; {t['tokensPerTargetCall']:.6f} tokens/call; "
+        f"speedup {t['speedup']:.6f}",
+        f"samples       {s['count']} each: TV spec {s['specEmpiricalTv']:.6f}  target {s['targetEmpiricalTv']:.6f}  "
+        f"buggy {s['wrongEmpiricalTv']:.6f}",
+        f"signature     {audit.exact_signature(result)}",
+    ]
+    return result, "\n".join(lines)
+
+
+def _audit_command(args) -> tuple[dict, str, int]:
+    result = audit.run_audit()
+    sigs = audit.signatures(result)
+    document = {key: result[key] for key in ("checked", "passed", "failures", "settings", "maxExactTv", "maxAlphaGap")}
+    document["signatures"] = sigs
+    lines = [f"{'pass' if c['passed'] else 'FAIL'}  {c['name']}" + (f"  ({c['detail']})" if c["detail"] else "")
+             for c in result["checks"]]
+    lines.append(audit.counter_text(result))
+    return document, "\n".join(lines), 0 if not result["failures"] else 1
+
+
+def main(argv=None) -> int:
+    try:
+        args = _build_parser().parse_args(argv)
+        if args.command == "audit":
+            document, text, status = _audit_command(args)
+        else:
+            document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)
+            status = 0
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(document) if args.json else text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `python -m lab exact | head` closed the pipe early: not an error
+        sys.stdout = open(os.devnull, "w")
+    return status

@@ -1,0 +1,108 @@
+"""The exact-lab contract (SPEC section 2): ``evaluate(certainty, draftCost, gamma, length, match, seed)``.
+
+Everything the part-three widget shows comes from one call. The exact fields are computed
+in fractions on the reference pair (``lab.sampler.reference_pair``) and converted to float
+only at the end; the trace and the samples are seeded and reproducible in CPython and Pyodide.
+
+``state`` is 0 when every input was valid. Otherwise it is a bit mask naming the inputs that
+were clamped, rounded or replaced by their default: certainty 1, draftCost 2, gamma 4,
+length 8, match 16, seed 32 (the order of the signature). ``notes`` says what changed.
+"""
+
+from fractions import Fraction
+from functools import lru_cache
+import random
+
+from . import sampler
+from .ledger import leviathan_speedup
+from .urlstate import EXACT_SLIDERS, clamp_params
+
+__all__ = ["evaluate", "SAMPLE_COUNT", "STATE_BITS", "summary_alpha"]
+
+SAMPLE_COUNT = 2000  # one-token outputs per sampler in the empirical histograms
+STATE_BITS = {"certainty": 1, "draftCost": 2, "gamma": 4, "length": 8, "match": 16, "seed": 32}
+
+
+@lru_cache(maxsize=256)
+def summary_alpha(certainty, match, length: int) -> Fraction:
+    """Mean acceptance rate over positions ``0..length-1`` (each position has its own p and q).
+
+    The model repeats every ``len(sampler.CONTEXTS)`` positions, so each slot's alpha is
+    computed once and weighted by how many of the positions fall in it."""
+    period = len(sampler.CONTEXTS)
+    total = Fraction(0)
+    for slot in range(min(period, length)):
+        visits = (length - slot + period - 1) // period
+        total += visits * sampler.acceptance_rate(*sampler.position_pair(certainty, match, slot))
+    return total / length
+
+
+@lru_cache(maxsize=64)
+def _contract(certainty: int, match: int) -> dict:
+    p, q = sampler.reference_pair(certainty, match)
+    return {
+        "alpha": float(sampler.acceptance_rate(p, q)),
+        "draftTv": float(sampler.total_variation(p, q)),
+        "exactTv": float(sampler.total_variation(p, sampler.exact_output_distribution(p, q))),
+        "wrongTv": float(sampler.total_variation(p, sampler.buggy_output_distribution(p, q))),
+    }
+
+
+@lru_cache(maxsize=64)
+def _samples(certainty: int, match: int, seed: int) -> dict:
+    p, q = sampler.reference_pair(certainty, match)
+    result = {"count": SAMPLE_COUNT}
+    for method, key in (("speculative", "spec"), ("target", "target"), ("buggy", "wrong")):
+        rng = random.Random(f"{seed}/{method}")  # one stream per sampler, same in CPython and Pyodide
+        counts = sampler.sample_outputs(p, q, SAMPLE_COUNT, rng, method)
+        result[f"{key}Counts"] = counts
+        result[f"{key}EmpiricalTv"] = sampler.empirical_tv(counts, p)
+    return result
+
+
+@lru_cache(maxsize=64)
+def _trace(certainty: int, match: int, gamma: int, length: int, seed: int) -> sampler.Trace:
+    return sampler.generate_trace(certainty, match, gamma, length, seed)
+
+
+def evaluate(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23) -> dict:
+    """The whole part-three readout for one slider setting (never raises; see ``state``).
+
+    * ``contract``: alpha = sum min(p, q), draftTv = TV(p, q), exactTv = TV(p, exact output)
+      (exactly 0), wrongTv = TV(p, buggy output), on the reference pair;
+    * ``summaryAlpha``: acceptance averaged over the ``length`` positions;
+    * ``theoreticalSpeedup`` = (1 - a**(gamma+1)) / ((1 - a)(gamma c + 1)), a = summaryAlpha,
+      c = draftCost/100;
+    * ``trace``: a seeded generation; tokensPerTargetCall = length / targetCalls and
+      speedup = length / (targetCalls + draftCalls c);
+    * ``samples``: empirical TVs of :data:`SAMPLE_COUNT` seeded one-token outputs per sampler.
+    """
+    raw = {"certainty": certainty, "draftCost": draftCost, "gamma": gamma,
+           "length": length, "match": match, "seed": seed}
+    params, changed, notes = clamp_params(EXACT_SLIDERS, raw)
+    params = {name: params[name] for name in STATE_BITS}  # signature order
+    c, m, g, n, s = (params[k] for k in ("certainty", "match", "gamma", "length", "seed"))
+    cost = params["draftCost"] / 100
+    alpha = float(summary_alpha(c, m, n))
+    trace = _trace(c, m, g, n, s)
+    return {
+        "params": params,
+        "state": sum(STATE_BITS[name] for name in changed),
+        "notes": notes,
+        "contract": dict(_contract(c, m)),
+        "summaryAlpha": alpha,
+        "theoreticalSpeedup": leviathan_speedup(alpha, g, cost),
+        "trace": {
+            "targetCalls": trace.targetCalls,
+            "draftCalls": trace.draftCalls,
+            "acceptedDraft": trace.acceptedDraft,
+            "rejectedDraft": trace.rejectedDraft,
+            "bonusTokens": trace.bonusTokens,
+            "tokensPerTargetCall": n / trace.targetCalls,
+            "speedup": n / (trace.targetCalls + trace.draftCalls * cost),
+            "tokens": list(trace.tokens),
+            "calls": [{"start": start, "drafts": list(drafts), "committed": list(committed), "rejected": rejected}
+                      for start, drafts, committed, rejected in trace.calls],
+        },
+        "samples": dict(_samples(c, m, s)),
+    }

@@ -1,0 +1,157 @@
+"""Part one: the latency ledger of one speculative decoding cycle.
+
+The model is deterministic and deliberately simple (SPEC part one). One cycle drafts ``m``
+tokens with ``m`` serial passes of a draft model, then verifies all of them in one parallel
+pass of the target model. Each draft token is accepted independently with probability
+``a = acceptance / 100`` (a simplifying assumption: real acceptance is contextual, see
+``lab.sampler``). The cycle stops at the first rejection, and the verifier always commits one
+token of its own: the correction at the first rejection, or a bonus token after ``m``
+acceptances.
+
+    accepted      = sum_{i=1..m} a**i                       expected accepted drafts
+    outputTokens  = 1 + accepted = (1 - a**(m+1)) / (1 - a) expected tokens per verifier call
+    draftMs       = m * targetMs * draftCost / 100
+    verifyMs      = targetMs * (1 + (m - 1) * verifyTax / 100)
+    cycleMs       = draftMs + verifyMs + overheadMs
+    msPerToken    = cycleMs / outputTokens
+    speedup       = targetMs / msPerToken                   versus one target pass per token
+    wastedDrafts  = max(0, m - accepted)
+
+With ``verifyTax = 0`` and ``overheadMs = 0`` the speedup is exactly Leviathan, Kalman and
+Matias's expected walltime improvement ``(1 - a**(g+1)) / ((1 - a) (g c + 1))`` with
+``g = m`` and ``c = draftCost / 100``.
+
+All functions here take already-valid numbers; ``lab.urlstate`` clamps raw input first.
+"""
+
+from typing import NamedTuple
+
+__all__ = [
+    "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
+    "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
+    "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS",
+]
+
+
+class LedgerSettings(NamedTuple):
+    """One position of the six part-one sliders."""
+
+    acceptance: float = 74      # % chance that one draft token survives verification
+    draftCost: float = 12       # % of one target pass that one draft pass costs
+    lookahead: int = 5          # m, draft tokens proposed per verifier call
+    overheadMs: float = 6       # scheduler, launch and sampling cost per cycle
+    targetMs: float = 80        # one target forward pass
+    verifyTax: float = 3        # % extra verifier cost per candidate token beyond the first
+
+    def with_(self, **changes) -> "LedgerSettings":
+        return self._replace(**changes)
+
+
+DEFAULT_SETTINGS = LedgerSettings()
+
+
+class Ledger(NamedTuple):
+    """The ledger of one cycle (field names are the JSON contract of SPEC section 2)."""
+
+    accepted: float
+    outputTokens: float
+    draftMs: float
+    verifyMs: float
+    cycleMs: float
+    msPerToken: float
+    speedup: float
+    wastedDrafts: float
+
+
+def expected_accepted_drafts(acceptance_rate: float, lookahead: int) -> float:
+    """Expected drafts accepted before the first rejection: ``a + a**2 + ... + a**m``.
+
+    Draft ``i`` is kept only if drafts ``1..i`` all survive, which has probability ``a**i``.
+    The terms are summed in order, as the SPEC writes them, so every implementation that
+    follows the SPEC gets the same float.
+    """
+    total = 0.0
+    power = 1.0
+    for _ in range(lookahead):
+        power *= acceptance_rate
+        total += power
+    return total
+
+
+def expected_tokens_per_call(acceptance_rate: float, lookahead: int) -> float:
+    """Expected tokens one verifier call commits: ``1 + a + ... + a**m``."""
+    return 1 + expected_accepted_drafts(acceptance_rate, lookahead)
+
+
+def expected_tokens_per_call_closed_form(acceptance_rate: float, lookahead: int) -> float:
+    """The geometric sum in closed form: ``(1 - a**(m+1)) / (1 - a)``, and ``m + 1`` at ``a = 1``."""
+    if acceptance_rate == 1:
+        return lookahead + 1.0
+    return (1 - acceptance_rate ** (lookahead + 1)) / (1 - acceptance_rate)
+
+
+def leviathan_speedup(acceptance_rate: float, lookahead: int, cost_ratio: float) -> float:
+    """Leviathan et al.'s expected walltime improvement ``(1 - a**(g+1)) / ((1 - a)(g c + 1))``.
+
+    ``a`` is the acceptance rate, ``g`` the lookahead and ``c`` the cost of one draft pass
+    relative to one target pass.
+    """
+    return expected_tokens_per_call_closed_form(acceptance_rate, lookahead) / (lookahead * cost_ratio + 1)
+
+
+def ledger(settings: LedgerSettings) -> Ledger:
+    """Evaluate the SPEC ledger for one setting (formulas in the module docstring)."""
+    m = settings.lookahead
+    accepted = expected_accepted_drafts(settings.acceptance / 100, m)
+    output_tokens = 1 + accepted
+    draft_ms = m * settings.targetMs * settings.draftCost / 100
+    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
+    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    ms_per_token = cycle_ms / output_tokens
+    return Ledger(
+        accepted=accepted,
+        outputTokens=output_tokens,
+        draftMs=draft_ms,
+        verifyMs=verify_ms,
+        cycleMs=cycle_ms,
+        msPerToken=ms_per_token,
+        speedup=settings.targetMs / ms_per_token,
+        wastedDrafts=max(0.0, m - accepted),
+    )
+
+
+def best_lookahead(settings: LedgerSettings, max_lookahead: int = 12) -> tuple[int, float]:
+    """The lookahead in ``1..max_lookahead`` with the largest speedup, and that speedup.
+
+    Scanning upward and replacing only on a strictly larger speedup keeps the *first*
+    maximum, so a plateau resolves to the cheaper, shallower draft. The accepted-draft sum
+    grows term by term exactly as :func:`expected_accepted_drafts` adds it, so each speedup
+    is the same float :func:`ledger` gives for that lookahead.
+    """
+    a, target = settings.acceptance / 100, settings.targetMs
+    best_m, best_speedup = 0, float("-inf")
+    accepted, power = 0.0, 1.0
+    for m in range(1, max_lookahead + 1):
+        power *= a
+        accepted += power
+        draft_ms = m * target * settings.draftCost / 100
+        verify_ms = target * (1 + (m - 1) * settings.verifyTax / 100)
+        speedup = target / ((draft_ms + verify_ms + settings.overheadMs) / (1 + accepted))
+        if speedup > best_speedup:
+            best_m, best_speedup = m, speedup
+    return best_m, best_speedup
+
+
+def speedup_grid(settings: LedgerSettings, lookaheads, acceptances) -> list[list[float]]:
+    """Speedup for every (acceptance, lookahead) pair: one row per acceptance, one column
+    per lookahead; the other four sliders are taken from ``settings``. This is the heatmap."""
+    return [
+        [ledger(settings.with_(acceptance=acceptance, lookahead=m)).speedup for m in lookaheads]
+        for acceptance in acceptances
+    ]
+
+
+def cycle_breakdown(settings: LedgerSettings) -> dict[str, float]:
+    """Where one cycle's milliseconds go: draft work, verifier work and fixed overhead."""
+    result = ledger(settings)
+    return {"draft": result.draftMs, "verify": result.verifyMs, "overhead": settings.overheadMs}

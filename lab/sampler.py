@@ -1,0 +1,410 @@
+"""Part three: the exact rejection sampler of speculative decoding, and the toy model it runs on.
+
+The rule (Leviathan et al. 2023; Chen et al. 2023). A draft model with next-token
+distribution ``q`` proposes a token ``x``; the target model, whose distribution is ``p``,
+keeps it with probability ``min(1, p(x) / q(x))``. On a rejection the verifier samples a
+replacement from the residual ``norm(max(0, p - q))``. If every draft in the block survives,
+the same verifier pass yields one bonus token from the target. Then for every ``p`` and ``q``
+
+    P(output = x) = q(x) min(1, p(x)/q(x)) + (1 - alpha) r(x) = min(p, q)(x) + max(0, p - q)(x) = p(x)
+
+with ``alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q)`` the chance that a draft survives and
+``r`` the normalised residual. :func:`exact_output_distribution` evaluates the left-hand
+side in :class:`fractions.Fraction`, from the same helper functions :func:`verify` uses, so
+"the output equals the target" is checked exactly and is never a rounding accident.
+
+The toy model (documented here so that every number in the article can be re-derived).
+
+* Vocabulary: the eight words of :data:`VOCABULARY`; token ``x`` is an index 0..7.
+* Position ``t`` has a favourite token ``FAVOURITES[t % 12]`` (greedy decoding spells the
+  sentence "the draft proposes and the target verifies and keeps it . ." over and over)
+  and a context kind ``CONTEXTS[t % 12]``: ``easy`` (templated text), ``normal`` or ``hard``
+  (a rare-domain token or a tool-call boundary). Acceptance is contextual, so each kind
+  shifts the two sliders before they shape the distributions, keeping 0 and 100 fixed (so
+  certainty 100 is greedy decoding everywhere and match 100 an identical draft everywhere):
+  easy: ``c' = c + (100 - c)/2`` and ``m' = m + (100 - m)/2``;  normal: ``c' = c, m' = m``;
+  hard: ``c' = c**2/100`` and ``m' = m**2/100``.
+* Target: ``p(x)`` proportional to ``rho ** rank(x)`` with ``rho = 1 - c'/100`` and
+  ``rank(x) = (x - favourite) mod 8``: uniform at certainty 0, one-hot (greedy) at 100.
+* Draft: ``q = mu p + (1 - mu) d`` with ``mu = m'/100``. ``d`` is the small model's own,
+  overconfident guess: the same geometric shape with ratio ``rho / 2`` centred on the
+  neighbouring token ``favourite + 1``. Match 100 makes ``q = p``.
+* All probabilities are exact fractions; sampling uses floats derived from them by correct
+  rounding and ``random.Random`` (the same stream in CPython and Pyodide).
+
+The random draws of one verifier call happen in this order: the draft tokens (one per draft
+pass), then for each draft in turn one uniform ``u`` (accept iff ``u < p(x)/q(x)``), then at
+most one token from the residual or from the bonus row.
+"""
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import accumulate
+from typing import Sequence
+
+__all__ = [
+    "VOCABULARY", "FAVOURITES", "CONTEXTS", "Categorical", "context_sliders",
+    "target_distribution", "draft_distribution", "position_pair", "reference_pair",
+    "acceptance_probability", "acceptance_rate", "total_variation", "residual_distribution",
+    "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
+    "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
+    "sample_outputs", "empirical_tv",
+]
+
+ZERO, ONE = Fraction(0), Fraction(1)
+
+VOCABULARY = ("the", "draft", "proposes", "and", "target", "verifies", "keeps", "it")
+#              the   draft  proposes  and  the  target  verifies  and  keeps  it   .   .
+FAVOURITES = (0, 1, 2, 3, 0, 4, 5, 3, 6, 7, 0, 1)
+CONTEXTS = ("easy", "easy", "normal", "normal", "easy", "easy", "hard", "normal",
+            "easy", "easy", "hard", "normal")
+
+
+class Categorical:
+    """A distribution over token indices: exact probabilities plus a float CDF for sampling."""
+
+    __slots__ = ("probs", "cdf")
+
+    def __init__(self, probs: Sequence):
+        self.probs = tuple(value if type(value) is Fraction else Fraction(value) for value in probs)
+        self.cdf = [float(c) for c in accumulate(self.probs)]
+        # An exact total of 1 already gives 1.0 here; the guard keeps a row whose float total
+        # rounds below 1 from ever sampling past its last token.
+        self.cdf[-1] = float("inf")
+
+    def __len__(self):
+        return len(self.probs)
+
+    def __getitem__(self, token):
+        return self.probs[token]
+
+    def sample(self, rng) -> int:
+        """Inverse-CDF sampling with one ``rng.random()`` draw; zero-mass tokens never win."""
+        return bisect_right(self.cdf, rng.random())
+
+
+def _categorical(row) -> Categorical:
+    return row if isinstance(row, Categorical) else Categorical(row)
+
+
+def context_sliders(certainty: Fraction, match: Fraction, kind: str) -> tuple[Fraction, Fraction]:
+    """The effective (certainty, match) in percent at a position of the given context kind."""
+    if kind == "easy":
+        return certainty + (100 - certainty) / 2, match + (100 - match) / 2
+    if kind == "hard":
+        return certainty * certainty / 100, match * match / 100
+    if kind == "normal":
+        return certainty, match
+    raise ValueError(f"context kind must be easy, normal or hard, got {kind!r}")
+
+
+def _geometric_weights(ratio: Fraction, centre: int, size: int) -> list[int]:
+    """Integer weights proportional to ``ratio ** ((x - centre) mod size)``.
+
+    With ``ratio = a/b`` the weight of rank ``k`` is ``a**k * b**(size-1-k)``: the same
+    proportions with no fractions built along the way (``0 ** 0 == 1`` makes ratio 0 one-hot)."""
+    a, b = ratio.numerator, ratio.denominator
+    return [a ** ((token - centre) % size) * b ** (size - 1 - (token - centre) % size) for token in range(size)]
+
+
+def target_distribution(certainty, favourite: int, size: int = len(VOCABULARY)) -> tuple[Fraction, ...]:
+    """p: geometric with ratio ``rho = 1 - certainty/100`` around the favourite token."""
+    weights = _geometric_weights(1 - Fraction(certainty) / 100, favourite, size)
+    total = sum(weights)
+    return tuple(Fraction(w, total) for w in weights)
+
+
+def draft_distribution(certainty, match, favourite: int, size: int = len(VOCABULARY)) -> tuple[Fraction, ...]:
+    """q = mu p + (1 - mu) d, with d overconfident (ratio rho/2) about the next token over."""
+    rho = 1 - Fraction(certainty) / 100
+    mu = Fraction(match) / 100
+    p_weights = _geometric_weights(rho, favourite, size)
+    d_weights = _geometric_weights(rho / 2, (favourite + 1) % size, size)
+    p_total, d_total = sum(p_weights), sum(d_weights)
+    a, b = mu.numerator, mu.denominator  # mu = a/b, so q = (a p_w d_T + (b - a) d_w p_T) / (b p_T d_T)
+    denominator = b * p_total * d_total
+    return tuple(Fraction(a * p_w * d_total + (b - a) * d_w * p_total, denominator)
+                 for p_w, d_w in zip(p_weights, d_weights))
+
+
+@lru_cache(maxsize=4096)
+def _pair(certainty: Fraction, match: Fraction, favourite: int) -> tuple[Categorical, Categorical]:
+    return (Categorical(target_distribution(certainty, favourite)),
+            Categorical(draft_distribution(certainty, match, favourite)))
+
+
+def position_pair(certainty, match, position: int) -> tuple[Categorical, Categorical]:
+    """(p_t, q_t) at sequence position ``t`` for the slider values ``certainty`` and ``match``."""
+    return _slot_pair(certainty, match, position % len(FAVOURITES))
+
+
+@lru_cache(maxsize=4096)
+def _slot_pair(certainty, match, slot: int) -> tuple[Categorical, Categorical]:
+    c, m = context_sliders(Fraction(certainty), Fraction(match), CONTEXTS[slot])
+    return _pair(c, m, FAVOURITES[slot])
+
+
+def reference_pair(certainty, match) -> tuple[Categorical, Categorical]:
+    """The pair the sliders set directly: a ``normal`` context centred on token 0.
+
+    The article's p/q bars and the contract fields alpha, draftTv, exactTv and wrongTv
+    use this pair."""
+    return _pair(Fraction(certainty), Fraction(match), 0)
+
+
+# --- the rule ---------------------------------------------------------------------------
+
+def acceptance_probability(p_x: Fraction, q_x: Fraction) -> Fraction:
+    """``min(1, p(x)/q(x))``; a token the draft gives no mass is rejected (never proposed)."""
+    if q_x == 0:
+        return ZERO
+    return min(ONE, p_x / q_x)
+
+
+def acceptance_rate(p, q) -> Fraction:
+    """alpha = sum_x min(p(x), q(x)): the chance that one draft token survives."""
+    return sum((min(p_x, q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO)
+
+
+def total_variation(p, q) -> Fraction:
+    """TV(p, q) = 1/2 sum_x |p(x) - q(x)|."""
+    return sum((abs(p_x - q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO) / 2
+
+
+def residual_distribution(p, q) -> Categorical | None:
+    """norm(max(0, p - q)); ``None`` when p == q (then nothing is ever rejected)."""
+    excess = [max(ZERO, p_x - q_x) for p_x, q_x in zip(_probs(p), _probs(q))]
+    mass = sum(excess)
+    if mass == 0:
+        return None
+    return Categorical([e / mass for e in excess])
+
+
+def _probs(row) -> Sequence[Fraction]:
+    return row.probs if isinstance(row, Categorical) else [v if type(v) is Fraction else Fraction(v) for v in row]
+
+
+def _rejection_split(p, q) -> tuple[list[Fraction], Fraction]:
+    """Mass each token gets from surviving drafts, and the total rejection probability,
+    both computed from the rule's own acceptance test (not from the identity alpha = 1 - TV)."""
+    kept = [q_x * acceptance_probability(p_x, q_x) for p_x, q_x in zip(_probs(p), _probs(q))]
+    return kept, 1 - sum(kept)
+
+
+def exact_output_distribution(p, q) -> tuple[Fraction, ...]:
+    """The exact distribution of the token one verification step commits (should equal p)."""
+    kept, rejected = _rejection_split(p, q)
+    residual = residual_distribution(p, q)
+    if residual is None:
+        return tuple(kept)
+    return tuple(k + rejected * r for k, r in zip(kept, residual.probs))
+
+
+def buggy_output_distribution(p, q) -> tuple[Fraction, ...]:
+    """What the plausible bug commits: after a rejection it draws a fresh token from the
+    draft ``q`` instead of the residual. Its output ``min(p, q) + (1 - alpha) q`` differs from
+    ``p`` whenever ``p != q``: some token has ``q(x) > p(x)``, and it gets too much mass.
+
+    (The other classic bug, redrawing from the target ``p``, is unbiased when ``q`` equals
+    ``alpha p`` on the support of ``p``, a one-hot greedy target for instance; it would not
+    make a counterexample for every ``p != q``.)"""
+    kept, rejected = _rejection_split(p, q)
+    return tuple(k + rejected * q_x for k, q_x in zip(kept, _probs(q)))
+
+
+class PairRule:
+    """The verifier's view of one position: p, q, the float acceptance table
+    ``float(min(1, p(x)/q(x)))`` and the residual. Sampling compares a uniform ``u`` with
+    the correctly rounded float, so CPython and Pyodide take the same branch."""
+
+    __slots__ = ("p", "q", "keep", "kept", "rejected", "accept", "residual")
+
+    def __init__(self, p, q):
+        self.p, self.q = _categorical(p), _categorical(q)
+        if len(self.p) != len(self.q):
+            raise ValueError(f"p and q need the same vocabulary, got {len(self.p)} and {len(self.q)} tokens")
+        self.keep = [acceptance_probability(p_x, q_x) for p_x, q_x in zip(self.p.probs, self.q.probs)]
+        self.accept = [float(keep) for keep in self.keep]
+        self.kept, self.rejected = _rejection_split(self.p, self.q)
+        self.residual = residual_distribution(self.p, self.q)
+
+
+_RULES: dict = {}
+
+
+def rule_for(p, q) -> PairRule:
+    """The :class:`PairRule` of (p, q), memoised for the cached Categoricals of the toy model."""
+    if not (isinstance(p, Categorical) and isinstance(q, Categorical)):
+        return PairRule(p, q)
+    key = (id(p), id(q))
+    rule = _RULES.get(key)
+    if rule is None or rule.p is not p or rule.q is not q:
+        rule = _RULES[key] = PairRule(p, q)
+    return rule
+
+
+def judge(rule: PairRule, token: int, rng, bug: bool = False):
+    """Verify one draft token: ``None`` if it survives, else the token committed instead
+    (from the residual; from q again for the bug). One ``rng.random()`` for the test, one
+    more on a rejection."""
+    if rng.random() < rule.accept[token]:
+        return None
+    replacement = rule.q if bug else rule.residual
+    return replacement.sample(rng) if replacement is not None else token
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """What one verifier call commits: ``tokens`` (accepted drafts, then one correction or
+    bonus token), how many drafts were ``accepted``, and whether the block ended in a rejection."""
+
+    tokens: tuple[int, ...]
+    accepted: int
+    rejected: bool
+
+
+def verify(draft_tokens: Sequence[int], p_rows, q_rows, rng, *, _bug: bool = False) -> VerifyResult:
+    """One verifier call on ``k = len(draft_tokens)`` drafts.
+
+    ``q_rows[i]`` is the draft distribution the ``i``-th draft token was sampled from and
+    ``p_rows[i]`` the target's at that position; ``p_rows`` has one more row, for the bonus
+    token. Draft ``i`` survives iff ``u < min(1, p(x)/q(x))`` for a fresh uniform ``u`` (a token
+    with ``q(x) = 0`` never survives); the first rejection commits a token from
+    ``norm(max(0, p - q))`` and ends the block; if all survive the last p row gives a bonus token.
+    """
+    if len(p_rows) != len(draft_tokens) + 1 or len(q_rows) != len(draft_tokens):
+        raise ValueError("verify needs one q row per draft token and one more p row than drafts")
+    committed = []
+    for index, token in enumerate(draft_tokens):
+        fixed = judge(rule_for(p_rows[index], q_rows[index]), token, rng, _bug)
+        if fixed is not None:
+            committed.append(fixed)
+            return VerifyResult(tuple(committed), index, True)
+        committed.append(token)
+    committed.append(_categorical(p_rows[-1]).sample(rng))
+    return VerifyResult(tuple(committed), len(draft_tokens), False)
+
+
+def draft_resample_verify(draft_tokens, p_rows, q_rows, rng) -> VerifyResult:
+    """The buggy verifier of :func:`buggy_output_distribution`, for demonstrations and tests."""
+    return verify(draft_tokens, p_rows, q_rows, rng, _bug=True)
+
+
+def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+    """Exact joint distribution of the first ``n`` tokens that repeated verifier calls with
+    ``gamma`` drafts each commit, following every branch of :func:`verify` in fractions.
+
+    ``p_rows[t]``, ``q_rows[t]`` are the distributions at position ``t`` (at least
+    ``n + gamma`` rows). The draft proposes from ``q``; a block restarts after each call. A
+    rejected draft never reaches the output, so its branches are summed before the residual
+    token is chosen. For a correct sampler the result is ``p_0 x p_1 x ... x p_{n-1}``.
+    """
+    result: dict[tuple[int, ...], Fraction] = {}
+
+    def block(prefix: tuple[int, ...], weight: Fraction):
+        if len(prefix) >= n:
+            key = prefix[:n]
+            result[key] = result.get(key, ZERO) + weight
+            return
+        draft(prefix, len(prefix), 0, weight)
+
+    def draft(prefix, start, index, weight):
+        if len(prefix) >= n:  # the rest of this block cannot change the first n tokens
+            block(prefix, weight)
+            return
+        position = start + index
+        if index == gamma:  # every draft survived: the bonus token
+            for token, prob in enumerate(_probs(p_rows[position])):
+                if prob:
+                    block(prefix + (token,), weight * prob)
+            return
+        rule = rule_for(p_rows[position], q_rows[position])
+        for token, kept in enumerate(rule.kept):  # kept = q(x) min(1, p(x)/q(x))
+            if kept:
+                draft(prefix + (token,), start, index + 1, weight * kept)
+        if rule.rejected and rule.residual is not None:
+            rejected = weight * rule.rejected
+            for fixed, r_x in enumerate(rule.residual.probs):
+                if r_x:
+                    block(prefix + (fixed,), rejected * r_x)
+
+    block((), ONE)
+    return result
+
+
+# --- a seeded generation ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Trace:
+    """One seeded speculative generation. ``calls`` lists each verifier call as
+    (start position, drafted tokens, committed tokens, rejected?)."""
+
+    tokens: tuple[int, ...]
+    targetCalls: int
+    draftCalls: int
+    acceptedDraft: int
+    rejectedDraft: int
+    bonusTokens: int
+    calls: tuple
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+
+def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, verifier=verify) -> Trace:
+    """Generate ``length`` tokens speculatively with ``random.Random(seed)``.
+
+    Each call drafts ``k = min(gamma, remaining - 1)`` tokens, so the last call never commits
+    past ``length`` (with one token left it drafts none and the verifier's token counts as a
+    bonus). Every call ends in exactly one rejection or one bonus token, so
+    ``targetCalls = rejectedDraft + bonusTokens`` and
+    ``acceptedDraft + rejectedDraft + bonusTokens = length``.
+    """
+    import random
+
+    rng = random.Random(seed)
+    tokens: list[int] = []
+    calls = []
+    draft_calls = accepted = rejected = bonus = 0
+    while len(tokens) < length:
+        start = len(tokens)
+        k = min(gamma, length - start - 1)
+        pairs = [position_pair(certainty, match, start + i) for i in range(k + 1)]
+        drafts = [pairs[i][1].sample(rng) for i in range(k)]
+        result = verifier(drafts, [p for p, _ in pairs], [q for _, q in pairs[:k]], rng)
+        draft_calls += k
+        accepted += result.accepted
+        rejected += result.rejected
+        bonus += not result.rejected
+        tokens.extend(result.tokens)
+        calls.append((start, tuple(drafts), result.tokens, result.rejected))
+    return Trace(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
+
+
+def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str) -> list[int]:
+    """Token counts of ``count`` one-token outputs drawn by ``method``:
+    ``"speculative"`` (draft from q, then :func:`judge`), ``"target"`` (straight from p) or
+    ``"buggy"`` (the draft-resampling bug)."""
+    counts = [0] * len(p)
+    if method == "target":
+        for _ in range(count):
+            counts[p.sample(rng)] += 1
+        return counts
+    if method not in ("speculative", "buggy"):
+        raise ValueError(f"method must be speculative, target or buggy, got {method!r}")
+    rule, bug = rule_for(p, q), method == "buggy"
+    draft_cdf, uniform = q.cdf, rng.random
+    for _ in range(count):
+        token = bisect_right(draft_cdf, uniform())  # q.sample(rng), inlined: this loop is hot
+        fixed = judge(rule, token, rng, bug)
+        counts[token if fixed is None else fixed] += 1
+    return counts
+
+
+def empirical_tv(counts: Sequence[int], p) -> float:
+    """TV between the histogram ``counts`` (normalised) and ``p``, as a float."""
+    total = sum(counts)
+    return float(sum(abs(Fraction(c, total) - p_x) for c, p_x in zip(counts, _probs(p))) / 2)

@@ -1,0 +1,143 @@
+"""Slider specs, clamping, and the URL query that carries slider state.
+
+Two behaviours, on purpose:
+
+* Library calls that sliders and URLs reach (:func:`clamp_params`, :func:`parse_query`,
+  ``lab.exact.evaluate``, ``lab.views``) never raise on bad values. They clamp a value into
+  its range, round it to the slider's step, or fall back to the default when it is not a
+  finite number, and report each change as a note (and, for ``evaluate``, in ``state``).
+  Nothing the reader set is silently lost: every other parameter keeps its value.
+* The CLI (``lab.cli``) refuses bad input instead: one line naming the parameter and its
+  valid range on stderr, exit code 2 (people typing flags want to know, not to be corrected).
+"""
+
+from dataclasses import dataclass
+import math
+
+__all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
+           "parse_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
+
+MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
+
+
+@dataclass(frozen=True)
+class Slider:
+    """One input: its name (URL key and form field), label, range, step, default and unit."""
+
+    name: str
+    label: str
+    minimum: float
+    maximum: float
+    step: float
+    default: float
+    unit: str = ""
+    integer: bool = False
+
+
+LEDGER_SLIDERS = (
+    Slider("acceptance", "Acceptance per draft token", 0, 100, 1, 74, "%"),
+    Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target"),
+    Slider("lookahead", "Lookahead m", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 6, "ms"),
+    Slider("targetMs", "Target pass", 1, 500, 1, 80, "ms"),
+    Slider("verifyTax", "Verify tax per extra token", 0, 50, 1, 3, "%"),
+)
+
+EXACT_SLIDERS = (
+    Slider("certainty", "Target certainty", 0, 100, 1, 64, "%", integer=True),
+    Slider("match", "Draft match", 0, 100, 1, 72, "%", integer=True),
+    Slider("gamma", "Drafts per call γ", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True),
+    Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
+    Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True),
+)
+
+
+def describe_range(slider: Slider) -> str:
+    kind = "an integer" if slider.integer else "a number"
+    return f"{kind} from {_plain(slider.minimum)} to {_plain(slider.maximum)}"
+
+
+def _plain(value) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _as_number(raw):
+    """A float from a number or a numeric string; ``None`` for anything else (no exceptions)."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        try:
+            return float(raw)
+        except OverflowError:  # an int too large for a float
+            return math.copysign(math.inf, raw)
+    if isinstance(raw, str) and len(raw) <= 64:
+        try:
+            return float(raw.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def clamp_value(slider: Slider, raw) -> tuple[float | int, str | None]:
+    """The valid value for ``raw`` and a note if it had to change (else ``None``)."""
+    number = _as_number(raw)
+    if number is None or math.isnan(number):
+        shown = raw if isinstance(raw, str) and len(raw) <= 24 else type(raw).__name__
+        return _typed(slider, slider.default), (
+            f"{slider.name}: {shown!r} is not a number; using the default {_plain(slider.default)} "
+            f"(valid: {describe_range(slider)})")
+    value = min(max(number, slider.minimum), slider.maximum)
+    if slider.integer:
+        value = math.floor(value + 0.5)
+    if value != number:
+        return _typed(slider, value), (
+            f"{slider.name}: {_plain(number) if math.isfinite(number) else number} is not "
+            f"{describe_range(slider)}; using {_plain(value)}")
+    return _typed(slider, value), None
+
+
+def _typed(slider: Slider, value):
+    return int(value) if slider.integer else float(value)
+
+
+def clamp_params(sliders, raw: dict) -> tuple[dict, list[str], list[str]]:
+    """Valid params for every slider from ``raw`` (missing keys take defaults silently).
+
+    Returns ``(params, changed_names, notes)``."""
+    params, changed, notes = {}, [], []
+    for slider in sliders:
+        if slider.name in raw:
+            value, note = clamp_value(slider, raw[slider.name])
+        else:
+            value, note = _typed(slider, slider.default), None
+        params[slider.name] = value
+        if note:
+            changed.append(slider.name)
+            notes.append(note)
+    return params, changed, notes
+
+
+def parse_query(query, sliders) -> tuple[dict, list[str]]:
+    """Slider params from a URL query string (``"?acceptance=80&lookahead=4"``) and notes.
+
+    Unknown keys are ignored; repeated keys keep the last value; a query longer than
+    :data:`MAX_QUERY_LENGTH` is ignored whole with a note. Never raises."""
+    if not isinstance(query, str):
+        query = ""
+    notes = []
+    if len(query) > MAX_QUERY_LENGTH:
+        notes.append(f"The link's settings were {len(query)} characters long "
+                     f"(at most {MAX_QUERY_LENGTH} are read); using the defaults")
+        query = ""
+    from urllib.parse import parse_qsl
+
+    names = {slider.name for slider in sliders}
+    raw = {key: value for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True) if key in names}
+    params, _, clamp_notes = clamp_params(sliders, raw)
+    return params, notes + clamp_notes
+
+
+def format_query(params: dict, sliders) -> str:
+    """The canonical query for ``params`` (every slider, in slider order)."""
+    return "&".join(f"{slider.name}={_plain(params[slider.name])}" for slider in sliders)
