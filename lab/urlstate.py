@@ -32,6 +32,11 @@ class Slider:
     default: float
     unit: str = ""
     integer: bool = False
+    url_key: str = ""   # the key in the page address, when the name is taken by the other widget
+
+    @property
+    def key(self) -> str:
+        return self.url_key or self.name
 
 
 LEDGER_SLIDERS = (
@@ -47,7 +52,7 @@ EXACT_SLIDERS = (
     Slider("certainty", "Target certainty", 0, 100, 1, 64, "%", integer=True),
     Slider("match", "Draft match", 0, 100, 1, 72, "%", integer=True),
     Slider("gamma", "Drafts per call γ", 1, 12, 1, 5, "tokens", integer=True),
-    Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True),
+    Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True, url_key="exactDraftCost"),
     Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
     Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True),
 )
@@ -79,20 +84,22 @@ def _as_number(raw):
     return None
 
 
-def clamp_value(slider: Slider, raw) -> tuple[float | int, str | None]:
-    """The valid value for ``raw`` and a note if it had to change (else ``None``)."""
+def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str | None]:
+    """The valid value for ``raw`` and a note if it had to change (else ``None``); the note
+    names the parameter as ``label`` (default: the slider's name)."""
+    label = label or slider.name
     number = _as_number(raw)
     if number is None or math.isnan(number):
         shown = raw if isinstance(raw, str) and len(raw) <= 24 else type(raw).__name__
         return _typed(slider, slider.default), (
-            f"{slider.name}: {shown!r} is not a number; using the default {_plain(slider.default)} "
+            f"{label}: {shown!r} is not a number; using the default {_plain(slider.default)} "
             f"(valid: {describe_range(slider)})")
     value = min(max(number, slider.minimum), slider.maximum)
     if slider.integer:
         value = math.floor(value + 0.5)
     if value != number:
         return _typed(slider, value), (
-            f"{slider.name}: {_plain(number) if math.isfinite(number) else number} is not "
+            f"{label}: {_plain(number) if math.isfinite(number) else number} is not "
             f"{describe_range(slider)}; using {_plain(value)}")
     return _typed(slider, value), None
 
@@ -101,14 +108,16 @@ def _typed(slider: Slider, value):
     return int(value) if slider.integer else float(value)
 
 
-def clamp_params(sliders, raw: dict) -> tuple[dict, list[str], list[str]]:
+def clamp_params(sliders, raw: dict, by_url_key: bool = False) -> tuple[dict, list[str], list[str]]:
     """Valid params for every slider from ``raw`` (missing keys take defaults silently).
+    ``raw`` is keyed by slider name, or by URL key when ``by_url_key``.
 
     Returns ``(params, changed_names, notes)``."""
     params, changed, notes = {}, [], []
     for slider in sliders:
-        if slider.name in raw:
-            value, note = clamp_value(slider, raw[slider.name])
+        key = slider.key if by_url_key else slider.name
+        if key in raw:
+            value, note = clamp_value(slider, raw[key], key)
         else:
             value, note = _typed(slider, slider.default), None
         params[slider.name] = value
@@ -132,12 +141,12 @@ def parse_query(query, sliders) -> tuple[dict, list[str]]:
         query = ""
     from urllib.parse import parse_qsl
 
-    names = {slider.name for slider in sliders}
-    raw = {key: value for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True) if key in names}
-    params, _, clamp_notes = clamp_params(sliders, raw)
+    keys = {slider.key for slider in sliders}
+    raw = {key: value for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True) if key in keys}
+    params, _, clamp_notes = clamp_params(sliders, raw, by_url_key=True)
     return params, notes + clamp_notes
 
 
 def format_query(params: dict, sliders) -> str:
-    """The canonical query for ``params`` (every slider, in slider order)."""
-    return "&".join(f"{slider.name}={_plain(params[slider.name])}" for slider in sliders)
+    """The canonical query for ``params`` (every slider, in slider order, by URL key)."""
+    return "&".join(f"{slider.key}={_plain(params[slider.name])}" for slider in sliders)

@@ -1,3 +1,174 @@
-"""Placeholder; replaced below."""
-def heatmap_axes():
-    return list(range(1, 13)), [float(a) for a in range(40, 101, 5)]
+"""What each region of the page shows, as JSON-able dicts: the one seam between the lab and
+the page. The build calls these with the defaults (CPython); the Pyodide worker calls them
+with the reader's URL query or slider values. Every function here clamps instead of
+raising: bad input comes back as ``notes`` and the other settings survive.
+"""
+
+from . import audit, figures, sampler
+from .exact import SAMPLE_COUNT, evaluate
+from .jsformat import to_fixed
+from .ledger import LedgerSettings, best_lookahead, ledger, speedup_grid
+from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
+
+__all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "page_context", "slider_specs"]
+
+HEATMAP_LOOKAHEADS = tuple(range(1, 13))
+HEATMAP_ACCEPTANCES = tuple(float(a) for a in range(0, 101, 5))
+
+
+def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Columns (lookahead 1..12) and rows (acceptance 0..100 % in steps of 5) of the heatmap."""
+    return HEATMAP_LOOKAHEADS, HEATMAP_ACCEPTANCES
+
+
+def _params(raw, sliders) -> tuple[dict, list[str]]:
+    """Slider params from a URL query string or from a mapping of raw slider values."""
+    if isinstance(raw, str):
+        return parse_query(raw, sliders)
+    params, _, notes = clamp_params(sliders, dict(raw or {}))
+    return params, notes
+
+
+def _f(value, digits=2) -> str:
+    return to_fixed(value, digits)
+
+
+def ledger_view(raw=None) -> dict:
+    """Part one for one slider setting: heatmap, its table, breakdown bar, summary sentence."""
+    params, notes = _params(raw, LEDGER_SLIDERS)
+    settings = LedgerSettings(**params)
+    result = ledger(settings)
+    best_m, best_speedup = best_lookahead(settings)
+    lookaheads, acceptances = heatmap_axes()
+    grid = speedup_grid(settings, lookaheads, acceptances)
+    selected = (round(settings.acceptance / 5), settings.lookahead - 1)
+    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    summary = (
+        f"At {_f(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}, one verifier call buys "
+        f"{_f(result.outputTokens)} tokens on average ({_f(result.accepted)} accepted drafts plus the verifier's own; "
+        f"{_f(result.wastedDrafts)} drafts wasted). The cycle costs {_f(result.cycleMs, 1)} ms (draft "
+        f"{_f(result.draftMs, 1)}, verify {_f(result.verifyMs, 1)}, overhead {_f(settings.overheadMs, 1)}), so a token "
+        f"costs {_f(result.msPerToken, 1)} ms instead of {_f(settings.targetMs, 1)} ms: {_f(result.speedup)}x, "
+        f"{verdict} than plain decoding. The best lookahead here is {best_m} ({_f(best_speedup)}x).")
+    return {
+        "params": params,
+        "notes": notes,
+        "query": format_query(params, LEDGER_SLIDERS),
+        "ledger": result._asdict(),
+        "bestLookahead": best_m,
+        "bestSpeedup": best_speedup,
+        "summary": summary,
+        "figures": {
+            "heatmap": figures.heatmap_svg(grid, lookaheads, acceptances, selected),
+            "table": figures.heatmap_table_html(grid, lookaheads, acceptances, selected),
+            "breakdown": figures.breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
+                                               result.outputTokens * settings.targetMs, result.outputTokens),
+        },
+    }
+
+
+def exact_view(raw=None) -> dict:
+    """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
+    params, notes = _params(raw, EXACT_SLIDERS)
+    result = evaluate(**params)
+    notes = notes or result["notes"]
+    p, q = sampler.reference_pair(params["certainty"], params["match"])
+    c, t, s = result["contract"], result["trace"], result["samples"]
+    count = s["count"]
+    p_float, q_float = [float(x) for x in p.probs], [float(x) for x in q.probs]
+    readouts = {
+        "alpha": _f(c["alpha"], 3), "draftTv": _f(c["draftTv"], 3), "exactTv": _f(c["exactTv"], 12),
+        "wrongTv": _f(c["wrongTv"], 3), "summaryAlpha": _f(result["summaryAlpha"], 3),
+        "theoreticalSpeedup": _f(result["theoreticalSpeedup"]), "traceSpeedup": _f(t["speedup"]),
+        "tokensPerTargetCall": _f(t["tokensPerTargetCall"]), "specEmpiricalTv": _f(s["specEmpiricalTv"], 3),
+        "targetEmpiricalTv": _f(s["targetEmpiricalTv"], 3), "wrongEmpiricalTv": _f(s["wrongEmpiricalTv"], 3),
+    }
+    summary = (
+        f"A draft token survives with probability \u03b1 = {readouts['alpha']} (TV(p, q) = {readouts['draftTv']}). "
+        f"The speculative sampler's output is exactly the target (TV {_f(c['exactTv'], 3)}); the draft-resampling bug "
+        f"is off by TV {readouts['wrongTv']}. Generating {params['length']} tokens took {t['targetCalls']} target "
+        f"calls and {t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected and "
+        f"corrected, {t['bonusTokens']} bonus): {readouts['tokensPerTargetCall']} tokens per call and "
+        f"{readouts['traceSpeedup']}x in this run, against {readouts['theoreticalSpeedup']}x predicted from the mean "
+        f"\u03b1 of {readouts['summaryAlpha']}. From {count} samples each, the empirical TV to the target is "
+        f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
+        f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
+    vocabulary = sampler.VOCABULARY
+    return {
+        "params": params,
+        "notes": notes,
+        "query": format_query(params, EXACT_SLIDERS),
+        "result": {key: value for key, value in result.items() if key not in ("notes",)},
+        "readouts": readouts,
+        "signature": audit.exact_signature(result),
+        "summary": summary,
+        "figures": {
+            "distributions": figures.distributions_svg(p_float, q_float, vocabulary),
+            "outputs": figures.outputs_svg(p_float, [n / count for n in s["specCounts"]],
+                                           [n / count for n in s["wrongCounts"]], vocabulary),
+            "trace": figures.trace_svg(t["calls"], vocabulary),
+        },
+    }
+
+
+def audit_view() -> dict:
+    """Run the 20 checks: counter text, per-check results and the three signatures."""
+    result = audit.run_audit()
+    return {
+        "counter": audit.counter_text(result),
+        "allPassed": not result["failures"],
+        "checks": result["checks"],
+        "checksHtml": figures.audit_checks_html(result["checks"]),
+        "signatures": audit.signatures(result),
+        "summary": {key: result[key] for key in ("checked", "passed", "failures", "settings", "maxExactTv", "maxAlphaGap")},
+    }
+
+
+def slider_specs(sliders) -> list[dict]:
+    return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
+             "default": s.default, "unit": s.unit} for s in sliders]
+
+
+def page_context() -> dict:
+    """Everything the build needs to pre-render the article in its default state."""
+    return {
+        "ledger": ledger_view(),
+        "exact": exact_view(),
+        "audit": audit_view(),
+        "ledgerSliders": slider_specs(LEDGER_SLIDERS),
+        "exactSliders": slider_specs(EXACT_SLIDERS),
+        "model": {
+            "vocabulary": sampler.VOCABULARY,
+            "favourites": [sampler.VOCABULARY[f] for f in sampler.FAVOURITES],
+            "contexts": sampler.CONTEXTS,
+            "sampleCount": SAMPLE_COUNT,
+            "auditSettings": len(audit.SETTINGS),
+            "auditGrid": audit.GRID,
+        },
+    }
+
+
+VIEWS = {"ledger": ledger_view, "exact": exact_view}
+
+
+def handle(message: str) -> str:
+    """The worker's single entry point: a JSON request in, a JSON response out.
+
+    ``{"kind": "ledger" | "exact", "input": query-string-or-slider-values}`` returns that view;
+    ``{"kind": "audit"}`` runs the audit. JSON both ways keeps the JavaScript free of Python
+    objects. A failure comes back as ``{"error": ...}`` rather than an exception, so one bad
+    request cannot take the worker down."""
+    import json
+
+    try:
+        request = json.loads(message)
+        kind = request.get("kind") if isinstance(request, dict) else None
+        if kind == "audit":
+            view = audit_view()
+        elif kind in VIEWS:
+            view = VIEWS[kind](request.get("input"))
+        else:
+            return json.dumps({"error": f"unknown request kind {kind!r}; valid: audit, exact, ledger"})
+        return json.dumps({"kind": kind, **view})
+    except Exception as error:  # reported to the page as a notice, never a dead worker
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
