@@ -1,0 +1,109 @@
+"""Content-hashed assets: the Pyodide core runtime, the lab zip, and the site's JS/CSS.
+
+Every function here is deterministic (sorted iteration, fixed zip metadata, no timestamps) so two
+builds of the same tree are byte-identical and a file's name changes exactly when its bytes do.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+# What loadPyodide() actually reads (checked by tracing file opens under Node and requests in
+# Chromium): the loader, the Emscripten module, the wasm binary, the stdlib and the package lock
+# (fetched at startup even when no packages are loaded). Everything else in the npm package is
+# docs, typings, source maps, consoles or the CommonJS build.
+PYODIDE_CORE_FILES = (
+    "pyodide-lock.json",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "pyodide.mjs",
+    "python_stdlib.zip",
+)
+
+# Site files that get a content hash in their name. Sub-directories (site/bench/) are separate.
+HASHED_SUFFIXES = (".js", ".mjs", ".css", ".svg", ".png", ".webp", ".ico", ".woff2")
+
+# 1980-01-01 is the earliest date a zip entry can hold; fixed so the archive never carries mtimes.
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+# Suffixes worth a precompressed .gz sibling (only with build --gzip).
+GZIP_SUFFIXES = (".html", ".js", ".mjs", ".css", ".json", ".svg", ".wasm")  # zips are already deflated
+
+
+def hash8(data: bytes) -> str:
+    """First 8 hex digits of the SHA-256 of the bytes (`sha256sum file | cut -c1-8`)."""
+    return hashlib.sha256(data).hexdigest()[:8]
+
+
+def tree_hash8(files: dict[str, bytes]) -> str:
+    """hash8 over (name, bytes) pairs in name order, length-prefixed so boundaries count."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        for part in (name.encode(), files[name]):
+            h.update(len(part).to_bytes(8, "big"))
+            h.update(part)
+    return h.hexdigest()[:8]
+
+
+def hashed_name(name: str, data: bytes) -> str:
+    """'app.js' -> 'app.1a2b3c4d.js' (hash inserted before the last suffix)."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        return f"{name}.{hash8(data)}"
+    return f"{stem}.{hash8(data)}.{ext}"
+
+
+def lab_zip_bytes(package_dir: Path) -> bytes:
+    """Zip the .py files of a package, stable to the byte: sorted, fixed dates and permissions.
+
+    Entries are named '<package>/<relative path>' so unpacking at the Pyodide home directory (which
+    is on sys.path) makes the package importable.
+    """
+    package_dir = Path(package_dir)
+    files = sorted(
+        p for p in package_dir.rglob("*.py")
+        if p.is_file() and "__pycache__" not in p.relative_to(package_dir).parts
+    )
+    if not files:
+        raise FileNotFoundError(f"no .py files under {package_dir}")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for path in files:
+            arcname = f"{package_dir.name}/{path.relative_to(package_dir).as_posix()}"
+            info = zipfile.ZipInfo(arcname, date_time=ZIP_EPOCH)
+            info.create_system = 3  # unix, so external_attr means the same on every host
+            info.external_attr = 0o100644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, path.read_bytes(), compresslevel=9)
+    return buf.getvalue()
+
+
+def pyodide_core(pyodide_dir: Path) -> tuple[str, dict[str, bytes]]:
+    """Return ('pyodide-<hash8>', {file name: bytes}) for the core runtime files."""
+    pyodide_dir = Path(pyodide_dir)
+    missing = [n for n in PYODIDE_CORE_FILES if not (pyodide_dir / n).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"Pyodide runtime incomplete in {pyodide_dir} (missing {', '.join(missing)}); "
+            "run `npm ci` (or `make node_modules`)"
+        )
+    files = {n: (pyodide_dir / n).read_bytes() for n in PYODIDE_CORE_FILES}
+    return f"pyodide-{tree_hash8(files)}", files
+
+
+def site_files(site_dir: Path) -> dict[str, bytes]:
+    """Top-level site files to publish under hashed names, keyed by logical name."""
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(Path(site_dir).iterdir())
+        if p.is_file() and p.suffix in HASHED_SUFFIXES and not p.name.startswith(".")
+    }
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """gzip with mtime=0 and no file name, so the .gz sibling is reproducible too."""
+    return gzip.compress(data, compresslevel=9, mtime=0)

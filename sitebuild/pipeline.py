@@ -1,0 +1,140 @@
+"""build_site(): render the article and lay out every asset under content-hashed names.
+
+The output is assembled in a fresh sibling directory and swapped in at the end, so stale hashed
+files from earlier builds never linger and a failed build leaves the previous output untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from . import assets
+from .csp import META_CONTENT_SECURITY_POLICY
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Written into every output dir; a non-empty dir without it is not ours and is never deleted.
+MARKER = ".proofroom-build"
+MARKER_TEXT = "Built by build.py; this directory is replaced wholesale on every build.\n"
+
+
+class BuildError(Exception):
+    """A problem the user can fix (bad output dir, missing inputs); printed without traceback."""
+
+
+def check_out_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise BuildError(
+            f"refusing to overwrite {out}: it is not empty and was not made by build.py "
+            f"(no {MARKER} file); choose another --out or empty it yourself"
+        )
+    if out.resolve() in (ROOT, Path.home().resolve(), Path("/")) or out.resolve() in ROOT.parents:
+        raise BuildError(f"refusing to build into {out}")
+
+
+def _jinja_env(template_dir: Path):
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def _write(path: Path, data: bytes, gz: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    if gz and path.suffix in assets.GZIP_SUFFIXES:
+        Path(f"{path}.gz").write_bytes(assets.gzip_bytes(data))
+
+
+def _render_site(stage: Path, root: Path, gz: bool) -> dict:
+    # Import the lab from this tree, not from whatever happens to be installed.
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    import lab.views
+    from . import mathml
+
+    pyodide_dirname, core = assets.pyodide_core(root / "node_modules" / "pyodide")
+    for name, data in core.items():
+        _write(stage / pyodide_dirname / name, data, gz)
+
+    published: dict[str, str] = {}
+    for name, data in assets.site_files(root / "site").items():
+        published[name] = assets.hashed_name(name, data)
+        _write(stage / published[name], data, gz)
+
+    lab_zip = assets.lab_zip_bytes(root / "lab")
+    published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
+    _write(stage / published["lab.zip"], lab_zip, gz)
+
+    config = {
+        "pyodideIndexURL": f"{pyodide_dirname}/",
+        "labZipURL": published["lab.zip"],
+        "workerURL": published.get("worker.js", ""),
+    }
+    env = _jinja_env(root / "templates")
+    mathml.register(env)
+    html = env.get_template("article.html.j2").render(
+        lab=lab.views.page_context(),
+        assets=published,
+        config=config,
+        csp=META_CONTENT_SECURITY_POLICY,
+    )
+    _write(stage / "index.html", html.encode("utf-8"), gz)
+
+    _render_bench(stage, root, pyodide_dirname, gz)
+    return {"assets": published, "config": config}
+
+
+def _render_bench(stage: Path, root: Path, pyodide_dirname: str, gz: bool) -> None:
+    """bench/bare.html: boots the same self-hosted Pyodide and nothing else (cold-start baseline)."""
+    src = root / "site" / "bench"
+    script = (src / "bare.js").read_bytes()
+    script_name = assets.hashed_name("bare.js", script)
+    _write(stage / "bench" / script_name, script, gz)
+    html = _jinja_env(src).get_template("bare.html.j2").render(
+        csp=META_CONTENT_SECURITY_POLICY,
+        script=script_name,
+        config={"pyodideIndexURL": f"../{pyodide_dirname}/"},
+    )
+    _write(stage / "bench" / "bare.html", html.encode("utf-8"), gz)
+
+
+def build_site(out: Path, root: Path = ROOT, gz: bool = False) -> dict:
+    """Build into `out` (replacing a previous build there); return the assets/config mapping."""
+    out = Path(out).absolute()
+    root = Path(root).resolve()
+    check_out_dir(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        result = _render_site(stage, root, gz)
+        (stage / MARKER).write_text(MARKER_TEXT)
+        # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
+        os.chmod(stage, 0o755)
+        if out.exists():
+            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            out.rename(trash / "old")
+            stage.rename(out)
+            shutil.rmtree(trash)
+        else:
+            stage.rename(out)
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage)
+    return result
+
+
+def manifest(result: dict) -> str:
+    return json.dumps(result, indent=2, sort_keys=True)

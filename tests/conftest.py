@@ -1,0 +1,87 @@
+"""Session fixtures: one build of the site, one static server, one browser (started lazily).
+
+Browser fixtures only start when a test asks for them, so pure-Python tests never launch Chromium.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, Path(__file__).resolve().parent):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The site built once per session into a temporary directory."""
+    from sitebuild.pipeline import build_site
+
+    out = tmp_path_factory.mktemp("site") / "dist"
+    build_site(out, ROOT)
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site):
+    """Base URL ('http://127.0.0.1:PORT/') of tools/serve.py serving the built site."""
+    from tools.serve import make_server
+
+    server = make_server(built_site, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from browser import launch
+
+    with sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, site_server):
+    """Factory: page = page() gives a fresh context + page with recorders attached.
+
+    page.console_errors: console errors (workers' included), uncaught page errors, HTTP errors >= 400.
+    page.requests: every URL requested by the page and its workers.
+    page.foreign_requests(): requested URLs not on the test server's origin.
+    """
+    contexts = []
+    origin = urlsplit(site_server).netloc
+
+    def make(**context_kwargs):
+        context = browser.new_context(**context_kwargs)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.console_errors, pg.requests = [], []
+        pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+        pg.on("pageerror", lambda e: pg.console_errors.append(f"pageerror: {e}"))
+        # Context-level so requests from Web Workers are seen too; a worker's failed fetch logs
+        # nothing to the console, so HTTP errors are recorded here as well.
+        context.on("request", lambda r: pg.requests.append(r.url))
+        context.on("response", lambda r: r.status >= 400 and pg.console_errors.append(f"HTTP {r.status} {r.url}"))
+        pg.foreign_requests = lambda: [
+            u for u in pg.requests
+            if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != origin
+        ]
+        pg.base_url = site_server
+        return pg
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -1,0 +1,97 @@
+"""build.py / sitebuild: hashed layout, reproducibility, stale-file removal, the bare bench page."""
+
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sitebuild import assets
+from sitebuild.pipeline import MARKER, BuildError, build_site
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_layout(built_site):
+    names = set(tree(built_site))
+    pyodide_dirs = {n.split("/")[0] for n in names if n.startswith("pyodide-")}
+    assert len(pyodide_dirs) == 1
+    (pdir,) = pyodide_dirs
+    assert re.fullmatch(r"pyodide-[0-9a-f]{8}", pdir)
+    # The core runtime only: no typings, docs, maps, consoles or CommonJS build.
+    assert {n for n in names if n.startswith(pdir)} == {f"{pdir}/{f}" for f in assets.PYODIDE_CORE_FILES}
+    assert "index.html" in names and MARKER in names and "bench/bare.html" in names
+    for logical in ("app.js", "worker.js", "style.css", "widgets.css"):
+        stem, ext = logical.rsplit(".", 1)
+        assert any(re.fullmatch(rf"{stem}\.[0-9a-f]{{8}}\.{ext}", n) for n in names), logical
+    assert any(re.fullmatch(r"lab\.[0-9a-f]{8}\.zip", n) for n in names)
+    assert any(re.fullmatch(r"bench/bare\.[0-9a-f]{8}\.js", n) for n in names)
+
+
+def test_config_points_at_real_files(built_site):
+    html = (built_site / "index.html").read_text()
+    match = re.search(r'<script type="application/json" id="lab-config">(.*?)</script>', html, re.S)
+    assert match, "index.html lacks the lab-config JSON block"
+    config = json.loads(match.group(1))
+    assert (built_site / config["pyodideIndexURL"] / "pyodide.mjs").is_file()
+    assert (built_site / config["labZipURL"]).is_file()
+    assert (built_site / config["workerURL"]).is_file()
+
+
+def test_lab_zip_is_stable_and_python_only():
+    data = assets.lab_zip_bytes(ROOT / "lab")
+    assert data == assets.lab_zip_bytes(ROOT / "lab")
+    with zipfile.ZipFile(__import__("io").BytesIO(data)) as zf:
+        infos = zf.infolist()
+    names = [i.filename for i in infos]
+    assert names == sorted(names) and "lab/__init__.py" in names
+    assert all(n.startswith("lab/") and n.endswith(".py") and "__pycache__" not in n for n in names)
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+    assert {i.external_attr >> 16 for i in infos} == {0o100644}
+
+
+def test_rebuild_is_byte_identical_and_drops_stale_files(built_site, tmp_path):
+    out = tmp_path / "again"
+    out.mkdir()
+    (out / MARKER).write_text("from an earlier build\n")
+    (out / "app.00000000.js").write_text("stale")
+    build_site(out, ROOT)
+    assert tree(out) == tree(built_site)
+
+
+def test_refuses_foreign_directory(tmp_path):
+    (tmp_path / "precious.txt").write_text("not ours")
+    with pytest.raises(BuildError, match="refusing"):
+        build_site(tmp_path, ROOT)
+    assert (tmp_path / "precious.txt").read_text() == "not ours"
+
+
+@pytest.mark.parametrize("args", [[], ["--out"], ["--out", "x", "--bogus"]])
+def test_build_cli_bad_flags(args):
+    proc = subprocess.run([sys.executable, str(ROOT / "build.py"), *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_bare_page_boots_pyodide_under_csp(page):
+    """Self-hosted Pyodide boots in a module worker with only 'wasm-unsafe-eval' allowed."""
+    pg = page()
+    pg.goto(pg.base_url + "bench/bare.html")
+    # Predicates must be functions: a bare expression string is eval'd, which the CSP forbids.
+    pg.wait_for_function("() => document.body.dataset.ready || document.body.dataset.error",
+                         timeout=120_000)
+    data = pg.evaluate("() => ({...document.body.dataset})")
+    assert "error" not in data, data
+    print(f"bare Pyodide ready at {data['ready']} ms (worker boot {data['boot']} ms), Python {data['python']}")
+    assert tuple(map(int, data["python"].split("."))) >= (3, 11)
+    assert pg.console_errors == []
+    assert pg.foreign_requests() == []
+    assert any(u.endswith("/pyodide.asm.wasm") for u in pg.requests)

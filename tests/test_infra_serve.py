@@ -1,0 +1,111 @@
+"""tools/serve.py: MIME types, cache and security headers, gzip siblings, CLI errors."""
+
+import gzip
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from sitebuild.csp import CONTENT_SECURITY_POLICY
+from tools.serve import IMMUTABLE, make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = {
+    "index.html": b"<!doctype html><title>x</title>",
+    "app.1a2b3c4d.js": b"export {};",
+    "style.css": b"body{}",
+    "lab.0123abcd.zip": b"PK",
+    "data.json": b"{}",
+    "icon.svg": b"<svg/>",
+    "pyodide-deadbeef/pyodide.asm.wasm": b"\0asm",
+    "pyodide-deadbeef/pyodide.mjs": b"export {};",
+    "pyodide-deadbeef/python_stdlib.zip": b"PK",
+    "big.js": b"console.log(1);" * 100,
+    "big.js.gz": gzip.compress(b"console.log(1);" * 100, mtime=0),
+    ".proofroom-build": b"marker",
+}
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    root = tmp_path_factory.mktemp("served")
+    for name, data in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    server = make_server(root, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def get(url, **headers):
+    req = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(req) as resp:
+            return resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers, err.read()
+
+
+@pytest.mark.parametrize("path, ctype, cache", [
+    ("", "text/html; charset=utf-8", "no-cache"),
+    ("index.html", "text/html; charset=utf-8", "no-cache"),
+    ("app.1a2b3c4d.js", "text/javascript; charset=utf-8", IMMUTABLE),
+    ("style.css", "text/css; charset=utf-8", "no-cache"),
+    ("lab.0123abcd.zip", "application/zip", IMMUTABLE),
+    ("data.json", "application/json", "no-cache"),
+    ("icon.svg", "image/svg+xml", "no-cache"),
+    ("pyodide-deadbeef/pyodide.asm.wasm", "application/wasm", IMMUTABLE),
+    ("pyodide-deadbeef/pyodide.mjs", "text/javascript; charset=utf-8", IMMUTABLE),
+    ("pyodide-deadbeef/python_stdlib.zip", "application/zip", IMMUTABLE),
+])
+def test_types_and_headers(base, path, ctype, cache):
+    status, headers, _ = get(base + path)
+    assert status == 200
+    assert headers["Content-Type"] == ctype
+    assert headers["Cache-Control"] == cache
+    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_policy_allows_wasm_but_not_eval_or_inline():
+    assert "'wasm-unsafe-eval'" in CONTENT_SECURITY_POLICY
+    assert "'unsafe-eval'" not in CONTENT_SECURITY_POLICY
+    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
+
+
+@pytest.mark.parametrize("path", [".proofroom-build", "pyodide-deadbeef/", "missing.js"])
+def test_not_served(base, path):
+    status, headers, _ = get(base + path)
+    assert status == 404
+    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_gzip_sibling_only_when_accepted(base):
+    status, headers, body = get(base + "big.js", **{"Accept-Encoding": "gzip, br"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert gzip.decompress(body) == FILES["big.js"]
+    status, headers, body = get(base + "big.js")
+    assert headers["Content-Encoding"] is None and body == FILES["big.js"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--dir", ".", "--port", "abc"], "port must be a number"),
+    (["--dir", ".", "--port", "0"], "1..65535"),
+    (["--dir", ".", "--port", "70000"], "1..65535"),
+    (["--dir", "/nonexistent/proofroom"], "not a directory"),
+    (["--port", "8000"], "--dir"),
+])
+def test_cli_errors_are_one_line(args, fragment):
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "serve.py"), *args],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert fragment in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Static server for the built site with the headers production would send.
+
+    python tools/serve.py --dir dist --port 8000
+
+Why not `python -m http.server`: it guesses MIME types from the host's tables (.wasm and .mjs are
+wrong or missing on some systems, and Pyodide needs application/wasm for streaming compilation),
+and it sends neither the CSP nor cache headers, so it cannot show whether the page works under them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.utils
+import os
+import re
+import sys
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from sitebuild.csp import CONTENT_SECURITY_POLICY  # noqa: E402
+
+# Our own table, not mimetypes: identical answers on every host.
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".webp": "image/webp",
+    ".ico": "image/x-icon",
+    ".woff2": "font/woff2",
+    ".txt": "text/plain; charset=utf-8",
+}
+DEFAULT_TYPE = "application/octet-stream"
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+# A name carries its content hash ('app.1a2b3c4d.js') or lives in a hashed dir ('pyodide-1a2b3c4d/').
+_HASHED = re.compile(r"(^|/)pyodide-[0-9a-f]{8,}/|\.[0-9a-f]{8,}\.[^/]+$")
+
+
+def cache_control(url_path: str) -> str:
+    return IMMUTABLE if _HASHED.search(url_path) else "no-cache"
+
+
+class Handler(SimpleHTTPRequestHandler):
+    quiet = False
+
+    def guess_type(self, path):
+        return MIME_TYPES.get(os.path.splitext(str(path))[1].lower(), DEFAULT_TYPE)
+
+    def send_head(self):
+        url_path = unquote(urlsplit(self.path).path)
+        # Dotfiles (the build marker, editor droppings) are not part of the site.
+        if any(part.startswith(".") for part in url_path.split("/")):
+            self.send_error(404, "File not found")
+            return None
+        gz = self._gzip_sibling()
+        if gz is None:
+            return super().send_head()
+        return self._send_gzip(gz)
+
+    def _gzip_sibling(self):
+        """Path of a precompressed 'x.gz' next to the requested file, when the client takes gzip."""
+        if "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return None
+        path = self.translate_path(self.path)
+        if os.path.isdir(path) or not os.path.isfile(path + ".gz"):
+            return None
+        return path + ".gz"
+
+    def _send_gzip(self, gz_path):
+        f = open(gz_path, "rb")
+        try:
+            fs = os.fstat(f.fileno())
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(gz_path[:-3]))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(fs.st_size))
+            self.send_header("Last-Modified", email.utils.formatdate(fs.st_mtime, usegmt=True))
+            self.end_headers()
+            return f
+        except BaseException:
+            f.close()
+            raise
+
+    def end_headers(self):
+        self.send_header("Cache-Control", cache_control(unquote(urlsplit(self.path).path)))
+        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        # Only matters when .gz siblings exist, but keeps shared caches honest either way.
+        self.send_header("Vary", "Accept-Encoding")
+        super().end_headers()
+
+    def list_directory(self, path):
+        # A deployed static host does not list directories; neither do we.
+        self.send_error(404, "File not found")
+        return None
+
+    def log_message(self, format, *args):
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # Browsers drop connections they no longer need (navigation, cancelled fetches); that is
+        # not a server fault worth a traceback.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+def make_server(directory, host="127.0.0.1", port=0, quiet=False):
+    """A ready-to-run ThreadingHTTPServer for `directory`; port 0 picks a free port.
+
+    Call serve_forever() (for example in a daemon thread) and shutdown() when done; the bound port
+    is server.server_address[1].
+    """
+    directory = os.fspath(Path(directory).resolve())
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"not a directory: {directory}")
+    handler = type("BoundHandler", (Handler,), {"quiet": quiet})
+    return Server((host, port), partial(handler, directory=directory))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line on stderr, exit 2, no usage dump
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _port(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port must be a number, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be in 1..65535, got {value}")
+    return value
+
+
+def main(argv=None):
+    parser = _Parser(prog="serve.py", description="Serve a built site with production headers.")
+    parser.add_argument("--dir", required=True, help="directory to serve (e.g. dist)")
+    parser.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000)")
+    parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    args = parser.parse_args(argv)
+    if not os.path.isdir(args.dir):
+        parser.error(f"--dir {args.dir!r} is not a directory (run `make build` first?)")
+    try:
+        server = make_server(args.dir, args.host, args.port)
+    except OSError as exc:
+        print(f"serve.py: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    host, port = server.server_address[:2]
+    print(f"Serving {args.dir} at http://{host}:{port}/  (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
