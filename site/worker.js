@@ -1,0 +1,35 @@
+// The lab's Web Worker: boots Pyodide, loads the `lab` package, answers view requests.
+// It computes nothing itself; every number and every SVG comes from lab.views in Python.
+
+let handle = null;
+
+async function boot(paths) {
+  const started = performance.now();
+  // Paths in the page config are relative to the site root, where this worker lives.
+  const pyodideIndexURL = new URL(paths.pyodideIndexURL, self.location.href).href;
+  const labZipURL = new URL(paths.labZipURL, self.location.href).href;
+  // Fetch the lab while the runtime boots: the two downloads overlap.
+  const labZip = fetch(labZipURL).then((response) => {
+    if (!response.ok) throw new Error(`lab package: HTTP ${response.status}`);
+    return response.arrayBuffer();
+  });
+  const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
+  const pyodide = await loadPyodide({ indexURL: pyodideIndexURL });
+  pyodide.unpackArchive(new Uint8Array(await labZip), "zip");
+  handle = pyodide.pyimport("lab.views").handle;
+  return { bootMs: performance.now() - started, python: pyodide.runPython("import sys; sys.version.split()[0]") };
+}
+
+self.addEventListener("message", async (event) => {
+  const { id, type, payload } = event.data || {};
+  try {
+    if (type === "boot") {
+      self.postMessage({ id, type: "ready", payload: await boot(payload) });
+    } else if (type === "request") {
+      if (!handle) throw new Error("the lab is not loaded yet");
+      self.postMessage({ id, type: "response", payload: JSON.parse(handle(JSON.stringify(payload))) });
+    }
+  } catch (error) {
+    self.postMessage({ id, type: "error", payload: { message: String(error && error.message || error) } });
+  }
+});
