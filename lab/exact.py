@@ -104,5 +104,6 @@ def evaluate(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23) -
             "calls": [{"start": start, "drafts": list(drafts), "committed": list(committed), "rejected": rejected}
                       for start, drafts, committed, rejected in trace.calls],
         },
-        "samples": dict(_samples(c, m, s)),
+        # fresh lists: the cached histograms must not be editable through a result
+        "samples": {key: list(value) if isinstance(value, list) else value for key, value in _samples(c, m, s).items()},
     }

@@ -15,7 +15,7 @@ import math
 
 from .jsformat import to_fixed
 
-__all__ = ["speedup_colour", "heatmap_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg",
+__all__ = ["speedup_colour", "heatmap_cells_svg", "heatmap_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg",
            "outputs_svg", "trace_svg", "COLOURS"]
 
 # The heatmap's continuous scale is computed here (Okabe-Ito blue and vermilion, safe for
@@ -50,14 +50,14 @@ def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -
 
 # --- part one -------------------------------------------------------------------------------
 
-def heatmap_svg(grid, lookaheads, acceptances, selected: tuple[int, int], best_by_row=None) -> str:
-    """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
+HEATMAP_LAYOUT = {"cell_w": 40, "cell_h": 14, "left": 46, "top": 8, "bottom": 34}
 
-    ``selected`` is (row, column) of the outlined cell. Cells faster than baseline are blue,
-    slower orange; a dark line follows the break-even boundary between them."""
-    cell_w, cell_h, left, top, bottom = 40, 14, 46, 8, 34
+
+def heatmap_cells_svg(grid, lookaheads, acceptances) -> str:
+    """The heatmap's cells, ticks and break-even line: everything but the selection, so that
+    moving only the acceptance or lookahead slider can reuse it."""
+    cell_w, cell_h, left, top, _ = HEATMAP_LAYOUT.values()
     rows, cols = len(acceptances), len(lookaheads)
-    width, height = left + cols * cell_w + 8, top + rows * cell_h + bottom
     body = []
     for r, acceptance in enumerate(acceptances):
         y = top + (rows - 1 - r) * cell_h
@@ -84,11 +84,24 @@ def heatmap_svg(grid, lookaheads, acceptances, selected: tuple[int, int], best_b
     for c, m in enumerate(lookaheads):
         body.append(f'<text class="fig-tick" x="{left + c * cell_w + cell_w / 2}" y="{top + rows * cell_h + 13}" '
                     f'text-anchor="middle">{m}</text>')
-    body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2}" y="{height - 4}" text-anchor="middle">'
-                f'lookahead m (draft tokens per verifier call)</text>')
+    body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2}" y="{top + rows * cell_h + 30}" '
+                f'text-anchor="middle">lookahead m (draft tokens per verifier call)</text>')
+    return "".join(body)
+
+
+def heatmap_svg(grid, lookaheads, acceptances, selected: tuple[int, int], cells: str | None = None) -> str:
+    """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
+
+    ``selected`` is (row, column) of the outlined cell. Cells faster than baseline are blue,
+    slower vermilion; a dark line follows the break-even boundary between them. ``cells``
+    may pass in :func:`heatmap_cells_svg` for this grid, computed earlier."""
+    cell_w, cell_h, left, top, bottom = HEATMAP_LAYOUT.values()
+    rows, cols = len(acceptances), len(lookaheads)
+    width, height = left + cols * cell_w + 8, top + rows * cell_h + bottom
     r, c = selected
-    body.append(f'<rect class="fig-selected" x="{left + c * cell_w + 1}" y="{top + (rows - 1 - r) * cell_h + 1}" '
-                f'width="{cell_w - 2}" height="{cell_h - 2}" fill="none" stroke-width="3"/>')
+    body = [cells if cells is not None else heatmap_cells_svg(grid, lookaheads, acceptances),
+            f'<rect class="fig-selected" x="{left + c * cell_w + 1}" y="{top + (rows - 1 - r) * cell_h + 1}" '
+            f'width="{cell_w - 2}" height="{cell_h - 2}" fill="none" stroke-width="3"/>']
     label = (f"Heatmap of speedup over lookahead 1 to {lookaheads[-1]} and acceptance {_fmt(acceptances[0], 0)} to "
              f"{_fmt(acceptances[-1], 0)} percent; the selected setting, acceptance {_fmt(acceptances[r], 0)}% and "
              f"lookahead {lookaheads[c]}, gives {_fmt(grid[r][c])}x.")

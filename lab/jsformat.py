@@ -10,11 +10,11 @@ So an exact binary tie rounds *up in magnitude* (away from zero), where Python's
 
     to_fixed(0.0078125, 6) == '0.007813'      # format(0.0078125, '.6f') == '0.007812'
 
-The float is converted to its exact rational value first, so no decimal rounding
-happens before the tie is decided.
+Ties are detected on the float's exact rational value (``float.as_integer_ratio``), so no
+decimal rounding happens before the tie is decided; everything else is Python's correctly
+rounded ``format``.
 """
 
-from fractions import Fraction
 import math
 
 __all__ = ["to_fixed"]
@@ -37,11 +37,14 @@ def to_fixed(x: float, digits: int) -> str:
     if abs(x) >= 1e21:
         return repr(x)  # JavaScript's ToString; repr gives the same shortest digits here
     sign = "-" if x < 0 else ""
-    scaled = abs(Fraction(x)) * 10**digits
-    n = math.floor(scaled)
-    if scaled - n >= Fraction(1, 2):  # a tie picks the larger n
-        n += 1
-    text = str(n).rjust(digits + 1, "0")
-    if digits:
-        text = text[:-digits] + "." + text[-digits:]
+    numerator, denominator = abs(x).as_integer_ratio()  # exact; the denominator is a power of 2
+    doubled = numerator * 10**digits * 2
+    if doubled % denominator == 0 and (doubled // denominator) % 2 == 1:
+        # An exact tie between two n: JavaScript picks the larger one.
+        text = str((doubled // denominator + 1) // 2).rjust(digits + 1, "0")
+        if digits:
+            text = text[:-digits] + "." + text[-digits:]
+    else:
+        # Not a tie: format() rounds the exact binary value correctly, as toFixed does.
+        text = format(abs(x), f".{digits}f")
     return sign + text

@@ -29,7 +29,7 @@ from typing import NamedTuple
 __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
-    "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS",
+    "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS",
 ]
 
 
@@ -120,23 +120,33 @@ def ledger(settings: LedgerSettings) -> Ledger:
     )
 
 
-def best_lookahead(settings: LedgerSettings, max_lookahead: int = 12) -> tuple[int, float]:
-    """The lookahead in ``1..max_lookahead`` with the largest speedup, and that speedup.
+def speedups_by_lookahead(settings: LedgerSettings, max_lookahead: int) -> list[float]:
+    """Speedup for lookahead ``1..max_lookahead`` at ``settings`` (its own lookahead ignored).
 
-    Scanning upward and replacing only on a strictly larger speedup keeps the *first*
-    maximum, so a plateau resolves to the cheaper, shallower draft. The accepted-draft sum
-    grows term by term exactly as :func:`expected_accepted_drafts` adds it, so each speedup
-    is the same float :func:`ledger` gives for that lookahead.
+    The accepted-draft sum grows term by term exactly as :func:`expected_accepted_drafts`
+    adds it, so entry ``m - 1`` is the very float :func:`ledger` gives for lookahead ``m``
+    (the audit's heatmap and best-lookahead checks compare the two), at a fraction of the cost.
     """
     a, target = settings.acceptance / 100, settings.targetMs
-    best_m, best_speedup = 0, float("-inf")
+    speedups = []
     accepted, power = 0.0, 1.0
     for m in range(1, max_lookahead + 1):
         power *= a
         accepted += power
         draft_ms = m * target * settings.draftCost / 100
         verify_ms = target * (1 + (m - 1) * settings.verifyTax / 100)
-        speedup = target / ((draft_ms + verify_ms + settings.overheadMs) / (1 + accepted))
+        speedups.append(target / ((draft_ms + verify_ms + settings.overheadMs) / (1 + accepted)))
+    return speedups
+
+
+def best_lookahead(settings: LedgerSettings, max_lookahead: int = 12) -> tuple[int, float]:
+    """The lookahead in ``1..max_lookahead`` with the largest speedup, and that speedup.
+
+    Scanning upward and replacing only on a strictly larger speedup keeps the *first*
+    maximum, so a plateau resolves to the cheaper, shallower draft.
+    """
+    best_m, best_speedup = 0, float("-inf")
+    for m, speedup in enumerate(speedups_by_lookahead(settings, max_lookahead), 1):
         if speedup > best_speedup:
             best_m, best_speedup = m, speedup
     return best_m, best_speedup
@@ -144,11 +154,15 @@ def best_lookahead(settings: LedgerSettings, max_lookahead: int = 12) -> tuple[i
 
 def speedup_grid(settings: LedgerSettings, lookaheads, acceptances) -> list[list[float]]:
     """Speedup for every (acceptance, lookahead) pair: one row per acceptance, one column
-    per lookahead; the other four sliders are taken from ``settings``. This is the heatmap."""
-    return [
-        [ledger(settings.with_(acceptance=acceptance, lookahead=m)).speedup for m in lookaheads]
-        for acceptance in acceptances
-    ]
+    per lookahead (each at least 1); the other four sliders are taken from ``settings``.
+    This is the heatmap."""
+    lookaheads = list(lookaheads)
+    deepest = max(lookaheads, default=0)
+    grid = []
+    for acceptance in acceptances:
+        row = speedups_by_lookahead(settings.with_(acceptance=acceptance), deepest)
+        grid.append([row[m - 1] for m in lookaheads])
+    return grid
 
 
 def cycle_breakdown(settings: LedgerSettings) -> dict[str, float]:

@@ -84,6 +84,15 @@ class Categorical:
         """Inverse-CDF sampling with one ``rng.random()`` draw; zero-mass tokens never win."""
         return bisect_right(self.cdf, rng.random())
 
+    def rotated(self, shift: int) -> "Categorical":
+        """The same distribution relabelled: token ``x`` gets the mass of ``x - shift``."""
+        return Categorical(_rotate(self.probs, shift))
+
+
+def _rotate(values, shift: int) -> list:
+    shift %= len(values)
+    return list(values[-shift:]) + list(values[:-shift]) if shift else list(values)
+
 
 def _categorical(row) -> Categorical:
     return row if isinstance(row, Categorical) else Categorical(row)
@@ -131,8 +140,16 @@ def draft_distribution(certainty, match, favourite: int, size: int = len(VOCABUL
 
 @lru_cache(maxsize=4096)
 def _pair(certainty: Fraction, match: Fraction, favourite: int) -> tuple[Categorical, Categorical]:
-    return (Categorical(target_distribution(certainty, favourite)),
-            Categorical(draft_distribution(certainty, match, favourite)))
+    if favourite:
+        # Every distribution of the model is its favourite-0 twin relabelled (token x moves
+        # to x + favourite), and the rule acts token by token, so the exact numbers and the
+        # verifier's tables are rotated rather than recomputed.
+        p0, q0 = _pair(certainty, match, 0)
+        p, q = p0.rotated(favourite), q0.rotated(favourite)
+        _RULES[id(p), id(q)] = rule_for(p0, q0).rotated(favourite, p, q)
+        return p, q
+    return (Categorical(target_distribution(certainty, 0)),
+            Categorical(draft_distribution(certainty, match, 0)))
 
 
 def position_pair(certainty, match, position: int) -> tuple[Categorical, Categorical]:
@@ -232,6 +249,19 @@ class PairRule:
 
 
 _RULES: dict = {}
+
+
+def _rotated_rule(self, shift: int, p: "Categorical", q: "Categorical") -> "PairRule":
+    """This rule for the relabelled pair (p, q) = (self.p, self.q) rotated by ``shift``."""
+    rule = PairRule.__new__(PairRule)
+    rule.p, rule.q = p, q
+    rule.keep, rule.accept, rule.kept = (_rotate(values, shift) for values in (self.keep, self.accept, self.kept))
+    rule.rejected = self.rejected
+    rule.residual = self.residual.rotated(shift) if self.residual is not None else None
+    return rule
+
+
+PairRule.rotated = _rotated_rule
 
 
 def rule_for(p, q) -> PairRule:

@@ -4,6 +4,8 @@ with the reader's URL query or slider values. Every function here clamps instead
 raising: bad input comes back as ``notes`` and the other settings survive.
 """
 
+from functools import lru_cache
+
 from . import audit, figures, sampler
 from .exact import SAMPLE_COUNT, evaluate
 from .jsformat import to_fixed
@@ -29,6 +31,16 @@ def _params(raw, sliders) -> tuple[dict, list[str]]:
     return params, notes
 
 
+@lru_cache(maxsize=32)
+def _heatmap(draft_cost, overhead_ms, target_ms, verify_tax) -> tuple[list[list[float]], str]:
+    """The grid and its cell layer depend on four sliders only; acceptance and lookahead
+    just move the outline, so dragging them reuses this."""
+    settings = LedgerSettings(draftCost=draft_cost, overheadMs=overhead_ms, targetMs=target_ms, verifyTax=verify_tax)
+    lookaheads, acceptances = heatmap_axes()
+    grid = speedup_grid(settings, lookaheads, acceptances)
+    return grid, figures.heatmap_cells_svg(grid, lookaheads, acceptances)
+
+
 def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
@@ -40,7 +52,7 @@ def ledger_view(raw=None) -> dict:
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
     lookaheads, acceptances = heatmap_axes()
-    grid = speedup_grid(settings, lookaheads, acceptances)
+    grid, cells = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax)
     selected = (round(settings.acceptance / 5), settings.lookahead - 1)
     verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
     summary = (
@@ -59,7 +71,7 @@ def ledger_view(raw=None) -> dict:
         "bestSpeedup": best_speedup,
         "summary": summary,
         "figures": {
-            "heatmap": figures.heatmap_svg(grid, lookaheads, acceptances, selected),
+            "heatmap": figures.heatmap_svg(grid, lookaheads, acceptances, selected, cells),
             "table": figures.heatmap_table_html(grid, lookaheads, acceptances, selected),
             "breakdown": figures.breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
                                                result.outputTokens * settings.targetMs, result.outputTokens),
