@@ -50,7 +50,7 @@ def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -
 
 # --- part one -------------------------------------------------------------------------------
 
-HEATMAP_LAYOUT = {"cell_w": 40, "cell_h": 14, "left": 46, "top": 8, "bottom": 34}
+HEATMAP_LAYOUT = {"cell_w": 40, "cell_h": 14, "left": 60, "top": 8, "bottom": 34}
 
 
 def heatmap_cells_svg(grid, lookaheads, acceptances) -> str:
@@ -86,6 +86,8 @@ def heatmap_cells_svg(grid, lookaheads, acceptances) -> str:
                     f'text-anchor="middle">{m}</text>')
     body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2}" y="{top + rows * cell_h + 30}" '
                 f'text-anchor="middle">lookahead m (draft tokens per verifier call)</text>')
+    body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="12" '
+                f'text-anchor="middle">acceptance per draft token</text>')
     return "".join(body)
 
 
