@@ -18,6 +18,7 @@ __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_pa
            "parse_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
+QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,12 @@ def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str 
     label = label or slider.name
     number = _as_number(raw)
     if number is None or math.isnan(number):
-        shown = raw if isinstance(raw, str) and len(raw) <= 24 else type(raw).__name__
+        # Quote what the reader gave (shortened), so the note says what was rejected;
+        # a value that is not text at all is named by its type.
+        if isinstance(raw, str):
+            shown = raw if len(raw) <= QUOTE_LIMIT else raw[:QUOTE_LIMIT] + "\u2026"
+        else:
+            shown = type(raw).__name__
         return _typed(slider, slider.default), (
             f"{label}: {shown!r} is not a number; using the default {_plain(slider.default)} "
             f"(valid: {describe_range(slider)})")

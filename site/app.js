@@ -4,7 +4,9 @@
 // the page at build time).
 
 const BOOT_TIMEOUT_MS = 90000;     // a slow network may take a while to bring ~4 MB of runtime
-const REQUEST_TIMEOUT_MS = 15000;  // no answer by then: the worker has died or hung
+const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
+const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
+const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
 const LABS = ["ledger", "exact"];
 
 const config = JSON.parse(document.getElementById("lab-config").textContent);
@@ -32,7 +34,10 @@ function call(type, payload, timeoutMs) {
       waiting.delete(id);
       reject(new Error("the Python worker stopped responding"));
     }, timeoutMs);
-    waiting.set(id, { resolve, reject, timer });
+    const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
+      setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
+      SLOW_NOTICE_MS);
+    waiting.set(id, { resolve, reject, timer, slow });
     worker.postMessage({ id, type, payload });
   });
 }
@@ -43,6 +48,8 @@ function onWorkerMessage(event) {
   if (!entry) return;
   waiting.delete(id);
   clearTimeout(entry.timer);
+  clearTimeout(entry.slow);
+  if (runtimeStatus && runtimeStatus.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
   if (type === "error" || (payload && payload.error)) entry.reject(new Error(payload.message || payload.error));
   else entry.resolve(payload);
 }
@@ -50,7 +57,11 @@ function onWorkerMessage(event) {
 function fail(reason) {
   if (failed) return;
   failed = true;
-  for (const { reject, timer } of waiting.values()) { clearTimeout(timer); reject(new Error(reason)); }
+  for (const { reject, timer, slow } of waiting.values()) {
+    clearTimeout(timer);
+    clearTimeout(slow);
+    reject(new Error(reason));
+  }
   waiting.clear();
   if (worker) worker.terminate();
   root.dataset.labState = "failed";
@@ -211,7 +222,7 @@ async function start() {
   if (failed) return;
   root.dataset.labState = "live";
   root.dataset.labReadyMs = String(Math.round(performance.now()));
-  setStatus("Live: the figures recompute in Python, in your browser, as you move the sliders.", "live");
+  setStatus(LIVE_STATUS, "live");
   try {
     showAudit(await call("request", { kind: "audit" }, REQUEST_TIMEOUT_MS));
   } catch (error) {

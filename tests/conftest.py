@@ -53,15 +53,8 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, site_server):
-    """Factory: page = page() gives a fresh context + page with recorders attached.
-
-    page.console_errors: console errors (workers' included), uncaught page errors, HTTP errors >= 400.
-    page.requests: every URL requested by the page and its workers.
-    page.foreign_requests(): requested URLs not on the test server's origin.
-    """
-    contexts = []
+def _page_factory(browser, site_server, contexts):
+    """make(**context_kwargs): a fresh context + page with recorders attached (see `page`)."""
     origin = urlsplit(site_server).netloc
 
     def make(**context_kwargs):
@@ -82,6 +75,28 @@ def page(browser, site_server):
         pg.base_url = site_server
         return pg
 
-    yield make
+    return make
+
+
+@pytest.fixture
+def page(browser, site_server):
+    """Factory: page = page() gives a fresh context + page with recorders attached.
+
+    page.console_errors: console errors (workers' included), uncaught page errors, HTTP errors >= 400.
+    page.requests: every URL requested by the page and its workers.
+    page.foreign_requests(): requested URLs not on the test server's origin.
+    """
+    contexts = []
+    yield _page_factory(browser, site_server, contexts)
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def module_page(browser, site_server):
+    """The same factory as `page`, but its pages live for the whole test module: for tests that
+    share one live page (a cold Pyodide boot costs seconds)."""
+    contexts = []
+    yield _page_factory(browser, site_server, contexts)
     for context in contexts:
         context.close()

@@ -1,0 +1,110 @@
+"""Helpers for the Playwright tests of the built page (tests/test_site*.py).
+
+The expected values are literals on purpose: the site audit compares the strings the page shows
+with these constants, so a drift in lab/ cannot silently move both sides. Figures and summaries
+are compared with what lab.views produces in CPython for the same settings: the page must show
+exactly what the Python would.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from lab import views
+
+EXPECTED_COUNTER = "20/20 speculative decoding checks passed"
+EXPECTED_MARK = "\u2713 verified in this browser"
+EXPECTED_SIGNATURES = {
+    "audit": "20:20:0:1296:0.000000000000:0.000000000000",
+    "legacy": "74:12:5:6:80:3:2.214590:3.214590:48.000000:89.600000:143.600000:44.671321:1.790858:2.785410:4:1.819264",
+    "exact": "64:9:5:96:72:23:0:0.816833:0.183167:0.000000000000:0.095338:0.839579:2.793327:3.180915:21:102:75:9:12"
+             ":4.571429:0.012412:0.012819:0.100947",
+}
+
+BOOT_TIMEOUT_MS = 90_000  # a cold Pyodide boot takes ~2.5 s here; generous for a loaded CI box
+RENDER_TIMEOUT_MS = 10_000
+
+FIGURES = {"ledger": ("heatmap", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
+VIEW = {"ledger": views.ledger_view, "exact": views.exact_view}
+WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
+
+
+def wait_live(pg, timeout=BOOT_TIMEOUT_MS):
+    """Wait until the page has left its pre-rendered state; fail with the status text if not live."""
+    pg.wait_for_function("() => document.documentElement.dataset.labState", timeout=timeout)
+    state = pg.evaluate("() => document.documentElement.dataset.labState")
+    assert state == "live", f"labState={state!r}: {status_text(pg)}"
+
+
+def wait_audit(pg, timeout=BOOT_TIMEOUT_MS):
+    pg.wait_for_function(
+        "() => document.querySelector('[data-audit-counter]').dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=timeout)
+    assert pg.get_attribute("[data-audit-counter]", "data-source") == "browser", status_text(pg)
+
+
+def status_text(pg) -> str:
+    return " ".join(pg.text_content("#runtime-status").split())
+
+
+def summary(pg, kind) -> str:
+    return pg.evaluate("(k) => document.querySelector(`form[data-lab='${k}'] output[name='summary']`).value", kind)
+
+
+def slider_values(pg, kind) -> dict[str, str]:
+    """The form's range inputs as the raw strings app.js sends to the worker."""
+    return pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
+        `form[data-lab='${k}'] input[type='range']`)].map((i) => [i.name, i.value]))""", kind)
+
+
+def figure_markup(pg, kind) -> dict[str, str]:
+    return pg.evaluate("""([sel, names]) => Object.fromEntries(names.map((n) =>
+        [n, document.querySelector(`${sel} [data-figure='${n}']`).innerHTML]))""", [WIDGET[kind], list(FIGURES[kind])])
+
+
+def readouts(pg, kind) -> dict[str, str]:
+    return pg.evaluate("""(sel) => Object.fromEntries([...document.querySelectorAll(`${sel} [data-readout]`)]
+        .map((d) => [d.dataset.readout, d.textContent]))""", WIDGET[kind])
+
+
+def notes(pg, kind) -> list[str]:
+    return pg.evaluate("(k) => [...document.querySelectorAll(`[data-notes='${k}'] p`)].map((p) => p.textContent)", kind)
+
+
+def query(pg) -> dict[str, str]:
+    """location.search as a dict (last value wins, like lab.urlstate)."""
+    return {k: v[-1] for k, v in parse_qs(urlsplit(pg.url).query, keep_blank_values=True).items()}
+
+
+def wait_summary(pg, kind, expected, timeout=RENDER_TIMEOUT_MS):
+    """Wait until the widget's summary is exactly `expected` (the latest input wins, so earlier
+    renders may come first)."""
+    try:
+        pg.wait_for_function(
+            "([k, text]) => document.querySelector(`form[data-lab='${k}'] output[name='summary']`).value === text",
+            arg=[kind, expected], timeout=timeout)
+    except Exception as error:  # show what the page does say
+        raise AssertionError(f"{kind} summary never became {expected!r}; it says {summary(pg, kind)!r}; "
+                             f"status: {status_text(pg)}") from error
+
+
+def mismatched_figures(pg, kind, view) -> list[str]:
+    """Names of figure regions whose DOM differs from `view`'s markup. Both sides go through the
+    browser's HTML parser and serializer, so only a real difference in the markup counts."""
+    return pg.evaluate("""([sel, figures]) => Object.entries(figures).filter(([name, markup]) => {
+        const scratch = document.createElement('div');
+        scratch.innerHTML = markup;
+        return document.querySelector(`${sel} [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
+    }).map(([name]) => name)""", [WIDGET[kind], view["figures"]])
+
+
+def assert_shows(pg, kind, raw):
+    """Wait for, then check, that the widget shows exactly what lab.views gives in CPython for `raw`
+    (slider values or a URL query): summary, every figure, readouts and notes. Returns the view."""
+    view = VIEW[kind](raw)
+    wait_summary(pg, kind, view["summary"])
+    assert mismatched_figures(pg, kind, view) == []
+    if "readouts" in view:
+        assert readouts(pg, kind) == view["readouts"]
+    assert notes(pg, kind) == view["notes"]
+    return view
