@@ -264,7 +264,14 @@ class Audit:
                 out.fail(f"ledger {ledger(s).speedup} != Leviathan at {setting}")
 
     def best_lookahead_is_first_argmax(self, out: Outcome):
-        """best_lookahead returns the first strict maximum of the ledger's speedup over 1..12."""
+        """best_lookahead returns the first strict maximum of the ledger's speedup over 1..12,
+        including on an exact float tie (acceptance 50, draft cost 20, no tax or overhead:
+        lookahead 1 and 2 both give 1.25x, and the shallower one must win)."""
+        tie = LedgerSettings(acceptance=50, draftCost=20, lookahead=1, overheadMs=0, targetMs=80, verifyTax=0)
+        out.visited += 1
+        speedups = [ledger(tie.with_(lookahead=m)).speedup for m in (1, 2)]
+        if speedups[0] != speedups[1] or best_lookahead(tie)[0] != 1:
+            out.fail(f"on the 1.25x tie best lookahead is {best_lookahead(tie)[0]} (speedups {speedups})")
         for setting in SETTINGS:
             s = _ledger_settings(setting)
             out.visited += 1

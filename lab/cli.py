@@ -47,8 +47,9 @@ def _number(slider: Slider, text: str, maximum=None):
 def _add_slider_flags(parser, sliders):
     for slider in sliders:
         unit = f" {slider.unit}" if slider.unit else ""
+        help_text = f"{slider.label}: {describe_range(slider)}{unit} (default {slider.default:g})"
         parser.add_argument(_flag(slider.name), dest=slider.name, default=None, metavar="N",
-                            help=f"{slider.label}: {describe_range(slider)}{unit} (default {slider.default:g})")
+                            help=help_text.replace("%", "%%"))  # argparse formats help with %
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -117,9 +118,38 @@ def _audit_command(args) -> tuple[dict, str, int]:
     return document, "\n".join(lines), 0 if not result["failures"] else 1
 
 
+def _value_flags() -> dict[str, str]:
+    """Every flag that takes a value, with the range its error message states."""
+    flags = {_flag(s.name): describe_range(s) for s in (*LEDGER_SLIDERS, *EXACT_SLIDERS)}
+    flags["--lookahead"] = f"an integer from 1 to the --max-lookahead value (at most {MAX_LOOKAHEAD_LIMIT})"
+    flags["--max-lookahead"] = f"an integer from 1 to {MAX_LOOKAHEAD_LIMIT}"
+    return flags
+
+
+def _attach_values(argv: list[str]) -> list[str]:
+    """Join ``--flag VALUE`` into ``--flag=VALUE`` so that negative values such as ``-inf`` or
+    ``-1e5`` reach the range check instead of being mistaken for options; a flag with no
+    value left is an error that names the flag and its range."""
+    flags = _value_flags()
+    joined, index = [], 0
+    while index < len(argv):
+        token = argv[index]
+        if token in flags:
+            following = argv[index + 1] if index + 1 < len(argv) else None
+            if following is None or following.startswith("--"):
+                raise UsageError(f"{token} needs a value: {flags[token]}")
+            joined.append(f"{token}={following}")
+            index += 2
+            continue
+        joined.append(token)
+        index += 1
+    return joined
+
+
 def main(argv=None) -> int:
     try:
-        args = _build_parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
         else:

@@ -75,8 +75,8 @@ def _as_number(raw):
     if isinstance(raw, (int, float)):
         try:
             return float(raw)
-        except OverflowError:  # an int too large for a float
-            return math.copysign(math.inf, raw)
+        except OverflowError:  # an int too large for a float: clamped like an infinity
+            return math.inf if raw > 0 else -math.inf
     if isinstance(raw, str) and len(raw) <= 64:
         try:
             return float(raw.strip())

@@ -1,0 +1,326 @@
+"""lab.sampler: the rejection rule on arbitrary (p, q), published test vectors, the exact joint
+over several verifier calls, and the accounting of seeded traces."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import product
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from lab import sampler as S
+
+# --- random distributions ---------------------------------------------------------------------
+
+
+@st.composite
+def pq(draw, min_size=1, max_size=12):
+    """(p, q) over the same vocabulary: non-negative integer weights, normalised to Fractions.
+    Either may have zeros (q often does); each has positive total mass."""
+    size = draw(st.integers(min_size, max_size))
+    weights = st.lists(st.integers(0, 20), min_size=size, max_size=size).filter(lambda w: sum(w) > 0)
+    p_w = draw(weights)
+    q_w = draw(st.one_of(weights, st.just(p_w)))  # p == q often enough to exercise that branch
+    return [Fraction(w, sum(p_w)) for w in p_w], [Fraction(w, sum(q_w)) for w in q_w]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(pq())
+def test_exact_output_distribution_is_the_target(pair):
+    p, q = pair
+    out = S.exact_output_distribution(p, q)
+    assert all(type(v) is Fraction for v in out)
+    assert list(out) == p
+
+
+@settings(max_examples=1000, deadline=None)
+@given(pq())
+def test_acceptance_rate_is_one_minus_tv(pair):
+    p, q = pair
+    alpha = S.acceptance_rate(p, q)
+    tv = S.total_variation(p, q)
+    assert alpha == 1 - tv
+    assert alpha == sum(min(a, b) for a, b in zip(p, q))
+    assert tv == sum(abs(a - b) for a, b in zip(p, q)) / 2
+    assert 0 <= alpha <= 1
+    # the verifier's own survival probability, sum_x q(x) min(1, p(x)/q(x)), is alpha
+    assert sum(q_x * S.acceptance_probability(p_x, q_x) for p_x, q_x in zip(p, q)) == alpha
+
+
+@settings(max_examples=1000, deadline=None)
+@given(pq())
+def test_buggy_output_is_biased_exactly_when_p_differs_from_q(pair):
+    p, q = pair
+    buggy = S.buggy_output_distribution(p, q)
+    assert sum(buggy) == 1 and min(buggy) >= 0
+    alpha = S.acceptance_rate(p, q)
+    assert list(buggy) == [min(a, b) + (1 - alpha) * b for a, b in zip(p, q)]
+    if p == q:
+        assert list(buggy) == p
+        assert S.total_variation(p, buggy) == 0
+    else:
+        assert list(buggy) != p
+        assert S.total_variation(p, buggy) > 0
+
+
+@settings(max_examples=1000, deadline=None)
+@given(pq())
+def test_residual_is_a_distribution(pair):
+    p, q = pair
+    residual = S.residual_distribution(p, q)
+    if p == q:
+        assert residual is None
+        return
+    assert residual is not None
+    assert sum(residual.probs) == 1
+    assert all(r >= 0 for r in residual.probs)
+    excess = [max(0, a - b) for a, b in zip(p, q)]
+    total = sum(excess)
+    assert list(residual.probs) == [e / total for e in excess]
+    for r, a, b in zip(residual.probs, p, q):
+        if b >= a:
+            assert r == 0  # the residual never proposes a token the draft already over-covers
+    # zero-mass tokens are never sampled
+    rng = random.Random(len(p))
+    for _ in range(50):
+        assert residual.probs[residual.sample(rng)] > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(pq(), st.integers(0, 2**32))
+def test_categorical_sampling_never_picks_zero_mass(pair, seed):
+    p, _ = pair
+    row = S.Categorical(p)
+    rng = random.Random(seed)
+    for _ in range(30):
+        token = row.sample(rng)
+        assert 0 <= token < len(p) and p[token] > 0
+
+
+@pytest.mark.parametrize("p_x, q_x, expected", [
+    (Fraction(1, 2), Fraction(1, 4), 1), (Fraction(1, 4), Fraction(1, 2), Fraction(1, 2)),
+    (Fraction(0), Fraction(1, 3), 0), (Fraction(1, 3), Fraction(0), 0), (Fraction(0), Fraction(0), 0),
+])
+def test_acceptance_probability(p_x, q_x, expected):
+    assert S.acceptance_probability(p_x, q_x) == expected
+
+
+# --- published test vectors -------------------------------------------------------------------
+
+def one_hot(token, size=10):
+    return [1 if i == token else 0 for i in range(size)]
+
+
+UNIFORM = [Fraction(1, 10)] * 10
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_hugging_face_vector(seed):
+    # draft [1, 4, 5]; the target wants 1, 4, then puts zero mass on 5 and all of it on 8
+    result = S.verify([1, 4, 5], [one_hot(1), one_hot(4), one_hot(8), UNIFORM], [UNIFORM] * 3, random.Random(seed))
+    assert result.tokens == (1, 4, 8)
+    assert result.accepted == 2 and result.rejected
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_vllm_greedy_vector(seed):
+    # greedy: draft [1, 2, 3], target argmax [1, 5, 3, 4] -> the first mismatch is corrected to 5
+    rng = random.Random(seed)
+    p_rows = [one_hot(1), one_hot(5), one_hot(3), one_hot(4)]
+    result = S.verify([1, 2, 3], p_rows, [one_hot(1), one_hot(2), one_hot(3)], rng)
+    assert result.tokens == (1, 5)
+    assert result.accepted == 1 and result.rejected
+    # all drafts right: every draft survives and the bonus token is the target's argmax
+    result = S.verify([1, 5, 3], p_rows, [one_hot(1), one_hot(5), one_hot(3)], rng)
+    assert result.tokens == (1, 5, 3, 4)
+    assert result.accepted == 3 and not result.rejected
+    # first draft wrong
+    result = S.verify([7, 5, 3], p_rows, [one_hot(7), one_hot(5), one_hot(3)], rng)
+    assert result.tokens == (1,) and result.accepted == 0
+
+
+def test_verify_rejects_malformed_rows():
+    with pytest.raises(ValueError):
+        S.verify([1], [UNIFORM], [UNIFORM], random.Random(0))
+    with pytest.raises(ValueError):
+        S.verify([1, 2], [UNIFORM] * 3, [UNIFORM], random.Random(0))
+
+
+def test_verify_with_no_drafts_is_one_target_sample():
+    counts = [0] * 10
+    rng = random.Random(5)
+    p = [Fraction(i, 45) for i in range(10)]
+    for _ in range(2000):
+        result = S.verify([], [p], [], rng)
+        assert len(result.tokens) == 1 and result.accepted == 0 and not result.rejected
+        counts[result.tokens[0]] += 1
+    assert counts[0] == 0 and S.empirical_tv(counts, p) < 0.06
+
+
+def test_draft_resample_verify_redraws_from_q():
+    # the bug: after a rejection it redraws from q, so greedy correction is lost
+    p_rows = [one_hot(1), one_hot(5)]
+    q = [Fraction(1, 2) if i in (1, 2) else 0 for i in range(10)]
+    seen = {S.draft_resample_verify([2], p_rows, [q], random.Random(seed)).tokens for seed in range(100)}
+    assert seen == {(1,), (2,)}  # sometimes the rejected 2 comes straight back
+    assert {S.verify([2], p_rows, [q], random.Random(seed)).tokens for seed in range(100)} == {(1,)}
+
+
+# --- exact joint over several calls -----------------------------------------------------------
+
+@pytest.mark.parametrize("certainty, match", [(0, 0), (40, 60), (64, 72), (90, 10), (100, 50), (30, 100)])
+@pytest.mark.parametrize("gamma", [1, 2, 3])
+@pytest.mark.parametrize("n", [2, 3])
+def test_exact_prefix_is_product_of_target_rows(certainty, match, gamma, n):
+    rows = [S.position_pair(certainty, match, t) for t in range(n + gamma + 1)]
+    p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
+    joint = S.exact_prefix_distribution(p_rows, q_rows, gamma, n)
+    assert sum(joint.values()) == 1
+    size = len(S.VOCABULARY)
+    for tokens in product(range(size), repeat=n):
+        expected = Fraction(1)
+        for t, x in enumerate(tokens):
+            expected *= p_rows[t][x]
+        assert joint.get(tokens, 0) == expected, tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(pq(min_size=3, max_size=3), min_size=5, max_size=5), st.integers(1, 3))
+def test_exact_prefix_on_random_rows(rows, gamma):
+    # arbitrary rows on a 3-token vocabulary, a different (p, q) at every position
+    n = 2
+    p_rows = [S.Categorical(p) for p, _ in rows]
+    q_rows = [S.Categorical(q) for _, q in rows]
+    joint = S.exact_prefix_distribution(p_rows, q_rows, gamma, n)
+    for a, b in product(range(3), repeat=2):
+        assert joint.get((a, b), 0) == p_rows[0][a] * p_rows[1][b]
+
+
+def test_buggy_verifier_breaks_the_joint():
+    # sanity check of the enumeration's power: the buggy output differs from p at position 0
+    p, q = S.reference_pair(50, 50)
+    assert list(S.buggy_output_distribution(p, q)) != list(p.probs)
+
+
+# --- the toy model ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("certainty", [0, 13, 50, 64, 99, 100])
+@pytest.mark.parametrize("match", [0, 40, 72, 100])
+def test_toy_model_shape(certainty, match):
+    for slot in range(12):
+        p, q = S.position_pair(certainty, match, slot)
+        assert sum(p.probs) == 1 and sum(q.probs) == 1 and min(p.probs) >= 0 and min(q.probs) >= 0
+        fav = S.FAVOURITES[slot]
+        assert max(p.probs) == p[fav]
+        if match == 100:
+            assert p.probs == q.probs
+        if certainty == 100:
+            assert p[fav] == 1
+    assert S.position_pair(certainty, match, 5) is S.position_pair(certainty, match, 17)  # period 12
+
+
+@pytest.mark.parametrize("certainty, match", [(0, 0), (64, 72), (100, 30), (37, 100), (13, 87)])
+def test_position_pairs_and_rules_equal_direct_computation(certainty, match):
+    """Positions whose favourite is not token 0 reuse a rotated copy of the favourite-0 pair and
+    its verifier tables; they must equal the distributions and rule built from scratch."""
+    sampler_caches = (S._pair, S._slot_pair)
+    for slot in range(12):
+        c, m = S.context_sliders(Fraction(certainty), Fraction(match), S.CONTEXTS[slot])
+        fav = S.FAVOURITES[slot]
+        p, q = S.position_pair(certainty, match, slot)
+        assert p.probs == S.target_distribution(c, fav)
+        assert q.probs == S.draft_distribution(c, m, fav)
+        assert p.cdf == S.Categorical(p.probs).cdf and q.cdf == S.Categorical(q.probs).cdf
+        cached, fresh = S.rule_for(p, q), S.PairRule(list(p.probs), list(q.probs))
+        assert cached.p is p and cached.q is q
+        for field in ("keep", "accept", "kept"):
+            assert list(getattr(cached, field)) == list(getattr(fresh, field)), field
+        assert cached.rejected == fresh.rejected
+        if fresh.residual is None:
+            assert cached.residual is None
+        else:
+            assert cached.residual.probs == fresh.residual.probs
+            assert cached.residual.cdf == fresh.residual.cdf
+    assert all(cache.cache_info().currsize for cache in sampler_caches)
+
+
+def test_context_sliders_fix_the_ends():
+    for kind in ("easy", "normal", "hard"):
+        assert S.context_sliders(Fraction(0), Fraction(100), kind)[1] == 100
+        assert S.context_sliders(Fraction(100), Fraction(0), kind)[0] == 100
+    assert S.context_sliders(Fraction(60), Fraction(40), "easy") == (80, 70)
+    assert S.context_sliders(Fraction(60), Fraction(40), "hard") == (36, 16)
+    with pytest.raises(ValueError):
+        S.context_sliders(Fraction(1), Fraction(1), "weird")
+
+
+# --- traces -----------------------------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(certainty=st.integers(0, 100), match=st.integers(0, 100), gamma=st.integers(1, 12),
+       length=st.integers(1, 256), seed=st.integers(0, 9999))
+def test_trace_accounting(certainty, match, gamma, length, seed):
+    t = S.generate_trace(certainty, match, gamma, length, seed)
+    assert t.length == length == len(t.tokens)
+    assert t.acceptedDraft + t.rejectedDraft + t.bonusTokens == length
+    assert t.targetCalls == t.rejectedDraft + t.bonusTokens == len(t.calls)
+    assert t.draftCalls == sum(len(drafts) for _, drafts, _, _ in t.calls)
+    assert t.acceptedDraft + t.rejectedDraft <= t.draftCalls
+    position = 0
+    for start, drafts, committed, rejected in t.calls:
+        assert start == position
+        assert 0 <= len(drafts) <= gamma
+        accepted = len(committed) - 1
+        assert tuple(committed[:accepted]) == tuple(drafts[:accepted])  # survivors are the drafts themselves
+        if rejected:
+            assert accepted < len(drafts)  # the rejected draft is replaced, the rest never judged
+        else:
+            assert accepted == len(drafts)  # every draft survived, plus one bonus token
+        assert start + len(committed) <= length  # the last call never commits past length
+        assert tuple(t.tokens[start:start + len(committed)]) == tuple(committed)
+        position += len(committed)
+    assert sum(not r for *_, r in t.calls) == t.bonusTokens
+    assert all(0 <= x < len(S.VOCABULARY) for x in t.tokens)
+
+
+@pytest.mark.parametrize("match", [0, 30, 72, 100])
+@pytest.mark.parametrize("gamma", [1, 3, 5, 12])
+def test_greedy_trace_is_the_favourites(match, gamma):
+    length = 100
+    t = S.generate_trace(100, match, gamma, length, seed=gamma * 101 + match)
+    assert t.tokens == tuple(S.FAVOURITES[i % 12] for i in range(length))
+    if match == 100:
+        assert t.rejectedDraft == 0  # identical draft, nothing is ever rejected
+
+
+@settings(max_examples=50, deadline=None)
+@given(certainty=st.integers(0, 100), match=st.integers(0, 100), gamma=st.integers(1, 12),
+       length=st.integers(1, 128), seed=st.integers(0, 9999))
+def test_trace_is_deterministic(certainty, match, gamma, length, seed):
+    assert S.generate_trace(certainty, match, gamma, length, seed) == S.generate_trace(
+        certainty, match, gamma, length, seed)
+
+
+def test_different_seeds_differ():
+    traces = {S.generate_trace(50, 50, 4, 64, seed).tokens for seed in range(10)}
+    assert len(traces) == 10
+
+
+def test_identical_draft_accepts_everything():
+    t = S.generate_trace(40, 100, 4, 50, 7)
+    assert t.rejectedDraft == 0 and t.acceptedDraft == t.draftCalls
+    # each call drafts min(gamma, remaining - 1): 4+1 tokens per call, 10 calls for 50 tokens
+    assert t.targetCalls == 10 and t.bonusTokens == 10
+
+
+def test_sample_outputs_methods():
+    p, q = S.reference_pair(64, 72)
+    for method in ("speculative", "target", "buggy"):
+        counts = S.sample_outputs(p, q, 500, random.Random(1), method)
+        assert sum(counts) == 500 and len(counts) == len(p)
+    with pytest.raises(ValueError):
+        S.sample_outputs(p, q, 10, random.Random(1), "nope")
+    assert S.empirical_tv([1, 0], [Fraction(1), Fraction(0)]) == 0.0
+    assert S.empirical_tv([0, 2], [Fraction(1), Fraction(0)]) == 1.0
