@@ -92,6 +92,14 @@ def _pair_settings():
     return sorted({(c, m) for c, m, _, _ in SETTINGS})
 
 
+def _every_pair(out):
+    """Each distinct (p, q) of the grid as (certainty, match, kind, p, q), counted as visited."""
+    for c, m in _pair_settings():
+        for kind, p, q in _pairs(c, m):
+            out.visited += 1
+            yield c, m, kind, p, q
+
+
 # --- the checks ---------------------------------------------------------------------------
 
 @dataclass
@@ -115,51 +123,41 @@ class Audit:
 
     def distributions_are_normalised(self, out: Outcome):
         """Every p and q of every setting and context is a distribution: no negative mass, total exactly 1."""
-        for c, m in _pair_settings():
-            for kind, p, q in _pairs(c, m):
-                out.visited += 1
-                for name, row in (("p", p), ("q", q)):
-                    if min(row.probs) < 0 or sum(row.probs) != 1:
-                        out.fail(f"{name} at certainty={c} match={m} ({kind}) sums to {sum(row.probs)}")
+        for c, m, kind, p, q in _every_pair(out):
+            for name, row in (("p", p), ("q", q)):
+                if min(row.probs) < 0 or sum(row.probs) != 1:
+                    out.fail(f"{name} at certainty={c} match={m} ({kind}) sums to {sum(row.probs)}")
 
     def exact_output_equals_target(self, out: Outcome):
         """The exact output distribution of one verifier step equals p, in fractions."""
-        for c, m in _pair_settings():
-            for kind, p, q in _pairs(c, m):
-                out.visited += 1
-                tv = sampler.total_variation(p, sampler.exact_output_distribution(p, q))
-                self.max_exact_tv = max(self.max_exact_tv, tv)
-                if tv != 0:
-                    out.fail(f"TV(p, output) = {float(tv):.3g} at certainty={c} match={m} ({kind})")
+        for c, m, kind, p, q in _every_pair(out):
+            tv = sampler.total_variation(p, sampler.exact_output_distribution(p, q))
+            self.max_exact_tv = max(self.max_exact_tv, tv)
+            if tv != 0:
+                out.fail(f"TV(p, output) = {float(tv):.3g} at certainty={c} match={m} ({kind})")
 
     def alpha_equals_one_minus_tv(self, out: Outcome):
         """alpha = sum min(p, q) equals 1 - TV(p, q) exactly."""
-        for c, m in _pair_settings():
-            for kind, p, q in _pairs(c, m):
-                out.visited += 1
-                gap = abs(sampler.acceptance_rate(p, q) - (1 - sampler.total_variation(p, q)))
-                self.max_alpha_gap = max(self.max_alpha_gap, gap)
-                if gap:
-                    out.fail(f"|alpha - (1 - TV)| = {float(gap):.3g} at certainty={c} match={m} ({kind})")
+        for c, m, kind, p, q in _every_pair(out):
+            gap = abs(sampler.acceptance_rate(p, q) - (1 - sampler.total_variation(p, q)))
+            self.max_alpha_gap = max(self.max_alpha_gap, gap)
+            if gap:
+                out.fail(f"|alpha - (1 - TV)| = {float(gap):.3g} at certainty={c} match={m} ({kind})")
 
     def survival_probability_is_alpha(self, out: Outcome):
         """The verifier's own survival chance, sum_x q(x) min(1, p(x)/q(x)), equals alpha."""
-        for c, m in _pair_settings():
-            for kind, p, q in _pairs(c, m):
-                out.visited += 1
-                kept, _ = sampler._rejection_split(p, q)
-                if sum(kept) != sampler.acceptance_rate(p, q):
-                    out.fail(f"survival {float(sum(kept)):.6f} != alpha at certainty={c} match={m} ({kind})")
+        for c, m, kind, p, q in _every_pair(out):
+            kept, _ = sampler._rejection_split(p, q)
+            if sum(kept) != sampler.acceptance_rate(p, q):
+                out.fail(f"survival {float(sum(kept)):.6f} != alpha at certainty={c} match={m} ({kind})")
 
     def buggy_sampler_is_biased(self, out: Outcome):
         """The draft-resampling bug is biased exactly where p != q (and harmless where p == q)."""
-        for c, m in _pair_settings():
-            for kind, p, q in _pairs(c, m):
-                out.visited += 1
-                wrong = sampler.total_variation(p, sampler.buggy_output_distribution(p, q))
-                if (wrong > 0) != (p.probs != q.probs):
-                    out.fail(f"wrongTv = {float(wrong):.3g} with p {'!=' if p.probs != q.probs else '=='} q "
-                             f"at certainty={c} match={m} ({kind})")
+        for c, m, kind, p, q in _every_pair(out):
+            wrong = sampler.total_variation(p, sampler.buggy_output_distribution(p, q))
+            if (wrong > 0) != (p.probs != q.probs):
+                out.fail(f"wrongTv = {float(wrong):.3g} with p {'!=' if p.probs != q.probs else '=='} q "
+                         f"at certainty={c} match={m} ({kind})")
 
     def two_token_joint_is_target(self, out: Outcome):
         """Across verifier calls, the first two tokens are jointly p_0 x p_1 (exact enumeration, gamma 1 and 2)."""
