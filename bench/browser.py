@@ -1,0 +1,404 @@
+"""The Playwright measurements: cold starts, slider latency, the audit in Pyodide, bytes on the
+wire, and an in-worker probe that times the lab's import and first renders."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE_JS = Path(__file__).with_name("probe_worker.js")
+PROBE_URL = "bench/probe.js"  # where run.py copies PROBE_JS inside the temporary build
+
+BOOT_TIMEOUT_MS = 120_000
+LABS = ("ledger", "exact")
+
+
+def launcher():
+    """tests/browser.py's launch(), loaded by path (tests/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("proofroom_test_browser", ROOT / "tests" / "browser.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.launch
+
+
+# --- cold starts ---------------------------------------------------------------------------------
+
+# Injected before the page's own scripts (CDP init scripts are not subject to the page's CSP): wraps
+# Worker to timestamp, on the page clock, when the worker is created and when each message arrives,
+# so a cold start splits into "page until the worker starts", "worker boot" and "first renders".
+_WORKER_MARKS = """(() => {
+  const Native = window.Worker;
+  const marks = (window.__benchWorkerMarks = []);
+  window.Worker = class extends Native {
+    constructor(url, options) {
+      super(url, options);
+      marks.push({ what: "created", at: performance.now() });
+      this.addEventListener("message", (event) => {
+        const data = event.data || {};
+        const payload = data.payload || {};
+        const what = data.type === "ready" ? "ready" : `${data.type}:${payload.kind || ""}`;
+        marks.push({ what, at: performance.now(), bootMs: payload.bootMs ?? data.bootMs ?? null });
+      });
+    }
+  };
+})();"""
+
+
+def _worker_marks(page) -> dict:
+    marks = page.evaluate("() => window.__benchWorkerMarks || []")
+    out = {}
+    for mark in marks:
+        out.setdefault(mark["what"], mark["at"])
+        if mark["what"] == "ready" and mark.get("bootMs") is not None:
+            out["workerBootMs"] = mark["bootMs"]
+    return out
+
+def cold_bare(browser, base: str) -> dict:
+    """bench/bare.html in a fresh context (empty HTTP cache): page-clock ms until Pyodide is up."""
+    context = browser.new_context()
+    context.add_init_script(_WORKER_MARKS)
+    try:
+        page = context.new_page()
+        page.goto(base + "bench/bare.html")
+        page.wait_for_function("() => document.body.dataset.ready || document.body.dataset.error",
+                               timeout=BOOT_TIMEOUT_MS)
+        data = page.evaluate("() => ({...document.body.dataset})")
+        if data.get("error"):
+            raise RuntimeError(f"bare page: {data['error']}")
+        return {"readyMs": float(data["ready"]), "workerBootMs": float(data["boot"]), **page.evaluate(_NAV_TIMING),
+                "marks": _worker_marks(page)}
+    finally:
+        context.close()
+
+
+_NAV_TIMING = """() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  const res = Object.fromEntries(performance.getEntriesByType("resource").map(
+      (e) => [e.name.split("/").pop(), Math.round(e.responseEnd)]));
+  return { domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd), loadMs: Math.round(nav.loadEventEnd),
+           resourceEnds: res };
+}"""
+
+
+def wait_live(page) -> None:
+    page.wait_for_function(
+        "() => ['live', 'failed'].includes(document.documentElement.dataset.labState)", timeout=BOOT_TIMEOUT_MS)
+    state = page.evaluate("() => document.documentElement.dataset.labState")
+    if state != "live":
+        status = page.evaluate("() => (document.getElementById('runtime-status') || {}).textContent")
+        raise RuntimeError(f"the lab did not go live: {status}")
+
+
+def wait_audit(page) -> str:
+    page.wait_for_function(
+        "() => document.querySelector('[data-audit-counter]').dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
+    return page.evaluate("() => document.querySelector('[data-audit-counter]').textContent.trim()")
+
+
+def cold_article(browser, base: str) -> dict:
+    """The article in a fresh context: navigation start to both labs live (dataset.labReadyMs)."""
+    context = browser.new_context()
+    context.add_init_script(_WORKER_MARKS)
+    try:
+        page = context.new_page()
+        page.goto(base)
+        wait_live(page)
+        ready = float(page.evaluate("() => document.documentElement.dataset.labReadyMs"))
+        return {"labReadyMs": ready, **page.evaluate(_NAV_TIMING), "marks": _worker_marks(page)}
+    finally:
+        context.close()
+
+
+# --- slider latency --------------------------------------------------------------------------------
+
+_SLIDERS = """(kind) => [...document.querySelectorAll(`form[data-lab="${kind}"] input[type=range]`)].map(
+  (i) => ({ name: i.name, min: +i.min, max: +i.max, step: +i.step || 1, value: +i.value }))"""
+
+_STEPS = """async ({ kind, steps }) => {
+  const form = document.querySelector(`form[data-lab="${kind}"]`);
+  const regions = [...form.closest(".lab-widget").querySelectorAll("[data-figure]")];
+  const out = [];
+  for (const [name, value] of steps) {
+    const input = form.querySelector(`input[name="${name}"]`);
+    // swappedAt: the microtask after app.js replaced a figure (worker round trip + DOM swap done).
+    let swappedAt = null;
+    const observer = new MutationObserver(() => { if (swappedAt === null) swappedAt = performance.now(); });
+    for (const region of regions) observer.observe(region, { childList: true });
+    const rendered = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no lab-rendered for ${kind} ${name}=${value}`)), 15000);
+      const onRendered = (event) => {
+        if (event.detail.kind !== kind) return;
+        document.removeEventListener("lab-rendered", onRendered);
+        clearTimeout(timer);
+        // A message posted from the rAF callback runs after that frame's style, layout and paint.
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => resolve({ ...event.detail, afterFrameAt: performance.now() });
+        channel.port2.postMessage(null);
+      };
+      document.addEventListener("lab-rendered", onRendered);
+    });
+    const dispatchedAt = performance.now();
+    input.value = String(value);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    const detail = await rendered;
+    observer.disconnect();
+    out.push({ name, value: input.value, dispatchedAt, requestedAt: detail.requestedAt, swappedAt,
+               paintedAt: detail.paintedAt, afterFrameAt: detail.afterFrameAt,
+               latencyMs: detail.paintedAt - detail.requestedAt });
+  }
+  return out;
+}"""
+
+
+def _grid_value(slider: dict, k: int) -> str:
+    value = slider["min"] + k * slider["step"]
+    return f"{round(value, 10):g}"
+
+
+def slider_plan(sliders: list[dict], count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """`count` steps round-robin over the sliders, each to a random other value on its grid."""
+    current = {s["name"]: round((s["value"] - s["min"]) / s["step"]) for s in sliders}
+    plan = []
+    for i in range(count):
+        slider = sliders[i % len(sliders)]
+        size = round((slider["max"] - slider["min"]) / slider["step"]) + 1
+        k = current[slider["name"]]
+        if size > 1:
+            while k == current[slider["name"]]:
+                k = rng.randrange(size)
+        current[slider["name"]] = k
+        plan.append((slider["name"], _grid_value(slider, k)))
+    return plan
+
+
+def slider_steps(page, kind: str, count: int, warmup: int, rng: random.Random, chunk: int = 25) -> dict:
+    sliders = page.evaluate(_SLIDERS, kind)
+    plan = slider_plan(sliders, warmup + count, rng)
+    results = []
+    for start in range(0, len(plan), chunk):
+        results += page.evaluate(_STEPS, {"kind": kind, "steps": plan[start:start + chunk]})
+    bad = [r for r in results if r["requestedAt"] < r["dispatchedAt"]]
+    if bad:
+        raise RuntimeError(f"{kind}: {len(bad)} renders answered an earlier request")
+    return {"sliders": [s["name"] for s in sliders], "warmup": results[:warmup], "steps": results[warmup:]}
+
+
+_DOM_COSTS = """({ reps }) => {
+  // Re-assign each figure's current markup (same bytes, so the page does not change) and force
+  // style + layout: what one render costs the main thread per figure, without the worker.
+  const out = {};
+  const median = (v) => { const s = [...v].sort((a, b) => a - b); const m = s.length >> 1;
+                          return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+  for (const region of document.querySelectorAll("[data-figure]")) {
+    const kind = region.closest(".lab-widget").querySelector("form[data-lab]").dataset.lab;
+    const markup = region.innerHTML;
+    const parse = [], layout = [];
+    for (let i = 0; i < reps; i++) {
+      const t0 = performance.now();
+      region.innerHTML = markup;
+      const t1 = performance.now();
+      region.getBoundingClientRect(); document.body.offsetHeight;
+      parse.push(t1 - t0); layout.push(performance.now() - t1);
+    }
+    out[`${kind}.${region.dataset.figure}`] = { bytes: markup.length, parseMs: +median(parse).toFixed(2),
+                                                styleLayoutMs: +median(layout).toFixed(2),
+                                                elements: region.getElementsByTagName("*").length };
+  }
+  // The worker's JSON.parse and the postMessage clone of a ledger-sized response, main thread.
+  const figures = {};
+  for (const region of document.querySelectorAll("[data-figure]")) figures[region.dataset.figure] = region.innerHTML;
+  const text = JSON.stringify({ figures });
+  const parse = [], clone = [];
+  for (let i = 0; i < reps; i++) {
+    let t = performance.now(); const obj = JSON.parse(text); parse.push(performance.now() - t);
+    t = performance.now(); structuredClone(obj); clone.push(performance.now() - t);
+  }
+  out.allFiguresJson = { bytes: text.length, jsonParseMs: +median(parse).toFixed(2), structuredCloneMs: +median(clone).toFixed(2) };
+  const t = performance.now();
+  for (let i = 0; i < reps; i++) history.replaceState(null, "", location.href);
+  out.historyReplaceStateMs = +((performance.now() - t) / reps).toFixed(3);
+  return out;
+}"""
+
+
+def dom_costs(page, reps: int = 15) -> dict:
+    return page.evaluate(_DOM_COSTS, {"reps": reps})
+
+
+# --- the audit in Pyodide, in fresh workers started from the live page ----------------------------
+
+_WORKER_CALLS = """async ({ repeats, mirrorPage }) => {
+  const config = JSON.parse(document.getElementById("lab-config").textContent);
+  const worker = new Worker(config.workerURL, { type: "module" });
+  let nextId = 1;
+  const call = (type, payload) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    const timer = setTimeout(() => reject(new Error(`worker: no answer to ${type}`)), 60000);
+    const onMessage = (event) => {
+      if (!event.data || event.data.id !== id) return;
+      worker.removeEventListener("message", onMessage);
+      clearTimeout(timer);
+      if (event.data.type === "error") reject(new Error(event.data.payload.message));
+      else if (event.data.payload && event.data.payload.error) reject(new Error(event.data.payload.error));
+      else resolve(event.data.payload);
+    };
+    worker.addEventListener("message", onMessage);
+    worker.postMessage({ id, type, payload });
+  });
+  try {
+    let t = performance.now();
+    const boot = await call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL });
+    const bootRoundTripMs = performance.now() - t;
+    const firstRenders = {};
+    if (mirrorPage) {  // the page renders both widgets before it asks for the audit
+      for (const kind of ["ledger", "exact"]) {
+        t = performance.now();
+        await call("request", { kind, input: "" });
+        firstRenders[kind] = performance.now() - t;
+      }
+    }
+    const audits = [];
+    let counter = "";
+    for (let i = 0; i < repeats; i++) {
+      t = performance.now();
+      const view = await call("request", { kind: "audit" });
+      audits.push(performance.now() - t);
+      counter = view.counter;
+    }
+    return { bootRoundTripMs, workerBootMs: boot.bootMs, firstRenders, audits, counter };
+  } finally {
+    worker.terminate();
+  }
+}"""
+
+
+def worker_audits(page, workers: int, repeats: int) -> list[dict]:
+    """Per fresh worker (booted from the HTTP cache): the first audit after the page's two first
+    renders, exactly the reader's situation, then `repeats - 1` repeats (memoised helpers warm)."""
+    return [page.evaluate(_WORKER_CALLS, {"repeats": repeats, "mirrorPage": True}) for _ in range(workers)]
+
+
+# --- the probe ---------------------------------------------------------------------------------------
+
+PROBE_PY = r"""
+import sys, time
+pc = time.perf_counter
+out = {"python": sys.version.split()[0]}
+# PRE (set by the benchmark on a second run): stdlib modules to import, timed, before anything else
+pre = {}
+for name in PRE:
+    s = pc(); __import__(name); pre[name] = round((pc() - s) * 1e3, 2)
+out["preImportMs"] = pre
+imports = {}
+new_modules = {}
+def _fresh(before):
+    return sorted(m for m in sys.modules if m not in before and not m.startswith("lab"))
+for name in ("lab.jsformat", "lab.urlstate", "lab.ledger", "lab.sampler", "lab.exact", "lab.audit",
+             "lab.figures", "lab.views"):
+    before = set(sys.modules)
+    s = pc(); __import__(name); imports[name] = round((pc() - s) * 1e3, 2)
+    new_modules[name] = _fresh(before)
+out["importMs"] = imports
+out["importTotalMs"] = round(sum(imports.values()), 2)
+import lab.views as V
+from lab import figures, urlstate
+
+parts = {}
+def wrap(module, name):
+    fn = getattr(module, name)
+    def timed(*args, **kwargs):
+        s = pc()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            parts.setdefault(name, []).append((pc() - s) * 1e3)
+    setattr(module, name, timed)
+for name in ("heatmap_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg", "outputs_svg", "trace_svg"):
+    wrap(figures, name)
+for name in ("ledger", "best_lookahead", "speedup_grid", "evaluate"):
+    wrap(V, name)
+
+def handle(request):
+    # the request as a literal string: json is not imported before the lab imports it itself
+    parts.clear()
+    s = pc(); text = V.handle(request); ms = (pc() - s) * 1e3
+    import json
+    view = json.loads(text)
+    if "error" in view:
+        raise RuntimeError(view["error"])
+    return {"handleMs": round(ms, 2), "responseBytes": len(text.encode()),
+            "parts": {k: round(sum(v), 2) for k, v in parts.items()}}, view
+
+first = {}
+for kind in ("ledger", "exact"):
+    before = set(sys.modules)
+    first[kind], view = handle('{"kind": "%s", "input": ""}' % kind)
+    new_modules[f"first {kind} render"] = _fresh(before)
+    first[kind]["figureBytes"] = {k: len(v.encode()) for k, v in view["figures"].items()}
+out["firstRender"] = first
+out["stdlibImportedBy"] = new_modules
+out["secondRender"] = {kind: handle('{"kind": "%s", "input": ""}' % kind)[0] for kind in ("ledger", "exact")}
+import json, random, statistics
+
+rng = random.Random(2024)
+sliders = {"ledger": urlstate.LEDGER_SLIDERS, "exact": urlstate.EXACT_SLIDERS}
+random_views = {}
+for kind, specs in sliders.items():
+    values = {s.name: f"{s.default:g}" for s in specs}
+    samples, partial = [], {}
+    for i in range(40):
+        s = specs[i % len(specs)]
+        k = rng.randrange(int(round((s.maximum - s.minimum) / s.step)) + 1)
+        values[s.name] = f"{round(s.minimum + k * s.step, 10):g}"
+        timing, _ = handle(json.dumps({"kind": kind, "input": dict(values)}))
+        samples.append(timing["handleMs"])
+        for name, ms in timing["parts"].items():
+            partial.setdefault(name, []).append(ms)
+    samples.sort()
+    random_views[kind] = {
+        "n": len(samples), "medianMs": round(statistics.median(samples), 2),
+        "p95Ms": round(samples[int(0.95 * (len(samples) - 1))], 2), "maxMs": round(samples[-1], 2),
+        "partsMedianMs": {k: round(statistics.median(v), 2) for k, v in partial.items()},
+    }
+out["sliderLikeViews"] = random_views
+
+audit_first, _ = handle('{"kind": "audit"}')
+audit_second, _ = handle('{"kind": "audit"}')
+out["audit"] = {"firstMs": audit_first["handleMs"], "repeatMs": audit_second["handleMs"],
+                "responseBytes": audit_first["responseBytes"],
+                "note": "after 80 slider-like views, so some memoised helpers are already warm"}
+json.dumps(out)
+"""
+
+_RUN_PROBE = """async ({ probeURL, python }) => {
+  const config = JSON.parse(document.getElementById("lab-config").textContent);
+  const abs = (u) => new URL(u, document.baseURI).href;
+  const worker = new Worker(abs(probeURL), { type: "module" });
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("probe timed out")), 120000);
+      worker.onmessage = ({ data }) => { clearTimeout(timer); data.ok ? resolve(data) : reject(new Error(data.message)); };
+      worker.onerror = (event) => { clearTimeout(timer); reject(new Error(event.message || "probe worker failed")); };
+      worker.postMessage({ pyodideIndexURL: abs(config.pyodideIndexURL), labZipURL: abs(config.labZipURL), python });
+    });
+  } finally {
+    worker.terminate();
+  }
+}"""
+
+
+def probe(page, pre_import: tuple[str, ...] = ()) -> dict:
+    """Boot a probe worker from `page` and run PROBE_PY; `pre_import` stdlib modules are imported
+    (and timed) first, which is how the cost of the lab's lazy imports is isolated."""
+    python = f"PRE = {list(pre_import)!r}\n" + PROBE_PY
+    result = page.evaluate(_RUN_PROBE, {"probeURL": PROBE_URL, "python": python})
+    return {"workerMarks": {k: round(v, 1) for k, v in result["marks"].items()}, **result["report"]}
+
+
+def settle(seconds: float = 0.3) -> None:
+    """Let the last responses finish on the server side before the byte log is read."""
+    time.sleep(seconds)

@@ -1,0 +1,143 @@
+"""CPython-side figures: the audit's CPU time, the article's own bytes, and where the page's
+HTML and the views' markup go (for the investigation section)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+from .stats import median, spread
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# import + run, timed in the child with CPU time so a busy machine inflates it less than wall time.
+_AUDIT_CHILD = """
+import json, time
+t0 = time.process_time()
+import lab.audit
+t1 = time.process_time()
+result = lab.audit.run_audit()
+t2 = time.process_time()
+lab.audit.run_audit()
+t3 = time.process_time()
+print(json.dumps({"importMs": (t1 - t0) * 1e3, "runMs": (t2 - t1) * 1e3, "totalMs": (t2 - t0) * 1e3,
+                  "repeatMs": (t3 - t2) * 1e3, "passed": result["passed"], "checked": result["checked"]}))
+"""
+
+
+def audit_cpu(runs: int = 5, cli_runs: int = 3) -> dict:
+    """cpythonAuditMs: median CPU ms of `import lab.audit` + run_audit() over fresh processes,
+    plus the whole `python -m lab audit` process (getrusage of the reaped child)."""
+    children = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _AUDIT_CHILD], cwd=ROOT, capture_output=True, text=True,
+                             check=True)
+        children.append(json.loads(out.stdout))
+    cli = []
+    for _ in range(cli_runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run([sys.executable, "-m", "lab", "audit"], cwd=ROOT, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cli.append({"cpuMs": ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1e3,
+                    "status": done.returncode})
+    totals = [c["totalMs"] for c in children]
+    return {
+        "cpythonAuditMs": round(median(totals), 1),
+        "spread": spread(totals),
+        "importMs": round(median(c["importMs"] for c in children), 1),
+        "runMs": round(median(c["runMs"] for c in children), 1),
+        "repeatRunMs": round(median(c["repeatMs"] for c in children), 1),
+        "checksPassed": f"{children[0]['passed']}/{children[0]['checked']}",
+        "cliProcessCpuMs": round(median(c["cpuMs"] for c in cli), 1),
+        "cliProcessCpuSpread": spread([c["cpuMs"] for c in cli]),
+        "cliExitStatus": cli[0]["status"],
+    }
+
+
+def _gz_size(path: Path) -> int:
+    sibling = Path(f"{path}.gz")
+    return sibling.stat().st_size if sibling.is_file() else len(gzip.compress(path.read_bytes(), mtime=0))
+
+
+def article_bytes(site: Path, config: dict) -> dict:
+    """The article's own files (HTML, CSS, JS, lab zip), uncompressed and gzipped; no Pyodide."""
+    files = [site / "index.html"]
+    files += sorted(p for p in site.glob("*.css"))
+    files += sorted(p for p in site.glob("*.js"))
+    files.append(site / config["labZipURL"])
+    per_file = {}
+    for path in files:
+        raw = path.stat().st_size
+        # zips are already deflated and have no .gz sibling: they travel as they are
+        gz = raw if path.suffix == ".zip" else _gz_size(path)
+        per_file[path.relative_to(site).as_posix()] = {"bytes": raw, "gzip": gz}
+    runtime = {p.relative_to(site).as_posix(): p.stat().st_size
+               for p in sorted(site.glob("pyodide-*/*")) if not p.name.endswith(".gz")}
+    return {
+        "articleBytes": sum(f["bytes"] for f in per_file.values()),
+        "articleBytesGzip": sum(f["gzip"] for f in per_file.values()),
+        "files": per_file,
+        "pyodideRuntimeBytes": sum(runtime.values()),
+        "pyodideRuntimeFiles": runtime,
+    }
+
+
+_MARKUP_CHILD = """
+import gzip, json, time
+import lab.views as V
+ctx = V.page_context()
+def sizes(view, key):
+    return {name: len(markup.encode()) for name, markup in view[key].items()}
+out = {
+    "ledgerFigures": sizes(ctx["ledger"], "figures"),
+    "exactFigures": sizes(ctx["exact"], "figures"),
+    "auditChecksHtml": len(ctx["audit"]["checksHtml"].encode()),
+    "ledgerResponseJson": len(json.dumps({"kind": "ledger", **ctx["ledger"]}).encode()),
+    "exactResponseJson": len(json.dumps({"kind": "exact", **ctx["exact"]}).encode()),
+    "auditResponseJson": len(json.dumps({"kind": "audit", **ctx["audit"]}).encode()),
+}
+print(json.dumps(out))
+"""
+
+_PROFILE_CHILD = """
+import cProfile, io, json, pstats, random
+import lab.views as V
+def top(fn, n=10):
+    prof = cProfile.Profile()
+    prof.enable(); fn(); prof.disable()
+    stats = pstats.Stats(prof)
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:n]
+    total = sum(v[2] for v in stats.stats.values())
+    return {"totalMs": round(total * 1e3, 2),
+            "top": [{"fn": f"{k[0].rsplit('/', 1)[-1]}:{k[1]}:{k[2]}", "calls": v[1], "tottimeMs": round(v[2] * 1e3, 2),
+                     "cumtimeMs": round(v[3] * 1e3, 2)} for k, v in rows]}
+out = {"firstLedgerView": top(lambda: V.ledger_view("")),
+       "firstExactView": top(lambda: V.exact_view("")),
+       "exactViewNewSeed": top(lambda: V.exact_view({"seed": "7", "length": "140"})),
+       "audit": top(V.audit_view)}
+print(json.dumps(out))
+"""
+
+
+def markup_sizes(site: Path) -> dict:
+    """Bytes of each pre-rendered figure, the views' JSON responses and the page's parts."""
+    out = subprocess.run([sys.executable, "-c", _MARKUP_CHILD], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    sizes = json.loads(out.stdout)
+    html = (site / "index.html").read_bytes()
+    sizes["indexHtml"] = len(html)
+    sizes["indexHtmlGzip"] = _gz_size(site / "index.html")
+    sizes["indexHtmlFigureShare"] = round(
+        (sum(sizes["ledgerFigures"].values()) + sum(sizes["exactFigures"].values()) + sizes["auditChecksHtml"])
+        / len(html), 3)
+    return sizes
+
+
+def profile_views() -> dict:
+    out = subprocess.run([sys.executable, "-c", _PROFILE_CHILD], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)

@@ -1,0 +1,414 @@
+"""Orchestration: build, serve, measure, print the table, write $BENCH_OUT."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import browser as B
+from . import cpython
+from .server import ByteLog, counting_server, summarise
+from .stats import median, percentile, spread
+
+ROOT = Path(__file__).resolve().parent.parent
+KB = 1024
+
+# metric -> (target, how to compare, unit); "<=" everywhere: lower is better.
+TARGETS = {
+    "readyRatio": (1.10, ""),
+    "sliderP95Ms": (16.7, "ms"),
+    "browserAuditMs": (500.0, "ms"),
+    "cpythonAuditMs": (300.0, "ms"),
+    "articleBytes": (150 * KB, "B"),
+    "warmBytes": (50 * KB, "B"),
+}
+
+
+def _int_env(name: str, default: int, minimum: int) -> int:
+    try:
+        return max(minimum, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def _log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def _fmt(value, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "B":
+        return f"{value / KB:,.1f} KB"
+    if unit == "ms":
+        return f"{value:,.1f} ms"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _chromium_version(browser) -> str:
+    try:
+        return browser.version
+    except Exception:  # pragma: no cover - informational only
+        return "?"
+
+
+def measure(runs: int, slider_steps: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    started = time.perf_counter()
+    results: dict = {"environment": {
+        "python": platform.python_version(), "cpus": os.cpu_count(), "loadAverageAtStart": os.getloadavg(),
+        "machine": platform.machine(),
+    }}
+
+    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
+    server = None
+    try:
+        _log("building the site (gzip siblings on) into a temporary directory")
+        from sitebuild.pipeline import build_site
+
+        site = tmp / "site"
+        built = build_site(site, ROOT, gz=True)
+        shutil.copyfile(B.PROBE_JS, site / B.PROBE_URL)
+
+        _log("CPython: audit CPU time (fresh processes), sizes, profiles")
+        results["cpython"] = cpython.audit_cpu()
+        results["articleBytes"] = cpython.article_bytes(site, built["config"])
+        results["markup"] = cpython.markup_sizes(site)
+        results["cpythonProfile"] = cpython.profile_views()
+
+        log = ByteLog()
+        server = counting_server(site, log)
+        threading.Thread(target=server.serve_forever, name="bench-server", daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        with sync_playwright() as pw:
+            browser = B.launcher()(pw)
+            results["environment"]["chromium"] = _chromium_version(browser)
+            try:
+                # Cold starts, interleaved ABBA so drift and neighbours' load fall on both sides.
+                bare, article = [], []
+                for i in range(runs):
+                    order = ("bare", "article") if i % 2 == 0 else ("article", "bare")
+                    for which in order:
+                        if which == "bare":
+                            bare.append(B.cold_bare(browser, base))
+                        else:
+                            article.append(B.cold_article(browser, base))
+                    _log(f"cold pair {i + 1}/{runs}: bare {bare[-1]['readyMs']:.0f} ms, "
+                         f"article {article[-1]['labReadyMs']:.0f} ms")
+                log.take()
+                results["coldRuns"] = {"bare": bare, "article": article}
+
+                # Bytes: a first visit (gzip), then a reload in the same context (cache kept).
+                context = browser.new_context()
+                try:
+                    page = context.new_page()
+                    console = []
+                    page.on("console", lambda m: m.type == "error" and console.append(m.text))
+                    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+                    page.goto(base)
+                    B.wait_live(page)
+                    counter = B.wait_audit(page)
+                    B.settle()
+                    results["cold"] = summarise(log.take())
+                    results["cold"]["auditCounter"] = counter
+                    _log(f"first visit: {results['cold']['bytes'] / KB:,.1f} KB in {results['cold']['requests']} requests")
+
+                    page.reload()
+                    B.wait_live(page)
+                    B.wait_audit(page)
+                    B.settle()
+                    results["warm"] = summarise(log.take())
+                    _log(f"reload: {results['warm']['bytes'] / KB:,.1f} KB in {results['warm']['requests']} requests")
+
+                    # Slider latency on the warm, idle page.
+                    rng = random.Random(20240611)
+                    per_lab = max(1, slider_steps // len(B.LABS))
+                    sliders = {kind: B.slider_steps(page, kind, per_lab, warmup=5, rng=rng) for kind in B.LABS}
+                    results["sliders"] = sliders
+                    _log("slider steps done")
+                    results["domCosts"] = B.dom_costs(page)
+
+                    # The audit in Pyodide: three fresh workers started from the page.
+                    results["browserAudit"] = B.worker_audits(page, workers=3, repeats=3)
+                    _log("browser audits done")
+
+                    results["probe"] = B.probe(page)
+                    lazy = [m for mods in results["probe"]["stdlibImportedBy"].values() for m in mods]
+                    results["probePreImported"] = B.probe(page, tuple(lazy))
+                    _log("probes done")
+                    results["consoleErrors"] = console
+                finally:
+                    context.close()
+                log.take()
+
+                # Uncompressed: the server ignores its .gz siblings; the context also asks for identity
+                # so we can see whether Chromium honours the header (it is recorded per request).
+                log.gzip = False
+                context = browser.new_context(extra_http_headers={"Accept-Encoding": "identity"})
+                try:
+                    page = context.new_page()
+                    page.goto(base)
+                    B.wait_live(page)
+                    B.wait_audit(page)
+                    B.settle()
+                    results["coldUncompressed"] = summarise(log.take())
+                finally:
+                    context.close()
+                    log.gzip = True
+                _log(f"uncompressed first visit: {results['coldUncompressed']['bytes'] / KB:,.1f} KB")
+            finally:
+                browser.close()
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    results["environment"]["loadAverageAtEnd"] = os.getloadavg()
+    results["environment"]["wallSeconds"] = round(time.perf_counter() - started, 1)
+    return results
+
+
+def summarize(raw: dict) -> dict:
+    """The headline numbers (top level of the JSON) plus their spreads and the raw detail."""
+    bare = [r["readyMs"] for r in raw["coldRuns"]["bare"]]
+    lab = [r["labReadyMs"] for r in raw["coldRuns"]["article"]]
+    ratios = [a / b for a, b in zip(lab, bare)]
+    steps = {kind: [s["latencyMs"] for s in raw["sliders"][kind]["steps"]] for kind in B.LABS}
+    all_steps = steps["ledger"] + steps["exact"]
+    first_audits = [w["audits"][0] for w in raw["browserAudit"]]
+    repeat_audits = [a for w in raw["browserAudit"] for a in w["audits"][1:]]
+    accept = sorted({t["acceptEncoding"] for t in raw["coldUncompressed"]["transfers"]})
+
+    out = {
+        "bareReadyMs": round(median(bare), 1),
+        "labReadyMs": round(median(lab), 1),
+        "readyRatio": round(median(lab) / median(bare), 3),
+        "sliderP50Ms": round(percentile(all_steps, 50), 2),
+        "sliderP95Ms": round(percentile(all_steps, 95), 2),
+        "browserAuditMs": round(median(first_audits), 1),
+        "cpythonAuditMs": raw["cpython"]["cpythonAuditMs"],
+        "coldBytes": raw["cold"]["bytes"],
+        "coldBytesUncompressed": raw["coldUncompressed"]["bytes"],
+        "warmBytes": raw["warm"]["bytes"],
+        "articleBytes": raw["articleBytes"]["articleBytes"],
+        "articleBytesGzip": raw["articleBytes"]["articleBytesGzip"],
+    }
+    out["spread"] = {
+        "bareReadyMs": spread(bare),
+        "labReadyMs": spread(lab),
+        "readyRatioPairwise": spread(ratios, digits=3),
+        "sliderMs": {"all": {**spread(all_steps, 2), "p95": round(percentile(all_steps, 95), 2)},
+                     **{kind: {**spread(v, 2), "p95": round(percentile(v, 95), 2)} for kind, v in steps.items()}},
+        "browserAuditMs": spread(first_audits),
+        "cpythonAuditMs": raw["cpython"]["spread"],
+    }
+    by_slider = {}
+    for kind in B.LABS:
+        for s in raw["sliders"][kind]["steps"]:
+            by_slider.setdefault(f"{kind}.{s['name']}", []).append(s["latencyMs"])
+    out["sliderBySliderMedianMs"] = {k: round(median(v), 2) for k, v in by_slider.items()}
+    out["sliderWarmupMs"] = {kind: [round(s["latencyMs"], 2) for s in raw["sliders"][kind]["warmup"]]
+                             for kind in B.LABS}
+    out["sliderSteps"] = len(all_steps)
+    out["sliderDecomposition"] = slider_decomposition(raw["sliders"])
+    out["browserAuditRepeatMs"] = round(median(repeat_audits), 1) if repeat_audits else None
+    out["browserAuditWorkers"] = raw["browserAudit"]
+    out["cpythonAudit"] = raw["cpython"]
+    out["uncompressedAcceptEncodingSeen"] = accept
+    out["uncompressedHeaderHonoured"] = accept == ["identity"]
+    out["targets"] = {k: t for k, (t, _) in TARGETS.items()}
+    out["pass"] = {k: out[k] is not None and out[k] <= t for k, (t, _) in TARGETS.items()}
+    out["detail"] = {k: raw[k] for k in ("coldRuns", "cold", "warm", "coldUncompressed", "articleBytes", "markup",
+                                          "probe", "probePreImported", "domCosts", "sliders", "cpythonProfile", "consoleErrors",
+                                          "environment")}
+    return out
+
+
+FRAME_MS = 1000 / 60
+
+
+def slider_decomposition(sliders: dict) -> dict:
+    """Where a step's latency goes: worker round trip + DOM swap (requestedAt -> the figures'
+    mutation), waiting for the next frame (-> paintedAt, app.js's rAF callback) and that frame's
+    style/layout/paint (-> a message posted from the rAF callback, which runs after the frame)."""
+    out = {}
+    for kind, data in sliders.items():
+        steps = [s for s in data["steps"] if s["swappedAt"] is not None]
+        parts = {
+            "computeAndSwapMs": [s["swappedAt"] - s["requestedAt"] for s in steps],
+            "frameWaitMs": [s["paintedAt"] - s["swappedAt"] for s in steps],
+            "frameWorkAfterRafMs": [s["afterFrameAt"] - s["paintedAt"] for s in steps],
+            "requestToAfterFrameMs": [s["afterFrameAt"] - s["requestedAt"] for s in steps],
+        }
+        out[kind] = {name: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2),
+                            "max": round(max(v), 2)} for name, v in parts.items() if v}
+        latencies = [s["latencyMs"] for s in data["steps"]]
+        out[kind]["stepsOverOneFrame"] = sum(1 for v in latencies if v > FRAME_MS)
+        slowest = sorted(data["steps"], key=lambda s: -s["latencyMs"])[:5]
+        out[kind]["slowest"] = [
+            {"slider": s["name"], "value": s["value"], "latencyMs": round(s["latencyMs"], 1),
+             "computeAndSwapMs": None if s["swappedAt"] is None else round(s["swappedAt"] - s["requestedAt"], 1)}
+            for s in slowest]
+        out[kind]["steps"] = len(latencies)
+    return out
+
+
+def table(out: dict) -> str:
+    sp = out["spread"]
+    rows = [
+        ("bareReadyMs", out["bareReadyMs"], "ms", None, f"min {sp['bareReadyMs']['min']} / max {sp['bareReadyMs']['max']}, IQR {sp['bareReadyMs']['iqr']} (n={sp['bareReadyMs']['n']})"),
+        ("labReadyMs", out["labReadyMs"], "ms", None, f"min {sp['labReadyMs']['min']} / max {sp['labReadyMs']['max']}, IQR {sp['labReadyMs']['iqr']} (n={sp['labReadyMs']['n']})"),
+        ("readyRatio", out["readyRatio"], "", "readyRatio", f"pairwise min {sp['readyRatioPairwise']['min']} / max {sp['readyRatioPairwise']['max']}"),
+        ("sliderP50Ms", out["sliderP50Ms"], "ms", None, f"n={out['sliderSteps']}; ledger p50 {sp['sliderMs']['ledger']['median']}, exact p50 {sp['sliderMs']['exact']['median']}"),
+        ("sliderP95Ms", out["sliderP95Ms"], "ms", "sliderP95Ms", f"ledger p95 {sp['sliderMs']['ledger']['p95']}, exact p95 {sp['sliderMs']['exact']['p95']}, max {sp['sliderMs']['all']['max']}"),
+        ("browserAuditMs", out["browserAuditMs"], "ms", "browserAuditMs", f"first audit per fresh worker, min {sp['browserAuditMs']['min']} / max {sp['browserAuditMs']['max']}; repeat {out['browserAuditRepeatMs']} ms"),
+        ("cpythonAuditMs", out["cpythonAuditMs"], "ms", "cpythonAuditMs", f"CPU, min {sp['cpythonAuditMs']['min']} / max {sp['cpythonAuditMs']['max']}; `python -m lab audit` process {out['cpythonAudit']['cliProcessCpuMs']} ms"),
+        ("coldBytes", out["coldBytes"], "B", None, f"{out['detail']['cold']['requests']} requests, gzip"),
+        ("coldBytesUncompressed", out["coldBytesUncompressed"], "B", None, f"identity header honoured: {out['uncompressedHeaderHonoured']}"),
+        ("warmBytes", out["warmBytes"], "B", "warmBytes", f"{out['detail']['warm']['requests']} requests on reload"),
+        ("articleBytes", out["articleBytes"], "B", "articleBytes", f"gzipped {_fmt(out['articleBytesGzip'], 'B')}"),
+    ]
+    lines = [f"{'metric':<22} {'value':>12}  {'target':>12}  {'':<4}  spread / notes", "-" * 100]
+    for name, value, unit, key, note in rows:
+        if key:
+            target = TARGETS[key][0]
+            verdict = "PASS" if out["pass"][key] else "FAIL"
+            target_text = f"<= {_fmt(target, unit)}"
+        else:
+            verdict, target_text = "", ""
+        lines.append(f"{name:<22} {_fmt(value, unit):>12}  {target_text:>12}  {verdict:<4}  {note}")
+    failed = [k for k, ok in out["pass"].items() if not ok]
+    lines.append("-" * 100)
+    lines.append("all targets met" if not failed else f"targets missed: {', '.join(failed)}")
+    return "\n".join(lines)
+
+
+def investigation(out: dict) -> dict:
+    """The numbers that explain the headline ones, gathered in one place (also printed)."""
+    d = out["detail"]
+    p, q = d["probe"], d["probePreImported"]
+    cold = d["coldRuns"]
+    inv = {
+        "workerBootMs(probe, cached runtime)": p["workerMarks"]["bootMs"],
+        "importLabViewsMs": p["importTotalMs"],
+        "importLabViewsMsWithStdlibPreloaded": q["importTotalMs"],
+        "lazyStdlibImportsMs": round(sum(q["preImportMs"].values()), 1),
+        "lazyStdlibImports": q["preImportMs"],
+        "stdlibImportedBy": p["stdlibImportedBy"],
+        "firstRenderMs": {k: v["handleMs"] for k, v in p["firstRender"].items()},
+        "firstRenderMsWithStdlibPreloaded": {k: v["handleMs"] for k, v in q["firstRender"].items()},
+        "sliderLikeViewPythonMs": {k: {"median": v["medianMs"], "p95": v["p95Ms"]}
+                                   for k, v in p["sliderLikeViews"].items()},
+        "responseBytes": {k: v["responseBytes"] for k, v in p["firstRender"].items()},
+        "figureBytes": {k: v["figureBytes"] for k, v in p["firstRender"].items()},
+        "domContentLoadedMsMedian": {
+            "bare": median([r["domContentLoadedMs"] for r in cold["bare"]]),
+            "article": median([r["domContentLoadedMs"] for r in cold["article"]]),
+        },
+        "workerScriptLoadedMsMedian(article)": median(
+            [v for r in cold["article"] for k, v in r["resourceEnds"].items() if k.startswith("worker.")] or [0]),
+        "sliderDecomposition": out["sliderDecomposition"],
+        "domCosts": d["domCosts"],
+        "indexHtmlBytes": d["markup"]["indexHtml"],
+        "indexHtmlFigureShare": d["markup"]["indexHtmlFigureShare"],
+        "rootServedCompressed": any(t["path"] == "/" and t["contentEncoding"] == "gzip" for t in d["cold"]["transfers"]),
+    }
+    inv["coldStartPhasesMedianMs"] = cold_start_phases(cold)
+    inv["readyRatioOfFastest"] = round(min(r["labReadyMs"] for r in cold["article"])
+                                       / min(r["readyMs"] for r in cold["bare"]), 3)
+    return inv
+
+
+def cold_start_phases(cold: dict) -> dict:
+    """Median page-clock phases of the cold runs, from the Worker wrapper's marks."""
+    def med(values):
+        values = [v for v in values if v is not None]
+        return round(median(values), 1) if values else None
+
+    bare = [r["marks"] for r in cold["bare"]]
+    art = [(r["marks"], r["labReadyMs"]) for r in cold["article"]]
+    return {
+        "bare": {
+            "workerCreatedAt": med(m.get("created") for m in bare),
+            "workerBootMs": med(m.get("workerBootMs") for m in bare),
+            "readyAt": med(m.get("ready") for m in bare),
+        },
+        "article": {
+            "workerCreatedAt": med(m.get("created") for m, _ in art),
+            "workerBootMs(incl. lab zip + import lab.views)": med(m.get("workerBootMs") for m, _ in art),
+            "bootReadyAt": med(m.get("ready") for m, _ in art),
+            "firstRendersMs(boot ready -> both responses)": med(
+                max(m.get("response:ledger", 0), m.get("response:exact", 0)) - m["ready"]
+                for m, _ in art if "ready" in m and "response:ledger" in m and "response:exact" in m),
+            "responsesToLiveMs": med(
+                ready - max(m.get("response:ledger", 0), m.get("response:exact", 0))
+                for m, ready in art if "response:ledger" in m and "response:exact" in m),
+            "labReadyMs": med(ready for _, ready in art),
+        },
+    }
+
+
+def print_investigation(inv: dict) -> None:
+    print("\nwhere the time goes")
+    print(f"  worker boot (Pyodide, runtime from cache): {inv['workerBootMs(probe, cached runtime)']:.0f} ms; "
+          f"import lab.views {inv['importLabViewsMs']:.0f} ms "
+          f"({inv['importLabViewsMsWithStdlibPreloaded']:.0f} ms with the stdlib modules it pulls in preloaded)")
+    lazy = ", ".join(f"{k} {v:.0f}" for k, v in inv["lazyStdlibImports"].items() if v >= 1)
+    print(f"  stdlib imports on the path to first render: {inv['lazyStdlibImportsMs']:.0f} ms ({lazy})")
+    fr, fp = inv["firstRenderMs"], inv["firstRenderMsWithStdlibPreloaded"]
+    print(f"  first render: ledger {fr['ledger']:.0f} ms, exact {fr['exact']:.0f} ms "
+          f"(preloaded stdlib: {fp['ledger']:.0f} / {fp['exact']:.0f} ms)")
+    dcl = inv["domContentLoadedMsMedian"]
+    print(f"  DOMContentLoaded (median): bare {dcl['bare']:.0f} ms, article {dcl['article']:.0f} ms; "
+          f"the article's worker script arrives at {inv['workerScriptLoadedMsMedian(article)']:.0f} ms")
+    sv = inv["sliderLikeViewPythonMs"]
+    print(f"  Python per slider step in Pyodide: ledger p50 {sv['ledger']['median']} / p95 {sv['ledger']['p95']} ms, "
+          f"exact p50 {sv['exact']['median']} / p95 {sv['exact']['p95']} ms; responses "
+          f"{inv['responseBytes']['ledger'] / KB:.1f} / {inv['responseBytes']['exact'] / KB:.1f} KB")
+    for kind, parts in inv["sliderDecomposition"].items():
+        print(f"  {kind} step: worker+swap p50 {parts['computeAndSwapMs']['p50']} / p95 {parts['computeAndSwapMs']['p95']} ms, "
+              f"wait for frame p50 {parts['frameWaitMs']['p50']} ms, style/layout/paint after rAF p50 "
+              f"{parts['frameWorkAfterRafMs']['p50']} ms; {parts['stepsOverOneFrame']}/{parts['steps']} steps > 1 frame")
+    dom = inv["domCosts"]
+    figs = ", ".join(f"{k} {v['bytes'] / KB:.1f} KB parse {v['parseMs']} + layout {v['styleLayoutMs']} ms"
+                     for k, v in dom.items() if isinstance(v, dict) and "parseMs" in v)
+    print(f"  main-thread swap per figure: {figs}")
+    ph = inv["coldStartPhasesMedianMs"]
+    print(f"  cold start, bare: worker created at {ph['bare']['workerCreatedAt']} ms, boots in "
+          f"{ph['bare']['workerBootMs']} ms, ready at {ph['bare']['readyAt']} ms")
+    a = ph["article"]
+    print(f"  cold start, article: worker created at {a['workerCreatedAt']} ms, boots (+ lab) in "
+          f"{a['workerBootMs(incl. lab zip + import lab.views)']} ms, ready at {a['bootReadyAt']} ms, first renders "
+          f"{a['firstRendersMs(boot ready -> both responses)']} ms, then {a['responsesToLiveMs']} ms to live "
+          f"(medians of each phase); fastest-run ratio {inv['readyRatioOfFastest']}")
+    print(f"  index.html {inv['indexHtmlBytes'] / KB:.1f} KB, {inv['indexHtmlFigureShare'] * 100:.0f}% pre-rendered "
+          f"figures; '/' served gzip-compressed: {inv['rootServedCompressed']}")
+
+
+def main(argv=None) -> int:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    runs = _int_env("BENCH_RUNS", 5, 5)
+    steps = _int_env("BENCH_SLIDER_STEPS", 200, 200)
+    raw = measure(runs, steps)
+    out = summarize(raw)
+    out["investigation"] = investigation(out)
+    print()
+    print(table(out))
+    print_investigation(out["investigation"])
+    path = Path(os.environ.get("BENCH_OUT") or ROOT / "bench-results.json")
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"\nwrote {path} (wall time {raw['environment']['wallSeconds']} s)")
+    return 0

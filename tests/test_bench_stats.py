@@ -1,0 +1,54 @@
+"""bench/stats.py: the order statistics behind `make bench` (no timing here, only arithmetic)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bench.stats import iqr, median, percentile, spread
+
+
+def test_median_odd_and_even():
+    assert median([3, 1, 2]) == 2
+    assert median([4, 1, 3, 2]) == 2.5
+    assert median([7]) == 7
+
+
+def test_percentile_interpolates_between_ranks():
+    data = [10, 20, 30, 40, 50]
+    assert percentile(data, 0) == 10
+    assert percentile(data, 100) == 50
+    assert percentile(data, 25) == 20
+    assert percentile(data, 95) == pytest.approx(48)
+    assert percentile([1, 2], 50) == 1.5
+
+
+def test_order_of_input_does_not_matter():
+    assert percentile([5, 1, 4, 2, 3], 75) == percentile([1, 2, 3, 4, 5], 75) == 4
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=50), st.floats(0, 100))
+def test_matches_numpy_linear(values, q):
+    assert percentile(values, q) == pytest.approx(float(np.percentile(values, q)), rel=1e-9, abs=1e-6)
+
+
+def test_iqr_and_spread():
+    data = list(range(1, 10))  # 1..9
+    assert iqr(data) == 4
+    s = spread(data)
+    assert s == {"n": 9, "min": 1, "p25": 3, "median": 5, "p75": 7, "max": 9, "iqr": 4}
+    assert spread([1.23456, 2.34567], digits=3)["median"] == 1.79
+
+
+@pytest.mark.parametrize("bad", [[], [1.0, math.nan]])
+def test_rejects_empty_and_nan(bad):
+    with pytest.raises(ValueError):
+        median(bad)
+
+
+@pytest.mark.parametrize("q", [-1, 100.5])
+def test_rejects_out_of_range_q(q):
+    with pytest.raises(ValueError):
+        percentile([1, 2, 3], q)
