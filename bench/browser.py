@@ -317,7 +317,7 @@ def wrap(module, name):
         finally:
             parts.setdefault(name, []).append((pc() - s) * 1e3)
     setattr(module, name, timed)
-for name in ("heatmap_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg", "outputs_svg", "trace_svg"):
+for name in ("heatmap_svg", "heatmap_selection_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg", "outputs_svg", "trace_svg"):
     wrap(figures, name)
 for name in ("ledger", "best_lookahead", "speedup_grid", "evaluate"):
     wrap(V, name)

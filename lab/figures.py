@@ -2,7 +2,7 @@
 
 The build calls these in CPython to pre-render the page; the browser calls the very same
 functions in Pyodide when a slider moves, and the JavaScript only swaps the markup in. All
-text that reaches the markup goes through :func:`html.escape`. Colours that carry data are
+text that reaches the markup goes through :func:`escape`. Colours that carry data are
 presentation attributes (the page's Content-Security-Policy forbids inline ``style``);
 text and axes use CSS classes so that dark mode can restyle them.
 
@@ -10,18 +10,26 @@ Palette: a diverging blue/vermilion scale centred on 1.0x, with a near-neutral m
 break-even reads as "no colour".
 """
 
-from html import escape
 import math
 
 from .jsformat import to_fixed
 
-__all__ = ["speedup_colour", "heatmap_cells_svg", "heatmap_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg",
+__all__ = ["escape", "speedup_colour", "heatmap_svg", "heatmap_selection_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg",
            "outputs_svg", "trace_svg", "COLOURS"]
 
 # The heatmap's continuous scale is computed here (Okabe-Ito blue and vermilion, safe for
 # the common colour-vision deficiencies); categorical marks carry a ``k-<kind>`` class that
 # widgets.css colours, so the figure and its HTML legend share one colour per kind.
 COLOURS = {"faster": "#0072b2", "slower": "#d55e00", "neutral": "#f2f2f2"}
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
+
+
+def escape(text) -> str:
+    """Exactly ``html.escape(str(text), quote=True)``, without importing :mod:`html`, whose
+    import is a measurable part of the lab's start-up in the browser."""
+    return str(text).translate(_ESCAPES)
+
+
 SATURATION_SPEEDUP = 3.0  # 3x faster (or slower) is the fully saturated end of the scale
 
 
@@ -31,12 +39,17 @@ def _mix(start: str, end: str, t: float) -> str:
     return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b))
 
 
+COLOUR_STEPS = 12  # shades on each side of break-even
+
+
 def speedup_colour(speedup: float) -> str:
-    """Blue for faster than baseline, orange for slower, on a log scale saturating at 3x."""
+    """Blue for faster than baseline, vermilion for slower, on a log scale saturating at 3x,
+    in :data:`COLOUR_STEPS` shades a side (cells of one shade share one path in the SVG)."""
     if not speedup > 0:
         return COLOURS["slower"]
     t = min(1.0, abs(math.log(speedup)) / math.log(SATURATION_SPEEDUP))
-    return _mix(COLOURS["neutral"], COLOURS["faster" if speedup >= 1 else "slower"], t)
+    return _mix(COLOURS["neutral"], COLOURS["faster" if speedup >= 1 else "slower"],
+                round(t * COLOUR_STEPS) / COLOUR_STEPS)
 
 
 def _fmt(value: float, digits: int = 2) -> str:
@@ -53,20 +66,33 @@ def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -
 HEATMAP_LAYOUT = {"cell_w": 40, "cell_h": 14, "left": 60, "top": 8, "bottom": 34}
 
 
-def heatmap_cells_svg(grid, lookaheads, acceptances) -> str:
-    """The heatmap's cells, ticks and break-even line: everything but the selection, so that
-    moving only the acceptance or lookahead slider can reuse it."""
+def _heatmap_size(lookaheads, acceptances) -> tuple[int, int]:
+    cell_w, cell_h, left, top, bottom = HEATMAP_LAYOUT.values()
+    return left + len(lookaheads) * cell_w + 8, top + len(acceptances) * cell_h + bottom
+
+
+def heatmap_svg(grid, lookaheads, acceptances) -> str:
+    """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
+
+    Cells faster than baseline are blue, slower vermilion, on a log scale; a dark line follows
+    the break-even boundary. The cells carry no tooltips: the same numbers are in
+    :func:`heatmap_table_html`, and the page stays light. The selected cell is a separate
+    overlay (:func:`heatmap_selection_svg`), so moving acceptance or lookahead, which leaves
+    these cells as they are, redraws only the overlay."""
     cell_w, cell_h, left, top, _ = HEATMAP_LAYOUT.values()
     rows, cols = len(acceptances), len(lookaheads)
-    body = []
+    # One path per shade, in cell units (the group scales them): a fraction of the bytes of
+    # one rect per cell, which matters because the page ships this figure pre-rendered.
+    shades: dict[str, list[str]] = {}
+    for r in range(rows):
+        for c in range(cols):
+            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{c} {rows - 1 - r}h1v1h-1z")
+    body = [f'<g transform="translate({left} {top}) scale({cell_w} {cell_h})">']
+    body += [f'<path fill="{colour}" d="{"".join(cells)}"/>' for colour, cells in sorted(shades.items())]
+    body.append("</g>")
     for r, acceptance in enumerate(acceptances):
-        y = top + (rows - 1 - r) * cell_h
-        for c, m in enumerate(lookaheads):
-            s = grid[r][c]
-            body.append(f'<rect x="{left + c * cell_w}" y="{y}" width="{cell_w}" height="{cell_h}" '
-                        f'fill="{speedup_colour(s)}"><title>acceptance {escape(_fmt(acceptance, 0))}%, lookahead {m}: '
-                        f'{_fmt(s)}x</title></rect>')
         if acceptance % 10 == 0:
+            y = top + (rows - 1 - r) * cell_h
             body.append(f'<text class="fig-tick" x="{left - 4}" y="{y + cell_h - 3}" text-anchor="end">'
                         f'{escape(_fmt(acceptance, 0))}%</text>')
     # break-even boundary: an edge between a faster cell and a slower neighbour
@@ -88,26 +114,24 @@ def heatmap_cells_svg(grid, lookaheads, acceptances) -> str:
                 f'text-anchor="middle">lookahead m (draft tokens per verifier call)</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="12" '
                 f'text-anchor="middle">acceptance per draft token</text>')
-    return "".join(body)
-
-
-def heatmap_svg(grid, lookaheads, acceptances, selected: tuple[int, int], cells: str | None = None) -> str:
-    """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
-
-    ``selected`` is (row, column) of the outlined cell. Cells faster than baseline are blue,
-    slower vermilion; a dark line follows the break-even boundary between them. ``cells``
-    may pass in :func:`heatmap_cells_svg` for this grid, computed earlier."""
-    cell_w, cell_h, left, top, bottom = HEATMAP_LAYOUT.values()
-    rows, cols = len(acceptances), len(lookaheads)
-    width, height = left + cols * cell_w + 8, top + rows * cell_h + bottom
-    r, c = selected
-    body = [cells if cells is not None else heatmap_cells_svg(grid, lookaheads, acceptances),
-            f'<rect class="fig-selected" x="{left + c * cell_w + 1}" y="{top + (rows - 1 - r) * cell_h + 1}" '
-            f'width="{cell_w - 2}" height="{cell_h - 2}" fill="none" stroke-width="3"/>']
-    label = (f"Heatmap of speedup over lookahead 1 to {lookaheads[-1]} and acceptance {_fmt(acceptances[0], 0)} to "
-             f"{_fmt(acceptances[-1], 0)} percent; the selected setting, acceptance {_fmt(acceptances[r], 0)}% and "
-             f"lookahead {lookaheads[c]}, gives {_fmt(grid[r][c])}x.")
+    width, height = _heatmap_size(lookaheads, acceptances)
+    label = (f"Heatmap of speedup over lookahead {lookaheads[0]} to {lookaheads[-1]} and acceptance "
+             f"{_fmt(acceptances[0], 0)} to {_fmt(acceptances[-1], 0)} percent; blue is faster than plain decoding, "
+             f"vermilion slower. The table below the figure lists every value.")
     return _svg(width, height, label, body, "heatmap")
+
+
+def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int]) -> str:
+    """The outline of the selected (row, column) cell, drawn on the heatmap's own canvas so it
+    can sit exactly on top of :func:`heatmap_svg`."""
+    cell_w, cell_h, left, top, _ = HEATMAP_LAYOUT.values()
+    r, c = selected
+    width, height = _heatmap_size(lookaheads, acceptances)
+    body = [f'<rect class="fig-selected" x="{left + c * cell_w + 1}" y="{top + (len(acceptances) - 1 - r) * cell_h + 1}" '
+            f'width="{cell_w - 2}" height="{cell_h - 2}" fill="none" stroke-width="3"/>']
+    label = (f"Selected setting: acceptance {_fmt(acceptances[r], 0)}% and lookahead {lookaheads[c]}, "
+             f"{_fmt(grid[r][c])}x.")
+    return _svg(width, height, label, body, "heatmap-selection")
 
 
 def heatmap_table_html(grid, lookaheads, acceptances, selected: tuple[int, int]) -> str:
@@ -229,11 +253,9 @@ def trace_svg(calls, vocabulary) -> str:
         for index, token in enumerate(committed):
             last = index == len(committed) - 1
             kind = ("corrected" if call["rejected"] else "bonus") if last else "accepted"
-            detail = (f", replacing rejected draft '{vocabulary[call['drafts'][index]]}'"
-                      if last and call["rejected"] else "")
+            detail = f" (draft: {vocabulary[call['drafts'][index]]})" if last and call["rejected"] else ""
             body.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" class="k-{kind}">'
-                        f'<title>call {number}, position {call["start"] + index}: {kind} '
-                        f'\u2018{escape(vocabulary[token])}\u2019{escape(detail)}</title></rect>')
+                        f'<title>{number}: {escape(vocabulary[token])}{escape(detail)}</title></rect>')
             x += cell + gap
         x += call_gap
     height = y + row_h

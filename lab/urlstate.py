@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import math
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
-           "parse_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
+           "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
@@ -145,12 +145,50 @@ def parse_query(query, sliders) -> tuple[dict, list[str]]:
         notes.append(f"The link's settings were {len(query)} characters long "
                      f"(at most {MAX_QUERY_LENGTH} are read); using the defaults")
         query = ""
-    from urllib.parse import parse_qsl
-
     keys = {slider.key for slider in sliders}
-    raw = {key: value for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True) if key in keys}
+    raw = {key: value for key, value in split_query(query.lstrip("?")) if key in keys}
     params, _, clamp_notes = clamp_params(sliders, raw, by_url_key=True)
     return params, notes + clamp_notes
+
+
+def split_query(query: str) -> list[tuple[str, str]]:
+    """``urllib.parse.parse_qsl(query, keep_blank_values=True)``, for a page address.
+
+    Written out because importing :mod:`urllib.parse` pulls in :mod:`ipaddress` and more,
+    a measurable part of the lab's start-up in the browser; ``tests/test_urlstate.py``
+    checks it against the original."""
+    pairs = []
+    for field in query.split("&"):
+        if field:
+            name, _, value = field.partition("=")
+            pairs.append((_unquote_plus(name), _unquote_plus(value)))
+    return pairs
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _unquote_plus(text: str) -> str:
+    """``urllib.parse.unquote_plus``: '+' is a space; each run of ASCII (with %XX escapes read
+    as bytes) decodes as UTF-8, invalid sequences becoming U+FFFD; other characters stay."""
+    text = text.replace("+", " ")
+    if "%" not in text:
+        return text
+    parts, run, index = [], bytearray(), 0
+    while index < len(text):
+        char = text[index]
+        if char == "%" and text[index + 1:index + 2] in _HEX_DIGITS and text[index + 2:index + 3] in _HEX_DIGITS:
+            run.append(int(text[index + 1:index + 3], 16))
+            index += 3
+            continue
+        if ord(char) < 128:
+            run.append(ord(char))
+        else:
+            parts += [run.decode("utf-8", "replace"), char]
+            run = bytearray()
+        index += 1
+    parts.append(run.decode("utf-8", "replace"))
+    return "".join(parts)
 
 
 def format_query(params: dict, sliders) -> str:

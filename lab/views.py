@@ -33,12 +33,12 @@ def _params(raw, sliders) -> tuple[dict, list[str]]:
 
 @lru_cache(maxsize=32)
 def _heatmap(draft_cost, overhead_ms, target_ms, verify_tax) -> tuple[list[list[float]], str]:
-    """The grid and its cell layer depend on four sliders only; acceptance and lookahead
-    just move the outline, so dragging them reuses this."""
+    """The grid and its figure depend on four sliders only; acceptance and lookahead just
+    move the selection overlay, so dragging them reuses this (and the page skips the swap)."""
     settings = LedgerSettings(draftCost=draft_cost, overheadMs=overhead_ms, targetMs=target_ms, verifyTax=verify_tax)
     lookaheads, acceptances = heatmap_axes()
     grid = speedup_grid(settings, lookaheads, acceptances)
-    return grid, figures.heatmap_cells_svg(grid, lookaheads, acceptances)
+    return grid, figures.heatmap_svg(grid, lookaheads, acceptances)
 
 
 def _f(value, digits=2) -> str:
@@ -52,7 +52,7 @@ def ledger_view(raw=None) -> dict:
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
     lookaheads, acceptances = heatmap_axes()
-    grid, cells = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax)
+    grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax)
     selected = (round(settings.acceptance / 5), settings.lookahead - 1)
     verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
     summary = (
@@ -71,7 +71,8 @@ def ledger_view(raw=None) -> dict:
         "bestSpeedup": best_speedup,
         "summary": summary,
         "figures": {
-            "heatmap": figures.heatmap_svg(grid, lookaheads, acceptances, selected, cells),
+            "heatmap": heatmap,
+            "heatmapSelection": figures.heatmap_selection_svg(grid, lookaheads, acceptances, selected),
             "table": figures.heatmap_table_html(grid, lookaheads, acceptances, selected),
             "breakdown": figures.breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
                                                result.outputTokens * settings.targetMs, result.outputTokens),
@@ -110,7 +111,6 @@ def exact_view(raw=None) -> dict:
         "params": params,
         "notes": notes,
         "query": format_query(params, EXACT_SLIDERS),
-        "result": {key: value for key, value in result.items() if key not in ("notes",)},
         "readouts": readouts,
         "signature": audit.exact_signature(result),
         "summary": summary,

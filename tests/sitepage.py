@@ -24,7 +24,9 @@ EXPECTED_SIGNATURES = {
 BOOT_TIMEOUT_MS = 90_000  # a cold Pyodide boot takes ~2.5 s here; generous for a loaded CI box
 RENDER_TIMEOUT_MS = 10_000
 
-FIGURES = {"ledger": ("heatmap", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
+# The least a rendered figure holds: the heatmap's selection is one outline on its own canvas.
+MIN_FIGURE_PARTS = {"heatmapSelection": 1}
+FIGURES = {"ledger": ("heatmap", "heatmapSelection", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
 VIEW = {"ledger": views.ledger_view, "exact": views.exact_view}
 WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
 

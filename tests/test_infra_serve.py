@@ -16,6 +16,7 @@ from tools.serve import IMMUTABLE, make_server
 ROOT = Path(__file__).resolve().parent.parent
 FILES = {
     "index.html": b"<!doctype html><title>x</title>",
+    "index.html.gz": gzip.compress(b"<!doctype html><title>x</title>", mtime=0),
     "app.1a2b3c4d.js": b"export {};",
     "style.css": b"body{}",
     "lab.0123abcd.zip": b"PK",
@@ -93,6 +94,22 @@ def test_gzip_sibling_only_when_accepted(base):
     assert gzip.decompress(body) == FILES["big.js"]
     status, headers, body = get(base + "big.js")
     assert headers["Content-Encoding"] is None and body == FILES["big.js"]
+
+
+def test_site_root_is_sent_compressed(base):
+    status, headers, body = get(base, **{"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"] == "text/html; charset=utf-8" and headers["Cache-Control"] == "no-cache"
+    assert gzip.decompress(body) == FILES["index.html"]
+
+
+@pytest.mark.parametrize("path", ["", "big.js"])
+def test_compressed_files_revalidate_with_304(base, path):
+    _, headers, _ = get(base + path, **{"Accept-Encoding": "gzip"})
+    status, _, body = get(base + path, **{"Accept-Encoding": "gzip", "If-Modified-Since": headers["Last-Modified"]})
+    assert status == 304 and body == b""
+    status, _, _ = get(base + path, **{"Accept-Encoding": "gzip", "If-Modified-Since": "Thu, 01 Jan 1970 00:00:00 GMT"})
+    assert status == 200
 
 
 @pytest.mark.parametrize("args, fragment", [

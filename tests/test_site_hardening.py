@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from lab import views
-from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, WIDGET, assert_shows,
+from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET, assert_shows,
                       figure_markup, notes, query, slider_values, status_text, summary, wait_audit,
                       wait_live)
 
@@ -250,7 +250,8 @@ def test_worker_crash_mid_session(live):
         assert summary(live, kind) == summaries_before[kind]
         for name in FIGURES[kind]:
             element = "table" if name == "table" else "svg"
-            assert live.locator(f'{WIDGET[kind]} [data-figure="{name}"] {element} *').count() > 10, name
+            parts = live.locator(f'{WIDGET[kind]} [data-figure="{name}"] {element} *').count()
+            assert parts >= MIN_FIGURE_PARTS.get(name, 11), name
     counter = live.locator("[data-audit-counter]")
     assert counter.text_content() == EXPECTED_COUNTER and counter.get_attribute("data-source") == "browser"
     shown = {name: live.text_content(f'[data-signature="{name}"]') for name in EXPECTED_SIGNATURES}

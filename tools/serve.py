@@ -75,7 +75,11 @@ class Handler(SimpleHTTPRequestHandler):
         if "gzip" not in self.headers.get("Accept-Encoding", ""):
             return None
         path = self.translate_path(self.path)
-        if os.path.isdir(path) or not os.path.isfile(path + ".gz"):
+        if os.path.isdir(path):
+            if not urlsplit(self.path).path.endswith("/"):
+                return None  # the plain handler redirects /dir to /dir/
+            path = os.path.join(path, "index.html")  # "/" is the article: send it compressed too
+        if not os.path.isfile(path + ".gz"):
             return None
         return path + ".gz"
 
@@ -83,6 +87,11 @@ class Handler(SimpleHTTPRequestHandler):
         f = open(gz_path, "rb")
         try:
             fs = os.fstat(f.fileno())
+            if self._not_modified_since(fs.st_mtime):
+                f.close()
+                self.send_response(304)
+                self.end_headers()
+                return None
             self.send_response(200)
             self.send_header("Content-Type", self.guess_type(gz_path[:-3]))
             self.send_header("Content-Encoding", "gzip")
@@ -93,6 +102,17 @@ class Handler(SimpleHTTPRequestHandler):
         except BaseException:
             f.close()
             raise
+
+    def _not_modified_since(self, mtime: float) -> bool:
+        """The plain handler's If-Modified-Since rule, for the precompressed path."""
+        since = self.headers.get("If-Modified-Since")
+        if not since or self.headers.get("If-None-Match"):
+            return False
+        try:
+            when = email.utils.parsedate_to_datetime(since)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False
+        return when is not None and when.timestamp() >= int(mtime)
 
     def end_headers(self):
         self.send_header("Cache-Control", cache_control(unquote(urlsplit(self.path).path)))
