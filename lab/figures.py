@@ -241,26 +241,34 @@ def outputs_svg(p, speculative, buggy, vocabulary) -> str:
 
 def trace_svg(calls, vocabulary) -> str:
     """The seeded generation call by call: green accepted drafts, an orange corrected token
-    after a rejection, a blue bonus token when a whole block survived."""
+    after a rejection, a blue bonus token when a whole block survived.
+
+    Squares of one kind share one path; each call has one hover target whose tooltip reads
+    out what the call committed (one tooltip per token would triple the figure's bytes)."""
     width, cell, gap, call_gap, row_h, left = 640, 11, 1, 5, 18, 4
     x, y = left, 4
-    body = []
+    squares = {"accepted": [], "corrected": [], "bonus": []}
+    targets = []
     for number, call in enumerate(calls, 1):
         committed = call["committed"]
-        needed = len(committed) * (cell + gap)
-        if x + needed > width - left and x > left:
+        span = len(committed) * (cell + gap) - gap
+        if x + span > width - left and x > left:
             x, y = left, y + row_h
-        for index, token in enumerate(committed):
+        for index in range(len(committed)):
             last = index == len(committed) - 1
             kind = ("corrected" if call["rejected"] else "bonus") if last else "accepted"
-            detail = f" (draft: {vocabulary[call['drafts'][index]]})" if last and call["rejected"] else ""
-            body.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" rx="2" class="k-{kind}">'
-                        f'<title>{number}: {escape(vocabulary[token])}{escape(detail)}</title></rect>')
-            x += cell + gap
-        x += call_gap
+            squares[kind].append(f"M{x + index * (cell + gap)} {y}h{cell}v{cell}h-{cell}z")
+        words = " ".join(vocabulary[token] for token in committed)
+        ending = (f"draft \u2018{vocabulary[call['drafts'][len(committed) - 1]]}\u2019 rejected, corrected"
+                  if call["rejected"] else "every draft accepted, plus a bonus token")
+        targets.append(f'<rect x="{x}" y="{y}" width="{span}" height="{cell}" fill="none" pointer-events="all">'
+                       f'<title>call {number}: {escape(words)} ({escape(ending)})</title></rect>')
+        x += span + gap + call_gap
+    body = [f'<path class="k-{kind}" d="{"".join(parts)}"/>' for kind, parts in squares.items() if parts] + targets
     height = y + row_h
     tokens = sum(len(c["committed"]) for c in calls)
-    label = f"Trace of {tokens} tokens in {len(calls)} verifier calls; each square is one committed token."
+    label = (f"Trace of {tokens} tokens in {len(calls)} verifier calls: {len(squares['accepted'])} accepted drafts, "
+             f"{len(squares['corrected'])} corrections after a rejection, {len(squares['bonus'])} bonus tokens.")
     return _svg(width, height, label, body, "trace")
 
 

@@ -214,6 +214,7 @@ function showAudit(view) {
 function bootWorker() {
   try {
     worker = new Worker(config.workerURL, { type: "module" });
+    performance.mark("lab:worker-created");  // user-timing marks let `make bench` see the phases
   } catch (error) {
     fail(`this browser cannot start a module worker: ${error.message}`);
     return new Promise(() => {});  // never settles: fail() has already shown the notice
@@ -231,10 +232,12 @@ async function goLive() {
   } catch {
     return;
   }
+  performance.mark("lab:booted");
   // First live render: the URL's settings, for each widget the reader has not already moved.
   await Promise.all(LABS.map((kind) => schedulers[kind].queued ? schedulers[kind].idle()
                                                                : schedulers[kind].submit(location.search, true)));
   if (failed) return;
+  performance.mark("lab:live");
   root.dataset.labState = "live";
   root.dataset.labReadyMs = String(Math.round(performance.now()));
   setStatus(LIVE_STATUS, "live");
