@@ -215,13 +215,18 @@ def distributions_svg(p, q, vocabulary) -> str:
     return _svg(width, height, label, body, "distributions")
 
 
-def outputs_svg(p, speculative, buggy, vocabulary) -> str:
+def outputs_svg(p, speculative, buggy, vocabulary, exact=None, exact_buggy=None) -> str:
     """Target p (outlined) against the empirical output of the speculative sampler and of the
-    buggy sampler (both as fractions of their samples)."""
+    buggy sampler (fractions of their samples). ``exact`` and ``exact_buggy``, the computed
+    output distributions, are drawn as a tick across each sampler's bar: sampling noise is the
+    gap between bar and tick, bias the gap between tick and target."""
     width, height, left, top, plot_h = 640, 170, 8, 10, 136
     column = (width - 2 * left) / len(p)
-    peak = max(max(p), max(speculative), max(buggy), 1e-12)
+    exact = exact if exact is not None else p
+    exact_buggy = exact_buggy if exact_buggy is not None else buggy
+    peak = max(max(p), max(speculative), max(buggy), max(exact_buggy), 1e-12)
     body = [f'<line class="fig-axisline" x1="{left}" x2="{width - left}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
+    ticks = []
     for i, values in enumerate(zip(p, speculative, buggy)):
         bar = column * 0.26
         x0 = left + i * column + column * 0.1
@@ -233,6 +238,11 @@ def outputs_svg(p, speculative, buggy, vocabulary) -> str:
                      else f'class="k-{key}"')
             body.append(f'<rect x="{x:.2f}" y="{top + plot_h - h:.2f}" width="{bar:.2f}" height="{h:.2f}" {attrs}>'
                         f'<title>{escape(vocabulary[i])}: {name} {_fmt(value, 4)}</title></rect>')
+            if key != "target":
+                computed = (exact if key == "speculative" else exact_buggy)[i]
+                y = top + plot_h - computed / peak * plot_h
+                ticks.append(f"M{x - 1:.2f} {y:.2f}h{bar + 2:.2f}")
+    body.append(f'<path class="fig-exact" d="{"".join(ticks)}" fill="none" stroke-width="2"/>')
     body += _token_axis(vocabulary, left, column, height - 6)
     label = "Output frequencies per token (target, speculative, buggy): " + "; ".join(
         f"{w} {_fmt(a, 3)}, {_fmt(b, 3)}, {_fmt(c, 3)}" for w, a, b, c in zip(vocabulary, p, speculative, buggy))

@@ -116,8 +116,10 @@ def exact_view(raw=None) -> dict:
         "summary": summary,
         "figures": {
             "distributions": figures.distributions_svg(p_float, q_float, vocabulary),
-            "outputs": figures.outputs_svg(p_float, [n / count for n in s["specCounts"]],
-                                           [n / count for n in s["wrongCounts"]], vocabulary),
+            "outputs": figures.outputs_svg(
+                p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
+                exact=[float(x) for x in sampler.exact_output_distribution(p, q)],
+                exact_buggy=[float(x) for x in sampler.buggy_output_distribution(p, q)]),
             "trace": figures.trace_svg(t["calls"], vocabulary),
         },
     }
