@@ -400,7 +400,7 @@ def print_investigation(inv: dict) -> None:
 def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    runs = _int_env("BENCH_RUNS", 5, 5)
+    runs = _int_env("BENCH_RUNS", 9, 5)
     steps = _int_env("BENCH_SLIDER_STEPS", 200, 200)
     raw = measure(runs, steps)
     out = summarize(raw)
