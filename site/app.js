@@ -1,257 +1,263 @@
+"use strict";
 // Main thread of the proofroom. It loads the lab in a Web Worker, forwards slider values and
 // URL state to it, and swaps the returned markup into the page. It computes nothing: every
 // number, sentence and SVG comes from lab.views in Python (the same code that pre-rendered
 // the page at build time).
 
-const BOOT_TIMEOUT_MS = 90000;     // a slow network may take a while to bring ~4 MB of runtime
-const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
-const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
-const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
-const LABS = ["ledger", "exact"];
+{
+  const BOOT_TIMEOUT_MS = 90000;     // a slow network may take a while to bring ~4 MB of runtime
+  const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
+  const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
+  const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
+  const LABS = ["ledger", "exact"];
 
-// The script is an async module: it may run before the body is parsed, so that the worker and
-// its downloads start as early as possible. Everything that touches the body waits for domReady.
-const config = JSON.parse(document.getElementById("lab-config").textContent);
-const root = document.documentElement;
-const domReady = document.readyState === "loading"
-  ? new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }))
-  : Promise.resolve();
+  // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
+  // it runs as soon as it arrives, before the body is parsed, so the worker and its downloads
+  // start at once (the Python boot is the longest pole of the page). Everything that touches
+  // the body waits for domReady. The block keeps every name out of the global scope.
+  const config = JSON.parse(document.getElementById("lab-config").textContent);
+  const root = document.documentElement;
+  const domReady = document.readyState === "loading"
+    ? new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }))
+    : Promise.resolve();
 
-function setStatus(text, state) {
-  const runtimeStatus = document.getElementById("runtime-status");
-  if (!runtimeStatus) return;
-  runtimeStatus.textContent = text;
-  runtimeStatus.dataset.state = state;
-}
-
-// --- the worker, as request/response promises -------------------------------------------
-
-let worker = null;
-let failed = false;
-let nextId = 1;
-const waiting = new Map();
-
-function call(type, payload, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    if (failed) return reject(new Error("the live lab has stopped"));
-    const id = nextId++;
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new Error("the Python worker stopped responding"));
-    }, timeoutMs);
-    const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
-      setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
-      SLOW_NOTICE_MS);
-    waiting.set(id, { resolve, reject, timer, slow });
-    worker.postMessage({ id, type, payload });
-  });
-}
-
-function onWorkerMessage(event) {
-  const { id, type, payload } = event.data || {};
-  const entry = waiting.get(id);
-  if (!entry) return;
-  waiting.delete(id);
-  clearTimeout(entry.timer);
-  clearTimeout(entry.slow);
-  if (document.getElementById("runtime-status")?.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
-  if (type === "error" || (payload && payload.error)) entry.reject(new Error(payload.message || payload.error));
-  else entry.resolve(payload);
-}
-
-function fail(reason) {
-  if (failed) return;
-  failed = true;
-  for (const { reject, timer, slow } of waiting.values()) {
-    clearTimeout(timer);
-    clearTimeout(slow);
-    reject(new Error(reason));
+  function setStatus(text, state) {
+    const runtimeStatus = document.getElementById("runtime-status");
+    if (!runtimeStatus) return;
+    runtimeStatus.textContent = text;
+    runtimeStatus.dataset.state = state;
   }
-  waiting.clear();
-  if (worker) worker.terminate();
-  domReady.then(() => {
-    root.dataset.labState = "failed";
-    setStatus(`The live lab is unavailable (${reason}). Everything on this page still shows the values ` +
-              "computed when it was built; the sliders are paused.", "failed");
-    for (const input of document.querySelectorAll("form[data-lab] input")) input.disabled = true;
-  });
-}
 
-// --- rendering a view -----------------------------------------------------------------------
+  // --- the worker, as request/response promises -------------------------------------------
 
-function widgetOf(kind) { return document.querySelector(`form[data-lab="${kind}"]`).closest(".lab-widget"); }
+  let worker = null;
+  let failed = false;
+  let nextId = 1;
+  const waiting = new Map();
 
-function showValue(form, name, value) {
-  const output = form.querySelector(`output[data-value-for="${name}"]`);
-  if (output) output.textContent = String(value);
-}
+  function call(type, payload, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      if (failed) return reject(new Error("the live lab has stopped"));
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error("the Python worker stopped responding"));
+      }, timeoutMs);
+      const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
+        setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
+        SLOW_NOTICE_MS);
+      waiting.set(id, { resolve, reject, timer, slow });
+      worker.postMessage({ id, type, payload });
+    });
+  }
 
-function showNotes(kind, notes) {
-  const box = document.querySelector(`[data-notes="${kind}"]`);
-  box.replaceChildren(...notes.map((note) => {
-    const line = document.createElement("p");
-    line.textContent = note;  // notes quote what the reader typed: text only, never markup
-    return line;
-  }));
-}
+  function onWorkerMessage(event) {
+    const { id, type, payload } = event.data || {};
+    const entry = waiting.get(id);
+    if (!entry) return;
+    waiting.delete(id);
+    clearTimeout(entry.timer);
+    clearTimeout(entry.slow);
+    if (document.getElementById("runtime-status")?.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
+    if (type === "error" || (payload && payload.error)) entry.reject(new Error(payload.message || payload.error));
+    else entry.resolve(payload);
+  }
 
-const queries = {};
-const shownMarkup = new WeakMap();  // region -> the markup last put there by this script
-
-function render(kind, view, { restoreInputs }) {
-  const form = document.querySelector(`form[data-lab="${kind}"]`);
-  const widget = widgetOf(kind);
-  if (restoreInputs) {
-    for (const [name, value] of Object.entries(view.params)) {
-      // querySelector, not form.elements[name]: "length" would name the collection's size
-      const input = form.querySelector(`input[name="${name}"]`);
-      if (input) input.value = String(value);
-      showValue(form, name, value);
+  function fail(reason) {
+    if (failed) return;
+    failed = true;
+    for (const { reject, timer, slow } of waiting.values()) {
+      clearTimeout(timer);
+      clearTimeout(slow);
+      reject(new Error(reason));
     }
+    waiting.clear();
+    if (worker) worker.terminate();
+    domReady.then(() => {
+      root.dataset.labState = "failed";
+      setStatus(`The live lab is unavailable (${reason}). Everything on this page still shows the values ` +
+                "computed when it was built; the sliders are paused.", "failed");
+      for (const input of document.querySelectorAll("form[data-lab] input")) input.disabled = true;
+    });
   }
-  // The markup is generated by lab/figures.py, which escapes every piece of text it embeds.
-  // An unchanged figure is not swapped: parsing and laying out an SVG is most of a frame.
-  for (const [name, markup] of Object.entries(view.figures)) {
-    const region = widget.querySelector(`[data-figure="${name}"]`);
-    if (region && shownMarkup.get(region) !== markup) {
-      region.innerHTML = markup;
-      shownMarkup.set(region, markup);
-    }
+
+  // --- rendering a view -----------------------------------------------------------------------
+
+  function widgetOf(kind) { return document.querySelector(`form[data-lab="${kind}"]`).closest(".lab-widget"); }
+
+  function showValue(form, name, value) {
+    const output = form.querySelector(`output[data-value-for="${name}"]`);
+    if (output) output.textContent = String(value);
   }
-  for (const [name, text] of Object.entries(view.readouts || {})) {
-    const cell = widget.querySelector(`[data-readout="${name}"]`);
-    if (cell) cell.textContent = text;
+
+  function showNotes(kind, notes) {
+    const box = document.querySelector(`[data-notes="${kind}"]`);
+    box.replaceChildren(...notes.map((note) => {
+      const line = document.createElement("p");
+      line.textContent = note;  // notes quote what the reader typed: text only, never markup
+      return line;
+    }));
   }
-  form.querySelector('output[name="summary"]').value = view.summary;
-  showNotes(kind, view.notes);
-  queries[kind] = view.query;
-}
 
-function writeUrl() {
-  const query = LABS.map((kind) => queries[kind]).filter(Boolean).join("&");
-  history.replaceState(null, "", `${location.pathname}?${query}${location.hash}`);
-}
+  const queries = {};
+  const shownMarkup = new WeakMap();  // region -> the markup last put there by this script
 
-// --- one scheduler per widget: the latest input wins, stale ones are dropped -------------------
-
-let booted = null;
-
-function scheduler(kind) {
-  let pending = null;  // { input, fromUrl, at }: only the newest input waits
-  let running = null;  // the pump's promise while it runs
-  async function pump() {
-    await booted;
-    while (pending && !failed) {
-      const job = pending;
-      pending = null;
-      const view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
-      // Restoring from the URL moves the sliders, unless the reader has moved one since.
-      render(kind, view, { restoreInputs: job.fromUrl && !pending });
-      if (!job.fromUrl || location.search) writeUrl();  // canonical, clamped values in the address
-      requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
-        { detail: { kind, requestedAt: job.at, paintedAt: performance.now() } })));
-    }
-  }
-  return {
-    /** Queue `input` (a URL query string or slider values); resolves when the widget is idle. */
-    submit(input, fromUrl = false) {
-      pending = { input, fromUrl, at: performance.now() };
-      if (!running) {
-        running = pump().catch((error) => fail(error.message)).finally(() => { running = null; });
-      }
-      return running;
-    },
-    get queued() { return Boolean(pending || running); },
-    idle() { return running || Promise.resolve(); },
-  };
-}
-
-const schedulers = Object.fromEntries(LABS.map((kind) => [kind, scheduler(kind)]));
-
-function wireWidgets() {
-  for (const kind of LABS) {
+  function render(kind, view, { restoreInputs }) {
     const form = document.querySelector(`form[data-lab="${kind}"]`);
-    form.addEventListener("submit", (event) => event.preventDefault());
-    form.addEventListener("input", (event) => {
-      if (event.target.type !== "range") return;
-      showValue(form, event.target.name, event.target.value);
-      const values = {};
-      for (const input of form.querySelectorAll('input[type="range"]')) values[input.name] = input.value;
-      schedulers[kind].submit(values);  // before the runtime is up this waits; nothing is lost
-    });
-  }
-  for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
-    button.addEventListener("click", async () => {
-      const note = button.parentElement.querySelector("[data-copy-status]");
-      try {
-        await navigator.clipboard.writeText(location.href);
-        note.textContent = "Link copied.";
-      } catch {
-        note.textContent = `Copy this link: ${location.href}`;
+    const widget = widgetOf(kind);
+    if (restoreInputs) {
+      for (const [name, value] of Object.entries(view.params)) {
+        // querySelector, not form.elements[name]: "length" would name the collection's size
+        const input = form.querySelector(`input[name="${name}"]`);
+        if (input) input.value = String(value);
+        showValue(form, name, value);
       }
-    });
+    }
+    // The markup is generated by lab/figures.py, which escapes every piece of text it embeds.
+    // An unchanged figure is not swapped: parsing and laying out an SVG is most of a frame.
+    for (const [name, markup] of Object.entries(view.figures)) {
+      const region = widget.querySelector(`[data-figure="${name}"]`);
+      if (region && shownMarkup.get(region) !== markup) {
+        region.innerHTML = markup;
+        shownMarkup.set(region, markup);
+      }
+    }
+    for (const [name, text] of Object.entries(view.readouts || {})) {
+      const cell = widget.querySelector(`[data-readout="${name}"]`);
+      if (cell) cell.textContent = text;
+    }
+    form.querySelector('output[name="summary"]').value = view.summary;
+    showNotes(kind, view.notes);
+    queries[kind] = view.query;
   }
-}
 
-// --- the audit --------------------------------------------------------------------------------
-
-function showAudit(view) {
-  const counter = document.querySelector("[data-audit-counter]");
-  counter.textContent = view.counter;
-  counter.dataset.source = "browser";
-  counter.classList.toggle("audit-pass", view.allPassed);
-  counter.classList.toggle("audit-fail", !view.allPassed);
-  document.querySelector("[data-audit-mark]").textContent =
-    view.allPassed ? "\u2713 verified in this browser" : "re-run in this browser: see the failing checks";
-  for (const [name, text] of Object.entries(view.signatures)) {
-    document.querySelector(`[data-signature="${name}"]`).textContent = text;
+  function writeUrl() {
+    const query = LABS.map((kind) => queries[kind]).filter(Boolean).join("&");
+    history.replaceState(null, "", `${location.pathname}?${query}${location.hash}`);
   }
-  document.querySelector("[data-audit-checks]").innerHTML = view.checksHtml;  // escaped by lab/figures.py
-}
 
-// --- start -------------------------------------------------------------------------------------
+  // --- one scheduler per widget: the latest input wins, stale ones are dropped -------------------
 
-function bootWorker() {
-  try {
-    worker = new Worker(config.workerURL, { type: "module" });
-    performance.mark("lab:worker-created");  // user-timing marks let `make bench` see the phases
-  } catch (error) {
-    fail(`this browser cannot start a module worker: ${error.message}`);
-    return new Promise(() => {});  // never settles: fail() has already shown the notice
+  let booted = null;
+
+  function scheduler(kind) {
+    let pending = null;  // { input, fromUrl, at }: only the newest input waits
+    let running = null;  // the pump's promise while it runs
+    async function pump() {
+      await booted;
+      while (pending && !failed) {
+        const job = pending;
+        pending = null;
+        const view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
+        // Restoring from the URL moves the sliders, unless the reader has moved one since.
+        render(kind, view, { restoreInputs: job.fromUrl && !pending });
+        if (!job.fromUrl || location.search) writeUrl();  // canonical, clamped values in the address
+        requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
+          { detail: { kind, requestedAt: job.at, paintedAt: performance.now() } })));
+      }
+    }
+    return {
+      /** Queue `input` (a URL query string or slider values); resolves when the widget is idle. */
+      submit(input, fromUrl = false) {
+        pending = { input, fromUrl, at: performance.now() };
+        if (!running) {
+          running = pump().catch((error) => fail(error.message)).finally(() => { running = null; });
+        }
+        return running;
+      },
+      get queued() { return Boolean(pending || running); },
+      idle() { return running || Promise.resolve(); },
+    };
   }
-  worker.addEventListener("message", onWorkerMessage);
-  worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
-  const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_TIMEOUT_MS);
-  boot.catch((error) => fail(error.message));
-  return boot;
-}
 
-async function goLive() {
-  try {
-    await booted;
-  } catch {
-    return;
-  }
-  performance.mark("lab:booted");
-  // First live render: the URL's settings, for each widget the reader has not already moved.
-  await Promise.all(LABS.map((kind) => schedulers[kind].queued ? schedulers[kind].idle()
-                                                               : schedulers[kind].submit(location.search, true)));
-  if (failed) return;
-  performance.mark("lab:live");
-  root.dataset.labState = "live";
-  root.dataset.labReadyMs = String(Math.round(performance.now()));
-  setStatus(LIVE_STATUS, "live");
-  try {
-    showAudit(await call("request", { kind: "audit" }, REQUEST_TIMEOUT_MS));
-  } catch (error) {
-    fail(error.message);
-  }
-}
+  const schedulers = Object.fromEntries(LABS.map((kind) => [kind, scheduler(kind)]));
 
-booted = bootWorker();
-await domReady;
-wireWidgets();
-if (!failed) {
-  setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
+  function wireWidgets() {
+    for (const kind of LABS) {
+      const form = document.querySelector(`form[data-lab="${kind}"]`);
+      form.addEventListener("submit", (event) => event.preventDefault());
+      form.addEventListener("input", (event) => {
+        if (event.target.type !== "range") return;
+        showValue(form, event.target.name, event.target.value);
+        const values = {};
+        for (const input of form.querySelectorAll('input[type="range"]')) values[input.name] = input.value;
+        schedulers[kind].submit(values);  // before the runtime is up this waits; nothing is lost
+      });
+    }
+    for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
+      button.addEventListener("click", async () => {
+        const note = button.parentElement.querySelector("[data-copy-status]");
+        try {
+          await navigator.clipboard.writeText(location.href);
+          note.textContent = "Link copied.";
+        } catch {
+          note.textContent = `Copy this link: ${location.href}`;
+        }
+      });
+    }
+  }
+
+  // --- the audit --------------------------------------------------------------------------------
+
+  function showAudit(view) {
+    const counter = document.querySelector("[data-audit-counter]");
+    counter.textContent = view.counter;
+    counter.dataset.source = "browser";
+    counter.classList.toggle("audit-pass", view.allPassed);
+    counter.classList.toggle("audit-fail", !view.allPassed);
+    document.querySelector("[data-audit-mark]").textContent =
+      view.allPassed ? "\u2713 verified in this browser" : "re-run in this browser: see the failing checks";
+    for (const [name, text] of Object.entries(view.signatures)) {
+      document.querySelector(`[data-signature="${name}"]`).textContent = text;
+    }
+    document.querySelector("[data-audit-checks]").innerHTML = view.checksHtml;  // escaped by lab/figures.py
+  }
+
+  // --- start -------------------------------------------------------------------------------------
+
+  function bootWorker() {
+    try {
+      worker = new Worker(config.workerURL, { type: "module" });
+      performance.mark("lab:worker-created");  // user-timing marks let `make bench` see the phases
+    } catch (error) {
+      fail(`this browser cannot start a module worker: ${error.message}`);
+      return new Promise(() => {});  // never settles: fail() has already shown the notice
+    }
+    worker.addEventListener("message", onWorkerMessage);
+    worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
+    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_TIMEOUT_MS);
+    boot.catch((error) => fail(error.message));
+    return boot;
+  }
+
+  async function goLive() {
+    try {
+      await booted;
+    } catch {
+      return;
+    }
+    performance.mark("lab:booted");
+    // First live render: the URL's settings, for each widget the reader has not already moved.
+    await Promise.all(LABS.map((kind) => schedulers[kind].queued ? schedulers[kind].idle()
+                                                                 : schedulers[kind].submit(location.search, true)));
+    if (failed) return;
+    performance.mark("lab:live");
+    root.dataset.labState = "live";
+    root.dataset.labReadyMs = String(Math.round(performance.now()));
+    setStatus(LIVE_STATUS, "live");
+    try {
+      showAudit(await call("request", { kind: "audit" }, REQUEST_TIMEOUT_MS));
+    } catch (error) {
+      fail(error.message);
+    }
+  }
+
+  booted = bootWorker();
+  domReady.then(() => {
+    wireWidgets();
+    if (!failed) {
+      setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
+    }
+    goLive();
+  });
 }
-goLive();
