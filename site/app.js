@@ -175,6 +175,7 @@
   function wireWidgets() {
     for (const kind of LABS) {
       const form = document.querySelector(`form[data-lab="${kind}"]`);
+      queries[kind] = form.dataset.query;  // the pre-rendered settings, until a live render replaces them
       form.addEventListener("submit", (event) => event.preventDefault());
       form.addEventListener("input", (event) => {
         if (event.target.type !== "range") return;
@@ -238,14 +239,20 @@
     }
     performance.mark("lab:booted");
     // First live render: the URL's settings, for each widget the reader has not already moved.
+    // A plain visit needs none: the page already shows the defaults, computed by the same code
+    // when it was built, so the lab is live as soon as it has loaded.
+    const restore = location.search !== "";
     await Promise.all(LABS.map((kind) => schedulers[kind].queued ? schedulers[kind].idle()
-                                                                 : schedulers[kind].submit(location.search, true)));
+                                         : restore ? schedulers[kind].submit(location.search, true) : null));
     if (failed) return;
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
     setStatus(LIVE_STATUS, "live");
     try {
+      if (!restore) {  // warm the first-call paths before the reader's first move needs them
+        await Promise.all(LABS.map((kind) => call("request", { kind, input: "" }, REQUEST_TIMEOUT_MS)));
+      }
       showAudit(await call("request", { kind: "audit" }, REQUEST_TIMEOUT_MS));
     } catch (error) {
       fail(error.message);
