@@ -33,7 +33,7 @@ def summary_alpha(certainty, match, length: int) -> Fraction:
     total = Fraction(0)
     for slot in range(min(period, length)):
         visits = (length - slot + period - 1) // period
-        total += visits * sampler.acceptance_rate(*sampler.position_pair(certainty, match, slot))
+        total += visits * sampler.position_alpha(certainty, match, slot)
     return total / length
 
 

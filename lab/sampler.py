@@ -46,7 +46,7 @@ from typing import Sequence
 
 __all__ = [
     "VOCABULARY", "FAVOURITES", "CONTEXTS", "Categorical", "context_sliders",
-    "target_distribution", "draft_distribution", "position_pair", "reference_pair",
+    "target_distribution", "draft_distribution", "position_pair", "position_alpha", "reference_pair",
     "acceptance_probability", "acceptance_rate", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
     "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
@@ -161,6 +161,18 @@ def position_pair(certainty, match, position: int) -> tuple[Categorical, Categor
 def _slot_pair(certainty, match, slot: int) -> tuple[Categorical, Categorical]:
     c, m = context_sliders(Fraction(certainty), Fraction(match), CONTEXTS[slot])
     return _pair(c, m, FAVOURITES[slot])
+
+
+def position_alpha(certainty, match, position: int) -> Fraction:
+    """alpha = sum min(p_t, q_t) at position ``t``. Relabelling tokens leaves the sum as it is,
+    so it is computed once per context (on the favourite-0 pair), not once per position."""
+    slot = position % len(FAVOURITES)
+    return _context_alpha(*context_sliders(Fraction(certainty), Fraction(match), CONTEXTS[slot]))
+
+
+@lru_cache(maxsize=1024)
+def _context_alpha(certainty: Fraction, match: Fraction) -> Fraction:
+    return acceptance_rate(*_pair(certainty, match, 0))
 
 
 def reference_pair(certainty, match) -> tuple[Categorical, Categorical]:

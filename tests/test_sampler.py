@@ -324,3 +324,12 @@ def test_sample_outputs_methods():
         S.sample_outputs(p, q, 10, random.Random(1), "nope")
     assert S.empirical_tv([1, 0], [Fraction(1), Fraction(0)]) == 0.0
     assert S.empirical_tv([0, 2], [Fraction(1), Fraction(0)]) == 1.0
+
+
+def test_position_alpha_equals_the_pair_at_every_position():
+    """position_alpha reuses one alpha per context; it must equal sum min(p_t, q_t) everywhere."""
+    for certainty in (0, 17, 64, 100):
+        for match in (0, 50, 72, 100):
+            for position in range(2 * len(S.FAVOURITES)):
+                p, q = S.position_pair(certainty, match, position)
+                assert S.position_alpha(certainty, match, position) == S.acceptance_rate(p, q)
