@@ -46,13 +46,13 @@
       const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
         setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
         SLOW_NOTICE_MS);
-      waiting.set(id, { resolve, reject, timer, slow });
+      waiting.set(id, { resolve, reject, timer, slow, sentAt: performance.now() });
       worker.postMessage({ id, type, payload });
     });
   }
 
   function onWorkerMessage(event) {
-    const { id, type, payload } = event.data || {};
+    const { id, type, payload, pythonMs } = event.data || {};
     const entry = waiting.get(id);
     if (!entry) return;
     waiting.delete(id);
@@ -60,7 +60,7 @@
     clearTimeout(entry.slow);
     if (document.getElementById("runtime-status")?.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
     if (type === "error" || (payload && payload.error)) entry.reject(new Error(payload.message || payload.error));
-    else entry.resolve(payload);
+    else entry.resolve(Object.assign(payload, { timing: { sentAt: entry.sentAt, receivedAt: performance.now(), pythonMs } }));
   }
 
   function fail(reason) {
@@ -152,8 +152,9 @@
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
         render(kind, view, { restoreInputs: job.fromUrl && !pending });
         if (!job.fromUrl || location.search) writeUrl();  // canonical, clamped values in the address
+        const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
-          { detail: { kind, requestedAt: job.at, paintedAt: performance.now() } })));
+          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
       }
     }
     return {

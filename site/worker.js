@@ -27,7 +27,10 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id, type: "ready", payload: await boot(payload) });
     } else if (type === "request") {
       if (!handle) throw new Error("the lab is not loaded yet");
-      self.postMessage({ id, type: "response", payload: JSON.parse(handle(JSON.stringify(payload))) });
+      const started = performance.now();
+      const text = handle(JSON.stringify(payload));
+      const pythonMs = performance.now() - started;  // reported so the page can show where time goes
+      self.postMessage({ id, type: "response", payload: JSON.parse(text), pythonMs });
     }
   } catch (error) {
     self.postMessage({ id, type: "error", payload: { message: String(error && error.message || error) } });
