@@ -92,6 +92,13 @@ def _pair_settings():
     return sorted({(c, m) for c, m, _, _ in SETTINGS})
 
 
+def _every_ledger(out, **overrides):
+    """Each grid setting as (setting, its ledger settings), counted as visited."""
+    for setting in SETTINGS:
+        out.visited += 1
+        yield setting, _ledger_settings(setting, **overrides)
+
+
 def _every_pair(out):
     """Each distinct (p, q) of the grid as (certainty, match, kind, p, q), counted as visited."""
     for c, m in _pair_settings():
@@ -249,18 +256,14 @@ class Audit:
 
     def yield_matches_closed_form(self, out: Outcome):
         """1 + a + ... + a**m equals (1 - a**(m+1)) / (1 - a) (m + 1 at a = 1)."""
-        for setting in SETTINGS:
-            s = _ledger_settings(setting)
-            out.visited += 1
+        for setting, s in _every_ledger(out):
             a = s.acceptance / 100
             if not _close(expected_tokens_per_call(a, s.lookahead), expected_tokens_per_call_closed_form(a, s.lookahead)):
                 out.fail(f"yield disagrees with the closed form at {setting}")
 
     def ledger_equals_leviathan(self, out: Outcome):
         """With verifyTax 0 and overhead 0 the ledger's speedup is Leviathan's formula."""
-        for setting in SETTINGS:
-            s = _ledger_settings(setting, verifyTax=0, overheadMs=0)
-            out.visited += 1
+        for setting, s in _every_ledger(out, verifyTax=0, overheadMs=0):
             if not _close(ledger(s).speedup, leviathan_speedup(s.acceptance / 100, s.lookahead, s.draftCost / 100)):
                 out.fail(f"ledger {ledger(s).speedup} != Leviathan at {setting}")
 
@@ -273,9 +276,7 @@ class Audit:
         speedups = [ledger(tie.with_(lookahead=m)).speedup for m in (1, 2)]
         if speedups[0] != speedups[1] or best_lookahead(tie)[0] != 1:
             out.fail(f"on the 1.25x tie best lookahead is {best_lookahead(tie)[0]} (speedups {speedups})")
-        for setting in SETTINGS:
-            s = _ledger_settings(setting)
-            out.visited += 1
+        for setting, s in _every_ledger(out):
             row = _speedup_row(setting[0], setting[1], setting[3])  # the lookahead axis does not matter here
             m, speedup = best_lookahead(s)
             if m != row.index(max(row)) + 1 or speedup != max(row):
@@ -283,29 +284,23 @@ class Audit:
 
     def speedup_rises_with_acceptance(self, out: Outcome):
         """At fixed cost and lookahead, speedup never falls as acceptance rises."""
-        for setting in SETTINGS:
-            out.visited += 1
-            s = _ledger_settings(setting)
+        for setting, s in _every_ledger(out):
             lower, higher = ledger(s).speedup, ledger(s.with_(acceptance=min(100.0, s.acceptance + 10))).speedup
             if higher < lower:
                 out.fail(f"speedup falls from {lower:.6f} to {higher:.6f} as acceptance rises at {setting}")
 
     def cycle_adds_up(self, out: Outcome):
         """draft + verify + overhead = cycle, and msPerToken x outputTokens = cycle."""
-        for setting in SETTINGS:
-            s = _ledger_settings(setting)
+        for setting, s in _every_ledger(out):
             r = ledger(s)
-            out.visited += 1
             if (r.draftMs + r.verifyMs + s.overheadMs != r.cycleMs or not _close(r.msPerToken * r.outputTokens, r.cycleMs)
                     or not _close(r.speedup, s.targetMs * r.outputTokens / r.cycleMs)):
                 out.fail(f"cycle does not add up at {setting}")
 
     def yield_within_bounds(self, out: Outcome):
         """0 <= accepted <= m, 1 <= tokens per call <= m + 1, wasted = m - accepted."""
-        for setting in SETTINGS:
-            s = _ledger_settings(setting)
+        for setting, s in _every_ledger(out):
             r = ledger(s)
-            out.visited += 1
             if not (0 <= r.accepted <= s.lookahead and 1 <= r.outputTokens <= s.lookahead + 1
                     and _close(r.wastedDrafts, s.lookahead - r.accepted)):
                 out.fail(f"yield out of bounds at {setting}")
