@@ -18,7 +18,7 @@ import random
 
 from . import sampler
 from .exact import evaluate
-from .jsformat import to_fixed
+from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, expected_tokens_per_call,
                      expected_tokens_per_call_closed_form, ledger, leviathan_speedup, speedup_grid)
 
@@ -392,11 +392,6 @@ def counter_text(result: dict) -> str:
 
 # --- signatures -------------------------------------------------------------------------
 
-def _js_number(value) -> str:
-    """JavaScript's String(number) for the parameters of a signature (74, 12.5, ...)."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
 def audit_signature(result: dict) -> str:
     """``checked:passed:failures:settings:maxExactTv:maxAlphaGap`` (the last two to 12 decimals)."""
     return ":".join([str(result["checked"]), str(result["passed"]), str(len(result["failures"])),
@@ -407,7 +402,7 @@ def exact_signature(result: dict | None = None) -> str:
     """The exact-lab signature of SPEC section 2 for ``evaluate(**EXACT_SETTING)``."""
     r = result or evaluate(**EXACT_SETTING)
     c, t, s = r["contract"], r["trace"], r["samples"]
-    fields = [_js_number(v) for v in r["params"].values()] + [str(r["state"])]
+    fields = [to_js_string(v) for v in r["params"].values()] + [str(r["state"])]
     fields += [to_fixed(c["alpha"], 6), to_fixed(c["draftTv"], 6), to_fixed(c["exactTv"], 12), to_fixed(c["wrongTv"], 6),
                to_fixed(r["summaryAlpha"], 6), to_fixed(r["theoreticalSpeedup"], 6), to_fixed(t["speedup"], 6)]
     fields += [str(t[k]) for k in ("targetCalls", "draftCalls", "acceptedDraft", "rejectedDraft", "bonusTokens")]
@@ -420,7 +415,7 @@ def legacy_signature(settings: LedgerSettings = LEGACY_SETTINGS) -> str:
     """The legacy ledger signature: six params, the eight ledger fields, best lookahead and its speedup."""
     r = ledger(settings)
     m, speedup = best_lookahead(settings)
-    fields = [_js_number(getattr(settings, k)) for k in ("acceptance", "draftCost", "lookahead", "overheadMs", "targetMs", "verifyTax")]
+    fields = [to_js_string(getattr(settings, k)) for k in ("acceptance", "draftCost", "lookahead", "overheadMs", "targetMs", "verifyTax")]
     fields += [to_fixed(getattr(r, k), 6) for k in ("accepted", "outputTokens", "draftMs", "verifyMs", "cycleMs",
                                                   "msPerToken", "speedup", "wastedDrafts")]
     return ":".join(fields + [str(m), to_fixed(speedup, 6)])

@@ -17,7 +17,7 @@ rounded ``format``.
 
 import math
 
-__all__ = ["to_fixed"]
+__all__ = ["to_fixed", "to_js_string"]
 
 
 def to_fixed(x: float, digits: int) -> str:
@@ -48,3 +48,11 @@ def to_fixed(x: float, digits: int) -> str:
         # Not a tie: format() rounds the exact binary value correctly, as toFixed does.
         text = format(abs(x), f".{digits}f")
     return sign + text
+
+
+def to_js_string(value) -> str:
+    """JavaScript's ``String(number)`` for the numbers sliders and signatures show: an
+    integral value without a decimal point (``74``, not ``74.0``), anything else in its
+    shortest round-trip form (``12.5``). Both languages print the same shortest digits."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)

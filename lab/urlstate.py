@@ -14,6 +14,8 @@ Two behaviours, on purpose:
 from dataclasses import dataclass
 import math
 
+from .jsformat import to_js_string
+
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
 
@@ -61,11 +63,9 @@ EXACT_SLIDERS = (
 
 def describe_range(slider: Slider) -> str:
     kind = "an integer" if slider.integer else "a number"
-    return f"{kind} from {_plain(slider.minimum)} to {_plain(slider.maximum)}"
+    return f"{kind} from {to_js_string(slider.minimum)} to {to_js_string(slider.maximum)}"
 
 
-def _plain(value) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _as_number(raw):
@@ -98,15 +98,15 @@ def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str 
         else:
             shown = type(raw).__name__
         return _typed(slider, slider.default), (
-            f"{label}: {shown!r} is not a number; using the default {_plain(slider.default)} "
+            f"{label}: {shown!r} is not a number; using the default {to_js_string(slider.default)} "
             f"(valid: {describe_range(slider)})")
     value = min(max(number, slider.minimum), slider.maximum)
     if slider.integer:
         value = math.floor(value + 0.5)
     if value != number:
         return _typed(slider, value), (
-            f"{label}: {_plain(number) if math.isfinite(number) else number} is not "
-            f"{describe_range(slider)}; using {_plain(value)}")
+            f"{label}: {to_js_string(number) if math.isfinite(number) else number} is not "
+            f"{describe_range(slider)}; using {to_js_string(value)}")
     return _typed(slider, value), None
 
 
@@ -193,4 +193,4 @@ def _unquote_plus(text: str) -> str:
 
 def format_query(params: dict, sliders) -> str:
     """The canonical query for ``params`` (every slider, in slider order, by URL key)."""
-    return "&".join(f"{slider.key}={_plain(params[slider.name])}" for slider in sliders)
+    return "&".join(f"{slider.key}={to_js_string(params[slider.name])}" for slider in sliders)

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from . import audit, figures, sampler
 from .exact import SAMPLE_COUNT, evaluate
-from .jsformat import to_fixed
+from .jsformat import to_fixed, to_js_string
 from .ledger import LedgerSettings, best_lookahead, ledger, speedup_grid
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
 
@@ -64,6 +64,7 @@ def ledger_view(raw=None) -> dict:
         f"{verdict} than plain decoding. The best lookahead here is {best_m} ({_f(best_speedup)}x).")
     return {
         "params": params,
+        "shown": {name: to_js_string(value) for name, value in params.items()},
         "notes": notes,
         "query": format_query(params, LEDGER_SLIDERS),
         "ledger": result._asdict(),
@@ -109,6 +110,7 @@ def exact_view(raw=None) -> dict:
     vocabulary = sampler.VOCABULARY
     return {
         "params": params,
+        "shown": {name: to_js_string(value) for name, value in params.items()},
         "notes": notes,
         "query": format_query(params, EXACT_SLIDERS),
         "readouts": readouts,

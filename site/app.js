@@ -106,7 +106,7 @@
     const form = document.querySelector(`form[data-lab="${kind}"]`);
     const widget = widgetOf(kind);
     if (restoreInputs) {
-      for (const [name, value] of Object.entries(view.params)) {
+      for (const [name, value] of Object.entries(view.shown)) {  // formatted by lab.views, as at build time
         // querySelector, not form.elements[name]: "length" would name the collection's size
         const input = form.querySelector(`input[name="${name}"]`);
         if (input) input.value = String(value);
