@@ -17,7 +17,7 @@ from . import sampler
 from .ledger import leviathan_speedup
 from .urlstate import EXACT_SLIDERS, clamp_params
 
-__all__ = ["evaluate", "SAMPLE_COUNT", "STATE_BITS", "summary_alpha"]
+__all__ = ["evaluate", "SAMPLE_COUNT", "STATE_BITS", "summary_alpha", "output_distributions"]
 
 SAMPLE_COUNT = 2000  # one-token outputs per sampler in the empirical histograms
 STATE_BITS = {"certainty": 1, "draftCost": 2, "gamma": 4, "length": 8, "match": 16, "seed": 32}
@@ -38,13 +38,21 @@ def summary_alpha(certainty, match, length: int) -> Fraction:
 
 
 @lru_cache(maxsize=64)
+def output_distributions(certainty: int, match: int) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """Exact output distributions (speculative, buggy) of one verifier step on the reference pair."""
+    p, q = sampler.reference_pair(certainty, match)
+    return sampler.exact_output_distribution(p, q), sampler.buggy_output_distribution(p, q)
+
+
+@lru_cache(maxsize=64)
 def _contract(certainty: int, match: int) -> dict:
     p, q = sampler.reference_pair(certainty, match)
+    exact_output, buggy_output = output_distributions(certainty, match)
     return {
         "alpha": float(sampler.acceptance_rate(p, q)),
         "draftTv": float(sampler.total_variation(p, q)),
-        "exactTv": float(sampler.total_variation(p, sampler.exact_output_distribution(p, q))),
-        "wrongTv": float(sampler.total_variation(p, sampler.buggy_output_distribution(p, q))),
+        "exactTv": float(sampler.total_variation(p, exact_output)),
+        "wrongTv": float(sampler.total_variation(p, buggy_output)),
     }
 
 

@@ -7,7 +7,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 from functools import lru_cache
 
 from . import audit, figures, sampler
-from .exact import SAMPLE_COUNT, evaluate
+from .exact import SAMPLE_COUNT, evaluate, output_distributions
 from .jsformat import to_fixed, to_js_string
 from .ledger import LedgerSettings, best_lookahead, ledger, speedup_grid
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
@@ -108,6 +108,7 @@ def exact_view(raw=None) -> dict:
         f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
         f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
     vocabulary = sampler.VOCABULARY
+    exact_output, buggy_output = output_distributions(params["certainty"], params["match"])  # cached with the contract
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -120,8 +121,7 @@ def exact_view(raw=None) -> dict:
             "distributions": figures.distributions_svg(p_float, q_float, vocabulary),
             "outputs": figures.outputs_svg(
                 p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
-                exact=[float(x) for x in sampler.exact_output_distribution(p, q)],
-                exact_buggy=[float(x) for x in sampler.buggy_output_distribution(p, q)]),
+                exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output]),
             "trace": figures.trace_svg(t["calls"], vocabulary),
         },
     }
