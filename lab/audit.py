@@ -20,7 +20,7 @@ from . import sampler
 from .exact import evaluate
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, expected_tokens_per_call,
-                     expected_tokens_per_call_closed_form, ledger, leviathan_speedup, speedup_grid)
+                     expected_tokens_per_call_closed_form, heatmap_axes, ledger, leviathan_speedup, speedup_grid)
 
 __all__ = ["GRID", "SETTINGS", "CHECKS", "run_audit", "signatures", "audit_signature",
            "exact_signature", "legacy_signature", "LEGACY_EXPECTED", "AUDIT_EXPECTED", "counter_text"]
@@ -307,7 +307,6 @@ class Audit:
 
     def heatmap_matches_ledger(self, out: Outcome):
         """Every heatmap cell is the ledger's speedup for that cell, and the selected cell is the ledger's."""
-        from .views import heatmap_axes
         lookaheads, acceptances = heatmap_axes()
         for draft_cost in GRID["draftCost"]:
             s = LEDGER_BASE.with_(draftCost=draft_cost)

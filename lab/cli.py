@@ -1,4 +1,8 @@
-"""``python -m lab {audit,ledger,exact}``: the lab from a terminal and from CI.
+"""``python -m lab {audit,ledger,exact,<instrument>...}``: the lab from a terminal and from CI.
+
+Each instrument of :mod:`lab.instruments` brings its own subcommand (``lab/commands/NAME.py``:
+``add_parser(commands)`` and ``run(args) -> (document, text, status)``); they parse numbers with
+:func:`parse_number` and report bad input by raising :class:`UsageError`.
 
 Unlike the sliders, the CLI does not clamp: a bad flag value (not a number, NaN, an
 infinity, out of range, a fraction where an integer is needed) prints one line naming the
@@ -11,7 +15,7 @@ import math
 import os
 import sys
 
-from . import audit, exact, ledger
+from . import audit, exact, instruments, ledger
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, Slider, describe_range
 
 MAX_LOOKAHEAD_LIMIT = 64
@@ -28,6 +32,27 @@ class _Parser(argparse.ArgumentParser):
 
 def _flag(name: str) -> str:
     return "--" + "".join("-" + ch.lower() if ch.isupper() else ch for ch in name)
+
+
+def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool = False):
+    """Parse one flag value strictly (finite, in ``[minimum, maximum]``, integral where asked) or
+    raise :class:`UsageError` naming the flag and its valid range.
+
+    >>> parse_number("--batch", "8", 1, 4096, integer=True)
+    8
+    >>> parse_number("--batch", "0.5", 1, 4096, integer=True)
+    Traceback (most recent call last):
+    ...
+    lab.cli.UsageError: --batch must be an integer from 1 to 4096, got '0.5'
+    """
+    bounds = Slider(flag, "", minimum, maximum, 1, minimum, "", integer)
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not math.isfinite(value) or not minimum <= value <= maximum or (integer and not value.is_integer()):
+        raise UsageError(f"{flag} must be {describe_range(bounds)}, got {text!r}")
+    return int(value) if integer else value
 
 
 def _number(slider: Slider, text: str, maximum=None):
@@ -55,7 +80,9 @@ def _add_slider_flags(parser, sliders):
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m lab", description="The speculative decoding proofroom's lab.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = commands.add_parser("audit", help="run the 20 checks; exit 0 only if all pass")
+    run = commands.add_parser("audit", help="run the 20 seed checks (or another suite); exit 0 only if all pass")
+    run.add_argument("--suite", choices=("seed", "instruments", "all"), default="seed",
+                     help="seed: the 20 checks of SPEC section 2 (default); instruments: the second suite; all: both")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run_ledger = commands.add_parser("ledger", help="the part-one latency ledger for one setting")
     _add_slider_flags(run_ledger, LEDGER_SLIDERS)
@@ -65,6 +92,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run_exact = commands.add_parser("exact", help="the part-three exact rejection-sampling lab")
     _add_slider_flags(run_exact, sorted(EXACT_SLIDERS, key=lambda s: s.name.lower()))
     run_exact.add_argument("--json", action="store_true")
+    for name in instruments.NAMES:
+        instruments.part("commands", name).add_parser(commands)
     return parser
 
 
@@ -107,15 +136,40 @@ def _exact_command(args) -> tuple[dict, str]:
     return result, "\n".join(lines)
 
 
-def _audit_command(args) -> tuple[dict, str, int]:
+def _seed_audit() -> tuple[dict, list[str], bool]:
     result = audit.run_audit()
-    sigs = audit.signatures(result)
     document = {key: result[key] for key in ("checked", "passed", "failures", "settings", "maxExactTv", "maxAlphaGap")}
-    document["signatures"] = sigs
-    lines = [f"{'pass' if c['passed'] else 'FAIL'}  {c['name']}" + (f"  ({c['detail']})" if c["detail"] else "")
-             for c in result["checks"]]
-    lines.append(audit.counter_text(result))
-    return document, "\n".join(lines), 0 if not result["failures"] else 1
+    document["signatures"] = audit.signatures(result)
+    return document, _check_lines(result["checks"]) + [audit.counter_text(result)], not result["failures"]
+
+
+def _instrument_audit() -> tuple[dict, list[str], bool]:
+    from . import checks
+
+    result = checks.run_suite()
+    document = {"checked": result["checked"], "passed": result["passed"], "failures": result["failures"],
+                "checks": {c["name"]: c["passed"] for c in result["checks"]}, "signature": checks.signature(result)}
+    passed = not result["failures"] and result["checked"] > 0
+    return document, _check_lines(result["checks"]) + [checks.counter_text(result)], passed
+
+
+def _check_lines(results) -> list[str]:
+    return [f"{'pass' if c['passed'] else 'FAIL'}  {c['name']}" + (f"  ({c['detail']})" if c["detail"] else "")
+            for c in results]
+
+
+def _audit_command(args) -> tuple[dict, str, int]:
+    """``--suite seed`` prints exactly what the seed audit always printed; ``all`` prints the
+    instruments suite first, so that the seed counter stays the last line."""
+    if args.suite == "seed":
+        document, lines, passed = _seed_audit()
+    elif args.suite == "instruments":
+        document, lines, passed = _instrument_audit()
+    else:
+        more, more_lines, more_passed = _instrument_audit()
+        document, lines, passed = _seed_audit()
+        document, lines, passed = {**document, "instruments": more}, more_lines + lines, passed and more_passed
+    return document, "\n".join(lines), 0 if passed else 1
 
 
 def _value_flags() -> dict[str, str]:
@@ -134,6 +188,11 @@ def _attach_values(argv: list[str]) -> list[str]:
     joined, index = [], 0
     while index < len(argv):
         token = argv[index]
+        following = argv[index + 1] if index + 1 < len(argv) else ""
+        if token.startswith("--") and "=" not in token and token not in flags and _is_negative_number(following):
+            joined.append(f"{token}={following}")  # any instrument's flag: '--x -1' reaches its range check
+            index += 2
+            continue
         if token in flags:
             following = argv[index + 1] if index + 1 < len(argv) else None
             if following is None or following.startswith("--"):
@@ -146,12 +205,22 @@ def _attach_values(argv: list[str]) -> list[str]:
     return joined
 
 
+def _is_negative_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.startswith("-")
+
+
 def main(argv=None) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
+        elif instruments.is_instrument(args.command):
+            document, text, status = instruments.part("commands", args.command).run(args)
         else:
             document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)
             status = 0

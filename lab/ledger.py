@@ -29,7 +29,7 @@ from typing import NamedTuple
 __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
-    "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS",
+    "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
 ]
 
 
@@ -169,3 +169,15 @@ def cycle_breakdown(settings: LedgerSettings) -> dict[str, float]:
     """Where one cycle's milliseconds go: draft work, verifier work and fixed overhead."""
     result = ledger(settings)
     return {"draft": result.draftMs, "verify": result.verifyMs, "overhead": settings.overheadMs}
+
+
+HEATMAP_LOOKAHEADS = tuple(range(1, 13))
+HEATMAP_ACCEPTANCES = tuple(float(a) for a in range(0, 101, 5))
+
+
+def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Columns (lookahead 1..12) and rows (acceptance 0..100 % in steps of 5) of the heatmap.
+
+    It lives beside the grid it describes so that the audit, which checks every cell, does not
+    depend on the page's views."""
+    return HEATMAP_LOOKAHEADS, HEATMAP_ACCEPTANCES

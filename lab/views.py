@@ -6,22 +6,14 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from functools import lru_cache
 
-from . import audit, figures, sampler
+from . import audit, figures, instruments, sampler
 from .exact import SAMPLE_COUNT, evaluate, output_distributions
 from .jsformat import to_fixed, to_js_string
-from .ledger import LedgerSettings, best_lookahead, ledger, speedup_grid
+from .ledger import LedgerSettings, best_lookahead, heatmap_axes, ledger, speedup_grid
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
 
-__all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "page_context", "slider_specs"]
-
-HEATMAP_LOOKAHEADS = tuple(range(1, 13))
-HEATMAP_ACCEPTANCES = tuple(float(a) for a in range(0, 101, 5))
-
-
-def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """Columns (lookahead 1..12) and rows (acceptance 0..100 % in steps of 5) of the heatmap."""
-    return HEATMAP_LOOKAHEADS, HEATMAP_ACCEPTANCES
-
+__all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
+           "slider_specs", "handle"]
 
 def _params(raw, sliders) -> tuple[dict, list[str]]:
     """Slider params from a URL query string or from a mapping of raw slider values."""
@@ -146,7 +138,8 @@ def slider_specs(sliders) -> list[dict]:
 
 
 def page_context() -> dict:
-    """Everything the build needs to pre-render the article in its default state."""
+    """Everything the build needs to pre-render the article in its default state: the seed
+    widgets, the audit, and each instrument's own ``page_context()`` under ``instruments``."""
     return {
         "ledger": ledger_view(),
         "exact": exact_view(),
@@ -161,30 +154,67 @@ def page_context() -> dict:
             "auditSettings": len(audit.SETTINGS),
             "auditGrid": audit.GRID,
         },
+        "instruments": {name: instruments.part("widgets", name).page_context() for name in instruments.NAMES},
+        "instrumentAudit": instrument_audit_view() if instruments.NAMES else None,
     }
 
 
-VIEWS = {"ledger": ledger_view, "exact": exact_view}
+def instrument_audit_view() -> dict:
+    """The instruments suite (the second counter), run on every registered instrument."""
+    from .checks import suite_view
+
+    return suite_view()
+
+
+SEED_VIEWS = {"ledger": ledger_view, "exact": exact_view}
+
+
+def _respond(request: dict) -> dict:
+    """One request of :func:`handle`, as a dict. Kinds: ``audit`` (``suite``: ``seed``, the
+    default, or ``instruments``), a seed widget, or an instrument; ``op`` is ``view`` (the
+    default) or ``warm`` (import the widget's module now, before the reader reaches it)."""
+    kind, op = request.get("kind"), request.get("op", "view")
+    if kind == "audit":
+        suite = request.get("suite", "seed")
+        if suite == "seed":
+            return audit_view()
+        if suite == "instruments":
+            return instrument_audit_view()
+        return {"error": f"unknown audit suite {suite!r}; valid: seed, instruments"}
+    if kind in SEED_VIEWS:
+        return {"warm": True} if op == "warm" else SEED_VIEWS[kind](request.get("input"))
+    if instruments.is_instrument(kind):
+        widget = instruments.part("widgets", kind)
+        if op == "warm":
+            return {"warm": True}
+        if op == "view":
+            return widget.view(request.get("input"))
+        operation = getattr(widget, "OPERATIONS", {}).get(op) if isinstance(op, str) else None
+        if operation is None:
+            return {"error": f"unknown operation {op!r} for {kind}; valid: view, warm"
+                             + "".join(f", {name}" for name in getattr(widget, "OPERATIONS", {}))}
+        return operation(request)
+    valid = ", ".join(("audit", *SEED_VIEWS, *instruments.NAMES))
+    return {"error": f"unknown request kind {kind!r}; valid: {valid}"}
 
 
 def handle(message: str) -> str:
     """The worker's single entry point: a JSON request in, a JSON response out.
 
-    ``{"kind": "ledger" | "exact", "input": query-string-or-slider-values}`` returns that view;
-    ``{"kind": "audit"}`` runs the audit. JSON both ways keeps the JavaScript free of Python
-    objects. A failure comes back as ``{"error": ...}`` rather than an exception, so one bad
-    request cannot take the worker down."""
+    ``{"kind": K, "input": query-string-or-form-values, "op": "view" | "warm" | ...}`` (see
+    :func:`_respond`). JSON both ways keeps the JavaScript free of Python objects. A failure
+    comes back as ``{"error": ...}`` rather than an exception, so one bad request cannot take
+    the worker down. An instrument may offer more operations in its ``OPERATIONS`` table
+    (for example, a file fed in chunks)."""
     import json
 
     try:
         request = json.loads(message)
-        kind = request.get("kind") if isinstance(request, dict) else None
-        if kind == "audit":
-            view = audit_view()
-        elif kind in VIEWS:
-            view = VIEWS[kind](request.get("input"))
-        else:
-            return json.dumps({"error": f"unknown request kind {kind!r}; valid: audit, exact, ledger"})
-        return json.dumps({"kind": kind, **view})
+        if not isinstance(request, dict):
+            return json.dumps({"error": "a request is a JSON object with a kind"})
+        view = _respond(request)
+        if "error" in view:
+            return json.dumps({"error": view["error"]})
+        return json.dumps({"kind": request.get("kind"), **view})
     except Exception as error:  # reported to the page as a notice, never a dead worker
         return json.dumps({"error": f"{type(error).__name__}: {error}"})

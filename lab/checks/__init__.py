@@ -1,0 +1,94 @@
+"""The instruments suite: the named checks of every instrument, apart from the seed audit.
+
+The seed audit (:mod:`lab.audit`, SPEC section 2) never changes. Each instrument of
+:mod:`lab.instruments` adds a family here, in ``lab/checks/NAME.py``:
+
+* ``CHECKS``: ``(name, check)`` pairs. A check is ``check(out)`` with ``out`` a
+  :class:`lab.audit.Outcome`: it counts every case it visits (``out.visited += 1``) and calls
+  ``out.fail(message)`` with the first counterexample. It states, in its docstring, one property
+  that a wrong implementation would break; a check that visits no case fails, and one that raises
+  fails with the exception named.
+* ``signature_value()``: one string that pins a number the instrument computes (formatted with
+  :func:`lab.jsformat.to_fixed`). The suite's signature is
+  ``instruments:K:passed:failures`` followed by these values in the order of
+  :data:`lab.instruments.NAMES`; :data:`EXPECTED_SIGNATURE` is that string frozen from the code's
+  output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
+"""
+
+from ..audit import Outcome
+from .. import instruments
+
+__all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view"]
+
+# Frozen from the code's real output once a family lands; each value is explained below.
+EXPECTED_SIGNATURE = "instruments:0:0:0"
+SIGNATURE_NOTES: dict[str, str] = {}
+
+
+def _run_check(check) -> Outcome:
+    out = Outcome()
+    try:
+        check(out)
+    except Exception as error:  # a crash is a failed check, named, not a broken page
+        out.fail(f"raised {type(error).__name__}: {error}")
+    if out.visited == 0:
+        out.fail("visited no case")
+    return out
+
+
+def run_suite(families=None) -> dict:
+    """Run every family's checks (``families`` defaults to every registered instrument).
+
+    Returns ``checked``, ``passed``, ``failures`` (names), ``checks`` (one dict per check:
+    name, family, passed, detail, visited, description) and ``values`` (one signature value
+    per family)."""
+    families = instruments.NAMES if families is None else tuple(families)
+    results, values = [], []
+    for family in families:
+        module = instruments.part("checks", family)
+        for name, check in module.CHECKS:
+            out = _run_check(check)
+            results.append({"name": name, "family": family, "passed": out.failure is None,
+                            "detail": out.failure or "", "visited": out.visited,
+                            "description": " ".join((check.__doc__ or "").split())})
+        try:
+            values.append(str(module.signature_value()))
+        except Exception as error:
+            values.append(f"error({type(error).__name__})")
+    failures = [r["name"] for r in results if not r["passed"]]
+    return {"checked": len(results), "passed": len(results) - len(failures), "failures": failures,
+            "checks": results, "values": values}
+
+
+def counter_text(result: dict) -> str:
+    """The second visible counter: ``K/K instrument checks passed``.
+
+    >>> counter_text({"checked": 3, "passed": 2})
+    '2/3 instrument checks passed'
+    """
+    return f"{result['passed']}/{result['checked']} instrument checks passed"
+
+
+def signature(result: dict) -> str:
+    """``instruments:K:passed:failures`` and one value per family.
+
+    >>> signature({"checked": 2, "passed": 2, "failures": [], "values": ["1.500000"]})
+    'instruments:2:2:0:1.500000'
+    """
+    head = ["instruments", str(result["checked"]), str(result["passed"]), str(len(result["failures"]))]
+    return ":".join(head + list(result["values"]))
+
+
+def suite_view() -> dict:
+    """What the page shows for the suite: counter, pass flag, per-check results, signature."""
+    from ..figures import audit_checks_html
+
+    result = run_suite()
+    return {
+        "counter": counter_text(result),
+        "allPassed": not result["failures"] and result["checked"] > 0,
+        "checks": result["checks"],
+        "checksHtml": audit_checks_html(result["checks"]),
+        "signature": signature(result),
+        "summary": {key: result[key] for key in ("checked", "passed", "failures")},
+    }

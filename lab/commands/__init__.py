@@ -1,0 +1,1 @@
+"""Command-line subcommands of the instruments, one module each (see :mod:`lab.instruments`)."""
