@@ -19,8 +19,9 @@ The rules:
   when they are smaller; a server sends one only to a client whose Accept-Encoding takes it
   (brotli first), with `Content-Encoding` and `Vary: Accept-Encoding`. A file that has siblings
   carries the Vary header whichever body is sent; a file without siblings has no Vary.
-- Not served: dotfiles (the build marker) and the static-host config `_headers`; no directory is
-  listed, and only "/" maps to an index (index.html).
+- Not served: dotfiles (the build marker) and the static-host config `_headers`. No directory is
+  listed or redirected (`/bench` is a 404, not a redirect to `/bench/`); a path ending in "/" maps
+  to the index.html in it, if any ("/" is the article).
 """
 
 from __future__ import annotations
