@@ -126,7 +126,7 @@ def deploy_conf(root: str = DEPLOY_ROOT) -> str:
         "# /etc/nginx/conf.d/ (it belongs in the http context), then `nginx -t && nginx -s reload`.",
         "# Needs the brotli_static module: on Debian `apt-get install libnginx-mod-http-brotli-static`",
         "# (it loads itself from /etc/nginx/modules-enabled/). Add TLS (listen 443 ssl ...) as usual:",
-        "# browsers only ask for brotli over HTTPS.",
+        "# browsers ask for brotli only over HTTPS (and from localhost).",
         "",
     ]
     return "\n".join(head + maps() + [""] + server_block(root, "80")) + "\n"
