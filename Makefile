@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8000
 STAMPS := .stamps
 
-.PHONY: all venv node_modules chromium build serve test bench clean
+.PHONY: all venv node_modules chromium nginx build serve serve-nginx nginx-conf test bench clean
 .DEFAULT_GOAL := build
 
 all: test
@@ -15,6 +15,7 @@ all: test
 venv: $(STAMPS)/venv
 node_modules: $(STAMPS)/node_modules
 chromium: $(STAMPS)/chromium
+nginx: $(STAMPS)/nginx
 
 $(STAMPS)/venv: pyproject.toml
 	@mkdir -p $(STAMPS)
@@ -46,13 +47,37 @@ $(STAMPS)/chromium: $(STAMPS)/venv
 	fi
 	@touch $@
 
+# nginx and Debian's brotli_static module, for `make serve-nginx` and the nginx tests. Installed from
+# the distribution when missing (root or sudo), as for chromium. If that fails the stamp is not
+# written and make goes on: the nginx tests then fail with tools/nginx.py's one-line reason.
+$(STAMPS)/nginx: $(STAMPS)/venv
+	@mkdir -p $(STAMPS)
+	@if $(PY) tools/nginx.py --check; then :; else \
+		echo "nginx: installing the distribution packages"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		PKGS="nginx libnginx-mod-http-brotli-static"; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $$PKGS \
+		|| { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $$PKGS; } \
+		|| echo "nginx: could not install $$PKGS; the nginx tests will fail" >&2; \
+	fi
+	@if $(PY) tools/nginx.py --check >/dev/null; then touch $@; fi
+
 build: venv node_modules
 	$(PY) build.py --out dist
 
 serve: venv node_modules build
 	$(PY) tools/serve.py --dir dist --port $(PORT)
 
-test: venv node_modules chromium
+# The same dist/ behind nginx with the production config (generated into a temporary prefix; see
+# tools/nginx.py). Foreground, no root needed; Ctrl-C stops nginx and removes the prefix.
+serve-nginx: venv node_modules nginx build
+	$(PY) tools/nginx.py --dir dist --port $(PORT)
+
+# Regenerate deploy/nginx.conf from sitebuild/headers.py (a test fails while they differ).
+nginx-conf: venv
+	$(PY) tools/nginx.py --deploy-conf > deploy/nginx.conf
+
+test: venv node_modules chromium nginx
 	$(PY) -m pytest
 
 # BENCH_OUT (and any other environment) passes straight through to the benchmark.
@@ -60,5 +85,5 @@ bench: venv node_modules chromium
 	$(PY) -m bench
 
 clean:
-	rm -rf dist .stamps .pytest_cache .hypothesis bench-results.json
+	rm -rf dist .stamps .cache .pytest_cache .hypothesis bench-results.json
 	find . -name __pycache__ -type d -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +

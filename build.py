@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Build the static site: python build.py --out DIR  (the work lives in sitebuild.pipeline)."""
+"""Build the static site: python build.py --out DIR  (the work lives in sitebuild.pipeline).
+
+Every build writes precompressed .br/.gz siblings where they pay, and the static hosts' `_headers`."""
 
 import argparse
 import sys
@@ -17,14 +19,13 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None) -> int:
     parser = _Parser(prog="build.py", description=__doc__)
     parser.add_argument("--out", required=True, type=Path, help="output directory (created or replaced)")
-    parser.add_argument("--gzip", action="store_true", help="also write reproducible .gz siblings")
     parser.add_argument("--quiet", action="store_true", help="do not print the asset manifest")
     args = parser.parse_args(argv)
 
     from sitebuild.pipeline import BuildError, build_site, manifest
 
     try:
-        result = build_site(args.out, ROOT, gz=args.gzip)
+        result = build_site(args.out, ROOT)
     except (BuildError, FileNotFoundError) as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """``make bench``: how fast the proofroom starts, responds and how much it downloads.
 
-One run builds the site (with precompressed .gz siblings) into a temporary directory, serves it
+One run builds the site (with its precompressed .br/.gz siblings) into a temporary directory, serves it
 with tools/serve.py on 127.0.0.1 (wrapped to count the bytes it sends), drives Chromium through
 Playwright and times the lab's audit in CPython. It prints a table with each figure against its
 target and writes every number as one JSON object to $BENCH_OUT (default bench-results.json).

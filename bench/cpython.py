@@ -72,11 +72,11 @@ def article_bytes(site: Path, config: dict) -> dict:
     per_file = {}
     for path in files:
         raw = path.stat().st_size
-        # zips are already deflated and have no .gz sibling: they travel as they are
-        gz = raw if path.suffix == ".zip" else _gz_size(path)
+        # a zip without a .gz sibling (the build found gzip did not pay) travels as it is
+        gz = raw if path.suffix == ".zip" and not Path(f"{path}.gz").is_file() else _gz_size(path)
         per_file[path.relative_to(site).as_posix()] = {"bytes": raw, "gzip": gz}
     runtime = {p.relative_to(site).as_posix(): p.stat().st_size
-               for p in sorted(site.glob("pyodide-*/*")) if not p.name.endswith(".gz")}
+               for p in sorted(site.glob("pyodide-*/*")) if not p.name.endswith((".gz", ".br"))}
     return {
         "articleBytes": sum(f["bytes"] for f in per_file.values()),
         "articleBytesGzip": sum(f["gzip"] for f in per_file.values()),

@@ -74,11 +74,11 @@ def measure(runs: int, slider_steps: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
     server = None
     try:
-        _log("building the site (gzip siblings on) into a temporary directory")
+        _log("building the site (with its .br/.gz siblings) into a temporary directory")
         from sitebuild.pipeline import build_site
 
         site = tmp / "site"
-        built = build_site(site, ROOT, gz=True)
+        built = build_site(site, ROOT)
         shutil.copyfile(B.PROBE_JS, site / B.PROBE_URL)
 
         _log("CPython: audit CPU time (fresh processes), sizes, profiles")
@@ -110,7 +110,7 @@ def measure(runs: int, slider_steps: int) -> dict:
                 log.take()
                 results["coldRuns"] = {"bare": bare, "article": article}
 
-                # Bytes: a first visit (gzip), then a reload in the same context (cache kept).
+                # Bytes: a first visit (compressed as Chromium asks), then a reload in the same context (cache kept).
                 context = browser.new_context()
                 try:
                     page = context.new_page()
@@ -153,9 +153,9 @@ def measure(runs: int, slider_steps: int) -> dict:
                     context.close()
                 log.take()
 
-                # Uncompressed: the server ignores its .gz siblings; the context also asks for identity
+                # Uncompressed: the server ignores its .br/.gz siblings; the context also asks for identity
                 # so we can see whether Chromium honours the header (it is recorded per request).
-                log.gzip = False
+                log.compress = False
                 context = browser.new_context(extra_http_headers={"Accept-Encoding": "identity"})
                 try:
                     page = context.new_page()
@@ -166,7 +166,7 @@ def measure(runs: int, slider_steps: int) -> dict:
                     results["coldUncompressed"] = summarise(log.take())
                 finally:
                     context.close()
-                    log.gzip = True
+                    log.compress = True
                 _log(f"uncompressed first visit: {results['coldUncompressed']['bytes'] / KB:,.1f} KB")
             finally:
                 browser.close()
@@ -275,7 +275,7 @@ def table(out: dict) -> str:
         ("sliderP95Ms", out["sliderP95Ms"], "ms", "sliderP95Ms", f"ledger p95 {sp['sliderMs']['ledger']['p95']}, exact p95 {sp['sliderMs']['exact']['p95']}, max {sp['sliderMs']['all']['max']}"),
         ("browserAuditMs", out["browserAuditMs"], "ms", "browserAuditMs", f"first audit per fresh worker, min {sp['browserAuditMs']['min']} / max {sp['browserAuditMs']['max']}; repeat {out['browserAuditRepeatMs']} ms"),
         ("cpythonAuditMs", out["cpythonAuditMs"], "ms", "cpythonAuditMs", f"CPU, min {sp['cpythonAuditMs']['min']} / max {sp['cpythonAuditMs']['max']}; `python -m lab audit` process {out['cpythonAudit']['cliProcessCpuMs']} ms"),
-        ("coldBytes", out["coldBytes"], "B", None, f"{out['detail']['cold']['requests']} requests, gzip"),
+        ("coldBytes", out["coldBytes"], "B", None, f"{out['detail']['cold']['requests']} requests, compressed"),
         ("coldBytesUncompressed", out["coldBytesUncompressed"], "B", None, f"identity header honoured: {out['uncompressedHeaderHonoured']}"),
         ("warmBytes", out["warmBytes"], "B", "warmBytes", f"{out['detail']['warm']['requests']} requests on reload"),
         ("articleBytes", out["articleBytes"], "B", "articleBytes", f"gzipped {_fmt(out['articleBytesGzip'], 'B')}"),
@@ -323,7 +323,7 @@ def investigation(out: dict) -> dict:
         "domCosts": d["domCosts"],
         "indexHtmlBytes": d["markup"]["indexHtml"],
         "indexHtmlFigureShare": d["markup"]["indexHtmlFigureShare"],
-        "rootServedCompressed": any(t["path"] == "/" and t["contentEncoding"] == "gzip" for t in d["cold"]["transfers"]),
+        "rootServedCompressed": any(t["path"] == "/" and t["contentEncoding"] in ("gzip", "br") for t in d["cold"]["transfers"]),
     }
     inv["coldStartPhasesMedianMs"] = cold_start_phases(cold)
     inv["readyRatioOfFastest"] = round(min(r["labReadyMs"] for r in cold["article"])
@@ -390,7 +390,7 @@ def print_investigation(inv: dict) -> None:
           f"{a['workerBootMs(incl. lab zip + import lab.views)']} ms, ready at {a['bootReadyAt']} ms, then "
           f"{a['bootToLiveMs']} ms to live (medians of each phase); fastest-run ratio {inv['readyRatioOfFastest']}")
     print(f"  index.html {inv['indexHtmlBytes'] / KB:.1f} KB, {inv['indexHtmlFigureShare'] * 100:.0f}% pre-rendered "
-          f"figures; '/' served gzip-compressed: {inv['rootServedCompressed']}")
+          f"figures; '/' served compressed: {inv['rootServedCompressed']}")
 
 
 def main(argv=None) -> int:

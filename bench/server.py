@@ -46,10 +46,10 @@ class Transfer:
 
 @dataclass
 class ByteLog:
-    """Shared between the request threads and the benchmark; gzip=False makes the server ignore
-    its .gz siblings (the uncompressed baseline)."""
+    """Shared between the request threads and the benchmark; compress=False makes the server ignore
+    its .br/.gz siblings (the uncompressed baseline)."""
 
-    gzip: bool = True
+    compress: bool = True
     _entries: list = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -87,8 +87,8 @@ def counting_server(directory, log: ByteLog):
             super().setup()
             self.wfile = _CountingWriter(self.wfile)
 
-        def _gzip_sibling(self):
-            return super()._gzip_sibling() if log.gzip else None
+        def _choose_encoding(self, available):
+            return super()._choose_encoding(available) if log.compress else None
 
         def send_response(self, code, message=None):
             self._bench_status = code

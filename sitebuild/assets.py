@@ -6,7 +6,6 @@ builds of the same tree are byte-identical and a file's name changes exactly whe
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import re
@@ -30,9 +29,6 @@ HASHED_SUFFIXES = (".js", ".mjs", ".css", ".svg", ".png", ".webp", ".ico", ".wof
 
 # 1980-01-01 is the earliest date a zip entry can hold; fixed so the archive never carries mtimes.
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-# Suffixes worth a precompressed .gz sibling (only with build --gzip).
-GZIP_SUFFIXES = (".html", ".js", ".mjs", ".css", ".json", ".svg", ".wasm")  # zips are already deflated
 
 
 def hash8(data: bytes) -> str:
@@ -134,8 +130,3 @@ def minify_css(css: bytes) -> bytes:
     code.append(css[position:])
     flush()
     return b"".join(out).strip() + b"\n"
-
-
-def gzip_bytes(data: bytes) -> bytes:
-    """gzip with mtime=0 and no file name, so the .gz sibling is reproducible too."""
-    return gzip.compress(data, compresslevel=9, mtime=0)

@@ -13,7 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets
+from . import assets, headers
+from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,14 +52,22 @@ def _jinja_env(template_dir: Path):
     return env
 
 
-def _write(path: Path, data: bytes, gz: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    if gz and path.suffix in assets.GZIP_SUFFIXES:
-        Path(f"{path}.gz").write_bytes(assets.gzip_bytes(data))
+class _Writer:
+    """Writes a file and its precompressed siblings; remembers what it wrote (for `_headers`)."""
+
+    def __init__(self, stage: Path, compressor: Compressor | None):
+        self.stage, self.compressor, self.files = stage, compressor, []
+
+    def __call__(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.files.append(path.relative_to(self.stage).as_posix())
+        if self.compressor is not None:
+            for suffix, packed in self.compressor.siblings(path.name, data).items():
+                Path(f"{path}{suffix}").write_bytes(packed)
 
 
-def _render_site(stage: Path, root: Path, gz: bool) -> dict:
+def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
@@ -67,16 +76,16 @@ def _render_site(stage: Path, root: Path, gz: bool) -> dict:
 
     pyodide_dirname, core = assets.pyodide_core(root / "node_modules" / "pyodide")
     for name, data in core.items():
-        _write(stage / pyodide_dirname / name, data, gz)
+        _write(stage / pyodide_dirname / name, data)
 
     published: dict[str, str] = {}
     for name, data in assets.site_files(root / "site").items():
         published[name] = assets.hashed_name(name, data)
-        _write(stage / published[name], data, gz)
+        _write(stage / published[name], data)
 
     lab_zip = assets.lab_zip_bytes(root / "lab")
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
-    _write(stage / published["lab.zip"], lab_zip, gz)
+    _write(stage / published["lab.zip"], lab_zip)
 
     config = {
         "pyodideIndexURL": f"{pyodide_dirname}/",
@@ -91,35 +100,41 @@ def _render_site(stage: Path, root: Path, gz: bool) -> dict:
         config=config,
         csp=META_CONTENT_SECURITY_POLICY,
     )
-    _write(stage / "index.html", html.encode("utf-8"), gz)
+    _write(stage / "index.html", html.encode("utf-8"))
 
-    _render_bench(stage, root, pyodide_dirname, gz)
+    _render_bench(stage, root, pyodide_dirname, _write)
+    # The static hosts' header rules, from the same table the servers use (not compressed, not served).
+    (stage / "_headers").write_text(headers.netlify_headers(_write.files))
     return {"assets": published, "config": config}
 
 
-def _render_bench(stage: Path, root: Path, pyodide_dirname: str, gz: bool) -> None:
+def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer) -> None:
     """bench/bare.html: boots the same self-hosted Pyodide and nothing else (cold-start baseline)."""
     src = root / "site" / "bench"
     script = (src / "bare.js").read_bytes()
     script_name = assets.hashed_name("bare.js", script)
-    _write(stage / "bench" / script_name, script, gz)
+    _write(stage / "bench" / script_name, script)
     html = _jinja_env(src).get_template("bare.html.j2").render(
         csp=META_CONTENT_SECURITY_POLICY,
         script=script_name,
         config={"pyodideIndexURL": f"../{pyodide_dirname}/"},
     )
-    _write(stage / "bench" / "bare.html", html.encode("utf-8"), gz)
+    _write(stage / "bench" / "bare.html", html.encode("utf-8"))
 
 
-def build_site(out: Path, root: Path = ROOT, gz: bool = False) -> dict:
-    """Build into `out` (replacing a previous build there); return the assets/config mapping."""
+def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None) -> dict:
+    """Build into `out` (replacing a previous build there); return the assets/config mapping.
+
+    compress: write .br/.gz siblings (see sitebuild.compress), cached in `cache_dir` (default
+    ROOT/.cache/compressed)."""
     out = Path(out).absolute()
     root = Path(root).resolve()
+    compressor = Compressor(cache_dir or root / ".cache" / "compressed") if compress else None
     check_out_dir(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, gz)
+        result = _render_site(stage, root, _Writer(stage, compressor))
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)

@@ -1,6 +1,10 @@
-"""Session fixtures: one build of the site, one static server, one browser (started lazily).
+"""Session fixtures: one build of the site, its two servers (tools/serve.py and nginx), one browser
+(all started lazily).
 
-Browser fixtures only start when a test asks for them, so pure-Python tests never launch Chromium.
+Browser fixtures only start when a test asks for them, so pure-Python tests never launch Chromium,
+and nginx only starts for the tests that use it. Where nginx cannot run (not installed, no
+brotli_static module) those tests fail with tools/nginx.py's one-line reason; they are never
+skipped.
 """
 
 from __future__ import annotations
@@ -39,6 +43,34 @@ def site_server(built_site):
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def nginx_factory():
+    """start(directory) -> base URL of an nginx serving `directory` with the production config
+    (tools/nginx.py: a free loopback port, a temporary prefix, stopped at the end of the session)."""
+    from tools.nginx import NginxServer, NginxUnavailable
+
+    servers = {}
+
+    def start(directory) -> str:
+        key = str(Path(directory).resolve())
+        if key not in servers:
+            try:
+                servers[key] = NginxServer(directory).start()
+            except NginxUnavailable as exc:
+                pytest.fail(f"nginx unavailable: {exc}", pytrace=False)
+        return servers[key].url
+
+    yield start
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def nginx_server(built_site, nginx_factory):
+    """Base URL of nginx serving the built site (the same dist as `site_server`)."""
+    return nginx_factory(built_site)
 
 
 @pytest.fixture(scope="session")
@@ -98,5 +130,14 @@ def module_page(browser, site_server):
     share one live page (a cold Pyodide boot costs seconds)."""
     contexts = []
     yield _page_factory(browser, site_server, contexts)
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def nginx_module_page(browser, nginx_server):
+    """`module_page`, but the pages load the site from nginx."""
+    contexts = []
+    yield _page_factory(browser, nginx_server, contexts)
     for context in contexts:
         context.close()

@@ -20,14 +20,14 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def test_layout(built_site):
-    names = set(tree(built_site))
+    names = {n for n in tree(built_site) if not n.endswith((".br", ".gz"))}  # siblings: below
     pyodide_dirs = {n.split("/")[0] for n in names if n.startswith("pyodide-")}
     assert len(pyodide_dirs) == 1
     (pdir,) = pyodide_dirs
     assert re.fullmatch(r"pyodide-[0-9a-f]{8}", pdir)
     # The core runtime only: no typings, docs, maps, consoles or CommonJS build.
     assert {n for n in names if n.startswith(pdir)} == {f"{pdir}/{f}" for f in assets.PYODIDE_CORE_FILES}
-    assert "index.html" in names and MARKER in names and "bench/bare.html" in names
+    assert "index.html" in names and MARKER in names and "bench/bare.html" in names and "_headers" in names
     for logical in ("app.js", "worker.js", "style.css", "widgets.css"):
         stem, ext = logical.rsplit(".", 1)
         assert any(re.fullmatch(rf"{stem}\.[0-9a-f]{{8}}\.{ext}", n) for n in names), logical
@@ -127,3 +127,57 @@ def test_minified_css_parses_to_the_same_rules(browser, name):
 def test_minify_css_keeps_strings_and_drops_comments():
     css = b'a :focus { color : red; } /* x "q" */ .a > .b , .c{ font: 1rem "Segoe  UI" } .s::after { content: " > "; }'
     assert assets.minify_css(css) == b'a :focus{color : red;}.a>.b,.c{font: 1rem "Segoe  UI"}.s::after{content: " > ";}\n'
+
+
+def test_precompressed_siblings(built_site):
+    """Every build writes .br/.gz where they pay: each decodes to its file and saves MIN_SAVING."""
+    import gzip
+
+    import brotli
+
+    from sitebuild import headers
+
+    files = tree(built_site)
+    decoders = {".br": brotli.decompress, ".gz": gzip.decompress}
+    siblings = {name for name in files if name.endswith((".br", ".gz"))}
+    for name in siblings:
+        original = files[name[:-3]]
+        assert decoders[name[-3:]](files[name]) == original, name
+        assert len(files[name]) <= len(original) * (1 - headers.MIN_SAVING), name
+        assert name[:-3].endswith(headers.COMPRESSED_SUFFIXES), name
+    # What a visit fetches that compresses well has both; the runtime's wasm and the article too.
+    for name in ("index.html", "bench/bare.html"):
+        assert {f"{name}.br", f"{name}.gz"} <= siblings, name
+    pdir = next(n.split("/")[0] for n in files if n.startswith("pyodide-"))
+    for name in ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs", "pyodide-lock.json", "python_stdlib.zip"):
+        assert {f"{pdir}/{name}.br", f"{pdir}/{name}.gz"} <= siblings, name
+    assert not any(n.startswith((".", "_")) or "/." in n for n in siblings)
+
+
+def test_headers_file_follows_the_table(built_site):
+    """`_headers` (Netlify, Cloudflare Pages): the security headers on /*, then one block per
+    published file with the table's Content-Type and Cache-Control, no header in two blocks that
+    match the same path (both hosts would join the values)."""
+    from sitebuild import headers
+
+    blocks, current = {}, None
+    for line in (built_site / "_headers").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if not line.startswith(" "):
+            assert line not in blocks, f"{line} twice"
+            current = blocks[line] = {}
+        else:
+            name, _, value = line.strip().partition(": ")
+            current[name] = value
+    assert blocks.pop("/*") == headers.SECURITY_HEADERS
+    published = sorted(n for n in tree(built_site)
+                       if not n.endswith((".br", ".gz")) and headers.is_served("/" + n))
+    assert sorted(blocks) == sorted(["/", *("/" + n for n in published)])
+    for url, block in blocks.items():
+        path = "/index.html" if url == "/" else url
+        assert block == {"Content-Type": headers.content_type(path), "Cache-Control": headers.cache_control(url)}, url
+        assert not set(block) & set(headers.SECURITY_HEADERS)
+    assert blocks["/"]["Cache-Control"] == "no-cache"
+    wasm = next(u for u in blocks if u.endswith(".wasm"))
+    assert blocks[wasm] == {"Content-Type": "application/wasm", "Cache-Control": headers.IMMUTABLE}

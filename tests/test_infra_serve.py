@@ -1,6 +1,9 @@
-"""tools/serve.py: MIME types, cache and security headers, gzip siblings, CLI errors."""
+"""tools/serve.py: its own parts (revalidation of precompressed files, CLI errors); the header
+table itself is checked against this server and nginx in tests/test_infra_headers.py."""
 
 import gzip
+
+import brotli
 import subprocess
 import sys
 import threading
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild.csp import CONTENT_SECURITY_POLICY
-from tools.serve import IMMUTABLE, make_server
+from tools.serve import make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = {
@@ -27,6 +30,7 @@ FILES = {
     "pyodide-deadbeef/python_stdlib.zip": b"PK",
     "big.js": b"console.log(1);" * 100,
     "big.js.gz": gzip.compress(b"console.log(1);" * 100, mtime=0),
+    "big.js.br": brotli.compress(b"console.log(1);" * 100),
     ".proofroom-build": b"marker",
 }
 
@@ -53,26 +57,8 @@ def get(url, **headers):
         return err.code, err.headers, err.read()
 
 
-@pytest.mark.parametrize("path, ctype, cache", [
-    ("", "text/html; charset=utf-8", "no-cache"),
-    ("index.html", "text/html; charset=utf-8", "no-cache"),
-    ("app.1a2b3c4d.js", "text/javascript; charset=utf-8", IMMUTABLE),
-    ("style.css", "text/css; charset=utf-8", "no-cache"),
-    ("lab.0123abcd.zip", "application/zip", IMMUTABLE),
-    ("data.json", "application/json", "no-cache"),
-    ("icon.svg", "image/svg+xml", "no-cache"),
-    ("pyodide-deadbeef/pyodide.asm.wasm", "application/wasm", IMMUTABLE),
-    ("pyodide-deadbeef/pyodide.mjs", "text/javascript; charset=utf-8", IMMUTABLE),
-    ("pyodide-deadbeef/python_stdlib.zip", "application/zip", IMMUTABLE),
-])
-def test_types_and_headers(base, path, ctype, cache):
-    status, headers, _ = get(base + path)
-    assert status == 200
-    assert headers["Content-Type"] == ctype
-    assert headers["Cache-Control"] == cache
-    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
-    assert headers["X-Content-Type-Options"] == "nosniff"
-
+# Types, cache and security headers, siblings for every file type: tests/test_infra_headers.py
+# (against this server and nginx alike). Here: what is particular to tools/serve.py.
 
 def test_policy_allows_wasm_but_not_eval_or_inline():
     assert "'wasm-unsafe-eval'" in CONTENT_SECURITY_POLICY
@@ -87,13 +73,20 @@ def test_not_served(base, path):
     assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
 
 
-def test_gzip_sibling_only_when_accepted(base):
-    status, headers, body = get(base + "big.js", **{"Accept-Encoding": "gzip, br"})
-    assert status == 200 and headers["Content-Encoding"] == "gzip"
-    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
-    assert gzip.decompress(body) == FILES["big.js"]
+def test_brotli_preferred_gzip_otherwise(base):
+    status, headers, body = get(base + "big.js", **{"Accept-Encoding": "gzip, deflate, br"})
+    assert status == 200 and headers["Content-Encoding"] == "br" and headers["Vary"] == "Accept-Encoding"
+    assert brotli.decompress(body) == FILES["big.js"] and int(headers["Content-Length"]) == len(body)
+    status, headers, body = get(base + "big.js", **{"Accept-Encoding": "gzip"})
+    assert headers["Content-Encoding"] == "gzip" and gzip.decompress(body) == FILES["big.js"]
     status, headers, body = get(base + "big.js")
     assert headers["Content-Encoding"] is None and body == FILES["big.js"]
+    assert headers["Vary"] == "Accept-Encoding"  # the answer depends on the header, even when plain
+
+
+def test_no_vary_without_siblings(base):
+    _, headers, _ = get(base + "style.css", **{"Accept-Encoding": "gzip, br"})
+    assert headers["Vary"] is None and headers["Content-Encoding"] is None
 
 
 def test_site_root_is_sent_compressed(base):

@@ -4,13 +4,21 @@ sliders, restoring settings from the address, copying a link, and a clean consol
 Tests that only read or move sliders share one live page (module scope): a cold Pyodide boot
 costs seconds. Each test reads the sliders' current values rather than assuming defaults, so the
 order of the tests does not matter for their assertions.
+
+The core of the site audit (counter and signatures, the first live render, one slider move, a clean
+console and no foreign request) runs against both servers: tools/serve.py and nginx with the
+production config (`served_live`); the rest runs against tools/serve.py only, since it tests the
+page, not the server.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from lab import views
+from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
                       summary, wait_audit, wait_live)
@@ -28,9 +36,27 @@ def live(module_page):
     return pg
 
 
+@pytest.fixture(scope="module", params=["serve.py", "nginx"])
+def served_live(request):
+    """The live page from each server. For serve.py it is `live` itself (no second boot)."""
+    if request.param == "serve.py":
+        return request.getfixturevalue("live")
+    pg = request.getfixturevalue("nginx_module_page")()
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    pg.responses = []
+    pg.context.on("response", lambda r: pg.responses.append(r))
+    response = pg.goto(pg.base_url)
+    assert response.headers["server"] == "nginx"
+    wait_live(pg)
+    wait_audit(pg)
+    return pg
+
+
 # --- the site audit -------------------------------------------------------------------------------
 
-def test_site_audit_in_browser(live):
+def test_site_audit_in_browser(served_live):
+    live = served_live
     counter = live.locator("[data-audit-counter]")
     assert counter.text_content() == EXPECTED_COUNTER
     assert counter.get_attribute("data-source") == "browser"
@@ -43,10 +69,21 @@ def test_site_audit_in_browser(live):
     assert status_text(live) == "Live: the figures recompute in Python, in your browser, as you move the sliders."
 
 
-def test_first_live_render_matches_cpython(live):
+def test_first_live_render_matches_cpython(served_live):
     """The live page swapped in the worker's markup; it equals CPython's for the same settings."""
     for kind in ("ledger", "exact"):
-        assert_shows(live, kind, slider_values(live, kind))
+        assert_shows(served_live, kind, slider_values(served_live, kind))
+
+
+def test_one_slider_move(served_live):
+    """One step of the sampler's match slider re-renders every figure as CPython does."""
+    live, sel = served_live, "#exact-match"
+    start = int(slider_values(live, "exact")["match"])
+    key, expect = ("ArrowLeft", start - 1) if start > 0 else ("ArrowRight", start + 1)
+    live.locator(sel).focus()
+    _, before = _press(live, "exact", sel, key, str(expect))
+    assert figure_markup(live, "exact") != before
+    assert query(live)["match"] == str(expect)
 
 
 # --- keyboard ---------------------------------------------------------------------------------------
@@ -141,8 +178,25 @@ def test_copy_link(live):
 
 # --- the whole session on the shared page -------------------------------------------------------------
 
+def test_served_page_console_and_network(served_live):
+    """Nothing the core tests did on this server's page logged an error or left the origin; from
+    nginx, the big files came precompressed and the document under the policy header."""
+    live = served_live
+    assert live.console_errors == []
+    assert live.foreign_requests() == []
+    assert live.dialogs == []
+    assert any("/pyodide-" in u and u.endswith("/pyodide.asm.wasm") for u in live.requests)
+    if hasattr(live, "responses"):
+        encodings = {urlsplit(r.url).path.rsplit("/", 1)[-1]: r.headers.get("content-encoding")
+                     for r in live.responses}
+        assert encodings["pyodide.asm.wasm"] in ("gzip", "br") and encodings[""] in ("gzip", "br"), encodings
+        document = next(r for r in live.responses if urlsplit(r.url).path == "/")
+        assert document.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+
+
 def test_live_page_console_and_network(live):
-    """Runs last in this module: nothing the tests above did logged an error or left the origin."""
+    """Runs last of the tests on the shared serve.py page: nothing they did logged an error or
+    left the origin."""
     assert live.console_errors == []
     assert live.foreign_requests() == []
     assert live.dialogs == []

@@ -6,6 +6,9 @@
 Why not `python -m http.server`: it guesses MIME types from the host's tables (.wasm and .mjs are
 wrong or missing on some systems, and Pyodide needs application/wasm for streaming compilation),
 and it sends neither the CSP nor cache headers, so it cannot show whether the page works under them.
+Every rule (types, security and cache headers, which precompressed .br/.gz sibling to send) comes
+from sitebuild/headers.py, the table deploy/nginx.conf and the static hosts' `_headers` are made
+from; `make serve-nginx` serves the same directory with nginx.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import argparse
 import email.utils
 import os
-import re
 import sys
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -23,68 +25,53 @@ from urllib.parse import unquote, urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from sitebuild.csp import CONTENT_SECURITY_POLICY  # noqa: E402
-
-# Our own table, not mimetypes: identical answers on every host.
-MIME_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".json": "application/json",
-    ".map": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".webp": "image/webp",
-    ".ico": "image/x-icon",
-    ".woff2": "font/woff2",
-    ".txt": "text/plain; charset=utf-8",
-}
-DEFAULT_TYPE = "application/octet-stream"
-
-IMMUTABLE = "public, max-age=31536000, immutable"
-# A name carries its content hash ('app.1a2b3c4d.js') or lives in a hashed dir ('pyodide-1a2b3c4d/').
-_HASHED = re.compile(r"(^|/)pyodide-[0-9a-f]{8,}/|\.[0-9a-f]{8,}\.[^/]+$")
+from sitebuild import headers as table  # noqa: E402
+from sitebuild.headers import IMMUTABLE, MIME_TYPES  # noqa: E402,F401  (re-exported for callers)
 
 
 def cache_control(url_path: str) -> str:
-    return IMMUTABLE if _HASHED.search(url_path) else "no-cache"
+    return table.cache_control(url_path)
 
 
 class Handler(SimpleHTTPRequestHandler):
+    """Every header rule comes from sitebuild/headers.py (the table nginx's config is made from)."""
+
     quiet = False
 
     def guess_type(self, path):
-        return MIME_TYPES.get(os.path.splitext(str(path))[1].lower(), DEFAULT_TYPE)
+        return table.content_type(str(path))
+
+    def send_response(self, code, message=None):
+        self._status = code
+        super().send_response(code, message)
 
     def send_head(self):
+        self._status, self._vary = 200, False
         url_path = unquote(urlsplit(self.path).path)
-        # Dotfiles (the build marker, editor droppings) are not part of the site.
-        if any(part.startswith(".") for part in url_path.split("/")):
+        if not table.is_served(url_path):
             self.send_error(404, "File not found")
-            return None
-        gz = self._gzip_sibling()
-        if gz is None:
-            return super().send_head()
-        return self._send_gzip(gz)
-
-    def _gzip_sibling(self):
-        """Path of a precompressed 'x.gz' next to the requested file, when the client takes gzip."""
-        if "gzip" not in self.headers.get("Accept-Encoding", ""):
             return None
         path = self.translate_path(self.path)
         if os.path.isdir(path):
-            if not urlsplit(self.path).path.endswith("/"):
-                return None  # the plain handler redirects /dir to /dir/
-            path = os.path.join(path, "index.html")  # "/" is the article: send it compressed too
-        if not os.path.isfile(path + ".gz"):
-            return None
-        return path + ".gz"
+            if not url_path.endswith("/"):
+                # No redirect from /dir to /dir/ (nginx's config has none either): a 404.
+                self.send_error(404, "File not found")
+                return None
+            path = os.path.join(path, table.INDEX)  # "/" is the article
+        available = {coding for coding, suffix in table.ENCODINGS if os.path.isfile(path + suffix)}
+        self._vary = bool(available) and os.path.isfile(path)
+        coding = self._choose_encoding(available) if self._vary else None
+        if coding is None:
+            return super().send_head()
+        return self._send_compressed(path, coding)
 
-    def _send_gzip(self, gz_path):
-        f = open(gz_path, "rb")
+    def _choose_encoding(self, available):
+        """The coding of the sibling to send (brotli first), or None for the file itself."""
+        return table.choose_encoding(self.headers.get("Accept-Encoding"), available)
+
+    def _send_compressed(self, path, coding):
+        suffix = dict(table.ENCODINGS)[coding]
+        f = open(path + suffix, "rb")
         try:
             fs = os.fstat(f.fileno())
             if self._not_modified_since(fs.st_mtime):
@@ -93,8 +80,8 @@ class Handler(SimpleHTTPRequestHandler):
                 self.end_headers()
                 return None
             self.send_response(200)
-            self.send_header("Content-Type", self.guess_type(gz_path[:-3]))
-            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Type", self.guess_type(path))
+            self.send_header("Content-Encoding", coding)
             self.send_header("Content-Length", str(fs.st_size))
             self.send_header("Last-Modified", email.utils.formatdate(fs.st_mtime, usegmt=True))
             self.end_headers()
@@ -115,11 +102,13 @@ class Handler(SimpleHTTPRequestHandler):
         return when is not None and when.timestamp() >= int(mtime)
 
     def end_headers(self):
-        self.send_header("Cache-Control", cache_control(unquote(urlsplit(self.path).path)))
-        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        # Only matters when .gz siblings exist, but keeps shared caches honest either way.
-        self.send_header("Vary", "Accept-Encoding")
+        status = getattr(self, "_status", 200)
+        url_path = unquote(urlsplit(self.path).path)
+        self.send_header("Cache-Control", table.cache_control(url_path, status))
+        for name, value in table.SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        if getattr(self, "_vary", False) and status in (200, 304):
+            self.send_header("Vary", "Accept-Encoding")
         super().end_headers()
 
     def list_directory(self, path):
