@@ -174,7 +174,9 @@ def draft_distribution(certainty, match, favourite: int, size: int = len(VOCABUL
                  for p_w, d_w in zip(p_weights, d_weights))
 
 
-@lru_cache(maxsize=4096)
+# Bounded caches (an audit run needs about 380 pairs and 430 slots): memory stays flat however
+# long a slider session runs, and the verifier tables ride along with their pair (q.rule).
+@lru_cache(maxsize=1024)
 def _pair(certainty: Fraction, match: Fraction, favourite: int) -> tuple[Categorical, Categorical]:
     if favourite:
         # Every distribution of the model is its favourite-0 twin relabelled (token x moves
@@ -193,7 +195,7 @@ def position_pair(certainty, match, position: int) -> tuple[Categorical, Categor
     return _slot_pair(certainty, match, position % len(FAVOURITES))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _slot_pair(certainty, match, slot: int) -> tuple[Categorical, Categorical]:
     c, m = context_sliders(Fraction(certainty), Fraction(match), CONTEXTS[slot])
     return _pair(c, m, FAVOURITES[slot])
