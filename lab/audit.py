@@ -377,7 +377,8 @@ class Audit:
     def best_lookahead_is_first_argmax(self, out: Outcome):
         """best_lookahead returns the first strict maximum of the ledger's speedup over 1..12,
         including on an exact float tie (acceptance 50, draft cost 20, no tax or overhead:
-        lookahead 1 and 2 both give 1.25x, and the shallower one must win)."""
+        lookahead 1 and 2 both give 1.25x, and the shallower one must win). The maximum is the
+        float one, as documented in best_lookahead (it can stop short of the exact argmax)."""
         tie = LedgerSettings(acceptance=50, draftCost=20, lookahead=1, overheadMs=0, targetMs=80, verifyTax=0)
         out.visited += 1
         speedups = [ledger(tie.with_(lookahead=m)).speedup for m in (1, 2)]

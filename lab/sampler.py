@@ -31,10 +31,25 @@ The toy model (documented here so that every number in the article can be re-der
   neighbouring token ``favourite + 1``. Match 100 makes ``q = p``.
 * All probabilities are exact fractions; sampling uses floats derived from them by correct
   rounding and ``random.Random`` (the same stream in CPython and Pyodide).
+* The model ignores the words already written: ``p_t`` and ``q_t`` depend on the position
+  ``t`` only, never on the earlier tokens (a real language model conditions on them). The
+  rule itself does not care, and :func:`exact_prefix_distribution` also takes row functions
+  of the prefix; the tests run it, and :func:`verify`, on a bigram model, so that a sampler
+  that conditions on the wrong context would be caught.
+* Row validation: :class:`Categorical` refuses rows that are not distributions (negative,
+  non-finite, empty, or not summing to 1) with a ``ValueError`` naming the problem.
 
 The random draws of one verifier call happen in this order: the draft tokens (one per draft
 pass), then for each draft in turn one uniform ``u`` (accept iff ``u < p(x)/q(x)``), then at
 most one token from the residual or from the bonus row.
+
+The sampler's own law. :func:`uniform_law` runs any program (``verify``, ``generate_trace``)
+under a scripted generator that follows every branch of its comparisons with the uniforms and
+weights each run by the lengths of the uniforms' intervals, giving the program's output
+distribution in fractions; :func:`verify_prefix_law` composes verifier calls with it. The
+audit compares these laws with the target's, so a sampler that follows the formula in its
+helpers but not in its code (one uniform for a whole block, drafts from p, a scaled
+acceptance test) is caught.
 """
 
 from bisect import bisect_right
