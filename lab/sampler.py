@@ -83,9 +83,10 @@ class Categorical:
     A row must be a distribution: at least one token, every value a finite number >= 0, and
     the total 1. Anything else raises :class:`ValueError` naming what was wrong, because on
     such a row :func:`verify` (which samples from the float CDF) and the exact laws (which
-    use the probabilities) would silently disagree. Floats are converted exactly; a float row
-    whose total misses 1 only by rounding (``|total - 1| <= 1e-9``, e.g. ``[0.1] * 10``) is
-    divided by its exact total, so the sampler and the exact laws still see the same row.
+    use the probabilities) would silently disagree. Exact rows (fractions, integers) must sum
+    to exactly 1. Floats are converted exactly; a row with floats whose total misses 1 only by
+    rounding (``|total - 1| <= 1e-9``, e.g. ``[0.1] * 10``) is divided by its exact total, so
+    the sampler and the exact laws still see the same row.
 
     >>> Categorical([Fraction(1, 4), Fraction(3, 4)]).probs
     (Fraction(1, 4), Fraction(3, 4))
@@ -99,6 +100,7 @@ class Categorical:
 
     def __init__(self, probs: Sequence):
         try:
+            inexact = any(type(value) is float for value in probs)
             values = [value if type(value) is Fraction else Fraction(value) for value in probs]
         except (TypeError, ValueError, OverflowError) as error:
             raise ValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
@@ -110,7 +112,7 @@ class Categorical:
         cumulative = list(accumulate(values))
         total = cumulative[-1]
         if total != 1:
-            if abs(total - 1) > _ROUNDING:
+            if not inexact or abs(total - 1) > _ROUNDING:
                 raise ValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
                                  f"over {len(values)} tokens (normalise it first)")
             values = [value / total for value in values]  # float rounding only: make it exact

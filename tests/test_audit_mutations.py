@@ -324,6 +324,14 @@ def test_unnormalised_target(mutate):
     assert "distributions-are-normalised" in failures
 
 
+def test_target_unnormalised_by_a_hair(mutate):
+    # a total of 1 + 1e-12 is no rounding slack for exact rows: it is refused and the check fails
+    original = sampler.target_distribution
+    failures, _ = mutate((sampler, "target_distribution", lambda c, fav, size=8: tuple(
+        x * (1 + Fraction(1, 10**12)) for x in original(c, fav, size))))
+    assert "distributions-are-normalised" in failures
+
+
 def test_theoretical_speedup_with_the_reference_alpha(mutate):
     # the plausible bug: Theorem 3.8 fed the reference pair's alpha (the contract's) instead of
     # the mean over the sequence's positions

@@ -393,6 +393,9 @@ def test_float_rows_that_miss_one_by_rounding_are_made_exact():
     assert sum(row.probs) == 1 and row.probs == (Fraction(1, 10),) * 10
     tiny = S.Categorical([1 / 3] * 3)
     assert sum(tiny.probs) == 1
+    # exact rows get no such slack: a fraction row off by 1e-12 is refused
+    with pytest.raises(ValueError, match="must sum to 1"):
+        S.Categorical([Fraction(1, 2), Fraction(1, 2) + Fraction(1, 10**12)])
 
 
 def test_verify_refuses_bad_rows_and_token_ids():
