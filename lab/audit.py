@@ -4,16 +4,22 @@ A setting is (certainty, match, lookahead, draftCost). The sampler half reads it
 the ledger half is fed the sampler's own acceptance rate, ``acceptance = 100 alpha`` of the
 reference pair, so both halves of the article are checked on the same settings. Work that
 a setting shares with others (the distributions of a (certainty, match) pair, a trace) is
-computed once; every check still visits every setting it names.
+computed once; every check still visits every setting it names. The 1296 settings hold
+108 distinct (p, q) pairs (36 (certainty, match) x 3 context kinds) and 216 distinct traces
+(36 x 6 lookaheads; the draft cost does not change a trace).
 
 Each check states one property that a wrong implementation would break; none is true by
-construction (``tests/test_audit.py`` breaks the code on purpose and watches checks fail).
+construction (``tests/test_audit_mutations.py`` breaks the code on purpose and watches checks
+fail). The sampler's stochastic path is checked as a distribution: ``verify()`` and
+``generate_trace()`` are run under a scripted generator that enumerates every branch
+(:func:`lab.sampler.uniform_law`), and their exact laws are compared with the target's.
 """
 
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
+import math
 import random
 
 from . import sampler
@@ -38,8 +44,19 @@ LEGACY_EXPECTED = "74:12:5:6:80:3:2.214590:3.214590:48.000000:89.600000:143.6000
 AUDIT_EXPECTED = "20:20:0:1296:0.000000000000:0.000000000000"
 EXACT_SETTING = dict(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23)
 TRACE_LENGTH = 32        # tokens per audited trace
-AUDIT_SAMPLES = 1000     # one-token outputs per sampler in the statistical check
+AUDIT_SAMPLES = 1000     # one-token outputs per sampler and (certainty, match) in the statistical check
+SIGNIFICANCE = 1e-6      # the chi-square test fails below this p-value (seeded, so it never flakes)
 RELATIVE_TOLERANCE = 1e-12
+LAW_TOLERANCE = 1e-12    # TV allowed between verify()'s law and the target's: float thresholds only
+# Small rows (3 tokens) for verify()'s exact law at gamma 2 and 3, one per position: a draft
+# that over- and under-covers, a draft mass on a token the target forbids together with a
+# target token the draft never proposes, p == q (no residual), and a plain mismatch.
+_F = Fraction
+LAW_P_ROWS = ((_F(1, 2), _F(1, 3), _F(1, 6)), (_F(0), _F(1, 4), _F(3, 4)),
+              (_F(1, 5), _F(2, 5), _F(2, 5)), (_F(1, 3), _F(1, 3), _F(1, 3)))
+LAW_Q_ROWS = ((_F(1, 4), _F(1, 4), _F(1, 2)), (_F(1, 2), _F(1, 2), _F(0)),
+              (_F(1, 5), _F(2, 5), _F(2, 5)), (_F(3, 5), _F(1, 5), _F(1, 5)))
+LAW_TRACE_SETTINGS = ((64, 72), (40, 20))   # generate_trace's exact law of 2 tokens (gamma 2)
 
 
 # --- shared, memoised work ---------------------------------------------------------------
@@ -86,6 +103,57 @@ def _ledger_settings(setting, **overrides) -> LedgerSettings:
 
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= RELATIVE_TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def _law_tv(law: dict, target: dict) -> Fraction:
+    """TV between two laws given as {outcome: probability}."""
+    return sum((abs(law.get(k, 0) - target.get(k, 0)) for k in law.keys() | target.keys()), Fraction(0)) / 2
+
+
+def chi_square_survival(x: float, dof: int) -> float:
+    """P(X >= x) for X chi-square with ``dof`` (an integer >= 1) degrees of freedom, in closed form:
+
+        even dof: exp(-x/2) sum_{i < dof/2} (x/2)**i / i!
+        odd dof:  erfc(sqrt(x/2)) + exp(-x/2) sum_{i=1}^{(dof-1)/2} (x/2)**(i-1/2) / Gamma(i + 1/2)
+
+    >>> round(chi_square_survival(3.841458820694124, 1), 6), round(chi_square_survival(5.991464547107979, 2), 6)
+    (0.05, 0.05)
+    """
+    if x <= 0:
+        return 1.0
+    half = x / 2
+    if dof % 2 == 0:
+        term = total = math.exp(-half)
+        for i in range(1, dof // 2):
+            term *= half / i
+            total += term
+        return min(1.0, total)
+    total = math.erfc(math.sqrt(half))
+    term = math.exp(-half) * math.sqrt(half) / math.gamma(1.5)
+    for i in range(1, (dof + 1) // 2):
+        total += term
+        term *= half / (i + 0.5)
+    return min(1.0, total)
+
+
+def chi_square_cells(counts, law) -> tuple[float, int, int]:
+    """Pearson's statistic of ``counts`` against ``law`` (exact probabilities), its degrees of
+    freedom, and how many draws landed on zero-mass tokens (must be 0). Tokens expected fewer
+    than 5 times are pooled into one cell (merged into the smallest other cell if the pool is
+    still under 5), so that the chi-square law applies."""
+    total = sum(counts)
+    impossible = sum(c for c, p_x in zip(counts, law) if not p_x)
+    cells = [(c, total * float(p_x)) for c, p_x in zip(counts, law) if p_x]
+    big = sorted((cell for cell in cells if cell[1] >= 5), key=lambda cell: cell[1])
+    rare = [cell for cell in cells if cell[1] < 5]
+    if rare:
+        pooled = (sum(c for c, _ in rare), sum(e for _, e in rare))
+        if pooled[1] < 5 and big:
+            smallest = big.pop(0)
+            pooled = (pooled[0] + smallest[0], pooled[1] + smallest[1])
+        big.append(pooled)
+    statistic = sum((c - e) ** 2 / e for c, e in big)
+    return statistic, len(big) - 1, impossible
 
 
 def _pair_settings():
@@ -170,7 +238,23 @@ class Audit:
         """Across verifier calls, the first two tokens are jointly p_0 x p_1 (exact enumeration):
         gamma 2 for every (certainty, match), which covers a second draft and a restart after
         a rejection, and gamma 1, where the second token always comes from a new call or the
-        bonus, where certainty equals match."""
+        bonus, where certainty equals match. And the sampler's own law: verify() driven by a
+        scripted generator that enumerates every branch, weighted by the length of each
+        uniform's interval, commits the product law at gamma 2 and 3 (3-token rows, within
+        float rounding of its thresholds); generate_trace()'s first two tokens likewise."""
+        for gamma in (2, 3):
+            out.visited += 1
+            law = sampler.verify_prefix_law(LAW_P_ROWS, LAW_Q_ROWS, gamma, gamma + 1)
+            tv = _law_tv(law, sampler.product_law(LAW_P_ROWS, gamma + 1))
+            if tv > LAW_TOLERANCE or sum(law.values()) != 1:
+                out.fail(f"verify()'s exact law is {float(tv):.3g} in TV from the target's at gamma={gamma}")
+        for c, m in LAW_TRACE_SETTINGS:
+            out.visited += 1
+            law = sampler.uniform_law(lambda rng: sampler.generate_trace(c, m, 2, 2, 0, rng=rng).tokens)
+            tv = _law_tv(law, sampler.product_law([sampler.position_pair(c, m, t)[0] for t in range(2)], 2))
+            if tv > LAW_TOLERANCE:
+                out.fail(f"generate_trace()'s exact law is {float(tv):.3g} in TV from the target's "
+                         f"at certainty={c} match={m}")
         for c, m in _pair_settings():
             rows = [sampler.position_pair(c, m, t) for t in range(4)]
             p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
@@ -209,13 +293,15 @@ class Audit:
                 out.fail(f"speculative greedy output differs from greedy at {setting}")
 
     def known_vectors(self, out: Outcome):
-        """Published test vectors: Hugging Face's (draft [1, 4, 5], target rejects 5 and wants 8
-        -> [1, 4, 8]) and vLLM's greedy one (draft [1, 2, 3], argmax [1, 5, 3, 4] -> [1, 5])."""
+        """Published test vectors: Hugging Face's (transformers, tests/generation/test_utils.py,
+        test_speculative_sampling: draft [1, 4, 5] from softmax rows of +-10 logits, target rows
+        accepting 1 and 4, then -inf everywhere but 8 -> [1, 4, 8]) and vLLM's greedy one
+        (draft [1, 2, 3], argmax [1, 5, 3, 4] -> [1, 5])."""
         def one_hot(token, size=10):  # Categoricals, so the verifier's tables are built once
             return sampler.Categorical([1 if i == token else 0 for i in range(size)])
-        uniform = sampler.Categorical([Fraction(1, 10)] * 10)
         cases = [
-            ([1, 4, 5], [one_hot(1), one_hot(4), one_hot(8), uniform], [uniform] * 3, (1, 4, 8)),
+            ([1, 4, 5], [hf_softmax_row(1), hf_softmax_row(4), one_hot(8), sampler.Categorical([Fraction(1, 10)] * 10)],
+             [hf_softmax_row(1), hf_softmax_row(4), hf_softmax_row(5)], (1, 4, 8)),
             ([1, 2, 3], [one_hot(1), one_hot(5), one_hot(3), one_hot(4)], [one_hot(1), one_hot(2), one_hot(3)], (1, 5)),
         ]
         for seed in range(20):
@@ -227,30 +313,51 @@ class Audit:
                     out.fail(f"draft {drafts} gave {list(got)}, expected {list(expected)} (seed {seed})")
 
     def samples_converge_to_target(self, out: Outcome):
-        """Seeded histograms: the speculative sampler's TV to p stays within sampling noise,
-        the buggy sampler's sits at its exact bias, for every (certainty, match)."""
-        bound = (len(sampler.VOCABULARY) / AUDIT_SAMPLES) ** 0.5  # a few times the expected noise
+        """Seeded histograms (1000 draws per sampler and (certainty, match)) pass Pearson's
+        chi-square test against their exact laws, pooled over all 36 pairs, at p >= 1e-6 from
+        the chi-square law: the speculative sampler's against p, the buggy sampler's against
+        its own biased law; and the buggy histograms fail the test against p (the test has
+        power). No draw may land on a zero-mass token."""
+        fits = {"speculative vs p": [0.0, 0], "buggy vs its law": [0.0, 0], "buggy vs p": [0.0, 0]}
         for index, (c, m) in enumerate(_pair_settings()):
             p, q = sampler.reference_pair(c, m)
             out.visited += 1
-            spec = sampler.empirical_tv(sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "speculative"), p)
-            wrong = sampler.empirical_tv(sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "buggy"), p)
-            bias = float(sampler.total_variation(p, sampler.buggy_output_distribution(p, q)))
-            if spec > bound or abs(wrong - bias) > bound:
-                out.fail(f"empirical TVs spec={spec:.4f} buggy={wrong:.4f} (bias {bias:.4f}) at certainty={c} match={m}")
+            spec = sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "speculative")
+            wrong = sampler.sample_outputs(p, q, AUDIT_SAMPLES, random.Random(index), "buggy")
+            for key, counts, law in (("speculative vs p", spec, p.probs),
+                                     ("buggy vs its law", wrong, sampler.buggy_output_distribution(p, q)),
+                                     ("buggy vs p", wrong, p.probs)):
+                statistic, dof, impossible = chi_square_cells(counts, law)
+                if impossible and key != "buggy vs p":
+                    out.fail(f"{key}: {impossible} draws on zero-mass tokens at certainty={c} match={m}")
+                fits[key][0] += statistic
+                fits[key][1] += dof
+        for key, (statistic, dof) in fits.items():
+            p_value = chi_square_survival(statistic, dof)
+            if (p_value < SIGNIFICANCE) != (key == "buggy vs p"):
+                out.fail(f"{key}: chi-square {statistic:.1f} on {dof} degrees of freedom, p = {p_value:.3g}")
 
     def theoretical_speedup_uses_alpha(self, out: Outcome):
-        """evaluate(): theoreticalSpeedup is Leviathan's formula at the sequence's mean alpha,
-        trace fields agree with their definitions, and exactTv is 0 (one evaluate per certainty)."""
+        """evaluate(): summaryAlpha is the mean of the per-position alphas sum_x min(p_t, q_t)
+        over the sequence, computed here; theoreticalSpeedup is Leviathan et al.'s Theorem 3.8,
+        (1 - a**(g+1)) / ((1 - a)(g c + 1)), evaluated here in fractions at that mean; trace
+        fields agree with their definitions, and exactTv is 0 (one evaluate per certainty)."""
+        cost = Fraction(9, 100)
         for c, lookahead in zip(GRID["certainty"], GRID["lookahead"]):
-                out.visited += 1
-                r = evaluate(certainty=c, draftCost=9, gamma=lookahead, length=TRACE_LENGTH, match=60, seed=c)
-                t = r["trace"]
-                expected = leviathan_speedup(r["summaryAlpha"], lookahead, 0.09)
-                if (not _close(r["theoreticalSpeedup"], expected) or r["contract"]["exactTv"] != 0
-                        or not _close(t["tokensPerTargetCall"], TRACE_LENGTH / t["targetCalls"])
-                        or not _close(t["speedup"], TRACE_LENGTH / (t["targetCalls"] + 0.09 * t["draftCalls"]))):
-                    out.fail(f"evaluate fields disagree at certainty={c} gamma={lookahead}")
+            out.visited += 1
+            r = evaluate(certainty=c, draftCost=9, gamma=lookahead, length=TRACE_LENGTH, match=60, seed=c)
+            t = r["trace"]
+            alphas = [sampler.acceptance_rate(*sampler.position_pair(c, 60, position)) for position in range(TRACE_LENGTH)]
+            a = sum(alphas, Fraction(0)) / TRACE_LENGTH
+            tokens_per_call = lookahead + 1 if a == 1 else (1 - a ** (lookahead + 1)) / (1 - a)
+            expected = tokens_per_call / (lookahead * cost + 1)
+            if (not _close(r["summaryAlpha"], float(a)) or not _close(r["theoreticalSpeedup"], float(expected))
+                    or r["contract"]["exactTv"] != 0
+                    or not _close(t["tokensPerTargetCall"], TRACE_LENGTH / t["targetCalls"])
+                    or not _close(t["speedup"], TRACE_LENGTH / (t["targetCalls"] + 0.09 * t["draftCalls"]))):
+                out.fail(f"evaluate fields disagree at certainty={c} gamma={lookahead}: summaryAlpha "
+                         f"{r['summaryAlpha']:.9f} (mean alpha {float(a):.9f}), theoreticalSpeedup "
+                         f"{r['theoreticalSpeedup']:.9f} (Theorem 3.8 gives {float(expected):.9f})")
 
     # ledger half -------------------------------------------------------------------------
 
@@ -270,7 +377,8 @@ class Audit:
     def best_lookahead_is_first_argmax(self, out: Outcome):
         """best_lookahead returns the first strict maximum of the ledger's speedup over 1..12,
         including on an exact float tie (acceptance 50, draft cost 20, no tax or overhead:
-        lookahead 1 and 2 both give 1.25x, and the shallower one must win)."""
+        lookahead 1 and 2 both give 1.25x, and the shallower one must win). The maximum is the
+        float one, as documented in best_lookahead (it can stop short of the exact argmax)."""
         tie = LedgerSettings(acceptance=50, draftCost=20, lookahead=1, overheadMs=0, targetMs=80, verifyTax=0)
         out.visited += 1
         speedups = [ledger(tie.with_(lookahead=m)).speedup for m in (1, 2)]
@@ -290,10 +398,14 @@ class Audit:
                 out.fail(f"speedup falls from {lower:.6f} to {higher:.6f} as acceptance rises at {setting}")
 
     def cycle_adds_up(self, out: Outcome):
-        """draft + verify + overhead = cycle, and msPerToken x outputTokens = cycle."""
+        """draftMs = m targetMs draftCost/100, verifyMs = targetMs (1 + (m - 1) verifyTax/100),
+        draft + verify + overhead = cycle, and msPerToken x outputTokens = cycle."""
         for setting, s in _every_ledger(out):
             r = ledger(s)
-            if (r.draftMs + r.verifyMs + s.overheadMs != r.cycleMs or not _close(r.msPerToken * r.outputTokens, r.cycleMs)
+            m = s.lookahead
+            if (not _close(r.draftMs, m * s.targetMs * s.draftCost / 100)
+                    or not _close(r.verifyMs, s.targetMs * (1 + (m - 1) * s.verifyTax / 100))
+                    or r.draftMs + r.verifyMs + s.overheadMs != r.cycleMs or not _close(r.msPerToken * r.outputTokens, r.cycleMs)
                     or not _close(r.speedup, s.targetMs * r.outputTokens / r.cycleMs)):
                 out.fail(f"cycle does not add up at {setting}")
 
@@ -324,13 +436,33 @@ class Audit:
             out.fail(f"legacy signature {got}")
 
     def to_fixed_ties_away_from_zero(self, out: Outcome):
-        """toFixed rounding: exact binary ties go away from zero (JavaScript), not to even."""
+        """toFixed rounding: exact binary ties go away from zero (JavaScript), not to even,
+        at 0 to 20 digits (2**-(d+1) is an exact tie at d digits; the strings are Node's)."""
         cases = {(0.0078125, 6): "0.007813", (-0.0078125, 6): "-0.007813", (2.5, 0): "3", (0.125, 2): "0.13",
                  (1.005, 2): "1.00", (-0.0, 3): "0.000", (1e21, 2): "1e+21", (123.456, 1): "123.5"}
+        cases.update(((2.0 ** -(digits + 1), digits), text) for digits, text in TIES_IN_NODE.items())
+        cases.update(((-(3 + 2.0 ** -(digits + 1)), digits), "-3" + text[1:]) for digits, text in TIES_IN_NODE.items())
         for (value, digits), expected in cases.items():
             out.visited += 1
             if to_fixed(value, digits) != expected:
                 out.fail(f"to_fixed({value}, {digits}) = {to_fixed(value, digits)}, JavaScript gives {expected}")
+
+
+# (2**-(d+1)).toFixed(d) in Node 20, for d = 7..20: each an exact binary tie, rounded away from zero.
+TIES_IN_NODE = {
+    7: "0.0039063", 8: "0.00195313", 9: "0.000976563", 10: "0.0004882813", 11: "0.00024414063",
+    12: "0.000122070313", 13: "0.0000610351563", 14: "0.00003051757813", 15: "0.000015258789063",
+    16: "0.0000076293945313", 17: "0.00000381469726563", 18: "0.000001907348632813",
+    19: "0.0000009536743164063", 20: "0.00000047683715820313",
+}
+
+
+def hf_softmax_row(token: int, size: int = 10) -> "sampler.Categorical":
+    """softmax of logits +10 at ``token`` and -10 elsewhere, as in Hugging Face's test: weight
+    1 for the favourite and exp(-20) for the others, normalised exactly in fractions."""
+    other = Fraction(math.exp(-20))
+    total = 1 + (size - 1) * other
+    return sampler.Categorical([(1 if i == token else other) / total for i in range(size)])
 
 
 CHECKS = (

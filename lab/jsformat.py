@@ -51,8 +51,40 @@ def to_fixed(x: float, digits: int) -> str:
 
 
 def to_js_string(value) -> str:
-    """JavaScript's ``String(number)`` for the numbers sliders and signatures show: an
-    integral value without a decimal point (``74``, not ``74.0``), anything else in its
-    shortest round-trip form (``12.5``). Both languages print the same shortest digits."""
-    value = float(value)
-    return str(int(value)) if value.is_integer() else repr(value)
+    """JavaScript's ``String(number)`` (ECMAScript Number::toString with radix 10) for any float.
+
+    Let ``s`` be the shortest digit string that round-trips (``k`` digits; the same digits in
+    both languages, which Python's ``repr`` gives) and ``n`` the decimal exponent with
+    ``value = 0.s * 10**n``. Then: integers up to 21 digits print plainly (``k <= n <= 21``),
+    other values with ``-6 < n <= 21`` in positional notation, and the rest in exponent form
+    ``d[.ddd]e+x`` / ``e-x``. So ``74`` not ``74.0``, ``0.00001`` not ``1e-05``, ``1e+25``
+    not ``1e25``. NaN, the infinities and -0 print as ``NaN``, ``Infinity``, ``-Infinity``, ``0``.
+
+    >>> [to_js_string(v) for v in (74, 12.5, 1e-05, 1e-07, 1e21, 1e25, 1e20, -0.0, 2**70)]
+    ['74', '12.5', '0.00001', '1e-7', '1e+21', '1e+25', '100000000000000000000', '0', '1.1805916207174113e+21']
+    """
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mantissa, _, exponent = repr(abs(x)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    combined = whole + fraction
+    leading = len(combined) - len(combined.lstrip("0"))
+    digits = combined[leading:].rstrip("0")
+    n = len(whole) + int(exponent or 0) - leading
+    k = len(digits)
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return sign + text

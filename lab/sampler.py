@@ -31,10 +31,25 @@ The toy model (documented here so that every number in the article can be re-der
   neighbouring token ``favourite + 1``. Match 100 makes ``q = p``.
 * All probabilities are exact fractions; sampling uses floats derived from them by correct
   rounding and ``random.Random`` (the same stream in CPython and Pyodide).
+* The model ignores the words already written: ``p_t`` and ``q_t`` depend on the position
+  ``t`` only, never on the earlier tokens (a real language model conditions on them). The
+  rule itself does not care, and :func:`exact_prefix_distribution` also takes row functions
+  of the prefix; the tests run it, and :func:`verify`, on a bigram model, so that a sampler
+  that conditions on the wrong context would be caught.
+* Row validation: :class:`Categorical` refuses rows that are not distributions (negative,
+  non-finite, empty, or not summing to 1) with a ``ValueError`` naming the problem.
 
 The random draws of one verifier call happen in this order: the draft tokens (one per draft
 pass), then for each draft in turn one uniform ``u`` (accept iff ``u < p(x)/q(x)``), then at
 most one token from the residual or from the bonus row.
+
+The sampler's own law. :func:`uniform_law` runs any program (``verify``, ``generate_trace``)
+under a scripted generator that follows every branch of its comparisons with the uniforms and
+weights each run by the lengths of the uniforms' intervals, giving the program's output
+distribution in fractions; :func:`verify_prefix_law` composes verifier calls with it. The
+audit compares these laws with the target's, so a sampler that follows the formula in its
+helpers but not in its code (one uniform for a whole block, drafts from p, a scaled
+acceptance test) is caught.
 """
 
 from bisect import bisect_right
@@ -50,7 +65,7 @@ __all__ = [
     "acceptance_probability", "acceptance_rate", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
     "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
-    "sample_outputs", "empirical_tv",
+    "sample_outputs", "empirical_tv", "uniform_law", "verify_prefix_law", "product_law",
 ]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -63,16 +78,51 @@ CONTEXTS = ("easy", "easy", "normal", "normal", "easy", "easy", "hard", "normal"
 
 
 class Categorical:
-    """A distribution over token indices: exact probabilities plus a float CDF for sampling."""
+    """A distribution over token indices: exact probabilities plus a float CDF for sampling.
 
-    __slots__ = ("probs", "cdf")
+    A row must be a distribution: at least one token, every value a finite number >= 0, and
+    the total 1. Anything else raises :class:`ValueError` naming what was wrong, because on
+    such a row :func:`verify` (which samples from the float CDF) and the exact laws (which
+    use the probabilities) would silently disagree. Exact rows (fractions, integers) must sum
+    to exactly 1. Floats are converted exactly; a row with floats whose total misses 1 only by
+    rounding (``|total - 1| <= 1e-9``, e.g. ``[0.1] * 10``) is divided by its exact total, so
+    the sampler and the exact laws still see the same row.
+
+    >>> Categorical([Fraction(1, 4), Fraction(3, 4)]).probs
+    (Fraction(1, 4), Fraction(3, 4))
+    >>> Categorical([0.5, -0.25, 0.75])
+    Traceback (most recent call last):
+    ...
+    ValueError: a probability row needs every value >= 0, got -0.25 at token 1
+    """
+
+    __slots__ = ("probs", "cdf", "rule")
 
     def __init__(self, probs: Sequence):
-        self.probs = tuple(value if type(value) is Fraction else Fraction(value) for value in probs)
-        self.cdf = [float(c) for c in accumulate(self.probs)]
+        try:
+            inexact = any(type(value) is float for value in probs)
+            values = [value if type(value) is Fraction else Fraction(value) for value in probs]
+        except (TypeError, ValueError, OverflowError) as error:
+            raise ValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
+        if not values:
+            raise ValueError("a probability row needs at least one token, got an empty row")
+        for token, value in enumerate(values):
+            if value < 0:
+                raise ValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
+        cumulative = list(accumulate(values))
+        total = cumulative[-1]
+        if total != 1:
+            if not inexact or abs(total - 1) > _ROUNDING:
+                raise ValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
+                                 f"over {len(values)} tokens (normalise it first)")
+            values = [value / total for value in values]  # float rounding only: make it exact
+            cumulative = list(accumulate(values))
+        self.probs = tuple(values)
+        self.cdf = [float(c) for c in cumulative]
         # An exact total of 1 already gives 1.0 here; the guard keeps a row whose float total
         # rounds below 1 from ever sampling past its last token.
         self.cdf[-1] = float("inf")
+        self.rule = None  # (p, PairRule) of the last target this row was verified against as q
 
     def __len__(self):
         return len(self.probs)
@@ -87,6 +137,9 @@ class Categorical:
     def rotated(self, shift: int) -> "Categorical":
         """The same distribution relabelled: token ``x`` gets the mass of ``x - shift``."""
         return Categorical(_rotate(self.probs, shift))
+
+
+_ROUNDING = Fraction(1, 10**9)  # how far a float row's total may miss 1 and still count as normalised
 
 
 def _rotate(values, shift: int) -> list:
@@ -138,7 +191,9 @@ def draft_distribution(certainty, match, favourite: int, size: int = len(VOCABUL
                  for p_w, d_w in zip(p_weights, d_weights))
 
 
-@lru_cache(maxsize=4096)
+# Bounded caches (an audit run needs about 380 pairs and 430 slots): memory stays flat however
+# long a slider session runs, and the verifier tables ride along with their pair (q.rule).
+@lru_cache(maxsize=1024)
 def _pair(certainty: Fraction, match: Fraction, favourite: int) -> tuple[Categorical, Categorical]:
     if favourite:
         # Every distribution of the model is its favourite-0 twin relabelled (token x moves
@@ -146,7 +201,7 @@ def _pair(certainty: Fraction, match: Fraction, favourite: int) -> tuple[Categor
         # verifier's tables are rotated rather than recomputed.
         p0, q0 = _pair(certainty, match, 0)
         p, q = p0.rotated(favourite), q0.rotated(favourite)
-        _RULES[id(p), id(q)] = rule_for(p0, q0).rotated(favourite, p, q)
+        q.rule = (p, rule_for(p0, q0).rotated(favourite, p, q))
         return p, q
     return (Categorical(target_distribution(certainty, 0)),
             Categorical(draft_distribution(certainty, match, 0)))
@@ -157,7 +212,7 @@ def position_pair(certainty, match, position: int) -> tuple[Categorical, Categor
     return _slot_pair(certainty, match, position % len(FAVOURITES))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _slot_pair(certainty, match, slot: int) -> tuple[Categorical, Categorical]:
     c, m = context_sliders(Fraction(certainty), Fraction(match), CONTEXTS[slot])
     return _pair(c, m, FAVOURITES[slot])
@@ -260,9 +315,6 @@ class PairRule:
         self.residual = residual_distribution(self.p, self.q)
 
 
-_RULES: dict = {}
-
-
 def _rotated_rule(self, shift: int, p: "Categorical", q: "Categorical") -> "PairRule":
     """This rule for the relabelled pair (p, q) = (self.p, self.q) rotated by ``shift``."""
     rule = PairRule.__new__(PairRule)
@@ -277,13 +329,19 @@ PairRule.rotated = _rotated_rule
 
 
 def rule_for(p, q) -> PairRule:
-    """The :class:`PairRule` of (p, q), memoised for the cached Categoricals of the toy model."""
+    """The :class:`PairRule` of (p, q), memoised for the cached Categoricals of the toy model.
+
+    The rule is kept on the draft row itself (``q.rule``, with the target it was built for),
+    so it lives exactly as long as the pair: when the lru_caches of the toy model drop a pair,
+    its rule goes with it, and a long slider session holds a bounded number of rules. (An
+    earlier global dict keyed by ``id(p), id(q)`` was never freed and grew without bound.)"""
     if not (isinstance(p, Categorical) and isinstance(q, Categorical)):
         return PairRule(p, q)
-    key = (id(p), id(q))
-    rule = _RULES.get(key)
-    if rule is None or rule.p is not p or rule.q is not q:
-        rule = _RULES[key] = PairRule(p, q)
+    cached = q.rule
+    if cached is not None and cached[0] is p:
+        return cached[1]
+    rule = PairRule(p, q)
+    q.rule = (p, rule)
     return rule
 
 
@@ -315,12 +373,16 @@ def verify(draft_tokens: Sequence[int], p_rows, q_rows, rng, *, _bug: bool = Fal
     token. Draft ``i`` survives iff ``u < min(1, p(x)/q(x))`` for a fresh uniform ``u`` (a token
     with ``q(x) = 0`` never survives); the first rejection commits a token from
     ``norm(max(0, p - q))`` and ends the block; if all survive the last p row gives a bonus token.
+    Rows must be distributions and draft tokens ids of the vocabulary (else ``ValueError``).
     """
     if len(p_rows) != len(draft_tokens) + 1 or len(q_rows) != len(draft_tokens):
         raise ValueError("verify needs one q row per draft token and one more p row than drafts")
     committed = []
     for index, token in enumerate(draft_tokens):
-        fixed = judge(rule_for(p_rows[index], q_rows[index]), token, rng, _bug)
+        rule = rule_for(p_rows[index], q_rows[index])
+        if type(token) is not int or not 0 <= token < len(rule.accept):
+            raise ValueError(f"draft token {index} must be a token id from 0 to {len(rule.accept) - 1}, got {token!r}")
+        fixed = judge(rule, token, rng, _bug)
         if fixed is not None:
             committed.append(fixed)
             return VerifyResult(tuple(committed), index, True)
@@ -338,34 +400,46 @@ def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[
     """Exact joint distribution of the first ``n`` tokens that repeated verifier calls with
     ``gamma`` drafts each commit, following every branch of :func:`verify` in fractions.
 
-    ``p_rows[t]``, ``q_rows[t]`` are the distributions at position ``t`` (at least
-    ``n + gamma`` rows). The draft proposes from ``q``; a block restarts after each call. A
-    rejected draft never reaches the output, so its branches are summed before the residual
-    token is chosen. For a correct sampler the result is ``p_0 x p_1 x ... x p_{n-1}``.
+    The rows are either sequences indexed by position (``p_rows[t]``, ``q_rows[t]``, at least
+    ``n + gamma`` of them: the toy model, whose rows depend on the position only) or functions
+    of the prefix written so far (``p_rows(prefix)``, ``q_rows(prefix)``: a real language
+    model, where draft ``i`` is proposed after the drafts before it). The draft proposes from
+    ``q``; a block restarts after each call. A rejected draft never reaches the output, so its
+    branches are summed before the residual token is chosen. For a correct sampler the result
+    is the chain rule ``p(x_0) p(x_1 | x_0) ... p(x_{n-1} | x_0..x_{n-2})``.
+
+    >>> half = [Fraction(1, 2)] * 2
+    >>> exact_prefix_distribution(lambda prefix: [1, 0] if prefix[-1:] == (1,) else half,
+    ...                           lambda prefix: half, 1, 2) == {(0, 0): Fraction(1, 4),
+    ...     (0, 1): Fraction(1, 4), (1, 0): Fraction(1, 2)}
+    True
     """
     result: dict[tuple[int, ...], Fraction] = {}
+    p_at = p_rows if callable(p_rows) else (lambda prefix: p_rows[len(prefix)])
+    q_at = q_rows if callable(q_rows) else (lambda prefix: q_rows[len(prefix)])
 
     def block(prefix: tuple[int, ...], weight: Fraction):
         if len(prefix) >= n:
             key = prefix[:n]
             result[key] = result.get(key, ZERO) + weight
             return
-        draft(prefix, len(prefix), 0, weight)
+        draft(prefix, 0, weight)
 
-    def draft(prefix, start, index, weight):
+    def draft(prefix, index, weight):
+        # ``prefix`` holds the committed tokens and the drafts of this block that survived:
+        # exactly the context the next draft (and its target row) conditions on.
         if len(prefix) >= n:  # the rest of this block cannot change the first n tokens
             block(prefix, weight)
             return
-        position = start + index
         if index == gamma:  # every draft survived: the bonus token
-            for token, prob in enumerate(_probs(p_rows[position])):
+            for token, prob in enumerate(_categorical(p_at(prefix)).probs):
                 if prob:
                     block(prefix + (token,), weight * prob)
             return
-        rule = rule_for(p_rows[position], q_rows[position])
+        rule = rule_for(p_at(prefix), q_at(prefix))
         for token, kept in enumerate(rule.kept):  # kept = q(x) min(1, p(x)/q(x))
             if kept:
-                draft(prefix + (token,), start, index + 1, weight * kept)
+                draft(prefix + (token,), index + 1, weight * kept)
         if rule.rejected and rule.residual is not None:
             rejected = weight * rule.rejected
             for fixed, r_x in enumerate(rule.residual.probs):
@@ -374,6 +448,124 @@ def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[
 
     block((), ONE)
     return result
+
+
+# --- the sampler's own law, exactly ------------------------------------------------------
+
+class _Uniform:
+    """One ``rng.random()`` draw known only as an interval ``[lo, hi)`` of [0, 1).
+
+    Comparing it with a threshold inside the interval is a branch point: the scripted
+    generator decides the outcome and narrows the interval to the part that gives it.
+    (Equality has probability 0 for a continuous uniform, so ``<=`` acts as ``<``.) Any
+    arithmetic on it raises TypeError: the sampler must compare uniforms with thresholds."""
+
+    __slots__ = ("source", "lo", "hi")
+
+    def __init__(self, source):
+        self.source, self.lo, self.hi = source, 0.0, 1.0
+
+    def __lt__(self, threshold):
+        return self.source.below(self, threshold)
+
+    __le__ = __lt__
+
+    def __gt__(self, threshold):
+        return not self.source.below(self, threshold)
+
+    __ge__ = __gt__
+
+
+class _ScriptedUniforms:
+    """A stand-in for ``random.Random`` whose ``random()`` returns :class:`_Uniform` intervals
+    and replays a script of branch decisions (True first, then False)."""
+
+    def __init__(self, script: list):
+        self.script, self.decisions, self.draws = script, [], []
+
+    def random(self):
+        u = _Uniform(self)
+        self.draws.append(u)
+        return u
+
+    def below(self, u: _Uniform, threshold) -> bool:
+        if threshold >= u.hi:
+            return True
+        if threshold <= u.lo:
+            return False
+        index = len(self.decisions)
+        decision = self.script[index] if index < len(self.script) else True
+        self.decisions.append(decision)
+        if decision:
+            u.hi = threshold
+        else:
+            u.lo = threshold
+        return decision
+
+
+def uniform_law(program) -> dict:
+    """The exact law of ``program(rng)`` when every ``rng.random()`` is uniform on [0, 1).
+
+    ``program`` is run once per branch of its comparisons with the uniforms (a depth-first
+    walk that replays the decisions taken so far): each draw is an interval, narrowed at
+    every comparison, and a run's weight is the product of its intervals' lengths, computed
+    in fractions from the float thresholds the program itself compared with. So the result
+    is the program's own law, not the formula it is meant to follow:
+
+        P(result = r) = sum over runs returning r of prod_draws (hi - lo)
+
+    >>> uniform_law(lambda rng: rng.random() < 0.25) == {True: Fraction(1, 4), False: Fraction(3, 4)}
+    True
+    """
+    law: dict = {}
+    script: list = []
+    while True:
+        rng = _ScriptedUniforms(script)
+        outcome = program(rng)
+        weight = ONE
+        for u in rng.draws:
+            weight *= Fraction(u.hi) - Fraction(u.lo)
+        if weight:
+            law[outcome] = law.get(outcome, ZERO) + weight
+        script = rng.decisions
+        while script and not script[-1]:  # backtrack to the last True and take its False branch
+            script.pop()
+        if not script:
+            return law
+        script[-1] = False
+
+
+def verify_prefix_law(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+    """The law of the first ``n`` tokens committed by :func:`verify` itself, driven block by
+    block: each call drafts ``k = min(gamma, n - start - 1)`` tokens with
+    :meth:`Categorical.sample` from the q rows, then lets :func:`verify` judge them (the same
+    order of draws as :func:`generate_trace`). Each call's law comes from :func:`uniform_law`;
+    the rows depend on the position only, so a call's law depends on (start, k) alone and the
+    calls compose by the chain rule. Compare it with the product of the p rows: the two
+    agree up to the rounding of the float thresholds verify compares with (about 1e-16)."""
+    p_rows = [_categorical(row) for row in p_rows]
+    q_rows = [_categorical(row) for row in q_rows]
+    call_laws: dict = {}
+
+    def call_law(start: int, k: int) -> dict:
+        if (start, k) not in call_laws:
+            def call(rng):
+                drafts = [q_rows[start + i].sample(rng) for i in range(k)]
+                return verify(drafts, p_rows[start:start + k + 1], q_rows[start:start + k], rng).tokens
+            call_laws[start, k] = uniform_law(call)
+        return call_laws[start, k]
+
+    law: dict = {}
+    pending = {(): ONE}
+    while pending:
+        prefix, weight = pending.popitem()
+        start = len(prefix)
+        for committed, w in call_law(start, min(gamma, n - start - 1)).items():
+            longer = prefix + committed
+            target = law if len(longer) >= n else pending
+            key = longer[:n]
+            target[key] = target.get(key, ZERO) + weight * w
+    return law
 
 
 # --- a seeded generation ----------------------------------------------------------------
@@ -396,8 +588,9 @@ class Trace:
         return len(self.tokens)
 
 
-def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, verifier=verify) -> Trace:
-    """Generate ``length`` tokens speculatively with ``random.Random(seed)``.
+def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
+    """Generate ``length`` tokens speculatively with ``random.Random(seed)`` (or with ``rng``
+    when given: :func:`uniform_law` passes its scripted generator here).
 
     Each call drafts ``k = min(gamma, remaining - 1)`` tokens, so the last call never commits
     past ``length`` (with one token left it drafts none and the verifier's token counts as a
@@ -407,7 +600,8 @@ def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, veri
     """
     import random
 
-    rng = random.Random(seed)
+    if rng is None:
+        rng = random.Random(seed)
     tokens: list[int] = []
     calls = []
     draft_calls = accepted = rejected = bonus = 0
@@ -450,3 +644,13 @@ def empirical_tv(counts: Sequence[int], p) -> float:
     """TV between the histogram ``counts`` (normalised) and ``p``, as a float."""
     total = sum(counts)
     return float(sum(abs(Fraction(c, total) - p_x) for c, p_x in zip(counts, _probs(p))) / 2)
+
+
+def product_law(p_rows, n: int) -> dict[tuple[int, ...], Fraction]:
+    """The target's joint law of ``n`` tokens for position-indexed rows: ``p_0 x ... x p_{n-1}``
+    (zero-mass sequences left out)."""
+    law = {(): ONE}
+    for t in range(n):
+        row = _probs(p_rows[t])
+        law = {prefix + (x,): w * p_x for prefix, w in law.items() for x, p_x in enumerate(row) if p_x}
+    return law

@@ -1,9 +1,10 @@
 """The audit's checks are not true by construction: break the implementation on purpose
 (pytest's monkeypatch) and watch the named checks fail.
 
-lab memoises heavily (lru_caches and the sampler's _RULES dict), so every test clears all of
-those before the mutation (so it takes effect) and after it (so it does not leak into other
-tests). Names imported with ``from x import y`` are patched where they are looked up.
+lab memoises heavily (lru_caches; the verifier's tables live on the cached rows, ``q.rule``),
+so every test clears all of those before the mutation (so it takes effect) and after it (so it
+does not leak into other tests). Names imported with ``from x import y`` are patched where they
+are looked up.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ def clear_caches():
         for value in vars(module).values():
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
-    sampler._RULES.clear()
 
 
 @pytest.fixture
@@ -65,10 +65,13 @@ def test_fixture_clears_every_cache(fresh):
     sampler.position_pair(50, 50, 3)
     exact.evaluate()
     audit._alpha(20, 40)
-    sampler.rule_for(*sampler.position_pair(50, 50, 3))
-    assert sampler._slot_pair.cache_info().currsize and sampler._RULES
+    p, q = sampler.position_pair(50, 50, 3)
+    rule = sampler.rule_for(p, q)
+    assert sampler._slot_pair.cache_info().currsize and q.rule == (p, rule)
     clear_caches()
-    assert all(fn.cache_info().currsize == 0 for fn in CACHED) and not sampler._RULES
+    # the rule lives on the cached row, so clearing the row caches drops it: a fresh pair has none
+    assert all(fn.cache_info().currsize == 0 for fn in CACHED)
+    assert sampler.position_pair(50, 50, 3)[1] is not q
 
 
 # (a) resample from the target instead of the residual ----------------------------------------
@@ -241,6 +244,23 @@ def test_to_fixed_half_down(mutate):
     assert "tofixed-ties-away-from-zero" in failures
 
 
+def test_to_fixed_tie_bug_at_11_digits(mutate):
+    # correct everywhere except at 11 digits, where a tie rounds to even
+    def tie_bug(x, digits):
+        return format(x, ".11f") if digits == 11 else jsformat.to_fixed(x, digits)
+    assert tie_bug(2**-12, 11) == "0.00024414062" != jsformat.to_fixed(2**-12, 11)
+    failures, _ = mutate((audit, "to_fixed", tie_bug))
+    assert "tofixed-ties-away-from-zero" in failures
+
+
+def test_to_fixed_tie_bug_past_15_digits(mutate):
+    # a rounding that goes through a 17-significant-digit decimal string breaks long ties
+    def via_repr(x, digits):
+        return jsformat.to_fixed(float(f"{x:.17g}"), digits) if digits <= 15 else format(x, f".{digits}f")
+    failures, _ = mutate((audit, "to_fixed", via_repr))
+    assert "tofixed-ties-away-from-zero" in failures
+
+
 # (f) broken trace accounting -----------------------------------------------------------------
 
 def test_trace_counts_a_bonus_on_every_call(mutate):
@@ -304,9 +324,45 @@ def test_unnormalised_target(mutate):
     assert "distributions-are-normalised" in failures
 
 
+def test_target_unnormalised_by_a_hair(mutate):
+    # a total of 1 + 1e-12 is no rounding slack for exact rows: it is refused and the check fails
+    original = sampler.target_distribution
+    failures, _ = mutate((sampler, "target_distribution", lambda c, fav, size=8: tuple(
+        x * (1 + Fraction(1, 10**12)) for x in original(c, fav, size))))
+    assert "distributions-are-normalised" in failures
+
+
 def test_theoretical_speedup_with_the_reference_alpha(mutate):
+    # the plausible bug: Theorem 3.8 fed the reference pair's alpha (the contract's) instead of
+    # the mean over the sequence's positions
+    original = exact.evaluate
+
+    def reference_alpha(**kwargs):
+        r = original(**kwargs)
+        r["theoreticalSpeedup"] = ledger.leviathan_speedup(r["contract"]["alpha"], r["params"]["gamma"],
+                                                           r["params"]["draftCost"] / 100)
+        return r
+    failures, _ = mutate((audit, "evaluate", reference_alpha))
+    assert "theoretical-speedup-uses-alpha" in failures
+
+
+def test_theoretical_speedup_scaled_alpha(mutate):
     original = exact.leviathan_speedup
     failures, _ = mutate((exact, "leviathan_speedup", lambda a, g, c: original(min(1.0, a * 1.01), g, c)))
+    assert "theoretical-speedup-uses-alpha" in failures
+
+
+def test_wrong_summary_alpha(mutate):
+    # summaryAlpha averaged over one position too few; theoreticalSpeedup follows it consistently,
+    # so only a check that computes the mean alpha itself can see it
+    original = exact.summary_alpha
+    failures, _ = mutate((exact, "summary_alpha", lambda c, m, length: original(c, m, max(1, length - 1))))
+    assert "theoretical-speedup-uses-alpha" in failures
+
+
+def test_summary_alpha_of_the_reference_pair(mutate):
+    failures, _ = mutate((exact, "summary_alpha",
+                          lambda c, m, length: sampler.acceptance_rate(*sampler.reference_pair(c, m))))
     assert "theoretical-speedup-uses-alpha" in failures
 
 
@@ -326,6 +382,33 @@ def test_cycle_without_overhead(mutate):
         r = original(settings)
         return r._replace(cycleMs=r.draftMs + r.verifyMs)
     failures, _ = mutate((audit, "ledger", dropped))
+    assert "cycle-adds-up" in failures
+
+
+def _consistent(r, settings, draft_ms, verify_ms):
+    """A ledger whose cycle, msPerToken and speedup are recomputed from wrong parts, so the sums agree."""
+    cycle = draft_ms + verify_ms + settings.overheadMs
+    return r._replace(draftMs=draft_ms, verifyMs=verify_ms, cycleMs=cycle, msPerToken=cycle / r.outputTokens,
+                      speedup=settings.targetMs * r.outputTokens / cycle)
+
+
+def test_draft_ms_one_pass_short(mutate):
+    original = ledger.ledger
+
+    def short(s):
+        r = original(s)
+        return _consistent(r, s, (s.lookahead - 1) * s.targetMs * s.draftCost / 100, r.verifyMs)
+    failures, _ = mutate((audit, "ledger", short))
+    assert "cycle-adds-up" in failures
+
+
+def test_verify_ms_taxes_every_token(mutate):
+    original = ledger.ledger
+
+    def taxed(s):
+        r = original(s)
+        return _consistent(r, s, r.draftMs, s.targetMs * (1 + s.lookahead * s.verifyTax / 100))
+    failures, _ = mutate((audit, "ledger", taxed))
     assert "cycle-adds-up" in failures
 
 
@@ -357,3 +440,74 @@ def test_mutations_do_not_leak(fresh):
     assert audit.exact_signature() == (
         "64:9:5:96:72:23:0:0.816833:0.183167:0.000000000000:0.095338:0.839579:2.793327:"
         "3.180915:21:102:75:9:12:4.571429:0.012412:0.012819:0.100947")
+
+
+# (g) the stochastic multi-draft path, checked as a distribution ----------------------------------
+
+def _shared_uniform_verify(draft_tokens, p_rows, q_rows, rng, *, _bug=False):
+    """verify() with one uniform for the whole block instead of one per draft."""
+    u = rng.random()
+    committed = []
+    for index, token in enumerate(draft_tokens):
+        rule = sampler.rule_for(p_rows[index], q_rows[index])
+        if not u < rule.accept[token]:
+            committed.append(rule.residual.sample(rng) if rule.residual is not None else token)
+            return sampler.VerifyResult(tuple(committed), index, True)
+        committed.append(token)
+    committed.append(sampler._categorical(p_rows[-1]).sample(rng))
+    return sampler.VerifyResult(tuple(committed), len(draft_tokens), False)
+
+
+def test_one_shared_uniform_per_block(mutate):
+    failures, _ = mutate((sampler, "verify", _shared_uniform_verify))
+    assert "two-token-joint-is-target" in failures
+
+
+def _drafts_from_p(certainty, match, gamma, length, seed, *, verifier=sampler.verify, rng=None):
+    """generate_trace() that drafts from the target row p instead of the draft row q."""
+    rng = rng or random.Random(seed)
+    tokens, calls = [], []
+    draft_calls = accepted = rejected = bonus = 0
+    while len(tokens) < length:
+        start = len(tokens)
+        k = min(gamma, length - start - 1)
+        pairs = [sampler.position_pair(certainty, match, start + i) for i in range(k + 1)]
+        drafts = [pairs[i][0].sample(rng) for i in range(k)]  # the bug: p, not q
+        result = verifier(drafts, [p for p, _ in pairs], [q for _, q in pairs[:k]], rng)
+        draft_calls += k
+        accepted += result.accepted
+        rejected += result.rejected
+        bonus += not result.rejected
+        tokens.extend(result.tokens)
+        calls.append((start, tuple(drafts), result.tokens, result.rejected))
+    return sampler.Trace(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
+
+
+def test_drafts_from_p(mutate):
+    failures, _ = mutate((sampler, "generate_trace", _drafts_from_p))
+    assert "two-token-joint-is-target" in failures
+
+
+def _scaled_acceptance(change):
+    original = sampler.PairRule.__init__
+
+    def init(self, p, q):
+        original(self, p, q)
+        self.accept = [change(a) for a in self.accept]
+    return (sampler.PairRule, "__init__", init)
+
+
+def test_acceptance_scaled_by_0_9(mutate):
+    failures, _ = mutate(_scaled_acceptance(lambda a: 0.9 * a))
+    assert "two-token-joint-is-target" in failures
+    assert "samples-converge-to-target" in failures
+
+
+def test_acceptance_lowered_by_0_05(mutate):
+    failures, _ = mutate(_scaled_acceptance(lambda a: max(0.0, a - 0.05)))
+    assert "two-token-joint-is-target" in failures
+    assert "samples-converge-to-target" in failures
+
+
+def test_unmutated_after_the_law_mutations(fresh):
+    assert audit.run_audit()["failures"] == []

@@ -20,7 +20,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lab.jsformat import to_fixed
+from lab.jsformat import to_fixed, to_js_string
 
 
 # --- known JavaScript outputs -----------------------------------------------------------------
@@ -198,3 +198,42 @@ def test_matches_node_on_random_values():
     assert len(expected) == len(cases)
     mismatches = [(v, d, to_fixed(v, d), js) for (v, d), js in zip(cases, expected) if to_fixed(v, d) != js]
     assert not mismatches, f"{len(mismatches)} mismatches with JavaScript, first: {mismatches[:5]}"
+
+
+# --- String(number) -----------------------------------------------------------------------------
+
+NODE_STRING_SCRIPT = r"""
+const chunks = [];
+process.stdin.on("data", (c) => chunks.push(c));
+process.stdin.on("end", () => {
+  const cases = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  process.stdout.write(JSON.stringify(cases.map((bits) => String(Buffer.from(bits, "hex").readDoubleBE(0)))));
+});
+"""
+
+
+@pytest.mark.parametrize("value, expected", [
+    (74, "74"), (74.0, "74"), (12.5, "12.5"), (-0.0, "0"), (0.1, "0.1"),
+    (1e-05, "0.00001"), (1e-06, "0.000001"), (1e-07, "1e-7"), (1.5e-07, "1.5e-7"), (0.000001234, "0.000001234"),
+    (1e20, "100000000000000000000"), (1e21, "1e+21"), (-1e21, "-1e+21"), (1e25, "1e+25"),
+    (2.0**70, "1.1805916207174113e+21"), (5e-324, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+    (math.nan, "NaN"), (math.inf, "Infinity"), (-math.inf, "-Infinity"),
+])
+def test_to_js_string_known_outputs(value, expected):
+    # these are Node 20's String(value); the first four are what the sliders show
+    assert to_js_string(value) == expected
+
+
+def test_to_js_string_matches_node():
+    node = shutil.which("node")
+    assert node is not None, "node is not on PATH: Node.js is a project requirement"
+    rng = random.Random(1296)
+    values = [v for v, _ in _random_cases(1500)]
+    values += [rng.uniform(1, 10) * 10.0 ** e for e in range(-12, 26) for _ in range(5)]
+    values += [float(10**e) for e in range(-10, 26)] + [10.0 ** -e for e in range(0, 12)]
+    payload = json.dumps([struct.pack(">d", v).hex() for v in values])
+    proc = subprocess.run([node, "-e", NODE_STRING_SCRIPT], input=payload, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    expected = json.loads(proc.stdout)
+    mismatches = [(v, to_js_string(v), js) for v, js in zip(values, expected) if to_js_string(v) != js]
+    assert not mismatches, f"{len(mismatches)} mismatches with String(number), first: {mismatches[:5]}"

@@ -3,6 +3,8 @@ over several verifier calls, and the accounting of seeded traces."""
 
 from __future__ import annotations
 
+import gc
+import math
 import random
 from fractions import Fraction
 from itertools import product
@@ -116,12 +118,46 @@ def one_hot(token, size=10):
 UNIFORM = [Fraction(1, 10)] * 10
 
 
+def softmax(logits):
+    """Float softmax, as torch computes it (shifted by the maximum); -inf gives exactly 0."""
+    top = max(logits)
+    weights = [math.exp(x - top) for x in logits]
+    return [w / sum(weights) for w in weights]
+
+
+def logits_peaked_at(token, size=10):
+    return [10.0 if i == token else -10.0 for i in range(size)]
+
+
+# Hugging Face transformers, tests/generation/test_utils.py, UtilsFunctionsTest.test_speculative_sampling:
+# candidate tokens [1, 4, 5] with candidate logits +10 at the token and -10 elsewhere; new logits
+# accept 1 and 4 (the same rows), then -inf everywhere but 10.0 at token 8, then a row of -10.0
+# (not used); expected n_matches == 2 and validated tokens [1, 4, 8].
+HF_Q_ROWS = [softmax(logits_peaked_at(t)) for t in (1, 4, 5)]
+HF_P_ROWS = [softmax(logits_peaked_at(1)), softmax(logits_peaked_at(4)),
+             softmax([-math.inf] * 8 + [10.0, -math.inf]), softmax([-10.0] * 10)]
+
+
 @pytest.mark.parametrize("seed", range(200))
 def test_hugging_face_vector(seed):
     # draft [1, 4, 5]; the target wants 1, 4, then puts zero mass on 5 and all of it on 8
-    result = S.verify([1, 4, 5], [one_hot(1), one_hot(4), one_hot(8), UNIFORM], [UNIFORM] * 3, random.Random(seed))
+    result = S.verify([1, 4, 5], HF_P_ROWS, HF_Q_ROWS, random.Random(seed))
     assert result.tokens == (1, 4, 8)
     assert result.accepted == 2 and result.rejected
+
+
+def test_hugging_face_vector_exactly():
+    # verify()'s own law on HF's rows (drafts given): [1, 4, 8] with probability 1 up to float rounding
+    law = S.uniform_law(lambda rng: S.verify([1, 4, 5], HF_P_ROWS, HF_Q_ROWS, rng).tokens)
+    assert law[(1, 4, 8)] > 1 - 1e-12 and sum(law.values()) == 1
+    assert HF_P_ROWS[2][8] == 1.0 and HF_Q_ROWS[2][8] > 0  # 8 is a token the draft could have proposed
+
+
+def test_hugging_face_rows_in_the_audit_match_the_test():
+    from lab.audit import hf_softmax_row
+    for token in (1, 4, 5):
+        row = hf_softmax_row(token)
+        assert [float(x) for x in row.probs] == pytest.approx(softmax(logits_peaked_at(token)), rel=1e-12, abs=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -333,3 +369,188 @@ def test_position_alpha_equals_the_pair_at_every_position():
             for position in range(2 * len(S.FAVOURITES)):
                 p, q = S.position_pair(certainty, match, position)
                 assert S.position_alpha(certainty, match, position) == S.acceptance_rate(p, q)
+
+
+# --- bad rows are refused -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("row, message", [
+    ([Fraction(1, 2), Fraction(-1, 4), Fraction(3, 4)], "every value >= 0, got -0.25 at token 1"),
+    ([Fraction(1, 2), Fraction(1, 3)], "must sum to 1, got a total of 0.833333333333"),
+    ([0.6, 0.6], "must sum to 1, got a total of 1.2"),
+    ([], "at least one token"),
+    ([float("nan"), 1.0], "finite numbers"),
+    ([float("inf"), 0.0], "finite numbers"),
+    (["x", 1], "finite numbers"),
+])
+def test_categorical_rejects_rows_that_are_not_distributions(row, message):
+    with pytest.raises(ValueError, match="probability row") as error:
+        S.Categorical(row)
+    assert message in str(error.value)
+
+
+def test_float_rows_that_miss_one_by_rounding_are_made_exact():
+    row = S.Categorical([0.1] * 10)
+    assert sum(row.probs) == 1 and row.probs == (Fraction(1, 10),) * 10
+    tiny = S.Categorical([1 / 3] * 3)
+    assert sum(tiny.probs) == 1
+    # exact rows get no such slack: a fraction row off by 1e-12 is refused
+    with pytest.raises(ValueError, match="must sum to 1"):
+        S.Categorical([Fraction(1, 2), Fraction(1, 2) + Fraction(1, 10**12)])
+
+
+def test_verify_refuses_bad_rows_and_token_ids():
+    negative = [Fraction(3, 2), Fraction(-1, 2)]
+    fair = [Fraction(1, 2)] * 2
+    with pytest.raises(ValueError, match="every value >= 0"):
+        S.verify([0], [fair, negative], [fair], random.Random(0))
+    with pytest.raises(ValueError, match="every value >= 0"):
+        S.verify([0], [negative, fair], [fair], random.Random(0))
+    with pytest.raises(ValueError, match="must sum to 1"):
+        S.verify([0], [fair, fair], [[Fraction(1, 2), Fraction(1, 4)]], random.Random(0))
+    for token in (-1, 2, 0.0, "0"):
+        with pytest.raises(ValueError, match=r"draft token 0 must be a token id from 0 to 1"):
+            S.verify([token], [fair, fair], [fair], random.Random(0))
+    with pytest.raises(ValueError, match="every value >= 0"):
+        S.exact_prefix_distribution([negative] * 3, [fair] * 3, 1, 2)
+
+
+# --- the sampler's own law -----------------------------------------------------------------------
+
+def law_tv(law, target):
+    return sum(abs(law.get(k, 0) - target.get(k, 0)) for k in law.keys() | target.keys()) / 2
+
+
+def test_uniform_law_of_simple_programs():
+    assert S.uniform_law(lambda rng: rng.random() < 0.25) == {True: Fraction(1, 4), False: Fraction(3, 4)}
+    # two independent draws, and one draw compared twice (the second comparison is conditional)
+    assert S.uniform_law(lambda rng: (rng.random() < 0.5, rng.random() < 0.5)) == {
+        (a, b): Fraction(1, 4) for a in (True, False) for b in (True, False)}
+    def shared(rng):
+        u = rng.random()
+        return (u < 0.5, u < 0.75)
+    assert S.uniform_law(shared) == {(True, True): Fraction(1, 2), (False, True): Fraction(1, 4),
+                                     (False, False): Fraction(1, 4)}
+    # sampling a row through its float CDF gives the row (these thresholds are exact in binary)
+    row = S.Categorical([Fraction(1, 4), Fraction(0), Fraction(5, 8), Fraction(1, 8)])
+    assert S.uniform_law(row.sample) == {0: Fraction(1, 4), 2: Fraction(5, 8), 3: Fraction(1, 8)}
+    with pytest.raises(TypeError):
+        S.uniform_law(lambda rng: rng.random() * 2 < 1)  # arithmetic on a uniform is refused
+
+
+@pytest.mark.parametrize("certainty, match, gamma", [(64, 72, 2), (20, 40, 2), (90, 10, 2), (50, 50, 3)])
+def test_verify_law_on_the_toy_model_is_the_product(certainty, match, gamma):
+    n = gamma + 1
+    rows = [S.position_pair(certainty, match, t) for t in range(n)]
+    p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
+    law = S.verify_prefix_law(p_rows, q_rows, gamma, n)
+    assert sum(law.values()) == 1
+    assert law_tv(law, S.product_law(p_rows, n)) < 1e-14
+    assert law_tv(law, S.exact_prefix_distribution(p_rows, q_rows, gamma, n)) < 1e-14
+
+
+def test_verify_law_sees_a_shared_uniform():
+    # the law is verify()'s own: one uniform for the whole block correlates the acceptances
+    from tests.test_audit_mutations import _shared_uniform_verify
+    rows = [S.position_pair(50, 30, t) for t in range(3)]
+    p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
+    original = S.verify
+    try:
+        S.verify = _shared_uniform_verify
+        law = S.verify_prefix_law(p_rows, q_rows, 2, 3)
+    finally:
+        S.verify = original
+    assert sum(law.values()) == 1
+    assert law_tv(law, S.product_law(p_rows, 3)) > 1e-3
+
+
+def test_generate_trace_law_of_three_tokens_is_the_product():
+    # the whole seeded generation, every branch: two drafts in the first call, restarts after rejections
+    certainty, match = 70, 40
+    law = S.uniform_law(lambda rng: S.generate_trace(certainty, match, 2, 3, 0, rng=rng).tokens)
+    p_rows = [S.position_pair(certainty, match, t)[0] for t in range(3)]
+    assert sum(law.values()) == 1
+    assert law_tv(law, S.product_law(p_rows, 3)) < 1e-14
+
+
+def test_generate_trace_with_an_rng_consumes_it_like_the_seed():
+    t1 = S.generate_trace(64, 72, 5, 40, 23)
+    t2 = S.generate_trace(64, 72, 5, 40, 999, rng=random.Random(23))
+    assert t1 == t2
+
+
+# --- a model that reads the words already written -------------------------------------------------
+
+def bigram(table, start):
+    """Row function of the prefix: ``start`` for the empty prefix, else ``table[last token]``."""
+    rows = {key: S.Categorical(row) for key, row in table.items()}
+    first = S.Categorical(start)
+    return lambda prefix: rows[prefix[-1]] if prefix else first
+
+
+F = Fraction
+BIGRAM_P = bigram({0: [F(1, 2), F(1, 2), F(0)], 1: [F(1, 6), F(1, 3), F(1, 2)], 2: [F(0), F(1, 4), F(3, 4)]},
+                  [F(1, 3), F(1, 3), F(1, 3)])
+BIGRAM_Q = bigram({0: [F(1, 4), F(1, 4), F(1, 2)], 1: [F(1, 3), F(1, 3), F(1, 3)], 2: [F(1, 2), F(1, 2), F(0)]},
+                  [F(3, 5), F(1, 5), F(1, 5)])
+
+
+def chain_law(p_at, n, size=3):
+    law = {(): F(1)}
+    for _ in range(n):
+        law = {prefix + (x,): w * p_at(prefix)[x] for prefix, w in law.items() for x in range(size) if p_at(prefix)[x]}
+    return law
+
+
+@pytest.mark.parametrize("gamma", [1, 2, 3])
+def test_exact_prefix_distribution_with_a_bigram_model(gamma):
+    n = 3
+    joint = S.exact_prefix_distribution(BIGRAM_P, BIGRAM_Q, gamma, n)
+    assert joint == chain_law(BIGRAM_P, n)
+    # and a conditioning bug (rows read one token too early) is visible in the joint
+    stale = S.exact_prefix_distribution(lambda prefix: BIGRAM_P(prefix[:-1]), BIGRAM_Q, gamma, n)
+    assert stale != chain_law(BIGRAM_P, n)
+
+
+def speculative_bigram(rng, gamma, n, p_at=BIGRAM_P, q_at=BIGRAM_Q):
+    """Speculative generation with a model of the prefix: draft i is proposed after drafts 0..i-1,
+    and the verifier's rows condition on the same contexts."""
+    tokens = []
+    while len(tokens) < n:
+        k = min(gamma, n - len(tokens) - 1)
+        context, drafts = tuple(tokens), []
+        for _ in range(k):
+            drafts.append(q_at(context + tuple(drafts)).sample(rng))
+        p_rows = [p_at(context + tuple(drafts[:i])) for i in range(k + 1)]
+        q_rows = [q_at(context + tuple(drafts[:i])) for i in range(k)]
+        tokens.extend(S.verify(drafts, p_rows, q_rows, rng).tokens)
+    return tuple(tokens[:n])
+
+
+@pytest.mark.parametrize("gamma", [1, 2, 3])
+def test_verify_with_a_bigram_model_follows_the_chain_rule(gamma):
+    law = S.uniform_law(lambda rng: speculative_bigram(rng, gamma, 3))
+    assert law_tv(law, chain_law(BIGRAM_P, 3)) < 1e-14
+    # the same loop with the target rows conditioned on one draft too few is caught
+    late = S.uniform_law(lambda rng: speculative_bigram(
+        rng, gamma, 3, p_at=lambda prefix: BIGRAM_P(prefix[:-1] if len(prefix) > 1 else prefix)))
+    assert law_tv(late, chain_law(BIGRAM_P, 3)) > 1e-3
+
+
+# --- memory -----------------------------------------------------------------------------------------
+
+def test_memory_stays_flat_over_5000_settings():
+    """A long slider session: 5,000 distinct (certainty, match) settings through the verifier.
+    The pairs and their verifier tables live in bounded caches, so after the caches fill the
+    number of live objects stays flat (the old global rule dict kept every setting's tables:
+    28,203 entries and 89 MB after 2,601 settings)."""
+    settings_ = [(c, m) for c in range(101) for m in range(101)][::2][:5000]
+    counts = {}
+    for i, (certainty, match) in enumerate(settings_, 1):
+        p, q = S.position_pair(certainty, match, 1)
+        S.verify([q.sample(random.Random(i))], [p, p], [q], random.Random(i))
+        if i in (1500, 5000):
+            gc.collect()
+            counts[i] = len(gc.get_objects()), sum(type(o) is S.PairRule for o in gc.get_objects())
+    (before, rules_before), (after, rules_after) = counts[1500], counts[5000]
+    assert rules_after <= 2 * 1024 + 64 and rules_after <= rules_before + 64, counts
+    assert after < before * 1.05, counts
