@@ -16,7 +16,9 @@ everything else given the state). Four processes:
   ``1 / ((1 - rho) pi_b)`` (good) and ``1 / ((1 - rho) pi_g)`` (bad). At ``b = 0`` the states are
   drawn afresh at every position, so each acceptance is Bernoulli(``pi_g alpha_g + pi_b
   alpha_b``) = Bernoulli(``alpha``), independently: exactly the iid process in law (the check
-  ``burstiness-zero-is-iid`` compares every policy's numbers on the two).
+  ``burstiness-zero-is-iid`` compares the numbers of every policy that does not observe the hidden
+  state on the two; the iid process's draft confidence is the bursty one's with types drawn afresh,
+  :func:`_type_levels`, so the threshold policy agrees too).
 * :func:`toy`: the exact sampler's toy model (:mod:`lab.sampler`): the state is the position's
   slot (period 12), ``alpha_t = lab.sampler.position_alpha``, and the draft's own probabilities
   are known, so the confidence-threshold policy reads the draft's real ``q_t(x)``.
