@@ -817,8 +817,8 @@ def heuristic_strip(process: Process, cycles: int, seed: int) -> list[dict]:
 def setting_costs(values: dict) -> Costs:
     """Costs from slider/flag values in percent and ms (the ledger's units).
 
-    >>> setting_costs({"draftCost": 12, "verifyTax": 3, "overheadMs": 6, "targetMs": 80}).cycle(5) == 143.6 / 80
-    True
+    >>> round(setting_costs({"draftCost": 12, "verifyTax": 3, "overheadMs": 6, "targetMs": 80}).cycle(5) * 80, 9)
+    143.6
     """
     return Costs(values["draftCost"] / 100, values.get("verifyTax", 0) / 100,
                  values.get("overheadMs", 0) / values.get("targetMs", 80))
