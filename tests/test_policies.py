@@ -299,3 +299,33 @@ def test_view_width_lays_out_figures():
 
 def test_url_keys_are_prefixed():
     assert all(slider.key.startswith("pol") for slider in widget.SLIDERS)
+
+
+# --- under Pyodide ------------------------------------------------------------------------------------
+
+def test_same_numbers_under_pyodide(tmp_path):
+    """The published lab zip under Node's Pyodide gives the suite signature and the widget's summary
+    exactly as this CPython does, and the same policy numbers to 1e-12 (Python 3.12 made ``sum`` of
+    floats compensated, so a last bit may differ from this 3.11)."""
+    import shutil
+
+    from lab.checks import run_suite, signature
+    from sitebuild.assets import lab_zip_bytes
+
+    node = shutil.which("node")
+    assert node and (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").is_file(), "node and its Pyodide are needed"
+    zip_path = tmp_path / "lab.zip"
+    zip_path.write_bytes(lab_zip_bytes(ROOT / "lab"))
+    code = ("import json\nfrom lab import checks, policies\nfrom lab.widgets import policies as w\n"
+            "r = checks.run_suite(['policies'])\n"
+            "v = w.view('?polAcceptance=81&polBurst=70&polDraftCost=7')\n"
+            "print(json.dumps({'signature': checks.signature(r), 'summary': v['summary'], 'policies': v['policies']}))\n")
+    done = subprocess.run([node, str(ROOT / "tests" / "node" / "run_lab.mjs"), str(zip_path), code],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    here = widget.view("?polAcceptance=81&polBurst=70&polDraftCost=7")
+    assert got["signature"] == signature(run_suite(["policies"]))
+    assert got["summary"] == here["summary"] and got["policies"].keys() == here["policies"].keys()
+    for name, numbers in here["policies"].items():
+        assert got["policies"][name] == pytest.approx(numbers, rel=1e-12), name
