@@ -104,10 +104,12 @@ def _press(pg, kind, selector, key, expect):
 
 
 def _full_query(pg) -> dict[str, str]:
-    """The canonical address for both widgets' current sliders, as lab.views writes it."""
-    joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
-        views.exact_view(slider_values(pg, "exact"))["query"]
-    return dict(pair.split("=") for pair in joined.split("&"))
+    """The canonical address for every widget's current sliders, as lab.views writes it."""
+    from lab import instruments
+
+    parts = [views.ledger_view(slider_values(pg, "ledger"))["query"], views.exact_view(slider_values(pg, "exact"))["query"]]
+    parts += [instruments.part("widgets", name).view(slider_values(pg, name))["query"] for name in instruments.NAMES]
+    return dict(pair.split("=") for pair in "&".join(parts).split("&"))
 
 
 def test_keyboard_ledger(live):

@@ -21,8 +21,15 @@ from .. import instruments
 __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view"]
 
 # Frozen from the code's real output once a family lands; each value is explained below.
-EXPECTED_SIGNATURE = "instruments:0:0:0"
-SIGNATURE_NOTES: dict[str, str] = {}
+EXPECTED_SIGNATURE = "instruments:10:10:0:1.938043"
+SIGNATURE_NOTES: dict[str, str] = {
+    "policies": (
+        "Hugging Face's heuristic lookahead schedule (+2 after a fully accepted block, else -1, floor 1) as an exact "
+        "long-run speedup under iid acceptance 74% with a draft pass at 12% of a target pass (no tax, no overhead), "
+        "truncated at K_max = 19 with a proven cut-mass bound of 2.6e-11; cross-checked against numpy's "
+        "least-squares solve of the same chain built independently and a seeded 200000-cycle simulation "
+        "(tests/test_policies.py)."),
+}
 
 
 def _run_check(check) -> Outcome:

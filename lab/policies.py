@@ -1,0 +1,837 @@
+"""Part two, instrument three: lookahead policies on bursty acceptance, as exact long-run averages.
+
+**Acceptance processes.** Text positions carry a hidden *acceptance state* that evolves as a
+Markov chain, one step per position, whatever the decoder does; a draft token proposed for a
+position in state ``x`` survives verification with probability ``alpha_x`` (independently of
+everything else given the state). Four processes:
+
+* :func:`iid`: one state, every draft survives with probability ``alpha``.
+* :func:`bursty`: two states, *good* and *bad*, with the same long-run mean ``alpha``. The good
+  state has stationary probability ``pi_g = alpha`` and rate ``alpha_g = alpha + h (1 - alpha)``,
+  the bad state ``pi_b = 1 - alpha`` and ``alpha_b = alpha (1 - h)``, with contrast
+  ``h = 3/4`` (:data:`CONTRAST`), so ``pi_g alpha_g + pi_b alpha_b = alpha`` for every ``h``.
+  Burstiness ``b`` (percent) is the chain's persistence ``rho = b / 100``: each position keeps its
+  state with probability ``rho`` and otherwise redraws it from ``(pi_g, pi_b)``, so
+  ``T = rho I + (1 - rho) 1 pi``, lag-one correlation ``rho`` and mean stretch lengths
+  ``1 / ((1 - rho) pi_b)`` (good) and ``1 / ((1 - rho) pi_g)`` (bad). At ``b = 0`` the states are
+  drawn afresh at every position, so each acceptance is Bernoulli(``pi_g alpha_g + pi_b
+  alpha_b``) = Bernoulli(``alpha``), independently: exactly the iid process in law (the check
+  ``burstiness-zero-is-iid`` compares the numbers of every policy that does not observe the hidden
+  state on the two; the iid process's draft confidence is the bursty one's with types drawn afresh,
+  :func:`_type_levels`, so the threshold policy agrees too).
+* :func:`toy`: the exact sampler's toy model (:mod:`lab.sampler`): the state is the position's
+  slot (period 12), ``alpha_t = lab.sampler.position_alpha``, and the draft's own probabilities
+  are known, so the confidence-threshold policy reads the draft's real ``q_t(x)``.
+* :func:`depth_curve`: a measured per-depth conditional curve ``a_1, a_2, ...``:
+  ``P(draft i survives | drafts 1..i-1 survived) = a_i`` (the last value holds beyond the list).
+
+**Cost of one cycle** in target-step units (the conventions of :mod:`lab.ledger`), for ``n`` drafts:
+``n c + 1 + (n - 1) tax + overhead`` with ``c = draftCost/100``, ``tax = verifyTax/100`` and
+``overhead = overheadMs / targetMs``; with tax and overhead 0 it is Leviathan's ``n c + 1``.
+
+**Policies** (each a Markov chain over (policy state, acceptance state at the cycle's start)):
+static ``k``; the best static ``k`` in 1..64; Hugging Face's heuristic (start 5, ``+2`` after a
+fully accepted block, else ``-1`` with floor 1: ``AssistedCandidateGenerator.update_candidate_strategy``
+in ``src/transformers/generation/candidate_generator.py``); a confidence threshold (stop drafting
+after the first draft token whose own probability is below the threshold, at most 20 drafts, as
+Hugging Face's dynamic mode); the no-waste oracle (drafts exactly the tokens that will survive);
+and a state-aware policy (in state ``x`` it drafts the best static ``k`` for an iid process at
+``alpha_x``).
+
+**Long-run averages** are renewal-reward ratios under the chain's stationary law ``pi``:
+``speedup = E_pi[tokens per cycle] / E_pi[cost per cycle]`` (not the mean of per-cycle ratios).
+``pi`` is solved directly by the GTH elimination (:func:`stationary`); the heuristic's unbounded
+lookahead is truncated at ``K_max`` chosen from a proven bound on the untruncated chain's mass
+above ``K_max`` (:func:`heuristic_tail_bound`, below :data:`TRUNCATION_TOLERANCE`).
+"""
+
+from fractions import Fraction
+import math
+import random
+
+__all__ = [
+    "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
+    "HEURISTIC_START", "stationary", "static_policy", "best_static", "heuristic_policy", "threshold_policy",
+    "oracle_policy", "state_aware_policy", "evaluate_policies", "POLICY_NAMES", "heuristic_tail_bound",
+    "heuristic_truncation", "simulate", "heuristic_strip", "oracle_bound", "TRUNCATION_TOLERANCE",
+]
+
+CONTRAST = 0.75             # h: how far the good and bad states sit from the mean alpha
+MAX_STATIC = 64             # best static k is searched in 1..64
+THRESHOLD_CAP = 20          # Hugging Face's num_assistant_tokens in its dynamic (confidence) mode
+HEURISTIC_START = 5         # Hugging Face's heuristic starts at 5 (irrelevant to the long-run law)
+CONFIDENCE_SHARPNESS = 0.5  # sigma of the calibrated two-level confidence model (iid, bursty, curve)
+TRUNCATION_TOLERANCE = 1e-10  # stationary mass the heuristic's truncation may cut (bound, not estimate)
+POLICY_NAMES = ("static", "best-static", "heuristic", "threshold", "oracle", "state-aware")
+
+
+# --- costs ------------------------------------------------------------------------------------
+
+class Costs:
+    """Cycle cost in target steps: ``n c + 1 + (n - 1) tax + overhead`` for ``n`` drafts.
+
+    >>> Costs(0.12).cycle(5)   # Leviathan: 5 * 0.12 + 1
+    1.6
+    >>> round(Costs(0.12, 0.03, 6 / 80).cycle(5), 6)  # the ledger's default: 143.6 ms / 80 ms
+    1.795
+    """
+
+    __slots__ = ("draft", "tax", "overhead")
+
+    def __init__(self, draft: float, tax: float = 0.0, overhead: float = 0.0):
+        self.draft, self.tax, self.overhead = float(draft), float(tax), float(overhead)
+
+    def cycle(self, drafts: float) -> float:
+        """Expected cost of a cycle with ``drafts`` expected drafts (the cost is linear in it)."""
+        return drafts * self.draft + 1 + (drafts - 1) * self.tax + self.overhead
+
+    def __repr__(self):
+        return f"Costs({self.draft!r}, {self.tax!r}, {self.overhead!r})"
+
+
+# --- acceptance processes ---------------------------------------------------------------------
+
+class Process:
+    """A hidden Markov acceptance process: ``states`` (names), ``transition`` (per position),
+    ``rates`` (``alpha`` per state) or ``depth_rates`` (one state, ``alpha`` per depth), and
+    ``levels``: per state, the draft's confidence law as ``(weight, confidence, accepted mass)``
+    triples (weights sum to 1, accepted masses to ``alpha``)."""
+
+    def __init__(self, name, states, transition, rates, levels, depth_rates=None, stationary_law=None):
+        self.name, self.states = name, tuple(states)
+        self.transition = tuple(tuple(float(p) for p in row) for row in transition)
+        self.rates = tuple(float(a) for a in rates)
+        self.levels = tuple(tuple(level) for level in levels)
+        self.depth_rates = tuple(float(a) for a in depth_rates) if depth_rates else None
+        self.stationary_law = stationary_law
+
+    @property
+    def size(self) -> int:
+        return len(self.states)
+
+    def alpha(self, state: int, depth: int) -> float:
+        """Survival probability of the draft at ``depth`` (1-based) in a position of ``state``."""
+        if self.depth_rates:
+            return self.depth_rates[min(depth, len(self.depth_rates)) - 1]
+        return self.rates[state]
+
+    def confidence_levels(self, state: int, depth: int):
+        if self.depth_rates:
+            return _calibrated_levels(self.alpha(state, depth))
+        return self.levels[state]
+
+    def max_alpha(self) -> float:
+        return max(self.depth_rates or self.rates)
+
+    def step(self, state: int, rng) -> int:
+        """The next position's state, sampled (one ``rng.random()``)."""
+        u, total = rng.random(), 0.0
+        row = self.transition[state]
+        for nxt, p in enumerate(row):
+            total += p
+            if u < total:
+                return nxt
+        return max(i for i, p in enumerate(row) if p > 0)
+
+
+def _calibrated_levels(alpha: float, sharpness: float = CONFIDENCE_SHARPNESS):
+    """A calibrated two-level confidence (``P(accept | confidence u) = u``) with mean ``alpha``:
+    ``u_hi = alpha + s (1 - alpha)`` with probability ``alpha``, ``u_lo = alpha (1 - s)`` otherwise.
+
+    >>> [tuple(round(x, 4) for x in level) for level in _calibrated_levels(0.6)]
+    [(0.6, 0.8, 0.48), (0.4, 0.3, 0.12)]
+    """
+    high, low = alpha + sharpness * (1 - alpha), alpha * (1 - sharpness)
+    return ((alpha, high, alpha * high), (1 - alpha, low, (1 - alpha) * low))
+
+
+def _type_levels(alpha: float, contrast: float = CONTRAST):
+    """The confidence law of a position whose latent type (good with probability ``alpha``, else
+    bad; the types of :func:`bursty`) is drawn afresh: the two types' calibrated levels, mixed.
+
+    >>> round(sum(w for w, _, _ in _type_levels(0.7)), 12), round(sum(a for _, _, a in _type_levels(0.7)), 12)
+    (1.0, 0.7)
+    """
+    good, bad = bursty_rates(alpha, contrast)
+    return tuple((weight * w, u, weight * a) for weight, rate in ((alpha, good), (1 - alpha, bad))
+                 for w, u, a in _calibrated_levels(rate))
+
+
+def iid(alpha: float) -> Process:
+    """Every draft survives with probability ``alpha``, independently. Its draft confidence is that
+    of :func:`bursty` with its types drawn afresh at every position (:func:`_type_levels`), so that
+    ``bursty(alpha, 0)`` is this process in law, confidence included.
+
+    >>> iid(0.74).rates, iid(0.74).transition
+    ((0.74,), ((1.0,),))
+    """
+    return Process("iid", ("all",), ((1.0,),), (alpha,), (_type_levels(alpha),), stationary_law=(1.0,))
+
+
+def bursty_rates(alpha: float, contrast: float = CONTRAST) -> tuple[float, float]:
+    """``(alpha_g, alpha_b) = (alpha + h (1 - alpha), alpha (1 - h))``; with ``pi_g = alpha`` their
+    mean is ``alpha`` for any contrast ``h``.
+
+    >>> good, bad = bursty_rates(0.8)
+    >>> round(good, 12), round(bad, 12), round(0.8 * good + 0.2 * bad, 12)
+    (0.95, 0.2, 0.8)
+    """
+    return alpha + contrast * (1 - alpha), alpha * (1 - contrast)
+
+
+def bursty(alpha: float, burstiness: float, contrast: float = CONTRAST) -> Process:
+    """Good and bad stretches with mean ``alpha``; ``burstiness`` in percent is the persistence
+    ``rho`` of ``T = rho I + (1 - rho) 1 pi`` with ``pi = (alpha, 1 - alpha)``.
+
+    >>> process = bursty(0.6, 50)
+    >>> [[round(p, 12) for p in row] for row in process.transition]
+    [[0.8, 0.2], [0.3, 0.7]]
+    """
+    rho = burstiness / 100
+    pi = (alpha, 1 - alpha)
+    transition = [[(rho if i == j else 0.0) + (1 - rho) * pi[j] for j in range(2)] for i in range(2)]
+    rates = bursty_rates(alpha, contrast)
+    return Process("bursty", ("good", "bad"), transition, rates, [_calibrated_levels(a) for a in rates],
+                   stationary_law=pi)
+
+
+def toy(certainty, match) -> Process:
+    """The exact sampler's toy model: 12 position slots in a cycle, ``alpha_t`` from
+    :func:`lab.sampler.position_alpha`, confidence = the draft's own ``q_t(x)`` of the token it drew.
+
+    >>> process = toy(64, 72)
+    >>> len(process.states), round(sum(process.rates) / 12, 6)
+    (12, 0.839579)
+    """
+    from . import sampler
+
+    size = len(sampler.FAVOURITES)
+    transition = [[1.0 if j == (i + 1) % size else 0.0 for j in range(size)] for i in range(size)]
+    rates, levels = [], []
+    for slot in range(size):
+        p, q = sampler.position_pair(certainty, match, slot)
+        rates.append(float(sampler.position_alpha(certainty, match, slot)))
+        levels.append(tuple((float(q_x), float(q_x), float(min(p_x, q_x))) for p_x, q_x in zip(p.probs, q.probs)))
+    return Process("toy", tuple(f"slot {t}" for t in range(size)), transition, rates, levels,
+                   stationary_law=tuple(1 / size for _ in range(size)))
+
+
+def depth_curve(curve) -> Process:
+    """A measured conditional curve: draft ``i`` of a block survives with probability
+    ``curve[i - 1]`` given that drafts ``1..i-1`` did (the last value holds deeper).
+
+    >>> depth_curve([0.9, 0.8, 0.7]).alpha(0, 5)
+    0.7
+    """
+    curve = [float(a) for a in curve]
+    if not curve or not all(0 <= a <= 1 for a in curve):
+        raise ValueError("a depth curve is a non-empty list of probabilities in [0, 1]")
+    return Process("curve", ("all",), ((1.0,),), (sum(curve) / len(curve),), ((),), depth_rates=curve,
+                   stationary_law=(1.0,))
+
+
+# --- the stationary law -----------------------------------------------------------------------
+
+def stationary(rows):
+    """Stationary distribution of an irreducible chain by GTH elimination (Grassmann, Taksar and
+    Heyman 1985): subtraction-free, so accurate to rounding, and it keeps a banded chain banded.
+    ``rows[i]`` is a dict ``{j: P(i -> j)}`` (each summing to 1). Works on Fractions exactly.
+
+    >>> [str(x) for x in stationary([{0: Fraction(1, 2), 1: Fraction(1, 2)}, {0: Fraction(1, 4), 1: Fraction(3, 4)}])]
+    ['1/3', '2/3']
+    """
+    n = len(rows)
+    matrix = [dict(row) for row in rows]
+    incoming = [set() for _ in range(n)]   # who still points at j (fill-in keeps this current)
+    for i, row in enumerate(matrix):
+        for j in row:
+            incoming[j].add(i)
+    pivots = [0] * n
+    for last in range(n - 1, 0, -1):
+        row = matrix[last]
+        out = sum(p for j, p in row.items() if j < last)
+        if out <= 0:
+            raise ValueError("the chain is reducible: a state cannot reach the states before it")
+        pivots[last] = out
+        targets = [(j, p) for j, p in row.items() if j < last]
+        for i in incoming[last]:
+            if i >= last:
+                continue
+            weight = matrix[i].get(last, 0)
+            if not weight:
+                continue
+            scale = weight / out
+            target_row = matrix[i]
+            for j, p in targets:
+                if j not in target_row:
+                    incoming[j].add(i)
+                target_row[j] = target_row.get(j, 0) + scale * p
+    exact = any(isinstance(p, Fraction) for row in rows for p in row.values())
+    pi = [0] * n
+    pi[0] = Fraction(1) if exact else 1.0
+    for j in range(1, n):
+        pi[j] = sum(pi[i] * matrix[i].get(j, 0) for i in incoming[j] if i < j) / pivots[j]
+    total = sum(pi)
+    return [x / total for x in pi]
+
+
+def invariance_residual(rows, pi) -> float:
+    """``max_j |(pi P)_j - pi_j|``: zero for a stationary law."""
+    image = [0.0] * len(pi)
+    for i, row in enumerate(rows):
+        for j, p in row.items():
+            image[j] += pi[i] * p
+    return max(abs(a - b) for a, b in zip(image, pi))
+
+
+# --- one cycle from one start state: prefix sums over depth -------------------------------------
+
+def _mat_row(vector, transition):
+    """``vector T`` for a short dense vector."""
+    size = len(vector)
+    out = [0.0] * size
+    for x, mass in enumerate(vector):
+        if mass:
+            for y, p in enumerate(transition[x]):
+                if p:
+                    out[y] += mass * p
+    return out
+
+
+class _Prefix:
+    """From start state ``s``, for every depth ``k`` up to ``horizon``: the mass of a fully accepted
+    block of ``k`` (``full[k]``), the next-start law after it (``full_next[k] = v_k T``), the
+    cumulative next-start law after a rejection at depth ``<= k`` (``rejected_next[k]``) and
+    ``token_sum[k] = sum_{i<=k} i R_i`` (a rejection at draft ``i`` commits ``i`` tokens)."""
+
+    def __init__(self, process: Process, start: int, horizon: int):
+        T, size = process.transition, process.size
+        v = [0.0] * size
+        v[start] = 1.0
+        self.full, self.full_next = [1.0], [_mat_row(v, T)]
+        self.rejected_next, self.token_sum = [[0.0] * size], [0.0]
+        for depth in range(1, horizon + 1):
+            accepted = [v[x] * process.alpha(x, depth) for x in range(size)]
+            rejected = [v[x] - accepted[x] for x in range(size)]
+            v = _mat_row(accepted, T)
+            nxt = _mat_row(rejected, T)
+            self.full.append(sum(v))
+            self.full_next.append(_mat_row(v, T))
+            self.rejected_next.append([a + b for a, b in zip(self.rejected_next[-1], nxt)])
+            self.token_sum.append(self.token_sum[-1] + depth * sum(rejected))
+
+    def block(self, k: int):
+        """(expected tokens, next-start law) of a block of ``k`` drafts."""
+        nxt = [a + b for a, b in zip(self.rejected_next[k], self.full_next[k])]
+        return self.token_sum[k] + (k + 1) * self.full[k], nxt
+
+
+def _prefixes(process, horizon, cache=None):
+    key = (id(process), horizon)
+    if cache is not None and key in cache:
+        return cache[key]
+    result = [_Prefix(process, s, horizon) for s in range(process.size)]
+    if cache is not None:
+        cache[key] = result
+    return result
+
+
+# --- evaluating a chain over acceptance states ------------------------------------------------
+
+def _non_negative(waste: float) -> float:
+    """Waste is never negative; the oracle's is zero up to rounding (drafts = survivors)."""
+    return 0.0 if waste < 1e-12 else waste
+
+
+def _summary(pi, tokens, drafts, costs: Costs, extra=None) -> dict:
+    """Renewal-reward averages under ``pi``: speedup = E[tokens] / E[cost] (per cycle)."""
+    mean_tokens = sum(p * t for p, t in zip(pi, tokens))
+    mean_drafts = sum(p * d for p, d in zip(pi, drafts))
+    accepted = mean_tokens - 1  # every cycle commits exactly one verifier token
+    result = {
+        "speedup": mean_tokens / costs.cycle(mean_drafts),
+        "tokensPerCall": mean_tokens,
+        "meanLookahead": mean_drafts,
+        "wastedPerToken": _non_negative(mean_drafts - accepted) / mean_tokens,
+    }
+    result.update(extra or {})
+    return result
+
+
+def _per_state_chain(process, outcomes, costs, extra=None, detail=False):
+    """A policy without memory across cycles: ``outcomes[s] = (tokens, drafts, next law)``."""
+    rows = [{j: p for j, p in enumerate(nxt) if p > 0} for _, _, nxt in outcomes]
+    pi = stationary(rows) if process.size > 1 else [1.0]
+    result = _summary(pi, [o[0] for o in outcomes], [o[1] for o in outcomes], costs, extra)
+    if detail:
+        result["chain"] = {"rows": rows, "pi": pi}
+    return result
+
+
+def static_policy(process: Process, k: int, costs: Costs, cache=None, detail=False) -> dict:
+    """Static lookahead ``k``: tokens ``sum_i i R_i + (k + 1) P(all k survive)``, ``k`` drafts.
+
+    Under iid with no tax or overhead this is Leviathan's ``(1 - a**(k+1)) / ((1 - a)(k c + 1))``:
+
+    >>> from lab.ledger import leviathan_speedup
+    >>> abs(static_policy(iid(0.74), 5, Costs(0.12))["speedup"] - leviathan_speedup(0.74, 5, 0.12)) < 1e-12
+    True
+    """
+    outcomes = []
+    for prefix in _prefixes(process, k, cache):
+        tokens, nxt = prefix.block(k)
+        outcomes.append((tokens, k, nxt))
+    return _per_state_chain(process, outcomes, costs, detail=detail)
+
+
+def _static_outcomes(prefixes, k):
+    blocks = [p.block(k) for p in prefixes]
+    return [(tokens, k, nxt) for tokens, nxt in blocks]
+
+
+def best_static(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=None) -> dict:
+    """The static ``k`` in ``1..max_k`` with the largest long-run speedup (the first on a tie,
+    like :func:`lab.ledger.best_lookahead`); its numbers plus ``k``."""
+    prefixes = _prefixes(process, max_k, cache)
+    best_k, best_speedup = 0, -math.inf
+    for k in range(1, max_k + 1):
+        speedup = _speedup_only(process, _static_outcomes(prefixes, k), costs)
+        if speedup > best_speedup:
+            best_k, best_speedup = k, speedup
+    return _per_state_chain(process, _static_outcomes(prefixes, best_k), costs, {"k": best_k})
+
+
+def _speedup_only(process, outcomes, costs) -> float:
+    """The long-run speedup alone (what the searches compare), as :func:`_summary` computes it."""
+    if process.size == 1:
+        tokens, drafts, _ = outcomes[0]
+        return tokens / costs.cycle(drafts)
+    return _per_state_chain(process, outcomes, costs)["speedup"]
+
+
+def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=None) -> dict:
+    """A lookahead ``k_x`` per acceptance state ``x`` at the cycle's start (the stretch it is in):
+    what DISCO and SpecDec++ approximate from signals. With two states (bursty) the pair
+    ``(k_good, k_bad)`` is the best of all ``max_k**2`` pairs; with more (the toy model's slots) it
+    is improved one state at a time from the best static ``k`` until no change helps (a local
+    optimum). Either way it is at least the best static policy. One state: the best static ``k``."""
+    if process.size == 1:
+        best = best_static(process, costs, max_k, cache)
+        return {**best, "ks": [best["k"]]}
+    prefixes = _prefixes(process, max_k, cache)
+    blocks = [[None] + [p.block(k) for k in range(1, max_k + 1)] for p in prefixes]
+
+    def value(ks):
+        outcomes = [(blocks[s][k][0], k, blocks[s][k][1]) for s, k in enumerate(ks)]
+        return _per_state_chain(process, outcomes, costs, {"ks": list(ks)})
+
+    if process.size == 2:
+        best = None
+        for k_good in range(1, max_k + 1):
+            for k_bad in range(1, max_k + 1):
+                candidate = _two_state_speedup(blocks, k_good, k_bad, costs)
+                if best is None or candidate > best[0]:
+                    best = (candidate, (k_good, k_bad))
+        return value(best[1])
+    ks = [best_static(process, costs, max_k, cache)["k"]] * process.size
+    current = value(ks)
+    improved = True
+    while improved:
+        improved = False
+        for s in range(process.size):
+            for k in range(1, max_k + 1):
+                trial = ks[:s] + [k] + ks[s + 1:]
+                result = value(trial)
+                if result["speedup"] > current["speedup"] * (1 + 1e-12):
+                    ks, current, improved = trial, result, True
+    return current
+
+
+def _two_state_speedup(blocks, k_good, k_bad, costs) -> float:
+    """Long-run speedup of drafting ``k_good`` from good starts and ``k_bad`` from bad ones: the
+    two-state chain's law is ``pi_good = P(bad -> good) / (P(good -> bad) + P(bad -> good))``."""
+    tokens_good, next_good = blocks[0][k_good]
+    tokens_bad, next_bad = blocks[1][k_bad]
+    leave, enter = next_good[1], next_bad[0]
+    pi_good = enter / (leave + enter)
+    tokens = pi_good * tokens_good + (1 - pi_good) * tokens_bad
+    return tokens / costs.cycle(pi_good * k_good + (1 - pi_good) * k_bad)
+
+
+# --- the no-waste oracle ----------------------------------------------------------------------
+
+def _solve(matrix, rhs_columns):
+    """Solve ``matrix X = rhs`` (small, dense) by Gaussian elimination with partial pivoting."""
+    n = len(matrix)
+    a = [list(row) + list(rhs) for row, rhs in zip(matrix, rhs_columns)]
+    width = len(a[0])
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(n):
+            if r != col and a[r][col]:
+                f = a[r][col] / a[col][col]
+                for c in range(col, width):
+                    a[r][c] -= f * a[col][c]
+    return [[a[r][c] / a[r][r] for c in range(n, width)] for r in range(n)]
+
+
+def oracle_policy(process: Process, costs: Costs, cache=None) -> dict:
+    """Drafts exactly the tokens that will survive, then lets the verifier write the next one:
+    ``j`` survivors cost ``j`` drafts and commit ``j + 1`` tokens, with no waste.
+
+    Per start state, with ``D = diag(alpha) T``: expected survivors ``h = (I - D)^-1 alpha`` and
+    next-start law ``(I - D)^-1 diag(1 - alpha) T`` (``sum_i D^i``, no truncation). Under iid it is
+    the bound ``1 / (1 - alpha + alpha c)`` (:func:`oracle_bound`):
+
+    >>> round(oracle_policy(iid(0.74), Costs(0.12))["speedup"], 12) == round(oracle_bound(0.74, 0.12), 12)
+    True
+    """
+    if process.max_alpha() >= 1:
+        raise ValueError("the oracle never stops where a state accepts every draft (alpha = 1)")
+    if process.depth_rates:
+        return _oracle_depth_curve(process, costs)
+    size, T, rates = process.size, process.transition, process.rates
+    system = [[(1.0 if i == j else 0.0) - rates[i] * T[i][j] for j in range(size)] for i in range(size)]
+    rhs = [[rates[i]] + [(1 - rates[i]) * T[i][j] for j in range(size)] for i in range(size)]
+    solved = _solve(system, rhs)
+    outcomes = [(row[0] + 1, row[0], row[1:]) for row in solved]
+    return _per_state_chain(process, outcomes, costs)
+
+
+def _oracle_depth_curve(process, costs):
+    curve = process.depth_rates
+    survive, expected = 1.0, 0.0
+    for a in curve:
+        survive *= a
+        expected += survive          # P(j >= i)
+    last = curve[-1]
+    expected += survive * last / (1 - last)  # beyond the curve: geometric with the last rate
+    return _summary([1.0], [expected + 1], [expected], costs)
+
+
+def oracle_bound(alpha: float, draft_cost: float) -> float:
+    """The no-waste bound under iid: ``1 / (1 - alpha + alpha c)``.
+
+    >>> oracle_bound(0.5, 0.0)
+    2.0
+    """
+    return 1 / (1 - alpha + alpha * draft_cost)
+
+
+# --- the confidence threshold -----------------------------------------------------------------
+
+def _split(levels, threshold):
+    """(stop & survive, stop & fail, go on & survive, go on & fail) for one draft token: the draft
+    stops after a token whose confidence is below ``threshold``."""
+    stop_ok = stop_bad = go_ok = go_bad = 0.0
+    for weight, confidence, accepted in levels:
+        if confidence < threshold:
+            stop_ok += accepted
+            stop_bad += weight - accepted
+        else:
+            go_ok += accepted
+            go_bad += weight - accepted
+    return stop_ok, stop_bad, go_ok, go_bad
+
+
+def _phantom_drafts(process, threshold, cap):
+    """``extra[d][y]``: expected drafts from depth ``d`` on after a rejection, the draft writing on
+    from a position in state ``y`` (its text will be discarded; its difficulty evolves as a fork
+    of the chain): ``1 + P(go on) sum_y' T[y][y'] extra[d + 1][y']`` and ``1`` at the cap."""
+    size, T = process.size, process.transition
+    extra = [[0.0] * size for _ in range(cap + 2)]
+    for depth in range(cap, 0, -1):
+        for y in range(size):
+            go = 0.0 if depth == cap else sum(w for w, u, _ in process.confidence_levels(y, depth) if u >= threshold)
+            onward = sum(T[y][z] * extra[depth + 1][z] for z in range(size)) if go else 0.0
+            extra[depth][y] = 1 + go * onward
+    return extra
+
+
+def threshold_policy(process: Process, threshold: float, costs: Costs, cap: int = THRESHOLD_CAP) -> dict:
+    """Draft until a token's own confidence falls below ``threshold`` (that token is still sent),
+    at most ``cap`` drafts. Toy model: the confidence is the draft's real ``q_t(x)``; iid, bursty and
+    curve processes: a calibrated two-level confidence (:func:`_calibrated_levels`). Threshold 0
+    never stops early, so it equals static ``cap``."""
+    size, T = process.size, process.transition
+    extra = _phantom_drafts(process, threshold, cap)
+    outcomes = []
+    for s in range(size):
+        tokens = drafts = 0.0
+        nxt = [0.0] * size
+        alive = [0.0] * size
+        alive[s] = 1.0
+        for depth in range(1, cap + 1):
+            following = [0.0] * size
+            for x, mass in enumerate(alive):
+                if not mass:
+                    continue
+                stop_ok, stop_bad, go_ok, go_bad = _split(process.confidence_levels(x, depth), threshold)
+                if depth == cap:
+                    stop_ok, stop_bad, go_ok, go_bad = stop_ok + go_ok, stop_bad + go_bad, 0.0, 0.0
+                onward = sum(T[x][z] * extra[depth + 1][z] for z in range(size))
+                tokens += mass * ((depth + 1) * stop_ok + depth * (stop_bad + go_bad))
+                drafts += mass * (depth * (stop_ok + stop_bad + go_bad) + go_bad * onward)
+                for z in range(size):
+                    step = T[x][z]
+                    if step:
+                        following[z] += mass * go_ok * step
+                        nxt[z] += mass * (stop_bad + go_bad) * step
+                        if stop_ok:   # bonus at the next position, the cycle after it starts one further
+                            for w in range(size):
+                                nxt[w] += mass * stop_ok * step * T[z][w]
+            alive = following
+        outcomes.append((tokens, drafts, nxt))
+    return _per_state_chain(process, outcomes, costs, {"threshold": threshold})
+
+
+# --- Hugging Face's heuristic ------------------------------------------------------------------
+
+def _level_bounds(a: float, tolerance: float):
+    """Bounds ``B(m)`` on the stationary mass of lookahead ``m`` (index ``m``; ``B(1) = B(2) = 1``),
+    computed until the rest is bounded in closed form, and that closed-form rest."""
+    bounds = [0.0, 1.0, 1.0]
+    m = 2
+    while True:
+        bounds.append(min(1.0, (a ** (m - 1) * bounds[m - 1] + a ** m * bounds[m]) / (1 - a ** (m + 1))))
+        m += 1
+        q = (a ** (m - 1) + a ** m) / (1 - a ** (m + 1))
+        if q < 0.5:
+            rest = 2 * q * max(bounds[m - 1], bounds[m]) / (1 - q)
+            if rest < tolerance * 1e-3 or m > 200_000:
+                return bounds, rest
+
+
+def heuristic_tail_bound(max_alpha: float, k_max: int, tolerance: float = TRUNCATION_TOLERANCE) -> float:
+    """An upper bound on the stationary mass above lookahead ``k_max`` of the untruncated
+    heuristic chain, for any process whose rates are at most ``a = max_alpha < 1``.
+
+    Proof. The lookahead ``m`` moves up by 2 only after a fully accepted block (probability
+    ``<= a**m`` whatever the acceptance state) and otherwise down by 1 (to at least 1). In the
+    stationary law the flow across the cut between levels ``<= m`` and ``> m`` balances: up-flow
+    comes only from levels ``m - 1`` and ``m``, down-flow only from ``m + 1``, so
+    ``pi(m+1) (1 - a**(m+1)) <= a**(m-1) pi(m-1) + a**m pi(m)``. From ``pi <= 1`` this recursion
+    gives bounds ``B(m)`` (each capped at 1). Past a level ``H`` where
+    ``q = (a**(H-1) + a**H) / (1 - a**(H+1)) < 1``, ``B(m+1) <= q max(B(m-1), B(m))``, so each
+    further pair of levels holds at most ``q`` times the pair before: the rest is at most
+    ``2 q max(B(H-1), B(H)) / (1 - q)``. The bound is the sum of ``B(m)`` over ``k_max < m <= H``
+    plus that rest.
+
+    >>> heuristic_tail_bound(0.5, 40) < 1e-12
+    True
+    >>> heuristic_tail_bound(0.9, 10) > heuristic_tail_bound(0.9, 30)
+    True
+    """
+    if not 0 <= max_alpha < 1:
+        return math.inf
+    bounds, rest = _level_bounds(max_alpha, tolerance)
+    return sum(bounds[k_max + 1:]) + rest
+
+
+def heuristic_truncation(max_alpha: float, tolerance: float = TRUNCATION_TOLERANCE) -> tuple[int, float]:
+    """The smallest ``K_max`` (at least 12) whose tail bound is below ``tolerance``, and the bound.
+
+    >>> heuristic_truncation(0.74)[0] <= 40
+    True
+    """
+    if not 0 <= max_alpha < 1:
+        raise ValueError("the heuristic has no stationary law when a state accepts every draft (alpha = 1)")
+    bounds, rest = _level_bounds(max_alpha, tolerance)
+    tail, k = rest, len(bounds) - 1   # tail = bound on the mass above k
+    while k > 12 and tail + bounds[k] < tolerance:
+        tail += bounds[k]
+        k -= 1
+    return k, tail
+
+
+def _heuristic_chain(process, k_max, cache=None):
+    """Rows of the (lookahead, acceptance state) chain, truncated at ``k_max`` (a fully accepted
+    block at the top stays at the top), and per-state tokens and drafts."""
+    size = process.size
+    prefixes = _prefixes(process, k_max, cache)
+    index = lambda k, s: (k - 1) * size + s
+    rows, tokens, drafts = [], [], []
+    for k in range(1, k_max + 1):
+        up, down = min(k + 2, k_max), max(1, k - 1)
+        for s, prefix in enumerate(prefixes):
+            row = {}
+            for z, p in enumerate(prefix.full_next[k]):
+                if p > 0:
+                    row[index(up, z)] = row.get(index(up, z), 0.0) + p
+            for z, p in enumerate(prefix.rejected_next[k]):
+                if p > 0:
+                    row[index(down, z)] = row.get(index(down, z), 0.0) + p
+            rows.append(row)
+            tokens.append(prefix.block(k)[0])
+            drafts.append(k)
+    return rows, tokens, drafts
+
+
+def heuristic_policy(process: Process, costs: Costs, cache=None, detail=False) -> dict:
+    """Hugging Face's schedule: ``k += 2`` after a fully accepted block, else ``k = max(1, k - 1)``,
+    no cap; truncated at ``K_max`` with the proven bound :func:`heuristic_tail_bound` on the cut mass
+    (reported as ``truncationBound``). The start (5) does not change the long-run law."""
+    k_max, bound = heuristic_truncation(process.max_alpha())
+    rows, tokens, drafts = _heuristic_chain(process, k_max, cache)
+    pi = stationary(rows)
+    result = _summary(pi, tokens, drafts, costs, {"kMax": k_max, "truncationBound": bound})
+    if detail:
+        result["chain"] = {"rows": rows, "pi": pi}
+    return result
+
+
+# --- all policies -------------------------------------------------------------------------------
+
+def evaluate_policies(process: Process, costs: Costs, lookahead: int = 5, threshold: float = 0.4) -> dict:
+    """Every policy's long-run numbers at one setting, keyed by :data:`POLICY_NAMES`; for
+    ``best-static`` the mean lookahead is the best ``k``."""
+    cache = {}
+    horizon = MAX_STATIC
+    _prefixes(process, horizon, cache)
+    best = best_static(process, costs, MAX_STATIC, cache)
+    return {
+        "static": static_policy(process, lookahead, costs, cache),
+        "best-static": best,
+        "heuristic": heuristic_policy(process, costs, cache),
+        "threshold": threshold_policy(process, threshold, costs),
+        "oracle": oracle_policy(process, costs),
+        "state-aware": state_aware_policy(process, costs, MAX_STATIC, cache),
+    }
+
+
+# --- seeded simulation --------------------------------------------------------------------------
+
+class _Path:
+    """The hidden states of the real text's positions, drawn lazily from a seeded generator."""
+
+    def __init__(self, process, rng):
+        self.process, self.rng = process, rng
+        law = process.stationary_law or [1 / process.size] * process.size
+        self.states = [_draw(law, rng)]
+
+    def __getitem__(self, position):
+        while len(self.states) <= position:
+            self.states.append(self.process.step(self.states[-1], self.rng))
+        return self.states[position]
+
+
+def _draw(weights, rng) -> int:
+    u, total = rng.random(), 0.0
+    for i, w in enumerate(weights):
+        total += w
+        if u < total:
+            return i
+    return max(i for i, w in enumerate(weights) if w > 0)
+
+
+def _draft_token(process, state, depth, rng):
+    """One draft token: (survives?, its confidence)."""
+    levels = process.confidence_levels(state, depth)
+    if not levels:
+        return rng.random() < process.alpha(state, depth), 1.0
+    index = _draw([w for w, _, _ in levels], rng)
+    weight, confidence, accepted = levels[index]
+    return rng.random() * weight < accepted, confidence
+
+
+def _simulate_cycle(process, policy, memory, path, start, rng, threshold):
+    """One cycle from position ``start``: (tokens, drafts, fully accepted?)."""
+    if policy == "oracle":
+        j = 0
+        while rng.random() < process.alpha(path[start + j], j + 1):
+            j += 1
+        return j + 1, j, False
+    if policy == "threshold":
+        depth = 0
+        while True:
+            depth += 1
+            ok, confidence = _draft_token(process, path[start + depth - 1], depth, rng)
+            if not ok:
+                drafts, state = depth, path[start + depth - 1]
+                go_on = confidence >= threshold
+                while go_on and drafts < THRESHOLD_CAP:   # the discarded continuation: a fork of the chain
+                    drafts += 1
+                    state = process.step(state, rng)
+                    go_on = _draft_token(process, state, drafts, rng)[1] >= threshold
+                return depth, drafts, False
+            if confidence < threshold or depth == THRESHOLD_CAP:
+                return depth + 1, depth, True
+    k = memory["k"] if policy in ("static", "heuristic") else memory["ks"][path[start]]
+    for depth in range(1, k + 1):
+        if not rng.random() < process.alpha(path[start + depth - 1], depth):
+            return depth, k, False
+    return k + 1, k, True
+
+
+def simulate(process: Process, policy: str, costs: Costs, cycles: int, seed: int, lookahead: int = 5,
+             threshold: float = 0.4, batches: int = 20, ks=None) -> dict:
+    """A seeded simulation (``random.Random(seed)``) of ``cycles`` cycles: speedup (total tokens /
+    total cost) and a batch-means standard error over ``batches`` equal batches.
+
+    ``policy`` is ``static`` (``lookahead``), ``heuristic``, ``threshold``, ``oracle`` or
+    ``state-aware`` (its per-state ``ks``)."""
+    rng = random.Random(seed)
+    path = _Path(process, rng)
+    memory = {"k": HEURISTIC_START if policy == "heuristic" else lookahead, "ks": ks}
+    position, per_batch = 0, cycles // batches
+    ratios, total_tokens, total_cost, total_drafts, total_cycles = [], 0, 0.0, 0, 0
+    for _ in range(batches):
+        tokens, cost = 0, 0.0
+        for _ in range(per_batch):
+            got, drafts, full = _simulate_cycle(process, policy, memory, path, position, rng, threshold)
+            if policy == "heuristic":
+                memory["k"] = memory["k"] + 2 if full else max(1, memory["k"] - 1)
+            position += got
+            tokens += got
+            cost += costs.cycle(drafts)
+            total_drafts += drafts
+        ratios.append(tokens / cost)
+        total_tokens += tokens
+        total_cost += cost
+        total_cycles += per_batch
+        if position > 4096:   # forget the text behind us (the cycle never looks back)
+            path[position]
+            path.states, position = path.states[position:], 0
+    mean = sum(ratios) / len(ratios)
+    spread = math.sqrt(sum((r - mean) ** 2 for r in ratios) / (len(ratios) - 1)) if len(ratios) > 1 else math.inf
+    return {"speedup": total_tokens / total_cost, "stderr": spread / math.sqrt(len(ratios)),
+            "tokensPerCall": total_tokens / total_cycles, "meanLookahead": total_drafts / total_cycles}
+
+
+def heuristic_strip(process: Process, cycles: int, seed: int) -> list[dict]:
+    """A seeded run of the heuristic: per cycle its lookahead, the acceptance state at the
+    cycle's start and the drafts accepted (the widget's time strip)."""
+    rng = random.Random(seed)
+    path = _Path(process, rng)
+    k, position, strip = HEURISTIC_START, 0, []
+    for _ in range(cycles):
+        state = path[position]
+        got, _, full = _simulate_cycle(process, "heuristic", {"k": k}, path, position, rng, 0)
+        strip.append({"lookahead": k, "state": state, "accepted": got - 1})
+        position += got
+        k = k + 2 if full else max(1, k - 1)
+    return strip
+
+
+def setting_costs(values: dict) -> Costs:
+    """Costs from slider/flag values in percent and ms (the ledger's units).
+
+    >>> round(setting_costs({"draftCost": 12, "verifyTax": 3, "overheadMs": 6, "targetMs": 80}).cycle(5) * 80, 9)
+    143.6
+    """
+    return Costs(values["draftCost"] / 100, values.get("verifyTax", 0) / 100,
+                 values.get("overheadMs", 0) / values.get("targetMs", 80))
+
+
+def setting_process(values: dict) -> Process:
+    """iid at burstiness 0, else bursty, at ``acceptance`` percent."""
+    alpha = values["acceptance"] / 100
+    return iid(alpha) if values.get("burst", 0) == 0 else bursty(alpha, values["burst"])
+
+
+def evaluate_setting(values: dict) -> dict:
+    """:func:`evaluate_policies` for slider/flag values (acceptance, draftCost, lookahead, burst,
+    threshold in percent; verifyTax, overheadMs, targetMs as the ledger's)."""
+    return evaluate_policies(setting_process(values), setting_costs(values), int(values.get("lookahead", 5)),
+                             values.get("threshold", 40) / 100)
