@@ -45,6 +45,22 @@ def wait_audit(pg, timeout=BOOT_TIMEOUT_MS):
     assert pg.get_attribute("[data-audit-counter]", "data-source") == "browser", status_text(pg)
 
 
+def wait_instrument_audit(pg, timeout=BOOT_TIMEOUT_MS):
+    """Wait for the second counter (the instruments suite), which re-runs after the seed audit."""
+    pg.wait_for_function(
+        "() => document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=timeout)
+    assert pg.get_attribute("[data-instrument-counter]", "data-source") == "browser", status_text(pg)
+
+
+def expected_instrument_counter() -> str:
+    """`K/K instrument checks passed`, K read from the frozen suite signature (instruments:K:...)."""
+    from lab.checks import EXPECTED_SIGNATURE
+
+    checked = int(EXPECTED_SIGNATURE.split(":")[1])
+    return f"{checked}/{checked} instrument checks passed"
+
+
 def status_text(pg) -> str:
     return " ".join(pg.text_content("#runtime-status").split())
 

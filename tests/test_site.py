@@ -21,7 +21,7 @@ from lab import views
 from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
-                      summary, wait_audit, wait_live)
+                      summary, wait_audit, wait_instrument_audit, wait_live, expected_instrument_counter)
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,24 @@ def test_site_audit_in_browser(served_live):
     states = live.eval_on_selector_all("[data-audit-checks] li.check", "(els) => els.map((e) => e.className)")
     assert len(states) == 20 and all("check-pass" in s for s in states), states
     assert status_text(live) == "Live: the figures recompute in Python, in your browser, as you move the sliders."
+
+
+def test_instrument_audit_in_browser(served_live):
+    """The second counter re-runs in the browser after the seed audit, under the first one, and
+    shows the frozen suite signature (SPEC section 3)."""
+    from lab.checks import EXPECTED_SIGNATURE
+
+    live = served_live
+    wait_instrument_audit(live)
+    counter = live.locator("[data-instrument-counter]")
+    assert counter.text_content() == expected_instrument_counter()
+    assert "audit-pass" in counter.get_attribute("class").split()
+    assert live.text_content('[data-signature="instruments"]') == EXPECTED_SIGNATURE
+    order = live.evaluate("""() => document.querySelector('[data-audit-counter]')
+        .compareDocumentPosition(document.querySelector('[data-instrument-counter]'))""")
+    assert order & 4, "the instruments counter must follow the seed counter"
+    states = live.eval_on_selector_all("[data-instrument-checks] li.check", "(els) => els.map((e) => e.className)")
+    assert len(states) == int(EXPECTED_SIGNATURE.split(":")[1]) and all("check-pass" in s for s in states), states
 
 
 def test_first_live_render_matches_cpython(served_live):
@@ -242,6 +260,9 @@ def test_page_without_javascript(page, built_site):
     assert pg.text_content("[data-audit-mark]") == "computed when this page was built"
     shown = {name: pg.text_content(f'[data-signature="{name}"]') for name in EXPECTED_SIGNATURES}
     assert shown == EXPECTED_SIGNATURES
+    instrument_counter = pg.locator("[data-instrument-counter]")
+    assert instrument_counter.text_content() == expected_instrument_counter()
+    assert instrument_counter.get_attribute("data-source") == "build"
     assert "computed when this page was built" in status_text(pg)
     assert pg.evaluate("() => document.documentElement.dataset.labState ?? null") is None
     assert pg.console_errors == []

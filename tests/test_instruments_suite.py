@@ -1,0 +1,57 @@
+"""The instruments suite as registered (SPEC section 3): every check passes, the signature is the
+frozen one, each family documents its signature value, and the CLI prints the counter last."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from lab import checks, instruments
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_suite_passes_with_the_frozen_signature():
+    result = checks.run_suite()
+    assert result["failures"] == [], [c for c in result["checks"] if not c["passed"]]
+    assert result["checked"] >= 6 * len(instruments.NAMES) > 0
+    assert checks.signature(result) == checks.EXPECTED_SIGNATURE
+
+
+def test_every_family_explains_its_signature_value():
+    assert set(checks.SIGNATURE_NOTES) == set(instruments.NAMES)
+    for name, note in checks.SIGNATURE_NOTES.items():
+        assert len(note.split()) >= 12, f"the note for {name} says too little"
+
+
+def test_check_names_are_unique_across_both_suites():
+    from lab import audit
+
+    names = [name for name, _ in audit.CHECKS]
+    for family in instruments.NAMES:
+        names += [name for name, _ in instruments.part("checks", family).CHECKS]
+    assert len(names) == len(set(names))
+
+
+def test_cli_instrument_suite():
+    run = subprocess.run([sys.executable, "-m", "lab", "audit", "--suite", "instruments", "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert set(document) == {"checked", "passed", "failures", "checks", "signature"}
+    assert document["signature"] == checks.EXPECTED_SIGNATURE and all(document["checks"].values())
+    run = subprocess.run([sys.executable, "-m", "lab", "audit", "--suite", "all"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and lines[-1] == "20/20 speculative decoding checks passed"
+    checked = document["checked"]
+    assert f"{checked}/{checked} instrument checks passed" in lines
+
+
+def test_url_keys_do_not_collide_across_widgets():
+    from lab.urlstate import EXACT_SLIDERS, LEDGER_SLIDERS
+
+    keys = [s.key for s in (*LEDGER_SLIDERS, *EXACT_SLIDERS)]
+    for name in instruments.NAMES:
+        keys += [s.key for s in instruments.part("widgets", name).SLIDERS]
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
