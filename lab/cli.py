@@ -206,10 +206,11 @@ def _attach_values(argv: list[str]) -> list[str]:
 
 
 def _is_negative_number(text: str) -> bool:
+    """A value such as ``-1e5``, ``-inf`` or a list ``-0.1,0.5`` (not an option)."""
     try:
         float(text)
     except ValueError:
-        return False
+        return text[:1] == "-" and text[1:2] in tuple("0123456789.")
     return text.startswith("-")
 
 
@@ -219,8 +220,8 @@ def main(argv=None) -> int:
         args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
-        elif instruments.is_instrument(args.command):
-            document, text, status = instruments.part("commands", args.command).run(args)
+        elif instruments.is_instrument(getattr(args, "instrument", args.command)):  # a subcommand may name its instrument
+            document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
         else:
             document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)
             status = 0
