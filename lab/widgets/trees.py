@@ -155,7 +155,7 @@ def tree_svg(parents, probs, width: int = 640) -> str:
 def _line_chart(series, selected: int, y_label: str, width: int, label: str, css_class: str,
                 marker: int | None = None, floor: float = 0.0) -> str:
     """Curves over budget 1..128: ``series`` is ((kind, name, values), ...)."""
-    left, right, top, bottom, height = 46, 60, 10, 34, 200
+    left, right, top, bottom, height = 46, 60, 30, 34, 220
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(max(values) for _, _, values in series)
     peak = max(peak * 1.05, floor + 1e-9)
@@ -169,7 +169,7 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     for fraction in (0, 0.5, 1):
         value = floor + (peak - floor) * fraction
         body.append(f'<text class="tr-text" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">{_f(value, 1)}</text>')
-    body.append(f'<text class="tr-text" x="{left + 4}" y="{top + 12}">{escape(y_label)}</text>')
+    body.append(f'<text class="tr-text" x="{left - 40}" y="{top - 16}">{escape(y_label)}</text>')
     if marker is not None and floor <= 1 <= peak:
         body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
     for kind, name, values in series:
@@ -182,7 +182,7 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<circle class="tr-dot k-{kind}" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
     if marker is not None:
         mx, my = to_x(marker), to_y(series[0][2][marker - 1])
-        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 12:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
+        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
     return _svg(width, height, label, body, css_class)
 
 
