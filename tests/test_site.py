@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab import views
+from lab import instruments, views
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
                       summary, wait_audit, wait_live)
@@ -70,6 +70,8 @@ def _full_query(pg) -> dict[str, str]:
     """The canonical address for both widgets' current sliders, as lab.views writes it."""
     joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
         views.exact_view(slider_values(pg, "exact"))["query"]
+    for name in instruments.NAMES:   # every instrument's widget writes its own keys too
+        joined += "&" + instruments.part("widgets", name).view(slider_values(pg, name))["query"]
     return dict(pair.split("=") for pair in joined.split("&"))
 
 
