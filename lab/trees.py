@@ -423,6 +423,8 @@ def rank_probabilities(top1: float, decay: float, ranks: int) -> tuple[float, ..
 class _Table(NamedTuple):
     best: list[list[float]]                  # best[d][n]: at most n nodes, at most d levels
     forests: list[list[list[float]]]         # forests[d][b][m]: exactly b children, at most m nodes
+    probs: tuple[float, ...]
+    splits: dict                             # (d, n) -> the child subtrees' (d - 1, size), memoised
 
 
 NEG = float("-inf")
@@ -454,7 +456,7 @@ def _table(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> _Table
             rows.append(row)
         forests[depth] = rows
         best[depth] = [0.0] + [1.0 + max(row[n - 1] for row in rows) for n in range(1, budget + 1)]
-    return _Table(best, forests)
+    return _Table(best, forests, rank_probs, {})
 
 
 def tree_values(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[float]:
@@ -475,40 +477,45 @@ class BestTree(NamedTuple):
     nodes: int
 
 
+def _children_of(table: _Table, depth: int, n: int) -> list[tuple[int, int]]:
+    """(depth, nodes) of each child subtree of the best tree with n nodes and depth levels: the
+    first maximum in rank order, then in split order, recomputed exactly as the table summed it."""
+    key = (depth, n)
+    if key in table.splits:
+        return table.splits[key]
+    children = []
+    if depth > 1 and n > 1:
+        rows, m = table.forests[depth], n - 1
+        target = max(row[m] for row in rows)
+        count = next(b for b, row in enumerate(rows) if row[m] == target)
+        sizes = []
+        for rank in range(count, 0, -1):
+            previous, p_b, below = rows[rank - 1], table.probs[rank - 1], table.best[depth - 1]
+            values = [previous[m - j] + p_b * below[j] for j in range(1, m + 1)]
+            j = values.index(max(values)) + 1
+            sizes.append(j)
+            m -= j
+        children = [(depth - 1, j) for j in reversed(sizes)]
+    table.splits[key] = children
+    return children
+
+
 def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int) -> BestTree:
     """The DP's best tree, rebuilt from its table (the first maximum in rank and split order).
 
     >>> best_tree((0.6, 0.3), 4, 3)
     BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
     """
-    probs = tuple(float(x) for x in rank_probs)
-    table = _table(probs, _capacity(budget), max_depth)
-
-    def children_of(depth: int, n: int) -> list[tuple[int, int]]:
-        """(depth, nodes) of each child subtree of the best tree with n nodes and depth levels."""
-        if depth == 1 or n == 1:
-            return []
-        rows, m = table.forests[depth], n - 1
-        target = max(row[m] for row in rows)
-        count = next(b for b, row in enumerate(rows) if row[m] == target)
-        sizes = []
-        for rank in range(count, 0, -1):
-            previous, p_b, below = rows[rank - 1], probs[rank - 1], table.best[depth - 1]
-            values = [previous[m - j] + p_b * below[j] for j in range(1, m + 1)]
-            j = values.index(max(values)) + 1
-            sizes.append(j)
-            m -= j
-        return [(depth - 1, j) for j in reversed(sizes)]
-
-    parents, queue, deepest = [-1], [(0, max_depth, budget, 1)], 1
-    while queue:   # breadth first: a stable order, parents before children
-        node, depth, n, level = queue.pop(0)
+    table = _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth)
+    parents, queue, deepest, head = [-1], [(0, max_depth, budget, 1)], 1, 0
+    while head < len(queue):   # breadth first: a stable order, parents before children
+        node, depth, n, level = queue[head]
+        head += 1
         deepest = max(deepest, level)
-        for child_depth, size in children_of(depth, n):
+        for child_depth, size in _children_of(table, depth, n):
             parents.append(node)
             queue.append((len(parents) - 1, child_depth, size, level + 1))
-    value = table.best[max_depth][budget]
-    return BestTree(value, parents, deepest, len(parents))
+    return BestTree(table.best[max_depth][budget], parents, deepest, len(parents))
 
 
 def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction:
