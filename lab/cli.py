@@ -206,10 +206,11 @@ def _attach_values(argv: list[str]) -> list[str]:
 
 
 def _is_negative_number(text: str) -> bool:
+    """A value such as ``-1e5``, ``-inf`` or a list ``-0.1,0.5`` (not an option)."""
     try:
         float(text)
     except ValueError:
-        return False
+        return text[:1] == "-" and text[1:2] in tuple("0123456789.")
     return text.startswith("-")
 
 

@@ -23,7 +23,7 @@ import importlib
 
 __all__ = ["NAMES", "part", "is_instrument"]
 
-NAMES: tuple[str, ...] = ("policies",)
+NAMES: tuple[str, ...] = ("policies", "trees")
 
 ROLES = ("widgets", "checks", "commands")
 

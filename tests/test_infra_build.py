@@ -181,3 +181,20 @@ def test_headers_file_follows_the_table(built_site):
     assert blocks["/"]["Cache-Control"] == "no-cache"
     wasm = next(u for u in blocks if u.endswith(".wasm"))
     assert blocks[wasm] == {"Content-Type": "application/wasm", "Cache-Control": headers.IMMUTABLE}
+
+
+def test_citations_are_numbered_like_the_sources_list(built_site):
+    """Every [n] citation links to a listed source, and n is that source's place in the list
+    (the template numbers citations by key; the list is numbered by the browser)."""
+    import re
+
+    html = (built_site / "index.html").read_text()
+    sources = html[html.index('id="sources"'):]
+    listed = re.findall(r'<li id="src-([a-z0-9-]+)">', sources)
+    assert len(listed) == len(set(listed)) >= 8
+    cites = re.findall(r'<a href="#src-([a-z0-9-]+)" aria-label="source (\d+)">\[(\d+)\]</a>', html)
+    assert cites, "no citation found"
+    for key, label, shown in cites:
+        assert key in listed, f"citation of unlisted source {key}"
+        assert int(label) == int(shown) == listed.index(key) + 1, (key, label, shown)
+    assert set(listed) == {key for key, _, _ in cites}, "a listed source is never cited"

@@ -21,7 +21,7 @@ from .. import instruments
 __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view"]
 
 # Frozen from the code's real output once a family lands; each value is explained below.
-EXPECTED_SIGNATURE = "instruments:10:10:0:1.938043"
+EXPECTED_SIGNATURE = "instruments:18:18:0:1.938043:2.616000"
 SIGNATURE_NOTES: dict[str, str] = {
     "policies": (
         "Hugging Face's heuristic lookahead schedule (+2 after a fully accepted block, else -1, floor 1) as an exact "
@@ -29,6 +29,10 @@ SIGNATURE_NOTES: dict[str, str] = {
         "truncated at K_max = 19 with a proven cut-mass bound of 2.6e-11; cross-checked against numpy's "
         "least-squares solve of the same chain built independently and a seeded 200000-cycle simulation "
         "(tests/test_policies.py)."),
+    "trees": ("2.616000: expected tokens per verify pass of the best tree with at most 7 nodes and 4 levels for "
+              "the acceptance vector (0.6, 0.2, 0.1, 0.05) (Sequoia's DP); by hand 1 + 0.6 + 0.2 + 0.36 + 0.12 "
+              "+ 0.12 + 0.216 = 2.616, and the brute-force search of tests/test_trees.py agrees "
+              "(lab.checks.trees.SIGNATURE_NOTE)."),
 }
 
 

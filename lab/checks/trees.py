@@ -1,0 +1,211 @@
+"""The token-tree family of the instruments suite: multi-draft exactness, its bug, typical
+acceptance, whole trees on the toy model, and Sequoia's dynamic programme.
+
+The exact checks walk the distinct (p, q) pairs of the seed audit's grid (``lab.audit``); the
+tree checks walk a small grid of acceptance vectors. Work is memoised, so a second run is cheap.
+"""
+
+from fractions import Fraction
+from functools import lru_cache
+
+from .. import trees
+from ..jsformat import to_fixed
+from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
+
+__all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
+
+MAX_DRAFTS = 4
+TOLERANCE = 1e-12
+# Acceptance vectors for the DP checks: (top-1, decay, ranks) through trees.rank_probabilities,
+# plus one vector that is not geometric and one with a zero rank.
+RANK_GRID = tuple(trees.rank_probabilities(top1, decay, ranks)
+                  for top1 in (0.3, 0.9) for decay in (0.3, 0.8) for ranks in (1, 4)) + (
+    (0.5, 0.3, 0.15), (0.7, 0.0, 0.2))
+DEPTHS = (1, 2, 3, 6)
+MAX_BUDGET = 48
+# Pairs where the no-update bug must be exact for every k (q = c p on p's support, c < 1),
+# which the audit grid (c = 1 or a one-hot p) does not reach.
+PROPORTIONAL_PAIRS = (
+    ((Fraction(1, 2), Fraction(1, 2), Fraction(0)), (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2))),
+    ((Fraction(1, 2), Fraction(1, 4), Fraction(1, 4), Fraction(0)),
+     (Fraction(1, 4), Fraction(1, 8), Fraction(1, 8), Fraction(1, 2))),
+)
+# Whole-tree exactness: (certainty, match) of the toy model and two levels of candidates.
+TREE_SETTINGS = ((60, 40), (80, 20))
+TREE_SHAPES = (((), (), ()), (((), ()), ((),)))
+SIGNATURE_SETTING = {"rank_probs": (0.6, 0.2, 0.1, 0.05), "budget": 7, "max_depth": 4}
+SIGNATURE_NOTE = (
+    "trees: expected tokens per verify pass of the best tree with at most 7 nodes and 4 levels for the "
+    "acceptance vector (0.6, 0.2, 0.1, 0.05) (Sequoia's DP). Cross-checked by hand: root 1, its children "
+    "0.6 and 0.2, under the first child 0.36 and 0.12, under the second 0.12, and 0.216 three levels down: "
+    "1 + 0.6 + 0.2 + 0.36 + 0.12 + 0.12 + 0.216 = 2.616; and by the independent brute-force search over "
+    "every tree of up to 7 nodes in tests/test_trees.py.")
+
+
+@lru_cache(maxsize=1)
+def _audit_pairs() -> tuple:
+    """The distinct (p, q) pairs of the seed audit's grid, as tuples of fractions."""
+    from .. import audit
+
+    pairs = {(p.probs, q.probs) for c, m in audit._pair_settings() for _, p, q in audit._pairs(c, m)}
+    return tuple(sorted(pairs))
+
+
+@lru_cache(maxsize=None)
+def _multi(p, q):
+    return trees.multi_draft_outputs(p, q, MAX_DRAFTS)
+
+
+@lru_cache(maxsize=None)
+def _bug(p, q):
+    return trees.no_update_outputs(p, q, MAX_DRAFTS)
+
+
+def _short(vector) -> str:
+    return "(" + ", ".join(str(x) for x in vector) + ")"
+
+
+def multi_draft_is_exact(out):
+    """k-candidate verification with the residual update outputs exactly p, for k = 1..4 and
+    every distinct (p, q) pair of the seed audit's grid."""
+    for p, q in _audit_pairs():
+        for k, output in enumerate(_multi(p, q), start=1):
+            out.visited += 1
+            if output != p:
+                out.fail(f"k={k}: output {_short(output)} != p {_short(p)} for q {_short(q)}")
+                return
+
+
+def no_update_bug_where_predicted(out):
+    """The no-update bug is exact at k = 1 and, for k = 2..4, exactly where q is proportional to
+    p on p's support (the derived condition), and its outputs are distributions."""
+    for p, q in _audit_pairs() + PROPORTIONAL_PAIRS:
+        for k, output in enumerate(_bug(p, q), start=1):
+            out.visited += 1
+            predicted = trees.bug_is_exact_predicted(p, q, k)
+            if sum(output) != 1 or (output == p) != predicted:
+                out.fail(f"k={k}: bug output {'equals' if output == p else 'differs from'} p but the condition "
+                         f"predicts {'exact' if predicted else 'biased'} (p {_short(p)}, q {_short(q)})")
+                return
+
+
+def typical_acceptance_is_not_exact(out):
+    """Medusa's typical acceptance (epsilon 0.09, delta 0.3) returns p only where q restricted to
+    the typical set is p (or no typical token has draft mass); otherwise TV(p, output) > 0."""
+    biased = 0
+    for p, q in _audit_pairs():
+        for k in (1, 3):
+            out.visited += 1
+            output = trees.typical_output(p, q, k)
+            predicted = trees.typical_is_exact_predicted(p, q)
+            if sum(output) != 1 or (output == p) != predicted:
+                out.fail(f"k={k}: typical output {_short(output)} vs p {_short(p)}: predicted "
+                         f"{'exact' if predicted else 'biased'}")
+                return
+            biased += output != p
+    if not biased:
+        out.fail("typical acceptance was exact on every pair: nothing shows its bias")
+
+
+def whole_tree_is_exact(out):
+    """Tree verification (children tried with the multi-draft rule, an accepted child's subtree
+    next, a bonus token at a leaf) commits paths distributed exactly as the target's, on the toy
+    model with path-dependent distributions."""
+    for certainty, match in TREE_SETTINGS:
+        pair = lambda prefix: trees.toy_pair(certainty, match, prefix)  # noqa: E731
+        target = trees.target_path_distribution(3, pair)
+        for shape in TREE_SHAPES:
+            out.visited += 1
+            output = trees.tree_output(shape, 3, pair)
+            if output != target:
+                wrong = next(path for path in target if output.get(path) != target[path])
+                out.fail(f"certainty={certainty} match={match} shape {shape}: path {wrong} has "
+                         f"{output.get(wrong)} instead of {target[wrong]}")
+                return
+
+
+def _value_table(probs, depth):
+    return trees.tree_values(probs, MAX_BUDGET, depth)
+
+
+def best_tree_at_least_chain(out):
+    """For every budget 1..48, depth and acceptance vector, the best tree is worth at least the
+    chain of the same budget and depth, and exactly the chain when only one rank exists."""
+    for probs in RANK_GRID:
+        for depth in DEPTHS:
+            for budget, value in enumerate(_value_table(probs, depth), start=1):
+                out.visited += 1
+                chain = trees.chain_value(probs[0], budget, depth)
+                if value < chain - TOLERANCE or (len(probs) == 1 and abs(value - chain) > TOLERANCE):
+                    out.fail(f"budget={budget} depth={depth} ranks={_short(probs)}: tree {value} vs chain {chain}")
+                    return
+
+
+def dp_value_is_reach_sum(out):
+    """The tree the DP returns is worth what the DP says (the sum of its nodes' reach
+    probabilities), fits the budget and the depth, and lists parents before children."""
+    for probs in RANK_GRID:
+        for depth in DEPTHS:
+            for budget in (1, 2, 5, 13, 48):
+                out.visited += 1
+                tree = trees.best_tree(probs, budget, depth)
+                value = trees.tree_value(tree.parents, probs)
+                ordered = all(0 <= parent < node for node, parent in enumerate(tree.parents) if node)
+                if (abs(value - tree.value) > TOLERANCE * max(1.0, value) or tree.nodes > budget
+                        or tree.depth > depth or not ordered or tree.parents[0] != -1):
+                    out.fail(f"budget={budget} depth={depth} ranks={_short(probs)}: DP {tree.value}, tree "
+                             f"{tree.parents} worth {value}")
+                    return
+
+
+def chain_matches_ledger(out):
+    """A chain-shaped tree of N nodes is the ledger with lookahead N - 1: same expected tokens
+    per call, same draft and verify cost, same speedup."""
+    for acceptance in (0, 30, 55, 74, 90, 100):
+        for nodes in range(2, 14):
+            out.visited += 1
+            a = acceptance / 100
+            value = trees.tree_value(trees.chain_parents(nodes), (a,))
+            settings = LedgerSettings(acceptance=acceptance, lookahead=nodes - 1)
+            expected = ledger(settings)
+            cost = trees.tree_cost(value, nodes, nodes, target_ms=settings.targetMs, draft_cost=settings.draftCost,
+                                   overhead_ms=settings.overheadMs, verify_tax=settings.verifyTax)
+            pairs = ((value, expected_tokens_per_call(a, nodes - 1)), (cost.draftMs, expected.draftMs),
+                     (cost.verifyMs, expected.verifyMs), (cost.speedup, expected.speedup))
+            if any(abs(x - y) > TOLERANCE * max(1.0, abs(y)) for x, y in pairs):
+                out.fail(f"acceptance={acceptance} nodes={nodes}: tree {pairs} vs ledger")
+                return
+
+
+def value_grows_with_budget(out):
+    """The best tree's value never falls when the budget or the depth grows."""
+    for probs in RANK_GRID:
+        previous_row = None
+        for depth in DEPTHS:
+            row = _value_table(probs, depth)
+            for budget in range(len(row)):
+                out.visited += 1
+                smaller = row[budget - 1] if budget else 1.0
+                shallower = previous_row[budget] if previous_row else 1.0
+                if row[budget] < smaller - TOLERANCE or row[budget] < shallower - TOLERANCE:
+                    out.fail(f"budget={budget + 1} depth={depth} ranks={_short(probs)}: {row[budget]} after "
+                             f"{smaller} (budget - 1) and {shallower} (shallower)")
+                    return
+            previous_row = row
+
+
+CHECKS = (
+    ("multi-draft-is-exact", multi_draft_is_exact),
+    ("no-update-bug-where-predicted", no_update_bug_where_predicted),
+    ("typical-acceptance-is-not-exact", typical_acceptance_is_not_exact),
+    ("whole-tree-is-exact", whole_tree_is_exact),
+    ("best-tree-at-least-chain", best_tree_at_least_chain),
+    ("dp-value-is-reach-sum", dp_value_is_reach_sum),
+    ("chain-matches-ledger", chain_matches_ledger),
+    ("value-grows-with-budget", value_grows_with_budget),
+)
+
+
+def signature_value() -> str:
+    """The best tree's value at :data:`SIGNATURE_SETTING` (see :data:`SIGNATURE_NOTE`)."""
+    return to_fixed(trees.best_tree(**SIGNATURE_SETTING).value, 6)

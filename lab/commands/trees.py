@@ -1,0 +1,144 @@
+"""``python -m lab tree``: the best token tree for an acceptance vector, or the exact outputs of
+multi-draft verification, its no-update bug and typical acceptance for one (p, q, k).
+
+    python -m lab tree --rank-probs 60,20,10 --budget 32 --max-depth 6 [--json]
+    python -m lab tree --verify --p 1/2,1/3,1/6 --q 0.2,0.5,0.3 --drafts 2 [--json]
+"""
+
+from fractions import Fraction
+
+__all__ = ["add_parser", "run", "parse_vector"]
+
+MAX_BUDGET = 256
+MAX_DEPTH = 32
+MAX_RANKS = 16
+MAX_TOKENS = 64
+MAX_DRAFTS = 16
+DEFAULT_BUDGET = "32"
+DEFAULT_DEPTH = "6"
+
+
+def add_parser(commands):
+    parser = commands.add_parser(
+        "tree", help="the best token tree for an acceptance vector (Sequoia's DP), or --verify: exact "
+                     "multi-draft, no-update-bug and typical-acceptance outputs for one (p, q, k)")
+    parser.set_defaults(instrument="trees")   # the subcommand is `tree`; the instrument is `trees`
+    parser.add_argument("--rank-probs", default=None, metavar="P1,P2,...",
+                        help="percent chance that the b-th ranked child is the accepted one (sum at most 100)")
+    parser.add_argument("--budget", default=None, metavar="N",
+                        help=f"node budget, root included (an integer from 1 to {MAX_BUDGET}; default {DEFAULT_BUDGET})")
+    parser.add_argument("--max-depth", default=None, metavar="D",
+                        help=f"levels, root included (an integer from 1 to {MAX_DEPTH}; default {DEFAULT_DEPTH})")
+    parser.add_argument("--verify", action="store_true", help="compare the three verifiers for --p, --q, --drafts")
+    parser.add_argument("--p", default=None, metavar="A,B,...",
+                        help="target weights (decimals or fractions like 1/3; normalised exactly)")
+    parser.add_argument("--q", default=None, metavar="A,B,...", help="draft weights, as --p")
+    parser.add_argument("--drafts", default=None, metavar="K",
+                        help=f"candidates per position (an integer from 1 to {MAX_DRAFTS})")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _number(flag: str, text: str) -> Fraction:
+    """One entry of a vector: a finite decimal or a fraction a/b, exactly."""
+    from ..cli import UsageError
+
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"{flag}: {text.strip()[:24]!r} is not a number or a fraction like 1/3") from None
+    return value
+
+
+def parse_vector(flag: str, text, limit: int) -> list[Fraction]:
+    """A comma-separated vector of non-negative exact numbers, 1..limit entries.
+
+    >>> parse_vector("--p", "1/2, 0.25,1", 8)
+    [Fraction(1, 2), Fraction(1, 4), Fraction(1, 1)]
+    """
+    from ..cli import UsageError
+
+    if text is None or not text.strip():
+        raise UsageError(f"{flag} needs a comma-separated list of 1 to {limit} numbers")
+    values = [_number(flag, part) for part in text.split(",")]
+    if len(values) > limit:
+        raise UsageError(f"{flag} has {len(values)} entries; at most {limit}")
+    negative = next((v for v in values if v < 0), None)
+    if negative is not None:
+        raise UsageError(f"{flag} has a negative entry ({negative}); every entry must be 0 or more")
+    return values
+
+
+def _fraction_text(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}"
+
+
+def _tree_run(args):
+    from ..cli import UsageError, parse_number
+    from .. import trees
+
+    for flag, value in (("--p", args.p), ("--q", args.q), ("--drafts", args.drafts)):
+        if value is not None:
+            raise UsageError(f"{flag} belongs to --verify; the tree mode takes --rank-probs, --budget, --max-depth")
+    percents = parse_vector("--rank-probs", args.rank_probs, MAX_RANKS)
+    if any(p > 100 for p in percents) or sum(percents) > 100:
+        raise UsageError(f"--rank-probs must sum to at most 100 (they are percentages); got {float(sum(percents)):g}")
+    budget = parse_number("--budget", args.budget or DEFAULT_BUDGET, 1, MAX_BUDGET, integer=True)
+    depth = parse_number("--max-depth", args.max_depth or DEFAULT_DEPTH, 1, MAX_DEPTH, integer=True)
+    probs = tuple(float(p / 100) for p in percents)
+    tree = trees.best_tree(probs, budget, depth)
+    chain = trees.chain_value(probs[0], budget, depth)
+    document = {"rankProbs": [float(p) for p in percents], "budget": budget, "maxDepth": depth,
+                "expectedLength": tree.value, "chainLength": chain, "nodes": tree.nodes, "depth": tree.depth,
+                "parents": tree.parents}
+    lines = [f"best tree     {tree.value:.6f} tokens per verify pass ({tree.nodes} nodes, {tree.depth} levels)",
+             f"chain         {chain:.6f} tokens per verify pass ({min(budget, depth)} nodes)",
+             f"parents       {' '.join(str(p) for p in tree.parents)}"]
+    return document, "\n".join(lines), 0
+
+
+def _verify_run(args):
+    from ..cli import UsageError, parse_number
+    from .. import trees
+
+    for flag, value in (("--rank-probs", args.rank_probs), ("--budget", args.budget), ("--max-depth", args.max_depth)):
+        if value is not None:
+            raise UsageError(f"{flag} belongs to the tree mode; --verify takes --p, --q, --drafts")
+    p_raw = parse_vector("--p", args.p, MAX_TOKENS)
+    q_raw = parse_vector("--q", args.q, MAX_TOKENS)
+    if len(p_raw) != len(q_raw):
+        raise UsageError(f"--p has {len(p_raw)} entries and --q has {len(q_raw)}; they must have the same length")
+    for flag, raw in (("--p", p_raw), ("--q", q_raw)):
+        if sum(raw) == 0:
+            raise UsageError(f"{flag} is all zeros; it needs some positive weight")
+    if args.drafts is None:
+        raise UsageError(f"--verify needs --drafts (an integer from 1 to {MAX_DRAFTS})")
+    k = parse_number("--drafts", args.drafts, 1, MAX_DRAFTS, integer=True)
+    p, q = trees.normalise(p_raw), trees.normalise(q_raw)
+    exact = trees.multi_draft_output(p, q, k)
+    buggy = trees.no_update_output(p, q, k)
+    typical = trees.typical_output(p, q, k)
+    tvs = {name: trees.total_variation(p, out) for name, out in
+           (("exactTv", exact), ("buggyTv", buggy), ("typicalTv", typical))}
+    document = {"p": [_fraction_text(x) for x in p], "q": [_fraction_text(x) for x in q], "drafts": k,
+                "outputDistribution": [_fraction_text(x) for x in exact],
+                "buggyOutputDistribution": [_fraction_text(x) for x in buggy],
+                "typicalOutputDistribution": [_fraction_text(x) for x in typical],
+                **{name: _fraction_text(tv) for name, tv in tvs.items()},
+                "bugExactPredicted": trees.bug_is_exact_predicted(p, q, k)}
+    row = lambda values: " ".join(_fraction_text(x) for x in values)  # noqa: E731
+    lines = [f"p             {row(p)}", f"q             {row(q)}",
+             f"multi-draft   {row(exact)}   TV {float(tvs['exactTv']):.6f}",
+             f"no-update bug {row(buggy)}   TV {float(tvs['buggyTv']):.6f}",
+             f"typical       {row(typical)}   TV {float(tvs['typicalTv']):.6f}"]
+    return document, "\n".join(lines), 0
+
+
+def run(args):
+    """``(document, text, status)`` for either mode; bad input raises ``lab.cli.UsageError``."""
+    from ..cli import UsageError
+
+    if args.verify:
+        return _verify_run(args)
+    if args.rank_probs is None:
+        raise UsageError("tree needs --rank-probs P1,P2,... (percentages), or --verify with --p, --q, --drafts")
+    return _tree_run(args)

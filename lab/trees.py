@@ -1,0 +1,591 @@
+"""Part four: token trees and multi-draft verification, proven exact in fractions.
+
+Four models, each small enough to be computed exactly.
+
+**Multi-draft verification at one position** (SpecInfer's multi-step speculative sampling,
+Miao et al. 2024; llama.cpp's multi-branch verification). ``k`` candidates are drawn i.i.d.
+from the draft ``q``. They are tried in turn: candidate ``x`` is accepted with probability
+``min(1, cur(x) / q(x))``, where ``cur`` starts as the target ``p`` and after every rejection
+becomes the residual ``norm(max(0, cur - q))``. After ``k`` rejections one token is drawn from
+``cur``. Each trial is the one-draft rule of part three with target ``cur``, so by induction on
+``k`` the output is ``p`` exactly, for every ``(p, q, k)``:
+
+    out_k(cur) = min(cur, q) + (1 - alpha(cur, q)) out_{k-1}(residual(cur, q)),   out_0(cur) = cur
+
+**The no-update bug.** Every candidate is tested against the original ``p`` and, after ``k``
+rejections, one token comes from ``norm(max(0, p - q))``. With ``m = min(p, q)``,
+``e = max(0, p - q)``, ``alpha = sum m`` and ``beta = 1 - alpha`` its output is
+
+    bug_k = (1 + beta + ... + beta**(k-1)) m + beta**(k-1) e
+
+At ``k = 1`` this is ``m + e = p``. For ``k >= 2`` it equals ``p = m + e`` exactly when
+``A m = B e`` token by token, with ``A = (beta - beta**k) / alpha`` and ``B = 1 - beta**(k-1)``.
+If ``0 < beta < 1`` both are positive, so a token with ``0 < p(x) <= q(x)`` (where ``e = 0``,
+``m > 0``) breaks it; on the support of ``p`` we need ``q < p`` and ``A q = B (p - q)``, i.e.
+``q = c p`` with ``c = B / (A + B)``; conversely ``q = c p`` on ``p``'s support gives
+``alpha = c``, ``beta = 1 - c`` and ``c (A / B + 1) = c / (1 - beta) = 1``. The cases
+``beta = 0`` (``q = p``) and ``beta = 1`` (``q`` is zero on ``p``'s support) are ``c = 1`` and
+``c = 0``. So, for ``k >= 2``:
+
+    the bug is exact  <=>  q(x) = c p(x) for every x with p(x) > 0, for one constant c
+
+(:func:`bug_is_exact_predicted`). ``q`` may put its remaining mass ``1 - c`` anywhere else.
+
+**Medusa's typical acceptance** (Cai et al. 2024; ``evaluate_posterior`` in
+``medusa/model/utils.py`` of FasterDecoding/Medusa, defaults ``posterior_threshold = 0.09`` and
+``posterior_alpha = 0.3`` in ``medusa_generate`` of ``medusa/model/medusa_model.py``). A
+candidate ``x`` is accepted if ``p(x) > min(epsilon, delta exp(-H(p)))`` with ``H`` the entropy
+in nats. Here ``k`` candidates are drawn i.i.d. from ``q``; the first typical one is kept and,
+if none is, the token is drawn from ``p``. With ``T`` the typical set and ``Q = q(T)``:
+
+    typical_k(x) = (1 - (1 - Q)**k) q(x) / Q [x in T] + (1 - Q)**k p(x)
+
+which is ``p`` only if ``Q = 0`` or ``q`` restricted to ``T`` and renormalised is ``p``
+(:func:`typical_is_exact_predicted`). Medusa's code smooths the entropy as
+``-sum p log(p + 1e-5)``; the lab uses the exact entropy. ``exp(-H)`` is irrational in general,
+so :func:`is_typical` decides ``p(x) > delta exp(-H)`` by floats when the margin is large, then
+by 60-digit decimals, and at a true tie exactly (raising both sides to the common denominator of
+``p``); a tie is not accepted, as Medusa's strict ``>`` says.
+
+**Whole trees on the toy model** (:func:`tree_output`): every node's children are candidates
+drawn i.i.d. from the draft's next-token distribution there and tried with the multi-draft
+rule; an accepted child's own children are tried next; a leaf commits a bonus token from the
+target. The committed path, completed by sampling the target directly up to a fixed length,
+has exactly the target's path distribution.
+
+**Sequoia's positional model** (Chen et al. 2024, arXiv 2402.12374, ``tree_search.py`` in
+Infini-AI-Lab/Sequoia): the ``b``-th ranked child of a node is the accepted one with probability
+``p_b``. A tree's value, the mean number of tokens one verify pass commits (bonus included), is
+the sum over its nodes of the product of ``p`` along the path from the root (the root counts 1).
+:func:`tree_values` is the dynamic programme for the best tree with at most ``n`` nodes and at
+most ``D`` levels (the root is level 1). A chain of the same budget is worth
+``sum_{i < min(n, D)} p_1**i``, which saturates at ``1 / (1 - p_1)``.
+"""
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from functools import lru_cache
+from math import exp, log
+from operator import add
+from typing import NamedTuple, Sequence
+
+from . import sampler
+
+__all__ = [
+    "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
+    "bug_is_exact_predicted", "entropy", "is_typical", "typical_set", "typical_output",
+    "typical_is_exact_predicted", "toy_pair", "tree_output", "target_path_distribution", "shape_from_parents",
+    "rank_probabilities", "tree_values", "BestTree", "best_tree", "tree_value", "chain_value",
+    "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost",
+]
+
+ZERO, ONE = Fraction(0), Fraction(1)
+EPSILON = Fraction(9, 100)   # Medusa's posterior_threshold default
+DELTA = Fraction(3, 10)      # Medusa's posterior_alpha default
+
+
+# --- one position: multi-draft verification and its bug --------------------------------------
+
+def _exact(values: Sequence) -> tuple[Fraction, ...]:
+    """The values as fractions, without copying those that already are."""
+    return tuple(v if type(v) is Fraction else Fraction(v) for v in values)
+
+
+def normalise(weights: Sequence) -> tuple[Fraction, ...]:
+    """Exact proportions of non-negative weights with a positive total.
+
+    >>> normalise([1, 1, 2])
+    (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2))
+    """
+    values = [Fraction(w) for w in weights]
+    total = sum(values)
+    if total <= 0 or min(values) < 0:
+        raise ValueError("weights must be non-negative with a positive total")
+    return tuple(v / total for v in values)
+
+
+def total_variation(p: Sequence, q: Sequence) -> Fraction:
+    """TV(p, q) = 1/2 sum |p - q|.
+
+    >>> total_variation([Fraction(1, 2), Fraction(1, 2)], [1, 0])
+    Fraction(1, 2)
+    """
+    return sum((abs(Fraction(a) - Fraction(b)) for a, b in zip(p, q)), ZERO) / 2
+
+
+def _trial(cur: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[list[Fraction], Fraction]:
+    """One candidate x ~ q tested against ``cur``: the mass each token gets from an accepted
+    candidate, ``q(x) min(1, cur(x)/q(x))``, and the probability of a rejection, from the rule's
+    own acceptance test."""
+    kept = [q_x * sampler.acceptance_probability(c_x, q_x) for c_x, q_x in zip(cur, q)]
+    return kept, 1 - sum(kept)
+
+
+def _residual(cur: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[Fraction, ...]:
+    """norm(max(0, cur - q)); only called after a rejection had positive probability."""
+    excess = [max(ZERO, c_x - q_x) for c_x, q_x in zip(cur, q)]
+    mass = sum(excess)
+    return tuple(e / mass for e in excess)
+
+
+def multi_draft_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fraction, ...]]:
+    """The exact output distribution of k-candidate verification for k = 1..max_k (each is p).
+
+    The chain of residuals cur_0 = p, cur_1, ... does not depend on k, so one walk along it
+    gives every k: out_k = sum_{i<k} reach_i min(cur_i, q) + reach_k cur_k.
+
+    >>> p, q = (Fraction(1, 2), Fraction(1, 2), ZERO), (Fraction(1, 3),) * 3
+    >>> multi_draft_outputs(p, q, 3) == [p, p, p]
+    True
+    """
+    cur, q = _exact(p), _exact(q)
+    kept_so_far, reach, outputs = [ZERO] * len(cur), ONE, []
+    for _ in range(max_k):
+        kept, rejected = _trial(cur, q)
+        kept_so_far = [o + reach * m for o, m in zip(kept_so_far, kept)]
+        if rejected == 0:   # cur == q: every later candidate is accepted too
+            outputs += [tuple(kept_so_far)] * (max_k - len(outputs))
+            break
+        reach *= rejected
+        cur = _residual(cur, q)   # the update that keeps the rule exact
+        outputs.append(tuple(o + reach * c for o, c in zip(kept_so_far, cur)))
+    return outputs
+
+
+def multi_draft_output(p: Sequence, q: Sequence, k: int) -> tuple[Fraction, ...]:
+    """The exact distribution of the token that k-candidate verification commits (it is p).
+
+    >>> p, q = (Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4))
+    >>> multi_draft_output(p, q, 2) == p
+    True
+    """
+    return multi_draft_outputs(p, q, k)[-1]
+
+
+def no_update_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fraction, ...]]:
+    """The bug's exact output for k = 1..max_k: every candidate tested against the original p;
+    after k rejections one draw from norm(max(0, p - q)). Exact at k = 1; see the module
+    docstring for k >= 2.
+
+    >>> p, q = (Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4))
+    >>> no_update_outputs(p, q, 2) == [p, (Fraction(5, 8), Fraction(3, 8))]
+    True
+    """
+    p, q = _exact(p), _exact(q)
+    kept, rejected = _trial(p, q)
+    residual = _residual(p, q) if rejected else None
+    kept_so_far, reach, outputs = [ZERO] * len(p), ONE, []
+    for _ in range(max_k):
+        kept_so_far = [o + reach * m for o, m in zip(kept_so_far, kept)]
+        reach *= rejected
+        outputs.append(tuple(kept_so_far) if residual is None
+                       else tuple(o + reach * r for o, r in zip(kept_so_far, residual)))
+    return outputs
+
+
+def no_update_output(p: Sequence, q: Sequence, k: int) -> tuple[Fraction, ...]:
+    """The bug's exact output distribution for k candidates."""
+    return no_update_outputs(p, q, k)[-1]
+
+
+def bug_is_exact_predicted(p: Sequence, q: Sequence, k: int) -> bool:
+    """Where the no-update bug is exact: always at k = 1; for k >= 2 exactly when
+    q(x) = c p(x) on the support of p for a single constant c (derived in the module docstring).
+
+    >>> bug_is_exact_predicted((Fraction(1, 2), Fraction(1, 2), 0), (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)), 3)
+    True
+    >>> bug_is_exact_predicted((Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4)), 2)
+    False
+    """
+    if k == 1:
+        return True
+    support = [(p_x, q_x) for p_x, q_x in zip(_exact(p), _exact(q)) if p_x > 0]
+    ratio = support[0][1] / support[0][0]
+    return all(q_x == ratio * p_x for p_x, q_x in support)
+
+
+# --- Medusa's typical acceptance ------------------------------------------------------------
+
+def entropy(p: Sequence) -> float:
+    """H(p) = -sum p log p in nats (a float: the lab only uses it to compare).
+
+    >>> round(entropy([Fraction(1, 2), Fraction(1, 2)]), 12) == round(log(2), 12)
+    True
+    """
+    return -sum(float(x) * log(float(x)) for x in p if x > 0)
+
+
+FLOAT_MARGIN = 1e-9      # far above the float error of an 8-term entropy
+DECIMAL_DIGITS = 60
+DECIMAL_MARGIN = Decimal(10) ** -50
+EXACT_DENOMINATOR_LIMIT = 4096   # exact tie-breaking raises to this power at most
+
+
+def _decimal_threshold(delta: Fraction, p: Sequence[Fraction]) -> Decimal:
+    with localcontext() as context:
+        context.prec = DECIMAL_DIGITS
+        h = -sum((Decimal(x.numerator) / x.denominator) * (Decimal(x.numerator) / x.denominator).ln()
+                 for x in p if x > 0)
+        return Decimal(delta.numerator) / delta.denominator * (-h).exp()
+
+
+def _exceeds_exactly(p_x: Fraction, delta: Fraction, p: Sequence[Fraction]) -> bool | None:
+    """p_x > delta prod p_i**p_i, decided in integers after raising both sides to the common
+    denominator D of p (exp(-H) = prod p_i**p_i); ``None`` when D is too large to do so."""
+    denominator = 1
+    for x in p:
+        denominator = denominator * x.denominator // _gcd(denominator, x.denominator)
+    if denominator > EXACT_DENOMINATOR_LIMIT:
+        return None
+    right = delta ** denominator
+    for x in p:
+        if x > 0:
+            right *= x ** (x * denominator).numerator
+    return p_x ** denominator > right
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def is_typical(p_x: Fraction, p: Sequence, epsilon: Fraction = EPSILON, delta: Fraction = DELTA,
+               threshold: float | None = None) -> bool:
+    """Medusa's test p(x) > min(epsilon, delta exp(-H(p))), decided without rounding errors.
+
+    ``p(x) > min(a, b)`` is ``p(x) > a or p(x) > b``; the first is exact in fractions. The second
+    is decided by floats when the gap exceeds 1e-9, else by 60-digit decimals when it exceeds
+    1e-50, else exactly (see :func:`_exceeds_exactly`); a tie is not typical (Medusa's ``>``).
+    ``threshold`` is ``delta exp(-H(p))`` as a float, when the caller has it already.
+
+    >>> uniform = [Fraction(1, 4)] * 4             # exp(-H) = 1/4: delta = 1 makes a true tie
+    >>> is_typical(Fraction(1, 4), uniform, epsilon=ONE, delta=ONE)
+    False
+    >>> is_typical(Fraction(1, 4), uniform, epsilon=ONE, delta=Fraction(999999999999, 10**12))
+    True
+    """
+    p_x = Fraction(p_x)
+    if p_x > epsilon:
+        return True
+    p = _exact(p)
+    if threshold is None:
+        threshold = float(delta) * exp(-entropy(p))
+    gap = float(p_x) - threshold
+    if abs(gap) > FLOAT_MARGIN:
+        return gap > 0
+    precise = Decimal(p_x.numerator) / p_x.denominator - _decimal_threshold(Fraction(delta), p)
+    if abs(precise) > DECIMAL_MARGIN:
+        return precise > 0
+    exact = _exceeds_exactly(p_x, Fraction(delta), p)
+    return bool(exact)   # None: within 1e-50 of a tie that cannot be settled exactly; treated as a tie
+
+
+def typical_set(p: Sequence, epsilon: Fraction = EPSILON, delta: Fraction = DELTA) -> tuple[bool, ...]:
+    """Which tokens pass the typical-acceptance test (the entropy is computed once).
+
+    >>> typical_set([Fraction(7, 10), Fraction(2, 10), Fraction(1, 10)])
+    (True, True, True)
+    >>> typical_set([Fraction(94, 100), Fraction(5, 100), Fraction(1, 100)])
+    (True, False, False)
+    """
+    p = _exact(p)
+    threshold = float(delta) * exp(-entropy(p))
+    return tuple(is_typical(x, p, epsilon, delta, threshold) for x in p)
+
+
+def typical_output(p: Sequence, q: Sequence, k: int, epsilon: Fraction = EPSILON,
+                   delta: Fraction = DELTA) -> tuple[Fraction, ...]:
+    """The exact output of k i.i.d. candidates under typical acceptance, falling back to a
+    draw from p when none is typical (formula in the module docstring).
+
+    >>> typical_output((Fraction(1, 2), Fraction(1, 2)), (1, 0), 1)   # the draft's favourite always passes
+    (Fraction(1, 1), Fraction(0, 1))
+    """
+    p, q = _exact(p), _exact(q)
+    typical = typical_set(p, epsilon, delta)
+    typical_mass = sum((q_x for q_x, t in zip(q, typical) if t), ZERO)
+    none_typical = (1 - typical_mass) ** k
+    if typical_mass == 0:
+        return tuple(p)
+    return tuple((1 - none_typical) * q_x / typical_mass * t + none_typical * p_x
+                 for p_x, q_x, t in zip(p, q, typical))
+
+
+def typical_is_exact_predicted(p: Sequence, q: Sequence, epsilon: Fraction = EPSILON,
+                               delta: Fraction = DELTA) -> bool:
+    """Typical acceptance returns p only if no typical token has draft mass, or q restricted
+    to the typical set and renormalised is p."""
+    p, q = _exact(p), _exact(q)
+    typical = typical_set(p, epsilon, delta)
+    mass = sum((q_x for q_x, t in zip(q, typical) if t), ZERO)
+    return mass == 0 or all((q_x / mass if t else ZERO) == p_x for p_x, q_x, t in zip(p, q, typical))
+
+
+# --- whole trees on the toy model -------------------------------------------------------------
+
+@lru_cache(maxsize=4096)
+def toy_pair(certainty: int, match: int, prefix: tuple[int, ...]) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """(p, q) after ``prefix`` on the toy model: the pair of position ``len(prefix)`` from
+    :mod:`lab.sampler`, relabelled by the sum of the prefix's tokens (mod 8), so that the next
+    token's distribution depends on the path taken and a verifier that mixes up branches shows."""
+    p, q = sampler.position_pair(certainty, match, len(prefix))
+    shift = sum(prefix) % len(p)
+    return p.rotated(shift).probs, q.rotated(shift).probs
+
+
+def _complete(prefix, weight, length, pair, out):
+    """Continue ``prefix`` by sampling the target directly up to ``length`` tokens."""
+    if len(prefix) == length:
+        out[prefix] = out.get(prefix, ZERO) + weight
+        return
+    for token, p_x in enumerate(pair(prefix)[0]):
+        if p_x:
+            _complete(prefix + (token,), weight * p_x, length, pair, out)
+
+
+def _verify_node(prefix, children, weight, length, pair, out):
+    """Try ``children`` (one candidate per child, i.i.d. from q) with the multi-draft rule; an
+    accepted child's subtree is verified next; after all rejections one token from the residual."""
+    p, q = pair(prefix)
+    cur = p
+    for child in children:
+        kept, rejected = _trial(cur, q)
+        for token, mass in enumerate(kept):
+            if mass:
+                _verify_node(prefix + (token,), child, weight * mass, length, pair, out)
+        if rejected == 0:
+            return
+        weight *= rejected
+        cur = _residual(cur, q)
+    for token, c_x in enumerate(cur):
+        if c_x:
+            _complete(prefix + (token,), weight * c_x, length, pair, out)
+
+
+def tree_output(shape: tuple, length: int, pair) -> dict[tuple[int, ...], Fraction]:
+    """Exact distribution of the first ``length`` tokens: one tree-verified pass over a tree of
+    ``shape`` (a node is the tuple of its children's shapes; ``()`` is a leaf), then the target.
+    ``pair(prefix) -> (p, q)``. ``length`` must exceed the tree's candidate depth.
+
+    >>> pair = lambda prefix: ((Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 4), Fraction(3, 4)))
+    >>> tree_output(((), ()), 2, pair) == target_path_distribution(2, pair)
+    True
+    """
+    out: dict[tuple[int, ...], Fraction] = {}
+    _verify_node((), shape, ONE, length, pair, out)
+    return out
+
+
+def target_path_distribution(length: int, pair) -> dict[tuple[int, ...], Fraction]:
+    """The target's own distribution of the first ``length`` tokens: prod_t p(s_t | s_<t)."""
+    out: dict[tuple[int, ...], Fraction] = {}
+    _complete((), ONE, length, pair, out)
+    return out
+
+
+def shape_from_parents(parents: Sequence[int]) -> tuple:
+    """The nested-tuple shape of a tree given as parent indices (-1 for the root; children in
+    rank order).
+
+    >>> shape_from_parents([-1, 0, 0, 1])
+    (((),), ())
+    """
+    children: list[list[int]] = [[] for _ in parents]
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            children[parent].append(node)
+
+    def build(node):
+        return tuple(build(child) for child in children[node])
+
+    return build(0)
+
+
+# --- Sequoia's positional model and its dynamic programme -------------------------------------
+
+def rank_probabilities(top1: float, decay: float, ranks: int) -> tuple[float, ...]:
+    """The widget's acceptance vector: the b-th candidate, tried after b-1 failures, passes
+    with probability top1 * decay**(b-1), so p_b = top1 decay**(b-1) prod_{j<b} (1 - top1 decay**(j-1)),
+    and sum p_b <= 1 by construction.
+
+    >>> [round(x, 4) for x in rank_probabilities(0.5, 0.5, 3)]
+    [0.5, 0.125, 0.0469]
+    """
+    probs, survive = [], 1.0
+    for rank in range(ranks):
+        passes = top1 * decay ** rank
+        probs.append(survive * passes)
+        survive *= 1 - passes
+    return tuple(probs)
+
+
+class _Table(NamedTuple):
+    best: list[list[float]]                  # best[d][n]: at most n nodes, at most d levels
+    forests: list[list[list[float]]]         # forests[d][b][m]: exactly b children, at most m nodes
+    probs: tuple[float, ...]
+    splits: dict                             # (d, n) -> the child subtrees' (d - 1, size), memoised
+
+
+NEG = float("-inf")
+
+
+def _capacity(budget: int) -> int:
+    """Tables are built for a power-of-two budget, so one table serves every smaller budget
+    (the widget's budget slider then reuses the table of the value-vs-budget curve)."""
+    capacity = 64
+    while capacity < budget:
+        capacity *= 2
+    return capacity
+
+
+@lru_cache(maxsize=64)
+def _table(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> _Table:
+    best = [[0.0] * (budget + 1) for _ in range(max_depth + 1)]
+    forests: list[list[list[float]]] = [[] for _ in range(max_depth + 1)]
+    best[1] = [0.0] + [1.0] * budget                     # one level: the root alone
+    for depth in range(2, max_depth + 1):
+        below = best[depth - 1]
+        rows = [[0.0] * budget]                          # no children: worth 0, whatever m
+        for rank, p_b in enumerate(rank_probs, start=1):
+            previous, scaled = rows[-1], [p_b * value for value in below]
+            row = [NEG] * budget
+            for m in range(rank, budget):
+                # child `rank` gets j = 1..m nodes, the first rank-1 children share m - j
+                row[m] = max(map(add, previous[m - 1::-1], scaled[1:m + 1]))
+            rows.append(row)
+        forests[depth] = rows
+        best[depth] = [0.0] + [1.0 + max(row[n - 1] for row in rows) for n in range(1, budget + 1)]
+    return _Table(best, forests, rank_probs, {})
+
+
+def tree_values(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[float]:
+    """Best tree value for every node budget 1..budget at most ``max_depth`` levels:
+    ``V(n, d) = 1 + max over b and splits of sum_{i<=b} p_i V(n_i, d - 1)`` with
+    ``sum n_i <= n - 1`` (Sequoia's DP, ``tree_search.py``), and ``V(n, 1) = 1``.
+
+    >>> [round(v, 4) for v in tree_values((0.6, 0.3), 4, 3)]
+    [1.0, 1.6, 1.96, 2.26]
+    """
+    return _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth).best[max_depth][1:budget + 1]
+
+
+class BestTree(NamedTuple):
+    value: float          # expected tokens per verify pass (bonus included)
+    parents: list[int]    # breadth-first, children in rank order; -1 for the root
+    depth: int            # levels, root included
+    nodes: int
+
+
+def _children_of(table: _Table, depth: int, n: int) -> list[tuple[int, int]]:
+    """(depth, nodes) of each child subtree of the best tree with n nodes and depth levels: the
+    first maximum in rank order, then in split order, recomputed exactly as the table summed it."""
+    key = (depth, n)
+    if key in table.splits:
+        return table.splits[key]
+    children = []
+    if depth > 1 and n > 1:
+        rows, m = table.forests[depth], n - 1
+        target = max(row[m] for row in rows)
+        count = next(b for b, row in enumerate(rows) if row[m] == target)
+        sizes = []
+        for rank in range(count, 0, -1):
+            previous, p_b, below = rows[rank - 1], table.probs[rank - 1], table.best[depth - 1]
+            values = [previous[m - j] + p_b * below[j] for j in range(1, m + 1)]
+            j = values.index(max(values)) + 1
+            sizes.append(j)
+            m -= j
+        children = [(depth - 1, j) for j in reversed(sizes)]
+    table.splits[key] = children
+    return children
+
+
+def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int) -> BestTree:
+    """The DP's best tree, rebuilt from its table (the first maximum in rank and split order).
+
+    >>> best_tree((0.6, 0.3), 4, 3)
+    BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
+    """
+    table = _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth)
+    parents, queue, deepest, head = [-1], [(0, max_depth, budget, 1)], 1, 0
+    while head < len(queue):   # breadth first: a stable order, parents before children
+        node, depth, n, level = queue[head]
+        head += 1
+        deepest = max(deepest, level)
+        for child_depth, size in _children_of(table, depth, n):
+            parents.append(node)
+            queue.append((len(parents) - 1, child_depth, size, level + 1))
+    return BestTree(table.best[max_depth][budget], parents, deepest, len(parents))
+
+
+def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction:
+    """Sum over nodes of the product of p_rank along the path (the root counts 1); a child's
+    rank is its position among its parent's children. Exact if ``rank_probs`` are Fractions.
+
+    >>> tree_value([-1, 0, 0, 1], (Fraction(1, 2), Fraction(1, 4)))
+    Fraction(2, 1)
+    """
+    reach, seen = [], {}
+    for node, parent in enumerate(parents):
+        if parent < 0:
+            reach.append(rank_probs[0] ** 0)
+            continue
+        rank = seen.get(parent, 0)
+        seen[parent] = rank + 1
+        reach.append(reach[parent] * rank_probs[rank])
+    return sum(reach[1:], reach[0])
+
+
+def chain_value(top1: float, budget: int, max_depth: int) -> float:
+    """A chain's value sum_{i < min(budget, max_depth)} p_1**i.
+
+    >>> chain_value(0.5, 10, 3)
+    1.75
+    """
+    total, power = 0.0, 1.0
+    for _ in range(min(budget, max_depth)):
+        total += power
+        power *= top1
+    return total
+
+
+def chain_parents(nodes: int) -> list[int]:
+    """The chain as parent indices: [-1, 0, 1, ...]."""
+    return [-1] + list(range(nodes - 1))
+
+
+# --- what a verify pass costs ------------------------------------------------------------------
+
+def ledger_verify_ms(nodes: int, target_ms: float, verify_tax: float) -> float:
+    """The ledger's verify cost for a tree of ``nodes`` (root included): a chain of N nodes
+    carries m = N - 1 drafts, and the ledger charges ``target (1 + (m - 1) tax)``; a lone root
+    is plain decoding. This is the seam where a serving roofline (a target step with n = N
+    tokens per sequence) can replace the ledger's linear tax.
+
+    >>> round(ledger_verify_ms(6, 80, 3), 9)     # the ledger's verifyMs at lookahead 5
+    89.6
+    """
+    return target_ms * (1 + max(0, nodes - 2) * verify_tax / 100)
+
+
+class TreeCost(NamedTuple):
+    draftMs: float
+    verifyMs: float
+    cycleMs: float
+    msPerToken: float
+    speedup: float
+
+
+def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, draft_cost: float = 12,
+              overhead_ms: float = 6, verify_tax: float = 3, verify_ms=ledger_verify_ms) -> TreeCost:
+    """One cycle of tree speculation: one draft pass per level below the root (Sequoia's
+    ``d * draft_time``), one verify pass over ``nodes`` tokens, the overhead; ``value`` tokens.
+
+    >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
+    1.7909
+    """
+    draft_ms = (depth - 1) * target_ms * draft_cost / 100
+    verify = verify_ms(nodes, target_ms, verify_tax)
+    cycle = draft_ms + verify + overhead_ms
+    per_token = cycle / value
+    return TreeCost(draft_ms, verify, cycle, per_token, target_ms / per_token)

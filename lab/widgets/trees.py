@@ -1,0 +1,322 @@
+"""Part four's widget: the best token tree for a node budget, its expected length against a
+chain's, the speedup after the verify cost, and the exactness panel (multi-draft, its
+no-update bug, Medusa's typical acceptance) on part three's default (p, q)."""
+
+from functools import lru_cache
+
+from .. import sampler, trees
+from ..figures import _mix, escape
+from ..jsformat import to_fixed, to_js_string
+from ..urlstate import Slider, clamp_params, format_query, parse_query
+
+__all__ = ["SLIDERS", "view", "page_context", "tree_svg", "length_svg", "speedup_svg", "exactness_svg",
+           "budget_table_html", "exactness_table_html"]
+
+SLIDERS = (
+    Slider("budget", "Node budget (root included)", 1, 128, 1, 32, "nodes", integer=True, url_key="treeBudget"),
+    Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
+    Slider("top1", "Top-1 acceptance", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
+    Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
+    Slider("drafts", "Candidates per node k", 1, 8, 1, 4, "", integer=True, url_key="treeDrafts"),
+    Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
+)
+MAX_BUDGET = 128
+# The rest of the cycle comes from part one's defaults: an 80 ms target pass, a draft pass at
+# 12% of it, 6 ms of overhead per cycle.
+TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
+# The exactness panel uses part three's default pair (certainty 64, match 72).
+PAIR_SETTING = (64, 72)
+MAX_K = 8
+TABLE_BUDGETS = (1, 2, 4, 8, 16, 32, 64, 128)
+LIGHT, DARK = "#d6e6f3", "#0072b2"
+
+
+def _f(value, digits=2) -> str:
+    return to_fixed(value, digits)
+
+
+def _params(raw) -> tuple[dict, list[str]]:
+    if raw is None or isinstance(raw, str):
+        return parse_query(raw or "", SLIDERS)
+    if not hasattr(raw, "get"):
+        return parse_query("", SLIDERS)
+    params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key != "width"})
+    return params, notes
+
+
+def _width(raw) -> int:
+    text = raw.get("width") if hasattr(raw, "get") else None
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return 640
+    return int(min(960, max(320, value))) if value == value else 640
+
+
+# --- the numbers -------------------------------------------------------------------------------
+
+def _cost(value, nodes, depth, verify_tax) -> trees.TreeCost:
+    return trees.tree_cost(value, nodes, depth, target_ms=TARGET_MS, draft_cost=DRAFT_COST,
+                           overhead_ms=OVERHEAD_MS, verify_tax=verify_tax)
+
+
+@lru_cache(maxsize=64)
+def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int) -> dict:
+    """Tree and chain, for every budget 1..128: expected length and speedup after cost."""
+    probs = trees.rank_probabilities(top1 / 100, decay / 100, drafts)
+    tree_lengths = trees.tree_values(probs, MAX_BUDGET, max_depth)
+    chain_lengths = [trees.chain_value(probs[0], n, max_depth) for n in range(1, MAX_BUDGET + 1)]
+    tree_speedups, chain_speedups = [], []
+    for n in range(1, MAX_BUDGET + 1):
+        tree = trees.best_tree(probs, n, max_depth)
+        tree_speedups.append(_cost(tree.value, tree.nodes, tree.depth, verify_tax).speedup)
+        chain_nodes = min(n, max_depth)
+        chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax).speedup)
+    best = max(range(MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1   # first budget with the top speedup
+    return {"probs": probs, "tree": tree_lengths, "chain": chain_lengths, "treeSpeedup": tree_speedups,
+            "chainSpeedup": chain_speedups, "bestBudget": best}
+
+
+@lru_cache(maxsize=1)
+def _exactness() -> list[dict]:
+    """TV to p of the three verifiers for k = 1..8 on part three's default pair."""
+    p, q = (row.probs for row in sampler.reference_pair(*PAIR_SETTING))
+    exact, buggy = trees.multi_draft_outputs(p, q, MAX_K), trees.no_update_outputs(p, q, MAX_K)
+    return [{"k": k, "exact": float(trees.total_variation(p, exact[k - 1])),
+             "bug": float(trees.total_variation(p, buggy[k - 1])),
+             "typical": float(trees.total_variation(p, trees.typical_output(p, q, k)))} for k in range(1, MAX_K + 1)]
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> str:
+    return (f'<svg class="figure tr-fig {css_class}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
+
+
+def _reaches(parents, probs) -> list[float]:
+    reach, seen = [], {}
+    for node, parent in enumerate(parents):
+        if parent < 0:
+            reach.append(1.0)
+            continue
+        rank = seen.get(parent, 0)
+        seen[parent] = rank + 1
+        reach.append(reach[parent] * probs[rank])
+    return reach
+
+
+def tree_svg(parents, probs, width: int = 640) -> str:
+    """The tree, root on top, one row per level; each node shaded by its reach probability
+    (the chance that the verifier commits it: darker is likelier)."""
+    levels = [0] * len(parents)
+    children: list[list[int]] = [[] for _ in parents]
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            levels[node] = levels[parent] + 1
+            children[parent].append(node)
+    reach = _reaches(parents, probs)
+    left, right, row_h, top = 58, 12, 30, 14
+    leaves = sum(1 for node in range(len(parents)) if not children[node])
+    step = (width - left - right) / max(1, leaves)
+    x = [0.0] * len(parents)
+    # leaves placed left to right in depth-first order, so subtrees never cross; a parent sits
+    # over the middle of its children
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        if not children[node]:
+            order.append(node)
+        stack.extend(reversed(children[node]))
+    for rank, node in enumerate(order):
+        x[node] = left + step * (rank + 0.5)
+    for node in range(len(parents) - 1, -1, -1):
+        if children[node]:
+            x[node] = sum(x[c] for c in children[node]) / len(children[node])
+    depth = max(levels) + 1
+    height = top + row_h * depth + 4
+    radius = max(2.5, min(9.0, step / 2 - 0.5))
+    y = [top + row_h * level + row_h / 2 for level in levels]
+    edges = "".join(f"M{x[p]:.1f} {y[p]:.1f}L{x[n]:.1f} {y[n]:.1f}" for n, p in enumerate(parents) if p >= 0)
+    body = [f'<path class="tr-edge" d="{edges}" fill="none"/>'] if edges else []
+    for level in range(depth):
+        body.append(f'<text class="tr-text" x="4" y="{top + row_h * level + row_h / 2 + 4:.1f}">level {level + 1}</text>')
+    for node in range(len(parents)):
+        fill = _mix(LIGHT, DARK, reach[node])
+        body.append(f'<circle class="tr-node" cx="{x[node]:.1f}" cy="{y[node]:.1f}" r="{radius:.1f}" fill="{fill}">'
+                    f'<title>node {node}, level {levels[node] + 1}: reached with probability '
+                    f'{_f(reach[node], 4)}</title></circle>')
+    label = (f"The best tree: {len(parents)} nodes over {depth} levels; nodes per level "
+             + ", ".join(str(levels.count(level)) for level in range(depth))
+             + f"; expected tokens per verify pass {_f(sum(reach), 3)}.")
+    return _svg(width, int(height), label, body, "tr-tree")
+
+
+def _line_chart(series, selected: int, y_label: str, width: int, label: str, css_class: str,
+                marker: int | None = None, floor: float = 0.0) -> str:
+    """Curves over budget 1..128: ``series`` is ((kind, name, values), ...)."""
+    left, right, top, bottom, height = 46, 60, 30, 34, 220
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(max(values) for _, _, values in series)
+    peak = max(peak * 1.05, floor + 1e-9)
+    to_x = lambda n: left + (n - 1) / (MAX_BUDGET - 1) * plot_w  # noqa: E731
+    to_y = lambda v: top + plot_h - (v - floor) / (peak - floor) * plot_h  # noqa: E731
+    body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>',
+            f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + plot_h}"/>']
+    for tick in (1, 32, 64, 96, 128):
+        body.append(f'<text class="tr-text" x="{to_x(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{tick}</text>')
+    body.append(f'<text class="tr-text" x="{left + plot_w / 2:.1f}" y="{height - 2}" text-anchor="middle">node budget</text>')
+    for fraction in (0, 0.5, 1):
+        value = floor + (peak - floor) * fraction
+        body.append(f'<text class="tr-text" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">{_f(value, 1)}</text>')
+    body.append(f'<text class="tr-text" x="{left - 40}" y="{top - 16}">{escape(y_label)}</text>')
+    if marker is not None and floor <= 1 <= peak:
+        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
+    for kind, name, values in series:
+        d = "".join(("M" if n == 1 else "L") + f"{to_x(n):.1f} {to_y(v):.1f}" for n, v in enumerate(values, start=1))
+        body.append(f'<path class="tr-line k-{kind}" d="{d}" fill="none"/>')
+        body.append(f'<text class="tr-text" x="{left + plot_w + 4}" y="{to_y(values[-1]) + 4:.1f}">{escape(name)}</text>')
+    sx = to_x(selected)
+    body.append(f'<line class="fig-selected" x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}" stroke-dasharray="3 3"/>')
+    for kind, _, values in series:
+        body.append(f'<circle class="tr-dot k-{kind}" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
+    if marker is not None:
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])
+        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
+    return _svg(width, height, label, body, css_class)
+
+
+def length_svg(curves: dict, selected: int, width: int = 640) -> str:
+    """Expected tokens per verify pass against the node budget: best tree and chain."""
+    tree, chain = curves["tree"], curves["chain"]
+    label = (f"Expected tokens per verify pass against node budget: the best tree reaches {_f(tree[-1])} at 128 nodes, "
+             f"the chain {_f(chain[-1])}; at your budget {selected}: tree {_f(tree[selected - 1])}, chain "
+             f"{_f(chain[selected - 1])}.")
+    return _line_chart((("tree", "tree", tree), ("chain", "chain", chain)), selected, "tokens per pass", width, label,
+                       "tr-length", floor=0.0)
+
+
+def speedup_svg(curves: dict, selected: int, width: int = 640) -> str:
+    """Speedup over plain decoding after the draft and verify cost, against the budget; the
+    triangle marks the budget with the best tree speedup."""
+    best = curves["bestBudget"]
+    label = (f"Speedup after verify cost against node budget: best tree {_f(curves['treeSpeedup'][best - 1])}x at "
+             f"{best} nodes; at your budget {selected}: tree {_f(curves['treeSpeedup'][selected - 1])}x, chain "
+             f"{_f(curves['chainSpeedup'][selected - 1])}x.")
+    return _line_chart((("tree", "tree", curves["treeSpeedup"]), ("chain", "chain", curves["chainSpeedup"])),
+                       selected, "speedup (x)", width, label, "tr-speedup", marker=best, floor=0.0)
+
+
+def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
+    """TV(p, output) for k = 1..8 candidates: multi-draft (exactly 0), the no-update bug and
+    typical acceptance; the selected k is outlined."""
+    left, right, top, bottom, height = 46, 10, 22, 34, 190
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(max(r["bug"], r["typical"]) for r in rows) * 1.1 or 1.0
+    column = plot_w / len(rows)
+    bar = column * 0.26
+    body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
+    for fraction in (0, 0.5, 1):
+        value = peak * fraction
+        body.append(f'<text class="tr-text" x="{left - 4}" y="{top + plot_h - plot_h * fraction + 4:.1f}" '
+                    f'text-anchor="end">{_f(value, 2)}</text>')
+    body.append(f'<text class="tr-text" x="{left + 4}" y="{top - 8}">TV to the target</text>')
+    for index, row in enumerate(rows):
+        x0 = left + column * index + column * 0.1
+        if row["k"] == selected:
+            body.append(f'<rect class="tr-selected" x="{left + column * index + 1:.1f}" y="{top - 2}" '
+                        f'width="{column - 2:.1f}" height="{plot_h + 4}" fill="none"/>')
+        for offset, kind, name in ((0, "exact", "multi-draft"), (1, "bug", "no-update bug"), (2, "typical", "typical acceptance")):
+            h = row[kind] / peak * plot_h
+            x = x0 + offset * (bar + 1)
+            body.append(f'<rect class="k-{kind}" x="{x:.1f}" y="{top + plot_h - max(h, 1.5):.1f}" width="{bar:.1f}" '
+                        f'height="{max(h, 1.5):.1f}"><title>k = {row["k"]}, {name}: TV {_f(row[kind], 4)}</title></rect>')
+        body.append(f'<text class="tr-text" x="{left + column * (index + 0.5):.1f}" y="{top + plot_h + 16}" '
+                    f'text-anchor="middle">{row["k"]}</text>')
+    body.append(f'<text class="tr-text" x="{left + plot_w / 2:.1f}" y="{height - 2}" text-anchor="middle">'
+                f'candidates k</text>')
+    chosen = rows[selected - 1]
+    label = (f"Total variation to the target for k = 1 to {len(rows)} candidates. At k = {selected}: multi-draft "
+             f"{_f(chosen['exact'], 3)}, no-update bug {_f(chosen['bug'], 3)}, typical acceptance {_f(chosen['typical'], 3)}.")
+    return _svg(width, height, label, body, "tr-exactness")
+
+
+def budget_table_html(curves: dict, selected: int) -> str:
+    """The two curves as a table, at powers of two and the selected budget."""
+    budgets = sorted(set(TABLE_BUDGETS) | {selected})
+    rows = []
+    for n in budgets:
+        mark = ' class="selected"' if n == selected else ""
+        rows.append(f"<tr{mark}><th scope=\"row\">{n}</th><td>{_f(curves['tree'][n - 1])}</td>"
+                    f"<td>{_f(curves['chain'][n - 1])}</td><td>{_f(curves['treeSpeedup'][n - 1])}</td>"
+                    f"<td>{_f(curves['chainSpeedup'][n - 1])}</td></tr>")
+    return ('<table class="heatmap-table tr-table"><caption>Tokens per verify pass and speedup by node budget</caption>'
+            '<thead><tr><th scope="col">Budget</th><th scope="col">Tree tokens</th><th scope="col">Chain tokens</th>'
+            '<th scope="col">Tree speedup</th><th scope="col">Chain speedup</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table>")
+
+
+def exactness_table_html(rows: list[dict], selected: int) -> str:
+    """The exactness panel as a table."""
+    mark = lambda row: ' class="selected"' if row["k"] == selected else ""  # noqa: E731
+    body = "".join(
+        f"<tr{mark(r)}><th scope=\"row\">{r['k']}</th>"
+        f"<td>{_f(r['exact'], 6)}</td><td>{_f(r['bug'], 6)}</td><td>{_f(r['typical'], 6)}</td></tr>" for r in rows)
+    return ('<table class="heatmap-table tr-table"><caption>TV to the target by number of candidates</caption>'
+            '<thead><tr><th scope="col">k</th><th scope="col">Multi-draft</th><th scope="col">No-update bug</th>'
+            '<th scope="col">Typical acceptance</th></tr></thead><tbody>' + body + "</tbody></table>")
+
+
+# --- the view ----------------------------------------------------------------------------------
+
+def view(raw=None) -> dict:
+    """The widget for one setting; never raises on bad input (notes say what was changed)."""
+    params, notes = _params(raw)
+    width = _width(raw)
+    budget, depth, k = params["budget"], params["maxDepth"], params["drafts"]
+    curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"])
+    tree = trees.best_tree(curves["probs"], budget, depth)
+    cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"])
+    chain_length = curves["chain"][budget - 1]
+    best = curves["bestBudget"]
+    rows = _exactness()
+    chosen = rows[k - 1]
+    readouts = {
+        "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
+        "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
+        "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
+        "exactTv": _f(chosen["exact"], 6), "bugTv": _f(chosen["bug"], 3), "typicalTv": _f(chosen["typical"], 3),
+    }
+    ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
+    summary = (
+        f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
+        f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
+        f"pass; a chain with the same budget commits {readouts['chainLength']}. After the verify tax of "
+        f"{params['verifyTax']}% per extra node it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
+        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x). With k = {k} candidates, multi-draft "
+        f"verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV {readouts['bugTv']} "
+        f"and typical acceptance by {readouts['typicalTv']}.")
+    return {
+        "params": params,
+        "shown": {name: to_js_string(value) for name, value in params.items()},
+        "notes": notes,
+        "query": format_query(params, SLIDERS),
+        "summary": summary,
+        "readouts": readouts,
+        "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
+        "figures": {
+            "tree": tree_svg(tree.parents, curves["probs"], width),
+            "length": length_svg(curves, budget, width),
+            "speedup": speedup_svg(curves, budget, width),
+            "exactness": exactness_svg(rows, k, width),
+            "table": budget_table_html(curves, budget),
+            "exactTable": exactness_table_html(rows, k),
+        },
+    }
+
+
+def page_context() -> dict:
+    from ..views import slider_specs
+
+    return {"view": view(None), "sliders": slider_specs(SLIDERS), "pair": PAIR_SETTING,
+            "targetMs": TARGET_MS, "draftCost": DRAFT_COST, "overheadMs": OVERHEAD_MS}

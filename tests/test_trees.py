@@ -1,0 +1,238 @@
+"""The token-tree model against hand arithmetic, brute force and properties; its CLI; its view."""
+
+import itertools
+import json
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from lab import cli, trees
+from lab.widgets import trees as widget
+
+# --- one position ------------------------------------------------------------------------------
+
+
+def _enumerated_multi_draft(p, q, k):
+    """Independent oracle: enumerate every k-tuple of candidates and every accept/reject path."""
+    out = [F(0)] * len(p)
+    for candidates in itertools.product(range(len(p)), repeat=k):
+        weight = F(1)
+        for x in candidates:
+            weight *= q[x]
+        if not weight:
+            continue
+        cur, reach = list(p), F(1)
+        for x in candidates:
+            accept = min(F(1), cur[x] / q[x])
+            out[x] += weight * reach * accept
+            reach *= 1 - accept
+            if not reach:
+                break
+            excess = [max(F(0), c - b) for c, b in zip(cur, q)]
+            cur = [e / sum(excess) for e in excess]
+        else:
+            for y, c in enumerate(cur):
+                out[y] += weight * reach * c
+    return tuple(out)
+
+
+def test_multi_draft_matches_enumeration_and_is_p():
+    p, q = (F(1, 2), F(1, 3), F(1, 6)), (F(1, 5), F(1, 2), F(3, 10))
+    for k in (1, 2, 3):
+        assert _enumerated_multi_draft(p, q, k) == trees.multi_draft_output(p, q, k) == p
+
+
+def test_no_update_bug_by_hand():
+    # p = (3/4, 1/4), q = (1/4, 3/4): min = (1/4, 1/4), alpha = 1/2, e = (1/2, 0)
+    # bug_2 = (1 + 1/2) min + (1/2) e = (3/8 + 1/4, 3/8) = (5/8, 3/8)
+    p, q = (F(3, 4), F(1, 4)), (F(1, 4), F(3, 4))
+    assert trees.no_update_output(p, q, 1) == p
+    assert trees.no_update_output(p, q, 2) == (F(5, 8), F(3, 8))
+    assert trees.total_variation(p, trees.no_update_output(p, q, 2)) == F(1, 8)
+
+
+def test_typical_acceptance_by_hand():
+    # p = (0.94, 0.05, 0.01): only token 0 is typical (0.05 < min(0.09, 0.3 exp(-H)) since exp(-H) ~ 0.79)
+    p, q = (F(94, 100), F(5, 100), F(1, 100)), (F(1, 2), F(1, 2), F(0))
+    assert trees.typical_set(p) == (True, False, False)
+    # k = 1: Q = 1/2, output = 1/2 * (1, 0, 0) + 1/2 * p
+    assert trees.typical_output(p, q, 1) == (F(1, 2) + F(47, 100), F(5, 200), F(1, 200))
+    assert trees.total_variation(p, trees.typical_output(p, q, 1)) > 0
+
+
+def test_typical_tie_is_decided_exactly_and_not_accepted():
+    uniform = [F(1, 8)] * 8   # exp(-H) = 1/8 exactly
+    assert not trees.is_typical(F(1, 8), uniform, epsilon=F(1), delta=F(1))
+    assert trees.is_typical(F(1, 8), uniform, epsilon=F(1), delta=F(1) - F(1, 10**30))
+
+
+def test_medusa_defaults():
+    assert (trees.EPSILON, trees.DELTA) == (F(9, 100), F(3, 10))
+
+
+fractions = st.lists(st.integers(0, 6), min_size=2, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(fractions, fractions, st.integers(1, 4))
+def test_properties_of_the_three_verifiers(p_weights, q_weights, k):
+    n = min(len(p_weights), len(q_weights))
+    p_weights, q_weights = p_weights[:n], q_weights[:n]
+    if not sum(p_weights) or not sum(q_weights):
+        return
+    p, q = trees.normalise(p_weights), trees.normalise(q_weights)
+    assert trees.multi_draft_output(p, q, k) == p
+    bug = trees.no_update_output(p, q, k)
+    assert sum(bug) == 1 and min(bug) >= 0
+    assert (bug == p) == trees.bug_is_exact_predicted(p, q, k)
+    typical = trees.typical_output(p, q, k)
+    assert sum(typical) == 1 and (typical == p) == trees.typical_is_exact_predicted(p, q)
+
+
+# --- whole trees -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [((),), ((), (), ()), (((),), ()), ((((),), ()), ((),), ())])
+def test_whole_tree_of_depth_three_is_exact(shape):
+    pair = lambda prefix: trees.toy_pair(70, 50, prefix)  # noqa: E731
+    assert trees.tree_output(shape, 4, pair) == trees.target_path_distribution(4, pair)
+
+
+def test_a_tree_verifier_without_residual_updates_is_caught():
+    pair = lambda prefix: trees.toy_pair(70, 50, prefix)  # noqa: E731
+    real = trees._residual
+    try:
+        trees._residual = lambda cur, q: tuple(cur)   # never updated
+        wrong = trees.tree_output(((), ()), 2, pair)
+    finally:
+        trees._residual = real
+    assert wrong != trees.target_path_distribution(2, pair)
+
+
+# --- the DP against brute force ----------------------------------------------------------------
+
+def _all_trees(nodes, depth, ranks):
+    """Every ordered tree (children in rank order) with exactly `nodes` nodes, as nested tuples."""
+    if nodes == 1 or depth == 1:
+        return [()] if nodes == 1 else []
+    result = []
+
+    def forests(remaining, count_left):
+        if remaining == 0:
+            yield ()
+            return
+        if count_left == 0:
+            return
+        for size in range(1, remaining + 1):
+            for first in _all_trees(size, depth - 1, ranks):
+                for rest in forests(remaining - size, count_left - 1):
+                    yield (first,) + rest
+
+    result.extend(forests(nodes - 1, ranks))
+    return result
+
+
+def _shape_value(shape, probs):
+    return 1 + sum(p * _shape_value(child, probs) for p, child in zip(probs, shape))
+
+
+@pytest.mark.parametrize("probs", [(0.6, 0.2, 0.1, 0.05), (0.9,), (0.5, 0.3, 0.15), (0.3, 0.25, 0.2), (0.7, 0.0, 0.2)])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 7])
+def test_dp_agrees_with_brute_force_up_to_seven_nodes(probs, depth):
+    values = trees.tree_values(probs, 7, depth)
+    for budget in range(1, 8):
+        brute = max(_shape_value(shape, probs) for n in range(1, budget + 1)
+                    for shape in _all_trees(n, depth, len(probs)))
+        assert values[budget - 1] == pytest.approx(brute, abs=1e-12)
+        best = trees.best_tree(probs, budget, depth)
+        assert _shape_value(trees.shape_from_parents(best.parents), probs) == pytest.approx(brute, abs=1e-12)
+
+
+def test_signature_setting_by_hand():
+    assert trees.best_tree((0.6, 0.2, 0.1, 0.05), 7, 4).value == pytest.approx(2.616, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 0.99), st.floats(0, 1), st.integers(1, 5), st.integers(1, 40), st.integers(1, 8))
+def test_dp_properties(top1, decay, ranks, budget, depth):
+    probs = trees.rank_probabilities(top1, decay, ranks)
+    assert sum(probs) <= 1 + 1e-12
+    tree = trees.best_tree(probs, budget, depth)
+    assert tree.nodes <= budget and tree.depth <= depth
+    assert trees.tree_value(tree.parents, probs) == pytest.approx(tree.value, rel=1e-12)
+    assert tree.value >= trees.chain_value(top1, budget, depth) - 1e-12
+    assert tree.value <= 1 / (1 - sum(probs)) + 1e-9 if sum(probs) < 1 else True
+
+
+def test_chain_saturates_and_tree_keeps_growing():
+    probs = trees.rank_probabilities(0.7, 0.5, 4)
+    values = trees.tree_values(probs, 128, 12)
+    assert trees.chain_value(0.7, 128, 128) < 1 / 0.3
+    assert values[127] > 1 / 0.3 > values[7]
+
+
+def test_cost_matches_the_ledger_default():
+    from lab.ledger import LedgerSettings, ledger
+    expected = ledger(LedgerSettings())
+    cost = trees.tree_cost(expected.outputTokens, 6, 6)
+    assert cost.speedup == pytest.approx(expected.speedup, rel=1e-12)
+
+
+# --- the CLI -----------------------------------------------------------------------------------
+
+def test_cli_tree_json(capsys):
+    assert cli.main(["tree", "--rank-probs", "60,20,10,5", "--budget", "7", "--max-depth", "4", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert {"expectedLength", "chainLength", "nodes", "depth", "parents"} <= set(document)
+    assert document["parents"] == [-1, 0, 0, 1, 1, 2, 3] and document["expectedLength"] == pytest.approx(2.616)
+    assert document["chainLength"] == pytest.approx(1 + 0.6 + 0.36 + 0.216)
+
+
+def test_cli_verify_json(capsys):
+    assert cli.main(["tree", "--verify", "--p", "3/4,1/4", "--q", "0.25,0.75", "--drafts", "2", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["outputDistribution"] == ["3/4", "1/4"]
+    assert document["buggyOutputDistribution"] == ["5/8", "3/8"]
+    assert document["exactTv"] == "0/1" and document["buggyTv"] == "1/8"
+    assert set(document) >= {"typicalOutputDistribution", "typicalTv"}
+
+
+def test_cli_verify_q_zero_where_p_is_not_is_valid(capsys):
+    assert cli.main(["tree", "--verify", "--p", "1,1", "--q", "1,0", "--drafts", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["outputDistribution"] == ["1/2", "1/2"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tree", "--rank-probs", "60,50"], "--rank-probs must sum to at most 100"),
+    (["tree", "--rank-probs", "60", "--budget", "0"], "--budget must be an integer from 1 to 256"),
+    (["tree", "--rank-probs", "60", "--max-depth", "0"], "--max-depth must be an integer from 1 to 32"),
+    (["tree", "--verify", "--p", "1,2", "--q", "1,2,3", "--drafts", "2"], "same length"),
+    (["tree", "--verify", "--p", "-0.1,0.5", "--q", "1,2", "--drafts", "2"], "--p has a negative entry"),
+    (["tree", "--verify", "--p", "0,0", "--q", "1,2", "--drafts", "2"], "--p is all zeros"),
+    (["tree", "--verify", "--p", "1,2", "--q", "1,x", "--drafts", "2"], "--q: 'x' is not a number"),
+    (["tree", "--verify", "--p", "1,2", "--q", "1,2", "--drafts", "0"], "--drafts must be an integer from 1 to 16"),
+    (["tree"], "tree needs --rank-probs"),
+])
+def test_cli_bad_input_exits_2_with_one_line(argv, words, capsys):
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and words in captured.err and captured.err.count("\n") == 1
+    assert "Traceback" not in captured.err
+
+
+# --- the view ----------------------------------------------------------------------------------
+
+def test_view_defaults_and_bad_input():
+    default = widget.view(None)
+    assert default["query"] == "treeBudget=32&treeDepth=6&treeTop1=70&treeDecay=50&treeDrafts=4&treeVerifyTax=3"
+    assert set(default["figures"]) == {"tree", "length", "speedup", "exactness", "table", "exactTable"}
+    bad = widget.view({"budget": "lots", "drafts": "99", "width": "9999"})
+    assert bad["params"]["budget"] == 32 and bad["params"]["drafts"] == 8 and len(bad["notes"]) == 2
+    assert widget.view("treeBudget=5")["tree"]["nodes"] <= 5
+    assert widget.view(["not", "a", "mapping"])["params"] == default["params"]
+
+
+def test_view_width_changes_layout_and_texts_are_legible():
+    narrow = widget.view({"width": "320"})["figures"]["tree"]
+    assert 'viewBox="0 0 320 ' in narrow and 'viewBox="0 0 640 ' in widget.view(None)["figures"]["tree"]
+    assert "style=" not in "".join(widget.view(None)["figures"].values())
