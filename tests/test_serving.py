@@ -253,3 +253,60 @@ def test_cli_help_lists_names(capsys):
     out = capsys.readouterr().out
     for name in (*serving.TARGETS, *serving.DRAFT_NAMES, *serving.GPUS, *serving.PRECISIONS):
         assert name in out
+
+
+# --- the widget's view -------------------------------------------------------------------------------
+
+from lab.widgets import serving as widget  # noqa: E402
+
+
+def test_view_default_and_query_round_trip():
+    view = widget.view(None)
+    assert view["notes"] == [] and view["crossoverBatch"] == 163
+    assert widget.view(view["query"])["params"] == view["params"]
+    assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
+    assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail"}
+
+
+def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
+    by_form = widget.view({"exact.certainty": "40", "exact.match": "50", "exact.gamma": "3", "exact.seed": "7"})
+    by_url = widget.view("?certainty=40&match=50&gamma=3&seed=7")
+    assert by_form["exact"] == by_url["exact"] == {"certainty": 40, "match": 50, "gamma": 3, "draftCost": 9,
+                                                   "length": 96, "seed": 7}
+    assert by_form["figures"]["tail"] == by_url["figures"]["tail"] != widget.view(None)["figures"]["tail"]
+    assert by_form["notes"] == []  # the exact widget reports its own bad values
+
+
+@pytest.mark.parametrize("raw, fragment", [
+    ({"gpu": "h100"}, "gpu: 'h100' is not one of a100-80g"),
+    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 4"),
+    ({"lookahead": "NaN"}, "lookahead: 'NaN' is not a number"),
+    ({"batchExp": "99"}, "batchExp: 99 is not an integer from 0 to 10; using 10"),
+    ("?srvTarget=%3Cscript%3E", "srvTarget: '<script>' is not one of"),
+    ("?" + "x" * 3000, "too long"),
+])
+def test_view_notes_bad_input_and_keeps_the_rest(raw, fragment):
+    view = widget.view(raw)
+    assert any(fragment in note for note in view["notes"]), view["notes"]
+    assert "<script>" not in "".join(view["figures"].values())
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from([s.name for s in widget.SLIDERS] + [s.name for s in widget.SELECTS]
+                                       + ["exact.certainty", "exact.gamma", "width"]),
+                       st.one_of(st.text(max_size=12), st.integers(-10**6, 10**6).map(str), st.none())))
+def test_view_never_raises(raw):
+    view = widget.view(raw)
+    assert view["summary"] and set(view["figures"]) >= {"heatmap", "tail"}
+
+
+def test_width_lays_out_the_figures_and_text_stays_legible():
+    import re
+    for width, expect in (("390", 390), ("100", 320), ("5000", 960), ("abc", 640)):
+        view = widget.view({"width": width})
+        for name in ("heatmap", "batch", "load", "tail"):
+            assert f'viewBox="0 0 {expect} ' in view["figures"][name], (name, width)
+    svg = "".join(widget.view(None)["figures"].values())
+    assert "style=" not in svg
+    assert widget.TEXT >= 12 and not re.search(r'font-size="([0-9]|1[01])"', svg)
+

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab import views
+from lab import instruments, views
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
                       summary, wait_audit, wait_live)
@@ -67,9 +67,14 @@ def _press(pg, kind, selector, key, expect):
 
 
 def _full_query(pg) -> dict[str, str]:
-    """The canonical address for both widgets' current sliders, as lab.views writes it."""
+    """The canonical address for every widget's current controls, as lab.views (and each
+    instrument's view) writes it."""
     joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
         views.exact_view(slider_values(pg, "exact"))["query"]
+    for name in instruments.NAMES:
+        values = pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
+            `form[data-lab='${k}'] [name]`)].filter((c) => c.name && c.type !== 'file').map((c) => [c.name, c.value]))""", name)
+        joined += "&" + instruments.part("widgets", name).view(values)["query"]
     return dict(pair.split("=") for pair in joined.split("&"))
 
 
