@@ -486,10 +486,18 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
 
 
 def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=None) -> tuple[int, float]:
-    """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins)."""
+    """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins).
+
+    The plain and draft steps do not depend on k, so they are computed once; entry k is the very
+    float :func:`speedup_at` gives for lookahead k."""
+    batch, context = settings.batch, settings.context
+    target = _step(TARGETS[settings.target], settings)
+    shape = draft_shape(settings)
+    draft = 0.0 if shape is None else _time(_step(shape, settings), batch, 1, context)
+    plain = _time(target, batch, 1, context)
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
-        value = speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve)
+        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(target, batch, k + 1, context))
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -522,11 +530,16 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 
 
 def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
-    """Speedup and both throughputs at each batch, at the settings' context."""
+    """Speedup and both throughputs at each batch, at the settings' context (steps built once)."""
+    context, k = settings.context, settings.lookahead
+    target = _step(TARGETS[settings.target], settings)
+    shape = draft_shape(settings)
+    draft = None if shape is None else _step(shape, settings)
+    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     rows = []
     for batch in batches:
-        plain, draft, verify, tokens = _cycle(settings, batch, settings.context, curve)
-        cycle = settings.lookahead * draft + verify
+        plain = _time(target, batch, 1, context)
+        cycle = k * (0.0 if draft is None else _time(draft, batch, 1, context)) + _time(target, batch, k + 1, context)
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
