@@ -317,7 +317,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_text(x + 10, y + 4.5, tag, "start", "srv-small"))
         else:  # the two high-rate marks sit close together: one label above its mark, one below
             above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
-            body.append(_text(x - 10, y - 9 if above else y + 18, tag + " (high QPS)", "end", "srv-small"))
+            body.append(_text(x - 10, y - 16 if above else y + 18, tag + " (high QPS)", "end", "srv-small"))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
