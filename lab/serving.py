@@ -73,22 +73,25 @@ class Gpu(NamedTuple):
 
 GPUS = {
     "a100-80g": Gpu("a100-80g", "A100 80GB SXM", 2.039e12, 312 * TERA, None, 80e9,
-                    "NVIDIA A100 datasheet via glennklockwood.com/garden/processors/A100 (80G SXM4: 2.039 TB/s; "
-                    "BF16 matrix 312 TFLOP/s dense, 624 with sparsity; no FP8 row)"),
+                    "read on glennklockwood.com/garden/processors/A100, which cites NVIDIA's A100 datasheet (80G SXM4: "
+                    "2.039 TB/s; BF16 matrix 312 TFLOP/s dense, 624 sparse; no FP8), and thundercompute.com's A100 "
+                    "table (SXM 80GB: 2,039 GB/s)"),
     "h100-sxm": Gpu("h100-sxm", "H100 SXM", 3.35e12, 989.4 * TERA, 1978.9 * TERA, 80e9,
-                    "glennklockwood.com/garden/processors/h100 (3.35 TB/s; BF16 matrix 989.4, FP8 1978.9 TFLOP/s "
-                    "dense; 1978.9 and 3957.8 are the sparse figures) and the H100 datasheet (3,350 GB/s, "
-                    "'1/2 lower without sparsity')"),
+                    "read on glennklockwood.com/garden/processors/h100 (3.35 TB/s; BF16 matrix 989.4, FP8 1978.9 "
+                    "TFLOP/s dense, the sparse column twice that) and a copy of NVIDIA's H100 datasheet table "
+                    "(3,350 GB/s; 1,979 BF16 and 3,958 FP8 'shown with sparsity', 'half without')"),
     "h200": Gpu("h200", "H200 SXM", 4.8e12, 989.4 * TERA, 1978.9 * TERA, 141e9,
-                "H200 spec pages (141 GB HBM3e, 4.8 TB/s; BF16 1,979 and FP8 3,958 TFLOP/s with sparsity, the same "
-                "GH100 compute as H100 SXM, so the dense peaks are H100's 989.4 and 1978.9)"),
+                "read on H200 spec summaries (lzwjava.github.io, ai-hpc.github.io, aiwiki.ai: 141 GB HBM3e, 4.8 TB/s, "
+                "FP8 3,958 TFLOP/s with sparsity, the same GH100 compute as H100 SXM); the dense peaks are "
+                "therefore H100 SXM's 989.4 and 1978.9 (derived, not printed on those pages)"),
     "l40s": Gpu("l40s", "L40S", 864e9, 362.05 * TERA, 733 * TERA, 48e9,
-                "NVIDIA L40S datasheet table (864 GB/s; BFLOAT16 tensor 362.05 TFLOP/s dense, 733 with sparsity; "
-                "FP8 733 dense, 1,466 with sparsity)"),
+                "read on a reseller's copy of NVIDIA's L40/L40S datasheet table (mullet.se: 864 GB/s; BFLOAT16 "
+                "tensor 362.05 TFLOP/s, 733 with sparsity; FP8 733, 1,466 with sparsity; 48 GB)"),
     "rtx-4090": Gpu("rtx-4090", "RTX 4090", 1008e9, 165.2 * TERA, 330.3 * TERA, 24e9,
-                    "Ada (RTX 4090) peak tensor figures as tabulated from NVIDIA's Ada whitepaper (1,008 GB/s; BF16 "
-                    "with FP32 accumulate 165.2 TFLOP/s dense, 330.3 sparse; FP8 with FP32 accumulate 330.3 dense). "
-                    "GeForce runs FP32-accumulate at half the FP16-accumulate rate; we take FP32 accumulate"),
+                    "read on waredb.com and gigagpu.com tables of the RTX 4090 (1,008 GB/s; BF16 tensor 165.15 TFLOP/s "
+                    "dense, 330.3 sparse; FP8 330.3 dense per waredb, 660.6 with FP16 accumulation per gigagpu), "
+                    "which follow NVIDIA's Ada whitepaper. GeForce runs FP32 accumulation at half rate; we take "
+                    "the FP32-accumulate figures"),
 }
 
 
@@ -132,20 +135,20 @@ def _with_count(shape: Transformer) -> Transformer:
     return shape._replace(params=shape.params or parameter_count(shape))
 
 
-_LLAMA2_SOURCE = "Llama-2 config.json (LlamaForCausalLM)"
 TARGETS = {t.name: _with_count(t) for t in (
     Transformer("llama-2-7b", "Llama-2-7B", 32, 4096, 32, 32, 128, 11008, 32000, False, False,
-                "Llama-2-7b config.json: 32 layers, hidden 4096, 32 heads, 32 KV heads, intermediate 11008, "
-                "vocab 32000 (6.74B parameters, model card)"),
+                "Llama-2-7b's config as copied in microsoft/Olive examples/llm/config.py and a LlamaForCausalLM "
+                "module listing: 32 layers, hidden 4096, 32 heads, 32 KV heads, head_dim 128, intermediate 11008, "
+                "vocab 32000, untied (6.74B on the model card)"),
     Transformer("llama-3-8b", "Llama-3-8B", 32, 4096, 32, 8, 128, 14336, 128256, False, False,
-                "Meta-Llama-3-8B config.json: 32 layers, hidden 4096, 32 heads, 8 KV heads, intermediate 14336, "
-                "vocab 128256, untied"),
+                "a copy of Meta-Llama-3-8B-Instruct's config.json (and oumi's Llama 3.1 8B table): 32 layers, "
+                "hidden 4096, 32 heads, 8 KV heads, intermediate 14336, vocab 128256, untied"),
     Transformer("llama-2-70b", "Llama-2-70B", 80, 8192, 64, 8, 128, 28672, 32000, False, False,
-                "Llama-2-70b config.json / module listing: 80 layers, hidden 8192, 64 heads, k/v projections "
-                "8192 -> 1024 (8 KV heads), intermediate 28672, vocab 32000"),
+                "Llama-2-70b-chat's module listing (k/v projections 8192 -> 1024, so 8 KV heads of 128) and a "
+                "Llama-2-70B-shaped config.json: 80 layers, hidden 8192, 64 heads, intermediate 28672, vocab 32000"),
     Transformer("llama-3-70b", "Llama-3-70B", 80, 8192, 64, 8, 128, 28672, 128256, False, False,
-                "Llama 3/3.1 70B config: 80 layers, hidden 8192, 64 heads, 8 KV heads, intermediate 28672, "
-                "vocab 128256, untied"),
+                "oumi's Llama 3.1 70B model table (the same shape as Llama-3-70B): 80 layers, hidden 8192, "
+                "64 heads, 8 KV heads, intermediate 28672, vocab 128256, untied"),
 )}
 
 NGRAM = "ngram"
@@ -153,12 +156,12 @@ EAGLE = "eagle-head"
 
 DRAFTS = {t.name: _with_count(t) for t in (
     Transformer("llama-3.2-1b", "Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, True, False,
-                "Llama-3.2-1B config.json: 16 layers, hidden 2048, 32 heads, 8 KV heads, head_dim 64, "
-                "intermediate 8192, vocab 128256, tied embeddings (1.24B)"),
+                "a copy of Llama-3.2-1B-Instruct's config.json (kevinstephano/thunder_model_blocks): 16 layers, "
+                "hidden 2048, 32 heads, 8 KV heads, head_dim 64, intermediate 8192, vocab 128256, tied (1.24B)"),
     Transformer("qwen2.5-0.5b", "Qwen2.5-0.5B-class", 24, 896, 14, 2, 64, 4864, 151936, True, True,
-                "Qwen2.5-0.5B config.json: 24 layers, hidden 896, 14 heads, 2 KV heads, intermediate 4864, "
-                "vocab 151936, tied, q/k/v bias (0.49B, model card). vLLM's blog used Qwama-0.5B, a "
-                "Qwen-0.5B with Llama-3's vocabulary: same class"),
+                "a copy of Qwen/Qwen2.5-0.5B's config.json: 24 layers, hidden 896, 14 heads, 2 KV heads, "
+                "intermediate 4864, vocab 151936, tied, q/k/v bias (0.49B, model card). vLLM's blog drafted "
+                "with Qwama-0.5B, a Qwen-0.5B given Llama-3's vocabulary: the same class"),
 )}
 DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
