@@ -97,6 +97,15 @@
   }
 
   function formValues(form) {
+    const values = ownValues(form);
+    // data-with="KIND ...": the named widgets' current values travel along as "KIND.name"
+    for (const other of withKinds(form)) {
+      for (const [name, value] of Object.entries(ownValues(formOf(other)))) values[`${other}.${name}`] = value;
+    }
+    return values;
+  }
+
+  function ownValues(form) {
     const values = {};
     for (const control of controls(form)) {
       if (control.type === "checkbox") values[control.name] = control.checked ? "1" : "0";
@@ -104,6 +113,10 @@
       else values[control.name] = control.value;
     }
     return values;
+  }
+
+  function withKinds(form) {
+    return (form.dataset.with || "").split(/\s+/).filter((kind) => kind && kind !== form.dataset.lab && formOf(kind));
   }
 
   function restoreControl(form, name, value) {
@@ -218,6 +231,10 @@
       // a select or checkbox may only fire "change"; a range or text control fires both, and the
       // scheduler drops the duplicate's work if the first is still pending
       form.addEventListener("change", (event) => { if (!["range", "text", "number", "textarea"].includes(event.target.type)) onChange(event); });
+      // a widget that reads another's values re-renders when that one's change is committed (not on every input)
+      for (const other of withKinds(form)) {
+        formOf(other).addEventListener("change", () => schedulerFor(kind).submit(formValues(form)));
+      }
     }
     for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
       button.addEventListener("click", async () => {

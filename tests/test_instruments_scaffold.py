@@ -101,6 +101,7 @@ def test_handle_dispatches_views_warmups_and_operations(monkeypatch):
     widget.view = lambda raw: {"summary": f"got {raw!r}", "figures": {}, "notes": []}
     widget.OPERATIONS = {"chunk": lambda request: {"progress": request["index"]}}
     _fake_family(monkeypatch, "fake", [("holds", _passes)], widget=widget)
+    monkeypatch.setattr(instruments, "NAMES", ("fake",))  # the mechanism alone, whatever instruments are registered
     ask = lambda request: json.loads(views.handle(json.dumps(request)))
     assert ask({"kind": "fake", "input": "a=1"}) == {"kind": "fake", "summary": "got 'a=1'", "figures": {}, "notes": []}
     assert ask({"kind": "fake", "op": "warm"}) == {"kind": "fake", "warm": True}

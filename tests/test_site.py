@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lab import views
+from lab import instruments, views
 from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
@@ -122,12 +122,15 @@ def _press(pg, kind, selector, key, expect):
 
 
 def _full_query(pg) -> dict[str, str]:
-    """The canonical address for every widget's current sliders, as lab.views writes it."""
-    from lab import instruments
-
-    parts = [views.ledger_view(slider_values(pg, "ledger"))["query"], views.exact_view(slider_values(pg, "exact"))["query"]]
-    parts += [instruments.part("widgets", name).view(slider_values(pg, name))["query"] for name in instruments.NAMES]
-    return dict(pair.split("=") for pair in "&".join(parts).split("&"))
+    """The canonical address for every widget's current controls, as lab.views (and each
+    instrument's view) writes it."""
+    joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
+        views.exact_view(slider_values(pg, "exact"))["query"]
+    for name in instruments.NAMES:
+        values = pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
+            `form[data-lab='${k}'] [name]`)].filter((c) => c.name && c.type !== 'file').map((c) => [c.name, c.value]))""", name)
+        joined += "&" + instruments.part("widgets", name).view(values)["query"]
+    return dict(pair.split("=") for pair in joined.split("&"))
 
 
 def test_keyboard_ledger(live):

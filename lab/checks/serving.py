@@ -1,0 +1,240 @@
+"""The serving instrument's checks (part two, instrument two: the roofline under load).
+
+Each check states one property a wrong :mod:`lab.serving` would break, counts the cases it
+visits and reports the first counterexample. The family runs in about 60 ms of CPython.
+"""
+
+from itertools import product
+
+from .. import serving
+from ..audit import GRID
+from ..jsformat import to_fixed
+from ..ledger import leviathan_speedup
+
+__all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
+
+RELATIVE = 1e-12
+
+
+def _close(a: float, b: float, tolerance: float = RELATIVE) -> bool:
+    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
+
+
+def _ideal(settings):
+    """Batch one with every efficiency at 100%, no fixed cost and no attention FLOPs."""
+    return settings.with_(batch=1, memEfficiency=100, flopEfficiency=100, overheadMs=0, attentionFlops=False)
+
+
+def _presets():
+    """Every target x draft x GPU x precision (one GPU each)."""
+    for target, draft, gpu, precision in product(serving.TARGETS, serving.DRAFT_NAMES, serving.GPUS,
+                                                 serving.PRECISIONS):
+        yield serving.DEFAULT_SETTINGS.with_(target=target, draft=draft, gpu=gpu, precision=precision, gpus=1)
+
+
+def batch_one_reduces_to_leviathan(out):
+    """At B = 1 with eta = 100%, no fixed cost and no attention FLOPs the speedup equals
+    Leviathan's (1 - a^(k+1)) / ((1 - a)(k c + 1)) with c = draft step / target step (relative
+    1e-12), over every preset, the audit grid's lookaheads and its certainty values as acceptance
+    %, at context 4096. The reduction is exact because the verify step is memory-bound (its
+    intensity 2N(k+1)/(Nb + L kv) is at most the ridge F/BW), so it costs exactly a plain step; the
+    check asserts that too, case by case."""
+    context = 4096
+    for base in _presets():
+        for k in GRID["lookahead"]:
+            settings = _ideal(base).with_(context=context, lookahead=k)
+            plain, draft, verify, _ = serving._cycle(settings, 1, context)
+            if not serving.verify_is_memory_bound(settings, 1, context) or verify != plain:
+                out.fail(f"verify step {verify!r} ms is not a plain step {plain!r} ms at {base.target}/{base.gpu}/"
+                         f"{base.precision} k={k}")
+            for acceptance in GRID["certainty"]:
+                out.visited += 1
+                got = serving.speedup_at(settings.with_(acceptance=acceptance), 1, context)
+                expected = leviathan_speedup(acceptance / 100, k, draft / plain)
+                if not _close(got, expected):
+                    out.fail(f"{got!r} != Leviathan {expected!r} at {base.target}/{base.draft}/{base.gpu}/"
+                             f"{base.precision} k={k} acceptance={acceptance}")
+
+
+def step_time_is_monotone(out):
+    """One step never gets cheaper with a bigger batch, more new tokens or a longer context, for
+    every target on every GPU and precision (attention FLOPs on and off)."""
+    batches, news, contexts = (1, 2, 8, 64, 512, 4096), (1, 2, 5, 13), (0, 512, 8192, 131072)
+    for target, gpu, precision, attention in product(serving.TARGETS.values(), serving.GPUS, serving.PRECISIONS,
+                                                     (False, True)):
+        settings = serving.DEFAULT_SETTINGS.with_(gpu=gpu, precision=precision, attentionFlops=attention)
+        times = {(b, n, l): serving.step_time_ms(target, settings, b, n, l) for b, n, l in product(batches, news, contexts)}
+        for (b, n, l), t in times.items():
+            out.visited += 1
+            for neighbour in ((b * 8 if b < 4096 else None, n, l), (b, n + 1 if n < 13 else None, l),
+                              (b, n, l * 16 if 0 < l < 131072 else None)):
+                if None not in neighbour and neighbour in times and times[neighbour] < t:
+                    out.fail(f"t{neighbour} = {times[neighbour]:.6f} < t{(b, n, l)} = {t:.6f} for "
+                             f"{target.name} on {gpu} {precision}")
+
+
+CROSSOVER_CASES = (
+    dict(),                                                                    # 70B, 4 x H100, L 1024
+    dict(context=512, draft="llama-3.2-1b"),
+    dict(target="llama-3-8b", gpus=1, gpu="a100-80g", precision="fp8", lookahead=8, acceptance=50),
+    dict(target="llama-2-7b", draft="ngram", gpus=1, gpu="rtx-4090", context=2048, acceptance=30),
+    dict(context=131072),                                                      # long context: never loses
+    dict(target="llama-3-8b", draft="eagle-head", gpus=1, gpu="l40s", attentionFlops=True, context=4096),
+)
+
+
+def crossover_is_first_loss(out):
+    """The crossover batch is the first B in 1..4096 with speedup <= 1: the speedup there is <= 1
+    and at every smaller batch above 1 (every batch is visited), or None when no batch loses."""
+    for changes in CROSSOVER_CASES:
+        settings = serving.DEFAULT_SETTINGS.with_(**changes)
+        found = serving.crossover_batch(settings)
+        last = serving.MAX_BATCH if found is None else found
+        row = serving.speedup_grid(settings, batches=range(1, last + 1), contexts=(settings.context,))[0]
+        out.visited += len(row)
+        first = next((b for b, value in enumerate(row, 1) if value <= 1), None)
+        if first != found:
+            out.fail(f"crossover {found} but the first batch with speedup <= 1 is {first} at {changes}")
+
+
+def ridge_point_is_f_over_bw(out):
+    """The ridge point is peak FLOP/s over bandwidth (FP8 on A100 at the BF16 rate), and at 100%
+    efficiency a plain step is memory-bound exactly when its intensity 2NB/(Nb + BL kv) is at
+    most the ridge."""
+    for gpu, precision in product(serving.GPUS.values(), serving.PRECISIONS.values()):
+        out.visited += 1
+        flops = gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16
+        if serving.ridge_point(gpu, precision) != flops / gpu.bandwidth:
+            out.fail(f"ridge {serving.ridge_point(gpu, precision)} != F/BW for {gpu.name} {precision.name}")
+        settings = _ideal(serving.DEFAULT_SETTINGS).with_(gpu=gpu.name, precision=precision.name, gpus=1)
+        for target, batch, context in product(serving.TARGETS.values(), (1, 64, 256, 1024), (512, 8192)):
+            out.visited += 1
+            n_bytes = serving.weight_bytes(target, precision) + batch * context * serving.kv_bytes_per_token(target, precision)
+            intensity = 2 * target.params * batch / n_bytes
+            regime = serving.step_regime(target, settings, batch, 1, context)
+            if intensity != serving.ridge_point(gpu, precision) and (regime == "memory-bound") != (
+                    intensity < serving.ridge_point(gpu, precision)):
+                out.fail(f"{regime} at intensity {intensity:.1f} vs ridge for {target.name} on {gpu.name} "
+                         f"{precision.name} B={batch} L={context}")
+
+
+def throughput_is_batch_tokens_over_time(out):
+    """Throughput is B x tokens / time: plain B x 1000 / step ms, speculative
+    B x tokens per cycle x 1000 / cycle ms, and spec ms per token x spec throughput = 1000 B."""
+    for changes, batch in product(CROSSOVER_CASES, (1, 7, 96, 1024)):
+        out.visited += 1
+        settings = serving.DEFAULT_SETTINGS.with_(**changes, batch=batch)
+        r = serving.serving(settings)
+        cycle = settings.lookahead * r.draftStepMs + r.verifyStepMs
+        if (not _close(r.plainTokensPerSecond, batch * 1000 / r.plainStepMs)
+                or not _close(r.specTokensPerSecond, batch * r.tokensPerCall * 1000 / cycle)
+                or not _close(r.specMsPerToken * r.specTokensPerSecond, 1000 * batch)
+                or not _close(r.speedup, r.plainMsPerToken / r.specMsPerToken)):
+            out.fail(f"throughput does not add up at B={batch} {changes}")
+
+
+def littles_law_fixed_point(out):
+    """The steady batch satisfies Little's law, B = rate x output tokens x ms per token(B) / 1000
+    (to 1e-6), for plain and speculative decoding; "overloaded" (None) only when even the largest
+    batch that fits in memory cannot keep up."""
+    for changes in CROSSOVER_CASES[:4]:
+        settings = serving.DEFAULT_SETTINGS.with_(**changes)
+        ceiling = serving.max_batch_in_memory(settings)
+        for rate, speculative in product((0.05, 0.5, 2, 8, 32, 128, 1024), (False, True)):
+            out.visited += 1
+            batch = serving.steady_batch(settings, rate, speculative)
+            if batch is None:
+                if ceiling > 0 and rate * settings.outputTokens * serving._ms_per_token(
+                        settings, ceiling, speculative) / 1000 <= ceiling:
+                    out.fail(f"overloaded at {rate} req/s though batch {ceiling:.1f} keeps up ({changes})")
+                continue
+            demand = rate * settings.outputTokens * serving._ms_per_token(settings, batch, speculative) / 1000
+            if not _close(batch, demand, 1e-6) or batch > ceiling:
+                out.fail(f"B = {batch:.6f} but demand {demand:.6f} at {rate} req/s ({changes})")
+
+
+# Hand arithmetic from the configs (2 x layers x kv heads x head dim x bytes; params x bytes),
+# written out rather than computed by the code under test, and the model cards' rounded counts.
+PRESET_KV_BF16 = {"llama-2-7b": 2 * 32 * 32 * 128 * 2, "llama-3-8b": 2 * 32 * 8 * 128 * 2,
+                  "llama-2-70b": 2 * 80 * 8 * 128 * 2, "llama-3-70b": 2 * 80 * 8 * 128 * 2,
+                  "llama-3.2-1b": 2 * 16 * 8 * 64 * 2, "qwen2.5-0.5b": 2 * 24 * 2 * 64 * 2}
+PUBLISHED_PARAMS = {"llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-2-70b": 68.98e9, "llama-3-70b": 70.55e9,
+                    "llama-3.2-1b": 1.24e9, "qwen2.5-0.5b": 0.49e9}
+
+
+def preset_arithmetic(out):
+    """Each preset's KV bytes per token equal the hand-computed 2 x layers x kv heads x head dim x
+    bytes (halved in FP8), its weight bytes equal params x bytes, and its parameter count, counted
+    from the config, is within 1% of the model card's."""
+    for name, shape in {**serving.TARGETS, **serving.DRAFTS}.items():
+        for precision in serving.PRECISIONS.values():
+            out.visited += 1
+            if serving.kv_bytes_per_token(shape, precision) != PRESET_KV_BF16[name] * precision.bytes // 2:
+                out.fail(f"KV bytes of {name} in {precision.name}: {serving.kv_bytes_per_token(shape, precision)}")
+            if serving.weight_bytes(shape, precision) != shape.params * precision.bytes:
+                out.fail(f"weight bytes of {name} in {precision.name}")
+        if abs(shape.params / PUBLISHED_PARAMS[name] - 1) > 0.01:
+            out.fail(f"{name} counts {shape.params} parameters, the card says {PUBLISHED_PARAMS[name]:.3g}")
+
+
+def heatmap_matches_model(out):
+    """Every heatmap cell (11 batches x 9 contexts) is the model's speedup at that batch and
+    context, for every draft kind on two GPUs."""
+    for draft, gpu in product(serving.DRAFT_NAMES, ("h100-sxm", "l40s")):
+        settings = serving.DEFAULT_SETTINGS.with_(draft=draft, gpu=gpu)
+        grid = serving.speedup_grid(settings)
+        for (r, context), (c, batch) in product(enumerate(serving.HEATMAP_CONTEXTS), enumerate(serving.HEATMAP_BATCHES)):
+            out.visited += 1
+            if grid[r][c] != serving.speedup_at(settings, batch, context):
+                out.fail(f"cell B={batch} L={context} differs for {draft} on {gpu}")
+
+
+def measured_curve_generalises_alpha(out):
+    """Tokens per cycle from a per-position curve of constant rate a equal 1 + a + ... + a^k, a
+    curve shorter than k repeats its last rate, and a falling curve gives fewer tokens."""
+    for acceptance, k in product(GRID["certainty"], GRID["lookahead"]):
+        out.visited += 1
+        a = acceptance / 100
+        flat = serving.tokens_per_cycle(0.0, k, curve=[a] * k)
+        short = serving.tokens_per_cycle(0.0, k, curve=[a])
+        falling = serving.tokens_per_cycle(0.0, k, curve=[a * 0.9 ** i for i in range(k)])
+        if not _close(flat, serving.tokens_per_cycle(a, k)) or short != flat or (0 < a and k > 1 and falling >= flat):
+            out.fail(f"curve tokens {flat}, {short}, {falling} at a={a} k={k}")
+
+
+def tail_reruns_the_exact_lab(out):
+    """The tail's per-request speedups are the exact lab's own seeded runs: with the exact lab's
+    defaults, run 23 is evaluate()'s trace speedup, and the prediction its theoretical speedup."""
+    from ..exact import evaluate
+
+    runs = serving.tail(64, 72, 5, 96, 9, seeds=24)
+    result = evaluate()
+    out.visited += 1
+    if runs["speedups"][23] != result["trace"]["speedup"] or runs["prediction"] != result["theoreticalSpeedup"]:
+        out.fail(f"seed 23 gives {runs['speedups'][23]} (exact lab {result['trace']['speedup']}), prediction "
+                 f"{runs['prediction']} (exact lab {result['theoreticalSpeedup']})")
+
+
+CHECKS = (
+    ("serving-batch-one-is-leviathan", batch_one_reduces_to_leviathan),
+    ("serving-step-time-monotone", step_time_is_monotone),
+    ("serving-crossover-is-first-loss", crossover_is_first_loss),
+    ("serving-ridge-point-is-f-over-bw", ridge_point_is_f_over_bw),
+    ("serving-throughput-adds-up", throughput_is_batch_tokens_over_time),
+    ("serving-littles-law-fixed-point", littles_law_fixed_point),
+    ("serving-preset-arithmetic", preset_arithmetic),
+    ("serving-heatmap-matches-model", heatmap_matches_model),
+    ("serving-measured-curve", measured_curve_generalises_alpha),
+    ("serving-tail-reruns-exact-lab", tail_reruns_the_exact_lab),
+)
+
+SIGNATURE_NOTE = (
+    "serving: the speedup at the widget's default setting (Llama-3-70B target, Qwen2.5-0.5B-class draft, "
+    "4 x H100 SXM, BF16, k = 4, acceptance 70%, 80% of bandwidth, 60% of FLOP/s, 0.5 ms per pass, batch 8, "
+    "context 1024), 6 decimals. Cross-checked by hand: plain step = (141,107,412,992 + 8 x 1024 x 327,680) B "
+    "/ 10.72 TB/s + 0.5 ms; the numpy oracle of tests/test_serving.py recomputes it independently.")
+
+
+def signature_value() -> str:
+    return to_fixed(serving.speedup_at(serving.DEFAULT_SETTINGS, serving.DEFAULT_SETTINGS.batch,
+                                       serving.DEFAULT_SETTINGS.context), 6)

@@ -1,0 +1,533 @@
+"""The serving widget (part two): speedup over batch and context, the load curves, and the tail.
+
+Every figure is one function returning SVG (or an HTML table) drawn from :mod:`lab.serving`;
+every text passes through :func:`lab.figures.escape`; colours that carry data are presentation
+attributes or ``k-<kind>`` classes (the page's CSP forbids inline style). ``view(raw)`` never
+raises: unknown names and out-of-range numbers come back as notes and the defaults.
+
+The tail re-runs the exact lab's seeded generation at the exact widget's settings: in a URL
+they are the exact lab's own keys; from the live page they arrive as ``exact.<name>`` values
+(the form carries ``data-with="exact"``, a generic client feature).
+"""
+
+from functools import lru_cache
+import math
+
+from .. import serving
+from ..figures import escape, speedup_colour
+from ..jsformat import to_fixed, to_js_string
+from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, split_query
+
+__all__ = ["SLIDERS", "SELECTS", "view", "page_context", "heatmap_svg", "heatmap_selection_svg", "batch_svg",
+           "load_svg", "tail_svg", "heatmap_table_html", "load_table_html"]
+
+D = serving.DEFAULT_SETTINGS
+
+SLIDERS = (
+    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
+    Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
+    Slider("batchExp", "Batch B = 2^x sequences", 0, 10, 1, 3, "x", integer=True, url_key="srvBatchLog2"),
+    Slider("contextExp", "Context L = 2^x tokens", 9, 17, 1, 10, "x", integer=True, url_key="srvContextLog2"),
+    Slider("memEfficiency", "Bandwidth reached", 10, 100, 1, D.memEfficiency, "% of peak", url_key="srvMemEff"),
+    Slider("flopEfficiency", "FLOP/s reached", 10, 100, 1, D.flopEfficiency, "% of peak", url_key="srvFlopEff"),
+    Slider("overheadMs", "Fixed cost per pass", 0, 5, 0.1, D.overheadMs, "ms", url_key="srvOverhead"),
+    Slider("outputTokens", "Output tokens per request", 16, 2048, 16, D.outputTokens, "tokens", integer=True,
+           url_key="srvOutput"),
+)
+
+
+class Select:
+    """A select control: name, URL key, label, options (value -> label) and default."""
+
+    def __init__(self, name, url_key, label, options, default):
+        self.name, self.key, self.label, self.options, self.default = name, url_key, label, options, default
+
+
+SELECTS = (
+    Select("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
+    Select("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
+    Select("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
+    Select("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Select("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
+           D.precision),
+    Select("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
+)
+
+EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
+WIDTH_MIN, WIDTH_MAX, WIDTH_DEFAULT = 320, 960, 640
+TEXT = 13  # px in user units; every figure's viewBox width equals its CSS width, so text stays legible
+
+
+def _f(value, digits=2) -> str:
+    return to_fixed(value, digits)
+
+
+def _svg(width, height, label, body, css_class) -> str:
+    return (f'<svg class="figure srv-fig {css_class}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
+
+
+def _text(x, y, words, anchor="start", css="srv-tick", extra="") -> str:
+    return f'<text class="{css}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(words)}</text>'
+
+
+def _compact(n: int) -> str:
+    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+# --- input ----------------------------------------------------------------------------------
+
+def _raw_mapping(raw) -> tuple[dict, dict, bool]:
+    """(values by control name, exact-lab values by name, came from a URL)."""
+    if isinstance(raw, str):
+        pairs = dict(split_query(raw.lstrip("?"))) if len(raw) <= 2048 else {}
+        by_key = {**{s.key: s.name for s in SLIDERS}, **{s.key: s.name for s in SELECTS}}
+        own = {by_key[k]: v for k, v in pairs.items() if k in by_key}
+        exact = {s.name: pairs[s.key] for s in EXACT_SLIDERS if s.key in pairs}
+        return own, exact, True
+    raw = dict(raw or {}) if isinstance(raw, dict) else {}
+    exact = {name[len("exact."):]: value for name, value in raw.items()
+             if isinstance(name, str) and name.startswith("exact.")}
+    return raw, exact, False
+
+
+def _parse(raw):
+    own, exact_raw, from_url = _raw_mapping(raw)
+    notes = []
+    if isinstance(raw, str) and len(raw) > 2048:
+        notes.append("The link's settings were too long to read; using the defaults")
+    params = {}
+    for slider in SLIDERS:
+        if slider.name in own:
+            value, note = clamp_value(slider, own[slider.name], slider.key if from_url else slider.name)
+            if note:
+                notes.append(note)
+        else:
+            value = int(slider.default) if slider.integer else float(slider.default)
+        params[slider.name] = value
+    for select in SELECTS:
+        value = own.get(select.name, select.default)
+        if not isinstance(value, str) or value not in select.options:
+            shown = value if isinstance(value, str) and len(value) <= 48 else type(value).__name__
+            notes.append(f"{select.key if from_url else select.name}: {shown!r} is not one of "
+                         f"{', '.join(select.options)}; using {select.default}")
+            value = select.default
+        params[select.name] = value
+    exact = {}
+    for slider in EXACT_SLIDERS:  # the exact widget reports its own bad values; here they are clamped quietly
+        exact[slider.name] = clamp_value(slider, exact_raw[slider.name])[0] if slider.name in exact_raw else slider.default
+    return params, {k: int(exact[k]) for k in EXACT_KEYS}, notes
+
+
+def _settings(params) -> serving.ServingSettings:
+    return serving.ServingSettings(
+        target=params["target"], draft=params["draft"], gpu=params["gpu"], precision=params["precision"],
+        gpus=int(params["gpus"]), lookahead=params["lookahead"], acceptance=params["acceptance"],
+        memEfficiency=params["memEfficiency"], flopEfficiency=params["flopEfficiency"],
+        overheadMs=params["overheadMs"], batch=2 ** params["batchExp"], context=2 ** params["contextExp"],
+        attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"])
+
+
+def _query(params) -> str:
+    sliders = format_query(params, SLIDERS)
+    return sliders + "".join(f"&{s.key}={params[s.name]}" for s in SELECTS)
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+def _heatmap_layout(width):
+    left, right, top, bottom = 64, 8, 8, 44
+    cols, rows = len(serving.HEATMAP_BATCHES), len(serving.HEATMAP_CONTEXTS)
+    cell_w = (width - left - right) / cols
+    cell_h = 26
+    return left, top, cell_w, cell_h, top + rows * cell_h + bottom
+
+
+def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
+    """Speedup over batch (columns, 1..1024) and context (rows, 512..128k, longest on top), both
+    on log axes: blue faster than plain decoding, vermilion slower, a dark break-even line
+    between them, and a hatch on cells whose weights and KV caches do not fit in GPU memory."""
+    batches, contexts = serving.HEATMAP_BATCHES, serving.HEATMAP_CONTEXTS
+    left, top, cell_w, cell_h, height = _heatmap_layout(width)
+    rows, cols = len(contexts), len(batches)
+    shades: dict[str, list[str]] = {}
+    for r in range(rows):
+        for c in range(cols):
+            x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
+            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{x:.1f} {y}h{cell_w:.1f}v{cell_h}h{-cell_w:.1f}z")
+    body = [f'<path fill="{colour}" d="{"".join(parts)}"/>' for colour, parts in sorted(shades.items())]
+    hatch = []
+    for r in range(rows):
+        for c in range(cols):
+            if not fits[r][c]:
+                x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
+                hatch.append(f"M{x + 3:.1f} {y + cell_h - 3}L{x + cell_w - 3:.1f} {y + 3}")
+    if hatch:
+        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke-width="1.5"/>')
+    edges = []
+    for r in range(rows):
+        for c in range(cols):
+            faster = grid[r][c] > 1
+            x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
+            if c + 1 < cols and (grid[r][c + 1] > 1) != faster:
+                edges.append(f"M{x + cell_w:.1f} {y}v{cell_h}")
+            if r + 1 < rows and (grid[r + 1][c] > 1) != faster:
+                edges.append(f"M{x:.1f} {y}h{cell_w:.1f}")
+    if edges:
+        body.append(f'<path class="fig-breakeven" d="{"".join(edges)}" fill="none" stroke-width="3"/>')
+    for r, context in enumerate(contexts):
+        body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4.5, _compact(context), "end"))
+    step = 1 if cell_w >= 34 else 2
+    for c, batch in enumerate(batches):
+        if c % step == 0:
+            body.append(_text(left + c * cell_w + cell_w / 2, top + rows * cell_h + 16, str(batch), "middle"))
+    body.append(_text(left + cols * cell_w / 2, top + rows * cell_h + 36, "batch B (sequences decoded together)",
+                      "middle", "srv-axis"))
+    body.append(_text(14, top + rows * cell_h / 2, "context L (tokens)", "middle", "srv-axis",
+                      f' transform="rotate(-90 14 {top + rows * cell_h / 2:.1f})"'))
+    label = (f"Heatmap of speculative decoding's speedup over batch 1 to 1024 and context 512 to 128k tokens; "
+             f"blue is faster than plain decoding, vermilion slower, a dark line marks break-even and hatched cells "
+             f"do not fit in GPU memory. The table below lists every value.")
+    return _svg(width, height, label, body, "srv-heatmap")
+
+
+def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
+    """The reader's (context row, batch column) cell, outlined on the heatmap's own canvas."""
+    left, top, cell_w, cell_h, height = _heatmap_layout(width)
+    r, c = selected
+    rows = len(serving.HEATMAP_CONTEXTS)
+    body = [f'<rect class="fig-selected" x="{left + c * cell_w + 1.5:.1f}" y="{top + (rows - 1 - r) * cell_h + 1.5}" '
+            f'width="{cell_w - 3:.1f}" height="{cell_h - 3}" fill="none" stroke-width="3"/>']
+    label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
+             f"{_f(grid[r][c])}x.")
+    return _svg(width, height, label, body, "srv-heatmap-selection")
+
+
+def _log_x(value, low, high, x0, x1):
+    return x0 + (math.log(value) - math.log(low)) / (math.log(high) - math.log(low)) * (x1 - x0)
+
+
+def _polyline(points, css, extra="") -> str:
+    d = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    return f'<polyline class="{css}" points="{d}" fill="none" stroke-width="2.5"{extra}/>'
+
+
+def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
+    """Two panels over batch (log axis): the speedup with the 1.0x line and the crossover batch,
+    and the whole batch's throughput in tokens/s (log axis), plain against speculative."""
+    left, right, height = 64, 16, 330
+    x0, x1 = left, width - right
+    batches = [r["batch"] for r in rows]
+    low, high = batches[0], batches[-1]
+    bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
+    body = []
+    # panel 1: speedup, linear from 0 to the largest value (at least 2)
+    top1, h1 = 10, 120
+    peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
+    sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
+    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
+    body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
+    for v in (1, 2, 3, 4, 6, 8, 12):
+        if v < peak:
+            body.append(_text(x0 - 6, sy(v) + 4.5, f"{v}x", "end"))
+    body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], "k-speedup-line"))
+    if crossover is not None and crossover <= high:
+        cx = bx(crossover)
+        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
+        body.append(_text(cx + (4 if cx < x1 - 130 else -4), top1 + 14, f"crossover B = {crossover}",
+                          "start" if cx < x1 - 130 else "end"))
+    body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "srv-axis"))
+    # panel 2: throughput on a log axis
+    top2, h2 = top1 + h1 + 34, 120
+    values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
+    tlow = 10 ** math.floor(math.log10(min(values)))
+    thigh = 10 ** math.ceil(math.log10(max(values)))
+    ty = lambda v: top2 + h2 - (math.log(v) - math.log(tlow)) / (math.log(thigh) - math.log(tlow)) * h2  # noqa: E731
+    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
+    decade = tlow
+    while decade <= thigh:
+        body.append(_text(x0 - 6, ty(decade) + 4.5, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
+        decade *= 10
+    body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], "k-plain-line"))
+    body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], "k-spec-line"))
+    mark = bx(batch)
+    body.append(f'<line class="fig-selected" x1="{mark:.1f}" x2="{mark:.1f}" y1="{top1}" y2="{top2 + h2}" '
+                f'stroke-width="1" stroke-dasharray="3 3"/>')
+    for b in (1, 4, 16, 64, 256, 1024):
+        if low <= b <= high:
+            body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
+    body.append(_text(x0, top2 + h2 + 34, "throughput of the whole batch, tokens/s (log) against batch B (log)",
+                      "start", "srv-axis"))
+    chosen = min(rows, key=lambda r: abs(math.log(r["batch"]) - math.log(batch)))
+    label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
+             f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
+             f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
+    return _svg(width, height, label, body, "srv-batch")
+
+
+def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
+    """Decode latency per request against request rate (log-log; a curve ends where the server is
+    overloaded), and below it plain latency over speculative latency with vLLM's measured points
+    as labelled reference marks."""
+    left, right, height = 64, 16, 360
+    x0, x1 = left, width - right
+    low, high = rates[0], rates[-1]
+    rx = lambda r: _log_x(r, low, high, x0, x1)  # noqa: E731
+    body = []
+    top1, h1 = 10, 130
+    served = [v for v in plain + spec if v is not None]
+    llow = 10 ** math.floor(math.log10(min(served))) if served else 0.1
+    lhigh = 10 ** math.ceil(math.log10(max(served))) if served else 10
+    if lhigh <= llow:
+        lhigh = llow * 10
+    ly = lambda v: top1 + h1 - (math.log(v) - math.log(llow)) / (math.log(lhigh) - math.log(llow)) * h1  # noqa: E731
+    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
+    decade = llow
+    while decade <= lhigh * 1.0001:
+        body.append(_text(x0 - 6, ly(decade) + 4.5, f"{decade:g} s", "end"))
+        decade *= 10
+    for values, css in ((plain, "k-plain-line"), (spec, "k-spec-line")):
+        points = [(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None]
+        if points:
+            body.append(_polyline(points, css))
+    if cross is not None:
+        cx = rx(cross)
+        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
+        body.append(_text(cx - 4, top1 + 14, f"curves cross: {cross:.3g} req/s", "end"))
+    body.append(_text(x0, top1 + h1 + 16, "decode latency per request (log)", "start", "srv-axis"))
+    # panel 2: the ratio and vLLM's measured marks
+    top2, h2 = top1 + h1 + 34, 120
+    ratios = [(r, p / s) for r, p, s in zip(rates, plain, spec) if p is not None and s is not None]
+    peak = max([3.2] + [v for _, v in ratios])
+    qy = lambda v: top2 + h2 - v / peak * h2  # noqa: E731
+    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
+    body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{qy(1):.1f}" y2="{qy(1):.1f}" stroke-width="1.5"/>')
+    for v in (1, 2, 3, 4, 6):
+        if v < peak:
+            body.append(_text(x0 - 6, qy(v) + 4.5, f"{v}x", "end"))
+    if ratios:
+        body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], "k-speedup-line"))
+    for index, mark in enumerate(serving.VLLM_REFERENCE):
+        x = rx(mark["rate"]) if mark["rate"] is not None else x1 - 10
+        y = qy(mark["speedup"])
+        body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
+        body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
+        tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
+        if mark["rate"] is not None:
+            body.append(_text(x + 10, y + 4.5, tag, "start", "srv-small"))
+        else:  # the two high-rate marks sit close together: one label above its mark, one below
+            above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
+            body.append(_text(x - 10, y - 16 if above else y + 18, tag + " (high QPS)", "end", "srv-small"))
+    for r in (0.1, 1, 10, 100, 1000):
+        if low <= r <= high:
+            body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
+    body.append(_text(x0, top2 + h2 + 34, "plain latency / speculative latency, against requests per second (log)",
+                      "start", "srv-axis"))
+    label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
+             "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
+             "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
+             (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
+              " The curves do not cross before the servers overload."))
+    return _svg(width, height, label, body, "srv-load")
+
+
+def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
+    """Histogram of the per-request speedups of the exact lab's seeded runs, bins 0.1x wide, with
+    the prediction (theoretical speedup) as a line and the exact lab's own seed marked."""
+    left, right, top, height = 40, 16, 22, 210
+    x0, x1 = left, width - right
+    speedups = runs["speedups"]
+    low = math.floor(min(speedups + (runs["prediction"],)) * 10) / 10
+    high = math.ceil(max(speedups + (runs["prediction"],)) * 10) / 10 + 0.1
+    bins = max(1, round((high - low) * 10))
+    counts = [0] * bins
+    for value in speedups:
+        counts[min(bins - 1, int((value - low) * 10 + 1e-9))] += 1
+    plot_h = height - top - 44
+    tallest = max(counts)
+    sx = lambda v: x0 + (v - low) / (high - low) * (x1 - x0)  # noqa: E731
+    bar_w = (x1 - x0) / bins
+    bars = []
+    for i, count in enumerate(counts):
+        if count:
+            h = count / tallest * plot_h
+            bars.append(f"M{x0 + i * bar_w + 1:.1f} {top + plot_h:.1f}v{-h:.1f}h{bar_w - 2:.1f}v{h:.1f}z")
+    body = [f'<path class="k-speculative" d="{"".join(bars)}"/>',
+            f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
+    px = sx(runs["prediction"])
+    body.append(f'<line class="srv-predict" x1="{px:.1f}" x2="{px:.1f}" y1="{top - 6}" y2="{top + plot_h}" stroke-width="2.5"/>')
+    body.append(_text(px + 4 if px < x1 - 150 else px - 4, top - 8, f"prediction {_f(runs['prediction'])}x",
+                      "start" if px < x1 - 150 else "end"))
+    mx = sx(seed_speedup)
+    body.append(f'<path class="srv-seed" d="M{mx - 6:.1f} {top + plot_h + 12:.1f}l6 -10l6 10z"/>')
+    tick = 1.0
+    while tick <= high:
+        if tick >= low:
+            body.append(_text(sx(tick), top + plot_h + 28, f"{tick:g}x", "middle"))
+        tick += 0.5
+    body.append(_text(x0, height - 2, f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
+                      "start", "srv-axis"))
+    label = (f"Histogram of {runs['seeds']} seeded requests' speedups, from {_f(runs['minimum'])}x to "
+             f"{_f(runs['maximum'])}x (median {_f(runs['median'])}x), against the prediction {_f(runs['prediction'])}x; "
+             f"seed {seed} gives {_f(seed_speedup)}x.")
+    return _svg(width, height, label, body, "srv-tail")
+
+
+def heatmap_table_html(grid, selected) -> str:
+    head = "".join(f'<th scope="col">B = {b}</th>' for b in serving.HEATMAP_BATCHES)
+    rows = []
+    for r in range(len(serving.HEATMAP_CONTEXTS) - 1, -1, -1):
+        mark = ' class="selected" aria-current="true"'
+        cells = "".join(f'<td{mark if (r, c) == selected else ""}>{_f(grid[r][c])}</td>'
+                        for c in range(len(serving.HEATMAP_BATCHES)))
+        rows.append(f'<tr><th scope="row">{_compact(serving.HEATMAP_CONTEXTS[r])}</th>{cells}</tr>')
+    return (f'<table class="heatmap-table"><caption>Speedup (x) by context L (rows, tokens) and batch B '
+            f'(columns)</caption><thead><tr><th scope="col">L</th>{head}</tr></thead><tbody>{"".join(rows)}'
+            f'</tbody></table>')
+
+
+def load_table_html(rates, plain, spec) -> str:
+    rows = []
+    for rate, p, s in zip(rates, plain, spec):
+        show = lambda v: "overloaded" if v is None else _f(v, 2)  # noqa: E731
+        ratio = "" if p is None or s is None else _f(p / s)
+        rows.append(f'<tr><th scope="row">{rate:.3g}</th><td>{show(p)}</td><td>{show(s)}</td><td>{ratio}</td></tr>')
+    return ('<table class="heatmap-table"><caption>Decode latency per request (s) by request rate</caption>'
+            '<thead><tr><th scope="col">requests/s</th><th scope="col">plain</th><th scope="col">speculative</th>'
+            f'<th scope="col">ratio</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+# --- the view ---------------------------------------------------------------------------------
+
+LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .. 500 requests/s
+SWEEP_BATCHES = tuple(sorted({max(1, round(2 ** (i / 4))) for i in range(41)}))  # 1 .. 1024
+
+
+@lru_cache(maxsize=32)
+def _grid_figures(settings: serving.ServingSettings, width: int):
+    """Heatmap grid and figure: independent of batch and context (they only move the outline)."""
+    base = settings.with_(batch=1, context=512, outputTokens=D.outputTokens)
+    grid = serving.speedup_grid(base)
+    weights = serving.memory_needed_bytes(base, 0, 0)
+    per_token = serving.memory_needed_bytes(base, 1, 1) - weights  # KV bytes of target and draft per token
+    have = serving.memory_available_bytes(base)
+    fits = [[weights + b * l * per_token <= have for b in serving.HEATMAP_BATCHES] for l in serving.HEATMAP_CONTEXTS]
+    return grid, heatmap_svg(grid, fits, width)
+
+
+@lru_cache(maxsize=16)
+def _load(settings: serving.ServingSettings, width: int):
+    plain = serving.latency_curve(settings, LOAD_RATES, False)
+    spec = serving.latency_curve(settings, LOAD_RATES, True)
+    cross = serving.curves_cross(settings, LOAD_RATES)
+    return plain, spec, cross, load_svg(LOAD_RATES, plain, spec, cross, width), load_table_html(LOAD_RATES, plain, spec)
+
+
+@lru_cache(maxsize=16)
+def _tail(exact: tuple, width: int):
+    certainty, match, gamma, draft_cost, length, seed = exact
+    runs = serving.tail(certainty, match, gamma, length, draft_cost)
+    from ..sampler import generate_trace
+    trace = generate_trace(certainty, match, gamma, length, seed)
+    seed_speedup = length / (trace.targetCalls + trace.draftCalls * draft_cost / 100)
+    return runs, seed_speedup, tail_svg(runs, seed, seed_speedup, width)
+
+
+def _width(raw) -> int:
+    value = raw.get("width") if isinstance(raw, dict) else None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return WIDTH_DEFAULT
+    return int(min(WIDTH_MAX, max(WIDTH_MIN, number))) if math.isfinite(number) else WIDTH_DEFAULT
+
+
+def view(raw=None) -> dict:
+    """The serving widget for one setting (never raises; bad input comes back as notes)."""
+    try:
+        return _view(raw)
+    except Exception as error:  # a bug must not take the page down: show the defaults and say why
+        result = _view(None)
+        result["notes"] = [f"These settings could not be drawn ({type(error).__name__}); showing the defaults"]
+        return result
+
+
+def _view(raw) -> dict:
+    params, exact, notes = _parse(raw)
+    width = _width(raw)
+    s = _settings(params)
+    r = serving.serving(s)
+    crossover = serving.crossover_batch(s)
+    best_k, best_speedup = serving.best_lookahead(s)
+    grid, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width)
+    selected = (params["contextExp"] - 9, params["batchExp"])
+    rows = serving.batch_sweep(s, SWEEP_BATCHES)
+    plain_lat, spec_lat, cross, load, load_table = _load(s.with_(batch=1), width)
+    runs, seed_speedup, tail = _tail(tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length",
+                                                             "seed")), width)
+    need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
+    gpu = serving.GPUS[s.gpu]
+    if need > have:
+        notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
+                         f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB: the times assume "
+                         f"they fit."]
+    verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
+    cross_text = (f"speculation stops paying at batch {crossover}" if crossover is not None else
+                  "speculation keeps paying at every batch up to 4096")
+    draft = serving.DRAFT_LABELS[s.draft]
+    summary = (
+        f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
+        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {s.lookahead} draft steps "
+        f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
+        f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
+        f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
+        f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
+    readouts = {
+        "batch": str(s.batch), "context": str(s.context),
+        "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
+        "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
+        "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
+        "ridge": _f(r.ridgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
+        "crossover": "none up to 4096" if crossover is None else str(crossover),
+        "effectiveBatch": str(s.batch * (s.lookahead + 1)),
+        "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
+        "loadCross": "do not cross" if cross is None else f"{cross:.3g} req/s",
+        "tailRange": f"{_f(runs['minimum'])}x to {_f(runs['maximum'])}x",
+        "tailMiddle": f"{_f(runs['p05'])}x / {_f(runs['median'])}x / {_f(runs['p95'])}x",
+        "tailPrediction": f"{_f(runs['prediction'])}x",
+        "tailSeed": f"seed {exact['seed']}: {_f(seed_speedup)}x",
+        "gapP50": f"{_f(runs['gapP50'])} (plain {_f(runs['plainGapP50'])})",
+        "gapP99": f"{_f(runs['gapP99'])} (plain {_f(runs['plainGapP99'])})",
+    }
+    shown = {slider.name: to_js_string(params[slider.name]) for slider in SLIDERS}
+    shown.update({select.name: params[select.name] for select in SELECTS})
+    return {
+        "params": params,
+        "exact": exact,
+        "shown": shown,
+        "notes": notes,
+        "query": _query(params),
+        "summary": summary,
+        "readouts": readouts,
+        "crossoverBatch": crossover,
+        "figures": {
+            "heatmap": heatmap,
+            "heatmapSelection": heatmap_selection_svg(grid, selected, width),
+            "table": heatmap_table_html(grid, selected),
+            "batch": batch_svg(rows, s.batch, crossover, width),
+            "load": load,
+            "loadTable": load_table,
+            "tail": tail,
+        },
+    }
+
+
+def page_context() -> dict:
+    from ..views import slider_specs
+
+    return {"view": view(None), "sliders": slider_specs(SLIDERS),
+            "selects": [{"name": s.name, "key": s.key, "label": s.label, "options": list(s.options.items()),
+                         "default": s.default} for s in SELECTS],
+            "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
+                        "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}}}

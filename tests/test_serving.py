@@ -1,0 +1,312 @@
+"""The serving instrument's model and CLI against hand arithmetic, properties and a numpy oracle."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from lab import checks, cli, serving
+from lab.checks import serving as family
+from lab.ledger import leviathan_speedup
+
+D = serving.DEFAULT_SETTINGS
+
+
+# --- presets against hand arithmetic --------------------------------------------------------------
+
+@pytest.mark.parametrize("name, params, kv_bf16", [
+    # params from the configs by hand: embeddings (x2 untied) + layers x (attention + 3 h i + 2 h) + h
+    ("llama-2-7b", 32000 * 4096 * 2 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096, 2 * 32 * 32 * 128 * 2),
+    ("llama-3-8b", 128256 * 4096 * 2 + 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) + 4096,
+     2 * 32 * 8 * 128 * 2),
+    ("llama-2-70b", 32000 * 8192 * 2 + 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192,
+     2 * 80 * 8 * 128 * 2),
+    ("llama-3-70b", 128256 * 8192 * 2 + 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192,
+     2 * 80 * 8 * 128 * 2),
+    ("llama-3.2-1b", 128256 * 2048 + 16 * (2 * 2048 * 2048 + 2 * 2048 * 512 + 3 * 2048 * 8192 + 2 * 2048) + 2048,
+     2 * 16 * 8 * 64 * 2),
+    ("qwen2.5-0.5b", 151936 * 896 + 24 * (2 * 896 * 896 + 2 * 896 * 128 + 896 + 2 * 128 + 3 * 896 * 4864 + 2 * 896) + 896,
+     2 * 24 * 2 * 64 * 2),
+])
+def test_preset_bytes_match_hand_arithmetic(name, params, kv_bf16):
+    shape = {**serving.TARGETS, **serving.DRAFTS}[name]
+    assert shape.params == params
+    assert serving.weight_bytes(shape, serving.PRECISIONS["bf16"]) == 2 * params
+    assert serving.weight_bytes(shape, serving.PRECISIONS["fp8"]) == params
+    assert serving.kv_bytes_per_token(shape, serving.PRECISIONS["bf16"]) == kv_bf16
+    assert serving.kv_bytes_per_token(shape, serving.PRECISIONS["fp8"]) == kv_bf16 // 2
+
+
+def test_published_counts_agree():
+    assert round(serving.TARGETS["llama-2-7b"].params / 1e9, 2) == 6.74
+    assert round(serving.TARGETS["llama-3-8b"].params / 1e9, 2) == 8.03
+    assert round(serving.TARGETS["llama-3-70b"].params / 1e9, 1) == 70.6
+    assert round(serving.DRAFTS["llama-3.2-1b"].params / 1e9, 2) == 1.24
+    assert round(serving.DRAFTS["qwen2.5-0.5b"].params / 1e9, 2) == 0.49
+
+
+def test_gpu_presets_and_fp8_on_a100():
+    a100, h100 = serving.GPUS["a100-80g"], serving.GPUS["h100-sxm"]
+    bf16, fp8 = serving.PRECISIONS["bf16"], serving.PRECISIONS["fp8"]
+    assert (a100.bandwidth, a100.bf16, a100.fp8) == (2.039e12, 312e12, None)
+    assert (h100.bandwidth, h100.bf16) == (3.35e12, 989.4e12)
+    assert serving.peak_flops(a100, fp8) == 312e12          # FP8 weights, BF16-rate arithmetic
+    assert serving.ridge_point(a100, fp8) == serving.ridge_point(a100, bf16)
+    assert serving.ridge_point(h100, fp8) == pytest.approx(2 * serving.ridge_point(h100, bf16), rel=1e-3)
+    for gpu in serving.GPUS.values():
+        assert gpu.source and (gpu.fp8 is None or gpu.fp8 > gpu.bf16)
+
+
+def test_step_time_by_hand():
+    s = D.with_(target="llama-3-8b", gpu="h100-sxm", gpus=1, memEfficiency=50, flopEfficiency=25, overheadMs=1)
+    target = serving.TARGETS["llama-3-8b"]
+    memory = (16060522496 + 16 * 2000 * 131072) / (3.35e12 * 0.5) * 1000
+    compute = 2 * 8030261248 * 16 * 5 / (989.4e12 * 0.25) * 1000
+    assert serving.step_time_ms(target, s, 16, 5, 2000) == pytest.approx(max(memory, compute) + 1, rel=1e-12)
+    assert serving.step_regime(target, s, 16, 5, 2000) == ("memory-bound" if memory >= compute else "compute-bound")
+    # attention FLOPs: 4 x layers x heads x head_dim x L per new token, on top of 2N
+    on = s.with_(attentionFlops=True)
+    compute_att = 16 * 5 * (2 * 8030261248 + 4 * 32 * 32 * 128 * 2000) / (989.4e12 * 0.25) * 1000
+    assert serving.step_time_ms(target, on, 16, 5, 2000) == pytest.approx(max(memory, compute_att) + 1, rel=1e-12)
+
+
+def test_default_readout_by_hand():
+    r = serving.serving(D)
+    plain = (141107412992 + 8 * 1024 * 327680) / (4 * 3.35e12 * 0.8) * 1000 + 0.5
+    draft = (988065536 + 8 * 1024 * 12288) / (4 * 3.35e12 * 0.8) * 1000 + 0.5
+    tokens = 1 + 0.7 + 0.7 ** 2 + 0.7 ** 3 + 0.7 ** 4
+    assert r.plainStepMs == pytest.approx(plain, rel=1e-12) and r.verifyStepMs == pytest.approx(plain, rel=1e-12)
+    assert r.draftStepMs == pytest.approx(draft, rel=1e-12)
+    assert r.speedup == pytest.approx(plain * tokens / (4 * draft + plain), rel=1e-12)
+    assert family.signature_value() == "2.364222"
+    assert r.plainRegime == r.verifyRegime == "memory-bound"
+
+
+def test_ngram_draft_costs_nothing_and_eagle_is_one_layer():
+    assert serving.draft_step_ms(D.with_(draft="ngram"), 64, 4096) == 0.0
+    head = serving.eagle_head(serving.TARGETS["llama-3-70b"])
+    assert head.layers == 1 and 0 < head.params < serving.TARGETS["llama-3-70b"].params / 20
+
+
+def test_batch_one_is_leviathan_for_one_case_by_hand():
+    s = D.with_(target="llama-2-7b", draft="llama-3.2-1b", gpu="a100-80g", gpus=1, batch=1, memEfficiency=100,
+                flopEfficiency=100, overheadMs=0, lookahead=5, acceptance=80, context=1000)
+    c = (2 * 1235814400 + 1000 * 32768) / (2 * 6738415616 + 1000 * 524288)
+    assert serving.speedup_at(s, 1, 1000) == pytest.approx(leviathan_speedup(0.8, 5, c), rel=1e-12)
+
+
+# --- properties -------------------------------------------------------------------------------------
+
+settings_strategy = st.builds(
+    lambda target, draft, gpu, precision, gpus, k, a, mem, flop, over, attention: D.with_(
+        target=target, draft=draft, gpu=gpu, precision=precision, gpus=gpus, lookahead=k, acceptance=a,
+        memEfficiency=mem, flopEfficiency=flop, overheadMs=over, attentionFlops=attention),
+    st.sampled_from(tuple(serving.TARGETS)), st.sampled_from(serving.DRAFT_NAMES), st.sampled_from(tuple(serving.GPUS)),
+    st.sampled_from(tuple(serving.PRECISIONS)), st.sampled_from((1, 2, 4, 8)), st.integers(1, 12),
+    st.floats(0, 100), st.floats(5, 100), st.floats(5, 100), st.floats(0, 5), st.booleans())
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(settings_strategy, st.integers(1, 4096), st.integers(1, 131072))
+def test_step_time_monotone_and_speedup_bounded(s, batch, context):
+    target = serving.TARGETS[s.target]
+    t = serving.step_time_ms(target, s, batch, 1, context)
+    assert serving.step_time_ms(target, s, batch + 1, 1, context) >= t
+    assert serving.step_time_ms(target, s, batch, 2, context) >= t
+    assert serving.step_time_ms(target, s, batch, 1, context + 1) >= t
+    # speculation can never buy more than k + 1 tokens per plain step
+    assert serving.speedup_at(s, batch, context) <= s.lookahead + 1 + 1e-9
+
+
+@hsettings(max_examples=25, deadline=None)
+@given(settings_strategy, st.sampled_from((256, 1024, 8192, 65536)))
+def test_crossover_agrees_with_brute_force(s, context):
+    assert serving.crossover_batch(s, context) == serving.crossover_batch_scan(s, context)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(settings_strategy, st.floats(0.01, 500), st.booleans())
+def test_littles_law(s, rate, speculative):
+    batch = serving.steady_batch(s, rate, speculative)
+    if batch is not None:
+        demand = rate * s.outputTokens * serving._ms_per_token(s, batch, speculative) / 1000
+        assert batch == pytest.approx(demand, rel=1e-6)
+        assert batch <= serving.max_batch_in_memory(s) + 1e-9
+
+
+def test_overloaded_when_weights_do_not_fit():
+    s = D.with_(gpus=1, gpu="rtx-4090")  # 141 GB of weights on 24 GB
+    assert serving.max_batch_in_memory(s) == 0 and serving.steady_batch(s, 0.1, False) is None
+
+
+def test_curves_cross_is_where_spec_stops_winning():
+    rates = [0.1 * 1.25 ** i for i in range(40)]
+    cross = serving.curves_cross(D, rates)
+    assert cross is not None
+    below, above = cross * 0.98, cross * 1.0001
+    spec, plain = serving.latency_curve(D, [below, above], True), serving.latency_curve(D, [below, above], False)
+    assert spec[0] < plain[0]
+    assert spec[1] is None or spec[1] >= plain[1]
+
+
+def test_tail_matches_issue_numbers():
+    runs = serving.tail(64, 72, 5, 96, 9)
+    assert len(runs["speedups"]) == 300
+    assert 2.0 < runs["minimum"] < 2.2 and 3.6 < runs["maximum"] < 3.8
+    assert runs["prediction"] == pytest.approx(2.79, abs=0.01)
+    assert runs["gapP50"] == 0.0 and runs["gapP99"] == pytest.approx(1.45)  # bursts: most tokens arrive together
+
+
+def test_percentile_nearest_rank():
+    assert serving.percentile([3, 1, 2], 0.5) == 2 and serving.percentile(range(100), 0.99) == 98
+
+
+# --- numpy oracle for the heatmap ------------------------------------------------------------------
+
+def _numpy_grid(s):
+    gpu, precision = serving.GPUS[s.gpu], serving.PRECISIONS[s.precision]
+    batches = np.array(serving.HEATMAP_BATCHES, dtype=float)[None, :]
+    contexts = np.array(serving.HEATMAP_CONTEXTS, dtype=float)[:, None]
+    bw = gpu.bandwidth * s.gpus * s.memEfficiency / 100
+    peak = (gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16) * s.gpus * s.flopEfficiency / 100
+
+    def step(shape, n):
+        if shape is None:
+            return np.zeros_like(batches * contexts)
+        nbytes = shape.params * precision.bytes + batches * contexts * 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.bytes
+        flops = 2 * shape.params * batches * n + (4 * shape.layers * shape.heads * shape.head_dim * contexts * batches * n
+                                                  if s.attentionFlops else 0)
+        return np.maximum(nbytes / bw, flops / peak) * 1000 + s.overheadMs
+
+    target = serving.TARGETS[s.target]
+    a, k = s.acceptance / 100, s.lookahead
+    tokens = sum(a ** i for i in range(k + 1))
+    draft = serving.draft_shape(s)
+    return step(target, 1) * tokens / (k * step(draft, 1) + step(target, k + 1))
+
+
+@pytest.mark.parametrize("changes", [dict(), dict(draft="ngram", gpu="l40s", precision="fp8", gpus=1, target="llama-3-8b"),
+                                     dict(draft="eagle-head", attentionFlops=True, lookahead=9, acceptance=85),
+                                     dict(gpu="a100-80g", precision="fp8", target="llama-2-7b", draft="llama-3.2-1b")])
+def test_heatmap_matches_numpy_oracle(changes):
+    s = D.with_(**changes)
+    assert np.allclose(np.array(serving.speedup_grid(s)), _numpy_grid(s), rtol=1e-12, atol=0)
+
+
+# --- the check family ------------------------------------------------------------------------------
+
+def test_family_passes_and_signature_is_frozen():
+    result = checks.run_suite(["serving"])
+    assert result["failures"] == [] and result["checked"] == len(family.CHECKS) >= 6
+    assert result["values"] == [checks.expected_value("serving")]
+    assert all(c["visited"] > 0 for c in result["checks"])
+
+
+# --- CLI ---------------------------------------------------------------------------------------------
+
+ARGS = ["serving", "--target", "llama-3-70b", "--draft", "llama-3.2-1b", "--gpu", "h200", "--batch", "32",
+        "--context", "8192", "--lookahead", "4", "--acceptance", "70"]
+KEYS = {"ridgeFlopsPerByte", "targetWeightBytes", "kvBytesPerToken", "plainStepMs", "draftStepMs", "verifyStepMs",
+        "tokensPerCall", "plainMsPerToken", "specMsPerToken", "speedup", "plainTokensPerSecond", "specTokensPerSecond",
+        "crossoverBatch", "bestLookahead", "regime"}
+
+
+def test_cli_json(capsys):
+    assert cli.main(ARGS + ["--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert KEYS <= set(document)
+    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192)
+    assert document["speedup"] == serving.speedup_at(s, 32, 8192)
+    assert document["crossoverBatch"] == serving.crossover_batch_scan(s)
+    assert document["kvBytesPerToken"] == 327680 and document["targetWeightBytes"] == 2 * 70553706496
+
+
+def test_cli_text_and_precision(capsys):
+    assert cli.main(ARGS + ["--precision", "fp8", "--mem-efficiency", "90", "--flop-efficiency", "70",
+                            "--overhead-ms", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "speedup" in out and "crossoverBatch" in out and "kvBytesPerToken  163840" in out
+
+
+@pytest.mark.parametrize("change, message", [
+    (["--gpu", "h100"], "--gpu: unknown name 'h100'; valid: a100-80g, h100-sxm, h200, l40s, rtx-4090"),
+    (["--target", "gpt-4"], "--target: unknown name 'gpt-4'; valid: llama-2-7b"),
+    (["--precision", "int4"], "--precision: unknown name 'int4'; valid: bf16, fp8"),
+    (["--batch", "0"], "--batch must be an integer from 1 to 4096, got '0'"),
+    (["--batch", "2.5"], "--batch must be an integer from 1 to 4096"),
+    (["--context", "2000000"], "--context must be an integer from 1 to 1048576"),
+    (["--acceptance", "nan"], "--acceptance must be a number from 0 to 100"),
+    (["--mem-efficiency", "0"], "--mem-efficiency must be a number from 1 to 100"),
+    (["--overhead-ms", "-1"], "--overhead-ms must be a number from 0 to 1000"),
+])
+def test_cli_bad_input(change, message, capsys):
+    assert cli.main(ARGS + change) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert message in captured.err and "Traceback" not in captured.err
+
+
+def test_cli_help_lists_names(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["serving", "--help"])
+    out = capsys.readouterr().out
+    for name in (*serving.TARGETS, *serving.DRAFT_NAMES, *serving.GPUS, *serving.PRECISIONS):
+        assert name in out
+
+
+# --- the widget's view -------------------------------------------------------------------------------
+
+from lab.widgets import serving as widget  # noqa: E402
+
+
+def test_view_default_and_query_round_trip():
+    view = widget.view(None)
+    assert view["notes"] == [] and view["crossoverBatch"] == 163
+    assert widget.view(view["query"])["params"] == view["params"]
+    assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
+    assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail"}
+
+
+def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
+    by_form = widget.view({"exact.certainty": "40", "exact.match": "50", "exact.gamma": "3", "exact.seed": "7"})
+    by_url = widget.view("?certainty=40&match=50&gamma=3&seed=7")
+    assert by_form["exact"] == by_url["exact"] == {"certainty": 40, "match": 50, "gamma": 3, "draftCost": 9,
+                                                   "length": 96, "seed": 7}
+    assert by_form["figures"]["tail"] == by_url["figures"]["tail"] != widget.view(None)["figures"]["tail"]
+    assert by_form["notes"] == []  # the exact widget reports its own bad values
+
+
+@pytest.mark.parametrize("raw, fragment", [
+    ({"gpu": "h100"}, "gpu: 'h100' is not one of a100-80g"),
+    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 4"),
+    ({"lookahead": "NaN"}, "lookahead: 'NaN' is not a number"),
+    ({"batchExp": "99"}, "batchExp: 99 is not an integer from 0 to 10; using 10"),
+    ("?srvTarget=%3Cscript%3E", "srvTarget: '<script>' is not one of"),
+    ("?" + "x" * 3000, "too long"),
+])
+def test_view_notes_bad_input_and_keeps_the_rest(raw, fragment):
+    view = widget.view(raw)
+    assert any(fragment in note for note in view["notes"]), view["notes"]
+    assert "<script>" not in "".join(view["figures"].values())
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from([s.name for s in widget.SLIDERS] + [s.name for s in widget.SELECTS]
+                                       + ["exact.certainty", "exact.gamma", "width"]),
+                       st.one_of(st.text(max_size=12), st.integers(-10**6, 10**6).map(str), st.none())))
+def test_view_never_raises(raw):
+    view = widget.view(raw)
+    assert view["summary"] and set(view["figures"]) >= {"heatmap", "tail"}
+
+
+def test_width_lays_out_the_figures_and_text_stays_legible():
+    import re
+    for width, expect in (("390", 390), ("100", 320), ("5000", 960), ("abc", 640)):
+        view = widget.view({"width": width})
+        for name in ("heatmap", "batch", "load", "tail"):
+            assert f'viewBox="0 0 {expect} ' in view["figures"][name], (name, width)
+    svg = "".join(widget.view(None)["figures"].values())
+    assert "style=" not in svg
+    assert widget.TEXT >= 12 and not re.search(r'font-size="([0-9]|1[01])"', svg)
+

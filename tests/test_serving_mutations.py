@@ -1,0 +1,120 @@
+"""Break lab.serving on purpose, one way per check, and watch exactly that check fail and name
+the case; so no serving check is true by construction."""
+
+import pytest
+
+from lab import serving
+from lab.checks import _run_check
+from lab.checks import serving as family
+
+CHECKS = dict(family.CHECKS)
+
+
+def _fails(name, *fragments):
+    out = _run_check(CHECKS[name])
+    assert out.failure is not None, f"{name} did not notice the mutation"
+    for fragment in fragments:
+        assert fragment in out.failure, out.failure
+    return out.failure
+
+
+def test_every_check_holds_unmutated():
+    for name in CHECKS:
+        assert _run_check(CHECKS[name]).failure is None, name
+
+
+def test_leviathan_catches_a_forgotten_bonus_token(monkeypatch):
+    original = serving.speedup_at
+    monkeypatch.setattr(serving, "speedup_at", lambda s, b, l, curve=None: original(s, b, l, curve) * (
+        serving.tokens_per_cycle(s.acceptance / 100, s.lookahead) - 1) / serving.tokens_per_cycle(s.acceptance / 100, s.lookahead))
+    _fails("serving-batch-one-is-leviathan", "!= Leviathan", "k=", "acceptance=")
+
+
+def test_leviathan_catches_a_verify_step_that_is_not_memory_bound(monkeypatch):
+    original = serving._compute_ms
+    monkeypatch.setattr(serving, "_compute_ms", lambda step, b, n, l: original(step, b, n, l) * 1000)
+    _fails("serving-batch-one-is-leviathan", "is not a plain step", "k=")
+
+
+def test_monotone_catches_weights_amortised_by_mistake(monkeypatch):
+    monkeypatch.setattr(serving, "_memory_ms", lambda step, b, l: (step.fixed_bytes / b + b * l * step.kv) / step.bw)
+    _fails("serving-step-time-monotone", " < t(", "on ")
+
+
+def test_crossover_catches_an_off_by_one(monkeypatch):
+    original = serving.crossover_batch
+    monkeypatch.setattr(serving, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: (
+        None if original(s, context, curve, max_batch) is None else original(s, context, curve, max_batch) + 1))
+    _fails("serving-crossover-is-first-loss", "but the first batch with speedup <= 1 is")
+
+
+def test_crossover_catches_a_missed_loss(monkeypatch):
+    monkeypatch.setattr(serving, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: None)
+    _fails("serving-crossover-is-first-loss", "crossover None")
+
+
+def test_ridge_catches_fp8_taken_at_bf16_rate(monkeypatch):
+    monkeypatch.setattr(serving, "ridge_point", lambda gpu, precision: gpu.bf16 / gpu.bandwidth)
+    _fails("serving-ridge-point-is-f-over-bw", "h100-sxm fp8")
+
+
+def test_ridge_catches_a_regime_test_with_the_wrong_sign(monkeypatch):
+    original = serving.step_regime
+    flip = {"memory-bound": "compute-bound", "compute-bound": "memory-bound"}
+    monkeypatch.setattr(serving, "step_regime", lambda *a: flip[original(*a)])
+    _fails("serving-ridge-point-is-f-over-bw", "at intensity", "B=")
+
+
+def test_throughput_catches_per_sequence_rate(monkeypatch):
+    original = serving.serving
+    monkeypatch.setattr(serving, "serving", lambda s, curve=None: original(s, curve)._replace(
+        specTokensPerSecond=original(s, curve).specTokensPerSecond / s.batch))
+    _fails("serving-throughput-adds-up", "B=7")
+
+
+def test_littles_law_catches_a_loose_fixed_point(monkeypatch):
+    original = serving.steady_batch
+    monkeypatch.setattr(serving, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: (
+        None if original(s, rate, spec, curve, max_batch) is None else original(s, rate, spec, curve, max_batch) * 1.01))
+    _fails("serving-littles-law-fixed-point", "but demand", "req/s")
+
+
+def test_littles_law_catches_a_false_overload(monkeypatch):
+    monkeypatch.setattr(serving, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: None)
+    _fails("serving-littles-law-fixed-point", "overloaded at 0.05 req/s")
+
+
+def test_presets_catch_kv_without_values(monkeypatch):
+    monkeypatch.setattr(serving, "kv_bytes_per_token", lambda shape, p: shape.layers * shape.kv_heads * shape.head_dim * p.bytes)
+    _fails("serving-preset-arithmetic", "KV bytes of llama-2-7b in bf16")
+
+
+def test_heatmap_catches_a_grid_without_draft_cost(monkeypatch):
+    original = serving.speedup_grid
+    monkeypatch.setattr(serving, "speedup_grid", lambda s, batches=serving.HEATMAP_BATCHES, contexts=serving.HEATMAP_CONTEXTS,
+                        curve=None: original(s.with_(draft="ngram"), batches, contexts, curve))
+    _fails("serving-heatmap-matches-model", "cell B=1 L=512 differs for llama-3.2-1b")
+
+
+def test_curve_catches_rates_summed_not_multiplied(monkeypatch):
+    def summed(a, k, curve=None):
+        if curve is None:
+            return 1 + sum(a ** i for i in range(1, k + 1))
+        rates = list(curve)
+        return 1 + sum(rates[min(i, len(rates) - 1)] for i in range(k))
+    monkeypatch.setattr(serving, "tokens_per_cycle", summed)
+    _fails("serving-measured-curve", "at a=")
+
+
+def test_tail_catches_seeds_off_by_one(monkeypatch):
+    original = serving.tail
+    monkeypatch.setattr(serving, "tail", lambda c, m, g, n, d, seeds=300: {
+        **original(c, m, g, n, d, seeds + 1), "speedups": original(c, m, g, n, d, seeds + 1)["speedups"][1:]})
+    _fails("serving-tail-reruns-exact-lab", "seed 23 gives")
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_every_check_has_a_mutation_here(name):
+    import inspect
+    source = inspect.getsource(inspect.getmodule(test_every_check_has_a_mutation_here))
+    assert f'"{name}"' in source
