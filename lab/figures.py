@@ -278,8 +278,10 @@ def breakdown_svg(draft_ms: float, verify_ms: float, overhead_ms: float, baselin
         x += w
     y2 = y + bar_h + 22
     w = baseline_ms * scale
-    body.append(f'<text class="fig-tick" x="{left}" y="{y2 - 6}">plain decoding of the same {_fmt(tokens)} tokens: '
-                f'{_fmt(baseline_ms, 1)} ms</text>')
+    title = f"plain decoding of the same {_fmt(tokens)} tokens: {_fmt(baseline_ms, 1)} ms"
+    if _text_width(title) > width - 2 * left:
+        title = f"plain decoding, {_fmt(tokens)} tokens: {_fmt(baseline_ms, 1)} ms"
+    body.append(f'<text class="fig-tick" x="{left}" y="{y2 - 6}">{escape(title)}</text>')
     body.append(f'<rect class="fig-baseline" x="{left + 0.75}" y="{y2 + 0.75}" width="{max(w - 1.5, 0):.2f}" '
                 f'height="{bar_h - 1.5}"><title>plain decoding of {_fmt(tokens)} tokens: '
                 f'{_fmt(baseline_ms, 1)} ms</title></rect>')

@@ -52,6 +52,7 @@
     }
     line.textContent = text;
     if (total) { bar.max = total; bar.value = Math.min(received, total); }
+    root.dataset.bootReceived = String(received);  // for tests and the benchmark
     runtimeStatus.dataset.state = "loading";
   }
 
@@ -350,6 +351,8 @@
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
       wireTips(widgetOf(kind));
+      // a table folded in a <details> has no width until it opens
+      widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
     }
     // A "new seed" button sets the control it names to a fresh random value in its range.
     for (const button of document.querySelectorAll('button[data-action="new-seed"]')) {

@@ -63,6 +63,10 @@ def _press(pg, kind, selector, key, expect):
     assert summary(pg, kind) != before_summary
     assert pg.locator(selector).evaluate("(i) => document.activeElement === i")
     assert pg.text_content(f'{WIDGET[kind]} output[data-value-for="{name}"]') == expect
+    # one short sentence for screen readers, and the slider's value with its unit
+    assert pg.text_content(f"{WIDGET[kind]} [data-live]") == view["live"]
+    unit = pg.get_attribute(selector, "data-unit")
+    assert pg.get_attribute(selector, "aria-valuetext") == expect + ("" if unit.startswith("%") else " ") + unit
     return view, before_figures
 
 
@@ -122,6 +126,46 @@ def test_keyboard_exact(live):
     assert slider_values(live, "ledger")["draftCost"] == ledger_cost
     assert readouts(live, "exact")["theoreticalSpeedup"] != shown_before["theoreticalSpeedup"]
     assert live.console_errors == []
+
+
+# --- screen readers, the seed, pointing at the heatmap ---------------------------------------------
+
+def test_only_the_short_sentence_is_live(live):
+    """The summary paragraph and the value outputs are not live regions; one short region per widget is."""
+    for kind in ("ledger", "exact"):
+        assert live.get_attribute(f"{WIDGET[kind]} output[name=summary]", "aria-live") == "off"
+        assert live.evaluate(f"""() => [...document.querySelectorAll('{WIDGET[kind]} output[data-value-for]')]
+            .every((o) => o.getAttribute('aria-live') === 'off')""")
+        assert live.locator(f"{WIDGET[kind]} [aria-live=polite]").count() == 1
+        assert len(live.text_content(f"{WIDGET[kind]} [data-live]").split()) <= 12
+    assert live.evaluate("() => [...document.querySelectorAll('input[type=range]')].every((i) => i.hasAttribute('aria-valuetext'))")
+    # the boot reported its bytes as they came: about all of the runtime and the lab
+    received, total = live.evaluate("""() => [Number(document.documentElement.dataset.bootReceived),
+        JSON.parse(document.getElementById('lab-config').textContent).bootBytes]""")
+    assert total > 1_000_000 and 0.9 * total <= received <= 1.1 * total, (received, total)
+
+
+def test_new_seed_button(live):
+    seed = live.locator("#exact-seed")
+    assert seed.get_attribute("type") == "number"
+    before = seed.input_value()
+    live.locator('button[data-action="new-seed"][data-for="exact-seed"]').click()
+    after = seed.input_value()
+    assert after != before and 0 <= int(after) <= 9999
+    view = assert_shows(live, "exact", slider_values(live, "exact"))
+    assert view["params"]["seed"] == int(after)
+    assert query(live)["seed"] == after
+    assert live.text_content("#exact-lab [data-live]") == view["live"]
+    assert live.console_errors == []
+
+
+def test_heatmap_hover_readout(live):
+    cells = live.locator('[data-figure="heatmap"] .fig-hits rect')
+    assert cells.count() == 12 * 21
+    cells.nth(0).hover()
+    text = live.text_content("#ledger-lab [data-tip-readout]")
+    assert text == cells.nth(0).get_attribute("data-tip")
+    assert text.startswith("acceptance 0%, lookahead 1: ") and text.endswith("x"), text
 
 
 # --- copy link --------------------------------------------------------------------------------------
