@@ -131,17 +131,14 @@ def _scale_position(speedup: float) -> float:
     return min(1.0, max(0.0, 0.5 + math.log(speedup) / (2 * math.log(SATURATION_SPEEDUP))))
 
 
-def _cell_tip(acceptance, m, speedup) -> str:
-    return f"acceptance {_fmt(acceptance, 0)}%, lookahead {m}: {_fmt(speedup)}x"
-
-
 def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> str:
     """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
 
     Cells faster than baseline are blue, slower vermilion, on a log scale; a dark line follows
     the break-even boundary, and a colour bar under the map gives the scale (1/3x, 1x, 3x).
-    Every cell carries its value in ``data-tip`` for the page's hover and tap readout; the
-    same numbers are in :func:`heatmap_table_html`. The selected cell is a separate overlay
+    One transparent target over the grid lists the cells' values (``data-tip-values``, row by
+    row from the top, with ``data-tip-rows``, ``data-tip-cols`` and ``data-tip-format``) for
+    the page's hover and tap readout; the same numbers are in :func:`heatmap_table_html`. The selected cell is a separate overlay
     (:func:`heatmap_selection_svg`), so moving acceptance or lookahead, which leaves these
     cells as they are, redraws only the overlay."""
     width = fit_width(width)
@@ -198,11 +195,12 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
         x = bar_x + position * bar_w
         body.append(f'<path class="fig-axisline" d="M{x:.1f} {bar_y + bar_h}v4"/>'
                     f'<text class="fig-tick" x="{x:.1f}" y="{bar_y + bar_h + 17}" text-anchor="{anchor}">{text}</text>')
-    # hover and tap targets, one per cell, read out by the page
-    hits = [f'<rect x="{c}" y="{rows - 1 - r}" width="1" height="1" '
-            f'data-tip="{escape(_cell_tip(acceptances[r], lookaheads[c], grid[r][c]))}"/>'
-            for r in range(rows) for c in range(cols)]
-    body.append(f'<g class="fig-hits" {scale} fill="transparent">{"".join(hits)}</g>')
+    # one hover and tap target over the grid: the page reads a cell's value out of the lists
+    values = " ".join(_fmt(grid[r][c]) for r in range(rows - 1, -1, -1) for c in range(cols))
+    body.append(f'<rect class="fig-hits" x="{left}" y="{top}" width="{cols * cell_w:.2f}" height="{rows * cell_h}" '
+                f'fill="transparent" data-tip-format="acceptance {{row}}%, lookahead {{col}}: {{value}}x" '
+                f'data-tip-cols="{" ".join(str(m) for m in lookaheads)}" '
+                f'data-tip-rows="{" ".join(_fmt(a, 0) for a in reversed(acceptances))}" data-tip-values="{values}"/>')
     label = (f"Heatmap of speedup over lookahead {lookaheads[0]} to {lookaheads[-1]} and acceptance "
              f"{_fmt(acceptances[0], 0)} to {_fmt(acceptances[-1], 0)} percent; blue is faster than plain decoding, "
              f"vermilion slower, on a scale from a third as fast to three times as fast. The table below the "
@@ -367,6 +365,8 @@ def outputs_svg(p, speculative, buggy, vocabulary, exact=None, exact_buggy=None,
             computed = (exact if key == "speculative" else exact_buggy)[i]
             y = top + plot_h - computed / peak * plot_h
             ticks.append(f"M{x - 2:.2f} {y:.2f}h{bar + 4:.2f}")
+    # the tick crosses bars of any colour: a halo of the surface colour keeps it apart from them
+    body.append(f'<path class="fig-halo" d="{"".join(ticks)}" fill="none" stroke-width="6"/>')
     body.append(f'<path class="fig-exact" d="{"".join(ticks)}" fill="none" stroke-width="2.5"/>')
     words, extra = _token_axis(vocabulary, left, column, top + plot_h + 17)
     body += words

@@ -166,9 +166,6 @@
 
   function setEnabled(form, enabled) {
     for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = !enabled;
-    for (const button of document.querySelectorAll('button[data-action="new-seed"]')) {
-      if (form.contains(button)) button.disabled = !enabled;
-    }
   }
 
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
@@ -379,21 +376,29 @@
     }
   }
 
-  // A figure's marks may carry data-tip: pointing at one (mouse, pen or tap) shows its text in
-  // the widget's [data-tip-readout].
+  // Pointing (mouse, pen or tap) at a figure mark with data-tip shows that text in the widget's
+  // [data-tip-readout]. A grid of values is one mark with data-tip-values (row by row, from the
+  // top), data-tip-rows, data-tip-cols and data-tip-format ("{row}", "{col}", "{value}").
+  function tipAt(mark, event) {
+    if (mark.dataset.tip !== undefined) return mark.dataset.tip;
+    const cols = mark.dataset.tipCols.split(" "), rows = mark.dataset.tipRows.split(" ");
+    const values = mark.dataset.tipValues.split(" ");
+    const box = mark.getBoundingClientRect();
+    const c = Math.min(cols.length - 1, Math.max(0, Math.floor((event.clientX - box.left) / box.width * cols.length)));
+    const r = Math.min(rows.length - 1, Math.max(0, Math.floor((event.clientY - box.top) / box.height * rows.length)));
+    return mark.dataset.tipFormat.replace("{row}", rows[r]).replace("{col}", cols[c])
+      .replace("{value}", values[r * cols.length + c]);
+  }
+
   function wireTips(widget) {
     const readout = widget.querySelector("[data-tip-readout]");
     if (!readout) return;
-    let active = null;
+    readout.textContent = "Point at or tap the figure to read a value here.";
     const show = (event) => {
-      const mark = event.target.closest && event.target.closest("[data-tip]");
-      if (!mark || !widget.contains(mark)) return;
-      if (active) active.classList.remove("hit-active");
-      active = mark;
-      mark.classList.add("hit-active");
-      readout.textContent = mark.dataset.tip;
+      const mark = event.target.closest && event.target.closest("[data-tip], [data-tip-values]");
+      if (mark && widget.contains(mark)) readout.textContent = tipAt(mark, event);
     };
-    widget.addEventListener("pointerover", show);
+    widget.addEventListener("pointermove", show);
     widget.addEventListener("click", show);
   }
 

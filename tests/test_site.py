@@ -160,12 +160,14 @@ def test_new_seed_button(live):
 
 
 def test_heatmap_hover_readout(live):
-    cells = live.locator('[data-figure="heatmap"] .fig-hits rect')
-    assert cells.count() == 12 * 21
-    cells.nth(0).hover()
-    text = live.text_content("#ledger-lab [data-tip-readout]")
-    assert text == cells.nth(0).get_attribute("data-tip")
-    assert text.startswith("acceptance 0%, lookahead 1: ") and text.endswith("x"), text
+    grid = live.locator('[data-figure="heatmap"] .fig-hits')
+    assert grid.count() == 1
+    box = grid.bounding_box()
+    grid.hover(position={"x": 2, "y": 2})  # the top-left cell: 100% acceptance, lookahead 1
+    first_row = live.evaluate("() => document.querySelector('.heatmap-table tbody tr td').textContent")
+    assert live.text_content("#ledger-lab [data-tip-readout]") == f"acceptance 100%, lookahead 1: {first_row}x"
+    grid.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})  # bottom-right: 0%, 12
+    assert live.text_content("#ledger-lab [data-tip-readout]").startswith("acceptance 0%, lookahead 12: ")
 
 
 # --- copy link --------------------------------------------------------------------------------------

@@ -188,3 +188,16 @@ def test_figure_text_and_marks_have_contrast(pages, scheme):
         result = pg.evaluate(CONTRAST_JS)
         assert result["checked"] > 100, result
         assert result["failures"] == [], (js, result["failures"])
+
+
+def test_forced_colours_keep_legend_swatches(page):
+    """Windows high contrast: the swatches keep their colours instead of becoming empty boxes."""
+    pg = page(forced_colors="active")
+    pg.context.route("**/app.*.js", lambda route: route.fulfill(body="", content_type="text/javascript"))
+    pg.goto(pg.base_url)
+    shown = pg.evaluate("""() => [...document.querySelectorAll('.legend .swatch[class*="k-"]')].map((s) =>
+        [s.className, getComputedStyle(s).backgroundColor])""")
+    assert len(shown) >= 9
+    colours = {colour for _, colour in shown}
+    assert len(colours) >= 8, shown  # still one colour per concept, not all one system colour
+    assert not any(colour in ("rgba(0, 0, 0, 0)", "transparent") for _, colour in shown), shown
