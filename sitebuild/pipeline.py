@@ -69,8 +69,11 @@ def publication(root: Path) -> dict:
 
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     project, extra = data["project"], data.get("tool", {}).get("proofroom", {})
+    import datetime
+
+    date = datetime.date.fromisoformat(extra["date"])
     return {"title": extra.get("title", project["name"]), "version": project["version"],
-            "date": extra["date"], "url": extra.get("url", "")}
+            "date": date.isoformat(), "dateText": f"{date.day} {date:%B %Y}", "url": extra.get("url", "")}
 
 
 def _render_site(stage: Path, root: Path, gz: bool) -> dict:
