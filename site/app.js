@@ -140,8 +140,7 @@
   function showFailure(widget, reason) {
     if (widget.querySelector(".lab-notice")) return;
     const notice = document.createElement("div");
-    notice.className = "lab-notice";
-    notice.setAttribute("role", "alert");
+    notice.className = "lab-notice";  // not an alert: the page status already announces the failure
     const text = document.createElement("p");
     text.textContent = "The live version of this figure could not load, so it shows the setting its " +
       "controls show. Your connection may have dropped, or this browser may block the Python runtime.";
