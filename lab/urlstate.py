@@ -36,6 +36,7 @@ class Slider:
     unit: str = ""
     integer: bool = False
     url_key: str = ""   # the key in the page address, when the name is taken by the other widget
+    control: str = "range"  # how the page shows it: "range" (a slider) or "number" (a number field)
 
     @property
     def key(self) -> str:
@@ -43,9 +44,9 @@ class Slider:
 
 
 LEDGER_SLIDERS = (
-    Slider("acceptance", "Acceptance per draft token", 0, 100, 1, 74, "%"),
+    Slider("acceptance", "Acceptance α per draft token", 0, 100, 1, 74, "%"),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target"),
-    Slider("lookahead", "Lookahead m", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("lookahead", "Lookahead γ", 1, 12, 1, 5, "tokens", integer=True),
     Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 6, "ms"),
     Slider("targetMs", "Target pass", 1, 500, 1, 80, "ms"),
     Slider("verifyTax", "Verify tax per extra token", 0, 50, 1, 3, "%"),
@@ -57,7 +58,7 @@ EXACT_SLIDERS = (
     Slider("gamma", "Drafts per call γ", 1, 12, 1, 5, "tokens", integer=True),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True, url_key="exactDraftCost"),
     Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
-    Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True),
+    Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True, control="number"),
 )
 
 

@@ -7,13 +7,15 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 from functools import lru_cache
 
 from . import audit, figures, instruments, sampler
+from .figures import split_width
 from .exact import SAMPLE_COUNT, evaluate, output_distributions
 from .jsformat import to_fixed, to_js_string
 from .ledger import LedgerSettings, best_lookahead, heatmap_axes, ledger, speedup_grid
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
 
 __all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
-           "slider_specs", "handle"]
+           "slider_specs", "handle", "split_width"]
+
 
 def _params(raw, sliders) -> tuple[dict, list[str]]:
     """Slider params from a URL query string or from a mapping of raw slider values."""
@@ -24,13 +26,13 @@ def _params(raw, sliders) -> tuple[dict, list[str]]:
 
 
 @lru_cache(maxsize=32)
-def _heatmap(draft_cost, overhead_ms, target_ms, verify_tax) -> tuple[list[list[float]], str]:
+def _heatmap(draft_cost, overhead_ms, target_ms, verify_tax, width) -> tuple[list[list[float]], str]:
     """The grid and its figure depend on four sliders only; acceptance and lookahead just
     move the selection overlay, so dragging them reuses this (and the page skips the swap)."""
     settings = LedgerSettings(draftCost=draft_cost, overheadMs=overhead_ms, targetMs=target_ms, verifyTax=verify_tax)
     lookaheads, acceptances = heatmap_axes()
     grid = speedup_grid(settings, lookaheads, acceptances)
-    return grid, figures.heatmap_svg(grid, lookaheads, acceptances)
+    return grid, figures.heatmap_svg(grid, lookaheads, acceptances, width)
 
 
 def _f(value, digits=2) -> str:
@@ -39,21 +41,29 @@ def _f(value, digits=2) -> str:
 
 def ledger_view(raw=None) -> dict:
     """Part one for one slider setting: heatmap, its table, breakdown bar, summary sentence."""
+    raw, width = split_width(raw)
     params, notes = _params(raw, LEDGER_SLIDERS)
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
     lookaheads, acceptances = heatmap_axes()
-    grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax)
+    grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
+                           width)
     selected = (round(settings.acceptance / 5), settings.lookahead - 1)
     verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    # The scan stops at the last lookahead: a best lookahead there may really be larger.
+    edge = best_m == lookaheads[-1]
+    best_text = f"{best_m} or more" if edge else str(best_m)
+    best_shown = f"\u2265 {best_m}" if edge else str(best_m)
+    edge_note = ", the edge of the scan" if edge else ""
     summary = (
         f"At {_f(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}, one verifier call buys "
         f"{_f(result.outputTokens)} tokens on average ({_f(result.accepted)} accepted drafts plus the verifier's own; "
         f"{_f(result.wastedDrafts)} drafts wasted). The cycle costs {_f(result.cycleMs, 1)} ms (draft "
         f"{_f(result.draftMs, 1)}, verify {_f(result.verifyMs, 1)}, overhead {_f(settings.overheadMs, 1)}), so a token "
         f"costs {_f(result.msPerToken, 1)} ms instead of {_f(settings.targetMs, 1)} ms: {_f(result.speedup)}x, "
-        f"{verdict} than plain decoding. The best lookahead here is {best_m} ({_f(best_speedup)}x).")
+        f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_f(best_speedup)}x{edge_note}).")
+    live = f"{_f(result.speedup)}x {verdict}; best lookahead {best_text}"
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -63,18 +73,22 @@ def ledger_view(raw=None) -> dict:
         "bestLookahead": best_m,
         "bestSpeedup": best_speedup,
         "summary": summary,
+        "live": live,
+        "width": width,
         "figures": {
             "heatmap": heatmap,
-            "heatmapSelection": figures.heatmap_selection_svg(grid, lookaheads, acceptances, selected),
+            "heatmapSelection": figures.heatmap_selection_svg(grid, lookaheads, acceptances, selected, width,
+                                                              result.speedup),
             "table": figures.heatmap_table_html(grid, lookaheads, acceptances, selected),
             "breakdown": figures.breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
-                                               result.outputTokens * settings.targetMs, result.outputTokens),
+                                               result.outputTokens * settings.targetMs, result.outputTokens, width),
         },
     }
 
 
 def exact_view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
+    raw, width = split_width(raw)
     params, notes = _params(raw, EXACT_SLIDERS)
     result = evaluate(**params)
     notes = notes or result["notes"]
@@ -83,7 +97,7 @@ def exact_view(raw=None) -> dict:
     count = s["count"]
     p_float, q_float = [float(x) for x in p.probs], [float(x) for x in q.probs]
     readouts = {
-        "alpha": _f(c["alpha"], 3), "draftTv": _f(c["draftTv"], 3), "exactTv": _f(c["exactTv"], 12),
+        "alpha": _f(c["alpha"], 3), "draftTv": _f(c["draftTv"], 3), "exactTv": "0 (exact)" if c["exactTv"] == 0 else _f(c["exactTv"], 12),
         "wrongTv": _f(c["wrongTv"], 3), "summaryAlpha": _f(result["summaryAlpha"], 3),
         "theoreticalSpeedup": _f(result["theoreticalSpeedup"]), "traceSpeedup": _f(t["speedup"]),
         "tokensPerTargetCall": _f(t["tokensPerTargetCall"]), "specEmpiricalTv": _f(s["specEmpiricalTv"], 3),
@@ -109,12 +123,15 @@ def exact_view(raw=None) -> dict:
         "readouts": readouts,
         "signature": audit.exact_signature(result),
         "summary": summary,
+        "live": (f"\u03b1 {readouts['alpha']}; {readouts['traceSpeedup']}x in this run; "
+                 f"buggy sampler off by TV {readouts['wrongTv']}"),
+        "width": width,
         "figures": {
-            "distributions": figures.distributions_svg(p_float, q_float, vocabulary),
+            "distributions": figures.distributions_svg(p_float, q_float, vocabulary, width),
             "outputs": figures.outputs_svg(
                 p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
-                exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output]),
-            "trace": figures.trace_svg(t["calls"], vocabulary),
+                exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width),
+            "trace": figures.trace_svg(t["calls"], vocabulary, width),
         },
     }
 
@@ -134,7 +151,7 @@ def audit_view() -> dict:
 
 def slider_specs(sliders) -> list[dict]:
     return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
-             "default": s.default, "unit": s.unit} for s in sliders]
+             "default": s.default, "unit": s.unit, "control": s.control} for s in sliders]
 
 
 def page_context() -> dict:

@@ -4,14 +4,16 @@
 // number, sentence and SVG comes from lab.views in Python (the same code that pre-rendered
 // the page at build time). It knows no widget by name: every form[data-lab="KIND"] on the page
 // is a widget, its named controls are its inputs, and its [data-figure], [data-readout] and
-// output[name=summary] elements are where the worker's view of KIND goes.
+// output[name=summary] elements are where the worker's view of KIND goes. Its controls ship
+// disabled (with JavaScript off they could only contradict the figures) and are enabled here.
 
 {
-  const BOOT_TIMEOUT_MS = 90000;     // a slow network may take a while to bring ~4 MB of runtime
+  const BOOT_STALL_MS = 45000;       // boot gives up only after this long with no byte arriving
   const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
   const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
+  const WIDTH_STEP = 40, MIN_WIDTH = 320, MAX_WIDTH = 960;  // figure widths the page asks for (px)
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
   // it runs as soon as it arrives, before the body is parsed, so the worker and its downloads
@@ -30,31 +32,73 @@
     runtimeStatus.dataset.state = state;
   }
 
+  // "Loading ... 3.1 of 12.6 MB", with a progress bar; bytes come from the worker as they arrive.
+  function showProgress(received) {
+    const runtimeStatus = document.getElementById("runtime-status");
+    if (!runtimeStatus || root.dataset.labState) return;
+    const total = config.bootBytes || 0;
+    const mb = (n) => (n / 1e6).toFixed(1);
+    const text = total ? `Loading the Python runtime for the live figures: ${mb(Math.min(received, total))} of ${mb(total)} MB. ` +
+      "Until it is ready, the figures show the default settings, computed when the page was built."
+      : "Loading the Python runtime for the live figures\u2026";
+    let line = runtimeStatus.querySelector("[data-progress-text]");
+    let bar = runtimeStatus.querySelector("progress");
+    if (!line || !bar) {
+      line = document.createElement("span");
+      line.dataset.progressText = "";
+      bar = document.createElement("progress");
+      bar.setAttribute("aria-label", "Python runtime download");
+      runtimeStatus.replaceChildren(line, bar);
+    }
+    line.textContent = text;
+    if (total) { bar.max = total; bar.value = Math.min(received, total); }
+    root.dataset.bootReceived = String(received);  // for tests and the benchmark
+    runtimeStatus.dataset.state = "loading";
+  }
+
   // --- the worker, as request/response promises -------------------------------------------
 
   let worker = null;
   let failed = false;
   let nextId = 1;
+  let bootId = null;
+  let received = 0;
   const waiting = new Map();
+
+  function expire(id, timeoutMs, reject) {
+    return setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error(id === bootId ? "no data arrived for the Python runtime for " +
+                                       `${Math.round(timeoutMs / 1000)} s` : "the Python worker stopped responding"));
+    }, timeoutMs);
+  }
 
   function call(type, payload, timeoutMs) {
     return new Promise((resolve, reject) => {
       if (failed) return reject(new Error("the live lab has stopped"));
       const id = nextId++;
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new Error("the Python worker stopped responding"));
-      }, timeoutMs);
+      if (type === "boot") bootId = id;
+      const timer = expire(id, timeoutMs, reject);
       const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
         setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
         SLOW_NOTICE_MS);
-      waiting.set(id, { resolve, reject, timer, slow, sentAt: performance.now() });
+      waiting.set(id, { resolve, reject, timer, slow, timeoutMs, sentAt: performance.now() });
       worker.postMessage({ id, type, payload });
     });
   }
 
   function onWorkerMessage(event) {
     const { id, type, payload, pythonMs } = event.data || {};
+    if (type === "progress") {  // bytes are flowing: the boot is slow, not stuck
+      received = payload.received;
+      const boot = waiting.get(bootId);
+      if (boot) {
+        clearTimeout(boot.timer);
+        boot.timer = expire(bootId, boot.timeoutMs, boot.reject);
+      }
+      domReady.then(() => showProgress(received));
+      return;
+    }
     const entry = waiting.get(id);
     if (!entry) return;
     waiting.delete(id);
@@ -77,13 +121,74 @@
     if (worker) worker.terminate();
     domReady.then(() => {
       root.dataset.labState = "failed";
-      setStatus(`The live lab is unavailable (${reason}). Everything on this page still shows the values ` +
-                "computed when it was built; the sliders are paused.", "failed");
-      for (const input of document.querySelectorAll("form[data-lab] input")) input.disabled = true;
+      setStatus("The live figures could not start, so everything on this page shows the values computed " +
+                "when it was built, and the controls are paused.", "failed");
+      for (const kind of kinds()) {
+        const form = formOf(kind);
+        // The controls go back to the values the figures show, so nothing contradicts them.
+        for (const [name, value] of Object.entries(shownValues[kind] || {})) {
+          restoreControl(form, name, value);
+          showValue(form, name, value);
+        }
+        setEnabled(form, false);
+        showFailure(widgetOf(kind), reason);
+      }
     });
   }
 
+  // In each widget: what happened in plain words, a Retry button, the technical reason folded away.
+  function showFailure(widget, reason) {
+    if (widget.querySelector(".lab-notice")) return;
+    const notice = document.createElement("div");
+    notice.className = "lab-notice";  // not an alert: the page status already announces the failure
+    const text = document.createElement("p");
+    text.textContent = "The live version of this figure could not load, so it shows the setting its " +
+      "controls show. Your connection may have dropped, or this browser may block the Python runtime.";
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.textContent = "Retry";
+    retry.addEventListener("click", () => location.reload());
+    const details = document.createElement("details");
+    const summary = document.createElement("summary");
+    summary.textContent = "Technical detail";
+    const detail = document.createElement("p");
+    detail.textContent = reason;  // text only, never markup
+    details.append(summary, detail);
+    notice.append(text, retry, details);
+    const form = widget.querySelector("form[data-lab]");
+    form.after(notice);
+  }
+
   // --- rendering a view -----------------------------------------------------------------------
+
+  const shownValues = {};  // kind -> the control values its figures show now
+
+  function setEnabled(form, enabled) {
+    for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = !enabled;
+  }
+
+  // The width the figures of a widget should be drawn for: its figure panel's width, in steps
+  // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
+  function figureWidth(kind) {
+    const widget = widgetOf(kind);
+    const panel = widget.querySelector(".figure-panel") || widget;
+    const stepped = Math.floor(panel.clientWidth / WIDTH_STEP) * WIDTH_STEP;
+    return String(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, stepped)));
+  }
+
+  // A panel narrower than its figure scrolls; only then is it a Tab stop.
+  function updateScrollers(widget) {
+    for (const panel of widget.querySelectorAll(".figure-panel, .table-wrap")) {
+      if (panel.scrollWidth > panel.clientWidth + 1) panel.setAttribute("tabindex", "0");
+      else panel.removeAttribute("tabindex");
+    }
+  }
+
+  // aria-valuetext: the value with its unit ("74%", "5 tokens"), as the build writes it.
+  function valueText(control) {
+    const unit = control.dataset.unit || "";
+    return unit ? `${control.value}${unit.startsWith("%") ? "" : " "}${unit}` : control.value;
+  }
 
   function formOf(kind) { return document.querySelector(`form[data-lab="${CSS.escape(kind)}"]`); }
   function widgetOf(kind) { return formOf(kind).closest(".lab-widget") || formOf(kind); }
@@ -130,6 +235,9 @@
   function showValue(form, name, value) {
     const output = form.querySelector(`output[data-value-for="${name}"]`);
     if (output) output.textContent = String(value);
+    for (const control of controls(form).filter((c) => c.name === name && c.type === "range")) {
+      control.setAttribute("aria-valuetext", valueText(control));
+    }
   }
 
   function showNotes(kind, notes) {
@@ -145,7 +253,7 @@
   const queries = {};
   const shownMarkup = new WeakMap();  // region -> the markup last put there by this script
 
-  function render(kind, view, { restoreInputs }) {
+  function render(kind, view, { restoreInputs, announce }) {
     const form = formOf(kind);
     const widget = widgetOf(kind);
     if (restoreInputs) {
@@ -169,8 +277,23 @@
     }
     const summaryOutput = form.querySelector('output[name="summary"]');
     if (summaryOutput && view.summary !== undefined) summaryOutput.value = view.summary;
+    // One short sentence per change for screen readers; the summary paragraph itself is not live.
+    let live = widget.querySelector("[data-live]");
+    if (!live && view.live) {  // a widget without its own region gets one
+      live = document.createElement("p");
+      live.className = "visually-hidden";
+      live.dataset.live = "";
+      live.setAttribute("aria-live", "polite");
+      form.after(live);
+    }
+    if (live && announce && view.live) live.textContent = view.live;
     showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
+    shownValues[kind] = Object.assign(formValues(form), view.shown || {});
+    if (view.width !== undefined && String(view.width) !== form.dataset.width) {
+      form.dataset.width = String(view.width);
+      requestAnimationFrame(() => updateScrollers(widget));  // after layout, not forcing it now
+    }
   }
 
   function writeUrl() {
@@ -192,7 +315,7 @@
         pending = null;
         const view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
-        render(kind, view, { restoreInputs: job.fromUrl && !pending });
+        render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
         if (!job.fromUrl || location.search) writeUrl();  // canonical, clamped values in the address
         const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
@@ -200,9 +323,12 @@
       }
     }
     return {
-      /** Queue `input` (a URL query string or slider values); resolves when the widget is idle. */
-      submit(input, fromUrl = false) {
-        pending = { input, fromUrl, at: performance.now() };
+      /** Queue `input` (a URL query string or slider values); resolves when the widget is idle.
+       *  The figure width goes with it; `announce` says whether the reader caused the change. */
+      submit(input, fromUrl = false, announce = false) {
+        const width = figureWidth(kind);
+        input = typeof input === "string" ? { query: input, width } : { ...input, width };
+        pending = { input, fromUrl, announce, at: performance.now() };
         if (!running) {
           running = pump().catch((error) => fail(error.message)).finally(() => { running = null; });
         }
@@ -225,7 +351,7 @@
         const control = event.target;
         if (!controls(form).includes(control)) return;
         showValue(form, control.name, control.value);
-        schedulerFor(kind).submit(formValues(form));  // before the runtime is up this waits; nothing is lost
+        schedulerFor(kind).submit(formValues(form), false, true);  // before the runtime is up this waits
       };
       form.addEventListener("input", onChange);
       // a select or checkbox may only fire "change"; a range or text control fires both, and the
@@ -233,8 +359,25 @@
       form.addEventListener("change", (event) => { if (!["range", "text", "number", "textarea"].includes(event.target.type)) onChange(event); });
       // a widget that reads another's values re-renders when that one's change is committed (not on every input)
       for (const other of withKinds(form)) {
-        formOf(other).addEventListener("change", () => schedulerFor(kind).submit(formValues(form)));
+        formOf(other).addEventListener("change", () => schedulerFor(kind).submit(formValues(form), false, true));
       }
+      shownValues[kind] = formValues(form);
+      if (!failed) setEnabled(form, true);
+      wireTips(widgetOf(kind));
+      // a table folded in a <details> has no width until it opens
+      widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
+    }
+    // A "new seed" button sets the control it names to a fresh random value in its range.
+    for (const button of document.querySelectorAll('button[data-action="new-seed"]')) {
+      button.addEventListener("click", () => {
+        const target = document.getElementById(button.dataset.for);
+        if (!target || target.disabled) return;
+        const min = Number(target.min || 0), max = Number(target.max || 9999);
+        let value = target.value;
+        while (String(value) === target.value && max > min) value = String(min + Math.floor(Math.random() * (max - min + 1)));
+        target.value = value;
+        target.dispatchEvent(new Event("input", { bubbles: true }));
+      });
     }
     for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
       button.addEventListener("click", async () => {
@@ -247,6 +390,50 @@
         }
       });
     }
+  }
+
+  // Pointing (mouse, pen or tap) at a figure mark with data-tip shows that text in the widget's
+  // [data-tip-readout]. A grid of values is one mark with data-tip-values (row by row, from the
+  // top), data-tip-rows, data-tip-cols and data-tip-format ("{row}", "{col}", "{value}").
+  function tipAt(mark, event) {
+    if (mark.dataset.tip !== undefined) return mark.dataset.tip;
+    const cols = mark.dataset.tipCols.split(" "), rows = mark.dataset.tipRows.split(" ");
+    const values = mark.dataset.tipValues.split(" ");
+    const box = mark.getBoundingClientRect();
+    const c = Math.min(cols.length - 1, Math.max(0, Math.floor((event.clientX - box.left) / box.width * cols.length)));
+    const r = Math.min(rows.length - 1, Math.max(0, Math.floor((event.clientY - box.top) / box.height * rows.length)));
+    return mark.dataset.tipFormat.replace("{row}", rows[r]).replace("{col}", cols[c])
+      .replace("{value}", values[r * cols.length + c]);
+  }
+
+  function wireTips(widget) {
+    const readout = widget.querySelector("[data-tip-readout]");
+    if (!readout) return;
+    readout.textContent = "Point at or tap the figure to read a value here.";
+    const show = (event) => {
+      const mark = event.target.closest && event.target.closest("[data-tip], [data-tip-values]");
+      if (mark && widget.contains(mark)) readout.textContent = tipAt(mark, event);
+    };
+    widget.addEventListener("pointermove", show);
+    widget.addEventListener("click", show);
+  }
+
+  // Redraw a widget's figures when its panel changes width by a step (rotation, window resize).
+  function watchWidths() {
+    if (!("ResizeObserver" in window)) return;
+    let timer = null;
+    const observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        for (const kind of kinds()) {
+          updateScrollers(widgetOf(kind));
+          if (root.dataset.labState === "live" && figureWidth(kind) !== formOf(kind).dataset.width) {
+            schedulerFor(kind).submit(formValues(formOf(kind)));
+          }
+        }
+      }, 150);
+    });
+    for (const kind of kinds()) observer.observe(widgetOf(kind));
   }
 
   // --- the audit --------------------------------------------------------------------------------
@@ -304,7 +491,7 @@
     }
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
-    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_TIMEOUT_MS);
+    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }
@@ -316,17 +503,20 @@
       return;
     }
     performance.mark("lab:booted");
-    // First live render: the URL's settings, for each widget the reader has not already moved.
-    // A plain visit needs none: the page already shows the defaults, computed by the same code
-    // when it was built, so the lab is live as soon as it has loaded.
+    // First live render: the URL's settings, for each widget the reader has not already moved,
+    // drawn for the panel's width. A plain visit whose panels are as wide as the pre-rendered
+    // figures needs none: the page already shows the defaults, computed by the same code.
     const restore = location.search !== "";
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
-                                           : restore ? schedulerFor(kind).submit(location.search, true) : null));
+                                           : restore ? schedulerFor(kind).submit(location.search, true)
+                                           : figureWidth(kind) !== formOf(kind).dataset.width
+                                             ? schedulerFor(kind).submit(formValues(formOf(kind))) : null));
     if (failed) return;
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
     setStatus(LIVE_STATUS, "live");
+    watchWidths();
     try {
       if (!restore) {  // run the first-call paths of forms marked data-warm="render" before the reader moves
         await Promise.all([...document.querySelectorAll('form[data-lab][data-warm="render"]')]
@@ -345,9 +535,8 @@
   booted = bootWorker();
   domReady.then(() => {
     wireWidgets();
-    if (!failed) {
-      setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
-    }
+    if (!failed) showProgress(received);
+    for (const kind of kinds()) updateScrollers(widgetOf(kind));
     goLive();
   });
 }

@@ -3,18 +3,44 @@
 
 let handle = null;
 
+// Boot progress: every response fetched while booting is cloned and its clone read as it
+// arrives, so the page can say how many bytes have come in (and keep waiting while they do).
+// The original response goes to Pyodide untouched.
+let received = 0;
+function reportProgress() { self.postMessage({ type: "progress", payload: { received } }); }
+function countBytes(response) {
+  if (!response.body) return response;
+  const reader = response.clone().body.getReader();
+  (function pump() {
+    reader.read().then(({ done, value }) => {
+      if (done) return;
+      received += value.byteLength;
+      reportProgress();
+      pump();
+    }, () => {});
+  })();
+  return response;
+}
+
 async function boot(paths) {
   const started = performance.now();
   // Paths in the page config are relative to the site root, where this worker lives.
   const pyodideIndexURL = new URL(paths.pyodideIndexURL, self.location.href).href;
   const labZipURL = new URL(paths.labZipURL, self.location.href).href;
+  const realFetch = self.fetch;
+  self.fetch = (...args) => realFetch(...args).then(countBytes);
   // Fetch the lab while the runtime boots: the two downloads overlap.
-  const labZip = fetch(labZipURL).then((response) => {
+  const labZip = self.fetch(labZipURL).then((response) => {
     if (!response.ok) throw new Error(`lab package: HTTP ${response.status}`);
     return response.arrayBuffer();
   });
   const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
-  const pyodide = await loadPyodide({ indexURL: pyodideIndexURL });
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ indexURL: pyodideIndexURL });
+  } finally {
+    self.fetch = realFetch;
+  }
   pyodide.unpackArchive(new Uint8Array(await labZip), "zip");
   handle = pyodide.pyimport("lab.views").handle;
   return { bootMs: performance.now() - started, python: pyodide.runPython("import sys; sys.version.split()[0]") };

@@ -67,7 +67,26 @@ class _Writer:
                 Path(f"{path}{suffix}").write_bytes(packed)
 
 
+# The runtime files loadPyodide() fetches (the .mjs files are imported, not fetched).
+BOOT_FETCHED = ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+def publication(root: Path) -> dict:
+    """The byline's facts, from pyproject.toml: title, version, and the date of this version
+    (``[tool.proofroom] date``, so that a rebuild of the same version is byte-identical)."""
+    import tomllib
+
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    project, extra = data["project"], data.get("tool", {}).get("proofroom", {})
+    import datetime
+
+    date = datetime.date.fromisoformat(extra["date"])
+    return {"title": extra.get("title", project["name"]), "version": project["version"],
+            "date": date.isoformat(), "dateText": f"{date.day} {date:%B %Y}", "url": extra.get("url", "")}
+
+
 def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
+
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
@@ -91,6 +110,9 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         "pyodideIndexURL": f"{pyodide_dirname}/",
         "labZipURL": published["lab.zip"],
         "workerURL": published.get("worker.js", ""),
+        # what the worker fetches to boot (uncompressed, as a response body reads), for the
+        # progress line: the runtime's fetched files and the lab
+        "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip),
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)
@@ -99,6 +121,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         assets=published,
         config=config,
         csp=META_CONTENT_SECURITY_POLICY,
+        publication=publication(root),
     )
     _write(stage / "index.html", html.encode("utf-8"))
 

@@ -31,6 +31,12 @@ VIEW = {"ledger": views.ledger_view, "exact": views.exact_view}
 WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
 
 
+# What app.js asks for: the first figure panel's width in steps of 40 px, within 320..960.
+FIGURE_WIDTH_JS = """(k) => { const w = document.querySelector(`form[data-lab='${k}']`).closest('.lab-widget');
+    const panel = w.querySelector('.figure-panel') || w;
+    return Math.min(960, Math.max(320, Math.floor(panel.clientWidth / 40) * 40)); }"""
+
+
 def wait_live(pg, timeout=BOOT_TIMEOUT_MS):
     """Wait until the page has left its pre-rendered state; fail with the status text if not live."""
     pg.wait_for_function("() => document.documentElement.dataset.labState", timeout=timeout)
@@ -70,9 +76,20 @@ def summary(pg, kind) -> str:
 
 
 def slider_values(pg, kind) -> dict[str, str]:
-    """The form's range inputs as the raw strings app.js sends to the worker."""
+    """The form's named inputs (sliders and the seed) as the raw strings app.js sends to the worker."""
     return pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
-        `form[data-lab='${k}'] input[type='range']`)].map((i) => [i.name, i.value]))""", kind)
+        `form[data-lab='${k}'] input[name]`)].map((i) => [i.name, i.value]))""", kind)
+
+
+def figure_width(pg, kind) -> str:
+    """The width the widget's figures are drawn for (app.js sends it with every request)."""
+    return pg.get_attribute(f"form[data-lab='{kind}']", "data-width")
+
+
+def with_width(pg, kind, raw):
+    """`raw` (slider values or a URL query) as app.js sends it: with the figure width."""
+    width = figure_width(pg, kind)
+    return {"query": raw, "width": width} if isinstance(raw, str) else {**raw, "width": width}
 
 
 def figure_markup(pg, kind) -> dict[str, str]:
@@ -118,9 +135,13 @@ def mismatched_figures(pg, kind, view) -> list[str]:
 
 def assert_shows(pg, kind, raw):
     """Wait for, then check, that the widget shows exactly what lab.views gives in CPython for `raw`
-    (slider values or a URL query): summary, every figure, readouts and notes. Returns the view."""
+    (slider values or a URL query), drawn for the widget's figure width: summary, every figure,
+    readouts and notes. Returns the view."""
     view = VIEW[kind](raw)
     wait_summary(pg, kind, view["summary"])
+    pg.wait_for_function("([k, w]) => document.querySelector(`form[data-lab='${k}']`).dataset.width === w",
+                         arg=[kind, str(pg.evaluate(FIGURE_WIDTH_JS, kind))], timeout=RENDER_TIMEOUT_MS)
+    view = VIEW[kind](with_width(pg, kind, raw))
     assert mismatched_figures(pg, kind, view) == []
     if "readouts" in view:
         assert readouts(pg, kind) == view["readouts"]

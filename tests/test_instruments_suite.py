@@ -55,3 +55,21 @@ def test_url_keys_do_not_collide_across_widgets():
     for name in instruments.NAMES:
         keys += [s.key for s in instruments.part("widgets", name).SLIDERS]
     assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
+
+
+def test_a_link_to_every_widget_fits_the_query_limit():
+    """The page's own canonical address (every widget's settings, each at its widest value) must
+    stay under the length past which parse_query ignores a query whole."""
+    from lab import views
+    from lab.urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, MAX_QUERY_LENGTH
+
+    def widest(sliders):
+        return {s.name: str(-s.maximum if s.minimum < 0 else s.maximum) + ("" if s.integer else ".125") for s in sliders}
+
+    parts = [views.ledger_view(widest(LEDGER_SLIDERS))["query"], views.exact_view(widest(EXACT_SLIDERS))["query"]]
+    for name in instruments.NAMES:
+        widget = instruments.part("widgets", name)
+        parts.append(widget.view(None)["query"])
+        parts.append(widget.view(widest(widget.SLIDERS))["query"])
+    longest = sum(max(len(parts[i]), len(parts[i + 1])) for i in range(2, len(parts), 2)) + len(parts[0]) + len(parts[1])
+    assert longest + len(parts) < MAX_QUERY_LENGTH, longest

@@ -118,6 +118,10 @@ def _press(pg, kind, selector, key, expect):
     assert summary(pg, kind) != before_summary
     assert pg.locator(selector).evaluate("(i) => document.activeElement === i")
     assert pg.text_content(f'{WIDGET[kind]} output[data-value-for="{name}"]') == expect
+    # one short sentence for screen readers, and the slider's value with its unit
+    assert pg.text_content(f"{WIDGET[kind]} [data-live]") == view["live"]
+    unit = pg.get_attribute(selector, "data-unit")
+    assert pg.get_attribute(selector, "aria-valuetext") == expect + ("" if unit.startswith("%") else " ") + unit
     return view, before_figures
 
 
@@ -184,6 +188,48 @@ def test_keyboard_exact(live):
     assert live.console_errors == []
 
 
+# --- screen readers, the seed, pointing at the heatmap ---------------------------------------------
+
+def test_only_the_short_sentence_is_live(live):
+    """The summary paragraph and the value outputs are not live regions; one short region per widget is."""
+    for kind in ("ledger", "exact"):
+        assert live.get_attribute(f"{WIDGET[kind]} output[name=summary]", "aria-live") == "off"
+        assert live.evaluate(f"""() => [...document.querySelectorAll('{WIDGET[kind]} output[data-value-for]')]
+            .every((o) => o.getAttribute('aria-live') === 'off')""")
+        assert live.locator(f"{WIDGET[kind]} [aria-live=polite]").count() == 1
+        assert len(live.text_content(f"{WIDGET[kind]} [data-live]").split()) <= 12
+    assert live.evaluate("() => [...document.querySelectorAll('input[type=range]')].every((i) => i.hasAttribute('aria-valuetext'))")
+    # the boot reported its bytes as they came: about all of the runtime and the lab
+    received, total = live.evaluate("""() => [Number(document.documentElement.dataset.bootReceived),
+        JSON.parse(document.getElementById('lab-config').textContent).bootBytes]""")
+    assert total > 1_000_000 and 0.9 * total <= received <= 1.1 * total, (received, total)
+
+
+def test_new_seed_button(live):
+    seed = live.locator("#exact-seed")
+    assert seed.get_attribute("type") == "number"
+    before = seed.input_value()
+    live.locator('button[data-action="new-seed"][data-for="exact-seed"]').click()
+    after = seed.input_value()
+    assert after != before and 0 <= int(after) <= 9999
+    view = assert_shows(live, "exact", slider_values(live, "exact"))
+    assert view["params"]["seed"] == int(after)
+    assert query(live)["seed"] == after
+    assert live.text_content("#exact-lab [data-live]") == view["live"]
+    assert live.console_errors == []
+
+
+def test_heatmap_hover_readout(live):
+    grid = live.locator('[data-figure="heatmap"] .fig-hits')
+    assert grid.count() == 1
+    box = grid.bounding_box()
+    grid.hover(position={"x": 2, "y": 2})  # the top-left cell: 100% acceptance, lookahead 1
+    first_row = live.evaluate("() => document.querySelector('.heatmap-table tbody tr td').textContent")
+    assert live.text_content("#ledger-lab [data-tip-readout]") == f"acceptance 100%, lookahead 1: {first_row}x"
+    grid.hover(position={"x": box["width"] - 2, "y": box["height"] - 2})  # bottom-right: 0%, 12
+    assert live.text_content("#ledger-lab [data-tip-readout]").startswith("acceptance 0%, lookahead 12: ")
+
+
 # --- copy link --------------------------------------------------------------------------------------
 
 def test_copy_link(live):
@@ -246,10 +292,16 @@ def test_page_without_javascript(page, built_site):
         assert summary(pg, kind) == view["summary"]
         assert pg.locator(f'form[data-lab="{kind}"] output[name="summary"]').is_visible()
         assert notes(pg, kind) == []
-        for slider, value in ((s["name"], view["params"][s["name"]]) for s in ctx[f"{kind}Sliders"]):
+        for spec in ctx[f"{kind}Sliders"]:
+            slider, value = spec["name"], view["params"][spec["name"]]
             # shown as JavaScript's String(value) would: 74, not 74.0
             shown = str(int(value)) if float(value).is_integer() else repr(float(value))
-            assert pg.text_content(f'{WIDGET[kind]} output[data-value-for="{slider}"]') == shown
+            if spec["control"] == "range":
+                assert pg.text_content(f'{WIDGET[kind]} output[data-value-for="{slider}"]') == shown
+            assert pg.get_attribute(f'{WIDGET[kind]} [name="{slider}"]', "value") == shown
+        # Without JavaScript nothing could act on a control: every one is shipped disabled.
+        assert pg.evaluate(f"""() => [...document.querySelectorAll('{WIDGET[kind]} input, {WIDGET[kind]} form button')]
+            .every((c) => c.disabled)""")
     assert readouts(pg, "exact") == ctx["exact"]["readouts"]
     # every one of the 12 x 21 cells is drawn: one unit square "M{col} {row}h1v1h-1z" per cell
     cells = pg.evaluate("""() => [...document.querySelectorAll('[data-figure="heatmap"] svg g path')]
@@ -266,7 +318,8 @@ def test_page_without_javascript(page, built_site):
     instrument_counter = pg.locator("[data-instrument-counter]")
     assert instrument_counter.text_content() == expected_instrument_counter()
     assert instrument_counter.get_attribute("data-source") == "build"
-    assert "computed when this page was built" in status_text(pg)
+    assert status_text(pg).startswith("The figures below show the default settings, computed when this page was "
+                                      "built. Moving them needs JavaScript, which is off")
     assert pg.evaluate("() => document.documentElement.dataset.labState ?? null") is None
     assert pg.console_errors == []
     assert pg.foreign_requests() == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from urllib.parse import quote
+from urllib.parse import urlsplit, quote
 
 import pytest
 
@@ -108,7 +108,12 @@ def test_oversized_garbage_query(page):
         assert len(shown) == 1 and shown[0].startswith(f"The link's settings were {len(search)} characters long"), shown
         assert pg.locator(f'[data-notes="{kind}"] p').is_visible()
     assert slider_values(pg, "ledger")["acceptance"] == "74"  # ignored whole, not half-read
-    assert len(pg.url) < 400  # rewritten to the canonical settings
+    # rewritten to the canonical default settings of every widget on the page
+    from lab import instruments
+
+    canonical = [views.ledger_view()["query"], views.exact_view()["query"]]
+    canonical += [instruments.part("widgets", name).view(None)["query"] for name in instruments.NAMES]
+    assert sorted(urlsplit(pg.url).query.split("&")) == sorted("&".join(canonical).split("&"))
     assert _no_markup_in_notes(pg) == []
     assert pg.dialogs == []
     assert pg.console_errors == []
@@ -124,10 +129,17 @@ def test_blocked_runtime_leaves_article_readable(page):
     pg.wait_for_function("() => document.documentElement.dataset.labState", timeout=30_000)
     assert pg.evaluate("() => document.documentElement.dataset.labState") == "failed"
     status = status_text(pg)
-    assert status.startswith("The live lab is unavailable (") and "pyodide" in status, status
-    assert "still shows the values computed when it was built" in status
+    assert status.startswith("The live figures could not start, so everything on this page shows the values "
+                             "computed when it was built"), status
     assert pg.locator("#runtime-status").is_visible()
     assert pg.evaluate("() => [...document.querySelectorAll('form[data-lab] input')].every((i) => i.disabled)")
+    # Each widget says so in plain words, offers Retry, and folds the technical reason away.
+    for kind in ("ledger", "exact"):
+        notice = pg.locator(f"{WIDGET[kind]} .lab-notice")
+        assert notice.is_visible()
+        assert notice.locator("button", has_text="Retry").is_visible()
+        assert "pyodide" in notice.locator("details").text_content()
+        assert not notice.locator("details p").is_visible()  # collapsed
     ctx = views.page_context()
     for kind in ("ledger", "exact"):
         assert summary(pg, kind) == ctx[kind]["summary"]
@@ -237,14 +249,20 @@ def test_worker_crash_mid_session(live):
         worker.evaluate("() => self.close()")
     except Exception:  # the worker may go before the evaluation answers
         pass
+    lookahead_before = slider_values(live, "ledger")["lookahead"]
     live.locator("#ledger-lookahead").focus()
     live.keyboard.press("ArrowRight")
+    assert slider_values(live, "ledger")["lookahead"] != lookahead_before
     live.wait_for_function("() => document.documentElement.dataset.labState === 'failed'", timeout=40_000)
 
     status = status_text(live)
-    assert status.startswith("The live lab is unavailable (the Python worker stopped responding)"), status
-    assert "still shows the values computed when it was built" in status
+    assert status.startswith("The live figures could not start"), status
+    notice = live.locator("#ledger-lab .lab-notice")
+    assert "the Python worker stopped responding" in notice.locator("details").text_content()
     assert live.evaluate("() => [...document.querySelectorAll('form[data-lab] input')].every((i) => i.disabled)")
+    # The moved slider went back to the value the figures show: nothing contradicts them.
+    assert slider_values(live, "ledger")["lookahead"] == lookahead_before
+    assert live.text_content('#ledger-lab output[data-value-for="lookahead"]') == lookahead_before
     for kind in FIGURES:
         assert figure_markup(live, kind) == figures_before[kind]  # the last live figures stay
         assert summary(live, kind) == summaries_before[kind]

@@ -3,7 +3,7 @@ lookahead, a seeded time strip of Hugging Face's heuristic through good and bad 
 the numbers as a table. Every figure is a string of SVG or HTML; every text goes through
 :func:`lab.figures.escape`; data colours are ``k-pol-*`` classes (styled in widgets.css)."""
 
-from ..figures import _svg, escape
+from ..figures import DEFAULT_WIDTH, _svg, escape, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Slider, clamp_params, format_query, parse_query
 from .. import policies
@@ -19,7 +19,6 @@ SLIDERS = (
 )
 STRIP_CYCLES = 72   # verifier calls in the time strip
 STRIP_SEED = 9      # its random.Random seed
-DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH = 640, 320, 960
 LABELS = {
     "static": "static k", "best-static": "best static", "heuristic": "HF heuristic (+2/\u22121)",
     "threshold": "confidence threshold", "oracle": "no-waste oracle", "state-aware": "best k per stretch",
@@ -142,22 +141,12 @@ def table_html(results: dict, lookahead: int) -> str:
 
 def _params(raw) -> tuple[dict, list[str], int]:
     """Slider params, notes and the figure width from a URL query string or a mapping of form values."""
-    notes, width = [], DEFAULT_WIDTH
+    raw, width = split_width(raw)
     if isinstance(raw, str):
         params, notes = parse_query(raw, SLIDERS)
         return params, notes, width
-    raw = dict(raw) if isinstance(raw, dict) else {}
-    if "width" in raw:
-        width_slider = Slider("width", "", MIN_WIDTH, MAX_WIDTH, 1, DEFAULT_WIDTH, integer=True)
-        width = _width(width_slider, raw.pop("width"))
-    params, _, notes = clamp_params(SLIDERS, raw)
+    params, _, notes = clamp_params(SLIDERS, dict(raw) if isinstance(raw, dict) else {})
     return params, notes, width
-
-
-def _width(slider, value) -> int:
-    from ..urlstate import clamp_value
-
-    return int(clamp_value(slider, value)[0])  # layout only: a bad width is not the reader's setting
 
 
 def _summary(params: dict, results: dict, process) -> str:

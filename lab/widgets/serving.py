@@ -14,7 +14,7 @@ from functools import lru_cache
 import math
 
 from .. import serving
-from ..figures import escape, speedup_colour
+from ..figures import DEFAULT_WIDTH, escape, speedup_colour, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, split_query
 
@@ -54,7 +54,7 @@ SELECTS = (
 )
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
-WIDTH_MIN, WIDTH_MAX, WIDTH_DEFAULT = 320, 960, 640
+WIDTH_DEFAULT = DEFAULT_WIDTH
 TEXT = 13  # px in user units; every figure's viewBox width equals its CSS width, so text stays legible
 
 
@@ -433,15 +433,6 @@ def _tail(exact: tuple, width: int):
     return runs, seed_speedup, tail_svg(runs, seed, seed_speedup, width)
 
 
-def _width(raw) -> int:
-    value = raw.get("width") if isinstance(raw, dict) else None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return WIDTH_DEFAULT
-    return int(min(WIDTH_MAX, max(WIDTH_MIN, number))) if math.isfinite(number) else WIDTH_DEFAULT
-
-
 def view(raw=None) -> dict:
     """The serving widget for one setting (never raises; bad input comes back as notes)."""
     try:
@@ -453,8 +444,8 @@ def view(raw=None) -> dict:
 
 
 def _view(raw) -> dict:
+    raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
-    width = _width(raw)
     s = _settings(params)
     r = serving.serving(s)
     crossover = serving.crossover_batch(s)

@@ -5,7 +5,7 @@ no-update bug, Medusa's typical acceptance) on part three's default (p, q)."""
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import _mix, escape
+from ..figures import _mix, escape, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Slider, clamp_params, format_query, parse_query
 
@@ -42,15 +42,6 @@ def _params(raw) -> tuple[dict, list[str]]:
         return parse_query("", SLIDERS)
     params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key != "width"})
     return params, notes
-
-
-def _width(raw) -> int:
-    text = raw.get("width") if hasattr(raw, "get") else None
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return 640
-    return int(min(960, max(320, value))) if value == value else 640
 
 
 # --- the numbers -------------------------------------------------------------------------------
@@ -271,8 +262,8 @@ def exactness_table_html(rows: list[dict], selected: int) -> str:
 
 def view(raw=None) -> dict:
     """The widget for one setting; never raises on bad input (notes say what was changed)."""
+    raw, width = split_width(raw)
     params, notes = _params(raw)
-    width = _width(raw)
     budget, depth, k = params["budget"], params["maxDepth"], params["drafts"]
     curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"])
     tree = trees.best_tree(curves["probs"], budget, depth)

@@ -1,0 +1,131 @@
+"""The palette and the figure widths, without a browser.
+
+lab/figures.py COLOURS is the single source of what each colour means; style.css mirrors it as
+--k-<concept> in both schemes and widgets.css gives every concept its k-<concept> class. Every
+figure function lays out for the width it is given, with no text under 12 px.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lab import figures, views
+
+ROOT = Path(__file__).resolve().parent.parent
+STYLE = (ROOT / "site" / "style.css").read_text(encoding="utf-8")
+WIDGETS = (ROOT / "site" / "widgets.css").read_text(encoding="utf-8")
+
+
+def _block(css: str, start: str) -> str:
+    """The declarations of the first rule opened after `start`."""
+    at = css.index(start)
+    return css[at:css.index("}", at)]
+
+
+LIGHT = _block(STYLE, ":root {")
+DARK = _block(STYLE, "@media (prefers-color-scheme: dark) {")
+
+
+def _var(block: str, name: str) -> str:
+    match = re.search(rf"--{re.escape(name)}:\s*(#[0-9a-fA-F]{{6}})\s*;", block)
+    assert match, f"--{name} missing"
+    return match.group(1).lower()
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_style_css_mirrors_the_palette():
+    for concept, (light, dark) in figures.COLOURS.items():
+        assert _var(LIGHT, f"k-{concept}") == light, concept
+        assert _var(DARK, f"k-{concept}") == dark, concept
+    declared = set(re.findall(r"--k-([a-z]+):", STYLE))
+    assert declared == set(figures.COLOURS)  # no colour without a meaning
+
+
+def test_every_concept_has_its_class():
+    for concept in figures.COLOURS:
+        rule = re.search(rf"\.k-{concept}\s*\{{([^}}]*)\}}", WIDGETS)
+        assert rule, concept
+        assert f"fill: var(--k-{concept})" in rule.group(1) and f"background: var(--k-{concept})" in rule.group(1)
+
+
+@pytest.mark.parametrize("scheme", [0, 1], ids=["light", "dark"])
+def test_palette_contrast(scheme):
+    """Each mark colour stands out from the widget surface (3:1) and carries ink labels (4.5:1)."""
+    block = (LIGHT, DARK)[scheme]
+    surface, ink = _var(block, "surface"), _var(LIGHT, "on-mark")
+    for concept, pair in figures.COLOURS.items():
+        assert contrast(pair[scheme], surface) >= 3, concept
+        assert contrast(pair[scheme], ink) >= 4.5, concept
+    # the heatmap's fixed ink marks against every shade of its scale
+    for step in range(-figures.COLOUR_STEPS, figures.COLOUR_STEPS + 1):
+        shade = figures.speedup_colour(figures.SATURATION_SPEEDUP ** (step / figures.COLOUR_STEPS))
+        assert contrast(figures.INK, shade) >= 3, shade
+
+
+def _font_sizes() -> dict[str, float]:
+    sizes = {}
+    for name, size in re.findall(r"\.(fig-[a-z]+)\s*\{[^}]*font-size:\s*([0-9.]+)px", WIDGETS):
+        sizes[name] = float(size)
+    return sizes
+
+
+EXTREMES = ({}, {"acceptance": "100", "lookahead": "12", "draftCost": "0", "overheadMs": "200", "targetMs": "1",
+                 "verifyTax": "50", "certainty": "100", "match": "0", "gamma": "12", "length": "256"},
+            {"acceptance": "0", "lookahead": "1", "draftCost": "100", "targetMs": "500", "certainty": "0",
+             "match": "100", "gamma": "1", "length": "1"})
+
+
+def _figures_at(width: int) -> dict[str, str]:
+    shown = {}
+    for number, raw in enumerate(EXTREMES):
+        raw = {**raw, "width": str(width)}
+        for name, svg in (views.ledger_view(raw)["figures"] | views.exact_view(raw)["figures"]).items():
+            if svg.startswith("<svg"):
+                shown[f"{name}/{number}"] = svg
+    return shown
+
+
+@pytest.mark.parametrize("width", [320, 390, 640, 920, 960])
+def test_figures_lay_out_for_their_width(width):
+    sizes = _font_sizes()
+    base = float(re.search(r"svg\.figure\s*\{[^}]*font:\s*([0-9.]+)px", WIDGETS).group(1))
+    assert base >= figures.MIN_TEXT
+    for name, svg in _figures_at(width).items():
+        head = svg[:svg.index(">")]
+        assert f'width="{width}"' in head and f'viewBox="0 0 {width} ' in head, name
+        for classes in re.findall(r'<text class="([^"]*)"', svg):
+            size = max([sizes[c] for c in classes.split() if c in sizes] or [base])
+            assert size >= figures.MIN_TEXT, (name, classes)
+        assert "<text>" not in svg and "<text " not in svg.replace("<text class=", ""), name  # every text is styled
+        # every label fits on the canvas (by a generous estimate of its width)
+        for classes, x, anchor, text in re.findall(
+                r'<text class="([^"]*)" x="(-?[0-9.]+)" y="[^"]*"(?: text-anchor="([a-z]+)")?[^>]*>([^<]*)</text>', svg):
+            size = max([sizes[c] for c in classes.split() if c in sizes] or [base])
+            span = figures._text_width(text.replace("&#x27;", "'"), size)
+            left = float(x) - {"middle": span / 2, "end": span}.get(anchor, 0)
+            assert -1 <= left and left + span <= width + 1, (name, text, left, left + span)
+
+
+
+def test_width_is_presentation_only():
+    """The width changes the drawing, never the numbers, the URL query or the notes."""
+    narrow, default = views.ledger_view({"width": "320"}), views.ledger_view()
+    assert narrow["figures"]["heatmap"] != default["figures"]["heatmap"]
+    for key in ("params", "query", "notes", "summary", "live", "ledger", "bestLookahead"):
+        assert narrow[key] == default[key], key
+    assert views.exact_view({"width": "abc"})["width"] == figures.DEFAULT_WIDTH
+    assert views.exact_view({"query": "?seed=7", "width": "400"})["params"]["seed"] == 7
+    assert "width" not in views.exact_view({"width": "400"})["query"]
