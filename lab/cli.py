@@ -219,8 +219,9 @@ def main(argv=None) -> int:
         args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
-        elif instruments.is_instrument(args.command):
-            document, text, status = instruments.part("commands", args.command).run(args)
+        elif instruments.is_instrument(getattr(args, "instrument", args.command)):
+            # an instrument's subcommands are named after it, or carry set_defaults(instrument=NAME)
+            document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
         else:
             document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)
             status = 0

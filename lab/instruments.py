@@ -23,7 +23,7 @@ import importlib
 
 __all__ = ["NAMES", "part", "is_instrument"]
 
-NAMES: tuple[str, ...] = ()
+NAMES: tuple[str, ...] = ("traces",)
 
 ROLES = ("widgets", "checks", "commands")
 

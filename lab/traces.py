@@ -32,7 +32,7 @@ __all__ = [
     "TraceError", "Trace", "TraceParser", "FORMATS", "FORMAT_NAMES", "parse", "detect_line",
     "analyse", "wilson_interval", "alpha_iid", "alpha_mle", "expected_accepted_iid", "independence_test",
     "chi_square_sf", "regularized_gamma_q", "translate", "render_exposition", "cycles_to_trace",
-    "MAX_LOOKAHEAD", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "preset_trace", "measured_curve",
+    "MAX_LOOKAHEAD", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "preset_trace", "measured_curve", "ledger_curve",
 ]
 
 MAX_LOOKAHEAD = 64
@@ -47,6 +47,9 @@ FORMAT_NAMES = {
     "trtllm-json": "TensorRT-LLM iteration stats JSON (specDecodingStats)",
     "cycles": "one integer per verifier call: drafts accepted (0..k)",
 }
+SHORT_NAMES = {"prometheus": "vLLM's /metrics", "vllm-log": "the vLLM log", "sglang-log": "SGLang's log",
+               "llamacpp-log": "llama.cpp's log", "trtllm-json": "TensorRT-LLM's iteration stats",
+               "cycles": "a cycles file"}
 SPLIT_LONG_LINE = 1 << 20  # a line longer than 1 MB is cut after its last '}' (one-line JSON arrays)
 
 
@@ -115,7 +118,7 @@ def _check_lookahead(lookahead) -> int | None:
 
 def _need_lookahead(fmt: str, lookahead, why: str) -> int:
     if lookahead is None:
-        raise TraceError(f"{FORMAT_NAMES[fmt].split(' (')[0]} does not record the lookahead ({why}); "
+        raise TraceError(f"{SHORT_NAMES[fmt]} does not record the lookahead ({why}); "
                          f"give it with --lookahead K (the draft tokens proposed per verifier call)")
     return lookahead
 
@@ -1084,3 +1087,30 @@ def preset_trace(name: str) -> Trace:
     """The parsed trace of a preset (:data:`PRESETS`)."""
     preset = PRESETS[name]
     return parse(preset["text"], "auto", preset["lookahead"])
+
+
+def ledger_curve(value: str) -> tuple[list[float], str, bool]:
+    """The ledger's ``trcCurve`` value as (conditional curve, label, linkable): a preset name
+    (linkable), or ``custom:a1,a2,...`` from the reader's own data (not linkable: the address
+    should not pretend it can reproduce a trace it does not carry).
+
+    >>> ledger_curve("custom:0.9,0.5")
+    ([0.9, 0.5], 'your own trace', False)
+    """
+    if value in PRESETS:
+        return measured_curve(analyse(preset_trace(value))), PRESETS[value]["title"], True
+    if isinstance(value, str) and value.startswith("custom:"):
+        parts = value[len("custom:"):].split(",")
+        if not 1 <= len(parts) <= MAX_LOOKAHEAD:
+            raise TraceError(f"a curve has 1 to {MAX_LOOKAHEAD} rates, got {len(parts)}")
+        curve = []
+        for part in parts:
+            try:
+                rate = float(part)
+            except ValueError:
+                raise TraceError(f"curve rate {_short(part, 20)!r} is not a number") from None
+            if not 0 <= rate <= 1:
+                raise TraceError(f"curve rate {_short(part, 20)} is not from 0 to 1")
+            curve.append(rate)
+        return curve, "your own trace", False
+    raise TraceError(f"{_short(str(value), 40)!r} is not a preset (valid: {', '.join(PRESETS)}) or a custom: curve")
