@@ -26,6 +26,7 @@ accepted draft tokens.
 import json
 import math
 import re
+from collections import Counter
 from typing import NamedTuple
 
 __all__ = [
@@ -129,6 +130,21 @@ def _reconstruct(rates, drafts: int) -> list[int]:
 
 
 # --- the parsers: one accumulator per format, fed one line at a time -----------------------------
+
+class _Accumulator:
+    """``lines(batch, first_number)`` feeds many lines at once. Log formats only look at lines
+    holding one of their ``MARKERS`` (a substring test, cheap next to a regular expression), so
+    a 50 MB log of other messages costs little."""
+
+    MARKERS = None
+
+    def lines(self, batch, first_number: int):
+        markers = self.MARKERS
+        for offset, line in enumerate(batch):
+            if markers is None or any(marker in line for marker in markers):
+                self.line(line.rstrip("\r"), first_number + offset)
+
+
 # Each has ``line(text, number)`` and ``result(lookahead) -> Trace``. Lines that do not belong to
 # the format are skipped by the log formats (logs carry everything else too) and refused by the
 # two formats that have nothing else in them (cycles, and malformed exposition lines).
@@ -156,7 +172,7 @@ def _prom_labels(text: str, where: str) -> tuple:
     return tuple(sorted(labels))
 
 
-class _Prometheus:
+class _Prometheus(_Accumulator):
     """vLLM's ``/metrics``: counters defined in ``vllm/v1/spec_decode/metrics.py`` (SpecDecodingProm).
 
     Counter samples carry the ``_total`` suffix in the exposition (``_created`` samples are
@@ -244,7 +260,7 @@ _VLLM_PER_POS = re.compile(r"Per-position acceptance rate: ([0-9., ]*?)(?:, Avg|
 _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|acceptance at token (\d+))\s*:\s*(\S+)")
 
 
-class _VllmLog:
+class _VllmLog(_Accumulator):
     """vLLM's log. Two shapes, both summed when repeated:
 
     * ``SpecDecoding metrics: Mean acceptance length: %.2f, ..., Accepted: %d tokens, Drafted:
@@ -257,9 +273,10 @@ class _VllmLog:
     """
 
     fmt = "vllm-log"
+    MARKERS = ("SpecDecoding metrics:", "num_", "acceptance at token")
 
     def __init__(self):
-        self.lines = []    # (number, accepted, drafted, rates or None)
+        self.records = []  # (number, accepted, drafted, rates or None)
         self.blocks = []   # {"num_drafts": .., "rates": {i: rate}}
 
     def line(self, text: str, number: int):
@@ -272,7 +289,7 @@ class _VllmLog:
             per_pos = _VLLM_PER_POS.search(text)
             if per_pos:
                 rates = [_rate(x, "per-position rate", where) for x in per_pos.group(1).replace(" ", "").split(",") if x]
-            self.lines.append((number, _count(accepted.group(1), "Accepted", where),
+            self.records.append((number, _count(accepted.group(1), "Accepted", where),
                                _count(drafted.group(1), "Drafted", where), rates))
             return
         match = _VLLM_EXAMPLE.match(text)
@@ -294,10 +311,10 @@ class _VllmLog:
         per_position = None
         ks = set()
         notes = []
-        with_rates = {bool(rates) for *_, rates in self.lines}
+        with_rates = {bool(rates) for *_, rates in self.records}
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
-        for number, acc, drafted, rates in self.lines:
+        for number, acc, drafted, rates in self.records:
             k = len(rates) if rates else _need_lookahead(self.fmt, lookahead, "the log line has no per-position rates")
             if lookahead is not None and k != lookahead:
                 raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
@@ -341,7 +358,7 @@ class _VllmLog:
         if not ks:
             raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
         k = ks.pop()
-        count = len(self.lines) + len(self.blocks)
+        count = len(self.records) + len(self.blocks)
         if count > 1:
             notes.insert(0, f"summed {count} log entries")
         if per_position is not None:
@@ -354,13 +371,14 @@ class _VllmLog:
 _SGLANG = re.compile(r"accept len: (\S+?),")
 
 
-class _SglangLog:
+class _SglangLog(_Accumulator):
     """SGLang's scheduler log: ``Decode batch. ..., accept len: %.2f, ...`` (``log_decode_stats`` in
     ``python/sglang/srt/managers/scheduler.py``). ``accept len`` is accepted tokens per verifier
     call counting the verifier's own token, so it is the mean acceptance length; SGLang prints no
     counts, so several lines are averaged unweighted and nothing has an interval."""
 
     fmt = "sglang-log"
+    MARKERS = ("accept len:",)
 
     def __init__(self):
         self.values = []
@@ -394,9 +412,10 @@ class _SglangLog:
 _LLAMA_SERVER = re.compile(r"draft acceptance(?: rate)? = (\S+) \(\s*(\S+) accepted /\s*(\S+) generated\)")
 _LLAMA_PER_POS = re.compile(r"acceptance rate per position = \(([0-9., ]*)\)")
 _LLAMA_EXAMPLE = re.compile(r"n_(drafted|accept)\s*=\s*(\S+)")
+_LLAMA_N_DRAFT = re.compile(r"\bn_draft\s*=\s*(\S+)")
 
 
-class _LlamaLog:
+class _LlamaLog(_Accumulator):
     """llama.cpp. The server prints, per request, ``draft acceptance rate = %0.5f (%5d accepted /
     %5d generated)`` (``tools/server/server.cpp``); the speculative example prints ``n_drafted =
     %d`` and ``n_accept  = %d`` (``examples/speculative/speculative.cpp``). Both count tokens, not
@@ -404,12 +423,14 @@ class _LlamaLog:
     every draft was k tokens long."""
 
     fmt = "llamacpp-log"
+    MARKERS = ("draft acceptance", "n_draft", "n_accept")
 
     def __init__(self):
         self.accepted = self.drafted = 0
         self.entries = 0
         self.pending = {}
         self.positions = None
+        self.n_draft = None  # the speculative example's n_draft: the most drafts per call, i.e. k
 
     def line(self, text: str, number: int):
         where = f"line {number}"
@@ -424,6 +445,9 @@ class _LlamaLog:
             if per_pos:
                 self.positions = len([x for x in per_pos.group(1).split(",") if x.strip()])
             return
+        n_draft = _LLAMA_N_DRAFT.search(text)
+        if n_draft:
+            self.n_draft = _count(n_draft.group(1), "n_draft", where)
         for key, value in _LLAMA_EXAMPLE.findall(text):
             if key in self.pending:
                 raise TraceError(f"{where}: n_{key} appears twice before its pair")
@@ -443,13 +467,16 @@ class _LlamaLog:
         if lookahead is None and self.positions:
             lookahead = self.positions
             notes.append(f"lookahead {lookahead} read from the per-position rates")
+        if lookahead is None and self.n_draft:
+            lookahead = _check_lookahead(self.n_draft) if self.n_draft <= MAX_LOOKAHEAD else None
+            notes.append(f"lookahead {lookahead} read from n_draft")
         k = _need_lookahead(self.fmt, lookahead, "it counts tokens, not verifier calls")
         drafts = self.drafted / k
         notes.append(f"verifier calls estimated as drafted tokens / k = {drafts:g} (assumes full-length drafts)")
         return _validated(Trace(self.fmt, k, drafts, self.drafted, self.accepted, None, False, tuple(notes)))
 
 
-class _TrtllmJson:
+class _TrtllmJson(_Accumulator):
     """TensorRT-LLM iteration statistics: each iteration's ``specDecodingStats`` object with
     ``numDraftTokens``, ``numAcceptedTokens``, ``numRequestsWithDraftTokens`` and
     ``acceptanceLength`` (struct ``SpecDecodingStats`` in ``cpp/include/tensorrt_llm/executor/
@@ -459,6 +486,11 @@ class _TrtllmJson:
 
     fmt = "trtllm-json"
     KEY = '"specDecodingStats"'
+
+    def lines(self, batch, first_number: int):
+        for offset, line in enumerate(batch):
+            if self.buffer is not None or self.KEY in line:
+                self.line(line, first_number + offset)
 
     def __init__(self):
         self.buffer = None
@@ -524,13 +556,27 @@ class _TrtllmJson:
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
 
 
-class _Cycles:
+class _Cycles(_Accumulator):
     """The plain format: one integer per verifier call, the drafts it accepted (0..k)."""
 
     fmt = "cycles"
 
     def __init__(self):
         self.histogram: dict[int, int] = {}
+
+    def lines(self, batch, first_number: int):
+        """Count identical lines first (a C-speed tally), then read each distinct line once."""
+        tally = Counter(batch)
+        for text, times in tally.items():
+            stripped = text.strip()
+            if stripped.isdigit() and stripped.isascii():
+                value = int(stripped)
+                self.histogram[value] = self.histogram.get(value, 0) + times
+            else:
+                self.line(text, first_number + batch.index(text))
+                if times > 1 and stripped and not stripped.startswith("#"):
+                    value = int(stripped)
+                    self.histogram[value] = self.histogram.get(value, 0) + times - 1
 
     def line(self, text: str, number: int):
         stripped = text.strip()
@@ -614,7 +660,7 @@ def detect_line(line: str) -> str | None:
         return "vllm-log"
     if "accept len:" in line:
         return "sglang-log"
-    if _LLAMA_SERVER.search(line) or re.search(r"\bn_(drafted|accept)\s*=", line):
+    if _LLAMA_SERVER.search(line) or re.search(r"\bn_(drafted|accept|draft)\s*=", line):
         return "llamacpp-log"
     if "specDecodingStats" in line:
         return "trtllm-json"
@@ -661,9 +707,14 @@ class TraceParser:
                 lines.append(self.partial[:cut])
                 self.partial = self.partial[cut:]
                 self.number -= 1  # the pieces of one line keep its number
-        for line in lines:
+        index = 0
+        while self.accumulator is None and index < len(lines):  # detection: one line at a time
             self.number += 1
-            self._line(line.rstrip("\r"))
+            self._line(lines[index].rstrip("\r"))
+            index += 1
+        if index < len(lines):
+            self.accumulator.lines(lines[index:] if index else lines, self.number + 1)
+            self.number += len(lines) - index
 
     def _line(self, line: str):
         if self.accumulator is None:

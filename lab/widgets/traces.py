@@ -179,6 +179,7 @@ def _ledger_speedups(analysis: dict) -> dict:
         "iid": ledger(settings.with_(acceptance=100 * analysis["alphaIid"])).speedup,
         "curve": ledger_from_curve(settings, curve).speedup,
         "best": best_lookahead_from_curve(LEDGER_DEFAULTS, curve, 12),
+        "bestIid": best_lookahead_from_curve(LEDGER_DEFAULTS, [analysis["alphaIid"]], 12),
     }
 
 
@@ -195,12 +196,16 @@ def translator_html(analysis: dict) -> str:
          "'accept len'; TensorRT-LLM acceptanceLength"),
     ]
     body = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(b)}</td><td>{escape(c)}</td></tr>' for a, b, c in rows)
+    (best_m, best), (iid_m, iid_best) = speed["best"], speed["bestIid"]
     predictions = [
-        (f"slider at the engine's rate, {_pct(rate, 0)} (wrong)", speed["naive"]),
-        (f"slider at alpha = {_pct(alpha, 0)} (same mean)", speed["iid"]),
-        ("measured curve", speed["curve"]),
+        (f"the engine's rate, {_pct(rate, 0)}, typed into the slider (wrong)", f"{_f(speed['naive'])}x"
+         if speed["naive"] is not None else None),
+        (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
+        (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
+        ("best lookahead, one alpha", f"m = {iid_m}: {_f(iid_best)}x"),
+        ("best lookahead, measured curve" + (" (extrapolated past k)" if best_m > k else ""), f"m = {best_m}: {_f(best)}x"),
     ]
-    prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(_f(v))}x</td></tr>'
+    prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
     return (f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
             f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
@@ -262,6 +267,11 @@ def send_html(analysis: dict, preset: str | None) -> str:
 
 # --- the view ----------------------------------------------------------------------------------
 
+def _for_page(error) -> str:
+    """A model error in the page's words (the CLI's flag is the page's lookahead box)."""
+    return str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+
+
 def _summary(analysis: dict, source: str) -> str:
     k, tau, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
     counts = ""
@@ -271,9 +281,8 @@ def _summary(analysis: dict, source: str) -> str:
         counts = (f"{drafts_text} verifier calls, {analysis['draftTokens']} draft tokens and "
                   f"{analysis['acceptedTokens']} accepted: ")
     text = (f"{source}: read as {analysis['formatName']}, lookahead k = {k}. {counts}mean acceptance length "
-            f"{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {_f(analysis['alphaIid'], 3)} "
-            f"(the per-token rate whose independent model gives the same mean length at k = {k}), not "
-            f"{_f(rate, 2)}.")
+            f"{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {_f(analysis['alphaIid'], 3)}, "
+            f"not {_f(rate, 2)}.")
     if analysis["alphaMle"] is not None:
         text += f" The maximum-likelihood alpha of the independent model is {_f(analysis['alphaMle'], 3)}."
     independence = analysis["independence"]
@@ -342,7 +351,8 @@ def view(raw=None) -> dict:
     try:
         analysis = traces.analyse(traces.parse(text, settings["format"], settings["lookahead"]))
     except traces.TraceError as error:
-        notes.append(f"Your text could not be read: {error}. It stays in the box; the preset is shown meanwhile.")
+        notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; the preset is shown "
+                     f"meanwhile.")
         return _preset_view(settings, notes, "Your text was not read. ")
     notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
     return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None)
@@ -377,7 +387,7 @@ def chunk(request: dict) -> dict:
         analysis = traces.analyse(parser.finish())
     except traces.TraceError as error:
         _UPLOADS.pop(name, None)
-        notes.append(f"The file {name} could not be read: {error}. The preset is shown meanwhile.")
+        notes.append(f"The file {name} could not be read: {_for_page(error)}. The preset is shown meanwhile.")
         return {"done": True, "progress": 1, **_preset_view(settings, notes, "Your file was not read. ")}
     notes.append(f"The file {name} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
