@@ -49,16 +49,18 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
     """Valid control values and notes for anything that had to change (never raises)."""
     notes = []
     preset = values.get(PRESET_KEY, traces.DEFAULT_PRESET)
-    if preset not in traces.PRESETS:
+    if not isinstance(preset, str) or preset not in traces.PRESETS:
         notes.append(f"preset: {str(preset)[:48]!r} is not a preset; showing {traces.DEFAULT_PRESET} "
                      f"(valid: {', '.join(traces.PRESETS)})")
         preset = traces.DEFAULT_PRESET
     fmt = values.get(FORMAT_KEY, "auto")
-    if fmt != "auto" and fmt not in traces.FORMATS:
+    if not isinstance(fmt, str) or fmt != "auto" and fmt not in traces.FORMATS:
         notes.append(f"format: {str(fmt)[:48]!r} is not a format; detecting it instead (valid: auto, "
                      f"{', '.join(traces.FORMATS)})")
         fmt = "auto"
     lookahead_text = values.get(LOOKAHEAD_KEY, "")
+    if isinstance(lookahead_text, (int, float)) and not isinstance(lookahead_text, bool):
+        lookahead_text = repr(lookahead_text)
     lookahead = None
     if isinstance(lookahead_text, str) and lookahead_text.strip():
         try:
@@ -75,7 +77,7 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
     width = values.get("width")
     try:
         width = min(960, max(320, int(float(width)))) if width is not None else 640
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         width = 640
     return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text, "width": width}, notes
 
