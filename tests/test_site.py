@@ -70,6 +70,10 @@ def _full_query(pg) -> dict[str, str]:
     """The canonical address for both widgets' current sliders, as lab.views writes it."""
     joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
         views.exact_view(slider_values(pg, "exact"))["query"]
+    # the instruments' widgets, untouched here, keep the settings they were built with
+    others = pg.evaluate("""() => [...document.querySelectorAll('form[data-lab]')]
+        .filter((f) => !['ledger', 'exact'].includes(f.dataset.lab)).map((f) => f.dataset.query)""")
+    joined = "&".join([joined, *filter(None, others)])
     return dict(pair.split("=") for pair in joined.split("&"))
 
 
