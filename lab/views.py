@@ -48,7 +48,7 @@ def _measured_curve(raw, notes: list[str]):
     if isinstance(raw, str):
         value = dict(split_query(raw.lstrip("?"))).get(CURVE_KEY, "") if len(raw) <= MAX_QUERY_LENGTH else ""
     else:
-        value = (raw or {}).get(CURVE_KEY, "")
+        value = raw.get(CURVE_KEY, "") if isinstance(raw, dict) else ""
     if not isinstance(value, str) or not value:
         return None
     from .traces import TraceError, ledger_curve
