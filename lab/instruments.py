@@ -36,10 +36,10 @@ def is_instrument(name) -> bool:
 def part(role: str, name: str):
     """The module ``lab.<role>.<name>``, imported on first use.
 
-    >>> part("widgets", "no-such-instrument")
+    >>> part("widgets", "no-such-instrument")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    KeyError: "unknown instrument 'no-such-instrument'; valid: none registered"
+    KeyError: "unknown instrument 'no-such-instrument'; valid: ..."
     """
     if role not in ROLES:
         raise KeyError(f"unknown role {role!r}; valid: {', '.join(ROLES)}")

@@ -92,6 +92,13 @@ def test_url_state_round_trips(page):
     assert pg.input_value("#traces-preset") == "vllm-46878-eagle"
     assert_traces_shows(pg, "?trcPreset=vllm-46878-eagle&trcFormat=auto&acceptance=60")
     assert query(pg)["trcPreset"] == "vllm-46878-eagle" and query(pg)["acceptance"] == "60"
+    # the ledger's measured-curve mode comes back from the address too
+    curve = "?trcCurve=club3090-mtp&lookahead=6"
+    pg.goto(pg.base_url + curve)
+    wait_live(pg)
+    wait_summary(pg, "ledger", views.ledger_view(curve)["summary"])
+    assert pg.input_value('form[data-lab="ledger"] input[name="trcCurve"]') == "club3090-mtp"
+    assert query(pg)["trcCurve"] == "club3090-mtp"
     bad = "?trcPreset=../etc&trcLookahead=nine"
     pg.goto(pg.base_url + bad)
     wait_live(pg)
@@ -155,6 +162,8 @@ def test_fifty_megabyte_file_progress_cancel_and_parse(page):
     cancel = pg.locator('button[data-action="cancel"][data-for="traces-file"]')
     before = summary(pg, "traces")
     pg.set_input_files("#traces-file", files=[{"name": "big.log", "mimeType": "text/plain", "buffer": data}])
+    # keep the chosen file: the second run below reuses it instead of pushing 50 MB through again
+    assert pg.evaluate("() => (window.__big = document.querySelector('#traces-file').files[0]).size") == len(data)
     pg.wait_for_function("() => document.querySelector('progress[data-progress-for=\"traces-file\"]').value > 0",
                          timeout=60_000)
     assert progress.is_visible() and cancel.is_visible()
@@ -164,7 +173,14 @@ def test_fifty_megabyte_file_progress_cancel_and_parse(page):
     pg.wait_for_timeout(1500)
     assert summary(pg, "traces") == before  # the cancelled file never rendered
 
-    pg.set_input_files("#traces-file", files=[{"name": "big.log", "mimeType": "text/plain", "buffer": data}])
+    assert pg.input_value("#traces-file") == ""  # cancelling cleared the input, so the same file can be chosen again
+    pg.evaluate("""() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(window.__big);
+        const input = document.querySelector('#traces-file');
+        input.files = transfer.files;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+    }""")
     pg.wait_for_function("() => document.querySelector('form[data-lab=\"traces\"] output[name=\"summary\"]')"
                          ".value.startsWith('Your file big.log')", timeout=180_000)
     per_block = traces.parse(traces.PRESETS["club3090-mtp"]["text"])
