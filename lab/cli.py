@@ -220,7 +220,8 @@ def main(argv=None) -> int:
         args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
-        elif instruments.is_instrument(getattr(args, "instrument", args.command)):  # a subcommand may name its instrument
+        elif instruments.is_instrument(getattr(args, "instrument", args.command)):
+            # an instrument's subcommands are named after it, or carry set_defaults(instrument=NAME)
             document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
         else:
             document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)

@@ -23,7 +23,7 @@ import importlib
 
 __all__ = ["NAMES", "part", "is_instrument"]
 
-NAMES: tuple[str, ...] = ("serving", "policies", "trees")
+NAMES: tuple[str, ...] = ("traces", "serving", "policies", "trees")
 
 ROLES = ("widgets", "checks", "commands")
 

@@ -30,6 +30,7 @@ __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
+    "expected_accepted_from_curve", "ledger_from_accepted", "ledger_from_curve", "best_lookahead_from_curve",
 ]
 
 
@@ -190,3 +191,58 @@ def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
     It lives beside the grid it describes so that the audit, which checks every cell, does not
     depend on the page's views."""
     return HEATMAP_LOOKAHEADS, HEATMAP_ACCEPTANCES
+
+
+# --- measured-curve mode (added for the traces instrument; the functions above are unchanged) ----
+
+def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, int]:
+    """Expected accepted drafts from a measured per-position conditional curve:
+    ``E[accepted] = sum_{i=1..m} prod_{j<=i} a_j``, where ``a_j`` is the chance that draft ``j``
+    survives given drafts ``1..j-1`` did. Beyond the measured positions the last conditional
+    rate is repeated (an extrapolation), and the second value counts those extrapolated positions.
+
+    The running product is formed exactly as :func:`expected_accepted_drafts` forms its powers,
+    so a constant curve gives the very same float.
+
+    >>> accepted, extrapolated = expected_accepted_from_curve([0.9, 0.5], 3)
+    >>> round(accepted, 12), extrapolated
+    (1.575, 1)
+    """
+    if not conditional:
+        raise ValueError("the curve needs at least one conditional rate")
+    total, survival = 0.0, 1.0
+    for position in range(lookahead):
+        survival *= conditional[min(position, len(conditional) - 1)]
+        total += survival
+    return total, max(0, lookahead - len(conditional))
+
+
+def ledger_from_accepted(settings: LedgerSettings, accepted: float) -> Ledger:
+    """The ledger of :func:`ledger` for a given expected number of accepted drafts (the cycle's
+    costs do not depend on how acceptance was modelled)."""
+    m = settings.lookahead
+    output_tokens = 1 + accepted
+    draft_ms = m * settings.targetMs * settings.draftCost / 100
+    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
+    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    ms_per_token = cycle_ms / output_tokens
+    return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft_ms, verifyMs=verify_ms,
+                  cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=settings.targetMs / ms_per_token,
+                  wastedDrafts=max(0.0, m - accepted))
+
+
+def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
+    """:func:`ledger` with a measured conditional curve in place of the acceptance slider."""
+    accepted, _ = expected_accepted_from_curve(conditional, settings.lookahead)
+    return ledger_from_accepted(settings, accepted)
+
+
+def best_lookahead_from_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12) -> tuple[int, float]:
+    """:func:`best_lookahead` for a measured curve: the first lookahead in ``1..max_lookahead``
+    with the strictly largest speedup (positions past the curve are extrapolated)."""
+    best_m, best_speedup = 0, float("-inf")
+    for m in range(1, max_lookahead + 1):
+        speedup = ledger_from_curve(settings.with_(lookahead=m), conditional).speedup
+        if speedup > best_speedup:
+            best_m, best_speedup = m, speedup
+    return best_m, best_speedup

@@ -10,8 +10,10 @@ from . import audit, figures, instruments, sampler
 from .figures import split_width
 from .exact import SAMPLE_COUNT, evaluate, output_distributions
 from .jsformat import to_fixed, to_js_string
-from .ledger import LedgerSettings, best_lookahead, heatmap_axes, ledger, speedup_grid
-from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
+from .ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
+                     speedup_grid)
+from .urlstate import (EXACT_SLIDERS, LEDGER_SLIDERS, MAX_QUERY_LENGTH, clamp_params, format_query, parse_query,
+                       split_query)
 
 __all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
            "slider_specs", "handle", "split_width"]
@@ -39,13 +41,50 @@ def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
 
+CURVE_KEY = "trcCurve"  # the ledger's measured-curve mode: a traces preset name or custom:a1,a2,...
+
+
+def _measured_curve(raw, notes: list[str]):
+    """The curve the traces widget sent (``trcCurve``), as (curve, label, linkable), or None.
+    Imports the traces model only when a curve is asked for."""
+    if isinstance(raw, str):
+        value = dict(split_query(raw.lstrip("?"))).get(CURVE_KEY, "") if len(raw) <= MAX_QUERY_LENGTH else ""
+    else:
+        value = raw.get(CURVE_KEY, "") if isinstance(raw, dict) else ""
+    if not isinstance(value, str) or not value:
+        return None
+    from .traces import TraceError, ledger_curve
+
+    try:
+        return ledger_curve(value)
+    except TraceError as error:
+        notes.append(f"{CURVE_KEY}: {error}; using the acceptance slider")
+        return None
+
+
 def ledger_view(raw=None) -> dict:
-    """Part one for one slider setting: heatmap, its table, breakdown bar, summary sentence."""
+    """Part one for one slider setting: heatmap, its table, breakdown bar, summary sentence.
+    With ``trcCurve`` it runs in measured-curve mode: a measured per-position curve replaces the
+    acceptance slider in the ledger, the best lookahead and the breakdown (the heatmap stays the
+    map of one alpha)."""
     raw, width = split_width(raw)
     params, notes = _params(raw, LEDGER_SLIDERS)
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
+    measured = _measured_curve(raw, notes)
+    lead = f"At {_f(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
+    if measured:
+        curve, label, linkable = measured
+        result = ledger_from_curve(settings, curve)
+        best_m, best_speedup = best_lookahead_from_curve(settings, curve)
+        beyond = max(0, settings.lookahead - len(curve))
+        lead = (f"In measured curve mode ({label}; the acceptance slider is set aside"
+                + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
+                   if beyond else "") + f"), at lookahead {settings.lookahead}")
+        if not linkable:
+            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
+                         "only the sliders.")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
@@ -57,18 +96,20 @@ def ledger_view(raw=None) -> dict:
     best_shown = f"\u2265 {best_m}" if edge else str(best_m)
     edge_note = ", the edge of the scan" if edge else ""
     summary = (
-        f"At {_f(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}, one verifier call buys "
+        f"{lead}, one verifier call buys "
         f"{_f(result.outputTokens)} tokens on average ({_f(result.accepted)} accepted drafts plus the verifier's own; "
         f"{_f(result.wastedDrafts)} drafts wasted). The cycle costs {_f(result.cycleMs, 1)} ms (draft "
         f"{_f(result.draftMs, 1)}, verify {_f(result.verifyMs, 1)}, overhead {_f(settings.overheadMs, 1)}), so a token "
         f"costs {_f(result.msPerToken, 1)} ms instead of {_f(settings.targetMs, 1)} ms: {_f(result.speedup)}x, "
         f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_f(best_speedup)}x{edge_note}).")
     live = f"{_f(result.speedup)}x {verdict}; best lookahead {best_text}"
+    curve_value = measured and (raw.get(CURVE_KEY) if isinstance(raw, dict) else dict(split_query(raw.lstrip("?")))[CURVE_KEY])
     return {
         "params": params,
-        "shown": {name: to_js_string(value) for name, value in params.items()},
+        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value or ""},
         "notes": notes,
-        "query": format_query(params, LEDGER_SLIDERS),
+        "query": format_query(params, LEDGER_SLIDERS) + (f"&{CURVE_KEY}={curve_value}" if measured and measured[2] else ""),
+        "curveMode": bool(measured),
         "ledger": result._asdict(),
         "bestLookahead": best_m,
         "bestSpeedup": best_speedup,

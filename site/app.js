@@ -434,6 +434,87 @@
       }, 150);
     });
     for (const kind of kinds()) observer.observe(widgetOf(kind));
+  // --- generic hand-offs and local files, driven by markup attributes ---------------------------
+
+  // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
+  // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
+  function wireSendButtons() {
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest && event.target.closest('button[data-action="send"]');
+      if (!button) return;
+      const form = document.querySelector(`form[data-lab="${CSS.escape(button.dataset.target || "")}"]`);
+      let values = null;
+      try { values = JSON.parse(button.dataset.values || "{}"); } catch { values = null; }
+      if (!form || !values) return;
+      for (const [name, value] of Object.entries(values)) {
+        restoreControl(form, name, value);
+        showValue(form, name, value);
+      }
+      schedulerFor(form.dataset.lab).submit(formValues(form));
+      const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
+      if (status) status.textContent = `Sent: ${button.textContent.trim()}.`;
+    });
+  }
+
+  // <input type="file" data-chunked data-max-bytes="N"> in a widget's form: the file is read in
+  // 1 MB slices (async, so the page stays responsive), each posted to the worker as the widget's
+  // "chunk" operation; <progress data-progress-for="ID"> shows how far it got and
+  // <button data-action="cancel" data-for="ID"> stops it. The file goes to this page's worker only.
+  const SLICE_BYTES = 1 << 20;
+
+  function wireChunkedFiles() {
+    for (const input of document.querySelectorAll('form[data-lab] input[type="file"][data-chunked]')) {
+      const form = input.closest("form[data-lab]");
+      const kind = form.dataset.lab;
+      const progress = document.querySelector(`progress[data-progress-for="${CSS.escape(input.id)}"]`);
+      const cancel = document.querySelector(`button[data-action="cancel"][data-for="${CSS.escape(input.id)}"]`);
+      let run = 0;
+      const settle = () => {
+        if (progress) progress.hidden = true;
+        if (cancel) cancel.hidden = true;
+        input.value = "";  // choosing the same file again reads it again
+      };
+      cancel?.addEventListener("click", () => {
+        run += 1;
+        settle();
+        showNotes(kind, ["Reading cancelled: nothing from the file was kept."]);
+      });
+      input.addEventListener("change", async () => {
+        const file = input.files && input.files[0];
+        if (!file) return;
+        const limit = Number(input.dataset.maxBytes || Infinity);
+        if (file.size > limit) {
+          showNotes(kind, [`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; files up to ` +
+                           `${(limit / 1048576).toFixed(0)} MB can be read here.`]);
+          input.value = "";
+          return;
+        }
+        const mine = ++run;
+        const count = Math.max(1, Math.ceil(file.size / SLICE_BYTES));
+        const decoder = new TextDecoder("utf-8");  // stream: a character split between slices survives
+        if (progress) { progress.value = 0; progress.hidden = false; }
+        if (cancel) cancel.hidden = false;
+        try {
+          await booted;
+          for (let index = 0; index < count && mine === run; index++) {
+            const bytes = await file.slice(index * SLICE_BYTES, (index + 1) * SLICE_BYTES).arrayBuffer();
+            const text = decoder.decode(bytes, { stream: index < count - 1 });
+            const reply = await call("request", { kind, op: "chunk", name: file.name, index, count, text,
+                                                  input: formValues(form) }, REQUEST_TIMEOUT_MS);
+            if (mine !== run) return;
+            if (progress) progress.value = reply.progress;
+            if (reply.done) {
+              render(kind, reply, { restoreInputs: false });
+              break;
+            }
+          }
+        } catch (error) {
+          if (mine === run) showNotes(kind, [`The file could not be read: ${error.message}`]);
+        } finally {
+          if (mine === run) settle();
+        }
+      });
+    }
   }
 
   // --- the audit --------------------------------------------------------------------------------
@@ -537,6 +618,11 @@
     wireWidgets();
     if (!failed) showProgress(received);
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
+    wireSendButtons();
+    wireChunkedFiles();
+    if (!failed) {
+      setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
+    }
     goLive();
   });
 }

@@ -22,8 +22,11 @@ __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGN
            "expected_value"]
 
 # Frozen from the code's real output once a family lands; each value is explained below.
-EXPECTED_SIGNATURE = "instruments:28:28:0:2.364222:1.938043:2.616000"
+EXPECTED_SIGNATURE = "instruments:37:37:0:0.661623:2.364222:1.938043:2.616000"
 SIGNATURE_NOTES: dict[str, str] = {
+    "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
+               "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
+               "of the same polynomial in tests/test_traces.py."),
     "serving": (
         "2.364222: the speedup at the serving widget's default setting (Llama-3-70B target, Qwen2.5-0.5B-class "
         "draft, 4 x H100 SXM, BF16, k = 4, acceptance 70%, 80% of bandwidth, 60% of FLOP/s, 0.5 ms per pass, "

@@ -1,0 +1,193 @@
+"""``python -m lab trace`` and ``python -m lab translate``: measured traces from a terminal.
+
+    python -m lab trace [FILE|-] [--format auto|prometheus|vllm-log|sglang-log|llamacpp-log|trtllm-json|cycles]
+                        [--lookahead K] [--target-ms X --draft-cost PCT --verify-tax PCT --overhead-ms X] [--json]
+    python -m lab translate --lookahead K (--alpha PCT | --acceptance-rate PCT | --mean-acceptance-length X) [--json]
+
+Rates in the output are fractions in [0, 1]; the ledger flags keep the ledger's percent units.
+A file is read in 1 MB pieces through the same streaming parser the page uses.
+"""
+
+import sys
+
+CHUNK = 1 << 20
+LEDGER_FLAGS = (("targetMs", "--target-ms"), ("draftCost", "--draft-cost"), ("verifyTax", "--verify-tax"),
+                ("overheadMs", "--overhead-ms"))
+
+
+def add_parser(commands):
+    from ..traces import FORMATS, MAX_LOOKAHEAD
+
+    trace = commands.add_parser("trace", help="read a serving engine's speculative decoding metrics (file or -)")
+    trace.set_defaults(instrument="traces", traces_command="trace")
+    trace.add_argument("file", nargs="?", default="-", help="the trace file, or - for standard input (default)")
+    trace.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="the format (default: detect it)")
+    trace.add_argument("--lookahead", default=None, metavar="K",
+                       help=f"draft tokens per verifier call, for formats that do not record it (1 to {MAX_LOOKAHEAD})")
+    for name, flag in LEDGER_FLAGS:
+        trace.add_argument(flag, dest=f"ledger_{name}", default=None, metavar="X",
+                           help="ledger cost setting for the speedup (the ledger's units and defaults)")
+    trace.add_argument("--json", action="store_true", help="print one JSON object")
+
+    translate = commands.add_parser("translate", help="alpha <-> engine acceptance rate <-> mean acceptance length")
+    translate.set_defaults(instrument="traces", traces_command="translate")
+    translate.add_argument("--lookahead", default=None, metavar="K", help=f"draft tokens per verifier call (1 to {MAX_LOOKAHEAD})")
+    given = translate.add_mutually_exclusive_group()
+    given.add_argument("--alpha", default=None, metavar="PCT", help="per-token acceptance, percent (0 to 100)")
+    given.add_argument("--acceptance-rate", default=None, metavar="PCT",
+                       help="the engine's accepted / drafted tokens, percent (0 to 100)")
+    given.add_argument("--mean-acceptance-length", default=None, metavar="X",
+                       help="tokens per verifier call counting the verifier's own (1 to k + 1)")
+    translate.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args):
+    return _translate(args) if args.traces_command == "translate" else _trace(args)
+
+
+def _lookahead(text, required: bool):
+    from ..cli import UsageError, parse_number
+    from ..traces import MAX_LOOKAHEAD
+
+    if text is None:
+        if required:
+            raise UsageError(f"--lookahead is required: an integer from 1 to {MAX_LOOKAHEAD}")
+        return None
+    return parse_number("--lookahead", text, 1, MAX_LOOKAHEAD, integer=True)
+
+
+def _read(path: str, parser):
+    from ..cli import UsageError
+
+    if path == "-":
+        stream, close = sys.stdin, False
+    else:
+        try:
+            stream, close = open(path, encoding="utf-8", errors="replace", newline=""), True
+        except OSError as error:
+            raise UsageError(f"trace: cannot read {path}: {error.strerror or error}") from None
+    try:
+        while True:
+            piece = stream.read(CHUNK)
+            if not piece:
+                break
+            parser.feed(piece)
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"trace: cannot read {path}: {error}") from None
+    finally:
+        if close:
+            stream.close()
+
+
+def _ledger_settings(args):
+    from ..cli import parse_number
+    from ..ledger import LedgerSettings
+    from ..urlstate import LEDGER_SLIDERS
+
+    values = {}
+    sliders = {slider.name: slider for slider in LEDGER_SLIDERS}
+    for name, flag in LEDGER_FLAGS:
+        text = getattr(args, f"ledger_{name}")
+        if text is not None:
+            slider = sliders[name]
+            values[name] = parse_number(flag, text, slider.minimum, slider.maximum)
+    return LedgerSettings(**values)
+
+
+def trace_document(analysis: dict, settings) -> dict:
+    """The JSON document of ``python -m lab trace`` (also what the widget's numbers come from)."""
+    from ..ledger import best_lookahead_from_curve, ledger_from_curve
+    from ..traces import measured_curve
+
+    curve = measured_curve(analysis)
+    k = analysis["lookahead"]
+    speedup = ledger_from_curve(settings.with_(lookahead=k), curve).speedup
+    best_m, best_speedup = best_lookahead_from_curve(settings, curve, 12)
+    independence = analysis["independence"]
+    return {
+        **{key: analysis[key] for key in ("format", "lookahead", "drafts", "draftTokens", "acceptedTokens",
+                                          "meanAcceptanceLength", "acceptanceRate", "perPosition", "conditional",
+                                          "alphaIid", "alphaMle")},
+        "independence": None if independence is None else
+        {key: independence[key] for key in ("statistic", "df", "pValue", "verdict")},
+        "speedup": speedup, "bestLookahead": best_m, "bestSpeedup": best_speedup,
+        "ledger": settings._asdict() | {"lookahead": k},
+        "perPositionIntervals": analysis["perPositionIntervals"], "conditionalIntervals": analysis["conditionalIntervals"],
+        "formatName": analysis["formatName"], "notes": analysis["notes"], "missing": analysis["missing"],
+    }
+
+
+def _number(value, digits=6):
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _trace(args):
+    from ..cli import UsageError
+    from ..traces import TraceError, TraceParser, analyse
+
+    lookahead = _lookahead(args.lookahead, required=False)
+    settings = _ledger_settings(args)
+    try:
+        parser = TraceParser(args.format, lookahead)
+        _read(args.file, parser)
+        analysis = analyse(parser.finish())
+    except TraceError as error:
+        raise UsageError(f"trace: {error}") from None
+    document = trace_document(analysis, settings)
+    lines = [
+        f"format                {document['format']} ({document['formatName']})",
+        f"lookahead k           {document['lookahead']}",
+        f"drafts (calls)        {document['drafts'] if document['drafts'] is not None else 'n/a'}",
+        f"draft tokens          {document['draftTokens'] if document['draftTokens'] is not None else 'n/a'}",
+        f"accepted tokens       {document['acceptedTokens'] if document['acceptedTokens'] is not None else 'n/a'}",
+        f"mean accept. length   {_number(document['meanAcceptanceLength'])}   (1 + accepted / drafts)",
+        f"acceptance rate       {_number(document['acceptanceRate'])}   (accepted / draft tokens)",
+    ]
+    if document["perPosition"] is not None:
+        lines.append("position  unconditional [95% CI]        conditional [95% CI]")
+        for i, (u, ui, c, ci) in enumerate(zip(document["perPosition"], document["perPositionIntervals"],
+                                               document["conditional"], document["conditionalIntervals"]), 1):
+            cond = "n/a" if c is None else f"{c:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]"
+            lines.append(f"{i:>8}  {u:.4f} [{ui[0]:.4f}, {ui[1]:.4f}]      {cond}")
+    lines += [
+        f"alphaIid              {_number(document['alphaIid'])}   (the ledger's acceptance / 100 that reproduces the mean length)",
+        f"alphaMle              {_number(document['alphaMle'])}   (S / (S + R))",
+    ]
+    independence = document["independence"]
+    if independence is not None:
+        lines.append(f"independence          G = {independence['statistic']:.4f}, df = {independence['df']}, "
+                     f"p = {independence['pValue']:.4g}: {independence['verdict']}")
+    lines.append(f"speedup               {document['speedup']:.6f} at k = {document['lookahead']}; best lookahead "
+                 f"{document['bestLookahead']} ({document['bestSpeedup']:.6f}x)")
+    lines += [f"note                  {note}" for note in document["notes"] + document["missing"]]
+    return document, "\n".join(lines), 0
+
+
+def _translate(args):
+    from ..cli import UsageError, parse_number
+    from ..traces import TraceError, translate
+
+    lookahead = _lookahead(args.lookahead, required=True)
+    if args.alpha is not None:
+        given = {"alpha": parse_number("--alpha", args.alpha, 0, 100) / 100}
+    elif args.acceptance_rate is not None:
+        given = {"acceptance_rate": parse_number("--acceptance-rate", args.acceptance_rate, 0, 100) / 100}
+    elif args.mean_acceptance_length is not None:
+        given = {"mean_acceptance_length": parse_number("--mean-acceptance-length", args.mean_acceptance_length,
+                                                        1, lookahead + 1)}
+    else:
+        raise UsageError("translate: give one of --alpha PCT, --acceptance-rate PCT, --mean-acceptance-length X")
+    try:
+        result = translate(lookahead, **given)
+    except TraceError as error:
+        raise UsageError(f"translate: {error}") from None
+    document = {key: result[key] for key in ("lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength")}
+    text = "\n".join([
+        f"lookahead k             {lookahead}",
+        f"alpha                   {result['alpha']:.6f}   (per-token; the ledger slider is 100 x this)",
+        f"acceptance rate         {result['acceptanceRate']:.6f}   (vLLM 'Avg Draft acceptance rate', llama.cpp "
+        f"'draft acceptance rate')",
+        f"mean acceptance length  {result['meanAcceptanceLength']:.6f}   (vLLM 'Mean acceptance length', SGLang "
+        f"'accept len')",
+    ])
+    return document, text, 0

@@ -1,0 +1,429 @@
+"""The traces widget (Part two): a preset, pasted text or a local file in; the detected format,
+the per-position curve, the translator table and a hand-off to the ledger out.
+
+Text and files never leave the page: the text travels with the form values to this module in
+the page's own worker, and a file arrives in slices through :data:`OPERATIONS` (``chunk``), each
+fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts are kept.
+"""
+
+import json
+
+from .. import traces
+from ..figures import escape
+from ..jsformat import to_fixed
+from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
+from ..urlstate import split_query
+
+__all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
+           "send_html", "OPERATIONS", "SLIDERS", "CONTROLS"]
+
+SLIDERS = ()  # no range sliders: a select, a textarea, a number box and a file input
+PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY, TEXT_KEY = "trcPreset", "trcFormat", "trcLookahead", "trcText"
+CONTROLS = (PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY)  # what the address carries (never the text)
+MAX_TEXT = 5_000_000      # characters of pasted text; a bigger trace goes through the file input
+MAX_FILE_BYTES = 50 * 1024 * 1024
+LEDGER_DEFAULTS = LedgerSettings()
+
+
+def _f(value, digits=2) -> str:
+    return "n/a" if value is None else to_fixed(value, digits)
+
+
+def _pct(value, digits=1) -> str:
+    return "n/a" if value is None else to_fixed(100 * value, digits) + "%"
+
+
+# --- input -------------------------------------------------------------------------------------
+
+def _raw_values(raw) -> dict:
+    if isinstance(raw, str):
+        if len(raw) > 2048:
+            return {}
+        return {key: value for key, value in split_query(raw.lstrip("?")) if key in CONTROLS}
+    if isinstance(raw, dict):
+        return {key: value for key, value in raw.items() if isinstance(key, str)}
+    return {}
+
+
+def _settings(values: dict) -> tuple[dict, list[str]]:
+    """Valid control values and notes for anything that had to change (never raises)."""
+    notes = []
+    preset = values.get(PRESET_KEY, traces.DEFAULT_PRESET)
+    if not isinstance(preset, str) or preset not in traces.PRESETS:
+        notes.append(f"preset: {str(preset)[:48]!r} is not a preset; showing {traces.DEFAULT_PRESET} "
+                     f"(valid: {', '.join(traces.PRESETS)})")
+        preset = traces.DEFAULT_PRESET
+    fmt = values.get(FORMAT_KEY, "auto")
+    if not isinstance(fmt, str) or fmt != "auto" and fmt not in traces.FORMATS:
+        notes.append(f"format: {str(fmt)[:48]!r} is not a format; detecting it instead (valid: auto, "
+                     f"{', '.join(traces.FORMATS)})")
+        fmt = "auto"
+    lookahead_text = values.get(LOOKAHEAD_KEY, "")
+    if isinstance(lookahead_text, (int, float)) and not isinstance(lookahead_text, bool):
+        lookahead_text = repr(lookahead_text)
+    lookahead = None
+    if isinstance(lookahead_text, str) and lookahead_text.strip():
+        try:
+            number = float(lookahead_text)
+        except ValueError:
+            number = float("nan")
+        if number == number and number.is_integer() and 1 <= number <= traces.MAX_LOOKAHEAD:
+            lookahead = int(number)
+        else:
+            notes.append(f"lookahead: {lookahead_text[:48]!r} is not an integer from 1 to {traces.MAX_LOOKAHEAD}; "
+                         f"reading it from the trace")
+    text = values.get(TEXT_KEY, "")
+    text = text if isinstance(text, str) else ""
+    width = values.get("width")
+    try:
+        width = min(960, max(320, int(float(width)))) if width is not None else 640
+    except (TypeError, ValueError, OverflowError):
+        width = 640
+    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text, "width": width}, notes
+
+
+def _query(settings: dict) -> str:
+    query = f"{PRESET_KEY}={settings['preset']}&{FORMAT_KEY}={settings['format']}"
+    if settings["lookahead"] is not None:
+        query += f"&{LOOKAHEAD_KEY}={settings['lookahead']}"
+    return query
+
+
+def _shown(settings: dict) -> dict:
+    """Control name -> display value. The textarea is never in here: the page must not overwrite
+    what the reader typed."""
+    return {PRESET_KEY: settings["preset"], FORMAT_KEY: settings["format"],
+            LOOKAHEAD_KEY: "" if settings["lookahead"] is None else str(settings["lookahead"])}
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+def _svg(width, height, label, body, css_class) -> str:
+    return (f'<svg class="figure {css_class}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
+
+
+def curve_svg(analysis: dict, width: int = 640) -> str:
+    """Per-position survival: measured unconditional (blue circles) and conditional (orange
+    squares) rates with Wilson 95% intervals, and the independent model fitted to the same mean
+    (dashed: alpha^i, and the flat alpha it assumes at every position)."""
+    k = analysis["lookahead"]
+    alpha = analysis["alphaIid"]
+    height, left, right, top, bottom = 270, 58, 18, 14, 50
+    plot_w, plot_h = width - left - right, height - top - bottom
+    step = plot_w / k
+
+    def x(i, shift=0.0):
+        return left + (i - 0.5) * step + shift
+
+    def y(value):
+        return top + (1 - value) * plot_h
+
+    body = []
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        body.append(f'<line class="fig-axisline" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
+        body.append(f'<text class="fig-tick" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{to_fixed(tick, 2)}</text>')
+    label_every = 1 if step >= 28 else 2 if step >= 14 else 4
+    for i in range(1, k + 1):
+        if (i - 1) % label_every == 0:
+            body.append(f'<text class="fig-tick" x="{x(i):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{i}</text>')
+    body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">'
+                f'draft position i (k = {k})</text>')
+    body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + plot_h / 2):.1f}" y="16" '
+                f'text-anchor="middle">chance of surviving</text>')
+    iid_unconditional = [alpha ** i for i in range(1, k + 1)]
+    body.append(f'<polyline class="k-trc-iid trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" points="'
+                + " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(iid_unconditional, 1)) + '"/>')
+    body.append(f'<line class="k-trc-iidflat trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
+                f'x2="{x(k) + step * 0.4:.1f}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}"/>')
+    shift = min(6.0, step / 6)
+    series = (("uncond", analysis["perPosition"], analysis["perPositionIntervals"], -shift, "unconditional"),
+              ("cond", analysis["conditional"], analysis["conditionalIntervals"], shift, "conditional"))
+    marks = max(2.5, min(5.0, step / 5))
+    if analysis["perPosition"] is not None:
+        for kind, rates, intervals, dx, name in series:
+            points = [(i, r) for i, r in enumerate(rates, 1) if r is not None]
+            body.append(f'<polyline class="k-trc-{kind} trc-line" fill="none" stroke-width="2" points="'
+                        + " ".join(f"{x(i, dx):.1f},{y(r):.1f}" for i, r in points) + '"/>')
+            for i, r in points:
+                low, high = intervals[i - 1]
+                tip = (f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
+                       f"{to_fixed(high, 3)})")
+                body.append(f'<line class="k-trc-{kind} trc-line" stroke-width="1.5" x1="{x(i, dx):.1f}" x2="{x(i, dx):.1f}" '
+                            f'y1="{y(low):.1f}" y2="{y(high):.1f}"/>')
+                if kind == "uncond":
+                    body.append(f'<circle class="k-trc-{kind}" cx="{x(i, dx):.1f}" cy="{y(r):.1f}" r="{marks:.1f}">'
+                                f'<title>{escape(tip)}</title></circle>')
+                else:
+                    body.append(f'<rect class="k-trc-{kind}" x="{x(i, dx) - marks:.1f}" y="{y(r) - marks:.1f}" '
+                                f'width="{2 * marks:.1f}" height="{2 * marks:.1f}"><title>{escape(tip)}</title></rect>')
+        label = (f"Per-position survival for k = {k}. Measured unconditional rates "
+                 + ", ".join(to_fixed(r, 2) for r in analysis["perPosition"])
+                 + "; measured conditional rates "
+                 + ", ".join("n/a" if r is None else to_fixed(r, 2) for r in analysis["conditional"])
+                 + f"; the independent model with alpha {to_fixed(alpha, 3)} predicts "
+                 + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
+    else:
+        body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18}" text-anchor="middle">'
+                    f'no per-position counts in this format: only the independent curve can be drawn</text>')
+        label = (f"No per-position counts. The independent model with alpha {to_fixed(alpha, 3)} fitted to the mean "
+                 f"acceptance length predicts " + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
+    return _svg(width, height, label, body, "trc-curve")
+
+
+def _ledger_speedups(analysis: dict) -> dict:
+    k = analysis["lookahead"]
+    settings = LEDGER_DEFAULTS.with_(lookahead=k)
+    rate = analysis["acceptanceRate"]
+    curve = traces.measured_curve(analysis)
+    return {
+        "naive": ledger(settings.with_(acceptance=100 * rate)).speedup if rate is not None else None,
+        "iid": ledger(settings.with_(acceptance=100 * analysis["alphaIid"])).speedup,
+        "curve": ledger_from_curve(settings, curve).speedup,
+        "best": best_lookahead_from_curve(LEDGER_DEFAULTS, curve, 12),
+        "bestIid": best_lookahead_from_curve(LEDGER_DEFAULTS, [analysis["alphaIid"]], 12),
+    }
+
+
+def translator_html(analysis: dict) -> str:
+    """The same trace in every engine's units, and what the ledger predicts from each reading."""
+    k = analysis["lookahead"]
+    rate, tau, alpha = analysis["acceptanceRate"], analysis["meanAcceptanceLength"], analysis["alphaIid"]
+    speed = _ledger_speedups(analysis)
+    rows = [
+        ("per-token acceptance alpha (independent model)", _f(alpha, 3), "the ledger's acceptance slider / 100"),
+        ("acceptance rate = accepted / drafted tokens", _pct(rate), "vLLM 'Avg Draft acceptance rate'; llama.cpp "
+         "'draft acceptance rate' (as a fraction)"),
+        ("mean acceptance length = 1 + accepted / calls", _f(tau, 2), "vLLM 'Mean acceptance length'; SGLang "
+         "'accept len'; TensorRT-LLM acceptanceLength"),
+    ]
+    body = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(b)}</td><td>{escape(c)}</td></tr>' for a, b, c in rows)
+    (best_m, best), (iid_m, iid_best) = speed["best"], speed["bestIid"]
+    predictions = [
+        (f"the engine's rate, {_pct(rate, 0)}, typed into the slider (wrong)", f"{_f(speed['naive'])}x"
+         if speed["naive"] is not None else None),
+        (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
+        (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
+        ("best lookahead, one alpha", f"m = {iid_m}: {_f(iid_best)}x"),
+        ("best lookahead, measured curve" + (" (extrapolated past k)" if best_m > k else ""), f"m = {best_m}: {_f(best)}x"),
+    ]
+    prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
+                              for a, v in predictions if v is not None)
+    return (f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
+            f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
+            f'</tr></thead><tbody>{body}</tbody></table>'
+            f'<table class="trc-table"><caption>What the ledger predicts at lookahead {k} (its default costs)</caption>'
+            f'<thead><tr><th scope="col">fed with</th><th scope="col">speedup</th></tr></thead>'
+            f'<tbody>{prediction_rows}</tbody></table>')
+
+
+def positions_html(analysis: dict) -> str:
+    """The curve as a table: counts, rates and intervals per position."""
+    if analysis["perPosition"] is None:
+        return '<p class="trc-missing">This format has no per-position counts.</p>'
+    rows = []
+    drafts = analysis["drafts"]
+    alpha = analysis["alphaIid"]
+    for i, (u, ui, c, ci) in enumerate(zip(analysis["perPosition"], analysis["perPositionIntervals"],
+                                           analysis["conditional"], analysis["conditionalIntervals"]), 1):
+        cond = "n/a" if c is None else f"{to_fixed(c, 3)} ({to_fixed(ci[0], 3)} to {to_fixed(ci[1], 3)})"
+        rows.append(f'<tr><th scope="row">{i}</th><td>{to_fixed(u * drafts, 0)}</td>'
+                    f'<td>{to_fixed(u, 3)} ({to_fixed(ui[0], 3)} to {to_fixed(ui[1], 3)})</td><td>{escape(cond)}</td>'
+                    f'<td>{to_fixed(alpha ** i, 3)}</td></tr>')
+    return ('<table class="trc-table"><caption>Per position: calls whose first i drafts all survived, the rates with '
+            'Wilson 95% intervals, and the independent model</caption><thead><tr><th scope="col">i</th>'
+            '<th scope="col">calls</th><th scope="col">unconditional</th><th scope="col">conditional</th>'
+            f'<th scope="col">alpha^i</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def spec_bench_html() -> str:
+    """Spec-Bench's method comparison (mean accepted tokens per step, overall speedup)."""
+    rows = "".join(f'<tr><th scope="row">{escape(name)}</th><td>{to_fixed(tau, 2)}</td><td>{to_fixed(speedup, 2)}x</td>'
+                   f'<td>{to_fixed(speedup / tau, 2)}</td></tr>' for name, tau, speedup in traces.SPEC_BENCH)
+    return ('<table class="trc-table"><caption>Spec-Bench, Vicuna-7B on one A100, greedy: mean accepted tokens per '
+            'step and overall speedup</caption><thead><tr><th scope="col">method</th><th scope="col">tokens per step'
+            '</th><th scope="col">speedup</th><th scope="col">speedup / tokens</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table>')
+
+
+def send_html(analysis: dict, preset: str | None) -> str:
+    """Buttons that hand the measured curve (or one alpha) to the ledger widget: plain markup that
+    the page's generic ``data-action="send"`` handler reads."""
+    if preset is not None:
+        curve_value, linkable = preset, True
+    else:
+        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
+        linkable = False
+    acceptance = to_fixed(100 * analysis["alphaIid"], 0)
+    curve_values = escape(json.dumps({"trcCurve": curve_value, "lookahead": str(min(12, analysis["lookahead"]))}))
+    alpha_values = escape(json.dumps({"trcCurve": "", "acceptance": acceptance,
+                                      "lookahead": str(min(12, analysis["lookahead"]))}))
+    note = ("" if linkable else
+            '<span class="trc-send-note">A curve from your own data works in the ledger but cannot be put in a link.</span>')
+    return (f'<button type="button" data-action="send" data-target="ledger" data-values="{curve_values}">'
+            f'Send the measured curve to the ledger</button>'
+            f'<button type="button" data-action="send" data-target="ledger" data-values="{alpha_values}">'
+            f'Send alpha = {escape(acceptance)}% to the ledger</button>'
+            f'<a href="#ledger-lab">Go to the ledger</a>{note}')
+
+
+# --- the view ----------------------------------------------------------------------------------
+
+def _for_page(error) -> str:
+    """A model error in the page's words (the CLI's flag is the page's lookahead box)."""
+    return str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+
+
+def _summary(analysis: dict, source: str) -> str:
+    k, tau, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
+    counts = ""
+    if analysis["drafts"] is not None:
+        drafts = analysis["drafts"]
+        drafts_text = to_fixed(drafts, 0) if float(drafts).is_integer() else "about " + to_fixed(drafts, 1)
+        counts = (f"{drafts_text} verifier calls, {analysis['draftTokens']} draft tokens and "
+                  f"{analysis['acceptedTokens']} accepted: ")
+    text = (f"{source}: read as {analysis['formatName']}, lookahead k = {k}. {counts}mean acceptance length "
+            f"{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {_f(analysis['alphaIid'], 3)}, "
+            f"not {_f(rate, 2)}.")
+    if analysis["alphaMle"] is not None:
+        text += f" The maximum-likelihood alpha of the independent model is {_f(analysis['alphaMle'], 3)}."
+    independence = analysis["independence"]
+    if independence is not None:
+        p = independence["pValue"]
+        p_text = "below 0.0001" if p < 1e-4 else to_fixed(p, 4)
+        text += (f" Independence test: G = {_f(independence['statistic'])} on {independence['df']} degrees of "
+                 f"freedom, p {'' if p < 1e-4 else '= '}{p_text}; {independence['verdict']}.")
+    if analysis["notes"]:
+        text += " (" + "; ".join(analysis["notes"]) + ".)"
+    return text
+
+
+def _render(analysis: dict, settings: dict, notes: list[str], source: str, preset: str | None) -> dict:
+    speed = _ledger_speedups(analysis)
+    independence = analysis["independence"]
+    readouts = {
+        "format": analysis["format"], "lookahead": str(analysis["lookahead"]),
+        "drafts": "n/a" if analysis["drafts"] is None else _f(analysis["drafts"], 0 if float(analysis["drafts"]).is_integer() else 1),
+        "acceptedTokens": "n/a" if analysis["acceptedTokens"] is None else str(analysis["acceptedTokens"]),
+        "meanAcceptanceLength": _f(analysis["meanAcceptanceLength"]),
+        "acceptanceRate": _pct(analysis["acceptanceRate"]),
+        "alphaIid": _f(analysis["alphaIid"], 3), "alphaMle": _f(analysis["alphaMle"], 3),
+        "pValue": "n/a" if independence is None else ("< 0.0001" if independence["pValue"] < 1e-4
+                                                      else to_fixed(independence["pValue"], 4)),
+        "speedup": _f(speed["curve"]) + "x",
+    }
+    return {
+        "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
+        "shown": _shown(settings),
+        "notes": notes,
+        "query": _query(settings),
+        "summary": _summary(analysis, source),
+        "readouts": readouts,
+        "analysis": {key: analysis[key] for key in ("format", "lookahead", "drafts", "draftTokens", "acceptedTokens",
+                                                    "meanAcceptanceLength", "acceptanceRate", "alphaIid", "alphaMle")},
+        "figures": {
+            "curve": curve_svg(analysis, settings["width"]),
+            "translator": translator_html(analysis),
+            "positions": positions_html(analysis),
+            "send": send_html(analysis, preset),
+            "missing": "".join(f"<p>{escape(line)}</p>" for line in analysis["missing"]),
+        },
+    }
+
+
+def _preset_view(settings: dict, notes: list[str], prefix: str = "") -> dict:
+    preset = traces.PRESETS[settings["preset"]]
+    analysis = traces.analyse(traces.preset_trace(settings["preset"]))
+    source = f"{prefix}Preset: {preset['title']}"
+    return _render(analysis, settings, notes, source, settings["preset"])
+
+
+def view(raw=None) -> dict:
+    """The widget for a URL query or form values (``trcPreset``, ``trcFormat``, ``trcLookahead``,
+    ``trcText``, ``width``). Pasted text wins over the preset; text that cannot be read leaves a
+    note naming why and the preset on show. Never raises."""
+    settings, notes = _settings(_raw_values(raw))
+    text = settings["text"]
+    if not text.strip():
+        return _preset_view(settings, notes)
+    if len(text) > MAX_TEXT:
+        notes.append(f"The pasted text is {len(text)} characters; at most {MAX_TEXT} are read from the box. "
+                     f"Use the file input for a bigger trace.")
+        return _preset_view(settings, notes, "Your text was not read. ")
+    try:
+        analysis = traces.analyse(traces.parse(text, settings["format"], settings["lookahead"]))
+    except traces.TraceError as error:
+        notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; the preset is shown "
+                     f"meanwhile.")
+        return _preset_view(settings, notes, "Your text was not read. ")
+    notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
+    return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None)
+
+
+# --- files in slices ---------------------------------------------------------------------------
+
+_UPLOADS: dict[str, traces.TraceParser] = {}
+
+
+def chunk(request: dict) -> dict:
+    """One slice of a local file: ``{name, index, count, text, input}``. Slice 0 starts a new
+    parse (with the form's format and lookahead); the last one returns the full view. A slice
+    that cannot be read ends the parse with a note, like pasted text."""
+    name = str(request.get("name", "file"))[:200]
+    index, count = request.get("index"), request.get("count")
+    text = request.get("text")
+    if not (isinstance(index, int) and isinstance(count, int) and 0 <= index < count and isinstance(text, str)):
+        return {"done": True, "progress": 1, "notes": ["A file slice arrived malformed; choose the file again."]}
+    settings, notes = _settings(_raw_values(request.get("input")))
+    try:
+        if index == 0:
+            _UPLOADS.clear()  # one file at a time: a new choice cancels the old one
+            _UPLOADS[name] = traces.TraceParser(settings["format"], settings["lookahead"])
+        parser = _UPLOADS.get(name)
+        if parser is None:
+            return {"done": True, "progress": 1, "notes": ["The file's first slice is missing; choose the file again."]}
+        parser.feed(text)
+        if index < count - 1:
+            return {"done": False, "progress": (index + 1) / count}
+        del _UPLOADS[name]
+        analysis = traces.analyse(parser.finish())
+    except traces.TraceError as error:
+        _UPLOADS.pop(name, None)
+        notes.append(f"The file {name} could not be read: {_for_page(error)}. The preset is shown meanwhile.")
+        return {"done": True, "progress": 1, **_preset_view(settings, notes, "Your file was not read. ")}
+    notes.append(f"The file {name} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
+                 f"To read it with another format or lookahead, change those first and choose it again.")
+    size = parser.bytes
+    source = f"Your file {name} ({to_fixed(size / 1e6, 1)} million characters)"
+    return {"done": True, "progress": 1, **_render(analysis, settings, notes, source, None)}
+
+
+OPERATIONS = {"chunk": chunk}
+
+
+def page_context() -> dict:
+    """What the build pre-renders: the default preset's view, the choices and the static tables."""
+    return {
+        "view": view(None),
+        "sliders": [],
+        "presets": [{"name": name, "title": preset["title"]} for name, preset in traces.PRESETS.items()],
+        "presetNotes": [{"name": name, **preset} for name, preset in traces.PRESETS.items()],
+        "formats": [{"name": name, "title": title} for name, title in traces.FORMAT_NAMES.items()],
+        "specBench": spec_bench_html(),
+        "specBenchSource": traces.SPEC_BENCH_SOURCE,
+        "maxFileBytes": MAX_FILE_BYTES,
+        "maxLookahead": traces.MAX_LOOKAHEAD,
+        "example": _worked_example(),
+    }
+
+
+def _worked_example() -> dict:
+    """The '44% is not 0.44' example at the article's defaults (alpha 0.74, lookahead 5)."""
+    settings = LedgerSettings()
+    translated = traces.translate(settings.lookahead, alpha=settings.acceptance / 100)
+    shown_rate = translated["acceptanceRate"]
+    wrong = ledger(settings.with_(acceptance=round(100 * shown_rate))).speedup
+    right = ledger(settings).speedup
+    return {"alpha": _f(settings.acceptance / 100, 2), "lookahead": settings.lookahead, "rate": _pct(shown_rate, 1),
+            "ratePercent": to_fixed(100 * shown_rate, 0), "meanLength": _f(translated["meanAcceptanceLength"], 2),
+            "wrongSpeedup": _f(wrong), "rightSpeedup": _f(right)}

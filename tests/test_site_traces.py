@@ -1,0 +1,193 @@
+"""The traces widget in Chromium: the default preset with JavaScript off, a preset driving the curve
+and the ledger (URL state both ways), keyboard use, a pasted exposition, a bad paste that keeps
+the reader's text, and a 50 MB file read in slices with progress and a cancel button, all without
+a request leaving the page."""
+
+from __future__ import annotations
+
+import pytest
+
+from lab import traces, views
+from lab.widgets import traces as widget
+from sitepage import notes, query, summary, wait_audit, wait_live, wait_summary
+
+SELECTOR = "#traces-lab"
+FIGURES = ("curve", "translator", "positions", "send", "missing")
+
+
+def form_values(pg) -> dict[str, str]:
+    """What app.js sends for the traces form (named inputs, selects and textareas)."""
+    return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        'form[data-lab="traces"] input[name], form[data-lab="traces"] select[name], form[data-lab="traces"] textarea[name]')]
+        .filter((c) => c.type !== 'file').map((c) => [c.name, c.value]))""")
+
+
+def shown_figures(pg) -> dict[str, str]:
+    return pg.evaluate("""(names) => Object.fromEntries(names.map((n) =>
+        [n, document.querySelector(`#traces-lab [data-figure='${n}']`).innerHTML]))""", list(FIGURES))
+
+
+def mismatched(pg, view) -> list[str]:
+    return pg.evaluate("""(figures) => Object.entries(figures).filter(([name, markup]) => {
+        const scratch = document.createElement('div');
+        scratch.innerHTML = markup;
+        return document.querySelector(`#traces-lab [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
+    }).map(([name]) => name)""", view["figures"])
+
+
+def readouts(pg) -> dict[str, str]:
+    return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#traces-lab [data-readout]')]
+        .map((d) => [d.dataset.readout, d.textContent]))""")
+
+
+def assert_traces_shows(pg, raw):
+    view = widget.view(raw)
+    wait_summary(pg, "traces", view["summary"])
+    assert mismatched(pg, view) == []
+    assert readouts(pg) == view["readouts"]
+    assert notes(pg, "traces") == view["notes"]
+    return view
+
+
+@pytest.fixture(scope="module")
+def live(module_page):
+    pg = module_page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    wait_audit(pg)
+    return pg
+
+
+def test_default_preset_without_javascript(page):
+    pg = page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    view = widget.view(None)
+    assert summary(pg, "traces") == view["summary"]
+    assert mismatched(pg, view) == []
+    assert readouts(pg) == view["readouts"]
+    assert pg.locator(f"{SELECTOR} [data-figure='curve'] svg circle").count() == view["analysis"]["lookahead"]
+    assert pg.input_value("#traces-preset") == traces.DEFAULT_PRESET
+    assert pg.locator('progress[data-progress-for="traces-file"]').is_hidden()
+    assert pg.console_errors == [] and pg.foreign_requests() == []
+
+
+def test_preset_drives_the_curve_keyboard_and_url(live):
+    live.locator("#traces-preset").select_option("vllm-46878-eagle")
+    view = assert_traces_shows(live, form_values(live))
+    assert view["analysis"]["lookahead"] == 4
+    assert query(live)["trcPreset"] == "vllm-46878-eagle"
+    live.locator("#traces-preset").focus()
+    live.keyboard.press("ArrowUp")  # keyboard: the previous preset
+    assert live.input_value("#traces-preset") == "vllm-26191-eagle3"
+    assert_traces_shows(live, form_values(live))
+    assert query(live)["trcPreset"] == "vllm-26191-eagle3"
+    assert live.locator("#traces-preset").evaluate("(el) => document.activeElement === el")
+    assert live.console_errors == []
+
+
+def test_url_state_round_trips(page):
+    pg = page()
+    pg.goto(pg.base_url + "?trcPreset=vllm-46878-eagle&trcFormat=auto&acceptance=60")
+    wait_live(pg)
+    assert pg.input_value("#traces-preset") == "vllm-46878-eagle"
+    assert_traces_shows(pg, "?trcPreset=vllm-46878-eagle&trcFormat=auto&acceptance=60")
+    assert query(pg)["trcPreset"] == "vllm-46878-eagle" and query(pg)["acceptance"] == "60"
+    # the ledger's measured-curve mode comes back from the address too
+    curve = "?trcCurve=club3090-mtp&lookahead=6"
+    pg.goto(pg.base_url + curve)
+    wait_live(pg)
+    wait_summary(pg, "ledger", views.ledger_view(curve)["summary"])
+    assert pg.input_value('form[data-lab="ledger"] input[name="trcCurve"]') == "club3090-mtp"
+    assert query(pg)["trcCurve"] == "club3090-mtp"
+    bad = "?trcPreset=../etc&trcLookahead=nine"
+    pg.goto(pg.base_url + bad)
+    wait_live(pg)
+    view = assert_traces_shows(pg, bad)
+    assert any("is not a preset" in note for note in view["notes"])
+    assert pg.console_errors == [] and pg.foreign_requests() == []
+
+
+def test_send_curve_to_the_ledger(live):
+    live.locator("#traces-preset").select_option("club3090-mtp")
+    assert_traces_shows(live, form_values(live))
+    live.locator(f"{SELECTOR} button[data-action='send']").first.click()
+    expected = views.ledger_view({**{s: live.input_value(f"#ledger-{s}") for s in
+                                     ("acceptance", "draftCost", "overheadMs", "targetMs", "verifyTax")},
+                                  "lookahead": "6", "trcCurve": "club3090-mtp"})
+    wait_summary(live, "ledger", expected["summary"])
+    assert summary(live, "ledger").startswith("In measured curve mode (")
+    assert query(live)["trcCurve"] == "club3090-mtp" and query(live)["lookahead"] == "6"
+    assert live.text_content("[data-send-status]").startswith("Sent:")
+    # the one-number hand-off leaves curve mode and moves the acceptance slider to alphaIid
+    live.locator(f"{SELECTOR} button[data-action='send']").nth(1).click()
+    live.wait_for_function("() => !document.querySelector('form[data-lab=\"ledger\"] output[name=\"summary\"]')"
+                           ".value.startsWith('In measured curve mode')")
+    assert live.input_value("#ledger-acceptance") == "66" and "trcCurve" not in query(live)
+    assert live.console_errors == []
+
+
+def test_pasted_exposition_and_bad_paste(live):
+    text = traces.render_exposition(200, 600, 260, (150, 80, 30), [(("engine", "0"),), (("engine", "1"),)])
+    live.locator("#traces-text").fill(text)
+    view = assert_traces_shows(live, form_values(live))
+    assert view["summary"].startswith("Your pasted text") and view["readouts"]["drafts"] == "200"
+    # pasted data cannot be linked: the send button carries a custom curve, the ledger says so
+    live.locator(f"{SELECTOR} button[data-action='send']").first.click()
+    live.wait_for_function("() => [...document.querySelectorAll('[data-notes=\"ledger\"] p')].some((p) => "
+                           "p.textContent.includes('cannot be put in a link'))")
+    assert "trcCurve" not in query(live)
+    live.locator("#traces-text").fill("this is not a trace")
+    view = assert_traces_shows(live, form_values(live))
+    assert notes(live, "traces")[0].startswith("Your text could not be read: unrecognised format")
+    assert live.input_value("#traces-text") == "this is not a trace"  # the reader's text stays
+    live.locator("#traces-text").fill("")
+    assert_traces_shows(live, form_values(live))
+    assert live.console_errors == []
+
+
+def _big_log(megabytes: int) -> bytes:
+    noise = ("(APIServer pid=1) INFO 05-08 16:25:19 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
+             "tokens/s, Avg generation throughput: 72.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs\n") * 40
+    block = (noise + traces.PRESETS["club3090-mtp"]["text"]).encode()
+    return block * (megabytes * 1_000_000 // len(block))
+
+
+def test_fifty_megabyte_file_progress_cancel_and_parse(page):
+    pg = page()
+    pg.goto(pg.base_url + "#traces-lab")
+    wait_live(pg)
+    data = _big_log(50)
+    assert len(data) > 49_000_000
+    progress = pg.locator('progress[data-progress-for="traces-file"]')
+    cancel = pg.locator('button[data-action="cancel"][data-for="traces-file"]')
+    before = summary(pg, "traces")
+    pg.set_input_files("#traces-file", files=[{"name": "big.log", "mimeType": "text/plain", "buffer": data}])
+    # keep the chosen file: the second run below reuses it instead of pushing 50 MB through again
+    assert pg.evaluate("() => (window.__big = document.querySelector('#traces-file').files[0]).size") == len(data)
+    pg.wait_for_function("() => document.querySelector('progress[data-progress-for=\"traces-file\"]').value > 0",
+                         timeout=60_000)
+    assert progress.is_visible() and cancel.is_visible()
+    cancel.click()
+    assert progress.is_hidden() and cancel.is_hidden()
+    assert notes(pg, "traces") == ["Reading cancelled: nothing from the file was kept."]
+    pg.wait_for_timeout(1500)
+    assert summary(pg, "traces") == before  # the cancelled file never rendered
+
+    assert pg.input_value("#traces-file") == ""  # cancelling cleared the input, so the same file can be chosen again
+    pg.evaluate("""() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(window.__big);
+        const input = document.querySelector('#traces-file');
+        input.files = transfer.files;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+    }""")
+    pg.wait_for_function("() => document.querySelector('form[data-lab=\"traces\"] output[name=\"summary\"]')"
+                         ".value.startsWith('Your file big.log')", timeout=180_000)
+    per_block = traces.parse(traces.PRESETS["club3090-mtp"]["text"])
+    count = data.count(b"SpecDecoding metrics:") // 2
+    assert readouts(pg)["drafts"] == str(per_block.drafts * count)
+    assert readouts(pg)["acceptedTokens"] == str(per_block.accepted * count)
+    assert progress.is_hidden()
+    assert pg.console_errors == [] and pg.foreign_requests() == []
+    # the file went to the page's own worker only: no request carried it anywhere
+    assert not any("big.log" in u for u in pg.requests)
