@@ -251,7 +251,8 @@ _WORKER_CALLS = """async ({ repeats, mirrorPage }) => {
   });
   try {
     let t = performance.now();
-    const boot = await call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL });
+    const boot = await call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
+                                     labZipURL: config.labZipURL });
     const bootRoundTripMs = performance.now() - t;
     const firstRenders = {};
     if (mirrorPage) {  // the page renders both widgets before it asks for the audit
@@ -383,7 +384,8 @@ _RUN_PROBE = """async ({ probeURL, python }) => {
       const timer = setTimeout(() => reject(new Error("probe timed out")), 120000);
       worker.onmessage = ({ data }) => { clearTimeout(timer); data.ok ? resolve(data) : reject(new Error(data.message)); };
       worker.onerror = (event) => { clearTimeout(timer); reject(new Error(event.message || "probe worker failed")); };
-      worker.postMessage({ pyodideIndexURL: abs(config.pyodideIndexURL), labZipURL: abs(config.labZipURL), python });
+      worker.postMessage({ pyodideIndexURL: abs(config.pyodideIndexURL), labZipURL: abs(config.labZipURL),
+                          stdLibURL: config.stdlibURL ? abs(config.stdlibURL) : undefined, python });
     });
   } finally {
     worker.terminate();

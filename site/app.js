@@ -287,7 +287,8 @@
     }
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
-    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_TIMEOUT_MS);
+    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
+                                labZipURL: config.labZipURL }, BOOT_TIMEOUT_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }

@@ -8,13 +8,16 @@ async function boot(paths) {
   // Paths in the page config are relative to the site root, where this worker lives.
   const pyodideIndexURL = new URL(paths.pyodideIndexURL, self.location.href).href;
   const labZipURL = new URL(paths.labZipURL, self.location.href).href;
+  // The site's trimmed standard library (only what start-up, the lab and error reporting import);
+  // without one, Pyodide's full python_stdlib.zip from the runtime directory.
+  const stdLibURL = paths.stdlibURL ? new URL(paths.stdlibURL, self.location.href).href : undefined;
   // Fetch the lab while the runtime boots: the two downloads overlap.
   const labZip = fetch(labZipURL).then((response) => {
     if (!response.ok) throw new Error(`lab package: HTTP ${response.status}`);
     return response.arrayBuffer();
   });
   const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
-  const pyodide = await loadPyodide({ indexURL: pyodideIndexURL });
+  const pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL });
   pyodide.unpackArchive(new Uint8Array(await labZip), "zip");
   handle = pyodide.pyimport("lab.views").handle;
   return { bootMs: performance.now() - started, python: pyodide.runPython("import sys; sys.version.split()[0]") };

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets
+from . import assets, stdlib
 from .csp import META_CONTENT_SECURITY_POLICY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +78,15 @@ def _render_site(stage: Path, root: Path, gz: bool) -> dict:
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip, gz)
 
+    # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py); the
+    # distribution's full python_stdlib.zip stays in the runtime directory for the bare page.
+    trimmed = stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab")
+    published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
+    _write(stage / published["python_stdlib.zip"], trimmed, gz)
+
     config = {
         "pyodideIndexURL": f"{pyodide_dirname}/",
+        "stdlibURL": published["python_stdlib.zip"],
         "labZipURL": published["lab.zip"],
         "workerURL": published.get("worker.js", ""),
     }
