@@ -131,6 +131,32 @@
 
   const queries = {};
   const shownMarkup = new WeakMap();  // region -> the markup last put there by this script
+  const heldMarkup = new WeakMap();   // region in a closed <details> -> the markup it will show when opened
+  const watchedDetails = new WeakSet();
+
+  // Put `markup` in `region` unless it is already there. A region inside a closed <details> is
+  // not laid out for nobody: its latest markup waits until the <details> opens.
+  function swapFigure(region, markup) {
+    const closed = region.closest("details:not([open])");
+    if (closed) {
+      heldMarkup.set(region, markup);
+      if (!watchedDetails.has(closed)) {
+        watchedDetails.add(closed);
+        closed.addEventListener("toggle", () => {
+          if (!closed.open) return;
+          for (const held of closed.querySelectorAll("[data-figure]")) {
+            if (heldMarkup.has(held)) swapFigure(held, heldMarkup.get(held));
+          }
+        });
+      }
+      return;
+    }
+    heldMarkup.delete(region);
+    if (shownMarkup.get(region) !== markup) {
+      region.innerHTML = markup;
+      shownMarkup.set(region, markup);
+    }
+  }
 
   function render(kind, view, { restoreInputs }) {
     const form = formOf(kind);
@@ -145,10 +171,7 @@
     // An unchanged figure is not swapped: parsing and laying out an SVG is most of a frame.
     for (const [name, markup] of Object.entries(view.figures || {})) {
       const region = widget.querySelector(`[data-figure="${name}"]`);
-      if (region && shownMarkup.get(region) !== markup) {
-        region.innerHTML = markup;
-        shownMarkup.set(region, markup);
-      }
+      if (region) swapFigure(region, markup);
     }
     for (const [name, text] of Object.entries(view.readouts || {})) {
       const cell = widget.querySelector(`[data-readout="${name}"]`);
