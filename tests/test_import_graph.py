@@ -12,7 +12,8 @@ from lab import instruments, views
 ROOT = Path(__file__).resolve().parent.parent
 
 # What the worker's boot (`import lab.views`) may import: the seed widgets' modules and the registry.
-SEED_MODULES = {"lab", "lab.views", "lab.audit", "lab.exact", "lab.figures", "lab.instruments", "lab.jsformat",
+# Not the audit: it loads with the first exact render or audit run, after the page is live.
+SEED_MODULES = {"lab", "lab.views", "lab.exact", "lab.figures", "lab.instruments", "lab.jsformat",
                 "lab.ledger", "lab.sampler", "lab.urlstate"}
 
 
