@@ -200,7 +200,7 @@ _SLIDERS = """(kind) => [...document.querySelectorAll(`form[data-lab="${kind}"] 
 _STEPS = """async ({ kind, steps }) => {
   const form = document.querySelector(`form[data-lab="${kind}"]`);
   form.scrollIntoView({ block: "center" });  // as a reader would: the widget on screen
-  const regions = [...form.closest(".lab-widget").querySelectorAll("[data-figure]")];
+  const regions = [...(form.closest(".lab-widget") || form).querySelectorAll("[data-figure]")];
   const out = [];
   for (const [name, value] of steps) {
     const input = form.querySelector(`input[name="${name}"]`);
@@ -274,7 +274,8 @@ _DOM_COSTS = """({ reps }) => {
   const median = (v) => { const s = [...v].sort((a, b) => a - b); const m = s.length >> 1;
                           return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
   for (const region of document.querySelectorAll("[data-figure]")) {
-    const kind = region.closest(".lab-widget").querySelector("form[data-lab]").dataset.lab;
+    const form = region.closest(".lab-widget")?.querySelector("form[data-lab]");
+    const kind = form ? form.dataset.lab : "page";
     const markup = region.innerHTML;
     const parse = [], layout = [];
     for (let i = 0; i < reps; i++) {
