@@ -303,7 +303,6 @@ def trimmed_zip_bytes(stdlib_zip: bytes, lab_dir: Path, runtime: list[str] | Non
 # --- tracing under Node + Pyodide --------------------------------------------------------------
 
 RUNNER = ROOT / "tests" / "node" / "run_lab.mjs"
-ZIP_PREFIX = "/lib/python3"  # the stdlib zip's mount point, /lib/python3XY.zip
 
 
 # Python that reports the stdlib modules imported so far (by their zip origin), as JSON on stdout.
