@@ -6,8 +6,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from functools import lru_cache
 
-from . import figures, instruments, sampler
-from .exact import SAMPLE_COUNT, evaluate, output_distributions
+from . import figures, instruments
 from .jsformat import to_fixed, to_js_string
 from .ledger import LedgerSettings, best_lookahead, heatmap_axes, ledger, speedup_grid
 from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query
@@ -22,6 +21,15 @@ def _audit():
     from . import audit
 
     return audit
+
+
+def _exact():
+    """(lab.exact, lab.sampler), imported on first use like the audit: the exact sampler and
+    its Fractions load with the exact widget's first render (sent right after the page goes
+    live), not before the ledger can answer."""
+    from . import exact, sampler
+
+    return exact, sampler
 
 
 def _params(raw, sliders) -> tuple[dict, list[str]]:
@@ -85,7 +93,8 @@ def ledger_view(raw=None) -> dict:
 def exact_view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
     params, notes = _params(raw, EXACT_SLIDERS)
-    result = evaluate(**params)
+    exact, sampler = _exact()
+    result = exact.evaluate(**params)
     notes = notes or result["notes"]
     p, q = sampler.reference_pair(params["certainty"], params["match"])
     c, t, s = result["contract"], result["trace"], result["samples"]
@@ -109,7 +118,7 @@ def exact_view(raw=None) -> dict:
         f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
         f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
     vocabulary = sampler.VOCABULARY
-    exact_output, buggy_output = output_distributions(params["certainty"], params["match"])  # cached with the contract
+    exact_output, buggy_output = exact.output_distributions(params["certainty"], params["match"])  # cached with the contract
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -151,6 +160,7 @@ def page_context() -> dict:
     """Everything the build needs to pre-render the article in its default state: the seed
     widgets, the audit, and each instrument's own ``page_context()`` under ``instruments``."""
     audit = _audit()
+    exact, sampler = _exact()
     return {
         "ledger": ledger_view(),
         "exact": exact_view(),
@@ -161,7 +171,7 @@ def page_context() -> dict:
             "vocabulary": sampler.VOCABULARY,
             "favourites": [sampler.VOCABULARY[f] for f in sampler.FAVOURITES],
             "contexts": sampler.CONTEXTS,
-            "sampleCount": SAMPLE_COUNT,
+            "sampleCount": exact.SAMPLE_COUNT,
             "auditSettings": len(audit.SETTINGS),
             "auditGrid": audit.GRID,
         },

@@ -11,16 +11,21 @@ from lab import instruments, views
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What the worker's boot (`import lab.views`) may import: the seed widgets' modules and the registry.
-# Not the audit: it loads with the first exact render or audit run, after the page is live.
-SEED_MODULES = {"lab", "lab.views", "lab.exact", "lab.figures", "lab.instruments", "lab.jsformat",
-                "lab.ledger", "lab.sampler", "lab.urlstate"}
+# What the worker's boot (`import lab.views`) may import: what the ledger needs and the registry. The
+# exact sampler (with fractions) and the audit load with the first exact render or audit run, which the
+# page sends right after it goes live.
+SEED_MODULES = {"lab", "lab.views", "lab.figures", "lab.instruments", "lab.jsformat", "lab.ledger",
+                "lab.urlstate"}
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout))
 
 
 def _lab_modules_after(statement: str) -> set[str]:
-    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'lab')))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    return set(json.loads(out.stdout))
+    return {m for m in _modules_after(statement) if m.split(".")[0] == "lab"}
 
 
 def test_the_audit_does_not_import_a_view():
@@ -34,6 +39,7 @@ def test_importing_the_views_imports_no_instrument():
         f"lab.{role}.{name}" for role in instruments.ROLES for name in instruments.NAMES}
     assert not imported & instrument_modules, sorted(imported & instrument_modules)
     assert imported <= SEED_MODULES, f"import lab.views now also imports {sorted(imported - SEED_MODULES)}"
+    assert "fractions" not in _modules_after("import lab.views")
 
 
 def test_warm_imports_the_widget_module_and_view_works(tmp_path, monkeypatch):
