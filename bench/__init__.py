@@ -2,7 +2,9 @@
 
 One run builds the site (with its precompressed .br/.gz siblings) into a temporary directory, serves it
 with tools/serve.py on 127.0.0.1 (wrapped to count the bytes it sends), drives Chromium through
-Playwright and times the lab's audit in CPython. It prints a table with each figure against its
+Playwright (cold starts on loopback and with the network emulated at 20 Mbit/s and 40 ms round
+trip; slider steps on every widget, unthrottled and with the main thread's CPU throttled 4x; the
+bytes Chromium received, encodedDataLength, page and worker) and times the lab's audit in CPython. It prints a table with each figure against its
 target and writes every number as one JSON object to $BENCH_OUT (default bench-results.json).
 
 Modules: ``stats`` (median/percentile helpers), ``server`` (byte-counting server), ``browser``

@@ -4,6 +4,7 @@ wire, and an in-worker probe that times the lab's import and first renders."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import time
 from pathlib import Path
@@ -13,7 +14,13 @@ PROBE_JS = Path(__file__).with_name("probe_worker.js")
 PROBE_URL = "bench/probe.js"  # where run.py copies PROBE_JS inside the temporary build
 
 BOOT_TIMEOUT_MS = 120_000
-LABS = ("ledger", "exact")
+
+# A reader on a decent connection: Chromium's network emulation (applied to the page and, through
+# it, to its dedicated worker's fetches): 20 Mbit/s each way, 40 ms round trip.
+NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
+# A mid-range phone: Chromium's CPU throttling. It slows the page's main thread only (Chromium
+# refuses it for worker targets), so the worker's Python runs at the machine's speed.
+CPU_THROTTLE = 4
 
 
 def launcher():
@@ -56,12 +63,20 @@ def _worker_marks(page) -> dict:
             out["workerBootMs"] = mark["bootMs"]
     return out
 
-def cold_bare(browser, base: str) -> dict:
+def _emulate_network(context, page, network: dict | None) -> None:
+    if network:
+        session = context.new_cdp_session(page)
+        session.send("Network.enable")
+        session.send("Network.emulateNetworkConditions", network)
+
+
+def cold_bare(browser, base: str, network: dict | None = None) -> dict:
     """bench/bare.html in a fresh context (empty HTTP cache): page-clock ms until Pyodide is up."""
     context = browser.new_context()
     context.add_init_script(_WORKER_MARKS)
     try:
         page = context.new_page()
+        _emulate_network(context, page, network)
         page.goto(base + "bench/bare.html")
         page.wait_for_function("() => document.body.dataset.ready || document.body.dataset.error",
                                timeout=BOOT_TIMEOUT_MS)
@@ -99,12 +114,13 @@ def wait_audit(page) -> str:
     return page.evaluate("() => document.querySelector('[data-audit-counter]').textContent.trim()")
 
 
-def cold_article(browser, base: str) -> dict:
-    """The article in a fresh context: navigation start to both labs live (dataset.labReadyMs)."""
+def cold_article(browser, base: str, network: dict | None = None) -> dict:
+    """The article in a fresh context: navigation start to the lab live (dataset.labReadyMs)."""
     context = browser.new_context()
     context.add_init_script(_WORKER_MARKS)
     try:
         page = context.new_page()
+        _emulate_network(context, page, network)
         page.goto(base)
         wait_live(page)
         ready = float(page.evaluate("() => document.documentElement.dataset.labReadyMs"))
@@ -113,14 +129,78 @@ def cold_article(browser, base: str) -> dict:
         context.close()
 
 
+# --- bytes on the wire, as the browser counts them ------------------------------------------------
+
+class EncodedBytes:
+    """Sums Chromium's encodedDataLength (headers plus the body as it travelled, compressed or
+    not) of every response to the page and to its workers. Workers are separate DevTools targets:
+    they are auto-attached (paused at start until their Network domain is on) and spoken to
+    through the page's session."""
+
+    def __init__(self, context, page):
+        self.session = session = context.new_cdp_session(page)
+        self.entries: dict[str, dict] = {}
+        self._urls: dict[str, str] = {}
+        session.on("Network.requestWillBeSent", lambda e: self._request("page", e))
+        session.on("Network.loadingFinished", lambda e: self._finished("page", e))
+        session.on("Target.attachedToTarget", self._attached)
+        session.on("Target.receivedMessageFromTarget", self._from_target)
+        session.send("Network.enable")
+        session.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False})
+
+    def _request(self, target, event):
+        self._urls[f"{target}:{event['requestId']}"] = event["request"]["url"]
+
+    def _finished(self, target, event):
+        key = f"{target}:{event['requestId']}"
+        self.entries[key] = {"url": self._urls.get(key, "?"), "bytes": int(event["encodedDataLength"])}
+
+    def _attached(self, event):
+        session_id = event["sessionId"]
+        for number, method in enumerate(("Network.enable", "Runtime.runIfWaitingForDebugger"), 1):
+            self.session.send("Target.sendMessageToTarget", {
+                "sessionId": session_id, "message": json.dumps({"id": number, "method": method, "params": {}})})
+
+    def _from_target(self, event):
+        message = json.loads(event["message"])
+        method = message.get("method")
+        if method == "Network.requestWillBeSent":
+            self._request(event["sessionId"], message["params"])
+        elif method == "Network.loadingFinished":
+            self._finished(event["sessionId"], message["params"])
+
+    def take(self) -> dict:
+        entries, self.entries = self.entries, {}
+        rows = sorted(entries.values(), key=lambda e: -e["bytes"])
+        return {"bytes": sum(e["bytes"] for e in rows), "requests": len(rows),
+                "transfers": [{"path": e["url"].split("/", 3)[-1], "bytes": e["bytes"]} for e in rows]}
+
+
 # --- slider latency --------------------------------------------------------------------------------
+
+_WIDGETS = """() => [...document.querySelectorAll("form[data-lab]")]
+  .filter((form) => form.querySelector("input[type=range][name]")).map((form) => form.dataset.lab)"""
+
+
+def widgets(page) -> list[str]:
+    """Every widget on the page with a range input (form[data-lab]), in page order."""
+    return page.evaluate(_WIDGETS)
+
+
+def cpu_throttle(context, page, rate: float):
+    """Throttle the page's main thread `rate` times (1 restores it); returns the CDP session."""
+    session = context.new_cdp_session(page)
+    session.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+    return session
+
 
 _SLIDERS = """(kind) => [...document.querySelectorAll(`form[data-lab="${kind}"] input[type=range]`)].map(
   (i) => ({ name: i.name, min: +i.min, max: +i.max, step: +i.step || 1, value: +i.value }))"""
 
 _STEPS = """async ({ kind, steps }) => {
   const form = document.querySelector(`form[data-lab="${kind}"]`);
-  const regions = [...form.closest(".lab-widget").querySelectorAll("[data-figure]")];
+  form.scrollIntoView({ block: "center" });  // as a reader would: the widget on screen
+  const regions = [...(form.closest(".lab-widget") || form).querySelectorAll("[data-figure]")];
   const out = [];
   for (const [name, value] of steps) {
     const input = form.querySelector(`input[name="${name}"]`);
@@ -147,7 +227,7 @@ _STEPS = """async ({ kind, steps }) => {
     const detail = await rendered;
     observer.disconnect();
     out.push({ name, value: input.value, dispatchedAt, requestedAt: detail.requestedAt, swappedAt,
-               paintedAt: detail.paintedAt, afterFrameAt: detail.afterFrameAt,
+               paintedAt: detail.paintedAt, afterFrameAt: detail.afterFrameAt, pythonMs: detail.pythonMs ?? null,
                latencyMs: detail.paintedAt - detail.requestedAt });
   }
   return out;
@@ -194,7 +274,8 @@ _DOM_COSTS = """({ reps }) => {
   const median = (v) => { const s = [...v].sort((a, b) => a - b); const m = s.length >> 1;
                           return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
   for (const region of document.querySelectorAll("[data-figure]")) {
-    const kind = region.closest(".lab-widget").querySelector("form[data-lab]").dataset.lab;
+    const form = region.closest(".lab-widget")?.querySelector("form[data-lab]");
+    const kind = form ? form.dataset.lab : "page";
     const markup = region.innerHTML;
     const parse = [], layout = [];
     for (let i = 0; i < reps; i++) {
@@ -251,11 +332,12 @@ _WORKER_CALLS = """async ({ repeats, mirrorPage }) => {
   });
   try {
     let t = performance.now();
-    const boot = await call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL });
+    const boot = await call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
+                                     labZipURL: config.labZipURL });
     const bootRoundTripMs = performance.now() - t;
     const firstRenders = {};
-    if (mirrorPage) {  // the page renders both widgets before it asks for the audit
-      for (const kind of ["ledger", "exact"]) {
+    if (mirrorPage) {  // the page renders its data-warm="render" widgets before it asks for the audit
+      for (const kind of [...document.querySelectorAll('form[data-lab][data-warm="render"]')].map((f) => f.dataset.lab)) {
         t = performance.now();
         await call("request", { kind, input: "" });
         firstRenders[kind] = performance.now() - t;
@@ -277,7 +359,7 @@ _WORKER_CALLS = """async ({ repeats, mirrorPage }) => {
 
 
 def worker_audits(page, workers: int, repeats: int) -> list[dict]:
-    """Per fresh worker (booted from the HTTP cache): the first audit after the page's two first
+    """Per fresh worker (booted from the HTTP cache): the first audit after the page's warm-up
     renders, exactly the reader's situation, then `repeats - 1` repeats (memoised helpers warm)."""
     return [page.evaluate(_WORKER_CALLS, {"repeats": repeats, "mirrorPage": True}) for _ in range(workers)]
 
@@ -319,8 +401,10 @@ def wrap(module, name):
     setattr(module, name, timed)
 for name in ("heatmap_svg", "heatmap_selection_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg", "outputs_svg", "trace_svg"):
     wrap(figures, name)
-for name in ("ledger", "best_lookahead", "speedup_grid", "evaluate"):
+for name in ("ledger", "best_lookahead", "speedup_grid"):
     wrap(V, name)
+import lab.exact
+wrap(lab.exact, "evaluate")  # lab.views calls it through the module (imported on first use)
 
 def handle(request):
     # the request as a literal string: json is not imported before the lab imports it itself
@@ -342,7 +426,10 @@ for kind in ("ledger", "exact"):
 out["firstRender"] = first
 out["stdlibImportedBy"] = new_modules
 out["secondRender"] = {kind: handle('{"kind": "%s", "input": ""}' % kind)[0] for kind in ("ledger", "exact")}
-import json, random, statistics
+import json, random
+def _median(values):  # the page's trimmed stdlib has no statistics module
+    v = sorted(values); m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
 
 rng = random.Random(2024)
 sliders = {"ledger": urlstate.LEDGER_SLIDERS, "exact": urlstate.EXACT_SLIDERS}
@@ -360,9 +447,9 @@ for kind, specs in sliders.items():
             partial.setdefault(name, []).append(ms)
     samples.sort()
     random_views[kind] = {
-        "n": len(samples), "medianMs": round(statistics.median(samples), 2),
+        "n": len(samples), "medianMs": round(_median(samples), 2),
         "p95Ms": round(samples[int(0.95 * (len(samples) - 1))], 2), "maxMs": round(samples[-1], 2),
-        "partsMedianMs": {k: round(statistics.median(v), 2) for k, v in partial.items()},
+        "partsMedianMs": {k: round(_median(v), 2) for k, v in partial.items()},
     }
 out["sliderLikeViews"] = random_views
 
@@ -383,7 +470,8 @@ _RUN_PROBE = """async ({ probeURL, python }) => {
       const timer = setTimeout(() => reject(new Error("probe timed out")), 120000);
       worker.onmessage = ({ data }) => { clearTimeout(timer); data.ok ? resolve(data) : reject(new Error(data.message)); };
       worker.onerror = (event) => { clearTimeout(timer); reject(new Error(event.message || "probe worker failed")); };
-      worker.postMessage({ pyodideIndexURL: abs(config.pyodideIndexURL), labZipURL: abs(config.labZipURL), python });
+      worker.postMessage({ pyodideIndexURL: abs(config.pyodideIndexURL), labZipURL: abs(config.labZipURL),
+                          stdLibURL: config.stdlibURL ? abs(config.stdlibURL) : undefined, python });
     });
   } finally {
     worker.terminate();

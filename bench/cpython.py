@@ -77,12 +77,20 @@ def article_bytes(site: Path, config: dict) -> dict:
         per_file[path.relative_to(site).as_posix()] = {"bytes": raw, "gzip": gz}
     runtime = {p.relative_to(site).as_posix(): p.stat().st_size
                for p in sorted(site.glob("pyodide-*/*")) if not p.name.endswith((".gz", ".br"))}
+    # The stdlib the article loads (the trimmed one at the top level; the full one is the bare page's).
+    for path in sorted(site.glob("python_stdlib.*.zip")):
+        runtime[path.relative_to(site).as_posix()] = path.stat().st_size
+    trimmed = sorted(site.glob("python_stdlib.*.zip"))
     return {
         "articleBytes": sum(f["bytes"] for f in per_file.values()),
         "articleBytesGzip": sum(f["gzip"] for f in per_file.values()),
         "files": per_file,
         "pyodideRuntimeBytes": sum(runtime.values()),
         "pyodideRuntimeFiles": runtime,
+        "stdlibBytes": {"full": (next(site.glob("pyodide-*/python_stdlib.zip"))).stat().st_size,
+                        "fullGzip": _gz_size(next(site.glob("pyodide-*/python_stdlib.zip"))),
+                        "trimmed": trimmed[0].stat().st_size if trimmed else None,
+                        "trimmedGzip": _gz_size(trimmed[0]) if trimmed else None},
     }
 
 

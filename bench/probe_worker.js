@@ -11,7 +11,7 @@ self.onmessage = async ({ data }) => {
     });
     const { loadPyodide } = await import(`${data.pyodideIndexURL}pyodide.mjs`);
     marks.importLoaderMs = performance.now() - t0;
-    const pyodide = await loadPyodide({ indexURL: data.pyodideIndexURL });
+    const pyodide = await loadPyodide({ indexURL: data.pyodideIndexURL, stdLibURL: data.stdLibURL });
     marks.loadPyodideMs = performance.now() - t0;
     const buffer = await labZip;
     const t1 = performance.now();

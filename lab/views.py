@@ -6,9 +6,8 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from functools import lru_cache
 
-from . import audit, figures, instruments, sampler
+from . import figures, instruments
 from .figures import split_width
-from .exact import SAMPLE_COUNT, evaluate, output_distributions
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
                      speedup_grid)
@@ -17,6 +16,24 @@ from .urlstate import (EXACT_SLIDERS, LEDGER_SLIDERS, MAX_QUERY_LENGTH, clamp_pa
 
 __all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
            "slider_specs", "handle", "split_width"]
+
+
+def _audit():
+    """lab.audit, imported on first use: the worker boots on ``import lab.views`` and the page
+    goes live then, so the audit's 20 checks load with the first exact render or audit run,
+    after the reader can already move a slider."""
+    from . import audit
+
+    return audit
+
+
+def _exact():
+    """(lab.exact, lab.sampler), imported on first use like the audit: the exact sampler and
+    its Fractions load with the exact widget's first render (sent right after the page goes
+    live), not before the ledger can answer."""
+    from . import exact, sampler
+
+    return exact, sampler
 
 
 def _params(raw, sliders) -> tuple[dict, list[str]]:
@@ -131,7 +148,8 @@ def exact_view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
     raw, width = split_width(raw)
     params, notes = _params(raw, EXACT_SLIDERS)
-    result = evaluate(**params)
+    exact, sampler = _exact()
+    result = exact.evaluate(**params)
     notes = notes or result["notes"]
     p, q = sampler.reference_pair(params["certainty"], params["match"])
     c, t, s = result["contract"], result["trace"], result["samples"]
@@ -155,14 +173,14 @@ def exact_view(raw=None) -> dict:
         f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
         f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
     vocabulary = sampler.VOCABULARY
-    exact_output, buggy_output = output_distributions(params["certainty"], params["match"])  # cached with the contract
+    exact_output, buggy_output = exact.output_distributions(params["certainty"], params["match"])  # cached with the contract
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
         "notes": notes,
         "query": format_query(params, EXACT_SLIDERS),
         "readouts": readouts,
-        "signature": audit.exact_signature(result),
+        "signature": _audit().exact_signature(result),
         "summary": summary,
         "live": (f"\u03b1 {readouts['alpha']}; {readouts['traceSpeedup']}x in this run; "
                  f"buggy sampler off by TV {readouts['wrongTv']}"),
@@ -179,6 +197,7 @@ def exact_view(raw=None) -> dict:
 
 def audit_view() -> dict:
     """Run the 20 checks: counter text, per-check results and the three signatures."""
+    audit = _audit()
     result = audit.run_audit()
     return {
         "counter": audit.counter_text(result),
@@ -198,6 +217,8 @@ def slider_specs(sliders) -> list[dict]:
 def page_context() -> dict:
     """Everything the build needs to pre-render the article in its default state: the seed
     widgets, the audit, and each instrument's own ``page_context()`` under ``instruments``."""
+    audit = _audit()
+    exact, sampler = _exact()
     return {
         "ledger": ledger_view(),
         "exact": exact_view(),
@@ -208,7 +229,7 @@ def page_context() -> dict:
             "vocabulary": sampler.VOCABULARY,
             "favourites": [sampler.VOCABULARY[f] for f in sampler.FAVOURITES],
             "contexts": sampler.CONTEXTS,
-            "sampleCount": SAMPLE_COUNT,
+            "sampleCount": exact.SAMPLE_COUNT,
             "auditSettings": len(audit.SETTINGS),
             "auditGrid": audit.GRID,
         },

@@ -252,6 +252,32 @@
 
   const queries = {};
   const shownMarkup = new WeakMap();  // region -> the markup last put there by this script
+  const heldMarkup = new WeakMap();   // region in a closed <details> -> the markup it will show when opened
+  const watchedDetails = new WeakSet();
+
+  // Put `markup` in `region` unless it is already there. A region inside a closed <details> is
+  // not laid out for nobody: its latest markup waits until the <details> opens.
+  function swapFigure(region, markup) {
+    const closed = region.closest("details:not([open])");
+    if (closed) {
+      heldMarkup.set(region, markup);
+      if (!watchedDetails.has(closed)) {
+        watchedDetails.add(closed);
+        closed.addEventListener("toggle", () => {
+          if (!closed.open) return;
+          for (const held of closed.querySelectorAll("[data-figure]")) {
+            if (heldMarkup.has(held)) swapFigure(held, heldMarkup.get(held));
+          }
+        });
+      }
+      return;
+    }
+    heldMarkup.delete(region);
+    if (shownMarkup.get(region) !== markup) {
+      region.innerHTML = markup;
+      shownMarkup.set(region, markup);
+    }
+  }
 
   function render(kind, view, { restoreInputs, announce }) {
     const form = formOf(kind);
@@ -266,10 +292,7 @@
     // An unchanged figure is not swapped: parsing and laying out an SVG is most of a frame.
     for (const [name, markup] of Object.entries(view.figures || {})) {
       const region = widget.querySelector(`[data-figure="${name}"]`);
-      if (region && shownMarkup.get(region) !== markup) {
-        region.innerHTML = markup;
-        shownMarkup.set(region, markup);
-      }
+      if (region) swapFigure(region, markup);
     }
     for (const [name, text] of Object.entries(view.readouts || {})) {
       const cell = widget.querySelector(`[data-readout="${name}"]`);
@@ -434,6 +457,8 @@
       }, 150);
     });
     for (const kind of kinds()) observer.observe(widgetOf(kind));
+  }
+
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------
 
   // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
@@ -572,7 +597,8 @@
     }
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
-    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, labZipURL: config.labZipURL }, BOOT_STALL_MS);
+    const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
+                                labZipURL: config.labZipURL }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }

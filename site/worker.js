@@ -29,6 +29,9 @@ async function boot(paths) {
   const labZipURL = new URL(paths.labZipURL, self.location.href).href;
   const realFetch = self.fetch;
   self.fetch = (...args) => realFetch(...args).then(countBytes);
+  // The site's trimmed standard library (only what start-up, the lab and error reporting import);
+  // without one, Pyodide's full python_stdlib.zip from the runtime directory.
+  const stdLibURL = paths.stdlibURL ? new URL(paths.stdlibURL, self.location.href).href : undefined;
   // Fetch the lab while the runtime boots: the two downloads overlap.
   const labZip = self.fetch(labZipURL).then((response) => {
     if (!response.ok) throw new Error(`lab package: HTTP ${response.status}`);
@@ -37,7 +40,7 @@ async function boot(paths) {
   const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
   let pyodide;
   try {
-    pyodide = await loadPyodide({ indexURL: pyodideIndexURL });
+    pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL });
   } finally {
     self.fetch = realFetch;
   }

@@ -58,7 +58,9 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
     """Zip the .py files of a package, stable to the byte: sorted, fixed dates and permissions.
 
     Entries are named '<package>/<relative path>' so unpacking at the Pyodide home directory (which
-    is on sys.path) makes the package importable.
+    is on sys.path) makes the package importable. They are stored, not deflated: the server sends
+    the archive brotli- or gzip-compressed as a whole, which is smaller than per-file deflate
+    (31 KB brotli against 41 KB deflated) and leaves nothing to inflate in the worker.
     """
     package_dir = Path(package_dir)
     files = sorted(
@@ -74,8 +76,8 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
             info = zipfile.ZipInfo(arcname, date_time=ZIP_EPOCH)
             info.create_system = 3  # unix, so external_attr means the same on every host
             info.external_attr = 0o100644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, path.read_bytes(), compresslevel=9)
+            info.compress_type = zipfile.ZIP_STORED
+            zf.writestr(info, path.read_bytes())
     return buf.getvalue()
 
 

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers
+from . import assets, headers, stdlib
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -68,7 +68,8 @@ class _Writer:
 
 
 # The runtime files loadPyodide() fetches (the .mjs files are imported, not fetched).
-BOOT_FETCHED = ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+# The article fetches its own trimmed standard library instead of the runtime's python_stdlib.zip.
+BOOT_FETCHED = ("pyodide.asm.wasm", "pyodide-lock.json")
 
 
 def publication(root: Path) -> dict:
@@ -106,13 +107,20 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip)
 
+    # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py); the
+    # distribution's full python_stdlib.zip stays in the runtime directory for the bare page.
+    trimmed = stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab")
+    published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
+    _write(stage / published["python_stdlib.zip"], trimmed)
+
     config = {
         "pyodideIndexURL": f"{pyodide_dirname}/",
+        "stdlibURL": published["python_stdlib.zip"],
         "labZipURL": published["lab.zip"],
         "workerURL": published.get("worker.js", ""),
         # what the worker fetches to boot (uncompressed, as a response body reads), for the
-        # progress line: the runtime's fetched files and the lab
-        "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip),
+        # progress line: the runtime's fetched files, the trimmed standard library and the lab
+        "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip) + len(trimmed),
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)

@@ -125,12 +125,23 @@ def wait_summary(pg, kind, expected, timeout=RENDER_TIMEOUT_MS):
 
 def mismatched_figures(pg, kind, view) -> list[str]:
     """Names of figure regions whose DOM differs from `view`'s markup. Both sides go through the
-    browser's HTML parser and serializer, so only a real difference in the markup counts."""
-    return pg.evaluate("""([sel, figures]) => Object.entries(figures).filter(([name, markup]) => {
-        const scratch = document.createElement('div');
-        scratch.innerHTML = markup;
-        return document.querySelector(`${sel} [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
-    }).map(([name]) => name)""", [WIDGET[kind], view["figures"]])
+    browser's HTML parser and serializer, so only a real difference in the markup counts. A region
+    inside a closed <details> is compared as the reader would see it: opened (app.js puts its
+    latest markup in on the toggle event), then closed again."""
+    return pg.evaluate("""async ([sel, figures]) => {
+        const opened = [...document.querySelectorAll(`${sel} details:not([open])`)];
+        await Promise.all(opened.map((d) => new Promise((resolve) => {
+            d.addEventListener('toggle', () => setTimeout(resolve, 0), { once: true });
+            d.open = true;
+        })));
+        const out = Object.entries(figures).filter(([name, markup]) => {
+            const scratch = document.createElement('div');
+            scratch.innerHTML = markup;
+            return document.querySelector(`${sel} [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
+        }).map(([name]) => name);
+        for (const d of opened) d.open = false;
+        return out;
+    }""", [WIDGET[kind], view["figures"]])
 
 
 def assert_shows(pg, kind, raw):

@@ -42,6 +42,7 @@ def test_config_points_at_real_files(built_site):
     config = json.loads(match.group(1))
     assert (built_site / config["pyodideIndexURL"] / "pyodide.mjs").is_file()
     assert (built_site / config["labZipURL"]).is_file()
+    assert (built_site / config["stdlibURL"]).is_file() and "/" not in config["stdlibURL"]
     assert (built_site / config["workerURL"]).is_file()
 
 

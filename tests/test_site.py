@@ -20,8 +20,9 @@ import pytest
 from lab import instruments, views
 from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
-                      assert_shows, figure_markup, notes, query, readouts, slider_values, status_text,
-                      summary, wait_audit, wait_instrument_audit, wait_live, expected_instrument_counter)
+                      assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
+                      status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary,
+                      expected_instrument_counter)
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +157,32 @@ def test_keyboard_ledger(live):
         assert address["acceptance"] == str(expect)
         assert address == _full_query(live)
         assert f"At {expect}% acceptance and lookahead" in summary(live, "ledger")
+    assert live.console_errors == []
+
+
+def test_closed_table_waits_until_opened(live):
+    """A figure inside a closed <details> is not swapped per step (nobody sees it); opening the
+    <details> shows the latest settings' markup."""
+    sel = "#ledger-acceptance"
+    table = f"{WIDGET['ledger']} [data-figure='table']"
+    assert live.evaluate(f"() => !document.querySelector(`{table}`).closest('details').open")
+    live.evaluate(f"""() => {{
+        window.__tableMutations = 0;
+        new MutationObserver(() => window.__tableMutations++).observe(
+            document.querySelector(`{table}`), {{ childList: true, subtree: true }});
+    }}""")
+    start = int(slider_values(live, "ledger")["acceptance"])
+    live.locator(sel).focus()
+    for key in ("Home", "End", "ArrowLeft"):
+        live.locator(sel).press(key)
+        view = views.ledger_view(slider_values(live, "ledger"))
+        wait_summary(live, "ledger", view["summary"])
+    assert int(slider_values(live, "ledger")["acceptance"]) != start
+    assert live.evaluate("() => window.__tableMutations") == 0
+    live.click(f"{WIDGET['ledger']} details.lab-table > summary")
+    live.wait_for_function("() => window.__tableMutations > 0", timeout=5000)
+    assert mismatched_figures(live, "ledger", view) == []
+    live.click(f"{WIDGET['ledger']} details.lab-table > summary")
     assert live.console_errors == []
 
 

@@ -1,5 +1,7 @@
 // Run Python under the npm Pyodide in Node with a lab zip unpacked, printing Python's stdout.
 //   node tests/node/run_lab.mjs LAB_ZIP [CODE]     (CODE from stdin when omitted)
+// PYODIDE_STDLIB=path/to/stdlib.zip loads that standard library (the site's trimmed one) instead
+// of the distribution's python_stdlib.zip, exactly as the page's worker does with stdLibURL.
 // Exit 1 with the Python traceback on stderr if the code raises.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -16,7 +18,9 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const indexDir = process.env.PYODIDE_DIR ?? resolve(repo, "node_modules", "pyodide");
 const { loadPyodide } = await import(pathToFileURL(resolve(indexDir, "pyodide.mjs")).href);
 
-const pyodide = await loadPyodide({ indexURL: indexDir + "/" });
+const options = { indexURL: indexDir + "/" };
+if (process.env.PYODIDE_STDLIB) options.stdLibURL = resolve(process.env.PYODIDE_STDLIB);
+const pyodide = await loadPyodide(options);
 pyodide.setStdout({ batched: (line) => process.stdout.write(line + "\n") });
 pyodide.setStderr({ batched: (line) => process.stderr.write(line + "\n") });
 // unpackArchive wants a typed array; a Node Buffer is rejected.
