@@ -21,7 +21,7 @@ from lab import instruments, views
 from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
-                      status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary,
+                      status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary, with_width,
                       expected_instrument_counter)
 
 
@@ -175,7 +175,7 @@ def test_closed_table_waits_until_opened(live):
     live.locator(sel).focus()
     for key in ("Home", "End", "ArrowLeft"):
         live.locator(sel).press(key)
-        view = views.ledger_view(slider_values(live, "ledger"))
+        view = views.ledger_view(with_width(live, "ledger", slider_values(live, "ledger")))
         wait_summary(live, "ledger", view["summary"])
     assert int(slider_values(live, "ledger")["acceptance"]) != start
     assert live.evaluate("() => window.__tableMutations") == 0
