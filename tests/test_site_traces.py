@@ -18,10 +18,6 @@ from sitepage import (assert_shows, figure_width, mismatched_figures, notes, que
 
 SELECTOR = "#traces-lab"
 FIGURES = ("curve", "translator", "positions", "send", "missing")
-# the traces widget in sitepage's tables, so that its assert_shows checks it like the seed widgets
-sitepage.FIGURES.setdefault("traces", FIGURES)
-sitepage.VIEW.setdefault("traces", widget.view)
-sitepage.WIDGET.setdefault("traces", SELECTOR)
 SEND_LABELS = {"serving": ("srvCurve", "Use this curve in the serving model"),
                "policies": ("polCurve", "Use this curve in the lookahead policies")}
 
@@ -62,6 +58,15 @@ def assert_curve_hand_offs(pg, token):
     return traces.ledger_curve(token)
 
 
+@pytest.fixture(autouse=True)
+def _traces_in_sitepage(monkeypatch):
+    """The traces widget in sitepage's tables while these tests run (and only then: other modules
+    iterate over those tables), so that its assert_shows checks it like the seed widgets."""
+    monkeypatch.setitem(sitepage.FIGURES, "traces", FIGURES)
+    monkeypatch.setitem(sitepage.VIEW, "traces", widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, "traces", SELECTOR)
+
+
 @pytest.fixture(scope="module")
 def live(module_page):
     pg = module_page()
@@ -90,6 +95,8 @@ def test_preset_drives_the_curve_keyboard_and_url(live):
     view = assert_traces_shows(live, form_values(live))
     assert view["analysis"]["lookahead"] == 4
     assert live.text_content(f"{SELECTOR} [data-live]") == view["live"]  # one short sentence for screen readers
+    assert len(view["live"].split()) <= 12 and live.locator(f"{SELECTOR} [aria-live=polite]").count() == 1
+    assert live.get_attribute(f"{SELECTOR} output[name=summary]", "aria-live") == "off"
     assert query(live)["trcPreset"] == "vllm-46878-eagle"
     live.locator("#traces-preset").focus()
     live.keyboard.press("ArrowUp")  # keyboard: the previous preset
