@@ -525,7 +525,8 @@
             const bytes = await file.slice(index * SLICE_BYTES, (index + 1) * SLICE_BYTES).arrayBuffer();
             const text = decoder.decode(bytes, { stream: index < count - 1 });
             const reply = await call("request", { kind, op: "chunk", name: file.name, index, count, text,
-                                                  input: formValues(form) }, REQUEST_TIMEOUT_MS);
+                                                  input: { ...formValues(form), width: figureWidth(kind) } },
+                                     REQUEST_TIMEOUT_MS);
             if (mine !== run) return;
             if (progress) progress.value = reply.progress;
             if (reply.done) {

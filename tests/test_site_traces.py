@@ -1,18 +1,25 @@
 """The traces widget in Chromium: the default preset with JavaScript off, a preset driving the curve
 and the ledger (URL state both ways), keyboard use, a pasted exposition, a bad paste that keeps
 the reader's text, and a 50 MB file read in slices with progress and a cancel button, all without
-a request leaving the page."""
+a request leaving the page. Live, the figure is drawn for its panel's width (the form's data-width),
+and the send buttons hand the same curve token to the ledger, the serving model and the policies."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+import sitepage
 from lab import traces, views
 from lab.widgets import traces as widget
-from sitepage import notes, query, summary, wait_audit, wait_live, wait_summary
+from sitepage import (assert_shows, figure_width, mismatched_figures, notes, query, summary, wait_audit, wait_live,
+                      wait_summary)
 
 SELECTOR = "#traces-lab"
 FIGURES = ("curve", "translator", "positions", "send", "missing")
+SEND_LABELS = {"serving": ("srvCurve", "Use this curve in the serving model"),
+               "policies": ("polCurve", "Use this curve in the lookahead policies")}
 
 
 def form_values(pg) -> dict[str, str]:
@@ -22,31 +29,42 @@ def form_values(pg) -> dict[str, str]:
         .filter((c) => c.type !== 'file').map((c) => [c.name, c.value]))""")
 
 
-def shown_figures(pg) -> dict[str, str]:
-    return pg.evaluate("""(names) => Object.fromEntries(names.map((n) =>
-        [n, document.querySelector(`#traces-lab [data-figure='${n}']`).innerHTML]))""", list(FIGURES))
-
-
-def mismatched(pg, view) -> list[str]:
-    return pg.evaluate("""(figures) => Object.entries(figures).filter(([name, markup]) => {
-        const scratch = document.createElement('div');
-        scratch.innerHTML = markup;
-        return document.querySelector(`#traces-lab [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
-    }).map(([name]) => name)""", view["figures"])
-
-
 def readouts(pg) -> dict[str, str]:
-    return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#traces-lab [data-readout]')]
-        .map((d) => [d.dataset.readout, d.textContent]))""")
+    return sitepage.readouts(pg, "traces")
 
 
 def assert_traces_shows(pg, raw):
-    view = widget.view(raw)
-    wait_summary(pg, "traces", view["summary"])
-    assert mismatched(pg, view) == []
-    assert readouts(pg) == view["readouts"]
-    assert notes(pg, "traces") == view["notes"]
-    return view
+    """The summary, every figure (drawn for the panel's width), the readouts and the notes are
+    what lab.widgets.traces.view gives in CPython for `raw`."""
+    return assert_shows(pg, "traces", raw)
+
+
+def send_buttons(pg) -> list[dict]:
+    """Every send button of the widget: target, parsed values and label."""
+    return pg.evaluate("""() => [...document.querySelectorAll('#traces-lab button[data-action="send"]')].map((b) =>
+        ({ target: b.dataset.target, values: JSON.parse(b.dataset.values), text: b.textContent.trim() }))""")
+
+
+def assert_curve_hand_offs(pg, token):
+    """The serving and policies buttons carry the very token the ledger's curve button carries."""
+    buttons = send_buttons(pg)
+    assert buttons[0]["target"] == "ledger" and buttons[0]["values"]["trcCurve"] == token
+    for target, (name, text) in SEND_LABELS.items():
+        [button] = [b for b in buttons if b["target"] == target]
+        assert button == {"target": target, "values": {name: token}, "text": text}
+        selector = f"{SELECTOR} button[data-action='send'][data-target='{target}']"
+        assert json.loads(pg.get_attribute(selector, "data-values")) == {name: token}
+        assert pg.is_enabled(selector)
+    return traces.ledger_curve(token)
+
+
+@pytest.fixture(autouse=True)
+def _traces_in_sitepage(monkeypatch):
+    """The traces widget in sitepage's tables while these tests run (and only then: other modules
+    iterate over those tables), so that its assert_shows checks it like the seed widgets."""
+    monkeypatch.setitem(sitepage.FIGURES, "traces", FIGURES)
+    monkeypatch.setitem(sitepage.VIEW, "traces", widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, "traces", SELECTOR)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +81,8 @@ def test_default_preset_without_javascript(page):
     pg.goto(pg.base_url)
     view = widget.view(None)
     assert summary(pg, "traces") == view["summary"]
-    assert mismatched(pg, view) == []
+    assert figure_width(pg, "traces") == str(view["width"]) == "640"  # pre-rendered at the default width
+    assert mismatched_figures(pg, "traces", view) == []
     assert readouts(pg) == view["readouts"]
     assert pg.locator(f"{SELECTOR} [data-figure='curve'] svg circle").count() == view["analysis"]["lookahead"]
     assert pg.input_value("#traces-preset") == traces.DEFAULT_PRESET
@@ -75,6 +94,9 @@ def test_preset_drives_the_curve_keyboard_and_url(live):
     live.locator("#traces-preset").select_option("vllm-46878-eagle")
     view = assert_traces_shows(live, form_values(live))
     assert view["analysis"]["lookahead"] == 4
+    assert live.text_content(f"{SELECTOR} [data-live]") == view["live"]  # one short sentence for screen readers
+    assert len(view["live"].split()) <= 12 and live.locator(f"{SELECTOR} [aria-live=polite]").count() == 1
+    assert live.get_attribute(f"{SELECTOR} output[name=summary]", "aria-live") == "off"
     assert query(live)["trcPreset"] == "vllm-46878-eagle"
     live.locator("#traces-preset").focus()
     live.keyboard.press("ArrowUp")  # keyboard: the previous preset
@@ -110,7 +132,9 @@ def test_url_state_round_trips(page):
 def test_send_curve_to_the_ledger(live):
     live.locator("#traces-preset").select_option("club3090-mtp")
     assert_traces_shows(live, form_values(live))
-    live.locator(f"{SELECTOR} button[data-action='send']").first.click()
+    curve, label, linkable = assert_curve_hand_offs(live, "club3090-mtp")
+    assert linkable and curve == traces.measured_curve(traces.analyse(traces.preset_trace("club3090-mtp")))
+    live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").first.click()
     expected = views.ledger_view({**{s: live.input_value(f"#ledger-{s}") for s in
                                      ("acceptance", "draftCost", "overheadMs", "targetMs", "verifyTax")},
                                   "lookahead": "6", "trcCurve": "club3090-mtp"})
@@ -119,7 +143,7 @@ def test_send_curve_to_the_ledger(live):
     assert query(live)["trcCurve"] == "club3090-mtp" and query(live)["lookahead"] == "6"
     assert live.text_content("[data-send-status]").startswith("Sent:")
     # the one-number hand-off leaves curve mode and moves the acceptance slider to alphaIid
-    live.locator(f"{SELECTOR} button[data-action='send']").nth(1).click()
+    live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").nth(1).click()
     live.wait_for_function("() => !document.querySelector('form[data-lab=\"ledger\"] output[name=\"summary\"]')"
                            ".value.startsWith('In measured curve mode')")
     assert live.input_value("#ledger-acceptance") == "66" and "trcCurve" not in query(live)
@@ -131,8 +155,12 @@ def test_pasted_exposition_and_bad_paste(live):
     live.locator("#traces-text").fill(text)
     view = assert_traces_shows(live, form_values(live))
     assert view["summary"].startswith("Your pasted text") and view["readouts"]["drafts"] == "200"
-    # pasted data cannot be linked: the send button carries a custom curve, the ledger says so
-    live.locator(f"{SELECTOR} button[data-action='send']").first.click()
+    # pasted data cannot be linked: the send buttons carry a custom curve, the ledger says so
+    token = send_buttons(live)[0]["values"]["trcCurve"]
+    assert token.startswith("custom:")
+    curve, _, linkable = assert_curve_hand_offs(live, token)
+    assert not linkable and len(curve) == view["analysis"]["lookahead"]
+    live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").first.click()
     live.wait_for_function("() => [...document.querySelectorAll('[data-notes=\"ledger\"] p')].some((p) => "
                            "p.textContent.includes('cannot be put in a link'))")
     assert "trcCurve" not in query(live)

@@ -9,7 +9,7 @@ fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts a
 import json
 
 from .. import traces
-from ..figures import escape
+from ..figures import _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
 from ..urlstate import split_query
@@ -74,12 +74,7 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
                          f"reading it from the trace")
     text = values.get(TEXT_KEY, "")
     text = text if isinstance(text, str) else ""
-    width = values.get("width")
-    try:
-        width = min(960, max(320, int(float(width)))) if width is not None else 640
-    except (TypeError, ValueError, OverflowError):
-        width = 640
-    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text, "width": width}, notes
+    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text}, notes
 
 
 def _query(settings: dict) -> str:
@@ -98,18 +93,17 @@ def _shown(settings: dict) -> dict:
 
 # --- figures -----------------------------------------------------------------------------------
 
-def _svg(width, height, label, body, css_class) -> str:
-    return (f'<svg class="figure {css_class}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
-
-
 def curve_svg(analysis: dict, width: int = 640) -> str:
-    """Per-position survival: measured unconditional (blue circles) and conditional (orange
-    squares) rates with Wilson 95% intervals, and the independent model fitted to the same mean
-    (dashed: alpha^i, and the flat alpha it assumes at every position)."""
+    """Per-position survival, drawn for ``width`` CSS pixels: measured unconditional rates
+    (``k-accepted`` circles: the first i drafts were all kept) and conditional rates
+    (``k-conditional`` squares) with Wilson 95% intervals, and the independent model fitted to
+    the same mean in neutral ink (dashed: alpha^i; dotted: the flat alpha it assumes at every
+    position). Each measured mark carries ``data-tip`` for the page's hover and tap readout."""
+    width = fit_width(width)
     k = analysis["lookahead"]
     alpha = analysis["alphaIid"]
-    height, left, right, top, bottom = 270, 58, 18, 14, 50
+    narrow = width < 480
+    height, left, right, top, bottom = (250 if narrow else 270), 54, 14, 14, 50
     plot_w, plot_h = width - left - right, height - top - bottom
     step = plot_w / k
 
@@ -123,40 +117,44 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     for tick in (0, 0.25, 0.5, 0.75, 1):
         body.append(f'<line class="fig-axisline" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
         body.append(f'<text class="fig-tick" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{to_fixed(tick, 2)}</text>')
-    label_every = 1 if step >= 28 else 2 if step >= 14 else 4
+    # label every position while the numbers fit, else every 2nd, 4th, ...: never touching
+    label_every = next(n for n in (1, 2, 4, 5, 8, 10, 16, 32, 64) if step * n >= _text_width(str(k)) + 10)
     for i in range(1, k + 1):
         if (i - 1) % label_every == 0:
             body.append(f'<text class="fig-tick" x="{x(i):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{i}</text>')
+    title = f"draft position i (k = {k})"
+    if _text_width(title, 13) > plot_w:
+        title = f"position i (k = {k})"
     body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">'
-                f'draft position i (k = {k})</text>')
+                f'{escape(title)}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + plot_h / 2):.1f}" y="16" '
                 f'text-anchor="middle">chance of surviving</text>')
     iid_unconditional = [alpha ** i for i in range(1, k + 1)]
-    body.append(f'<polyline class="k-trc-iid trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" points="'
+    body.append('<polyline class="trc-model trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" points="'
                 + " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(iid_unconditional, 1)) + '"/>')
-    body.append(f'<line class="k-trc-iidflat trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
+    body.append(f'<line class="trc-model trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
                 f'x2="{x(k) + step * 0.4:.1f}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}"/>')
     shift = min(6.0, step / 6)
-    series = (("uncond", analysis["perPosition"], analysis["perPositionIntervals"], -shift, "unconditional"),
-              ("cond", analysis["conditional"], analysis["conditionalIntervals"], shift, "conditional"))
+    series = (("accepted", analysis["perPosition"], analysis["perPositionIntervals"], -shift, "unconditional"),
+              ("conditional", analysis["conditional"], analysis["conditionalIntervals"], shift, "conditional"))
     marks = max(2.5, min(5.0, step / 5))
     if analysis["perPosition"] is not None:
         for kind, rates, intervals, dx, name in series:
             points = [(i, r) for i, r in enumerate(rates, 1) if r is not None]
-            body.append(f'<polyline class="k-trc-{kind} trc-line" fill="none" stroke-width="2" points="'
+            body.append(f'<polyline class="k-{kind} trc-line" fill="none" stroke-width="2" points="'
                         + " ".join(f"{x(i, dx):.1f},{y(r):.1f}" for i, r in points) + '"/>')
             for i, r in points:
                 low, high = intervals[i - 1]
-                tip = (f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
-                       f"{to_fixed(high, 3)})")
-                body.append(f'<line class="k-trc-{kind} trc-line" stroke-width="1.5" x1="{x(i, dx):.1f}" x2="{x(i, dx):.1f}" '
+                tip = escape(f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
+                             f"{to_fixed(high, 3)})")
+                body.append(f'<line class="k-{kind} trc-line" stroke-width="1.5" x1="{x(i, dx):.1f}" x2="{x(i, dx):.1f}" '
                             f'y1="{y(low):.1f}" y2="{y(high):.1f}"/>')
-                if kind == "uncond":
-                    body.append(f'<circle class="k-trc-{kind}" cx="{x(i, dx):.1f}" cy="{y(r):.1f}" r="{marks:.1f}">'
-                                f'<title>{escape(tip)}</title></circle>')
+                if kind == "accepted":
+                    body.append(f'<circle class="k-{kind}" cx="{x(i, dx):.1f}" cy="{y(r):.1f}" r="{marks:.1f}" '
+                                f'data-tip="{tip}"><title>{tip}</title></circle>')
                 else:
-                    body.append(f'<rect class="k-trc-{kind}" x="{x(i, dx) - marks:.1f}" y="{y(r) - marks:.1f}" '
-                                f'width="{2 * marks:.1f}" height="{2 * marks:.1f}"><title>{escape(tip)}</title></rect>')
+                    body.append(f'<rect class="k-{kind}" x="{x(i, dx) - marks:.1f}" y="{y(r) - marks:.1f}" '
+                                f'width="{2 * marks:.1f}" height="{2 * marks:.1f}" data-tip="{tip}"><title>{tip}</title></rect>')
         label = (f"Per-position survival for k = {k}. Measured unconditional rates "
                  + ", ".join(to_fixed(r, 2) for r in analysis["perPosition"])
                  + "; measured conditional rates "
@@ -164,8 +162,13 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
                  + f"; the independent model with alpha {to_fixed(alpha, 3)} predicts "
                  + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
     else:
-        body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18}" text-anchor="middle">'
-                    f'no per-position counts in this format: only the independent curve can be drawn</text>')
+        options = (("no per-position counts in this format: only the independent model can be drawn",),
+                   ("no per-position counts in this format:", "only the independent model can be drawn"),
+                   ("no per-position counts here:", "independent model only"))
+        lines = next((o for o in options if all(_text_width(t, 13) <= plot_w - 8 for t in o)), options[-1])
+        for line_number, text in enumerate(lines):
+            body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18 + 17 * line_number}" '
+                        f'text-anchor="middle">{escape(text)}</text>')
         label = (f"No per-position counts. The independent model with alpha {to_fixed(alpha, 3)} fitted to the mean "
                  f"acceptance length predicts " + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
     return _svg(width, height, label, body, "trc-curve")
@@ -247,24 +250,32 @@ def spec_bench_html() -> str:
 
 
 def send_html(analysis: dict, preset: str | None) -> str:
-    """Buttons that hand the measured curve (or one alpha) to the ledger widget: plain markup that
-    the page's generic ``data-action="send"`` handler reads."""
+    """Buttons that hand the measured curve (or one alpha) to the other widgets: plain markup that
+    the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
+    preset name, or ``custom:a1,a2,...`` for the reader's own data) that
+    :func:`lab.traces.ledger_curve` turns back into the curve: the ledger's ``trcCurve``, the
+    serving model's ``srvCurve`` and the lookahead policies' ``polCurve``."""
     if preset is not None:
         curve_value, linkable = preset, True
     else:
         curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
         linkable = False
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
-    curve_values = escape(json.dumps({"trcCurve": curve_value, "lookahead": str(min(12, analysis["lookahead"]))}))
-    alpha_values = escape(json.dumps({"trcCurve": "", "acceptance": acceptance,
-                                      "lookahead": str(min(12, analysis["lookahead"]))}))
+    lookahead = str(min(12, analysis["lookahead"]))
+    buttons = (
+        ("ledger", {"trcCurve": curve_value, "lookahead": lookahead}, "Send the measured curve to the ledger"),
+        ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
+         f"Send alpha = {acceptance}% to the ledger"),
+        ("serving", {"srvCurve": curve_value}, "Use this curve in the serving model"),
+        ("policies", {"polCurve": curve_value}, "Use this curve in the lookahead policies"),
+    )
     note = ("" if linkable else
-            '<span class="trc-send-note">A curve from your own data works in the ledger but cannot be put in a link.</span>')
-    return (f'<button type="button" data-action="send" data-target="ledger" data-values="{curve_values}">'
-            f'Send the measured curve to the ledger</button>'
-            f'<button type="button" data-action="send" data-target="ledger" data-values="{alpha_values}">'
-            f'Send alpha = {escape(acceptance)}% to the ledger</button>'
-            f'<a href="#ledger-lab">Go to the ledger</a>{note}')
+            '<span class="trc-send-note">A curve from your own data works in the other widgets but cannot be put '
+            'in a link.</span>')
+    return ("".join(f'<button type="button" data-action="send" data-target="{target}" '
+                    f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
+                    for target, values, text in buttons)
+            + f'<a href="#ledger-lab">Go to the ledger</a>{note}')
 
 
 # --- the view ----------------------------------------------------------------------------------
@@ -298,7 +309,14 @@ def _summary(analysis: dict, source: str) -> str:
     return text
 
 
-def _render(analysis: dict, settings: dict, notes: list[str], source: str, preset: str | None) -> dict:
+def _live(analysis: dict, speed: dict) -> str:
+    """The one sentence a screen reader hears after a change (under a dozen words)."""
+    return (f"k = {analysis['lookahead']}: alpha {_f(analysis['alphaIid'], 3)}; "
+            f"measured curve {_f(speed['curve'])}x in the ledger")
+
+
+def _render(analysis: dict, settings: dict, notes: list[str], source: str, preset: str | None,
+            width: int) -> dict:
     speed = _ledger_speedups(analysis)
     independence = analysis["independence"]
     readouts = {
@@ -318,11 +336,13 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
         "notes": notes,
         "query": _query(settings),
         "summary": _summary(analysis, source),
+        "live": _live(analysis, speed),
+        "width": width,
         "readouts": readouts,
         "analysis": {key: analysis[key] for key in ("format", "lookahead", "drafts", "draftTokens", "acceptedTokens",
                                                     "meanAcceptanceLength", "acceptanceRate", "alphaIid", "alphaMle")},
         "figures": {
-            "curve": curve_svg(analysis, settings["width"]),
+            "curve": curve_svg(analysis, width),
             "translator": translator_html(analysis),
             "positions": positions_html(analysis),
             "send": send_html(analysis, preset),
@@ -331,33 +351,35 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
     }
 
 
-def _preset_view(settings: dict, notes: list[str], prefix: str = "") -> dict:
+def _preset_view(settings: dict, notes: list[str], width: int, prefix: str = "") -> dict:
     preset = traces.PRESETS[settings["preset"]]
     analysis = traces.analyse(traces.preset_trace(settings["preset"]))
     source = f"{prefix}Preset: {preset['title']}"
-    return _render(analysis, settings, notes, source, settings["preset"])
+    return _render(analysis, settings, notes, source, settings["preset"], width)
 
 
 def view(raw=None) -> dict:
     """The widget for a URL query or form values (``trcPreset``, ``trcFormat``, ``trcLookahead``,
-    ``trcText``, ``width``). Pasted text wins over the preset; text that cannot be read leaves a
-    note naming why and the preset on show. Never raises."""
+    ``trcText``; ``width``, the figure panel's width, is presentation only). Pasted text wins over
+    the preset; text that cannot be read leaves a note naming why and the preset on show. Never
+    raises."""
+    raw, width = split_width(raw)
     settings, notes = _settings(_raw_values(raw))
     text = settings["text"]
     if not text.strip():
-        return _preset_view(settings, notes)
+        return _preset_view(settings, notes, width)
     if len(text) > MAX_TEXT:
         notes.append(f"The pasted text is {len(text)} characters; at most {MAX_TEXT} are read from the box. "
                      f"Use the file input for a bigger trace.")
-        return _preset_view(settings, notes, "Your text was not read. ")
+        return _preset_view(settings, notes, width, "Your text was not read. ")
     try:
         analysis = traces.analyse(traces.parse(text, settings["format"], settings["lookahead"]))
     except traces.TraceError as error:
         notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; the preset is shown "
                      f"meanwhile.")
-        return _preset_view(settings, notes, "Your text was not read. ")
+        return _preset_view(settings, notes, width, "Your text was not read. ")
     notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
-    return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None)
+    return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None, width)
 
 
 # --- files in slices ---------------------------------------------------------------------------
@@ -374,7 +396,8 @@ def chunk(request: dict) -> dict:
     text = request.get("text")
     if not (isinstance(index, int) and isinstance(count, int) and 0 <= index < count and isinstance(text, str)):
         return {"done": True, "progress": 1, "notes": ["A file slice arrived malformed; choose the file again."]}
-    settings, notes = _settings(_raw_values(request.get("input")))
+    raw, width = split_width(request.get("input"))
+    settings, notes = _settings(_raw_values(raw))
     try:
         if index == 0:
             _UPLOADS.clear()  # one file at a time: a new choice cancels the old one
@@ -390,12 +413,12 @@ def chunk(request: dict) -> dict:
     except traces.TraceError as error:
         _UPLOADS.pop(name, None)
         notes.append(f"The file {name} could not be read: {_for_page(error)}. The preset is shown meanwhile.")
-        return {"done": True, "progress": 1, **_preset_view(settings, notes, "Your file was not read. ")}
+        return {"done": True, "progress": 1, **_preset_view(settings, notes, width, "Your file was not read. ")}
     notes.append(f"The file {name} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
     size = parser.bytes
     source = f"Your file {name} ({to_fixed(size / 1e6, 1)} million characters)"
-    return {"done": True, "progress": 1, **_render(analysis, settings, notes, source, None)}
+    return {"done": True, "progress": 1, **_render(analysis, settings, notes, source, None, width)}
 
 
 OPERATIONS = {"chunk": chunk}
