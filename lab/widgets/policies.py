@@ -71,7 +71,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
     best = results["best-static"]["speedup"]
     values = {n: f"{_f(results[n]['speedup'])}x" + ("" if n == "best-static" else f" ({_gain(results[n]['speedup'], best)})")
               for n in names}
-    right = max(_text_width(v) for v in values.values()) + 10
+    right = max(_text_width(v) for v in values.values()) + 12
     narrow = width < NARROW
     if narrow:
         label_w, row, bar_h, top = 4, 42, 14, 38
@@ -102,13 +102,20 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
         body.append(f'<rect class="{css}" x="{label_w + inset:.1f}" y="{y + inset}" width="{max(w - 2 * inset, 1):.2f}" '
                     f'height="{bar_h - 2 * inset}"><title>{escape(_label(name, result, lookahead, curve))}: '
                     f'{escape(values[name])}</title></rect>')
-        body.append(f'<text class="fig-tick" x="{label_w + w + 6:.2f}" y="{y + bar_h - 3}">{escape(values[name])}</text>')
+        text_x = label_w + w + 6
+        for line_x in sorted((x_of(1.0), x_of(best))):  # the value starts clear of a line it would cross
+            if label_w + w - 1 <= line_x < text_x + _text_width(values[name]):
+                text_x = max(text_x, line_x + 6)
+        body.append(f'<text class="fig-tick" x="{text_x:.2f}" y="{y + bar_h - 3}">{escape(values[name])}</text>')
     bottom = top + (len(names) - 1) * row + bar_h
     for value, css in ((1.0, "pol-one"), (best, "fig-baseline pol-best-line")):
         x = x_of(value)
-        body.append(f'<line class="{css}" x1="{x:.2f}" x2="{x:.2f}" y1="{top - (16 if narrow else 4)}" '
-                    f'y2="{bottom + 4}"/>')
-    body.append(f'<text class="fig-small" x="{x_of(1.0):.2f}" y="{bottom + 18}" text-anchor="middle">1x</text>')
+        if narrow:  # one piece per bar, so that the lines never cross the labels above the bars
+            pieces = "".join(f"M{x:.2f} {top + i * row - 3}v{bar_h + 6}" for i in range(len(names)))
+            body.append(f'<path class="{css}" d="{pieces}"/>')
+        else:
+            body.append(f'<line class="{css}" x1="{x:.2f}" x2="{x:.2f}" y1="{top - 4}" y2="{bottom + 4}"/>')
+    body.append(f'<text class="fig-small" x="{max(x_of(1.0), 10):.2f}" y="{bottom + 18}" text-anchor="middle">1x</text>')
     label = "Long-run speedup per policy: " + "; ".join(
         f"{_label(n, results[n], lookahead, curve)} {_f(results[n]['speedup'])}x" for n in names) + "."
     return _svg(width, bottom + 24, label, body, "pol-figure pol-bars")
