@@ -14,11 +14,16 @@ from sitepage import assert_shows, notes, query, slider_values, summary, wait_li
 
 KIND, SELECTOR = "policies", "#policies-lab"
 FIGURES = ("bars", "strip", "table", "mode")
-# the shared helpers (assert_shows and friends) look widgets up by kind
-sitepage.VIEW.setdefault(KIND, widget.view)
-sitepage.WIDGET.setdefault(KIND, SELECTOR)
-sitepage.FIGURES.setdefault(KIND, FIGURES)
 PRESET = "club3090-mtp"
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    """The shared helpers (assert_shows and friends) look widgets up by kind: this widget is known
+    to them during this module's tests only (other modules loop over the seed widgets)."""
+    monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
+    monkeypatch.setitem(sitepage.FIGURES, KIND, FIGURES)
 
 
 # --- CPython: the measured-curve mode and the layout ---------------------------------------------
