@@ -63,6 +63,21 @@ def test_curve_mode_falls_back_with_a_note_and_keeps_own_data_out_of_the_address
     assert widget.view(None)["figures"]["mode"] == ""
 
 
+def test_acceptance_process_select():
+    toy = widget.view({"polProcess": "toy"})
+    expected = policies.evaluate_policies(policies.toy(64, 72), policies.Costs(0.12), 5, 0.4)
+    assert toy["summary"].startswith("On the sampler's toy model") and toy["live"].startswith("Toy model:")
+    assert all(toy["policies"][n]["speedup"] == expected[n]["speedup"] for n in toy["policies"])
+    assert "k per position slot" in toy["figures"]["bars"] and toy["query"].endswith("&polProcess=toy")
+    assert widget.view(f"?{toy['query']}")["summary"] == toy["summary"]
+    independent = widget.view({"polProcess": "independent", "burst": "80"})
+    assert independent["summary"] == widget.view({"burst": "0"})["summary"]
+    default = widget.view(None)
+    assert default["shown"]["polProcess"] == "bursty" and "polProcess" not in default["query"]
+    bad = widget.view("?polProcess=zzz")
+    assert bad["summary"] == default["summary"] and bad["notes"][0].startswith("polProcess:")
+
+
 def _sizes() -> dict[str, float]:
     css = (sitepage.views.__file__.rsplit("lab", 1)[0] + "site/widgets.css")
     with open(css, encoding="utf-8") as handle:
@@ -71,7 +86,7 @@ def _sizes() -> dict[str, float]:
 
 
 @pytest.mark.parametrize("width", [320, 360, 400, 520, 640, 920, 960])
-@pytest.mark.parametrize("raw", [{}, {"polCurve": PRESET}, {"acceptance": "99", "draftCost": "0", "burst": "95"},
+@pytest.mark.parametrize("raw", [{}, {"polCurve": PRESET}, {"polProcess": "toy"}, {"acceptance": "99", "draftCost": "0", "burst": "95"},
                                  {"acceptance": "1", "draftCost": "100", "burst": "0", "lookahead": "20"}])
 def test_figures_lay_out_for_their_width(width, raw):
     sizes = _sizes()
@@ -167,6 +182,17 @@ def test_a_sent_curve_switches_to_curve_mode_and_back(live):
     assert live.console_errors == []
 
 
+def test_process_select_moves_the_widget(live):
+    select = f"{SELECTOR} select[name='polProcess']"
+    live.locator(select).select_option("toy")
+    values = {**slider_values(live, KIND), "polProcess": "toy"}
+    view = assert_shows(live, KIND, values)
+    assert view["summary"].startswith("On the sampler's toy model") and query(live)["polProcess"] == "toy"
+    live.locator(select).select_option("bursty")
+    assert not assert_shows(live, KIND, slider_values(live, KIND))["summary"].startswith("On the")
+    assert "polProcess" not in query(live) and live.console_errors == []
+
+
 def test_url_state_round_trips(page):
     pg = page()
     search = "?polAcceptance=60&polDraftCost=25&polBurst=90&polThreshold=55&polLookahead=3&acceptance=80"
@@ -180,6 +206,11 @@ def test_url_state_round_trips(page):
     assert {k: v for k, v in address.items() if k.startswith("pol")} == dict(
         pair.split("=") for pair in view["query"].split("&"))
     # the curve mode comes back from the address too
+    toy = "?polProcess=toy&polDraftCost=20"
+    pg.goto(pg.base_url + toy)
+    wait_live(pg)
+    assert assert_shows(pg, KIND, toy)["summary"].startswith("On the sampler's toy model")
+    assert pg.input_value(f"{SELECTOR} select[name='polProcess']") == "toy"
     curve = f"?polCurve={PRESET}&polLookahead=6"
     pg.goto(pg.base_url + curve)
     wait_live(pg)

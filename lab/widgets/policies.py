@@ -16,7 +16,7 @@ from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, par
 from .. import policies
 
 __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
-           "STRIP_SEED", "CURVE_KEY"]
+           "STRIP_SEED", "CURVE_KEY", "PROCESS_KEY", "PROCESSES"]
 
 SLIDERS = (
     Slider("acceptance", "Mean acceptance \u03b1", 1, 99, 1, 74, "%", url_key="polAcceptance"),
@@ -26,6 +26,11 @@ SLIDERS = (
     Slider("lookahead", "Static lookahead k", 1, 20, 1, 5, "tokens", integer=True, url_key="polLookahead"),
 )
 CURVE_KEY = "polCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,...
+PROCESS_KEY = "polProcess"  # the acceptance process (a select); the URL carries it when not the default
+PROCESSES = {"bursty": "bursty (good and bad stretches)", "independent": "independent tokens",
+             "toy": "the sampler's toy model (part three)"}
+DEFAULT_PROCESS = "bursty"
+TOY_SETTING = (64, 72)  # part three's default target certainty and draft match (lab.urlstate.EXACT_SLIDERS)
 STRIP_CYCLES = 72   # verifier calls in the time strip
 STRIP_SEED = 9      # its random.Random seed
 LABELS = {
@@ -42,7 +47,9 @@ def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
 
-def _label(name: str, result: dict, lookahead: int, curve: bool = False) -> str:
+def _label(name: str, result: dict, lookahead: int, curve: bool = False, toy: bool = False) -> str:
+    if name == "state-aware" and toy:
+        return "k per position slot"
     if name == "static":
         return f"static k = {lookahead}"
     if name == "best-static":
@@ -62,7 +69,7 @@ def _shown(curve: bool) -> tuple[str, ...]:
     return tuple(n for n in policies.POLICY_NAMES if not (curve and n in CURVE_HIDDEN))
 
 
-def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: bool = False) -> str:
+def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: bool = False, toy: bool = False) -> str:
     """One horizontal bar per policy (long-run speedup; the oracle, a bound, as an outline), a
     dashed line at the best static policy's speedup and a solid one at 1x (plain decoding).
     Wide: labels in a column left of the bars; narrow: each label above its bar."""
@@ -76,7 +83,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
     if narrow:
         label_w, row, bar_h, top = 4, 42, 14, 38
     else:
-        label_w = min(max(_text_width(_label(n, results[n], lookahead, curve)) for n in names) + 14, width * 0.42)
+        label_w = min(max(_text_width(_label(n, results[n], lookahead, curve, toy)) for n in names) + 14, width * 0.42)
         row, bar_h, top = 30, 18, 26
     top_speed = max(results[n]["speedup"] for n in names)
     scale_max = max(1.0, top_speed) * 1.02
@@ -89,7 +96,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
         result = results[name]
         y = top + index * row
         w = max(1.0, x_of(result["speedup"]) - label_w)
-        label = _label(name, result, lookahead, curve)
+        label = _label(name, result, lookahead, curve, toy)
         if narrow:
             body.append(f'<text class="fig-tick" x="{label_w}" y="{y - 5}">{escape(label)}</text>')
         else:
@@ -100,7 +107,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
         css = "pol-bound" if name == "oracle" else "pol-bar"
         inset = 1 if name == "oracle" else 0  # the outline's stroke sits inside the bar's box
         body.append(f'<rect class="{css}" x="{label_w + inset:.1f}" y="{y + inset}" width="{max(w - 2 * inset, 1):.2f}" '
-                    f'height="{bar_h - 2 * inset}"><title>{escape(_label(name, result, lookahead, curve))}: '
+                    f'height="{bar_h - 2 * inset}"><title>{escape(_label(name, result, lookahead, curve, toy))}: '
                     f'{escape(values[name])}</title></rect>')
         text_x = label_w + w + 6
         for line_x in sorted((x_of(1.0), x_of(best))):  # the value starts clear of a line it would cross
@@ -117,7 +124,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
             body.append(f'<line class="{css}" x1="{x:.2f}" x2="{x:.2f}" y1="{top - 4}" y2="{bottom + 4}"/>')
     body.append(f'<text class="fig-small" x="{max(x_of(1.0), 10):.2f}" y="{bottom + 18}" text-anchor="middle">1x</text>')
     label = "Long-run speedup per policy: " + "; ".join(
-        f"{_label(n, results[n], lookahead, curve)} {_f(results[n]['speedup'])}x" for n in names) + "."
+        f"{_label(n, results[n], lookahead, curve, toy)} {_f(results[n]['speedup'])}x" for n in names) + "."
     return _svg(width, bottom + 24, label, body, "pol-figure pol-bars")
 
 
@@ -176,14 +183,14 @@ def strip_svg(strip: list[dict], process, best_k: int, width: int = DEFAULT_WIDT
     return _svg(width, label_y + 6, label, body, "pol-figure pol-strip")
 
 
-def table_html(results: dict, lookahead: int, curve: bool = False) -> str:
+def table_html(results: dict, lookahead: int, curve: bool = False, toy: bool = False) -> str:
     """The policies' four numbers and their gain over the best static lookahead."""
     best = results["best-static"]["speedup"]
     rows = []
     for name in _shown(curve):
         r = results[name]
         gain = "\u2014" if name == "best-static" else _gain(r["speedup"], best)
-        rows.append(f'<tr><th scope="row">{escape(_label(name, r, lookahead, curve))}</th><td>{_f(r["speedup"], 3)}x</td>'
+        rows.append(f'<tr><th scope="row">{escape(_label(name, r, lookahead, curve, toy))}</th><td>{_f(r["speedup"], 3)}x</td>'
                     f"<td>{escape(gain)}</td><td>{_f(r['tokensPerCall'], 3)}</td><td>{_f(r['meanLookahead'], 2)}</td>"
                     f"<td>{_f(r['wastedPerToken'], 3)}</td></tr>")
     return ('<table class="pol-table"><caption>Exact long-run averages per policy</caption><thead><tr>'
@@ -213,14 +220,24 @@ def _params(raw) -> tuple[dict, list[str], int]:
     return params, notes, width
 
 
-def _curve_value(raw) -> str:
-    """The ``polCurve`` token from form values or a URL query ("" when absent)."""
+def _raw_value(raw, key: str) -> str:
+    """One extra control's value (``polCurve``, ``polProcess``) from form values or a URL query
+    ("" when absent)."""
     raw, _ = split_width(raw)
     if isinstance(raw, str):
-        value = dict(split_query(raw.lstrip("?"))).get(CURVE_KEY, "") if len(raw) <= MAX_QUERY_LENGTH else ""
+        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
     else:
-        value = raw.get(CURVE_KEY, "") if isinstance(raw, dict) else ""
+        value = raw.get(key, "") if isinstance(raw, dict) else ""
     return value if isinstance(value, str) else ""
+
+
+def _process_choice(raw, notes: list[str]) -> str:
+    value = _raw_value(raw, PROCESS_KEY)
+    if value and value not in PROCESSES:
+        notes.append(f"{PROCESS_KEY}: {value[:40]!r} is not one of {', '.join(PROCESSES)}; using "
+                     f"{DEFAULT_PROCESS}")
+        return DEFAULT_PROCESS
+    return value or DEFAULT_PROCESS
 
 
 def _measured(token: str, notes: list[str]):
@@ -237,7 +254,13 @@ def _measured(token: str, notes: list[str]):
 def _summary(params: dict, results: dict, process, curve_label: str | None = None) -> str:
     best = results["best-static"]
     aware = results["state-aware"]
-    if curve_label is not None:
+    if process.name == "toy":
+        setting = ("On the sampler's toy model of part three (12 position slots, part three's default p and q; "
+                   f"drafts survive {_f(sum(process.rates) / len(process.rates) * 100, 1)}% of the time on average; "
+                   "the acceptance and burstiness sliders are set aside; confidence is the draft's real probability)")
+        aware_text = (f"drafting a k per position slot (a local optimum) {_f(aware['speedup'])}x "
+                      f"({_gain(aware['speedup'], best['speedup'])})")
+    elif curve_label is not None:
         setting = (f"In measured curve mode ({curve_label}; the acceptance and burstiness sliders are set aside), "
                    f"with drafts surviving depth by depth as measured")
         aware_text = None
@@ -269,7 +292,8 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
 def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
     params, notes, width = _params(raw)
-    token = _curve_value(raw)
+    choice = _process_choice(raw, notes)
+    token = _raw_value(raw, CURVE_KEY)
     measured = _measured(token, notes) if token else None
     if measured:
         curve, curve_label, linkable = measured
@@ -281,17 +305,24 @@ def view(raw=None) -> dict:
                          "only the sliders.")
     else:
         token, curve_label, linkable = "", None, False
-        process = policies.setting_process(params)
-        results = policies.evaluate_setting(params)
+        if choice == "toy":
+            process = policies.toy(*TOY_SETTING)
+            results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
+                                                 params["threshold"] / 100)
+        else:
+            process = policies.setting_process({**params, "burst": 0} if choice == "independent" else params)
+            results = policies.evaluate_setting({**params, "burst": 0} if choice == "independent" else params)
     strip = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
     best = results["best-static"]
-    live = (("Measured curve: " if measured else "") + f"best static k = {best['k']} at {_f(best['speedup'])}x; "
+    live = (("Measured curve: " if measured else "Toy model: " if process.name == "toy" else "") + f"best static k = {best['k']} at {_f(best['speedup'])}x; "
             f"heuristic {_f(results['heuristic']['speedup'])}x")
     return {
         "params": params,
-        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: token},
+        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: token,
+                  PROCESS_KEY: choice},
         "notes": notes,
-        "query": format_query(params, SLIDERS) + (f"&{CURVE_KEY}={token}" if measured and linkable else ""),
+        "query": (format_query(params, SLIDERS) + (f"&{PROCESS_KEY}={choice}" if choice != DEFAULT_PROCESS else "")
+                  + (f"&{CURVE_KEY}={token}" if measured and linkable else "")),
         "curveMode": bool(measured),
         "summary": _summary(params, results, process, curve_label),
         "live": live,
@@ -304,9 +335,9 @@ def view(raw=None) -> dict:
         "policies": {name: {key: results[name][key] for key in ("speedup", "tokensPerCall", "meanLookahead",
                                                                   "wastedPerToken")} for name in _shown(bool(measured))},
         "figures": {
-            "bars": bars_svg(results, params["lookahead"], width, bool(measured)),
+            "bars": bars_svg(results, params["lookahead"], width, bool(measured), process.name == "toy"),
             "strip": strip_svg(strip, process, best["k"], width),
-            "table": table_html(results, params["lookahead"], bool(measured)),
+            "table": table_html(results, params["lookahead"], bool(measured), process.name == "toy"),
             "mode": mode_html(curve_label),
         },
     }
@@ -315,4 +346,5 @@ def view(raw=None) -> dict:
 def page_context() -> dict:
     from ..views import slider_specs
 
-    return {"view": view(None), "sliders": slider_specs(SLIDERS)}
+    return {"view": view(None), "sliders": slider_specs(SLIDERS),
+            "processes": [{"name": name, "title": title} for name, title in PROCESSES.items()]}
