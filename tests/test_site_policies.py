@@ -127,7 +127,7 @@ def test_prerendered_without_javascript(page, built_site):
     assert pg.get_attribute(f"form[data-lab='{KIND}']", "data-width") == str(default["width"])
     assert pg.locator(f"{SELECTOR} [data-figure='bars'] svg rect").count() == 6
     assert pg.locator(f"{SELECTOR} [data-figure='table'] tbody tr").count() == 6
-    assert pg.locator(f"form[data-lab='{KIND}'] input[type='range']:not([disabled])").count() == 0
+    assert pg.locator(f"form[data-lab='{KIND}'] input:not([disabled]), form[data-lab='{KIND}'] select:not([disabled])").count() == 0
     for slider in widget.SLIDERS:
         assert pg.text_content(f'{SELECTOR} output[data-value-for="{slider.name}"]') == default["shown"][slider.name]
     assert pg.console_errors == [] and pg.foreign_requests() == []
