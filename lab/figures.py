@@ -42,6 +42,7 @@ COLOURS = {
     "speculative": ("#7b7bd9", "#a8a8e6"),  # what the speculative sampler emits
     "buggy": ("#ad7a56", "#c9a78e"),        # what the buggy sampler emits
     "conditional": ("#3f86e0", "#66a3ff"),  # a measured conditional survival rate: draft i kept given i - 1 was
+    "lull": ("#8c8c00", "#b8b800"),         # a bad stretch of bursty acceptance: drafts rarely survive
 }
 # The heatmap's diverging scale (Okabe-Ito blue and vermilion, safe for the common
 # colour-vision deficiencies), the same in both schemes.

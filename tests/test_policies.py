@@ -272,7 +272,7 @@ def test_cli_subprocess_has_no_traceback():
 
 def test_view_default_and_round_trip():
     default = widget.view(None)
-    assert default["notes"] == [] and set(default["figures"]) == {"bars", "strip", "table"}
+    assert default["notes"] == [] and set(default["figures"]) == {"bars", "strip", "table", "mode"}
     again = widget.view(default["query"])
     assert again["summary"] == default["summary"] and again["figures"] == default["figures"]
     best = policies.best_static(policies.bursty(0.74, 80), policies.Costs(0.12))

@@ -1,14 +1,22 @@
 """The lookahead-policies widget (Part two): speedup bars per policy against the best static
 lookahead, a seeded time strip of Hugging Face's heuristic through good and bad stretches, and
-the numbers as a table. Every figure is a string of SVG or HTML; every text goes through
-:func:`lab.figures.escape`; data colours are ``k-pol-*`` classes (styled in widgets.css)."""
+the numbers as a table. Every figure is a string of SVG or HTML drawn for its panel's width
+(docs/PALETTE.md); every text goes through :func:`lab.figures.escape`; data colours are the
+page's ``k-`` concepts (drafts, accepted drafts, and ``k-lull`` for a bad stretch).
 
-from ..figures import DEFAULT_WIDTH, _svg, escape, split_width
+Measured-curve mode: with ``polCurve`` (a traces preset name, or ``custom:a1,a2,...`` sent by the
+traces widget) the policies run on that measured per-depth curve (:func:`lab.policies.depth_curve`)
+instead of the acceptance and burstiness sliders, as the ledger's ``trcCurve`` mode does."""
+
+import json
+
+from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Slider, clamp_params, format_query, parse_query
+from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
 from .. import policies
 
-__all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "STRIP_CYCLES", "STRIP_SEED"]
+__all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
+           "STRIP_SEED", "CURVE_KEY", "PROCESS_KEY", "PROCESSES"]
 
 SLIDERS = (
     Slider("acceptance", "Mean acceptance \u03b1", 1, 99, 1, 74, "%", url_key="polAcceptance"),
@@ -17,25 +25,37 @@ SLIDERS = (
     Slider("threshold", "Confidence threshold", 0, 100, 1, 40, "%", url_key="polThreshold"),
     Slider("lookahead", "Static lookahead k", 1, 20, 1, 5, "tokens", integer=True, url_key="polLookahead"),
 )
+CURVE_KEY = "polCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,...
+PROCESS_KEY = "polProcess"  # the acceptance process (a select); the URL carries it when not the default
+PROCESSES = {"bursty": "bursty (good and bad stretches)", "independent": "independent tokens",
+             "toy": "the sampler's toy model (part three)"}
+DEFAULT_PROCESS = "bursty"
+TOY_SETTING = (64, 72)  # part three's default target certainty and draft match (lab.urlstate.EXACT_SLIDERS)
 STRIP_CYCLES = 72   # verifier calls in the time strip
 STRIP_SEED = 9      # its random.Random seed
 LABELS = {
     "static": "static k", "best-static": "best static", "heuristic": "HF heuristic (+2/\u22121)",
     "threshold": "confidence threshold", "oracle": "no-waste oracle", "state-aware": "best k per stretch",
 }
-KINDS = {"static": "static", "best-static": "best", "heuristic": "heuristic", "threshold": "threshold",
-         "oracle": "oracle", "state-aware": "aware"}
+SHORT_LABELS = {"heuristic": "HF heuristic", "threshold": "threshold", "oracle": "oracle",
+                "state-aware": "k per stretch"}
+CURVE_HIDDEN = ("state-aware",)  # a per-depth curve has no stretches: it equals the best static k
+NARROW = 520  # below this figure width the bar labels sit above their bars
 
 
 def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
 
-def _label(name: str, result: dict, lookahead: int) -> str:
+def _label(name: str, result: dict, lookahead: int, curve: bool = False, toy: bool = False) -> str:
+    if name == "state-aware" and toy:
+        return "k per position slot"
     if name == "static":
         return f"static k = {lookahead}"
     if name == "best-static":
         return f"best static (k = {result['k']})"
+    if name == "threshold" and curve:
+        return "confidence threshold (modelled)"
     return LABELS[name]
 
 
@@ -45,98 +65,149 @@ def _gain(speedup: float, best: float) -> str:
     return ("+" if change >= 0.05 else "\u2212" if change <= -0.05 else "\u00b1") + _f(abs(change), 1) + "%"
 
 
-def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH) -> str:
-    """One horizontal bar per policy (long-run speedup), a dashed line at the best static
-    policy's speedup and a solid one at 1x (plain decoding)."""
-    label_w = min(210, max(130, width // 3))
-    right = 118
-    row, bar_h, top = 30, 18, 22
-    top_speed = max(r["speedup"] for r in results.values())
-    scale_max = max(1.0, top_speed) * 1.05
+def _shown(curve: bool) -> tuple[str, ...]:
+    return tuple(n for n in policies.POLICY_NAMES if not (curve and n in CURVE_HIDDEN))
+
+
+def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: bool = False, toy: bool = False) -> str:
+    """One horizontal bar per policy (long-run speedup; the oracle, a bound, as an outline), a
+    dashed line at the best static policy's speedup and a solid one at 1x (plain decoding).
+    Wide: labels in a column left of the bars; narrow: each label above its bar."""
+    width = fit_width(width)
+    names = _shown(curve)
+    best = results["best-static"]["speedup"]
+    values = {n: f"{_f(results[n]['speedup'])}x" + ("" if n == "best-static" else f" ({_gain(results[n]['speedup'], best)})")
+              for n in names}
+    right = max(_text_width(v) for v in values.values()) + 12
+    narrow = width < NARROW
+    if narrow:
+        label_w, row, bar_h, top = 4, 42, 14, 38
+    else:
+        label_w = min(max(_text_width(_label(n, results[n], lookahead, curve, toy)) for n in names) + 14, width * 0.42)
+        row, bar_h, top = 30, 18, 26
+    top_speed = max(results[n]["speedup"] for n in names)
+    scale_max = max(1.0, top_speed) * 1.02
     span = width - label_w - right
     x_of = lambda s: label_w + span * s / scale_max
-    best = results["best-static"]["speedup"]
-    body = [f'<text class="pol-text pol-muted" x="{label_w}" y="14">long-run speedup over plain decoding</text>']
-    for index, name in enumerate(policies.POLICY_NAMES):
+    title = "long-run speedup over plain decoding"
+    body = [f'<text class="fig-axis" x="{4 if narrow else label_w:.1f}" y="15">'
+            f'{title if _text_width(title, 13) <= width - 8 else "speedup over plain decoding"}</text>']
+    for index, name in enumerate(names):
         result = results[name]
         y = top + index * row
         w = max(1.0, x_of(result["speedup"]) - label_w)
-        text = f"{_f(result['speedup'])}x" + ("" if name == "best-static" else f" ({_gain(result['speedup'], best)})")
-        body.append(f'<text class="pol-text" x="{label_w - 8}" y="{y + bar_h - 4}" text-anchor="end">'
-                    f'{escape(_label(name, result, lookahead))}</text>')
-        body.append(f'<rect class="k-pol-{KINDS[name]}" x="{label_w}" y="{y}" width="{w:.2f}" height="{bar_h}">'
-                    f'<title>{escape(_label(name, result, lookahead))}: {escape(text)}</title></rect>')
-        body.append(f'<text class="pol-text" x="{label_w + w + 6:.2f}" y="{y + bar_h - 4}">{escape(text)}</text>')
-    bottom = top + len(policies.POLICY_NAMES) * row
-    for value, css in ((1.0, "pol-one"), (best, "pol-best-line")):
+        label = _label(name, result, lookahead, curve, toy)
+        if narrow:
+            body.append(f'<text class="fig-tick" x="{label_w}" y="{y - 5}">{escape(label)}</text>')
+        else:
+            if _text_width(label) > label_w - 8:
+                label = SHORT_LABELS.get(name, label)
+            body.append(f'<text class="fig-tick" x="{label_w - 8:.1f}" y="{y + bar_h - 4}" text-anchor="end">'
+                        f'{escape(label)}</text>')
+        css = "pol-bound" if name == "oracle" else "pol-bar"
+        inset = 1 if name == "oracle" else 0  # the outline's stroke sits inside the bar's box
+        body.append(f'<rect class="{css}" x="{label_w + inset:.1f}" y="{y + inset}" width="{max(w - 2 * inset, 1):.2f}" '
+                    f'height="{bar_h - 2 * inset}"><title>{escape(_label(name, result, lookahead, curve, toy))}: '
+                    f'{escape(values[name])}</title></rect>')
+        text_x = label_w + w + 6
+        for line_x in sorted((x_of(1.0), x_of(best))):  # the value starts clear of a line it would cross
+            if label_w + w - 1 <= line_x < text_x + _text_width(values[name]):
+                text_x = max(text_x, line_x + 6)
+        body.append(f'<text class="fig-tick" x="{text_x:.2f}" y="{y + bar_h - 3}">{escape(values[name])}</text>')
+    bottom = top + (len(names) - 1) * row + bar_h
+    for value, css in ((1.0, "pol-one"), (best, "fig-baseline pol-best-line")):
         x = x_of(value)
-        body.append(f'<line class="{css}" x1="{x:.2f}" x2="{x:.2f}" y1="{top - 4}" y2="{bottom - 6}"/>')
-    body.append(f'<text class="pol-text pol-muted" x="{x_of(1.0):.2f}" y="{bottom + 10}" text-anchor="middle">1x</text>')
+        if narrow:  # one piece per bar, so that the lines never cross the labels above the bars
+            pieces = "".join(f"M{x:.2f} {top + i * row - 3}v{bar_h + 6}" for i in range(len(names)))
+            body.append(f'<path class="{css}" d="{pieces}"/>')
+        else:
+            body.append(f'<line class="{css}" x1="{x:.2f}" x2="{x:.2f}" y1="{top - 4}" y2="{bottom + 4}"/>')
+    body.append(f'<text class="fig-small" x="{max(x_of(1.0), 10):.2f}" y="{bottom + 18}" text-anchor="middle">1x</text>')
     label = "Long-run speedup per policy: " + "; ".join(
-        f"{_label(n, results[n], lookahead)} {_f(results[n]['speedup'])}x" for n in policies.POLICY_NAMES) + "."
-    return _svg(width, bottom + 16, label, body, "pol-figure pol-bars")
+        f"{_label(n, results[n], lookahead, curve, toy)} {_f(results[n]['speedup'])}x" for n in names) + "."
+    return _svg(width, bottom + 24, label, body, "pol-figure pol-bars")
 
 
 def strip_svg(strip: list[dict], process, best_k: int, width: int = DEFAULT_WIDTH) -> str:
-    """The heuristic's lookahead call by call (bars), over bands for the acceptance state at each
-    call's start (good / bad stretches), with the drafts that survived in a darker inset and a
-    dashed line at the best static k."""
-    left, right, top, plot_h = 34, 8, 8, 120
+    """The heuristic's lookahead call by call: per call a bar as tall as the lookahead drafted,
+    its accepted drafts at the bottom and the wasted ones above; a dashed line at the best static
+    k; and, for bursty acceptance, a ribbon under the calls that began in a bad stretch."""
+    width = fit_width(width)
+    left, right, top, plot_h = 30, 8, 8, 120 if width >= NARROW else 100
     n = len(strip)
     column = (width - left - right) / n
     top_k = max(max(s["lookahead"] for s in strip), best_k, 6)
     y_of = lambda k: top + plot_h - plot_h * k / top_k
-    body = []
+    body = [f'<line class="fig-axisline" x1="{left}" x2="{width - right}" y1="{top + plot_h + 0.5}" '
+            f'y2="{top + plot_h + 0.5}"/>']
     bursty = process.size == 2
+    ribbon_y = top + plot_h + 4
     if bursty:
         runs, start = [], 0
         for i in range(1, n + 1):
             if i == n or strip[i]["state"] != strip[start]["state"]:
                 runs.append((start, i, strip[start]["state"]))
                 start = i
-        for a, b, state in runs:
-            kind = "good" if state == 0 else "bad"
-            body.append(f'<rect class="k-pol-{kind}" x="{left + a * column:.2f}" y="{top}" '
-                        f'width="{(b - a) * column:.2f}" height="{plot_h}"/>')
-    bars, kept = [], []
+        lulls = "".join(f"M{left + a * column:.2f} {ribbon_y}h{(b - a) * column:.2f}v8h-{(b - a) * column:.2f}z"
+                        for a, b, state in runs if state == 1)
+        if lulls:
+            body.append(f'<path class="k-lull" d="{lulls}"/>')
+    wasted, kept = [], []
+    gap = 1.5 if column >= 5 else 1
     for i, call in enumerate(strip):
-        x = left + i * column + column * 0.15
-        w = column * 0.7
-        bars.append(f"M{x:.2f} {y_of(call['lookahead']):.2f}V{top + plot_h}h{w:.2f}V{y_of(call['lookahead']):.2f}z")
-        if call["accepted"]:
-            kept.append(f"M{x:.2f} {y_of(call['accepted']):.2f}V{top + plot_h}h{w:.2f}V{y_of(call['accepted']):.2f}z")
-    body.append(f'<path class="k-pol-heuristic" d="{"".join(bars)}"/>')
+        x = left + i * column + column * 0.12
+        w = column * 0.76
+        accepted = min(call["accepted"], call["lookahead"])
+        if accepted:
+            kept.append(f"M{x:.2f} {y_of(accepted):.2f}V{top + plot_h}h{w:.2f}V{y_of(accepted):.2f}z")
+        if call["lookahead"] > accepted:
+            low = y_of(accepted) - (gap if accepted else 0)
+            wasted.append(f"M{x:.2f} {y_of(call['lookahead']):.2f}V{low:.2f}h{w:.2f}V{y_of(call['lookahead']):.2f}z")
+    if wasted:
+        body.append(f'<path class="k-draft" d="{"".join(wasted)}"/>')
     if kept:
-        body.append(f'<path class="k-pol-kept" d="{"".join(kept)}"/>')
+        body.append(f'<path class="k-accepted" d="{"".join(kept)}"/>')
     y_best = y_of(best_k)
-    body.append(f'<line class="pol-best-line" x1="{left}" x2="{width - right}" y1="{y_best:.2f}" y2="{y_best:.2f}"/>')
+    body.append(f'<line class="fig-baseline pol-best-line" x1="{left}" x2="{width - right}" y1="{y_best:.2f}" '
+                f'y2="{y_best:.2f}"/>')
     for k in sorted({0, top_k // 2, top_k}):
-        body.append(f'<text class="pol-text pol-muted" x="{left - 6}" y="{y_of(k) + 4:.2f}" text-anchor="end">{k}</text>')
-    body.append(f'<text class="pol-text pol-muted" x="{left}" y="{top + plot_h + 18}">call 1</text>')
-    body.append(f'<text class="pol-text pol-muted" x="{width - right}" y="{top + plot_h + 18}" text-anchor="end">'
-                f'call {n}</text>')
+        body.append(f'<text class="fig-small" x="{left - 6}" y="{y_of(k) + 4:.2f}" text-anchor="end">{k}</text>')
+    label_y = top + plot_h + (30 if bursty else 20)
+    body.append(f'<text class="fig-small" x="{left}" y="{label_y}">call 1</text>')
+    body.append(f'<text class="fig-small" x="{width - right}" y="{label_y}" text-anchor="end">call {n}</text>')
     mean = sum(s["lookahead"] for s in strip) / n
     good = sum(1 for s in strip if s["state"] == 0) if bursty else n
     label = (f"Hugging Face's heuristic lookahead over {n} seeded verifier calls: from {min(s['lookahead'] for s in strip)} "
              f"to {max(s['lookahead'] for s in strip)}, mean {_f(mean, 1)}, against the best static k = {best_k}"
              + (f"; {good} calls start in a good stretch, {n - good} in a bad one." if bursty else "."))
-    return _svg(width, top + plot_h + 24, label, body, "pol-figure pol-strip")
+    return _svg(width, label_y + 6, label, body, "pol-figure pol-strip")
 
 
-def table_html(results: dict, lookahead: int) -> str:
+def table_html(results: dict, lookahead: int, curve: bool = False, toy: bool = False) -> str:
     """The policies' four numbers and their gain over the best static lookahead."""
     best = results["best-static"]["speedup"]
     rows = []
-    for name in policies.POLICY_NAMES:
+    for name in _shown(curve):
         r = results[name]
         gain = "\u2014" if name == "best-static" else _gain(r["speedup"], best)
-        rows.append(f'<tr><th scope="row">{escape(_label(name, r, lookahead))}</th><td>{_f(r["speedup"], 3)}x</td>'
+        rows.append(f'<tr><th scope="row">{escape(_label(name, r, lookahead, curve, toy))}</th><td>{_f(r["speedup"], 3)}x</td>'
                     f"<td>{escape(gain)}</td><td>{_f(r['tokensPerCall'], 3)}</td><td>{_f(r['meanLookahead'], 2)}</td>"
                     f"<td>{_f(r['wastedPerToken'], 3)}</td></tr>")
     return ('<table class="pol-table"><caption>Exact long-run averages per policy</caption><thead><tr>'
             '<th scope="col">Policy</th><th scope="col">Speedup</th><th scope="col">vs best static</th>'
             '<th scope="col">Tokens per call</th><th scope="col">Mean lookahead</th>'
             '<th scope="col">Wasted drafts per token</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
+
+
+def mode_html(label: str | None) -> str:
+    """In measured-curve mode: which curve, and a button back to the sliders (the page's generic
+    ``data-action="send"`` on this widget's own form); otherwise nothing."""
+    if label is None:
+        return ""
+    values = escape(json.dumps({CURVE_KEY: ""}))
+    return (f'<p class="pol-mode">Measured curve: {escape(label)}. '
+            f'<button type="button" data-action="send" data-target="policies" data-values="{values}">'
+            f'Use the sliders</button></p>')
 
 
 def _params(raw) -> tuple[dict, list[str], int]:
@@ -149,10 +220,51 @@ def _params(raw) -> tuple[dict, list[str], int]:
     return params, notes, width
 
 
-def _summary(params: dict, results: dict, process) -> str:
+def _raw_value(raw, key: str) -> str:
+    """One extra control's value (``polCurve``, ``polProcess``) from form values or a URL query
+    ("" when absent)."""
+    raw, _ = split_width(raw)
+    if isinstance(raw, str):
+        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
+    else:
+        value = raw.get(key, "") if isinstance(raw, dict) else ""
+    return value if isinstance(value, str) else ""
+
+
+def _process_choice(raw, notes: list[str]) -> str:
+    value = _raw_value(raw, PROCESS_KEY)
+    if value and value not in PROCESSES:
+        notes.append(f"{PROCESS_KEY}: {value[:40]!r} is not one of {', '.join(PROCESSES)}; using "
+                     f"{DEFAULT_PROCESS}")
+        return DEFAULT_PROCESS
+    return value or DEFAULT_PROCESS
+
+
+def _measured(token: str, notes: list[str]):
+    """(curve, label, linkable) for ``token`` from the traces model, or None with a note."""
+    from ..traces import TraceError, ledger_curve
+
+    try:
+        return ledger_curve(token)
+    except TraceError as error:
+        notes.append(f"{CURVE_KEY}: {error}; using the sliders")
+        return None
+
+
+def _summary(params: dict, results: dict, process, curve_label: str | None = None) -> str:
     best = results["best-static"]
     aware = results["state-aware"]
-    if process.size == 2:
+    if process.name == "toy":
+        setting = ("On the sampler's toy model of part three (12 position slots, part three's default p and q; "
+                   f"drafts survive {_f(sum(process.rates) / len(process.rates) * 100, 1)}% of the time on average; "
+                   "the acceptance and burstiness sliders are set aside; confidence is the draft's real probability)")
+        aware_text = (f"drafting a k per position slot (a local optimum) {_f(aware['speedup'])}x "
+                      f"({_gain(aware['speedup'], best['speedup'])})")
+    elif curve_label is not None:
+        setting = (f"In measured curve mode ({curve_label}; the acceptance and burstiness sliders are set aside), "
+                   f"with drafts surviving depth by depth as measured")
+        aware_text = None
+    elif process.size == 2:
         good, bad = process.rates
         setting = (f"With mean acceptance {_f(params['acceptance'], 0)}% arriving in stretches (burstiness "
                    f"{_f(params['burst'], 0)}%: good stretches accept {_f(good * 100, 1)}% of drafts, bad ones "
@@ -162,40 +274,71 @@ def _summary(params: dict, results: dict, process) -> str:
     else:
         setting = f"With every draft accepted independently at {_f(params['acceptance'], 0)}%"
         aware_text = "the best k per stretch is just the best static k (there are no stretches)"
-    return (f"{setting} and a draft pass at {_f(params['draftCost'], 0)}% of a target pass, the best static "
+    threshold = (f"a confidence threshold of {_f(params['threshold'], 0)}% "
+                 + ("(on modelled confidences: a measured curve carries none) " if curve_label is not None else "")
+                 + f"{_f(results['threshold']['speedup'])}x ({_gain(results['threshold']['speedup'], best['speedup'])})")
+    text = (f"{setting} and a draft pass at {_f(params['draftCost'], 0)}% of a target pass, the best static "
             f"lookahead is k = {best['k']} at {_f(best['speedup'])}x. Hugging Face's +2/\u22121 heuristic averages "
             f"{_f(results['heuristic']['speedup'])}x ({_gain(results['heuristic']['speedup'], best['speedup'])}, mean "
-            f"lookahead {_f(results['heuristic']['meanLookahead'], 1)}), a confidence threshold of "
-            f"{_f(params['threshold'], 0)}% {_f(results['threshold']['speedup'])}x "
-            f"({_gain(results['threshold']['speedup'], best['speedup'])}), {aware_text}, and the no-waste oracle "
-            f"bounds them all at {_f(results['oracle']['speedup'])}x. Static k = {params['lookahead']}: "
-            f"{_f(results['static']['speedup'])}x.")
+            f"lookahead {_f(results['heuristic']['meanLookahead'], 1)}), {threshold}, "
+            + (f"{aware_text}, " if aware_text else "")
+            + f"and the no-waste oracle bounds them all at {_f(results['oracle']['speedup'])}x. Static "
+            f"k = {params['lookahead']}: {_f(results['static']['speedup'])}x.")
+    if curve_label is not None:
+        text += " A per-depth curve has no stretches, so the best k per stretch is the best static k and is not shown."
+    return text
 
 
 def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
     params, notes, width = _params(raw)
-    process = policies.setting_process(params)
-    results = policies.evaluate_setting(params)
+    choice = _process_choice(raw, notes)
+    token = _raw_value(raw, CURVE_KEY)
+    measured = _measured(token, notes) if token else None
+    if measured:
+        curve, curve_label, linkable = measured
+        process = policies.depth_curve(curve)
+        results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
+                                             params["threshold"] / 100)
+        if not linkable:
+            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
+                         "only the sliders.")
+    else:
+        token, curve_label, linkable = "", None, False
+        if choice == "toy":
+            process = policies.toy(*TOY_SETTING)
+            results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
+                                                 params["threshold"] / 100)
+        else:
+            process = policies.setting_process({**params, "burst": 0} if choice == "independent" else params)
+            results = policies.evaluate_setting({**params, "burst": 0} if choice == "independent" else params)
     strip = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
     best = results["best-static"]
+    live = (("Measured curve: " if measured else "Toy model: " if process.name == "toy" else "") + f"best static k = {best['k']} at {_f(best['speedup'])}x; "
+            f"heuristic {_f(results['heuristic']['speedup'])}x")
     return {
         "params": params,
-        "shown": {name: to_js_string(value) for name, value in params.items()},
+        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: token,
+                  PROCESS_KEY: choice},
         "notes": notes,
-        "query": format_query(params, SLIDERS),
-        "summary": _summary(params, results, process),
+        "query": (format_query(params, SLIDERS) + (f"&{PROCESS_KEY}={choice}" if choice != DEFAULT_PROCESS else "")
+                  + (f"&{CURVE_KEY}={token}" if measured and linkable else "")),
+        "curveMode": bool(measured),
+        "summary": _summary(params, results, process, curve_label),
+        "live": live,
+        "width": width,
         "readouts": {
             "bestStatic": f"k = {best['k']}, {_f(best['speedup'])}x",
             "heuristicLookahead": _f(results["heuristic"]["meanLookahead"], 2),
             "oracle": f"{_f(results['oracle']['speedup'])}x",
         },
         "policies": {name: {key: results[name][key] for key in ("speedup", "tokensPerCall", "meanLookahead",
-                                                                  "wastedPerToken")} for name in policies.POLICY_NAMES},
+                                                                  "wastedPerToken")} for name in _shown(bool(measured))},
         "figures": {
-            "bars": bars_svg(results, params["lookahead"], width),
+            "bars": bars_svg(results, params["lookahead"], width, bool(measured), process.name == "toy"),
             "strip": strip_svg(strip, process, best["k"], width),
-            "table": table_html(results, params["lookahead"]),
+            "table": table_html(results, params["lookahead"], bool(measured), process.name == "toy"),
+            "mode": mode_html(curve_label),
         },
     }
 
@@ -203,4 +346,5 @@ def view(raw=None) -> dict:
 def page_context() -> dict:
     from ..views import slider_specs
 
-    return {"view": view(None), "sliders": slider_specs(SLIDERS)}
+    return {"view": view(None), "sliders": slider_specs(SLIDERS),
+            "processes": [{"name": name, "title": title} for name, title in PROCESSES.items()]}
