@@ -41,6 +41,8 @@ COLOURS = {
     "bonus": ("#0091b5", "#00bcec"),        # the verifier's free token after a fully accepted block
     "speculative": ("#7b7bd9", "#a8a8e6"),  # what the speculative sampler emits
     "buggy": ("#ad7a56", "#c9a78e"),        # what the buggy sampler emits
+    "tree": ("#4887df", "#86b0ea"),         # a token tree's curve (the chain it beats is neutral dashed ink)
+    "typical": ("#8f8a00", "#b8b200"),      # what Medusa's typical acceptance emits (approximate)
 }
 # The heatmap's diverging scale (Okabe-Ito blue and vermilion, safe for the common
 # colour-vision deficiencies), the same in both schemes.
