@@ -220,11 +220,13 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     if marker is not None and floor <= 1 <= peak:
         body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
     if ridge is not None and ridge <= MAX_BUDGET:
+        # the label sits low in the plot, beside the line (the curves run high there; the best
+        # budget's triangle is often just left of the ridge, at the top)
         rx = to_x(ridge)
         text = f"ridge: {ridge} nodes"
-        anchor = "end" if rx + _text_width(text) > width - 4 else "start"
-        body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top - 4}" y2="{top + plot_h}"/>'
-                    f'<text class="fig-small" x="{rx + (-4 if anchor == "end" else 4):.1f}" y="{top - 6}" '
+        anchor = "end" if rx + 4 + _text_width(text) > width - 4 else "start"
+        body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
+                    f'<text class="fig-small" x="{rx + (-4 if anchor == "end" else 4):.1f}" y="{top + plot_h - 6}" '
                     f'text-anchor="{anchor}">{text}</text>')
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
     for (kind, name, values), end_y in zip(series, ends):
