@@ -12,7 +12,7 @@ from functools import lru_cache
 from .. import sampler, trees
 from ..figures import _mix, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Slider, clamp_params, format_query, parse_query, split_query
+from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
@@ -67,7 +67,7 @@ def _f(value, digits=2) -> str:
 def _params(raw) -> tuple[dict, list[str]]:
     if raw is None or isinstance(raw, str):
         params, notes = parse_query(raw or "", SLIDERS)
-        pairs = dict(split_query((raw or "").lstrip("?"))) if len(raw or "") <= 2000 else {}
+        pairs = dict(split_query((raw or "").lstrip("?"))) if len(raw or "") <= MAX_QUERY_LENGTH else {}
         mode = pairs.get(COST_URL_KEY, COST_DEFAULT)
         key = COST_URL_KEY
     elif not hasattr(raw, "get"):
