@@ -43,6 +43,8 @@ COLOURS = {
     "buggy": ("#ad7a56", "#c9a78e"),        # what the buggy sampler emits
     "conditional": ("#3f86e0", "#66a3ff"),  # a measured conditional survival rate: draft i kept given i - 1 was
     "lull": ("#8c8c00", "#b8b800"),         # a bad stretch of bursty acceptance: drafts rarely survive
+    "tree": ("#4887df", "#86b0ea"),         # a token tree's curve (the chain it beats is neutral dashed ink)
+    "typical": ("#8f8a00", "#b8b200"),      # what Medusa's typical acceptance emits (approximate)
 }
 # The heatmap's diverging scale (Okabe-Ito blue and vermilion, safe for the common
 # colour-vision deficiencies), the same in both schemes.

@@ -76,7 +76,8 @@ __all__ = [
     "bug_is_exact_predicted", "entropy", "is_typical", "typical_set", "typical_output",
     "typical_is_exact_predicted", "toy_pair", "tree_output", "target_path_distribution", "shape_from_parents",
     "rank_probabilities", "tree_values", "BestTree", "best_tree", "tree_value", "chain_value",
-    "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost",
+    "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
+    "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes",
 ]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -589,3 +590,70 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     cycle = draft_ms + verify + overhead_ms
     per_token = cycle / value
     return TreeCost(draft_ms, verify, cycle, per_token, target_ms / per_token)
+
+
+# --- the same cycle under the serving roofline ------------------------------------------------
+
+ROOFLINE_BATCH, ROOFLINE_CONTEXT = 1, 1024  # one sequence, a 1024-token context
+
+
+def roofline_verify_ms(settings, batch: int = ROOFLINE_BATCH, context: int = ROOFLINE_CONTEXT):
+    """A ``verify_ms`` for :func:`tree_cost` from part two's roofline: verifying a tree of
+    ``nodes`` is one target step with ``n = nodes`` new tokens per sequence,
+    :func:`lab.serving.step_time_ms` at ``settings`` (a ``ServingSettings``), ``batch`` and
+    ``context``. The ledger's ``target_ms`` and ``verify_tax`` are not used: the hardware sets
+    the price. At batch 1 the step streams the weights whatever N is, so it is flat in N until
+    its FLOPs catch up with its bytes (:func:`roofline_ridge_nodes`).
+
+    >>> from lab import serving
+    >>> verify = roofline_verify_ms(serving.DEFAULT_SETTINGS)
+    >>> verify(1, 80, 3) == verify(64, 80, 3)   # memory-bound: 64 tokens cost what one does
+    True
+    """
+    from . import serving
+
+    target = serving.TARGETS[settings.target]
+
+    def verify_ms(nodes: int, target_ms: float = 0.0, verify_tax: float = 0.0) -> float:
+        return serving.step_time_ms(target, settings, batch, nodes, context)
+
+    return verify_ms
+
+
+def roofline_tree_cost(value: float, nodes: int, depth: int, settings, *, batch: int = ROOFLINE_BATCH,
+                       context: int = ROOFLINE_CONTEXT) -> TreeCost:
+    """:func:`tree_cost` with every price from the roofline at ``settings``: plain decoding is
+    the target's one-token step, each tree level below the root costs one draft step
+    (:func:`lab.serving.draft_step_ms`; at batch 1 a level's few tokens stream the draft's
+    weights once, like one token), the verify pass is :func:`roofline_verify_ms`, and the
+    per-pass fixed cost is already inside each step (no separate overhead)."""
+    from . import serving
+
+    plain = serving.step_time_ms(serving.TARGETS[settings.target], settings, batch, 1, context)
+    draft = serving.draft_step_ms(settings, batch, context)
+    return tree_cost(value, nodes, depth, target_ms=plain, draft_cost=100 * draft / plain, overhead_ms=0.0,
+                     verify_tax=0.0, verify_ms=roofline_verify_ms(settings, batch, context))
+
+
+def roofline_ridge_nodes(settings, batch: int = ROOFLINE_BATCH, context: int = ROOFLINE_CONTEXT,
+                         limit: int = 1 << 20) -> int:
+    """The fewest tree nodes whose verify step is compute-bound (:func:`lab.serving.step_regime`):
+    below it the verify step costs what a one-token step does. ``limit`` if none up to it is.
+
+    >>> from lab import serving
+    >>> roofline_ridge_nodes(serving.DEFAULT_SETTINGS.with_(gpu="a100-80g"))
+    116
+    """
+    from . import serving
+
+    target = serving.TARGETS[settings.target]
+    bound = lambda n: serving.step_regime(target, settings, batch, n, context) == "compute-bound"  # noqa: E731
+    if not bound(limit):
+        return limit
+    low, high = 1, limit   # the regime flips once: FLOPs grow with n, bytes do not
+    if bound(low):
+        return low
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if bound(middle) else (middle, high)
+    return high

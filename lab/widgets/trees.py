@@ -1,16 +1,21 @@
 """Part four's widget: the best token tree for a node budget, its expected length against a
 chain's, the speedup after the verify cost, and the exactness panel (multi-draft, its
-no-update bug, Medusa's typical acceptance) on part three's default (p, q)."""
+no-update bug, Medusa's typical acceptance) on part three's default (p, q).
+
+Two prices for the verify pass (the ``verifyCost`` select): the ledger's verify tax per extra
+node (part one's numbers), or part two's roofline at a fixed serving preset (batch 1, context
+1024), where verifying N nodes is one target step with n = N tokens per sequence
+(:func:`lab.trees.roofline_tree_cost`)."""
 
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import _mix, escape, split_width
+from ..figures import _mix, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Slider, clamp_params, format_query, parse_query
+from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
 
-__all__ = ["SLIDERS", "view", "page_context", "tree_svg", "length_svg", "speedup_svg", "exactness_svg",
-           "budget_table_html", "exactness_table_html"]
+__all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
+           "exactness_svg", "budget_table_html", "exactness_table_html"]
 
 SLIDERS = (
     Slider("budget", "Node budget (root included)", 1, 128, 1, 32, "nodes", integer=True, url_key="treeBudget"),
@@ -29,6 +34,30 @@ PAIR_SETTING = (64, 72)
 MAX_K = 8
 TABLE_BUDGETS = (1, 2, 4, 8, 16, 32, 64, 128)
 LIGHT, DARK = "#d6e6f3", "#0072b2"
+# The verify-cost select: the ledger's tax, or the roofline at one of two serving presets (part
+# two's default model pair, BF16, 4 GPUs, batch 1, context 1024). On H100 SXM the verify step
+# stays memory-bound past the largest budget; on A100 it turns compute-bound within the scale.
+COST_KEY, COST_URL_KEY, COST_DEFAULT = "verifyCost", "treeVerifyCost", "tax"
+ROOFLINE_GPUS = {"h100": "h100-sxm", "a100": "a100-80g"}
+
+
+def _roofline_settings(mode: str):
+    from .. import serving
+
+    return serving.DEFAULT_SETTINGS.with_(gpu=ROOFLINE_GPUS[mode], batch=trees.ROOFLINE_BATCH,
+                                          context=trees.ROOFLINE_CONTEXT)
+
+
+def _cost_modes() -> dict:
+    from .. import serving
+
+    d = serving.DEFAULT_SETTINGS
+    pair = f"{serving.TARGETS[d.target].label}, {d.gpus} x "
+    return {"tax": "the ledger's verify tax per node",
+            **{mode: f"roofline: {pair}{serving.GPUS[gpu].label}, batch 1" for mode, gpu in ROOFLINE_GPUS.items()}}
+
+
+COST_MODES = ("tax", *ROOFLINE_GPUS)
 
 
 def _f(value, digits=2) -> str:
@@ -37,22 +66,39 @@ def _f(value, digits=2) -> str:
 
 def _params(raw) -> tuple[dict, list[str]]:
     if raw is None or isinstance(raw, str):
-        return parse_query(raw or "", SLIDERS)
-    if not hasattr(raw, "get"):
-        return parse_query("", SLIDERS)
-    params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key != "width"})
-    return params, notes
+        params, notes = parse_query(raw or "", SLIDERS)
+        pairs = dict(split_query((raw or "").lstrip("?"))) if len(raw or "") <= MAX_QUERY_LENGTH else {}
+        mode = pairs.get(COST_URL_KEY, COST_DEFAULT)
+        key = COST_URL_KEY
+    elif not hasattr(raw, "get"):
+        params, notes = parse_query("", SLIDERS)
+        mode, key = COST_DEFAULT, COST_KEY
+    else:
+        params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key not in ("width", COST_KEY)})
+        mode, key = raw.get(COST_KEY, COST_DEFAULT), COST_KEY
+    if mode not in COST_MODES:
+        notes = [*notes, f"{key}: {str(mode)[:40]!r} is not one of {', '.join(COST_MODES)}; using {COST_DEFAULT}"]
+        mode = COST_DEFAULT
+    return {**params, COST_KEY: mode}, notes
 
 
 # --- the numbers -------------------------------------------------------------------------------
 
-def _cost(value, nodes, depth, verify_tax) -> trees.TreeCost:
+def _cost(value, nodes, depth, verify_tax, mode: str = COST_DEFAULT) -> trees.TreeCost:
+    if mode != COST_DEFAULT:
+        return trees.roofline_tree_cost(value, nodes, depth, _roofline_settings(mode))
     return trees.tree_cost(value, nodes, depth, target_ms=TARGET_MS, draft_cost=DRAFT_COST,
                            overhead_ms=OVERHEAD_MS, verify_tax=verify_tax)
 
 
+@lru_cache(maxsize=8)
+def _ridge(mode: str) -> int | None:
+    """Nodes at which the preset's verify step turns compute-bound (None for the ledger's tax)."""
+    return None if mode == COST_DEFAULT else trees.roofline_ridge_nodes(_roofline_settings(mode))
+
+
 @lru_cache(maxsize=64)
-def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int) -> dict:
+def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int, mode: str = COST_DEFAULT) -> dict:
     """Tree and chain, for every budget 1..128: expected length and speedup after cost."""
     probs = trees.rank_probabilities(top1 / 100, decay / 100, drafts)
     tree_lengths = trees.tree_values(probs, MAX_BUDGET, max_depth)
@@ -60,12 +106,12 @@ def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int)
     tree_speedups, chain_speedups = [], []
     for n in range(1, MAX_BUDGET + 1):
         tree = trees.best_tree(probs, n, max_depth)
-        tree_speedups.append(_cost(tree.value, tree.nodes, tree.depth, verify_tax).speedup)
+        tree_speedups.append(_cost(tree.value, tree.nodes, tree.depth, verify_tax, mode).speedup)
         chain_nodes = min(n, max_depth)
-        chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax).speedup)
+        chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax, mode).speedup)
     best = max(range(MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1   # first budget with the top speedup
     return {"probs": probs, "tree": tree_lengths, "chain": chain_lengths, "treeSpeedup": tree_speedups,
-            "chainSpeedup": chain_speedups, "bestBudget": best}
+            "chainSpeedup": chain_speedups, "bestBudget": best, "ridge": _ridge(mode)}
 
 
 @lru_cache(maxsize=1)
@@ -79,11 +125,6 @@ def _exactness() -> list[dict]:
 
 
 # --- figures -----------------------------------------------------------------------------------
-
-def _svg(width: int, height: int, label: str, body: list[str], css_class: str) -> str:
-    return (f'<svg class="figure tr-fig {css_class}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
-
 
 def _reaches(parents, probs) -> list[float]:
     reach, seen = [], {}
@@ -100,6 +141,7 @@ def _reaches(parents, probs) -> list[float]:
 def tree_svg(parents, probs, width: int = 640) -> str:
     """The tree, root on top, one row per level; each node shaded by its reach probability
     (the chance that the verifier commits it: darker is likelier)."""
+    width = fit_width(width)
     levels = [0] * len(parents)
     children: list[list[int]] = [[] for _ in parents]
     for node, parent in enumerate(parents):
@@ -107,7 +149,8 @@ def tree_svg(parents, probs, width: int = 640) -> str:
             levels[node] = levels[parent] + 1
             children[parent].append(node)
     reach = _reaches(parents, probs)
-    left, right, row_h, top = 58, 12, 30, 14
+    narrow = width < 480
+    left, right, row_h, top = (34 if narrow else 58), 12, 30, 14
     leaves = sum(1 for node in range(len(parents)) if not children[node])
     step = (width - left - right) / max(1, leaves)
     x = [0.0] * len(parents)
@@ -131,7 +174,8 @@ def tree_svg(parents, probs, width: int = 640) -> str:
     edges = "".join(f"M{x[p]:.1f} {y[p]:.1f}L{x[n]:.1f} {y[n]:.1f}" for n, p in enumerate(parents) if p >= 0)
     body = [f'<path class="tr-edge" d="{edges}" fill="none"/>'] if edges else []
     for level in range(depth):
-        body.append(f'<text class="tr-text" x="4" y="{top + row_h * level + row_h / 2 + 4:.1f}">level {level + 1}</text>')
+        name = f"L{level + 1}" if narrow else f"level {level + 1}"
+        body.append(f'<text class="fig-small" x="4" y="{top + row_h * level + row_h / 2 + 4:.1f}">{name}</text>')
     for node in range(len(parents)):
         fill = _mix(LIGHT, DARK, reach[node])
         body.append(f'<circle class="tr-node" cx="{x[node]:.1f}" cy="{y[node]:.1f}" r="{radius:.1f}" fill="{fill}">'
@@ -140,13 +184,24 @@ def tree_svg(parents, probs, width: int = 640) -> str:
     label = (f"The best tree: {len(parents)} nodes over {depth} levels; nodes per level "
              + ", ".join(str(levels.count(level)) for level in range(depth))
              + f"; expected tokens per verify pass {_f(sum(reach), 3)}.")
-    return _svg(width, int(height), label, body, "tr-tree")
+    return _svg(width, height, label, body, "tr-fig tr-tree")
+
+
+def _apart(ys: list[float], gap: float = 14.0) -> list[float]:
+    """Label positions at least ``gap`` apart, in the order of ``ys`` (two end-of-line labels)."""
+    if len(ys) == 2 and abs(ys[0] - ys[1]) < gap:
+        middle = (ys[0] + ys[1]) / 2
+        upper = ys[0] <= ys[1]
+        return [middle - gap / 2, middle + gap / 2] if upper else [middle + gap / 2, middle - gap / 2]
+    return ys
 
 
 def _line_chart(series, selected: int, y_label: str, width: int, label: str, css_class: str,
-                marker: int | None = None, floor: float = 0.0) -> str:
-    """Curves over budget 1..128: ``series`` is ((kind, name, values), ...)."""
-    left, right, top, bottom, height = 46, 60, 30, 34, 220
+                marker: int | None = None, floor: float = 0.0, ridge: int | None = None) -> str:
+    """Curves over budget 1..128: ``series`` is ((css class, name, values), ...); the first is
+    the best tree (a colour), the second the chain (neutral dashed ink)."""
+    width = fit_width(width)
+    left, right, top, bottom, height = 44, 48, 34, 38, 230
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(max(values) for _, _, values in series)
     peak = max(peak * 1.05, floor + 1e-9)
@@ -154,27 +209,41 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     to_y = lambda v: top + plot_h - (v - floor) / (peak - floor) * plot_h  # noqa: E731
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>',
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + plot_h}"/>']
-    for tick in (1, 32, 64, 96, 128):
-        body.append(f'<text class="tr-text" x="{to_x(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{tick}</text>')
-    body.append(f'<text class="tr-text" x="{left + plot_w / 2:.1f}" y="{height - 2}" text-anchor="middle">node budget</text>')
+    for tick in ((1, 64, 128) if width < 480 else (1, 32, 64, 96, 128)):
+        body.append(f'<text class="fig-tick" x="{to_x(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{tick}</text>')
+    body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">'
+                f'node budget</text>')
     for fraction in (0, 0.5, 1):
         value = floor + (peak - floor) * fraction
-        body.append(f'<text class="tr-text" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">{_f(value, 1)}</text>')
-    body.append(f'<text class="tr-text" x="{left - 40}" y="{top - 16}">{escape(y_label)}</text>')
+        body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">{_f(value, 1)}</text>')
+    body.append(f'<text class="fig-axis" x="4" y="{top - 18}">{escape(y_label)}</text>')
     if marker is not None and floor <= 1 <= peak:
         body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
-    for kind, name, values in series:
+    if ridge is not None and ridge <= MAX_BUDGET:
+        # the label sits low in the plot, beside the line (the curves run high there; the best
+        # budget's triangle is often just left of the ridge, at the top)
+        rx = to_x(ridge)
+        text = f"ridge: {ridge} nodes"
+        anchor = "end" if rx + 4 + _text_width(text) > width - 4 else "start"
+        body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
+                    f'<text class="fig-small" x="{rx + (-4 if anchor == "end" else 4):.1f}" y="{top + plot_h - 6}" '
+                    f'text-anchor="{anchor}">{text}</text>')
+    ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
+    for (kind, name, values), end_y in zip(series, ends):
         d = "".join(("M" if n == 1 else "L") + f"{to_x(n):.1f} {to_y(v):.1f}" for n, v in enumerate(values, start=1))
-        body.append(f'<path class="tr-line k-{kind}" d="{d}" fill="none"/>')
-        body.append(f'<text class="tr-text" x="{left + plot_w + 4}" y="{to_y(values[-1]) + 4:.1f}">{escape(name)}</text>')
+        body.append(f'<path class="{kind} tr-line" d="{d}" fill="none"/>')
+        body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
     sx = to_x(selected)
-    body.append(f'<line class="fig-selected" x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}" stroke-dasharray="3 3"/>')
+    body.append(f'<line class="tr-budget" x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}"/>')
     for kind, _, values in series:
-        body.append(f'<circle class="tr-dot k-{kind}" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
+        body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
     if marker is not None:
         mx, my = to_x(marker), to_y(series[0][2][marker - 1])
         body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
-    return _svg(width, height, label, body, css_class)
+    return _svg(width, height, label, body, f"tr-fig {css_class}")
+
+
+SERIES_CLASSES = ("k-tree", "fig-baseline tr-chain")
 
 
 def length_svg(curves: dict, selected: int, width: int = 640) -> str:
@@ -183,25 +252,34 @@ def length_svg(curves: dict, selected: int, width: int = 640) -> str:
     label = (f"Expected tokens per verify pass against node budget: the best tree reaches {_f(tree[-1])} at 128 nodes, "
              f"the chain {_f(chain[-1])}; at your budget {selected}: tree {_f(tree[selected - 1])}, chain "
              f"{_f(chain[selected - 1])}.")
-    return _line_chart((("tree", "tree", tree), ("chain", "chain", chain)), selected, "tokens per pass", width, label,
-                       "tr-length", floor=0.0)
+    return _line_chart(((SERIES_CLASSES[0], "tree", tree), (SERIES_CLASSES[1], "chain", chain)), selected,
+                       "tokens per verify pass", width, label, "tr-length", floor=0.0)
 
 
 def speedup_svg(curves: dict, selected: int, width: int = 640) -> str:
     """Speedup over plain decoding after the draft and verify cost, against the budget; the
-    triangle marks the budget with the best tree speedup."""
-    best = curves["bestBudget"]
+    triangle marks the budget with the best tree speedup; under a roofline cost a dotted line
+    marks the ridge (the fewest nodes whose verify step is compute-bound) if it is on the scale."""
+    best, ridge = curves["bestBudget"], curves.get("ridge")
     label = (f"Speedup after verify cost against node budget: best tree {_f(curves['treeSpeedup'][best - 1])}x at "
              f"{best} nodes; at your budget {selected}: tree {_f(curves['treeSpeedup'][selected - 1])}x, chain "
-             f"{_f(curves['chainSpeedup'][selected - 1])}x.")
-    return _line_chart((("tree", "tree", curves["treeSpeedup"]), ("chain", "chain", curves["chainSpeedup"])),
-                       selected, "speedup (x)", width, label, "tr-speedup", marker=best, floor=0.0)
+             f"{_f(curves['chainSpeedup'][selected - 1])}x."
+             + (f" The verify step turns compute-bound at {ridge} nodes." if ridge and ridge <= MAX_BUDGET else ""))
+    return _line_chart(((SERIES_CLASSES[0], "tree", curves["treeSpeedup"]),
+                        (SERIES_CLASSES[1], "chain", curves["chainSpeedup"])),
+                       selected, "speedup over plain decoding (x)", width, label, "tr-speedup", marker=best,
+                       floor=0.0, ridge=ridge)
+
+
+EXACTNESS_KINDS = (("exact", "speculative", "multi-draft"), ("bug", "buggy", "no-update bug"),
+                   ("typical", "typical", "typical acceptance"))
 
 
 def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
     """TV(p, output) for k = 1..8 candidates: multi-draft (exactly 0), the no-update bug and
     typical acceptance; the selected k is outlined."""
-    left, right, top, bottom, height = 46, 10, 22, 34, 190
+    width = fit_width(width)
+    left, right, top, bottom, height = 46, 10, 26, 38, 200
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(max(r["bug"], r["typical"]) for r in rows) * 1.1 or 1.0
     column = plot_w / len(rows)
@@ -209,27 +287,27 @@ def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
     for fraction in (0, 0.5, 1):
         value = peak * fraction
-        body.append(f'<text class="tr-text" x="{left - 4}" y="{top + plot_h - plot_h * fraction + 4:.1f}" '
+        body.append(f'<text class="fig-tick" x="{left - 4}" y="{top + plot_h - plot_h * fraction + 4:.1f}" '
                     f'text-anchor="end">{_f(value, 2)}</text>')
-    body.append(f'<text class="tr-text" x="{left + 4}" y="{top - 8}">TV to the target</text>')
+    body.append(f'<text class="fig-axis" x="4" y="{top - 10}">TV to the target</text>')
     for index, row in enumerate(rows):
         x0 = left + column * index + column * 0.1
         if row["k"] == selected:
-            body.append(f'<rect class="tr-selected" x="{left + column * index + 1:.1f}" y="{top - 2}" '
-                        f'width="{column - 2:.1f}" height="{plot_h + 4}" fill="none"/>')
-        for offset, kind, name in ((0, "exact", "multi-draft"), (1, "bug", "no-update bug"), (2, "typical", "typical acceptance")):
-            h = row[kind] / peak * plot_h
+            body.append(f'<rect class="fig-target" x="{left + column * index + 1:.1f}" y="{top - 2}" '
+                        f'width="{column - 2:.1f}" height="{plot_h + 4}" fill="none" stroke-width="2"/>')
+        for offset, (key, concept, name) in enumerate(EXACTNESS_KINDS):
+            h = row[key] / peak * plot_h
             x = x0 + offset * (bar + 1)
-            body.append(f'<rect class="k-{kind}" x="{x:.1f}" y="{top + plot_h - max(h, 1.5):.1f}" width="{bar:.1f}" '
-                        f'height="{max(h, 1.5):.1f}"><title>k = {row["k"]}, {name}: TV {_f(row[kind], 4)}</title></rect>')
-        body.append(f'<text class="tr-text" x="{left + column * (index + 0.5):.1f}" y="{top + plot_h + 16}" '
+            body.append(f'<rect class="k-{concept}" x="{x:.1f}" y="{top + plot_h - max(h, 1.5):.1f}" width="{bar:.1f}" '
+                        f'height="{max(h, 1.5):.1f}"><title>k = {row["k"]}, {name}: TV {_f(row[key], 4)}</title></rect>')
+        body.append(f'<text class="fig-tick" x="{left + column * (index + 0.5):.1f}" y="{top + plot_h + 16}" '
                     f'text-anchor="middle">{row["k"]}</text>')
-    body.append(f'<text class="tr-text" x="{left + plot_w / 2:.1f}" y="{height - 2}" text-anchor="middle">'
+    body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">'
                 f'candidates k</text>')
     chosen = rows[selected - 1]
     label = (f"Total variation to the target for k = 1 to {len(rows)} candidates. At k = {selected}: multi-draft "
              f"{_f(chosen['exact'], 3)}, no-update bug {_f(chosen['bug'], 3)}, typical acceptance {_f(chosen['typical'], 3)}.")
-    return _svg(width, height, label, body, "tr-exactness")
+    return _svg(width, height, label, body, "tr-fig tr-exactness")
 
 
 def budget_table_html(curves: dict, selected: int) -> str:
@@ -264,10 +342,10 @@ def view(raw=None) -> dict:
     """The widget for one setting; never raises on bad input (notes say what was changed)."""
     raw, width = split_width(raw)
     params, notes = _params(raw)
-    budget, depth, k = params["budget"], params["maxDepth"], params["drafts"]
-    curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"])
+    budget, depth, k, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
+    curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"], mode)
     tree = trees.best_tree(curves["probs"], budget, depth)
-    cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"])
+    cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
     chain_length = curves["chain"][budget - 1]
     best = curves["bestBudget"]
     rows = _exactness()
@@ -279,20 +357,36 @@ def view(raw=None) -> dict:
         "exactTv": _f(chosen["exact"], 6), "bugTv": _f(chosen["bug"], 3), "typicalTv": _f(chosen["typical"], 3),
     }
     ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
+    if mode == COST_DEFAULT:
+        price = f"After the verify tax of {params['verifyTax']}% per extra node"
+        roofline = ""
+    else:
+        ridge = curves["ridge"]
+        price = f"Priced by the roofline ({_cost_modes()[mode][len('roofline: '):]}, context {trees.ROOFLINE_CONTEXT})"
+        where = (f"turns compute-bound at {ridge} nodes" if ridge <= MAX_BUDGET
+                 else f"stays memory-bound up to {ridge - 1} nodes, past the largest budget")
+        roofline = (f" Its verify pass takes {_f(cost.verifyMs, 1)} ms, a plain step "
+                    f"{_f(_cost(1, 1, 1, 0, mode).verifyMs, 1)} ms: the step "
+                    f"{where}.")
     summary = (
         f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
         f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
-        f"pass; a chain with the same budget commits {readouts['chainLength']}. After the verify tax of "
-        f"{params['verifyTax']}% per extra node it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
-        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x). With k = {k} candidates, multi-draft "
-        f"verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV {readouts['bugTv']} "
-        f"and typical acceptance by {readouts['typicalTv']}.")
+        f"pass; a chain with the same budget commits {readouts['chainLength']}. {price} "
+        f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
+        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With k = {k} candidates, "
+        f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
+        f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
+    live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
+    query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
     return {
         "params": params,
-        "shown": {name: to_js_string(value) for name, value in params.items()},
+        "shown": {**{name: to_js_string(params[name]) for name in (slider.name for slider in SLIDERS)},
+                  COST_KEY: mode},
         "notes": notes,
-        "query": format_query(params, SLIDERS),
+        "query": query,
         "summary": summary,
+        "live": live,
+        "width": width,
         "readouts": readouts,
         "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
         "figures": {
@@ -310,4 +404,5 @@ def page_context() -> dict:
     from ..views import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS), "pair": PAIR_SETTING,
-            "targetMs": TARGET_MS, "draftCost": DRAFT_COST, "overheadMs": OVERHEAD_MS}
+            "targetMs": TARGET_MS, "draftCost": DRAFT_COST, "overheadMs": OVERHEAD_MS,
+            "costModes": list(_cost_modes().items()), "ridges": {mode: _ridge(mode) for mode in ROOFLINE_GPUS}}
