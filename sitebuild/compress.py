@@ -72,13 +72,17 @@ class Compressor:
         return out
 
     def siblings(self, name: str, data: bytes) -> dict[str, bytes]:
-        """{sibling suffix: bytes} for a file called `name`, only for those that pay."""
+        """{sibling suffix: bytes} for a file called `name`: every encoding or none.
+
+        All of them when the best saves at least MIN_SAVING and none is larger than the file;
+        otherwise none. Half a set would make the servers disagree: nginx's brotli_static sends
+        no ``Vary`` where gzip_static would, so a file with only a .br sibling is answered with
+        different headers by nginx and by tools/serve.py."""
         dot = name.rfind(".")
         if dot < 0 or name[dot:].lower() not in headers.COMPRESSED_SUFFIXES:
             return {}
-        out = {}
-        for coding, suffix in headers.ENCODINGS:
-            packed = self.encode(coding, data)
-            if len(packed) <= len(data) * (1 - headers.MIN_SAVING):
-                out[suffix] = packed
-        return out
+        packed = {suffix: self.encode(coding, data) for coding, suffix in headers.ENCODINGS}
+        best = min(len(value) for value in packed.values())
+        if best > len(data) * (1 - headers.MIN_SAVING) or any(len(value) > len(data) for value in packed.values()):
+            return {}
+        return packed

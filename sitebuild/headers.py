@@ -71,8 +71,9 @@ COMPRESSED_SUFFIXES = (".html", ".js", ".mjs", ".css", ".txt", ".json", ".map", 
                        ".ico")
 # (Content-Encoding token, sibling suffix), in order of preference.
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
-# A sibling is written only if it saves at least this fraction of the file: below that, the extra
-# file and the decoding are not worth it (a deflated zip gzipped again saves well under 1%).
+# Siblings are written only if the best of them saves at least this fraction of the file: below
+# that, the extra files and the decoding are not worth it (a deflated zip gzipped again saves well
+# under 1%). A file gets every sibling or none (sitebuild.compress), so both servers agree on Vary.
 MIN_SAVING = 0.01
 
 # The static-host config files the build writes into the site: consumed by the host, never served.

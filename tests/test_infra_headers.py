@@ -236,3 +236,28 @@ def test_each_server_is_the_one_named(tree_server):
     server, base = tree_server
     software = get(base)[1]["Server"]
     assert software.startswith("nginx" if server == "nginx" else "SimpleHTTP"), software
+
+
+def test_a_file_gets_every_sibling_or_none(tmp_path):
+    """Where only brotli pays, both siblings are still written (the servers then agree on Vary);
+    where one encoding would grow the file, none is."""
+    from sitebuild import headers
+    from sitebuild.compress import Compressor
+
+    class Scripted(Compressor):
+        def __init__(self, sizes):
+            super().__init__(tmp_path / "cache")
+            self.sizes = sizes
+
+        def encode(self, coding, data):
+            return b"x" * self.sizes[coding]
+
+    data = b"y" * 1000
+    codings = [coding for coding, _ in headers.ENCODINGS]
+    suffixes = {suffix for _, suffix in headers.ENCODINGS}
+    only_brotli_pays = {coding: (900 if coding == "br" else 995) for coding in codings}
+    assert set(Scripted(only_brotli_pays).siblings("lab.zip", data)) == suffixes
+    one_grows = {coding: (900 if coding == "br" else 1001) for coding in codings}
+    assert Scripted(one_grows).siblings("lab.zip", data) == {}
+    nothing_pays = {coding: 995 for coding in codings}
+    assert Scripted(nothing_pays).siblings("lab.zip", data) == {}
