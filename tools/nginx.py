@@ -20,7 +20,6 @@ on 127.0.0.1 only unless --host says otherwise. As a normal user the `user` dire
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import grp
 import os
@@ -40,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from sitebuild import nginx as conf  # noqa: E402
+from tools.serve import _Parser, _port  # noqa: E402  (one command-line style for both servers)
 
 INSTALL_HINT = "run `make nginx` (apt-get install nginx libnginx-mod-http-brotli-static)"
 
@@ -203,21 +203,6 @@ class NginxServer:
 
     def __exit__(self, *exc):
         self.stop()
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line on stderr, exit 2, no usage dump
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _port(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a number, got {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be in 1..65535, got {value}")
-    return value
 
 
 def main(argv=None) -> int:
