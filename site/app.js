@@ -434,6 +434,8 @@
       }, 150);
     });
     for (const kind of kinds()) observer.observe(widgetOf(kind));
+  }
+
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------
 
   // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
