@@ -272,9 +272,11 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
         words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
-        tx, anchor = _label_at(cx, words, x0, width - 2)
+        # left of the crossover the curve runs above 1x, so the corner under it is free
+        span = _text_width(words)
+        tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + 14, words, anchor))
+        body.append(_text(tx, top1 + h1 - 6, words, anchor))
     body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
     # panel 2: throughput on a log axis
     top2, h2 = top1 + h1 + 34, 120
@@ -362,7 +364,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_text(x + 10, y + 4, tag, "start", "fig-small"))
         else:  # the two high-rate marks sit close together: one label above its mark, one below
             above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
-            body.append(_text(x - 10, y - 16 if above else y + 18, tag + " (high QPS)", "end", "fig-small"))
+            body.append(_text(x - 10, y - 20 if above else y + 18, tag + " (high QPS)", "end", "fig-small"))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
