@@ -84,7 +84,8 @@ def test_without_javascript_shows_the_default(page, built_site):
     assert notes(pg, "serving") == []
     assert _controls(pg) == {**{s.name: view["shown"][s.name] for s in widget.SLIDERS},
                              **{s.name: s.default for s in widget.SELECTS}, "srvCurve": ""}
-    assert pg.locator(f"{SEL} select:disabled").count() == len(widget.SELECTS)  # app.js enables them
+    assert pg.evaluate("(sel) => [...document.querySelectorAll(`${sel} form input, ${sel} form select`)]"
+                       ".every((c) => c.disabled)", SEL)  # shipped disabled: app.js enables them
     # 11 x 9 heatmap cells, each in the table too; the reader's cell is outlined once
     assert pg.locator(f"{SEL} [data-figure=table] td").count() == 99
     assert pg.locator(f"{SEL} [data-figure=table] td.selected").count() == 1
@@ -139,6 +140,18 @@ def test_tail_follows_the_exact_lab(live):
     assert live.inner_html(f"{SEL} [data-figure=tail]") != before
     assert "srvK" in query(live) and "certainty" in query(live)
     assert live.console_errors == []
+
+
+def test_heatmap_hover_readout(live):
+    """Pointing at a heatmap cell reads its value out (the page's generic data-tip-values)."""
+    grid = live.locator(f"{SEL} [data-figure=heatmap] .srv-hits")
+    assert grid.count() == 1
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    grid.hover(position={"x": 2, "y": box["height"] - 2})  # bottom-left: context 512, batch 1
+    settings = widget._settings(widget.view(_sent(live))["params"])
+    first = serving.speedup_grid(settings.with_(batch=1, context=512))[0][0]  # row: context 512, column: batch 1
+    assert live.text_content(f"{SEL} [data-tip-readout]") == f"context 512 tokens, batch 1: {widget._f(first)}x"
 
 
 def test_url_state_round_trips(page):

@@ -208,7 +208,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2):.1f}" y="14" '
                 f'text-anchor="middle">{escape(_fit(("context L (tokens)", "context L"), rows * cell_h, 13))}</text>')
     values = " ".join(_f(grid[r][c]) for r in range(rows - 1, -1, -1) for c in range(cols))
-    body.append(f'<rect class="fig-hits" x="{left}" y="{top}" width="{cols * cell_w:.1f}" height="{rows * cell_h}" '
+    body.append(f'<rect class="srv-hits" x="{left}" y="{top}" width="{cols * cell_w:.1f}" height="{rows * cell_h}" '
                 f'fill="transparent" data-tip-format="context {{row}} tokens, batch {{col}}: {{value}}x" '
                 f'data-tip-cols="{" ".join(str(b) for b in batches)}" '
                 f'data-tip-rows="{" ".join(_compact(l) for l in reversed(contexts))}" data-tip-values="{values}"/>')
@@ -266,7 +266,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     for v in (1, 2, 3, 4, 6, 8, 12):
-        if v < peak:
+        if v <= peak:
             body.append(_text(x0 - 6, sy(v) + 4, f"{v}x", "end"))
     body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], SPEEDUP_LINE))
     if crossover is not None and crossover <= high:
