@@ -8,6 +8,11 @@ raises: unknown names and out-of-range numbers come back as notes and the defaul
 The tail re-runs the exact lab's seeded generation at the exact widget's settings: in a URL
 they are the exact lab's own keys; from the live page they arrive as ``exact.<name>`` values
 (the form carries ``data-with="exact"``, a generic client feature).
+
+Page conventions (docs/PALETTE.md): each figure is drawn for the width the page sends (one SVG
+unit per CSS px, through :func:`lab.figures._svg`), its text in the fig-* classes; speculative
+decoding is the palette's ``k-speculative``, plain decoding the page's dashed baseline, the
+speedup neutral ink. ``srvCurve`` switches to measured-curve mode (see :func:`view`).
 """
 
 from functools import lru_cache
