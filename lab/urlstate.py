@@ -17,7 +17,7 @@ import math
 from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
-           "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range"]
+           "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
@@ -195,3 +195,31 @@ def _unquote_plus(text: str) -> str:
 def format_query(params: dict, sliders) -> str:
     """The canonical query for ``params`` (every slider, in slider order, by URL key)."""
     return "&".join(f"{slider.key}={to_js_string(params[slider.name])}" for slider in sliders)
+
+
+def requested_curve(raw, key: str, notes: list[str]):
+    """A widget's measured-curve mode: the token under ``key`` (a traces preset name or
+    ``custom:a1,a2,...``, sent by the traces widget or read from the address) in a query string
+    or a mapping of form values, as ``(token, (curve, label, linkable))``; None when there is
+    none. A token :func:`lab.traces.ledger_curve` rejects adds a note and gives None (the
+    acceptance slider stays in charge). The traces model is imported only when a curve is asked for.
+
+    >>> requested_curve({"srvCurve": "custom:0.9,0.5"}, "srvCurve", [])
+    ('custom:0.9,0.5', ([0.9, 0.5], 'your own trace', False))
+    >>> notes = []
+    >>> requested_curve("?srvCurve=custom:2", "srvCurve", notes), requested_curve({}, "srvCurve", notes), notes
+    (None, None, ['srvCurve: curve rate 2 is not from 0 to 1; using the acceptance slider'])
+    """
+    if isinstance(raw, str):
+        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
+    else:
+        value = raw.get(key, "") if isinstance(raw, dict) else ""
+    if not isinstance(value, str) or not value:
+        return None
+    from .traces import TraceError, ledger_curve
+
+    try:
+        return value, ledger_curve(value)
+    except TraceError as error:
+        notes.append(f"{key}: {error}; using the acceptance slider")
+        return None

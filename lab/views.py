@@ -11,7 +11,7 @@ from .figures import split_width
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
                      speedup_grid)
-from .urlstate import (EXACT_SLIDERS, LEDGER_SLIDERS, MAX_QUERY_LENGTH, clamp_params, format_query, parse_query,
+from .urlstate import (EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query, requested_curve,
                        split_query)
 
 __all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
@@ -62,21 +62,10 @@ CURVE_KEY = "trcCurve"  # the ledger's measured-curve mode: a traces preset name
 
 
 def _measured_curve(raw, notes: list[str]):
-    """The curve the traces widget sent (``trcCurve``), as (curve, label, linkable), or None.
-    Imports the traces model only when a curve is asked for."""
-    if isinstance(raw, str):
-        value = dict(split_query(raw.lstrip("?"))).get(CURVE_KEY, "") if len(raw) <= MAX_QUERY_LENGTH else ""
-    else:
-        value = raw.get(CURVE_KEY, "") if isinstance(raw, dict) else ""
-    if not isinstance(value, str) or not value:
-        return None
-    from .traces import TraceError, ledger_curve
-
-    try:
-        return ledger_curve(value)
-    except TraceError as error:
-        notes.append(f"{CURVE_KEY}: {error}; using the acceptance slider")
-        return None
+    """The curve the traces widget sent (``trcCurve``), as (curve, label, linkable), or None
+    (:func:`lab.urlstate.requested_curve`, which the serving widget shares)."""
+    found = requested_curve(raw, CURVE_KEY, notes)
+    return found[1] if found else None
 
 
 def ledger_view(raw=None) -> dict:

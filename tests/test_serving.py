@@ -265,7 +265,8 @@ def test_view_default_and_query_round_trip():
     assert view["notes"] == [] and view["crossoverBatch"] == 163
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
-    assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail"}
+    assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
+                                   "curveSwitch"}
 
 
 def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():

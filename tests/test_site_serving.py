@@ -1,16 +1,26 @@
 """The serving widget in Chromium: the pre-rendered default with JavaScript off, keyboard and select
-input rendering exactly what lab.widgets.serving.view gives in CPython, the tail following the exact
-lab's settings (data-with), URL state both ways, and a clean console."""
+input rendering exactly what lab.widgets.serving.view gives in CPython (drawn for the panel's width),
+the tail following the exact lab's settings (data-with), the measured-curve mode set through the
+page's generic send mechanism, URL state both ways, and a clean console. Without a browser: the
+figures lay out for every width, and the measured-curve mode feeds the curve to the model."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import sitepage
+from lab import figures, serving
 from lab.widgets import serving as widget
-from sitepage import (BOOT_TIMEOUT_MS, RENDER_TIMEOUT_MS, mismatched_figures, notes, query, slider_values,
-                      status_text, summary, wait_live)
+from sitepage import (BOOT_TIMEOUT_MS, RENDER_TIMEOUT_MS, assert_shows, mismatched_figures, notes, query,
+                      slider_values, status_text, summary, wait_live, with_width)
 
 SEL = "#serving-lab"
+sitepage.VIEW.setdefault("serving", widget.view)  # the seed helpers (assert_shows) learn this widget
+sitepage.WIDGET.setdefault("serving", SEL)
+PRESET = "club3090-mtp"  # a traces preset: linkable
 
 
 def _controls(pg, kind="serving") -> dict[str, str]:
@@ -32,26 +42,22 @@ def _readouts(pg) -> dict[str, str]:
 
 
 def _wait_shows(pg, raw):
-    view = widget.view(raw)
+    """Wait until the widget shows view(raw) at its figure width, then compare everything (the tail
+    first: a change of the exact lab moves it without touching the summary)."""
+    view = widget.view(with_width(pg, "serving", raw))
     try:
-        pg.wait_for_function(
-            "(text) => document.querySelector(`form[data-lab='serving'] output[name='summary']`).value === text",
-            arg=view["summary"], timeout=RENDER_TIMEOUT_MS)
+        pg.wait_for_function("([sel, svg]) => { const s = document.createElement('div'); s.innerHTML = svg;"
+                             " return document.querySelector(`${sel} [data-figure='tail']`).innerHTML === s.innerHTML; }",
+                             arg=[SEL, view["figures"]["tail"]], timeout=RENDER_TIMEOUT_MS)
     except Exception as error:
-        raise AssertionError(f"serving summary never became {view['summary']!r}; it says "
-                             f"{summary(pg, 'serving')!r}; status: {status_text(pg)}") from error
-    pg.wait_for_function("([sel, svg]) => { const s = document.createElement('div'); s.innerHTML = svg;"
-                         " return document.querySelector(`${sel} [data-figure='tail']`).innerHTML === s.innerHTML; }",
-                         arg=[SEL, view["figures"]["tail"]], timeout=RENDER_TIMEOUT_MS)
-    assert _mismatched(pg, view) == []
+        raise AssertionError(f"serving tail never matched; summary {summary(pg, 'serving')!r}; "
+                             f"status: {status_text(pg)}") from error
+    view = assert_shows(pg, "serving", raw)
     assert _readouts(pg) == view["readouts"]
-    assert notes(pg, "serving") == view["notes"]
     return view
 
 
 def _mismatched(pg, view):
-    import sitepage
-    sitepage.WIDGET.setdefault("serving", SEL)
     return mismatched_figures(pg, "serving", view)
 
 
@@ -77,11 +83,13 @@ def test_without_javascript_shows_the_default(page, built_site):
     assert _readouts(pg) == view["readouts"]
     assert notes(pg, "serving") == []
     assert _controls(pg) == {**{s.name: view["shown"][s.name] for s in widget.SLIDERS},
-                             **{s.name: s.default for s in widget.SELECTS}}
+                             **{s.name: s.default for s in widget.SELECTS}, "srvCurve": ""}
+    assert pg.evaluate("(sel) => [...document.querySelectorAll(`${sel} form input, ${sel} form select`)]"
+                       ".every((c) => c.disabled)", SEL)  # shipped disabled: app.js enables them
     # 11 x 9 heatmap cells, each in the table too; the reader's cell is outlined once
     assert pg.locator(f"{SEL} [data-figure=table] td").count() == 99
     assert pg.locator(f"{SEL} [data-figure=table] td.selected").count() == 1
-    assert pg.locator(f"{SEL} [data-figure=heatmapSelection] rect").count() == 1
+    assert pg.locator(f"{SEL} [data-figure=heatmapSelection] rect.fig-selected").count() == 1
     assert "Seed 23 is one draw" in pg.text_content("#queue")
     assert pg.console_errors == [] and pg.foreign_requests() == []
 
@@ -134,6 +142,18 @@ def test_tail_follows_the_exact_lab(live):
     assert live.console_errors == []
 
 
+def test_heatmap_hover_readout(live):
+    """Pointing at a heatmap cell reads its value out (the page's generic data-tip-values)."""
+    grid = live.locator(f"{SEL} [data-figure=heatmap] .srv-hits")
+    assert grid.count() == 1
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    grid.hover(position={"x": 2, "y": box["height"] - 2})  # bottom-left: context 512, batch 1
+    settings = widget._settings(widget.view(_sent(live))["params"])
+    first = serving.speedup_grid(settings.with_(batch=1, context=512))[0][0]  # row: context 512, column: batch 1
+    assert live.text_content(f"{SEL} [data-tip-readout]") == f"context 512 tokens, batch 1: {widget._f(first)}x"
+
+
 def test_url_state_round_trips(page):
     pg = page()
     search = "?srvK=6&srvGpu=h200&srvBatchLog2=7&srvContextLog2=13&srvPrecision=fp8&certainty=40&srvDraft=nope"
@@ -154,3 +174,130 @@ def test_url_state_round_trips(page):
     again = _wait_shows(pg, "?" + pg.url.split("?", 1)[1])
     assert again["params"] == view["params"] and notes(pg, "serving") == []
     assert pg.console_errors == [] and pg.foreign_requests() == []
+
+
+def test_measured_curve_via_the_send_mechanism(live):
+    """A button like the traces widget's (data-action="send", data-values='{"srvCurve": TOKEN}')
+    switches the widget to the measured curve; its own "use the acceptance slider" button, the
+    same mechanism on its own form, switches back."""
+    before = summary(live, "serving")
+    assert not before.startswith("In measured curve mode")
+    live.evaluate("""(token) => { const b = document.createElement('button'); b.type = 'button';
+        b.id = 'test-send-curve'; b.dataset.action = 'send'; b.dataset.target = 'serving';
+        b.dataset.values = JSON.stringify({srvCurve: token}); b.textContent = 'Send the curve';
+        document.querySelector('#own-trace').after(b); }""", PRESET)
+    live.click("#test-send-curve")
+    assert _controls(live)["srvCurve"] == PRESET
+    view = _wait_shows(live, _sent(live))
+    assert view["curveMode"] and summary(live, "serving").startswith("In measured curve mode (Qwen3.6-27B")
+    assert query(live)["srvCurve"] == PRESET
+    back = live.locator(f"{SEL} [data-figure=curveSwitch] button", has_text="Use the acceptance slider")
+    assert back.count() == 1
+    back.click()
+    assert _controls(live)["srvCurve"] == ""
+    view = _wait_shows(live, _sent(live))
+    assert not view["curveMode"] and summary(live, "serving") == before
+    assert "srvCurve" not in query(live)
+    assert live.locator(f"{SEL} [data-figure=curveSwitch] *").count() == 0
+    live.evaluate("() => document.querySelector('#test-send-curve').remove()")
+    assert live.console_errors == []
+
+
+def test_measured_curve_restores_from_the_address(page):
+    pg = page()
+    search = f"?srvK=8&srvCurve={PRESET}"
+    pg.goto(pg.base_url + search)
+    wait_live(pg)
+    view = _wait_shows(pg, search)
+    assert view["curveMode"] and "positions 7 to 8 extrapolated at the last measured rate" in view["summary"]
+    assert _controls(pg)["srvCurve"] == PRESET and query(pg)["srvCurve"] == PRESET
+    assert pg.console_errors == []
+
+
+# --- without a browser ----------------------------------------------------------------------------------
+
+def test_measured_curve_mode_feeds_the_curve_to_the_model():
+    from lab.traces import ledger_curve
+
+    curve, label, linkable = ledger_curve(PRESET)
+    alpha = widget.view(None)
+    mode = widget.view({"srvCurve": PRESET})
+    assert mode["curveMode"] and linkable and not alpha["curveMode"]
+    assert mode["summary"].startswith(f"In measured curve mode ({label}; the acceptance slider is set aside), ")
+    assert mode["params"] == alpha["params"] and mode["notes"] == []
+    assert mode["query"] == alpha["query"] + f"&srvCurve={PRESET}" and mode["shown"]["srvCurve"] == PRESET
+    assert mode["live"].startswith("measured curve: ") and len(mode["live"].split()) < 12
+    settings = widget._settings(mode["params"])
+    expected = serving.serving(settings, curve)
+    assert mode["readouts"]["tokensPerCall"] == widget._f(expected.tokensPerCall, 3)
+    assert mode["readouts"]["speedup"] == widget._f(expected.speedup, 3) != alpha["readouts"]["speedup"]
+    assert mode["crossoverBatch"] == serving.crossover_batch(settings, curve=curve)
+    assert mode["figures"]["heatmap"] != alpha["figures"]["heatmap"]
+    assert mode["figures"]["tail"] == alpha["figures"]["tail"]  # the exact lab's runs: no acceptance slider there
+    assert 'data-values="{&quot;srvCurve&quot;: &quot;&quot;}"' in mode["figures"]["curveSwitch"]
+    assert alpha["figures"]["curveSwitch"] == ""
+    # the address carries it too, and the lookahead past the measured positions extrapolates
+    url = widget.view(f"?srvK=8&srvCurve={PRESET}")
+    assert url["curveMode"] and "positions 7 to 8 extrapolated at the last measured rate" in url["summary"]
+    assert url["readouts"]["tokensPerCall"] == widget._f(serving.tokens_per_cycle(0, 8, curve + [curve[-1]] * 2), 3)
+
+
+@pytest.mark.parametrize("raw, note", [
+    ({"srvCurve": "custom:0.9,0.5"}, "This curve came from your own data: it cannot be put in a link"),
+    ({"srvCurve": "nope"}, "srvCurve: 'nope' is not a preset"),
+    ("?srvCurve=custom:1.5", "srvCurve: curve rate 1.5 is not from 0 to 1; using the acceptance slider"),
+])
+def test_measured_curve_notes(raw, note):
+    view = widget.view(raw)
+    assert any(n.startswith(note) for n in view["notes"]), view["notes"]
+    assert "srvCurve" not in view["query"]
+    custom = raw == {"srvCurve": "custom:0.9,0.5"}  # the reader's own curve works, unlinked
+    assert view["curveMode"] == custom
+    if not custom:  # a bad token leaves the acceptance slider in charge
+        assert view["summary"] == widget.view(None)["summary"]
+
+
+def test_the_ledger_keeps_its_measured_curve_mode():
+    from lab import views
+
+    mode = views.ledger_view({"trcCurve": PRESET})
+    assert mode["curveMode"] and mode["summary"].startswith("In measured curve mode (")
+    assert mode["query"].endswith(f"&trcCurve={PRESET}")
+    bad = views.ledger_view({"trcCurve": "nope"})
+    assert not bad["curveMode"] and bad["notes"][0].startswith("trcCurve: 'nope' is not a preset")
+    assert "trcCurve" not in widget.view({"trcCurve": PRESET})["query"]  # each widget reads its own key
+
+
+EXTREMES = ({}, {"lookahead": "12", "acceptance": "100", "batchExp": "10", "contextExp": "17", "gpu": "l40s",
+                 "gpus": "1", "exact.certainty": "0", "exact.length": "256"},
+            {"lookahead": "1", "acceptance": "0", "batchExp": "0", "contextExp": "9", "draft": "ngram",
+             "overheadMs": "5", "exact.certainty": "100", "exact.match": "0"},
+            {"srvCurve": PRESET, "precision": "fp8", "attentionFlops": "1"})
+
+
+@pytest.mark.parametrize("width", [320, 360, 390, 640, 920, 960])
+def test_figures_lay_out_for_their_width(width):
+    """As tests/test_palette.py checks the seed figures: width attribute = viewBox width, every
+    text in a fig-* class of at least 12 px, and every label on the canvas."""
+    css = (Path(__file__).resolve().parent.parent / "site" / "widgets.css").read_text(encoding="utf-8")
+    sizes = {name: float(size) for name, size in re.findall(r"\.(fig-[a-z]+)\s*\{[^}]*font-size:\s*([0-9.]+)px", css)}
+    for number, raw in enumerate(EXTREMES):
+        view = widget.view({**raw, "width": str(width)})
+        assert view["width"] == width and not any("could not be drawn" in n for n in view["notes"])
+        for name, svg in view["figures"].items():
+            if not svg.startswith("<svg"):
+                continue
+            head = svg[:svg.index(">")]
+            assert f'width="{width}"' in head and f'viewBox="0 0 {width} ' in head, name
+            assert "<text>" not in svg and "style=" not in svg, name
+            for classes in re.findall(r'<text class="([^"]*)"', svg):
+                assert max([sizes[c] for c in classes.split() if c in sizes] or [0]) >= figures.MIN_TEXT, classes
+            for classes, x, anchor, text in re.findall(
+                    r'<text class="([^"]*)" x="(-?[0-9.]+)" y="[^"]*"(?: text-anchor="([a-z]+)")?[^>]*>([^<]*)</text>', svg):
+                size = max(sizes[c] for c in classes.split() if c in sizes)
+                span = figures._text_width(text.replace("&#x27;", "'"), size)
+                left = float(x) - {"middle": span / 2, "end": span}.get(anchor, 0)
+                assert -1 <= left and left + span <= width + 1, (number, name, text, left, left + span)
+    narrow, default = widget.view({"width": str(width)}), widget.view(None)
+    for key in ("params", "query", "notes", "summary", "live", "readouts"):
+        assert narrow[key] == default[key], key  # the width is presentation only

@@ -8,18 +8,23 @@ raises: unknown names and out-of-range numbers come back as notes and the defaul
 The tail re-runs the exact lab's seeded generation at the exact widget's settings: in a URL
 they are the exact lab's own keys; from the live page they arrive as ``exact.<name>`` values
 (the form carries ``data-with="exact"``, a generic client feature).
+
+Page conventions (docs/PALETTE.md): each figure is drawn for the width the page sends (one SVG
+unit per CSS px, through :func:`lab.figures._svg`), its text in the fig-* classes; speculative
+decoding is the palette's ``k-speculative``, plain decoding the page's dashed baseline, the
+speedup neutral ink. ``srvCurve`` switches to measured-curve mode (see :func:`view`).
 """
 
 from functools import lru_cache
 import math
 
-from .. import serving
-from ..figures import DEFAULT_WIDTH, escape, speedup_colour, split_width
+from .. import figures, serving
+from ..figures import DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, escape, fit_width, speedup_colour, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, split_query
+from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, requested_curve, split_query
 
-__all__ = ["SLIDERS", "SELECTS", "view", "page_context", "heatmap_svg", "heatmap_selection_svg", "batch_svg",
-           "load_svg", "tail_svg", "heatmap_table_html", "load_table_html"]
+__all__ = ["SLIDERS", "SELECTS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
+           "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
 
 D = serving.DEFAULT_SETTINGS
 
@@ -63,17 +68,33 @@ def _f(value, digits=2) -> str:
 
 
 def _svg(width, height, label, body, css_class) -> str:
-    return (f'<svg class="figure srv-fig {css_class}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">' + "".join(body) + "</svg>")
+    """One figure through the page's own wrapper: width and viewBox agree (one unit, one CSS px)."""
+    return figures._svg(width, height, label, body, f"srv-fig {css_class}")
 
 
-def _text(x, y, words, anchor="start", css="srv-tick", extra="") -> str:
+def _text(x, y, words, anchor="start", css="fig-tick", extra="") -> str:
     return f'<text class="{css}" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(words)}</text>'
+
+
+def _fit(options, room, size=MIN_TEXT) -> str:
+    """The first of ``options`` (longest first) that fits in ``room`` px at ``size``; else the last."""
+    for text in options:
+        if _text_width(text, size) <= room:
+            return text
+    return options[-1]
+
+
+def _label_at(x, words, lo, hi, size=MIN_TEXT, gap=4) -> tuple[float, str]:
+    """(x, anchor) for a label beside a vertical mark at ``x``: to its right if it fits before
+    ``hi``, else to its left, kept within ``lo``..``hi``."""
+    span = _text_width(words, size)
+    if x + gap + span <= hi:
+        return x + gap, "start"
+    return max(x - gap, lo + span), "end"
 
 
 def _compact(n: int) -> str:
     return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
-
 
 # --- input ----------------------------------------------------------------------------------
 
@@ -134,19 +155,25 @@ def _query(params) -> str:
 
 
 # --- figures ----------------------------------------------------------------------------------
+# Every figure is drawn for ``width`` CSS px (clamped by figures.fit_width): text in the page's
+# fig-* classes (12 px ticks, 13 px axis titles), labels shortened where they would not fit.
 
 def _heatmap_layout(width):
-    left, right, top, bottom = 64, 8, 8, 44
+    narrow = width < 480
+    left, right, top, bottom = 54 if narrow else 64, 8, 8, 44
     cols, rows = len(serving.HEATMAP_BATCHES), len(serving.HEATMAP_CONTEXTS)
     cell_w = (width - left - right) / cols
-    cell_h = 26
+    cell_h = 22 if narrow else 26
     return left, top, cell_w, cell_h, top + rows * cell_h + bottom
 
 
 def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
     """Speedup over batch (columns, 1..1024) and context (rows, 512..128k, longest on top), both
     on log axes: blue faster than plain decoding, vermilion slower, a dark break-even line
-    between them, and a hatch on cells whose weights and KV caches do not fit in GPU memory."""
+    between them, and a hatch on cells whose weights and KV caches do not fit in GPU memory.
+    One transparent target over the grid carries the cells' values for the page's hover and
+    tap readout (``data-tip-values``, as the ledger's heatmap)."""
+    width = fit_width(width)
     batches, contexts = serving.HEATMAP_BATCHES, serving.HEATMAP_CONTEXTS
     left, top, cell_w, cell_h, height = _heatmap_layout(width)
     rows, cols = len(contexts), len(batches)
@@ -163,7 +190,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
                 x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
                 hatch.append(f"M{x + 3:.1f} {y + cell_h - 3}L{x + cell_w - 3:.1f} {y + 3}")
     if hatch:
-        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke-width="1.5"/>')
+        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke="{INK}" stroke-width="1.5"/>')
     edges = []
     for r in range(rows):
         for c in range(cols):
@@ -174,30 +201,40 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
             if r + 1 < rows and (grid[r + 1][c] > 1) != faster:
                 edges.append(f"M{x:.1f} {y}h{cell_w:.1f}")
     if edges:
-        body.append(f'<path class="fig-breakeven" d="{"".join(edges)}" fill="none" stroke-width="3"/>')
+        body.append(f'<path class="fig-breakeven" d="{"".join(edges)}" fill="none" stroke="{INK}" stroke-width="3"/>')
     for r, context in enumerate(contexts):
-        body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4.5, _compact(context), "end"))
+        body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4, _compact(context), "end"))
     step = 1 if cell_w >= 34 else 2
     for c, batch in enumerate(batches):
         if c % step == 0:
             body.append(_text(left + c * cell_w + cell_w / 2, top + rows * cell_h + 16, str(batch), "middle"))
-    body.append(_text(left + cols * cell_w / 2, top + rows * cell_h + 36, "batch B (sequences decoded together)",
-                      "middle", "srv-axis"))
-    body.append(_text(14, top + rows * cell_h / 2, "context L (tokens)", "middle", "srv-axis",
-                      f' transform="rotate(-90 14 {top + rows * cell_h / 2:.1f})"'))
-    label = (f"Heatmap of speculative decoding's speedup over batch 1 to 1024 and context 512 to 128k tokens; "
-             f"blue is faster than plain decoding, vermilion slower, a dark line marks break-even and hatched cells "
-             f"do not fit in GPU memory. The table below lists every value.")
+    title = _fit(("batch B (sequences decoded together)", "batch B (sequences)", "batch B"), width - left, 13)
+    body.append(_text(left + cols * cell_w / 2, top + rows * cell_h + 36, title, "middle", "fig-axis"))
+    body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2):.1f}" y="14" '
+                f'text-anchor="middle">{escape(_fit(("context L (tokens)", "context L"), rows * cell_h, 13))}</text>')
+    values = " ".join(_f(grid[r][c]) for r in range(rows - 1, -1, -1) for c in range(cols))
+    body.append(f'<rect class="srv-hits" x="{left}" y="{top}" width="{cols * cell_w:.1f}" height="{rows * cell_h}" '
+                f'fill="transparent" data-tip-format="context {{row}} tokens, batch {{col}}: {{value}}x" '
+                f'data-tip-cols="{" ".join(str(b) for b in batches)}" '
+                f'data-tip-rows="{" ".join(_compact(l) for l in reversed(contexts))}" data-tip-values="{values}"/>')
+    label = ("Heatmap of speculative decoding's speedup over batch 1 to 1024 and context 512 to 128k tokens; "
+             "blue is faster than plain decoding, vermilion slower, a dark line marks break-even and hatched cells "
+             "do not fit in GPU memory. The table below lists every value.")
     return _svg(width, height, label, body, "srv-heatmap")
 
 
 def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
-    """The reader's (context row, batch column) cell, outlined on the heatmap's own canvas."""
+    """The reader's (context row, batch column) cell, outlined on the heatmap's own canvas: a
+    dark ring with a white inner ring, visible on every shade (as the ledger's selection)."""
+    width = fit_width(width)
     left, top, cell_w, cell_h, height = _heatmap_layout(width)
     r, c = selected
     rows = len(serving.HEATMAP_CONTEXTS)
-    body = [f'<rect class="fig-selected" x="{left + c * cell_w + 1.5:.1f}" y="{top + (rows - 1 - r) * cell_h + 1.5}" '
-            f'width="{cell_w - 3:.1f}" height="{cell_h - 3}" fill="none" stroke-width="3"/>']
+    x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
+    body = [f'<rect class="fig-selected" x="{x + 1.5:.1f}" y="{y + 1.5}" width="{cell_w - 3:.1f}" '
+            f'height="{cell_h - 3}" fill="none" stroke="{INK}" stroke-width="3"/>',
+            f'<rect x="{x + 3.5:.1f}" y="{y + 3.5}" width="{max(cell_w - 7, 1):.1f}" height="{max(cell_h - 7, 1)}" '
+            f'fill="none" stroke="#ffffff" stroke-width="1"/>']
     label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
              f"{_f(grid[r][c])}x.")
     return _svg(width, height, label, body, "srv-heatmap-selection")
@@ -212,9 +249,15 @@ def _polyline(points, css, extra="") -> str:
     return f'<polyline class="{css}" points="{d}" fill="none" stroke-width="2.5"{extra}/>'
 
 
+# line classes: the speedup in neutral ink, plain decoding as the page's baseline (dashed),
+# speculative decoding in the palette's speculative colour
+SPEEDUP_LINE, PLAIN_LINE, SPEC_LINE = "srv-line srv-speedup", "fig-baseline srv-line", "k-speculative srv-line"
+
+
 def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     """Two panels over batch (log axis): the speedup with the 1.0x line and the crossover batch,
     and the whole batch's throughput in tokens/s (log axis), plain against speculative."""
+    width = fit_width(width)
     left, right, height = 64, 16, 330
     x0, x1 = left, width - right
     batches = [r["batch"] for r in rows]
@@ -228,15 +271,18 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     for v in (1, 2, 3, 4, 6, 8, 12):
-        if v < peak:
-            body.append(_text(x0 - 6, sy(v) + 4.5, f"{v}x", "end"))
-    body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], "k-speedup-line"))
+        if v <= peak:
+            body.append(_text(x0 - 6, sy(v) + 4, f"{v}x", "end"))
+    body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], SPEEDUP_LINE))
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
+        words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
+        # left of the crossover the curve runs above 1x, so the corner under it is free
+        span = _text_width(words)
+        tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(cx + (4 if cx < x1 - 130 else -4), top1 + 14, f"crossover B = {crossover}",
-                          "start" if cx < x1 - 130 else "end"))
-    body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "srv-axis"))
+        body.append(_text(tx, top1 + h1 - 6, words, anchor))
+    body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
     # panel 2: throughput on a log axis
     top2, h2 = top1 + h1 + 34, 120
     values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
@@ -246,18 +292,20 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
     decade = tlow
     while decade <= thigh:
-        body.append(_text(x0 - 6, ty(decade) + 4.5, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
+        body.append(_text(x0 - 6, ty(decade) + 4, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
         decade *= 10
-    body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], "k-plain-line"))
-    body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], "k-spec-line"))
+    body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
+    body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
     mark = bx(batch)
-    body.append(f'<line class="fig-selected" x1="{mark:.1f}" x2="{mark:.1f}" y1="{top1}" y2="{top2 + h2}" '
+    body.append(f'<line class="srv-you" x1="{mark:.1f}" x2="{mark:.1f}" y1="{top1}" y2="{top2 + h2}" '
                 f'stroke-width="1" stroke-dasharray="3 3"/>')
     for b in (1, 4, 16, 64, 256, 1024):
         if low <= b <= high:
             body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
-    body.append(_text(x0, top2 + h2 + 34, "throughput of the whole batch, tokens/s (log) against batch B (log)",
-                      "start", "srv-axis"))
+    title = _fit(("throughput of the whole batch, tokens/s (log) against batch B (log)",
+                  "whole-batch tokens/s (log) against batch B (log)", "tokens/s (log) against batch B"),
+                 width - x0, 13)
+    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
     chosen = min(rows, key=lambda r: abs(math.log(r["batch"]) - math.log(batch)))
     label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
              f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
@@ -269,6 +317,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     """Decode latency per request against request rate (log-log; a curve ends where the server is
     overloaded), and below it plain latency over speculative latency with vLLM's measured points
     as labelled reference marks."""
+    width = fit_width(width)
     left, right, height = 64, 16, 360
     x0, x1 = left, width - right
     low, high = rates[0], rates[-1]
@@ -284,17 +333,20 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     decade = llow
     while decade <= lhigh * 1.0001:
-        body.append(_text(x0 - 6, ly(decade) + 4.5, f"{decade:g} s", "end"))
+        body.append(_text(x0 - 6, ly(decade) + 4, f"{decade:g} s", "end"))
         decade *= 10
-    for values, css in ((plain, "k-plain-line"), (spec, "k-spec-line")):
+    for values, css in ((plain, PLAIN_LINE), (spec, SPEC_LINE)):
         points = [(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None]
         if points:
             body.append(_polyline(points, css))
     if cross is not None:
         cx = rx(cross)
+        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s"), (x1 - x0) * 0.6)
+        tx = max(cx - 4, x0 + _text_width(words))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(cx - 4, top1 + 14, f"curves cross: {cross:.3g} req/s", "end"))
-    body.append(_text(x0, top1 + h1 + 16, "decode latency per request (log)", "start", "srv-axis"))
+        body.append(_text(tx, top1 + 14, words, "end"))
+    body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
+                                               width - x0, 13), "start", "fig-axis"))
     # panel 2: the ratio and vLLM's measured marks
     top2, h2 = top1 + h1 + 34, 120
     ratios = [(r, p / s) for r, p, s in zip(rates, plain, spec) if p is not None and s is not None]
@@ -304,25 +356,27 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{qy(1):.1f}" y2="{qy(1):.1f}" stroke-width="1.5"/>')
     for v in (1, 2, 3, 4, 6):
         if v < peak:
-            body.append(_text(x0 - 6, qy(v) + 4.5, f"{v}x", "end"))
+            body.append(_text(x0 - 6, qy(v) + 4, f"{v}x", "end"))
     if ratios:
-        body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], "k-speedup-line"))
-    for index, mark in enumerate(serving.VLLM_REFERENCE):
+        body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], SPEEDUP_LINE))
+    for mark in serving.VLLM_REFERENCE:
         x = rx(mark["rate"]) if mark["rate"] is not None else x1 - 10
         y = qy(mark["speedup"])
         body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
         tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
         if mark["rate"] is not None:
-            body.append(_text(x + 10, y + 4.5, tag, "start", "srv-small"))
+            body.append(_text(x + 10, y + 4, tag, "start", "fig-small"))
         else:  # the two high-rate marks sit close together: one label above its mark, one below
             above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
-            body.append(_text(x - 10, y - 16 if above else y + 18, tag + " (high QPS)", "end", "srv-small"))
+            body.append(_text(x - 10, y - 20 if above else y + 18, tag + " (high QPS)", "end", "fig-small"))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
-    body.append(_text(x0, top2 + h2 + 34, "plain latency / speculative latency, against requests per second (log)",
-                      "start", "srv-axis"))
+    title = _fit(("plain latency / speculative latency, against requests per second (log)",
+                  "plain / speculative latency by requests/s (log)", "latency ratio by requests/s", "ratio by req/s"),
+                 width - x0, 13)
+    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
     label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
              "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
              "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
@@ -334,6 +388,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
 def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     """Histogram of the per-request speedups of the exact lab's seeded runs, bins 0.1x wide, with
     the prediction (theoretical speedup) as a line and the exact lab's own seed marked."""
+    width = fit_width(width)
     left, right, top, height = 40, 16, 22, 210
     x0, x1 = left, width - right
     speedups = runs["speedups"]
@@ -351,22 +406,26 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     for i, count in enumerate(counts):
         if count:
             h = count / tallest * plot_h
-            bars.append(f"M{x0 + i * bar_w + 1:.1f} {top + plot_h:.1f}v{-h:.1f}h{bar_w - 2:.1f}v{h:.1f}z")
+            bars.append(f"M{x0 + i * bar_w + 1:.1f} {top + plot_h:.1f}v{-h:.1f}h{max(bar_w - 2, 1):.1f}v{h:.1f}z")
     body = [f'<path class="k-speculative" d="{"".join(bars)}"/>',
             f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
     px = sx(runs["prediction"])
+    words = f"prediction {_f(runs['prediction'])}x"
+    tx, anchor = _label_at(px, words, 2, width - 2)
     body.append(f'<line class="srv-predict" x1="{px:.1f}" x2="{px:.1f}" y1="{top - 6}" y2="{top + plot_h}" stroke-width="2.5"/>')
-    body.append(_text(px + 4 if px < x1 - 150 else px - 4, top - 8, f"prediction {_f(runs['prediction'])}x",
-                      "start" if px < x1 - 150 else "end"))
+    body.append(_text(tx, top - 8, words, anchor))
     mx = sx(seed_speedup)
-    body.append(f'<path class="srv-seed" d="M{mx - 6:.1f} {top + plot_h + 12:.1f}l6 -10l6 10z"/>')
+    body.append(f'<path class="fig-marker" d="M{mx - 6:.1f} {top + plot_h + 12:.1f}l6 -10l6 10z"/>')
+    tick_step = 0.5 if (x1 - x0) / max(1, (high - low) / 0.5) >= 40 else 1.0
     tick = 1.0
     while tick <= high:
         if tick >= low:
             body.append(_text(sx(tick), top + plot_h + 28, f"{tick:g}x", "middle"))
-        tick += 0.5
-    body.append(_text(x0, height - 2, f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
-                      "start", "srv-axis"))
+        tick += tick_step
+    title = _fit((f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
+                  f"one request's speedup; triangle: seed {seed}", f"speedup; triangle: seed {seed}"),
+                 width - x0, 13)
+    body.append(_text(x0, height - 2, title, "start", "fig-axis"))
     label = (f"Histogram of {runs['seeds']} seeded requests' speedups, from {_f(runs['minimum'])}x to "
              f"{_f(runs['maximum'])}x (median {_f(runs['median'])}x), against the prediction {_f(runs['prediction'])}x; "
              f"seed {seed} gives {_f(seed_speedup)}x.")
@@ -403,11 +462,14 @@ LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .
 SWEEP_BATCHES = tuple(sorted({max(1, round(2 ** (i / 4))) for i in range(41)}))  # 1 .. 1024
 
 
+CURVE_KEY = "srvCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,... (as the ledger's trcCurve)
+
+
 @lru_cache(maxsize=32)
-def _grid_figures(settings: serving.ServingSettings, width: int):
+def _grid_figures(settings: serving.ServingSettings, width: int, curve=None):
     """Heatmap grid and figure: independent of batch and context (they only move the outline)."""
     base = settings.with_(batch=1, context=512, outputTokens=D.outputTokens)
-    grid = serving.speedup_grid(base)
+    grid = serving.speedup_grid(base, curve=curve)
     weights = serving.memory_needed_bytes(base, 0, 0)
     per_token = serving.memory_needed_bytes(base, 1, 1) - weights  # KV bytes of target and draft per token
     have = serving.memory_available_bytes(base)
@@ -416,10 +478,10 @@ def _grid_figures(settings: serving.ServingSettings, width: int):
 
 
 @lru_cache(maxsize=16)
-def _load(settings: serving.ServingSettings, width: int):
-    plain = serving.latency_curve(settings, LOAD_RATES, False)
-    spec = serving.latency_curve(settings, LOAD_RATES, True)
-    cross = serving.curves_cross(settings, LOAD_RATES)
+def _load(settings: serving.ServingSettings, width: int, curve=None):
+    plain = serving.latency_curve(settings, LOAD_RATES, False, curve)
+    spec = serving.latency_curve(settings, LOAD_RATES, True, curve)
+    cross = serving.curves_cross(settings, LOAD_RATES, curve)
     return plain, spec, cross, load_svg(LOAD_RATES, plain, spec, cross, width), load_table_html(LOAD_RATES, plain, spec)
 
 
@@ -433,12 +495,30 @@ def _tail(exact: tuple, width: int):
     return runs, seed_speedup, tail_svg(runs, seed, seed_speedup, width)
 
 
+def curve_switch_html(curve, label) -> str:
+    """In measured-curve mode: which curve stands in for the acceptance slider, and a button that
+    clears it (the page's generic ``data-action="send"`` on this widget's own form). Empty otherwise."""
+    if curve is None:
+        return ""
+    rates = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve)
+    clear = escape('{"%s": ""}' % CURVE_KEY)
+    return (f'<p class="srv-curve">Acceptance now comes from the measured curve of {escape(label)}: '
+            f'{escape(rates)} by draft position (the last rate repeats beyond it). '
+            f'<button type="button" data-action="send" data-target="serving" data-values="{clear}">'
+            f'Use the acceptance slider</button></p>')
+
+
 def view(raw=None) -> dict:
-    """The serving widget for one setting (never raises; bad input comes back as notes)."""
+    """The serving widget for one setting (never raises; bad input comes back as notes).
+
+    With ``srvCurve`` (form value or URL key: a traces preset name or ``custom:a1,a2,...``) it
+    runs in measured-curve mode, as the ledger does with ``trcCurve``: the measured per-position
+    conditional acceptance curve replaces the acceptance slider everywhere in the model (the
+    last measured rate repeats beyond the measured positions); only a preset goes into the link."""
     try:
         return _view(raw)
     except Exception as error:  # a bug must not take the page down: show the defaults and say why
-        result = _view(None)
+        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
         result["notes"] = [f"These settings could not be drawn ({type(error).__name__}); showing the defaults"]
         return result
 
@@ -447,13 +527,21 @@ def _view(raw) -> dict:
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
     s = _settings(params)
-    r = serving.serving(s)
-    crossover = serving.crossover_batch(s)
-    best_k, best_speedup = serving.best_lookahead(s)
-    grid, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width)
+    requested = requested_curve(raw, CURVE_KEY, notes)
+    token, curve, curve_label, linkable = None, None, "", False
+    if requested:
+        token, (measured, curve_label, linkable) = requested
+        curve = tuple(measured)
+        if not linkable:
+            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
+                         "only the sliders.")
+    r = serving.serving(s, curve)
+    crossover = serving.crossover_batch(s, curve=curve)
+    best_k, best_speedup = serving.best_lookahead(s, curve=curve)
+    grid, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width, curve)
     selected = (params["contextExp"] - 9, params["batchExp"])
-    rows = serving.batch_sweep(s, SWEEP_BATCHES)
-    plain_lat, spec_lat, cross, load, load_table = _load(s.with_(batch=1), width)
+    rows = serving.batch_sweep(s, SWEEP_BATCHES, curve)
+    plain_lat, spec_lat, cross, load, load_table = _load(s.with_(batch=1), width, curve)
     runs, seed_speedup, tail = _tail(tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length",
                                                              "seed")), width)
     need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
@@ -466,14 +554,23 @@ def _view(raw) -> dict:
     cross_text = (f"speculation stops paying at batch {crossover}" if crossover is not None else
                   "speculation keeps paying at every batch up to 4096")
     draft = serving.DRAFT_LABELS[s.draft]
+    lead = ""
+    if curve is not None:
+        beyond = max(0, s.lookahead - len(curve))
+        lead = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
+                + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
+                   if beyond else "") + "), ")
     summary = (
-        f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"{lead}{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {s.lookahead} draft steps "
         f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
         f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
+    live = ((f"measured curve: " if curve is not None else "")
+            + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
+            + (f"crossover batch {crossover}" if crossover is not None else "no crossover up to 4096"))
     readouts = {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
@@ -493,13 +590,17 @@ def _view(raw) -> dict:
     }
     shown = {slider.name: to_js_string(params[slider.name]) for slider in SLIDERS}
     shown.update({select.name: params[select.name] for select in SELECTS})
+    shown[CURVE_KEY] = token or ""
     return {
         "params": params,
         "exact": exact,
         "shown": shown,
         "notes": notes,
-        "query": _query(params),
+        "query": _query(params) + (f"&{CURVE_KEY}={token}" if token and linkable else ""),
+        "curveMode": curve is not None,
         "summary": summary,
+        "live": live,
+        "width": width,
         "readouts": readouts,
         "crossoverBatch": crossover,
         "figures": {
@@ -510,6 +611,7 @@ def _view(raw) -> dict:
             "load": load,
             "loadTable": load_table,
             "tail": tail,
+            "curveSwitch": curve_switch_html(curve, curve_label),
         },
     }
 
