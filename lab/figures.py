@@ -159,6 +159,28 @@ def _scale_position(speedup: float) -> float:
     return min(1.0, max(0.0, 0.5 + math.log(speedup) / (2 * math.log(SATURATION_SPEEDUP))))
 
 
+def breakeven_path(grid, left: float, top: float, cell_w: float, cell_h: float) -> str:
+    """The break-even line of a speedup grid (row 0 drawn at the bottom): one path along every
+    edge between a cell faster than baseline and a neighbour that is not; empty if there is none.
+
+    >>> breakeven_path([[0.5, 2.0]], 0, 0, 10, 10)
+    '<path class="fig-breakeven" d="M10.00 0v10" fill="none" stroke="#1b1d21" stroke-width="3"/>'
+    """
+    rows, cols = len(grid), len(grid[0]) if grid else 0
+    edges = []
+    for r in range(rows):
+        for c in range(cols):
+            faster = grid[r][c] > 1
+            x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
+            if c + 1 < cols and (grid[r][c + 1] > 1) != faster:
+                edges.append(f"M{x + cell_w:.2f} {y}v{cell_h}")
+            if r + 1 < rows and (grid[r + 1][c] > 1) != faster:
+                edges.append(f"M{x:.2f} {y}h{cell_w:.2f}")
+    if not edges:
+        return ""
+    return f'<path class="fig-breakeven" d="{"".join(edges)}" fill="none" stroke="{INK}" stroke-width="3"/>'
+
+
 def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> str:
     """Speedup heatmap: one column per lookahead, one row per acceptance (highest on top).
 
@@ -188,18 +210,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
             y = top + (rows - 1 - r) * cell_h
             body.append(f'<text class="fig-tick" x="{left - 5}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
                         f'{escape(_fmt(acceptance, 0))}%</text>')
-    # break-even boundary: an edge between a faster cell and a slower neighbour
-    path = []
-    for r in range(rows):
-        for c in range(cols):
-            faster = grid[r][c] > 1
-            x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
-            if c + 1 < cols and (grid[r][c + 1] > 1) != faster:
-                path.append(f"M{x + cell_w:.2f} {y}v{cell_h}")
-            if r + 1 < rows and (grid[r + 1][c] > 1) != faster:
-                path.append(f"M{x:.2f} {y}h{cell_w:.2f}")
-    if path:
-        body.append(f'<path class="fig-breakeven" d="{"".join(path)}" fill="none" stroke="{INK}" stroke-width="3"/>')
+    body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     grid_bottom = lay["grid_bottom"]
     for c, m in enumerate(lookaheads):
         body.append(f'<text class="fig-tick" x="{left + c * cell_w + cell_w / 2:.1f}" y="{grid_bottom + 16}" '

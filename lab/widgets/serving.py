@@ -19,7 +19,8 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, escape, fit_width, speedup_colour, split_width
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, speedup_colour,
+                       split_width)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, requested_curve, split_query
 
@@ -191,17 +192,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
                 hatch.append(f"M{x + 3:.1f} {y + cell_h - 3}L{x + cell_w - 3:.1f} {y + 3}")
     if hatch:
         body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke="{INK}" stroke-width="1.5"/>')
-    edges = []
-    for r in range(rows):
-        for c in range(cols):
-            faster = grid[r][c] > 1
-            x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
-            if c + 1 < cols and (grid[r][c + 1] > 1) != faster:
-                edges.append(f"M{x + cell_w:.1f} {y}v{cell_h}")
-            if r + 1 < rows and (grid[r + 1][c] > 1) != faster:
-                edges.append(f"M{x:.1f} {y}h{cell_w:.1f}")
-    if edges:
-        body.append(f'<path class="fig-breakeven" d="{"".join(edges)}" fill="none" stroke="{INK}" stroke-width="3"/>')
+    body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     for r, context in enumerate(contexts):
         body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4, _compact(context), "end"))
     step = 1 if cell_w >= 34 else 2
