@@ -105,6 +105,7 @@ def _page_factory(browser, site_server, contexts):
             if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != origin
         ]
         pg.base_url = site_server
+        pg.js_enabled = context_kwargs.get("java_script_enabled", True)
         return pg
 
     return make

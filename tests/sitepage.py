@@ -127,7 +127,14 @@ def mismatched_figures(pg, kind, view) -> list[str]:
     """Names of figure regions whose DOM differs from `view`'s markup. Both sides go through the
     browser's HTML parser and serializer, so only a real difference in the markup counts. A region
     inside a closed <details> is compared as the reader would see it: opened (app.js puts its
-    latest markup in on the toggle event), then closed again."""
+    latest markup in on the toggle event), then closed again. With JavaScript off nothing swaps
+    markup (and no toggle event would reach a listener), so the regions are compared as built."""
+    if not getattr(pg, "js_enabled", True):
+        return pg.evaluate("""([sel, figures]) => Object.entries(figures).filter(([name, markup]) => {
+            const scratch = document.createElement('div');
+            scratch.innerHTML = markup;
+            return document.querySelector(`${sel} [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
+        }).map(([name]) => name)""", [WIDGET[kind], view["figures"]])
     return pg.evaluate("""async ([sel, figures]) => {
         const opened = [...document.querySelectorAll(`${sel} details:not([open])`)];
         await Promise.all(opened.map((d) => new Promise((resolve) => {
