@@ -426,6 +426,7 @@ class _Table(NamedTuple):
     forests: list[list[list[float]]]         # forests[d][b][m]: exactly b children, at most m nodes
     probs: tuple[float, ...]
     splits: dict                             # (d, n) -> the child subtrees' (d - 1, size), memoised
+    shapes: dict                             # (d, n) -> (nodes, levels) of that best subtree, memoised
 
 
 NEG = float("-inf")
@@ -457,7 +458,7 @@ def _table(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> _Table
             rows.append(row)
         forests[depth] = rows
         best[depth] = [0.0] + [1.0 + max(row[n - 1] for row in rows) for n in range(1, budget + 1)]
-    return _Table(best, forests, rank_probs, {})
+    return _Table(best, forests, rank_probs, {}, {})
 
 
 def tree_values(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[float]:
@@ -501,13 +502,15 @@ def _children_of(table: _Table, depth: int, n: int) -> list[tuple[int, int]]:
     return children
 
 
-def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int) -> BestTree:
+def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0) -> BestTree:
     """The DP's best tree, rebuilt from its table (the first maximum in rank and split order).
+    ``capacity`` asks for the table of a larger budget, to share one already built (the tree
+    is the same: a table answers every budget up to its own).
 
     >>> best_tree((0.6, 0.3), 4, 3)
     BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
     """
-    table = _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth)
+    table = _table(tuple(float(x) for x in rank_probs), _capacity(max(budget, capacity)), max_depth)
     parents, queue, deepest, head = [-1], [(0, max_depth, budget, 1)], 1, 0
     while head < len(queue):   # breadth first: a stable order, parents before children
         node, depth, n, level = queue[head]
@@ -517,6 +520,31 @@ def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int) -> BestT
             parents.append(node)
             queue.append((len(parents) - 1, child_depth, size, level + 1))
     return BestTree(table.best[max_depth][budget], parents, deepest, len(parents))
+
+
+def _shape(table: _Table, depth: int, n: int) -> tuple[int, int]:
+    """(nodes, levels) of the best subtree with at most n nodes and depth levels, from the same
+    splits :func:`best_tree` walks, without building its parent list."""
+    key = (depth, n)
+    if key not in table.shapes:
+        nodes, levels = 1, 1
+        for child_depth, size in _children_of(table, depth, n):
+            child_nodes, child_levels = _shape(table, child_depth, size)
+            nodes, levels = nodes + child_nodes, max(levels, 1 + child_levels)
+        table.shapes[key] = (nodes, levels)
+    return table.shapes[key]
+
+
+def best_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]]:
+    """``(value, nodes, depth)`` of :func:`best_tree` for every budget 1..budget, sharing one DP
+    table and its memoised subtrees: what a curve over the budget needs, at a fraction of the
+    cost of rebuilding each tree.
+
+    >>> best_tree_shapes((0.6, 0.3), 4, 3)
+    [(1.0, 1, 1), (1.6, 2, 2), (1.96, 3, 3), (2.26, 4, 3)]
+    """
+    table = _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth)
+    return [(table.best[max_depth][n], *_shape(table, max_depth, n)) for n in range(1, budget + 1)]
 
 
 def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction:

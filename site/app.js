@@ -339,7 +339,9 @@
         const view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
-        if (!job.fromUrl || location.search) writeUrl();  // canonical, clamped values in the address
+        // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
+        // they came by. A render only for the panel's width changes no setting, so no address.
+        if (job.announce || location.search) writeUrl();
         const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
           { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
@@ -475,7 +477,7 @@
         restoreControl(form, name, value);
         showValue(form, name, value);
       }
-      schedulerFor(form.dataset.lab).submit(formValues(form));
+      schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
       if (status) status.textContent = `Sent: ${button.textContent.trim()}.`;
     });
@@ -611,15 +613,19 @@
       return;
     }
     performance.mark("lab:booted");
-    // First live render: the URL's settings, for each widget the reader has not already moved,
-    // drawn for the panel's width. A plain visit whose panels are as wide as the pre-rendered
-    // figures needs none: the page already shows the defaults, computed by the same code.
+    // First live render: the URL's settings, for each widget the reader has not already moved.
+    // A plain visit needs none: the page already shows the defaults, computed by the same code,
+    // so it is live at once; figures drawn for another width than their panel's are redrawn
+    // right after, without holding the reader up (they show the right numbers meanwhile).
     const restore = location.search !== "";
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
-                                           : restore ? schedulerFor(kind).submit(location.search, true)
-                                           : figureWidth(kind) !== formOf(kind).dataset.width
-                                             ? schedulerFor(kind).submit(formValues(formOf(kind))) : null));
+                                           : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
+    for (const kind of kinds()) {
+      if (!schedulerFor(kind).queued && figureWidth(kind) !== formOf(kind).dataset.width) {
+        schedulerFor(kind).submit(formValues(formOf(kind)));
+      }
+    }
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));

@@ -348,3 +348,19 @@ def test_the_widget_shows_the_best_budget_moving_with_the_cost():
     assert int(h100["readouts"]["bestBudget"]) == 128
     assert "ridge: 116 nodes" in a100["figures"]["speedup"] and "ridge" not in h100["figures"]["speedup"]
     assert "compute-bound at 116 nodes" in a100["summary"] and "memory-bound up to 222 nodes" in h100["summary"]
+
+
+def test_best_tree_shapes_match_the_trees_they_summarise():
+    """The curve's shortcut (value, nodes, depth per budget, without building each tree) agrees
+    with best_tree for every budget, and a shared larger table gives the same tree."""
+    import itertools
+
+    from lab import trees
+
+    for top1, decay, k, depth in itertools.product((0.3, 0.7, 0.95), (0.2, 0.6), (1, 2, 4), (1, 3, 6)):
+        probs = trees.rank_probabilities(top1, decay, k)
+        shapes = trees.best_tree_shapes(probs, 128, depth)
+        for n in range(1, 129):
+            tree = trees.best_tree(probs, n, depth)
+            assert shapes[n - 1] == (tree.value, tree.nodes, tree.depth), (top1, decay, k, depth, n)
+            assert trees.best_tree(probs, n, depth, capacity=128) == tree

@@ -104,9 +104,8 @@ def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int,
     tree_lengths = trees.tree_values(probs, MAX_BUDGET, max_depth)
     chain_lengths = [trees.chain_value(probs[0], n, max_depth) for n in range(1, MAX_BUDGET + 1)]
     tree_speedups, chain_speedups = [], []
-    for n in range(1, MAX_BUDGET + 1):
-        tree = trees.best_tree(probs, n, max_depth)
-        tree_speedups.append(_cost(tree.value, tree.nodes, tree.depth, verify_tax, mode).speedup)
+    for n, (value, nodes, depth) in enumerate(trees.best_tree_shapes(probs, MAX_BUDGET, max_depth), start=1):
+        tree_speedups.append(_cost(value, nodes, depth, verify_tax, mode).speedup)
         chain_nodes = min(n, max_depth)
         chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax, mode).speedup)
     best = max(range(MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1   # first budget with the top speedup
@@ -344,7 +343,7 @@ def view(raw=None) -> dict:
     params, notes = _params(raw)
     budget, depth, k, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
     curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"], mode)
-    tree = trees.best_tree(curves["probs"], budget, depth)
+    tree = trees.best_tree(curves["probs"], budget, depth, capacity=MAX_BUDGET)  # the curves' table
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
     chain_length = curves["chain"][budget - 1]
     best = curves["bestBudget"]
