@@ -1154,14 +1154,5 @@ def ledger_curve(value: str) -> tuple[list[float], str, bool]:
         parts = value[len("custom:"):].split(",")
         if not 1 <= len(parts) <= MAX_LOOKAHEAD:
             raise TraceError(f"a curve has 1 to {MAX_LOOKAHEAD} rates, got {len(parts)}")
-        curve = []
-        for part in parts:
-            try:
-                rate = float(part)
-            except ValueError:
-                raise TraceError(f"curve rate {_short(part, 20)!r} is not a number") from None
-            if not 0 <= rate <= 1:
-                raise TraceError(f"curve rate {_short(part, 20)} is not from 0 to 1")
-            curve.append(rate)
-        return curve, "your own trace", False
+        return [_rate(part, "rate", "curve") for part in parts], "your own trace", False
     raise TraceError(f"{_short(str(value), 40)!r} is not a preset (valid: {', '.join(PRESETS)}) or a custom: curve")

@@ -208,7 +208,7 @@ def requested_curve(raw, key: str, notes: list[str]):
     ('custom:0.9,0.5', ([0.9, 0.5], 'your own trace', False))
     >>> notes = []
     >>> requested_curve("?srvCurve=custom:2", "srvCurve", notes), requested_curve({}, "srvCurve", notes), notes
-    (None, None, ['srvCurve: curve rate 2 is not from 0 to 1; using the acceptance slider'])
+    (None, None, ['srvCurve: curve: rate 2 is not a fraction from 0 to 1; using the acceptance slider'])
     """
     if isinstance(raw, str):
         value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""

@@ -353,6 +353,9 @@
       submit(input, fromUrl = false, announce = false) {
         const width = figureWidth(kind);
         input = typeof input === "string" ? { query: input, width } : { ...input, width };
+        // The newest input wins, but a reader's change it replaces still counts as one (a resize
+        // redraw must not swallow the address update or the live sentence of a key press).
+        announce = announce || Boolean(pending && pending.announce);
         pending = { input, fromUrl, announce, at: performance.now() };
         if (!running) {
           running = pump().catch((error) => fail(error.message)).finally(() => { running = null; });
@@ -547,12 +550,16 @@
 
   // --- the audit --------------------------------------------------------------------------------
 
-  function showInstrumentAudit(view) {
-    const counter = document.querySelector("[data-instrument-counter]");
+  // A counter pre-rendered at build time, now re-run in this browser.
+  function showCounter(counter, view) {
     counter.textContent = view.counter;
     counter.dataset.source = "browser";
     counter.classList.toggle("audit-pass", view.allPassed);
     counter.classList.toggle("audit-fail", !view.allPassed);
+  }
+
+  function showInstrumentAudit(view) {
+    showCounter(document.querySelector("[data-instrument-counter]"), view);
     const signature = document.querySelector('[data-signature="instruments"]');
     if (signature) signature.textContent = view.signature;
     const list = document.querySelector("[data-instrument-checks]");
@@ -575,11 +582,7 @@
   }
 
   function showAudit(view) {
-    const counter = document.querySelector("[data-audit-counter]");
-    counter.textContent = view.counter;
-    counter.dataset.source = "browser";
-    counter.classList.toggle("audit-pass", view.allPassed);
-    counter.classList.toggle("audit-fail", !view.allPassed);
+    showCounter(document.querySelector("[data-audit-counter]"), view);
     document.querySelector("[data-audit-mark]").textContent =
       view.allPassed ? "\u2713 verified in this browser" : "re-run in this browser: see the failing checks";
     for (const [name, text] of Object.entries(view.signatures)) {

@@ -107,8 +107,11 @@ def notes(pg, kind) -> list[str]:
 
 
 def query(pg) -> dict[str, str]:
-    """location.search as a dict (last value wins, like lab.urlstate)."""
-    return {k: v[-1] for k, v in parse_qs(urlsplit(pg.url).query, keep_blank_values=True).items()}
+    """location.search as a dict (last value wins, like lab.urlstate), read from the page itself:
+    app.js rewrites it in the same task as the render a test has just waited for, while
+    Playwright's pg.url learns of history.replaceState a moment later."""
+    search = pg.evaluate("() => location.search")
+    return {k: v[-1] for k, v in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
 
 
 def wait_summary(pg, kind, expected, timeout=RENDER_TIMEOUT_MS):

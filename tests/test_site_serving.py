@@ -245,7 +245,7 @@ def test_measured_curve_mode_feeds_the_curve_to_the_model():
 @pytest.mark.parametrize("raw, note", [
     ({"srvCurve": "custom:0.9,0.5"}, "This curve came from your own data: it cannot be put in a link"),
     ({"srvCurve": "nope"}, "srvCurve: 'nope' is not a preset"),
-    ("?srvCurve=custom:1.5", "srvCurve: curve rate 1.5 is not from 0 to 1; using the acceptance slider"),
+    ("?srvCurve=custom:1.5", "srvCurve: curve: rate 1.5 is not a fraction from 0 to 1; using the acceptance slider"),
 ])
 def test_measured_curve_notes(raw, note):
     view = widget.view(raw)

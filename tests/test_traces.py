@@ -245,7 +245,7 @@ def test_ledger_view_curve_mode():
     assert "extrapolated" in custom["summary"] and "trcCurve" not in custom["query"]
     assert any("cannot be put in a link" in note for note in custom["notes"])
     bad = views.ledger_view({"trcCurve": "custom:2"})
-    assert bad["summary"] == plain["summary"] and "not from 0 to 1" in bad["notes"][0]
+    assert bad["summary"] == plain["summary"] and "not a fraction from 0 to 1" in bad["notes"][0]
 
 
 # --- the widget -------------------------------------------------------------------------------------
