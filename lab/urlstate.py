@@ -17,7 +17,8 @@ import math
 from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
-           "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve"]
+           "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
+           "raw_value", "UNLINKABLE_CURVE_NOTE"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
@@ -197,12 +198,31 @@ def format_query(params: dict, sliders) -> str:
     return "&".join(f"{slider.key}={to_js_string(params[slider.name])}" for slider in sliders)
 
 
-def requested_curve(raw, key: str, notes: list[str]):
+UNLINKABLE_CURVE_NOTE = ("This curve came from your own data: it cannot be put in a link, so the address keeps "
+                         "only the sliders.")
+
+
+def raw_value(raw, key: str) -> str:
+    """One control's raw text from a URL query string or a mapping of form values; ``""`` when
+    it is absent or not text (a query longer than :data:`MAX_QUERY_LENGTH` is ignored whole).
+
+    >>> raw_value("?a=1&polCurve=x", "polCurve"), raw_value({"polCurve": 3}, "polCurve"), raw_value(None, "a")
+    ('x', '', '')
+    """
+    if isinstance(raw, str):
+        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
+    else:
+        value = raw.get(key, "") if isinstance(raw, dict) else ""
+    return value if isinstance(value, str) else ""
+
+
+def requested_curve(raw, key: str, notes: list[str], fallback: str = "the acceptance slider"):
     """A widget's measured-curve mode: the token under ``key`` (a traces preset name or
     ``custom:a1,a2,...``, sent by the traces widget or read from the address) in a query string
     or a mapping of form values, as ``(token, (curve, label, linkable))``; None when there is
-    none. A token :func:`lab.traces.ledger_curve` rejects adds a note and gives None (the
-    acceptance slider stays in charge). The traces model is imported only when a curve is asked for.
+    none. A token :func:`lab.traces.ledger_curve` rejects adds a note and gives None (``fallback``
+    stays in charge); a curve from the reader's own data adds :data:`UNLINKABLE_CURVE_NOTE`. The
+    traces model is imported only when a curve is asked for.
 
     >>> requested_curve({"srvCurve": "custom:0.9,0.5"}, "srvCurve", [])
     ('custom:0.9,0.5', ([0.9, 0.5], 'your own trace', False))
@@ -210,16 +230,16 @@ def requested_curve(raw, key: str, notes: list[str]):
     >>> requested_curve("?srvCurve=custom:2", "srvCurve", notes), requested_curve({}, "srvCurve", notes), notes
     (None, None, ['srvCurve: curve: rate 2 is not a fraction from 0 to 1; using the acceptance slider'])
     """
-    if isinstance(raw, str):
-        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
-    else:
-        value = raw.get(key, "") if isinstance(raw, dict) else ""
-    if not isinstance(value, str) or not value:
+    value = raw_value(raw, key)
+    if not value:
         return None
     from .traces import TraceError, ledger_curve
 
     try:
-        return value, ledger_curve(value)
+        found = ledger_curve(value)
     except TraceError as error:
-        notes.append(f"{key}: {error}; using the acceptance slider")
+        notes.append(f"{key}: {error}; using {fallback}")
         return None
+    if not found[2]:
+        notes.append(UNLINKABLE_CURVE_NOTE)
+    return value, found

@@ -11,8 +11,7 @@ from .figures import split_width
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
                      speedup_grid)
-from .urlstate import (EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query, requested_curve,
-                       split_query)
+from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, clamp_params, format_query, parse_query, requested_curve
 
 __all__ = ["heatmap_axes", "ledger_view", "exact_view", "audit_view", "instrument_audit_view", "page_context",
            "slider_specs", "handle", "split_width"]
@@ -61,13 +60,6 @@ def _f(value, digits=2) -> str:
 CURVE_KEY = "trcCurve"  # the ledger's measured-curve mode: a traces preset name or custom:a1,a2,...
 
 
-def _measured_curve(raw, notes: list[str]):
-    """The curve the traces widget sent (``trcCurve``), as (curve, label, linkable), or None
-    (:func:`lab.urlstate.requested_curve`, which the serving widget shares)."""
-    found = requested_curve(raw, CURVE_KEY, notes)
-    return found[1] if found else None
-
-
 def ledger_view(raw=None) -> dict:
     """Part one for one slider setting: heatmap, its table, breakdown bar, summary sentence.
     With ``trcCurve`` it runs in measured-curve mode: a measured per-position curve replaces the
@@ -78,19 +70,17 @@ def ledger_view(raw=None) -> dict:
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
-    measured = _measured_curve(raw, notes)
+    found = requested_curve(raw, CURVE_KEY, notes)
+    curve_value, measured = found if found else ("", None)
     lead = f"At {_f(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
-        curve, label, linkable = measured
+        curve, label, _ = measured  # unlinkable data: requested_curve has said so
         result = ledger_from_curve(settings, curve)
         best_m, best_speedup = best_lookahead_from_curve(settings, curve)
         beyond = max(0, settings.lookahead - len(curve))
         lead = (f"In measured curve mode ({label}; the acceptance slider is set aside"
                 + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
                    if beyond else "") + f"), at lookahead {settings.lookahead}")
-        if not linkable:
-            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
-                         "only the sliders.")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
@@ -109,10 +99,9 @@ def ledger_view(raw=None) -> dict:
         f"costs {_f(result.msPerToken, 1)} ms instead of {_f(settings.targetMs, 1)} ms: {_f(result.speedup)}x, "
         f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_f(best_speedup)}x{edge_note}).")
     live = f"{_f(result.speedup)}x {verdict}; best lookahead {best_text}"
-    curve_value = measured and (raw.get(CURVE_KEY) if isinstance(raw, dict) else dict(split_query(raw.lstrip("?")))[CURVE_KEY])
     return {
         "params": params,
-        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value or ""},
+        "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value},
         "notes": notes,
         "query": format_query(params, LEDGER_SLIDERS) + (f"&{CURVE_KEY}={curve_value}" if measured and measured[2] else ""),
         "curveMode": bool(measured),

@@ -12,7 +12,7 @@ import json
 
 from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
+from ..urlstate import Slider, clamp_params, format_query, parse_query, raw_value, requested_curve
 from .. import policies
 
 __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
@@ -221,14 +221,8 @@ def _params(raw) -> tuple[dict, list[str], int]:
 
 
 def _raw_value(raw, key: str) -> str:
-    """One extra control's value (``polCurve``, ``polProcess``) from form values or a URL query
-    ("" when absent)."""
-    raw, _ = split_width(raw)
-    if isinstance(raw, str):
-        value = dict(split_query(raw.lstrip("?"))).get(key, "") if len(raw) <= MAX_QUERY_LENGTH else ""
-    else:
-        value = raw.get(key, "") if isinstance(raw, dict) else ""
-    return value if isinstance(value, str) else ""
+    """One extra control's value (``polProcess``) from form values or a URL query ("" when absent)."""
+    return raw_value(split_width(raw)[0], key)
 
 
 def _process_choice(raw, notes: list[str]) -> str:
@@ -238,17 +232,6 @@ def _process_choice(raw, notes: list[str]) -> str:
                      f"{DEFAULT_PROCESS}")
         return DEFAULT_PROCESS
     return value or DEFAULT_PROCESS
-
-
-def _measured(token: str, notes: list[str]):
-    """(curve, label, linkable) for ``token`` from the traces model, or None with a note."""
-    from ..traces import TraceError, ledger_curve
-
-    try:
-        return ledger_curve(token)
-    except TraceError as error:
-        notes.append(f"{CURVE_KEY}: {error}; using the sliders")
-        return None
 
 
 def _summary(params: dict, results: dict, process, curve_label: str | None = None) -> str:
@@ -293,16 +276,13 @@ def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
     params, notes, width = _params(raw)
     choice = _process_choice(raw, notes)
-    token = _raw_value(raw, CURVE_KEY)
-    measured = _measured(token, notes) if token else None
-    if measured:
-        curve, curve_label, linkable = measured
+    found = requested_curve(split_width(raw)[0], CURVE_KEY, notes, fallback="the sliders")
+    measured = found is not None
+    if found:
+        token, (curve, curve_label, linkable) = found
         process = policies.depth_curve(curve)
         results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
                                              params["threshold"] / 100)
-        if not linkable:
-            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
-                         "only the sliders.")
     else:
         token, curve_label, linkable = "", None, False
         if choice == "toy":
@@ -322,7 +302,7 @@ def view(raw=None) -> dict:
                   PROCESS_KEY: choice},
         "notes": notes,
         "query": (format_query(params, SLIDERS) + (f"&{PROCESS_KEY}={choice}" if choice != DEFAULT_PROCESS else "")
-                  + (f"&{CURVE_KEY}={token}" if measured and linkable else "")),
+                  + (f"&{CURVE_KEY}={token}" if linkable else "")),
         "curveMode": bool(measured),
         "summary": _summary(params, results, process, curve_label),
         "live": live,

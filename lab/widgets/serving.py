@@ -523,9 +523,6 @@ def _view(raw) -> dict:
     if requested:
         token, (measured, curve_label, linkable) = requested
         curve = tuple(measured)
-        if not linkable:
-            notes.append("This curve came from your own data: it cannot be put in a link, so the address keeps "
-                         "only the sliders.")
     r = serving.serving(s, curve)
     crossover = serving.crossover_batch(s, curve=curve)
     best_k, best_speedup = serving.best_lookahead(s, curve=curve)
@@ -559,7 +556,7 @@ def _view(raw) -> dict:
         f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
-    live = ((f"measured curve: " if curve is not None else "")
+    live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
             + (f"crossover batch {crossover}" if crossover is not None else "no crossover up to 4096"))
     readouts = {
