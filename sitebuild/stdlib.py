@@ -30,7 +30,6 @@ import argparse
 import ast
 import io
 import json
-import re
 import shutil
 import subprocess
 import sys

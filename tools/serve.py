@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from sitebuild import headers as table  # noqa: E402
-from sitebuild.headers import IMMUTABLE, MIME_TYPES  # noqa: E402,F401  (re-exported for callers)
 
 
 def cache_control(url_path: str) -> str:
