@@ -489,21 +489,26 @@ CHECKS = (
 )
 
 
+def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
+    """Run ``check(*args, out)`` once: name, passed, detail (the first counterexample), visited and
+    description (the docstring). A check that raises fails with the exception named, and one
+    that visits nothing fails with ``nothing_visited``. Both audit suites run their checks here."""
+    out = Outcome()
+    try:
+        check(*args, out)
+    except Exception as error:  # a crash is a failed check, named, not a broken page
+        out.fail(f"raised {type(error).__name__}: {error}")
+    if out.visited == 0:
+        out.fail(nothing_visited)
+    return {"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
+            "description": " ".join((check.__doc__ or "").split())}
+
+
 def run_audit() -> dict:
     """Run every check; ``checks`` lists name, passed, detail (the first counterexample) and
     how many settings or cases each visited. A check that raises counts as failed."""
     audit = Audit()
-    results = []
-    for name, check in CHECKS:
-        out = Outcome()
-        try:
-            check(audit, out)
-        except Exception as error:  # a crash is a failed check, named, not a broken page
-            out.fail(f"raised {type(error).__name__}: {error}")
-        if out.visited == 0:
-            out.fail("visited no setting")
-        results.append({"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
-                        "description": " ".join((check.__doc__ or "").split())})
+    results = [check_result(name, check, audit) for name, check in CHECKS]
     failures = [r["name"] for r in results if not r["passed"]]
     return {
         "checked": len(results),

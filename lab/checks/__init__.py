@@ -15,7 +15,7 @@ The seed audit (:mod:`lab.audit`, SPEC section 2) never changes. Each instrument
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
 """
 
-from ..audit import Outcome
+from ..audit import check_result
 from .. import instruments
 
 __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
@@ -52,17 +52,6 @@ def expected_value(family: str) -> str:
     return EXPECTED_SIGNATURE.split(":")[4 + instruments.NAMES.index(family)]
 
 
-def _run_check(check) -> Outcome:
-    out = Outcome()
-    try:
-        check(out)
-    except Exception as error:  # a crash is a failed check, named, not a broken page
-        out.fail(f"raised {type(error).__name__}: {error}")
-    if out.visited == 0:
-        out.fail("visited no case")
-    return out
-
-
 def run_suite(families=None) -> dict:
     """Run every family's checks (``families`` defaults to every registered instrument).
 
@@ -74,10 +63,7 @@ def run_suite(families=None) -> dict:
     for family in families:
         module = instruments.part("checks", family)
         for name, check in module.CHECKS:
-            out = _run_check(check)
-            results.append({"name": name, "family": family, "passed": out.failure is None,
-                            "detail": out.failure or "", "visited": out.visited,
-                            "description": " ".join((check.__doc__ or "").split())})
+            results.append({**check_result(name, check, nothing_visited="visited no case"), "family": family})
         try:
             values.append(str(module.signature_value()))
         except Exception as error:
