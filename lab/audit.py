@@ -489,9 +489,8 @@ CHECKS = (
 )
 
 
-def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
-    """Run ``check(*args, out)`` once: name, passed, detail (the first counterexample), visited and
-    description (the docstring). A check that raises fails with the exception named, and one
+def run_check(check, *args, nothing_visited: str = "visited no setting") -> Outcome:
+    """Run ``check(*args, out)`` once. A check that raises fails with the exception named, and one
     that visits nothing fails with ``nothing_visited``. Both audit suites run their checks here."""
     out = Outcome()
     try:
@@ -500,6 +499,13 @@ def check_result(name: str, check, *args, nothing_visited: str = "visited no set
         out.fail(f"raised {type(error).__name__}: {error}")
     if out.visited == 0:
         out.fail(nothing_visited)
+    return out
+
+
+def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
+    """:func:`run_check` as the suites report it: name, passed, detail (the first
+    counterexample), visited and description (the check's docstring)."""
+    out = run_check(check, *args, nothing_visited=nothing_visited)
     return {"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
             "description": " ".join((check.__doc__ or "").split())}
 
