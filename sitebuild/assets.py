@@ -12,6 +12,8 @@ import re
 import zipfile
 from pathlib import Path
 
+from . import pystrip
+
 # What loadPyodide() actually reads (checked by tracing file opens under Node and requests in
 # Chromium): the loader, the Emscripten module, the wasm binary, the stdlib and the package lock
 # (fetched at startup even when no packages are loaded). Everything else in the npm package is
@@ -55,7 +57,8 @@ def hashed_name(name: str, data: bytes) -> str:
 
 
 def lab_zip_bytes(package_dir: Path) -> bytes:
-    """Zip the .py files of a package, stable to the byte: sorted, fixed dates and permissions.
+    """Zip the browser's part of a package (see :mod:`sitebuild.pystrip`), stable to the byte:
+    sorted, fixed dates and permissions, CLI left out, comments and docstrings stripped.
 
     Entries are named '<package>/<relative path>' so unpacking at the Pyodide home directory (which
     is on sys.path) makes the package importable. They are stored, not deflated: the server sends
@@ -63,21 +66,21 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
     (31 KB brotli against 41 KB deflated) and leaves nothing to inflate in the worker.
     """
     package_dir = Path(package_dir)
-    files = sorted(
-        p for p in package_dir.rglob("*.py")
+    files = {
+        p.relative_to(package_dir).as_posix(): p.read_bytes()
+        for p in sorted(package_dir.rglob("*.py"))
         if p.is_file() and "__pycache__" not in p.relative_to(package_dir).parts
-    )
+    }
     if not files:
         raise FileNotFoundError(f"no .py files under {package_dir}")
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for path in files:
-            arcname = f"{package_dir.name}/{path.relative_to(package_dir).as_posix()}"
-            info = zipfile.ZipInfo(arcname, date_time=ZIP_EPOCH)
+        for relative, data in sorted(pystrip.browser_files(files).items()):
+            info = zipfile.ZipInfo(f"{package_dir.name}/{relative}", date_time=ZIP_EPOCH)
             info.create_system = 3  # unix, so external_attr means the same on every host
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_STORED
-            zf.writestr(info, path.read_bytes())
+            zf.writestr(info, data)
     return buf.getvalue()
 
 
@@ -132,3 +135,4 @@ def minify_css(css: bytes) -> bytes:
     code.append(css[position:])
     flush()
     return b"".join(out).strip() + b"\n"
+

@@ -36,13 +36,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+from . import pystrip
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME_LIST = Path(__file__).with_name("stdlib_runtime.txt")
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-# Lab files only the command line imports (never the worker).
-CLI_ONLY = ("cli.py", "__main__.py", "commands")
-
 
 def read_list(path: Path = RUNTIME_LIST, section: str = "runtime") -> list[str]:
     """Module names of one section ("runtime" or "frozen"), one per line; '#' starts a comment
@@ -57,17 +55,13 @@ def read_list(path: Path = RUNTIME_LIST, section: str = "runtime") -> list[str]:
     return names
 
 
-def _is_cli_only(relative: Path) -> bool:
-    return relative.parts[0] in CLI_ONLY
-
-
 def lab_imports(lab_dir: Path) -> set[str]:
     """Absolute, non-lab module names imported anywhere in the worker-side lab modules."""
     lab_dir = Path(lab_dir)
     found = set()
     for path in sorted(lab_dir.rglob("*.py")):
         relative = path.relative_to(lab_dir)
-        if "__pycache__" in relative.parts or _is_cli_only(relative):
+        if "__pycache__" in relative.parts or not pystrip.browser_module(relative.as_posix()):
             continue
         for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
             if isinstance(node, ast.Import):

@@ -1,0 +1,143 @@
+"""The lab the browser gets (sitebuild.pystrip via assets.lab_zip_bytes) is the repository's lab
+minus the CLI, comments and docstrings, and answers every request exactly as the repository's does.
+
+The equivalence run imports the published zip in a fresh CPython (zipimport, first on sys.path)
+and compares, as JSON, both audit suites' full reports (check descriptions included: those
+docstrings stay) and every widget's answers to the same requests. Under Pyodide the same zip is
+exercised by tests/test_stdlib_trim.py and tests/test_pyodide_node.py.
+"""
+
+import ast
+import io
+import json
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sitebuild import pystrip
+from sitebuild.assets import lab_zip_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Requests for every widget: defaults, a bad query, a few settings; then both audits.
+WORKLOAD = textwrap.dedent(r"""
+    import json, random, sys
+    import lab, lab.views as views
+    from lab import instruments, urlstate
+    answers = {"origin": lab.__file__}
+    rng = random.Random(5)
+    for kind in list(views.SEED_VIEWS) + list(instruments.NAMES):
+        for request in ({"kind": kind, "input": ""}, {"kind": kind, "input": "x=1&%zz=&seed=-1"},
+                        {"kind": kind, "input": {"bogus": "1"}}):
+            answers[f"{kind} {json.dumps(request)}"] = json.loads(views.handle(json.dumps(request)))
+    for kind, sliders in (("ledger", urlstate.LEDGER_SLIDERS), ("exact", urlstate.EXACT_SLIDERS)):
+        for _ in range(3):
+            values = {s.name: f"{s.minimum + rng.randrange(int(round((s.maximum - s.minimum) / s.step)) + 1) * s.step:g}"
+                      for s in sliders}
+            answers[f"{kind} {values}"] = json.loads(views.handle(json.dumps({"kind": kind, "input": values})))
+    answers["audit"] = json.loads(views.handle(json.dumps({"kind": "audit"})))
+    answers["suite"] = json.loads(views.handle(json.dumps({"kind": "audit", "suite": "instruments"})))
+    print(json.dumps(answers, sort_keys=True))
+""")
+
+
+def _answers(path_entry: str | None) -> dict:
+    prelude = f"import sys; sys.path.insert(0, {path_entry!r})\n" if path_entry else ""
+    done = subprocess.run([sys.executable, "-c", prelude + WORKLOAD], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def zip_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("labzip") / "lab.zip"
+    path.write_bytes(lab_zip_bytes(ROOT / "lab"))
+    return path
+
+
+def test_the_browser_lab_answers_exactly_as_the_repository_lab(zip_path):
+    shipped, repository = _answers(str(zip_path)), _answers(None)
+    assert shipped.pop("origin").startswith(str(zip_path)), "the zip's lab was not the one imported"
+    repository.pop("origin")
+    assert shipped["audit"]["checks"] and all(c["description"] for c in shipped["audit"]["checks"])
+    assert shipped.keys() == repository.keys()
+    different = [key for key in shipped if shipped[key] != repository[key]]
+    assert not different, f"the shipped lab answers differently to: {different[:5]}"
+
+
+def test_the_zip_leaves_out_the_cli_and_keeps_line_numbers():
+    with zipfile.ZipFile(io.BytesIO(lab_zip_bytes(ROOT / "lab"))) as zf:
+        shipped = {name: zf.read(name).decode() for name in zf.namelist()}
+    sources = {f"lab/{p.relative_to(ROOT / 'lab').as_posix()}": p.read_text()
+               for p in (ROOT / "lab").rglob("*.py") if "__pycache__" not in p.parts}
+    assert "lab/cli.py" not in shipped and "lab/__main__.py" not in shipped
+    assert not [name for name in shipped if name.startswith("lab/commands/")]
+    assert set(shipped) == {name for name in sources if pystrip.browser_module(name[len("lab/"):])}
+    for name, text in shipped.items():
+        assert len(text.splitlines()) == len(sources[name].splitlines()), name
+        assert "#" not in "".join(t.string for t in _tokens(text) if t.type == __import__("tokenize").COMMENT)
+    # Smaller by the documentation, which is most of it.
+    assert sum(map(len, shipped.values())) < 0.8 * sum(len(sources[n]) for n in shipped)
+
+
+def _tokens(text):
+    import tokenize
+    return list(tokenize.generate_tokens(io.StringIO(text).readline))
+
+
+def test_strip_source_keeps_check_docstrings_and_strings():
+    source = textwrap.dedent('''\
+        """Module doc."""
+        import math  # why
+
+
+        class Audit:
+            """Class doc."""
+
+            def passes(self, out):
+                """What the audit shows."""
+                out.visit()
+
+            def helper(self):
+                """Helper doc, dropped."""
+                return "keep # this  \\n"
+
+
+        def only_doc():
+            """Nothing else."""
+
+
+        TEXT = """a string with trailing spaces   
+        and a # that is not a comment"""
+        CHECKS = (("passes", Audit.passes),)
+        ''')
+    stripped = pystrip.strip_source(source)
+    assert len(stripped.splitlines()) == len(source.splitlines())
+    assert "What the audit shows." in stripped and "Module doc" not in stripped
+    assert "Class doc" not in stripped and "Helper doc" not in stripped and "# why" not in stripped
+    assert '"keep # this  \\n"' in stripped and "trailing spaces   \n" in stripped
+    namespace = {}
+    exec(compile(stripped, "stripped.py", "exec"), namespace)
+    assert namespace["Audit"].passes.__doc__ == "What the audit shows."
+    assert namespace["Audit"]().helper() == "keep # this  \n" and namespace["only_doc"]() is None
+    # Every statement where it was: a traceback names the repository's line.
+    original = [(type(n).__name__, n.lineno) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
+    kept = [(type(n).__name__, n.lineno) for n in ast.walk(ast.parse(stripped)) if isinstance(n, ast.stmt)]
+    assert set(kept) <= set(original) and len(original) - len(kept) == 3  # three docstrings gone, one "..." left
+
+
+def test_check_docstrings_kept_are_the_ones_the_audits_show():
+    from lab import audit, instruments
+    shown = {(check.__module__, check.__name__) for _, check in audit.CHECKS}
+    for name in instruments.NAMES:
+        shown |= {(check.__module__, check.__name__) for _, check in instruments.part("checks", name).CHECKS}
+    kept = set()
+    for path in (ROOT / "lab").rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        kept |= {(module, function) for function in pystrip.check_function_names(ast.parse(path.read_text()))}
+    assert kept == shown
