@@ -136,3 +136,29 @@ def minify_css(css: bytes) -> bytes:
     flush()
     return b"".join(out).strip() + b"\n"
 
+
+# Elements whose white space is content: left exactly as rendered.
+_HTML_VERBATIM = re.compile(r"(<(pre|textarea|script|style)\b.*?</\2>)", re.S | re.I)
+_HTML_INDENT = re.compile(r"\n[ \t]+")
+
+
+def minify_html(html: str) -> str:
+    """Drop the templates' indentation: a newline followed by spaces becomes the newline alone.
+
+    Outside ``pre``, ``textarea``, ``script`` and ``style`` a run of white space renders as one
+    space whatever it holds, so the page reads and lays out the same (the stylesheets use
+    ``pre-wrap`` only on ``pre``); inside them nothing changes.
+
+    >>> minify_html("<p>\\n    one\\n    two</p>\\n<pre>\\n  kept</pre>")
+    '<p>\\none\\ntwo</p>\\n<pre>\\n  kept</pre>'
+    """
+    parts = _HTML_VERBATIM.split(html)
+    # split() with two groups yields [text, whole element, tag name, text, ...]
+    out = []
+    for index, part in enumerate(parts):
+        kind = index % 3
+        if kind == 0:
+            out.append(_HTML_INDENT.sub("\n", part))
+        elif kind == 1:
+            out.append(part)
+    return "".join(out)

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers, stdlib
+from . import assets, headers, jsmin, stdlib
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -99,8 +99,17 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         _write(stage / pyodide_dirname / name, data)
 
     published: dict[str, str] = {}
-    for name, data in assets.site_files(root / "site").items():
-        published[name] = assets.hashed_name(name, data)
+    files = assets.site_files(root / "site")
+    scripts = jsmin.minify_scripts({n: d for n, d in files.items() if n.endswith(".js")}, root)
+    for name, data in files.items():
+        if name in scripts:
+            # Named by the minified code's hash; the map-comment appended is a function of that name.
+            code, source_map = scripts[name]
+            published[name] = assets.hashed_name(name, code)
+            _write(stage / f"{published[name]}.map", source_map)
+            data = jsmin.with_map_comment(code, f"{published[name]}.map")
+        else:
+            published[name] = assets.hashed_name(name, data)
         _write(stage / published[name], data)
 
     lab_zip = assets.lab_zip_bytes(root / "lab")
@@ -131,7 +140,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         csp=META_CONTENT_SECURITY_POLICY,
         publication=publication(root),
     )
-    _write(stage / "index.html", html.encode("utf-8"))
+    _write(stage / "index.html", assets.minify_html(html).encode("utf-8"))
 
     _render_bench(stage, root, pyodide_dirname, _write)
     # The static hosts' header rules, from the same table the servers use (not compressed, not served).

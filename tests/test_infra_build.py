@@ -199,3 +199,68 @@ def test_citations_are_numbered_like_the_sources_list(built_site):
         assert key in listed, f"citation of unlisted source {key}"
         assert int(label) == int(shown) == listed.index(key) + 1, (key, label, shown)
     assert set(listed) == {key for key, _, _ in cites}, "a listed source is never cited"
+
+
+def test_scripts_are_minified_with_a_map_back_to_the_source(built_site):
+    """Each published script is terser's output plus a comment naming its map; the map holds the
+    original source, so developer tools show site/*.js as written."""
+    config = json.loads(re.search(r'id="lab-config">(.*?)</script>', (built_site / "index.html").read_text()).group(1))
+    app = re.search(r'<script src="([^"]+)"></script>', (built_site / "index.html").read_text()).group(1)
+    for published, source in ((app, "app.js"), (config["workerURL"], "worker.js")):
+        code = (built_site / published).read_bytes()
+        original = (ROOT / "site" / source).read_text()
+        assert code.endswith(f"\n//# sourceMappingURL={published}.map\n".encode()), published
+        assert len(code) < 0.6 * len(original.encode()), f"{published} is not minified"
+        assert published == assets.hashed_name(source, code[:code.rindex(b"\n//#")])
+        source_map = json.loads((built_site / f"{published}.map").read_text())
+        assert source_map["sources"] == [source] and source_map["sourcesContent"] == [original]
+        # one mappings group per line of the code, the map comment excluded
+        assert source_map["mappings"].count(";") == code[:code.rindex(b"\n//#")].count(b"\n")
+
+
+def test_minify_scripts_names_what_went_wrong(tmp_path):
+    from sitebuild import jsmin
+
+    with pytest.raises(jsmin.MinifyError, match="terser failed"):
+        jsmin.minify_scripts({"bad.js": b"function ("}, ROOT)
+    with pytest.raises(jsmin.MinifyError, match="make node_modules"):
+        jsmin.minify_scripts({"a.js": b"f();"}, tmp_path)
+
+
+def _page_structure(html: str) -> list:
+    """Tags, attributes and text as a reader's browser sees them: runs of white space as one space
+    (verbatim inside pre and textarea)."""
+    from html.parser import HTMLParser
+
+    class Reader(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.out, self.verbatim = [], 0
+
+        def handle_starttag(self, tag, attrs):
+            self.out.append(("<", tag, [(k, " ".join((v or "").split())) for k, v in attrs]))
+            self.verbatim += tag in ("pre", "textarea")
+
+        def handle_endtag(self, tag):
+            self.out.append((">", tag))
+            self.verbatim -= tag in ("pre", "textarea")
+
+        def handle_data(self, data):
+            text = data if self.verbatim else " ".join(data.split()) + (" " if data[-1:].isspace() else "")
+            if text.strip() or self.verbatim:
+                self.out.append(("text", text if self.verbatim else (" " if data[:1].isspace() else "") + text))
+
+    reader = Reader()
+    reader.feed(html)
+    return reader.out
+
+
+def test_html_minification_changes_nothing_a_reader_sees(built_site, tmp_path, monkeypatch):
+    from sitebuild import pipeline
+
+    monkeypatch.setattr(pipeline.assets, "minify_html", lambda html: html)
+    plain = tmp_path / "plain"
+    build_site(plain, ROOT, compress=False)
+    original, published = (plain / "index.html").read_text(), (built_site / "index.html").read_text()
+    assert len(published) < len(original)
+    assert _page_structure(published) == _page_structure(original)
