@@ -19,8 +19,8 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, speedup_colour,
-                       split_width)
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, line_path,
+                       speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, requested_curve, split_query
 
@@ -236,8 +236,7 @@ def _log_x(value, low, high, x0, x1):
 
 
 def _polyline(points, css, extra="") -> str:
-    d = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-    return f'<polyline class="{css}" points="{d}" fill="none" stroke-width="2.5"{extra}/>'
+    return f'<path class="{css}" d="{line_path(points)}" fill="none" stroke-width="2.5"{extra}/>'
 
 
 # line classes: the speedup in neutral ink, plain decoding as the page's baseline (dashed),

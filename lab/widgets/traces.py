@@ -9,7 +9,7 @@ fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts a
 import json
 
 from .. import traces
-from ..figures import _svg, _text_width, escape, fit_width, split_width
+from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
 from ..urlstate import split_query
@@ -130,8 +130,8 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + plot_h / 2):.1f}" y="16" '
                 f'text-anchor="middle">chance of surviving</text>')
     iid_unconditional = [alpha ** i for i in range(1, k + 1)]
-    body.append('<polyline class="trc-model trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" points="'
-                + " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(iid_unconditional, 1)) + '"/>')
+    body.append('<path class="trc-model trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" d="'
+                + line_path((x(i), y(v)) for i, v in enumerate(iid_unconditional, 1)) + '"/>')
     body.append(f'<line class="trc-model trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
                 f'x2="{x(k) + step * 0.4:.1f}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}"/>')
     shift = min(6.0, step / 6)
@@ -141,8 +141,8 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     if analysis["perPosition"] is not None:
         for kind, rates, intervals, dx, name in series:
             points = [(i, r) for i, r in enumerate(rates, 1) if r is not None]
-            body.append(f'<polyline class="k-{kind} trc-line" fill="none" stroke-width="2" points="'
-                        + " ".join(f"{x(i, dx):.1f},{y(r):.1f}" for i, r in points) + '"/>')
+            body.append(f'<path class="k-{kind} trc-line" fill="none" stroke-width="2" d="'
+                        + line_path((x(i, dx), y(r)) for i, r in points) + '"/>')
             for i, r in points:
                 low, high = intervals[i - 1]
                 tip = escape(f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
