@@ -14,6 +14,7 @@
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
   const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
   const WIDTH_STEP = 40, MIN_WIDTH = 320, MAX_WIDTH = 960;  // figure widths the page asks for (px)
+  const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
   // it runs as soon as it arrives, before the body is parsed, so the worker and its downloads
@@ -169,11 +170,17 @@
 
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
+  // Measured once and kept until a ResizeObserver sees a widget change size: reading clientWidth
+  // right after a slider moved would force a layout on every step.
+  const panelWidths = new Map();
   function figureWidth(kind) {
-    const widget = widgetOf(kind);
-    const panel = widget.querySelector(".figure-panel") || widget;
-    const stepped = Math.floor(panel.clientWidth / WIDTH_STEP) * WIDTH_STEP;
-    return String(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, stepped)));
+    if (!panelWidths.has(kind)) {
+      const widget = widgetOf(kind);
+      const panel = widget.querySelector(".figure-panel") || widget;
+      const stepped = Math.floor(panel.clientWidth / WIDTH_STEP) * WIDTH_STEP;
+      panelWidths.set(kind, String(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, stepped))));
+    }
+    return panelWidths.get(kind);
   }
 
   // A panel narrower than its figure scrolls; only then is it a Tab stop.
@@ -319,10 +326,26 @@
     }
   }
 
+  // The address follows the settings, but off the path from a slider to its figures:
+  // history.replaceState costs Chromium about 5 ms of main thread per call (19 ms with the CPU
+  // slowed to a mid-range phone's; measured with `make bench`'s profiler), more than the swap
+  // itself. So it waits until the settings have rested for URL_REST_MS (once per drag, not once
+  // per step), and happens at once when the address is about to be read or the page hidden.
+  // While a write waits, <html data-url-pending> says so.
+  let urlTimer = null;
   function writeUrl() {
+    clearTimeout(urlTimer);
+    urlTimer = null;
+    delete root.dataset.urlPending;
     const query = kinds().map((kind) => queries[kind]).filter(Boolean).join("&");
     history.replaceState(null, "", `${location.pathname}?${query}${location.hash}`);
   }
+  function scheduleUrlWrite() {
+    clearTimeout(urlTimer);
+    root.dataset.urlPending = "";
+    urlTimer = setTimeout(writeUrl, URL_REST_MS);
+  }
+  function flushUrl() { if (urlTimer !== null) writeUrl(); }
 
   // --- one scheduler per widget: the latest input wins, stale ones are dropped -------------------
 
@@ -341,7 +364,7 @@
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
         // they came by. A render only for the panel's width changes no setting, so no address.
-        if (job.announce || location.search) writeUrl();
+        if (job.announce || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
           { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
@@ -410,6 +433,7 @@
     for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
       button.addEventListener("click", async () => {
         const note = button.parentElement.querySelector("[data-copy-status]");
+        flushUrl();
         try {
           await navigator.clipboard.writeText(location.href);
           note.textContent = "Link copied.";
@@ -451,6 +475,7 @@
     if (!("ResizeObserver" in window)) return;
     let timer = null;
     const observer = new ResizeObserver(() => {
+      panelWidths.clear();
       clearTimeout(timer);
       timer = setTimeout(() => {
         for (const kind of kinds()) {
@@ -461,7 +486,10 @@
         }
       }, 150);
     });
-    for (const kind of kinds()) observer.observe(widgetOf(kind));
+    for (const kind of kinds()) {
+      observer.observe(widgetOf(kind));
+      for (const panel of widgetOf(kind).querySelectorAll(".figure-panel")) observer.observe(panel);
+    }
   }
 
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------
@@ -656,6 +684,8 @@
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
     wireSendButtons();
     wireChunkedFiles();
+    addEventListener("pagehide", flushUrl);
+    document.addEventListener("visibilitychange", () => { if (document.hidden) flushUrl(); });
     if (!failed) {
       setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
     }

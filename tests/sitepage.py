@@ -106,10 +106,16 @@ def notes(pg, kind) -> list[str]:
     return pg.evaluate("(k) => [...document.querySelectorAll(`[data-notes='${k}'] p`)].map((p) => p.textContent)", kind)
 
 
+def wait_url_written(pg, timeout=RENDER_TIMEOUT_MS) -> None:
+    """Wait until app.js has written the address: it rewrites it once the settings have rested
+    (<html data-url-pending> while a write waits)."""
+    pg.wait_for_function("() => !document.documentElement.hasAttribute('data-url-pending')", timeout=timeout)
+
+
 def query(pg) -> dict[str, str]:
-    """location.search as a dict (last value wins, like lab.urlstate), read from the page itself:
-    app.js rewrites it in the same task as the render a test has just waited for, while
-    Playwright's pg.url learns of history.replaceState a moment later."""
+    """location.search as a dict (last value wins, like lab.urlstate), read from the page itself
+    once app.js has written it (Playwright's pg.url learns of history.replaceState a moment later)."""
+    wait_url_written(pg)
     search = pg.evaluate("() => location.search")
     return {k: v[-1] for k, v in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
 

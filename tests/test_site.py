@@ -22,7 +22,7 @@ from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
                       status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary, with_width,
-                      expected_instrument_counter)
+                      expected_instrument_counter, wait_url_written)
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +103,33 @@ def test_one_slider_move(served_live):
     _, before = _press(live, "exact", sel, key, str(expect))
     assert figure_markup(live, "exact") != before
     assert query(live)["match"] == str(expect)
+
+
+def test_the_address_is_written_once_the_settings_rest(live):
+    """Five quick key presses render five times but rewrite the address once, after they stop
+    (history.replaceState is the costliest part of a step on the main thread), and it then holds
+    the last value; copying the link writes a pending address at once."""
+    wait_url_written(live)
+    live.evaluate("""() => {
+      window.__urlWrites = 0;
+      const replace = history.replaceState.bind(history);
+      history.replaceState = (...args) => { window.__urlWrites += 1; return replace(...args); };
+    }""")
+    selector = "#ledger-acceptance"
+    start = int(slider_values(live, "ledger")["acceptance"])
+    key, sign = ("ArrowLeft", -1) if start > 50 else ("ArrowRight", 1)
+    live.locator(selector).focus()
+    for _ in range(5):
+        live.locator(selector).press(key)
+    wait_summary(live, "ledger", views.ledger_view(slider_values(live, "ledger"))["summary"])
+    assert query(live)["acceptance"] == str(start + 5 * sign)
+    assert live.evaluate("() => window.__urlWrites") == 1
+    # A pending write happens at once when the link is copied.
+    live.locator(selector).press(key)
+    wait_summary(live, "ledger", views.ledger_view(slider_values(live, "ledger"))["summary"])
+    live.locator(f'{WIDGET["ledger"]} [data-action="copy-link"]').click()
+    assert live.evaluate("() => new URLSearchParams(location.search).get('acceptance')") == str(start + 6 * sign)
+    live.evaluate("() => { delete history.replaceState; }")
 
 
 # --- keyboard ---------------------------------------------------------------------------------------

@@ -169,9 +169,10 @@ def test_url_state_round_trips(page):
     assert (address["srvK"], address["srvGpu"], address["srvBatchLog2"], address["srvContextLog2"]) == ("6", "h200", "7", "13")
     assert address["srvDraft"] == "qwen2.5-0.5b"  # rewritten to the valid value
     # reloading the canonical address shows the same widget, with no note left
-    pg.goto(pg.url)
+    canonical = pg.evaluate("() => location.href")  # query() waited for app.js to write it
+    pg.goto(canonical)
     wait_live(pg)
-    again = _wait_shows(pg, "?" + pg.url.split("?", 1)[1])
+    again = _wait_shows(pg, "?" + canonical.split("?", 1)[1])
     assert again["params"] == view["params"] and notes(pg, "serving") == []
     assert pg.console_errors == [] and pg.foreign_requests() == []
 
