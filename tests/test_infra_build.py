@@ -146,6 +146,9 @@ def test_precompressed_siblings(built_site):
         assert decoders[name[-3:]](files[name]) == original, name
         assert len(files[name]) <= len(original) * (1 - headers.MIN_SAVING), name
         assert name[:-3].endswith(headers.COMPRESSED_SUFFIXES), name
+    # The article's own files are gzipped by zopfli: smaller than zlib's best, still plain gzip.
+    for name in ("index.html", next(n for n in files if n.startswith("lab.") and n.endswith(".zip"))):
+        assert len(files[f"{name}.gz"]) < len(gzip.compress(files[name], 9, mtime=0)), name
     # What a visit fetches that compresses well has both; the runtime's wasm and the article too.
     for name in ("index.html", "bench/bare.html"):
         assert {f"{name}.br", f"{name}.gz"} <= siblings, name
