@@ -625,8 +625,16 @@ def ranked_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int)
     [(1.0, 1, 1), (1.6, 2, 2), (1.96, 3, 3), (2.26, 4, 3)]
     >>> ranked_tree_shapes((0.5, 0.25), 3, 3) is None   # 0.5 * 0.5 ties 0.25 one level up
     True
+    >>> ranked_tree_shapes((0.9,), 3, 3) is None          # a chain: the DP (see below)
+    True
     """
-    ranked = _ranked_nodes(tuple(float(x) for x in rank_probs), budget, max_depth)
+    probs = tuple(float(x) for x in rank_probs)
+    if sum(1 for p in probs if p > 0) < 2:
+        # a chain: the DP's value is 1 + p (1 + p (...)), the ranking's 1 + p + p p + ...; they
+        # differ in the last bit and a chain's curve is drawn against the chain's own (lab.trees
+        # chain_value), so the DP (cheap with one rank) keeps the two curves' order as it was
+        return None
+    ranked = _ranked_nodes(probs, budget, max_depth)
     if ranked is None:
         return None
     nodes, rest = ranked
