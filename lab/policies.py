@@ -358,10 +358,18 @@ def _summary(pi, tokens, drafts, costs: Costs, extra=None) -> dict:
     return result
 
 
-def _per_state_chain(process, outcomes, costs, extra=None, detail=False):
-    """A policy without memory across cycles: ``outcomes[s] = (tokens, drafts, next law)``."""
-    rows = [{j: p for j, p in enumerate(nxt) if p > 0} for _, _, nxt in outcomes]
-    pi = stationary(rows) if process.size > 1 else [1.0]
+def _per_state_chain(process, outcomes, costs, extra=None, detail=False, cache=None, law=None):
+    """A policy without memory across cycles: ``outcomes[s] = (tokens, drafts, next law)``.
+    ``law`` names the policy in ``cache``: its chain does not depend on the costs, so a second
+    price of the same policy reuses the chain's stationary law."""
+    key = (id(process), "law", law)
+    if cache is not None and law is not None and key in cache:
+        rows, pi = cache[key]
+    else:
+        rows = [{j: p for j, p in enumerate(nxt) if p > 0} for _, _, nxt in outcomes]
+        pi = stationary(rows) if process.size > 1 else [1.0]
+        if cache is not None and law is not None:
+            cache[key] = rows, pi
     result = _summary(pi, [o[0] for o in outcomes], [o[1] for o in outcomes], costs, extra)
     if detail:
         result["chain"] = {"rows": rows, "pi": pi}
@@ -381,7 +389,7 @@ def static_policy(process: Process, k: int, costs: Costs, cache=None, detail=Fal
     for prefix in _prefixes(process, k, cache):
         tokens, nxt = prefix.block(k)
         outcomes.append((tokens, k, nxt))
-    return _per_state_chain(process, outcomes, costs, detail=detail)
+    return _per_state_chain(process, outcomes, costs, detail=detail, cache=cache, law=("static", k))
 
 
 def _static_outcomes(prefixes, k):
@@ -395,18 +403,19 @@ def best_static(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=N
     prefixes = _prefixes(process, max_k, cache)
     best_k, best_speedup = 0, -math.inf
     for k in range(1, max_k + 1):
-        speedup = _speedup_only(process, _static_outcomes(prefixes, k), costs)
+        speedup = _speedup_only(process, _static_outcomes(prefixes, k), costs, cache, ("static", k))
         if speedup > best_speedup:
             best_k, best_speedup = k, speedup
-    return _per_state_chain(process, _static_outcomes(prefixes, best_k), costs, {"k": best_k})
+    return _per_state_chain(process, _static_outcomes(prefixes, best_k), costs, {"k": best_k}, cache=cache,
+                            law=("static", best_k))
 
 
-def _speedup_only(process, outcomes, costs) -> float:
+def _speedup_only(process, outcomes, costs, cache=None, law=None) -> float:
     """The long-run speedup alone (what the searches compare), as :func:`_summary` computes it."""
     if process.size == 1:
         tokens, drafts, _ = outcomes[0]
         return tokens / costs.cycle(drafts)
-    return _per_state_chain(process, outcomes, costs)["speedup"]
+    return _per_state_chain(process, outcomes, costs, cache=cache, law=law)["speedup"]
 
 
 def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=None) -> dict:
@@ -428,10 +437,10 @@ def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, 
     if process.size == 2:
         best = None
         for k_good in range(1, max_k + 1):
-            for k_bad in range(1, max_k + 1):
-                candidate = _two_state_speedup(blocks, k_good, k_bad, costs)
-                if best is None or candidate > best[0]:
-                    best = (candidate, (k_good, k_bad))
+            row = _two_state_row(blocks, k_good, max_k, costs)
+            top = max(row)
+            if best is None or top > best[0]:
+                best = (top, (k_good, row.index(top) + 1))   # the first maximum, as a scan would keep
         return value(best[1])
     ks = [best_static(process, costs, max_k, cache)["k"]] * process.size
     current = value(ks)
@@ -445,6 +454,29 @@ def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, 
                 if result["speedup"] > current["speedup"] * (1 + 1e-12):
                     ks, current, improved = trial, result, True
     return current
+
+
+def _two_state_row(blocks, k_good, max_k, costs) -> list[float]:
+    """:func:`_two_state_speedup` for ``k_bad = 1..max_k`` at once, with the same arithmetic in
+    the same order (so the same floats), without a call per pair: the pair search's inner loop.
+
+    >>> process, costs = bursty(0.7, 80), Costs(0.12, 0.03, 0.075)
+    >>> blocks = [[None] + [p.block(k) for k in range(1, 9)] for p in _prefixes(process, 8)]
+    >>> _two_state_row(blocks, 3, 8, costs) == [_two_state_speedup(blocks, 3, k, costs) for k in range(1, 9)]
+    True
+    """
+    tokens_good, next_good = blocks[0][k_good]
+    leave = next_good[1]
+    draft, tax, overhead = costs.draft, costs.tax, costs.overhead
+    row = []
+    for k_bad in range(1, max_k + 1):
+        tokens_bad, next_bad = blocks[1][k_bad]
+        enter = next_bad[0]
+        pi_good = enter / (leave + enter)
+        tokens = pi_good * tokens_good + (1 - pi_good) * tokens_bad
+        drafts = pi_good * k_good + (1 - pi_good) * k_bad
+        row.append(tokens / (drafts * draft + 1 + (drafts - 1) * tax + overhead))   # Costs.cycle, inlined
+    return row
 
 
 def _two_state_speedup(blocks, k_good, k_bad, costs) -> float:
@@ -672,9 +704,15 @@ def heuristic_policy(process: Process, costs: Costs, cache=None, detail=False) -
     """Hugging Face's schedule: ``k += 2`` after a fully accepted block, else ``k = max(1, k - 1)``,
     no cap; truncated at ``K_max`` with the proven bound :func:`heuristic_tail_bound` on the cut mass
     (reported as ``truncationBound``). The start (5) does not change the long-run law."""
-    k_max, bound = heuristic_truncation(process.max_alpha())
-    rows, tokens, drafts = _heuristic_chain(process, k_max, cache)
-    pi = stationary(rows)
+    key = (id(process), "heuristic")
+    if cache is not None and key in cache:   # the chain and its law do not depend on the costs
+        k_max, bound, rows, tokens, drafts, pi = cache[key]
+    else:
+        k_max, bound = heuristic_truncation(process.max_alpha())
+        rows, tokens, drafts = _heuristic_chain(process, k_max, cache)
+        pi = stationary(rows)
+        if cache is not None:
+            cache[key] = k_max, bound, rows, tokens, drafts, pi
     result = _summary(pi, tokens, drafts, costs, {"kMax": k_max, "truncationBound": bound})
     if detail:
         result["chain"] = {"rows": rows, "pi": pi}
@@ -683,10 +721,13 @@ def heuristic_policy(process: Process, costs: Costs, cache=None, detail=False) -
 
 # --- all policies -------------------------------------------------------------------------------
 
-def evaluate_policies(process: Process, costs: Costs, lookahead: int = 5, threshold: float = 0.4) -> dict:
+def evaluate_policies(process: Process, costs: Costs, lookahead: int = 5, threshold: float = 0.4,
+                      cache: dict | None = None) -> dict:
     """Every policy's long-run numbers at one setting, keyed by :data:`POLICY_NAMES`; for
-    ``best-static`` the mean lookahead is the best ``k``."""
-    cache = {}
+    ``best-static`` the mean lookahead is the best ``k``. ``cache`` (a dict kept with
+    ``process``, which must outlive it) carries what does not depend on the costs, the lookahead
+    or the threshold to the next call on the same process: prefix sums, the chains' laws."""
+    cache = {} if cache is None else cache
     horizon = MAX_STATIC
     _prefixes(process, horizon, cache)
     best = best_static(process, costs, MAX_STATIC, cache)

@@ -65,6 +65,7 @@ most ``D`` levels (the root is level 1). A chain of the same budget is worth
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
+from heapq import heappop, heappush
 from math import exp, log
 from operator import add
 from typing import NamedTuple, Sequence
@@ -75,7 +76,8 @@ __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
     "bug_is_exact_predicted", "entropy", "is_typical", "typical_set", "typical_output",
     "typical_is_exact_predicted", "toy_pair", "tree_output", "target_path_distribution", "shape_from_parents",
-    "rank_probabilities", "tree_values", "BestTree", "best_tree", "tree_value", "chain_value",
+    "rank_probabilities", "tree_values", "BestTree", "best_tree", "best_tree_shapes", "TIE_TOLERANCE",
+    "ranked_tree_shapes", "ranked_best_tree", "quick_best_tree", "quick_tree_shapes", "tree_value", "chain_value",
     "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
     "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes",
 ]
@@ -448,16 +450,22 @@ def _table(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> _Table
     best[1] = [0.0] + [1.0] * budget                     # one level: the root alone
     for depth in range(2, max_depth + 1):
         below = best[depth - 1]
+        if depth > 2 and below == best[depth - 2]:
+            # the same inputs give the same level: a deeper level adds nothing at these budgets
+            forests[depth], best[depth] = forests[depth - 1], below
+            continue
         rows = [[0.0] * budget]                          # no children: worth 0, whatever m
         for rank, p_b in enumerate(rank_probs, start=1):
-            previous, scaled = rows[-1], [p_b * value for value in below]
-            row = [NEG] * budget
-            for m in range(rank, budget):
-                # child `rank` gets j = 1..m nodes, the first rank-1 children share m - j
-                row[m] = max(map(add, previous[m - 1::-1], scaled[1:m + 1]))
-            rows.append(row)
+            previous = rows[-1]
+            if p_b == 0:   # every split adds 0.0 to a non-decreasing row: its best is previous[m - 1]
+                rows.append([NEG] * rank + previous[rank - 1:budget - 1])
+                continue
+            scaled = [p_b * value for value in below[1:]]    # scaled[j - 1]: child `rank` with j nodes
+            backwards = previous[::-1]                       # backwards[budget - m:] is previous[m - 1::-1]
+            # child `rank` gets j = 1..m nodes, the first rank-1 children share m - j
+            rows.append([NEG] * rank + [max(map(add, backwards[budget - m:], scaled)) for m in range(rank, budget)])
         forests[depth] = rows
-        best[depth] = [0.0] + [1.0 + max(row[n - 1] for row in rows) for n in range(1, budget + 1)]
+        best[depth] = [0.0] + [1.0 + max(column) for column in zip(*rows)]
     return _Table(best, forests, rank_probs, {}, {})
 
 
@@ -510,7 +518,11 @@ def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity
     >>> best_tree((0.6, 0.3), 4, 3)
     BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
     """
-    table = _table(tuple(float(x) for x in rank_probs), _capacity(max(budget, capacity)), max_depth)
+    return _tree_from(_table(tuple(float(x) for x in rank_probs), _capacity(max(budget, capacity)), max_depth),
+                      budget, max_depth)
+
+
+def _tree_from(table: _Table, budget: int, max_depth: int) -> BestTree:
     parents, queue, deepest, head = [-1], [(0, max_depth, budget, 1)], 1, 0
     while head < len(queue):   # breadth first: a stable order, parents before children
         node, depth, n, level = queue[head]
@@ -545,6 +557,173 @@ def best_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -
     """
     table = _table(tuple(float(x) for x in rank_probs), _capacity(budget), max_depth)
     return [(table.best[max_depth][n], *_shape(table, max_depth, n)) for n in range(1, budget + 1)]
+
+
+# --- the same answers by ranking nodes: the widget's fast path ----------------------------------
+#
+# In the positional model a tree's value is the sum of its nodes' reach probabilities (the
+# product of p_rank along the path), a child never reaches more than its parent, and, when
+# ``rank_probs`` does not increase, rank r never less than rank r + 1. So every prefix of the
+# nodes of the depth-limited k-ary tree ranked by (-reach, level, path) is a tree, and the n
+# first are worth the most any n nodes can be: they are an optimum. When the n-th reach is
+# apart from its neighbours by more than the DP's rounding, that optimum is the only one, so
+# the DP (which maximises in floating point) must have found it; where near-ties at the cut
+# leave a choice, the ranking answers only what every choice shares, and otherwise says None
+# and the DP decides. The DP stays the model (the checks run it); this is a shortcut to it.
+
+TIE_TOLERANCE = 1e-9  # reaches closer than this are a tie; the DP's rounding is ~1e-12 (sum p <= 1)
+
+
+@lru_cache(maxsize=64)
+def _ranked_nodes(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> tuple[tuple, float | None] | None:
+    """(nodes, rest): the positive-reach nodes as (reach, level, path) in the order
+    (-reach, level, path), through the ``budget``-th and on while within :data:`TIE_TOLERANCE`
+    of it; ``rest`` is the reach of the first node left out, None if none is. None unless
+    ``rank_probs`` is non-increasing. A heap pops them in order: a node is pushed when its first child's parent or
+    its previous sibling is popped, and neither ranks after it."""
+    if any(later > earlier for earlier, later in zip(rank_probs, rank_probs[1:])):
+        return None
+    ranks = len(rank_probs)
+    heap, nodes = [(-1.0, 1, (), 1.0)], []      # (-reach, level, path, parent's reach)
+    while heap:
+        negative, level, path, parent = heappop(heap)
+        if len(nodes) >= budget:
+            cut = nodes[budget - 1][0]
+            if cut <= TIE_TOLERANCE or -negative < cut - TIE_TOLERANCE:
+                return tuple(nodes), -negative
+        reach = -negative
+        nodes.append((reach, level, path))
+        if level < max_depth and rank_probs[0] > 0:
+            heappush(heap, (-(reach * rank_probs[0]), level + 1, path + (0,), reach))
+        if path and path[-1] + 1 < ranks and rank_probs[path[-1] + 1] > 0:
+            heappush(heap, (-(parent * rank_probs[path[-1] + 1]), level, path[:-1] + (path[-1] + 1,), parent))
+    return tuple(nodes), None
+
+
+def _tie_window(nodes, rest: float | None, n: int) -> tuple[int, int] | None:
+    """Indices [low, high) of the nodes whose reach is within the tolerance of the n-th's (n <=
+    len(nodes)); None if the n-th reach is itself within the tolerance of 0 (the DP may then
+    keep fewer nodes) or the window may run past the nodes ranked."""
+    reach = nodes[n - 1][0]
+    if reach <= TIE_TOLERANCE:
+        return None
+    low, high = n - 1, n
+    while low and nodes[low - 1][0] - reach <= TIE_TOLERANCE:
+        low -= 1
+    while high < len(nodes) and reach - nodes[high][0] <= TIE_TOLERANCE:
+        high += 1
+    return None if high == len(nodes) and rest is not None and reach - rest <= TIE_TOLERANCE else (low, high)
+
+
+def ranked_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]] | None:
+    """:func:`best_tree_shapes` from the ranked nodes, or None where the ranking cannot tell
+    what the DP chose. A near-tie at the n-th reach leaves the DP a choice among the tied nodes;
+    the nodes above it are in every optimum and those below in none, so (nodes, depth) is still
+    decided when every choice has the same deepest level. Values agree to rounding (~1e-13).
+
+    >>> ranked_tree_shapes((0.6, 0.3), 4, 3)
+    [(1.0, 1, 1), (1.6, 2, 2), (1.96, 3, 3), (2.26, 4, 3)]
+    >>> ranked_tree_shapes((0.5, 0.25), 3, 3) is None   # 0.5 * 0.5 ties 0.25 one level up
+    True
+    >>> ranked_tree_shapes((0.9,), 3, 3) is None          # a chain: the DP (see below)
+    True
+    """
+    probs = tuple(float(x) for x in rank_probs)
+    if sum(1 for p in probs if p > 0) < 2:
+        # a chain: the DP's value is 1 + p (1 + p (...)), the ranking's 1 + p + p p + ...; they
+        # differ in the last bit and a chain's curve is drawn against the chain's own (lab.trees
+        # chain_value), so the DP (cheap with one rank) keeps the two curves' order as it was
+        return None
+    ranked = _ranked_nodes(probs, budget, max_depth)
+    if ranked is None:
+        return None
+    nodes, rest = ranked
+    deepest = [0]                      # deepest[i]: the deepest level among the i first nodes
+    for _, level, _ in nodes:
+        deepest.append(max(deepest[-1], level))
+    shapes, total = [], 0.0
+    for n in range(1, budget + 1):
+        if n > len(nodes):             # every positive-reach node is in: the DP keeps the tree
+            if rest is not None:
+                return None
+            shapes.append(shapes[-1])
+            continue
+        window = _tie_window(nodes, rest, n)
+        if window is None:
+            return None
+        low, high = window
+        levels = [level for _, level, _ in nodes[low:high]]
+        shallow, deep = max(deepest[low], min(levels)), max(deepest[low], max(levels))
+        if shallow != deep:
+            return None
+        total += nodes[n - 1][0]
+        shapes.append((total, n, deep))
+    return shapes
+
+
+def _parents_of(paths) -> list[int]:
+    """Parent indices of a tree given as a set of rank paths, breadth first with children in
+    rank order (the order :func:`best_tree` lists them in)."""
+    members, parents, level = set(paths), [-1], [((), 0)]
+    while level:
+        following = []
+        for path, index in level:
+            rank = 0
+            while path + (rank,) in members:
+                parents.append(index)
+                following.append((path + (rank,), len(parents) - 1))
+                rank += 1
+        level = following
+    return parents
+
+
+def ranked_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0) -> BestTree | None:
+    """:func:`best_tree` from the ranked nodes when they decide the tree (no near-tie at the
+    n-th reach is left out), else None. ``capacity`` ranks that many nodes (to share the ranking
+    of a larger budget).
+
+    >>> ranked_best_tree((0.6, 0.3), 4, 3)
+    BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
+    """
+    ranked = _ranked_nodes(tuple(float(x) for x in rank_probs), max(budget, capacity), max_depth)
+    if ranked is None:
+        return None
+    nodes, rest = ranked
+    n = min(budget, len(nodes))
+    window = _tie_window(nodes, rest, n)
+    if window is None or window[1] != n or (budget > n and rest is not None):
+        return None
+    kept = nodes[:n]
+    return BestTree(sum(reach for reach, _, _ in kept), _parents_of(path for _, _, path in kept),
+                    max(level for _, level, _ in kept), n)
+
+
+def quick_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0,
+                    table_capacity: int = 0) -> BestTree:
+    """:func:`best_tree`'s tree: :func:`ranked_best_tree` (ranking ``capacity`` nodes, to share
+    a larger budget's ranking) when the ranking decides it, else the DP, on the table of
+    ``table_capacity`` if given (one already built), else on a table just large enough (a table
+    answers every budget up to its own, so the tree is the same; one of budget n costs ~n**2).
+
+    >>> quick_best_tree((0.5, 0.25), 3, 3) == best_tree((0.5, 0.25), 3, 3)   # a tie: the DP decides
+    True
+    """
+    ranked = ranked_best_tree(rank_probs, budget, max_depth, capacity)
+    if ranked is not None:
+        return ranked
+    probs = tuple(float(x) for x in rank_probs)
+    return _tree_from(_table(probs, _capacity(table_capacity) if table_capacity else budget, max_depth), budget,
+                      max_depth)
+
+
+def quick_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]]:
+    """:func:`ranked_tree_shapes`, else :func:`best_tree_shapes` (the DP) where the ranking
+    cannot tell: (value, nodes, depth) per budget 1..budget, the DP's to rounding.
+
+    >>> quick_tree_shapes((0.5, 0.25), 3, 3) == best_tree_shapes((0.5, 0.25), 3, 3)
+    True
+    """
+    return ranked_tree_shapes(rank_probs, budget, max_depth) or best_tree_shapes(rank_probs, budget, max_depth)
 
 
 def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction:

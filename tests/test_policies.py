@@ -329,3 +329,27 @@ def test_same_numbers_under_pyodide(tmp_path):
     assert got["summary"] == here["summary"] and got["policies"].keys() == here["policies"].keys()
     for name, numbers in here["policies"].items():
         assert got["policies"][name] == pytest.approx(numbers, rel=1e-12), name
+
+
+def test_widget_cache_changes_no_number():
+    """The widget keeps a cache per acceptance process across slider steps; every step's numbers
+    must be evaluate_setting's (fresh, uncached), to the float."""
+    import random
+
+    rng = random.Random(11)
+    for _ in range(40):
+        values = {"acceptance": rng.choice((30, 74, 95)), "burst": rng.choice((0, 80)), "draftCost": rng.randrange(0, 101),
+                  "threshold": rng.randrange(0, 101), "lookahead": rng.randrange(1, 21)}
+        shown = widget.view({key: str(value) for key, value in values.items()})
+        fresh = policies.evaluate_setting(values)
+        for name in shown["policies"]:
+            for key, number in shown["policies"][name].items():
+                assert number == fresh[name][key], (values, name, key)
+
+
+def test_two_state_row_is_the_pair_search():
+    process, costs = policies.bursty(0.74, 80), policies.Costs(0.3, 0.05, 0.1)
+    blocks = [[None] + [p.block(k) for k in range(1, 65)] for p in policies._prefixes(process, 64)]
+    for k_good in (1, 7, 64):
+        assert policies._two_state_row(blocks, k_good, 64, costs) == [
+            policies._two_state_speedup(blocks, k_good, k_bad, costs) for k_bad in range(1, 65)]

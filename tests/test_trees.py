@@ -364,3 +364,73 @@ def test_best_tree_shapes_match_the_trees_they_summarise():
             tree = trees.best_tree(probs, n, depth)
             assert shapes[n - 1] == (tree.value, tree.nodes, tree.depth), (top1, decay, k, depth, n)
             assert trees.best_tree(probs, n, depth, capacity=128) == tree
+
+
+# --- the widget's ranking shortcut against the DP ------------------------------------------------
+
+# A deterministic sample of the widget's grid: its edges (top-1 0 and 99, decay 0 and 100: zero
+# ranks and equal pass rates), a setting full of exact ties (top-1 50, decay 100: p2 = p1**2) and
+# ordinary values, at every k in a spread and depths from 1 to 12.
+GRID_TOP1, GRID_DECAY, GRID_K, GRID_DEPTH = (0, 1, 13, 50, 70, 99), (0, 27, 50, 100), (1, 2, 3, 5, 8), (1, 3, 7, 12)
+
+
+def _assert_ranked_is_the_dp(probs, depth, budget=128):
+    ranked = trees.ranked_tree_shapes(probs, budget, depth)
+    dp = trees.best_tree_shapes(probs, budget, depth)
+    if ranked is not None:
+        for n, (fast, slow) in enumerate(zip(ranked, dp, strict=True), start=1):
+            assert abs(fast[0] - slow[0]) <= 1e-12 and fast[1:] == slow[1:], (probs, depth, n, fast, slow)
+    assert trees.quick_tree_shapes(probs, budget, depth) == (ranked or dp)
+    return ranked
+
+
+@pytest.mark.parametrize("depth", GRID_DEPTH)
+@pytest.mark.parametrize("k", GRID_K)
+def test_ranked_shapes_are_the_dps_on_the_widget_grid(k, depth):
+    decided = 0
+    for top1, decay in itertools.product(GRID_TOP1, GRID_DECAY):
+        probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
+        assert all(a >= b for a, b in zip(probs, probs[1:]))   # the ranking's premise, at every setting
+        decided += _assert_ranked_is_the_dp(probs, depth) is not None
+    assert decided or k == 1   # the shortcut is taken (a chain always goes to the DP)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 99), st.integers(0, 100), st.integers(1, 8), st.integers(1, 12), st.integers(1, 128))
+def test_ranked_shapes_and_trees_are_the_dps(top1, decay, k, depth, budget):
+    probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
+    _assert_ranked_is_the_dp(probs, depth, budget)
+    tree = trees.best_tree(probs, budget, depth)
+    ranked = trees.ranked_best_tree(probs, budget, depth, capacity=128)
+    if ranked is not None:
+        assert (ranked.parents, ranked.depth, ranked.nodes) == (tree.parents, tree.depth, tree.nodes)
+        assert abs(ranked.value - tree.value) <= 1e-12
+    quick = trees.quick_best_tree(probs, budget, depth, capacity=128)
+    assert quick.parents == tree.parents and abs(quick.value - tree.value) <= 1e-12
+
+
+def test_ranked_trees_are_the_dps_on_a_grid_sample():
+    for top1, decay, k, depth in itertools.product((13, 50, 70, 99), (27, 100), (2, 4, 8), (3, 12)):
+        probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
+        for budget in range(1, 129, 5):
+            tree, quick = trees.best_tree(probs, budget, depth), trees.quick_best_tree(probs, budget, depth, capacity=128)
+            assert quick.parents == tree.parents and abs(quick.value - tree.value) <= 1e-12, (top1, decay, k, depth)
+
+
+def test_ranking_needs_non_increasing_ranks_and_ties_go_to_the_dp():
+    assert trees.ranked_tree_shapes((0.7, 0.0, 0.2), 8, 3) is None        # not non-increasing
+    assert trees.ranked_best_tree((0.5, 0.25), 5, 3) is None             # (0, 1) ties (1, 0): the DP chooses
+    assert trees.quick_best_tree((0.5, 0.25), 5, 3) == trees.best_tree((0.5, 0.25), 5, 3)
+
+
+def test_widget_curves_are_the_dps():
+    """The curves the widget draws from the ranking are the ones the DP gives, to the float."""
+    for top1, decay, k, depth, tax, mode in ((70, 50, 4, 6, 3, "tax"), (50, 100, 8, 12, 0, "h100"),
+                                             (99, 0, 8, 12, 20, "a100"), (13, 27, 3, 7, 5, "tax")):
+        curves = widget._curves(top1, decay, k, depth, tax, mode)
+        probs = curves["probs"]
+        shapes = trees.best_tree_shapes(probs, 128, depth)
+        speedups = [widget._cost(v, n, d, tax, mode).speedup for v, n, d in shapes]
+        assert curves["bestBudget"] == max(range(128), key=lambda i: (speedups[i], -i)) + 1
+        assert all(abs(a - b) <= 1e-12 for a, b in zip(curves["treeSpeedup"], speedups))
+        assert all(abs(a - v) <= 1e-12 for a, (v, _, _) in zip(curves["tree"], shapes))

@@ -9,6 +9,7 @@ traces widget) the policies run on that measured per-depth curve (:func:`lab.pol
 instead of the acceptance and burstiness sliders, as the ledger's ``trcCurve`` mode does."""
 
 import json
+from functools import lru_cache
 
 from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
@@ -272,6 +273,24 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
     return text
 
 
+@lru_cache(maxsize=32)
+def _process(choice: str, acceptance: float, burst: float) -> tuple:
+    """(process, cache) for one acceptance process: the cache (:func:`lab.policies.evaluate_policies`)
+    lives with its process, so moving the draft cost, the lookahead or the threshold reuses the
+    chains' laws and the heuristic's seeded strip instead of solving them again."""
+    if choice == "toy":
+        return policies.toy(*TOY_SETTING), {}
+    values = {"acceptance": acceptance, "burst": 0 if choice == "independent" else burst}
+    return policies.setting_process(values), {}
+
+
+def _strip(process, cache: dict) -> list[dict]:
+    key = (id(process), "strip")
+    if key not in cache:
+        cache[key] = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
+    return cache[key]
+
+
 def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
     params, notes, width = _params(raw)
@@ -285,14 +304,12 @@ def view(raw=None) -> dict:
                                              params["threshold"] / 100)
     else:
         token, curve_label, linkable = "", None, False
-        if choice == "toy":
-            process = policies.toy(*TOY_SETTING)
-            results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
-                                                 params["threshold"] / 100)
-        else:
-            process = policies.setting_process({**params, "burst": 0} if choice == "independent" else params)
-            results = policies.evaluate_setting({**params, "burst": 0} if choice == "independent" else params)
-    strip = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
+        # evaluate_setting's numbers (the same calls), with the process's cache
+        process, cache = _process(choice, 0 if choice == "toy" else params["acceptance"],
+                                  params["burst"] if choice == "bursty" else 0)
+        results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
+                                             params["threshold"] / 100, cache)
+    strip = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED) if measured else _strip(process, cache)
     best = results["best-static"]
     live = (("Measured curve: " if measured else "Toy model: " if process.name == "toy" else "") + f"best static k = {best['k']} at {_f(best['speedup'])}x; "
             f"heuristic {_f(results['heuristic']['speedup'])}x")
