@@ -491,13 +491,23 @@ def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
 
 def audit_checks_html(checks) -> str:
     """The named checks as an ordered list: pass or fail, what each asserts, how many
-    settings or cases it visited, and the first counterexample of a failure."""
+    settings or cases it visited, and the first counterexample of a failure.
+
+    What a check asserts is its docstring. The browser's lab is shipped without docstrings
+    (sitebuild/pystrip.py), so there the description comes out empty and marked
+    ``data-keep``: the page keeps the sentence the build wrote in that place.
+
+    >>> audit_checks_html([{"name": "a", "passed": True, "detail": "", "visited": 3, "description": ""}])
+    '<ol class="audit-checks"><li class="check check-pass" data-check="a"><span class="check-state">pass</span> <code>a</code> <span class="check-visited">(3 cases)</span> <span class="check-description" data-keep="check-a"></span></li></ol>'
+    """
     items = []
     for check in checks:
         state = "pass" if check["passed"] else "fail"
+        name = escape(check["name"])
         detail = f' <span class="check-detail">{escape(check["detail"])}</span>' if check["detail"] else ""
-        items.append(f'<li class="check check-{state}" data-check="{escape(check["name"])}">'
-                     f'<span class="check-state">{state}</span> <code>{escape(check["name"])}</code> '
+        items.append(f'<li class="check check-{state}" data-check="{name}">'
+                     f'<span class="check-state">{state}</span> <code>{name}</code> '
                      f'<span class="check-visited">({check["visited"]} cases)</span> '
-                     f'<span class="check-description">{escape(check["description"])}</span>{detail}</li>')
+                     f'<span class="check-description" data-keep="check-{name}">{escape(check["description"])}</span>'
+                     f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'

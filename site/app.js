@@ -579,6 +579,18 @@
   // --- the audit --------------------------------------------------------------------------------
 
   // A counter pre-rendered at build time, now re-run in this browser.
+  // Markup may leave an element empty but for data-keep="KEY": the element the page already
+  // shows under that key stays (text the worker does not carry, like each check's description,
+  // which the build wrote from the docstrings the browser's lab is shipped without).
+  function swapKeeping(container, markup) {
+    const kept = new Map([...container.querySelectorAll("[data-keep]")].map((el) => [el.dataset.keep, el]));
+    container.innerHTML = markup;
+    for (const slot of container.querySelectorAll("[data-keep]")) {
+      const old = kept.get(slot.dataset.keep);
+      if (old && !slot.hasChildNodes()) slot.replaceWith(old);
+    }
+  }
+
   function showCounter(counter, view) {
     counter.textContent = view.counter;
     counter.dataset.source = "browser";
@@ -591,7 +603,7 @@
     const signature = document.querySelector('[data-signature="instruments"]');
     if (signature) signature.textContent = view.signature;
     const list = document.querySelector("[data-instrument-checks]");
-    if (list) list.innerHTML = view.checksHtml;  // escaped by lab/figures.py
+    if (list) swapKeeping(list, view.checksHtml);  // escaped by lab/figures.py
   }
 
   // Import each widget's Python module when the widget nears the viewport, so a reader who never
@@ -616,7 +628,7 @@
     for (const [name, text] of Object.entries(view.signatures)) {
       document.querySelector(`[data-signature="${name}"]`).textContent = text;
     }
-    document.querySelector("[data-audit-checks]").innerHTML = view.checksHtml;  // escaped by lab/figures.py
+    swapKeeping(document.querySelector("[data-audit-checks]"), view.checksHtml);  // escaped by lab/figures.py
   }
 
   // --- start -------------------------------------------------------------------------------------

@@ -1,15 +1,16 @@
 """The lab as the browser gets it: the modules the worker can import, without comments or docstrings.
 
 Docstrings and comments are most of the lab's bytes (they carry the formulas, the sources and the
-doctests) and the worker needs none of them, with one exception: the audit shows each check's
-docstring as the sentence saying what the check asserts, so the docstrings of the functions named
-in a module's ``CHECKS`` table stay. The CLI (``lab/cli.py``, ``lab/__main__.py``,
-``lab/commands/``) never runs in a browser and is left out.
+doctests) and the worker needs none of them. The one docstring the page shows, each audit check's
+sentence saying what it asserts, is written into the HTML by the build; the browser's re-run leaves
+that place empty and the page keeps the sentence (``data-keep`` in ``lab.figures.audit_checks_html``
+and ``site/app.js``). The CLI (``lab/cli.py``, ``lab/__main__.py``, ``lab/commands/``) never runs in a
+browser and is left out.
 
 Stripping keeps every remaining line where it was, so a traceback from the reader's browser names
 the same line numbers as the repository's source. What changes is provably nothing but docstrings
-and comments: :func:`strip_source` checks that the stripped syntax tree equals the original's with
-those docstrings removed, and refuses otherwise.
+and comments: :func:`strip_source` checks that the stripped syntax tree, positions included, equals
+the original's with the docstrings removed, and refuses otherwise.
 """
 
 from __future__ import annotations
@@ -32,48 +33,22 @@ def browser_module(relative: str) -> bool:
     return PurePosixPath(relative).parts[0] not in CLI_ONLY
 
 
-def check_function_names(tree: ast.Module) -> frozenset[str]:
-    """Names of the functions a module-level ``CHECKS = ((name, function), ...)`` table lists
-    (``Audit.method`` counts as ``method``): the docstrings the audit shows.
-
-    >>> sorted(check_function_names(ast.parse("CHECKS = (('a', f), ('b', Audit.g))")))
-    ['f', 'g']
-    """
-    names = set()
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CHECKS" for t in node.targets):
-            for entry in getattr(node.value, "elts", ()):
-                function = entry.elts[1] if isinstance(entry, ast.Tuple) and len(entry.elts) == 2 else None
-                if isinstance(function, ast.Attribute):
-                    names.add(function.attr)
-                elif isinstance(function, ast.Name):
-                    names.add(function.id)
-    return frozenset(names)
-
-
-def _docstring(node) -> ast.Expr | None:
-    body = getattr(node, "body", None)
-    if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-            and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)):
-        return body[0]
-    return None
-
-
-def _dropped_docstrings(tree: ast.Module, keep: frozenset[str]) -> list[tuple[ast.AST, ast.Expr]]:
-    """(owner, docstring) for every docstring to remove: all but those of functions in ``keep``."""
-    dropped = []
+def _docstrings(tree: ast.Module) -> list[tuple[ast.AST, ast.Expr]]:
+    """(owner, docstring) for every module, class and function docstring of ``tree``."""
+    found = []
     for node in ast.walk(tree):
-        doc = _docstring(node)
-        if doc is not None and not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in keep):
-            dropped.append((node, doc))
-    return dropped
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            found.append((node, body[0]))
+    return found
 
 
-def _without_docstrings(tree: ast.Module, keep: frozenset[str]) -> str:
-    """ast.dump, positions included, of ``tree`` with the dropped docstrings removed: what the
-    stripped source must parse to. A body left empty holds ``...`` where its docstring began."""
-    for owner, doc in _dropped_docstrings(tree, keep):
+def _without_docstrings(tree: ast.Module) -> str:
+    """ast.dump, positions included, of ``tree`` with its docstrings removed: what the stripped
+    source must parse to. A body left empty holds ``...`` where its docstring began."""
+    for owner, doc in _docstrings(tree):
         if len(owner.body) > 1:
             owner.body = owner.body[1:]
             continue
@@ -86,10 +61,9 @@ def _without_docstrings(tree: ast.Module, keep: frozenset[str]) -> str:
     return ast.dump(tree, include_attributes=True)
 
 
-def strip_source(source: str, keep: frozenset[str] | None = None) -> str:
+def strip_source(source: str) -> str:
     """``source`` without comments and docstrings, every other line where it was.
 
-    ``keep`` names functions whose docstrings stay (default: those the module's ``CHECKS`` lists).
     A body that held only a docstring gets ``...`` on the docstring's first line.
 
     >>> print(strip_source('def f(x):  # why\\n    \"\"\"Doc.\\n\\n    More.\"\"\"\\n    return x\\n'), end="")
@@ -100,15 +74,13 @@ def strip_source(source: str, keep: frozenset[str] | None = None) -> str:
         return x
     """
     tree = ast.parse(source)
-    if keep is None:
-        keep = check_function_names(tree)
     lines = source.splitlines(keepends=True)
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.COMMENT:
             row, column = token.start
             lines[row - 1] = lines[row - 1][:column].rstrip() + "\n"
     # Bottom-up, so the positions of docstrings still to cut stay valid.
-    docs = sorted(_dropped_docstrings(tree, keep), key=lambda pair: (pair[1].lineno, pair[1].col_offset), reverse=True)
+    docs = sorted(_docstrings(tree), key=lambda pair: (pair[1].lineno, pair[1].col_offset), reverse=True)
     for owner, doc in docs:
         first, last = doc.lineno - 1, doc.end_lineno - 1
         placeholder = "..." if len(owner.body) == 1 else ""
@@ -118,7 +90,7 @@ def strip_source(source: str, keep: frozenset[str] | None = None) -> str:
     if len(stripped.splitlines()) != len(source.splitlines()):
         raise ValueError("stripping moved lines")
     # Positions included: every statement, expression and name must sit on its original line and column.
-    if ast.dump(ast.parse(stripped), include_attributes=True) != _without_docstrings(ast.parse(source), keep):
+    if ast.dump(ast.parse(stripped), include_attributes=True) != _without_docstrings(ast.parse(source)):
         raise ValueError("stripping changed more than comments and docstrings")
     return stripped
 

@@ -67,6 +67,9 @@ def test_site_audit_in_browser(served_live):
     assert shown == EXPECTED_SIGNATURES
     states = live.eval_on_selector_all("[data-audit-checks] li.check", "(els) => els.map((e) => e.className)")
     assert len(states) == 20 and all("check-pass" in s for s in states), states
+    # The browser's lab carries no docstrings: each description is the build's, kept in place.
+    described = live.eval_on_selector_all("[data-audit-checks] .check-description", "(els) => els.map((e) => e.textContent)")
+    assert described == [c["description"] for c in views.audit_view()["checks"]]
     assert status_text(live) == "Live: the figures recompute in Python, in your browser, as you move the sliders."
 
 
@@ -86,6 +89,8 @@ def test_instrument_audit_in_browser(served_live):
     assert order & 4, "the instruments counter must follow the seed counter"
     states = live.eval_on_selector_all("[data-instrument-checks] li.check", "(els) => els.map((e) => e.className)")
     assert len(states) == int(EXPECTED_SIGNATURE.split(":")[1]) and all("check-pass" in s for s in states), states
+    described = live.eval_on_selector_all("[data-instrument-checks] .check-description", "(els) => els.map((e) => e.textContent)")
+    assert described == [c["description"] for c in views.instrument_audit_view()["checks"]] and all(described)
 
 
 def test_first_live_render_matches_cpython(served_live):

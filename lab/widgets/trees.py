@@ -10,7 +10,7 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import _mix, _svg, _text_width, escape, fit_width, split_width
+from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
 
@@ -241,7 +241,7 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
                     f'text-anchor="{anchor}">{text}</text>')
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
     for (kind, name, values), end_y in zip(series, ends):
-        d = "".join(("M" if n == 1 else "L") + f"{to_x(n):.1f} {to_y(v):.1f}" for n, v in enumerate(values, start=1))
+        d = line_path((to_x(n), to_y(v)) for n, v in enumerate(values, start=1))
         body.append(f'<path class="{kind} tr-line" d="{d}" fill="none"/>')
         body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
     sx = to_x(selected)
