@@ -427,6 +427,19 @@ def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, 
     if process.size == 1:
         best = best_static(process, costs, max_k, cache)
         return {**best, "ks": [best["k"]]}
+    # The search depends on the process and the costs only: a step that moves the lookahead,
+    # the threshold (or, on the toy model, the acceptance sliders it ignores) reuses its answer.
+    key = (id(process), "state-aware", costs.draft, costs.tax, costs.overhead, max_k)
+    if cache is not None and key in cache:
+        return {**cache[key], "ks": list(cache[key]["ks"])}
+    result = _state_aware_search(process, costs, max_k, cache)
+    if cache is not None:
+        cache[key] = {**result, "ks": list(result["ks"])}
+    return result
+
+
+def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> dict:
+    """:func:`state_aware_policy`'s search, for two or more acceptance states."""
     prefixes = _prefixes(process, max_k, cache)
     blocks = [[None] + [p.block(k) for k in range(1, max_k + 1)] for p in prefixes]
 
@@ -726,7 +739,8 @@ def evaluate_policies(process: Process, costs: Costs, lookahead: int = 5, thresh
     """Every policy's long-run numbers at one setting, keyed by :data:`POLICY_NAMES`; for
     ``best-static`` the mean lookahead is the best ``k``. ``cache`` (a dict kept with
     ``process``, which must outlive it) carries what does not depend on the costs, the lookahead
-    or the threshold to the next call on the same process: prefix sums, the chains' laws."""
+    or the threshold to the next call on the same process (prefix sums, the chains' laws), and
+    the state-aware search's answer per costs."""
     cache = {} if cache is None else cache
     horizon = MAX_STATIC
     _prefixes(process, horizon, cache)

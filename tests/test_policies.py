@@ -353,3 +353,23 @@ def test_two_state_row_is_the_pair_search():
     for k_good in (1, 7, 64):
         assert policies._two_state_row(blocks, k_good, 64, costs) == [
             policies._two_state_speedup(blocks, k_good, k_bad, costs) for k_bad in range(1, 65)]
+
+
+def test_toy_widget_reuses_the_state_aware_search_without_changing_a_number():
+    """On the toy model only the costs move the state-aware search (its 12-slot search is the
+    slow part): steps on the other sliders reuse its answer, and every step's numbers are a
+    fresh, uncached evaluation's, to the float."""
+    widget._process.cache_clear()   # a fresh cache, whatever ran before
+    process = policies.toy(*widget.TOY_SETTING)
+    steps = [{"draftCost": 12, "threshold": 40, "lookahead": 5, "acceptance": 74, "burst": 80},
+             {"draftCost": 12, "threshold": 70, "lookahead": 9, "acceptance": 30, "burst": 0},
+             {"draftCost": 35, "threshold": 70, "lookahead": 9, "acceptance": 30, "burst": 0}]
+    for values in steps:
+        shown = widget.view({**{key: str(value) for key, value in values.items()}, widget.PROCESS_KEY: "toy"})
+        fresh = policies.evaluate_policies(process, policies.setting_costs(values), values["lookahead"],
+                                           values["threshold"] / 100)
+        for name in shown["policies"]:
+            for key, number in shown["policies"][name].items():
+                assert number == fresh[name][key], (values, name, key)
+    _, cache = widget._process("toy", 0, 0)
+    assert sum(1 for key in cache if key[1:2] == ("state-aware",)) == 2   # one search per draft cost
