@@ -131,16 +131,17 @@ def _fmt(value: float, digits: int = 2) -> str:
     return to_fixed(value, digits)
 
 
-def _number(value: float) -> str:
-    """A coordinate to one decimal, as short as SVG allows: no trailing '.0', no leading '0'.
+def _tenths(tenths: int) -> str:
+    """A whole number of tenths as SVG's shortest decimal: no trailing '.0', no leading '0'.
 
-    >>> [_number(v) for v in (44.0, 0.25, -0.5, 12.34, -0.04)]
-    ['44', '.2', '-.5', '12.3', '0']
+    >>> [_tenths(t) for t in (440, 2, -5, 123, 0, -30)]
+    ['44', '.2', '-.5', '12.3', '0', '-3']
     """
-    text = f"{round(value, 1):.1f}".rstrip("0").rstrip(".")
-    if text in ("-0", ""):
-        return "0"
-    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+    if tenths % 10 == 0:
+        return str(tenths // 10)
+    size = -tenths if tenths < 0 else tenths
+    whole = size // 10
+    return ("-" if tenths < 0 else "") + (str(whole) if whole else "") + "." + str(size % 10)
 
 
 def line_path(points) -> str:
@@ -154,18 +155,17 @@ def line_path(points) -> str:
     >>> line_path([])
     ''
     """
-    parts, previous = [], None
+    parts, px, py = [], None, None
     for x, y in points:
-        tenths = (round(x * 10), round(y * 10))
-        if previous is None:
-            parts.append(f"M{_number(tenths[0] / 10)} {_number(tenths[1] / 10)}l")
+        tx, ty = round(x * 10), round(y * 10)
+        if px is None:
+            parts.append(f"M{_tenths(tx)} {_tenths(ty)}")
         else:
-            dx, dy = _number((tenths[0] - previous[0]) / 10), _number((tenths[1] - previous[1]) / 10)
-            parts.append(("" if len(parts) == 1 else " " if not dx.startswith("-") else "") + dx
-                         + ("" if dy.startswith("-") else " ") + dy)
-        previous = tenths
-    if len(parts) == 1:
-        return parts[0][:-1]
+            dx, dy = _tenths(tx - px), _tenths(ty - py)
+            # a minus sign separates numbers; otherwise a space does (none before the first step)
+            gap = "l" if len(parts) == 1 else "" if dx[0] == "-" else " "
+            parts.append(gap + dx + (dy if dy[0] == "-" else " " + dy))
+        px, py = tx, ty
     return "".join(parts)
 
 

@@ -66,7 +66,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 from heapq import heappop, heappush
-from math import exp, log
+from math import exp, frexp, ldexp, log
 from operator import add
 from typing import NamedTuple, Sequence
 
@@ -76,8 +76,8 @@ __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
     "bug_is_exact_predicted", "entropy", "is_typical", "typical_set", "typical_output",
     "typical_is_exact_predicted", "toy_pair", "tree_output", "target_path_distribution", "shape_from_parents",
-    "rank_probabilities", "tree_values", "BestTree", "best_tree", "best_tree_shapes", "TIE_TOLERANCE",
-    "ranked_tree_shapes", "ranked_best_tree", "quick_best_tree", "quick_tree_shapes", "tree_value", "chain_value",
+    "rank_probabilities", "tree_values", "BestTree", "best_tree", "best_tree_shapes", "non_increasing",
+    "ranked_nodes", "ranked_tree_shapes", "ranked_best_tree", "fast_best_tree", "fast_tree_shapes", "tree_value", "chain_value",
     "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
     "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes",
 ]
@@ -559,111 +559,80 @@ def best_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -
     return [(table.best[max_depth][n], *_shape(table, max_depth, n)) for n in range(1, budget + 1)]
 
 
-# --- the same answers by ranking nodes: the widget's fast path ----------------------------------
+# --- the best trees by ranking nodes ----------------------------------------------------------
 #
-# In the positional model a tree's value is the sum of its nodes' reach probabilities (the
-# product of p_rank along the path), a child never reaches more than its parent, and, when
-# ``rank_probs`` does not increase, rank r never less than rank r + 1. So every prefix of the
-# nodes of the depth-limited k-ary tree ranked by (-reach, level, path) is a tree, and the n
-# first are worth the most any n nodes can be: they are an optimum. When the n-th reach is
-# apart from its neighbours by more than the DP's rounding, that optimum is the only one, so
-# the DP (which maximises in floating point) must have found it; where near-ties at the cut
-# leave a choice, the ranking answers only what every choice shares, and otherwise says None
-# and the DP decides. The DP stays the model (the checks run it); this is a shortcut to it.
+# In the positional model a tree's value is the sum of its nodes' reaches (the product of p_rank
+# along the path; the root reaches 1). A child never reaches more than its parent, and when
+# ``rank_probs`` does not increase, rank r + 1 never more than rank r (both hold for the rounded
+# products too: rounding is monotone). So the nodes of the depth-limited k-ary tree listed by
+# (-reach, level, rank path) put every parent before its children and every sibling after the
+# lower-ranked ones: each prefix of the list is a tree, and its first n nodes are worth the most
+# any n nodes can be. One heap walk answers every budget at once, in O(n log n), where the DP
+# costs O(depth k n**2). Where several trees are equally good the order chooses (higher reach, then
+# the shallower node, then the lower ranks), so it draws the shallowest of them, the cheapest to
+# draft; the DP chooses among them by the rounding of its sums. The DP stays Sequoia's algorithm and the reference of the checks and the tests.
 
-TIE_TOLERANCE = 1e-9  # reaches closer than this are a tie; the DP's rounding is ~1e-12 (sum p <= 1)
+
+def non_increasing(rank_probs: Sequence[float]) -> bool:
+    """Whether no rank is likelier than the one before it: what the ranking needs.
+
+    >>> non_increasing((0.6, 0.2, 0.2)), non_increasing((0.2, 0.6))
+    (True, False)
+    """
+    return all(later <= earlier for earlier, later in zip(rank_probs, rank_probs[1:]))
+
+
+# Reaches are compared rounded to this many significant bits: the same product taken along two
+# paths in two orders can differ in its last bits, and that must not decide between them. Rounding
+# is monotone, so parents still come first; 40 bits (about 12 digits, relative) is far above the
+# bits that differ and far below any real gap.
+REACH_BITS = 40
+
+
+def _rounded(reach: float) -> float:
+    """``reach`` to :data:`REACH_BITS` significant bits (a monotone rounding).
+
+    >>> 0.7 * 0.3 * 0.1 == 0.7 * 0.1 * 0.3, _rounded(0.7 * 0.3 * 0.1) == _rounded(0.7 * 0.1 * 0.3)
+    (False, True)
+    """
+    mantissa, exponent = frexp(reach)
+    return ldexp(round(mantissa * (1 << REACH_BITS)), exponent - REACH_BITS)
 
 
 @lru_cache(maxsize=64)
-def _ranked_nodes(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> tuple[tuple, float | None] | None:
-    """(nodes, rest): the positive-reach nodes as (reach, level, path) in the order
-    (-reach, level, path), through the ``budget``-th and on while within :data:`TIE_TOLERANCE`
-    of it; ``rest`` is the reach of the first node left out, None if none is. None unless
-    ``rank_probs`` is non-increasing. A heap pops them in order: a node is pushed when its first child's parent or
-    its previous sibling is popped, and neither ranks after it."""
-    if any(later > earlier for earlier, later in zip(rank_probs, rank_probs[1:])):
-        return None
-    ranks = len(rank_probs)
-    heap, nodes = [(-1.0, 1, (), 1.0)], []      # (-reach, level, path, parent's reach)
-    while heap:
-        negative, level, path, parent = heappop(heap)
-        if len(nodes) >= budget:
-            cut = nodes[budget - 1][0]
-            if cut <= TIE_TOLERANCE or -negative < cut - TIE_TOLERANCE:
-                return tuple(nodes), -negative
-        reach = -negative
+def _ranked(rank_probs: tuple[float, ...], budget: int, max_depth: int) -> tuple[tuple[float, int, tuple], ...]:
+    nodes, heap = [], [(-1.0, 1, (), 1.0, 1.0)]   # (-rounded reach, level, rank path, reach, the parent's reach)
+    while heap and len(nodes) < budget:
+        _, level, path, reach, parent = heappop(heap)
         nodes.append((reach, level, path))
-        if level < max_depth and rank_probs[0] > 0:
-            heappush(heap, (-(reach * rank_probs[0]), level + 1, path + (0,), reach))
-        if path and path[-1] + 1 < ranks and rank_probs[path[-1] + 1] > 0:
-            heappush(heap, (-(parent * rank_probs[path[-1] + 1]), level, path[:-1] + (path[-1] + 1,), parent))
-    return tuple(nodes), None
+        # the two nodes that come right after this one among its relatives: its first child and
+        # its next sibling (every other node follows one of those)
+        if level < max_depth and rank_probs and rank_probs[0] > 0:
+            child = reach * rank_probs[0]
+            heappush(heap, (-_rounded(child), level + 1, path + (0,), child, reach))
+        if path and path[-1] + 1 < len(rank_probs) and rank_probs[path[-1] + 1] > 0:
+            sibling = parent * rank_probs[path[-1] + 1]
+            heappush(heap, (-_rounded(sibling), level, path[:-1] + (path[-1] + 1,), sibling, parent))
+    return tuple(nodes)
 
 
-def _tie_window(nodes, rest: float | None, n: int) -> tuple[int, int] | None:
-    """Indices [low, high) of the nodes whose reach is within the tolerance of the n-th's (n <=
-    len(nodes)); None if the n-th reach is itself within the tolerance of 0 (the DP may then
-    keep fewer nodes) or the window may run past the nodes ranked."""
-    reach = nodes[n - 1][0]
-    if reach <= TIE_TOLERANCE:
-        return None
-    low, high = n - 1, n
-    while low and nodes[low - 1][0] - reach <= TIE_TOLERANCE:
-        low -= 1
-    while high < len(nodes) and reach - nodes[high][0] <= TIE_TOLERANCE:
-        high += 1
-    return None if high == len(nodes) and rest is not None and reach - rest <= TIE_TOLERANCE else (low, high)
+def ranked_nodes(rank_probs: Sequence[float], budget: int, max_depth: int) -> tuple[tuple[float, int, tuple], ...]:
+    """The first ``budget`` nodes of positive reach, as (reach, level, rank path), in the order
+    (-reach to :data:`REACH_BITS` bits, level, path): for a non-increasing ``rank_probs``,
+    the first n of them are a best tree of n nodes (fewer if fewer nodes have positive reach).
 
-
-def ranked_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]] | None:
-    """:func:`best_tree_shapes` from the ranked nodes, or None where the ranking cannot tell
-    what the DP chose. A near-tie at the n-th reach leaves the DP a choice among the tied nodes;
-    the nodes above it are in every optimum and those below in none, so (nodes, depth) is still
-    decided when every choice has the same deepest level. Values agree to rounding (~1e-13).
-
-    >>> ranked_tree_shapes((0.6, 0.3), 4, 3)
-    [(1.0, 1, 1), (1.6, 2, 2), (1.96, 3, 3), (2.26, 4, 3)]
-    >>> ranked_tree_shapes((0.5, 0.25), 3, 3) is None   # 0.5 * 0.5 ties 0.25 one level up
-    True
-    >>> ranked_tree_shapes((0.9,), 3, 3) is None          # a chain: the DP (see below)
-    True
+    >>> [(round(r, 2), level, path) for r, level, path in ranked_nodes((0.6, 0.3), 4, 3)]
+    [(1.0, 1, ()), (0.6, 2, (0,)), (0.36, 3, (0, 0)), (0.3, 2, (1,))]
     """
     probs = tuple(float(x) for x in rank_probs)
-    if sum(1 for p in probs if p > 0) < 2:
-        # a chain: the DP's value is 1 + p (1 + p (...)), the ranking's 1 + p + p p + ...; they
-        # differ in the last bit and a chain's curve is drawn against the chain's own (lab.trees
-        # chain_value), so the DP (cheap with one rank) keeps the two curves' order as it was
-        return None
-    ranked = _ranked_nodes(probs, budget, max_depth)
-    if ranked is None:
-        return None
-    nodes, rest = ranked
-    deepest = [0]                      # deepest[i]: the deepest level among the i first nodes
-    for _, level, _ in nodes:
-        deepest.append(max(deepest[-1], level))
-    shapes, total = [], 0.0
-    for n in range(1, budget + 1):
-        if n > len(nodes):             # every positive-reach node is in: the DP keeps the tree
-            if rest is not None:
-                return None
-            shapes.append(shapes[-1])
-            continue
-        window = _tie_window(nodes, rest, n)
-        if window is None:
-            return None
-        low, high = window
-        levels = [level for _, level, _ in nodes[low:high]]
-        shallow, deep = max(deepest[low], min(levels)), max(deepest[low], max(levels))
-        if shallow != deep:
-            return None
-        total += nodes[n - 1][0]
-        shapes.append((total, n, deep))
-    return shapes
+    if not non_increasing(probs):
+        raise ValueError(f"ranking needs rank probabilities that do not increase, got {probs}")
+    return _ranked(probs, budget, max_depth)
 
 
 def _parents_of(paths) -> list[int]:
-    """Parent indices of a tree given as a set of rank paths, breadth first with children in
-    rank order (the order :func:`best_tree` lists them in)."""
+    """Parent indices of a tree given as rank paths, breadth first with children in rank order
+    (the order :func:`best_tree` lists them in)."""
     members, parents, level = set(paths), [-1], [((), 0)]
     while level:
         following = []
@@ -677,53 +646,51 @@ def _parents_of(paths) -> list[int]:
     return parents
 
 
-def ranked_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0) -> BestTree | None:
-    """:func:`best_tree` from the ranked nodes when they decide the tree (no near-tie at the
-    n-th reach is left out), else None. ``capacity`` ranks that many nodes (to share the ranking
-    of a larger budget).
+def ranked_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]]:
+    """(value, nodes, depth) of the ranked best tree for every budget 1..budget: what
+    :func:`best_tree_shapes` gives by the DP (values equal to rounding; nodes and depth equal
+    unless equally good trees differ in them, where the ranking's order chooses).
+
+    >>> ranked_tree_shapes((0.6, 0.3), 4, 3)
+    [(1.0, 1, 1), (1.6, 2, 2), (1.96, 3, 3), (2.26, 4, 3)]
+    """
+    shapes, total, deepest = [], 0.0, 0
+    nodes = ranked_nodes(rank_probs, budget, max_depth)
+    for reach, level, _ in nodes:
+        total, deepest = total + reach, max(deepest, level)
+        shapes.append((total, len(shapes) + 1, deepest))
+    return shapes + [shapes[-1]] * (budget - len(shapes))
+
+
+def ranked_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0) -> BestTree:
+    """The best tree of at most ``budget`` nodes as the first nodes of :func:`ranked_nodes`
+    (``capacity`` ranks that many, to share the ranking of a larger budget).
 
     >>> ranked_best_tree((0.6, 0.3), 4, 3)
     BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
     """
-    ranked = _ranked_nodes(tuple(float(x) for x in rank_probs), max(budget, capacity), max_depth)
-    if ranked is None:
-        return None
-    nodes, rest = ranked
-    n = min(budget, len(nodes))
-    window = _tie_window(nodes, rest, n)
-    if window is None or window[1] != n or (budget > n and rest is not None):
-        return None
-    kept = nodes[:n]
+    kept = ranked_nodes(rank_probs, max(budget, capacity), max_depth)[:budget]
     return BestTree(sum(reach for reach, _, _ in kept), _parents_of(path for _, _, path in kept),
-                    max(level for _, level, _ in kept), n)
+                    max(level for _, level, _ in kept), len(kept))
 
 
-def quick_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0,
-                    table_capacity: int = 0) -> BestTree:
-    """:func:`best_tree`'s tree: :func:`ranked_best_tree` (ranking ``capacity`` nodes, to share
-    a larger budget's ranking) when the ranking decides it, else the DP, on the table of
-    ``table_capacity`` if given (one already built), else on a table just large enough (a table
-    answers every budget up to its own, so the tree is the same; one of budget n costs ~n**2).
+def fast_best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity: int = 0) -> BestTree:
+    """What the widget and the CLI show: :func:`ranked_best_tree` when the ranking applies
+    (``rank_probs`` non-increasing), else the DP's :func:`best_tree`.
 
-    >>> quick_best_tree((0.5, 0.25), 3, 3) == best_tree((0.5, 0.25), 3, 3)   # a tie: the DP decides
+    >>> fast_best_tree((0.2, 0.6), 3, 2) == best_tree((0.2, 0.6), 3, 2)
     True
     """
-    ranked = ranked_best_tree(rank_probs, budget, max_depth, capacity)
-    if ranked is not None:
-        return ranked
-    probs = tuple(float(x) for x in rank_probs)
-    return _tree_from(_table(probs, _capacity(table_capacity) if table_capacity else budget, max_depth), budget,
-                      max_depth)
+    if non_increasing(tuple(rank_probs)):
+        return ranked_best_tree(rank_probs, budget, max_depth, capacity)
+    return best_tree(rank_probs, budget, max_depth, capacity)
 
 
-def quick_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]]:
-    """:func:`ranked_tree_shapes`, else :func:`best_tree_shapes` (the DP) where the ranking
-    cannot tell: (value, nodes, depth) per budget 1..budget, the DP's to rounding.
-
-    >>> quick_tree_shapes((0.5, 0.25), 3, 3) == best_tree_shapes((0.5, 0.25), 3, 3)
-    True
-    """
-    return ranked_tree_shapes(rank_probs, budget, max_depth) or best_tree_shapes(rank_probs, budget, max_depth)
+def fast_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -> list[tuple[float, int, int]]:
+    """:func:`ranked_tree_shapes` when the ranking applies, else the DP's :func:`best_tree_shapes`."""
+    if non_increasing(tuple(rank_probs)):
+        return ranked_tree_shapes(rank_probs, budget, max_depth)
+    return best_tree_shapes(rank_probs, budget, max_depth)
 
 
 def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction:

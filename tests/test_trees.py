@@ -366,7 +366,7 @@ def test_best_tree_shapes_match_the_trees_they_summarise():
             assert trees.best_tree(probs, n, depth, capacity=128) == tree
 
 
-# --- the widget's ranking shortcut against the DP ------------------------------------------------
+# --- the ranking against the DP ------------------------------------------------------------------
 
 # A deterministic sample of the widget's grid: its edges (top-1 0 and 99, decay 0 and 100: zero
 # ranks and equal pass rates), a setting full of exact ties (top-1 50, decay 100: p2 = p1**2) and
@@ -374,63 +374,98 @@ def test_best_tree_shapes_match_the_trees_they_summarise():
 GRID_TOP1, GRID_DECAY, GRID_K, GRID_DEPTH = (0, 1, 13, 50, 70, 99), (0, 27, 50, 100), (1, 2, 3, 5, 8), (1, 3, 7, 12)
 
 
-def _assert_ranked_is_the_dp(probs, depth, budget=128):
-    ranked = trees.ranked_tree_shapes(probs, budget, depth)
-    dp = trees.best_tree_shapes(probs, budget, depth)
-    if ranked is not None:
-        for n, (fast, slow) in enumerate(zip(ranked, dp, strict=True), start=1):
-            assert abs(fast[0] - slow[0]) <= 1e-12 and fast[1:] == slow[1:], (probs, depth, n, fast, slow)
-    assert trees.quick_tree_shapes(probs, budget, depth) == (ranked or dp)
+def _is_a_tree(parents, probs, budget, depth):
+    """parents before children, each node's children ranked 0, 1, ... within k, <= budget nodes, <= depth levels."""
+    assert parents[0] == -1 and all(0 <= p < i for i, p in enumerate(parents) if i) and len(parents) <= budget
+    levels = [1]
+    for p in parents[1:]:
+        levels.append(levels[p] + 1)
+    assert max(levels) <= depth
+    assert all(parents.count(node) <= len(probs) for node in set(parents[1:]))
+
+
+def _assert_ranked_is_a_best(probs, depth, budget=128):
+    """The ranking's value for every budget is the DP's optimum (to rounding); where no two
+    equally good trees differ in shape, its nodes and depth are the DP's too."""
+    ranked, dp = trees.ranked_tree_shapes(probs, budget, depth), trees.best_tree_shapes(probs, budget, depth)
+    for n, (fast, slow) in enumerate(zip(ranked, dp, strict=True), start=1):
+        assert abs(fast[0] - slow[0]) <= 1e-12, (probs, depth, n, fast, slow)
+        assert fast[1] <= n and fast[2] <= depth
+    nodes = trees.ranked_nodes(probs, budget, depth)
+    reaches = [r for r, _, _ in nodes]
+    if all(a - b > 1e-9 for a, b in zip(reaches, reaches[1:])):   # no ties at all: one best tree per budget
+        assert [shape[1:] for shape in ranked] == [shape[1:] for shape in dp]
     return ranked
 
 
 @pytest.mark.parametrize("depth", GRID_DEPTH)
 @pytest.mark.parametrize("k", GRID_K)
-def test_ranked_shapes_are_the_dps_on_the_widget_grid(k, depth):
-    decided = 0
+def test_ranked_shapes_are_best_on_the_widget_grid(k, depth):
     for top1, decay in itertools.product(GRID_TOP1, GRID_DECAY):
         probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
-        assert all(a >= b for a, b in zip(probs, probs[1:]))   # the ranking's premise, at every setting
-        decided += _assert_ranked_is_the_dp(probs, depth) is not None
-    assert decided or k == 1   # the shortcut is taken (a chain always goes to the DP)
+        assert trees.non_increasing(probs)   # the ranking's premise, at every setting
+        _assert_ranked_is_a_best(probs, depth)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 99), st.integers(0, 100), st.integers(1, 8), st.integers(1, 12), st.integers(1, 128))
-def test_ranked_shapes_and_trees_are_the_dps(top1, decay, k, depth, budget):
+def test_ranked_trees_are_best_trees(top1, decay, k, depth, budget):
     probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
-    _assert_ranked_is_the_dp(probs, depth, budget)
-    tree = trees.best_tree(probs, budget, depth)
-    ranked = trees.ranked_best_tree(probs, budget, depth, capacity=128)
-    if ranked is not None:
-        assert (ranked.parents, ranked.depth, ranked.nodes) == (tree.parents, tree.depth, tree.nodes)
-        assert abs(ranked.value - tree.value) <= 1e-12
-    quick = trees.quick_best_tree(probs, budget, depth, capacity=128)
-    assert quick.parents == tree.parents and abs(quick.value - tree.value) <= 1e-12
+    _assert_ranked_is_a_best(probs, depth, budget)
+    tree, ranked = trees.best_tree(probs, budget, depth), trees.ranked_best_tree(probs, budget, depth, capacity=128)
+    _is_a_tree(ranked.parents, probs, budget, depth)
+    assert abs(ranked.value - tree.value) <= 1e-12
+    assert abs(trees.tree_value(ranked.parents, probs) - ranked.value) <= 1e-12   # the value is the tree's
+    assert ranked == trees.ranked_best_tree(probs, budget, depth)                 # capacity shares, changes nothing
 
 
-def test_ranked_trees_are_the_dps_on_a_grid_sample():
-    for top1, decay, k, depth in itertools.product((13, 50, 70, 99), (27, 100), (2, 4, 8), (3, 12)):
-        probs = trees.rank_probabilities(top1 / 100, decay / 100, k)
-        for budget in range(1, 129, 5):
-            tree, quick = trees.best_tree(probs, budget, depth), trees.quick_best_tree(probs, budget, depth, capacity=128)
-            assert quick.parents == tree.parents and abs(quick.value - tree.value) <= 1e-12, (top1, decay, k, depth)
+def test_ranked_trees_match_brute_force_on_small_budgets():
+    """Every tree of up to 6 nodes with 2 ranks and 3 levels, enumerated: the ranking's value is the best."""
+    for probs in ((0.5, 0.25), (0.6, 0.3), (0.7, 0.2), (0.5, 0.5)):
+        for budget in range(1, 7):
+            best = max(trees.tree_value(parents, probs) for parents in _parent_lists(budget, 2, 3))
+            assert abs(trees.ranked_best_tree(probs, budget, 3).value - best) <= 1e-12, (probs, budget)
 
 
-def test_ranking_needs_non_increasing_ranks_and_ties_go_to_the_dp():
-    assert trees.ranked_tree_shapes((0.7, 0.0, 0.2), 8, 3) is None        # not non-increasing
-    assert trees.ranked_best_tree((0.5, 0.25), 5, 3) is None             # (0, 1) ties (1, 0): the DP chooses
-    assert trees.quick_best_tree((0.5, 0.25), 5, 3) == trees.best_tree((0.5, 0.25), 5, 3)
+def _parent_lists(budget, ranks, depth):
+    """Parent lists of every tree of at most budget nodes (children numbered by rank in the
+    order they were added), at most ``ranks`` children a node and ``depth`` levels."""
+    found = set()
+
+    def grow(parents, levels):
+        found.add(tuple(parents))
+        if len(parents) == budget:
+            return
+        for node in range(len(parents)):
+            if parents.count(node) < ranks and levels[node] < depth:
+                grow(parents + [node], levels + [levels[node] + 1])
+
+    grow([-1], [1])
+    return [list(p) for p in found]
+
+
+def test_ties_follow_the_documented_order_and_increasing_ranks_go_to_the_dp():
+    # With (0.5, 0.25), (1,) and (0, 0) both reach 0.25: the shallower (1,) comes first; then
+    # (0, 1) and (1, 0) both reach 0.125 on level 3: the lower rank path, (0, 1), first.
+    nodes = trees.ranked_nodes((0.5, 0.25), 5, 3)
+    assert [path for _, _, path in nodes] == [(), (0,), (1,), (0, 0), (0, 1)]
+    with pytest.raises(ValueError, match="do not increase"):
+        trees.ranked_nodes((0.2, 0.6), 4, 3)
+    assert trees.fast_best_tree((0.2, 0.6), 4, 3) == trees.best_tree((0.2, 0.6), 4, 3)
+    assert trees.fast_tree_shapes((0.2, 0.6), 4, 3) == trees.best_tree_shapes((0.2, 0.6), 4, 3)
 
 
 def test_widget_curves_are_the_dps():
-    """The curves the widget draws from the ranking are the ones the DP gives, to the float."""
+    """The curves the widget draws from the ranking: the DP's values to rounding, and speedups at
+    least the DP's."""
     for top1, decay, k, depth, tax, mode in ((70, 50, 4, 6, 3, "tax"), (50, 100, 8, 12, 0, "h100"),
                                              (99, 0, 8, 12, 20, "a100"), (13, 27, 3, 7, 5, "tax")):
         curves = widget._curves(top1, decay, k, depth, tax, mode)
         probs = curves["probs"]
         shapes = trees.best_tree_shapes(probs, 128, depth)
         speedups = [widget._cost(v, n, d, tax, mode).speedup for v, n, d in shapes]
-        assert curves["bestBudget"] == max(range(128), key=lambda i: (speedups[i], -i)) + 1
-        assert all(abs(a - b) <= 1e-12 for a, b in zip(curves["treeSpeedup"], speedups))
+        # Among equally good trees the ranking keeps the shallowest, the cheapest to draft: its
+        # speedup is the DP's or better, budget by budget, and so is its best.
+        assert all(a >= b - 1e-12 for a, b in zip(curves["treeSpeedup"], speedups))
+        assert curves["treeSpeedup"][curves["bestBudget"] - 1] >= max(speedups) - 1e-12
         assert all(abs(a - v) <= 1e-12 for a, (v, _, _) in zip(curves["tree"], shapes))

@@ -21,10 +21,10 @@ def _run(name):
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     """Memoised results must not hide a mutation (or leak one into later tests)."""
-    for cached in (family._multi, family._bug, trees._table, trees.toy_pair):
+    for cached in (family._multi, family._bug, trees._table, trees.toy_pair, trees._ranked):
         cached.cache_clear()
     yield
-    for cached in (family._multi, family._bug, trees._table, trees.toy_pair):
+    for cached in (family._multi, family._bug, trees._table, trees.toy_pair, trees._ranked):
         cached.cache_clear()
 
 
@@ -114,3 +114,27 @@ def test_value_that_falls_with_budget(monkeypatch):
         v - 0.001 * i for i, v in enumerate(real(probs, budget, depth))])
     out = _run("value-grows-with-budget")
     assert out.failure and "budget=" in out.failure
+
+
+def test_ranking_by_level_before_reach(monkeypatch):
+    """A ranking that fills the tree level by level (breadth first) is a tree but not a best one."""
+    real = trees._ranked.__wrapped__
+
+    def breadth_first(probs, budget, depth):
+        return tuple(sorted(real(probs, 4 * budget, depth), key=lambda node: (node[1], node[2]))[:budget])
+
+    monkeypatch.setattr(trees, "_ranked", breadth_first)
+    out = _run("ranked-tree-is-best")
+    assert out.failure and "DP optimum" in out.failure
+
+
+def test_ranking_that_drops_the_last_node(monkeypatch):
+    real = trees.ranked_best_tree
+
+    def short(probs, budget, depth, capacity=0):
+        tree = real(probs, budget, depth, capacity)
+        return tree if tree.nodes < 3 else trees.BestTree(tree.value, tree.parents[:-1], tree.depth, tree.nodes - 1)
+
+    monkeypatch.setattr(trees, "ranked_best_tree", short)
+    out = _run("ranked-tree-is-best")
+    assert out.failure and "by its nodes" in out.failure

@@ -158,6 +158,29 @@ def dp_value_is_reach_sum(out):
                     return
 
 
+def ranked_tree_is_best(out):
+    """The tree the widget and the CLI draw (the nodes with the largest reach, first to last)
+    is a best tree: for every budget 1..48, depth and acceptance vector it is worth the DP's
+    optimum, fits the budget and the depth, lists parents before children and is worth the sum of
+    its nodes' reaches; its per-budget curve is the DP's values."""
+    for probs in RANK_GRID:
+        for depth in DEPTHS:
+            optimum = _value_table(probs, depth)
+            shapes = trees.fast_tree_shapes(probs, MAX_BUDGET, depth)
+            for budget in range(1, MAX_BUDGET + 1):
+                out.visited += 1
+                tree = trees.fast_best_tree(probs, budget, depth, capacity=MAX_BUDGET)
+                best = optimum[budget - 1]
+                worth = trees.tree_value(tree.parents, probs)
+                ordered = all(0 <= parent < node for node, parent in enumerate(tree.parents) if node)
+                if (abs(tree.value - best) > TOLERANCE or abs(worth - tree.value) > TOLERANCE
+                        or abs(shapes[budget - 1][0] - best) > TOLERANCE or tree.nodes > budget
+                        or tree.depth > depth or not ordered or tree.parents[0] != -1):
+                    out.fail(f"budget={budget} depth={depth} ranks={_short(probs)}: drawn tree worth {tree.value} "
+                             f"({worth} by its nodes), curve {shapes[budget - 1][0]}, DP optimum {best}")
+                    return
+
+
 def chain_matches_ledger(out):
     """A chain-shaped tree of N nodes is the ledger with lookahead N - 1: same expected tokens
     per call, same draft and verify cost, same speedup."""
@@ -201,6 +224,7 @@ CHECKS = (
     ("whole-tree-is-exact", whole_tree_is_exact),
     ("best-tree-at-least-chain", best_tree_at_least_chain),
     ("dp-value-is-reach-sum", dp_value_is_reach_sum),
+    ("ranked-tree-is-best", ranked_tree_is_best),
     ("chain-matches-ledger", chain_matches_ledger),
     ("value-grows-with-budget", value_grows_with_budget),
 )

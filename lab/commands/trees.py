@@ -85,7 +85,7 @@ def _tree_run(args):
     budget = parse_number("--budget", args.budget or DEFAULT_BUDGET, 1, MAX_BUDGET, integer=True)
     depth = parse_number("--max-depth", args.max_depth or DEFAULT_DEPTH, 1, MAX_DEPTH, integer=True)
     probs = tuple(float(p / 100) for p in percents)
-    tree = trees.best_tree(probs, budget, depth)
+    tree = trees.fast_best_tree(probs, budget, depth)   # the widget's tree, where equally good trees differ
     chain = trees.chain_value(probs[0], budget, depth)
     document = {"rankProbs": [float(p) for p in percents], "budget": budget, "maxDepth": depth,
                 "expectedLength": tree.value, "chainLength": chain, "nodes": tree.nodes, "depth": tree.depth,

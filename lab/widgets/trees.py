@@ -99,20 +99,17 @@ def _ridge(mode: str) -> int | None:
 
 @lru_cache(maxsize=64)
 def _shapes(top1: int, decay: int, drafts: int, max_depth: int) -> tuple:
-    """(probs, (value, nodes, depth) of the best tree per budget 1..128, whether the DP's table
-    was built): ranked when the ranking decides (:func:`lab.trees.ranked_tree_shapes`), else the
-    DP. Cached apart from the price, so moving the verify tax or the cost select reuses it."""
+    """(probs, (value, nodes, depth) of the best tree per budget 1..128) by ranking nodes
+    (:func:`lab.trees.fast_tree_shapes`). Cached apart from the price, so moving the verify tax
+    or the cost select reuses it."""
     probs = trees.rank_probabilities(top1 / 100, decay / 100, drafts)
-    ranked = trees.ranked_tree_shapes(probs, MAX_BUDGET, max_depth)
-    if ranked is not None:
-        return probs, ranked, False
-    return probs, trees.best_tree_shapes(probs, MAX_BUDGET, max_depth), True
+    return probs, trees.fast_tree_shapes(probs, MAX_BUDGET, max_depth)
 
 
 @lru_cache(maxsize=64)
 def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int, mode: str = COST_DEFAULT) -> dict:
     """Tree and chain, for every budget 1..128: expected length and speedup after cost."""
-    probs, shapes, tabled = _shapes(top1, decay, drafts, max_depth)
+    probs, shapes = _shapes(top1, decay, drafts, max_depth)
     tree_lengths = [value for value, _, _ in shapes]
     chain_lengths = [trees.chain_value(probs[0], n, max_depth) for n in range(1, MAX_BUDGET + 1)]
     tree_speedups, chain_speedups = [], []
@@ -122,7 +119,7 @@ def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int,
         chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax, mode).speedup)
     best = max(range(MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1   # first budget with the top speedup
     return {"probs": probs, "tree": tree_lengths, "chain": chain_lengths, "treeSpeedup": tree_speedups,
-            "chainSpeedup": chain_speedups, "bestBudget": best, "ridge": _ridge(mode), "tabled": tabled}
+            "chainSpeedup": chain_speedups, "bestBudget": best, "ridge": _ridge(mode)}
 
 
 @lru_cache(maxsize=1)
@@ -355,9 +352,7 @@ def view(raw=None) -> dict:
     params, notes = _params(raw)
     budget, depth, k, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
     curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"], mode)
-    # the curves' ranking, or their DP table if they needed one
-    tree = trees.quick_best_tree(curves["probs"], budget, depth, capacity=MAX_BUDGET,
-                                 table_capacity=MAX_BUDGET if curves["tabled"] else 0)
+    tree = trees.fast_best_tree(curves["probs"], budget, depth, capacity=MAX_BUDGET)  # the curves' ranking
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
     chain_length = curves["chain"][budget - 1]
     best = curves["bestBudget"]
