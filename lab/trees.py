@@ -518,11 +518,7 @@ def best_tree(rank_probs: Sequence[float], budget: int, max_depth: int, capacity
     >>> best_tree((0.6, 0.3), 4, 3)
     BestTree(value=2.26, parents=[-1, 0, 0, 1], depth=3, nodes=4)
     """
-    return _tree_from(_table(tuple(float(x) for x in rank_probs), _capacity(max(budget, capacity)), max_depth),
-                      budget, max_depth)
-
-
-def _tree_from(table: _Table, budget: int, max_depth: int) -> BestTree:
+    table = _table(tuple(float(x) for x in rank_probs), _capacity(max(budget, capacity)), max_depth)
     parents, queue, deepest, head = [-1], [(0, max_depth, budget, 1)], 1, 0
     while head < len(queue):   # breadth first: a stable order, parents before children
         node, depth, n, level = queue[head]
@@ -570,7 +566,8 @@ def best_tree_shapes(rank_probs: Sequence[float], budget: int, max_depth: int) -
 # any n nodes can be. One heap walk answers every budget at once, in O(n log n), where the DP
 # costs O(depth k n**2). Where several trees are equally good the order chooses (higher reach, then
 # the shallower node, then the lower ranks), so it draws the shallowest of them, the cheapest to
-# draft; the DP chooses among them by the rounding of its sums. The DP stays Sequoia's algorithm and the reference of the checks and the tests.
+# draft; the DP chooses among them by the rounding of its sums. The DP stays Sequoia's algorithm
+# and the reference of the checks and the tests.
 
 
 def non_increasing(rank_probs: Sequence[float]) -> bool:
