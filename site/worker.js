@@ -6,14 +6,24 @@ let handle = null;
 // Boot progress: every response fetched while booting is cloned and its clone read as it
 // arrives, so the page can say how many bytes have come in (and keep waiting while they do).
 // The original response goes to Pyodide untouched.
+// At most one report per PROGRESS_EVERY_MS (and one when a response ends): each report is a task
+// and a repaint on the page's main thread, which competes with the runtime's compilation for the
+// cores while the worker boots.
+const PROGRESS_EVERY_MS = 100;
 let received = 0;
-function reportProgress() { self.postMessage({ type: "progress", payload: { received } }); }
+let reportedAt = -Infinity;
+function reportProgress(final = false) {
+  const now = performance.now();
+  if (!final && now - reportedAt < PROGRESS_EVERY_MS) return;
+  reportedAt = now;
+  self.postMessage({ type: "progress", payload: { received } });
+}
 function countBytes(response) {
   if (!response.body) return response;
   const reader = response.clone().body.getReader();
   (function pump() {
     reader.read().then(({ done, value }) => {
-      if (done) return;
+      if (done) { reportProgress(true); return; }
       received += value.byteLength;
       reportProgress();
       pump();
