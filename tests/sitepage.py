@@ -8,7 +8,7 @@ exactly what the Python would.
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from lab import views
 

@@ -1,10 +1,6 @@
 """Each check of the policies family catches the mistake it claims to: the model is broken on
 purpose (monkeypatch) and exactly that check must fail, naming the case."""
 
-import functools
-
-import pytest
-
 from lab import policies
 from lab.checks import _run_check
 from lab.checks import policies as family

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from urllib.parse import urlsplit, quote
+from urllib.parse import quote
 
 import pytest
 

@@ -10,7 +10,7 @@ import pytest
 import sitepage
 from lab import figures, policies, traces
 from lab.widgets import policies as widget
-from sitepage import assert_shows, notes, query, slider_values, summary, wait_live, wait_summary
+from sitepage import assert_shows, notes, query, slider_values, summary, wait_live
 
 KIND, SELECTOR = "policies", "#policies-lab"
 FIGURES = ("bars", "strip", "table", "mode")

@@ -14,7 +14,7 @@ import pytest
 import sitepage
 from lab import figures, serving
 from lab.widgets import serving as widget
-from sitepage import (BOOT_TIMEOUT_MS, RENDER_TIMEOUT_MS, assert_shows, mismatched_figures, notes, query,
+from sitepage import (RENDER_TIMEOUT_MS, assert_shows, mismatched_figures, notes, query,
                       slider_values, status_text, summary, wait_live, with_width)
 
 SEL = "#serving-lab"

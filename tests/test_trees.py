@@ -337,8 +337,8 @@ def test_best_budget_under_the_roofline_is_at_least_the_taxed_one():
 
                     taxed = max(best(lambda t, tax=tax: trees.tree_cost(t.value, t.nodes, t.depth, verify_tax=tax))
                                 for tax in (1, 3, 10, 20))
-                    for name, settings in presets.items():
-                        roofline = best(lambda t: trees.roofline_tree_cost(t.value, t.nodes, t.depth, settings))
+                    for name, preset in presets.items():
+                        roofline = best(lambda t: trees.roofline_tree_cost(t.value, t.nodes, t.depth, preset))
                         assert roofline >= taxed, (name, top1, decay, k, depth, roofline, taxed)
 
 
