@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers, jsmin, stdlib
+from . import assets, headers, jsmin, stdlib, stdlib_compile
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -116,9 +116,10 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip)
 
-    # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py); the
-    # distribution's full python_stdlib.zip stays in the runtime directory for the bare page.
-    trimmed = stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab")
+    # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py), compiled
+    # (sitebuild/stdlib_compile.py); the distribution's full python_stdlib.zip, source as shipped,
+    # stays in the runtime directory for the bare page.
+    trimmed = stdlib_compile.compiled_zip_bytes(stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab"), root)
     published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
     _write(stage / published["python_stdlib.zip"], trimmed)
 

@@ -21,6 +21,7 @@ trimmed zip; then it runs the audits and every view with the trimmed zip. The fi
 
 Entries are stored, not deflated: the server compresses the whole zip (brotli or gzip, across
 files, which beats per-entry deflate), and zipimport then reads modules without inflating them.
+The build publishes this zip compiled to bytecode (`sitebuild/stdlib_compile.py`).
 The bare comparison page keeps the npm distribution's full `python_stdlib.zip`.
 """
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import stdlib
+from sitebuild import stdlib, stdlib_compile
 from sitebuild.assets import lab_zip_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,10 +31,13 @@ def zips(tmp_path_factory):
     if shutil.which("node") is None or not FULL.is_file():
         pytest.fail("node and node_modules/pyodide are needed (`make node_modules`)")
     tmp = tmp_path_factory.mktemp("stdlib")
-    lab_zip, trimmed = tmp / "lab.zip", tmp / "python_stdlib.zip"
+    lab_zip, trimmed, compiled = tmp / "lab.zip", tmp / "python_stdlib.zip", tmp / "python_stdlib.pyc.zip"
     lab_zip.write_bytes(lab_zip_bytes(ROOT / "lab"))
     trimmed.write_bytes(stdlib.trimmed_zip_bytes(FULL.read_bytes(), ROOT / "lab"))
-    return lab_zip, trimmed
+    # what the page's worker loads; compiled afresh (not from the build's cache), so the test
+    # also sees that compiling is deterministic
+    compiled.write_bytes(stdlib_compile.compiled_zip_bytes(trimmed.read_bytes(), ROOT, tmp / "cache"))
+    return lab_zip, trimmed, compiled
 
 
 def _lab_result(stdout: str) -> dict:
@@ -47,7 +50,7 @@ WORKLOAD = stdlib.ERROR_REPORTING + stdlib.WORKLOAD + stdlib.TRACE_REPORT
 
 
 def test_every_stdlib_module_the_worker_imports_is_in_the_trimmed_zip(zips):
-    lab_zip, trimmed = zips
+    lab_zip, trimmed, _ = zips
     traced, frozen = stdlib.parse_trace(stdlib.run_node(lab_zip, WORKLOAD))
     with zipfile.ZipFile(trimmed) as zf:
         held = set(zf.namelist())
@@ -62,8 +65,8 @@ def test_the_lab_runs_on_the_trimmed_stdlib(zips):
     import lab.audit
     from lab import checks
 
-    lab_zip, trimmed = zips
-    stdout = stdlib.run_node(lab_zip, WORKLOAD, stdlib=trimmed)
+    lab_zip, _, compiled = zips
+    stdout = stdlib.run_node(lab_zip, WORKLOAD, stdlib=compiled)
     result = _lab_result(stdout)
     traced, _ = stdlib.parse_trace(stdout)
     assert traced, "the trimmed stdlib was not the one loaded"
@@ -74,8 +77,65 @@ def test_the_lab_runs_on_the_trimmed_stdlib(zips):
     assert (result["suiteCounter"], result["suiteSignature"]) == (suite["counter"], suite["signature"])
 
 
+# A failure inside the stdlib, reported as the worker reports one: the frames (file, line, function)
+# and the message, printed as JSON.
+STDLIB_FAILURE = r"""
+import json, traceback
+try:
+    json.loads('{"reader": }')
+except ValueError as error:
+    frames = [[frame.filename, frame.lineno, frame.name] for frame in traceback.extract_tb(error.__traceback__)]
+    print("FAILURE " + json.dumps({"frames": frames, "message": traceback.format_exception_only(error)}))
+"""
+
+
+def _failure(stdout: str) -> dict:
+    return json.loads(next(line for line in stdout.splitlines() if line.startswith("FAILURE "))[len("FAILURE "):])
+
+
+def test_a_traceback_through_the_compiled_stdlib_names_the_source_files_and_lines(zips):
+    lab_zip, _, compiled = zips
+    from_source = _failure(stdlib.run_node(lab_zip, STDLIB_FAILURE))
+    from_bytecode = _failure(stdlib.run_node(lab_zip, STDLIB_FAILURE, stdlib=compiled))
+    assert any(file.endswith("json/decoder.py") for file, _, _ in from_source["frames"]), from_source
+    assert from_bytecode == from_source
+
+
+def test_the_compiled_zip_holds_each_trimmed_module_as_bytecode(zips):
+    _, trimmed, compiled = zips
+    data = compiled.read_bytes()
+    stdlib_compile.check_compiled(trimmed.read_bytes(), data)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = zf.namelist()
+        # bytecode only, and what the build publishes (its cache holds the same bytes)
+        assert names and all(name.endswith(".pyc") for name in names)
+        assert "json/decoder.pyc" in names and "asyncio/__init__.pyc" in names
+        assert not zf.read("fractions.pyc").count(b"infinite-precision, rational numbers")  # no docstrings
+    assert data == stdlib_compile.compiled_zip_bytes(trimmed.read_bytes(), ROOT)
+    # what travels: well under half of the full zip
+    assert len(gzip.compress(data, 6)) < 0.4 * FULL.stat().st_size
+
+
+@pytest.mark.parametrize("mutate, complaint", [
+    (lambda name, data: (name, data[:4] + (3).to_bytes(4, "little") + data[8:]), "unchecked hash-based"),
+    (lambda name, data: (name.replace(".pyc", ".py"), data), "entries differ"),
+    (lambda name, data: (name, (data[:2] + b"\x00\x00" + data[4:]) if name == "json/decoder.pyc" else data), "header"),
+    (lambda name, data: (name, (b"\x00\x00" + data[2:]) if name == "json/decoder.pyc" else data), "magic numbers"),
+])
+def test_check_compiled_rejects_a_wrong_zip(zips, mutate, complaint):
+    _, trimmed, compiled = zips
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(compiled) as source, zipfile.ZipFile(buffer, "w") as out:
+        for info in source.infolist():
+            name, data = mutate(info.filename, source.read(info))
+            entry = zipfile.ZipInfo(name, date_time=info.date_time)
+            out.writestr(entry, data)
+    with pytest.raises(stdlib_compile.CompileError, match=complaint):
+        stdlib_compile.check_compiled(trimmed.read_bytes(), buffer.getvalue())
+
+
 def test_trimmed_zip_is_small_stored_and_reproducible(zips):
-    _, trimmed = zips
+    _, trimmed, _ = zips
     data = trimmed.read_bytes()
     assert data == stdlib.trimmed_zip_bytes(FULL.read_bytes(), ROOT / "lab")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
