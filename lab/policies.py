@@ -35,8 +35,8 @@ fully accepted block, else ``-1`` with floor 1: ``AssistedCandidateGenerator.upd
 in ``src/transformers/generation/candidate_generator.py``); a confidence threshold (stop drafting
 after the first draft token whose own probability is below the threshold, at most 20 drafts, as
 Hugging Face's dynamic mode); the no-waste oracle (drafts exactly the tokens that will survive);
-and a state-aware policy (in state ``x`` it drafts the best static ``k`` for an iid process at
-``alpha_x``).
+and a state-aware policy (a lookahead ``k_x`` per acceptance state ``x`` at the cycle's start,
+the best such choice: see :func:`state_aware_policy`).
 
 **Long-run averages** are renewal-reward ratios under the chain's stationary law ``pi``:
 ``speedup = E_pi[tokens per cycle] / E_pi[cost per cycle]`` (not the mean of per-cycle ratios).
@@ -421,9 +421,9 @@ def _speedup_only(process, outcomes, costs, cache=None, law=None) -> float:
 def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=None) -> dict:
     """A lookahead ``k_x`` per acceptance state ``x`` at the cycle's start (the stretch it is in):
     what DISCO and SpecDec++ approximate from signals. With two states (bursty) the pair
-    ``(k_good, k_bad)`` is the best of all ``max_k**2`` pairs; with more (the toy model's slots) it
-    is improved one state at a time from the best static ``k`` until no change helps (a local
-    optimum). Either way it is at least the best static policy. One state: the best static ``k``."""
+    ``(k_good, k_bad)`` is the best of all ``max_k**2`` pairs; with more (the toy model's slots)
+    :func:`_policy_iteration` finds the best ``k`` per state from the best static ``k``. Either way
+    it is at least the best static policy. One state: the best static ``k``."""
     if process.size == 1:
         best = best_static(process, costs, max_k, cache)
         return {**best, "ks": [best["k"]]}
@@ -455,18 +455,55 @@ def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> di
             if best is None or top > best[0]:
                 best = (top, (k_good, row.index(top) + 1))   # the first maximum, as a scan would keep
         return value(best[1])
-    ks = [best_static(process, costs, max_k, cache)["k"]] * process.size
-    current = value(ks)
-    improved = True
-    while improved:
-        improved = False
-        for s in range(process.size):
+    return value(_policy_iteration(blocks, costs, max_k, [best_static(process, costs, max_k, cache)["k"]] * process.size))
+
+
+def _policy_iteration(blocks, costs, max_k, ks):
+    """The best lookahead per start state, by Howard's policy iteration for a semi-Markov decision
+    problem (Jewell 1963): a cycle from state ``s`` with ``k`` drafts earns ``r(s, k)`` tokens, takes
+    ``cycle(k)`` target steps and starts the next cycle in ``j`` with probability ``P(s, k, j)``.
+
+    Evaluate ``ks``: solve ``h_s = r(s, k_s) - g cycle(k_s) + sum_j P(s, k_s, j) h_j`` with
+    ``h_0 = 0``, where ``g`` is the long-run speedup. Improve: in each state take the ``k`` with the
+    largest ``r(s, k) - g cycle(k) + sum_j P(s, k, j) h_j``, keeping ``k_s`` unless another is better
+    beyond rounding. Each round raises ``g`` until no state changes; then no per-state policy has a
+    larger long-run speedup (the chain is irreducible under every policy here: a first draft can
+    always be rejected, so each state reaches the next). ``blocks[s][k] = (r(s, k), P(s, k, .))``.
+
+    >>> process, costs = bursty(0.7, 80), Costs(0.12, 0.03, 0.075)
+    >>> blocks = [[None] + [p.block(k) for k in range(1, 17)] for p in _prefixes(process, 16)]
+    >>> best = max(((g, b) for g in range(1, 17) for b in range(1, 17)), key=lambda ks: _two_state_speedup(blocks, *ks, costs))
+    >>> _policy_iteration(blocks, costs, 16, [1, 1]) == list(best)
+    True
+    """
+    n = len(blocks)
+    for _ in range(4 * max_k * n):  # never reached: each round strictly raises g among finitely many policies
+        # unknowns: g, h_1 .. h_{n-1}
+        matrix, rhs = [], []
+        for s, k in enumerate(ks):
+            tokens, nxt = blocks[s][k]
+            row = [costs.cycle(k)] + [(1.0 if j == s else 0.0) - nxt[j] for j in range(1, n)]
+            matrix.append(row)
+            rhs.append([tokens])
+        solution = [x[0] for x in _solve(matrix, rhs)]
+        gain, bias = solution[0], [0.0] + solution[1:]
+        changed = False
+        for s in range(n):
+            def score(k):
+                tokens, nxt = blocks[s][k]
+                return tokens - gain * costs.cycle(k) + sum(p * h for p, h in zip(nxt, bias))
+            current = score(ks[s])
+            best_k, best = ks[s], current
             for k in range(1, max_k + 1):
-                trial = ks[:s] + [k] + ks[s + 1:]
-                result = value(trial)
-                if result["speedup"] > current["speedup"] * (1 + 1e-12):
-                    ks, current, improved = trial, result, True
-    return current
+                value = score(k)
+                if value > best + 1e-12 * (1 + abs(current)):
+                    best_k, best = k, value
+            if best_k != ks[s]:
+                ks = ks[:s] + [best_k] + ks[s + 1:]
+                changed = True
+        if not changed:
+            return ks
+    raise ArithmeticError("policy iteration did not settle")  # rounding only; not seen on any process here
 
 
 def _two_state_row(blocks, k_good, max_k, costs) -> list[float]:

@@ -178,6 +178,61 @@ def test_state_aware_is_at_least_best_static():
         assert policies.state_aware_policy(process, costs)["speedup"] >= policies.best_static(process, costs)["speedup"]
 
 
+def _markov_process(rates, transition):
+    """A hidden acceptance process with the given per-state rates and per-position transition."""
+    levels = tuple(((1.0, rate, rate),) for rate in rates)
+    return policies.Process("test", tuple(f"s{i}" for i in range(len(rates))), transition, list(rates), levels)
+
+
+def _brute_force_per_state(process, costs, max_k):
+    """The largest long-run speedup over every per-state lookahead vector in 1..max_k."""
+    import itertools
+
+    prefixes = policies._prefixes(process, max_k)
+    blocks = [[None] + [p.block(k) for k in range(1, max_k + 1)] for p in prefixes]
+    return max(policies._per_state_chain(process, [(blocks[s][k][0], k, blocks[s][k][1]) for s, k in enumerate(ks)],
+                                         costs)["speedup"]
+               for ks in itertools.product(range(1, max_k + 1), repeat=process.size))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_state_aware_policy_iteration_finds_the_best_per_state_lookaheads(seed):
+    """On small chains (a 4-slot cycle like the toy model's, or a random dense one) the policy
+    iteration's answer is the best of every lookahead vector, checked by trying them all."""
+    import random
+
+    rng = random.Random(seed)
+    size = 4 if seed % 2 == 0 else 3
+    rates = [rng.uniform(0.05, 0.95) for _ in range(size)]
+    if seed % 2 == 0:
+        transition = [[1.0 if j == (i + 1) % size else 0.0 for j in range(size)] for i in range(size)]
+    else:
+        weights = [[rng.uniform(0.1, 1) for _ in range(size)] for _ in range(size)]
+        transition = [[w / sum(row) for w in row] for row in weights]
+    process = _markov_process(rates, transition)
+    costs = policies.Costs(rng.uniform(0.02, 0.4), rng.uniform(0, 0.05), rng.uniform(0, 0.2))
+    max_k = 6 if size == 3 else 5
+    found = policies.state_aware_policy(process, costs, max_k)
+    assert found["speedup"] == pytest.approx(_brute_force_per_state(process, costs, max_k), rel=1e-12)
+    assert found["speedup"] >= policies.best_static(process, costs, max_k)["speedup"]
+
+
+@pytest.mark.parametrize("draft_cost", [0.02, 0.12, 0.35])
+def test_toy_state_aware_no_single_slot_change_helps(draft_cost):
+    """On the 12-slot toy model (too many vectors to try) the answer is at least stable: changing
+    any one slot's lookahead to any other k in 1..64 does not raise the long-run speedup."""
+    process, costs = policies.toy(64, 72), policies.Costs(draft_cost, 0.03, 0.075)
+    found = policies.state_aware_policy(process, costs)
+    prefixes = policies._prefixes(process, policies.MAX_STATIC)
+    blocks = [[None] + [p.block(k) for k in range(1, policies.MAX_STATIC + 1)] for p in prefixes]
+    for slot in range(process.size):
+        for k in range(1, policies.MAX_STATIC + 1):
+            ks = found["ks"][:slot] + [k] + found["ks"][slot + 1:]
+            trial = policies._per_state_chain(process, [(blocks[s][j][0], j, blocks[s][j][1]) for s, j in enumerate(ks)],
+                                              costs)
+            assert trial["speedup"] <= found["speedup"] * (1 + 1e-12), (slot, k)
+
+
 def test_depth_curve_static_by_hand():
     # Curve (0.9, 0.5): k = 2 commits 1 (p 0.1), 2 (p 0.9 * 0.5), 3 (p 0.45): 0.1 + 0.9 + 1.35 = 2.35.
     got = policies.static_policy(policies.depth_curve([0.9, 0.5]), 2, policies.Costs(0.0))

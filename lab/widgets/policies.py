@@ -242,7 +242,7 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
         setting = ("On the sampler's toy model of part three (12 position slots, part three's default p and q; "
                    f"drafts survive {_f(sum(process.rates) / len(process.rates) * 100, 1)}% of the time on average; "
                    "the acceptance and burstiness sliders are set aside; confidence is the draft's real probability)")
-        aware_text = (f"drafting a k per position slot (a local optimum) {_f(aware['speedup'])}x "
+        aware_text = (f"drafting the best k per position slot {_f(aware['speedup'])}x "
                       f"({_gain(aware['speedup'], best['speedup'])})")
     elif curve_label is not None:
         setting = (f"In measured curve mode ({curve_label}; the acceptance and burstiness sliders are set aside), "
