@@ -455,7 +455,8 @@ def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> di
             if best is None or top > best[0]:
                 best = (top, (k_good, row.index(top) + 1))   # the first maximum, as a scan would keep
         return value(best[1])
-    return value(_policy_iteration(blocks, costs, max_k, [best_static(process, costs, max_k, cache)["k"]] * process.size))
+    start = [best_static(process, costs, max_k, cache)["k"]] * process.size
+    return value(_policy_iteration(blocks, costs, max_k, start))
 
 
 def _policy_iteration(blocks, costs, max_k, ks):
@@ -466,18 +467,20 @@ def _policy_iteration(blocks, costs, max_k, ks):
     Evaluate ``ks``: solve ``h_s = r(s, k_s) - g cycle(k_s) + sum_j P(s, k_s, j) h_j`` with
     ``h_0 = 0``, where ``g`` is the long-run speedup. Improve: in each state take the ``k`` with the
     largest ``r(s, k) - g cycle(k) + sum_j P(s, k, j) h_j``, keeping ``k_s`` unless another is better
-    beyond rounding. Each round raises ``g`` until no state changes; then no per-state policy has a
-    larger long-run speedup (the chain is irreducible under every policy here: a first draft can
-    always be rejected, so each state reaches the next). ``blocks[s][k] = (r(s, k), P(s, k, .))``.
+    beyond rounding. No policy comes back (each round raises ``g``, or where ``g`` ties, ``h``), and
+    when no state changes no per-state policy has a larger long-run speedup. This needs one
+    recurrent class under every policy, as on the toy model: each slot's first draft can be
+    rejected (``alpha < 1``), so every slot reaches the next. ``blocks[s][k] = (r(s, k), P(s, k, .))``.
 
     >>> process, costs = bursty(0.7, 80), Costs(0.12, 0.03, 0.075)
     >>> blocks = [[None] + [p.block(k) for k in range(1, 17)] for p in _prefixes(process, 16)]
-    >>> best = max(((g, b) for g in range(1, 17) for b in range(1, 17)), key=lambda ks: _two_state_speedup(blocks, *ks, costs))
+    >>> pairs = [(good, bad) for good in range(1, 17) for bad in range(1, 17)]
+    >>> best = max(pairs, key=lambda ks: _two_state_speedup(blocks, *ks, costs))
     >>> _policy_iteration(blocks, costs, 16, [1, 1]) == list(best)
     True
     """
     n = len(blocks)
-    for _ in range(4 * max_k * n):  # never reached: each round strictly raises g among finitely many policies
+    for _ in range(4 * max_k * n):  # a guard against rounding only: no policy comes back
         # unknowns: g, h_1 .. h_{n-1}
         matrix, rhs = [], []
         for s, k in enumerate(ks):
