@@ -119,7 +119,8 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py), compiled
     # (sitebuild/stdlib_compile.py); the distribution's full python_stdlib.zip, source as shipped,
     # stays in the runtime directory for the bare page.
-    trimmed = stdlib_compile.compiled_zip_bytes(stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab"), root)
+    source = stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab")
+    trimmed = stdlib_compile.compiled_zip_bytes(source, root)
     published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
     _write(stage / published["python_stdlib.zip"], trimmed)
 

@@ -10,13 +10,13 @@ as they are. Pyodide's `zipimport` prefers `name.pyc` to `name.py` in a zip and 
 source beside it.
 
 Each module is compiled:
-- with `optimize=2`, what `python -OO` writes: no docstrings, no asserts. The standard library is
-  written to run that way (CPython tests it so), and Pyodide's own `_pyodide` package handles
-  a missing `__doc__`. Without docstrings the zip is about a fifth smaller;
+- with `optimize=2`, what `python -OO` writes: no docstrings, no asserts. `-OO` is a documented
+  interpreter mode the standard library runs in, and Pyodide's own `_pyodide` package handles a
+  missing `__doc__`. Brotli'd, the zip goes from 982 to 827 KB;
 - without column tables (`PYTHONNODEBUGRANGES=1` in Pyodide's environment): the line table stays,
   so a traceback through a stdlib frame names the same file and line as with the source (a test
   checks it); only the `^^^` markers under the source line go, and a frame without source shows
-  no line to mark anyway. About a quarter smaller again;
+  no line to mark anyway. 827 to 618 KB brotli'd (the source zip was 545 KB);
 - as an unchecked hash-based pyc (PEP 552): no timestamp, so the zip is byte-identical across
   builds; unchecked, since there is no source beside it to check against;
 - with the file name its source would have had (`/lib/python314.zip/json/decoder.py`), so
