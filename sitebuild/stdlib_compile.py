@@ -26,8 +26,8 @@ The lab itself stays source (`lab.zip`): its tracebacks show the repository's li
 would double its compressed size for a few tens of milliseconds of import.
 
 Compiling needs Node and the npm Pyodide (both already needed by the build). The result depends
-only on the source zip, this file, `stdlib_compile.mjs` and the Pyodide version, so it is cached
-under `.cache/stdlib-pyc/` by a hash of those.
+only on the source zip, the program below (`COMPILE`), `stdlib_compile.mjs` and the Pyodide
+version, so it is cached under `.cache/stdlib-pyc/` by a hash of those.
 """
 
 from __future__ import annotations
