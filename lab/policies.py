@@ -460,8 +460,9 @@ def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> di
 
 
 def _policy_iteration(blocks, costs, max_k, ks):
-    """The best lookahead per start state, by Howard's policy iteration for a semi-Markov decision
-    problem (Jewell 1963): a cycle from state ``s`` with ``k`` drafts earns ``r(s, k)`` tokens, takes
+    """The best lookahead per start state, by Howard's policy iteration (1960) as Jewell extended it
+    to maximise a rate of return over a Markov-renewal process ("Markov-Renewal Programming. II:
+    Infinite Return Models", 1963): a cycle from state ``s`` with ``k`` drafts earns ``r(s, k)`` tokens, takes
     ``cycle(k)`` target steps and starts the next cycle in ``j`` with probability ``P(s, k, j)``.
 
     Evaluate ``ks``: solve ``h_s = r(s, k_s) - g cycle(k_s) + sum_j P(s, k_s, j) h_j`` with
