@@ -188,7 +188,8 @@ def _per_state_speedup(process, ks, costs, prefixes=None):
     """The long-run speedup of drafting ks[s] from start state s, evaluated afresh (no cache; the
     prefix sums may be passed in, they do not depend on ks)."""
     prefixes = prefixes or policies._prefixes(process, max(ks))
-    return policies._per_state_chain(process, [(p.block(k)[0], k, p.block(k)[1]) for p, k in zip(prefixes, ks)],
+    blocks = [p.block(k) for p, k in zip(prefixes, ks)]
+    return policies._per_state_chain(process, [(tokens, k, nxt) for (tokens, nxt), k in zip(blocks, ks)],
                                      costs)["speedup"]
 
 
