@@ -95,8 +95,8 @@ def test_trace_exposition_round_trip(monkeypatch):
 def test_trace_formats_agree(monkeypatch):
     """Bug: TensorRT-LLM's verifier calls taken as its draft tokens."""
     class Confused(traces._TrtllmJson):
-        def result(self, lookahead):
-            trace = super().result(lookahead)
+        def result(self, lookahead, model=None):
+            trace = super().result(lookahead, model)
             return trace._replace(drafts=trace.draftTokens)
 
     monkeypatch.setitem(traces.PARSERS, "trtllm-json", Confused)
