@@ -117,7 +117,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
-_NUM = r"[0-9][0-9,]*(?:\.[0-9]+)?"   # a printed number, thousands separators allowed
+_NUM = r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?"   # a printed number, thousands separators allowed
 
 
 def _clean(line: str) -> str:
@@ -785,9 +785,13 @@ class _VllmBench(_Accumulator):
             self.blocks.append({"rates": {}, "number": number})
             self.open = True
             return
-        if not self.open:
-            return
         match = _BENCH_FIELD.match(text)
+        if not self.open:
+            if not match or match.group(1) not in ("Acceptance rate (%)", "Acceptance length", "Drafts"):
+                return
+            # pasted without its dashed header (markdown often eats it): the first field opens a block
+            self.blocks.append({"rates": {}, "number": number})
+            self.open = True
         if not match:
             if text.strip().startswith(("=", "-")) or not text.strip():
                 self.open = "Per-position" in text or False
@@ -1629,7 +1633,8 @@ def detect_line(line: str) -> str | None:
         return "vllm-v0-log"
     if "SpecDecoding metrics:" in line or _VLLM_EXAMPLE.match(line) and not line.lstrip().startswith("mean"):
         return "vllm-log"
-    if _BENCH_HEADER.match(stripped):
+    if _BENCH_HEADER.match(stripped) or _BENCH_FIELD.match(line) and stripped.startswith(("Acceptance rate (%)",
+                                                                                          "Acceptance length:")):
         return "vllm-bench"
     if "accept len:" in line:
         return "sglang-log"

@@ -9,7 +9,9 @@ The seed audit (:mod:`lab.audit`, SPEC section 2) never changes. Each instrument
   that a wrong implementation would break; a check that visits no case fails, and one that raises
   fails with the exception named.
 * ``signature_value()``: one string that pins a number the instrument computes (formatted with
-  :func:`lab.jsformat.to_fixed`). The suite's signature is
+  :func:`lab.jsformat.to_fixed`). A value that raises, or that differs from its frozen field of
+  :data:`EXPECTED_SIGNATURE`, is a failed check named ``NAME-signature-value`` (so a mutant that
+  only moves an instrument's headline number still fails the suite). The suite's signature is
   ``instruments:K:passed:failures`` followed by these values in the order of
   :data:`lab.instruments.NAMES`; :data:`EXPECTED_SIGNATURE` is that string frozen from the code's
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
@@ -23,8 +25,12 @@ __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGN
 
 # Frozen from the code's real output once a family lands; each value is explained below. The
 # counts went from 37 to 38 when the trees family gained ranked-tree-is-best (the widget's tree
-# is built by ranking nodes; that check holds it to Sequoia's DP); the values did not change.
-EXPECTED_SIGNATURE = "instruments:38:38:0:0.661623:2.364222:1.938043:2.616000"
+# is built by ranking nodes; that check holds it to Sequoia's DP); the values did not change. They
+# went from 38 to 39 when the traces family gained trace-golden-files (every format's golden file
+# read through the detector against hand counts); the traces value did not change: its preset's
+# drafted / k agrees with the printed mean acceptance length, so the new counting rules give the
+# same 527 calls.
+EXPECTED_SIGNATURE = "instruments:39:39:0:0.661623:2.364222:1.938043:2.616000"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -74,10 +80,19 @@ def run_suite(families=None) -> dict:
         module = instruments.part("checks", family)
         for name, check in module.CHECKS:
             results.append({**check_result(name, check, nothing_visited=NOTHING_VISITED), "family": family})
+        failure = None
         try:
-            values.append(str(module.signature_value()))
+            value = str(module.signature_value())
+            if family in instruments.NAMES and value != expected_value(family):
+                failure = f"signature value {value} differs from the frozen {expected_value(family)}"
         except Exception as error:
-            values.append(f"error({type(error).__name__})")
+            value = f"error({type(error).__name__})"
+            failure = f"signature value raised {type(error).__name__}: {error}"[:300]
+        values.append(value)
+        if failure is not None:
+            results.append({"name": f"{family}-signature-value", "family": family, "passed": False,
+                            "detail": failure, "visited": 1,
+                            "description": "the family's signature value computes and equals its frozen value"})
     failures = [r["name"] for r in results if not r["passed"]]
     return {"checked": len(results), "passed": len(results) - len(failures), "failures": failures,
             "checks": results, "values": values}
