@@ -118,6 +118,7 @@ _THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 _NUM = r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?"   # a printed number, thousands separators allowed
+_ANY = r"[^\s,]+(?:,[0-9]{3})*"                 # a count as printed, checked by _count (names bad digits)
 
 
 def _clean(line: str) -> str:
@@ -486,8 +487,8 @@ class _Prometheus(_Accumulator):
 
 _V1_FIELDS = {
     "mean": re.compile(r"Mean acceptance length: (" + _NUM + ")"),
-    "accepted": re.compile(r"(?:Accepted: (" + _NUM + r") tokens|Number of accepted tokens: (" + _NUM + "))"),
-    "drafted": re.compile(r"(?:Drafted: (" + _NUM + r") tokens|Number of draft tokens: (" + _NUM + "))"),
+    "accepted": re.compile(r"(?:Accepted: (\S+) tokens|Number of accepted tokens: (" + _ANY + "))"),
+    "drafted": re.compile(r"(?:Drafted: (\S+) tokens|Number of draft tokens: (" + _ANY + "))"),
     "drafts": re.compile(r"Number of drafts: (" + _NUM + ")"),
     "rate": re.compile(r"(?<!Per-position )(?:Avg )?Draft acceptance rate: (" + _NUM + ")(%?)"),
     "perPos": re.compile(r"Per-position acceptance rate: ([0-9., ]*?)(?:, [A-Z]|,?\s*$)"),
