@@ -387,7 +387,7 @@ def test_cli_translate(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["trace", str(DATA / "cycles.txt")], "trace: a cycles file does not record the lookahead"),
     (["trace", str(DATA / "nope.log")], "trace: cannot read"),
-    (["trace", str(DATA / "README.md")], "trace: unrecognised format (no line of vLLM"),
+    (["trace", str(ROOT / "pyproject.toml")], "trace: unrecognised format (no line of vLLM"),
     (["trace", str(DATA / "cycles.txt"), "--lookahead", "0"], "--lookahead must be an integer from 1 to 64, got '0'"),
     (["trace", str(DATA / "cycles.txt"), "--lookahead", "3", "--draft-cost", "120"],
      "--draft-cost must be a number from 0 to 100, got '120'"),
