@@ -378,7 +378,8 @@ def test_cli_trace_text_and_stdin():
 def test_cli_translate(capsys):
     assert cli.main(["translate", "--lookahead", "5", "--alpha", "74", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert set(document) == {"lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength"}
+    assert set(document) == {"lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength", "assumes"}
+    assert "full-length chain drafts" in document["assumes"]
     assert document["alpha"] == 0.74 and round(document["acceptanceRate"], 4) == 0.4429
     assert cli.main(["translate", "--lookahead", "5", "--mean-acceptance-length", "3.2145904224"]) == 0
     assert "alpha                   0.740000" in capsys.readouterr().out
