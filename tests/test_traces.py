@@ -277,7 +277,19 @@ def test_view_pasted_text_and_errors():
     assert 'data-values="{&quot;trcCurve&quot;: &quot;custom:' in pasted["figures"]["send"]
     bad = widget.view({"trcText": "nonsense"})
     assert bad["notes"][0].startswith("Your text could not be read: unrecognised format")
-    assert bad["summary"].startswith("Your text was not read. Preset:")
+    # a refusal shows no preset's numbers under it
+    assert bad["summary"].startswith("Your input was not read: unrecognised format")
+    assert set(bad["readouts"].values()) == {"n/a"} and "Nothing was read" in bad["figures"]["translator"]
+    several = widget.view({"trcText": golden("prometheus_two_models.prom")})
+    assert "choose one in the model box" in several["summary"] and '<option value="a">' in several["figures"]["models"]
+    chosen = widget.view({"trcText": golden("prometheus_two_models.prom"), "trcModel": "b"})
+    assert chosen["readouts"]["format"] == "prometheus (b)" and chosen["readouts"]["drafts"] == "80"
+    assert "Read: b" in chosen["figures"]["bounds"]
+    bound = widget.view({"trcText": golden("llamacpp_server.log"), "trcLookahead": "7"})
+    assert bound["readouts"]["drafts"] == "\u2265 33" and bound["readouts"]["alphaIid"].startswith("\u2264 ")
+    assert "Lower bound" in bound["figures"]["bounds"] and "at least 33" in bound["summary"]
+    single = widget.view({"trcText": "Mean acceptance length: 2.8", "trcLookahead": "4"})
+    assert single["readouts"]["meanAcceptanceLength"] == "2.80" and single["readouts"]["format"] == "single-number"
 
 
 def test_chunk_operation_matches_whole_text_and_handles_errors():
