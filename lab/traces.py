@@ -242,6 +242,9 @@ def _calls_from_mean(accepted: int, mean: float, decimals: int, rates=None, rate
         return None, None
     if full is not None and float(full).is_integer() and low <= full <= high:
         return int(full), (low, high)
+    if high - low > 20000:  # a mean printed near 1.00 allows too many to search: take the middle estimate
+        guess = round(accepted / (mean - 1)) if mean > 1 else low
+        return max(low, min(high, guess)), (low, high)
     candidates = range(low, high + 1)
     if rates:
         rate_half = 0.5 * 10 ** -rate_decimals
@@ -1189,9 +1192,15 @@ class _LlamaLog(_Accumulator):
             if 1 <= value <= MAX_LOOKAHEAD:
                 self.n_draft = value
         for key, value in example:
+            if key == "predict":
+                # llama-cli's start-up line also prints n_predict (often -1): the last one before the pair counts
+                value = value.rstrip(",")
+                if value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS:
+                    self.pending["predict"] = int(value)
+                continue
             if key in self.pending:
                 raise TraceError(f"{where}: n_{key} appears twice before its pair")
-            self.pending[key] = _count(value, f"n_{key}", where)
+            self.pending[key] = _count(value.rstrip(","), f"n_{key}", where)
             if "drafted" in self.pending and "accept" in self.pending:
                 self.example.append(dict(self.pending, number=number))
                 self.pending = {}
@@ -1223,9 +1232,9 @@ class _LlamaLog(_Accumulator):
             runs.append(values)
 
     def result(self, lookahead, model=None) -> Trace:
-        if self.pending and not self.example and not self.requests and not self.stats:
-            missing = "accept" if "drafted" in self.pending else "drafted"
-            present = next(key for key in self.pending if key != "predict") if set(self.pending) - {"predict"} else "predict"
+        if set(self.pending) - {"predict"} and not self.example and not self.requests and not self.stats:
+            present = "drafted" if "drafted" in self.pending else "accept"
+            missing = "accept" if present == "drafted" else "drafted"
             raise TraceError(f"n_{present} without its n_{missing}")
         if self.stats:
             return self._stats_result(lookahead, model)
@@ -1726,8 +1735,9 @@ class TraceParser:
                 fmt = None
             if fmt is None:
                 stripped = line.strip()
-                if self.first_unread is None and stripped and stripped[0] in "[{" and len(self.json_head) < 64:
-                    self.json_head.append((self.number, line))  # a JSON document's opening lines
+                if self.first_unread is None and (self.json_head or stripped[:1] in ("[", "{")) \
+                        and len(self.json_head) < 20000:
+                    self.json_head.append((self.number, line))  # a JSON document's opening lines, kept whole
                     return
                 if self.first_unread is None and stripped and not stripped.startswith("#"):
                     self.first_unread = (self.number, line)
