@@ -588,10 +588,16 @@ class _VllmLog(_Accumulator):
             return
         key, position, value = match.groups()
         if key == "mean acceptance length":
-            if self.blocks:
-                self.blocks[-1]["mean"] = _number(value, key, where)
+            # the current example prints it after num_drafts; the V0-era example prints it first, alone
+            if not self.blocks or "mean" in self.blocks[-1] or self.blocks[-1]["rates"]:
+                if not self.blocks or "num_drafts" not in self.blocks[-1] or "mean" in self.blocks[-1]:
+                    self.blocks.append({"rates": {}})
+            self.blocks[-1]["mean"] = _number(value, key, where)
             return
-        if key == "num_drafts" or not self.blocks:
+        if key == "num_drafts" and self.blocks and set(self.blocks[-1]) == {"rates", "mean"} \
+                and not self.blocks[-1]["rates"]:
+            pass  # cannot happen in the example's order; keeps one block per run
+        elif key == "num_drafts" or not self.blocks:
             self.blocks.append({"rates": {}})
         block = self.blocks[-1]
         if position is not None:
@@ -678,6 +684,34 @@ class _VllmLog(_Accumulator):
                                 tuple(per_position) if per_position is not None else None,
                                 False, tuple(notes), callsBound=bound), tolerance=per_position is not None)
 
+    def _rates_only(self, lookahead) -> Trace:
+        """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token
+        i:%.2f`` with token 0 = all calls = 1.00): rates, no counts."""
+        if len(self.blocks) > 1:
+            raise TraceError(f"{len(self.blocks)} spec_decode summaries without counts: paste one")
+        block = self.blocks[0]
+        rates = [block["rates"][i] for i in sorted(block["rates"])]
+        if sorted(block["rates"]) != list(range(len(rates))):
+            raise TraceError("the acceptance at token i lines skip a position")
+        if rates and rates[0] == 1.0:
+            rates = rates[1:]  # token 0 is every call (the count the others are divided by)
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the summary has {len(rates)} positions but the lookahead given is {lookahead}")
+        k = _need_lookahead(self.fmt, k, "no per-position rates")
+        _check_lookahead(k)
+        mean = block["mean"]
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"a mean acceptance length of {mean} is outside 1 to k + 1 = {k + 1}")
+        notes = ["a spec_decode summary without counts (the V0-era example): the mean acceptance length is read, "
+                 "no intervals"]
+        if rates:
+            notes.append("printed per-position rates (share of calls whose first i drafts survived): "
+                         + ", ".join(f"{r:.2f}" for r in rates))
+            if abs(sum(rates) - (mean - 1)) > 0.005 * (len(rates) + 1):
+                notes.append(f"the rates sum to {sum(rates):.2f}, not the printed mean minus one, {mean - 1:.2f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
     def _v0_result(self, lookahead) -> Trace:
         runs, previous = [], None
         for r in self.v0:
@@ -713,6 +747,8 @@ class _VllmLog(_Accumulator):
         return _validated(Trace("vllm-v0-log", k, calls, drafted, accepted, None, True, tuple(notes)))
 
     def _summary(self, lookahead) -> Trace:
+        if all("num_drafts" not in block and "mean" in block for block in self.blocks):
+            return self._rates_only(lookahead)
         drafts = draft_tokens = accepted = 0
         per_position = None
         ks, notes = set(), []
@@ -1695,6 +1731,7 @@ class TraceParser:
         self.started = False
         self.utf16 = False
         self.json_head = []
+        self.single_lines = []
 
     def _repair(self, text: str) -> str:
         if not self.started and text:
@@ -1742,8 +1779,18 @@ class TraceParser:
                 if self.first_unread is None and stripped and not stripped.startswith("#"):
                     self.first_unread = (self.number, line)
                 return
+            if fmt == "single-number" and self.fmt == "auto":
+                # one figure may also open a longer output (the V0-era spec_decode summary starts with its
+                # mean acceptance length): decide at the next recognised line, or at the end
+                if len(self.single_lines) < 64:
+                    self.single_lines.append((self.number, line))
+                return
             self.fmt = fmt
             self.accumulator = PARSERS[fmt]()
+            if fmt in ("vllm-log", "vllm-v0-log"):
+                for number, held in self.single_lines:
+                    self.accumulator.line(held, number)
+            self.single_lines = []
             if fmt == "vllm-request-json":
                 for number, head in self.json_head:
                     self.accumulator.line(head, number)
@@ -1755,6 +1802,13 @@ class TraceParser:
             self.number += 1
             line, self.partial = self.partial, ""
             self._line(line)
+        if self.accumulator is None and self.single_lines:
+            self.fmt, self.accumulator = "single-number", _Single()
+            for number, held in self.single_lines:
+                self.accumulator.line(held, number)
+            if self.first_unread is not None:
+                number, line = self.first_unread
+                raise TraceError(f"line {number}: a single figure must stand alone; {_short(line)!r} is not one")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]

@@ -325,3 +325,27 @@ def test_mean_length_read_back_is_finite_everywhere():
     for name, lookahead, model, _ in family.GOLDEN_EXPECTED:
         result = traces.analyse(traces.parse(family.GOLDEN_FILES[name], "auto", lookahead, model))
         assert math.isfinite(result["meanAcceptanceLength"]) and 0 <= result["alphaIid"] <= 1, name
+
+
+def test_v0_era_spec_decode_summary_without_counts():
+    # examples/offline_inference/spec_decode.py before num_drafts: acceptance_counts[0] is every call, so token 0
+    # prints 1.00 and token i is position i; the mean is sum(counts) / counts[0] = 1 + 0.80 + 0.60
+    text = ("-" * 50 + "\nmean acceptance length: 2.40\n" + "-" * 50 + "\nacceptance at token 0:1.00\n"
+            "acceptance at token 1:0.80\nacceptance at token 2:0.60\n")
+    trace = traces.parse(text)
+    assert (trace.format, trace.lookahead, trace.meanLength, trace.drafts) == ("vllm-log", 2, 2.4, None)
+    assert "0.80, 0.60" in trace.notes[1]
+
+
+def test_vllm_0_8_line_with_the_rate_first():
+    line = ("INFO 04-25 10:00:00 [metrics.py:82] SpecDecoding metrics: Draft acceptance rate: 31.1%, Mean acceptance "
+            "length: 2.87, Accepted: 489 tokens, Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, "
+            "0.309, 0.187, 0.099, 0.057")
+    trace = traces.parse(line)
+    assert (trace.lookahead, trace.drafts, trace.accepted) == (6, 262, 489)
+    assert not any("disagree" in note or " but " in note for note in trace.notes)
+
+
+def test_a_single_figure_must_stand_alone():
+    with pytest.raises(traces.TraceError, match="a single figure must stand alone"):
+        traces.parse("acceptance rate 45%\nsomething else", lookahead=4)
