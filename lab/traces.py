@@ -51,7 +51,7 @@ FORMAT_NAMES = {
     "vllm-v0-log": "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)",
     "vllm-bench": "vllm bench serve output (its Speculative Decoding block)",
     "vllm-request-json": "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON lines)",
-    "sglang-log": "SGLang log (Decode batch lines with accept len, and accept rate in newer versions)",
+    "sglang-log": "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept length)",
     "llamacpp-log": "llama.cpp log (server draft acceptance lines or the speculative examples' n_predict/n_accept)",
     "llamacpp-stats": "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
     "trtllm-json": "TensorRT-LLM iteration stats JSON (specDecodingStats)",
@@ -1042,6 +1042,7 @@ class _VllmRequestJson(_Accumulator):
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
+_SGLANG_BENCH = re.compile(r"^\s*Accept length:\s*(\S+)\s*$")  # sglang.bench_serving's result table
 _SGLANG_RATE = re.compile(r"accept rate: (\S+?)(?:,|$)")
 
 
@@ -1075,7 +1076,8 @@ def sglang_rate_definitions(accept_len: float, accept_rate: float, lookahead: in
 class _SglangLog(_Accumulator):
     """SGLang's scheduler log: ``Decode batch. ..., accept len: %.2f, [accept rate: %.2f, ]...``
     (``log_decode_stats`` in ``python/sglang/srt/managers/scheduler.py``, later
-    ``scheduler_metrics_mixin.py``). ``accept len`` is accepted tokens per verifier call counting
+    ``scheduler_metrics_mixin.py``), and ``Accept length: %.2f`` in ``python/sglang/bench_serving.py``'s
+    result table. ``accept len`` is accepted tokens per verifier call counting
     the verifier's own token, so it is the mean acceptance length; SGLang prints no counts, so
     several lines are averaged unweighted and nothing has an interval. ``accept rate`` changed
     definition between versions (see :func:`sglang_rate_definitions`); the notes say which one the
@@ -1083,13 +1085,20 @@ class _SglangLog(_Accumulator):
     exactly one k fits every line under either definition."""
 
     fmt = "sglang-log"
-    MARKERS = ("accept len:",)
+    MARKERS = ("accept len:", "Accept length:")
 
     def __init__(self):
         self.values = []
         self.rates = []
 
     def line(self, text: str, number: int):
+        bench = _SGLANG_BENCH.match(text)
+        if bench:  # "{:<40} {:<10.2f}" in python/sglang/bench_serving.py: the mean over the run
+            value = _number(bench.group(1), "Accept length", f"line {number}")
+            if value < 1:
+                raise TraceError(f"line {number}: Accept length {value} is not a length of at least 1")
+            self.values.append(value)
+            return
         if "accept len:" not in text:
             return
         where = f"line {number}"
@@ -1682,7 +1691,7 @@ def detect_line(line: str) -> str | None:
     if _BENCH_HEADER.match(stripped) or _BENCH_FIELD.match(line) and stripped.startswith(("Acceptance rate (%)",
                                                                                           "Acceptance length:")):
         return "vllm-bench"
-    if "accept len:" in line:
+    if "accept len:" in line or _SGLANG_BENCH.match(line):
         return "sglang-log"
     if _LLAMA_DETECT.search(line):
         return "llamacpp-stats" if "#gen drafts" in line else "llamacpp-log"

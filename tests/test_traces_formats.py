@@ -349,3 +349,10 @@ def test_vllm_0_8_line_with_the_rate_first():
 def test_a_single_figure_must_stand_alone():
     with pytest.raises(traces.TraceError, match="a single figure must stand alone"):
         traces.parse("acceptance rate 45%\nsomething else", lookahead=4)
+
+
+def test_sglang_bench_serving_accept_length():
+    text = ("============ Serving Benchmark Result ============\nBackend:                                 sglang    \n"
+            "Accept length:                           3.21      \n")
+    trace = traces.parse(text, lookahead=3)
+    assert (trace.format, trace.meanLength) == ("sglang-log", 3.21)
