@@ -570,6 +570,8 @@ class _VllmLog(_Accumulator):
                 raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts")
             record = {"number": number, "accepted": _count(accepted, "Accepted", where),
                       "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
+            if record["drafted"] == 0 and record["accepted"] == 0:
+                return  # an interval without drafts (its rates print as nan): nothing to add
             per_pos = _V1_FIELDS["perPos"].search(text)
             if per_pos and per_pos.group(1).strip():
                 record["rates"] = _rates(per_pos.group(1), "per-position rate", where)
