@@ -201,7 +201,11 @@ def translator_html(analysis: dict) -> str:
         ("acceptance rate = accepted / drafted tokens", _pct(rate), "vLLM 'Avg Draft acceptance rate'; llama.cpp "
          "'draft acceptance rate' (as a fraction)"),
         ("mean acceptance length = 1 + accepted / calls", _f(tau, 2), "vLLM 'Mean acceptance length'; SGLang "
-         "'accept len'; TensorRT-LLM acceptanceLength"),
+         "'accept len'; llama.cpp 'mean acceptance length'; TensorRT-LLM acceptanceLength"),
+        ("SGLang 'accept rate', newer versions = (accept len - 1) / k", _f((tau - 1) / k, 2),
+         "the engines' acceptance rate, as a fraction"),
+        ("SGLang 'accept rate', older versions = accept len / (k + 1)", _f(tau / (k + 1), 2),
+         "counts the verifier's own token among k + 1 per call"),
     ]
     body = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(b)}</td><td>{escape(c)}</td></tr>' for a, b, c in rows)
     (best_m, best), (iid_m, iid_best) = speed["best"], speed["bestIid"]
@@ -215,7 +219,10 @@ def translator_html(analysis: dict) -> str:
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
-    return (f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
+    return (f'<p class="trc-source">These conversions assume full-length chain drafts of k tokens; n-gram and '
+            f'suffix drafts, adaptive lookahead, llama.cpp\'s early stop and trees break them (see the text '
+            f'above).</p>'
+            f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
             f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
             f'</tr></thead><tbody>{body}</tbody></table>'
             f'<table class="trc-table"><caption>What the ledger predicts at lookahead {k} (its default costs)</caption>'
