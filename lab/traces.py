@@ -8,10 +8,14 @@ one into its slider gives the wrong answer (at alpha 0.74 and lookahead 5 vLLM s
 
 This module does three things, standard library only (it runs unchanged in Pyodide):
 
-* parsers for every format (:data:`FORMATS`), written against the projects' own source, that
-  work line by line so a 50 MB file can arrive in chunks (:class:`TraceParser`);
+* parsers for every format (:data:`FORMATS`), written against the projects' own source (each
+  parser's docstring names the file and version it was read in; docs/READING.md lists them), that
+  work line by line so a 50 MB file can arrive in chunks (:class:`TraceParser`). They count
+  verifier calls the way each engine defines them, never by dividing drafted tokens by k where
+  drafts can be short: where nothing else is printed, drafted / k is reported as a lower bound
+  (``Trace.callsBound``). Several models in one input are one analysis each (``model``);
 * the derived quantities (:func:`analyse`): per-position rates with Wilson intervals, the two
-  alphas, and a likelihood-ratio test of the independence the ledger assumes;
+  alphas, and a likelihood-ratio test of one constant conditional rate (the ledger's model);
 * the translator between alpha, the engines' acceptance rate and the mean acceptance length
   (:func:`translate`).
 
