@@ -46,6 +46,7 @@ ALPHA_TOLERANCE = 1e-9    # alphaIid solves its equation to this
 MAX_DIGITS = 30           # a count with more digits is refused (no engine counts that far)
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
+MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request
 FORMATS = ("prometheus", "vllm-v0-metrics", "vllm-log", "vllm-v0-log", "vllm-bench", "vllm-request-json",
            "sglang-log", "llamacpp-log", "llamacpp-stats", "trtllm-json", "cycles", "single-number")
 FORMAT_NAMES = {
@@ -891,7 +892,8 @@ class _VllmBench(_Accumulator):
 
 
 _REQUEST_KEYS = ('"spec_token_acceptance_counts"', '"num_accepted_tokens_per_pos"', '"acceptance_histogram"',
-                 '"accept_length_histogram"', '"num_drafts"')
+                 '"accept_length_histogram"', '"num_drafts"', '"num_spec_steps"', '"per_step_accepted"',
+                 '"speculative_decoding_stats"')
 
 
 class _VllmRequestJson(_Accumulator):
@@ -904,7 +906,13 @@ class _VllmRequestJson(_Accumulator):
       and optionally ``num_draft_tokens_per_pos`` (the fields of V1's ``SpecDecodingStats``,
       ``vllm/v1/spec_decode/metrics.py``);
     * ``acceptance_histogram`` (or ``accept_length_histogram``): ``h[j]`` = calls that accepted
-      exactly ``j`` drafts, an exact cycles histogram.
+      exactly ``j`` drafts, an exact cycles histogram (a list, or an object whose keys are j with
+      zero counts omitted). vLLM's per-request speculative decoding stats (2026,
+      ``--per-request-spec-decode-metrics summary|detailed``; each choice's
+      ``speculative_decoding_stats``) carry it with ``num_spec_steps``, ``num_accepted_draft_tokens``,
+      ``num_draft_tokens`` (variable-length drafts included), ``num_spec_tokens`` (k) and, with
+      ``detailed``, ``per_step_accepted`` / ``per_step_drafted``, which give the drafted tokens per
+      position too. A ``null`` (a request without speculative decoding) is skipped and counted.
 
     Requests of one model are summed (a ``model`` or ``model_name`` key tells models apart). Note
     that pooling requests weights long requests more, and calls late in a request (deeper in its
@@ -920,6 +928,7 @@ class _VllmRequestJson(_Accumulator):
     def line(self, text: str, number: int):
         if self.first is None:
             self.first = number
+            self.null = 0
         self.size += len(text) + 1
         if self.size > MAX_JSON_CHARS:
             raise TraceError(f"the per-request JSON is over {MAX_JSON_CHARS >> 20} MB; split it into JSON lines files")
@@ -958,7 +967,9 @@ class _VllmRequestJson(_Accumulator):
             for item in value:
                 yield from self._requests(item, depth + 1)
         elif isinstance(value, dict):
-            if any(key.strip('"') in value for key in _REQUEST_KEYS):
+            if "speculative_decoding_stats" in value and value["speculative_decoding_stats"] is None:
+                self.null += 1
+            elif any(key.strip('"') in value for key in _REQUEST_KEYS if key != '"speculative_decoding_stats"'):
                 yield value
             else:
                 for item in value.values():
@@ -976,9 +987,57 @@ class _VllmRequestJson(_Accumulator):
         histogram: dict[int, int] = {}
         k_seen, totals, per_position, drafted_pos = set(), [0, 0, 0], None, None
         exact_histogram = True
+        hist_drafted, printed = 0, []
+        step_drafted: list[int] = []
         for request in requests:
             counts = request.get("spec_token_acceptance_counts")
             hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
+            steps = request.get("per_step_accepted")
+            if request.get("num_spec_tokens") is not None:
+                k_seen.add(self._ints([request["num_spec_tokens"]], "num_spec_tokens")[0])
+            if steps is not None:
+                accepted_steps = self._ints(steps, "per_step_accepted", MAX_STEPS)
+                drafted_steps = request.get("per_step_drafted")
+                drafted_steps = (self._ints(drafted_steps, "per_step_drafted", MAX_STEPS)
+                                 if drafted_steps is not None else None)
+                if drafted_steps is not None and len(drafted_steps) != len(accepted_steps):
+                    raise TraceError("per_step_accepted and per_step_drafted differ in length")
+                for j, a in enumerate(accepted_steps):
+                    histogram[a] = histogram.get(a, 0) + 1
+                    if drafted_steps is not None:
+                        if a > drafted_steps[j]:
+                            raise TraceError(f"a step accepted {a} of {drafted_steps[j]} drafted tokens")
+                        step_drafted.append(drafted_steps[j])
+                hist_drafted += sum(drafted_steps) if drafted_steps is not None else \
+                    self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+                continue
+            if isinstance(hist, dict):
+                try:
+                    pairs = sorted((int(str(j)), n) for j, n in hist.items())
+                except ValueError:
+                    raise TraceError("acceptance_histogram has a key that is not a count of accepted drafts") from None
+                if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
+                    raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
+                dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
+                for j, n in pairs:
+                    dense[j] = n
+                hist = dense
+            if hist is not None and counts is None:
+                hist = self._ints(hist, "acceptance_histogram")
+                if request.get("num_spec_tokens") is None:
+                    k_seen.add(len(hist) - 1)
+                for j, n in enumerate(hist):
+                    histogram[j] = histogram.get(j, 0) + n
+                hist_drafted += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+                calls, acc = sum(hist), sum(j * n for j, n in enumerate(hist))
+                for key, value in (("num_spec_steps", calls), ("num_accepted_draft_tokens", acc)):
+                    if request.get(key) is not None and request.get(key) != value:
+                        printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
+                mean = request.get("mean_acceptance_length")
+                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > 0.0051:
+                    printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
+                                   f"= {1 + acc / calls:.3f}")
+                continue
             if counts is not None:
                 counts = self._ints(counts, "spec_token_acceptance_counts")
                 if not counts or len(counts) < 2:
@@ -990,11 +1049,6 @@ class _VllmRequestJson(_Accumulator):
                 totals[1] += calls * len(c)
                 totals[2] += sum(c)
                 exact_histogram = False
-            elif hist is not None:
-                hist = self._ints(hist, "acceptance_histogram")
-                k_seen.add(len(hist) - 1)
-                for j, n in enumerate(hist):
-                    histogram[j] = histogram.get(j, 0) + n
             else:
                 exact_histogram = False
                 n = self._ints([request.get("num_drafts", 0)], "num_drafts")[0]
@@ -1020,10 +1074,25 @@ class _VllmRequestJson(_Accumulator):
         _check_lookahead(k)
         notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
                  + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
+        if self.null:
+            notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
+        notes += printed
         if histogram and exact_histogram:
+            if max(histogram) > k:
+                raise TraceError(f"a step accepted {max(histogram)} drafts but the lookahead is {k}")
             trace = cycles_to_trace(histogram, k)
-            return trace._replace(format=self.fmt, notes=tuple(notes) + trace.notes,
-                                  model=name if len(models) > 1 else None)
+            drafted_total = hist_drafted or trace.draftTokens
+            per_pos = None
+            if step_drafted and len(step_drafted) == trace.drafts:
+                per_pos = tuple(sum(1 for d in step_drafted if d >= i) for i in range(1, k + 1))
+                if any(p == 0 for p in per_pos):
+                    per_pos = None
+                else:
+                    notes.append("per-position rates use the drafted tokens per position (per_step_drafted)")
+            if drafted_total < trace.drafts * k:
+                notes.append(f"drafts averaged {drafted_total / trace.drafts:.2f} tokens of at most k = {k}")
+            return _validated(trace._replace(format=self.fmt, draftTokens=drafted_total, notes=tuple(notes) + trace.notes,
+                                             draftsPerPosition=per_pos, model=name if len(models) > 1 else None))
         if histogram:
             raise TraceError("some requests give a histogram and others counts; paste one kind")
         if totals[1] == 0:
@@ -1036,9 +1105,9 @@ class _VllmRequestJson(_Accumulator):
                                 model=name if len(models) > 1 else None))
 
     @staticmethod
-    def _ints(values, what):
-        if not isinstance(values, list) or len(values) > MAX_LOOKAHEAD + 1:
-            raise TraceError(f"{what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
+    def _ints(values, what, limit=MAX_LOOKAHEAD + 1):
+        if not isinstance(values, list) or len(values) > limit:
+            raise TraceError(f"{what} is not a list of at most {limit} counts")
         out = []
         for value in values:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):

@@ -356,3 +356,18 @@ def test_sglang_bench_serving_accept_length():
             "Accept length:                           3.21      \n")
     trace = traces.parse(text, lookahead=3)
     assert (trace.format, trace.meanLength) == ("sglang-log", 3.21)
+
+
+def test_vllm_per_request_speculative_decoding_stats():
+    trace = traces.parse(golden("vllm_request_stats.json"))
+    # histogram {0: 3, 1: 3, 2: 1, 3: 1, 4: 2}: 10 steps, 0 + 3 + 2 + 3 + 8 = 16 accepted; at least 1: 7,
+    # at least 2: 4, at least 3: 3, all 4: 2; num_draft_tokens 40 (not 10 x 4 by construction, read as printed)
+    assert (trace.lookahead, trace.drafts, trace.draftTokens, trace.accepted, trace.perPosition) == (
+        4, 10, 40, 16, (7, 4, 3, 2))
+    assert "skipped 1 choice(s) whose speculative_decoding_stats is null" in trace.notes
+    assert not any("disagrees" in note for note in trace.notes)
+    detailed = ('{"speculative_decoding_stats": {"num_spec_tokens": 3, "num_draft_tokens": 8, '
+                '"per_step_accepted": [0, 1, 3], "per_step_drafted": [3, 2, 3]}}')
+    steps = traces.parse(detailed)
+    # drafted per position: steps with at least 1, 2, 3 drafts = 3, 3, 2
+    assert (steps.drafts, steps.draftTokens, steps.accepted, steps.draftsPerPosition) == (3, 8, 4, (3, 3, 2))

@@ -530,6 +530,35 @@ GOLDEN_FILES = {
         '{"request_id": "r1", "model": "meta-llama/Llama-3.1-8B-Instruct", "acceptance_histogram": [2, 1, 0, 3]}\n'
         '{"request_id": "r2", "model": "meta-llama/Llama-3.1-8B-Instruct", "acceptance_histogram": [1, 2, 2, 1]}\n'
     ),
+    'vllm_request_stats.json': (
+        '{\n'
+        '  "id": "cmpl-7f3c",\n'
+        '  "object": "text_completion",\n'
+        '  "model": "Qwen/Qwen3-8B",\n'
+        '  "choices": [\n'
+        '    {\n'
+        '      "index": 0,\n'
+        '      "text": " and so the draft tokens were checked in one pass.",\n'
+        '      "finish_reason": "stop",\n'
+        '      "speculative_decoding_stats": {\n'
+        '        "mean_acceptance_length": 2.6,\n'
+        '        "draft_acceptance_rate": 0.4,\n'
+        '        "acceptance_histogram": {"0": 3, "1": 3, "2": 1, "3": 1, "4": 2},\n'
+        '        "num_spec_steps": 10,\n'
+        '        "num_accepted_draft_tokens": 16,\n'
+        '        "num_draft_tokens": 40,\n'
+        '        "num_spec_tokens": 4\n'
+        '      }\n'
+        '    },\n'
+        '    {\n'
+        '      "index": 1,\n'
+        '      "text": " no draft here.",\n'
+        '      "finish_reason": "stop",\n'
+        '      "speculative_decoding_stats": null\n'
+        '    }\n'
+        '  ]\n'
+        '}\n'
+    ),
     'vllm_request_v0.json': (
         '[\n'
         '  {"request_id": "0", "metrics": {"arrival_time": 1749797930.09, "spec_token_acceptance_counts": [10, 8, 5, 2]}},\n'
@@ -607,6 +636,8 @@ GOLDEN_EXPECTED = (
                                     "accepted": 14090, "perPosition": (5333, 4661, 4096)}),
     ("vllm_request.jsonl", None, None, {"format": "vllm-request-json", "lookahead": 3, "drafts": 12,
                                        "draftTokens": 36, "accepted": 19, "perPosition": (9, 6, 4)}),
+    ("vllm_request_stats.json", None, None, {"format": "vllm-request-json", "lookahead": 4, "drafts": 10,
+                                             "draftTokens": 40, "accepted": 16, "perPosition": (7, 4, 3, 2)}),
     ("vllm_request_v0.json", None, None, {"format": "vllm-request-json", "lookahead": 3, "drafts": 16,
                                           "draftTokens": 48, "accepted": 19, "perPosition": (11, 6, 2)}),
     ("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0}),
