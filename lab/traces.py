@@ -301,6 +301,7 @@ class _Accumulator:
 # belong to the format are skipped by the log formats (logs carry everything else too) and refused
 # by the formats that have nothing else in them (cycles, and malformed exposition lines).
 
+_PROM_NAME_START = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*(?:\{|\s+[-+0-9.eEIinNaf]+\s*$)")
 _PROM_LINE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?\s*$")
 _PROM_LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
 PROM_METRICS = {
@@ -360,6 +361,8 @@ class _Prometheus(_Accumulator):
             return
         match = _PROM_LINE.match(stripped)
         if not match:
+            if not _PROM_NAME_START.match(stripped):
+                return  # a pasted code fence, shell prompt or prose around the samples
             raise TraceError(f"line {number}: not a Prometheus sample: {_short(text)!r}")
         name = match.group(1)
         if name.endswith("_created"):
@@ -1617,7 +1620,7 @@ class _Cycles(_Accumulator):
 
     def line(self, text: str, number: int):
         stripped = text.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped.startswith(("#", "```", "~~~")):
             return
         if not re.fullmatch(r"[+-]?[0-9]+", stripped):
             raise TraceError(f"line {number}: {_short(stripped, 30)!r} is not an integer count of accepted drafts")
@@ -1860,7 +1863,7 @@ class TraceParser:
                         and len(self.json_head) < 20000:
                     self.json_head.append((self.number, line))  # a JSON document's opening lines, kept whole
                     return
-                if self.first_unread is None and stripped and not stripped.startswith("#"):
+                if self.first_unread is None and stripped and not stripped.startswith(("#", "```", "~~~")):
                     self.first_unread = (self.number, line)
                 return
             if fmt == "single-number" and self.fmt == "auto":

@@ -373,3 +373,11 @@ def test_vllm_per_request_speculative_decoding_stats():
     steps = traces.parse(detailed)
     # drafted per position: steps with at least 1, 2, 3 drafts = 3, 3, 2
     assert (steps.drafts, steps.draftTokens, steps.accepted, steps.draftsPerPosition) == (3, 8, 4, (3, 3, 2))
+
+
+def test_code_fences_and_shell_prompts_around_a_paste():
+    fenced = "```\n$ curl -s localhost:8000/metrics | grep spec_decode\n" + golden("prometheus.prom") + "```\n"
+    assert traces.parse(fenced).drafts == 160
+    assert traces.parse("```\n1\n2\n```\n", lookahead=2).drafts == 2
+    with pytest.raises(traces.TraceError, match="not a Prometheus sample"):
+        traces.parse('vllm:spec_decode_num_drafts_total{engine="0" 10\n')
