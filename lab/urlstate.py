@@ -18,7 +18,7 @@ from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
-           "raw_value", "UNLINKABLE_CURVE_NOTE"]
+           "raw_value", "UNLINKABLE_CURVE_NOTE", "slider_params"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
@@ -151,6 +151,19 @@ def parse_query(query, sliders) -> tuple[dict, list[str]]:
     raw = {key: value for key, value in split_query(query.lstrip("?")) if key in keys}
     params, _, clamp_notes = clamp_params(sliders, raw, by_url_key=True)
     return params, notes + clamp_notes
+
+
+def slider_params(raw, sliders) -> tuple[dict, list[str]]:
+    """Slider params and notes from a URL query string or from a mapping of raw slider values
+    (what the page sends); never raises.
+
+    >>> slider_params("?lookahead=4", LEDGER_SLIDERS)[0]["lookahead"], slider_params({"lookahead": "x"}, LEDGER_SLIDERS)[1]
+    (4, ["lookahead: 'x' is not a number; using the default 5 (valid: an integer from 1 to 12)"])
+    """
+    if isinstance(raw, str):
+        return parse_query(raw, sliders)
+    params, _, notes = clamp_params(sliders, dict(raw) if isinstance(raw, dict) else {})
+    return params, notes
 
 
 def split_query(query: str) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
-from lab import views
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 EXPECTED_COUNTER = "20/20 speculative decoding checks passed"
 EXPECTED_MARK = "\u2713 verified in this browser"
@@ -27,7 +27,7 @@ RENDER_TIMEOUT_MS = 10_000
 # The least a rendered figure holds: the heatmap's selection is one outline on its own canvas.
 MIN_FIGURE_PARTS = {"heatmapSelection": 1}
 FIGURES = {"ledger": ("heatmap", "heatmapSelection", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
-VIEW = {"ledger": views.ledger_view, "exact": views.exact_view}
+VIEW = {"ledger": ledger_widget.view, "exact": exact_widget.view}
 WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
 
 
