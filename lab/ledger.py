@@ -26,6 +26,8 @@ All functions here take already-valid numbers; ``lab.urlstate`` clamps raw input
 
 from typing import NamedTuple
 
+from .errors import LabValueError
+
 __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
@@ -209,7 +211,7 @@ def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, in
     (1.575, 1)
     """
     if not conditional:
-        raise ValueError("the curve needs at least one conditional rate")
+        raise LabValueError("the curve needs at least one conditional rate")
     total, survival = 0.0, 1.0
     for position in range(lookahead):
         survival *= conditional[min(position, len(conditional) - 1)]

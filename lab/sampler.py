@@ -59,6 +59,8 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
 
+from .errors import LabValueError
+
 __all__ = [
     "VOCABULARY", "FAVOURITES", "CONTEXTS", "Categorical", "context_sliders",
     "target_distribution", "draft_distribution", "position_pair", "position_alpha", "reference_pair",
@@ -93,7 +95,7 @@ class Categorical:
     >>> Categorical([0.5, -0.25, 0.75])
     Traceback (most recent call last):
     ...
-    ValueError: a probability row needs every value >= 0, got -0.25 at token 1
+    lab.errors.LabValueError: a probability row needs every value >= 0, got -0.25 at token 1
     """
 
     __slots__ = ("probs", "cdf", "rule")
@@ -103,17 +105,17 @@ class Categorical:
             inexact = any(type(value) is float for value in probs)
             values = [value if type(value) is Fraction else Fraction(value) for value in probs]
         except (TypeError, ValueError, OverflowError) as error:
-            raise ValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
+            raise LabValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
         if not values:
-            raise ValueError("a probability row needs at least one token, got an empty row")
+            raise LabValueError("a probability row needs at least one token, got an empty row")
         for token, value in enumerate(values):
             if value < 0:
-                raise ValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
+                raise LabValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
         cumulative = list(accumulate(values))
         total = cumulative[-1]
         if total != 1:
             if not inexact or abs(total - 1) > _ROUNDING:
-                raise ValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
+                raise LabValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
                                  f"over {len(values)} tokens (normalise it first)")
             values = [value / total for value in values]  # float rounding only: make it exact
             cumulative = list(accumulate(values))
@@ -159,7 +161,7 @@ def context_sliders(certainty: Fraction, match: Fraction, kind: str) -> tuple[Fr
         return certainty * certainty / 100, match * match / 100
     if kind == "normal":
         return certainty, match
-    raise ValueError(f"context kind must be easy, normal or hard, got {kind!r}")
+    raise LabValueError(f"context kind must be easy, normal or hard, got {kind!r}")
 
 
 def _geometric_weights(ratio: Fraction, centre: int, size: int) -> list[int]:
@@ -308,7 +310,7 @@ class PairRule:
     def __init__(self, p, q):
         self.p, self.q = _categorical(p), _categorical(q)
         if len(self.p) != len(self.q):
-            raise ValueError(f"p and q need the same vocabulary, got {len(self.p)} and {len(self.q)} tokens")
+            raise LabValueError(f"p and q need the same vocabulary, got {len(self.p)} and {len(self.q)} tokens")
         self.keep = [acceptance_probability(p_x, q_x) for p_x, q_x in zip(self.p.probs, self.q.probs)]
         self.accept = [float(keep) for keep in self.keep]
         self.kept, self.rejected = _rejection_split(self.p, self.q)
@@ -376,12 +378,12 @@ def verify(draft_tokens: Sequence[int], p_rows, q_rows, rng, *, _bug: bool = Fal
     Rows must be distributions and draft tokens ids of the vocabulary (else ``ValueError``).
     """
     if len(p_rows) != len(draft_tokens) + 1 or len(q_rows) != len(draft_tokens):
-        raise ValueError("verify needs one q row per draft token and one more p row than drafts")
+        raise LabValueError("verify needs one q row per draft token and one more p row than drafts")
     committed = []
     for index, token in enumerate(draft_tokens):
         rule = rule_for(p_rows[index], q_rows[index])
         if type(token) is not int or not 0 <= token < len(rule.accept):
-            raise ValueError(f"draft token {index} must be a token id from 0 to {len(rule.accept) - 1}, got {token!r}")
+            raise LabValueError(f"draft token {index} must be a token id from 0 to {len(rule.accept) - 1}, got {token!r}")
         fixed = judge(rule, token, rng, _bug)
         if fixed is not None:
             committed.append(fixed)
@@ -630,7 +632,7 @@ def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str)
             counts[p.sample(rng)] += 1
         return counts
     if method not in ("speculative", "buggy"):
-        raise ValueError(f"method must be speculative, target or buggy, got {method!r}")
+        raise LabValueError(f"method must be speculative, target or buggy, got {method!r}")
     rule, bug = rule_for(p, q), method == "buggy"
     draft_cdf, uniform = q.cdf, rng.random
     for _ in range(count):

@@ -71,6 +71,7 @@ from operator import add
 from typing import NamedTuple, Sequence
 
 from . import sampler
+from .errors import LabValueError
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -103,7 +104,7 @@ def normalise(weights: Sequence) -> tuple[Fraction, ...]:
     values = [Fraction(w) for w in weights]
     total = sum(values)
     if total <= 0 or min(values) < 0:
-        raise ValueError("weights must be non-negative with a positive total")
+        raise LabValueError("weights must be non-negative with a positive total")
     return tuple(v / total for v in values)
 
 
@@ -623,7 +624,7 @@ def ranked_nodes(rank_probs: Sequence[float], budget: int, max_depth: int) -> tu
     """
     probs = tuple(float(x) for x in rank_probs)
     if not non_increasing(probs):
-        raise ValueError(f"ranking needs rank probabilities that do not increase, got {probs}")
+        raise LabValueError(f"ranking needs rank probabilities that do not increase, got {probs}")
     return _ranked(probs, budget, max_depth)
 
 

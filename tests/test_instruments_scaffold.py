@@ -168,3 +168,13 @@ def test_front_end_names_no_widget(script):
     text = (ROOT / "site" / script).read_text()
     for kind in instruments.widget_names():
         assert f'"{kind}"' not in text and f"'{kind}'" not in text, f"{script} names the {kind} widget"
+
+
+def test_a_view_that_raises_is_one_error_reply_and_the_others_answer(monkeypatch):
+    """handle() turns one widget's exception into {"error": ...} for that request alone."""
+    widget = types.ModuleType("lab.widgets.fake")
+    widget.view = lambda raw: 1 / 0
+    _fake_family(monkeypatch, "fake", [("holds", _passes)], widget=widget)
+    ask = lambda request: json.loads(views.handle(json.dumps(request)))
+    assert ask({"kind": "fake", "input": ""}) == {"error": "ZeroDivisionError: division by zero"}
+    assert ask({"kind": "ledger", "input": ""})["summary"].startswith("At 74% acceptance")
