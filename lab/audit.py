@@ -541,7 +541,7 @@ def audit_signature(result: dict) -> str:
 
 
 def exact_signature(result: dict | None = None) -> str:
-    """The exact-lab signature of SPEC section 2 for ``evaluate(**EXACT_SETTING)``."""
+    """The exact-lab signature of docs/CONTRACT.md section 4 for ``evaluate(**EXACT_SETTING)``."""
     r = result or evaluate(**EXACT_SETTING)
     c, t, s = r["contract"], r["trace"], r["samples"]
     fields = [to_js_string(v) for v in r["params"].values()] + [str(r["state"])]

@@ -88,7 +88,7 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("audit", help="run the 20 seed checks (or another suite); exit 0 only if all pass")
     run.add_argument("--suite", choices=("seed", "instruments", "all"), default="seed",
-                     help="seed: the 20 checks of SPEC section 2 (default); instruments: the second suite; all: both")
+                     help="seed: the 20 checks of docs/CONTRACT.md section 3 (default); instruments: the second suite; all: both")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     for name in instruments.widget_names():
         instruments.part("commands", name).add_parser(commands)

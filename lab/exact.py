@@ -1,4 +1,4 @@
-"""The exact-lab contract (SPEC section 2): ``evaluate(certainty, draftCost, gamma, length, match, seed)``.
+"""The exact-lab contract (docs/CONTRACT.md section 2): ``evaluate(certainty, draftCost, gamma, length, match, seed)``.
 
 Everything the part-three widget shows comes from one call. The exact fields are computed
 in fractions on the reference pair (``lab.sampler.reference_pair``) and converted to float

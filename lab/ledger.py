@@ -1,6 +1,6 @@
 """Part one: the latency ledger of one speculative decoding cycle.
 
-The model is deterministic and deliberately simple (SPEC part one). One cycle drafts ``m``
+The model is deterministic and deliberately simple (docs/CONTRACT.md section 1). One cycle drafts ``m``
 tokens with ``m`` serial passes of a draft model, then verifies all of them in one parallel
 pass of the target model. Each draft token is accepted independently with probability
 ``a = acceptance / 100`` (a simplifying assumption: real acceptance is contextual, see
@@ -54,7 +54,7 @@ DEFAULT_SETTINGS = LedgerSettings()
 
 
 class Ledger(NamedTuple):
-    """The ledger of one cycle (field names are the JSON contract of SPEC section 2)."""
+    """The ledger of one cycle (field names are the JSON contract: docs/CONTRACT.md section 1)."""
 
     accepted: float
     outputTokens: float
@@ -70,8 +70,8 @@ def expected_accepted_drafts(acceptance_rate: float, lookahead: int) -> float:
     """Expected drafts accepted before the first rejection: ``a + a**2 + ... + a**m``.
 
     Draft ``i`` is kept only if drafts ``1..i`` all survive, which has probability ``a**i``.
-    The terms are summed in order, as the SPEC writes them, so every implementation that
-    follows the SPEC gets the same float.
+    The terms are summed in order, as the contract writes them, so every implementation that
+    follows it gets the same float.
     """
     total = 0.0
     power = 1.0
@@ -103,7 +103,7 @@ def leviathan_speedup(acceptance_rate: float, lookahead: int, cost_ratio: float)
 
 
 def ledger(settings: LedgerSettings) -> Ledger:
-    """Evaluate the SPEC ledger for one setting (formulas in the module docstring)."""
+    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module docstring)."""
     m = settings.lookahead
     accepted = expected_accepted_drafts(settings.acceptance / 100, m)
     output_tokens = 1 + accepted
