@@ -27,6 +27,7 @@ from .exact import evaluate
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, expected_tokens_per_call,
                      expected_tokens_per_call_closed_form, heatmap_axes, ledger, leviathan_speedup, speedup_grid)
+from .stats import chi_square_survival, total_variation
 
 __all__ = ["GRID", "SETTINGS", "CHECKS", "run_audit", "signatures", "audit_signature",
            "exact_signature", "legacy_signature", "LEGACY_EXPECTED", "AUDIT_EXPECTED", "counter_text"]
@@ -106,34 +107,10 @@ def _close(a: float, b: float) -> bool:
 
 
 def _law_tv(law: dict, target: dict) -> Fraction:
-    """TV between two laws given as {outcome: probability}."""
-    return sum((abs(law.get(k, 0) - target.get(k, 0)) for k in law.keys() | target.keys()), Fraction(0)) / 2
-
-
-def chi_square_survival(x: float, dof: int) -> float:
-    """P(X >= x) for X chi-square with ``dof`` (an integer >= 1) degrees of freedom, in closed form:
-
-        even dof: exp(-x/2) sum_{i < dof/2} (x/2)**i / i!
-        odd dof:  erfc(sqrt(x/2)) + exp(-x/2) sum_{i=1}^{(dof-1)/2} (x/2)**(i-1/2) / Gamma(i + 1/2)
-
-    >>> round(chi_square_survival(3.841458820694124, 1), 6), round(chi_square_survival(5.991464547107979, 2), 6)
-    (0.05, 0.05)
-    """
-    if x <= 0:
-        return 1.0
-    half = x / 2
-    if dof % 2 == 0:
-        term = total = math.exp(-half)
-        for i in range(1, dof // 2):
-            term *= half / i
-            total += term
-        return min(1.0, total)
-    total = math.erfc(math.sqrt(half))
-    term = math.exp(-half) * math.sqrt(half) / math.gamma(1.5)
-    for i in range(1, (dof + 1) // 2):
-        total += term
-        term *= half / (i + 0.5)
-    return min(1.0, total)
+    """TV between two laws given as {outcome: probability} (:func:`lab.stats.total_variation`
+    over the union of their outcomes)."""
+    outcomes = law.keys() | target.keys()
+    return total_variation([law.get(k, 0) for k in outcomes], [target.get(k, 0) for k in outcomes])
 
 
 def chi_square_cells(counts, law) -> tuple[float, int, int]:

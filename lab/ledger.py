@@ -32,7 +32,7 @@ __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
-    "expected_accepted_from_curve", "ledger_from_accepted", "ledger_from_curve", "best_lookahead_from_curve",
+    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "ledger_from_curve", "best_lookahead_from_curve",
 ]
 
 
@@ -102,14 +102,27 @@ def leviathan_speedup(acceptance_rate: float, lookahead: int, cost_ratio: float)
     return expected_tokens_per_call_closed_form(acceptance_rate, lookahead) / (lookahead * cost_ratio + 1)
 
 
+def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float, float]:
+    """One cycle's cost at ``lookahead`` k: ``(draftMs, verifyMs, cycleMs)`` with
+
+        draftMs  = k * targetMs * draftCost / 100            k serial draft passes
+        verifyMs = targetMs * (1 + (k - 1) * verifyTax / 100) one verifier call over k drafts
+        cycleMs  = draftMs + verifyMs + overheadMs
+
+    >>> [round(ms, 9) for ms in cycle_costs(LedgerSettings(), 5)]
+    [48.0, 89.6, 143.6]
+    """
+    draft_ms = lookahead * settings.targetMs * settings.draftCost / 100
+    verify_ms = settings.targetMs * (1 + (lookahead - 1) * settings.verifyTax / 100)
+    return draft_ms, verify_ms, draft_ms + verify_ms + settings.overheadMs
+
+
 def ledger(settings: LedgerSettings) -> Ledger:
     """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module docstring)."""
     m = settings.lookahead
     accepted = expected_accepted_drafts(settings.acceptance / 100, m)
     output_tokens = 1 + accepted
-    draft_ms = m * settings.targetMs * settings.draftCost / 100
-    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
-    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    draft_ms, verify_ms, cycle_ms = cycle_costs(settings, m)
     ms_per_token = cycle_ms / output_tokens
     return Ledger(
         accepted=accepted,
@@ -136,9 +149,7 @@ def speedups_by_lookahead(settings: LedgerSettings, max_lookahead: int) -> list[
     for m in range(1, max_lookahead + 1):
         power *= a
         accepted += power
-        draft_ms = m * target * settings.draftCost / 100
-        verify_ms = target * (1 + (m - 1) * settings.verifyTax / 100)
-        speedups.append(target / ((draft_ms + verify_ms + settings.overheadMs) / (1 + accepted)))
+        speedups.append(target / (cycle_costs(settings, m)[2] / (1 + accepted)))
     return speedups
 
 
@@ -224,9 +235,7 @@ def ledger_from_accepted(settings: LedgerSettings, accepted: float) -> Ledger:
     costs do not depend on how acceptance was modelled)."""
     m = settings.lookahead
     output_tokens = 1 + accepted
-    draft_ms = m * settings.targetMs * settings.draftCost / 100
-    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
-    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    draft_ms, verify_ms, cycle_ms = cycle_costs(settings, m)
     ms_per_token = cycle_ms / output_tokens
     return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft_ms, verifyMs=verify_ms,
                   cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=settings.targetMs / ms_per_token,

@@ -59,6 +59,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
 
+from . import stats
 from .errors import LabValueError
 
 __all__ = [
@@ -255,8 +256,9 @@ def acceptance_rate(p, q) -> Fraction:
 
 
 def total_variation(p, q) -> Fraction:
-    """TV(p, q) = 1/2 sum_x |p(x) - q(x)|."""
-    return sum((abs(p_x - q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO) / 2
+    """TV(p, q) = 1/2 sum_x |p(x) - q(x)| (:func:`lab.stats.total_variation`) of two rows or
+    Categoricals."""
+    return stats.total_variation(_probs(p), _probs(q))
 
 
 def residual_distribution(p, q) -> Categorical | None:
@@ -645,7 +647,7 @@ def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str)
 def empirical_tv(counts: Sequence[int], p) -> float:
     """TV between the histogram ``counts`` (normalised) and ``p``, as a float."""
     total = sum(counts)
-    return float(sum(abs(Fraction(c, total) - p_x) for c, p_x in zip(counts, _probs(p))) / 2)
+    return float(stats.total_variation([Fraction(c, total) for c in counts], _probs(p)))
 
 
 def product_law(p_rows, n: int) -> dict[tuple[int, ...], Fraction]:

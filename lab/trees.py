@@ -70,8 +70,9 @@ from math import exp, frexp, ldexp, log
 from operator import add
 from typing import NamedTuple, Sequence
 
-from . import sampler
+from . import sampler, stats
 from .errors import LabValueError
+from .ledger import LedgerSettings, cycle_costs
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -109,12 +110,12 @@ def normalise(weights: Sequence) -> tuple[Fraction, ...]:
 
 
 def total_variation(p: Sequence, q: Sequence) -> Fraction:
-    """TV(p, q) = 1/2 sum |p - q|.
+    """TV(p, q) = 1/2 sum |p - q| in exact fractions (:func:`lab.stats.total_variation`).
 
     >>> total_variation([Fraction(1, 2), Fraction(1, 2)], [1, 0])
     Fraction(1, 2)
     """
-    return sum((abs(Fraction(a) - Fraction(b)) for a, b in zip(p, q)), ZERO) / 2
+    return stats.total_variation([Fraction(a) for a in p], [Fraction(b) for b in q])
 
 
 def _trial(cur: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[list[Fraction], Fraction]:
@@ -731,14 +732,14 @@ def chain_parents(nodes: int) -> list[int]:
 
 def ledger_verify_ms(nodes: int, target_ms: float, verify_tax: float) -> float:
     """The ledger's verify cost for a tree of ``nodes`` (root included): a chain of N nodes
-    carries m = N - 1 drafts, and the ledger charges ``target (1 + (m - 1) tax)``; a lone root
-    is plain decoding. This is the seam where a serving roofline (a target step with n = N
+    carries k = N - 1 drafts, and the ledger charges ``target (1 + (k - 1) tax)``
+    (:func:`lab.ledger.cycle_costs`); a lone root is plain decoding. This is the seam where a serving roofline (a target step with n = N
     tokens per sequence) can replace the ledger's linear tax.
 
     >>> round(ledger_verify_ms(6, 80, 3), 9)     # the ledger's verifyMs at lookahead 5
     89.6
     """
-    return target_ms * (1 + max(0, nodes - 2) * verify_tax / 100)
+    return cycle_costs(LedgerSettings(targetMs=target_ms, verifyTax=verify_tax), max(1, nodes - 1))[1]
 
 
 class TreeCost(NamedTuple):
@@ -757,7 +758,7 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
     1.7909
     """
-    draft_ms = (depth - 1) * target_ms * draft_cost / 100
+    draft_ms = cycle_costs(LedgerSettings(targetMs=target_ms, draftCost=draft_cost), depth - 1)[0]
     verify = verify_ms(nodes, target_ms, verify_tax)
     cycle = draft_ms + verify + overhead_ms
     per_token = cycle / value
