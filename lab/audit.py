@@ -81,7 +81,7 @@ def _pairs(certainty, match):
 
 @lru_cache(maxsize=None)
 def _alpha(certainty, match) -> Fraction:
-    return sampler.acceptance_rate(*sampler.reference_pair(certainty, match))
+    return sampler.per_token_acceptance(*sampler.reference_pair(certainty, match))
 
 
 @lru_cache(maxsize=None)
@@ -191,7 +191,7 @@ class Audit:
     def alpha_equals_one_minus_tv(self, out: Outcome):
         """alpha = sum min(p, q) equals 1 - TV(p, q) exactly."""
         for c, m, kind, p, q in _every_pair(out):
-            gap = abs(sampler.acceptance_rate(p, q) - (1 - sampler.total_variation(p, q)))
+            gap = abs(sampler.per_token_acceptance(p, q) - (1 - sampler.total_variation(p, q)))
             self.max_alpha_gap = max(self.max_alpha_gap, gap)
             if gap:
                 out.fail(f"|alpha - (1 - TV)| = {float(gap):.3g} at certainty={c} match={m} ({kind})")
@@ -200,7 +200,7 @@ class Audit:
         """The verifier's own survival chance, sum_x q(x) min(1, p(x)/q(x)), equals alpha."""
         for c, m, kind, p, q in _every_pair(out):
             kept, _ = sampler._rejection_split(p, q)
-            if sum(kept) != sampler.acceptance_rate(p, q):
+            if sum(kept) != sampler.per_token_acceptance(p, q):
                 out.fail(f"survival {float(sum(kept)):.6f} != alpha at certainty={c} match={m} ({kind})")
 
     def buggy_sampler_is_biased(self, out: Outcome):
@@ -324,7 +324,7 @@ class Audit:
             out.visited += 1
             r = evaluate(certainty=c, draftCost=9, gamma=lookahead, length=TRACE_LENGTH, match=60, seed=c)
             t = r["trace"]
-            alphas = [sampler.acceptance_rate(*sampler.position_pair(c, 60, position)) for position in range(TRACE_LENGTH)]
+            alphas = [sampler.per_token_acceptance(*sampler.position_pair(c, 60, position)) for position in range(TRACE_LENGTH)]
             a = sum(alphas, Fraction(0)) / TRACE_LENGTH
             tokens_per_call = lookahead + 1 if a == 1 else (1 - a ** (lookahead + 1)) / (1 - a)
             expected = tokens_per_call / (lookahead * cost + 1)

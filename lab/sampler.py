@@ -65,7 +65,7 @@ from .errors import LabValueError
 __all__ = [
     "VOCABULARY", "FAVOURITES", "CONTEXTS", "Categorical", "context_sliders",
     "target_distribution", "draft_distribution", "position_pair", "position_alpha", "reference_pair",
-    "acceptance_probability", "acceptance_rate", "total_variation", "residual_distribution",
+    "acceptance_probability", "per_token_acceptance", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
     "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
     "sample_outputs", "empirical_tv", "uniform_law", "verify_prefix_law", "product_law",
@@ -230,7 +230,7 @@ def position_alpha(certainty, match, position: int) -> Fraction:
 
 @lru_cache(maxsize=1024)
 def _context_alpha(certainty: Fraction, match: Fraction) -> Fraction:
-    return acceptance_rate(*_pair(certainty, match, 0))
+    return per_token_acceptance(*_pair(certainty, match, 0))
 
 
 def reference_pair(certainty, match) -> tuple[Categorical, Categorical]:
@@ -250,7 +250,7 @@ def acceptance_probability(p_x: Fraction, q_x: Fraction) -> Fraction:
     return min(ONE, p_x / q_x)
 
 
-def acceptance_rate(p, q) -> Fraction:
+def per_token_acceptance(p, q) -> Fraction:
     """alpha = sum_x min(p(x), q(x)): the chance that one draft token survives."""
     return sum((min(p_x, q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO)
 
@@ -400,12 +400,12 @@ def draft_resample_verify(draft_tokens, p_rows, q_rows, rng) -> VerifyResult:
     return verify(draft_tokens, p_rows, q_rows, rng, _bug=True)
 
 
-def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+def exact_prefix_distribution(p_rows, q_rows, lookahead: int, n: int) -> dict[tuple[int, ...], Fraction]:
     """Exact joint distribution of the first ``n`` tokens that repeated verifier calls with
-    ``gamma`` drafts each commit, following every branch of :func:`verify` in fractions.
+    ``lookahead`` drafts each commit, following every branch of :func:`verify` in fractions.
 
     The rows are either sequences indexed by position (``p_rows[t]``, ``q_rows[t]``, at least
-    ``n + gamma`` of them: the toy model, whose rows depend on the position only) or functions
+    ``n + lookahead`` of them: the toy model, whose rows depend on the position only) or functions
     of the prefix written so far (``p_rows(prefix)``, ``q_rows(prefix)``: a real language
     model, where draft ``i`` is proposed after the drafts before it). The draft proposes from
     ``q``; a block restarts after each call. A rejected draft never reaches the output, so its
@@ -435,7 +435,7 @@ def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[
         if len(prefix) >= n:  # the rest of this block cannot change the first n tokens
             block(prefix, weight)
             return
-        if index == gamma:  # every draft survived: the bonus token
+        if index == lookahead:  # every draft survived: the bonus token
             for token, prob in enumerate(_categorical(p_at(prefix)).probs):
                 if prob:
                     block(prefix + (token,), weight * prob)
@@ -539,9 +539,9 @@ def uniform_law(program) -> dict:
         script[-1] = False
 
 
-def verify_prefix_law(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+def verify_prefix_law(p_rows, q_rows, lookahead: int, n: int) -> dict[tuple[int, ...], Fraction]:
     """The law of the first ``n`` tokens committed by :func:`verify` itself, driven block by
-    block: each call drafts ``k = min(gamma, n - start - 1)`` tokens with
+    block: each call drafts ``k = min(lookahead, n - start - 1)`` tokens with
     :meth:`Categorical.sample` from the q rows, then lets :func:`verify` judge them (the same
     order of draws as :func:`generate_trace`). Each call's law comes from :func:`uniform_law`;
     the rows depend on the position only, so a call's law depends on (start, k) alone and the
@@ -564,7 +564,7 @@ def verify_prefix_law(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...
     while pending:
         prefix, weight = pending.popitem()
         start = len(prefix)
-        for committed, w in call_law(start, min(gamma, n - start - 1)).items():
+        for committed, w in call_law(start, min(lookahead, n - start - 1)).items():
             longer = prefix + committed
             target = law if len(longer) >= n else pending
             key = longer[:n]
@@ -592,11 +592,11 @@ class Trace:
         return len(self.tokens)
 
 
-def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
+def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
     """Generate ``length`` tokens speculatively with ``random.Random(seed)`` (or with ``rng``
     when given: :func:`uniform_law` passes its scripted generator here).
 
-    Each call drafts ``k = min(gamma, remaining - 1)`` tokens, so the last call never commits
+    Each call drafts ``k = min(lookahead, remaining - 1)`` tokens, so the last call never commits
     past ``length`` (with one token left it drafts none and the verifier's token counts as a
     bonus). Every call ends in exactly one rejection or one bonus token, so
     ``targetCalls = rejectedDraft + bonusTokens`` and
@@ -611,7 +611,7 @@ def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, veri
     draft_calls = accepted = rejected = bonus = 0
     while len(tokens) < length:
         start = len(tokens)
-        k = min(gamma, length - start - 1)
+        k = min(lookahead, length - start - 1)
         pairs = [position_pair(certainty, match, start + i) for i in range(k + 1)]
         drafts = [pairs[i][1].sample(rng) for i in range(k)]
         result = verifier(drafts, [p for p, _ in pairs], [q for _, q in pairs[:k]], rng)

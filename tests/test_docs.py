@@ -84,3 +84,21 @@ def test_no_code_or_document_refers_to_an_issue_by_number():
     assert files
     found = [f"{p.relative_to(ROOT)}: {m[0]}" for p in files for m in ours.finditer(p.read_text(encoding="utf-8"))]
     assert not found, found
+
+
+def test_the_glossarys_functions_exist_and_acceptance_rate_is_not_alpha():
+    """Every `lab.module.function` the glossary names exists; in the models and widgets that follow
+    it, `acceptance_rate` (the engines' accepted / drafted) is never the name of alpha."""
+    import importlib
+
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(lab(?:\.\w+)+)(?:\(|`)", glossary)
+    assert len(named) >= 8
+    for dotted in named:
+        module, _, attribute = dotted.rpartition(".")
+        try:
+            importlib.import_module(dotted)  # a module
+        except ModuleNotFoundError:
+            assert hasattr(importlib.import_module(module), attribute), dotted
+    for name in ("ledger", "sampler", "exact", "audit", "policies", "trees", "stats", "widgets/ledger", "widgets/exact"):
+        assert "acceptance_rate" not in (ROOT / "lab" / f"{name}.py").read_text(encoding="utf-8"), name

@@ -83,12 +83,12 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
                         f'{escape(_fmt(acceptance, 0))}%</text>')
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     grid_bottom = lay["grid_bottom"]
-    for c, m in enumerate(lookaheads):
+    for c, k in enumerate(lookaheads):
         body.append(f'<text class="fig-tick" x="{left + c * cell_w + cell_w / 2:.1f}" y="{grid_bottom + 16}" '
-                    f'text-anchor="middle">{m}</text>')
-    title = "lookahead \u03b3 (draft tokens per verifier call)"
+                    f'text-anchor="middle">{k}</text>')
+    title = "lookahead k (draft tokens per verifier call)"
     if _text_width(title, 13) > width - left:
-        title = "lookahead \u03b3"
+        title = "lookahead k"
     body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2:.1f}" y="{grid_bottom + 35}" '
                 f'text-anchor="middle">{title}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="14" '
@@ -150,7 +150,7 @@ def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, in
 
 def heatmap_table_html(grid, lookaheads, acceptances, selected: tuple[int, int]) -> str:
     """The heatmap as a data table (screen readers, copy-paste); the selected cell is marked."""
-    head = "".join(f'<th scope="col">m = {m}</th>' for m in lookaheads)
+    head = "".join(f'<th scope="col">k = {k}</th>' for k in lookaheads)
     rows = []
     for r in range(len(acceptances) - 1, -1, -1):
         cells = []
