@@ -26,7 +26,7 @@ import math
 
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "MIN_TEXT"]
+           "split_width", "line_path", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -52,6 +52,7 @@ HEATMAP_SCALE = {"faster": "#0072b2", "slower": "#d55e00", "neutral": "#f2f2f2"}
 INK = "#1b1d21"  # lines and labels drawn on data colours, in both schemes
 
 DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH = 640, 320, 960
+WIDTH_STEP = 40  # the page asks for panel widths in these steps, so a small resize does not redraw
 MIN_TEXT = 12  # px: no figure text is smaller, at any width
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
 
@@ -81,7 +82,7 @@ def fit_width(width) -> int:
 def split_width(raw):
     """``(raw, width)``: the reader's settings without the figure width, and the width.
 
-    The page adds ``width`` (the figure panel's width in CSS pixels, in steps of 40) to the
+    The page adds ``width`` (the figure panel's width in CSS pixels, in steps of :data:`WIDTH_STEP`) to the
     values it sends, and sends a URL query as ``{"query": "?a=1&b=2", "width": "920"}``; the
     width is presentation, never part of the settings or of the URL. Clamped by
     :func:`lab.fit_width` (320..960, default 640, also for a bare query string).

@@ -13,7 +13,6 @@
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
   const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
-  const WIDTH_STEP = 40, MIN_WIDTH = 320, MAX_WIDTH = 960;  // figure widths the page asks for (px)
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
@@ -21,6 +20,9 @@
   // start at once (the Python boot is the longest pole of the page). Everything that touches
   // the body waits for domReady. The block keeps every name out of the global scope.
   const config = JSON.parse(document.getElementById("lab-config").textContent);
+  // Figure widths the page asks for (px): lab.figures' MIN_WIDTH, MAX_WIDTH and WIDTH_STEP, written
+  // into the config by the build, so the page and the lab cannot disagree.
+  const { min: MIN_WIDTH, max: MAX_WIDTH, step: WIDTH_STEP } = config.figureWidths;
   const root = document.documentElement;
   const domReady = document.readyState === "loading"
     ? new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }))

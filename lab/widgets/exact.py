@@ -9,7 +9,7 @@ for its panel's width (docs/PALETTE.md), its text through :func:`lab.figures.esc
 
 from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import EXACT_SLIDERS, format_query, slider_params
+from ..urlstate import EXACT_SLIDERS, format_query, read_controls
 
 __all__ = ["SLIDERS", "view", "page_context", "distributions_svg", "outputs_svg", "trace_svg"]
 
@@ -151,7 +151,7 @@ def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
 def view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
     raw, width = split_width(raw)
-    params, notes = slider_params(raw, SLIDERS)
+    params, notes = read_controls(raw, SLIDERS)
     exact, sampler, audit = _models()
     result = exact.evaluate(**params)
     notes = notes or result["notes"]

@@ -18,7 +18,7 @@ from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, _sv
 from ..jsformat import to_fixed, to_js_string
 from ..ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
                       speedup_grid)
-from ..urlstate import LEDGER_SLIDERS, format_query, requested_curve, slider_params
+from ..urlstate import LEDGER_SLIDERS, format_query, read_controls, requested_curve
 
 __all__ = ["SLIDERS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
            "heatmap_table_html", "breakdown_svg"]
@@ -215,7 +215,7 @@ def view(raw=None) -> dict:
     acceptance slider in the ledger, the best lookahead and the breakdown (the heatmap stays the
     map of one alpha)."""
     raw, width = split_width(raw)
-    params, notes = slider_params(raw, SLIDERS)
+    params, notes = read_controls(raw, SLIDERS)
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)

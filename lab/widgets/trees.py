@@ -12,7 +12,7 @@ from functools import lru_cache
 from .. import sampler, trees
 from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
+from ..urlstate import Choice, Slider, format_query, read_controls
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
@@ -65,21 +65,12 @@ def _f(value, digits=2) -> str:
 
 
 def _params(raw) -> tuple[dict, list[str]]:
-    if raw is None or isinstance(raw, str):
-        params, notes = parse_query(raw or "", SLIDERS)
-        pairs = dict(split_query((raw or "").lstrip("?"))) if len(raw or "") <= MAX_QUERY_LENGTH else {}
-        mode = pairs.get(COST_URL_KEY, COST_DEFAULT)
-        key = COST_URL_KEY
-    elif not hasattr(raw, "get"):
-        params, notes = parse_query("", SLIDERS)
-        mode, key = COST_DEFAULT, COST_KEY
-    else:
-        params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key not in ("width", COST_KEY)})
-        mode, key = raw.get(COST_KEY, COST_DEFAULT), COST_KEY
-    if mode not in COST_MODES:
-        notes = [*notes, f"{key}: {str(mode)[:40]!r} is not one of {', '.join(COST_MODES)}; using {COST_DEFAULT}"]
-        mode = COST_DEFAULT
-    return {**params, COST_KEY: mode}, notes
+    """Slider params (and the cost mode under ``COST_KEY``) and notes, from a URL query string or a
+    mapping of form values (:func:`lab.urlstate.read_controls`)."""
+    return read_controls(raw, CONTROLS)
+
+
+CONTROLS = (*SLIDERS, Choice(COST_KEY, COST_URL_KEY, "Verify cost", COST_MODES, COST_DEFAULT))
 
 
 # --- the numbers -------------------------------------------------------------------------------
