@@ -32,7 +32,7 @@ __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
-    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "ledger_from_curve", "best_lookahead_from_curve",
+    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
 ]
 
 
@@ -118,19 +118,35 @@ def leviathan_speedup(alpha: float, lookahead: int, cost_ratio: float) -> float:
     return expected_tokens_per_call_closed_form(alpha, lookahead) / (lookahead * cost_ratio + 1)
 
 
-def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float, float]:
-    """One cycle's cost at ``lookahead`` k: ``(draftMs, verifyMs, cycleMs)`` with
+def draft_ms(lookahead: int, target_ms: float, draft_cost: float) -> float:
+    """Serial draft work of one cycle: ``k * targetMs * draftCost / 100`` (k draft passes, each
+    ``draftCost`` % of a target pass).
 
-        draftMs  = k * targetMs * draftCost / 100            k serial draft passes
-        verifyMs = targetMs * (1 + (k - 1) * verifyTax / 100) one verifier call over k drafts
-        cycleMs  = draftMs + verifyMs + overheadMs
+    >>> draft_ms(5, 80, 12)
+    48.0
+    """
+    return lookahead * target_ms * draft_cost / 100
+
+
+def verify_ms(lookahead: int, target_ms: float, verify_tax: float) -> float:
+    """One verifier call over ``k`` drafts: ``targetMs * (1 + (k - 1) * verifyTax / 100)``.
+
+    >>> round(verify_ms(5, 80, 3), 9)
+    89.6
+    """
+    return target_ms * (1 + (lookahead - 1) * verify_tax / 100)
+
+
+def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float, float]:
+    """One cycle's cost at ``lookahead`` k: ``(draftMs, verifyMs, cycleMs)``, with
+    ``cycleMs = draftMs + verifyMs + overheadMs`` (:func:`draft_ms`, :func:`verify_ms`).
 
     >>> [round(ms, 9) for ms in cycle_costs(LedgerSettings(), 5)]
     [48.0, 89.6, 143.6]
     """
-    draft_ms = lookahead * settings.targetMs * settings.draftCost / 100
-    verify_ms = settings.targetMs * (1 + (lookahead - 1) * settings.verifyTax / 100)
-    return draft_ms, verify_ms, draft_ms + verify_ms + settings.overheadMs
+    draft = draft_ms(lookahead, settings.targetMs, settings.draftCost)
+    verify = verify_ms(lookahead, settings.targetMs, settings.verifyTax)
+    return draft, verify, draft + verify + settings.overheadMs
 
 
 def ledger(settings: LedgerSettings) -> Ledger:
@@ -138,13 +154,13 @@ def ledger(settings: LedgerSettings) -> Ledger:
     k = settings.lookahead
     accepted = expected_accepted_drafts(settings.acceptance / 100, k)
     output_tokens = 1 + accepted
-    draft_ms, verify_ms, cycle_ms = cycle_costs(settings, k)
+    draft, verify, cycle_ms = cycle_costs(settings, k)
     ms_per_token = cycle_ms / output_tokens
     return Ledger(
         accepted=accepted,
         outputTokens=output_tokens,
-        draftMs=draft_ms,
-        verifyMs=verify_ms,
+        draftMs=draft,
+        verifyMs=verify,
         cycleMs=cycle_ms,
         msPerToken=ms_per_token,
         speedup=settings.targetMs / ms_per_token,
@@ -251,9 +267,9 @@ def ledger_from_accepted(settings: LedgerSettings, accepted: float) -> Ledger:
     costs do not depend on how acceptance was modelled)."""
     k = settings.lookahead
     output_tokens = 1 + accepted
-    draft_ms, verify_ms, cycle_ms = cycle_costs(settings, k)
+    draft, verify, cycle_ms = cycle_costs(settings, k)
     ms_per_token = cycle_ms / output_tokens
-    return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft_ms, verifyMs=verify_ms,
+    return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft, verifyMs=verify,
                   cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=settings.targetMs / ms_per_token,
                   wastedDrafts=max(0.0, k - accepted))
 

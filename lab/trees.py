@@ -72,7 +72,7 @@ from typing import NamedTuple, Sequence
 
 from . import sampler, stats
 from .errors import LabValueError
-from .ledger import LedgerSettings, cycle_costs
+from .ledger import draft_ms as _ledger_draft_ms, verify_ms as _ledger_verify_ms
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -733,13 +733,13 @@ def chain_parents(nodes: int) -> list[int]:
 def ledger_verify_ms(nodes: int, target_ms: float, verify_tax: float) -> float:
     """The ledger's verify cost for a tree of ``nodes`` (root included): a chain of N nodes
     carries k = N - 1 drafts, and the ledger charges ``target (1 + (k - 1) tax)``
-    (:func:`lab.ledger.cycle_costs`); a lone root is plain decoding. This is the seam where a serving roofline (a target step with n = N
+    (:func:`lab.ledger.verify_ms`); a lone root is plain decoding. This is the seam where a serving roofline (a target step with n = N
     tokens per sequence) can replace the ledger's linear tax.
 
     >>> round(ledger_verify_ms(6, 80, 3), 9)     # the ledger's verifyMs at lookahead 5
     89.6
     """
-    return cycle_costs(LedgerSettings(targetMs=target_ms, verifyTax=verify_tax), max(1, nodes - 1))[1]
+    return _ledger_verify_ms(max(1, nodes - 1), target_ms, verify_tax)
 
 
 class TreeCost(NamedTuple):
@@ -758,7 +758,7 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
     1.7909
     """
-    draft_ms = cycle_costs(LedgerSettings(targetMs=target_ms, draftCost=draft_cost), depth - 1)[0]
+    draft_ms = _ledger_draft_ms(depth - 1, target_ms, draft_cost)
     verify = verify_ms(nodes, target_ms, verify_tax)
     cycle = draft_ms + verify + overhead_ms
     per_token = cycle / value
