@@ -278,7 +278,7 @@ def signature_value() -> str:
 
 GOLDEN_FILES = {
     'cycles.txt': (
-        '# Golden file: the plain per-cycle format of this project (issue 7): one integer per verifier call,\n'
+        "# Golden file: the plain per-cycle format of this project (the trace reader's own): one integer per verifier call,\n"
         '# the drafts it accepted (0..k). Defined by lab/traces.py (_Cycles); used with --lookahead 3.\n'
         '0\n'
         '1\n'
