@@ -53,6 +53,9 @@ __all__ = [
 ]
 
 TERA = 1e12
+ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
+ROOFLINE, MEASURED = "roofline", "measured"
+STEP_MODELS = {ROOFLINE: "roofline (idealised)", MEASURED: "per operator, calibrated on measured steps"}
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 
 
@@ -76,6 +79,9 @@ GPUS = {
                     "read on glennklockwood.com/garden/processors/A100, which cites NVIDIA's A100 datasheet (80G SXM4: "
                     "2.039 TB/s; BF16 matrix 312 TFLOP/s dense, 624 sparse; no FP8), and thundercompute.com's A100 "
                     "table (SXM 80GB: 2,039 GB/s)"),
+    "a100-40g": Gpu("a100-40g", "A100 40GB SXM", 1.555e12, 312 * TERA, None, 40e9,
+                    "read on glennklockwood.com/garden/processors/A100, which cites NVIDIA's A100 datasheet (40GB SXM4: "
+                    "1,555 GB/s; the same GA100 compute as the 80GB part, BF16 312 TFLOP/s dense)"),
     "h100-sxm": Gpu("h100-sxm", "H100 SXM", 3.35e12, 989.4 * TERA, 1978.9 * TERA, 80e9,
                     "read on glennklockwood.com/garden/processors/h100 (3.35 TB/s; BF16 matrix 989.4, FP8 1978.9 "
                     "TFLOP/s dense, the sparse column twice that) and a copy of NVIDIA's H100 datasheet table "
@@ -180,7 +186,7 @@ def eagle_head(target: Transformer) -> Transformer:
     h, q_width, kv_width = target.hidden, target.heads * target.head_dim, target.kv_heads * target.head_dim
     layer = h * q_width + 2 * h * kv_width + q_width * h + 3 * h * target.intermediate + 2 * h
     params = layer + 2 * h * h + target.vocab * h
-    return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params,
+    return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
                                   "target's LM head (EAGLE's design); not a published checkpoint count")
 
@@ -213,6 +219,8 @@ class ServingSettings(NamedTuple):
     context: int = 1024
     attentionFlops: bool = False
     outputTokens: int = 256       # per request, for the load curves
+    stepModel: str = ROOFLINE     # "measured": the per-operator model calibrated on measured step times
+    treeTokens: int = 0           # tokens the verify step scores per sequence; 0: a chain's k + 1
 
     def with_(self, **changes) -> "ServingSettings":
         return self._replace(**changes)
@@ -254,8 +262,8 @@ def ridge_point(gpu: Gpu, precision: Precision) -> float:
 
 
 class _Step(NamedTuple):
-    """One model's step on one machine: t(B, n, L) = max(bytes/bw, flops/f) + fixed, with
-    bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
+    """One model's step on one machine under the roofline: t(B, n, L) = max(bytes/bw, flops/f) +
+    fixed, with bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
 
     fixed_bytes: float
     kv: float
@@ -266,7 +274,88 @@ class _Step(NamedTuple):
     fixed_ms: float
 
 
-def _step(shape: Transformer, settings: ServingSettings) -> _Step:
+class _MeasuredStep(NamedTuple):
+    """One model's step under the per-operator model (module docstring), every constant in ms:
+    ``gemm_ms`` and ``head_ms`` stream the layers' and the LM head's weights once per pass,
+    ``gemm_flop_ms`` and ``head_flop_ms`` are their multiply-adds per token in the pass,
+    ``kv_ms`` reads one sequence's KV cache per token of context, ``attention_flop_ms`` is
+    attention's arithmetic per token in the pass per token of context, ``comm_ms`` the
+    all-reduce bytes per token in the pass, ``fixed_ms`` the per-pass fixed cost (launches,
+    scheduling, sampling, all-reduce latency) and ``overlap`` how much of the smaller of a GEMM's
+    memory and compute time hides under the larger (1: the roofline's max, 0: they add)."""
+
+    gemm_ms: float
+    gemm_flop_ms: float
+    head_ms: float
+    head_flop_ms: float
+    kv_ms: float
+    attention_flop_ms: float
+    comm_ms: float
+    fixed_ms: float
+    overlap: float
+
+
+def _combine(memory: float, compute: float, overlap: float) -> float:
+    """A GEMM's time from its memory and compute times: the larger, plus the part of the smaller
+    that does not overlap it. ``overlap = 1`` is the roofline's ``max``; ``0`` adds them.
+
+    >>> _combine(3.0, 1.0, 1.0), _combine(3.0, 1.0, 0.0), _combine(3.0, 1.0, 0.75)
+    (3.0, 4.0, 3.25)
+    """
+    if memory >= compute:
+        return memory + (1 - overlap) * compute
+    return compute + (1 - overlap) * memory
+
+
+def head_params(shape: Transformer) -> int:
+    """The LM head's weights, ``vocab x hidden``: read once per pass, whatever is tied."""
+    return shape.vocab * shape.hidden
+
+
+def gemm_params(shape: Transformer) -> int:
+    """Weights the decoder layers' GEMMs read per pass: every parameter but the embedding table
+    (a lookup of a few rows) and the LM head (:func:`head_params`). A tied model stores the two
+    as one matrix; the EAGLE head counts only the target's LM head (``tied``).
+
+    >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
+    True
+    """
+    return shape.params - head_params(shape) * (1 if shape.tied else 2)
+
+
+def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
+    """The per-operator step of ``shape`` split over ``settings.gpus`` GPUs with the GPU's
+    calibration (:data:`lab.serving_calibration.CALIBRATIONS`). ``role`` sets the fixed cost:
+    a ``"target"`` pass pays the engine step's ``passMs``; a ``"draft"`` pass runs inside that
+    step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
+    ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
+    cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
+    from .serving_calibration import CALIBRATIONS
+
+    gpu, precision, cal = GPUS[settings.gpu], PRECISIONS[settings.precision], CALIBRATIONS[settings.gpu]
+    g = settings.gpus
+    bw = gpu.bandwidth * cal.memEfficiency / 1000            # bytes per ms, one GPU
+    f = peak_flops(gpu, precision) * cal.flopEfficiency / 1000  # FLOP per ms, one GPU
+    kv_share = min(g, shape.kv_heads)                          # KV heads split over GPUs, replicated past that
+    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
+    fixed += shape.layers * cal.layerMs
+    comm = 0.0
+    if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
+        fixed += 2 * shape.layers * cal.allreduceUs / 1000
+        comm = 2 * shape.layers * 2 * (g - 1) / g * shape.hidden * ACTIVATION_BYTES / (cal.linkBandwidth / 1000)
+    return _MeasuredStep(
+        gemm_ms=gemm_params(shape) * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape) / g / f,
+        head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
+        kv_ms=kv_bytes_per_token(shape, precision) / kv_share / bw,
+        attention_flop_ms=4 * shape.layers * shape.heads * shape.head_dim / g / f,
+        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap)
+
+
+def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
+    """The step constants of ``shape`` at ``settings``: the roofline's, or the per-operator
+    model's for a target, draft or verify pass (``role``; the roofline prices them alike)."""
+    if settings.stepModel == MEASURED:
+        return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     attention = 4 * shape.layers * shape.heads * shape.head_dim if settings.attentionFlops else 0
     return _Step(weight_bytes(shape, precision), kv_bytes_per_token(shape, precision),
@@ -284,12 +373,32 @@ def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
     return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
 
 
-def _time(step: _Step, batch, new_tokens, context) -> float:
+def _time(step, batch, new_tokens, context) -> float:
+    if isinstance(step, _MeasuredStep):
+        tokens = batch * new_tokens
+        return (step.fixed_ms + step.comm_ms * tokens
+                + _combine(step.gemm_ms, step.gemm_flop_ms * tokens, step.overlap)
+                + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
+                + max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context))
     return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
 
 
+def _terms(step, new_tokens, context):
+    """The step as a function of the batch B: ``(terms, constant, slope)`` with
+    ``t(B) = constant + slope B + sum over terms (p, q, r, o) of combine(p + q B, r B, o)``.
+    Between the batches where some ``p + q B = r B`` every term is affine, so ``t`` is too."""
+    if isinstance(step, _MeasuredStep):
+        terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
+                 (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
+                 (0.0, step.kv_ms * context, step.attention_flop_ms * new_tokens * context, 1.0)]
+        return terms, step.fixed_ms, step.comm_ms * new_tokens
+    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
+    return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
+
+
 def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> float:
-    """``t(B, n, L)`` in milliseconds for ``shape`` at ``settings`` (module docstring).
+    """``t(B, n, L)`` in milliseconds for ``shape`` at ``settings`` (module docstring), under the
+    settings' step model (the roofline, or the per-operator model calibrated on measurements).
 
     >>> s = DEFAULT_SETTINGS.with_(gpus=1, memEfficiency=100, flopEfficiency=100, overheadMs=0)
     >>> round(step_time_ms(TARGETS["llama-3-8b"], s, 1, 1, 0), 4)  # 16.06 GB at 3.35 TB/s
@@ -299,10 +408,38 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
 
 
 def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> str:
-    """``"memory-bound"`` when streaming bytes takes at least as long as the arithmetic."""
+    """``"memory-bound"`` when streaming bytes takes at least as long as the arithmetic: the
+    whole step under the roofline, the layers' weight GEMMs (most of the step) under the
+    per-operator model. Both compare at the efficiency-adjusted ridge (:func:`effective_ridge`)."""
     step = _step(shape, settings)
-    memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
+    if isinstance(step, _MeasuredStep):
+        memory, compute = step.gemm_ms, step.gemm_flop_ms * batch * new_tokens
+    else:
+        memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
     return "memory-bound" if memory >= compute else "compute-bound"
+
+
+def effective_ridge(settings: ServingSettings) -> float:
+    """The ridge the regime is decided at: achievable FLOP/s over achievable bytes/s, that is
+    ``F eta_flop / (BW eta_mem)`` (the sliders' efficiencies under the roofline, the GPU's
+    calibrated ones under the per-operator model).
+
+    >>> s = DEFAULT_SETTINGS
+    >>> round(effective_ridge(s) / ridge_point(GPUS[s.gpu], PRECISIONS[s.precision]), 6)  # 60% / 80%
+    0.75
+    """
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
+    if settings.stepModel == MEASURED:
+        from .serving_calibration import CALIBRATIONS
+        cal = CALIBRATIONS[settings.gpu]
+        return ridge_point(gpu, precision) * cal.flopEfficiency / cal.memEfficiency
+    return ridge_point(gpu, precision) * settings.flopEfficiency / settings.memEfficiency
+
+
+def verify_tokens(settings: ServingSettings) -> int:
+    """Tokens the verify step scores per sequence: a chain's ``k + 1``, or a tree's node count
+    (``treeTokens``, the root included) when one is set."""
+    return settings.treeTokens if settings.treeTokens > 0 else settings.lookahead + 1
 
 
 def draft_shape(settings: ServingSettings) -> Transformer | None:
@@ -314,11 +451,23 @@ def draft_shape(settings: ServingSettings) -> Transformer | None:
     return DRAFTS[settings.draft]
 
 
+# n-gram lookup runs on the CPU. No measurement of its cost was found; assumed: 20 us per
+# proposed position plus 2 us per sequence (a hash lookup per sequence). Under the roofline it is free.
+NGRAM_FIXED_MS, NGRAM_MS_PER_SEQUENCE = 0.02, 0.002
+
+
 def draft_step_ms(settings: ServingSettings, batch, context) -> float:
-    """One draft step: the draft model's ``t(B, 1, L)``; n-gram lookup costs 0 (no forward pass,
-    and we charge it no fixed overhead either)."""
+    """One draft step: the draft model's ``t(B, 1, L)`` with its own per-pass fixed cost (a small
+    draft is bound by it, not by its bytes). n-gram lookup runs no model: free under the
+    roofline, ``NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE B`` on the CPU under the per-operator model."""
     shape = draft_shape(settings)
-    return 0.0 if shape is None else step_time_ms(shape, settings, batch, 1, context)
+    return _draft_time(settings, None if shape is None else _step(shape, settings, "draft"), batch, context)
+
+
+def verify_step_ms(settings: ServingSettings, batch, context) -> float:
+    """The verify step: the target over :func:`verify_tokens` tokens per sequence, plus, under
+    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``)."""
+    return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 
 def tokens_per_cycle(acceptance_rate: float, lookahead: int, curve=None) -> float:
@@ -359,6 +508,8 @@ class Serving(NamedTuple):
     specTokensPerSecond: float
     plainRegime: str
     verifyRegime: str
+    effectiveRidgeFlopsPerByte: float = 0.0
+    maxBatchInMemory: float = 0.0
 
 
 def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float]:
@@ -366,8 +517,7 @@ def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float
     target = TARGETS[settings.target]
     k = settings.lookahead
     return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            step_time_ms(target, settings, batch, k + 1, context),
-            tokens_per_cycle(settings.acceptance / 100, k, curve))
+            verify_step_ms(settings, batch, context), tokens_per_cycle(settings.acceptance / 100, k, curve))
 
 
 def serving(settings: ServingSettings, curve=None) -> Serving:
@@ -384,7 +534,9 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
         plainMsPerToken=plain, specMsPerToken=spec, speedup=plain / spec,
         plainTokensPerSecond=batch * 1000 / plain, specTokensPerSecond=batch * tokens * 1000 / (k * draft + verify),
         plainRegime=step_regime(target, settings, batch, 1, context),
-        verifyRegime=step_regime(target, settings, batch, k + 1, context),
+        verifyRegime=step_regime(target, settings, batch, verify_tokens(settings), context),
+        effectiveRidgeFlopsPerByte=effective_ridge(settings),
+        maxBatchInMemory=max_batch_in_memory(settings),
     )
 
 
@@ -397,7 +549,7 @@ def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
     """Whether the verify step's bytes take at least as long as its FLOPs (then, at B = 1 with no
     fixed cost, it costs exactly a plain step)."""
-    return step_regime(TARGETS[settings.target], settings, batch, settings.lookahead + 1, context) == "memory-bound"
+    return step_regime(TARGETS[settings.target], settings, batch, verify_tokens(settings), context) == "memory-bound"
 
 
 def _models(settings: ServingSettings):
@@ -416,7 +568,12 @@ def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> 
 
 
 def memory_available_bytes(settings: ServingSettings) -> float:
-    """GPU memory of all the GPUs that share the model (datasheet capacity, no reserve)."""
+    """GPU memory of all the GPUs that share the model: the datasheet capacity under the
+    roofline; under the per-operator model the share an engine gives to weights and KV cache
+    (``memoryUtilization``, vLLM's default 0.9)."""
+    if settings.stepModel == MEASURED:
+        from .serving_calibration import CALIBRATIONS
+        return GPUS[settings.gpu].memory * settings.gpus * CALIBRATIONS[settings.gpu].memoryUtilization
     return GPUS[settings.gpu].memory * settings.gpus
 
 
@@ -435,42 +592,63 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
 
 # --- crossover, best lookahead, grids -----------------------------------------------------------
 
-def crossover_batch_scan(settings: ServingSettings, context=None, curve=None, max_batch: int = MAX_BATCH):
-    """The smallest ``B`` in ``1..max_batch`` with speedup <= 1, by brute force (the oracle)."""
+def _search_limit(settings: ServingSettings, context, max_batch) -> int:
+    """The largest batch a search visits: ``max_batch`` (default :data:`MAX_BATCH`) and no more
+    sequences than fit in GPU memory at ``context`` (at least 1)."""
+    limit = MAX_BATCH if max_batch is None else max_batch
+    return max(1, min(limit, int(max_batch_in_memory(settings, context))))
+
+
+def crossover_batch_scan(settings: ServingSettings, context=None, curve=None, max_batch: int | None = None):
+    """The smallest ``B`` in ``1..limit`` with speedup <= 1, by brute force (the oracle); the
+    limit is the largest batch that fits in memory (:func:`_search_limit`)."""
     context = settings.context if context is None else context
-    for batch in range(1, max_batch + 1):
+    for batch in range(1, _search_limit(settings, context, max_batch) + 1):
         if speedup_at(settings, batch, context, curve) <= 1:
             return batch
     return None
 
 
+def _cycle_steps(settings: ServingSettings):
+    """(plain step, verify step, draft step or None, verify tokens): the constants, built once."""
+    shape, target = draft_shape(settings), TARGETS[settings.target]
+    return (_step(target, settings), _step(target, settings, "verify"),
+            None if shape is None else _step(shape, settings, "draft"), verify_tokens(settings))
+
+
+def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
+    if draft is None:
+        return NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE * batch if settings.stepModel == MEASURED else 0.0
+    return _time(draft, batch, 1, context)
+
+
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:
-    """Batches where one of the three steps switches from memory- to compute-bound: between
-    them every step time is affine in B, so speculation's margin is affine too."""
+    """Batches where one operator of the three steps switches from memory- to compute-bound:
+    between them every step time is affine in B, so speculation's margin is affine too."""
+    target, verify, draft, n = _cycle_steps(settings)
+    pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
     breaks = []
-    shapes = [(TARGETS[settings.target], 1), (TARGETS[settings.target], settings.lookahead + 1)]
-    if draft_shape(settings) is not None:
-        shapes.append((draft_shape(settings), 1))
-    for shape, new_tokens in shapes:
-        step = _step(shape, settings)
-        compute_slope = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-        memory_slope = context * step.kv / step.bw
-        if compute_slope > memory_slope:
-            breaks.append(step.fixed_bytes / step.bw / (compute_slope - memory_slope))
+    for step, new_tokens in pieces:
+        for p, q, r, _ in _terms(step, new_tokens, context)[0]:
+            if r > q and p > 0:
+                breaks.append(p / (r - q))
     return breaks
 
 
-def crossover_batch(settings: ServingSettings, context=None, curve=None, max_batch: int = MAX_BATCH):
-    """The smallest ``B`` in ``1..max_batch`` at which the speedup drops to 1 or below, or None.
+def crossover_batch(settings: ServingSettings, context=None, curve=None, max_batch: int | None = None):
+    """The smallest ``B`` in ``1..limit`` at which the speedup drops to 1 or below, or None; the
+    limit is the largest batch that fits in GPU memory (no larger batch can run).
 
     Between the ridge batches (:func:`_ridge_batches`) the margin
     ``k t_draft + t_verify - tokens t_plain`` is affine in B, so on each piece the batches with
     speedup <= 1 form one end of it: check the ends, bisect inside. About 50 evaluations instead
-    of 4096; ``crossover_batch_scan`` is the brute-force oracle the checks compare it with.
+    of thousands; ``crossover_batch_scan`` is the brute-force oracle the checks compare it with.
     """
     context = settings.context if context is None else context
-    edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in _ridge_batches(settings, context)),
-                    *(min(max_batch, max(1, int(b) + 1)) for b in _ridge_batches(settings, context))})
+    max_batch = _search_limit(settings, context, max_batch)
+    ridges = _ridge_batches(settings, context)
+    edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in ridges),
+                    *(min(max_batch, max(1, int(b) + 1)) for b in ridges)})
     loses = lambda batch: speedup_at(settings, batch, context, curve) <= 1  # noqa: E731
     for low, high in zip(edges, edges[1:] + [max_batch]):
         if loses(low):
@@ -494,13 +672,13 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     The plain and draft steps do not depend on k, so they are computed once; entry k is the very
     float :func:`speedup_at` gives for lookahead k."""
     batch, context = settings.batch, settings.context
-    target = _step(TARGETS[settings.target], settings)
-    shape = draft_shape(settings)
-    draft = 0.0 if shape is None else _time(_step(shape, settings), batch, 1, context)
+    target, verify, draft_step, _ = _cycle_steps(settings)
+    draft = _draft_time(settings, draft_step, batch, context)
     plain = _time(target, batch, 1, context)
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
-        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(target, batch, k + 1, context))
+        n = verify_tokens(settings.with_(lookahead=k))
+        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(verify, batch, n, context))
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -515,19 +693,16 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 
     The step constants are built once per grid, which keeps the 99 cells to a fraction of a
     millisecond of arithmetic."""
-    target = TARGETS[settings.target]
-    plain_step, draft_shape_ = _step(target, settings), draft_shape(settings)
-    draft = None if draft_shape_ is None else _step(draft_shape_, settings)
+    target, verify_step, draft, n = _cycle_steps(settings)
     k = settings.lookahead
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     grid = []
     for context in contexts:
         row = []
         for batch in batches:
-            plain = _time(plain_step, batch, 1, context)
-            verify = _time(plain_step, batch, k + 1, context)
-            drafting = 0.0 if draft is None else _time(draft, batch, 1, context)
-            row.append(plain * tokens / (k * drafting + verify))
+            plain = _time(target, batch, 1, context)
+            verify = _time(verify_step, batch, n, context)
+            row.append(plain * tokens / (k * _draft_time(settings, draft, batch, context) + verify))
         grid.append(row)
     return grid
 
@@ -535,14 +710,12 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     """Speedup and both throughputs at each batch, at the settings' context (steps built once)."""
     context, k = settings.context, settings.lookahead
-    target = _step(TARGETS[settings.target], settings)
-    shape = draft_shape(settings)
-    draft = None if shape is None else _step(shape, settings)
+    target, verify, draft, n = _cycle_steps(settings)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     rows = []
     for batch in batches:
         plain = _time(target, batch, 1, context)
-        cycle = k * (0.0 if draft is None else _time(draft, batch, 1, context)) + _time(target, batch, k + 1, context)
+        cycle = k * _draft_time(settings, draft, batch, context) + _time(verify, batch, n, context)
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
@@ -551,30 +724,34 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
 # --- load: Little's law -------------------------------------------------------------------------
 
 def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
-    """ms per token per sequence as ``sum_i w_i max(p_i + q_i B, r_i B) + c``: each step is the
-    larger of an affine memory time and a linear compute time, plus its fixed cost."""
+    """ms per token per sequence as ``constant + slope B + sum_i w_i combine(p_i + q_i B, r_i B, o_i)``
+    (:func:`_terms`, :func:`_combine`): every operator is the larger of an affine memory time and
+    a linear compute time, plus the part of the smaller that does not overlap it."""
     context, k = settings.context, settings.lookahead
+    target, verify, draft, n = _cycle_steps(settings)
 
-    def term(step: _Step, new_tokens: int, weight: float):
-        compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-        return (weight, step.fixed_bytes / step.bw, context * step.kv / step.bw, compute), weight * step.fixed_ms
+    def weighted(step, new_tokens, weight):
+        terms, constant, slope = _terms(step, new_tokens, context)
+        return [(weight, *term) for term in terms], weight * constant, weight * slope
 
-    target = _step(TARGETS[settings.target], settings)
     if not speculative:
-        first, constant = term(target, 1, 1.0)
-        return [first], constant
+        return weighted(target, 1, 1.0)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-    parts = [term(target, k + 1, 1 / tokens)]
-    shape = draft_shape(settings)
-    if shape is not None:
-        parts.append(term(_step(shape, settings), 1, k / tokens))
-    return [t for t, _ in parts], sum(c for _, c in parts)
+    terms, constant, slope = weighted(verify, n, 1 / tokens)
+    if draft is not None:
+        more, c, s = weighted(draft, 1, k / tokens)
+        terms, constant, slope = terms + more, constant + c, slope + s
+    elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU
+        constant += k / tokens * NGRAM_FIXED_MS
+        slope += k / tokens * NGRAM_MS_PER_SEQUENCE
+    return terms, constant, slope
 
 
 def _per_token_function(settings: ServingSettings, speculative: bool, curve=None):
     """``batch -> ms per token per sequence`` at the settings' context (constants built once)."""
-    terms, constant = _per_token_terms(settings, speculative, curve)
-    return lambda batch: sum(w * max(p + q * batch, r * batch) for w, p, q, r in terms) + constant
+    terms, constant, slope = _per_token_terms(settings, speculative, curve)
+    return lambda batch: constant + slope * batch + sum(w * _combine(p + q * batch, r * batch, o)
+                                                        for w, p, q, r, o in terms)
 
 
 def _ms_per_token(settings: ServingSettings, batch: float, speculative: bool, curve=None) -> float:
@@ -589,9 +766,8 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
     when no ``B <= max_batch`` does: the server is overloaded. ``max_batch`` defaults to the
     largest batch that fits in GPU memory (:func:`max_batch_in_memory`).
 
-    ``msPerToken(B) / B`` falls as B grows (each step time is a constant plus terms linear in
-    B), so ``rate x outputTokens x msPerToken(B) / (1000 B)`` crosses 1 at most once; the fixed
-    point is solved exactly, piece by affine piece, with B a real number.
+    ``msPerToken(B)`` is piecewise affine (each operator is affine between its ridge batches), so
+    the first fixed point is solved exactly, piece by affine piece, with B a real number.
 
     >>> s = DEFAULT_SETTINGS
     >>> b = steady_batch(s, 1.0, False)
@@ -603,27 +779,27 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
 
 def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_batch=None) -> float | None:
     """Solve ``B = s m(B)`` with ``s = rate x outputTokens / 1000`` exactly: between the batches
-    where a step turns compute-bound, ``m(B) = P + Q B`` is affine, so on that piece
-    ``B = s P / (1 - s Q)``; the first piece whose solution lies inside it holds the fixed point
-    (``m(B) / B`` falls as B grows, so there is at most one)."""
+    where an operator turns compute-bound, ``m(B) = P + Q B`` is affine, so on that piece
+    ``B = s P / (1 - s Q)``; pieces are visited in order and the first whose solution lies inside
+    it holds the first fixed point (``B - s m(B)`` is negative at 0, so the first crossing of
+    zero is the stable one)."""
     if rate <= 0:
         return 0.0
     max_batch = max_batch_in_memory(settings) if max_batch is None else max_batch
     if max_batch <= 0:
         return None
-    terms, constant = terms_constant
+    terms, constant, linear = terms_constant
     scale = rate * settings.outputTokens / 1000
-    breaks = sorted(p / (r - q) for _, p, q, r in terms if r > q and 0 < p / (r - q) < max_batch)
+    breaks = sorted(p / (r - q) for _, p, q, r, _ in terms if r > q and 0 < p / (r - q) < max_batch)
     low = 0.0
     for high in breaks + [max_batch]:
         middle = (low + high) / 2  # which side of each ridge this piece is on
-        slope = offset = 0.0
-        for w, p, q, r in terms:
-            if p + q * middle >= r * middle:
-                offset, slope = offset + w * p, slope + w * q
-            else:
-                slope += w * r
-        offset += constant
+        slope, offset = linear, constant
+        for w, p, q, r, o in terms:
+            if p + q * middle >= r * middle:   # memory-bound: memory + (1 - o) compute
+                offset, slope = offset + w * p, slope + w * (q + (1 - o) * r)
+            else:                              # compute-bound: compute + (1 - o) memory
+                offset, slope = offset + w * (1 - o) * p, slope + w * (r + (1 - o) * q)
         if scale * slope < 1:
             batch = scale * offset / (1 - scale * slope)
             if batch <= high * (1 + 1e-12):

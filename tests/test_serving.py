@@ -230,7 +230,7 @@ def test_cli_text_and_precision(capsys):
 
 
 @pytest.mark.parametrize("change, message", [
-    (["--gpu", "h100"], "--gpu: unknown name 'h100'; valid: a100-80g, h100-sxm, h200, l40s, rtx-4090"),
+    (["--gpu", "h100"], "--gpu: unknown name 'h100'; valid: a100-80g, a100-40g, h100-sxm, h200, l40s, rtx-4090"),
     (["--target", "gpt-4"], "--target: unknown name 'gpt-4'; valid: llama-2-7b"),
     (["--precision", "int4"], "--precision: unknown name 'int4'; valid: bf16, fp8"),
     (["--batch", "0"], "--batch must be an integer from 1 to 4096, got '0'"),
