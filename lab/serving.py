@@ -407,6 +407,25 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
     return _time(_step(shape, settings), batch, new_tokens, context)
 
 
+def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> dict:
+    """The step's time by operator in ms (they add up to :func:`step_time_ms`): ``weights``
+    (the layers' GEMMs), ``lmHead``, ``attention``, ``allReduce`` (its bytes; its latency is in
+    ``fixed``) and ``fixed``. Under the roofline, one ``roofline`` term and ``fixed``.
+
+    >>> parts = step_breakdown(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)
+    >>> abs(sum(parts.values()) - step_time_ms(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)) < 1e-9
+    True
+    """
+    step = _step(shape, settings)
+    tokens = batch * new_tokens
+    if isinstance(step, _MeasuredStep):
+        return {"weights": _combine(step.gemm_ms, step.gemm_flop_ms * tokens, step.overlap),
+                "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
+                "attention": max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context),
+                "allReduce": step.comm_ms * tokens, "fixed": step.fixed_ms}
+    return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
+
+
 def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> str:
     """``"memory-bound"`` when streaming bytes takes at least as long as the arithmetic: the
     whole step under the roofline, the layers' weight GEMMs (most of the step) under the

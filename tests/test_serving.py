@@ -216,15 +216,29 @@ def test_cli_json(capsys):
     assert cli.main(ARGS + ["--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert KEYS <= set(document)
-    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192)
-    assert document["speedup"] == serving.speedup_at(s, 32, 8192)
+    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192, stepModel="measured")
+    assert document["params"]["stepModel"] == "measured" and document["params"]["gpus"] == 1
+    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192), rel=1e-12)
+    assert sum(document["plainStepTerms"].values()) == pytest.approx(document["plainStepMs"], rel=1e-12)
     assert document["crossoverBatch"] == serving.crossover_batch_scan(s)
     assert document["kvBytesPerToken"] == 327680 and document["targetWeightBytes"] == 2 * 70553706496
 
 
+def test_cli_roofline_gpus_tree_and_curve(capsys):
+    assert cli.main(ARGS + ["--step-model", "roofline", "--gpus", "4", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["speedup"] == pytest.approx(serving.speedup_at(D.with_(gpu="h200", draft="llama-3.2-1b", batch=32,
+                                                                           context=8192), 32, 8192), rel=1e-12)
+    assert cli.main(ARGS + ["--tree-tokens", "24", "--acceptance-curve", "90,80,70", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192, stepModel="measured", treeTokens=24)
+    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192, curve=(0.9, 0.8, 0.7)), rel=1e-12)
+    assert document["verifyStepMs"] == serving.verify_step_ms(s, 32, 8192)
+
+
 def test_cli_text_and_precision(capsys):
-    assert cli.main(ARGS + ["--precision", "fp8", "--mem-efficiency", "90", "--flop-efficiency", "70",
-                            "--overhead-ms", "0"]) == 0
+    assert cli.main(ARGS + ["--precision", "fp8", "--step-model", "roofline", "--mem-efficiency", "90",
+                            "--flop-efficiency", "70", "--overhead-ms", "0"]) == 0
     out = capsys.readouterr().out
     assert "speedup" in out and "crossoverBatch" in out and "kvBytesPerToken  163840" in out
 
@@ -239,6 +253,11 @@ def test_cli_text_and_precision(capsys):
     (["--acceptance", "nan"], "--acceptance must be a number from 0 to 100"),
     (["--mem-efficiency", "0"], "--mem-efficiency must be a number from 1 to 100"),
     (["--overhead-ms", "-1"], "--overhead-ms must be a number from 0 to 1000"),
+    (["--gpus", "3.5"], "--gpus must be an integer from 1 to 8"),
+    (["--tree-tokens", "-2"], "--tree-tokens must be an integer from 0 to 1024"),
+    (["--step-model", "magic"], "--step-model: unknown name 'magic'; valid: roofline, measured"),
+    (["--acceptance-curve", "80,nan"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
+    (["--acceptance-curve", "120"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
 ])
 def test_cli_bad_input(change, message, capsys):
     assert cli.main(ARGS + change) == 2
