@@ -54,8 +54,10 @@ __all__ = [
 
 TERA = 1e12
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
-ROOFLINE, MEASURED = "roofline", "measured"
-STEP_MODELS = {ROOFLINE: "roofline (idealised)", MEASURED: "per operator, calibrated on measured steps"}
+ROOFLINE, MEASURED, OPERATORS = "roofline", "measured", "operators"
+STEP_MODELS = {MEASURED: "per operator, calibrated on measured steps", ROOFLINE: "roofline of the whole step",
+               OPERATORS: "per operator, ideal (100%, no fixed costs)"}
+PER_OPERATOR = (MEASURED, OPERATORS)
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 
 
@@ -330,9 +332,10 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
     ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
     cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
-    from .serving_calibration import CALIBRATIONS
+    from .serving_calibration import CALIBRATIONS, IDEAL
 
-    gpu, precision, cal = GPUS[settings.gpu], PRECISIONS[settings.precision], CALIBRATIONS[settings.gpu]
+    cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     g = settings.gpus
     bw = gpu.bandwidth * cal.memEfficiency / 1000            # bytes per ms, one GPU
     f = peak_flops(gpu, precision) * cal.flopEfficiency / 1000  # FLOP per ms, one GPU
@@ -354,7 +357,7 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
     """The step constants of ``shape`` at ``settings``: the roofline's, or the per-operator
     model's for a target, draft or verify pass (``role``; the roofline prices them alike)."""
-    if settings.stepModel == MEASURED:
+    if settings.stepModel in PER_OPERATOR:
         return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     attention = 4 * shape.layers * shape.heads * shape.head_dim if settings.attentionFlops else 0
@@ -448,9 +451,9 @@ def effective_ridge(settings: ServingSettings) -> float:
     0.75
     """
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
-    if settings.stepModel == MEASURED:
-        from .serving_calibration import CALIBRATIONS
-        cal = CALIBRATIONS[settings.gpu]
+    if settings.stepModel in PER_OPERATOR:
+        from .serving_calibration import CALIBRATIONS, IDEAL
+        cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
         return ridge_point(gpu, precision) * cal.flopEfficiency / cal.memEfficiency
     return ridge_point(gpu, precision) * settings.flopEfficiency / settings.memEfficiency
 

@@ -255,7 +255,7 @@ def test_cli_text_and_precision(capsys):
     (["--overhead-ms", "-1"], "--overhead-ms must be a number from 0 to 1000"),
     (["--gpus", "3.5"], "--gpus must be an integer from 1 to 8"),
     (["--tree-tokens", "-2"], "--tree-tokens must be an integer from 0 to 1024"),
-    (["--step-model", "magic"], "--step-model: unknown name 'magic'; valid: roofline, measured"),
+    (["--step-model", "magic"], "--step-model: unknown name 'magic'; valid: measured, roofline, operators"),
     (["--acceptance-curve", "80,nan"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
     (["--acceptance-curve", "120"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
 ])
