@@ -1,37 +1,65 @@
 """Part two, instrument two: speculative decoding under load, on real hardware presets.
 
-A roofline model of one decode step (issue 8). A model with ``N`` parameters of ``b`` bytes
-each and ``kv`` bytes of KV cache per token per sequence runs on a GPU with memory bandwidth
-``BW`` and dense peak ``F`` FLOP/s. One step for a batch of ``B`` sequences, each with
-``L`` tokens of context and ``n`` new tokens (``n = 1`` for plain decoding, ``n = k + 1``
-when the target verifies ``k`` drafts), takes
+Two step-time models price one decode step for a batch of ``B`` sequences, each with ``L``
+tokens of context and ``n`` new tokens (``n = 1`` for plain decoding, ``n = k + 1`` when the
+target verifies ``k`` drafts, a tree's node count when it verifies a tree).
+
+**The per-operator model** (``stepModel="measured"``, the page's default), calibrated per GPU on
+measured step times (:mod:`lab.serving_calibration`; end-to-end speedups, which judge it, are
+kept apart in :mod:`lab.serving_validation`). With ``m = B n`` tokens in the pass, ``g`` GPUs
+in tensor parallel, weights of ``b`` bytes, achievable bandwidth ``bw = BW eta_mem`` and
+FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
+
+    weights   = combine(W b / (g bw), 2 W m / (g f))        the layers' GEMMs, W their weights
+    lm head   = combine(V h b / (g bw), 2 V h m / (g f))    V vocab, h hidden
+    attention = max(B L kv / (min(g, kvh) bw), 4 layers heads d m L / (g f))   KV read or its FLOPs
+    all-reduce= 2 layers (t_ar + 2 (g - 1) / g  m h 2 / link)    two per layer, when g > 1
+    fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
+    combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
+
+Attention is never hidden under the GEMMs (one roofline over the whole step let the GEMMs'
+compute hide the KV read); a GEMM's arithmetic overlaps its weight reads only in part
+(``overlap``), so a pass with more tokens costs more well before the ridge, as measured; the
+fixed costs make small drafts overhead-bound. For example, Llama-3-8B on one calibrated H100
+at batch 64 and 1024 tokens of context (the operators add up to the step):
+
+>>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
+>>> plain = step_time_ms(TARGETS["llama-3-8b"], s, 64, 1, 1024)
+>>> verify = step_time_ms(TARGETS["llama-3-8b"], s, 64, 4, 1024)
+>>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.45 plain steps
+(11.26, 1.45)
+
+``stepModel="operators"`` is the same sum with every extra term zeroed (datasheet peaks, full
+overlap, no fixed costs): then at batch one every operator of a verify step is memory-bound and
+it costs exactly a plain step.
+
+**The roofline of the whole step** (``stepModel="roofline"``, the library default the trees
+instrument prices its verify passes with, kept as it was). A model with ``N`` parameters of
+``b`` bytes and ``kv`` bytes of KV cache per token per sequence on ``gpus`` GPUs of bandwidth
+``BW`` and dense peak ``F`` (ideal tensor parallelism: they add up):
 
     t(B, n, L) = max( (N b + B L kv) / (BW eta_mem),  2 N B n / (F eta_flop) ) + t_fixed
 
-the larger of the time to stream the weights and the KV cache from memory and the time to do
-the multiply-adds, plus a fixed cost per step (launch, sampling, scheduling). ``eta`` are the
-achievable fractions of the datasheet peaks. Attention FLOPs, ``4 layers heads head_dim L``
-per new token, can be added to the compute side (off by default, as the issue writes the
-formula without them). KV-cache writes of the new tokens and the growth of ``L`` during one
-cycle are left out: both are a few tokens against thousands.
+with the sliders' efficiencies and fixed cost; attention FLOPs, ``4 layers heads head_dim L`` per
+new token, can be added to the compute side (``attentionFlops``).
 
-A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence)
-and one verify step of the target with ``n = k + 1``. It commits, per sequence, the expected
+A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
+n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
 tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
 given a measured per-position curve of conditional acceptance rates ``c_1, c_2, ...``,
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 
     plain ms per token  = t_target(B, 1, L)
-    spec ms per token   = (k t_draft(B, 1, L) + t_target(B, k + 1, L)) / tokens per cycle
+    spec ms per token   = (k t_draft(B, 1, L) + t_verify(B, n, L)) / tokens per cycle
     speedup             = plain ms per token / spec ms per token
     throughput          = B x tokens / time, for the whole batch
 
-Batch one reduces to Leviathan et al.: with ``B = 1``, ``eta = 1``, ``t_fixed = 0`` and no
-attention FLOPs, the verify step costs exactly a plain step whenever it is memory-bound, that
-is when its arithmetic intensity ``2 N (k + 1) / (N b + L kv)`` is at most the ridge point
-``F / BW`` (:func:`verify_is_memory_bound`); then the speedup is
+Batch one reduces to Leviathan et al.: with the extra terms zeroed (``"operators"``, or the
+roofline at ``eta = 1``, ``t_fixed = 0`` and no attention FLOPs) the verify step costs exactly a
+plain step whenever it is memory-bound (:func:`verify_is_memory_bound`); then the speedup is
 ``(1 - a**(k+1)) / ((1 - a)(k c + 1))`` with ``c = t_draft / t_target``
-(``lab.checks.serving`` checks it over the seed audit's grid).
+(``lab.checks.serving`` checks it over the seed audit's grid). Every search over the batch
+(crossover, load) stops at the largest batch whose weights and KV caches fit in memory.
 
 Every preset below carries where its numbers were read. Standard library only.
 """
