@@ -281,7 +281,10 @@ from lab.widgets import serving as widget  # noqa: E402
 
 def test_view_default_and_query_round_trip():
     view = widget.view(None)
-    assert view["notes"] == [] and view["crossoverBatch"] == 163
+    # the default is a setting an engine measured (lab.serving_validation's H100 EAGLE row, k = 2)
+    assert view["notes"] == [] and view["crossoverBatch"] is None
+    assert view["params"]["stepModel"] == "measured" and "none up to 392" == view["readouts"]["crossover"]
+    assert abs(float(view["readouts"]["speedup"]) / (175.49 / 128.64) - 1) < 0.05
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
     assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
@@ -299,7 +302,8 @@ def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
 
 @pytest.mark.parametrize("raw, fragment", [
     ({"gpu": "h100"}, "gpu: 'h100' is not one of a100-80g"),
-    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 4"),
+    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 1"),
+    ("?srvModel=fast", "srvModel: 'fast' is not one of measured, roofline, operators; using measured"),
     ({"lookahead": "NaN"}, "lookahead: 'NaN' is not a number"),
     ({"batchExp": "99"}, "batchExp: 99 is not an integer from 0 to 10; using 10"),
     ("?srvTarget=%3Cscript%3E", "srvTarget: '<script>' is not one of"),
@@ -330,3 +334,99 @@ def test_width_lays_out_the_figures_and_text_stays_legible():
     assert "style=" not in svg
     assert widget.TEXT >= 12 and not re.search(r'font-size="([0-9]|1[01])"', svg)
 
+
+
+# --- the per-operator model, calibration and validation ----------------------------------------------
+
+from lab import serving_calibration, serving_validation  # noqa: E402
+
+M = D.with_(stepModel="measured")
+
+
+def test_every_gpu_has_a_calibration_and_the_unmeasured_are_named():
+    assert set(serving_calibration.CALIBRATIONS) == set(serving.GPUS)
+    assert set(serving_calibration.MEASURED_GPUS) == {"a100-80g", "a100-40g", "h100-sxm", "h200"}
+    assert {m.gpu for m in serving_calibration.STEP_MEASUREMENTS} <= set(serving_calibration.MEASURED_GPUS)
+    for cal in serving_calibration.CALIBRATIONS.values():
+        assert cal.source and 0 < cal.memEfficiency <= 1 and 0 < cal.flopEfficiency <= 1 and 0 <= cal.overlap <= 1
+
+
+def test_a_small_draft_is_bound_by_its_fixed_cost():
+    """A 1B draft on 4 H100s: its weights take a fraction of a millisecond, its fixed costs (one
+    draft pass, 16 layers' launches and 32 all-reduce latencies) most of its step."""
+    s = M.with_(draft="llama-3.2-1b")
+    shape = serving.DRAFTS["llama-3.2-1b"]
+    parts = serving._measured_step(shape, s, "draft")
+    step = serving.draft_step_ms(s, 1, 1024)
+    assert parts.fixed_ms > step / 2 and parts.gemm_ms < step / 4
+    share = step / serving.step_time_ms(serving.TARGETS["llama-3-70b"], s, 1, 1, 1024)
+    assert 0.05 < share < 0.2   # measured about 12.5% (quoted in the serving issue); the roofline said 5.4%
+
+
+def test_verify_costs_more_than_a_plain_step_even_below_the_ridge():
+    """Measured: four tokens per sequence at batch 64 cost about 1.4 plain steps; the roofline's 1.0."""
+    target = serving.TARGETS["llama-3-8b"]
+    s = M.with_(target="llama-3-8b", gpus=1)
+    ratio = serving.step_time_ms(target, s, 64, 4, 1024) / serving.step_time_ms(target, s, 64, 1, 1024)
+    assert 1.25 < ratio < 1.6
+    # and already below the ridge: at batch 16 (64 tokens in the pass) the weight GEMMs are memory-bound
+    assert serving.step_regime(target, s, 16, 4, 1024) == "memory-bound"
+    assert serving.step_time_ms(target, s, 16, 4, 1024) > 1.05 * serving.step_time_ms(target, s, 16, 1, 1024)
+    roofline = D.with_(target="llama-3-8b", gpus=1)
+    assert serving.step_time_ms(target, roofline, 64, 4, 1024) == serving.step_time_ms(target, roofline, 64, 1, 1024)
+
+
+def test_trees_verify_their_node_count_and_ngram_costs_cpu_time():
+    tree = M.with_(treeTokens=32)
+    assert serving.verify_tokens(tree) == 32 and serving.verify_tokens(M) == M.lookahead + 1
+    assert serving.verify_step_ms(tree, 16, 1024) > serving.verify_step_ms(M, 16, 1024)
+    assert serving.draft_step_ms(M.with_(draft="ngram"), 64, 1024) == pytest.approx(0.02 + 0.002 * 64)
+    assert serving.draft_step_ms(D.with_(draft="ngram"), 64, 1024) == 0.0
+
+
+def test_tensor_parallel_costs_all_reduces():
+    target = serving.TARGETS["llama-3-70b"]
+    one, four = serving.step_breakdown(target, M.with_(gpus=1, gpu="h200"), 8, 1, 1024), \
+        serving.step_breakdown(target, M.with_(gpus=4, gpu="h200"), 8, 1, 1024)
+    assert one["allReduce"] == 0 and four["allReduce"] > 0 and four["fixed"] > one["fixed"]
+    assert four["weights"] == pytest.approx(one["weights"] / 4, rel=1e-12)
+
+
+def test_effective_ridge_is_the_one_the_regime_uses():
+    for s in (D, M, M.with_(gpu="a100-80g")):
+        ridge = serving.effective_ridge(s)
+        target = serving.TARGETS["llama-3-8b"]
+        s = s.with_(target="llama-3-8b", gpus=1)
+        # the weight GEMMs turn compute-bound where their intensity 2 m / b passes the effective ridge
+        m = int(ridge * 2 / 2)   # bf16: 2 bytes a weight, so m tokens give intensity m FLOP/byte
+        if s.stepModel == "measured":
+            assert serving.step_regime(target, s, m - 1, 1, 64) == "memory-bound"
+            assert serving.step_regime(target, s, m + 2, 1, 64) == "compute-bound"
+
+
+def test_memory_stops_the_crossover_search():
+    s = M.with_(context=32768)
+    fits = serving.max_batch_in_memory(s)
+    assert 1 <= fits < 64
+    assert serving.crossover_batch(s) in (None, *range(1, int(fits) + 1))
+    assert serving.crossover_batch_scan(s) == serving.crossover_batch(s)
+
+
+def test_validation_is_computed_and_kept_apart_from_calibration():
+    rows = serving_validation.comparison()
+    summary = serving_validation.summary(rows)
+    assert summary["points"] == len(serving_validation.VALIDATION) >= 4
+    assert summary["above"] == sum(r["predicted"] > r["measured"] for r in rows)
+    assert 0.85 < summary["medianRatio"] < 1.15          # the issue's goal: median error within 15%
+    sources = {m.source for m in serving_calibration.STEP_MEASUREMENTS}
+    assert not sources & {p.source for p in serving_validation.VALIDATION}
+    for point in serving_validation.VALIDATION:  # the acceptance given to the model is the row's
+        alpha = serving_validation.alpha_for_length(point.acceptanceLength, point.lookahead)
+        assert serving.tokens_per_cycle(alpha, point.lookahead) == pytest.approx(point.acceptanceLength, abs=1e-9)
+
+
+def test_page_context_carries_the_validation_figure_and_tables():
+    context = widget.page_context()["validation"]
+    assert context["figure"].startswith("<svg") and context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
+    assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
+    assert context["unmeasured"] == ["L40S", "RTX 4090"]
