@@ -17,6 +17,12 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
     combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
 
+For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
+are the always-used ones (attention, routers, shared experts, dense layers) plus, per MoE layer,
+the expected distinct experts of ``m`` tokens under uniform, independent routing,
+``E (1 - (1 - k/E)**m)`` (:func:`distinct_experts`), while the FLOPs count the ``k`` experts each
+token uses; so verifying ``k + 1`` tokens costs more than one token even at batch one. Latent
+attention (DeepSeek-V3) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU.
 Attention is never hidden under the GEMMs (one roofline over the whole step let the GEMMs'
 compute hide the KV read); a GEMM's arithmetic overlaps its weight reads only in part
 (``overlap``), so a pass with more tokens costs more well before the ridge, as measured; the
@@ -148,23 +154,82 @@ class Transformer(NamedTuple):
     qkv_bias: bool
     source: str
     params: int = 0
+    # mixture of experts (0: dense): routed experts per MoE layer, experts each token uses, one
+    # expert's intermediate width, the shared experts' total width, and the leading dense layers
+    experts: int = 0
+    active_experts: int = 0
+    expert_intermediate: int = 0
+    shared_intermediate: int = 0
+    dense_layers: int = 0
+    # multi-head latent attention (0: grouped-query attention): query and KV compression ranks,
+    # the rotary part of a head, the value head width (head_dim is then the non-rotary query/key part)
+    q_lora: int = 0
+    kv_lora: int = 0
+    rope_dim: int = 0
+    v_head_dim: int = 0
 
 
-def parameter_count(shape: Transformer) -> int:
-    """Parameters of a Llama/Qwen2-style decoder from its shape: embeddings (once more for an
-    untied LM head), per layer the q, k, v, o projections (plus q, k, v biases for Qwen2),
-    the gated MLP (three matrices) and two RMSNorm vectors, and the final norm.
-
-    >>> parameter_count(TARGETS["llama-2-7b"])  # the model card's 6.74B
-    6738415616
-    """
-    h, q_width, kv_width = shape.hidden, shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+def attention_params(shape: Transformer) -> int:
+    """One layer's attention weights: q, k, v, o projections (plus q, k, v biases for Qwen2);
+    for multi-head latent attention (DeepSeek-V3) the query down- and up-projections, the joint
+    KV down-projection with the rotary key, the KV up-projection, the output and the two norms."""
+    h = shape.hidden
+    if shape.kv_lora:
+        qk = shape.head_dim + shape.rope_dim
+        return (h * shape.q_lora + shape.q_lora * shape.heads * qk + h * (shape.kv_lora + shape.rope_dim)
+                + shape.kv_lora * shape.heads * (shape.head_dim + shape.v_head_dim)
+                + shape.heads * shape.v_head_dim * h + shape.q_lora + shape.kv_lora)
+    q_width, kv_width = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
     attention = h * q_width + 2 * h * kv_width + q_width * h
     if shape.qkv_bias:
         attention += q_width + 2 * kv_width
-    per_layer = attention + 3 * h * shape.intermediate + 2 * h
+    return attention
+
+
+def moe_layers(shape: Transformer) -> int:
+    """Layers whose MLP is a mixture of experts (0 for a dense model)."""
+    return shape.layers - shape.dense_layers if shape.experts else 0
+
+
+def expert_params(shape: Transformer) -> int:
+    """One routed expert's weights in one layer: a gated MLP of the expert's width."""
+    return 3 * shape.hidden * shape.expert_intermediate
+
+
+def parameter_count(shape: Transformer, active: bool = False) -> int:
+    """Parameters of a decoder from its shape: embeddings (once more for an untied LM head), per
+    layer the attention (:func:`attention_params`) and two RMSNorm vectors, the gated MLPs of the
+    dense layers, and for each mixture-of-experts layer its routed experts (all of them, or with
+    ``active`` the ``active_experts`` one token uses), its router and its shared experts; and the
+    final norm.
+
+    >>> parameter_count(TARGETS["llama-2-7b"])  # the model card's 6.74B
+    6738415616
+    >>> round(parameter_count(TARGETS["mixtral-8x7b"]) / 1e9, 1), round(parameter_count(TARGETS["mixtral-8x7b"], True) / 1e9, 1)
+    (46.7, 12.9)
+    """
+    h = shape.hidden
+    dense = shape.layers - moe_layers(shape)
+    routed = shape.active_experts if active else shape.experts
+    moe = routed * expert_params(shape) + h * shape.experts + 3 * h * shape.shared_intermediate
     embeddings = shape.vocab * h * (1 if shape.tied else 2)
-    return embeddings + shape.layers * per_layer + h
+    return (embeddings + shape.layers * (attention_params(shape) + 2 * h) + dense * 3 * h * shape.intermediate
+            + moe_layers(shape) * moe + h)
+
+
+def distinct_experts(shape: Transformer, tokens: float) -> float:
+    """Expected distinct routed experts one MoE layer reads for ``tokens`` tokens in a pass, under
+    uniform, independent routing (each token picks ``k`` of ``E`` experts, each expert equally
+    likely, tokens independent): ``E (1 - (1 - k/E)**tokens)``. Real routers are skewed and
+    correlated across neighbouring tokens, so this is an upper bound on the experts read at small
+    batches. 0 for a dense model.
+
+    >>> round(distinct_experts(TARGETS["qwen3-30b-a3b"], 1), 6), round(distinct_experts(TARGETS["qwen3-30b-a3b"], 5), 2)
+    (8.0, 35.3)
+    """
+    if not shape.experts:
+        return 0.0
+    return shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** tokens)
 
 
 def _with_count(shape: Transformer) -> Transformer:
@@ -185,6 +250,25 @@ TARGETS = {t.name: _with_count(t) for t in (
     Transformer("llama-3-70b", "Llama-3-70B", 80, 8192, 64, 8, 128, 28672, 128256, False, False,
                 "oumi's Llama 3.1 70B model table (the same shape as Llama-3-70B): 80 layers, hidden 8192, "
                 "64 heads, 8 KV heads, intermediate 28672, vocab 128256, untied"),
+    Transformer("mixtral-8x7b", "Mixtral-8x7B (MoE)", 32, 4096, 32, 8, 128, 14336, 32000, False, False,
+                "Mixtral-8x7B's config.json as quoted in a profiler's notes and vLLM's Mixtral MoE benchmark "
+                "(hidden 4096, expert intermediate 14336, num_local_experts 8, num_experts_per_tok 2; read "
+                "through the code index) with the model card's 32 layers, 32 heads, 8 KV heads, vocab 32000, "
+                "untied: 46.7B parameters, 12.9B used per token",
+                experts=8, active_experts=2, expert_intermediate=14336),
+    Transformer("qwen3-30b-a3b", "Qwen3-30B-A3B (MoE)", 48, 2048, 32, 4, 128, 6144, 151936, False, False,
+                "a copy of Qwen3-30B-A3B's config.json in NVIDIA Megatron-Bridge's Qwen3 MoE bridge test (read "
+                "through the code index): 48 layers, hidden 2048, 32 heads, 4 KV heads, head_dim 128, "
+                "num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, vocab 151936, untied",
+                experts=128, active_experts=8, expert_intermediate=768),
+    Transformer("deepseek-v3", "DeepSeek-V3 (MoE, MLA)", 61, 7168, 128, 128, 128, 18432, 129280, False, False,
+                "a copy of DeepSeek-V3's config.json in a MoE test fixture (read through the code index): 61 "
+                "layers, hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, "
+                "qk_rope_head_dim 64, v_head_dim 128, first_k_dense_replace 3 (intermediate 18432), "
+                "n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
+                "vocab 129280, untied; 671B parameters without its MTP module",
+                experts=256, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=3,
+                q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128),
 )}
 
 NGRAM = "ngram"
@@ -201,7 +285,7 @@ DRAFTS = {t.name: _with_count(t) for t in (
 )}
 DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
-                EAGLE: "EAGLE-style head (1 layer)", NGRAM: "n-gram lookup (no model)"}
+                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)"}
 
 
 def eagle_head(target: Transformer) -> Transformer:
@@ -213,12 +297,18 @@ def eagle_head(target: Transformer) -> Transformer:
     >>> eagle_head(TARGETS["llama-3-8b"]).layers
     1
     """
-    h, q_width, kv_width = target.hidden, target.heads * target.head_dim, target.kv_heads * target.head_dim
-    layer = h * q_width + 2 * h * kv_width + q_width * h + 3 * h * target.intermediate + 2 * h
-    params = layer + 2 * h * h + target.vocab * h
+    h = target.hidden
+    # a mixture-of-experts target's head (DeepSeek-V3's MTP module is one such layer) is priced as
+    # the dense layer one token reads: its active and shared experts
+    width = (target.active_experts * target.expert_intermediate + target.shared_intermediate
+             if target.experts else target.intermediate)
+    params = attention_params(target) + 3 * h * width + 2 * h + 2 * h * h + target.vocab * h
     return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
+                           intermediate=width, experts=0, active_experts=0, expert_intermediate=0,
+                           shared_intermediate=0, dense_layers=0,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
-                                  "target's LM head (EAGLE's design); not a published checkpoint count")
+                                  "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
+                                  "mixture of experts the layer one token reads; not a published checkpoint count")
 
 
 class Precision(NamedTuple):
@@ -260,11 +350,17 @@ DEFAULT_SETTINGS = ServingSettings()
 
 
 def kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
-    """KV cache per token per sequence: ``2 (K and V) x layers x kv_heads x head_dim x bytes``.
+    """KV cache per token per sequence: ``2 (K and V) x layers x kv_heads x head_dim x bytes``;
+    with multi-head latent attention the compressed latent and the rotary key,
+    ``layers x (kv_lora + rope_dim) x bytes``.
 
     >>> kv_bytes_per_token(TARGETS["llama-3-70b"], PRECISIONS["bf16"])  # 320 KiB
     327680
+    >>> kv_bytes_per_token(TARGETS["deepseek-v3"], PRECISIONS["bf16"])  # 61 x 576 x 2
+    70272
     """
+    if shape.kv_lora:
+        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.bytes
     return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.bytes
 
 
@@ -323,6 +419,9 @@ class _MeasuredStep(NamedTuple):
     comm_ms: float
     fixed_ms: float
     overlap: float
+    expert_ms: float = 0.0      # one routed expert's weights in every MoE layer, streamed once
+    experts: int = 0            # routed experts per MoE layer (0: dense)
+    active_experts: int = 0     # experts each token uses
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -342,15 +441,32 @@ def head_params(shape: Transformer) -> int:
     return shape.vocab * shape.hidden
 
 
-def gemm_params(shape: Transformer) -> int:
-    """Weights the decoder layers' GEMMs read per pass: every parameter but the embedding table
-    (a lookup of a few rows) and the LM head (:func:`head_params`). A tied model stores the two
-    as one matrix; the EAGLE head counts only the target's LM head (``tied``).
+def gemm_params(shape: Transformer, active: bool = False) -> int:
+    """Weights the decoder layers' GEMMs hold: every parameter but the embedding table (a lookup
+    of a few rows) and the LM head (:func:`head_params`). A tied model stores the two as one
+    matrix; the EAGLE head counts only the target's LM head (``tied``). With ``active``, a
+    mixture of experts counts only the experts one token uses (its FLOPs per token).
 
     >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
     True
     """
-    return shape.params - head_params(shape) * (1 if shape.tied else 2)
+    total = parameter_count(shape, True) if active and shape.experts else shape.params
+    return total - head_params(shape) * (1 if shape.tied else 2)
+
+
+def routed_params(shape: Transformer) -> int:
+    """Every routed expert's weights over all MoE layers (0 for a dense model): what a pass reads
+    only in part, :func:`distinct_experts` of them per layer."""
+    return moe_layers(shape) * shape.experts * expert_params(shape)
+
+
+def attention_flops(shape: Transformer) -> int:
+    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
+    (scores and values) per layer; with latent attention computed on the compressed cache
+    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
+    if shape.kv_lora:
+        return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
+    return 4 * shape.layers * shape.heads * shape.head_dim
 
 
 def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
@@ -367,19 +483,23 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     g = settings.gpus
     bw = gpu.bandwidth * cal.memEfficiency / 1000            # bytes per ms, one GPU
     f = peak_flops(gpu, precision) * cal.flopEfficiency / 1000  # FLOP per ms, one GPU
-    kv_share = min(g, shape.kv_heads)                          # KV heads split over GPUs, replicated past that
+    # KV heads split over GPUs, replicated past that; a latent cache is replicated on every GPU
+    kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
     fixed += shape.layers * cal.layerMs
     comm = 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
         comm = 2 * shape.layers * 2 * (g - 1) / g * shape.hidden * ACTIVATION_BYTES / (cal.linkBandwidth / 1000)
+    always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
     return _MeasuredStep(
-        gemm_ms=gemm_params(shape) * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape) / g / f,
+        gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
         head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
         kv_ms=kv_bytes_per_token(shape, precision) / kv_share / bw,
-        attention_flop_ms=4 * shape.layers * shape.heads * shape.head_dim / g / f,
-        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap)
+        attention_flop_ms=attention_flops(shape) / g / f,
+        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
+        expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
+        experts=shape.experts, active_experts=shape.active_experts)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -388,10 +508,13 @@ def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
     if settings.stepModel in PER_OPERATOR:
         return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
-    attention = 4 * shape.layers * shape.heads * shape.head_dim if settings.attentionFlops else 0
+    attention = attention_flops(shape) if settings.attentionFlops else 0
+    # a mixture of experts under the roofline reads every expert (true once a batch routes to all
+    # of them) and multiplies by the ones each token uses
+    flops = 2 * (parameter_count(shape, True) if shape.experts else shape.params)
     return _Step(weight_bytes(shape, precision), kv_bytes_per_token(shape, precision),
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,
-                 2 * shape.params, attention,
+                 flops, attention,
                  peak_flops(gpu, precision) * settings.gpus * settings.flopEfficiency / 100 / 1000,
                  settings.overheadMs)
 
@@ -404,11 +527,20 @@ def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
     return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
 
 
+def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
+    """The layers' weights streamed for ``tokens`` tokens: the always-read part, plus the
+    expected distinct routed experts (:func:`distinct_experts`) for a mixture of experts."""
+    if not step.experts:
+        return step.gemm_ms
+    distinct = step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
+    return step.gemm_ms + step.expert_ms * distinct
+
+
 def _time(step, batch, new_tokens, context) -> float:
     if isinstance(step, _MeasuredStep):
         tokens = batch * new_tokens
         return (step.fixed_ms + step.comm_ms * tokens
-                + _combine(step.gemm_ms, step.gemm_flop_ms * tokens, step.overlap)
+                + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context))
     return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
@@ -450,7 +582,7 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
     step = _step(shape, settings)
     tokens = batch * new_tokens
     if isinstance(step, _MeasuredStep):
-        return {"weights": _combine(step.gemm_ms, step.gemm_flop_ms * tokens, step.overlap),
+        return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
                 "attention": max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context),
                 "allReduce": step.comm_ms * tokens, "fixed": step.fixed_ms}
@@ -463,7 +595,7 @@ def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens
     per-operator model. Both compare at the efficiency-adjusted ridge (:func:`effective_ridge`)."""
     step = _step(shape, settings)
     if isinstance(step, _MeasuredStep):
-        memory, compute = step.gemm_ms, step.gemm_flop_ms * batch * new_tokens
+        memory, compute = _weights_read_ms(step, batch * new_tokens), step.gemm_flop_ms * batch * new_tokens
     else:
         memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
     return "memory-bound" if memory >= compute else "compute-bound"
@@ -672,6 +804,12 @@ def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
     return _time(draft, batch, 1, context)
 
 
+def _affine(settings: ServingSettings) -> bool:
+    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target
+    under the per-operator model, whose weight reads grow with the distinct experts, a curve."""
+    return not (TARGETS[settings.target].experts and settings.stepModel in PER_OPERATOR)
+
+
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:
     """Batches where one operator of the three steps switches from memory- to compute-bound:
     between them every step time is affine in B, so speculation's margin is affine too."""
@@ -695,6 +833,8 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
     of thousands; ``crossover_batch_scan`` is the brute-force oracle the checks compare it with.
     """
     context = settings.context if context is None else context
+    if not _affine(settings):  # a mixture of experts: no affine pieces to bisect, so visit every batch
+        return crossover_batch_scan(settings, context, curve, max_batch)
     max_batch = _search_limit(settings, context, max_batch)
     ridges = _ridge_batches(settings, context)
     edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in ridges),
@@ -779,6 +919,12 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     a linear compute time, plus the part of the smaller that does not overlap it."""
     context, k = settings.context, settings.lookahead
     target, verify, draft, n = _cycle_steps(settings)
+    if not _affine(settings):  # a mixture of experts: the function itself, solved numerically
+        if not speculative:
+            return NUMERIC, lambda batch: _time(target, batch, 1, context)
+        tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+        return NUMERIC, lambda batch: (k * _draft_time(settings, draft, batch, context)
+                                       + _time(verify, batch, n, context)) / tokens
 
     def weighted(step, new_tokens, weight):
         terms, constant, slope = _terms(step, new_tokens, context)
@@ -799,7 +945,10 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
 
 def _per_token_function(settings: ServingSettings, speculative: bool, curve=None):
     """``batch -> ms per token per sequence`` at the settings' context (constants built once)."""
-    terms, constant, slope = _per_token_terms(settings, speculative, curve)
+    terms = _per_token_terms(settings, speculative, curve)
+    if terms[0] is NUMERIC:
+        return terms[1]
+    terms, constant, slope = terms
     return lambda batch: constant + slope * batch + sum(w * _combine(p + q * batch, r * batch, o)
                                                         for w, p, q, r, o in terms)
 
@@ -838,6 +987,8 @@ def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_ba
     max_batch = max_batch_in_memory(settings) if max_batch is None else max_batch
     if max_batch <= 0:
         return None
+    if terms_constant[0] is NUMERIC:
+        return _steady_batch_numeric(rate * settings.outputTokens / 1000, terms_constant[1], max_batch)
     terms, constant, linear = terms_constant
     scale = rate * settings.outputTokens / 1000
     breaks = sorted(p / (r - q) for _, p, q, r, _ in terms if r > q and 0 < p / (r - q) < max_batch)
@@ -854,6 +1005,28 @@ def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_ba
             batch = scale * offset / (1 - scale * slope)
             if batch <= high * (1 + 1e-12):
                 return max(batch, low)
+        low = high
+    return None
+
+
+NUMERIC = "numeric"  # marks a ms-per-token function that is not piecewise affine (a mixture of experts)
+
+
+def _steady_batch_numeric(scale: float, per_token, max_batch: float) -> float | None:
+    """The first ``B`` in ``(0, max_batch]`` with ``B = scale x per_token(B)``, for a per-token
+    time that is not piecewise affine: ``B - scale per_token(B)`` is negative near 0; a geometric
+    scan finds the first batch where it is not, bisection the crossing (relative 1e-12)."""
+    gap = lambda b: b - scale * per_token(b)  # noqa: E731
+    low = 0.0
+    for i in range(80, -1, -1):
+        high = max_batch * 0.8 ** i
+        if gap(high) >= 0:
+            for _ in range(100):
+                middle = (low + high) / 2
+                low, high = (middle, high) if gap(middle) < 0 else (low, middle)
+                if high - low <= 1e-12 * high:
+                    break
+            return high
         low = high
     return None
 

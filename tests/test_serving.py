@@ -430,3 +430,47 @@ def test_page_context_carries_the_validation_figure_and_tables():
     assert context["figure"].startswith("<svg") and context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
     assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
     assert context["unmeasured"] == ["L40S", "RTX 4090"]
+
+
+# --- mixtures of experts -----------------------------------------------------------------------------
+
+def test_distinct_experts_matches_uniform_routing_by_simulation():
+    """E (1 - (1 - k/E)^m) is exact for uniform, independent top-k routing: a numpy simulation of
+    m tokens each drawing k of E experts without replacement agrees within sampling error."""
+    rng = np.random.default_rng(7)
+    for name in ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"):
+        shape = serving.TARGETS[name]
+        for tokens in (1, 4, 16, 64):
+            counts = [len({int(e) for _ in range(tokens) for e in rng.choice(shape.experts, shape.active_experts,
+                                                                                replace=False)})
+                      for _ in range(400)]
+            assert np.mean(counts) == pytest.approx(serving.distinct_experts(shape, tokens), rel=0.03, abs=0.05)
+    assert serving.distinct_experts(serving.TARGETS["llama-3-8b"], 64) == 0.0
+
+
+def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
+    s = M.with_(target="qwen3-30b-a3b", draft="eagle-head", gpus=1, lookahead=4, batch=1)
+    target = serving.TARGETS["qwen3-30b-a3b"]
+    plain, verify = serving.step_time_ms(target, s, 1, 1, 1024), serving.step_time_ms(target, s, 1, 5, 1024)
+    assert verify > 1.5 * plain   # five tokens read about 4.4 times the experts one token does
+    dense = M.with_(target="llama-3-8b", gpus=1)
+    assert serving.step_time_ms(serving.TARGETS["llama-3-8b"], dense, 1, 5, 1024) < 1.05 * serving.step_time_ms(
+        serving.TARGETS["llama-3-8b"], dense, 1, 1, 1024)
+    for changes in (dict(), dict(target="mixtral-8x7b", gpus=2, acceptance=50, lookahead=6)):
+        case = s.with_(**changes)
+        assert serving.crossover_batch(case) == serving.crossover_batch_scan(case)
+        for rate in (0.5, 20, 400):
+            for speculative in (False, True):
+                batch = serving.steady_batch(case, rate, speculative)
+                if batch is not None:
+                    demand = rate * case.outputTokens * serving._ms_per_token(case, batch, speculative) / 1000
+                    assert batch == pytest.approx(demand, rel=1e-6)
+
+
+def test_cli_runs_an_moe_target_with_its_mtp_head(capsys):
+    assert cli.main(["serving", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+                     "--precision", "fp8", "--batch", "16", "--context", "4096", "--lookahead", "3",
+                     "--acceptance", "80", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["kvBytesPerToken"] == 61 * 576 and document["fitsInMemory"]
+    assert document["verifyStepMs"] > document["plainStepMs"] > 0 and document["speedup"] > 1

@@ -188,3 +188,14 @@ def test_every_check_has_a_mutation_here(name):
     import inspect
     source = inspect.getsource(inspect.getmodule(test_every_check_has_a_mutation_here))
     assert f'"{name}"' in source
+
+
+def test_operators_catch_every_expert_read_at_every_batch(monkeypatch):
+    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: step.gemm_ms + step.expert_ms * step.experts)
+    _fails("serving-operators-add-up", "mixtral-8x7b", "by hand")
+
+
+def test_leviathan_catches_moe_verification_priced_as_one_token(monkeypatch):
+    original = serving._weights_read_ms
+    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: original(step, min(tokens, 1)))
+    _fails("serving-batch-one-is-leviathan", "the union of their experts was not read")

@@ -28,9 +28,9 @@ def _ideal(settings):
     return settings.with_(batch=1, memEfficiency=100, flopEfficiency=100, overheadMs=0, attentionFlops=False)
 
 
-def _presets(precisions=tuple(serving.PRECISIONS)):
+def _presets(precisions=tuple(serving.PRECISIONS), targets=tuple(serving.TARGETS)):
     """Every target x draft x GPU x precision (one GPU each)."""
-    for target, draft, gpu, precision in product(serving.TARGETS, serving.DRAFT_NAMES, serving.GPUS, precisions):
+    for target, draft, gpu, precision in product(targets, serving.DRAFT_NAMES, serving.GPUS, precisions):
         yield serving.DEFAULT_SETTINGS.with_(target=target, draft=draft, gpu=gpu, precision=precision, gpus=1)
 
 
@@ -44,9 +44,23 @@ def batch_one_reduces_to_leviathan(out):
     heads b) are below the ridge F/BW), so it costs exactly a plain step; the check asserts that
     too, case by case. FP8 is left out on purpose: there attention's intensity at k = 12 on an
     8-to-1 grouped-query model is 208 FLOP/byte, past the A100's ridge of 153, so the verify step
-    is not free and Leviathan's formula does not hold."""
+    is not free and Leviathan's formula does not hold. So are mixtures of experts, where it does
+    not hold either: verifying k + 1 tokens reads the union of their experts, more than one
+    token's (MoESD); the check asserts that instead, for every MoE preset and lookahead."""
     context = 4096
-    for base in _presets(("bf16",)):
+    dense = tuple(name for name, shape in serving.TARGETS.items() if not shape.experts)
+    for name, shape in serving.TARGETS.items():
+        if not shape.experts:
+            continue
+        for gpu, k in product(serving.GPUS, GRID["lookahead"]):
+            out.visited += 1
+            settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
+                                                      lookahead=k)
+            plain, _, verify, _ = serving._cycle(settings, 1, context)
+            if not verify > plain:
+                out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
+                         f"step {plain!r} ms: the union of their experts was not read")
+    for base in _presets(("bf16",), dense):
         for k in GRID["lookahead"]:
             settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k)
             plain, draft, verify, _ = serving._cycle(settings, 1, context)
@@ -126,7 +140,8 @@ def ridge_point_is_f_over_bw(out):
         for target, batch, context in product(serving.TARGETS.values(), (1, 64, 256, 1024), (512, 8192)):
             out.visited += 1
             n_bytes = serving.weight_bytes(target, precision) + batch * context * serving.kv_bytes_per_token(target, precision)
-            intensity = 2 * target.params * batch / n_bytes
+            used = serving.parameter_count(target, active=True) if target.experts else target.params  # FLOPs per token
+            intensity = 2 * used * batch / n_bytes
             regime = serving.step_regime(target, settings, batch, 1, context)
             if intensity != serving.ridge_point(gpu, precision) and (regime == "memory-bound") != (
                     intensity < serving.ridge_point(gpu, precision)):
@@ -173,15 +188,20 @@ def littles_law_fixed_point(out):
 # written out rather than computed by the code under test, and the model cards' rounded counts.
 PRESET_KV_BF16 = {"llama-2-7b": 2 * 32 * 32 * 128 * 2, "llama-3-8b": 2 * 32 * 8 * 128 * 2,
                   "llama-2-70b": 2 * 80 * 8 * 128 * 2, "llama-3-70b": 2 * 80 * 8 * 128 * 2,
+                  "mixtral-8x7b": 2 * 32 * 8 * 128 * 2, "qwen3-30b-a3b": 2 * 48 * 4 * 128 * 2,
+                  "deepseek-v3": 61 * (512 + 64) * 2,   # latent attention: the compressed KV and the rotary key
                   "llama-3.2-1b": 2 * 16 * 8 * 64 * 2, "qwen2.5-0.5b": 2 * 24 * 2 * 64 * 2}
 PUBLISHED_PARAMS = {"llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-2-70b": 68.98e9, "llama-3-70b": 70.55e9,
+                    "mixtral-8x7b": 46.7e9, "qwen3-30b-a3b": 30.5e9, "deepseek-v3": 671e9,
                     "llama-3.2-1b": 1.24e9, "qwen2.5-0.5b": 0.49e9}
+PUBLISHED_ACTIVE = {"mixtral-8x7b": 12.9e9, "qwen3-30b-a3b": 3.3e9, "deepseek-v3": 37e9}  # used per token
 
 
 def preset_arithmetic(out):
     """Each preset's KV bytes per token equal the hand-computed 2 x layers x kv heads x head dim x
-    bytes (halved in FP8), its weight bytes equal params x bytes, and its parameter count, counted
-    from the config, is within 1% of the model card's."""
+    bytes (layers x (kv_lora + rope) x bytes for latent attention; halved in FP8), its weight bytes
+    equal params x bytes, and its parameter count, counted from the config, is within 1% of the
+    model card's (and a mixture of experts' count used per token within 2% of the card's)."""
     for name, shape in {**serving.TARGETS, **serving.DRAFTS}.items():
         for precision in serving.PRECISIONS.values():
             out.visited += 1
@@ -191,6 +211,9 @@ def preset_arithmetic(out):
                 out.fail(f"weight bytes of {name} in {precision.name}")
         if abs(shape.params / PUBLISHED_PARAMS[name] - 1) > 0.01:
             out.fail(f"{name} counts {shape.params} parameters, the card says {PUBLISHED_PARAMS[name]:.3g}")
+        if name in PUBLISHED_ACTIVE and abs(serving.parameter_count(shape, True) / PUBLISHED_ACTIVE[name] - 1) > 0.02:
+            out.fail(f"{name} uses {serving.parameter_count(shape, True)} parameters a token, the card says "
+                     f"{PUBLISHED_ACTIVE[name]:.3g}")
 
 
 def heatmap_matches_model(out):
@@ -256,19 +279,31 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     head = shape.vocab * shape.hidden
     layers_params = shape.params - head * (1 if shape.tied else 2)
 
-    def gemm(params):
-        memory, compute = params * b / g / bw, 2 * params * m / g / peak
+    def gemm(params, used=None):
+        memory, compute = params * b / g / bw, 2 * (params if used is None else used) * m / g / peak
         return max(memory, compute) + (1 - cal.overlap) * min(memory, compute)
 
-    kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * b / min(g, shape.kv_heads)
-    attention = max(batch * context * kv / bw, 4 * shape.layers * shape.heads * shape.head_dim * m * context / g / peak)
+    expert = 3 * shape.hidden * shape.expert_intermediate
+    moe = shape.layers - shape.dense_layers if shape.experts else 0
+    read = used = layers_params
+    if shape.experts:   # uniform routing: E (1 - (1 - k/E)^m) distinct experts a layer
+        always = layers_params - moe * shape.experts * expert
+        read = always + moe * expert * shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** m)
+        used = always + moe * expert * shape.active_experts
+    if shape.kv_lora:   # latent attention: one compressed cache, replicated on every GPU
+        kv = shape.layers * (shape.kv_lora + shape.rope_dim) * b
+        attention_flops = 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
+    else:
+        kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * b / min(g, shape.kv_heads)
+        attention_flops = 4 * shape.layers * shape.heads * shape.head_dim
+    attention = max(batch * context * kv / bw, attention_flops * m * context / g / peak)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
     fixed += shape.layers * cal.layerMs
     comm = 0.0
     if g > 1:
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
         comm = 2 * shape.layers * m * 2 * (g - 1) / g * shape.hidden * 2 / (cal.linkBandwidth / 1000)
-    return {"weights": gemm(layers_params), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
+    return {"weights": gemm(read, used), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
             "fixed": fixed}
 
 
