@@ -48,6 +48,13 @@ _EAGLE_V1 = ("vLLM pull request 16035 (github.com/vllm-project/vllm/pull/16035),
              "Instruct with lmsys/sglang-EAGLE-LLaMA3-Instruct-8B on MT-Bench, max_num_seqs 1: vanilla 128.64 "
              "output tokens/s; k=2 175.49 (acceptance length 1.89), k=4 165.65 (2.08)")
 
+_ISSUE20780 = ("vLLM issue 20780 (github.com/vllm-project/vllm/issues/20780), 2025-07-10: Llama-3.1-8B, batch 1, "
+               "mean acceptance length and TPOT for EAGLE-1 and EAGLE-3 at K = 2 to 7, vanilla TPOT 7.07 ms; "
+               "measured = 7.07 / TPOT")
+_E1 = ((2, 2.10, 4.37), (3, 2.29, 4.29), (4, 2.39, 4.48), (5, 2.43, 4.71), (6, 2.45, 4.94), (7, 2.47, 5.20))
+_E3 = ((2, 2.36, 4.32), (3, 2.79, 4.09), (4, 3.08, 4.05), (5, 3.32, 4.13), (6, 3.46, 4.20), (7, 3.54, 4.29))
+_GPU_NOTE = "the issue names no GPU: one H100 assumed (its author's other runs are on H100, vanilla 7.07 ms a token)"
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
                     _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head"),
@@ -58,6 +65,11 @@ VALIDATION = (
                     _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
     ValidationPoint("EAGLE, k = 4", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, 4, 2.08, 600, 165.65 / 128.64,
                     _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
+    *(ValidationPoint(f"EAGLE-1, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE) for k, length, tpot in _E1),
+    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head drafts over a 32k vocabulary, the "
+                      "model charges the target's full LM head") for k, length, tpot in _E3),
 )
 
 
