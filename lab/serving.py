@@ -83,7 +83,10 @@ __all__ = [
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
     "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
-    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape",
+    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
+    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "step_breakdown", "distinct_experts",
+    "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
+    "expert_params",
 ]
 
 TERA = 1e12

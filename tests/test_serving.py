@@ -288,7 +288,7 @@ def test_view_default_and_query_round_trip():
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
     assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
-                                   "curveSwitch"}
+                                   "curveSwitch", "validation"}
 
 
 def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
@@ -427,7 +427,8 @@ def test_validation_is_computed_and_kept_apart_from_calibration():
 
 def test_page_context_carries_the_validation_figure_and_tables():
     context = widget.page_context()["validation"]
-    assert context["figure"].startswith("<svg") and context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
+    assert widget.view(None)["figures"]["validation"].startswith("<svg")
+    assert context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
     assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
     assert context["unmeasured"] == ["L40S", "RTX 4090"]
 

@@ -627,6 +627,7 @@ def _view(raw) -> dict:
             "loadTable": load_table,
             "tail": tail,
             "curveSwitch": curve_switch_html(curve, curve_label),
+            "validation": _validation_figure(width),
         },
     }
 
@@ -647,9 +648,21 @@ def _trust(settings: serving.ServingSettings) -> str:
 
 
 @lru_cache(maxsize=1)
+def _validation_rows() -> tuple:
+    from .. import serving_validation
+    return tuple(serving_validation.comparison())
+
+
+@lru_cache(maxsize=1)
 def _validation_summary() -> dict:
     from .. import serving_validation
-    return serving_validation.summary()
+    return serving_validation.summary(list(_validation_rows()))
+
+
+@lru_cache(maxsize=8)
+def _validation_figure(width: int) -> str:
+    """The predicted-against-measured figure at ``width`` (independent of the settings)."""
+    return validation_svg(list(_validation_rows()), width)
 
 
 def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
@@ -657,7 +670,7 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     from 0 to the largest value (at least 2x), with the diagonal where they agree and the 1.0x
     lines; each dot numbered as in the table."""
     width = fit_width(width)
-    left, right, top, bottom = 52, 16, 12, 44
+    left, right, top, bottom = 52, 24, 12, 44
     size = min(width - left - right, 300)
     top_value = max(2.0, max(max(r["measured"], r["predicted"]) for r in rows) * 1.1)
     sx = lambda v: left + v / top_value * size  # noqa: E731
@@ -737,9 +750,9 @@ def _validation_context() -> dict:
     table, all computed by the build from lab.serving_validation and lab.serving_calibration."""
     from .. import serving_calibration, serving_validation
 
-    rows = serving_validation.comparison()
+    rows = list(_validation_rows())
     summary = serving_validation.summary(rows)
-    return {"figure": validation_svg(rows), "table": validation_table_html(rows),
+    return {"table": validation_table_html(rows),
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
