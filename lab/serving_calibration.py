@@ -64,7 +64,7 @@ _HOPPER = ("fitted on the H100 and H200 plain-decode steps listed in STEP_MEASUR
 _ASSUMED = ("no step-time measurement found: Ampere's efficiencies and fixed costs are assumed, with a PCIe "
             "link of about 25 GB/s between GPUs")
 
-# The speculation bookkeeping per cycle, read in vLLM issue 6915 (github.com/vllm-project/vllm/issues/6915,
+# The speculation bookkeeping per cycle, read in vLLM issue #6915 (github.com/vllm-project/vllm/issues/6915,
 # 2024-07-29, by vLLM's speculative-decoding author): copying proposals to the CPU 'takes ~1ms', the scoring
 # model's prepare inputs '(300us)', 'end-to-end ... ~1.3ms for MQA'. A measured engine cost, not a speedup.
 SPEC_CYCLE_MS = 1.3

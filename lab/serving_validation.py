@@ -48,7 +48,7 @@ _EAGLE_V1 = ("vLLM pull request 16035 (github.com/vllm-project/vllm/pull/16035),
              "Instruct with lmsys/sglang-EAGLE-LLaMA3-Instruct-8B on MT-Bench, max_num_seqs 1: vanilla 128.64 "
              "output tokens/s; k=2 175.49 (acceptance length 1.89), k=4 165.65 (2.08)")
 
-_ISSUE20780 = ("vLLM issue 20780 (github.com/vllm-project/vllm/issues/20780), 2025-07-10: Llama-3.1-8B, batch 1, "
+_ISSUE20780 = ("vLLM issue #20780 (github.com/vllm-project/vllm/issues/20780), 2025-07-10: Llama-3.1-8B, batch 1, "
                "mean acceptance length and TPOT for EAGLE-1 and EAGLE-3 at K = 2 to 7, vanilla TPOT 7.07 ms; "
                "measured = 7.07 / TPOT")
 _E1 = ((2, 2.10, 4.37), (3, 2.29, 4.29), (4, 2.39, 4.48), (5, 2.43, 4.71), (6, 2.45, 4.94), (7, 2.47, 5.20))
