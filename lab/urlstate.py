@@ -45,9 +45,9 @@ class Slider:
 
 
 LEDGER_SLIDERS = (
-    Slider("acceptance", "Acceptance α per draft token", 0, 100, 1, 74, "%"),
+    Slider("acceptance", "Per-token acceptance α", 0, 100, 1, 74, "%"),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target"),
-    Slider("lookahead", "Lookahead γ", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("lookahead", "Lookahead k", 1, 12, 1, 5, "tokens", integer=True),
     Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 6, "ms"),
     Slider("targetMs", "Target pass", 1, 500, 1, 80, "ms"),
     Slider("verifyTax", "Verify tax per extra token", 0, 50, 1, 3, "%"),
@@ -56,7 +56,7 @@ LEDGER_SLIDERS = (
 EXACT_SLIDERS = (
     Slider("certainty", "Target certainty", 0, 100, 1, 64, "%", integer=True),
     Slider("match", "Draft match", 0, 100, 1, 72, "%", integer=True),
-    Slider("gamma", "Drafts per call γ", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("gamma", "Lookahead k (drafts per call)", 1, 12, 1, 5, "tokens", integer=True),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True, url_key="exactDraftCost"),
     Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
     Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True, control="number"),

@@ -379,9 +379,11 @@ def view(raw=None) -> dict:
     summary = (
         f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
         f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
-        f"pass; a chain with the same budget commits {readouts['chainLength']}. {price} "
+        f"pass; a chain under the same limits ({min(budget, depth)} nodes, one per level) commits "
+        f"{readouts['chainLength']}. {price} "
         f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
-        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With k = {k} candidates, "
+        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {k} tree "
+        f"candidate{'s' if k != 1 else ''} per position, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
     live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
