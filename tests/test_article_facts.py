@@ -21,8 +21,13 @@ def page(built_site) -> str:
     return (built_site / "index.html").read_text(encoding="utf-8")
 
 
+INLINE = r"(?:a|code|var|sup|sub|em|strong|span|dfn|q|small|s|time)"
+
+
 def text_of(fragment: str) -> str:
-    """Visible text of an HTML fragment: tags dropped, entities decoded, whitespace collapsed."""
+    """Visible text of an HTML fragment: inline tags dropped, block tags turned into spaces, entities
+    decoded, whitespace collapsed."""
+    fragment = re.sub(rf"</?{INLINE}\b[^>]*>", "", fragment)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
 
 
@@ -120,6 +125,21 @@ def test_the_article_quotes_ranges_where_papers_give_them(page):
     text = text_of(page)
     assert "DFlash" in text and "adaptive verification" in text
     assert "easy stretches come in runs" not in text and "tests that the rate is constant" in text
+
+
+def test_hugging_face_default_and_heuristic_are_told_apart(page):
+    text = text_of(page)
+    # the library default since 4.45 is the threshold (20 tokens, "constant", 0.4); +2/-1 from 5 is the
+    # blog's recipe for going back to the heuristic
+    assert 'at most 20 assistant tokens, schedule "constant", threshold 0.4' in text
+    assert "as in the blog's recipe for switching back to it" in text
+    assert "we start it at 5, as Hugging Face's heuristic setting does" not in text
+
+
+def test_greedy_drafting_changes_what_acceptance_measures(page):
+    text = text_of(page)
+    assert 'draft_sample_method defaults to "greedy"' in text
+    assert "This α is the acceptance rate" not in text  # alpha is the per-token acceptance, not the engines' rate
 
 
 def test_policies_readout_flags_a_best_lookahead_past_the_measured_curve():
