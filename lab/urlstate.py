@@ -74,7 +74,7 @@ class Choice:
 
 
 LEDGER_SLIDERS = (
-    Slider("acceptance", "Acceptance α per draft token", 0, 100, 1, 74, "%"),
+    Slider("acceptance", "Per-token acceptance α", 0, 100, 1, 74, "%"),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target"),
     Slider("lookahead", "Lookahead k", 1, 12, 1, 5, "tokens", integer=True),
     Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 6, "ms"),

@@ -73,8 +73,10 @@ BOOT_FETCHED = ("pyodide.asm.wasm", "pyodide-lock.json")
 
 
 def publication(root: Path) -> dict:
-    """The byline's facts, from pyproject.toml: title, version, and the date of this version
-    (``[tool.proofroom] date``, so that a rebuild of the same version is byte-identical)."""
+    """The byline's facts, from pyproject.toml: title, version, the date of this version
+    (``[tool.proofroom] date``, so that a rebuild of the same version is byte-identical), and the
+    author and address the BibTeX cites (``author``, ``url``; an empty one stops the build, since a
+    citation without them cannot be followed)."""
     import tomllib
 
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
@@ -82,8 +84,12 @@ def publication(root: Path) -> dict:
     import datetime
 
     date = datetime.date.fromisoformat(extra["date"])
+    for key in ("author", "url"):
+        if not str(extra.get(key, "")).strip():
+            raise BuildError(f"pyproject.toml: [tool.proofroom] {key} is empty; the article's BibTeX needs it")
     return {"title": extra.get("title", project["name"]), "version": project["version"],
-            "date": date.isoformat(), "dateText": f"{date.day} {date:%B %Y}", "url": extra.get("url", "")}
+            "date": date.isoformat(), "dateText": f"{date.day} {date:%B %Y}", "url": extra["url"],
+            "author": extra["author"]}
 
 
 def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:

@@ -92,7 +92,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
     body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2:.1f}" y="{grid_bottom + 35}" '
                 f'text-anchor="middle">{title}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="14" '
-                f'text-anchor="middle">acceptance per draft token</text>')
+                f'text-anchor="middle">per-token acceptance \u03b1</text>')
     # the colour bar: the scale's shades, framed so that its pale middle shows on any surface
     bar_x, bar_y, bar_w, bar_h = lay["bar_x"], lay["bar_y"], lay["bar_w"], lay["bar_h"]
     steps = 2 * COLOUR_STEPS + 1

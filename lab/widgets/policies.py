@@ -29,7 +29,7 @@ SLIDERS = (
 CURVE_KEY = "polCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,...
 PROCESS_KEY = "polProcess"  # the acceptance process (a select); the URL carries it when not the default
 PROCESSES = {"bursty": "bursty (good and bad stretches)", "independent": "independent tokens",
-             "toy": "the sampler's toy model (part three)"}
+             "toy": "the sampler's toy model (Part three)"}
 DEFAULT_PROCESS = "bursty"
 TOY_SETTING = (64, 72)  # part three's default target certainty and draft match (lab.urlstate.EXACT_SLIDERS)
 STRIP_CYCLES = 72   # verifier calls in the time strip
@@ -224,11 +224,23 @@ def _params(raw) -> tuple[dict, list[str], int, str]:
     return values, notes, width, choice
 
 
+def _past_measured(k: int, process) -> str:
+    """A readout's note when lookahead ``k`` lies past a measured per-depth curve, whose last
+    conditional rate is repeated beyond it; "" otherwise (and for every modelled process).
+
+    >>> from lab import policies
+    >>> _past_measured(5, policies.depth_curve([0.8, 0.6])), _past_measured(2, policies.depth_curve([0.8, 0.6]))
+    (' (past the measured k = 2)', '')
+    """
+    measured_k = len(process.depth_rates or ())
+    return f" (past the measured k = {measured_k})" if measured_k and k > measured_k else ""
+
+
 def _summary(params: dict, results: dict, process, curve_label: str | None = None) -> str:
     best = results["best-static"]
     aware = results["state-aware"]
     if process.name == "toy":
-        setting = ("On the sampler's toy model of part three (12 position slots, part three's default p and q; "
+        setting = ("On the sampler's toy model of Part three (12 position slots, Part three's default p and q; "
                    f"drafts survive {_f(sum(process.rates) / len(process.rates) * 100, 1)}% of the time on average; "
                    "the acceptance and burstiness sliders are set aside; confidence is the draft's real probability)")
         aware_text = (f"drafting the best k per position slot {_f(aware['speedup'])}x "
@@ -259,6 +271,11 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
             f"k = {params['lookahead']}: {_f(results['static']['speedup'])}x.")
     if curve_label is not None:
         text += " A per-depth curve has no stretches, so the best k per stretch is the best static k and is not shown."
+        measured_k = len(process.depth_rates or ())
+        if best["k"] > measured_k:
+            # past the measured depth the curve repeats its last conditional rate (lab.policies.depth_curve)
+            text += (f" The best static k lies beyond the measured k = {measured_k}, where the curve repeats its "
+                     "last conditional rate: optimistic if the real curve keeps falling.")
     return text
 
 
@@ -313,7 +330,7 @@ def view(raw=None) -> dict:
         "live": live,
         "width": width,
         "readouts": {
-            "bestStatic": f"k = {best['k']}, {_f(best['speedup'])}x",
+            "bestStatic": f"k = {best['k']}, {_f(best['speedup'])}x" + _past_measured(best["k"], process),
             "heuristicLookahead": _f(results["heuristic"]["meanLookahead"], 2),
             "oracle": f"{_f(results['oracle']['speedup'])}x",
         },

@@ -371,7 +371,8 @@ def view(raw=None) -> dict:
     summary = (
         f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
         f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
-        f"pass; a chain with the same budget commits {readouts['chainLength']}. {price} "
+        f"pass; a chain under the same limits ({min(budget, depth)} nodes, one per level) commits "
+        f"{readouts['chainLength']}. {price} "
         f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
         f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
