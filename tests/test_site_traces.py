@@ -93,13 +93,13 @@ def test_default_preset_without_javascript(page):
 
 
 def test_preset_drives_the_curve_keyboard_and_url(live):
-    live.locator("#traces-preset").select_option("vllm-46878-eagle")
+    live.locator("#traces-preset").select_option("llamacpp-24536-eagle3")
     view = assert_traces_shows(live, form_values(live))
-    assert view["analysis"]["lookahead"] == 4
+    assert view["analysis"]["lookahead"] == 3
     assert live.text_content(f"{SELECTOR} [data-live]") == view["live"]  # one short sentence for screen readers
     assert len(view["live"].split()) <= 12 and live.locator(f"{SELECTOR} [aria-live=polite]").count() == 1
     assert live.get_attribute(f"{SELECTOR} output[name=summary]", "aria-live") == "off"
-    assert query(live)["trcPreset"] == "vllm-46878-eagle"
+    assert query(live)["trcPreset"] == "llamacpp-24536-eagle3"
     live.locator("#traces-preset").focus()
     live.keyboard.press("ArrowUp")  # keyboard: the previous preset
     assert live.input_value("#traces-preset") == "vllm-26191-eagle3"
@@ -111,11 +111,11 @@ def test_preset_drives_the_curve_keyboard_and_url(live):
 
 def test_url_state_round_trips(page):
     pg = page()
-    pg.goto(pg.base_url + "?trcPreset=vllm-46878-eagle&trcFormat=auto&acceptance=60")
+    pg.goto(pg.base_url + "?trcPreset=llamacpp-24536-eagle3&trcFormat=auto&acceptance=60")
     wait_live(pg)
-    assert pg.input_value("#traces-preset") == "vllm-46878-eagle"
-    assert_traces_shows(pg, "?trcPreset=vllm-46878-eagle&trcFormat=auto&acceptance=60")
-    assert query(pg)["trcPreset"] == "vllm-46878-eagle" and query(pg)["acceptance"] == "60"
+    assert pg.input_value("#traces-preset") == "llamacpp-24536-eagle3"
+    assert_traces_shows(pg, "?trcPreset=llamacpp-24536-eagle3&trcFormat=auto&acceptance=60")
+    assert query(pg)["trcPreset"] == "llamacpp-24536-eagle3" and query(pg)["acceptance"] == "60"
     # the ledger's measured-curve mode comes back from the address too
     curve = "?trcCurve=club3090-mtp&lookahead=6"
     pg.goto(pg.base_url + curve)

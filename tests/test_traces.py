@@ -112,9 +112,9 @@ def test_presets_match_their_sources():
     assert (club.accepted, club.draftTokens) == (489 + 455, 1572 + 1590)
     eagle3 = traces.preset_trace("vllm-26191-eagle3")
     assert (eagle3.drafts, eagle3.draftTokens, eagle3.accepted, eagle3.lookahead) == (4816, 33712, 12208, 7)
-    eagle = traces.preset_trace("vllm-46878-eagle")
-    assert (eagle.drafts, eagle.draftTokens, eagle.accepted, eagle.lookahead) == (82077, 328308, 81515, 4)
-    assert "NOT CONFIRMED" in traces.PRESETS["vllm-46878-eagle"]["note"]
+    eagle = traces.preset_trace("llamacpp-24536-eagle3")
+    assert (eagle.drafts, eagle.draftTokens, eagle.accepted, eagle.lookahead) == (87, 259, 167, 3)
+    assert "verbatim" in traces.PRESETS["llamacpp-24536-eagle3"]["note"]
     assert traces.SPEC_BENCH[0] == ("EAGLE", 3.61, 2.29)
 
 
@@ -259,9 +259,9 @@ def test_view_default_and_url_state():
     default = widget.view(None)
     assert default["query"] == "trcPreset=club3090-mtp&trcFormat=auto"
     assert default["notes"] == [] and "<svg" in default["figures"]["curve"]
-    again = widget.view("trcPreset=vllm-46878-eagle&trcFormat=auto&trcLookahead=4")
-    assert again["query"] == "trcPreset=vllm-46878-eagle&trcFormat=auto&trcLookahead=4"
-    assert again["shown"] == {"trcPreset": "vllm-46878-eagle", "trcFormat": "auto", "trcLookahead": "4"}
+    again = widget.view("trcPreset=llamacpp-24536-eagle3&trcFormat=auto&trcLookahead=3")
+    assert again["query"] == "trcPreset=llamacpp-24536-eagle3&trcFormat=auto&trcLookahead=3"
+    assert again["shown"] == {"trcPreset": "llamacpp-24536-eagle3", "trcFormat": "auto", "trcLookahead": "3"}
     assert "trcText" not in again["shown"]  # the page never overwrites what the reader typed
 
 

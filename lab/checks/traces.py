@@ -305,7 +305,7 @@ GOLDEN_FILES = {
     'llamacpp_server.log': (
         '# Golden file: llama.cpp server log. Format defined by ggml-org/llama.cpp tools/server/server.cpp\n'
         '# (server_slot::print_timings, the line giving the draft acceptance ratio, then accepted and generated counts).\n'
-        '# The figures are those quoted in the issue brief.\n'
+        '# The figures are illustrative (no public paste of this older line was found).\n'
         'slot print_timing: id  0 | task 0 | prompt eval time =      35.10 ms /    12 tokens (    2.93 ms per token,   341.88 tokens per second)\n'
         'slot print_timing: id  0 | task 0 |        eval time =    1234.00 ms /   164 tokens (    7.52 ms per token,   132.90 tokens per second)\n'
         'slot print_timing: id  0 | task 0 | draft acceptance rate = 0.57576 (  133 accepted /   231 generated)\n'
