@@ -21,6 +21,13 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   calibration fits both better than about 10%. No verify-step time on Hopper was
   found: the overlap (how much a GEMM's arithmetic hides under its weight reads) is the Ampere
   value, an assumption, and the FLOP efficiency is weakly fixed by plain steps alone.
+- Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
+  sequence per step (vLLM's Scheduler.update_from_output micro-benchmark, :data:`SEQUENCE_US`) and
+  the rejection sampler's 5.6 us per draft token in a verify pass (:data:`REJECT_US`). Neither is
+  fitted on the step times above; the step-time residuals were unchanged by them to within 1%.
+  Assumed: the sampler's measured cost (sampled drafts, temperature 0.5) for greedy verification
+  too; the engine's other per-sequence loops (schedule(), input preparation), not found measured,
+  are left out, so these terms are a lower bound on what grows with the batch.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
