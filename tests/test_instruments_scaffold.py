@@ -63,10 +63,13 @@ def test_suite_counts_passes_failures_and_vacuous_checks(monkeypatch):
     assert checks.counter_text(result) == "1/4 instrument checks passed"
 
 
-def test_signature_value_that_raises_is_named_not_fatal(monkeypatch):
+def test_signature_value_that_raises_is_named_and_fails_the_suite(monkeypatch):
+    """The suite does not crash on it, names it, and counts it as a failed check (so it exits non-zero)."""
     _fake_family(monkeypatch, "fake", [("holds", _passes)])
     sys.modules["lab.checks.fake"].signature_value = lambda: 1 / 0
-    assert checks.signature(checks.run_suite(["fake"])) == "instruments:1:1:0:error(ZeroDivisionError)"
+    result = checks.run_suite(["fake"])
+    assert checks.signature(result) == "instruments:2:1:1:error(ZeroDivisionError)"
+    assert result["failures"] == ["fake-signature-value"]
 
 
 def test_an_empty_suite_does_not_pass():

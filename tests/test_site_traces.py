@@ -7,6 +7,7 @@ and the send buttons hand the same curve token to the ledger, the serving model 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,7 @@ from sitepage import (assert_shows, figure_width, mismatched_figures, notes, que
                       wait_summary)
 
 SELECTOR = "#traces-lab"
-FIGURES = ("curve", "translator", "positions", "send", "missing")
+FIGURES = ("curve", "translator", "positions", "send", "missing", "bounds", "models")
 SEND_LABELS = {"serving": ("srvCurve", "Use this curve in the serving model"),
                "policies": ("polCurve", "Use this curve in the lookahead policies")}
 
@@ -170,6 +171,21 @@ def test_pasted_exposition_and_bad_paste(live):
     assert notes(live, "traces")[0].startswith("Your text could not be read: unrecognised format")
     assert live.input_value("#traces-text") == "this is not a trace"  # the reader's text stays
     live.locator("#traces-text").fill("")
+    assert_traces_shows(live, form_values(live))
+    assert live.console_errors == []
+
+
+def test_several_models_offer_a_choice_and_a_refusal_shows_no_preset_numbers(live):
+    text = (Path(__file__).resolve().parent / "data" / "traces" / "prometheus_two_models.prom").read_text()
+    live.locator("#traces-text").fill(text)
+    view = assert_traces_shows(live, form_values(live))
+    assert "choose one in the model box" in view["summary"] and set(view["readouts"].values()) == {"n/a"}
+    assert live.locator("#traces-models option").count() == 2
+    live.locator("#traces-model").fill("b")
+    view = assert_traces_shows(live, form_values(live))
+    assert readouts(live)["drafts"] == "80" and readouts(live)["format"] == "prometheus (b)"
+    live.locator("#traces-text").fill("")
+    live.locator("#traces-model").fill("")
     assert_traces_shows(live, form_values(live))
     assert live.console_errors == []
 

@@ -75,11 +75,15 @@ def test_sglang_golden_needs_and_uses_the_lookahead():
 
 def test_llamacpp_goldens():
     server = traces.parse(golden("llamacpp_server.log"), lookahead=7)
-    assert (server.accepted, server.draftTokens, server.drafts) == (133, 231, 33)
+    # the old server line counts tokens only: 231 / 7 = 33 calls is the fewest possible (drafts stop early)
+    assert (server.accepted, server.draftTokens, server.drafts, server.callsBound) == (133, 231, 33, True)
+    assert traces.analyse(server)["bounds"][0] == "verifier calls: at least 33"
     speculative = traces.parse(golden("llamacpp_speculative.log"))
     assert speculative.lookahead == 8  # n_draft
-    assert (speculative.accepted, speculative.draftTokens, speculative.drafts) == (60, 96, 12)
-    assert traces.analyse(speculative)["meanAcceptanceLength"] == 1 + 60 / 12
+    # every call emits its accepted drafts plus one token; speculative.cpp's first token comes from the
+    # prompt pass: calls = n_predict - n_accept - 1 = 128 - 60 - 1 = 67 (not drafted / n_draft = 12)
+    assert (speculative.accepted, speculative.draftTokens, speculative.drafts) == (60, 96, 67)
+    assert traces.analyse(speculative)["meanAcceptanceLength"] == 1 + 60 / 67
 
 
 def test_trtllm_golden_skips_iterations_without_drafts():
@@ -117,8 +121,8 @@ def test_presets_match_their_sources():
 # --- bad input: one line naming what was wrong ----------------------------------------------------
 
 @pytest.mark.parametrize("text, fmt, lookahead, message", [
-    ("hello\nworld\n", "auto", None, "unrecognised format (tried prometheus, vllm-log, sglang-log, llamacpp-log, "
-                                     "trtllm-json, cycles); first line not read: line 1: 'hello'"),
+    ("hello\nworld\n", "auto", None, "unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM "
+                                     "output, and not a cycles file); first line not read: line 1: 'hello'"),
     ("", "auto", None, "the trace is empty"),
     ("Accepted: 10 tokens", "auto", None, "unrecognised format"),
     ("SpecDecoding metrics: Accepted: 700 tokens, Drafted: 600 tokens, Per-position acceptance rate: 0.5, 0.5",
@@ -187,7 +191,7 @@ def test_alpha_iid_of_default_preset_matches_numpy_roots():
 def test_independence_statistic_zero_on_exact_geometric_counts():
     test = traces.independence_test(1024, (512, 256, 128, 64))
     assert test["statistic"] == 0 and test["pValue"] == 1
-    assert "consistent with independence" in test["verdict"]
+    assert "consistent with one constant conditional rate" in test["verdict"]
 
 
 # --- translator and the 44% warning ---------------------------------------------------------------
@@ -274,7 +278,19 @@ def test_view_pasted_text_and_errors():
     assert 'data-values="{&quot;trcCurve&quot;: &quot;custom:' in pasted["figures"]["send"]
     bad = widget.view({"trcText": "nonsense"})
     assert bad["notes"][0].startswith("Your text could not be read: unrecognised format")
-    assert bad["summary"].startswith("Your text was not read. Preset:")
+    # a refusal shows no preset's numbers under it
+    assert bad["summary"].startswith("Your input was not read: unrecognised format")
+    assert set(bad["readouts"].values()) == {"n/a"} and "Nothing was read" in bad["figures"]["translator"]
+    several = widget.view({"trcText": golden("prometheus_two_models.prom")})
+    assert "choose one in the model box" in several["summary"] and '<option value="a">' in several["figures"]["models"]
+    chosen = widget.view({"trcText": golden("prometheus_two_models.prom"), "trcModel": "b"})
+    assert chosen["readouts"]["format"] == "prometheus (b)" and chosen["readouts"]["drafts"] == "80"
+    assert "Read: b" in chosen["figures"]["bounds"]
+    bound = widget.view({"trcText": golden("llamacpp_server.log"), "trcLookahead": "7"})
+    assert bound["readouts"]["drafts"] == "\u2265 33" and bound["readouts"]["alphaIid"].startswith("\u2264 ")
+    assert "Lower bound" in bound["figures"]["bounds"] and "at least 33" in bound["summary"]
+    single = widget.view({"trcText": "Mean acceptance length: 2.8", "trcLookahead": "4"})
+    assert single["readouts"]["meanAcceptanceLength"] == "2.80" and single["readouts"]["format"] == "single-number"
 
 
 def test_chunk_operation_matches_whole_text_and_handles_errors():
@@ -375,7 +391,8 @@ def test_cli_trace_text_and_stdin():
 def test_cli_translate(capsys):
     assert cli.main(["translate", "--lookahead", "5", "--alpha", "74", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert set(document) == {"lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength"}
+    assert set(document) == {"lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength", "assumes"}
+    assert "full-length chain drafts" in document["assumes"]
     assert document["alpha"] == 0.74 and round(document["acceptanceRate"], 4) == 0.4429
     assert cli.main(["translate", "--lookahead", "5", "--mean-acceptance-length", "3.2145904224"]) == 0
     assert "alpha                   0.740000" in capsys.readouterr().out
@@ -384,7 +401,7 @@ def test_cli_translate(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["trace", str(DATA / "cycles.txt")], "trace: a cycles file does not record the lookahead"),
     (["trace", str(DATA / "nope.log")], "trace: cannot read"),
-    (["trace", str(DATA / "README.md")], "trace: unrecognised format (tried prometheus, vllm-log"),
+    (["trace", str(ROOT / "pyproject.toml")], "trace: unrecognised format (no line of vLLM"),
     (["trace", str(DATA / "cycles.txt"), "--lookahead", "0"], "--lookahead must be an integer from 1 to 64, got '0'"),
     (["trace", str(DATA / "cycles.txt"), "--lookahead", "3", "--draft-cost", "120"],
      "--draft-cost must be a number from 0 to 100, got '120'"),

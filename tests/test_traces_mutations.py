@@ -95,8 +95,8 @@ def test_trace_exposition_round_trip(monkeypatch):
 def test_trace_formats_agree(monkeypatch):
     """Bug: TensorRT-LLM's verifier calls taken as its draft tokens."""
     class Confused(traces._TrtllmJson):
-        def result(self, lookahead):
-            trace = super().result(lookahead)
+        def result(self, lookahead, model=None):
+            trace = super().result(lookahead, model)
             return trace._replace(drafts=trace.draftTokens)
 
     monkeypatch.setitem(traces.PARSERS, "trtllm-json", Confused)
@@ -120,3 +120,122 @@ def test_trace_chi_square_closed_forms(monkeypatch):
 def test_checks_pass_unmutated(name):
     out = checks._run_check(CHECK[name])
     assert out.failure is None and out.visited > 0
+
+
+# --- the golden files: each counting rule a reader would notice, broken on purpose -------------------
+
+def _golden_failure() -> str:
+    return _failure("trace-golden-files")
+
+
+def test_trace_golden_files(monkeypatch):
+    """Bug: vLLM-log counts rebuilt by flooring instead of rounding."""
+    monkeypatch.setattr(traces, "_reconstruct", lambda rates, drafts: [int(rate * drafts) for rate in rates])
+    assert _golden_failure().startswith("vllm_log.txt: ")
+
+
+def test_golden_catches_repeated_prometheus_series_summed(monkeypatch):
+    """Bug: a series repeated in the exposition (two scrapes pasted) summed instead of its last value kept."""
+    original = traces._Prometheus.line
+
+    def summing(self, text, number):
+        before = dict(self.series)
+        original(self, text, number)
+        for key, value in self.series.items():
+            if key in before and before[key] is not value and key[0] != "efficiency":
+                self.series[key] = before[key] + value  # the one series this line wrote, added up
+
+    monkeypatch.setattr(traces._Prometheus, "line", summing)
+    assert _golden_failure().startswith("prometheus_two_models.prom: drafts 180, expected 160")
+
+
+def test_golden_catches_acceptance_rate_over_calls_times_k(monkeypatch):
+    """Bug: the acceptance rate computed as accepted / (calls x k), wrong whenever drafts are short."""
+    original = traces.analyse
+
+    def over_nk(trace):
+        result = original(trace)
+        if trace.accepted is not None:
+            result["acceptanceRate"] = trace.accepted / (trace.drafts * trace.lookahead)
+        return result
+
+    monkeypatch.setattr(traces, "analyse", over_nk)
+    assert "acceptance rate" in _golden_failure() and "is not accepted / drafted tokens" in _golden_failure()
+
+
+def test_golden_catches_llamacpp_calls_as_drafted_over_n_draft(monkeypatch):
+    """Bug: llama.cpp's verifier calls counted as n_drafted / n_draft again (drafts stop early)."""
+    original = traces._LlamaLog._example_result
+
+    def divided(self, lookahead):
+        trace = original(self, lookahead)
+        return trace._replace(drafts=trace.draftTokens / trace.lookahead)
+
+    monkeypatch.setattr(traces._LlamaLog, "_example_result", divided)
+    assert _golden_failure().startswith("llamacpp_speculative.log: drafts 12.0, expected 67")
+
+
+def test_golden_catches_the_summary_added_to_its_periodic_lines(monkeypatch):
+    """Bug: the spec_decode example's periodic lines added to its cumulative summary (counted twice)."""
+    original = traces._VllmLog._summary
+
+    def twice(self, lookahead):
+        trace = original(self, lookahead)
+        extra = sum(r["accepted"] for r in self.records)
+        return trace._replace(accepted=trace.accepted + extra)
+
+    monkeypatch.setattr(traces._VllmLog, "_summary", twice)
+    assert _golden_failure().startswith("vllm_periodic_and_summary.txt: accepted 1000, expected 500")
+
+
+def test_golden_catches_short_vllm_drafts_divided_by_k(monkeypatch):
+    """Bug: vLLM's calls taken as drafted / k even when the printed mean says the drafts were short."""
+    monkeypatch.setattr(traces, "_calls_from_mean", lambda accepted, mean, decimals, rates=None, rate_decimals=3,
+                        full=None: (int(full) if full else None, (0, 0)))
+    assert _golden_failure().startswith("vllm_ngram_short.log")
+
+
+# --- the suite as a whole: a signature value that raises or moves is a failed check --------------
+
+def test_suite_fails_when_a_signature_value_raises(monkeypatch):
+    """The floored reconstruction makes the default preset unreadable? Either way a raising value fails."""
+    monkeypatch.setattr(family, "signature_value", lambda: (_ for _ in ()).throw(traces.TraceError("boom")))
+    result = checks.run_suite(["traces"])
+    assert "traces-signature-value" in result["failures"]
+
+
+def test_suite_fails_on_hugging_face_heuristic_stepping_by_one(monkeypatch):
+    """Bug (in lab/policies.py): Hugging Face's heuristic steps +1 after a fully accepted block, not +2.
+    Only the policies family's signature value moves; the suite must count that as a failure."""
+    import inspect
+    import textwrap
+
+    from lab import policies
+
+    source = textwrap.dedent(inspect.getsource(policies._heuristic_chain))
+    assert "min(k + 2, k_max)" in source
+    namespace = dict(vars(policies))
+    exec(compile(source.replace("min(k + 2, k_max)", "min(k + 1, k_max)"), policies.__file__, "exec"), namespace)
+    monkeypatch.setattr(policies, "_heuristic_chain", namespace["_heuristic_chain"])
+    for value in vars(policies).values():
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()
+    try:
+        result = checks.run_suite(["policies"])
+    finally:
+        monkeypatch.undo()
+        for value in vars(policies).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+    assert "policies-signature-value" in result["failures"]
+
+
+def test_cli_suite_exits_non_zero_when_a_signature_value_raises():
+    import subprocess
+    import sys
+
+    code = ("import sys; from lab.checks import traces as f; from lab import traces as t\n"
+            "f.signature_value = lambda: t.parse('x')\n"
+            "from lab.cli import main; sys.exit(main(['audit', '--suite', 'instruments']))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0 and "traces-signature-value" in run.stdout + run.stderr

@@ -9,7 +9,9 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
   that a wrong implementation would break; a check that visits no case fails, and one that raises
   fails with the exception named.
 * ``signature_value()``: one string that pins a number the instrument computes (formatted with
-  :func:`lab.jsformat.to_fixed`). The suite's signature is
+  :func:`lab.jsformat.to_fixed`). A value that raises, or that differs from its frozen field of
+  :data:`EXPECTED_SIGNATURE`, is a failed check named ``NAME-signature-value`` (so a mutant that
+  only moves an instrument's headline number still fails the suite). The suite's signature is
   ``instruments:K:passed:failures`` followed by these values in the order of
   :data:`lab.instruments.NAMES`; :data:`EXPECTED_SIGNATURE` is that string frozen from the code's
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
@@ -27,8 +29,11 @@ __all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGN
 # went from 38 to 41 when the serving family gained its per-operator model's checks (calibration
 # holds, operators add up, memory bounds the searches); the serving value did not change, because
 # it is computed at ServingSettings() under the roofline step model, which was kept bit for bit
-# (the trees instrument prices its verify passes with it).
-EXPECTED_SIGNATURE = "instruments:41:41:0:0.661623:2.364222:1.938043:2.616000"
+# (the trees instrument prices its verify passes with it). They went from 41 to 42 when the traces
+# family gained trace-golden-files (every format's golden file read through the detector against
+# hand counts); the traces value did not change: its preset's drafted / k agrees with the printed
+# mean acceptance length, so the new counting rules give the same 527 calls.
+EXPECTED_SIGNATURE = "instruments:42:42:0:0.661623:2.364222:1.938043:2.616000"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -51,6 +56,11 @@ SIGNATURE_NOTES: dict[str, str] = {
               "+ 0.12 + 0.216 = 2.616, and the brute-force search of tests/test_trees.py agrees "
               "(lab.checks.trees.SIGNATURE_NOTE)."),
 }
+
+
+# The frozen value of each registered family, fixed at import (a family added later, such as a
+# test's stand-in, has none and is not compared).
+FROZEN_VALUES = dict(zip(instruments.NAMES, EXPECTED_SIGNATURE.split(":")[4:]))
 
 
 def expected_value(family: str) -> str:
@@ -79,10 +89,19 @@ def run_suite(families=None) -> dict:
         module = instruments.part("checks", family)
         for name, check in module.CHECKS:
             results.append({**check_result(name, check, nothing_visited=NOTHING_VISITED), "family": family})
+        failure = None
         try:
-            values.append(str(module.signature_value()))
+            value = str(module.signature_value())
+            if family in FROZEN_VALUES and value != FROZEN_VALUES[family]:
+                failure = f"signature value {value} differs from the frozen {FROZEN_VALUES[family]}"
         except Exception as error:
-            values.append(f"error({type(error).__name__})")
+            value = f"error({type(error).__name__})"
+            failure = f"signature value raised {type(error).__name__}: {error}"[:300]
+        values.append(value)
+        if failure is not None:
+            results.append({"name": f"{family}-signature-value", "family": family, "passed": False,
+                            "detail": failure, "visited": 1,
+                            "description": "the family's signature value computes and equals its frozen value"})
     failures = [r["name"] for r in results if not r["passed"]]
     return {"checked": len(results), "passed": len(results) - len(failures), "failures": failures,
             "checks": results, "values": values}

@@ -1,13 +1,16 @@
 """``python -m lab trace`` and ``python -m lab translate``: measured traces from a terminal.
 
-    python -m lab trace [FILE|-] [--format auto|prometheus|vllm-log|sglang-log|llamacpp-log|trtllm-json|cycles]
-                        [--lookahead K] [--target-ms X --draft-cost PCT --verify-tax PCT --overhead-ms X] [--json]
+    python -m lab trace [FILE|-] [--format auto|FORMAT] [--lookahead K] [--model NAME]
+                        [--target-ms X --draft-cost PCT --verify-tax PCT --overhead-ms X] [--json]
     python -m lab translate --lookahead K (--alpha PCT | --acceptance-rate PCT | --mean-acceptance-length X) [--json]
 
 Rates in the output are fractions in [0, 1]; the ledger flags keep the ledger's percent units.
-A file is read in 1 MB pieces through the same streaming parser the page uses.
+A file is read in 1 MB pieces through the same streaming parser the page uses, decoded as UTF-8
+(a byte-order mark dropped) or, when it starts with a UTF-16 byte-order mark (what PowerShell's ``>``
+writes), as UTF-16.
 """
 
+import codecs
 import sys
 
 CHUNK = 1 << 20
@@ -24,6 +27,9 @@ def add_parser(commands):
     trace.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="the format (default: detect it)")
     trace.add_argument("--lookahead", default=None, metavar="K",
                        help=f"draft tokens per verifier call, for formats that do not record it (1 to {MAX_LOOKAHEAD})")
+    trace.add_argument("--model", default=None, metavar="NAME",
+                       help="the model (Prometheus model_name, JSON model), llama.cpp implementation or benchmark run "
+                            "to read when the input holds several")
     for name, flag in LEDGER_FLAGS:
         trace.add_argument(flag, dest=f"ledger_{name}", default=None, metavar="X",
                            help="ledger cost setting for the speedup (the ledger's units and defaults)")
@@ -56,23 +62,43 @@ def _lookahead(text, required: bool):
     return parse_number("--lookahead", text, 1, MAX_LOOKAHEAD, integer=True)
 
 
+def _decoder(head: bytes):
+    """An incremental decoder for the file's encoding, told by its first bytes: UTF-16 with a
+    byte-order mark (or NULs between ASCII letters), else UTF-8 without its byte-order mark."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return codecs.getincrementaldecoder("utf-16")(errors="replace")
+    if len(head) >= 4 and head[1] == 0 and head[3] == 0 and head[0] != 0:
+        return codecs.getincrementaldecoder("utf-16-le")(errors="replace")
+    if len(head) >= 4 and head[0] == 0 and head[2] == 0 and head[1] != 0:
+        return codecs.getincrementaldecoder("utf-16-be")(errors="replace")
+    return codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+
+
 def _read(path: str, parser):
     from ..cli import UsageError
 
     if path == "-":
-        stream, close = sys.stdin, False
+        stream, close = getattr(sys.stdin, "buffer", None), False
+        if stream is None:  # a text-only stdin (tests): read text
+            for piece in iter(lambda: sys.stdin.read(CHUNK), ""):
+                parser.feed(piece)
+            return
     else:
         try:
-            stream, close = open(path, encoding="utf-8", errors="replace", newline=""), True
+            stream, close = open(path, "rb"), True
         except OSError as error:
             raise UsageError(f"trace: cannot read {path}: {error.strerror or error}") from None
     try:
+        decoder = None
         while True:
             piece = stream.read(CHUNK)
+            if decoder is None:
+                decoder = _decoder(piece[:4])
             if not piece:
+                parser.feed(decoder.decode(b"", final=True))
                 break
-            parser.feed(piece)
-    except (OSError, UnicodeDecodeError) as error:
+            parser.feed(decoder.decode(piece))
+    except OSError as error:
         raise UsageError(f"trace: cannot read {path}: {error}") from None
     finally:
         if close:
@@ -105,9 +131,9 @@ def trace_document(analysis: dict, settings) -> dict:
     best_m, best_speedup = best_lookahead_from_curve(settings, curve, 12)
     independence = analysis["independence"]
     return {
-        **{key: analysis[key] for key in ("format", "lookahead", "drafts", "draftTokens", "acceptedTokens",
+        **{key: analysis[key] for key in ("format", "model", "lookahead", "drafts", "draftTokens", "acceptedTokens",
                                           "meanAcceptanceLength", "acceptanceRate", "perPosition", "conditional",
-                                          "alphaIid", "alphaMle")},
+                                          "alphaIid", "alphaMle", "callsBound", "bounds")},
         "independence": None if independence is None else
         {key: independence[key] for key in ("statistic", "df", "pValue", "verdict")},
         "speedup": speedup, "bestLookahead": best_m, "bestSpeedup": best_speedup,
@@ -128,19 +154,23 @@ def _trace(args):
     lookahead = _lookahead(args.lookahead, required=False)
     settings = _ledger_settings(args)
     try:
-        parser = TraceParser(args.format, lookahead)
+        parser = TraceParser(args.format, lookahead, args.model)
         _read(args.file, parser)
         analysis = analyse(parser.finish())
     except TraceError as error:
         raise UsageError(f"trace: {error}") from None
     document = trace_document(analysis, settings)
+    bound = document["callsBound"]
+    calls = "n/a" if document["drafts"] is None else f"{document['drafts']:g}"
     lines = [
         f"format                {document['format']} ({document['formatName']})",
+        *([f"model                 {document['model']}"] if document["model"] else []),
         f"lookahead k           {document['lookahead']}",
-        f"drafts (calls)        {document['drafts'] if document['drafts'] is not None else 'n/a'}",
+        f"drafts (calls)        {('at least ' + calls) if bound else calls}",
         f"draft tokens          {document['draftTokens'] if document['draftTokens'] is not None else 'n/a'}",
         f"accepted tokens       {document['acceptedTokens'] if document['acceptedTokens'] is not None else 'n/a'}",
-        f"mean accept. length   {_number(document['meanAcceptanceLength'])}   (1 + accepted / drafts)",
+        f"mean accept. length   {'at most ' if bound else ''}{_number(document['meanAcceptanceLength'])}   "
+        f"(1 + accepted / drafts)",
         f"acceptance rate       {_number(document['acceptanceRate'])}   (accepted / draft tokens)",
     ]
     if document["perPosition"] is not None:
@@ -150,17 +180,24 @@ def _trace(args):
             cond = "n/a" if c is None else f"{c:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]"
             lines.append(f"{i:>8}  {u:.4f} [{ui[0]:.4f}, {ui[1]:.4f}]      {cond}")
     lines += [
-        f"alphaIid              {_number(document['alphaIid'])}   (the ledger's acceptance / 100 that reproduces the mean length)",
+        f"alphaIid              {'at most ' if bound else ''}{_number(document['alphaIid'])}   "
+        f"(the ledger's acceptance / 100 that reproduces the mean length)",
         f"alphaMle              {_number(document['alphaMle'])}   (S / (S + R))",
     ]
     independence = document["independence"]
     if independence is not None:
-        lines.append(f"independence          G = {independence['statistic']:.4f}, df = {independence['df']}, "
+        lines.append(f"one constant rate?    G = {independence['statistic']:.4f}, df = {independence['df']}, "
                      f"p = {independence['pValue']:.4g}: {independence['verdict']}")
     lines.append(f"speedup               {document['speedup']:.6f} at k = {document['lookahead']}; best lookahead "
                  f"{document['bestLookahead']} ({document['bestSpeedup']:.6f}x)")
+    lines += [f"lower bound           {item}" for item in document["bounds"]]
     lines += [f"note                  {note}" for note in document["notes"] + document["missing"]]
     return document, "\n".join(lines), 0
+
+
+TRANSLATOR_ASSUMES = ("full-length chain drafts of k tokens, each kept independently with one alpha; n-gram and "
+                      "suffix drafts (often shorter than k), dynamic or adaptive lookahead, llama.cpp's early stop and "
+                      "trees (topk > 1) break it: read their counts with `trace` instead")
 
 
 def _translate(args):
@@ -182,12 +219,16 @@ def _translate(args):
     except TraceError as error:
         raise UsageError(f"translate: {error}") from None
     document = {key: result[key] for key in ("lookahead", "alpha", "acceptanceRate", "meanAcceptanceLength")}
+    document["assumes"] = TRANSLATOR_ASSUMES
     text = "\n".join([
         f"lookahead k             {lookahead}",
         f"alpha                   {result['alpha']:.6f}   (per-token; the ledger slider is 100 x this)",
         f"acceptance rate         {result['acceptanceRate']:.6f}   (vLLM 'Avg Draft acceptance rate', llama.cpp "
         f"'draft acceptance rate')",
         f"mean acceptance length  {result['meanAcceptanceLength']:.6f}   (vLLM 'Mean acceptance length', SGLang "
-        f"'accept len')",
+        f"'accept len', llama.cpp 'mean acceptance length')",
+        f"SGLang 'accept rate'    {result['sglangAcceptRateOld']:.6f} (older: accept len / (k + 1)) or "
+        f"{result['acceptanceRate']:.6f} (newer: (accept len - 1) / k)",
+        f"assumes                 {TRANSLATOR_ASSUMES}",
     ])
     return document, text, 0

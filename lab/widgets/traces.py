@@ -19,7 +19,8 @@ __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_ht
 
 SLIDERS = ()  # no range sliders: a select, a textarea, a number box and a file input
 PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY, TEXT_KEY = "trcPreset", "trcFormat", "trcLookahead", "trcText"
-CONTROLS = (PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY)  # what the address carries (never the text)
+MODEL_KEY = "trcModel"   # the model, implementation or run to read when the reader's input holds several
+CONTROLS = (PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY)  # what the address carries (never the text, nor its model)
 MAX_TEXT = 5_000_000      # characters of pasted text; a bigger trace goes through the file input
 MAX_FILE_BYTES = 50 * 1024 * 1024
 LEDGER_DEFAULTS = LedgerSettings()
@@ -74,7 +75,9 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
                          f"reading it from the trace")
     text = values.get(TEXT_KEY, "")
     text = text if isinstance(text, str) else ""
-    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text}, notes
+    model = values.get(MODEL_KEY, "")
+    model = model.strip()[:200] if isinstance(model, str) else ""
+    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text, "model": model}, notes
 
 
 def _query(settings: dict) -> str:
@@ -85,8 +88,8 @@ def _query(settings: dict) -> str:
 
 
 def _shown(settings: dict) -> dict:
-    """Control name -> display value. The textarea is never in here: the page must not overwrite
-    what the reader typed."""
+    """Control name -> display value. The textarea and the model box are never in here: the page
+    must not overwrite what the reader typed."""
     return {PRESET_KEY: settings["preset"], FORMAT_KEY: settings["format"],
             LOOKAHEAD_KEY: "" if settings["lookahead"] is None else str(settings["lookahead"])}
 
@@ -198,7 +201,11 @@ def translator_html(analysis: dict) -> str:
         ("acceptance rate = accepted / drafted tokens", _pct(rate), "vLLM 'Avg Draft acceptance rate'; llama.cpp "
          "'draft acceptance rate' (as a fraction)"),
         ("mean acceptance length = 1 + accepted / calls", _f(tau, 2), "vLLM 'Mean acceptance length'; SGLang "
-         "'accept len'; TensorRT-LLM acceptanceLength"),
+         "'accept len'; llama.cpp 'mean acceptance length'; TensorRT-LLM acceptanceLength"),
+        ("SGLang 'accept rate', newer versions = (accept len - 1) / k", _f((tau - 1) / k, 2),
+         "the engines' acceptance rate, as a fraction"),
+        ("SGLang 'accept rate', older versions = accept len / (k + 1)", _f(tau / (k + 1), 2),
+         "counts the verifier's own token among k + 1 per call"),
     ]
     body = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(b)}</td><td>{escape(c)}</td></tr>' for a, b, c in rows)
     (best_m, best), (iid_m, iid_best) = speed["best"], speed["bestIid"]
@@ -212,7 +219,10 @@ def translator_html(analysis: dict) -> str:
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
-    return (f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
+    return (f'<p class="trc-source">These conversions assume full-length chain drafts of k tokens; n-gram and '
+            f'suffix drafts, adaptive lookahead, llama.cpp\'s early stop and trees break them (see the text '
+            f'above).</p>'
+            f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
             f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
             f'</tr></thead><tbody>{body}</tbody></table>'
             f'<table class="trc-table"><caption>What the ledger predicts at lookahead {k} (its default costs)</caption>'
@@ -281,8 +291,9 @@ def send_html(analysis: dict, preset: str | None) -> str:
 # --- the view ----------------------------------------------------------------------------------
 
 def _for_page(error) -> str:
-    """A model error in the page's words (the CLI's flag is the page's lookahead box)."""
-    return str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+    """A model error in the page's words (the CLI's flags are the page's boxes)."""
+    return (str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+            .replace("choose one with --model NAME", "choose one in the model box"))
 
 
 def _summary(analysis: dict, source: str) -> str:
@@ -293,17 +304,23 @@ def _summary(analysis: dict, source: str) -> str:
         drafts_text = to_fixed(drafts, 0) if float(drafts).is_integer() else "about " + to_fixed(drafts, 1)
         counts = (f"{drafts_text} verifier calls, {analysis['draftTokens']} draft tokens and "
                   f"{analysis['acceptedTokens']} accepted: ")
-    text = (f"{source}: read as {analysis['formatName']}, lookahead k = {k}. {counts}mean acceptance length "
-            f"{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {_f(analysis['alphaIid'], 3)}, "
-            f"not {_f(rate, 2)}.")
+    model = f", {analysis['model']}" if analysis.get("model") else ""
+    if analysis.get("callsBound"):
+        counts = (f"at least {to_fixed(analysis['drafts'], 1)} verifier calls (a lower bound: drafts can stop "
+                  f"short of k), {analysis['draftTokens']} draft tokens and {analysis['acceptedTokens']} accepted: ")
+    at_most = "at most " if analysis.get("callsBound") else ""
+    text = (f"{source}: read as {analysis['formatName']}{model}, lookahead k = {k}. {counts}mean acceptance length "
+            f"{at_most}{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {at_most}"
+            f"{_f(analysis['alphaIid'], 3)}, not {_f(rate, 2)}.")
     if analysis["alphaMle"] is not None:
         text += f" The maximum-likelihood alpha of the independent model is {_f(analysis['alphaMle'], 3)}."
     independence = analysis["independence"]
     if independence is not None:
         p = independence["pValue"]
         p_text = "below 0.0001" if p < 1e-4 else to_fixed(p, 4)
-        text += (f" Independence test: G = {_f(independence['statistic'])} on {independence['df']} degrees of "
-                 f"freedom, p {'' if p < 1e-4 else '= '}{p_text}; {independence['verdict']}.")
+        text += (f" Test of one constant conditional rate (likelihood ratio): G = {_f(independence['statistic'])} on "
+                 f"{independence['df']} degrees of freedom, p {'' if p < 1e-4 else '= '}{p_text}; "
+                 f"{independence['verdict']}.")
     if analysis["notes"]:
         text += " (" + "; ".join(analysis["notes"]) + ".)"
     return text
@@ -319,16 +336,19 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
             width: int) -> dict:
     speed = _ledger_speedups(analysis)
     independence = analysis["independence"]
+    low, high = ("\u2265 ", "\u2264 ") if analysis.get("callsBound") else ("", "")
     readouts = {
-        "format": analysis["format"], "lookahead": str(analysis["lookahead"]),
-        "drafts": "n/a" if analysis["drafts"] is None else _f(analysis["drafts"], 0 if float(analysis["drafts"]).is_integer() else 1),
+        "format": analysis["format"] + (f" ({analysis['model']})" if analysis.get("model") else ""),
+        "lookahead": str(analysis["lookahead"]),
+        "drafts": "n/a" if analysis["drafts"] is None else
+        low + _f(analysis["drafts"], 0 if float(analysis["drafts"]).is_integer() else 1),
         "acceptedTokens": "n/a" if analysis["acceptedTokens"] is None else str(analysis["acceptedTokens"]),
-        "meanAcceptanceLength": _f(analysis["meanAcceptanceLength"]),
+        "meanAcceptanceLength": high + _f(analysis["meanAcceptanceLength"]),
         "acceptanceRate": _pct(analysis["acceptanceRate"]),
-        "alphaIid": _f(analysis["alphaIid"], 3), "alphaMle": _f(analysis["alphaMle"], 3),
+        "alphaIid": high + _f(analysis["alphaIid"], 3), "alphaMle": _f(analysis["alphaMle"], 3),
         "pValue": "n/a" if independence is None else ("< 0.0001" if independence["pValue"] < 1e-4
                                                       else to_fixed(independence["pValue"], 4)),
-        "speedup": _f(speed["curve"]) + "x",
+        "speedup": high + _f(speed["curve"]) + "x",
     }
     return {
         "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
@@ -347,7 +367,52 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
             "positions": positions_html(analysis),
             "send": send_html(analysis, preset),
             "missing": "".join(f"<p>{escape(line)}</p>" for line in analysis["missing"]),
+            "bounds": bounds_html(analysis),
+            "models": models_html(()),
         },
+    }
+
+
+def bounds_html(analysis: dict) -> str:
+    """The caveats that change how the readouts above read: a lower bound on the calls (and so
+    upper bounds on the mean acceptance length, alpha and the speedup), short drafts, the model
+    read. Empty when there is none."""
+    items = []
+    if analysis.get("callsBound"):
+        items.append("Lower bound: the engine counts tokens, not verifier calls, and its drafts can stop short of "
+                     "k, so the calls shown are the fewest possible; " + "; ".join(analysis["bounds"][1:]) + ".")
+    items += [note[0].upper() + note[1:] + "." for note in analysis["notes"]
+              if note.startswith(("short drafts", "no num_drafts", "drafts averaged"))]
+    if analysis.get("model"):
+        items.append(f"Read: {analysis['model']} (the input holds several; choose another in the model box).")
+    return "".join(f'<p class="trc-bound">{escape(item)}</p>' for item in items)
+
+
+def models_html(models) -> str:
+    """The choices for the model box: one option per model (or implementation, or run) found."""
+    return ('<datalist id="traces-models">' + "".join(f'<option value="{escape(str(m)[:200])}"></option>'
+                                                      for m in list(models)[:100]) + "</datalist>")
+
+
+def _refused(settings: dict, notes: list[str], width: int, reason: str, models=()) -> dict:
+    """What the widget shows when the reader's own text or file is refused: the reason and nothing
+    else, so no preset's numbers sit under a refusal."""
+    width = fit_width(width)
+    label = "Nothing was read: the reason is in the note above."
+    placeholder = _svg(width, 120, label, [f'<text class="fig-axis" x="{width / 2:.1f}" y="60" text-anchor="middle">'
+                                           f'{escape("nothing read: see the note above")}</text>'], "trc-curve")
+    empty = '<p class="trc-missing">Nothing was read.</p>'
+    readouts = {name: "n/a" for name in ("format", "lookahead", "drafts", "acceptedTokens", "meanAcceptanceLength",
+                                         "acceptanceRate", "alphaIid", "alphaMle", "pValue", "speedup")}
+    choice = (f" It holds several: {', '.join(str(m)[:60] for m in list(models)[:8])}; type one in the model box."
+              if models else "")
+    return {
+        "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
+        "shown": _shown(settings), "notes": notes, "query": _query(settings),
+        "summary": f"Your input was not read: {reason}.{choice}",
+        "live": "your input was not read", "width": width, "readouts": readouts, "analysis": None,
+        "figures": {"curve": placeholder, "translator": empty, "positions": empty, "send": "", "missing": "",
+                    "bounds": "", "models": models_html(models)},
     }
 
 
@@ -360,24 +425,39 @@ def _preset_view(settings: dict, notes: list[str], width: int, prefix: str = "")
 
 def view(raw=None) -> dict:
     """The widget for a URL query or form values (``trcPreset``, ``trcFormat``, ``trcLookahead``,
-    ``trcText``; ``width``, the figure panel's width, is presentation only). Pasted text wins over
-    the preset; text that cannot be read leaves a note naming why and the preset on show. Never
-    raises."""
+    ``trcModel``, ``trcText``; ``width``, the figure panel's width, is presentation only). Pasted
+    text wins over the preset; text that cannot be read gives a refusal naming why (and, when it
+    holds several models, the models to choose from), with no preset numbers under it. Never
+    raises: an unexpected error is shown as a refusal too."""
+    try:
+        return _view(raw)
+    except Exception as error:  # the page must keep working whatever arrives
+        settings, _ = _settings({})
+        return _refused(settings, [f"Internal error while reading the input ({type(error).__name__}); please report "
+                                   f"it with the text that caused it."], 640, "an internal error stopped the reader")
+
+
+def _view(raw) -> dict:
     raw, width = split_width(raw)
     settings, notes = _settings(_raw_values(raw))
     text = settings["text"]
     if not text.strip():
         return _preset_view(settings, notes, width)
     if len(text) > MAX_TEXT:
-        notes.append(f"The pasted text is {len(text)} characters; at most {MAX_TEXT} are read from the box. "
-                     f"Use the file input for a bigger trace.")
-        return _preset_view(settings, notes, width, "Your text was not read. ")
+        reason = (f"the pasted text is {len(text)} characters; at most {MAX_TEXT} are read from the box (use the file "
+                  f"input for a bigger trace)")
+        notes.append(reason[0].upper() + reason[1:] + ".")
+        return _refused(settings, notes, width, reason)
     try:
-        analysis = traces.analyse(traces.parse(text, settings["format"], settings["lookahead"]))
+        analysis = traces.analyse(traces.parse(text, settings["format"], settings["lookahead"],
+                                               settings["model"] or None))
+    except traces.ModelChoiceError as error:
+        notes.append(f"Your text holds several: {_for_page(error)}.")
+        return _refused(settings, notes, width, _for_page(error), error.models)
     except traces.TraceError as error:
-        notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; the preset is shown "
-                     f"meanwhile.")
-        return _preset_view(settings, notes, width, "Your text was not read. ")
+        notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; clear it to see the "
+                     f"public traces again.")
+        return _refused(settings, notes, width, _for_page(error))
     notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
     return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None, width)
 
@@ -401,7 +481,7 @@ def chunk(request: dict) -> dict:
     try:
         if index == 0:
             _UPLOADS.clear()  # one file at a time: a new choice cancels the old one
-            _UPLOADS[name] = traces.TraceParser(settings["format"], settings["lookahead"])
+            _UPLOADS[name] = traces.TraceParser(settings["format"], settings["lookahead"], settings["model"] or None)
         parser = _UPLOADS.get(name)
         if parser is None:
             return {"done": True, "progress": 1, "notes": ["The file's first slice is missing; choose the file again."]}
@@ -412,8 +492,13 @@ def chunk(request: dict) -> dict:
         analysis = traces.analyse(parser.finish())
     except traces.TraceError as error:
         _UPLOADS.pop(name, None)
-        notes.append(f"The file {name} could not be read: {_for_page(error)}. The preset is shown meanwhile.")
-        return {"done": True, "progress": 1, **_preset_view(settings, notes, width, "Your file was not read. ")}
+        notes.append(f"The file {name} could not be read: {_for_page(error)}.")
+        models = error.models if isinstance(error, traces.ModelChoiceError) else ()
+        return {"done": True, "progress": 1, **_refused(settings, notes, width, _for_page(error), models)}
+    except Exception as error:  # never a traceback in the page
+        _UPLOADS.pop(name, None)
+        return {"done": True, "progress": 1, **_refused(settings, [f"Internal error ({type(error).__name__})."],
+                                                        width, "an internal error stopped the reader")}
     notes.append(f"The file {name} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
     size = parser.bytes
