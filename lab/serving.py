@@ -14,7 +14,9 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     lm head   = combine(V h b / (g bw), 2 V h m / (g f))    V vocab, h hidden
     attention = max(B L kv / (min(g, kvh) bw), 4 layers heads d m L / (g f))   KV read or its FLOPs
     all-reduce= 2 layers (t_ar + 2 (g - 1) / g  m h 2 / link)    two per layer, when g > 1
+    engine    = B t_seq + B (n - 1) t_reject    per-sequence bookkeeping; the rejection sampler
     fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
+    (a draft pass pays no engine term: it runs inside the engine step; t_reject only in a verify pass)
     combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
 
 For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
@@ -33,7 +35,7 @@ at batch 64 and 1024 tokens of context (the operators add up to the step):
 >>> plain = step_time_ms(TARGETS["llama-3-8b"], s, 64, 1, 1024)
 >>> verify = step_time_ms(TARGETS["llama-3-8b"], s, 64, 4, 1024)
 >>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.45 plain steps
-(11.26, 1.45)
+(11.34, 1.45)
 
 ``stepModel="operators"`` is the same sum with every extra term zeroed (datasheet peaks, full
 overlap, no fixed costs): then at batch one every operator of a verify step is memory-bound and
@@ -425,6 +427,8 @@ class _MeasuredStep(NamedTuple):
     expert_ms: float = 0.0      # one routed expert's weights in every MoE layer, streamed once
     experts: int = 0            # routed experts per MoE layer (0: dense)
     active_experts: int = 0     # experts each token uses
+    sequence_ms: float = 0.0    # the engine's per-sequence work per pass (scheduler bookkeeping)
+    draft_token_ms: float = 0.0  # a verify pass's per-draft-token work (the rejection sampler)
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -541,6 +545,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
     fixed += shape.layers * cal.layerMs
+    # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
+    # the rejection sampler only in a verify pass
+    sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000
+    draft_token = cal.rejectUs / 1000 if role == "verify" else 0.0
     comm = 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
@@ -553,7 +561,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         attention_flop_ms=attention_flops(shape) / g / f,
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
-        experts=shape.experts, active_experts=shape.active_experts)
+        experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -593,11 +601,18 @@ def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
 def _time(step, batch, new_tokens, context) -> float:
     if isinstance(step, _MeasuredStep):
         tokens = batch * new_tokens
-        return (step.fixed_ms + step.comm_ms * tokens
+        return (step.fixed_ms + step.comm_ms * tokens + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context))
     return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+
+
+def _engine_ms(step: _MeasuredStep, batch, new_tokens) -> float:
+    """The engine's work that grows with the batch outside the GPU's operators: ``sequence_ms``
+    per sequence per pass, and in a verify pass ``draft_token_ms`` per draft token (``n - 1`` a
+    sequence)."""
+    return batch * (step.sequence_ms + step.draft_token_ms * (new_tokens - 1))
 
 
 def _terms(step, new_tokens, context):
@@ -608,7 +623,7 @@ def _terms(step, new_tokens, context):
         terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
                  (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
                  (0.0, step.kv_ms * context, step.attention_flop_ms * new_tokens * context, 1.0)]
-        return terms, step.fixed_ms, step.comm_ms * new_tokens
+        return terms, step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
     compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
     return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
 
@@ -627,7 +642,8 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
 def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> dict:
     """The step's time by operator in ms (they add up to :func:`step_time_ms`): ``weights``
     (the layers' GEMMs), ``lmHead``, ``attention``, ``allReduce`` (its bytes; its latency is in
-    ``fixed``) and ``fixed``. Under the roofline, one ``roofline`` term and ``fixed``.
+    ``fixed``), ``engine`` (per-sequence engine work, :func:`_engine_ms`) and ``fixed``. Under
+    the roofline, one ``roofline`` term and ``fixed``.
 
     >>> parts = step_breakdown(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)
     >>> abs(sum(parts.values()) - step_time_ms(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)) < 1e-9
@@ -639,7 +655,8 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
                 "attention": max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context),
-                "allReduce": step.comm_ms * tokens, "fixed": step.fixed_ms}
+                "allReduce": step.comm_ms * tokens, "engine": _engine_ms(step, batch, new_tokens),
+                "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
 
 

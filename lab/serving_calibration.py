@@ -21,6 +21,13 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   calibration fits both better than about 10%. No verify-step time on Hopper was
   found: the overlap (how much a GEMM's arithmetic hides under its weight reads) is the Ampere
   value, an assumption, and the FLOP efficiency is weakly fixed by plain steps alone.
+- Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
+  sequence per step (vLLM's Scheduler.update_from_output micro-benchmark, :data:`SEQUENCE_US`) and
+  the rejection sampler's 5.6 us per draft token in a verify pass (:data:`REJECT_US`). Neither is
+  fitted on the step times above; the step-time residuals were unchanged by them to within 1%.
+  Assumed: the sampler's measured cost (sampled drafts, temperature 0.5) for greedy verification
+  too; the engine's other per-sequence loops (schedule(), input preparation), not found measured,
+  are left out, so these terms are a lower bound on what grows with the batch.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -39,7 +46,9 @@ class Calibration(NamedTuple):
     tensor peak; ``overlap`` the share of a GEMM's smaller time (memory or compute) hidden under
     the larger; ``passMs`` the fixed cost of one forward pass (scheduling, input preparation,
     sampling); ``layerMs`` the fixed cost per layer per pass (kernel launches, norms, rotary
-    embedding); ``allreduceUs`` one all-reduce's latency; ``linkBandwidth`` the bytes per second
+    embedding); ``sequenceUs`` the engine's work per sequence per step (scheduler bookkeeping);
+    ``rejectUs`` the rejection sampler's per draft token in a verify pass; ``allreduceUs`` one
+    all-reduce's latency; ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
 
@@ -55,6 +64,8 @@ class Calibration(NamedTuple):
     memoryUtilization: float
     measured: bool
     source: str
+    sequenceUs: float = 0.0
+    rejectUs: float = 0.0
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
@@ -68,13 +79,29 @@ _ASSUMED = ("no step-time measurement found: Ampere's efficiencies and fixed cos
 # 2024-07-29, by vLLM's speculative-decoding author): copying proposals to the CPU 'takes ~1ms', the scoring
 # model's prepare inputs '(300us)', 'end-to-end ... ~1.3ms for MQA'. A measured engine cost, not a speedup.
 SPEC_CYCLE_MS = 1.3
+# Per-sequence engine work per step, read in vLLM pull request 46112 (github.com/vllm-project/vllm/pull/46112,
+# 2026-06-18, micro-benchmark benchmarks/overheads/benchmark_scheduler_update_from_output.py, medians of 5, before
+# the PR's change): Scheduler.update_from_output takes 0.142 ms at batch 128 and 0.287 ms at 256, so
+# (0.287 - 0.142) / 128 = 1.13 us per sequence per step. That is one of the engine's per-sequence loops; the
+# scheduler's schedule() and the input preparation loop over the sequences too and were not found measured, so
+# this term is a lower bound. A CPU cost: the same on every GPU.
+SEQUENCE_US = 1.13
+# The rejection sampler per draft token, read in vLLM pull request 5131 (github.com/vllm-project/vllm/pull/5131,
+# comment of 2024-06-06): 'Avg Time: 0.0017990445097287495' s in the rejection sampler's forward pass at batch 64,
+# 5 speculative tokens, temperature 0.5 (a 68M draft on a 160M target; the GPU is not named): 1.80 ms / (64 x 5)
+# = 5.6 us per draft token. Greedy verification (an argmax comparison) is cheaper; the model charges this
+# measured sampled-verification cost whatever the temperature, an assumption the page states.
+REJECT_US = 1.80e3 / (64 * 5)
 # A draft pass inside an engine step: no measurement found; assumed 0.2 ms (its argmax sampling and
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
-AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE)
-HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER)
-ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED)
+AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
+                     SEQUENCE_US, REJECT_US)
+HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
+                     SEQUENCE_US, REJECT_US)
+ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
+                  SEQUENCE_US, REJECT_US)
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.

@@ -60,6 +60,8 @@ def _patched_time(drop):
     ({"head_ms": 0.0, "head_flop_ms": 0.0}, "lmHead"),        # the LM head forgotten
     ({"comm_ms": 0.0}, "on 2 x"),                              # the all-reduce bytes forgotten (TP > 1)
     ({"overlap": 1.0}, "by hand"),                             # the roofline's max instead of the measured overlap
+    ({"sequence_ms": 0.0}, "(target"),                         # the engine's per-sequence work forgotten
+    ({"draft_token_ms": 0.0}, "(verify"),                      # the rejection sampler forgotten
 ])
 def test_operators_catch_a_term_left_out(monkeypatch, drop, fragment):
     monkeypatch.setattr(serving, "_time", _patched_time(drop))
@@ -71,6 +73,22 @@ def test_operators_catch_a_draft_charged_the_engine_step(monkeypatch):
     monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(
         shape, s, "target" if role == "draft" else role))
     _fails("serving-operators-add-up", "(draft", "by hand")
+
+
+def test_operators_catch_the_sampler_charged_per_verify_token_not_per_draft_token(monkeypatch):
+    monkeypatch.setattr(serving, "_engine_ms", lambda step, batch, new_tokens: batch * (
+        step.sequence_ms + step.draft_token_ms * new_tokens))
+    _fails("serving-operators-add-up", "(verify", "by hand")
+
+
+def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpus=1, gpu="h100-sxm", target="llama-3-8b")
+    target = serving.TARGETS["llama-3-8b"]
+    plain = [serving._engine_ms(serving._step(target, s), b, 1) for b in (1, 64)]
+    verify = serving._engine_ms(serving._step(target, s, "verify"), 64, 4)
+    draft = serving._engine_ms(serving._step(target, s, "draft"), 64, 1)
+    assert plain[1] == pytest.approx(64 * plain[0]) and plain[0] > 0 and draft == 0
+    assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320)   # three draft tokens a sequence at 5.6 us
 
 
 def test_operators_catch_kv_heads_not_split_over_gpus(monkeypatch):
