@@ -494,6 +494,17 @@
 
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------
 
+  // A link to the widget a hand-off went to, named by its heading (.widget-title), so the reader
+  // can follow the change; none when the sender changed its own widget.
+  function linkTo(widget, sender) {
+    const title = widget.querySelector(".widget-title");
+    if (!widget.id || !title || widget.contains(sender)) return "";
+    const link = document.createElement("a");
+    link.href = `#${widget.id}`;
+    link.textContent = `Go to ${title.textContent.trim()}`;
+    return link;
+  }
+
   // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
   // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
   function wireSendButtons() {
@@ -510,7 +521,7 @@
       }
       schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
-      if (status) status.textContent = `Sent: ${button.textContent.trim()}.`;
+      if (status) status.replaceChildren(`Sent: ${button.textContent.trim()}. `, linkTo(widgetOf(form.dataset.lab), button));
     });
   }
 

@@ -1,0 +1,97 @@
+"""Finding one's way on the built page: every instrument is named in a heading and in the contents,
+nested under its part; figure titles share one heading level; every part ends with a way back to the
+contents; on wide screens the contents stay in view in a side column; a hand-off between widgets
+links to where it went.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sitepage import wait_live
+
+
+@pytest.fixture(scope="module")
+def static(module_page):
+    """The page without JavaScript: the structure is the build's, not the script's."""
+    pg = module_page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    return pg
+
+
+def test_every_instrument_has_a_named_heading_in_the_contents(static):
+    widgets = static.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => {
+      const title = w.querySelector('.widget-title');
+      const entry = document.querySelector(`#contents a[href="#${w.id}"]`);
+      const part = entry && entry.closest('ul').closest('li').querySelector(':scope > a');
+      return {id: w.id, tag: title && title.tagName, titleId: title && title.id,
+              labelledBy: w.getAttribute('aria-labelledby'), title: title && title.textContent.trim(),
+              entry: entry && entry.textContent.trim(), part: part && part.getAttribute('href'),
+              section: '#' + w.closest('section').id};
+    })""")
+    assert len(widgets) >= 6, widgets
+    for widget in widgets:
+        assert widget["id"].endswith("-lab"), widget
+        assert widget["tag"] == "H3" and widget["titleId"], widget
+        assert widget["labelledBy"] == widget["titleId"], widget
+        # the contents name it with its heading's words, under the part that holds it
+        assert widget["entry"] == widget["title"], widget
+        assert widget["part"] == widget["section"], widget
+
+
+def test_figure_titles_share_one_level(static):
+    levels = static.evaluate("""() => [...document.querySelectorAll('.lab-widget .figure-title')]
+        .map((h) => h.tagName)""")
+    assert len(levels) >= 12 and set(levels) == {"H4"}, levels
+    # and no widget holds a heading above its own name's level
+    assert static.evaluate("() => document.querySelectorAll('.lab-widget h1, .lab-widget h2').length") == 0
+
+
+def test_every_part_ends_with_a_way_back(static):
+    parts = static.evaluate("""() => [...document.querySelectorAll('#main article > section')]
+        .filter((s) => s.id !== 'cite-this')
+        .map((s) => [s.id, (s.querySelector(':scope > .back-to-contents:last-child a') || {}).hash || null])""")
+    assert len(parts) >= 8
+    assert all(href == "#contents" for _, href in parts), parts
+    assert static.locator("nav#contents").count() == 1
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_wide_screens_keep_the_contents_in_view(page, width):
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
+    pg.goto(pg.base_url + "#trees-lab")
+    box = pg.evaluate("""() => {
+      const toc = document.getElementById('contents').getBoundingClientRect();
+      const widget = document.getElementById('trees-lab').getBoundingClientRect();
+      return {tocTop: toc.top, tocBottom: toc.bottom, tocRight: toc.right, widgetLeft: widget.left,
+              widgetRight: widget.right, widgetTop: widget.top, view: innerWidth,
+              sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+    }""")
+    # scrolled far down the page, the contents are still on screen, beside the widget, not under it
+    assert box["widgetTop"] < 100, box
+    assert 0 <= box["tocTop"] < 100 and box["tocBottom"] <= 900, box
+    assert box["tocRight"] <= box["widgetLeft"], box
+    assert box["widgetRight"] <= box["view"] and box["sideways"] == 0, box
+
+
+def test_narrow_screens_keep_the_contents_in_the_flow(page):
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url + "#trees-lab")
+    assert pg.evaluate("() => document.getElementById('contents').getBoundingClientRect().bottom") < 0
+
+
+def test_a_hand_off_links_to_where_it_went(page):
+    pg = page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    sender = pg.locator("#traces-lab button[data-action='send'][data-target='ledger']").first
+    sender.click()
+    link = pg.locator("#traces-lab [data-send-status] a")
+    link.wait_for()
+    assert link.get_attribute("href") == "#ledger-lab"
+    assert link.text_content() == "Go to " + pg.text_content("#ledger-lab .widget-title")
+    assert pg.text_content("#traces-lab [data-send-status]").startswith("Sent: ")
+    link.click()
+    pg.wait_for_function("() => location.hash === '#ledger-lab'")
+    assert abs(pg.evaluate("() => document.getElementById('ledger-lab').getBoundingClientRect().top")) < 40
+    assert pg.console_errors == []
