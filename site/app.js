@@ -33,15 +33,17 @@
     runtimeStatus.dataset.state = state;
   }
 
-  // "Loading ... 3.1 of 12.6 MB", with a progress bar; bytes come from the worker as they arrive.
+  // "Loading ... 43% of 3.6 MB", with a progress bar; bytes come from the worker as they arrive. The
+  // share is of the unpacked bodies the worker reads; the size is the compressed download's.
   function showProgress(received) {
     const runtimeStatus = document.getElementById("runtime-status");
     if (!runtimeStatus || root.dataset.labState) return;
-    const total = config.bootBytes || 0;
-    const mb = (n) => (n / 1e6).toFixed(1);
-    const text = total ? `Loading the Python runtime for the live figures: ${mb(Math.min(received, total))} of ${mb(total)} MB. ` +
-      "Until it is ready, the figures show the default settings, computed when the page was built."
-      : "Loading the Python runtime for the live figures\u2026";
+    const total = config.bootBytes || 0;  // as the worker counts them: unpacked response bodies
+    const wire = config.bootWireBytes || total;  // what travels, compressed
+    const share = Math.min(received, total) / total;
+    const text = total ? `Loading Python for the live figures: ${Math.floor(100 * share)}% of ${(wire / 1e6).toFixed(1)} MB. ` +
+      "Until then the figures show the default settings."
+      : "Loading Python for the live figures\u2026";
     let line = runtimeStatus.querySelector("[data-progress-text]");
     let bar = runtimeStatus.querySelector("progress");
     if (!line || !bar) {
@@ -168,6 +170,15 @@
     for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = !enabled;
   }
 
+  // Buttons outside a form (copy a link, hand-offs in a figure's markup) ship disabled too: with
+  // JavaScript off they could do nothing. This script acts on them, so it enables them.
+  function enableActions(container) {
+    if (failed) return;
+    for (const button of container.querySelectorAll("button[data-action]:disabled")) {
+      if (!button.closest("form[data-lab]")) button.disabled = false;
+    }
+  }
+
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
   // Measured once and kept until a ResizeObserver sees a widget change size: reading clientWidth
@@ -283,6 +294,7 @@
     if (shownMarkup.get(region) !== markup) {
       region.innerHTML = markup;
       shownMarkup.set(region, markup);
+      enableActions(region);
     }
   }
 
@@ -414,6 +426,7 @@
       }
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
+      enableActions(widgetOf(kind));
       wireTips(widgetOf(kind));
       // a table folded in a <details> has no width until it opens
       widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
@@ -703,15 +716,12 @@
   booted = bootWorker();
   domReady.then(() => {
     wireWidgets();
-    if (!failed) showProgress(received);
+    if (!failed) showProgress(received);  // the loading line and its bar, at once: the box keeps its height
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
     wireSendButtons();
     wireChunkedFiles();
     addEventListener("pagehide", flushUrl);
     document.addEventListener("visibilitychange", () => { if (document.hidden) flushUrl(); });
-    if (!failed) {
-      setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
-    }
     goLive();
   });
 }

@@ -58,6 +58,11 @@ class _Writer:
     def __init__(self, stage: Path, compressor: Compressor | None):
         self.stage, self.compressor, self.files = stage, compressor, []
 
+    def wire_size(self, name: str, data: bytes) -> int:
+        """Bytes on the wire for `data` served as `name`: its smallest sibling, or itself."""
+        packed = self.compressor.siblings(name, data) if self.compressor is not None else {}
+        return min([len(data), *(len(value) for value in packed.values())])
+
     def __call__(self, path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
@@ -132,6 +137,11 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         # what the worker fetches to boot (uncompressed, as a response body reads), for the
         # progress line: the runtime's fetched files, the trimmed standard library and the lab
         "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip) + len(trimmed),
+        # the same files as they travel to a browser that takes brotli (what the servers send), so
+        # the progress line can name the download's real size
+        "bootWireBytes": sum(_write.wire_size(name, data) for name, data in
+                             [*((n, core[n]) for n in BOOT_FETCHED if n in core),
+                              ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)

@@ -95,3 +95,72 @@ def test_a_hand_off_links_to_where_it_went(page):
     pg.wait_for_function("() => location.hash === '#ledger-lab'")
     assert abs(pg.evaluate("() => document.getElementById('ledger-lab').getBoundingClientRect().top")) < 40
     assert pg.console_errors == []
+
+
+# --- JavaScript off, and the wait for Python ---------------------------------------------------------
+
+def test_without_javascript_every_control_is_off_and_says_why(static):
+    live_controls = static.evaluate("""() => [...document.querySelectorAll('.lab-widget :is(button, input, select, textarea)')]
+        .filter((c) => !c.disabled && c.type !== 'hidden').map((c) => c.outerHTML.slice(0, 80))""")
+    assert live_controls == []
+    notes = static.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => {
+      const note = w.querySelector('.lab-js-off');
+      const form = w.querySelector('form[data-lab]');
+      return note && {id: w.id, text: note.textContent, shown: note.getBoundingClientRect().height > 0,
+                      beforeControls: Boolean(note.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING)};
+    })""")
+    assert all(notes) and len(notes) >= 6, notes
+    for note in notes:
+        assert note["shown"] and note["beforeControls"], note
+        assert "JavaScript" in note["text"] and len(note["text"].split()) <= 20, note
+    # nothing claims to be waiting for a runtime that will never come
+    assert static.evaluate("""() => [...document.querySelectorAll('.lab-waiting')]
+        .every((chip) => getComputedStyle(chip).display === 'none')""")
+
+
+def test_widgets_say_they_wait_for_python_and_the_status_keeps_its_height(page):
+    pg = page(viewport={"width": 390, "height": 800})
+    held = []
+    pg.route("**/lab.*.zip", lambda route: held.append(route))  # the lab arrives when the test says so
+    # sampled before every frame from the first one (a frame is only drawn once the styles are in)
+    pg.add_init_script("""window.__statusHeights = new Set();
+      const sample = () => {
+        const status = document.getElementById('runtime-status');
+        if (status) window.__statusHeights.add(Math.round(status.getBoundingClientRect().height));
+        if (document.documentElement.dataset.labState !== 'live') requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);""")
+    pg.goto(pg.base_url)
+    pg.wait_for_function("() => document.documentElement.dataset.bootReceived !== undefined")
+    while not held:
+        pg.wait_for_timeout(50)
+    waiting = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => [
+        getComputedStyle(w.querySelector('.lab-waiting')).display,
+        Number(getComputedStyle(w.querySelector('.figure-panel')).opacity)])""")
+    assert len(waiting) >= 6 and all(display == "block" and opacity < 1 for display, opacity in waiting), waiting
+    chip = pg.locator("#ledger-lab .lab-waiting span")
+    assert chip.text_content().startswith("Waiting for Python")
+    # the chip overlays the widget: its row takes no height
+    assert pg.evaluate("() => document.querySelector('#ledger-lab .lab-waiting').getBoundingClientRect().height") == 0
+    assert "%" in pg.text_content("#runtime-status") and " MB" in pg.text_content("#runtime-status")
+    held[0].continue_()
+    wait_live(pg)
+    after = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => [
+        getComputedStyle(w.querySelector('.lab-waiting')).display,
+        Number(getComputedStyle(w.querySelector('.figure-panel')).opacity)])""")
+    assert all(display == "none" and opacity == 1 for display, opacity in after), after
+    # from the parsed page to live, the masthead status never changed height (nothing below it moved)
+    heights = pg.evaluate("() => [...window.__statusHeights]")
+    assert len(heights) == 1, heights
+    assert pg.evaluate("""() => [...document.querySelectorAll('.lab-widget button[data-action]')]
+        .every((b) => !b.disabled || b.closest('form'))""")
+    assert pg.console_errors == []
+
+
+def test_the_progress_names_the_download_size(built_site):
+    import json
+    import re
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    config = json.loads(re.search(r'<script type="application/json" id="lab-config">(.*?)</script>', html).group(1))
+    # what travels is the compressed size, well under the unpacked bytes the worker counts
+    assert 0 < config["bootWireBytes"] < 0.5 * config["bootBytes"], config
