@@ -202,10 +202,14 @@
     }
   }
 
-  // aria-valuetext: the value with its unit ("74%", "5 tokens"), as the build writes it.
+  // aria-valuetext: the value with its unit ("74%", "5 tokens"), as the build writes it. A log
+  // slider (data-base) shows base ** value: "1,024 tokens", not the exponent.
+  function shownNumber(control, value) {
+    return control.dataset.base ? (Number(control.dataset.base) ** Number(value)).toLocaleString("en-US") : String(value);
+  }
   function valueText(control) {
-    const unit = control.dataset.unit || "";
-    return unit ? `${control.value}${unit.startsWith("%") ? "" : " "}${unit}` : control.value;
+    const unit = control.dataset.unit || "", value = shownNumber(control, control.value);
+    return unit ? `${value}${unit.startsWith("%") ? "" : " "}${unit}` : value;
   }
 
   function formOf(kind) { return document.querySelector(`form[data-lab="${CSS.escape(kind)}"]`); }
@@ -252,10 +256,9 @@
 
   function showValue(form, name, value) {
     const output = form.querySelector(`output[data-value-for="${name}"]`);
-    if (output) output.textContent = String(value);
-    for (const control of controls(form).filter((c) => c.name === name && c.type === "range")) {
-      control.setAttribute("aria-valuetext", valueText(control));
-    }
+    const ranges = controls(form).filter((c) => c.name === name && c.type === "range");
+    if (output) output.textContent = ranges.length ? shownNumber(ranges[0], value) : String(value);
+    for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
   }
 
   function showNotes(kind, notes) {

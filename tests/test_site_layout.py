@@ -164,3 +164,40 @@ def test_the_progress_names_the_download_size(built_site):
     config = json.loads(re.search(r'<script type="application/json" id="lab-config">(.*?)</script>', html).group(1))
     # what travels is the compressed size, well under the unpacked bytes the worker counts
     assert 0 < config["bootWireBytes"] < 0.5 * config["bootBytes"], config
+
+
+# --- one component set ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_one_select_and_equal_slider_tracks(page, width):
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
+    pg.goto(pg.base_url)
+    selects = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget select')].map((s) => {
+      const style = getComputedStyle(s);
+      return [s.id, s.getBoundingClientRect().height, style.fontFamily, style.borderTopColor];
+    })""")
+    assert len(selects) >= 10
+    assert all(height >= 44 for _, height, _, _ in selects), selects
+    assert len({(font, border) for _, _, font, border in selects}) == 1, selects  # one look for all
+    tracks = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget input[type=range]')]
+        .map((r) => Math.round(r.getBoundingClientRect().width))""")
+    assert len(tracks) >= 20 and max(tracks) - min(tracks) <= 2, tracks
+
+
+def test_log_sliders_show_and_announce_units(page):
+    pg = page()
+    pg.goto(pg.base_url)
+    batch, context = pg.locator("#serving-batchExp"), pg.locator("#serving-contextExp")
+    out = lambda name: pg.text_content(f'#serving-lab output[data-value-for="{name}"]')  # noqa: E731
+    # as built: the value in its unit, never the exponent
+    assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == ("8", "8 sequences")
+    assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("1,024", "1,024 tokens")
+    wait_live(pg)
+    context.focus()
+    context.press("ArrowRight")
+    assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("2,048", "2,048 tokens")
+    assert context.input_value() == "11"  # the control and the address keep the exponent
+    batch.focus()
+    batch.press("End")
+    assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == ("1,024", "1,024 sequences")
+    assert pg.console_errors == []

@@ -32,8 +32,9 @@ D = serving.DEFAULT_SETTINGS
 SLIDERS = (
     Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
     Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
-    Slider("batchExp", "Batch B = 2^x sequences", 0, 10, 1, 3, "x", integer=True, url_key="srvBatchLog2"),
-    Slider("contextExp", "Context L = 2^x tokens", 9, 17, 1, 10, "x", integer=True, url_key="srvContextLog2"),
+    # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
+    Slider("batchExp", "Batch B", 0, 10, 1, 3, "sequences", integer=True, url_key="srvBatchLog2", base=2),
+    Slider("contextExp", "Context L", 9, 17, 1, 10, "tokens", integer=True, url_key="srvContextLog2", base=2),
     Slider("memEfficiency", "Bandwidth reached", 10, 100, 1, D.memEfficiency, "% of peak", url_key="srvMemEff"),
     Slider("flopEfficiency", "FLOP/s reached", 10, 100, 1, D.flopEfficiency, "% of peak", url_key="srvFlopEff"),
     Slider("overheadMs", "Fixed cost per pass", 0, 5, 0.1, D.overheadMs, "ms", url_key="srvOverhead"),
