@@ -174,3 +174,11 @@ def assert_shows(pg, kind, raw):
         assert readouts(pg, kind) == view["readouts"]
     assert notes(pg, kind) == view["notes"]
     return view
+
+
+def open_more(pg, selector) -> None:
+    """Open the "More settings" group that folds the control at `selector`, as a reader would (a
+    click on its summary); nothing when the control is not folded or already shown."""
+    group = pg.locator(selector).locator("xpath=ancestor::details[1]")
+    if group.count() and group.get_attribute("open") is None:
+        group.locator("summary").first.click()

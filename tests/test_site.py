@@ -22,7 +22,7 @@ from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
                       status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary, with_width,
-                      expected_instrument_counter, wait_url_written)
+                      expected_instrument_counter, wait_url_written, open_more)
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +234,7 @@ def test_keyboard_exact(live):
     assert query(live)["certainty"] == str(c)
 
     # The exact lab's draft cost travels as exactDraftCost; the ledger's draftCost is untouched.
+    open_more(live, cost)
     live.locator(cost).focus()
     shown_before = readouts(live, "exact")
     for key, expect in (("ArrowRight", d + 1), ("ArrowRight", d + 2)):
@@ -268,6 +269,7 @@ def test_new_seed_button(live):
     seed = live.locator("#exact-seed")
     assert seed.get_attribute("type") == "number"
     before = seed.input_value()
+    open_more(live, "#exact-seed")
     live.locator('button[data-action="new-seed"][data-for="exact-seed"]').click()
     after = seed.input_value()
     assert after != before and 0 <= int(after) <= 9999

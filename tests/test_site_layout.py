@@ -201,3 +201,60 @@ def test_log_sliders_show_and_announce_units(page):
     batch.press("End")
     assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == ("1,024", "1,024 sequences")
     assert pg.console_errors == []
+
+
+# --- phone-first widgets ----------------------------------------------------------------------------------
+
+FOLDED = {"ledger-lab": ("acceptance", "lookahead"), "exact-lab": ("certainty", "match"),
+          "policies-lab": ("acceptance", "burst"), "trees-lab": ("budget", "top1")}
+
+
+def test_the_controls_that_matter_sit_right_above_their_figure(page):
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    for widget, primary in FOLDED.items():
+        layout = pg.evaluate("""(id) => {
+          const w = document.getElementById(id), form = w.querySelector('form[data-lab]');
+          const shown = [...form.querySelectorAll('input[type=range], select')]
+            .filter((c) => c.checkVisibility());
+          const figure = w.querySelector('.figure-panel').getBoundingClientRect();
+          const more = form.querySelector('details.more-settings');
+          return {shown: shown.map((c) => c.name), folded: more ? more.querySelectorAll('[name]').length : 0,
+                  gap: figure.top - shown[shown.length - 1].getBoundingClientRect().bottom,
+                  toFigure: figure.top - w.getBoundingClientRect().top, summary: more && more.querySelector('summary').textContent};
+        }""", widget)
+        names = tuple(n for n in layout["shown"])
+        assert len(names) == 2 and all(any(n.endswith(p) or n == p for n in names) for p in primary), layout
+        assert layout["folded"] >= 2 and layout["summary"] == "More settings", layout
+        # the last shown control is within about a quarter of a phone screen of the figure it moves,
+        # and the widget reaches its first figure within two screens
+        assert layout["gap"] < 200 and layout["toFigure"] < 2 * 800, (widget, layout)
+
+
+def test_a_link_that_sets_a_folded_control_opens_its_group(page):
+    pg = page()
+    pg.goto(pg.base_url + "?verifyTax=9&treeDepth=4")
+    wait_live(pg)
+    opened = pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('details.more-settings')]
+        .map((d) => [d.closest('.lab-widget').id, d.open]))""")
+    assert opened["ledger-lab"] and opened["trees-lab"], opened
+    assert not opened["exact-lab"] and not opened["policies-lab"], opened
+    assert pg.input_value("#ledger-verifyTax") == "9" and pg.locator("#ledger-verifyTax").is_visible()
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_nothing_in_a_widget_is_clipped_on_a_phone(page, width):
+    """No control, legend or summary pokes past its widget's edge (figures may scroll in their panel)."""
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 800})
+    pg.goto(pg.base_url)
+    over = pg.evaluate("""() => {
+      const out = [];
+      for (const w of document.querySelectorAll('.lab-widget')) {
+        const edge = w.getBoundingClientRect().right + 0.5;
+        for (const el of w.querySelectorAll('.control, .lab-summary, .legend li, .readouts > div, summary, .lab-actions button, .widget-title')) {
+          if (el.closest('details:not([open])') && el.tagName !== 'SUMMARY') continue;
+          if (el.getBoundingClientRect().right > edge) out.push(w.id + ' ' + el.className + ' ' + el.textContent.slice(0, 30));
+        }
+      }
+      return out; }""")
+    assert over == []
