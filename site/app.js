@@ -358,13 +358,21 @@
   // itself. So it waits until the settings have rested for URL_REST_MS (once per drag, not once
   // per step), and happens at once when the address is about to be read or the page hidden.
   // While a write waits, <html data-url-pending> says so.
+  // The address holds only what differs from the settings the page was built with (each form's
+  // data-query): a view reads a missing key as its default, so the same numbers come back.
+  const builtPairs = {};  // kind -> the "key=value" pairs of its defaults
+  function changedQuery(kindList) {
+    return kindList.flatMap((kind) => (queries[kind] || "").split("&")
+      .filter((pair) => pair && !(builtPairs[kind] || new Set()).has(pair))).join("&");
+  }
+
   let urlTimer = null;
   function writeUrl() {
     clearTimeout(urlTimer);
     urlTimer = null;
     delete root.dataset.urlPending;
-    const query = kinds().map((kind) => queries[kind]).filter(Boolean).join("&");
-    history.replaceState(null, "", `${location.pathname}?${query}${location.hash}`);
+    const query = changedQuery(kinds());
+    history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}${location.hash}`);
   }
   function scheduleUrlWrite() {
     clearTimeout(urlTimer);
@@ -390,7 +398,7 @@
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
         // they came by. A render only for the panel's width changes no setting, so no address.
-        if (job.announce || location.search) scheduleUrlWrite();
+        if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
           { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
@@ -423,6 +431,7 @@
     for (const kind of kinds()) {
       const form = formOf(kind);
       queries[kind] = form.dataset.query;  // the pre-rendered settings, until a live render replaces them
+      builtPairs[kind] = new Set(form.dataset.query.split("&"));
       form.addEventListener("submit", (event) => event.preventDefault());
       const onChange = (event) => {
         const control = event.target;
@@ -457,15 +466,21 @@
         target.dispatchEvent(new Event("input", { bubbles: true }));
       });
     }
+    // "Copy a link": this widget's own changed settings (and those of the widgets it reads, data-with)
+    // and its fragment, so the link opens on this widget showing these numbers.
     for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
       button.addEventListener("click", async () => {
         const note = button.parentElement.querySelector("[data-copy-status]");
+        const widget = button.closest(".lab-widget");
+        const form = widget?.querySelector("form[data-lab]");
         flushUrl();
+        const query = form ? changedQuery([form.dataset.lab, ...withKinds(form)]) : location.search.slice(1);
+        const link = `${location.origin}${location.pathname}${query ? `?${query}` : ""}${widget?.id ? `#${widget.id}` : ""}`;
         try {
-          await navigator.clipboard.writeText(location.href);
+          await navigator.clipboard.writeText(link);
           note.textContent = "Link copied.";
         } catch {
-          note.textContent = `Copy this link: ${location.href}`;
+          note.textContent = `Copy this link: ${link}`;
         }
       });
     }

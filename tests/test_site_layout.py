@@ -93,7 +93,7 @@ def test_a_hand_off_links_to_where_it_went(page):
     assert pg.text_content("#traces-lab [data-send-status]").startswith("Sent: ")
     link.click()
     pg.wait_for_function("() => location.hash === '#ledger-lab'")
-    assert abs(pg.evaluate("() => document.getElementById('ledger-lab').getBoundingClientRect().top")) < 40
+    assert abs(pg.evaluate("() => document.getElementById('ledger-lab').getBoundingClientRect().top")) < 80
     assert pg.console_errors == []
 
 
@@ -258,3 +258,68 @@ def test_nothing_in_a_widget_is_clipped_on_a_phone(page, width):
       }
       return out; }""")
     assert over == []
+
+
+# --- links that carry what the reader did -------------------------------------------------------------------
+
+def test_a_copied_link_holds_the_widgets_changes_and_restores_its_numbers(page, browser, site_server):
+    pg = page(permissions=["clipboard-read", "clipboard-write"])
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    assert pg.evaluate("() => location.search") == ""  # nothing changed, nothing in the address
+    trees = pg.locator("#trees-budget")
+    trees.focus()
+    trees.press("ArrowLeft")
+    ledger = pg.locator("#ledger-lookahead")
+    ledger.focus()
+    ledger.press("ArrowRight")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('lookahead') === '6'")
+    # the address holds exactly the two settings moved, nothing at its default
+    assert sorted(pg.evaluate("() => location.search").lstrip("?").split("&")) == ["lookahead=6", "treeBudget=31"]
+    summary = pg.text_content('form[data-lab="trees"] output[name="summary"]')
+    pg.locator('#trees-lab [data-action="copy-link"]').click()
+    pg.wait_for_function("() => document.querySelector('#trees-lab [data-copy-status]').textContent !== ''")
+    link = pg.evaluate("() => navigator.clipboard.readText()")
+    assert link == site_server.rstrip("/") + "/?treeBudget=31#trees-lab", link  # its own settings only
+    fresh = page()
+    fresh.goto(link)
+    wait_live(fresh)
+    fresh.wait_for_function("() => document.querySelector('#trees-budget').value === '31'")
+    assert fresh.text_content('form[data-lab="trees"] output[name="summary"]') == summary  # the same numbers
+    assert fresh.input_value("#ledger-lookahead") == "5"  # the other widget's change stayed behind
+    assert abs(fresh.evaluate("() => document.getElementById('trees-lab').getBoundingClientRect().top")) < 400
+    assert pg.console_errors == [] and fresh.console_errors == []
+
+
+# --- words a reader can follow ----------------------------------------------------------------------------
+
+def test_citations_name_their_source_and_sources_link_back(static):
+    cites = static.evaluate("""() => [...document.querySelectorAll('sup.cite a')].map((a) =>
+        [a.id, a.getAttribute('href'), a.getAttribute('aria-label'), a.getBoundingClientRect().width,
+         a.getBoundingClientRect().height])""")
+    assert len(cites) >= 40
+    for cite_id, href, label, width, height in cites:
+        assert cite_id.startswith("cite-" + href[len("#src-"):] + "-"), cite_id
+        # "source 13: Li et al., 2024, EAGLE": a name, not only a number
+        assert label.startswith("source ") and ": " in label and not label.split(": ", 1)[1].startswith("source"), label
+        assert width >= 20 and height >= 24, (cite_id, width, height)  # a target a finger can hit
+    backs = static.evaluate("""() => [...document.querySelectorAll('.sources .cite-back a')]
+        .map((a) => [a.closest('li').id, a.getAttribute('href'), Boolean(document.querySelector(a.getAttribute('href')))])""")
+    assert {href for _, href, _ in backs} == {"#" + cite_id for cite_id, *_ in cites}
+    assert all(exists and href.startswith("#cite-" + li[len("src-"):] + "-") for li, href, exists in backs), backs
+
+
+def test_methods_and_terms_are_glossed_where_first_used(static):
+    for term in ("EAGLE", "Medusa", "MTP", "KV cache"):
+        first = static.evaluate("""(term) => {
+          const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+          while (walker.nextNode()) {
+            const node = walker.currentNode;
+            if (node.textContent.includes(term) && !node.parentElement.closest('figure, details, .sources, nav')) {
+              const block = node.parentElement.closest('p, li');
+              return {dfn: Boolean(block && [...block.querySelectorAll('dfn')].some((d) => d.textContent === term)),
+                      text: block ? block.textContent.replace(/\\s+/g, ' ').slice(0, 80) : ''};
+            }
+          }
+          return null; }""", term)
+        assert first and first["dfn"], (term, first)
