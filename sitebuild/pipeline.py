@@ -98,6 +98,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    import lab.figures
     import lab.views
     from . import mathml
 
@@ -144,6 +145,8 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         "bootWireBytes": sum(_write.wire_size(name, data) for name, data in
                              [*((n, core[n]) for n in BOOT_FETCHED if n in core),
                               ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
+        # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
+        "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)
