@@ -237,7 +237,9 @@
     return control.dataset.base ? (Number(control.dataset.base) ** Number(value)).toLocaleString("en-US") : String(value);
   }
   function valueText(control) {
-    const unit = control.dataset.unit || "", value = shownNumber(control, control.value);
+    const value = shownNumber(control, control.value);
+    let unit = control.dataset.unit || "";
+    if (control.dataset.base && value === "1") unit = unit.replace(/s$/, "");  // 1 sequence, 8 sequences
     return unit ? `${value}${unit.startsWith("%") ? "" : " "}${unit}` : value;
   }
 
