@@ -24,9 +24,10 @@ schemes, so the marks drawn on it (break-even line, selection) are fixed dark in
 
 import math
 
+from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -126,6 +127,39 @@ def speedup_colour(speedup: float) -> str:
     t = min(1.0, abs(math.log(speedup)) / math.log(SATURATION_SPEEDUP))
     return _mix(HEATMAP_SCALE["neutral"], HEATMAP_SCALE["faster" if speedup >= 1 else "slower"],
                 round(t * COLOUR_STEPS) / COLOUR_STEPS)
+
+
+def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Tick values inside ``low..high`` at a round step: 1, 2 or 5 times a power of ten, the
+    smallest such step that needs at most about ``count`` intervals (an axis reads 0, 2, 4, not
+    0, 2.2, 4.3). Empty when high <= low.
+
+    step = the least of {1, 2, 5, 10} x 10^floor(log10(span / count)) that is >= span / count
+
+    >>> nice_ticks(0, 4.3), nice_ticks(0, 0.26), nice_ticks(1, 128), nice_ticks(0.8, 2.35, 3)
+    ([0.0, 2.0, 4.0], [0.0, 0.1, 0.2], [50.0, 100.0], [1.0, 2.0])
+    """
+    span = high - low
+    if not span > 0:
+        return []
+    raw = span / max(1, count)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw * (1 - 1e-9))
+    first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
+    return [round(i * step, 10) for i in range(first, last + 1)]
+
+
+def tick_label(value: float, ticks: list[float]) -> str:
+    """A tick's text with as many decimals as its axis's step needs, and no more.
+
+    >>> [tick_label(v, [0.0, 0.1, 0.2]) for v in (0.0, 0.1)], tick_label(4.0, [0.0, 2.0, 4.0])
+    (['0.0', '0.1'], '4')
+    """
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    digits = max(0, -math.floor(math.log10(step) + 1e-9)) if step < 1 else 0
+    if digits and abs(step * 10 ** digits - round(step * 10 ** digits)) > 1e-6:
+        digits += 1  # a step of 0.25 needs two decimals, not one
+    return to_fixed(value, digits)
 
 
 def _tenths(tenths: int) -> str:

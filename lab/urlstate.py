@@ -38,6 +38,7 @@ class Slider:
     integer: bool = False
     url_key: str = ""   # the key in the page address, when the name is taken by the other widget
     control: str = "range"  # how the page shows it: "range" (a slider) or "number" (a number field)
+    base: int = 0           # a log slider: the page shows and announces base ** value in the unit
 
     @property
     def key(self) -> str:

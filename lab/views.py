@@ -34,7 +34,7 @@ def audit_view() -> dict:
 
 def slider_specs(sliders) -> list[dict]:
     return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
-             "default": s.default, "unit": s.unit, "control": s.control} for s in sliders]
+             "default": s.default, "unit": s.unit, "control": s.control, "base": s.base} for s in sliders]
 
 
 def page_context() -> dict:

@@ -35,15 +35,17 @@
     runtimeStatus.dataset.state = state;
   }
 
-  // "Loading ... 3.1 of 12.6 MB", with a progress bar; bytes come from the worker as they arrive.
+  // "Loading ... 43% of 3.6 MB", with a progress bar; bytes come from the worker as they arrive. The
+  // share is of the unpacked bodies the worker reads; the size is the compressed download's.
   function showProgress(received) {
     const runtimeStatus = document.getElementById("runtime-status");
     if (!runtimeStatus || root.dataset.labState) return;
-    const total = config.bootBytes || 0;
-    const mb = (n) => (n / 1e6).toFixed(1);
-    const text = total ? `Loading the Python runtime for the live figures: ${mb(Math.min(received, total))} of ${mb(total)} MB. ` +
-      "Until it is ready, the figures show the default settings, computed when the page was built."
-      : "Loading the Python runtime for the live figures\u2026";
+    const total = config.bootBytes || 0;  // as the worker counts them: unpacked response bodies
+    const wire = config.bootWireBytes || total;  // what travels, compressed
+    const share = Math.min(received, total) / total;
+    const text = total ? `Loading Python for the live figures: ${Math.floor(100 * share)}% of ${(wire / 1e6).toFixed(1)} MB. ` +
+      "Until then the figures show the default settings."
+      : "Loading Python for the live figures\u2026";
     let line = runtimeStatus.querySelector("[data-progress-text]");
     let bar = runtimeStatus.querySelector("progress");
     if (!line || !bar) {
@@ -197,6 +199,15 @@
     for (const control of form.querySelectorAll("input, select, textarea, button")) control.disabled = !enabled;
   }
 
+  // Buttons outside a form (copy a link, hand-offs in a figure's markup) ship disabled too: with
+  // JavaScript off they could do nothing. This script acts on them, so it enables them.
+  function enableActions(container) {
+    if (failed) return;
+    for (const button of container.querySelectorAll("button[data-action]:disabled")) {
+      if (!button.closest("form[data-lab]")) button.disabled = false;
+    }
+  }
+
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
   // Measured once and kept until a ResizeObserver sees a widget change size: reading clientWidth
@@ -220,10 +231,16 @@
     }
   }
 
-  // aria-valuetext: the value with its unit ("74%", "5 tokens"), as the build writes it.
+  // aria-valuetext: the value with its unit ("74%", "5 tokens"), as the build writes it. A log
+  // slider (data-base) shows base ** value: "1,024 tokens", not the exponent.
+  function shownNumber(control, value) {
+    return control.dataset.base ? (Number(control.dataset.base) ** Number(value)).toLocaleString("en-US") : String(value);
+  }
   function valueText(control) {
-    const unit = control.dataset.unit || "";
-    return unit ? `${control.value}${unit.startsWith("%") ? "" : " "}${unit}` : control.value;
+    const value = shownNumber(control, control.value);
+    let unit = control.dataset.unit || "";
+    if (control.dataset.base && value === "1") unit = unit.replace(/s$/, "");  // 1 sequence, 8 sequences
+    return unit ? `${value}${unit.startsWith("%") ? "" : " "}${unit}` : value;
   }
 
   function formOf(kind) { return document.querySelector(`form[data-lab="${CSS.escape(kind)}"]`); }
@@ -270,9 +287,18 @@
 
   function showValue(form, name, value) {
     const output = form.querySelector(`output[data-value-for="${name}"]`);
-    if (output) output.textContent = String(value);
-    for (const control of controls(form).filter((c) => c.name === name && c.type === "range")) {
-      control.setAttribute("aria-valuetext", valueText(control));
+    const ranges = controls(form).filter((c) => c.name === name && c.type === "range");
+    if (output) output.textContent = ranges.length ? shownNumber(ranges[0], value) : String(value);
+    for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
+  }
+
+  // A folded group of controls (<details> in a form) opens when a link set one of them away from
+  // its default, so nothing the figures depend on is out of sight.
+  function openChanged(form) {
+    const changed = (c) => c.tagName === "SELECT" ? !c.selectedOptions[0]?.defaultSelected
+                                                   : c.type !== "hidden" && c.value !== c.defaultValue;
+    for (const group of form.querySelectorAll("details:not([open])")) {
+      if (controls(group).some(changed)) group.open = true;
     }
   }
 
@@ -312,6 +338,7 @@
     if (shownMarkup.get(region) !== markup) {
       region.innerHTML = markup;
       shownMarkup.set(region, markup);
+      enableActions(region);
     }
   }
 
@@ -323,6 +350,7 @@
         restoreControl(form, name, value);
         showValue(form, name, value);
       }
+      openChanged(form);
     }
     // The markup is generated by lab/figures.py, which escapes every piece of text it embeds.
     // An unchanged figure is not swapped: parsing and laying out an SVG is most of a frame.
@@ -361,13 +389,21 @@
   // itself. So it waits until the settings have rested for URL_REST_MS (once per drag, not once
   // per step), and happens at once when the address is about to be read or the page hidden.
   // While a write waits, <html data-url-pending> says so.
+  // The address holds only what differs from the settings the page was built with (each form's
+  // data-query): a view reads a missing key as its default, so the same numbers come back.
+  const builtPairs = {};  // kind -> the "key=value" pairs of its defaults
+  function changedQuery(kindList) {
+    return kindList.flatMap((kind) => (queries[kind] || "").split("&")
+      .filter((pair) => pair && !(builtPairs[kind] || new Set()).has(pair))).join("&");
+  }
+
   let urlTimer = null;
   function writeUrl() {
     clearTimeout(urlTimer);
     urlTimer = null;
     delete root.dataset.urlPending;
-    const query = kinds().map((kind) => queries[kind]).filter(Boolean).join("&");
-    history.replaceState(null, "", `${location.pathname}?${query}${location.hash}`);
+    const query = changedQuery(kinds());
+    history.replaceState(null, "", `${location.pathname}${query ? `?${query}` : ""}${location.hash}`);
   }
   function scheduleUrlWrite() {
     clearTimeout(urlTimer);
@@ -401,7 +437,7 @@
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
         // they came by. A render only for the panel's width changes no setting, so no address.
-        if (job.announce || location.search) scheduleUrlWrite();
+        if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
           { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
@@ -434,6 +470,7 @@
     for (const kind of kinds()) {
       const form = formOf(kind);
       queries[kind] = form.dataset.query;  // the pre-rendered settings, until a live render replaces them
+      builtPairs[kind] = new Set(form.dataset.query.split("&"));
       form.addEventListener("submit", (event) => event.preventDefault());
       const onChange = (event) => {
         const control = event.target;
@@ -451,6 +488,7 @@
       }
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
+      enableActions(widgetOf(kind));
       wireTips(widgetOf(kind));
       // a table folded in a <details> has no width until it opens
       widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
@@ -467,15 +505,21 @@
         target.dispatchEvent(new Event("input", { bubbles: true }));
       });
     }
+    // "Copy a link": this widget's own changed settings (and those of the widgets it reads, data-with)
+    // and its fragment, so the link opens on this widget showing these numbers.
     for (const button of document.querySelectorAll('[data-action="copy-link"]')) {
       button.addEventListener("click", async () => {
         const note = button.parentElement.querySelector("[data-copy-status]");
+        const widget = button.closest(".lab-widget");
+        const form = widget?.querySelector("form[data-lab]");
         flushUrl();
+        const query = form ? changedQuery([form.dataset.lab, ...withKinds(form)]) : location.search.slice(1);
+        const link = `${location.origin}${location.pathname}${query ? `?${query}` : ""}${widget?.id ? `#${widget.id}` : ""}`;
         try {
-          await navigator.clipboard.writeText(location.href);
+          await navigator.clipboard.writeText(link);
           note.textContent = "Link copied.";
         } catch {
-          note.textContent = `Copy this link: ${location.href}`;
+          note.textContent = `Copy this link: ${link}`;
         }
       });
     }
@@ -531,6 +575,17 @@
 
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------
 
+  // A link to the widget a hand-off went to, named by its heading (.widget-title), so the reader
+  // can follow the change; none when the sender changed its own widget.
+  function linkTo(widget, sender) {
+    const title = widget.querySelector(".widget-title");
+    if (!widget.id || !title || widget.contains(sender)) return "";
+    const link = document.createElement("a");
+    link.href = `#${widget.id}`;
+    link.textContent = `Go to ${title.textContent.trim()}`;
+    return link;
+  }
+
   // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
   // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
   function wireSendButtons() {
@@ -547,7 +602,7 @@
       }
       schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
-      if (status) status.textContent = `Sent: ${button.textContent.trim()}.`;
+      if (status) status.replaceChildren(`Sent: ${button.textContent.trim()}. `, linkTo(widgetOf(form.dataset.lab), button));
     });
   }
 
@@ -746,15 +801,12 @@
   booted = bootWorker();
   domReady.then(() => {
     wireWidgets();
-    if (!failed) showProgress(received);
+    if (!failed) showProgress(received);  // the loading line and its bar, at once: the box keeps its height
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
     wireSendButtons();
     wireChunkedFiles();
     addEventListener("pagehide", flushUrl);
     document.addEventListener("visibilitychange", () => { if (document.hidden) flushUrl(); });
-    if (!failed) {
-      setStatus("Loading the Python runtime for the live figures\u2026 (the figures below were computed when the page was built)", "loading");
-    }
     goLive();
   });
 }

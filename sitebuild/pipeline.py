@@ -55,8 +55,15 @@ def _jinja_env(template_dir: Path):
 class _Writer:
     """Writes a file and its precompressed siblings; remembers what it wrote (for `_headers`)."""
 
-    def __init__(self, stage: Path, compressor: Compressor | None):
+    def __init__(self, stage: Path, compressor: Compressor | None, sizer: Compressor | None = None):
         self.stage, self.compressor, self.files = stage, compressor, []
+        self.sizer = sizer or compressor  # measures what travels even when no siblings are written
+
+    def wire_size(self, name: str, data: bytes) -> int:
+        """Bytes on the wire for `data` served as `name` by a server that compresses: its smallest
+        sibling (written or not: the page says the same in every build), or itself."""
+        packed = self.sizer.siblings(name, data) if self.sizer is not None else {}
+        return min([len(data), *(len(value) for value in packed.values())])
 
     def __call__(self, path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,6 +146,11 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         # what the worker fetches to boot (uncompressed, as a response body reads), for the
         # progress line: the runtime's fetched files, the trimmed standard library and the lab
         "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip) + len(trimmed),
+        # the same files as they travel to a browser that takes brotli (what the servers send), so
+        # the progress line can name the download's real size
+        "bootWireBytes": sum(_write.wire_size(name, data) for name, data in
+                             [*((n, core[n]) for n in BOOT_FETCHED if n in core),
+                              ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
         # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
         "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }
@@ -180,12 +192,13 @@ def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: P
     ROOT/.cache/compressed)."""
     out = Path(out).absolute()
     root = Path(root).resolve()
-    compressor = Compressor(cache_dir or root / ".cache" / "compressed") if compress else None
+    sizer = Compressor(cache_dir or root / ".cache" / "compressed")
+    compressor = sizer if compress else None
     check_out_dir(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, _Writer(stage, compressor))
+        result = _render_site(stage, root, _Writer(stage, compressor, sizer))
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)

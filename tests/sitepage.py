@@ -115,12 +115,28 @@ def wait_url_written(pg, timeout=RENDER_TIMEOUT_MS) -> None:
     pg.wait_for_function("() => !document.documentElement.hasAttribute('data-url-pending')", timeout=timeout)
 
 
-def query(pg) -> dict[str, str]:
+def default_pairs() -> set[str]:
+    """Every widget's default settings as "key=value" pairs: what the page is built with, and what
+    the address leaves out (app.js writes only the settings that differ)."""
+    from lab import instruments
+
+    joined = [ledger_widget.view()["query"], exact_widget.view()["query"]]
+    joined += [instruments.part("widgets", name).view(None)["query"] for name in instruments.NAMES]
+    return {pair for query in joined for pair in query.split("&") if pair}
+
+
+def address(pg) -> dict[str, str]:
     """location.search as a dict (last value wins, like lab.urlstate), read from the page itself
-    once app.js has written it (Playwright's pg.url learns of history.replaceState a moment later)."""
+    once app.js has written it (Playwright's pg.url learns of history.replaceState a moment later).
+    It holds only the settings that differ from the defaults."""
     wait_url_written(pg)
     search = pg.evaluate("() => location.search")
     return {k: v[-1] for k, v in parse_qs(search.lstrip("?"), keep_blank_values=True).items()}
+
+
+def query(pg) -> dict[str, str]:
+    """The settings the address stands for: every default, overridden by the pairs it holds."""
+    return {**dict(pair.split("=", 1) for pair in default_pairs()), **address(pg)}
 
 
 def wait_summary(pg, kind, expected, timeout=RENDER_TIMEOUT_MS):
@@ -139,7 +155,8 @@ def mismatched_figures(pg, kind, view) -> list[str]:
     """Names of figure regions whose DOM differs from `view`'s markup. Both sides go through the
     browser's HTML parser and serializer, so only a real difference in the markup counts. A region
     inside a closed <details> is compared as the reader would see it: opened (app.js puts its
-    latest markup in on the toggle event), then closed again. With JavaScript off nothing swaps
+    latest markup in on the toggle event), then closed again; action buttons count as app.js leaves
+    them, enabled. With JavaScript off nothing swaps
     markup (and no toggle event would reach a listener), so the regions are compared as built."""
     if not getattr(pg, "js_enabled", True):
         return pg.evaluate("""([sel, figures]) => Object.entries(figures).filter(([name, markup]) => {
@@ -156,6 +173,8 @@ def mismatched_figures(pg, kind, view) -> list[str]:
         const out = Object.entries(figures).filter(([name, markup]) => {
             const scratch = document.createElement('div');
             scratch.innerHTML = markup;
+            // app.js enables the action buttons a figure's markup ships disabled, as it swaps it in
+            for (const b of scratch.querySelectorAll('button[data-action]:disabled')) b.disabled = false;
             return document.querySelector(`${sel} [data-figure='${name}']`).innerHTML !== scratch.innerHTML;
         }).map(([name]) => name);
         for (const d of opened) d.open = false;
@@ -177,3 +196,11 @@ def assert_shows(pg, kind, raw):
         assert readouts(pg, kind) == view["readouts"]
     assert notes(pg, kind) == view["notes"]
     return view
+
+
+def open_more(pg, selector) -> None:
+    """Open the "More settings" group that folds the control at `selector`, as a reader would (a
+    click on its summary); nothing when the control is not folded or already shown."""
+    group = pg.locator(selector).locator("xpath=ancestor::details[1]")
+    if group.count() and group.get_attribute("open") is None:
+        group.locator("summary").first.click()

@@ -196,7 +196,7 @@ def test_citations_are_numbered_like_the_sources_list(built_site):
     sources = html[html.index('id="sources"'):]
     listed = re.findall(r'<li id="src-([a-z0-9-]+)">', sources)
     assert len(listed) == len(set(listed)) >= 8
-    cites = re.findall(r'<a href="#src-([a-z0-9-]+)" aria-label="source (\d+)">\[(\d+)\]</a>', html)
+    cites = re.findall(r'<a href="#src-([a-z0-9-]+)" id="cite-[a-z0-9-]+" aria-label="source (\d+): [^"]+">\[(\d+)\]</a>', html)
     assert cites, "no citation found"
     for key, label, shown in cites:
         assert key in listed, f"citation of unlisted source {key}"

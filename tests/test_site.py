@@ -20,10 +20,10 @@ import pytest
 from lab import instruments, views
 from lab.widgets import exact as exact_widget, ledger as ledger_widget
 from sitebuild.csp import CONTENT_SECURITY_POLICY
-from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
+from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, VIEW, WIDGET,
                       assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
                       status_text, summary, wait_audit, wait_instrument_audit, wait_live, wait_summary, with_width,
-                      expected_instrument_counter, wait_url_written)
+                      expected_instrument_counter, wait_url_written, open_more, default_pairs, address)
 
 
 @pytest.fixture(scope="module")
@@ -235,6 +235,7 @@ def test_keyboard_exact(live):
     assert query(live)["certainty"] == str(c)
 
     # The exact lab's draft cost travels as exactDraftCost; the ledger's draftCost is untouched.
+    open_more(live, cost)
     live.locator(cost).focus()
     shown_before = readouts(live, "exact")
     for key, expect in (("ArrowRight", d + 1), ("ArrowRight", d + 2)):
@@ -269,6 +270,7 @@ def test_new_seed_button(live):
     seed = live.locator("#exact-seed")
     assert seed.get_attribute("type") == "number"
     before = seed.input_value()
+    open_more(live, "#exact-seed")
     live.locator('button[data-action="new-seed"][data-for="exact-seed"]').click()
     after = seed.input_value()
     assert after != before and 0 <= int(after) <= 9999
@@ -293,14 +295,18 @@ def test_heatmap_hover_readout(live):
 # --- copy link --------------------------------------------------------------------------------------
 
 def test_copy_link(live):
+    """A widget's link holds its own settings that differ from the defaults, and its fragment."""
     for kind in ("ledger", "exact"):
         status = live.locator(f"{WIDGET[kind]} [data-copy-status]")
         live.evaluate("(el) => { el.textContent = ''; }", status.element_handle())
         live.locator(f'{WIDGET[kind]} [data-action="copy-link"]').click()
         live.wait_for_function("(el) => el.textContent !== ''", arg=status.element_handle())
-        text, url = status.text_content(), live.url
-        assert text in ("Link copied.", f"Copy this link: {url}"), text
-        if text == "Link copied.":  # this context may read the clipboard: it holds the address
+        own = [pair for pair in VIEW[kind](slider_values(live, kind))["query"].split("&") if pair not in default_pairs()]
+        base = live.url.split("?")[0].split("#")[0]
+        url = base + ("?" + "&".join(own) if own else "") + WIDGET[kind]
+        text = status.text_content()
+        assert text in ("Link copied.", f"Copy this link: {url}"), (text, url)
+        if text == "Link copied.":  # this context may read the clipboard: it holds the link
             assert live.evaluate("() => navigator.clipboard.readText()") == url
     assert live.console_errors == []
 
@@ -407,9 +413,9 @@ def test_url_restore(page):
     # exact_view at certainty 20 / draft cost 30 differs from the default render: the restore took.
     assert summary(pg, "exact") != exact_widget.view()["summary"]
     assert summary(pg, "exact") == exact_widget.view({"certainty": "20", "draftCost": "30"})["summary"]
-    # The address is rewritten to the canonical, complete settings.
-    address = query(pg)
-    assert address["acceptance"] == "90" and address["lookahead"] == "3"
-    assert address["certainty"] == "20" and address["exactDraftCost"] == "30" and address["draftCost"] == "12"
+    # The address is rewritten to the canonical settings that differ from the defaults.
+    shown = address(pg)
+    assert shown["acceptance"] == "90" and shown["lookahead"] == "3"
+    assert shown["certainty"] == "20" and shown["exactDraftCost"] == "30" and "draftCost" not in shown
     assert pg.console_errors == []
     assert pg.foreign_requests() == []

@@ -149,6 +149,7 @@ def test_keyboard_moves_the_widget_to_cpythons_view(live):
             assert "accepted independently" in view["summary"] and "k-lull" not in view["figures"]["strip"]
     assert sitepage.figure_markup(live, KIND)["strip"] != before["strip"]  # the stretches changed, so did the strip
     threshold = f"{SELECTOR} input[name='threshold']"
+    sitepage.open_more(live, threshold)
     live.locator(threshold).focus()
     live.locator(threshold).press("End")
     assert_shows(live, KIND, slider_values(live, KIND))
@@ -170,6 +171,7 @@ def test_a_sent_curve_switches_to_curve_mode_and_back(live):
     assert query(live)["polCurve"] == PRESET
     assert live.locator(f"{SELECTOR} [data-figure='bars'] svg rect").count() == 5
     # moving a slider keeps the curve; "Use the sliders" leaves it
+    sitepage.open_more(live, f"{SELECTOR} input[name='draftCost']")
     live.locator(f"{SELECTOR} input[name='draftCost']").press("ArrowRight")
     assert assert_shows(live, KIND, slider_values(live, KIND))["curveMode"]
     live.click(f"{SELECTOR} [data-figure='mode'] button[data-action='send']")
@@ -184,6 +186,7 @@ def test_a_sent_curve_switches_to_curve_mode_and_back(live):
 
 def test_process_select_moves_the_widget(live):
     select = f"{SELECTOR} select[name='polProcess']"
+    sitepage.open_more(live, select)
     live.locator(select).select_option("toy")
     values = {**slider_values(live, KIND), "polProcess": "toy"}
     view = assert_shows(live, KIND, values)

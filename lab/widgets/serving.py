@@ -37,8 +37,9 @@ D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu
 SLIDERS = (
     Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
     Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
-    Slider("batchExp", "Batch B = 2^x sequences", 0, 10, 1, 0, "x", integer=True, url_key="srvBatchLog2"),
-    Slider("contextExp", "Context L = 2^x tokens", 9, 17, 1, 10, "x", integer=True, url_key="srvContextLog2"),
+    # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
+    Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2),
+    Slider("contextExp", "Context L", 9, 17, 1, 10, "tokens", integer=True, url_key="srvContextLog2", base=2),
     Slider("treeTokens", "Tree tokens verified per sequence (0: a chain, k + 1)", 0, 64, 1, 0, "tokens",
            integer=True, url_key="srvTree"),
     Slider("memEfficiency", "Bandwidth reached (roofline only)", 10, 100, 1, serving.DEFAULT_SETTINGS.memEfficiency,

@@ -264,7 +264,8 @@ def send_html(analysis: dict, preset: str | None) -> str:
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
     preset name, or ``custom:a1,a2,...`` for the reader's own data) that
     :func:`lab.traces.ledger_curve` turns back into the curve: the ledger's ``trcCurve``, the
-    serving model's ``srvCurve`` and the lookahead policies' ``polCurve``."""
+    serving model's ``srvCurve`` and the lookahead policies' ``polCurve``. Shipped disabled like every
+    control (with JavaScript off they could do nothing); the page enables them."""
     if preset is not None:
         curve_value, linkable = preset, True
     else:
@@ -282,7 +283,7 @@ def send_html(analysis: dict, preset: str | None) -> str:
     note = ("" if linkable else
             '<span class="trc-send-note">A curve from your own data works in the other widgets but cannot be put '
             'in a link.</span>')
-    return ("".join(f'<button type="button" data-action="send" data-target="{target}" '
+    return ("".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                     f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
                     for target, values, text in buttons)
             + f'<a href="#ledger-lab">Go to the ledger</a>{note}')

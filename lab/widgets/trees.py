@@ -10,7 +10,7 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, split_width
+from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, nice_ticks, split_width, tick_label
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
@@ -213,12 +213,15 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{to_x(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{tick}</text>')
     body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">'
                 f'node budget</text>')
-    for fraction in (0, 0.5, 1):
-        value = floor + (peak - floor) * fraction
-        body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">{_f(value, 1)}</text>')
+    ticks = nice_ticks(floor, peak, 4)  # round values (0, 2, 4), not thirds of the peak
+    for value in ticks:
+        body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">'
+                    f'{tick_label(value, ticks)}</text>')
     body.append(f'<text class="fig-axis" x="4" y="{top - 18}">{escape(y_label)}</text>')
     if marker is not None and floor <= 1 <= peak:
-        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
+        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>'
+                    f'<text class="fig-small" x="{left + plot_w - 4}" y="{to_y(1) + 14:.1f}" text-anchor="end">'
+                    f'1x: break-even</text>')
     if ridge is not None and ridge <= MAX_BUDGET:
         # the label sits low in the plot, beside the line (the curves run high there; the best
         # budget's triangle is often just left of the ridge, at the top)
@@ -285,10 +288,10 @@ def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
     column = plot_w / len(rows)
     bar = column * 0.26
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>']
-    for fraction in (0, 0.5, 1):
-        value = peak * fraction
-        body.append(f'<text class="fig-tick" x="{left - 4}" y="{top + plot_h - plot_h * fraction + 4:.1f}" '
-                    f'text-anchor="end">{_f(value, 2)}</text>')
+    ticks = nice_ticks(0, peak, 3)
+    for value in ticks:
+        body.append(f'<text class="fig-tick" x="{left - 4}" y="{top + plot_h - plot_h * value / peak + 4:.1f}" '
+                    f'text-anchor="end">{tick_label(value, ticks)}</text>')
     body.append(f'<text class="fig-axis" x="4" y="{top - 10}">TV to the target</text>')
     for index, row in enumerate(rows):
         x0 = left + column * index + column * 0.1

@@ -1,0 +1,326 @@
+"""Finding one's way on the built page: every instrument is named in a heading and in the contents,
+nested under its part; figure titles share one heading level; every part ends with a way back to the
+contents; on wide screens the contents stay in view in a side column; a hand-off between widgets
+links to where it went.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sitepage import wait_live
+
+
+@pytest.fixture(scope="module")
+def static(module_page):
+    """The page without JavaScript: the structure is the build's, not the script's."""
+    pg = module_page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    return pg
+
+
+def test_every_instrument_has_a_named_heading_in_the_contents(static):
+    widgets = static.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => {
+      const title = w.querySelector('.widget-title');
+      const entry = document.querySelector(`#contents a[href="#${w.id}"]`);
+      const part = entry && entry.closest('ul').closest('li').querySelector(':scope > a');
+      return {id: w.id, tag: title && title.tagName, titleId: title && title.id,
+              labelledBy: w.getAttribute('aria-labelledby'), title: title && title.textContent.trim(),
+              entry: entry && entry.textContent.trim(), part: part && part.getAttribute('href'),
+              section: '#' + w.closest('section').id};
+    })""")
+    assert len(widgets) >= 6, widgets
+    for widget in widgets:
+        assert widget["id"].endswith("-lab"), widget
+        assert widget["tag"] == "H3" and widget["titleId"], widget
+        assert widget["labelledBy"] == widget["titleId"], widget
+        # the contents name it with its heading's words, under the part that holds it
+        assert widget["entry"] == widget["title"], widget
+        assert widget["part"] == widget["section"], widget
+
+
+def test_figure_titles_share_one_level(static):
+    levels = static.evaluate("""() => [...document.querySelectorAll('.lab-widget .figure-title')]
+        .map((h) => h.tagName)""")
+    assert len(levels) >= 12 and set(levels) == {"H4"}, levels
+    # and no widget holds a heading above its own name's level
+    assert static.evaluate("() => document.querySelectorAll('.lab-widget h1, .lab-widget h2').length") == 0
+
+
+def test_every_part_ends_with_a_way_back(static):
+    parts = static.evaluate("""() => [...document.querySelectorAll('#main article > section')]
+        .filter((s) => s.id !== 'cite-this')
+        .map((s) => [s.id, (s.querySelector(':scope > .back-to-contents:last-child a') || {}).hash || null])""")
+    assert len(parts) >= 8
+    assert all(href == "#contents" for _, href in parts), parts
+    assert static.locator("nav#contents").count() == 1
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_wide_screens_keep_the_contents_in_view(page, width):
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
+    pg.goto(pg.base_url + "#trees-lab")
+    box = pg.evaluate("""() => {
+      const toc = document.getElementById('contents').getBoundingClientRect();
+      const widget = document.getElementById('trees-lab').getBoundingClientRect();
+      return {tocTop: toc.top, tocBottom: toc.bottom, tocRight: toc.right, widgetLeft: widget.left,
+              widgetRight: widget.right, widgetTop: widget.top, view: innerWidth,
+              sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+    }""")
+    # scrolled far down the page, the contents are still on screen, beside the widget, not under it
+    assert box["widgetTop"] < 100, box
+    assert 0 <= box["tocTop"] < 100 and box["tocBottom"] <= 900, box
+    assert box["tocRight"] <= box["widgetLeft"], box
+    assert box["widgetRight"] <= box["view"] and box["sideways"] == 0, box
+
+
+def test_narrow_screens_keep_the_contents_in_the_flow(page):
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url + "#trees-lab")
+    assert pg.evaluate("() => document.getElementById('contents').getBoundingClientRect().bottom") < 0
+
+
+def test_a_hand_off_links_to_where_it_went(page):
+    pg = page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    sender = pg.locator("#traces-lab button[data-action='send'][data-target='ledger']").first
+    sender.click()
+    link = pg.locator("#traces-lab [data-send-status] a")
+    link.wait_for()
+    assert link.get_attribute("href") == "#ledger-lab"
+    assert link.text_content() == "Go to " + pg.text_content("#ledger-lab .widget-title")
+    assert pg.text_content("#traces-lab [data-send-status]").startswith("Sent: ")
+    link.click()
+    pg.wait_for_function("() => location.hash === '#ledger-lab'")
+    assert abs(pg.evaluate("() => document.getElementById('ledger-lab').getBoundingClientRect().top")) < 80
+    assert pg.console_errors == []
+
+
+# --- JavaScript off, and the wait for Python ---------------------------------------------------------
+
+def test_without_javascript_every_control_is_off_and_says_why(static):
+    live_controls = static.evaluate("""() => [...document.querySelectorAll('.lab-widget :is(button, input, select, textarea)')]
+        .filter((c) => !c.disabled && c.type !== 'hidden').map((c) => c.outerHTML.slice(0, 80))""")
+    assert live_controls == []
+    notes = static.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => {
+      const note = w.querySelector('.lab-js-off');
+      const form = w.querySelector('form[data-lab]');
+      return note && {id: w.id, text: note.textContent, shown: note.getBoundingClientRect().height > 0,
+                      beforeControls: Boolean(note.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING)};
+    })""")
+    assert all(notes) and len(notes) >= 6, notes
+    for note in notes:
+        assert note["shown"] and note["beforeControls"], note
+        assert "JavaScript" in note["text"] and len(note["text"].split()) <= 20, note
+    # nothing claims to be waiting for a runtime that will never come
+    assert static.evaluate("""() => [...document.querySelectorAll('.lab-waiting')]
+        .every((chip) => getComputedStyle(chip).display === 'none')""")
+
+
+def test_widgets_say_they_wait_for_python_and_the_status_keeps_its_height(page):
+    pg = page(viewport={"width": 390, "height": 800})
+    held = []
+    pg.route("**/lab.*.zip", lambda route: held.append(route))  # the lab arrives when the test says so
+    # sampled before every frame from the first one (a frame is only drawn once the styles are in)
+    pg.add_init_script("""window.__statusHeights = new Set();
+      const sample = () => {
+        const status = document.getElementById('runtime-status');
+        if (status) window.__statusHeights.add(Math.round(status.getBoundingClientRect().height));
+        if (document.documentElement.dataset.labState !== 'live') requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);""")
+    pg.goto(pg.base_url)
+    pg.wait_for_function("() => document.documentElement.dataset.bootReceived !== undefined")
+    while not held:
+        pg.wait_for_timeout(50)
+    waiting = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => [
+        getComputedStyle(w.querySelector('.lab-waiting')).display,
+        Number(getComputedStyle(w.querySelector('.figure-panel')).opacity)])""")
+    assert len(waiting) >= 6 and all(display == "block" and opacity < 1 for display, opacity in waiting), waiting
+    chip = pg.locator("#ledger-lab .lab-waiting span")
+    assert chip.text_content().startswith("Waiting for Python")
+    # the chip overlays the widget: its row takes no height
+    assert pg.evaluate("() => document.querySelector('#ledger-lab .lab-waiting').getBoundingClientRect().height") == 0
+    assert "%" in pg.text_content("#runtime-status") and " MB" in pg.text_content("#runtime-status")
+    held[0].continue_()
+    wait_live(pg)
+    after = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => [
+        getComputedStyle(w.querySelector('.lab-waiting')).display,
+        Number(getComputedStyle(w.querySelector('.figure-panel')).opacity)])""")
+    assert all(display == "none" and opacity == 1 for display, opacity in after), after
+    # from the parsed page to live, the masthead status never changed height (nothing below it moved)
+    heights = pg.evaluate("() => [...window.__statusHeights]")
+    assert len(heights) == 1, heights
+    assert pg.evaluate("""() => [...document.querySelectorAll('.lab-widget button[data-action]')]
+        .every((b) => !b.disabled || b.closest('form'))""")
+    assert pg.console_errors == []
+
+
+def test_the_progress_names_the_download_size(built_site):
+    import json
+    import re
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    config = json.loads(re.search(r'<script type="application/json" id="lab-config">(.*?)</script>', html).group(1))
+    # what travels is the compressed size, well under the unpacked bytes the worker counts
+    assert 0 < config["bootWireBytes"] < 0.5 * config["bootBytes"], config
+
+
+# --- one component set ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_one_select_and_equal_slider_tracks(page, width):
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
+    pg.goto(pg.base_url)
+    selects = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget select')].map((s) => {
+      const style = getComputedStyle(s);
+      return [s.id, s.getBoundingClientRect().height, style.fontFamily, style.borderTopColor];
+    })""")
+    assert len(selects) >= 10
+    assert all(height >= 44 for _, height, _, _ in selects), selects
+    assert len({(font, border) for _, _, font, border in selects}) == 1, selects  # one look for all
+    tracks = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget input[type=range]')]
+        .map((r) => Math.round(r.getBoundingClientRect().width))""")
+    assert len(tracks) >= 20 and max(tracks) - min(tracks) <= 2, tracks
+
+
+def test_log_sliders_show_and_announce_units(page):
+    pg = page()
+    pg.goto(pg.base_url)
+    batch, context = pg.locator("#serving-batchExp"), pg.locator("#serving-contextExp")
+    out = lambda name: pg.text_content(f'#serving-lab output[data-value-for="{name}"]')  # noqa: E731
+    # as built: the value in its unit, never the exponent
+    shown = {"0": ("1", "1 sequence"), "3": ("8", "8 sequences")}[batch.input_value()]
+    assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == shown
+    assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("1,024", "1,024 tokens")
+    wait_live(pg)
+    context.focus()
+    context.press("ArrowRight")
+    assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("2,048", "2,048 tokens")
+    assert context.input_value() == "11"  # the control and the address keep the exponent
+    batch.focus()
+    batch.press("End")
+    assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == ("1,024", "1,024 sequences")
+    assert pg.console_errors == []
+
+
+# --- phone-first widgets ----------------------------------------------------------------------------------
+
+FOLDED = {"ledger-lab": ("acceptance", "lookahead"), "exact-lab": ("certainty", "match"),
+          "policies-lab": ("acceptance", "burst"), "trees-lab": ("budget", "top1")}
+
+
+def test_the_controls_that_matter_sit_right_above_their_figure(page):
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    for widget, primary in FOLDED.items():
+        layout = pg.evaluate("""(id) => {
+          const w = document.getElementById(id), form = w.querySelector('form[data-lab]');
+          const shown = [...form.querySelectorAll('input[type=range], select')]
+            .filter((c) => c.checkVisibility());
+          const figure = w.querySelector('.figure-panel').getBoundingClientRect();
+          const more = form.querySelector('details.more-settings');
+          return {shown: shown.map((c) => c.name), folded: more ? more.querySelectorAll('[name]').length : 0,
+                  gap: figure.top - shown[shown.length - 1].getBoundingClientRect().bottom,
+                  toFigure: figure.top - w.getBoundingClientRect().top, summary: more && more.querySelector('summary').textContent};
+        }""", widget)
+        names = tuple(n for n in layout["shown"])
+        assert len(names) == 2 and all(any(n.endswith(p) or n == p for n in names) for p in primary), layout
+        assert layout["folded"] >= 2 and layout["summary"] == "More settings", layout
+        # the last shown control is within about a quarter of a phone screen of the figure it moves,
+        # and the widget reaches its first figure within two screens
+        assert layout["gap"] < 200 and layout["toFigure"] < 2 * 800, (widget, layout)
+
+
+def test_a_link_that_sets_a_folded_control_opens_its_group(page):
+    pg = page()
+    pg.goto(pg.base_url + "?verifyTax=9&treeDepth=4")
+    wait_live(pg)
+    opened = pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('details.more-settings')]
+        .map((d) => [d.closest('.lab-widget').id, d.open]))""")
+    assert opened["ledger-lab"] and opened["trees-lab"], opened
+    assert not opened["exact-lab"] and not opened["policies-lab"], opened
+    assert pg.input_value("#ledger-verifyTax") == "9" and pg.locator("#ledger-verifyTax").is_visible()
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_nothing_in_a_widget_is_clipped_on_a_phone(page, width):
+    """No control, legend or summary pokes past its widget's edge (figures may scroll in their panel)."""
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 800})
+    pg.goto(pg.base_url)
+    over = pg.evaluate("""() => {
+      const out = [];
+      for (const w of document.querySelectorAll('.lab-widget')) {
+        const edge = w.getBoundingClientRect().right + 0.5;
+        for (const el of w.querySelectorAll('.control, .lab-summary, .legend li, .readouts > div, summary, .lab-actions button, .widget-title')) {
+          if (el.closest('details:not([open])') && el.tagName !== 'SUMMARY') continue;
+          if (el.getBoundingClientRect().right > edge) out.push(w.id + ' ' + el.className + ' ' + el.textContent.slice(0, 30));
+        }
+      }
+      return out; }""")
+    assert over == []
+
+
+# --- links that carry what the reader did -------------------------------------------------------------------
+
+def test_a_copied_link_holds_the_widgets_changes_and_restores_its_numbers(page, browser, site_server):
+    pg = page(permissions=["clipboard-read", "clipboard-write"])
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    assert pg.evaluate("() => location.search") == ""  # nothing changed, nothing in the address
+    trees = pg.locator("#trees-budget")
+    trees.focus()
+    trees.press("ArrowLeft")
+    ledger = pg.locator("#ledger-lookahead")
+    ledger.focus()
+    ledger.press("ArrowRight")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('lookahead') === '6'")
+    # the address holds exactly the two settings moved, nothing at its default
+    assert sorted(pg.evaluate("() => location.search").lstrip("?").split("&")) == ["lookahead=6", "treeBudget=31"]
+    summary = pg.text_content('form[data-lab="trees"] output[name="summary"]')
+    pg.locator('#trees-lab [data-action="copy-link"]').click()
+    pg.wait_for_function("() => document.querySelector('#trees-lab [data-copy-status]').textContent !== ''")
+    link = pg.evaluate("() => navigator.clipboard.readText()")
+    assert link == site_server.rstrip("/") + "/?treeBudget=31#trees-lab", link  # its own settings only
+    fresh = page()
+    fresh.goto(link)
+    wait_live(fresh)
+    fresh.wait_for_function("() => document.querySelector('#trees-budget').value === '31'")
+    assert fresh.text_content('form[data-lab="trees"] output[name="summary"]') == summary  # the same numbers
+    assert fresh.input_value("#ledger-lookahead") == "5"  # the other widget's change stayed behind
+    assert abs(fresh.evaluate("() => document.getElementById('trees-lab').getBoundingClientRect().top")) < 400
+    assert pg.console_errors == [] and fresh.console_errors == []
+
+
+# --- words a reader can follow ----------------------------------------------------------------------------
+
+def test_citations_name_their_source_and_sources_link_back(static):
+    cites = static.evaluate("""() => [...document.querySelectorAll('sup.cite a')].map((a) =>
+        [a.id, a.getAttribute('href'), a.getAttribute('aria-label'), a.getBoundingClientRect().width,
+         a.getBoundingClientRect().height])""")
+    assert len(cites) >= 40
+    for cite_id, href, label, width, height in cites:
+        assert cite_id.startswith("cite-" + href[len("#src-"):] + "-"), cite_id
+        # "source 13: Li et al., 2024, EAGLE": a name, not only a number
+        assert label.startswith("source ") and ": " in label and not label.split(": ", 1)[1].startswith("source"), label
+        assert width >= 20 and height >= 24, (cite_id, width, height)  # a target a finger can hit
+    backs = static.evaluate("""() => [...document.querySelectorAll('.sources .cite-back a')]
+        .map((a) => [a.closest('li').id, a.getAttribute('href'), Boolean(document.querySelector(a.getAttribute('href')))])""")
+    assert {href for _, href, _ in backs} == {"#" + cite_id for cite_id, *_ in cites}
+    assert all(exists and href.startswith("#cite-" + li[len("src-"):] + "-") for li, href, exists in backs), backs
+
+
+def test_methods_and_terms_are_glossed_where_first_used(static):
+    for term in ("EAGLE", "Medusa", "MTP", "KV cache"):
+        first = static.evaluate("""(term) => {
+          const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+          while (walker.nextNode()) {
+            const node = walker.currentNode;
+            if (node.textContent.includes(term) && !node.parentElement.closest('figure, details, .sources, nav')) {
+              const block = node.parentElement.closest('p, li');
+              return {dfn: Boolean(block && [...block.querySelectorAll('dfn')].some((d) => d.textContent === term)),
+                      text: block ? block.textContent.replace(/\\s+/g, ' ').slice(0, 80) : ''};
+            }
+          }
+          return null; }""", term)
+        assert first and first["dfn"], (term, first)
