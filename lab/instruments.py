@@ -23,7 +23,7 @@ import importlib
 
 __all__ = ["NAMES", "part", "is_instrument"]
 
-NAMES: tuple[str, ...] = ("traces", "serving", "policies", "trees")
+NAMES: tuple[str, ...] = ("traces", "serving", "policies", "trees", "realtext")
 
 ROLES = ("widgets", "checks", "commands")
 
