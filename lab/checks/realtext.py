@@ -72,9 +72,13 @@ FIELDS = [
 ]
 '''
 CHECK_VOCABULARY = 256 + 96
-GREEDY_TOKENS = 24
-ACCEPTANCE_RUN = {"proposer": "draft", "lookahead": 2, "temperature": 1.0, "tokens": 120, "seed": 7}
-ACCEPTANCE_Z = 4.0   # the tolerance: 4 standard errors of the mean of the per-call Bernoulli outcomes
+GREEDY_TOKENS = 32
+GREEDY_LOOKAHEAD = 2  # short blocks are often kept whole, so the bonus token's row is exercised too
+ACCEPTANCE_RUN = {"proposer": "draft", "lookahead": 1, "temperature": 1.0, "tokens": 300, "seed": 7}
+# The tolerance: 3 standard errors of the mean of the per-call Bernoulli outcomes, plus 0.01. On the
+# real model the run makes 686 calls (standard error 0.015) and sits 0.023 from the analytic value;
+# the lenient-test mutant (tests/test_realtext_mutations.py) sits 0.123 away.
+ACCEPTANCE_Z = 3.0
 ROW_TOLERANCE = 1e-12
 SIGNATURE_NOTE = (
     "alpha = sum_x min(p(x), q(x)) between the 4-gram target and its bigram draft after the 'python' preset, on the "
@@ -166,13 +170,13 @@ def one_hot_proposals_are_exact(out):
 
 def greedy_at_zero_temperature(out):
     """At T = 0 speculative decoding writes exactly the target's greedy tokens, for every proposer
-    on every preset (lookahead 4, the first 24 tokens)."""
+    on every preset (lookahead 2, the first 32 tokens)."""
     model = check_model()
     for name, context in _contexts(model):
         plain = realtext.greedy(model, context, GREEDY_TOKENS)
         for proposer in realtext.PROPOSERS:
             out.visited += 1
-            cycles = realtext.generate(model, context, proposer, 4, 0.0, GREEDY_TOKENS, 1)
+            cycles = realtext.generate(model, context, proposer, GREEDY_LOOKAHEAD, 0.0, GREEDY_TOKENS, 1)
             written = [token for cycle in cycles for token in cycle["committed"]][:GREEDY_TOKENS]
             if written != plain:
                 at = next(i for i, (a, b) in enumerate(zip(written, plain)) if a != b)
@@ -183,8 +187,8 @@ def greedy_at_zero_temperature(out):
 def acceptance_matches_analytic(out):
     """A seeded run's first-position acceptance (calls whose first draft survived / calls) agrees
     with the analytic ``sum_x min(p(x), q(x))`` averaged over the contexts the run visited, within
-    4 standard errors (``sqrt(sum a(1 - a)) / n``, the spread of a mean of independent Bernoulli
-    outcomes with those chances) plus 0.01; sampled draft, T = 1, lookahead 2, every preset."""
+    3 standard errors (``sqrt(sum a(1 - a)) / n``, the spread of a mean of independent Bernoulli
+    outcomes with those chances) plus 0.01; sampled draft, T = 1, lookahead 1, 300 tokens per preset."""
     model = check_model()
     run = ACCEPTANCE_RUN
     survived = calls = 0
