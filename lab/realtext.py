@@ -430,7 +430,7 @@ def tempered(row, temperature) -> list:
         one_hot[argmax(row)] = 1.0
         return one_hot
     top, power = max(row), 1.0 / temperature
-    weights = [(value / top) ** power for value in row]
+    weights = [(value / top) ** power for value in row]  # relative to the top: the top stays 1, never 0
     total = sum(weights)
     return [w / total for w in weights]
 
@@ -569,7 +569,7 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     first_alpha = None
     if drafts:
         p, q = p_rows[0], q_rows[0]
-        first_alpha = math.fsum(map(min, p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
+        first_alpha = sum(map(min, p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
     return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
             "firstAlpha": first_alpha}
 
@@ -724,10 +724,8 @@ def default_model() -> Model:
         from sitebuild import realtext_train  # CPython in a checkout only; never in the browser
     except ImportError:
         raise ModelUnavailable("the real-text model is not loaded yet") from None
-    from pathlib import Path
-
     try:
-        data = realtext_train.model_bytes(Path(__file__).resolve().parent.parent)
+        data = realtext_train.model_bytes(realtext_train.ROOT)
     except FileNotFoundError as error:
         raise ModelUnavailable(str(error)) from None
     model = _MODELS["default"] = Model(data)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lab import realtext
 
+ROOT = Path(__file__).resolve().parent.parent  # the checkout: node_modules/ and .cache/ live here
 MIN_COUNTS = {1: 1, 2: 1, 3: 2, 4: 3}
 SKIPPED_PACKAGES = ("encodings/",)
 

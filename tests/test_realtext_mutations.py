@@ -20,6 +20,14 @@ def test_every_check_has_a_mutation_test():
     assert tested == set(CHECK), set(CHECK) ^ tested
 
 
+def test_real_every_text_encodes(monkeypatch):
+    """Bug: a pre-token pattern that skips punctuation (those bytes never reach the tokens)."""
+    monkeypatch.setattr(realtext, "PRETOKEN", rb" ?[A-Za-z_]+| ?[0-9]+|\s+")
+    monkeypatch.setattr(family, "check_model", lambda: family.small_model())
+    family.small_model().tokenizer._cache.clear()
+    assert "comes back as" in _failure("every-text-encodes")
+
+
 def test_real_cycle_law_is_target_row(monkeypatch):
     """Bug: after a rejection, draw again from the draft q instead of the residual."""
     monkeypatch.setattr(realtext, "residual", lambda p, q: q)

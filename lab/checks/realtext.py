@@ -108,6 +108,30 @@ def _contexts(model):
     return [(name, model.tokenizer.encode(prompt)) for name, (_, prompt) in realtext.PRESETS.items()]
 
 
+ROUND_TRIP_TEXTS = ("naïve café: ∑ p(x) = 1 — 😀", "\t\r\n\x00\x7f\u00ff", "".join(map(chr, range(32, 127))))
+
+
+def every_text_encodes(out):
+    """The tokenizer is byte-level: tokens 0..255 are the 256 bytes, and every text (the presets,
+    non-ASCII, control characters, all printable ASCII) decodes back to itself; the vocabulary has
+    the size it claims."""
+    model = check_model()
+    tokenizer = model.tokenizer
+    for byte in range(256):
+        out.visited += 1
+        if tokenizer.pieces[byte] != bytes([byte]):
+            out.fail(f"token {byte} is {tokenizer.pieces[byte]!r}, not the byte itself")
+            return
+    for text in [prompt for _, prompt in realtext.PRESETS.values()] + list(ROUND_TRIP_TEXTS):
+        out.visited += 1
+        back = tokenizer.decode(tokenizer.encode(text))
+        if back != text:
+            out.fail(f"{text[:30]!r} comes back as {back[:30]!r}")
+            return
+    if len(tokenizer) != model.size or model.size not in (realtext.VOCABULARY_SIZE, CHECK_VOCABULARY):
+        out.fail(f"the vocabulary has {len(tokenizer)} tokens")
+
+
 def cycle_law_is_target_row(out):
     """At every preset's context, the exact law of the first token one cycle commits (the code
     that decodes, run on exact Kneser-Ney rows with the sampled draft's q) equals the target's
@@ -232,6 +256,7 @@ def trace_round_trip(out):
 
 
 CHECKS = (
+    ("every-text-encodes", every_text_encodes),
     ("cycle-law-is-target-row", cycle_law_is_target_row),
     ("one-hot-proposals-exact", one_hot_proposals_are_exact),
     ("greedy-at-zero-temperature", greedy_at_zero_temperature),

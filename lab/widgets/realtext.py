@@ -68,30 +68,28 @@ def _query(settings: dict) -> str:
 
 # --- figures -----------------------------------------------------------------------------------
 
-def _token(model, token: int, css: str, title: str) -> str:
-    text = model.tokenizer.piece(token)
-    return f'<span class="rt-tok {css}" title="{escape(title)}">{escape(text)}</span>'
+def _token(model, token: int, css: str) -> str:
+    return f'<span class="rt-tok {css}">{escape(model.tokenizer.piece(token))}</span>'
 
 
 def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
     """The prompt, then every verifier call: accepted drafts (``rt-accepted``: underlined), the
     rejected draft (``rt-rejected``: struck through, a ``<del>``), the correction (``rt-correction``:
-    boxed) or the bonus token (``rt-bonus``: dashed box). A thin mark separates the calls."""
+    boxed) or the bonus token (``rt-bonus``: dashed box). Each call is one span whose title says
+    what happened in it (a thin mark separates the calls)."""
     parts = [f'<span class="rt-prompt">{escape(model.tokenizer.decode(prompt_tokens))}</span>']
     for number, cycle in enumerate(cycles, 1):
         drafts, accepted = cycle["drafts"], cycle["accepted"]
-        pieces = [_token(model, t, "rt-accepted", f"call {number}: draft {i + 1} accepted")
-                  for i, t in enumerate(drafts[:accepted])]
+        pieces = [_token(model, t, "rt-accepted") for t in drafts[:accepted]]
         if cycle["rejected"]:
-            rejected = model.tokenizer.piece(drafts[accepted])
-            pieces.append(f'<del class="rt-tok rt-rejected" title="call {number}: draft {accepted + 1} rejected">'
-                          f'{escape(rejected)}</del>')
-            pieces.append(_token(model, cycle["committed"][-1], "rt-correction",
-                                 f"call {number}: the verifier's correction"))
+            pieces.append(f'<del class="rt-tok rt-rejected">{escape(model.tokenizer.piece(drafts[accepted]))}</del>')
+            pieces.append(_token(model, cycle["committed"][-1], "rt-correction"))
+            title = f"call {number}: {accepted} of {len(drafts)} drafts kept, then a correction"
         else:
-            pieces.append(_token(model, cycle["committed"][-1], "rt-bonus",
-                                 f"call {number}: bonus token" + ("" if drafts else " (nothing drafted)")))
-        parts.append(f'<span class="rt-call" data-call="{number}">{"".join(pieces)}</span>')
+            pieces.append(_token(model, cycle["committed"][-1], "rt-bonus"))
+            title = (f"call {number}: all {len(drafts)} drafts kept, then a bonus token" if drafts
+                     else f"call {number}: nothing drafted, one token from the target")
+        parts.append(f'<span class="rt-call" title="{title}">{"".join(pieces)}</span>')
     return f'<div class="rt-text">{"".join(parts)}</div>'
 
 
