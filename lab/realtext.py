@@ -49,6 +49,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from fractions import Fraction
 from itertools import accumulate
+from operator import sub
 from random import Random
 
 __all__ = [
@@ -468,7 +469,8 @@ def residual(p, q):
     """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
     if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
         return _RESIDUAL_MEMO[2]
-    excess = [p_x - q_x if p_x > q_x else p_x * 0 for p_x, q_x in zip(p, q)]
+    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
+    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
     mass = sum(excess)
     result = None if mass == 0 else [e / mass for e in excess]
     _RESIDUAL_MEMO[:] = (p, q, result)

@@ -59,15 +59,26 @@ TRAINER_PARTS = ("Tokenizer", "train_merges", "count_tables", "encode_texts", "b
 TRAINER_CONSTANTS = ("FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "DRAFT_MIN_COUNT")
 
 
-def cache_key(stdlib_zip: bytes) -> str:
-    """A hash of the corpus, this file, the trainer's source and its constants."""
-    import inspect
+def trainer_source(path: Path = ROOT / "lab" / "realtext.py") -> bytes:
+    """The trainer's part of ``lab/realtext.py`` as the checkout has it (not as imported: the lab
+    the browser gets is stripped of docstrings, and must find the same cache entry): the source
+    of :data:`TRAINER_PARTS` and the assignments of :data:`TRAINER_CONSTANTS`."""
+    import ast
 
+    text = path.read_text(encoding="utf-8")
+    parts = []
+    for node in ast.parse(text).body:
+        names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                 else [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+        if any(name in TRAINER_PARTS or name in TRAINER_CONSTANTS for name in names):
+            parts.append(ast.get_source_segment(text, node))
+    return "\n".join(parts).encode()
+
+
+def cache_key(stdlib_zip: bytes) -> str:
+    """A hash of the corpus, this file and the trainer's source (:func:`trainer_source`)."""
     digest = hashlib.sha256()
-    parts = [stdlib_zip, Path(__file__).read_bytes()]
-    parts += [inspect.getsource(getattr(realtext, name)).encode() for name in TRAINER_PARTS]
-    parts += [repr(getattr(realtext, name)).encode() for name in TRAINER_CONSTANTS]
-    for part in parts:
+    for part in (stdlib_zip, Path(__file__).read_bytes(), trainer_source()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
