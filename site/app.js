@@ -183,6 +183,13 @@
     return panelWidths.get(kind);
   }
 
+  // Whether a widget's figures were drawn for another width than its panel's. A form without
+  // data-width draws nothing for a width (until a render gives it one), so it is not redrawn.
+  function widthChanged(kind) {
+    const drawn = formOf(kind).dataset.width;
+    return drawn !== undefined && figureWidth(kind) !== drawn;
+  }
+
   // A panel narrower than its figure scrolls; only then is it a Tab stop.
   function updateScrollers(widget) {
     for (const panel of widget.querySelectorAll(".figure-panel, .table-wrap")) {
@@ -480,7 +487,7 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           updateScrollers(widgetOf(kind));
-          if (root.dataset.labState === "live" && figureWidth(kind) !== formOf(kind).dataset.width) {
+          if (root.dataset.labState === "live" && widthChanged(kind)) {
             schedulerFor(kind).submit(formValues(formOf(kind)));
           }
         }
@@ -665,7 +672,7 @@
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
     for (const kind of kinds()) {
-      if (!schedulerFor(kind).queued && figureWidth(kind) !== formOf(kind).dataset.width) {
+      if (!schedulerFor(kind).queued && widthChanged(kind)) {
         schedulerFor(kind).submit(formValues(formOf(kind)));
       }
     }

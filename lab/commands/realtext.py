@@ -22,7 +22,8 @@ def add_parser(commands):
                        ("--seed", "seed")):
         low, high, default = LIMITS[name]
         parser.add_argument(flag, dest=f"realtext_{name}", default=None, metavar="N",
-                            help=f"{low:g} to {high:g} (default {default:g})")
+                            help=f"{low:g} to {high:d} (default {default:g})" if isinstance(high, int) else
+                            f"{low:g} to {high:g} (default {default:g})")
     parser.add_argument("--compare", action="store_true", help="also decode the target greedily and compare")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(instrument="realtext")

@@ -90,7 +90,7 @@ def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
             title = (f"call {number}: all {len(drafts)} drafts kept, then a bonus token" if drafts
                      else f"call {number}: nothing drafted, one token from the target")
         parts.append(f'<span class="rt-call" title="{title}">{"".join(pieces)}</span>')
-    return f'<div class="rt-text">{"".join(parts)}</div>'
+    return f'<pre class="rt-text">{"".join(parts)}</pre>'  # pre: the build's HTML minifier keeps its white space
 
 
 def positions_html(summary: dict, k: int) -> str:
