@@ -29,4 +29,4 @@ def measure(site: Path, config: dict) -> dict:
     return {"generateCycleP50Ms": round(percentile(times, 50), 2), "generateCycleP95Ms": round(percentile(times, 95), 2),
             "realModelBytes": brotli_sibling.stat().st_size if brotli_sibling.is_file() else model.stat().st_size,
             "realModelBytesUncompressed": model.stat().st_size, "modelLoadMs": round(result["modelLoadMs"], 1),
-            "cycles": len(times), "settings": result["settings"]}
+            "cpuMsPerCycle": round(result["cpuMsPerCycle"], 2), "cycles": len(times), "settings": result["settings"]}
