@@ -719,8 +719,11 @@ def default_model() -> Model:
 
     for path in (os.environ.get("PROOFROOM_REALTEXT_MODEL"), MODEL_DATA_PATH):
         if path and os.path.isfile(path):
-            with open(path, "rb") as handle:
-                model = _MODELS["default"] = Model(handle.read())
+            try:
+                with open(path, "rb") as handle:
+                    model = _MODELS["default"] = Model(handle.read())
+            except (OSError, zipfile.BadZipFile, KeyError, ValueError, IndexError, struct.error) as error:
+                raise ModelUnavailable(f"the model file cannot be read ({type(error).__name__}: {error})") from None
             return model
     try:
         from sitebuild import realtext_train  # CPython in a checkout only; never in the browser

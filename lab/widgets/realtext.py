@@ -183,8 +183,9 @@ def view(raw=None) -> dict:
     try:
         model = realtext.default_model()
     except realtext.ModelUnavailable as error:
-        notes.append(f"The models are not loaded ({error}); the text above was generated when the page was built.")
-        return {**base, "notes": notes, "summary": "The models are loading.", "live": "Models not loaded",
+        notes.append(f"The models are not loaded ({error}); the text shown was generated when the page was built.")
+        return {**base, "notes": notes, "summary": "The real-text models are not loaded in this page.",
+                "live": "Models not loaded",
                 "readouts": {}, "figures": {}}
     prompt = settings["prompt"]
     source = "Your prompt" if prompt.strip() else f"The preset ({realtext.PRESETS[settings['preset']][0]})"
@@ -218,3 +219,18 @@ def page_context() -> dict:
 
 
 OPERATIONS: dict = {}
+
+
+def _preload() -> None:
+    """In the page the worker writes the model file before the warm request that imports this
+    module, so it is read here, while the reader is still scrolling, not on their first change."""
+    import sys
+
+    if sys.platform == "emscripten" and realtext.model_available():
+        try:
+            realtext.default_model()
+        except realtext.ModelUnavailable:
+            pass  # the view says so when it is asked
+
+
+_preload()
