@@ -298,3 +298,12 @@ def test_widget_view_never_raises_and_sends_its_trace():
         view = widget.view(raw)
         assert isinstance(view["summary"], str) and isinstance(view["notes"], list)
         json.dumps(view)
+
+
+def test_an_unreadable_model_file_is_one_line(tmp_path):
+    bad = tmp_path / "model.zip"
+    bad.write_bytes(b"not a zip")
+    done = subprocess.run([sys.executable, "-m", "lab", "generate", "--preset", "python"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**__import__("os").environ, "PROOFROOM_REALTEXT_MODEL": str(bad)})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "generate: no model (the model file cannot be read (BadZipFile: File is not a zip file))"
