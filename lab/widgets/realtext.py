@@ -72,6 +72,19 @@ def _token(model, token: int, css: str) -> str:
     return f'<span class="rt-tok {css}">{escape(model.tokenizer.piece(token))}</span>'
 
 
+WHITESPACE_MARKS = str.maketrans({"\n": "\u21b5", " ": "\u00b7", "\t": "\u2192"})
+
+
+def _visible(text: str) -> str:
+    """A rejected draft is not in the text, so its white space is shown as marks (a line break
+    would otherwise break the line of text it never entered).
+
+    >>> _visible("\\n    x")
+    '↵····x'
+    """
+    return text.translate(WHITESPACE_MARKS)
+
+
 def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
     """The prompt, then every verifier call: accepted drafts (``rt-accepted``: underlined), the
     rejected draft (``rt-rejected``: struck through, a ``<del>``), the correction (``rt-correction``:
@@ -82,7 +95,7 @@ def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
         drafts, accepted = cycle["drafts"], cycle["accepted"]
         pieces = [_token(model, t, "rt-accepted") for t in drafts[:accepted]]
         if cycle["rejected"]:
-            pieces.append(f'<del class="rt-tok rt-rejected">{escape(model.tokenizer.piece(drafts[accepted]))}</del>')
+            pieces.append(f'<del class="rt-tok rt-rejected">{escape(_visible(model.tokenizer.piece(drafts[accepted])))}</del>')
             pieces.append(_token(model, cycle["committed"][-1], "rt-correction"))
             title = f"call {number}: {accepted} of {len(drafts)} drafts kept, then a correction"
         else:
@@ -150,7 +163,7 @@ def _readouts(summary: dict, k: int) -> dict:
         "alphaIid": "n/a" if summary["alphaIid"] is None else _f(summary["alphaIid"] * 100, 1) + "%",
         "alphaMle": "n/a" if summary["alphaMle"] is None else _f(summary["alphaMle"] * 100, 1) + "%",
         "firstAlpha": "n/a" if summary["meanFirstAlpha"] is None else _f(summary["meanFirstAlpha"] * 100, 1) + "%",
-        "ledger": "n/a" if predicted is None else f"{_f(predicted, 2)} predicted, {_f(achieved, 2)} achieved",
+        "ledger": "n/a" if predicted is None else f"{_f(predicted, 2)} vs {_f(achieved, 2)}",
     }
 
 
