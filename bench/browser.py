@@ -380,14 +380,15 @@ new_modules = {}
 def _fresh(before):
     return sorted(m for m in sys.modules if m not in before and not m.startswith("lab"))
 for name in ("lab.jsformat", "lab.urlstate", "lab.ledger", "lab.sampler", "lab.exact", "lab.audit",
-             "lab.figures", "lab.views"):
+             "lab.figures", "lab.views", "lab.widgets.ledger", "lab.widgets.exact"):
     before = set(sys.modules)
     s = pc(); __import__(name); imports[name] = round((pc() - s) * 1e3, 2)
     new_modules[name] = _fresh(before)
 out["importMs"] = imports
 out["importTotalMs"] = round(sum(imports.values()), 2)
 import lab.views as V
-from lab import figures, urlstate
+from lab import urlstate
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 parts = {}
 def wrap(module, name):
@@ -399,12 +400,14 @@ def wrap(module, name):
         finally:
             parts.setdefault(name, []).append((pc() - s) * 1e3)
     setattr(module, name, timed)
-for name in ("heatmap_svg", "heatmap_selection_svg", "heatmap_table_html", "breakdown_svg", "distributions_svg", "outputs_svg", "trace_svg"):
-    wrap(figures, name)
+for name in ("heatmap_svg", "heatmap_selection_svg", "heatmap_table_html", "breakdown_svg"):
+    wrap(ledger_widget, name)
+for name in ("distributions_svg", "outputs_svg", "trace_svg"):
+    wrap(exact_widget, name)
 for name in ("ledger", "best_lookahead", "speedup_grid"):
-    wrap(V, name)
+    wrap(ledger_widget, name)
 import lab.exact
-wrap(lab.exact, "evaluate")  # lab.views calls it through the module (imported on first use)
+wrap(lab.exact, "evaluate")  # the exact widget calls it through the module (imported on first use)
 
 def handle(request):
     # the request as a literal string: json is not imported before the lab imports it itself

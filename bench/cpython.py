@@ -101,11 +101,11 @@ ctx = V.page_context()
 def sizes(view, key):
     return {name: len(markup.encode()) for name, markup in view[key].items()}
 out = {
-    "ledgerFigures": sizes(ctx["ledger"], "figures"),
-    "exactFigures": sizes(ctx["exact"], "figures"),
+    "ledgerFigures": sizes(ctx["widgets"]["ledger"]["view"], "figures"),
+    "exactFigures": sizes(ctx["widgets"]["exact"]["view"], "figures"),
     "auditChecksHtml": len(ctx["audit"]["checksHtml"].encode()),
-    "ledgerResponseJson": len(json.dumps({"kind": "ledger", **ctx["ledger"]}).encode()),
-    "exactResponseJson": len(json.dumps({"kind": "exact", **ctx["exact"]}).encode()),
+    "ledgerResponseJson": len(json.dumps({"kind": "ledger", **ctx["widgets"]["ledger"]["view"]}).encode()),
+    "exactResponseJson": len(json.dumps({"kind": "exact", **ctx["widgets"]["exact"]["view"]}).encode()),
     "auditResponseJson": len(json.dumps({"kind": "audit", **ctx["audit"]}).encode()),
 }
 print(json.dumps(out))
@@ -114,6 +114,7 @@ print(json.dumps(out))
 _PROFILE_CHILD = """
 import cProfile, io, json, pstats, random
 import lab.views as V
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 def top(fn, n=10):
     prof = cProfile.Profile()
     prof.enable(); fn(); prof.disable()
@@ -123,9 +124,9 @@ def top(fn, n=10):
     return {"totalMs": round(total * 1e3, 2),
             "top": [{"fn": f"{k[0].rsplit('/', 1)[-1]}:{k[1]}:{k[2]}", "calls": v[1], "tottimeMs": round(v[2] * 1e3, 2),
                      "cumtimeMs": round(v[3] * 1e3, 2)} for k, v in rows]}
-out = {"firstLedgerView": top(lambda: V.ledger_view("")),
-       "firstExactView": top(lambda: V.exact_view("")),
-       "exactViewNewSeed": top(lambda: V.exact_view({"seed": "7", "length": "140"})),
+out = {"firstLedgerView": top(lambda: ledger_widget.view("")),
+       "firstExactView": top(lambda: exact_widget.view("")),
+       "exactViewNewSeed": top(lambda: exact_widget.view({"seed": "7", "length": "140"})),
        "audit": top(V.audit_view)}
 print(json.dumps(out))
 """

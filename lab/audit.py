@@ -27,6 +27,7 @@ from .exact import evaluate
 from .jsformat import to_fixed, to_js_string
 from .ledger import (LedgerSettings, best_lookahead, expected_tokens_per_call,
                      expected_tokens_per_call_closed_form, heatmap_axes, ledger, leviathan_speedup, speedup_grid)
+from .stats import chi_square_survival, total_variation
 
 __all__ = ["GRID", "SETTINGS", "CHECKS", "run_audit", "signatures", "audit_signature",
            "exact_signature", "legacy_signature", "LEGACY_EXPECTED", "AUDIT_EXPECTED", "counter_text"]
@@ -80,7 +81,7 @@ def _pairs(certainty, match):
 
 @lru_cache(maxsize=None)
 def _alpha(certainty, match) -> Fraction:
-    return sampler.acceptance_rate(*sampler.reference_pair(certainty, match))
+    return sampler.per_token_acceptance(*sampler.reference_pair(certainty, match))
 
 
 @lru_cache(maxsize=None)
@@ -106,34 +107,10 @@ def _close(a: float, b: float) -> bool:
 
 
 def _law_tv(law: dict, target: dict) -> Fraction:
-    """TV between two laws given as {outcome: probability}."""
-    return sum((abs(law.get(k, 0) - target.get(k, 0)) for k in law.keys() | target.keys()), Fraction(0)) / 2
-
-
-def chi_square_survival(x: float, dof: int) -> float:
-    """P(X >= x) for X chi-square with ``dof`` (an integer >= 1) degrees of freedom, in closed form:
-
-        even dof: exp(-x/2) sum_{i < dof/2} (x/2)**i / i!
-        odd dof:  erfc(sqrt(x/2)) + exp(-x/2) sum_{i=1}^{(dof-1)/2} (x/2)**(i-1/2) / Gamma(i + 1/2)
-
-    >>> round(chi_square_survival(3.841458820694124, 1), 6), round(chi_square_survival(5.991464547107979, 2), 6)
-    (0.05, 0.05)
-    """
-    if x <= 0:
-        return 1.0
-    half = x / 2
-    if dof % 2 == 0:
-        term = total = math.exp(-half)
-        for i in range(1, dof // 2):
-            term *= half / i
-            total += term
-        return min(1.0, total)
-    total = math.erfc(math.sqrt(half))
-    term = math.exp(-half) * math.sqrt(half) / math.gamma(1.5)
-    for i in range(1, (dof + 1) // 2):
-        total += term
-        term *= half / (i + 0.5)
-    return min(1.0, total)
+    """TV between two laws given as {outcome: probability} (:func:`lab.stats.total_variation`
+    over the union of their outcomes)."""
+    outcomes = law.keys() | target.keys()
+    return total_variation([law.get(k, 0) for k in outcomes], [target.get(k, 0) for k in outcomes])
 
 
 def chi_square_cells(counts, law) -> tuple[float, int, int]:
@@ -214,7 +191,7 @@ class Audit:
     def alpha_equals_one_minus_tv(self, out: Outcome):
         """alpha = sum min(p, q) equals 1 - TV(p, q) exactly."""
         for c, m, kind, p, q in _every_pair(out):
-            gap = abs(sampler.acceptance_rate(p, q) - (1 - sampler.total_variation(p, q)))
+            gap = abs(sampler.per_token_acceptance(p, q) - (1 - sampler.total_variation(p, q)))
             self.max_alpha_gap = max(self.max_alpha_gap, gap)
             if gap:
                 out.fail(f"|alpha - (1 - TV)| = {float(gap):.3g} at certainty={c} match={m} ({kind})")
@@ -223,7 +200,7 @@ class Audit:
         """The verifier's own survival chance, sum_x q(x) min(1, p(x)/q(x)), equals alpha."""
         for c, m, kind, p, q in _every_pair(out):
             kept, _ = sampler._rejection_split(p, q)
-            if sum(kept) != sampler.acceptance_rate(p, q):
+            if sum(kept) != sampler.per_token_acceptance(p, q):
                 out.fail(f"survival {float(sum(kept)):.6f} != alpha at certainty={c} match={m} ({kind})")
 
     def buggy_sampler_is_biased(self, out: Outcome):
@@ -347,7 +324,7 @@ class Audit:
             out.visited += 1
             r = evaluate(certainty=c, draftCost=9, gamma=lookahead, length=TRACE_LENGTH, match=60, seed=c)
             t = r["trace"]
-            alphas = [sampler.acceptance_rate(*sampler.position_pair(c, 60, position)) for position in range(TRACE_LENGTH)]
+            alphas = [sampler.per_token_acceptance(*sampler.position_pair(c, 60, position)) for position in range(TRACE_LENGTH)]
             a = sum(alphas, Fraction(0)) / TRACE_LENGTH
             tokens_per_call = lookahead + 1 if a == 1 else (1 - a ** (lookahead + 1)) / (1 - a)
             expected = tokens_per_call / (lookahead * cost + 1)
@@ -541,7 +518,7 @@ def audit_signature(result: dict) -> str:
 
 
 def exact_signature(result: dict | None = None) -> str:
-    """The exact-lab signature of SPEC section 2 for ``evaluate(**EXACT_SETTING)``."""
+    """The exact-lab signature of docs/CONTRACT.md section 4 for ``evaluate(**EXACT_SETTING)``."""
     r = result or evaluate(**EXACT_SETTING)
     c, t, s = r["contract"], r["trace"], r["samples"]
     fields = [to_js_string(v) for v in r["params"].values()] + [str(r["state"])]

@@ -1,8 +1,9 @@
-"""``python -m lab {audit,ledger,exact,<instrument>...}``: the lab from a terminal and from CI.
+"""``python -m lab {audit,<widget>...}``: the lab from a terminal and from CI.
 
-Each instrument of :mod:`lab.instruments` brings its own subcommand (``lab/commands/NAME.py``:
-``add_parser(commands)`` and ``run(args) -> (document, text, status)``); they parse numbers with
-:func:`parse_number` and report bad input by raising :class:`UsageError`.
+``audit`` is the CLI's own; each widget of :mod:`lab.instruments` brings its subcommand
+(``lab/commands/NAME.py``: ``add_parser(commands)`` and ``run(args) -> (document, text, status)``,
+and optionally ``VALUE_FLAGS``); they parse numbers with :func:`parse_number` or
+:func:`slider_value` and report bad input by raising :class:`UsageError`.
 
 Unlike the sliders, the CLI does not clamp: a bad flag value (not a number, NaN, an
 infinity, out of range, a fraction where an integer is needed) prints one line naming the
@@ -15,10 +16,8 @@ import math
 import os
 import sys
 
-from . import audit, exact, instruments, ledger
-from .urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, Slider, describe_range
-
-MAX_LOOKAHEAD_LIMIT = 64
+from . import audit, instruments
+from .urlstate import Slider, describe_range
 
 
 class UsageError(Exception):
@@ -30,7 +29,12 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
-def _flag(name: str) -> str:
+def flag_name(name: str) -> str:
+    """The command-line flag of a slider name.
+
+    >>> flag_name("overheadMs")
+    '--overhead-ms'
+    """
     return "--" + "".join("-" + ch.lower() if ch.isupper() else ch for ch in name)
 
 
@@ -55,8 +59,9 @@ def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool 
     return int(value) if integer else value
 
 
-def _number(slider: Slider, text: str, maximum=None):
-    """Parse one flag value strictly: finite, in range, integral where the slider is."""
+def slider_value(slider: Slider, text: str, maximum=None):
+    """Parse one slider's flag value strictly: finite, in range (up to ``maximum`` when given),
+    integral where the slider is; else :class:`UsageError` naming the flag and its range."""
     upper = slider.maximum if maximum is None else maximum
     bounds = Slider(slider.name, slider.label, slider.minimum, upper, slider.step, slider.default, slider.unit, slider.integer)
     try:
@@ -65,15 +70,16 @@ def _number(slider: Slider, text: str, maximum=None):
         value = math.nan
     if not math.isfinite(value) or not bounds.minimum <= value <= bounds.maximum or (
             bounds.integer and not value.is_integer()):
-        raise UsageError(f"{_flag(slider.name)} must be {describe_range(bounds)}, got {text!r}")
+        raise UsageError(f"{flag_name(slider.name)} must be {describe_range(bounds)}, got {text!r}")
     return int(value) if bounds.integer else value
 
 
-def _add_slider_flags(parser, sliders):
+def add_slider_flags(parser, sliders):
+    """One ``--flag N`` per slider, its help the slider's label, range, unit and default."""
     for slider in sliders:
         unit = f" {slider.unit}" if slider.unit else ""
         help_text = f"{slider.label}: {describe_range(slider)}{unit} (default {slider.default:g})"
-        parser.add_argument(_flag(slider.name), dest=slider.name, default=None, metavar="N",
+        parser.add_argument(flag_name(slider.name), dest=slider.name, default=None, metavar="N",
                             help=help_text.replace("%", "%%"))  # argparse formats help with %
 
 
@@ -82,58 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("audit", help="run the 20 seed checks (or another suite); exit 0 only if all pass")
     run.add_argument("--suite", choices=("seed", "instruments", "all"), default="seed",
-                     help="seed: the 20 checks of SPEC section 2 (default); instruments: the second suite; all: both")
+                     help="seed: the 20 checks of docs/CONTRACT.md section 3 (default); instruments: the second suite; all: both")
     run.add_argument("--json", action="store_true", help="print one JSON object")
-    run_ledger = commands.add_parser("ledger", help="the part-one latency ledger for one setting")
-    _add_slider_flags(run_ledger, LEDGER_SLIDERS)
-    run_ledger.add_argument("--max-lookahead", default="12", metavar="N",
-                            help=f"scan lookahead 1..N for the best (an integer from 1 to {MAX_LOOKAHEAD_LIMIT}; default 12)")
-    run_ledger.add_argument("--json", action="store_true")
-    run_exact = commands.add_parser("exact", help="the part-three exact rejection-sampling lab")
-    _add_slider_flags(run_exact, sorted(EXACT_SLIDERS, key=lambda s: s.name.lower()))
-    run_exact.add_argument("--json", action="store_true")
-    for name in instruments.NAMES:
+    for name in instruments.widget_names():
         instruments.part("commands", name).add_parser(commands)
     return parser
-
-
-def _ledger_command(args) -> tuple[dict, str]:
-    max_slider = Slider("maxLookahead", "", 1, MAX_LOOKAHEAD_LIMIT, 1, 12, integer=True)
-    max_lookahead = _number(max_slider, args.max_lookahead)
-    values = {}
-    for slider in LEDGER_SLIDERS:
-        text = getattr(args, slider.name)
-        upper = max(max_lookahead, slider.maximum) if slider.name == "lookahead" else None
-        values[slider.name] = slider.default if text is None else _number(slider, text, upper)
-    settings = ledger.LedgerSettings(**values)
-    result = ledger.ledger(settings)._asdict()
-    result["bestLookahead"], result["bestSpeedup"] = ledger.best_lookahead(settings, max_lookahead)
-    lines = [f"{key:>14}  {value:.6f}" if isinstance(value, float) else f"{key:>14}  {value}"
-             for key, value in {**values, **result}.items()]
-    return {"params": values, **result}, "\n".join(lines)
-
-
-def _exact_command(args) -> tuple[dict, str]:
-    values = {}
-    for slider in EXACT_SLIDERS:
-        text = getattr(args, slider.name)
-        values[slider.name] = slider.default if text is None else _number(slider, text)
-    result = exact.evaluate(**values)
-    c, t, s = result["contract"], result["trace"], result["samples"]
-    lines = [
-        "params        " + " ".join(f"{k}={v}" for k, v in result["params"].items()),
-        f"alpha         {c['alpha']:.6f}   TV(p, q) {c['draftTv']:.6f}",
-        f"exactTv       {c['exactTv']:.12f}   (speculative output vs target, exact)",
-        f"wrongTv       {c['wrongTv']:.6f}   (draft-resampling bug vs target, exact)",
-        f"summaryAlpha  {result['summaryAlpha']:.6f}   theoretical speedup {result['theoreticalSpeedup']:.6f}",
-        f"trace         {t['targetCalls']} target calls, {t['draftCalls']} draft calls, {t['acceptedDraft']} accepted, "
-        f"{t['rejectedDraft']} rejected, {t['bonusTokens']} bonus; {t['tokensPerTargetCall']:.6f} tokens/call; "
-        f"speedup {t['speedup']:.6f}",
-        f"samples       {s['count']} each: TV spec {s['specEmpiricalTv']:.6f}  target {s['targetEmpiricalTv']:.6f}  "
-        f"buggy {s['wrongEmpiricalTv']:.6f}",
-        f"signature     {audit.exact_signature(result)}",
-    ]
-    return result, "\n".join(lines)
 
 
 def _seed_audit() -> tuple[dict, list[str], bool]:
@@ -174,9 +133,9 @@ def _audit_command(args) -> tuple[dict, str, int]:
 
 def _value_flags() -> dict[str, str]:
     """Every flag that takes a value, with the range its error message states."""
-    flags = {_flag(s.name): describe_range(s) for s in (*LEDGER_SLIDERS, *EXACT_SLIDERS)}
-    flags["--lookahead"] = f"an integer from 1 to the --max-lookahead value (at most {MAX_LOOKAHEAD_LIMIT})"
-    flags["--max-lookahead"] = f"an integer from 1 to {MAX_LOOKAHEAD_LIMIT}"
+    flags = {}
+    for name in instruments.widget_names():
+        flags.update(getattr(instruments.part("commands", name), "VALUE_FLAGS", {}))
     return flags
 
 
@@ -220,12 +179,9 @@ def main(argv=None) -> int:
         args = _build_parser().parse_args(_attach_values(argv))
         if args.command == "audit":
             document, text, status = _audit_command(args)
-        elif instruments.is_instrument(getattr(args, "instrument", args.command)):
-            # an instrument's subcommands are named after it, or carry set_defaults(instrument=NAME)
-            document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
         else:
-            document, text = (_ledger_command if args.command == "ledger" else _exact_command)(args)
-            status = 0
+            # a widget's subcommand is named after it, or carries set_defaults(instrument=NAME)
+            document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
     except UsageError as error:
         print(error, file=sys.stderr)
         return 2

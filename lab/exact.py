@@ -1,4 +1,4 @@
-"""The exact-lab contract (SPEC section 2): ``evaluate(certainty, draftCost, gamma, length, match, seed)``.
+"""The exact-lab contract (docs/CONTRACT.md section 2): ``evaluate(certainty, draftCost, gamma, length, match, seed)``.
 
 Everything the part-three widget shows comes from one call. The exact fields are computed
 in fractions on the reference pair (``lab.sampler.reference_pair``) and converted to float
@@ -25,7 +25,8 @@ STATE_BITS = {"certainty": 1, "draftCost": 2, "gamma": 4, "length": 8, "match": 
 
 @lru_cache(maxsize=256)
 def summary_alpha(certainty, match, length: int) -> Fraction:
-    """Mean acceptance rate over positions ``0..length-1`` (each position has its own p and q).
+    """Mean alpha (per-token acceptance) over positions ``0..length-1`` (each position has its
+    own p and q).
 
     The model repeats every ``len(sampler.CONTEXTS)`` positions, so each slot's alpha is
     computed once and weighted by how many of the positions fall in it."""
@@ -49,7 +50,7 @@ def _contract(certainty: int, match: int) -> dict:
     p, q = sampler.reference_pair(certainty, match)
     exact_output, buggy_output = output_distributions(certainty, match)
     return {
-        "alpha": float(sampler.acceptance_rate(p, q)),
+        "alpha": float(sampler.per_token_acceptance(p, q)),
         "draftTv": float(sampler.total_variation(p, q)),
         "exactTv": float(sampler.total_variation(p, exact_output)),
         "wrongTv": float(sampler.total_variation(p, buggy_output)),
@@ -79,7 +80,7 @@ def evaluate(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23) -
     * ``contract``: alpha = sum min(p, q), draftTv = TV(p, q), exactTv = TV(p, exact output)
       (exactly 0), wrongTv = TV(p, buggy output), on the reference pair;
     * ``summaryAlpha``: acceptance averaged over the ``length`` positions;
-    * ``theoreticalSpeedup`` = (1 - a**(gamma+1)) / ((1 - a)(gamma c + 1)), a = summaryAlpha,
+    * ``theoreticalSpeedup`` = (1 - a**(k+1)) / ((1 - a)(k c + 1)), k = gamma (the lookahead), a = summaryAlpha,
       c = draftCost/100;
     * ``trace``: a seeded generation; tokensPerTargetCall = length / targetCalls and
       speedup = length / (targetCalls + draftCalls c);

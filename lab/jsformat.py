@@ -17,6 +17,8 @@ rounded ``format``.
 
 import math
 
+from .errors import LabValueError
+
 __all__ = ["to_fixed", "to_js_string"]
 
 
@@ -28,7 +30,7 @@ def to_fixed(x: float, digits: int) -> str:
     Negative zero prints without a sign (JavaScript tests ``x < 0``, which -0 fails).
     """
     if not 0 <= digits <= 100:
-        raise ValueError(f"digits must be an integer from 0 to 100, got {digits!r}")
+        raise LabValueError(f"digits must be an integer from 0 to 100, got {digits!r}")
     x = float(x)
     if math.isnan(x):
         return "NaN"

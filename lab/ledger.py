@@ -1,36 +1,38 @@
 """Part one: the latency ledger of one speculative decoding cycle.
 
-The model is deterministic and deliberately simple (SPEC part one). One cycle drafts ``m``
-tokens with ``m`` serial passes of a draft model, then verifies all of them in one parallel
+The model is deterministic and deliberately simple (docs/CONTRACT.md section 1). One cycle drafts ``k``
+tokens (the lookahead) with ``k`` serial passes of a draft model, then verifies all of them in one parallel
 pass of the target model. Each draft token is accepted independently with probability
 ``a = acceptance / 100`` (a simplifying assumption: real acceptance is contextual, see
 ``lab.sampler``). The cycle stops at the first rejection, and the verifier always commits one
-token of its own: the correction at the first rejection, or a bonus token after ``m``
+token of its own: the correction at the first rejection, or a bonus token after ``k``
 acceptances.
 
-    accepted      = sum_{i=1..m} a**i                       expected accepted drafts
-    outputTokens  = 1 + accepted = (1 - a**(m+1)) / (1 - a) expected tokens per verifier call
-    draftMs       = m * targetMs * draftCost / 100
-    verifyMs      = targetMs * (1 + (m - 1) * verifyTax / 100)
+    accepted      = sum_{i=1..k} a**i                       expected accepted drafts
+    outputTokens  = 1 + accepted = (1 - a**(k+1)) / (1 - a) tokens per verifier call (mean acceptance length)
+    draftMs       = k * targetMs * draftCost / 100
+    verifyMs      = targetMs * (1 + (k - 1) * verifyTax / 100)
     cycleMs       = draftMs + verifyMs + overheadMs
     msPerToken    = cycleMs / outputTokens
     speedup       = targetMs / msPerToken                   versus one target pass per token
-    wastedDrafts  = max(0, m - accepted)
+    wastedDrafts  = max(0, k - accepted)
 
 With ``verifyTax = 0`` and ``overheadMs = 0`` the speedup is exactly Leviathan, Kalman and
-Matias's expected walltime improvement ``(1 - a**(g+1)) / ((1 - a) (g c + 1))`` with
-``g = m`` and ``c = draftCost / 100``.
+Matias's expected walltime improvement ``(1 - a**(k+1)) / ((1 - a) (k c + 1))`` with
+``c = draftCost / 100`` (they call the lookahead gamma).
 
 All functions here take already-valid numbers; ``lab.urlstate`` clamps raw input first.
 """
 
 from typing import NamedTuple
 
+from .errors import LabValueError
+
 __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
-    "expected_accepted_from_curve", "ledger_from_accepted", "ledger_from_curve", "best_lookahead_from_curve",
+    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
 ]
 
 
@@ -39,7 +41,7 @@ class LedgerSettings(NamedTuple):
 
     acceptance: float = 74      # % chance that one draft token survives verification
     draftCost: float = 12       # % of one target pass that one draft pass costs
-    lookahead: int = 5          # m, draft tokens proposed per verifier call
+    lookahead: int = 5          # k, draft tokens proposed per verifier call
     overheadMs: float = 6       # scheduler, launch and sampling cost per cycle
     targetMs: float = 80        # one target forward pass
     verifyTax: float = 3        # % extra verifier cost per candidate token beyond the first
@@ -52,7 +54,7 @@ DEFAULT_SETTINGS = LedgerSettings()
 
 
 class Ledger(NamedTuple):
-    """The ledger of one cycle (field names are the JSON contract of SPEC section 2)."""
+    """The ledger of one cycle (field names are the JSON contract: docs/CONTRACT.md section 1)."""
 
     accepted: float
     outputTokens: float
@@ -64,60 +66,105 @@ class Ledger(NamedTuple):
     wastedDrafts: float
 
 
-def expected_accepted_drafts(acceptance_rate: float, lookahead: int) -> float:
-    """Expected drafts accepted before the first rejection: ``a + a**2 + ... + a**m``.
+def expected_accepted_drafts(alpha: float, lookahead: int) -> float:
+    """Expected drafts accepted before the first rejection: ``a + a**2 + ... + a**k``, the
+    geometric sum of per-token acceptances ``a`` (alpha) at lookahead ``k``.
+
+    >>> expected_accepted_drafts(0.5, 3)
+    0.875
 
     Draft ``i`` is kept only if drafts ``1..i`` all survive, which has probability ``a**i``.
-    The terms are summed in order, as the SPEC writes them, so every implementation that
-    follows the SPEC gets the same float.
+    The terms are summed in order, as the contract writes them, so every implementation that
+    follows it gets the same float.
     """
     total = 0.0
     power = 1.0
     for _ in range(lookahead):
-        power *= acceptance_rate
+        power *= alpha
         total += power
     return total
 
 
-def expected_tokens_per_call(acceptance_rate: float, lookahead: int) -> float:
-    """Expected tokens one verifier call commits: ``1 + a + ... + a**m``."""
-    return 1 + expected_accepted_drafts(acceptance_rate, lookahead)
+def expected_tokens_per_call(alpha: float, lookahead: int) -> float:
+    """Expected tokens one verifier call commits (the mean acceptance length): ``1 + a + ... + a**k``.
 
-
-def expected_tokens_per_call_closed_form(acceptance_rate: float, lookahead: int) -> float:
-    """The geometric sum in closed form: ``(1 - a**(m+1)) / (1 - a)``, and ``m + 1`` at ``a = 1``."""
-    if acceptance_rate == 1:
-        return lookahead + 1.0
-    return (1 - acceptance_rate ** (lookahead + 1)) / (1 - acceptance_rate)
-
-
-def leviathan_speedup(acceptance_rate: float, lookahead: int, cost_ratio: float) -> float:
-    """Leviathan et al.'s expected walltime improvement ``(1 - a**(g+1)) / ((1 - a)(g c + 1))``.
-
-    ``a`` is the acceptance rate, ``g`` the lookahead and ``c`` the cost of one draft pass
-    relative to one target pass.
+    >>> expected_tokens_per_call(0.5, 3)
+    1.875
     """
-    return expected_tokens_per_call_closed_form(acceptance_rate, lookahead) / (lookahead * cost_ratio + 1)
+    return 1 + expected_accepted_drafts(alpha, lookahead)
+
+
+def expected_tokens_per_call_closed_form(alpha: float, lookahead: int) -> float:
+    """The geometric sum in closed form: ``(1 - a**(k+1)) / (1 - a)``, and ``k + 1`` at ``a = 1``.
+
+    >>> expected_tokens_per_call_closed_form(0.5, 3), expected_tokens_per_call_closed_form(1, 3)
+    (1.875, 4.0)
+    """
+    if alpha == 1:
+        return lookahead + 1.0
+    return (1 - alpha ** (lookahead + 1)) / (1 - alpha)
+
+
+def leviathan_speedup(alpha: float, lookahead: int, cost_ratio: float) -> float:
+    """Leviathan et al.'s expected walltime improvement ``(1 - a**(k+1)) / ((1 - a)(k c + 1))``
+    (their gamma is the lookahead ``k``).
+
+    ``a`` is alpha, the per-token acceptance, ``k`` the lookahead and ``c`` the cost of one draft
+    pass relative to one target pass.
+
+    >>> round(leviathan_speedup(0.74, 5, 0.12), 6)
+    2.009119
+    """
+    return expected_tokens_per_call_closed_form(alpha, lookahead) / (lookahead * cost_ratio + 1)
+
+
+def draft_ms(lookahead: int, target_ms: float, draft_cost: float) -> float:
+    """Serial draft work of one cycle: ``k * targetMs * draftCost / 100`` (k draft passes, each
+    ``draftCost`` % of a target pass).
+
+    >>> draft_ms(5, 80, 12)
+    48.0
+    """
+    return lookahead * target_ms * draft_cost / 100
+
+
+def verify_ms(lookahead: int, target_ms: float, verify_tax: float) -> float:
+    """One verifier call over ``k`` drafts: ``targetMs * (1 + (k - 1) * verifyTax / 100)``.
+
+    >>> round(verify_ms(5, 80, 3), 9)
+    89.6
+    """
+    return target_ms * (1 + (lookahead - 1) * verify_tax / 100)
+
+
+def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float, float]:
+    """One cycle's cost at ``lookahead`` k: ``(draftMs, verifyMs, cycleMs)``, with
+    ``cycleMs = draftMs + verifyMs + overheadMs`` (:func:`draft_ms`, :func:`verify_ms`).
+
+    >>> [round(ms, 9) for ms in cycle_costs(LedgerSettings(), 5)]
+    [48.0, 89.6, 143.6]
+    """
+    draft = draft_ms(lookahead, settings.targetMs, settings.draftCost)
+    verify = verify_ms(lookahead, settings.targetMs, settings.verifyTax)
+    return draft, verify, draft + verify + settings.overheadMs
 
 
 def ledger(settings: LedgerSettings) -> Ledger:
-    """Evaluate the SPEC ledger for one setting (formulas in the module docstring)."""
-    m = settings.lookahead
-    accepted = expected_accepted_drafts(settings.acceptance / 100, m)
+    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module docstring)."""
+    k = settings.lookahead
+    accepted = expected_accepted_drafts(settings.acceptance / 100, k)
     output_tokens = 1 + accepted
-    draft_ms = m * settings.targetMs * settings.draftCost / 100
-    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
-    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    draft, verify, cycle_ms = cycle_costs(settings, k)
     ms_per_token = cycle_ms / output_tokens
     return Ledger(
         accepted=accepted,
         outputTokens=output_tokens,
-        draftMs=draft_ms,
-        verifyMs=verify_ms,
+        draftMs=draft,
+        verifyMs=verify,
         cycleMs=cycle_ms,
         msPerToken=ms_per_token,
         speedup=settings.targetMs / ms_per_token,
-        wastedDrafts=max(0.0, m - accepted),
+        wastedDrafts=max(0.0, k - accepted),
     )
 
 
@@ -125,18 +172,16 @@ def speedups_by_lookahead(settings: LedgerSettings, max_lookahead: int) -> list[
     """Speedup for lookahead ``1..max_lookahead`` at ``settings`` (its own lookahead ignored).
 
     The accepted-draft sum grows term by term exactly as :func:`expected_accepted_drafts`
-    adds it, so entry ``m - 1`` is the very float :func:`ledger` gives for lookahead ``m``
+    adds it, so entry ``k - 1`` is the very float :func:`ledger` gives for lookahead ``k``
     (the audit's heatmap and best-lookahead checks compare the two), at a fraction of the cost.
     """
     a, target = settings.acceptance / 100, settings.targetMs
     speedups = []
     accepted, power = 0.0, 1.0
-    for m in range(1, max_lookahead + 1):
+    for k in range(1, max_lookahead + 1):
         power *= a
         accepted += power
-        draft_ms = m * target * settings.draftCost / 100
-        verify_ms = target * (1 + (m - 1) * settings.verifyTax / 100)
-        speedups.append(target / ((draft_ms + verify_ms + settings.overheadMs) / (1 + accepted)))
+        speedups.append(target / (cycle_costs(settings, k)[2] / (1 + accepted)))
     return speedups
 
 
@@ -149,17 +194,17 @@ def best_lookahead(settings: LedgerSettings, max_lookahead: int = 12) -> tuple[i
     The maximum is taken over the ledger's floats, not over exact reals: where the speedup
     still rises by less than the floats can show, the float plateau ends the scan early. With
     draftCost 0 and verifyTax 0 the exact speedup grows with every extra draft (each adds
-    ``a**m`` tokens at no cost), so the exact argmax is 12; but at acceptance 1% to 4% the
-    terms ``a**m`` fall below half an ulp of the running total and the float argmax is 8 to 11:
+    ``a**k`` tokens at no cost), so the exact argmax is 12; but at acceptance 1% to 4% the
+    terms ``a**k`` fall below half an ulp of the running total and the float argmax is 8 to 11:
 
     >>> best_lookahead(LedgerSettings(acceptance=1, draftCost=0, lookahead=1, overheadMs=6, targetMs=80, verifyTax=0))[0]
     8
     """
-    best_m, best_speedup = 0, float("-inf")
-    for m, speedup in enumerate(speedups_by_lookahead(settings, max_lookahead), 1):
+    best_k, best_speedup = 0, float("-inf")
+    for k, speedup in enumerate(speedups_by_lookahead(settings, max_lookahead), 1):
         if speedup > best_speedup:
-            best_m, best_speedup = m, speedup
-    return best_m, best_speedup
+            best_k, best_speedup = k, speedup
+    return best_k, best_speedup
 
 
 def speedup_grid(settings: LedgerSettings, lookaheads, acceptances) -> list[list[float]]:
@@ -171,7 +216,7 @@ def speedup_grid(settings: LedgerSettings, lookaheads, acceptances) -> list[list
     grid = []
     for acceptance in acceptances:
         row = speedups_by_lookahead(settings.with_(acceptance=acceptance), deepest)
-        grid.append([row[m - 1] for m in lookaheads])
+        grid.append([row[k - 1] for k in lookaheads])
     return grid
 
 
@@ -197,7 +242,7 @@ def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
 
 def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, int]:
     """Expected accepted drafts from a measured per-position conditional curve:
-    ``E[accepted] = sum_{i=1..m} prod_{j<=i} a_j``, where ``a_j`` is the chance that draft ``j``
+    ``E[accepted] = sum_{i=1..k} prod_{j<=i} a_j``, where ``a_j`` is the chance that draft ``j``
     survives given drafts ``1..j-1`` did. Beyond the measured positions the last conditional
     rate is repeated (an extrapolation), and the second value counts those extrapolated positions.
 
@@ -209,7 +254,7 @@ def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, in
     (1.575, 1)
     """
     if not conditional:
-        raise ValueError("the curve needs at least one conditional rate")
+        raise LabValueError("the curve needs at least one conditional rate")
     total, survival = 0.0, 1.0
     for position in range(lookahead):
         survival *= conditional[min(position, len(conditional) - 1)]
@@ -220,15 +265,13 @@ def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, in
 def ledger_from_accepted(settings: LedgerSettings, accepted: float) -> Ledger:
     """The ledger of :func:`ledger` for a given expected number of accepted drafts (the cycle's
     costs do not depend on how acceptance was modelled)."""
-    m = settings.lookahead
+    k = settings.lookahead
     output_tokens = 1 + accepted
-    draft_ms = m * settings.targetMs * settings.draftCost / 100
-    verify_ms = settings.targetMs * (1 + (m - 1) * settings.verifyTax / 100)
-    cycle_ms = draft_ms + verify_ms + settings.overheadMs
+    draft, verify, cycle_ms = cycle_costs(settings, k)
     ms_per_token = cycle_ms / output_tokens
-    return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft_ms, verifyMs=verify_ms,
+    return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft, verifyMs=verify,
                   cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=settings.targetMs / ms_per_token,
-                  wastedDrafts=max(0.0, m - accepted))
+                  wastedDrafts=max(0.0, k - accepted))
 
 
 def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
@@ -240,9 +283,9 @@ def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
 def best_lookahead_from_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12) -> tuple[int, float]:
     """:func:`best_lookahead` for a measured curve: the first lookahead in ``1..max_lookahead``
     with the strictly largest speedup (positions past the curve are extrapolated)."""
-    best_m, best_speedup = 0, float("-inf")
-    for m in range(1, max_lookahead + 1):
-        speedup = ledger_from_curve(settings.with_(lookahead=m), conditional).speedup
+    best_k, best_speedup = 0, float("-inf")
+    for k in range(1, max_lookahead + 1):
+        speedup = ledger_from_curve(settings.with_(lookahead=k), conditional).speedup
         if speedup > best_speedup:
-            best_m, best_speedup = m, speedup
-    return best_m, best_speedup
+            best_k, best_speedup = k, speedup
+    return best_k, best_speedup

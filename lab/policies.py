@@ -49,6 +49,8 @@ from fractions import Fraction
 import math
 import random
 
+from .errors import LabValueError
+
 __all__ = [
     "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
     "HEURISTIC_START", "stationary", "static_policy", "best_static", "heuristic_policy", "threshold_policy",
@@ -225,7 +227,7 @@ def depth_curve(curve) -> Process:
     """
     curve = [float(a) for a in curve]
     if not curve or not all(0 <= a <= 1 for a in curve):
-        raise ValueError("a depth curve is a non-empty list of probabilities in [0, 1]")
+        raise LabValueError("a depth curve is a non-empty list of probabilities in [0, 1]")
     return Process("curve", ("all",), ((1.0,),), (sum(curve) / len(curve),), ((),), depth_rates=curve,
                    stationary_law=(1.0,))
 
@@ -251,7 +253,7 @@ def stationary(rows):
         row = matrix[last]
         out = sum(p for j, p in row.items() if j < last)
         if out <= 0:
-            raise ValueError("the chain is reducible: a state cannot reach the states before it")
+            raise LabValueError("the chain is reducible: a state cannot reach the states before it")
         pivots[last] = out
         targets = [(j, p) for j, p in row.items() if j < last]
         for i in incoming[last]:
@@ -574,7 +576,7 @@ def oracle_policy(process: Process, costs: Costs, cache=None) -> dict:
     True
     """
     if process.max_alpha() >= 1:
-        raise ValueError("the oracle never stops where a state accepts every draft (alpha = 1)")
+        raise LabValueError("the oracle never stops where a state accepts every draft (alpha = 1)")
     if process.depth_rates:
         return _oracle_depth_curve(process, costs)
     size, T, rates = process.size, process.transition, process.rates
@@ -722,7 +724,7 @@ def heuristic_truncation(max_alpha: float, tolerance: float = TRUNCATION_TOLERAN
     True
     """
     if not 0 <= max_alpha < 1:
-        raise ValueError("the heuristic has no stationary law when a state accepts every draft (alpha = 1)")
+        raise LabValueError("the heuristic has no stationary law when a state accepts every draft (alpha = 1)")
     bounds, rest = _level_bounds(max_alpha, tolerance)
     tail, k = rest, len(bounds) - 1   # tail = bound on the mass above k
     while k > 12 and tail + bounds[k] < tolerance:

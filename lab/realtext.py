@@ -55,7 +55,8 @@ from random import Random
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "Tokenizer", "Model", "ModelUnavailable", "train_merges", "count_tables", "build_model_file", "load_model",
-    "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance", "residual", "verify_block",
+    "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
+    "verify_block",
     "prompt_lookup", "propose", "run_cycle", "generate", "greedy", "first_token_law", "summarise",
 ]
 
@@ -455,7 +456,7 @@ def sample_row(row, rng) -> int:
 
 # --- the rule ------------------------------------------------------------------------------------
 
-def acceptance(p_x, q_x):
+def acceptance_probability(p_x, q_x):
     """``min(1, p(x)/q(x))``; a token the draft gives no mass is never proposed (0)."""
     if q_x == 0:
         return q_x * 0
@@ -491,7 +492,7 @@ def verify_block(drafts, p_rows, q_rows, rng, sample=sample_row):
     committed = []
     for index, token in enumerate(drafts):
         p, q = p_rows[index], q_rows[index]
-        if rng.random() < acceptance(p[token], q[token]):
+        if rng.random() < acceptance_probability(p[token], q[token]):
             committed.append(token)
             continue
         committed.append(sample(residual(p, q), rng))

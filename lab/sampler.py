@@ -59,10 +59,13 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
 
+from . import stats
+from .errors import LabValueError
+
 __all__ = [
     "VOCABULARY", "FAVOURITES", "CONTEXTS", "Categorical", "context_sliders",
     "target_distribution", "draft_distribution", "position_pair", "position_alpha", "reference_pair",
-    "acceptance_probability", "acceptance_rate", "total_variation", "residual_distribution",
+    "acceptance_probability", "per_token_acceptance", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
     "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
     "sample_outputs", "empirical_tv", "uniform_law", "verify_prefix_law", "product_law",
@@ -93,7 +96,7 @@ class Categorical:
     >>> Categorical([0.5, -0.25, 0.75])
     Traceback (most recent call last):
     ...
-    ValueError: a probability row needs every value >= 0, got -0.25 at token 1
+    lab.errors.LabValueError: a probability row needs every value >= 0, got -0.25 at token 1
     """
 
     __slots__ = ("probs", "cdf", "rule")
@@ -103,17 +106,17 @@ class Categorical:
             inexact = any(type(value) is float for value in probs)
             values = [value if type(value) is Fraction else Fraction(value) for value in probs]
         except (TypeError, ValueError, OverflowError) as error:
-            raise ValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
+            raise LabValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
         if not values:
-            raise ValueError("a probability row needs at least one token, got an empty row")
+            raise LabValueError("a probability row needs at least one token, got an empty row")
         for token, value in enumerate(values):
             if value < 0:
-                raise ValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
+                raise LabValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
         cumulative = list(accumulate(values))
         total = cumulative[-1]
         if total != 1:
             if not inexact or abs(total - 1) > _ROUNDING:
-                raise ValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
+                raise LabValueError(f"a probability row must sum to 1, got a total of {float(total):.12g} "
                                  f"over {len(values)} tokens (normalise it first)")
             values = [value / total for value in values]  # float rounding only: make it exact
             cumulative = list(accumulate(values))
@@ -159,7 +162,7 @@ def context_sliders(certainty: Fraction, match: Fraction, kind: str) -> tuple[Fr
         return certainty * certainty / 100, match * match / 100
     if kind == "normal":
         return certainty, match
-    raise ValueError(f"context kind must be easy, normal or hard, got {kind!r}")
+    raise LabValueError(f"context kind must be easy, normal or hard, got {kind!r}")
 
 
 def _geometric_weights(ratio: Fraction, centre: int, size: int) -> list[int]:
@@ -227,7 +230,7 @@ def position_alpha(certainty, match, position: int) -> Fraction:
 
 @lru_cache(maxsize=1024)
 def _context_alpha(certainty: Fraction, match: Fraction) -> Fraction:
-    return acceptance_rate(*_pair(certainty, match, 0))
+    return per_token_acceptance(*_pair(certainty, match, 0))
 
 
 def reference_pair(certainty, match) -> tuple[Categorical, Categorical]:
@@ -247,14 +250,15 @@ def acceptance_probability(p_x: Fraction, q_x: Fraction) -> Fraction:
     return min(ONE, p_x / q_x)
 
 
-def acceptance_rate(p, q) -> Fraction:
+def per_token_acceptance(p, q) -> Fraction:
     """alpha = sum_x min(p(x), q(x)): the chance that one draft token survives."""
     return sum((min(p_x, q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO)
 
 
 def total_variation(p, q) -> Fraction:
-    """TV(p, q) = 1/2 sum_x |p(x) - q(x)|."""
-    return sum((abs(p_x - q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO) / 2
+    """TV(p, q) = 1/2 sum_x |p(x) - q(x)| (:func:`lab.stats.total_variation`) of two rows or
+    Categoricals."""
+    return stats.total_variation(_probs(p), _probs(q))
 
 
 def residual_distribution(p, q) -> Categorical | None:
@@ -308,7 +312,7 @@ class PairRule:
     def __init__(self, p, q):
         self.p, self.q = _categorical(p), _categorical(q)
         if len(self.p) != len(self.q):
-            raise ValueError(f"p and q need the same vocabulary, got {len(self.p)} and {len(self.q)} tokens")
+            raise LabValueError(f"p and q need the same vocabulary, got {len(self.p)} and {len(self.q)} tokens")
         self.keep = [acceptance_probability(p_x, q_x) for p_x, q_x in zip(self.p.probs, self.q.probs)]
         self.accept = [float(keep) for keep in self.keep]
         self.kept, self.rejected = _rejection_split(self.p, self.q)
@@ -376,12 +380,12 @@ def verify(draft_tokens: Sequence[int], p_rows, q_rows, rng, *, _bug: bool = Fal
     Rows must be distributions and draft tokens ids of the vocabulary (else ``ValueError``).
     """
     if len(p_rows) != len(draft_tokens) + 1 or len(q_rows) != len(draft_tokens):
-        raise ValueError("verify needs one q row per draft token and one more p row than drafts")
+        raise LabValueError("verify needs one q row per draft token and one more p row than drafts")
     committed = []
     for index, token in enumerate(draft_tokens):
         rule = rule_for(p_rows[index], q_rows[index])
         if type(token) is not int or not 0 <= token < len(rule.accept):
-            raise ValueError(f"draft token {index} must be a token id from 0 to {len(rule.accept) - 1}, got {token!r}")
+            raise LabValueError(f"draft token {index} must be a token id from 0 to {len(rule.accept) - 1}, got {token!r}")
         fixed = judge(rule, token, rng, _bug)
         if fixed is not None:
             committed.append(fixed)
@@ -396,12 +400,12 @@ def draft_resample_verify(draft_tokens, p_rows, q_rows, rng) -> VerifyResult:
     return verify(draft_tokens, p_rows, q_rows, rng, _bug=True)
 
 
-def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+def exact_prefix_distribution(p_rows, q_rows, lookahead: int, n: int) -> dict[tuple[int, ...], Fraction]:
     """Exact joint distribution of the first ``n`` tokens that repeated verifier calls with
-    ``gamma`` drafts each commit, following every branch of :func:`verify` in fractions.
+    ``lookahead`` drafts each commit, following every branch of :func:`verify` in fractions.
 
     The rows are either sequences indexed by position (``p_rows[t]``, ``q_rows[t]``, at least
-    ``n + gamma`` of them: the toy model, whose rows depend on the position only) or functions
+    ``n + lookahead`` of them: the toy model, whose rows depend on the position only) or functions
     of the prefix written so far (``p_rows(prefix)``, ``q_rows(prefix)``: a real language
     model, where draft ``i`` is proposed after the drafts before it). The draft proposes from
     ``q``; a block restarts after each call. A rejected draft never reaches the output, so its
@@ -431,7 +435,7 @@ def exact_prefix_distribution(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[
         if len(prefix) >= n:  # the rest of this block cannot change the first n tokens
             block(prefix, weight)
             return
-        if index == gamma:  # every draft survived: the bonus token
+        if index == lookahead:  # every draft survived: the bonus token
             for token, prob in enumerate(_categorical(p_at(prefix)).probs):
                 if prob:
                     block(prefix + (token,), weight * prob)
@@ -535,9 +539,9 @@ def uniform_law(program) -> dict:
         script[-1] = False
 
 
-def verify_prefix_law(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...], Fraction]:
+def verify_prefix_law(p_rows, q_rows, lookahead: int, n: int) -> dict[tuple[int, ...], Fraction]:
     """The law of the first ``n`` tokens committed by :func:`verify` itself, driven block by
-    block: each call drafts ``k = min(gamma, n - start - 1)`` tokens with
+    block: each call drafts ``k = min(lookahead, n - start - 1)`` tokens with
     :meth:`Categorical.sample` from the q rows, then lets :func:`verify` judge them (the same
     order of draws as :func:`generate_trace`). Each call's law comes from :func:`uniform_law`;
     the rows depend on the position only, so a call's law depends on (start, k) alone and the
@@ -560,7 +564,7 @@ def verify_prefix_law(p_rows, q_rows, gamma: int, n: int) -> dict[tuple[int, ...
     while pending:
         prefix, weight = pending.popitem()
         start = len(prefix)
-        for committed, w in call_law(start, min(gamma, n - start - 1)).items():
+        for committed, w in call_law(start, min(lookahead, n - start - 1)).items():
             longer = prefix + committed
             target = law if len(longer) >= n else pending
             key = longer[:n]
@@ -588,11 +592,11 @@ class Trace:
         return len(self.tokens)
 
 
-def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
+def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
     """Generate ``length`` tokens speculatively with ``random.Random(seed)`` (or with ``rng``
     when given: :func:`uniform_law` passes its scripted generator here).
 
-    Each call drafts ``k = min(gamma, remaining - 1)`` tokens, so the last call never commits
+    Each call drafts ``k = min(lookahead, remaining - 1)`` tokens, so the last call never commits
     past ``length`` (with one token left it drafts none and the verifier's token counts as a
     bonus). Every call ends in exactly one rejection or one bonus token, so
     ``targetCalls = rejectedDraft + bonusTokens`` and
@@ -607,7 +611,7 @@ def generate_trace(certainty, match, gamma: int, length: int, seed: int, *, veri
     draft_calls = accepted = rejected = bonus = 0
     while len(tokens) < length:
         start = len(tokens)
-        k = min(gamma, length - start - 1)
+        k = min(lookahead, length - start - 1)
         pairs = [position_pair(certainty, match, start + i) for i in range(k + 1)]
         drafts = [pairs[i][1].sample(rng) for i in range(k)]
         result = verifier(drafts, [p for p, _ in pairs], [q for _, q in pairs[:k]], rng)
@@ -630,7 +634,7 @@ def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str)
             counts[p.sample(rng)] += 1
         return counts
     if method not in ("speculative", "buggy"):
-        raise ValueError(f"method must be speculative, target or buggy, got {method!r}")
+        raise LabValueError(f"method must be speculative, target or buggy, got {method!r}")
     rule, bug = rule_for(p, q), method == "buggy"
     draft_cdf, uniform = q.cdf, rng.random
     for _ in range(count):
@@ -643,7 +647,7 @@ def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str)
 def empirical_tv(counts: Sequence[int], p) -> float:
     """TV between the histogram ``counts`` (normalised) and ``p``, as a float."""
     total = sum(counts)
-    return float(sum(abs(Fraction(c, total) - p_x) for c, p_x in zip(counts, _probs(p))) / 2)
+    return float(stats.total_variation([Fraction(c, total) for c in counts], _probs(p)))
 
 
 def product_law(p_rows, n: int) -> dict[tuple[int, ...], Fraction]:

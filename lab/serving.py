@@ -1,6 +1,6 @@
 """Part two, instrument two: speculative decoding under load, on real hardware presets.
 
-A roofline model of one decode step (issue 8). A model with ``N`` parameters of ``b`` bytes
+A roofline model of one decode step. A model with ``N`` parameters of ``b`` bytes
 each and ``kv`` bytes of KV cache per token per sequence runs on a GPU with memory bandwidth
 ``BW`` and dense peak ``F`` FLOP/s. One step for a batch of ``B`` sequences, each with
 ``L`` tokens of context and ``n`` new tokens (``n = 1`` for plain decoding, ``n = k + 1``

@@ -3,29 +3,29 @@
 Four models, each small enough to be computed exactly.
 
 **Multi-draft verification at one position** (SpecInfer's multi-step speculative sampling,
-Miao et al. 2024; llama.cpp's multi-branch verification). ``k`` candidates are drawn i.i.d.
+Miao et al. 2024; llama.cpp's multi-branch verification). ``n`` candidates are drawn i.i.d.
 from the draft ``q``. They are tried in turn: candidate ``x`` is accepted with probability
 ``min(1, cur(x) / q(x))``, where ``cur`` starts as the target ``p`` and after every rejection
-becomes the residual ``norm(max(0, cur - q))``. After ``k`` rejections one token is drawn from
+becomes the residual ``norm(max(0, cur - q))``. After ``n`` rejections one token is drawn from
 ``cur``. Each trial is the one-draft rule of part three with target ``cur``, so by induction on
-``k`` the output is ``p`` exactly, for every ``(p, q, k)``:
+``n`` the output is ``p`` exactly, for every ``(p, q, n)``:
 
-    out_k(cur) = min(cur, q) + (1 - alpha(cur, q)) out_{k-1}(residual(cur, q)),   out_0(cur) = cur
+    out_n(cur) = min(cur, q) + (1 - alpha(cur, q)) out_{n-1}(residual(cur, q)),   out_0(cur) = cur
 
-**The no-update bug.** Every candidate is tested against the original ``p`` and, after ``k``
+**The no-update bug.** Every candidate is tested against the original ``p`` and, after ``n``
 rejections, one token comes from ``norm(max(0, p - q))``. With ``m = min(p, q)``,
 ``e = max(0, p - q)``, ``alpha = sum m`` and ``beta = 1 - alpha`` its output is
 
-    bug_k = (1 + beta + ... + beta**(k-1)) m + beta**(k-1) e
+    bug_n = (1 + beta + ... + beta**(n-1)) m + beta**(n-1) e
 
-At ``k = 1`` this is ``m + e = p``. For ``k >= 2`` it equals ``p = m + e`` exactly when
-``A m = B e`` token by token, with ``A = (beta - beta**k) / alpha`` and ``B = 1 - beta**(k-1)``.
+At ``n = 1`` this is ``m + e = p``. For ``n >= 2`` it equals ``p = m + e`` exactly when
+``A m = B e`` token by token, with ``A = (beta - beta**n) / alpha`` and ``B = 1 - beta**(n-1)``.
 If ``0 < beta < 1`` both are positive, so a token with ``0 < p(x) <= q(x)`` (where ``e = 0``,
 ``m > 0``) breaks it; on the support of ``p`` we need ``q < p`` and ``A q = B (p - q)``, i.e.
 ``q = c p`` with ``c = B / (A + B)``; conversely ``q = c p`` on ``p``'s support gives
 ``alpha = c``, ``beta = 1 - c`` and ``c (A / B + 1) = c / (1 - beta) = 1``. The cases
 ``beta = 0`` (``q = p``) and ``beta = 1`` (``q`` is zero on ``p``'s support) are ``c = 1`` and
-``c = 0``. So, for ``k >= 2``:
+``c = 0``. So, for ``n >= 2``:
 
     the bug is exact  <=>  q(x) = c p(x) for every x with p(x) > 0, for one constant c
 
@@ -35,10 +35,10 @@ If ``0 < beta < 1`` both are positive, so a token with ``0 < p(x) <= q(x)`` (whe
 ``medusa/model/utils.py`` of FasterDecoding/Medusa, defaults ``posterior_threshold = 0.09`` and
 ``posterior_alpha = 0.3`` in ``medusa_generate`` of ``medusa/model/medusa_model.py``). A
 candidate ``x`` is accepted if ``p(x) > min(epsilon, delta exp(-H(p)))`` with ``H`` the entropy
-in nats. Here ``k`` candidates are drawn i.i.d. from ``q``; the first typical one is kept and,
+in nats. Here ``n`` candidates are drawn i.i.d. from ``q``; the first typical one is kept and,
 if none is, the token is drawn from ``p``. With ``T`` the typical set and ``Q = q(T)``:
 
-    typical_k(x) = (1 - (1 - Q)**k) q(x) / Q [x in T] + (1 - Q)**k p(x)
+    typical_n(x) = (1 - (1 - Q)**n) q(x) / Q [x in T] + (1 - Q)**n p(x)
 
 which is ``p`` only if ``Q = 0`` or ``q`` restricted to ``T`` and renormalised is ``p``
 (:func:`typical_is_exact_predicted`). Medusa's code smooths the entropy as
@@ -70,7 +70,9 @@ from math import exp, frexp, ldexp, log
 from operator import add
 from typing import NamedTuple, Sequence
 
-from . import sampler
+from . import sampler, stats
+from .errors import LabValueError
+from .ledger import draft_ms as _ledger_draft_ms, verify_ms as _ledger_verify_ms
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -103,17 +105,17 @@ def normalise(weights: Sequence) -> tuple[Fraction, ...]:
     values = [Fraction(w) for w in weights]
     total = sum(values)
     if total <= 0 or min(values) < 0:
-        raise ValueError("weights must be non-negative with a positive total")
+        raise LabValueError("weights must be non-negative with a positive total")
     return tuple(v / total for v in values)
 
 
 def total_variation(p: Sequence, q: Sequence) -> Fraction:
-    """TV(p, q) = 1/2 sum |p - q|.
+    """TV(p, q) = 1/2 sum |p - q| in exact fractions (:func:`lab.stats.total_variation`).
 
     >>> total_variation([Fraction(1, 2), Fraction(1, 2)], [1, 0])
     Fraction(1, 2)
     """
-    return sum((abs(Fraction(a) - Fraction(b)) for a, b in zip(p, q)), ZERO) / 2
+    return stats.total_variation([Fraction(a) for a in p], [Fraction(b) for b in q])
 
 
 def _trial(cur: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[list[Fraction], Fraction]:
@@ -131,11 +133,11 @@ def _residual(cur: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[Fraction,
     return tuple(e / mass for e in excess)
 
 
-def multi_draft_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fraction, ...]]:
-    """The exact output distribution of k-candidate verification for k = 1..max_k (each is p).
+def multi_draft_outputs(p: Sequence, q: Sequence, max_candidates: int) -> list[tuple[Fraction, ...]]:
+    """The exact output distribution of n-candidate verification for n = 1..max_candidates (each is p).
 
-    The chain of residuals cur_0 = p, cur_1, ... does not depend on k, so one walk along it
-    gives every k: out_k = sum_{i<k} reach_i min(cur_i, q) + reach_k cur_k.
+    The chain of residuals cur_0 = p, cur_1, ... does not depend on n, so one walk along it
+    gives every n: out_n = sum_{i<n} reach_i min(cur_i, q) + reach_n cur_n.
 
     >>> p, q = (Fraction(1, 2), Fraction(1, 2), ZERO), (Fraction(1, 3),) * 3
     >>> multi_draft_outputs(p, q, 3) == [p, p, p]
@@ -143,11 +145,11 @@ def multi_draft_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Frac
     """
     cur, q = _exact(p), _exact(q)
     kept_so_far, reach, outputs = [ZERO] * len(cur), ONE, []
-    for _ in range(max_k):
+    for _ in range(max_candidates):
         kept, rejected = _trial(cur, q)
         kept_so_far = [o + reach * m for o, m in zip(kept_so_far, kept)]
         if rejected == 0:   # cur == q: every later candidate is accepted too
-            outputs += [tuple(kept_so_far)] * (max_k - len(outputs))
+            outputs += [tuple(kept_so_far)] * (max_candidates - len(outputs))
             break
         reach *= rejected
         cur = _residual(cur, q)   # the update that keeps the rule exact
@@ -155,20 +157,20 @@ def multi_draft_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Frac
     return outputs
 
 
-def multi_draft_output(p: Sequence, q: Sequence, k: int) -> tuple[Fraction, ...]:
-    """The exact distribution of the token that k-candidate verification commits (it is p).
+def multi_draft_output(p: Sequence, q: Sequence, candidates: int) -> tuple[Fraction, ...]:
+    """The exact distribution of the token that n-candidate verification commits (it is p).
 
     >>> p, q = (Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4))
     >>> multi_draft_output(p, q, 2) == p
     True
     """
-    return multi_draft_outputs(p, q, k)[-1]
+    return multi_draft_outputs(p, q, candidates)[-1]
 
 
-def no_update_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fraction, ...]]:
-    """The bug's exact output for k = 1..max_k: every candidate tested against the original p;
-    after k rejections one draw from norm(max(0, p - q)). Exact at k = 1; see the module
-    docstring for k >= 2.
+def no_update_outputs(p: Sequence, q: Sequence, max_candidates: int) -> list[tuple[Fraction, ...]]:
+    """The bug's exact output for n = 1..max_candidates: every candidate tested against the original p;
+    after n rejections one draw from norm(max(0, p - q)). Exact at n = 1; see the module
+    docstring for n >= 2.
 
     >>> p, q = (Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4))
     >>> no_update_outputs(p, q, 2) == [p, (Fraction(5, 8), Fraction(3, 8))]
@@ -178,7 +180,7 @@ def no_update_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fracti
     kept, rejected = _trial(p, q)
     residual = _residual(p, q) if rejected else None
     kept_so_far, reach, outputs = [ZERO] * len(p), ONE, []
-    for _ in range(max_k):
+    for _ in range(max_candidates):
         kept_so_far = [o + reach * m for o, m in zip(kept_so_far, kept)]
         reach *= rejected
         outputs.append(tuple(kept_so_far) if residual is None
@@ -186,13 +188,13 @@ def no_update_outputs(p: Sequence, q: Sequence, max_k: int) -> list[tuple[Fracti
     return outputs
 
 
-def no_update_output(p: Sequence, q: Sequence, k: int) -> tuple[Fraction, ...]:
-    """The bug's exact output distribution for k candidates."""
-    return no_update_outputs(p, q, k)[-1]
+def no_update_output(p: Sequence, q: Sequence, candidates: int) -> tuple[Fraction, ...]:
+    """The bug's exact output distribution for n candidates."""
+    return no_update_outputs(p, q, candidates)[-1]
 
 
-def bug_is_exact_predicted(p: Sequence, q: Sequence, k: int) -> bool:
-    """Where the no-update bug is exact: always at k = 1; for k >= 2 exactly when
+def bug_is_exact_predicted(p: Sequence, q: Sequence, candidates: int) -> bool:
+    """Where the no-update bug is exact: always at n = 1; for n >= 2 exactly when
     q(x) = c p(x) on the support of p for a single constant c (derived in the module docstring).
 
     >>> bug_is_exact_predicted((Fraction(1, 2), Fraction(1, 2), 0), (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)), 3)
@@ -200,7 +202,7 @@ def bug_is_exact_predicted(p: Sequence, q: Sequence, k: int) -> bool:
     >>> bug_is_exact_predicted((Fraction(3, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(3, 4)), 2)
     False
     """
-    if k == 1:
+    if candidates == 1:
         return True
     support = [(p_x, q_x) for p_x, q_x in zip(_exact(p), _exact(q)) if p_x > 0]
     ratio = support[0][1] / support[0][0]
@@ -297,9 +299,9 @@ def typical_set(p: Sequence, epsilon: Fraction = EPSILON, delta: Fraction = DELT
     return tuple(is_typical(x, p, epsilon, delta, threshold) for x in p)
 
 
-def typical_output(p: Sequence, q: Sequence, k: int, epsilon: Fraction = EPSILON,
+def typical_output(p: Sequence, q: Sequence, candidates: int, epsilon: Fraction = EPSILON,
                    delta: Fraction = DELTA) -> tuple[Fraction, ...]:
-    """The exact output of k i.i.d. candidates under typical acceptance, falling back to a
+    """The exact output of n i.i.d. candidates under typical acceptance, falling back to a
     draw from p when none is typical (formula in the module docstring).
 
     >>> typical_output((Fraction(1, 2), Fraction(1, 2)), (1, 0), 1)   # the draft's favourite always passes
@@ -308,7 +310,7 @@ def typical_output(p: Sequence, q: Sequence, k: int, epsilon: Fraction = EPSILON
     p, q = _exact(p), _exact(q)
     typical = typical_set(p, epsilon, delta)
     typical_mass = sum((q_x for q_x, t in zip(q, typical) if t), ZERO)
-    none_typical = (1 - typical_mass) ** k
+    none_typical = (1 - typical_mass) ** candidates
     if typical_mass == 0:
         return tuple(p)
     return tuple((1 - none_typical) * q_x / typical_mass * t + none_typical * p_x
@@ -623,7 +625,7 @@ def ranked_nodes(rank_probs: Sequence[float], budget: int, max_depth: int) -> tu
     """
     probs = tuple(float(x) for x in rank_probs)
     if not non_increasing(probs):
-        raise ValueError(f"ranking needs rank probabilities that do not increase, got {probs}")
+        raise LabValueError(f"ranking needs rank probabilities that do not increase, got {probs}")
     return _ranked(probs, budget, max_depth)
 
 
@@ -730,14 +732,14 @@ def chain_parents(nodes: int) -> list[int]:
 
 def ledger_verify_ms(nodes: int, target_ms: float, verify_tax: float) -> float:
     """The ledger's verify cost for a tree of ``nodes`` (root included): a chain of N nodes
-    carries m = N - 1 drafts, and the ledger charges ``target (1 + (m - 1) tax)``; a lone root
-    is plain decoding. This is the seam where a serving roofline (a target step with n = N
+    carries k = N - 1 drafts, and the ledger charges ``target (1 + (k - 1) tax)``
+    (:func:`lab.ledger.verify_ms`); a lone root is plain decoding. This is the seam where a serving roofline (a target step with n = N
     tokens per sequence) can replace the ledger's linear tax.
 
     >>> round(ledger_verify_ms(6, 80, 3), 9)     # the ledger's verifyMs at lookahead 5
     89.6
     """
-    return target_ms * (1 + max(0, nodes - 2) * verify_tax / 100)
+    return _ledger_verify_ms(max(1, nodes - 1), target_ms, verify_tax)
 
 
 class TreeCost(NamedTuple):
@@ -756,7 +758,7 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
     1.7909
     """
-    draft_ms = (depth - 1) * target_ms * draft_cost / 100
+    draft_ms = _ledger_draft_ms(depth - 1, target_ms, draft_cost)
     verify = verify_ms(nodes, target_ms, verify_tax)
     cycle = draft_ms + verify + overhead_ms
     per_token = cycle / value

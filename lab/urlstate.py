@@ -18,10 +18,10 @@ from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
-           "raw_value", "UNLINKABLE_CURVE_NOTE"]
+           "raw_value", "UNLINKABLE_CURVE_NOTE", "Choice", "read_controls", "quote", "QUOTE_LIMIT"]
 
-MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole
-QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note
+MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
+QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note (every widget's notes)
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,39 @@ class Slider:
         return self.url_key or self.name
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One select of a widget: its name (form field), URL key, label, options (value -> title)
+    and default value."""
+
+    name: str
+    url_key: str
+    label: str
+    options: dict
+    default: str
+
+    @property
+    def key(self) -> str:
+        return self.url_key or self.name
+
+    def read(self, raw, label: str = "") -> tuple[str, str | None]:
+        """The option ``raw`` names and ``None``, or the default and a note naming what was wrong.
+
+        >>> Choice("mode", "tMode", "Mode", {"a": "A", "b": "B"}, "a").read("c", "tMode")
+        ('a', "tMode: 'c' is not one of a, b; using a")
+        """
+        if isinstance(raw, str) and raw in self.options:
+            return raw, None
+        if raw == "":  # an empty field sets nothing
+            return self.default, None
+        return self.default, (f"{label or self.name}: {quote(raw)!r} is not one of {', '.join(self.options)}; "
+                              f"using {self.default}")
+
+
 LEDGER_SLIDERS = (
     Slider("acceptance", "Acceptance α per draft token", 0, 100, 1, 74, "%"),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target"),
-    Slider("lookahead", "Lookahead γ", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("lookahead", "Lookahead k", 1, 12, 1, 5, "tokens", integer=True),
     Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 6, "ms"),
     Slider("targetMs", "Target pass", 1, 500, 1, 80, "ms"),
     Slider("verifyTax", "Verify tax per extra token", 0, 50, 1, 3, "%"),
@@ -56,7 +85,7 @@ LEDGER_SLIDERS = (
 EXACT_SLIDERS = (
     Slider("certainty", "Target certainty", 0, 100, 1, 64, "%", integer=True),
     Slider("match", "Draft match", 0, 100, 1, 72, "%", integer=True),
-    Slider("gamma", "Drafts per call γ", 1, 12, 1, 5, "tokens", integer=True),
+    Slider("gamma", "Lookahead k (drafts per call)", 1, 12, 1, 5, "tokens", integer=True),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True, url_key="exactDraftCost"),
     Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
     Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True, control="number"),
@@ -87,6 +116,18 @@ def _as_number(raw):
     return None
 
 
+def quote(raw) -> str:
+    """What a note repeats of a rejected value: text up to :data:`QUOTE_LIMIT` characters (longer
+    text cut there, with an ellipsis), anything else by its type's name.
+
+    >>> quote("abc"), quote("x" * 60)[-3:], quote(3.5)
+    ('abc', 'xx\u2026', 'float')
+    """
+    if isinstance(raw, str):
+        return raw if len(raw) <= QUOTE_LIMIT else raw[:QUOTE_LIMIT] + "\u2026"
+    return type(raw).__name__
+
+
 def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str | None]:
     """The valid value for ``raw`` and a note if it had to change (else ``None``); the note
     names the parameter as ``label`` (default: the slider's name)."""
@@ -95,10 +136,7 @@ def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str 
     if number is None or math.isnan(number):
         # Quote what the reader gave (shortened), so the note says what was rejected;
         # a value that is not text at all is named by its type.
-        if isinstance(raw, str):
-            shown = raw if len(raw) <= QUOTE_LIMIT else raw[:QUOTE_LIMIT] + "\u2026"
-        else:
-            shown = type(raw).__name__
+        shown = quote(raw)
         return _typed(slider, slider.default), (
             f"{label}: {shown!r} is not a number; using the default {to_js_string(slider.default)} "
             f"(valid: {describe_range(slider)})")
@@ -136,21 +174,49 @@ def clamp_params(sliders, raw: dict, by_url_key: bool = False) -> tuple[dict, li
 
 
 def parse_query(query, sliders) -> tuple[dict, list[str]]:
-    """Slider params from a URL query string (``"?acceptance=80&lookahead=4"``) and notes.
+    """Slider params from a URL query string (``"?acceptance=80&lookahead=4"``) and notes:
+    :func:`read_controls` for a query. Unknown keys are ignored; repeated keys keep the last value."""
+    return read_controls(query if isinstance(query, str) else "", sliders)
 
-    Unknown keys are ignored; repeated keys keep the last value; a query longer than
-    :data:`MAX_QUERY_LENGTH` is ignored whole with a note. Never raises."""
-    if not isinstance(query, str):
-        query = ""
+
+def read_controls(raw, controls) -> tuple[dict, list[str]]:
+    """A widget's settings from its declared controls (:class:`Slider` and :class:`Choice`), read
+    from a URL query string (by URL key) or a mapping of form values (by name): the one reader of
+    URL and form state. Never raises: a slider's bad value is clamped or defaulted, a choice's
+    replaced by its default, each with a note naming the control as the reader wrote it; a missing
+    control takes its default silently; a query longer than :data:`MAX_QUERY_LENGTH` is ignored
+    whole, with a note. Anything else (not a string, not a mapping) gives the defaults.
+
+    >>> controls = (*LEDGER_SLIDERS[:1], Choice("mode", "ldMode", "Mode", {"a": "A", "b": "B"}, "a"))
+    >>> read_controls("?acceptance=80&ldMode=b", controls)
+    ({'acceptance': 80.0, 'mode': 'b'}, [])
+    >>> read_controls({"acceptance": "x", "mode": "c"}, controls)[1]
+    ["acceptance: 'x' is not a number; using the default 74 (valid: a number from 0 to 100)", "mode: 'c' is not one of a, b; using a"]
+    """
     notes = []
-    if len(query) > MAX_QUERY_LENGTH:
-        notes.append(f"The link's settings were {len(query)} characters long "
-                     f"(at most {MAX_QUERY_LENGTH} are read); using the defaults")
-        query = ""
-    keys = {slider.key for slider in sliders}
-    raw = {key: value for key, value in split_query(query.lstrip("?")) if key in keys}
-    params, _, clamp_notes = clamp_params(sliders, raw, by_url_key=True)
-    return params, notes + clamp_notes
+    if isinstance(raw, str) or raw is None:
+        query = raw or ""
+        if len(query) > MAX_QUERY_LENGTH:
+            notes.append(f"The link's settings were {len(query)} characters long "
+                         f"(at most {MAX_QUERY_LENGTH} are read); using the defaults")
+            query = ""
+        pairs = dict(split_query(query.lstrip("?")))  # a repeated key: the last one wins
+        values = {control.name: pairs[control.key] for control in controls if control.key in pairs}
+        by_url = True
+    else:
+        values = {c.name: raw[c.name] for c in controls if c.name in raw} if isinstance(raw, dict) else {}
+        by_url = False
+    params = {}
+    for control in controls:
+        label = control.key if by_url else control.name
+        if control.name not in values:
+            params[control.name] = control.default if isinstance(control, Choice) else _typed(control, control.default)
+            continue
+        reader = control.read if isinstance(control, Choice) else lambda value, name: clamp_value(control, value, name)
+        params[control.name], note = reader(values[control.name], label)
+        if note:
+            notes.append(note)
+    return params, notes
 
 
 def split_query(query: str) -> list[tuple[str, str]]:

@@ -13,7 +13,6 @@
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
   const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
-  const WIDTH_STEP = 40, MIN_WIDTH = 320, MAX_WIDTH = 960;  // figure widths the page asks for (px)
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
@@ -21,6 +20,9 @@
   // start at once (the Python boot is the longest pole of the page). Everything that touches
   // the body waits for domReady. The block keeps every name out of the global scope.
   const config = JSON.parse(document.getElementById("lab-config").textContent);
+  // Figure widths the page asks for (px): lab.figures' MIN_WIDTH, MAX_WIDTH and WIDTH_STEP, written
+  // into the config by the build, so the page and the lab cannot disagree.
+  const { min: MIN_WIDTH, max: MAX_WIDTH, step: WIDTH_STEP } = config.figureWidths;
   const root = document.documentElement;
   const domReady = document.readyState === "loading"
     ? new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }))
@@ -58,6 +60,11 @@
   }
 
   // --- the worker, as request/response promises -------------------------------------------
+
+  // A reply saying one request failed (lab.views.handle caught the exception): the worker is alive,
+  // so only the widget that asked says so. Every other error (no boot, a timeout, a worker that
+  // died) is the runtime's and goes to fail().
+  class ViewError extends Error {}
 
   let worker = null;
   let failed = false;
@@ -106,7 +113,8 @@
     clearTimeout(entry.timer);
     clearTimeout(entry.slow);
     if (document.getElementById("runtime-status")?.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
-    if (type === "error" || (payload && payload.error)) entry.reject(new Error(payload.message || payload.error));
+    if (type === "error") entry.reject(new Error(payload.message));  // the worker itself failed
+    else if (payload && payload.error) entry.reject(new ViewError(payload.error));  // it answered: one view failed
     else entry.resolve(Object.assign(payload, { timing: { sentAt: entry.sentAt, receivedAt: performance.now(), pythonMs } }));
   }
 
@@ -137,28 +145,49 @@
     });
   }
 
-  // In each widget: what happened in plain words, a Retry button, the technical reason folded away.
-  function showFailure(widget, reason) {
-    if (widget.querySelector(".lab-notice")) return;
-    const notice = document.createElement("div");
-    notice.className = "lab-notice";  // not an alert: the page status already announces the failure
+  // What happened in plain words, a Retry button, the technical reason folded away.
+  function notice(message, reason, onRetry) {
+    const box = document.createElement("div");
+    box.className = "lab-notice";
     const text = document.createElement("p");
-    text.textContent = "The live version of this figure could not load, so it shows the setting its " +
-      "controls show. Your connection may have dropped, or this browser may block the Python runtime.";
+    text.textContent = message;
     const retry = document.createElement("button");
     retry.type = "button";
     retry.textContent = "Retry";
-    retry.addEventListener("click", () => location.reload());
+    retry.addEventListener("click", onRetry);
     const details = document.createElement("details");
     const summary = document.createElement("summary");
     summary.textContent = "Technical detail";
     const detail = document.createElement("p");
     detail.textContent = reason;  // text only, never markup
     details.append(summary, detail);
-    notice.append(text, retry, details);
-    const form = widget.querySelector("form[data-lab]");
-    form.after(notice);
+    box.append(text, retry, details);
+    return box;
   }
+
+  // In each widget when the runtime is gone (not an alert: the page status already announces it).
+  function showFailure(widget, reason) {
+    widget.querySelector(".lab-notice[data-view-error]")?.remove();
+    if (widget.querySelector(".lab-notice")) return;
+    widget.querySelector("form[data-lab]").after(notice(
+      "The live version of this figure could not load, so it shows the setting its controls show. " +
+      "Your connection may have dropped, or this browser may block the Python runtime.", reason, () => location.reload()));
+  }
+
+  // In one widget when its own request failed: the rest of the page stays live, and Retry sends
+  // the widget's current settings again. A later render of the widget removes the note.
+  function showViewError(kind, reason) {
+    const widget = widgetOf(kind);
+    widget.querySelector(".lab-notice[data-view-error]")?.remove();
+    const box = notice("This figure could not be computed for these settings, so it still shows the last ones " +
+      "it could. The other figures on the page are live.", reason,
+      () => schedulerFor(kind).submit(formValues(formOf(kind)), false, true));
+    box.dataset.viewError = "";
+    box.setAttribute("role", "status");  // nothing else announces it: the page status stays live
+    formOf(kind).after(box);
+  }
+
+  function clearViewError(kind) { widgetOf(kind).querySelector(".lab-notice[data-view-error]")?.remove(); }
 
   // --- rendering a view -----------------------------------------------------------------------
 
@@ -366,7 +395,15 @@
       while (pending && !failed) {
         const job = pending;
         pending = null;
-        const view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
+        let view;
+        try {
+          view = await call("request", { kind, input: job.input }, REQUEST_TIMEOUT_MS);
+        } catch (error) {
+          if (!(error instanceof ViewError)) throw error;  // the runtime's failure: fail() below
+          showViewError(kind, error.message);
+          continue;
+        }
+        clearViewError(kind);
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
@@ -628,6 +665,22 @@
     for (const form of document.querySelectorAll("form[data-lab]")) observer.observe(form);
   }
 
+  // An audit whose request fails keeps the counter the build wrote and says so under it.
+  async function runAudit(request, counterSelector, show) {
+    const counter = document.querySelector(counterSelector);
+    counter.parentElement.querySelector(".lab-notice[data-view-error]")?.remove();
+    try {
+      show(await call("request", request, REQUEST_TIMEOUT_MS));
+    } catch (error) {
+      if (!(error instanceof ViewError)) throw error;
+      const box = notice("This audit could not re-run in your browser, so the counter shows the result from when " +
+        "the page was built.", error.message, () => runAudit(request, counterSelector, show).catch((e) => fail(e.message)));
+      box.dataset.viewError = "";
+      box.setAttribute("role", "status");
+      counter.after(box);
+    }
+  }
+
   function showAudit(view) {
     showCounter(document.querySelector("[data-audit-counter]"), view);
     document.querySelector("[data-audit-mark]").textContent =
@@ -684,12 +737,13 @@
     try {
       if (!restore) {  // run the first-call paths of forms marked data-warm="render" before the reader moves
         await Promise.all([...document.querySelectorAll('form[data-lab][data-warm="render"]')]
-          .map((form) => call("request", { kind: form.dataset.lab, input: "" }, REQUEST_TIMEOUT_MS)));
+          .map((form) => call("request", { kind: form.dataset.lab, input: "" }, REQUEST_TIMEOUT_MS)
+            .catch((error) => { if (error instanceof ViewError) showViewError(form.dataset.lab, error.message); else throw error; })));
       }
       warmOnApproach();
-      showAudit(await call("request", { kind: "audit" }, REQUEST_TIMEOUT_MS));
+      await runAudit({ kind: "audit" }, "[data-audit-counter]", showAudit);
       if (document.querySelector("[data-instrument-counter]")) {
-        showInstrumentAudit(await call("request", { kind: "audit", suite: "instruments" }, REQUEST_TIMEOUT_MS));
+        await runAudit({ kind: "audit", suite: "instruments" }, "[data-instrument-counter]", showInstrumentAudit);
       }
     } catch (error) {
       fail(error.message);

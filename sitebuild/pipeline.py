@@ -101,6 +101,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    import lab.figures
     import lab.views
     from . import mathml
 
@@ -152,6 +153,8 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         # progress line: the runtime's fetched files, the trimmed standard library and the lab
         "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip) + len(trimmed),
         "dataAssets": data_assets,
+        # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
+        "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)

@@ -353,7 +353,7 @@ def _ask(request):
     return view
 _rng = random.Random(13)
 _errors = []
-for kind in list(views.SEED_VIEWS) + list(instruments.NAMES):
+for kind in instruments.widget_names():
     for request in ({"kind": kind, "op": "warm"}, {"kind": kind, "input": ""}, {"kind": kind, "input": "x=1&%zz=&seed=-1"},
                     {"kind": kind, "input": {"bogus": "1"}}):
         view = _ask(request)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
-from lab import views
+from lab import views  # noqa: F401  (other site tests reach the lab's path through sitepage.views)
+from lab.figures import MAX_WIDTH, MIN_WIDTH, WIDTH_STEP
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 EXPECTED_COUNTER = "20/20 speculative decoding checks passed"
 EXPECTED_MARK = "\u2713 verified in this browser"
@@ -27,14 +29,15 @@ RENDER_TIMEOUT_MS = 10_000
 # The least a rendered figure holds: the heatmap's selection is one outline on its own canvas.
 MIN_FIGURE_PARTS = {"heatmapSelection": 1}
 FIGURES = {"ledger": ("heatmap", "heatmapSelection", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
-VIEW = {"ledger": views.ledger_view, "exact": views.exact_view}
+VIEW = {"ledger": ledger_widget.view, "exact": exact_widget.view}
 WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
 
 
-# What app.js asks for: the first figure panel's width in steps of 40 px, within 320..960.
-FIGURE_WIDTH_JS = """(k) => { const w = document.querySelector(`form[data-lab='${k}']`).closest('.lab-widget');
+# What app.js asks for: the first figure panel's width in steps of WIDTH_STEP px, within MIN_WIDTH..MAX_WIDTH
+# (lab.figures' constants, which the build writes into the page config for app.js).
+FIGURE_WIDTH_JS = f"""(k) => {{ const w = document.querySelector(`form[data-lab='${{k}}']`).closest('.lab-widget');
     const panel = w.querySelector('.figure-panel') || w;
-    return Math.min(960, Math.max(320, Math.floor(panel.clientWidth / 40) * 40)); }"""
+    return Math.min({MAX_WIDTH}, Math.max({MIN_WIDTH}, Math.floor(panel.clientWidth / {WIDTH_STEP}) * {WIDTH_STEP})); }}"""
 
 
 def wait_live(pg, timeout=BOOT_TIMEOUT_MS):

@@ -362,7 +362,7 @@ def test_wrong_summary_alpha(mutate):
 
 def test_summary_alpha_of_the_reference_pair(mutate):
     failures, _ = mutate((exact, "summary_alpha",
-                          lambda c, m, length: sampler.acceptance_rate(*sampler.reference_pair(c, m))))
+                          lambda c, m, length: sampler.per_token_acceptance(*sampler.reference_pair(c, m))))
     assert "theoretical-speedup-uses-alpha" in failures
 
 

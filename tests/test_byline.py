@@ -1,4 +1,4 @@
-"""The byline and the maintainers' block of the built page (issue 11, item 16)."""
+"""The byline and the maintainers' block of the built page."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def test_wrong_tv_positive_exactly_when_the_draft_differs(certainty, match):
 @pytest.mark.parametrize("certainty, match, length", [(64, 72, 96), (0, 0, 1), (100, 30, 25), (45, 100, 12), (7, 93, 256)])
 def test_summary_alpha_is_the_mean_over_positions(certainty, match, length):
     r = exact.evaluate(certainty=certainty, match=match, length=length)
-    alphas = [sampler.acceptance_rate(*sampler.position_pair(certainty, match, t)) for t in range(length)]
+    alphas = [sampler.per_token_acceptance(*sampler.position_pair(certainty, match, t)) for t in range(length)]
     assert r["summaryAlpha"] == float(sum(alphas, Fraction(0)) / length)
 
 

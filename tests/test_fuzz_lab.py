@@ -231,7 +231,7 @@ def test_evaluate_on_valid_params_is_clean(**params):
 # --- the CLI in-process -----------------------------------------------------------------------
 
 def _flag(name):
-    return cli._flag(name)
+    return cli.flag_name(name)
 
 
 cli_values = st.one_of(number_texts, st.integers(-5, 300).map(str), st.floats(-10, 600).map(repr),

@@ -1,5 +1,5 @@
 """What importing the lab costs the reader: the worker boots on `import lab.views`, which must not
-pull in any instrument (each is imported when its widget nears the viewport: op "warm"), and the
+pull in any widget (each is imported when it nears the viewport: op "warm"), and the
 audit must not depend on a view (no lab.audit -> lab.views edge, so no import cycle)."""
 
 import json
@@ -11,11 +11,10 @@ from lab import instruments, views
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What the worker's boot (`import lab.views`) may import: what the ledger needs and the registry. The
-# exact sampler (with fractions) and the audit load with the first exact render or audit run, which the
-# page sends right after it goes live.
-SEED_MODULES = {"lab", "lab.views", "lab.figures", "lab.instruments", "lab.jsformat", "lab.ledger",
-                "lab.urlstate"}
+# What the worker's boot (`import lab.views`) may import: the shared modules and the registry. Every
+# widget's modules (the ledger's, the exact sampler's with fractions) and the audit load with its first
+# render or audit run, which the page sends right after it goes live, or when it nears the viewport.
+SEED_MODULES = {"lab", "lab.views", "lab.figures", "lab.instruments", "lab.jsformat", "lab.urlstate"}
 
 
 def _modules_after(statement: str) -> set[str]:
@@ -33,10 +32,10 @@ def test_the_audit_does_not_import_a_view():
     assert "lab.views" not in imported and not any(m.startswith("lab.widgets") for m in imported), imported
 
 
-def test_importing_the_views_imports_no_instrument():
+def test_importing_the_views_imports_no_widget():
     imported = _lab_modules_after("import lab.views")
-    instrument_modules = {f"lab.{name}" for name in instruments.NAMES} | {
-        f"lab.{role}.{name}" for role in instruments.ROLES for name in instruments.NAMES}
+    instrument_modules = {f"lab.{name}" for name in instruments.widget_names()} | {
+        f"lab.{role}.{name}" for role in instruments.ROLES for name in instruments.widget_names()}
     assert not imported & instrument_modules, sorted(imported & instrument_modules)
     assert imported <= SEED_MODULES, f"import lab.views now also imports {sorted(imported - SEED_MODULES)}"
     assert "fractions" not in _modules_after("import lab.views")

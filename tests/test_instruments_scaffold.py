@@ -76,11 +76,28 @@ def test_an_empty_suite_does_not_pass():
 
 
 def test_registry_rejects_unknown_names_and_roles():
-    with pytest.raises(KeyError, match="unknown instrument"):
+    with pytest.raises(KeyError, match="unknown widget"):
         instruments.part("widgets", "../../etc")
+    with pytest.raises(KeyError, match="unknown instrument 'ledger'"):
+        instruments.part("checks", "ledger")  # a seed widget has no family: lab.audit checks it
     with pytest.raises(KeyError, match="unknown role"):
         instruments.part("templates", "x")
     assert not instruments.is_instrument(["list"])
+
+
+def test_every_widget_has_the_same_parts():
+    """Every widget, the seed's two included, has its model, widget module, command and partial,
+    found by its name alone; only an instrument also has a family in the instruments suite."""
+    assert instruments.widget_names()[:2] == instruments.SEED == ("ledger", "exact")
+    for name in instruments.widget_names():
+        assert (ROOT / "lab" / f"{name}.py").is_file(), name
+        partial = (ROOT / "templates" / "partials" / f"{name}.html.j2").read_text()
+        assert f'data-lab="{name}"' in partial, name
+        widget = instruments.part("widgets", name)
+        assert callable(widget.view) and callable(widget.page_context)
+        command = instruments.part("commands", name)
+        assert callable(command.add_parser) and callable(command.run)
+        assert (ROOT / "lab" / "checks" / f"{name}.py").is_file() == instruments.is_instrument(name), name
 
 
 def test_registered_instruments_have_every_part():
@@ -149,5 +166,15 @@ def test_parse_number_names_flag_and_range():
 def test_front_end_names_no_widget(script):
     """The JavaScript stays generic: widgets are discovered from the markup, never listed."""
     text = (ROOT / "site" / script).read_text()
-    for kind in ("ledger", "exact", *instruments.NAMES):
+    for kind in instruments.widget_names():
         assert f'"{kind}"' not in text and f"'{kind}'" not in text, f"{script} names the {kind} widget"
+
+
+def test_a_view_that_raises_is_one_error_reply_and_the_others_answer(monkeypatch):
+    """handle() turns one widget's exception into {"error": ...} for that request alone."""
+    widget = types.ModuleType("lab.widgets.fake")
+    widget.view = lambda raw: 1 / 0
+    _fake_family(monkeypatch, "fake", [("holds", _passes)], widget=widget)
+    ask = lambda request: json.loads(views.handle(json.dumps(request)))
+    assert ask({"kind": "fake", "input": ""}) == {"error": "ZeroDivisionError: division by zero"}
+    assert ask({"kind": "ledger", "input": ""})["summary"].startswith("At 74% acceptance")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from lab import checks, instruments
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,13 +61,12 @@ def test_url_keys_do_not_collide_across_widgets():
 def test_a_link_to_every_widget_fits_the_query_limit():
     """The page's own canonical address (every widget's settings, each at its widest value) must
     stay under the length past which parse_query ignores a query whole."""
-    from lab import views
     from lab.urlstate import EXACT_SLIDERS, LEDGER_SLIDERS, MAX_QUERY_LENGTH
 
     def widest(sliders):
         return {s.name: str(-s.maximum if s.minimum < 0 else s.maximum) + ("" if s.integer else ".125") for s in sliders}
 
-    parts = [views.ledger_view(widest(LEDGER_SLIDERS))["query"], views.exact_view(widest(EXACT_SLIDERS))["query"]]
+    parts = [ledger_widget.view(widest(LEDGER_SLIDERS))["query"], exact_widget.view(widest(EXACT_SLIDERS))["query"]]
     for name in instruments.NAMES:
         widget = instruments.part("widgets", name)
         parts.append(widget.view(None)["query"])

@@ -31,7 +31,7 @@ WORKLOAD = textwrap.dedent(r"""
     from lab import instruments, urlstate
     answers = {"origin": lab.__file__}
     rng = random.Random(5)
-    for kind in list(views.SEED_VIEWS) + list(instruments.NAMES):
+    for kind in instruments.widget_names():
         for request in ({"kind": kind, "input": ""}, {"kind": kind, "input": "x=1&%zz=&seed=-1"},
                         {"kind": kind, "input": {"bogus": "1"}}):
             answers[f"{kind} {json.dumps(request)}"] = json.loads(views.handle(json.dumps(request)))

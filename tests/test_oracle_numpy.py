@@ -95,7 +95,7 @@ def test_ledger_grid_matches_numpy():
     assert len(settings) == 1296 == 6**4
     base = audit.LEDGER_BASE
     # acceptance = 100 alpha of the reference pair, as the audit feeds the ledger; alpha from lab...
-    lab_alpha = {(c, m): float(sampler.acceptance_rate(*sampler.reference_pair(c, m)))
+    lab_alpha = {(c, m): float(sampler.per_token_acceptance(*sampler.reference_pair(c, m)))
                  for c in GRID_VALUES for m in GRID_VALUES}
     # ...checked against the numpy alpha of the numpy reference pair (normal context, favourite 0)
     for (c, m), alpha in lab_alpha.items():
@@ -120,7 +120,7 @@ def test_best_lookahead_matches_numpy_argmax():
     m = np.arange(1, 13)
     for c in GRID_VALUES:
         for match in GRID_VALUES:
-            acceptance = 100 * float(sampler.acceptance_rate(*sampler.reference_pair(c, match)))
+            acceptance = 100 * float(sampler.per_token_acceptance(*sampler.reference_pair(c, match)))
             for draft_cost in audit.GRID["draftCost"]:
                 row = np_ledger(np.full(12, acceptance), np.full(12, float(draft_cost)), m,
                                 base.overheadMs, base.targetMs, base.verifyTax)["speedup"]
@@ -148,7 +148,7 @@ def test_sampler_pairs_and_outputs_match_numpy(certainty, match):
         lab_out = [float(x) for x in sampler.exact_output_distribution(lab_p, lab_q)]
         np.testing.assert_allclose(np_spec_output(p, q), lab_out, rtol=0, atol=1e-12)
         # alpha and the bias of the draft-resampling bug, per slot
-        assert np_alpha(p, q) == pytest.approx(float(sampler.acceptance_rate(lab_p, lab_q)), abs=1e-12)
+        assert np_alpha(p, q) == pytest.approx(float(sampler.per_token_acceptance(lab_p, lab_q)), abs=1e-12)
         buggy = np_buggy_output(p, q)
         assert abs(buggy.sum() - 1) < 1e-12
         lab_buggy = sampler.buggy_output_distribution(lab_p, lab_q)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lab import figures, views
+from lab import figures
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLE = (ROOT / "site" / "style.css").read_text(encoding="utf-8")
@@ -92,7 +93,7 @@ def _figures_at(width: int) -> dict[str, str]:
     shown = {}
     for number, raw in enumerate(EXTREMES):
         raw = {**raw, "width": str(width)}
-        for name, svg in (views.ledger_view(raw)["figures"] | views.exact_view(raw)["figures"]).items():
+        for name, svg in (ledger_widget.view(raw)["figures"] | exact_widget.view(raw)["figures"]).items():
             if svg.startswith("<svg"):
                 shown[f"{name}/{number}"] = svg
     return shown
@@ -122,10 +123,10 @@ def test_figures_lay_out_for_their_width(width):
 
 def test_width_is_presentation_only():
     """The width changes the drawing, never the numbers, the URL query or the notes."""
-    narrow, default = views.ledger_view({"width": "320"}), views.ledger_view()
+    narrow, default = ledger_widget.view({"width": "320"}), ledger_widget.view()
     assert narrow["figures"]["heatmap"] != default["figures"]["heatmap"]
     for key in ("params", "query", "notes", "summary", "live", "ledger", "bestLookahead"):
         assert narrow[key] == default[key], key
-    assert views.exact_view({"width": "abc"})["width"] == figures.DEFAULT_WIDTH
-    assert views.exact_view({"query": "?seed=7", "width": "400"})["params"]["seed"] == 7
-    assert "width" not in views.exact_view({"width": "400"})["query"]
+    assert exact_widget.view({"width": "abc"})["width"] == figures.DEFAULT_WIDTH
+    assert exact_widget.view({"query": "?seed=7", "width": "400"})["params"]["seed"] == 7
+    assert "width" not in exact_widget.view({"width": "400"})["query"]

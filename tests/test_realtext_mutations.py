@@ -61,7 +61,7 @@ def test_real_greedy_at_zero_temperature(monkeypatch):
         committed = []
         for index, token in enumerate(drafts):
             p, q = p_rows[index], q_rows[index]
-            if rng.random() < realtext.acceptance(p[token], q[token]):
+            if rng.random() < realtext.acceptance_probability(p[token], q[token]):
                 committed.append(token)
                 continue
             committed.append(sample(realtext.residual(p, q), rng))
@@ -76,8 +76,8 @@ def test_real_greedy_at_zero_temperature(monkeypatch):
 def test_real_acceptance_matches_analytic(monkeypatch):
     """Bug: a lenient test, ``u < sqrt(min(1, p/q))``: drafts survive more often than the rule says
     (the analytic chance stays sum min(p, q))."""
-    original = realtext.acceptance
-    monkeypatch.setattr(realtext, "acceptance", lambda p_x, q_x: original(p_x, q_x) ** 0.5)
+    original = realtext.acceptance_probability
+    monkeypatch.setattr(realtext, "acceptance_probability", lambda p_x, q_x: original(p_x, q_x) ** 0.5)
     assert "first-position acceptance" in _failure("acceptance-matches-analytic")
 
 

@@ -41,7 +41,7 @@ def test_exact_output_distribution_is_the_target(pair):
 @given(pq())
 def test_acceptance_rate_is_one_minus_tv(pair):
     p, q = pair
-    alpha = S.acceptance_rate(p, q)
+    alpha = S.per_token_acceptance(p, q)
     tv = S.total_variation(p, q)
     assert alpha == 1 - tv
     assert alpha == sum(min(a, b) for a, b in zip(p, q))
@@ -57,7 +57,7 @@ def test_buggy_output_is_biased_exactly_when_p_differs_from_q(pair):
     p, q = pair
     buggy = S.buggy_output_distribution(p, q)
     assert sum(buggy) == 1 and min(buggy) >= 0
-    alpha = S.acceptance_rate(p, q)
+    alpha = S.per_token_acceptance(p, q)
     assert list(buggy) == [min(a, b) + (1 - alpha) * b for a, b in zip(p, q)]
     if p == q:
         assert list(buggy) == p
@@ -368,7 +368,7 @@ def test_position_alpha_equals_the_pair_at_every_position():
         for match in (0, 50, 72, 100):
             for position in range(2 * len(S.FAVOURITES)):
                 p, q = S.position_pair(certainty, match, position)
-                assert S.position_alpha(certainty, match, position) == S.acceptance_rate(p, q)
+                assert S.position_alpha(certainty, match, position) == S.per_token_acceptance(p, q)
 
 
 # --- bad rows are refused -----------------------------------------------------------------------

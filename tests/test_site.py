@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lab import instruments, views
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 from sitebuild.csp import CONTENT_SECURITY_POLICY
 from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET,
                       assert_shows, figure_markup, mismatched_figures, notes, query, readouts, slider_values,
@@ -126,12 +127,12 @@ def test_the_address_is_written_once_the_settings_rest(live):
     live.locator(selector).focus()
     for _ in range(5):
         live.locator(selector).press(key)
-    wait_summary(live, "ledger", views.ledger_view(slider_values(live, "ledger"))["summary"])
+    wait_summary(live, "ledger", ledger_widget.view(slider_values(live, "ledger"))["summary"])
     assert query(live)["acceptance"] == str(start + 5 * sign)
     assert live.evaluate("() => window.__urlWrites") == 1
     # A pending write happens at once when the link is copied.
     live.locator(selector).press(key)
-    wait_summary(live, "ledger", views.ledger_view(slider_values(live, "ledger"))["summary"])
+    wait_summary(live, "ledger", ledger_widget.view(slider_values(live, "ledger"))["summary"])
     live.locator(f'{WIDGET["ledger"]} [data-action="copy-link"]').click()
     assert live.evaluate("() => new URLSearchParams(location.search).get('acceptance')") == str(start + 6 * sign)
     live.evaluate("() => { delete history.replaceState; }")
@@ -161,8 +162,8 @@ def _press(pg, kind, selector, key, expect):
 def _full_query(pg) -> dict[str, str]:
     """The canonical address for every widget's current controls, as lab.views (and each
     instrument's view) writes it."""
-    joined = views.ledger_view(slider_values(pg, "ledger"))["query"] + "&" + \
-        views.exact_view(slider_values(pg, "exact"))["query"]
+    joined = ledger_widget.view(slider_values(pg, "ledger"))["query"] + "&" + \
+        exact_widget.view(slider_values(pg, "exact"))["query"]
     for name in instruments.NAMES:
         values = pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
             `form[data-lab='${k}'] [name]`)].filter((c) => c.name && c.type !== 'file').map((c) => [c.name, c.value]))""", name)
@@ -207,7 +208,7 @@ def test_closed_table_waits_until_opened(live):
     live.locator(sel).focus()
     for key in ("Home", "End", "ArrowLeft"):
         live.locator(sel).press(key)
-        view = views.ledger_view(with_width(live, "ledger", slider_values(live, "ledger")))
+        view = ledger_widget.view(with_width(live, "ledger", slider_values(live, "ledger")))
         wait_summary(live, "ledger", view["summary"])
     assert int(slider_values(live, "ledger")["acceptance"]) != start
     assert live.evaluate("() => window.__tableMutations") == 0
@@ -340,7 +341,7 @@ def test_page_without_javascript(page, built_site):
     html = (built_site / "index.html").read_text(encoding="utf-8")
 
     for kind in ("ledger", "exact"):
-        view = ctx[kind]
+        view = ctx["widgets"][kind]["view"]
         for name in FIGURES[kind]:
             assert view["figures"][name] in html, name  # the build wrote CPython's markup verbatim
         figures_shown = figure_markup(pg, kind)
@@ -351,7 +352,7 @@ def test_page_without_javascript(page, built_site):
         assert summary(pg, kind) == view["summary"]
         assert pg.locator(f'form[data-lab="{kind}"] output[name="summary"]').is_visible()
         assert notes(pg, kind) == []
-        for spec in ctx[f"{kind}Sliders"]:
+        for spec in ctx["widgets"][kind]["sliders"]:
             slider, value = spec["name"], view["params"][spec["name"]]
             # shown as JavaScript's String(value) would: 74, not 74.0
             shown = str(int(value)) if float(value).is_integer() else repr(float(value))
@@ -361,7 +362,7 @@ def test_page_without_javascript(page, built_site):
         # Without JavaScript nothing could act on a control: every one is shipped disabled.
         assert pg.evaluate(f"""() => [...document.querySelectorAll('{WIDGET[kind]} input, {WIDGET[kind]} form button')]
             .every((c) => c.disabled)""")
-    assert readouts(pg, "exact") == ctx["exact"]["readouts"]
+    assert readouts(pg, "exact") == ctx["widgets"]["exact"]["view"]["readouts"]
     # every one of the 12 x 21 cells is drawn: one unit square "M{col} {row}h1v1h-1z" per cell
     cells = pg.evaluate("""() => [...document.querySelectorAll('[data-figure="heatmap"] svg g path')]
         .map((path) => (path.getAttribute('d').match(/h1v1h-1z/g) || []).length).reduce((a, b) => a + b, 0)""")
@@ -404,8 +405,8 @@ def test_url_restore(page):
     assert_shows(pg, "exact", search)
     assert summary(pg, "ledger").startswith("At 90% acceptance and lookahead 3,")
     # exact_view at certainty 20 / draft cost 30 differs from the default render: the restore took.
-    assert summary(pg, "exact") != views.exact_view()["summary"]
-    assert summary(pg, "exact") == views.exact_view({"certainty": "20", "draftCost": "30"})["summary"]
+    assert summary(pg, "exact") != exact_widget.view()["summary"]
+    assert summary(pg, "exact") == exact_widget.view({"certainty": "20", "draftCost": "30"})["summary"]
     # The address is rewritten to the canonical, complete settings.
     address = query(pg)
     assert address["acceptance"] == "90" and address["lookahead"] == "3"

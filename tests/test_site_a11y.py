@@ -1,4 +1,4 @@
-"""The page as a designer, a screen-reader user and a phone reader meet it (issue 11): axe-core finds
+"""The page as a designer, a screen-reader user and a phone reader meet it: axe-core finds
 nothing at four widths in both colour schemes, with every <details> open and closed, with JavaScript
 off and on; no width from 320 to 1920 px scrolls the page sideways; display formulas fit their
 column; figure text is at least 12 px and never larger than the body text; and every SVG text, figure

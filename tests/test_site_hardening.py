@@ -12,6 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from lab import views
+from lab.widgets import exact as exact_widget, ledger as ledger_widget
 from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET, assert_shows,
                       figure_markup, notes, query, slider_values, status_text, summary, wait_audit,
                       wait_live, wait_url_written)
@@ -100,7 +101,7 @@ def test_oversized_garbage_query(page):
     wait_live(pg)
     sent = pg.evaluate("() => performance.getEntriesByType('navigation')[0].name")
     assert sent.endswith(search)  # the browser kept the query as sent
-    defaults = {"ledger": views.ledger_view()["params"], "exact": views.exact_view()["params"]}
+    defaults = {"ledger": ledger_widget.view()["params"], "exact": exact_widget.view()["params"]}
     for kind in ("ledger", "exact"):
         view = assert_shows(pg, kind, search)
         assert view["params"] == defaults[kind]
@@ -111,7 +112,7 @@ def test_oversized_garbage_query(page):
     # rewritten to the canonical default settings of every widget on the page
     from lab import instruments
 
-    canonical = [views.ledger_view()["query"], views.exact_view()["query"]]
+    canonical = [ledger_widget.view()["query"], exact_widget.view()["query"]]
     canonical += [instruments.part("widgets", name).view(None)["query"] for name in instruments.NAMES]
     wait_url_written(pg)
     assert sorted(pg.evaluate("() => location.search")[1:].split("&")) == sorted("&".join(canonical).split("&"))
@@ -143,7 +144,7 @@ def test_blocked_runtime_leaves_article_readable(page):
         assert not notice.locator("details p").is_visible()  # collapsed
     ctx = views.page_context()
     for kind in ("ledger", "exact"):
-        assert summary(pg, kind) == ctx[kind]["summary"]
+        assert summary(pg, kind) == ctx["widgets"][kind]["view"]["summary"]
         for name in FIGURES[kind]:
             element = "table" if name == "table" else "svg"
             assert pg.locator(f'{WIDGET[kind]} [data-figure="{name}"] {element}').count() == 1, name

@@ -13,6 +13,7 @@ import pytest
 
 import sitepage
 from lab import figures, serving
+from lab.widgets import ledger as ledger_widget
 from lab.widgets import serving as widget
 from sitepage import (RENDER_TIMEOUT_MS, assert_shows, mismatched_figures, notes, query,
                       slider_values, status_text, summary, wait_live, with_width)
@@ -259,12 +260,10 @@ def test_measured_curve_notes(raw, note):
 
 
 def test_the_ledger_keeps_its_measured_curve_mode():
-    from lab import views
-
-    mode = views.ledger_view({"trcCurve": PRESET})
+    mode = ledger_widget.view({"trcCurve": PRESET})
     assert mode["curveMode"] and mode["summary"].startswith("In measured curve mode (")
     assert mode["query"].endswith(f"&trcCurve={PRESET}")
-    bad = views.ledger_view({"trcCurve": "nope"})
+    bad = ledger_widget.view({"trcCurve": "nope"})
     assert not bad["curveMode"] and bad["notes"][0].startswith("trcCurve: 'nope' is not a preset")
     assert "trcCurve" not in widget.view({"trcCurve": PRESET})["query"]  # each widget reads its own key
 

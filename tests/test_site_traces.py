@@ -11,7 +11,8 @@ import json
 import pytest
 
 import sitepage
-from lab import traces, views
+from lab import traces
+from lab.widgets import ledger as ledger_widget
 from lab.widgets import traces as widget
 from sitepage import (assert_shows, figure_width, mismatched_figures, notes, query, summary, wait_audit, wait_live,
                       wait_summary)
@@ -118,7 +119,7 @@ def test_url_state_round_trips(page):
     curve = "?trcCurve=club3090-mtp&lookahead=6"
     pg.goto(pg.base_url + curve)
     wait_live(pg)
-    wait_summary(pg, "ledger", views.ledger_view(curve)["summary"])
+    wait_summary(pg, "ledger", ledger_widget.view(curve)["summary"])
     assert pg.input_value('form[data-lab="ledger"] input[name="trcCurve"]') == "club3090-mtp"
     assert query(pg)["trcCurve"] == "club3090-mtp"
     bad = "?trcPreset=../etc&trcLookahead=nine"
@@ -135,7 +136,7 @@ def test_send_curve_to_the_ledger(live):
     curve, label, linkable = assert_curve_hand_offs(live, "club3090-mtp")
     assert linkable and curve == traces.measured_curve(traces.analyse(traces.preset_trace("club3090-mtp")))
     live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").first.click()
-    expected = views.ledger_view({**{s: live.input_value(f"#ledger-{s}") for s in
+    expected = ledger_widget.view({**{s: live.input_value(f"#ledger-{s}") for s in
                                      ("acceptance", "draftCost", "overheadMs", "targetMs", "verifyTax")},
                                   "lookahead": "6", "trcCurve": "club3090-mtp"})
     wait_summary(live, "ledger", expected["summary"])

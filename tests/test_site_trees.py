@@ -82,7 +82,7 @@ def test_keyboard_moves_the_budget_and_the_url_follows(page):
     pg.locator("#trees-drafts").focus()
     pg.keyboard.press("Home")
     view = _assert_shows(pg, _controls(pg))
-    assert view["params"]["drafts"] == 1 and "With k = 1 candidates" in summary(pg, KIND)
+    assert view["params"]["drafts"] == 1 and "With 1 tree candidate," in summary(pg, KIND)
     assert pg.text_content(f"{SELECTOR} [data-live]") == view["live"]
     address = query(pg)
     assert address["treeBudget"] == "29" and address["treeDrafts"] == "1"

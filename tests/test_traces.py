@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from lab import audit, cli, ledger, traces, views
+from lab.widgets import ledger as ledger_widget
 from lab.checks import traces as trace_checks
 from lab.widgets import traces as widget
 
@@ -233,18 +234,18 @@ def test_seed_contract_unchanged():
 
 
 def test_ledger_view_curve_mode():
-    plain = views.ledger_view(None)
+    plain = ledger_widget.view(None)
     assert plain["summary"].startswith("At 74% acceptance") and "trcCurve" not in plain["query"]
-    measured = views.ledger_view("acceptance=74&lookahead=6&trcCurve=club3090-mtp")
+    measured = ledger_widget.view("acceptance=74&lookahead=6&trcCurve=club3090-mtp")
     curve = traces.measured_curve(traces.analyse(traces.preset_trace("club3090-mtp")))
     expected = ledger.ledger_from_curve(ledger.LedgerSettings(lookahead=6), curve)
     assert measured["summary"].startswith("In measured curve mode (")
     assert measured["ledger"] == expected._asdict()
     assert measured["query"].endswith("&trcCurve=club3090-mtp") and measured["shown"]["trcCurve"] == "club3090-mtp"
-    custom = views.ledger_view({"trcCurve": "custom:0.9,0.5", "lookahead": "4"})
+    custom = ledger_widget.view({"trcCurve": "custom:0.9,0.5", "lookahead": "4"})
     assert "extrapolated" in custom["summary"] and "trcCurve" not in custom["query"]
     assert any("cannot be put in a link" in note for note in custom["notes"])
-    bad = views.ledger_view({"trcCurve": "custom:2"})
+    bad = ledger_widget.view({"trcCurve": "custom:2"})
     assert bad["summary"] == plain["summary"] and "not a fraction from 0 to 1" in bad["notes"][0]
 
 

@@ -276,7 +276,7 @@ def test_view_width_is_presentation_only_and_figures_fit(raw):
             assert svg.count("<text") == len(re.findall(r'<text class="', svg)), name
 
 
-# --- the roofline as the verify cost (issue 10 item 1) ------------------------------------------
+# --- the roofline as the verify cost -------------------------------------------------------
 
 def _preset(gpu):
     from lab import serving

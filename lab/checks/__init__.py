@@ -1,6 +1,6 @@
 """The instruments suite: the named checks of every instrument, apart from the seed audit.
 
-The seed audit (:mod:`lab.audit`, SPEC section 2) never changes. Each instrument of
+The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Each instrument of
 :mod:`lab.instruments` adds a family here, in ``lab/checks/NAME.py``:
 
 * ``CHECKS``: ``(name, check)`` pairs. A check is ``check(out)`` with ``out`` a

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Slider, clamp_params, format_query, parse_query, raw_value, requested_curve
+from ..urlstate import Choice, Slider, format_query, read_controls, requested_curve
 from .. import policies
 
 __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
@@ -211,28 +211,17 @@ def mode_html(label: str | None) -> str:
             f'Use the sliders</button></p>')
 
 
-def _params(raw) -> tuple[dict, list[str], int]:
-    """Slider params, notes and the figure width from a URL query string or a mapping of form values."""
+PROCESS = Choice(PROCESS_KEY, PROCESS_KEY, "Acceptance process", PROCESSES, DEFAULT_PROCESS)
+CONTROLS = (*SLIDERS, PROCESS)  # what the URL and the form carry (the curve token is read on its own)
+
+
+def _params(raw) -> tuple[dict, list[str], int, str]:
+    """Slider params, notes, the figure width and the process choice, from a URL query string
+    or a mapping of form values (:func:`lab.urlstate.read_controls`)."""
     raw, width = split_width(raw)
-    if isinstance(raw, str):
-        params, notes = parse_query(raw, SLIDERS)
-        return params, notes, width
-    params, _, notes = clamp_params(SLIDERS, dict(raw) if isinstance(raw, dict) else {})
-    return params, notes, width
-
-
-def _raw_value(raw, key: str) -> str:
-    """One extra control's value (``polProcess``) from form values or a URL query ("" when absent)."""
-    return raw_value(split_width(raw)[0], key)
-
-
-def _process_choice(raw, notes: list[str]) -> str:
-    value = _raw_value(raw, PROCESS_KEY)
-    if value and value not in PROCESSES:
-        notes.append(f"{PROCESS_KEY}: {value[:40]!r} is not one of {', '.join(PROCESSES)}; using "
-                     f"{DEFAULT_PROCESS}")
-        return DEFAULT_PROCESS
-    return value or DEFAULT_PROCESS
+    values, notes = read_controls(raw, CONTROLS)
+    choice = values.pop(PROCESS_KEY)
+    return values, notes, width, choice
 
 
 def _summary(params: dict, results: dict, process, curve_label: str | None = None) -> str:
@@ -293,8 +282,7 @@ def _strip(process, cache: dict) -> list[dict]:
 
 def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
-    params, notes, width = _params(raw)
-    choice = _process_choice(raw, notes)
+    params, notes, width, choice = _params(raw)
     found = requested_curve(split_width(raw)[0], CURVE_KEY, notes, fallback="the sliders")
     measured = found is not None
     if found:

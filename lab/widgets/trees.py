@@ -12,7 +12,7 @@ from functools import lru_cache
 from .. import sampler, trees
 from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import MAX_QUERY_LENGTH, Slider, clamp_params, format_query, parse_query, split_query
+from ..urlstate import Choice, Slider, format_query, read_controls
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
@@ -22,7 +22,7 @@ SLIDERS = (
     Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
     Slider("top1", "Top-1 acceptance", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
     Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
-    Slider("drafts", "Candidates per node k", 1, 8, 1, 4, "", integer=True, url_key="treeDrafts"),
+    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "", integer=True, url_key="treeDrafts"),
     Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 MAX_BUDGET = 128
@@ -31,7 +31,7 @@ MAX_BUDGET = 128
 TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
 # The exactness panel uses part three's default pair (certainty 64, match 72).
 PAIR_SETTING = (64, 72)
-MAX_K = 8
+MAX_CANDIDATES = 8
 TABLE_BUDGETS = (1, 2, 4, 8, 16, 32, 64, 128)
 LIGHT, DARK = "#d6e6f3", "#0072b2"
 # The verify-cost select: the ledger's tax, or the roofline at one of two serving presets (part
@@ -65,21 +65,12 @@ def _f(value, digits=2) -> str:
 
 
 def _params(raw) -> tuple[dict, list[str]]:
-    if raw is None or isinstance(raw, str):
-        params, notes = parse_query(raw or "", SLIDERS)
-        pairs = dict(split_query((raw or "").lstrip("?"))) if len(raw or "") <= MAX_QUERY_LENGTH else {}
-        mode = pairs.get(COST_URL_KEY, COST_DEFAULT)
-        key = COST_URL_KEY
-    elif not hasattr(raw, "get"):
-        params, notes = parse_query("", SLIDERS)
-        mode, key = COST_DEFAULT, COST_KEY
-    else:
-        params, _, notes = clamp_params(SLIDERS, {key: raw[key] for key in raw if key not in ("width", COST_KEY)})
-        mode, key = raw.get(COST_KEY, COST_DEFAULT), COST_KEY
-    if mode not in COST_MODES:
-        notes = [*notes, f"{key}: {str(mode)[:40]!r} is not one of {', '.join(COST_MODES)}; using {COST_DEFAULT}"]
-        mode = COST_DEFAULT
-    return {**params, COST_KEY: mode}, notes
+    """Slider params (and the cost mode under ``COST_KEY``) and notes, from a URL query string or a
+    mapping of form values (:func:`lab.urlstate.read_controls`)."""
+    return read_controls(raw, CONTROLS)
+
+
+CONTROLS = (*SLIDERS, Choice(COST_KEY, COST_URL_KEY, "Verify cost", COST_MODES, COST_DEFAULT))
 
 
 # --- the numbers -------------------------------------------------------------------------------
@@ -124,12 +115,13 @@ def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int,
 
 @lru_cache(maxsize=1)
 def _exactness() -> list[dict]:
-    """TV to p of the three verifiers for k = 1..8 on part three's default pair."""
+    """TV to p of the three verifiers for 1..8 tree candidates on part three's default pair."""
     p, q = (row.probs for row in sampler.reference_pair(*PAIR_SETTING))
-    exact, buggy = trees.multi_draft_outputs(p, q, MAX_K), trees.no_update_outputs(p, q, MAX_K)
-    return [{"k": k, "exact": float(trees.total_variation(p, exact[k - 1])),
-             "bug": float(trees.total_variation(p, buggy[k - 1])),
-             "typical": float(trees.total_variation(p, trees.typical_output(p, q, k)))} for k in range(1, MAX_K + 1)]
+    exact, buggy = trees.multi_draft_outputs(p, q, MAX_CANDIDATES), trees.no_update_outputs(p, q, MAX_CANDIDATES)
+    return [{"candidates": n, "exact": float(trees.total_variation(p, exact[n - 1])),
+             "bug": float(trees.total_variation(p, buggy[n - 1])),
+             "typical": float(trees.total_variation(p, trees.typical_output(p, q, n)))}
+            for n in range(1, MAX_CANDIDATES + 1)]
 
 
 # --- figures -----------------------------------------------------------------------------------
@@ -284,8 +276,8 @@ EXACTNESS_KINDS = (("exact", "speculative", "multi-draft"), ("bug", "buggy", "no
 
 
 def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
-    """TV(p, output) for k = 1..8 candidates: multi-draft (exactly 0), the no-update bug and
-    typical acceptance; the selected k is outlined."""
+    """TV(p, output) for 1..8 tree candidates: multi-draft (exactly 0), the no-update bug and
+    typical acceptance; the selected number of candidates is outlined."""
     width = fit_width(width)
     left, right, top, bottom, height = 46, 10, 26, 38, 200
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -300,20 +292,20 @@ def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
     body.append(f'<text class="fig-axis" x="4" y="{top - 10}">TV to the target</text>')
     for index, row in enumerate(rows):
         x0 = left + column * index + column * 0.1
-        if row["k"] == selected:
+        if row["candidates"] == selected:
             body.append(f'<rect class="fig-target" x="{left + column * index + 1:.1f}" y="{top - 2}" '
                         f'width="{column - 2:.1f}" height="{plot_h + 4}" fill="none" stroke-width="2"/>')
         for offset, (key, concept, name) in enumerate(EXACTNESS_KINDS):
             h = row[key] / peak * plot_h
             x = x0 + offset * (bar + 1)
             body.append(f'<rect class="k-{concept}" x="{x:.1f}" y="{top + plot_h - max(h, 1.5):.1f}" width="{bar:.1f}" '
-                        f'height="{max(h, 1.5):.1f}"><title>k = {row["k"]}, {name}: TV {_f(row[key], 4)}</title></rect>')
+                        f'height="{max(h, 1.5):.1f}"><title>{row["candidates"]} candidates, {name}: TV {_f(row[key], 4)}</title></rect>')
         body.append(f'<text class="fig-tick" x="{left + column * (index + 0.5):.1f}" y="{top + plot_h + 16}" '
-                    f'text-anchor="middle">{row["k"]}</text>')
+                    f'text-anchor="middle">{row["candidates"]}</text>')
     body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">'
-                f'candidates k</text>')
+                f'tree candidates</text>')
     chosen = rows[selected - 1]
-    label = (f"Total variation to the target for k = 1 to {len(rows)} candidates. At k = {selected}: multi-draft "
+    label = (f"Total variation to the target for 1 to {len(rows)} tree candidates. At {selected}: multi-draft "
              f"{_f(chosen['exact'], 3)}, no-update bug {_f(chosen['bug'], 3)}, typical acceptance {_f(chosen['typical'], 3)}.")
     return _svg(width, height, label, body, "tr-fig tr-exactness")
 
@@ -335,12 +327,12 @@ def budget_table_html(curves: dict, selected: int) -> str:
 
 def exactness_table_html(rows: list[dict], selected: int) -> str:
     """The exactness panel as a table."""
-    mark = lambda row: ' class="selected"' if row["k"] == selected else ""  # noqa: E731
+    mark = lambda row: ' class="selected"' if row["candidates"] == selected else ""  # noqa: E731
     body = "".join(
-        f"<tr{mark(r)}><th scope=\"row\">{r['k']}</th>"
+        f"<tr{mark(r)}><th scope=\"row\">{r['candidates']}</th>"
         f"<td>{_f(r['exact'], 6)}</td><td>{_f(r['bug'], 6)}</td><td>{_f(r['typical'], 6)}</td></tr>" for r in rows)
     return ('<table class="heatmap-table tr-table"><caption>TV to the target by number of candidates</caption>'
-            '<thead><tr><th scope="col">k</th><th scope="col">Multi-draft</th><th scope="col">No-update bug</th>'
+            '<thead><tr><th scope="col">Candidates</th><th scope="col">Multi-draft</th><th scope="col">No-update bug</th>'
             '<th scope="col">Typical acceptance</th></tr></thead><tbody>' + body + "</tbody></table>")
 
 
@@ -350,14 +342,14 @@ def view(raw=None) -> dict:
     """The widget for one setting; never raises on bad input (notes say what was changed)."""
     raw, width = split_width(raw)
     params, notes = _params(raw)
-    budget, depth, k, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
-    curves = _curves(params["top1"], params["decay"], k, depth, params["verifyTax"], mode)
+    budget, depth, candidates, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
+    curves = _curves(params["top1"], params["decay"], candidates, depth, params["verifyTax"], mode)
     tree = trees.fast_best_tree(curves["probs"], budget, depth, capacity=MAX_BUDGET)  # the curves' ranking
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
     chain_length = curves["chain"][budget - 1]
     best = curves["bestBudget"]
     rows = _exactness()
-    chosen = rows[k - 1]
+    chosen = rows[candidates - 1]
     readouts = {
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
@@ -381,7 +373,7 @@ def view(raw=None) -> dict:
         f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
         f"pass; a chain with the same budget commits {readouts['chainLength']}. {price} "
         f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
-        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With k = {k} candidates, "
+        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
     live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
@@ -401,9 +393,9 @@ def view(raw=None) -> dict:
             "tree": tree_svg(tree.parents, curves["probs"], width),
             "length": length_svg(curves, budget, width),
             "speedup": speedup_svg(curves, budget, width),
-            "exactness": exactness_svg(rows, k, width),
+            "exactness": exactness_svg(rows, candidates, width),
             "table": budget_table_html(curves, budget),
-            "exactTable": exactness_table_html(rows, k),
+            "exactTable": exactness_table_html(rows, candidates),
         },
     }
 

@@ -1,0 +1,51 @@
+"""``python -m lab ledger``: the part-one latency ledger for one setting.
+
+    python -m lab ledger [--acceptance PCT] [--draft-cost PCT] [--lookahead K] [--overhead-ms X]
+                         [--target-ms X] [--verify-tax PCT] [--max-lookahead N] [--json]
+
+Every flag is one of the ledger widget's sliders (:data:`lab.widgets.ledger.SLIDERS`), with its
+range; ``--lookahead`` may go up to ``--max-lookahead`` (at most :data:`MAX_LOOKAHEAD_LIMIT`),
+the range the best lookahead is scanned over.
+"""
+
+__all__ = ["add_parser", "run", "VALUE_FLAGS", "MAX_LOOKAHEAD_LIMIT"]
+
+from ..cli import add_slider_flags, flag_name, slider_value
+from ..urlstate import LEDGER_SLIDERS, Slider, describe_range
+
+MAX_LOOKAHEAD_LIMIT = 64
+
+# Every flag that takes a value, with the range its error message states (lab.cli reads these so
+# that '--flag -1' reaches the range check and a flag with no value is named).
+VALUE_FLAGS = {
+    **{flag_name(s.name): describe_range(s) for s in LEDGER_SLIDERS},
+    "--lookahead": f"an integer from 1 to the --max-lookahead value (at most {MAX_LOOKAHEAD_LIMIT})",
+    "--max-lookahead": f"an integer from 1 to {MAX_LOOKAHEAD_LIMIT}",
+}
+
+
+def add_parser(commands):
+    parser = commands.add_parser("ledger", help="the part-one latency ledger for one setting")
+    add_slider_flags(parser, LEDGER_SLIDERS)
+    parser.add_argument("--max-lookahead", default="12", metavar="N",
+                        help=f"scan lookahead 1..N for the best (an integer from 1 to {MAX_LOOKAHEAD_LIMIT}; default 12)")
+    parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def run(args):
+    from .. import ledger
+
+    max_slider = Slider("maxLookahead", "", 1, MAX_LOOKAHEAD_LIMIT, 1, 12, integer=True)
+    max_lookahead = slider_value(max_slider, args.max_lookahead)
+    values = {}
+    for slider in LEDGER_SLIDERS:
+        text = getattr(args, slider.name)
+        upper = max(max_lookahead, slider.maximum) if slider.name == "lookahead" else None
+        values[slider.name] = slider.default if text is None else slider_value(slider, text, upper)
+    settings = ledger.LedgerSettings(**values)
+    result = ledger.ledger(settings)._asdict()
+    result["bestLookahead"], result["bestSpeedup"] = ledger.best_lookahead(settings, max_lookahead)
+    lines = [f"{key:>14}  {value:.6f}" if isinstance(value, float) else f"{key:>14}  {value}"
+             for key, value in {**values, **result}.items()]
+    return {"params": values, **result}, "\n".join(lines), 0

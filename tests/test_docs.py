@@ -1,0 +1,104 @@
+"""The repository's own documents stay true to it: docs/ARCHITECTURE.md's module map lists every
+module of lab/ and sitebuild/ and nothing that does not exist; docs/CONTRACT.md holds the strings
+the tests pin; the lab cites the contract by a section that exists; no code or document refers to
+the project's issues by number."""
+
+import re
+from pathlib import Path
+
+from lab import instruments
+from sitepage import EXPECTED_COUNTER, EXPECTED_SIGNATURES
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+CONTRACT = (ROOT / "docs" / "CONTRACT.md").read_text(encoding="utf-8")
+
+
+def _module_map() -> dict[str, set[str]]:
+    """Folder -> file names listed under it in the first code block of ARCHITECTURE.md (a line
+    '  name.py ...' belongs to the folder line 'folder/ ...' above it; 'a.py + b.txt' lists both)."""
+    block = ARCHITECTURE.split("```")[1]
+    listed: dict[str, set[str]] = {}
+    folder = None
+    for line in block.splitlines():
+        top = re.match(r"^(\S+/)\s", line)
+        if top:
+            folder = top[1]
+            listed.setdefault(folder, set())
+            continue
+        entry = re.match(r"^  (\S+\.(?:py|txt|mjs))\b(.*)", line)
+        if entry and folder:
+            listed[folder].add(entry[1])
+            listed[folder].update(re.findall(r"\+ (\S+\.(?:py|txt|mjs))", entry[2]))
+    return listed
+
+
+def test_every_listed_module_exists_and_every_module_is_listed():
+    listed = _module_map()
+    for folder in ("lab/", "sitebuild/"):
+        names = listed[folder]
+        patterns = {name for name in names if "NAME" in name}
+        for name in names - patterns:
+            assert (ROOT / folder / name).is_file(), f"ARCHITECTURE.md lists {folder}{name}, which does not exist"
+        on_disk = {p.name for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
+        assert not on_disk - names, f"ARCHITECTURE.md does not list {sorted(on_disk - names)} in {folder}"
+    # lab/widgets, lab/checks, lab/commands hold one module per widget (checks: per instrument)
+    assert {"widgets/NAME.py", "checks/NAME.py", "commands/NAME.py"} <= listed["lab/"]
+    for role in instruments.ROLES:
+        modules = {p.stem for p in (ROOT / "lab" / role).glob("*.py") if p.name != "__init__.py"}
+        expected = set(instruments.NAMES if role == "checks" else instruments.widget_names())
+        assert modules == expected, (role, modules ^ expected)
+
+
+def test_the_architecture_names_every_widget():
+    for name in instruments.widget_names():
+        assert f"`{name}`" in ARCHITECTURE, name
+
+
+def test_the_contract_holds_the_pinned_strings():
+    assert EXPECTED_COUNTER in CONTRACT
+    for signature in EXPECTED_SIGNATURES.values():
+        assert signature in CONTRACT
+    assert "K/K instrument checks passed" in CONTRACT
+
+
+def test_the_lab_cites_the_contract_in_the_repository():
+    sections = set(re.findall(r"^## (\d+)\. ", CONTRACT, re.M))
+    cited = []
+    for path in (ROOT / "lab").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"SPEC (section|part) \d", text), f"{path} cites the spec, not docs/CONTRACT.md"
+        for section in re.findall(r"docs/CONTRACT\.md section (\d+)", text):
+            assert section in sections, (path, section)
+            cited.append(section)
+    assert cited
+
+
+def test_no_code_or_document_refers_to_an_issue_by_number():
+    """A project issue's number means nothing to someone who clones the repository; other projects' issues,
+    cited as sources with their repository (club-3090 issue #105), are references, not ours."""
+    ours = re.compile(r"\bissues? \d+", re.I)
+    files = [p for pattern in ("lab/**/*.py", "tests/*.py", "sitebuild/*.py", "site/*.js", "templates/**/*.j2",
+                               "docs/*.md", "*.md", "tests/data/**/*.md")
+             for p in ROOT.glob(pattern)]
+    assert files
+    found = [f"{p.relative_to(ROOT)}: {m[0]}" for p in files for m in ours.finditer(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_the_glossarys_functions_exist_and_acceptance_rate_is_not_alpha():
+    """Every `lab.module.function` the glossary names exists; in the models and widgets that follow
+    it, `acceptance_rate` (the engines' accepted / drafted) is never the name of alpha."""
+    import importlib
+
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(lab(?:\.\w+)+)(?:\(|`)", glossary)
+    assert len(named) >= 8
+    for dotted in named:
+        module, _, attribute = dotted.rpartition(".")
+        try:
+            importlib.import_module(dotted)  # a module
+        except ModuleNotFoundError:
+            assert hasattr(importlib.import_module(module), attribute), dotted
+    for name in ("ledger", "sampler", "exact", "audit", "policies", "trees", "stats", "widgets/ledger", "widgets/exact"):
+        assert "acceptance_rate" not in (ROOT / "lab" / f"{name}.py").read_text(encoding="utf-8"), name

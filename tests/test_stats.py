@@ -1,0 +1,56 @@
+"""lab.stats: the small statistics helpers against numpy and against the copies still kept in
+lab/traces.py and lab/serving.py (which should call lab.stats; until they do, these tests keep
+the copies equal to the one function)."""
+
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from lab import serving, stats, traces
+
+
+def test_total_variation_is_half_the_l1_distance_and_exact():
+    rng = random.Random(1)
+    for _ in range(200):
+        n = rng.randint(1, 12)
+        p = [Fraction(rng.randint(0, 9)) for _ in range(n)]
+        q = [Fraction(rng.randint(0, 9)) for _ in range(n)]
+        tv = stats.total_variation(p, q)
+        assert tv == sum(abs(a - b) for a, b in zip(p, q)) / 2 and isinstance(tv, Fraction)
+        assert float(tv) == pytest.approx(0.5 * np.abs(np.array(p, float) - np.array(q, float)).sum())
+
+
+@pytest.mark.parametrize("dof", range(1, 31))
+def test_chi_square_survival_equals_the_incomplete_gamma_of_the_trace_reader(dof):
+    for x in (0.01, 0.5, 1.0, dof / 2, dof, 2 * dof + 3, 60.0):
+        assert stats.chi_square_survival(x, dof) == pytest.approx(traces.chi_square_sf(x, dof), rel=1e-9, abs=1e-300)
+    assert stats.chi_square_survival(0, dof) == 1.0
+
+
+def test_chi_square_survival_against_numpy_draws():
+    draws = np.random.default_rng(7).chisquare(5, 200_000)
+    for x in (1.0, 4.35, 11.07):
+        assert stats.chi_square_survival(x, 5) == pytest.approx((draws >= x).mean(), abs=0.004)
+
+
+def test_wilson_interval_equals_the_trace_readers_and_covers():
+    for successes, trials in ((0, 10), (3, 10), (10, 10), (944, 527 * 6), (0, 0), (5.5, 20)):
+        assert stats.wilson_interval(successes, trials) == traces.wilson_interval(successes, trials)
+    low, high = stats.wilson_interval(50, 100)
+    z = stats.Z95
+    half = z * math.sqrt(0.25 / 100 + z * z / (4 * 100 * 100)) / (1 + z * z / 100)
+    assert low < 0.5 < high and high - low == pytest.approx(2 * half, rel=1e-12)
+
+
+def test_percentile_is_the_nearest_rank_and_equals_the_serving_models():
+    rng = random.Random(3)
+    for _ in range(100):
+        values = [rng.randint(0, 50) for _ in range(rng.randint(1, 40))]
+        for fraction in (0, 0.01, 0.5, 0.9, 0.99, 1):
+            got = stats.percentile(values, fraction)
+            assert got == serving.percentile(values, fraction)
+            if fraction:
+                assert got == np.percentile(values, fraction * 100, method="inverted_cdf")
