@@ -70,8 +70,8 @@ def _samples(certainty: int, match: int, seed: int) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _trace(certainty: int, match: int, gamma: int, length: int, seed: int) -> sampler.Trace:
-    return sampler.generate_trace(certainty, match, gamma, length, seed)
+def _trace(certainty: int, match: int, lookahead: int, length: int, seed: int) -> sampler.Trace:
+    return sampler.generate_trace(certainty, match, lookahead, length, seed)
 
 
 def evaluate(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23) -> dict:
@@ -90,17 +90,17 @@ def evaluate(certainty=64, draftCost=9, gamma=5, length=96, match=72, seed=23) -
            "length": length, "match": match, "seed": seed}
     params, changed, notes = clamp_params(EXACT_SLIDERS, raw)
     params = {name: params[name] for name in STATE_BITS}  # signature order
-    c, m, g, n, s = (params[k] for k in ("certainty", "match", "gamma", "length", "seed"))
+    c, m, lookahead, n, s = (params[key] for key in ("certainty", "match", "gamma", "length", "seed"))
     cost = params["draftCost"] / 100
     alpha = float(summary_alpha(c, m, n))
-    trace = _trace(c, m, g, n, s)
+    trace = _trace(c, m, lookahead, n, s)
     return {
         "params": params,
         "state": sum(STATE_BITS[name] for name in changed),
         "notes": notes,
         "contract": dict(_contract(c, m)),
         "summaryAlpha": alpha,
-        "theoreticalSpeedup": leviathan_speedup(alpha, g, cost),
+        "theoreticalSpeedup": leviathan_speedup(alpha, lookahead, cost),
         "trace": {
             "targetCalls": trace.targetCalls,
             "draftCalls": trace.draftCalls,

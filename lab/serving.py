@@ -1,37 +1,71 @@
 """Part two, instrument two: speculative decoding under load, on real hardware presets.
 
-A roofline model of one decode step. A model with ``N`` parameters of ``b`` bytes
-each and ``kv`` bytes of KV cache per token per sequence runs on a GPU with memory bandwidth
-``BW`` and dense peak ``F`` FLOP/s. One step for a batch of ``B`` sequences, each with
-``L`` tokens of context and ``n`` new tokens (``n = 1`` for plain decoding, ``n = k + 1``
-when the target verifies ``k`` drafts), takes
+Two step-time models price one decode step for a batch of ``B`` sequences, each with ``L``
+tokens of context and ``n`` new tokens (``n = 1`` for plain decoding, ``n = k + 1`` when the
+target verifies ``k`` drafts, a tree's node count when it verifies a tree).
+
+**The per-operator model** (``stepModel="measured"``, the page's default), calibrated per GPU on
+measured step times (:mod:`lab.serving_calibration`; end-to-end speedups, which judge it, are
+kept apart in :mod:`lab.serving_validation`). With ``m = B n`` tokens in the pass, ``g`` GPUs
+in tensor parallel, weights of ``b`` bytes, achievable bandwidth ``bw = BW eta_mem`` and
+FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
+
+    weights   = combine(W b / (g bw), 2 W m / (g f))        the layers' GEMMs, W their weights
+    lm head   = combine(V h b / (g bw), 2 V h m / (g f))    V vocab, h hidden
+    attention = max(B L kv / (min(g, kvh) bw), 4 layers heads d m L / (g f))   KV read or its FLOPs
+    all-reduce= 2 layers (t_ar + 2 (g - 1) / g  m h 2 / link)    two per layer, when g > 1
+    fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
+    combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
+
+For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
+are the always-used ones (attention, routers, shared experts, dense layers) plus, per MoE layer,
+the expected distinct experts of ``m`` tokens under uniform, independent routing,
+``E (1 - (1 - k/E)**m)`` (:func:`distinct_experts`), while the FLOPs count the ``k`` experts each
+token uses; so verifying ``k + 1`` tokens costs more than one token even at batch one. Latent
+attention (DeepSeek-V3) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU.
+Attention is never hidden under the GEMMs (one roofline over the whole step let the GEMMs'
+compute hide the KV read); a GEMM's arithmetic overlaps its weight reads only in part
+(``overlap``), so a pass with more tokens costs more well before the ridge, as measured; the
+fixed costs make small drafts overhead-bound. For example, Llama-3-8B on one calibrated H100
+at batch 64 and 1024 tokens of context (the operators add up to the step):
+
+>>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
+>>> plain = step_time_ms(TARGETS["llama-3-8b"], s, 64, 1, 1024)
+>>> verify = step_time_ms(TARGETS["llama-3-8b"], s, 64, 4, 1024)
+>>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.45 plain steps
+(11.26, 1.45)
+
+``stepModel="operators"`` is the same sum with every extra term zeroed (datasheet peaks, full
+overlap, no fixed costs): then at batch one every operator of a verify step is memory-bound and
+it costs exactly a plain step.
+
+**The roofline of the whole step** (``stepModel="roofline"``, the library default the trees
+instrument prices its verify passes with, kept as it was). A model with ``N`` parameters of
+``b`` bytes and ``kv`` bytes of KV cache per token per sequence on ``gpus`` GPUs of bandwidth
+``BW`` and dense peak ``F`` (ideal tensor parallelism: they add up):
 
     t(B, n, L) = max( (N b + B L kv) / (BW eta_mem),  2 N B n / (F eta_flop) ) + t_fixed
 
-the larger of the time to stream the weights and the KV cache from memory and the time to do
-the multiply-adds, plus a fixed cost per step (launch, sampling, scheduling). ``eta`` are the
-achievable fractions of the datasheet peaks. Attention FLOPs, ``4 layers heads head_dim L``
-per new token, can be added to the compute side (off by default, as the issue writes the
-formula without them). KV-cache writes of the new tokens and the growth of ``L`` during one
-cycle are left out: both are a few tokens against thousands.
+with the sliders' efficiencies and fixed cost; attention FLOPs, ``4 layers heads head_dim L`` per
+new token, can be added to the compute side (``attentionFlops``).
 
-A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence)
-and one verify step of the target with ``n = k + 1``. It commits, per sequence, the expected
+A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
+n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
 tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
 given a measured per-position curve of conditional acceptance rates ``c_1, c_2, ...``,
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 
     plain ms per token  = t_target(B, 1, L)
-    spec ms per token   = (k t_draft(B, 1, L) + t_target(B, k + 1, L)) / tokens per cycle
+    spec ms per token   = (k t_draft(B, 1, L) + t_verify(B, n, L)) / tokens per cycle
     speedup             = plain ms per token / spec ms per token
     throughput          = B x tokens / time, for the whole batch
 
-Batch one reduces to Leviathan et al.: with ``B = 1``, ``eta = 1``, ``t_fixed = 0`` and no
-attention FLOPs, the verify step costs exactly a plain step whenever it is memory-bound, that
-is when its arithmetic intensity ``2 N (k + 1) / (N b + L kv)`` is at most the ridge point
-``F / BW`` (:func:`verify_is_memory_bound`); then the speedup is
+Batch one reduces to Leviathan et al.: with the extra terms zeroed (``"operators"``, or the
+roofline at ``eta = 1``, ``t_fixed = 0`` and no attention FLOPs) the verify step costs exactly a
+plain step whenever it is memory-bound (:func:`verify_is_memory_bound`); then the speedup is
 ``(1 - a**(k+1)) / ((1 - a)(k c + 1))`` with ``c = t_draft / t_target``
-(``lab.checks.serving`` checks it over the seed audit's grid).
+(``lab.checks.serving`` checks it over the seed audit's grid). Every search over the batch
+(crossover, load) stops at the largest batch whose weights and KV caches fit in memory.
 
 Every preset below carries where its numbers were read. Standard library only.
 """
@@ -49,10 +83,18 @@ __all__ = [
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
     "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
-    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape",
+    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
+    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "step_breakdown", "distinct_experts",
+    "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
+    "expert_params",
 ]
 
 TERA = 1e12
+ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
+ROOFLINE, MEASURED, OPERATORS = "roofline", "measured", "operators"
+STEP_MODELS = {MEASURED: "per operator, calibrated on measured steps", ROOFLINE: "roofline of the whole step",
+               OPERATORS: "per operator, ideal (100%, no fixed costs)"}
+PER_OPERATOR = (MEASURED, OPERATORS)
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 
 
@@ -76,6 +118,9 @@ GPUS = {
                     "read on glennklockwood.com/garden/processors/A100, which cites NVIDIA's A100 datasheet (80G SXM4: "
                     "2.039 TB/s; BF16 matrix 312 TFLOP/s dense, 624 sparse; no FP8), and thundercompute.com's A100 "
                     "table (SXM 80GB: 2,039 GB/s)"),
+    "a100-40g": Gpu("a100-40g", "A100 40GB SXM", 1.555e12, 312 * TERA, None, 40e9,
+                    "read on glennklockwood.com/garden/processors/A100, which cites NVIDIA's A100 datasheet (40GB SXM4: "
+                    "1,555 GB/s; the same GA100 compute as the 80GB part, BF16 312 TFLOP/s dense)"),
     "h100-sxm": Gpu("h100-sxm", "H100 SXM", 3.35e12, 989.4 * TERA, 1978.9 * TERA, 80e9,
                     "read on glennklockwood.com/garden/processors/h100 (3.35 TB/s; BF16 matrix 989.4, FP8 1978.9 "
                     "TFLOP/s dense, the sparse column twice that) and a copy of NVIDIA's H100 datasheet table "
@@ -112,23 +157,82 @@ class Transformer(NamedTuple):
     qkv_bias: bool
     source: str
     params: int = 0
+    # mixture of experts (0: dense): routed experts per MoE layer, experts each token uses, one
+    # expert's intermediate width, the shared experts' total width, and the leading dense layers
+    experts: int = 0
+    active_experts: int = 0
+    expert_intermediate: int = 0
+    shared_intermediate: int = 0
+    dense_layers: int = 0
+    # multi-head latent attention (0: grouped-query attention): query and KV compression ranks,
+    # the rotary part of a head, the value head width (head_dim is then the non-rotary query/key part)
+    q_lora: int = 0
+    kv_lora: int = 0
+    rope_dim: int = 0
+    v_head_dim: int = 0
 
 
-def parameter_count(shape: Transformer) -> int:
-    """Parameters of a Llama/Qwen2-style decoder from its shape: embeddings (once more for an
-    untied LM head), per layer the q, k, v, o projections (plus q, k, v biases for Qwen2),
-    the gated MLP (three matrices) and two RMSNorm vectors, and the final norm.
-
-    >>> parameter_count(TARGETS["llama-2-7b"])  # the model card's 6.74B
-    6738415616
-    """
-    h, q_width, kv_width = shape.hidden, shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+def attention_params(shape: Transformer) -> int:
+    """One layer's attention weights: q, k, v, o projections (plus q, k, v biases for Qwen2);
+    for multi-head latent attention (DeepSeek-V3) the query down- and up-projections, the joint
+    KV down-projection with the rotary key, the KV up-projection, the output and the two norms."""
+    h = shape.hidden
+    if shape.kv_lora:
+        qk = shape.head_dim + shape.rope_dim
+        return (h * shape.q_lora + shape.q_lora * shape.heads * qk + h * (shape.kv_lora + shape.rope_dim)
+                + shape.kv_lora * shape.heads * (shape.head_dim + shape.v_head_dim)
+                + shape.heads * shape.v_head_dim * h + shape.q_lora + shape.kv_lora)
+    q_width, kv_width = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
     attention = h * q_width + 2 * h * kv_width + q_width * h
     if shape.qkv_bias:
         attention += q_width + 2 * kv_width
-    per_layer = attention + 3 * h * shape.intermediate + 2 * h
+    return attention
+
+
+def moe_layers(shape: Transformer) -> int:
+    """Layers whose MLP is a mixture of experts (0 for a dense model)."""
+    return shape.layers - shape.dense_layers if shape.experts else 0
+
+
+def expert_params(shape: Transformer) -> int:
+    """One routed expert's weights in one layer: a gated MLP of the expert's width."""
+    return 3 * shape.hidden * shape.expert_intermediate
+
+
+def parameter_count(shape: Transformer, active: bool = False) -> int:
+    """Parameters of a decoder from its shape: embeddings (once more for an untied LM head), per
+    layer the attention (:func:`attention_params`) and two RMSNorm vectors, the gated MLPs of the
+    dense layers, and for each mixture-of-experts layer its routed experts (all of them, or with
+    ``active`` the ``active_experts`` one token uses), its router and its shared experts; and the
+    final norm.
+
+    >>> parameter_count(TARGETS["llama-2-7b"])  # the model card's 6.74B
+    6738415616
+    >>> round(parameter_count(TARGETS["mixtral-8x7b"]) / 1e9, 1), round(parameter_count(TARGETS["mixtral-8x7b"], True) / 1e9, 1)
+    (46.7, 12.9)
+    """
+    h = shape.hidden
+    dense = shape.layers - moe_layers(shape)
+    routed = shape.active_experts if active else shape.experts
+    moe = routed * expert_params(shape) + h * shape.experts + 3 * h * shape.shared_intermediate
     embeddings = shape.vocab * h * (1 if shape.tied else 2)
-    return embeddings + shape.layers * per_layer + h
+    return (embeddings + shape.layers * (attention_params(shape) + 2 * h) + dense * 3 * h * shape.intermediate
+            + moe_layers(shape) * moe + h)
+
+
+def distinct_experts(shape: Transformer, tokens: float) -> float:
+    """Expected distinct routed experts one MoE layer reads for ``tokens`` tokens in a pass, under
+    uniform, independent routing (each token picks ``k`` of ``E`` experts, each expert equally
+    likely, tokens independent): ``E (1 - (1 - k/E)**tokens)``. Real routers are skewed and
+    correlated across neighbouring tokens, so this is an upper bound on the experts read at small
+    batches. 0 for a dense model.
+
+    >>> round(distinct_experts(TARGETS["qwen3-30b-a3b"], 1), 6), round(distinct_experts(TARGETS["qwen3-30b-a3b"], 5), 2)
+    (8.0, 35.3)
+    """
+    if not shape.experts:
+        return 0.0
+    return shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** tokens)
 
 
 def _with_count(shape: Transformer) -> Transformer:
@@ -149,6 +253,25 @@ TARGETS = {t.name: _with_count(t) for t in (
     Transformer("llama-3-70b", "Llama-3-70B", 80, 8192, 64, 8, 128, 28672, 128256, False, False,
                 "oumi's Llama 3.1 70B model table (the same shape as Llama-3-70B): 80 layers, hidden 8192, "
                 "64 heads, 8 KV heads, intermediate 28672, vocab 128256, untied"),
+    Transformer("mixtral-8x7b", "Mixtral-8x7B (MoE)", 32, 4096, 32, 8, 128, 14336, 32000, False, False,
+                "Mixtral-8x7B's config.json as quoted in a profiler's notes and vLLM's Mixtral MoE benchmark "
+                "(hidden 4096, expert intermediate 14336, num_local_experts 8, num_experts_per_tok 2; read "
+                "through the code index) with the model card's 32 layers, 32 heads, 8 KV heads, vocab 32000, "
+                "untied: 46.7B parameters, 12.9B used per token",
+                experts=8, active_experts=2, expert_intermediate=14336),
+    Transformer("qwen3-30b-a3b", "Qwen3-30B-A3B (MoE)", 48, 2048, 32, 4, 128, 6144, 151936, False, False,
+                "a copy of Qwen3-30B-A3B's config.json in NVIDIA Megatron-Bridge's Qwen3 MoE bridge test (read "
+                "through the code index): 48 layers, hidden 2048, 32 heads, 4 KV heads, head_dim 128, "
+                "num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, vocab 151936, untied",
+                experts=128, active_experts=8, expert_intermediate=768),
+    Transformer("deepseek-v3", "DeepSeek-V3 (MoE, MLA)", 61, 7168, 128, 128, 128, 18432, 129280, False, False,
+                "a copy of DeepSeek-V3's config.json in a MoE test fixture (read through the code index): 61 "
+                "layers, hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, "
+                "qk_rope_head_dim 64, v_head_dim 128, first_k_dense_replace 3 (intermediate 18432), "
+                "n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
+                "vocab 129280, untied; 671B parameters without its MTP module",
+                experts=256, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=3,
+                q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128),
 )}
 
 NGRAM = "ngram"
@@ -165,7 +288,7 @@ DRAFTS = {t.name: _with_count(t) for t in (
 )}
 DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
-                EAGLE: "EAGLE-style head (1 layer)", NGRAM: "n-gram lookup (no model)"}
+                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)"}
 
 
 def eagle_head(target: Transformer) -> Transformer:
@@ -177,12 +300,18 @@ def eagle_head(target: Transformer) -> Transformer:
     >>> eagle_head(TARGETS["llama-3-8b"]).layers
     1
     """
-    h, q_width, kv_width = target.hidden, target.heads * target.head_dim, target.kv_heads * target.head_dim
-    layer = h * q_width + 2 * h * kv_width + q_width * h + 3 * h * target.intermediate + 2 * h
-    params = layer + 2 * h * h + target.vocab * h
-    return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params,
+    h = target.hidden
+    # a mixture-of-experts target's head (DeepSeek-V3's MTP module is one such layer) is priced as
+    # the dense layer one token reads: its active and shared experts
+    width = (target.active_experts * target.expert_intermediate + target.shared_intermediate
+             if target.experts else target.intermediate)
+    params = attention_params(target) + 3 * h * width + 2 * h + 2 * h * h + target.vocab * h
+    return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
+                           intermediate=width, experts=0, active_experts=0, expert_intermediate=0,
+                           shared_intermediate=0, dense_layers=0,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
-                                  "target's LM head (EAGLE's design); not a published checkpoint count")
+                                  "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
+                                  "mixture of experts the layer one token reads; not a published checkpoint count")
 
 
 class Precision(NamedTuple):
@@ -213,6 +342,8 @@ class ServingSettings(NamedTuple):
     context: int = 1024
     attentionFlops: bool = False
     outputTokens: int = 256       # per request, for the load curves
+    stepModel: str = ROOFLINE     # "measured": the per-operator model calibrated on measured step times
+    treeTokens: int = 0           # tokens the verify step scores per sequence; 0: a chain's k + 1
 
     def with_(self, **changes) -> "ServingSettings":
         return self._replace(**changes)
@@ -222,11 +353,17 @@ DEFAULT_SETTINGS = ServingSettings()
 
 
 def kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
-    """KV cache per token per sequence: ``2 (K and V) x layers x kv_heads x head_dim x bytes``.
+    """KV cache per token per sequence: ``2 (K and V) x layers x kv_heads x head_dim x bytes``;
+    with multi-head latent attention the compressed latent and the rotary key,
+    ``layers x (kv_lora + rope_dim) x bytes``.
 
     >>> kv_bytes_per_token(TARGETS["llama-3-70b"], PRECISIONS["bf16"])  # 320 KiB
     327680
+    >>> kv_bytes_per_token(TARGETS["deepseek-v3"], PRECISIONS["bf16"])  # 61 x 576 x 2
+    70272
     """
+    if shape.kv_lora:
+        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.bytes
     return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.bytes
 
 
@@ -254,8 +391,8 @@ def ridge_point(gpu: Gpu, precision: Precision) -> float:
 
 
 class _Step(NamedTuple):
-    """One model's step on one machine: t(B, n, L) = max(bytes/bw, flops/f) + fixed, with
-    bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
+    """One model's step on one machine under the roofline: t(B, n, L) = max(bytes/bw, flops/f) +
+    fixed, with bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
 
     fixed_bytes: float
     kv: float
@@ -266,12 +403,172 @@ class _Step(NamedTuple):
     fixed_ms: float
 
 
-def _step(shape: Transformer, settings: ServingSettings) -> _Step:
+class _MeasuredStep(NamedTuple):
+    """One model's step under the per-operator model (module docstring), every constant in ms:
+    ``gemm_ms`` and ``head_ms`` stream the layers' and the LM head's weights once per pass,
+    ``gemm_flop_ms`` and ``head_flop_ms`` are their multiply-adds per token in the pass,
+    ``kv_ms`` reads one sequence's KV cache per token of context, ``attention_flop_ms`` is
+    attention's arithmetic per token in the pass per token of context, ``comm_ms`` the
+    all-reduce bytes per token in the pass, ``fixed_ms`` the per-pass fixed cost (launches,
+    scheduling, sampling, all-reduce latency) and ``overlap`` how much of the smaller of a GEMM's
+    memory and compute time hides under the larger (1: the roofline's max, 0: they add)."""
+
+    gemm_ms: float
+    gemm_flop_ms: float
+    head_ms: float
+    head_flop_ms: float
+    kv_ms: float
+    attention_flop_ms: float
+    comm_ms: float
+    fixed_ms: float
+    overlap: float
+    expert_ms: float = 0.0      # one routed expert's weights in every MoE layer, streamed once
+    experts: int = 0            # routed experts per MoE layer (0: dense)
+    active_experts: int = 0     # experts each token uses
+
+
+def _combine(memory: float, compute: float, overlap: float) -> float:
+    """A GEMM's time from its memory and compute times: the larger, plus the part of the smaller
+    that does not overlap it. ``overlap = 1`` is the roofline's ``max``; ``0`` adds them.
+
+    >>> _combine(3.0, 1.0, 1.0), _combine(3.0, 1.0, 0.0), _combine(3.0, 1.0, 0.75)
+    (3.0, 4.0, 3.25)
+    """
+    if memory >= compute:
+        return memory + (1 - overlap) * compute
+    return compute + (1 - overlap) * memory
+
+
+def head_params(shape: Transformer) -> int:
+    """The LM head's weights, ``vocab x hidden``: read once per pass, whatever is tied."""
+    return shape.vocab * shape.hidden
+
+
+def gemm_params(shape: Transformer, active: bool = False) -> int:
+    """Weights the decoder layers' GEMMs hold: every parameter but the embedding table (a lookup
+    of a few rows) and the LM head (:func:`head_params`). A tied model stores the two as one
+    matrix; the EAGLE head counts only the target's LM head (``tied``). With ``active``, a
+    mixture of experts counts only the experts one token uses (its FLOPs per token).
+
+    >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
+    True
+    """
+    total = parameter_count(shape, True) if active and shape.experts else shape.params
+    return total - head_params(shape) * (1 if shape.tied else 2)
+
+
+def routed_params(shape: Transformer) -> int:
+    """Every routed expert's weights over all MoE layers (0 for a dense model): what a pass reads
+    only in part, :func:`distinct_experts` of them per layer."""
+    return moe_layers(shape) * shape.experts * expert_params(shape)
+
+
+def attention_flops(shape: Transformer) -> int:
+    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
+    (scores and values) per layer; with latent attention computed on the compressed cache
+    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
+    if shape.kv_lora:
+        return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
+    return 4 * shape.layers * shape.heads * shape.head_dim
+
+
+def _combine(memory: float, compute: float, overlap: float) -> float:
+    """A GEMM's time from its memory and compute times: the larger, plus the part of the smaller
+    that does not overlap it. ``overlap = 1`` is the roofline's ``max``; ``0`` adds them.
+
+    >>> _combine(3.0, 1.0, 1.0), _combine(3.0, 1.0, 0.0), _combine(3.0, 1.0, 0.75)
+    (3.0, 4.0, 3.25)
+    """
+    if memory >= compute:
+        return memory + (1 - overlap) * compute
+    return compute + (1 - overlap) * memory
+
+
+def head_params(shape: Transformer) -> int:
+    """The LM head's weights, ``vocab x hidden``: read once per pass, whatever is tied."""
+    return shape.vocab * shape.hidden
+
+
+def gemm_params(shape: Transformer, active: bool = False) -> int:
+    """Weights the decoder layers' GEMMs hold: every parameter but the embedding table (a lookup
+    of a few rows) and the LM head (:func:`head_params`). A tied model stores the two as one
+    matrix; the EAGLE head counts only the target's LM head (``tied``). With ``active``, a
+    mixture of experts counts only the experts one token uses (its FLOPs per token).
+
+    >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
+    True
+    """
+    total = parameter_count(shape, True) if active and shape.experts else shape.params
+    return total - head_params(shape) * (1 if shape.tied else 2)
+
+
+def routed_params(shape: Transformer) -> int:
+    """Every routed expert's weights over all MoE layers (0 for a dense model): what a pass reads
+    only in part, :func:`distinct_experts` of them per layer."""
+    return moe_layers(shape) * shape.experts * expert_params(shape)
+
+
+def attention_flops(shape: Transformer) -> int:
+    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
+    (scores and values) per layer; with latent attention computed on the compressed cache
+    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
+    if shape.kv_lora:
+        return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
+    return 4 * shape.layers * shape.heads * shape.head_dim
+
+
+def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
+    """The per-operator step of ``shape`` split over ``settings.gpus`` GPUs with the GPU's
+    calibration (:data:`lab.serving_calibration.CALIBRATIONS`). ``role`` sets the fixed cost:
+    a ``"target"`` pass pays the engine step's ``passMs``; a ``"draft"`` pass runs inside that
+    step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
+    ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
+    cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
+    from .serving_calibration import CALIBRATIONS, IDEAL
+
+    cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
+    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role)
+
+
+@lru_cache(maxsize=1024)
+def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, g: int, cal, role: str) -> _MeasuredStep:
+    """The constants of :func:`_measured_step`, cached: the key holds the shape and the
+    calibration themselves, so a changed preset or calibration is a new entry, never a stale one."""
+    gpu, precision = GPUS[gpu_name], PRECISIONS[precision_name]
+    bw = gpu.bandwidth * cal.memEfficiency / 1000            # bytes per ms, one GPU
+    f = peak_flops(gpu, precision) * cal.flopEfficiency / 1000  # FLOP per ms, one GPU
+    # KV heads split over GPUs, replicated past that; a latent cache is replicated on every GPU
+    kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
+    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
+    fixed += shape.layers * cal.layerMs
+    comm = 0.0
+    if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
+        fixed += 2 * shape.layers * cal.allreduceUs / 1000
+        comm = 2 * shape.layers * 2 * (g - 1) / g * shape.hidden * ACTIVATION_BYTES / (cal.linkBandwidth / 1000)
+    always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
+    return _MeasuredStep(
+        gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
+        head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
+        kv_ms=kv_bytes_per_token(shape, precision) / kv_share / bw,
+        attention_flop_ms=attention_flops(shape) / g / f,
+        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
+        expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
+        experts=shape.experts, active_experts=shape.active_experts)
+
+
+def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
+    """The step constants of ``shape`` at ``settings``: the roofline's, or the per-operator
+    model's for a target, draft or verify pass (``role``; the roofline prices them alike)."""
+    if settings.stepModel in PER_OPERATOR:
+        return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
-    attention = 4 * shape.layers * shape.heads * shape.head_dim if settings.attentionFlops else 0
+    attention = attention_flops(shape) if settings.attentionFlops else 0
+    # a mixture of experts under the roofline reads every expert (true once a batch routes to all
+    # of them) and multiplies by the ones each token uses
+    flops = 2 * (parameter_count(shape, True) if shape.experts else shape.params)
     return _Step(weight_bytes(shape, precision), kv_bytes_per_token(shape, precision),
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,
-                 2 * shape.params, attention,
+                 flops, attention,
                  peak_flops(gpu, precision) * settings.gpus * settings.flopEfficiency / 100 / 1000,
                  settings.overheadMs)
 
@@ -284,12 +581,41 @@ def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
     return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
 
 
-def _time(step: _Step, batch, new_tokens, context) -> float:
+def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
+    """The layers' weights streamed for ``tokens`` tokens: the always-read part, plus the
+    expected distinct routed experts (:func:`distinct_experts`) for a mixture of experts."""
+    if not step.experts:
+        return step.gemm_ms
+    distinct = step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
+    return step.gemm_ms + step.expert_ms * distinct
+
+
+def _time(step, batch, new_tokens, context) -> float:
+    if isinstance(step, _MeasuredStep):
+        tokens = batch * new_tokens
+        return (step.fixed_ms + step.comm_ms * tokens
+                + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
+                + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
+                + max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context))
     return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
 
 
+def _terms(step, new_tokens, context):
+    """The step as a function of the batch B: ``(terms, constant, slope)`` with
+    ``t(B) = constant + slope B + sum over terms (p, q, r, o) of combine(p + q B, r B, o)``.
+    Between the batches where some ``p + q B = r B`` every term is affine, so ``t`` is too."""
+    if isinstance(step, _MeasuredStep):
+        terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
+                 (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
+                 (0.0, step.kv_ms * context, step.attention_flop_ms * new_tokens * context, 1.0)]
+        return terms, step.fixed_ms, step.comm_ms * new_tokens
+    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
+    return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
+
+
 def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> float:
-    """``t(B, n, L)`` in milliseconds for ``shape`` at ``settings`` (module docstring).
+    """``t(B, n, L)`` in milliseconds for ``shape`` at ``settings`` (module docstring), under the
+    settings' step model (the roofline, or the per-operator model calibrated on measurements).
 
     >>> s = DEFAULT_SETTINGS.with_(gpus=1, memEfficiency=100, flopEfficiency=100, overheadMs=0)
     >>> round(step_time_ms(TARGETS["llama-3-8b"], s, 1, 1, 0), 4)  # 16.06 GB at 3.35 TB/s
@@ -298,11 +624,58 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
     return _time(_step(shape, settings), batch, new_tokens, context)
 
 
-def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> str:
-    """``"memory-bound"`` when streaming bytes takes at least as long as the arithmetic."""
+def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> dict:
+    """The step's time by operator in ms (they add up to :func:`step_time_ms`): ``weights``
+    (the layers' GEMMs), ``lmHead``, ``attention``, ``allReduce`` (its bytes; its latency is in
+    ``fixed``) and ``fixed``. Under the roofline, one ``roofline`` term and ``fixed``.
+
+    >>> parts = step_breakdown(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)
+    >>> abs(sum(parts.values()) - step_time_ms(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)) < 1e-9
+    True
+    """
     step = _step(shape, settings)
-    memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
+    tokens = batch * new_tokens
+    if isinstance(step, _MeasuredStep):
+        return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
+                "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
+                "attention": max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context),
+                "allReduce": step.comm_ms * tokens, "fixed": step.fixed_ms}
+    return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
+
+
+def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> str:
+    """``"memory-bound"`` when streaming bytes takes at least as long as the arithmetic: the
+    whole step under the roofline, the layers' weight GEMMs (most of the step) under the
+    per-operator model. Both compare at the efficiency-adjusted ridge (:func:`effective_ridge`)."""
+    step = _step(shape, settings)
+    if isinstance(step, _MeasuredStep):
+        memory, compute = _weights_read_ms(step, batch * new_tokens), step.gemm_flop_ms * batch * new_tokens
+    else:
+        memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
     return "memory-bound" if memory >= compute else "compute-bound"
+
+
+def effective_ridge(settings: ServingSettings) -> float:
+    """The ridge the regime is decided at: achievable FLOP/s over achievable bytes/s, that is
+    ``F eta_flop / (BW eta_mem)`` (the sliders' efficiencies under the roofline, the GPU's
+    calibrated ones under the per-operator model).
+
+    >>> s = DEFAULT_SETTINGS
+    >>> round(effective_ridge(s) / ridge_point(GPUS[s.gpu], PRECISIONS[s.precision]), 6)  # 60% / 80%
+    0.75
+    """
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
+    if settings.stepModel in PER_OPERATOR:
+        from .serving_calibration import CALIBRATIONS, IDEAL
+        cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
+        return ridge_point(gpu, precision) * cal.flopEfficiency / cal.memEfficiency
+    return ridge_point(gpu, precision) * settings.flopEfficiency / settings.memEfficiency
+
+
+def verify_tokens(settings: ServingSettings) -> int:
+    """Tokens the verify step scores per sequence: a chain's ``k + 1``, or a tree's node count
+    (``treeTokens``, the root included) when one is set."""
+    return settings.treeTokens if settings.treeTokens > 0 else settings.lookahead + 1
 
 
 def draft_shape(settings: ServingSettings) -> Transformer | None:
@@ -314,11 +687,23 @@ def draft_shape(settings: ServingSettings) -> Transformer | None:
     return DRAFTS[settings.draft]
 
 
+# n-gram lookup runs on the CPU. No measurement of its cost was found; assumed: 20 us per
+# proposed position plus 2 us per sequence (a hash lookup per sequence). Under the roofline it is free.
+NGRAM_FIXED_MS, NGRAM_MS_PER_SEQUENCE = 0.02, 0.002
+
+
 def draft_step_ms(settings: ServingSettings, batch, context) -> float:
-    """One draft step: the draft model's ``t(B, 1, L)``; n-gram lookup costs 0 (no forward pass,
-    and we charge it no fixed overhead either)."""
+    """One draft step: the draft model's ``t(B, 1, L)`` with its own per-pass fixed cost (a small
+    draft is bound by it, not by its bytes). n-gram lookup runs no model: free under the
+    roofline, ``NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE B`` on the CPU under the per-operator model."""
     shape = draft_shape(settings)
-    return 0.0 if shape is None else step_time_ms(shape, settings, batch, 1, context)
+    return _draft_time(settings, None if shape is None else _step(shape, settings, "draft"), batch, context)
+
+
+def verify_step_ms(settings: ServingSettings, batch, context) -> float:
+    """The verify step: the target over :func:`verify_tokens` tokens per sequence, plus, under
+    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``)."""
+    return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 
 def tokens_per_cycle(acceptance_rate: float, lookahead: int, curve=None) -> float:
@@ -359,6 +744,8 @@ class Serving(NamedTuple):
     specTokensPerSecond: float
     plainRegime: str
     verifyRegime: str
+    effectiveRidgeFlopsPerByte: float = 0.0
+    maxBatchInMemory: float = 0.0
 
 
 def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float]:
@@ -366,8 +753,7 @@ def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float
     target = TARGETS[settings.target]
     k = settings.lookahead
     return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            step_time_ms(target, settings, batch, k + 1, context),
-            tokens_per_cycle(settings.acceptance / 100, k, curve))
+            verify_step_ms(settings, batch, context), tokens_per_cycle(settings.acceptance / 100, k, curve))
 
 
 def serving(settings: ServingSettings, curve=None) -> Serving:
@@ -384,7 +770,9 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
         plainMsPerToken=plain, specMsPerToken=spec, speedup=plain / spec,
         plainTokensPerSecond=batch * 1000 / plain, specTokensPerSecond=batch * tokens * 1000 / (k * draft + verify),
         plainRegime=step_regime(target, settings, batch, 1, context),
-        verifyRegime=step_regime(target, settings, batch, k + 1, context),
+        verifyRegime=step_regime(target, settings, batch, verify_tokens(settings), context),
+        effectiveRidgeFlopsPerByte=effective_ridge(settings),
+        maxBatchInMemory=max_batch_in_memory(settings),
     )
 
 
@@ -397,7 +785,7 @@ def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
     """Whether the verify step's bytes take at least as long as its FLOPs (then, at B = 1 with no
     fixed cost, it costs exactly a plain step)."""
-    return step_regime(TARGETS[settings.target], settings, batch, settings.lookahead + 1, context) == "memory-bound"
+    return step_regime(TARGETS[settings.target], settings, batch, verify_tokens(settings), context) == "memory-bound"
 
 
 def _models(settings: ServingSettings):
@@ -416,7 +804,12 @@ def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> 
 
 
 def memory_available_bytes(settings: ServingSettings) -> float:
-    """GPU memory of all the GPUs that share the model (datasheet capacity, no reserve)."""
+    """GPU memory of all the GPUs that share the model: the datasheet capacity under the
+    roofline; under the per-operator model the share an engine gives to weights and KV cache
+    (``memoryUtilization``, vLLM's default 0.9)."""
+    if settings.stepModel == MEASURED:
+        from .serving_calibration import CALIBRATIONS
+        return GPUS[settings.gpu].memory * settings.gpus * CALIBRATIONS[settings.gpu].memoryUtilization
     return GPUS[settings.gpu].memory * settings.gpus
 
 
@@ -435,42 +828,71 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
 
 # --- crossover, best lookahead, grids -----------------------------------------------------------
 
-def crossover_batch_scan(settings: ServingSettings, context=None, curve=None, max_batch: int = MAX_BATCH):
-    """The smallest ``B`` in ``1..max_batch`` with speedup <= 1, by brute force (the oracle)."""
+def _search_limit(settings: ServingSettings, context, max_batch) -> int:
+    """The largest batch a search visits: ``max_batch`` (default :data:`MAX_BATCH`) and no more
+    sequences than fit in GPU memory at ``context`` (at least 1)."""
+    limit = MAX_BATCH if max_batch is None else max_batch
+    return max(1, min(limit, int(max_batch_in_memory(settings, context))))
+
+
+def crossover_batch_scan(settings: ServingSettings, context=None, curve=None, max_batch: int | None = None):
+    """The smallest ``B`` in ``1..limit`` with speedup <= 1, by brute force (the oracle); the
+    limit is the largest batch that fits in memory (:func:`_search_limit`)."""
     context = settings.context if context is None else context
-    for batch in range(1, max_batch + 1):
+    for batch in range(1, _search_limit(settings, context, max_batch) + 1):
         if speedup_at(settings, batch, context, curve) <= 1:
             return batch
     return None
 
 
+def _cycle_steps(settings: ServingSettings):
+    """(plain step, verify step, draft step or None, verify tokens): the constants, built once."""
+    shape, target = draft_shape(settings), TARGETS[settings.target]
+    return (_step(target, settings), _step(target, settings, "verify"),
+            None if shape is None else _step(shape, settings, "draft"), verify_tokens(settings))
+
+
+def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
+    if draft is None:
+        return NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE * batch if settings.stepModel == MEASURED else 0.0
+    return _time(draft, batch, 1, context)
+
+
+def _affine(settings: ServingSettings) -> bool:
+    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target
+    under the per-operator model, whose weight reads grow with the distinct experts, a curve."""
+    return not (TARGETS[settings.target].experts and settings.stepModel in PER_OPERATOR)
+
+
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:
-    """Batches where one of the three steps switches from memory- to compute-bound: between
-    them every step time is affine in B, so speculation's margin is affine too."""
+    """Batches where one operator of the three steps switches from memory- to compute-bound:
+    between them every step time is affine in B, so speculation's margin is affine too."""
+    target, verify, draft, n = _cycle_steps(settings)
+    pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
     breaks = []
-    shapes = [(TARGETS[settings.target], 1), (TARGETS[settings.target], settings.lookahead + 1)]
-    if draft_shape(settings) is not None:
-        shapes.append((draft_shape(settings), 1))
-    for shape, new_tokens in shapes:
-        step = _step(shape, settings)
-        compute_slope = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-        memory_slope = context * step.kv / step.bw
-        if compute_slope > memory_slope:
-            breaks.append(step.fixed_bytes / step.bw / (compute_slope - memory_slope))
+    for step, new_tokens in pieces:
+        for p, q, r, _ in _terms(step, new_tokens, context)[0]:
+            if r > q and p > 0:
+                breaks.append(p / (r - q))
     return breaks
 
 
-def crossover_batch(settings: ServingSettings, context=None, curve=None, max_batch: int = MAX_BATCH):
-    """The smallest ``B`` in ``1..max_batch`` at which the speedup drops to 1 or below, or None.
+def crossover_batch(settings: ServingSettings, context=None, curve=None, max_batch: int | None = None):
+    """The smallest ``B`` in ``1..limit`` at which the speedup drops to 1 or below, or None; the
+    limit is the largest batch that fits in GPU memory (no larger batch can run).
 
     Between the ridge batches (:func:`_ridge_batches`) the margin
     ``k t_draft + t_verify - tokens t_plain`` is affine in B, so on each piece the batches with
     speedup <= 1 form one end of it: check the ends, bisect inside. About 50 evaluations instead
-    of 4096; ``crossover_batch_scan`` is the brute-force oracle the checks compare it with.
+    of thousands; ``crossover_batch_scan`` is the brute-force oracle the checks compare it with.
     """
     context = settings.context if context is None else context
-    edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in _ridge_batches(settings, context)),
-                    *(min(max_batch, max(1, int(b) + 1)) for b in _ridge_batches(settings, context))})
+    if not _affine(settings):  # a mixture of experts: no affine pieces to bisect, so visit every batch
+        return crossover_batch_scan(settings, context, curve, max_batch)
+    max_batch = _search_limit(settings, context, max_batch)
+    ridges = _ridge_batches(settings, context)
+    edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in ridges),
+                    *(min(max_batch, max(1, int(b) + 1)) for b in ridges)})
     loses = lambda batch: speedup_at(settings, batch, context, curve) <= 1  # noqa: E731
     for low, high in zip(edges, edges[1:] + [max_batch]):
         if loses(low):
@@ -494,13 +916,13 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     The plain and draft steps do not depend on k, so they are computed once; entry k is the very
     float :func:`speedup_at` gives for lookahead k."""
     batch, context = settings.batch, settings.context
-    target = _step(TARGETS[settings.target], settings)
-    shape = draft_shape(settings)
-    draft = 0.0 if shape is None else _time(_step(shape, settings), batch, 1, context)
+    target, verify, draft_step, _ = _cycle_steps(settings)
+    draft = _draft_time(settings, draft_step, batch, context)
     plain = _time(target, batch, 1, context)
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
-        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(target, batch, k + 1, context))
+        n = verify_tokens(settings.with_(lookahead=k))
+        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(verify, batch, n, context))
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -515,19 +937,16 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 
     The step constants are built once per grid, which keeps the 99 cells to a fraction of a
     millisecond of arithmetic."""
-    target = TARGETS[settings.target]
-    plain_step, draft_shape_ = _step(target, settings), draft_shape(settings)
-    draft = None if draft_shape_ is None else _step(draft_shape_, settings)
+    target, verify_step, draft, n = _cycle_steps(settings)
     k = settings.lookahead
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     grid = []
     for context in contexts:
         row = []
         for batch in batches:
-            plain = _time(plain_step, batch, 1, context)
-            verify = _time(plain_step, batch, k + 1, context)
-            drafting = 0.0 if draft is None else _time(draft, batch, 1, context)
-            row.append(plain * tokens / (k * drafting + verify))
+            plain = _time(target, batch, 1, context)
+            verify = _time(verify_step, batch, n, context)
+            row.append(plain * tokens / (k * _draft_time(settings, draft, batch, context) + verify))
         grid.append(row)
     return grid
 
@@ -535,14 +954,12 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     """Speedup and both throughputs at each batch, at the settings' context (steps built once)."""
     context, k = settings.context, settings.lookahead
-    target = _step(TARGETS[settings.target], settings)
-    shape = draft_shape(settings)
-    draft = None if shape is None else _step(shape, settings)
+    target, verify, draft, n = _cycle_steps(settings)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     rows = []
     for batch in batches:
         plain = _time(target, batch, 1, context)
-        cycle = k * (0.0 if draft is None else _time(draft, batch, 1, context)) + _time(target, batch, k + 1, context)
+        cycle = k * _draft_time(settings, draft, batch, context) + _time(verify, batch, n, context)
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
@@ -551,30 +968,43 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
 # --- load: Little's law -------------------------------------------------------------------------
 
 def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
-    """ms per token per sequence as ``sum_i w_i max(p_i + q_i B, r_i B) + c``: each step is the
-    larger of an affine memory time and a linear compute time, plus its fixed cost."""
+    """ms per token per sequence as ``constant + slope B + sum_i w_i combine(p_i + q_i B, r_i B, o_i)``
+    (:func:`_terms`, :func:`_combine`): every operator is the larger of an affine memory time and
+    a linear compute time, plus the part of the smaller that does not overlap it."""
     context, k = settings.context, settings.lookahead
+    target, verify, draft, n = _cycle_steps(settings)
+    if not _affine(settings):  # a mixture of experts: the function itself, solved numerically
+        if not speculative:
+            return NUMERIC, lambda batch: _time(target, batch, 1, context)
+        tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+        return NUMERIC, lambda batch: (k * _draft_time(settings, draft, batch, context)
+                                       + _time(verify, batch, n, context)) / tokens
 
-    def term(step: _Step, new_tokens: int, weight: float):
-        compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-        return (weight, step.fixed_bytes / step.bw, context * step.kv / step.bw, compute), weight * step.fixed_ms
+    def weighted(step, new_tokens, weight):
+        terms, constant, slope = _terms(step, new_tokens, context)
+        return [(weight, *term) for term in terms], weight * constant, weight * slope
 
-    target = _step(TARGETS[settings.target], settings)
     if not speculative:
-        first, constant = term(target, 1, 1.0)
-        return [first], constant
+        return weighted(target, 1, 1.0)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-    parts = [term(target, k + 1, 1 / tokens)]
-    shape = draft_shape(settings)
-    if shape is not None:
-        parts.append(term(_step(shape, settings), 1, k / tokens))
-    return [t for t, _ in parts], sum(c for _, c in parts)
+    terms, constant, slope = weighted(verify, n, 1 / tokens)
+    if draft is not None:
+        more, c, s = weighted(draft, 1, k / tokens)
+        terms, constant, slope = terms + more, constant + c, slope + s
+    elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU
+        constant += k / tokens * NGRAM_FIXED_MS
+        slope += k / tokens * NGRAM_MS_PER_SEQUENCE
+    return terms, constant, slope
 
 
 def _per_token_function(settings: ServingSettings, speculative: bool, curve=None):
     """``batch -> ms per token per sequence`` at the settings' context (constants built once)."""
-    terms, constant = _per_token_terms(settings, speculative, curve)
-    return lambda batch: sum(w * max(p + q * batch, r * batch) for w, p, q, r in terms) + constant
+    terms = _per_token_terms(settings, speculative, curve)
+    if terms[0] is NUMERIC:
+        return terms[1]
+    terms, constant, slope = terms
+    return lambda batch: constant + slope * batch + sum(w * _combine(p + q * batch, r * batch, o)
+                                                        for w, p, q, r, o in terms)
 
 
 def _ms_per_token(settings: ServingSettings, batch: float, speculative: bool, curve=None) -> float:
@@ -589,9 +1019,8 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
     when no ``B <= max_batch`` does: the server is overloaded. ``max_batch`` defaults to the
     largest batch that fits in GPU memory (:func:`max_batch_in_memory`).
 
-    ``msPerToken(B) / B`` falls as B grows (each step time is a constant plus terms linear in
-    B), so ``rate x outputTokens x msPerToken(B) / (1000 B)`` crosses 1 at most once; the fixed
-    point is solved exactly, piece by affine piece, with B a real number.
+    ``msPerToken(B)`` is piecewise affine (each operator is affine between its ridge batches), so
+    the first fixed point is solved exactly, piece by affine piece, with B a real number.
 
     >>> s = DEFAULT_SETTINGS
     >>> b = steady_batch(s, 1.0, False)
@@ -603,31 +1032,55 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
 
 def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_batch=None) -> float | None:
     """Solve ``B = s m(B)`` with ``s = rate x outputTokens / 1000`` exactly: between the batches
-    where a step turns compute-bound, ``m(B) = P + Q B`` is affine, so on that piece
-    ``B = s P / (1 - s Q)``; the first piece whose solution lies inside it holds the fixed point
-    (``m(B) / B`` falls as B grows, so there is at most one)."""
+    where an operator turns compute-bound, ``m(B) = P + Q B`` is affine, so on that piece
+    ``B = s P / (1 - s Q)``; pieces are visited in order and the first whose solution lies inside
+    it holds the first fixed point (``B - s m(B)`` is negative at 0, so the first crossing of
+    zero is the stable one)."""
     if rate <= 0:
         return 0.0
     max_batch = max_batch_in_memory(settings) if max_batch is None else max_batch
     if max_batch <= 0:
         return None
-    terms, constant = terms_constant
+    if terms_constant[0] is NUMERIC:
+        return _steady_batch_numeric(rate * settings.outputTokens / 1000, terms_constant[1], max_batch)
+    terms, constant, linear = terms_constant
     scale = rate * settings.outputTokens / 1000
-    breaks = sorted(p / (r - q) for _, p, q, r in terms if r > q and 0 < p / (r - q) < max_batch)
+    breaks = sorted(p / (r - q) for _, p, q, r, _ in terms if r > q and 0 < p / (r - q) < max_batch)
     low = 0.0
     for high in breaks + [max_batch]:
         middle = (low + high) / 2  # which side of each ridge this piece is on
-        slope = offset = 0.0
-        for w, p, q, r in terms:
-            if p + q * middle >= r * middle:
-                offset, slope = offset + w * p, slope + w * q
-            else:
-                slope += w * r
-        offset += constant
+        slope, offset = linear, constant
+        for w, p, q, r, o in terms:
+            if p + q * middle >= r * middle:   # memory-bound: memory + (1 - o) compute
+                offset, slope = offset + w * p, slope + w * (q + (1 - o) * r)
+            else:                              # compute-bound: compute + (1 - o) memory
+                offset, slope = offset + w * (1 - o) * p, slope + w * (r + (1 - o) * q)
         if scale * slope < 1:
             batch = scale * offset / (1 - scale * slope)
             if batch <= high * (1 + 1e-12):
                 return max(batch, low)
+        low = high
+    return None
+
+
+NUMERIC = "numeric"  # marks a ms-per-token function that is not piecewise affine (a mixture of experts)
+
+
+def _steady_batch_numeric(scale: float, per_token, max_batch: float) -> float | None:
+    """The first ``B`` in ``(0, max_batch]`` with ``B = scale x per_token(B)``, for a per-token
+    time that is not piecewise affine: ``B - scale per_token(B)`` is negative near 0; a geometric
+    scan finds the first batch where it is not, bisection the crossing (relative 1e-12)."""
+    gap = lambda b: b - scale * per_token(b)  # noqa: E731
+    low = 0.0
+    for i in range(80, -1, -1):
+        high = max_batch * 0.8 ** i
+        if gap(high) >= 0:
+            for _ in range(100):
+                middle = (low + high) / 2
+                low, high = (middle, high) if gap(middle) < 0 else (low, middle)
+                if high - low <= 1e-12 * high:
+                    break
+            return high
         low = high
     return None
 

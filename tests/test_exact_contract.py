@@ -1,4 +1,4 @@
-"""lab.exact.evaluate(): the SPEC section 2 contract, the state bit mask, the frozen exact
+"""lab.exact.evaluate(): the contract of docs/CONTRACT.md section 2, the state bit mask, the frozen exact
 signature, and the audit's result and signature."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PARAM_ORDER = ["certainty", "draftCost", "gamma", "length", "match", "seed"]
 # independently derived value. The toy model is documented in lab/sampler.py's docstring and the
 # seeded streams in lab/sampler.py and lab/exact.py; this string changes only if that documented
 # model or those seeded random streams change, which must be a deliberate, reviewed change (update
-# this constant and the SPEC's record of it in the same commit).
+# this constant and docs/CONTRACT.md section 4 in the same commit).
 FROZEN_EXACT_SIGNATURE = ("64:9:5:96:72:23:0:0.816833:0.183167:0.000000000000:0.095338:0.839579:2.793327:"
                           "3.180915:21:102:75:9:12:4.571429:0.012412:0.012819:0.100947")
 AUDIT_SIGNATURE = "20:20:0:1296:0.000000000000:0.000000000000"

@@ -1,4 +1,4 @@
-"""The instruments suite as registered (SPEC section 3): every check passes, the signature is the
+"""The instruments suite as registered (docs/CONTRACT.md section 5): every check passes, the signature is the
 frozen one, each family documents its signature value, and the CLI prints the counter last."""
 
 import json

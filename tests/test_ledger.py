@@ -1,6 +1,6 @@
-"""lab.ledger: every SPEC formula against hand-derived values, the closed forms, Leviathan's
-speedup, the SPEC worked example, best_lookahead's first-maximum rule, the legacy signature,
-the heatmap grid and the cycle breakdown."""
+"""lab.ledger: every formula of docs/CONTRACT.md section 1 against hand-derived values, the closed
+forms, Leviathan's speedup, the article's worked example, best_lookahead's first-maximum rule, the
+legacy signature, the heatmap grid and the cycle breakdown."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from lab import audit, ledger as L
 from lab.jsformat import to_fixed
 from lab.ledger import LedgerSettings
 
-SPEC_LEGACY = "74:12:5:6:80:3:2.214590:3.214590:48.000000:89.600000:143.600000:44.671321:1.790858:2.785410:4:1.819264"
+CONTRACT_LEGACY = "74:12:5:6:80:3:2.214590:3.214590:48.000000:89.600000:143.600000:44.671321:1.790858:2.785410:4:1.819264"
 
 acceptances = st.floats(0, 100, allow_nan=False)
 costs = st.floats(0, 100, allow_nan=False)
@@ -79,7 +79,8 @@ def test_wasted_drafts_never_negative():
 @given(acceptance=acceptances, cost=costs, m=lookaheads, overhead=st.floats(0, 200), target=st.floats(1, 500),
        tax=st.floats(0, 50))
 def test_formulas_against_fractions(acceptance, cost, m, overhead, target, tax):
-    """Each field against an exact rational evaluation of the SPEC formula (floats are exact rationals)."""
+    """Each field against an exact rational evaluation of its formula in docs/CONTRACT.md section 1
+    (floats are exact rationals)."""
     r = L.ledger(LedgerSettings(acceptance, cost, m, overhead, target, tax))
     a = Fraction(acceptance) / 100
     accepted = sum(a**i for i in range(1, m + 1))
@@ -138,7 +139,7 @@ def test_leviathan_reference_numbers():
 
 
 def test_spec_worked_example():
-    """SPEC: p = 0.7, m = 8 gives about 2.2 accepted drafts, not the naive 0.7 * 8 = 5.6."""
+    """The article's worked example: p = 0.7, m = 8 gives about 2.2 accepted drafts, not the naive 0.7 * 8 = 5.6."""
     accepted = L.expected_accepted_drafts(0.7, 8)
     assert abs(accepted - 2.2) < 0.01
     assert close(accepted, 0.7 * (1 - 0.7**8) / 0.3)
@@ -214,8 +215,8 @@ def test_best_lookahead_ignores_the_lookahead_field():
 # --- signature, grid, breakdown --------------------------------------------------------------
 
 def test_legacy_signature_is_the_spec_string():
-    assert audit.LEGACY_EXPECTED == SPEC_LEGACY
-    assert audit.legacy_signature() == SPEC_LEGACY
+    assert audit.LEGACY_EXPECTED == CONTRACT_LEGACY
+    assert audit.legacy_signature() == CONTRACT_LEGACY
 
 
 def test_legacy_signature_rebuilt_from_the_ledger():
@@ -223,13 +224,13 @@ def test_legacy_signature_rebuilt_from_the_ledger():
     r = L.ledger(s)
     m, best = L.best_lookahead(s)
     fields = ["74", "12", "5", "6", "80", "3"] + [to_fixed(v, 6) for v in r] + [str(m), to_fixed(best, 6)]
-    assert ":".join(fields) == SPEC_LEGACY
+    assert ":".join(fields) == CONTRACT_LEGACY
     assert list(r._fields) == ["accepted", "outputTokens", "draftMs", "verifyMs", "cycleMs", "msPerToken",
                                "speedup", "wastedDrafts"]
 
 
 def test_legacy_signature_changes_with_settings():
-    assert audit.legacy_signature(LedgerSettings(75, 12, 5, 6, 80, 3)) != SPEC_LEGACY
+    assert audit.legacy_signature(LedgerSettings(75, 12, 5, 6, 80, 3)) != CONTRACT_LEGACY
     assert audit.legacy_signature(LedgerSettings(74.5, 12, 5, 6, 80, 3)).startswith("74.5:12:5:6:80:3:")
 
 

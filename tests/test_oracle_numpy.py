@@ -1,6 +1,6 @@
 """An independent numpy oracle for the ledger and the speculative sampler.
 
-Everything below is written from SPEC section 2 / part one and from the model description in
+Everything below is written from docs/CONTRACT.md sections 1 and 2 and from the model description in
 lab/sampler.py's docstring, in float64, without calling lab's formulas. lab is only used for
 (1) the list of audit settings and (2) the values being checked.
 """
@@ -73,7 +73,7 @@ def np_tv(a, b) -> float:
 # --- (a) the ledger over all 1296 audit settings ----------------------------------------------
 
 def np_ledger(acceptance, draft_cost, lookahead, overhead, target, tax):
-    """Vectorised SPEC ledger: every argument a float64 array (or scalar)."""
+    """Vectorised ledger of docs/CONTRACT.md section 1: every argument a float64 array (or scalar)."""
     a = np.asarray(acceptance, dtype=float) / 100
     m = np.asarray(lookahead)
     max_m = int(m.max())

@@ -216,21 +216,35 @@ def test_cli_json(capsys):
     assert cli.main(ARGS + ["--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert KEYS <= set(document)
-    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192)
-    assert document["speedup"] == serving.speedup_at(s, 32, 8192)
+    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192, stepModel="measured")
+    assert document["params"]["stepModel"] == "measured" and document["params"]["gpus"] == 1
+    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192), rel=1e-12)
+    assert sum(document["plainStepTerms"].values()) == pytest.approx(document["plainStepMs"], rel=1e-12)
     assert document["crossoverBatch"] == serving.crossover_batch_scan(s)
     assert document["kvBytesPerToken"] == 327680 and document["targetWeightBytes"] == 2 * 70553706496
 
 
+def test_cli_roofline_gpus_tree_and_curve(capsys):
+    assert cli.main(ARGS + ["--step-model", "roofline", "--gpus", "4", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["speedup"] == pytest.approx(serving.speedup_at(D.with_(gpu="h200", draft="llama-3.2-1b", batch=32,
+                                                                           context=8192), 32, 8192), rel=1e-12)
+    assert cli.main(ARGS + ["--tree-tokens", "24", "--acceptance-curve", "90,80,70", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192, stepModel="measured", treeTokens=24)
+    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192, curve=(0.9, 0.8, 0.7)), rel=1e-12)
+    assert document["verifyStepMs"] == serving.verify_step_ms(s, 32, 8192)
+
+
 def test_cli_text_and_precision(capsys):
-    assert cli.main(ARGS + ["--precision", "fp8", "--mem-efficiency", "90", "--flop-efficiency", "70",
-                            "--overhead-ms", "0"]) == 0
+    assert cli.main(ARGS + ["--precision", "fp8", "--step-model", "roofline", "--mem-efficiency", "90",
+                            "--flop-efficiency", "70", "--overhead-ms", "0"]) == 0
     out = capsys.readouterr().out
     assert "speedup" in out and "crossoverBatch" in out and "kvBytesPerToken  163840" in out
 
 
 @pytest.mark.parametrize("change, message", [
-    (["--gpu", "h100"], "--gpu: unknown name 'h100'; valid: a100-80g, h100-sxm, h200, l40s, rtx-4090"),
+    (["--gpu", "h100"], "--gpu: unknown name 'h100'; valid: a100-80g, a100-40g, h100-sxm, h200, l40s, rtx-4090"),
     (["--target", "gpt-4"], "--target: unknown name 'gpt-4'; valid: llama-2-7b"),
     (["--precision", "int4"], "--precision: unknown name 'int4'; valid: bf16, fp8"),
     (["--batch", "0"], "--batch must be an integer from 1 to 4096, got '0'"),
@@ -239,6 +253,11 @@ def test_cli_text_and_precision(capsys):
     (["--acceptance", "nan"], "--acceptance must be a number from 0 to 100"),
     (["--mem-efficiency", "0"], "--mem-efficiency must be a number from 1 to 100"),
     (["--overhead-ms", "-1"], "--overhead-ms must be a number from 0 to 1000"),
+    (["--gpus", "3.5"], "--gpus must be an integer from 1 to 8"),
+    (["--tree-tokens", "-2"], "--tree-tokens must be an integer from 0 to 1024"),
+    (["--step-model", "magic"], "--step-model: unknown name 'magic'; valid: measured, roofline, operators"),
+    (["--acceptance-curve", "80,nan"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
+    (["--acceptance-curve", "120"], "--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100"),
 ])
 def test_cli_bad_input(change, message, capsys):
     assert cli.main(ARGS + change) == 2
@@ -262,11 +281,14 @@ from lab.widgets import serving as widget  # noqa: E402
 
 def test_view_default_and_query_round_trip():
     view = widget.view(None)
-    assert view["notes"] == [] and view["crossoverBatch"] == 163
+    # the default is a setting an engine measured (lab.serving_validation's H100 EAGLE row, k = 2)
+    assert view["notes"] == [] and view["crossoverBatch"] is None
+    assert view["params"]["stepModel"] == "measured" and "none up to 392" == view["readouts"]["crossover"]
+    assert abs(float(view["readouts"]["speedup"]) / (175.49 / 128.64) - 1) < 0.05
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
     assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
-                                   "curveSwitch"}
+                                   "curveSwitch", "validation"}
 
 
 def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
@@ -280,7 +302,8 @@ def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
 
 @pytest.mark.parametrize("raw, fragment", [
     ({"gpu": "h100"}, "gpu: 'h100' is not one of a100-80g"),
-    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 4"),
+    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 1"),
+    ("?srvModel=fast", "srvModel: 'fast' is not one of measured, roofline, operators; using measured"),
     ({"lookahead": "NaN"}, "lookahead: 'NaN' is not a number"),
     ({"batchExp": "99"}, "batchExp: 99 is not an integer from 0 to 10; using 10"),
     ("?srvTarget=%3Cscript%3E", "srvTarget: '<script>' is not one of"),
@@ -311,3 +334,144 @@ def test_width_lays_out_the_figures_and_text_stays_legible():
     assert "style=" not in svg
     assert widget.TEXT >= 12 and not re.search(r'font-size="([0-9]|1[01])"', svg)
 
+
+
+# --- the per-operator model, calibration and validation ----------------------------------------------
+
+from lab import serving_calibration, serving_validation  # noqa: E402
+
+M = D.with_(stepModel="measured")
+
+
+def test_every_gpu_has_a_calibration_and_the_unmeasured_are_named():
+    assert set(serving_calibration.CALIBRATIONS) == set(serving.GPUS)
+    assert set(serving_calibration.MEASURED_GPUS) == {"a100-80g", "a100-40g", "h100-sxm", "h200"}
+    assert {m.gpu for m in serving_calibration.STEP_MEASUREMENTS} <= set(serving_calibration.MEASURED_GPUS)
+    for cal in serving_calibration.CALIBRATIONS.values():
+        assert cal.source and 0 < cal.memEfficiency <= 1 and 0 < cal.flopEfficiency <= 1 and 0 <= cal.overlap <= 1
+
+
+def test_a_small_draft_is_bound_by_its_fixed_cost():
+    """A 1B draft on 4 H100s: its weights take a fraction of a millisecond, its fixed costs (one
+    draft pass, 16 layers' launches and 32 all-reduce latencies) most of its step."""
+    s = M.with_(draft="llama-3.2-1b")
+    shape = serving.DRAFTS["llama-3.2-1b"]
+    parts = serving._measured_step(shape, s, "draft")
+    step = serving.draft_step_ms(s, 1, 1024)
+    assert parts.fixed_ms > step / 2 and parts.gemm_ms < step / 4
+    share = step / serving.step_time_ms(serving.TARGETS["llama-3-70b"], s, 1, 1, 1024)
+    assert 0.05 < share < 0.2   # measured about 12.5% (quoted in the serving issue); the roofline said 5.4%
+
+
+def test_verify_costs_more_than_a_plain_step_even_below_the_ridge():
+    """Measured: four tokens per sequence at batch 64 cost about 1.4 plain steps; the roofline's 1.0."""
+    target = serving.TARGETS["llama-3-8b"]
+    s = M.with_(target="llama-3-8b", gpus=1)
+    ratio = serving.step_time_ms(target, s, 64, 4, 1024) / serving.step_time_ms(target, s, 64, 1, 1024)
+    assert 1.25 < ratio < 1.6
+    # and already below the ridge: at batch 16 (64 tokens in the pass) the weight GEMMs are memory-bound
+    assert serving.step_regime(target, s, 16, 4, 1024) == "memory-bound"
+    assert serving.step_time_ms(target, s, 16, 4, 1024) > 1.05 * serving.step_time_ms(target, s, 16, 1, 1024)
+    roofline = D.with_(target="llama-3-8b", gpus=1)
+    assert serving.step_time_ms(target, roofline, 64, 4, 1024) == serving.step_time_ms(target, roofline, 64, 1, 1024)
+
+
+def test_trees_verify_their_node_count_and_ngram_costs_cpu_time():
+    tree = M.with_(treeTokens=32)
+    assert serving.verify_tokens(tree) == 32 and serving.verify_tokens(M) == M.lookahead + 1
+    assert serving.verify_step_ms(tree, 16, 1024) > serving.verify_step_ms(M, 16, 1024)
+    assert serving.draft_step_ms(M.with_(draft="ngram"), 64, 1024) == pytest.approx(0.02 + 0.002 * 64)
+    assert serving.draft_step_ms(D.with_(draft="ngram"), 64, 1024) == 0.0
+
+
+def test_tensor_parallel_costs_all_reduces():
+    target = serving.TARGETS["llama-3-70b"]
+    one, four = serving.step_breakdown(target, M.with_(gpus=1, gpu="h200"), 8, 1, 1024), \
+        serving.step_breakdown(target, M.with_(gpus=4, gpu="h200"), 8, 1, 1024)
+    assert one["allReduce"] == 0 and four["allReduce"] > 0 and four["fixed"] > one["fixed"]
+    assert four["weights"] == pytest.approx(one["weights"] / 4, rel=1e-12)
+
+
+def test_effective_ridge_is_the_one_the_regime_uses():
+    for s in (D, M, M.with_(gpu="a100-80g")):
+        ridge = serving.effective_ridge(s)
+        target = serving.TARGETS["llama-3-8b"]
+        s = s.with_(target="llama-3-8b", gpus=1)
+        # the weight GEMMs turn compute-bound where their intensity 2 m / b passes the effective ridge
+        m = int(ridge * 2 / 2)   # bf16: 2 bytes a weight, so m tokens give intensity m FLOP/byte
+        if s.stepModel == "measured":
+            assert serving.step_regime(target, s, m - 1, 1, 64) == "memory-bound"
+            assert serving.step_regime(target, s, m + 2, 1, 64) == "compute-bound"
+
+
+def test_memory_stops_the_crossover_search():
+    s = M.with_(context=32768)
+    fits = serving.max_batch_in_memory(s)
+    assert 1 <= fits < 64
+    assert serving.crossover_batch(s) in (None, *range(1, int(fits) + 1))
+    assert serving.crossover_batch_scan(s) == serving.crossover_batch(s)
+
+
+def test_validation_is_computed_and_kept_apart_from_calibration():
+    rows = serving_validation.comparison()
+    summary = serving_validation.summary(rows)
+    assert summary["points"] == len(serving_validation.VALIDATION) >= 4
+    assert summary["above"] == sum(r["predicted"] > r["measured"] for r in rows)
+    assert 0.85 < summary["medianRatio"] < 1.15          # the issue's goal: median error within 15%
+    sources = {m.source for m in serving_calibration.STEP_MEASUREMENTS}
+    assert not sources & {p.source for p in serving_validation.VALIDATION}
+    for point in serving_validation.VALIDATION:  # the acceptance given to the model is the row's
+        alpha = serving_validation.alpha_for_length(point.acceptanceLength, point.lookahead)
+        assert serving.tokens_per_cycle(alpha, point.lookahead) == pytest.approx(point.acceptanceLength, abs=1e-9)
+
+
+def test_page_context_carries_the_validation_figure_and_tables():
+    context = widget.page_context()["validation"]
+    assert widget.view(None)["figures"]["validation"].startswith("<svg")
+    assert context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
+    assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
+    assert context["unmeasured"] == ["L40S", "RTX 4090"]
+
+
+# --- mixtures of experts -----------------------------------------------------------------------------
+
+def test_distinct_experts_matches_uniform_routing_by_simulation():
+    """E (1 - (1 - k/E)^m) is exact for uniform, independent top-k routing: a numpy simulation of
+    m tokens each drawing k of E experts without replacement agrees within sampling error."""
+    rng = np.random.default_rng(7)
+    for name in ("mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"):
+        shape = serving.TARGETS[name]
+        for tokens in (1, 4, 16, 64):
+            counts = [len({int(e) for _ in range(tokens) for e in rng.choice(shape.experts, shape.active_experts,
+                                                                                replace=False)})
+                      for _ in range(400)]
+            assert np.mean(counts) == pytest.approx(serving.distinct_experts(shape, tokens), rel=0.03, abs=0.05)
+    assert serving.distinct_experts(serving.TARGETS["llama-3-8b"], 64) == 0.0
+
+
+def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
+    s = M.with_(target="qwen3-30b-a3b", draft="eagle-head", gpus=1, lookahead=4, batch=1)
+    target = serving.TARGETS["qwen3-30b-a3b"]
+    plain, verify = serving.step_time_ms(target, s, 1, 1, 1024), serving.step_time_ms(target, s, 1, 5, 1024)
+    assert verify > 1.5 * plain   # five tokens read about 4.4 times the experts one token does
+    dense = M.with_(target="llama-3-8b", gpus=1)
+    assert serving.step_time_ms(serving.TARGETS["llama-3-8b"], dense, 1, 5, 1024) < 1.05 * serving.step_time_ms(
+        serving.TARGETS["llama-3-8b"], dense, 1, 1, 1024)
+    for changes in (dict(), dict(target="mixtral-8x7b", gpus=2, acceptance=50, lookahead=6)):
+        case = s.with_(**changes)
+        assert serving.crossover_batch(case) == serving.crossover_batch_scan(case)
+        for rate in (0.5, 20, 400):
+            for speculative in (False, True):
+                batch = serving.steady_batch(case, rate, speculative)
+                if batch is not None:
+                    demand = rate * case.outputTokens * serving._ms_per_token(case, batch, speculative) / 1000
+                    assert batch == pytest.approx(demand, rel=1e-6)
+
+
+def test_cli_runs_an_moe_target_with_its_mtp_head(capsys):
+    assert cli.main(["serving", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+                     "--precision", "fp8", "--batch", "16", "--context", "4096", "--lookahead", "3",
+                     "--acceptance", "80", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["kvBytesPerToken"] == 61 * 576 and document["fitsInMemory"]
+    assert document["verifyStepMs"] > document["plainStepMs"] > 0 and document["speedup"] > 1

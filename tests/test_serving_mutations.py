@@ -30,10 +30,80 @@ def test_leviathan_catches_a_forgotten_bonus_token(monkeypatch):
     _fails("serving-batch-one-is-leviathan", "!= Leviathan", "k=", "acceptance=")
 
 
-def test_leviathan_catches_a_verify_step_that_is_not_memory_bound(monkeypatch):
-    original = serving._compute_ms
-    monkeypatch.setattr(serving, "_compute_ms", lambda step, b, n, l: original(step, b, n, l) * 1000)
+def test_leviathan_catches_a_verify_step_whose_arithmetic_is_not_hidden(monkeypatch):
+    # with the extra terms zeroed a GEMM's arithmetic hides under its weight reads; adding it breaks the reduction
+    monkeypatch.setattr(serving, "_combine", lambda memory, compute, overlap: memory + compute)
     _fails("serving-batch-one-is-leviathan", "is not a plain step", "k=")
+
+
+def test_leviathan_catches_bookkeeping_left_in_the_ideal_limit(monkeypatch):
+    from lab import serving_calibration
+    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(specCycleMs=0.5))
+    _fails("serving-batch-one-is-leviathan", "is not a plain step")
+
+
+# --- the per-operator model: each term broken on its own ---------------------------------------------
+
+def _patched_time(drop):
+    """serving._time with one operator of the per-operator step left out (or changed)."""
+    original = serving._time
+
+    def patched(step, batch, new_tokens, context):
+        if not isinstance(step, serving._MeasuredStep):
+            return original(step, batch, new_tokens, context)
+        return original(step._replace(**drop), batch, new_tokens, context)
+    return patched
+
+
+@pytest.mark.parametrize("drop, fragment", [
+    ({"kv_ms": 0.0, "attention_flop_ms": 0.0}, "attention"),   # attention hidden, as one roofline over the step did
+    ({"head_ms": 0.0, "head_flop_ms": 0.0}, "lmHead"),        # the LM head forgotten
+    ({"comm_ms": 0.0}, "on 2 x"),                              # the all-reduce bytes forgotten (TP > 1)
+    ({"overlap": 1.0}, "by hand"),                             # the roofline's max instead of the measured overlap
+])
+def test_operators_catch_a_term_left_out(monkeypatch, drop, fragment):
+    monkeypatch.setattr(serving, "_time", _patched_time(drop))
+    _fails("serving-operators-add-up", "by hand", fragment)
+
+
+def test_operators_catch_a_draft_charged_the_engine_step(monkeypatch):
+    original = serving._measured_step
+    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(
+        shape, s, "target" if role == "draft" else role))
+    _fails("serving-operators-add-up", "(draft", "by hand")
+
+
+def test_operators_catch_kv_heads_not_split_over_gpus(monkeypatch):
+    original = serving._measured_step
+    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
+        kv_ms=original(shape, s.with_(gpus=1), role).kv_ms))
+    _fails("serving-operators-add-up", "by hand", "x a100-80g")
+
+
+def test_calibration_catches_datasheet_bandwidth(monkeypatch):
+    from lab import serving_calibration
+    for name in ("a100-80g", "a100-40g"):
+        monkeypatch.setitem(serving_calibration.CALIBRATIONS, name,
+                            serving_calibration.CALIBRATIONS[name]._replace(memEfficiency=1.0, passMs=0.5))
+    _fails("serving-calibration-holds", "measured", "tolerance")
+
+
+def test_calibration_catches_a_missing_fixed_cost_per_layer(monkeypatch):
+    from lab import serving_calibration
+    for name in ("h100-sxm", "h200"):
+        monkeypatch.setitem(serving_calibration.CALIBRATIONS, name,
+                            serving_calibration.CALIBRATIONS[name]._replace(layerMs=0.0, passMs=0.0, allreduceUs=0.0))
+    _fails("serving-calibration-holds", "x h", "tolerance")
+
+
+def test_memory_catches_a_search_past_what_fits(monkeypatch):
+    monkeypatch.setattr(serving, "max_batch_in_memory", lambda s, context=None: float(serving.MAX_BATCH))
+    _fails("serving-memory-bounds-searches", "fits on one RTX 4090")
+
+
+def test_memory_catches_a_crossover_search_to_4096(monkeypatch):
+    monkeypatch.setattr(serving, "_search_limit", lambda s, context, max_batch: serving.MAX_BATCH)
+    _fails("serving-memory-bounds-searches", "past the")
 
 
 def test_monotone_catches_weights_amortised_by_mistake(monkeypatch):
@@ -118,3 +188,14 @@ def test_every_check_has_a_mutation_here(name):
     import inspect
     source = inspect.getsource(inspect.getmodule(test_every_check_has_a_mutation_here))
     assert f'"{name}"' in source
+
+
+def test_operators_catch_every_expert_read_at_every_batch(monkeypatch):
+    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: step.gemm_ms + step.expert_ms * step.experts)
+    _fails("serving-operators-add-up", "mixtral-8x7b", "by hand")
+
+
+def test_leviathan_catches_moe_verification_priced_as_one_token(monkeypatch):
+    original = serving._weights_read_ms
+    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: original(step, min(tokens, 1)))
+    _fails("serving-batch-one-is-leviathan", "the union of their experts was not read")

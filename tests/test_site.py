@@ -76,7 +76,7 @@ def test_site_audit_in_browser(served_live):
 
 def test_instrument_audit_in_browser(served_live):
     """The second counter re-runs in the browser after the seed audit, under the first one, and
-    shows the frozen suite signature (SPEC section 3)."""
+    shows the frozen suite signature (docs/CONTRACT.md section 5)."""
     from lab.checks import EXPECTED_SIGNATURE
 
     live = served_live

@@ -1,5 +1,6 @@
-"""``python -m lab serving``: the roofline of one decode step, plain against speculative, for one
-target, draft and GPU (one GPU; the page's widget can spread the model over several)."""
+"""``python -m lab serving``: one decode step, plain against speculative, for one target, draft and
+GPU preset on ``--gpus`` GPUs, under the per-operator model calibrated on measured step times (the
+default) or the idealised roofline (``--step-model roofline``)."""
 
 from .. import serving
 
@@ -13,25 +14,36 @@ NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when requ
     ("--mem-efficiency", "mem_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.memEfficiency),
     ("--flop-efficiency", "flop_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.flopEfficiency),
     ("--overhead-ms", "overhead_ms", 0, 1000, False, serving.DEFAULT_SETTINGS.overheadMs),
+    ("--gpus", "gpus", 1, 8, True, 1),
+    ("--tree-tokens", "tree_tokens", 0, 1024, True, 0),
 )
 NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", serving.DRAFT_NAMES),
-         ("--gpu", "gpu", tuple(serving.GPUS)), ("--precision", "precision", tuple(serving.PRECISIONS)))
+         ("--gpu", "gpu", tuple(serving.GPUS)), ("--precision", "precision", tuple(serving.PRECISIONS)),
+         ("--step-model", "step_model", tuple(serving.STEP_MODELS)))
+OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED}
 
 
 def add_parser(commands):
     parser = commands.add_parser(
-        "serving", help="roofline step time, speedup, throughput and crossover batch on one GPU preset",
-        description="One decode step t(B, n, L) = max((N b + B L kv) / (BW eta_mem), 2 N B n / (F eta_flop)) + "
-                    "t_fixed on one GPU; a speculative cycle is k draft steps plus one verify step with n = k + 1.")
+        "serving", help="step time, speedup, throughput and crossover batch on a GPU preset",
+        description="One decode step under the per-operator model calibrated on measured step times (weight GEMMs, "
+                    "attention, LM head, tensor-parallel all-reduce, per-pass fixed costs; --step-model measured, "
+                    "the default) or the roofline t(B, n, L) = max((N b + B L kv) / (BW eta_mem), 2 N B n / "
+                    "(F eta_flop)) + t_fixed (--step-model roofline, where --mem-efficiency, --flop-efficiency and "
+                    "--overhead-ms apply); a speculative cycle is k draft steps plus one verify step over k + 1 "
+                    "tokens per sequence (or --tree-tokens).")
     for flag, dest, valid in NAMES:
-        required = flag != "--precision"
+        required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
-                            help=f"one of: {', '.join(valid)}" + ("" if required else " (default bf16)"))
+                            help=f"one of: {', '.join(valid)}" + ("" if required else f" (default {OPTIONAL_NAMES[flag]})"))
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         kind = "an integer" if integer else "a number"
         extra = "" if default is None else f" (default {default:g})"
         parser.add_argument(flag, dest=dest, default=None, metavar="N", required=default is None,
                             help=f"{kind} from {minimum} to {maximum}{extra}".replace("%", "%%"))
+    parser.add_argument("--acceptance-curve", dest="acceptance_curve", default=None, metavar="P1,P2,...",
+                        help="conditional acceptance by draft position, in %% (replaces --acceptance in tokens per "
+                             "cycle; the last value repeats)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -43,7 +55,7 @@ def _settings(args) -> serving.ServingSettings:
     for flag, dest, valid in NAMES:
         text = getattr(args, dest)
         if text is None:
-            text = "bf16"
+            text = OPTIONAL_NAMES[flag]
         if text not in valid:
             raise UsageError(f"{flag}: unknown name {text!r}; valid: {', '.join(valid)}")
         values[dest] = text
@@ -52,26 +64,48 @@ def _settings(args) -> serving.ServingSettings:
         text = getattr(args, dest)
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
     return serving.ServingSettings(
-        target=values["target"], draft=values["draft"], gpu=values["gpu"], precision=values["precision"], gpus=1,
+        target=values["target"], draft=values["draft"], gpu=values["gpu"], precision=values["precision"],
+        gpus=numbers["gpus"], stepModel=values["step_model"], treeTokens=numbers["tree_tokens"],
         lookahead=numbers["lookahead"], acceptance=numbers["acceptance"], memEfficiency=numbers["mem_efficiency"],
         flopEfficiency=numbers["flop_efficiency"], overheadMs=numbers["overhead_ms"], batch=numbers["batch"],
         context=numbers["context"])
 
 
+def _curve(args):
+    """The --acceptance-curve values as fractions, or None; a bad list is a usage error."""
+    from ..cli import UsageError
+
+    text = args.acceptance_curve
+    if text is None:
+        return None
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        values = []
+    if not values or len(values) > 64 or any(not 0 <= v <= 100 for v in values):  # NaN fails the range test
+        raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {text!r}")
+    return tuple(v / 100 for v in values)
+
+
 def run(args):
     settings = _settings(args)
-    result = serving.serving(settings)
+    curve = _curve(args)
+    result = serving.serving(settings, curve)
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
-    document["crossoverBatch"] = serving.crossover_batch(settings)
-    document["bestLookahead"] = serving.best_lookahead(settings, 16)[0]  # over the flag's whole range
+    document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
+    document["bestLookahead"] = serving.best_lookahead(settings, 16, curve)[0]  # over the flag's whole range
     document["regime"] = f"plain step {result.plainRegime}, verify step {result.verifyRegime}"
+    document["plainStepTerms"] = serving.step_breakdown(serving.TARGETS[settings.target], settings, settings.batch, 1,
+                                                        settings.context)
     document["memoryNeededBytes"] = serving.memory_needed_bytes(settings)
     document["fitsInMemory"] = document["memoryNeededBytes"] <= serving.memory_available_bytes(settings)
     document = {"params": settings._asdict(), **document}
     lines = [f"{key:>21}  {value:.6f}" if isinstance(value, float) else f"{key:>21}  {value}"
              for key, value in document.items() if key != "params"]
     if not document["fitsInMemory"]:
-        lines.append(f"note: weights and KV caches need {document['memoryNeededBytes'] / 1e9:.1f} GB, more than one "
-                     f"{serving.GPUS[settings.gpu].label}'s {serving.GPUS[settings.gpu].memory / 1e9:.0f} GB; "
+        gpu = serving.GPUS[settings.gpu]
+        lines.append(f"note: weights and KV caches need {document['memoryNeededBytes'] / 1e9:.1f} GB, more than "
+                     f"{settings.gpus} x {gpu.label} hold ({serving.memory_available_bytes(settings) / 1e9:.0f} GB); "
                      "the times assume they fit")
     return document, "\n".join(lines), 0

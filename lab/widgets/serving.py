@@ -27,16 +27,26 @@ from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, request
 __all__ = ["SLIDERS", "SELECTS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
            "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
 
-D = serving.DEFAULT_SETTINGS
+# The widget opens on a setting an engine measured (lab.serving_validation: Llama-3-8B with an EAGLE
+# head on one H100, k = 2, batch 1, mean acceptance length 1.89 measured, 1.36x measured): acceptance
+# 57% gives 1 + 0.57 + 0.57^2 = 1.895 tokens per call. The library default (ServingSettings()) stays
+# the roofline's, which the trees instrument prices with.
+D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, lookahead=2,
+                                   acceptance=57, batch=1, stepModel=serving.MEASURED)
 
 SLIDERS = (
     Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
     Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
-    Slider("batchExp", "Batch B = 2^x sequences", 0, 10, 1, 3, "x", integer=True, url_key="srvBatchLog2"),
+    Slider("batchExp", "Batch B = 2^x sequences", 0, 10, 1, 0, "x", integer=True, url_key="srvBatchLog2"),
     Slider("contextExp", "Context L = 2^x tokens", 9, 17, 1, 10, "x", integer=True, url_key="srvContextLog2"),
-    Slider("memEfficiency", "Bandwidth reached", 10, 100, 1, D.memEfficiency, "% of peak", url_key="srvMemEff"),
-    Slider("flopEfficiency", "FLOP/s reached", 10, 100, 1, D.flopEfficiency, "% of peak", url_key="srvFlopEff"),
-    Slider("overheadMs", "Fixed cost per pass", 0, 5, 0.1, D.overheadMs, "ms", url_key="srvOverhead"),
+    Slider("treeTokens", "Tree tokens verified per sequence (0: a chain, k + 1)", 0, 64, 1, 0, "tokens",
+           integer=True, url_key="srvTree"),
+    Slider("memEfficiency", "Bandwidth reached (roofline only)", 10, 100, 1, serving.DEFAULT_SETTINGS.memEfficiency,
+           "% of peak", url_key="srvMemEff"),
+    Slider("flopEfficiency", "FLOP/s reached (roofline only)", 10, 100, 1, serving.DEFAULT_SETTINGS.flopEfficiency,
+           "% of peak", url_key="srvFlopEff"),
+    Slider("overheadMs", "Fixed cost per pass (roofline only)", 0, 5, 0.1, serving.DEFAULT_SETTINGS.overheadMs, "ms",
+           url_key="srvOverhead"),
     Slider("outputTokens", "Output tokens per request", 16, 2048, 16, D.outputTokens, "tokens", integer=True,
            url_key="srvOutput"),
 )
@@ -50,6 +60,7 @@ class Select:
 
 
 SELECTS = (
+    Select("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
     Select("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
     Select("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
     Select("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
@@ -147,7 +158,8 @@ def _settings(params) -> serving.ServingSettings:
         gpus=int(params["gpus"]), lookahead=params["lookahead"], acceptance=params["acceptance"],
         memEfficiency=params["memEfficiency"], flopEfficiency=params["flopEfficiency"],
         overheadMs=params["overheadMs"], batch=2 ** params["batchExp"], context=2 ** params["contextExp"],
-        attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"])
+        attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"],
+        stepModel=params["stepModel"], treeTokens=params["treeTokens"])
 
 
 def _query(params) -> str:
@@ -244,9 +256,10 @@ def _polyline(points, css, extra="") -> str:
 SPEEDUP_LINE, PLAIN_LINE, SPEC_LINE = "srv-line srv-speedup", "fig-baseline srv-line", "k-speculative srv-line"
 
 
-def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
+def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | None = None) -> str:
     """Two panels over batch (log axis): the speedup with the 1.0x line and the crossover batch,
-    and the whole batch's throughput in tokens/s (log axis), plain against speculative."""
+    and the whole batch's throughput in tokens/s (log axis), plain against speculative. Batches
+    past ``fits`` (the largest that fits in GPU memory) are hatched: no engine can run them."""
     width = fit_width(width)
     left, right, height = 64, 16, 330
     x0, x1 = left, width - right
@@ -254,6 +267,14 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT) -> str:
     low, high = batches[0], batches[-1]
     bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
     body = []
+    if fits is not None and fits < high:
+        fx = x0 if fits < low else bx(fits)
+        lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
+        body.append(f'<path class="srv-nofit" d="{lines}" fill="none" stroke="{INK}" stroke-width="0.75" '
+                    f'stroke-opacity="0.35"/>')
+        words = _fit(("does not fit in memory", "no room", ""), x1 - fx - 6)
+        if words:
+            body.append(_text(x1 - 4, 24, words, "end", "fig-small"))
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
     peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
@@ -533,13 +554,16 @@ def _view(raw) -> dict:
                                                              "seed")), width)
     need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
     gpu = serving.GPUS[s.gpu]
+    fits = serving.max_batch_in_memory(s)
+    limit = max(1, min(serving.MAX_BATCH, int(fits)))
     if need > have:
         notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
-                         f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB: the times assume "
-                         f"they fit."]
+                         f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
+                         + (f" (at most {int(fits)} sequences fit)" if fits >= 1 else " (not even the weights fit)")
+                         + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
-    cross_text = (f"speculation stops paying at batch {crossover}" if crossover is not None else
-                  "speculation keeps paying at every batch up to 4096")
+    cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
+                  f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
     lead = ""
     if curve is not None:
@@ -547,8 +571,11 @@ def _view(raw) -> dict:
         lead = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
                 + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
                    if beyond else "") + "), ")
+    model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
+             serving.ROOFLINE: "the roofline of the whole step (idealised)",
+             serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
     summary = (
-        f"{lead}{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {s.lookahead} draft steps "
         f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
@@ -557,15 +584,16 @@ def _view(raw) -> dict:
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
     live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
-            + (f"crossover batch {crossover}" if crossover is not None else "no crossover up to 4096"))
+            + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
     readouts = {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
         "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
         "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
-        "ridge": _f(r.ridgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
-        "crossover": "none up to 4096" if crossover is None else str(crossover),
-        "effectiveBatch": str(s.batch * (s.lookahead + 1)),
+        "ridge": _f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
+        "crossover": f"none up to {limit}" if crossover is None else str(crossover),
+        "crossoverTrust": _trust(s),
+        "effectiveBatch": str(s.batch * serving.verify_tokens(s)),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
         "loadCross": "do not cross" if cross is None else f"{cross:.3g} req/s",
         "tailRange": f"{_f(runs['minimum'])}x to {_f(runs['maximum'])}x",
@@ -594,13 +622,116 @@ def _view(raw) -> dict:
             "heatmap": heatmap,
             "heatmapSelection": heatmap_selection_svg(grid, selected, width),
             "table": heatmap_table_html(grid, selected),
-            "batch": batch_svg(rows, s.batch, crossover, width),
+            "batch": batch_svg(rows, s.batch, crossover, width, serving.max_batch_in_memory(s)),
             "load": load,
             "loadTable": load_table,
             "tail": tail,
             "curveSwitch": curve_switch_html(curve, curve_label),
+            "validation": _validation_figure(width),
         },
     }
+
+
+def _trust(settings: serving.ServingSettings) -> str:
+    """How far to trust the crossover: what the model was calibrated on for this GPU, and its
+    measured error on the published end-to-end speedups (computed)."""
+    from .. import serving_calibration, serving_validation
+
+    if settings.stepModel != serving.MEASURED:
+        return "idealised: an upper bound on the speedup, not a prediction"
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    if not cal.measured:
+        return "assumed: no step time measured on this GPU"
+    summary = _validation_summary()
+    return (f"calibrated on measured steps; off by {_f(100 * summary['medianAbsError'], 0)}% (median) on "
+            f"{summary['points']} published speedups, none past batch one")
+
+
+@lru_cache(maxsize=1)
+def _validation_rows() -> tuple:
+    from .. import serving_validation
+    return tuple(serving_validation.comparison())
+
+
+@lru_cache(maxsize=1)
+def _validation_summary() -> dict:
+    from .. import serving_validation
+    return serving_validation.summary(list(_validation_rows()))
+
+
+@lru_cache(maxsize=8)
+def _validation_figure(width: int) -> str:
+    """The predicted-against-measured figure at ``width`` (independent of the settings)."""
+    return validation_svg(list(_validation_rows()), width)
+
+
+def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
+    """Predicted against measured end-to-end speedup, one dot per published row, on linear axes
+    from 0 to the largest value (at least 2x), with the diagonal where they agree and the 1.0x
+    lines; each dot numbered as in the table."""
+    width = fit_width(width)
+    left, right, top, bottom = 52, 24, 12, 44
+    size = min(width - left - right, 300)
+    top_value = max(2.0, max(max(r["measured"], r["predicted"]) for r in rows) * 1.1)
+    sx = lambda v: left + v / top_value * size  # noqa: E731
+    sy = lambda v: top + size - v / top_value * size  # noqa: E731
+    body = [f'<line class="fig-axisline" x1="{left}" x2="{left + size}" y1="{top + size}" y2="{top + size}"/>',
+            f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + size}"/>',
+            f'<line class="srv-one" x1="{sx(0):.1f}" y1="{sy(0):.1f}" x2="{sx(top_value):.1f}" y2="{sy(top_value):.1f}" '
+            f'stroke-width="1.5"/>']
+    for v in (0.5, 1, 1.5, 2, 3, 4):
+        if v <= top_value:
+            body.append(_text(sx(v), top + size + 16, f"{v:g}x", "middle"))
+            body.append(_text(left - 6, sy(v) + 4, f"{v:g}x", "end"))
+    for i, row in enumerate(rows, 1):
+        x, y = sx(row["measured"]), sy(row["predicted"])
+        body.append(f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
+        body.append(_text(x + 7, y - 5, str(i), "start", "fig-small"))
+    body.append(_text(left + size / 2, top + size + 36, "measured speedup", "middle", "fig-axis"))
+    body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + size / 2):.1f}" y="14" '
+                f'text-anchor="middle">predicted</text>')
+    label = ("Predicted against measured end-to-end speedup for " + str(len(rows)) + " published rows; points on "
+             "the diagonal agree. " + " ".join(f"Row {i}: measured {_f(r['measured'])}x, predicted {_f(r['predicted'])}x."
+                                               for i, r in enumerate(rows, 1)))
+    return _svg(width, top + size + bottom, label, body, "srv-validation")
+
+
+def validation_table_html(rows) -> str:
+    """The validation rows: setting, acceptance measured at, measured and predicted speedup, ratio
+    and source, every text escaped."""
+    body = []
+    for i, r in enumerate(rows, 1):
+        gpu = serving.GPUS[r["gpu"]].label
+        setting = (f"{serving.TARGETS[r['target']].label} + {serving.DRAFT_LABELS[r['draft']]}, {r['gpus']} x {gpu}, "
+                   f"batch {r['batch']}, k = {r['lookahead']}")
+        body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
+                    f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
+                    f'<td>{_f(r["ratio"])}</td><td>{escape(r["source"])}; {escape(r["note"])}</td></tr>')
+    return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
+            'model (acceptance: the mean acceptance length each was measured at)</caption><thead><tr>'
+            '<th scope="col">#</th><th scope="col">row</th><th scope="col">setting</th>'
+            '<th scope="col">acceptance length</th><th scope="col">measured</th><th scope="col">predicted</th>'
+            '<th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>' + "".join(body)
+            + '</tbody></table>')
+
+
+def calibration_table_html() -> str:
+    """The measured step times the model is calibrated on, with the model's value beside each."""
+    from .. import serving_calibration
+
+    body = []
+    for m in serving_calibration.STEP_MEASUREMENTS:
+        settings = serving.DEFAULT_SETTINGS.with_(gpu=m.gpu, target=m.target, precision=m.precision, gpus=m.gpus,
+                                                  stepModel=serving.MEASURED)
+        got = serving.step_time_ms(serving.TARGETS[m.target], settings, m.batch, m.newTokens, m.context)
+        body.append(f'<tr><td>{escape(serving.TARGETS[m.target].label)}, {m.gpus} x {escape(serving.GPUS[m.gpu].label)}'
+                    f'</td><td>{m.batch}</td><td>{m.newTokens}</td><td>{_f(m.ms)}</td><td>{_f(got)}</td>'
+                    f'<td>{_f(got / m.ms)}</td><td>{escape(m.source)}; {escape(m.note)}</td></tr>')
+    return ('<table class="heatmap-table srv-calibration-table"><caption>Measured step times (ms) the model is '
+            'calibrated on, and the model beside each</caption><thead><tr><th scope="col">model, GPUs</th>'
+            '<th scope="col">batch</th><th scope="col">tokens per sequence</th><th scope="col">measured</th>'
+            '<th scope="col">model</th><th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>'
+            + "".join(body) + '</tbody></table>')
 
 
 def page_context() -> dict:
@@ -610,4 +741,19 @@ def page_context() -> dict:
             "selects": [{"name": s.name, "key": s.key, "label": s.label, "options": list(s.options.items()),
                          "default": s.default} for s in SELECTS],
             "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
-                        "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}}}
+                        "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}},
+            "validation": _validation_context()}
+
+
+def _validation_context() -> dict:
+    """The predicted-against-measured figure, its table, the error summary and the calibration
+    table, all computed by the build from lab.serving_validation and lab.serving_calibration."""
+    from .. import serving_calibration, serving_validation
+
+    rows = list(_validation_rows())
+    summary = serving_validation.summary(rows)
+    return {"table": validation_table_html(rows),
+            "calibration": calibration_table_html(), "summary": {
+                "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
+                "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
+            "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured]}

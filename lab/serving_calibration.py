@@ -1,0 +1,134 @@
+"""Calibration of the serving model's per-operator step (``stepModel="measured"``) on measured
+step times, one calibration per GPU preset, every number with where it was read.
+
+Only step times are used here: a plain decode step (inter-token latency at a fixed batch) or a
+verify step (the target's scoring pass over ``k + 1`` tokens per sequence), against the batch
+and the tokens per sequence. End-to-end speedups of speculative decoding are kept apart, in
+:mod:`lab.serving_validation`: they judge the model, so they do not tune it.
+
+How the constants were chosen: a grid search over the efficiencies, the overlap and the fixed
+costs minimising the squared log-ratio of model to measurement over the GPU family's
+:data:`STEP_MEASUREMENTS` (the script is not kept: the constants and the residuals below are the
+record; ``lab.checks.serving`` holds the model to every measurement within its tolerance).
+
+- Ampere (A100 40GB and 80GB share the GA100 chip and one calibration): the verify-step times
+  of vLLM's pull request 5691 (Llama-7B, k = 5, batch 4 to 128) and a plain-decode sweep of
+  Llama-3.1-8B on an A100 40GB. Residuals 0.92 to 1.20 (the worst: batch 64 of the verify sweep).
+- Hopper (H100 SXM and H200 share the GH100 chip and one calibration): plain decode of
+  Llama-3.1-8B on one H100 (batch 1 and 4) and vLLM's performance-benchmark latency tests on H200
+  (Llama-3.1-8B on one GPU and Llama-3-70B on four, batch 8). Residuals 0.87 to 1.08: the H100
+  and H200 8B rows disagree with each other (the faster H200 measured no faster), so no one
+  calibration fits both better than about 10%. No verify-step time on Hopper was
+  found: the overlap (how much a GEMM's arithmetic hides under its weight reads) is the Ampere
+  value, an assumption, and the FLOP efficiency is weakly fixed by plain steps alone.
+- L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
+  efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
+
+Standard library only; data as Python literals.
+"""
+
+from typing import NamedTuple
+
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS"]
+
+
+class Calibration(NamedTuple):
+    """The per-operator model's constants for one GPU (module docstring of :mod:`lab.serving`).
+
+    ``memEfficiency`` and ``flopEfficiency`` are fractions of the datasheet bandwidth and dense
+    tensor peak; ``overlap`` the share of a GEMM's smaller time (memory or compute) hidden under
+    the larger; ``passMs`` the fixed cost of one forward pass (scheduling, input preparation,
+    sampling); ``layerMs`` the fixed cost per layer per pass (kernel launches, norms, rotary
+    embedding); ``allreduceUs`` one all-reduce's latency; ``linkBandwidth`` the bytes per second
+    one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
+    weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
+
+    memEfficiency: float
+    flopEfficiency: float
+    overlap: float
+    passMs: float
+    draftPassMs: float
+    specCycleMs: float
+    layerMs: float
+    allreduceUs: float
+    linkBandwidth: float
+    memoryUtilization: float
+    measured: bool
+    source: str
+
+
+_AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
+           "a vLLM plain-decode sweep on A100 40GB); NVLink 3: 600 GB/s per GPU both ways, 300 one way")
+_HOPPER = ("fitted on the H100 and H200 plain-decode steps listed in STEP_MEASUREMENTS; the overlap is Ampere's "
+           "(no Hopper verify-step time was found); NVLink 4: 900 GB/s per GPU both ways, 450 one way")
+_ASSUMED = ("no step-time measurement found: Ampere's efficiencies and fixed costs are assumed, with a PCIe "
+            "link of about 25 GB/s between GPUs")
+
+# The speculation bookkeeping per cycle, read in vLLM issue #6915 (github.com/vllm-project/vllm/issues/6915,
+# 2024-07-29, by vLLM's speculative-decoding author): copying proposals to the CPU 'takes ~1ms', the scoring
+# model's prepare inputs '(300us)', 'end-to-end ... ~1.3ms for MQA'. A measured engine cost, not a speedup.
+SPEC_CYCLE_MS = 1.3
+# A draft pass inside an engine step: no measurement found; assumed 0.2 ms (its argmax sampling and
+# graph launch) plus the per-layer cost. The page says so.
+DRAFT_PASS_MS = 0.2
+
+AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE)
+HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER)
+ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED)
+
+# The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
+# a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.
+IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, False, "no calibration: the ideal limit")
+
+CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
+                "l40s": ADA, "rtx-4090": ADA}
+MEASURED_GPUS = tuple(name for name, cal in CALIBRATIONS.items() if cal.measured)
+
+
+class StepMeasurement(NamedTuple):
+    """One measured step: ``ms`` for ``target`` on ``gpus`` x ``gpu`` at ``batch`` sequences
+    with ``newTokens`` tokens each and about ``context`` tokens of context; ``tolerance`` is the
+    relative error the checks allow for it, ``source`` where it was read and ``note`` what was
+    assumed in reading it."""
+
+    gpu: str
+    target: str
+    precision: str
+    gpus: int
+    batch: int
+    newTokens: int
+    context: int
+    ms: float
+    tolerance: float
+    source: str
+    note: str
+
+
+_PR5691 = ("vLLM pull request 5691 (github.com/vllm-project/vllm/pull/5691), comment of 2024-07-09 by the author: "
+           "'scoring time for llama-7B model on a single A100', with CUDA graphs, MQA scorer, num_speculative_token 5")
+_PR5691_NOTE = ("the scoring (verify) pass over k + 1 = 6 tokens per sequence; A100 80GB and a context of about 512 "
+                "tokens assumed (the comment states neither)")
+_A100_SWEEP = ("johnmusgrave.com/p/vllm-throughput-latency-sweep-on: Llama-3.1-8B-Instruct BF16, vLLM 0.23.0, one "
+               "A100 40GB, 1024 input and 128 output tokens: 'about 75 tokens/sec' at one request, 'a 6.6x gain' in "
+               "throughput up to concurrency 8")
+_H100_SWEEP = ("yobitelcomm.github.io/bench/recipes/concurrency-sweep: Llama-3.1-8B-Instruct fp16 on one H100-80GB-HBM3, "
+               "vLLM 0.21.0, median TPOT 6.48 ms at concurrency 1 and 6.59 ms at 4")
+_H200_LATENCY = ("vLLM performance benchmark, buildkite.com/vllm/performance-benchmark/builds/9515, latency tests: "
+                 "input 32, output 128 tokens, batch 8, mean latency on H200")
+
+STEP_MEASUREMENTS = (
+    *(StepMeasurement("a100-80g", "llama-2-7b", "bf16", 1, batch, 6, 512, ms, 0.25, _PR5691, _PR5691_NOTE)
+      for batch, ms in ((4, 13.7), (8, 14.8), (16, 18.4), (32, 25.5), (64, 35.1), (128, 70.9))),
+    StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 1088, 1000 / 75, 0.15, _A100_SWEEP,
+                    "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens"),
+    StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 8, 1, 1088, 8 * 1000 / (6.6 * 75), 0.15, _A100_SWEEP,
+                    "a plain step at concurrency 8 = 8 / (6.6 x 75 tokens/s), derived from the quoted gain"),
+    StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, 1, 1, 512, 6.48, 0.15, _H100_SWEEP,
+                    "TPOT is one plain step at concurrency 1; the context (a short chat workload) taken as 512"),
+    StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, 4, 1, 512, 6.59, 0.15, _H100_SWEEP,
+                    "TPOT at concurrency 4 read as a plain step at batch 4"),
+    StepMeasurement("h200", "llama-3-8b", "bf16", 1, 8, 1, 96, 833.42 / 128, 0.15, _H200_LATENCY + " (latency_llama8B_tp1: 833.42 ms)",
+                    "mean latency / 128 output tokens, the 32-token prefill left in (a few percent); context about 96"),
+    StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.15, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
+                    "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96"),
+)

@@ -1,0 +1,122 @@
+"""Published end-to-end speedups of speculative decoding, kept apart from the calibration.
+
+:mod:`lab.serving_calibration` tunes the per-operator step model on measured step times only.
+The rows here are what the whole model predicts, compared with what engines measured end to end:
+each with its source, setting and the mean acceptance length it was measured at. The model is
+given that acceptance length (as the flat per-token acceptance that yields it at the row's
+lookahead, :func:`alpha_for_length`) and nothing else from the row.
+
+The page draws :func:`comparison` as its predicted-against-measured figure and table; the error
+summary is computed, not written (:func:`summary`). Standard library only; data as literals.
+
+>>> rows = comparison()
+>>> len(rows) == len(VALIDATION) and all(row["predicted"] > 0 for row in rows)
+True
+"""
+
+from typing import NamedTuple
+
+from . import serving
+
+__all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary"]
+
+
+class ValidationPoint(NamedTuple):
+    """One measured end-to-end speedup: ``measured`` for ``target`` drafted by ``draft`` on
+    ``gpus`` x ``gpu`` at ``batch`` sequences, lookahead ``lookahead``, mean acceptance length
+    ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context."""
+
+    label: str
+    gpu: str
+    target: str
+    draft: str
+    gpus: int
+    batch: int
+    lookahead: int
+    acceptanceLength: float
+    context: int
+    measured: float
+    source: str
+    note: str
+
+
+_FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
+           "with 40GB memory', Llama-3.1-8B-Instruct, EAGLE head with a frequency-ranked draft vocabulary (fr-spec), "
+           "MT-Bench, batch size 1; 'fr-spec is 32.11% faster than vanilla' at 1 token, 108.45 tokens/s; 48.32 tokens/s "
+           "at 32")
+_EAGLE_V1 = ("vLLM pull request 16035 (github.com/vllm-project/vllm/pull/16035), comment of 2025-04-09: Llama-3-8B-"
+             "Instruct with lmsys/sglang-EAGLE-LLaMA3-Instruct-8B on MT-Bench, max_num_seqs 1: vanilla 128.64 "
+             "output tokens/s; k=2 175.49 (acceptance length 1.89), k=4 165.65 (2.08)")
+
+_ISSUE20780 = ("vLLM issue #20780 (github.com/vllm-project/vllm/issues/20780), 2025-07-10: Llama-3.1-8B, batch 1, "
+               "mean acceptance length and TPOT for EAGLE-1 and EAGLE-3 at K = 2 to 7, vanilla TPOT 7.07 ms; "
+               "measured = 7.07 / TPOT")
+_E1 = ((2, 2.10, 4.37), (3, 2.29, 4.29), (4, 2.39, 4.48), (5, 2.43, 4.71), (6, 2.45, 4.94), (7, 2.47, 5.20))
+_E3 = ((2, 2.36, 4.32), (3, 2.79, 4.09), (4, 3.08, 4.05), (5, 3.32, 4.13), (6, 3.46, 4.20), (7, 3.54, 4.29))
+_GPU_NOTE = "the issue names no GPU: one H100 assumed (its author's other runs are on H100, vanilla 7.07 ms a token)"
+
+VALIDATION = (
+    ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
+                    _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head"),
+    ValidationPoint("fr-spec EAGLE, k = 32", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 32, 2.18, 600,
+                    48.32 / (108.45 / 1.3211), _FRSPEC,
+                    "measured = 48.32 / vanilla, vanilla = 108.45 / 1.3211 tokens/s"),
+    ValidationPoint("EAGLE, k = 2", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, 2, 1.89, 600, 175.49 / 128.64,
+                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
+    ValidationPoint("EAGLE, k = 4", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, 4, 2.08, 600, 165.65 / 128.64,
+                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
+    *(ValidationPoint(f"EAGLE-1, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE) for k, length, tpot in _E1),
+    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head drafts over a 32k vocabulary, the "
+                      "model charges the target's full LM head") for k, length, tpot in _E3),
+)
+
+
+def alpha_for_length(length: float, lookahead: int) -> float:
+    """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length`` (bisection to
+    1e-12): how a measured mean acceptance length enters the model.
+
+    >>> round(alpha_for_length(1.75, 2), 9)
+    0.5
+    """
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if serving.tokens_per_cycle(middle, lookahead) < length else (low, middle)
+    return (low + high) / 2
+
+
+def predict(point: ValidationPoint) -> dict:
+    """The per-operator model's prediction for one row, with its settings."""
+    settings = serving.DEFAULT_SETTINGS.with_(
+        gpu=point.gpu, target=point.target, draft=point.draft, gpus=point.gpus, batch=point.batch,
+        lookahead=point.lookahead, acceptance=100 * alpha_for_length(point.acceptanceLength, point.lookahead),
+        context=point.context, stepModel=serving.MEASURED)
+    result = serving.serving(settings)
+    return {"predicted": result.speedup, "settings": settings, "plainStepMs": result.plainStepMs,
+            "draftStepMs": result.draftStepMs, "verifyStepMs": result.verifyStepMs}
+
+
+def comparison() -> list[dict]:
+    """Every row with its prediction and the ratio predicted / measured."""
+    rows = []
+    for point in VALIDATION:
+        prediction = predict(point)
+        rows.append({**point._asdict(), "predicted": prediction["predicted"],
+                     "ratio": prediction["predicted"] / point.measured})
+    return rows
+
+
+def summary(rows=None) -> dict:
+    """Median and worst ratio (worst: farthest from 1 on a log scale), the median absolute
+    relative error, and how many predictions lie above their measurement."""
+    rows = comparison() if rows is None else rows
+    ratios = sorted(row["ratio"] for row in rows)
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    errors = sorted(abs(r - 1) for r in ratios)
+    median_error = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    worst = max(ratios, key=lambda r: max(r, 1 / r))
+    return {"points": len(ratios), "medianRatio": median, "worstRatio": worst, "medianAbsError": median_error,
+            "above": sum(r > 1 for r in ratios)}
