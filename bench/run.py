@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import browser as B
 from . import cpython
+from . import realtext as realtext_bench
 from .server import ByteLog, counting_server, summarise
 from .stats import median, percentile, spread
 
@@ -33,6 +34,8 @@ TARGETS = {
     "coldBytes": (4.0 * MB, "MB", "<="),
     "articleBytesGzip": (150 * KB, "B", "<="),
     "warmBytes": (50 * KB, "B", "<="),
+    "generateCycleP95Ms": (16.7, "ms", "<="),
+    "realModelBytes": (1.5 * MB, "MB", "<="),
 }
 
 
@@ -111,6 +114,8 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
         results["articleBytes"] = cpython.article_bytes(site, built["config"])
         results["markup"] = cpython.markup_sizes(site)
         results["cpythonProfile"] = cpython.profile_views()
+        _log("Pyodide under Node: one real-text decoding cycle")
+        results["realtext"] = realtext_bench.measure(site, built["config"])
 
         log = ByteLog()
         server = counting_server(site, log)
@@ -247,6 +252,9 @@ def summarize(raw: dict) -> dict:
         "warmBytes": raw["warm"]["bytes"],
         "articleBytes": raw["articleBytes"]["articleBytes"],
         "articleBytesGzip": raw["articleBytes"]["articleBytesGzip"],
+        "generateCycleP50Ms": raw["realtext"]["generateCycleP50Ms"],
+        "generateCycleP95Ms": raw["realtext"]["generateCycleP95Ms"],
+        "realModelBytes": raw["realtext"]["realModelBytes"],
     }
     out["spread"] = {
         "bareReadyMs": spread(bare),
@@ -293,7 +301,7 @@ def summarize(raw: dict) -> dict:
     out["detail"] = {k: raw[k] for k in ("coldRuns", "coldRunsNetwork", "cold", "coldServer", "warm", "warmServer",
                                           "coldUncompressed", "articleBytes", "markup", "probe", "probePreImported",
                                           "domCosts", "sliders", "slidersThrottled", "cpythonProfile", "consoleErrors",
-                                          "environment")}
+                                          "environment", "realtext")}
     out["network"] = {"downloadMbps": B.NETWORK["downloadThroughput"] * 8 / 1e6,
                       "uploadMbps": B.NETWORK["uploadThroughput"] * 8 / 1e6, "rttMs": B.NETWORK["latency"]}
     out["cpuThrottlingRate"] = B.CPU_THROTTLE
@@ -351,6 +359,9 @@ def table(out: dict) -> str:
         ("warmBytes", out["warmBytes"], "B", "warmBytes", f"{out['detail']['warm']['requests']} responses on reload"),
         ("articleBytes", out["articleBytes"], "B", None, "HTML + CSS + JS + lab zip, uncompressed"),
         ("articleBytesGzip", out["articleBytesGzip"], "B", "articleBytesGzip", "the same, gzipped"),
+        ("generateCycleP50Ms", out["generateCycleP50Ms"], "ms", None, f"one real-text cycle at k = 5, Pyodide under Node, n={out['detail']['realtext']['cycles']}"),
+        ("generateCycleP95Ms", out["generateCycleP95Ms"], "ms", "generateCycleP95Ms", f"model load {out['detail']['realtext']['modelLoadMs']} ms"),
+        ("realModelBytes", out["realModelBytes"], "MB", "realModelBytes", "the models' file, brotli (fetched only near the widget)"),
     ]
     lines = [f"{'metric':<22} {'value':>12}  {'target':>12}  {'':<4}  spread / notes", "-" * 100]
     for name, value, unit, key, note in rows:

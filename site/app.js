@@ -223,6 +223,13 @@
     return panelWidths.get(kind);
   }
 
+  // Whether a widget's figures were drawn for another width than its panel's. A form without
+  // data-width draws nothing for a width (until a render gives it one), so it is not redrawn.
+  function widthChanged(kind) {
+    const drawn = formOf(kind).dataset.width;
+    return drawn !== undefined && figureWidth(kind) !== drawn;
+  }
+
   // A panel narrower than its figure scrolls; only then is it a Tab stop.
   function updateScrollers(widget) {
     for (const panel of widget.querySelectorAll(".figure-panel, .table-wrap")) {
@@ -561,7 +568,7 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           updateScrollers(widgetOf(kind));
-          if (root.dataset.labState === "live" && figureWidth(kind) !== formOf(kind).dataset.width) {
+          if (root.dataset.labState === "live" && widthChanged(kind)) {
             schedulerFor(kind).submit(formValues(formOf(kind)));
           }
         }
@@ -752,7 +759,7 @@
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
     const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
-                                labZipURL: config.labZipURL }, BOOT_STALL_MS);
+                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {} }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }
@@ -773,7 +780,7 @@
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
     for (const kind of kinds()) {
-      if (!schedulerFor(kind).queued && figureWidth(kind) !== formOf(kind).dataset.width) {
+      if (!schedulerFor(kind).queued && widthChanged(kind)) {
         schedulerFor(kind).submit(formValues(formOf(kind)));
       }
     }

@@ -2,6 +2,28 @@
 // It computes nothing itself; every number and every SVG comes from lab.views in Python.
 
 let handle = null;
+let pyodide = null;
+
+// Data files a widget reads that are not part of the first load (the page config's dataAssets:
+// kind -> [{url, path}]): fetched before that kind's first request and written where the lab
+// reads them. A failed fetch is forgotten (the next request tries again) and the request goes on:
+// the widget's view says what is missing.
+let dataAssets = {};
+const assetsLoaded = new Map();
+function ensureAssets(kind) {
+  const files = Object.hasOwn(dataAssets, kind) ? dataAssets[kind] : null;
+  if (!files || !pyodide) return Promise.resolve();
+  if (!assetsLoaded.has(kind)) {
+    assetsLoaded.set(kind, Promise.all(files.map(async ({ url, path }) => {
+      const response = await fetch(new URL(url, self.location.href).href);
+      if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")) || "/");
+      pyodide.FS.writeFile(path, bytes);
+    })).catch(() => { assetsLoaded.delete(kind); }));
+  }
+  return assetsLoaded.get(kind);
+}
 
 // Boot progress: every response fetched while booting is cloned and its clone read as it
 // arrives, so the page can say how many bytes have come in (and keep waiting while they do).
@@ -48,7 +70,7 @@ async function boot(paths) {
     return response.arrayBuffer();
   });
   const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
-  let pyodide;
+  dataAssets = paths.dataAssets && typeof paths.dataAssets === "object" ? paths.dataAssets : {};
   try {
     pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL });
   } finally {
@@ -66,6 +88,7 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id, type: "ready", payload: await boot(payload) });
     } else if (type === "request") {
       if (!handle) throw new Error("the lab is not loaded yet");
+      await ensureAssets(payload && payload.kind);
       const started = performance.now();
       const text = handle(JSON.stringify(payload));
       const pythonMs = performance.now() - started;  // reported so the page can show where time goes

@@ -99,6 +99,16 @@ def publication(root: Path) -> dict:
             "author": extra["author"]}
 
 
+def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
+    """(widget kind, logical asset name, bytes, path in the worker's file system) of every data file
+    a widget loads lazily: the real-text models (trained from the corpus, cached)."""
+    from lab import realtext
+    from lab.widgets import realtext as realtext_widget
+    from . import realtext_train
+
+    return [("realtext", realtext_widget.ASSET, realtext_train.model_bytes(root), realtext.MODEL_DATA_PATH)]
+
+
 def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
 
     # Import the lab from this tree, not from whatever happens to be installed.
@@ -138,6 +148,15 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
     _write(stage / published["python_stdlib.zip"], trimmed)
 
+    # Files a widget reads that are not part of the page's first load: the worker fetches a kind's
+    # files before its first request (warm, sent as the widget comes near) and writes each where
+    # the lab reads it.
+    data_assets: dict[str, list[dict]] = {}
+    for kind, name, data, path in widget_data_files(root):
+        published[name] = assets.hashed_name(name, data)
+        _write(stage / published[name], data)
+        data_assets.setdefault(kind, []).append({"url": published[name], "path": path})
+
     config = {
         "pyodideIndexURL": f"{pyodide_dirname}/",
         "stdlibURL": published["python_stdlib.zip"],
@@ -151,6 +170,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         "bootWireBytes": sum(_write.wire_size(name, data) for name, data in
                              [*((n, core[n]) for n in BOOT_FETCHED if n in core),
                               ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
+        "dataAssets": data_assets,
         # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
         "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }

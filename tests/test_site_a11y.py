@@ -51,9 +51,10 @@ def pages(module_page):
 
 def _resize(pg, width, js):
     pg.set_viewport_size({"width": width, "height": 900})
-    if js:  # the figures are redrawn for the new panel width (after a short debounce)
+    if js:  # the figures are redrawn for the new panel width (after a short debounce); a form without
+        # data-width draws nothing for a width and is not redrawn (app.js widthChanged)
         pg.wait_for_function(
-            f"""() => [...document.querySelectorAll('form[data-lab]')].every((f) =>
+            f"""() => [...document.querySelectorAll('form[data-lab]')].every((f) => f.dataset.width === undefined ||
                 f.dataset.width === String(({FIGURE_WIDTH_JS})(f.dataset.lab)))""", timeout=15_000)
         pg.wait_for_timeout(50)
 

@@ -1,0 +1,746 @@
+"""Speculative decoding on real text: a real tokenizer, a real target model, real proposers, exact.
+
+The toy of part three has eight words and rows that ignore the text written so far. This module
+runs the same rejection rule on models trained on real text: the Python standard library's source
+as Pyodide 314.0.7 ships it (``python_stdlib.zip``, Python Software Foundation License), trained at
+build time (:mod:`sitebuild.realtext_train` reads the corpus and caches the model file).
+
+* **Tokenizer.** Byte-level byte-pair encoding (Sennrich et al. 2016; byte-level as in GPT-2):
+  text is split into pre-tokens by :data:`PRETOKEN`, then merged by rank. Tokens 0..255 are the
+  bytes, so every text encodes; :data:`VOCABULARY_SIZE` tokens in all.
+* **Target p.** Interpolated Kneser-Ney (Chen and Goodman 1998, eq. 17 and section 3) of order
+  :data:`ORDER` with one discount ``D = 3/4`` at every order:
+
+      P_n(w | h) = max(c(h w) - D, 0) / c(h)  +  D N1+(h .) / c(h)  P_{n-1}(w | h')
+
+  with raw counts at the highest order and continuation counts ``N1+(. h w)`` below it; a history
+  the table does not hold falls through to ``P_{n-1}``; the unigram level interpolates with the
+  uniform row, so every token has mass. Totals ``c(h)`` and ``N1+(h .)`` are taken from the kept
+  (pruned) entries, so each row sums to 1 whatever was pruned. With integer counts and a rational
+  D every probability is rational: :func:`kn_row` computes a row in floats for decoding or in
+  :class:`fractions.Fraction` for the checks, by the same code.
+* **Draft q.** A Kneser-Ney bigram: raw bigram counts (pruned below :data:`DRAFT_MIN_COUNT`)
+  over the target's own continuation unigram, a much smaller model with its own distribution.
+  (The target's order-2 level alone holds continuation counts, a back-off distribution that
+  predicts badly on its own.) ``draft`` samples it at temperature T (q is the tempered row);
+  ``draft-greedy`` proposes its argmax (q one-hot: vLLM's greedy draft sampling); ``ngram`` is
+  vLLM's prompt lookup (:func:`prompt_lookup`, q one-hot).
+* **Temperature.** ``p_T(x) = p(x)^(1/T) / sum_y p(y)^(1/T)`` for target and draft alike; T = 0 is
+  the argmax (first of equals), so at T = 0 every row is one-hot and speculative decoding commits
+  exactly the target's greedy tokens.
+* **One cycle** (:func:`run_cycle`): the proposer drafts k tokens (all random draws for drafts
+  first), then :func:`verify_block` judges them in order with part three's rule: keep draft x iff
+  ``u < min(1, p(x)/q(x))``; the first rejection commits a token from ``norm(max(0, p - q))``; if
+  all survive, a bonus token from the next p row. The order of draws is :func:`lab.sampler.verify`'s.
+  :func:`first_token_law` runs :func:`verify_block` itself under :func:`lab.sampler.uniform_law`
+  on exact rows, so the checks compare the law of the code that decodes, not of a formula.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import struct
+import sys
+import zipfile
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from fractions import Fraction
+from itertools import accumulate
+from operator import sub
+from random import Random
+
+__all__ = [
+    "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
+    "Tokenizer", "Model", "ModelUnavailable", "train_merges", "count_tables", "build_model_file", "load_model",
+    "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
+    "verify_block",
+    "prompt_lookup", "propose", "run_cycle", "generate", "greedy", "first_token_law", "summarise",
+]
+
+FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
+VOCABULARY_SIZE = 2048         # 256 bytes + 1792 merges
+ORDER = 4                      # the target's n-gram order
+DRAFT_MIN_COUNT = 2            # the draft's raw bigram counts kept (pruned as the target's tables are)
+DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at every order
+PRETOKEN = rb" ?[A-Za-z_]+| ?[0-9]+| ?[^\sA-Za-z_0-9]+|\s+(?!\S)|\s+"
+PROMPT_LOOKUP = (2, 5)         # (prompt_lookup_min, prompt_lookup_max) of the ngram proposer
+PROPOSERS = ("draft", "draft-greedy", "ngram")
+PROPOSER_NAMES = {"draft": "draft model (sampled)", "draft-greedy": "draft model (greedy)",
+                  "ngram": "prompt lookup (n-gram)"}
+# name: (label, prompt). A function to complete, technical English, a repetitive template.
+PRESETS = {
+    "python": ("a Python function", "def read_lines(path, encoding=None):\n"
+               "    \"\"\"Return the lines of the file at path.\"\"\"\n"
+               "    with open(path, encoding=encoding) as f:\n        return"),
+    "docstring": ("an English docstring", "    \"\"\"Return the number of items in the queue.\n\n"
+                  "    If the queue is empty, this method returns zero. Note that the"),
+    "template": ("a repetitive template", "    def get_host(self):\n        return self._host\n\n"
+                 "    def get_port(self):\n        return self._port\n\n    def get_user(self):\n        return"),
+}
+DEFAULT_PRESET = "python"
+# setting: (low, high, default); integers except temperature.
+LIMITS = {"lookahead": (1, 8, 4), "temperature": (0.0, 2.0, 1.0), "tokens": (1, 256, 48), "seed": (0, 2**31 - 1, 1)}
+MAX_PROMPT_CHARS = 2000
+MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker writes the model file
+ZERO, ONE = Fraction(0), Fraction(1)
+
+
+class ModelUnavailable(RuntimeError):
+    """No model file here (the page has not loaded it; no corpus to train from)."""
+
+
+# --- tokenizer ----------------------------------------------------------------------------------
+
+class Tokenizer:
+    """Byte-level BPE: token ``256 + i`` is merge ``i`` (a pair of earlier tokens).
+
+    >>> tokenizer = Tokenizer([(97, 98), (256, 99)])
+    >>> tokenizer.encode("abc ab"), tokenizer.decode(tokenizer.encode("abc ab"))
+    ([257, 32, 256], 'abc ab')
+    """
+
+    def __init__(self, merges):
+        self.merges = [tuple(pair) for pair in merges]
+        self.ranks = {pair: rank for rank, pair in enumerate(self.merges)}
+        pieces = [bytes([b]) for b in range(256)]
+        for left, right in self.merges:
+            pieces.append(pieces[left] + pieces[right])
+        self.pieces = pieces
+        self._cache: dict[bytes, list[int]] = {}
+
+    def __len__(self):
+        return len(self.pieces)
+
+    def encode_word(self, word: bytes) -> list[int]:
+        """One pre-token: merge the lowest-ranked adjacent pair until none is a merge."""
+        ids = list(word)
+        ranks = self.ranks
+        while len(ids) > 1:
+            best = min(zip(ids, ids[1:]), key=lambda pair: ranks.get(pair, 1 << 30))
+            rank = ranks.get(best)
+            if rank is None:
+                break
+            merged, i, new = [], 0, 256 + rank
+            while i < len(ids):
+                if i + 1 < len(ids) and ids[i] == best[0] and ids[i + 1] == best[1]:
+                    merged.append(new)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            ids = merged
+        return ids
+
+    def encode(self, text: str) -> list[int]:
+        tokens: list[int] = []
+        for word in re.findall(PRETOKEN, text.encode("utf-8", errors="replace")):  # a lone surrogate: "?"
+            encoded = self._cache.get(word)
+            if encoded is None:
+                encoded = self.encode_word(word)
+                if len(self._cache) < 65536:
+                    self._cache[word] = encoded
+            tokens.extend(encoded)
+        return tokens
+
+    def decode(self, tokens) -> str:
+        return b"".join(self.pieces[t] for t in tokens).decode("utf-8", errors="replace")
+
+    def piece(self, token: int) -> str:
+        """One token's text as shown on the page (a split UTF-8 sequence shows as U+FFFD)."""
+        return self.pieces[token].decode("utf-8", errors="replace")
+
+
+# --- training (build time; the checks also train a small model here) ------------------------------
+
+def train_merges(word_counts: Counter, merges: int) -> list[tuple[int, int]]:
+    """Byte-pair merges over pre-token types weighted by their counts.
+
+    Each step merges the most frequent adjacent pair (ties: the smallest pair of ids), updating the
+    pair counts of only the words that hold it; a heap with lazy deletion finds the maximum.
+
+    >>> train_merges(Counter({b"abab": 3, b"ab": 1}), 2)
+    [(97, 98), (256, 256)]
+    """
+    import heapq
+
+    words = [list(word) for word in sorted(word_counts)]
+    weights = [word_counts[word] for word in sorted(word_counts)]
+    pair_counts: Counter = Counter()
+    where: dict[tuple[int, int], set[int]] = {}
+    for index, word in enumerate(words):
+        for pair in zip(word, word[1:]):
+            pair_counts[pair] += weights[index]
+            where.setdefault(pair, set()).add(index)
+    heap = [(-count, pair) for pair, count in pair_counts.items()]
+    heapq.heapify(heap)
+    result: list[tuple[int, int]] = []
+    while len(result) < merges and heap:
+        negative, pair = heapq.heappop(heap)
+        if pair_counts.get(pair, 0) != -negative or negative >= 0:
+            continue  # a stale entry: the pair's count changed after it was pushed
+        new_id = 256 + len(result)
+        result.append(pair)
+        touched: Counter = Counter()
+        for index in where.pop(pair, ()):  # words are independent: their order changes nothing
+            word, weight = words[index], weights[index]
+            for old in zip(word, word[1:]):
+                touched[old] -= weight
+            merged, i = [], 0
+            while i < len(word):
+                if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:
+                    merged.append(new_id)
+                    i += 2
+                else:
+                    merged.append(word[i])
+                    i += 1
+            words[index] = merged
+            for new in zip(merged, merged[1:]):
+                touched[new] += weight
+                where.setdefault(new, set()).add(index)
+        for changed, delta in touched.items():
+            if delta:
+                pair_counts[changed] += delta
+                heapq.heappush(heap, (-pair_counts[changed], changed))
+        pair_counts.pop(pair, None)
+    return result
+
+
+def count_tables(tokens: list[int], order: int, min_counts: dict) -> dict[int, Counter]:
+    """Kneser-Ney count tables ``{n: Counter(ngram -> count)}``: raw counts at ``order``,
+    continuation counts ``N1+(. h w)`` (distinct tokens seen before ``h w``) below, each pruned
+    to entries of at least ``min_counts[n]``. One pass counts the top order; each distinct
+    lower-order n-gram is a prefix of a distinct higher one (or ends the text).
+
+    >>> {n: sorted(table.items()) for n, table in count_tables([1, 2, 1, 2, 3], 2, {1: 1, 2: 1}).items()}
+    {2: [((1, 2), 2), ((2, 1), 1), ((2, 3), 1)], 1: [((1,), 1), ((2,), 1), ((3,), 1)]}
+    """
+    top = Counter(zip(*(tokens[i:] for i in range(order))))
+    tables: dict[int, Counter] = {order: top}
+    distinct = set(top)  # the distinct n-grams of the current order
+    for n in range(order - 1, 0, -1):
+        continuation: Counter = Counter(gram[1:] for gram in distinct)
+        tables[n] = continuation
+        distinct = {gram[:-1] for gram in distinct}
+        if len(tokens) >= n:
+            distinct.add(tuple(tokens[len(tokens) - n:]))
+    return {n: Counter({g: c for g, c in table.items() if c >= min_counts[n]}) for n, table in tables.items()}
+
+
+def encode_texts(texts, tokenizer: Tokenizer) -> list[int]:
+    """The texts as one token list, in order (each distinct pre-token encoded once)."""
+    tokens: list[int] = []
+    for text in texts:
+        tokens.extend(tokenizer.encode(text))
+    return tokens
+
+
+def build_model_file(texts, vocabulary_size: int = VOCABULARY_SIZE, order: int = ORDER,
+                     min_counts=None, note: str = "") -> bytes:
+    """Train tokenizer and counts on ``texts`` (str) and pack them into a model file (zip bytes)."""
+    min_counts = min_counts or {n: 1 for n in range(1, order + 1)}
+    words: Counter = Counter()
+    for text in texts:
+        words.update(re.findall(PRETOKEN, text.encode("utf-8")))
+    merges = train_merges(words, vocabulary_size - 256)
+    tokenizer = Tokenizer(merges)
+    tokens = encode_texts(texts, tokenizer)
+    tables = count_tables(tokens, order, min_counts)
+    bigrams = Counter(zip(tokens, tokens[1:]))
+    draft = Counter({gram: count for gram, count in bigrams.items() if count >= DRAFT_MIN_COUNT})
+    header = f"{FORMAT}\nvocabulary {len(tokenizer)}\norder {order}\ntokens {len(tokens)}\n{note}".encode()
+    entries = {"header.txt": header, "merges.bin": _pack_array("H", [t for pair in merges for t in pair]),
+               "draft2.bin": pack_table(draft, 2, len(tokenizer))}
+    for n, table in tables.items():
+        entries[f"order{n}.bin"] = pack_table(table, n, len(tokenizer))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in sorted(entries):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED  # the server compresses the file as a whole
+            archive.writestr(info, entries[name])
+    return buffer.getvalue()
+
+
+# --- the model file -------------------------------------------------------------------------------
+
+def _pack_array(code: str, values) -> bytes:
+    packed = array(code, values)
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpack_array(code: str, data: bytes) -> array:
+    unpacked = array(code)
+    unpacked.frombytes(data)
+    if sys.byteorder != "little":
+        unpacked.byteswap()
+    return unpacked
+
+
+def pack_table(table: Counter, n: int, size: int) -> bytes:
+    """One order's entries as columns: header (n, contexts C, entries E), the context keys
+    (``sum h_i size^(n-2-i)``, uint64, sorted), entries per context (uint16), then per entry the
+    next token (uint16) and the count (uint32)."""
+    grams = sorted(table)
+    keys, lengths, words, counts = [], [], [], []
+    for gram in grams:
+        key = 0
+        for token in gram[:-1]:
+            key = key * size + token
+        if not keys or keys[-1] != key:
+            keys.append(key)
+            lengths.append(0)
+        lengths[-1] += 1
+        words.append(gram[-1])
+        counts.append(table[gram])
+    return (struct.pack("<3I", n, len(keys), len(words)) + _pack_array("Q", keys) + _pack_array("H", lengths)
+            + _pack_array("H", words) + _pack_array("I", counts))
+
+
+class Table:
+    """One order's entries, searched by context key (bisection over the sorted keys)."""
+
+    __slots__ = ("n", "keys", "starts", "words", "counts", "size")
+
+    def __init__(self, data: bytes, size: int):
+        n, contexts, entries = struct.unpack_from("<3I", data)
+        offset = 12
+        self.keys = _unpack_array("Q", data[offset:offset + 8 * contexts])
+        offset += 8 * contexts
+        lengths = _unpack_array("H", data[offset:offset + 2 * contexts])
+        offset += 2 * contexts
+        self.words = _unpack_array("H", data[offset:offset + 2 * entries])
+        offset += 2 * entries
+        self.counts = _unpack_array("I", data[offset:offset + 4 * entries])
+        self.starts = array("I", accumulate(lengths, initial=0))
+        self.n, self.size = n, size
+
+    def find(self, context) -> tuple[int, int] | None:
+        """(first, end) entry indices of ``context`` (the last n-1 tokens), or None."""
+        key = 0
+        for token in context:
+            key = key * self.size + token
+        index = bisect_left(self.keys, key)
+        if index == len(self.keys) or self.keys[index] != key:
+            return None
+        return self.starts[index], self.starts[index + 1]
+
+
+class Model:
+    """Tokenizer, target tables (orders 1..ORDER) and draft table, plus row caches."""
+
+    def __init__(self, data: bytes):
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            header = archive.read("header.txt").decode().split("\n")
+            if header[0] != FORMAT:
+                raise ModelUnavailable(f"model file format {header[0]!r}, this lab reads {FORMAT!r}")
+            merges = _unpack_array("H", archive.read("merges.bin"))
+            self.tokenizer = Tokenizer(zip(merges[0::2], merges[1::2]))
+            self.size = len(self.tokenizer)
+            self.order = int(header[2].split()[1])
+            self.corpus_tokens = int(header[3].split()[1])
+            self.note = "\n".join(header[4:]).strip()
+            self.target = [Table(archive.read(f"order{n}.bin"), self.size) for n in range(1, self.order + 1)]
+            self.draft = [self.target[0], Table(archive.read("draft2.bin"), self.size)]
+        self.bytes = len(data)
+        self._rows: dict = {}
+        self._unigram = unigram_row(self.target[0], self.size, float_ratio)
+
+    def row(self, which: str, context, temperature=1.0) -> list[float]:
+        """The float row of ``which`` ("target" or "draft") after ``context``, tempered; cached."""
+        tables = self.target if which == "target" else self.draft
+        history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
+        key = (which, history, temperature)
+        row = self._rows.get(key)
+        if row is None:
+            if len(self._rows) > 4096:
+                self._rows.clear()  # bounded: a long session keeps at most a few thousand rows
+            base_key = (which, history, 1.0)
+            base = self._rows.get(base_key)
+            if base is None:
+                base = self._rows[base_key] = kn_row(tables, history, self.size, float_ratio, self._unigram)
+            row = self._rows[key] = tempered(base, temperature)
+        return row
+
+    def exact_row(self, which: str, context) -> list[Fraction]:
+        """The same row (temperature 1) in exact fractions."""
+        tables = self.target if which == "target" else self.draft
+        return kn_row(tables, tuple(context[max(0, len(context) - (len(tables) - 1)):]), self.size, Fraction)
+
+
+def float_ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator  # int / int is correctly rounded
+
+
+def unigram_row(unigram: "Table", size: int, ratio) -> list:
+    """The lowest level: ``max(c(w) - D, 0)/N  +  D types/N  1/size`` (continuation counts)."""
+    total, types = sum(unigram.counts), len(unigram.words)
+    uniform = ratio(3 * types, 4 * total * size)
+    row = [uniform] * size
+    for word, count in zip(unigram.words, unigram.counts):
+        row[word] = uniform + ratio(4 * count - 3, 4 * total)
+    return row
+
+
+def kn_row(tables, context, size: int, ratio, base=None) -> list:
+    """Interpolated Kneser-Ney row after ``context`` from ``tables`` (order 1 first), with
+    ``ratio(a, b)`` building each probability: ``float_ratio`` or :class:`fractions.Fraction`.
+    With D = 3/4: the kept mass ``(c - D)/c(h) = (4c - 3)/(4 c(h))`` and the back-off weight
+    ``D N1+(h .)/c(h) = 3 N1+(h .)/(4 c(h))``; the unigram level (:func:`unigram_row`, passed
+    as ``base`` when cached) backs off to ``1/size``.
+
+    >>> tables = [Table(pack_table(Counter({(0,): 3, (1,): 1}), 1, 3), 3)]
+    >>> kn_row(tables, (), 3, Fraction)  # 1/8 each from the uniform level, then (4c - 3)/16
+    [Fraction(11, 16), Fraction(3, 16), Fraction(1, 8)]
+    """
+    row = base if base is not None else unigram_row(tables[0], size, ratio)
+    for n in range(2, len(tables) + 1):
+        if len(context) < n - 1:
+            break
+        found = tables[n - 1].find(context[len(context) - (n - 1):])
+        if found is None:
+            continue  # an unseen history: P_n = P_{n-1}
+        first, end = found
+        words, counts = tables[n - 1].words[first:end], tables[n - 1].counts[first:end]
+        total = sum(counts)
+        weight = ratio(3 * (end - first), 4 * total)
+        row = [weight * value for value in row]
+        for word, count in zip(words, counts):
+            row[word] += ratio(4 * count - 3, 4 * total)
+    return list(row)
+
+
+def argmax(row) -> int:
+    """The first token of highest probability (ties go to the smallest id)."""
+    return row.index(max(row))
+
+
+def tempered(row, temperature) -> list:
+    """``p^(1/T)`` normalised; T = 1 is the row itself, T = 0 one-hot on :func:`argmax`.
+
+    >>> tempered([0.25, 0.75], 0), tempered([0.5, 0.5], 0.5)
+    ([0.0, 1.0], [0.5, 0.5])
+    """
+    if temperature == 1:
+        return row
+    if temperature == 0:
+        one_hot = [0.0] * len(row)
+        one_hot[argmax(row)] = 1.0
+        return one_hot
+    top, power = max(row), 1.0 / temperature
+    weights = [(value / top) ** power for value in row]  # relative to the top: the top stays 1, never 0
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def one_hot(size: int, token: int, one=1.0) -> list:
+    row = [one * 0] * size
+    row[token] = one
+    return row
+
+
+def sample_row(row, rng) -> int:
+    """Inverse-CDF sampling with one ``rng.random()``; a token of zero mass never wins (the
+    last token with mass closes the CDF at infinity, so float rounding cannot run past it)."""
+    cdf = list(accumulate(row))
+    last = len(row) - 1
+    while row[last] == 0:
+        last -= 1
+    cdf[last] = math.inf
+    return bisect_right(cdf, rng.random(), 0, last + 1)
+
+
+# --- the rule ------------------------------------------------------------------------------------
+
+def acceptance_probability(p_x, q_x):
+    """``min(1, p(x)/q(x))``; a token the draft gives no mass is never proposed (0)."""
+    if q_x == 0:
+        return q_x * 0
+    return min(p_x / q_x, p_x * 0 + 1)
+
+
+_RESIDUAL_MEMO: list = [None, None, None]  # (p, q, residual) of the last call: the law walk reuses it
+
+
+def residual(p, q):
+    """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
+    if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
+        return _RESIDUAL_MEMO[2]
+    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
+    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
+    mass = sum(excess)
+    result = None if mass == 0 else [e / mass for e in excess]
+    _RESIDUAL_MEMO[:] = (p, q, result)
+    return result
+
+
+def verify_block(drafts, p_rows, q_rows, rng, sample=sample_row):
+    """One verifier call: ``(committed tokens, accepted drafts, ended in a rejection?)``.
+
+    ``p_rows[i]`` is the target's row after the drafts before ``i`` (``p_rows`` may compute rows
+    lazily: a row past the first rejection is never needed), ``q_rows[i]`` the row draft ``i`` was
+    proposed from. Draft i survives iff ``u < min(1, p(x)/q(x))``; the first rejection commits a
+    token sampled from the residual; if every draft survives the row after them gives a bonus.
+
+    >>> verify_block([1], [[0.0, 1.0], [1.0, 0.0]], [[0.0, 1.0]], Random(0))
+    ([1, 0], 1, False)
+    """
+    committed = []
+    for index, token in enumerate(drafts):
+        p, q = p_rows[index], q_rows[index]
+        if rng.random() < acceptance_probability(p[token], q[token]):
+            committed.append(token)
+            continue
+        committed.append(sample(residual(p, q), rng))
+        return committed, index, True
+    committed.append(sample(p_rows[len(drafts)], rng))
+    return committed, len(drafts), False
+
+
+class LazyRows:
+    """``rows[i]``: the target's row after ``tokens + drafts[:i]``, computed when first read."""
+
+    def __init__(self, model: Model, tokens, drafts, temperature):
+        self.model, self.tokens, self.drafts, self.temperature = model, tokens, drafts, temperature
+        self.rows: dict[int, list] = {}
+
+    def __getitem__(self, index):
+        row = self.rows.get(index)
+        if row is None:
+            context = self.tokens[-(self.model.order - 1):] + list(self.drafts[:index])
+            row = self.rows[index] = self.model.row("target", context, self.temperature)
+        return row
+
+
+# --- proposers -----------------------------------------------------------------------------------
+
+def prompt_lookup(tokens, k: int, min_n: int = PROMPT_LOOKUP[0], max_n: int = PROMPT_LOOKUP[1]) -> list[int]:
+    """vLLM's n-gram proposer: the longest suffix of ``tokens`` (``min_n`` to ``max_n`` tokens)
+    that occurs earlier, at its earliest occurrence, and up to ``k`` tokens that followed it
+    (``_find_longest_matched_ngram_and_propose_tokens`` in ``vllm/v1/spec_decode/ngram_proposer.py``).
+
+    >>> prompt_lookup([1, 2, 3, 4, 2, 3], 4, 2, 3)
+    [4, 2, 3]
+    >>> prompt_lookup([1, 2, 3], 2)
+    []
+    """
+    length = len(tokens)
+    for n in range(min(max_n, length - 1), min_n - 1, -1):
+        suffix = tokens[length - n:]
+        first = suffix[0]
+        for start in range(0, length - n):
+            if tokens[start] == first and tokens[start:start + n] == suffix:
+                return list(tokens[start + n:start + n + k])
+    return []
+
+
+def propose(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng):
+    """``(drafts, q rows)`` for one cycle after ``tokens``. ``draft`` samples the draft model at
+    the temperature; ``draft-greedy`` takes its argmax; ``ngram`` copies from the text (both with
+    one-hot q). Drafts of the draft model are proposed one after another, each after the last."""
+    if proposer == "ngram":
+        drafts = prompt_lookup(tokens, k)
+        return drafts, [one_hot(model.size, token) for token in drafts]
+    if proposer not in ("draft", "draft-greedy"):
+        raise ValueError(f"proposer must be one of {', '.join(PROPOSERS)}, got {proposer!r}")
+    context = list(tokens[-(model.order - 1):])
+    drafts, rows = [], []
+    for _ in range(k):
+        if proposer == "draft":
+            q = model.row("draft", context, temperature)
+            token = sample_row(q, rng)
+        else:
+            token = argmax(model.row("draft", context))
+            q = one_hot(model.size, token)
+        drafts.append(token)
+        rows.append(q)
+        context.append(token)
+    return drafts, rows
+
+
+def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng) -> dict:
+    """Draft, verify, commit: one cycle's record. ``firstAlpha`` is the analytic chance that the
+    first draft survives at this context: ``sum_x min(p(x), q(x))`` for a sampled draft,
+    ``min(1, p(x))`` of the proposed token for a one-hot one."""
+    drafts, q_rows = propose(model, proposer, tokens, k, temperature, rng)
+    p_rows = LazyRows(model, tokens, drafts, temperature)
+    committed, accepted, rejected = verify_block(drafts, p_rows, q_rows, rng)
+    first_alpha = None
+    if drafts:
+        p, q = p_rows[0], q_rows[0]
+        first_alpha = sum(map(min, p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
+    return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
+            "firstAlpha": first_alpha}
+
+
+def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int) -> list[dict]:
+    """Cycles with ``random.Random(seed)`` until ``count`` tokens are committed. The last call may
+    commit up to k more; the output keeps them, so that every call drafted what its proposer
+    offered at lookahead k and the trace reads at that lookahead."""
+    rng = Random(seed)
+    tokens = list(prompt_tokens)
+    cycles: list[dict] = []
+    done = 0
+    while done < count:
+        cycle = run_cycle(model, proposer, tokens, k, temperature, rng)
+        cycles.append(cycle)
+        tokens.extend(cycle["committed"])
+        done += len(cycle["committed"])
+    return cycles
+
+
+def greedy(model: Model, prompt_tokens, count: int) -> list[int]:
+    """Plain greedy decoding of the target: ``count`` argmax tokens, one after another."""
+    tokens = list(prompt_tokens)
+    out = []
+    for _ in range(count):
+        token = argmax(model.row("target", tokens[-(model.order - 1):]))
+        out.append(token)
+        tokens.append(token)
+    return out
+
+
+# --- the exact law of one cycle --------------------------------------------------------------------
+
+def first_token_law(p, q) -> list[Fraction]:
+    """The exact law of the first token one cycle commits, from :func:`verify_block` itself.
+
+    For each draft token x (weight q(x)) the cycle is run under :func:`lab.sampler.uniform_law`
+    on the exact rows, with sampling replaced by a marker that names the row sampled: the law of
+    its comparisons is exact (its thresholds are fractions), and a marked row adds its mass
+    times that row. A correct rule gives ``p`` exactly.
+
+    >>> half = [Fraction(1, 2)] * 2
+    >>> first_token_law([Fraction(1, 4), Fraction(3, 4)], half) == [Fraction(1, 4), Fraction(3, 4)]
+    True
+    """
+    from .sampler import uniform_law
+
+    rows: dict[int, list] = {}
+
+    def marker(row, rng):
+        rows[id(row)] = row
+        return ("row", id(row))
+
+    law = [ZERO] * len(p)
+    sampled: dict[int, Fraction] = {}
+    for token, q_x in enumerate(q):
+        if not q_x:
+            continue
+        outcome_law = uniform_law(lambda rng: verify_block([token], [p, p], [q], rng, sample=marker)[0][0])
+        for outcome, weight in outcome_law.items():
+            if isinstance(outcome, tuple):
+                sampled[outcome[1]] = sampled.get(outcome[1], ZERO) + q_x * weight
+            else:
+                law[outcome] += q_x * weight
+    for key, mass in sampled.items():
+        law = [value + mass * r for value, r in zip(law, rows[key])]
+    return law
+
+
+# --- what a run says -------------------------------------------------------------------------------
+
+def summarise(cycles: list[dict], k: int) -> dict:
+    """The run's numbers, through the trace reader's own analysis (:mod:`lab.traces`).
+
+    ``cycles`` (the trace) lists the accepted count of every call that carried a draft (vLLM's
+    ``num_drafts``); the per-position curve, alphaIid and alphaMle are
+    :func:`lab.traces.analyse` of that trace at lookahead k. ``tokensPerCall`` = committed tokens /
+    verifier calls = 1 + accepted / calls (the mean acceptance length); ``acceptanceRate`` =
+    accepted / drafted (the engines' ratio); ``meanFirstAlpha`` the analytic first-position
+    acceptance averaged over the calls that drafted."""
+    from . import traces
+
+    calls = len(cycles)
+    drafted = sum(len(c["drafts"]) for c in cycles)
+    accepted = sum(c["accepted"] for c in cycles)
+    committed = sum(len(c["committed"]) for c in cycles)
+    trace_cycles = [c["accepted"] for c in cycles if c["drafts"]]
+    result = {"verifierCalls": calls, "draftedTokens": drafted, "acceptedTokens": accepted,
+              "committedTokens": committed, "cycles": trace_cycles,
+              "tokensPerCall": committed / calls if calls else 0.0,
+              "meanAcceptanceLength": 1 + accepted / calls if calls else 0.0,
+              "acceptanceRate": accepted / drafted if drafted else None,
+              "perPosition": None, "alphaIid": None, "alphaMle": None, "predictedTokensPerCall": None,
+              "callsWithoutDraft": calls - len(trace_cycles)}
+    alphas = [c["firstAlpha"] for c in cycles if c["firstAlpha"] is not None]
+    result["meanFirstAlpha"] = math.fsum(alphas) / len(alphas) if alphas else None
+    if trace_cycles:
+        histogram = Counter(trace_cycles)
+        analysis = traces.analyse(traces.cycles_to_trace(dict(histogram), k))
+        result.update(perPosition=analysis["perPosition"], alphaIid=analysis["alphaIid"],
+                      alphaMle=analysis["alphaMle"], conditional=analysis["conditional"])
+        # What the ledger predicts from the measured alpha (independent acceptance):
+        # 1 + alpha + ... + alpha^k tokens per call, against what the run achieved.
+        result["predictedTokensPerCall"] = 1 + traces.expected_accepted_iid(analysis["alphaMle"], k)
+    return result
+
+
+def run_document(model: Model, values: dict, compare: bool = False) -> dict:
+    """What the CLI prints for one run (``values``: prompt, proposer, lookahead, temperature,
+    tokens, seed): the text and tokens written, the trace and its numbers; with ``compare`` the
+    target's greedy text of the same length and whether the run wrote exactly it."""
+    prompt_tokens = model.tokenizer.encode(values["prompt"])
+    k = values["lookahead"]
+    cycles = generate(model, prompt_tokens, values["proposer"], k, values["temperature"], values["tokens"],
+                      values["seed"])
+    tokens = [token for cycle in cycles for token in cycle["committed"]]
+    summary = summarise(cycles, k)
+    document = {"prompt": values["prompt"], "promptTokens": len(prompt_tokens), "proposer": values["proposer"],
+                "lookahead": k, "temperature": values["temperature"], "seed": values["seed"],
+                "text": model.tokenizer.decode(tokens), "tokens": tokens, **summary}
+    document.pop("conditional", None)
+    if compare:
+        plain = greedy(model, prompt_tokens, len(tokens))
+        document["plainText"] = model.tokenizer.decode(plain)
+        document["identical"] = plain == tokens
+    return document
+
+
+# --- loading --------------------------------------------------------------------------------------
+
+_MODELS: dict = {}
+
+
+def load_model(data: bytes) -> Model:
+    return Model(data)
+
+
+def default_model() -> Model:
+    """The real model: the file the page's worker wrote (:data:`MODEL_DATA_PATH`), else, in a
+    checkout with ``node_modules``, the build's cached file (trained first if missing)."""
+    model = _MODELS.get("default")
+    if model is not None:
+        return model
+    import os
+
+    for path in (os.environ.get("PROOFROOM_REALTEXT_MODEL"), MODEL_DATA_PATH):
+        if path and os.path.isfile(path):
+            try:
+                with open(path, "rb") as handle:
+                    model = _MODELS["default"] = Model(handle.read())
+            except (OSError, zipfile.BadZipFile, KeyError, ValueError, IndexError, struct.error) as error:
+                raise ModelUnavailable(f"the model file cannot be read ({type(error).__name__}: {error})") from None
+            return model
+    try:
+        from sitebuild import realtext_train  # CPython in a checkout only; never in the browser
+    except ImportError:
+        raise ModelUnavailable("the real-text model is not loaded yet") from None
+    try:
+        data = realtext_train.model_bytes(realtext_train.ROOT)
+    except FileNotFoundError as error:
+        raise ModelUnavailable(str(error)) from None
+    model = _MODELS["default"] = Model(data)
+    return model
+
+
+def model_available() -> bool:
+    """Whether :func:`default_model` can answer without training (loaded, or its file is here)."""
+    import os
+
+    return "default" in _MODELS or any(path and os.path.isfile(path) for path in
+                                       (os.environ.get("PROOFROOM_REALTEXT_MODEL"), MODEL_DATA_PATH))

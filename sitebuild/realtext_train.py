@@ -1,0 +1,105 @@
+"""The real-text model at build time: corpus, training, cache.
+
+The corpus is the Python standard library's source as the pinned Pyodide distribution ships it
+(``node_modules/pyodide/python_stdlib.zip``, Pyodide 314.0.7, pinned by ``package-lock.json``): real
+code and real technical English, the same bytes on every machine, under the Python Software
+Foundation License. Every ``.py`` file is read in name order, except ``encodings/`` (codec tables:
+hex literals, not language). Training (:func:`lab.realtext.build_model_file`: byte-level BPE, then
+Kneser-Ney count tables) is deterministic, with every tie broken by token ids, and pure standard
+library.
+
+Pruning (the page's budget is 1.5 MB brotli for the model): :data:`MIN_COUNTS` per order (raw counts
+at the highest order, continuation counts below). Measured with the corpus above: order 4 kept at
+count >= 2 made the file 1.83 MB brotli; at >= 3 it fits.
+
+The model file is cached in ``.cache/realtext/`` under a hash of the corpus zip, this file and the
+trainer's part of ``lab/realtext.py`` (:data:`TRAINER_PARTS`, :data:`TRAINER_CONSTANTS`), like the
+compiled standard library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import zipfile
+from pathlib import Path
+
+from lab import realtext
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout: node_modules/ and .cache/ live here
+MIN_COUNTS = {1: 1, 2: 1, 3: 2, 4: 3}
+SKIPPED_PACKAGES = ("encodings/",)
+
+
+def corpus_texts(stdlib_zip: bytes) -> tuple[list[str], str]:
+    """The text of every .py file of the distribution's stdlib zip, in name order, and a note."""
+    with zipfile.ZipFile(io.BytesIO(stdlib_zip)) as archive:
+        names = sorted(info.filename for info in archive.infolist()
+                       if info.filename.endswith(".py") and not info.filename.startswith(SKIPPED_PACKAGES))
+        texts = [archive.read(name).decode("utf-8", errors="replace") for name in names]
+    note = f"corpus {len(names)} files, {sum(len(t.encode()) for t in texts)} bytes of python_stdlib.zip (Pyodide)"
+    return texts, note
+
+
+def train(stdlib_zip: bytes) -> bytes:
+    """The model file (zip bytes) trained on ``stdlib_zip``."""
+    texts, note = corpus_texts(stdlib_zip)
+    return realtext.build_model_file(texts, min_counts=MIN_COUNTS, note=note)
+
+
+def stdlib_zip_path(root: Path) -> Path:
+    return Path(root) / "node_modules" / "pyodide" / "python_stdlib.zip"
+
+
+# What the model file depends on in lab/realtext.py: the trainer and the file format (not the
+# decoder, the presets or the docs, so editing those does not retrain).
+TRAINER_PARTS = ("Tokenizer", "train_merges", "count_tables", "encode_texts", "build_model_file", "pack_table",
+                 "_pack_array")
+TRAINER_CONSTANTS = ("FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "DRAFT_MIN_COUNT")
+
+
+def trainer_source(path: Path = ROOT / "lab" / "realtext.py") -> bytes:
+    """The trainer's part of ``lab/realtext.py`` as the checkout has it (not as imported: the lab
+    the browser gets is stripped of docstrings, and must find the same cache entry): the source
+    of :data:`TRAINER_PARTS` and the assignments of :data:`TRAINER_CONSTANTS`."""
+    import ast
+
+    text = path.read_text(encoding="utf-8")
+    parts = []
+    for node in ast.parse(text).body:
+        names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                 else [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+        if any(name in TRAINER_PARTS or name in TRAINER_CONSTANTS for name in names):
+            parts.append(ast.get_source_segment(text, node))
+    return "\n".join(parts).encode()
+
+
+def cache_key(stdlib_zip: bytes) -> str:
+    """A hash of the corpus, this file and the trainer's source (:func:`trainer_source`)."""
+    digest = hashlib.sha256()
+    for part in (stdlib_zip, Path(__file__).read_bytes(), trainer_source()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()[:32]
+
+
+def cached_path(root: Path) -> Path:
+    """Where the model file for ``root``'s distribution is cached (trained first if missing)."""
+    root = Path(root)
+    source = stdlib_zip_path(root)
+    if not source.is_file():
+        raise FileNotFoundError(f"{source} is missing: run npm ci (the corpus is Pyodide's standard library)")
+    stdlib_zip = source.read_bytes()
+    cached = root / ".cache" / "realtext" / f"{cache_key(stdlib_zip)}.zip"
+    if not cached.is_file():
+        data = train(stdlib_zip)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f"{cached.stem}.{os.getpid()}.partial")
+        partial.write_bytes(data)
+        partial.replace(cached)  # atomic: a build running beside this one never reads half a file
+    return cached
+
+
+def model_bytes(root: Path) -> bytes:
+    """The model file for the distribution in ``root/node_modules``, trained once and cached."""
+    return cached_path(root).read_bytes()

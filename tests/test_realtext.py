@@ -1,0 +1,309 @@
+"""Speculative decoding on real text (lab/realtext.py): tokenizer, Kneser-Ney rows against an
+independent numpy implementation, vLLM's prompt lookup against a port of vLLM's own KMP code, the
+rule's exact law, T = 0 against greedy decoding, the CLI and its trace, the model's size."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import brotli
+import numpy as np
+import pytest
+
+from lab import realtext, traces
+from lab.checks import realtext as family
+from lab.widgets import realtext as widget
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def model():
+    return realtext.default_model()
+
+
+def _cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "lab", *args], cwd=ROOT, capture_output=True, text=True,
+                          input=stdin, timeout=600)
+
+
+# --- tokenizer ----------------------------------------------------------------------------------
+
+def test_every_text_round_trips_and_every_byte_is_a_token(model):
+    tokenizer = model.tokenizer
+    assert len(tokenizer) == realtext.VOCABULARY_SIZE
+    assert [tokenizer.pieces[b] for b in range(256)] == [bytes([b]) for b in range(256)]
+    rng = random.Random(5)
+    samples = ["", "def f(x):\n    return x\n", "naïve café — ∑ 😀", "\t\r\n  \x00\x7f", "ÿ" * 40]
+    samples += ["".join(chr(rng.randrange(0, 0x2FFF)) for _ in range(60)) for _ in range(20)]
+    for text in samples:
+        assert tokenizer.decode(tokenizer.encode(text)) == text
+
+
+def test_tokens_merge_common_code(model):
+    """A trained vocabulary: common stdlib words are single tokens, so text takes far fewer tokens
+    than bytes (measured: about 3.3 bytes per token on the presets)."""
+    tokenizer = model.tokenizer
+    for word in (" self", " return", " def", " import", " the"):
+        assert len(tokenizer.encode(word)) == 1, word
+    text = "".join(prompt for _, prompt in realtext.PRESETS.values())
+    assert len(text.encode()) / len(tokenizer.encode(text)) > 2.5
+
+
+def test_training_is_deterministic():
+    first = realtext.build_model_file([family.CHECK_CORPUS], family.CHECK_VOCABULARY)
+    assert first == realtext.build_model_file([family.CHECK_CORPUS], family.CHECK_VOCABULARY)
+
+
+def test_model_fits_the_byte_budget():
+    """At most 1.5 MB brotli (the page's budget for the models), measured on the cached file."""
+    from sitebuild import realtext_train
+
+    data = realtext_train.model_bytes(ROOT)
+    assert len(brotli.compress(data, quality=11)) <= 1_500_000
+
+
+# --- Kneser-Ney against numpy --------------------------------------------------------------------
+
+def _numpy_kn(tables: dict[int, Counter], context: tuple, size: int) -> np.ndarray:
+    """Interpolated Kneser-Ney written again from Chen and Goodman's recursion with numpy arrays,
+    from the count tables (not from the packed file)."""
+    unigram = np.zeros(size)
+    for (w,), c in tables[1].items():
+        unigram[w] = c
+    total, types = unigram.sum(), np.count_nonzero(unigram)
+    row = np.maximum(unigram - 0.75, 0) / total + 0.75 * types / total / size
+    for n in range(2, max(tables) + 1):
+        if len(context) < n - 1:
+            break
+        history = tuple(context[len(context) - (n - 1):])
+        counts = np.zeros(size)
+        for gram, c in tables[n].items():
+            if gram[:-1] == history:
+                counts[gram[-1]] = c
+        if counts.sum() == 0:
+            continue
+        row = np.maximum(counts - 0.75, 0) / counts.sum() + 0.75 * np.count_nonzero(counts) / counts.sum() * row
+    return row
+
+
+def _small_tables():
+    model = family.small_model()
+    tokens = realtext.encode_texts([family.CHECK_CORPUS], model.tokenizer)
+    return model, tokens, realtext.count_tables(tokens, realtext.ORDER, {n: 1 for n in range(1, 5)})
+
+
+def test_kn_rows_match_numpy_on_every_context_of_the_small_model():
+    model, tokens, tables = _small_tables()
+    contexts = {tuple(tokens[max(0, i - 3):i]) for i in range(0, len(tokens), 7)} | {(), (5,), (999 % model.size,)}
+    for context in sorted(contexts):
+        exact = model.exact_row("target", context)
+        assert sum(exact) == 1
+        assert np.allclose([float(x) for x in exact], _numpy_kn(tables, context, model.size), rtol=1e-12, atol=0)
+
+
+def test_signature_value_recomputed_with_numpy():
+    model, tokens, tables = _small_tables()
+    draft_tables = {1: tables[1], 2: Counter(zip(tokens, tokens[1:]))}
+    draft_tables[2] = Counter({g: c for g, c in draft_tables[2].items() if c >= realtext.DRAFT_MIN_COUNT})
+    context = tuple(model.tokenizer.encode(realtext.PRESETS[realtext.DEFAULT_PRESET][1]))
+    p, q = _numpy_kn(tables, context, model.size), _numpy_kn(draft_tables, context, model.size)
+    assert round(float(np.minimum(p, q).sum()), 6) == float(family.signature_value())
+
+
+def test_real_rows_are_distributions(model):
+    for _, prompt in realtext.PRESETS.values():
+        context = model.tokenizer.encode(prompt)
+        for which in ("target", "draft"):
+            row = model.row(which, context)
+            assert len(row) == model.size and min(row) > 0 and abs(sum(row) - 1) < 1e-12
+            for temperature in (0.0, 0.5, 1.7):
+                tempered = model.row(which, context, temperature)
+                assert min(tempered) >= 0 and abs(sum(tempered) - 1) < 1e-12
+            assert model.row(which, context, 0.0)[realtext.argmax(row)] == 1.0
+
+
+# --- prompt lookup against vLLM ------------------------------------------------------------------
+
+def _vllm_find_longest_matched_ngram(origin, min_ngram, max_ngram, k):
+    """vLLM's ``_find_longest_matched_ngram_and_propose_tokens`` (vllm/v1/spec_decode/ngram_proposer.py,
+    commit 016e8ede), ported line by line from numba to Python: KMP on the reversed tokens."""
+    total = len(origin)
+    if total < min_ngram or k <= 0:
+        return []
+    tokens = origin[::-1]
+    lps = [0] * max_ngram
+    longest, position, prev, i = 0, 0, 0, 1
+    while i < total:
+        if tokens[prev] == tokens[i]:
+            prev += 1
+            if prev >= longest:
+                longest, position = prev, i
+            if i < max_ngram:
+                lps[i] = prev
+            if prev == max_ngram:
+                prev = lps[max_ngram - 1]
+            i += 1
+        elif prev != 0:
+            prev = lps[prev - 1]
+        else:
+            i += 1
+    if longest < min_ngram:
+        return []
+    start = total - 1 - position + longest
+    return list(origin[start:start + min(k, total - start)])
+
+
+def test_prompt_lookup_agrees_with_vllm():
+    rng = random.Random(11)
+    for _ in range(3000):
+        alphabet = rng.choice((2, 3, 5))
+        tokens = [rng.randrange(alphabet) for _ in range(rng.randrange(1, 30))]
+        k = rng.randrange(1, 7)
+        assert realtext.prompt_lookup(tokens, k) == _vllm_find_longest_matched_ngram(tokens, *realtext.PROMPT_LOOKUP, k), tokens
+
+
+# --- the rule ------------------------------------------------------------------------------------
+
+def test_first_token_law_is_the_target_for_random_rows():
+    rng = random.Random(3)
+    for _ in range(60):
+        size = rng.randrange(2, 7)
+        p = [Fraction(rng.randrange(0, 5)) for _ in range(size)]
+        p[rng.randrange(size)] += 1
+        q = [Fraction(rng.randrange(0, 5)) for _ in range(size)]
+        q[rng.randrange(size)] += 1
+        p, q = [x / sum(p) for x in p], [x / sum(q) for x in q]
+        assert realtext.first_token_law(p, q) == p
+
+
+def test_the_bug_the_law_would_catch():
+    """Resampling from q after a rejection (the classic bug) gives a law other than p."""
+    p, q = [Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]
+    original = realtext.residual
+    try:
+        realtext.residual = lambda p_row, q_row: q_row
+        assert realtext.first_token_law(p, q) != p
+    finally:
+        realtext.residual = original
+
+
+def test_seeded_first_tokens_follow_p(model):
+    """20000 one-token cycles at one real context, sampled draft at T = 1: the committed token's
+    histogram passes Pearson's chi-square against the target row (tokens with expected count < 5
+    pooled)."""
+    context = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
+    p = np.array(model.row("target", context))
+    rng = random.Random(2024)
+    counts = Counter()
+    for _ in range(20000):
+        cycle = realtext.run_cycle(model, "draft", list(context), 1, 1.0, rng)
+        counts[cycle["committed"][0]] += 1
+    expected = p * 20000
+    big = expected >= 5
+    observed = np.array([counts[t] for t in range(model.size)])
+    chi2 = (((observed[big] - expected[big]) ** 2) / expected[big]).sum()
+    rest_o, rest_e = observed[~big].sum(), expected[~big].sum()
+    chi2 += (rest_o - rest_e) ** 2 / rest_e
+    df = int(big.sum())
+    assert chi2 < df + 5 * (2 * df) ** 0.5, (chi2, df)
+
+
+@pytest.mark.parametrize("proposer", realtext.PROPOSERS)
+def test_zero_temperature_is_greedy_on_the_real_model(model, proposer):
+    for _, prompt in realtext.PRESETS.values():
+        tokens = model.tokenizer.encode(prompt)
+        cycles = realtext.generate(model, tokens, proposer, 5, 0.0, 40, 9)
+        written = [t for c in cycles for t in c["committed"]]
+        assert written == realtext.greedy(model, tokens, len(written))
+
+
+def test_prompt_lookup_wins_on_the_template_at_zero_temperature(model):
+    """The article's claim, measured on the real model: on the repetitive template prompt lookup
+    writes more tokens per verifier call than the draft model; elsewhere it does not help."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["template"][1])
+    by_proposer = {p: realtext.summarise(realtext.generate(model, tokens, p, 5, 0.0, 48, 1), 5)["tokensPerCall"]
+                   for p in realtext.PROPOSERS}
+    assert by_proposer["ngram"] > by_proposer["draft"] + 0.3
+
+
+def test_summary_identities(model):
+    tokens = model.tokenizer.encode(realtext.PRESETS["python"][1])
+    cycles = realtext.generate(model, tokens, "draft", 4, 1.0, 64, 4)
+    summary = realtext.summarise(cycles, 4)
+    calls = len(cycles)
+    assert summary["committedTokens"] == sum(len(c["committed"]) for c in cycles) >= 64
+    assert summary["tokensPerCall"] == pytest.approx(1 + summary["acceptedTokens"] / calls)
+    assert summary["meanAcceptanceLength"] == pytest.approx(summary["tokensPerCall"])
+    assert all(len(c["drafts"]) == 4 for c in cycles)
+    assert summary["acceptanceRate"] == pytest.approx(summary["acceptedTokens"] / (4 * calls))
+    assert summary["alphaMle"] == traces.alpha_mle(summary["acceptedTokens"], sum(c["rejected"] for c in cycles))
+
+
+# --- the CLI -------------------------------------------------------------------------------------
+
+def test_cli_json_and_its_trace_round_trip():
+    done = _cli("generate", "--preset", "template", "--proposer", "ngram", "--lookahead", "5", "--temperature", "0",
+                "--tokens", "40", "--compare", "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    for key in ("text", "tokens", "cycles", "verifierCalls", "tokensPerCall", "acceptanceRate", "meanAcceptanceLength",
+                "perPosition", "alphaIid", "alphaMle", "plainText", "identical"):
+        assert key in document, key
+    assert document["identical"] is True and document["plainText"] == document["text"]
+    trace = _cli("trace", "-", "--format", "cycles", "--lookahead", "5", "--json",
+                 stdin="\n".join(map(str, document["cycles"])) + "\n")
+    assert trace.returncode == 0, trace.stderr
+    read = json.loads(trace.stdout)
+    assert read["acceptedTokens"] == sum(document["cycles"]) and read["drafts"] == len(document["cycles"])
+    assert read["perPosition"] == pytest.approx(document["perPosition"])
+    assert read["alphaIid"] == pytest.approx(document["alphaIid"]) and read["alphaMle"] == pytest.approx(document["alphaMle"])
+
+
+def test_cli_text_output():
+    done = _cli("generate", "--prompt", "import os\nimport", "--tokens", "12", "--seed", "3")
+    assert done.returncode == 0 and "verifier calls for" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--preset", "nope"), "--preset must be one of python, docstring, template, got 'nope'"),
+    (("--prompt", "x", "--lookahead", "0"), "--lookahead must be an integer from 1 to 8, got '0'"),
+    (("--prompt", "x", "--temperature", "nan"), "--temperature must be a number from 0 to 2, got 'nan'"),
+    (("--prompt", "x", "--proposer", "eagle"), "--proposer must be one of draft, draft-greedy, ngram, got 'eagle'"),
+    (("--prompt", "x", "--tokens", "1.5"), "--tokens must be an integer from 1 to 256, got '1.5'"),
+    (("--prompt", "x", "--seed", "-1"), "--seed must be an integer from 0 to 2147483647, got '-1'"),
+    ((), "generate needs --prompt TEXT or --preset NAME (python, docstring, template)"),
+])
+def test_cli_bad_flags_one_line_exit_2(args, message):
+    done = _cli("generate", *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == message and "\n" not in done.stderr.strip()
+
+
+# --- the widget ----------------------------------------------------------------------------------
+
+def test_widget_view_never_raises_and_sends_its_trace():
+    view = widget.view(None)
+    assert view["notes"] == [] and view["figures"]["text"].count('class="rt-call"') == int(view["readouts"]["calls"])
+    buttons = view["figures"]["send"]
+    assert 'data-target="traces"' in buttons and 'data-target="ledger"' in buttons and 'data-target="policies"' in buttons
+    for raw in (None, "", "?rtLookahead=abc&rtPreset=../x&rtProposer=", {"rtTemperature": "9", "rtPrompt": "x" * 3000},
+                {"rtPrompt": "\x00\ud800"}, 7, ["x"], {"rtTokens": "-5", "width": "5000"}):
+        view = widget.view(raw)
+        assert isinstance(view["summary"], str) and isinstance(view["notes"], list)
+        json.dumps(view)
+
+
+def test_an_unreadable_model_file_is_one_line(tmp_path):
+    bad = tmp_path / "model.zip"
+    bad.write_bytes(b"not a zip")
+    done = subprocess.run([sys.executable, "-m", "lab", "generate", "--preset", "python"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**__import__("os").environ, "PROOFROOM_REALTEXT_MODEL": str(bad)})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "generate: no model (the model file cannot be read (BadZipFile: File is not a zip file))"

@@ -1,0 +1,77 @@
+"""The real-text widget in Chromium: the pre-rendered run with JavaScript off; the models fetched only
+once the reader comes near the widget (not on the first load); a live run equal to CPython's view; the
+run's trace sent to the trace reader; nothing requested outside the page's origin."""
+
+from __future__ import annotations
+
+import pytest
+
+import sitepage
+from lab.widgets import realtext as widget
+from sitepage import assert_shows, mismatched_figures, summary, wait_audit, wait_instrument_audit, wait_live
+
+SELECTOR = "#realtext-lab"
+FIGURES = ("text", "positions", "send")
+MODEL = "realtext-model."
+
+
+def form_values(pg) -> dict[str, str]:
+    return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        'form[data-lab="realtext"] input[name], form[data-lab="realtext"] select[name], form[data-lab="realtext"] textarea[name]')]
+        .map((c) => [c.name, c.value]))""")
+
+
+@pytest.fixture(autouse=True)
+def _realtext_in_sitepage(monkeypatch):
+    monkeypatch.setitem(sitepage.FIGURES, "realtext", FIGURES)
+    monkeypatch.setitem(sitepage.VIEW, "realtext", widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, "realtext", SELECTOR)
+
+
+def _model_requests(pg) -> list[str]:
+    return [url for url in pg.requests if MODEL in url]
+
+
+def test_pre_rendered_run_without_javascript(page):
+    pg = page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    view = widget.view(None)
+    assert summary(pg, "realtext") == view["summary"]
+    assert mismatched_figures(pg, "realtext", view) == []
+    assert pg.locator(f"{SELECTOR} .rt-call").count() == int(view["readouts"]["calls"])
+    # each role has its own shape, not only its colour: underline, strike-through (a <del>), boxes
+    assert pg.locator(f"{SELECTOR} [data-figure='text'] del.rt-rejected").count() >= 1
+    styles = pg.evaluate("""() => Object.fromEntries(['rt-accepted', 'rt-rejected', 'rt-correction', 'rt-bonus'].map((c) => {
+        const el = document.querySelector(`#realtext-lab .legend .${c}`); const s = getComputedStyle(el);
+        return [c, [s.textDecorationLine, s.outlineStyle].join(' ')]; }))""")
+    assert styles == {"rt-accepted": "underline none", "rt-rejected": "line-through none",
+                      "rt-correction": "none solid", "rt-bonus": "none dashed"}
+    assert _model_requests(pg) == [] and pg.foreign_requests() == [] and pg.console_errors == []
+
+
+def test_models_load_only_near_the_widget_then_decode_live(page):
+    pg = page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    wait_audit(pg)
+    wait_instrument_audit(pg)
+    assert _model_requests(pg) == [], "the models were fetched before the reader came near the widget"
+    pg.locator(SELECTOR).scroll_into_view_if_needed()
+    pg.locator("#realtext-proposer").select_option("ngram")
+    pg.locator("#realtext-preset").select_option("template")
+    pg.locator("#realtext-rtTemperature").fill("0")
+    view = assert_shows(pg, "realtext", form_values(pg))
+    assert len(_model_requests(pg)) == 1
+    assert "At T = 0 the text is exactly the target's greedy text." in view["summary"]
+    assert pg.locator(f"{SELECTOR} .rt-call").count() == int(view["readouts"]["calls"])
+    # the run's trace goes to the trace reader, which reads it as cycles at the same lookahead
+    pg.locator(f"{SELECTOR} button[data-action='send'][data-target='traces']").click()
+    pg.wait_for_function("() => document.querySelector('form[data-lab=\"traces\"] output[name=\"summary\"]')"
+                         ".value.startsWith('Your pasted text')")
+    assert pg.input_value("#traces-text").split() == [str(c) for c in view["cycles"]]
+    assert pg.input_value("#traces-lookahead") == str(view["params"]["rtLookahead"])
+    # a typed prompt overrides the preset
+    pg.locator("#realtext-prompt").fill("import os\nimport")
+    view = assert_shows(pg, "realtext", form_values(pg))
+    assert view["summary"].startswith("Your prompt")
+    assert pg.foreign_requests() == [] and pg.console_errors == []
