@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # What the worker's boot (`import lab.views`) may import: the shared modules and the registry. Every
 # widget's modules (the ledger's, the exact sampler's with fractions) and the audit load with its first
 # render or audit run, which the page sends right after it goes live, or when it nears the viewport.
-SEED_MODULES = {"lab", "lab.views", "lab.figures", "lab.instruments", "lab.jsformat", "lab.urlstate"}
+# lab.errors is the one error type every model raises for bad arguments: a few lines, shared by all.
+SEED_MODULES = {"lab", "lab.views", "lab.figures", "lab.instruments", "lab.jsformat", "lab.urlstate", "lab.errors"}
 
 
 def _modules_after(statement: str) -> set[str]:
