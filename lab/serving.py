@@ -476,51 +476,6 @@ def attention_flops(shape: Transformer) -> int:
     return 4 * shape.layers * shape.heads * shape.head_dim
 
 
-def _combine(memory: float, compute: float, overlap: float) -> float:
-    """A GEMM's time from its memory and compute times: the larger, plus the part of the smaller
-    that does not overlap it. ``overlap = 1`` is the roofline's ``max``; ``0`` adds them.
-
-    >>> _combine(3.0, 1.0, 1.0), _combine(3.0, 1.0, 0.0), _combine(3.0, 1.0, 0.75)
-    (3.0, 4.0, 3.25)
-    """
-    if memory >= compute:
-        return memory + (1 - overlap) * compute
-    return compute + (1 - overlap) * memory
-
-
-def head_params(shape: Transformer) -> int:
-    """The LM head's weights, ``vocab x hidden``: read once per pass, whatever is tied."""
-    return shape.vocab * shape.hidden
-
-
-def gemm_params(shape: Transformer, active: bool = False) -> int:
-    """Weights the decoder layers' GEMMs hold: every parameter but the embedding table (a lookup
-    of a few rows) and the LM head (:func:`head_params`). A tied model stores the two as one
-    matrix; the EAGLE head counts only the target's LM head (``tied``). With ``active``, a
-    mixture of experts counts only the experts one token uses (its FLOPs per token).
-
-    >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
-    True
-    """
-    total = parameter_count(shape, True) if active and shape.experts else shape.params
-    return total - head_params(shape) * (1 if shape.tied else 2)
-
-
-def routed_params(shape: Transformer) -> int:
-    """Every routed expert's weights over all MoE layers (0 for a dense model): what a pass reads
-    only in part, :func:`distinct_experts` of them per layer."""
-    return moe_layers(shape) * shape.experts * expert_params(shape)
-
-
-def attention_flops(shape: Transformer) -> int:
-    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
-    (scores and values) per layer; with latent attention computed on the compressed cache
-    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
-    if shape.kv_lora:
-        return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
-    return 4 * shape.layers * shape.heads * shape.head_dim
-
-
 def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
     """The per-operator step of ``shape`` split over ``settings.gpus`` GPUs with the GPU's
     calibration (:data:`lab.serving_calibration.CALIBRATIONS`). ``role`` sets the fixed cost:
