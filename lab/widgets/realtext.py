@@ -139,7 +139,7 @@ def send_html(summary: dict, k: int) -> str:
          f"Send alpha = {acceptance}% to the ledger"),
         ("policies", {"polCurve": curve}, "Use this curve in the lookahead policies"),
     )
-    return "".join(f'<button type="button" data-action="send" data-target="{target}" '
+    return "".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                    f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
                    for target, values, text in buttons)
 
