@@ -77,6 +77,7 @@ import math
 from typing import NamedTuple
 
 from .ledger import expected_tokens_per_call
+from .stats import percentile
 
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "ServingSettings",
@@ -1116,18 +1117,6 @@ VLLM_REFERENCE = (
 # --- the tail: one request's speedup varies ---------------------------------------------------
 
 TAIL_SEEDS = 300
-
-
-def percentile(values, fraction: float) -> float:
-    """Nearest-rank percentile: the smallest value with at least ``fraction`` of the values at
-    or below it.
-
-    >>> percentile([0, 0, 1, 2], 0.5), percentile([0, 0, 1, 2], 0.99)
-    (0, 2)
-    """
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
 
 
 @lru_cache(maxsize=16)

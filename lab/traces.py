@@ -33,6 +33,11 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+# One function per formula (lab.stats, lab.ledger); the names this module has always exported stay.
+from lab.ledger import expected_accepted_drafts as expected_accepted_iid
+from lab.stats import Z95, wilson_interval
+from lab.stats import chi_square_survival as chi_square_sf
+
 __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES", "parse", "detect_line",
     "analyse", "wilson_interval", "alpha_iid", "alpha_mle", "expected_accepted_iid", "independence_test",
@@ -41,7 +46,6 @@ __all__ = [
 ]
 
 MAX_LOOKAHEAD = 64
-Z95 = 1.959963984540054   # the 97.5% point of the standard normal: a two-sided 95% interval
 ALPHA_TOLERANCE = 1e-9    # alphaIid solves its equation to this
 MAX_DIGITS = 30           # a count with more digits is refused (no engine counts that far)
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
@@ -1925,34 +1929,6 @@ def parse(text: str, fmt: str = "auto", lookahead=None, model=None) -> Trace:
 
 # --- statistics --------------------------------------------------------------------------------
 
-def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion: centre ``(p + z^2/2n) / (1 + z^2/n)``, half-width
-    ``z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n)``. It stays inside [0, 1] and is sensible at
-    0 and n successes, where the textbook interval collapses.
-
-    >>> [round(x, 4) for x in wilson_interval(0, 10)]
-    [0.0, 0.2775]
-    """
-    if trials <= 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    z2 = z * z
-    denominator = 1 + z2 / trials
-    centre = (p + z2 / (2 * trials)) / denominator
-    half = z * math.sqrt(max(0.0, p * (1 - p) / trials + z2 / (4 * trials * trials))) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def expected_accepted_iid(alpha: float, lookahead: int) -> float:
-    """``alpha + alpha^2 + ... + alpha^k``: accepted drafts per call when each survives
-    independently (the ledger's formula, summed the same way)."""
-    total, power = 0.0, 1.0
-    for _ in range(lookahead):
-        power *= alpha
-        total += power
-    return total
-
-
 def alpha_iid(mean_accepted: float, lookahead: int) -> float:
     """The alpha whose independent model accepts ``mean_accepted`` drafts per call at this
     lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (``tau - 1``), by bisection
@@ -1988,59 +1964,6 @@ def alpha_mle(accepted: int, calls_with_rejection: int) -> float:
     """
     total = accepted + calls_with_rejection
     return accepted / total if total else 0.0
-
-
-def regularized_gamma_q(a: float, x: float) -> float:
-    """The regularized upper incomplete gamma function ``Q(a, x) = Gamma(a, x) / Gamma(a)``:
-    a series for ``P = 1 - Q`` when ``x < a + 1``, a continued fraction (modified Lentz) otherwise.
-
-    >>> round(regularized_gamma_q(1, 2), 12) == round(math.exp(-2), 12)
-    True
-    """
-    if a <= 0:
-        raise ValueError("a must be positive")
-    if x <= 0:
-        return 1.0
-    log_front = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        for _ in range(10000):
-            n += 1
-            term *= x / n
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return min(1.0, max(0.0, 1.0 - total * math.exp(log_front)))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 10000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return min(1.0, max(0.0, math.exp(log_front) * h))
-
-
-def chi_square_sf(statistic: float, df: int) -> float:
-    """P(X >= statistic) for X chi-square with ``df`` degrees of freedom: ``Q(df/2, x/2)``.
-
-    >>> round(chi_square_sf(3.841458820694124, 1), 9)
-    0.05
-    """
-    if df <= 0:
-        return 1.0
-    return regularized_gamma_q(df / 2, max(0.0, statistic) / 2)
 
 
 def _xlogy(x: float, y: float) -> float:

@@ -1,6 +1,5 @@
-"""lab.stats: the small statistics helpers against numpy and against the copies still kept in
-lab/traces.py and lab/serving.py (which should call lab.stats; until they do, these tests keep
-the copies equal to the one function)."""
+"""lab.stats: the small statistics helpers against numpy and against independent methods; the
+trace reader and the serving model call these same functions (checked by identity below)."""
 
 import math
 import random
@@ -24,9 +23,10 @@ def test_total_variation_is_half_the_l1_distance_and_exact():
 
 
 @pytest.mark.parametrize("dof", range(1, 31))
-def test_chi_square_survival_equals_the_incomplete_gamma_of_the_trace_reader(dof):
+def test_chi_square_survival_equals_the_incomplete_gamma(dof):
     for x in (0.01, 0.5, 1.0, dof / 2, dof, 2 * dof + 3, 60.0):
-        assert stats.chi_square_survival(x, dof) == pytest.approx(traces.chi_square_sf(x, dof), rel=1e-9, abs=1e-300)
+        assert stats.chi_square_survival(x, dof) == pytest.approx(stats.regularized_gamma_q(dof / 2, x / 2),
+                                                                  rel=1e-9, abs=1e-300)
     assert stats.chi_square_survival(0, dof) == 1.0
 
 
@@ -36,16 +36,21 @@ def test_chi_square_survival_against_numpy_draws():
         assert stats.chi_square_survival(x, 5) == pytest.approx((draws >= x).mean(), abs=0.004)
 
 
-def test_wilson_interval_equals_the_trace_readers_and_covers():
-    for successes, trials in ((0, 10), (3, 10), (10, 10), (944, 527 * 6), (0, 0), (5.5, 20)):
-        assert stats.wilson_interval(successes, trials) == traces.wilson_interval(successes, trials)
+def test_the_trace_reader_calls_the_one_function_of_each_formula():
+    from lab import ledger
+    assert traces.wilson_interval is stats.wilson_interval and traces.chi_square_sf is stats.chi_square_survival
+    assert traces.expected_accepted_iid is ledger.expected_accepted_drafts and traces.Z95 == stats.Z95
+
+
+def test_wilson_interval_covers():
     low, high = stats.wilson_interval(50, 100)
     z = stats.Z95
     half = z * math.sqrt(0.25 / 100 + z * z / (4 * 100 * 100)) / (1 + z * z / 100)
     assert low < 0.5 < high and high - low == pytest.approx(2 * half, rel=1e-12)
 
 
-def test_percentile_is_the_nearest_rank_and_equals_the_serving_models():
+def test_percentile_is_the_nearest_rank_and_is_the_serving_models():
+    assert serving.percentile is stats.percentile
     rng = random.Random(3)
     for _ in range(100):
         values = [rng.randint(0, 50) for _ in range(rng.randint(1, 40))]

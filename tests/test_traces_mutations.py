@@ -3,6 +3,8 @@ to catch, and its message names the case (a mutation test per check)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from lab import checks, ledger, traces
@@ -110,10 +112,18 @@ def test_trace_independence_zero_on_iid(monkeypatch):
 
 
 def test_trace_chi_square_closed_forms(monkeypatch):
-    """Bug: the lower regularized gamma P returned instead of the upper tail Q."""
-    original = traces.regularized_gamma_q
-    monkeypatch.setattr(traces, "regularized_gamma_q", lambda a, x: 1 - original(a, x))
+    """Bug: the independence test's tail returns the lower tail P instead of the upper tail Q."""
+    original = traces.chi_square_sf
+    monkeypatch.setattr(traces, "chi_square_sf", lambda x, df: 1 - original(x, df))
     assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=1")
+
+
+def test_chi_square_odd_dof_is_caught(monkeypatch):
+    """Bug: the closed form for odd degrees of freedom drops its series (erfc alone)."""
+    original = traces.chi_square_sf
+    monkeypatch.setattr(traces, "chi_square_sf",
+                        lambda x, df: math.erfc(math.sqrt(x / 2)) if df % 2 else original(x, df))
+    assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=3")
 
 
 @pytest.mark.parametrize("name", list(CHECK))
