@@ -679,7 +679,7 @@ def verify_step_ms(settings: ServingSettings, batch, context) -> float:
     return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 
-def tokens_per_cycle(acceptance_rate: float, lookahead: int, curve=None) -> float:
+def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
     """Expected tokens one verify step commits per sequence.
 
     Without ``curve``: ``1 + a + ... + a**k`` (:func:`lab.ledger.expected_tokens_per_call`).
@@ -691,8 +691,8 @@ def tokens_per_cycle(acceptance_rate: float, lookahead: int, curve=None) -> floa
     (1.75, 2.5)
     """
     if curve is None:
-        return expected_tokens_per_call(acceptance_rate, lookahead)
-    rates = list(curve) or [acceptance_rate]
+        return expected_tokens_per_call(alpha, lookahead)
+    rates = list(curve) or [alpha]
     total, survive = 1.0, 1.0
     for position in range(lookahead):
         survive *= rates[min(position, len(rates) - 1)]

@@ -17,7 +17,7 @@ import json
 
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Slider, clamp_params, format_query, parse_query, raw_value
+from ..urlstate import QUOTE_LIMIT, Slider, clamp_params, format_query, parse_query, raw_value
 from .. import realtext
 
 __all__ = ["SLIDERS", "view", "page_context", "text_html", "send_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
@@ -46,12 +46,12 @@ def _settings(raw) -> tuple[dict, list[str], int]:
         params, _, notes = clamp_params(SLIDERS, dict(raw) if isinstance(raw, dict) else {})
     preset = raw_value(raw, PRESET_KEY) or realtext.DEFAULT_PRESET
     if preset not in realtext.PRESETS:
-        notes.append(f"{PRESET_KEY}: {preset[:40]!r} is not a preset; using {realtext.DEFAULT_PRESET} "
+        notes.append(f"{PRESET_KEY}: {preset[:QUOTE_LIMIT]!r} is not a preset; using {realtext.DEFAULT_PRESET} "
                      f"(valid: {', '.join(realtext.PRESETS)})")
         preset = realtext.DEFAULT_PRESET
     proposer = raw_value(raw, PROPOSER_KEY) or DEFAULT_PROPOSER
     if proposer not in realtext.PROPOSERS:
-        notes.append(f"{PROPOSER_KEY}: {proposer[:40]!r} is not a proposer; using {DEFAULT_PROPOSER} "
+        notes.append(f"{PROPOSER_KEY}: {proposer[:QUOTE_LIMIT]!r} is not a proposer; using {DEFAULT_PROPOSER} "
                      f"(valid: {', '.join(realtext.PROPOSERS)})")
         proposer = DEFAULT_PROPOSER
     prompt = raw_value(raw, PROMPT_KEY) if isinstance(raw, dict) else ""  # typed text never rides in a link

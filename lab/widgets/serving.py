@@ -22,7 +22,7 @@ from .. import figures, serving
 from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, line_path,
                        speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import EXACT_SLIDERS, Slider, clamp_value, format_query, requested_curve, split_query
+from ..urlstate import EXACT_SLIDERS, MAX_QUERY_LENGTH, Slider, clamp_value, format_query, requested_curve, split_query
 
 __all__ = ["SLIDERS", "SELECTS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
            "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
@@ -114,7 +114,7 @@ def _compact(n: int) -> str:
 def _raw_mapping(raw) -> tuple[dict, dict, bool]:
     """(values by control name, exact-lab values by name, came from a URL)."""
     if isinstance(raw, str):
-        pairs = dict(split_query(raw.lstrip("?"))) if len(raw) <= 2048 else {}
+        pairs = dict(split_query(raw.lstrip("?"))) if len(raw) <= MAX_QUERY_LENGTH else {}
         by_key = {**{s.key: s.name for s in SLIDERS}, **{s.key: s.name for s in SELECTS}}
         own = {by_key[k]: v for k, v in pairs.items() if k in by_key}
         exact = {s.name: pairs[s.key] for s in EXACT_SLIDERS if s.key in pairs}
@@ -128,7 +128,7 @@ def _raw_mapping(raw) -> tuple[dict, dict, bool]:
 def _parse(raw):
     own, exact_raw, from_url = _raw_mapping(raw)
     notes = []
-    if isinstance(raw, str) and len(raw) > 2048:
+    if isinstance(raw, str) and len(raw) > MAX_QUERY_LENGTH:
         notes.append("The link's settings were too long to read; using the defaults")
     params = {}
     for slider in SLIDERS:

@@ -12,7 +12,7 @@ from .. import traces
 from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
-from ..urlstate import split_query
+from ..urlstate import MAX_QUERY_LENGTH, QUOTE_LIMIT, split_query
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
            "send_html", "OPERATIONS", "SLIDERS", "CONTROLS"]
@@ -38,7 +38,7 @@ def _pct(value, digits=1) -> str:
 
 def _raw_values(raw) -> dict:
     if isinstance(raw, str):
-        if len(raw) > 2048:
+        if len(raw) > MAX_QUERY_LENGTH:
             return {}
         return {key: value for key, value in split_query(raw.lstrip("?")) if key in CONTROLS}
     if isinstance(raw, dict):
@@ -51,12 +51,12 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
     notes = []
     preset = values.get(PRESET_KEY, traces.DEFAULT_PRESET)
     if not isinstance(preset, str) or preset not in traces.PRESETS:
-        notes.append(f"preset: {str(preset)[:48]!r} is not a preset; showing {traces.DEFAULT_PRESET} "
+        notes.append(f"preset: {str(preset)[:QUOTE_LIMIT]!r} is not a preset; showing {traces.DEFAULT_PRESET} "
                      f"(valid: {', '.join(traces.PRESETS)})")
         preset = traces.DEFAULT_PRESET
     fmt = values.get(FORMAT_KEY, "auto")
     if not isinstance(fmt, str) or fmt != "auto" and fmt not in traces.FORMATS:
-        notes.append(f"format: {str(fmt)[:48]!r} is not a format; detecting it instead (valid: auto, "
+        notes.append(f"format: {str(fmt)[:QUOTE_LIMIT]!r} is not a format; detecting it instead (valid: auto, "
                      f"{', '.join(traces.FORMATS)})")
         fmt = "auto"
     lookahead_text = values.get(LOOKAHEAD_KEY, "")
@@ -71,7 +71,7 @@ def _settings(values: dict) -> tuple[dict, list[str]]:
         if number == number and number.is_integer() and 1 <= number <= traces.MAX_LOOKAHEAD:
             lookahead = int(number)
         else:
-            notes.append(f"lookahead: {lookahead_text[:48]!r} is not an integer from 1 to {traces.MAX_LOOKAHEAD}; "
+            notes.append(f"lookahead: {lookahead_text[:QUOTE_LIMIT]!r} is not an integer from 1 to {traces.MAX_LOOKAHEAD}; "
                          f"reading it from the trace")
     text = values.get(TEXT_KEY, "")
     text = text if isinstance(text, str) else ""
