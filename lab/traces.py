@@ -79,6 +79,22 @@ SPLIT_LONG_LINE = 1 << 20  # a line longer than 1 MB is cut after its last '}' (
 class TraceError(ValueError):
     """Input that cannot be read as a trace; the message is the one line shown to the reader."""
 
+def _v0_calls_and_accepted(drafted: int, emitted: int, k: int) -> tuple[int, int]:
+    """vLLM V0's counts: it proposes ``k`` drafts per call, so ``calls = drafted / k``, and every call
+    emits its accepted prefix plus one token, so ``accepted = emitted - calls``.
+
+    >>> _v0_calls_and_accepted(12, 10, 3)
+    (4, 6)
+    """
+    if drafted % k:
+        raise TraceError(f"{drafted} draft tokens is not a multiple of k = {k}: V0 proposes k per call")
+    calls = drafted // k
+    accepted = emitted - calls
+    if accepted < 0:
+        raise TraceError(f"inconsistent counts: {emitted} emitted tokens but {calls} verifier calls each emit one")
+    return calls, accepted
+
+
 
 class ModelChoiceError(TraceError):
     """The input holds several models (or llama.cpp implementations, or benchmark runs): one must
@@ -484,12 +500,7 @@ class _Prometheus(_Accumulator):
                     k = int(round(guess))
                     notes.append(f"lookahead {k} solved from the efficiency gauge (emitted / (calls (k + 1)))")
         k = _need_lookahead("vllm-v0-metrics", k, "V0 counts tokens only")
-        if drafted % k:
-            raise TraceError(f"{drafted} draft tokens is not a multiple of k = {k}: V0 proposes k per call")
-        calls = drafted // k
-        accepted = emitted - calls
-        if accepted < 0:
-            raise TraceError(f"inconsistent counts: {emitted} emitted tokens but {calls} verifier calls each emit one")
+        calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
         notes.append(f"vLLM V0: calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} "
                      f"(V0's accepted counter, {totals['accepted']}, also counts drafts accepted after a rejection, "
                      f"vllm-project/vllm#9565, so it is not used)")
@@ -742,12 +753,7 @@ class _VllmLog(_Accumulator):
         _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else _need_lookahead("vllm-v0-log", None, "k is out of range")
         drafted = sum(r["drafted"] for r in runs)
         emitted = sum(r["emitted"] for r in runs)
-        if drafted % k:
-            raise TraceError(f"{drafted} draft tokens is not a multiple of k = {k}: V0 proposes k per call")
-        calls = drafted // k
-        accepted = emitted - calls
-        if accepted < 0:
-            raise TraceError(f"inconsistent counts: {emitted} emitted tokens but {calls} verifier calls each emit one")
+        calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
         notes = [f"V0 lines are cumulative: read the last of {len(self.v0)} line(s)"
                  + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")]
         notes.append(f"calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} (V0's "
