@@ -217,7 +217,19 @@ def entropy(p: Sequence) -> float:
     >>> round(entropy([Fraction(1, 2), Fraction(1, 2)]), 12) == round(log(2), 12)
     True
     """
-    return -sum(float(x) * log(float(x)) for x in p if x > 0)
+    return -sum(float(x) * _log(x) for x in p if x > 0)
+
+
+def _log(x) -> float:
+    """log x for a positive number; a Fraction's log is taken from its integers, so a probability
+    too small (or a weight too large) for a float still has one.
+
+    >>> round(_log(Fraction(1, 10 ** 400)), 6) == round(-400 * log(10), 6)
+    True
+    """
+    if isinstance(x, Fraction):
+        return log(x.numerator) - log(x.denominator)
+    return log(x)
 
 
 FLOAT_MARGIN = 1e-9      # far above the float error of an 8-term entropy

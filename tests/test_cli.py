@@ -236,3 +236,18 @@ def test_broken_pipe_is_quiet():
     proc = subprocess.run(f"'{sys.executable}' -m lab exact | head -c 10", shell=True, cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr
+
+
+@pytest.mark.parametrize("p", ["1e-400,1", "1e400,1"])
+def test_tree_verify_takes_weights_beyond_a_float(p):
+    """Normalised, these weights hold a probability a float cannot (it underflows to 0); the
+    entropy takes its log from the fraction's integers, so the tables print, exactly."""
+    proc = run("tree", "--verify", "--p", p, "--q", "1,1", "--drafts", "2")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "multi-draft" in proc.stdout and "TV 0.000000" in proc.stdout
+
+
+def test_tree_verify_refuses_an_entry_too_long_to_print():
+    proc = run("tree", "--verify", "--p", "1,1", "--q", "1e999999,1", "--drafts", "2")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == "--q: '1e999999' needs more than 450 digits exactly; give a number between 1e-400 and 1e400"

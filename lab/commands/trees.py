@@ -14,6 +14,8 @@ MAX_DEPTH = 32
 MAX_RANKS = 16
 MAX_TOKENS = 64
 MAX_DRAFTS = 16
+MAX_ENTRY_DIGITS = 450                      # digits of one --p/--q entry, exactly
+MAX_ENTRY_BITS = int(MAX_ENTRY_DIGITS * 3.3219280948873626)  # the same bound in bits
 DEFAULT_BUDGET = "32"
 DEFAULT_DEPTH = "6"
 
@@ -46,6 +48,11 @@ def _number(flag: str, text: str) -> Fraction:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise UsageError(f"{flag}: {text.strip()[:24]!r} is not a number or a fraction like 1/3") from None
+    # The tables print exact fractions: an entry whose numerator or denominator runs past a few
+    # hundred digits would make them unprintable (and say nothing a float-sized weight does not).
+    if max(abs(value.numerator), value.denominator).bit_length() > MAX_ENTRY_BITS:
+        raise UsageError(f"{flag}: {text.strip()[:24]!r} needs more than {MAX_ENTRY_DIGITS} digits exactly; "
+                         f"give a number between 1e-{MAX_ENTRY_DIGITS - 50} and 1e{MAX_ENTRY_DIGITS - 50}")
     return value
 
 
