@@ -6,7 +6,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from . import figures, instruments
 
-__all__ = ["audit_view", "instrument_audit_view", "page_context", "slider_specs", "handle"]
+__all__ = ["audit_view", "instrument_audit_view", "instrument_audit_slice", "page_context", "slider_specs", "handle"]
 
 
 def _audit():
@@ -57,9 +57,45 @@ def instrument_audit_view() -> dict:
     return suite_view()
 
 
+# The browser runs the instruments suite in slices of about this long, one request each, so a
+# reader's slider move waits for at most one slice (a check or two) rather than the whole suite.
+SUITE_SLICE_SECONDS = 0.05
+_suite_in_progress = None  # the sliced run under way in this worker (lab.checks.suite_steps)
+
+
+def instrument_audit_slice(start: bool) -> dict:
+    """Run the next slice of the instruments suite: ``{"pending": True, "done": n}`` until the
+    last check, then :func:`instrument_audit_view`'s dict. ``start`` begins a new run."""
+    import time
+
+    from .checks import suite_steps, suite_view
+
+    global _suite_in_progress
+    if start or _suite_in_progress is None:
+        if not start:
+            return {"error": "no instruments suite run is in progress; start one with "
+                             '{"kind": "audit", "suite": "instruments", "sliced": true}'}
+        _suite_in_progress = {"steps": suite_steps(), "done": 0}
+    run = _suite_in_progress
+    deadline = time.perf_counter() + SUITE_SLICE_SECONDS
+    try:
+        while True:
+            next(run["steps"])
+            run["done"] += 1
+            if time.perf_counter() >= deadline:
+                return {"pending": True, "done": run["done"]}
+    except StopIteration as finished:
+        _suite_in_progress = None
+        return suite_view(finished.value)
+    except BaseException:
+        _suite_in_progress = None
+        raise
+
+
 def _respond(request: dict) -> dict:
     """One request of :func:`handle`, as a dict. Kinds: ``audit`` (``suite``: ``seed``, the
-    default, or ``instruments``) or a widget; ``op`` is ``view`` (the default), ``warm`` (import
+    default, or ``instruments``, which with ``"sliced": true`` runs in slices, each further
+    slice asked for with ``op`` ``continue``) or a widget; ``op`` is ``view`` (the default), ``warm`` (import
     the widget's module now, before the reader reaches it) or one of the widget's ``OPERATIONS``."""
     kind, op = request.get("kind"), request.get("op", "view")
     if kind == "audit":
@@ -67,6 +103,8 @@ def _respond(request: dict) -> dict:
         if suite == "seed":
             return audit_view()
         if suite == "instruments":
+            if op == "continue" or request.get("sliced"):
+                return instrument_audit_slice(start=op != "continue")
             return instrument_audit_view()
         return {"error": f"unknown audit suite {suite!r}; valid: seed, instruments"}
     if instruments.is_widget(kind):

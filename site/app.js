@@ -720,12 +720,27 @@
     for (const form of document.querySelectorAll("form[data-lab]")) observer.observe(form);
   }
 
+  // Resolves once no widget has a request queued or running: a sliced audit's next slice waits
+  // for this, so the reader's renders go first.
+  async function widgetsIdle() {
+    while (Object.values(schedulers).some((s) => s.queued)) {
+      await Promise.all(Object.values(schedulers).map((s) => s.idle()));
+    }
+  }
+
   // An audit whose request fails keeps the counter the build wrote and says so under it.
+  // A sliced audit answers {pending: true} until its last slice; each further slice is asked
+  // for with op "continue" once the widgets are idle.
   async function runAudit(request, counterSelector, show) {
     const counter = document.querySelector(counterSelector);
     counter.parentElement.querySelector(".lab-notice[data-view-error]")?.remove();
     try {
-      show(await call("request", request, REQUEST_TIMEOUT_MS));
+      let view = await call("request", request, REQUEST_TIMEOUT_MS);
+      while (view.pending) {
+        await widgetsIdle();
+        view = await call("request", { ...request, op: "continue" }, REQUEST_TIMEOUT_MS);
+      }
+      show(view);
     } catch (error) {
       if (!(error instanceof ViewError)) throw error;
       const box = notice("This audit could not re-run in your browser, so the counter shows the result from when " +
@@ -798,7 +813,8 @@
       warmOnApproach();
       await runAudit({ kind: "audit" }, "[data-audit-counter]", showAudit);
       if (document.querySelector("[data-instrument-counter]")) {
-        await runAudit({ kind: "audit", suite: "instruments" }, "[data-instrument-counter]", showInstrumentAudit);
+        await runAudit({ kind: "audit", suite: "instruments", sliced: true }, "[data-instrument-counter]",
+                       showInstrumentAudit);
       }
     } catch (error) {
       fail(error.message);

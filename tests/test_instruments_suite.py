@@ -73,3 +73,28 @@ def test_a_link_to_every_widget_fits_the_query_limit():
         parts.append(widget.view(widest(widget.SLIDERS))["query"])
     longest = sum(max(len(parts[i]), len(parts[i + 1])) for i in range(2, len(parts), 2)) + len(parts[0]) + len(parts[1])
     assert longest + len(parts) < MAX_QUERY_LENGTH, longest
+
+
+def test_sliced_suite_run_equals_the_whole_run(monkeypatch):
+    """The page runs the suite in slices (one request each) so a slider move is answered between
+    two checks: the slices must add up to exactly the unsliced view, and each slice must stop."""
+    from lab import views
+
+    def ask(request):
+        return json.loads(views.handle(json.dumps(request)))
+
+    whole = ask({"kind": "audit", "suite": "instruments"})
+    monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", 0.0)  # one check per slice: the most slices
+    answers = [ask({"kind": "audit", "suite": "instruments", "sliced": True})]
+    while answers[-1].get("pending"):
+        answers.append(ask({"kind": "audit", "suite": "instruments", "op": "continue"}))
+        assert len(answers) < 500
+    steps = sum(len(instruments.part("checks", f).CHECKS) + 1 for f in instruments.NAMES)
+    # one pending answer per check and per family's signature value, then the view
+    assert [a["done"] for a in answers[:-1]] == list(range(1, steps + 1))
+    assert answers[-1] == whole
+    # a continue with no run under way is one clear error, and a new start begins from the first check
+    assert "no instruments suite run is in progress" in ask({"kind": "audit", "suite": "instruments",
+                                                             "op": "continue"})["error"]
+    monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", 60.0)
+    assert ask({"kind": "audit", "suite": "instruments", "sliced": True}) == whole

@@ -20,7 +20,7 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
 from ..audit import check_result, run_check
 from .. import instruments
 
-__all__ = ["run_suite", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
+__all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
            "expected_value"]
 
 # Frozen from the code's real output once a family lands; each value is explained below. The
@@ -84,18 +84,18 @@ def _run_check(check):
     return run_check(check, nothing_visited=NOTHING_VISITED)
 
 
-def run_suite(families=None) -> dict:
-    """Run every family's checks (``families`` defaults to every registered instrument).
-
-    Returns ``checked``, ``passed``, ``failures`` (names), ``checks`` (one dict per check:
-    name, family, passed, detail, visited, description) and ``values`` (one signature value
-    per family)."""
+def suite_steps(families=None):
+    """Run the suite one check at a time: a generator that yields after each check (and after each
+    family's signature value) and returns :func:`run_suite`'s result. The browser runs the suite
+    in slices through it, so a reader's slider move is answered between two checks instead of
+    waiting for all of them."""
     families = instruments.NAMES if families is None else tuple(families)
     results, values = [], []
     for family in families:
         module = instruments.part("checks", family)
         for name, check in module.CHECKS:
             results.append({**check_result(name, check, nothing_visited=NOTHING_VISITED), "family": family})
+            yield
         failure = None
         try:
             value = str(module.signature_value())
@@ -109,9 +109,24 @@ def run_suite(families=None) -> dict:
             results.append({"name": f"{family}-signature-value", "family": family, "passed": False,
                             "detail": failure, "visited": 1,
                             "description": "the family's signature value computes and equals its frozen value"})
+        yield
     failures = [r["name"] for r in results if not r["passed"]]
     return {"checked": len(results), "passed": len(results) - len(failures), "failures": failures,
             "checks": results, "values": values}
+
+
+def run_suite(families=None) -> dict:
+    """Run every family's checks (``families`` defaults to every registered instrument).
+
+    Returns ``checked``, ``passed``, ``failures`` (names), ``checks`` (one dict per check:
+    name, family, passed, detail, visited, description) and ``values`` (one signature value
+    per family)."""
+    steps = suite_steps(families)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
 
 
 def counter_text(result: dict) -> str:
@@ -133,11 +148,12 @@ def signature(result: dict) -> str:
     return ":".join(head + list(result["values"]))
 
 
-def suite_view() -> dict:
-    """What the page shows for the suite: counter, pass flag, per-check results, signature."""
+def suite_view(result=None) -> dict:
+    """What the page shows for the suite (run now unless ``result`` is given): counter, pass
+    flag, per-check results, signature."""
     from ..figures import audit_checks_html
 
-    result = run_suite()
+    result = run_suite() if result is None else result
     return {
         "counter": counter_text(result),
         "allPassed": not result["failures"] and result["checked"] > 0,
