@@ -29,7 +29,7 @@ import importlib
 __all__ = ["SEED", "NAMES", "ROLES", "widget_names", "is_widget", "is_instrument", "part"]
 
 SEED: tuple[str, ...] = ("ledger", "exact")
-NAMES: tuple[str, ...] = ("traces", "serving", "policies", "trees", "realtext")
+NAMES: tuple[str, ...] = ("traces", "serving", "policies", "trees", "realtext", "deployment")
 
 ROLES = ("widgets", "checks", "commands")
 

@@ -595,21 +595,37 @@
 
   // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
   // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
+  // <button data-action="send-all" data-sends='[{"target": "KIND", "values": {...}}, ...]'>: the same
+  // for every widget listed (one that is not on the page is skipped).
+  function sendTo(kind, values) {
+    const form = document.querySelector(`form[data-lab="${CSS.escape(kind || "")}"]`);
+    if (!form || !values || typeof values !== "object") return null;
+    for (const [name, value] of Object.entries(values)) {
+      restoreControl(form, name, value);
+      showValue(form, name, value);
+    }
+    schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
+    return form;
+  }
+
+  function parsed(text, fallback) {
+    try { return JSON.parse(text || fallback); } catch { return null; }
+  }
+
   function wireSendButtons() {
     document.addEventListener("click", (event) => {
-      const button = event.target.closest && event.target.closest('button[data-action="send"]');
+      const button = event.target.closest && event.target.closest('button[data-action="send"], button[data-action="send-all"]');
       if (!button) return;
-      const form = document.querySelector(`form[data-lab="${CSS.escape(button.dataset.target || "")}"]`);
-      let values = null;
-      try { values = JSON.parse(button.dataset.values || "{}"); } catch { values = null; }
-      if (!form || !values) return;
-      for (const [name, value] of Object.entries(values)) {
-        restoreControl(form, name, value);
-        showValue(form, name, value);
-      }
-      schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
-      if (status) status.replaceChildren(`Sent: ${button.textContent.trim()}. `, linkTo(widgetOf(form.dataset.lab), button));
+      if (button.dataset.action === "send-all") {
+        const sends = parsed(button.dataset.sends, "[]");
+        const sent = (Array.isArray(sends) ? sends : []).filter((send) => send && sendTo(send.target, send.values));
+        if (status) status.replaceChildren(`Sent to ${sent.length} instrument${sent.length === 1 ? "" : "s"}. `);
+        return;
+      }
+      const form = sendTo(button.dataset.target, parsed(button.dataset.values, "{}"));
+      const label = button.getAttribute("aria-label") || button.textContent.trim();
+      if (form && status) status.replaceChildren(`Sent: ${label}. `, linkTo(widgetOf(form.dataset.lab), button));
     });
   }
 

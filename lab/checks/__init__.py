@@ -34,8 +34,10 @@ __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SI
 # hand counts); the traces value did not change: its preset's drafted / k agrees with the printed
 # mean acceptance length, so the new counting rules give the same 527 calls. They went from 42 to 48
 # when the real-text family (six checks) landed, which appended its value 0.915103; the other four
+# values did not change. They went from 48 to 56 when the deployment panel's family (eight checks)
+# landed, which appended its value 0.705102 (alpha of the panel's default figure); the other five
 # values did not change.
-EXPECTED_SIGNATURE = "instruments:48:48:0:0.661623:2.364222:1.938043:2.616000:0.915103"
+EXPECTED_SIGNATURE = "instruments:56:56:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -62,6 +64,10 @@ SIGNATURE_NOTES: dict[str, str] = {
                  "lab.checks.realtext.CHECK_CORPUS (352 tokens; the same in CPython and in the browser), computed "
                  "in fractions; tests/test_realtext.py recomputes it with numpy from the count tables by its own "
                  "Kneser-Ney code (lab.checks.realtext.SIGNATURE_NOTE)."),
+    "deployment": ("0.705102: the per-token alpha the deployment panel reads from its default figure, a mean "
+                   "acceptance length of 2.8 at lookahead 4 (through lab.traces.translate: the root of "
+                   "a + a^2 + a^3 + a^4 = 1.8), 6 decimals; tests/test_deployment.py recomputes it with numpy.roots "
+                   "(lab.checks.deployment.SIGNATURE_NOTE)."),
 }
 
 

@@ -25,6 +25,11 @@ SLIDERS = (
     Slider("burst", "Burstiness (0 = independent tokens)", 0, 95, 1, 80, "%", url_key="polBurst"),
     Slider("threshold", "Confidence threshold", 0, 100, 1, 40, "%", url_key="polThreshold"),
     Slider("lookahead", "Static lookahead k", 1, 20, 1, 5, "tokens", integer=True, url_key="polLookahead"),
+    # the rest of the ledger's cycle (Part one's units); 0 by default: a draft pass is the only cost,
+    # as in Leviathan et al. A deployment sent from the page's deployment panel sets all three.
+    Slider("verifyTax", "Verify tax per extra token", 0, 50, 1, 0, "%", url_key="polVerifyTax"),
+    Slider("overheadMs", "Overhead per cycle", 0, 200, 1, 0, "ms", url_key="polOverheadMs"),
+    Slider("targetMs", "Target pass", 1, 500, 1, 80, "ms", url_key="polTargetMs"),
 )
 CURVE_KEY = "polCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,...
 PROCESS_KEY = "polProcess"  # the acceptance process (a select); the URL carries it when not the default
@@ -262,7 +267,11 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
     threshold = (f"a confidence threshold of {_f(params['threshold'], 0)}% "
                  + ("(on modelled confidences: a measured curve carries none) " if curve_label is not None else "")
                  + f"{_f(results['threshold']['speedup'])}x ({_gain(results['threshold']['speedup'], best['speedup'])})")
-    text = (f"{setting} and a draft pass at {_f(params['draftCost'], 0)}% of a target pass, the best static "
+    costs = f"a draft pass at {_f(params['draftCost'], 0)}% of a target pass"
+    if params["verifyTax"] or params["overheadMs"]:
+        costs += (f" (verify tax {_f(params['verifyTax'], 0)}%, {_f(params['overheadMs'], 0)} ms of overhead on a "
+                  f"{_f(params['targetMs'], 0)} ms target pass)")
+    text = (f"{setting} and {costs}, the best static "
             f"lookahead is k = {best['k']} at {_f(best['speedup'])}x. Hugging Face's +2/\u22121 heuristic averages "
             f"{_f(results['heuristic']['speedup'])}x ({_gain(results['heuristic']['speedup'], best['speedup'])}, mean "
             f"lookahead {_f(results['heuristic']['meanLookahead'], 1)}), {threshold}, "

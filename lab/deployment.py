@@ -1,0 +1,257 @@
+"""One deployment for the whole page: the reader's model pair, GPUs, batch, context, lookahead and
+acceptance (in whichever unit their engine printed), turned into what every instrument takes.
+
+The acceptance comes in one of three units, each at the lookahead ``k_m`` it was measured at:
+
+* ``alpha``: the per-token acceptance, in percent;
+* ``rate``: the engines' acceptance rate, accepted / drafted tokens, in percent;
+* ``length``: the mean acceptance length, tokens per verifier call, ``1 + accepted / calls``.
+
+The rate and the length become alpha through :func:`lab.traces.translate` (the independent model
+with full-length chain drafts: ``E = sum_{i=1..k_m} alpha^i``, ``rate = E / k_m``,
+``length = 1 + E``); nothing here re-derives those formulas.
+
+From alpha and the hardware, the serving model (:mod:`lab.serving`, its per-operator step model
+calibrated on measured step times, the serving widget's default) gives the deployment's answer:
+the speedup at the reader's lookahead ``k`` and the best lookahead. The latency ledger
+(:mod:`lab.ledger`) has no batch, context or GPU: it takes a target pass ``T``, a draft pass as a
+share of it, a verify tax per extra candidate and an overhead per cycle. They are fitted to the
+serving model's step times at the reader's batch and context (:func:`ledger_costs`):
+
+    targetMs   = t_plain                               one plain decode step
+    draftCost  = 100 t_draft / t_plain                 one draft step, % of a plain step
+    slope      = t_verify(k) - t_verify(k - 1)         what one more verified token costs at k
+                 (at k = 1: t_verify(2) - t_verify(1))
+    verifyTax  = 100 slope / t_plain
+    overheadMs = t_verify(k) - t_plain - (k - 1) slope  the rest of the verify step (>= 0; when it
+                 would be negative it is 0 and the tax takes the whole difference)
+
+so that the ledger's cycle ``k T c + T (1 + (k - 1) tax) + overhead`` equals the serving model's
+``k t_draft + t_verify(k)`` at the reader's ``k`` (:func:`ledger_cycle_ms` checks it). Away from
+``k`` the ledger's verify cost is a straight line while the serving model's follows the roofline,
+so the two can name different best lookaheads; :func:`answer` says so with both numbers. Every
+instrument's slider moves in whole units (whole percent, whole ms), so :func:`instrument_values`
+rounds, and the answer is computed at the rounded alpha the instruments receive.
+
+>>> d = Deployment(target="llama-3-70b", draft="eagle-head", gpu="h100-sxm", gpus=4, batch=32,
+...                context=1024, lookahead=4)
+>>> round(alpha_from(2.8, "length", 4), 4)
+0.7051
+>>> costs = ledger_costs(d)
+>>> s = serving_settings(d, 71)
+>>> abs(ledger_cycle_ms(costs, 4) - (4 * serving.draft_step_ms(s, 32, 1024) + serving.verify_step_ms(s, 32, 1024))) < 1e-9
+True
+
+Standard library only.
+"""
+
+from typing import NamedTuple
+
+from . import ledger, serving
+from .errors import LabValueError
+
+__all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
+           "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "round_to_step", "instrument_values", "answer",
+           "MAX_LOOKAHEAD", "STEP_MODEL"]
+
+UNITS = {
+    "alpha": "per-token acceptance \u03b1 (%)",
+    "rate": "acceptance rate = accepted / drafted (%)",
+    "length": "mean acceptance length (tokens per verifier call)",
+}
+MAX_LOOKAHEAD = 12       # the ledger's and the serving widget's lookahead sliders end here
+STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps
+
+
+def unit_ranges(measured_k: int) -> dict:
+    """Valid values of each unit at the lookahead ``k_m`` the number was measured at.
+
+    >>> unit_ranges(4)["length"]
+    (1, 5)
+    """
+    return {"alpha": (0, 100), "rate": (0, 100), "length": (1, measured_k + 1)}
+
+
+class Deployment(NamedTuple):
+    """The reader's deployment: model pair, hardware, load and lookahead (the acceptance apart)."""
+
+    target: str = "llama-3-70b"
+    draft: str = serving.EAGLE
+    gpu: str = "h100-sxm"
+    gpus: int = 4
+    batch: int = 32
+    context: int = 1024
+    lookahead: int = 4
+    precision: str = "bf16"
+
+
+DEFAULT_DEPLOYMENT = Deployment()
+
+
+def alpha_from(value: float, unit: str, measured_k: int) -> float:
+    """Per-token alpha (a fraction) from the reader's number in ``unit`` (see :data:`UNITS`; alpha and
+    the rate in percent, the length in tokens) measured at lookahead ``measured_k``, through
+    :func:`lab.traces.translate`. A value outside its unit's range raises :class:`LabValueError`
+    naming it and the range.
+
+    >>> round(alpha_from(74, "alpha", 5), 6), round(alpha_from(44.29, "rate", 5), 3)
+    (0.74, 0.74)
+    >>> alpha_from(6, "length", 4)
+    Traceback (most recent call last):
+    ...
+    lab.errors.LabValueError: mean acceptance length 6 is outside 1 to k + 1 = 5 at k = 4
+    """
+    from .traces import translate
+
+    if unit not in UNITS:
+        raise LabValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
+    if not isinstance(measured_k, int) or isinstance(measured_k, bool) or not 1 <= measured_k <= 64:
+        raise LabValueError(f"the lookahead the acceptance was measured at must be an integer from 1 to 64, "
+                            f"got {measured_k!r}")
+    low, high = unit_ranges(measured_k)[unit]
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value <= high:
+        name = {"alpha": "alpha", "rate": "acceptance rate", "length": "mean acceptance length"}[unit]
+        bound = f"{low} to k + 1 = {high} at k = {measured_k}" if unit == "length" else f"{low} to {high}%"
+        raise LabValueError(f"{name} {value!r} is outside {bound}")
+    if unit == "alpha":
+        return translate(measured_k, alpha=value / 100)["alpha"]
+    if unit == "rate":
+        return translate(measured_k, acceptance_rate=value / 100)["alpha"]
+    return translate(measured_k, mean_acceptance_length=value)["alpha"]
+
+
+def units_at(alpha: float, lookahead: int) -> dict:
+    """The same alpha in the engines' units at ``lookahead`` (:func:`lab.traces.translate`).
+
+    >>> t = units_at(0.74, 5)
+    >>> round(t["acceptanceRate"], 4), round(t["meanAcceptanceLength"], 4)
+    (0.4429, 3.2146)
+    """
+    from .traces import translate
+
+    return translate(lookahead, alpha=alpha)
+
+
+def serving_settings(d: Deployment, acceptance_percent: float) -> serving.ServingSettings:
+    """The serving model's settings for the deployment: its step model calibrated on measured step
+    times, a chain draft (no tree), the reader's acceptance in percent."""
+    return serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus,
+                                          precision=d.precision, lookahead=d.lookahead,
+                                          acceptance=acceptance_percent, batch=d.batch, context=d.context,
+                                          stepModel=STEP_MODEL, treeTokens=0)
+
+
+def step_times(d: Deployment, lookahead: int | None = None) -> dict:
+    """The serving model's step times (ms) at the deployment's batch and context: ``plain`` (the
+    target, one token a sequence), ``draft`` (one draft step) and ``verify`` (the target over
+    ``k + 1`` tokens a sequence, with the cycle's bookkeeping) at ``lookahead`` (default: the
+    deployment's). Acceptance does not enter a step time."""
+    k = d.lookahead if lookahead is None else lookahead
+    s = serving_settings(d, 0).with_(lookahead=k)
+    target = serving.TARGETS[d.target]
+    return {"plain": serving.step_time_ms(target, s, d.batch, 1, d.context),
+            "draft": serving.draft_step_ms(s, d.batch, d.context),
+            "verify": serving.verify_step_ms(s, d.batch, d.context)}
+
+
+def ledger_costs(d: Deployment) -> dict:
+    """The ledger's four cost sliders fitted to the serving model at the deployment (module
+    docstring), unrounded: ``targetMs``, ``draftCost`` (%), ``verifyTax`` (%), ``overheadMs``."""
+    k = d.lookahead
+    here = step_times(d, k)
+    plain = here["plain"]
+    low, high = (k - 1, k) if k >= 2 else (1, 2)
+    slope = step_times(d, high)["verify"] - step_times(d, low)["verify"]
+    overhead = here["verify"] - plain - (k - 1) * slope
+    if overhead < 0:  # the verify line through k would start below a plain step: the tax takes it all
+        overhead = 0.0
+        slope = (here["verify"] - plain) / (k - 1)
+    return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
+            "overheadMs": overhead}
+
+
+def ledger_cycle_ms(costs: dict, lookahead: int) -> float:
+    """One ledger cycle at ``lookahead`` for these costs: draft + verify + overhead, by
+    :func:`lab.ledger.ledger`'s own formulas (its acceptance does not change the cycle)."""
+    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
+                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
+                                     verifyTax=costs["verifyTax"])
+    return ledger.ledger(settings).cycleMs
+
+
+def round_to_step(value: float, low: float, high: float, step: float = 1) -> float:
+    """``value`` clamped to ``low..high`` and rounded to the nearest ``step`` (halves up), as a
+    slider holds it.
+
+    >>> round_to_step(4.5, 0, 100), round_to_step(0.2, 1, 500), round_to_step(62.7, 0, 50)
+    (5, 1, 50)
+    """
+    stepped = int((min(max(value, low), high) / step) + 0.5) * step
+    return int(stepped) if float(step).is_integer() else stepped
+
+
+def instrument_values(d: Deployment, alpha: float) -> dict:
+    """What each instrument's controls get, by widget name then control name (the values its
+    form takes, so the page can set them generically): every slider in its own range and step."""
+    from .urlstate import LEDGER_SLIDERS
+
+    costs = ledger_costs(d)
+    ranges = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
+    percent = round_to_step(100 * alpha, 0, 100)
+    k = d.lookahead
+    ledger_values = {"acceptance": percent, "lookahead": k, "trcCurve": "",
+                     **{name: round_to_step(costs[name], *ranges[name])
+                        for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")}}
+    return {
+        "ledger": ledger_values,
+        "serving": {"target": d.target, "draft": d.draft, "gpu": d.gpu, "gpus": str(d.gpus),
+                    "precision": d.precision, "stepModel": STEP_MODEL, "lookahead": k, "acceptance": percent,
+                    "batchExp": d.batch.bit_length() - 1, "contextExp": d.context.bit_length() - 1,
+                    "treeTokens": 0, "srvCurve": ""},
+        "policies": {"acceptance": round_to_step(100 * alpha, 1, 99), "draftCost": ledger_values["draftCost"],
+                     "lookahead": k, "polCurve": "",
+                     **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},
+        "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
+                  "verifyCost": "tax"},
+        "exact": {"gamma": k, "draftCost": ledger_values["draftCost"]},
+        "realtext": {"rtLookahead": k},
+    }
+
+
+def answer(d: Deployment, alpha: float) -> dict:
+    """The deployment's one answer, and the ledger's, at the alpha the instruments receive (whole
+    percent): the serving model's speedup at ``k`` and best lookahead (``serving``), the ledger's at
+    its fitted, rounded sliders (``ledger``), and ``agree`` when both name the same best lookahead."""
+    values = instrument_values(d, alpha)
+    percent = values["serving"]["acceptance"]
+    s = serving_settings(d, percent)
+    result = serving.serving(s)
+    best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
+    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_result = ledger.ledger(ledger_settings)
+    ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
+    fitted = ledger_costs(d)
+    return {
+        "alpha": alpha, "acceptancePercent": percent, "values": values, "costs": fitted,
+        "serving": {"speedup": result.speedup, "bestLookahead": best_k, "bestSpeedup": best,
+                    "plainStepMs": result.plainStepMs, "draftStepMs": result.draftStepMs,
+                    "verifyStepMs": result.verifyStepMs, "tokensPerCall": result.tokensPerCall,
+                    "fits": serving.memory_needed_bytes(s) <= serving.memory_available_bytes(s),
+                    "maxBatchInMemory": serving.max_batch_in_memory(s)},
+        "ledger": {"speedup": ledger_result.speedup, "bestLookahead": ledger_best_k, "bestSpeedup": ledger_best,
+                   "unroundedSpeedup": ledger.ledger(ledger_settings.with_(acceptance=percent, **{
+                       name: fitted[name] for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")})).speedup},
+        "agree": best_k == ledger_best_k,
+        "compare": {"lookahead": ledger_best_k, "servingVerifyMs": step_times(d, ledger_best_k)["verify"],
+                    "ledgerVerifyMs": ledger_verify_ms(values["ledger"], ledger_best_k)},
+    }
+
+
+def ledger_verify_ms(costs: dict, lookahead: int) -> float:
+    """What the ledger charges for verifying at ``lookahead``: its verify pass plus its overhead per
+    cycle (the part of :func:`ledger_cycle_ms` that is not drafting), to set beside the serving
+    model's verify step."""
+    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
+                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
+                                     verifyTax=costs["verifyTax"])
+    return ledger.ledger(settings).verifyMs + costs["overheadMs"]

@@ -1,0 +1,228 @@
+"""The deployment panel (before Part one): the reader's deployment once, one answer for it, and the
+values every instrument takes, behind generic "send" buttons.
+
+The model is :mod:`lab.deployment`. The view gives one answer (the serving model's speedup at the
+reader's lookahead and its best lookahead), the ledger's answer on costs fitted to the same step
+times and, when the two differ, why; then one row per instrument: what it receives, which cost
+model its numbers use, and a button that sets its controls (the page's ``data-action="send"``),
+with one button that sends them all (``data-action="send-all"``). ``view(raw)`` never raises: a
+bad value comes back as a note naming it and what is valid, and the defaults stand in.
+"""
+
+import json
+
+from .. import deployment, serving
+from ..figures import escape, split_width
+from ..jsformat import to_fixed, to_js_string
+from ..urlstate import Choice, Slider, format_query, read_controls
+
+__all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS"]
+
+D = deployment.DEFAULT_DEPLOYMENT
+# The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
+# num_speculative_tokens 4, for Llama-3-70B with an EAGLE head on 4 H100s at batch 32.
+DEFAULT_UNIT, DEFAULT_VALUE, DEFAULT_MEASURED_K = "length", 2.8, 4
+
+SLIDERS = (
+    Slider("value", "Your acceptance figure", 0, 100, 0.01, DEFAULT_VALUE, "", url_key="depValue", control="number"),
+    Slider("measuredK", "measured at lookahead k", 1, 64, 1, DEFAULT_MEASURED_K, "", integer=True,
+           url_key="depMeasuredK", control="number"),
+    Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, D.lookahead, "tokens", integer=True,
+           url_key="depK"),
+    # log sliders, as the serving widget's: the value is the exponent, the page shows 2 ** value
+    Slider("batchExp", "Batch B", 0, 10, 1, D.batch.bit_length() - 1, "sequences", integer=True,
+           url_key="depBatchLog2", base=2),
+    Slider("contextExp", "Context L", 9, 17, 1, D.context.bit_length() - 1, "tokens", integer=True,
+           url_key="depContextLog2", base=2),
+)
+CHOICES = (
+    Choice("unit", "depUnit", "Its unit", dict(deployment.UNITS), DEFAULT_UNIT),
+    Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
+    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
+    Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
+    Choice("gpus", "depGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+)
+CONTROLS = (*SLIDERS, *CHOICES)
+
+# Every instrument the panel sets, in page order: (widget name, its title on the page, its name in a sentence).
+INSTRUMENTS = (("ledger", "The latency ledger", "the latency ledger"),
+               ("traces", "Bring your own trace", "the trace translator"),
+               ("policies", "Lookahead policies", "the lookahead policies"),
+               ("serving", "Serving under load", "the serving model"),
+               ("exact", "The exact rejection sampler", "the exact sampler"),
+               ("realtext", "Speculative decoding on real text", "the real-text widget"),
+               ("trees", "Token trees", "the token trees"))
+SINGLE_FIGURE_TEXT = {"alpha": "alpha {value}%", "rate": "acceptance rate {value}%",
+                      "length": "mean acceptance length {value}"}  # what lab.traces reads as one figure
+
+
+def _f(value, digits=2) -> str:
+    return to_fixed(value, digits)
+
+
+def _params(raw) -> tuple[dict, list[str], int]:
+    """Control values, notes and the figure width; the acceptance figure checked against its unit
+    (a value outside the unit's range is clamped into it, with a note naming both)."""
+    raw, width = split_width(raw)
+    params, notes = read_controls(raw, CONTROLS)
+    unit, k_m = params["unit"], params["measuredK"]
+    low, high = deployment.unit_ranges(k_m)[unit]
+    if not low <= params["value"] <= high:
+        clamped = min(max(params["value"], low), high)
+        name = deployment.UNITS[unit]
+        notes.append(f"value: {to_js_string(params['value'])} is not a {name} "
+                     + (f"at k = {k_m} (valid: {low} to k + 1 = {high})" if unit == "length" else
+                        f"(valid: {low} to {high})") + f"; using {to_js_string(clamped)}")
+        params["value"] = clamped
+    return params, notes, width
+
+
+def _deployment(params) -> deployment.Deployment:
+    return D._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
+                      batch=2 ** params["batchExp"], context=2 ** params["contextExp"], lookahead=params["lookahead"])
+
+
+def _button(target: str, title: str, values: dict) -> str:
+    return (f'<button type="button" data-action="send" data-target="{target}" disabled '
+            f'aria-label="Send to {escape(title)}" data-values="{escape(json.dumps(values))}">Send</button>')
+
+
+def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[str, str, str, dict]]:
+    """(widget, what it receives, which cost model its numbers use and why they may differ, values)."""
+    values = result["values"]
+    led, srv, pol, tree = values["ledger"], values["serving"], values["policies"], values["trees"]
+    k, percent = d.lookahead, result["acceptancePercent"]
+    ledger_says = result["ledger"]
+    traces_values = {"trcText": SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"])),
+                     "trcLookahead": str(params["measuredK"]), "trcFormat": "auto"}
+    return [
+        ("ledger", f"\u03b1 {percent}%, k = {k}, target pass {led['targetMs']} ms, draft pass {led['draftCost']}%, "
+                   f"verify tax {led['verifyTax']}%, overhead {led['overheadMs']} ms",
+         f"Its one-line cycle, fitted to the serving model's step times at k = {k}: "
+         f"{_f(ledger_says['speedup'])}x ({_f(ledger_says['unroundedSpeedup'])}x before its sliders round to whole "
+         f"percent and ms), best k = {ledger_says['bestLookahead']}.", led),
+        ("traces", f"your figure as text: \u201c{traces_values['trcText']}\u201d at k = {params['measuredK']}",
+         "No cost model: the same figure in every engine's unit; its ledger table uses Part one's default costs.",
+         traces_values),
+        ("policies", f"\u03b1 {pol['acceptance']}%, draft pass {pol['draftCost']}%, static k = {k}, and the ledger's "
+                     f"tax, overhead and target pass",
+         "The ledger's cycle over an acceptance process it studies: with independent tokens its best static k is "
+         "the ledger's; its default bursty process (good and bad stretches, same mean) moves it.",
+         pol),
+        ("serving", f"everything: {serving.TARGETS[d.target].label}, {serving.DRAFT_LABELS[d.draft]}, {d.gpus} x "
+                    f"{serving.GPUS[d.gpu].label}, batch {d.batch}, context {d.context:,}, k = {k}, \u03b1 {percent}%",
+         f"The per-operator step model calibrated on measured steps: the answer above, {_f(result['serving']['speedup'])}x "
+         f"at k = {k}. Its tail panel follows the exact sampler's toy model, not your figure.", srv),
+        ("exact", f"k = {k}, draft pass {values['exact']['draftCost']}%",
+         "Studies exactness: its acceptance comes from its own toy target and draft (Part three), not your figure.",
+         values["exact"]),
+        ("realtext", f"k = {k}", "Its own small models trained on Python source: their acceptance, not yours; "
+                                 "its speedup uses Part one's default costs.", values["realtext"]),
+        ("trees", f"top-1 acceptance {tree['top1']}%, verify tax {tree['verifyTax']}% per extra node",
+         "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
+         "tree-against-chain gain, not its speedup.", tree),
+    ]
+
+
+def instruments_html(d: deployment.Deployment, params: dict, result: dict) -> str:
+    """One entry per instrument: what it receives, what its numbers use, and a button that sets it
+    (a list, not a table: it stays one column on a phone)."""
+    titles = {name: title for name, title, _ in INSTRUMENTS}
+    spoken = {name: words for name, _, words in INSTRUMENTS}
+    items = "".join(
+        f'<li><p class="dep-head"><a href="#{name}-lab">{escape(titles[name])}</a> '
+        f'{_button(name, spoken[name], values)}</p>'
+        f'<p class="dep-gets">Receives {escape(gets)}.</p><p class="dep-uses">{escape(uses)}</p></li>'
+        for name, gets, uses, values in _rows(d, params, result))
+    return f'<ul class="dep-list" aria-label="What each instrument receives, and which cost model its numbers use">{items}</ul>'
+
+
+def send_all_html(d: deployment.Deployment, params: dict, result: dict) -> str:
+    """The one button that sets every instrument (the page's generic ``data-action="send-all"``:
+    a JSON list of ``{target, values}``)."""
+    sends = [{"target": name, "values": values} for name, _, _, values in _rows(d, params, result)]
+    return (f'<button type="button" class="dep-send-all" data-action="send-all" disabled '
+            f'data-sends="{escape(json.dumps(sends))}">Use in every instrument</button>')
+
+
+def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
+    srv, led = result["serving"], result["ledger"]
+    k = d.lookahead
+    figure = (f"{SINGLE_FIGURE_TEXT[params['unit']].format(value=to_js_string(params['value']))} at k = "
+              f"{params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%")
+    verdict = "pays" if srv["speedup"] > 1 else "does not pay"
+    text = (f"{serving.TARGETS[d.target].label}, draft {serving.DRAFT_LABELS[d.draft]}, on {d.gpus} x "
+            f"{serving.GPUS[d.gpu].label}, batch {d.batch}, {d.context:,} tokens of context ({figure}): speculation "
+            f"{verdict} {_f(srv['speedup'])}x at lookahead {k}, per the serving model (per operator, calibrated on "
+            f"measured steps; at \u03b1 = {result['acceptancePercent']}%, the whole percent every instrument's "
+            f"slider holds). ")
+    if srv["bestLookahead"] == k:
+        text += f"That is its best lookahead. "
+    else:
+        text += f"Its best lookahead is {srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x). "
+    if result["agree"]:
+        text += (f"The ledger's simpler model, fitted to the same step times, agrees: best k = {led['bestLookahead']}, "
+                 f"{_f(led['speedup'])}x at k = {k}.")
+    else:
+        compare = result["compare"]
+        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), because "
+                 f"it prices each extra verified token at one tax fitted at k = {k}: at k = {compare['lookahead']} "
+                 f"its verify pass costs {_f(compare['ledgerVerifyMs'], 1)} ms where the serving model's step costs "
+                 f"{_f(compare['servingVerifyMs'], 1)} ms.")
+    if not srv["fits"]:
+        text += (f" At this batch and context the weights and KV caches do not fit in {d.gpus} x "
+                 f"{serving.GPUS[d.gpu].label} (at most {int(srv['maxBatchInMemory'])} sequences do).")
+    return text
+
+
+def view(raw=None) -> dict:
+    """The panel for one deployment (never raises: bad input becomes notes and the defaults)."""
+    try:
+        return _view(raw)
+    except Exception as error:  # a bug must not take the page down: show the defaults and say why
+        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
+        result["notes"] = [f"These settings could not be computed ({type(error).__name__}); showing the defaults"]
+        return result
+
+
+def _view(raw) -> dict:
+    params, notes, width = _params(raw)
+    d = _deployment(params)
+    alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
+    result = deployment.answer(d, alpha)
+    units = deployment.units_at(alpha, d.lookahead)
+    srv = result["serving"]
+    live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
+            + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
+    return {
+        "params": params,
+        "shown": {name: (to_js_string(value) if not isinstance(value, str) else value) for name, value in params.items()},
+        "notes": notes,
+        "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES),
+        "summary": _summary(d, params, result),
+        "live": live,
+        "width": width,
+        "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values")},
+        "readouts": {
+            "alpha": f"{_f(100 * alpha, 1)}%",
+            "rate": f"{_f(100 * units['acceptanceRate'], 1)}%",
+            "length": _f(units["meanAcceptanceLength"], 2),
+            "plainStepMs": _f(srv["plainStepMs"], 2),
+            "draftStepMs": _f(srv["draftStepMs"], 2),
+            "verifyStepMs": _f(srv["verifyStepMs"], 2),
+            "speedup": f"{_f(srv['speedup'])}x",
+            "best": f"k = {srv['bestLookahead']}, {_f(srv['bestSpeedup'])}x",
+        },
+        "figures": {
+            "instruments": instruments_html(d, params, result),
+            "sendAll": send_all_html(d, params, result),
+        },
+    }
+
+
+def page_context() -> dict:
+    """What the build pre-renders: the default view, the controls, the units."""
+    from ..views import slider_specs
+
+    return {"view": view(None), "sliders": slider_specs(SLIDERS),
+            "choices": [{"name": c.name, "label": c.label, "options": list(c.options.items())} for c in CHOICES]}
