@@ -51,13 +51,13 @@ from . import ledger, serving
 from .errors import LabValueError
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
-           "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "round_to_step", "instrument_values", "answer",
+           "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL"]
 
 UNITS = {
-    "alpha": "per-token acceptance \u03b1 (%)",
-    "rate": "acceptance rate = accepted / drafted (%)",
-    "length": "mean acceptance length (tokens per verifier call)",
+    "alpha": "per-token acceptance \u03b1, %",
+    "rate": "acceptance rate (accepted / drafted), %",
+    "length": "mean acceptance length (tokens per call)",
 }
 MAX_LOOKAHEAD = 12       # the ledger's and the serving widget's lookahead sliders end here
 STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps
@@ -242,9 +242,23 @@ def answer(d: Deployment, alpha: float) -> dict:
                    "unroundedSpeedup": ledger.ledger(ledger_settings.with_(acceptance=percent, **{
                        name: fitted[name] for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")})).speedup},
         "agree": best_k == ledger_best_k,
+        "clamped": clamped_costs(fitted),
         "compare": {"lookahead": ledger_best_k, "servingVerifyMs": step_times(d, ledger_best_k)["verify"],
                     "ledgerVerifyMs": ledger_verify_ms(values["ledger"], ledger_best_k)},
     }
+
+
+def clamped_costs(costs: dict) -> dict:
+    """The fitted ledger costs its sliders cannot hold, by name: ``(fitted value, slider limit)``.
+
+    >>> clamped_costs({"targetMs": 812.0, "draftCost": 3.1, "verifyTax": 9.8, "overheadMs": 3.4})
+    {'targetMs': (812.0, 500)}
+    """
+    from .urlstate import LEDGER_SLIDERS
+
+    limits = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
+    return {name: (value, limits[name][0] if value < limits[name][0] else limits[name][1])
+            for name, value in costs.items() if not limits[name][0] <= value <= limits[name][1]}
 
 
 def ledger_verify_ms(costs: dict, lookahead: int) -> float:

@@ -19,7 +19,10 @@ GRID = tuple(deployment.Deployment(target=target, draft=draft, gpu=gpu, gpus=gpu
                                    lookahead=k)
              for target in serving.TARGETS for draft in (serving.EAGLE, "qwen2.5-0.5b")
              for gpu, gpus in (("h100-sxm", 4), ("a100-80g", 8)) for batch, context in ((1, 1024), (64, 8192))
-             for k in (1, 4, 7))
+             for k in (1, 4, 7)) + (
+    # past every ledger slider: a plain step of seconds, which the sliders must clamp
+    deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="l40s", gpus=1, batch=1024, context=131072,
+                          lookahead=4),)
 VIEW_GRID = ({}, {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6", "batchExp": "0"},
              {"unit": "alpha", "value": "57", "target": "llama-3-8b", "gpus": "1", "lookahead": "2", "batchExp": "0"},
              {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"})
@@ -150,7 +153,10 @@ def policies_independent_is_the_ledger(out):
         answer = _sent(raw)["answer"]
         values = answer["values"]["policies"]
         result = policies.evaluate_setting({**values, "burst": 0, "threshold": 40})["best-static"]
-        settings = ledger.LedgerSettings(**{name: values[name] for name in ledger.LedgerSettings._fields})
+        # the ledger as the panel sets it, at the policies' acceptance (their slider stops at 1..99%)
+        sent = answer["values"]["ledger"]
+        settings = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields}).with_(
+            acceptance=values["acceptance"])
         k, speedup = ledger.best_lookahead(settings, policies.MAX_STATIC)
         if abs(result["speedup"] - speedup) > 1e-9 * speedup:
             out.fail(f"{raw}: policies best static k = {result['k']} at {result['speedup']}, ledger k = {k} at {speedup}")

@@ -40,7 +40,7 @@ CHOICES = (
     Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
     Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
     Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Choice("gpus", "depGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
 )
 CONTROLS = (*SLIDERS, *CHOICES)
 
@@ -116,8 +116,8 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("exact", f"k = {k}, draft pass {values['exact']['draftCost']}%",
          "Studies exactness: its acceptance comes from its own toy target and draft (Part three), not your figure.",
          values["exact"]),
-        ("realtext", f"k = {k}", "Its own small models trained on Python source: their acceptance, not yours; "
-                                 "its speedup uses Part one's default costs.", values["realtext"]),
+        ("realtext", f"k = {k}", "Its own small models trained on Python source: it reports their acceptance and "
+                                 "tokens per verifier call, not yours, and prices no cost.", values["realtext"]),
         ("trees", f"top-1 acceptance {tree['top1']}%, verify tax {tree['verifyTax']}% per extra node",
          "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
          "tree-against-chain gain, not its speedup.", tree),
@@ -146,29 +146,40 @@ def send_all_html(d: deployment.Deployment, params: dict, result: dict) -> str:
 
 
 def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
+    """The one answer first (the serving model's), then the ledger's and why it differs, then the
+    reader's figure as alpha."""
     srv, led = result["serving"], result["ledger"]
     k = d.lookahead
-    figure = (f"{SINGLE_FIGURE_TEXT[params['unit']].format(value=to_js_string(params['value']))} at k = "
-              f"{params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%")
     verdict = "pays" if srv["speedup"] > 1 else "does not pay"
-    text = (f"{serving.TARGETS[d.target].label}, draft {serving.DRAFT_LABELS[d.draft]}, on {d.gpus} x "
-            f"{serving.GPUS[d.gpu].label}, batch {d.batch}, {d.context:,} tokens of context ({figure}): speculation "
-            f"{verdict} {_f(srv['speedup'])}x at lookahead {k}, per the serving model (per operator, calibrated on "
-            f"measured steps; at \u03b1 = {result['acceptancePercent']}%, the whole percent every instrument's "
-            f"slider holds). ")
+    model = "per the serving model (per operator, calibrated on measured steps)"
     if srv["bestLookahead"] == k:
-        text += f"That is its best lookahead. "
+        text = f"Speculation {verdict} {_f(srv['speedup'])}x at lookahead {k}, the best lookahead, {model}. "
     else:
-        text += f"Its best lookahead is {srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x). "
-    if result["agree"]:
+        text = (f"Speculation {verdict} {_f(srv['speedup'])}x at lookahead {k}; the best lookahead is "
+                f"{srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x), {model}. ")
+    names = {"targetMs": "target pass", "draftCost": "draft pass", "verifyTax": "verify tax", "overheadMs": "overhead"}
+    units = {"targetMs": " ms", "draftCost": "%", "verifyTax": "%", "overheadMs": " ms"}
+    if result["clamped"]:
+        text += ("The ledger cannot hold this deployment: "
+                 + ", ".join(f"its {names[name]} would be {_f(value, 1)}{units[name]}, past its slider's "
+                             f"{to_js_string(limit)}{units[name]}" for name, (value, limit) in result["clamped"].items())
+                 + f", so its numbers (best k = {led['bestLookahead']}, {_f(led['speedup'])}x at k = {k}) are not "
+                   f"this deployment's. ")
+    elif result["agree"]:
         text += (f"The ledger's simpler model, fitted to the same step times, agrees: best k = {led['bestLookahead']}, "
-                 f"{_f(led['speedup'])}x at k = {k}.")
+                 f"{_f(led['speedup'])}x at k = {k}. ")
     else:
         compare = result["compare"]
-        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), because "
-                 f"it prices each extra verified token at one tax fitted at k = {k}: at k = {compare['lookahead']} "
-                 f"its verify pass costs {_f(compare['ledgerVerifyMs'], 1)} ms where the serving model's step costs "
-                 f"{_f(compare['servingVerifyMs'], 1)} ms.")
+        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), "
+                 f"because it prices each extra verified token at one tax fitted at k = {k}: at "
+                 f"k = {compare['lookahead']} its verify pass costs {_f(compare['ledgerVerifyMs'], 1)} ms where the "
+                 f"serving model's costs {_f(compare['servingVerifyMs'], 1)} ms. ")
+    figure = SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"]))
+    if params["unit"] == "alpha":
+        text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%."
+    else:
+        text += (f"Your {figure} at k = {params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%; every "
+                 f"instrument gets {result['acceptancePercent']}%.")
     if not srv["fits"]:
         text += (f" At this batch and context the weights and KV caches do not fit in {d.gpus} x "
                  f"{serving.GPUS[d.gpu].label} (at most {int(srv['maxBatchInMemory'])} sequences do).")
@@ -201,7 +212,6 @@ def _view(raw) -> dict:
         "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES),
         "summary": _summary(d, params, result),
         "live": live,
-        "width": width,
         "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values")},
         "readouts": {
             "alpha": f"{_f(100 * alpha, 1)}%",

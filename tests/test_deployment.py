@@ -1,0 +1,281 @@
+"""The deployment panel (lab/deployment.py, lab/widgets/deployment.py, lab/checks/deployment.py, the
+`deployment` subcommand): unit conversions against lab.traces and numpy, the ledger's costs fitted
+to the serving model recomputed here from the step times, the view on hostile input, every check
+of the family broken on purpose, and the CLI."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from lab import deployment, ledger, serving, traces
+from lab.checks import _run_check, deployment as family
+from lab.widgets import deployment as widget
+
+ROOT = Path(__file__).resolve().parent.parent
+D = deployment.DEFAULT_DEPLOYMENT
+
+
+def _numpy_alpha(mean_accepted: float, k: int) -> float:
+    """The real root in [0, 1] of a + a^2 + ... + a^k = mean_accepted, by numpy.roots."""
+    roots = np.roots([1.0] * k + [-mean_accepted])  # coefficients of a^k .. a^1, then the constant
+    real = [r.real for r in roots if abs(r.imag) < 1e-9 and -1e-9 <= r.real <= 1 + 1e-9]
+    assert len(real) == 1, roots
+    return real[0]
+
+
+# --- units ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 2, 4, 7, 12])
+@pytest.mark.parametrize("alpha", [0.05, 0.3, 0.57, 0.705, 0.9, 0.99])
+def test_every_unit_gives_back_the_same_alpha(alpha, k):
+    units = traces.translate(k, alpha=alpha)
+    from_rate = deployment.alpha_from(100 * units["acceptanceRate"], "rate", k)
+    from_length = deployment.alpha_from(units["meanAcceptanceLength"], "length", k)
+    assert from_rate == pytest.approx(alpha, abs=1e-8) and from_length == pytest.approx(alpha, abs=1e-8)
+    assert deployment.alpha_from(100 * alpha, "alpha", k) == pytest.approx(alpha, abs=1e-15)
+    # and, independently, the root of the geometric sum by numpy
+    assert from_length == pytest.approx(_numpy_alpha(units["meanAcceptanceLength"] - 1, k), abs=1e-7)
+    assert from_rate == pytest.approx(_numpy_alpha(units["acceptanceRate"] * k, k), abs=1e-7)
+    # units_at is the translator's, at any other lookahead
+    assert deployment.units_at(alpha, k) == traces.translate(k, alpha=alpha)
+
+
+def test_the_signature_value_is_numpys_root():
+    assert family.signature_value() == "0.705102"
+    assert round(_numpy_alpha(1.8, 4), 6) == 0.705102
+
+
+@pytest.mark.parametrize("value, unit, k, named", [
+    (-1, "alpha", 4, "-1"), (100.5, "rate", 4, "100.5"), (0.5, "length", 4, "0.5"), (6, "length", 4, "k + 1 = 5"),
+    ("2.8", "length", 4, "'2.8'"), (float("nan"), "length", 4, "nan"), (2, "furlongs", 4, "furlongs"),
+])
+def test_a_figure_outside_its_unit_is_refused_by_name(value, unit, k, named):
+    with pytest.raises(ValueError) as error:
+        deployment.alpha_from(value, unit, k)
+    assert named in str(error.value)
+
+
+def test_the_measured_lookahead_must_be_an_integer():
+    for k in (0, 65, 2.5, True, "4"):
+        with pytest.raises(ValueError, match="lookahead the acceptance was measured at"):
+            deployment.alpha_from(50, "alpha", k)
+
+
+# --- the fit, recomputed here ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("d", [D, D._replace(lookahead=1), D._replace(lookahead=9, batch=1),
+                               D._replace(target="llama-3-8b", gpus=1, draft="llama-3.2-1b", context=16384),
+                               D._replace(target="mixtral-8x7b", draft="ngram", gpu="a100-80g", batch=256)])
+def test_the_ledger_fit_reproduces_the_serving_model(d):
+    """The ledger's costs from the serving model's raw step times by this test's own arithmetic, and
+    the ledger's speedup on them equals the serving model's at the reader's k."""
+    s = serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus, batch=d.batch,
+                                       context=d.context, lookahead=d.lookahead, acceptance=71,
+                                       stepModel=serving.MEASURED)
+    plain = serving.step_time_ms(serving.TARGETS[d.target], s, d.batch, 1, d.context)
+    draft = serving.draft_step_ms(s, d.batch, d.context)
+    verify = {k: serving.verify_step_ms(s.with_(lookahead=k), d.batch, d.context) for k in range(1, 14)}
+    k = d.lookahead
+    slope = verify[k] - verify[k - 1] if k >= 2 else verify[2] - verify[1]
+    overhead = verify[k] - plain - (k - 1) * slope
+    if overhead < 0:
+        overhead, slope = 0.0, (verify[k] - plain) / (k - 1)
+    costs = deployment.ledger_costs(d)
+    assert costs == pytest.approx({"targetMs": plain, "draftCost": 100 * draft / plain,
+                                   "verifyTax": 100 * slope / plain, "overheadMs": overhead}, rel=1e-12)
+    settings_ = ledger.LedgerSettings(acceptance=71, lookahead=k, **costs)
+    assert ledger.ledger(settings_).speedup == pytest.approx(serving.serving(s).speedup, rel=1e-12)
+    answer = deployment.answer(d, 0.71)
+    assert answer["ledger"]["unroundedSpeedup"] == pytest.approx(serving.serving(s).speedup, rel=1e-12)
+    assert answer["serving"]["speedup"] == serving.serving(s).speedup
+    assert answer["serving"]["bestLookahead"] == serving.best_lookahead(s, 12)[0]
+
+
+def test_what_each_instrument_receives_fits_its_controls():
+    from lab.urlstate import LEDGER_SLIDERS
+    from lab.widgets import policies, trees
+
+    values = deployment.instrument_values(D, 0.705102)
+    assert values["ledger"]["acceptance"] == values["serving"]["acceptance"] == 71 == values["trees"]["top1"]
+    assert values["serving"]["batchExp"] == 5 and values["serving"]["contextExp"] == 10
+    assert values["ledger"]["trcCurve"] == values["serving"]["srvCurve"] == values["policies"]["polCurve"] == ""
+    for sliders, sent in ((LEDGER_SLIDERS, values["ledger"]), (policies.SLIDERS, values["policies"]),
+                          (trees.SLIDERS, values["trees"])):
+        for slider in sliders:
+            if slider.name in sent:
+                assert slider.minimum <= sent[slider.name] <= slider.maximum, slider.name
+                assert float(sent[slider.name]).is_integer(), slider.name
+    # a deployment past the ledger's sliders is clamped, and the answer says which
+    huge = D._replace(target="deepseek-v3", gpu="l40s", gpus=1, batch=1024, context=131072)
+    answer = deployment.answer(huge, 0.7)
+    assert answer["values"]["ledger"]["targetMs"] == 500 and "targetMs" in answer["clamped"]
+    assert "cannot hold this deployment" in widget.view({"target": "deepseek-v3", "gpu": "l40s", "gpus": "1",
+                                                         "batchExp": "10", "contextExp": "17"})["summary"]
+
+
+# --- the view -----------------------------------------------------------------------------------
+
+def test_the_default_view_answers_the_readers_question():
+    view = widget.view(None)
+    answer = view["answer"]
+    assert view["notes"] == [] and answer["acceptancePercent"] == 71
+    assert view["summary"].startswith(f"Speculation pays {answer['serving']['speedup']:.2f}x at lookahead 4")
+    assert "mean acceptance length 2.8 at k = 4 is \u03b1 = 70.5%" in view["summary"]
+    assert view["figures"]["instruments"].count('data-action="send"') == len(widget.INSTRUMENTS)
+    sends = json.loads(view["figures"]["sendAll"].split('data-sends="')[1].split('"')[0].replace("&quot;", '"'))
+    assert [send["target"] for send in sends] == [name for name, _, _ in widget.INSTRUMENTS]
+    assert view["query"] == widget.view(f"?{view['query']}")["query"]  # a link restores the same settings
+    assert widget.view(f"?{view['query']}")["summary"] == view["summary"]
+
+
+def test_a_different_best_lookahead_is_explained_with_both_numbers():
+    view = widget.view({"lookahead": "6"})
+    answer = view["answer"]
+    assert not answer["agree"]
+    assert f"the best lookahead is {answer['serving']['bestLookahead']}" in view["summary"]
+    assert (f"The ledger's simpler model says best k = {answer['ledger']['bestLookahead']}" in view["summary"]
+            and "because it prices each extra verified token at one tax fitted at k = 6" in view["summary"])
+
+
+@pytest.mark.parametrize("raw, named, valid", [
+    ({"value": "abc"}, "value", "valid: a number"),
+    ({"value": "7", "unit": "length", "measuredK": "4"}, "value", "1 to k + 1 = 5"),
+    ({"value": "-3", "unit": "rate"}, "value", "0 to 100"),
+    ({"unit": "furlongs"}, "unit", "alpha, rate, length"),
+    ({"target": "gpt-5"}, "target", "llama-3-70b"),
+    ({"gpus": "3"}, "gpus", "1, 2, 4, 8"),
+    ({"lookahead": "99"}, "lookahead", "1 to 12"),
+    ("?depBatchLog2=x&depK=4", "depBatchLog2", "0 to 10"),
+])
+def test_bad_values_are_named_with_what_is_valid(raw, named, valid):
+    notes = widget.view(raw)["notes"]
+    assert any(note.startswith(named) and valid in note for note in notes), notes
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.none(), st.integers(), st.text(max_size=80),
+                 st.dictionaries(st.sampled_from(["value", "unit", "measuredK", "lookahead", "batchExp", "contextExp",
+                                                  "target", "draft", "gpu", "gpus", "width"]),
+                                 st.one_of(st.text(max_size=12), st.integers(-10 ** 6, 10 ** 6),
+                                           st.floats(allow_nan=True), st.none(), st.lists(st.integers())))))
+def test_the_view_never_raises(raw):
+    view = widget.view(raw)
+    assert view["summary"] and "answer" in view
+
+
+# --- the family, broken on purpose --------------------------------------------------------------
+
+def _fails(name):
+    check = dict(family.CHECKS)[name]
+    family._fit.cache_clear()
+    outcome = _run_check(check)
+    family._fit.cache_clear()
+    return outcome.failure
+
+
+def test_every_check_passes_as_written():
+    for name, _ in family.CHECKS:
+        assert _fails(name) is None, name
+
+
+def test_the_engines_rate_read_as_alpha_fails_the_round_trip(monkeypatch):
+    original = deployment.alpha_from
+    monkeypatch.setattr(deployment, "alpha_from", lambda v, u, k: v / 100 if u == "rate" else original(v, u, k))
+    assert "as rate" in _fails("deployment-units-round-trip")
+
+
+def test_clamping_instead_of_refusing_fails(monkeypatch):
+    original = deployment.alpha_from
+    monkeypatch.setattr(deployment, "alpha_from", lambda v, u, k: original(min(max(v, 1), k + 1) if u == "length"
+                                                                             else min(max(v, 0), 100), u, k))
+    assert "was converted" in _fails("deployment-unit-bounds-refused")
+
+
+def test_a_fit_without_its_overhead_fails(monkeypatch):
+    original = deployment.ledger_costs
+    monkeypatch.setattr(deployment, "ledger_costs", lambda d: {**original(d), "overheadMs": 0.0})
+    assert "ledger cycle" in _fails("deployment-ledger-fit-reproduces-serving")
+
+
+def test_sliders_that_do_not_clamp_fail(monkeypatch):
+    monkeypatch.setattr(deployment, "round_to_step", lambda value, low, high, step=1: int(value + 0.5))
+    assert "outside" in _fails("deployment-fitted-costs-are-sliders")
+
+
+def test_sending_serving_another_step_model_fails(monkeypatch):
+    original = deployment.instrument_values
+
+    def roofline(d, alpha):
+        values = original(d, alpha)
+        values["serving"]["stepModel"] = serving.ROOFLINE
+        return values
+
+    monkeypatch.setattr(deployment, "instrument_values", roofline)
+    assert "serving shows" in _fails("deployment-serving-shows-the-answer")
+
+
+def test_a_shorter_lookahead_scan_than_the_ledgers_fails(monkeypatch):
+    monkeypatch.setattr(deployment, "MAX_LOOKAHEAD", 3)
+    assert "the ledger shows" in _fails("deployment-ledger-shows-its-answer")
+
+
+def test_policies_without_the_ledgers_costs_fail(monkeypatch):
+    original = deployment.instrument_values
+
+    def no_costs(d, alpha):
+        values = original(d, alpha)
+        for name in ("verifyTax", "overheadMs", "targetMs"):
+            values["policies"].pop(name)
+        return values
+
+    monkeypatch.setattr(deployment, "instrument_values", no_costs)
+    assert "policies best static" in _fails("deployment-policies-independent-is-ledger")
+
+
+def test_a_silent_clamp_of_the_figure_fails(monkeypatch):
+    original = widget._params
+
+    def quiet(raw):
+        params, notes, width = original(raw)
+        return params, [note for note in notes if not note.startswith("value")], width
+
+    monkeypatch.setattr(widget, "_params", quiet)
+    assert "no note names value" in _fails("deployment-view-names-bad-values")
+
+
+# --- the CLI --------------------------------------------------------------------------------------
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "lab", "deployment", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_cli_answers_like_the_panel():
+    run = _cli("--mean-acceptance-length", "2.8", "--measured-at", "4", "--json")
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    answer = widget.view(None)["answer"]
+    assert document["alpha"] == answer["alpha"] and document["serving"] == answer["serving"]
+    assert document["instruments"] == answer["values"] and document["agree"] is True
+    text = _cli("--alpha", "71", "--lookahead", "6")
+    assert text.returncode == 0 and "best k = 4" in text.stdout and "differs" in text.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "give exactly one of --alpha, --acceptance-rate, --mean-acceptance-length"),
+    (("--alpha", "abc"), "--alpha must be a number from 0 to 100, got 'abc'"),
+    (("--mean-acceptance-length", "6", "--measured-at", "4"), "--mean-acceptance-length must be a number from 1 to 5"),
+    (("--alpha", "50", "--batch", "24"), "--batch must be a power of two from 1 to 1024, got '24'"),
+    (("--alpha", "50", "--gpu", "tpu"), "--gpu must be one of"),
+    (("--alpha", "50", "--measured-at", "-1"), "--measured-at must be an integer from 1 to 64, got '-1'"),
+    (("--alpha", "50", "--lookahead", "13"), "--lookahead must be an integer from 1 to 12, got '13'"),
+])
+def test_cli_refuses_bad_flags_in_one_line(args, message):
+    run = _cli(*args)
+    assert run.returncode == 2 and run.stdout == ""
+    assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr

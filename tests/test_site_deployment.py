@@ -1,0 +1,116 @@
+"""The deployment panel in Chromium: pre-rendered with JavaScript off, live answers equal to CPython's
+lab.widgets.deployment.view for the same controls, and "Use in every instrument" (the page's generic
+data-action="send-all") setting every instrument, after which the ledger and the serving model name the
+same best lookahead, or the panel says why they do not."""
+
+import pytest
+
+import sitepage
+from lab import deployment, serving
+from lab.widgets import deployment as widget, ledger as ledger_widget, serving as serving_widget
+from sitepage import notes, summary, wait_live, wait_summary
+
+KIND, SELECTOR = "deployment", "#deployment-lab"
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
+    monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll"))
+
+
+def form_values(pg, kind) -> dict[str, str]:
+    """What app.js sends for a form: its named inputs and selects."""
+    return pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
+        `form[data-lab='${k}'] input[name], form[data-lab='${k}'] select[name]`)]
+        .filter((c) => c.type !== 'file').map((c) => [c.name, c.value]))""", kind)
+
+
+def set_control(pg, name, value):
+    """Set one control of the panel as a reader would, and fire the events app.js listens to."""
+    pg.evaluate("""([name, value]) => {
+        const control = document.querySelector(`form[data-lab='deployment'] [name='${name}']`);
+        control.value = value;
+        control.dispatchEvent(new Event('input', { bubbles: true }));
+        control.dispatchEvent(new Event('change', { bubbles: true }));
+    }""", [name, value])
+
+
+def test_the_panel_without_javascript(page):
+    pg = page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    view = widget.view(None)
+    assert summary(pg, KIND) == view["summary"]
+    assert sitepage.mismatched_figures(pg, KIND, view) == []
+    # it sits before Part one and the contents name it under the opening
+    assert pg.evaluate("() => document.getElementById('deployment-lab').closest('section').id") == "opening"
+    assert pg.locator("#contents a[href='#deployment-lab']").text_content() == "Your deployment"
+    assert pg.locator(f"{SELECTOR} button[data-action='send-all']").is_disabled()
+
+
+@pytest.mark.parametrize("changes", [
+    # the reader's question, with a batch and context of their own: the two models agree
+    {"unit": "length", "value": "2.8", "measuredK": "4", "batchExp": "3", "contextExp": "12"},
+    # a lookahead past the best: the ledger's straight verify line names another best k, and the panel says why
+    {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6"},
+])
+def test_use_in_every_instrument_gives_one_answer(page, changes):
+    pg = page(viewport={"width": 1280, "height": 900})
+    pg.goto(pg.base_url + "#deployment-lab")
+    wait_live(pg)
+    for name, value in changes.items():
+        set_control(pg, name, value)
+    values = form_values(pg, KIND)
+    view = widget.view(values)
+    wait_summary(pg, KIND, view["summary"])
+    assert notes(pg, KIND) == []
+    answer = view["answer"]
+    pg.click(f"{SELECTOR} button[data-action='send-all']")
+    pg.wait_for_function("(sel) => document.querySelector(`${sel} [data-send-status]`).textContent.includes('Sent to')",
+                         arg=SELECTOR)
+    assert pg.text_content(f"{SELECTOR} [data-send-status]").strip() == f"Sent to {len(widget.INSTRUMENTS)} instruments."
+    # the ledger and the serving model show what CPython gives for exactly what they were sent
+    ledger_view = ledger_widget.view(form_values(pg, "ledger"))
+    serving_view = serving_widget.view(form_values(pg, "serving"))
+    wait_summary(pg, "ledger", ledger_view["summary"])
+    wait_summary(pg, "serving", serving_view["summary"])
+    assert {k: str(v) for k, v in answer["values"]["ledger"].items() if k != "trcCurve"} == {
+        k: form_values(pg, "ledger")[k] for k in answer["values"]["ledger"] if k != "trcCurve"}
+    assert serving_view["readouts"]["speedup"] == f"{answer['serving']['speedup']:.3f}"
+    serving_best = serving.best_lookahead(serving_widget._settings(serving_view["params"]), deployment.MAX_LOOKAHEAD)[0]
+    assert serving_best == answer["serving"]["bestLookahead"]
+    assert ledger_view["bestLookahead"] == answer["ledger"]["bestLookahead"]
+    panel = summary(pg, KIND)
+    if ledger_view["bestLookahead"] == serving_best:
+        assert f"agrees: best k = {serving_best}" in panel
+    else:  # the page says why the two differ, with both best lookaheads
+        assert f"the best lookahead is {serving_best}" in panel
+        assert f"The ledger's simpler model says best k = {ledger_view['bestLookahead']}" in panel
+        assert "because it prices each extra verified token at one tax" in panel
+    # the policies got the ledger's costs; the traces widget got the reader's figure as text
+    policies_values = form_values(pg, "policies")
+    for name in ("verifyTax", "overheadMs", "targetMs", "draftCost"):
+        assert policies_values[name] == str(answer["values"]["ledger"][name]), name
+    assert pg.input_value("#traces-text") == widget.SINGLE_FIGURE_TEXT[changes["unit"]].format(value=changes["value"])
+    assert pg.input_value("#traces-lookahead") == changes["measuredK"]
+    assert pg.console_errors == []
+
+
+def test_one_send_button_sets_its_instrument_and_links_to_it(page):
+    pg = page(viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url + "#deployment-lab")
+    wait_live(pg)
+    pg.click(f"{SELECTOR} details.dep-details summary >> nth=0")
+    button = f"{SELECTOR} button[data-action='send'][data-target='serving']"
+    pg.click(button)
+    status = pg.locator(f"{SELECTOR} [data-send-status]")
+    assert status.text_content().startswith("Sent: Send to the serving model.")
+    assert status.locator("a").get_attribute("href") == "#serving-lab"
+    answer = widget.view(None)["answer"]
+    serving_view = serving_widget.view(form_values(pg, "serving"))
+    wait_summary(pg, "serving", serving_view["summary"])
+    assert serving_view["readouts"]["speedup"] == f"{answer['serving']['speedup']:.3f}"
+    # the panel fits a phone: nothing scrolls sideways
+    assert pg.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+    assert pg.console_errors == []
