@@ -231,6 +231,7 @@ def answer(d: Deployment, alpha: float) -> dict:
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
     fitted = ledger_costs(d)
+    unrounded = ledger_settings.with_(acceptance=percent, **fitted)
     return {
         "alpha": alpha, "acceptancePercent": percent, "values": values, "costs": fitted,
         "serving": {"speedup": result.speedup, "bestLookahead": best_k, "bestSpeedup": best,
@@ -239,12 +240,14 @@ def answer(d: Deployment, alpha: float) -> dict:
                     "fits": serving.memory_needed_bytes(s) <= serving.memory_available_bytes(s),
                     "maxBatchInMemory": serving.max_batch_in_memory(s)},
         "ledger": {"speedup": ledger_result.speedup, "bestLookahead": ledger_best_k, "bestSpeedup": ledger_best,
-                   "unroundedSpeedup": ledger.ledger(ledger_settings.with_(acceptance=percent, **{
-                       name: fitted[name] for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")})).speedup},
+                   "unroundedSpeedup": ledger.ledger(unrounded).speedup,
+                   "unroundedBestLookahead": ledger.best_lookahead(unrounded, MAX_LOOKAHEAD)[0]},
         "agree": best_k == ledger_best_k,
         "clamped": clamped_costs(fitted),
-        "compare": {"lookahead": ledger_best_k, "servingVerifyMs": step_times(d, ledger_best_k)["verify"],
-                    "ledgerVerifyMs": ledger_verify_ms(values["ledger"], ledger_best_k)},
+        # where the ledger's straight verify line and the serving model's verify step part (unrounded
+        # costs): at the ledger's best lookahead and at the serving model's
+        "compare": [{"lookahead": k, "servingVerifyMs": step_times(d, k)["verify"],
+                     "ledgerVerifyMs": ledger_verify_ms(fitted, k)} for k in sorted({ledger_best_k, best_k})],
     }
 
 

@@ -140,6 +140,14 @@ def test_a_different_best_lookahead_is_explained_with_both_numbers():
     assert f"the best lookahead is {answer['serving']['bestLookahead']}" in view["summary"]
     assert (f"The ledger's simpler model says best k = {answer['ledger']['bestLookahead']}" in view["summary"]
             and "because it prices each extra verified token at one tax fitted at k = 6" in view["summary"])
+    for row in answer["compare"]:  # both lookaheads, with both models' verify costs
+        assert f"{row['ledgerVerifyMs']:.2f} ms at k = {row['lookahead']} (serving: {row['servingVerifyMs']:.2f} ms)" \
+            in view["summary"]
+    # where only the sliders' whole units move the ledger's best k, the panel says that instead
+    rounded = widget.view({"batchExp": "3", "contextExp": "12"})
+    assert not rounded["answer"]["agree"] and rounded["answer"]["ledger"]["unroundedBestLookahead"] == \
+        rounded["answer"]["serving"]["bestLookahead"]
+    assert "only because its sliders hold whole units: target pass 20 ms for 20.42 ms" in rounded["summary"]
 
 
 @pytest.mark.parametrize("raw, named, valid", [

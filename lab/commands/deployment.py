@@ -93,7 +93,9 @@ def run(args):
              f"({srv['bestSpeedup']:.4f}x)",
              f"ledger (fitted, rounded sliders): {led['speedup']:.4f}x at k = {d.lookahead}; best k = "
              f"{led['bestLookahead']} ({led['bestSpeedup']:.4f}x)"
-             + ("" if result["agree"] else "  (differs: a straight verify line fitted at your k)")]
+             + ("" if result["agree"] else "  (differs only by its sliders' whole units)"
+                if led["unroundedBestLookahead"] == srv["bestLookahead"] else
+                "  (differs: a straight verify line fitted at your k)")]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
     return document, "\n".join(lines), 0

@@ -168,12 +168,19 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
     elif result["agree"]:
         text += (f"The ledger's simpler model, fitted to the same step times, agrees: best k = {led['bestLookahead']}, "
                  f"{_f(led['speedup'])}x at k = {k}. ")
+    elif led["unroundedBestLookahead"] == srv["bestLookahead"]:
+        rounded = result["values"]["ledger"]
+        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x) only "
+                 f"because its sliders hold whole units: "
+                 + ", ".join(f"{names[name]} {to_js_string(rounded[name])}{units[name]} for "
+                             f"{_f(result['costs'][name])}{units[name]}" for name in names)
+                 + f"; on the unrounded costs it agrees, best k = {srv['bestLookahead']}. ")
     else:
-        compare = result["compare"]
-        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), "
-                 f"because it prices each extra verified token at one tax fitted at k = {k}: at "
-                 f"k = {compare['lookahead']} its verify pass costs {_f(compare['ledgerVerifyMs'], 1)} ms where the "
-                 f"serving model's costs {_f(compare['servingVerifyMs'], 1)} ms. ")
+        text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), because "
+                 f"it prices each extra verified token at one tax fitted at k = {k}, a straight line where the serving "
+                 f"model's verify step is not: its verify pass and overhead cost "
+                 + " and ".join(f"{_f(row['ledgerVerifyMs'], 2)} ms at k = {row['lookahead']} (serving: "
+                                f"{_f(row['servingVerifyMs'], 2)} ms)" for row in result["compare"]) + ". ")
     figure = SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"]))
     if params["unit"] == "alpha":
         text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%."
@@ -212,7 +219,8 @@ def _view(raw) -> dict:
         "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES),
         "summary": _summary(d, params, result),
         "live": live,
-        "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values")},
+        "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values",
+                                               "costs", "clamped", "compare")},
         "readouts": {
             "alpha": f"{_f(100 * alpha, 1)}%",
             "rate": f"{_f(100 * units['acceptanceRate'], 1)}%",
