@@ -52,7 +52,7 @@ from .errors import LabValueError
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
            "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
-           "MAX_LOOKAHEAD", "STEP_MODEL"]
+           "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
 UNITS = {
     "alpha": "per-token acceptance \u03b1, %",
@@ -214,8 +214,15 @@ def instrument_values(d: Deployment, alpha: float) -> dict:
         "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
                   "verifyCost": "tax"},
         "exact": {"gamma": k, "draftCost": ledger_values["draftCost"]},
-        "realtext": {"rtLookahead": k},
+        "realtext": {"rtLookahead": min(k, realtext_max_lookahead())},
     }
+
+
+def realtext_max_lookahead() -> int:
+    """The real-text widget's largest lookahead (:data:`lab.realtext.LIMITS`), read where it is defined."""
+    from .realtext import LIMITS
+
+    return LIMITS["lookahead"][1]
 
 
 def answer(d: Deployment, alpha: float) -> dict:

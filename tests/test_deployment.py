@@ -110,6 +110,16 @@ def test_what_each_instrument_receives_fits_its_controls():
             if slider.name in sent:
                 assert slider.minimum <= sent[slider.name] <= slider.maximum, slider.name
                 assert float(sent[slider.name]).is_integer(), slider.name
+    # the real-text widget stops at its own largest lookahead, and the exact sampler's take whole units
+    from lab.urlstate import EXACT_SLIDERS
+    from lab.widgets import realtext
+
+    deep = deployment.instrument_values(D._replace(lookahead=12), 0.7)
+    [rt_lookahead] = [s for s in realtext.SLIDERS if s.name == "rtLookahead"]
+    assert deep["realtext"]["rtLookahead"] == rt_lookahead.maximum == 8 and deep["exact"]["gamma"] == 12
+    for slider in EXACT_SLIDERS:
+        if slider.name in deep["exact"]:
+            assert slider.minimum <= deep["exact"][slider.name] <= slider.maximum, slider.name
     # a deployment past the ledger's sliders is clamped, and the answer says which
     huge = D._replace(target="deepseek-v3", gpu="l40s", gpus=1, batch=1024, context=131072)
     answer = deployment.answer(huge, 0.7)

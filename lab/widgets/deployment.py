@@ -116,7 +116,8 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("exact", f"k = {k}, draft pass {values['exact']['draftCost']}%",
          "Studies exactness: its acceptance comes from its own toy target and draft (Part three), not your figure.",
          values["exact"]),
-        ("realtext", f"k = {k}", "Its own small models trained on Python source: it reports their acceptance and "
+        ("realtext", f"k = {values['realtext']['rtLookahead']}" + (", its largest" if values["realtext"]["rtLookahead"] < k
+                                                                       else ""), "Its own small models trained on Python source: it reports their acceptance and "
                                  "tokens per verifier call, not yours, and prices no cost.", values["realtext"]),
         ("trees", f"top-1 acceptance {tree['top1']}%, verify tax {tree['verifyTax']}% per extra node",
          "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
