@@ -361,7 +361,9 @@ def view(raw=None) -> dict:
     }
     ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
     if mode == COST_DEFAULT:
-        price = f"After the verify tax of {params['verifyTax']}% per extra node"
+        price = (f"After the verify tax of {params['verifyTax']}% per extra node (the rest of the cycle at Part one's "
+                 f"defaults: target pass {to_fixed(TARGET_MS, 0)} ms, draft pass {to_fixed(DRAFT_COST, 0)}%, overhead "
+                 f"{to_fixed(OVERHEAD_MS, 0)} ms)")
         roofline = ""
     else:
         ridge = curves["ridge"]
