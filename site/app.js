@@ -620,7 +620,9 @@
       if (button.dataset.action === "send-all") {
         const sends = parsed(button.dataset.sends, "[]");
         const sent = (Array.isArray(sends) ? sends : []).filter((send) => send && sendTo(send.target, send.values));
-        if (status) status.replaceChildren(`Sent to ${sent.length} instrument${sent.length === 1 ? "" : "s"}. `);
+        // and a link to the first of them, as a single send links to its target
+        const first = sent.length ? linkTo(widgetOf(sent[0].target), button) : "";
+        if (status) status.replaceChildren(`Sent to ${sent.length} instrument${sent.length === 1 ? "" : "s"}. `, first);
         return;
       }
       const form = sendTo(button.dataset.target, parsed(button.dataset.values, "{}"));
