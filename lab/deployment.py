@@ -165,7 +165,8 @@ def ledger_costs(d: Deployment) -> dict:
     overhead = here["verify"] - plain - (k - 1) * slope
     if overhead < 0:  # the verify line through k would start below a plain step: the tax takes it all
         overhead = 0.0
-        slope = (here["verify"] - plain) / (k - 1)
+        if k > 1:  # at k = 1 the ledger's verify pass is one target pass whatever the tax
+            slope = (here["verify"] - plain) / (k - 1)
     return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
             "overheadMs": overhead}
 
