@@ -130,6 +130,21 @@ def test_what_each_instrument_receives_fits_its_controls():
 
 # --- the view -----------------------------------------------------------------------------------
 
+def test_a_trace_hands_its_alpha_to_the_panel():
+    """The traces widget's button for the panel carries the trace's alpha in the panel's own unit."""
+    from lab.widgets import traces as traces_widget
+
+    view = traces_widget.view(None)
+    markup = view["figures"]["send"]
+    [values] = [json.loads(part.split('"')[0].replace("&quot;", '"'))
+                for part in markup.split('data-target="deployment" disabled data-values="')[1:]]
+    analysis = traces.analyse(traces.preset_trace(traces.DEFAULT_PRESET))
+    assert values == {"unit": "alpha", "value": f"{100 * analysis['alphaIid']:.2f}", "measuredK": "6"}
+    panel = widget.view(values)
+    assert panel["notes"] == [] and panel["answer"]["alpha"] == pytest.approx(analysis["alphaIid"], abs=5e-5)
+    assert panel["answer"]["acceptancePercent"] == round(100 * analysis["alphaIid"])
+
+
 def test_the_default_view_answers_the_readers_question():
     view = widget.view(None)
     answer = view["answer"]

@@ -120,3 +120,16 @@ def test_one_send_button_sets_its_instrument_and_links_to_it(page):
     # the panel fits a phone: nothing scrolls sideways
     assert pg.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
     assert pg.console_errors == []
+
+
+def test_a_trace_hands_its_alpha_to_the_panel(page):
+    pg = page(viewport={"width": 1280, "height": 900})
+    pg.goto(pg.base_url + "#traces-lab")
+    wait_live(pg)
+    button = "#traces-lab button[data-action='send'][data-target='deployment']"
+    values = pg.evaluate("(sel) => JSON.parse(document.querySelector(sel).dataset.values)", button)
+    pg.click(button)
+    wait_summary(pg, KIND, widget.view(values)["summary"])
+    assert form_values(pg, KIND)["unit"] == "alpha" and form_values(pg, KIND)["value"] == values["value"]
+    assert pg.locator("#traces-lab [data-send-status] a").get_attribute("href") == "#deployment-lab"
+    assert pg.console_errors == []

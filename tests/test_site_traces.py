@@ -143,7 +143,7 @@ def test_send_curve_to_the_ledger(live):
     wait_summary(live, "ledger", expected["summary"])
     assert summary(live, "ledger").startswith("In measured curve mode (")
     assert query(live)["trcCurve"] == "club3090-mtp" and query(live)["lookahead"] == "6"
-    assert live.text_content("[data-send-status]").startswith("Sent:")
+    assert live.text_content(f"{SELECTOR} [data-send-status]").startswith("Sent:")
     # the one-number hand-off leaves curve mode and moves the acceptance slider to alphaIid
     live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").nth(1).click()
     live.wait_for_function("() => !document.querySelector('form[data-lab=\"ledger\"] output[name=\"summary\"]')"

@@ -264,7 +264,8 @@ def send_html(analysis: dict, preset: str | None) -> str:
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
     preset name, or ``custom:a1,a2,...`` for the reader's own data) that
     :func:`lab.traces.ledger_curve` turns back into the curve: the ledger's ``trcCurve``, the
-    serving model's ``srvCurve`` and the lookahead policies' ``polCurve``. Shipped disabled like every
+    serving model's ``srvCurve`` and the lookahead policies' ``polCurve``; the deployment panel gets the
+    alpha, in its own unit. Shipped disabled like every
     control (with JavaScript off they could do nothing); the page enables them."""
     if preset is not None:
         curve_value, linkable = preset, True
@@ -279,6 +280,9 @@ def send_html(analysis: dict, preset: str | None) -> str:
          f"Send alpha = {acceptance}% to the ledger"),
         ("serving", {"srvCurve": curve_value}, "Use this curve in the serving model"),
         ("policies", {"polCurve": curve_value}, "Use this curve in the lookahead policies"),
+        # the deployment panel takes the alpha (one number, in its own unit) and answers for the reader's hardware
+        ("deployment", {"unit": "alpha", "value": to_fixed(100 * analysis["alphaIid"], 2),
+                        "measuredK": str(analysis["lookahead"])}, f"Use alpha = {acceptance}% in your deployment"),
     )
     note = ("" if linkable else
             '<span class="trc-send-note">A curve from your own data works in the other widgets but cannot be put '
