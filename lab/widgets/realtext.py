@@ -17,7 +17,7 @@ import json
 
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import QUOTE_LIMIT, Slider, clamp_params, format_query, parse_query, raw_value
+from ..urlstate import Choice, Slider, Text, format_query, read_controls
 from .. import realtext
 
 __all__ = ["SLIDERS", "view", "page_context", "text_html", "send_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
@@ -32,6 +32,11 @@ SLIDERS = (
 PRESET_KEY, PROPOSER_KEY, PROMPT_KEY = "rtPreset", "rtProposer", "rtPrompt"
 DEFAULT_PROPOSER = "draft"
 ASSET = "realtext-model.zip"   # the model file's logical asset name (the build hashes it)
+PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title, _) in realtext.PRESETS.items()},
+                realtext.DEFAULT_PRESET)
+PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
+PROMPT = Text(PROMPT_KEY, "Your prompt", max_length=realtext.MAX_PROMPT_CHARS)  # typed text never rides in a link
+CONTROLS = (*SLIDERS, PRESET, PROPOSER, PROMPT)
 
 
 def _f(value, digits=2) -> str:
@@ -39,26 +44,13 @@ def _f(value, digits=2) -> str:
 
 
 def _settings(raw) -> tuple[dict, list[str], int]:
+    """The settings from a URL query or form values (:func:`lab.urlstate.read_controls`), the
+    notes for anything that had to change, and the figure panel's width."""
     raw, width = split_width(raw)
-    if isinstance(raw, str):
-        params, notes = parse_query(raw, SLIDERS)
-    else:
-        params, _, notes = clamp_params(SLIDERS, dict(raw) if isinstance(raw, dict) else {})
-    preset = raw_value(raw, PRESET_KEY) or realtext.DEFAULT_PRESET
-    if preset not in realtext.PRESETS:
-        notes.append(f"{PRESET_KEY}: {preset[:QUOTE_LIMIT]!r} is not a preset; using {realtext.DEFAULT_PRESET} "
-                     f"(valid: {', '.join(realtext.PRESETS)})")
-        preset = realtext.DEFAULT_PRESET
-    proposer = raw_value(raw, PROPOSER_KEY) or DEFAULT_PROPOSER
-    if proposer not in realtext.PROPOSERS:
-        notes.append(f"{PROPOSER_KEY}: {proposer[:QUOTE_LIMIT]!r} is not a proposer; using {DEFAULT_PROPOSER} "
-                     f"(valid: {', '.join(realtext.PROPOSERS)})")
-        proposer = DEFAULT_PROPOSER
-    prompt = raw_value(raw, PROMPT_KEY) if isinstance(raw, dict) else ""  # typed text never rides in a link
-    if len(prompt) > realtext.MAX_PROMPT_CHARS:
-        notes.append(f"Your prompt has {len(prompt)} characters; the first {realtext.MAX_PROMPT_CHARS} are used.")
-        prompt = prompt[:realtext.MAX_PROMPT_CHARS]
-    return {**params, "preset": preset, "proposer": proposer, "prompt": prompt}, notes, width
+    values, notes = read_controls(raw, CONTROLS)
+    settings = {**{slider.name: values[slider.name] for slider in SLIDERS}, "preset": values[PRESET_KEY],
+                "proposer": values[PROPOSER_KEY], "prompt": values[PROMPT_KEY]}
+    return settings, notes, width
 
 
 def _query(settings: dict) -> str:
