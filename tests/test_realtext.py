@@ -307,3 +307,16 @@ def test_an_unreadable_model_file_is_one_line(tmp_path):
                           text=True, timeout=600, env={**__import__("os").environ, "PROOFROOM_REALTEXT_MODEL": str(bad)})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == "generate: no model (the model file cannot be read (BadZipFile: File is not a zip file))"
+
+
+def test_the_build_finds_data_files_where_a_widget_declares_them(monkeypatch):
+    """sitebuild.pipeline names no widget: it reads each widget module's DATA_FILES (the real-text
+    models here, and a file any other widget would declare the same way)."""
+    from lab.widgets import trees as another
+    from sitebuild import pipeline, realtext_train
+
+    assert "realtext" not in Path(pipeline.__file__).read_text(encoding="utf-8")
+    monkeypatch.setattr(another, "DATA_FILES", (("extra.bin", "/lab-data/extra.bin", "os:fsencode"),), raising=False)
+    files = {kind: (name, data, path) for kind, name, data, path in pipeline.widget_data_files(ROOT)}
+    assert files["realtext"] == (widget.ASSET, realtext_train.model_bytes(ROOT), realtext.MODEL_DATA_PATH)
+    assert files["trees"] == ("extra.bin", bytes(ROOT), "/lab-data/extra.bin")

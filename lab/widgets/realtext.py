@@ -20,7 +20,8 @@ from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, Text, format_query, read_controls
 from .. import realtext
 
-__all__ = ["SLIDERS", "view", "page_context", "text_html", "send_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
+__all__ = ["SLIDERS", "CONTROLS", "DATA_FILES", "view", "page_context", "text_html", "send_html", "OPERATIONS",
+           "MAX_WIDGET_TOKENS"]
 
 MAX_WIDGET_TOKENS = 64
 SLIDERS = (
@@ -32,6 +33,9 @@ SLIDERS = (
 PRESET_KEY, PROPOSER_KEY, PROMPT_KEY = "rtPreset", "rtProposer", "rtPrompt"
 DEFAULT_PROPOSER = "draft"
 ASSET = "realtext-model.zip"   # the model file's logical asset name (the build hashes it)
+# The files this widget reads that are not part of the page's first load: (asset name, where the
+# worker writes it, the build function that makes it). The build (sitebuild.pipeline) finds them here.
+DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:model_bytes"),)
 PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title, _) in realtext.PRESETS.items()},
                 realtext.DEFAULT_PRESET)
 PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
