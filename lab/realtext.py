@@ -57,7 +57,7 @@ __all__ = [
     "Tokenizer", "Model", "ModelUnavailable", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
     "verify_block",
-    "prompt_lookup", "propose", "run_cycle", "generate", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "propose", "run_cycle", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -599,6 +599,16 @@ def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, co
         tokens.extend(cycle["committed"])
         done += len(cycle["committed"])
     return cycles
+
+
+def text_alpha(model: Model, tokens, temperature=1.0) -> list[float]:
+    """The per-token acceptance at every position of a text itself: ``sum_x min(p(x), q(x))`` with
+    both rows conditioned on the text before that position (the chance that a draft sampled there
+    survives). It measures the text, not a run: a run's continuation is whatever the target
+    writes, which for these models, trained on code, leaves prose within a few tokens."""
+    return [math.fsum(map(min, model.row("target", tokens[:index], temperature),
+                          model.row("draft", tokens[:index], temperature)))
+            for index in range(1, len(tokens))]
 
 
 def greedy(model: Model, prompt_tokens, count: int) -> list[int]:

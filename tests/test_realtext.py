@@ -398,8 +398,15 @@ def test_the_preset_table_is_measured_on_the_widgets_model(model):
                                                                        temperature, widget.COMPARISON_TOKENS, seed)]
             summary = realtext.summarise(cycles, widget.COMPARISON_LOOKAHEAD)
             assert cell["alphaMle"] == summary["alphaMle"] and cell["tokensPerCall"] == summary["tokensPerCall"]
+    for row in rows:  # the text column: sum_x min(p, q) at each position, from the exact rows
+        tokens = model.tokenizer.encode(realtext.PRESETS[row["name"]][1])
+        exact = [float(sum(map(min, model.exact_row("target", tokens[:i]), model.exact_row("draft", tokens[:i]))))
+                 for i in range(1, len(tokens))]
+        assert row["text"]["positions"] == len(exact)
+        assert row["text"]["alpha"] == pytest.approx(np.mean(exact), abs=1e-9)
+        assert row["text"]["error"] == pytest.approx(np.std(exact, ddof=1) / len(exact) ** 0.5, abs=1e-9)
     assert widget.page_context()["comparison"] == widget.comparison_html(rows)
     by_name = {row["name"]: row["cells"][2]["tokensPerCall"] for row in rows}
-    assert "prompt lookup at T = 0 writes the most tokens per call on a repetitive template" in \
+    assert "Prompt lookup at T = 0 writes the most tokens per call on a repetitive template" in \
         widget.comparison_html(rows)
     assert by_name["template"] > max(by_name["python"], by_name["docstring"])

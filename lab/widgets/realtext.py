@@ -21,6 +21,7 @@ comes near (the form's ``data-assets``) and writes it where :func:`lab.realtext.
 
 import json
 import math
+from functools import lru_cache
 
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
@@ -165,14 +166,19 @@ def call_html(model, cycles: list[dict], proposer: str, complete: bool) -> str:
             f'<td colspan="4">the target\'s token, {source}</td></tr></tfoot></table>')
 
 
+@lru_cache(maxsize=1)  # the build asks once per model; the tests ask again
 def preset_comparison(model) -> list[dict]:
-    """Each preset's run under each setting of :data:`COMPARISON` (lookahead
-    :data:`COMPARISON_LOOKAHEAD`, :data:`COMPARISON_TOKENS` tokens per seed, the seeds' calls
-    pooled): its alpha (MLE), acceptance rate and tokens per call, measured on this widget's model
-    by the functions the live widget runs."""
+    """For each preset, measured on this widget's model by the functions the live widget runs:
+    ``text``, the per-token acceptance on the prompt's own text (:func:`lab.realtext.text_alpha`:
+    its mean, standard error over positions and count), and ``cells``, its run under each setting
+    of :data:`COMPARISON` (lookahead :data:`COMPARISON_LOOKAHEAD`, :data:`COMPARISON_TOKENS`
+    tokens per seed, the seeds' calls pooled): alpha (MLE), acceptance rate, tokens per call."""
     rows = []
     for name, (title, prompt) in realtext.PRESETS.items():
         tokens = model.tokenizer.encode(prompt)
+        alphas = realtext.text_alpha(model, tokens)
+        mean = math.fsum(alphas) / len(alphas)
+        spread = math.sqrt(math.fsum((a - mean) ** 2 for a in alphas) / (len(alphas) - 1) / len(alphas))
         cells = []
         for proposer, temperature, seeds, _ in COMPARISON:
             cycles = [cycle for seed in seeds for cycle in realtext.generate(
@@ -180,7 +186,8 @@ def preset_comparison(model) -> list[dict]:
             summary = realtext.summarise(cycles, COMPARISON_LOOKAHEAD)
             cells.append({**{key: summary[key] for key in ("alphaMle", "acceptanceRate", "tokensPerCall", "verifierCalls")},
                           "examined": sum(len(cycle["checked"]) for cycle in cycles)})
-        rows.append({"name": name, "title": title, "cells": cells})
+        rows.append({"name": name, "title": title, "text": {"alpha": mean, "error": spread, "positions": len(alphas)},
+                     "cells": cells})
     return rows
 
 
@@ -196,26 +203,47 @@ def _alpha_gap(first: dict, second: dict) -> tuple[float, float]:
     return first["alphaMle"] - second["alphaMle"], math.sqrt(variance)
 
 
+def _compared(gap: float, error: float, subject: str, other: str) -> str:
+    """``subject`` accepts more than, less than or about as often as ``other``: a difference
+    counts only beyond two standard errors.
+
+    >>> _compared(0.1, 0.03, "code", "prose"), _compared(0.05, 0.03, "code", "prose")
+    ('code accepts more than prose', 'code accepts about as much as prose (within two standard errors)')
+    """
+    if gap > 2 * error:
+        return f"{subject} accepts more than {other}"
+    if gap < -2 * error:
+        return f"{subject} accepts less than {other}"
+    return f"{subject} accepts about as much as {other} (within two standard errors)"
+
+
 def comparison_html(rows: list[dict]) -> str:
-    """The table of :func:`preset_comparison` and one sentence read off it: does the Python
-    function (code) accept more than the docstring (prose), and where does prompt lookup win."""
-    head = "".join(f'<th scope="col">{escape(label)}</th>' for *_, label in COMPARISON)
+    """The table of :func:`preset_comparison` and what it says, read off its numbers: on the
+    prompts' own text, does the Python function (code) accept more than the docstring (prose); in
+    the runs, where does prompt lookup write the most tokens per call."""
+    head = '<th scope="col">on the prompt\'s own text, T = 1</th>' + "".join(
+        f'<th scope="col">run: {escape(label)}</th>' for *_, label in COMPARISON)
     body = "".join(
-        f'<tr><th scope="row">{escape(row["title"])}</th>' + "".join(
+        f'<tr><th scope="row">{escape(row["title"])}</th><td>&alpha; {_f(row["text"]["alpha"], 2)} '
+        f'&plusmn; {_f(row["text"]["error"], 2)} ({row["text"]["positions"]} positions)</td>' + "".join(
             f'<td>&alpha; {_f(cell["alphaMle"], 2)}; {_f(cell["tokensPerCall"], 2)} tokens per call</td>'
             for cell in row["cells"]) + "</tr>" for row in rows)
-    by_name = {row["name"]: row["cells"] for row in rows}
-    code, prose = by_name["python"][0], by_name["docstring"][0]
-    gap, error = _alpha_gap(code, prose)
-    verdict = ("more often than" if gap > 2 * error else "less often than" if gap < -2 * error else
-               "about as often as (the gap is within two standard errors)")
-    code, prose = code["alphaMle"], prose["alphaMle"]
+    by_name = {row["name"]: row for row in rows}
+    code, prose = by_name["python"]["text"], by_name["docstring"]["text"]
+    on_text = _compared(code["alpha"] - prose["alpha"], math.hypot(code["error"], prose["error"]),
+                        "code", "prose")
+    code_run, prose_run = by_name["python"]["cells"][0], by_name["docstring"]["cells"][0]
+    in_runs = _compared(*_alpha_gap(code_run, prose_run), "the function's run", "the docstring's")
     lookup = max(rows, key=lambda row: row["cells"][2]["tokensPerCall"])
-    sentence = (f"Measured when this page was built, on this widget's own models (lookahead {COMPARISON_LOOKAHEAD}, "
-                f"{COMPARISON_TOKENS} tokens per seed): with the sampled draft, drafts on the Python function survive "
-                f"{verdict} drafts on the docstring (&alpha; {_f(code, 2)} against {_f(prose, 2)}); prompt lookup at "
-                f"T = 0 writes the most tokens per call on {escape(lookup['title'])} "
-                f"({_f(lookup['cells'][2]['tokensPerCall'], 2)}).")
+    sentence = (
+        f"Measured when this page was built, on this widget's own models. On the prompts' own text {on_text}: "
+        f"&alpha; {_f(code['alpha'], 2)} on the Python function against {_f(prose['alpha'], 2)} on the "
+        f"docstring (sum<sub>x</sub> min(p, q) at each position, &plusmn; one standard error). In the runs "
+        f"(lookahead {COMPARISON_LOOKAHEAD}, {COMPARISON_TOKENS} tokens per seed) {in_runs} with the sampled "
+        f"draft (&alpha; {_f(code_run['alphaMle'], 2)} against {_f(prose_run['alphaMle'], 2)}): the models were "
+        f"trained on code, so what they write after either prompt is mostly code. Prompt lookup at T = 0 "
+        f"writes the most tokens per call on {escape(lookup['title'])} "
+        f"({_f(lookup['cells'][2]['tokensPerCall'], 2)}).")
     return (f'<table class="rt-presets"><caption>Acceptance by prompt</caption><thead><tr><th scope="col">prompt</th>'
             f'{head}</tr></thead><tbody>{body}</tbody></table><p class="rt-presets-note">{sentence}</p>')
 
