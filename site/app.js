@@ -599,7 +599,7 @@
   // (play) sets the control to data-from, then steps again after each render of the widget,
   // data-interval ms apart, until the control reaches its max. Stop ends play, and so does any
   // other change the reader makes in that widget. A view moves the bounds with "limits".
-  const playing = new Map();  // control id -> { timer } while it plays
+  const playing = new Map();  // control id -> { timer, interval } while it plays
 
   function stepperButtons(form, id) {
     return [...form.querySelectorAll('button[data-action="step"], button[data-action="play"], button[data-action="stop"]')]
@@ -677,7 +677,8 @@
         if (!control || !form.contains(control)) continue;
         if (Number(control.value) >= Number(control.max || Infinity)) { stopPlaying(form, id); continue; }
         clearTimeout(entry.timer);
-        entry.timer = setTimeout(() => { if (playing.has(id)) setStep(control, Number(control.value) + 1); }, entry.interval);
+        entry.timer = setTimeout(() => { if (playing.has(id) && !failed) setStep(control, Number(control.value) + 1); },
+                                 entry.interval);
       }
     });
     refreshSteppers(form);
