@@ -22,9 +22,9 @@ from .. import figures, serving
 from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, line_path,
                        speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import EXACT_SLIDERS, MAX_QUERY_LENGTH, Slider, clamp_value, format_query, requested_curve, split_query
+from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
-__all__ = ["SLIDERS", "SELECTS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
+__all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
            "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
 
 # The widget opens on a setting an engine measured (lab.serving_validation: Llama-3-8B with an EAGLE
@@ -53,22 +53,15 @@ SLIDERS = (
 )
 
 
-class Select:
-    """A select control: name, URL key, label, options (value -> label) and default."""
-
-    def __init__(self, name, url_key, label, options, default):
-        self.name, self.key, self.label, self.options, self.default = name, url_key, label, options, default
-
-
 SELECTS = (
-    Select("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
-    Select("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Select("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
-    Select("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Select("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
-    Select("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
+    Choice("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
+    Choice("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
+    Choice("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
+    Choice("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
+    Choice("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Choice("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
            D.precision),
-    Select("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
+    Choice("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
 )
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
@@ -111,45 +104,25 @@ def _compact(n: int) -> str:
 
 # --- input ----------------------------------------------------------------------------------
 
-def _raw_mapping(raw) -> tuple[dict, dict, bool]:
-    """(values by control name, exact-lab values by name, came from a URL)."""
-    if isinstance(raw, str):
-        pairs = dict(split_query(raw.lstrip("?"))) if len(raw) <= MAX_QUERY_LENGTH else {}
-        by_key = {**{s.key: s.name for s in SLIDERS}, **{s.key: s.name for s in SELECTS}}
-        own = {by_key[k]: v for k, v in pairs.items() if k in by_key}
-        exact = {s.name: pairs[s.key] for s in EXACT_SLIDERS if s.key in pairs}
-        return own, exact, True
-    raw = dict(raw or {}) if isinstance(raw, dict) else {}
-    exact = {name[len("exact."):]: value for name, value in raw.items()
-             if isinstance(name, str) and name.startswith("exact.")}
-    return raw, exact, False
+CONTROLS = (*SLIDERS, *SELECTS)  # what the URL and the form carry (the curve token is read on its own)
+EXACT_PREFIX = "exact."          # the exact widget's values on the live page's form (data-with="exact")
 
 
-def _parse(raw):
-    own, exact_raw, from_url = _raw_mapping(raw)
-    notes = []
-    if isinstance(raw, str) and len(raw) > MAX_QUERY_LENGTH:
-        notes.append("The link's settings were too long to read; using the defaults")
-    params = {}
-    for slider in SLIDERS:
-        if slider.name in own:
-            value, note = clamp_value(slider, own[slider.name], slider.key if from_url else slider.name)
-            if note:
-                notes.append(note)
-        else:
-            value = int(slider.default) if slider.integer else float(slider.default)
-        params[slider.name] = value
-    for select in SELECTS:
-        value = own.get(select.name, select.default)
-        if not isinstance(value, str) or value not in select.options:
-            shown = value if isinstance(value, str) and len(value) <= 48 else type(value).__name__
-            notes.append(f"{select.key if from_url else select.name}: {shown!r} is not one of "
-                         f"{', '.join(select.options)}; using {select.default}")
-            value = select.default
-        params[select.name] = value
-    exact = {}
-    for slider in EXACT_SLIDERS:  # the exact widget reports its own bad values; here they are clamped quietly
-        exact[slider.name] = clamp_value(slider, exact_raw[slider.name])[0] if slider.name in exact_raw else slider.default
+def _parse(raw) -> tuple[dict, dict, list[str]]:
+    """(the widget's own settings, the exact lab's six values, notes) from a URL query string or a
+    mapping of form values, both through :func:`lab.urlstate.read_controls`. The exact lab's values
+    are its own URL keys in a link and ``exact.<name>`` on the live form; the exact widget reports
+    their bad values itself, so here they are clamped quietly.
+
+    >>> params, exact, notes = _parse("?srvK=3&srvGpus=3&exactDraftCost=20")
+    >>> params["lookahead"], params["gpus"], exact["draftCost"], notes
+    (3, '1', 20, ["srvGpus: '3' is not one of 1, 2, 4, 8; using 1"])
+    """
+    params, notes = read_controls(raw, CONTROLS)
+    if isinstance(raw, dict):
+        raw = {name[len(EXACT_PREFIX):]: value for name, value in raw.items()
+               if isinstance(name, str) and name.startswith(EXACT_PREFIX)}
+    exact, _ = read_controls(raw, EXACT_SLIDERS)
     return params, {k: int(exact[k]) for k in EXACT_KEYS}, notes
 
 
@@ -527,15 +500,6 @@ def view(raw=None) -> dict:
     runs in measured-curve mode, as the ledger does with ``trcCurve``: the measured per-position
     conditional acceptance curve replaces the acceptance slider everywhere in the model (the
     last measured rate repeats beyond the measured positions); only a preset goes into the link."""
-    try:
-        return _view(raw)
-    except Exception as error:  # a bug must not take the page down: show the defaults and say why
-        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
-        result["notes"] = [f"These settings could not be drawn ({type(error).__name__}); showing the defaults"]
-        return result
-
-
-def _view(raw) -> dict:
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
     s = _settings(params)
