@@ -19,8 +19,8 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, line_path,
-                       speedup_colour, split_width)
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, escape, fit_width,
+                       line_path, nice_ticks, place_labels, plural, speedup_colour, split_width, tick_label)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
@@ -97,6 +97,21 @@ def _label_at(x, words, lo, hi, size=MIN_TEXT, gap=4) -> tuple[float, str]:
     if x + gap + span <= hi:
         return x + gap, "start"
     return max(x - gap, lo + span), "end"
+
+
+def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
+    """Tick labels of a linear speedup axis from 0 to ``peak`` at round steps (1, 2 or 5 times a
+    power of ten, about one per 30 px of the axis's ``room``), each "<value>x" at the axis."""
+    ticks = [v for v in nice_ticks(0, peak, max(2, int(room // 30))) if v > 0]
+    return [_text(x0 - 6, y_of(v) + 4, tick_label(v, ticks) + "x", "end") for v in ticks]
+
+
+def _one_x_label(x0, x1, y, obstacles=()) -> str:
+    """The 1x line's own label, just under the line at its left end (where a speedup curve that
+    starts above 1x leaves room), moved by the collision pass if something else is there."""
+    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x"), x1 - x0 - 8)
+    (x, y, words, anchor), = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)
+    return _text(x, y, words, anchor, "fig-small")
 
 
 def _compact(n: int) -> str:
@@ -255,10 +270,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
-    for v in (1, 2, 3, 4, 6, 8, 12):
-        if v <= peak:
-            body.append(_text(x0 - 6, sy(v) + 4, f"{v}x", "end"))
+    body += _speedup_ticks(peak, x0, sy, h1)
     body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], SPEEDUP_LINE))
+    taken = []
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
         words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
@@ -267,6 +281,8 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
         body.append(_text(tx, top1 + h1 - 6, words, anchor))
+        taken.append(_label_box((tx, top1 + h1 - 6, words, anchor), MIN_TEXT))
+    body.append(_one_x_label(x0, x1, sy(1), taken))
     body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
     # panel 2: throughput on a log axis
     top2, h2 = top1 + h1 + 34, 120
@@ -326,7 +342,8 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_polyline(points, css))
     if cross is not None:
         cx = rx(cross)
-        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s"), (x1 - x0) * 0.6)
+        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
+                     (x1 - x0) * 0.6)
         tx = max(cx - 4, x0 + _text_width(words))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
         body.append(_text(tx, top1 + 14, words, "end"))
@@ -339,22 +356,26 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     qy = lambda v: top2 + h2 - v / peak * h2  # noqa: E731
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{qy(1):.1f}" y2="{qy(1):.1f}" stroke-width="1.5"/>')
-    for v in (1, 2, 3, 4, 6):
-        if v < peak:
-            body.append(_text(x0 - 6, qy(v) + 4, f"{v}x", "end"))
+    body += _speedup_ticks(peak, x0, qy, h2)
     if ratios:
         body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], SPEEDUP_LINE))
+    # vLLM's reference marks, then the collision pass over their labels: each starts beside its
+    # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
+    # or down only as far as it must to clear the marks and the labels placed before it
+    marks, tags = [], []
+    high_qps = _fit((" (high QPS)", ""), (x1 - x0) / 2 - _text_width("vLLM 1/1.8x"))
     for mark in serving.VLLM_REFERENCE:
         x = rx(mark["rate"]) if mark["rate"] is not None else x1 - 10
         y = qy(mark["speedup"])
+        marks.append((x, y))
         body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
         tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
-        if mark["rate"] is not None:
-            body.append(_text(x + 10, y + 4, tag, "start", "fig-small"))
-        else:  # the two high-rate marks sit close together: one label above its mark, one below
-            above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
-            body.append(_text(x - 10, y - 20 if above else y + 18, tag + " (high QPS)", "end", "fig-small"))
+        tags.append((x + 10, y + 4, tag, "start") if mark["rate"] is not None else (x - 10, y + 4, tag + high_qps, "end"))
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks]
+    placed = place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles)
+    body += [_text(x, y, words, anchor, "fig-small") for x, y, words, anchor in placed]
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(label, MIN_TEXT) for label in placed]))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
@@ -524,7 +545,7 @@ def view(raw=None) -> dict:
     if need > have:
         notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
                          f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
-                         + (f" (at most {int(fits)} sequences fit)" if fits >= 1 else " (not even the weights fit)")
+                         + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
     cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
@@ -542,7 +563,7 @@ def view(raw=None) -> dict:
     summary = (
         f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
-        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {s.lookahead} draft steps "
+        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
         f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
@@ -644,10 +665,10 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + size}"/>',
             f'<line class="srv-one" x1="{sx(0):.1f}" y1="{sy(0):.1f}" x2="{sx(top_value):.1f}" y2="{sy(top_value):.1f}" '
             f'stroke-width="1.5"/>']
-    for v in (0.5, 1, 1.5, 2, 3, 4):
-        if v <= top_value:
-            body.append(_text(sx(v), top + size + 16, f"{v:g}x", "middle"))
-            body.append(_text(left - 6, sy(v) + 4, f"{v:g}x", "end"))
+    ticks = [v for v in nice_ticks(0, top_value, max(2, int(size // 40))) if v > 0]
+    for v in ticks:
+        body.append(_text(sx(v), top + size + 16, tick_label(v, ticks) + "x", "middle"))
+        body.append(_text(left - 6, sy(v) + 4, tick_label(v, ticks) + "x", "end"))
     for i, row in enumerate(rows, 1):
         x, y = sx(row["measured"]), sy(row["predicted"])
         body.append(f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
