@@ -27,7 +27,7 @@ import math
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -132,12 +132,30 @@ def _overlap(a, b, gap) -> bool:
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
 
-def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2):
+def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, float]]:
+    """Obstacle boxes along a drawn line for :func:`place_labels`: a box ``reach`` px around each
+    point and around the midpoint of each step, so a label placed clear of them does not sit on the line.
+
+    >>> line_boxes([(0, 0), (10, 4)], 1)
+    [(-1, -1, 1, 1), (4.0, 1.0, 6.0, 3.0), (9, 3, 11, 5)]
+    """
+    boxes = []
+    for i, (x, y) in enumerate(points):
+        if i:
+            mx, my = (points[i - 1][0] + x) / 2, (points[i - 1][1] + y) / 2
+            boxes.append((mx - reach, my - reach, mx + reach, my + reach))
+        boxes.append((x - reach, y - reach, x + reach, y + reach))
+    return boxes
+
+
+def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2,
+                 travel: float | None = None):
     """The collision pass for a figure's labels: each ``(x, y, words, anchor)`` (``y`` its baseline)
     keeps its x and moves up or down the fewest pixels (in steps of 2) so that its box overlaps
     no label placed before it and no ``obstacles`` box ``(left, top, right, bottom)``, staying
     between ``top`` and ``bottom``; labels are placed in the order given, so the most important
-    comes first. A label with no free place keeps its own y.
+    comes first. A label with no free place within ``travel`` px of its own y (default: anywhere
+    between ``top`` and ``bottom``) comes back as None: a label drawn over another is unreadable.
 
     >>> place_labels([(10, 50, "vLLM 1.5x", "start"), (10, 52, "vLLM 2.8x", "start")], 0, 100)
     [(10, 50, 'vLLM 1.5x', 'start'), (10, 66, 'vLLM 2.8x', 'start')]
@@ -145,8 +163,8 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
     placed, boxes = [], list(obstacles)
     for x, y, words, anchor in labels:
         ascent, descent = 0.8 * size, 0.25 * size
-        best = y
-        for shift in range(0, int(bottom - top) + 2, 2):
+        best = None
+        for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
             free = next((c for c in ((y + shift, y - shift) if shift else (y,))
                          if top + ascent <= c <= bottom - descent
                          and not any(_overlap(_label_box((x, c, words, anchor), size), box, gap) for box in boxes)),
@@ -154,8 +172,9 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
             if free is not None:
                 best = free
                 break
-        placed.append((x, best, words, anchor))
-        boxes.append(_label_box((x, best, words, anchor), size))
+        placed.append(None if best is None else (x, best, words, anchor))
+        if best is not None:
+            boxes.append(_label_box((x, best, words, anchor), size))
     return placed
 
 

@@ -20,7 +20,7 @@ import math
 
 from .. import figures, serving
 from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, escape, fit_width,
-                       line_path, nice_ticks, place_labels, plural, speedup_colour, split_width, tick_label)
+                       line_boxes, line_path, nice_ticks, place_labels, plural, speedup_colour, split_width, tick_label)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
@@ -109,9 +109,9 @@ def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
 def _one_x_label(x0, x1, y, obstacles=()) -> str:
     """The 1x line's own label, just under the line at its left end (where a speedup curve that
     starts above 1x leaves room), moved by the collision pass if something else is there."""
-    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x"), x1 - x0 - 8)
-    (x, y, words, anchor), = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)
-    return _text(x, y, words, anchor, "fig-small")
+    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x"), (x1 - x0) / 2)
+    spot = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)[0]
+    return _text(*spot, "fig-small") if spot else ""
 
 
 def _compact(n: int) -> str:
@@ -271,8 +271,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     body += _speedup_ticks(peak, x0, sy, h1)
-    body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], SPEEDUP_LINE))
-    taken = []
+    curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
+    body.append(_polyline(curve, SPEEDUP_LINE))
+    taken = line_boxes(curve)
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
         words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
@@ -357,8 +358,9 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{qy(1):.1f}" y2="{qy(1):.1f}" stroke-width="1.5"/>')
     body += _speedup_ticks(peak, x0, qy, h2)
+    curve = [(rx(r), qy(v)) for r, v in ratios]
     if ratios:
-        body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], SPEEDUP_LINE))
+        body.append(_polyline(curve, SPEEDUP_LINE))
     # vLLM's reference marks, then the collision pass over their labels: each starts beside its
     # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
     # or down only as far as it must to clear the marks and the labels placed before it
@@ -372,10 +374,10 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
         tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
         tags.append((x + 10, y + 4, tag, "start") if mark["rate"] is not None else (x - 10, y + 4, tag + high_qps, "end"))
-    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks]
-    placed = place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles)
-    body += [_text(x, y, words, anchor, "fig-small") for x, y, words, anchor in placed]
-    body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(label, MIN_TEXT) for label in placed]))
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
+    placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+    body += [_text(*spot, "fig-small") for spot in placed]
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
@@ -669,10 +671,13 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     for v in ticks:
         body.append(_text(sx(v), top + size + 16, tick_label(v, ticks) + "x", "middle"))
         body.append(_text(left - 6, sy(v) + 4, tick_label(v, ticks) + "x", "end"))
-    for i, row in enumerate(rows, 1):
-        x, y = sx(row["measured"]), sy(row["predicted"])
-        body.append(f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
-        body.append(_text(x + 7, y - 5, str(i), "start", "fig-small"))
+    dots = [(sx(row["measured"]), sy(row["predicted"])) for row in rows]
+    body += [f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>' for x, y in dots]
+    # each dot's number beside it, moved at most 8 px by the collision pass; a number with no room
+    # that near is left out rather than drawn over another (the table below numbers every row)
+    numbers = place_labels([(x + 7, y - 5, str(i), "start") for i, (x, y) in enumerate(dots, 1)], 0, top + size,
+                           obstacles=[(x - 4, y - 4, x + 4, y + 4) for x, y in dots], gap=1, travel=8)
+    body += [_text(*spot, "fig-small") for spot in numbers if spot]
     body.append(_text(left + size / 2, top + size + 36, "measured speedup", "middle", "fig-axis"))
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + size / 2):.1f}" y="14" '
                 f'text-anchor="middle">predicted</text>')
