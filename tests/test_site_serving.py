@@ -120,6 +120,7 @@ def test_keyboard_moves_the_lookahead_and_the_batch(live):
 
 
 def test_selects_change_the_preset(live):
+    sitepage.open_more(live, "#serving-gpu")  # the hardware and the models are folded under "More settings"
     live.select_option("#serving-gpu", "l40s")
     view = _wait_shows(live, _sent(live))
     assert view["params"]["gpu"] == "l40s" and "L40S" in summary(live, "serving")

@@ -109,7 +109,7 @@ def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
 def _one_x_label(x0, x1, y, obstacles=()) -> str:
     """The 1x line's own label, just under the line at its left end (where a speedup curve that
     starts above 1x leaves room), moved by the collision pass if something else is there."""
-    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x"), (x1 - x0) / 2)
+    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain"), (x1 - x0) * 0.6)
     spot = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)[0]
     return _text(*spot, "fig-small") if spot else ""
 
