@@ -453,11 +453,14 @@
         // they came by. A render only for the panel's width changes no setting, so no address.
         if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
+        // final: no render is queued after this one, in this widget or any other (a key press in a
+        // widget that others read, data-with, renders it first and them after: only the last is final)
+        const final = !pending && !Object.values(schedulers).some((other) => other !== self && other.queued);
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
-          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
+          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, final, ...view.timing } })));
       }
     }
-    return {
+    const self = {
       /** Queue `input` (a URL query string or slider values); resolves when the widget is idle.
        *  The figure width goes with it; `announce` says whether the reader caused the change. */
       submit(input, fromUrl = false, announce = false) {
@@ -475,6 +478,7 @@
       get queued() { return Boolean(pending || running); },
       idle() { return running || Promise.resolve(); },
     };
+    return self;
   }
 
   const schedulers = {};
