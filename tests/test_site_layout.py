@@ -323,12 +323,25 @@ def test_nothing_runs_off_a_320_px_screen_once_live(page, scheme):
     assert pg.console_errors == []
 
 
+@pytest.mark.parametrize("width", [320, 390])
+def test_no_formula_loses_a_term_on_a_phone(page, width):
+    """Each display formula shown fits its column (its box's scroll width within the 4 px its clip
+    lets through): a long one comes broken over lines on a phone, never cut after a term."""
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 800})
+    pg.goto(pg.base_url)
+    cut = pg.evaluate("""() => [...document.querySelectorAll('.eq')].filter((eq) => eq.checkVisibility())
+        .filter((eq) => eq.scrollWidth > eq.clientWidth + 4)
+        .map((eq) => [eq.textContent.trim().slice(0, 40), eq.scrollWidth, eq.clientWidth])""")
+    assert cut == []
+    assert pg.locator(".eq:visible").count() >= 10
+
+
 SERVING_SETTINGS = ("", "?srvK=1&srvAlpha=90&srvBatchLog2=6", "?srvK=8&srvAlpha=30&srvGpu=l40s&srvContextLog2=15")
 
 
 @pytest.mark.parametrize("width", [320, 390, 768])
 def test_the_serving_charts_labels_do_not_overlap(page, width):
-    """Every text box of the batch and load charts, measured by the browser (getBBox), clear of every
+    """Every text box of the batch, load, validation and tail charts, measured by the browser (getBBox), clear of every
     other, at three widths and three settings; and each chart's 1x line says what it is."""
     pg = page(viewport={"width": width, "height": 800})
     for search in SERVING_SETTINGS:
@@ -342,7 +355,7 @@ def test_the_serving_charts_labels_do_not_overlap(page, width):
             pg.wait_for_function("(k) => document.querySelector('#serving-lookahead').value === k",
                                  arg=search.split("srvK=")[1].split("&")[0])
         pg.locator("#serving-lab [data-figure=load]").scroll_into_view_if_needed()
-        result = pg.evaluate("""() => Object.fromEntries(['batch', 'load', 'validation'].map((name) => {
+        result = pg.evaluate("""() => Object.fromEntries(['batch', 'load', 'validation', 'tail'].map((name) => {
           const texts = [...document.querySelectorAll(`#serving-lab [data-figure=${name}] svg text`)];
           const boxes = texts.map((t) => { const b = t.getBBox();
             return {text: t.textContent, left: b.x, top: b.y, right: b.x + b.width, bottom: b.y + b.height}; });

@@ -397,7 +397,8 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     """Histogram of the per-request speedups of the exact lab's seeded runs, bins 0.1x wide, with
     the prediction (theoretical speedup) as a line and the exact lab's own seed marked."""
     width = fit_width(width)
-    left, right, top, height = 40, 16, 22, 210
+    left, right, top, plot_h = 40, 16, 22, 144
+    height = top + plot_h + 52  # the tick labels, then the axis title a full line below them
     x0, x1 = left, width - right
     speedups = runs["speedups"]
     low = math.floor(min(speedups + (runs["prediction"],)) * 10) / 10
@@ -406,7 +407,6 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     counts = [0] * bins
     for value in speedups:
         counts[min(bins - 1, int((value - low) * 10 + 1e-9))] += 1
-    plot_h = height - top - 44
     tallest = max(counts)
     sx = lambda v: x0 + (v - low) / (high - low) * (x1 - x0)  # noqa: E731
     bar_w = (x1 - x0) / bins
@@ -424,12 +424,12 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     body.append(_text(tx, top - 8, words, anchor))
     mx = sx(seed_speedup)
     body.append(f'<path class="fig-marker" d="M{mx - 6:.1f} {top + plot_h + 12:.1f}l6 -10l6 10z"/>')
-    tick_step = 0.5 if (x1 - x0) / max(1, (high - low) / 0.5) >= 40 else 1.0
-    tick = 1.0
-    while tick <= high:
-        if tick >= low:
-            body.append(_text(sx(tick), top + plot_h + 28, f"{tick:g}x", "middle"))
-        tick += tick_step
+    # round ticks, about one per 80 px, all with the decimals their step needs ("2.0x, 2.5x", not "2x, 2.5x")
+    ticks = nice_ticks(low, high, max(2, int((x1 - x0) // 80)))
+    for tick in ticks:
+        words = tick_label(tick, ticks) + "x"
+        if sx(tick) + _text_width(words) / 2 <= width - 1:  # a tick at the right edge would run off the canvas
+            body.append(_text(sx(tick), top + plot_h + 28, words, "middle"))
     title = _fit((f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
                   f"one request's speedup; triangle: seed {seed}", f"speedup; triangle: seed {seed}"),
                  width - x0, 13)
