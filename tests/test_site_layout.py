@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitepage import wait_live
+from sitepage import open_more, wait_live
 
 
 @pytest.fixture(scope="module")
@@ -194,6 +194,7 @@ def test_log_sliders_show_and_announce_units(page):
     assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == shown
     assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("1,024", "1,024 tokens")
     wait_live(pg)
+    open_more(pg, "#serving-contextExp")  # the context is folded under "More settings"
     context.focus()
     context.press("ArrowRight")
     assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("2,048", "2,048 tokens")
