@@ -318,7 +318,7 @@ def audit_checks_html(checks) -> str:
         detail = f' <span class="check-detail">{escape(check["detail"])}</span>' if check["detail"] else ""
         items.append(f'<li class="check check-{state}" data-check="{name}">'
                      f'<span class="check-state">{state}</span> <code>{name}</code> '
-                     f'<span class="check-visited">({check["visited"]} cases)</span> '
+                     f'<span class="check-visited">({plural(check["visited"], "case")})</span> '
                      f'<span class="check-description" data-keep="check-{name}">{escape(check["description"])}</span>'
                      f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'
