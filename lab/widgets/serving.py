@@ -111,7 +111,7 @@ def _one_x_label(x0, x1, y, obstacles=()) -> str:
     starts above 1x leaves room), moved by the collision pass if something else is there."""
     words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain"), (x1 - x0) * 0.6)
     spot = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)[0]
-    return _text(*spot, "fig-small") if spot else ""
+    return _text(*spot, "fig-small fig-clear") if spot else ""
 
 
 def _compact(n: int) -> str:
@@ -261,9 +261,13 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
         body.append(f'<path class="srv-nofit" d="{lines}" fill="none" stroke="{INK}" stroke-width="0.75" '
                     f'stroke-opacity="0.35"/>')
-        words = _fit(("does not fit in memory", "no room", ""), x1 - fx - 6)
-        if words:
-            body.append(_text(x1 - 4, 24, words, "end", "fig-small"))
+        # inside the hatch where it fits; else just left of it, pointing at it; else nothing
+        if _text_width("does not fit in memory") <= x1 - fx - 6:
+            body.append(_text(x1 - 4, 24, "does not fit in memory", "end", "fig-small fig-clear"))
+        else:
+            words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
+            if words:
+                body.append(_text(fx - 4, 24, words, "end", "fig-small fig-clear"))
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
     peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
@@ -281,7 +285,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         span = _text_width(words)
         tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + h1 - 6, words, anchor))
+        body.append(_text(tx, top1 + h1 - 6, words, anchor, "fig-tick fig-clear"))
         taken.append(_label_box((tx, top1 + h1 - 6, words, anchor), MIN_TEXT))
     body.append(_one_x_label(x0, x1, sy(1), taken))
     body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
@@ -347,7 +351,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
                      (x1 - x0) * 0.6)
         tx = max(cx - 4, x0 + _text_width(words))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + 14, words, "end"))
+        body.append(_text(tx, top1 + 14, words, "end", "fig-tick fig-clear"))
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
     # panel 2: the ratio and vLLM's measured marks
@@ -376,7 +380,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         tags.append((x + 10, y + 4, tag, "start") if mark["rate"] is not None else (x - 10, y + 4, tag + high_qps, "end"))
     obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
     placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
-    body += [_text(*spot, "fig-small") for spot in placed]
+    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
     body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
