@@ -243,10 +243,15 @@
   function shownNumber(control, value) {
     return control.dataset.base ? (Number(control.dataset.base) ** Number(value)).toLocaleString("en-US") : String(value);
   }
+  // A plural word unit reads in the singular at exactly 1 ("1 sequence", "1 draft", "8 tokens"; "1 ms"
+  // stays), by the same rule as the build's partials/_slider.html.j2.
+  function unitFor(control, shown) {
+    const unit = control.dataset.unit || "";
+    return shown === "1" && /^[a-z]{3,}s$/.test(unit) ? unit.slice(0, -1) : unit;
+  }
   function valueText(control) {
     const value = shownNumber(control, control.value);
-    let unit = control.dataset.unit || "";
-    if (control.dataset.base && value === "1") unit = unit.replace(/s$/, "");  // 1 sequence, 8 sequences
+    const unit = unitFor(control, value);
     return unit ? `${value}${unit.startsWith("%") ? "" : " "}${unit}` : value;
   }
 
@@ -297,6 +302,8 @@
     const ranges = controls(form).filter((c) => c.name === name && c.type === "range");
     if (output) output.textContent = ranges.length ? shownNumber(ranges[0], value) : String(value);
     for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
+    const unit = form.querySelector(`[data-unit-for="${name}"]`);
+    if (unit && ranges.length) unit.textContent = unitFor(ranges[0], shownNumber(ranges[0], value));
   }
 
   // A folded group of controls (<details> in a form) opens when a link set one of them away from
@@ -455,11 +462,14 @@
         // they came by. A render only for the panel's width changes no setting, so no address.
         if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
+        // final: no render is queued after this one, in this widget or any other (a key press in a
+        // widget that others read, data-with, renders it first and them after: only the last is final)
+        const final = !pending && !Object.values(schedulers).some((other) => other !== self && other.queued);
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
-          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
+          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, final, ...view.timing } })));
       }
     }
-    return {
+    const self = {
       /** Queue `input` (a URL query string or slider values); resolves when the widget is idle.
        *  The figure width goes with it; `announce` says whether the reader caused the change. */
       submit(input, fromUrl = false, announce = false) {
@@ -477,6 +487,7 @@
       get queued() { return Boolean(pending || running); },
       idle() { return running || Promise.resolve(); },
     };
+    return self;
   }
 
   const schedulers = {};

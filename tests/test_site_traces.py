@@ -177,6 +177,7 @@ def test_pasted_exposition_and_bad_paste(live):
 
 def test_several_models_offer_a_choice_and_a_refusal_shows_no_preset_numbers(live):
     text = (Path(__file__).resolve().parent / "data" / "traces" / "prometheus_two_models.prom").read_text()
+    live.locator("#traces-lab details.more-settings > summary").click()  # the model box is folded with the format
     live.locator("#traces-text").fill(text)
     view = assert_traces_shows(live, form_values(live))
     assert "choose one in the model box" in view["summary"] and set(view["readouts"].values()) == {"n/a"}
