@@ -62,6 +62,7 @@ def _patched_time(drop):
     ({"overlap": 1.0}, "by hand"),                             # the roofline's max instead of the measured overlap
     ({"sequence_ms": 0.0}, "(target"),                         # the engine's per-sequence work forgotten
     ({"draft_token_ms": 0.0}, "(verify"),                      # the rejection sampler forgotten
+    ({"serial_ms": 0.0}, "(verify"),                           # speculation's serial output processing forgotten
 ])
 def test_operators_catch_a_term_left_out(monkeypatch, drop, fragment):
     monkeypatch.setattr(serving, "_time", _patched_time(drop))
@@ -88,7 +89,22 @@ def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
     verify = serving._engine_ms(serving._step(target, s, "verify"), 64, 4)
     draft = serving._engine_ms(serving._step(target, s, "draft"), 64, 1)
     assert plain[1] == pytest.approx(64 * plain[0]) and plain[0] > 0 and draft == 0
-    assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320)   # three draft tokens a sequence at 5.6 us
+    # three draft tokens a sequence at 5.6 us, and the serial output processing, 3.2 ms over 31 sequences
+    assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320 + 64 * 3.2 / 31)
+
+
+def test_operators_catch_serial_output_charged_to_a_plain_step(monkeypatch):
+    # plain decoding overlaps output processing with the GPU; charging it there too breaks the by-hand sum
+    original = serving._measured_step
+    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
+        serial_ms=original(shape, s, "verify").serial_ms))
+    _fails("serving-operators-add-up", "(target", "by hand")
+
+
+def test_operators_catch_serial_output_charged_per_verify_token(monkeypatch):
+    monkeypatch.setattr(serving, "_engine_ms", lambda step, batch, new_tokens: batch * (
+        step.sequence_ms + step.serial_ms * new_tokens + step.draft_token_ms * (new_tokens - 1)))
+    _fails("serving-operators-add-up", "(verify", "by hand")
 
 
 def test_operators_catch_kv_heads_not_split_over_gpus(monkeypatch):
