@@ -610,17 +610,18 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
     return _time(_step(shape, settings), batch, new_tokens, context)
 
 
-def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> dict:
-    """The step's time by operator in ms (they add up to :func:`step_time_ms`): ``weights``
-    (the layers' GEMMs), ``lmHead``, ``attention``, ``allReduce`` (its bytes; its latency is in
-    ``fixed``), ``engine`` (per-sequence engine work, :func:`_engine_ms`) and ``fixed``. Under
-    the roofline, one ``roofline`` term and ``fixed``.
+def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context, role: str = "target") -> dict:
+    """The step's time by operator in ms (they add up to :func:`step_time_ms`, or for ``role``
+    ``"verify"`` to :func:`verify_step_ms`): ``weights`` (the layers' GEMMs), ``lmHead``,
+    ``attention``, ``allReduce`` (its bytes; its latency is in ``fixed``), ``engine`` (per-sequence
+    engine work, :func:`_engine_ms`, with a verify pass's serial output processing and rejection
+    sampler) and ``fixed``. Under the roofline, one ``roofline`` term and ``fixed``.
 
     >>> parts = step_breakdown(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)
     >>> abs(sum(parts.values()) - step_time_ms(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)) < 1e-9
     True
     """
-    step = _step(shape, settings)
+    step = _step(shape, settings, role)
     tokens = batch * new_tokens
     if isinstance(step, _MeasuredStep):
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),

@@ -220,6 +220,9 @@ def test_cli_json(capsys):
     assert document["params"]["stepModel"] == "measured" and document["params"]["gpus"] == 1
     assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192), rel=1e-12)
     assert sum(document["plainStepTerms"].values()) == pytest.approx(document["plainStepMs"], rel=1e-12)
+    assert sum(document["verifyStepTerms"].values()) == pytest.approx(document["verifyStepMs"], rel=1e-12)
+    # the verify pass's engine term holds the serial output processing (0.103 ms a sequence) and the sampler
+    assert document["verifyStepTerms"]["engine"] == pytest.approx(32 * (1.13 + 3200 / 31 + 4 * 1800 / 320) / 1000)
     assert document["crossoverBatch"] == serving.crossover_batch_scan(s)
     assert document["kvBytesPerToken"] == 327680 and document["targetWeightBytes"] == 2 * 70553706496
 
