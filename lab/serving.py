@@ -691,7 +691,9 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
 
 def verify_step_ms(settings: ServingSettings, batch, context) -> float:
     """The verify step: the target over :func:`verify_tokens` tokens per sequence, plus, under
-    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``)."""
+    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``), its rejection
+    sampler and the output processing a speculative cycle pays serially (:func:`_engine_ms`). The
+    GPU pass alone is :func:`step_time_ms` at ``n`` tokens: compare that with a measured verify pass."""
     return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 
