@@ -42,6 +42,13 @@ def test_leviathan_catches_bookkeeping_left_in_the_ideal_limit(monkeypatch):
     _fails("serving-batch-one-is-leviathan", "is not a plain step")
 
 
+def test_leviathan_catches_serial_output_left_in_the_ideal_limit(monkeypatch):
+    # the ideal limit has no engine work: speculation's serial output processing must be zero there too
+    from lab import serving_calibration
+    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(serialOutputUs=103.0))
+    _fails("serving-batch-one-is-leviathan", "is not a plain step")
+
+
 # --- the per-operator model: each term broken on its own ---------------------------------------------
 
 def _patched_time(drop):
