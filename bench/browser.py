@@ -267,6 +267,53 @@ def slider_steps(page, kind: str, count: int, warmup: int, rng: random.Random, c
     return {"sliders": [s["name"] for s in sliders], "warmup": results[:warmup], "steps": results[warmup:]}
 
 
+# A key press, to the last render it causes: "input" then "change" on the slider (what a key on a
+# range input fires), then every lab-rendered event until one says final (app.js: no render of any
+# widget queued after it; a widget that others read, data-with, renders first and they after).
+_FINAL_STEPS = """async ({ kind, steps }) => {
+  const form = document.querySelector(`form[data-lab="${kind}"]`);
+  form.scrollIntoView({ block: "center" });
+  const out = [];
+  for (const [name, value] of steps) {
+    const input = form.querySelector(`input[name="${name}"]`);
+    const dispatchedAt = performance.now();
+    const renders = [];
+    const settled = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no final lab-rendered for ${kind} ${name}=${value}`)), 15000);
+      const onRendered = (event) => {
+        if (event.detail.requestedAt < dispatchedAt) return;  // a render asked for before this key
+        renders.push({ kind: event.detail.kind, paintedAt: event.detail.paintedAt, final: event.detail.final });
+        if (!event.detail.final) return;
+        document.removeEventListener("lab-rendered", onRendered);
+        clearTimeout(timer);
+        resolve(event.detail);
+      };
+      document.addEventListener("lab-rendered", onRendered);
+    });
+    input.value = String(value);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    const last = await settled;
+    const own = renders.find((r) => r.kind === kind);
+    out.push({ name, value: input.value, dispatchedAt, renders: renders.length,
+               widgets: [...new Set(renders.map((r) => r.kind))],
+               firstMs: own ? own.paintedAt - dispatchedAt : null, finalMs: last.paintedAt - dispatchedAt });
+  }
+  return out;
+}"""
+
+
+def final_steps(page, kind: str, count: int, warmup: int, rng: random.Random, chunk: int = 25) -> dict:
+    """`count` key-press-like steps of one widget's sliders (after `warmup`), each timed from the
+    key to the final render of the page (:data:`_FINAL_STEPS`)."""
+    sliders = page.evaluate(_SLIDERS, kind)
+    plan = slider_plan(sliders, warmup + count, rng)
+    results = []
+    for start in range(0, len(plan), chunk):
+        results += page.evaluate(_FINAL_STEPS, {"kind": kind, "steps": plan[start:start + chunk]})
+    return {"sliders": [s["name"] for s in sliders], "warmup": results[:warmup], "steps": results[warmup:]}
+
+
 _DOM_COSTS = """({ reps }) => {
   // Re-assign each figure's current markup (same bytes, so the page does not change) and force
   // style + layout: what one render costs the main thread per figure, without the worker.

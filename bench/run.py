@@ -29,6 +29,9 @@ TARGETS = {
     "readyRatioNetwork": (1.0, "", "<"),
     "sliderP95Ms": (16.7, "ms", "<="),
     "sliderThrottledP95Ms": (33.0, "ms", "<="),
+    # a key press to the last render it causes, every widget (two frames)
+    "finalRenderP95Ms": (33.0, "ms", "<="),
+    "finalRenderThrottledP95Ms": (33.0, "ms", "<="),
     "browserAuditMs": (500.0, "ms", "<="),
     "cpythonAuditMs": (300.0, "ms", "<="),
     "coldBytes": (4.0 * MB, "MB", "<="),
@@ -90,7 +93,46 @@ def cold_pairs(browser, base: str, runs: int, network: dict | None, label: str) 
     return {"bare": bare, "article": article}
 
 
-def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: int) -> dict:
+def final_renders(context, page, steps: int, rng: random.Random) -> dict:
+    """Key press to final render, every widget with sliders, at the machine's speed and with the main
+    thread throttled: ``{"finalRenders": ..., "finalRendersThrottled": ...}``."""
+    kinds = B.widgets(page)
+    per_lab = max(1, steps // len(kinds))
+    out = {"finalRenders": {kind: B.final_steps(page, kind, per_lab, warmup=3, rng=rng) for kind in kinds}}
+    session = B.cpu_throttle(context, page, B.CPU_THROTTLE)
+    try:
+        out["finalRendersThrottled"] = {kind: B.final_steps(page, kind, per_lab, warmup=2, rng=rng) for kind in kinds}
+    finally:
+        session.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    _log(f"final renders done ({per_lab} steps a widget, plain and {B.CPU_THROTTLE}x throttled)")
+    return out
+
+
+def final_render_summary(raw: dict) -> dict:
+    """The final-render keys: p50/p95 over every widget's steps, plain and throttled, and per widget
+    (also the first render of the widget itself and how many renders a step caused)."""
+    plain, throttled = raw["finalRenders"], raw["finalRendersThrottled"]
+    values = lambda data, key: [s[key] for kind in data for s in data[kind]["steps"] if s[key] is not None]  # noqa: E731
+    by_widget = {}
+    for kind in plain:
+        own = [s["finalMs"] for s in plain[kind]["steps"]]
+        slow = [s["finalMs"] for s in throttled[kind]["steps"]]
+        first = [s["firstMs"] for s in plain[kind]["steps"] if s["firstMs"] is not None]
+        by_widget[kind] = {
+            "n": len(own), "p50Ms": round(percentile(own, 50), 2), "p95Ms": round(percentile(own, 95), 2),
+            "throttledP50Ms": round(percentile(slow, 50), 2), "throttledP95Ms": round(percentile(slow, 95), 2),
+            "firstRenderP95Ms": round(percentile(first, 95), 2) if first else None,
+            "rendersPerStep": round(sum(s["renders"] for s in plain[kind]["steps"]) / max(1, len(own)), 2),
+            "widgetsRendered": sorted({w for s in plain[kind]["steps"] for w in s["widgets"]}),
+        }
+    every, every_slow = values(plain, "finalMs"), values(throttled, "finalMs")
+    return {"finalRenderP50Ms": round(percentile(every, 50), 2), "finalRenderP95Ms": round(percentile(every, 95), 2),
+            "finalRenderThrottledP50Ms": round(percentile(every_slow, 50), 2),
+            "finalRenderThrottledP95Ms": round(percentile(every_slow, 95), 2),
+            "finalRenderByWidget": by_widget, "finalRenderSteps": len(every)}
+
+
+def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: int, final_steps: int = 200) -> dict:
     from playwright.sync_api import sync_playwright
 
     started = time.perf_counter()
@@ -175,6 +217,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     finally:
                         session.send("Emulation.setCPUThrottlingRate", {"rate": 1})
                     _log(f"throttled ({B.CPU_THROTTLE}x) slider steps done")
+                    results.update(final_renders(context, page, final_steps, rng))
                     results["domCosts"] = B.dom_costs(page)
 
                     # The audit in Pyodide: three fresh workers started from the page.
@@ -293,6 +336,7 @@ def summarize(raw: dict) -> dict:
     out["browserAuditRepeatMs"] = round(median(repeat_audits), 1) if repeat_audits else None
     out["browserAuditWorkers"] = raw["browserAudit"]
     out["cpythonAudit"] = raw["cpython"]
+    out.update(final_render_summary(raw))
     out["uncompressedAcceptEncodingSeen"] = accept
     out["uncompressedHeaderHonoured"] = accept == ["identity"]
     out["coldEncodings"] = sorted({t["contentEncoding"] for t in raw["coldServer"]["transfers"]} - {""})
@@ -300,7 +344,8 @@ def summarize(raw: dict) -> dict:
     out["pass"] = {k: _meets(out[k], t, c) for k, (t, _, c) in TARGETS.items()}
     out["detail"] = {k: raw[k] for k in ("coldRuns", "coldRunsNetwork", "cold", "coldServer", "warm", "warmServer",
                                           "coldUncompressed", "articleBytes", "markup", "probe", "probePreImported",
-                                          "domCosts", "sliders", "slidersThrottled", "cpythonProfile", "consoleErrors",
+                                          "domCosts", "sliders", "slidersThrottled", "finalRenders", "finalRendersThrottled",
+                                          "cpythonProfile", "consoleErrors",
                                           "environment", "realtext")}
     out["network"] = {"downloadMbps": B.NETWORK["downloadThroughput"] * 8 / 1e6,
                       "uploadMbps": B.NETWORK["uploadThroughput"] * 8 / 1e6, "rttMs": B.NETWORK["latency"]}
@@ -341,6 +386,7 @@ def table(out: dict) -> str:
     sp = out["spread"]
     widgets = out["sliderByWidget"]
     per_widget = lambda key: ", ".join(f"{k} {v[key]}" for k, v in widgets.items())  # noqa: E731
+    final_widget = lambda key: ", ".join(f"{k} {v[key]}" for k, v in out["finalRenderByWidget"].items())  # noqa: E731
     rows = [
         ("bareReadyMs", out["bareReadyMs"], "ms", None, f"min {sp['bareReadyMs']['min']} / max {sp['bareReadyMs']['max']}, IQR {sp['bareReadyMs']['iqr']} (n={sp['bareReadyMs']['n']})"),
         ("labReadyMs", out["labReadyMs"], "ms", None, f"min {sp['labReadyMs']['min']} / max {sp['labReadyMs']['max']}, IQR {sp['labReadyMs']['iqr']} (n={sp['labReadyMs']['n']})"),
@@ -352,6 +398,9 @@ def table(out: dict) -> str:
         ("sliderP95Ms", out["sliderP95Ms"], "ms", "sliderP95Ms", f"p95 by widget: {per_widget('p95Ms')}; max {sp['sliderMs']['all']['max']}"),
         ("sliderThrottledP50Ms", out["sliderThrottledP50Ms"], "ms", None, f"CPU {out['cpuThrottlingRate']}x (main thread); by widget: {per_widget('throttledP50Ms')}"),
         ("sliderThrottledP95Ms", out["sliderThrottledP95Ms"], "ms", "sliderThrottledP95Ms", f"by widget: {per_widget('throttledP95Ms')}; worker 4x too (estimate): {out['sliderThrottledWorkerScaledP95Ms']}"),
+        ("finalRenderP50Ms", out["finalRenderP50Ms"], "ms", None, f"key press to the last render it causes, n={out['finalRenderSteps']}; by widget: {final_widget('p50Ms')}"),
+        ("finalRenderP95Ms", out["finalRenderP95Ms"], "ms", "finalRenderP95Ms", f"by widget: {final_widget('p95Ms')}"),
+        ("finalRenderThrottledP95Ms", out["finalRenderThrottledP95Ms"], "ms", "finalRenderThrottledP95Ms", f"CPU {out['cpuThrottlingRate']}x; by widget: {final_widget('throttledP95Ms')}"),
         ("browserAuditMs", out["browserAuditMs"], "ms", "browserAuditMs", f"first audit per fresh worker, min {sp['browserAuditMs']['min']} / max {sp['browserAuditMs']['max']}; repeat {out['browserAuditRepeatMs']} ms"),
         ("cpythonAuditMs", out["cpythonAuditMs"], "ms", "cpythonAuditMs", f"CPU, min {sp['cpythonAuditMs']['min']} / max {sp['cpythonAuditMs']['max']}; `python -m lab audit` process {out['cpythonAudit']['cliProcessCpuMs']} ms"),
         ("coldBytes", out["coldBytes"], "MB", "coldBytes", f"{out['detail']['cold']['requests']} responses, encodedDataLength; served as {', '.join(out['coldEncodings']) or 'identity'} (server counted {_fmt(out['coldBytesServer'], 'MB')})"),
@@ -476,14 +525,52 @@ def print_investigation(inv: dict) -> None:
           f"figures; '/' served compressed: {inv['rootServedCompressed']}")
 
 
+def measure_final_only(steps: int) -> dict:
+    """``BENCH_ONLY=final``: build, serve and time only the key-press-to-final-render steps (a smoke
+    of those keys in a minute, without the cold starts, bytes and audits of the full run)."""
+    from playwright.sync_api import sync_playwright
+    from sitebuild.pipeline import build_site
+
+    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
+    server = None
+    try:
+        build_site(tmp / "site", ROOT)
+        server = counting_server(tmp / "site", ByteLog())
+        threading.Thread(target=server.serve_forever, name="bench-server", daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        with sync_playwright() as pw:
+            browser = B.launcher()(pw)
+            try:
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(base)
+                B.wait_live(page)
+                B.wait_audit(page)
+                B.settle()
+                raw = final_renders(context, page, steps, random.Random(20240611))
+            finally:
+                browser.close()
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {**final_render_summary(raw), "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(),
+            "detail": raw}
+
+
 def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    if os.environ.get("BENCH_ONLY") == "final":
+        out = measure_final_only(_int_env("BENCH_FINAL_STEPS", 60, 6))
+        print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))
+        return 0
     runs = _int_env("BENCH_RUNS", 9, 1)
     steps = _int_env("BENCH_SLIDER_STEPS", 200, 20)
     network_runs = _int_env("BENCH_NETWORK_RUNS", runs, 1)
     throttled_steps = _int_env("BENCH_THROTTLED_STEPS", steps, 20)
-    raw = measure(runs, steps, network_runs, throttled_steps)
+    raw = measure(runs, steps, network_runs, throttled_steps, _int_env("BENCH_FINAL_STEPS", steps, 6))
     out = summarize(raw)
     out["investigation"] = investigation(out)
     print()

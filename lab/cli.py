@@ -1,9 +1,13 @@
 """``python -m lab {audit,<widget>...}``: the lab from a terminal and from CI.
 
 ``audit`` is the CLI's own; each widget of :mod:`lab.instruments` brings its subcommand
-(``lab/commands/NAME.py``: ``add_parser(commands)`` and ``run(args) -> (document, text, status)``,
-and optionally ``VALUE_FLAGS``); they parse numbers with :func:`parse_number` or
-:func:`slider_value` and report bad input by raising :class:`UsageError`.
+(``lab/commands/NAME.py``: ``add_parser(commands)``, ``run(args) -> (document, text, status)``
+and ``VALUE_FLAGS``, every flag of its subcommands that takes a value mapped to the values it
+accepts); they parse numbers with :func:`parse_number` or :func:`slider_value` and report bad
+input by raising :class:`UsageError`. ``VALUE_FLAGS`` is read for the subcommand being run only
+(two subcommands may give one flag different ranges): ``--flag VALUE`` reaches the flag's own
+check even when VALUE starts with ``-`` (``--temperature -1``, ``--prompt "- item"``), and a flag
+left without a value is one line naming the flag and what it accepts.
 
 Unlike the sliders, the CLI does not clamp: a bad flag value (not a number, NaN, an
 infinity, out of range, a fraction where an integer is needed) prints one line naming the
@@ -38,6 +42,15 @@ def flag_name(name: str) -> str:
     return "--" + "".join("-" + ch.lower() if ch.isupper() else ch for ch in name)
 
 
+def range_text(minimum: float, maximum: float, integer: bool = False) -> str:
+    """What a number flag accepts, in the words of its error message (a ``VALUE_FLAGS`` entry).
+
+    >>> range_text(0, 2), range_text(1, 8, integer=True)
+    ('a number from 0 to 2', 'an integer from 1 to 8')
+    """
+    return describe_range(Slider("", "", minimum, maximum, 1, minimum, "", integer))
+
+
 def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool = False):
     """Parse one flag value strictly (finite, in ``[minimum, maximum]``, integral where asked) or
     raise :class:`UsageError` naming the flag and its valid range.
@@ -49,13 +62,12 @@ def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool 
     ...
     lab.cli.UsageError: --batch must be an integer from 1 to 4096, got '0.5'
     """
-    bounds = Slider(flag, "", minimum, maximum, 1, minimum, "", integer)
     try:
         value = float(text)
     except (TypeError, ValueError):
         value = math.nan
     if not math.isfinite(value) or not minimum <= value <= maximum or (integer and not value.is_integer()):
-        raise UsageError(f"{flag} must be {describe_range(bounds)}, got {text!r}")
+        raise UsageError(f"{flag} must be {range_text(minimum, maximum, integer)}, got {text!r}")
     return int(value) if integer else value
 
 
@@ -90,8 +102,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--suite", choices=("seed", "instruments", "all"), default="seed",
                      help="seed: the 20 checks of docs/CONTRACT.md section 3 (default); instruments: the second suite; all: both")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.widget_of = {}  # subcommand -> the widget whose commands module defines it
     for name in instruments.widget_names():
+        before = set(commands.choices)
         instruments.part("commands", name).add_parser(commands)
+        parser.widget_of.update(dict.fromkeys(set(commands.choices) - before, name))
     return parser
 
 
@@ -131,19 +146,25 @@ def _audit_command(args) -> tuple[dict, str, int]:
     return document, "\n".join(lines), 0 if passed else 1
 
 
-def _value_flags() -> dict[str, str]:
-    """Every flag that takes a value, with the range its error message states."""
-    flags = {}
-    for name in instruments.widget_names():
-        flags.update(getattr(instruments.part("commands", name), "VALUE_FLAGS", {}))
-    return flags
+def _value_flags(parser, argv: list[str]) -> dict[str, str]:
+    """The value-taking flags of the subcommand ``argv`` names (its commands module's
+    ``VALUE_FLAGS``), each with what its error message says it accepts; ``{}`` for none.
+
+    >>> _value_flags(_build_parser(), ["generate", "--seed"])["--seed"]
+    'an integer from 0 to 2147483647'
+    >>> _value_flags(_build_parser(), ["exact", "--seed"])["--seed"]
+    'an integer from 0 to 9999'
+    """
+    command = next((token for token in argv if not token.startswith("-")), None)
+    widget = parser.widget_of.get(command)
+    return dict(getattr(instruments.part("commands", widget), "VALUE_FLAGS", {})) if widget else {}
 
 
-def _attach_values(argv: list[str]) -> list[str]:
+def _attach_values(argv: list[str], flags: dict[str, str]) -> list[str]:
     """Join ``--flag VALUE`` into ``--flag=VALUE`` so that negative values such as ``-inf`` or
-    ``-1e5`` reach the range check instead of being mistaken for options; a flag with no
-    value left is an error that names the flag and its range."""
-    flags = _value_flags()
+    ``-1e5`` (and text such as ``- item``) reach the flag's check instead of being mistaken for
+    options; a flag of ``flags`` with no value left is an error that names the flag and what it
+    accepts."""
     joined, index = [], 0
     while index < len(argv):
         token = argv[index]
@@ -176,7 +197,8 @@ def _is_negative_number(text: str) -> bool:
 def main(argv=None) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
-        args = _build_parser().parse_args(_attach_values(argv))
+        parser = _build_parser()
+        args = parser.parse_args(_attach_values(argv, _value_flags(parser, argv)))
         if args.command == "audit":
             document, text, status = _audit_command(args)
         else:

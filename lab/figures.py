@@ -27,7 +27,7 @@ import math
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -107,6 +107,75 @@ def split_width(raw):
 def _text_width(text: str, size: float = MIN_TEXT) -> float:
     """A generous estimate of the width of ``text`` in the page's sans-serif at ``size`` px."""
     return len(text) * size * 0.6
+
+
+def plural(count, word: str, many: str = "") -> str:
+    """``count`` and ``word``, the word in the plural unless the count is exactly one ("1 sequence",
+    "8 sequences", "1.5 tokens"); ``many`` names an irregular plural (default: ``word + "s"``).
+
+    >>> plural(1, "sequence"), plural(8, "sequence"), plural(1.5, "token"), plural(0, "batch", "batches")
+    ('1 sequence', '8 sequences', '1.5 tokens', '0 batches')
+    """
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def _label_box(label, size) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) of a text label ``(x, y, words, anchor)`` whose baseline is ``y``:
+    the estimate of :func:`_text_width` across, the font's ascent (0.8 em) and descent (0.25 em) down."""
+    x, y, words, anchor = label
+    span = _text_width(words, size)
+    left = x - span if anchor == "end" else x - span / 2 if anchor == "middle" else x
+    return left, y - 0.8 * size, left + span, y + 0.25 * size
+
+
+def _overlap(a, b, gap) -> bool:
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, float]]:
+    """Obstacle boxes along a drawn line for :func:`place_labels`: a box ``reach`` px around each
+    point and around the midpoint of each step, so a label placed clear of them does not sit on the line.
+
+    >>> line_boxes([(0, 0), (10, 4)], 1)
+    [(-1, -1, 1, 1), (4.0, 1.0, 6.0, 3.0), (9, 3, 11, 5)]
+    """
+    boxes = []
+    for i, (x, y) in enumerate(points):
+        if i:
+            mx, my = (points[i - 1][0] + x) / 2, (points[i - 1][1] + y) / 2
+            boxes.append((mx - reach, my - reach, mx + reach, my + reach))
+        boxes.append((x - reach, y - reach, x + reach, y + reach))
+    return boxes
+
+
+def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2,
+                 travel: float | None = None):
+    """The collision pass for a figure's labels: each ``(x, y, words, anchor)`` (``y`` its baseline)
+    keeps its x and moves up or down the fewest pixels (in steps of 2) so that its box overlaps
+    no label placed before it and no ``obstacles`` box ``(left, top, right, bottom)``, staying
+    between ``top`` and ``bottom``; labels are placed in the order given, so the most important
+    comes first. A label with no free place within ``travel`` px of its own y (default: anywhere
+    between ``top`` and ``bottom``) comes back as None: a label drawn over another is unreadable.
+
+    >>> place_labels([(10, 50, "vLLM 1.5x", "start"), (10, 52, "vLLM 2.8x", "start")], 0, 100)
+    [(10, 50, 'vLLM 1.5x', 'start'), (10, 66, 'vLLM 2.8x', 'start')]
+    """
+    placed, boxes = [], list(obstacles)
+    for x, y, words, anchor in labels:
+        ascent, descent = 0.8 * size, 0.25 * size
+        best = None
+        for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
+            free = next((c for c in ((y + shift, y - shift) if shift else (y,))
+                         if top + ascent <= c <= bottom - descent
+                         and not any(_overlap(_label_box((x, c, words, anchor), size), box, gap) for box in boxes)),
+                        None)
+            if free is not None:
+                best = free
+                break
+        placed.append(None if best is None else (x, best, words, anchor))
+        if best is not None:
+            boxes.append(_label_box((x, best, words, anchor), size))
+    return placed
 
 
 SATURATION_SPEEDUP = 3.0  # 3x faster (or slower) is the fully saturated end of the scale
@@ -249,7 +318,7 @@ def audit_checks_html(checks) -> str:
         detail = f' <span class="check-detail">{escape(check["detail"])}</span>' if check["detail"] else ""
         items.append(f'<li class="check check-{state}" data-check="{name}">'
                      f'<span class="check-state">{state}</span> <code>{name}</code> '
-                     f'<span class="check-visited">({check["visited"]} cases)</span> '
+                     f'<span class="check-visited">({plural(check["visited"], "case")})</span> '
                      f'<span class="check-description" data-keep="check-{name}">{escape(check["description"])}</span>'
                      f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'

@@ -57,7 +57,7 @@ __all__ = [
     "Tokenizer", "Model", "ModelUnavailable", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
     "verify_block",
-    "prompt_lookup", "propose", "run_cycle", "generate", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "propose", "run_cycle", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -565,7 +565,10 @@ def propose(model: Model, proposer: str, tokens: list[int], k: int, temperature,
 def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng) -> dict:
     """Draft, verify, commit: one cycle's record. ``firstAlpha`` is the analytic chance that the
     first draft survives at this context: ``sum_x min(p(x), q(x))`` for a sampled draft,
-    ``min(1, p(x))`` of the proposed token for a one-hot one."""
+    ``min(1, p(x))`` of the proposed token for a one-hot one. ``checked`` holds ``(p(x), q(x))``
+    of every draft the verifier examined (the kept ones and the rejected one; a draft after the
+    rejection is never examined): draft x survived with chance ``min(1, p(x) / q(x))``. Reading
+    them costs no row the verifier did not already compute."""
     drafts, q_rows = propose(model, proposer, tokens, k, temperature, rng)
     p_rows = LazyRows(model, tokens, drafts, temperature)
     committed, accepted, rejected = verify_block(drafts, p_rows, q_rows, rng)
@@ -573,24 +576,39 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     if drafts:
         p, q = p_rows[0], q_rows[0]
         first_alpha = sum(map(min, p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
+    checked = [(p_rows[i][token], q_rows[i][token]) for i, token in enumerate(drafts[:accepted + 1])]
     return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
-            "firstAlpha": first_alpha}
+            "firstAlpha": first_alpha, "checked": checked}
 
 
-def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int) -> list[dict]:
+def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int,
+             max_calls: int | None = None) -> list[dict]:
     """Cycles with ``random.Random(seed)`` until ``count`` tokens are committed. The last call may
     commit up to k more; the output keeps them, so that every call drafted what its proposer
-    offered at lookahead k and the trace reads at that lookahead."""
+    offered at lookahead k and the trace reads at that lookahead. With ``max_calls`` it stops
+    after that many verifier calls: the same calls as the whole run's first ones (one seeded
+    generator, drawn in the same order), so a page can step through a run one call per request
+    and recompute it from the seed each time."""
     rng = Random(seed)
     tokens = list(prompt_tokens)
     cycles: list[dict] = []
     done = 0
-    while done < count:
+    while done < count and (max_calls is None or len(cycles) < max_calls):
         cycle = run_cycle(model, proposer, tokens, k, temperature, rng)
         cycles.append(cycle)
         tokens.extend(cycle["committed"])
         done += len(cycle["committed"])
     return cycles
+
+
+def text_alpha(model: Model, tokens, temperature=1.0) -> list[float]:
+    """The per-token acceptance at every position of a text itself: ``sum_x min(p(x), q(x))`` with
+    both rows conditioned on the text before that position (the chance that a draft sampled there
+    survives). It measures the text, not a run: a run's continuation is whatever the target
+    writes, which for these models, trained on code, leaves prose within a few tokens."""
+    return [math.fsum(map(min, model.row("target", tokens[:index], temperature),
+                          model.row("draft", tokens[:index], temperature)))
+            for index in range(1, len(tokens))]
 
 
 def greedy(model: Model, prompt_tokens, count: int) -> list[int]:

@@ -18,7 +18,8 @@ from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
-           "raw_value", "UNLINKABLE_CURVE_NOTE", "Choice", "read_controls", "quote", "QUOTE_LIMIT"]
+           "raw_value", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
+           "QUOTE_LIMIT"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note (every widget's notes)
@@ -72,6 +73,79 @@ class Choice:
             return self.default, None
         return self.default, (f"{label or self.name}: {quote(raw)!r} is not one of {', '.join(self.options)}; "
                               f"using {self.default}")
+
+
+@dataclass(frozen=True)
+class OptionalInteger:
+    """A number box that may be left empty: an integer from ``minimum`` to ``maximum``, or ``None``
+    when the widget works the value out itself (the trace reader's lookahead, read from the trace).
+    A value that is not such an integer is read as empty, not clamped (a clamped lookahead would
+    misread a trace), with a note that says what empty means (``if_empty``)."""
+
+    name: str
+    url_key: str
+    label: str
+    minimum: int
+    maximum: int
+    if_empty: str
+    default = None  # a class attribute, not a field: an empty box
+
+    @property
+    def key(self) -> str:
+        return self.url_key or self.name
+
+    def read(self, raw, label: str = "") -> tuple[int | None, str | None]:
+        """The integer ``raw`` holds and ``None``, or ``None`` and a note naming what was wrong.
+
+        >>> box = OptionalInteger("k", "trcK", "Lookahead", 1, 64, "reading it from the trace")
+        >>> box.read(" 5 "), box.read(""), box.read(5.0)
+        ((5, None), (None, None), (5, None))
+        >>> box.read("nine", "trcK")[1]
+        "trcK: 'nine' is not an integer from 1 to 64; reading it from the trace"
+        """
+        if isinstance(raw, str) and not raw.strip():
+            return None, None
+        number = _as_number(raw)
+        if number is not None and math.isfinite(number) and number.is_integer() \
+                and self.minimum <= number <= self.maximum:
+            return int(number), None
+        shown = quote(raw) if isinstance(raw, str) else (repr(raw) if number is not None else type(raw).__name__)
+        return None, (f"{label or self.name}: {shown!r} is not an integer from {self.minimum} to {self.maximum}; "
+                      f"{self.if_empty}")
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text the reader types or pastes (a textarea, a text box). Unless ``linkable``, it is read from
+    the form only: typed text never rides in a link, so a query's value under its key is ignored.
+    Text longer than ``max_length`` (0: no limit) is cut there, with a note; ``strip`` trims white
+    space at both ends first; a value that is not text reads as empty, with a note.
+
+    >>> Text("prompt", "Prompt", max_length=3).read("abcdef", "prompt")
+    ('abc', 'prompt: 6 characters, more than the 3 read; using the first 3')
+    """
+
+    name: str
+    label: str
+    max_length: int = 0
+    strip: bool = False
+    url_key: str = ""
+    linkable: bool = False
+    default: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.url_key or self.name
+
+    def read(self, raw, label: str = "") -> tuple[str, str | None]:
+        label = label or self.name
+        if not isinstance(raw, str):
+            return self.default, f"{label}: a value of type {type(raw).__name__} is not text; using nothing"
+        text = raw.strip() if self.strip else raw
+        if self.max_length and len(text) > self.max_length:
+            return text[:self.max_length], (f"{label}: {len(text)} characters, more than the {self.max_length} read; "
+                                            f"using the first {self.max_length}")
+        return text, None
 
 
 LEDGER_SLIDERS = (
@@ -181,8 +255,9 @@ def parse_query(query, sliders) -> tuple[dict, list[str]]:
 
 
 def read_controls(raw, controls) -> tuple[dict, list[str]]:
-    """A widget's settings from its declared controls (:class:`Slider` and :class:`Choice`), read
-    from a URL query string (by URL key) or a mapping of form values (by name): the one reader of
+    """A widget's settings from its declared controls (:class:`Slider`, :class:`Choice`,
+    :class:`OptionalInteger`, :class:`Text`), read from a URL query string (by URL key; a
+    :class:`Text` only when linkable) or a mapping of form values (by name): the one reader of
     URL and form state. Never raises: a slider's bad value is clamped or defaulted, a choice's
     replaced by its default, each with a note naming the control as the reader wrote it; a missing
     control takes its default silently; a query longer than :data:`MAX_QUERY_LENGTH` is ignored
@@ -202,7 +277,8 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
                          f"(at most {MAX_QUERY_LENGTH} are read); using the defaults")
             query = ""
         pairs = dict(split_query(query.lstrip("?")))  # a repeated key: the last one wins
-        values = {control.name: pairs[control.key] for control in controls if control.key in pairs}
+        values = {control.name: pairs[control.key] for control in controls
+                  if control.key in pairs and getattr(control, "linkable", True)}
         by_url = True
     else:
         values = {c.name: raw[c.name] for c in controls if c.name in raw} if isinstance(raw, dict) else {}
@@ -211,9 +287,9 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
     for control in controls:
         label = control.key if by_url else control.name
         if control.name not in values:
-            params[control.name] = control.default if isinstance(control, Choice) else _typed(control, control.default)
+            params[control.name] = _typed(control, control.default) if isinstance(control, Slider) else control.default
             continue
-        reader = control.read if isinstance(control, Choice) else lambda value, name: clamp_value(control, value, name)
+        reader = (lambda value, name: clamp_value(control, value, name)) if isinstance(control, Slider) else control.read
         params[control.name], note = reader(values[control.name], label)
         if note:
             notes.append(note)

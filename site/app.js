@@ -243,10 +243,15 @@
   function shownNumber(control, value) {
     return control.dataset.base ? (Number(control.dataset.base) ** Number(value)).toLocaleString("en-US") : String(value);
   }
+  // A plural word unit reads in the singular at exactly 1 ("1 sequence", "1 draft", "8 tokens"; "1 ms"
+  // stays), by the same rule as the build's partials/_slider.html.j2.
+  function unitFor(control, shown) {
+    const unit = control.dataset.unit || "";
+    return shown === "1" && /^[a-z]{3,}s$/.test(unit) ? unit.slice(0, -1) : unit;
+  }
   function valueText(control) {
     const value = shownNumber(control, control.value);
-    let unit = control.dataset.unit || "";
-    if (control.dataset.base && value === "1") unit = unit.replace(/s$/, "");  // 1 sequence, 8 sequences
+    const unit = unitFor(control, value);
     return unit ? `${value}${unit.startsWith("%") ? "" : " "}${unit}` : value;
   }
 
@@ -297,6 +302,8 @@
     const ranges = controls(form).filter((c) => c.name === name && c.type === "range");
     if (output) output.textContent = ranges.length ? shownNumber(ranges[0], value) : String(value);
     for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
+    const unit = form.querySelector(`[data-unit-for="${name}"]`);
+    if (unit && ranges.length) unit.textContent = unitFor(ranges[0], shownNumber(ranges[0], value));
   }
 
   // A folded group of controls (<details> in a form) opens when a link set one of them away from
@@ -381,6 +388,15 @@
       form.after(live);
     }
     if (live && announce && view.live) live.textContent = view.live;
+    // "limits": {name: {min, max}} moves a control's bounds (a stepped run's length is known only
+    // once the view has computed it); the steppers on the control follow.
+    for (const [name, bounds] of Object.entries(view.limits || {})) {
+      for (const control of controls(form).filter((c) => c.name === name)) {
+        if (bounds.min !== undefined) control.min = String(bounds.min);
+        if (bounds.max !== undefined) control.max = String(bounds.max);
+      }
+    }
+    refreshSteppers(form);
     showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
     shownValues[kind] = Object.assign(formValues(form), view.shown || {});
@@ -446,11 +462,14 @@
         // they came by. A render only for the panel's width changes no setting, so no address.
         if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
         const swappedAt = performance.now();
+        // final: no render is queued after this one, in this widget or any other (a key press in a
+        // widget that others read, data-with, renders it first and them after: only the last is final)
+        const final = !pending && !Object.values(schedulers).some((other) => other !== self && other.queued);
         requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("lab-rendered",
-          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, ...view.timing } })));
+          { detail: { kind, requestedAt: job.at, paintedAt: performance.now(), swappedAt, final, ...view.timing } })));
       }
     }
-    return {
+    const self = {
       /** Queue `input` (a URL query string or slider values); resolves when the widget is idle.
        *  The figure width goes with it; `announce` says whether the reader caused the change. */
       submit(input, fromUrl = false, announce = false) {
@@ -468,6 +487,7 @@
       get queued() { return Boolean(pending || running); },
       idle() { return running || Promise.resolve(); },
     };
+    return self;
   }
 
   const schedulers = {};
@@ -495,6 +515,7 @@
       }
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
+      wireSteppers(form);
       enableActions(widgetOf(kind));
       wireTips(widgetOf(kind));
       // a table folded in a <details> has no width until it opens
@@ -578,6 +599,100 @@
       observer.observe(widgetOf(kind));
       for (const panel of widgetOf(kind).querySelectorAll(".figure-panel")) observer.observe(panel);
     }
+  }
+
+  // --- steppers: Step / Generate / Stop on one control of a widget's form --------------------------
+
+  // <button data-action="step|play|stop" data-for="ID"> in a widget's form, on its control ID (a
+  // hidden input will do). The worker keeps no state: the control carries it, so every request
+  // recomputes the view for that value. Step adds 1 up to the control's max (data-wrap: from max
+  // back to min; data-to="N": straight to N) and sends the form as a reader's change. Generate
+  // (play) sets the control to data-from, then steps again after each render of the widget,
+  // data-interval ms apart, until the control reaches its max. Stop ends play, and so does any
+  // other change the reader makes in that widget. A view moves the bounds with "limits".
+  const playing = new Map();  // control id -> { timer, interval } while it plays
+
+  function stepperButtons(form, id) {
+    return [...form.querySelectorAll('button[data-action="step"], button[data-action="play"], button[data-action="stop"]')]
+      .filter((button) => !id || button.dataset.for === id);
+  }
+
+  function refreshSteppers(form) {
+    if (failed) return;
+    for (const button of stepperButtons(form)) {
+      const control = document.getElementById(button.dataset.for);
+      if (!control) continue;
+      const atEnd = Number(control.value) >= Number(control.max || Infinity);
+      const busy = playing.has(control.id);
+      if (button.dataset.action === "stop") button.disabled = !busy;
+      else if (button.dataset.action === "play") button.disabled = busy;
+      else button.disabled = atEnd && !("wrap" in button.dataset) && button.dataset.to === undefined;
+    }
+  }
+
+  function setStep(control, value) {
+    const low = Number(control.min || 0), high = Number(control.max || Infinity);
+    control.value = String(Math.min(high, Math.max(low, value)));
+    control.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  function stopPlaying(form, id) {
+    const entry = playing.get(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    playing.delete(id);
+    const stop = stepperButtons(form, id).find((b) => b.dataset.action === "stop");
+    const focusPlay = stop && document.activeElement === stop;  // keep the keyboard where it was
+    refreshSteppers(form);
+    if (focusPlay) stepperButtons(form, id).find((b) => b.dataset.action === "play")?.focus();
+  }
+
+  function wireSteppers(form) {
+    const kind = form.dataset.lab;
+    for (const button of stepperButtons(form)) {
+      const id = button.dataset.for;
+      const control = document.getElementById(id);
+      if (!control) continue;
+      button.addEventListener("click", () => {
+        if (button.disabled || failed) return;
+        const action = button.dataset.action;
+        if (action === "stop") { stopPlaying(form, id); return; }
+        if (action === "play") {
+          playing.set(id, { timer: null, interval: Number(button.dataset.interval || 300) });
+          refreshSteppers(form);
+          stepperButtons(form, id).find((b) => b.dataset.action === "stop")?.focus();
+          setStep(control, Number(button.dataset.from ?? control.min ?? 0));
+          return;
+        }
+        stopPlaying(form, id);
+        const value = Number(control.value);
+        if (button.dataset.to !== undefined) setStep(control, Number(button.dataset.to));
+        else if ("wrap" in button.dataset && value >= Number(control.max || Infinity)) setStep(control, Number(control.min || 0));
+        else setStep(control, value + 1);
+      });
+    }
+    // any other change the reader makes in this widget ends play
+    const interrupt = (event) => {
+      if (!event.isTrusted) return;
+      for (const id of [...playing.keys()]) {
+        if (event.target.id !== id && form.contains(document.getElementById(id))) stopPlaying(form, id);
+      }
+    };
+    form.addEventListener("input", interrupt);
+    form.addEventListener("change", interrupt);
+    // after each render of this widget, a playing stepper takes its next step, or stops at the end
+    document.addEventListener("lab-rendered", (event) => {
+      if (event.detail.kind !== kind) return;
+      for (const [id, entry] of playing) {
+        const control = document.getElementById(id);
+        if (!control || !form.contains(control)) continue;
+        if (Number(control.value) >= Number(control.max || Infinity)) { stopPlaying(form, id); continue; }
+        clearTimeout(entry.timer);
+        entry.timer = setTimeout(() => { if (playing.has(id) && !failed) setStep(control, Number(control.value) + 1); },
+                                 entry.interval);
+      }
+    });
+    refreshSteppers(form);
   }
 
   // --- generic hand-offs and local files, driven by markup attributes ---------------------------

@@ -101,12 +101,20 @@ def publication(root: Path) -> dict:
 
 def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     """(widget kind, logical asset name, bytes, path in the worker's file system) of every data file
-    a widget loads lazily: the real-text models (trained from the corpus, cached)."""
-    from lab import realtext
-    from lab.widgets import realtext as realtext_widget
-    from . import realtext_train
+    a widget loads lazily. A widget declares its own in ``DATA_FILES`` (``lab/widgets/NAME.py``):
+    ``(asset name, worker path, "module:function")``, the function building the bytes from the
+    checkout's root at build time (the real-text models: trained from the corpus, cached). The
+    lab stays free of build code: the builder is named, and imported only here."""
+    import importlib
 
-    return [("realtext", realtext_widget.ASSET, realtext_train.model_bytes(root), realtext.MODEL_DATA_PATH)]
+    from lab import instruments
+
+    files = []
+    for kind in instruments.widget_names():
+        for name, path, builder in getattr(instruments.part("widgets", kind), "DATA_FILES", ()):
+            module, _, function = builder.partition(":")
+            files.append((kind, name, getattr(importlib.import_module(module), function)(root), path))
+    return files
 
 
 def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:

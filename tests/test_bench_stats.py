@@ -52,3 +52,25 @@ def test_rejects_empty_and_nan(bad):
 def test_rejects_out_of_range_q(q):
     with pytest.raises(ValueError):
         percentile([1, 2, 3], q)
+
+
+def test_final_render_summary_times_the_last_render_of_a_step():
+    """A step's final time is what the page reported as final, not the widget's own first render:
+    the exact sampler's key press renders it (quick) and the serving widget's tail (slow)."""
+    from bench.run import final_render_summary
+
+    def step(first, final, widgets):
+        return {"name": "x", "value": "1", "dispatchedAt": 0, "renders": len(widgets), "widgets": widgets,
+                "firstMs": first, "finalMs": final}
+
+    plain = {"exact": {"steps": [step(12, 120, ["exact", "serving"]) for _ in range(19)] + [step(14, 200, ["exact", "serving"])]},
+             "ledger": {"steps": [step(10, 10, ["ledger"]) for _ in range(20)]}}
+    slow = {"exact": {"steps": [step(30, 150, ["exact", "serving"]) for _ in range(20)]},
+            "ledger": {"steps": [step(25, 25, ["ledger"]) for _ in range(20)]}}
+    out = final_render_summary({"finalRenders": plain, "finalRendersThrottled": slow})
+    exact = out["finalRenderByWidget"]["exact"]
+    assert exact["p50Ms"] == 120 and exact["p95Ms"] == pytest.approx(124, abs=0.01)
+    assert exact["firstRenderP95Ms"] == pytest.approx(12.1, abs=0.01)
+    assert exact["rendersPerStep"] == 2 and exact["widgetsRendered"] == ["exact", "serving"]
+    assert out["finalRenderByWidget"]["ledger"]["p95Ms"] == 10 and out["finalRenderSteps"] == 40
+    assert out["finalRenderP50Ms"] == pytest.approx(65) and out["finalRenderThrottledP95Ms"] == 150

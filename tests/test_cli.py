@@ -208,6 +208,15 @@ def test_usage_errors_are_one_line(args, needle):
     (["ledger", "--acceptance", "-inf"], "--acceptance", "a number from 0 to 100"),
     (["ledger", "--acceptance", "-1e5"], "--acceptance", "a number from 0 to 100"),
     (["exact", "--match", "-inf"], "--match", "an integer from 0 to 100"),
+    # each subcommand's own range: generate's --lookahead and --seed are not the ledger's or the exact lab's
+    (["generate", "--lookahead"], "--lookahead", "an integer from 1 to 8"),
+    (["generate", "--preset", "python", "--seed"], "--seed", "an integer from 0 to 2147483647"),
+    (["generate", "--preset", "python", "--temperature", "-1"], "--temperature", "a number from 0 to 2"),
+    (["generate", "--prompt"], "--prompt", "1 to 2000 characters"),
+    (["trace", "--lookahead"], "--lookahead", "an integer from 1 to 64"),
+    (["tree", "--budget"], "--budget", "an integer from 1 to 256"),
+    (["policy", "--burst"], "--burst", "a number from 0 to 95"),
+    (["serving", "--gpu"], "--gpu", "one of a100-80g"),
 ])
 def test_missing_or_dash_value_names_flag_and_range(args, flag, range_text):
     """A missing value, or one argparse takes for an option ('-inf', '-1e5'), is still a bad
@@ -251,3 +260,29 @@ def test_tree_verify_refuses_an_entry_too_long_to_print():
     proc = run("tree", "--verify", "--p", "1,1", "--q", "1e999999,1", "--drafts", "2")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == "--q: '1e999999' needs more than 450 digits exactly; give a number between 1e-400 and 1e400"
+
+
+def test_every_value_flag_is_declared_by_its_commands_module():
+    """VALUE_FLAGS is what lets a flag's value start with '-' and names a flag left without a value:
+    every option of every subcommand that takes one value is in its commands module's VALUE_FLAGS,
+    and nothing else is."""
+    from lab import cli, instruments
+
+    parser = cli._build_parser()
+    subparsers = next(action for action in parser._actions if action.dest == "command")
+    declared, taken = {}, {}
+    for command, subparser in subparsers.choices.items():
+        if command == "audit":
+            continue
+        widget = parser.widget_of[command]
+        declared.setdefault(widget, set()).update(instruments.part("commands", widget).VALUE_FLAGS)
+        taken.setdefault(widget, set()).update(option for action in subparser._actions if action.nargs is None
+                                               for option in action.option_strings)
+    assert declared == taken
+
+
+def test_a_prompt_may_start_with_a_dash():
+    """'- item' would be an option to argparse; VALUE_FLAGS hands it to --prompt."""
+    proc = run("generate", "--prompt", "- item\n- ", "--tokens", "4", "--temperature", "0", "--json", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["prompt"] == "- item\n- "

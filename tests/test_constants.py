@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from lab import figures, urlstate
-from lab.widgets import exact, ledger, policies, trees
+from lab.widgets import exact, ledger, policies, realtext, traces, trees
 
 ROOT = Path(__file__).resolve().parent.parent
-READERS = {"ledger": ledger, "exact": exact, "policies": policies, "trees": trees}
+READERS = {"ledger": ledger, "exact": exact, "policies": policies, "trees": trees, "traces": traces,
+           "realtext": realtext}
 
 
 def test_the_build_writes_the_figure_widths_app_js_uses(built_site):
@@ -39,10 +40,37 @@ def test_a_link_and_the_form_give_the_same_settings(name):
     them (names), read to the same params."""
     module = READERS[name]
     controls = getattr(module, "CONTROLS", module.SLIDERS)
+    # typed text is read from the form only (it never rides in a link), so only the linkable controls
+    linkable = [control for control in controls if getattr(control, "linkable", True)]
     values = [(control, list(control.options)[-1] if isinstance(control, urlstate.Choice)
-               else urlstate.to_js_string(control.maximum)) for control in controls]
+               else urlstate.to_js_string(control.maximum)) for control in linkable]
     query = "?" + "&".join(f"{c.key}={v}" for c, v in values)
     form = {c.name: v for c, v in values}
     assert urlstate.read_controls(query, controls) == urlstate.read_controls(form, controls)
     view = module.view(form)
     assert module.view(query)["params"] == view["params"] and view["notes"] == []
+
+
+@pytest.mark.parametrize("name, raw, expected", [
+    ("traces", "?trcPreset=../etc", "trcPreset: '../etc' is not one of club3090-mtp, "),
+    ("traces", {"trcFormat": 3}, "trcFormat: 'int' is not one of auto, prometheus, "),
+    ("traces", "?trcLookahead=nine", "trcLookahead: 'nine' is not an integer from 1 to 64; reading it from the trace"),
+    ("traces", {"trcLookahead": 65}, "trcLookahead: '65' is not an integer from 1 to 64; reading it from the trace"),
+    ("traces", {"trcText": 5}, "trcText: a value of type int is not text; using nothing"),
+    ("traces", {"trcModel": "m" * 300}, "trcModel: 300 characters, more than the 200 read; using the first 200"),
+    ("realtext", "?rtPreset=../x", "rtPreset: '../x' is not one of python, docstring, template; using python"),
+    ("realtext", {"rtProposer": "eagle"}, "rtProposer: 'eagle' is not one of draft, draft-greedy, ngram; using draft"),
+    ("realtext", {"rtPrompt": "x" * 3000}, "rtPrompt: 3000 characters, more than the 2000 read; using the first 2000"),
+    ("realtext", "?rtLookahead=abc", "rtLookahead: 'abc' is not a number; using the default 4 (valid: an integer from 1 to 8)"),
+])
+def test_a_bad_value_gives_a_note_naming_it_and_what_is_valid(name, raw, expected):
+    """A bad value is a note (what was wrong, what is valid), never a traceback, in the two widgets
+    whose readers are the newest to move to read_controls."""
+    notes = READERS[name].view(raw)["notes"]
+    assert any(note.startswith(expected) for note in notes), notes
+
+
+def test_typed_text_never_rides_in_a_link():
+    assert traces.view("?trcText=nonsense")["summary"] == traces.view(None)["summary"]
+    assert realtext._settings("?rtPrompt=hello")[0]["prompt"] == ""
+    assert realtext._settings({"rtPrompt": "hello"})[0]["prompt"] == "hello"

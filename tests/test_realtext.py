@@ -290,7 +290,7 @@ def test_cli_bad_flags_one_line_exit_2(args, message):
 
 def test_widget_view_never_raises_and_sends_its_trace():
     view = widget.view(None)
-    assert view["notes"] == [] and view["figures"]["text"].count('class="rt-call"') == int(view["readouts"]["calls"])
+    assert view["notes"] == [] and view["figures"]["text"].count('class="rt-call') == int(view["readouts"]["calls"])
     buttons = view["figures"]["send"]
     assert 'data-target="traces"' in buttons and 'data-target="ledger"' in buttons and 'data-target="policies"' in buttons
     for raw in (None, "", "?rtLookahead=abc&rtPreset=../x&rtProposer=", {"rtTemperature": "9", "rtPrompt": "x" * 3000},
@@ -307,3 +307,106 @@ def test_an_unreadable_model_file_is_one_line(tmp_path):
                           text=True, timeout=600, env={**__import__("os").environ, "PROOFROOM_REALTEXT_MODEL": str(bad)})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == "generate: no model (the model file cannot be read (BadZipFile: File is not a zip file))"
+
+
+def test_the_build_finds_data_files_where_a_widget_declares_them(monkeypatch):
+    """sitebuild.pipeline names no widget: it reads each widget module's DATA_FILES (the real-text
+    models here, and a file any other widget would declare the same way)."""
+    from lab.widgets import trees as another
+    from sitebuild import pipeline, realtext_train
+
+    assert "realtext" not in Path(pipeline.__file__).read_text(encoding="utf-8")
+    monkeypatch.setattr(another, "DATA_FILES", (("extra.bin", "/lab-data/extra.bin", "os:fsencode"),), raising=False)
+    files = {kind: (name, data, path) for kind, name, data, path in pipeline.widget_data_files(ROOT)}
+    assert files["realtext"] == (widget.ASSET, realtext_train.model_bytes(ROOT), realtext.MODEL_DATA_PATH)
+    assert files["trees"] == ("extra.bin", bytes(ROOT), "/lab-data/extra.bin")
+
+
+# --- stepping through a run, call by call ---------------------------------------------------------
+
+def test_a_stopped_run_is_the_whole_runs_first_calls(model):
+    """generate(max_calls=n) makes the same calls as the whole run's first n: the page can step
+    with no state in the worker, recomputing from the seed on every request."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
+    for proposer, temperature in (("draft", 1.0), ("draft-greedy", 0.7), ("ngram", 0.0)):
+        whole = realtext.generate(model, tokens, proposer, 4, temperature, 40, 11)
+        for n in (1, 2, len(whole) // 2, len(whole), len(whole) + 5):
+            assert realtext.generate(model, tokens, proposer, 4, temperature, 40, 11, max_calls=n) == whole[:n]
+
+
+def test_checked_holds_the_rows_the_verifier_compared(model):
+    """Each examined draft's (p(x), q(x)) equals the target's and the draft's rows recomputed from
+    the context, and exactly the kept drafts plus the rejected one were examined."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["python"][1])
+    cycles = realtext.generate(model, tokens, "draft", 4, 0.8, 48, 5)
+    context = list(tokens)
+    for cycle in cycles:
+        assert len(cycle["checked"]) == cycle["accepted"] + cycle["rejected"]
+        for i, (p_x, q_x) in enumerate(cycle["checked"]):
+            seen = context[-(model.order - 1):] + cycle["drafts"][:i]
+            token = cycle["drafts"][i]
+            assert p_x == model.row("target", seen, 0.8)[token]
+            assert q_x == model.row("draft", seen, 0.8)[token]
+        context += cycle["committed"]
+
+
+def test_the_widget_steps_one_call_per_request(model):
+    whole = widget.view({"rtStep": str(widget.MAX_WIDGET_TOKENS)})
+    calls = int(whole["readouts"]["calls"])
+    assert whole["complete"] and whole["limits"]["rtStep"] == {"min": 1, "max": calls}
+    assert whole["figures"]["text"] == widget.view(None)["figures"]["text"]
+    previous = ""
+    for step in range(1, calls + 1):
+        view = widget.view({"rtStep": str(step)})
+        assert view["figures"]["text"].count('class="rt-call') == step
+        assert view["figures"]["text"].count("rt-newest") == 1
+        # each step shows the previous step's calls unchanged, then one more
+        shown = view["figures"]["text"].replace(" rt-newest", "")
+        assert shown.startswith(previous.removesuffix("</pre>"))
+        previous = shown
+        assert view["shown"]["rtStep"] == str(step) and f"rtStep={step}" in view["query"]
+        assert view["complete"] == (step == calls)
+        assert view["limits"]["rtStep"]["max"] == (calls if step == calls else widget.MAX_WIDGET_TOKENS)
+        assert ("so far" in view["summary"]) != view["complete"]
+        assert f"Verifier call {step}:" in view["figures"]["call"]
+    assert previous == whole["figures"]["text"].replace(" rt-newest", "")
+    # the same settings from a link
+    assert widget.view("?rtStep=3")["figures"] == widget.view({"rtStep": "3"})["figures"]
+
+
+def test_the_call_table_shows_each_drafts_verdict(model):
+    view = widget.view({"rtStep": "1", "rtProposer": "draft", "rtTemperature": "1", "rtSeed": "1"})
+    cycle = realtext.generate(model, model.tokenizer.encode(realtext.PRESETS["python"][1]), "draft", 4, 1.0, 48, 1,
+                              max_calls=1)[0]
+    table = view["figures"]["call"]
+    assert table.count("<td>kept</td>") == cycle["accepted"]
+    assert table.count("<td>rejected</td>") == int(cycle["rejected"])
+    assert table.count("not examined") == len(cycle["drafts"]) - len(cycle["checked"])
+    for p_x, q_x in cycle["checked"]:
+        assert f"<td>{widget._chance(min(1.0, p_x / q_x))}</td>" in table
+    assert ("residual" in table) == cycle["rejected"] and ("bonus" in table) == (not cycle["rejected"])
+
+
+def test_the_preset_table_is_measured_on_the_widgets_model(model):
+    """The table of presets is computed from runs of the widget's own model (not typed in): each
+    cell is summarise() of those runs, and the page shows exactly that table."""
+    rows = widget.preset_comparison(model)
+    for row in rows:
+        tokens = model.tokenizer.encode(realtext.PRESETS[row["name"]][1])
+        for cell, (proposer, temperature, seeds, _) in zip(row["cells"], widget.COMPARISON):
+            cycles = [c for seed in seeds for c in realtext.generate(model, tokens, proposer, widget.COMPARISON_LOOKAHEAD,
+                                                                       temperature, widget.COMPARISON_TOKENS, seed)]
+            summary = realtext.summarise(cycles, widget.COMPARISON_LOOKAHEAD)
+            assert cell["alphaMle"] == summary["alphaMle"] and cell["tokensPerCall"] == summary["tokensPerCall"]
+    for row in rows:  # the text column: sum_x min(p, q) at each position, from the exact rows
+        tokens = model.tokenizer.encode(realtext.PRESETS[row["name"]][1])
+        exact = [float(sum(map(min, model.exact_row("target", tokens[:i]), model.exact_row("draft", tokens[:i]))))
+                 for i in range(1, len(tokens))]
+        assert row["text"]["positions"] == len(exact)
+        assert row["text"]["alpha"] == pytest.approx(np.mean(exact), abs=1e-9)
+        assert row["text"]["error"] == pytest.approx(np.std(exact, ddof=1) / len(exact) ** 0.5, abs=1e-9)
+    assert widget.page_context()["comparison"] == widget.comparison_html(rows)
+    by_name = {row["name"]: row["cells"][2]["tokensPerCall"] for row in rows}
+    assert "Prompt lookup at T = 0 writes the most tokens per call on a repetitive template" in \
+        widget.comparison_html(rows)
+    assert by_name["template"] > max(by_name["python"], by_name["docstring"])

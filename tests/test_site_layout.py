@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitepage import wait_live
+from sitepage import open_more, wait_live
 
 
 @pytest.fixture(scope="module")
@@ -194,6 +194,7 @@ def test_log_sliders_show_and_announce_units(page):
     assert (out("batchExp"), batch.get_attribute("aria-valuetext")) == shown
     assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("1,024", "1,024 tokens")
     wait_live(pg)
+    open_more(pg, "#serving-contextExp")  # the context is folded under "More settings"
     context.focus()
     context.press("ArrowRight")
     assert (out("contextExp"), context.get_attribute("aria-valuetext")) == ("2,048", "2,048 tokens")
@@ -204,10 +205,35 @@ def test_log_sliders_show_and_announce_units(page):
     assert pg.console_errors == []
 
 
+@pytest.mark.parametrize("js", [False, True])
+def test_a_unit_reads_in_the_singular_at_one(page, js):
+    """"1 sequence", "1 draft", "1 token": the unit beside the value, as built and as the page updates it."""
+    pg = page(java_script_enabled=js)
+    pg.goto(pg.base_url + "?srvBatchLog2=0&srvK=1&lookahead=1")
+    unit = lambda widget, name: pg.text_content(f'#{widget}-lab [data-unit-for="{name}"]')  # noqa: E731
+    if not js:  # as built: the defaults (batch 1; lookahead 2 and 5)
+        assert (unit("serving", "batchExp"), unit("serving", "lookahead"), unit("ledger", "lookahead")) == \
+            ("sequence", "drafts", "tokens")
+        return
+    wait_live(pg)
+    pg.wait_for_function("() => document.querySelector('#ledger-lookahead').value === '1'")
+    pg.wait_for_function("() => document.querySelector('#serving-lookahead').value === '1'")
+    assert (unit("serving", "batchExp"), unit("serving", "lookahead"), unit("ledger", "lookahead")) == \
+        ("sequence", "draft", "token")
+    assert pg.get_attribute("#serving-lookahead", "aria-valuetext") == "1 draft"
+    batch = pg.locator("#serving-batchExp")
+    batch.focus()
+    batch.press("ArrowRight")
+    assert unit("serving", "batchExp") == "sequences" and batch.get_attribute("aria-valuetext") == "2 sequences"
+    assert "a cycle of 1 draft step " in pg.text_content('form[data-lab="serving"] output[name="summary"]')
+    assert pg.console_errors == []
+
+
 # --- phone-first widgets ----------------------------------------------------------------------------------
 
 FOLDED = {"ledger-lab": ("acceptance", "lookahead"), "exact-lab": ("certainty", "match"),
-          "policies-lab": ("acceptance", "burst"), "trees-lab": ("budget", "top1")}
+          "policies-lab": ("acceptance", "burst"), "trees-lab": ("budget", "top1"),
+          "serving-lab": ("batchExp", "lookahead")}
 
 
 def test_the_controls_that_matter_sit_right_above_their_figure(page):
@@ -241,6 +267,113 @@ def test_a_link_that_sets_a_folded_control_opens_its_group(page):
     assert opened["ledger-lab"] and opened["trees-lab"], opened
     assert not opened["exact-lab"] and not opened["policies-lab"], opened
     assert pg.input_value("#ledger-verifyTax") == "9" and pg.locator("#ledger-verifyTax").is_visible()
+
+
+def test_every_widget_reaches_its_first_figure_within_two_screens(page):
+    """At 390 px: from a widget's top to its first figure at most two screens; from its first shown
+    control to that figure at most half a screen (so dragging it shows the change)."""
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    layout = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget')].map((w) => {
+      const form = w.querySelector('form[data-lab]');
+      const shown = [...form.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .filter((c) => c.checkVisibility());
+      const figure = w.querySelector('.figure-panel').getBoundingClientRect().top;
+      return {id: w.id, toFigure: figure - w.getBoundingClientRect().top,
+              controlToFigure: figure - shown[0].getBoundingClientRect().top, shown: shown.length};
+    })""")
+    assert len(layout) >= 7, layout
+    for widget in layout:
+        assert widget["toFigure"] < 2 * 800, widget
+    phone_first = {w["id"]: w for w in layout if w["id"] in (*FOLDED, "traces-lab")}
+    assert len(phone_first) == len(FOLDED) + 1, layout
+    for widget in phone_first.values():
+        assert widget["controlToFigure"] < 400 and widget["shown"] <= 3, widget
+
+
+def test_the_trace_widget_keeps_its_ways_in_above_the_figure(page):
+    pg = page(java_script_enabled=False, viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    shown = pg.evaluate("""() => [...document.querySelectorAll('#traces-lab form [id]')]
+        .filter((c) => c.matches('input, select, textarea') && c.checkVisibility()).map((c) => c.id)""")
+    assert shown == ["traces-preset", "traces-text", "traces-file"], shown
+    folded = pg.evaluate("""() => [...document.querySelectorAll('#traces-lab details.more-settings [name]')]
+        .map((c) => c.name)""")
+    assert folded == ["trcFormat", "trcLookahead", "trcModel"], folded
+    assert pg.text_content("#traces-lab details.more-settings > summary").startswith("More settings")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_nothing_runs_off_a_320_px_screen_once_live(page, scheme):
+    """Live at 320 px, every figure drawn for its panel: the page does not scroll sideways and every
+    figure fits its panel whole (nothing to scroll to, nothing cut)."""
+    pg = page(viewport={"width": 320, "height": 800}, color_scheme=scheme)
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    pg.wait_for_function("""() => [...document.querySelectorAll('form[data-lab][data-width]')]
+        .every((f) => f.dataset.width === '320')""")
+    over = pg.evaluate("""() => {
+      const out = [];
+      for (const panel of document.querySelectorAll('.lab-widget .figure-panel')) {
+        if (!panel.checkVisibility()) continue;
+        if (panel.scrollWidth > panel.clientWidth + 1) out.push([panel.closest('.lab-widget').id,
+          panel.dataset.figure || panel.getAttribute('aria-label').slice(0, 30), panel.scrollWidth, panel.clientWidth]);
+      }
+      return {panels: out, page: document.documentElement.scrollWidth - document.documentElement.clientWidth}; }""")
+    assert over == {"panels": [], "page": 0}
+    assert pg.console_errors == []
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_no_formula_loses_a_term_on_a_phone(page, width):
+    """Each display formula shown fits its column (its box's scroll width within the 4 px its clip
+    lets through): a long one comes broken over lines on a phone, never cut after a term."""
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 800})
+    pg.goto(pg.base_url)
+    cut = pg.evaluate("""() => [...document.querySelectorAll('.eq')].filter((eq) => eq.checkVisibility())
+        .filter((eq) => eq.scrollWidth > eq.clientWidth + 4)
+        .map((eq) => [eq.textContent.trim().slice(0, 40), eq.scrollWidth, eq.clientWidth])""")
+    assert cut == []
+    assert pg.locator(".eq:visible").count() >= 10
+
+
+SERVING_SETTINGS = ("", "?srvK=1&srvAlpha=90&srvBatchLog2=6", "?srvK=8&srvAlpha=30&srvGpu=l40s&srvContextLog2=15")
+
+
+@pytest.mark.parametrize("width", [320, 390, 768])
+def test_the_serving_charts_labels_do_not_overlap(page, width):
+    """Every text box of the batch, load, validation and tail charts, measured by the browser (getBBox), clear of every
+    other, at three widths and three settings; and each chart's 1x line says what it is."""
+    pg = page(viewport={"width": width, "height": 800})
+    for search in SERVING_SETTINGS:
+        pg.goto(pg.base_url + search)
+        wait_live(pg)
+        # drawn live for its panel (no longer the build's 640 px), with the settings of the address
+        pg.wait_for_function("""() => { const form = document.querySelector('form[data-lab=serving]');
+            const panel = document.querySelector('#serving-lab .figure-panel').clientWidth;
+            return Number(form.dataset.width) === Math.min(960, Math.max(320, Math.floor(panel / 40) * 40)); }""")
+        if search:
+            pg.wait_for_function("(k) => document.querySelector('#serving-lookahead').value === k",
+                                 arg=search.split("srvK=")[1].split("&")[0])
+        pg.locator("#serving-lab [data-figure=load]").scroll_into_view_if_needed()
+        result = pg.evaluate("""() => Object.fromEntries(['batch', 'load', 'validation', 'tail'].map((name) => {
+          const texts = [...document.querySelectorAll(`#serving-lab [data-figure=${name}] svg text`)];
+          const boxes = texts.map((t) => { const b = t.getBBox();
+            return {text: t.textContent, left: b.x, top: b.y, right: b.x + b.width, bottom: b.y + b.height}; });
+          const clash = [];
+          for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const a = boxes[i], b = boxes[j];
+            if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+              clash.push([a.text, b.text]);
+          }
+          return [name, {clash, texts: boxes.map((b) => b.text)}];
+        }))""")
+        for name, found in result.items():
+            assert found["clash"] == [], (search, width, name, found["clash"])
+        for name in ("batch", "load"):
+            assert any(t.startswith("1x") and t != "1x" for t in result[name]["texts"]), (name, result[name]["texts"])
+        assert any(t.startswith("vLLM 1.5x") for t in result["load"]["texts"]), result["load"]["texts"]
+    assert pg.console_errors == []
 
 
 @pytest.mark.parametrize("width", [320, 390])

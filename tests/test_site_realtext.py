@@ -11,7 +11,7 @@ from lab.widgets import realtext as widget
 from sitepage import assert_shows, mismatched_figures, summary, wait_audit, wait_instrument_audit, wait_live
 
 SELECTOR = "#realtext-lab"
-FIGURES = ("text", "positions", "send")
+FIGURES = ("text", "positions", "send", "call")
 MODEL = "realtext-model."
 
 
@@ -75,3 +75,45 @@ def test_models_load_only_near_the_widget_then_decode_live(page):
     view = assert_shows(pg, "realtext", form_values(pg))
     assert view["summary"].startswith("Your prompt")
     assert pg.foreign_requests() == [] and pg.console_errors == []
+
+
+def test_step_generate_and_stop_one_verifier_call_at_a_time(page):
+    """Generate plays the run from its first call, one request per call (the step rides in the
+    form: the worker keeps nothing); Stop freezes it where it is; Step adds one call; at the end of
+    the run Generate is offered again and Step wraps to the first call. Every state shown is what
+    CPython's view gives for the form's values."""
+    pg = page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    pg.locator(SELECTOR).scroll_into_view_if_needed()
+    step = pg.locator("#realtext-step")
+    play = pg.locator(f"{SELECTOR} button[data-action='play']")
+    stop = pg.locator(f"{SELECTOR} button[data-action='stop']")
+    one = pg.locator(f"{SELECTOR} button[data-action='step']").first
+    whole = widget.view(None)
+    calls = int(whole["readouts"]["calls"])
+    assert stop.is_disabled() and not play.is_disabled()
+    play.click()
+    pg.wait_for_function("() => Number(document.getElementById('realtext-step').value) >= 3", timeout=60000)
+    stop.click()
+    assert stop.is_disabled() and not play.is_disabled()
+    stopped = step.input_value()
+    view = assert_shows(pg, "realtext", form_values(pg))
+    assert "so far" in view["summary"] and int(stopped) < calls
+    pg.wait_for_timeout(1000)
+    assert step.input_value() == stopped, "the run went on after Stop"
+    one.click()
+    assert step.input_value() == str(int(stopped) + 1)
+    view = assert_shows(pg, "realtext", form_values(pg))
+    assert pg.locator(f"{SELECTOR} .rt-call").count() == int(stopped) + 1
+    assert pg.locator(f"{SELECTOR} .rt-newest").count() == 1
+    # play to the end: the view sends the run's length as the step's max, and play stops there
+    play.click()
+    pg.wait_for_function(f"() => document.getElementById('realtext-step').value === '{calls}' && "
+                         "document.querySelector('#realtext-lab button[data-action=\"stop\"]').disabled", timeout=90000)
+    view = assert_shows(pg, "realtext", form_values(pg))
+    assert view["summary"] == whole["summary"] and step.get_attribute("max") == str(calls)
+    one.click()  # at the end, Step starts over at the first call
+    assert step.input_value() == "1"
+    assert_shows(pg, "realtext", form_values(pg))
+    assert pg.console_errors == [] and pg.foreign_requests() == []

@@ -120,6 +120,7 @@ def test_keyboard_moves_the_lookahead_and_the_batch(live):
 
 
 def test_selects_change_the_preset(live):
+    sitepage.open_more(live, "#serving-gpu")  # the hardware and the models are folded under "More settings"
     live.select_option("#serving-gpu", "l40s")
     view = _wait_shows(live, _sent(live))
     assert view["params"]["gpu"] == "l40s" and "L40S" in summary(live, "serving")
@@ -142,6 +143,25 @@ def test_tail_follows_the_exact_lab(live):
     assert view["exact"]["certainty"] == int(exact["certainty"]) - 1
     assert live.inner_html(f"{SEL} [data-figure=tail]") != before
     assert "srvK" in query(live) and "certainty" in query(live)
+    assert live.console_errors == []
+
+
+def test_a_key_in_the_exact_lab_marks_only_the_last_render_final(live):
+    """A key press in the exact lab renders it, then this widget's tail (data-with): app.js's
+    lab-rendered events say which render is the last one the key caused (what the benchmark's
+    final-render keys time)."""
+    live.evaluate("""() => { window.__renders = [];
+        document.addEventListener('lab-rendered', (e) => window.__renders.push([e.detail.kind, e.detail.final])); }""")
+    live.locator("#exact-match").focus()
+    live.locator("#exact-match").press("ArrowLeft")
+    live.wait_for_function("() => window.__renders.some(([, final]) => final)", timeout=RENDER_TIMEOUT_MS)
+    live.wait_for_timeout(300)  # nothing else follows the final render
+    renders = live.evaluate("() => window.__renders")
+    assert renders == [["exact", False], ["serving", True]], renders
+    live.locator("#serving-lookahead").focus()
+    live.locator("#serving-lookahead").press("ArrowRight")  # a widget no other reads: its one render is final
+    live.wait_for_function("() => window.__renders.length === 3", timeout=RENDER_TIMEOUT_MS)
+    assert live.evaluate("() => window.__renders[2]") == ["serving", True]
     assert live.console_errors == []
 
 

@@ -7,7 +7,7 @@ The subcommand is ``policy``; the instrument is ``policies`` (``set_defaults(ins
 tells :mod:`lab.cli` which module runs it).
 """
 
-__all__ = ["add_parser", "run", "FLAGS"]
+__all__ = ["add_parser", "run", "FLAGS", "VALUE_FLAGS"]
 
 # flag -> (dest, minimum, maximum, integer, default, help)
 FLAGS = {
@@ -20,6 +20,16 @@ FLAGS = {
     "--overhead-ms": ("overheadMs", 0, 200, False, 0.0, "fixed cost per cycle, ms (0 to 200; default 0)"),
     "--target-ms": ("targetMs", 1, 500, False, 80.0, "one target pass, ms (1 to 500; default 80)"),
 }
+
+
+def _range(low, high, integer) -> str:
+    from ..cli import range_text
+
+    return range_text(low, high, integer)
+
+
+# every flag takes a value: what each accepts, for lab.cli ('--flag' with no value is named)
+VALUE_FLAGS = {flag: _range(low, high, integer) for flag, (_, low, high, integer, _, _) in FLAGS.items()}
 REPORTED = ("speedup", "tokensPerCall", "meanLookahead", "wastedPerToken")
 
 

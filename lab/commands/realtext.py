@@ -9,8 +9,23 @@ a draft, the input ``python -m lab trace --format cycles --lookahead K`` reads. 
 decodes the target greedily and says whether the speculative text is the same (it must be at T = 0).
 """
 
+from ..cli import range_text
+from ..realtext import LIMITS, MAX_PROMPT_CHARS, PRESETS, PROPOSERS
+
+__all__ = ["add_parser", "run", "settings", "VALUE_FLAGS"]
+
+# Every flag that takes a value, with what it accepts (lab.cli: '--temperature -1' and a prompt
+# such as '- item' reach their checks, and a flag left without a value is named).
+VALUE_FLAGS = {
+    "--prompt": f"the text to continue, 1 to {MAX_PROMPT_CHARS} characters (write --prompt=TEXT for text that "
+                f"starts with --)",
+    "--preset": f"one of {', '.join(PRESETS)}",
+    "--proposer": f"one of {', '.join(PROPOSERS)}",
+    **{f"--{name}": range_text(low, high, integer=name != "temperature") for name, (low, high, _) in LIMITS.items()},
+}
+
+
 def add_parser(commands):
-    from ..realtext import LIMITS, PROPOSERS, PRESETS
 
     parser = commands.add_parser("generate", help="speculative decoding on real text with real models, exact")
     given = parser.add_mutually_exclusive_group()
@@ -33,7 +48,6 @@ def add_parser(commands):
 def settings(args) -> dict:
     """The flags, checked: one UsageError line naming the flag and its valid values."""
     from ..cli import UsageError, parse_number
-    from ..realtext import LIMITS, MAX_PROMPT_CHARS, PRESETS, PROPOSERS
 
     if args.prompt is None and args.preset is None:
         raise UsageError(f"generate needs --prompt TEXT or --preset NAME ({', '.join(PRESETS)})")

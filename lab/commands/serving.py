@@ -4,7 +4,7 @@ default) or the idealised roofline (``--step-model roofline``)."""
 
 from .. import serving
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "VALUE_FLAGS"]
 
 NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when required)
     ("--batch", "batch", 1, serving.MAX_BATCH, True, None),
@@ -21,6 +21,18 @@ NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", se
          ("--gpu", "gpu", tuple(serving.GPUS)), ("--precision", "precision", tuple(serving.PRECISIONS)),
          ("--step-model", "step_model", tuple(serving.STEP_MODELS)))
 OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED}
+
+
+def _value_flags() -> dict[str, str]:
+    from ..cli import range_text
+
+    return {**{flag: f"one of {', '.join(valid)}" for flag, _, valid in NAMES},
+            **{flag: range_text(low, high, integer) for flag, _, low, high, integer, _ in NUMBERS},
+            "--acceptance-curve": "1 to 64 comma-separated numbers from 0 to 100"}
+
+
+# Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
+VALUE_FLAGS = _value_flags()
 
 
 def add_parser(commands):

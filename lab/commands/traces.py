@@ -18,6 +18,29 @@ LEDGER_FLAGS = (("targetMs", "--target-ms"), ("draftCost", "--draft-cost"), ("ve
                 ("overheadMs", "--overhead-ms"))
 
 
+
+
+def _value_flags() -> dict[str, str]:
+    """Every flag of ``trace`` and ``translate`` that takes a value, with what it accepts (the
+    two subcommands give ``--lookahead`` the same range)."""
+    from ..cli import range_text
+    from ..traces import FORMATS, MAX_LOOKAHEAD
+    from ..urlstate import LEDGER_SLIDERS
+
+    sliders = {slider.name: slider for slider in LEDGER_SLIDERS}
+    return {
+        "--format": f"auto or one of {', '.join(FORMATS)}",
+        "--lookahead": range_text(1, MAX_LOOKAHEAD, integer=True),
+        "--model": "the name of one model, implementation or run the input holds",
+        **{flag: range_text(sliders[name].minimum, sliders[name].maximum) for name, flag in LEDGER_FLAGS},
+        "--alpha": range_text(0, 100), "--acceptance-rate": range_text(0, 100),
+        "--mean-acceptance-length": "a number from 1 to the lookahead + 1",
+    }
+
+
+VALUE_FLAGS = _value_flags()
+
+
 def add_parser(commands):
     from ..traces import FORMATS, MAX_LOOKAHEAD
 

@@ -7,7 +7,7 @@ multi-draft verification, its no-update bug and typical acceptance for one (p, q
 
 from fractions import Fraction
 
-__all__ = ["add_parser", "run", "parse_vector"]
+__all__ = ["add_parser", "run", "parse_vector", "VALUE_FLAGS"]
 
 MAX_BUDGET = 256
 MAX_DEPTH = 32
@@ -18,6 +18,15 @@ MAX_ENTRY_DIGITS = 450                      # digits of one --p/--q entry, exact
 MAX_ENTRY_BITS = int(MAX_ENTRY_DIGITS * 3.3219280948873626)  # the same bound in bits
 DEFAULT_BUDGET = "32"
 DEFAULT_DEPTH = "6"
+# Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
+VALUE_FLAGS = {
+    "--rank-probs": f"1 to {MAX_RANKS} comma-separated percentages that sum to at most 100",
+    "--budget": f"an integer from 1 to {MAX_BUDGET}",
+    "--max-depth": f"an integer from 1 to {MAX_DEPTH}",
+    "--p": f"1 to {MAX_TOKENS} comma-separated weights (decimals or fractions like 1/3)",
+    "--q": f"1 to {MAX_TOKENS} comma-separated weights (decimals or fractions like 1/3)",
+    "--drafts": f"an integer from 1 to {MAX_DRAFTS}",
+}
 
 
 def add_parser(commands):

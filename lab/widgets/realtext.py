@@ -2,7 +2,13 @@
 
 The reader picks a prompt (a preset or their own text), the proposer, the lookahead k, the
 temperature T, how many tokens and a seed; every change generates again (one request, at most
-:data:`MAX_WIDGET_TOKENS` tokens, so it stays short). The text shows every verifier call: accepted
+:data:`MAX_WIDGET_TOKENS` tokens, so it stays short). The run can be stepped through: ``rtStep``
+is how many verifier calls are shown, and the page's generic Step / Generate / Stop buttons move
+it (``data-action="step"``, ``"play"``, ``"stop"``). The worker keeps no state between requests:
+each one re-runs the seeded run up to that call (:func:`lab.realtext.generate` with ``max_calls``,
+the same calls as the whole run's first ones), and the view sends back the run's length as the
+step's ``limits`` once it is known. The newest call is shown in detail: its drafts with p(x) and
+q(x), the prefix kept, and the target's token. The text shows every verifier call: accepted
 drafts underlined, the rejected draft struck through, the verifier's correction boxed and the bonus
 token in a dashed box (shape, not colour alone, tells them apart; each also has its ``k-`` colour).
 The numbers go through the trace reader's analysis (:func:`lab.realtext.summarise`), and the run's
@@ -14,13 +20,16 @@ comes near (the form's ``data-assets``) and writes it where :func:`lab.realtext.
 """
 
 import json
+import math
+from functools import lru_cache
 
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import QUOTE_LIMIT, Slider, clamp_params, format_query, parse_query, raw_value
+from ..urlstate import Choice, Slider, Text, format_query, read_controls
 from .. import realtext
 
-__all__ = ["SLIDERS", "view", "page_context", "text_html", "send_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
+__all__ = ["SLIDERS", "CONTROLS", "DATA_FILES", "view", "page_context", "text_html", "send_html", "call_html",
+           "preset_comparison", "comparison_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
 
 MAX_WIDGET_TOKENS = 64
 SLIDERS = (
@@ -32,6 +41,23 @@ SLIDERS = (
 PRESET_KEY, PROPOSER_KEY, PROMPT_KEY = "rtPreset", "rtProposer", "rtPrompt"
 DEFAULT_PROPOSER = "draft"
 ASSET = "realtext-model.zip"   # the model file's logical asset name (the build hashes it)
+# The files this widget reads that are not part of the page's first load: (asset name, where the
+# worker writes it, the build function that makes it). The build (sitebuild.pipeline) finds them here.
+DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:model_bytes"),)
+PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title, _) in realtext.PRESETS.items()},
+                realtext.DEFAULT_PRESET)
+PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
+PROMPT = Text(PROMPT_KEY, "Your prompt", max_length=realtext.MAX_PROMPT_CHARS)  # typed text never rides in a link
+# How many verifier calls are shown: a hidden input the Step / Generate buttons move. Its default
+# shows the whole run (a run of at most MAX_WIDGET_TOKENS tokens makes at most that many calls).
+STEP_KEY = "rtStep"
+STEP = Slider(STEP_KEY, "Verifier calls shown", 1, MAX_WIDGET_TOKENS, 1, MAX_WIDGET_TOKENS, "calls", integer=True)
+CONTROLS = (*SLIDERS, STEP, PRESET, PROPOSER, PROMPT)
+# What the table of presets measures, when the page is built: (proposer, temperature, seeds, label).
+COMPARISON = (("draft", 1.0, (1, 2, 3, 4), "draft model, sampled, T = 1"),
+              ("draft", 0.0, (1,), "draft model, greedy, T = 0"),
+              ("ngram", 0.0, (1,), "prompt lookup, T = 0"))
+COMPARISON_LOOKAHEAD, COMPARISON_TOKENS = 4, MAX_WIDGET_TOKENS
 
 
 def _f(value, digits=2) -> str:
@@ -39,31 +65,18 @@ def _f(value, digits=2) -> str:
 
 
 def _settings(raw) -> tuple[dict, list[str], int]:
+    """The settings from a URL query or form values (:func:`lab.urlstate.read_controls`), the
+    notes for anything that had to change, and the figure panel's width."""
     raw, width = split_width(raw)
-    if isinstance(raw, str):
-        params, notes = parse_query(raw, SLIDERS)
-    else:
-        params, _, notes = clamp_params(SLIDERS, dict(raw) if isinstance(raw, dict) else {})
-    preset = raw_value(raw, PRESET_KEY) or realtext.DEFAULT_PRESET
-    if preset not in realtext.PRESETS:
-        notes.append(f"{PRESET_KEY}: {preset[:QUOTE_LIMIT]!r} is not a preset; using {realtext.DEFAULT_PRESET} "
-                     f"(valid: {', '.join(realtext.PRESETS)})")
-        preset = realtext.DEFAULT_PRESET
-    proposer = raw_value(raw, PROPOSER_KEY) or DEFAULT_PROPOSER
-    if proposer not in realtext.PROPOSERS:
-        notes.append(f"{PROPOSER_KEY}: {proposer[:QUOTE_LIMIT]!r} is not a proposer; using {DEFAULT_PROPOSER} "
-                     f"(valid: {', '.join(realtext.PROPOSERS)})")
-        proposer = DEFAULT_PROPOSER
-    prompt = raw_value(raw, PROMPT_KEY) if isinstance(raw, dict) else ""  # typed text never rides in a link
-    if len(prompt) > realtext.MAX_PROMPT_CHARS:
-        notes.append(f"Your prompt has {len(prompt)} characters; the first {realtext.MAX_PROMPT_CHARS} are used.")
-        prompt = prompt[:realtext.MAX_PROMPT_CHARS]
-    return {**params, "preset": preset, "proposer": proposer, "prompt": prompt}, notes, width
+    values, notes = read_controls(raw, CONTROLS)
+    settings = {**{slider.name: values[slider.name] for slider in SLIDERS}, "preset": values[PRESET_KEY],
+                "proposer": values[PROPOSER_KEY], "prompt": values[PROMPT_KEY], "step": values[STEP_KEY]}
+    return settings, notes, width
 
 
 def _query(settings: dict) -> str:
     return (format_query(settings, SLIDERS) + f"&{PRESET_KEY}={settings['preset']}"
-            + f"&{PROPOSER_KEY}={settings['proposer']}")
+            + f"&{PROPOSER_KEY}={settings['proposer']}&{STEP_KEY}={settings['step']}")
 
 
 # --- figures -----------------------------------------------------------------------------------
@@ -102,8 +115,137 @@ def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
             pieces.append(_token(model, cycle["committed"][-1], "rt-bonus"))
             title = (f"call {number}: all {len(drafts)} drafts kept, then a bonus token" if drafts
                      else f"call {number}: nothing drafted, one token from the target")
-        parts.append(f'<span class="rt-call" title="{title}">{"".join(pieces)}</span>')
+        newest = " rt-newest" if number == len(cycles) else ""  # the call the detail table shows
+        parts.append(f'<span class="rt-call{newest}" title="{title}">{"".join(pieces)}</span>')
     return f'<pre class="rt-text">{"".join(parts)}</pre>'  # pre: the build's HTML minifier keeps its white space
+
+
+def _chance(value) -> str:
+    """A probability as a percentage: one decimal, or two significant digits below 1% (a
+    rejected draft's p(x) is often far below 0.1%, and 0.0% would read as impossible).
+
+    >>> _chance(0.4567), _chance(0.00013), _chance(0.0)
+    ('45.7%', '0.013%', '0%')
+    """
+    return f"{to_fixed(100 * value, 1)}%" if value >= 0.01 else f"{100 * value:.2g}%"
+
+
+def call_html(model, cycles: list[dict], proposer: str, complete: bool) -> str:
+    """The newest verifier call in detail: every draft with q(x), the draft's probability, p(x),
+    the target's, and the chance min(1, p(x) / q(x)) that the rule keeps it; which were kept, the
+    one rejected and the ones after it, never examined; then the token the target adds: sampled
+    from the residual norm(max(0, p - q)) after a rejection, from p after a fully kept block."""
+    if not cycles:
+        return '<p class="rt-empty">No verifier call yet.</p>'
+    cycle, number = cycles[-1], len(cycles)
+    drafts, accepted, checked = cycle["drafts"], cycle["accepted"], cycle["checked"]
+    rows = []
+    for index, token in enumerate(drafts):
+        piece = f"<code>{escape(_visible(model.tokenizer.piece(token)))}</code>"
+        if index < len(checked):
+            p_x, q_x = checked[index]
+            keep = realtext.acceptance_probability(p_x, q_x)
+            verdict = "kept" if index < accepted else "rejected"
+            cells = f"<td>{_chance(q_x)}</td><td>{_chance(p_x)}</td><td>{_chance(keep)}</td><td>{verdict}</td>"
+        else:
+            cells = '<td colspan="3">not examined</td><td>discarded (after the rejection)</td>'
+        rows.append(f'<tr class="rt-row-{"kept" if index < accepted else "dropped"}"><th scope="row">{index + 1}</th>'
+                    f"<td>{piece}</td>{cells}</tr>")
+    last = f"<code>{escape(_visible(model.tokenizer.piece(cycle['committed'][-1])))}</code>"
+    source = ("sampled from the residual norm(max(0, p &minus; q)) at the rejected position" if cycle["rejected"]
+              else "sampled from p after the last kept draft (the bonus token)" if drafts
+              else "sampled from p (nothing was drafted)")
+    state = "the run is complete" if complete else "Step shows the next call"
+    head = ('<tr><th scope="col">draft i</th><th scope="col">token</th><th scope="col">q(x), draft</th>'
+            '<th scope="col">p(x), target</th><th scope="col">kept with chance min(1, p/q)</th>'
+            '<th scope="col">verdict</th></tr>')
+    caption = (f"Verifier call {number}: {len(drafts)} drafted, {accepted} kept, then the target's token "
+               f"({state})")
+    return (f'<table class="rt-call-detail"><caption>{escape(caption)}</caption><thead>{head}</thead>'
+            f'<tbody>{"".join(rows)}</tbody><tfoot><tr><th scope="row">+1</th><td>{last}</td>'
+            f'<td colspan="4">the target\'s token, {source}</td></tr></tfoot></table>')
+
+
+@lru_cache(maxsize=1)  # the build asks once per model; the tests ask again
+def preset_comparison(model) -> list[dict]:
+    """For each preset, measured on this widget's model by the functions the live widget runs:
+    ``text``, the per-token acceptance on the prompt's own text (:func:`lab.realtext.text_alpha`:
+    its mean, standard error over positions and count), and ``cells``, its run under each setting
+    of :data:`COMPARISON` (lookahead :data:`COMPARISON_LOOKAHEAD`, :data:`COMPARISON_TOKENS`
+    tokens per seed, the seeds' calls pooled): alpha (MLE), acceptance rate, tokens per call."""
+    rows = []
+    for name, (title, prompt) in realtext.PRESETS.items():
+        tokens = model.tokenizer.encode(prompt)
+        alphas = realtext.text_alpha(model, tokens)
+        mean = math.fsum(alphas) / len(alphas)
+        spread = math.sqrt(math.fsum((a - mean) ** 2 for a in alphas) / (len(alphas) - 1) / len(alphas))
+        cells = []
+        for proposer, temperature, seeds, _ in COMPARISON:
+            cycles = [cycle for seed in seeds for cycle in realtext.generate(
+                model, tokens, proposer, COMPARISON_LOOKAHEAD, temperature, COMPARISON_TOKENS, seed)]
+            summary = realtext.summarise(cycles, COMPARISON_LOOKAHEAD)
+            cells.append({**{key: summary[key] for key in ("alphaMle", "acceptanceRate", "tokensPerCall", "verifierCalls")},
+                          "examined": sum(len(cycle["checked"]) for cycle in cycles)})
+        rows.append({"name": name, "title": title, "text": {"alpha": mean, "error": spread, "positions": len(alphas)},
+                     "cells": cells})
+    return rows
+
+
+def _alpha_gap(first: dict, second: dict) -> tuple[float, float]:
+    """The difference of two measured alphas and its standard error. alpha's MLE is kept drafts
+    over examined drafts (each examined draft a Bernoulli trial), so its variance is
+    alpha (1 - alpha) / examined, and the two runs are independent.
+
+    >>> [round(x, 4) for x in _alpha_gap({"alphaMle": 0.5, "examined": 100}, {"alphaMle": 0.4, "examined": 100})]
+    [0.1, 0.07]
+    """
+    variance = sum(cell["alphaMle"] * (1 - cell["alphaMle"]) / cell["examined"] for cell in (first, second))
+    return first["alphaMle"] - second["alphaMle"], math.sqrt(variance)
+
+
+def _compared(gap: float, error: float, subject: str, other: str) -> str:
+    """``subject`` accepts more than, less than or about as often as ``other``: a difference
+    counts only beyond two standard errors.
+
+    >>> _compared(0.1, 0.03, "code", "prose"), _compared(0.05, 0.03, "code", "prose")
+    ('code accepts more than prose', 'code accepts about as much as prose (within two standard errors)')
+    """
+    if gap > 2 * error:
+        return f"{subject} accepts more than {other}"
+    if gap < -2 * error:
+        return f"{subject} accepts less than {other}"
+    return f"{subject} accepts about as much as {other} (within two standard errors)"
+
+
+def comparison_html(rows: list[dict]) -> str:
+    """The table of :func:`preset_comparison` and what it says, read off its numbers: on the
+    prompts' own text, does the Python function (code) accept more than the docstring (prose); in
+    the runs, where does prompt lookup write the most tokens per call."""
+    head = '<th scope="col">on the prompt\'s own text, T = 1</th>' + "".join(
+        f'<th scope="col">run: {escape(label)}</th>' for *_, label in COMPARISON)
+    body = "".join(
+        f'<tr><th scope="row">{escape(row["title"])}</th><td>&alpha; {_f(row["text"]["alpha"], 2)} '
+        f'&plusmn; {_f(row["text"]["error"], 2)} ({row["text"]["positions"]} positions)</td>' + "".join(
+            f'<td>&alpha; {_f(cell["alphaMle"], 2)}; {_f(cell["tokensPerCall"], 2)} tokens per call</td>'
+            for cell in row["cells"]) + "</tr>" for row in rows)
+    by_name = {row["name"]: row for row in rows}
+    code, prose = by_name["python"]["text"], by_name["docstring"]["text"]
+    on_text = _compared(code["alpha"] - prose["alpha"], math.hypot(code["error"], prose["error"]),
+                        "code", "prose")
+    code_run, prose_run = by_name["python"]["cells"][0], by_name["docstring"]["cells"][0]
+    in_runs = _compared(*_alpha_gap(code_run, prose_run), "the function's run", "the docstring's")
+    lookup = max(rows, key=lambda row: row["cells"][2]["tokensPerCall"])
+    sentence = (
+        f"Measured when this page was built, on this widget's own models. On the prompts' own text {on_text}: "
+        f"&alpha; {_f(code['alpha'], 2)} on the Python function against {_f(prose['alpha'], 2)} on the "
+        f"docstring (sum<sub>x</sub> min(p, q) at each position, &plusmn; one standard error). In the runs "
+        f"(lookahead {COMPARISON_LOOKAHEAD}, {COMPARISON_TOKENS} tokens per seed) {in_runs} with the sampled "
+        f"draft (&alpha; {_f(code_run['alphaMle'], 2)} against {_f(prose_run['alphaMle'], 2)}): the models were "
+        f"trained on code, so what they write after either prompt is mostly code. Prompt lookup at T = 0 "
+        f"writes the most tokens per call on {escape(lookup['title'])} "
+        f"({_f(lookup['cells'][2]['tokensPerCall'], 2)}).")
+    return (f'<table class="rt-presets"><caption>Acceptance by prompt</caption><thead><tr><th scope="col">prompt</th>'
+            f'{head}</tr></thead><tbody>{body}</tbody></table><p class="rt-presets-note">{sentence}</p>')
 
 
 def positions_html(summary: dict, k: int) -> str:
@@ -167,10 +309,12 @@ def _readouts(summary: dict, k: int) -> dict:
     }
 
 
-def _summary(settings: dict, summary: dict, k: int, source: str) -> str:
+def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool = True) -> str:
     proposer = realtext.PROPOSER_NAMES[settings["proposer"]]
+    so_far = "" if complete else f" so far (stepping: call {summary['verifierCalls']}; the run goes on to " \
+                                 f"{int(settings['rtTokens'])} tokens)"
     text = (f"{source}, {proposer}, lookahead k = {k}, T = {_f(settings['rtTemperature'], 1)}: "
-            f"{summary['committedTokens']} tokens in {summary['verifierCalls']} verifier calls, "
+            f"{summary['committedTokens']} tokens in {summary['verifierCalls']} verifier calls{so_far}, "
             f"{_f(summary['tokensPerCall'], 2)} tokens per call.")
     if summary["alphaMle"] is not None:
         text += (f" Drafts survived at alpha = {_f(summary['alphaMle'] * 100, 1)}% (MLE; the analytic first-position "
@@ -190,9 +334,10 @@ def view(raw=None) -> dict:
     settings, notes, width = _settings(raw)
     k = int(settings["rtLookahead"])
     shown = {**{s.name: to_js_string(settings[s.name]) for s in SLIDERS}, PRESET_KEY: settings["preset"],
-             PROPOSER_KEY: settings["proposer"]}
+             PROPOSER_KEY: settings["proposer"], STEP_KEY: str(settings["step"])}
     base = {"params": {key: settings[key] for key in settings if key != "prompt"}, "shown": shown,
-            "query": _query(settings), "width": width}
+            "query": _query(settings), "width": width,
+            "limits": {STEP_KEY: {"min": STEP.minimum, "max": STEP.maximum}}}
     try:
         model = realtext.default_model()
     except realtext.ModelUnavailable as error:
@@ -205,27 +350,43 @@ def view(raw=None) -> dict:
     if not prompt.strip():
         prompt = realtext.PRESETS[settings["preset"]][1]
     prompt_tokens = model.tokenizer.encode(prompt)
+    # The run up to the call shown, recomputed from the seed: the worker keeps nothing between steps.
     cycles = realtext.generate(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]),
-                               int(settings["rtTokens"]), int(settings["rtSeed"]))
+                               int(settings["rtTokens"]), int(settings["rtSeed"]), max_calls=settings["step"])
     summary = realtext.summarise(cycles, k)
+    complete = summary["committedTokens"] >= int(settings["rtTokens"])
+    if complete:  # the run's length is known: Step and Generate stop at its last call
+        base["limits"] = {STEP_KEY: {"min": STEP.minimum, "max": len(cycles)}}
     readouts = _readouts(summary, k)
+    live = (f"{summary['committedTokens']} tokens in {summary['verifierCalls']} calls, "
+            f"{readouts['tokensPerCall']} per call")
+    if not complete:
+        newest = cycles[-1]
+        live = (f"Call {len(cycles)}: {newest['accepted']} of {len(newest['drafts'])} drafts kept; "
+                f"{summary['committedTokens']} tokens so far")
     return {
         **base,
         "notes": notes,
-        "summary": _summary(settings, summary, k, source),
-        "live": f"{summary['committedTokens']} tokens in {summary['verifierCalls']} calls, "
-                f"{readouts['tokensPerCall']} per call",
+        "summary": _summary(settings, summary, k, source, complete),
+        "live": live,
         "readouts": readouts,
         "cycles": summary["cycles"],
+        "complete": complete,
         "figures": {"text": text_html(model, prompt_tokens, cycles), "positions": positions_html(summary, k),
-                    "send": send_html(summary, k)},
+                    "send": send_html(summary, k),
+                    "call": call_html(model, cycles, settings["proposer"], complete)},
     }
 
 
 def page_context() -> dict:
     from ..views import slider_specs
 
-    return {"view": view(None), "sliders": slider_specs(SLIDERS),
+    try:
+        comparison = comparison_html(preset_comparison(realtext.default_model()))
+    except realtext.ModelUnavailable as error:
+        comparison = f'<p class="rt-empty">The models could not be loaded to measure the presets ({escape(str(error))}).</p>'
+    return {"view": view(None), "sliders": slider_specs(SLIDERS), "comparison": comparison,
+            "step": {"name": STEP_KEY, "minimum": STEP.minimum, "maximum": STEP.maximum},
             "presets": [{"name": name, "title": title} for name, (title, _) in realtext.PRESETS.items()],
             "proposers": [{"name": name, "title": realtext.PROPOSER_NAMES[name]} for name in realtext.PROPOSERS],
             "asset": ASSET, "vocabulary": realtext.VOCABULARY_SIZE}

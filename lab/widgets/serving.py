@@ -19,12 +19,12 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _text_width, breakeven_path, escape, fit_width, line_path,
-                       speedup_colour, split_width)
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, escape, fit_width,
+                       line_boxes, line_path, nice_ticks, place_labels, plural, speedup_colour, split_width, tick_label)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import EXACT_SLIDERS, MAX_QUERY_LENGTH, Slider, clamp_value, format_query, requested_curve, split_query
+from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
-__all__ = ["SLIDERS", "SELECTS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
+__all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
            "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
 
 # The widget opens on a setting an engine measured (lab.serving_validation: Llama-3-8B with an EAGLE
@@ -53,22 +53,15 @@ SLIDERS = (
 )
 
 
-class Select:
-    """A select control: name, URL key, label, options (value -> label) and default."""
-
-    def __init__(self, name, url_key, label, options, default):
-        self.name, self.key, self.label, self.options, self.default = name, url_key, label, options, default
-
-
 SELECTS = (
-    Select("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
-    Select("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Select("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
-    Select("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Select("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
-    Select("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
+    Choice("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
+    Choice("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
+    Choice("draft", "srvDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
+    Choice("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
+    Choice("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Choice("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
            D.precision),
-    Select("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
+    Choice("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
 )
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
@@ -106,50 +99,45 @@ def _label_at(x, words, lo, hi, size=MIN_TEXT, gap=4) -> tuple[float, str]:
     return max(x - gap, lo + span), "end"
 
 
+def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
+    """Tick labels of a linear speedup axis from 0 to ``peak`` at round steps (1, 2 or 5 times a
+    power of ten, about one per 30 px of the axis's ``room``), each "<value>x" at the axis."""
+    ticks = [v for v in nice_ticks(0, peak, max(2, int(room // 30))) if v > 0]
+    return [_text(x0 - 6, y_of(v) + 4, tick_label(v, ticks) + "x", "end") for v in ticks]
+
+
+def _one_x_label(x0, x1, y, obstacles=()) -> str:
+    """The 1x line's own label, just under the line at its left end (where a speedup curve that
+    starts above 1x leaves room), moved by the collision pass if something else is there."""
+    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain"), (x1 - x0) * 0.6)
+    spot = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)[0]
+    return _text(*spot, "fig-small fig-clear") if spot else ""
+
+
 def _compact(n: int) -> str:
     return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
 
 # --- input ----------------------------------------------------------------------------------
 
-def _raw_mapping(raw) -> tuple[dict, dict, bool]:
-    """(values by control name, exact-lab values by name, came from a URL)."""
-    if isinstance(raw, str):
-        pairs = dict(split_query(raw.lstrip("?"))) if len(raw) <= MAX_QUERY_LENGTH else {}
-        by_key = {**{s.key: s.name for s in SLIDERS}, **{s.key: s.name for s in SELECTS}}
-        own = {by_key[k]: v for k, v in pairs.items() if k in by_key}
-        exact = {s.name: pairs[s.key] for s in EXACT_SLIDERS if s.key in pairs}
-        return own, exact, True
-    raw = dict(raw or {}) if isinstance(raw, dict) else {}
-    exact = {name[len("exact."):]: value for name, value in raw.items()
-             if isinstance(name, str) and name.startswith("exact.")}
-    return raw, exact, False
+CONTROLS = (*SLIDERS, *SELECTS)  # what the URL and the form carry (the curve token is read on its own)
+EXACT_PREFIX = "exact."          # the exact widget's values on the live page's form (data-with="exact")
 
 
-def _parse(raw):
-    own, exact_raw, from_url = _raw_mapping(raw)
-    notes = []
-    if isinstance(raw, str) and len(raw) > MAX_QUERY_LENGTH:
-        notes.append("The link's settings were too long to read; using the defaults")
-    params = {}
-    for slider in SLIDERS:
-        if slider.name in own:
-            value, note = clamp_value(slider, own[slider.name], slider.key if from_url else slider.name)
-            if note:
-                notes.append(note)
-        else:
-            value = int(slider.default) if slider.integer else float(slider.default)
-        params[slider.name] = value
-    for select in SELECTS:
-        value = own.get(select.name, select.default)
-        if not isinstance(value, str) or value not in select.options:
-            shown = value if isinstance(value, str) and len(value) <= 48 else type(value).__name__
-            notes.append(f"{select.key if from_url else select.name}: {shown!r} is not one of "
-                         f"{', '.join(select.options)}; using {select.default}")
-            value = select.default
-        params[select.name] = value
-    exact = {}
-    for slider in EXACT_SLIDERS:  # the exact widget reports its own bad values; here they are clamped quietly
-        exact[slider.name] = clamp_value(slider, exact_raw[slider.name])[0] if slider.name in exact_raw else slider.default
+def _parse(raw) -> tuple[dict, dict, list[str]]:
+    """(the widget's own settings, the exact lab's six values, notes) from a URL query string or a
+    mapping of form values, both through :func:`lab.urlstate.read_controls`. The exact lab's values
+    are its own URL keys in a link and ``exact.<name>`` on the live form; the exact widget reports
+    their bad values itself, so here they are clamped quietly.
+
+    >>> params, exact, notes = _parse("?srvK=3&srvGpus=3&exactDraftCost=20")
+    >>> params["lookahead"], params["gpus"], exact["draftCost"], notes
+    (3, '1', 20, ["srvGpus: '3' is not one of 1, 2, 4, 8; using 1"])
+    """
+    params, notes = read_controls(raw, CONTROLS)
+    if isinstance(raw, dict):
+        raw = {name[len(EXACT_PREFIX):]: value for name, value in raw.items()
+               if isinstance(name, str) and name.startswith(EXACT_PREFIX)}
+    exact, _ = read_controls(raw, EXACT_SLIDERS)
     return params, {k: int(exact[k]) for k in EXACT_KEYS}, notes
 
 
@@ -273,19 +261,23 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
         body.append(f'<path class="srv-nofit" d="{lines}" fill="none" stroke="{INK}" stroke-width="0.75" '
                     f'stroke-opacity="0.35"/>')
-        words = _fit(("does not fit in memory", "no room", ""), x1 - fx - 6)
-        if words:
-            body.append(_text(x1 - 4, 24, words, "end", "fig-small"))
+        # inside the hatch where it fits; else just left of it, pointing at it; else nothing
+        if _text_width("does not fit in memory") <= x1 - fx - 6:
+            body.append(_text(x1 - 4, 24, "does not fit in memory", "end", "fig-small fig-clear"))
+        else:
+            words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
+            if words:
+                body.append(_text(fx - 4, 24, words, "end", "fig-small fig-clear"))
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
     peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
-    for v in (1, 2, 3, 4, 6, 8, 12):
-        if v <= peak:
-            body.append(_text(x0 - 6, sy(v) + 4, f"{v}x", "end"))
-    body.append(_polyline([(bx(r["batch"]), sy(r["speedup"])) for r in rows], SPEEDUP_LINE))
+    body += _speedup_ticks(peak, x0, sy, h1)
+    curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
+    body.append(_polyline(curve, SPEEDUP_LINE))
+    taken = line_boxes(curve)
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
         words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
@@ -293,7 +285,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         span = _text_width(words)
         tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + h1 - 6, words, anchor))
+        body.append(_text(tx, top1 + h1 - 6, words, anchor, "fig-tick fig-clear"))
+        taken.append(_label_box((tx, top1 + h1 - 6, words, anchor), MIN_TEXT))
+    body.append(_one_x_label(x0, x1, sy(1), taken))
     body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
     # panel 2: throughput on a log axis
     top2, h2 = top1 + h1 + 34, 120
@@ -353,10 +347,11 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_polyline(points, css))
     if cross is not None:
         cx = rx(cross)
-        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s"), (x1 - x0) * 0.6)
+        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
+                     (x1 - x0) * 0.6)
         tx = max(cx - 4, x0 + _text_width(words))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + 14, words, "end"))
+        body.append(_text(tx, top1 + 14, words, "end", "fig-tick fig-clear"))
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
     # panel 2: the ratio and vLLM's measured marks
@@ -366,22 +361,27 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     qy = lambda v: top2 + h2 - v / peak * h2  # noqa: E731
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{qy(1):.1f}" y2="{qy(1):.1f}" stroke-width="1.5"/>')
-    for v in (1, 2, 3, 4, 6):
-        if v < peak:
-            body.append(_text(x0 - 6, qy(v) + 4, f"{v}x", "end"))
+    body += _speedup_ticks(peak, x0, qy, h2)
+    curve = [(rx(r), qy(v)) for r, v in ratios]
     if ratios:
-        body.append(_polyline([(rx(r), qy(v)) for r, v in ratios], SPEEDUP_LINE))
+        body.append(_polyline(curve, SPEEDUP_LINE))
+    # vLLM's reference marks, then the collision pass over their labels: each starts beside its
+    # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
+    # or down only as far as it must to clear the marks and the labels placed before it
+    marks, tags = [], []
+    high_qps = _fit((" (high QPS)", ""), (x1 - x0) / 2 - _text_width("vLLM 1/1.8x"))
     for mark in serving.VLLM_REFERENCE:
         x = rx(mark["rate"]) if mark["rate"] is not None else x1 - 10
         y = qy(mark["speedup"])
+        marks.append((x, y))
         body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
         tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
-        if mark["rate"] is not None:
-            body.append(_text(x + 10, y + 4, tag, "start", "fig-small"))
-        else:  # the two high-rate marks sit close together: one label above its mark, one below
-            above = mark["speedup"] == max(m["speedup"] for m in serving.VLLM_REFERENCE if m["rate"] is None)
-            body.append(_text(x - 10, y - 20 if above else y + 18, tag + " (high QPS)", "end", "fig-small"))
+        tags.append((x + 10, y + 4, tag, "start") if mark["rate"] is not None else (x - 10, y + 4, tag + high_qps, "end"))
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
+    placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
@@ -401,7 +401,8 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     """Histogram of the per-request speedups of the exact lab's seeded runs, bins 0.1x wide, with
     the prediction (theoretical speedup) as a line and the exact lab's own seed marked."""
     width = fit_width(width)
-    left, right, top, height = 40, 16, 22, 210
+    left, right, top, plot_h = 40, 16, 22, 144
+    height = top + plot_h + 52  # the tick labels, then the axis title a full line below them
     x0, x1 = left, width - right
     speedups = runs["speedups"]
     low = math.floor(min(speedups + (runs["prediction"],)) * 10) / 10
@@ -410,7 +411,6 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     counts = [0] * bins
     for value in speedups:
         counts[min(bins - 1, int((value - low) * 10 + 1e-9))] += 1
-    plot_h = height - top - 44
     tallest = max(counts)
     sx = lambda v: x0 + (v - low) / (high - low) * (x1 - x0)  # noqa: E731
     bar_w = (x1 - x0) / bins
@@ -428,12 +428,12 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     body.append(_text(tx, top - 8, words, anchor))
     mx = sx(seed_speedup)
     body.append(f'<path class="fig-marker" d="M{mx - 6:.1f} {top + plot_h + 12:.1f}l6 -10l6 10z"/>')
-    tick_step = 0.5 if (x1 - x0) / max(1, (high - low) / 0.5) >= 40 else 1.0
-    tick = 1.0
-    while tick <= high:
-        if tick >= low:
-            body.append(_text(sx(tick), top + plot_h + 28, f"{tick:g}x", "middle"))
-        tick += tick_step
+    # round ticks, about one per 80 px, all with the decimals their step needs ("2.0x, 2.5x", not "2x, 2.5x")
+    ticks = nice_ticks(low, high, max(2, int((x1 - x0) // 80)))
+    for tick in ticks:
+        words = tick_label(tick, ticks) + "x"
+        if sx(tick) + _text_width(words) / 2 <= width - 1:  # a tick at the right edge would run off the canvas
+            body.append(_text(sx(tick), top + plot_h + 28, words, "middle"))
     title = _fit((f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
                   f"one request's speedup; triangle: seed {seed}", f"speedup; triangle: seed {seed}"),
                  width - x0, 13)
@@ -527,15 +527,6 @@ def view(raw=None) -> dict:
     runs in measured-curve mode, as the ledger does with ``trcCurve``: the measured per-position
     conditional acceptance curve replaces the acceptance slider everywhere in the model (the
     last measured rate repeats beyond the measured positions); only a preset goes into the link."""
-    try:
-        return _view(raw)
-    except Exception as error:  # a bug must not take the page down: show the defaults and say why
-        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
-        result["notes"] = [f"These settings could not be drawn ({type(error).__name__}); showing the defaults"]
-        return result
-
-
-def _view(raw) -> dict:
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
     s = _settings(params)
@@ -560,7 +551,7 @@ def _view(raw) -> dict:
     if need > have:
         notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
                          f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
-                         + (f" (at most {int(fits)} sequences fit)" if fits >= 1 else " (not even the weights fit)")
+                         + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
     cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
@@ -578,7 +569,7 @@ def _view(raw) -> dict:
     summary = (
         f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
-        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {s.lookahead} draft steps "
+        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
         f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
@@ -680,14 +671,17 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + size}"/>',
             f'<line class="srv-one" x1="{sx(0):.1f}" y1="{sy(0):.1f}" x2="{sx(top_value):.1f}" y2="{sy(top_value):.1f}" '
             f'stroke-width="1.5"/>']
-    for v in (0.5, 1, 1.5, 2, 3, 4):
-        if v <= top_value:
-            body.append(_text(sx(v), top + size + 16, f"{v:g}x", "middle"))
-            body.append(_text(left - 6, sy(v) + 4, f"{v:g}x", "end"))
-    for i, row in enumerate(rows, 1):
-        x, y = sx(row["measured"]), sy(row["predicted"])
-        body.append(f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
-        body.append(_text(x + 7, y - 5, str(i), "start", "fig-small"))
+    ticks = [v for v in nice_ticks(0, top_value, max(2, int(size // 40))) if v > 0]
+    for v in ticks:
+        body.append(_text(sx(v), top + size + 16, tick_label(v, ticks) + "x", "middle"))
+        body.append(_text(left - 6, sy(v) + 4, tick_label(v, ticks) + "x", "end"))
+    dots = [(sx(row["measured"]), sy(row["predicted"])) for row in rows]
+    body += [f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>' for x, y in dots]
+    # each dot's number beside it, moved at most 8 px by the collision pass; a number with no room
+    # that near is left out rather than drawn over another (the table below numbers every row)
+    numbers = place_labels([(x + 7, y - 5, str(i), "start") for i, (x, y) in enumerate(dots, 1)], 0, top + size,
+                           obstacles=[(x - 4, y - 4, x + 4, y + 4) for x, y in dots], gap=1, travel=8)
+    body += [_text(*spot, "fig-small") for spot in numbers if spot]
     body.append(_text(left + size / 2, top + size + 36, "measured speedup", "middle", "fig-axis"))
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + size / 2):.1f}" y="14" '
                 f'text-anchor="middle">predicted</text>')

@@ -12,7 +12,7 @@ from .. import traces
 from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
-from ..urlstate import MAX_QUERY_LENGTH, QUOTE_LIMIT, split_query
+from ..urlstate import Choice, OptionalInteger, Text, read_controls
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
            "send_html", "OPERATIONS", "SLIDERS", "CONTROLS"]
@@ -20,7 +20,6 @@ __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_ht
 SLIDERS = ()  # no range sliders: a select, a textarea, a number box and a file input
 PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY, TEXT_KEY = "trcPreset", "trcFormat", "trcLookahead", "trcText"
 MODEL_KEY = "trcModel"   # the model, implementation or run to read when the reader's input holds several
-CONTROLS = (PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY)  # what the address carries (never the text, nor its model)
 MAX_TEXT = 5_000_000      # characters of pasted text; a bigger trace goes through the file input
 MAX_FILE_BYTES = 50 * 1024 * 1024
 LEDGER_DEFAULTS = LedgerSettings()
@@ -36,48 +35,24 @@ def _pct(value, digits=1) -> str:
 
 # --- input -------------------------------------------------------------------------------------
 
-def _raw_values(raw) -> dict:
-    if isinstance(raw, str):
-        if len(raw) > MAX_QUERY_LENGTH:
-            return {}
-        return {key: value for key, value in split_query(raw.lstrip("?")) if key in CONTROLS}
-    if isinstance(raw, dict):
-        return {key: value for key, value in raw.items() if isinstance(key, str)}
-    return {}
+PRESET = Choice(PRESET_KEY, PRESET_KEY, "Public trace", {name: p["title"] for name, p in traces.PRESETS.items()},
+                traces.DEFAULT_PRESET)
+FORMAT = Choice(FORMAT_KEY, FORMAT_KEY, "Format", {"auto": "detect it", **traces.FORMAT_NAMES}, "auto")
+LOOKAHEAD = OptionalInteger(LOOKAHEAD_KEY, LOOKAHEAD_KEY, "Lookahead k", 1, traces.MAX_LOOKAHEAD,
+                            "reading it from the trace")
+TEXT = Text(TEXT_KEY, "Pasted trace")          # a refusal past MAX_TEXT is the view's, not a cut
+MODEL = Text(MODEL_KEY, "Model", max_length=200, strip=True)
+# The address carries the preset, the format and the lookahead; the text and its model come
+# from the form only (a Text is not linkable).
+CONTROLS = (PRESET, FORMAT, LOOKAHEAD, TEXT, MODEL)
 
 
-def _settings(values: dict) -> tuple[dict, list[str]]:
-    """Valid control values and notes for anything that had to change (never raises)."""
-    notes = []
-    preset = values.get(PRESET_KEY, traces.DEFAULT_PRESET)
-    if not isinstance(preset, str) or preset not in traces.PRESETS:
-        notes.append(f"preset: {str(preset)[:QUOTE_LIMIT]!r} is not a preset; showing {traces.DEFAULT_PRESET} "
-                     f"(valid: {', '.join(traces.PRESETS)})")
-        preset = traces.DEFAULT_PRESET
-    fmt = values.get(FORMAT_KEY, "auto")
-    if not isinstance(fmt, str) or fmt != "auto" and fmt not in traces.FORMATS:
-        notes.append(f"format: {str(fmt)[:QUOTE_LIMIT]!r} is not a format; detecting it instead (valid: auto, "
-                     f"{', '.join(traces.FORMATS)})")
-        fmt = "auto"
-    lookahead_text = values.get(LOOKAHEAD_KEY, "")
-    if isinstance(lookahead_text, (int, float)) and not isinstance(lookahead_text, bool):
-        lookahead_text = repr(lookahead_text)
-    lookahead = None
-    if isinstance(lookahead_text, str) and lookahead_text.strip():
-        try:
-            number = float(lookahead_text)
-        except ValueError:
-            number = float("nan")
-        if number == number and number.is_integer() and 1 <= number <= traces.MAX_LOOKAHEAD:
-            lookahead = int(number)
-        else:
-            notes.append(f"lookahead: {lookahead_text[:QUOTE_LIMIT]!r} is not an integer from 1 to {traces.MAX_LOOKAHEAD}; "
-                         f"reading it from the trace")
-    text = values.get(TEXT_KEY, "")
-    text = text if isinstance(text, str) else ""
-    model = values.get(MODEL_KEY, "")
-    model = model.strip()[:200] if isinstance(model, str) else ""
-    return {"preset": preset, "format": fmt, "lookahead": lookahead, "text": text, "model": model}, notes
+def _settings(raw) -> tuple[dict, list[str]]:
+    """Valid control values and notes for anything that had to change (never raises): the
+    controls above read by :func:`lab.urlstate.read_controls`."""
+    values, notes = read_controls(raw, CONTROLS)
+    return {"preset": values[PRESET_KEY], "format": values[FORMAT_KEY], "lookahead": values[LOOKAHEAD_KEY],
+            "text": values[TEXT_KEY], "model": values[MODEL_KEY]}, notes
 
 
 def _query(settings: dict) -> str:
@@ -433,14 +408,14 @@ def view(raw=None) -> dict:
     try:
         return _view(raw)
     except Exception as error:  # the page must keep working whatever arrives
-        settings, _ = _settings({})
+        settings, _ = _settings(None)
         return _refused(settings, [f"Internal error while reading the input ({type(error).__name__}); please report "
                                    f"it with the text that caused it."], 640, "an internal error stopped the reader")
 
 
 def _view(raw) -> dict:
     raw, width = split_width(raw)
-    settings, notes = _settings(_raw_values(raw))
+    settings, notes = _settings(raw)
     text = settings["text"]
     if not text.strip():
         return _preset_view(settings, notes, width)
@@ -478,7 +453,7 @@ def chunk(request: dict) -> dict:
     if not (isinstance(index, int) and isinstance(count, int) and 0 <= index < count and isinstance(text, str)):
         return {"done": True, "progress": 1, "notes": ["A file slice arrived malformed; choose the file again."]}
     raw, width = split_width(request.get("input"))
-    settings, notes = _settings(_raw_values(raw))
+    settings, notes = _settings(raw)
     try:
         if index == 0:
             _UPLOADS.clear()  # one file at a time: a new choice cancels the old one
