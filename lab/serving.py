@@ -14,9 +14,11 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     lm head   = combine(V h b / (g bw), 2 V h m / (g f))    V vocab, h hidden
     attention = max(B L kv / (min(g, kvh) bw), 4 layers heads d m L / (g f))   KV read or its FLOPs
     all-reduce= 2 layers (t_ar + 2 (g - 1) / g  m h 2 / link)    two per layer, when g > 1
-    engine    = B t_seq + B (n - 1) t_reject    per-sequence bookkeeping; the rejection sampler
+    engine    = B t_seq + B (n - 1) t_reject + B t_serial   bookkeeping; rejection sampler; output
     fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
-    (a draft pass pays no engine term: it runs inside the engine step; t_reject only in a verify pass)
+    (a draft pass pays no engine term: it runs inside the engine step; t_reject and t_serial, the
+    output processing a speculative cycle pays serially where plain decoding overlaps it with the
+    GPU, only in a verify pass: :func:`_engine_ms`)
     combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
 
 For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
@@ -430,6 +432,7 @@ class _MeasuredStep(NamedTuple):
     active_experts: int = 0     # experts each token uses
     sequence_ms: float = 0.0    # the engine's per-sequence work per pass (scheduler bookkeeping)
     draft_token_ms: float = 0.0  # a verify pass's per-draft-token work (the rejection sampler)
+    serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -505,6 +508,9 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000
     draft_token = cal.rejectUs / 1000 if role == "verify" else 0.0
+    # output processing: plain decoding overlaps it with the next pass, a speculative cycle pays it
+    # after its verify pass (lab.serving_calibration.SERIAL_OUTPUT_US)
+    serial = cal.serialOutputUs / 1000 if role == "verify" else 0.0
     comm = 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
@@ -517,7 +523,8 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         attention_flop_ms=attention_flops(shape) / g / f,
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
-        experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token)
+        experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
+        serial_ms=serial)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -565,10 +572,18 @@ def _time(step, batch, new_tokens, context) -> float:
 
 
 def _engine_ms(step: _MeasuredStep, batch, new_tokens) -> float:
-    """The engine's work that grows with the batch outside the GPU's operators: ``sequence_ms``
-    per sequence per pass, and in a verify pass ``draft_token_ms`` per draft token (``n - 1`` a
-    sequence)."""
-    return batch * (step.sequence_ms + step.draft_token_ms * (new_tokens - 1))
+    """The engine's work that grows with the batch outside the GPU's operators:
+    ``B (t_seq + t_serial + (n - 1) t_reject)``: ``sequence_ms`` per sequence per pass, and in a
+    verify pass ``serial_ms`` per sequence (the output processing a speculative cycle pays serially,
+    0.103 ms measured on vLLM) and ``draft_token_ms`` per draft token (``n - 1`` a sequence). At
+    batch 32 with three drafts a sequence a verify pass pays 3.88 ms of it, a plain step 0.04 ms:
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
+    >>> verify, plain = _step(TARGETS["llama-3-8b"], s, "verify"), _step(TARGETS["llama-3-8b"], s)
+    >>> round(_engine_ms(verify, 32, 4), 2), round(_engine_ms(plain, 32, 1), 2)   # 32 (1.13 + 103.2 + 3 x 5.6) us
+    (3.88, 0.04)
+    """
+    return batch * (step.sequence_ms + step.serial_ms + step.draft_token_ms * (new_tokens - 1))
 
 
 def _terms(step, new_tokens, context):
@@ -595,17 +610,18 @@ def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_token
     return _time(_step(shape, settings), batch, new_tokens, context)
 
 
-def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> dict:
-    """The step's time by operator in ms (they add up to :func:`step_time_ms`): ``weights``
-    (the layers' GEMMs), ``lmHead``, ``attention``, ``allReduce`` (its bytes; its latency is in
-    ``fixed``), ``engine`` (per-sequence engine work, :func:`_engine_ms`) and ``fixed``. Under
-    the roofline, one ``roofline`` term and ``fixed``.
+def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context, role: str = "target") -> dict:
+    """The step's time by operator in ms (they add up to :func:`step_time_ms`, or for ``role``
+    ``"verify"`` to :func:`verify_step_ms`): ``weights`` (the layers' GEMMs), ``lmHead``,
+    ``attention``, ``allReduce`` (its bytes; its latency is in ``fixed``), ``engine`` (per-sequence
+    engine work, :func:`_engine_ms`, with a verify pass's serial output processing and rejection
+    sampler) and ``fixed``. Under the roofline, one ``roofline`` term and ``fixed``.
 
     >>> parts = step_breakdown(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)
     >>> abs(sum(parts.values()) - step_time_ms(TARGETS["llama-3-8b"], DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpus=1), 8, 1, 1024)) < 1e-9
     True
     """
-    step = _step(shape, settings)
+    step = _step(shape, settings, role)
     tokens = batch * new_tokens
     if isinstance(step, _MeasuredStep):
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
@@ -675,7 +691,9 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
 
 def verify_step_ms(settings: ServingSettings, batch, context) -> float:
     """The verify step: the target over :func:`verify_tokens` tokens per sequence, plus, under
-    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``)."""
+    the per-operator model, the cycle's speculation bookkeeping (``specCycleMs``), its rejection
+    sampler and the output processing a speculative cycle pays serially (:func:`_engine_ms`). The
+    GPU pass alone is :func:`step_time_ms` at ``n`` tokens: compare that with a measured verify pass."""
     return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 

@@ -28,6 +28,17 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   Assumed: the sampler's measured cost (sampled drafts, temperature 0.5) for greedy verification
   too; the engine's other per-sequence loops (schedule(), input preparation), not found measured,
   are left out, so these terms are a lower bound on what grows with the batch.
+- Output processing that speculation pays serially, the same on every GPU (measured on the engine, not
+  fitted): 0.103 ms per sequence per verify step (:data:`SERIAL_OUTPUT_US`), vLLM's measured time in
+  ``_process_model_outputs`` (0.2 ms at batch 1, 3.4 ms at batch 32). Plain decoding overlaps it with the
+  next GPU pass (vLLM's asynchronous output processor; SGLang's overlap scheduler), so the plain-step
+  calibration above has no such term; the engines the batch brackets were measured on turned that overlap
+  off with speculative decoding (vLLM V0's ``verify_async_output_proc``; SGLang's server arguments with
+  EAGLE), so a speculative cycle pays it once, after its verify step. An engine that overlaps it with
+  speculation too (vLLM V1's separate output process, asynchronous scheduling with speculation) pays less:
+  for it this term overstates the cost, and the page says so. Charged per sequence, not per emitted token (a
+  verify step emits several tokens a sequence), so a lower bound for those engines. Not fitted on the
+  step times above: it touches no plain or calibrated verify pass.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -47,7 +58,9 @@ class Calibration(NamedTuple):
     the larger; ``passMs`` the fixed cost of one forward pass (scheduling, input preparation,
     sampling); ``layerMs`` the fixed cost per layer per pass (kernel launches, norms, rotary
     embedding); ``sequenceUs`` the engine's work per sequence per step (scheduler bookkeeping);
-    ``rejectUs`` the rejection sampler's per draft token in a verify pass; ``allreduceUs`` one
+    ``rejectUs`` the rejection sampler's per draft token in a verify pass; ``serialOutputUs`` the
+    engine's output processing per sequence that a speculative cycle pays serially after its verify
+    pass (plain decoding overlaps it with the GPU); ``allreduceUs`` one
     all-reduce's latency; ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
@@ -66,6 +79,7 @@ class Calibration(NamedTuple):
     source: str
     sequenceUs: float = 0.0
     rejectUs: float = 0.0
+    serialOutputUs: float = 0.0
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
@@ -92,16 +106,29 @@ SEQUENCE_US = 1.13
 # = 5.6 us per draft token. Greedy verification (an argmax comparison) is cheaper; the model charges this
 # measured sampled-verification cost whatever the temperature, an assumption the page states.
 REJECT_US = 1.80e3 / (64 * 5)
+# Output processing per sequence per engine step, read in vLLM issue #6913 (github.com/vllm-project/vllm/issues/6913,
+# 'Asynchronous Output Processor', 2024-07-29, vLLM's team): time taken by LLMEngine._process_model_outputs with
+# Llama-3-70B FP8 on 4 x H100, 128 input tokens: '| 1 | 19 | 0.2 |' and '| 32 | 25 | 3.4 |' (batch, TPOT ms, ms in
+# the function; the table's third row repeats the first's numbers and is not used): (3.4 - 0.2) / (32 - 1) = 0.103
+# ms per sequence. Plain decoding overlaps it with the next GPU pass (the asynchronous output processor that issue
+# proposed, on by default from vLLM 0.6.0; SGLang's overlap scheduler). With speculative decoding vLLM V0 turned
+# the overlap off (vllm/config.py, ModelConfig.verify_async_output_proc: 'if speculative_config:
+# self.use_async_output_proc = False'; it logs 'Async output processing is not supported with speculative decoding
+# currently') and so did SGLang with EAGLE (python/sglang/srt/server_args.py of the v0.4 series, read through the
+# code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using eagle
+# speculative decoding.'). So a speculative cycle pays it serially, once, after its verify pass. A CPU cost: the
+# same on every GPU. Engines that overlap it with speculation as well pay less (the page says so).
+SERIAL_OUTPUT_US = (3.4 - 0.2) / (32 - 1) * 1000
 # A draft pass inside an engine step: no measurement found; assumed 0.2 ms (its argmax sampling and
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
 AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
-                     SEQUENCE_US, REJECT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
 HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
-                     SEQUENCE_US, REJECT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
 ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
-                  SEQUENCE_US, REJECT_US)
+                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.

@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 from . import serving
 
-__all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary"]
+__all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary",
+           "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
 class ValidationPoint(NamedTuple):
@@ -120,3 +121,67 @@ def summary(rows=None) -> dict:
     worst = max(ratios, key=lambda r: max(r, 1 / r))
     return {"points": len(ratios), "medianRatio": median, "worstRatio": worst, "medianAbsError": median_error,
             "above": sum(r > 1 for r in ratios)}
+
+
+class CrossoverBracket(NamedTuple):
+    """A published batch sweep's first loss: the speedup of ``target`` drafted by ``draft`` on
+    ``gpus`` x ``gpu`` at lookahead ``lookahead`` was above 1 at batch ``low`` and at or below 1 at
+    ``high``. None of the sweeps states the acceptance it ran at: the model is run at each of
+    ``acceptanceLengths`` (the first is the one ``note`` argues for), at ``context`` tokens."""
+
+    label: str
+    gpu: str
+    target: str
+    draft: str
+    gpus: int
+    lookahead: int
+    low: int
+    high: int
+    acceptanceLengths: tuple
+    context: int
+    source: str
+    note: str
+
+
+_EAGLE3_PAPER = ("the EAGLE-3 paper's throughput tables against batch size (Li et al., arXiv 2503.01840, Llama-3.1-8B "
+                 "with an EAGLE head on MT-Bench), as read for the issue that asked for this model")
+_ACCEPT_20780 = ("acceptance not given with the table: the model runs at the mean acceptance length vLLM issue #20780 "
+                 "measured for an EAGLE-1 head on Llama-3.1-8B at the same lookahead ({length}, batch one), and 0.3 "
+                 "either side")
+
+CROSSOVER_BRACKETS = (
+    CrossoverBracket("EAGLE, SGLang, k = 3", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 3, 16, 24,
+                     (2.29, 1.99, 2.59), 1024, _EAGLE3_PAPER + ": SGLang on one H100, first loss between batch 16 "
+                     "and 24", _ACCEPT_20780.format(length=2.29)),
+    CrossoverBracket("EAGLE, vLLM, k = 2", "a100-80g", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
+                     (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ": vLLM on one A100 (memory size not stated), first "
+                     "loss between batch 24 and 32", _ACCEPT_20780.format(length=2.10)),
+    CrossoverBracket("1B draft for 70B, vLLM", "h100-sxm", "llama-3-70b", "llama-3.2-1b", 4, 4, 16, 32,
+                     (2.5, 2.0, 3.0), 1024, "vLLM issue #17984 (github.com/vllm-project/vllm/issues/17984, "
+                     "2025-05-12): 'When using the LLaMA 1B SSM model on the LLaMA 70B Original model, a performance "
+                     "reversal occurs at Batchsize 32'",
+                     "four H100s, k = 4 and the acceptance assumed (the issue's figures are images); batches taken "
+                     "as powers of two, so the first loss lies in (16, 32]"),
+)
+
+
+def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
+    """Each bracket with the model's crossover batch (:func:`lab.serving.crossover_batch`) at each
+    of its acceptance lengths, and whether it falls inside ``(low, high]``.
+
+    >>> rows = crossover_comparison()
+    >>> [row["label"] for row in rows][:1], all(len(row["crossovers"]) == 3 for row in rows)
+    (['EAGLE, SGLang, k = 3'], True)
+    """
+    rows = []
+    for bracket in brackets:
+        crossovers = []
+        for length in bracket.acceptanceLengths:
+            settings = serving.DEFAULT_SETTINGS.with_(
+                gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus,
+                lookahead=bracket.lookahead, acceptance=100 * alpha_for_length(length, bracket.lookahead),
+                context=bracket.context, stepModel=serving.MEASURED)
+            crossovers.append(serving.crossover_batch(settings))
+        inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
+        rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})
+    return rows

@@ -42,6 +42,13 @@ def test_leviathan_catches_bookkeeping_left_in_the_ideal_limit(monkeypatch):
     _fails("serving-batch-one-is-leviathan", "is not a plain step")
 
 
+def test_leviathan_catches_serial_output_left_in_the_ideal_limit(monkeypatch):
+    # the ideal limit has no engine work: speculation's serial output processing must be zero there too
+    from lab import serving_calibration
+    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(serialOutputUs=103.0))
+    _fails("serving-batch-one-is-leviathan", "is not a plain step")
+
+
 # --- the per-operator model: each term broken on its own ---------------------------------------------
 
 def _patched_time(drop):
@@ -62,6 +69,7 @@ def _patched_time(drop):
     ({"overlap": 1.0}, "by hand"),                             # the roofline's max instead of the measured overlap
     ({"sequence_ms": 0.0}, "(target"),                         # the engine's per-sequence work forgotten
     ({"draft_token_ms": 0.0}, "(verify"),                      # the rejection sampler forgotten
+    ({"serial_ms": 0.0}, "(verify"),                           # speculation's serial output processing forgotten
 ])
 def test_operators_catch_a_term_left_out(monkeypatch, drop, fragment):
     monkeypatch.setattr(serving, "_time", _patched_time(drop))
@@ -88,7 +96,22 @@ def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
     verify = serving._engine_ms(serving._step(target, s, "verify"), 64, 4)
     draft = serving._engine_ms(serving._step(target, s, "draft"), 64, 1)
     assert plain[1] == pytest.approx(64 * plain[0]) and plain[0] > 0 and draft == 0
-    assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320)   # three draft tokens a sequence at 5.6 us
+    # three draft tokens a sequence at 5.6 us, and the serial output processing, 3.2 ms over 31 sequences
+    assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320 + 64 * 3.2 / 31)
+
+
+def test_operators_catch_serial_output_charged_to_a_plain_step(monkeypatch):
+    # plain decoding overlaps output processing with the GPU; charging it there too breaks the by-hand sum
+    original = serving._measured_step
+    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
+        serial_ms=original(shape, s, "verify").serial_ms))
+    _fails("serving-operators-add-up", "(target", "by hand")
+
+
+def test_operators_catch_serial_output_charged_per_verify_token(monkeypatch):
+    monkeypatch.setattr(serving, "_engine_ms", lambda step, batch, new_tokens: batch * (
+        step.sequence_ms + step.serial_ms * new_tokens + step.draft_token_ms * (new_tokens - 1)))
+    _fails("serving-operators-add-up", "(verify", "by hand")
 
 
 def test_operators_catch_kv_heads_not_split_over_gpus(monkeypatch):

@@ -312,10 +312,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     if g > 1:
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
         comm = 2 * shape.layers * m * 2 * (g - 1) / g * shape.hidden * 2 / (cal.linkBandwidth / 1000)
-    # the engine's per-sequence work: every engine step (not a draft pass), plus the rejection
-    # sampler per draft token in a verify pass
+    # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
+    # output processing a speculative cycle pays serially and the rejection sampler per draft token
     engine = batch * ((0.0 if role == "draft" else cal.sequenceUs)
-                      + (cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
+                      + (cal.serialOutputUs + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
     return {"weights": gemm(read, used), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
             "engine": engine, "fixed": fixed}
 
@@ -325,7 +325,8 @@ def operators_add_up(out):
     docstring writes it: the layers' weight GEMMs and the LM head (larger of memory and compute
     time plus the non-overlapping part of the smaller), attention (KV read or its FLOPs, never
     hidden by the GEMMs), the tensor-parallel all-reduce bytes, the engine's per-sequence work (per
-    step, and the rejection sampler per draft token in a verify pass) and the fixed costs (per pass,
+    step; in a verify pass the output processing a speculative cycle pays serially, per sequence, and
+    the rejection sampler per draft token) and the fixed costs (per pass,
     per layer, all-reduce latency; a draft pass pays its own, a verify pass the cycle's bookkeeping).
     Checked against arithmetic from the shapes, every target and draft, 1, 2 and 8 GPUs, plain,
     verify and draft passes (relative 1e-9)."""

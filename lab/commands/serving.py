@@ -110,6 +110,8 @@ def run(args):
     document["regime"] = f"plain step {result.plainRegime}, verify step {result.verifyRegime}"
     document["plainStepTerms"] = serving.step_breakdown(serving.TARGETS[settings.target], settings, settings.batch, 1,
                                                         settings.context)
+    document["verifyStepTerms"] = serving.step_breakdown(serving.TARGETS[settings.target], settings, settings.batch,
+                                                         serving.verify_tokens(settings), settings.context, "verify")
     document["memoryNeededBytes"] = serving.memory_needed_bytes(settings)
     document["fitsInMemory"] = document["memoryNeededBytes"] <= serving.memory_available_bytes(settings)
     document = {"params": settings._asdict(), **document}

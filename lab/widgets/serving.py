@@ -751,4 +751,17 @@ def _validation_context() -> dict:
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
-            "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured]}
+            "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
+            "brackets": _bracket_context()}
+
+
+def _bracket_context() -> list[dict]:
+    """The published batch sweeps' first losses beside the model's crossovers (the article's text),
+    computed by the build from lab.serving_validation.crossover_comparison."""
+    from .. import serving_validation
+
+    return [{"label": row["label"], "low": row["low"], "high": row["high"], "lookahead": row["lookahead"],
+             "inside": any(row["inside"]),
+             "runs": [{"length": _f(length), "crossover": "none" if found is None else str(found)}
+                      for length, found in zip(row["acceptanceLengths"], row["crossovers"])]}
+            for row in serving_validation.crossover_comparison()]
