@@ -9,6 +9,7 @@ import sitepage
 from lab import deployment, serving
 from lab.widgets import deployment as widget, ledger as ledger_widget, serving as serving_widget
 from sitepage import notes, summary, wait_live, wait_summary
+from test_deployment import disagreeing
 
 KIND, SELECTOR = "deployment", "#deployment-lab"
 
@@ -49,16 +50,13 @@ def test_the_panel_without_javascript(page):
     assert pg.locator(f"{SELECTOR} button[data-action='send-all']").is_disabled()
 
 
-@pytest.mark.parametrize("changes", [
-    # the reader's question at batch 8 and 4,096 tokens: the ledger's whole-unit sliders move its best k by one,
-    # and the panel says so
-    {"unit": "length", "value": "2.8", "measuredK": "4", "batchExp": "3", "contextExp": "12"},
-    # an engine's acceptance rate, run past the best lookahead: the two models agree
-    {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6"},
-    # alpha itself, at a lookahead past the best: the ledger's straight verify line names another best k
-    {"unit": "alpha", "value": "71", "measuredK": "4", "lookahead": "6"},
-])
-def test_use_in_every_instrument_gives_one_answer(page, changes):
+@pytest.mark.parametrize("case", ["agree", "round", "line"])
+def test_use_in_every_instrument_gives_one_answer(page, case):
+    """``agree``: the reader's question at a batch and context of their own, where the two models agree;
+    ``round`` and ``line``: settings (found by search) where the ledger names another best lookahead,
+    because of its whole-unit sliders or of its straight verify line, and the panel says which."""
+    changes = ({"unit": "length", "value": "2.8", "measuredK": "4", "batchExp": "3", "contextExp": "12"}
+               if case == "agree" else {"measuredK": "4", **disagreeing(case)})
     pg = page(viewport={"width": 1280, "height": 900})
     pg.goto(pg.base_url + "#deployment-lab")
     wait_live(pg)
@@ -87,13 +85,13 @@ def test_use_in_every_instrument_gives_one_answer(page, changes):
     assert serving_best == answer["serving"]["bestLookahead"]
     assert ledger_view["bestLookahead"] == answer["ledger"]["bestLookahead"]
     panel = summary(pg, KIND)
+    assert (case == "agree") == (ledger_view["bestLookahead"] == serving_best), case
     if ledger_view["bestLookahead"] == serving_best:
         assert f"agrees: best k = {serving_best}" in panel
     else:  # the page says why the two differ, with both best lookaheads
-        assert f"the best lookahead is {serving_best}" in panel
         assert f"The ledger's simpler model says best k = {ledger_view['bestLookahead']}" in panel
-        assert ("because it prices each extra verified token at one tax" in panel
-                or "only because its sliders hold whole units" in panel), panel
+        assert {"round": "only because its sliders hold whole units",
+                "line": "because it prices each extra verified token at one tax"}[case] in panel, panel
     # the policies got the ledger's costs; the traces widget got the reader's figure as text
     policies_values = form_values(pg, "policies")
     for name in ("verifyTax", "overheadMs", "targetMs", "draftCost"):
