@@ -108,10 +108,17 @@ def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
 
 def _one_x_label(x0, x1, y, obstacles=()) -> str:
     """The 1x line's own label, just under the line at its left end (where a speedup curve that
-    starts above 1x leaves room), moved by the collision pass if something else is there."""
+    starts above 1x leaves room), moved by the collision pass if something else is there; where
+    nothing near the left end is free (a narrow chart crowded by marks), a shorter wording, then
+    the right end. The line always says what it is: as a last resort its shortest label anyway."""
     words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain"), (x1 - x0) * 0.6)
-    spot = place_labels([(x0 + 4, y + 14, words, "start")], y - 40, y + 30, obstacles=obstacles)[0]
-    return _text(*spot, "fig-small fig-clear") if spot else ""
+    wordings = [words] + [w for w in ("1x: plain decoding", "1x: plain") if _text_width(w) < _text_width(words)]
+    for wording in wordings:
+        for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")):
+            spot = place_labels([(x, y + 14, wording, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
+            if spot:
+                return _text(*spot, "fig-small fig-clear")
+    return _text(x1 - 4, y - 4, "1x: plain", "end", "fig-small fig-clear")
 
 
 def _compact(n: int) -> str:
