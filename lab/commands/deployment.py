@@ -17,11 +17,13 @@ UNIT_FLAGS = {"--alpha": "alpha", "--acceptance-rate": "rate", "--mean-acceptanc
 RANGES = {"--batch": "a power of two from 1 to 1024", "--context": "a power of two from 512 to 131072",
                "--lookahead": f"an integer from 1 to {deployment.MAX_LOOKAHEAD}",
                "--measured-at": "an integer from 1 to 64", "--gpus": "1, 2, 4 or 8"}
-# lab.cli joins these flags with their values (so '-1' reaches the range check); only the flags no
-# other command has: lab.cli merges every command's table, and the ledger's --lookahead says its own range
-VALUE_FLAGS = {flag: RANGES[flag] for flag in ("--measured-at",)}
 NAMES = {"--target": ("target", tuple(serving.TARGETS)), "--draft": ("draft", serving.DRAFT_NAMES),
          "--gpu": ("gpu", tuple(serving.GPUS))}
+# lab.cli joins these flags with their values (so '-1' reaches the range check) and names what a
+# flag left without a value accepts; it reads this subcommand's table only.
+VALUE_FLAGS = {**RANGES, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
+               "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
+               **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
 
 
 def add_parser(commands):
