@@ -519,3 +519,16 @@ def test_cli_runs_an_moe_target_with_its_mtp_head(capsys):
     document = json.loads(capsys.readouterr().out)
     assert document["kvBytesPerToken"] == 61 * 576 and document["fitsInMemory"]
     assert document["verifyStepMs"] > document["plainStepMs"] > 0 and document["speedup"] > 1
+
+
+def test_crossover_readout_says_how_far_past_batch_one_to_trust_it():
+    """The widget's trust line quotes the computed ratio of the model's crossover to each published
+    sweep's first loss (all above 1 today: the model's crossover is an upper bound)."""
+    from lab import serving_validation
+    from lab.widgets import serving as widget
+
+    rows = serving_validation.crossover_comparison()
+    ratios = [row["crossovers"][0] / row["high"] for row in rows if row["crossovers"][0] is not None]
+    text = widget._trust(serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED))
+    assert f"{min(ratios):.1f} to {max(ratios):.1f} times" in text and f"{len(ratios)} published sweeps" in text
+    assert min(ratios) > 1 and "upper bound" in text

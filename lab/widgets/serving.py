@@ -642,8 +642,28 @@ def _trust(settings: serving.ServingSettings) -> str:
     if not cal.measured:
         return "assumed: no step time measured on this GPU"
     summary = _validation_summary()
-    return (f"calibrated on measured steps; off by {_f(100 * summary['medianAbsError'], 0)}% (median) on "
-            f"{summary['points']} published speedups, none past batch one")
+    text = (f"calibrated on measured steps; off by {_f(100 * summary['medianAbsError'], 0)}% (median) on "
+            f"{summary['points']} published batch-one speedups")
+    ratios = _bracket_ratios()
+    if ratios:
+        text += (f"; past batch one it puts the crossover {_f(min(ratios), 1)} to {_f(max(ratios), 1)} times "
+                 f"the batch where {len(ratios)} published sweeps first lost, so read it as an upper bound")
+    return text
+
+
+@lru_cache(maxsize=1)
+def _bracket_ratios() -> tuple:
+    """The model's crossover (at each sweep's central acceptance length, the first of its three)
+    over the batch by which that published sweep first lost: how far past batch one the crossover
+    is to be trusted."""
+    from .. import serving_validation
+
+    ratios = []
+    for row in serving_validation.crossover_comparison():
+        central = row["crossovers"][0]
+        if central is not None:
+            ratios.append(central / row["high"])
+    return tuple(ratios)
 
 
 @lru_cache(maxsize=1)
