@@ -54,7 +54,7 @@ from random import Random
 
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
-    "Tokenizer", "Model", "ModelUnavailable", "train_merges", "count_tables", "build_model_file", "load_model",
+    "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
     "verify_block",
     "prompt_lookup", "propose", "run_cycle", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
@@ -123,15 +123,7 @@ class Tokenizer:
             rank = ranks.get(best)
             if rank is None:
                 break
-            merged, i, new = [], 0, 256 + rank
-            while i < len(ids):
-                if i + 1 < len(ids) and ids[i] == best[0] and ids[i + 1] == best[1]:
-                    merged.append(new)
-                    i += 2
-                else:
-                    merged.append(ids[i])
-                    i += 1
-            ids = merged
+            ids = merge_pair(ids, best, 256 + rank)
         return ids
 
     def encode(self, text: str) -> list[int]:
@@ -151,6 +143,24 @@ class Tokenizer:
     def piece(self, token: int) -> str:
         """One token's text as shown on the page (a split UTF-8 sequence shows as U+FFFD)."""
         return self.pieces[token].decode("utf-8", errors="replace")
+
+
+def merge_pair(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """``ids`` with every non-overlapping occurrence of ``pair``, left to right, replaced by
+    ``new_id``: one byte-pair merge, as encoding applies it and as training counts it.
+
+    >>> merge_pair([97, 97, 97, 98], (97, 97), 256)
+    [256, 97, 98]
+    """
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            merged.append(new_id)
+            i += 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
 
 
 # --- training (build time; the checks also train a small model here) ------------------------------
@@ -188,14 +198,7 @@ def train_merges(word_counts: Counter, merges: int) -> list[tuple[int, int]]:
             word, weight = words[index], weights[index]
             for old in zip(word, word[1:]):
                 touched[old] -= weight
-            merged, i = [], 0
-            while i < len(word):
-                if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:
-                    merged.append(new_id)
-                    i += 2
-                else:
-                    merged.append(word[i])
-                    i += 1
+            merged = merge_pair(word, pair, new_id)
             words[index] = merged
             for new in zip(merged, merged[1:]):
                 touched[new] += weight
