@@ -4,17 +4,15 @@ purpose (monkeypatch) and exactly that check must fail, naming the case."""
 from lab import policies
 from lab.checks import _run_check
 from lab.checks import policies as family
+from mutation import failure_of
 
 CHECKS = dict(family.CHECKS)
 
 
 def _fails(name: str, *fragments: str) -> str:
-    out = _run_check(CHECKS[name])
-    assert out.failure is not None, f"{name} did not catch the mutation"
-    assert not out.failure.startswith("raised"), out.failure
-    for fragment in fragments:
-        assert fragment in out.failure, out.failure
-    return out.failure
+    failure = failure_of(CHECKS, name, *fragments)
+    assert not failure.startswith("raised"), failure
+    return failure
 
 
 def test_every_check_passes_unbroken():

@@ -6,16 +6,13 @@ import pytest
 from lab import serving
 from lab.checks import _run_check
 from lab.checks import serving as family
+from mutation import failure_of
 
 CHECKS = dict(family.CHECKS)
 
 
 def _fails(name, *fragments):
-    out = _run_check(CHECKS[name])
-    assert out.failure is not None, f"{name} did not notice the mutation"
-    for fragment in fragments:
-        assert fragment in out.failure, out.failure
-    return out.failure
+    return failure_of(CHECKS, name, *fragments)
 
 
 def test_every_check_holds_unmutated():

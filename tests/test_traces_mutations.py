@@ -9,14 +9,13 @@ import pytest
 
 from lab import checks, ledger, traces
 from lab.checks import traces as family
+from mutation import failure_of
 
 CHECK = dict(family.CHECKS)
 
 
 def _failure(name: str) -> str:
-    out = checks._run_check(CHECK[name])
-    assert out.failure, f"{name} did not catch the mutation"
-    return out.failure
+    return failure_of(CHECK, name)
 
 
 def test_every_check_has_a_mutation_test():
