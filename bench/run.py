@@ -78,6 +78,22 @@ def _chromium_version(browser) -> str:
         return "?"
 
 
+def _serve(site: Path, log: ByteLog):
+    """(server, base URL): ``site`` served on a free loopback port from a daemon thread, every
+    response counted in ``log``."""
+    server = counting_server(site, log)
+    threading.Thread(target=server.serve_forever, name="bench-server", daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _clean_up(server, tmp: Path) -> None:
+    """Stop the server (if it started) and remove the run's temporary directory."""
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def cold_pairs(browser, base: str, runs: int, network: dict | None, label: str) -> dict:
     """`runs` cold starts of each page, interleaved ABBA so drift and neighbours' load fall on both."""
     bare, article = [], []
@@ -160,9 +176,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
         results["realtext"] = realtext_bench.measure(site, built["config"])
 
         log = ByteLog()
-        server = counting_server(site, log)
-        threading.Thread(target=server.serve_forever, name="bench-server", daemon=True).start()
-        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        server, base = _serve(site, log)
 
         with sync_playwright() as pw:
             browser = B.launcher()(pw)
@@ -251,10 +265,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
             finally:
                 browser.close()
     finally:
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        _clean_up(server, tmp)
     results["environment"]["loadAverageAtEnd"] = os.getloadavg()
     results["environment"]["wallSeconds"] = round(time.perf_counter() - started, 1)
     return results
@@ -535,9 +546,7 @@ def measure_final_only(steps: int) -> dict:
     server = None
     try:
         build_site(tmp / "site", ROOT)
-        server = counting_server(tmp / "site", ByteLog())
-        threading.Thread(target=server.serve_forever, name="bench-server", daemon=True).start()
-        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        server, base = _serve(tmp / "site", ByteLog())
         with sync_playwright() as pw:
             browser = B.launcher()(pw)
             try:
@@ -551,10 +560,7 @@ def measure_final_only(steps: int) -> dict:
             finally:
                 browser.close()
     finally:
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        _clean_up(server, tmp)
     return {**final_render_summary(raw), "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(),
             "detail": raw}
 
