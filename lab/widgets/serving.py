@@ -652,14 +652,19 @@ def _trust(settings: serving.ServingSettings) -> str:
 
 
 @lru_cache(maxsize=1)
+def _bracket_rows() -> tuple:
+    """The published batch sweeps beside the model's crossovers, computed once per process
+    (lab.serving_validation.crossover_comparison: nine crossover searches)."""
+    from .. import serving_validation
+    return tuple(serving_validation.crossover_comparison())
+
+
 def _bracket_ratios() -> tuple:
     """The model's crossover (at each sweep's central acceptance length, the first of its three)
     over the batch by which that published sweep first lost: how far past batch one the crossover
     is to be trusted."""
-    from .. import serving_validation
-
     ratios = []
-    for row in serving_validation.crossover_comparison():
+    for row in _bracket_rows():
         central = row["crossovers"][0]
         if central is not None:
             ratios.append(central / row["high"])
@@ -785,10 +790,8 @@ def _validation_context() -> dict:
 def _bracket_context() -> list[dict]:
     """The published batch sweeps' first losses beside the model's crossovers (the article's text),
     computed by the build from lab.serving_validation.crossover_comparison."""
-    from .. import serving_validation
-
     return [{"label": row["label"], "low": row["low"], "high": row["high"], "lookahead": row["lookahead"],
              "inside": any(row["inside"]),
              "runs": [{"length": _f(length), "crossover": "none" if found is None else str(found)}
                       for length, found in zip(row["acceptanceLengths"], row["crossovers"])]}
-            for row in serving_validation.crossover_comparison()]
+            for row in _bracket_rows()]
