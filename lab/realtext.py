@@ -57,7 +57,7 @@ __all__ = [
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
     "verify_block",
-    "prompt_lookup", "propose", "run_cycle", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -584,6 +584,43 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
             "firstAlpha": first_alpha, "checked": checked}
 
 
+class Run:
+    """One seeded run, computed as far as it has been asked for and kept: ``cycles(count,
+    max_calls)`` is exactly :func:`generate`'s answer for those two arguments, for any order of
+    questions. A verifier call depends only on the seeded generator's state and the text before
+    it, never on ``count`` or ``max_calls``, so a run asked for more tokens or more calls goes on
+    from where it stopped (the page's Step and Generate, or a longer "tokens" setting, extend the
+    run instead of recomputing it).
+
+    >>> model = _example_model()
+    >>> run = Run(model, [1, 2], "draft", 2, 1.0, 5)
+    >>> run.cycles(6, 2) == generate(model, [1, 2], "draft", 2, 1.0, 6, 5, max_calls=2)
+    True
+    >>> run.cycles(9) == generate(model, [1, 2], "draft", 2, 1.0, 9, 5)
+    True
+    """
+
+    def __init__(self, model: Model, prompt_tokens, proposer: str, k: int, temperature, seed: int):
+        self.model, self.proposer, self.k, self.temperature = model, proposer, k, temperature
+        self.rng = Random(seed)
+        self.tokens = list(prompt_tokens)
+        self.done: list[dict] = []
+        self.committed = [0]  # committed[n]: tokens committed by the first n calls
+
+    def cycles(self, count: int, max_calls: int | None = None) -> list[dict]:
+        """The calls a fresh run makes before ``count`` tokens are committed (or ``max_calls``
+        calls are made): generate's loop, with calls already made read back instead of re-run."""
+        n = 0
+        while self.committed[n] < count and (max_calls is None or n < max_calls):
+            if n == len(self.done):
+                cycle = run_cycle(self.model, self.proposer, self.tokens, self.k, self.temperature, self.rng)
+                self.done.append(cycle)
+                self.tokens.extend(cycle["committed"])
+                self.committed.append(self.committed[-1] + len(cycle["committed"]))
+            n += 1
+        return self.done[:n]
+
+
 def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int,
              max_calls: int | None = None) -> list[dict]:
     """Cycles with ``random.Random(seed)`` until ``count`` tokens are committed. The last call may
@@ -591,17 +628,8 @@ def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, co
     offered at lookahead k and the trace reads at that lookahead. With ``max_calls`` it stops
     after that many verifier calls: the same calls as the whole run's first ones (one seeded
     generator, drawn in the same order), so a page can step through a run one call per request
-    and recompute it from the seed each time."""
-    rng = Random(seed)
-    tokens = list(prompt_tokens)
-    cycles: list[dict] = []
-    done = 0
-    while done < count and (max_calls is None or len(cycles) < max_calls):
-        cycle = run_cycle(model, proposer, tokens, k, temperature, rng)
-        cycles.append(cycle)
-        tokens.extend(cycle["committed"])
-        done += len(cycle["committed"])
-    return cycles
+    (:class:`Run` keeps a run to step through it without recomputing it)."""
+    return Run(model, prompt_tokens, proposer, k, temperature, seed).cycles(count, max_calls)
 
 
 def text_alpha(model: Model, tokens, temperature=1.0) -> list[float]:
@@ -756,6 +784,15 @@ def default_model() -> Model:
     except FileNotFoundError as error:
         raise ModelUnavailable(str(error)) from None
     model = _MODELS["default"] = Model(data)
+    return model
+
+
+def _example_model() -> Model:
+    """A model of a few hundred bytes for this module's examples (trained on one line of code)."""
+    model = _MODELS.get("example")
+    if model is None:
+        text = "for item in items:\n    total = total + item\nfor key in keys:\n    total = total + key\n"
+        model = _MODELS["example"] = Model(build_model_file([text], 256 + 16, note="example"))
     return model
 
 

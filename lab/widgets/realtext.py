@@ -4,11 +4,12 @@ The reader picks a prompt (a preset or their own text), the proposer, the lookah
 temperature T, how many tokens and a seed; every change generates again (one request, at most
 :data:`MAX_WIDGET_TOKENS` tokens, so it stays short). The run can be stepped through: ``rtStep``
 is how many verifier calls are shown, and the page's generic Step / Generate / Stop buttons move
-it (``data-action="step"``, ``"play"``, ``"stop"``). The worker keeps no state between requests:
-each one re-runs the seeded run up to that call (:func:`lab.realtext.generate` with ``max_calls``,
-the same calls as the whole run's first ones), and the view sends back the run's length as the
-step's ``limits`` once it is known. The newest call is shown in detail: its drafts with p(x) and
-q(x), the prefix kept, and the target's token. The text shows every verifier call: accepted
+it (``data-action="step"``, ``"play"``, ``"stop"``). No answer depends on an earlier request:
+each one asks for the seeded run up to that call (:func:`lab.realtext.generate`'s answer with
+``max_calls``, the same calls as the whole run's first ones), read from the run of those settings
+kept in this module (:func:`_run`, a memo: a Step makes only the new call), and the view sends
+back the run's length as the step's ``limits`` once it is known. The newest call is shown in
+detail: its drafts with p(x) and q(x), the prefix kept, and the target's token. The text shows every verifier call: accepted
 drafts underlined, the rejected draft struck through, the verifier's correction boxed and the bonus
 token in a dashed box (shape, not colour alone, tells them apart; each also has its ``k-`` colour).
 The numbers go through the trace reader's analysis (:func:`lab.realtext.summarise`), and the run's
@@ -21,6 +22,7 @@ comes near (the form's ``data-assets``) and writes it where :func:`lab.realtext.
 
 import json
 import math
+from collections import OrderedDict
 from functools import lru_cache
 
 from ..figures import escape, split_width
@@ -328,6 +330,25 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
     return text
 
 
+RUNS_KEPT = 32
+_RUNS: "OrderedDict[tuple, realtext.Run]" = OrderedDict()
+
+
+def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: int) -> realtext.Run:
+    """The seeded run of these settings (:class:`lab.realtext.Run`), kept between requests: a Step,
+    Generate or a longer "tokens" setting reads the calls already made and makes only the new
+    ones. A run is a function of its key (the model object and every setting that changes a call),
+    so keeping it changes no answer; the last :data:`RUNS_KEPT` runs used are kept."""
+    key = (id(model), tuple(prompt_tokens), proposer, k, temperature, seed)
+    run = _RUNS.get(key)
+    if run is None or run.model is not model:
+        run = _RUNS[key] = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed)
+        while len(_RUNS) > RUNS_KEPT:
+            _RUNS.popitem(last=False)
+    _RUNS.move_to_end(key)
+    return run
+
+
 def view(raw=None) -> dict:
     """The widget for form values or a URL query. Never raises: bad values are clamped with
     notes; a model that is not loaded gives a note and an empty run."""
@@ -350,9 +371,9 @@ def view(raw=None) -> dict:
     if not prompt.strip():
         prompt = realtext.PRESETS[settings["preset"]][1]
     prompt_tokens = model.tokenizer.encode(prompt)
-    # The run up to the call shown, recomputed from the seed: the worker keeps nothing between steps.
-    cycles = realtext.generate(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]),
-                               int(settings["rtTokens"]), int(settings["rtSeed"]), max_calls=settings["step"])
+    # The run up to the call shown: generate's answer, read from the kept run of these settings.
+    cycles = _run(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]),
+                  int(settings["rtSeed"])).cycles(int(settings["rtTokens"]), settings["step"])
     summary = realtext.summarise(cycles, k)
     complete = summary["committedTokens"] >= int(settings["rtTokens"])
     if complete:  # the run's length is known: Step and Generate stop at its last call
