@@ -46,7 +46,7 @@ import sys
 import zipfile
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import Counter, OrderedDict
 from fractions import Fraction
 from itertools import accumulate
 from operator import sub
@@ -55,7 +55,8 @@ from random import Random
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
-    "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
+    "default_model", "Row", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
+    "residual", "overlap",
     "verify_block",
     "prompt_lookup", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
@@ -86,6 +87,9 @@ LIMITS = {"lookahead": (1, 8, 4), "temperature": (0.0, 2.0, 1.0), "tokens": (1, 
 MAX_PROMPT_CHARS = 2000
 MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker writes the model file
 ZERO, ONE = Fraction(0), Fraction(1)
+
+
+ROWS_KEPT = 2048               # rows a model keeps (each ~2,048 floats): a few requests' worth
 
 
 class ModelUnavailable(RuntimeError):
@@ -304,6 +308,14 @@ def pack_table(table: Counter, n: int, size: int) -> bytes:
             + _pack_array("H", words) + _pack_array("I", counts))
 
 
+class Row(list):
+    """A model's row (a list of probabilities) that is never changed once made, so what is derived
+    from it is computed once and kept on it: its cumulative table (:func:`sample_row`), and per
+    draft row its overlap ``sum min(p, q)`` (:func:`overlap`) and residual (:func:`residual`)."""
+
+    __slots__ = ("cumulative", "derived")
+
+
 class Table:
     """One order's entries, searched by context key (bisection over the sorted keys)."""
 
@@ -350,23 +362,33 @@ class Model:
             self.target = [Table(archive.read(f"order{n}.bin"), self.size) for n in range(1, self.order + 1)]
             self.draft = [self.target[0], Table(archive.read("draft2.bin"), self.size)]
         self.bytes = len(data)
-        self._rows: dict = {}
+        self._rows: OrderedDict = OrderedDict()
         self._unigram = unigram_row(self.target[0], self.size, float_ratio)
 
-    def row(self, which: str, context, temperature=1.0) -> list[float]:
-        """The float row of ``which`` ("target" or "draft") after ``context``, tempered; cached."""
+    def row(self, which: str, context, temperature=1.0) -> Row:
+        """The float row of ``which`` ("target" or "draft") after ``context``, tempered; cached.
+
+        The cache keeps the :data:`ROWS_KEPT` rows used last (one at a time out, oldest first:
+        emptying it all at once cost a tenth of a second in one request). A row is a :class:`Row`,
+        never changed once made, so what is derived from it (its cumulative table, its overlap
+        with a draft row, the residual) is kept on it."""
         tables = self.target if which == "target" else self.draft
         history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
         key = (which, history, temperature)
-        row = self._rows.get(key)
+        rows = self._rows
+        row = rows.get(key)
         if row is None:
-            if len(self._rows) > 4096:
-                self._rows.clear()  # bounded: a long session keeps at most a few thousand rows
             base_key = (which, history, 1.0)
-            base = self._rows.get(base_key)
+            base = rows.get(base_key)
             if base is None:
-                base = self._rows[base_key] = kn_row(tables, history, self.size, float_ratio, self._unigram)
-            row = self._rows[key] = tempered(base, temperature)
+                base = rows[base_key] = Row(kn_row(tables, history, self.size, float_ratio, self._unigram))
+            row = tempered(base, temperature)
+            rows[key] = row if row is base else Row(row)
+            row = rows[key]
+            while len(rows) > ROWS_KEPT:
+                rows.popitem(last=False)
+        else:
+            rows.move_to_end(key)
         return row
 
     def exact_row(self, which: str, context) -> list[Fraction]:
@@ -446,14 +468,30 @@ def one_hot(size: int, token: int, one=1.0) -> list:
     return row
 
 
-def sample_row(row, rng) -> int:
-    """Inverse-CDF sampling with one ``rng.random()``; a token of zero mass never wins (the
-    last token with mass closes the CDF at infinity, so float rounding cannot run past it)."""
+def cumulative(row) -> tuple[list, int]:
+    """``(cdf, last)``: the running sums of ``row`` and its last token with mass, whose sum is
+    replaced by infinity (so float rounding cannot run past it)."""
     cdf = list(accumulate(row))
     last = len(row) - 1
     while row[last] == 0:
         last -= 1
     cdf[last] = math.inf
+    return cdf, last
+
+
+def sample_row(row, rng) -> int:
+    """Inverse-CDF sampling with one ``rng.random()``; a token of zero mass never wins (the
+    last token with mass closes the CDF at infinity). A :class:`Row` keeps its table.
+
+    >>> sample_row([0.25, 0.75, 0.0], Random(0))  # Random(0).random() = 0.844...
+    1
+    """
+    table = getattr(row, "cumulative", None)
+    if table is None:
+        table = cumulative(row)
+        if isinstance(row, Row) and type(table[0][0]) is float:
+            table = row.cumulative = (array("d", table[0]), table[1])  # the same doubles, a quarter of the memory
+    cdf, last = table
     return bisect_right(cdf, rng.random(), 0, last + 1)
 
 
@@ -469,16 +507,49 @@ def acceptance_probability(p_x, q_x):
 _RESIDUAL_MEMO: list = [None, None, None]  # (p, q, residual) of the last call: the law walk reuses it
 
 
+def _derived(p, q, name: str, compute):
+    """``compute(p, q)``, kept on ``p`` when both are :class:`Row` objects (the rows never change,
+    so the value never does; a dict per row, keyed by what was derived and from which q row)."""
+    if not (isinstance(p, Row) and isinstance(q, Row)):
+        return compute(p, q)
+    try:
+        derived = p.derived
+    except AttributeError:
+        derived = p.derived = {}
+    entry = derived.get((name, id(q)))
+    if entry is None or entry[0] is not q:
+        entry = derived[(name, id(q))] = (q, compute(p, q))
+    return entry[1]
+
+
+def _residual(p, q):
+    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
+    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
+    mass = sum(excess)
+    return None if mass == 0 else Row([e / mass for e in excess])
+
+
 def residual(p, q):
     """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
     if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
         return _RESIDUAL_MEMO[2]
-    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
-    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
-    mass = sum(excess)
-    result = None if mass == 0 else [e / mass for e in excess]
+    result = _derived(p, q, "residual", _residual)
     _RESIDUAL_MEMO[:] = (p, q, result)
     return result
+
+
+def _overlap(p, q):
+    # min(a, b) is a unless b < a: the same values, summed in the same order, as sum(map(min, p, q))
+    return sum([b if b < a else a for a, b in zip(p, q)])
+
+
+def overlap(p, q):
+    """``sum_x min(p(x), q(x))``, the chance that a draft sampled from q survives against p.
+
+    >>> overlap([0.25, 0.75], [0.5, 0.5])
+    0.75
+    """
+    return _derived(p, q, "overlap", _overlap)
 
 
 def verify_block(drafts, p_rows, q_rows, rng, sample=sample_row):
@@ -578,7 +649,7 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     first_alpha = None
     if drafts:
         p, q = p_rows[0], q_rows[0]
-        first_alpha = sum(map(min, p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
+        first_alpha = overlap(p, q) if proposer == "draft" else min(1.0, p[drafts[0]])
     checked = [(p_rows[i][token], q_rows[i][token]) for i, token in enumerate(drafts[:accepted + 1])]
     return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
             "firstAlpha": first_alpha, "checked": checked}

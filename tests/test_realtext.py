@@ -325,8 +325,9 @@ def test_the_build_finds_data_files_where_a_widget_declares_them(monkeypatch):
 # --- stepping through a run, call by call ---------------------------------------------------------
 
 def test_a_stopped_run_is_the_whole_runs_first_calls(model):
-    """generate(max_calls=n) makes the same calls as the whole run's first n: the page can step
-    with no state in the worker, recomputing from the seed on every request."""
+    """generate(max_calls=n) makes the same calls as the whole run's first n: a step's answer is
+    a function of its settings (the widget reads it from the run it keeps, or recomputes it from
+    the seed: the same calls)."""
     tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
     for proposer, temperature in (("draft", 1.0), ("draft-greedy", 0.7), ("ngram", 0.0)):
         whole = realtext.generate(model, tokens, proposer, 4, temperature, 40, 11)
