@@ -49,7 +49,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
 from fractions import Fraction
 from itertools import accumulate
-from operator import sub
+from operator import itemgetter, sub
 from random import Random
 
 __all__ = [
@@ -89,7 +89,7 @@ MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker wri
 ZERO, ONE = Fraction(0), Fraction(1)
 
 
-ROWS_KEPT = 2048               # rows a model keeps (each ~2,048 floats): a few requests' worth
+ROWS_KEPT = 1024               # rows a model keeps (each 2,048 floats, and its cumulative table): a few requests' worth
 
 
 class ModelUnavailable(RuntimeError):
@@ -364,6 +364,14 @@ class Model:
         self.bytes = len(data)
         self._rows: OrderedDict = OrderedDict()
         self._unigram = unigram_row(self.target[0], self.size, float_ratio)
+        # Tokens of equal unigram probability form a class: a row's value for a token no higher
+        # order names is its class's value times the levels' weights, so a row is computed per
+        # class plus per named token (see _parts), then spread over the vocabulary.
+        index: dict = {}
+        self._classes = [index.setdefault(value, len(index)) for value in self._unigram]
+        self._class_values = list(index)
+        self._spread = itemgetter(*self._classes)  # class values -> the row's values, token by token
+        self._parts: OrderedDict = OrderedDict()
 
     def row(self, which: str, context, temperature=1.0) -> Row:
         """The float row of ``which`` ("target" or "draft") after ``context``, tempered; cached.
@@ -378,18 +386,80 @@ class Model:
         rows = self._rows
         row = rows.get(key)
         if row is None:
-            base_key = (which, history, 1.0)
-            base = rows.get(base_key)
-            if base is None:
-                base = rows[base_key] = Row(kn_row(tables, history, self.size, float_ratio, self._unigram))
-            row = tempered(base, temperature)
-            rows[key] = row if row is base else Row(row)
-            row = rows[key]
+            if temperature not in (0, 1):
+                row = rows[key] = self._tempered_row(self._row_parts(which, history), temperature)
+            else:
+                base_key = (which, history, 1.0)
+                base = rows.get(base_key)
+                if base is None:
+                    base = rows[base_key] = self._spread_row(*self._row_parts(which, history))
+                row = tempered(base, temperature)
+                rows[key] = row if row is base else Row(row)
+                row = rows[key]
             while len(rows) > ROWS_KEPT:
                 rows.popitem(last=False)
         else:
             rows.move_to_end(key)
         return row
+
+    def _row_parts(self, which: str, history: tuple) -> tuple[list, dict]:
+        """:func:`kn_row` in floats, per class: ``(class values, {token: value})``, where a token
+        any found level names has its own value and every other token its class's. The same
+        float operations on each token's value, in the same order, as :func:`kn_row`: each level
+        multiplies every value by its weight, then adds its kept mass to the tokens it names."""
+        key = (which, history)
+        parts = self._parts.get(key)
+        if parts is not None:
+            self._parts.move_to_end(key)
+            return parts
+        tables = self.target if which == "target" else self.draft
+        values, named, classes = self._class_values, {}, self._classes
+        for n in range(2, len(tables) + 1):
+            if len(history) < n - 1:
+                break
+            found = tables[n - 1].find(history[len(history) - (n - 1):])
+            if found is None:
+                continue  # an unseen history: P_n = P_{n-1}
+            first, end = found
+            words, counts = tables[n - 1].words[first:end], tables[n - 1].counts[first:end]
+            denominator = 4 * sum(counts)
+            weight = 3 * (end - first) / denominator  # float_ratio, inline: int / int, correctly rounded
+            values = [weight * value for value in values]
+            named = {token: weight * value for token, value in named.items()}
+            for word, count in zip(words, counts):
+                value = named.get(word)
+                if value is None:
+                    value = values[classes[word]]
+                named[word] = value + (4 * count - 3) / denominator
+        parts = self._parts[key] = (values, named)
+        while len(self._parts) > 4 * ROWS_KEPT:  # a few kilobytes each
+            self._parts.popitem(last=False)
+        return parts
+
+    def _spread_row(self, values: list, named: dict) -> Row:
+        """The row with these parts, token by token."""
+        row = Row(self._spread(values))
+        for token, value in named.items():
+            row[token] = value
+        return row
+
+    def _tempered_row(self, parts: tuple[list, dict], temperature) -> Row:
+        """:func:`tempered` of the row with these parts (0 < T, T != 1), per class: each value's
+        weight ``(value / top)^(1/T)`` computed once per class, spread, summed in token order,
+        divided per class. ``top`` is the row's maximum: a class whose tokens are all named has a
+        value at most theirs (a level adds mass, never removes it), so the classes' values and
+        the named ones have the row's maximum."""
+        values, named = parts
+        top = max(values)
+        if named:
+            top = max(top, max(named.values()))
+        power = 1.0 / temperature
+        class_weights = [(value / top) ** power for value in values]
+        named_weights = {token: (value / top) ** power for token, value in named.items()}
+        weights = self._spread_row(class_weights, named_weights)
+        total = sum(weights)
+        return self._spread_row([w / total for w in class_weights],
+                                {token: w / total for token, w in named_weights.items()})
 
     def exact_row(self, which: str, context) -> list[Fraction]:
         """The same row (temperature 1) in exact fractions."""
@@ -489,8 +559,8 @@ def sample_row(row, rng) -> int:
     table = getattr(row, "cumulative", None)
     if table is None:
         table = cumulative(row)
-        if isinstance(row, Row) and type(table[0][0]) is float:
-            table = row.cumulative = (array("d", table[0]), table[1])  # the same doubles, a quarter of the memory
+        if isinstance(row, Row):
+            row.cumulative = table
     cdf, last = table
     return bisect_right(cdf, rng.random(), 0, last + 1)
 
