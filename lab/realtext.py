@@ -311,7 +311,8 @@ def pack_table(table: Counter, n: int, size: int) -> bytes:
 class Row(list):
     """A model's row (a list of probabilities) that is never changed once made, so what is derived
     from it is computed once and kept on it: its cumulative table (:func:`sample_row`), and per
-    draft row its overlap ``sum min(p, q)`` (:func:`overlap`) and residual (:func:`residual`)."""
+    draft row its overlap ``sum min(p, q)`` (:func:`overlap`). (A residual is kept by no row: in
+    a run of slider steps fewer than one in ten recurred, and it is a row of its own.)"""
 
     __slots__ = ("cumulative", "derived")
 
@@ -579,7 +580,9 @@ _RESIDUAL_MEMO: list = [None, None, None]  # (p, q, residual) of the last call: 
 
 def _derived(p, q, name: str, compute):
     """``compute(p, q)``, kept on ``p`` when both are :class:`Row` objects (the rows never change,
-    so the value never does; a dict per row, keyed by what was derived and from which q row)."""
+    so the value never does; a dict per row, keyed by what was derived and from which q row).
+    In a run of slider steps about one overlap in thirteen recurs (the same context and draft row
+    at the same temperature: the first calls after a prompt); keeping one is a float."""
     if not (isinstance(p, Row) and isinstance(q, Row)):
         return compute(p, q)
     try:
@@ -592,18 +595,14 @@ def _derived(p, q, name: str, compute):
     return entry[1]
 
 
-def _residual(p, q):
-    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
-    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
-    mass = sum(excess)
-    return None if mass == 0 else Row([e / mass for e in excess])
-
-
 def residual(p, q):
     """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
     if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
         return _RESIDUAL_MEMO[2]
-    result = _derived(p, q, "residual", _residual)
+    zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
+    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
+    mass = sum(excess)
+    result = None if mass == 0 else [e / mass for e in excess]
     _RESIDUAL_MEMO[:] = (p, q, result)
     return result
 
