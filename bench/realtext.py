@@ -10,7 +10,8 @@ cycles). ``realModelBytes``: the model file as a reader downloads it (its .br si
 the Python of one slider step's request) in the same Pyodide, over :data:`VIEW_STEPS` steps of its
 range sliders planned by the browser bench's :func:`bench.browser.slider_plan` with its seed (the
 browser bench draws other widgets' steps from that generator first: other values, steps of the same
-kind); ``stepViewP95Ms``: Step through the default run, one verifier call per request.
+kind); ``stepViewP95Ms``: Step through the default run, one verifier call per request;
+``cpuMsPerView``: the process's CPU time per view over both.
 """
 
 from __future__ import annotations
@@ -57,4 +58,4 @@ def measure(site: Path, config: dict) -> dict:
             "cpuMsPerCycle": round(result["cpuMsPerCycle"], 2), "cycles": len(times), "settings": result["settings"],
             "viewP50Ms": round(percentile(result["viewMs"], 50), 2), "viewP95Ms": round(percentile(result["viewMs"], 95), 2),
             "views": len(result["viewMs"]), "stepViewP95Ms": round(percentile(result["stepMs"], 95), 2),
-            "stepViews": len(result["stepMs"])}
+            "stepViews": len(result["stepMs"]), "cpuMsPerView": round(result["cpuMsPerView"], 2)}

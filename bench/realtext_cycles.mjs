@@ -50,10 +50,11 @@ const cpu = process.cpuUsage(cpuBefore);
 // The widget's view (the Python of one request), after its first render: each slider step of the
 // plan from the default settings on, then Step through the default run, one verifier call a request.
 pyodide.globals.set("plan_json", planJson ? readFileSync(planJson, "utf8") : "[]");
+pyodide.runPython("from lab.widgets import realtext as widget; widget.view(None)");
+const cpuViews = process.cpuUsage();
 const views = pyodide.runPython(`
 import json, time
 from lab.widgets import realtext as widget
-widget.view(None)
 state = {}
 view_ms = []
 for name, value in json.loads(plan_json):
@@ -71,6 +72,8 @@ for step in range(1, widget.MAX_WIDGET_TOKENS + 1):
         break
 json.dumps({"viewMs": view_ms, "stepMs": step_ms})
 `);
+const cpuOfViews = process.cpuUsage(cpuViews);
 const result = { ...JSON.parse(out), ...JSON.parse(views) };
 result.cpuMsPerCycle = (cpu.user + cpu.system) / 1000 / result.cycleMs.length;
+result.cpuMsPerView = (cpuOfViews.user + cpuOfViews.system) / 1000 / (result.viewMs.length + result.stepMs.length);
 process.stdout.write(JSON.stringify(result) + "\n");
