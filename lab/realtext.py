@@ -58,7 +58,7 @@ __all__ = [
     "default_model", "Row", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
-    "prompt_lookup", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -681,38 +681,133 @@ def prompt_lookup(tokens, k: int, min_n: int = PROMPT_LOOKUP[0], max_n: int = PR
     return []
 
 
+class _Drawn:
+    """Stands in for the generator where a draw was made earlier: :func:`sample_row` with it
+    samples exactly as it would have with the generator at that draw."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+class Drafts:
+    """The draft model's k drafts of one cycle, each resolved (its q row computed and sampled
+    with its draw) only when first read, in order: draft i+1 is proposed after draft i.
+
+    All k draws are taken from the generator when the cycle proposes (one ``rng.random()`` per
+    draft, as sampling them there would take), so the draws that follow are the same whether or
+    not a draft is ever resolved. The verifier reads the drafts in order and stops at the first
+    rejection: the drafts after it never change the run, only the list of drafts the cycle
+    shows. A list of drafts reads them all (``list(drafts)``), with the same tokens.
+
+    >>> model = _example_model()
+    >>> drafts = Drafts(model, "draft", [1, 2], 3, 1.0, Random(4))
+    >>> len(drafts), len(drafts.tokens)
+    (3, 0)
+    >>> drafts[0] == drafts.tokens[0], len(drafts.tokens)
+    (True, 1)
+    >>> list(drafts) == propose(model, "draft", [1, 2], 3, 1.0, Random(4))[0]
+    True
+    """
+
+    def __init__(self, model: Model, proposer: str, tokens, k: int, temperature, rng):
+        if proposer not in ("draft", "draft-greedy"):
+            raise ValueError(f"proposer must be one of {', '.join(PROPOSERS)}, got {proposer!r}")
+        self.model, self.proposer, self.k, self.temperature = model, proposer, k, temperature
+        self.context = list(tokens[-(model.order - 1):])
+        self.draws = [rng.random() for _ in range(k)] if proposer == "draft" else None
+        self.tokens: list[int] = []
+        self.rows: list = []
+
+    def _resolve(self, count: int) -> None:
+        model = self.model
+        while len(self.tokens) < min(count, self.k):
+            if self.proposer == "draft":
+                q = model.row("draft", self.context, self.temperature)
+                token = sample_row(q, _Drawn(self.draws[len(self.tokens)]))
+            else:
+                token = argmax(model.row("draft", self.context))
+                q = one_hot(model.size, token)
+            self.tokens.append(token)
+            self.rows.append(q)
+            self.context.append(token)
+
+    def __len__(self) -> int:
+        return self.k
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            self._resolve(range(self.k)[index].stop if index.step in (None, 1) else self.k)
+            return self.tokens[index]
+        if index < 0:
+            index += self.k
+        if not 0 <= index < self.k:
+            raise IndexError("draft index out of range")
+        self._resolve(index + 1)
+        return self.tokens[index]
+
+    def __iter__(self):
+        for index in range(self.k):
+            yield self[index]
+
+    def __eq__(self, other):
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def row(self, index: int):
+        """The q row draft ``index`` was proposed from (resolving it)."""
+        self._resolve(index + 1)
+        return self.rows[index]
+
+
+class DraftRows:
+    """``q_rows[i]`` of a :class:`Drafts`: the row draft i was proposed from."""
+
+    def __init__(self, drafts: Drafts):
+        self.drafts = drafts
+
+    def __getitem__(self, index):
+        return self.drafts.row(index)
+
+    def __len__(self) -> int:
+        return len(self.drafts)
+
+
 def propose(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng):
     """``(drafts, q rows)`` for one cycle after ``tokens``. ``draft`` samples the draft model at
     the temperature; ``draft-greedy`` takes its argmax; ``ngram`` copies from the text (both with
-    one-hot q). Drafts of the draft model are proposed one after another, each after the last."""
+    one-hot q). Drafts of the draft model are proposed one after another, each after the last
+    (:class:`Drafts`, all resolved here)."""
     if proposer == "ngram":
         drafts = prompt_lookup(tokens, k)
         return drafts, [one_hot(model.size, token) for token in drafts]
-    if proposer not in ("draft", "draft-greedy"):
-        raise ValueError(f"proposer must be one of {', '.join(PROPOSERS)}, got {proposer!r}")
-    context = list(tokens[-(model.order - 1):])
-    drafts, rows = [], []
-    for _ in range(k):
-        if proposer == "draft":
-            q = model.row("draft", context, temperature)
-            token = sample_row(q, rng)
-        else:
-            token = argmax(model.row("draft", context))
-            q = one_hot(model.size, token)
-        drafts.append(token)
-        rows.append(q)
-        context.append(token)
-    return drafts, rows
+    drafts = Drafts(model, proposer, tokens, k, temperature, rng)
+    return list(drafts), drafts.rows
 
 
-def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng) -> dict:
+def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperature, rng, lazy: bool = False) -> dict:
     """Draft, verify, commit: one cycle's record. ``firstAlpha`` is the analytic chance that the
     first draft survives at this context: ``sum_x min(p(x), q(x))`` for a sampled draft,
     ``min(1, p(x))`` of the proposed token for a one-hot one. ``checked`` holds ``(p(x), q(x))``
     of every draft the verifier examined (the kept ones and the rejected one; a draft after the
     rejection is never examined): draft x survived with chance ``min(1, p(x) / q(x))``. Reading
-    them costs no row the verifier did not already compute."""
-    drafts, q_rows = propose(model, proposer, tokens, k, temperature, rng)
+    them costs no row the verifier did not already compute.
+
+    With ``lazy`` the record's ``drafts`` of the draft model is the :class:`Drafts` itself: the
+    drafts after the rejected one are resolved only if read (the page reads them for the call it
+    shows in detail), with the same tokens; the record is otherwise the same."""
+    if proposer == "ngram":
+        drafts = prompt_lookup(tokens, k)
+        q_rows = [one_hot(model.size, token) for token in drafts]
+    else:
+        drafts = Drafts(model, proposer, tokens, k, temperature, rng)
+        q_rows = DraftRows(drafts)
     p_rows = LazyRows(model, tokens, drafts, temperature)
     committed, accepted, rejected = verify_block(drafts, p_rows, q_rows, rng)
     first_alpha = None
@@ -720,6 +815,8 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
         p, q = p_rows[0], q_rows[0]
         first_alpha = overlap(p, q) if proposer == "draft" else min(1.0, p[drafts[0]])
     checked = [(p_rows[i][token], q_rows[i][token]) for i, token in enumerate(drafts[:accepted + 1])]
+    if not lazy and isinstance(drafts, Drafts):
+        drafts = list(drafts)
     return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
             "firstAlpha": first_alpha, "checked": checked}
 
@@ -730,7 +827,8 @@ class Run:
     questions. A verifier call depends only on the seeded generator's state and the text before
     it, never on ``count`` or ``max_calls``, so a run asked for more tokens or more calls goes on
     from where it stopped (the page's Step and Generate, or a longer "tokens" setting, extend the
-    run instead of recomputing it).
+    run instead of recomputing it). With ``lazy`` each record's drafts are :func:`run_cycle`'s
+    lazy ones (the same tokens when read).
 
     >>> model = _example_model()
     >>> run = Run(model, [1, 2], "draft", 2, 1.0, 5)
@@ -740,8 +838,10 @@ class Run:
     True
     """
 
-    def __init__(self, model: Model, prompt_tokens, proposer: str, k: int, temperature, seed: int):
+    def __init__(self, model: Model, prompt_tokens, proposer: str, k: int, temperature, seed: int,
+                 lazy: bool = False):
         self.model, self.proposer, self.k, self.temperature = model, proposer, k, temperature
+        self.lazy = lazy  # records' drafts resolved only when read (run_cycle's lazy)
         self.rng = Random(seed)
         self.tokens = list(prompt_tokens)
         self.done: list[dict] = []
@@ -753,7 +853,8 @@ class Run:
         n = 0
         while self.committed[n] < count and (max_calls is None or n < max_calls):
             if n == len(self.done):
-                cycle = run_cycle(self.model, self.proposer, self.tokens, self.k, self.temperature, self.rng)
+                cycle = run_cycle(self.model, self.proposer, self.tokens, self.k, self.temperature, self.rng,
+                                  self.lazy)
                 self.done.append(cycle)
                 self.tokens.extend(cycle["committed"])
                 self.committed.append(self.committed[-1] + len(cycle["committed"]))

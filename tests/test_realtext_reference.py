@@ -167,3 +167,28 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
         widget._RUNS.clear()
         monkeypatch.setattr(model, "_rows", type(model._rows)())
         assert widget.view(query) == answer, query
+
+
+def test_lazy_drafts_are_the_drafts_and_only_the_examined_ones_are_computed():
+    """A lazy run's records (the widget's) read as generate's, draft for draft; before they are
+    read, a call that rejected its first draft has computed only that draft's row."""
+    model = realtext.default_model()
+    tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
+    for proposer, temperature in (("draft", 0.7), ("draft", 1.0), ("draft-greedy", 1.3)):
+        lazy = realtext.Run(model, tokens, proposer, 6, temperature, 5, lazy=True).cycles(48)
+        unread = [len(cycle["drafts"].tokens) for cycle in lazy]
+        assert all(n == cycle["accepted"] + cycle["rejected"] for n, cycle in zip(unread, lazy))
+        assert any(n < 6 for n in unread)  # some calls left drafts unresolved
+        eager = realtext.generate(model, tokens, proposer, 6, temperature, 48, 5)
+        assert [{**cycle, "drafts": list(cycle["drafts"])} for cycle in lazy] == eager
+
+
+def test_the_widget_answers_as_with_eager_runs(monkeypatch):
+    """The widget's answers with lazy drafts equal its answers from runs whose drafts are all
+    computed as each call is made (every step of a run with many rejections: each call's detail
+    lists all its drafts)."""
+    queries = [f"rtLookahead=8&rtTemperature=1.3&rtSeed=4&rtStep={step}" for step in (1, 2, 5, 9, 64)]
+    lazy = [widget.view(query) for query in queries]
+    widget._RUNS.clear()
+    monkeypatch.setattr(widget, "_run", lambda *args: realtext.Run(*args))
+    assert [widget.view(query) for query in queries] == lazy

@@ -338,11 +338,13 @@ def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: 
     """The seeded run of these settings (:class:`lab.realtext.Run`), kept between requests: a Step,
     Generate or a longer "tokens" setting reads the calls already made and makes only the new
     ones. A run is a function of its key (the model object and every setting that changes a call),
-    so keeping it changes no answer; the last :data:`RUNS_KEPT` runs used are kept."""
+    so keeping it changes no answer; the last :data:`RUNS_KEPT` runs used are kept. Its drafts
+    are lazy (:class:`lab.realtext.Drafts`): a draft after a call's rejected one is resolved only
+    for the call shown in detail, which lists every draft."""
     key = (id(model), tuple(prompt_tokens), proposer, k, temperature, seed)
     run = _RUNS.get(key)
     if run is None or run.model is not model:
-        run = _RUNS[key] = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed)
+        run = _RUNS[key] = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed, lazy=True)
         while len(_RUNS) > RUNS_KEPT:
             _RUNS.popitem(last=False)
     _RUNS.move_to_end(key)
