@@ -407,24 +407,28 @@ class Model:
         """:func:`kn_row` in floats, per class: ``(class values, {token: value})``, where a token
         any found level names has its own value and every other token its class's. The same
         float operations on each token's value, in the same order, as :func:`kn_row`: each level
-        multiplies every value by its weight, then adds its kept mass to the tokens it names."""
+        multiplies every value by its weight, then adds its kept mass to the tokens it names.
+
+        Levels 2..n of a row read only the history's last n - 1 tokens, so the parts after them
+        are kept per that suffix and shared: a history's parts are its own level on top of the
+        parts of the history without its first token (the bigram level is computed once per last
+        token, not once per context)."""
         key = (which, history)
         parts = self._parts.get(key)
         if parts is not None:
             self._parts.move_to_end(key)
             return parts
-        tables = self.target if which == "target" else self.draft
-        values, named, classes = self._class_values, {}, self._classes
-        for n in range(2, len(tables) + 1):
-            if len(history) < n - 1:
-                break
-            found = tables[n - 1].find(history[len(history) - (n - 1):])
-            if found is None:
-                continue  # an unseen history: P_n = P_{n-1}
+        if not history:
+            return self._class_values, {}
+        parts = self._row_parts(which, history[1:])  # levels 2 .. len(history)
+        level = (self.target if which == "target" else self.draft)[len(history)]  # level len(history) + 1
+        found = level.find(history)
+        if found is not None:  # else an unseen history: P_n = P_{n-1}
             first, end = found
-            words, counts = tables[n - 1].words[first:end], tables[n - 1].counts[first:end]
+            words, counts = level.words[first:end], level.counts[first:end]
             denominator = 4 * sum(counts)
             weight = 3 * (end - first) / denominator  # float_ratio, inline: int / int, correctly rounded
+            (values, named), classes = parts, self._classes
             values = [weight * value for value in values]
             named = {token: weight * value for token, value in named.items()}
             for word, count in zip(words, counts):
@@ -432,8 +436,9 @@ class Model:
                 if value is None:
                     value = values[classes[word]]
                 named[word] = value + (4 * count - 3) / denominator
-        parts = self._parts[key] = (values, named)
-        while len(self._parts) > 4 * ROWS_KEPT:  # a few kilobytes each
+            parts = (values, named)
+        self._parts[key] = parts
+        while len(self._parts) > 2 * ROWS_KEPT:  # each a few hundred to a thousand or so floats
             self._parts.popitem(last=False)
         return parts
 
