@@ -114,6 +114,15 @@ def wait_audit(page) -> str:
     return page.evaluate("() => document.querySelector('[data-audit-counter]').textContent.trim()")
 
 
+def wait_instruments(page) -> None:
+    """Wait for the instruments suite, which the page runs in slices after the seed audit: a step
+    timed while it runs waits for the slice under way, so steps on an idle page come after it."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-instrument-counter]')"
+        " || document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
+
+
 def cold_article(browser, base: str, network: dict | None = None) -> dict:
     """The article in a fresh context: navigation start to the lab live (dataset.labReadyMs)."""
     context = browser.new_context()
@@ -282,7 +291,8 @@ _FINAL_STEPS = """async ({ kind, steps }) => {
       const timer = setTimeout(() => reject(new Error(`no final lab-rendered for ${kind} ${name}=${value}`)), 15000);
       const onRendered = (event) => {
         if (event.detail.requestedAt < dispatchedAt) return;  // a render asked for before this key
-        renders.push({ kind: event.detail.kind, paintedAt: event.detail.paintedAt, final: event.detail.final });
+        renders.push({ kind: event.detail.kind, paintedAt: event.detail.paintedAt, final: event.detail.final,
+                       pythonMs: event.detail.pythonMs ?? 0 });
         if (!event.detail.final) return;
         document.removeEventListener("lab-rendered", onRendered);
         clearTimeout(timer);
@@ -297,7 +307,9 @@ _FINAL_STEPS = """async ({ kind, steps }) => {
     const own = renders.find((r) => r.kind === kind);
     out.push({ name, value: input.value, dispatchedAt, renders: renders.length,
                widgets: [...new Set(renders.map((r) => r.kind))],
-               firstMs: own ? own.paintedAt - dispatchedAt : null, finalMs: last.paintedAt - dispatchedAt });
+               firstMs: own ? own.paintedAt - dispatchedAt : null, finalMs: last.paintedAt - dispatchedAt,
+               // the worker's Python time, summed over the step's renders (where a slow step's time goes)
+               pythonMs: renders.reduce((sum, r) => sum + r.pythonMs, 0) });
   }
   return out;
 }"""
