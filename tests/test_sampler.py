@@ -339,6 +339,26 @@ def test_trace_is_deterministic(certainty, match, gamma, length, seed):
         certainty, match, gamma, length, seed)
 
 
+@settings(max_examples=300, deadline=None)
+@given(certainty=st.integers(0, 100), match=st.integers(0, 100), gamma=st.integers(1, 12),
+       length=st.integers(1, 256), seed=st.integers(0, 9999))
+def test_trace_shape_is_the_full_runs(certainty, match, gamma, length, seed):
+    """trace_shape draws the same numbers as generate_trace: every call drafts and commits as many."""
+    t = S.generate_trace(certainty, match, gamma, length, seed)
+    assert S.trace_shape(certainty, match, gamma, length, seed) == tuple(
+        (len(drafts), len(committed)) for _, drafts, committed, _ in t.calls)
+
+
+@pytest.mark.parametrize("certainty, match", [(0, 0), (0, 100), (100, 0), (100, 100), (50, 100)])
+def test_trace_shape_at_the_edges(certainty, match):
+    """One-hot rows (certainty 100), identical rows (match 100: no residual, so no draw after a
+    rejection) and the one-token run (no drafts, one bonus draw)."""
+    for gamma, length in ((1, 1), (12, 2), (5, 256)):
+        t = S.generate_trace(certainty, match, gamma, length, 17)
+        assert S.trace_shape(certainty, match, gamma, length, 17) == tuple(
+            (len(drafts), len(committed)) for _, drafts, committed, _ in t.calls)
+
+
 def test_different_seeds_differ():
     traces = {S.generate_trace(50, 50, 4, 64, seed).tokens for seed in range(10)}
     assert len(traces) == 10
