@@ -282,6 +282,9 @@ def slider_steps(page, kind: str, count: int, warmup: int, rng: random.Random, c
 _FINAL_STEPS = """async ({ kind, steps }) => {
   const form = document.querySelector(`form[data-lab="${kind}"]`);
   form.scrollIntoView({ block: "center" });
+  // two frames, as a reader's scroll comes before their key: the page's IntersectionObservers
+  // (which widgets are near the viewport) report the new position before the first step
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   const out = [];
   for (const [name, value] of steps) {
     const input = form.querySelector(`input[name="${name}"]`);
