@@ -57,7 +57,7 @@ __all__ = [
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "kn_row", "tempered", "argmax", "sample_row", "acceptance_probability", "residual",
     "verify_block",
-    "prompt_lookup", "propose", "run_cycle", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -584,6 +584,35 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
             "firstAlpha": first_alpha, "checked": checked}
 
 
+class Run:
+    """One seeded run (``random.Random(seed)``) that grows only as far as it is asked, and keeps
+    what it computed: :meth:`upto` returns the run's first calls, drawing more cycles from the
+    saved generator (and the tokens written so far) only when the calls it holds are not enough.
+    The calls are those of one run computed in one go (one generator, drawn in the same order),
+    so a page that steps through a run, or writes fewer or more tokens of it, recomputes nothing
+    it already showed."""
+
+    def __init__(self, model: Model, prompt_tokens, proposer: str, k: int, temperature, seed: int):
+        self.model, self.proposer, self.k, self.temperature = model, proposer, k, temperature
+        self.rng = Random(seed)
+        self.tokens = list(prompt_tokens)
+        self.cycles: list[dict] = []
+        self.done: list[int] = []  # committed tokens after each call
+
+    def upto(self, count: int, max_calls: int | None = None) -> list[dict]:
+        """The calls until ``count`` tokens are committed, or ``max_calls`` calls (the first
+        reached); see :func:`generate`."""
+        calls = 0
+        while (self.done[calls - 1] if calls else 0) < count and (max_calls is None or calls < max_calls):
+            if calls == len(self.cycles):
+                cycle = run_cycle(self.model, self.proposer, self.tokens, self.k, self.temperature, self.rng)
+                self.cycles.append(cycle)
+                self.tokens.extend(cycle["committed"])
+                self.done.append((self.done[-1] if self.done else 0) + len(cycle["committed"]))
+            calls += 1
+        return self.cycles[:calls]
+
+
 def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int,
              max_calls: int | None = None) -> list[dict]:
     """Cycles with ``random.Random(seed)`` until ``count`` tokens are committed. The last call may
@@ -591,17 +620,8 @@ def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, co
     offered at lookahead k and the trace reads at that lookahead. With ``max_calls`` it stops
     after that many verifier calls: the same calls as the whole run's first ones (one seeded
     generator, drawn in the same order), so a page can step through a run one call per request
-    and recompute it from the seed each time."""
-    rng = Random(seed)
-    tokens = list(prompt_tokens)
-    cycles: list[dict] = []
-    done = 0
-    while done < count and (max_calls is None or len(cycles) < max_calls):
-        cycle = run_cycle(model, proposer, tokens, k, temperature, rng)
-        cycles.append(cycle)
-        tokens.extend(cycle["committed"])
-        done += len(cycle["committed"])
-    return cycles
+    and recompute it from the seed each time (or keep the :class:`Run` and extend it)."""
+    return Run(model, prompt_tokens, proposer, k, temperature, seed).upto(count, max_calls)
 
 
 def text_alpha(model: Model, tokens, temperature=1.0) -> list[float]:

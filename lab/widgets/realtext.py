@@ -328,6 +328,25 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
     return text
 
 
+RUNS_KEPT = 8  # runs the worker keeps: stepping, or writing more or fewer tokens, extends or cuts one
+_runs: dict = {}
+
+
+def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: int) -> "realtext.Run":
+    """The seeded run of these settings, kept across requests (:class:`lab.realtext.Run`): Step
+    and Generate show one more call per request, and the Tokens slider writes more or fewer
+    tokens of the same run, so neither recomputes the calls before. The same calls as a run
+    computed afresh (:func:`lab.realtext.generate`); the least recently used run goes first."""
+    key = (id(model), tuple(prompt_tokens), proposer, k, temperature, seed)
+    run = _runs.pop(key, None)
+    if run is None or run.model is not model:
+        run = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed)
+    _runs[key] = run  # now the most recent
+    while len(_runs) > RUNS_KEPT:
+        del _runs[next(iter(_runs))]
+    return run
+
+
 def view(raw=None) -> dict:
     """The widget for form values or a URL query. Never raises: bad values are clamped with
     notes; a model that is not loaded gives a note and an empty run."""
@@ -350,9 +369,10 @@ def view(raw=None) -> dict:
     if not prompt.strip():
         prompt = realtext.PRESETS[settings["preset"]][1]
     prompt_tokens = model.tokenizer.encode(prompt)
-    # The run up to the call shown, recomputed from the seed: the worker keeps nothing between steps.
-    cycles = realtext.generate(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]),
-                               int(settings["rtTokens"]), int(settings["rtSeed"]), max_calls=settings["step"])
+    # The run up to the call shown, from the seed: the page's state is the controls alone, and the
+    # worker keeps the runs it computed lately (_run) only so as not to compute them again.
+    run = _run(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]), int(settings["rtSeed"]))
+    cycles = run.upto(int(settings["rtTokens"]), max_calls=settings["step"])
     summary = realtext.summarise(cycles, k)
     complete = summary["committedTokens"] >= int(settings["rtTokens"])
     if complete:  # the run's length is known: Step and Generate stop at its last call
