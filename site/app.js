@@ -210,8 +210,8 @@
 
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
-  // Measured once and kept until a ResizeObserver sees a widget change size: reading clientWidth
-  // right after a slider moved would force a layout on every step.
+  // Measured once and kept until a ResizeObserver sees a widget or panel change width (watchWidths):
+  // reading clientWidth right after a slider moved would force a layout on every step.
   const panelWidths = new Map();
   function figureWidth(kind) {
     if (!panelWidths.has(kind)) {
@@ -616,19 +616,35 @@
   }
 
   // Redraw a widget's figures when its panel changes width by a step (rotation, window resize).
+  // Only a change of width forgets the measured panel widths: a widget that grows taller (a longer
+  // summary after a render) would otherwise make the reader's next key force a layout of the whole
+  // page to measure a width that has not changed (25 ms of main thread at 4x CPU throttling).
   function watchWidths() {
     if (!("ResizeObserver" in window)) return;
     let timer = null;
-    const observer = new ResizeObserver(() => {
-      panelWidths.clear();
+    let widened = false;               // some observed width changed since the timer last ran
+    const seenWidths = new WeakMap();  // observed element -> its content width when last reported
+    const resized = new Set();         // widgets whose size changed since the timer last ran
+    const observer = new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const width = Math.round(entry.contentRect.width);
+        if (seenWidths.get(entry.target) !== width) {
+          widened = true;
+          panelWidths.clear();
+        }
+        seenWidths.set(entry.target, width);
+        resized.add(entry.target.closest(".lab-widget") || entry.target);
+      }
       clearTimeout(timer);
       timer = setTimeout(() => {
         for (const kind of kinds()) {
-          updateScrollers(widgetOf(kind));
-          if (root.dataset.labState === "live" && widthChanged(kind)) {
+          if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
+          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
             schedulerFor(kind).submit(formValues(formOf(kind)));
           }
         }
+        resized.clear();
+        widened = false;
       }, 150);
     });
     for (const kind of kinds()) {
