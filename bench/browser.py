@@ -108,8 +108,13 @@ def wait_live(page) -> None:
 
 
 def wait_audit(page) -> str:
+    """Wait until the browser has run both suites, then return the seed counter's text. The
+    instruments suite runs after the seed audit, in slices between the reader's renders: until it
+    ends the worker is not idle, and a slider step can wait behind a slice."""
     page.wait_for_function(
-        "() => document.querySelector('[data-audit-counter]').dataset.source === 'browser'"
+        "() => (document.querySelector('[data-audit-counter]').dataset.source === 'browser'"
+        " && (document.querySelector('[data-instrument-counter]') || {dataset: {source: 'browser'}})"
+        ".dataset.source === 'browser')"
         " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
     return page.evaluate("() => document.querySelector('[data-audit-counter]').textContent.trim()")
 

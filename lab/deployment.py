@@ -25,9 +25,10 @@ serving model's step times at the reader's batch and context (:func:`ledger_cost
     verifyTax  = 100 slope / t_plain
     overheadMs = t_verify(k) - t_plain - (k - 1) slope  the rest of the verify step (>= 0; when it
                  would be negative it is 0 and the tax takes the whole difference)
+                 + t_emitted(alpha, k)                   the cycle's emitted-token output processing
 
 so that the ledger's cycle ``k T c + T (1 + (k - 1) tax) + overhead`` equals the serving model's
-``k t_draft + t_verify(k)`` at the reader's ``k`` (:func:`ledger_cycle_ms` checks it). Away from
+``k t_draft + t_verify(k) + t_emitted`` at the reader's ``k`` and alpha (:func:`ledger_cycle_ms` checks it). Away from
 ``k`` the ledger's verify cost is a straight line while the serving model's follows the roofline,
 so the two can name different best lookaheads; :func:`answer` says so with both numbers. Every
 instrument's slider moves in whole units (whole percent, whole ms), so :func:`instrument_values`
@@ -37,9 +38,10 @@ rounds, and the answer is computed at the rounded alpha the instruments receive.
 ...                context=1024, lookahead=4)
 >>> round(alpha_from(2.8, "length", 4), 4)
 0.7051
->>> costs = ledger_costs(d)
+>>> costs = ledger_costs(d, 0.71)
 >>> s = serving_settings(d, 71)
->>> abs(ledger_cycle_ms(costs, 4) - (4 * serving.draft_step_ms(s, 32, 1024) + serving.verify_step_ms(s, 32, 1024))) < 1e-9
+>>> cycle = 4 * serving.draft_step_ms(s, 32, 1024) + serving.verify_step_ms(s, 32, 1024)
+>>> abs(ledger_cycle_ms(costs, 4) - (cycle + serving.serving(s).emittedOutputMs)) < 1e-9
 True
 
 Standard library only.
@@ -154,9 +156,11 @@ def step_times(d: Deployment, lookahead: int | None = None) -> dict:
             "verify": serving.verify_step_ms(s, d.batch, d.context)}
 
 
-def ledger_costs(d: Deployment) -> dict:
+def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
     """The ledger's four cost sliders fitted to the serving model at the deployment (module
-    docstring), unrounded: ``targetMs``, ``draftCost`` (%), ``verifyTax`` (%), ``overheadMs``."""
+    docstring), unrounded: ``targetMs``, ``draftCost`` (%), ``verifyTax`` (%), ``overheadMs``. The
+    overhead also carries the cycle's emitted-token output processing at the reader's ``alpha``
+    (:func:`lab.serving.emitted_output_ms`; zero at alpha 0), the one cycle cost that grows with acceptance."""
     k = d.lookahead
     here = step_times(d, k)
     plain = here["plain"]
@@ -167,6 +171,8 @@ def ledger_costs(d: Deployment) -> dict:
         overhead = 0.0
         if k > 1:  # at k = 1 the ledger's verify pass is one target pass whatever the tax
             slope = (here["verify"] - plain) / (k - 1)
+    overhead += serving.emitted_output_ms(serving_settings(d, 0), d.batch,
+                                          serving.tokens_per_cycle(alpha, k))
     return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
             "overheadMs": overhead}
 
@@ -196,7 +202,7 @@ def instrument_values(d: Deployment, alpha: float) -> dict:
     form takes, so the page can set them generically): every slider in its own range and step."""
     from .urlstate import LEDGER_SLIDERS
 
-    costs = ledger_costs(d)
+    costs = ledger_costs(d, alpha)
     ranges = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     percent = round_to_step(100 * alpha, 0, 100)
     k = d.lookahead
@@ -238,7 +244,7 @@ def answer(d: Deployment, alpha: float) -> dict:
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
-    fitted = ledger_costs(d)
+    fitted = ledger_costs(d, percent / 100)
     unrounded = ledger_settings.with_(acceptance=percent, **fitted)
     return {
         "alpha": alpha, "acceptancePercent": percent, "values": values, "costs": fitted,

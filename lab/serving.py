@@ -18,7 +18,8 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
     (a draft pass pays no engine term: it runs inside the engine step; t_reject and t_serial, the
     output processing a speculative cycle pays serially where plain decoding overlaps it with the
-    GPU, only in a verify pass: :func:`_engine_ms`)
+    GPU, only in a verify pass: :func:`_engine_ms`; the cycle adds B (T - 1) t_token for the tokens
+    it emits beyond each sequence's first, :func:`emitted_output_ms`)
     combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
 
 For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
@@ -60,7 +61,7 @@ given a measured per-position curve of conditional acceptance rates ``c_1, c_2, 
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 
     plain ms per token  = t_target(B, 1, L)
-    spec ms per token   = (k t_draft(B, 1, L) + t_verify(B, n, L)) / tokens per cycle
+    spec ms per token   = (k t_draft(B, 1, L) + t_verify(B, n, L) + t_emitted) / tokens per cycle
     speedup             = plain ms per token / spec ms per token
     throughput          = B x tokens / time, for the whole batch
 
@@ -89,7 +90,7 @@ __all__ = [
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
     "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
-    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "step_breakdown", "distinct_experts",
+    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
     "expert_params",
 ]
@@ -433,6 +434,7 @@ class _MeasuredStep(NamedTuple):
     sequence_ms: float = 0.0    # the engine's per-sequence work per pass (scheduler bookkeeping)
     draft_token_ms: float = 0.0  # a verify pass's per-draft-token work (the rejection sampler)
     serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
+    token_output_ms: float = 0.0  # the same per emitted token beyond a sequence's first (a cycle term)
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -511,6 +513,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # output processing: plain decoding overlaps it with the next pass, a speculative cycle pays it
     # after its verify pass (lab.serving_calibration.SERIAL_OUTPUT_US)
     serial = cal.serialOutputUs / 1000 if role == "verify" else 0.0
+    token_output = cal.tokenOutputUs / 1000 if role == "verify" else 0.0
     comm = 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
@@ -524,7 +527,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
-        serial_ms=serial)
+        serial_ms=serial, token_output_ms=token_output)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -697,6 +700,23 @@ def verify_step_ms(settings: ServingSettings, batch, context) -> float:
     return _time(_step(TARGETS[settings.target], settings, "verify"), batch, verify_tokens(settings), context)
 
 
+def emitted_output_ms(settings: ServingSettings, batch, tokens) -> float:
+    """The output processing of the tokens a cycle emits per sequence beyond its first, paid serially
+    after the verify pass: ``B (T - 1) t_token`` with ``T`` the tokens per cycle and ``t_token`` the
+    measured incremental detokenization per token (:data:`lab.serving_calibration.TOKEN_OUTPUT_US`).
+    A cycle term, not a step's: it grows with the acceptance. Zero under the roofline and the ideal limit.
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
+    >>> round(emitted_output_ms(s, 32, 2.5), 4)   # 32 x 1.5 x 21.2 us
+    1.0176
+    """
+    return _emitted_output_ms(_step(TARGETS[settings.target], settings, "verify"), batch, tokens)
+
+
+def _emitted_output_ms(verify_step, batch, tokens) -> float:
+    return batch * (tokens - 1) * verify_step.token_output_ms if isinstance(verify_step, _MeasuredStep) else 0.0
+
+
 def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
     """Expected tokens one verify step commits per sequence.
 
@@ -737,40 +757,43 @@ class Serving(NamedTuple):
     verifyRegime: str
     effectiveRidgeFlopsPerByte: float = 0.0
     maxBatchInMemory: float = 0.0
+    emittedOutputMs: float = 0.0
 
 
-def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float]:
-    """(plain step, draft step, verify step, tokens per cycle) in ms at ``batch`` and ``context``."""
+def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float, float]:
+    """(plain step, draft step, verify step, the cycle's emitted-token output processing, tokens per
+    cycle), in ms but the last, at ``batch`` and ``context``: a cycle costs ``k draft + verify + emitted``."""
     target = TARGETS[settings.target]
-    k = settings.lookahead
+    tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
     return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            verify_step_ms(settings, batch, context), tokens_per_cycle(settings.acceptance / 100, k, curve))
+            verify_step_ms(settings, batch, context), emitted_output_ms(settings, batch, tokens), tokens)
 
 
 def serving(settings: ServingSettings, curve=None) -> Serving:
     """Every number of the readout at the settings' own batch and context."""
     target, precision = TARGETS[settings.target], PRECISIONS[settings.precision]
     batch, context, k = settings.batch, settings.context, settings.lookahead
-    plain, draft, verify, tokens = _cycle(settings, batch, context, curve)
-    spec = (k * draft + verify) / tokens
+    plain, draft, verify, emitted, tokens = _cycle(settings, batch, context, curve)
+    cycle = k * draft + verify + emitted
+    spec = cycle / tokens
     return Serving(
         ridgeFlopsPerByte=ridge_point(GPUS[settings.gpu], precision),
         targetWeightBytes=weight_bytes(target, precision),
         kvBytesPerToken=kv_bytes_per_token(target, precision),
         plainStepMs=plain, draftStepMs=draft, verifyStepMs=verify, tokensPerCall=tokens,
         plainMsPerToken=plain, specMsPerToken=spec, speedup=plain / spec,
-        plainTokensPerSecond=batch * 1000 / plain, specTokensPerSecond=batch * tokens * 1000 / (k * draft + verify),
+        plainTokensPerSecond=batch * 1000 / plain, specTokensPerSecond=batch * tokens * 1000 / cycle,
         plainRegime=step_regime(target, settings, batch, 1, context),
         verifyRegime=step_regime(target, settings, batch, verify_tokens(settings), context),
         effectiveRidgeFlopsPerByte=effective_ridge(settings),
-        maxBatchInMemory=max_batch_in_memory(settings),
+        maxBatchInMemory=max_batch_in_memory(settings), emittedOutputMs=emitted,
     )
 
 
 def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
     """Speedup of speculative over plain decoding at ``batch`` and ``context``."""
-    plain, draft, verify, tokens = _cycle(settings, batch, context, curve)
-    return plain * tokens / (settings.lookahead * draft + verify)
+    plain, draft, verify, emitted, tokens = _cycle(settings, batch, context, curve)
+    return plain * tokens / (settings.lookahead * draft + verify + emitted)
 
 
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
@@ -913,7 +936,8 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
         n = verify_tokens(settings.with_(lookahead=k))
-        value = plain * tokens_per_cycle(settings.acceptance / 100, k, curve) / (k * draft + _time(verify, batch, n, context))
+        tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+        value = plain * tokens / (k * draft + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -937,7 +961,8 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
         for batch in batches:
             plain = _time(target, batch, 1, context)
             verify = _time(verify_step, batch, n, context)
-            row.append(plain * tokens / (k * _draft_time(settings, draft, batch, context) + verify))
+            emitted = _emitted_output_ms(verify_step, batch, tokens)
+            row.append(plain * tokens / (k * _draft_time(settings, draft, batch, context) + verify + emitted))
         grid.append(row)
     return grid
 
@@ -950,7 +975,8 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     rows = []
     for batch in batches:
         plain = _time(target, batch, 1, context)
-        cycle = k * _draft_time(settings, draft, batch, context) + _time(verify, batch, n, context)
+        cycle = (k * _draft_time(settings, draft, batch, context) + _time(verify, batch, n, context)
+                 + _emitted_output_ms(verify, batch, tokens))
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
@@ -969,7 +995,8 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
             return NUMERIC, lambda batch: _time(target, batch, 1, context)
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
         return NUMERIC, lambda batch: (k * _draft_time(settings, draft, batch, context)
-                                       + _time(verify, batch, n, context)) / tokens
+                                       + _time(verify, batch, n, context)
+                                       + _emitted_output_ms(verify, batch, tokens)) / tokens
 
     def weighted(step, new_tokens, weight):
         terms, constant, slope = _terms(step, new_tokens, context)
@@ -979,6 +1006,7 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         return weighted(target, 1, 1.0)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     terms, constant, slope = weighted(verify, n, 1 / tokens)
+    slope += _emitted_output_ms(verify, 1, tokens) / tokens   # B (T - 1) t_token over the cycle's T tokens
     if draft is not None:
         more, c, s = weighted(draft, 1, k / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s

@@ -36,9 +36,12 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   off with speculative decoding (vLLM V0's ``verify_async_output_proc``; SGLang's server arguments with
   EAGLE), so a speculative cycle pays it once, after its verify step. An engine that overlaps it with
   speculation too (vLLM V1's separate output process, asynchronous scheduling with speculation) pays less:
-  for it this term overstates the cost, and the page says so. Charged per sequence, not per emitted token (a
-  verify step emits several tokens a sequence), so a lower bound for those engines. Not fitted on the
-  step times above: it touches no plain or calibrated verify pass.
+  for it this term overstates the cost, and the page says so. Charged per sequence; each token a cycle emits
+  beyond a sequence's first adds the measured incremental detokenization, 21.2 us (:data:`TOKEN_OUTPUT_US`,
+  vLLM issue #5206; vLLM V0's output processor detokenizes a cycle's tokens one at a time), a cycle term
+  that grows with the acceptance; the rest of the per-token work (appending, stop checks) was not found
+  measured, so this is still a lower bound for those engines. Neither is fitted on the step times above:
+  they touch no plain or calibrated verify pass.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -60,7 +63,8 @@ class Calibration(NamedTuple):
     embedding); ``sequenceUs`` the engine's work per sequence per step (scheduler bookkeeping);
     ``rejectUs`` the rejection sampler's per draft token in a verify pass; ``serialOutputUs`` the
     engine's output processing per sequence that a speculative cycle pays serially after its verify
-    pass (plain decoding overlaps it with the GPU); ``allreduceUs`` one
+    pass (plain decoding overlaps it with the GPU); ``tokenOutputUs`` the same processing's cost for each
+    token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduceUs`` one
     all-reduce's latency; ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
@@ -80,6 +84,7 @@ class Calibration(NamedTuple):
     sequenceUs: float = 0.0
     rejectUs: float = 0.0
     serialOutputUs: float = 0.0
+    tokenOutputUs: float = 0.0
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
@@ -119,16 +124,26 @@ REJECT_US = 1.80e3 / (64 * 5)
 # speculative decoding.'). So a speculative cycle pays it serially, once, after its verify pass. A CPU cost: the
 # same on every GPU. Engines that overlap it with speculation as well pay less (the page says so).
 SERIAL_OUTPUT_US = (3.4 - 0.2) / (32 - 1) * 1000
+# Output processing per emitted token beyond a sequence's first in a cycle, read in vLLM issue #5206
+# (github.com/vllm-project/vllm/issues/5206, vLLM 0.3.0, Qwen1.5-0.5B): the engine logged
+# 'detokenize_incrementally cost 2.1219253540039062e-05 seconds' a call, one call per token (the typical logged
+# value: eight logged calls from 1.93e-05 to 4.43e-05, median 2.11e-05): 21.2 us. The measured 0.103 ms above
+# is one token a sequence; a speculative cycle emits T tokens a sequence, and vLLM V0's output processor for it appends, detokenizes and stop-checks them one at a time
+# (vllm/engine/output_processor/multi_step.py, MultiStepOutputProcessor._process_seq_outputs: 'Incrementally
+# append tokens to the sequence, as if we had only one new token', calling _process_decode_and_stop per token;
+# read in a V0-era copy through the code index). Only the detokenization is charged per extra token (the stop
+# check is cheaper and was not found measured): a lower bound. A CPU cost: the same on every GPU.
+TOKEN_OUTPUT_US = 21.2
 # A draft pass inside an engine step: no measurement found; assumed 0.2 ms (its argmax sampling and
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
 AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
 HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
 ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
-                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US)
+                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.

@@ -112,9 +112,11 @@ def test_the_ledger_fit_reproduces_the_serving_model(d):
     overhead = verify[k] - plain - (k - 1) * slope
     if overhead < 0:
         overhead, slope = 0.0, (verify[k] - plain) / (k - 1)
-    costs = deployment.ledger_costs(d)
+    # the cycle's emitted-token output processing, B (T - 1) x 21.2 us at alpha 0.71, joins the overhead
+    emitted = d.batch * (serving.tokens_per_cycle(0.71, k) - 1) * 21.2e-3
+    costs = deployment.ledger_costs(d, 0.71)
     assert costs == pytest.approx({"targetMs": plain, "draftCost": 100 * draft / plain,
-                                   "verifyTax": 100 * slope / plain, "overheadMs": overhead}, rel=1e-12)
+                                   "verifyTax": 100 * slope / plain, "overheadMs": overhead + emitted}, rel=1e-12)
     settings_ = ledger.LedgerSettings(acceptance=71, lookahead=k, **costs)
     assert ledger.ledger(settings_).speedup == pytest.approx(serving.serving(s).speedup, rel=1e-12)
     answer = deployment.answer(d, 0.71)
@@ -262,7 +264,7 @@ def test_clamping_instead_of_refusing_fails(monkeypatch):
 
 def test_a_fit_without_its_overhead_fails(monkeypatch):
     original = deployment.ledger_costs
-    monkeypatch.setattr(deployment, "ledger_costs", lambda d: {**original(d), "overheadMs": 0.0})
+    monkeypatch.setattr(deployment, "ledger_costs", lambda d, alpha=0.0: {**original(d, alpha), "overheadMs": 0.0})
     assert "ledger cycle" in _fails("deployment-ledger-fit-reproduces-serving")
 
 

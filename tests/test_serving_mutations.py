@@ -237,3 +237,26 @@ def test_leviathan_catches_moe_verification_priced_as_one_token(monkeypatch):
     original = serving._weights_read_ms
     monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: original(step, min(tokens, 1)))
     _fails("serving-batch-one-is-leviathan", "the union of their experts was not read")
+
+
+def test_throughput_catches_the_emitted_token_output_left_out(monkeypatch):
+    # the cycle's output processing of its extra emitted tokens (21.2 us each) forgotten
+    monkeypatch.setattr(serving, "_emitted_output_ms", lambda step, batch, tokens: 0.0)
+    _fails("serving-throughput-adds-up", "emitted-token output", "by hand")
+
+
+def test_throughput_catches_the_first_token_charged_twice(monkeypatch):
+    # the first token's processing is in the per-sequence 0.103 ms already: charging all T tokens again is caught
+    monkeypatch.setattr(serving, "_emitted_output_ms", lambda step, batch, tokens: (
+        batch * tokens * step.token_output_ms if isinstance(step, serving._MeasuredStep) else 0.0))
+    _fails("serving-throughput-adds-up", "emitted-token output", "by hand")
+
+
+def test_emitted_token_output_is_per_extra_token_and_grows_with_acceptance():
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpus=1, gpu="h100-sxm", target="llama-3-8b",
+                                       draft="eagle-head", lookahead=3, batch=32)
+    low, high = (serving.serving(s.with_(acceptance=a)) for a in (0, 80))
+    assert low.emittedOutputMs == 0.0                       # nothing accepted: one token a sequence, no extra
+    assert high.emittedOutputMs == pytest.approx(32 * (high.tokensPerCall - 1) * 0.0212)
+    for model in (serving.ROOFLINE, serving.OPERATORS):     # neither the roofline nor the ideal limit has it
+        assert serving.serving(s.with_(stepModel=model, acceptance=80)).emittedOutputMs == 0.0

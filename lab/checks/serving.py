@@ -62,17 +62,17 @@ def batch_one_reduces_to_leviathan(out):
             out.visited += 1
             settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
                                                       lookahead=k)
-            plain, _, verify, _ = serving._cycle(settings, 1, context)
+            plain, _, verify, _, _ = serving._cycle(settings, 1, context)
             if not verify > plain:
                 out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
                          f"step {plain!r} ms: the union of their experts was not read")
     for base in _presets(("bf16",), dense, CHIPS):
         for k in GRID["lookahead"]:
             settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k)
-            plain, draft, verify, _ = serving._cycle(settings, 1, context)
-            if verify != plain:
-                out.fail(f"verify step {verify!r} ms is not a plain step {plain!r} ms at {base.target}/{base.gpu}/"
-                         f"{base.precision} k={k}")
+            plain, draft, verify, emitted, _ = serving._cycle(settings, 1, context)
+            if verify != plain or emitted != 0:
+                out.fail(f"verify step {verify!r} ms (emitted-token output {emitted!r} ms) is not a plain step "
+                         f"{plain!r} ms at {base.target}/{base.gpu}/{base.precision} k={k}")
             for acceptance in GRID["certainty"]:
                 out.visited += 1
                 got = serving.speedup_at(settings.with_(acceptance=acceptance), 1, context)
@@ -160,12 +160,21 @@ def ridge_point_is_f_over_bw(out):
 
 def throughput_is_batch_tokens_over_time(out):
     """Throughput is B x tokens / time: plain B x 1000 / step ms, speculative
-    B x tokens per cycle x 1000 / cycle ms, and spec ms per token x spec throughput = 1000 B."""
+    B x tokens per cycle x 1000 / cycle ms, and spec ms per token x spec throughput = 1000 B. The
+    cycle is k draft steps, one verify step and, under the calibrated model, the output processing of
+    the tokens it emits beyond each sequence's first, B (T - 1) t_token with the GPU's measured
+    ``tokenOutputUs`` (zero under the roofline and the ideal limit)."""
+    from ..serving_calibration import CALIBRATIONS
+
     for changes, batch in product(CROSSOVER_CASES, (1, 7, 96, 1024)):
         out.visited += 1
         settings = serving.DEFAULT_SETTINGS.with_(**changes, batch=batch)
         r = serving.serving(settings)
-        cycle = settings.lookahead * r.draftStepMs + r.verifyStepMs
+        per_token = CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if settings.stepModel == serving.MEASURED else 0.0
+        if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
+            out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
+                     f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
+        cycle = settings.lookahead * r.draftStepMs + r.verifyStepMs + r.emittedOutputMs
         if (not _close(r.plainTokensPerSecond, batch * 1000 / r.plainStepMs)
                 or not _close(r.specTokensPerSecond, batch * r.tokensPerCall * 1000 / cycle)
                 or not _close(r.specMsPerToken * r.specTokensPerSecond, 1000 * batch)

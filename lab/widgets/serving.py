@@ -577,8 +577,10 @@ def view(raw=None) -> dict:
         f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
-        f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}) commits "
-        f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
+        f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
+        + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
+        + ") commits "
+        + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
     live = (("measured curve: " if curve is not None else "")
@@ -784,7 +786,14 @@ def _validation_context() -> dict:
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
-            "brackets": _bracket_context()}
+            "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range()}
+
+
+def _bracket_ratio_range() -> dict:
+    """The smallest and largest model crossover over measured first loss (:func:`_bracket_ratios`),
+    as the page writes them (one decimal); empty strings when no central crossover exists."""
+    ratios = _bracket_ratios()
+    return {"low": _f(min(ratios), 1), "high": _f(max(ratios), 1)} if ratios else {"low": "", "high": ""}
 
 
 def _bracket_context() -> list[dict]:
