@@ -119,15 +119,6 @@ def wait_audit(page) -> str:
     return page.evaluate("() => document.querySelector('[data-audit-counter]').textContent.trim()")
 
 
-def wait_instruments(page) -> None:
-    """Wait for the instruments suite, which the page runs in slices after the seed audit: a step
-    timed while it runs waits for the slice under way, so steps on an idle page come after it."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-instrument-counter]')"
-        " || document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
-        " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
-
-
 def cold_article(browser, base: str, network: dict | None = None) -> dict:
     """The article in a fresh context: navigation start to the lab live (dataset.labReadyMs)."""
     context = browser.new_context()

@@ -218,9 +218,8 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     results["warmServer"] = summarise(log.take())
                     _log(f"reload: {results['warm']['bytes'] / KB:,.1f} KB in {results['warm']['requests']} responses")
 
-                    # Slider latency on the warm, idle page (the instruments suite done): every widget
+                    # Slider latency on the warm, idle page (wait_audit: both suites done): every widget
                     # with range inputs.
-                    B.wait_instruments(page)
                     rng = random.Random(20240611)
                     kinds = B.widgets(page)
                     per_lab = max(1, slider_steps // len(kinds))
@@ -558,8 +557,7 @@ def measure_final_only(steps: int) -> dict:
                 page = context.new_page()
                 page.goto(base)
                 B.wait_live(page)
-                B.wait_audit(page)
-                B.wait_instruments(page)
+                B.wait_audit(page)  # both suites: the worker is idle
                 B.settle()
                 raw = final_renders(context, page, steps, random.Random(20240611))
             finally:
