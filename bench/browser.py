@@ -278,6 +278,9 @@ def slider_steps(page, kind: str, count: int, warmup: int, rng: random.Random, c
 _FINAL_STEPS = """async ({ kind, steps }) => {
   const form = document.querySelector(`form[data-lab="${kind}"]`);
   form.scrollIntoView({ block: "center" });
+  // two frames, as a reader's scroll comes before their key: the page's IntersectionObservers
+  // (which widgets are near the viewport) report the new position before the first step
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   const out = [];
   for (const [name, value] of steps) {
     const input = form.querySelector(`input[name="${name}"]`);
@@ -287,7 +290,9 @@ _FINAL_STEPS = """async ({ kind, steps }) => {
       const timer = setTimeout(() => reject(new Error(`no final lab-rendered for ${kind} ${name}=${value}`)), 15000);
       const onRendered = (event) => {
         if (event.detail.requestedAt < dispatchedAt) return;  // a render asked for before this key
-        renders.push({ kind: event.detail.kind, paintedAt: event.detail.paintedAt, final: event.detail.final });
+        renders.push({ kind: event.detail.kind, paintedAt: event.detail.paintedAt, final: event.detail.final,
+                       pythonMs: event.detail.pythonMs ?? 0, receivedAt: event.detail.receivedAt,
+                       swappedAt: event.detail.swappedAt });
         if (!event.detail.final) return;
         document.removeEventListener("lab-rendered", onRendered);
         clearTimeout(timer);
@@ -299,10 +304,21 @@ _FINAL_STEPS = """async ({ kind, steps }) => {
     input.dispatchEvent(new Event("input", { bubbles: true }));
     input.dispatchEvent(new Event("change", { bubbles: true }));
     const last = await settled;
+    // the next key waits for this frame's style, layout and paint (a message posted from a rAF
+    // callback runs after them), so one step's time never holds the last one's paint
+    await new Promise((resolve) => requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = resolve;
+      channel.port2.postMessage(null);
+    }));
     const own = renders.find((r) => r.kind === kind);
     out.push({ name, value: input.value, dispatchedAt, renders: renders.length,
                widgets: [...new Set(renders.map((r) => r.kind))],
-               firstMs: own ? own.paintedAt - dispatchedAt : null, finalMs: last.paintedAt - dispatchedAt });
+               firstMs: own ? own.paintedAt - dispatchedAt : null, finalMs: last.paintedAt - dispatchedAt,
+               // the worker's Python time, summed over the step's renders (where a slow step's time goes)
+               pythonMs: renders.reduce((sum, r) => sum + r.pythonMs, 0),
+               // the last render's reply arrived, its markup was swapped in (then style, layout, paint)
+               receivedMs: last.receivedAt - dispatchedAt, swappedMs: last.swappedAt - dispatchedAt });
   }
   return out;
 }"""

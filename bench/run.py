@@ -134,10 +134,12 @@ def final_render_summary(raw: dict) -> dict:
         own = [s["finalMs"] for s in plain[kind]["steps"]]
         slow = [s["finalMs"] for s in throttled[kind]["steps"]]
         first = [s["firstMs"] for s in plain[kind]["steps"] if s["firstMs"] is not None]
+        python = [s["pythonMs"] for s in plain[kind]["steps"] if s.get("pythonMs") is not None]
         by_widget[kind] = {
             "n": len(own), "p50Ms": round(percentile(own, 50), 2), "p95Ms": round(percentile(own, 95), 2),
             "throttledP50Ms": round(percentile(slow, 50), 2), "throttledP95Ms": round(percentile(slow, 95), 2),
             "firstRenderP95Ms": round(percentile(first, 95), 2) if first else None,
+            "pythonP95Ms": round(percentile(python, 95), 2) if python else None,
             "rendersPerStep": round(sum(s["renders"] for s in plain[kind]["steps"]) / max(1, len(own)), 2),
             "widgetsRendered": sorted({w for s in plain[kind]["steps"] for w in s["widgets"]}),
         }
@@ -216,7 +218,8 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     results["warmServer"] = summarise(log.take())
                     _log(f"reload: {results['warm']['bytes'] / KB:,.1f} KB in {results['warm']['requests']} responses")
 
-                    # Slider latency on the warm, idle page: every widget with range inputs.
+                    # Slider latency on the warm, idle page (wait_audit: both suites done): every widget
+                    # with range inputs.
                     rng = random.Random(20240611)
                     kinds = B.widgets(page)
                     per_lab = max(1, slider_steps // len(kinds))
@@ -554,7 +557,7 @@ def measure_final_only(steps: int) -> dict:
                 page = context.new_page()
                 page.goto(base)
                 B.wait_live(page)
-                B.wait_audit(page)
+                B.wait_audit(page)  # both suites: the worker is idle
                 B.settle()
                 raw = final_renders(context, page, steps, random.Random(20240611))
             finally:

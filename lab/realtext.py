@@ -58,7 +58,8 @@ __all__ = [
     "default_model", "Row", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
-    "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law", "summarise",
+    "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
+    "summarise",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -827,19 +828,19 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
 
 
 class Run:
-    """One seeded run, computed as far as it has been asked for and kept: ``cycles(count,
-    max_calls)`` is exactly :func:`generate`'s answer for those two arguments, for any order of
-    questions. A verifier call depends only on the seeded generator's state and the text before
-    it, never on ``count`` or ``max_calls``, so a run asked for more tokens or more calls goes on
-    from where it stopped (the page's Step and Generate, or a longer "tokens" setting, extend the
-    run instead of recomputing it). With ``lazy`` each record's drafts are :func:`run_cycle`'s
-    lazy ones (the same tokens when read).
+    """One seeded run (``random.Random(seed)``) that grows only as far as it is asked, and keeps
+    what it computed: :meth:`upto` returns the run's first calls, drawing more cycles from the
+    saved generator (and the tokens written so far) only when the calls it holds are not enough.
+    The calls are those of one run computed in one go (one generator, drawn in the same order),
+    so a page that steps through a run, or writes fewer or more tokens of it, recomputes nothing
+    it already showed. With ``lazy`` each record's drafts are :func:`run_cycle`'s lazy ones (the
+    same tokens when read).
 
     >>> model = _example_model()
     >>> run = Run(model, [1, 2], "draft", 2, 1.0, 5)
-    >>> run.cycles(6, 2) == generate(model, [1, 2], "draft", 2, 1.0, 6, 5, max_calls=2)
+    >>> run.upto(6, 2) == generate(model, [1, 2], "draft", 2, 1.0, 6, 5, max_calls=2)
     True
-    >>> run.cycles(9) == generate(model, [1, 2], "draft", 2, 1.0, 9, 5)
+    >>> run.upto(9) == generate(model, [1, 2], "draft", 2, 1.0, 9, 5)
     True
     """
 
@@ -849,22 +850,22 @@ class Run:
         self.lazy = lazy  # records' drafts resolved only when read (run_cycle's lazy)
         self.rng = Random(seed)
         self.tokens = list(prompt_tokens)
-        self.done: list[dict] = []
-        self.committed = [0]  # committed[n]: tokens committed by the first n calls
+        self.cycles: list[dict] = []
+        self.done: list[int] = []  # committed tokens after each call
 
-    def cycles(self, count: int, max_calls: int | None = None) -> list[dict]:
-        """The calls a fresh run makes before ``count`` tokens are committed (or ``max_calls``
-        calls are made): generate's loop, with calls already made read back instead of re-run."""
-        n = 0
-        while self.committed[n] < count and (max_calls is None or n < max_calls):
-            if n == len(self.done):
+    def upto(self, count: int, max_calls: int | None = None) -> list[dict]:
+        """The calls until ``count`` tokens are committed, or ``max_calls`` calls (the first
+        reached); see :func:`generate`."""
+        calls = 0
+        while (self.done[calls - 1] if calls else 0) < count and (max_calls is None or calls < max_calls):
+            if calls == len(self.cycles):
                 cycle = run_cycle(self.model, self.proposer, self.tokens, self.k, self.temperature, self.rng,
                                   self.lazy)
-                self.done.append(cycle)
+                self.cycles.append(cycle)
                 self.tokens.extend(cycle["committed"])
-                self.committed.append(self.committed[-1] + len(cycle["committed"]))
-            n += 1
-        return self.done[:n]
+                self.done.append((self.done[-1] if self.done else 0) + len(cycle["committed"]))
+            calls += 1
+        return self.cycles[:calls]
 
 
 def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int,
@@ -874,8 +875,8 @@ def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, co
     offered at lookahead k and the trace reads at that lookahead. With ``max_calls`` it stops
     after that many verifier calls: the same calls as the whole run's first ones (one seeded
     generator, drawn in the same order), so a page can step through a run one call per request
-    (:class:`Run` keeps a run to step through it without recomputing it)."""
-    return Run(model, prompt_tokens, proposer, k, temperature, seed).cycles(count, max_calls)
+    and recompute it from the seed each time (or keep the :class:`Run` and extend it)."""
+    return Run(model, prompt_tokens, proposer, k, temperature, seed).upto(count, max_calls)
 
 
 def text_alpha(model: Model, tokens, temperature=1.0) -> list[float]:

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
+from math import gcd
 from typing import Sequence
 
 from . import stats
@@ -68,6 +69,7 @@ __all__ = [
     "acceptance_probability", "per_token_acceptance", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
     "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
+    "trace_shape",
     "sample_outputs", "empirical_tv", "uniform_law", "verify_prefix_law", "product_law",
 ]
 
@@ -138,8 +140,29 @@ class Categorical:
         return bisect_right(self.cdf, rng.random())
 
     def rotated(self, shift: int) -> "Categorical":
-        """The same distribution relabelled: token ``x`` gets the mass of ``x - shift``."""
-        return Categorical(_rotate(self.probs, shift))
+        """The same distribution relabelled: token ``x`` gets the mass of ``x - shift``.
+
+        The row is this one's probabilities in another order, so it is not checked again, and
+        its CDF is summed in integers over the common denominator: ``n / d`` of Python ints is
+        correctly rounded, as ``float(Fraction)`` is, so the floats are the ones
+        ``Categorical(_rotate(self.probs, shift))`` computes, at a fraction of the cost (the toy
+        model builds most of its rows so, several per slider step).
+
+        >>> row = Categorical([Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)])
+        >>> row.rotated(1).probs, row.rotated(1).cdf == Categorical(_rotate(row.probs, 1)).cdf
+        ((Fraction(1, 2), Fraction(1, 6), Fraction(1, 3)), True)
+        """
+        values = tuple(_rotate(self.probs, shift))
+        denominator = 1
+        for value in values:
+            denominator = denominator * value.denominator // gcd(denominator, value.denominator)
+        row = Categorical.__new__(Categorical)
+        row.probs = values
+        row.cdf = [total / denominator for total in
+                   accumulate(value.numerator * (denominator // value.denominator) for value in values)]
+        row.cdf[-1] = float("inf")  # as __init__ does: nothing samples past the last token
+        row.rule = None
+        return row
 
 
 _ROUNDING = Fraction(1, 10**9)  # how far a float row's total may miss 1 and still count as normalised
@@ -624,23 +647,79 @@ def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, 
     return Trace(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
 
 
+def trace_shape(certainty, match, lookahead: int, length: int, seed: int) -> tuple[tuple[int, int], ...]:
+    """The shape of :func:`generate_trace`'s run for the same arguments, computed without its
+    tokens: ``(drafted, committed)`` per verifier call, in order.
+
+    It draws the same ``random.Random(seed)`` numbers in the same order (one per draft, one per
+    acceptance test, one for the residual token after a rejection when p - q has mass, one for
+    the bonus token) from the same tables (each slot's draft CDF, its float acceptance table,
+    whether it has a residual), so every count equals the full run's; it only skips building the
+    tokens, the rows and the per-call tuples, which makes it about four times faster. The model's
+    rows depend on the position alone (they repeat every ``len(CONTEXTS)`` positions), so the
+    committed tokens never feed back into the draws. The serving widget's tail re-runs hundreds of
+    seeds through it.
+
+    >>> trace = generate_trace(64, 72, 5, 40, 7)
+    >>> trace_shape(64, 72, 5, 40, 7) == tuple((len(d), len(c)) for _, d, c, _ in trace.calls)
+    True
+    """
+    import random
+
+    period = len(FAVOURITES)
+    draft_cdfs, accepts, residuals = [], [], []
+    for slot in range(period):
+        p, q = position_pair(certainty, match, slot)
+        rule = rule_for(p, q)
+        draft_cdfs.append(q.cdf)
+        accepts.append(rule.accept)
+        residuals.append(rule.residual is not None)
+    uniform = random.Random(seed).random
+    shape = []
+    start = 0
+    while start < length:
+        drafted = min(lookahead, length - start - 1)
+        slots = [(start + i) % period for i in range(drafted)]
+        drafts = [bisect_right(draft_cdfs[slot], uniform()) for slot in slots]
+        committed = drafted + 1  # every draft accepted, then the bonus token
+        for index, slot in enumerate(slots):
+            if uniform() >= accepts[slot][drafts[index]]:  # rejected: judge()'s test, inverted
+                if residuals[slot]:
+                    uniform()  # the correction token, drawn from the residual
+                committed = index + 1
+                break
+        else:
+            uniform()  # the bonus token, drawn from the target's row
+        shape.append((drafted, committed))
+        start += committed
+    return tuple(shape)
+
+
 def sample_outputs(p: Categorical, q: Categorical, count: int, rng, method: str) -> list[int]:
     """Token counts of ``count`` one-token outputs drawn by ``method``:
     ``"speculative"`` (draft from q, then :func:`judge`), ``"target"`` (straight from p) or
     ``"buggy"`` (the draft-resampling bug)."""
     counts = [0] * len(p)
+    uniform = rng.random
     if method == "target":
+        target_cdf = p.cdf
         for _ in range(count):
-            counts[p.sample(rng)] += 1
+            counts[bisect_right(target_cdf, uniform())] += 1  # p.sample(rng), inlined
         return counts
     if method not in ("speculative", "buggy"):
         raise LabValueError(f"method must be speculative, target or buggy, got {method!r}")
-    rule, bug = rule_for(p, q), method == "buggy"
-    draft_cdf, uniform = q.cdf, rng.random
+    rule = rule_for(p, q)
+    # q.sample(rng) and judge(rule, token, rng, bug), inlined: this loop is hot (a third less
+    # time in Pyodide). The same draws in the same order: the draft, the acceptance test, then
+    # the replacement after a rejection (none when there is no replacement row: the draft stays).
+    replacement = rule.q if method == "buggy" else rule.residual
+    draft_cdf, accept = q.cdf, rule.accept
+    replacement_cdf = replacement.cdf if replacement is not None else None
     for _ in range(count):
-        token = bisect_right(draft_cdf, uniform())  # q.sample(rng), inlined: this loop is hot
-        fixed = judge(rule, token, rng, bug)
-        counts[token if fixed is None else fixed] += 1
+        token = bisect_right(draft_cdf, uniform())
+        if uniform() >= accept[token] and replacement_cdf is not None:
+            token = bisect_right(replacement_cdf, uniform())
+        counts[token] += 1
     return counts
 
 

@@ -80,7 +80,7 @@ import math
 from typing import NamedTuple
 
 from .ledger import expected_tokens_per_call
-from .stats import percentile
+from .stats import percentile, percentile_of_counts
 
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "ServingSettings",
@@ -1166,6 +1166,23 @@ TAIL_SEEDS = 300
 
 
 @lru_cache(maxsize=16)
+def _tail_runs(certainty: int, match: int, gamma: int, length: int, seeds: int) -> tuple:
+    """The part of :func:`tail` the draft cost does not change, computed once per setting: each
+    seed's (target calls, draft calls), from :func:`lab.sampler.trace_shape` (the same counts
+    as :func:`lab.sampler.generate_trace`, without its tokens), and how many calls drafted each
+    number of tokens, over all seeds."""
+    from .sampler import trace_shape
+
+    counts, calls_drafting = [], {}
+    for seed in range(seeds):
+        shape = trace_shape(certainty, match, gamma, length, seed)
+        counts.append((len(shape), sum(drafted for drafted, _ in shape)))
+        for drafted, _ in shape:
+            calls_drafting[drafted] = calls_drafting.get(drafted, 0) + 1
+    return tuple(counts), tuple(sorted(calls_drafting.items()))
+
+
+@lru_cache(maxsize=16)
 def tail(certainty: int, match: int, gamma: int, length: int, draft_cost: int, seeds: int = TAIL_SEEDS) -> dict:
     """Re-run the exact lab's seeded generation (:func:`lab.sampler.generate_trace`) with seeds
     ``0 .. seeds - 1`` at one setting of the exact lab.
@@ -1174,22 +1191,23 @@ def tail(certainty: int, match: int, gamma: int, length: int, draft_cost: int, s
     ``trace.speedup``), the prediction (``theoreticalSpeedup`` of :func:`lab.exact.evaluate`),
     and the inter-token gaps in units of one target pass: a call that drafts ``j`` tokens takes
     ``1 + j c``; its first token arrives after that and the rest of its burst with it (gap 0).
-    Plain decoding delivers one token per pass, every gap 1. Percentiles are nearest-rank."""
+    Plain decoding delivers one token per pass, every gap 1. Percentiles are nearest-rank.
+    The runs are shared by every draft cost (:func:`_tail_runs`); the gaps are counted per value
+    (``length`` tokens a run, one gap each) rather than listed."""
     from .exact import summary_alpha
     from .ledger import leviathan_speedup
-    from .sampler import generate_trace
 
     cost = draft_cost / 100
-    speedups, gaps = [], []
-    for seed in range(seeds):
-        trace = generate_trace(certainty, match, gamma, length, seed)
-        speedups.append(length / (trace.targetCalls + trace.draftCalls * cost))
-        for _, drafts, committed, _ in trace.calls:
-            gaps.append(1 + len(drafts) * cost)
-            gaps.extend([0.0] * (len(committed) - 1))
+    counts, calls_drafting = _tail_runs(certainty, match, gamma, length, seeds)
+    speedups = [length / (target_calls + draft_calls * cost) for target_calls, draft_calls in counts]
+    calls = sum(target_calls for target_calls, _ in counts)
+    gaps = {0.0: seeds * length - calls} if seeds * length > calls else {}  # the rest of each burst
+    for drafted, how_many in calls_drafting:
+        gap = 1 + drafted * cost
+        gaps[gap] = gaps.get(gap, 0) + how_many
     prediction = leviathan_speedup(float(summary_alpha(certainty, match, length)), gamma, cost)
     return {"speedups": tuple(speedups), "prediction": prediction, "seeds": seeds,
-            "gapP50": percentile(gaps, 0.5), "gapP99": percentile(gaps, 0.99),
+            "gapP50": percentile_of_counts(gaps, 0.5), "gapP99": percentile_of_counts(gaps, 0.99),
             "plainGapP50": 1.0, "plainGapP99": 1.0,
             "p05": percentile(speedups, 0.05), "p95": percentile(speedups, 0.95),
             "minimum": min(speedups), "maximum": max(speedups), "median": percentile(speedups, 0.5)}

@@ -11,7 +11,7 @@ runnable example. Standard library only (the browser's lab has no ``statistics``
 
 import math
 
-__all__ = ["total_variation", "chi_square_survival", "wilson_interval", "percentile", "Z95"]
+__all__ = ["total_variation", "chi_square_survival", "wilson_interval", "percentile", "percentile_of_counts", "Z95"]
 
 Z95 = 1.959963984540054  # the 97.5% point of the standard normal: a two-sided 95% interval
 
@@ -133,3 +133,22 @@ def percentile(values, fraction: float):
     ordered = sorted(values)
     rank = max(1, math.ceil(fraction * len(ordered)))
     return ordered[rank - 1]
+
+
+def percentile_of_counts(counts, fraction: float):
+    """:func:`percentile` of a list given as ``{value: how many times}``: the same nearest-rank
+    value, ``sorted(values)[ceil(fraction n) - 1]`` with ``n = sum(counts.values())``, without
+    building or sorting the list (a histogram of a few distinct values stands for many).
+
+    >>> percentile_of_counts({0: 2, 1: 1, 2: 1}, 0.5), percentile_of_counts({2: 1, 0: 2, 1: 1}, 0.99)
+    (0, 2)
+    >>> percentile_of_counts({3: 1, 1: 1, 2: 1}, 0) == percentile([3, 1, 2], 0)
+    True
+    """
+    rank = max(1, math.ceil(fraction * sum(counts.values())))
+    seen = 0
+    for value in sorted(counts):
+        seen += counts[value]
+        if seen >= rank:
+            return value
+    raise ValueError("percentile_of_counts needs at least one counted value")

@@ -210,8 +210,8 @@
 
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
-  // Measured once and kept until a ResizeObserver sees a widget change size: reading clientWidth
-  // right after a slider moved would force a layout on every step.
+  // Measured once and kept until a ResizeObserver sees a widget or panel change width (watchWidths):
+  // reading clientWidth right after a slider moved would force a layout on every step.
   const panelWidths = new Map();
   function figureWidth(kind) {
     if (!panelWidths.has(kind)) {
@@ -493,6 +493,40 @@
   const schedulers = {};
   function schedulerFor(kind) { return schedulers[kind] || (schedulers[kind] = scheduler(kind)); }
 
+  // A widget that reads another's values (data-with) and is far from the viewport does not re-render
+  // for a change there until it comes within WARM_MARGIN: nobody sees it meanwhile, and its render
+  // (which may re-run the other widget's model many times over) would otherwise hold the worker
+  // after the key press, ahead of the reader's next one. Until the observer has reported, a widget
+  // counts as near (a change is never left unrendered for want of a report).
+  const farKinds = new Set();    // data-with widgets the observer last saw outside the margin
+  const staleKinds = new Set();  // far widgets that owe a render for another widget's change
+  function renderWhenNear(kind) {
+    if (!farKinds.has(kind)) {
+      schedulerFor(kind).submit(formValues(formOf(kind)), false, true);
+      return;
+    }
+    staleKinds.add(kind);
+    root.dataset.deferredRenders = [...staleKinds].join(" ");  // for tests and the benchmark
+  }
+  function watchDependents() {
+    const dependents = new Map(kinds().filter((kind) => withKinds(formOf(kind)).length)
+      .map((kind) => [widgetOf(kind), kind]));
+    if (!dependents.size || !("IntersectionObserver" in window)) return;
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        const kind = dependents.get(entry.target);
+        if (!entry.isIntersecting) { farKinds.add(kind); continue; }
+        farKinds.delete(kind);
+        if (!staleKinds.delete(kind)) continue;
+        if (staleKinds.size) root.dataset.deferredRenders = [...staleKinds].join(" ");
+        else delete root.dataset.deferredRenders;
+        // not announced: the reader's change was in the other widget, and this one only now comes into view
+        if (!failed) schedulerFor(kind).submit(formValues(formOf(kind)));
+      }
+    }, { rootMargin: WARM_MARGIN });
+    for (const widget of dependents.keys()) observer.observe(widget);
+  }
+
   function wireWidgets() {
     for (const kind of kinds()) {
       const form = formOf(kind);
@@ -509,9 +543,10 @@
       // a select or checkbox may only fire "change"; a range or text control fires both, and the
       // scheduler drops the duplicate's work if the first is still pending
       form.addEventListener("change", (event) => { if (!["range", "text", "number", "textarea"].includes(event.target.type)) onChange(event); });
-      // a widget that reads another's values re-renders when that one's change is committed (not on every input)
+      // a widget that reads another's values re-renders when that one's change is committed (not on every
+      // input), at once if it is near the viewport, else when it comes near (renderWhenNear)
       for (const other of withKinds(form)) {
-        formOf(other).addEventListener("change", () => schedulerFor(kind).submit(formValues(form), false, true));
+        formOf(other).addEventListener("change", () => renderWhenNear(kind));
       }
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
@@ -521,6 +556,7 @@
       // a table folded in a <details> has no width until it opens
       widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
     }
+    watchDependents();
     // A "new seed" button sets the control it names to a fresh random value in its range.
     for (const button of document.querySelectorAll('button[data-action="new-seed"]')) {
       button.addEventListener("click", () => {
@@ -580,19 +616,35 @@
   }
 
   // Redraw a widget's figures when its panel changes width by a step (rotation, window resize).
+  // Only a change of width forgets the measured panel widths: a widget that grows taller (a longer
+  // summary after a render) would otherwise make the reader's next key force a layout of the whole
+  // page to measure a width that has not changed (25 ms of main thread at 4x CPU throttling).
   function watchWidths() {
     if (!("ResizeObserver" in window)) return;
     let timer = null;
-    const observer = new ResizeObserver(() => {
-      panelWidths.clear();
+    let widened = false;               // some observed width changed since the timer last ran
+    const seenWidths = new WeakMap();  // observed element -> its content width when last reported
+    const resized = new Set();         // widgets whose size changed since the timer last ran
+    const observer = new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const width = Math.round(entry.contentRect.width);
+        if (seenWidths.get(entry.target) !== width) {
+          widened = true;
+          panelWidths.clear();
+        }
+        seenWidths.set(entry.target, width);
+        resized.add(entry.target.closest(".lab-widget") || entry.target);
+      }
       clearTimeout(timer);
       timer = setTimeout(() => {
         for (const kind of kinds()) {
-          updateScrollers(widgetOf(kind));
-          if (root.dataset.labState === "live" && widthChanged(kind)) {
+          if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
+          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
             schedulerFor(kind).submit(formValues(formOf(kind)));
           }
         }
+        resized.clear();
+        widened = false;
       }, 150);
     });
     for (const kind of kinds()) {

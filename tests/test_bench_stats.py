@@ -59,11 +59,12 @@ def test_final_render_summary_times_the_last_render_of_a_step():
     the exact sampler's key press renders it (quick) and the serving widget's tail (slow)."""
     from bench.run import final_render_summary
 
-    def step(first, final, widgets):
+    def step(first, final, widgets, python=None):
         return {"name": "x", "value": "1", "dispatchedAt": 0, "renders": len(widgets), "widgets": widgets,
-                "firstMs": first, "finalMs": final}
+                "firstMs": first, "finalMs": final, "pythonMs": python}
 
-    plain = {"exact": {"steps": [step(12, 120, ["exact", "serving"]) for _ in range(19)] + [step(14, 200, ["exact", "serving"])]},
+    plain = {"exact": {"steps": [step(12, 120, ["exact", "serving"], 90) for _ in range(19)]
+                                + [step(14, 200, ["exact", "serving"], 170)]},
              "ledger": {"steps": [step(10, 10, ["ledger"]) for _ in range(20)]}}
     slow = {"exact": {"steps": [step(30, 150, ["exact", "serving"]) for _ in range(20)]},
             "ledger": {"steps": [step(25, 25, ["ledger"]) for _ in range(20)]}}
@@ -72,5 +73,7 @@ def test_final_render_summary_times_the_last_render_of_a_step():
     assert exact["p50Ms"] == 120 and exact["p95Ms"] == pytest.approx(124, abs=0.01)
     assert exact["firstRenderP95Ms"] == pytest.approx(12.1, abs=0.01)
     assert exact["rendersPerStep"] == 2 and exact["widgetsRendered"] == ["exact", "serving"]
+    assert exact["pythonP95Ms"] == pytest.approx(94, abs=0.01)  # the worker's Python, summed over a step's renders
+    assert out["finalRenderByWidget"]["ledger"]["pythonP95Ms"] is None  # not reported: no figure made up
     assert out["finalRenderByWidget"]["ledger"]["p95Ms"] == 10 and out["finalRenderSteps"] == 40
     assert out["finalRenderP50Ms"] == pytest.approx(65) and out["finalRenderThrottledP95Ms"] == 150

@@ -335,6 +335,31 @@ def test_a_stopped_run_is_the_whole_runs_first_calls(model):
             assert realtext.generate(model, tokens, proposer, 4, temperature, 40, 11, max_calls=n) == whole[:n]
 
 
+def test_a_kept_run_grows_and_shrinks_to_the_fresh_runs_calls(model):
+    """A Run asked for more tokens, fewer tokens or fewer calls, in any order, answers what a run
+    computed afresh by generate() gives for each request (the worker keeps runs, not state the
+    page depends on)."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
+    for proposer, temperature in (("draft", 1.0), ("draft-greedy", 0.7), ("ngram", 0.0)):
+        run = realtext.Run(model, tokens, proposer, 3, temperature, 5)
+        for count, calls in ((16, None), (8, None), (40, 2), (40, None), (24, None), (64, 5), (64, None), (8, 1)):
+            assert run.upto(count, calls) == realtext.generate(model, tokens, proposer, 3, temperature, count, 5,
+                                                               max_calls=calls), (proposer, count, calls)
+
+
+def test_the_widget_steps_a_kept_run_to_the_same_view(model):
+    """Stepping through a run call by call (each request served from the kept run) shows what a
+    fresh worker shows for the same controls."""
+    raw = {"rtLookahead": "3", "rtTemperature": "0.8", "rtTokens": "32", "rtSeed": "4"}
+    stepped = [widget.view({**raw, "rtStep": str(step)}) for step in range(1, 8)]
+    widget._runs.clear()
+    assert [widget.view({**raw, "rtStep": str(step)}) for step in range(7, 0, -1)] == stepped[::-1]
+    assert len(widget._runs) == 1
+    for seed in range(widget.RUNS_KEPT + 3):  # bounded: the least recently used runs go
+        widget.view({**raw, "rtSeed": str(seed)})
+    assert len(widget._runs) == widget.RUNS_KEPT
+
+
 def test_checked_holds_the_rows_the_verifier_compared(model):
     """Each examined draft's (p(x), q(x)) equals the target's and the draft's rows recomputed from
     the context, and exactly the kept drafts plus the rejected one were examined."""

@@ -150,7 +150,7 @@ def test_a_kept_run_answers_any_order_of_questions_as_a_fresh_run():
         run = realtext.Run(model, tokens, proposer, 3, temperature, 21)
         for _ in range(12):
             count, max_calls = rng.randrange(1, 60), rng.choice([None, 1, 2, 5, 9, 30])
-            assert run.cycles(count, max_calls) == realtext.generate(model, tokens, proposer, 3, temperature, count,
+            assert run.upto(count, max_calls) == realtext.generate(model, tokens, proposer, 3, temperature, count,
                                                                      21, max_calls=max_calls)
 
 
@@ -164,7 +164,7 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
     warm = [widget.view(query) for query in queries]
     model = realtext.default_model()
     for query, answer in zip(queries, warm):
-        widget._RUNS.clear()
+        widget._runs.clear()
         monkeypatch.setattr(model, "_rows", type(model._rows)())
         assert widget.view(query) == answer, query
 
@@ -175,7 +175,7 @@ def test_lazy_drafts_are_the_drafts_and_only_the_examined_ones_are_computed():
     model = realtext.default_model()
     tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
     for proposer, temperature in (("draft", 0.7), ("draft", 1.0), ("draft-greedy", 1.3)):
-        lazy = realtext.Run(model, tokens, proposer, 6, temperature, 5, lazy=True).cycles(48)
+        lazy = realtext.Run(model, tokens, proposer, 6, temperature, 5, lazy=True).upto(48)
         unread = [len(cycle["drafts"].tokens) for cycle in lazy]
         assert all(n == cycle["accepted"] + cycle["rejected"] for n, cycle in zip(unread, lazy))
         assert any(n < 6 for n in unread)  # some calls left drafts unresolved
@@ -189,6 +189,6 @@ def test_the_widget_answers_as_with_eager_runs(monkeypatch):
     lists all its drafts)."""
     queries = [f"rtLookahead=8&rtTemperature=1.3&rtSeed=4&rtStep={step}" for step in (1, 2, 5, 9, 64)]
     lazy = [widget.view(query) for query in queries]
-    widget._RUNS.clear()
+    widget._runs.clear()
     monkeypatch.setattr(widget, "_run", lambda *args: realtext.Run(*args))
     assert [widget.view(query) for query in queries] == lazy

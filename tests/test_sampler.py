@@ -339,6 +339,59 @@ def test_trace_is_deterministic(certainty, match, gamma, length, seed):
         certainty, match, gamma, length, seed)
 
 
+@settings(max_examples=300, deadline=None)
+@given(certainty=st.integers(0, 100), match=st.integers(0, 100), gamma=st.integers(1, 12),
+       length=st.integers(1, 256), seed=st.integers(0, 9999))
+def test_trace_shape_is_the_full_runs(certainty, match, gamma, length, seed):
+    """trace_shape draws the same numbers as generate_trace: every call drafts and commits as many."""
+    t = S.generate_trace(certainty, match, gamma, length, seed)
+    assert S.trace_shape(certainty, match, gamma, length, seed) == tuple(
+        (len(drafts), len(committed)) for _, drafts, committed, _ in t.calls)
+
+
+@pytest.mark.parametrize("certainty, match", [(0, 0), (0, 100), (100, 0), (100, 100), (50, 100)])
+def test_trace_shape_at_the_edges(certainty, match):
+    """One-hot rows (certainty 100), identical rows (match 100: no residual, so no draw after a
+    rejection) and the one-token run (no drafts, one bonus draw)."""
+    for gamma, length in ((1, 1), (12, 2), (5, 256)):
+        t = S.generate_trace(certainty, match, gamma, length, 17)
+        assert S.trace_shape(certainty, match, gamma, length, 17) == tuple(
+            (len(drafts), len(committed)) for _, drafts, committed, _ in t.calls)
+
+
+@settings(max_examples=300, deadline=None)
+@given(weights=st.lists(st.integers(0, 10**30), min_size=1, max_size=9).filter(any), shift=st.integers(-20, 20))
+def test_a_rotated_row_is_the_row_built_from_the_rotated_probabilities(weights, shift):
+    """rotated() skips the checks and sums its CDF in integers: the same probabilities and floats
+    as a Categorical built from the relabelled probabilities."""
+    row = S.Categorical([Fraction(w, sum(weights)) for w in weights])
+    rotated, built = row.rotated(shift), S.Categorical(S._rotate(row.probs, shift))
+    assert rotated.probs == built.probs and rotated.cdf == built.cdf and rotated.rule is None
+
+
+def _sample_outputs_by_judge(p, q, count, rng, method):
+    """sample_outputs written out with the public pieces (q.sample, judge), as a reference."""
+    counts = [0] * len(p)
+    for _ in range(count):
+        if method == "target":
+            counts[p.sample(rng)] += 1
+            continue
+        token = q.sample(rng)
+        fixed = S.judge(S.rule_for(p, q), token, rng, method == "buggy")
+        counts[token if fixed is None else fixed] += 1
+    return counts
+
+
+@pytest.mark.parametrize("method", ["speculative", "target", "buggy"])
+@pytest.mark.parametrize("certainty, match", [(0, 0), (100, 100), (64, 72), (100, 0), (30, 100), (7, 93)])
+def test_sample_outputs_draws_as_judge_does(method, certainty, match):
+    """The inlined sampling loop draws the same numbers in the same order as q.sample + judge."""
+    p, q = S.reference_pair(certainty, match)
+    mine, theirs = random.Random(5), random.Random(5)
+    assert S.sample_outputs(p, q, 500, mine, method) == _sample_outputs_by_judge(p, q, 500, theirs, method)
+    assert mine.random() == theirs.random()  # and leave the generator in the same place
+
+
 def test_different_seeds_differ():
     traces = {S.generate_trace(50, 50, 4, 64, seed).tokens for seed in range(10)}
     assert len(traces) == 10

@@ -158,6 +158,31 @@ def test_tail_matches_issue_numbers():
     assert runs["gapP50"] == 0.0 and runs["gapP99"] == pytest.approx(1.45)  # bursts: most tokens arrive together
 
 
+@pytest.mark.parametrize("setting", [(64, 72, 5, 96, 9), (0, 0, 1, 1, 0), (100, 100, 12, 256, 100),
+                                     (100, 0, 3, 17, 50), (37, 81, 8, 200, 0), (0, 100, 2, 2, 1)])
+def test_tail_is_the_seeded_runs_themselves(setting):
+    """The tail (run shapes shared across draft costs, gaps counted per value) equals the direct
+    computation: every seed's generate_trace, each gap listed, nearest-rank percentiles."""
+    from lab.exact import summary_alpha
+    from lab.ledger import leviathan_speedup
+    from lab.sampler import generate_trace
+
+    certainty, match, gamma, length, draft_cost = setting
+    cost, seeds = draft_cost / 100, 40
+    speedups, gaps = [], []
+    for seed in range(seeds):
+        trace = generate_trace(certainty, match, gamma, length, seed)
+        speedups.append(length / (trace.targetCalls + trace.draftCalls * cost))
+        for _, drafts, committed, _ in trace.calls:
+            gaps += [1 + len(drafts) * cost] + [0.0] * (len(committed) - 1)
+    runs = serving.tail(certainty, match, gamma, length, draft_cost, seeds)
+    assert runs == {"speedups": tuple(speedups), "seeds": seeds, "plainGapP50": 1.0, "plainGapP99": 1.0,
+                    "prediction": leviathan_speedup(float(summary_alpha(certainty, match, length)), gamma, cost),
+                    "gapP50": serving.percentile(gaps, 0.5), "gapP99": serving.percentile(gaps, 0.99),
+                    "p05": serving.percentile(speedups, 0.05), "p95": serving.percentile(speedups, 0.95),
+                    "minimum": min(speedups), "maximum": max(speedups), "median": serving.percentile(speedups, 0.5)}
+
+
 def test_percentile_nearest_rank():
     assert serving.percentile([3, 1, 2], 0.5) == 2 and serving.percentile(range(100), 0.99) == 98
 

@@ -457,3 +457,42 @@ def test_methods_and_terms_are_glossed_where_first_used(static):
           }
           return null; }""", term)
         assert first and first["dfn"], (term, first)
+
+
+def test_a_key_measures_no_panel_width_unless_a_width_changed(page):
+    """app.js measures a figure panel's width once and again only after a width changed: a widget
+    that grows taller (a longer summary after a render) makes the reader's next key force no layout
+    to re-measure it. A change of width still redraws the figures for the new width."""
+    pg = page(viewport={"width": 1280, "height": 800})
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    pg.locator("#ledger-lab").scroll_into_view_if_needed()
+    pg.evaluate("""() => {
+      const own = Object.getOwnPropertyDescriptor(Element.prototype, 'clientWidth');
+      window.__keyReads = 0;
+      window.__inKey = false;
+      Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true,
+        get() { if (window.__inKey && this.classList.contains('figure-panel')) window.__keyReads++; return own.get.call(this); } });
+      window.__press = (id) => new Promise((resolve) => {
+        const slider = document.getElementById(id);
+        document.addEventListener('lab-rendered', () => setTimeout(resolve, 300), { once: true });
+        window.__inKey = true;
+        slider.value = String(Number(slider.value) === Number(slider.max) ? Number(slider.min) : Number(slider.value) + Number(slider.step || 1));
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+        window.__inKey = false;
+      });
+    }""")
+    slider = pg.evaluate("() => document.querySelector('#ledger-lab input[type=range]').id")
+    pg.evaluate("(id) => window.__press(id)", slider)  # a first key may measure (nothing measured yet)
+    pg.evaluate("() => { window.__keyReads = 0; }")
+    for _ in range(3):
+        # the widget grows taller and shrinks back: its observer reports a size, not a width, change
+        pg.evaluate("""() => new Promise((resolve) => { const extra = document.createElement('div');
+            extra.style.height = '120px'; document.querySelector('#ledger-lab').append(extra);
+            setTimeout(() => { extra.remove(); setTimeout(resolve, 200); }, 200); })""")
+        pg.evaluate("(id) => window.__press(id)", slider)
+    assert pg.evaluate("() => window.__keyReads") == 0
+    width = pg.get_attribute("form[data-lab=ledger]", "data-width")
+    pg.set_viewport_size({"width": 700, "height": 800})  # a width change: measured again, redrawn
+    pg.wait_for_function("(w) => document.querySelector('form[data-lab=ledger]').dataset.width !== w", arg=width)
+    assert pg.console_errors == []

@@ -133,31 +133,55 @@ def test_selects_change_the_preset(live):
     assert live.console_errors == []
 
 
+def _deferred(pg) -> str | None:
+    """The data-with widgets owing a render for another widget's change until they come near."""
+    return pg.evaluate("() => document.documentElement.dataset.deferredRenders ?? null")
+
+
 def test_tail_follows_the_exact_lab(live):
+    """A change in the exact lab re-renders this widget's tail (data-with) when the widget comes near
+    the viewport: at once if it is near, else once it is scrolled to, never before."""
     before = live.inner_html(f"{SEL} [data-figure=tail]")
     exact = slider_values(live, "exact")
-    live.locator("#exact-certainty").focus()
+    live.locator("#exact-certainty").focus()  # scrolls the exact lab into view, this widget far away
     live.locator("#exact-certainty").press("ArrowLeft")  # a committed change of the exact lab
     assert slider_values(live, "exact")["certainty"] == str(int(exact["certainty"]) - 1)
+    live.wait_for_function("() => document.documentElement.dataset.deferredRenders === 'serving'",
+                           timeout=RENDER_TIMEOUT_MS)
+    live.wait_for_timeout(300)
+    assert live.inner_html(f"{SEL} [data-figure=tail]") == before  # off screen: not re-rendered yet
+    live.locator(SEL).scroll_into_view_if_needed()
     view = _wait_shows(live, _sent(live))
+    assert _deferred(live) is None
     assert view["exact"]["certainty"] == int(exact["certainty"]) - 1
     assert live.inner_html(f"{SEL} [data-figure=tail]") != before
+    # near the viewport a change there renders the tail at once
+    live.evaluate("""(sel) => { const widget = document.querySelector(sel);
+        window.scrollTo(0, widget.getBoundingClientRect().top + window.scrollY); }""", SEL)
+    live.wait_for_timeout(100)  # the observer reports the widget near
+    live.evaluate("""() => { const c = document.querySelector('#exact-certainty'); c.value = String(+c.value + 1);
+        c.dispatchEvent(new Event('input', {bubbles: true})); c.dispatchEvent(new Event('change', {bubbles: true})); }""")
+    view = _wait_shows(live, _sent(live))
+    assert view["exact"]["certainty"] == int(exact["certainty"]) and _deferred(live) is None
     assert "srvK" in query(live) and "certainty" in query(live)
     assert live.console_errors == []
 
 
 def test_a_key_in_the_exact_lab_marks_only_the_last_render_final(live):
-    """A key press in the exact lab renders it, then this widget's tail (data-with): app.js's
-    lab-rendered events say which render is the last one the key caused (what the benchmark's
-    final-render keys time)."""
+    """A key press in the exact lab renders it; this widget's tail (data-with) follows when it comes
+    near the viewport: app.js's lab-rendered events say which render is the last one the key caused
+    (what the benchmark's final-render keys time), and the deferred render is final in its turn."""
     live.evaluate("""() => { window.__renders = [];
         document.addEventListener('lab-rendered', (e) => window.__renders.push([e.detail.kind, e.detail.final])); }""")
     live.locator("#exact-match").focus()
     live.locator("#exact-match").press("ArrowLeft")
     live.wait_for_function("() => window.__renders.some(([, final]) => final)", timeout=RENDER_TIMEOUT_MS)
-    live.wait_for_timeout(300)  # nothing else follows the final render
+    live.wait_for_timeout(300)  # nothing else follows the final render while this widget is far away
     renders = live.evaluate("() => window.__renders")
-    assert renders == [["exact", False], ["serving", True]], renders
+    assert renders == [["exact", True]], renders
+    live.locator(SEL).scroll_into_view_if_needed()
+    live.wait_for_function("() => window.__renders.length === 2", timeout=RENDER_TIMEOUT_MS)
+    assert live.evaluate("() => window.__renders[1]") == ["serving", True]
     live.locator("#serving-lookahead").focus()
     live.locator("#serving-lookahead").press("ArrowRight")  # a widget no other reads: its one render is final
     live.wait_for_function("() => window.__renders.length === 3", timeout=RENDER_TIMEOUT_MS)

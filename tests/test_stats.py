@@ -49,6 +49,19 @@ def test_wilson_interval_covers():
     assert low < 0.5 < high and high - low == pytest.approx(2 * half, rel=1e-12)
 
 
+def test_percentile_of_counts_is_the_percentile_of_the_list():
+    rng = random.Random(4)
+    for _ in range(200):
+        values = [rng.choice((0.0, 1.0, 1.09, 1.45, 2.5)) for _ in range(rng.randint(1, 60))]
+        counts = {}
+        for value in values:
+            counts[value] = counts.get(value, 0) + 1
+        for fraction in (0, 0.01, 0.05, 0.5, 0.95, 0.99, 1):
+            assert stats.percentile_of_counts(counts, fraction) == stats.percentile(values, fraction)
+    with pytest.raises(ValueError):
+        stats.percentile_of_counts({}, 0.5)
+
+
 def test_percentile_is_the_nearest_rank_and_is_the_serving_models():
     assert serving.percentile is stats.percentile
     rng = random.Random(3)

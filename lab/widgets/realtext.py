@@ -9,9 +9,9 @@ each one asks for the seeded run up to that call (:func:`lab.realtext.generate`'
 ``max_calls``, the same calls as the whole run's first ones), read from the run of those settings
 kept in this module (:func:`_run`, a memo: a Step makes only the new call), and the view sends
 back the run's length as the step's ``limits`` once it is known. The newest call is shown in
-detail: its drafts with p(x) and q(x), the prefix kept, and the target's token. The text shows every verifier call: accepted
-drafts underlined, the rejected draft struck through, the verifier's correction boxed and the bonus
-token in a dashed box (shape, not colour alone, tells them apart; each also has its ``k-`` colour).
+detail: its drafts with p(x) and q(x), the prefix kept, and the target's token. The text shows
+every verifier call: accepted drafts underlined, the rejected draft struck through, the
+verifier's correction boxed and the bonus token in a dashed box (shape, not colour alone, tells them apart; each also has its ``k-`` colour).
 The numbers go through the trace reader's analysis (:func:`lab.realtext.summarise`), and the run's
 trace can be sent to the trace reader, the ledger and the lookahead policies (the page's generic
 ``data-action="send"``).
@@ -22,7 +22,6 @@ comes near (the form's ``data-assets``) and writes it where :func:`lab.realtext.
 
 import json
 import math
-from collections import OrderedDict
 from functools import lru_cache
 
 from ..figures import escape, split_width
@@ -330,24 +329,24 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
     return text
 
 
-RUNS_KEPT = 32
-_RUNS: "OrderedDict[tuple, realtext.Run]" = OrderedDict()
+RUNS_KEPT = 8  # runs the worker keeps: stepping, or writing more or fewer tokens, extends or cuts one
+_runs: dict = {}
 
 
-def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: int) -> realtext.Run:
-    """The seeded run of these settings (:class:`lab.realtext.Run`), kept between requests: a Step,
-    Generate or a longer "tokens" setting reads the calls already made and makes only the new
-    ones. A run is a function of its key (the model object and every setting that changes a call),
-    so keeping it changes no answer; the last :data:`RUNS_KEPT` runs used are kept. Its drafts
-    are lazy (:class:`lab.realtext.Drafts`): a draft after a call's rejected one is resolved only
-    for the call shown in detail, which lists every draft."""
+def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: int) -> "realtext.Run":
+    """The seeded run of these settings, kept across requests (:class:`lab.realtext.Run`): Step
+    and Generate show one more call per request, and the Tokens slider writes more or fewer
+    tokens of the same run, so neither recomputes the calls before. The same calls as a run
+    computed afresh (:func:`lab.realtext.generate`); the least recently used run goes first. Its
+    drafts are lazy (:class:`lab.realtext.Drafts`): a draft after a call's rejected one is
+    resolved only for the call shown in detail, which lists every draft."""
     key = (id(model), tuple(prompt_tokens), proposer, k, temperature, seed)
-    run = _RUNS.get(key)
+    run = _runs.pop(key, None)
     if run is None or run.model is not model:
-        run = _RUNS[key] = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed, lazy=True)
-        while len(_RUNS) > RUNS_KEPT:
-            _RUNS.popitem(last=False)
-    _RUNS.move_to_end(key)
+        run = realtext.Run(model, prompt_tokens, proposer, k, temperature, seed, lazy=True)
+    _runs[key] = run  # now the most recent
+    while len(_runs) > RUNS_KEPT:
+        del _runs[next(iter(_runs))]
     return run
 
 
@@ -373,9 +372,10 @@ def view(raw=None) -> dict:
     if not prompt.strip():
         prompt = realtext.PRESETS[settings["preset"]][1]
     prompt_tokens = model.tokenizer.encode(prompt)
-    # The run up to the call shown: generate's answer, read from the kept run of these settings.
-    cycles = _run(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]),
-                  int(settings["rtSeed"])).cycles(int(settings["rtTokens"]), settings["step"])
+    # The run up to the call shown, from the seed: the page's state is the controls alone, and the
+    # worker keeps the runs it computed lately (_run) only so as not to compute them again.
+    run = _run(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]), int(settings["rtSeed"]))
+    cycles = run.upto(int(settings["rtTokens"]), max_calls=settings["step"])
     summary = realtext.summarise(cycles, k)
     complete = summary["committedTokens"] >= int(settings["rtTokens"])
     if complete:  # the run's length is known: Step and Generate stop at its last call
