@@ -166,6 +166,7 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
     for query, answer in zip(queries, warm):
         widget._runs.clear()
         monkeypatch.setattr(model, "_rows", type(model._rows)())
+        monkeypatch.setattr(model, "_parts", type(model._parts)())
         assert widget.view(query) == answer, query
 
 
