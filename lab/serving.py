@@ -792,8 +792,11 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
 
 def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
     """Speedup of speculative over plain decoding at ``batch`` and ``context``."""
-    plain, draft, verify, emitted, tokens = _cycle(settings, batch, context, curve)
-    return plain * tokens / (settings.lookahead * draft + verify + emitted)
+    target, verify, draft, n = _cycle_steps(settings)
+    tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
+    draft_ms = _draft_time(settings, draft, batch, context)
+    return _time(target, batch, 1, context) * tokens / _cycle_ms(
+        settings.lookahead, draft_ms, verify, batch, n, context, tokens)
 
 
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
@@ -864,6 +867,14 @@ def _cycle_steps(settings: ServingSettings):
     shape, target = draft_shape(settings), TARGETS[settings.target]
     return (_step(target, settings), _step(target, settings, "verify"),
             None if shape is None else _step(shape, settings, "draft"), verify_tokens(settings))
+
+
+def _cycle_ms(k: int, draft_ms: float, verify, batch, n: int, context, tokens: float) -> float:
+    """One speculative cycle from its step constants: ``k`` draft steps of ``draft_ms``, the verify
+    step over ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a
+    sequence (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each
+    gives the very float :func:`speedup_at` does."""
+    return k * draft_ms + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens)
 
 
 def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
@@ -937,7 +948,7 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     for k in range(1, max_lookahead + 1):
         n = verify_tokens(settings.with_(lookahead=k))
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        value = plain * tokens / (k * draft + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
+        value = plain * tokens / _cycle_ms(k, draft, verify, batch, n, context, tokens)
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -960,9 +971,8 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
         row = []
         for batch in batches:
             plain = _time(target, batch, 1, context)
-            verify = _time(verify_step, batch, n, context)
-            emitted = _emitted_output_ms(verify_step, batch, tokens)
-            row.append(plain * tokens / (k * _draft_time(settings, draft, batch, context) + verify + emitted))
+            draft_ms = _draft_time(settings, draft, batch, context)
+            row.append(plain * tokens / _cycle_ms(k, draft_ms, verify_step, batch, n, context, tokens))
         grid.append(row)
     return grid
 
@@ -975,8 +985,7 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     rows = []
     for batch in batches:
         plain = _time(target, batch, 1, context)
-        cycle = (k * _draft_time(settings, draft, batch, context) + _time(verify, batch, n, context)
-                 + _emitted_output_ms(verify, batch, tokens))
+        cycle = _cycle_ms(k, _draft_time(settings, draft, batch, context), verify, batch, n, context, tokens)
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
@@ -994,9 +1003,8 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         if not speculative:
             return NUMERIC, lambda batch: _time(target, batch, 1, context)
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        return NUMERIC, lambda batch: (k * _draft_time(settings, draft, batch, context)
-                                       + _time(verify, batch, n, context)
-                                       + _emitted_output_ms(verify, batch, tokens)) / tokens
+        return NUMERIC, lambda batch: _cycle_ms(k, _draft_time(settings, draft, batch, context), verify,
+                                                batch, n, context, tokens) / tokens
 
     def weighted(step, new_tokens, weight):
         terms, constant, slope = _terms(step, new_tokens, context)
