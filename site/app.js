@@ -500,13 +500,17 @@
   // counts as near (a change is never left unrendered for want of a report).
   const farKinds = new Set();    // data-with widgets the observer last saw outside the margin
   const staleKinds = new Set();  // far widgets that owe a render for another widget's change
+  function showStale() {  // <html data-deferred-renders>, for tests and the benchmark
+    if (staleKinds.size) root.dataset.deferredRenders = [...staleKinds].join(" ");
+    else delete root.dataset.deferredRenders;
+  }
   function renderWhenNear(kind) {
     if (!farKinds.has(kind)) {
       schedulerFor(kind).submit(formValues(formOf(kind)), false, true);
       return;
     }
     staleKinds.add(kind);
-    root.dataset.deferredRenders = [...staleKinds].join(" ");  // for tests and the benchmark
+    showStale();
   }
   function watchDependents() {
     const dependents = new Map(kinds().filter((kind) => withKinds(formOf(kind)).length)
@@ -518,8 +522,7 @@
         if (!entry.isIntersecting) { farKinds.add(kind); continue; }
         farKinds.delete(kind);
         if (!staleKinds.delete(kind)) continue;
-        if (staleKinds.size) root.dataset.deferredRenders = [...staleKinds].join(" ");
-        else delete root.dataset.deferredRenders;
+        showStale();
         // not announced: the reader's change was in the other widget, and this one only now comes into view
         if (!failed) schedulerFor(kind).submit(formValues(formOf(kind)));
       }
