@@ -141,9 +141,13 @@ def _deferred(pg) -> str | None:
 def test_tail_follows_the_exact_lab(live):
     """A change in the exact lab re-renders this widget's tail (data-with) when the widget comes near
     the viewport: at once if it is near, else once it is scrolled to, never before."""
+    # the instruments suite runs in slices after the page goes live; a slice under way would hold
+    # the renders timed below (the widget is idle once it has run, as the benchmark waits for too)
+    sitepage.wait_instrument_audit(live)
     before = live.inner_html(f"{SEL} [data-figure=tail]")
     exact = slider_values(live, "exact")
     live.locator("#exact-certainty").focus()  # scrolls the exact lab into view, this widget far away
+    live.wait_for_timeout(100)  # the observer reports the widget far (until it has, a widget counts as near)
     live.locator("#exact-certainty").press("ArrowLeft")  # a committed change of the exact lab
     assert slider_values(live, "exact")["certainty"] == str(int(exact["certainty"]) - 1)
     live.wait_for_function("() => document.documentElement.dataset.deferredRenders === 'serving'",
@@ -171,9 +175,11 @@ def test_a_key_in_the_exact_lab_marks_only_the_last_render_final(live):
     """A key press in the exact lab renders it; this widget's tail (data-with) follows when it comes
     near the viewport: app.js's lab-rendered events say which render is the last one the key caused
     (what the benchmark's final-render keys time), and the deferred render is final in its turn."""
+    sitepage.wait_instrument_audit(live)  # the page idle, as in the test above: no slice or boot render in the way
     live.evaluate("""() => { window.__renders = [];
         document.addEventListener('lab-rendered', (e) => window.__renders.push([e.detail.kind, e.detail.final])); }""")
     live.locator("#exact-match").focus()
+    live.wait_for_timeout(100)  # the observer reports this widget far (until it has, a widget counts as near)
     live.locator("#exact-match").press("ArrowLeft")
     live.wait_for_function("() => window.__renders.some(([, final]) => final)", timeout=RENDER_TIMEOUT_MS)
     live.wait_for_timeout(300)  # nothing else follows the final render while this widget is far away
