@@ -59,7 +59,7 @@ __all__ = [
     "residual", "overlap",
     "verify_block",
     "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
-    "summarise",
+    "summarise", "held_out_texts",
 ]
 
 FORMAT = "realtext-1"          # bump when the model file's layout or the trainer's meaning changes
@@ -1032,6 +1032,19 @@ def default_model() -> Model:
         raise ModelUnavailable(str(error)) from None
     model = _MODELS["default"] = Model(data)
     return model
+
+
+def held_out_texts() -> dict:
+    """Code and English the models never saw (``{kind: {"text", "sources", "charsEach"}}``), read in a checkout when
+    the page is built (:func:`sitebuild.realtext_train.held_out_texts`); never in the browser."""
+    try:
+        from sitebuild import realtext_train  # CPython in a checkout only
+    except ImportError:
+        raise ModelUnavailable("held-out texts are read only when the page is built") from None
+    try:
+        return realtext_train.held_out_texts(realtext_train.ROOT)
+    except OSError as error:
+        raise ModelUnavailable(f"a held-out text cannot be read ({error})") from None
 
 
 def _example_model() -> Model:

@@ -103,3 +103,55 @@ def cached_path(root: Path) -> Path:
 def model_bytes(root: Path) -> bytes:
     """The model file for the distribution in ``root/node_modules``, trained once and cached."""
     return cached_path(root).read_bytes()
+
+
+# Text the models never saw (they are trained on the standard library alone), for the widget's
+# comparison of code with English: this repository's own lab modules as code, comments and
+# docstrings stripped (code, not English), and the README files of pinned npm packages as English,
+# fenced code, tables and markup removed. Each file gives its first HELD_OUT_CHARS characters.
+HELD_OUT_CODE = ("lab/stats.py", "lab/ledger.py", "lab/exact.py", "lab/trees.py")
+HELD_OUT_ENGLISH = ("node_modules/terser/README.md", "node_modules/ws/README.md", "node_modules/commander/Readme.md",
+                    "node_modules/acorn/README.md")
+HELD_OUT_CHARS = 2500
+
+
+def markdown_prose(text: str) -> str:
+    r"""The English of a README: fenced code blocks, tables, HTML, images and badges, link
+    targets and definitions, emphasis and heading or list markers removed (inline code keeps its
+    words).
+
+    >>> markdown_prose("# Title\n\n[![b][i]][u] Use *the* `x` [here](http://a.b).\n\n```js\nf()\n```\n"
+    ...                "| a | b |\n- one item\n[u]: http://c.d\n")
+    'Title\n\nUse the x here.\n\none item'
+    """
+    import re
+
+    link = r"(?:\([^)]*\)|\[[^\]]*\])"                                       # (target) or [reference]
+    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.S | re.M)   # fenced code
+    text = re.sub(r"<[^>]*>", "", text)                                      # HTML
+    text = re.sub(r"\[?!\[[^\]]*\]" + link + r"(?:\]" + link + r")? ?", "", text)  # images, badges
+    text = re.sub(r"\[([^\]]*)\]" + link, r"\1", text)                       # links: their words
+    text = re.sub(r"[`*]+|(?<!\w)_+|_+(?!\w)", "", text)                     # code ticks, emphasis
+    lines = []
+    for line in text.splitlines():
+        if (line.lstrip().startswith("|") or re.fullmatch(r"\s*[-=]{3,}\s*", line)
+                or re.match(r"\s*\[[^\]]+\]:\s", line)):
+            continue                                                          # tables, rules, link definitions
+        lines.append(re.sub(r"^\s*(#+|[-+]|\d+\.)\s+", "", line).strip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def held_out_texts(root: Path = ROOT) -> dict:
+    """``{"code": {...}, "english": {...}}``, each with ``text``, its ``sources`` and ``charsEach``
+    (:data:`HELD_OUT_CHARS`): the texts above, as read in ``root`` (a checkout with ``node_modules``)."""
+    import re
+
+    from .pystrip import strip_source
+
+    root = Path(root)
+    code = [re.sub(r"\n\s*\n(\s*\n)+", "\n\n", strip_source((root / name).read_text(encoding="utf-8")).strip())
+            for name in HELD_OUT_CODE]  # runs of blank lines: the stripped docstrings and comments
+    english = [markdown_prose((root / name).read_text(encoding="utf-8")) for name in HELD_OUT_ENGLISH]
+    return {kind: {"text": "\n\n".join(text[:HELD_OUT_CHARS] for text in texts), "sources": sources,
+                   "charsEach": HELD_OUT_CHARS}
+            for kind, texts, sources in (("code", code, HELD_OUT_CODE), ("english", english, HELD_OUT_ENGLISH))}

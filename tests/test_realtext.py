@@ -431,8 +431,59 @@ def test_the_preset_table_is_measured_on_the_widgets_model(model):
         assert row["text"]["positions"] == len(exact)
         assert row["text"]["alpha"] == pytest.approx(np.mean(exact), abs=1e-9)
         assert row["text"]["error"] == pytest.approx(np.std(exact, ddof=1) / len(exact) ** 0.5, abs=1e-9)
-    assert widget.page_context()["comparison"] == widget.comparison_html(rows)
+    assert widget.page_context()["comparison"] == widget.comparison_html(
+        rows, widget.held_out_comparison(model, realtext.held_out_texts()))
     by_name = {row["name"]: row["cells"][2]["tokensPerCall"] for row in rows}
     assert "Prompt lookup at T = 0 writes the most tokens per call on a repetitive template" in \
         widget.comparison_html(rows)
     assert by_name["template"] > max(by_name["python"], by_name["docstring"])
+
+
+def test_held_out_text_is_not_in_the_corpus_and_is_what_the_build_reads():
+    """The comparison's held-out code and English are absent from the training corpus (twelve
+    80-character windows of each, none found in the stdlib's text), and are cut as stated."""
+    from sitebuild import realtext_train
+
+    corpus = "\n".join(realtext_train.corpus_texts(realtext_train.stdlib_zip_path(ROOT).read_bytes())[0])
+    texts = realtext.held_out_texts()
+    assert set(texts) == {"code", "english"}
+    for held in texts.values():
+        text = held["text"]
+        assert len(held["sources"]) == 4 and held["charsEach"] == realtext_train.HELD_OUT_CHARS
+        assert len(text) <= 4 * held["charsEach"] + 3 * 2
+        windows = [text[start:start + 80] for start in range(0, len(text) - 80, max(1, (len(text) - 80) // 12))]
+        assert len(windows) >= 12 and not [w for w in windows if w in corpus]
+    assert "def " in texts["code"]["text"] and '"""' not in texts["code"]["text"]  # code without docstrings
+    assert "```" not in texts["english"]["text"] and "](" not in texts["english"]["text"]
+
+
+def test_held_out_alphas_are_measured_and_the_sentence_follows_them(model):
+    """Each held-out alpha is the mean of sum_x min(p, q) over the text's positions (numpy, from
+    the model's rows), its error the standard error of 64-position block means; the page's
+    sentence says what those numbers say, and says the opposite when they are swapped."""
+    texts = realtext.held_out_texts()
+    held = widget.held_out_comparison(model, texts)
+    for kind, row in held.items():
+        tokens = model.tokenizer.encode(texts[kind]["text"])
+        overlaps = np.array([np.minimum(np.array(model.row("target", tokens[:i])), np.array(model.row("draft", tokens[:i]))).sum()
+                             for i in range(1, len(tokens))])
+        assert row["positions"] == len(overlaps)
+        assert row["alpha"] == pytest.approx(overlaps.mean(), abs=1e-9)
+        size = widget.HELD_OUT_BLOCK
+        blocks = overlaps[: len(overlaps) // size * size].reshape(-1, size).mean(axis=1)
+        assert row["error"] == pytest.approx(blocks.std(ddof=1) / len(blocks) ** 0.5, abs=1e-9)
+    rows = widget.preset_comparison(model)
+    html = widget.comparison_html(rows, held)
+    gap = held["code"]["alpha"] - held["english"]["alpha"]
+    bound = 2 * float(np.hypot(held["code"]["error"], held["english"]["error"]))
+    expected = ("code accepts more than English" if gap > bound else "code accepts less than English" if gap < -bound
+                else "code accepts about as much as English")
+    assert f"On text the models never saw, {expected}" in html
+    assert html.count('class="rt-held-out"') == 2 and widget.page_context()["comparison"] == html
+    swapped = {"code": {**held["english"], "sources": held["code"]["sources"]},
+               "english": {**held["code"], "sources": held["english"]["sources"]}}
+    opposite = {"more": "less", "less": "more"}
+    word = expected.split()[2]
+    if word in opposite:
+        assert f"code accepts {opposite[word]} than English" in widget.comparison_html(rows, swapped)
+    assert "code accepts" in widget.comparison_html(rows, None) and "never saw" not in widget.comparison_html(rows, None)

@@ -192,6 +192,47 @@ def preset_comparison(model) -> list[dict]:
     return rows
 
 
+HELD_OUT_BLOCK = 64  # positions per block: the error of a held-out alpha is that of its block means
+
+
+HELD_OUT_TITLES = {"code": "code the models never saw", "english": "English the models never saw"}
+
+
+def _names(sources, readme: bool = False) -> str:
+    """``a, b and c``: file names, or for README files the npm packages they come from.
+
+    >>> _names(("lab/stats.py", "lab/ledger.py")), _names(("node_modules/ws/README.md",), readme=True)
+    ('lab/stats.py and lab/ledger.py', 'ws')
+    """
+    names = [source.split("/")[-2] if readme else source for source in sources]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def held_out_comparison(model, texts: dict) -> dict:
+    """``{kind: {"alpha", "error", "positions", "sources", "charsEach"}}`` for text the models never
+    saw (``texts`` as :func:`lab.realtext.held_out_texts` gives them): alpha as in :func:`preset_comparison`'s text column,
+    its error the standard error of the means of blocks of :data:`HELD_OUT_BLOCK` positions
+    (neighbouring positions are correlated, so the positions' own standard error would be too small).
+
+    >>> model = realtext._example_model()
+    >>> text = {"text": "x = 1\\n" * 40, "sources": ("a.py",), "charsEach": 240}
+    >>> row = held_out_comparison(model, {"code": text})["code"]
+    >>> row["positions"], 0 < row["alpha"] <= 1, row["sources"]
+    (199, True, ('a.py',))
+    """
+    out = {}
+    for kind, held in texts.items():
+        alphas = realtext.text_alpha(model, model.tokenizer.encode(held["text"]))
+        blocks = [math.fsum(alphas[start:start + HELD_OUT_BLOCK]) / HELD_OUT_BLOCK
+                  for start in range(0, len(alphas) - HELD_OUT_BLOCK + 1, HELD_OUT_BLOCK)]
+        mean = math.fsum(blocks) / len(blocks) if blocks else None
+        error = (math.sqrt(math.fsum((b - mean) ** 2 for b in blocks) / (len(blocks) - 1) / len(blocks))
+                 if len(blocks) > 1 else None)  # too short a text to say
+        out[kind] = {"alpha": math.fsum(alphas) / len(alphas), "error": error, "positions": len(alphas),
+                     "sources": tuple(held["sources"]), "charsEach": held["charsEach"]}
+    return out
+
+
 def _alpha_gap(first: dict, second: dict) -> tuple[float, float]:
     """The difference of two measured alphas and its standard error. alpha's MLE is kept drafts
     over examined drafts (each examined draft a Bernoulli trial), so its variance is
@@ -218,10 +259,12 @@ def _compared(gap: float, error: float, subject: str, other: str) -> str:
     return f"{subject} accepts about as much as {other} (within two standard errors)"
 
 
-def comparison_html(rows: list[dict]) -> str:
+def comparison_html(rows: list[dict], held_out: dict | None = None) -> str:
     """The table of :func:`preset_comparison` and what it says, read off its numbers: on the
     prompts' own text, does the Python function (code) accept more than the docstring (prose); in
-    the runs, where does prompt lookup write the most tokens per call."""
+    the runs, where does prompt lookup write the most tokens per call. With ``held_out``
+    (:func:`held_out_comparison` of code and English), the same question first on text the models
+    never saw."""
     head = '<th scope="col">on the prompt\'s own text, T = 1</th>' + "".join(
         f'<th scope="col">run: {escape(label)}</th>' for *_, label in COMPARISON)
     body = "".join(
@@ -229,6 +272,25 @@ def comparison_html(rows: list[dict]) -> str:
         f'&plusmn; {_f(row["text"]["error"], 2)} ({row["text"]["positions"]} positions)</td>' + "".join(
             f'<td>&alpha; {_f(cell["alphaMle"], 2)}; {_f(cell["tokensPerCall"], 2)} tokens per call</td>'
             for cell in row["cells"]) + "</tr>" for row in rows)
+    held = ""
+    if held_out:
+        body += "".join(
+            f'<tr class="rt-held-out"><th scope="row">{escape(HELD_OUT_TITLES[kind])}</th><td>&alpha; '
+            f'{_f(row["alpha"], 2)} &plusmn; {_f(row["error"], 3)} ({row["positions"]:,} positions)</td>'
+            f'<td colspan="{len(COMPARISON)}">not a prompt: no run</td></tr>' for kind, row in held_out.items())
+        code_text, english = held_out["code"], held_out["english"]
+        gap_error = (math.hypot(code_text["error"], english["error"])
+                     if code_text["error"] is not None and english["error"] is not None else math.inf)
+        held = (f"On text the models never saw, {_compared(code_text['alpha'] - english['alpha'], gap_error, 'code', 'English')}: "
+                f"&alpha; {_f(code_text['alpha'], 2)} on code (the first {code_text['charsEach']:,} characters each of "
+                f"{_names(code_text['sources'])}, comments and docstrings removed) against {_f(english['alpha'], 2)} "
+                f"on English (the first {english['charsEach']:,} characters each of the README files of "
+                f"{_names(english['sources'], readme=True)}, code and markup removed), "
+                f"&plusmn; one standard error of {HELD_OUT_BLOCK}-position block means. So these models do not show "
+                f"what LLM drafts show, code accepting more than prose: a target that knows a text better than its "
+                f"draft (code like the standard library's) disagrees with it more, and on text neither knows (English "
+                f"from elsewhere) both fall back to the same lower orders and agree; an LLM draft agrees with its "
+                f"target on code because both are confident there. ")
     by_name = {row["name"]: row for row in rows}
     code, prose = by_name["python"]["text"], by_name["docstring"]["text"]
     on_text = _compared(code["alpha"] - prose["alpha"], math.hypot(code["error"], prose["error"]),
@@ -237,7 +299,7 @@ def comparison_html(rows: list[dict]) -> str:
     in_runs = _compared(*_alpha_gap(code_run, prose_run), "the function's run", "the docstring's")
     lookup = max(rows, key=lambda row: row["cells"][2]["tokensPerCall"])
     sentence = (
-        f"Measured when this page was built, on this widget's own models. On the prompts' own text {on_text}: "
+        f"Measured when this page was built, on this widget's own models. {held}On the prompts' own text {on_text}: "
         f"&alpha; {_f(code['alpha'], 2)} on the Python function against {_f(prose['alpha'], 2)} on the "
         f"docstring (sum<sub>x</sub> min(p, q) at each position, &plusmn; one standard error). In the runs "
         f"(lookahead {COMPARISON_LOOKAHEAD}, {COMPARISON_TOKENS} tokens per seed) {in_runs} with the sampled "
@@ -405,7 +467,12 @@ def page_context() -> dict:
     from ..views import slider_specs
 
     try:
-        comparison = comparison_html(preset_comparison(realtext.default_model()))
+        model = realtext.default_model()
+        try:
+            held_out = held_out_comparison(model, realtext.held_out_texts())
+        except realtext.ModelUnavailable:
+            held_out = None  # the comparison on the prompts alone
+        comparison = comparison_html(preset_comparison(model), held_out)
     except realtext.ModelUnavailable as error:
         comparison = f'<p class="rt-empty">The models could not be loaded to measure the presets ({escape(str(error))}).</p>'
     return {"view": view(None), "sliders": slider_specs(SLIDERS), "comparison": comparison,
