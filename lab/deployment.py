@@ -160,7 +160,8 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
     """The ledger's four cost sliders fitted to the serving model at the deployment (module
     docstring), unrounded: ``targetMs``, ``draftCost`` (%), ``verifyTax`` (%), ``overheadMs``. The
     overhead also carries the cycle's emitted-token output processing at the reader's ``alpha``
-    (:func:`lab.serving.emitted_output_ms`; zero at alpha 0), the one cycle cost that grows with acceptance."""
+    (:func:`lab.serving.emitted_output_ms`; zero at alpha 0), the one cycle cost that grows with acceptance,
+    and the draft's extend pass on an engine that runs one (:func:`lab.serving.draft_extend_ms`)."""
     k = d.lookahead
     here = step_times(d, k)
     plain = here["plain"]
@@ -171,8 +172,8 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
         overhead = 0.0
         if k > 1:  # at k = 1 the ledger's verify pass is one target pass whatever the tax
             slope = (here["verify"] - plain) / (k - 1)
-    overhead += serving.emitted_output_ms(serving_settings(d, 0), d.batch,
-                                          serving.tokens_per_cycle(alpha, k))
+    overhead += serving.emitted_output_ms(serving_settings(d, 0), d.batch, serving.tokens_per_cycle(alpha, k))
+    overhead += serving.draft_extend_ms(serving_settings(d, 0), d.batch, d.context)  # zero unless the engine runs it
     return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
             "overheadMs": overhead}
 

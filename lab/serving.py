@@ -22,6 +22,12 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     it emits beyond each sequence's first, :func:`emitted_output_ms`)
     combine(M, C) = max(M, C) + (1 - overlap) min(M, C)
 
+Engines differ in the cycle (``engine``, :data:`lab.serving_calibration.ENGINES`, read in their
+code): vLLM V0 verifies by batch expansion, so its verify pass reads ``B n`` KV caches, not ``B``
+(attention ``max(B n L kv / ..., ...)``), and adds its bookkeeping ``t_expand`` to the fixed cost;
+SGLang runs a draft extend pass each cycle, one more draft pass over ``n`` tokens a sequence
+(:func:`draft_extend_ms`); vLLM V1, the default, does neither.
+
 For a mixture of experts (Mixtral-8x7B, Qwen3-30B-A3B, DeepSeek-V3) the layers' weights read
 are the always-used ones (attention, routers, shared experts, dense layers) plus, per MoE layer,
 the expected distinct experts of ``m`` tokens under uniform, independent routing,
@@ -61,7 +67,7 @@ given a measured per-position curve of conditional acceptance rates ``c_1, c_2, 
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 
     plain ms per token  = t_target(B, 1, L)
-    spec ms per token   = (k t_draft(B, 1, L) + t_verify(B, n, L) + t_emitted) / tokens per cycle
+    spec ms per token   = (k t_draft(B, 1, L) + t_extend(B, n, L) + t_verify(B, n, L) + t_emitted) / tokens per cycle
     speedup             = plain ms per token / spec ms per token
     throughput          = B x tokens / time, for the whole batch
 
@@ -80,6 +86,7 @@ import math
 from typing import NamedTuple
 
 from .ledger import expected_tokens_per_call
+from .serving_calibration import DEFAULT_ENGINE, ENGINES
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
@@ -90,9 +97,9 @@ __all__ = [
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
     "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
-    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "step_breakdown", "distinct_experts",
+    "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
-    "expert_params",
+    "expert_params", "ENGINES", "DEFAULT_ENGINE",
 ]
 
 TERA = 1e12
@@ -350,6 +357,7 @@ class ServingSettings(NamedTuple):
     outputTokens: int = 256       # per request, for the load curves
     stepModel: str = ROOFLINE     # "measured": the per-operator model calibrated on measured step times
     treeTokens: int = 0           # tokens the verify step scores per sequence; 0: a chain's k + 1
+    engine: str = DEFAULT_ENGINE  # how the engine runs a cycle (lab.serving_calibration.ENGINES)
 
     def with_(self, **changes) -> "ServingSettings":
         return self._replace(**changes)
@@ -435,6 +443,7 @@ class _MeasuredStep(NamedTuple):
     draft_token_ms: float = 0.0  # a verify pass's per-draft-token work (the rejection sampler)
     serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
     token_output_ms: float = 0.0  # the same per emitted token beyond a sequence's first (a cycle term)
+    kv_reads_per_token: bool = False  # batch expansion: every token in the pass reads its sequence's KV cache
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -492,11 +501,13 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     from .serving_calibration import CALIBRATIONS, IDEAL
 
     cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
-    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role)
+    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role,
+                               ENGINES[settings.engine] if role == "verify" else None)
 
 
 @lru_cache(maxsize=1024)
-def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, g: int, cal, role: str) -> _MeasuredStep:
+def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, g: int, cal, role: str,
+                        engine=None) -> _MeasuredStep:
     """The constants of :func:`_measured_step`, cached: the key holds the shape and the
     calibration themselves, so a changed preset or calibration is a new entry, never a stale one."""
     gpu, precision = GPUS[gpu_name], PRECISIONS[precision_name]
@@ -505,6 +516,9 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # KV heads split over GPUs, replicated past that; a latent cache is replicated on every GPU
     kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
+    expanded = engine is not None and engine.expandedVerify  # a verify pass by batch expansion
+    if expanded and cal.measured:  # its bookkeeping, a measured engine cost (none in the ideal limit)
+        fixed += engine.expansionMs
     fixed += shape.layers * cal.layerMs
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
@@ -527,7 +541,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
-        serial_ms=serial, token_output_ms=token_output)
+        serial_ms=serial, token_output_ms=token_output, kv_reads_per_token=expanded)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -570,8 +584,14 @@ def _time(step, batch, new_tokens, context) -> float:
         return (step.fixed_ms + step.comm_ms * tokens + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
-                + max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context))
+                + max(step.kv_ms * _kv_reads(step, batch, tokens) * context, step.attention_flop_ms * tokens * context))
     return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+
+
+def _kv_reads(step: _MeasuredStep, batch, tokens):
+    """How many KV caches a pass reads: one a sequence, or one a token when the engine verifies by
+    batch expansion (each verified token a sequence of its own, :data:`lab.serving_calibration.ENGINES`)."""
+    return tokens if step.kv_reads_per_token else batch
 
 
 def _engine_ms(step: _MeasuredStep, batch, new_tokens) -> float:
@@ -596,7 +616,8 @@ def _terms(step, new_tokens, context):
     if isinstance(step, _MeasuredStep):
         terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
                  (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
-                 (0.0, step.kv_ms * context, step.attention_flop_ms * new_tokens * context, 1.0)]
+                 (0.0, step.kv_ms * context * _kv_reads(step, 1, new_tokens),
+                  step.attention_flop_ms * new_tokens * context, 1.0)]
         return terms, step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
     compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
     return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
@@ -629,7 +650,8 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
     if isinstance(step, _MeasuredStep):
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
-                "attention": max(step.kv_ms * batch * context, step.attention_flop_ms * tokens * context),
+                "attention": max(step.kv_ms * _kv_reads(step, batch, tokens) * context,
+                                 step.attention_flop_ms * tokens * context),
                 "allReduce": step.comm_ms * tokens, "engine": _engine_ms(step, batch, new_tokens),
                 "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
@@ -690,6 +712,27 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
     roofline, ``NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE B`` on the CPU under the per-operator model."""
     shape = draft_shape(settings)
     return _draft_time(settings, None if shape is None else _step(shape, settings, "draft"), batch, context)
+
+
+def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
+    """The draft's extra pass per cycle on an engine that runs one (SGLang's draft extend,
+    :data:`lab.serving_calibration.ENGINES`): the draft model over the verify step's tokens a sequence,
+    :func:`verify_tokens`, LM head included for each. Zero on other engines, for n-gram lookup and
+    under the roofline (kept as it was).
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
+    >>> draft_extend_ms(s, 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
+    (0.0, True)
+    """
+    shape = draft_shape(settings)
+    return _extend_time(settings, None if shape is None else _step(shape, settings, "draft"), batch,
+                        verify_tokens(settings), context)
+
+
+def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
+    if draft is None or settings.stepModel not in PER_OPERATOR or not ENGINES[settings.engine].draftExtend:
+        return 0.0
+    return _time(draft, batch, n, context)
 
 
 def verify_step_ms(settings: ServingSettings, batch, context) -> float:
@@ -758,23 +801,26 @@ class Serving(NamedTuple):
     effectiveRidgeFlopsPerByte: float = 0.0
     maxBatchInMemory: float = 0.0
     emittedOutputMs: float = 0.0
+    draftExtendMs: float = 0.0
 
 
-def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float, float]:
-    """(plain step, draft step, verify step, the cycle's emitted-token output processing, tokens per
-    cycle), in ms but the last, at ``batch`` and ``context``: a cycle costs ``k draft + verify + emitted``."""
+def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float, float, float]:
+    """(plain step, draft step, the draft's extend pass, verify step, the cycle's emitted-token output
+    processing, tokens per cycle), in ms but the last, at ``batch`` and ``context``: a cycle costs
+    ``k draft + extend + verify + emitted``."""
     target = TARGETS[settings.target]
     tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
     return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            verify_step_ms(settings, batch, context), emitted_output_ms(settings, batch, tokens), tokens)
+            draft_extend_ms(settings, batch, context), verify_step_ms(settings, batch, context),
+            emitted_output_ms(settings, batch, tokens), tokens)
 
 
 def serving(settings: ServingSettings, curve=None) -> Serving:
     """Every number of the readout at the settings' own batch and context."""
     target, precision = TARGETS[settings.target], PRECISIONS[settings.precision]
     batch, context, k = settings.batch, settings.context, settings.lookahead
-    plain, draft, verify, emitted, tokens = _cycle(settings, batch, context, curve)
-    cycle = k * draft + verify + emitted
+    plain, draft, extend, verify, emitted, tokens = _cycle(settings, batch, context, curve)
+    cycle = k * draft + extend + verify + emitted
     spec = cycle / tokens
     return Serving(
         ridgeFlopsPerByte=ridge_point(GPUS[settings.gpu], precision),
@@ -786,7 +832,7 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
         plainRegime=step_regime(target, settings, batch, 1, context),
         verifyRegime=step_regime(target, settings, batch, verify_tokens(settings), context),
         effectiveRidgeFlopsPerByte=effective_ridge(settings),
-        maxBatchInMemory=max_batch_in_memory(settings), emittedOutputMs=emitted,
+        maxBatchInMemory=max_batch_in_memory(settings), emittedOutputMs=emitted, draftExtendMs=extend,
     )
 
 
@@ -794,9 +840,8 @@ def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
     """Speedup of speculative over plain decoding at ``batch`` and ``context``."""
     target, verify, draft, n = _cycle_steps(settings)
     tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
-    draft_ms = _draft_time(settings, draft, batch, context)
     return _time(target, batch, 1, context) * tokens / _cycle_ms(
-        settings.lookahead, draft_ms, verify, batch, n, context, tokens)
+        settings, settings.lookahead, draft, verify, batch, n, context, tokens)
 
 
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
@@ -869,12 +914,14 @@ def _cycle_steps(settings: ServingSettings):
             None if shape is None else _step(shape, settings, "draft"), verify_tokens(settings))
 
 
-def _cycle_ms(k: int, draft_ms: float, verify, batch, n: int, context, tokens: float) -> float:
-    """One speculative cycle from its step constants: ``k`` draft steps of ``draft_ms``, the verify
-    step over ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a
-    sequence (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each
-    gives the very float :func:`speedup_at` does."""
-    return k * draft_ms + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens)
+def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, context, tokens: float) -> float:
+    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step, the
+    draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
+    ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
+    (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each gives the
+    very float :func:`speedup_at` does."""
+    return (k * _draft_time(settings, draft, batch, context) + _extend_time(settings, draft, batch, n, context)
+            + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
 
 
 def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
@@ -894,6 +941,8 @@ def _ridge_batches(settings: ServingSettings, context) -> list[float]:
     between them every step time is affine in B, so speculation's margin is affine too."""
     target, verify, draft, n = _cycle_steps(settings)
     pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
+    if _extend_time(settings, draft, 1, n, context):
+        pieces.append((draft, n))
     breaks = []
     for step, new_tokens in pieces:
         for p, q, r, _ in _terms(step, new_tokens, context)[0]:
@@ -941,14 +990,13 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     The plain and draft steps do not depend on k, so they are computed once; entry k is the very
     float :func:`speedup_at` gives for lookahead k."""
     batch, context = settings.batch, settings.context
-    target, verify, draft_step, _ = _cycle_steps(settings)
-    draft = _draft_time(settings, draft_step, batch, context)
+    target, verify, draft, _ = _cycle_steps(settings)
     plain = _time(target, batch, 1, context)
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
         n = verify_tokens(settings.with_(lookahead=k))
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        value = plain * tokens / _cycle_ms(k, draft, verify, batch, n, context, tokens)
+        value = plain * tokens / _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
         if value > best:
             best_k, best = k, value
     return best_k, best
@@ -971,8 +1019,7 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
         row = []
         for batch in batches:
             plain = _time(target, batch, 1, context)
-            draft_ms = _draft_time(settings, draft, batch, context)
-            row.append(plain * tokens / _cycle_ms(k, draft_ms, verify_step, batch, n, context, tokens))
+            row.append(plain * tokens / _cycle_ms(settings, k, draft, verify_step, batch, n, context, tokens))
         grid.append(row)
     return grid
 
@@ -985,7 +1032,7 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     rows = []
     for batch in batches:
         plain = _time(target, batch, 1, context)
-        cycle = _cycle_ms(k, _draft_time(settings, draft, batch, context), verify, batch, n, context, tokens)
+        cycle = _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
         rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
@@ -1003,8 +1050,7 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         if not speculative:
             return NUMERIC, lambda batch: _time(target, batch, 1, context)
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        return NUMERIC, lambda batch: _cycle_ms(k, _draft_time(settings, draft, batch, context), verify,
-                                                batch, n, context, tokens) / tokens
+        return NUMERIC, lambda batch: _cycle_ms(settings, k, draft, verify, batch, n, context, tokens) / tokens
 
     def weighted(step, new_tokens, weight):
         terms, constant, slope = _terms(step, new_tokens, context)
@@ -1018,6 +1064,9 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     if draft is not None:
         more, c, s = weighted(draft, 1, k / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s
+        if _extend_time(settings, draft, 1, n, context):  # the draft's extend pass, once a cycle
+            more, c, s = weighted(draft, n, 1 / tokens)
+            terms, constant, slope = terms + more, constant + c, slope + s
     elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU
         constant += k / tokens * NGRAM_FIXED_MS
         slope += k / tokens * NGRAM_MS_PER_SEQUENCE

@@ -42,6 +42,10 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   that grows with the acceptance; the rest of the per-token work (appending, stop checks) was not found
   measured, so this is still a lower bound for those engines. Neither is fitted on the step times above:
   they touch no plain or calibrated verify pass.
+- Engines (:data:`ENGINES`, read in each engine's code, not fitted): vLLM V0 verifies by batch
+  expansion with CUDA graphs on (a KV cache read per verified token, 0.75 ms more bookkeeping a
+  cycle, :data:`BATCH_EXPANSION_MS`); SGLang's EAGLE worker runs a draft extend pass each cycle;
+  vLLM V1 does neither. They touch no plain pass and no calibrated step above.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -50,7 +54,8 @@ Standard library only; data as Python literals.
 
 from typing import NamedTuple
 
-__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS"]
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine",
+           "ENGINES", "DEFAULT_ENGINE"]
 
 
 class Calibration(NamedTuple):
@@ -152,6 +157,48 @@ IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, F
 CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
                 "l40s": ADA, "rtx-4090": ADA}
 MEASURED_GPUS = tuple(name for name, cal in CALIBRATIONS.items() if cal.measured)
+
+
+class Engine(NamedTuple):
+    """How an engine runs a speculative cycle, where engines differ in what it costs (read in their
+    code, not fitted): ``expandedVerify``, the verify pass scores each draft as a sequence of its own
+    (batch expansion), so attention reads a sequence's KV cache once per verified token, not once;
+    ``expansionMs``, the extra bookkeeping of that expansion per cycle (measured); ``draftExtend``,
+    the draft model runs one more pass per cycle over the verified tokens, to catch up on the
+    tokens the target accepted."""
+
+    name: str
+    label: str
+    expandedVerify: bool
+    expansionMs: float
+    draftExtend: bool
+    source: str
+
+
+# Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
+# used ... it is another 0.5-1ms spent in python processing', '~2ms for batch expansion' end to end against ~1.3
+# for MQA. The middle of the quoted range, 0.75 ms, on top of SPEC_CYCLE_MS (1.3 + 0.75 = 2.05).
+BATCH_EXPANSION_MS = 0.75
+ENGINES = {
+    "vllm-v1": Engine("vllm-v1", "vLLM V1 (0.8 on), TensorRT-LLM", False, 0.0, False,
+                      "vLLM V1's EAGLE and draft-model proposers score every sequence's drafts in one multi-query "
+                      "pass (each KV cache read once) and run the draft's first step over the verified tokens "
+                      "(no extra pass); the default"),
+    "vllm-v0": Engine("vllm-v0", "vLLM V0 (to 0.7, CUDA graphs on)", True, BATCH_EXPANSION_MS, False,
+                      "vllm/spec_decode/spec_decode_worker.py (V0), create_worker: 'Disabling MQA scorer as the "
+                      "target model is not running in eager mode' (and when the draft's max_model_len is smaller "
+                      "than the target's), so with CUDA graphs, the default, the scorer is BatchExpansionTop1Scorer: "
+                      "each sequence with k drafts becomes k + 1 sequences of one token, each reading its KV cache "
+                      "(vLLM issue #17984 describes it: 'expands the batch by the factor of k'); read through the "
+                      "code index in V0-era copies"),
+    "sglang": Engine("sglang", "SGLang (EAGLE worker)", False, 0.0, True,
+                     "SGLang's EAGLE worker runs draft, verify, then draft extend in every decode step (SGLang pull "
+                     "request 21895: 'Decode executes in the order Draft -> Verify -> DraftExtend'), the extend pass "
+                     "computing the draft's logits for every verified row (pull request 35546, 2026: 'the model "
+                     "computes full-vocabulary logits for every draft row'); verify reads each KV cache once (a "
+                     "prefill kernel with a tree mask)"),
+}
+DEFAULT_ENGINE = "vllm-v1"
 
 
 class StepMeasurement(NamedTuple):

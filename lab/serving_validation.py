@@ -25,7 +25,8 @@ __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comp
 class ValidationPoint(NamedTuple):
     """One measured end-to-end speedup: ``measured`` for ``target`` drafted by ``draft`` on
     ``gpus`` x ``gpu`` at ``batch`` sequences, lookahead ``lookahead``, mean acceptance length
-    ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context."""
+    ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context, on
+    ``engine`` (:data:`lab.serving_calibration.ENGINES`)."""
 
     label: str
     gpu: str
@@ -39,6 +40,7 @@ class ValidationPoint(NamedTuple):
     measured: float
     source: str
     note: str
+    engine: str = "vllm-v1"
 
 
 _FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
@@ -93,7 +95,7 @@ def predict(point: ValidationPoint) -> dict:
     settings = serving.DEFAULT_SETTINGS.with_(
         gpu=point.gpu, target=point.target, draft=point.draft, gpus=point.gpus, batch=point.batch,
         lookahead=point.lookahead, acceptance=100 * alpha_for_length(point.acceptanceLength, point.lookahead),
-        context=point.context, stepModel=serving.MEASURED)
+        context=point.context, stepModel=serving.MEASURED, engine=point.engine)
     result = serving.serving(settings)
     return {"predicted": result.speedup, "settings": settings, "plainStepMs": result.plainStepMs,
             "draftStepMs": result.draftStepMs, "verifyStepMs": result.verifyStepMs}
@@ -126,8 +128,8 @@ def summary(rows=None) -> dict:
 class CrossoverBracket(NamedTuple):
     """A published batch sweep's first loss: the speedup of ``target`` drafted by ``draft`` on
     ``gpus`` x ``gpu`` at lookahead ``lookahead`` was above 1 at batch ``low`` and at or below 1 at
-    ``high``. None of the sweeps states the acceptance it ran at: the model is run at each of
-    ``acceptanceLengths`` (the first is the one ``note`` argues for), at ``context`` tokens."""
+    ``high``, on ``engine``. None of the sweeps states the acceptance it ran at: the model is run at
+    each of ``acceptanceLengths`` (the first is the one ``note`` argues for), at ``context`` tokens."""
 
     label: str
     gpu: str
@@ -141,6 +143,7 @@ class CrossoverBracket(NamedTuple):
     context: int
     source: str
     note: str
+    engine: str = "vllm-v1"
 
 
 _EAGLE3_PAPER = ("the EAGLE-3 paper's throughput tables against batch size (Li et al., arXiv 2503.01840, Llama-3.1-8B "
@@ -149,19 +152,22 @@ _ACCEPT_20780 = ("acceptance not given with the table: the model runs at the mea
                  "measured for an EAGLE-1 head on Llama-3.1-8B at the same lookahead ({length}, batch one), and 0.3 "
                  "either side")
 
+_V0_NOTE = ("; vLLM V0 (the paper predates V1's EAGLE, vLLM 0.8; the issue's draft-model speculation ran on V0, "
+            "where V1 had none), which verifies by batch expansion with CUDA graphs on")
+
 CROSSOVER_BRACKETS = (
     CrossoverBracket("EAGLE, SGLang, k = 3", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 3, 16, 24,
                      (2.29, 1.99, 2.59), 1024, _EAGLE3_PAPER + ": SGLang on one H100, first loss between batch 16 "
-                     "and 24", _ACCEPT_20780.format(length=2.29)),
+                     "and 24", _ACCEPT_20780.format(length=2.29), "sglang"),
     CrossoverBracket("EAGLE, vLLM, k = 2", "a100-80g", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
                      (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ": vLLM on one A100 (memory size not stated), first "
-                     "loss between batch 24 and 32", _ACCEPT_20780.format(length=2.10)),
+                     "loss between batch 24 and 32", _ACCEPT_20780.format(length=2.10) + _V0_NOTE, "vllm-v0"),
     CrossoverBracket("1B draft for 70B, vLLM", "h100-sxm", "llama-3-70b", "llama-3.2-1b", 4, 4, 16, 32,
                      (2.5, 2.0, 3.0), 1024, "vLLM issue #17984 (github.com/vllm-project/vllm/issues/17984, "
                      "2025-05-12): 'When using the LLaMA 1B SSM model on the LLaMA 70B Original model, a performance "
                      "reversal occurs at Batchsize 32'",
                      "four H100s, k = 4 and the acceptance assumed (the issue's figures are images); batches taken "
-                     "as powers of two, so the first loss lies in (16, 32]"),
+                     "as powers of two, so the first loss lies in (16, 32]" + _V0_NOTE, "vllm-v0"),
 )
 
 
@@ -180,7 +186,7 @@ def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
             settings = serving.DEFAULT_SETTINGS.with_(
                 gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus,
                 lookahead=bracket.lookahead, acceptance=100 * alpha_for_length(length, bracket.lookahead),
-                context=bracket.context, stepModel=serving.MEASURED)
+                context=bracket.context, stepModel=serving.MEASURED, engine=bracket.engine)
             crossovers.append(serving.crossover_batch(settings))
         inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
         rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})

@@ -476,7 +476,7 @@ def test_crossover_brackets_are_the_models_first_loss_and_the_serial_term_lowers
         for length, found, inside in zip(row["acceptanceLengths"], row["crossovers"], row["inside"]):
             settings = serving.DEFAULT_SETTINGS.with_(
                 gpu=row["gpu"], target=row["target"], draft=row["draft"], gpus=row["gpus"],
-                lookahead=row["lookahead"], context=row["context"], stepModel=serving.MEASURED,
+                lookahead=row["lookahead"], context=row["context"], stepModel=serving.MEASURED, engine=row["engine"],
                 acceptance=100 * serving_validation.alpha_for_length(length, row["lookahead"]))
             assert found == serving.crossover_batch_scan(settings)         # the brute-force first loss
             assert inside == (found is not None and row["low"] < found <= row["high"])
@@ -490,9 +490,9 @@ def test_crossover_brackets_are_the_models_first_loss_and_the_serial_term_lowers
         without = serving_validation.crossover_comparison()
     finally:
         serving._measured_constants.cache_clear()
-    for row in without:   # the measured serial output processing is what pulls the crossovers down
+    for row in without:   # the measured serial output processing pulls every crossover down by a fifth or more
         for after, before in zip(with_term[row["label"]], row["crossovers"]):
-            assert after is not None and (before is None or before > 1.3 * after)
+            assert after is not None and (before is None or before > 1.2 * after)
 
 
 def test_the_emitted_token_output_lowers_every_bracket_crossover(monkeypatch):

@@ -260,3 +260,66 @@ def test_emitted_token_output_is_per_extra_token_and_grows_with_acceptance():
     assert high.emittedOutputMs == pytest.approx(32 * (high.tokensPerCall - 1) * 0.0212)
     for model in (serving.ROOFLINE, serving.OPERATORS):     # neither the roofline nor the ideal limit has it
         assert serving.serving(s.with_(stepModel=model, acceptance=80)).emittedOutputMs == 0.0
+
+
+# --- engines: batch expansion (vLLM V0) and the draft's extend pass (SGLang) ---------------------------
+
+def test_engines_catch_batch_expansion_reading_each_cache_once(monkeypatch):
+    monkeypatch.setattr(serving, "_kv_reads", lambda step, batch, tokens: batch)
+    _fails("serving-engines-differ-where-they-run", "vllm-v0 verify step", "by hand")
+
+
+def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
+    original = serving._measured_constants
+    monkeypatch.setattr(serving, "_measured_constants",
+                        lambda shape, gpu, precision, g, cal, role, engine=None: original(shape, gpu, precision, g, cal, role))
+    _fails("serving-engines-differ-where-they-run", "vllm-v0 verify step")
+
+
+def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
+    from lab import serving_calibration
+    original = serving._measured_constants
+    monkeypatch.setattr(serving, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
+        shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine))
+    _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
+
+
+def test_engines_catch_the_extend_pass_left_out(monkeypatch):
+    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: 0.0)
+    _fails("serving-engines-differ-where-they-run", "sglang draft extend", "by hand")
+
+
+def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
+    original = serving._extend_time
+    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: original(
+        settings, draft, batch, 1, context))
+    _fails("serving-engines-differ-where-they-run", "sglang draft extend")
+
+
+def test_engines_catch_the_extend_pass_left_out_of_the_cycle(monkeypatch):
+    # the readout keeps its draftExtendMs, but the cycle every search composes forgets it
+    original = serving._cycle_ms
+    monkeypatch.setattr(serving, "_cycle_ms", lambda settings, k, draft, verify, batch, n, context, tokens: original(
+        settings.with_(engine="vllm-v1"), k, draft, verify, batch, n, context, tokens))
+    _fails("serving-engines-differ-where-they-run", "cycle does not add up")
+
+
+def test_littles_law_catches_the_extend_pass_left_out_of_the_load_terms(monkeypatch):
+    original = serving._per_token_terms
+    monkeypatch.setattr(serving, "_per_token_terms", lambda settings, speculative, curve=None: original(
+        settings.with_(engine="vllm-v1") if settings.stepModel == serving.OPERATORS else settings, speculative, curve))
+    _fails("serving-littles-law-fixed-point", "is not the readout's", "demand")
+
+
+def test_engines_move_the_crossover_the_way_their_code_says():
+    """Batch expansion and the extend pass only add work: the crossover comes no later, and the
+    vLLM V0 verify step reads k + 1 KV caches a sequence (by hand from the KV bytes and the calibration)."""
+    from lab import serving_calibration
+    base = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft="eagle-head", gpus=1,
+                                          gpu="a100-80g", lookahead=2, acceptance=60, context=1024, batch=28)
+    crossings = {name: serving.crossover_batch(base.with_(engine=name)) for name in serving_calibration.ENGINES}
+    assert crossings["vllm-v0"] < crossings["vllm-v1"] and crossings["sglang"] < crossings["vllm-v1"]
+    cal = serving_calibration.CALIBRATIONS["a100-80g"]
+    extra_kv = 28 * 2 * 1024 * 131072 / (serving.GPUS["a100-80g"].bandwidth * cal.memEfficiency / 1000)
+    gap = serving.verify_step_ms(base.with_(engine="vllm-v0"), 28, 1024) - serving.verify_step_ms(base, 28, 1024)
+    assert gap == pytest.approx(extra_kv + serving_calibration.BATCH_EXPANSION_MS, rel=1e-9)

@@ -62,15 +62,15 @@ def batch_one_reduces_to_leviathan(out):
             out.visited += 1
             settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
                                                       lookahead=k)
-            plain, _, verify, _, _ = serving._cycle(settings, 1, context)
+            plain, _, _, verify, _, _ = serving._cycle(settings, 1, context)
             if not verify > plain:
                 out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
                          f"step {plain!r} ms: the union of their experts was not read")
     for base in _presets(("bf16",), dense, CHIPS):
         for k in GRID["lookahead"]:
             settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k)
-            plain, draft, verify, emitted, _ = serving._cycle(settings, 1, context)
-            if verify != plain or emitted != 0:
+            plain, draft, extend, verify, emitted, _ = serving._cycle(settings, 1, context)
+            if verify != plain or emitted != 0 or extend != 0:
                 out.fail(f"verify step {verify!r} ms (emitted-token output {emitted!r} ms) is not a plain step "
                          f"{plain!r} ms at {base.target}/{base.gpu}/{base.precision} k={k}")
             for acceptance in GRID["certainty"]:
@@ -115,6 +115,10 @@ CROSSOVER_CASES = (
     dict(stepModel="measured", target="llama-3-8b", draft="eagle-head", gpus=1, gpu="a100-80g", lookahead=2),
     dict(stepModel="measured", draft="ngram", gpus=8, context=8192, treeTokens=16),
     dict(stepModel="measured", target="llama-2-7b", draft="llama-3.2-1b", gpus=2, gpu="rtx-4090", context=2048),
+    dict(stepModel="measured", target="llama-3-8b", draft="eagle-head", gpus=1, gpu="a100-80g", lookahead=2,
+         engine="vllm-v0"),                                                    # batch expansion
+    dict(stepModel="measured", target="llama-3-8b", draft="eagle-head", gpus=1, lookahead=3, engine="sglang"),
+    dict(stepModel="operators", draft="llama-3.2-1b", context=4096, engine="sglang"),  # the extend pass, ideal
 )
 
 
@@ -174,7 +178,7 @@ def throughput_is_batch_tokens_over_time(out):
         if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
             out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
                      f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
-        cycle = settings.lookahead * r.draftStepMs + r.verifyStepMs + r.emittedOutputMs
+        cycle = settings.lookahead * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
         if (not _close(r.plainTokensPerSecond, batch * 1000 / r.plainStepMs)
                 or not _close(r.specTokensPerSecond, batch * r.tokensPerCall * 1000 / cycle)
                 or not _close(r.specMsPerToken * r.specTokensPerSecond, 1000 * batch)
@@ -185,9 +189,16 @@ def throughput_is_batch_tokens_over_time(out):
 def littles_law_fixed_point(out):
     """The steady batch satisfies Little's law, B = rate x output tokens x ms per token(B) / 1000
     (to 1e-6), for plain and speculative decoding; "overloaded" (None) only when even the largest
-    batch that fits in memory cannot keep up."""
+    batch that fits in memory cannot keep up. The ms per token the search solves (its affine
+    pieces) is the readout's, plain step or cycle over its tokens, at batches 1, 13 and 200."""
     for changes in CROSSOVER_CASES[:4] + CROSSOVER_CASES[6:]:
         settings = serving.DEFAULT_SETTINGS.with_(**changes)
+        for batch, speculative in product((1, 13, 200), (False, True)):
+            r = serving.serving(settings.with_(batch=batch))
+            solved = serving._ms_per_token(settings, batch, speculative)
+            if not _close(solved, r.specMsPerToken if speculative else r.plainMsPerToken, 1e-9):
+                out.fail(f"the load search's ms per token {solved!r} at B={batch} is not the readout's "
+                         f"({'speculative' if speculative else 'plain'}, {changes}): its demand is wrong")
         ceiling = serving.max_batch_in_memory(settings)
         for rate, speculative in product((0.05, 0.5, 2, 8, 32, 128, 1024), (False, True)):
             out.visited += 1
@@ -288,7 +299,9 @@ def calibration_holds(out):
 
 def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     """The per-operator step written out from the preset's shape and calibration, not from the
-    module's step constants: the independent arithmetic the operator check compares with."""
+    module's step constants: the independent arithmetic the operator check compares with. A verify
+    pass on an engine that verifies by batch expansion reads a KV cache per verified token and pays
+    the expansion's bookkeeping (:data:`lab.serving_calibration.ENGINES`)."""
     gpu, precision = serving.GPUS[settings.gpu], serving.PRECISIONS[settings.precision]
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     g, b, m = settings.gpus, precision.bytes, batch * new_tokens
@@ -314,8 +327,11 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     else:
         kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * b / min(g, shape.kv_heads)
         attention_flops = 4 * shape.layers * shape.heads * shape.head_dim
-    attention = max(batch * context * kv / bw, attention_flops * m * context / g / peak)
+    engine = serving_calibration.ENGINES[settings.engine]
+    expanded = role == "verify" and engine.expandedVerify
+    attention = max((m if expanded else batch) * context * kv / bw, attention_flops * m * context / g / peak)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
+    fixed += engine.expansionMs if expanded else 0.0
     fixed += shape.layers * cal.layerMs
     comm = 0.0
     if g > 1:
@@ -323,10 +339,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         comm = 2 * shape.layers * m * 2 * (g - 1) / g * shape.hidden * 2 / (cal.linkBandwidth / 1000)
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
-    engine = batch * ((0.0 if role == "draft" else cal.sequenceUs)
-                      + (cal.serialOutputUs + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
+    work = batch * ((0.0 if role == "draft" else cal.sequenceUs)
+                    + (cal.serialOutputUs + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
     return {"weights": gemm(read, used), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
-            "engine": engine, "fixed": fixed}
+            "engine": work, "fixed": fixed}
 
 
 def operators_add_up(out):
@@ -355,6 +371,46 @@ def operators_add_up(out):
                 for name, value in expected.items():
                     if not _close(parts[name], value, 1e-9):
                         out.fail(f"{name} of {shape.name} on {gpus} x {gpu}: {parts[name]!r}, by hand {value!r}")
+
+
+def engines_differ_where_they_run(out):
+    """Engines differ only in the speculative cycle, as lab.serving_calibration.ENGINES reads them:
+    every engine's plain and draft steps are the same floats (the plain step the by-hand one); vLLM V0's verify step (batch expansion)
+    is the by-hand step with a KV cache read per verified token and the expansion's 0.75 ms, vLLM V1's
+    and SGLang's the by-hand step reading each cache once; SGLang's cycle adds a draft pass over the
+    verified tokens (by hand; none for n-gram lookup), the others none; and the readout's cycle is
+    k draft steps + extend + verify + emitted output. Targets with an EAGLE head, a small draft and
+    n-gram lookup, 1 and 4 GPUs, batches 1, 24 and 96, contexts 512 and 8192 (relative 1e-9)."""
+    engines = tuple(serving_calibration.ENGINES)
+    for target, draft, gpus in (("llama-3-8b", serving.EAGLE, 1), ("llama-3-70b", "llama-3.2-1b", 4),
+                                ("mixtral-8x7b", serving.NGRAM, 2)):
+        for batch, context, k in product((1, 24, 96), (512, 8192), (2, 4)):
+            out.visited += 1
+            base = serving.DEFAULT_SETTINGS.with_(target=target, draft=draft, gpus=gpus, gpu="h100-sxm", lookahead=k,
+                                                  acceptance=70, batch=batch, context=context,
+                                                  stepModel=serving.MEASURED)
+            readouts = {name: serving.serving(base.with_(engine=name)) for name in engines}
+            where = f"{target}/{draft} on {gpus} GPUs, B={batch} L={context} k={k}"
+            first = readouts[engines[0]]
+            for name, r in readouts.items():
+                settings = base.with_(engine=name)
+                plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
+                if (r.plainStepMs, r.draftStepMs) != (first.plainStepMs, first.draftStepMs) or not _close(
+                        r.plainStepMs, plain, 1e-9):
+                    out.fail(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
+                             f"by hand {plain!r} ms)")
+                verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
+                if not _close(r.verifyStepMs, verify, 1e-9):
+                    out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
+                shape = serving.draft_shape(settings)
+                runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
+                extend = sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) if runs_extend else 0.0
+                if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
+                    out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
+                cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
+                if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
+                        serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
+                    out.fail(f"{name} cycle does not add up at {where}")
 
 
 def memory_bounds_the_searches(out):
@@ -393,6 +449,7 @@ CHECKS = (
     ("serving-calibration-holds", calibration_holds),
     ("serving-operators-add-up", operators_add_up),
     ("serving-memory-bounds-searches", memory_bounds_the_searches),
+    ("serving-engines-differ-where-they-run", engines_differ_where_they_run),
 )
 
 SIGNATURE_NOTE = (

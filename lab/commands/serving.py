@@ -19,8 +19,8 @@ NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when requ
 )
 NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", serving.DRAFT_NAMES),
          ("--gpu", "gpu", tuple(serving.GPUS)), ("--precision", "precision", tuple(serving.PRECISIONS)),
-         ("--step-model", "step_model", tuple(serving.STEP_MODELS)))
-OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED}
+         ("--step-model", "step_model", tuple(serving.STEP_MODELS)), ("--engine", "engine", tuple(serving.ENGINES)))
+OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--engine": serving.DEFAULT_ENGINE}
 
 
 def _value_flags() -> dict[str, str]:
@@ -43,7 +43,8 @@ def add_parser(commands):
                     "the default) or the roofline t(B, n, L) = max((N b + B L kv) / (BW eta_mem), 2 N B n / "
                     "(F eta_flop)) + t_fixed (--step-model roofline, where --mem-efficiency, --flop-efficiency and "
                     "--overhead-ms apply); a speculative cycle is k draft steps plus one verify step over k + 1 "
-                    "tokens per sequence (or --tree-tokens).")
+                    "tokens per sequence (or --tree-tokens), as --engine runs it (vllm-v0 verifies by batch "
+                    "expansion, each verified token reading its KV cache; sglang adds a draft extend pass).")
     for flag, dest, valid in NAMES:
         required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
@@ -77,7 +78,7 @@ def _settings(args) -> serving.ServingSettings:
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
     return serving.ServingSettings(
         target=values["target"], draft=values["draft"], gpu=values["gpu"], precision=values["precision"],
-        gpus=numbers["gpus"], stepModel=values["step_model"], treeTokens=numbers["tree_tokens"],
+        gpus=numbers["gpus"], stepModel=values["step_model"], treeTokens=numbers["tree_tokens"], engine=values["engine"],
         lookahead=numbers["lookahead"], acceptance=numbers["acceptance"], memEfficiency=numbers["mem_efficiency"],
         flopEfficiency=numbers["flop_efficiency"], overheadMs=numbers["overhead_ms"], batch=numbers["batch"],
         context=numbers["context"])

@@ -62,6 +62,7 @@ SELECTS = (
     Choice("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
            D.precision),
     Choice("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
+    Choice("engine", "srvEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
 )
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
@@ -155,7 +156,7 @@ def _settings(params) -> serving.ServingSettings:
         memEfficiency=params["memEfficiency"], flopEfficiency=params["flopEfficiency"],
         overheadMs=params["overheadMs"], batch=2 ** params["batchExp"], context=2 ** params["contextExp"],
         attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"],
-        stepModel=params["stepModel"], treeTokens=params["treeTokens"])
+        stepModel=params["stepModel"], treeTokens=params["treeTokens"], engine=params["engine"])
 
 
 def _query(params) -> str:
@@ -575,9 +576,12 @@ def view(raw=None) -> dict:
              serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
     summary = (
         f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
-        f"({serving.PRECISIONS[s.precision].label}): at batch {s.batch} and {s.context} tokens of context a plain "
+        f"({serving.PRECISIONS[s.precision].label}; engine: {serving.ENGINES[s.engine].label}): at batch {s.batch} "
+        f"and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
-        f"({_f(r.draftStepMs)} ms each) and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
+        f"({_f(r.draftStepMs)} ms each"
+        + (f", then the draft's extend pass, {_f(r.draftExtendMs)} ms" if r.draftExtendMs > 0 else "")
+        + f") and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
         + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
         + ") commits "
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
@@ -786,7 +790,26 @@ def _validation_context() -> dict:
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
-            "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range()}
+            "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
+            "expansion": _expansion_example()}
+
+
+EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="a100-80g", gpus=1, lookahead=2, batch=28,
+                         context=1024, stepModel=serving.MEASURED)  # the vLLM sweep's setting, near its first loss
+
+
+def _expansion_example() -> dict:
+    """What batch expansion adds to a verify step at :data:`EXPANSION_EXAMPLE` (the article's
+    example): ``total`` ms, and ``kv`` ms of it reading KV caches again (the rest is its bookkeeping)."""
+    base = serving.DEFAULT_SETTINGS.with_(**EXPANSION_EXAMPLE)
+    batch, context = base.batch, base.context
+    total = (serving.verify_step_ms(base.with_(engine="vllm-v0"), batch, context)
+             - serving.verify_step_ms(base.with_(engine="vllm-v1"), batch, context))
+    kv = (serving.step_breakdown(serving.TARGETS[base.target], base.with_(engine="vllm-v0"), batch,
+                                 serving.verify_tokens(base), context, "verify")["attention"]
+          - serving.step_breakdown(serving.TARGETS[base.target], base.with_(engine="vllm-v1"), batch,
+                                   serving.verify_tokens(base), context, "verify")["attention"])
+    return {"total": _f(total, 1), "kv": _f(kv, 1), "batch": batch, "context": f"{context:,}", "k": base.lookahead}
 
 
 def _bracket_ratio_range() -> dict:
@@ -800,6 +823,7 @@ def _bracket_context() -> list[dict]:
     """The published batch sweeps' first losses beside the model's crossovers (the article's text),
     computed by the build from lab.serving_validation.crossover_comparison."""
     return [{"label": row["label"], "low": row["low"], "high": row["high"], "lookahead": row["lookahead"],
+             "engine": serving.ENGINES[row["engine"]].label,
              "inside": any(row["inside"]),
              "runs": [{"length": _f(length), "crossover": "none" if found is None else str(found)}
                       for length, found in zip(row["acceptanceLengths"], row["crossovers"])]}
