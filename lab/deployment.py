@@ -85,6 +85,7 @@ class Deployment(NamedTuple):
     context: int = 1024
     lookahead: int = 4
     precision: str = "bf16"
+    engine: str = serving.DEFAULT_ENGINE  # how the engine runs a cycle (lab.serving_calibration.ENGINES)
 
 
 DEFAULT_DEPLOYMENT = Deployment()
@@ -140,7 +141,7 @@ def serving_settings(d: Deployment, acceptance_percent: float) -> serving.Servin
     return serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus,
                                           precision=d.precision, lookahead=d.lookahead,
                                           acceptance=acceptance_percent, batch=d.batch, context=d.context,
-                                          stepModel=STEP_MODEL, treeTokens=0)
+                                          stepModel=STEP_MODEL, treeTokens=0, engine=d.engine)
 
 
 def step_times(d: Deployment, lookahead: int | None = None) -> dict:
@@ -215,7 +216,7 @@ def instrument_values(d: Deployment, alpha: float) -> dict:
         "serving": {"target": d.target, "draft": d.draft, "gpu": d.gpu, "gpus": str(d.gpus),
                     "precision": d.precision, "stepModel": STEP_MODEL, "lookahead": k, "acceptance": percent,
                     "batchExp": d.batch.bit_length() - 1, "contextExp": d.context.bit_length() - 1,
-                    "treeTokens": 0, "srvCurve": ""},
+                    "treeTokens": 0, "srvCurve": "", "engine": d.engine},
         "policies": {"acceptance": round_to_step(100 * alpha, 1, 99), "draftCost": ledger_values["draftCost"],
                      "lookahead": k, "polCurve": "",
                      **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},

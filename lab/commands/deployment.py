@@ -1,7 +1,7 @@
 """``python -m lab deployment``: one deployment's answer, and what every instrument takes from it.
 
     python -m lab deployment (--alpha PCT | --acceptance-rate PCT | --mean-acceptance-length X)
-                             [--measured-at K] [--target NAME --draft NAME --gpu NAME --gpus N]
+                             [--measured-at K] [--target NAME --draft NAME --gpu NAME --gpus N --engine NAME]
                              [--batch B --context L --lookahead K] [--json]
 
 The acceptance is the reader's figure in its own unit, measured at ``--measured-at`` (default: the
@@ -18,7 +18,7 @@ RANGES = {"--batch": "a power of two from 1 to 1024", "--context": "a power of t
                "--lookahead": f"an integer from 1 to {deployment.MAX_LOOKAHEAD}",
                "--measured-at": "an integer from 1 to 64", "--gpus": "1, 2, 4 or 8"}
 NAMES = {"--target": ("target", tuple(serving.TARGETS)), "--draft": ("draft", serving.DRAFT_NAMES),
-         "--gpu": ("gpu", tuple(serving.GPUS))}
+         "--gpu": ("gpu", tuple(serving.GPUS)), "--engine": ("engine", tuple(serving.ENGINES))}
 # lab.cli joins these flags with their values (so '-1' reaches the range check) and names what a
 # flag left without a value accepts; it reads this subcommand's table only.
 VALUE_FLAGS = {**RANGES, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
@@ -61,7 +61,7 @@ def _deployment(args) -> deployment.Deployment:
             raise UsageError(f"{flag} must be one of {', '.join(names)}, got {getattr(args, dest)!r}")
     if args.gpus not in ("1", "2", "4", "8"):
         raise UsageError(f"--gpus must be {RANGES['--gpus']}, got {args.gpus!r}")
-    return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus),
+    return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus), engine=args.engine,
                       batch=_power_of_two("--batch", args.batch, 1, 1024),
                       context=_power_of_two("--context", args.context, 512, 131072),
                       lookahead=parse_number("--lookahead", args.lookahead, 1, deployment.MAX_LOOKAHEAD, integer=True))

@@ -41,6 +41,7 @@ CHOICES = (
     Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_LABELS), D.draft),
     Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
     Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
 )
 CONTROLS = (*SLIDERS, *CHOICES)
 
@@ -79,6 +80,7 @@ def _params(raw) -> tuple[dict, list[str], int]:
 
 def _deployment(params) -> deployment.Deployment:
     return D._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
+                      engine=params["engine"],
                       batch=2 ** params["batchExp"], context=2 ** params["contextExp"], lookahead=params["lookahead"])
 
 
@@ -110,7 +112,8 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
          "the ledger's; its default bursty process (good and bad stretches, same mean) moves it.",
          pol),
         ("serving", f"everything: {serving.TARGETS[d.target].label}, {serving.DRAFT_LABELS[d.draft]}, {d.gpus} x "
-                    f"{serving.GPUS[d.gpu].label}, batch {d.batch}, context {d.context:,}, k = {k}, \u03b1 {percent}%",
+                    f"{serving.GPUS[d.gpu].label}, batch {d.batch}, context {d.context:,}, k = {k}, \u03b1 {percent}%, "
+                    f"engine {serving.ENGINES[d.engine].label}",
          f"The per-operator step model calibrated on measured steps: the answer above, {_f(result['serving']['speedup'])}x "
          f"at k = {k}. Its tail panel follows the exact sampler's toy model, not your figure.", srv),
         ("exact", f"k = {k}, draft pass {values['exact']['draftCost']}%",
