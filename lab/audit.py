@@ -466,12 +466,18 @@ CHECKS = (
 )
 
 
-def run_check(check, *args, nothing_visited: str = "visited no setting") -> Outcome:
-    """Run ``check(*args, out)`` once. A check that raises fails with the exception named, and one
-    that visits nothing fails with ``nothing_visited``. Both audit suites run their checks here."""
+def run_check_steps(check, *args, nothing_visited: str = "visited no setting"):
+    """Run ``check(*args, out)``, one step at a time: a generator that yields wherever the check
+    does (a long check written as a generator yields between its cases, so the browser can answer
+    a reader between two of them; a plain function is one step) and returns the Outcome. A check
+    that raises fails with the exception named, and one that visits nothing fails with
+    ``nothing_visited``."""
     out = Outcome()
     try:
-        check(*args, out)
+        steps = check(*args, out)
+        if steps is not None:  # a generator check: run it to its end, pausing where it pauses
+            for _ in steps:
+                yield
     except Exception as error:  # a crash is a failed check, named, not a broken page
         out.fail(f"raised {type(error).__name__}: {error}")
     if out.visited == 0:
@@ -479,12 +485,32 @@ def run_check(check, *args, nothing_visited: str = "visited no setting") -> Outc
     return out
 
 
-def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
-    """:func:`run_check` as the suites report it: name, passed, detail (the first
-    counterexample), visited and description (the check's docstring)."""
-    out = run_check(check, *args, nothing_visited=nothing_visited)
+def _finish(steps):
+    """Run a step generator to its end and return what it returns."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def run_check(check, *args, nothing_visited: str = "visited no setting") -> Outcome:
+    """Run ``check(*args, out)`` to its end (:func:`run_check_steps` without the pauses). Both
+    audit suites run their checks here."""
+    return _finish(run_check_steps(check, *args, nothing_visited=nothing_visited))
+
+
+def check_result_steps(name: str, check, *args, nothing_visited: str = "visited no setting"):
+    """:func:`run_check_steps` as the suites report it: a generator returning name, passed,
+    detail (the first counterexample), visited and description (the check's docstring)."""
+    out = yield from run_check_steps(check, *args, nothing_visited=nothing_visited)
     return {"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
             "description": " ".join((check.__doc__ or "").split())}
+
+
+def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
+    """:func:`check_result_steps` run to its end."""
+    return _finish(check_result_steps(name, check, *args, nothing_visited=nothing_visited))
 
 
 def run_audit() -> dict:

@@ -58,7 +58,8 @@ def instrument_audit_view() -> dict:
 
 
 # The browser runs the instruments suite in slices of about this long, one request each, so a
-# reader's slider move waits for at most one slice (a check or two) rather than the whole suite.
+# reader's slider move waits for at most one slice (a check or two, or a few cases of a long check
+# that pauses between them) rather than the whole suite.
 SUITE_SLICE_SECONDS = 0.05
 _suite_in_progress = None  # the sliced run under way in this worker (lab.checks.suite_steps)
 
@@ -80,8 +81,8 @@ def instrument_audit_slice(start: bool) -> dict:
     deadline = time.perf_counter() + SUITE_SLICE_SECONDS
     try:
         while True:
-            next(run["steps"])
-            run["done"] += 1
+            if next(run["steps"]):  # True: a check finished (None: a pause inside a long one)
+                run["done"] += 1
             if time.perf_counter() >= deadline:
                 return {"pending": True, "done": run["done"]}
     except StopIteration as finished:

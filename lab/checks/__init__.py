@@ -17,7 +17,7 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
 """
 
-from ..audit import check_result, run_check
+from ..audit import check_result_steps, run_check
 from .. import instruments
 
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
@@ -93,17 +93,19 @@ def _run_check(check):
 
 
 def suite_steps(families=None):
-    """Run the suite one check at a time: a generator that yields after each check (and after each
-    family's signature value) and returns :func:`run_suite`'s result. The browser runs the suite
-    in slices through it, so a reader's slider move is answered between two checks instead of
-    waiting for all of them."""
+    """Run the suite one check at a time: a generator that yields True after each check and after
+    each family's signature value, None inside a long check wherever it pauses (a check written as
+    a generator, :func:`lab.audit.run_check_steps`), and returns :func:`run_suite`'s result. The browser
+    runs the suite in slices through it, so a reader's slider move is answered between two cases of
+    a check instead of waiting for all of them."""
     families = instruments.NAMES if families is None else tuple(families)
     results, values = [], []
     for family in families:
         module = instruments.part("checks", family)
         for name, check in module.CHECKS:
-            results.append({**check_result(name, check, nothing_visited=NOTHING_VISITED), "family": family})
-            yield
+            result = yield from check_result_steps(name, check, nothing_visited=NOTHING_VISITED)
+            results.append({**result, "family": family})
+            yield True  # a check done (a pause inside one yields None)
         failure = None
         try:
             value = str(module.signature_value())
@@ -117,7 +119,7 @@ def suite_steps(families=None):
             results.append({"name": f"{family}-signature-value", "family": family, "passed": False,
                             "detail": failure, "visited": 1,
                             "description": "the family's signature value computes and equals its frozen value"})
-        yield
+        yield True  # the family's signature value done
     failures = [r["name"] for r in results if not r["passed"]]
     return {"checked": len(results), "passed": len(results) - len(failures), "failures": failures,
             "checks": results, "values": values}

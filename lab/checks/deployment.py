@@ -130,6 +130,7 @@ def serving_widget_shows_the_answer(out):
         if best != answer["serving"]["bestLookahead"]:
             out.fail(f"{raw}: serving's best lookahead {best}, the panel's {answer['serving']['bestLookahead']}")
             return
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def ledger_widget_shows_the_ledger_answer(out):

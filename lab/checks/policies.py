@@ -78,6 +78,7 @@ def oracle_bounds_every_policy(out):
             for name, result in results.items():
                 if result["speedup"] > bound * (1 + 1e-12):
                     out.fail(f"{name} {result['speedup']:.6f} beats the oracle {bound:.6f} on {label} c={c}")
+            yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def best_static_matches_ledger(out):
@@ -96,6 +97,7 @@ def best_static_matches_ledger(out):
                 out.fail(f"alpha={alpha:.6f} draftCost={draft_cost}: k {got['k']} vs ledger {k}")
             elif not _close(got["speedup"], speedup):
                 out.fail(f"alpha={alpha:.6f} draftCost={draft_cost}: speedup {got['speedup']} vs ledger {speedup}")
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def heuristic_lookahead_ignores_draft_cost(out):
@@ -126,6 +128,7 @@ def stationary_law_is_invariant(out):
             residual = policies.invariance_residual(rows, pi)
             if min(pi) < 0 or abs(sum(pi) - 1) > 1e-12 or residual > TOLERANCE:
                 out.fail(f"{name} on {label}: sum {sum(pi)!r}, min {min(pi)!r}, |pi P - pi| = {residual:.3g}")
+            yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def exact_agrees_with_simulation(out):
@@ -142,6 +145,7 @@ def exact_agrees_with_simulation(out):
         if not gap <= SIMULATION["z"] * run["stderr"]:
             out.fail(f"{name}: exact {exact[name]['speedup']:.4f}, simulated {run['speedup']:.4f} "
                      f"+- {run['stderr']:.4f} (|gap| = {gap / run['stderr']:.1f} standard errors)")
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def oracle_matches_closed_form(out):

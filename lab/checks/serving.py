@@ -80,6 +80,7 @@ def batch_one_reduces_to_leviathan(out):
                 if not _close(got, expected):
                     out.fail(f"{got!r} != Leviathan {expected!r} at {base.target}/{base.draft}/{base.gpu}/"
                              f"{base.precision} k={k} acceptance={acceptance}")
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def step_time_is_monotone(out):
@@ -102,6 +103,7 @@ def step_time_is_monotone(out):
                 if None not in neighbour and neighbour in times and times[neighbour] < t:
                     out.fail(f"t{neighbour} = {times[neighbour]:.6f} < t{(b, n, l)} = {t:.6f} for "
                              f"{target.name} on {gpu} {precision} ({model})")
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 CROSSOVER_CASES = (

@@ -74,6 +74,7 @@ def multi_draft_is_exact(out):
             if output != p:
                 out.fail(f"k={k}: output {_short(output)} != p {_short(p)} for q {_short(q)}")
                 return
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def no_update_bug_where_predicted(out):
@@ -87,6 +88,7 @@ def no_update_bug_where_predicted(out):
                 out.fail(f"k={k}: bug output {'equals' if output == p else 'differs from'} p but the condition "
                          f"predicts {'exact' if predicted else 'biased'} (p {_short(p)}, q {_short(q)})")
                 return
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def typical_acceptance_is_not_exact(out):
@@ -103,6 +105,7 @@ def typical_acceptance_is_not_exact(out):
                          f"{'exact' if predicted else 'biased'}")
                 return
             biased += output != p
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
     if not biased:
         out.fail("typical acceptance was exact on every pair: nothing shows its bias")
 
@@ -122,6 +125,7 @@ def whole_tree_is_exact(out):
                 out.fail(f"certainty={certainty} match={match} shape {shape}: path {wrong} has "
                          f"{output.get(wrong)} instead of {target[wrong]}")
                 return
+        yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def _value_table(probs, depth):
@@ -139,6 +143,7 @@ def best_tree_at_least_chain(out):
                 if value < chain - TOLERANCE or (len(probs) == 1 and abs(value - chain) > TOLERANCE):
                     out.fail(f"budget={budget} depth={depth} ranks={_short(probs)}: tree {value} vs chain {chain}")
                     return
+            yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
 
 def dp_value_is_reach_sum(out):
