@@ -225,6 +225,7 @@ class Audit:
             tv = _law_tv(law, sampler.product_law(LAW_P_ROWS, gamma + 1))
             if tv > LAW_TOLERANCE or sum(law.values()) != 1:
                 out.fail(f"verify()'s exact law is {float(tv):.3g} in TV from the target's at gamma={gamma}")
+            yield  # a pause: the browser answers a reader between two cases (run_check_steps)
         for c, m in LAW_TRACE_SETTINGS:
             out.visited += 1
             law = sampler.uniform_law(lambda rng: sampler.generate_trace(c, m, 2, 2, 0, rng=rng).tokens)
@@ -232,6 +233,7 @@ class Audit:
             if tv > LAW_TOLERANCE:
                 out.fail(f"generate_trace()'s exact law is {float(tv):.3g} in TV from the target's "
                          f"at certainty={c} match={m}")
+            yield  # a pause: the browser answers a reader between two cases (run_check_steps)
         for c, m in _pair_settings():
             rows = [sampler.position_pair(c, m, t) for t in range(4)]
             p_rows, q_rows = [p for p, _ in rows], [q for _, q in rows]
@@ -242,6 +244,7 @@ class Audit:
                     if joint.get((a, b), 0) != p_rows[0][a] * p_rows[1][b]:
                         out.fail(f"P({a}, {b}) wrong at certainty={c} match={m} gamma={gamma}")
                         break
+            yield  # a pause: the browser answers a reader between two cases (run_check_steps)
 
     def trace_accounting(self, out: Outcome):
         """In every trace: accepted + rejected + bonus = length, each call ends in one rejection
@@ -257,6 +260,7 @@ class Audit:
                     or proposed != trace.draftCalls
                     or trace.acceptedDraft + trace.rejectedDraft > trace.draftCalls):
                 out.fail(f"token accounting broken at {setting}")
+            yield  # a pause: the browser answers a reader between two cases (run_check_steps)
 
     def greedy_matches_plain_greedy(self, out: Outcome):
         """With a one-hot target (certainty 100) speculative output is exactly greedy output."""
@@ -513,11 +517,16 @@ def check_result(name: str, check, *args, nothing_visited: str = "visited no set
     return _finish(check_result_steps(name, check, *args, nothing_visited=nothing_visited))
 
 
-def run_audit() -> dict:
-    """Run every check; ``checks`` lists name, passed, detail (the first counterexample) and
-    how many settings or cases each visited. A check that raises counts as failed."""
+def run_audit_steps():
+    """:func:`run_audit` one step at a time: a generator that yields True after each check, None
+    where a long check pauses between its cases, and returns :func:`run_audit`'s result. The
+    browser runs the audit in slices through it, so a reader's slider move is answered between two
+    steps instead of waiting for the whole audit."""
     audit = Audit()
-    results = [check_result(name, check, audit) for name, check in CHECKS]
+    results = []
+    for name, check in CHECKS:
+        results.append((yield from check_result_steps(name, check, audit)))
+        yield True
     failures = [r["name"] for r in results if not r["passed"]]
     return {
         "checked": len(results),
@@ -528,6 +537,12 @@ def run_audit() -> dict:
         "maxAlphaGap": float(audit.max_alpha_gap),
         "checks": results,
     }
+
+
+def run_audit() -> dict:
+    """Run every check; ``checks`` lists name, passed, detail (the first counterexample) and
+    how many settings or cases each visited. A check that raises counts as failed."""
+    return _finish(run_audit_steps())
 
 
 def counter_text(result: dict) -> str:

@@ -6,7 +6,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from . import figures, instruments
 
-__all__ = ["audit_view", "instrument_audit_view", "instrument_audit_slice", "page_context", "slider_specs", "handle"]
+__all__ = ["audit_view", "instrument_audit_view", "audit_slice", "page_context", "slider_specs", "handle"]
 
 
 def _audit():
@@ -18,10 +18,11 @@ def _audit():
     return audit
 
 
-def audit_view() -> dict:
-    """Run the 20 checks: counter text, per-check results and the three signatures."""
+def audit_view(result=None) -> dict:
+    """Run the 20 checks (or show ``result``, a run already made): counter text, per-check results
+    and the three signatures."""
     audit = _audit()
-    result = audit.run_audit()
+    result = audit.run_audit() if result is None else result
     return {
         "counter": audit.counter_text(result),
         "allPassed": not result["failures"],
@@ -57,27 +58,34 @@ def instrument_audit_view() -> dict:
     return suite_view()
 
 
-# The browser runs the instruments suite in slices of about this long, one request each, so a
-# reader's slider move waits for at most one slice (a check or two, or a few cases of a long check
-# that pauses between them) rather than the whole suite.
+# The browser runs each audit in slices of about this long, one request each, so a reader's
+# slider move waits for at most one slice (a check or two, or a few cases of a long check that
+# pauses between them) rather than the whole suite.
 SUITE_SLICE_SECONDS = 0.05
-_suite_in_progress = None  # the sliced run under way in this worker (lab.checks.suite_steps)
+_suites_in_progress: dict = {}  # suite name -> the sliced run under way in this worker
 
 
-def instrument_audit_slice(start: bool) -> dict:
-    """Run the next slice of the instruments suite: ``{"pending": True, "done": n}`` until the
-    last check, then :func:`instrument_audit_view`'s dict. ``start`` begins a new run."""
+def _suite_steps(suite: str):
+    """(steps, view of the result) of an audit suite: the seed's 20 checks or the instruments'."""
+    if suite == "seed":
+        return _audit().run_audit_steps(), audit_view
+    from .checks import suite_steps, suite_view
+    return suite_steps(), suite_view
+
+
+def audit_slice(suite: str, start: bool) -> dict:
+    """Run the next slice of an audit suite (``seed`` or ``instruments``): ``{"pending": True,
+    "done": n}`` (n checks finished) until the last check, then the suite's whole view. ``start``
+    begins a new run."""
     import time
 
-    from .checks import suite_steps, suite_view
-
-    global _suite_in_progress
-    if start or _suite_in_progress is None:
+    if start or suite not in _suites_in_progress:
         if not start:
-            return {"error": "no instruments suite run is in progress; start one with "
-                             '{"kind": "audit", "suite": "instruments", "sliced": true}'}
-        _suite_in_progress = {"steps": suite_steps(), "done": 0}
-    run = _suite_in_progress
+            return {"error": f"no {suite} suite run is in progress; start one with "
+                             f'{{"kind": "audit", "suite": "{suite}", "sliced": true}}'}
+        steps, view = _suite_steps(suite)
+        _suites_in_progress[suite] = {"steps": steps, "view": view, "done": 0}
+    run = _suites_in_progress[suite]
     deadline = time.perf_counter() + SUITE_SLICE_SECONDS
     try:
         while True:
@@ -86,27 +94,25 @@ def instrument_audit_slice(start: bool) -> dict:
             if time.perf_counter() >= deadline:
                 return {"pending": True, "done": run["done"]}
     except StopIteration as finished:
-        _suite_in_progress = None
-        return suite_view(finished.value)
+        del _suites_in_progress[suite]
+        return run["view"](finished.value)
     except BaseException:
-        _suite_in_progress = None
+        del _suites_in_progress[suite]
         raise
 
 
 def _respond(request: dict) -> dict:
     """One request of :func:`handle`, as a dict. Kinds: ``audit`` (``suite``: ``seed``, the
-    default, or ``instruments``, which with ``"sliced": true`` runs in slices, each further
+    default, or ``instruments``; with ``"sliced": true`` either runs in slices, each further
     slice asked for with ``op`` ``continue``) or a widget; ``op`` is ``view`` (the default), ``warm`` (import
     the widget's module now, before the reader reaches it) or one of the widget's ``OPERATIONS``."""
     kind, op = request.get("kind"), request.get("op", "view")
     if kind == "audit":
         suite = request.get("suite", "seed")
-        if suite == "seed":
-            return audit_view()
-        if suite == "instruments":
+        if suite in ("seed", "instruments"):
             if op == "continue" or request.get("sliced"):
-                return instrument_audit_slice(start=op != "continue")
-            return instrument_audit_view()
+                return audit_slice(suite, start=op != "continue")
+            return audit_view() if suite == "seed" else instrument_audit_view()
         return {"error": f"unknown audit suite {suite!r}; valid: seed, instruments"}
     if instruments.is_widget(kind):
         widget = instruments.part("widgets", kind)

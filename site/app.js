@@ -999,7 +999,7 @@
             .catch((error) => { if (error instanceof ViewError) showViewError(form.dataset.lab, error.message); else throw error; })));
       }
       warmOnApproach();
-      await runAudit({ kind: "audit" }, "[data-audit-counter]", showAudit);
+      await runAudit({ kind: "audit", sliced: true }, "[data-audit-counter]", showAudit);
       if (document.querySelector("[data-instrument-counter]")) {
         await runAudit({ kind: "audit", suite: "instruments", sliced: true }, "[data-instrument-counter]",
                        showInstrumentAudit);

@@ -134,3 +134,23 @@ def test_long_checks_pause_between_their_cases_and_give_the_same_outcome():
 
     assert run_check(breaks_midway).failure == "raised ValueError: case two"
     assert isinstance(run_check(lambda out: None), Outcome)
+
+
+def test_the_seed_audit_runs_in_slices_to_the_same_view(monkeypatch):
+    """The page runs the seed audit in slices too (its two long checks pause between their cases):
+    the slices end in exactly the unsliced view, its 20 checks and three signatures unchanged."""
+    from lab import views
+
+    def ask(request):
+        return json.loads(views.handle(json.dumps(request)))
+
+    whole = ask({"kind": "audit"})
+    monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", 0.0)
+    answers = [ask({"kind": "audit", "sliced": True})]
+    while answers[-1].get("pending"):
+        answers.append(ask({"kind": "audit", "op": "continue"}))
+        assert len(answers) < 5000
+    done = [a["done"] for a in answers[:-1]]
+    assert done[-1] == 20 and len(done) > 20 and all(b - a in (0, 1) for a, b in zip(done, done[1:]))
+    assert answers[-1] == whole and whole["counter"] == "20/20 speculative decoding checks passed"
+    assert "no seed suite run is in progress" in ask({"kind": "audit", "op": "continue"})["error"]
