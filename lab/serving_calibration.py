@@ -180,7 +180,7 @@ class Engine(NamedTuple):
 # for MQA. The middle of the quoted range, 0.75 ms, on top of SPEC_CYCLE_MS (1.3 + 0.75 = 2.05).
 BATCH_EXPANSION_MS = 0.75
 ENGINES = {
-    "vllm-v1": Engine("vllm-v1", "vLLM V1 (0.8 on), TensorRT-LLM", False, 0.0, False,
+    "vllm-v1": Engine("vllm-v1", "vLLM V1 (0.8 on)", False, 0.0, False,
                       "vLLM V1's EAGLE and draft-model proposers score every sequence's drafts in one multi-query "
                       "pass (each KV cache read once) and run the draft's first step over the verified tokens "
                       "(no extra pass); the default"),

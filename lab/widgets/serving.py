@@ -576,8 +576,8 @@ def view(raw=None) -> dict:
              serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
     summary = (
         f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
-        f"({serving.PRECISIONS[s.precision].label}; engine: {serving.ENGINES[s.engine].label}): at batch {s.batch} "
-        f"and {s.context} tokens of context a plain "
+        f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
+        f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
         + (f", then the draft's extend pass, {_f(r.draftExtendMs)} ms" if r.draftExtendMs > 0 else "")
