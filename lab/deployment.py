@@ -58,8 +58,8 @@ __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_fr
 
 UNITS = {
     "alpha": "per-token acceptance \u03b1, %",
-    "rate": "acceptance rate (accepted / drafted), %",
-    "length": "mean acceptance length (tokens per call)",
+    "rate": "acceptance rate, %",        # accepted / drafted (short: a phone's select shows it whole)
+    "length": "mean acceptance length",  # tokens per verifier call
 }
 MAX_LOOKAHEAD = 12       # the ledger's and the serving widget's lookahead sliders end here
 STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps

@@ -105,8 +105,8 @@ __all__ = [
 TERA = 1e12
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
 ROOFLINE, MEASURED, OPERATORS = "roofline", "measured", "operators"
-STEP_MODELS = {MEASURED: "per operator, calibrated on measured steps", ROOFLINE: "roofline of the whole step",
-               OPERATORS: "per operator, ideal (100%, no fixed costs)"}
+STEP_MODELS = {MEASURED: "calibrated, per operator", ROOFLINE: "roofline, whole step",  # short: a phone shows them whole
+               OPERATORS: "ideal, per operator"}
 PER_OPERATOR = (MEASURED, OPERATORS)
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 

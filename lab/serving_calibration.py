@@ -184,7 +184,7 @@ ENGINES = {
                       "vLLM V1's EAGLE and draft-model proposers score every sequence's drafts in one multi-query "
                       "pass (each KV cache read once) and run the draft's first step over the verified tokens "
                       "(no extra pass); the default"),
-    "vllm-v0": Engine("vllm-v0", "vLLM V0 (to 0.7, CUDA graphs on)", True, BATCH_EXPANSION_MS, False,
+    "vllm-v0": Engine("vllm-v0", "vLLM V0 (to 0.7)", True, BATCH_EXPANSION_MS, False,
                       "vllm/spec_decode/spec_decode_worker.py (V0), create_worker: 'Disabling MQA scorer as the "
                       "target model is not running in eager mode' (and when the draft's max_model_len is smaller "
                       "than the target's), so with CUDA graphs, the default, the scorer is BatchExpansionTop1Scorer: "

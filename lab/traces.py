@@ -2210,6 +2210,7 @@ def render_exposition(drafts: int, draft_tokens: int, accepted: int, per_positio
 PRESETS = {
     "club3090-mtp": {
         "title": "Qwen3.6-27B with MTP on vLLM 0.20.1, k = 6 (club-3090 #105)",
+        "label": "Qwen3.6-27B, MTP, vLLM",   # the select's option: short enough to show whole on a phone
         "model": "Minachist/Qwen3.6-27B-Mixed-AutoRound, multi-token prediction (MTP) drafts, 2x RTX 3090",
         "method": "MTP", "temperature": "not stated in the lines read",
         "source": "noonghunna/club-3090 issue #105, two consecutive vLLM log lines (05-08 16:25:09 and 16:25:19)",
@@ -2227,6 +2228,7 @@ PRESETS = {
     },
     "vllm-26191-eagle3": {
         "title": "Llama-3.1-8B with EAGLE-3 on vLLM, MT-bench, temperature 0, k = 7 (vllm #26191)",
+        "label": "Llama-3.1-8B, EAGLE-3, vLLM",
         "model": "meta-llama/Llama-3.1-8B-Instruct with yuhuili/EAGLE3-LLaMA3.1-Instruct-8B, 80 MT-bench prompts",
         "method": "EAGLE-3", "temperature": "0",
         "source": "vllm-project/vllm issue #26191, the 'Previous AL=3.53' output of examples/offline_inference/spec_decode.py",
@@ -2239,6 +2241,7 @@ PRESETS = {
     },
     "llamacpp-24536-eagle3": {
         "title": "EAGLE-3 on llama.cpp's server, k = 3 (llama.cpp #24536)",
+        "label": "EAGLE-3, llama.cpp server",
         "model": "the EAGLE-3 draft of ggml-org/llama.cpp pull request #24536's test run (one request, 256 tokens)",
         "method": "EAGLE-3", "temperature": "not stated in the lines read",
         "source": "ggml-org/llama.cpp pull request #24536 (merged 2026-06-15), the server's print_timing lines",

@@ -168,6 +168,30 @@ def test_the_progress_names_the_download_size(built_site):
 
 # --- one component set ----------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("width", [320, 390])
+def test_every_select_option_shows_whole_on_a_phone(page, width):
+    """A select shows only its chosen option, cut with an ellipsis when it is too long: every
+    option of every select fits its box at phone widths (text measured in the select's own font,
+    less its padding and about 20 px for the arrow)."""
+    pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
+    pg.goto(pg.base_url)
+    cut = pg.evaluate("""() => {
+      const context = document.createElement('canvas').getContext('2d'), out = [];
+      for (const s of document.querySelectorAll('select')) {
+        const style = getComputedStyle(s);
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+        for (const option of s.options) {
+          const width = context.measureText(option.text).width;
+          if (width > room) out.push(`${s.id}: '${option.text}' ${Math.round(width)} px in ${Math.round(room)}`);
+        }
+      }
+      return out;
+    }""")
+    assert pg.locator("select").count() >= 10
+    assert cut == [], cut
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_one_select_and_equal_slider_tracks(page, width):
     pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})

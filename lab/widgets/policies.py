@@ -33,8 +33,8 @@ SLIDERS = (
 )
 CURVE_KEY = "polCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,...
 PROCESS_KEY = "polProcess"  # the acceptance process (a select); the URL carries it when not the default
-PROCESSES = {"bursty": "bursty (good and bad stretches)", "independent": "independent tokens",
-             "toy": "the sampler's toy model (Part three)"}
+PROCESSES = {"bursty": "bursty (good, bad stretches)", "independent": "independent tokens",  # short: a phone
+             "toy": "toy model (Part three)"}                                                   # shows them whole
 DEFAULT_PROCESS = "bursty"
 TOY_SETTING = (64, 72)  # part three's default target certainty and draft match (lab.urlstate.EXACT_SLIDERS)
 STRIP_CYCLES = 72   # verifier calls in the time strip

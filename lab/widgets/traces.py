@@ -35,7 +35,7 @@ def _pct(value, digits=1) -> str:
 
 # --- input -------------------------------------------------------------------------------------
 
-PRESET = Choice(PRESET_KEY, PRESET_KEY, "Public trace", {name: p["title"] for name, p in traces.PRESETS.items()},
+PRESET = Choice(PRESET_KEY, PRESET_KEY, "Public trace", {name: p["label"] for name, p in traces.PRESETS.items()},
                 traces.DEFAULT_PRESET)
 FORMAT = Choice(FORMAT_KEY, FORMAT_KEY, "Format", {"auto": "detect it", **traces.FORMAT_NAMES}, "auto")
 LOOKAHEAD = OptionalInteger(LOOKAHEAD_KEY, LOOKAHEAD_KEY, "Lookahead k", 1, traces.MAX_LOOKAHEAD,
@@ -494,7 +494,8 @@ def page_context() -> dict:
     return {
         "view": view(None),
         "sliders": [],
-        "presets": [{"name": name, "title": preset["title"]} for name, preset in traces.PRESETS.items()],
+        "presets": [{"name": name, "title": preset["title"], "label": preset["label"]}
+                    for name, preset in traces.PRESETS.items()],
         "presetNotes": [{"name": name, **preset} for name, preset in traces.PRESETS.items()],
         "formats": [{"name": name, "title": title} for name, title in traces.FORMAT_NAMES.items()],
         "specBench": spec_bench_html(),

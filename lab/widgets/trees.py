@@ -48,13 +48,21 @@ def _roofline_settings(mode: str):
                                           context=trees.ROOFLINE_CONTEXT)
 
 
-def _cost_modes() -> dict:
+def _roofline_setting(gpu: str) -> str:
+    """The roofline's setting for a GPU, as the sentence names it: target, GPUs, batch 1."""
     from .. import serving
 
     d = serving.DEFAULT_SETTINGS
-    pair = f"{serving.TARGETS[d.target].label}, {d.gpus} x "
-    return {"tax": "the ledger's verify tax per node",
-            **{mode: f"roofline: {pair}{serving.GPUS[gpu].label}, batch 1" for mode, gpu in ROOFLINE_GPUS.items()}}
+    return f"{serving.TARGETS[d.target].label}, {d.gpus} x {serving.GPUS[gpu].label}, batch 1"
+
+
+def _cost_modes() -> dict:
+    """The select's options, short enough to show whole on a phone (the sentence gives the setting)."""
+    from .. import serving
+
+    d = serving.DEFAULT_SETTINGS
+    return {"tax": "ledger's verify tax per node",
+            **{mode: f"roofline, {d.gpus} x {serving.GPUS[gpu].label}" for mode, gpu in ROOFLINE_GPUS.items()}}
 
 
 COST_MODES = ("tax", *ROOFLINE_GPUS)
@@ -367,7 +375,7 @@ def view(raw=None) -> dict:
         roofline = ""
     else:
         ridge = curves["ridge"]
-        price = f"Priced by the roofline ({_cost_modes()[mode][len('roofline: '):]}, context {trees.ROOFLINE_CONTEXT})"
+        price = f"Priced by the roofline ({_roofline_setting(ROOFLINE_GPUS[mode])}, context {trees.ROOFLINE_CONTEXT})"
         where = (f"turns compute-bound at {ridge} nodes" if ridge <= MAX_BUDGET
                  else f"stays memory-bound up to {ridge - 1} nodes, past the largest budget")
         roofline = (f" Its verify pass takes {_f(cost.verifyMs, 1)} ms, a plain step "
