@@ -316,6 +316,14 @@
     }
   }
 
+  // A note the page writes itself (a file read cancelled, too large, unreadable) stays until a render
+  // asked for after it: a render requested before it (a width redraw in flight) brings no news of it.
+  const localNotesAt = {};
+  function showLocalNotes(kind, notes) {
+    localNotesAt[kind] = performance.now();
+    showNotes(kind, notes);
+  }
+
   function showNotes(kind, notes) {
     const box = document.querySelector(`[data-notes="${CSS.escape(kind)}"]`);
     if (!box) return;
@@ -356,7 +364,7 @@
     }
   }
 
-  function render(kind, view, { restoreInputs, announce }) {
+  function render(kind, view, { restoreInputs, announce, requestedAt = Infinity }) {
     const form = formOf(kind);
     const widget = widgetOf(kind);
     if (restoreInputs) {
@@ -397,7 +405,7 @@
       }
     }
     refreshSteppers(form);
-    showNotes(kind, view.notes || []);
+    if ((view.notes || []).length || !(requestedAt < (localNotesAt[kind] ?? -Infinity))) showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
     shownValues[kind] = Object.assign(formValues(form), view.shown || {});
     if (view.width !== undefined && String(view.width) !== form.dataset.width) {
@@ -457,7 +465,8 @@
         }
         clearViewError(kind);
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
-        render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending });
+        render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending,
+                             requestedAt: job.at });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
         // they came by. A render only for the panel's width changes no setting, so no address.
         if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
@@ -822,14 +831,14 @@
       cancel?.addEventListener("click", () => {
         run += 1;
         settle();
-        showNotes(kind, ["Reading cancelled: nothing from the file was kept."]);
+        showLocalNotes(kind, ["Reading cancelled: nothing from the file was kept."]);
       });
       input.addEventListener("change", async () => {
         const file = input.files && input.files[0];
         if (!file) return;
         const limit = Number(input.dataset.maxBytes || Infinity);
         if (file.size > limit) {
-          showNotes(kind, [`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; files up to ` +
+          showLocalNotes(kind, [`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; files up to ` +
                            `${(limit / 1048576).toFixed(0)} MB can be read here.`]);
           input.value = "";
           return;
@@ -855,7 +864,7 @@
             }
           }
         } catch (error) {
-          if (mine === run) showNotes(kind, [`The file could not be read: ${error.message}`]);
+          if (mine === run) showLocalNotes(kind, [`The file could not be read: ${error.message}`]);
         } finally {
           if (mine === run) settle();
         }
