@@ -319,7 +319,7 @@ def test_view_default_and_query_round_trip():
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
     assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
-                                   "curveSwitch", "validation"}
+                                   "curveSwitch", "validation", "brackets"}
 
 
 def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
@@ -572,3 +572,25 @@ def test_crossover_readout_says_how_far_past_batch_one_to_trust_it():
     text = widget._trust(serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED))
     assert f"{widget._f(min(ratios), 1)} to {widget._f(max(ratios), 1)} times" in text   # the page's rounding and f"{len(ratios)} published sweeps" in text
     assert min(ratios) > 1 and "upper bound" in text
+
+
+def test_the_brackets_figure_draws_the_crossover_comparison():
+    """The crossover figure is lab.serving_validation.crossover_comparison drawn: a bracket, a dot and a
+    line per sweep, each in order on the batch axis, and its text alternative names every number."""
+    import re
+
+    from lab.widgets import serving as widget
+
+    rows = serving_validation.crossover_comparison()
+    svg = widget.brackets_svg(rows, 640)
+    brackets = [(float(x), float(w)) for x, w in re.findall(r'class="srv-bracket" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)]
+    dots = [float(x) for x in re.findall(r'class="k-speculative" cx="([\d.]+)"', svg)]
+    assert len(brackets) == len(dots) == len(rows) == 3
+    ticks = {int(t): float(x) for x, t in re.findall(r'<text class="fig-tick" x="([\d.]+)" y="[\d.]+" text-anchor="middle">(\d+)</text>', svg)}
+    position = lambda batch: ticks[16] + (ticks[32] - ticks[16]) * np.log2(batch / 16)  # noqa: E731
+    for row, (x, w), dot in zip(rows, brackets, dots):
+        assert x == pytest.approx(position(row["low"]), abs=0.2) and x + w == pytest.approx(position(row["high"]), abs=0.2)
+        assert dot == pytest.approx(position(row["crossovers"][0]), abs=0.2)
+        for found, length in zip(row["crossovers"], row["acceptanceLengths"]):
+            assert f"{found} at acceptance length {widget._f(length)}" in svg
+    assert widget.view(None)["figures"]["brackets"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)

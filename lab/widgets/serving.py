@@ -633,6 +633,7 @@ def view(raw=None) -> dict:
             "tail": tail,
             "curveSwitch": curve_switch_html(curve, curve_label),
             "validation": _validation_figure(width),
+            "brackets": _brackets_figure(width),
         },
     }
 
@@ -693,6 +694,64 @@ def _validation_summary() -> dict:
 def _validation_figure(width: int) -> str:
     """The predicted-against-measured figure at ``width`` (independent of the settings)."""
     return validation_svg(list(_validation_rows()), width)
+
+
+@lru_cache(maxsize=8)
+def _brackets_figure(width: int) -> str:
+    """The crossover-against-bracket figure at ``width`` (independent of the settings)."""
+    return brackets_svg(list(_bracket_rows()), width)
+
+
+def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
+    """Where speculation stops paying, model against measurement: one row per published batch sweep
+    (lab.serving_validation.crossover_comparison), its measured first loss as a shaded bracket
+    (low, high], the model's crossover at the sweep's central acceptance as a dot and over its other
+    acceptance lengths as a line, on a log2 batch axis. A crossover past the axis (or none) is
+    drawn at its end with an arrow.
+
+    >>> svg = brackets_svg([{"label": "a sweep", "engine": "vllm-v0", "low": 16, "high": 32,
+    ...                      "crossovers": (40, 20, None), "acceptanceLengths": (2.0, 1.7, 2.3)}], 390)
+    >>> svg.count('class="srv-bracket"'), svg.count('class="k-speculative"'), "none" in svg
+    (1, 1, True)
+    """
+    width = fit_width(width)
+    left, right, top, row_height, bottom = 14, 18, 6, 52, 44
+    found = [c for row in rows for c in row["crossovers"] if c is not None]
+    low_exp = max(0, math.floor(math.log2(min([row["low"] for row in rows] + found) * 0.95)))  # room left of it
+    high_exp = math.ceil(math.log2(max([row["high"] for row in rows] + found) * 1.05))
+    right_edge = width - right
+    span = right_edge - left
+    sx = lambda batch: left + (math.log2(batch) - low_exp) / (high_exp - low_exp) * span  # noqa: E731
+    body, spoken = [], []
+    for i, row in enumerate(rows):
+        y = top + i * row_height
+        engine = serving.ENGINES[row.get("engine", serving.DEFAULT_ENGINE)].label
+        body.append(_text(left, y + 13, row["label"], "start", "fig-tick"))  # the caption names the engines
+        bar = y + 31
+        body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
+                    f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
+        central, *others = row["crossovers"]
+        ends = [right_edge if c is None else sx(c) for c in (central, *others)]
+        body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
+                    f'stroke-width="2"/>')
+        for x, c in zip(ends[1:], others):
+            body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
+            if c is None:
+                body.append(_text(x - 2, bar - 8, "none", "end", "fig-small"))
+        body.append(f'<circle class="k-speculative" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
+        runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
+                         for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
+        spoken.append(f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
+                      f"{row['high']}; the model's crossover {runs}.")
+    axis = top + len(rows) * row_height + 4
+    body.append(f'<line class="fig-axisline" x1="{left}" x2="{right_edge}" y1="{axis}" y2="{axis}"/>')
+    for exponent in range(low_exp, high_exp + 1):
+        x = sx(2 ** exponent)
+        body.append(f'<line class="fig-axisline" x1="{x:.1f}" x2="{x:.1f}" y1="{axis}" y2="{axis + 4}"/>')
+        body.append(_text(x, axis + 17, str(2 ** exponent), "middle"))
+    body.append(_text(left + span / 2, axis + 36, "batch (sequences)", "middle", "fig-axis"))
+    label = ("Where speculation stops paying, the model against published batch sweeps. " + " ".join(spoken))
+    return _svg(width, axis + bottom, label, body, "srv-brackets")
 
 
 def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
