@@ -517,7 +517,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
     expanded = engine is not None and engine.expandedVerify  # a verify pass by batch expansion
-    if expanded and cal.measured:  # its bookkeeping, a measured engine cost (none in the ideal limit)
+    if expanded and cal.specCycleMs:  # its bookkeeping, on top of the cycle's (none in the ideal limit)
         fixed += engine.expansionMs
     fixed += shape.layers * cal.layerMs
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;

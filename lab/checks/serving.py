@@ -333,7 +333,7 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     expanded = role == "verify" and engine.expandedVerify
     attention = max((m if expanded else batch) * context * kv / bw, attention_flops * m * context / g / peak)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
-    fixed += engine.expansionMs if expanded else 0.0
+    fixed += engine.expansionMs if expanded and cal.specCycleMs else 0.0
     fixed += shape.layers * cal.layerMs
     comm = 0.0
     if g > 1:
