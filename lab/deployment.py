@@ -26,9 +26,10 @@ serving model's step times at the reader's batch and context (:func:`ledger_cost
     overheadMs = t_verify(k) - t_plain - (k - 1) slope  the rest of the verify step (>= 0; when it
                  would be negative it is 0 and the tax takes the whole difference)
                  + t_emitted(alpha, k)                   the cycle's emitted-token output processing
+                 + t_extend                              the draft's extend pass, on an engine that runs one
 
 so that the ledger's cycle ``k T c + T (1 + (k - 1) tax) + overhead`` equals the serving model's
-``k t_draft + t_verify(k) + t_emitted`` at the reader's ``k`` and alpha (:func:`ledger_cycle_ms` checks it). Away from
+``k t_draft + t_verify(k) + t_emitted + t_extend`` at the reader's ``k`` and alpha (:func:`ledger_cycle_ms` checks it). Away from
 ``k`` the ledger's verify cost is a straight line while the serving model's follows the roofline,
 so the two can name different best lookaheads; :func:`answer` says so with both numbers. Every
 instrument's slider moves in whole units (whole percent, whole ms), so :func:`instrument_values`
@@ -173,8 +174,9 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
         overhead = 0.0
         if k > 1:  # at k = 1 the ledger's verify pass is one target pass whatever the tax
             slope = (here["verify"] - plain) / (k - 1)
-    overhead += serving.emitted_output_ms(serving_settings(d, 0), d.batch, serving.tokens_per_cycle(alpha, k))
-    overhead += serving.draft_extend_ms(serving_settings(d, 0), d.batch, d.context)  # zero unless the engine runs it
+    settings = serving_settings(d, 0)
+    overhead += serving.emitted_output_ms(settings, d.batch, serving.tokens_per_cycle(alpha, k))
+    overhead += serving.draft_extend_ms(settings, d.batch, d.context)  # zero unless the engine runs it
     return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
             "overheadMs": overhead}
 

@@ -729,10 +729,14 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
                         verify_tokens(settings), context)
 
 
+def _runs_extend(settings: ServingSettings, draft) -> bool:
+    """Whether a cycle has the draft's extend pass: a draft model (not n-gram lookup), an engine that
+    runs one, and a per-operator step model (the roofline is kept as it was)."""
+    return draft is not None and settings.stepModel in PER_OPERATOR and ENGINES[settings.engine].draftExtend
+
+
 def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
-    if draft is None or settings.stepModel not in PER_OPERATOR or not ENGINES[settings.engine].draftExtend:
-        return 0.0
-    return _time(draft, batch, n, context)
+    return _time(draft, batch, n, context) if _runs_extend(settings, draft) else 0.0
 
 
 def verify_step_ms(settings: ServingSettings, batch, context) -> float:
@@ -941,7 +945,7 @@ def _ridge_batches(settings: ServingSettings, context) -> list[float]:
     between them every step time is affine in B, so speculation's margin is affine too."""
     target, verify, draft, n = _cycle_steps(settings)
     pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
-    if _extend_time(settings, draft, 1, n, context):
+    if _runs_extend(settings, draft):
         pieces.append((draft, n))
     breaks = []
     for step, new_tokens in pieces:
@@ -987,8 +991,8 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
 def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=None) -> tuple[int, float]:
     """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins).
 
-    The plain and draft steps do not depend on k, so they are computed once; entry k is the very
-    float :func:`speedup_at` gives for lookahead k."""
+    The step constants do not depend on k, so they are built once; entry k is the very float
+    :func:`speedup_at` gives for lookahead k (both compose the cycle with :func:`_cycle_ms`)."""
     batch, context = settings.batch, settings.context
     target, verify, draft, _ = _cycle_steps(settings)
     plain = _time(target, batch, 1, context)
@@ -1064,7 +1068,7 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     if draft is not None:
         more, c, s = weighted(draft, 1, k / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s
-        if _extend_time(settings, draft, 1, n, context):  # the draft's extend pass, once a cycle
+        if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
             terms, constant, slope = terms + more, constant + c, slope + s
     elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU

@@ -40,7 +40,7 @@ class ValidationPoint(NamedTuple):
     measured: float
     source: str
     note: str
-    engine: str = "vllm-v1"
+    engine: str = serving.DEFAULT_ENGINE
 
 
 _FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
@@ -143,7 +143,7 @@ class CrossoverBracket(NamedTuple):
     context: int
     source: str
     note: str
-    engine: str = "vllm-v1"
+    engine: str = serving.DEFAULT_ENGINE
 
 
 _EAGLE3_PAPER = ("the EAGLE-3 paper's throughput tables against batch size (Li et al., arXiv 2503.01840, Llama-3.1-8B "

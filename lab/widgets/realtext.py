@@ -178,8 +178,7 @@ def preset_comparison(model) -> list[dict]:
     for name, (title, prompt) in realtext.PRESETS.items():
         tokens = model.tokenizer.encode(prompt)
         alphas = realtext.text_alpha(model, tokens)
-        mean = math.fsum(alphas) / len(alphas)
-        spread = math.sqrt(math.fsum((a - mean) ** 2 for a in alphas) / (len(alphas) - 1) / len(alphas))
+        mean, spread = _mean_and_error(alphas)
         cells = []
         for proposer, temperature, seeds, _ in COMPARISON:
             cycles = [cycle for seed in seeds for cycle in realtext.generate(
@@ -190,6 +189,19 @@ def preset_comparison(model) -> list[dict]:
         rows.append({"name": name, "title": title, "text": {"alpha": mean, "error": spread, "positions": len(alphas)},
                      "cells": cells})
     return rows
+
+
+def _mean_and_error(values) -> tuple[float, float | None]:
+    """The mean of ``values`` and its standard error, ``sqrt(sum (v - mean)^2 / (n - 1) / n)``
+    (None for fewer than two values).
+
+    >>> _mean_and_error([1.0, 2.0, 3.0])
+    (2.0, 0.5773502691896257)
+    """
+    mean = math.fsum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
 
 
 HELD_OUT_BLOCK = 64  # positions per block: the error of a held-out alpha is that of its block means
@@ -225,12 +237,20 @@ def held_out_comparison(model, texts: dict) -> dict:
         alphas = realtext.text_alpha(model, model.tokenizer.encode(held["text"]))
         blocks = [math.fsum(alphas[start:start + HELD_OUT_BLOCK]) / HELD_OUT_BLOCK
                   for start in range(0, len(alphas) - HELD_OUT_BLOCK + 1, HELD_OUT_BLOCK)]
-        mean = math.fsum(blocks) / len(blocks) if blocks else None
-        error = (math.sqrt(math.fsum((b - mean) ** 2 for b in blocks) / (len(blocks) - 1) / len(blocks))
-                 if len(blocks) > 1 else None)  # too short a text to say
+        error = _mean_and_error(blocks)[1] if blocks else None  # None: too short a text to say
         out[kind] = {"alpha": math.fsum(alphas) / len(alphas), "error": error, "positions": len(alphas),
                      "sources": tuple(held["sources"]), "charsEach": held["charsEach"]}
     return out
+
+
+@lru_cache(maxsize=1)  # the build asks once per model; the tests ask again
+def _held_out_rows(model) -> dict | None:
+    """:func:`held_out_comparison` of :func:`lab.realtext.held_out_texts`, or None where those texts
+    cannot be read (then the table compares the prompts alone)."""
+    try:
+        return held_out_comparison(model, realtext.held_out_texts())
+    except realtext.ModelUnavailable:
+        return None
 
 
 def _alpha_gap(first: dict, second: dict) -> tuple[float, float]:
@@ -468,11 +488,7 @@ def page_context() -> dict:
 
     try:
         model = realtext.default_model()
-        try:
-            held_out = held_out_comparison(model, realtext.held_out_texts())
-        except realtext.ModelUnavailable:
-            held_out = None  # the comparison on the prompts alone
-        comparison = comparison_html(preset_comparison(model), held_out)
+        comparison = comparison_html(preset_comparison(model), _held_out_rows(model))
     except realtext.ModelUnavailable as error:
         comparison = f'<p class="rt-empty">The models could not be loaded to measure the presets ({escape(str(error))}).</p>'
     return {"view": view(None), "sliders": slider_specs(SLIDERS), "comparison": comparison,

@@ -706,8 +706,8 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     """Where speculation stops paying, model against measurement: one row per published batch sweep
     (lab.serving_validation.crossover_comparison), its measured first loss as a shaded bracket
     (low, high], the model's crossover at the sweep's central acceptance as a dot and over its other
-    acceptance lengths as a line, on a log2 batch axis. A crossover past the axis (or none) is
-    drawn at its end with an arrow.
+    acceptance lengths as a line, on a log2 batch axis. A sweep with no crossover at some acceptance
+    has that end of its line at the axis's end, marked "none".
 
     >>> svg = brackets_svg([{"label": "a sweep", "engine": "vllm-v0", "low": 16, "high": 32,
     ...                      "crossovers": (40, 20, None), "acceptanceLengths": (2.0, 1.7, 2.3)}], 390)
@@ -725,7 +725,7 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     body, spoken = [], []
     for i, row in enumerate(rows):
         y = top + i * row_height
-        engine = serving.ENGINES[row.get("engine", serving.DEFAULT_ENGINE)].label
+        engine = serving.ENGINES[row["engine"]].label
         body.append(_text(left, y + 13, row["label"], "start", "fig-tick"))  # the caption names the engines
         bar = y + 31
         body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
@@ -862,12 +862,11 @@ def _expansion_example() -> dict:
     example): ``total`` ms, and ``kv`` ms of it reading KV caches again (the rest is its bookkeeping)."""
     base = serving.DEFAULT_SETTINGS.with_(**EXPANSION_EXAMPLE)
     batch, context = base.batch, base.context
-    total = (serving.verify_step_ms(base.with_(engine="vllm-v0"), batch, context)
-             - serving.verify_step_ms(base.with_(engine="vllm-v1"), batch, context))
-    kv = (serving.step_breakdown(serving.TARGETS[base.target], base.with_(engine="vllm-v0"), batch,
-                                 serving.verify_tokens(base), context, "verify")["attention"]
-          - serving.step_breakdown(serving.TARGETS[base.target], base.with_(engine="vllm-v1"), batch,
-                                   serving.verify_tokens(base), context, "verify")["attention"])
+    expanded, once = (serving.step_breakdown(serving.TARGETS[base.target], base.with_(engine=engine), batch,
+                                             serving.verify_tokens(base), context, "verify")
+                      for engine in ("vllm-v0", "vllm-v1"))  # the verify step by operator, with and without
+    total = sum(expanded.values()) - sum(once.values())
+    kv = expanded["attention"] - once["attention"]
     return {"total": _f(total, 1), "kv": _f(kv, 1), "batch": batch, "context": f"{context:,}", "k": base.lookahead}
 
 
