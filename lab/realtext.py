@@ -313,9 +313,15 @@ class Row(list):
     """A model's row (a list of probabilities) that is never changed once made, so what is derived
     from it is computed once and kept on it: its cumulative table (:func:`sample_row`), and per
     draft row its overlap ``sum min(p, q)`` (:func:`overlap`). (A residual is kept by no row: in
-    a run of slider steps fewer than one in ten recurred, and it is a row of its own.)"""
+    a run of slider steps fewer than one in ten recurred, and it is a row of its own.)
 
-    __slots__ = ("cumulative", "derived")
+    ``parts``, when the model made the row from its classes (:meth:`Model._spread_row`), is
+    ``(class values, {token: value}, spread)``: every token the dict does not name has its class's
+    value, and ``spread`` lays class values out token by token. Two rows with parts over the same
+    spread are compared class by class (:func:`overlap`, :func:`residual`): the same values, summed
+    in the same token order, as token by token, for a sixth of the Python work."""
+
+    __slots__ = ("cumulative", "derived", "parts")
 
 
 class Table:
@@ -444,10 +450,11 @@ class Model:
         return parts
 
     def _spread_row(self, values: list, named: dict) -> Row:
-        """The row with these parts, token by token."""
+        """The row with these parts, token by token (it keeps them: :class:`Row`)."""
         row = Row(self._spread(values))
         for token, value in named.items():
             row[token] = value
+        row.parts = (values, named, self._spread)
         return row
 
     def _tempered_row(self, parts: tuple[list, dict], temperature) -> Row:
@@ -601,21 +608,54 @@ def _derived(p, q, name: str, compute):
     return entry[1]
 
 
+def _shared_parts(p, q):
+    """``(p's class values, q's, the tokens either names, spread)`` when both rows carry parts over
+    one class layout (:class:`Row`), else None."""
+    p_parts, q_parts = getattr(p, "parts", None), getattr(q, "parts", None)
+    if p_parts is None or q_parts is None or p_parts[2] is not q_parts[2]:
+        return None
+    return p_parts[0], q_parts[0], p_parts[1].keys() | q_parts[1].keys(), p_parts[2]
+
+
 def residual(p, q):
     """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
     if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
         return _RESIDUAL_MEMO[2]
     zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
-    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
-    mass = sum(excess)
-    result = None if mass == 0 else [e / mass for e in excess]
+    shared = _shared_parts(p, q)
+    if shared is None:
+        excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
+        mass = sum(excess)
+        result = None if mass == 0 else [e / mass for e in excess]
+    else:  # the same values as above, class by class: a token neither row names has its class's
+        p_values, q_values, named, spread = shared
+        class_excess = [gap if gap > zero else zero for gap in map(sub, p_values, q_values)]
+        excess = list(spread(class_excess))
+        for token in named:
+            gap = p[token] - q[token]
+            excess[token] = gap if gap > zero else zero
+        mass = sum(excess)
+        result = None
+        if mass != 0:
+            result = list(spread([e / mass for e in class_excess]))
+            for token in named:
+                result[token] = excess[token] / mass
     _RESIDUAL_MEMO[:] = (p, q, result)
     return result
 
 
 def _overlap(p, q):
-    # min(a, b) is a unless b < a: the same values, summed in the same order, as sum(map(min, p, q))
-    return sum([b if b < a else a for a, b in zip(p, q)])
+    # min(a, b) is a unless b < a: the same values, summed in the same order, as sum(map(min, p, q));
+    # class by class when the rows share parts (a token neither row names has its class's values)
+    shared = _shared_parts(p, q)
+    if shared is None:
+        return sum([b if b < a else a for a, b in zip(p, q)])
+    p_values, q_values, named, spread = shared
+    values = list(spread([b if b < a else a for a, b in zip(p_values, q_values)]))
+    for token in named:
+        a, b = p[token], q[token]
+        values[token] = b if b < a else a
+    return sum(values)
 
 
 def overlap(p, q):

@@ -193,3 +193,25 @@ def test_the_widget_answers_as_with_eager_runs(monkeypatch):
     widget._runs.clear()
     monkeypatch.setattr(widget, "_run", lambda *args: realtext.Run(*args))
     assert [widget.view(query) for query in queries] == lazy
+
+
+def test_rows_compared_class_by_class_equal_token_by_token():
+    """:func:`lab.realtext.overlap` and :func:`lab.realtext.residual` of two rows the model made
+    from its classes (``Row.parts``: compared class by class, then the tokens either row names)
+    equal, to the last bit, the same rows compared token by token as plain lists: over contexts
+    of every prompt, at three temperatures, with the draft's row after the context and after one
+    more token (so that a row often names tokens the other does not)."""
+    model = realtext.default_model()
+    compared = only_q = 0
+    for tokens in _prompts(model).values():
+        for cut in range(2, len(tokens), 4):
+            for temperature in (0.5, 1.0, 1.3):
+                p = model.row("target", tokens[:cut], temperature)
+                for q in (model.row("draft", tokens[:cut], temperature),
+                          model.row("draft", tokens[:cut + 1], temperature)):
+                    assert p.parts is not None and q.parts is not None
+                    only_q += bool(q.parts[1].keys() - p.parts[1].keys())
+                    assert realtext._overlap(p, q) == realtext._overlap(list(p), list(q))
+                    assert realtext.residual(p, q) == realtext.residual(list(p), list(q))
+                    compared += 1
+    assert compared > 100 and only_q > 10  # and many a draft row names a token the target's does not
