@@ -418,6 +418,33 @@ def test_nothing_in_a_widget_is_clipped_on_a_phone(page, width):
     assert over == []
 
 
+def test_a_table_that_scrolls_sideways_fades_the_edge_with_more_to_see(page):
+    """At 390 px a table wider than its column fades its right edge at first and its left edge once
+    scrolled to the end (the wrapper's mask follows its scroll); at 1280 px a table that fits fades
+    neither edge."""
+    def fades(pg, selector):
+        return pg.evaluate("""(sel) => { const wrap = document.querySelector(sel);
+          const stops = [...getComputedStyle(wrap).maskImage.matchAll(/rgb\\(0, 0, 0\\) (calc\\([^)]*\\)|[^,)]+)/g)].map((m) => m[1]);
+          return {scrolls: wrap.scrollWidth > wrap.clientWidth + 1, stops}; }""", selector)
+
+    selector = "#realtext-lab [data-figure=call]"
+    pg = page(viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    pg.locator(selector).scroll_into_view_if_needed()
+    pg.wait_for_function("(sel) => document.querySelector(sel).querySelector('table')", arg=selector)
+    start = fades(pg, selector)
+    assert start["scrolls"] and start["stops"] == ["0px", "calc(100% - 40px)"], start
+    pg.evaluate("(sel) => { document.querySelector(sel).scrollLeft = 1e6; }", selector)
+    pg.wait_for_function("""(sel) => getComputedStyle(document.querySelector(sel)).maskImage.includes('0) 40px')""",
+                         arg=selector)
+    assert fades(pg, selector)["stops"] == ["40px", "100%"]
+    wide = page(viewport={"width": 1280, "height": 800})
+    wide.goto(wide.base_url)
+    wait_live(wide)
+    assert fades(wide, selector) == {"scrolls": False, "stops": ["0px", "100%"]}
+
+
 # --- links that carry what the reader did -------------------------------------------------------------------
 
 def test_a_copied_link_holds_the_widgets_changes_and_restores_its_numbers(page, browser, site_server):
