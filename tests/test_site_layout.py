@@ -367,7 +367,7 @@ SERVING_SETTINGS = ("", "?srvK=1&srvAlpha=90&srvBatchLog2=6", "?srvK=8&srvAlpha=
 @pytest.mark.parametrize("width", [320, 390, 768])
 def test_the_serving_charts_labels_do_not_overlap(page, width):
     """Every text box of the batch, load, validation and tail charts, measured by the browser (getBBox), clear of every
-    other, at three widths and three settings; and each chart's 1x line says what it is."""
+    other and of every vertical mark, at three widths and three settings; and each chart's 1x line says what it is."""
     pg = page(viewport={"width": width, "height": 800})
     for search in SERVING_SETTINGS:
         pg.goto(pg.base_url + search)
@@ -389,6 +389,13 @@ def test_the_serving_charts_labels_do_not_overlap(page, width):
             const a = boxes[i], b = boxes[j];
             if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
               clash.push([a.text, b.text]);
+          }
+          // and no vertical mark (the crossover, the reader's batch) runs through a text
+          for (const line of document.querySelectorAll(`#serving-lab [data-figure=${name}] svg line`)) {
+            const x = line.x1.baseVal.value, y1 = line.y1.baseVal.value, y2 = line.y2.baseVal.value;
+            if (x !== line.x2.baseVal.value) continue;
+            for (const b of boxes) if (b.left + 0.5 < x && x < b.right - 0.5 && Math.min(y1, y2) < b.bottom - 0.5
+                                       && b.top + 0.5 < Math.max(y1, y2)) clash.push([line.getAttribute('class'), b.text]);
           }
           return [name, {clash, texts: boxes.map((b) => b.text)}];
         }))""")

@@ -264,20 +264,25 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     low, high = batches[0], batches[-1]
     bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
     body = []
+    note = None  # (right end, words) of the label on the hatch
     if fits is not None and fits < high:
         fx = x0 if fits < low else bx(fits)
         lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
-        body.append(f'<path class="srv-nofit" d="{lines}" fill="none" stroke="{INK}" stroke-width="0.75" '
-                    f'stroke-opacity="0.35"/>')
+        # on the panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
+        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
         # inside the hatch where it fits; else just left of it, pointing at it; else nothing
         if _text_width("does not fit in memory") <= x1 - fx - 6:
-            body.append(_text(x1 - 4, 24, "does not fit in memory", "end", "fig-small fig-clear"))
+            note = (x1 - 4, "does not fit in memory")
         else:
             words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
             if words:
-                body.append(_text(fx - 4, 24, words, "end", "fig-small fig-clear"))
+                note = (fx - 4, words)
+        if note:
+            body.append(_text(note[0], 24, note[1], "end", "fig-small fig-clear"))
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
+    # a vertical mark starts below the hatch's label where it would run through its words
+    top_at = lambda x: 30 if note and note[0] - _text_width(note[1]) - 3 <= x <= note[0] + 3 else top1  # noqa: E731
     peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
@@ -292,11 +297,15 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         # left of the crossover the curve runs above 1x, so the corner under it is free
         span = _text_width(words)
         tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
-        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
+        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top_at(cx)}" y2="{top1 + h1}" '
+                    f'stroke-width="1.5"/>')
         body.append(_text(tx, top1 + h1 - 6, words, anchor, "fig-tick fig-clear"))
         taken.append(_label_box((tx, top1 + h1 - 6, words, anchor), MIN_TEXT))
     body.append(_one_x_label(x0, x1, sy(1), taken))
-    body.append(_text(x0, top1 + h1 + 16, "speedup", "start", "fig-axis"))
+    # the panel's title under its own axis, as the throughput panel's is: it names the panel above it
+    speedup_title = _fit(("speedup over plain decoding (x) against batch B (log)", "speedup (x) against batch B",
+                          "speedup (x)"), width - x0, 13)
+    body.append(_text(x0, top1 + h1 + 16, speedup_title, "start", "fig-axis"))
     # panel 2: throughput on a log axis
     top2, h2 = top1 + h1 + 34, 120
     values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
@@ -311,8 +320,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
     body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
     mark = bx(batch)
-    body.append(f'<line class="srv-you" x1="{mark:.1f}" x2="{mark:.1f}" y1="{top1}" y2="{top2 + h2}" '
-                f'stroke-width="1" stroke-dasharray="3 3"/>')
+    for y1, y2 in ((top_at(mark), top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
+        body.append(f'<line class="srv-you" x1="{mark:.1f}" x2="{mark:.1f}" y1="{y1}" y2="{y2}" '
+                    f'stroke-width="1" stroke-dasharray="3 3"/>')
     for b in (1, 4, 16, 64, 256, 1024):
         if low <= b <= high:
             body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
@@ -355,11 +365,13 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_polyline(points, css))
     if cross is not None:
         cx = rx(cross)
+        # beside the line, on the side with more room (left by preference): never across it
+        left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
         words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
-                     (x1 - x0) * 0.6)
-        tx = max(cx - 4, x0 + _text_width(words))
+                     max(left_room, right_room))
+        tx, anchor = (cx - 4, "end") if _text_width(words) <= left_room else (cx + 4, "start")
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + 14, words, "end", "fig-tick fig-clear"))
+        body.append(_text(tx, top1 + 14, words, anchor, "fig-tick fig-clear"))
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
     # panel 2: the ratio and vLLM's measured marks
