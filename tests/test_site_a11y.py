@@ -192,6 +192,52 @@ def test_figure_text_and_marks_have_contrast(pages, scheme):
         assert result["failures"] == [], (js, result["failures"])
 
 
+MARKS_ON_PANEL_JS = """() => {
+    const parse = (c) => { const m = c && c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+        const [r, g, b, a = 1] = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return a === 0 ? null : [r, g, b, a]; };
+    const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const backdrop = (el) => { for (let n = el; n; n = n.parentElement) {
+        if (n instanceof HTMLElement) { const c = parse(getComputedStyle(n).backgroundColor); if (c) return c; } }
+        return [255, 255, 255]; };
+    const failures = [];
+    let checked = 0;
+    for (const svg of document.querySelectorAll('.lab-widget svg.figure')) {
+        // the heatmaps' cells are data colours, and their marks are checked against those shades above
+        if (svg.closest('[data-figure^="heatmap"]')) continue;
+        const ground = backdrop(svg);
+        for (const el of svg.querySelectorAll('line, path, polyline, rect, circle, polygon')) {
+            if (el.matches('.fig-halo, .fig-clear')) continue;  // a halo is the ground's own colour on purpose
+            const style = getComputedStyle(el);
+            const stroked = style.stroke !== 'none' && parse(style.stroke);
+            const colour = stroked ? parse(style.stroke) : parse(style.fill);
+            if (!colour) continue;
+            let alpha = colour[3] * Number(stroked ? style.strokeOpacity : style.fillOpacity);
+            for (let n = el; n !== svg.parentElement; n = n.parentElement) alpha *= Number(getComputedStyle(n).opacity);
+            const seen = [0, 1, 2].map((i) => alpha * colour[i] + (1 - alpha) * ground[i]);
+            checked++;
+            const r = ratio(seen, ground);
+            if (r < 3) failures.push(`${svg.getAttribute('class')} ${el.tagName}.${el.getAttribute('class') || ''}: ${r.toFixed(2)}:1`);
+        }
+    }
+    return { checked, failures };
+}"""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_every_mark_on_a_panel_reaches_3_to_1_as_rendered(pages, scheme):
+    """Every line, area and shape drawn on a figure's panel (any class: hatches, bands, reference
+    lines as well as the palette's marks) against the panel, with its opacity blended in as the
+    browser paints it: >= 3:1. (A hatch of fixed dark ink at a fifth of its opacity once vanished
+    in dark mode; a band at a third of the muted colour had no edge a reader could see.)"""
+    pg = pages(scheme, True)
+    _resize(pg, 1280, True)
+    result = pg.evaluate(MARKS_ON_PANEL_JS)
+    assert result["checked"] > 200, result
+    assert result["failures"] == [], result["failures"]
+
+
 def test_forced_colours_keep_legend_swatches(page):
     """Windows high contrast: the swatches keep their colours instead of becoming empty boxes."""
     pg = page(forced_colors="active")
