@@ -27,7 +27,7 @@ import math
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -176,6 +176,28 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
         if best is not None:
             boxes.append(_label_box((x, best, words, anchor), size))
     return placed
+
+
+def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple:
+    """Where a 1x line's own label goes, ``(x, baseline, words, anchor)``: just under the line at
+    its left end (where a speedup curve that starts above 1x leaves room), moved by the collision
+    pass (:func:`place_labels`) if something else is there; where nothing near the left end is free,
+    the right end, then each shorter wording in turn. ``wordings`` run longest first; those wider
+    than 0.6 of the axis are skipped. The line always says what it is: as a last resort its
+    shortest wording, above the line at the right end.
+
+    >>> one_x_label(40, 400, 100, ("1x: break-even",))
+    (44, 114, '1x: break-even', 'start')
+    >>> one_x_label(40, 400, 100, ("1x: break-even",), obstacles=[(40, 100, 400, 130)])[1:]
+    (94, '1x: break-even', 'start')
+    """
+    fitting = [words for words in wordings if _text_width(words) <= (x1 - x0) * 0.6] or [wordings[-1]]
+    for words in fitting:
+        for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")):
+            spot = place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
+            if spot:
+                return spot
+    return (x1 - 4, y - 4, wordings[-1], "end")
 
 
 SATURATION_SPEEDUP = 3.0  # 3x faster (or slower) is the fully saturated end of the scale

@@ -20,7 +20,8 @@ import math
 
 from .. import figures, serving
 from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, escape, fit_width,
-                       line_boxes, line_path, nice_ticks, place_labels, plural, speedup_colour, split_width, tick_label)
+                       line_boxes, line_path, nice_ticks, one_x_label, place_labels, plural, speedup_colour, split_width,
+                       tick_label)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
@@ -107,19 +108,12 @@ def _speedup_ticks(peak: float, x0: float, y_of, room: float) -> list[str]:
     return [_text(x0 - 6, y_of(v) + 4, tick_label(v, ticks) + "x", "end") for v in ticks]
 
 
+ONE_X_WORDINGS = ("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain")
+
+
 def _one_x_label(x0, x1, y, obstacles=()) -> str:
-    """The 1x line's own label, just under the line at its left end (where a speedup curve that
-    starts above 1x leaves room), moved by the collision pass if something else is there; where
-    nothing near the left end is free (a narrow chart crowded by marks), a shorter wording, then
-    the right end. The line always says what it is: as a last resort its shortest label anyway."""
-    words = _fit(("1x: as fast as plain decoding", "1x: plain decoding", "1x: plain"), (x1 - x0) * 0.6)
-    wordings = [words] + [w for w in ("1x: plain decoding", "1x: plain") if _text_width(w) < _text_width(words)]
-    for wording in wordings:
-        for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")):
-            spot = place_labels([(x, y + 14, wording, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
-            if spot:
-                return _text(*spot, "fig-small fig-clear")
-    return _text(x1 - 4, y - 4, "1x: plain", "end", "fig-small fig-clear")
+    """The 1x line's own label (:func:`lab.figures.one_x_label`), drawn over a halo."""
+    return _text(*one_x_label(x0, x1, y, ONE_X_WORDINGS, obstacles), "fig-small fig-clear")
 
 
 def _compact(n: int) -> str:

@@ -10,7 +10,8 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import _mix, _svg, _text_width, escape, fit_width, line_path, nice_ticks, split_width, tick_label
+from ..figures import (_mix, _svg, _text_width, escape, fit_width, line_boxes, line_path, nice_ticks, one_x_label,
+                       split_width, tick_label)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
@@ -226,10 +227,9 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">'
                     f'{tick_label(value, ticks)}</text>')
     body.append(f'<text class="fig-axis" x="4" y="{top - 18}">{escape(y_label)}</text>')
-    if marker is not None and floor <= 1 <= peak:
-        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>'
-                    f'<text class="fig-small" x="{left + plot_w - 4}" y="{to_y(1) + 14:.1f}" text-anchor="end">'
-                    f'1x: break-even</text>')
+    one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
+    if one_x:
+        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
     if ridge is not None and ridge <= MAX_BUDGET:
         # the label sits low in the plot, beside the line (the curves run high there; the best
         # budget's triangle is often just left of the ridge, at the top)
@@ -240,12 +240,18 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
                     f'<text class="fig-small" x="{rx + (-4 if anchor == "end" else 4):.1f}" y="{top + plot_h - 6}" '
                     f'text-anchor="{anchor}">{text}</text>')
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
+    taken = []  # what the 1x label must not sit on: the curves and the reader's budget line
     for (kind, name, values), end_y in zip(series, ends):
-        d = line_path((to_x(n), to_y(v)) for n, v in enumerate(values, start=1))
-        body.append(f'<path class="{kind} tr-line" d="{d}" fill="none"/>')
+        points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
+        body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
         body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
+        taken += line_boxes(points)
     sx = to_x(selected)
     body.append(f'<line class="tr-budget" x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}"/>')
+    if one_x:
+        taken.append((sx - 2, top, sx + 2, top + plot_h))
+        x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
+        body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{words}</text>')
     for kind, _, values in series:
         body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
     if marker is not None:
