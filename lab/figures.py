@@ -182,7 +182,8 @@ def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple
     """Where a 1x line's own label goes, ``(x, baseline, words, anchor)``: just under the line at
     its left end (where a speedup curve that starts above 1x leaves room), moved by the collision
     pass (:func:`place_labels`) if something else is there; where nothing near the left end is free,
-    the right end, then each shorter wording in turn. ``wordings`` run longest first; those wider
+    the right end, then each shorter wording in turn; then anywhere along the line, left to right
+    (between two vertical marks that block both ends). ``wordings`` run longest first; those wider
     than 0.6 of the axis are skipped. The line always says what it is: as a last resort its
     shortest wording, above the line at the right end.
 
@@ -190,13 +191,17 @@ def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple
     (44, 114, '1x: break-even', 'start')
     >>> one_x_label(40, 400, 100, ("1x: break-even",), obstacles=[(40, 100, 400, 130)])[1:]
     (94, '1x: break-even', 'start')
+    >>> one_x_label(40, 400, 100, ("1x: break-even",), obstacles=[(99, 0, 101, 200), (299, 0, 301, 200)])
+    (108, 114, '1x: break-even', 'start')
     """
     fitting = [words for words in wordings if _text_width(words) <= (x1 - x0) * 0.6] or [wordings[-1]]
-    for words in fitting:
-        for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")):
-            spot = place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
-            if spot:
-                return spot
+    ends = [(words, x, anchor) for words in fitting for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end"))]
+    along = [(words, x, "start") for words in fitting
+             for x in range(int(x0) + 12, int(x1 - 4 - _text_width(words)), 8)]
+    for words, x, anchor in ends + along:
+        spot = place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
+        if spot:
+            return spot
     return (x1 - 4, y - 4, wordings[-1], "end")
 
 

@@ -455,14 +455,16 @@ FIGURE_COLLISIONS_JS = """() => { const out = [];
   return out; }"""
 
 
-@pytest.mark.parametrize("width", [320, 390, 768])
-def test_no_figure_label_sits_on_another_a_curve_or_a_vertical_mark(page, width):
+@pytest.mark.parametrize("width, search", [(320, ""), (390, ""), (768, ""),
+                                           (390, "?treeVerifyCost=a100&srvK=1&srvAlpha=90&srvBatchLog2=6")])
+def test_no_figure_label_sits_on_another_a_curve_or_a_vertical_mark(page, width, search):
     """The collision pass, held over every widget's figures as the browser lays them out live at
-    three widths: no text box over another, no vertical mark (a crossover, the reader's setting)
-    through a text, no drawn curve through a text's inner box. (The trees' 1x label sat on the
-    tree curve at every width up to 768 px before it went through the shared placement.)"""
+    three widths (and once with the trees' ridge drawn and another serving setting): no text box
+    over another, no vertical mark (a crossover, a ridge, the reader's setting) through a text, no
+    drawn curve through a text's inner box. (The trees' 1x label sat on the tree curve at every
+    width up to 768 px before it went through the shared placement.)"""
     pg = page(viewport={"width": width, "height": 800})
-    pg.goto(pg.base_url)
+    pg.goto(pg.base_url + search)
     wait_live(pg)
     for form in pg.locator("form[data-lab]").all():
         form.scroll_into_view_if_needed()

@@ -10,8 +10,8 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import (_mix, _svg, _text_width, escape, fit_width, line_boxes, line_path, nice_ticks, one_x_label,
-                       split_width, tick_label)
+from ..figures import (MIN_TEXT, _label_box, _mix, _svg, _text_width, escape, fit_width, line_boxes, line_path,
+                       nice_ticks, one_x_label, split_width, tick_label)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
@@ -230,17 +230,18 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
     if one_x:
         body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
+    taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
     if ridge is not None and ridge <= MAX_BUDGET:
         # the label sits low in the plot, beside the line (the curves run high there; the best
         # budget's triangle is often just left of the ridge, at the top)
         rx = to_x(ridge)
         text = f"ridge: {ridge} nodes"
         anchor = "end" if rx + 4 + _text_width(text) > width - 4 else "start"
+        tx = rx + (-4 if anchor == "end" else 4)
         body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
-                    f'<text class="fig-small" x="{rx + (-4 if anchor == "end" else 4):.1f}" y="{top + plot_h - 6}" '
-                    f'text-anchor="{anchor}">{text}</text>')
+                    f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>')
+        taken += [(rx - 2, top, rx + 2, top + plot_h), _label_box((tx, top + plot_h - 6, text, anchor), MIN_TEXT)]
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
-    taken = []  # what the 1x label must not sit on: the curves and the reader's budget line
     for (kind, name, values), end_y in zip(series, ends):
         points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
         body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
@@ -251,7 +252,7 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     if one_x:
         taken.append((sx - 2, top, sx + 2, top + plot_h))
         x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
-        body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{words}</text>')
+        body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>')
     for kind, _, values in series:
         body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
     if marker is not None:
