@@ -134,16 +134,22 @@ def _overlap(a, b, gap) -> bool:
 
 def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, float]]:
     """Obstacle boxes along a drawn line for :func:`place_labels`: a box ``reach`` px around each
-    point and around the midpoint of each step, so a label placed clear of them does not sit on the line.
+    point and around points along each step, at most ``reach`` px apart (so a steep step leaves no
+    gap a label could slip through), so a label placed clear of them does not sit on the line.
 
-    >>> line_boxes([(0, 0), (10, 4)], 1)
-    [(-1, -1, 1, 1), (4.0, 1.0, 6.0, 3.0), (9, 3, 11, 5)]
+    >>> line_boxes([(0, 0), (4, 0)], 1)
+    [(-1, -1, 1, 1), (0.0, -1.0, 2.0, 1.0), (1.0, -1.0, 3.0, 1.0), (2.0, -1.0, 4.0, 1.0), (3, -1, 5, 1)]
+    >>> len(line_boxes([(0, 0), (0, 100)], 2))  # a steep step: a box every 2 px
+    51
     """
     boxes = []
     for i, (x, y) in enumerate(points):
         if i:
-            mx, my = (points[i - 1][0] + x) / 2, (points[i - 1][1] + y) / 2
-            boxes.append((mx - reach, my - reach, mx + reach, my + reach))
+            px, py = points[i - 1]
+            steps = max(1, math.ceil(math.hypot(x - px, y - py) / reach))
+            for j in range(1, steps):
+                mx, my = px + (x - px) * j / steps, py + (y - py) * j / steps
+                boxes.append((mx - reach, my - reach, mx + reach, my + reach))
         boxes.append((x - reach, y - reach, x + reach, y + reach))
     return boxes
 

@@ -455,11 +455,18 @@ FIGURE_COLLISIONS_JS = """() => { const out = [];
   return out; }"""
 
 
-@pytest.mark.parametrize("width, search", [(320, ""), (390, ""), (768, ""),
-                                           (390, "?treeVerifyCost=a100&srvK=1&srvAlpha=90&srvBatchLog2=6")])
+@pytest.mark.parametrize("width, search", [
+    pytest.param(320, "", id="320"), pytest.param(390, "", id="390"), pytest.param(768, "", id="768"),
+    pytest.param(390, "?treeVerifyCost=a100&srvK=1&srvAlpha=90&srvBatchLog2=6", id="390-ridge"),
+    # found by random settings: a crossover at batch 2 under the 1x label; a ridge's label beside the budget
+    pytest.param(390, "?srvAlpha=47&srvBatchLog2=7&srvTree=60&srvOverhead=3&srvDraft=ngram&srvGpu=rtx-4090&srvGpus=2",
+                 id="390-crossover-at-2"),
+    pytest.param(320, "?treeBudget=78&treeVerifyCost=a100", id="320-ridge-by-budget"),
+])
 def test_no_figure_label_sits_on_another_a_curve_or_a_vertical_mark(page, width, search):
     """The collision pass, held over every widget's figures as the browser lays them out live at
-    three widths (and once with the trees' ridge drawn and another serving setting): no text box
+    three widths (and with settings that crowd the serving and trees charts, each of which failed
+    before its fix): no text box
     over another, no vertical mark (a crossover, a ridge, the reader's setting) through a text, no
     drawn curve through a text's inner box. (The trees' 1x label sat on the tree curve at every
     width up to 768 px before it went through the shared placement.)"""

@@ -116,6 +116,11 @@ def _one_x_label(x0, x1, y, obstacles=()) -> str:
     return _text(*one_x_label(x0, x1, y, ONE_X_WORDINGS, obstacles), "fig-small fig-clear")
 
 
+def _column(x: float, top: float, bottom: float, reach: float = 2) -> tuple:
+    """The obstacle box of a vertical mark at ``x`` for :func:`lab.figures.place_labels`."""
+    return (x - reach, top, x + reach, bottom)
+
+
 def _compact(n: int) -> str:
     return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
 
@@ -258,43 +263,65 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     low, high = batches[0], batches[-1]
     bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
     body = []
-    note = None  # (right end, words) of the label on the hatch
+    # panel 1: speedup, linear from 0 to the largest value (at least 2)
+    top1, h1 = 10, 120
+    peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
+    sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
+    curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
+    curve_boxes = line_boxes(curve)
+    note = None  # the label on the hatch, (x, baseline, words, anchor)
     if fits is not None and fits < high:
         fx = x0 if fits < low else bx(fits)
         lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
         # on the panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
         body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
-        # inside the hatch where it fits; else just left of it, pointing at it; else nothing
+        # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
+        # the panel, moved down by the collision pass where the speedup curve runs there
         if _text_width("does not fit in memory") <= x1 - fx - 6:
-            note = (x1 - 4, "does not fit in memory")
+            note = (x1 - 4, 24, "does not fit in memory", "end")
         else:
             words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
-            if words:
-                note = (fx - 4, words)
+            note = (fx - 4, 24, words, "end") if words else None
         if note:
-            body.append(_text(note[0], 24, note[1], "end", "fig-small fig-clear"))
-    # panel 1: speedup, linear from 0 to the largest value (at least 2)
-    top1, h1 = 10, 120
-    # a vertical mark starts below the hatch's label where it would run through its words
-    top_at = lambda x: 30 if note and note[0] - _text_width(note[1]) - 3 <= x <= note[0] + 3 else top1  # noqa: E731
-    peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
-    sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
+            note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
+            body.append(_text(*note, "fig-small fig-clear"))
+    note_box = _label_box(note, MIN_TEXT) if note else None
+
+    def vertical(x, top, bottom, attributes):
+        """A vertical mark at ``x``, broken where it would run through the hatch's label."""
+        spans = [(top, bottom)]
+        if note_box and note_box[0] - 2 <= x <= note_box[2] + 2 and top < note_box[3] + 2 and note_box[1] - 2 < bottom:
+            spans = [(a, b) for a, b in ((top, note_box[1] - 2), (note_box[3] + 2, bottom)) if b - a > 2]
+        return "".join(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{a:.1f}" y2="{b:.1f}" {attributes}/>' for a, b in spans)
+
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     body += _speedup_ticks(peak, x0, sy, h1)
-    curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
     body.append(_polyline(curve, SPEEDUP_LINE))
-    taken = line_boxes(curve)
+    mark = bx(batch)  # the reader's batch: a vertical line through both panels
+    taken = curve_boxes + [_column(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
-        words = _fit((f"crossover B = {crossover}", f"B = {crossover}"), (x1 - x0) / 2)
-        # left of the crossover the curve runs above 1x, so the corner under it is free
-        span = _text_width(words)
-        tx, anchor = (cx - 4, "end") if cx - 4 - span >= x0 else _label_at(cx, words, x0, width - 2)
-        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top_at(cx)}" y2="{top1 + h1}" '
-                    f'stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + h1 - 6, words, anchor, "fig-tick fig-clear"))
-        taken.append(_label_box((tx, top1 + h1 - 6, words, anchor), MIN_TEXT))
+        taken.append(_column(cx, top1, top1 + h1))
+        # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
+        # corner under it is usually free), moved up by the collision pass where the curve or the
+        # reader's batch is there; the short wording where the long one finds no room
+        wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if _text_width(w) <= (x1 - x0) / 2]
+        wordings = wordings or [f"B = {crossover}"]
+        spot = None
+        for words in wordings:
+            sides = ([(cx - 4, "end")] if cx - 4 - _text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
+            spot = next((found for tx, anchor in sides for found in
+                         place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
+                        None)
+            if spot:
+                break
+        if spot is None:
+            tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
+            spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
+        body.append(vertical(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"'))
+        body.append(_text(*spot, "fig-tick fig-clear"))
+        taken.append(_label_box(spot, MIN_TEXT))
     body.append(_one_x_label(x0, x1, sy(1), taken))
     # the panel's title under its own axis, as the throughput panel's is: it names the panel above it
     speedup_title = _fit(("speedup over plain decoding (x) against batch B (log)", "speedup (x) against batch B",
@@ -313,10 +340,8 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         decade *= 10
     body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
     body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
-    mark = bx(batch)
-    for y1, y2 in ((top_at(mark), top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
-        body.append(f'<line class="srv-you" x1="{mark:.1f}" x2="{mark:.1f}" y1="{y1}" y2="{y2}" '
-                    f'stroke-width="1" stroke-dasharray="3 3"/>')
+    for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
+        body.append(vertical(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"'))
     for b in (1, 4, 16, 64, 256, 1024):
         if low <= b <= high:
             body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
@@ -359,13 +384,18 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
             body.append(_polyline(points, css))
     if cross is not None:
         cx = rx(cross)
-        # beside the line, on the side with more room (left by preference): never across it
+        # beside the line, on the side with more room (left by preference): never across it; high in
+        # the panel, moved down by the collision pass where a curve runs there
         left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
         words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
                      max(left_room, right_room))
         tx, anchor = (cx - 4, "end") if _text_width(words) <= left_room else (cx + 4, "start")
+        curves = [box for values in (plain, spec)
+                  for box in line_boxes([(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None])]
+        spot = (place_labels([(tx, top1 + 14, words, anchor)], top1, top1 + h1, obstacles=curves)[0]
+                or (tx, top1 + 14, words, anchor))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(tx, top1 + 14, words, anchor, "fig-tick fig-clear"))
+        body.append(_text(*spot, "fig-tick fig-clear"))
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
     # panel 2: the ratio and vLLM's measured marks

@@ -231,16 +231,24 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     if one_x:
         body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
     taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
+    ridge_box = None  # the ridge's label, which the budget line breaks around if it must cross it
     if ridge is not None and ridge <= MAX_BUDGET:
         # the label sits low in the plot, beside the line (the curves run high there; the best
         # budget's triangle is often just left of the ridge, at the top)
-        rx = to_x(ridge)
-        text = f"ridge: {ridge} nodes"
-        anchor = "end" if rx + 4 + _text_width(text) > width - 4 else "start"
-        tx = rx + (-4 if anchor == "end" else 4)
+        rx, budget_x = to_x(ridge), to_x(selected)
+        # beside the ridge, right if it fits, else left, where the reader's budget line does not
+        # cross it (the shorter wording before giving that up)
+        options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
+                   for option in ([(text, rx + 4, "start")] if rx + 4 + _text_width(text) <= width - 4 else [])
+                   + [(text, rx - 4, "end")]]
+        clear = [(text, x, anchor) for text, x, anchor in options
+                 if not _label_box((x, 0, text, anchor), MIN_TEXT)[0] - 3 <= budget_x
+                 <= _label_box((x, 0, text, anchor), MIN_TEXT)[2] + 3]
+        text, tx, anchor = (clear or options)[0]
         body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
                     f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>')
-        taken += [(rx - 2, top, rx + 2, top + plot_h), _label_box((tx, top + plot_h - 6, text, anchor), MIN_TEXT)]
+        ridge_box = _label_box((tx, top + plot_h - 6, text, anchor), MIN_TEXT)
+        taken += [(rx - 2, top, rx + 2, top + plot_h), ridge_box]
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
     for (kind, name, values), end_y in zip(series, ends):
         points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
@@ -248,9 +256,16 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
         taken += line_boxes(points)
     sx = to_x(selected)
-    body.append(f'<line class="tr-budget" x1="{sx:.1f}" x2="{sx:.1f}" y1="{top}" y2="{top + plot_h}"/>')
+    spans = [(top, top + plot_h)]
+    if ridge_box and ridge_box[0] - 3 <= sx <= ridge_box[2] + 3:  # no side of the ridge was clear of it
+        spans = [(top, ridge_box[1] - 2), (ridge_box[3] + 2, top + plot_h)]
+    body += [f'<line class="tr-budget" x1="{sx:.1f}" x2="{sx:.1f}" y1="{a:.1f}" y2="{b:.1f}"/>' for a, b in spans if b - a > 3]
     if one_x:
         taken.append((sx - 2, top, sx + 2, top + plot_h))
+        taken.append((0, 0, width, top))  # above the plot: its title's row
+        if marker is not None:  # the best budget's triangle
+            mx, my = to_x(marker), to_y(series[0][2][marker - 1])
+            taken.append((mx - 6, my - 15, mx + 6, my - 5))
         x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
         body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>')
     for kind, _, values in series:
