@@ -291,7 +291,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         """A vertical mark at ``x``, broken where it would run through the hatch's label."""
         spans = [(top, bottom)]
         if note_box and note_box[0] - 2 <= x <= note_box[2] + 2 and top < note_box[3] + 2 and note_box[1] - 2 < bottom:
-            spans = [(a, b) for a, b in ((top, note_box[1] - 2), (note_box[3] + 2, bottom)) if b - a > 2]
+            spans = [(a, b) for a, b in ((top, note_box[1] - 2), (note_box[3] + 2, bottom)) if b - a > 4]
         return "".join(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{a:.1f}" y2="{b:.1f}" {attributes}/>' for a, b in spans)
 
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
