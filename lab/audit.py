@@ -489,7 +489,7 @@ def run_check_steps(check, *args, nothing_visited: str = "visited no setting"):
     return out
 
 
-def _finish(steps):
+def run_to_end(steps):
     """Run a step generator to its end and return what it returns."""
     while True:
         try:
@@ -501,7 +501,7 @@ def _finish(steps):
 def run_check(check, *args, nothing_visited: str = "visited no setting") -> Outcome:
     """Run ``check(*args, out)`` to its end (:func:`run_check_steps` without the pauses). Both
     audit suites run their checks here."""
-    return _finish(run_check_steps(check, *args, nothing_visited=nothing_visited))
+    return run_to_end(run_check_steps(check, *args, nothing_visited=nothing_visited))
 
 
 def check_result_steps(name: str, check, *args, nothing_visited: str = "visited no setting"):
@@ -514,7 +514,7 @@ def check_result_steps(name: str, check, *args, nothing_visited: str = "visited 
 
 def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
     """:func:`check_result_steps` run to its end."""
-    return _finish(check_result_steps(name, check, *args, nothing_visited=nothing_visited))
+    return run_to_end(check_result_steps(name, check, *args, nothing_visited=nothing_visited))
 
 
 def run_audit_steps():
@@ -542,7 +542,7 @@ def run_audit_steps():
 def run_audit() -> dict:
     """Run every check; ``checks`` lists name, passed, detail (the first counterexample) and
     how many settings or cases each visited. A check that raises counts as failed."""
-    return _finish(run_audit_steps())
+    return run_to_end(run_audit_steps())
 
 
 def counter_text(result: dict) -> str:

@@ -23,11 +23,12 @@ schemes, so the marks drawn on it (break-even line, selection) are fixed dark in
 """
 
 import math
+from itertools import chain
 
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "vertical_line", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -184,6 +185,29 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
     return placed
 
 
+def column_box(x: float, top: float, bottom: float, reach: float = 2) -> tuple[float, float, float, float]:
+    """The obstacle box of a vertical mark at ``x`` from ``top`` to ``bottom`` for :func:`place_labels`.
+
+    >>> column_box(10, 0, 50)
+    (8, 0, 12, 50)
+    """
+    return (x - reach, top, x + reach, bottom)
+
+
+def vertical_line(x: float, top: float, bottom: float, attributes: str, around=None, reach: float = 2) -> str:
+    """A vertical ``<line>`` at ``x`` from ``top`` to ``bottom``, broken 2 px above and below the box
+    ``around`` (a label's ``(left, top, right, bottom)``) where it would run through it (within
+    ``reach`` px of its sides); a piece of 4 px or less is left out.
+
+    >>> vertical_line(10, 0, 50, 'class="m"').count("<line"), vertical_line(10, 0, 50, 'class="m"', (0, 20, 30, 30)).count("<line")
+    (1, 2)
+    """
+    spans = [(top, bottom)]
+    if around and around[0] - reach <= x <= around[2] + reach and top < around[3] + 2 and around[1] - 2 < bottom:
+        spans = [(a, b) for a, b in ((top, around[1] - 2), (around[3] + 2, bottom)) if b - a > 4]
+    return "".join(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{a:.1f}" y2="{b:.1f}" {attributes}/>' for a, b in spans)
+
+
 def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple:
     """Where a 1x line's own label goes, ``(x, baseline, words, anchor)``: just under the line at
     its left end (where a speedup curve that starts above 1x leaves room), moved by the collision
@@ -201,10 +225,10 @@ def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple
     (108, 114, '1x: break-even', 'start')
     """
     fitting = [words for words in wordings if _text_width(words) <= (x1 - x0) * 0.6] or [wordings[-1]]
-    ends = [(words, x, anchor) for words in fitting for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end"))]
-    along = [(words, x, "start") for words in fitting
-             for x in range(int(x0) + 12, int(x1 - 4 - _text_width(words)), 8)]
-    for words, x, anchor in ends + along:
+    ends = ((words, x, anchor) for words in fitting for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")))
+    along = ((words, x, "start") for words in fitting  # tried only when both ends are blocked
+             for x in range(int(x0) + 12, int(x1 - 4 - _text_width(words)), 8))
+    for words, x, anchor in chain(ends, along):
         spot = place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
         if spot:
             return spot

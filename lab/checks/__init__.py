@@ -17,7 +17,7 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
 """
 
-from ..audit import check_result_steps, run_check
+from ..audit import check_result_steps, run_check, run_to_end
 from .. import instruments
 
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
@@ -131,12 +131,7 @@ def run_suite(families=None) -> dict:
     Returns ``checked``, ``passed``, ``failures`` (names), ``checks`` (one dict per check:
     name, family, passed, detail, visited, description) and ``values`` (one signature value
     per family)."""
-    steps = suite_steps(families)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return finished.value
+    return run_to_end(suite_steps(families))
 
 
 def counter_text(result: dict) -> str:

@@ -19,9 +19,9 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, escape, fit_width,
-                       line_boxes, line_path, nice_ticks, one_x_label, place_labels, plural, speedup_colour, split_width,
-                       tick_label)
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, column_box, escape,
+                       fit_width, line_boxes, line_path, nice_ticks, one_x_label, place_labels, plural, speedup_colour,
+                       split_width, tick_label, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
@@ -114,11 +114,6 @@ ONE_X_WORDINGS = ("1x: as fast as plain decoding", "1x: plain decoding", "1x: pl
 def _one_x_label(x0, x1, y, obstacles=()) -> str:
     """The 1x line's own label (:func:`lab.figures.one_x_label`), drawn over a halo."""
     return _text(*one_x_label(x0, x1, y, ONE_X_WORDINGS, obstacles), "fig-small fig-clear")
-
-
-def _column(x: float, top: float, bottom: float, reach: float = 2) -> tuple:
-    """The obstacle box of a vertical mark at ``x`` for :func:`lab.figures.place_labels`."""
-    return (x - reach, top, x + reach, bottom)
 
 
 def _compact(n: int) -> str:
@@ -285,24 +280,16 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         if note:
             note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
             body.append(_text(*note, "fig-small fig-clear"))
-    note_box = _label_box(note, MIN_TEXT) if note else None
-
-    def vertical(x, top, bottom, attributes):
-        """A vertical mark at ``x``, broken where it would run through the hatch's label."""
-        spans = [(top, bottom)]
-        if note_box and note_box[0] - 2 <= x <= note_box[2] + 2 and top < note_box[3] + 2 and note_box[1] - 2 < bottom:
-            spans = [(a, b) for a, b in ((top, note_box[1] - 2), (note_box[3] + 2, bottom)) if b - a > 4]
-        return "".join(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{a:.1f}" y2="{b:.1f}" {attributes}/>' for a, b in spans)
-
+    note_box = _label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     body += _speedup_ticks(peak, x0, sy, h1)
     body.append(_polyline(curve, SPEEDUP_LINE))
     mark = bx(batch)  # the reader's batch: a vertical line through both panels
-    taken = curve_boxes + [_column(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
+    taken = curve_boxes + [column_box(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
     if crossover is not None and crossover <= high:
         cx = bx(crossover)
-        taken.append(_column(cx, top1, top1 + h1))
+        taken.append(column_box(cx, top1, top1 + h1))
         # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
         # corner under it is usually free), moved up by the collision pass where the curve or the
         # reader's batch is there; the short wording where the long one finds no room
@@ -319,7 +306,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         if spot is None:
             tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
             spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
-        body.append(vertical(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"'))
+        body.append(vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box))
         body.append(_text(*spot, "fig-tick fig-clear"))
         taken.append(_label_box(spot, MIN_TEXT))
     body.append(_one_x_label(x0, x1, sy(1), taken))
@@ -341,7 +328,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
     body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
     for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
-        body.append(vertical(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"'))
+        body.append(vertical_line(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"', note_box))
     for b in (1, 4, 16, 64, 256, 1024):
         if low <= b <= high:
             body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
@@ -378,10 +365,12 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     while decade <= lhigh * 1.0001:
         body.append(_text(x0 - 6, ly(decade) + 4, f"{decade:g} s", "end"))
         decade *= 10
+    curves = []  # the curves' obstacle boxes, for the crossover label
     for values, css in ((plain, PLAIN_LINE), (spec, SPEC_LINE)):
         points = [(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None]
         if points:
             body.append(_polyline(points, css))
+            curves += line_boxes(points)
     if cross is not None:
         cx = rx(cross)
         # beside the line, on the side with more room (left by preference): never across it; high in
@@ -390,8 +379,6 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
                      max(left_room, right_room))
         tx, anchor = (cx - 4, "end") if _text_width(words) <= left_room else (cx + 4, "start")
-        curves = [box for values in (plain, spec)
-                  for box in line_boxes([(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None])]
         spot = (place_labels([(tx, top1 + 14, words, anchor)], top1, top1 + h1, obstacles=curves)[0]
                 or (tx, top1 + 14, words, anchor))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')

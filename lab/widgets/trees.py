@@ -10,8 +10,8 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import (MIN_TEXT, _label_box, _mix, _svg, _text_width, escape, fit_width, line_boxes, line_path,
-                       nice_ticks, one_x_label, split_width, tick_label)
+from ..figures import (MIN_TEXT, _label_box, _mix, _svg, _text_width, column_box, escape, fit_width, line_boxes,
+                       line_path, nice_ticks, one_x_label, split_width, tick_label, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
@@ -241,14 +241,13 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
                    for option in ([(text, rx + 4, "start")] if rx + 4 + _text_width(text) <= width - 4 else [])
                    + [(text, rx - 4, "end")]]
-        clear = [(text, x, anchor) for text, x, anchor in options
-                 if not _label_box((x, 0, text, anchor), MIN_TEXT)[0] - 3 <= budget_x
-                 <= _label_box((x, 0, text, anchor), MIN_TEXT)[2] + 3]
-        text, tx, anchor = (clear or options)[0]
+        boxes = [_label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
+        clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
+        choice = clear[0] if clear else 0
+        (text, tx, anchor), ridge_box = options[choice], boxes[choice]
         body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
                     f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>')
-        ridge_box = _label_box((tx, top + plot_h - 6, text, anchor), MIN_TEXT)
-        taken += [(rx - 2, top, rx + 2, top + plot_h), ridge_box]
+        taken += [column_box(rx, top, top + plot_h), ridge_box]
     ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
     for (kind, name, values), end_y in zip(series, ends):
         points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
@@ -256,12 +255,10 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
         taken += line_boxes(points)
     sx = to_x(selected)
-    spans = [(top, top + plot_h)]
-    if ridge_box and ridge_box[0] - 3 <= sx <= ridge_box[2] + 3:  # no side of the ridge was clear of it
-        spans = [(top, ridge_box[1] - 2), (ridge_box[3] + 2, top + plot_h)]
-    body += [f'<line class="tr-budget" x1="{sx:.1f}" x2="{sx:.1f}" y1="{a:.1f}" y2="{b:.1f}"/>' for a, b in spans if b - a > 3]
+    # broken around the ridge's label where no side of the ridge was clear of it
+    body.append(vertical_line(sx, top, top + plot_h, 'class="tr-budget"', ridge_box, reach=3))
     if one_x:
-        taken.append((sx - 2, top, sx + 2, top + plot_h))
+        taken.append(column_box(sx, top, top + plot_h))
         taken.append((0, 0, width, top))  # above the plot: its title's row
         if marker is not None:  # the best budget's triangle
             mx, my = to_x(marker), to_y(series[0][2][marker - 1])
