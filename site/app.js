@@ -4,7 +4,7 @@
 // number, sentence and SVG comes from lab.views in Python (the same code that pre-rendered
 // the page at build time). It knows no widget by name: every form[data-lab="KIND"] on the page
 // is a widget, its named controls are its inputs, and its [data-figure], [data-readout] and
-// output[name=summary] elements are where the worker's view of KIND goes. Its controls ship
+// output[name] elements are where the worker's view of KIND goes. Its controls ship
 // disabled (with JavaScript off they could only contradict the figures) and are enabled here.
 
 {
@@ -384,8 +384,12 @@
       const cell = widget.querySelector(`[data-readout="${name}"]`);
       if (cell) cell.textContent = text;
     }
-    const summaryOutput = form.querySelector('output[name="summary"]');
-    if (summaryOutput && view.summary !== undefined) summaryOutput.value = view.summary;
+    // output[name=X] shows the view's string X: the answer's one sentence ("lead") and the working
+    // folded under it ("summary")
+    for (const output of form.querySelectorAll("output[name]")) {
+      const text = view[output.name];
+      if (typeof text === "string") output.value = text;
+    }
     // One short sentence per change for screen readers; the summary paragraph itself is not live.
     let live = widget.querySelector("[data-live]");
     if (!live && view.live) {  // a widget without its own region gets one

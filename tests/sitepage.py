@@ -78,6 +78,11 @@ def summary(pg, kind) -> str:
     return pg.evaluate("(k) => document.querySelector(`form[data-lab='${k}'] output[name='summary']`).value", kind)
 
 
+def lead(pg, kind) -> str:
+    """The widget's one-sentence answer, shown above its folded working (output[name=lead])."""
+    return pg.evaluate("(k) => document.querySelector(`form[data-lab='${k}'] output[name='lead']`).value", kind)
+
+
 def slider_values(pg, kind) -> dict[str, str]:
     """The form's named inputs (sliders and the seed) as the raw strings app.js sends to the worker."""
     return pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(
@@ -184,8 +189,8 @@ def mismatched_figures(pg, kind, view) -> list[str]:
 
 def assert_shows(pg, kind, raw):
     """Wait for, then check, that the widget shows exactly what lab.views gives in CPython for `raw`
-    (slider values or a URL query), drawn for the widget's figure width: summary, every figure,
-    readouts and notes. Returns the view."""
+    (slider values or a URL query), drawn for the widget's figure width: the lead and the summary,
+    every figure, readouts and notes. Returns the view."""
     view = VIEW[kind](raw)
     wait_summary(pg, kind, view["summary"])
     pg.wait_for_function("([k, w]) => document.querySelector(`form[data-lab='${k}']`).dataset.width === w",
@@ -195,6 +200,7 @@ def assert_shows(pg, kind, raw):
     if "readouts" in view:
         assert readouts(pg, kind) == view["readouts"]
     assert notes(pg, kind) == view["notes"]
+    assert lead(pg, kind) == view["lead"]
     return view
 
 

@@ -356,7 +356,12 @@ def test_page_without_javascript(page, built_site):
             assert pg.locator(f'{WIDGET[kind]} [data-figure="{name}"] {element}').count() == 1, name
             assert len(figures_shown[name]) > (200 if name in MIN_FIGURE_PARTS else 500), name
         assert summary(pg, kind) == view["summary"]
-        assert pg.locator(f'form[data-lab="{kind}"] output[name="summary"]').is_visible()
+        # the answer leads, visible; the working is folded under it and opens without JavaScript
+        assert pg.locator(f'form[data-lab="{kind}"] output[name="lead"]').inner_text() == view["lead"]
+        working = pg.locator(f'form[data-lab="{kind}"] output[name="summary"]')
+        assert not working.is_visible()
+        pg.locator(f'form[data-lab="{kind}"] .lab-working > summary').click()
+        assert working.is_visible()
         assert notes(pg, kind) == []
         for spec in ctx["widgets"][kind]["sliders"]:
             slider, value = spec["name"], view["params"][spec["name"]]

@@ -197,6 +197,16 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
     return text
 
 
+def _lead(d: deployment.Deployment, result: dict) -> str:
+    """The answer in one sentence: the serving model's verdict at the reader's lookahead and its best."""
+    srv = result["serving"]
+    verdict = "pays" if srv["speedup"] > 1 else "does not pay"
+    best = ("the best lookahead" if srv["bestLookahead"] == d.lookahead
+            else f"the best lookahead is {srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x)")
+    fits = "" if srv["fits"] else f"; this batch does not fit in {d.gpus} x {serving.GPUS[d.gpu].label}"
+    return f"For this deployment speculation {verdict}: {_f(srv['speedup'])}x at lookahead {d.lookahead}, {best}{fits}."
+
+
 def view(raw=None) -> dict:
     """The panel for one deployment (never raises: bad input becomes notes and the defaults)."""
     try:
@@ -221,6 +231,7 @@ def _view(raw) -> dict:
         "shown": {name: (to_js_string(value) if not isinstance(value, str) else value) for name, value in params.items()},
         "notes": notes,
         "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES),
+        "lead": _lead(d, result),
         "summary": _summary(d, params, result),
         "live": live,
         "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values",

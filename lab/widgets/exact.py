@@ -186,6 +186,9 @@ def view(raw=None) -> dict:
         "query": format_query(params, SLIDERS),
         "readouts": readouts,
         "signature": audit.exact_signature(result),
+        "lead": (f"The speculative sampler's output is exactly the target distribution (TV {_fmt(c['exactTv'], 3)}), "
+                 f"where the draft-resampling bug is off by TV {readouts['wrongTv']}; this run made "
+                 f"{readouts['tokensPerTargetCall']} tokens per target call ({readouts['traceSpeedup']}x)."),
         "summary": summary,
         "live": (f"\u03b1 {readouts['alpha']}; {readouts['traceSpeedup']}x in this run; "
                  f"buggy sampler off by TV {readouts['wrongTv']}"),

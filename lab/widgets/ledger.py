@@ -248,6 +248,9 @@ def view(raw=None) -> dict:
         f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
         f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
+    answer = (("On the measured curve, speculation" if measured else "Speculation")
+              + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
+              f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     return {
         "params": params,
         "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value},
@@ -257,6 +260,7 @@ def view(raw=None) -> dict:
         "ledger": result._asdict(),
         "bestLookahead": best_m,
         "bestSpeedup": best_speedup,
+        "lead": answer,
         "summary": summary,
         "live": live,
         "width": width,

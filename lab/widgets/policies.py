@@ -288,6 +288,21 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
     return text
 
 
+def _lead(params: dict, results: dict, process, curve_mode: bool) -> str:
+    """The answer in one sentence: the best static lookahead, and the adaptive policy that beats it
+    by the most (the oracle is a bound, not a policy)."""
+    best = results["best-static"]
+    rivals = [("Hugging Face's +2/\u22121 heuristic", results["heuristic"]["speedup"]),
+              (f"a confidence threshold of {_f(params['threshold'], 0)}%", results["threshold"]["speedup"])]
+    if not curve_mode and process.size != 1:  # with stretches (or the toy's slots), the best k per stretch is a policy
+        rivals.append(("drafting the best k per " + ("position slot" if process.name == "toy" else "stretch"),
+                       results["state-aware"]["speedup"]))
+    name, speedup = max(rivals, key=lambda rival: rival[1])
+    setting = "On the measured curve the" if curve_mode else "The"
+    return (f"{setting} best static lookahead is k = {best['k']} at {_f(best['speedup'])}x; the best adaptive policy "
+            f"here, {name}, runs {_f(speedup)}x ({_gain(speedup, best['speedup'])}).")
+
+
 @lru_cache(maxsize=32)
 def _process(choice: str, acceptance: float, burst: float) -> tuple:
     """(process, cache) for one acceptance process: the cache (:func:`lab.policies.evaluate_policies`)
@@ -335,6 +350,7 @@ def view(raw=None) -> dict:
         "query": (format_query(params, SLIDERS) + (f"&{PROCESS_KEY}={choice}" if choice != DEFAULT_PROCESS else "")
                   + (f"&{CURVE_KEY}={token}" if linkable else "")),
         "curveMode": bool(measured),
+        "lead": _lead(params, results, process, measured),
         "summary": _summary(params, results, process, curve_label),
         "live": live,
         "width": width,

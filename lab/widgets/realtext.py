@@ -411,6 +411,18 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
     return text
 
 
+def _lead(summary: dict, complete: bool) -> str:
+    """The answer in one sentence: tokens per verifier call, and how often drafts survived."""
+    so_far = "" if complete else f"So far (call {summary['verifierCalls']}), e"
+    idle = summary["callsWithoutDraft"]
+    text = (f"{so_far or 'E'}ach verifier call wrote {_f(summary['tokensPerCall'], 2)} tokens on average "
+            f"({summary['committedTokens']} tokens in {summary['verifierCalls']} calls"
+            + (f", {idle} with nothing to draft" if idle else "") + ")")
+    if summary["alphaMle"] is not None:
+        text += f", its drafts surviving at alpha = {_f(summary['alphaMle'] * 100, 1)}%"
+    return text + "."
+
+
 RUNS_KEPT = 8  # runs the worker keeps: stepping, or writing more or fewer tokens, extends or cuts one
 _runs: dict = {}
 
@@ -446,7 +458,8 @@ def view(raw=None) -> dict:
         model = realtext.default_model()
     except realtext.ModelUnavailable as error:
         notes.append(f"The models are not loaded ({error}); the text shown was generated when the page was built.")
-        return {**base, "notes": notes, "summary": "The real-text models are not loaded in this page.",
+        return {**base, "notes": notes, "lead": "The real-text models are not loaded in this page.",
+                "summary": "The real-text models are not loaded in this page.",
                 "live": "Models not loaded",
                 "readouts": {}, "figures": {}}
     prompt = settings["prompt"]
@@ -472,6 +485,7 @@ def view(raw=None) -> dict:
     return {
         **base,
         "notes": notes,
+        "lead": _lead(summary, complete),
         "summary": _summary(settings, summary, k, source, complete),
         "live": live,
         "readouts": readouts,

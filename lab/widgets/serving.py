@@ -610,6 +610,12 @@ def view(raw=None) -> dict:
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
+    answer = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
+              f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
+              f"{_f(r.speedup)}x, {verdict} than plain decoding"
+              + ("" if need <= have else " (if this batch fitted in memory)") + "; "
+              + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+                 else f"it keeps paying at every batch that fits (up to {limit})."))
     live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
             + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
@@ -641,6 +647,7 @@ def view(raw=None) -> dict:
         "notes": notes,
         "query": _query(params) + (f"&{CURVE_KEY}={token}" if token and linkable else ""),
         "curveMode": curve is not None,
+        "lead": answer,
         "summary": summary,
         "live": live,
         "width": width,

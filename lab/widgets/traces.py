@@ -306,6 +306,23 @@ def _summary(analysis: dict, source: str) -> str:
     return text
 
 
+def _lead(analysis: dict, source: str) -> str:
+    """The answer in one sentence: the per-token acceptance the ledger needs, and whether one such
+    rate describes the trace."""
+    at_most = "at most " if analysis.get("callsBound") else ""
+    whose = "Your" if source.startswith("Your") else "This trace's"
+    text = (f"{whose} drafts survive at alpha = {at_most}{_f(analysis['alphaIid'], 3)} a token (mean acceptance length "
+            f"{at_most}{_f(analysis['meanAcceptanceLength'])} at k = {analysis['lookahead']})")
+    independence = analysis["independence"]
+    if independence is not None and independence["df"] > 0:
+        if independence["pValue"] < 0.01:
+            trend = "rises" if " rises " in independence["verdict"] else "falls"  # as lab.traces' verdict found
+            text += f", but survival {trend} with position, so one alpha misdescribes it"
+        elif independence["pValue"] >= 0.05:
+            text += ", and one constant rate fits its counts"
+    return text + "."
+
+
 def _live(analysis: dict, speed: dict) -> str:
     """The one sentence a screen reader hears after a change (under a dozen words)."""
     return (f"k = {analysis['lookahead']}: alpha {_f(analysis['alphaIid'], 3)}; "
@@ -335,6 +352,7 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
         "shown": _shown(settings),
         "notes": notes,
         "query": _query(settings),
+        "lead": _lead(analysis, source),
         "summary": _summary(analysis, source),
         "live": _live(analysis, speed),
         "width": width,
@@ -389,6 +407,7 @@ def _refused(settings: dict, notes: list[str], width: int, reason: str, models=(
     return {
         "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
         "shown": _shown(settings), "notes": notes, "query": _query(settings),
+        "lead": "Your input was not read; the note above says why and what can be read.",
         "summary": f"Your input was not read: {reason}.{choice}",
         "live": "your input was not read", "width": width, "readouts": readouts, "analysis": None,
         "figures": {"curve": placeholder, "translator": empty, "positions": empty, "send": "", "missing": "",

@@ -409,6 +409,9 @@ def view(raw=None) -> dict:
         f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
+    lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
+            f"{readouts['chainLength']}) and runs {readouts['speedup']}x (a chain {readouts['chainSpeedup']}x); the best "
+            f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
     live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
     query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
     return {
@@ -417,6 +420,7 @@ def view(raw=None) -> dict:
                   COST_KEY: mode},
         "notes": notes,
         "query": query,
+        "lead": lead,
         "summary": summary,
         "live": live,
         "width": width,
