@@ -355,12 +355,22 @@ def budget_table_html(curves: dict, selected: int) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
+def _tv(value: float) -> str:
+    """A total variation as the page shows it: "0 (exact)" where it is exactly zero (the TVs here are
+    computed in fractions), else three decimals, as the exact sampler's readouts.
+
+    >>> _tv(0.0), _tv(0.0762549)
+    ('0 (exact)', '0.076')
+    """
+    return "0 (exact)" if value == 0 else _f(value, 3)
+
+
 def exactness_table_html(rows: list[dict], selected: int) -> str:
     """The exactness panel as a table."""
     mark = lambda row: ' class="selected"' if row["candidates"] == selected else ""  # noqa: E731
     body = "".join(
         f"<tr{mark(r)}><th scope=\"row\">{r['candidates']}</th>"
-        f"<td>{_f(r['exact'], 6)}</td><td>{_f(r['bug'], 6)}</td><td>{_f(r['typical'], 6)}</td></tr>" for r in rows)
+        f"<td>{_tv(r['exact'])}</td><td>{_tv(r['bug'])}</td><td>{_tv(r['typical'])}</td></tr>" for r in rows)
     return ('<table class="heatmap-table tr-table"><caption>TV to the target by number of candidates</caption>'
             '<thead><tr><th scope="col">Candidates</th><th scope="col">Multi-draft</th><th scope="col">No-update bug</th>'
             '<th scope="col">Typical acceptance</th></tr></thead><tbody>' + body + "</tbody></table>")
@@ -384,7 +394,7 @@ def view(raw=None) -> dict:
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
         "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
-        "exactTv": _f(chosen["exact"], 6), "bugTv": _f(chosen["bug"], 3), "typicalTv": _f(chosen["typical"], 3),
+        "exactTv": _tv(chosen["exact"]), "bugTv": _tv(chosen["bug"]), "typicalTv": _tv(chosen["typical"]),
     }
     ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
     if mode == COST_DEFAULT:
