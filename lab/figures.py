@@ -28,7 +28,7 @@ from itertools import chain
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "vertical_line", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -183,6 +183,16 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
         if best is not None:
             boxes.append(_label_box((x, best, words, anchor), size))
     return placed
+
+
+def tv_text(value, digits: int = 3) -> str:
+    """A total variation as the page shows it: "0 (exact)" where it is exactly zero (the verifiers'
+    outputs are computed in fractions, so an exact one gives exactly 0), else ``digits`` decimals.
+
+    >>> tv_text(0.0), tv_text(0.0762549)
+    ('0 (exact)', '0.076')
+    """
+    return "0 (exact)" if value == 0 else to_fixed(value, digits)
 
 
 def column_box(x: float, top: float, bottom: float, reach: float = 2) -> tuple[float, float, float, float]:

@@ -7,7 +7,7 @@ seed contract's (:data:`SLIDERS`, in :mod:`lab.urlstate`). Every figure is a str
 for its panel's width (docs/PALETTE.md), its text through :func:`lab.figures.escape`.
 """
 
-from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
+from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width, tv_text
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, format_query, read_controls
 
@@ -161,7 +161,7 @@ def view(raw=None) -> dict:
     p_float, q_float = [float(x) for x in p.probs], [float(x) for x in q.probs]
     readouts = {
         "alpha": _fmt(c["alpha"], 3), "draftTv": _fmt(c["draftTv"], 3),
-        "exactTv": "0 (exact)" if c["exactTv"] == 0 else _fmt(c["exactTv"], 12),
+        "exactTv": tv_text(c["exactTv"], 12),
         "wrongTv": _fmt(c["wrongTv"], 3), "summaryAlpha": _fmt(result["summaryAlpha"], 3),
         "theoreticalSpeedup": _fmt(result["theoreticalSpeedup"]), "traceSpeedup": _fmt(t["speedup"]),
         "tokensPerTargetCall": _fmt(t["tokensPerTargetCall"]), "specEmpiricalTv": _fmt(s["specEmpiricalTv"], 3),

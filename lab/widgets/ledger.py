@@ -221,13 +221,13 @@ def view(raw=None) -> dict:
     best_m, best_speedup = best_lookahead(settings)
     found = requested_curve(raw, CURVE_KEY, notes)
     curve_value, measured = found if found else ("", None)
-    lead = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
+    opening = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
         curve, label, _ = measured  # unlinkable data: requested_curve has said so
         result = ledger_from_curve(settings, curve)
         best_m, best_speedup = best_lookahead_from_curve(settings, curve)
         beyond = max(0, settings.lookahead - len(curve))
-        lead = (f"In measured curve mode ({label}; the acceptance slider is set aside"
+        opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
                 + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
                    if beyond else "") + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
@@ -241,14 +241,14 @@ def view(raw=None) -> dict:
     best_shown = f"\u2265 {best_m}" if edge else str(best_m)
     edge_note = ", the edge of the scan" if edge else ""
     summary = (
-        f"{lead}, one verifier call buys "
+        f"{opening}, one verifier call buys "
         f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
         f"{_fmt(result.wastedDrafts)} drafts wasted). The cycle costs {_fmt(result.cycleMs, 1)} ms (draft "
         f"{_fmt(result.draftMs, 1)}, verify {_fmt(result.verifyMs, 1)}, overhead {_fmt(settings.overheadMs, 1)}), so a token "
         f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
         f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
-    answer = (("On the measured curve, speculation" if measured else "Speculation")
+    lead = (("On the measured curve, speculation" if measured else "Speculation")
               + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
               f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     return {
@@ -260,7 +260,7 @@ def view(raw=None) -> dict:
         "ledger": result._asdict(),
         "bestLookahead": best_m,
         "bestSpeedup": best_speedup,
-        "lead": answer,
+        "lead": lead,
         "summary": summary,
         "live": live,
         "width": width,

@@ -458,8 +458,8 @@ def view(raw=None) -> dict:
         model = realtext.default_model()
     except realtext.ModelUnavailable as error:
         notes.append(f"The models are not loaded ({error}); the text shown was generated when the page was built.")
-        return {**base, "notes": notes, "lead": "The real-text models are not loaded in this page.",
-                "summary": "The real-text models are not loaded in this page.",
+        unloaded = "The real-text models are not loaded in this page."
+        return {**base, "notes": notes, "lead": unloaded, "summary": unloaded,
                 "live": "Models not loaded",
                 "readouts": {}, "figures": {}}
     prompt = settings["prompt"]

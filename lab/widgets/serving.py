@@ -588,17 +588,17 @@ def view(raw=None) -> dict:
     cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
-    lead = ""
+    opening = ""  # the summary's, in measured curve mode
     if curve is not None:
         beyond = max(0, s.lookahead - len(curve))
-        lead = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
+        opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
                 + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
                    if beyond else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
              serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
     summary = (
-        f"{lead}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
         f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
@@ -610,7 +610,7 @@ def view(raw=None) -> dict:
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
-    answer = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
+    lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
               f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
               f"{_f(r.speedup)}x, {verdict} than plain decoding"
               + ("" if need <= have else " (if this batch fitted in memory)") + "; "
@@ -647,7 +647,7 @@ def view(raw=None) -> dict:
         "notes": notes,
         "query": _query(params) + (f"&{CURVE_KEY}={token}" if token and linkable else ""),
         "curveMode": curve is not None,
-        "lead": answer,
+        "lead": lead,
         "summary": summary,
         "live": live,
         "width": width,

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from .. import sampler, trees
 from ..figures import (MIN_TEXT, _label_box, _mix, _svg, _text_width, column_box, escape, fit_width, line_boxes,
-                       line_path, nice_ticks, one_x_label, split_width, tick_label, vertical_line)
+                       line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
@@ -260,9 +260,8 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     if one_x:
         taken.append(column_box(sx, top, top + plot_h))
         taken.append((0, 0, width, top))  # above the plot: its title's row
-        if marker is not None:  # the best budget's triangle
-            mx, my = to_x(marker), to_y(series[0][2][marker - 1])
-            taken.append((mx - 6, my - 15, mx + 6, my - 5))
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])  # the best budget's triangle (one_x implies it)
+        taken.append((mx - 6, my - 15, mx + 6, my - 5))
         x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
         body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>')
     for kind, _, values in series:
@@ -355,22 +354,12 @@ def budget_table_html(curves: dict, selected: int) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
-def _tv(value: float) -> str:
-    """A total variation as the page shows it: "0 (exact)" where it is exactly zero (the TVs here are
-    computed in fractions), else three decimals, as the exact sampler's readouts.
-
-    >>> _tv(0.0), _tv(0.0762549)
-    ('0 (exact)', '0.076')
-    """
-    return "0 (exact)" if value == 0 else _f(value, 3)
-
-
 def exactness_table_html(rows: list[dict], selected: int) -> str:
     """The exactness panel as a table."""
     mark = lambda row: ' class="selected"' if row["candidates"] == selected else ""  # noqa: E731
     body = "".join(
         f"<tr{mark(r)}><th scope=\"row\">{r['candidates']}</th>"
-        f"<td>{_tv(r['exact'])}</td><td>{_tv(r['bug'])}</td><td>{_tv(r['typical'])}</td></tr>" for r in rows)
+        f"<td>{tv_text(r['exact'])}</td><td>{tv_text(r['bug'])}</td><td>{tv_text(r['typical'])}</td></tr>" for r in rows)
     return ('<table class="heatmap-table tr-table"><caption>TV to the target by number of candidates</caption>'
             '<thead><tr><th scope="col">Candidates</th><th scope="col">Multi-draft</th><th scope="col">No-update bug</th>'
             '<th scope="col">Typical acceptance</th></tr></thead><tbody>' + body + "</tbody></table>")
@@ -394,7 +383,7 @@ def view(raw=None) -> dict:
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
         "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
-        "exactTv": _tv(chosen["exact"]), "bugTv": _tv(chosen["bug"]), "typicalTv": _tv(chosen["typical"]),
+        "exactTv": tv_text(chosen["exact"]), "bugTv": tv_text(chosen["bug"]), "typicalTv": tv_text(chosen["typical"]),
     }
     ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
     if mode == COST_DEFAULT:
