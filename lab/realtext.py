@@ -28,6 +28,14 @@ build time (:mod:`sitebuild.realtext_train` reads the corpus and caches the mode
 * **Temperature.** ``p_T(x) = p(x)^(1/T) / sum_y p(y)^(1/T)`` for target and draft alike; T = 0 is
   the argmax (first of equals), so at T = 0 every row is one-hot and speculative decoding commits
   exactly the target's greedy tokens.
+* **Rows as they are held.** No row is laid out token by token while decoding (:class:`Row`). At
+  T = 1 a row is its chain of levels: ``p(x)`` is looked up through them for one token, with the
+  same float operations as :func:`kn_row`, and a sample is drawn from the chain read as the mixture
+  that interpolation is. A tempered row adds one normaliser, and a whole-row sum (the normaliser,
+  the overlap) is taken through what every row after the same last token shares (:class:`Base`)
+  plus the few tokens the higher levels name. A rejection's token is drawn by rejection from p
+  (:class:`ResidualRow`). The vocabulary is never walked, so a verifier call costs a few hundred
+  operations, not a few thousand.
 * **One cycle** (:func:`run_cycle`): the proposer drafts k tokens (all random draws for drafts
   first), then :func:`verify_block` judges them in order with part three's rule: keep draft x iff
   ``u < min(1, p(x)/q(x))``; the first rejection commits a token from ``norm(max(0, p - q))``; if
@@ -48,14 +56,14 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
 from fractions import Fraction
-from itertools import accumulate
-from operator import itemgetter, sub
+from itertools import accumulate, repeat
+from operator import add, itemgetter, mul, neg, sub, truediv
 from random import Random
 
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
-    "default_model", "Row", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
+    "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
     "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
@@ -90,7 +98,8 @@ MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker wri
 ZERO, ONE = Fraction(0), Fraction(1)
 
 
-ROWS_KEPT = 1024               # rows a model keeps (each 2,048 floats, and its cumulative table): a few requests' worth
+ROWS_KEPT = 1024               # rows a model keeps (a chain of levels, or a few hundred class and named values): a few requests' worth
+RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
 
 class ModelUnavailable(RuntimeError):
@@ -309,25 +318,10 @@ def pack_table(table: Counter, n: int, size: int) -> bytes:
             + _pack_array("H", words) + _pack_array("I", counts))
 
 
-class Row(list):
-    """A model's row (a list of probabilities) that is never changed once made, so what is derived
-    from it is computed once and kept on it: its cumulative table (:func:`sample_row`), and per
-    draft row its overlap ``sum min(p, q)`` (:func:`overlap`). (A residual is kept by no row: in
-    a run of slider steps fewer than one in ten recurred, and it is a row of its own.)
-
-    ``parts``, when the model made the row from its classes (:meth:`Model._spread_row`), is
-    ``(class values, {token: value}, spread)``: every token the dict does not name has its class's
-    value, and ``spread`` lays class values out token by token. Two rows with parts over the same
-    spread are compared class by class (:func:`overlap`, :func:`residual`): the same values, summed
-    in the same token order, as token by token, for a sixth of the Python work."""
-
-    __slots__ = ("cumulative", "derived", "parts")
-
-
 class Table:
     """One order's entries, searched by context key (bisection over the sorted keys)."""
 
-    __slots__ = ("n", "keys", "starts", "words", "counts", "size")
+    __slots__ = ("n", "keys", "starts", "words", "counts", "size", "_levels")
 
     def __init__(self, data: bytes, size: int):
         n, contexts, entries = struct.unpack_from("<3I", data)
@@ -341,6 +335,7 @@ class Table:
         self.counts = _unpack_array("I", data[offset:offset + 4 * entries])
         self.starts = array("I", accumulate(lengths, initial=0))
         self.n, self.size = n, size
+        self._levels: dict = {}
 
     def find(self, context) -> tuple[int, int] | None:
         """(first, end) entry indices of ``context`` (the last n-1 tokens), or None."""
@@ -351,6 +346,385 @@ class Table:
         if index == len(self.keys) or self.keys[index] != key:
             return None
         return self.starts[index], self.starts[index + 1]
+
+    def level(self, context) -> "Level | None":
+        """The :class:`Level` of ``context``'s entries (made once, kept), or None."""
+        found = self.find(context)
+        if found is None:
+            return None
+        level = self._levels.get(found[0])
+        if level is None:
+            first, end = found
+            level = self._levels[first] = Level(self.words[first:end], self.counts[first:end])
+        return level
+
+
+class Level:
+    """One level of a row that its table holds for the history (a :class:`Table` entry), ready to
+    mix and to sample: the back-off ``weight = D N1+(h .)/c(h) = 3 N / (4 c(h))``, each word's kept
+    mass ``(c - D)/c(h) = (4c - 3)/(4 c(h))`` (:meth:`kept`, the float :func:`kn_row` adds), and
+    ``mass``, the kept masses' sum ``1 - weight``. The words are the entry's, in id order.
+
+    >>> level = Level([7, 9], [1, 3])        # c(h) = 4, two words: weight 6/16
+    >>> level.weight, level.kept(7), level.kept(9), level.kept(8), level.mass
+    (0.375, 0.0625, 0.5625, 0.0, 0.625)
+    >>> level.sample(0.0), level.sample(0.1), level.sample(0.62)
+    (7, 9, 9)
+    """
+
+    __slots__ = ("weight", "words", "counts", "denominator", "mass", "_kept_values", "_kept_map", "_running")
+
+    def __init__(self, words, counts):
+        denominator = 4 * sum(counts)
+        self.words, self.counts, self.denominator = words, counts, denominator
+        self.weight = 3 * len(words) / denominator  # int / int, correctly rounded (as float_ratio)
+        self.mass = (denominator - 3 * len(words)) / denominator
+        self._kept_values = self._kept_map = self._running = None  # made when first asked for: most levels are only looked up
+
+    def kept(self, word: int) -> float:
+        """``(4c - 3) / (4 c(h))`` of ``word``, 0.0 if this level does not name it."""
+        words = self.words
+        index = bisect_left(words, word)
+        if index < len(words) and words[index] == word:
+            return (4 * self.counts[index] - 3) / self.denominator
+        return 0.0
+
+    def kept_values(self) -> list[float]:
+        """Every word's kept mass, in the words' order."""
+        if self._kept_values is None:
+            denominator = self.denominator
+            self._kept_values = [(4 * count - 3) / denominator for count in self.counts]
+        return self._kept_values
+
+    def kept_map(self) -> dict:
+        """``{word: kept mass}`` (for looking up many words at once)."""
+        if self._kept_map is None:
+            self._kept_map = dict(zip(self.words, self.kept_values()))
+        return self._kept_map
+
+    def sample(self, units: float) -> int:
+        """The word at ``units`` (0 <= units < mass) of the kept masses laid end to end (in units
+        of ``1 / denominator`` they are the integers ``4c - 3``: exact running sums)."""
+        running = self._running
+        if running is None:
+            running = self._running = list(accumulate(4 * count - 3 for count in self.counts))
+        index = bisect_right(running, units * self.denominator)
+        return self.words[min(index, len(self.words) - 1)]
+
+
+class Row:
+    """A row of the model: ``row[x]`` is the probability of token x; never changed once made.
+
+    No row is held token by token. A row at temperature 1 is its chain of levels
+    (:class:`ChainRow`), a tempered row that chain and one normaliser (:class:`TemperedRow`), a
+    one-hot row its token (:class:`OneHotRow`): each answers ``row[x]`` for one token and samples
+    itself (a draft row with one ``rng.random()``), and what a whole row gives (its sum, its
+    overlap with the draft's) is computed from what all rows after one last token share
+    (:class:`Base`), so a verifier call never walks the vocabulary. ``parts()`` (``(class values, {token: value})``, every
+    token a dict does not name having its class's value) and iterating the row
+    (:meth:`dense`, token by token) are there for the checks and the figures.
+
+    Subclasses give ``parts``, ``__getitem__`` for an int and ``sample``."""
+
+    __slots__ = ("model", "derived")
+
+    def __len__(self) -> int:
+        return self.model.size
+
+    def __iter__(self):
+        return iter(self.dense())
+
+    def dense(self) -> list:
+        """The row token by token (a list of :attr:`Model.size` floats)."""
+        values, named = self.parts()
+        row = list(self.model.spread(values))
+        for token, value in named.items():
+            row[token] = value
+        return row
+
+    def argmax(self) -> int:
+        """The first token of highest probability: ``dense().index(max(dense()))``, per class."""
+        values, named = self.parts()
+        model = self.model
+        counts = model.unnamed_counts(named)
+        top = max((value for value, count in zip(values, counts) if count), default=-math.inf)
+        if named:
+            top = max(top, max(named.values()))
+        best = min((token for token, value in named.items() if value == top), default=model.size)
+        for index, (value, count) in enumerate(zip(values, counts)):
+            if count and value == top:
+                best = min(best, model.unnamed_member(index, 0, named, count))
+        return best
+
+
+class OneHotRow(Row):
+    """Probability 1 on one token: a deterministic proposer's q, or a row at T = 0."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, model: "Model", token: int):
+        self.model, self.token = model, token
+
+    def parts(self) -> tuple[list, dict]:
+        return self.model.zeros, {self.token: 1.0}
+
+    def __getitem__(self, token):
+        if not isinstance(token, int):
+            return self.dense()[token]
+        return 1.0 if token == self.token else 0.0
+
+    def sample(self, rng) -> int:
+        rng.random()  # one draw, as every row's sample takes
+        return self.token
+
+
+class ChainRow(Row):
+    """A row at temperature 1, held as its chain of levels over the unigram row: ``p(x)`` is
+    the unigram value of x, then at each level the tables hold for the history
+    ``weight * value + kept(x)``: the same float operations in the same order as :func:`kn_row`,
+    for one token (a bisection per level). ``bigram`` is the order-2 level (None when the table
+    has no entry for the last token, or the history is empty); ``upper`` the levels above it.
+
+    It samples from the chain read as a mixture (Kneser-Ney's interpolation is one): the top
+    level's kept masses with chance ``mass_n``, else, with chance ``weight_n``, the row below,
+    down to the unigram's kept masses and the uniform row. One ``rng.random()`` picks the level
+    and the word within it (:meth:`Model.mixture`)."""
+
+    __slots__ = ("which", "history", "bigram", "upper", "_mixture", "_parts")
+
+    def __init__(self, model: "Model", which: str, history: tuple, bigram, upper: list):
+        self.model, self.which, self.history, self.bigram, self.upper = model, which, history, bigram, upper
+        self._mixture = self._parts = None
+
+    def parts(self) -> tuple[list, dict]:
+        if self._parts is None:
+            self._parts = self.model.row_parts(self.which, self.history)
+        return self._parts
+
+    def __getitem__(self, token):
+        if not isinstance(token, int):
+            return self.dense()[token]
+        value = self.model.unigram[token]
+        if self.bigram is not None:
+            value = self.bigram.weight * value + self.bigram.kept(token)  # + 0.0 leaves a float as it is
+        for level in self.upper:
+            value = level.weight * value + level.kept(token)
+        return value
+
+    def sample(self, rng) -> int:
+        mixture = self._mixture
+        if mixture is None:
+            levels = self.upper if self.bigram is None else [self.bigram, *self.upper]
+            mixture = self._mixture = self.model.mixture(levels)
+        ends, components = mixture
+        position = rng.random() * ends[-1]
+        index = min(bisect_right(ends, position), len(ends) - 1)
+        level, scale = components[index]
+        units = (position - (ends[index - 1] if index else 0.0)) / scale
+        if level is None:  # the uniform row at the bottom of the chain
+            return min(int(units * self.model.size), self.model.size - 1)
+        return level.sample(units)
+
+    def values(self, tokens: list[int]) -> list[float]:
+        """``[self[x] for x in tokens]``, level by level over all of them (mapped in C)."""
+        if self.bigram is None:
+            values = list(map(self.model.unigram.__getitem__, tokens))
+        else:  # the bigram level's floats are its base's at T = 1
+            values = self.model.base(self.which, self.history[-1:], 1).values_of(tokens)
+        for level in self.upper:
+            values = list(map(add, map(level.weight.__mul__, values), map(level.kept_map().get, tokens, repeat(0.0))))
+        return values
+
+    def upper_words(self) -> list[int]:
+        """The tokens a level above the bigram's names, in id order (X: see :class:`TemperedRow`)."""
+        if not self.upper:
+            return []
+        if len(self.upper) == 1:
+            return list(self.upper[0].words)
+        return sorted(set().union(*(level.words for level in self.upper)))
+
+    def upper_scale(self) -> float:
+        """The product of the upper levels' weights: ``p(x) = scale * bigram row(x)`` for every
+        token x no upper level names (up to rounding)."""
+        scale = 1.0
+        for level in self.upper:
+            scale *= level.weight
+        return scale
+
+
+class TemperedRow(Row):
+    """``p_T(x) = p(x)^(1/T) / Z`` for 0 < T != 1, from the chain row p at T = 1.
+
+    ``Z`` is not a sum over the vocabulary. A token no level above the bigram's names (all but
+    the few in X) has ``p(x) = s * b(x)``, where b is the bigram-level row, shared by every
+    history with this last token, and s the upper levels' weights. So
+
+        Z = s^(1/T) (B_T - sum_{x in X} b(x)^(1/T)) + sum_{x in X} p(x)^(1/T),
+
+    with ``B_T = sum_x b(x)^(1/T)`` kept once per last token and temperature (:class:`Base`). It
+    samples X's share directly and the rest from the bigram-level row at T, drawing again when a
+    draw falls in X (the bigram-level row gives X no more than p does, so fewer than one draw in
+    two is redrawn on average). A row with X empty (every draft row) samples with one draw."""
+
+    __slots__ = ("chain", "temperature", "power", "base", "scale", "extra", "extra_running", "total", "_parts")
+
+    def __init__(self, chain: ChainRow, temperature):
+        model = self.model = chain.model
+        self.chain, self.temperature, self.power, self._parts = chain, temperature, 1.0 / temperature, None
+        power = self.power
+        self.base = base = model.base(chain.which, chain.history[-1:], temperature)
+        extra = self.extra = chain.upper_words()
+        self.scale = chain.upper_scale() ** power
+        weights = list(map(pow, chain.values(extra), repeat(power)))
+        self.extra_running = list(accumulate(weights))
+        generic = self.scale * base.mass
+        self.total = math.fsum([generic, *(-self.scale * value for value in base.values_of(extra)), *weights])
+
+    def __getitem__(self, token):
+        if not isinstance(token, int):
+            return self.dense()[token]
+        return self.chain[token] ** self.power / self.total
+
+    def sample(self, rng) -> int:
+        extra, base = self.extra, self.base
+        if not extra:
+            return base.sample(rng.random())
+        position = rng.random() * self.total
+        if position < self.extra_running[-1]:
+            return extra[min(bisect_right(self.extra_running, position), len(extra) - 1)]
+        for _ in range(RESIDUAL_DRAWS):
+            token = base.sample(rng.random())
+            if not _contains(extra, token):
+                return token
+        return sample_row(self.dense(), rng)  # a row whose X holds all but a sliver of b: token by token
+
+    def values(self, tokens: list[int]) -> list[float]:
+        """``[self[x] for x in tokens]`` (mapped in C)."""
+        return list(map(truediv, map(pow, self.chain.values(tokens), repeat(self.power)), repeat(self.total)))
+
+    def parts(self) -> tuple[list, dict]:
+        if self._parts is None:
+            values, named = self.chain.parts()
+            power, total = self.power, self.total
+            self._parts = ([value ** power / total for value in values],
+                           {token: value ** power / total for token, value in named.items()})
+        return self._parts
+
+
+def _contains(ordered, token) -> bool:
+    index = bisect_left(ordered, token)
+    return index < len(ordered) and ordered[index] == token
+
+
+class Base:
+    """What every row of one model after one last token h shares, at one temperature T: the
+    bigram-level row ``b`` (``b(x) = w u(x) + kept(x)`` for the tokens N the order-2 entry of h
+    names, ``w u(x)`` for the rest; u itself after an empty history or an h the table lacks),
+    raised to ``1/T``: ``b_T(x) = b(x)^(1/T)``, taken as ``w^(1/T) u(x)^(1/T)`` off N (``weight``
+    is ``w^(1/T)``).
+
+    ``mass`` is ``sum_x b_T(x)`` (``math.fsum``); :meth:`sample` inverts, with one uniform, N's
+    values in id order followed by the rest of the vocabulary in id order (found by bisection
+    on the running unigram powers less N's: no pass over the vocabulary)."""
+
+    __slots__ = ("model", "named", "values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
+                 "mass", "_rest", "_running", "_named_running", "_values_of")
+
+    def __init__(self, model: "Model", level, temperature, parent: "Base | None" = None):
+        """``parent``, for T != 1, is the same row's base at T = 1: its values are raised, not
+        recomputed."""
+        self.model, self.parent, self.power = model, parent, 1.0 / temperature
+        self.powers, self.powers_running, self.powers_total = model.unigram_powers(temperature)
+        if level is None:
+            self.named, self.values, self.weight = [], [], 1.0
+        elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats, mapped in C
+            self.named, self.weight = list(level.words), level.weight
+            self.values = list(map(add, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)),
+                                   level.kept_values()))
+        else:
+            self.named, self.weight = parent.named, level.weight ** self.power
+            self.values = list(map(pow, parent.values, repeat(self.power)))
+        # mass = w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
+        lifted = map(sub, self.values, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)))
+        self.mass = self.weight * self.powers_total + math.fsum(lifted)
+        self._rest = self._running = self._named_running = self._values_of = None
+
+    @property
+    def rest(self) -> float:
+        """The unigram powers' sum off N."""
+        if self._rest is None:
+            self._rest = self.powers_total - math.fsum(map(self.powers.__getitem__, self.named))
+        return self._rest
+
+    def values_of(self, tokens) -> list[float]:
+        """``b_T`` of each token (mapped in C: N's value, else ``weight * u_T``; at T != 1 the
+        T = 1 base's raised, as ``values`` are)."""
+        if self.parent is not None:
+            return list(map(pow, self.parent.values_of(tokens), repeat(self.power)))
+        if self._values_of is None:
+            self._values_of = dict(zip(self.named, self.values))
+        return list(map(self._values_of.get, tokens, map(self.weight.__mul__, map(self.powers.__getitem__, tokens))))
+
+    def sample(self, uniform: float) -> int:
+        if self._running is None:  # made when first sampled: many a base only gives its mass
+            self._running = list(accumulate(self.values))
+            self._named_running = list(accumulate(map(self.powers.__getitem__, self.named), initial=0.0))
+        running, position = self._running, uniform * self.mass
+        named_total = running[-1] if running else 0.0
+        if position < named_total:
+            return self.named[min(bisect_right(running, position), len(self.named) - 1)]
+        return self.rest_token((position - named_total) / self.weight)
+
+    def rest_token(self, position: float) -> int:
+        """The token off N at ``position`` (0 <= position < rest) of the unigram powers laid
+        end to end in id order, N's left out: the first t with ``U(t + 1) - U_N(t) > position``,
+        ``U`` the running unigram powers and ``U_N(t)`` those of N's tokens up to t."""
+        named, named_running, running = self.named, self._named_running, self.powers_running
+        last = len(self.powers) - 1
+        low, high = 0, last
+        while low < high:
+            middle = (low + high) // 2
+            if running[middle + 1] - named_running[bisect_right(named, middle)] > position:
+                high = middle
+            else:
+                low = middle + 1
+        while _contains(named, low) and low < last:
+            low += 1  # rounding landed on a token of N: the next one off N
+        while _contains(named, low):
+            low -= 1
+        return low
+
+
+class ResidualRow:
+    """``norm(max(0, p - q))`` of two rows, sampled by rejection from p: draw y from p, keep it
+    with chance ``(p(y) - q(y)) / p(y)`` (one more ``rng.random()``), else draw again. A draw is
+    kept with chance ``sum max(0, p - q) = 1 - overlap``, so it takes ``1 / (1 - overlap)`` draws
+    on average; a rejection itself happens with chance ``1 - overlap``, so per verifier position
+    the expected work is one draw, and no whole row is read. After :data:`RESIDUAL_DRAWS` draws
+    kept none (a residual of almost no mass) it samples the residual token by token."""
+
+    __slots__ = ("p", "q")
+
+    def __init__(self, p: Row, q: Row):
+        self.p, self.q = p, q
+
+    def sample(self, rng) -> int:
+        p, q = self.p, self.q
+        for _ in range(RESIDUAL_DRAWS):
+            token = p.sample(rng)
+            p_x = p[token]
+            if rng.random() * p_x < p_x - q[token]:
+                return token
+        return sample_row(self.dense(), rng)
+
+    def dense(self) -> list:
+        return residual(list(self.p), list(self.q))
+
+    def __iter__(self):
+        return iter(self.dense())
+
+    def __len__(self) -> int:
+        return len(self.p)
 
 
 class Model:
@@ -371,46 +745,82 @@ class Model:
             self.draft = [self.target[0], Table(archive.read("draft2.bin"), self.size)]
         self.bytes = len(data)
         self._rows: OrderedDict = OrderedDict()
-        self._unigram = unigram_row(self.target[0], self.size, float_ratio)
+        self.unigram = unigram_row(self.target[0], self.size, float_ratio)
+        self._unigram_level = Level(self.target[0].words, self.target[0].counts)  # for sampling: its weight backs off to uniform
         # Tokens of equal unigram probability form a class: a row's value for a token no higher
-        # order names is its class's value times the levels' weights, so a row is computed per
-        # class plus per named token (see _parts), then spread over the vocabulary.
+        # order names is its class's value times the levels' weights, so a whole row is laid out
+        # per class plus per named token (row_parts: for the checks, argmax and odd overlaps).
         index: dict = {}
-        self._classes = [index.setdefault(value, len(index)) for value in self._unigram]
-        self._class_values = list(index)
-        self._spread = itemgetter(*self._classes)  # class values -> the row's values, token by token
+        self.classes = [index.setdefault(value, len(index)) for value in self.unigram]
+        self.class_values = list(index)
+        self.spread = itemgetter(*self.classes)  # class values -> the row's values, token by token
+        self._members: list[list[int]] = [[] for _ in self.class_values]
+        for token, member_of in enumerate(self.classes):
+            self._members[member_of].append(token)
+        self._class_sizes = [len(members) for members in self._members]
+        self.zeros = [0.0] * len(self.class_values)
         self._parts: OrderedDict = OrderedDict()
+        self._bases: OrderedDict = OrderedDict()
+        self._powers: OrderedDict = OrderedDict()
 
     def row(self, which: str, context, temperature=1.0) -> Row:
-        """The float row of ``which`` ("target" or "draft") after ``context``, tempered; cached.
+        """The row of ``which`` ("target" or "draft") after ``context``, tempered; cached.
 
-        The cache keeps the :data:`ROWS_KEPT` rows used last (one at a time out, oldest first:
-        emptying it all at once cost a tenth of a second in one request). A row is a :class:`Row`,
-        never changed once made, so what is derived from it (its cumulative table, its overlap
-        with a draft row, the residual) is kept on it."""
+        At T = 1 a :class:`ChainRow` (its levels); at 0 < T != 1 a :class:`TemperedRow` of that
+        chain; at T = 0 a :class:`OneHotRow` on the chain's argmax. The cache keeps the
+        :data:`ROWS_KEPT` rows used last (one at a time out, oldest first: emptying it all at
+        once cost a tenth of a second in one request). A row never changes, so what is derived
+        from it (its sampling table, its overlap with a draft row) is kept on it."""
         tables = self.target if which == "target" else self.draft
         history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
         key = (which, history, temperature)
         rows = self._rows
         row = rows.get(key)
         if row is None:
-            if temperature not in (0, 1):
-                row = rows[key] = self._tempered_row(self._row_parts(which, history), temperature)
+            if temperature == 1:
+                bigram, upper = None, []
+                for n in range(2, min(len(tables), len(history) + 1) + 1):
+                    level = tables[n - 1].level(history[len(history) - (n - 1):])
+                    if level is None:  # an unseen history: P_n = P_{n-1}
+                        continue
+                    if n == 2:
+                        bigram = level
+                    else:
+                        upper.append(level)
+                row = ChainRow(self, which, history, bigram, upper)
             else:
-                base_key = (which, history, 1.0)
-                base = rows.get(base_key)
-                if base is None:
-                    base = rows[base_key] = self._spread_row(*self._row_parts(which, history))
-                row = tempered(base, temperature)
-                rows[key] = row if row is base else Row(row)
-                row = rows[key]
+                chain = self.row(which, history)
+                row = OneHotRow(self, chain.argmax()) if temperature == 0 else TemperedRow(chain, temperature)
+            rows[key] = row
             while len(rows) > ROWS_KEPT:
                 rows.popitem(last=False)
         else:
             rows.move_to_end(key)
         return row
 
-    def _row_parts(self, which: str, history: tuple) -> tuple[list, dict]:
+    def unigram_powers(self, temperature) -> tuple[list, list, float]:
+        """``(u(x)^(1/T) per token, their running sums from 0, their fsum)``, kept per T."""
+        entry = self._powers.get(temperature)
+        if entry is None:
+            powers = self.unigram if temperature == 1 else list(map(pow, self.unigram, repeat(1.0 / temperature)))
+            entry = self._powers[temperature] = (powers, list(accumulate(powers, initial=0.0)), math.fsum(powers))
+            while len(self._powers) > 8:
+                self._powers.popitem(last=False)
+        return entry
+
+    def base(self, which: str, last: tuple, temperature) -> "Base":
+        """The :class:`Base` of ``which`` after ``last`` (the history's last token, or ``()``) at T."""
+        key = (which, last, temperature)
+        base = self._bases.get(key)
+        if base is None:
+            level = (self.target if which == "target" else self.draft)[1].level(last) if last else None
+            parent = None if temperature == 1 or level is None else self.base(which, last, 1)
+            base = self._bases[key] = Base(self, level, temperature, parent)
+            while len(self._bases) > ROWS_KEPT // 2:
+                self._bases.popitem(last=False)
+        return base
+
+    def row_parts(self, which: str, history: tuple) -> tuple[list, dict]:
         """:func:`kn_row` in floats, per class: ``(class values, {token: value})``, where a token
         any found level names has its own value and every other token its class's. The same
         float operations on each token's value, in the same order, as :func:`kn_row`: each level
@@ -426,19 +836,15 @@ class Model:
             self._parts.move_to_end(key)
             return parts
         if not history:
-            return self._class_values, {}
-        parts = self._row_parts(which, history[1:])  # levels 2 .. len(history)
-        level = (self.target if which == "target" else self.draft)[len(history)]  # level len(history) + 1
-        found = level.find(history)
-        if found is not None:  # else an unseen history: P_n = P_{n-1}
-            first, end = found
-            words, counts = level.words[first:end], level.counts[first:end]
-            denominator = 4 * sum(counts)
-            weight = 3 * (end - first) / denominator  # float_ratio, inline: int / int, correctly rounded
-            (values, named), classes = parts, self._classes
-            values = [weight * value for value in values]
-            named = {token: weight * value for token, value in named.items()}
-            for word, count in zip(words, counts):
+            return self.class_values, {}
+        parts = self.row_parts(which, history[1:])  # levels 2 .. len(history)
+        level = (self.target if which == "target" else self.draft)[len(history)].level(history)
+        if level is not None:  # else an unseen history: P_n = P_{n-1}
+            (values, named), classes = parts, self.classes
+            scale, denominator = level.weight.__mul__, level.denominator  # weight * value, mapped in C
+            values = list(map(scale, values))
+            named = dict(zip(named, map(scale, named.values())))
+            for word, count in zip(level.words, level.counts):
                 value = named.get(word)
                 if value is None:
                     value = values[classes[word]]
@@ -449,31 +855,35 @@ class Model:
             self._parts.popitem(last=False)
         return parts
 
-    def _spread_row(self, values: list, named: dict) -> Row:
-        """The row with these parts, token by token (it keeps them: :class:`Row`)."""
-        row = Row(self._spread(values))
-        for token, value in named.items():
-            row[token] = value
-        row.parts = (values, named, self._spread)
-        return row
+    def unnamed_counts(self, named) -> list[int]:
+        """Per class, how many of its tokens ``named`` (a set or dict of tokens) leaves out."""
+        removed = Counter(map(self.classes.__getitem__, named))
+        return list(map(sub, self._class_sizes, map(removed.get, range(len(self._class_sizes)), repeat(0))))
 
-    def _tempered_row(self, parts: tuple[list, dict], temperature) -> Row:
-        """:func:`tempered` of the row with these parts (0 < T, T != 1), per class: each value's
-        weight ``(value / top)^(1/T)`` computed once per class, spread, summed in token order,
-        divided per class. ``top`` is the row's maximum: a class whose tokens are all named has a
-        value at most theirs (a level adds mass, never removes it), so the classes' values and
-        the named ones have the row's maximum."""
-        values, named = parts
-        top = max(values)
-        if named:
-            top = max(top, max(named.values()))
-        power = 1.0 / temperature
-        class_weights = [(value / top) ** power for value in values]
-        named_weights = {token: (value / top) ** power for token, value in named.items()}
-        weights = self._spread_row(class_weights, named_weights)
-        total = sum(weights)
-        return self._spread_row([w / total for w in class_weights],
-                                {token: w / total for token, w in named_weights.items()})
+    def unnamed_member(self, index: int, position: int, named, count: int) -> int:
+        """The ``position``-th (clamped to 0 .. count - 1) token of class ``index`` that
+        ``named`` leaves out, in id order."""
+        position = min(max(position, 0), count - 1)
+        for token in self._members[index]:
+            if token not in named:
+                if not position:
+                    return token
+                position -= 1
+        raise ValueError(f"class {index} has fewer than {count} tokens outside the named ones")
+
+    def mixture(self, levels: list) -> tuple[list, list]:
+        """A chain row as a mixture, for :meth:`ChainRow.sample`: ``(ends, components)``, the
+        running masses and ``(level, scale)`` of each component, top level first, then the
+        unigram's kept masses, then the uniform row (level None). ``scale`` is the product of
+        the weights above the component; the component's mass is ``scale * level.mass``."""
+        masses, components, scale = [], [], 1.0
+        for level in (*reversed(levels), self._unigram_level):
+            components.append((level, scale))
+            masses.append(scale * level.mass)
+            scale *= level.weight
+        components.append((None, scale))
+        masses.append(scale)
+        return list(accumulate(masses)), components
 
     def exact_row(self, which: str, context) -> list[Fraction]:
         """The same row (temperature 1) in exact fractions."""
@@ -524,7 +934,10 @@ def kn_row(tables, context, size: int, ratio, base=None) -> list:
 
 
 def argmax(row) -> int:
-    """The first token of highest probability (ties go to the smallest id)."""
+    """The first token of highest probability (ties go to the smallest id); a :class:`Row`
+    finds it per class (:meth:`Row.argmax`)."""
+    if isinstance(row, Row):
+        return row.argmax()
     return row.index(max(row))
 
 
@@ -565,17 +978,16 @@ def cumulative(row) -> tuple[list, int]:
 
 def sample_row(row, rng) -> int:
     """Inverse-CDF sampling with one ``rng.random()``; a token of zero mass never wins (the
-    last token with mass closes the CDF at infinity). A :class:`Row` keeps its table.
+    last token with mass closes the CDF at infinity). A row that samples itself (a :class:`Row`:
+    its classes and named tokens, or its chain; a :class:`ResidualRow`: by rejection) does.
 
     >>> sample_row([0.25, 0.75, 0.0], Random(0))  # Random(0).random() = 0.844...
     1
     """
-    table = getattr(row, "cumulative", None)
-    if table is None:
-        table = cumulative(row)
-        if isinstance(row, Row):
-            row.cumulative = table
-    cdf, last = table
+    sample = getattr(row, "sample", None)
+    if sample is not None:
+        return sample(rng)
+    cdf, last = cumulative(row)
     return bisect_right(cdf, rng.random(), 0, last + 1)
 
 
@@ -588,14 +1000,17 @@ def acceptance_probability(p_x, q_x):
     return min(p_x / q_x, p_x * 0 + 1)
 
 
-_RESIDUAL_MEMO: list = [None, None, None]  # (p, q, residual) of the last call: the law walk reuses it
-
-
 def _derived(p, q, name: str, compute):
     """``compute(p, q)``, kept on ``p`` when both are :class:`Row` objects (the rows never change,
     so the value never does; a dict per row, keyed by what was derived and from which q row).
     In a run of slider steps about one overlap in thirteen recurs (the same context and draft row
-    at the same temperature: the first calls after a prompt); keeping one is a float."""
+    at the same temperature: the first calls after a prompt); keeping one is a float.
+
+    >>> model = _example_model()
+    >>> p, q = model.row("target", [1, 2]), model.row("draft", [1, 2])
+    >>> overlap(p, q) is overlap(p, q)
+    True
+    """
     if not (isinstance(p, Row) and isinstance(q, Row)):
         return compute(p, q)
     try:
@@ -608,58 +1023,92 @@ def _derived(p, q, name: str, compute):
     return entry[1]
 
 
-def _shared_parts(p, q):
-    """``(p's class values, q's, the tokens either names, spread)`` when both rows carry parts over
-    one class layout (:class:`Row`), else None."""
-    p_parts, q_parts = getattr(p, "parts", None), getattr(q, "parts", None)
-    if p_parts is None or q_parts is None or p_parts[2] is not q_parts[2]:
-        return None
-    return p_parts[0], q_parts[0], p_parts[1].keys() | q_parts[1].keys(), p_parts[2]
+def _rows_of(p, q) -> bool:
+    """Whether p and q are rows of one model."""
+    return isinstance(p, Row) and isinstance(q, Row) and p.model is q.model
+
+
+def _chain_and_temperature(row) -> tuple:
+    if isinstance(row, TemperedRow):
+        return row.chain, row.temperature
+    return (row, 1) if isinstance(row, ChainRow) else (None, None)
+
+
+_RESIDUAL_MEMO: list = [None, None, None]  # (p, q, residual) of the last lists: the law walk asks for it once per token
 
 
 def residual(p, q):
-    """``norm(max(0, p - q))``, or None when p == q (then nothing is ever rejected)."""
+    """``norm(max(0, p - q))``: of two lists, token by token (None when p == q: then nothing is
+    ever rejected); of two rows of a model, a :class:`ResidualRow`, which samples it by rejection
+    from p without reading a whole row.
+
+    >>> residual([0.5, 0.5], [0.25, 0.75])
+    [1.0, 0.0]
+    """
+    if _rows_of(p, q):
+        return ResidualRow(p, q)
     if _RESIDUAL_MEMO[0] is p and _RESIDUAL_MEMO[1] is q:
         return _RESIDUAL_MEMO[2]
     zero = p[0] * 0  # 0.0 or Fraction(0): the row's own kind of number
-    shared = _shared_parts(p, q)
-    if shared is None:
-        excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
-        mass = sum(excess)
-        result = None if mass == 0 else [e / mass for e in excess]
-    else:  # the same values as above, class by class: a token neither row names has its class's
-        p_values, q_values, named, spread = shared
-        class_excess = [gap if gap > zero else zero for gap in map(sub, p_values, q_values)]
-        excess = list(spread(class_excess))
-        for token in named:
-            gap = p[token] - q[token]
-            excess[token] = gap if gap > zero else zero
-        mass = sum(excess)
-        result = None
-        if mass != 0:
-            result = list(spread([e / mass for e in class_excess]))
-            for token in named:
-                result[token] = excess[token] / mass
+    excess = [gap if gap > zero else zero for gap in map(sub, p, q)]
+    mass = sum(excess)
+    result = None if mass == 0 else [e / mass for e in excess]
     _RESIDUAL_MEMO[:] = (p, q, result)
     return result
 
 
 def _overlap(p, q):
-    # min(a, b) is a unless b < a: the same values, summed in the same order, as sum(map(min, p, q));
-    # class by class when the rows share parts (a token neither row names has its class's values)
-    shared = _shared_parts(p, q)
-    if shared is None:
+    if not _rows_of(p, q):  # lists, token by token (fractions stay exact)
         return sum([b if b < a else a for a, b in zip(p, q)])
-    p_values, q_values, named, spread = shared
-    values = list(spread([b if b < a else a for a, b in zip(p_values, q_values)]))
-    for token in named:
-        a, b = p[token], q[token]
-        values[token] = b if b < a else a
-    return sum(values)
+    if isinstance(q, OneHotRow) or isinstance(p, OneHotRow):  # one term has mass
+        return min(p[q.token], 1.0) if isinstance(q, OneHotRow) else min(q[p.token], 1.0)
+    (p_chain, temperature), (q_chain, q_temperature) = _chain_and_temperature(p), _chain_and_temperature(q)
+    if (p_chain is not None and q_chain is not None and temperature == q_temperature and not q_chain.upper
+            and p_chain.history[-1:] == q_chain.history[-1:]):
+        return _shared_overlap(p, q, p_chain, q_chain, temperature)
+    # per class, counted once per token neither row names, then the tokens either names
+    # (mapped in C: a named token's value is its dict's, else its class's)
+    (p_values, p_named), (q_values, q_named) = p.parts(), q.parts()
+    named = list(p_named.keys() | q_named.keys())
+    of_class = list(map(p.model.classes.__getitem__, named))
+    terms = list(map(mul, p.model.unnamed_counts(named), map(min, p_values, q_values)))
+    terms += map(min, map(p_named.get, named, map(p_values.__getitem__, of_class)),
+                 map(q_named.get, named, map(q_values.__getitem__, of_class)))
+    return math.fsum(terms)
+
+
+def _shared_overlap(p, q, p_chain: ChainRow, q_chain: ChainRow, temperature) -> float:
+    """The overlap of two rows after the same last token at one temperature, q with no level
+    above its bigram's (a draft row). Off X (the tokens p's upper levels name) ``p = alpha a`` and
+    ``q = beta b`` for the bigram-level rows a and b (:class:`Base`): over the tokens either base
+    names the terms are summed one by one; off them both rows are the unigram powers scaled, so
+    the rest adds ``min(alpha w_a, beta w_b)`` times their sum there; X's terms are then put right."""
+    model, last = p.model, p_chain.history[-1:]
+    first, second = model.base(p_chain.which, last, temperature), model.base(q_chain.which, last, temperature)
+    if isinstance(p, TemperedRow):
+        alpha, beta = p.scale / p.total, 1.0 / q.total
+    else:
+        alpha, beta = p_chain.upper_scale(), 1.0
+    only_second = sorted(set(second.named).difference(first.named))  # a draft's word the target's bigram lacks: rare
+    tokens = first.named + only_second
+    a = first.values + first.values_of(only_second) if only_second else first.values
+    terms = [y if y < x else x for x, y in zip(map(alpha.__mul__, a), map(beta.__mul__, second.values_of(tokens)))]
+    rest = first.rest - math.fsum(map(first.powers.__getitem__, only_second))
+    terms.append(min(alpha * first.weight, beta * second.weight) * rest)
+    extra = p_chain.upper_words()
+    if extra:
+        terms += map(min, p.values(extra), q.values(extra))
+        counted = map(min, map(alpha.__mul__, first.values_of(extra)), map(beta.__mul__, second.values_of(extra)))
+        terms += map(neg, counted)
+    return math.fsum(terms)
 
 
 def overlap(p, q):
     """``sum_x min(p(x), q(x))``, the chance that a draft sampled from q survives against p.
+    Two rows of a model after one last token (the target's and the draft's, as every cycle
+    asks) take a term per token their bigram levels name and per token p's upper levels name
+    (:func:`_shared_overlap`); other rows of a model are summed per class and named token
+    (``math.fsum``).
 
     >>> overlap([0.25, 0.75], [0.5, 0.5])
     0.75
@@ -777,7 +1226,7 @@ class Drafts:
                 token = sample_row(q, _Drawn(self.draws[len(self.tokens)]))
             else:
                 token = argmax(model.row("draft", self.context))
-                q = one_hot(model.size, token)
+                q = OneHotRow(model, token)
             self.tokens.append(token)
             self.rows.append(q)
             self.context.append(token)
@@ -832,7 +1281,7 @@ def propose(model: Model, proposer: str, tokens: list[int], k: int, temperature,
     (:class:`Drafts`, all resolved here)."""
     if proposer == "ngram":
         drafts = prompt_lookup(tokens, k)
-        return drafts, [one_hot(model.size, token) for token in drafts]
+        return drafts, [OneHotRow(model, token) for token in drafts]
     drafts = Drafts(model, proposer, tokens, k, temperature, rng)
     return list(drafts), drafts.rows
 
@@ -850,7 +1299,7 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     shows in detail), with the same tokens; the record is otherwise the same."""
     if proposer == "ngram":
         drafts = prompt_lookup(tokens, k)
-        q_rows = [one_hot(model.size, token) for token in drafts]
+        q_rows = [OneHotRow(model, token) for token in drafts]
     else:
         drafts = Drafts(model, proposer, tokens, k, temperature, rng)
         q_rows = DraftRows(drafts)

@@ -1,16 +1,28 @@
-"""The real-text decoder's kept and cached work changes no answer: runs from :mod:`lab.realtext`
-(rows kept per context, cumulative tables, overlaps and residuals kept on the rows, a run kept
-and extended) equal, value for value, a slow reference written here the way the decoder was first
-written: every row recomputed from the count tables, nothing kept between calls or cycles."""
+"""The real-text decoder, against what it stands for.
+
+A row is never laid out token by token when the decoder runs (:class:`lab.realtext.Row`): it is
+looked up through its chain of levels, summed through what every row after the same last token
+shares (:class:`lab.realtext.Base`) and sampled without reading the vocabulary. Here a slow
+reference written the way the decoder was first written (every row recomputed from the count
+tables, token by token, nothing kept) checks each of those shortcuts:
+
+* a row's values at T = 1 equal the reference's to the last bit, and tempered ones to a few
+  units in the last place (their normaliser is a sum taken in another order);
+* whole-row sums (the normaliser, the overlap, a base's mass) agree with ``math.fsum`` over the
+  reference rows to 1e-13;
+* every way a row samples (the chain's mixture, a tempered row's base and its redraws, the
+  residual's rejection) draws the reference row's law, by Pearson's chi-square;
+* and what the decoder keeps between calls (rows, bases, levels, powers, runs) changes no answer:
+  a run with everything kept equals, value for value, the run with nothing kept at all."""
 
 from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_right
-from itertools import accumulate
+from collections import Counter, OrderedDict
 from random import Random
 
+import numpy as np
 import pytest
 
 from lab import realtext
@@ -18,11 +30,17 @@ from lab.checks import realtext as family
 from lab.widgets import realtext as widget
 
 
-# --- the reference: the decoder with nothing kept -------------------------------------------------
+@pytest.fixture(scope="module")
+def model():
+    return realtext.default_model()
+
+
+# --- the reference: a row token by token, nothing kept ------------------------------------------
 
 def reference_row(model, which, context, temperature):
-    """Interpolated Kneser-Ney (D = 3/4) from the tables, then tempered: the same float
-    operations in the same order as the decoder's rows, recomputed on every call."""
+    """Interpolated Kneser-Ney (D = 3/4) from the tables, then tempered: every token's value by
+    the same float operations as the decoder's chain, recomputed on every call; the tempered
+    row normalised by ``math.fsum``."""
     tables = model.target if which == "target" else model.draft
     history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
     unigram, size = tables[0], model.size
@@ -50,73 +68,10 @@ def reference_row(model, which, context, temperature):
         one_hot = [0.0] * size
         one_hot[row.index(max(row))] = 1.0
         return one_hot
-    top, power = max(row), 1.0 / temperature
-    weights = [(value / top) ** power for value in row]
-    mass = sum(weights)
+    weights = [value ** (1.0 / temperature) for value in row]
+    mass = math.fsum(weights)
     return [w / mass for w in weights]
 
-
-def reference_sample(row, rng):
-    cdf = list(accumulate(row))
-    last = len(row) - 1
-    while row[last] == 0:
-        last -= 1
-    cdf[last] = math.inf
-    return bisect_right(cdf, rng.random(), 0, last + 1)
-
-
-def reference_cycle(model, proposer, tokens, k, temperature, rng):
-    size = model.size
-    if proposer == "ngram":
-        drafts = realtext.prompt_lookup(tokens, k)
-        q_rows = [[1.0 if x == t else 0.0 for x in range(size)] for t in drafts]
-    else:
-        context, drafts, q_rows = list(tokens[-(model.order - 1):]), [], []
-        for _ in range(k):
-            row = reference_row(model, "draft", context, temperature if proposer == "draft" else 1.0)
-            if proposer == "draft":
-                token, q = reference_sample(row, rng), row
-            else:
-                token = row.index(max(row))
-                q = [1.0 if x == token else 0.0 for x in range(size)]
-            drafts.append(token)
-            q_rows.append(q)
-            context.append(token)
-    p_rows = [reference_row(model, "target", list(tokens[-(model.order - 1):]) + drafts[:i], temperature)
-              for i in range(len(drafts) + 1)]
-    committed, accepted, rejected = [], len(drafts), False
-    for i, token in enumerate(drafts):
-        p, q = p_rows[i], q_rows[i]
-        if rng.random() < (0.0 if q[token] == 0 else min(p[token] / q[token], 1.0)):
-            committed.append(token)
-            continue
-        excess = [max(a - b, 0.0) for a, b in zip(p, q)]
-        mass = sum(excess)
-        committed.append(reference_sample([e / mass for e in excess], rng))
-        accepted, rejected = i, True
-        break
-    else:
-        committed.append(reference_sample(p_rows[len(drafts)], rng))
-    first_alpha = None
-    if drafts:
-        p, q = p_rows[0], q_rows[0]
-        first_alpha = sum(min(a, b) for a, b in zip(p, q)) if proposer == "draft" else min(1.0, p[drafts[0]])
-    checked = [(p_rows[i][token], q_rows[i][token]) for i, token in enumerate(drafts[:accepted + 1])]
-    return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
-            "firstAlpha": first_alpha, "checked": checked}
-
-
-def reference_generate(model, prompt_tokens, proposer, k, temperature, count, seed):
-    rng, tokens, cycles, done = Random(seed), list(prompt_tokens), [], 0
-    while done < count:
-        cycle = reference_cycle(model, proposer, tokens, k, temperature, rng)
-        cycles.append(cycle)
-        tokens.extend(cycle["committed"])
-        done += len(cycle["committed"])
-    return cycles
-
-
-# --- the decoder equals the reference ---------------------------------------------------------------
 
 def _prompts(model):
     prompts = {name: prompt for name, (_, prompt) in realtext.PRESETS.items()}
@@ -124,20 +79,195 @@ def _prompts(model):
     return {name: model.tokenizer.encode(prompt) for name, prompt in prompts.items()}
 
 
+def _contexts(model, step=5):
+    """Contexts of every prompt: each prompt cut every ``step`` tokens (so short histories, a
+    history the tables lack and long ones all occur)."""
+    for tokens in _prompts(model).values():
+        for cut in range(0, len(tokens) + 1, step):
+            yield tokens[:cut]
+
+
+class _Forgetful(OrderedDict):
+    """A cache that keeps nothing: every lookup misses."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def _forget_everything(patch, model):
+    for name in ("_rows", "_parts", "_bases", "_powers"):
+        patch.setattr(model, name, _Forgetful())
+    for table in {id(table): table for table in (*model.target, *model.draft)}.values():
+        patch.setattr(table, "_levels", _Forgetful())
+
+
+# --- values and sums ------------------------------------------------------------------------------
+
 @pytest.mark.parametrize("which", ["real", "small"])
-def test_runs_equal_the_reference_on_every_preset_proposer_and_temperature(which):
-    """Every preset and a typed prompt, every proposer, T in {0, 0.5, 1, 1.3}, two seeds and two
-    lookaheads: the same calls (drafts, accepted count, committed tokens) with the same p(x), q(x)
-    and first-position chance, to the last bit. The runs share the decoder's caches, in an order
-    that reuses rows across runs (the same contexts recur at the same temperature)."""
+def test_row_values_are_the_reference_rows(which):
+    """At T = 1 every token's value (looked up one at a time, or many at once) is the
+    reference's to the last bit; at T = 0 the row is the reference's one-hot row; at T in {0.5,
+    1.3} each value is within 1e-13 of the reference's, relative."""
     model = realtext.default_model() if which == "real" else family.small_model()
-    for name, tokens in _prompts(model).items():
-        for proposer in realtext.PROPOSERS:
-            for temperature in (0.0, 0.5, 1.0, 1.3):
-                for seed, k in ((1, 4), (7, 2)):
-                    expected = reference_generate(model, tokens, proposer, k, temperature, 24, seed)
-                    got = realtext.generate(model, tokens, proposer, k, temperature, 24, seed)
-                    assert got == expected, (name, proposer, temperature, seed, k)
+    rng = Random(5)
+    for context in _contexts(model, 7):
+        for side in ("target", "draft"):
+            expected = reference_row(model, side, context, 1.0)
+            row = model.row(side, context)
+            assert [row[token] for token in range(model.size)] == expected == list(row)
+            tokens = rng.sample(range(model.size), 40)
+            assert row.values(tokens) == [expected[token] for token in tokens]
+            assert list(model.row(side, context, 0.0)) == reference_row(model, side, context, 0.0)
+            for temperature in (0.5, 1.3):
+                expected = reference_row(model, side, context, temperature)
+                tempered = model.row(side, context, temperature)
+                got = [tempered[token] for token in range(model.size)]
+                assert tempered.values(tokens) == [got[token] for token in tokens]
+                assert max(abs(a - b) / b for a, b in zip(got, expected)) < 1e-13, (context, side, temperature)
+
+
+@pytest.mark.parametrize("which", ["real", "small"])
+def test_whole_row_sums_are_the_reference_sums(which):
+    """A tempered row's normaliser, a base's mass and the overlap of the target's and the draft's
+    rows (after the same last token, by the bases; after different ones, per class) equal
+    ``math.fsum`` over the reference rows to 1e-13."""
+    model = realtext.default_model() if which == "real" else family.small_model()
+    shared = generic = 0
+    for context in _contexts(model):
+        for temperature in (0.5, 1.0, 1.3):
+            p = model.row("target", context, temperature)
+            reference_p = reference_row(model, "target", context, temperature)
+            for cut in (len(context), len(context) + 1):
+                follow = context + [model.tokenizer.encode(" x")[0]] if cut > len(context) else context
+                q = model.row("draft", follow, temperature)
+                expected = math.fsum(map(min, reference_p, reference_row(model, "draft", follow, temperature)))
+                assert abs(realtext.overlap(p, q) - expected) < 1e-13, (context, temperature, cut)
+                if cut == len(context):
+                    shared += 1
+                else:
+                    generic += 1
+            if temperature != 1:
+                chain = reference_row(model, "target", context, 1.0)
+                assert abs(p.total - math.fsum(v ** (1 / temperature) for v in chain)) < 1e-13 * p.total
+            for side in ("target", "draft"):
+                base = model.base(side, tuple(context[-1:]), temperature)
+                bigram = reference_row(model, side, context[-1:], 1.0)
+                assert abs(base.mass - math.fsum(v ** (1 / temperature) for v in bigram)) < 1e-13 * base.mass
+    assert shared > 20 and generic > 20
+
+
+# --- sampling -------------------------------------------------------------------------------------
+
+def test_a_chain_rows_mixture_is_the_row(model):
+    """The mixture a chain row samples from (:meth:`lab.realtext.Model.mixture`: each level's kept
+    masses scaled by the weights above it, then the uniform row), added up token by token, is the
+    reference row, to 1e-13 relative, and its masses add up to 1."""
+    for context in _contexts(model, 6):
+        for side in ("target", "draft"):
+            row = model.row(side, context)
+            ends, components = model.mixture(([row.bigram] if row.bigram else []) + row.upper)
+            rebuilt = [0.0] * model.size
+            for level, scale in components:
+                if level is None:
+                    rebuilt = [value + scale / model.size for value in rebuilt]
+                    continue
+                for word, kept in zip(level.words, level.kept_values()):
+                    rebuilt[word] += scale * kept
+            expected = reference_row(model, side, context, 1.0)
+            assert max(abs(a - b) / b for a, b in zip(rebuilt, expected)) < 1e-13, (side, len(context))
+            assert abs(ends[-1] - 1) < 1e-13
+
+
+def _chi_square_passes(counts: Counter, law: list[float], draws: int) -> tuple[float, int]:
+    """Pearson's statistic against ``law`` (cells of expected count under 5 pooled) and whether it
+    is under df + 5 sqrt(2 df): a correct sampler fails it about once in a million."""
+    expected = np.array(law) * draws
+    observed = np.array([counts[token] for token in range(len(law))])
+    big = expected >= 5
+    chi2 = float((((observed[big] - expected[big]) ** 2) / expected[big]).sum())
+    rest_o, rest_e = observed[~big].sum(), expected[~big].sum()
+    if rest_e > 0:
+        chi2 += float((rest_o - rest_e) ** 2 / rest_e)
+    df = int(big.sum())
+    return chi2, chi2 < df + 5 * (2 * df) ** 0.5
+
+
+def _rows_to_sample(model):
+    """Rows that sample each of the ways: a target chain (the mixture), tempered target rows
+    whose upper levels name tokens (their X and the redraws), tempered draft rows (one draw from
+    the base, its named tokens and the rest of the vocabulary), after an empty history too."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
+    for which, context, temperature in (("target", tokens, 1.0), ("draft", tokens, 1.0), ("target", tokens, 0.6),
+                                        ("target", tokens, 1.7), ("draft", tokens[:-3], 0.6), ("draft", tokens, 1.7),
+                                        ("target", [], 1.4)):
+        yield which, context, temperature
+
+
+def test_rows_sample_the_reference_law(model):
+    """20,000 draws of each kind of row pass Pearson's chi-square against the reference row."""
+    rng = Random(11)
+    for which, context, temperature in _rows_to_sample(model):
+        row = model.row(which, context, temperature)
+        if isinstance(row, realtext.TemperedRow) and which == "target" and context:
+            share = row.extra_running[-1] / row.total  # X's share is drawn directly, the rest by redraws
+            assert row.extra and 0.2 < share < 0.999, share
+        counts = Counter(realtext.sample_row(row, rng) for _ in range(20000))
+        chi2, passes = _chi_square_passes(counts, reference_row(model, which, context, temperature), 20000)
+        assert passes, (which, len(context), temperature, chi2)
+
+
+def test_a_row_samples_with_one_draw(model):
+    """A draft row samples with one ``rng.random()`` (the drafts' draws are taken before the
+    drafts are resolved: :class:`lab.realtext.Drafts`), at T = 1 and tempered alike: the same
+    token from the same draw, whatever generator gives it."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["python"][1])
+    for temperature in (1.0, 0.5, 1.3):
+        row = model.row("draft", tokens, temperature)
+        for seed in range(200):
+            rng, draw = Random(seed), Random(seed).random()
+            token = realtext.sample_row(row, rng)
+            assert rng.getstate() == _after_one_draw(seed)
+            assert token == realtext.sample_row(row, realtext._Drawn(draw))
+
+
+def _after_one_draw(seed):
+    rng = Random(seed)
+    rng.random()
+    return rng.getstate()
+
+
+def test_the_residual_samples_its_law(model):
+    """A rejection's token (:class:`lab.realtext.ResidualRow`, by rejection from p) follows
+    ``norm(max(0, p - q))`` of the reference rows, at T = 1 and tempered, with the draft's row
+    after the same context and after a token more."""
+    tokens = model.tokenizer.encode(realtext.PRESETS["template"][1])
+    rng = Random(4)
+    for temperature, follow in ((1.0, tokens), (0.7, tokens), (1.0, tokens + tokens[-2:-1])):
+        p, q = model.row("target", tokens, temperature), model.row("draft", follow, temperature)
+        law = realtext.residual(reference_row(model, "target", tokens, temperature),
+                                reference_row(model, "draft", follow, temperature))
+        counts = Counter(realtext.sample_row(realtext.residual(p, q), rng) for _ in range(20000))
+        chi2, passes = _chi_square_passes(counts, law, 20000)
+        assert passes, (temperature, chi2)
+
+
+# --- what is kept changes nothing -----------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["real", "small"])
+def test_runs_with_everything_kept_equal_runs_with_nothing_kept(which, monkeypatch):
+    """Every preset and a typed prompt, every proposer, T in {0, 0.5, 1, 1.3}, two seeds and two
+    lookaheads: runs that share the decoder's caches (in an order that reuses rows, bases and
+    levels across runs) equal, call for call and bit for bit, runs in which every cache misses."""
+    model = realtext.default_model() if which == "real" else family.small_model()
+    cases = [(tokens, proposer, temperature, seed, k) for tokens in _prompts(model).values()
+             for proposer in realtext.PROPOSERS for temperature in (0.0, 0.5, 1.0, 1.3) for seed, k in ((1, 4), (7, 2))]
+    kept = [realtext.generate(model, tokens, proposer, k, temperature, 24, seed)
+            for tokens, proposer, temperature, seed, k in cases]
+    with monkeypatch.context() as patch:
+        _forget_everything(patch, model)
+        for case, answer in zip(cases, kept):
+            tokens, proposer, temperature, seed, k = case
+            assert realtext.generate(model, tokens, proposer, k, temperature, 24, seed) == answer, case[1:]
 
 
 def test_a_kept_run_answers_any_order_of_questions_as_a_fresh_run():
@@ -165,9 +295,9 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
     model = realtext.default_model()
     for query, answer in zip(queries, warm):
         widget._runs.clear()
-        monkeypatch.setattr(model, "_rows", type(model._rows)())
-        monkeypatch.setattr(model, "_parts", type(model._parts)())
-        assert widget.view(query) == answer, query
+        with monkeypatch.context() as patch:
+            _forget_everything(patch, model)
+            assert widget.view(query) == answer, query
 
 
 def test_lazy_drafts_are_the_drafts_and_only_the_examined_ones_are_computed():
@@ -193,25 +323,3 @@ def test_the_widget_answers_as_with_eager_runs(monkeypatch):
     widget._runs.clear()
     monkeypatch.setattr(widget, "_run", lambda *args: realtext.Run(*args))
     assert [widget.view(query) for query in queries] == lazy
-
-
-def test_rows_compared_class_by_class_equal_token_by_token():
-    """:func:`lab.realtext.overlap` and :func:`lab.realtext.residual` of two rows the model made
-    from its classes (``Row.parts``: compared class by class, then the tokens either row names)
-    equal, to the last bit, the same rows compared token by token as plain lists: over contexts
-    of every prompt, at three temperatures, with the draft's row after the context and after one
-    more token (so that a row often names tokens the other does not)."""
-    model = realtext.default_model()
-    compared = only_q = 0
-    for tokens in _prompts(model).values():
-        for cut in range(2, len(tokens), 4):
-            for temperature in (0.5, 1.0, 1.3):
-                p = model.row("target", tokens[:cut], temperature)
-                for q in (model.row("draft", tokens[:cut], temperature),
-                          model.row("draft", tokens[:cut + 1], temperature)):
-                    assert p.parts is not None and q.parts is not None
-                    only_q += bool(q.parts[1].keys() - p.parts[1].keys())
-                    assert realtext._overlap(p, q) == realtext._overlap(list(p), list(q))
-                    assert realtext.residual(p, q) == realtext.residual(list(p), list(q))
-                    compared += 1
-    assert compared > 100 and only_q > 10  # and many a draft row names a token the target's does not
