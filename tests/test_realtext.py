@@ -487,3 +487,26 @@ def test_held_out_alphas_are_measured_and_the_sentence_follows_them(model):
     if word in opposite:
         assert f"code accepts {opposite[word]} than English" in widget.comparison_html(rows, swapped)
     assert "code accepts" in widget.comparison_html(rows, None) and "never saw" not in widget.comparison_html(rows, None)
+
+
+def test_the_runs_sentence_follows_the_runs(model):
+    """The sentence on the runs says what their alphas say (two binomial standard errors, from
+    ``_alpha_gap``) and explains only that: the models writing code after either prompt when the
+    runs agree, the binomial error's blind spot (drafts in one run are not independent) when
+    they differ."""
+    rows = widget.preset_comparison(model)
+
+    def with_runs(function_alpha, docstring_alpha):
+        changed = {"python": function_alpha, "docstring": docstring_alpha}
+        return [{**row, "cells": [{**row["cells"][0], "alphaMle": changed[row["name"]]}, *row["cells"][1:]]}
+                if row["name"] in changed else row for row in rows]
+
+    agree = widget.comparison_html(with_runs(0.35, 0.34))
+    assert "the function's run accepts about as much as the docstring's" in agree
+    assert "what they write after either prompt is mostly code" in agree and "independent trial" not in agree
+    for first, second, word in ((0.45, 0.25, "more"), (0.25, 0.45, "less")):
+        differ = widget.comparison_html(with_runs(first, second))
+        assert f"the function's run accepts {word} than the docstring's" in differ
+        assert "independent trial" in differ and "mostly code" not in differ
+    gap, error = widget._alpha_gap(rows[0]["cells"][0], rows[1]["cells"][0])
+    assert f"two binomial standard errors {widget._f(2 * error, 2)}" in widget.comparison_html(rows)

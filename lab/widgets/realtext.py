@@ -316,15 +316,20 @@ def comparison_html(rows: list[dict], held_out: dict | None = None) -> str:
     on_text = _compared(code["alpha"] - prose["alpha"], math.hypot(code["error"], prose["error"]),
                         "code", "prose")
     code_run, prose_run = by_name["python"]["cells"][0], by_name["docstring"]["cells"][0]
-    in_runs = _compared(*_alpha_gap(code_run, prose_run), "the function's run", "the docstring's")
+    run_gap, run_error = _alpha_gap(code_run, prose_run)
+    in_runs = _compared(run_gap, run_error, "the function's run", "the docstring's")
+    why = ("the models were trained on code, so what they write after either prompt is mostly code"
+           if abs(run_gap) <= 2 * run_error else
+           "that error counts every examined draft as an independent trial, which drafts in one run are not, "
+           "so the gap is less sure than it looks")
     lookup = max(rows, key=lambda row: row["cells"][2]["tokensPerCall"])
     sentence = (
         f"Measured when this page was built, on this widget's own models. {held}On the prompts' own text {on_text}: "
         f"&alpha; {_f(code['alpha'], 2)} on the Python function against {_f(prose['alpha'], 2)} on the "
         f"docstring (sum<sub>x</sub> min(p, q) at each position, &plusmn; one standard error). In the runs "
         f"(lookahead {COMPARISON_LOOKAHEAD}, {COMPARISON_TOKENS} tokens per seed) {in_runs} with the sampled "
-        f"draft (&alpha; {_f(code_run['alphaMle'], 2)} against {_f(prose_run['alphaMle'], 2)}): the models were "
-        f"trained on code, so what they write after either prompt is mostly code. Prompt lookup at T = 0 "
+        f"draft (&alpha; {_f(code_run['alphaMle'], 2)} against {_f(prose_run['alphaMle'], 2)}, two binomial "
+        f"standard errors {_f(2 * run_error, 2)}): {why}. Prompt lookup at T = 0 "
         f"writes the most tokens per call on {escape(lookup['title'])} "
         f"({_f(lookup['cells'][2]['tokensPerCall'], 2)}).")
     return (f'<table class="rt-presets"><caption>Acceptance by prompt</caption><thead><tr><th scope="col">prompt</th>'
