@@ -99,6 +99,7 @@ ZERO, ONE = Fraction(0), Fraction(1)
 
 
 ROWS_KEPT = 1024               # rows a model keeps (a chain of levels, or a few hundred class and named values): a few requests' worth
+LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
 
@@ -348,7 +349,8 @@ class Table:
         return self.starts[index], self.starts[index + 1]
 
     def level(self, context) -> "Level | None":
-        """The :class:`Level` of ``context``'s entries (made once, kept), or None."""
+        """The :class:`Level` of ``context``'s entries, or None. The :data:`LEVELS_KEPT` made last are
+        kept (the oldest goes first)."""
         found = self.find(context)
         if found is None:
             return None
@@ -356,6 +358,8 @@ class Table:
         if level is None:
             first, end = found
             level = self._levels[first] = Level(self.words[first:end], self.counts[first:end])
+            if len(self._levels) > LEVELS_KEPT:
+                del self._levels[next(iter(self._levels))]
         return level
 
 
@@ -628,7 +632,7 @@ class Base:
     on the running unigram powers less N's: no pass over the vocabulary)."""
 
     __slots__ = ("model", "named", "values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
-                 "mass", "_rest", "_running", "_named_running", "_values_of")
+                 "_mass", "_rest", "_running", "_named_running", "_values_of")
 
     def __init__(self, model: "Model", level, temperature, parent: "Base | None" = None):
         """``parent``, for T != 1, is the same row's base at T = 1: its values are raised, not
@@ -644,10 +648,15 @@ class Base:
         else:
             self.named, self.weight = parent.named, level.weight ** self.power
             self.values = list(map(pow, parent.values, repeat(self.power)))
-        # mass = w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
-        lifted = map(sub, self.values, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)))
-        self.mass = self.weight * self.powers_total + math.fsum(lifted)
-        self._rest = self._running = self._named_running = self._values_of = None
+        self._mass = self._rest = self._running = self._named_running = self._values_of = None
+
+    @property
+    def mass(self) -> float:
+        """``sum_x b_T(x)`` (made when first asked for: a T = 1 base made for its values never is)."""
+        if self._mass is None:  # w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
+            lifted = map(sub, self.values, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)))
+            self._mass = self.weight * self.powers_total + math.fsum(lifted)
+        return self._mass
 
     @property
     def rest(self) -> float:
