@@ -23,6 +23,7 @@ schemes, so the marks drawn on it (break-even line, selection) are fixed dark in
 """
 
 import math
+from bisect import bisect_left
 from itertools import chain
 
 from .jsformat import to_fixed
@@ -155,6 +156,29 @@ def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, floa
     return boxes
 
 
+def _blocked_baselines(intervals) -> tuple[list, list]:
+    """Open intervals ``(start, end)`` merged where they overlap (touching ones are not: their
+    common end is free), as sorted starts and ends.
+
+    >>> _blocked_baselines([(5, 9), (0, 2), (1, 3), (3, 4)])
+    ([0, 3, 5], [3, 4, 9])
+    """
+    starts, ends = [], []
+    for start, end in sorted(intervals):
+        if ends and start < ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
+
+
+def _inside(value, starts, ends) -> bool:
+    """Whether ``value`` lies strictly inside one of the merged open intervals."""
+    index = bisect_left(starts, value) - 1  # the last interval that starts below value
+    return index >= 0 and value < ends[index]
+
+
 def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2,
                  travel: float | None = None):
     """The collision pass for a figure's labels: each ``(x, y, words, anchor)`` (``y`` its baseline)
@@ -168,13 +192,19 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
     [(10, 50, 'vLLM 1.5x', 'start'), (10, 66, 'vLLM 2.8x', 'start')]
     """
     placed, boxes = [], list(obstacles)
+    ascent, descent = 0.8 * size, 0.25 * size
     for x, y, words, anchor in labels:
-        ascent, descent = 0.8 * size, 0.25 * size
+        # A label keeps its x, so its box spans the same columns at every height: only the boxes
+        # in those columns can block it, each for the baselines c strictly between its top less
+        # the descent and gap and its bottom plus the ascent and gap (this is _overlap, split
+        # into its across and its up-and-down halves), and those open intervals are merged.
+        left, _, right, _ = _label_box((x, y, words, anchor), size)
+        starts, ends = _blocked_baselines(
+            (box[1] - descent - gap, box[3] + ascent + gap) for box in boxes if left < box[2] + gap and box[0] < right + gap)
         best = None
         for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
             free = next((c for c in ((y + shift, y - shift) if shift else (y,))
-                         if top + ascent <= c <= bottom - descent
-                         and not any(_overlap(_label_box((x, c, words, anchor), size), box, gap) for box in boxes)),
+                         if top + ascent <= c <= bottom - descent and not _inside(c, starts, ends)),
                         None)
             if free is not None:
                 best = free
