@@ -199,8 +199,8 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
         # the descent and gap and its bottom plus the ascent and gap (this is _overlap, split
         # into its across and its up-and-down halves), and those open intervals are merged.
         left, _, right, _ = _label_box((x, y, words, anchor), size)
-        starts, ends = _blocked_baselines(
-            (box[1] - descent - gap, box[3] + ascent + gap) for box in boxes if left < box[2] + gap and box[0] < right + gap)
+        starts, ends = _blocked_baselines((box[1] - descent - gap, box[3] + ascent + gap) for box in boxes
+                                          if left < box[2] + gap and box[0] < right + gap)
         best = None
         for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
             free = next((c for c in ((y + shift, y - shift) if shift else (y,))

@@ -98,7 +98,7 @@ MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker wri
 ZERO, ONE = Fraction(0), Fraction(1)
 
 
-ROWS_KEPT = 1024               # rows a model keeps (a chain of levels, or a few hundred class and named values): a few requests' worth
+ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
 LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
@@ -383,7 +383,7 @@ class Level:
         self.words, self.counts, self.denominator = words, counts, denominator
         self.weight = 3 * len(words) / denominator  # int / int, correctly rounded (as float_ratio)
         self.mass = (denominator - 3 * len(words)) / denominator
-        self._kept_values = self._kept_map = self._running = None  # made when first asked for: most levels are only looked up
+        self._kept_values = self._kept_map = self._running = None  # made when asked for: most levels are only read
 
     def kept(self, word: int) -> float:
         """``(4c - 3) / (4 c(h))`` of ``word``, 0.0 if this level does not name it."""
@@ -424,9 +424,9 @@ class Row:
     one-hot row its token (:class:`OneHotRow`): each answers ``row[x]`` for one token and samples
     itself (a draft row with one ``rng.random()``), and what a whole row gives (its sum, its
     overlap with the draft's) is computed from what all rows after one last token share
-    (:class:`Base`), so a verifier call never walks the vocabulary. ``parts()`` (``(class values, {token: value})``, every
-    token a dict does not name having its class's value) and iterating the row
-    (:meth:`dense`, token by token) are there for the checks and the figures.
+    (:class:`Base`), so a verifier call never walks the vocabulary. ``parts()`` (``(class
+    values, {token: value})``, every token a dict does not name having its class's value) and
+    iterating the row (:meth:`dense`, token by token) are there for the checks and the figures.
 
     Subclasses give ``parts``, ``__getitem__`` for an int and ``sample``."""
 
@@ -755,7 +755,8 @@ class Model:
         self.bytes = len(data)
         self._rows: OrderedDict = OrderedDict()
         self.unigram = unigram_row(self.target[0], self.size, float_ratio)
-        self._unigram_level = Level(self.target[0].words, self.target[0].counts)  # for sampling: its weight backs off to uniform
+        # the unigram level as a Level, for sampling: its weight is the mass it backs off to the uniform row
+        self._unigram_level = Level(self.target[0].words, self.target[0].counts)
         # Tokens of equal unigram probability form a class: a row's value for a token no higher
         # order names is its class's value times the levels' weights, so a whole row is laid out
         # per class plus per named token (row_parts: for the checks, argmax and odd overlaps).
