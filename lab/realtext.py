@@ -63,7 +63,8 @@ from random import Random
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
-    "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base", "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
+    "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base",
+    "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
     "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
@@ -567,8 +568,9 @@ class TemperedRow(Row):
 
     with ``B_T = sum_x b(x)^(1/T)`` kept once per last token and temperature (:class:`Base`). It
     samples X's share directly and the rest from the bigram-level row at T, drawing again when a
-    draw falls in X (the bigram-level row gives X no more than p does, so fewer than one draw in
-    two is redrawn on average). A row with X empty (every draft row) samples with one draw."""
+    draw falls in X. Since ``p(x) >= s b(x)`` everywhere, ``Z >= s^(1/T) B_T``, so a sample takes
+    at most one draw from that row on average. A row with X empty (every draft row) samples with
+    one draw."""
 
     __slots__ = ("chain", "temperature", "power", "base", "scale", "extra", "extra_running", "total", "_parts")
 
@@ -627,7 +629,7 @@ class Base:
     raised to ``1/T``: ``b_T(x) = b(x)^(1/T)``, taken as ``w^(1/T) u(x)^(1/T)`` off N (``weight``
     is ``w^(1/T)``).
 
-    ``mass`` is ``sum_x b_T(x)`` (``math.fsum``); :meth:`sample` inverts, with one uniform, N's
+    ``mass`` is ``sum_x b_T(x)`` (a pass over N); :meth:`sample` inverts, with one uniform, N's
     values in id order followed by the rest of the vocabulary in id order (found by bisection
     on the running unigram powers less N's: no pass over the vocabulary)."""
 
