@@ -130,10 +130,6 @@ def _label_box(label, size) -> tuple[float, float, float, float]:
     return left, y - 0.8 * size, left + span, y + 0.25 * size
 
 
-def _overlap(a, b, gap) -> bool:
-    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
-
-
 def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, float]]:
     """Obstacle boxes along a drawn line for :func:`place_labels`: a box ``reach`` px around each
     point and around points along each step, at most ``reach`` px apart (so a steep step leaves no
@@ -195,9 +191,9 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
     ascent, descent = 0.8 * size, 0.25 * size
     for x, y, words, anchor in labels:
         # A label keeps its x, so its box spans the same columns at every height: only the boxes
-        # in those columns can block it, each for the baselines c strictly between its top less
-        # the descent and gap and its bottom plus the ascent and gap (this is _overlap, split
-        # into its across and its up-and-down halves), and those open intervals are merged.
+        # within ``gap`` of those columns can block it, each for the baselines c strictly between
+        # its top less the descent and gap and its bottom plus the ascent and gap (boxes closer
+        # than ``gap`` overlap), and those open intervals are merged.
         left, _, right, _ = _label_box((x, y, words, anchor), size)
         starts, ends = _blocked_baselines((box[1] - descent - gap, box[3] + ascent + gap) for box in boxes
                                           if left < box[2] + gap and box[0] < right + gap)

@@ -64,7 +64,7 @@ __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base",
-    "kn_row", "tempered", "argmax", "cumulative", "sample_row", "acceptance_probability",
+    "kn_row", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
     "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
@@ -951,24 +951,6 @@ def argmax(row) -> int:
     if isinstance(row, Row):
         return row.argmax()
     return row.index(max(row))
-
-
-def tempered(row, temperature) -> list:
-    """``p^(1/T)`` normalised; T = 1 is the row itself, T = 0 one-hot on :func:`argmax`.
-
-    >>> tempered([0.25, 0.75], 0), tempered([0.5, 0.5], 0.5)
-    ([0.0, 1.0], [0.5, 0.5])
-    """
-    if temperature == 1:
-        return row
-    if temperature == 0:
-        one_hot = [0.0] * len(row)
-        one_hot[argmax(row)] = 1.0
-        return one_hot
-    top, power = max(row), 1.0 / temperature
-    weights = [(value / top) ** power for value in row]  # relative to the top: the top stays 1, never 0
-    total = sum(weights)
-    return [w / total for w in weights]
 
 
 def one_hot(size: int, token: int, one=1.0) -> list:

@@ -228,8 +228,8 @@ def view(raw=None) -> dict:
         best_m, best_speedup = best_lookahead_from_curve(settings, curve)
         beyond = max(0, settings.lookahead - len(curve))
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
-                   if beyond else "") + f"), at lookahead {settings.lookahead}")
+                   + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
+                      if beyond else "") + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
@@ -249,8 +249,8 @@ def view(raw=None) -> dict:
         f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
     lead = (("On the measured curve, speculation" if measured else "Speculation")
-              + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
-              f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+            + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
+            f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
     return {
         "params": params,
         "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value},

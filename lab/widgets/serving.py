@@ -592,8 +592,8 @@ def view(raw=None) -> dict:
     if curve is not None:
         beyond = max(0, s.lookahead - len(curve))
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
-                + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
-                   if beyond else "") + "), ")
+                   + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
+                      if beyond else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
              serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
@@ -611,11 +611,11 @@ def view(raw=None) -> dict:
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
     lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
-              f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
-              f"{_f(r.speedup)}x, {verdict} than plain decoding"
-              + ("" if need <= have else " (if this batch fitted in memory)") + "; "
-              + (f"in this model it stops paying at batch {crossover}." if crossover is not None
-                 else f"it keeps paying at every batch that fits (up to {limit})."))
+            f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
+            f"{_f(r.speedup)}x, {verdict} than plain decoding"
+            + ("" if need <= have else " (if this batch fitted in memory)") + "; "
+            + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+               else f"it keeps paying at every batch that fits (up to {limit})."))
     live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
             + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
