@@ -24,7 +24,8 @@ schemes, so the marks drawn on it (break-even line, selection) are fixed dark in
 
 import math
 from bisect import bisect_left
-from itertools import chain
+from itertools import accumulate, chain
+from operator import itemgetter
 
 from .jsformat import to_fixed
 
@@ -162,17 +163,39 @@ def _blocked_baselines(intervals) -> tuple[list, list]:
     starts, ends = [], []
     for start, end in sorted(intervals):
         if ends and start < ends[-1]:
-            ends[-1] = max(ends[-1], end)
+            if end > ends[-1]:
+                ends[-1] = end
         else:
             starts.append(start)
             ends.append(end)
     return starts, ends
 
 
-def _inside(value, starts, ends) -> bool:
-    """Whether ``value`` lies strictly inside one of the merged open intervals."""
-    index = bisect_left(starts, value) - 1  # the last interval that starts below value
-    return index >= 0 and value < ends[index]
+def _free_shift(y, low, high, limit, starts, ends, sign: int):
+    """The least even shift s <= ``limit`` for which ``y + sign * s`` lies in ``low..high`` and in
+    none of the merged open intervals ``starts``/``ends``; None if none does. A candidate inside an
+    interval jumps to the interval's far side (every candidate short of it is inside too), so a
+    column a curve's many boxes block costs a step per interval, not one per 2 px.
+
+    >>> [_free_shift(10, 0, 100, 70, [5, 30], [21, 40], sign) for sign in (1, -1)]
+    [12, 6]
+    """
+    shift = 0
+    while shift <= limit:
+        candidate = y + sign * shift
+        if candidate > high if sign > 0 else candidate < low:
+            return None
+        if low <= candidate <= high:
+            index = bisect_left(starts, candidate) - 1  # the last interval that starts below it
+            if not (index >= 0 and candidate < ends[index]):
+                return shift
+            edge = ends[index] - y if sign > 0 else y - starts[index]
+        else:  # short of the near bound: on to it
+            edge = low - y if sign > 0 else y - high
+        # rounded down to the grid, so no free candidate is jumped over (a rounding that lands
+        # one step short costs one more pass)
+        shift = max(shift + 2, 2 * math.floor(edge / 2))
+    return None
 
 
 def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2,
@@ -197,14 +220,12 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
         left, _, right, _ = _label_box((x, y, words, anchor), size)
         starts, ends = _blocked_baselines((box[1] - descent - gap, box[3] + ascent + gap) for box in boxes
                                           if left < box[2] + gap and box[0] < right + gap)
-        best = None
-        for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
-            free = next((c for c in ((y + shift, y - shift) if shift else (y,))
-                         if top + ascent <= c <= bottom - descent and not _inside(c, starts, ends)),
-                        None)
-            if free is not None:
-                best = free
-                break
+        # the fewest pixels in steps of 2; at the same distance, down the figure (y + shift) first
+        limit, low, high = int(bottom - top if travel is None else travel) + 1, top + ascent, bottom - descent
+        down = _free_shift(y, low, high, limit, starts, ends, 1)
+        up = _free_shift(y, low, high, limit, starts, ends, -1)
+        best = (None if down is None and up is None
+                else y + down if up is None or (down is not None and down <= up) else y - up)
         placed.append(None if best is None else (x, best, words, anchor))
         if best is not None:
             boxes.append(_label_box((x, best, words, anchor), size))
@@ -264,8 +285,21 @@ def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple
     ends = ((words, x, anchor) for words in fitting for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end")))
     along = ((words, x, "start") for words in fitting  # tried only when both ends are blocked
              for x in range(int(x0) + 12, int(x1 - 4 - _text_width(words)), 8))
+    top, bottom = y - 40, y + 30
+    # The search along a line whose ends are blocked tries dozens of places against a curve's
+    # hundreds of boxes. Every try searches the same band, so the boxes that can block no baseline
+    # in it are dropped once (the same float tests as place_labels' intervals), and each try gets
+    # only the boxes that start near its own columns (place_labels tests those exactly).
+    ascent, descent, gap = 0.8 * MIN_TEXT, 0.25 * MIN_TEXT, 2
+    band = sorted((box for box in obstacles
+                   if box[3] + ascent + gap > top + ascent and box[1] - descent - gap < bottom - descent),
+                  key=itemgetter(0))
+    lefts = [box[0] for box in band]
+    widest = max((box[2] - box[0] for box in band), default=0)
     for words, x, anchor in chain(ends, along):
-        spot = place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
+        left, _, right, _ = _label_box((x, y + 14, words, anchor), MIN_TEXT)
+        near = band[bisect_left(lefts, left - gap - widest - 1):bisect_left(lefts, right + gap)]
+        spot = place_labels([(x, y + 14, words, anchor)], top, bottom, obstacles=near)[0]
         if spot:
             return spot
     return (x1 - 4, y - 4, wordings[-1], "end")
