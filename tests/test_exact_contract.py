@@ -222,3 +222,26 @@ def test_grid_is_six_to_the_fourth():
 def test_signatures_bundle():
     sigs = audit.signatures()
     assert sigs == {"audit": AUDIT_SIGNATURE, "exact": FROZEN_EXACT_SIGNATURE, "legacy": audit.LEGACY_EXPECTED}
+
+
+def test_the_widget_says_exact_only_when_the_output_is_exact(monkeypatch):
+    """The exact widget's answer says "exactly the target distribution (TV 0)" because the output law,
+    computed in fractions, is the target's; were it off (a broken sampler), the answer and the working
+    say by how much instead of rounding it to 0.000."""
+    from lab.widgets import exact as widget
+
+    view = widget.view(None)
+    assert "is exactly the target distribution (TV 0)" in view["lead"]
+    assert "is exactly the target distribution (TV 0)" in view["summary"]
+    real = exact.evaluate
+
+    def off(**params):
+        result = real(**params)
+        result["contract"]["exactTv"] = 0.0004
+        return result
+
+    monkeypatch.setattr(exact, "evaluate", off)
+    view = widget.view(None)
+    assert "exactly" not in view["lead"] and "exactly" not in view["summary"]
+    assert "is off the target distribution by TV 0.000400000000" in view["lead"]
+    assert "is off the target distribution by TV 0.000400000000" in view["summary"]

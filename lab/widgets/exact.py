@@ -167,9 +167,13 @@ def view(raw=None) -> dict:
         "tokensPerTargetCall": _fmt(t["tokensPerTargetCall"]), "specEmpiricalTv": _fmt(s["specEmpiricalTv"], 3),
         "targetEmpiricalTv": _fmt(s["targetEmpiricalTv"], 3), "wrongEmpiricalTv": _fmt(s["wrongEmpiricalTv"], 3),
     }
+    # The verifier's output law is computed in fractions, so it is the target's exactly (TV 0) or,
+    # were the sampler broken, off by a TV the page must then show rather than round away.
+    exact_words = ("is exactly the target distribution (TV 0)" if c["exactTv"] == 0
+                   else f"is off the target distribution by TV {readouts['exactTv']}")
     summary = (
         f"A draft token survives with probability \u03b1 = {readouts['alpha']} (TV(p, q) = {readouts['draftTv']}). "
-        f"The speculative sampler's output is exactly the target (TV {_fmt(c['exactTv'], 3)}); the draft-resampling bug "
+        f"The speculative sampler's output {exact_words}; the draft-resampling bug "
         f"is off by TV {readouts['wrongTv']}. Generating {params['length']} tokens took {t['targetCalls']} target "
         f"calls and {t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected and "
         f"corrected, {t['bonusTokens']} bonus): {readouts['tokensPerTargetCall']} tokens per call and "
@@ -186,7 +190,7 @@ def view(raw=None) -> dict:
         "query": format_query(params, SLIDERS),
         "readouts": readouts,
         "signature": audit.exact_signature(result),
-        "lead": (f"The speculative sampler's output is exactly the target distribution (TV {_fmt(c['exactTv'], 3)}), "
+        "lead": (f"The speculative sampler's output {exact_words}, "
                  f"where the draft-resampling bug is off by TV {readouts['wrongTv']}; this run made "
                  f"{readouts['tokensPerTargetCall']} tokens per target call ({readouts['traceSpeedup']}x)."),
         "summary": summary,
