@@ -553,6 +553,7 @@
         const control = event.target;
         if (!controls(form).includes(control)) return;
         showValue(form, control.name, control.value);
+        markChanged(form);
         schedulerFor(kind).submit(formValues(form), false, true);  // before the runtime is up this waits
       };
       form.addEventListener("input", onChange);
@@ -780,15 +781,43 @@
   // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
   // <button data-action="send-all" data-sends='[{"target": "KIND", "values": {...}}, ...]'>: the same
   // for every widget listed (one that is not on the page is skipped).
-  function sendTo(kind, values) {
+  function sendTo(kind, values, sender) {
     const form = document.querySelector(`form[data-lab="${CSS.escape(kind || "")}"]`);
     if (!form || !values || typeof values !== "object") return null;
     for (const [name, value] of Object.entries(values)) {
       restoreControl(form, name, value);
       showValue(form, name, value);
     }
+    markOrigin(form, sender);
     schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
     return form;
+  }
+
+  // <span data-origin data-sent="... {sender} ..." data-changed="... {sender} ..."> in a form says
+  // what set its controls: after a hand-off, data-sent with the sending widget's heading; once the
+  // reader then moves a control, data-changed.
+  function markOrigin(form, sender) {
+    const origin = form.querySelector("[data-origin]");
+    const title = sender && sender.querySelector(".widget-title");
+    if (!origin || !title) return;
+    origin.dataset.sender = title.textContent.trim();
+    origin.textContent = (origin.dataset.sent || "").replace("{sender}", origin.dataset.sender);
+  }
+
+  function markChanged(form) {
+    const origin = form.querySelector("[data-origin][data-sender]");
+    if (origin) origin.textContent = (origin.dataset.changed || "").replace("{sender}", origin.dataset.sender);
+  }
+
+  // <button data-action="pull"> in a form: what a send-all button on the page (the deployment
+  // panel's) holds for this form's widget, applied as that button would.
+  function pull(button) {
+    const kind = button.closest("form[data-lab]")?.dataset.lab;
+    for (const source of document.querySelectorAll('button[data-action="send-all"]')) {
+      const sends = parsed(source.dataset.sends, "[]");
+      const send = Array.isArray(sends) ? sends.find((entry) => entry && entry.target === kind) : null;
+      if (send && sendTo(kind, send.values, source.closest(".lab-widget"))) return;
+    }
   }
 
   function parsed(text, fallback) {
@@ -797,18 +826,21 @@
 
   function wireSendButtons() {
     document.addEventListener("click", (event) => {
-      const button = event.target.closest && event.target.closest('button[data-action="send"], button[data-action="send-all"]');
+      const button = event.target.closest && event.target.closest(
+        'button[data-action="send"], button[data-action="send-all"], button[data-action="pull"]');
       if (!button) return;
+      if (button.dataset.action === "pull") { pull(button); return; }
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
       if (button.dataset.action === "send-all") {
         const sends = parsed(button.dataset.sends, "[]");
-        const sent = (Array.isArray(sends) ? sends : []).filter((send) => send && sendTo(send.target, send.values));
+        const sender = button.closest(".lab-widget");
+        const sent = (Array.isArray(sends) ? sends : []).filter((send) => send && sendTo(send.target, send.values, sender));
         // and a link to the first of them, as a single send links to its target
         const first = sent.length ? linkTo(widgetOf(sent[0].target), button) : "";
         if (status) status.replaceChildren(`Sent to ${sent.length} instrument${sent.length === 1 ? "" : "s"}. `, first);
         return;
       }
-      const form = sendTo(button.dataset.target, parsed(button.dataset.values, "{}"));
+      const form = sendTo(button.dataset.target, parsed(button.dataset.values, "{}"), button.closest(".lab-widget"));
       const label = button.getAttribute("aria-label") || button.textContent.trim();
       if (form && status) status.replaceChildren(`Sent: ${label}. `, linkTo(widgetOf(form.dataset.lab), button));
     });

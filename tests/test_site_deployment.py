@@ -1,7 +1,8 @@
 """The deployment panel in Chromium: pre-rendered with JavaScript off, live answers equal to CPython's
 lab.widgets.deployment.view for the same controls, and "Use in every instrument" (the page's generic
 data-action="send-all") setting every instrument, after which the ledger and the serving model name the
-same best lookahead, or the panel says why they do not."""
+same best lookahead, or the panel says why they do not; each instrument's own "Use your deployment"
+(data-action="pull"), and the line that says where its settings came from."""
 
 import pytest
 
@@ -38,6 +39,16 @@ def set_control(pg, name, value):
     }""", [name, value])
 
 
+OWN = "Its own settings, not your deployment\u2019s."
+SENT = "Settings sent from \u201cYour deployment\u201d."
+CHANGED = "Settings sent from \u201cYour deployment\u201d, then changed here."
+
+
+def origin(pg, kind) -> str:
+    """What a widget says set its settings (its [data-origin] line, spaces collapsed)."""
+    return " ".join(pg.locator(f"#{kind}-lab [data-origin]").text_content().split())
+
+
 def test_the_panel_without_javascript(page):
     pg = page(java_script_enabled=False)
     pg.goto(pg.base_url)
@@ -48,6 +59,12 @@ def test_the_panel_without_javascript(page):
     assert pg.evaluate("() => document.getElementById('deployment-lab').closest('section').id") == "opening"
     assert pg.locator("#contents a[href='#deployment-lab']").text_content() == "Your deployment"
     assert pg.locator(f"{SELECTOR} button[data-action='send-all']").is_disabled()
+    # every instrument says its settings are its own, with a button to take the panel's (off here)
+    pulls = pg.locator("button[data-action='pull']")
+    assert pulls.count() == len(widget.INSTRUMENTS)
+    assert all(pulls.nth(i).is_disabled() for i in range(pulls.count()))
+    assert {origin(pg, name) for name, _, _ in widget.INSTRUMENTS} == {OWN}
+    assert pg.locator(f"{SELECTOR} [data-origin]").count() == 0  # the panel sets nothing of its own
 
 
 @pytest.mark.parametrize("case", ["agree", "round", "line"])
@@ -98,6 +115,35 @@ def test_use_in_every_instrument_gives_one_answer(page, case):
         assert policies_values[name] == str(answer["values"]["ledger"][name]), name
     assert pg.input_value("#traces-text") == widget.SINGLE_FIGURE_TEXT[changes["unit"]].format(value=changes["value"])
     assert pg.input_value("#traces-lookahead") == changes["measuredK"]
+    # and each instrument says where its settings came from
+    assert {name: origin(pg, name) for name, _, _ in widget.INSTRUMENTS} == {
+        name: SENT for name, _, _ in widget.INSTRUMENTS}
+    assert pg.console_errors == []
+
+
+def test_an_instrument_takes_the_deployment_itself_and_says_so(page):
+    """"Use your deployment" in one instrument applies what the panel's "Use in every instrument" holds
+    for it, and no other; the line above the answer says so, and says so again once the reader moves
+    one of its controls."""
+    pg = page(viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url + "#ledger-lab")
+    wait_live(pg)
+    assert origin(pg, "ledger") == OWN
+    pg.click("#ledger-lab button[data-action='pull']")
+    sent = widget.view(None)["answer"]["values"]["ledger"]
+    ledger_view = ledger_widget.view(form_values(pg, "ledger"))
+    wait_summary(pg, "ledger", ledger_view["summary"])
+    assert {k: str(v) for k, v in sent.items() if k != "trcCurve"} == {
+        k: form_values(pg, "ledger")[k] for k in sent if k != "trcCurve"}
+    assert origin(pg, "ledger") == SENT
+    assert origin(pg, "serving") == OWN  # only the instrument asked
+    pg.evaluate("""() => {
+        const control = document.querySelector("form[data-lab='ledger'] [name='acceptance']");
+        control.value = '60';
+        control.dispatchEvent(new Event('input', { bubbles: true }));
+    }""")
+    wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
+    assert origin(pg, "ledger") == CHANGED
     assert pg.console_errors == []
 
 
