@@ -42,6 +42,8 @@ def set_control(pg, name, value):
 OWN = "Its own settings, not your deployment\u2019s."
 SENT = "Settings sent from \u201cYour deployment\u201d."
 CHANGED = "Settings sent from \u201cYour deployment\u201d, then changed here."
+LINKED = "Settings from the link you opened."
+LINKED_CHANGED = "Settings from the link you opened, then changed here."
 
 
 def origin(pg, kind) -> str:
@@ -176,4 +178,30 @@ def test_a_trace_hands_its_alpha_to_the_panel(page):
     wait_summary(pg, KIND, widget.view(values)["summary"])
     assert form_values(pg, KIND)["unit"] == "alpha" and form_values(pg, KIND)["value"] == values["value"]
     assert pg.locator("#traces-lab [data-send-status] a").get_attribute("href") == "#deployment-lab"
+    assert pg.console_errors == []
+
+
+def test_settings_from_a_link_say_so(page):
+    """An instrument whose settings the opened link changed says they are the link's; the others
+    still say they are their own."""
+    from lab import instruments
+
+    link = "acceptance=60"
+    linked = {name for name, _, _ in widget.INSTRUMENTS
+              if set(instruments.part("widgets", name).view(link)["query"].split("&"))
+              - set(instruments.part("widgets", name).view(None)["query"].split("&"))}
+    assert linked == {"ledger"}
+    pg = page(viewport={"width": 1280, "height": 900})
+    pg.goto(pg.base_url + f"?{link}#ledger-lab")
+    wait_live(pg)
+    wait_summary(pg, "ledger", ledger_widget.view(link)["summary"])
+    assert {name: origin(pg, name) for name, _, _ in widget.INSTRUMENTS} == {
+        name: LINKED if name in linked else OWN for name, _, _ in widget.INSTRUMENTS}
+    pg.evaluate("""() => {
+        const control = document.querySelector("form[data-lab='ledger'] [name='lookahead']");
+        control.value = '3';
+        control.dispatchEvent(new Event('input', { bubbles: true }));
+    }""")
+    wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
+    assert origin(pg, "ledger") == LINKED_CHANGED
     assert pg.console_errors == []
