@@ -24,7 +24,7 @@ schemes, so the marks drawn on it (break-even line, selection) are fixed dark in
 
 import math
 from bisect import bisect_left
-from itertools import accumulate, chain
+from itertools import chain
 from operator import itemgetter
 
 from .jsformat import to_fixed
