@@ -29,14 +29,15 @@ def form_values(pg, kind) -> dict[str, str]:
         .filter((c) => c.type !== 'file').map((c) => [c.name, c.value]))""", kind)
 
 
-def set_control(pg, name, value):
-    """Set one control of the panel as a reader would, and fire the events app.js listens to."""
-    pg.evaluate("""([name, value]) => {
-        const control = document.querySelector(`form[data-lab='deployment'] [name='${name}']`);
+def set_control(pg, name, value, kind=KIND):
+    """Set one control of a widget (the panel unless ``kind`` says) as a reader would, and fire the
+    events app.js listens to."""
+    pg.evaluate("""([kind, name, value]) => {
+        const control = document.querySelector(`form[data-lab='${kind}'] [name='${name}']`);
         control.value = value;
         control.dispatchEvent(new Event('input', { bubbles: true }));
         control.dispatchEvent(new Event('change', { bubbles: true }));
-    }""", [name, value])
+    }""", [kind, name, value])
 
 
 OWN = "Its own settings, not your deployment\u2019s."
@@ -144,11 +145,7 @@ def test_an_instrument_takes_the_deployment_itself_and_says_so(page):
         k: form_values(pg, "ledger")[k] for k in sent if k != "trcCurve"}
     assert origin(pg, "ledger") == SENT
     assert origin(pg, "serving") == OWN  # only the instrument asked
-    pg.evaluate("""() => {
-        const control = document.querySelector("form[data-lab='ledger'] [name='acceptance']");
-        control.value = '60';
-        control.dispatchEvent(new Event('input', { bubbles: true }));
-    }""")
+    set_control(pg, "acceptance", "60", kind="ledger")
     wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
     assert origin(pg, "ledger") == CHANGED
     assert pg.console_errors == []
@@ -202,11 +199,7 @@ def test_settings_from_a_link_say_so(page):
     wait_summary(pg, "ledger", ledger_widget.view(link)["summary"])
     assert {name: origin(pg, name) for name in ORIGIN_KINDS} == {
         name: LINKED if name in linked else OWN for name in ORIGIN_KINDS}
-    pg.evaluate("""() => {
-        const control = document.querySelector("form[data-lab='ledger'] [name='lookahead']");
-        control.value = '3';
-        control.dispatchEvent(new Event('input', { bubbles: true }));
-    }""")
+    set_control(pg, "lookahead", "3", kind="ledger")
     wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
     assert origin(pg, "ledger") == LINKED_CHANGED
     assert pg.console_errors == []
