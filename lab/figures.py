@@ -58,6 +58,8 @@ INK = "#1b1d21"  # lines and labels drawn on data colours, in both schemes
 DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH = 640, 320, 960
 WIDTH_STEP = 40  # the page asks for panel widths in these steps, so a small resize does not redraw
 MIN_TEXT = 12  # px: no figure text is smaller, at any width
+ASCENT, DESCENT = 0.8, 0.25  # the figure font's reach above and below the baseline, in em (label boxes)
+LABEL_GAP = 2  # px the collision pass keeps between a label and anything else
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
 
 
@@ -124,11 +126,11 @@ def plural(count, word: str, many: str = "") -> str:
 
 def _label_box(label, size) -> tuple[float, float, float, float]:
     """(left, top, right, bottom) of a text label ``(x, y, words, anchor)`` whose baseline is ``y``:
-    the estimate of :func:`_text_width` across, the font's ascent (0.8 em) and descent (0.25 em) down."""
+    the estimate of :func:`_text_width` across, the font's :data:`ASCENT` and :data:`DESCENT` (0.8 and 0.25 em) down."""
     x, y, words, anchor = label
     span = _text_width(words, size)
     left = x - span if anchor == "end" else x - span / 2 if anchor == "middle" else x
-    return left, y - 0.8 * size, left + span, y + 0.25 * size
+    return left, y - ASCENT * size, left + span, y + DESCENT * size
 
 
 def line_boxes(points, reach: float = 2) -> list[tuple[float, float, float, float]]:
@@ -198,7 +200,7 @@ def _free_shift(y, low, high, limit, starts, ends, sign: int):
     return None
 
 
-def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = 2,
+def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obstacles=(), gap: float = LABEL_GAP,
                  travel: float | None = None):
     """The collision pass for a figure's labels: each ``(x, y, words, anchor)`` (``y`` its baseline)
     keeps its x and moves up or down the fewest pixels (in steps of 2) so that its box overlaps
@@ -211,7 +213,7 @@ def place_labels(labels, top: float, bottom: float, size: float = MIN_TEXT, obst
     [(10, 50, 'vLLM 1.5x', 'start'), (10, 66, 'vLLM 2.8x', 'start')]
     """
     placed, boxes = [], list(obstacles)
-    ascent, descent = 0.8 * size, 0.25 * size
+    ascent, descent = ASCENT * size, DESCENT * size
     for x, y, words, anchor in labels:
         # A label keeps its x, so its box spans the same columns at every height: only the boxes
         # within ``gap`` of those columns can block it, each for the baselines c strictly between
@@ -290,7 +292,7 @@ def one_x_label(x0: float, x1: float, y: float, wordings, obstacles=()) -> tuple
     # hundreds of boxes. Every try searches the same band, so the boxes that can block no baseline
     # in it are dropped once (the same float tests as place_labels' intervals), and each try gets
     # only the boxes that start near its own columns (place_labels tests those exactly).
-    ascent, descent, gap = 0.8 * MIN_TEXT, 0.25 * MIN_TEXT, 2
+    ascent, descent, gap = ASCENT * MIN_TEXT, DESCENT * MIN_TEXT, LABEL_GAP
     band = sorted((box for box in obstacles
                    if box[3] + ascent + gap > top + ascent and box[1] - descent - gap < bottom - descent),
                   key=itemgetter(0))
