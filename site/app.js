@@ -374,7 +374,7 @@
       }
       openChanged(form);
       // settings of this widget's own in the link: they are the link's, not the widget's defaults
-      if ((view.query || "").split("&").some((pair) => pair && !(builtPairs[kind] || new Set()).has(pair))) {
+      if (changedPairs(kind, view.query).length) {
         markOrigin(form, "linked");
       }
     }
@@ -431,9 +431,12 @@
   // The address holds only what differs from the settings the page was built with (each form's
   // data-query): a view reads a missing key as its default, so the same numbers come back.
   const builtPairs = {};  // kind -> the "key=value" pairs of its defaults
+  // The "key=value" pairs of a widget's query that are not its defaults.
+  function changedPairs(kind, query) {
+    return (query || "").split("&").filter((pair) => pair && !(builtPairs[kind] || new Set()).has(pair));
+  }
   function changedQuery(kindList) {
-    return kindList.flatMap((kind) => (queries[kind] || "").split("&")
-      .filter((pair) => pair && !(builtPairs[kind] || new Set()).has(pair))).join("&");
+    return kindList.flatMap((kind) => changedPairs(kind, queries[kind])).join("&");
   }
 
   let urlTimer = null;
