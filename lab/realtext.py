@@ -1292,8 +1292,7 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     drafts after the rejected one are resolved only if read (the page reads them for the call it
     shows in detail), with the same tokens; the record is otherwise the same."""
     if proposer == "ngram":
-        drafts = prompt_lookup(tokens, k)
-        q_rows = [OneHotRow(model, token) for token in drafts]
+        drafts, q_rows = propose(model, proposer, tokens, k, temperature, rng)
     else:
         drafts = Drafts(model, proposer, tokens, k, temperature, rng)
         q_rows = DraftRows(drafts)
