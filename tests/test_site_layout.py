@@ -257,7 +257,7 @@ def test_a_unit_reads_in_the_singular_at_one(page, js):
 
 FOLDED = {"ledger-lab": ("acceptance", "lookahead"), "exact-lab": ("certainty", "match"),
           "policies-lab": ("acceptance", "burst"), "trees-lab": ("budget", "top1"),
-          "serving-lab": ("batchExp", "lookahead")}
+          "serving-lab": ("batchExp", "lookahead"), "realtext-lab": ("rtPreset", "rtProposer")}
 
 
 def test_the_controls_that_matter_sit_right_above_their_figure(page):
@@ -284,11 +284,11 @@ def test_the_controls_that_matter_sit_right_above_their_figure(page):
 
 def test_a_link_that_sets_a_folded_control_opens_its_group(page):
     pg = page()
-    pg.goto(pg.base_url + "?verifyTax=9&treeDepth=4")
+    pg.goto(pg.base_url + "?verifyTax=9&treeDepth=4&rtSeed=7")
     wait_live(pg)
     opened = pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll('details.more-settings')]
         .map((d) => [d.closest('.lab-widget').id, d.open]))""")
-    assert opened["ledger-lab"] and opened["trees-lab"], opened
+    assert opened["ledger-lab"] and opened["trees-lab"] and opened["realtext-lab"], opened
     assert not opened["exact-lab"] and not opened["policies-lab"], opened
     assert pg.input_value("#ledger-verifyTax") == "9" and pg.locator("#ledger-verifyTax").is_visible()
 

@@ -59,6 +59,7 @@ def test_models_load_only_near_the_widget_then_decode_live(page):
     pg.locator(SELECTOR).scroll_into_view_if_needed()
     pg.locator("#realtext-proposer").select_option("ngram")
     pg.locator("#realtext-preset").select_option("template")
+    pg.locator(f"{SELECTOR} details.more-settings > summary").click()  # the temperature is folded
     pg.locator("#realtext-rtTemperature").fill("0")
     view = assert_shows(pg, "realtext", form_values(pg))
     assert len(_model_requests(pg)) == 1
@@ -78,9 +79,9 @@ def test_models_load_only_near_the_widget_then_decode_live(page):
 
 
 def test_step_generate_and_stop_one_verifier_call_at_a_time(page):
-    """Generate plays the run from its first call, one request per call (the step rides in the
+    """Play runs the run from its first call, one request per call (the step rides in the
     form: the worker keeps nothing); Stop freezes it where it is; Step adds one call; at the end of
-    the run Generate is offered again and Step wraps to the first call. Every state shown is what
+    the run Play is offered again and Step wraps to the first call. Every state shown is what
     CPython's view gives for the form's values."""
     pg = page()
     pg.goto(pg.base_url)

@@ -1,9 +1,10 @@
 """The real-text widget (Part three): speculative decoding on real text with real models, exact.
 
 The reader picks a prompt (a preset or their own text), the proposer, the lookahead k, the
-temperature T, how many tokens and a seed; every change generates again (one request, at most
+temperature T, how many tokens and a seed (the first two shown right above the text, the rest
+folded under More settings); every change generates again (one request, at most
 :data:`MAX_WIDGET_TOKENS` tokens, so it stays short). The run can be stepped through: ``rtStep``
-is how many verifier calls are shown, and the page's generic Step / Generate / Stop buttons move
+is how many verifier calls are shown, and the page's generic Play / Step / Stop buttons move
 it (``data-action="step"``, ``"play"``, ``"stop"``). No answer depends on an earlier request:
 each one asks for the seeded run up to that call (:func:`lab.realtext.generate`'s answer with
 ``max_calls``, the same calls as the whole run's first ones), read from the run of those settings
@@ -49,7 +50,7 @@ PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title,
                 realtext.DEFAULT_PRESET)
 PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
 PROMPT = Text(PROMPT_KEY, "Your prompt", max_length=realtext.MAX_PROMPT_CHARS)  # typed text never rides in a link
-# How many verifier calls are shown: a hidden input the Step / Generate buttons move. Its default
+# How many verifier calls are shown: a hidden input the Play / Step buttons move. Its default
 # shows the whole run (a run of at most MAX_WIDGET_TOKENS tokens makes at most that many calls).
 STEP_KEY = "rtStep"
 STEP = Slider(STEP_KEY, "Verifier calls shown", 1, MAX_WIDGET_TOKENS, 1, MAX_WIDGET_TOKENS, "calls", integer=True)
@@ -434,7 +435,7 @@ _runs: dict = {}
 
 def _run(model, prompt_tokens, proposer: str, k: int, temperature: float, seed: int) -> "realtext.Run":
     """The seeded run of these settings, kept across requests (:class:`lab.realtext.Run`): Step
-    and Generate show one more call per request, and the Tokens slider writes more or fewer
+    and Play show one more call per request, and the Tokens slider writes more or fewer
     tokens of the same run, so neither recomputes the calls before. The same calls as a run
     computed afresh (:func:`lab.realtext.generate`); the least recently used run goes first. Its
     drafts are lazy (:class:`lab.realtext.Drafts`): a draft after a call's rejected one is
@@ -478,7 +479,7 @@ def view(raw=None) -> dict:
     cycles = run.upto(int(settings["rtTokens"]), max_calls=settings["step"])
     summary = realtext.summarise(cycles, k)
     complete = summary["committedTokens"] >= int(settings["rtTokens"])
-    if complete:  # the run's length is known: Step and Generate stop at its last call
+    if complete:  # the run's length is known: Play and Step stop at its last call
         base["limits"] = {STEP_KEY: {"min": STEP.minimum, "max": len(cycles)}}
     readouts = _readouts(summary, k)
     live = (f"{summary['committedTokens']} tokens in {summary['verifierCalls']} calls, "
