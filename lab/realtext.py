@@ -530,15 +530,21 @@ class ChainRow(Row):
             return min(int(units * self.model.size), self.model.size - 1)
         return level.sample(units)
 
-    def values(self, tokens: list[int]) -> list[float]:
-        """``[self[x] for x in tokens]``, level by level over all of them (mapped in C)."""
-        if self.bigram is None:
-            values = list(map(self.model.unigram.__getitem__, tokens))
-        else:  # the bigram level's floats are its base's at T = 1
-            values = self.model.base(self.which, self.history[-1:], 1).values_of(tokens)
+    def values(self, tokens: list[int], bigram_values: list[float] | None = None) -> list[float]:
+        """``[self[x] for x in tokens]``, level by level over all of them (mapped in C).
+        ``bigram_values``, when the caller has them, are the bigram-level row's values of the
+        tokens (its base's at T = 1, as :meth:`bigram_values` gives)."""
+        values = self.bigram_values(tokens) if bigram_values is None else bigram_values
         for level in self.upper:
             values = list(map(add, map(level.weight.__mul__, values), map(level.kept_map().get, tokens, repeat(0.0))))
         return values
+
+    def bigram_values(self, tokens: list[int]) -> list[float]:
+        """The bigram-level row's values of ``tokens``: the unigram's after an unseen last token,
+        else its base's at T = 1 (the chain's own floats)."""
+        if self.bigram is None:
+            return list(map(self.model.unigram.__getitem__, tokens))
+        return self.model.base(self.which, self.history[-1:], 1).values_of(tokens)
 
     def upper_words(self) -> list[int]:
         """The tokens a level above the bigram's names, in id order (X: see :class:`TemperedRow`)."""
@@ -581,10 +587,11 @@ class TemperedRow(Row):
         self.base = base = model.base(chain.which, chain.history[-1:], temperature)
         extra = self.extra = chain.upper_words()
         self.scale = chain.upper_scale() ** power
-        weights = list(map(pow, chain.values(extra), repeat(power)))
+        bigram = chain.bigram_values(extra)  # read once: raised, they are the base's b_T of X
+        weights = list(map(pow, chain.values(extra, bigram), repeat(power)))
         self.extra_running = list(accumulate(weights))
         generic = self.scale * base.mass
-        self.total = math.fsum([generic, *(-self.scale * value for value in base.values_of(extra)), *weights])
+        self.total = math.fsum([generic, *(-self.scale * value ** power for value in bigram), *weights])
 
     def __getitem__(self, token):
         if not isinstance(token, int):
