@@ -306,8 +306,8 @@
     if (unit && ranges.length) unit.textContent = unitFor(ranges[0], shownNumber(ranges[0], value));
   }
 
-  // A folded group of controls (<details> in a form) opens when a link set one of them away from
-  // its default, so nothing the figures depend on is out of sight.
+  // A folded group of controls (<details> in a form) opens when a link or a hand-off set one of them
+  // away from its default, so nothing the figures depend on is out of sight.
   function openChanged(form) {
     const changed = (c) => c.tagName === "SELECT" ? !c.selectedOptions[0]?.defaultSelected
                                                    : c.type !== "hidden" && c.value !== c.defaultValue;
@@ -795,6 +795,7 @@
       restoreControl(form, name, value);
       showValue(form, name, value);
     }
+    openChanged(form);
     markSent(form, sender);
     schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
     return form;

@@ -293,6 +293,20 @@ def test_a_link_that_sets_a_folded_control_opens_its_group(page):
     assert pg.input_value("#ledger-verifyTax") == "9" and pg.locator("#ledger-verifyTax").is_visible()
 
 
+def test_a_hand_off_that_sets_a_folded_control_opens_its_group(page):
+    """The deployment panel's lookahead (6 here) reaches the real-text widget's folded lookahead:
+    the pull opens its group, so the reader sees what moved; a group the hand-off left alone stays
+    closed."""
+    pg = page()
+    pg.goto(pg.base_url + "?depK=6")
+    wait_live(pg)
+    pg.locator("#realtext-lab").scroll_into_view_if_needed()
+    assert not pg.evaluate("() => document.querySelector('#realtext-lab details.more-settings').open")
+    pg.locator("#realtext-lab button[data-action='pull']").click()
+    assert pg.input_value("#realtext-rtLookahead") == "6" and pg.locator("#realtext-rtLookahead").is_visible()
+    assert not pg.evaluate("() => document.querySelector('#exact-lab details.more-settings').open")
+
+
 def test_every_widget_reaches_its_first_figure_within_two_screens(page):
     """At 390 px: from a widget's top to its first figure at most two screens; from its first shown
     control to that figure at most half a screen (so dragging it shows the change)."""
