@@ -683,7 +683,7 @@
   // hidden input will do). The worker keeps no state: the control carries it, so every request
   // recomputes the view for that value. Step adds 1 up to the control's max (data-wrap: from max
   // back to min; data-to="N": straight to N) and sends the form as a reader's change. Play
-  // (play) sets the control to data-from, then steps again after each render of the widget,
+  // (data-action="play") sets the control to data-from, then steps again after each render of the widget,
   // data-interval ms apart, until the control reaches its max. Stop ends play, and so does any
   // other change the reader makes in that widget. A view moves the bounds with "limits".
   const playing = new Map();  // control id -> { timer, interval } while it plays
