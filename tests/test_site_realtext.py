@@ -8,7 +8,8 @@ import pytest
 
 import sitepage
 from lab.widgets import realtext as widget
-from sitepage import assert_shows, mismatched_figures, summary, wait_audit, wait_instrument_audit, wait_live
+from sitepage import (assert_shows, mismatched_figures, open_more, summary, wait_audit, wait_instrument_audit,
+                      wait_live)
 
 SELECTOR = "#realtext-lab"
 FIGURES = ("text", "positions", "send", "call")
@@ -59,7 +60,7 @@ def test_models_load_only_near_the_widget_then_decode_live(page):
     pg.locator(SELECTOR).scroll_into_view_if_needed()
     pg.locator("#realtext-proposer").select_option("ngram")
     pg.locator("#realtext-preset").select_option("template")
-    pg.locator(f"{SELECTOR} details.more-settings > summary").click()  # the temperature is folded
+    open_more(pg, "#realtext-rtTemperature")  # the temperature is folded under "More settings"
     pg.locator("#realtext-rtTemperature").fill("0")
     view = assert_shows(pg, "realtext", form_values(pg))
     assert len(_model_requests(pg)) == 1
