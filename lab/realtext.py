@@ -67,7 +67,7 @@ __all__ = [
     "kn_row", "argmax", "cumulative", "sample_row", "acceptance_probability",
     "residual", "overlap",
     "verify_block",
-    "prompt_lookup", "Drafts", "propose", "run_cycle", "Run", "generate", "text_alpha", "greedy", "first_token_law",
+    "prompt_lookup", "Drafts", "propose", "run_cycle", "first_alpha", "Run", "generate", "text_alpha", "greedy", "first_token_law",
     "summarise", "held_out_texts",
 ]
 
@@ -1297,7 +1297,9 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
 
     With ``lazy`` the record's ``drafts`` of the draft model is the :class:`Drafts` itself: the
     drafts after the rejected one are resolved only if read (the page reads them for the call it
-    shows in detail), with the same tokens; the record is otherwise the same."""
+    shows in detail), with the same tokens; and ``firstAlpha`` is computed only when
+    :func:`first_alpha` asks for it (the page shows it for that one call: for a sampled draft it
+    is an overlap of two rows, about a quarter of a run's time). The record is otherwise the same."""
     if proposer == "ngram":
         drafts, q_rows = propose(model, proposer, tokens, k, temperature, rng)
     else:
@@ -1305,15 +1307,36 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
         q_rows = DraftRows(drafts)
     p_rows = LazyRows(model, tokens, drafts, temperature)
     committed, accepted, rejected = verify_block(drafts, p_rows, q_rows, rng)
-    first_alpha = None
-    if drafts:
-        p, q = p_rows[0], q_rows[0]
-        first_alpha = overlap(p, q) if proposer == "draft" else min(1.0, p[drafts[0]])
     checked = [(p_rows[i][token], q_rows[i][token]) for i, token in enumerate(drafts[:accepted + 1])]
-    if not lazy and isinstance(drafts, Drafts):
-        drafts = list(drafts)
-    return {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
-            "firstAlpha": first_alpha, "checked": checked}
+    record = {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
+              "firstAlpha": None, "checked": checked}
+    if drafts:
+        record[_FIRST_ROWS] = (p_rows[0], q_rows[0], proposer == "draft")
+    if not lazy:
+        record["drafts"] = list(drafts)
+        first_alpha(record)
+    return record
+
+
+_FIRST_ROWS = "_firstRows"  # a lazy record's (p, q, sampled?) of its first draft, until first_alpha reads them
+
+
+def first_alpha(cycle: dict) -> float | None:
+    """The analytic chance that the cycle's first draft survives, ``cycle["firstAlpha"]``:
+    ``sum_x min(p(x), q(x))`` (:func:`overlap`) for a sampled draft, ``min(1, p(x))`` of the
+    proposed token for a one-hot one, None when nothing was drafted. A lazy record
+    (:func:`run_cycle`) computes it here, once, and keeps it.
+
+    >>> model = _example_model()
+    >>> lazy = run_cycle(model, "draft", [1, 2], 2, 1.0, Random(3), lazy=True)
+    >>> lazy["firstAlpha"] is None, first_alpha(lazy) == run_cycle(model, "draft", [1, 2], 2, 1.0, Random(3))["firstAlpha"]
+    (True, True)
+    """
+    rows = cycle.pop(_FIRST_ROWS, None)
+    if rows is not None:
+        p, q, sampled = rows
+        cycle["firstAlpha"] = overlap(p, q) if sampled else min(1.0, p[cycle["drafts"][0]])
+    return cycle["firstAlpha"]
 
 
 class Run:
@@ -1429,7 +1452,7 @@ def first_token_law(p, q) -> list[Fraction]:
 
 # --- what a run says -------------------------------------------------------------------------------
 
-def summarise(cycles: list[dict], k: int) -> dict:
+def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
     """The run's numbers, through the trace reader's own analysis (:mod:`lab.traces`).
 
     ``cycles`` (the trace) lists the accepted count of every call that carried a draft (vLLM's
@@ -1437,7 +1460,8 @@ def summarise(cycles: list[dict], k: int) -> dict:
     :func:`lab.traces.analyse` of that trace at lookahead k. ``tokensPerCall`` = committed tokens /
     verifier calls = 1 + accepted / calls (the mean acceptance length); ``acceptanceRate`` =
     accepted / drafted (the engines' ratio); ``meanFirstAlpha`` the analytic first-position
-    acceptance averaged over the calls that drafted."""
+    acceptance (:func:`first_alpha`) averaged over the calls that drafted, or, with ``analytic``
+    False, None (a lazy run's records then keep theirs uncomputed)."""
     from . import traces
 
     calls = len(cycles)
@@ -1452,7 +1476,7 @@ def summarise(cycles: list[dict], k: int) -> dict:
               "acceptanceRate": accepted / drafted if drafted else None,
               "perPosition": None, "alphaIid": None, "alphaMle": None, "predictedTokensPerCall": None,
               "callsWithoutDraft": calls - len(trace_cycles)}
-    alphas = [c["firstAlpha"] for c in cycles if c["firstAlpha"] is not None]
+    alphas = [alpha for alpha in map(first_alpha, cycles) if alpha is not None] if analytic else []
     result["meanFirstAlpha"] = math.fsum(alphas) / len(alphas) if alphas else None
     if trace_cycles:
         histogram = Counter(trace_cycles)

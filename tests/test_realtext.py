@@ -5,6 +5,7 @@ rule's exact law, T = 0 against greedy decoding, the CLI and its trace, the mode
 from __future__ import annotations
 
 import json
+import math
 import random
 import subprocess
 import sys
@@ -411,6 +412,31 @@ def test_the_call_table_shows_each_drafts_verdict(model):
     for p_x, q_x in cycle["checked"]:
         assert f"<td>{widget._chance(min(1.0, p_x / q_x))}</td>" in table
     assert ("residual" in table) == cycle["rejected"] and ("bonus" in table) == (not cycle["rejected"])
+
+
+@pytest.mark.parametrize("proposer, preset", [("draft", "python"), ("ngram", "template")])
+def test_the_newest_calls_first_draft_chance_is_the_overlap_of_its_rows(model, proposer, preset):
+    """The call table and the readout give the newest call's analytic first-draft chance: sum_x
+    min(p(x), q(x)) of the target's and the draft's rows at that call's context, recomputed here
+    token by token (for prompt lookup q is one-hot: p of the proposed token)."""
+    prompt = model.tokenizer.encode(realtext.PRESETS[preset][1])
+    for step in (1, 2, 7):  # prompt lookup on the template drafts at calls 1 and 7, not at 2
+        query = {"rtStep": str(step), "rtProposer": proposer, "rtPreset": preset, "rtTemperature": "0.7",
+                 "rtSeed": "2"}
+        view = widget.view(query)
+        cycles = realtext.generate(model, prompt, proposer, 4, 0.7, 48, 2, max_calls=step)
+        context = (prompt + [t for cycle in cycles[:-1] for t in cycle["committed"]])[-(model.order - 1):]
+        newest = cycles[-1]
+        if not newest["drafts"]:
+            assert view["readouts"]["firstAlpha"] == "n/a" and "before it was drawn" not in view["figures"]["call"]
+            continue
+        p = model.row("target", context, 0.7)
+        q = (model.row("draft", context, 0.7) if proposer == "draft"
+             else [1.0 if x == newest["drafts"][0] else 0.0 for x in range(model.size)])
+        expected = math.fsum(map(min, p, q))
+        assert newest["firstAlpha"] == pytest.approx(expected, rel=1e-12)
+        assert view["readouts"]["firstAlpha"] == widget._chance(newest["firstAlpha"])
+        assert f"min(p(x), q(x)) = {widget._chance(newest['firstAlpha'])}" in view["figures"]["call"]
 
 
 def test_the_preset_table_is_measured_on_the_widgets_model(model):

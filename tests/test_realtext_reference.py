@@ -301,8 +301,9 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
 
 
 def test_lazy_drafts_are_the_drafts_and_only_the_examined_ones_are_computed():
-    """A lazy run's records (the widget's) read as generate's, draft for draft; before they are
-    read, a call that rejected its first draft has computed only that draft's row."""
+    """A lazy run's records (the widget's) read as generate's, draft for draft and first-draft
+    chance for chance; before they are read, a call that rejected its first draft has computed
+    only that draft's row, and no call its first-draft chance."""
     model = realtext.default_model()
     tokens = model.tokenizer.encode(realtext.PRESETS["docstring"][1])
     for proposer, temperature in (("draft", 0.7), ("draft", 1.0), ("draft-greedy", 1.3)):
@@ -310,7 +311,11 @@ def test_lazy_drafts_are_the_drafts_and_only_the_examined_ones_are_computed():
         unread = [len(cycle["drafts"].tokens) for cycle in lazy]
         assert all(n == cycle["accepted"] + cycle["rejected"] for n, cycle in zip(unread, lazy))
         assert any(n < 6 for n in unread)  # some calls left drafts unresolved
+        assert all(cycle["firstAlpha"] is None for cycle in lazy)
         eager = realtext.generate(model, tokens, proposer, 6, temperature, 48, 5)
+        assert all(cycle["firstAlpha"] is not None for cycle in eager if cycle["drafts"])
+        chances = [realtext.first_alpha(cycle) for cycle in lazy]
+        assert chances == [cycle["firstAlpha"] for cycle in eager]
         assert [{**cycle, "drafts": list(cycle["drafts"])} for cycle in lazy] == eager
 
 

@@ -10,7 +10,8 @@ each one asks for the seeded run up to that call (:func:`lab.realtext.generate`'
 ``max_calls``, the same calls as the whole run's first ones), read from the run of those settings
 kept in this module (:func:`_run`, a memo: a Step makes only the new call), and the view sends
 back the run's length as the step's ``limits`` once it is known. The newest call is shown in
-detail: its drafts with p(x) and q(x), the prefix kept, and the target's token. The text shows
+detail: its drafts with p(x) and q(x), the prefix kept, the target's token, and the chance, before
+its first draft was drawn, that it would survive (the analytic sum_x min(p, q)). The text shows
 every verifier call: accepted drafts underlined, the rejected draft struck through, the
 verifier's correction boxed and the bonus token in a dashed box (shape, not colour alone, tells them apart; each also has its ``k-`` colour).
 The numbers go through the trace reader's analysis (:func:`lab.realtext.summarise`), and the run's
@@ -136,7 +137,8 @@ def call_html(model, cycles: list[dict], proposer: str, complete: bool) -> str:
     """The newest verifier call in detail: every draft with q(x), the draft's probability, p(x),
     the target's, and the chance min(1, p(x) / q(x)) that the rule keeps it; which were kept, the
     one rejected and the ones after it, never examined; then the token the target adds: sampled
-    from the residual norm(max(0, p - q)) after a rejection, from p after a fully kept block."""
+    from the residual norm(max(0, p - q)) after a rejection, from p after a fully kept block; and
+    the chance, before the first draft was drawn, that it would survive (:func:`lab.realtext.first_alpha`)."""
     if not cycles:
         return '<p class="rt-empty">No verifier call yet.</p>'
     cycle, number = cycles[-1], len(cycles)
@@ -163,9 +165,13 @@ def call_html(model, cycles: list[dict], proposer: str, complete: bool) -> str:
             '<th scope="col">verdict</th></tr>')
     caption = (f"Verifier call {number}: {len(drafts)} drafted, {accepted} kept, then the target's token "
                f"({state})")
+    chance = realtext.first_alpha(cycle)
+    before = ("" if chance is None else
+              f'<tr><th scope="row">before</th><td colspan="5">draft 1\'s chance to survive, before it was drawn: '
+              f'sum<sub>x</sub> min(p(x), q(x)) = {_chance(chance)}</td></tr>')
     return (f'<table class="rt-call-detail"><caption>{escape(caption)}</caption><thead>{head}</thead>'
             f'<tbody>{"".join(rows)}</tbody><tfoot><tr><th scope="row">+1</th><td>{last}</td>'
-            f'<td colspan="4">the target\'s token, {source}</td></tr></tfoot></table>')
+            f'<td colspan="4">the target\'s token, {source}</td></tr>{before}</tfoot></table>')
 
 
 @lru_cache(maxsize=1)  # the build asks once per model; the tests ask again
@@ -384,7 +390,8 @@ def _histogram(cycles) -> dict:
 
 # --- the view ----------------------------------------------------------------------------------
 
-def _readouts(summary: dict, k: int) -> dict:
+def _readouts(summary: dict, k: int, newest_chance: float | None) -> dict:
+    """The readouts; ``newest_chance`` is the newest call's first-draft chance (:func:`lab.realtext.first_alpha`)."""
     achieved = summary["tokensPerCall"]
     predicted = summary["predictedTokensPerCall"]
     return {
@@ -393,7 +400,7 @@ def _readouts(summary: dict, k: int) -> dict:
         "acceptanceRate": "n/a" if summary["acceptanceRate"] is None else _f(summary["acceptanceRate"] * 100, 1) + "%",
         "alphaIid": "n/a" if summary["alphaIid"] is None else _f(summary["alphaIid"] * 100, 1) + "%",
         "alphaMle": "n/a" if summary["alphaMle"] is None else _f(summary["alphaMle"] * 100, 1) + "%",
-        "firstAlpha": "n/a" if summary["meanFirstAlpha"] is None else _f(summary["meanFirstAlpha"] * 100, 1) + "%",
+        "firstAlpha": "n/a" if newest_chance is None else _chance(newest_chance),
         "ledger": "n/a" if predicted is None else f"{_f(predicted, 2)} vs {_f(achieved, 2)}",
     }
 
@@ -406,8 +413,7 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
             f"{summary['committedTokens']} tokens in {summary['verifierCalls']} verifier calls{so_far}, "
             f"{_f(summary['tokensPerCall'], 2)} tokens per call.")
     if summary["alphaMle"] is not None:
-        text += (f" Drafts survived at alpha = {_f(summary['alphaMle'] * 100, 1)}% (MLE; the analytic first-position "
-                 f"chance over the contexts visited was {_f(summary['meanFirstAlpha'] * 100, 1)}%); with that alpha "
+        text += (f" Drafts survived at alpha = {_f(summary['alphaMle'] * 100, 1)}% (MLE); with that alpha "
                  f"the ledger's independent model predicts {_f(summary['predictedTokensPerCall'], 2)} tokens per call.")
     if summary["callsWithoutDraft"]:
         text += (f" {summary['callsWithoutDraft']} calls had nothing to draft (prompt lookup found no earlier "
@@ -477,11 +483,13 @@ def view(raw=None) -> dict:
     # worker keeps the runs it computed lately (_run) only so as not to compute them again.
     run = _run(model, prompt_tokens, settings["proposer"], k, float(settings["rtTemperature"]), int(settings["rtSeed"]))
     cycles = run.upto(int(settings["rtTokens"]), max_calls=settings["step"])
-    summary = realtext.summarise(cycles, k)
+    # The analytic first-draft chance is shown for the newest call only (the call table): averaged
+    # over the run it was about a quarter of a new run's Python, for one readout.
+    summary = realtext.summarise(cycles, k, analytic=False)
     complete = summary["committedTokens"] >= int(settings["rtTokens"])
     if complete:  # the run's length is known: Play and Step stop at its last call
         base["limits"] = {STEP_KEY: {"min": STEP.minimum, "max": len(cycles)}}
-    readouts = _readouts(summary, k)
+    readouts = _readouts(summary, k, realtext.first_alpha(cycles[-1]) if cycles else None)
     live = (f"{summary['committedTokens']} tokens in {summary['verifierCalls']} calls, "
             f"{readouts['tokensPerCall']} per call")
     if not complete:
