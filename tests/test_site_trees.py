@@ -131,3 +131,50 @@ def test_the_verify_cost_select_switches_the_speedup_to_the_roofline(page):
     assert pg.input_value("#trees-verifyCost") == "a100"
     _assert_shows(pg, _controls(pg))
     assert pg.console_errors == [] and pg.foreign_requests() == []
+
+
+def _luminance(rgb) -> float:
+    """WCAG relative luminance of an (r, g, b) in 0..255."""
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = map(channel, rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_rare_nodes_recede_in_both_schemes(page):
+    """The tree's nodes stand out from their panel in order of reach, in the light and the dark scheme
+    (a fixed pale-to-dark ramp once made the rarest nodes the brightest marks on a dark panel): each
+    node's colour as painted (its fill at its fill-opacity over the panel's background) has less
+    contrast with the panel the rarer the node."""
+    for scheme in ("light", "dark"):
+        pg = page(java_script_enabled=False, color_scheme=scheme)
+        pg.goto(pg.base_url)
+        nodes = pg.evaluate("""(sel) => {
+            // rgb(r, g, b) in 0..255, or color(srgb r g b) in 0..1 (how a color-mix() is computed)
+            const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number)
+                .map((value) => text.startsWith('color(srgb') ? value * 255 : value);
+            let panel = document.querySelector(`${sel} [data-figure='tree']`);
+            let background = getComputedStyle(panel).backgroundColor;
+            while (background === 'rgba(0, 0, 0, 0)' && panel.parentElement) {
+                panel = panel.parentElement; background = getComputedStyle(panel).backgroundColor; }
+            return [...document.querySelectorAll(`${sel} [data-figure='tree'] circle.tr-node`)].map((node) => ({
+                fill: rgb(getComputedStyle(node).fill), opacity: Number(getComputedStyle(node).fillOpacity),
+                reach: Number(node.querySelector('title').textContent.match(/probability ([\\d.]+)/)[1]),
+                background: rgb(background)}));
+        }""", SELECTOR)
+        assert len(nodes) > 3
+        painted = [(node["reach"], _contrast([node["opacity"] * f + (1 - node["opacity"]) * b
+                                              for f, b in zip(node["fill"], node["background"])], node["background"]))
+                   for node in nodes]
+        painted.sort()
+        rarest, root = painted[0], painted[-1]
+        assert root[0] == 1.0 and rarest[0] < root[0]
+        assert rarest[1] < root[1] / 2, (scheme, rarest, root)
+        # prominence never falls as reach grows (equal reaches paint alike)
+        assert all(a[1] <= b[1] + 1e-9 for a, b in zip(painted, painted[1:])), scheme

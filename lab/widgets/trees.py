@@ -10,7 +10,7 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import (MIN_TEXT, _label_box, _mix, _svg, _text_width, column_box, escape, fit_width, line_boxes,
+from ..figures import (MIN_TEXT, _label_box, _svg, _text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
@@ -34,7 +34,11 @@ TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
 PAIR_SETTING = (64, 72)
 MAX_CANDIDATES = 8
 TABLE_BUDGETS = (1, 2, 4, 8, 16, 32, 64, 128)
-LIGHT, DARK = "#d6e6f3", "#0072b2"
+# A node is the palette's tree colour (--k-tree) mixed into the widget's background, the more of it
+# the likelier the node (CSS classes tr-reach-0 .. tr-reach-8, site/widgets.css): rare nodes fade
+# into the background in either scheme (a fixed pale-to-dark ramp made them the brightest marks on
+# a dark panel), and the root is the full colour. Opaque, so the edges do not show through.
+REACH_SHADES = 8
 # The verify-cost select: the ledger's tax, or the roofline at one of two serving presets (part
 # two's default model pair, BF16, 4 GPUs, batch 1, context 1024). On H100 SXM the verify step
 # stays memory-bound past the largest budget; on A100 it turns compute-bound within the scale.
@@ -186,8 +190,9 @@ def tree_svg(parents, probs, width: int = 640) -> str:
         name = f"L{level + 1}" if narrow else f"level {level + 1}"
         body.append(f'<text class="fig-small" x="4" y="{top + row_h * level + row_h / 2 + 4:.1f}">{name}</text>')
     for node in range(len(parents)):
-        fill = _mix(LIGHT, DARK, reach[node])
-        body.append(f'<circle class="tr-node" cx="{x[node]:.1f}" cy="{y[node]:.1f}" r="{radius:.1f}" fill="{fill}">'
+        shade = round(reach[node] * REACH_SHADES)
+        body.append(f'<circle class="tr-node tr-reach-{shade}" cx="{x[node]:.1f}" cy="{y[node]:.1f}" '
+                    f'r="{radius:.1f}">'
                     f'<title>node {node}, level {levels[node] + 1}: reached with probability '
                     f'{_f(reach[node], 4)}</title></circle>')
     label = (f"The best tree: {len(parents)} nodes over {depth} levels; nodes per level "
