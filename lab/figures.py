@@ -30,7 +30,7 @@ from operator import itemgetter
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "hatch_path", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -251,6 +251,33 @@ def column_box(x: float, top: float, bottom: float, reach: float = 2) -> tuple[f
     (8, 0, 12, 50)
     """
     return (x - reach, top, x + reach, bottom)
+
+
+def hatch_path(left: float, top: float, right: float, bottom: float, spacing: float = 8) -> str:
+    """Path data of a hatch filling the rectangle: the pieces inside it of the lines
+    ``x + y = n * spacing`` (rising to the right), on one lattice for every rectangle, so that
+    hatched rectangles side by side join into one hatch. Empty for a rectangle with no area.
+
+    >>> hatch_path(0, 0, 10, 10, 8)
+    'M0 8L8 0M6 10L10 6'
+    """
+    pieces = []
+    for n in range(math.floor((left + top) / spacing) + 1, math.ceil((right + bottom) / spacing)):
+        line = n * spacing
+        start, end = max(left, line - bottom), min(right, line - top)
+        if start < end:
+            pieces.append(f"M{_n(start)} {_n(line - start)}L{_n(end)} {_n(line - end)}")
+    return "".join(pieces)
+
+
+def _n(value: float) -> str:
+    """A coordinate with at most one decimal, no trailing zero.
+
+    >>> _n(3.0), _n(2.25), _n(-0.04)
+    ('3', '2.2', '0')
+    """
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def vertical_line(x: float, top: float, bottom: float, attributes: str, around=None, reach: float = 2) -> str:

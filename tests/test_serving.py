@@ -594,3 +594,50 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
         for found, length in zip(row["crossovers"], row["acceptanceLengths"]):
             assert f"{found} at acceptance length {widget._f(length)}" in svg
     assert widget.view(None)["figures"]["brackets"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)
+
+
+def _segments(svg: str, css: str) -> list[tuple[float, float, float, float]]:
+    """The straight pieces (x1, y1, x2, y2) of the path with class ``css`` ("M x y L x y" each)."""
+    import re
+
+    path = re.search(rf'<path class="{css}" d="([^"]*)"', svg)
+    assert path, css
+    return [tuple(map(float, piece)) for piece in re.findall(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)", path.group(1))]
+
+
+def test_the_batch_charts_hatch_stays_inside_its_panels():
+    """Batches that do not fit in memory are hatched inside each panel, from the largest batch that
+    fits to the right edge: no hatch line crosses the title between the panels or the ticks under
+    the lower one (it once ran from the top panel through both into the tick labels)."""
+    import re
+
+    view = widget.view("gpus=1")
+    svg = view["figures"]["batch"]
+    axes = sorted(float(y) for y in re.findall(r'<line class="fig-axisline" x1="[\d.]+" x2="[\d.]+" y1="([\d.]+)"', svg))
+    assert len(axes) == 2
+    pieces = _segments(svg, "srv-nofit srv-nofit-line")
+    assert len(pieces) > 10
+    upper, lower = (10, axes[0]), (axes[0] + 34, axes[1])
+    for x1, y1, x2, y2 in pieces:
+        assert x1 < x2 and y1 > y2  # rising to the right
+        assert any(top <= y2 and y1 <= bottom for top, bottom in (upper, lower)), (y1, y2, axes)
+
+
+def test_hatch_path_covers_a_rectangle_on_one_lattice():
+    """Each piece lies on a line x + y = n * spacing and inside the rectangle; two rectangles side by
+    side give pieces that meet on their shared edge (one hatch)."""
+    from lab.figures import hatch_path
+
+    def pieces(d):
+        import re
+        return [tuple(map(float, p)) for p in re.findall(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)", d)]
+
+    left = pieces(hatch_path(0, 0, 30, 20, 6))
+    right = pieces(hatch_path(30, 0, 60, 20, 6))
+    for x1, y1, x2, y2 in left + right:
+        assert abs((x1 + y1) / 6 - round((x1 + y1) / 6)) < 1e-9 and abs((x1 + y1) - (x2 + y2)) < 1e-9
+        assert 0 <= min(x1, x2) and max(x1, x2) <= 60 and 0 <= min(y1, y2) and max(y1, y2) <= 20
+    ends = {(x2, y2) for x1, y1, x2, y2 in left if x2 == 30}
+    starts = {(x1, y1) for x1, y1, x2, y2 in right if x1 == 30}
+    assert starts and starts <= ends and all(y in (0, 20) for _, y in ends - starts)  # but a corner
+    assert hatch_path(5, 5, 5, 9) == ""

@@ -21,7 +21,7 @@ import math
 from .. import figures, serving
 from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, column_box, escape,
                        fit_width, line_boxes, line_path, nice_ticks, one_x_label, place_labels, plural, speedup_colour,
-                       split_width, tick_label, vertical_line)
+                       split_width, tick_label, vertical_line, hatch_path)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
@@ -192,9 +192,9 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
         for c in range(cols):
             if not fits[r][c]:
                 x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
-                hatch.append(f"M{x + 3:.1f} {y + cell_h - 3}L{x + cell_w - 3:.1f} {y + 3}")
+                hatch.append(hatch_path(x, y, x + cell_w, y + cell_h, 6))  # neighbours join into one hatch
     if hatch:
-        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke="{INK}" stroke-width="1.5"/>')
+        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke="{INK}" stroke-width="1"/>')
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     for r, context in enumerate(contexts):
         body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4, _compact(context), "end"))
@@ -260,6 +260,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     body = []
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
+    top2, h2 = top1 + h1 + 34, 120  # panel 2 (throughput) under panel 1's title
     peak = max(2.0, max(r["speedup"] for r in rows) * 1.1)
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
@@ -267,8 +268,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     note = None  # the label on the hatch, (x, baseline, words, anchor)
     if fits is not None and fits < high:
         fx = x0 if fits < low else bx(fits)
-        lines = "".join(f"M{x:.1f} {10 + 284}L{x + 24:.1f} 10" for x in range(int(fx), int(x1) - 23, 12))
-        # on the panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
+        # inside each panel only (not across the title between them or the ticks under them); on the
+        # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
+        lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
         body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
         # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
         # the panel, moved down by the collision pass where the speedup curve runs there
@@ -315,7 +317,6 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
                           "speedup (x)"), width - x0, 13)
     body.append(_text(x0, top1 + h1 + 16, speedup_title, "start", "fig-axis"))
     # panel 2: throughput on a log axis
-    top2, h2 = top1 + h1 + 34, 120
     values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
     tlow = 10 ** math.floor(math.log10(min(values)))
     thigh = 10 ** math.ceil(math.log10(max(values)))
