@@ -1,6 +1,7 @@
 """The serving instrument's model and CLI against hand arithmetic, properties and a numpy oracle."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -641,3 +642,24 @@ def test_hatch_path_covers_a_rectangle_on_one_lattice():
     starts = {(x1, y1) for x1, y1, x2, y2 in right if x1 == 30}
     assert starts and starts <= ends and all(y in (0, 20) for _, y in ends - starts)  # but a corner
     assert hatch_path(5, 5, 5, 9) == ""
+
+
+def test_the_load_chart_ends_a_decade_past_the_overload_and_sets_unrated_marks_apart():
+    """The rate axis ends at the first power of ten at or past 1.5 times the last rate either server
+    still serves (it once ran on to 5,000 requests/s, past both overloads, to place two marks
+    published without a rate); those marks stand in a "high QPS" column right of the axis, apart
+    from each other, their tags stacked in the marks' order."""
+    import re
+
+    for width in (320, 640, 960):
+        plain = serving.latency_curve(serving.ServingSettings(), widget.LOAD_RATES, False)
+        spec = serving.latency_curve(serving.ServingSettings(), widget.LOAD_RATES, True)
+        served = max(r for r, p, q in zip(widget.LOAD_RATES, plain, spec) if p is not None or q is not None)
+        svg = widget.load_svg(widget.LOAD_RATES, plain, spec, None, width)
+        ticks = [float(t) for t in re.findall(r'text-anchor="middle"[^>]*>([\d.]+)</text>', svg)]
+        assert ticks and max(ticks) <= 10 ** math.ceil(math.log10(served * 1.5)), (width, ticks, served)
+        assert "high QPS" in svg or ">high<" in svg
+        dots = [(float(x), float(y)) for x, y in re.findall(r'<circle class="srv-ref-dot" cx="([\d.]+)" cy="([\d.]+)"', svg)]
+        unrated = [dot for dot in dots if dot[0] > width - 16 - widget.HIGH_RATE_COLUMN]
+        assert len(unrated) == sum(mark["rate"] is None for mark in serving.VLLM_REFERENCE) == 2
+        assert abs(unrated[0][0] - unrated[1][0]) >= 14  # side by side, not on top of each other

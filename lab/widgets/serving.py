@@ -344,15 +344,36 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     return _svg(width, height, label, body, "srv-batch")
 
 
+def _ratio_tag(speedup: float) -> str:
+    """A measured latency ratio as its mark's tag: a speedup as itself, a slowdown as 1/its factor.
+
+    >>> _ratio_tag(2.8), _ratio_tag(1 / 1.4)
+    ('2.8x', '1/1.4x')
+    """
+    return f"{_f(speedup, 1)}x" if speedup >= 1 else f"1/{_f(1 / speedup, 1)}x"
+
+
+HIGH_RATE_COLUMN = 80  # px right of the load chart's rate axis for the marks published without a rate
+
+
 def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     """Decode latency per request against request rate (log-log; a curve ends where the server is
     overloaded), and below it plain latency over speculative latency with vLLM's measured points
     as labelled reference marks."""
     width = fit_width(width)
     left, right, height = 64, 16, 360
-    x0, x1 = left, width - right
-    low, high = rates[0], rates[-1]
+    x0, edge = left, width - right
+    # The rate axis ends a decade past the last rate either server still serves (not at the sweep's
+    # last rate, far past both overloads); vLLM's "high QPS" marks, published without a rate, get a
+    # column of their own right of it, under "high QPS", rather than a place on the rate axis.
+    unrated = [mark for mark in serving.VLLM_REFERENCE if mark["rate"] is None]
+    x1 = edge - (HIGH_RATE_COLUMN if unrated else 0)
+    served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
+    low = rates[0]
+    high = min(rates[-1], 10 ** math.ceil(math.log10(max(served_rates) * 1.5))) if served_rates else rates[-1]
     rx = lambda r: _log_x(r, low, high, x0, x1)  # noqa: E731
+    shown = [i for i, r in enumerate(rates) if r <= high * 1.0001]
+    rates, plain, spec = [rates[i] for i in shown], [plain[i] for i in shown], [spec[i] for i in shown]
     body = []
     top1, h1 = 10, 130
     served = [v for v in plain + spec if v is not None]
@@ -401,17 +422,31 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
     # or down only as far as it must to clear the marks and the labels placed before it
     marks, tags = [], []
-    high_qps = _fit((" (high QPS)", ""), (x1 - x0) / 2 - _text_width("vLLM 1/1.8x"))
+    if unrated:  # the column's own ground line and name, apart from the rate axis
+        body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
+        body.append(_text((x1 + 8 + edge) / 2, top2 + h2 + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
     for mark in serving.VLLM_REFERENCE:
-        x = rx(mark["rate"]) if mark["rate"] is not None else x1 - 10
+        if mark["rate"] is not None:
+            x = rx(mark["rate"])
+        else:  # side by side in the column, so that two close ratios do not cover each other
+            slot = unrated.index(mark)
+            x = x1 + 8 + (edge - x1 - 8) * (slot + 1) / (len(unrated) + 1)
         y = qy(mark["speedup"])
         marks.append((x, y))
         body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
-        tag = f"vLLM {_f(mark['speedup'], 1) if mark['speedup'] >= 1 else '1/' + _f(1 / mark['speedup'], 1)}x"
-        tags.append((x + 10, y + 4, tag, "start") if mark["rate"] is not None else (x - 10, y + 4, tag + high_qps, "end"))
+        if mark["rate"] is not None:
+            ratio = _ratio_tag(mark["speedup"])
+            tags.append((x + 10, y + 4, _fit((f"vLLM {ratio}", ratio), (x1 - x0) / 3), "start"))
     obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
     placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+    if unrated:  # stacked over the column's marks, the larger ratio on top, as the marks are
+        ranked = sorted(unrated, key=lambda mark: -mark["speedup"])
+        above = min(qy(mark["speedup"]) for mark in unrated) - 10
+        for rank, mark in enumerate(ranked):
+            ratio = _ratio_tag(mark["speedup"])
+            words = _fit((f"vLLM {ratio}", ratio), edge - x1 - 8)
+            placed.append(((x1 + 8 + edge) / 2, above - 14 * (len(ranked) - 1 - rank), words, "middle"))
     body += [_text(*spot, "fig-small fig-clear") for spot in placed]
     body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
@@ -502,7 +537,7 @@ def load_table_html(rates, plain, spec) -> str:
 
 # --- the view ---------------------------------------------------------------------------------
 
-LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .. 500 requests/s
+LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .. 5,000 requests/s
 SWEEP_BATCHES = tuple(sorted({max(1, round(2 ** (i / 4))) for i in range(41)}))  # 1 .. 1024
 
 
