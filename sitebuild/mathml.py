@@ -107,6 +107,9 @@ def _check(latex: str, mathml: str) -> None:
             raise ValueError(f"{latex!r} produced <{tag}>, which Chromium does not render (not MathML Core)")
         if "style" in element.attrib:
             raise ValueError(f"{latex!r} produced a style attribute, which the CSP would block")
+        if element.text and "\\" in element.text:  # a command latex2mathml does not know, left as text
+            raise ValueError(f"{latex!r} left {element.text!r} unconverted (a LaTeX command latex2mathml does not "
+                             f"know; \\operatorname{{...}} names a function)")
 
 
 @functools.lru_cache(maxsize=None)

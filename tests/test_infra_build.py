@@ -267,3 +267,33 @@ def test_html_minification_changes_nothing_a_reader_sees(built_site, tmp_path, m
     original, published = (plain / "index.html").read_text(), (built_site / "index.html").read_text()
     assert len(published) < len(original)
     assert _page_structure(published) == _page_structure(original)
+
+
+def test_no_latex_command_reaches_the_page(built_site):
+    """Every formula on the page is MathML all through: no backslash command inside a <math>
+    element (latex2mathml leaves a command it does not know, such as \\arg, as the text of an
+    <mi>, which the page would show as it is), and the build refuses such a formula."""
+    import re
+
+    from sitebuild.mathml import to_mathml
+
+    html = (built_site / "index.html").read_text()
+    formulas = re.findall(r"<math\b.*?</math>", html, flags=re.S)
+    assert len(formulas) > 50
+    assert [f for f in formulas if "\\" in f] == []
+    with pytest.raises(ValueError, match="unconverted"):
+        to_mathml(r"p(\arg\max q)")
+    assert "<mi>argmax</mi>" in to_mathml(r"p(\operatorname{argmax} q)")
+
+
+def test_every_table_wrapper_can_be_scrolled_from_the_keyboard(built_site):
+    """A table wider than its column scrolls sideways in its wrapper; each wrapper on the page (the
+    article's and the widgets' pre-rendered ones) takes focus and has a name, so a keyboard can
+    scroll it and a screen reader says what it holds (two of the article's own had neither)."""
+    import re
+
+    html = (built_site / "index.html").read_text()
+    wrappers = re.findall(r'<div class="?table-wrap"?[^>]*>', html)
+    assert len(wrappers) > 10
+    assert [w for w in wrappers if 'tabindex="0"' not in w and "tabindex=0" not in w] == []
+    assert [w for w in wrappers if "aria-label" not in w and "aria-labelledby" not in w] == []

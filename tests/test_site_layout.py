@@ -446,6 +446,12 @@ FIGURE_COLLISIONS_JS = """() => { const out = [];
     const fig = (svg.closest('[data-figure]') || {dataset: {}}).dataset.figure || svg.getAttribute('class');
     const boxes = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim()).map((t) => { const b = t.getBBox();
       return {text: t.textContent.trim().slice(0, 30), left: b.x, top: b.y, right: b.x + b.width, bottom: b.y + b.height}; });
+    // a text cut by the figure's own edge (an axis title's descenders once were): on screen, so that
+    // a rotated axis title is measured as drawn
+    const frame = svg.getBoundingClientRect();
+    for (const t of svg.querySelectorAll('text')) { const r = t.getBoundingClientRect();
+      if (t.textContent.trim() && (r.left < frame.left - 0.5 || r.top < frame.top - 0.5 || r.right > frame.right + 0.5
+                                   || r.bottom > frame.bottom + 0.5)) out.push([fig, 'cut by the edge', t.textContent.trim().slice(0, 30)]); }
     for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) { const a = boxes[i], b = boxes[j];
       if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
         out.push([fig, a.text, b.text]); }
@@ -482,8 +488,9 @@ def test_no_figure_label_sits_on_another_a_curve_or_a_vertical_mark(page, width,
     three widths (and with settings that crowd the serving and trees charts, each of which failed
     before its fix): no text box
     over another, no vertical mark (a crossover, a ridge, the reader's setting) through a text, no
-    drawn curve through a text's inner box. (The trees' 1x label sat on the tree curve at every
-    width up to 768 px before it went through the shared placement.)"""
+    drawn curve through a text's inner box, no text cut by its figure's edge. (The trees' 1x label
+    sat on the tree curve at every width up to 768 px before it went through the shared placement;
+    the serving tail's axis title lost its descenders at the figure's bottom edge.)"""
     pg = page(viewport={"width": width, "height": 800})
     pg.goto(pg.base_url + search)
     wait_live(pg)

@@ -339,8 +339,12 @@ def comparison_html(rows: list[dict], held_out: dict | None = None) -> str:
         f"standard errors {_f(2 * run_error, 2)}): {why}. Prompt lookup at T = 0 "
         f"writes the most tokens per call on {escape(lookup['title'])} "
         f"({_f(lookup['cells'][2]['tokensPerCall'], 2)}).")
-    return (f'<table class="rt-presets"><caption>Acceptance by prompt</caption><thead><tr><th scope="col">prompt</th>'
-            f'{head}</tr></thead><tbody>{body}</tbody></table><p class="rt-presets-note">{sentence}</p>')
+    # the table scrolls sideways in its wrapper; the sentence under it is outside, so that the
+    # wrapper's edge fade never hides its words
+    return (f'<div class="table-wrap" tabindex="0" role="group" aria-label="Acceptance by prompt, measured when the '
+            f'page was built"><table class="rt-presets"><caption>Acceptance by prompt</caption><thead><tr>'
+            f'<th scope="col">prompt</th>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+            f'<p class="rt-presets-note">{sentence}</p>')
 
 
 def positions_html(summary: dict, k: int) -> str:

@@ -504,7 +504,7 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     title = _fit((f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
                   f"one request's speedup; triangle: seed {seed}", f"speedup; triangle: seed {seed}"),
                  width - x0, 13)
-    body.append(_text(x0, height - 2, title, "start", "fig-axis"))
+    body.append(_text(x0, height - 5, title, "start", "fig-axis"))  # its descenders inside the figure
     label = (f"Histogram of {runs['seeds']} seeded requests' speedups, from {_f(runs['minimum'])}x to "
              f"{_f(runs['maximum'])}x (median {_f(runs['median'])}x), against the prediction {_f(runs['prediction'])}x; "
              f"seed {seed} gives {_f(seed_speedup)}x.")
