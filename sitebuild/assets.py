@@ -142,6 +142,20 @@ _HTML_VERBATIM = re.compile(r"(<(pre|textarea|script|style)\b.*?</\2>)", re.S | 
 _HTML_INDENT = re.compile(r"\n[ \t]+")
 
 
+_WORD_THEN_CITATIONS = re.compile(r'([^\s<>]+)((?:<sup class="cite">(?:(?!</sup>).)*</sup>)+)', re.S)
+
+
+def glue_citations(html: str) -> str:
+    """A citation (or a run of them) kept on the line of the word before it (``<span
+    class="keep-together">``, ``white-space: nowrap``): its link is an inline block, after which
+    Chromium may break the line, which left a bare "[22]" at the start of a line.
+
+    >>> glue_citations('as Medusa<sup class="cite"><a>[8]</a></sup> does')
+    'as <span class="keep-together">Medusa<sup class="cite"><a>[8]</a></sup></span> does'
+    """
+    return _WORD_THEN_CITATIONS.sub(r'<span class="keep-together">\1\2</span>', html)
+
+
 def minify_html(html: str) -> str:
     """Drop the templates' indentation: a newline followed by spaces becomes the newline alone.
 

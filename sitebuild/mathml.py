@@ -45,7 +45,7 @@ import xml.etree.ElementTree as ET
 from latex2mathml.converter import convert
 from markupsafe import Markup
 
-__all__ = ["to_mathml", "math", "display_math", "register"]
+__all__ = ["to_mathml", "math", "display_math", "register", "glue_punctuation"]
 
 # Control characters that Jinja's string-literal unescaping produces from
 # LaTeX commands (\frac -> form feed + "rac", \text -> tab + "ext", ...).
@@ -141,3 +141,19 @@ def register(env) -> None:
     env.filters["display_math"] = display_math
     env.globals["math"] = math
     env.globals["display_math"] = display_math
+
+
+
+_MATH_THEN_PUNCTUATION = re.compile(r"(<math\b(?:(?!</math>).)*</math>)([.,;:!?)\]]+)", re.S)
+
+
+def glue_punctuation(html: str) -> str:
+    """A formula and the punctuation right after it, kept on one line (``<span class="keep-together">``,
+    ``white-space: nowrap`` in site/style.css). Chromium lays an inline ``<math>`` out as one box
+    and may break the line after it, which put a sentence's full stop at the start of the next
+    line (a word joiner there does not stop it).
+
+    >>> glue_punctuation("<math><mi>k</mi></math>. and <math><mi>q</mi></math> too")
+    '<span class="keep-together"><math><mi>k</mi></math>.</span> and <math><mi>q</mi></math> too'
+    """
+    return _MATH_THEN_PUNCTUATION.sub(r'<span class="keep-together">\1\2</span>', html)

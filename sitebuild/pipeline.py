@@ -191,7 +191,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         csp=META_CONTENT_SECURITY_POLICY,
         publication=publication(root),
     )
-    _write(stage / "index.html", assets.minify_html(html).encode("utf-8"))
+    _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
 
     _render_bench(stage, root, pyodide_dirname, _write)
     # The static hosts' header rules, from the same table the servers use (not compressed, not served).

@@ -353,7 +353,9 @@ def _ratio_tag(speedup: float) -> str:
     return f"{_f(speedup, 1)}x" if speedup >= 1 else f"1/{_f(1 / speedup, 1)}x"
 
 
-HIGH_RATE_COLUMN = 80  # px right of the load chart's rate axis for the marks published without a rate
+# px right of the load chart's rate axis for the marks published without a rate (wide enough for
+# "vLLM 1/1.8x" from 560 px up; narrower, the tags drop "vLLM", which the legend names)
+HIGH_RATE_COLUMN, NARROW_RATE_COLUMN = 96, 80
 
 
 def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
@@ -363,14 +365,17 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     width = fit_width(width)
     left, right, height = 64, 16, 360
     x0, edge = left, width - right
-    # The rate axis ends a decade past the last rate either server still serves (not at the sweep's
-    # last rate, far past both overloads); vLLM's "high QPS" marks, published without a rate, get a
-    # column of their own right of it, under "high QPS", rather than a place on the rate axis.
+    # The rate axis ends at the power of ten at or past 1.5 times the last rate either server still
+    # serves and 3 times each rated mark's rate (room for its tag), not at the sweep's last rate,
+    # far past both overloads; vLLM's "high QPS" marks, published without a rate, get a column of
+    # their own right of it, under "high QPS", rather than a place on the rate axis.
     unrated = [mark for mark in serving.VLLM_REFERENCE if mark["rate"] is None]
-    x1 = edge - (HIGH_RATE_COLUMN if unrated else 0)
+    x1 = edge - ((HIGH_RATE_COLUMN if width >= 560 else NARROW_RATE_COLUMN) if unrated else 0)
     served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
+    rated = [mark["rate"] * 3 for mark in serving.VLLM_REFERENCE if mark["rate"] is not None]
     low = rates[0]
-    high = min(rates[-1], 10 ** math.ceil(math.log10(max(served_rates) * 1.5))) if served_rates else rates[-1]
+    high = (min(rates[-1], 10 ** math.ceil(math.log10(max(max(served_rates) * 1.5, *rated))))
+            if served_rates else rates[-1])
     rx = lambda r: _log_x(r, low, high, x0, x1)  # noqa: E731
     shown = [i for i, r in enumerate(rates) if r <= high * 1.0001]
     rates, plain, spec = [rates[i] for i in shown], [plain[i] for i in shown], [spec[i] for i in shown]
@@ -421,7 +426,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     # vLLM's reference marks, then the collision pass over their labels: each starts beside its
     # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
     # or down only as far as it must to clear the marks and the labels placed before it
-    marks, tags = [], []
+    marks, tags, rated_tags = [], [], []
     if unrated:  # the column's own ground line and name, apart from the rate axis
         body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
         body.append(_text((x1 + 8 + edge) / 2, top2 + h2 + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
@@ -435,18 +440,18 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         marks.append((x, y))
         body.append(f'<path class="srv-ref" d="M{x - 6:.1f} {y:.1f}h12M{x:.1f} {y - 6:.1f}v12" stroke-width="2.5"/>')
         body.append(f'<circle class="srv-ref-dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"/>')
-        if mark["rate"] is not None:
-            ratio = _ratio_tag(mark["speedup"])
-            tags.append((x + 10, y + 4, _fit((f"vLLM {ratio}", ratio), (x1 - x0) / 3), "start"))
-    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
-    placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+        if mark["rate"] is not None:  # the engine's name on every mark: a quoted number says whose it is
+            rated_tags.append((x + 10, y + 4, f"vLLM {_ratio_tag(mark['speedup'])}", "start"))
     if unrated:  # stacked over the column's marks, the larger ratio on top, as the marks are
         ranked = sorted(unrated, key=lambda mark: -mark["speedup"])
-        above = min(qy(mark["speedup"]) for mark in unrated) - 10
+        above = min(qy(mark["speedup"]) for mark in unrated) - 14  # a baseline clear of the marks' boxes
         for rank, mark in enumerate(ranked):
             ratio = _ratio_tag(mark["speedup"])
-            words = _fit((f"vLLM {ratio}", ratio), edge - x1 - 8)
-            placed.append(((x1 + 8 + edge) / 2, above - 14 * (len(ranked) - 1 - rank), words, "middle"))
+            words = _fit((f"vLLM {ratio}", ratio), edge - x1 - 6)  # "vLLM" where the column is wide enough
+            tags.append(((x1 + 8 + edge) / 2, above - 14 * (len(ranked) - 1 - rank), words, "middle"))
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
+    # the column's stack first, so that it keeps its order; the rated tags then move around it
+    placed = [spot for spot in place_labels(tags + rated_tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
     body += [_text(*spot, "fig-small fig-clear") for spot in placed]
     body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
