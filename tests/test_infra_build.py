@@ -297,3 +297,22 @@ def test_every_table_wrapper_can_be_scrolled_from_the_keyboard(built_site):
     assert len(wrappers) > 10
     assert [w for w in wrappers if 'tabindex="0"' not in w and "tabindex=0" not in w] == []
     assert [w for w in wrappers if "aria-label" not in w and "aria-labelledby" not in w] == []
+
+
+def test_formulas_and_citations_keep_their_punctuation_and_word(built_site):
+    """The build keeps a formula and the punctuation after it, and a word and the citations after
+    it, in one unbreakable span (sitebuild.mathml.glue_punctuation, sitebuild.assets.glue_citations):
+    Chromium otherwise broke the line after an inline <math> or a citation's inline-block link."""
+    import re
+
+    from sitebuild.assets import glue_citations
+    from sitebuild.mathml import glue_punctuation
+
+    html = (built_site / "index.html").read_text()
+    assert re.findall(r"</math>[.,;:!?)\]]+(?![.,;:!?)\]]|</span>)", html) == []
+    words = re.findall(r'(<span class="keep-together">)?[^\s<>]+<sup class="cite">', html)
+    assert len(words) > 40 and all(words), words.count("")
+    assert glue_punctuation("<math><mi>k</mi></math>, then") == \
+        '<span class="keep-together"><math><mi>k</mi></math>,</span> then'
+    assert glue_citations('see Leviathan<sup class="cite"><a>[1]</a></sup><sup class="cite"><a>[2]</a></sup>.') == \
+        'see <span class="keep-together">Leviathan<sup class="cite"><a>[1]</a></sup><sup class="cite"><a>[2]</a></sup></span>.'
