@@ -631,3 +631,18 @@ def test_a_key_measures_no_panel_width_unless_a_width_changed(page):
     pg.set_viewport_size({"width": 700, "height": 800})  # a width change: measured again, redrawn
     pg.wait_for_function("(w) => document.querySelector('form[data-lab=ledger]').dataset.width !== w", arg=width)
     assert pg.console_errors == []
+
+
+def test_a_scrolling_tables_caption_stays_in_view(page):
+    """At 320 px many tables scroll sideways in their wrapper; each caption wraps at the wrapper's
+    visible width, so none runs past its right edge (they were cut mid-word before)."""
+    pg = page(java_script_enabled=False, viewport={"width": 320, "height": 800})
+    pg.goto(pg.base_url)
+    cut = pg.evaluate("""() => [...document.querySelectorAll('.table-wrap caption')].filter((c) => c.checkVisibility())
+        .filter((c) => { const wrap = c.closest('.table-wrap').getBoundingClientRect(), box = c.getBoundingClientRect();
+                         return box.right > wrap.right + 0.5 || box.left < wrap.left - 0.5; })
+        .map((c) => c.textContent.slice(0, 40))""")
+    scrolling = pg.evaluate("""() => [...document.querySelectorAll('.table-wrap')].filter((w) => w.checkVisibility()
+        && w.scrollWidth > w.clientWidth + 1 && w.querySelector('caption')).length""")
+    assert scrolling >= 3  # the case this guards exists
+    assert cut == []
