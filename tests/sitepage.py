@@ -208,5 +208,14 @@ def open_more(pg, selector) -> None:
     """Open the "More settings" group that folds the control at `selector`, as a reader would (a
     click on its summary); nothing when the control is not folded or already shown."""
     group = pg.locator(selector).locator("xpath=ancestor::details[1]")
-    if group.count() and group.get_attribute("open") is None:
+    for _ in range(2):
+        if not group.count() or group.get_attribute("open") is not None:
+            break
         group.locator("summary").first.click()
+        # A widget that redraws as the click lands (the real-text models arriving, say) can move
+        # the summary from under it; a reader would click again, and so does this.
+        try:
+            pg.wait_for_function("(group) => group.open", arg=group.element_handle(), timeout=2000)
+        except Exception:
+            continue
+    pg.locator(selector).wait_for(state="visible")
