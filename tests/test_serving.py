@@ -667,3 +667,27 @@ def test_the_load_chart_ends_a_decade_past_the_overload_and_sets_unrated_marks_a
         assert abs(unrated[0][0] - unrated[1][0]) >= 14  # side by side, not on top of each other
         baselines = {tag: float(y) for y, tag in re.findall(r'y="([\d.]+)"[^>]*>(?:vLLM )?(1/1\.[48]x)</text>', svg)}
         assert baselines["1/1.4x"] < baselines["1/1.8x"]  # the larger ratio's tag on top, as its mark is
+
+
+def test_the_validation_scatters_numbers_stay_off_the_diagonal():
+    """Each dot's number (right of its dot, else left) is clear of the dashed y = x line, of the
+    dots and of the other numbers, at three widths (numbers sat on the line before)."""
+    import re
+
+    from lab.figures import MIN_TEXT, _label_box
+
+    for width in (320, 640, 960):
+        svg = widget.view({"width": str(width)})["figures"]["validation"]
+        x1, y1, x2, y2 = map(float, re.search(
+            r'<line class="srv-one" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', svg).groups())
+        numbers = [(float(x), float(y), words, anchor) for x, y, anchor, words in re.findall(
+            r'<text class="fig-small" x="([\d.]+)" y="([\d.]+)" text-anchor="(start|end)"[^>]*>(\d+)</text>', svg)]
+        assert len(numbers) >= 5, (width, numbers)
+        boxes = [_label_box(spot, MIN_TEXT) for spot in numbers]
+        for left, top, right, bottom in boxes:
+            # the line's y at the box's columns: it crosses the box iff it enters its row band
+            along = [y1 + (y2 - y1) * (x - x1) / (x2 - x1) for x in (left, right)]
+            assert max(along) < top or min(along) > bottom, (width, (left, top, right, bottom))
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (width, a, b)

@@ -845,10 +845,20 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
         body.append(_text(left - 6, sy(v) + 4, tick_label(v, ticks) + "x", "end"))
     dots = [(sx(row["measured"]), sy(row["predicted"])) for row in rows]
     body += [f'<circle class="k-speculative" cx="{x:.1f}" cy="{y:.1f}" r="4"/>' for x, y in dots]
-    # each dot's number beside it, moved at most 8 px by the collision pass; a number with no room
-    # that near is left out rather than drawn over another (the table below numbers every row)
+    # each dot's number beside it (right, else left), moved at most 8 px by the collision pass, clear
+    # of the dots and of the diagonal; a number with no room that near is left out rather than drawn
+    # over another or across the line (the table below numbers every row)
+    taken = [(x - 4, y - 4, x + 4, y + 4) for x, y in dots] + line_boxes([(sx(0), sy(0)), (sx(top_value), sy(top_value))], 1.5)
     numbers = place_labels([(x + 7, y - 5, str(i), "start") for i, (x, y) in enumerate(dots, 1)], 0, top + size,
-                           obstacles=[(x - 4, y - 4, x + 4, y + 4) for x, y in dots], gap=1, travel=8)
+                           obstacles=taken, gap=1, travel=8)
+    taken += [_label_box(spot, MIN_TEXT) for spot in numbers if spot]
+    for index, spot in enumerate(numbers):
+        if spot is None:
+            x, y = dots[index]
+            numbers[index] = place_labels([(x - 7, y - 5, str(index + 1), "end")], 0, top + size, obstacles=taken,
+                                          gap=1, travel=8)[0]
+            if numbers[index]:
+                taken.append(_label_box(numbers[index], MIN_TEXT))
     body += [_text(*spot, "fig-small") for spot in numbers if spot]
     body.append(_text(left + size / 2, top + size + 36, "measured speedup", "middle", "fig-axis"))
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + size / 2):.1f}" y="14" '
