@@ -266,18 +266,9 @@ def hatch_path(left: float, top: float, right: float, bottom: float, spacing: fl
         line = n * spacing
         start, end = max(left, line - bottom), min(right, line - top)
         if start < end:
-            pieces.append(f"M{_n(start)} {_n(line - start)}L{_n(end)} {_n(line - end)}")
+            ends = (start, line - start, end, line - end)
+            pieces.append("M{} {}L{} {}".format(*(_tenths(round(value * 10)) for value in ends)))
     return "".join(pieces)
-
-
-def _n(value: float) -> str:
-    """A coordinate with at most one decimal, no trailing zero.
-
-    >>> _n(3.0), _n(2.25), _n(-0.04)
-    ('3', '2.2', '0')
-    """
-    text = f"{value:.1f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def vertical_line(x: float, top: float, bottom: float, attributes: str, around=None, reach: float = 2) -> str:

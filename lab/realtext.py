@@ -1311,21 +1311,21 @@ def run_cycle(model: Model, proposer: str, tokens: list[int], k: int, temperatur
     record = {"drafts": drafts, "accepted": accepted, "rejected": rejected, "committed": committed,
               "firstAlpha": None, "checked": checked}
     if drafts:
-        record[_FIRST_ROWS] = (p_rows[0], q_rows[0], proposer == "draft")
+        record[_FIRST_ROWS] = (p_rows[0], q_rows[0])
     if not lazy:
         record["drafts"] = list(drafts)
         first_alpha(record)
     return record
 
 
-_FIRST_ROWS = "_firstRows"  # a lazy record's (p, q, sampled?) of its first draft, until first_alpha reads them
+_FIRST_ROWS = "_firstRows"  # a lazy record's (p, q) of its first draft, until first_alpha reads them
 
 
 def first_alpha(cycle: dict) -> float | None:
     """The analytic chance that the cycle's first draft survives, ``cycle["firstAlpha"]``:
-    ``sum_x min(p(x), q(x))`` (:func:`overlap`) for a sampled draft, ``min(1, p(x))`` of the
-    proposed token for a one-hot one, None when nothing was drafted. A lazy record
-    (:func:`run_cycle`) computes it here, once, and keeps it.
+    ``sum_x min(p(x), q(x))`` (:func:`overlap`), which for a one-hot q (greedy drafts, prompt
+    lookup) is ``min(1, p(x))`` of the proposed token; None when nothing was drafted. A lazy
+    record (:func:`run_cycle`) computes it here, once, and keeps it.
 
     >>> model = _example_model()
     >>> lazy = run_cycle(model, "draft", [1, 2], 2, 1.0, Random(3), lazy=True)
@@ -1334,8 +1334,7 @@ def first_alpha(cycle: dict) -> float | None:
     """
     rows = cycle.pop(_FIRST_ROWS, None)
     if rows is not None:
-        p, q, sampled = rows
-        cycle["firstAlpha"] = overlap(p, q) if sampled else min(1.0, p[cycle["drafts"][0]])
+        cycle["firstAlpha"] = overlap(*rows)
     return cycle["firstAlpha"]
 
 
