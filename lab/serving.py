@@ -43,8 +43,8 @@ at batch 64 and 1024 tokens of context (the operators add up to the step):
 >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
 >>> plain = step_time_ms(TARGETS["llama-3-8b"], s, 64, 1, 1024)
 >>> verify = step_time_ms(TARGETS["llama-3-8b"], s, 64, 4, 1024)
->>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.45 plain steps
-(11.34, 1.45)
+>>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.28 plain steps
+(9.89, 1.28)
 
 ``stepModel="operators"`` is the same sum with every extra term zeroed (datasheet peaks, full
 overlap, no fixed costs): then at batch one every operator of a verify step is memory-bound and
@@ -443,7 +443,7 @@ class _MeasuredStep(NamedTuple):
     draft_token_ms: float = 0.0  # a verify pass's per-draft-token work (the rejection sampler)
     serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
     token_output_ms: float = 0.0  # the same per emitted token beyond a sequence's first (a cycle term)
-    kv_reads_per_token: bool = False  # batch expansion: every token in the pass reads its sequence's KV cache
+    kv_reread: float = 0.0      # batch expansion: the share of its sequence's KV cache each extra token re-reads
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -502,7 +502,7 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
 
     cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
     return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role,
-                               ENGINES[settings.engine] if role == "verify" else None)
+                               ENGINES[settings.engine])
 
 
 @lru_cache(maxsize=1024)
@@ -515,19 +515,26 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     f = peak_flops(gpu, precision) * cal.flopEfficiency / 1000  # FLOP per ms, one GPU
     # KV heads split over GPUs, replicated past that; a latent cache is replicated on every GPU
     kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)
-    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
-    expanded = engine is not None and engine.expandedVerify  # a verify pass by batch expansion
-    if expanded and cal.specCycleMs:  # its bookkeeping, on top of the cycle's (none in the ideal limit)
-        fixed += engine.expansionMs
+    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs}[role]
+    # the engine's own costs (lab.serving_calibration.ENGINES), none in the ideal limit: host work a synchronous
+    # engine step leaves serial (plain and verify steps, not a draft pass inside the step), the speculation
+    # bookkeeping of a cycle and batch expansion's, on its verify pass
+    charged = engine if engine is not None and cal.engineTerms else None
+    expanded = charged is not None and role == "verify" and charged.expandedVerify  # a verify pass by batch expansion
+    if charged is not None and role != "draft":
+        fixed += charged.stepHostMs
+    if charged is not None and role == "verify":
+        fixed += charged.specCycleMs + (charged.expansionMs if expanded else 0.0)
     fixed += shape.layers * cal.layerMs
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000
     draft_token = cal.rejectUs / 1000 if role == "verify" else 0.0
-    # output processing: plain decoding overlaps it with the next pass, a speculative cycle pays it
-    # after its verify pass (lab.serving_calibration.SERIAL_OUTPUT_US)
-    serial = cal.serialOutputUs / 1000 if role == "verify" else 0.0
-    token_output = cal.tokenOutputUs / 1000 if role == "verify" else 0.0
+    # output processing: plain decoding overlaps it with the next pass; an engine that turns that overlap off
+    # while speculating pays it after its verify pass (lab.serving_calibration.SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+    serial_paid = role == "verify" and charged is not None
+    serial = cal.serialOutputUs / 1000 if serial_paid and charged.serialOutput else 0.0
+    token_output = cal.tokenOutputUs / 1000 if serial_paid and charged.tokenOutput else 0.0
     comm = 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
@@ -541,7 +548,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
-        serial_ms=serial, token_output_ms=token_output, kv_reads_per_token=expanded)
+        serial_ms=serial, token_output_ms=token_output, kv_reread=charged.expansionKvShare if expanded else 0.0)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -589,19 +596,21 @@ def _time(step, batch, new_tokens, context) -> float:
 
 
 def _kv_reads(step: _MeasuredStep, batch, tokens):
-    """How many KV caches a pass reads: one a sequence, or one a token when the engine verifies by
-    batch expansion (each verified token a sequence of its own, :data:`lab.serving_calibration.ENGINES`)."""
-    return tokens if step.kv_reads_per_token else batch
+    """How many KV caches a pass reads: one a sequence, plus, when the engine verifies by batch
+    expansion (each verified token a sequence of its own, :data:`lab.serving_calibration.ENGINES`),
+    ``kv_reread`` of one for each token beyond a sequence's first: ``B + s (m - B)``."""
+    return batch + step.kv_reread * (tokens - batch)
 
 
 def _engine_ms(step: _MeasuredStep, batch, new_tokens) -> float:
     """The engine's work that grows with the batch outside the GPU's operators:
     ``B (t_seq + t_serial + (n - 1) t_reject)``: ``sequence_ms`` per sequence per pass, and in a
     verify pass ``serial_ms`` per sequence (the output processing a speculative cycle pays serially,
-    0.103 ms measured on vLLM) and ``draft_token_ms`` per draft token (``n - 1`` a sequence). At
-    batch 32 with three drafts a sequence a verify pass pays 3.88 ms of it, a plain step 0.04 ms:
+    0.103 ms measured on vLLM, on an engine that turns its output overlap off while speculating) and
+    ``draft_token_ms`` per draft token (``n - 1`` a sequence). At batch 32 with three drafts a sequence a
+    verify pass on vLLM V0 pays 3.88 ms of it, a plain step 0.04 ms:
 
-    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1, engine="vllm-v0")
     >>> verify, plain = _step(TARGETS["llama-3-8b"], s, "verify"), _step(TARGETS["llama-3-8b"], s)
     >>> round(_engine_ms(verify, 32, 4), 2), round(_engine_ms(plain, 32, 1), 2)   # 32 (1.13 + 103.2 + 3 x 5.6) us
     (3.88, 0.04)
@@ -736,7 +745,18 @@ def _runs_extend(settings: ServingSettings, draft) -> bool:
 
 
 def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
-    return _time(draft, batch, n, context) if _runs_extend(settings, draft) else 0.0
+    return _time(draft, batch, n, context) + _eager_extend_ms(settings) if _runs_extend(settings, draft) else 0.0
+
+
+def _eager_extend_ms(settings: ServingSettings) -> float:
+    """What an extend pass run outside a CUDA graph pays beyond a captured draft pass: a host-driven
+    pass's fixed cost ``passMs`` instead of ``draftPassMs`` (an assumption: the eager pass's launch cost
+    was not found measured). Zero for engines that capture it and in the ideal limit."""
+    if settings.stepModel != MEASURED or not ENGINES[settings.engine].eagerExtend:
+        return 0.0
+    from .serving_calibration import CALIBRATIONS
+    cal = CALIBRATIONS[settings.gpu]
+    return cal.passMs - cal.draftPassMs
 
 
 def verify_step_ms(settings: ServingSettings, batch, context) -> float:
@@ -750,12 +770,13 @@ def verify_step_ms(settings: ServingSettings, batch, context) -> float:
 def emitted_output_ms(settings: ServingSettings, batch, tokens) -> float:
     """The output processing of the tokens a cycle emits per sequence beyond its first, paid serially
     after the verify pass: ``B (T - 1) t_token`` with ``T`` the tokens per cycle and ``t_token`` the
-    measured incremental detokenization per token (:data:`lab.serving_calibration.TOKEN_OUTPUT_US`).
+    measured incremental detokenization per token (:data:`lab.serving_calibration.TOKEN_OUTPUT_US`), on an
+    engine that does it in its step loop (vLLM V0; V1 and SGLang detokenize in another process).
     A cycle term, not a step's: it grows with the acceptance. Zero under the roofline and the ideal limit.
 
-    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
-    >>> round(emitted_output_ms(s, 32, 2.5), 4)   # 32 x 1.5 x 21.2 us
-    1.0176
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1, engine="vllm-v0")
+    >>> round(emitted_output_ms(s, 32, 2.5), 4), emitted_output_ms(s.with_(engine="vllm-v1"), 32, 2.5)   # 32 x 1.5 x 21.2 us
+    (1.0176, 0.0)
     """
     return _emitted_output_ms(_step(TARGETS[settings.target], settings, "verify"), batch, tokens)
 
@@ -1070,7 +1091,7 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         terms, constant, slope = terms + more, constant + c, slope + s
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
-            terms, constant, slope = terms + more, constant + c, slope + s
+            terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings) / tokens, slope + s
     elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU
         constant += k / tokens * NGRAM_FIXED_MS
         slope += k / tokens * NGRAM_MS_PER_SEQUENCE

@@ -70,7 +70,8 @@ class Calibration(NamedTuple):
     engine's output processing per sequence that a speculative cycle pays serially after its verify
     pass (plain decoding overlaps it with the GPU); ``tokenOutputUs`` the same processing's cost for each
     token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduceUs`` one
-    all-reduce's latency; ``linkBandwidth`` the bytes per second
+    all-reduce's latency; ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
+    (not in the ideal limit); ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
 
@@ -90,6 +91,7 @@ class Calibration(NamedTuple):
     rejectUs: float = 0.0
     serialOutputUs: float = 0.0
     tokenOutputUs: float = 0.0
+    engineTerms: bool = True
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
@@ -143,16 +145,17 @@ TOKEN_OUTPUT_US = 21.2
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
-AMPERE = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
+AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
                      SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
-HOPPER = Calibration(0.90, 0.50, 0.25, 1.5, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
+HOPPER = Calibration(0.905, 0.748, 0.316, 0.669, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
                      SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
-ADA = Calibration(0.85, 0.70, 0.25, 3.0, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
+ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
                   SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.
-IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, False, "no calibration: the ideal limit")
+IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, False, "no calibration: the ideal limit",
+                    engineTerms=False)
 
 CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
                 "l40s": ADA, "rtx-4090": ADA}
@@ -160,12 +163,24 @@ MEASURED_GPUS = tuple(name for name, cal in CALIBRATIONS.items() if cal.measured
 
 
 class Engine(NamedTuple):
-    """How an engine runs a speculative cycle, where engines differ in what it costs (read in their
-    code, not fitted): ``expandedVerify``, the verify pass scores each draft as a sequence of its own
-    (batch expansion), so attention reads a sequence's KV cache once per verified token, not once;
-    ``expansionMs``, the extra bookkeeping of that expansion per cycle (measured); ``draftExtend``,
-    the draft model runs one more pass per cycle over the verified tokens, to catch up on the
-    tokens the target accepted."""
+    """How one engine version runs a speculative cycle, where versions differ in what it costs. Each
+    switch was read in that version's code (``costs`` names the place); the two fitted numbers,
+    ``expansionKvShare`` and ``stepHostMs``, were fitted on that engine's own measured step times,
+    never on a speedup.
+
+    ``expandedVerify``: the verify pass scores each draft as a sequence of its own (batch expansion);
+    each verified token beyond a sequence's first re-reads ``expansionKvShare`` of that sequence's KV
+    cache (1: all of it; less where the copies hit in the GPU's L2 cache) and the expansion's
+    bookkeeping costs ``expansionMs`` a cycle. ``specCycleMs``: the speculation bookkeeping a cycle
+    pays on its verify pass beyond a plain step's (proposals copied to the CPU, the verify batch
+    prepared). ``serialOutput``/``tokenOutput``: the engine turns its output-processing overlap off
+    while speculating, so a cycle pays the output processing per sequence
+    (:data:`SERIAL_OUTPUT_US`) and per emitted token beyond a sequence's first
+    (:data:`TOKEN_OUTPUT_US`) after its verify pass. ``stepHostMs``: host work per engine step (plain
+    or verify) left serial because scheduling is synchronous; 0 where asynchronous scheduling hides it
+    under the GPU pass, plain and speculative alike. ``draftExtend``: the draft runs one more pass per
+    cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
+    host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``)."""
 
     name: str
     label: str
@@ -173,30 +188,133 @@ class Engine(NamedTuple):
     expansionMs: float
     draftExtend: bool
     source: str
+    specCycleMs: float = 0.0
+    serialOutput: bool = False
+    tokenOutput: bool = False
+    stepHostMs: float = 0.0
+    eagerExtend: bool = False
+    expansionKvShare: float = 1.0
+    asyncScheduling: bool = False
+    costs: tuple = ()
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
 # used ... it is another 0.5-1ms spent in python processing', '~2ms for batch expansion' end to end against ~1.3
 # for MQA. The middle of the quoted range, 0.75 ms, on top of SPEC_CYCLE_MS (1.3 + 0.75 = 2.05).
 BATCH_EXPANSION_MS = 0.75
+# The share of a sequence's KV cache each extra verified token re-reads under batch expansion, fitted on vLLM pull
+# request 5691's two scoring columns (the same comment, the same runs: BatchExpansionTop1Scorer minus MQAScorer is
+# 1.7, 2.9, 5.5, 10.9, 19.4 and 25.3 ms at batch 4 to 128, k = 5) with BATCH_EXPANSION_MS held: the copies of one
+# sequence are neighbours in the expanded batch and read the same KV blocks, so most re-reads hit in L2. A fitted
+# engine constant (on step times), at the comment's assumed context of 512 tokens.
+EXPANSION_KV_SHARE = 0.33
+# Host work per engine step that synchronous scheduling leaves serial, read in the SpecDecode-Bench step-time model
+# (github.com/SpecDecode-Bench/simulator, predictor.py, class Llama8BH100, commit 430e82c5: 'overhead_constant_per_step
+# = 1.20683946e-03' s, charged once per plain step and once per speculative step, beside the forward pass; fitted to
+# vLLM 0.10.1 on one H100). A host cost, the same on every GPU.
+SYNC_STEP_HOST_MS = 1.20683946
+
+_V0_COSTS = (
+    ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
+     "code index), create_worker: 'Disabling MQA scorer as the target model is not running in eager mode', so with "
+     "CUDA graphs, the default, the scorer is BatchExpansionTop1Scorer (vllm/spec_decode/batch_expansion.py); its "
+     "scoring times: vLLM pull request 5691, comment of 2024-07-09, BatchExpansionTop1Scorer column"),
+    ("its bookkeeping", "vLLM issue #6915: 'another 0.5-1ms spent in python processing' (0.75 ms)"),
+    ("speculation bookkeeping", "vLLM issue #6915: proposals copied to the CPU '~1ms', prepare inputs '(300us)', "
+     "'~1.3ms for MQA' end to end a cycle"),
+    ("serial output processing", "vllm/config.py (V0), ModelConfig.verify_async_output_proc: 'if speculative_config: "
+     "self.use_async_output_proc = False' ('Async output processing is not supported with speculative decoding "
+     "currently'); the time: vLLM issue #6913"),
+    ("per-token output work", "vllm/engine/output_processor/multi_step.py (V0), MultiStepOutputProcessor."
+     "_process_seq_outputs: 'Incrementally append tokens to the sequence, as if we had only one new token'; the "
+     "time: vLLM issue #5206"),
+    ("draft CUDA graphs", "V0's TP1DraftModelRunner runs the draft's steps in captured graphs (supports_gpu_multi_step)"),
+)
+_V1_SHARED = (
+    ("verify in one pass", "vllm/v1/worker/gpu_model_runner.py: the drafts of every sequence are scheduled as extra "
+     "tokens of that sequence (spec_decode_metadata) and scored in one forward pass, each KV cache read once; "
+     "the EAGLE proposer (vllm/v1/spec_decode/eagle.py) runs its first step over the verified tokens, no extra pass"),
+    ("no serial output processing", "the engine core runs in its own process (vllm/v1/engine/core.py) and the "
+     "front end detokenizes: vllm/v1/engine/output_processor.py, OutputProcessor with an IncrementalDetokenizer per "
+     "request, run by the API process's AsyncLLM (read at d0782260), overlapped with the next step, speculating or "
+     "not (vLLM's V1 announcement, 2025-01-27: de-tokenization overlaps the core execution loop)"),
+    ("draft CUDA graphs", "the EAGLE proposer's steps run in the piecewise CUDA graphs vllm/v1/spec_decode/eagle.py "
+     "captures (cudagraph_batch_sizes)"),
+)
 ENGINES = {
-    "vllm-v1": Engine("vllm-v1", "vLLM V1 (0.8 on)", False, 0.0, False,
-                      "vLLM V1's EAGLE and draft-model proposers score every sequence's drafts in one multi-query "
-                      "pass (each KV cache read once) and run the draft's first step over the verified tokens "
-                      "(no extra pass); the default"),
-    "vllm-v0": Engine("vllm-v0", "vLLM V0 (to 0.7)", True, BATCH_EXPANSION_MS, False,
-                      "vllm/spec_decode/spec_decode_worker.py (V0), create_worker: 'Disabling MQA scorer as the "
-                      "target model is not running in eager mode' (and when the draft's max_model_len is smaller "
-                      "than the target's), so with CUDA graphs, the default, the scorer is BatchExpansionTop1Scorer: "
-                      "each sequence with k drafts becomes k + 1 sequences of one token, each reading its KV cache "
-                      "(vLLM issue #17984 describes it: 'expands the batch by the factor of k'); read through the "
-                      "code index in V0-era copies"),
-    "sglang": Engine("sglang", "SGLang (EAGLE worker)", False, 0.0, True,
-                     "SGLang's EAGLE worker runs draft, verify, then draft extend in every decode step (SGLang pull "
-                     "request 21895: 'Decode executes in the order Draft -> Verify -> DraftExtend'), the extend pass "
-                     "computing the draft's logits for every verified row (pull request 35546, 2026: 'the model "
-                     "computes full-vocabulary logits for every draft row'); verify reads each KV cache once (a "
-                     "prefill kernel with a tree mask)"),
+    "vllm-v1": Engine(
+        "vllm-v1", "vLLM V1 (today: 0.14 on)", False, 0.0, False,
+        "vLLM V1 as of 2026: asynchronous scheduling on by default with EAGLE and MTP drafts (vLLM pull request "
+        "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
+        "verify pass; detokenizing in the front end; the default",
+        asyncScheduling=True,
+        costs=_V1_SHARED + (
+            ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
+             "decoding', 2026-01-08, in 0.14.0) after pull request 24799 ('Async Scheduling X Spec Decoding "
+             "Compatibility', 2025-09: draft token ids stay on the GPU, no copy to the scheduler)"),)),
+    "vllm-v1-0.10": Engine(
+        "vllm-v1-0.10", "vLLM V1 0.10 (synchronous)", False, 0.0, False,
+        "vLLM V1 as the SpecDecode-Bench study ran it (0.10.1, August 2025): one multi-query verify pass and "
+        "detokenizing in the front end as today, but asynchronous scheduling did not yet run with speculative "
+        "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
+        "(SpecDecode-Bench's fitted per-step overhead)",
+        stepHostMs=SYNC_STEP_HOST_MS,
+        costs=_V1_SHARED + (
+            ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
+             "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "
+             "Llama8BH100.overhead_constant_per_step"),)),
+    "vllm-v0": Engine(
+        "vllm-v0", "vLLM V0 (to 0.7)", True, BATCH_EXPANSION_MS, False,
+        "vLLM V0's speculative decoding: batch expansion with CUDA graphs on (BatchExpansionTop1Scorer), the "
+        "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
+        "speculating, so each cycle pays output processing and per-token detokenization serially",
+        specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=True, expansionKvShare=EXPANSION_KV_SHARE,
+        costs=_V0_COSTS),
+    "sglang": Engine(
+        "sglang", "SGLang (today: overlap)", False, 0.0, True,
+        "SGLang as of 2026: the speculative V2 workers with the overlap scheduler on (beta in pull request 11398, "
+        "2025-10; every speculative algorithm runs them since pull request 27964, 2026-06), the draft extend pass in "
+        "a CUDA graph; draft, verify, then draft extend each decode step",
+        asyncScheduling=True,
+        costs=(
+            ("draft extend pass", "SGLang pull request 21895 (2026): 'Decode executes in the order Draft -> Verify -> "
+             "DraftExtend'; pull request 35546 (2026): 'the model computes full-vocabulary logits for every draft row'"),
+            ("its CUDA graph", "SGLang pull request 6606 ('Support EAGLE draft extend CUDA graph', 2025-05; 6705 for "
+             "Triton, 6805 for FlashInfer)"),
+            ("overlap scheduler while speculating", "SGLang pull request 11398 ('Beta spec-overlap for EAGLE', "
+             "SGLANG_ENABLE_SPEC_V2=1, 2025-10-09) and pull request 27964 ('Retire Spec V1', 2026-06-11: 'every "
+             "speculative algorithm runs the V2 workers', the flag's only remaining effect an alias for "
+             "--disable-overlap-schedule)"),
+            ("verify in one pass", "the target verifies with a prefill kernel and a tree mask, each KV cache read once"),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
+    "sglang-no-overlap": Engine(
+        "sglang-no-overlap", "SGLang 2025 (no overlap)", False, 0.0, True,
+        "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
+        "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
+        "processing serially; the extend pass is captured",
+        serialOutput=True,
+        costs=(
+            ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
+             "(\"EAGLE\", \"EAGLE3\"): self.disable_overlap_schedule = True' (quoted in SGLang issue #9961, "
+             "2025-09-03); the v0.4 series logs 'The radix cache, chunked prefill, and overlap scheduler are disabled "
+             "because of using eagle speculative decoding.'"),
+            ("draft extend pass", "eagle_worker.py: draft, verify, then forward_draft_extend_after_decode each step"),
+            ("its CUDA graph", "SGLang pull request 6606 (2025-05)"),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process: no per-token work in the "
+             "scheduler's loop"))),
+    "sglang-eager-extend": Engine(
+        "sglang-eager-extend", "SGLang to May 2025 (eager extend)", False, 0.0, True,
+        "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
+        "output processing) and the draft extend pass run eagerly",
+        serialOutput=True, eagerExtend=True,
+        costs=(
+            ("overlap off while speculating", "python/sglang/srt/server_args.py of the v0.4 series, read through the "
+             "code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using "
+             "eagle speculative decoding.'"),
+            ("eager draft extend", "an early eagle_worker.py (read through the code index) runs the extend pass as "
+             "draft_model_runner.forward in ForwardMode.DRAFT_EXTEND, which its CUDA graph runner did not capture; "
+             "the graph runner came with SGLang pull request 6606 (2025-05)"),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
 }
 DEFAULT_ENGINE = "vllm-v1"
 
@@ -205,7 +323,8 @@ class StepMeasurement(NamedTuple):
     """One measured step: ``ms`` for ``target`` on ``gpus`` x ``gpu`` at ``batch`` sequences
     with ``newTokens`` tokens each and about ``context`` tokens of context; ``tolerance`` is the
     relative error the checks allow for it, ``source`` where it was read and ``note`` what was
-    assumed in reading it."""
+    assumed in reading it. ``engine`` is the engine version it was measured on (:data:`ENGINES`; ""
+    for the GPU pass alone, timed inside the worker) and ``kind`` what was timed (:data:`KINDS`)."""
 
     gpu: str
     target: str
@@ -218,6 +337,18 @@ class StepMeasurement(NamedTuple):
     tolerance: float
     source: str
     note: str
+    engine: str = ""
+    kind: str = "pass"
+
+
+# What a step measurement timed, and so what the model is held to (lab.serving_validation.step_measurement_ms):
+KINDS = {
+    "pass": "a forward pass of the target over newTokens tokens a sequence, with the engine's host time per step",
+    "verify": "the engine's whole verify step over newTokens tokens a sequence (lab.serving.verify_step_ms)",
+    "scoring": "the scorer's time inside the worker (vLLM V0's scoring_time_ms): the verify pass in the engine's "
+               "layout with batch expansion's bookkeeping, without the cycle's other bookkeeping",
+    "proposal": "the engine's whole draft proposal of newTokens - 1 tokens: the draft steps and its extend pass",
+}
 
 
 _PR5691 = ("vLLM pull request 5691 (github.com/vllm-project/vllm/pull/5691), comment of 2024-07-09 by the author: "
@@ -232,19 +363,59 @@ _H100_SWEEP = ("yobitelcomm.github.io/bench/recipes/concurrency-sweep: Llama-3.1
 _H200_LATENCY = ("vLLM performance benchmark, buildkite.com/vllm/performance-benchmark/builds/9515, latency tests: "
                  "input 32, output 128 tokens, batch 8, mean latency on H200")
 
+_PR5691_BE = ("vLLM pull request 5691, the same comment's BatchExpansionTop1Scorer column (the scorer vLLM V0 ran with "
+              "CUDA graphs): 15.4, 17.7, 23.9, 36.4, 54.5 and 96.2 ms at batch 4 to 128")
+_SPECDECODE = ("SpecDecode-Bench step-time model (arXiv 2601.11580; github.com/SpecDecode-Bench/simulator, predictor.py at "
+               "430e82c5, class Llama8BH100, 'fitted with instructcoder bs=1,8,16,32,64' on vLLM 0.10.1, one H100, "
+               "Llama-3.1-8B): forward pass = 3.92645679e-08 s x KV tokens in the batch + 2.10103129e-05 s x batched "
+               "tokens + 5.88590713e-03 s, plus overhead_constant_per_step 1.20683946e-03 s a step; EAGLE draft = "
+               "2.37768493e-09 s x KV tokens + 8.41429603e-07 s x tokens per sequence + 2.13526175e-03 s")
+_SPECDECODE_NOTE = ("a row of the fitted model (its measurements are not published), at about 512 tokens of context "
+                    "(instructcoder prompts and outputs run a few hundred tokens each)")
+
+
+def _specdecode_forward_ms(batch: int, tokens: int, context: int) -> float:
+    """SpecDecode-Bench's fitted vLLM 0.10.1 step on one H100 (Llama-3.1-8B), ms: forward pass over
+    ``batch x tokens`` batched tokens with ``batch x context`` tokens in the KV cache, plus its per-step
+    overhead (:data:`_SPECDECODE`).
+
+    >>> round(_specdecode_forward_ms(32, 4, 1000), 2)   # the issue's 'about 11 ms at batch 32'
+    11.04
+    """
+    return (3.92645679e-08 * batch * context + 2.10103129e-05 * batch * tokens + 5.88590713e-03) * 1000 + SYNC_STEP_HOST_MS
+
+
+def _specdecode_draft_ms(batch: int, tokens: int, context: int) -> float:
+    """SpecDecode-Bench's fitted EAGLE draft proposal (the whole proposal, not a step), ms."""
+    return (2.37768493e-09 * batch * context + 8.41429603e-07 * tokens + 2.13526175e-03) * 1000
+
+
 STEP_MEASUREMENTS = (
     *(StepMeasurement("a100-80g", "llama-2-7b", "bf16", 1, batch, 6, 512, ms, 0.25, _PR5691, _PR5691_NOTE)
       for batch, ms in ((4, 13.7), (8, 14.8), (16, 18.4), (32, 25.5), (64, 35.1), (128, 70.9))),
+    *(StepMeasurement("a100-80g", "llama-2-7b", "bf16", 1, batch, 6, 512, ms, 0.25, _PR5691_BE, _PR5691_NOTE,
+                      "vllm-v0", "scoring")
+      for batch, ms in ((4, 15.4), (8, 17.7), (16, 23.9), (32, 36.4), (64, 54.5), (128, 96.2))),
+    *(StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, batch, tokens, 512,
+                      _specdecode_forward_ms(batch, tokens, 512), 0.15, _SPECDECODE, _SPECDECODE_NOTE,
+                      "vllm-v1-0.10", "pass" if tokens == 1 else "verify")
+      for batch in (1, 8, 16, 32, 64) for tokens in (1, 2, 4, 6)),
+    *(StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, batch, 4, 512, _specdecode_draft_ms(batch, 4, 512), 0.35,
+                      _SPECDECODE, _SPECDECODE_NOTE + "; the draft's lookahead is not stated with the fit: 3 assumed "
+                      "(the middle of the study's 1, 3 and 5), hence the wide tolerance", "vllm-v1-0.10", "proposal")
+      for batch in (1, 16, 64)),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 1088, 1000 / 75, 0.15, _A100_SWEEP,
-                    "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens"),
+                    "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens", "vllm-v1"),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 8, 1, 1088, 8 * 1000 / (6.6 * 75), 0.15, _A100_SWEEP,
-                    "a plain step at concurrency 8 = 8 / (6.6 x 75 tokens/s), derived from the quoted gain"),
+                    "a plain step at concurrency 8 = 8 / (6.6 x 75 tokens/s), derived from the quoted gain", "vllm-v1"),
     StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, 1, 1, 512, 6.48, 0.15, _H100_SWEEP,
-                    "TPOT is one plain step at concurrency 1; the context (a short chat workload) taken as 512"),
+                    "TPOT is one plain step at concurrency 1; the context (a short chat workload) taken as 512", "vllm-v1"),
     StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, 4, 1, 512, 6.59, 0.15, _H100_SWEEP,
-                    "TPOT at concurrency 4 read as a plain step at batch 4"),
+                    "TPOT at concurrency 4 read as a plain step at batch 4", "vllm-v1"),
     StepMeasurement("h200", "llama-3-8b", "bf16", 1, 8, 1, 96, 833.42 / 128, 0.15, _H200_LATENCY + " (latency_llama8B_tp1: 833.42 ms)",
-                    "mean latency / 128 output tokens, the 32-token prefill left in (a few percent); context about 96"),
+                    "mean latency / 128 output tokens, the 32-token prefill left in (a few percent); context about 96; the build's vLLM version is not stated: synchronous "
+                    "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
     StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.15, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
-                    "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96"),
+                    "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96; the build's vLLM version is not stated: synchronous "
+                    "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
 )

@@ -58,22 +58,97 @@ _E1 = ((2, 2.10, 4.37), (3, 2.29, 4.29), (4, 2.39, 4.48), (5, 2.43, 4.71), (6, 2
 _E3 = ((2, 2.36, 4.32), (3, 2.79, 4.09), (4, 3.08, 4.05), (5, 3.32, 4.13), (6, 3.46, 4.20), (7, 3.54, 4.29))
 _GPU_NOTE = "the issue names no GPU: one H100 assumed (its author's other runs are on H100, vanilla 7.07 ms a token)"
 
+# The batch-one rows ran on vLLM V1 between April and September 2025 (0.8 to 0.10): speculative decoding then ran
+# with synchronous scheduling (asynchronous scheduling joined it in vLLM pull request 24799, September 2025, and became
+# its default in 0.14.0), so each row runs with the engine setting of those versions, "vllm-v1-0.10".
+_SYNC_V1 = "vllm-v1-0.10"
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
-                    _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head"),
+                    _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head", _SYNC_V1),
     ValidationPoint("fr-spec EAGLE, k = 32", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 32, 2.18, 600,
                     48.32 / (108.45 / 1.3211), _FRSPEC,
-                    "measured = 48.32 / vanilla, vanilla = 108.45 / 1.3211 tokens/s"),
+                    "measured = 48.32 / vanilla, vanilla = 108.45 / 1.3211 tokens/s", _SYNC_V1),
     ValidationPoint("EAGLE, k = 2", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, 2, 1.89, 600, 175.49 / 128.64,
-                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
+                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)", _SYNC_V1),
     ValidationPoint("EAGLE, k = 4", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, 4, 2.08, 600, 165.65 / 128.64,
-                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)"),
+                    _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)", _SYNC_V1),
     *(ValidationPoint(f"EAGLE-1, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
-                      7.07 / tpot, _ISSUE20780, _GPU_NOTE) for k, length, tpot in _E1),
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE, _SYNC_V1) for k, length, tpot in _E1),
     *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
                       7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head drafts over a 32k vocabulary, the "
-                      "model charges the target's full LM head") for k, length, tpot in _E3),
+                      "model charges the target's full LM head", _SYNC_V1) for k, length, tpot in _E3),
 )
+
+
+def step_measurement_ms(m, calibration=None) -> float:
+    """What the model gives for one measured step (:data:`lab.serving_calibration.STEP_MEASUREMENTS`),
+    timed as the measurement was (:data:`lab.serving_calibration.KINDS`) on its engine, with the GPU's
+    calibration or ``calibration`` in its place (a refit, :func:`fit_calibration`).
+
+    >>> from lab.serving_calibration import STEP_MEASUREMENTS
+    >>> m = STEP_MEASUREMENTS[0]
+    >>> abs(step_measurement_ms(m) / m.ms - 1) <= m.tolerance
+    True
+    """
+    from .serving_calibration import CALIBRATIONS, ENGINES
+    cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
+    engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
+    target = serving.TARGETS[m.target]
+
+    def step(shape, role, costs=engine):
+        return serving._measured_constants(shape, m.gpu, m.precision, m.gpus, cal, role, costs)
+    if m.kind == "pass":
+        return serving._time(step(target, "target"), m.batch, m.newTokens, m.context)
+    if m.kind == "verify":
+        return serving._time(step(target, "verify"), m.batch, m.newTokens, m.context)
+    if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work
+        scorer = engine._replace(specCycleMs=0.0, serialOutput=False, tokenOutput=False, stepHostMs=0.0)
+        return serving._time(step(target, "verify", scorer), m.batch, m.newTokens, m.context)
+    if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
+        head = step(serving.eagle_head(target), "draft")
+        extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
+    raise ValueError(f"unknown step measurement kind {m.kind!r}")
+
+
+FITTED = ("memEfficiency", "flopEfficiency", "overlap", "passMs")  # what a GPU family's calibration fits
+
+
+def fit_calibration(start, measurements, names=FITTED, rounds: int = 6):
+    """The calibration that minimises the sum of squared log ratios, model over measured, over
+    ``measurements`` (kinds "pass", "verify" and "scoring"; a "proposal" depends on an assumed
+    lookahead and only checks), starting from ``start`` and moving each of ``names`` in turn over a
+    shrinking grid (coordinate descent: ``rounds`` passes, each step a tenth of the last). How the
+    calibrations of :mod:`lab.serving_calibration` were found; the leave-one-source-out column of
+    the validation reruns it without one source (:func:`leave_one_source_out`).
+
+    >>> from lab.serving_calibration import CALIBRATIONS, STEP_MEASUREMENTS
+    >>> rows = [m for m in STEP_MEASUREMENTS if m.gpu == "a100-80g"]
+    >>> fitted = fit_calibration(CALIBRATIONS["a100-80g"], rows, rounds=1)
+    >>> _loss(fitted, rows) <= _loss(CALIBRATIONS["a100-80g"], rows)
+    True
+    """
+    rows = [m for m in measurements if m.kind != "proposal"]
+    best, best_loss = start, _loss(start, rows)
+    for round_ in range(rounds):
+        for name in names:
+            value = getattr(best, name)
+            step = max(abs(value), 0.05) * 0.5 ** (round_ + 1)
+            for candidate in (value + i * step / 4 for i in range(-4, 5)):
+                if candidate <= 0 or (name != "passMs" and candidate > 1):
+                    continue
+                trial = best._replace(**{name: round(candidate, 4)})
+                loss = _loss(trial, rows)
+                if loss < best_loss:
+                    best, best_loss = trial, loss
+    return best
+
+
+def _loss(calibration, rows) -> float:
+    """Sum of squared log ratios of model to measurement over ``rows``."""
+    import math
+    return sum(math.log(step_measurement_ms(m, calibration) / m.ms) ** 2 for m in rows)
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:
@@ -158,7 +233,8 @@ _V0_NOTE = ("; vLLM V0 (the paper predates V1's EAGLE, vLLM 0.8; the issue's dra
 CROSSOVER_BRACKETS = (
     CrossoverBracket("EAGLE, SGLang, k = 3", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 3, 16, 24,
                      (2.29, 1.99, 2.59), 1024, _EAGLE3_PAPER + ": SGLang on one H100, first loss between batch 16 "
-                     "and 24", _ACCEPT_20780.format(length=2.29), "sglang"),
+                     "and 24", _ACCEPT_20780.format(length=2.29) + "; SGLang of March 2025 (before the draft-extend CUDA "
+                     "graph of pull request 6606, May 2025): overlap off and the extend pass eager", "sglang-eager-extend"),
     CrossoverBracket("EAGLE, vLLM, k = 2", "a100-80g", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
                      (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ": vLLM on one A100 (memory size not stated), first "
                      "loss between batch 24 and 32", _ACCEPT_20780.format(length=2.10) + _V0_NOTE, "vllm-v0"),

@@ -33,16 +33,11 @@ def test_leviathan_catches_a_verify_step_whose_arithmetic_is_not_hidden(monkeypa
     _fails("serving-batch-one-is-leviathan", "is not a plain step", "k=")
 
 
-def test_leviathan_catches_bookkeeping_left_in_the_ideal_limit(monkeypatch):
+def test_leviathan_catches_engine_terms_left_in_the_ideal_limit(monkeypatch):
+    # the ideal limit has no engine work: bookkeeping, serial output processing, host time must be zero there
     from lab import serving_calibration
-    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(specCycleMs=0.5))
-    _fails("serving-batch-one-is-leviathan", "is not a plain step")
-
-
-def test_leviathan_catches_serial_output_left_in_the_ideal_limit(monkeypatch):
-    # the ideal limit has no engine work: speculation's serial output processing must be zero there too
-    from lab import serving_calibration
-    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(serialOutputUs=103.0))
+    monkeypatch.setattr(serving_calibration, "IDEAL", serving_calibration.IDEAL._replace(engineTerms=True,
+                                                                                        serialOutputUs=103.0))
     _fails("serving-batch-one-is-leviathan", "is not a plain step")
 
 
@@ -87,7 +82,8 @@ def test_operators_catch_the_sampler_charged_per_verify_token_not_per_draft_toke
 
 
 def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
-    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpus=1, gpu="h100-sxm", target="llama-3-8b")
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpus=1, gpu="h100-sxm", target="llama-3-8b",
+                                       engine="vllm-v0")
     target = serving.TARGETS["llama-3-8b"]
     plain = [serving._engine_ms(serving._step(target, s), b, 1) for b in (1, 64)]
     verify = serving._engine_ms(serving._step(target, s, "verify"), 64, 4)
@@ -95,13 +91,16 @@ def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
     assert plain[1] == pytest.approx(64 * plain[0]) and plain[0] > 0 and draft == 0
     # three draft tokens a sequence at 5.6 us, and the serial output processing, 3.2 ms over 31 sequences
     assert verify == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320 + 64 * 3.2 / 31)
+    # today's vLLM V1 pays the sampler but no serial output processing
+    v1 = serving._engine_ms(serving._step(target, s.with_(engine="vllm-v1"), "verify"), 64, 4)
+    assert v1 == pytest.approx(plain[1] + 64 * 3 * 1.80 / 320)
 
 
 def test_operators_catch_serial_output_charged_to_a_plain_step(monkeypatch):
     # plain decoding overlaps output processing with the GPU; charging it there too breaks the by-hand sum
     original = serving._measured_step
     monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
-        serial_ms=original(shape, s, "verify").serial_ms))
+        serial_ms=original(shape, s.with_(engine="vllm-v0"), "verify").serial_ms))
     _fails("serving-operators-add-up", "(target", "by hand")
 
 
@@ -254,8 +253,9 @@ def test_throughput_catches_the_first_token_charged_twice(monkeypatch):
 
 def test_emitted_token_output_is_per_extra_token_and_grows_with_acceptance():
     s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpus=1, gpu="h100-sxm", target="llama-3-8b",
-                                       draft="eagle-head", lookahead=3, batch=32)
+                                       draft="eagle-head", lookahead=3, batch=32, engine="vllm-v0")
     low, high = (serving.serving(s.with_(acceptance=a)) for a in (0, 80))
+    assert serving.serving(s.with_(acceptance=80, engine="vllm-v1")).emittedOutputMs == 0.0   # V1 detokenizes apart
     assert low.emittedOutputMs == 0.0                       # nothing accepted: one token a sequence, no extra
     assert high.emittedOutputMs == pytest.approx(32 * (high.tokensPerCall - 1) * 0.0212)
     for model in (serving.ROOFLINE, serving.OPERATORS):     # neither the roofline nor the ideal limit has it
@@ -271,9 +271,9 @@ def test_engines_catch_batch_expansion_reading_each_cache_once(monkeypatch):
 
 def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
     original = serving._measured_constants
-    monkeypatch.setattr(serving, "_measured_constants",
-                        lambda shape, gpu, precision, g, cal, role, engine=None: original(shape, gpu, precision, g, cal, role))
-    _fails("serving-engines-differ-where-they-run", "vllm-v0 verify step")
+    monkeypatch.setattr(serving, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
+        shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"]))
+    _fails("serving-engines-differ-where-they-run", "vllm-v1-0.10 changes a plain or draft step")
 
 
 def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
@@ -312,14 +312,66 @@ def test_littles_law_catches_the_extend_pass_left_out_of_the_load_terms(monkeypa
 
 
 def test_engines_move_the_crossover_the_way_their_code_says():
-    """Batch expansion and the extend pass only add work: the crossover comes no later, and the
-    vLLM V0 verify step reads k + 1 KV caches a sequence (by hand from the KV bytes and the calibration)."""
+    """Batch expansion, serial output and the extend pass only add work: the crossover comes no later, and
+    the vLLM V0 verify step re-reads its fitted share of a KV cache for each extra verified token, with the
+    cycle's bookkeeping and the serial output processing (by hand from the KV bytes and the calibration)."""
     from lab import serving_calibration
     base = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft="eagle-head", gpus=1,
                                           gpu="a100-80g", lookahead=2, acceptance=60, context=1024, batch=28)
     crossings = {name: serving.crossover_batch(base.with_(engine=name)) for name in serving_calibration.ENGINES}
-    assert crossings["vllm-v0"] < crossings["vllm-v1"] and crossings["sglang"] < crossings["vllm-v1"]
+    never = serving.MAX_BATCH + 1
+    crossing = {name: never if c is None else c for name, c in crossings.items()}
+    assert crossing["vllm-v0"] < crossing["vllm-v1"] and crossing["sglang"] <= crossing["vllm-v1"]
+    assert crossing["sglang-eager-extend"] <= crossing["sglang-no-overlap"] <= crossing["sglang"]
     cal = serving_calibration.CALIBRATIONS["a100-80g"]
-    extra_kv = 28 * 2 * 1024 * 131072 / (serving.GPUS["a100-80g"].bandwidth * cal.memEfficiency / 1000)
+    share = serving_calibration.EXPANSION_KV_SHARE
+    extra_kv = share * 28 * 2 * 1024 * 131072 / (serving.GPUS["a100-80g"].bandwidth * cal.memEfficiency / 1000)
     gap = serving.verify_step_ms(base.with_(engine="vllm-v0"), 28, 1024) - serving.verify_step_ms(base, 28, 1024)
-    assert gap == pytest.approx(extra_kv + serving_calibration.BATCH_EXPANSION_MS, rel=1e-9)
+    assert gap == pytest.approx(extra_kv + serving_calibration.BATCH_EXPANSION_MS + serving_calibration.SPEC_CYCLE_MS
+                                + 28 * cal.serialOutputUs / 1000, rel=1e-9)
+
+
+@pytest.mark.parametrize("engine, change, fragment", [
+    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['serial output']"),          # V1 charged V0's output processing
+    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['per-token output']"),        # ... or its detokenization
+    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['speculation bookkeeping']"),  # ... or its bookkeeping
+    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['synchronous host work']"),     # today's V1 run synchronously
+    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays []"),                  # 0.10.1 given async scheduling
+    ("vllm-v0", {"expandedVerify": False}, "vllm-v0 pays"),                          # V0 without batch expansion
+    ("vllm-v0", {"serialOutput": False}, "vllm-v0 pays"),                            # V0 with its overlap kept on
+    ("sglang", {"serialOutput": True}, "sglang pays ['draft extend', 'serial output']"),  # today's SGLang, overlap off
+    ("sglang", {"draftExtend": False}, "sglang pays []"),                            # the extend pass forgotten
+    ("sglang-no-overlap", {"eagerExtend": True}, "sglang-no-overlap pays"),          # the captured extend run eagerly
+    ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
+])
+def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
+    from lab import serving_calibration
+    monkeypatch.setitem(serving_calibration.ENGINES, engine, serving_calibration.ENGINES[engine]._replace(**change))
+    serving._measured_constants.cache_clear()
+    try:
+        _fails("serving-engine-costs-as-read", fragment, "read in its code")
+    finally:
+        serving._measured_constants.cache_clear()
+
+
+def test_engine_costs_catch_an_engine_missing_from_the_table(monkeypatch):
+    from lab import serving_calibration
+    monkeypatch.setitem(serving_calibration.ENGINES, "trt-llm", serving_calibration.ENGINES["vllm-v1"]._replace(
+        name="trt-llm"))
+    _fails("serving-engine-costs-as-read", "against the table")
+
+
+def test_calibration_catches_v1_charged_v0_terms_on_its_own_step_times(monkeypatch):
+    # the synchronous V1 the SpecDecode-Bench fit timed, charged vLLM V0's bookkeeping and serial output: its verify
+    # steps leave their tolerance
+    from lab import serving_calibration
+    monkeypatch.setitem(serving_calibration.ENGINES, "vllm-v1-0.10", serving_calibration.ENGINES["vllm-v1-0.10"]._replace(
+        specCycleMs=serving_calibration.SPEC_CYCLE_MS, serialOutput=True))
+    _fails("serving-calibration-holds", "vllm-v1-0.10, verify", "tolerance")
+
+
+def test_calibration_catches_v0_scored_without_batch_expansion(monkeypatch):
+    from lab import serving_calibration
+    monkeypatch.setitem(serving_calibration.ENGINES, "vllm-v0", serving_calibration.ENGINES["vllm-v0"]._replace(
+        expansionKvShare=0.0, expansionMs=0.0))
+    _fails("serving-calibration-holds", "vllm-v0, scoring", "tolerance")

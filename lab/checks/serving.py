@@ -66,9 +66,13 @@ def batch_one_reduces_to_leviathan(out):
             if not verify > plain:
                 out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
                          f"step {plain!r} ms: the union of their experts was not read")
-    for base in _presets(("bf16",), dense, CHIPS):
+    # each preset on the next engine without an extend pass (an extra draft pass is not Leviathan's cycle): none
+    # has an engine term in the ideal limit
+    engines = tuple(name for name, e in serving_calibration.ENGINES.items() if not e.draftExtend)
+    for index, base in enumerate(_presets(("bf16",), dense, CHIPS)):
         for k in GRID["lookahead"]:
-            settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k)
+            settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k,
+                                  engine=engines[index % len(engines)])
             plain, draft, extend, verify, emitted, _ = serving._cycle(settings, 1, context)
             if verify != plain or emitted != 0 or extend != 0:
                 out.fail(f"verify step {verify!r} ms (emitted-token output {emitted!r} ms) is not a plain step "
@@ -169,14 +173,16 @@ def throughput_is_batch_tokens_over_time(out):
     B x tokens per cycle x 1000 / cycle ms, and spec ms per token x spec throughput = 1000 B. The
     cycle is k draft steps, one verify step and, under the calibrated model, the output processing of
     the tokens it emits beyond each sequence's first, B (T - 1) t_token with the GPU's measured
-    ``tokenOutputUs`` (zero under the roofline and the ideal limit)."""
-    from ..serving_calibration import CALIBRATIONS
+    ``tokenOutputUs``, on an engine that pays it (vLLM V0; zero on the others, under the roofline and in
+    the ideal limit)."""
+    from ..serving_calibration import CALIBRATIONS, ENGINES
 
     for changes, batch in product(CROSSOVER_CASES, (1, 7, 96, 1024)):
         out.visited += 1
         settings = serving.DEFAULT_SETTINGS.with_(**changes, batch=batch)
         r = serving.serving(settings)
-        per_token = CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if settings.stepModel == serving.MEASURED else 0.0
+        pays = settings.stepModel == serving.MEASURED and ENGINES[settings.engine].tokenOutput
+        per_token = CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
         if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
             out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
                      f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
@@ -288,15 +294,17 @@ def tail_reruns_the_exact_lab(out):
 def calibration_holds(out):
     """The per-operator model reproduces every measured step time it was calibrated on, within the
     tolerance stated for that measurement (lab.serving_calibration.STEP_MEASUREMENTS: the
-    target, GPUs, batch, tokens per sequence and context each was measured at)."""
+    target, GPUs, batch, tokens per sequence and context each was measured at), each on the engine
+    it was measured on and timed as it was (a pass, a verify step, a scorer's time, a draft
+    proposal: lab.serving_validation.step_measurement_ms)."""
+    from ..serving_validation import step_measurement_ms
+
     for m in serving_calibration.STEP_MEASUREMENTS:
         out.visited += 1
-        settings = serving.DEFAULT_SETTINGS.with_(gpu=m.gpu, target=m.target, precision=m.precision, gpus=m.gpus,
-                                                  stepModel=serving.MEASURED)
-        got = serving.step_time_ms(serving.TARGETS[m.target], settings, m.batch, m.newTokens, m.context)
+        got = step_measurement_ms(m)
         if abs(got / m.ms - 1) > m.tolerance:
-            out.fail(f"{m.target} on {m.gpus} x {m.gpu}, B={m.batch} n={m.newTokens}: model {got:.2f} ms, measured "
-                     f"{m.ms:.2f} ms (tolerance {m.tolerance:.0%})")
+            out.fail(f"{m.target} on {m.gpus} x {m.gpu} ({m.engine or 'GPU pass'}, {m.kind}), B={m.batch} "
+                     f"n={m.newTokens}: model {got:.2f} ms, measured {m.ms:.2f} ms (tolerance {m.tolerance:.0%})")
 
 
 def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
@@ -331,9 +339,11 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         attention_flops = 4 * shape.layers * shape.heads * shape.head_dim
     engine = serving_calibration.ENGINES[settings.engine]
     expanded = role == "verify" and engine.expandedVerify
-    attention = max((m if expanded else batch) * context * kv / bw, attention_flops * m * context / g / peak)
-    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs + cal.specCycleMs}[role]
-    fixed += engine.expansionMs if expanded and cal.specCycleMs else 0.0
+    kv_caches = batch + (engine.expansionKvShare * (m - batch) if expanded else 0.0)
+    attention = max(kv_caches * context * kv / bw, attention_flops * m * context / g / peak)
+    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs}[role]
+    fixed += engine.stepHostMs if role != "draft" else 0.0      # synchronous scheduling's host work a step
+    fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
     comm = 0.0
     if g > 1:
@@ -341,8 +351,9 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         comm = 2 * shape.layers * m * 2 * (g - 1) / g * shape.hidden * 2 / (cal.linkBandwidth / 1000)
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
+    serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
     work = batch * ((0.0 if role == "draft" else cal.sequenceUs)
-                    + (cal.serialOutputUs + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
+                    + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
     return {"weights": gemm(read, used), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
             "engine": work, "fixed": fixed}
 
@@ -352,8 +363,8 @@ def operators_add_up(out):
     docstring writes it: the layers' weight GEMMs and the LM head (larger of memory and compute
     time plus the non-overlapping part of the smaller), attention (KV read or its FLOPs, never
     hidden by the GEMMs), the tensor-parallel all-reduce bytes, the engine's per-sequence work (per
-    step; in a verify pass the output processing a speculative cycle pays serially, per sequence, and
-    the rejection sampler per draft token) and the fixed costs (per pass,
+    step; in a verify pass, here vLLM V0's, the output processing a speculative cycle pays serially, per
+    sequence, and the rejection sampler per draft token) and the fixed costs (per pass,
     per layer, all-reduce latency; a draft pass pays its own, a verify pass the cycle's bookkeeping).
     Checked against arithmetic from the shapes, every target and draft, 1, 2 and 8 GPUs, plain,
     verify and draft passes (relative 1e-9)."""
@@ -362,6 +373,8 @@ def operators_add_up(out):
         settings = serving.DEFAULT_SETTINGS.with_(gpu=gpu, gpus=gpus, precision=precision, stepModel=serving.MEASURED)
         for batch, new_tokens, context, role in ((1, 1, 512, "target"), (64, 5, 4096, "verify"), (256, 1, 2048, "draft")):
             out.visited += 1
+            # a verify pass on vLLM V0, the engine with the most terms (serial output, batch expansion, bookkeeping)
+            settings = settings.with_(engine="vllm-v0" if role == "verify" else serving.DEFAULT_ENGINE)
             expected = _by_hand(shape, settings, batch, new_tokens, context, role)
             step = serving._step(shape, settings, role)
             got = serving._time(step, batch, new_tokens, context)
@@ -376,11 +389,14 @@ def operators_add_up(out):
 
 
 def engines_differ_where_they_run(out):
-    """Engines differ only in the speculative cycle, as lab.serving_calibration.ENGINES reads them:
-    every engine's plain and draft steps are the same floats (the plain step the by-hand one); vLLM V0's verify step (batch expansion)
-    is the by-hand step with a KV cache read per verified token and the expansion's 0.75 ms, vLLM V1's
-    and SGLang's the by-hand step reading each cache once; SGLang's cycle adds a draft pass over the
-    verified tokens (by hand; none for n-gram lookup), the others none; and the readout's cycle is
+    """Engines differ only where lab.serving_calibration.ENGINES says they run differently: every
+    engine's draft steps are the same floats, and so are the plain steps of engines with the same host
+    time per step (the plain step the by-hand one, with a synchronous engine's host time); vLLM V0's
+    verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
+    verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
+    cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
+    pass's fixed cost where it runs eagerly; none for n-gram lookup), the others none; the emitted-token
+    output is by hand where the engine pays it, zero elsewhere; and the readout's cycle is
     k draft steps + extend + verify + emitted output. Targets with an EAGLE head, a small draft and
     n-gram lookup, 1 and 4 GPUs, batches 1, 24 and 96, contexts 512 and 8192 (relative 1e-9)."""
     engines = tuple(serving_calibration.ENGINES)
@@ -394,10 +410,13 @@ def engines_differ_where_they_run(out):
             readouts = {name: serving.serving(base.with_(engine=name)) for name in engines}
             where = f"{target}/{draft} on {gpus} GPUs, B={batch} L={context} k={k}"
             first = readouts[engines[0]]
+            plain_by_host = {}
             for name, r in readouts.items():
                 settings = base.with_(engine=name)
+                costs = serving_calibration.ENGINES[name]
                 plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
-                if (r.plainStepMs, r.draftStepMs) != (first.plainStepMs, first.draftStepMs) or not _close(
+                same_host = plain_by_host.setdefault(costs.stepHostMs, r.plainStepMs)
+                if r.plainStepMs != same_host or r.draftStepMs != first.draftStepMs or not _close(
                         r.plainStepMs, plain, 1e-9):
                     out.fail(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
                              f"by hand {plain!r} ms)")
@@ -406,9 +425,15 @@ def engines_differ_where_they_run(out):
                     out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
                 shape = serving.draft_shape(settings)
                 runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
-                extend = sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) if runs_extend else 0.0
+                cal = serving_calibration.CALIBRATIONS[settings.gpu]
+                eager = cal.passMs - cal.draftPassMs if costs.eagerExtend else 0.0
+                extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
+                          if runs_extend else 0.0)
                 if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
                     out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
+                emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
+                if not _close(r.emittedOutputMs, emitted, 1e-9):
+                    out.fail(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
                 cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
                 if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
                         serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
@@ -437,6 +462,62 @@ def memory_bounds_the_searches(out):
         out.fail("Llama-3-70B fits on one RTX 4090")
 
 
+# Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
+# the 'costs' of each, name the places): written out here a second time so that a changed switch fails a check.
+ENGINE_COSTS_AS_READ = {
+    "vllm-v1": frozenset(),
+    "vllm-v1-0.10": frozenset({"synchronous host work"}),
+    "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
+    "sglang": frozenset({"draft extend"}),
+    "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
+    "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
+}
+
+
+def _costs_paid(name):
+    """The costs an engine's cycle pays, read off the model's numbers (not its switches): Llama-3-8B with
+    an EAGLE head on one H100, batch 32, context 1024, k = 3, acceptance 70%."""
+    from ..serving_calibration import CALIBRATIONS
+
+    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
+                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
+    cal, target, head = CALIBRATIONS[s.gpu], serving.TARGETS[s.target], serving.draft_shape(s)
+    plain = serving.step_breakdown(target, s, 32, 1, 1024)
+    verify = serving.step_breakdown(target, s, 32, 4, 1024, "verify")
+    one_pass = serving.step_breakdown(target, s, 32, 4, 1024)   # the same tokens as a plain pass
+    paid = set()
+    if plain["fixed"] - (cal.passMs + target.layers * cal.layerMs) > 1e-9:
+        paid.add("synchronous host work")
+    if verify["attention"] > one_pass["attention"] * (1 + 1e-9):
+        paid.add("batch expansion")
+    if verify["fixed"] - plain["fixed"] > 1e-9:
+        paid.add("speculation bookkeeping")
+    if verify["engine"] - 32 * (cal.sequenceUs + 3 * cal.rejectUs) / 1000 > 1e-9:
+        paid.add("serial output")
+    if serving.emitted_output_ms(s, 32, 2.5) > 0:
+        paid.add("per-token output")
+    extend = serving.draft_extend_ms(s, 32, 1024)
+    if extend > 0:
+        paid.add("draft extend")
+        if extend - sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values()) > 1e-9:
+            paid.add("eager extend")
+    return paid
+
+
+def engine_costs_as_read(out):
+    """Each engine version pays exactly the costs its code was read to have (ENGINE_COSTS_AS_READ, the
+    places in lab.serving_calibration.ENGINES): read off the model's numbers, not its switches, so vLLM V1
+    charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
+    fails here. Every engine is named in the table and the table names no other."""
+    if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
+        out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
+    for name in serving_calibration.ENGINES:
+        out.visited += 1
+        paid, expected = _costs_paid(name), ENGINE_COSTS_AS_READ.get(name, frozenset())
+        if paid != expected:
+            out.fail(f"{name} pays {sorted(paid)}, read in its code: {sorted(expected)}")
+
+
 CHECKS = (
     ("serving-batch-one-is-leviathan", batch_one_reduces_to_leviathan),
     ("serving-step-time-monotone", step_time_is_monotone),
@@ -452,6 +533,7 @@ CHECKS = (
     ("serving-operators-add-up", operators_add_up),
     ("serving-memory-bounds-searches", memory_bounds_the_searches),
     ("serving-engines-differ-where-they-run", engines_differ_where_they_run),
+    ("serving-engine-costs-as-read", engine_costs_as_read),
 )
 
 SIGNATURE_NOTE = (
