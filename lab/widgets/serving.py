@@ -710,23 +710,42 @@ def view(raw=None) -> dict:
 
 
 def _trust(settings: serving.ServingSettings) -> str:
-    """How far to trust the crossover: what the model was calibrated on for this GPU, and its
-    measured error on the published end-to-end speedups (computed)."""
-    from .. import serving_calibration, serving_validation
+    """How far to trust the answer, per engine and preset family: what the model was calibrated on for
+    this GPU, and its measured error on the published end-to-end speedups of the same engine, GPU
+    calibration, kind of target (dense or mixture of experts) and draft (computed); where no such
+    row exists, "not validated", never an error band borrowed from another engine or family."""
+    from .. import serving_calibration
 
     if settings.stepModel != serving.MEASURED:
+        if serving.TARGETS[settings.target].experts:
+            return "idealised: not a prediction (for a mixture of experts it can fall below the calibrated model)"
         return "idealised: an upper bound on the speedup, not a prediction"
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    engine = serving.ENGINES[settings.engine].label
     if not cal.measured:
-        return "assumed: no step time measured on this GPU"
-    summary = _validation_summary()
-    text = (f"calibrated on measured steps; off by {_f(100 * summary['medianAbsError'], 0)}% (median) on "
-            f"{summary['points']} published batch-one speedups")
-    ratios = _bracket_ratios()
-    if ratios:
-        text += (f"; past batch one it puts the crossover {_f(min(ratios), 1)} to {_f(max(ratios), 1)} times "
-                 f"the batch where {len(ratios)} published sweeps first lost, so read it as an upper bound")
-    return text
+        return f"assumed: no step time measured on this GPU; not validated for {engine}"
+    rows = _matching_validation(settings)
+    if not rows:
+        return (f"calibrated on measured step times; not validated for {engine} with this target, draft and GPU "
+                "(no published end-to-end speedup of that family)")
+    errors = sorted(abs(row["ratio"] - 1) for row in rows)
+    middle = len(errors) // 2
+    median = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    batches = sorted({row["batch"] for row in rows})
+    at = "batch one" if batches == [1] else f"batch {batches[0]} to {batches[-1]}"
+    return (f"calibrated on measured step times; off by {_f(100 * median, 0)}% (median) on {len(rows)} published "
+            f"speedups of {engine} at {at} for this family; beyond that, not validated")
+
+
+def _matching_validation(settings: serving.ServingSettings) -> list:
+    """The validation rows of the settings' engine, GPU calibration, kind of target and draft."""
+    from .. import serving_calibration
+
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    moe = bool(serving.TARGETS[settings.target].experts)
+    return [row for row in _validation_rows()
+            if row["engine"] == settings.engine and serving_calibration.CALIBRATIONS[row["gpu"]] is cal
+            and bool(serving.TARGETS[row["target"]].experts) == moe and row["draft"] == settings.draft]
 
 
 @lru_cache(maxsize=1)
