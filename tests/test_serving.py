@@ -572,17 +572,22 @@ def test_cli_runs_an_moe_target_with_its_mtp_head(capsys):
     assert document["verifyStepMs"] > document["plainStepMs"] > 0 and document["speedup"] > 1
 
 
-def test_crossover_readout_says_how_far_past_batch_one_to_trust_it():
-    """The widget's trust line quotes the computed ratio of the model's crossover to each published
-    sweep's first loss (all above 1 today: the model's crossover is an upper bound)."""
-    from lab import serving_validation
+def test_trust_line_is_per_engine_and_family():
+    """The trust line quotes an error only for the engine and preset family a published end-to-end row covers
+    (synchronous vLLM V1, dense Llama-3-8B with an EAGLE head, on Hopper), computed from those rows; every other
+    engine or family says "not validated", and none claims an upper bound within a factor."""
     from lab.widgets import serving as widget
 
-    rows = serving_validation.crossover_comparison()
-    ratios = [row["crossovers"][0] / row["high"] for row in rows if row["crossovers"][0] is not None]
-    text = widget._trust(serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED))
-    assert f"{widget._f(min(ratios), 1)} to {widget._f(max(ratios), 1)} times" in text   # the page's rounding and f"{len(ratios)} published sweeps" in text
-    assert min(ratios) > 1 and "upper bound" in text
+    base = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft=serving.EAGLE, gpus=1)
+    covered = widget._trust(base.with_(engine="vllm-v1-0.10"))
+    rows = widget._matching_validation(base.with_(engine="vllm-v1-0.10"))
+    assert rows and f"on {len(rows)} published speedups" in covered and "not validated" in covered
+    for engine in serving.ENGINES:
+        if engine != "vllm-v1-0.10":
+            assert "not validated for" in widget._trust(base.with_(engine=engine))
+    for changes in (dict(target="qwen3-30b-a3b"), dict(target="deepseek-v3", gpus=8), dict(gpu="l40s")):
+        assert "not validated" in widget._trust(base.with_(engine="vllm-v1-0.10", **changes))
+    assert all("factor" not in widget._trust(base.with_(engine=e)) for e in serving.ENGINES)
 
 
 def test_the_brackets_figure_draws_the_crossover_comparison():
