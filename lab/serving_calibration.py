@@ -6,21 +6,30 @@ verify step (the target's scoring pass over ``k + 1`` tokens per sequence), agai
 and the tokens per sequence. End-to-end speedups of speculative decoding are kept apart, in
 :mod:`lab.serving_validation`: they judge the model, so they do not tune it.
 
-How the constants were chosen: a grid search over the efficiencies, the overlap and the fixed
-costs minimising the squared log-ratio of model to measurement over the GPU family's
-:data:`STEP_MEASUREMENTS` (the script is not kept: the constants and the residuals below are the
-record; ``lab.checks.serving`` holds the model to every measurement within its tolerance).
+How the constants were chosen: coordinate descent over the efficiencies, the overlap and the per-pass
+fixed cost minimising the squared log-ratio of model to measurement over the GPU family's
+:data:`STEP_MEASUREMENTS` (:func:`lab.serving_validation.fit_calibration`, kept and tested;
+``lab.checks.serving`` holds the model to every measurement within its tolerance). Each row is timed as
+it was measured (:data:`KINDS`: a pass, an engine's verify step, a scorer's time, a draft proposal) on
+the engine version that measured it (:data:`ENGINES`), so an engine's own costs are calibrated on its
+own step times.
 
-- Ampere (A100 40GB and 80GB share the GA100 chip and one calibration): the verify-step times
-  of vLLM's pull request 5691 (Llama-7B, k = 5, batch 4 to 128) and a plain-decode sweep of
-  Llama-3.1-8B on an A100 40GB. Residuals 0.92 to 1.20 (the worst: batch 64 of the verify sweep).
-- Hopper (H100 SXM and H200 share the GH100 chip and one calibration): plain decode of
-  Llama-3.1-8B on one H100 (batch 1 and 4) and vLLM's performance-benchmark latency tests on H200
-  (Llama-3.1-8B on one GPU and Llama-3-70B on four, batch 8). Residuals 0.87 to 1.08: the H100
-  and H200 8B rows disagree with each other (the faster H200 measured no faster), so no one
-  calibration fits both better than about 10%. No verify-step time on Hopper was
-  found: the overlap (how much a GEMM's arithmetic hides under its weight reads) is the Ampere
-  value, an assumption, and the FLOP efficiency is weakly fixed by plain steps alone.
+- Ampere (A100 40GB and 80GB share the GA100 chip and one calibration): the scoring times of vLLM's pull
+  request 5691 (Llama-7B, k = 5, batch 4 to 128), both columns: the MQA scorer as the GPU pass alone
+  and BatchExpansionTop1Scorer, the scorer vLLM V0 ran with CUDA graphs, which also fits V0's batch
+  expansion (:data:`EXPANSION_KV_SHARE`); and a plain-decode sweep of Llama-3.1-8B on an A100 40GB
+  (today's vLLM V1). Fitted 0.916 of the bandwidth, 0.839 of the BF16 peak, overlap 0.091, 3.73 ms a
+  pass. Residuals 0.93 to 1.12.
+- Hopper (H100 SXM and H200 share the GH100 chip and one calibration): the SpecDecode-Bench step-time
+  model fitted to vLLM 0.10.1 on one H100 (Llama-3.1-8B, batch 1 to 64): its plain and verify passes
+  (2, 4 and 6 tokens a sequence) at batch 1, 8, 16, 32 and 64 as rows, on the synchronous V1 it timed,
+  which gives Hopper its verify-pass calibration; plain decode of Llama-3.1-8B on one H100 (batch 1 and
+  4, today's V1) and vLLM's performance-benchmark latency tests on H200 (Llama-3.1-8B on one GPU and
+  Llama-3-70B on four, batch 8; engine version not stated, synchronous assumed). Fitted 0.905 of the
+  bandwidth, 0.748 of the BF16 peak, overlap 0.316, 0.67 ms a pass. Residuals 0.91 to 1.03; the study's
+  EAGLE proposal (lookahead not stated, 3 assumed) is held to 35% and comes out 1.02 to 1.17.
+  The fit's rows are points of a fitted model, not its raw measurements (the study does not publish
+  them), at an assumed 512 tokens of context.
 - Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
   sequence per step (vLLM's Scheduler.update_from_output micro-benchmark, :data:`SEQUENCE_US`) and
   the rejection sampler's 5.6 us per draft token in a verify pass (:data:`REJECT_US`). Neither is
@@ -29,23 +38,16 @@ record; ``lab.checks.serving`` holds the model to every measurement within its t
   too; the engine's other per-sequence loops (schedule(), input preparation), not found measured,
   are left out, so these terms are a lower bound on what grows with the batch.
 - Output processing that speculation pays serially, the same on every GPU (measured on the engine, not
-  fitted): 0.103 ms per sequence per verify step (:data:`SERIAL_OUTPUT_US`), vLLM's measured time in
-  ``_process_model_outputs`` (0.2 ms at batch 1, 3.4 ms at batch 32). Plain decoding overlaps it with the
-  next GPU pass (vLLM's asynchronous output processor; SGLang's overlap scheduler), so the plain-step
-  calibration above has no such term; the engines the batch brackets were measured on turned that overlap
-  off with speculative decoding (vLLM V0's ``verify_async_output_proc``; SGLang's server arguments with
-  EAGLE), so a speculative cycle pays it once, after its verify step. An engine that overlaps it with
-  speculation too (vLLM V1's separate output process, asynchronous scheduling with speculation) pays less:
-  for it this term overstates the cost, and the page says so. Charged per sequence; each token a cycle emits
-  beyond a sequence's first adds the measured incremental detokenization, 21.2 us (:data:`TOKEN_OUTPUT_US`,
-  vLLM issue #5206; vLLM V0's output processor detokenizes a cycle's tokens one at a time), a cycle term
-  that grows with the acceptance; the rest of the per-token work (appending, stop checks) was not found
-  measured, so this is still a lower bound for those engines. Neither is fitted on the step times above:
-  they touch no plain or calibrated verify pass.
-- Engines (:data:`ENGINES`, read in each engine's code, not fitted): vLLM V0 verifies by batch
-  expansion with CUDA graphs on (a KV cache read per verified token, 0.75 ms more bookkeeping a
-  cycle, :data:`BATCH_EXPANSION_MS`); SGLang's EAGLE worker runs a draft extend pass each cycle;
-  vLLM V1 does neither. They touch no plain pass and no calibrated step above.
+  fitted): 0.103 ms per sequence per verify step (:data:`SERIAL_OUTPUT_US`, an estimate in vLLM's RFC
+  #6913) and 21.2 us per emitted token beyond a sequence's first (:data:`TOKEN_OUTPUT_US`, vLLM issue
+  #5206). Plain decoding overlaps it with the next GPU pass; only engines that turn that overlap off while
+  speculating pay it (vLLM V0; SGLang before its overlap scheduler ran with speculation, per sequence
+  only, SGLang detokenizing in its own process). vLLM V1 detokenizes in its front end and does not.
+- Engines (:data:`ENGINES`, read in each version's code, each switch with its place in ``costs``):
+  which of these costs a version pays, batch expansion and its bookkeeping, the speculation
+  bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, and the host work a
+  step leaves serial under synchronous scheduling (1.2 ms, SpecDecode-Bench's per-step overhead).
+  TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -94,10 +96,11 @@ class Calibration(NamedTuple):
     engineTerms: bool = True
 
 
-_AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's verify steps; "
-           "a vLLM plain-decode sweep on A100 40GB); NVLink 3: 600 GB/s per GPU both ways, 300 one way")
-_HOPPER = ("fitted on the H100 and H200 plain-decode steps listed in STEP_MEASUREMENTS; the overlap is Ampere's "
-           "(no Hopper verify-step time was found); NVLink 4: 900 GB/s per GPU both ways, 450 one way")
+_AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's scoring times, both "
+           "scorers; a vLLM plain-decode sweep on A100 40GB); NVLink 3: 600 GB/s per GPU both ways, 300 one way")
+_HOPPER = ("fitted on the H100 and H200 step times listed in STEP_MEASUREMENTS (SpecDecode-Bench's fitted vLLM 0.10.1 "
+           "plain and verify passes, batch 1-64; plain decode on H100 and H200); NVLink 4: 900 GB/s per GPU both ways, "
+           "450 one way")
 _ASSUMED = ("no step-time measurement found: Ampere's efficiencies and fixed costs are assumed, with a PCIe "
             "link of about 25 GB/s between GPUs")
 

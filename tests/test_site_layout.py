@@ -395,7 +395,7 @@ def test_the_serving_charts_labels_do_not_overlap(page, width):
                                  arg=search.split("srvK=")[1].split("&")[0])
         pg.locator("#serving-lab [data-figure=load]").scroll_into_view_if_needed()
         result = pg.evaluate("""() => Object.fromEntries(['batch', 'load', 'validation', 'tail'].map((name) => {
-          const texts = [...document.querySelectorAll(`#serving-lab [data-figure=${name}] svg text`)];
+          const texts = [...document.querySelectorAll(`${name === "validation" ? "#serving-validation" : "#serving-lab"} [data-figure=${name}] svg text`)];
           const boxes = texts.map((t) => { const b = t.getBBox();
             return {text: t.textContent, left: b.x, top: b.y, right: b.x + b.width, bottom: b.y + b.height}; });
           const clash = [];
