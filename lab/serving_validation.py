@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 from . import serving
 
-__all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary",
+__all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
+           "leave_one_source_out", "step_measurement_ms", "fit_calibration",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -184,6 +185,55 @@ def comparison() -> list[dict]:
         rows.append({**point._asdict(), "predicted": prediction["predicted"],
                      "ratio": prediction["predicted"] / point.measured})
     return rows
+
+
+def source_key(source: str) -> str:
+    """A source's identity across the data's wording: its first 'pull request N' or 'issue #N', else the
+    text before its first comma.
+
+    >>> source_key("vLLM pull request 24343 (github.com/...), comment of 2025-09-14"), source_key("vLLM issue #20780 (x)")
+    ('pull request 24343', 'issue #20780')
+    """
+    import re
+    found = re.search(r"pull request \d+|issue #\d+", source)
+    return found.group(0) if found else source.split(",")[0]
+
+
+def leave_one_source_out(rows=None) -> list[dict]:
+    """Each validation row predicted by a model calibrated without its own source: the step
+    measurements from the same source (:func:`source_key`) are dropped and the row's GPU family
+    refitted (:func:`fit_calibration`) before predicting it. ``leftOut`` counts the dropped step
+    rows; where it is 0 no step time came from that source and the prediction is the row's own.
+
+    >>> rows = leave_one_source_out()
+    >>> all(row["leftOut"] == 0 and row["predictedWithout"] == row["predicted"] for row in rows)
+    True
+    """
+    from .serving_calibration import CALIBRATIONS, STEP_MEASUREMENTS
+
+    rows = comparison() if rows is None else rows
+    out = []
+    for row in rows:
+        key = source_key(row["source"])
+        family = CALIBRATIONS[row["gpu"]]
+        same = [m for m in STEP_MEASUREMENTS if CALIBRATIONS[m.gpu] is family]
+        kept = [m for m in same if source_key(m.source) != key]
+        predicted = row["predicted"]
+        if len(kept) < len(same):
+            refit = fit_calibration(family, kept)
+            names = [name for name, cal in CALIBRATIONS.items() if cal is family]
+            try:
+                for name in names:
+                    CALIBRATIONS[name] = refit
+                serving._measured_constants.cache_clear()
+                predicted = predict(ValidationPoint(**{f: row[f] for f in ValidationPoint._fields}))["predicted"]
+            finally:
+                for name in names:
+                    CALIBRATIONS[name] = family
+                serving._measured_constants.cache_clear()
+        out.append({**row, "leftOut": len(same) - len(kept), "predictedWithout": predicted,
+                    "ratioWithout": predicted / row["measured"]})
+    return out
 
 
 def summary(rows=None) -> dict:

@@ -895,32 +895,40 @@ def validation_table_html(rows) -> str:
     for i, r in enumerate(rows, 1):
         gpu = serving.GPUS[r["gpu"]].label
         setting = (f"{serving.TARGETS[r['target']].label} + {serving.DRAFT_LABELS[r['draft']]}, {r['gpus']} x {gpu}, "
-                   f"batch {r['batch']}, k = {r['lookahead']}")
+                   f"batch {r['batch']}, k = {r['lookahead']}, {serving.ENGINES[r['engine']].label}")
+        without = (f'{_f(r["ratioWithout"])} ({r["leftOut"]} step rows left out)' if r.get("leftOut")
+                   else "the same: no step time from this source" if "leftOut" in r else "")
         body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
                     f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
-                    f'<td>{_f(r["ratio"])}</td><td>{escape(r["source"])}; {escape(r["note"])}</td></tr>')
+                    f'<td>{_f(r["ratio"])}</td><td>{escape(without)}</td>'
+                    f'<td>{escape(r["source"])}; {escape(r["note"])}</td></tr>')
     return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
-            'model (acceptance: the mean acceptance length each was measured at)</caption><thead><tr>'
+            'model (acceptance: the mean acceptance length each was measured at; each row run with the engine of '
+            'its date)</caption><thead><tr>'
             '<th scope="col">#</th><th scope="col">row</th><th scope="col">setting</th>'
             '<th scope="col">acceptance length</th><th scope="col">measured</th><th scope="col">predicted</th>'
-            '<th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>' + "".join(body)
+            '<th scope="col">ratio</th><th scope="col">ratio, calibrated without this source</th>'
+            '<th scope="col">source</th></tr></thead><tbody>' + "".join(body)
             + '</tbody></table>')
 
 
 def calibration_table_html() -> str:
-    """The measured step times the model is calibrated on, with the model's value beside each."""
-    from .. import serving_calibration
+    """The measured step times the model is calibrated on, each with the engine that measured it, what was
+    timed (lab.serving_calibration.KINDS) and the model's value for the same (lab.serving_validation.
+    step_measurement_ms), every text escaped."""
+    from .. import serving_calibration, serving_validation
 
     body = []
     for m in serving_calibration.STEP_MEASUREMENTS:
-        settings = serving.DEFAULT_SETTINGS.with_(gpu=m.gpu, target=m.target, precision=m.precision, gpus=m.gpus,
-                                                  stepModel=serving.MEASURED)
-        got = serving.step_time_ms(serving.TARGETS[m.target], settings, m.batch, m.newTokens, m.context)
+        got = serving_validation.step_measurement_ms(m)
+        engine = serving.ENGINES[m.engine].label if m.engine else "GPU pass alone"
         body.append(f'<tr><td>{escape(serving.TARGETS[m.target].label)}, {m.gpus} x {escape(serving.GPUS[m.gpu].label)}'
-                    f'</td><td>{m.batch}</td><td>{m.newTokens}</td><td>{_f(m.ms)}</td><td>{_f(got)}</td>'
+                    f'</td><td>{escape(engine)}, {escape(m.kind)}</td><td>{m.batch}</td><td>{m.newTokens}</td>'
+                    f'<td>{_f(m.ms)}</td><td>{_f(got)}</td>'
                     f'<td>{_f(got / m.ms)}</td><td>{escape(m.source)}; {escape(m.note)}</td></tr>')
     return ('<table class="heatmap-table srv-calibration-table"><caption>Measured step times (ms) the model is '
-            'calibrated on, and the model beside each</caption><thead><tr><th scope="col">model, GPUs</th>'
+            'calibrated on, each on the engine that measured it, and the model beside each</caption><thead><tr>'
+            '<th scope="col">model, GPUs</th><th scope="col">engine, what was timed</th>'
             '<th scope="col">batch</th><th scope="col">tokens per sequence</th><th scope="col">measured</th>'
             '<th scope="col">model</th><th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>'
             + "".join(body) + '</tbody></table>')
@@ -944,7 +952,7 @@ def _validation_context() -> dict:
 
     rows = list(_validation_rows())
     summary = serving_validation.summary(rows)
-    return {"table": validation_table_html(rows),
+    return {"table": validation_table_html(serving_validation.leave_one_source_out(rows)),
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
