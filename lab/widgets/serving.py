@@ -958,6 +958,10 @@ def _validation_context() -> dict:
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
+            "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
+                              "percent": _f(100 * abs(row["ratio"] - 1), 0),
+                              "direction": "slow" if row["ratio"] > 1 else "fast"}
+                             for row in serving_validation.held_out_steps()],
             "expansion": _expansion_example()}
 
 
