@@ -325,8 +325,10 @@ def test_view_default_and_query_round_trip():
         context=1024, engine="vllm-v0")) < 40
     assert widget.view(view["query"])["params"] == view["params"]
     assert all(key.startswith("srv") for key, _ in (pair.split("=") for pair in view["query"].split("&")))
+    # the widget keeps its decision figures; the validation and the brackets are the article's (page_context)
     assert set(view["figures"]) == {"heatmap", "heatmapSelection", "table", "batch", "load", "loadTable", "tail",
-                                   "curveSwitch", "validation", "brackets"}
+                                   "curveSwitch"}
+    assert widget.page_context()["validation"]["figure"].startswith("<svg")
 
 
 def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
@@ -522,7 +524,7 @@ def test_the_emitted_token_output_lowers_every_bracket_crossover(monkeypatch):
 
 def test_page_context_carries_the_validation_figure_and_tables():
     context = widget.page_context()["validation"]
-    assert widget.view(None)["figures"]["validation"].startswith("<svg")
+    assert context["figure"].startswith("<svg") and "validation" not in widget.view(None)["figures"]
     assert context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
     assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
     assert context["unmeasured"] == ["L40S", "RTX 4090"]
@@ -609,7 +611,7 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
         assert dot == pytest.approx(position(row["crossovers"][0]), abs=0.2)
         for found, length in zip(row["crossovers"], row["acceptanceLengths"]):
             assert f"{found} at acceptance length {widget._f(length)}" in svg
-    assert widget.view(None)["figures"]["brackets"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)
+    assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)
 
 
 def _segments(svg: str, css: str) -> list[tuple[float, float, float, float]]:
@@ -692,7 +694,7 @@ def test_the_validation_scatters_numbers_stay_off_the_diagonal():
     from lab.figures import MIN_TEXT, _label_box
 
     for width in (320, 640, 960):
-        svg = widget.view({"width": str(width)})["figures"]["validation"]
+        svg = widget._validation_figure(width)
         x1, y1, x2, y2 = map(float, re.search(
             r'<line class="srv-one" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', svg).groups())
         numbers = [(float(x), float(y), words, anchor) for x, y, anchor, words in re.findall(

@@ -703,8 +703,6 @@ def view(raw=None) -> dict:
             "loadTable": load_table,
             "tail": tail,
             "curveSwitch": curve_switch_html(curve, curve_label),
-            "validation": _validation_figure(width),
-            "brackets": _brackets_figure(width),
         },
     }
 
@@ -958,6 +956,8 @@ def _validation_context() -> dict:
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
+            # the article's section draws these (the widget keeps its decision figures): settings-independent
+            "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
