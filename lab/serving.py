@@ -95,7 +95,7 @@ __all__ = [
     "step_time_ms", "step_regime", "draft_step_ms", "tokens_per_cycle", "serving", "Serving", "speedup_at",
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
-    "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
+    "tail", "percentile", "memory_needed_bytes", "memory_note", "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
@@ -890,6 +890,24 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     if spare <= 0:
         return 0.0
     return min(float(MAX_BATCH), spare / per_sequence) if per_sequence else float(MAX_BATCH)
+
+
+def memory_note(settings: ServingSettings) -> str:
+    """One line for a reader whose setting does not fit: what the weights and KV caches need, what
+    the GPUs hold, how many sequences would fit, and that the times are what it would cost if it did
+    (the CLIs print it; their JSON keeps the fit as a boolean).
+
+    >>> print(memory_note(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED)))
+    note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit, so no engine runs this setting and the times are what it would cost if it fitted
+    """
+    need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
+    room = max_batch_in_memory(settings)
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
+    fits = (f"at most {room:.0f} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
+            else "not even the weights fit")
+    return (f"note: does not fit: weights and KV caches need {need / 1e9:,.0f} GB in {precision.label}, more than "
+            f"{settings.gpus} x {gpu.label} hold ({have / 1e9:,.0f} GB); {fits}, so no engine runs this setting and "
+            "the times are what it would cost if it fitted")
 
 
 # --- crossover, best lookahead, grids -----------------------------------------------------------

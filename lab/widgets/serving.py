@@ -217,7 +217,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
     return _svg(width, height, label, body, "srv-heatmap")
 
 
-def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
+def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool = True) -> str:
     """The reader's (context row, batch column) cell, outlined on the heatmap's own canvas: a
     dark ring with a white inner ring, visible on every shade (as the ledger's selection)."""
     width = fit_width(width)
@@ -230,7 +230,7 @@ def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
             f'<rect x="{x + 3.5:.1f}" y="{y + 3.5}" width="{max(cell_w - 7, 1):.1f}" height="{max(cell_h - 7, 1)}" '
             f'fill="none" stroke="#ffffff" stroke-width="1"/>']
     label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
-             f"{_f(grid[r][c])}x.")
+             + (f"{_f(grid[r][c])}x." if fits else f"{_f(grid[r][c])}x if it fitted; it {NO_FIT} in GPU memory."))
     return _svg(width, height, label, body, "srv-heatmap-selection")
 
 
@@ -516,16 +516,33 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     return _svg(width, height, label, body, "srv-tail")
 
 
-def heatmap_table_html(grid, selected) -> str:
+NO_FIT = "does not fit"  # what a table cell or readout says where weights and KV caches exceed GPU memory
+
+
+def _cell(value: float, fits: bool) -> str:
+    """One heatmap cell as the table prints it: the speedup, or :data:`NO_FIT` where the batch's
+    weights and KV caches do not fit in GPU memory (no engine can run it, so no speedup is printed).
+
+    >>> _cell(1.7345, True), _cell(1.7345, False)
+    ('1.73', 'does not fit')
+    """
+    return _f(value) if fits else NO_FIT
+
+
+def heatmap_table_html(grid, selected, fits=None) -> str:
+    """The heatmap's cells as a table, one row per context; a cell whose batch does not fit in GPU
+    memory (``fits[r][c]`` false) says so instead of printing a speedup no engine can reach."""
     head = "".join(f'<th scope="col">B = {b}</th>' for b in serving.HEATMAP_BATCHES)
     rows = []
     for r in range(len(serving.HEATMAP_CONTEXTS) - 1, -1, -1):
         mark = ' class="selected" aria-current="true"'
-        cells = "".join(f'<td{mark if (r, c) == selected else ""}>{_f(grid[r][c])}</td>'
+        cells = "".join(f'<td{mark if (r, c) == selected else ""}>{_cell(grid[r][c], fits is None or fits[r][c])}</td>'
                         for c in range(len(serving.HEATMAP_BATCHES)))
         rows.append(f'<tr><th scope="row">{_compact(serving.HEATMAP_CONTEXTS[r])}</th>{cells}</tr>')
+    nofit = (f"; \u201c{NO_FIT}\u201d where the weights and KV caches exceed GPU memory"
+             if fits is not None and not all(all(row) for row in fits) else "")
     return (f'<table class="heatmap-table"><caption>Speedup (x) by context L (rows, tokens) and batch B '
-            f'(columns)</caption><thead><tr><th scope="col">L</th>{head}</tr></thead><tbody>{"".join(rows)}'
+            f'(columns){nofit}</caption><thead><tr><th scope="col">L</th>{head}</tr></thead><tbody>{"".join(rows)}'
             f'</tbody></table>')
 
 
@@ -558,7 +575,7 @@ def _grid_figures(settings: serving.ServingSettings, width: int, curve=None):
     per_token = serving.memory_needed_bytes(base, 1, 1) - weights  # KV bytes of target and draft per token
     have = serving.memory_available_bytes(base)
     fits = [[weights + b * l * per_token <= have for b in serving.HEATMAP_BATCHES] for l in serving.HEATMAP_CONTEXTS]
-    return grid, heatmap_svg(grid, fits, width)
+    return grid, fits, heatmap_svg(grid, fits, width)
 
 
 @lru_cache(maxsize=16)
@@ -610,7 +627,7 @@ def view(raw=None) -> dict:
     r = serving.serving(s, curve)
     crossover = serving.crossover_batch(s, curve=curve)
     best_k, best_speedup = serving.best_lookahead(s, curve=curve)
-    grid, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width, curve)
+    grid, grid_fits, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width, curve)
     selected = (params["contextExp"] - 9, params["batchExp"])
     rows = serving.batch_sweep(s, SWEEP_BATCHES, curve)
     plain_lat, spec_lat, cross, load, load_table = _load(s.with_(batch=1), width, curve)
@@ -696,8 +713,8 @@ def view(raw=None) -> dict:
         "crossoverBatch": crossover,
         "figures": {
             "heatmap": heatmap,
-            "heatmapSelection": heatmap_selection_svg(grid, selected, width),
-            "table": heatmap_table_html(grid, selected),
+            "heatmapSelection": heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]]),
+            "table": heatmap_table_html(grid, selected, grid_fits),
             "batch": batch_svg(rows, s.batch, crossover, width, serving.max_batch_in_memory(s)),
             "load": load,
             "loadTable": load_table,

@@ -1,0 +1,67 @@
+"""The serving model's presets (GPUs, models, precisions), its treatment of experts in every step
+model, and the memory limit wherever a number is printed (issue 36 items 3, 4 and 6)."""
+
+import json
+
+from lab import cli, serving
+from lab.widgets import serving as widget
+
+D = serving.DEFAULT_SETTINGS
+
+
+# --- memory everywhere ----------------------------------------------------------------------------
+
+def test_heatmap_table_says_does_not_fit_where_the_figure_hatches():
+    """N-82: 8B on one H100 fits about 3 sequences at 128k; the table must not print 1.73x at B = 1024."""
+    view = widget.view("?srvBatchLog2=10&srvContextLog2=17")
+    table = view["figures"]["table"]
+    s = widget._settings(view["params"])
+    rows = table.split("<tr>")[2:]   # caption/head first, then the longest context on top
+    top = rows[0]
+    assert top.startswith('<th scope="row">128k</th>')
+    cells = [cell.split("</td>")[0].split(">")[-1] for cell in top.split("<td")[1:]]
+    for batch, cell in zip(serving.HEATMAP_BATCHES, cells):
+        fits = serving.memory_needed_bytes(s, batch, 131072) <= serving.memory_available_bytes(s)
+        assert (cell == widget.NO_FIT) == (not fits), (batch, cell)
+    assert cells[-1] == "does not fit" and cells[0] != "does not fit"
+    assert "does not fit" in view["figures"]["heatmapSelection"]   # the reader's own cell says so too
+    assert "does not fit" in table.split("</caption>")[0]
+
+
+def test_heatmap_table_prints_every_value_when_everything_fits():
+    grid = [[1.5] * len(serving.HEATMAP_BATCHES) for _ in serving.HEATMAP_CONTEXTS]
+    fits = [[True] * len(serving.HEATMAP_BATCHES) for _ in serving.HEATMAP_CONTEXTS]
+    table = widget.heatmap_table_html(grid, (0, 0), fits)
+    assert "does not fit" not in table and table.count("1.50") == len(grid) * len(grid[0])
+
+
+def test_serving_cli_notes_a_setting_that_does_not_fit(capsys):
+    args = ["serving", "--target", "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm", "--batch", "1024",
+            "--context", "131072", "--lookahead", "3", "--acceptance", "70"]
+    assert cli.main(args) == 0
+    text = capsys.readouterr().out
+    assert "note: does not fit" in text and "at most 3 of its 1024 sequences fit" in text
+    assert cli.main(args + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fitsInMemory"] is False
+    assert cli.main([a if a != "1024" else "1" for a in args]) == 0   # batch 1 fits: no note
+    assert "does not fit" not in capsys.readouterr().out
+
+
+def test_deployment_cli_says_deepseek_v3_bf16_does_not_fit_on_8_h200(capsys):
+    args = ["deployment", "--alpha", "70", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200",
+            "--gpus", "8"]
+    assert cli.main(args) == 0
+    text = capsys.readouterr().out
+    assert "if it fitted in memory (it does not" in text and "not even the weights fit" in text
+    assert cli.main(args + ["--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["serving"]["fits"] is False and document["deployment"]["precision"] == "bf16"
+    assert cli.main(args + ["--precision", "fp8", "--json"]) == 0   # 671 GB of FP8 weights fit in 8 x 141 GB
+    document = json.loads(capsys.readouterr().out)
+    assert document["serving"]["fits"] is True and document["deployment"]["precision"] == "fp8"
+
+
+def test_deployment_cli_refuses_an_unknown_precision_in_one_line(capsys):
+    assert cli.main(["deployment", "--alpha", "70", "--precision", "fp3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--precision" in err[0] and "bf16" in err[0] and "Traceback" not in err[0]
