@@ -58,7 +58,11 @@ instrument prices its verify passes with, kept as it was). A model with ``N`` pa
     t(B, n, L) = max( (N b + B L kv) / (BW eta_mem),  2 N B n / (F eta_flop) ) + t_fixed
 
 with the sliders' efficiencies and fixed cost; attention FLOPs, ``4 layers heads head_dim L`` per
-new token, can be added to the compute side (``attentionFlops``).
+new token, can be added to the compute side (``attentionFlops``). For a mixture of experts ``N b``
+is the same read as the per-operator model's: the always-used weights plus the distinct experts of
+the pass's ``B n`` tokens under uniform routing (:func:`distinct_experts`), so the roofline too
+charges a verify pass for the experts its extra tokens route to; ``N`` in the FLOPs counts the
+experts a token uses. One treatment of experts in every step model.
 
 A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
 n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
@@ -106,7 +110,7 @@ TERA = 1e12
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
 ROOFLINE, MEASURED, OPERATORS = "roofline", "measured", "operators"
 STEP_MODELS = {MEASURED: "calibrated, per operator", ROOFLINE: "roofline, whole step",  # short: a phone shows them whole
-               OPERATORS: "ideal, per operator"}
+               OPERATORS: "no overheads, per operator"}  # not "ideal": for MoE it is below the calibrated one
 PER_OPERATOR = (MEASURED, OPERATORS)
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 
@@ -245,7 +249,7 @@ def distinct_experts(shape: Transformer, tokens: float) -> float:
     """
     if not shape.experts:
         return 0.0
-    return shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** tokens)
+    return _distinct(shape, tokens)
 
 
 def _with_count(shape: Transformer) -> Transformer:
@@ -406,7 +410,8 @@ def ridge_point(gpu: Gpu, precision: Precision) -> float:
 
 class _Step(NamedTuple):
     """One model's step on one machine under the roofline: t(B, n, L) = max(bytes/bw, flops/f) +
-    fixed, with bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
+    fixed, with bytes = fixed_bytes + B L kv (+ the distinct routed experts the pass's B n tokens
+    read, for a mixture of experts) and flops = B n (2 N + 4 layers q_width L [if attention])."""
 
     fixed_bytes: float
     kv: float
@@ -415,6 +420,9 @@ class _Step(NamedTuple):
     attention_per_token_context: float
     f: float           # achievable FLOP per ms
     fixed_ms: float
+    expert_bytes: float = 0.0   # one routed expert's weights in every MoE layer
+    experts: int = 0            # routed experts per MoE layer (0: dense)
+    active_experts: int = 0     # experts each token uses
 
 
 class _MeasuredStep(NamedTuple):
@@ -551,18 +559,29 @@ def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
         return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     attention = attention_flops(shape) if settings.attentionFlops else 0
-    # a mixture of experts under the roofline reads every expert (true once a batch routes to all
-    # of them) and multiplies by the ones each token uses
+    # a mixture of experts under the roofline, as under the per-operator model, reads its always-used
+    # weights plus the distinct routed experts of the pass's tokens (:func:`distinct_experts`, uniform
+    # routing), and multiplies by the ones each token uses
     flops = 2 * (parameter_count(shape, True) if shape.experts else shape.params)
-    return _Step(weight_bytes(shape, precision), kv_bytes_per_token(shape, precision),
+    expert = moe_layers(shape) * expert_params(shape) * precision.bytes
+    return _Step(weight_bytes(shape, precision) - shape.experts * expert, kv_bytes_per_token(shape, precision),
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,
                  flops, attention,
                  peak_flops(gpu, precision) * settings.gpus * settings.flopEfficiency / 100 / 1000,
-                 settings.overheadMs)
+                 settings.overheadMs, expert, shape.experts, shape.active_experts)
 
 
-def _memory_ms(step: _Step, batch, context) -> float:
-    return (step.fixed_bytes + batch * context * step.kv) / step.bw
+def _memory_ms(step: _Step, batch, context, new_tokens=1) -> float:
+    """The roofline's bytes over its bandwidth: weights (for a mixture of experts, the distinct
+    experts of the pass's ``B n`` tokens, :func:`_distinct`) and the batch's KV caches."""
+    experts = step.expert_bytes * _distinct(step, batch * new_tokens) if step.experts else 0.0
+    return (step.fixed_bytes + experts + batch * context * step.kv) / step.bw
+
+
+def _distinct(step, tokens) -> float:
+    """:func:`distinct_experts` from a step's constants, the one formula every step model uses:
+    ``E (1 - (1 - k/E)**tokens)``."""
+    return step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
 
 
 def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
@@ -574,8 +593,7 @@ def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
     expected distinct routed experts (:func:`distinct_experts`) for a mixture of experts."""
     if not step.experts:
         return step.gemm_ms
-    distinct = step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
-    return step.gemm_ms + step.expert_ms * distinct
+    return step.gemm_ms + step.expert_ms * _distinct(step, tokens)
 
 
 def _time(step, batch, new_tokens, context) -> float:
@@ -585,7 +603,7 @@ def _time(step, batch, new_tokens, context) -> float:
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + max(step.kv_ms * _kv_reads(step, batch, tokens) * context, step.attention_flop_ms * tokens * context))
-    return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+    return max(_memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
 
 
 def _kv_reads(step: _MeasuredStep, batch, tokens):
@@ -665,7 +683,7 @@ def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens
     if isinstance(step, _MeasuredStep):
         memory, compute = _weights_read_ms(step, batch * new_tokens), step.gemm_flop_ms * batch * new_tokens
     else:
-        memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
+        memory, compute = _memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context)
     return "memory-bound" if memory >= compute else "compute-bound"
 
 
@@ -953,9 +971,9 @@ def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
 
 
 def _affine(settings: ServingSettings) -> bool:
-    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target
-    under the per-operator model, whose weight reads grow with the distinct experts, a curve."""
-    return not (TARGETS[settings.target].experts and settings.stepModel in PER_OPERATOR)
+    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target,
+    whose weight reads grow with the distinct experts (a curve) under every step model."""
+    return not TARGETS[settings.target].experts
 
 
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:

@@ -65,3 +65,51 @@ def test_deployment_cli_refuses_an_unknown_precision_in_one_line(capsys):
     assert cli.main(["deployment", "--alpha", "70", "--precision", "fp3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--precision" in err[0] and "bf16" in err[0] and "Traceback" not in err[0]
+
+
+# --- one treatment of experts in every step model -------------------------------------------------
+
+def test_roofline_reads_only_the_experts_its_tokens_route_to():
+    """N-78: under the roofline a MoE verify pass reads the union of its tokens' experts, so
+    verification is not free at batch one; the bytes are the per-operator model's (numpy oracle)."""
+    import numpy as np
+
+    for name in (n for n, t in serving.TARGETS.items() if t.experts):
+        shape = serving.TARGETS[name]
+        s = D.with_(target=name, gpu="h200", gpus=8, memEfficiency=100, flopEfficiency=100, overheadMs=0)
+        for tokens in (1, 5, 64, 4096):
+            step = serving._step(shape, s)
+            moe = shape.layers - shape.dense_layers
+            expert = 3 * shape.hidden * shape.expert_intermediate * 2
+            distinct = shape.experts * (1 - np.power(1 - shape.active_experts / shape.experts, tokens))
+            expected = (shape.params * 2 - moe * shape.experts * expert + moe * expert * distinct) / (
+                serving.GPUS["h200"].bandwidth * 8 / 1000)
+            assert abs(serving._memory_ms(step, tokens, 0, 1) / expected - 1) < 1e-12
+            assert abs(distinct - serving.distinct_experts(shape, tokens)) <= 1e-9 * distinct
+        plain = serving.step_time_ms(shape, s, 1, 1, 1024)
+        assert serving.step_time_ms(shape, s, 1, 5, 1024) > 1.5 * plain   # 5 tokens read far more experts
+
+
+def test_moe_speedup_is_no_longer_free_under_the_roofline():
+    """Qwen3-30B-A3B on one H100 at batch 1 was 2.45x with no crossover under the roofline (N-78)."""
+    s = D.with_(target="qwen3-30b-a3b", draft=serving.EAGLE, gpus=1, batch=1, stepModel=serving.ROOFLINE)
+    assert serving.serving(s).speedup < 1.2
+    assert serving.crossover_batch(s) == serving.crossover_batch_scan(s)
+
+
+def test_the_idealised_options_do_not_claim_to_bound_the_calibrated_model():
+    """N-79: for MoE the per-operator model with no overheads comes out below the calibrated one, so
+    neither its label nor the trust line may call it an ideal or an upper bound."""
+    s = D.with_(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, precision="fp8", batch=1)
+    ideal = serving.serving(s.with_(stepModel=serving.OPERATORS)).speedup
+    calibrated = serving.serving(s.with_(stepModel=serving.MEASURED)).speedup
+    assert ideal < calibrated
+    assert "ideal" not in serving.STEP_MODELS[serving.OPERATORS]
+    for model in (serving.OPERATORS, serving.ROOFLINE):
+        trust = widget._trust(s.with_(stepModel=model))
+        assert "upper bound" not in trust and "not a bound" in trust
+
+
+def test_the_serving_signature_stays_the_dense_roofline_default():
+    from lab.checks import serving as family
+    assert family.signature_value() == "2.364222"

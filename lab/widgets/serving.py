@@ -654,7 +654,7 @@ def view(raw=None) -> dict:
                       if beyond else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
-             serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
+             serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[s.stepModel]
     summary = (
         f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
@@ -732,7 +732,9 @@ def _trust(settings: serving.ServingSettings) -> str:
     from .. import serving_calibration, serving_validation
 
     if settings.stepModel != serving.MEASURED:
-        return "idealised: an upper bound on the speedup, not a prediction"
+        # not a bound: the fixed costs it leaves out dilute what verifying more tokens costs, so for a
+        # mixture of experts (whose verify pass reads more experts) it sits below the calibrated model
+        return "idealised: not a prediction, and not a bound on one (it leaves out fixed costs)"
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     if not cal.measured:
         return "assumed: no step time measured on this GPU"
