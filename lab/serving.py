@@ -118,8 +118,10 @@ MAX_BATCH = 4096  # the largest batch the crossover search and the load model co
 # --- presets ------------------------------------------------------------------------------------
 
 class Gpu(NamedTuple):
-    """One GPU: memory bandwidth (bytes/s), dense tensor-core peaks (FLOP/s; ``fp8`` is None
-    where the GPU has no FP8 tensor cores), memory capacity (bytes) and where they were read."""
+    """One GPU: memory bandwidth (bytes/s), dense tensor-core peaks (FLOP/s, dense, not the
+    2:4-sparse figures datasheets print beside them; ``fp8`` or ``fp4`` is None where the GPU has no
+    tensor cores for it), memory capacity (bytes), where they were read, and the interconnect:
+    bytes per second one GPU sends to its peers (one direction; 0 where no number was read)."""
 
     name: str
     label: str
@@ -128,6 +130,8 @@ class Gpu(NamedTuple):
     fp8: float | None
     memory: float
     source: str
+    fp4: float | None = None
+    link: float = 0.0
 
 
 GPUS = {
@@ -154,6 +158,32 @@ GPUS = {
                     "dense, 330.3 sparse; FP8 330.3 dense per waredb, 660.6 with FP16 accumulation per gigagpu), "
                     "which follow NVIDIA's Ada whitepaper. GeForce runs FP32 accumulation at half rate; we take "
                     "the FP32-accumulate figures"),
+    # 2026 GPUs. Blackwell's NVLink 5 moves 1.8 TB/s per GPU, both directions together: 900 GB/s one way.
+    "b200": Gpu("b200", "B200 (HGX)", 8e12, 2250 * TERA, 4500 * TERA, 192e9,
+                "read on glennklockwood.com/garden/processors/B200 (192 GB HBM3e, 8 TB/s, '2x 900 GB/s NVLink 5'; "
+                "the HGX variant at 1,000 W: BF16 2,250, FP8 4,500, FP4 9,000 TFLOP/s dense, twice that sparse) and "
+                "hmc-tech.com's B200 table (Tensor BF16 2.25, FP8 4.5, FP4 9 PFLOPS dense; 18 FP4 sparse)",
+                fp4=9000 * TERA, link=900e9),
+    "b300": Gpu("b300", "B300 (HGX)", 8e12, 2250 * TERA, 4500 * TERA, 288e9,
+                "read on glennklockwood.com/garden/processors/B300 (288 GB HBM3e in 12-high stacks, 8 TB/s, '2x 900 "
+                "GB/s NVLink 5'; HGX B300: BF16 2,250, FP8 4,500 TFLOP/s dense as B200; FP4 13,125 dense, 'Dense FP4 "
+                "performance is up (13 PF on B300 vs. 9.0 PF on B200)')",
+                fp4=13125 * TERA, link=900e9),
+    "mi300x": Gpu("mi300x", "MI300X", 5.3e12, 1307.4 * TERA, 2614.9 * TERA, 192e9,
+                  "read in alpharomercoma/MI300X-vs-H200 METHODOLOGY.md (commit 6077fdc, its table of AMD's datasheet: "
+                  "'BF16 dense 1307.4 TFLOP/s', 'FP8 dense 2614.9 TFLOP/s', 5.3 TB/s, 192 GB); the same FP8 peak as "
+                  "304 CUs x 4,096 FP8 FLOP per clock per CU (ISSCC 2026 report, world-today-news.com) x 2.1 GHz; no "
+                  "FP4 tensor cores. Infinity Fabric: '896 GB/s' aggregate (gpu.blog's MI300X table), 7 links of "
+                  "128 GB/s both ways (emergentmind.com), so 448 GB/s one way",
+                  link=448e9),
+    "mi355x": Gpu("mi355x", "MI355X", 8e12, 2516.6 * TERA, 5033.2 * TERA, 288e9,
+                  "288 GB HBM3E at 8 TB/s (aiwiki.ai, theregister.com 2025-06-12); dense peaks derived, not read: 256 "
+                  "CUs (ROCm's GPU specifications table, rocm.docs.amd.com reference/gpu-specs) x 8,192 FP8 FLOP per "
+                  "clock per CU (AMD at ISSCC 2026, reported by world-today-news.com: 'five petaflops' of FP8) x "
+                  "2.4 GHz (MI355X's peak clock, wccftech.com's Hot Chips 2025 report) = 5,033 TFLOP/s FP8, half "
+                  "that in BF16, twice in MXFP4 ('up to 10 PFLOPS FP4', humeconsulting.co). Infinity Fabric: about "
+                  "153 GB/s a link both ways (humeconsulting.co); 7 links assumed as on MI300X: 537.6 GB/s one way",
+                  fp4=10066.3 * TERA, link=537.6e9),
 }
 
 
@@ -332,12 +362,26 @@ def eagle_head(target: Transformer) -> Transformer:
 
 
 class Precision(NamedTuple):
+    """How the weights and the KV cache are stored: ``bytes`` per weight (scale factors included),
+    ``kv_bytes`` per KV-cache value, and why."""
+
     name: str
     label: str
-    bytes: int
+    bytes: float
+    kv_bytes: int = 0
+    source: str = ""
 
 
-PRECISIONS = {"bf16": Precision("bf16", "BF16", 2), "fp8": Precision("fp8", "FP8", 1)}
+# FP4: 4-bit E2M1 values in blocks of 16, each block with one FP8 (E4M3) scale (NVIDIA's NVFP4), so
+# 0.5 + 1/16 = 0.5625 bytes a weight (the per-tensor FP32 scale is negligible); AMD's MXFP4 (blocks
+# of 32, an 8-bit E8M0 scale) is 0.53125, 6% less, priced here as NVFP4. The KV cache stays in FP8
+# (one byte a value): engines serving FP4 checkpoints keep an FP8 cache (vLLM's kv_cache_dtype
+# "fp8"); an FP4 KV cache is not assumed.
+FP4_BYTES = 0.5 + 1 / 16
+PRECISIONS = {"bf16": Precision("bf16", "BF16", 2, 2, "two bytes a weight and a KV value"),
+              "fp8": Precision("fp8", "FP8", 1, 1, "one byte a weight (block scales left out) and a KV value"),
+              "fp4": Precision("fp4", "FP4 (FP8 KV cache)", FP4_BYTES, 1,
+                               "NVFP4: 4-bit values with one FP8 scale per 16, 0.5625 bytes a weight; FP8 KV cache")}
 
 
 # --- the roofline -------------------------------------------------------------------------------
@@ -381,8 +425,8 @@ def kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
     70272
     """
     if shape.kv_lora:
-        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.bytes
-    return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.bytes
+        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.kv_bytes
+    return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.kv_bytes
 
 
 def weight_bytes(shape: Transformer, precision: Precision) -> int:
@@ -391,12 +435,16 @@ def weight_bytes(shape: Transformer, precision: Precision) -> int:
 
 
 def peak_flops(gpu: Gpu, precision: Precision) -> float:
-    """Dense tensor peak for ``precision``. FP8 on a GPU without FP8 tensor cores (A100): the
-    weights are stored in one byte, halving the bytes read, but they are widened to BF16 for
-    the multiply, so compute runs at the BF16 rate (a weight-only FP8 kernel)."""
-    if precision.name == "fp8" and gpu.fp8 is not None:
-        return gpu.fp8
-    return gpu.bf16
+    """Dense tensor peak for ``precision``. FP8 or FP4 on a GPU without tensor cores for it (FP8 on
+    A100, FP4 on Hopper, Ada, Ampere and MI300X): the weights are stored small, cutting the bytes
+    read, but they are widened to BF16 for the multiply, so compute runs at the BF16 rate (a
+    weight-only kernel; assumed, not measured).
+
+    >>> peak_flops(GPUS["b200"], PRECISIONS["fp4"]) / TERA, peak_flops(GPUS["h100-sxm"], PRECISIONS["fp4"]) / TERA
+    (9000.0, 989.4)
+    """
+    peak = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)
+    return gpu.bf16 if peak is None else peak
 
 
 def ridge_point(gpu: Gpu, precision: Precision) -> float:

@@ -113,3 +113,56 @@ def test_the_idealised_options_do_not_claim_to_bound_the_calibrated_model():
 def test_the_serving_signature_stays_the_dense_roofline_default():
     from lab.checks import serving as family
     assert family.signature_value() == "2.364222"
+
+
+# --- 2026 GPUs and FP4 ----------------------------------------------------------------------------
+
+def test_2026_gpus_carry_dense_datasheet_peaks_and_say_where():
+    b200, b300, mi300x, mi355x = (serving.GPUS[n] for n in ("b200", "b300", "mi300x", "mi355x"))
+    assert (b200.bandwidth, b200.bf16, b200.fp8, b200.fp4, b200.memory) == (8e12, 2250e12, 4500e12, 9000e12, 192e9)
+    assert (b300.fp4, b300.memory, b300.link) == (13125e12, 288e9, 900e9)
+    assert (mi300x.bf16, mi300x.fp8, mi300x.fp4, mi300x.link) == (1307.4e12, 2614.9e12, None, 448e9)
+    # MI300X's FP8 peak is its CU count x FP8 FLOP per clock x clock; the same rule gives MI355X's
+    assert abs(304 * 4096 * 2.1e9 / mi300x.fp8 - 1) < 1e-3
+    assert abs(256 * 8192 * 2.4e9 / mi355x.fp8 - 1) < 1e-4 and mi355x.fp4 == 2 * mi355x.fp8 - 0.1e12
+    for gpu in serving.GPUS.values():   # dense, not sparse: FP8 at most doubles BF16 (B300's FP4 is 1.46x FP8 x 2)
+        assert gpu.source
+        assert gpu.fp8 is None or gpu.bf16 < gpu.fp8 <= 2.05 * gpu.bf16
+        assert gpu.fp4 is None or gpu.fp8 < gpu.fp4 <= 1.5 * 2 * gpu.fp8
+
+
+def test_2026_gpus_are_calibrated_only_by_assumption_and_the_page_says_so():
+    from lab import serving_calibration as cal
+
+    for name in ("b200", "b300", "mi300x", "mi355x"):
+        c = cal.CALIBRATIONS[name]
+        assert not c.measured and "no step-time measurement found" in c.source
+        assert c.linkBandwidth == serving.GPUS[name].link
+        s = D.with_(gpu=name, stepModel=serving.MEASURED)
+        assert widget._trust(s) == "assumed: no step time measured on this GPU"
+    assert not any(m.gpu in ("b200", "b300", "mi300x", "mi355x") for m in cal.STEP_MEASUREMENTS)
+    groups = widget._assumed_calibrations()
+    assert any("MI355X" in g["gpus"] and "Hopper" in g["how"] for g in groups)
+
+
+def test_fp4_weights_cost_half_a_byte_plus_scales_and_keep_an_fp8_kv_cache():
+    fp4 = serving.PRECISIONS["fp4"]
+    target = serving.TARGETS["llama-3-70b"]
+    assert fp4.bytes == 0.5 + 1 / 16 and fp4.kv_bytes == 1
+    assert serving.weight_bytes(target, fp4) == target.params * 0.5625
+    assert serving.kv_bytes_per_token(target, fp4) == serving.kv_bytes_per_token(target, serving.PRECISIONS["fp8"])
+    # Blackwell multiplies FP4 at its FP4 rate; Hopper has no FP4 tensor cores: a weight-only kernel at BF16's
+    assert serving.peak_flops(serving.GPUS["b200"], fp4) == 9000e12
+    assert serving.peak_flops(serving.GPUS["h100-sxm"], fp4) == serving.GPUS["h100-sxm"].bf16
+    # DeepSeek-V3 fits on 4 x B200 in FP4 (about 380 GB of weights) but not in BF16 (1,345 GB)
+    s = D.with_(target="deepseek-v3", draft=serving.EAGLE, gpu="b200", gpus=4, stepModel=serving.MEASURED)
+    assert serving.max_batch_in_memory(s) == 0 < serving.max_batch_in_memory(s.with_(precision="fp4"))
+
+
+def test_serving_cli_takes_the_new_gpus_and_fp4(capsys):
+    args = ["serving", "--target", "llama-3-70b", "--draft", "eagle-head", "--gpu", "mi355x", "--precision", "fp4",
+            "--batch", "8", "--context", "4096", "--lookahead", "3", "--acceptance", "70", "--json"]
+    assert cli.main(args) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["params"]["gpu"] == "mi355x" and document["params"]["precision"] == "fp4"
+    assert document["fitsInMemory"] is True and document["speedup"] > 1

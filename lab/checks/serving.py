@@ -148,13 +148,16 @@ def ridge_point_is_f_over_bw(out):
     most the ridge."""
     for gpu, precision in product(serving.GPUS.values(), serving.PRECISIONS.values()):
         out.visited += 1
-        flops = gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16
+        flops = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name) or gpu.bf16   # else weight-only, BF16 rate
         if serving.ridge_point(gpu, precision) != flops / gpu.bandwidth:
             out.fail(f"ridge {serving.ridge_point(gpu, precision)} != F/BW for {gpu.name} {precision.name}")
         settings = _ideal(serving.DEFAULT_SETTINGS).with_(gpu=gpu.name, precision=precision.name, gpus=1)
         for target, batch, context in product(serving.TARGETS.values(), (1, 64, 256, 1024), (512, 8192)):
             out.visited += 1
             n_bytes = serving.weight_bytes(target, precision) + batch * context * serving.kv_bytes_per_token(target, precision)
+            if target.experts:  # the roofline reads the distinct experts of the batch's tokens (uniform routing)
+                unread = target.experts - target.experts * (1 - (1 - target.active_experts / target.experts) ** batch)
+                n_bytes -= unread * serving.moe_layers(target) * serving.expert_params(target) * precision.bytes
             used = serving.parameter_count(target, active=True) if target.experts else target.params  # FLOPs per token
             intensity = 2 * used * batch / n_bytes
             regime = serving.step_regime(target, settings, batch, 1, context)
@@ -236,7 +239,7 @@ def preset_arithmetic(out):
     for name, shape in {**serving.TARGETS, **serving.DRAFTS}.items():
         for precision in serving.PRECISIONS.values():
             out.visited += 1
-            if serving.kv_bytes_per_token(shape, precision) != PRESET_KV_BF16[name] * precision.bytes // 2:
+            if serving.kv_bytes_per_token(shape, precision) != PRESET_KV_BF16[name] * precision.kv_bytes // 2:
                 out.fail(f"KV bytes of {name} in {precision.name}: {serving.kv_bytes_per_token(shape, precision)}")
             if serving.weight_bytes(shape, precision) != shape.params * precision.bytes:
                 out.fail(f"weight bytes of {name} in {precision.name}")
@@ -306,9 +309,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     the expansion's bookkeeping (:data:`lab.serving_calibration.ENGINES`)."""
     gpu, precision = serving.GPUS[settings.gpu], serving.PRECISIONS[settings.precision]
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
-    g, b, m = settings.gpus, precision.bytes, batch * new_tokens
+    g, b, kv_b, m = settings.gpus, precision.bytes, precision.kv_bytes, batch * new_tokens
     bw = gpu.bandwidth * cal.memEfficiency / 1000
-    peak = (gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16) * cal.flopEfficiency / 1000
+    own = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)   # no tensor cores for it: the BF16 rate
+    peak = (own or gpu.bf16) * cal.flopEfficiency / 1000
     head = shape.vocab * shape.hidden
     layers_params = shape.params - head * (1 if shape.tied else 2)
 
@@ -324,10 +328,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         read = always + moe * expert * shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** m)
         used = always + moe * expert * shape.active_experts
     if shape.kv_lora:   # latent attention: one compressed cache, replicated on every GPU
-        kv = shape.layers * (shape.kv_lora + shape.rope_dim) * b
+        kv = shape.layers * (shape.kv_lora + shape.rope_dim) * kv_b
         attention_flops = 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
     else:
-        kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * b / min(g, shape.kv_heads)
+        kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * kv_b / min(g, shape.kv_heads)
         attention_flops = 4 * shape.layers * shape.heads * shape.head_dim
     engine = serving_calibration.ENGINES[settings.engine]
     expanded = role == "verify" and engine.expandedVerify

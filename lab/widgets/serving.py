@@ -949,8 +949,21 @@ def _validation_context() -> dict:
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
+            "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
             "expansion": _expansion_example()}
+
+
+def _assumed_calibrations() -> list[dict]:
+    """The GPUs with no measured step time, grouped by what their calibration assumes (its source
+    text), in preset order: ``[{"gpus": "L40S or RTX 4090", "how": ...}, ...]``."""
+    from .. import serving_calibration
+
+    groups: dict[str, list[str]] = {}
+    for name, cal in serving_calibration.CALIBRATIONS.items():
+        if not cal.measured:
+            groups.setdefault(cal.source, []).append(serving.GPUS[name].label)
+    return [{"gpus": " or ".join(labels), "how": how} for how, labels in groups.items()]
 
 
 EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="a100-80g", gpus=1, lookahead=2, batch=28,
