@@ -99,7 +99,8 @@ __all__ = [
     "step_time_ms", "step_regime", "draft_step_ms", "tokens_per_cycle", "serving", "Serving", "speedup_at",
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
-    "tail", "percentile", "memory_needed_bytes", "memory_note", "memory_available_bytes", "max_batch_in_memory",
+    "tail", "percentile", "memory_needed_bytes", "memory_note", "kv_bytes_per_sequence", "linear_state_bytes",
+    "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots", "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
@@ -217,6 +218,19 @@ class Transformer(NamedTuple):
     kv_lora: int = 0
     rope_dim: int = 0
     v_head_dim: int = 0
+    # hybrid attention (0: every layer is softmax attention): layers of linear attention (Gated
+    # DeltaNet) keep a fixed-size state per sequence instead of a KV cache, of linear_v_heads states of
+    # linear_head_dim x linear_head_dim plus a causal convolution's last linear_conv - 1 inputs
+    linear_layers: int = 0
+    linear_k_heads: int = 0
+    linear_v_heads: int = 0
+    linear_head_dim: int = 0
+    linear_conv: int = 0
+    q_gate: bool = False          # the softmax layers' query projection also yields an output gate (Qwen3-Next)
+    # sliding-window attention: layers whose KV cache stops at ``window`` tokens (gpt-oss: every other one)
+    window_layers: int = 0
+    window: int = 0
+    mtp: int = 0                  # multi-token-prediction layers shipped with the checkpoint (num_nextn_predict_layers)
 
 
 def attention_params(shape: Transformer) -> int:
@@ -230,10 +244,32 @@ def attention_params(shape: Transformer) -> int:
                 + shape.kv_lora * shape.heads * (shape.head_dim + shape.v_head_dim)
                 + shape.heads * shape.v_head_dim * h + shape.q_lora + shape.kv_lora)
     q_width, kv_width = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
-    attention = h * q_width + 2 * h * kv_width + q_width * h
+    attention = h * q_width * (2 if shape.q_gate else 1) + 2 * h * kv_width + q_width * h
     if shape.qkv_bias:
         attention += q_width + 2 * kv_width
     return attention
+
+
+def linear_attention_params(shape: Transformer) -> int:
+    """One Gated DeltaNet layer's weights (Qwen3-Next's ``linear_attention``): the projection to
+    queries, keys, values and the output gate ``z`` (``h x (2 kh d + 2 vh d)``), to the per-head
+    ``b`` and ``a`` (``h x 2 vh``), the causal convolution over q, k and v (``(2 kh + vh) d x conv``),
+    the per-head ``A`` and ``dt`` bias, the gated norm (``d``) and the output projection
+    (``vh d x h``). 0 for a model without linear attention.
+
+    >>> linear_attention_params(TARGETS["qwen3-next-80b-a3b"])
+    33718464
+    """
+    if not shape.linear_layers:
+        return 0
+    h, d, kh, vh = shape.hidden, shape.linear_head_dim, shape.linear_k_heads, shape.linear_v_heads
+    return (h * (2 * kh * d + 2 * vh * d) + h * 2 * vh + (2 * kh + vh) * d * shape.linear_conv + 2 * vh + d
+            + vh * d * h)
+
+
+def softmax_layers(shape: Transformer) -> int:
+    """Layers of softmax attention (with a KV cache): all but the linear-attention ones."""
+    return shape.layers - shape.linear_layers
 
 
 def moe_layers(shape: Transformer) -> int:
@@ -263,8 +299,9 @@ def parameter_count(shape: Transformer, active: bool = False) -> int:
     routed = shape.active_experts if active else shape.experts
     moe = routed * expert_params(shape) + h * shape.experts + 3 * h * shape.shared_intermediate
     embeddings = shape.vocab * h * (1 if shape.tied else 2)
-    return (embeddings + shape.layers * (attention_params(shape) + 2 * h) + dense * 3 * h * shape.intermediate
-            + moe_layers(shape) * moe + h)
+    return (embeddings + softmax_layers(shape) * attention_params(shape)
+            + shape.linear_layers * linear_attention_params(shape) + shape.layers * 2 * h
+            + dense * 3 * h * shape.intermediate + moe_layers(shape) * moe + h)
 
 
 def distinct_experts(shape: Transformer, tokens: float) -> float:
@@ -318,7 +355,58 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
                 "vocab 129280, untied; 671B parameters without its MTP module",
                 experts=256, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=3,
+                q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128, mtp=1),
+    # 2026 targets, each from a copy of its config.json read through the code index (the repositories'
+    # names are not shown there; the keys and values are quoted as read)
+    Transformer("qwen3-235b-a22b", "Qwen3-235B-A22B (MoE)", 94, 4096, 64, 4, 128, 12288, 151936, False, False,
+                "copies of Qwen/Qwen3-235B-A22B's config.json (a serving dashboard's demo config and a model "
+                "registry, read through the code index): num_hidden_layers 94, hidden_size 4096, num_attention_heads "
+                "64, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, "
+                "moe_intermediate_size 1536, vocab_size 151936, tie_word_embeddings false; no MTP layer (an EAGLE-3 "
+                "draft config for it, one layer, eagle_aux_hidden_state_layer_ids [1, 46, 90], was read in a "
+                "speculators test); 235B parameters, 22B used per token (model card)",
+                experts=128, active_experts=8, expert_intermediate=1536),
+    Transformer("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B (MoE, hybrid)", 48, 2048, 16, 2, 256, 5120, 151936, False,
+                False,
+                "Qwen3-Next's config.json as quoted (with its link to Qwen/Qwen3-Coder-Next's config.json, the same "
+                "architecture) in a parameter-count test read through the code index: hidden_size 2048, "
+                "num_hidden_layers 48, vocab_size 151936, head_dim 256, num_attention_heads 16, num_key_value_heads "
+                "2, num_experts 512, num_experts_per_tok 10, moe_intermediate_size 512, "
+                "shared_expert_intermediate_size 512, linear_num_key_heads 16, linear_key_head_dim 128, "
+                "linear_num_value_heads 32, linear_value_head_dim 128, linear_conv_kernel_dim 4, "
+                "full_attention_interval 4 (36 Gated DeltaNet layers, 12 gated softmax-attention layers), untied; "
+                "the test's total 79,674,391,296 parameters; one MTP layer (mtp_num_hidden_layers 1 in the Qwen3.5 "
+                "configs of the same design)",
+                experts=512, active_experts=10, expert_intermediate=512, shared_intermediate=512,
+                linear_layers=36, linear_k_heads=16, linear_v_heads=32, linear_head_dim=128, linear_conv=4,
+                q_gate=True, mtp=1),
+    Transformer("gpt-oss-120b", "gpt-oss-120b (MoE)", 36, 2880, 64, 8, 64, 2880, 201088, False, True,
+                "a copy of openai/gpt-oss-120b's config.json in a converter's test (read through the code index): "
+                "hidden_size 2880, intermediate_size 2880, num_hidden_layers 36, num_local_experts 128, "
+                "num_experts_per_tok 4, num_attention_heads 64, num_key_value_heads 8, head_dim 64, sliding_window "
+                "128 with layer_types alternating sliding_attention and full_attention, attention_bias true; "
+                "vocab_size 201088 (a parameter-count test of the same config); 116.8B parameters (model card); no "
+                "MTP layer",
+                experts=128, active_experts=4, expert_intermediate=2880, window_layers=18, window=128),
+    Transformer("kimi-k2", "Kimi-K2 (MoE, MLA)", 61, 7168, 64, 64, 128, 18432, 163840, False, False,
+                "copies of Kimi-K2's config.json (model_type kimi_k2; Kimi-K2-Thinking's and Kimi-K2.5's text "
+                "config in a parameter-count test, read through the code index): num_hidden_layers 61, hidden_size "
+                "7168, num_attention_heads 64, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, "
+                "qk_rope_head_dim 64, v_head_dim 128, first_k_dense_replace 1 (intermediate_size 18432), "
+                "n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
+                "vocab_size 163840, untied, num_nextn_predict_layers 0 (no MTP layer: its draft is an EAGLE head); "
+                "DeepSeek-V3's architecture with 384 experts and half the heads",
+                experts=384, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=1,
                 q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128),
+    Transformer("glm-4.5", "GLM-4.5 (MoE)", 92, 5120, 96, 8, 128, 12288, 151552, False, True,
+                "GLM-4.5's shape (glm4_moe) from a copy of its config.json in a parameter-count test (read through "
+                "the code index, GLM-4.7's, the same architecture) and a model table listing GLM-4.5 (92 layers, 96 "
+                "heads, 8 KV heads, head_dim 128, hidden 5120): intermediate_size 12288 in the first_k_dense_replace "
+                "3 dense layers, n_routed_experts 160, num_experts_per_tok 8, n_shared_experts 1, "
+                "moe_intermediate_size 1536, vocab_size 151552, untied, attention_bias true, num_nextn_predict_layers "
+                "1; 355B parameters, 32B active (model card)",
+                experts=160, active_experts=8, expert_intermediate=1536, shared_intermediate=1536, dense_layers=3,
+                mtp=1),
 )}
 
 NGRAM = "ngram"
@@ -355,7 +443,7 @@ def eagle_head(target: Transformer) -> Transformer:
     params = attention_params(target) + 3 * h * width + 2 * h + 2 * h * h + target.vocab * h
     return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
                            intermediate=width, experts=0, active_experts=0, expert_intermediate=0,
-                           shared_intermediate=0, dense_layers=0,
+                           shared_intermediate=0, dense_layers=0, linear_layers=0, window_layers=0, window=0, mtp=0,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
                                   "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
                                   "mixture of experts the layer one token reads; not a published checkpoint count")
@@ -426,7 +514,53 @@ def kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
     """
     if shape.kv_lora:
         return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.kv_bytes
-    return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.kv_bytes
+    return 2 * (softmax_layers(shape) - shape.window_layers) * shape.kv_heads * shape.head_dim * precision.kv_bytes
+
+
+def window_kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
+    """KV cache per token per sequence of the sliding-window layers, kept for the last ``window``
+    tokens only (gpt-oss: 18 of its 36 layers, 128 tokens): ``2 window_layers kv_heads head_dim bytes``.
+
+    >>> window_kv_bytes_per_token(TARGETS["gpt-oss-120b"], PRECISIONS["bf16"]), TARGETS["gpt-oss-120b"].window
+    (36864, 128)
+    """
+    return 2 * shape.window_layers * shape.kv_heads * shape.head_dim * precision.kv_bytes
+
+
+# A linear-attention layer's state: the recurrent state in FP32 and the convolution's inputs in BF16, whatever
+# the weights' precision (assumed; Qwen3.5's config.json says "mamba_ssm_dtype": "float32", and a cache-sizing
+# test read through the code index counts a Qwen3.5 Gated DeltaNet layer as 32 x 128 x 128 x 4 bytes of state
+# plus (2 x 16 x 128 + 32 x 128) x 3 x 2 bytes of convolution inputs).
+STATE_BYTES, CONV_BYTES = 4, 2
+
+
+def linear_state_bytes(shape: Transformer) -> int:
+    """One copy of one sequence's linear-attention state over every linear-attention layer:
+    ``linear_layers (vh d d STATE_BYTES + (2 kh + vh) d (conv - 1) CONV_BYTES)``. It does not grow with
+    the context. 0 without linear attention.
+
+    >>> linear_state_bytes(TARGETS["qwen3-next-80b-a3b"])   # 36 x (2,097,152 + 49,152): 77 MB a copy
+    77266944
+    """
+    if not shape.linear_layers:
+        return 0
+    d = shape.linear_head_dim
+    return shape.linear_layers * (shape.linear_v_heads * d * d * STATE_BYTES
+                                  + (2 * shape.linear_k_heads + shape.linear_v_heads) * d * (shape.linear_conv - 1)
+                                  * CONV_BYTES)
+
+
+def kv_bytes_per_sequence(shape: Transformer, precision: Precision, context, slots: int = 1) -> float:
+    """One sequence's cache at ``context`` tokens: the growing KV cache (:func:`kv_bytes_per_token`),
+    the sliding-window layers' cache up to their window, and ``slots`` copies of the linear-attention
+    state (a speculating engine keeps one per verified position, :func:`state_slots`).
+
+    >>> kv_bytes_per_sequence(TARGETS["llama-3-8b"], PRECISIONS["bf16"], 1000) == 1000 * 131072
+    True
+    """
+    return (context * kv_bytes_per_token(shape, precision)
+            + min(context, shape.window) * window_kv_bytes_per_token(shape, precision)
+            + slots * linear_state_bytes(shape))
 
 
 def weight_bytes(shape: Transformer, precision: Precision) -> int:
@@ -471,6 +605,10 @@ class _Step(NamedTuple):
     expert_bytes: float = 0.0   # one routed expert's weights in every MoE layer
     experts: int = 0            # routed experts per MoE layer (0: dense)
     active_experts: int = 0     # experts each token uses
+    window_kv: float = 0.0      # sliding-window layers' KV bytes per token, up to ``window`` tokens
+    window: int = 0
+    state: float = 0.0          # one copy of a sequence's linear-attention state (bytes)
+    window_attention: float = 0.0  # sliding-window layers' attention FLOPs per token per context token
 
 
 class _MeasuredStep(NamedTuple):
@@ -500,6 +638,10 @@ class _MeasuredStep(NamedTuple):
     serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
     token_output_ms: float = 0.0  # the same per emitted token beyond a sequence's first (a cycle term)
     kv_reads_per_token: bool = False  # batch expansion: every token in the pass reads its sequence's KV cache
+    window_ms: float = 0.0      # sliding-window layers' cache per token of context, up to ``window`` tokens
+    window: int = 0
+    window_flop_ms: float = 0.0  # their attention arithmetic per token in the pass per token of context
+    state_ms: float = 0.0       # one copy of one sequence's linear-attention state (read or written)
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -539,12 +681,23 @@ def routed_params(shape: Transformer) -> int:
 
 
 def attention_flops(shape: Transformer) -> int:
-    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
-    (scores and values) per layer; with latent attention computed on the compressed cache
-    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
+    """Attention's FLOPs per new token per token of context, over the layers whose cache grows with
+    the context: ``4 heads head_dim`` (scores and values) per layer; with latent attention computed on
+    the compressed cache (absorbed MLA: the queries are projected into the latent space, so each of the
+    ``heads`` scores ``kv_lora + rope_dim`` values and sums ``kv_lora``), ``2 heads (2 kv_lora + rope_dim)``
+    a layer. A verify pass over ``n`` tokens does ``n`` times this for every token of context, while it
+    reads the cache once: for DeepSeek-V3 on one GPU that is 243 n FLOP a byte, compute-bound past
+    about ``n = 2`` on an H100 (the per-operator model's attention term is the larger of the two)."""
     if shape.kv_lora:
         return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
-    return 4 * shape.layers * shape.heads * shape.head_dim
+    return 4 * (softmax_layers(shape) - shape.window_layers) * shape.heads * shape.head_dim
+
+
+def window_attention_flops(shape: Transformer) -> int:
+    """The sliding-window layers' attention FLOPs per new token per token of context (at most
+    ``window`` of them): ``4 window_layers heads head_dim``. A linear-attention layer's recurrence
+    (about ``6 vh d d`` FLOPs a token, whatever the context) is left out: a few percent of its GEMMs."""
+    return 4 * shape.window_layers * shape.heads * shape.head_dim
 
 
 def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
@@ -597,7 +750,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
-        serial_ms=serial, token_output_ms=token_output, kv_reads_per_token=expanded)
+        serial_ms=serial, token_output_ms=token_output, kv_reads_per_token=expanded,
+        window_ms=window_kv_bytes_per_token(shape, precision) / kv_share / bw, window=shape.window,
+        window_flop_ms=window_attention_flops(shape) / g / f,
+        state_ms=linear_state_bytes(shape) / min(g, max(1, shape.linear_v_heads)) / bw)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -616,14 +772,41 @@ def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,
                  flops, attention,
                  peak_flops(gpu, precision) * settings.gpus * settings.flopEfficiency / 100 / 1000,
-                 settings.overheadMs, expert, shape.experts, shape.active_experts)
+                 settings.overheadMs, expert, shape.experts, shape.active_experts,
+                 window_kv_bytes_per_token(shape, precision), shape.window, linear_state_bytes(shape),
+                 window_attention_flops(shape) if settings.attentionFlops else 0)
 
 
 def _memory_ms(step: _Step, batch, context, new_tokens=1) -> float:
     """The roofline's bytes over its bandwidth: weights (for a mixture of experts, the distinct
-    experts of the pass's ``B n`` tokens, :func:`_distinct`) and the batch's KV caches."""
+    experts of the pass's ``B n`` tokens, :func:`_distinct`) and the batch's caches
+    (:func:`_cache_bytes`)."""
     experts = step.expert_bytes * _distinct(step, batch * new_tokens) if step.experts else 0.0
-    return (step.fixed_bytes + experts + batch * context * step.kv) / step.bw
+    return (step.fixed_bytes + experts + batch * context * step.kv + _cache_bytes(step, batch, new_tokens, context)) / step.bw
+
+
+def _cache_bytes(step: _Step, batch, new_tokens, context) -> float:
+    """What a pass moves beyond the growing KV caches: the sliding-window layers' caches (at most
+    ``window`` tokens) and the linear-attention states, read once and written once per token scored,
+    ``B (1 + n)`` copies (:func:`_state_copies`)."""
+    return (batch * min(context, step.window) * step.window_kv
+            + _state_copies(batch, new_tokens) * step.state)
+
+
+def _state_copies(batch, new_tokens):
+    """Linear-attention state copies a pass moves: each sequence's state read once and one state
+    written per token it scores, ``B (1 + n)``. A plain step reads and writes it once (2 a sequence);
+    a verify pass over ``n`` tokens writes ``n``, one per draft position, so that a rejection can resume
+    from the state after the last accepted token without recomputing: vLLM gives each speculating
+    sequence ``num_spec + 1`` state slots (vllm/v1/attention/backends/gdn_attn.py,
+    GDNAttentionMetadataBuilder.build: ``spec_state_indices_tensor = m.block_table_tensor[:, : self.num_spec
+    + 1]``, with ``num_accepted_tokens`` choosing the slot the next step starts from; vllm-project/vllm at
+    commit 007d500, read through the code index). Assumed the same on every engine.
+
+    >>> _state_copies(8, 1), _state_copies(8, 5)
+    (16, 48)
+    """
+    return batch * (1 + new_tokens)
 
 
 def _distinct(step, tokens) -> float:
@@ -633,7 +816,8 @@ def _distinct(step, tokens) -> float:
 
 
 def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
-    return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
+    return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context
+                                 + step.window_attention * min(context, step.window)) / step.f
 
 
 def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
@@ -650,8 +834,21 @@ def _time(step, batch, new_tokens, context) -> float:
         return (step.fixed_ms + step.comm_ms * tokens + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
-                + max(step.kv_ms * _kv_reads(step, batch, tokens) * context, step.attention_flop_ms * tokens * context))
+                + _attention_ms(step, batch, new_tokens, context))
     return max(_memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+
+
+def _attention_ms(step: _MeasuredStep, batch, new_tokens, context) -> float:
+    """Attention under the per-operator model: the larger of its memory time (each KV cache read,
+    :func:`_kv_reads`; a sliding-window layer's up to its window; the linear-attention states moved,
+    :func:`_state_copies`) and its arithmetic (:func:`attention_flops` per token per token of context),
+    never hidden under the GEMMs."""
+    tokens = batch * new_tokens
+    memory = (step.kv_ms * _kv_reads(step, batch, tokens) * context
+              + _kv_reads(step, batch, tokens) * min(context, step.window) * step.window_ms
+              + _state_copies(batch, new_tokens) * step.state_ms)
+    compute = step.attention_flop_ms * tokens * context + step.window_flop_ms * tokens * min(context, step.window)
+    return max(memory, compute)
 
 
 def _kv_reads(step: _MeasuredStep, batch, tokens):
@@ -682,11 +879,16 @@ def _terms(step, new_tokens, context):
     if isinstance(step, _MeasuredStep):
         terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
                  (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
-                 (0.0, step.kv_ms * context * _kv_reads(step, 1, new_tokens),
-                  step.attention_flop_ms * new_tokens * context, 1.0)]
+                 (0.0, step.kv_ms * context * _kv_reads(step, 1, new_tokens)
+                  + _kv_reads(step, 1, new_tokens) * min(context, step.window) * step.window_ms
+                  + _state_copies(1, new_tokens) * step.state_ms,
+                  step.attention_flop_ms * new_tokens * context
+                  + step.window_flop_ms * new_tokens * min(context, step.window), 1.0)]
         return terms, step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
-    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-    return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
+    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context
+                            + step.window_attention * min(context, step.window)) / step.f
+    return [(step.fixed_bytes / step.bw, (context * step.kv + _cache_bytes(step, 1, new_tokens, context)) / step.bw,
+             compute, 1.0)], step.fixed_ms, 0.0
 
 
 def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> float:
@@ -716,8 +918,7 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
     if isinstance(step, _MeasuredStep):
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
-                "attention": max(step.kv_ms * _kv_reads(step, batch, tokens) * context,
-                                 step.attention_flop_ms * tokens * context),
+                "attention": _attention_ms(step, batch, new_tokens, context),
                 "allReduce": step.comm_ms * tokens, "engine": _engine_ms(step, batch, new_tokens),
                 "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
@@ -931,8 +1132,20 @@ def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> 
     precision = PRECISIONS[settings.precision]
     batch = settings.batch if batch is None else batch
     context = settings.context if context is None else context
-    return sum(weight_bytes(shape, precision) + batch * context * kv_bytes_per_token(shape, precision)
+    return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
+                                                                             state_slots(settings))
                for shape in _models(settings))
+
+
+def state_slots(settings: ServingSettings) -> int:
+    """Copies of each sequence's linear-attention state the engine keeps: one per token a verify pass
+    scores (:func:`verify_tokens`), as vLLM allocates ``num_spec + 1`` for a speculating sequence
+    (:func:`_state_copies`). The memory limit is the speculating deployment's, for plain decoding too.
+
+    >>> state_slots(DEFAULT_SETTINGS.with_(lookahead=3))
+    4
+    """
+    return verify_tokens(settings)
 
 
 def memory_available_bytes(settings: ServingSettings) -> float:
@@ -951,7 +1164,8 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     precision = PRECISIONS[settings.precision]
     context = settings.context if context is None else context
     weights = sum(weight_bytes(shape, precision) for shape in _models(settings))
-    per_sequence = context * sum(kv_bytes_per_token(shape, precision) for shape in _models(settings))
+    per_sequence = sum(kv_bytes_per_sequence(shape, precision, context, state_slots(settings))
+                       for shape in _models(settings))
     spare = memory_available_bytes(settings) - weights
     if spare <= 0:
         return 0.0

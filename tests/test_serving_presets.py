@@ -1,5 +1,5 @@
 """The serving model's presets (GPUs, models, precisions), its treatment of experts in every step
-model, and the memory limit wherever a number is printed (issue 36 items 3, 4 and 6)."""
+model, and the memory limit wherever a number is printed: 2026 GPUs, FP4, 2026 models, memory everywhere."""
 
 import json
 
@@ -82,7 +82,8 @@ def test_roofline_reads_only_the_experts_its_tokens_route_to():
             moe = shape.layers - shape.dense_layers
             expert = 3 * shape.hidden * shape.expert_intermediate * 2
             distinct = shape.experts * (1 - np.power(1 - shape.active_experts / shape.experts, tokens))
-            expected = (shape.params * 2 - moe * shape.experts * expert + moe * expert * distinct) / (
+            state = tokens * 2 * serving.linear_state_bytes(shape)   # a hybrid's states, read and written
+            expected = (shape.params * 2 - moe * shape.experts * expert + moe * expert * distinct + state) / (
                 serving.GPUS["h200"].bandwidth * 8 / 1000)
             assert abs(serving._memory_ms(step, tokens, 0, 1) / expected - 1) < 1e-12
             assert abs(distinct - serving.distinct_experts(shape, tokens)) <= 1e-9 * distinct
@@ -166,3 +167,81 @@ def test_serving_cli_takes_the_new_gpus_and_fp4(capsys):
     document = json.loads(capsys.readouterr().out)
     assert document["params"]["gpu"] == "mi355x" and document["params"]["precision"] == "fp4"
     assert document["fitsInMemory"] is True and document["speedup"] > 1
+
+
+# --- 2026 models from their config.json -----------------------------------------------------------
+
+def test_2026_models_count_their_cards_parameters_from_the_config():
+    """By hand from each config (embeddings untied, per layer attention + 2 norms, experts, routers)."""
+    h, v = 4096, 151936
+    qwen235 = 2 * v * h + 94 * (h * 8192 * 2 + 2 * h * 512 + 2 * h + 128 * 3 * h * 1536 + h * 128) + h
+    assert serving.TARGETS["qwen3-235b-a22b"].params == qwen235
+    h, v = 2880, 201088
+    oss = 2 * v * h + 36 * (2 * h * 4096 + 2 * h * 512 + 4096 + 2 * 512 + 2 * h + 128 * 3 * h * 2880 + h * 128) + h
+    assert serving.TARGETS["gpt-oss-120b"].params == oss and abs(oss / 116.8e9 - 1) < 0.002
+    # Qwen3-Next: the test that quotes its config counts 79,674,391,296; ours leaves out 104,448 small vectors
+    # (a shared-expert gate of 2,048 a layer and the q/k norms of its 12 softmax layers)
+    assert 79_674_391_296 - serving.TARGETS["qwen3-next-80b-a3b"].params == 48 * 2048 + 12 * 2 * 256
+    assert serving.TARGETS["kimi-k2"].params == 1_026_408_209_408
+    assert serving.TARGETS["deepseek-v3"].mtp == serving.TARGETS["glm-4.5"].mtp == serving.TARGETS[
+        "qwen3-next-80b-a3b"].mtp == 1 and serving.TARGETS["kimi-k2"].mtp == 0
+
+
+def test_every_target_has_a_one_layer_mtp_or_eagle_head_draft_that_keeps_a_kv_cache():
+    for target in serving.TARGETS.values():
+        head = serving.eagle_head(target)
+        assert head.layers == 1 and head.linear_layers == head.window_layers == 0 and head.experts == 0
+        assert 0 < head.params < target.params / 10
+        r = serving.serving(D.with_(target=target.name, draft=serving.EAGLE, gpu="b300", gpus=8,
+                                    stepModel=serving.MEASURED))
+        assert r.draftStepMs < r.plainStepMs < r.verifyStepMs
+
+
+def test_linear_attention_keeps_a_state_that_does_not_grow_with_the_context():
+    shape, bf16 = serving.TARGETS["qwen3-next-80b-a3b"], serving.PRECISIONS["bf16"]
+    state = 36 * (32 * 128 * 128 * 4 + (2 * 16 * 128 + 32 * 128) * 3 * 2)
+    assert serving.linear_state_bytes(shape) == state
+    assert serving.kv_bytes_per_token(shape, bf16) == 2 * 12 * 2 * 256 * 2   # 12 softmax layers only
+    for context in (512, 131072):
+        assert serving.kv_bytes_per_sequence(shape, bf16, context, 4) == context * 24576 + 4 * state
+    # sliding windows: gpt-oss's 18 windowed layers stop growing at 128 tokens
+    oss = serving.TARGETS["gpt-oss-120b"]
+    grow = serving.kv_bytes_per_sequence(oss, bf16, 4096) - serving.kv_bytes_per_sequence(oss, bf16, 2048)
+    assert grow == 2048 * 2 * 18 * 8 * 64 * 2
+
+
+def test_rejected_drafts_on_a_hybrid_cost_one_state_checkpoint_per_draft_position():
+    """vLLM keeps num_spec + 1 state slots per speculating sequence and writes the state after every
+    scored token: memory holds k + 1 copies, a verify pass moves B (1 + n) copies, a plain step 2 B."""
+    shape = serving.TARGETS["qwen3-next-80b-a3b"]
+    s = D.with_(target=shape.name, draft=serving.EAGLE, gpu="h200", gpus=1, precision="fp8", lookahead=3,
+                stepModel=serving.MEASURED, batch=16, context=4096)
+    assert serving.state_slots(s) == 4
+    weights = sum(serving.weight_bytes(m, serving.PRECISIONS["fp8"]) for m in (shape, serving.eagle_head(shape)))
+    cache = serving.kv_bytes_per_sequence(shape, serving.PRECISIONS["fp8"], 4096, 4) + 4096 * serving.kv_bytes_per_token(
+        serving.eagle_head(shape), serving.PRECISIONS["fp8"])
+    assert abs(serving.memory_needed_bytes(s) - (weights + 16 * cache)) < 1e-3
+    step = serving._step(shape, s, "verify")
+    plain = serving._step(shape, s)
+    bw = serving.GPUS["h200"].bandwidth * 0.9 / 1000
+    assert abs(plain.state_ms * bw - serving.linear_state_bytes(shape)) < 1e-3
+    no_state = step._replace(state_ms=0.0)
+    for n in (1, 4):   # the attention term's memory side grows by B (1 + n) state copies
+        extra = serving._attention_ms(step, 16, n, 4096) - serving._attention_ms(no_state, 16, n, 4096)
+        assert abs(extra - 16 * (1 + n) * step.state_ms) < 1e-9
+    # a model without linear attention moves no state
+    assert serving._step(serving.TARGETS["llama-3-8b"], s.with_(target="llama-3-8b")).state_ms == 0
+
+
+def test_absorbed_mla_attention_compute_grows_with_the_tokens_verified():
+    """DeepSeek-V3 on 8 x H200 in BF16 at 32k: each GPU reads the whole latent cache once and does an
+    eighth of the heads' FLOPs, which grow with n (30 n FLOP a byte against a calibrated ridge of about
+    115), so one token's attention is memory-bound and five tokens' is compute-bound, dearer than a
+    plain pass's. (On one GPU, or with an FP8 cache, MLA decoding is compute-bound already at n = 1.)"""
+    shape = serving.TARGETS["deepseek-v3"]
+    s = D.with_(target=shape.name, gpu="h200", gpus=8, precision="bf16", stepModel=serving.MEASURED)
+    assert serving.attention_flops(shape) == 2 * 61 * 128 * (2 * 512 + 64)
+    step = serving._step(shape, s, "verify")
+    one, five = (serving._attention_ms(step, 8, n, 32768) for n in (1, 5))
+    assert abs(one - step.kv_ms * 8 * 32768) < 1e-9 * one          # memory-bound at n = 1
+    assert abs(five - step.attention_flop_ms * 40 * 32768) < 1e-9 * five and five > 1.3 * one

@@ -571,10 +571,9 @@ def _grid_figures(settings: serving.ServingSettings, width: int, curve=None):
     """Heatmap grid and figure: independent of batch and context (they only move the outline)."""
     base = settings.with_(batch=1, context=512, outputTokens=D.outputTokens)
     grid = serving.speedup_grid(base, curve=curve)
-    weights = serving.memory_needed_bytes(base, 0, 0)
-    per_token = serving.memory_needed_bytes(base, 1, 1) - weights  # KV bytes of target and draft per token
-    have = serving.memory_available_bytes(base)
-    fits = [[weights + b * l * per_token <= have for b in serving.HEATMAP_BATCHES] for l in serving.HEATMAP_CONTEXTS]
+    have = serving.memory_available_bytes(base)  # caches need not grow linearly (windows, linear-attention states)
+    fits = [[serving.memory_needed_bytes(base, b, l) <= have for b in serving.HEATMAP_BATCHES]
+            for l in serving.HEATMAP_CONTEXTS]
     return grid, fits, heatmap_svg(grid, fits, width)
 
 
