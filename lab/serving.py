@@ -686,7 +686,7 @@ def attention_flops(shape: Transformer) -> int:
     the compressed cache (absorbed MLA: the queries are projected into the latent space, so each of the
     ``heads`` scores ``kv_lora + rope_dim`` values and sums ``kv_lora``), ``2 heads (2 kv_lora + rope_dim)``
     a layer. A verify pass over ``n`` tokens does ``n`` times this for every token of context, while it
-    reads the cache once: for DeepSeek-V3 on one GPU that is 243 n FLOP a byte, compute-bound past
+    reads the cache once: for DeepSeek-V3 on one GPU in BF16 that is 242 n FLOP a byte, compute-bound past
     about ``n = 2`` on an H100 (the per-operator model's attention term is the larger of the two)."""
     if shape.kv_lora:
         return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)

@@ -933,7 +933,25 @@ def page_context() -> dict:
                          "default": s.default} for s in SELECTS],
             "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
                         "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}},
-            "validation": _validation_context()}
+            "validation": _validation_context(), "presets": _presets_context()}
+
+
+def _presets_context() -> dict:
+    """The numbers the article's preset paragraph quotes, computed from the presets: FP4's bytes a
+    weight, the hybrid preset's linear-attention state per copy (MB) and its slots at the widget's
+    lookahead, and the latent-attention verify intensity of DeepSeek-V3 per verified token on one GPU.
+
+    >>> p = _presets_context()
+    >>> p["fp4Bytes"], p["stateMb"], p["hybridLinear"], p["hybridSoftmax"]
+    ('0.5625', '77', 36, 12)
+    """
+    hybrid = serving.TARGETS["qwen3-next-80b-a3b"]
+    latent, bf16 = serving.TARGETS["deepseek-v3"], serving.PRECISIONS["bf16"]
+    return {"fp4Bytes": to_js_string(serving.PRECISIONS["fp4"].bytes),
+            "stateMb": _f(serving.linear_state_bytes(hybrid) / 1e6, 0),
+            "hybridLinear": hybrid.linear_layers, "hybridSoftmax": serving.softmax_layers(hybrid),
+            "window": serving.TARGETS["gpt-oss-120b"].window,
+            "mlaIntensity": _f(serving.attention_flops(latent) / serving.kv_bytes_per_token(latent, bf16), 0)}
 
 
 def _validation_context() -> dict:
@@ -955,14 +973,19 @@ def _validation_context() -> dict:
 
 def _assumed_calibrations() -> list[dict]:
     """The GPUs with no measured step time, grouped by what their calibration assumes (its source
-    text), in preset order: ``[{"gpus": "L40S or RTX 4090", "how": ...}, ...]``."""
+    text), in preset order.
+
+    >>> _assumed_calibrations()[0]["gpus"]
+    'L40S and RTX 4090'
+    """
     from .. import serving_calibration
 
     groups: dict[str, list[str]] = {}
     for name, cal in serving_calibration.CALIBRATIONS.items():
         if not cal.measured:
             groups.setdefault(cal.source, []).append(serving.GPUS[name].label)
-    return [{"gpus": " or ".join(labels), "how": how} for how, labels in groups.items()]
+    # the source opens with "no step-time measurement found: ", which the sentence before says already
+    return [{"gpus": " and ".join(labels), "how": how.split(": ", 1)[-1]} for how, labels in groups.items()]
 
 
 EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="a100-80g", gpus=1, lookahead=2, batch=28,
