@@ -33,7 +33,13 @@ are the always-used ones (attention, routers, shared experts, dense layers) plus
 the expected distinct experts of ``m`` tokens under uniform, independent routing,
 ``E (1 - (1 - k/E)**m)`` (:func:`distinct_experts`), while the FLOPs count the ``k`` experts each
 token uses; so verifying ``k + 1`` tokens costs more than one token even at batch one. Latent
-attention (DeepSeek-V3) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU.
+attention (DeepSeek-V3, Kimi-K2) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU,
+and is computed absorbed (:func:`attention_flops`), so its arithmetic grows with the tokens verified on
+one read of the cache. A sliding-window layer (gpt-oss) keeps only its window's cache
+(:func:`window_kv_bytes_per_token`); a linear-attention layer (Qwen3-Next's Gated DeltaNet) keeps a
+fixed-size state instead (:func:`linear_state_bytes`), of which a speculating engine keeps one copy per
+verified position and a pass moves ``B (1 + n)`` copies (:func:`_state_copies`): that is what a rejected
+draft costs there. Memory holds it all (:func:`kv_bytes_per_sequence`, :func:`max_batch_in_memory`).
 Attention is never hidden under the GEMMs (one roofline over the whole step let the GEMMs'
 compute hide the KV read); a GEMM's arithmetic overlaps its weight reads only in part
 (``overlap``), so a pass with more tokens costs more well before the ridge, as measured; the
