@@ -372,7 +372,7 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "draft config for it, one layer, eagle_aux_hidden_state_layer_ids [1, 46, 90], was read in a "
                 "speculators test); 235B parameters, 22B used per token (model card)",
                 experts=128, active_experts=8, expert_intermediate=1536),
-    Transformer("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B (MoE, hybrid)", 48, 2048, 16, 2, 256, 5120, 151936, False,
+    Transformer("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B (hybrid)", 48, 2048, 16, 2, 256, 5120, 151936, False,
                 False,
                 "Qwen3-Next's config.json as quoted (with its link to Qwen/Qwen3-Coder-Next's config.json, the same "
                 "architecture) in a parameter-count test read through the code index: hidden_size 2048, "

@@ -245,3 +245,14 @@ def test_absorbed_mla_attention_compute_grows_with_the_tokens_verified():
     one, five = (serving._attention_ms(step, 8, n, 32768) for n in (1, 5))
     assert abs(one - step.kv_ms * 8 * 32768) < 1e-9 * one          # memory-bound at n = 1
     assert abs(five - step.attention_flop_ms * 40 * 32768) < 1e-9 * five and five > 1.3 * one
+
+
+def test_a_model_whose_weights_do_not_fit_names_no_crossover():
+    """Llama-3-70B on one RTX 4090: not even the weights fit, so the lead, the live line and the
+    readout say no batch fits instead of 'keeps paying at every batch that fits (up to 1)'."""
+    view = widget.view("?srvTarget=llama-3-70b&srvGpu=rtx-4090&srvGpus=1")
+    assert "no batch of it fits in GPU memory" in view["lead"] and "up to 1)" not in view["lead"]
+    assert view["readouts"]["crossover"] == "no batch fits" and "no batch fits" in view["live"]
+    assert "no crossover to name" in view["summary"]
+    fits = widget.view("?srvTarget=llama-3-8b&srvGpu=h100-sxm&srvGpus=1")
+    assert "fits in GPU memory (not even" not in fits["lead"]

@@ -642,7 +642,9 @@ def view(raw=None) -> dict:
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
-    cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
+    room = fits >= 1  # not even the weights fit: no batch can run, so no crossover is named
+    cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name" if not room
+                  else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
     opening = ""  # the summary's, in measured curve mode
@@ -671,18 +673,21 @@ def view(raw=None) -> dict:
             f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
             f"{_f(r.speedup)}x, {verdict} than plain decoding"
             + ("" if need <= have else " (if this batch fitted in memory)") + "; "
-            + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+            + ("no batch of it fits in GPU memory (not even the weights)." if not room
+               else f"in this model it stops paying at batch {crossover}." if crossover is not None
                else f"it keeps paying at every batch that fits (up to {limit})."))
     live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
-            + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
+            + ("no batch fits in memory" if not room else f"crossover batch {crossover}" if crossover is not None
+               else f"no crossover ≤{limit}"))
     readouts = {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
         "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
         "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
         "ridge": _f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
-        "crossover": f"none up to {limit}" if crossover is None else str(crossover),
+        "crossover": ("no batch fits" if not room else f"none up to {limit}" if crossover is None
+                      else str(crossover)),
         "crossoverTrust": _trust(s),
         "effectiveBatch": str(s.batch * serving.verify_tokens(s)),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
