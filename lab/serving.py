@@ -106,7 +106,8 @@ __all__ = [
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
     "tail", "percentile", "memory_needed_bytes", "memory_note", "kv_bytes_per_sequence", "linear_state_bytes",
-    "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots", "memory_available_bytes", "max_batch_in_memory",
+    "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots",
+    "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
@@ -452,7 +453,10 @@ def eagle_head(target: Transformer) -> Transformer:
                            shared_intermediate=0, dense_layers=0, linear_layers=0, window_layers=0, window=0, mtp=0,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
                                   "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
-                                  "mixture of experts the layer one token reads; not a published checkpoint count")
+                                  "mixture of experts the layer one token reads; not a published checkpoint count; "
+                                  + (f"it stands for the checkpoint's own MTP layer ({target.mtp} shipped)"
+                                     if target.mtp else "no MTP layer ships with this checkpoint: it stands for an "
+                                                        "EAGLE head"))
 
 
 class Precision(NamedTuple):
@@ -788,7 +792,8 @@ def _memory_ms(step: _Step, batch, context, new_tokens=1) -> float:
     experts of the pass's ``B n`` tokens, :func:`_distinct`) and the batch's caches
     (:func:`_cache_bytes`)."""
     experts = step.expert_bytes * _distinct(step, batch * new_tokens) if step.experts else 0.0
-    return (step.fixed_bytes + experts + batch * context * step.kv + _cache_bytes(step, batch, new_tokens, context)) / step.bw
+    return (step.fixed_bytes + experts + batch * context * step.kv
+            + _cache_bytes(step, batch, new_tokens, context)) / step.bw
 
 
 def _cache_bytes(step: _Step, batch, new_tokens, context) -> float:
@@ -841,7 +846,8 @@ def _time(step, batch, new_tokens, context) -> float:
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + _attention_ms(step, batch, new_tokens, context))
-    return max(_memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+    return (max(_memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context))
+            + step.fixed_ms)
 
 
 def _attention_ms(step: _MeasuredStep, batch, new_tokens, context) -> float:
