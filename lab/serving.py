@@ -33,7 +33,13 @@ are the always-used ones (attention, routers, shared experts, dense layers) plus
 the expected distinct experts of ``m`` tokens under uniform, independent routing,
 ``E (1 - (1 - k/E)**m)`` (:func:`distinct_experts`), while the FLOPs count the ``k`` experts each
 token uses; so verifying ``k + 1`` tokens costs more than one token even at batch one. Latent
-attention (DeepSeek-V3) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU.
+attention (DeepSeek-V3, Kimi-K2) caches ``kv_lora + rope_dim`` values a layer, replicated on every GPU,
+and is computed absorbed (:func:`attention_flops`), so its arithmetic grows with the tokens verified on
+one read of the cache. A sliding-window layer (gpt-oss) keeps only its window's cache
+(:func:`window_kv_bytes_per_token`); a linear-attention layer (Qwen3-Next's Gated DeltaNet) keeps a
+fixed-size state instead (:func:`linear_state_bytes`), of which a speculating engine keeps one copy per
+verified position and a pass moves ``B (1 + n)`` copies (:func:`_state_copies`): that is what a rejected
+draft costs there. Memory holds it all (:func:`kv_bytes_per_sequence`, :func:`max_batch_in_memory`).
 Attention is never hidden under the GEMMs (one roofline over the whole step let the GEMMs'
 compute hide the KV read); a GEMM's arithmetic overlaps its weight reads only in part
 (``overlap``), so a pass with more tokens costs more well before the ridge, as measured; the
@@ -58,7 +64,11 @@ instrument prices its verify passes with, kept as it was). A model with ``N`` pa
     t(B, n, L) = max( (N b + B L kv) / (BW eta_mem),  2 N B n / (F eta_flop) ) + t_fixed
 
 with the sliders' efficiencies and fixed cost; attention FLOPs, ``4 layers heads head_dim L`` per
-new token, can be added to the compute side (``attentionFlops``).
+new token, can be added to the compute side (``attentionFlops``). For a mixture of experts ``N b``
+is the same read as the per-operator model's: the always-used weights plus the distinct experts of
+the pass's ``B n`` tokens under uniform routing (:func:`distinct_experts`), so the roofline too
+charges a verify pass for the experts its extra tokens route to; ``N`` in the FLOPs counts the
+experts a token uses. One treatment of experts in every step model.
 
 A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
 n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
@@ -95,7 +105,9 @@ __all__ = [
     "step_time_ms", "step_regime", "draft_step_ms", "tokens_per_cycle", "serving", "Serving", "speedup_at",
     "crossover_batch", "crossover_batch_scan", "best_lookahead", "speedup_grid", "HEATMAP_BATCHES",
     "HEATMAP_CONTEXTS", "batch_sweep", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE",
-    "tail", "percentile", "memory_needed_bytes", "memory_available_bytes", "max_batch_in_memory",
+    "tail", "percentile", "memory_needed_bytes", "memory_note", "kv_bytes_per_sequence", "linear_state_bytes",
+    "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots",
+    "memory_available_bytes", "max_batch_in_memory",
     "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
@@ -106,7 +118,7 @@ TERA = 1e12
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
 ROOFLINE, MEASURED, OPERATORS = "roofline", "measured", "operators"
 STEP_MODELS = {MEASURED: "calibrated, per operator", ROOFLINE: "roofline, whole step",  # short: a phone shows them whole
-               OPERATORS: "ideal, per operator"}
+               OPERATORS: "no overheads, per operator"}  # not "ideal": for MoE it is below the calibrated one
 PER_OPERATOR = (MEASURED, OPERATORS)
 MAX_BATCH = 4096  # the largest batch the crossover search and the load model consider
 
@@ -114,8 +126,10 @@ MAX_BATCH = 4096  # the largest batch the crossover search and the load model co
 # --- presets ------------------------------------------------------------------------------------
 
 class Gpu(NamedTuple):
-    """One GPU: memory bandwidth (bytes/s), dense tensor-core peaks (FLOP/s; ``fp8`` is None
-    where the GPU has no FP8 tensor cores), memory capacity (bytes) and where they were read."""
+    """One GPU: memory bandwidth (bytes/s), dense tensor-core peaks (FLOP/s, dense, not the
+    2:4-sparse figures datasheets print beside them; ``fp8`` or ``fp4`` is None where the GPU has no
+    tensor cores for it), memory capacity (bytes), where they were read, and the interconnect:
+    bytes per second one GPU sends to its peers (one direction; 0 where no number was read)."""
 
     name: str
     label: str
@@ -124,6 +138,8 @@ class Gpu(NamedTuple):
     fp8: float | None
     memory: float
     source: str
+    fp4: float | None = None
+    link: float = 0.0
 
 
 GPUS = {
@@ -150,6 +166,32 @@ GPUS = {
                     "dense, 330.3 sparse; FP8 330.3 dense per waredb, 660.6 with FP16 accumulation per gigagpu), "
                     "which follow NVIDIA's Ada whitepaper. GeForce runs FP32 accumulation at half rate; we take "
                     "the FP32-accumulate figures"),
+    # 2026 GPUs. Blackwell's NVLink 5 moves 1.8 TB/s per GPU, both directions together: 900 GB/s one way.
+    "b200": Gpu("b200", "B200 (HGX)", 8e12, 2250 * TERA, 4500 * TERA, 192e9,
+                "read on glennklockwood.com/garden/processors/B200 (192 GB HBM3e, 8 TB/s, '2x 900 GB/s NVLink 5'; "
+                "the HGX variant at 1,000 W: BF16 2,250, FP8 4,500, FP4 9,000 TFLOP/s dense, twice that sparse) and "
+                "hmc-tech.com's B200 table (Tensor BF16 2.25, FP8 4.5, FP4 9 PFLOPS dense; 18 FP4 sparse)",
+                fp4=9000 * TERA, link=900e9),
+    "b300": Gpu("b300", "B300 (HGX)", 8e12, 2250 * TERA, 4500 * TERA, 288e9,
+                "read on glennklockwood.com/garden/processors/B300 (288 GB HBM3e in 12-high stacks, 8 TB/s, '2x 900 "
+                "GB/s NVLink 5'; HGX B300: BF16 2,250, FP8 4,500 TFLOP/s dense as B200; FP4 13,125 dense, 'Dense FP4 "
+                "performance is up (13 PF on B300 vs. 9.0 PF on B200)')",
+                fp4=13125 * TERA, link=900e9),
+    "mi300x": Gpu("mi300x", "MI300X", 5.3e12, 1307.4 * TERA, 2614.9 * TERA, 192e9,
+                  "read in alpharomercoma/MI300X-vs-H200 METHODOLOGY.md (commit 6077fdc, its table of AMD's datasheet: "
+                  "'BF16 dense 1307.4 TFLOP/s', 'FP8 dense 2614.9 TFLOP/s', 5.3 TB/s, 192 GB); the same FP8 peak as "
+                  "304 CUs x 4,096 FP8 FLOP per clock per CU (ISSCC 2026 report, world-today-news.com) x 2.1 GHz; no "
+                  "FP4 tensor cores. Infinity Fabric: '896 GB/s' aggregate (gpu.blog's MI300X table), 7 links of "
+                  "128 GB/s both ways (emergentmind.com), so 448 GB/s one way",
+                  link=448e9),
+    "mi355x": Gpu("mi355x", "MI355X", 8e12, 2516.6 * TERA, 5033.2 * TERA, 288e9,
+                  "288 GB HBM3E at 8 TB/s (aiwiki.ai, theregister.com 2025-06-12); dense peaks derived, not read: 256 "
+                  "CUs (ROCm's GPU specifications table, rocm.docs.amd.com reference/gpu-specs) x 8,192 FP8 FLOP per "
+                  "clock per CU (AMD at ISSCC 2026, reported by world-today-news.com: 'five petaflops' of FP8) x "
+                  "2.4 GHz (MI355X's peak clock, wccftech.com's Hot Chips 2025 report) = 5,033 TFLOP/s FP8, half "
+                  "that in BF16, twice in MXFP4 ('up to 10 PFLOPS FP4', humeconsulting.co). Infinity Fabric: about "
+                  "153 GB/s a link both ways (humeconsulting.co); 7 links assumed as on MI300X: 537.6 GB/s one way",
+                  fp4=10066.3 * TERA, link=537.6e9),
 }
 
 
@@ -183,6 +225,19 @@ class Transformer(NamedTuple):
     kv_lora: int = 0
     rope_dim: int = 0
     v_head_dim: int = 0
+    # hybrid attention (0: every layer is softmax attention): layers of linear attention (Gated
+    # DeltaNet) keep a fixed-size state per sequence instead of a KV cache, of linear_v_heads states of
+    # linear_head_dim x linear_head_dim plus a causal convolution's last linear_conv - 1 inputs
+    linear_layers: int = 0
+    linear_k_heads: int = 0
+    linear_v_heads: int = 0
+    linear_head_dim: int = 0
+    linear_conv: int = 0
+    q_gate: bool = False          # the softmax layers' query projection also yields an output gate (Qwen3-Next)
+    # sliding-window attention: layers whose KV cache stops at ``window`` tokens (gpt-oss: every other one)
+    window_layers: int = 0
+    window: int = 0
+    mtp: int = 0                  # multi-token-prediction layers shipped with the checkpoint (num_nextn_predict_layers)
 
 
 def attention_params(shape: Transformer) -> int:
@@ -196,10 +251,32 @@ def attention_params(shape: Transformer) -> int:
                 + shape.kv_lora * shape.heads * (shape.head_dim + shape.v_head_dim)
                 + shape.heads * shape.v_head_dim * h + shape.q_lora + shape.kv_lora)
     q_width, kv_width = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
-    attention = h * q_width + 2 * h * kv_width + q_width * h
+    attention = h * q_width * (2 if shape.q_gate else 1) + 2 * h * kv_width + q_width * h
     if shape.qkv_bias:
         attention += q_width + 2 * kv_width
     return attention
+
+
+def linear_attention_params(shape: Transformer) -> int:
+    """One Gated DeltaNet layer's weights (Qwen3-Next's ``linear_attention``): the projection to
+    queries, keys, values and the output gate ``z`` (``h x (2 kh d + 2 vh d)``), to the per-head
+    ``b`` and ``a`` (``h x 2 vh``), the causal convolution over q, k and v (``(2 kh + vh) d x conv``),
+    the per-head ``A`` and ``dt`` bias, the gated norm (``d``) and the output projection
+    (``vh d x h``). 0 for a model without linear attention.
+
+    >>> linear_attention_params(TARGETS["qwen3-next-80b-a3b"])
+    33718464
+    """
+    if not shape.linear_layers:
+        return 0
+    h, d, kh, vh = shape.hidden, shape.linear_head_dim, shape.linear_k_heads, shape.linear_v_heads
+    return (h * (2 * kh * d + 2 * vh * d) + h * 2 * vh + (2 * kh + vh) * d * shape.linear_conv + 2 * vh + d
+            + vh * d * h)
+
+
+def softmax_layers(shape: Transformer) -> int:
+    """Layers of softmax attention (with a KV cache): all but the linear-attention ones."""
+    return shape.layers - shape.linear_layers
 
 
 def moe_layers(shape: Transformer) -> int:
@@ -229,8 +306,9 @@ def parameter_count(shape: Transformer, active: bool = False) -> int:
     routed = shape.active_experts if active else shape.experts
     moe = routed * expert_params(shape) + h * shape.experts + 3 * h * shape.shared_intermediate
     embeddings = shape.vocab * h * (1 if shape.tied else 2)
-    return (embeddings + shape.layers * (attention_params(shape) + 2 * h) + dense * 3 * h * shape.intermediate
-            + moe_layers(shape) * moe + h)
+    return (embeddings + softmax_layers(shape) * attention_params(shape)
+            + shape.linear_layers * linear_attention_params(shape) + shape.layers * 2 * h
+            + dense * 3 * h * shape.intermediate + moe_layers(shape) * moe + h)
 
 
 def distinct_experts(shape: Transformer, tokens: float) -> float:
@@ -245,7 +323,7 @@ def distinct_experts(shape: Transformer, tokens: float) -> float:
     """
     if not shape.experts:
         return 0.0
-    return shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** tokens)
+    return _distinct(shape, tokens)
 
 
 def _with_count(shape: Transformer) -> Transformer:
@@ -284,7 +362,58 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
                 "vocab 129280, untied; 671B parameters without its MTP module",
                 experts=256, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=3,
+                q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128, mtp=1),
+    # 2026 targets, each from a copy of its config.json read through the code index (the repositories'
+    # names are not shown there; the keys and values are quoted as read)
+    Transformer("qwen3-235b-a22b", "Qwen3-235B-A22B (MoE)", 94, 4096, 64, 4, 128, 12288, 151936, False, False,
+                "copies of Qwen/Qwen3-235B-A22B's config.json (a serving dashboard's demo config and a model "
+                "registry, read through the code index): num_hidden_layers 94, hidden_size 4096, num_attention_heads "
+                "64, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, "
+                "moe_intermediate_size 1536, vocab_size 151936, tie_word_embeddings false; no MTP layer (an EAGLE-3 "
+                "draft config for it, one layer, eagle_aux_hidden_state_layer_ids [1, 46, 90], was read in a "
+                "speculators test); 235B parameters, 22B used per token (model card)",
+                experts=128, active_experts=8, expert_intermediate=1536),
+    Transformer("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B (hybrid)", 48, 2048, 16, 2, 256, 5120, 151936, False,
+                False,
+                "Qwen3-Next's config.json as quoted (with its link to Qwen/Qwen3-Coder-Next's config.json, the same "
+                "architecture) in a parameter-count test read through the code index: hidden_size 2048, "
+                "num_hidden_layers 48, vocab_size 151936, head_dim 256, num_attention_heads 16, num_key_value_heads "
+                "2, num_experts 512, num_experts_per_tok 10, moe_intermediate_size 512, "
+                "shared_expert_intermediate_size 512, linear_num_key_heads 16, linear_key_head_dim 128, "
+                "linear_num_value_heads 32, linear_value_head_dim 128, linear_conv_kernel_dim 4, "
+                "full_attention_interval 4 (36 Gated DeltaNet layers, 12 gated softmax-attention layers), untied; "
+                "the test's total 79,674,391,296 parameters; one MTP layer (mtp_num_hidden_layers 1 in the Qwen3.5 "
+                "configs of the same design)",
+                experts=512, active_experts=10, expert_intermediate=512, shared_intermediate=512,
+                linear_layers=36, linear_k_heads=16, linear_v_heads=32, linear_head_dim=128, linear_conv=4,
+                q_gate=True, mtp=1),
+    Transformer("gpt-oss-120b", "gpt-oss-120b (MoE)", 36, 2880, 64, 8, 64, 2880, 201088, False, True,
+                "a copy of openai/gpt-oss-120b's config.json in a converter's test (read through the code index): "
+                "hidden_size 2880, intermediate_size 2880, num_hidden_layers 36, num_local_experts 128, "
+                "num_experts_per_tok 4, num_attention_heads 64, num_key_value_heads 8, head_dim 64, sliding_window "
+                "128 with layer_types alternating sliding_attention and full_attention, attention_bias true; "
+                "vocab_size 201088 (a parameter-count test of the same config); 116.8B parameters (model card); no "
+                "MTP layer",
+                experts=128, active_experts=4, expert_intermediate=2880, window_layers=18, window=128),
+    Transformer("kimi-k2", "Kimi-K2 (MoE, MLA)", 61, 7168, 64, 64, 128, 18432, 163840, False, False,
+                "copies of Kimi-K2's config.json (model_type kimi_k2; Kimi-K2-Thinking's and Kimi-K2.5's text "
+                "config in a parameter-count test, read through the code index): num_hidden_layers 61, hidden_size "
+                "7168, num_attention_heads 64, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, "
+                "qk_rope_head_dim 64, v_head_dim 128, first_k_dense_replace 1 (intermediate_size 18432), "
+                "n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1 (moe_intermediate_size 2048), "
+                "vocab_size 163840, untied, num_nextn_predict_layers 0 (no MTP layer: its draft is an EAGLE head); "
+                "DeepSeek-V3's architecture with 384 experts and half the heads",
+                experts=384, active_experts=8, expert_intermediate=2048, shared_intermediate=2048, dense_layers=1,
                 q_lora=1536, kv_lora=512, rope_dim=64, v_head_dim=128),
+    Transformer("glm-4.5", "GLM-4.5 (MoE)", 92, 5120, 96, 8, 128, 12288, 151552, False, True,
+                "GLM-4.5's shape (glm4_moe) from a copy of its config.json in a parameter-count test (read through "
+                "the code index, GLM-4.7's, the same architecture) and a model table listing GLM-4.5 (92 layers, 96 "
+                "heads, 8 KV heads, head_dim 128, hidden 5120): intermediate_size 12288 in the first_k_dense_replace "
+                "3 dense layers, n_routed_experts 160, num_experts_per_tok 8, n_shared_experts 1, "
+                "moe_intermediate_size 1536, vocab_size 151552, untied, attention_bias true, num_nextn_predict_layers "
+                "1; 355B parameters, 32B active (model card)",
+                experts=160, active_experts=8, expert_intermediate=1536, shared_intermediate=1536, dense_layers=3,
+                mtp=1),
 )}
 
 NGRAM = "ngram"
@@ -321,19 +450,36 @@ def eagle_head(target: Transformer) -> Transformer:
     params = attention_params(target) + 3 * h * width + 2 * h + 2 * h * h + target.vocab * h
     return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
                            intermediate=width, experts=0, active_experts=0, expert_intermediate=0,
-                           shared_intermediate=0, dense_layers=0,
+                           shared_intermediate=0, dense_layers=0, linear_layers=0, window_layers=0, window=0, mtp=0,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
                                   "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
-                                  "mixture of experts the layer one token reads; not a published checkpoint count")
+                                  "mixture of experts the layer one token reads; not a published checkpoint count; "
+                                  + (f"it stands for the checkpoint's own MTP layer ({target.mtp} shipped)"
+                                     if target.mtp else "no MTP layer ships with this checkpoint: it stands for an "
+                                                        "EAGLE head"))
 
 
 class Precision(NamedTuple):
+    """How the weights and the KV cache are stored: ``bytes`` per weight (scale factors included),
+    ``kv_bytes`` per KV-cache value, and why."""
+
     name: str
     label: str
-    bytes: int
+    bytes: float
+    kv_bytes: int = 0
+    source: str = ""
 
 
-PRECISIONS = {"bf16": Precision("bf16", "BF16", 2), "fp8": Precision("fp8", "FP8", 1)}
+# FP4: 4-bit E2M1 values in blocks of 16, each block with one FP8 (E4M3) scale (NVIDIA's NVFP4), so
+# 0.5 + 1/16 = 0.5625 bytes a weight (the per-tensor FP32 scale is negligible); AMD's MXFP4 (blocks
+# of 32, an 8-bit E8M0 scale) is 0.53125, 6% less, priced here as NVFP4. The KV cache stays in FP8
+# (one byte a value): engines serving FP4 checkpoints keep an FP8 cache (vLLM's kv_cache_dtype
+# "fp8"); an FP4 KV cache is not assumed.
+FP4_BYTES = 0.5 + 1 / 16
+PRECISIONS = {"bf16": Precision("bf16", "BF16", 2, 2, "two bytes a weight and a KV value"),
+              "fp8": Precision("fp8", "FP8", 1, 1, "one byte a weight (block scales left out) and a KV value"),
+              "fp4": Precision("fp4", "FP4 (FP8 KV cache)", FP4_BYTES, 1,
+                               "NVFP4: 4-bit values with one FP8 scale per 16, 0.5625 bytes a weight; FP8 KV cache")}
 
 
 # --- the roofline -------------------------------------------------------------------------------
@@ -377,8 +523,54 @@ def kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
     70272
     """
     if shape.kv_lora:
-        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.bytes
-    return 2 * shape.layers * shape.kv_heads * shape.head_dim * precision.bytes
+        return shape.layers * (shape.kv_lora + shape.rope_dim) * precision.kv_bytes
+    return 2 * (softmax_layers(shape) - shape.window_layers) * shape.kv_heads * shape.head_dim * precision.kv_bytes
+
+
+def window_kv_bytes_per_token(shape: Transformer, precision: Precision) -> int:
+    """KV cache per token per sequence of the sliding-window layers, kept for the last ``window``
+    tokens only (gpt-oss: 18 of its 36 layers, 128 tokens): ``2 window_layers kv_heads head_dim bytes``.
+
+    >>> window_kv_bytes_per_token(TARGETS["gpt-oss-120b"], PRECISIONS["bf16"]), TARGETS["gpt-oss-120b"].window
+    (36864, 128)
+    """
+    return 2 * shape.window_layers * shape.kv_heads * shape.head_dim * precision.kv_bytes
+
+
+# A linear-attention layer's state: the recurrent state in FP32 and the convolution's inputs in BF16, whatever
+# the weights' precision (assumed; Qwen3.5's config.json says "mamba_ssm_dtype": "float32", and a cache-sizing
+# test read through the code index counts a Qwen3.5 Gated DeltaNet layer as 32 x 128 x 128 x 4 bytes of state
+# plus (2 x 16 x 128 + 32 x 128) x 3 x 2 bytes of convolution inputs).
+STATE_BYTES, CONV_BYTES = 4, 2
+
+
+def linear_state_bytes(shape: Transformer) -> int:
+    """One copy of one sequence's linear-attention state over every linear-attention layer:
+    ``linear_layers (vh d d STATE_BYTES + (2 kh + vh) d (conv - 1) CONV_BYTES)``. It does not grow with
+    the context. 0 without linear attention.
+
+    >>> linear_state_bytes(TARGETS["qwen3-next-80b-a3b"])   # 36 x (2,097,152 + 49,152): 77 MB a copy
+    77266944
+    """
+    if not shape.linear_layers:
+        return 0
+    d = shape.linear_head_dim
+    return shape.linear_layers * (shape.linear_v_heads * d * d * STATE_BYTES
+                                  + (2 * shape.linear_k_heads + shape.linear_v_heads) * d * (shape.linear_conv - 1)
+                                  * CONV_BYTES)
+
+
+def kv_bytes_per_sequence(shape: Transformer, precision: Precision, context, slots: int = 1) -> float:
+    """One sequence's cache at ``context`` tokens: the growing KV cache (:func:`kv_bytes_per_token`),
+    the sliding-window layers' cache up to their window, and ``slots`` copies of the linear-attention
+    state (a speculating engine keeps one per verified position, :func:`state_slots`).
+
+    >>> kv_bytes_per_sequence(TARGETS["llama-3-8b"], PRECISIONS["bf16"], 1000) == 1000 * 131072
+    True
+    """
+    return (context * kv_bytes_per_token(shape, precision)
+            + min(context, shape.window) * window_kv_bytes_per_token(shape, precision)
+            + slots * linear_state_bytes(shape))
 
 
 def weight_bytes(shape: Transformer, precision: Precision) -> int:
@@ -387,12 +579,16 @@ def weight_bytes(shape: Transformer, precision: Precision) -> int:
 
 
 def peak_flops(gpu: Gpu, precision: Precision) -> float:
-    """Dense tensor peak for ``precision``. FP8 on a GPU without FP8 tensor cores (A100): the
-    weights are stored in one byte, halving the bytes read, but they are widened to BF16 for
-    the multiply, so compute runs at the BF16 rate (a weight-only FP8 kernel)."""
-    if precision.name == "fp8" and gpu.fp8 is not None:
-        return gpu.fp8
-    return gpu.bf16
+    """Dense tensor peak for ``precision``. FP8 or FP4 on a GPU without tensor cores for it (FP8 on
+    A100, FP4 on Hopper, Ada, Ampere and MI300X): the weights are stored small, cutting the bytes
+    read, but they are widened to BF16 for the multiply, so compute runs at the BF16 rate (a
+    weight-only kernel; assumed, not measured).
+
+    >>> peak_flops(GPUS["b200"], PRECISIONS["fp4"]) / TERA, peak_flops(GPUS["h100-sxm"], PRECISIONS["fp4"]) / TERA
+    (9000.0, 989.4)
+    """
+    peak = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)
+    return gpu.bf16 if peak is None else peak
 
 
 def ridge_point(gpu: Gpu, precision: Precision) -> float:
@@ -406,7 +602,8 @@ def ridge_point(gpu: Gpu, precision: Precision) -> float:
 
 class _Step(NamedTuple):
     """One model's step on one machine under the roofline: t(B, n, L) = max(bytes/bw, flops/f) +
-    fixed, with bytes = fixed_bytes + B L kv and flops = B n (2 N + 4 layers q_width L [if attention])."""
+    fixed, with bytes = fixed_bytes + B L kv (+ the distinct routed experts the pass's B n tokens
+    read, for a mixture of experts) and flops = B n (2 N + 4 layers q_width L [if attention])."""
 
     fixed_bytes: float
     kv: float
@@ -415,6 +612,13 @@ class _Step(NamedTuple):
     attention_per_token_context: float
     f: float           # achievable FLOP per ms
     fixed_ms: float
+    expert_bytes: float = 0.0   # one routed expert's weights in every MoE layer
+    experts: int = 0            # routed experts per MoE layer (0: dense)
+    active_experts: int = 0     # experts each token uses
+    window_kv: float = 0.0      # sliding-window layers' KV bytes per token, up to ``window`` tokens
+    window: int = 0
+    state: float = 0.0          # one copy of a sequence's linear-attention state (bytes)
+    window_attention: float = 0.0  # sliding-window layers' attention FLOPs per token per context token
 
 
 class _MeasuredStep(NamedTuple):
@@ -444,6 +648,10 @@ class _MeasuredStep(NamedTuple):
     serial_ms: float = 0.0      # a verify pass's per-sequence output processing, paid serially
     token_output_ms: float = 0.0  # the same per emitted token beyond a sequence's first (a cycle term)
     kv_reread: float = 0.0      # batch expansion: the share of its sequence's KV cache each extra token re-reads
+    window_ms: float = 0.0      # sliding-window layers' cache per token of context, up to ``window`` tokens
+    window: int = 0
+    window_flop_ms: float = 0.0  # their attention arithmetic per token in the pass per token of context
+    state_ms: float = 0.0       # one copy of one sequence's linear-attention state (read or written)
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -483,12 +691,23 @@ def routed_params(shape: Transformer) -> int:
 
 
 def attention_flops(shape: Transformer) -> int:
-    """Attention's FLOPs per new token per token of context, all layers: ``4 heads head_dim``
-    (scores and values) per layer; with latent attention computed on the compressed cache
-    (absorbed), ``2 heads (2 kv_lora + rope_dim)``."""
+    """Attention's FLOPs per new token per token of context, over the layers whose cache grows with
+    the context: ``4 heads head_dim`` (scores and values) per layer; with latent attention computed on
+    the compressed cache (absorbed MLA: the queries are projected into the latent space, so each of the
+    ``heads`` scores ``kv_lora + rope_dim`` values and sums ``kv_lora``), ``2 heads (2 kv_lora + rope_dim)``
+    a layer. A verify pass over ``n`` tokens does ``n`` times this for every token of context, while it
+    reads the cache once: for DeepSeek-V3 on one GPU in BF16 that is 242 n FLOP a byte, compute-bound past
+    about ``n = 2`` on an H100 (the per-operator model's attention term is the larger of the two)."""
     if shape.kv_lora:
         return 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
-    return 4 * shape.layers * shape.heads * shape.head_dim
+    return 4 * (softmax_layers(shape) - shape.window_layers) * shape.heads * shape.head_dim
+
+
+def window_attention_flops(shape: Transformer) -> int:
+    """The sliding-window layers' attention FLOPs per new token per token of context (at most
+    ``window`` of them): ``4 window_layers heads head_dim``. A linear-attention layer's recurrence
+    (about ``6 vh d d`` FLOPs a token, whatever the context) is left out: a few percent of its GEMMs."""
+    return 4 * shape.window_layers * shape.heads * shape.head_dim
 
 
 def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
@@ -548,7 +767,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
-        serial_ms=serial, token_output_ms=token_output, kv_reread=charged.expansionKvShare if expanded else 0.0)
+        serial_ms=serial, token_output_ms=token_output, kv_reread=charged.expansionKvShare if expanded else 0.0,
+        window_ms=window_kv_bytes_per_token(shape, precision) / kv_share / bw, window=shape.window,
+        window_flop_ms=window_attention_flops(shape) / g / f,
+        state_ms=linear_state_bytes(shape) / min(g, max(1, shape.linear_v_heads)) / bw)
 
 
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
@@ -558,22 +780,62 @@ def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
         return _measured_step(shape, settings, role)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     attention = attention_flops(shape) if settings.attentionFlops else 0
-    # a mixture of experts under the roofline reads every expert (true once a batch routes to all
-    # of them) and multiplies by the ones each token uses
+    # a mixture of experts under the roofline, as under the per-operator model, reads its always-used
+    # weights plus the distinct routed experts of the pass's tokens (:func:`distinct_experts`, uniform
+    # routing), and multiplies by the ones each token uses
     flops = 2 * (parameter_count(shape, True) if shape.experts else shape.params)
-    return _Step(weight_bytes(shape, precision), kv_bytes_per_token(shape, precision),
+    expert = moe_layers(shape) * expert_params(shape) * precision.bytes
+    return _Step(weight_bytes(shape, precision) - shape.experts * expert, kv_bytes_per_token(shape, precision),
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,
                  flops, attention,
                  peak_flops(gpu, precision) * settings.gpus * settings.flopEfficiency / 100 / 1000,
-                 settings.overheadMs)
+                 settings.overheadMs, expert, shape.experts, shape.active_experts,
+                 window_kv_bytes_per_token(shape, precision), shape.window, linear_state_bytes(shape),
+                 window_attention_flops(shape) if settings.attentionFlops else 0)
 
 
-def _memory_ms(step: _Step, batch, context) -> float:
-    return (step.fixed_bytes + batch * context * step.kv) / step.bw
+def _memory_ms(step: _Step, batch, context, new_tokens=1) -> float:
+    """The roofline's bytes over its bandwidth: weights (for a mixture of experts, the distinct
+    experts of the pass's ``B n`` tokens, :func:`_distinct`) and the batch's caches
+    (:func:`_cache_bytes`)."""
+    experts = step.expert_bytes * _distinct(step, batch * new_tokens) if step.experts else 0.0
+    return (step.fixed_bytes + experts + batch * context * step.kv
+            + _cache_bytes(step, batch, new_tokens, context)) / step.bw
+
+
+def _cache_bytes(step: _Step, batch, new_tokens, context) -> float:
+    """What a pass moves beyond the growing KV caches: the sliding-window layers' caches (at most
+    ``window`` tokens) and the linear-attention states, read once and written once per token scored,
+    ``B (1 + n)`` copies (:func:`_state_copies`)."""
+    return (batch * min(context, step.window) * step.window_kv
+            + _state_copies(batch, new_tokens) * step.state)
+
+
+def _state_copies(batch, new_tokens):
+    """Linear-attention state copies a pass moves: each sequence's state read once and one state
+    written per token it scores, ``B (1 + n)``. A plain step reads and writes it once (2 a sequence);
+    a verify pass over ``n`` tokens writes ``n``, one per draft position, so that a rejection can resume
+    from the state after the last accepted token without recomputing: vLLM gives each speculating
+    sequence ``num_spec + 1`` state slots (vllm/v1/attention/backends/gdn_attn.py,
+    GDNAttentionMetadataBuilder.build: ``spec_state_indices_tensor = m.block_table_tensor[:, : self.num_spec
+    + 1]``, with ``num_accepted_tokens`` choosing the slot the next step starts from; vllm-project/vllm at
+    commit 007d500, read through the code index). Assumed the same on every engine.
+
+    >>> _state_copies(8, 1), _state_copies(8, 5)
+    (16, 48)
+    """
+    return batch * (1 + new_tokens)
+
+
+def _distinct(step, tokens) -> float:
+    """:func:`distinct_experts` from a step's constants, the one formula every step model uses:
+    ``E (1 - (1 - k/E)**tokens)``."""
+    return step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
 
 
 def _compute_ms(step: _Step, batch, new_tokens, context) -> float:
-    return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
+    return batch * new_tokens * (step.flops_per_token + step.attention_per_token_context * context
+                                 + step.window_attention * min(context, step.window)) / step.f
 
 
 def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
@@ -581,8 +843,7 @@ def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
     expected distinct routed experts (:func:`distinct_experts`) for a mixture of experts."""
     if not step.experts:
         return step.gemm_ms
-    distinct = step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)
-    return step.gemm_ms + step.expert_ms * distinct
+    return step.gemm_ms + step.expert_ms * _distinct(step, tokens)
 
 
 def _time(step, batch, new_tokens, context) -> float:
@@ -591,8 +852,22 @@ def _time(step, batch, new_tokens, context) -> float:
         return (step.fixed_ms + step.comm_ms * tokens + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
-                + max(step.kv_ms * _kv_reads(step, batch, tokens) * context, step.attention_flop_ms * tokens * context))
-    return max(_memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)) + step.fixed_ms
+                + _attention_ms(step, batch, new_tokens, context))
+    return (max(_memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context))
+            + step.fixed_ms)
+
+
+def _attention_ms(step: _MeasuredStep, batch, new_tokens, context) -> float:
+    """Attention under the per-operator model: the larger of its memory time (each KV cache read,
+    :func:`_kv_reads`; a sliding-window layer's up to its window; the linear-attention states moved,
+    :func:`_state_copies`) and its arithmetic (:func:`attention_flops` per token per token of context),
+    never hidden under the GEMMs."""
+    tokens = batch * new_tokens
+    memory = (step.kv_ms * _kv_reads(step, batch, tokens) * context
+              + _kv_reads(step, batch, tokens) * min(context, step.window) * step.window_ms
+              + _state_copies(batch, new_tokens) * step.state_ms)
+    compute = step.attention_flop_ms * tokens * context + step.window_flop_ms * tokens * min(context, step.window)
+    return max(memory, compute)
 
 
 def _kv_reads(step: _MeasuredStep, batch, tokens):
@@ -625,11 +900,16 @@ def _terms(step, new_tokens, context):
     if isinstance(step, _MeasuredStep):
         terms = [(step.gemm_ms, 0.0, step.gemm_flop_ms * new_tokens, step.overlap),
                  (step.head_ms, 0.0, step.head_flop_ms * new_tokens, step.overlap),
-                 (0.0, step.kv_ms * context * _kv_reads(step, 1, new_tokens),
-                  step.attention_flop_ms * new_tokens * context, 1.0)]
+                 (0.0, step.kv_ms * context * _kv_reads(step, 1, new_tokens)
+                  + _kv_reads(step, 1, new_tokens) * min(context, step.window) * step.window_ms
+                  + _state_copies(1, new_tokens) * step.state_ms,
+                  step.attention_flop_ms * new_tokens * context
+                  + step.window_flop_ms * new_tokens * min(context, step.window), 1.0)]
         return terms, step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
-    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context) / step.f
-    return [(step.fixed_bytes / step.bw, context * step.kv / step.bw, compute, 1.0)], step.fixed_ms, 0.0
+    compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context
+                            + step.window_attention * min(context, step.window)) / step.f
+    return [(step.fixed_bytes / step.bw, (context * step.kv + _cache_bytes(step, 1, new_tokens, context)) / step.bw,
+             compute, 1.0)], step.fixed_ms, 0.0
 
 
 def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> float:
@@ -659,8 +939,7 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
     if isinstance(step, _MeasuredStep):
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
-                "attention": max(step.kv_ms * _kv_reads(step, batch, tokens) * context,
-                                 step.attention_flop_ms * tokens * context),
+                "attention": _attention_ms(step, batch, new_tokens, context),
                 "allReduce": step.comm_ms * tokens, "engine": _engine_ms(step, batch, new_tokens),
                 "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
@@ -674,7 +953,7 @@ def step_regime(shape: Transformer, settings: ServingSettings, batch, new_tokens
     if isinstance(step, _MeasuredStep):
         memory, compute = _weights_read_ms(step, batch * new_tokens), step.gemm_flop_ms * batch * new_tokens
     else:
-        memory, compute = _memory_ms(step, batch, context), _compute_ms(step, batch, new_tokens, context)
+        memory, compute = _memory_ms(step, batch, context, new_tokens), _compute_ms(step, batch, new_tokens, context)
     return "memory-bound" if memory >= compute else "compute-bound"
 
 
@@ -886,8 +1165,20 @@ def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> 
     precision = PRECISIONS[settings.precision]
     batch = settings.batch if batch is None else batch
     context = settings.context if context is None else context
-    return sum(weight_bytes(shape, precision) + batch * context * kv_bytes_per_token(shape, precision)
+    return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
+                                                                             state_slots(settings))
                for shape in _models(settings))
+
+
+def state_slots(settings: ServingSettings) -> int:
+    """Copies of each sequence's linear-attention state the engine keeps: one per token a verify pass
+    scores (:func:`verify_tokens`), as vLLM allocates ``num_spec + 1`` for a speculating sequence
+    (:func:`_state_copies`). The memory limit is the speculating deployment's, for plain decoding too.
+
+    >>> state_slots(DEFAULT_SETTINGS.with_(lookahead=3))
+    4
+    """
+    return verify_tokens(settings)
 
 
 def memory_available_bytes(settings: ServingSettings) -> float:
@@ -906,11 +1197,30 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     precision = PRECISIONS[settings.precision]
     context = settings.context if context is None else context
     weights = sum(weight_bytes(shape, precision) for shape in _models(settings))
-    per_sequence = context * sum(kv_bytes_per_token(shape, precision) for shape in _models(settings))
+    per_sequence = sum(kv_bytes_per_sequence(shape, precision, context, state_slots(settings))
+                       for shape in _models(settings))
     spare = memory_available_bytes(settings) - weights
     if spare <= 0:
         return 0.0
     return min(float(MAX_BATCH), spare / per_sequence) if per_sequence else float(MAX_BATCH)
+
+
+def memory_note(settings: ServingSettings) -> str:
+    """One line for a reader whose setting does not fit: what the weights and KV caches need, what
+    the GPUs hold, how many sequences would fit, and that the times are what it would cost if it did
+    (the CLIs print it; their JSON keeps the fit as a boolean).
+
+    >>> print(memory_note(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED)))
+    note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit, so no engine runs this setting and the times are what it would cost if it fitted
+    """
+    need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
+    room = max_batch_in_memory(settings)
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
+    fits = (f"at most {room:.0f} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
+            else "not even the weights fit")
+    return (f"note: does not fit: weights and KV caches need {need / 1e9:,.0f} GB in {precision.label}, more than "
+            f"{settings.gpus} x {gpu.label} hold ({have / 1e9:,.0f} GB); {fits}, so no engine runs this setting and "
+            "the times are what it would cost if it fitted")
 
 
 # --- crossover, best lookahead, grids -----------------------------------------------------------
@@ -956,9 +1266,9 @@ def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
 
 
 def _affine(settings: ServingSettings) -> bool:
-    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target
-    under the per-operator model, whose weight reads grow with the distinct experts, a curve."""
-    return not (TARGETS[settings.target].experts and settings.stepModel in PER_OPERATOR)
+    """Whether every step is piecewise affine in the batch: all but a mixture-of-experts target,
+    whose weight reads grow with the distinct experts (a curve) under every step model."""
+    return not TARGETS[settings.target].experts
 
 
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:

@@ -48,6 +48,8 @@ own step times.
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, and the host work a
   step leaves serial under synchronous scheduling (1.2 ms, SpecDecode-Bench's per-step overhead).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
+- B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
+  (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -160,8 +162,19 @@ ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.01
 IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, False, "no calibration: the ideal limit",
                     engineTerms=False)
 
+# 2026 GPUs (lab.serving.GPUS: B200, B300, MI300X, MI355X): no plain or verify step time was found for
+# them in the sources read, so their calibration is assumed (measured=False, and the page says so):
+# Hopper's efficiencies, overlap and fixed costs, with the datasheet's interconnect (one direction).
+_ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap and fixed costs are assumed, with "
+                 "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 448 GB/s on MI300X, "
+                 "537.6 on MI355X)")
+BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026)  # NVLink 5
+MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_ASSUMED_2026)     # Infinity Fabric
+MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026)
+
 CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
-                "l40s": ADA, "rtx-4090": ADA}
+                "l40s": ADA, "rtx-4090": ADA, "b200": BLACKWELL, "b300": BLACKWELL, "mi300x": MI300X,
+                "mi355x": MI355X}
 MEASURED_GPUS = tuple(name for name, cal in CALIBRATIONS.items() if cal.measured)
 
 

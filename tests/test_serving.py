@@ -527,7 +527,7 @@ def test_page_context_carries_the_validation_figure_and_tables():
     assert context["figure"].startswith("<svg") and "validation" not in widget.view(None)["figures"]
     assert context["table"].count("<tr>") == len(serving_validation.VALIDATION) + 1
     assert context["calibration"].count("<tr>") == len(serving_calibration.STEP_MEASUREMENTS) + 1
-    assert context["unmeasured"] == ["L40S", "RTX 4090"]
+    assert context["unmeasured"] == ["L40S", "RTX 4090", "B200 (HGX)", "B300 (HGX)", "MI300X", "MI355X"]
 
 
 # --- mixtures of experts -----------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def test_memory_catches_a_crossover_search_to_4096(monkeypatch):
 
 
 def test_monotone_catches_weights_amortised_by_mistake(monkeypatch):
-    monkeypatch.setattr(serving, "_memory_ms", lambda step, b, l: (step.fixed_bytes / b + b * l * step.kv) / step.bw)
+    monkeypatch.setattr(serving, "_memory_ms", lambda step, b, l, n=1: (step.fixed_bytes / b + b * l * step.kv) / step.bw)
     _fails("serving-step-time-monotone", " < t(", "on ")
 
 

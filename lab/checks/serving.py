@@ -152,13 +152,18 @@ def ridge_point_is_f_over_bw(out):
     most the ridge."""
     for gpu, precision in product(serving.GPUS.values(), serving.PRECISIONS.values()):
         out.visited += 1
-        flops = gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16
+        flops = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name) or gpu.bf16   # else weight-only, BF16 rate
         if serving.ridge_point(gpu, precision) != flops / gpu.bandwidth:
             out.fail(f"ridge {serving.ridge_point(gpu, precision)} != F/BW for {gpu.name} {precision.name}")
         settings = _ideal(serving.DEFAULT_SETTINGS).with_(gpu=gpu.name, precision=precision.name, gpus=1)
         for target, batch, context in product(serving.TARGETS.values(), (1, 64, 256, 1024), (512, 8192)):
             out.visited += 1
-            n_bytes = serving.weight_bytes(target, precision) + batch * context * serving.kv_bytes_per_token(target, precision)
+            # a plain step reads each cache once and a linear-attention state once and writes it once (2 copies)
+            n_bytes = serving.weight_bytes(target, precision) + batch * serving.kv_bytes_per_sequence(
+                target, precision, context, 2)
+            if target.experts:  # the roofline reads the distinct experts of the batch's tokens (uniform routing)
+                unread = target.experts - target.experts * (1 - (1 - target.active_experts / target.experts) ** batch)
+                n_bytes -= unread * serving.moe_layers(target) * serving.expert_params(target) * precision.bytes
             used = serving.parameter_count(target, active=True) if target.experts else target.params  # FLOPs per token
             intensity = 2 * used * batch / n_bytes
             regime = serving.step_regime(target, settings, batch, 1, context)
@@ -227,11 +232,19 @@ PRESET_KV_BF16 = {"llama-2-7b": 2 * 32 * 32 * 128 * 2, "llama-3-8b": 2 * 32 * 8 
                   "llama-2-70b": 2 * 80 * 8 * 128 * 2, "llama-3-70b": 2 * 80 * 8 * 128 * 2,
                   "mixtral-8x7b": 2 * 32 * 8 * 128 * 2, "qwen3-30b-a3b": 2 * 48 * 4 * 128 * 2,
                   "deepseek-v3": 61 * (512 + 64) * 2,   # latent attention: the compressed KV and the rotary key
-                  "llama-3.2-1b": 2 * 16 * 8 * 64 * 2, "qwen2.5-0.5b": 2 * 24 * 2 * 64 * 2}
+                  "llama-3.2-1b": 2 * 16 * 8 * 64 * 2, "qwen2.5-0.5b": 2 * 24 * 2 * 64 * 2,
+                  "qwen3-235b-a22b": 2 * 94 * 4 * 128 * 2, "kimi-k2": 61 * (512 + 64) * 2, "glm-4.5": 2 * 92 * 8 * 128 * 2,
+                  "qwen3-next-80b-a3b": 2 * 12 * 2 * 256 * 2,   # only the 12 softmax-attention layers keep a KV cache
+                  "gpt-oss-120b": 2 * 18 * 8 * 64 * 2}          # the 18 full-attention layers; 18 more keep 128 tokens
 PUBLISHED_PARAMS = {"llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-2-70b": 68.98e9, "llama-3-70b": 70.55e9,
                     "mixtral-8x7b": 46.7e9, "qwen3-30b-a3b": 30.5e9, "deepseek-v3": 671e9,
-                    "llama-3.2-1b": 1.24e9, "qwen2.5-0.5b": 0.49e9}
-PUBLISHED_ACTIVE = {"mixtral-8x7b": 12.9e9, "qwen3-30b-a3b": 3.3e9, "deepseek-v3": 37e9}  # used per token
+                    "llama-3.2-1b": 1.24e9, "qwen2.5-0.5b": 0.49e9,
+                    # model cards: Qwen3 235B; gpt-oss 116.8B; GLM-4.5 355B (its MTP layer apart); Kimi-K2 "1T" (1.026T
+                    # counted, as a parameter-count test read through the code index expects); Qwen3-Next as its test
+                    "qwen3-235b-a22b": 235e9, "gpt-oss-120b": 116.8e9, "glm-4.5": 355e9, "kimi-k2": 1.026e12,
+                    "qwen3-next-80b-a3b": 79.674e9}
+PUBLISHED_ACTIVE = {"mixtral-8x7b": 12.9e9, "qwen3-30b-a3b": 3.3e9, "deepseek-v3": 37e9,  # used per token
+                    "qwen3-235b-a22b": 22e9, "qwen3-next-80b-a3b": 3.875e9}  # (cards counting embeddings alike)
 
 
 def preset_arithmetic(out):
@@ -242,7 +255,7 @@ def preset_arithmetic(out):
     for name, shape in {**serving.TARGETS, **serving.DRAFTS}.items():
         for precision in serving.PRECISIONS.values():
             out.visited += 1
-            if serving.kv_bytes_per_token(shape, precision) != PRESET_KV_BF16[name] * precision.bytes // 2:
+            if serving.kv_bytes_per_token(shape, precision) != PRESET_KV_BF16[name] * precision.kv_bytes // 2:
                 out.fail(f"KV bytes of {name} in {precision.name}: {serving.kv_bytes_per_token(shape, precision)}")
             if serving.weight_bytes(shape, precision) != shape.params * precision.bytes:
                 out.fail(f"weight bytes of {name} in {precision.name}")
@@ -314,9 +327,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     the expansion's bookkeeping (:data:`lab.serving_calibration.ENGINES`)."""
     gpu, precision = serving.GPUS[settings.gpu], serving.PRECISIONS[settings.precision]
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
-    g, b, m = settings.gpus, precision.bytes, batch * new_tokens
+    g, b, kv_b, m = settings.gpus, precision.bytes, precision.kv_bytes, batch * new_tokens
     bw = gpu.bandwidth * cal.memEfficiency / 1000
-    peak = (gpu.fp8 if precision.name == "fp8" and gpu.fp8 else gpu.bf16) * cal.flopEfficiency / 1000
+    own = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)   # no tensor cores for it: the BF16 rate
+    peak = (own or gpu.bf16) * cal.flopEfficiency / 1000
     head = shape.vocab * shape.hidden
     layers_params = shape.params - head * (1 if shape.tied else 2)
 
@@ -331,16 +345,27 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         always = layers_params - moe * shape.experts * expert
         read = always + moe * expert * shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** m)
         used = always + moe * expert * shape.active_experts
+    # softmax layers with a growing cache; sliding-window ones (up to their window); linear-attention states
+    full = shape.layers - shape.linear_layers - shape.window_layers
+    window, windowed = min(context, shape.window), 2 * shape.window_layers * shape.kv_heads * shape.head_dim * kv_b
+    d = shape.linear_head_dim
+    state = shape.linear_layers * (shape.linear_v_heads * d * d * 4
+                                   + (2 * shape.linear_k_heads + shape.linear_v_heads) * d * (shape.linear_conv - 1) * 2)
+    state /= min(g, max(1, shape.linear_v_heads))   # heads split over the GPUs
     if shape.kv_lora:   # latent attention: one compressed cache, replicated on every GPU
-        kv = shape.layers * (shape.kv_lora + shape.rope_dim) * b
+        kv = shape.layers * (shape.kv_lora + shape.rope_dim) * kv_b
         attention_flops = 2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)
     else:
-        kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * b / min(g, shape.kv_heads)
-        attention_flops = 4 * shape.layers * shape.heads * shape.head_dim
+        kv = 2 * full * shape.kv_heads * shape.head_dim * kv_b / min(g, shape.kv_heads)
+        windowed /= min(g, shape.kv_heads)
+        attention_flops = 4 * full * shape.heads * shape.head_dim
     engine = serving_calibration.ENGINES[settings.engine]
     expanded = role == "verify" and engine.expandedVerify
     kv_caches = batch + (engine.expansionKvShare * (m - batch) if expanded else 0.0)
-    attention = max(kv_caches * context * kv / bw, attention_flops * m * context / g / peak)
+    # a state read once and written once per token scored (one slot per draft position)
+    attention = max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
+                    (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
+                    * m / g / peak)
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs}[role]
     fixed += engine.stepHostMs if role != "draft" else 0.0      # synchronous scheduling's host work a step
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0

@@ -2,6 +2,7 @@
 
     python -m lab deployment (--alpha PCT | --acceptance-rate PCT | --mean-acceptance-length X)
                              [--measured-at K] [--target NAME --draft NAME --gpu NAME --gpus N --engine NAME]
+                             [--precision bf16|fp8|fp4]
                              [--batch B --context L --lookahead K] [--json]
 
 The acceptance is the reader's figure in its own unit, measured at ``--measured-at`` (default: the
@@ -18,7 +19,8 @@ RANGES = {"--batch": "a power of two from 1 to 1024", "--context": "a power of t
                "--lookahead": f"an integer from 1 to {deployment.MAX_LOOKAHEAD}",
                "--measured-at": "an integer from 1 to 64", "--gpus": "1, 2, 4 or 8"}
 NAMES = {"--target": ("target", tuple(serving.TARGETS)), "--draft": ("draft", serving.DRAFT_NAMES),
-         "--gpu": ("gpu", tuple(serving.GPUS)), "--engine": ("engine", tuple(serving.ENGINES))}
+         "--gpu": ("gpu", tuple(serving.GPUS)), "--engine": ("engine", tuple(serving.ENGINES)),
+         "--precision": ("precision", tuple(serving.PRECISIONS))}
 # lab.cli joins these flags with their values (so '-1' reaches the range check) and names what a
 # flag left without a value accepts; it reads this subcommand's table only.
 VALUE_FLAGS = {**RANGES, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
@@ -62,6 +64,7 @@ def _deployment(args) -> deployment.Deployment:
     if args.gpus not in ("1", "2", "4", "8"):
         raise UsageError(f"--gpus must be {RANGES['--gpus']}, got {args.gpus!r}")
     return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus), engine=args.engine,
+                      precision=args.precision,
                       batch=_power_of_two("--batch", args.batch, 1, 1024),
                       context=_power_of_two("--context", args.context, 512, 131072),
                       lookahead=parse_number("--lookahead", args.lookahead, 1, deployment.MAX_LOOKAHEAD, integer=True))
@@ -92,7 +95,7 @@ def run(args):
                 "instruments": result["values"]}
     lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)",
              f"serving model: {srv['speedup']:.4f}x at k = {d.lookahead}; best k = {srv['bestLookahead']} "
-             f"({srv['bestSpeedup']:.4f}x)",
+             f"({srv['bestSpeedup']:.4f}x)" + ("" if srv["fits"] else " if it fitted in memory (it does not: see the note)"),
              f"ledger (fitted, rounded sliders): {led['speedup']:.4f}x at k = {d.lookahead}; best k = "
              f"{led['bestLookahead']} ({led['bestSpeedup']:.4f}x)"
              + ("" if result["agree"] else "  (differs only by its sliders' whole units)"
@@ -100,4 +103,6 @@ def run(args):
                 "  (differs: a straight verify line fitted at your k)")]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
+    if not srv["fits"]:
+        lines.append(serving.memory_note(deployment.serving_settings(d, result["acceptancePercent"])))
     return document, "\n".join(lines), 0

@@ -119,8 +119,5 @@ def run(args):
     lines = [f"{key:>21}  {value:.6f}" if isinstance(value, float) else f"{key:>21}  {value}"
              for key, value in document.items() if key != "params"]
     if not document["fitsInMemory"]:
-        gpu = serving.GPUS[settings.gpu]
-        lines.append(f"note: weights and KV caches need {document['memoryNeededBytes'] / 1e9:.1f} GB, more than "
-                     f"{settings.gpus} x {gpu.label} hold ({serving.memory_available_bytes(settings) / 1e9:.0f} GB); "
-                     "the times assume they fit")
+        lines.append(serving.memory_note(settings))
     return document, "\n".join(lines), 0

@@ -217,7 +217,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
     return _svg(width, height, label, body, "srv-heatmap")
 
 
-def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
+def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool = True) -> str:
     """The reader's (context row, batch column) cell, outlined on the heatmap's own canvas: a
     dark ring with a white inner ring, visible on every shade (as the ledger's selection)."""
     width = fit_width(width)
@@ -230,7 +230,7 @@ def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT) -> str:
             f'<rect x="{x + 3.5:.1f}" y="{y + 3.5}" width="{max(cell_w - 7, 1):.1f}" height="{max(cell_h - 7, 1)}" '
             f'fill="none" stroke="#ffffff" stroke-width="1"/>']
     label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
-             f"{_f(grid[r][c])}x.")
+             + (f"{_f(grid[r][c])}x." if fits else f"{_f(grid[r][c])}x if it fitted; it {NO_FIT} in GPU memory."))
     return _svg(width, height, label, body, "srv-heatmap-selection")
 
 
@@ -516,16 +516,33 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     return _svg(width, height, label, body, "srv-tail")
 
 
-def heatmap_table_html(grid, selected) -> str:
+NO_FIT = "does not fit"  # what a table cell or readout says where weights and KV caches exceed GPU memory
+
+
+def _cell(value: float, fits: bool) -> str:
+    """One heatmap cell as the table prints it: the speedup, or :data:`NO_FIT` where the batch's
+    weights and KV caches do not fit in GPU memory (no engine can run it, so no speedup is printed).
+
+    >>> _cell(1.7345, True), _cell(1.7345, False)
+    ('1.73', 'does not fit')
+    """
+    return _f(value) if fits else NO_FIT
+
+
+def heatmap_table_html(grid, selected, fits=None) -> str:
+    """The heatmap's cells as a table, one row per context; a cell whose batch does not fit in GPU
+    memory (``fits[r][c]`` false) says so instead of printing a speedup no engine can reach."""
     head = "".join(f'<th scope="col">B = {b}</th>' for b in serving.HEATMAP_BATCHES)
     rows = []
     for r in range(len(serving.HEATMAP_CONTEXTS) - 1, -1, -1):
         mark = ' class="selected" aria-current="true"'
-        cells = "".join(f'<td{mark if (r, c) == selected else ""}>{_f(grid[r][c])}</td>'
+        cells = "".join(f'<td{mark if (r, c) == selected else ""}>{_cell(grid[r][c], fits is None or fits[r][c])}</td>'
                         for c in range(len(serving.HEATMAP_BATCHES)))
         rows.append(f'<tr><th scope="row">{_compact(serving.HEATMAP_CONTEXTS[r])}</th>{cells}</tr>')
+    nofit = (f"; \u201c{NO_FIT}\u201d where the weights and KV caches exceed GPU memory"
+             if fits is not None and not all(all(row) for row in fits) else "")
     return (f'<table class="heatmap-table"><caption>Speedup (x) by context L (rows, tokens) and batch B '
-            f'(columns)</caption><thead><tr><th scope="col">L</th>{head}</tr></thead><tbody>{"".join(rows)}'
+            f'(columns){nofit}</caption><thead><tr><th scope="col">L</th>{head}</tr></thead><tbody>{"".join(rows)}'
             f'</tbody></table>')
 
 
@@ -554,11 +571,10 @@ def _grid_figures(settings: serving.ServingSettings, width: int, curve=None):
     """Heatmap grid and figure: independent of batch and context (they only move the outline)."""
     base = settings.with_(batch=1, context=512, outputTokens=D.outputTokens)
     grid = serving.speedup_grid(base, curve=curve)
-    weights = serving.memory_needed_bytes(base, 0, 0)
-    per_token = serving.memory_needed_bytes(base, 1, 1) - weights  # KV bytes of target and draft per token
-    have = serving.memory_available_bytes(base)
-    fits = [[weights + b * l * per_token <= have for b in serving.HEATMAP_BATCHES] for l in serving.HEATMAP_CONTEXTS]
-    return grid, heatmap_svg(grid, fits, width)
+    have = serving.memory_available_bytes(base)  # caches need not grow linearly (windows, linear-attention states)
+    fits = [[serving.memory_needed_bytes(base, b, l) <= have for b in serving.HEATMAP_BATCHES]
+            for l in serving.HEATMAP_CONTEXTS]
+    return grid, fits, heatmap_svg(grid, fits, width)
 
 
 @lru_cache(maxsize=16)
@@ -610,7 +626,7 @@ def view(raw=None) -> dict:
     r = serving.serving(s, curve)
     crossover = serving.crossover_batch(s, curve=curve)
     best_k, best_speedup = serving.best_lookahead(s, curve=curve)
-    grid, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width, curve)
+    grid, grid_fits, heatmap = _grid_figures(s.with_(batch=1, context=512, outputTokens=D.outputTokens), width, curve)
     selected = (params["contextExp"] - 9, params["batchExp"])
     rows = serving.batch_sweep(s, SWEEP_BATCHES, curve)
     plain_lat, spec_lat, cross, load, load_table = _load(s.with_(batch=1), width, curve)
@@ -626,7 +642,9 @@ def view(raw=None) -> dict:
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
-    cross_text = (f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
+    room = fits >= 1  # not even the weights fit: no batch can run, so no crossover is named
+    cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name" if not room
+                  else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
     opening = ""  # the summary's, in measured curve mode
@@ -637,7 +655,7 @@ def view(raw=None) -> dict:
                       if beyond else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
-             serving.OPERATORS: "the per-operator model with no calibration (idealised)"}[s.stepModel]
+             serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[s.stepModel]
     summary = (
         f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
@@ -655,18 +673,21 @@ def view(raw=None) -> dict:
             f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
             f"{_f(r.speedup)}x, {verdict} than plain decoding"
             + ("" if need <= have else " (if this batch fitted in memory)") + "; "
-            + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+            + ("no batch of it fits in GPU memory (not even the weights)." if not room
+               else f"in this model it stops paying at batch {crossover}." if crossover is not None
                else f"it keeps paying at every batch that fits (up to {limit})."))
     live = (("measured curve: " if curve is not None else "")
             + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
-            + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
+            + ("no batch fits in memory" if not room else f"crossover batch {crossover}" if crossover is not None
+               else f"no crossover ≤{limit}"))
     readouts = {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
         "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
         "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
         "ridge": _f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
-        "crossover": f"none up to {limit}" if crossover is None else str(crossover),
+        "crossover": ("no batch fits" if not room else f"none up to {limit}" if crossover is None
+                      else str(crossover)),
         "crossoverTrust": _trust(s),
         "effectiveBatch": str(s.batch * serving.verify_tokens(s)),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
@@ -696,8 +717,8 @@ def view(raw=None) -> dict:
         "crossoverBatch": crossover,
         "figures": {
             "heatmap": heatmap,
-            "heatmapSelection": heatmap_selection_svg(grid, selected, width),
-            "table": heatmap_table_html(grid, selected),
+            "heatmapSelection": heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]]),
+            "table": heatmap_table_html(grid, selected, grid_fits),
             "batch": batch_svg(rows, s.batch, crossover, width, serving.max_batch_in_memory(s)),
             "load": load,
             "loadTable": load_table,
@@ -715,9 +736,9 @@ def _trust(settings: serving.ServingSettings) -> str:
     from .. import serving_calibration
 
     if settings.stepModel != serving.MEASURED:
-        if serving.TARGETS[settings.target].experts:
-            return "idealised: not a prediction (for a mixture of experts it can fall below the calibrated model)"
-        return "idealised: an upper bound on the speedup, not a prediction"
+        # not a bound: the fixed costs it leaves out dilute what verifying more tokens costs, so for a
+        # mixture of experts (whose verify pass reads more experts) it sits below the calibrated model
+        return "idealised: not a prediction, and not a bound on one (it leaves out fixed costs)"
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     engine = serving.ENGINES[settings.engine].label
     if not cal.measured:
@@ -940,7 +961,25 @@ def page_context() -> dict:
                          "default": s.default} for s in SELECTS],
             "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
                         "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}},
-            "validation": _validation_context()}
+            "validation": _validation_context(), "presets": _presets_context()}
+
+
+def _presets_context() -> dict:
+    """The numbers the article's preset paragraph quotes, computed from the presets: FP4's bytes a
+    weight, the hybrid preset's linear-attention state per copy (MB) and its slots at the widget's
+    lookahead, and the latent-attention verify intensity of DeepSeek-V3 per verified token on one GPU.
+
+    >>> p = _presets_context()
+    >>> p["fp4Bytes"], p["stateMb"], p["hybridLinear"], p["hybridSoftmax"]
+    ('0.5625', '77', 36, 12)
+    """
+    hybrid = serving.TARGETS["qwen3-next-80b-a3b"]
+    latent, bf16 = serving.TARGETS["deepseek-v3"], serving.PRECISIONS["bf16"]
+    return {"fp4Bytes": to_js_string(serving.PRECISIONS["fp4"].bytes),
+            "stateMb": _f(serving.linear_state_bytes(hybrid) / 1e6, 0),
+            "hybridLinear": hybrid.linear_layers, "hybridSoftmax": serving.softmax_layers(hybrid),
+            "window": serving.TARGETS["gpt-oss-120b"].window,
+            "mlaIntensity": _f(serving.attention_flops(latent) / serving.kv_bytes_per_token(latent, bf16), 0)}
 
 
 def _validation_context() -> dict:
@@ -955,6 +994,7 @@ def _validation_context() -> dict:
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
+            "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
             # the article's section draws these (the widget keeps its decision figures): settings-independent
             "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
@@ -963,6 +1003,23 @@ def _validation_context() -> dict:
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
                              for row in serving_validation.held_out_steps()],
             "expansion": _expansion_example()}
+
+
+def _assumed_calibrations() -> list[dict]:
+    """The GPUs with no measured step time, grouped by what their calibration assumes (its source
+    text), in preset order.
+
+    >>> _assumed_calibrations()[0]["gpus"]
+    'L40S and RTX 4090'
+    """
+    from .. import serving_calibration
+
+    groups: dict[str, list[str]] = {}
+    for name, cal in serving_calibration.CALIBRATIONS.items():
+        if not cal.measured:
+            groups.setdefault(cal.source, []).append(serving.GPUS[name].label)
+    # the source opens with "no step-time measurement found: ", which the sentence before says already
+    return [{"gpus": " and ".join(labels), "how": how.split(": ", 1)[-1]} for how, labels in groups.items()]
 
 
 EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="a100-80g", gpus=1, lookahead=2, batch=28,
