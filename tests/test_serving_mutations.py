@@ -323,3 +323,15 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     extra_kv = 28 * 2 * 1024 * 131072 / (serving.GPUS["a100-80g"].bandwidth * cal.memEfficiency / 1000)
     gap = serving.verify_step_ms(base.with_(engine="vllm-v0"), 28, 1024) - serving.verify_step_ms(base, 28, 1024)
     assert gap == pytest.approx(extra_kv + serving_calibration.BATCH_EXPANSION_MS, rel=1e-9)
+
+
+def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
+    """The review's mutant: the widget's effective batch as B x k, the verify step's tokens one short."""
+    from lab.widgets import serving as widget
+
+    for cached in (widget._grid_figures, widget._load, widget._tail):
+        cached.cache_clear()
+    monkeypatch.setattr(serving, "verify_tokens", lambda s: max(s.treeTokens, s.lookahead))
+    _fails("serving-readouts-match-model", "effectiveBatch")
+    for cached in (widget._grid_figures, widget._load, widget._tail):
+        cached.cache_clear()

@@ -396,7 +396,8 @@ def realtext_readouts_match_model(out):
                 return out.fail(f"{where}: the survival table reads {_td_cells(view['figures']['positions'])}, "
                                 f"the run gives {positions}")
         phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
-                   "summary": [f"{committed} tokens in {calls} verifier calls", f"{f(committed / calls, 2)} tokens per call"]}
+                   "summary": [f"lookahead k = {k}, T = {f(temperature, 1)}: {committed} tokens in {calls} verifier calls",
+                               f"{f(committed / calls, 2)} tokens per call"]}
         if counts:
             phrases["lead"].append(f"alpha = {f(100 * mle, 1)}%")
             phrases["summary"] += [f"alpha = {f(100 * mle, 1)}% (MLE)", f"predicts {f(predicted, 2)} tokens per call"]

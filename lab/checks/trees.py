@@ -322,11 +322,15 @@ def tree_readouts_match_model(out):
                 f"and runs {expected['speedup']}x (a chain {expected['chainSpeedup']}x); the best budget here is "
                 f"{best} nodes ({expected['bestSpeedup']}x)")
         phrases = {"lead": [said], "live": [f"{expected['speedup']}x at {budget} nodes; best budget {best}"],
-                   "summary": [f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
+                   "summary": ["With ranks accepted " + ", ".join(f(100 * r, 1) + "%" for r in probs) + ",",
+                               f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
                                f"({min(budget, depth)} nodes, one per level) commits {expected['chainLength']}",
                                f"it runs at {expected['speedup']}x (chain {expected['chainSpeedup']}x)",
                                f"the no-update bug is off by TV {expected['bugTv']} and typical acceptance by "
                                f"{expected['typicalTv']}"]}
+        if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
+            phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
+                                      f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
         for part, wanted in phrases.items():
             for phrase in wanted:
                 if phrase not in view[part]:
