@@ -268,8 +268,9 @@ def main(argv=None) -> int:
     except UsageError as error:
         _say(shorten(str(error), argv))
         return 2
-    except (Exception, RecursionError) as error:  # a bug, never a traceback: one line that names it (exit 1)
-        _say(shorten(f"python -m lab: internal error, please report it: {type(error).__name__}: {error}"[:400], argv))
+    except Exception as error:  # a bug, never a traceback: one line that names it (exit 1)
+        said = " ".join(str(error).split())
+        _say(shorten(f"python -m lab: internal error, please report it: {type(error).__name__}: {said}", argv)[:400])
         return 1
     failure = _write_out(json.dumps(document) if args.json else text)
     if failure is not None:

@@ -288,7 +288,7 @@ def test_a_prompt_may_start_with_a_dash():
     assert json.loads(proc.stdout)["prompt"] == "- item\n- "
 
 
-# --- issue 38: no traceback on any input ------------------------------------------------------------
+# --- no traceback on any input --------------------------------------------------------------------
 
 def _one_line_refusal(*args) -> str:
     proc = run(*args)

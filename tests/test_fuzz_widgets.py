@@ -1,7 +1,7 @@
 """Hypothesis fuzzing of every widget through the worker's one entry point (lab.views.handle) and of
 every CLI subcommand's flags (lab.cli.main in-process), with hostile values: non-numbers, NaN and
 infinities, huge and tiny numbers, non-ASCII digits, empty and 5,000-character strings, markup, and
-values that are not text at all (issue 38).
+values that are not text at all.
 
 A widget's answer is valid JSON with no NaN or infinity, carries no exception text (handle reports a
 view that raised as {"error": "TypeError: ..."}), quotes at most about 48 characters of a bad value,
@@ -122,7 +122,7 @@ def test_every_widget_answers_hostile_links(kind):
 
 
 def test_named_inputs_of_the_review():
-    """The hostile inputs issue 38 names, as fixed examples: a tiny real-text temperature in a link, a
+    """The hostile inputs a review named, as fixed examples: a tiny real-text temperature in a link, a
     measured curve with a rate of 1 sent to the policies, tree tokens below k + 1."""
     for kind, raw in (("realtext", "?rtTemperature=0.003"), ("realtext", {"rtTemperature": "1e-9"}),
                       ("policies", {"polCurve": "custom:0.9,1,0.5"}), ("policies", {"polCurve": "custom:1"}),

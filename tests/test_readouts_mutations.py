@@ -1,4 +1,4 @@
-"""The readout checks of the instruments suite (NAME-readouts-match-model, issue 38) catch a single
+"""The readout checks of the instruments suite (NAME-readouts-match-model) catch a single
 wrong number anywhere between the model and the page: one readout, one table cell or one number of a
 lead or summary moved by one digit, and the mistakes a review planted in the models and the views
 (an effective batch of B x k, a heuristic mean lookahead one too low, a figure translated at k - 1,

@@ -516,11 +516,23 @@ def _chain_tokens(alpha: float, k: int, curve=None) -> float:
     return total
 
 
-def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
-    """Every readout of the serving widget for form ``values``, from the model's own functions."""
+def _tail_runs(tail_cache: dict) -> dict:
+    """The exact lab's default setting, and (kept in ``tail_cache``) the tail panel's runs at it and its
+    seed's own speedup, from lab.serving.tail and lab.sampler.generate_trace."""
     from ..sampler import generate_trace
     from ..urlstate import EXACT_SLIDERS
 
+    exact = {slider.name: int(slider.default) for slider in EXACT_SLIDERS}
+    if "tail" not in tail_cache:
+        tail_cache["tail"] = serving.tail(exact["certainty"], exact["match"], exact["gamma"], exact["length"],
+                                          exact["draftCost"])
+        trace = generate_trace(exact["certainty"], exact["match"], exact["gamma"], exact["length"], exact["seed"])
+        tail_cache["seed"] = exact["length"] / (trace.targetCalls + trace.draftCalls * exact["draftCost"] / 100)
+    return exact
+
+
+def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
+    """Every readout of the serving widget for form ``values``, from the model's own functions."""
     s = _widget_settings(widget, values)
     curve = tuple(float(a) for a in values["srvCurve"][len("custom:"):].split(",")) if "srvCurve" in values else None
     r = serving.serving(s, curve)
@@ -528,12 +540,7 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
     limit = max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(s))))
     need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
     cross = serving.curves_cross(s.with_(batch=1), widget.LOAD_RATES, curve)
-    exact = {slider.name: int(slider.default) for slider in EXACT_SLIDERS}
-    if "tail" not in tail_cache:
-        tail_cache["tail"] = serving.tail(exact["certainty"], exact["match"], exact["gamma"], exact["length"],
-                                          exact["draftCost"])
-        trace = generate_trace(exact["certainty"], exact["match"], exact["gamma"], exact["length"], exact["seed"])
-        tail_cache["seed"] = exact["length"] / (trace.targetCalls + trace.draftCalls * exact["draftCost"] / 100)
+    exact = _tail_runs(tail_cache)
     runs, f = tail_cache["tail"], to_fixed
     verified = s.treeTokens if s.treeTokens else s.lookahead + 1
     readouts = {
@@ -601,6 +608,8 @@ def readouts_match_model(out):
     from ..widgets import serving as widget
 
     tail_cache: dict = {}
+    _tail_runs(tail_cache)  # the tail panel's 300 seeded runs, in a step of their own
+    yield
     for values in READOUT_SETTINGS:
         out.visited += 1
         where = f"form {values or 'defaults'}"
