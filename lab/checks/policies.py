@@ -310,6 +310,14 @@ def policy_readouts_match_model(out):
                                f"bounds them all at {f(results['oracle']['speedup'], 2)}x",
                                f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
                    "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
+        threshold = results["threshold"]["speedup"]
+        phrases["summary"].append(f"{f(threshold, 2)}x ({widget._gain(threshold, best['speedup'])})")
+        if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
+            mean = params["acceptance"] / 100
+            good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
+            aware = results["state-aware"]
+            phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
+                                   f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
         for part, wanted in phrases.items():
             for phrase in wanted:
                 if phrase not in view[part]:
