@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from .. import deployment, ledger, serving, traces
 from ..jsformat import to_fixed
+from . import alpha_root, phrase_missing, readout_difference
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
 
@@ -205,18 +206,6 @@ READOUT_SETTINGS = (
 )
 
 
-def _root(total: float, k: int) -> float:
-    """The alpha in [0, 1] with ``a + a^2 + ... + a^k = total`` (0 <= total <= k), by bisection here."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        if sum(middle ** i for i in range(1, k + 1)) < total:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
-
-
 def panel_readouts_match_model(out):
     """Every readout of the deployment panel, and the numbers its lead and summary say, equal the models'
     through the page's formatter (lab.jsformat.to_fixed): the reader's figure becomes alpha at the
@@ -234,8 +223,8 @@ def panel_readouts_match_model(out):
         p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
              **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
         unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])
-        alpha = {"alpha": lambda: figure / 100, "rate": lambda: _root(figure / 100 * k_m, k_m),
-                 "length": lambda: _root(figure - 1, k_m)}[unit]()
+        alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),
+                 "length": lambda: alpha_root(figure - 1, k_m)}[unit]()
         drafted = sum(alpha ** i for i in range(1, k + 1))
         d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
                                   batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]), lookahead=k,
@@ -255,17 +244,16 @@ def panel_readouts_match_model(out):
                     "best": f"k = {best_k}, {f(best, 2)}x"}
         if unit == "length" and k_m == k:
             expected["length"] = f(figure, 2)  # the reader's own figure comes back as typed
-        for key, want in expected.items():
-            if view["readouts"].get(key) != want:
-                return out.fail(f"{where}: readout {key} shows {view['readouts'].get(key)!r}, the model gives {want!r}")
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
         phrases = {"lead": [f"{f(r.speedup, 2)}x at lookahead {k}"],
                    "live": [f"{f(r.speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
                    "summary": [f"{f(r.speedup, 2)}x at lookahead {k}", f"{percent}%"]
                    + ([] if unit == "alpha" else [f"at k = {k_m} is \u03b1 = {f(100 * alpha, 1)}%"])}
-        for part, wanted in phrases.items():
-            for phrase in wanted:
-                if phrase not in view[part]:
-                    return out.fail(f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
 
 

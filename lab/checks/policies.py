@@ -7,6 +7,7 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -289,20 +290,18 @@ def policy_readouts_match_model(out):
         expected = {"bestStatic": f"k = {best['k']}, {f(best['speedup'], 2)}x{past}",
                     "heuristicLookahead": f(heuristic["meanLookahead"], 2),
                     "oracle": f"{f(results['oracle']['speedup'], 2)}x"}
-        for key, want in expected.items():
-            if view["readouts"].get(key) != want:
-                return out.fail(f"{where}: readout {key} shows {view['readouts'].get(key)!r}, the model gives {want!r}")
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
         shown = [n for n in policies.POLICY_NAMES if not (curve_mode and n == "state-aware")]
         cells = [cell for name in shown for cell in (
             f"{f(results[name]['speedup'], 3)}x",
             "\u2014" if name == "best-static" else widget._gain(results[name]["speedup"], best["speedup"]),
             f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
             f(results[name]["wastedPerToken"], 3))]
-        got = _td_cells(view["figures"]["table"])
-        if got != cells:
-            first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
-            return out.fail(f"{where}: table cell {first} shows {got[first] if first < len(got) else None!r}, "
-                            f"the model gives {cells[first] if first < len(cells) else None!r}")
+        failure = cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
+        if failure:
+            return out.fail(failure)
         phrases = {"lead": [f"k = {best['k']} at {f(best['speedup'], 2)}x"],
                    "summary": [f"k = {best['k']} at {f(best['speedup'], 2)}x",
                                f"heuristic averages {f(heuristic['speedup'], 2)}x",
@@ -318,10 +317,9 @@ def policy_readouts_match_model(out):
             aware = results["state-aware"]
             phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
                                    f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
-        for part, wanted in phrases.items():
-            for phrase in wanted:
-                if phrase not in view[part]:
-                    return out.fail(f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
         for name, r in results.items():
             if not _close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7):
                 return out.fail(f"{where}: {name}: wasted per token x tokens per call "
@@ -334,13 +332,6 @@ def policy_readouts_match_model(out):
                 return out.fail(f"{where}: heuristic mean lookahead {heuristic['meanLookahead']}, tokens per call "
                                 f"{heuristic['tokensPerCall']}; its chain iterated gives {mean_k}, {tokens}")
         yield  # a pause: the browser answers a reader between two settings
-
-
-def _td_cells(html: str) -> list[str]:
-    """The text of every ``<td>`` of a table, in document order."""
-    import re
-
-    return re.findall(r"<td[^>]*>(.*?)</td>", html)
 
 
 CHECKS = (

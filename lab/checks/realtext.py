@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from .. import realtext
 from ..jsformat import to_fixed
+from . import alpha_root, phrase_missing, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "CHECK_CORPUS", "ACCEPTANCE_Z", "check_model"]
 
@@ -301,15 +302,6 @@ def _realtext_view(widget, model, values: dict) -> dict:
                         "positions": widget.positions_html(summary, s["k"])}}
 
 
-def _alpha_root(mean: float, k: int) -> float:
-    """The alpha with ``a + ... + a^k = mean`` (0 <= mean <= k), by bisection."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if sum(middle ** i for i in range(1, k + 1)) < mean else (low, middle)
-    return (low + high) / 2
-
-
 def _row_value(model, which: str, context, temperature, token) -> float:
     return model.row(which, context, temperature)[token]
 
@@ -348,7 +340,7 @@ def realtext_readouts_match_model(out):
             rejections = sum(1 for j in counts if j < k)
             mle = sum(counts) / (sum(counts) + rejections) if sum(counts) + rejections else 0.0
             predicted = sum(mle ** i for i in range(k + 1))
-            expected.update(alphaIid=f(100 * _alpha_root(sum(counts) / len(counts), k), 1) + "%",
+            expected.update(alphaIid=f(100 * alpha_root(sum(counts) / len(counts), k), 1) + "%",
                             alphaMle=f(100 * mle, 1) + "%", ledger=f"{f(predicted, 2)} vs {f(committed / calls, 2)}")
         newest = cycles[-1]
         context = prompt + [t for c in cycles[:-1] for t in c["committed"]]
@@ -378,13 +370,13 @@ def realtext_readouts_match_model(out):
             if not 0 <= keep <= 1:
                 return out.fail(f"{where}: draft {index + 1}'s chance {keep} is not a probability")
             cells += [chance(q_x), chance(p_x), chance(keep), "kept" if index < newest["accepted"] else "rejected"]
-        got = [cell for cell in _td_cells(view["figures"]["call"]) if not cell.startswith(("<code>", "the target", "draft 1"))]
+        got = [cell for cell in table_cells(view["figures"]["call"]) if not cell.startswith(("<code>", "the target", "draft 1"))]
         for cell in got:
             if cell.endswith("%") and not 0 <= float(cell[:-1]) <= 100:
                 return out.fail(f"{where}: the call table shows a chance of {cell}")
         if not _cells_agree(got, cells):
             return out.fail(f"{where}: the call table reads {got}, the models' rows give {cells}")
-        before = [cell for cell in _td_cells(view["figures"]["call"]) if cell.startswith("draft 1")]
+        before = [cell for cell in table_cells(view["figures"]["call"]) if cell.startswith("draft 1")]
         if newest["drafts"] and not (len(before) == 1 and _near_chance(before[0].rsplit("= ", 1)[-1], first_chance)):
             return out.fail(f"{where}: the call table's first-draft chance reads {before}, the rows give "
                             f"{chance(first_chance)}")
@@ -392,8 +384,8 @@ def realtext_readouts_match_model(out):
             survival = [f(100 * sum(j >= i for j in counts) / len(counts), 1) + "%" for i in range(1, k + 1)]
             law = [f(100 * mle ** i, 1) + "%" for i in range(1, k + 1)]
             positions = [cell for pair in zip(survival, law) for cell in pair]
-            if _td_cells(view["figures"]["positions"]) != positions:
-                return out.fail(f"{where}: the survival table reads {_td_cells(view['figures']['positions'])}, "
+            if table_cells(view["figures"]["positions"]) != positions:
+                return out.fail(f"{where}: the survival table reads {table_cells(view['figures']['positions'])}, "
                                 f"the run gives {positions}")
         phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
                    "summary": [f"lookahead k = {k}, T = {f(temperature, 1)}: {committed} tokens in {calls} verifier calls",
@@ -401,10 +393,9 @@ def realtext_readouts_match_model(out):
         if counts:
             phrases["lead"].append(f"alpha = {f(100 * mle, 1)}%")
             phrases["summary"] += [f"alpha = {f(100 * mle, 1)}% (MLE)", f"predicts {f(predicted, 2)} tokens per call"]
-        for part, wanted in phrases.items():
-            for phrase in wanted:
-                if phrase not in view[part]:
-                    return out.fail(f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
 
 
@@ -421,13 +412,6 @@ def _cells_agree(got: list[str], want: list[str]) -> bool:
     """The call table's cells (``got``, ``not examined`` spanning three) against the expected ones."""
     flat = [cell for cell in got if not cell.startswith("discarded")]
     return flat == want
-
-
-def _td_cells(html: str) -> list[str]:
-    """The text of every ``<td>`` of a table, in document order."""
-    import re
-
-    return re.findall(r"<td[^>]*>(.*?)</td>", html)
 
 
 CHECKS = (

@@ -12,6 +12,7 @@ from itertools import product
 from .. import serving, serving_calibration
 from ..audit import GRID
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 from ..ledger import leviathan_speedup
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -486,13 +487,6 @@ READOUT_SETTINGS = (
 )
 
 
-def _cells(html: str) -> list[str]:
-    """The text of every ``<td>`` of a table, in document order."""
-    import re
-
-    return re.findall(r"<td[^>]*>(.*?)</td>", html)
-
-
 def _widget_settings(widget, values: dict):
     """The serving model's settings for the widget's form ``values``, built here from the widget's
     declared defaults (not from the view): batch and context are 2 ** their sliders."""
@@ -581,21 +575,10 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
 
 def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
     """The first readout, lead, summary or table cell of ``view`` that differs from ``expected``."""
-    for key, want in expected["readouts"].items():
-        got = view["readouts"].get(key)
-        if got != want:
-            return f"{where}: readout {key} shows {got!r}, the model gives {want!r}"
-    for part in ("lead", "summary", "live"):
-        for phrase in expected[part]:
-            if phrase not in view[part]:
-                return f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})"
-    for figure, key in (("table", "table"), ("loadTable", "load")):
-        cells = _cells(view["figures"][figure])
-        if cells != expected[key]:
-            first = next((i for i, (a, b) in enumerate(zip(cells, expected[key])) if a != b), min(len(cells), len(expected[key])))
-            return (f"{where}: {figure} cell {first} shows {cells[first] if first < len(cells) else None!r}, "
-                    f"the model gives {expected[key][first] if first < len(expected[key]) else None!r}")
-    return None
+    return (readout_difference(where, view["readouts"], expected["readouts"])
+            or phrase_missing(where, view, {part: expected[part] for part in ("lead", "summary", "live")})
+            or cells_difference(where, "table", table_cells(view["figures"]["table"]), expected["table"])
+            or cells_difference(where, "loadTable", table_cells(view["figures"]["loadTable"]), expected["load"]))
 
 
 def readouts_match_model(out):

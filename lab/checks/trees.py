@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from .. import trees
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -305,19 +306,17 @@ def tree_readouts_match_model(out):
             "chainSpeedup": f(chain_speedups[budget - 1], 2), "bestBudget": str(best),
             "bestSpeedup": f(tree_speedups[best - 1], 2),
             "exactTv": tv_text(chosen[1]), "bugTv": tv_text(chosen[2]), "typicalTv": tv_text(chosen[3])}
-        for key, want in expected.items():
-            if view["readouts"].get(key) != want:
-                return out.fail(f"{where}: readout {key} shows {view['readouts'].get(key)!r}, the model gives {want!r}")
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
         budgets = sorted(set(widget.TABLE_BUDGETS) | {budget})
         tables = {"table": [cell for n in budgets for cell in (
                       f(shapes[n - 1][0], 2), f(chains[n - 1], 2), f(tree_speedups[n - 1], 2), f(chain_speedups[n - 1], 2))],
                   "exactTable": [tv_text(tv) for row in exactness for tv in row[1:]]}
         for name, cells in tables.items():
-            got = _td_cells(view["figures"][name])
-            if got != cells:
-                first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
-                return out.fail(f"{where}: {name} cell {first} shows {got[first] if first < len(got) else None!r}, "
-                                f"the model gives {cells[first] if first < len(cells) else None!r}")
+            failure = cells_difference(where, name, table_cells(view["figures"][name]), cells)
+            if failure:
+                return out.fail(failure)
         said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain {expected['chainLength']}) "
                 f"and runs {expected['speedup']}x (a chain {expected['chainSpeedup']}x); the best budget here is "
                 f"{best} nodes ({expected['bestSpeedup']}x)")
@@ -331,18 +330,10 @@ def tree_readouts_match_model(out):
         if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
             phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
                                       f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
-        for part, wanted in phrases.items():
-            for phrase in wanted:
-                if phrase not in view[part]:
-                    return out.fail(f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
-
-
-def _td_cells(html: str) -> list[str]:
-    """The text of every ``<td>`` of a table, in document order."""
-    import re
-
-    return re.findall(r"<td[^>]*>(.*?)</td>", html)
 
 
 CHECKS = (
