@@ -206,3 +206,12 @@ def test_trees_chain_read_at_budget_minus_1_by_the_widget(monkeypatch):
         return {**curves, "chain": curves["chain"][:1] + curves["chain"][:-1]}
     monkeypatch.setattr(trees_widget, "_curves", shifted)
     _fails("trees")
+
+
+def test_deployment_instruments_list_with_the_ledger_speedup_moved_fails(monkeypatch):
+    def moved(view):
+        html = view["figures"]["instruments"]
+        at = html.index("at k = ")
+        return {**view, "figures": {**view["figures"], "instruments": html[:at] + _bump_decimal(html[at:])}}
+    _mutate_view(monkeypatch, "deployment", moved)
+    _fails("deployment", "the instruments lacks")

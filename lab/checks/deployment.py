@@ -211,8 +211,9 @@ def panel_readouts_match_model(out):
     through the page's formatter (lab.jsformat.to_fixed): the reader's figure becomes alpha at the
     lookahead it was measured at (solved here by bisection, for alpha, the acceptance rate and the mean
     acceptance length), alpha is written back in the engines' units at the lookahead to run, and the
-    step times, speedup and best lookahead are the serving model's at that deployment; a mean acceptance
-    length measured at the lookahead to run comes back as typed."""
+    step times, speedup and best lookahead are the serving model's at that deployment, and the instruments
+    list gives the ledger its own answer at the sliders the panel sends it; a mean acceptance length
+    measured at the lookahead to run comes back as typed."""
     from ..widgets import deployment as widget
 
     f = to_fixed
@@ -251,7 +252,13 @@ def panel_readouts_match_model(out):
                    "live": [f"{f(r.speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
                    "summary": [f"{f(r.speedup, 2)}x at lookahead {k}", f"{percent}%"]
                    + ([] if unit == "alpha" else [f"at k = {k_m} is \u03b1 = {f(100 * alpha, 1)}%"])}
-        failure = phrase_missing(where, view, phrases)
+        # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
+        sent = deployment.instrument_values(d, alpha)["ledger"]
+        led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
+        led_best = ledger.best_lookahead(led, deployment.MAX_LOOKAHEAD)[0]
+        phrases["instruments"] = [f"at k = {k}: {f(ledger.ledger(led).speedup, 2)}x (",
+                                  f"best k = {led_best}.", f"the answer above, {f(r.speedup, 2)}x at k = {k}"]
+        failure = phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
