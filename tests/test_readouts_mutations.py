@@ -215,3 +215,9 @@ def test_deployment_instruments_list_with_the_ledger_speedup_moved_fails(monkeyp
         return {**view, "figures": {**view["figures"], "instruments": html[:at] + _bump_decimal(html[at:])}}
     _mutate_view(monkeypatch, "deployment", moved)
     _fails("deployment", "the instruments lacks")
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_each_live_line_with_one_digit_moved_fails(monkeypatch, family):
+    _mutate_view(monkeypatch, family, lambda view: {**view, "live": _bump(view["live"])})
+    _fails(family, "the live lacks")

@@ -390,6 +390,11 @@ def realtext_readouts_match_model(out):
         phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
                    "summary": [f"lookahead k = {k}, T = {f(temperature, 1)}: {committed} tokens in {calls} verifier calls",
                                f"{f(committed / calls, 2)} tokens per call"]}
+        if view["live"]:  # the widget's own view (the assembled one in the browser has no live line)
+            phrases["live"] = [f"{committed} tokens in {calls} calls, {f(committed / calls, 2)} per call"
+                               if committed >= s["tokens"] else
+                               f"Call {calls}: {newest['accepted']} of {len(newest['drafts'])} drafts kept; "
+                               f"{committed} tokens so far"]
         if counts:
             phrases["lead"].append(f"alpha = {f(100 * mle, 1)}%")
             phrases["summary"] += [f"alpha = {f(100 * mle, 1)}% (MLE)", f"predicts {f(predicted, 2)} tokens per call"]
