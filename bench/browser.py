@@ -378,6 +378,60 @@ def dom_costs(page, reps: int = 15) -> dict:
     return page.evaluate(_DOM_COSTS, {"reps": reps})
 
 
+# --- a fast drag ------------------------------------------------------------------------------------
+
+# A slider dragged across its whole range, `perFrame` input events per animation frame, for at least
+# `frames` frames and until the widget rendered twice during the drag (or `maxFrames`), then set to
+# `final`. Counted in frames, not milliseconds, so what it asserts in tests/test_site_hardening.py
+# does not depend on the machine's speed; the largest gap between two frames (a main-thread stall)
+# is measured here, in the benchmark (fastDrag), where timing belongs.
+DRAG = """({ selector, frames, maxFrames, perFrame, final }) => {
+    const input = document.querySelector(selector);
+    const kind = input.form.dataset.lab;
+    const stats = { events: 0, frames: 0, renders: 0, rendersDuringDrag: 0, maxFrameGap: 0, lastLatency: null };
+    const onRender = (e) => {
+        if (e.detail.kind !== kind) return;
+        stats.renders++;
+        if (!stats.done) stats.rendersDuringDrag++;
+        stats.lastLatency = e.detail.paintedAt - e.detail.requestedAt;
+    };
+    document.addEventListener('lab-rendered', onRender);
+    let last = null;
+    window.__dragStats = stats;
+    window.__drag = new Promise((resolve) => {
+        function frame(now) {
+            if (last !== null) stats.maxFrameGap = Math.max(stats.maxFrameGap, now - last);
+            last = now;
+            if (stats.frames >= maxFrames || (stats.frames >= frames && stats.rendersDuringDrag >= 2)) {
+                input.value = String(final);
+                input.dispatchEvent(new Event('input', { bubbles: true }));
+                stats.events++;
+                stats.done = true;
+                resolve(stats);
+                return;
+            }
+            stats.frames++;
+            for (let i = 0; i < perFrame; i++) {  // sweep the whole range back and forth
+                input.value = String(Math.round(50 + 50 * Math.sin(stats.events / 9)));
+                input.dispatchEvent(new Event('input', { bubbles: true }));
+                stats.events++;
+            }
+            requestAnimationFrame(frame);
+        }
+        requestAnimationFrame(frame);
+    });
+}"""
+
+
+def fast_drag(page, selector: str = "#ledger-acceptance", frames: int = 120, per_frame: int = 8) -> dict:
+    """One fast drag of a slider (:data:`DRAG`), its last value 37: events, frames, renders during and
+    after it, and the largest gap between two animation frames in ms (maxFrameGap: a long stall)."""
+    page.locator(selector).focus()
+    page.evaluate(DRAG, {"selector": selector, "frames": frames, "maxFrames": 50 * frames, "perFrame": per_frame,
+                         "final": 37})
+    return page.evaluate("() => window.__drag")
+
+
 # --- the audit in Pyodide, in fresh workers started from the live page ----------------------------
 
 _WORKER_CALLS = """async ({ repeats, mirrorPage }) => {

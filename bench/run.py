@@ -236,6 +236,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     _log(f"throttled ({B.CPU_THROTTLE}x) slider steps done")
                     results.update(final_renders(context, page, final_steps, rng))
                     results["domCosts"] = B.dom_costs(page)
+                    results["fastDrag"] = B.fast_drag(page)
 
                     # The audit in Pyodide: three fresh workers started from the page.
                     results["browserAudit"] = B.worker_audits(page, workers=3, repeats=3)
@@ -302,6 +303,7 @@ def summarize(raw: dict) -> dict:
         "sliderThrottledP50Ms": round(percentile(all_throttled, 50), 2),
         "sliderThrottledP95Ms": round(percentile(all_throttled, 95), 2),
         "browserAuditMs": round(median(first_audits), 1),
+        "dragMaxFrameGapMs": round(raw["fastDrag"]["maxFrameGap"], 1),
         "cpythonAuditMs": raw["cpython"]["cpythonAuditMs"],
         "coldBytes": raw["cold"]["bytes"],
         "coldBytesServer": raw["coldServer"]["bytes"],

@@ -21,7 +21,7 @@ import os
 import sys
 
 from . import audit, instruments
-from .urlstate import Slider, describe_range
+from .urlstate import QUOTE_LIMIT, Slider, describe_range, quote
 
 
 class UsageError(Exception):
@@ -62,13 +62,27 @@ def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool 
     ...
     lab.cli.UsageError: --batch must be an integer from 1 to 4096, got '0.5'
     """
+    require_ascii(flag, text)
     try:
         value = float(text)
     except (TypeError, ValueError):
         value = math.nan
     if not math.isfinite(value) or not minimum <= value <= maximum or (integer and not value.is_integer()):
-        raise UsageError(f"{flag} must be {range_text(minimum, maximum, integer)}, got {text!r}")
+        raise UsageError(f"{flag} must be {range_text(minimum, maximum, integer)}, got {quote(text)!r}")
     return int(value) if integer else value
+
+
+def require_ascii(flag: str, text) -> None:
+    """Refuse a number written with other than ASCII characters (Python's ``float`` would read
+    '\u0663' or '\uff15' as 3 and 5; the trace reader refuses them, and so does every flag).
+
+    >>> require_ascii("--budget", "\u0663")
+    Traceback (most recent call last):
+    ...
+    lab.cli.UsageError: --budget: '\u0663' is not a number written in ASCII digits (0-9)
+    """
+    if isinstance(text, str) and not text.isascii():
+        raise UsageError(f"{flag}: {quote(text.strip())!r} is not a number written in ASCII digits (0-9)")
 
 
 def slider_value(slider: Slider, text: str, maximum=None):
@@ -76,13 +90,14 @@ def slider_value(slider: Slider, text: str, maximum=None):
     integral where the slider is; else :class:`UsageError` naming the flag and its range."""
     upper = slider.maximum if maximum is None else maximum
     bounds = Slider(slider.name, slider.label, slider.minimum, upper, slider.step, slider.default, slider.unit, slider.integer)
+    require_ascii(flag_name(slider.name), text)
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or not bounds.minimum <= value <= bounds.maximum or (
             bounds.integer and not value.is_integer()):
-        raise UsageError(f"{flag_name(slider.name)} must be {describe_range(bounds)}, got {text!r}")
+        raise UsageError(f"{flag_name(slider.name)} must be {describe_range(bounds)}, got {quote(text)!r}")
     return int(value) if bounds.integer else value
 
 
@@ -169,6 +184,9 @@ def _attach_values(argv: list[str], flags: dict[str, str]) -> list[str]:
     while index < len(argv):
         token = argv[index]
         following = argv[index + 1] if index + 1 < len(argv) else ""
+        name, equals, value = token.partition("=")
+        if equals and name in flags and not value.strip():
+            raise UsageError(f"{name} must be {flags[name]}, got an empty value")
         if token.startswith("--") and "=" not in token and token not in flags and _is_negative_number(following):
             joined.append(f"{token}={following}")  # any instrument's flag: '--x -1' reaches its range check
             index += 2
@@ -177,6 +195,8 @@ def _attach_values(argv: list[str], flags: dict[str, str]) -> list[str]:
             following = argv[index + 1] if index + 1 < len(argv) else None
             if following is None or following.startswith("--"):
                 raise UsageError(f"{token} needs a value: {flags[token]}")
+            if not following.strip():  # `--budget ""` is refused, never read as the default
+                raise UsageError(f"{token} must be {flags[token]}, got an empty value")
             joined.append(f"{token}={following}")
             index += 2
             continue
@@ -194,9 +214,50 @@ def _is_negative_number(text: str) -> bool:
     return text.startswith("-")
 
 
-def main(argv=None) -> int:
+def shorten(message: str, argv) -> str:
+    """``message`` with every command-line value longer than :data:`QUOTE_LIMIT` characters that it
+    repeats cut to that many (:func:`lab.urlstate.quote`), whoever wrote the message (argparse too).
+
+    >>> shorten("bad value 'xxxxxxxxxx'", ["--flag=" + "x" * 10]) == "bad value 'xxxxxxxxxx'"
+    True
+    >>> len(shorten("got " + "y" * 5000, ["--flag", "y" * 5000]))
+    53
+    """
+    for token in sorted({part for arg in argv for part in (arg, arg.partition("=")[2])}, key=len, reverse=True):
+        if len(token) > QUOTE_LIMIT:
+            for shown in (token, repr(token)[1:-1], token.strip()):
+                message = message.replace(shown, quote(shown))
+    return message
+
+
+def _write_out(text: str) -> str | None:
+    """Write ``text`` and a newline to standard output; a one-line reason when it cannot be
+    written (closed, a full disk, a reader that went away), else None."""
+    stream = sys.stdout
+    if stream is None:
+        return "standard output is closed; nothing was written"
     try:
-        argv = list(sys.argv[1:] if argv is None else argv)
+        stream.write(text + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        return "standard output was closed before the output was written (broken pipe)"
+    except (OSError, ValueError) as error:  # ENOSPC (> /dev/full), EBADF, a closed file object
+        return f"could not write to standard output: {getattr(error, 'strerror', None) or error}"
+    return None
+
+
+def _say(line: str) -> None:
+    """One line on standard error, if there is one to write to."""
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
         parser = _build_parser()
         args = parser.parse_args(_attach_values(argv, _value_flags(parser, argv)))
         if args.command == "audit":
@@ -205,11 +266,18 @@ def main(argv=None) -> int:
             # a widget's subcommand is named after it, or carries set_defaults(instrument=NAME)
             document, text, status = instruments.part("commands", getattr(args, "instrument", args.command)).run(args)
     except UsageError as error:
-        print(error, file=sys.stderr)
+        _say(shorten(str(error), argv))
         return 2
-    try:
-        print(json.dumps(document) if args.json else text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `python -m lab exact | head` closed the pipe early: not an error
-        sys.stdout = open(os.devnull, "w")
+    except Exception as error:  # a bug, never a traceback: one line that names it (exit 1)
+        said = " ".join(str(error).split())
+        _say(shorten(f"python -m lab: internal error, please report it: {type(error).__name__}: {said}", argv)[:400])
+        return 1
+    failure = _write_out(json.dumps(document) if args.json else text)
+    if failure is not None:
+        try:  # nothing more reaches the closed or full stream, not even the interpreter's flush at exit
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            sys.stdout = None
+        _say(f"python -m lab: {failure}")
+        return 1
     return status

@@ -125,6 +125,25 @@ class Process:
     def max_alpha(self) -> float:
         return max(self.depth_rates or self.rates)
 
+    def tail_alpha(self) -> float:
+        """The rate that holds ever deeper: a curve's last value, else the largest state's rate. At 1
+        a block of any length can be accepted whole for ever (the heuristic and the oracle then
+        have no long-run law); a rate of 1 at a shallower depth of a curve is fine."""
+        return self.depth_rates[-1] if self.depth_rates else self.max_alpha()
+
+    def full_block_bound(self, k: int) -> float:
+        """An upper bound on the chance that a block of ``k`` drafts is accepted whole, whatever the
+        acceptance state: a curve's ``a_1 ... a_k`` (its last value repeated), else ``max_alpha ** k``.
+
+        >>> depth_curve([1.0, 0.5]).full_block_bound(3), iid(0.5).full_block_bound(3)
+        (0.25, 0.125)
+        """
+        if not self.depth_rates:
+            return self.max_alpha() ** k
+        rates = self.depth_rates
+        product = math.prod(rates[:k])
+        return product * rates[-1] ** max(0, k - len(rates))
+
     def step(self, state: int, rng) -> int:
         """The next position's state, sampled (one ``rng.random()``)."""
         u, total = rng.random(), 0.0
@@ -575,8 +594,8 @@ def oracle_policy(process: Process, costs: Costs, cache=None) -> dict:
     >>> round(oracle_policy(iid(0.74), Costs(0.12))["speedup"], 12) == round(oracle_bound(0.74, 0.12), 12)
     True
     """
-    if process.max_alpha() >= 1:
-        raise LabValueError("the oracle never stops where a state accepts every draft (alpha = 1)")
+    if process.tail_alpha() >= 1:
+        raise LabValueError("the oracle never stops where the rate that holds ever deeper is 1 (alpha = 1)")
     if process.depth_rates:
         return _oracle_depth_curve(process, costs)
     size, T, rates = process.size, process.transition, process.rates
@@ -676,15 +695,19 @@ def threshold_policy(process: Process, threshold: float, costs: Costs, cap: int 
 
 # --- Hugging Face's heuristic ------------------------------------------------------------------
 
-def _level_bounds(a: float, tolerance: float):
+def _level_bounds(full, tolerance: float):
     """Bounds ``B(m)`` on the stationary mass of lookahead ``m`` (index ``m``; ``B(1) = B(2) = 1``),
-    computed until the rest is bounded in closed form, and that closed-form rest."""
+    computed until the rest is bounded in closed form, and that closed-form rest. ``full(m)`` bounds
+    the chance of a fully accepted block at lookahead ``m`` (``a ** m`` for rates at most ``a``); it
+    is non-increasing in ``m`` and tends to 0 (:meth:`Process.tail_alpha` below 1)."""
     bounds = [0.0, 1.0, 1.0]
     m = 2
     while True:
-        bounds.append(min(1.0, (a ** (m - 1) * bounds[m - 1] + a ** m * bounds[m]) / (1 - a ** (m + 1))))
+        top = full(m + 1)
+        bounds.append(1.0 if top >= 1 else min(1.0, (full(m - 1) * bounds[m - 1] + full(m) * bounds[m]) / (1 - top)))
         m += 1
-        q = (a ** (m - 1) + a ** m) / (1 - a ** (m + 1))
+        top = full(m + 1)
+        q = (full(m - 1) + full(m)) / (1 - top) if top < 1 else math.inf
         if q < 0.5:
             rest = 2 * q * max(bounds[m - 1], bounds[m]) / (1 - q)
             if rest < tolerance * 1e-3 or m > 200_000:
@@ -713,19 +736,26 @@ def heuristic_tail_bound(max_alpha: float, k_max: int, tolerance: float = TRUNCA
     """
     if not 0 <= max_alpha < 1:
         return math.inf
-    bounds, rest = _level_bounds(max_alpha, tolerance)
+    bounds, rest = _level_bounds(lambda m: max_alpha ** m, tolerance)
     return sum(bounds[k_max + 1:]) + rest
 
 
-def heuristic_truncation(max_alpha: float, tolerance: float = TRUNCATION_TOLERANCE) -> tuple[int, float]:
+def heuristic_truncation(max_alpha: float, tolerance: float = TRUNCATION_TOLERANCE, full=None) -> tuple[int, float]:
     """The smallest ``K_max`` (at least 12) whose tail bound is below ``tolerance``, and the bound.
+    ``full(m)`` (default ``max_alpha ** m``) bounds the chance of a fully accepted block at ``m``
+    (:meth:`Process.full_block_bound`: a measured curve's own product, so a rate of 1 at one depth
+    is allowed); ``max_alpha`` is then the rate that holds ever deeper (:meth:`Process.tail_alpha`).
 
     >>> heuristic_truncation(0.74)[0] <= 40
     True
+    >>> curve = depth_curve([1.0, 0.9, 0.5])
+    >>> heuristic_truncation(curve.tail_alpha(), full=curve.full_block_bound)[1] < TRUNCATION_TOLERANCE
+    True
     """
     if not 0 <= max_alpha < 1:
-        raise LabValueError("the heuristic has no stationary law when a state accepts every draft (alpha = 1)")
-    bounds, rest = _level_bounds(max_alpha, tolerance)
+        raise LabValueError("the heuristic has no stationary law when the rate that holds ever deeper is 1 "
+                            "(alpha = 1: every block is accepted whole, so its lookahead grows without end)")
+    bounds, rest = _level_bounds(full or (lambda m: max_alpha ** m), tolerance)
     tail, k = rest, len(bounds) - 1   # tail = bound on the mass above k
     while k > 12 and tail + bounds[k] < tolerance:
         tail += bounds[k]
@@ -738,10 +768,14 @@ def _heuristic_chain(process, k_max, cache=None):
     block at the top stays at the top), and per-state tokens and drafts."""
     size = process.size
     prefixes = _prefixes(process, k_max, cache)
-    index = lambda k, s: (k - 1) * size + s
+    # A measured curve whose first L rates are 1 accepts every block of L or fewer whole: lookahead L
+    # only moves up, so the levels below it are never reached again (no stationary mass); the chain
+    # starts at L (at 1 for every other process).
+    floor = max([k for k in range(1, k_max) if process.full_block_bound(k) >= 1], default=1)
+    index = lambda k, s: (k - floor) * size + s
     rows, tokens, drafts = [], [], []
-    for k in range(1, k_max + 1):
-        up, down = min(k + 2, k_max), max(1, k - 1)
+    for k in range(floor, k_max + 1):
+        up, down = min(k + 2, k_max), max(floor, k - 1)
         for s, prefix in enumerate(prefixes):
             row = {}
             for z, p in enumerate(prefix.full_next[k]):
@@ -764,7 +798,7 @@ def heuristic_policy(process: Process, costs: Costs, cache=None, detail=False) -
     if cache is not None and key in cache:   # the chain and its law do not depend on the costs
         k_max, bound, rows, tokens, drafts, pi = cache[key]
     else:
-        k_max, bound = heuristic_truncation(process.max_alpha())
+        k_max, bound = heuristic_truncation(process.tail_alpha(), full=process.full_block_bound)
         rows, tokens, drafts = _heuristic_chain(process, k_max, cache)
         pi = stationary(rows)
         if cache is not None:

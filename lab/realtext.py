@@ -60,8 +60,11 @@ from itertools import accumulate, repeat
 from operator import add, itemgetter, mul, neg, sub, truediv
 from random import Random
 
+from .errors import LabValueError
+
 __all__ = [
     "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
+    "MIN_TEMPERATURE", "check_temperature",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base",
     "kn_row", "argmax", "cumulative", "sample_row", "acceptance_probability",
@@ -94,6 +97,13 @@ PRESETS = {
 DEFAULT_PRESET = "python"
 # setting: (low, high, default); integers except temperature.
 LIMITS = {"lookahead": (1, 8, 4), "temperature": (0.0, 2.0, 1.0), "tokens": (1, 256, 48), "seed": (0, 2**31 - 1, 1)}
+# The smallest temperature above 0 (greedy). A tempered row raises its levels' floats to 1/T: the
+# bigram back-off weight (at least 0.0016 in the shipped draft table, 0.00073 at the target's top
+# order) and the unigram (at least 3.9e-6) raised to 1/T underflow to 0 near T = 0.0055 (1/T = 182),
+# and the row's normaliser and sampler divide by them. At T = 0.05 (1/T = 20) the smallest such
+# product, (0.0016 * 0.00073 * 0.0099 * 3.9e-6)^20, is about 1e-278: a float, with room to spare.
+# Below it the sampled text is the greedy text in all but name; T is 0 or at least this.
+MIN_TEMPERATURE = 0.05
 MAX_PROMPT_CHARS = 2000
 MODEL_DATA_PATH = "/lab-data/realtext/model.zip"   # where the page's worker writes the model file
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -1357,6 +1367,7 @@ class Run:
 
     def __init__(self, model: Model, prompt_tokens, proposer: str, k: int, temperature, seed: int,
                  lazy: bool = False):
+        check_temperature(temperature)
         self.model, self.proposer, self.k, self.temperature = model, proposer, k, temperature
         self.lazy = lazy  # records' drafts resolved only when read (run_cycle's lazy)
         self.rng = Random(seed)
@@ -1377,6 +1388,22 @@ class Run:
                 self.done.append((self.done[-1] if self.done else 0) + len(cycle["committed"]))
             calls += 1
         return self.cycles[:calls]
+
+
+def check_temperature(temperature) -> None:
+    """Refuse a temperature that is neither 0 (greedy) nor from :data:`MIN_TEMPERATURE` to
+    ``LIMITS["temperature"][1]``: rows tempered below the minimum underflow to a zero total.
+
+    >>> check_temperature(0), check_temperature(0.05), check_temperature(1.5)
+    (None, None, None)
+    >>> check_temperature(0.003)
+    Traceback (most recent call last):
+    ...
+    lab.errors.LabValueError: temperature 0.003 is neither 0 (greedy) nor from 0.05 to 2
+    """
+    if not (temperature == 0 or MIN_TEMPERATURE <= temperature <= LIMITS["temperature"][1]):
+        raise LabValueError(f"temperature {temperature:.3g} is neither 0 (greedy) nor from {MIN_TEMPERATURE:g} "
+                            f"to {LIMITS['temperature'][1]:g}")
 
 
 def generate(model: Model, prompt_tokens, proposer: str, k: int, temperature, count: int, seed: int,

@@ -976,8 +976,15 @@ def effective_ridge(settings: ServingSettings) -> float:
 
 def verify_tokens(settings: ServingSettings) -> int:
     """Tokens the verify step scores per sequence: a chain's ``k + 1``, or a tree's node count
-    (``treeTokens``, the root included) when one is set."""
-    return settings.treeTokens if settings.treeTokens > 0 else settings.lookahead + 1
+    (``treeTokens``, the root included) when one is set. A tree holds at least the chain of k drafts
+    whose tokens are counted, so it never scores fewer than ``k + 1`` (a smaller one would price a
+    cheaper verify than the chain it is said to beat); the CLI and the widget refuse such a setting
+    with a message, and a scan over k past the tree's depth verifies the chain.
+
+    >>> verify_tokens(DEFAULT_SETTINGS.with_(lookahead=4, treeTokens=2)), verify_tokens(DEFAULT_SETTINGS.with_(treeTokens=32))
+    (5, 32)
+    """
+    return max(settings.treeTokens, settings.lookahead + 1)
 
 
 def draft_shape(settings: ServingSettings) -> Transformer | None:

@@ -175,7 +175,13 @@ def describe_range(slider: Slider) -> str:
 
 
 def _as_number(raw):
-    """A float from a number or a numeric string; ``None`` for anything else (no exceptions)."""
+    """A float from a number or a numeric string written in ASCII; ``None`` for anything else (no
+    exceptions). Python's ``float`` reads other scripts' digits ('\u0663', '\uff15'); the trace reader
+    and the CLI refuse them, and so does every slider.
+
+    >>> _as_number(" 3.5 "), _as_number("\u0663"), _as_number("\uff15")
+    (3.5, None, None)
+    """
     if isinstance(raw, bool):
         return None
     if isinstance(raw, (int, float)):
@@ -183,7 +189,7 @@ def _as_number(raw):
             return float(raw)
         except OverflowError:  # an int too large for a float: clamped like an infinity
             return math.inf if raw > 0 else -math.inf
-    if isinstance(raw, str) and len(raw) <= 64:
+    if isinstance(raw, str) and len(raw) <= 64 and raw.isascii():
         try:
             return float(raw.strip())
         except ValueError:

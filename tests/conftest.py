@@ -21,6 +21,13 @@ for p in (ROOT, Path(__file__).resolve().parent):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+# Hypothesis fails an example that takes longer than its deadline (200 ms unless told): a timed
+# assertion, which a busy machine trips. No test here has a deadline; speed is `make bench`'s.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("proofroom", deadline=None)
+_hypothesis_settings.load_profile("proofroom")
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:

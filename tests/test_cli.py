@@ -286,3 +286,55 @@ def test_a_prompt_may_start_with_a_dash():
     proc = run("generate", "--prompt", "- item\n- ", "--tokens", "4", "--temperature", "0", "--json", timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["prompt"] == "- item\n- "
+
+
+# --- no traceback on any input --------------------------------------------------------------------
+
+def _one_line_refusal(*args) -> str:
+    proc = run(*args)
+    assert proc.returncode == 2 and proc.stdout == "", (args, proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    return _one_line(proc.stderr)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["tree", "--rank-probs", "60,20,10", "--budget", ""], "--budget must be an integer from 1 to 256, got an empty value"),
+    (["tree", "--rank-probs", "60,20,10", "--budget="], "--budget must be an integer from 1 to 256, got an empty value"),
+    (["ledger", "--acceptance", "   "], "--acceptance must be a number from 0 to 100, got an empty value"),
+    (["ledger", "--acceptance", "\u0663"], "--acceptance: '\u0663' is not a number written in ASCII digits"),
+    (["tree", "--rank-probs", "\uff15"], "--rank-probs: '\uff15' is not a number written in ASCII digits"),
+    (["tree", "--rank-probs", "1e400", "--budget", "4"], "got more than 1e300"),
+    (["generate", "--preset", "python", "--temperature", "0.003"], "--temperature must be 0 (greedy) or from 0.05"),
+    (["serving", "--target", "llama-3-70b", "--draft", "llama-3.2-1b", "--gpu", "h100-sxm", "--batch", "8",
+      "--context", "4096", "--lookahead", "4", "--acceptance", "70", "--tree-tokens", "1"],
+     "--tree-tokens must be 0 (a chain) or at least k + 1 = 5"),
+])
+def test_hostile_values_are_one_line_refusals(args, needle):
+    assert needle in _one_line_refusal(*args)
+
+
+@pytest.mark.parametrize("args", [["ledger", "--acceptance", "x" * 5000], ["audit", "--suite", "y" * 5000],
+                                  ["tree", "--rank-probs", "z" * 5000]])
+def test_a_long_value_is_quoted_cut(args):
+    line = _one_line_refusal(*args)
+    assert len(line) < 300 and args[-1][:49] not in line and args[-1][:20] in line, line
+
+
+@pytest.mark.parametrize("shell", ["{python} -m lab ledger --acceptance 74 > /dev/full",
+                                   "{python} -m lab ledger --acceptance 74 --json | head -c0",
+                                   "{python} -m lab ledger --acceptance 74 >&-"])
+def test_closed_or_full_stdout_is_one_line(shell):
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", shell.format(python=sys.executable)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert _one_line(proc.stderr).startswith("python -m lab: "), proc.stderr
+
+
+def test_an_internal_error_is_one_line(monkeypatch, capsys):
+    from lab import cli
+    from lab.commands import ledger as command
+
+    monkeypatch.setattr(command, "run", lambda args: 1 / 0)
+    assert cli.main(["ledger"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and _one_line(err).startswith("python -m lab: internal error, please report it: ZeroDivisionError")

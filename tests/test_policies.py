@@ -432,3 +432,20 @@ def test_toy_widget_reuses_the_state_aware_search_without_changing_a_number():
                 assert number == fresh[name][key], (values, name, key)
     _, cache = widget._process("toy", 0, 0)
     assert sum(1 for key in cache if key[1:2] == ("state-aware",)) == 2   # one search per draft cost
+
+
+def test_a_measured_curve_with_a_rate_of_1_inside_it():
+    """A per-depth rate of 1 (what the traces widget sends for a vLLM position at 1.000) is a state that
+    accepts every draft at that depth: the heuristic and the oracle still have a long-run law when a
+    deeper rate is below 1, and they agree with a seeded simulation of the same curve."""
+    for curve in ([1.0, 0.5], [0.9, 1.0, 0.5], [1.0, 1.0, 1.0, 0.3]):
+        process = policies.depth_curve(curve)
+        results = policies.evaluate_policies(process, policies.Costs(0.12), 5, 0.4)
+        assert results["heuristic"]["truncationBound"] < policies.TRUNCATION_TOLERANCE
+        for name in ("heuristic", "oracle"):
+            simulated = policies.simulate(process, name, policies.Costs(0.12), 20000, seed=3)
+            assert abs(results[name]["speedup"] - simulated["speedup"]) < 4 * simulated["stderr"] + 1e-9, (curve, name)
+    with pytest.raises(ValueError, match="alpha = 1"):
+        policies.heuristic_policy(policies.depth_curve([0.9, 1.0]), policies.Costs(0.1))
+    with pytest.raises(ValueError, match="alpha = 1"):
+        policies.oracle_policy(policies.depth_curve([0.9, 1.0]), policies.Costs(0.1))

@@ -97,13 +97,13 @@ def test_threshold_that_forgets_drafts_after_a_rejection(monkeypatch):
 def test_truncation_too_shallow(monkeypatch):
     """Truncating the heuristic at K_max = 6 with the bound honestly reported fails the certificate."""
     monkeypatch.setattr(policies, "heuristic_truncation",
-                        lambda a, tolerance=policies.TRUNCATION_TOLERANCE: (6, policies.heuristic_tail_bound(a, 6)))
+                        lambda a, tolerance=policies.TRUNCATION_TOLERANCE, full=None: (6, policies.heuristic_tail_bound(a, 6)))
     _fails("truncation-is-certified", "truncation bound", "K_max 6")
 
 
 def test_truncation_bound_that_lies(monkeypatch):
     """Truncating at 6 while claiming a tiny bound: the deeper chain moves the numbers."""
-    monkeypatch.setattr(policies, "heuristic_truncation", lambda a, tolerance=policies.TRUNCATION_TOLERANCE: (6, 0.0))
+    monkeypatch.setattr(policies, "heuristic_truncation", lambda a, tolerance=policies.TRUNCATION_TOLERANCE, full=None: (6, 0.0))
     _fails("truncation-is-certified", "K_max 6 gives", "K_max 22")
 
 

@@ -99,3 +99,13 @@ def test_real_real_trace_round_trip(monkeypatch):
 
     monkeypatch.setattr(realtext, "summarise", truncated)
     assert "the trace reader reads" in _failure("real-trace-round-trip")
+
+
+def test_real_realtext_readouts_match_model(monkeypatch):
+    """Bug: the call table's chance read as p/q without the min (316.8% for a likely target token)."""
+    from lab.widgets import realtext as widget
+
+    widget._runs.clear()
+    monkeypatch.setattr(realtext, "acceptance_probability", lambda p_x, q_x: p_x / q_x)
+    assert "call table" in _failure("realtext-readouts-match-model")
+    widget._runs.clear()

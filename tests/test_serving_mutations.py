@@ -375,3 +375,15 @@ def test_calibration_catches_v0_scored_without_batch_expansion(monkeypatch):
     monkeypatch.setitem(serving_calibration.ENGINES, "vllm-v0", serving_calibration.ENGINES["vllm-v0"]._replace(
         expansionKvShare=0.0, expansionMs=0.0))
     _fails("serving-calibration-holds", "vllm-v0, scoring", "tolerance")
+
+
+def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
+    """The review's mutant: the widget's effective batch as B x k, the verify step's tokens one short."""
+    from lab.widgets import serving as widget
+
+    for cached in (widget._grid_figures, widget._load, widget._tail):
+        cached.cache_clear()
+    monkeypatch.setattr(serving, "verify_tokens", lambda s: max(s.treeTokens, s.lookahead))
+    _fails("serving-readouts-match-model", "effectiveBatch")
+    for cached in (widget._grid_figures, widget._load, widget._tail):
+        cached.cache_clear()

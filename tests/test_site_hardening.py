@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
+from bench.browser import DRAG
 from lab import views
 from lab.widgets import exact as exact_widget, ledger as ledger_widget
 from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET, assert_shows,
@@ -165,48 +166,11 @@ def live(module_page):
     return pg
 
 
-DRAG = """({ selector, ms, perFrame, final }) => {
-    const input = document.querySelector(selector);
-    const kind = input.form.dataset.lab;
-    const stats = { events: 0, renders: 0, rendersDuringDrag: 0, maxFrameGap: 0, lastLatency: null };
-    const onRender = (e) => {
-        if (e.detail.kind !== kind) return;
-        stats.renders++;
-        if (!stats.done) stats.rendersDuringDrag++;
-        stats.lastLatency = e.detail.paintedAt - e.detail.requestedAt;
-    };
-    document.addEventListener('lab-rendered', onRender);
-    const t0 = performance.now();
-    let last = t0;
-    window.__dragStats = stats;
-    window.__drag = new Promise((resolve) => {
-        function frame(now) {
-            stats.maxFrameGap = Math.max(stats.maxFrameGap, now - last);
-            last = now;
-            if (now - t0 >= ms) {
-                input.value = String(final);
-                input.dispatchEvent(new Event('input', { bubbles: true }));
-                stats.events++;
-                stats.done = true;
-                resolve(stats);
-                return;
-            }
-            for (let i = 0; i < perFrame; i++) {  // sweep the whole range back and forth
-                input.value = String(Math.round(50 + 50 * Math.sin(stats.events / 9)));
-                input.dispatchEvent(new Event('input', { bubbles: true }));
-                stats.events++;
-            }
-            requestAnimationFrame(frame);
-        }
-        requestAnimationFrame(frame);
-    });
-}"""
-
-
 def test_fast_drag_stays_responsive_and_ends_on_final_value(live):
-    sel, final = "#ledger-acceptance", 37
+    sel, final, frames, per_frame = "#ledger-acceptance", 37, 120, 8
     live.locator(sel).focus()
-    live.evaluate(DRAG, {"selector": sel, "ms": 2000, "perFrame": 8, "final": final})
+    live.evaluate(DRAG, {"selector": sel, "frames": frames, "maxFrames": 50 * frames, "perFrame": per_frame,
+                         "final": final})
     round_trips = []
     while not live.evaluate("() => Boolean(window.__dragStats.done)"):
         started = time.perf_counter()
@@ -224,13 +188,14 @@ def test_fast_drag_stays_responsive_and_ends_on_final_value(live):
     assert summary(live, "ledger") == view["summary"]
 
     print(f"drag: {stats}, {len(round_trips)} round trips, max {max(round_trips) * 1000:.0f} ms")
-    assert stats["events"] >= 300  # ~8 per frame for 2 s
+    # Counted in frames, not time: at least `frames` frames of 8 inputs, and on until two renders.
+    assert stats["frames"] >= frames and stats["events"] == stats["frames"] * per_frame + 1
     assert stats["rendersDuringDrag"] >= 2          # it stayed live while dragging...
     assert stats["renders"] <= stats["events"] / 3  # ...and dropped stale inputs instead of queueing them
-    # The main thread kept answering while it handled ~400 inputs a second. How fast it answers is
-    # the benchmark's business (sliderP50Ms/P95Ms), not a timed assertion on a shared machine.
+    # The main thread kept answering while it handled 8 inputs a frame. How fast it answers, and the
+    # longest stall between two frames (dragMaxFrameGapMs), are the benchmark's business (make bench:
+    # bench.browser.fast_drag), not a timed assertion on a shared machine.
     assert len(round_trips) >= 2
-    assert stats["maxFrameGap"] < 300  # ms between animation frames: no long main-thread stall
     assert live.console_errors == []
 
 

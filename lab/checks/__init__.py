@@ -21,7 +21,7 @@ from ..audit import check_result_steps, run_check, run_to_end
 from .. import instruments
 
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
-           "expected_value"]
+           "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root"]
 
 # Frozen from the code's real output once a family lands; each value is explained below. The
 # counts went from 37 to 38 when the trees family gained ranked-tree-is-best (the widget's tree
@@ -38,8 +38,11 @@ __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SI
 # landed, which appended its value 0.705102 (alpha of the panel's default figure); the other five
 # values did not change. They went from 56 to 57 when the serving family gained
 # engines-differ-where-they-run (vLLM V0's batch expansion, SGLang's draft extend pass); the serving
-# value did not change: it is computed under the roofline, where the engine does not enter.
-EXPECTED_SIGNATURE = "instruments:58:58:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+# value did not change: it is computed under the roofline, where the engine does not enter. They
+# went from 57 to 62 when the serving, policies, trees, realtext and deployment families each gained
+# a readout check (NAME-readouts-match-model: every readout, lead, summary and table cell of the
+# widget equals the model's number through the page's formatter); no value changed.
+EXPECTED_SIGNATURE = "instruments:63:63:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -167,3 +170,62 @@ def suite_view(result=None) -> dict:
         "signature": signature(result),
         "summary": {key: result[key] for key in ("checked", "passed", "failures")},
     }
+
+
+# --- what the readout checks share (NAME-readouts-match-model) ------------------------------------
+
+def table_cells(html: str) -> list[str]:
+    """The text of every ``<td>`` of a table, in document order.
+
+    >>> table_cells('<tr><th>k</th><td>1.50</td><td class="x">2.00x</td></tr>')
+    ['1.50', '2.00x']
+    """
+    import re
+
+    return re.findall(r"<td[^>]*>(.*?)</td>", html)
+
+
+def readout_difference(where: str, shown: dict, expected: dict, source: str = "the model") -> str | None:
+    """The first readout of ``expected`` that ``shown`` (a view's readouts) shows otherwise, as a
+    failure message; None when every one agrees."""
+    for key, want in expected.items():
+        if shown.get(key) != want:
+            return f"{where}: readout {key} shows {shown.get(key)!r}, {source} gives {want!r}"
+    return None
+
+
+def cells_difference(where: str, name: str, got: list, want: list) -> str | None:
+    """The first cell where a table's cells ``got`` differ from ``want``, as a failure message.
+
+    >>> cells_difference("here", "table", ["1", "2"], ["1", "3"])
+    "here: table cell 1 shows '2', the model gives '3'"
+    """
+    if got == want:
+        return None
+    first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    return (f"{where}: {name} cell {first} shows {got[first] if first < len(got) else None!r}, "
+            f"the model gives {want[first] if first < len(want) else None!r}")
+
+
+def phrase_missing(where: str, view: dict, phrases: dict) -> str | None:
+    """The first phrase of ``phrases`` (part of the view, such as its lead -> phrases) that the
+    view's text lacks, as a failure message."""
+    for part, wanted in phrases.items():
+        for phrase in wanted:
+            if phrase not in view[part]:
+                return f"{where}: the {part} lacks {phrase!r} (it reads {view[part][:160]!r})"
+    return None
+
+
+def alpha_root(total: float, k: int) -> float:
+    """The alpha in [0, 1] with ``a + a^2 + ... + a^k = total`` (0 <= total <= k), by bisection: the
+    readout checks' own solution, apart from the models' (lab.traces.translate).
+
+    >>> round(alpha_root(1.8, 4), 6)
+    0.705102
+    """
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if sum(middle ** i for i in range(1, k + 1)) < total else (low, middle)
+    return (low + high) / 2

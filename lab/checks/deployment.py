@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from .. import deployment, ledger, serving, traces
 from ..jsformat import to_fixed
+from . import alpha_root, phrase_missing, readout_difference
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
 
@@ -189,6 +190,80 @@ def view_names_bad_values(out):
             return
 
 
+# --- the panel's readouts ----------------------------------------------------------------------
+
+# Form values for the panel (lab.widgets.deployment): its defaults, each unit at both ends of its range
+# and of the lookahead it was measured at, both ends of the lookahead, batch and context sliders, and
+# the choices that change the serving model's step (draft kind, engine, GPU count).
+READOUT_SETTINGS = (
+    {},
+    {"unit": "alpha", "value": "0", "lookahead": "1", "batchExp": "0", "contextExp": "9"},
+    {"unit": "alpha", "value": "100", "lookahead": "12", "batchExp": "10", "contextExp": "17"},
+    {"unit": "rate", "value": "45", "measuredK": "1", "lookahead": "3"},
+    {"unit": "rate", "value": "20", "measuredK": "64", "lookahead": "8"},
+    {"unit": "length", "value": "4.6", "measuredK": "7", "lookahead": "7", "draft": "ngram", "engine": "sglang"},
+    {"unit": "length", "value": "13", "measuredK": "12", "lookahead": "5", "gpus": "8", "batchExp": "6"},
+)
+
+
+def panel_readouts_match_model(out):
+    """Every readout of the deployment panel, and the numbers its lead and summary say, equal the models'
+    through the page's formatter (lab.jsformat.to_fixed): the reader's figure becomes alpha at the
+    lookahead it was measured at (solved here by bisection, for alpha, the acceptance rate and the mean
+    acceptance length), alpha is written back in the engines' units at the lookahead to run, and the
+    step times, speedup and best lookahead are the serving model's at that deployment, and the instruments
+    list gives the ledger its own answer at the sliders the panel sends it; a mean acceptance length
+    measured at the lookahead to run comes back as typed."""
+    from ..widgets import deployment as widget
+
+    f = to_fixed
+    for values in READOUT_SETTINGS:
+        out.visited += 1
+        where = f"form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
+             **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
+        unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])
+        alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),
+                 "length": lambda: alpha_root(figure - 1, k_m)}[unit]()
+        drafted = sum(alpha ** i for i in range(1, k + 1))
+        d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
+                                  batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]), lookahead=k,
+                                  engine=p["engine"])
+        result = deployment.answer(d, alpha)
+        percent = result["acceptancePercent"]
+        if percent != round(100 * alpha):
+            return out.fail(f"{where}: the instruments get {percent}%, alpha is {100 * alpha}%")
+        s = serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus, lookahead=k,
+                                           acceptance=percent, batch=d.batch, context=d.context,
+                                           stepModel=serving.MEASURED, treeTokens=0, engine=d.engine)
+        r = serving.serving(s)
+        best_k, best = serving.best_lookahead(s, deployment.MAX_LOOKAHEAD)
+        expected = {"alpha": f"{f(100 * alpha, 1)}%", "rate": f"{f(100 * drafted / k, 1)}%",
+                    "length": f(1 + drafted, 2), "plainStepMs": f(r.plainStepMs, 2), "draftStepMs": f(r.draftStepMs, 2),
+                    "verifyStepMs": f(r.verifyStepMs, 2), "speedup": f"{f(r.speedup, 2)}x",
+                    "best": f"k = {best_k}, {f(best, 2)}x"}
+        if unit == "length" and k_m == k:
+            expected["length"] = f(figure, 2)  # the reader's own figure comes back as typed
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
+        phrases = {"lead": [f"{f(r.speedup, 2)}x at lookahead {k}"],
+                   "live": [f"{f(r.speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
+                   "summary": [f"{f(r.speedup, 2)}x at lookahead {k}", f"{percent}%"]
+                   + ([] if unit == "alpha" else [f"at k = {k_m} is \u03b1 = {f(100 * alpha, 1)}%"])}
+        # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
+        sent = deployment.instrument_values(d, alpha)["ledger"]
+        led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
+        led_best = ledger.best_lookahead(led, deployment.MAX_LOOKAHEAD)[0]
+        phrases["instruments"] = [f"at k = {k}: {f(ledger.ledger(led).speedup, 2)}x (",
+                                  f"best k = {led_best}.", f"the answer above, {f(r.speedup, 2)}x at k = {k}"]
+        failure = phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
+        if failure:
+            return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
 CHECKS = (
     ("deployment-units-round-trip", units_round_trip),
     ("deployment-unit-bounds-refused", unit_bounds_refused),
@@ -198,6 +273,7 @@ CHECKS = (
     ("deployment-ledger-shows-its-answer", ledger_widget_shows_the_ledger_answer),
     ("deployment-policies-independent-is-ledger", policies_independent_is_the_ledger),
     ("deployment-view-names-bad-values", view_names_bad_values),
+    ("deployment-readouts-match-model", panel_readouts_match_model),
 )
 
 

@@ -7,6 +7,7 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -203,6 +204,136 @@ def heuristic_never_beats_best_static_under_iid(out):
                 out.fail(f"alpha={alpha} {costs}: heuristic {heuristic:.9f} beats the best static {best:.9f}")
 
 
+# --- the widget's readouts ---------------------------------------------------------------------
+
+# Form values for the widget (lab.widgets.policies): its defaults, both ends of every slider, each
+# acceptance process and a measured curve (one with a rate of 1 inside it, one ending at 1, which
+# the widget refuses with a note).
+READOUT_SETTINGS = (
+    {},
+    {"acceptance": "1", "draftCost": "0", "burst": "0", "threshold": "0", "lookahead": "1"},
+    {"acceptance": "99", "draftCost": "100", "burst": "95", "threshold": "100", "lookahead": "20",
+     "verifyTax": "50", "overheadMs": "200", "targetMs": "1"},
+    {"polProcess": "independent", "acceptance": "60", "verifyTax": "3", "overheadMs": "6", "targetMs": "500"},
+    {"polProcess": "toy", "lookahead": "7"},
+    {"polCurve": "custom:0.9,1,0.5", "lookahead": "2"},
+    {"polCurve": "custom:0.8,1", "acceptance": "50"},
+)
+
+
+def _iid_heuristic(alpha: float, levels: int = 80) -> tuple[float, float]:
+    """(mean lookahead, tokens per call) of Hugging Face's heuristic under iid acceptance, found here by
+    iterating the lookahead's own chain (k -> k + 2 with chance alpha^k, else max(1, k - 1)) from its
+    start, independently of :func:`lab.policies.heuristic_policy`'s elimination."""
+    law = [0.0] * (levels + 3)
+    law[policies.HEURISTIC_START] = 1.0
+    for _ in range(3000):
+        nxt = [0.0] * (levels + 3)
+        for k in range(1, levels + 1):
+            if law[k]:
+                full = alpha ** k
+                nxt[min(k + 2, levels)] += law[k] * full
+                nxt[max(1, k - 1)] += law[k] * (1 - full)
+        change, law = sum(abs(a - b) for a, b in zip(law, nxt)), nxt
+        if change < 1e-15:
+            break
+    mean_k = sum(k * p for k, p in enumerate(law))
+    tokens = sum(p * (1 - alpha ** (k + 1)) / (1 - alpha) for k, p in enumerate(law) if p)
+    return mean_k, tokens
+
+
+def _policies_expected(widget, values: dict):
+    """(process, results, params, curve mode) for the widget's form ``values``, from the model."""
+    params = {**{s.name: s.default for s in widget.SLIDERS}, **{k: float(v) for k, v in values.items()
+                                                                  if k not in ("polProcess", "polCurve")}}
+    choice = values.get("polProcess", "bursty")
+    curve = [float(a) for a in values["polCurve"][len("custom:"):].split(",")] if "polCurve" in values else None
+    if curve is not None and curve[-1] < 1:
+        process = policies.depth_curve(curve)
+    elif choice == "toy":
+        process = policies.toy(*TOY_SETTING)
+    elif choice == "independent" or params["burst"] == 0:
+        process = policies.iid(params["acceptance"] / 100)
+    else:
+        process = policies.bursty(params["acceptance"] / 100, params["burst"])
+    costs = policies.Costs(params["draftCost"] / 100, params["verifyTax"] / 100, params["overheadMs"] / params["targetMs"])
+    results = policies.evaluate_policies(process, costs, int(params["lookahead"]), params["threshold"] / 100)
+    return process, results, params, process.depth_rates is not None
+
+
+def policy_readouts_match_model(out):
+    """Every readout, the lead's and summary's numbers and every cell of the policies table equal the
+    policies model's numbers through the page's formatter (lab.jsformat.to_fixed), at the defaults,
+    both ends of every slider, each process and measured curves (a rate of 1 inside one; a curve ending
+    at 1 is refused with a note, not an error); for every policy wasted drafts per token x tokens per
+    call = mean lookahead - tokens per call + 1, and under iid the heuristic's mean lookahead and tokens
+    per call match its lookahead chain iterated here."""
+    from ..widgets import policies as widget
+
+    f = to_fixed
+    for values in READOUT_SETTINGS:
+        out.visited += 1
+        where = f"form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        if view.get("error") or "readouts" not in view:
+            return out.fail(f"{where}: no view ({view.get('error')})")
+        yield  # the view and the model's own numbers in steps of their own (the extremes take a while)
+        process, results, params, curve_mode = _policies_expected(widget, values)
+        yield
+        if "polCurve" in values and not curve_mode and not any("last rate is 1" in note for note in view["notes"]):
+            return out.fail(f"{where}: a curve ending at 1 was not refused with a note ({view['notes']})")
+        if view["curveMode"] != curve_mode:
+            return out.fail(f"{where}: curve mode {view['curveMode']}, expected {curve_mode}")
+        best, heuristic = results["best-static"], results["heuristic"]
+        measured_k = len(process.depth_rates or ())
+        past = f" (past the measured k = {measured_k})" if measured_k and best["k"] > measured_k else ""
+        expected = {"bestStatic": f"k = {best['k']}, {f(best['speedup'], 2)}x{past}",
+                    "heuristicLookahead": f(heuristic["meanLookahead"], 2),
+                    "oracle": f"{f(results['oracle']['speedup'], 2)}x"}
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
+        shown = [n for n in policies.POLICY_NAMES if not (curve_mode and n == "state-aware")]
+        cells = [cell for name in shown for cell in (
+            f"{f(results[name]['speedup'], 3)}x",
+            "\u2014" if name == "best-static" else widget._gain(results[name]["speedup"], best["speedup"]),
+            f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
+            f(results[name]["wastedPerToken"], 3))]
+        failure = cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
+        if failure:
+            return out.fail(failure)
+        phrases = {"lead": [f"k = {best['k']} at {f(best['speedup'], 2)}x"],
+                   "summary": [f"k = {best['k']} at {f(best['speedup'], 2)}x",
+                               f"heuristic averages {f(heuristic['speedup'], 2)}x",
+                               f"mean lookahead {f(heuristic['meanLookahead'], 1)}",
+                               f"bounds them all at {f(results['oracle']['speedup'], 2)}x",
+                               f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
+                   "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
+        threshold = results["threshold"]["speedup"]
+        phrases["summary"].append(f"{f(threshold, 2)}x ({widget._gain(threshold, best['speedup'])})")
+        if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
+            mean = params["acceptance"] / 100
+            good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
+            aware = results["state-aware"]
+            phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
+                                   f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        for name, r in results.items():
+            if not _close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7):
+                return out.fail(f"{where}: {name}: wasted per token x tokens per call "
+                                f"{r['wastedPerToken'] * r['tokensPerCall']} is not mean lookahead - tokens + 1 = "
+                                f"{r['meanLookahead'] - r['tokensPerCall'] + 1}")
+        if process.name == "iid":
+            yield
+            mean_k, tokens = _iid_heuristic(process.rates[0])
+            if not (_close(heuristic["meanLookahead"], mean_k, 1e-7) and _close(heuristic["tokensPerCall"], tokens, 1e-7)):
+                return out.fail(f"{where}: heuristic mean lookahead {heuristic['meanLookahead']}, tokens per call "
+                                f"{heuristic['tokensPerCall']}; its chain iterated gives {mean_k}, {tokens}")
+        yield  # a pause: the browser answers a reader between two settings
+
+
 CHECKS = (
     ("burstiness-zero-is-iid", burstiness_zero_is_iid),
     ("oracle-bounds-every-policy", oracle_bounds_every_policy),
@@ -214,6 +345,7 @@ CHECKS = (
     ("threshold-extremes-are-static", threshold_extremes_are_static),
     ("truncation-is-certified", truncation_is_certified),
     ("heuristic-never-beats-best-static-under-iid", heuristic_never_beats_best_static_under_iid),
+    ("policies-readouts-match-model", policy_readouts_match_model),
 )
 
 

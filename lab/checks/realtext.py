@@ -12,10 +12,12 @@ repetitive template), encoded by the model's own tokenizer: contexts a reader me
 """
 
 from fractions import Fraction
+import math
 from functools import lru_cache
 
 from .. import realtext
 from ..jsformat import to_fixed
+from . import alpha_root, phrase_missing, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "CHECK_CORPUS", "ACCEPTANCE_Z", "check_model"]
 
@@ -257,6 +259,166 @@ def trace_round_trip(out):
             return
 
 
+# --- the widget's readouts ---------------------------------------------------------------------
+
+# Form values for the widget (lab.widgets.realtext): its defaults, both ends of the lookahead,
+# temperature and tokens sliders, every proposer and preset, and a run shown while stepping (its lead
+# and summary say "so far"); T = 0 adds a sentence, prompt lookup calls with nothing to draft another.
+READOUT_SETTINGS = (
+    {},
+    {"rtLookahead": "1", "rtTemperature": "2", "rtTokens": "8", "rtSeed": "0"},
+    {"rtLookahead": "8", "rtTemperature": "0", "rtTokens": "64", "rtSeed": "9999"},
+    {"rtProposer": "ngram", "rtPreset": "template", "rtTemperature": "0"},
+    {"rtProposer": "draft-greedy", "rtPreset": "docstring", "rtStep": "3"},
+    {"rtProposer": "draft", "rtTemperature": "0.5", "rtStep": "1", "rtTokens": "16", "rtSeed": "5"},
+)
+
+
+def _settings_of(widget, values: dict) -> dict:
+    """The widget's settings for form ``values``, from its declared defaults."""
+    p = {**{s.name: s.default for s in (*widget.SLIDERS, widget.STEP)}, "rtPreset": realtext.DEFAULT_PRESET,
+         "rtProposer": widget.DEFAULT_PROPOSER, **values}
+    return {"k": int(p["rtLookahead"]), "temperature": float(p["rtTemperature"]), "tokens": int(p["rtTokens"]),
+            "seed": int(p["rtSeed"]), "step": int(p["rtStep"]), "preset": p["rtPreset"], "proposer": p["rtProposer"]}
+
+
+def _realtext_view(widget, model, values: dict) -> dict:
+    """The widget's view of form ``values`` on ``model``: the widget's own ``view`` where ``model`` is the
+    one it runs (CPython), else (the browser's suite, on the small model) its view assembled from the
+    same parts the view calls, fed by one run of the small model."""
+    if model is realtext._MODELS.get("default"):
+        return widget.view(dict(values))
+    s = _settings_of(widget, values)
+    prompt = model.tokenizer.encode(realtext.PRESETS[s["preset"]][1])
+    cycles = realtext.Run(model, prompt, s["proposer"], s["k"], s["temperature"], s["seed"],
+                          lazy=True).upto(s["tokens"], max_calls=s["step"])
+    summary = realtext.summarise(cycles, s["k"], analytic=False)
+    complete = summary["committedTokens"] >= s["tokens"]
+    settings = {"proposer": s["proposer"], "rtTokens": s["tokens"], "rtTemperature": s["temperature"]}
+    return {"readouts": widget._readouts(summary, s["k"], realtext.first_alpha(cycles[-1])),
+            "lead": widget._lead(summary, complete), "live": "",
+            "summary": widget._summary(settings, summary, s["k"], "The preset", complete),
+            "figures": {"call": widget.call_html(model, cycles, s["proposer"], complete),
+                        "positions": widget.positions_html(summary, s["k"])}}
+
+
+def _row_value(model, which: str, context, temperature, token) -> float:
+    return model.row(which, context, temperature)[token]
+
+
+def realtext_readouts_match_model(out):
+    """Every readout of the real-text widget, the numbers of its lead and summary and every cell of its
+    call table and survival table equal what the run's own calls give (recounted here from a fresh run of
+    the same seed: calls, tokens, accepted and drafted tokens; alpha iid and the MLE solved here) through
+    the page's formatters; tokens per call = 1 + accepted / calls; each draft's chance min(1, p/q) is a
+    probability, from p and q read off the models' rows; at the defaults, both ends of the lookahead,
+    temperature and tokens sliders, every proposer and preset, and while stepping."""
+    from ..widgets import realtext as widget
+
+    model = check_model()
+    f, chance = to_fixed, widget._chance
+    for values in READOUT_SETTINGS:
+        out.visited += 1
+        where = f"form {values or 'defaults'}"
+        s = _settings_of(widget, values)
+        view = _realtext_view(widget, model, values)
+        k, temperature = s["k"], s["temperature"]
+        prompt = model.tokenizer.encode(realtext.PRESETS[s["preset"]][1])
+        cycles = realtext.generate(model, prompt, s["proposer"], k, temperature, s["tokens"], s["seed"],
+                                   max_calls=s["step"])
+        calls = len(cycles)
+        committed = sum(len(c["committed"]) for c in cycles)
+        accepted = sum(c["accepted"] for c in cycles)
+        drafted = sum(len(c["drafts"]) for c in cycles)
+        counts = [c["accepted"] for c in cycles if c["drafts"]]
+        if committed != calls + accepted:
+            return out.fail(f"{where}: {committed} tokens in {calls} calls with {accepted} accepted drafts: "
+                            "tokens per call is not 1 + accepted / calls")
+        expected = {"calls": str(calls), "tokensPerCall": f(committed / calls, 2),
+                    "acceptanceRate": f(100 * accepted / drafted, 1) + "%" if drafted else "n/a"}
+        if counts:
+            rejections = sum(1 for j in counts if j < k)
+            mle = sum(counts) / (sum(counts) + rejections) if sum(counts) + rejections else 0.0
+            predicted = sum(mle ** i for i in range(k + 1))
+            expected.update(alphaIid=f(100 * alpha_root(sum(counts) / len(counts), k), 1) + "%",
+                            alphaMle=f(100 * mle, 1) + "%", ledger=f"{f(predicted, 2)} vs {f(committed / calls, 2)}")
+        newest = cycles[-1]
+        context = prompt + [t for c in cycles[:-1] for t in c["committed"]]
+        if newest["drafts"]:
+            first = newest["drafts"][0]
+            p_row = model.row("target", context, temperature)
+            if s["proposer"] == "draft":
+                q_row = model.row("draft", context, temperature)
+                first_chance = math.fsum(map(min, p_row.dense(), q_row.dense()))
+            else:  # a one-hot proposal: min(1, p(x)) of its token
+                first_chance = min(1.0, p_row[first])
+            expected["firstAlpha"] = chance(first_chance)
+        for key, want in expected.items():
+            got = view["readouts"].get(key)
+            if got != want and not (key == "firstAlpha" and _near_chance(got, first_chance)):
+                return out.fail(f"{where}: readout {key} shows {got!r}, the run gives {want!r}")
+        # the call table: q(x), p(x) and min(1, p/q) of every examined draft of the newest call
+        cells = []
+        for index, token in enumerate(newest["drafts"]):
+            if index > newest["accepted"]:
+                cells.append("not examined")
+                continue
+            here = context + newest["drafts"][:index]
+            p_x = _row_value(model, "target", here, temperature, token)
+            q_x = _row_value(model, "draft", here, temperature, token) if s["proposer"] == "draft" else 1.0
+            keep = min(1.0, p_x / q_x)
+            if not 0 <= keep <= 1:
+                return out.fail(f"{where}: draft {index + 1}'s chance {keep} is not a probability")
+            cells += [chance(q_x), chance(p_x), chance(keep), "kept" if index < newest["accepted"] else "rejected"]
+        got = [cell for cell in table_cells(view["figures"]["call"]) if not cell.startswith(("<code>", "the target", "draft 1"))]
+        for cell in got:
+            if cell.endswith("%") and not 0 <= float(cell[:-1]) <= 100:
+                return out.fail(f"{where}: the call table shows a chance of {cell}")
+        if not _cells_agree(got, cells):
+            return out.fail(f"{where}: the call table reads {got}, the models' rows give {cells}")
+        before = [cell for cell in table_cells(view["figures"]["call"]) if cell.startswith("draft 1")]
+        if newest["drafts"] and not (len(before) == 1 and _near_chance(before[0].rsplit("= ", 1)[-1], first_chance)):
+            return out.fail(f"{where}: the call table's first-draft chance reads {before}, the rows give "
+                            f"{chance(first_chance)}")
+        if counts:
+            survival = [f(100 * sum(j >= i for j in counts) / len(counts), 1) + "%" for i in range(1, k + 1)]
+            law = [f(100 * mle ** i, 1) + "%" for i in range(1, k + 1)]
+            positions = [cell for pair in zip(survival, law) for cell in pair]
+            if table_cells(view["figures"]["positions"]) != positions:
+                return out.fail(f"{where}: the survival table reads {table_cells(view['figures']['positions'])}, "
+                                f"the run gives {positions}")
+        phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
+                   "summary": [f"lookahead k = {k}, T = {f(temperature, 1)}: {committed} tokens in {calls} verifier calls",
+                               f"{f(committed / calls, 2)} tokens per call"]}
+        if view["live"]:  # the widget's own view (the assembled one in the browser has no live line)
+            phrases["live"] = [f"{committed} tokens in {calls} calls, {f(committed / calls, 2)} per call"
+                               if committed >= s["tokens"] else
+                               f"Call {calls}: {newest['accepted']} of {len(newest['drafts'])} drafts kept; "
+                               f"{committed} tokens so far"]
+        if counts:
+            phrases["lead"].append(f"alpha = {f(100 * mle, 1)}%")
+            phrases["summary"] += [f"alpha = {f(100 * mle, 1)}% (MLE)", f"predicts {f(predicted, 2)} tokens per call"]
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
+def _near_chance(shown, value) -> bool:
+    """A first-draft chance shown from the rows' own sum (the page's), against the dense sum here: the
+    two orders of summation may differ in the last place, which can move a rounded digit."""
+    try:
+        return abs(float(shown.rstrip("%")) / 100 - value) <= 1e-3 * max(value, 1e-12) + 5e-4
+    except (AttributeError, ValueError):
+        return False
+
+
+def _cells_agree(got: list[str], want: list[str]) -> bool:
+    """The call table's cells (``got``, ``not examined`` spanning three) against the expected ones."""
+    flat = [cell for cell in got if not cell.startswith("discarded")]
+    return flat == want
+
+
 CHECKS = (
     ("every-text-encodes", every_text_encodes),
     ("cycle-law-is-target-row", cycle_law_is_target_row),
@@ -264,6 +426,7 @@ CHECKS = (
     ("greedy-at-zero-temperature", greedy_at_zero_temperature),
     ("acceptance-matches-analytic", acceptance_matches_analytic),
     ("real-trace-round-trip", trace_round_trip),
+    ("realtext-readouts-match-model", realtext_readouts_match_model),
 )
 
 

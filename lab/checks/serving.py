@@ -12,6 +12,7 @@ from itertools import product
 from .. import serving, serving_calibration
 from ..audit import GRID
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 from ..ledger import leviathan_speedup
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -572,3 +573,164 @@ SIGNATURE_NOTE = (
 def signature_value() -> str:
     return to_fixed(serving.speedup_at(serving.DEFAULT_SETTINGS, serving.DEFAULT_SETTINGS.batch,
                                        serving.DEFAULT_SETTINGS.context), 6)
+
+
+# --- the widget's readouts ---------------------------------------------------------------------
+
+# Form values for the widget (lab.widgets.serving): its defaults, both ends of every slider and the
+# selects that change how its view speaks (step model, draft, engine, precision, a measured curve).
+READOUT_SETTINGS = (
+    {},
+    {"lookahead": "1", "acceptance": "0", "batchExp": "10", "contextExp": "17"},
+    {"lookahead": "12", "acceptance": "100", "batchExp": "0", "contextExp": "9"},
+    {"treeTokens": "64", "batchExp": "6"},
+    {"treeTokens": "13", "lookahead": "12", "batchExp": "8", "gpu": "a100-80g"},
+    {"stepModel": "roofline", "memEfficiency": "10", "flopEfficiency": "100", "overheadMs": "5", "outputTokens": "16"},
+    {"stepModel": "operators", "draft": "ngram", "gpus": "8", "precision": "fp8", "outputTokens": "2048",
+     "memEfficiency": "100", "flopEfficiency": "10", "overheadMs": "0"},
+    {"engine": "sglang", "target": "llama-3-70b", "gpus": "4", "batchExp": "3"},
+    {"engine": "vllm-v0", "attentionFlops": "1", "batchExp": "4"},
+    {"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "5", "batchExp": "2"},
+)
+
+
+def _widget_settings(widget, values: dict):
+    """The serving model's settings for the widget's form ``values``, built here from the widget's
+    declared defaults (not from the view): batch and context are 2 ** their sliders."""
+    p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.SELECTS}, **values}
+    return serving.ServingSettings(
+        target=p["target"], draft=p["draft"], gpu=p["gpu"], precision=p["precision"], gpus=int(p["gpus"]),
+        lookahead=int(p["lookahead"]), acceptance=float(p["acceptance"]), memEfficiency=float(p["memEfficiency"]),
+        flopEfficiency=float(p["flopEfficiency"]), overheadMs=float(p["overheadMs"]), batch=2 ** int(p["batchExp"]),
+        context=2 ** int(p["contextExp"]), attentionFlops=p["attentionFlops"] == "1",
+        outputTokens=int(p["outputTokens"]), stepModel=p["stepModel"], treeTokens=int(p["treeTokens"]),
+        engine=p["engine"])
+
+
+def _chain_tokens(alpha: float, k: int, curve=None) -> float:
+    """Tokens per verifier call of a chain, summed here: ``1 + sum_i prod_{j <= i} a_j`` (a_j = alpha,
+    or the curve with its last rate repeated)."""
+    total, survive = 1.0, 1.0
+    for i in range(k):
+        survive *= alpha if curve is None else curve[min(i, len(curve) - 1)]
+        total += survive
+    return total
+
+
+def _tail_runs(tail_cache: dict) -> dict:
+    """The exact lab's default setting, and (kept in ``tail_cache``) the tail panel's runs at it and its
+    seed's own speedup, from lab.serving.tail and lab.sampler.generate_trace."""
+    from ..sampler import generate_trace
+    from ..urlstate import EXACT_SLIDERS
+
+    exact = {slider.name: int(slider.default) for slider in EXACT_SLIDERS}
+    if "tail" not in tail_cache:
+        tail_cache["tail"] = serving.tail(exact["certainty"], exact["match"], exact["gamma"], exact["length"],
+                                          exact["draftCost"])
+        trace = generate_trace(exact["certainty"], exact["match"], exact["gamma"], exact["length"], exact["seed"])
+        tail_cache["seed"] = exact["length"] / (trace.targetCalls + trace.draftCalls * exact["draftCost"] / 100)
+    return exact
+
+
+def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
+    """Every readout of the serving widget for form ``values``, from the model's own functions."""
+    s = _widget_settings(widget, values)
+    curve = tuple(float(a) for a in values["srvCurve"][len("custom:"):].split(",")) if "srvCurve" in values else None
+    r = serving.serving(s, curve)
+    crossover = serving.crossover_batch(s, curve=curve)
+    limit = max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(s))))
+    need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
+    cross = serving.curves_cross(s.with_(batch=1), widget.LOAD_RATES, curve)
+    exact = _tail_runs(tail_cache)
+    runs, f = tail_cache["tail"], to_fixed
+    verified = s.treeTokens if s.treeTokens else s.lookahead + 1
+    readouts = {
+        "batch": str(s.batch), "context": str(s.context),
+        "plainStepMs": f(r.plainStepMs, 3), "draftStepMs": f(r.draftStepMs, 3), "verifyStepMs": f(r.verifyStepMs, 3),
+        "tokensPerCall": f(r.tokensPerCall, 3), "speedup": f(r.speedup, 3),
+        "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
+        "ridge": f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
+        "crossover": ("no batch fits" if serving.max_batch_in_memory(s) < 1 else f"none up to {limit}"
+                      if crossover is None else str(crossover)),
+        "effectiveBatch": str(s.batch * verified),
+        "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
+        "loadCross": "do not cross" if cross is None else f"{cross:.3g} req/s",
+        "tailRange": f"{f(runs['minimum'], 2)}x to {f(runs['maximum'], 2)}x",
+        "tailMiddle": f"{f(runs['p05'], 2)}x / {f(runs['median'], 2)}x / {f(runs['p95'], 2)}x",
+        "tailPrediction": f"{f(runs['prediction'], 2)}x",
+        "tailSeed": f"seed {exact['seed']}: {f(tail_cache['seed'], 2)}x",
+        "gapP50": f"{f(runs['gapP50'], 2)} (plain {f(runs['plainGapP50'], 2)})",
+        "gapP99": f"{f(runs['gapP99'], 2)} (plain {f(runs['plainGapP99'], 2)})",
+    }
+    best_k, best_speedup = serving.best_lookahead(s, curve=curve)
+    grid = serving.speedup_grid(s.with_(batch=1, context=512, outputTokens=widget.D.outputTokens), curve=curve)
+    # a cell whose weights and KV caches exceed GPU memory prints no speedup
+    table = [f(grid[row][column], 2)
+             if serving.memory_needed_bytes(s.with_(batch=batch, context=context)) <= have else "does not fit"
+             for row, context in reversed(list(enumerate(serving.HEATMAP_CONTEXTS)))
+             for column, batch in enumerate(serving.HEATMAP_BATCHES)]
+    plain = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, False, curve)
+    spec = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, True, curve)
+    load = [cell for p, q in zip(plain, spec) for cell in
+            ("overloaded" if p is None else f(p, 2), "overloaded" if q is None else f(q, 2),
+             "" if p is None or q is None else f(p / q, 2))]
+    phrases = [f"runs {f(r.speedup, 2)}x", f"batch {s.batch}",
+               f"stops paying at batch {crossover}" if crossover is not None else f"(up to {limit})"]
+    summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
+               f"one verify step ({f(r.verifyStepMs, 2)} ms", f"commits {f(r.tokensPerCall, 2)} tokens per sequence",
+               f"a token costs {f(r.specMsPerToken, 2)} ms instead of {f(r.plainMsPerToken, 2)} ms: {f(r.speedup, 2)}x",
+               f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x)."]
+    return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
+            "lead": phrases, "summary": summary, "live": [f"{f(r.speedup, 2)}x", f"at batch {s.batch}"]}
+
+
+def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
+    """The first readout, lead, summary or table cell of ``view`` that differs from ``expected``."""
+    return (readout_difference(where, view["readouts"], expected["readouts"])
+            or phrase_missing(where, view, {part: expected[part] for part in ("lead", "summary", "live")})
+            or cells_difference(where, "table", table_cells(view["figures"]["table"]), expected["table"])
+            or cells_difference(where, "loadTable", table_cells(view["figures"]["loadTable"]), expected["load"]))
+
+
+def readouts_match_model(out):
+    """Every readout, the lead's and summary's numbers, and every cell of the heatmap and load tables of
+    the serving widget equal the serving model's own numbers through the page's formatter
+    (lab.jsformat.to_fixed), at the defaults, both ends of every slider, each step model, draft kind,
+    engine and a measured curve; the identities hold (tokens per call = 1 + a + ... + a^k, a chain's
+    effective batch is B x (k + 1), speedup = plain ms per token / speculative ms per token), and a
+    tree-tokens setting changes the verify step."""
+    from ..widgets import serving as widget
+
+    tail_cache: dict = {}
+    _tail_runs(tail_cache)  # the tail panel's 300 seeded runs, in a step of their own
+    yield
+    for values in READOUT_SETTINGS:
+        out.visited += 1
+        where = f"form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        expected = _serving_expected(widget, values, tail_cache)
+        failure = _readout_mismatch(view, expected, where)
+        if failure:
+            return out.fail(failure)
+        r, s, curve = expected["result"], expected["settings"], expected["curve"]
+        if s.treeTokens == 0 and not _close(r.tokensPerCall, _chain_tokens(s.acceptance / 100, s.lookahead, curve), 1e-9):
+            return out.fail(f"{where}: tokens per call {r.tokensPerCall} is not 1 + a + ... + a^k = "
+                            f"{_chain_tokens(s.acceptance / 100, s.lookahead, curve)}")
+        if not _close(r.speedup, r.plainMsPerToken / r.specMsPerToken, 1e-9):
+            return out.fail(f"{where}: speedup {r.speedup} is not plain / speculative ms per token")
+        yield  # a pause: the browser answers a reader between two settings
+    # A tree verifies more tokens than the chain: at a compute-bound batch its verify step costs more.
+    chain = _widget_settings(widget, {"batchExp": "10", "contextExp": "9"})
+    tree = chain.with_(treeTokens=64)
+    out.visited += 1
+    if not serving.serving(tree).verifyStepMs > serving.serving(chain).verifyStepMs:
+        return out.fail(f"64 tree tokens at batch 1024 do not cost more to verify than the chain's k + 1 = "
+                        f"{chain.lookahead + 1} ({serving.serving(tree).verifyStepMs} ms vs "
+                        f"{serving.serving(chain).verifyStepMs} ms)")
+    tree_view, chain_view = widget.view({"batchExp": "10", "contextExp": "9", "treeTokens": "64"}), widget.view(
+        {"batchExp": "10", "contextExp": "9"})
+    if tree_view["readouts"]["verifyStepMs"] == chain_view["readouts"]["verifyStepMs"]:
+        return out.fail("the widget's tree-tokens setting does not change its verify step readout")
+
+
+CHECKS = (*CHECKS, ("serving-readouts-match-model", readouts_match_model))

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from .. import trees
 from ..jsformat import to_fixed
+from . import cells_difference, phrase_missing, readout_difference, table_cells
 from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -222,6 +223,119 @@ def value_grows_with_budget(out):
             previous_row = row
 
 
+# --- the widget's readouts ---------------------------------------------------------------------
+
+# Form values for the widget (lab.widgets.trees): its defaults, both ends of every slider and each
+# verify-cost mode (the roofline ones change how its summary speaks).
+READOUT_SETTINGS = (
+    {},
+    {"budget": "1", "maxDepth": "1", "top1": "0", "decay": "0", "drafts": "1", "verifyTax": "0"},
+    {"budget": "128", "maxDepth": "12", "top1": "99", "decay": "100", "drafts": "8", "verifyTax": "20"},
+    {"budget": "7", "maxDepth": "4", "top1": "60", "drafts": "2"},
+    {"verifyCost": "h100", "budget": "64"},
+    {"verifyCost": "a100", "budget": "100", "maxDepth": "3"},
+)
+
+
+def _reach_sum(parents, probs) -> float:
+    """Expected tokens per verify pass of a tree, summed here from its parents: each node is reached
+    with the product of its ancestors' rank probabilities (its rank among its siblings)."""
+    reach, rank_of = [], {}
+    for parent in parents:
+        if parent < 0:
+            reach.append(1.0)
+            continue
+        rank = rank_of.get(parent, 0)
+        rank_of[parent] = rank + 1
+        reach.append(reach[parent] * (probs[rank] if rank < len(probs) else 0.0))
+    return sum(reach)
+
+
+def _tree_price(widget, mode: str, tax: float):
+    """The widget's cost of one cycle, from the trees model and the widget's declared constants."""
+    from .. import serving
+
+    if mode == "tax":
+        return lambda value, nodes, depth: trees.tree_cost(
+            value, nodes, depth, target_ms=widget.TARGET_MS, draft_cost=widget.DRAFT_COST,
+            overhead_ms=widget.OVERHEAD_MS, verify_tax=tax)
+    settings = serving.DEFAULT_SETTINGS.with_(gpu=widget.ROOFLINE_GPUS[mode], batch=trees.ROOFLINE_BATCH,
+                                              context=trees.ROOFLINE_CONTEXT)
+    return lambda value, nodes, depth: trees.roofline_tree_cost(value, nodes, depth, settings)
+
+
+def tree_readouts_match_model(out):
+    """Every readout, the lead's and summary's numbers and every cell of the budget and exactness tables
+    of the trees widget equal the trees model's numbers through the page's formatters (to_fixed, tv_text),
+    at the defaults, both ends of every slider and each verify-cost mode; the tree's value is the reach
+    sum of the tree it draws, and the chain's is 1 + a + ... + a^(n - 1) with n = min(budget, depth)."""
+    from .. import sampler
+    from ..figures import tv_text
+    from ..widgets import trees as widget
+
+    f = to_fixed
+    p, q = (row.probs for row in sampler.reference_pair(*widget.PAIR_SETTING))
+    exactness = [(n, float(trees.total_variation(p, trees.multi_draft_output(p, q, n))),
+                  float(trees.total_variation(p, trees.no_update_output(p, q, n))),
+                  float(trees.total_variation(p, trees.typical_output(p, q, n))))
+                 for n in range(1, widget.MAX_CANDIDATES + 1)]
+    yield
+    for values in READOUT_SETTINGS:
+        out.visited += 1
+        where = f"form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        v = {**{s.name: int(s.default) for s in widget.SLIDERS},
+             **{k: int(x) for k, x in values.items() if k != "verifyCost"}}
+        budget, depth, mode = v["budget"], v["maxDepth"], values.get("verifyCost", "tax")
+        probs = trees.rank_probabilities(v["top1"] / 100, v["decay"] / 100, v["drafts"])
+        price = _tree_price(widget, mode, v["verifyTax"])
+        tree = trees.fast_best_tree(probs, budget, depth)
+        if abs(_reach_sum(view["tree"]["parents"], probs) - tree.value) > 1e-9:
+            return out.fail(f"{where}: the drawn tree's reach sum {_reach_sum(view['tree']['parents'], probs)} "
+                            f"is not its value {tree.value}")
+        shapes = trees.fast_tree_shapes(probs, widget.MAX_BUDGET, depth)
+        chains = [sum(probs[0] ** i for i in range(min(n, depth))) for n in range(1, widget.MAX_BUDGET + 1)]
+        tree_speedups = [price(value, nodes, levels).speedup for value, nodes, levels in shapes]
+        chain_speedups = [price(chains[n - 1], min(n, depth), min(n, depth)).speedup
+                          for n in range(1, widget.MAX_BUDGET + 1)]
+        best = max(range(widget.MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1
+        chosen = exactness[v["drafts"] - 1]
+        expected = {
+            "expectedLength": f(tree.value, 2), "chainLength": f(chains[budget - 1], 2), "nodes": str(tree.nodes),
+            "depth": str(tree.depth), "speedup": f(price(tree.value, tree.nodes, tree.depth).speedup, 2),
+            "chainSpeedup": f(chain_speedups[budget - 1], 2), "bestBudget": str(best),
+            "bestSpeedup": f(tree_speedups[best - 1], 2),
+            "exactTv": tv_text(chosen[1]), "bugTv": tv_text(chosen[2]), "typicalTv": tv_text(chosen[3])}
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
+        budgets = sorted(set(widget.TABLE_BUDGETS) | {budget})
+        tables = {"table": [cell for n in budgets for cell in (
+                      f(shapes[n - 1][0], 2), f(chains[n - 1], 2), f(tree_speedups[n - 1], 2), f(chain_speedups[n - 1], 2))],
+                  "exactTable": [tv_text(tv) for row in exactness for tv in row[1:]]}
+        for name, cells in tables.items():
+            failure = cells_difference(where, name, table_cells(view["figures"][name]), cells)
+            if failure:
+                return out.fail(failure)
+        said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain {expected['chainLength']}) "
+                f"and runs {expected['speedup']}x (a chain {expected['chainSpeedup']}x); the best budget here is "
+                f"{best} nodes ({expected['bestSpeedup']}x)")
+        phrases = {"lead": [said], "live": [f"{expected['speedup']}x at {budget} nodes; best budget {best}"],
+                   "summary": ["With ranks accepted " + ", ".join(f(100 * r, 1) + "%" for r in probs) + ",",
+                               f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
+                               f"({min(budget, depth)} nodes, one per level) commits {expected['chainLength']}",
+                               f"it runs at {expected['speedup']}x (chain {expected['chainSpeedup']}x)",
+                               f"the no-update bug is off by TV {expected['bugTv']} and typical acceptance by "
+                               f"{expected['typicalTv']}"]}
+        if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
+            phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
+                                      f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
 CHECKS = (
     ("multi-draft-is-exact", multi_draft_is_exact),
     ("no-update-bug-where-predicted", no_update_bug_where_predicted),
@@ -232,6 +346,7 @@ CHECKS = (
     ("ranked-tree-is-best", ranked_tree_is_best),
     ("chain-matches-ledger", chain_matches_ledger),
     ("value-grows-with-budget", value_grows_with_budget),
+    ("trees-readouts-match-model", tree_readouts_match_model),
 )
 
 

@@ -10,7 +10,7 @@ decodes the target greedily and says whether the speculative text is the same (i
 """
 
 from ..cli import range_text
-from ..realtext import LIMITS, MAX_PROMPT_CHARS, PRESETS, PROPOSERS
+from ..realtext import LIMITS, MAX_PROMPT_CHARS, MIN_TEMPERATURE, PRESETS, PROPOSERS
 
 __all__ = ["add_parser", "run", "settings", "VALUE_FLAGS"]
 
@@ -22,6 +22,7 @@ VALUE_FLAGS = {
     "--preset": f"one of {', '.join(PRESETS)}",
     "--proposer": f"one of {', '.join(PROPOSERS)}",
     **{f"--{name}": range_text(low, high, integer=name != "temperature") for name, (low, high, _) in LIMITS.items()},
+    "--temperature": f"0 (greedy) or a number from {MIN_TEMPERATURE:g} to {LIMITS['temperature'][1]:g}",
 }
 
 
@@ -64,6 +65,9 @@ def settings(args) -> dict:
         text = getattr(args, f"realtext_{name}")
         values[name] = default if text is None else parse_number(f"--{name}", text, low, high,
                                                                  integer=name != "temperature")
+    if 0 < values["temperature"] < MIN_TEMPERATURE:  # tempered rows would underflow (realtext.MIN_TEMPERATURE)
+        raise UsageError(f"--temperature must be 0 (greedy) or from {MIN_TEMPERATURE:g} to {LIMITS['temperature'][1]:g}, "
+                         f"got {args.realtext_temperature!r}")
     return values
 
 

@@ -76,6 +76,9 @@ def _settings(args) -> serving.ServingSettings:
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         text = getattr(args, dest)
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
+    if 0 < numbers["tree_tokens"] < numbers["lookahead"] + 1:  # lab.serving.verify_tokens refuses it too
+        raise UsageError(f"--tree-tokens must be 0 (a chain) or at least k + 1 = {numbers['lookahead'] + 1} "
+                         f"(the root and a chain of --lookahead drafts), got {numbers['tree_tokens']}")
     return serving.ServingSettings(
         target=values["target"], draft=values["draft"], gpu=values["gpu"], precision=values["precision"],
         gpus=numbers["gpus"], stepModel=values["step_model"], treeTokens=numbers["tree_tokens"], engine=values["engine"],
@@ -86,18 +89,19 @@ def _settings(args) -> serving.ServingSettings:
 
 def _curve(args):
     """The --acceptance-curve values as fractions, or None; a bad list is a usage error."""
-    from ..cli import UsageError
+    from ..cli import UsageError, quote, require_ascii
 
     text = args.acceptance_curve
     if text is None:
         return None
     parts = [part.strip() for part in text.split(",")]
+    require_ascii("--acceptance-curve", text)
     try:
         values = [float(part) for part in parts]
     except ValueError:
         values = []
     if not values or len(values) > 64 or any(not 0 <= v <= 100 for v in values):  # NaN fails the range test
-        raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {text!r}")
+        raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {quote(text)!r}")
     return tuple(v / 100 for v in values)
 
 

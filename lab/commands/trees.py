@@ -51,8 +51,9 @@ def add_parser(commands):
 
 def _number(flag: str, text: str) -> Fraction:
     """One entry of a vector: a finite decimal or a fraction a/b, exactly."""
-    from ..cli import UsageError
+    from ..cli import UsageError, require_ascii
 
+    require_ascii(flag, text)
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
@@ -97,7 +98,9 @@ def _tree_run(args):
             raise UsageError(f"{flag} belongs to --verify; the tree mode takes --rank-probs, --budget, --max-depth")
     percents = parse_vector("--rank-probs", args.rank_probs, MAX_RANKS)
     if any(p > 100 for p in percents) or sum(percents) > 100:
-        raise UsageError(f"--rank-probs must sum to at most 100 (they are percentages); got {float(sum(percents)):g}")
+        total = sum(percents)  # exact: a sum past a float's range (1e400) is still named, as 'more than 1e300'
+        shown = f"{float(total):g}" if total < 10 ** 300 else "more than 1e300"
+        raise UsageError(f"--rank-probs must sum to at most 100 (they are percentages); got {shown}")
     budget = parse_number("--budget", args.budget or DEFAULT_BUDGET, 1, MAX_BUDGET, integer=True)
     depth = parse_number("--max-depth", args.max_depth or DEFAULT_DEPTH, 1, MAX_DEPTH, integer=True)
     probs = tuple(float(p / 100) for p in percents)

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, format_query, read_controls, requested_curve
+from ..urlstate import UNLINKABLE_CURVE_NOTE, Choice, Slider, format_query, read_controls, requested_curve
 from .. import policies
 
 __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
@@ -325,6 +325,12 @@ def view(raw=None) -> dict:
     """The widget for one setting (never raises on bad input: clamps with notes)."""
     params, notes, width, choice = _params(raw)
     found = requested_curve(split_width(raw)[0], CURVE_KEY, notes, fallback="the sliders")
+    if found and found[1][0][-1] >= 1:  # lab.policies.Process.tail_alpha: no long-run law to show
+        notes.append(f"{CURVE_KEY}: the curve's last rate is 1 (every draft past depth {len(found[1][0])} would be "
+                     "accepted), so the heuristic's and the oracle's lookahead would grow without end and have "
+                     "no long-run average; using the sliders")
+        notes[:] = [note for note in notes if note != UNLINKABLE_CURVE_NOTE]  # nothing of it is kept
+        found = None
     measured = found is not None
     if found:
         token, (curve, curve_label, linkable) = found

@@ -74,6 +74,10 @@ def _settings(raw) -> tuple[dict, list[str], int]:
     values, notes = read_controls(raw, CONTROLS)
     settings = {**{slider.name: values[slider.name] for slider in SLIDERS}, "preset": values[PRESET_KEY],
                 "proposer": values[PROPOSER_KEY], "prompt": values[PROMPT_KEY], "step": values[STEP_KEY]}
+    if 0 < settings["rtTemperature"] < realtext.MIN_TEMPERATURE:  # tempered rows would underflow
+        notes.append(f"rtTemperature: {to_js_string(settings['rtTemperature'])} is below the smallest temperature "
+                     f"above 0 ({to_js_string(realtext.MIN_TEMPERATURE)}); using {to_js_string(realtext.MIN_TEMPERATURE)}")
+        settings["rtTemperature"] = realtext.MIN_TEMPERATURE
     return settings, notes, width
 
 

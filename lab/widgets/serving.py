@@ -136,6 +136,10 @@ def _parse(raw) -> tuple[dict, dict, list[str]]:
     (3, '1', 20, ["srvGpus: '3' is not one of 1, 2, 4, 8; using 1"])
     """
     params, notes = read_controls(raw, CONTROLS)
+    if 0 < params["treeTokens"] < params["lookahead"] + 1:  # a tree holds at least the chain it is priced against
+        notes.append(f"srvTree: {params['treeTokens']} is fewer than k + 1 = {params['lookahead'] + 1} "
+                     f"(the root and the k drafts); using {params['lookahead'] + 1}")
+        params["treeTokens"] = params["lookahead"] + 1
     if isinstance(raw, dict):
         raw = {name[len(EXACT_PREFIX):]: value for name, value in raw.items()
                if isinstance(name, str) and name.startswith(EXACT_PREFIX)}
