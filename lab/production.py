@@ -81,8 +81,24 @@ def schedule_limit(settings: serving.ServingSettings) -> int:
 
 
 def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> list[tuple[int, float]]:
-    """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``."""
-    return [best_k_at(settings, batch, max_lookahead) for batch in range(1, schedule_limit(settings) + 1)]
+    """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
+    batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
+    first wins; the very floats, the checks compare them), the step constants built once for all
+    batches instead of once per batch; k = 0 where no k gives more than 1."""
+    target, verify, draft, _ = serving._cycle_steps(settings)
+    context, alpha = settings.context, settings.acceptance / 100
+    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k))
+             for k in range(1, max_lookahead + 1)]
+    result = []
+    for batch in range(1, schedule_limit(settings) + 1):
+        plain = serving._time(target, batch, 1, context)
+        best_k, best = 0, float("-inf")
+        for k, n, tokens in per_k:
+            value = plain * tokens / serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+            if value > best:
+                best_k, best = k, value
+        result.append((best_k, best) if best > 1 else (0, 1.0))
+    return result
 
 
 def schedule_ranges(ks) -> list[tuple[int, int, int]]:
