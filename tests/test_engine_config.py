@@ -180,3 +180,20 @@ def test_cli_config_and_json():
 def test_cli_bad_input_is_one_line_exit_2(args, needle):
     out = _cli(*args)
     assert out.returncode == 2 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_suite_checks_fail_when_broken(monkeypatch):
+    from lab.audit import run_check
+    from lab.checks import deployment as family
+
+    checks = dict(family.CHECKS)
+    passed = lambda name: run_check(checks[name]).failure is None  # noqa: E731
+    assert passed("deployment-schedule-is-best-k") and passed("deployment-cost-arithmetic")
+    monkeypatch.setattr(engine_config, "trtllm_schedule", lambda ranges: {r[1]: r[2] for r in ranges[:-2]})
+    assert not passed("deployment-schedule-is-best-k")
+    monkeypatch.undo()
+    monkeypatch.setattr(engine_config, "vllm_schedule", lambda ranges: [[a, b, max(0, k - 1)] for a, b, k in ranges])
+    assert not passed("deployment-schedule-is-best-k")
+    monkeypatch.undo()
+    monkeypatch.setattr(production, "cost_per_million_tokens", lambda price, per_gpu: price * 1e6 / (3000.0 * per_gpu))
+    assert not passed("deployment-cost-arithmetic")
