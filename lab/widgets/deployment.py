@@ -294,7 +294,7 @@ def schedule_html(schedule: list) -> str:
     """The k schedule by batch as a table: each batch range with the serving model's best k (0: off)."""
     rows = "".join(f'<tr><td>{r["from"]}&ndash;{r["to"]}</td><td>{r["lookahead"] or "0 (speculation off)"}</td></tr>'
                    for r in schedule)
-    return ('<div class="table-scroll" tabindex="0" role="region" aria-label="k by batch"><table>'
+    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="k by batch"><table>'
             '<caption>The serving model\'s best lookahead k at every batch that fits</caption>'
             f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table></div>')
 
@@ -314,7 +314,7 @@ def production_html(prod: dict, d) -> str:
         rows += row(title, t) if t else f'<tr><th scope="row">{title}</th><td colspan="6">no batch meets it</td></tr>'
     pre = prod["prefill"]
     share = 100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0
-    return ('<div class="table-scroll" tabindex="0" role="region" aria-label="Production terms"><table>'
+    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="Production terms"><table>'
             f'<caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT target '
             f'{to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col"></th><th scope="col">batch</th>'
             '<th scope="col">k</th><th scope="col">TPOT (ms)</th><th scope="col">tok/s per user</th>'
