@@ -15,6 +15,8 @@ batch from 1 to the largest that fits in memory (at most :data:`SCHEDULE_MAX_BAT
 Standard library only.
 """
 
+from functools import lru_cache
+
 from . import serving
 
 __all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
@@ -84,7 +86,14 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> li
     """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
     batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
     first wins; the very floats, the checks compare them), the step constants built once for all
-    batches instead of once per batch; k = 0 where no k gives more than 1."""
+    batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
+    and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
+    pure function: the panel's batch, k, price or engine changes reuse them)."""
+    return list(_k_by_batch(settings.with_(batch=1, lookahead=1), max_lookahead))
+
+
+@lru_cache(maxsize=16)
+def _k_by_batch(settings: serving.ServingSettings, max_lookahead: int) -> tuple:
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, alpha = settings.context, settings.acceptance / 100
     per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k))
@@ -98,7 +107,7 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> li
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))
-    return result
+    return tuple(result)
 
 
 def schedule_ranges(ks) -> list[tuple[int, int, int]]:
@@ -173,9 +182,7 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     result = {"dollarsPerGpuHour": dollars_per_gpu_hour, "plain": terms(batch, 0), "speculative": terms(batch, reader_k),
               "scheduled": terms(batch, ks[here - 1][0]), "tpotTargetMs": tpot_target_ms}
     if tpot_target_ms is not None:
-        batches = list(range(1, len(ks) + 1))
-        plain = tpots_by_batch(settings, batches, [0] * len(batches))
-        scheduled = tpots_by_batch(settings, batches, [k for k, _ in ks])
+        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks))
         best_plain, best_spec = largest_batch_within(plain, tpot_target_ms), largest_batch_within(scheduled, tpot_target_ms)
         result["target"] = {
             "plain": None if best_plain is None else terms(best_plain, 0, plain[best_plain - 1]),
@@ -183,6 +190,13 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     draft, target = draft_prefill_ms(settings, settings.context)
     result["prefill"] = {"promptTokens": settings.context, "draftMs": draft, "targetMs": target}
     return result
+
+
+@lru_cache(maxsize=16)
+def _sweeps(settings: serving.ServingSettings, lookaheads: tuple) -> tuple:
+    """TPOT at every batch plain and under the schedule (kept: the batch, price and target do not enter)."""
+    batches = list(range(1, len(lookaheads) + 1))
+    return (tpots_by_batch(settings, batches, [0] * len(batches)), tpots_by_batch(settings, batches, list(lookaheads)))
 
 
 def crossover_within(settings: serving.ServingSettings, limit: int):
@@ -193,6 +207,11 @@ def crossover_within(settings: serving.ServingSettings, limit: int):
         if row["speedup"] <= 1:
             return row["batch"]
     return None
+
+
+@lru_cache(maxsize=16)
+def _crossover(settings: serving.ServingSettings, limit: int):
+    return crossover_within(settings, limit)
 
 
 def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None) -> list[dict]:
@@ -216,7 +235,7 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None) ->
                       "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with chance \u03b1^{k} = "
                                   f"{alpha ** k:.2f}, so the last drafts are mostly wasted; the best k at batch {batch} "
                                   f"is {best_k} ({best:.2f}x against {result.speedup:.2f}x)."})
-    crossover = crossover_within(here, len(ks))
+    crossover = _crossover(here.with_(batch=1), len(ks))
     if crossover is not None and batch >= crossover:
         found.append({"factor": "crossover", "number": crossover,
                       "sentence": f"Batch {batch} is past the crossover: at k = {k} speculation stops paying from "
