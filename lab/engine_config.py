@@ -30,7 +30,11 @@ Schedules by batch (k = 0 past the crossover):
 * TensorRT-LLM ``draft_len_schedule``: ``{batch: k}`` where a key is the largest batch its k
   applies to (from the previous key + 1) and a batch past the largest key drafts 0 tokens
   (tensorrt_llm/_torch/speculative/utils.py ``get_draft_len_for_batch_size``, ``bisect_left``;
-  ``min_draft_len`` 0 by default). Vanilla MTP with more than one MTP module ignores it.
+  ``min_draft_len`` 0 by default). Its validator (llm_args.py
+  ``validate_draft_len_schedule_and_sort``) wants the smallest key's k equal to ``max_draft_len``
+  and no k above it, so where the best k rises above batch 1's (a mixture of experts can) the
+  schedule is capped there and says so (:func:`trtllm_capped`). Vanilla MTP with more than one
+  MTP module ignores the schedule.
 * SGLang: no schedule by batch. ``--speculative-adaptive`` "dynamically adjusts num_steps based
   on acceptance rate", not on the batch; the configuration runs the k best at the reader's batch.
 * llama.cpp: no schedule by batch (slots draft independently; ``--spec-draft-n-min`` /
@@ -43,7 +47,7 @@ import json
 from typing import NamedTuple
 
 __all__ = ["Source", "Engine", "ENGINES", "CONFIG_ENGINES", "configuration", "names_in", "vllm_schedule",
-           "trtllm_schedule", "schedule_k_at", "MTP_TARGETS"]
+           "trtllm_schedule", "trtllm_capped", "schedule_k_at", "MTP_TARGETS"]
 
 
 class Source(NamedTuple):
@@ -163,8 +167,9 @@ ENGINES = {
                 "NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
                 "draft_len_schedule: Optional[dict[int, int]] = Field(default=None, description=\"... {4:4, 8:2, 32:1} "
                 "- Batch sizes 1-4: use draft_len=4 ... 33+: use draft_len=0 (implicit, speculation disabled)\")",
-                f"{_TRTLLM_ARGS_COPY}, character 69,405; its rule: tensorrt_llm/_torch/speculative/utils.py "
-                f"get_draft_len_for_batch_size at {_TRTLLM_UTILS}"),
+                f"{_TRTLLM_ARGS_COPY}, character 69,405; its validator validate_draft_len_schedule_and_sort in the "
+                f"page read from character 70,400 to 86,400 (smallest key's k == max_draft_len, no k above it); "
+                f"its rule: tensorrt_llm/_torch/speculative/utils.py get_draft_len_for_batch_size at {_TRTLLM_UTILS}"),
             "Eagle3": _trt('class Eagle3DecodingConfig(EagleDecodingConfig): decoding_type: Literal["Eagle3"]',
                            "in the page read from character 82,000 to 98,000"),
             "MTP": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
@@ -269,11 +274,12 @@ def configuration(engine: str, plan: dict) -> dict:
     if not result["supported"]:
         return {"engine": engine, "label": table.label, "version": table.version, "supported": False,
                 "reason": result["reason"], "lines": [], "text": "", "names": [], "schedule": None,
-                "scheduleSupport": table.schedule}
+                "scheduleSupport": table.schedule, "capped": []}
     lines = [{"text": text, "why": ""} for text in header] + result["lines"]
     return {"engine": engine, "label": table.label, "version": table.version, "supported": True, "reason": "",
             "lines": lines, "text": "\n".join(line["text"] for line in lines), "names": result["names"],
-            "schedule": result["schedule"], "scheduleSupport": table.schedule}
+            "schedule": result["schedule"], "scheduleSupport": table.schedule,
+            "capped": [{"from": low, "to": high, "lookahead": k} for low, high, k in result.get("lowered", [])]}
 
 
 def _fixed_k(plan: dict) -> tuple[int, str]:
@@ -331,31 +337,60 @@ def _sglang_lines(plan, kind, k_max, why_k):
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 
 
+def trtllm_capped(ranges) -> tuple[list, list]:
+    """TensorRT-LLM's validator wants the smallest key's k equal to ``max_draft_len`` and no k above
+    it (``validate_draft_len_schedule_and_sort``): the ranges with every k capped at batch 1's k,
+    runs merged, and the ranges where the cap lowered the serving model's best k.
+
+    >>> trtllm_capped([(1, 2, 4), (3, 9, 6), (10, 20, 2)])
+    ([(1, 9, 4), (10, 20, 2)], [(3, 9, 6)])
+    """
+    cap = ranges[0][2]
+    capped, lowered = [], [r for r in ranges if r[2] > cap]
+    for low, high, k in ranges:
+        k = min(k, cap)
+        if capped and capped[-1][2] == k:
+            capped[-1] = (capped[-1][0], high, k)
+        else:
+            capped.append((low, high, k))
+    return capped, lowered
+
+
 def _trtllm_lines(plan, kind, k_max, why_k):
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run TensorRT-LLM without speculative_config"}
     if kind not in ("eagle", "mtp"):
         return {"supported": False, "reason": "the decoding_type of a separate draft model or of n-gram lookup was "
                                               "not read in TensorRT-LLM's source, so no configuration is written"}
+    ranges, lowered = trtllm_capped(plan["ranges"])
+    first = ranges[0][2]
+    if first == 0:
+        return {"supported": False, "reason": "speculation does not pay at batch 1, and TensorRT-LLM's schedule must "
+                                              "give batch 1 its max_draft_len (> 0 for Eagle and MTP)"}
     decoding = "Eagle3" if kind == "eagle" else "MTP"
-    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {k_max}"]
+    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {first}"]
     names = ["speculative_config", "decoding_type", decoding, "max_draft_len"]
     if kind == "eagle":
         rows.append("  speculative_model: DRAFT_CHECKPOINT")
         names.append("speculative_model")
-    schedule = trtllm_schedule(plan["ranges"])
-    if len({k for _, _, k in plan["ranges"]}) > 1:
+    schedule = trtllm_schedule(ranges)
+    if len({k for _, _, k in ranges}) > 1:
         rows.append("  draft_len_schedule: {" + ", ".join(f"{key}: {value}" for key, value in schedule.items()) + "}")
         names.append("draft_len_schedule")
     else:
         schedule = None
-    why = (f"{decoding} for the draft ({plan['draft']}); {why_k}"
+    why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
+           "TensorRT-LLM makes max_draft_len"
            + ("; the schedule: each key the last batch of its k, 0 past the largest key" if schedule else ""))
     lines = [{"text": row, "why": why if i == 0 else ""} for i, row in enumerate(rows)]
+    if lowered:
+        lines.append({"text": "# capped at max_draft_len = " + str(first) + " where the best k is larger: batches "
+                              + ", ".join(f"{low}-{high} (k = {k})" for low, high, k in lowered),
+                      "why": "TensorRT-LLM's schedule validator: the smallest key's k is max_draft_len, no k above it"})
     if kind == "mtp" and schedule:
         lines.append({"text": "# vanilla MTP with more than one MTP module ignores draft_len_schedule (MTP-Eagle follows it)",
                       "why": "tensorrt_llm/_torch/speculative/utils.py"})
-    return {"supported": True, "lines": lines, "names": names, "schedule": schedule}
+    return {"supported": True, "lines": lines, "names": names, "schedule": schedule, "lowered": lowered}
 
 
 def _llama_lines(plan, kind, k_max, why_k):

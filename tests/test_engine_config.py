@@ -109,8 +109,16 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
         if schedule is None:  # one k everywhere
             assert len(set(best)) == 1
             continue
-        for batch, k in enumerate(best, start=1):
+        # TensorRT-LLM's validator caps every k at batch 1's (said in the configuration, "capped")
+        expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+        for batch, k in enumerate(expected, start=1):
             assert engine_config.schedule_k_at(engine, schedule, batch, k_max) == k, (engine, batch)
+        capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
+        assert capped == {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}
+        if engine == "trtllm":
+            first = min(schedule)
+            assert schedule[first] == max(schedule.values()) == int(re.search(r"max_draft_len: (\d+)",
+                                                                              config["text"])[1])
     here = best[d.batch - 1]
     for engine in ("sglang", "llamacpp"):
         config = answers[engine]["config"]
@@ -119,10 +127,12 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
 
 
 def test_the_moe_schedule_is_not_monotone_and_still_reproduced():
-    """DeepSeek-V3's best k rises and falls with the batch (distinct experts read): the schedule keeps
-    every run, so a monotone shortcut would fail here."""
+    """DeepSeek-V3's best k rises and falls with the batch (distinct experts read): vLLM's schedule keeps
+    every run, so a monotone shortcut would fail here; TensorRT-LLM's must cap the rise and says where."""
     ks = _best_ks(DEPLOYMENTS["moe-mtp-8xh200"])
     assert any(b > a for a, b in zip(ks, ks[1:])) and any(b < a for a, b in zip(ks, ks[1:]))
+    config = deployment.engine_answer(DEPLOYMENTS["moe-mtp-8xh200"], PERCENT, "trtllm")["config"]
+    assert config["capped"] and "# capped at max_draft_len" in config["text"]
 
 
 def test_cost_arithmetic():

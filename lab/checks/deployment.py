@@ -202,7 +202,8 @@ def schedule_is_best_k(out):
     """vLLM's num_speculative_tokens_per_batch_size and TensorRT-LLM's draft_len_schedule, as printed and
     read by each engine's own rule (lab.engine_config.schedule_k_at), give the serving model's best k
     (lab.serving.best_lookahead, 0 where no k pays) at every batch that fits, for the panel's default, a
-    dense 8B on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on eight H200s."""
+    dense 8B on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on eight H200s;
+    TensorRT-LLM's only capped at batch 1's k (its validator), exactly where the configuration says."""
     from .. import engine_config, production
 
     for d in SCHEDULE_GRID:
@@ -219,7 +220,14 @@ def schedule_is_best_k(out):
                     out.fail(f"{d}: {engine} prints no schedule though the best k changes with the batch")
                     return
                 continue
-            for batch, k in enumerate(best, start=1):
+            # TensorRT-LLM caps every k at batch 1's (its validator) and names the batches it capped
+            expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+            capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
+            if capped != {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}:
+                out.fail(f"{d}: {engine} says it capped batches {sorted(capped)[:5]}..., not where the best k exceeds "
+                         "batch 1's")
+                return
+            for batch, k in enumerate(expected, start=1):
                 got = engine_config.schedule_k_at(engine, config["schedule"], batch, max(best))
                 if got != k:
                     out.fail(f"{d}: {engine}'s schedule runs k = {got} at batch {batch}, the serving model's best is {k}")
