@@ -120,8 +120,8 @@ ENGINES = {
                 "num_speculative_tokens_per_batch_size: list[tuple[int, int, int]] | None = None",
                 f"its rules: vllm/v1/spec_decode/dynamic/utils.py at {_VLLM_DSD}"),
             "prompt_lookup_max": _vllm("prompt_lookup_max: int | None = Field(default=None, ge=1)"),
-            "eagle": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
-                           'DFlashModelTypes]'),
+            "eagle3": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
+                            'DFlashModelTypes]'),
             "mtp": _vllm('MTPModelTypes = Literal["deepseek_mtp", ..., "mtp", ...]'),
             "draft_model": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
             "ngram": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
@@ -141,7 +141,7 @@ ENGINES = {
                                                 "sampled from the draft model in eagle2 each step.\"]"),
             "--speculative-num-draft-tokens": _sglang("speculative_num_draft_tokens: A[Optional[int], \"The number "
                                                       "of tokens sampled from the draft model in Speculative Decoding.\"]"),
-            "EAGLE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            "EAGLE3": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "NEXTN": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "STANDALONE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "NGRAM": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
@@ -197,6 +197,9 @@ ENGINES = {
         }),
 }
 CONFIG_ENGINES = tuple(ENGINES)
+# An "EAGLE or MTP head" draft is configured as an EAGLE-3 head (every engine's current EAGLE name:
+# vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) unless the target carries
+# its own multi-token-prediction module.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
 # draft then means that module): DeepSeek-V3's config has num_nextn_predict_layers 1.
 MTP_TARGETS = frozenset({"deepseek-v3"})
@@ -293,7 +296,7 @@ def _fixed_k(plan: dict) -> tuple[int, str]:
 def _vllm_lines(plan, kind, k_max, why_k):
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run vLLM without --speculative-config"}
-    method = {"eagle": "eagle", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
+    method = {"eagle": "eagle3", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
     config = {"method": method}
     names = ["--speculative-config", "method", method, "num_speculative_tokens"]
     if kind in ("eagle", "draft-model"):
@@ -320,7 +323,7 @@ def _sglang_lines(plan, kind, k_max, why_k):
     k, why = _fixed_k(plan)
     if k == 0:
         return {"supported": False, "reason": why + ": run SGLang without --speculative-algorithm"}
-    algorithm = {"eagle": "EAGLE", "mtp": "NEXTN", "draft-model": "STANDALONE", "ngram": "NGRAM"}[kind]
+    algorithm = {"eagle": "EAGLE3", "mtp": "NEXTN", "draft-model": "STANDALONE", "ngram": "NGRAM"}[kind]
     parts = ["--speculative-algorithm", algorithm]
     names = ["--speculative-algorithm", algorithm]
     if kind in ("eagle", "draft-model"):
