@@ -140,7 +140,12 @@ def draft_prefill_ms(settings: serving.ServingSettings, prompt_tokens: int) -> t
     """(the draft's prefill of one prompt, the target's), in ms, by the step model over
     ``prompt_tokens`` new tokens at that context: what a separate draft adds to the time to first
     token. Zero for n-gram lookup. The step model is calibrated on decode steps, not prefill: an
-    estimate, not validated."""
+    estimate, not validated.
+
+    >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, draft=serving.NGRAM)
+    >>> draft_prefill_ms(s, 1024)[0], draft_prefill_ms(s.with_(draft="llama-3.2-1b"), 1024)[0] > 0
+    (0.0, True)
+    """
     target = serving.TARGETS[settings.target]
     target_ms = serving.step_time_ms(target, settings, 1, prompt_tokens, prompt_tokens)
     shape = serving.draft_shape(settings)
@@ -258,6 +263,11 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None) ->
                       "sentence": f"The log's \u03b1 = {100 * log['alphaIid']:.1f}% (mean acceptance length "
                                   f"{log['meanAcceptanceLength']:.2f}) is what a draft gets on random tokens: a "
                                   f"benchmark's random dataset measures no real acceptance; measure on your prompts."})
+    elif log is None and alpha < RANDOM_TOKENS_ALPHA and settings.draft != serving.NGRAM:
+        found.append({"factor": "random", "number": alpha,
+                      "sentence": f"\u03b1 = {100 * alpha:.0f}% is what a draft gets on random tokens: if your figure "
+                                  f"came from a benchmark's random dataset, it measures no real acceptance; measure "
+                                  f"on your prompts."})
     if not found:
         found.append({"factor": "none", "number": result.speedup,
                       "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, below the "

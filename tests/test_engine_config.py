@@ -166,6 +166,10 @@ def test_diagnosis_names_each_factor_with_its_number():
     s = deployment.serving_settings(d, 40)
     items = production.diagnosis(s, 8, production.k_by_batch(s), log)
     assert any(item["factor"] == "random" and "5.0%" in item["sentence"] for item in items)
+    # without a log, a figure as low as random tokens is named too, and a good one is not
+    low = deployment.engine_answer(d, 8, "vllm")["diagnosis"]
+    assert any(item["factor"] == "random" and "8%" in item["sentence"] for item in low)
+    assert not any(item["factor"] == "random" for item in deployment.engine_answer(d, 70, "vllm")["diagnosis"])
 
 
 def _cli(*args):
