@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from . import serving
 
-__all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
+__all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "k_by_batch_steps", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
            "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
            "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
 
@@ -89,11 +89,26 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> li
     batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
     and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
     pure function: the panel's batch, k, price or engine changes reuse them)."""
-    return list(_k_by_batch(settings.with_(batch=1, lookahead=1), max_lookahead))
+    steps = k_by_batch_steps(settings, max_lookahead)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return list(done.value)
 
 
-@lru_cache(maxsize=16)
-def _k_by_batch(settings: serving.ServingSettings, max_lookahead: int) -> tuple:
+_KEPT: dict = {}   # k_by_batch's last answers, by settings without batch and lookahead
+KEEP = 16
+
+
+def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32):
+    """:func:`k_by_batch` as a generator that pauses every ``every`` batches (the in-browser
+    suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
+    the tuple; a kept answer returns at once."""
+    key = (settings.with_(batch=1, lookahead=1), max_lookahead)
+    if key in _KEPT:
+        return _KEPT[key]
+    settings = key[0]
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, alpha = settings.context, settings.acceptance / 100
     per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k))
@@ -107,7 +122,12 @@ def _k_by_batch(settings: serving.ServingSettings, max_lookahead: int) -> tuple:
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))
-    return tuple(result)
+        if batch % every == 0:
+            yield
+    if len(_KEPT) >= KEEP:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = tuple(result)
+    return _KEPT[key]
 
 
 def schedule_ranges(ks) -> list[tuple[int, int, int]]:

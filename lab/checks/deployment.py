@@ -212,9 +212,16 @@ def schedule_is_best_k(out):
         for batch in range(1, production.schedule_limit(settings) + 1):
             k, speedup = serving.best_lookahead(settings.with_(batch=batch), deployment.MAX_LOOKAHEAD)
             best.append(k if speedup > 1 else 0)
+            if batch % 8 == 0:
+                yield  # a pause: the browser answers a reader between two (lab.audit.run_check_steps)
+        ks = yield from production.k_by_batch_steps(settings, deployment.MAX_LOOKAHEAD, every=8)
+        out.visited += 1
+        if [k for k, _ in ks] != best:
+            out.fail(f"{d}: the panel's best k by batch differs from serving.best_lookahead's")
+            return
         for engine in ("vllm", "trtllm"):
             out.visited += 1
-            config = deployment.engine_answer(d, 71, engine, tpot_target_ms=None)["config"]
+            config = engine_config.configuration(engine, deployment.engine_plan(d, ks))
             if not config["supported"] or config["schedule"] is None:
                 if config["supported"] and len(set(best)) > 1:
                     out.fail(f"{d}: {engine} prints no schedule though the best k changes with the batch")
@@ -232,17 +239,21 @@ def schedule_is_best_k(out):
                 if got != k:
                     out.fail(f"{d}: {engine}'s schedule runs k = {got} at batch {batch}, the serving model's best is {k}")
                     return
-        yield
+            yield
 
 
 def cost_arithmetic(out):
     """Tokens/s per user is 1000 / TPOT, tokens/s per GPU is B 1000 / (TPOT g), and dollars per million
     output tokens times 3600 tokens/s per GPU over 10^6 gives back the price per GPU-hour, plain, at the
     reader's k and under the schedule; the plain and speculative TPOT are the serving model's ms per token."""
+    from .. import production
+
     for d in SCHEDULE_GRID:
+        ks = yield from production.k_by_batch_steps(deployment.serving_settings(d, 71), deployment.MAX_LOOKAHEAD,
+                                                    every=8)
         for price in (0.5, 2.5, 40.0):
             out.visited += 1
-            prod = deployment.engine_answer(d, 71, "vllm", price, None)["production"]
+            prod = production.production(deployment.serving_settings(d, 71), d.lookahead, price, None, ks)
             result = serving.serving(deployment.serving_settings(d, 71))
             if (prod["plain"]["tpotMs"] != result.plainMsPerToken
                     or abs(prod["speculative"]["tpotMs"] - result.specMsPerToken) > TOLERANCE * result.specMsPerToken):

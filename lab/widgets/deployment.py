@@ -287,7 +287,20 @@ def config_html(config: dict) -> str:
             f'<p class="lab-actions"><button type="button" data-action="copy" data-for="deployment-config-text" disabled>'
             f'Copy the configuration</button> <span class="copy-status" data-copy-status role="status"></span></p>'
             f'<ul class="dep-config-why" aria-label="Where each line comes from">{why}</ul>'
-            f'<p class="dep-config-schedule">Schedule by batch: {escape(config["scheduleSupport"])}.</p>')
+            f'<p class="dep-config-schedule">Schedule by batch: {escape(config["scheduleSupport"])}.</p>'
+            f'{_sources_html(config)}')
+
+
+def _sources_html(config: dict) -> str:
+    """Where each name the configuration prints is defined in the engine's source, as read
+    (:data:`lab.engine_config.ENGINES`)."""
+    table = engine_config.ENGINES[config["engine"]].names
+    items = "".join(
+        f'<li><code>{escape(name)}</code>: {escape(table[name].repo)} {escape(table[name].path)} '
+        + (f'at {escape(table[name].commit[:10])}' if table[name].commit else escape(table[name].locator))
+        + "</li>" for name in dict.fromkeys(config["names"]))
+    return (f'<p class="dep-config-sources-title">Where each name is defined:</p>'
+            f'<ul class="dep-config-sources">{items}</ul>')
 
 
 def schedule_html(schedule: list) -> str:
