@@ -20,7 +20,7 @@ def _registered(monkeypatch):
     monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
     monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
     monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll", "engineConfig", "schedule", "production",
-                                                 "diagnosis"))
+                                                 "prefill", "diagnosis"))
 
 
 def form_values(pg, kind) -> dict[str, str]:

@@ -17,7 +17,7 @@ from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
-           "config_html", "schedule_html", "production_html", "diagnosis_html"]
+           "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
 
 D = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
@@ -262,6 +262,7 @@ def _view(raw) -> dict:
             "engineConfig": config_html(extra["config"]),
             "schedule": schedule_html(extra["schedule"]),
             "production": production_html(extra["production"], d),
+            "prefill": prefill_html(extra["production"]),
             "diagnosis": diagnosis_html(extra["diagnosis"]),
         },
         "engineAnswer": {key: extra[key] for key in ("config", "schedule", "production", "diagnosis")},
@@ -307,14 +308,13 @@ def schedule_html(schedule: list) -> str:
     """The k schedule by batch as a table: each batch range with the serving model's best k (0: off)."""
     rows = "".join(f'<tr><td>{r["from"]}&ndash;{r["to"]}</td><td>{r["lookahead"] or "0 (speculation off)"}</td></tr>'
                    for r in schedule)
-    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="k by batch"><table>'
-            '<caption>The serving model\'s best lookahead k at every batch that fits</caption>'
-            f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table></div>')
+    return ('<table><caption>The serving model\'s best lookahead k at every batch that fits</caption>'
+            f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table>')
 
 
 def production_html(prod: dict, d) -> str:
     """TPOT, tokens/s per user and per GPU and $ per million output tokens, without speculation, at
-    the reader's k and under the schedule; the TPOT target's largest batches; the draft's prefill."""
+    the reader's k and under the schedule; the TPOT target's largest batches."""
     def row(title, t):
         return (f'<tr><th scope="row">{escape(title)}</th><td>{t["batch"]}</td><td>{t["lookahead"]}</td>'
                 f'<td>{_f(t["tpotMs"])}</td><td>{_f(t["tokensPerSecondPerUser"], 1)}</td>'
@@ -325,15 +325,18 @@ def production_html(prod: dict, d) -> str:
     for name, title in (("plain", "TPOT target, without"), ("scheduled", "TPOT target, the schedule")):
         t = prod.get("target", {}).get(name)
         rows += row(title, t) if t else f'<tr><th scope="row">{title}</th><td colspan="6">no batch meets it</td></tr>'
+    return (f'<table><caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT '
+            f'target {to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col"></th>'
+            '<th scope="col">batch</th><th scope="col">k</th><th scope="col">TPOT (ms)</th>'
+            '<th scope="col">tok/s per user</th><th scope="col">tok/s per GPU</th><th scope="col">$ per 1M tokens</th>'
+            f'</tr></thead><tbody>{rows}</tbody></table>')
+
+
+def prefill_html(prod: dict) -> str:
+    """What a separate draft adds to the time to first token: its prefill of the prompt."""
     pre = prod["prefill"]
     share = 100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0
-    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="Production terms"><table>'
-            f'<caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT target '
-            f'{to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col"></th><th scope="col">batch</th>'
-            '<th scope="col">k</th><th scope="col">TPOT (ms)</th><th scope="col">tok/s per user</th>'
-            '<th scope="col">tok/s per GPU</th><th scope="col">$ per 1M tokens</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table></div>'
-            f'<p class="dep-prefill">Time to first token: a separate draft prefills the prompt too, '
+    return (f'<p class="dep-prefill">Time to first token: a separate draft prefills the prompt too, '
             f'{_f(pre["draftMs"])} ms on the target\'s {_f(pre["targetMs"])} ms for {pre["promptTokens"]:,} tokens '
             f'({_f(share, 1)}% more; the step model\'s estimate, calibrated on decode steps, not on prefill).</p>')
 
