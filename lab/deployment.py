@@ -290,3 +290,40 @@ def ledger_verify_ms(costs: dict, lookahead: int) -> float:
                                      overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
                                      verifyTax=costs["verifyTax"])
     return ledger.ledger(settings).verifyMs + costs["overheadMs"]
+
+
+DEFAULT_DOLLARS_PER_GPU_HOUR = 2.5   # the panel's default price; the reader sets theirs
+DEFAULT_TPOT_TARGET_MS = 50.0        # the panel's default TPOT target (20 tokens/s a user)
+
+
+def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm",
+                  dollars_per_gpu_hour: float = DEFAULT_DOLLARS_PER_GPU_HOUR,
+                  tpot_target_ms=DEFAULT_TPOT_TARGET_MS, log=None, ks=None) -> dict:
+    """From the deployment's answer to the engine's settings: the k schedule by batch
+    (the serving model's best k at every batch, k = 0 past the crossover, :mod:`lab.production`),
+    the configuration for ``engine`` (:mod:`lab.engine_config`), the production terms and the
+    diagnosis (with ``log``, a :func:`lab.traces.analyse` result, when the reader pasted one),
+    all at the acceptance the instruments receive (whole percent). ``ks``: the best k by batch
+    (:func:`lab.production.k_by_batch`) when already computed."""
+    from . import engine_config, production
+
+    settings = serving_settings(d, acceptance_percent)
+    ks = production.k_by_batch(settings, MAX_LOOKAHEAD) if ks is None else list(ks)
+    plan = engine_plan(d, ks)
+    ranges = plan["ranges"]
+    return {"schedule": [{"from": low, "to": high, "lookahead": k} for low, high, k in ranges],
+            "kByBatch": ks, "config": engine_config.configuration(engine, plan),
+            "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, ks),
+            "diagnosis": production.diagnosis(settings, d.lookahead, ks, log)}
+
+
+def engine_plan(d: Deployment, ks) -> dict:
+    """What an engine configuration is built from (:func:`lab.engine_config.configuration`): the
+    deployment's pair and GPUs, its lookahead, the best k by batch ``ks`` as ranges, and the best k
+    and speedup at the deployment's batch."""
+    from . import production
+
+    ranges = production.schedule_ranges([k for k, _ in ks])
+    here = min(d.batch, len(ks)) - 1
+    return {"target": d.target, "draft": d.draft, "gpus": d.gpus, "lookahead": d.lookahead, "ranges": ranges,
+            "batch": d.batch, "batchK": ks[here][0], "bestSpeedup": ks[here][1]}

@@ -864,6 +864,25 @@
     });
   }
 
+  // <button data-action="copy" data-for="ID">: copies the text of the element ID (a configuration in a
+  // <pre>, say) and says so in the [data-copy-status] beside it. Delegated: the button may arrive in a
+  // swapped [data-figure].
+  function wireCopyButtons() {
+    document.addEventListener("click", async (event) => {
+      const button = event.target.closest && event.target.closest('button[data-action="copy"]');
+      if (!button) return;
+      const source = document.getElementById(button.dataset.for);
+      const note = button.parentElement.querySelector("[data-copy-status]");
+      if (!source) return;
+      try {
+        await navigator.clipboard.writeText(source.textContent);
+        if (note) note.textContent = "Copied.";
+      } catch {
+        if (note) note.textContent = "Select the text above and copy it.";
+      }
+    });
+  }
+
   // <input type="file" data-chunked data-max-bytes="N"> in a widget's form: the file is read in
   // 1 MB slices (async, so the page stays responsive), each posted to the worker as the widget's
   // "chunk" operation; <progress data-progress-for="ID"> shows how far it got and
@@ -1078,6 +1097,7 @@
     if (!failed) showProgress(received);  // the loading line and its bar, at once: the box keeps its height
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
     wireSendButtons();
+    wireCopyButtons();
     wireChunkedFiles();
     addEventListener("pagehide", flushUrl);
     document.addEventListener("visibilitychange", () => { if (document.hidden) flushUrl(); });

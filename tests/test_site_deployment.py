@@ -19,7 +19,8 @@ KIND, SELECTOR = "deployment", "#deployment-lab"
 def _registered(monkeypatch):
     monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
     monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
-    monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll"))
+    monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll", "engineConfig", "schedule", "production",
+                                                 "prefill", "diagnosis"))
 
 
 def form_values(pg, kind) -> dict[str, str]:
@@ -202,4 +203,36 @@ def test_settings_from_a_link_say_so(page):
     set_control(pg, "lookahead", "3", kind="ledger")
     wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
     assert origin(pg, "ledger") == LINKED_CHANGED
+    assert pg.console_errors == []
+
+
+def test_the_engine_configuration_is_copied_in_one_click_and_the_link_keeps_its_inputs(page):
+    """The reader picks an engine, a price and a TPOT target: the configuration, schedule, production
+    terms and diagnosis are CPython's for those controls, the Copy button (the page's generic
+    data-action="copy") puts the configuration's text on the clipboard, and the address carries the
+    three inputs (depConfig, depGpuHour, depTpotMs)."""
+    pg = page(viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"])
+    pg.goto(pg.base_url + "#deployment-lab")
+    wait_live(pg)
+    # the figures sit in a folded group: app.js fills them when it opens
+    pg.click(f"{SELECTOR} details.dep-details summary:has-text('Your engine')")
+    pg.click(f"{SELECTOR} details.dep-details summary:has-text('In production')")
+    set_control(pg, "configEngine", "trtllm")
+    set_control(pg, "gpuHour", "4")
+    set_control(pg, "tpotTarget", "30")
+    view = widget.view(form_values(pg, KIND))
+    assert "draft_len_schedule:" in view["engineAnswer"]["config"]["text"]
+    pg.wait_for_function("(t) => (document.getElementById('deployment-config-text') || {}).textContent === t",
+                         arg=view["engineAnswer"]["config"]["text"], timeout=30_000)
+    # and the last input's render: the production caption names the price and the target
+    pg.wait_for_function("() => /At \\$4 per GPU-hour.*TPOT target 30 ms/.test(document.querySelector("
+                         "'#deployment-lab [data-figure=production] caption')?.textContent || '')", timeout=30_000)
+    assert sitepage.mismatched_figures(pg, KIND, view) == []
+    pg.click(f"{SELECTOR} button[data-action='copy']")
+    pg.wait_for_function("() => document.querySelector('#deployment-lab [data-figure=engineConfig] "
+                         "[data-copy-status]').textContent === 'Copied.'")
+    assert pg.evaluate("() => navigator.clipboard.readText()") == view["engineAnswer"]["config"]["text"]
+    pg.wait_for_function("() => !document.documentElement.hasAttribute('data-url-pending')")
+    query = pg.evaluate("() => location.search")
+    assert "depConfig=trtllm" in query and "depGpuHour=4" in query and "depTpotMs=30" in query
     assert pg.console_errors == []

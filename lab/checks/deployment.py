@@ -264,6 +264,87 @@ def panel_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+SCHEDULE_GRID = (
+    deployment.DEFAULT_DEPLOYMENT,
+    deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, batch=16, context=2048),
+    deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", gpu="h100-sxm", gpus=4, batch=32, context=4096),
+    deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=32, context=4096,
+                          lookahead=3, precision="fp8"),
+)
+
+
+def schedule_is_best_k(out):
+    """vLLM's num_speculative_tokens_per_batch_size and TensorRT-LLM's draft_len_schedule, as printed and
+    read by each engine's own rule (lab.engine_config.schedule_k_at), give the serving model's best k
+    (lab.serving.best_lookahead, 0 where no k pays) at every batch that fits, for the panel's default, a
+    dense 8B on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on eight H200s;
+    TensorRT-LLM's only capped at batch 1's k (its validator), exactly where the configuration says."""
+    from .. import engine_config, production
+
+    for d in SCHEDULE_GRID:
+        settings = deployment.serving_settings(d, 71)
+        best = []
+        for batch in range(1, production.schedule_limit(settings) + 1):
+            k, speedup = serving.best_lookahead(settings.with_(batch=batch), deployment.MAX_LOOKAHEAD)
+            best.append(k if speedup > 1 else 0)
+            if batch % 8 == 0:
+                yield  # a pause: the browser answers a reader between two (lab.audit.run_check_steps)
+        ks = yield from production.k_by_batch_steps(settings, deployment.MAX_LOOKAHEAD, every=8)
+        out.visited += 1
+        if [k for k, _ in ks] != best:
+            out.fail(f"{d}: the panel's best k by batch differs from serving.best_lookahead's")
+            return
+        for engine in ("vllm", "trtllm"):
+            out.visited += 1
+            config = engine_config.configuration(engine, deployment.engine_plan(d, ks))
+            if not config["supported"] or config["schedule"] is None:
+                if config["supported"] and len(set(best)) > 1:
+                    out.fail(f"{d}: {engine} prints no schedule though the best k changes with the batch")
+                    return
+                continue
+            # TensorRT-LLM caps every k at batch 1's (its validator) and names the batches it capped
+            expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+            capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
+            if capped != {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}:
+                out.fail(f"{d}: {engine} says it capped batches {sorted(capped)[:5]}..., not where the best k exceeds "
+                         "batch 1's")
+                return
+            for batch, k in enumerate(expected, start=1):
+                got = engine_config.schedule_k_at(engine, config["schedule"], batch, max(best))
+                if got != k:
+                    out.fail(f"{d}: {engine}'s schedule runs k = {got} at batch {batch}, the serving model's best is {k}")
+                    return
+            yield
+
+
+def cost_arithmetic(out):
+    """Tokens/s per user is 1000 / TPOT, tokens/s per GPU is B 1000 / (TPOT g), and dollars per million
+    output tokens times 3600 tokens/s per GPU over 10^6 gives back the price per GPU-hour, plain, at the
+    reader's k and under the schedule; the plain and speculative TPOT are the serving model's ms per token."""
+    from .. import production
+
+    for d in SCHEDULE_GRID:
+        ks = yield from production.k_by_batch_steps(deployment.serving_settings(d, 71), deployment.MAX_LOOKAHEAD,
+                                                    every=8)
+        for price in (0.5, 2.5, 40.0):
+            out.visited += 1
+            prod = production.production(deployment.serving_settings(d, 71), d.lookahead, price, None, ks)
+            result = serving.serving(deployment.serving_settings(d, 71))
+            if (prod["plain"]["tpotMs"] != result.plainMsPerToken
+                    or abs(prod["speculative"]["tpotMs"] - result.specMsPerToken) > TOLERANCE * result.specMsPerToken):
+                out.fail(f"{d}: TPOT {prod['plain']['tpotMs']}, {prod['speculative']['tpotMs']} against the serving "
+                         f"model's {result.plainMsPerToken}, {result.specMsPerToken}")
+                return
+            for key in ("plain", "speculative", "scheduled"):
+                t = prod[key]
+                if (abs(t["tokensPerSecondPerUser"] * t["tpotMs"] - 1000) > 1e-9 * 1000
+                        or abs(t["tokensPerSecondPerGpu"] * t["tpotMs"] * d.gpus - 1000 * t["batch"]) > 1e-9 * 1000 * t["batch"]
+                        or abs(t["costPerMillionTokens"] * 3600 * t["tokensPerSecondPerGpu"] / 1e6 - price) > 1e-9 * price):
+                    out.fail(f"{d} at ${price}/GPU-hour, {key}: {t}")
+                    return
+        yield
+
+
 CHECKS = (
     ("deployment-units-round-trip", units_round_trip),
     ("deployment-unit-bounds-refused", unit_bounds_refused),
@@ -274,6 +355,8 @@ CHECKS = (
     ("deployment-policies-independent-is-ledger", policies_independent_is_the_ledger),
     ("deployment-view-names-bad-values", view_names_bad_values),
     ("deployment-readouts-match-model", panel_readouts_match_model),
+    ("deployment-schedule-is-best-k", schedule_is_best_k),
+    ("deployment-cost-arithmetic", cost_arithmetic),
 )
 
 

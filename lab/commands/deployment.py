@@ -4,6 +4,8 @@
                              [--measured-at K] [--target NAME --draft NAME --gpu NAME --gpus N --engine NAME]
                              [--precision bf16|fp8|fp4]
                              [--batch B --context L --lookahead K] [--json]
+                             [--config vllm|sglang|trtllm|llamacpp] [--dollars-per-gpu-hour X] [--tpot-target-ms X]
+                             [--log FILE]
 
 The acceptance is the reader's figure in its own unit, measured at ``--measured-at`` (default: the
 lookahead). Batch and context are powers of two, as the serving widget's sliders hold them.
@@ -12,6 +14,7 @@ lookahead). Batch and context are powers of two, as the serving widget's sliders
 __all__ = ["add_parser", "run", "VALUE_FLAGS"]
 
 from .. import deployment, serving
+from ..engine_config import CONFIG_ENGINES
 
 D = deployment.DEFAULT_DEPLOYMENT
 UNIT_FLAGS = {"--alpha": "alpha", "--acceptance-rate": "rate", "--mean-acceptance-length": "length"}
@@ -23,7 +26,10 @@ NAMES = {"--target": ("target", tuple(serving.TARGETS)), "--draft": ("draft", se
          "--precision": ("precision", tuple(serving.PRECISIONS))}
 # lab.cli joins these flags with their values (so '-1' reaches the range check) and names what a
 # flag left without a value accepts; it reads this subcommand's table only.
-VALUE_FLAGS = {**RANGES, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
+CONFIG_FLAGS = {"--config": "one of vllm, sglang, trtllm, llamacpp",
+                "--dollars-per-gpu-hour": "a price from 0.01 to 1000 dollars", "--tpot-target-ms": "a number from 0.1 to 10000",
+                "--log": "a file with your engine's speculative-decoding log lines"}
+VALUE_FLAGS = {**RANGES, **CONFIG_FLAGS, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
                "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
                **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
 
@@ -41,6 +47,12 @@ def add_parser(commands):
     parser.add_argument("--batch", default=str(D.batch), metavar="B", help=RANGES["--batch"])
     parser.add_argument("--context", default=str(D.context), metavar="L", help=RANGES["--context"])
     parser.add_argument("--lookahead", default=str(D.lookahead), metavar="K", help=RANGES["--lookahead"])
+    parser.add_argument("--config", default=None, metavar="ENGINE", help=CONFIG_FLAGS["--config"])
+    parser.add_argument("--dollars-per-gpu-hour", dest="dollars", default=str(deployment.DEFAULT_DOLLARS_PER_GPU_HOUR),
+                        metavar="X", help="price of one GPU-hour in dollars")
+    parser.add_argument("--tpot-target-ms", dest="tpot_target", default=str(deployment.DEFAULT_TPOT_TARGET_MS),
+                        metavar="X", help="time per output token the deployment must meet, ms")
+    parser.add_argument("--log", default=None, metavar="FILE", help=CONFIG_FLAGS["--log"])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(instrument="deployment")
     return parser
@@ -105,4 +117,54 @@ def run(args):
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
     if not srv["fits"]:
         lines.append(serving.memory_note(deployment.serving_settings(d, result["acceptancePercent"])))
+    engine = args.config or "vllm"
+    if engine not in CONFIG_ENGINES:
+        raise UsageError(f"--config must be {CONFIG_FLAGS['--config']}, got {engine!r}")
+    dollars = parse_number("--dollars-per-gpu-hour", args.dollars, 0.01, 1000)
+    tpot_target = parse_number("--tpot-target-ms", args.tpot_target, 0.1, 10000)
+    log = _log(args.log)
+    extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log)
+    prod = extra["production"]
+    document.update({"config": extra["config"], "schedule": extra["schedule"],
+                     "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
+                     "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
+                     "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
+                     "production": prod, "diagnosis": extra["diagnosis"], "log": log})
+    if args.config:
+        config = extra["config"]
+        lines = [config["text"] if config["supported"] else f"# {config['label']}: {config['reason']}"]
+        lines += [f"#   {line['text'][:40]}...: {line['why']}" for line in config["lines"] if line["why"]]
+        return document, "\n".join(lines), 0
+    lines.append("schedule: " + ", ".join(f"batch {r['from']}-{r['to']}: k = {r['lookahead']}" for r in extra["schedule"]))
+    for name in ("plain", "speculative", "scheduled"):
+        t = prod[name]
+        lines.append(f"{name} (k = {t['lookahead']}) at batch {t['batch']}: TPOT {t['tpotMs']:.2f} ms, "
+                     f"{t['tokensPerSecondPerUser']:.1f} tok/s per user, {t['tokensPerSecondPerGpu']:.1f} tok/s per GPU, "
+                     f"${t['costPerMillionTokens']:.3f} per 1M output tokens at ${dollars:g}/GPU-hour")
+    for name, t in prod.get("target", {}).items():
+        lines.append(f"TPOT <= {tpot_target:g} ms, {name}: " + ("no batch meets it" if t is None else
+                     f"largest batch {t['batch']} (k = {t['lookahead']}), {t['tokensPerSecondPerGpu']:.1f} tok/s per GPU"))
+    pre = prod["prefill"]
+    lines.append(f"prefill of {pre['promptTokens']} tokens: the draft adds {pre['draftMs']:.2f} ms to the target's "
+                 f"{pre['targetMs']:.2f} ms (step model, not validated on prefill)")
+    lines += [f"diagnosis: {item['sentence']}" for item in extra["diagnosis"]]
     return document, "\n".join(lines), 0
+
+
+def _log(path):
+    """The trace reader's analysis of the log at ``path`` (lab.traces), or None without one."""
+    from ..cli import UsageError
+
+    if path is None:
+        return None
+    from .. import traces
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(4_000_000)
+    except OSError as error:
+        raise UsageError(f"--log: cannot read {path!r} ({error.strerror or error})") from None
+    try:
+        return traces.analyse(traces.parse(text))
+    except ValueError as error:
+        raise UsageError(f"--log: {error}") from None

@@ -11,12 +11,13 @@ bad value comes back as a note naming it and what is valid, and the defaults sta
 
 import json
 
-from .. import deployment, serving
+from .. import deployment, engine_config, serving
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls
 
-__all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS"]
+__all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
+           "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
 
 D = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
@@ -34,6 +35,11 @@ SLIDERS = (
            url_key="depBatchLog2", base=2),
     Slider("contextExp", "Context L", 9, 17, 1, D.context.bit_length() - 1, "tokens", integer=True,
            url_key="depContextLog2", base=2),
+    # the production terms' inputs: the link carries them (dep... keys)
+    Slider("gpuHour", "Price per GPU-hour ($)", 0.01, 1000, 0.01, deployment.DEFAULT_DOLLARS_PER_GPU_HOUR, "$",
+           url_key="depGpuHour", control="number"),
+    Slider("tpotTarget", "TPOT target (ms)", 0.1, 10000, 0.1, deployment.DEFAULT_TPOT_TARGET_MS, "ms",
+           url_key="depTpotMs", control="number"),
 )
 CHOICES = (
     Choice("unit", "depUnit", "Its unit", dict(deployment.UNITS), DEFAULT_UNIT),
@@ -42,6 +48,8 @@ CHOICES = (
     Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
     Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
     Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
+    Choice("configEngine", "depConfig", "Configuration for",
+           {name: table.label for name, table in engine_config.ENGINES.items()}, "vllm"),
 )
 CONTROLS = (*SLIDERS, *CHOICES)
 
@@ -223,6 +231,8 @@ def _view(raw) -> dict:
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     result = deployment.answer(d, alpha)
     units = deployment.units_at(alpha, d.lookahead)
+    extra = deployment.engine_answer(d, result["acceptancePercent"], params["configEngine"], params["gpuHour"],
+                                     params["tpotTarget"])
     srv = result["serving"]
     live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
             + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
@@ -249,7 +259,13 @@ def _view(raw) -> dict:
         "figures": {
             "instruments": instruments_html(d, params, result),
             "sendAll": send_all_html(d, params, result),
+            "engineConfig": config_html(extra["config"]),
+            "schedule": schedule_html(extra["schedule"]),
+            "production": production_html(extra["production"], d),
+            "prefill": prefill_html(extra["production"]),
+            "diagnosis": diagnosis_html(extra["diagnosis"]),
         },
+        "engineAnswer": {key: extra[key] for key in ("config", "schedule", "production", "diagnosis")},
     }
 
 
@@ -259,3 +275,73 @@ def page_context() -> dict:
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS),
             "choices": [{"name": c.name, "label": c.label, "options": list(c.options.items())} for c in CHOICES]}
+
+
+def config_html(config: dict) -> str:
+    """The engine's configuration in a <pre> the reader copies in one click (the page's generic
+    ``data-action="copy"``), then each line's number from the answer."""
+    if not config["supported"]:
+        return f'<p class="dep-config-none">{escape(config["label"])}: {escape(config["reason"])}.</p>'
+    why = "".join(f"<li><code>{escape(line['text'][:60])}{'...' if len(line['text']) > 60 else ''}</code>: "
+                  f"{escape(line['why'])}</li>" for line in config["lines"] if line["why"])
+    return (f'<pre class="dep-config" id="deployment-config-text">{escape(config["text"])}</pre>'
+            f'<p class="lab-actions"><button type="button" data-action="copy" data-for="deployment-config-text" disabled>'
+            f'Copy the configuration</button> <span class="copy-status" data-copy-status role="status"></span></p>'
+            f'<ul class="dep-config-why" aria-label="Where each line comes from">{why}</ul>'
+            f'<p class="dep-config-schedule">Schedule by batch: {escape(config["scheduleSupport"])}.</p>'
+            f'{_sources_html(config)}')
+
+
+def _sources_html(config: dict) -> str:
+    """Where each name the configuration prints is defined in the engine's source, as read
+    (:data:`lab.engine_config.ENGINES`)."""
+    table = engine_config.ENGINES[config["engine"]].names
+    items = "".join(
+        f'<li><code>{escape(name)}</code>: {escape(table[name].repo)} {escape(table[name].path)} '
+        + (f'at {escape(table[name].commit[:10])}' if table[name].commit else escape(table[name].locator))
+        + "</li>" for name in dict.fromkeys(config["names"]))
+    return (f'<p class="dep-config-sources-title">Where each name is defined:</p>'
+            f'<ul class="dep-config-sources">{items}</ul>')
+
+
+def schedule_html(schedule: list) -> str:
+    """The k schedule by batch as a table: each batch range with the serving model's best k (0: off)."""
+    rows = "".join(f'<tr><td>{r["from"]}&ndash;{r["to"]}</td><td>{r["lookahead"] or "0 (speculation off)"}</td></tr>'
+                   for r in schedule)
+    return ('<table><caption>The serving model\'s best lookahead k at every batch that fits</caption>'
+            f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table>')
+
+
+def production_html(prod: dict, d) -> str:
+    """TPOT, tokens/s per user and per GPU and $ per million output tokens, without speculation, at
+    the reader's k and under the schedule; the TPOT target's largest batches."""
+    def row(title, t):
+        return (f'<tr><th scope="row">{escape(title)}</th><td>{t["batch"]}</td><td>{t["lookahead"]}</td>'
+                f'<td>{_f(t["tpotMs"])}</td><td>{_f(t["tokensPerSecondPerUser"], 1)}</td>'
+                f'<td>{_f(t["tokensPerSecondPerGpu"], 1)}</td><td>${_f(t["costPerMillionTokens"], 3)}</td></tr>')
+
+    rows = row("without speculation", prod["plain"]) + row("at your k", prod["speculative"]) + \
+        row("the schedule", prod["scheduled"])
+    for name, title in (("plain", "TPOT target, without"), ("scheduled", "TPOT target, the schedule")):
+        t = prod.get("target", {}).get(name)
+        rows += row(title, t) if t else f'<tr><th scope="row">{title}</th><td colspan="6">no batch meets it</td></tr>'
+    return (f'<table><caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT '
+            f'target {to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col"></th>'
+            '<th scope="col">batch</th><th scope="col">k</th><th scope="col">TPOT (ms)</th>'
+            '<th scope="col">tok/s per user</th><th scope="col">tok/s per GPU</th><th scope="col">$ per 1M tokens</th>'
+            f'</tr></thead><tbody>{rows}</tbody></table>')
+
+
+def prefill_html(prod: dict) -> str:
+    """What a separate draft adds to the time to first token: its prefill of the prompt."""
+    pre = prod["prefill"]
+    share = 100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0
+    return (f'<p class="dep-prefill">Time to first token: a separate draft prefills the prompt too, '
+            f'{_f(pre["draftMs"])} ms on the target\'s {_f(pre["targetMs"])} ms for {pre["promptTokens"]:,} tokens '
+            f'({_f(share, 1)}% more; the step model\'s estimate, calibrated on decode steps, not on prefill).</p>')
+
+
+def diagnosis_html(items: list) -> str:
+    """One sentence per limiting factor, with the number that shows it."""
+    return ('<ul class="dep-diagnosis" aria-label="Diagnosis">'
+            + "".join(f"<li>{escape(item['sentence'])}</li>" for item in items) + "</ul>")

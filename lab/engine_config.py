@@ -1,0 +1,428 @@
+"""From the deployment's answer to an engine's settings: the flag and key names of vLLM, SGLang,
+TensorRT-LLM and llama.cpp, each pinned to where it is defined in that engine's source, and the
+configuration text built from them.
+
+Every name a configuration prints is a row of :data:`ENGINES` (a flag, a JSON or YAML key, or a
+value such as an algorithm's name) with the file, the commit of the copy read and the line that
+defines it, so a renamed flag is found by reading that line again. The rows were read on
+2026-12-03 through the code index (stored copies of each repository; where the copy's commit is
+not known, its length and the character offset of the line are recorded instead, ``locator``).
+A name that could not be read in the engine's source is not here and is never printed:
+
+* TensorRT-LLM: ``acceptance_rate_threshold`` (a test constructs ``MTPDecodingConfig`` with it,
+  but the copy of ``llm_args.py`` read has ``acceptance_window`` / ``acceptance_length_threshold``
+  instead), and the ``decoding_type`` of a separate draft model or of n-gram lookup: for those
+  pairs no TensorRT-LLM configuration is written.
+* llama.cpp: ``--draft-max`` and ``--draft-min`` (the issue's names) are removed at the commit
+  read ("the argument has been removed. use --spec-draft-n-max ..."); the configuration uses
+  ``--spec-draft-n-max``, ``--spec-draft-n-min`` and ``--spec-draft-p-min`` (``--draft-p-min``
+  remains an alias of the last).
+* Tensor parallelism is left to the reader (a comment names the GPU count): no engine's
+  tensor-parallel flag was read.
+
+Schedules by batch (k = 0 past the crossover):
+
+* vLLM ``num_speculative_tokens_per_batch_size``: a list of inclusive ``[from, to, k]`` ranges,
+  the first starting at batch 1, sorted and not overlapping, k >= 0; a batch in a gap takes the
+  previous range's k and one past the last range the last k; every k is capped at
+  ``num_speculative_tokens`` (vllm/v1/spec_decode/dynamic/utils.py,
+  ``validate_and_normalize_dynamic_sd_schedule`` and ``build_dynamic_sd_schedule_lookup``).
+* TensorRT-LLM ``draft_len_schedule``: ``{batch: k}`` where a key is the largest batch its k
+  applies to (from the previous key + 1) and a batch past the largest key drafts 0 tokens
+  (tensorrt_llm/_torch/speculative/utils.py ``get_draft_len_for_batch_size``, ``bisect_left``;
+  ``min_draft_len`` 0 by default). Its validator (llm_args.py
+  ``validate_draft_len_schedule_and_sort``) wants the smallest key's k equal to ``max_draft_len``
+  and no k above it, so where the best k rises above batch 1's (a mixture of experts can) the
+  schedule is capped there and says so (:func:`trtllm_capped`). Vanilla MTP with more than one
+  MTP module ignores the schedule.
+* SGLang: no schedule by batch. ``--speculative-adaptive`` "dynamically adjusts num_steps based
+  on acceptance rate", not on the batch; the configuration runs the k best at the reader's batch.
+* llama.cpp: no schedule by batch (slots draft independently; ``--spec-draft-n-min`` /
+  ``--spec-draft-p-min`` cut a draft by the draft's own confidence); the reader's batch's k.
+
+Standard library only.
+"""
+
+import json
+from typing import NamedTuple
+
+__all__ = ["Source", "Engine", "ENGINES", "CONFIG_ENGINES", "configuration", "names_in", "vllm_schedule",
+           "trtllm_schedule", "trtllm_capped", "schedule_k_at", "MTP_TARGETS"]
+
+
+class Source(NamedTuple):
+    """Where a name is defined: repository, file, the commit of the copy read (or ``locator``
+    when the copy's commit is unknown) and the defining line as read."""
+
+    repo: str
+    path: str
+    commit: str
+    definition: str
+    locator: str = ""
+
+
+class Engine(NamedTuple):
+    """One engine's table: its label, the version whose names the configuration follows, what it
+    supports as a schedule by batch, and every name a configuration may print, with its source."""
+
+    name: str
+    label: str
+    version: str
+    schedule: str
+    names: dict
+
+
+_VLLM_SPEC = "002e77c1f0ef9b19cff8b9e21cfbd6feb3d6b443"
+_VLLM_DSD = "14b450ca590cbff96e7004bdb147a5d3acf5a4f6"
+_SGLANG = "001067fffe33427bee0ed2f007fb7551a1d76b44"
+_TRTLLM_UTILS = "011d0933dcb5e592f5fa2626beaf42a96324c578"
+_TRTLLM_ARGS_COPY = "stored copy of 256,191 characters (code index id 55143598664)"
+_LLAMA = "00dc8057ab28c9cb4c79a6dd6dfce07fe779f63b"
+
+
+def _src(repo, path, commit, definition, locator=""):
+    return Source(repo, path, commit, definition, locator)
+
+
+def _vllm(definition):
+    return _src("vllm-project/vllm", "vllm/config/speculative.py", _VLLM_SPEC, definition)
+
+
+def _sglang(definition):
+    return _src("sgl-project/sglang", "python/sglang/srt/server_args.py", _SGLANG, definition)
+
+
+def _trt(definition, where):
+    return _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "", definition, f"{_TRTLLM_ARGS_COPY}, {where}")
+
+
+def _llama(definition):
+    return _src("ggml-org/llama.cpp", "tools/server/README.md (generated from common/arg.cpp between HELP_START and "
+                "HELP_END)", _LLAMA, definition)
+
+
+ENGINES = {
+    "vllm": Engine(
+        "vllm", "vLLM", "vLLM main at commit 002e77c1 (2026); the batch schedule since pull request #32374 "
+        "(Dynamic SD, 2026), in the 0.26.1rc1 nightlies (issue #51510)",
+        "num_speculative_tokens_per_batch_size: inclusive [from, to, k] ranges, k = 0 off",
+        {
+            "--speculative-config": _src(
+                "vllm-project/vllm", "vllm/engine/arg_utils.py", "",
+                'vllm_group.add_argument("--speculative-config", "-sc", **vllm_kwargs["speculative_config"])',
+                "stored copy of 387,529 characters (code index id 60142659630), character 52,232; the value is "
+                "parsed with json.loads"),
+            "method": _vllm("method: SpeculativeMethod | None = None"),
+            "model": _vllm("model: str | None = None"),
+            "num_speculative_tokens": _vllm("num_speculative_tokens: int = Field(default=None, gt=0)"),
+            "num_speculative_tokens_per_batch_size": _src(
+                "vllm-project/vllm", "vllm/config/speculative.py", _VLLM_SPEC,
+                "num_speculative_tokens_per_batch_size: list[tuple[int, int, int]] | None = None",
+                f"its rules: vllm/v1/spec_decode/dynamic/utils.py at {_VLLM_DSD}"),
+            "prompt_lookup_max": _vllm("prompt_lookup_max: int | None = Field(default=None, ge=1)"),
+            "eagle3": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
+                            'DFlashModelTypes]'),
+            "mtp": _vllm('MTPModelTypes = Literal["deepseek_mtp", ..., "mtp", ...]'),
+            "draft_model": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
+            "ngram": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
+        }),
+    "sglang": Engine(
+        "sglang", "SGLang", "SGLang main at commit 001067ff (2026); each field of ServerArgs is the flag of its "
+        "name with dashes",
+        "none by batch: --speculative-adaptive adjusts num_steps by acceptance rate, not batch",
+        {
+            "--speculative-algorithm": _sglang("speculative_algorithm: A[Optional[str], \"Speculative algorithm. "
+                                               "Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK. ...\"]"),
+            "--speculative-draft-model-path": _sglang("speculative_draft_model_path: A[Optional[str], Arg(help=..., "
+                                                      "aliases=[\"--speculative-draft-model\"])]"),
+            "--speculative-num-steps": _sglang("speculative_num_steps: A[Optional[int], \"The number of steps "
+                                               "sampled from draft model in Speculative Decoding.\"]"),
+            "--speculative-eagle-topk": _sglang("speculative_eagle_topk: A[Optional[int], \"The number of tokens "
+                                                "sampled from the draft model in eagle2 each step.\"]"),
+            "--speculative-num-draft-tokens": _sglang("speculative_num_draft_tokens: A[Optional[int], \"The number "
+                                                      "of tokens sampled from the draft model in Speculative Decoding.\"]"),
+            "EAGLE3": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            "NEXTN": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            "STANDALONE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            "NGRAM": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+        }),
+    "trtllm": Engine(
+        "trtllm", "TensorRT-LLM", "TensorRT-LLM main (2026): DecodingBaseConfig as in the copy of llm_args.py read, "
+        "the schedule's rule at commit 011d0933",
+        "draft_len_schedule: {largest batch: k}, speculation off past the largest key",
+        {
+            "speculative_config": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
+                                       'speculative_config: SpeculativeConfig = Field(default=None, '
+                                       'description="Speculative decoding config.")',
+                                       "stored copy of 121,745 characters (code index id 1090804222), character 62,888"),
+            "decoding_type": _trt('decoding_type: Literal["Eagle3"] = Field(default="Eagle3")',
+                                  "in the page read from character 82,000 to 98,000"),
+            "max_draft_len": _trt("EagleDecodingConfig.validate_eagle_config: 'if self.max_draft_len is None or "
+                                  "self.max_draft_len == 0: raise ValueError(\"max_draft_len must be > 0 for Eagle\")'",
+                                  "in the page read from character 82,000 to 98,000"),
+            "speculative_model": _trt("speculative_model: Optional[Union[str, Path]] = Field(default=None, "
+                                      "validation_alias=AliasChoices(\"speculative_model\", \"speculative_model_dir\"))",
+                                      "in the excerpt ending at character 69,405"),
+            "draft_len_schedule": _src(
+                "NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
+                "draft_len_schedule: Optional[dict[int, int]] = Field(default=None, description=\"... {4:4, 8:2, 32:1} "
+                "- Batch sizes 1-4: use draft_len=4 ... 33+: use draft_len=0 (implicit, speculation disabled)\")",
+                f"{_TRTLLM_ARGS_COPY}, character 69,405; its validator validate_draft_len_schedule_and_sort in the "
+                f"page read from character 70,400 to 86,400 (smallest key's k == max_draft_len, no k above it); "
+                f"its rule: tensorrt_llm/_torch/speculative/utils.py get_draft_len_for_batch_size at {_TRTLLM_UTILS}"),
+            "Eagle3": _trt('class Eagle3DecodingConfig(EagleDecodingConfig): decoding_type: Literal["Eagle3"]',
+                           "in the page read from character 82,000 to 98,000"),
+            "MTP": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
+                        'class MTPDecodingConfig(DecodingBaseConfig): decoding_type: ClassVar[str] = "MTP"',
+                        "stored copy of 95,434 characters (code index id 1520735490), character 18,257"),
+        }),
+    "llamacpp": Engine(
+        "llamacpp", "llama.cpp", "llama.cpp master at commit 00dc8057 (2026), llama-server",
+        "none by batch (each slot drafts alone; --spec-draft-p-min cuts a draft by the draft's confidence)",
+        {
+            "--spec-draft-model": _llama("| `--spec-draft-model, -md, --model-draft FNAME` | draft model for speculative "
+                                         "decoding (default: unused) |"),
+            "--spec-type": _llama("| `--spec-type none,draft-simple,draft-eagle3,draft-mtp,draft-dflash,draft-dspark,"
+                                  "ngram-simple,...` | comma-separated list of types of speculative decoding to use |"),
+            "--spec-draft-n-max": _llama("| `--spec-draft-n-max N` | number of tokens to draft for speculative "
+                                         "decoding (default: 3) |"),
+            "--spec-draft-n-min": _llama("| `--spec-draft-n-min N` | minimum number of draft tokens to use for "
+                                         "speculative decoding (default: 0) |"),
+            "--spec-draft-p-min": _llama("| `--spec-draft-p-min, --draft-p-min P` | minimum speculative decoding "
+                                         "probability (greedy) (default: 0.00) |"),
+            "draft-simple": _llama("--spec-type none,draft-simple,draft-eagle3,draft-mtp,..."),
+            "draft-mtp": _llama("--spec-type none,draft-simple,draft-eagle3,draft-mtp,..."),
+            "draft-eagle3": _llama("--spec-type none,draft-simple,draft-eagle3,draft-mtp,..."),
+            "ngram-simple": _llama("--spec-type ...,ngram-simple,ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache"),
+        }),
+}
+CONFIG_ENGINES = tuple(ENGINES)
+# An "EAGLE or MTP head" draft is configured as an EAGLE-3 head (every engine's current EAGLE name:
+# vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) unless the target carries
+# its own multi-token-prediction module.
+# Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
+# draft then means that module): DeepSeek-V3's config has num_nextn_predict_layers 1.
+MTP_TARGETS = frozenset({"deepseek-v3"})
+
+
+def vllm_schedule(ranges) -> list:
+    """vLLM's ``num_speculative_tokens_per_batch_size`` from ``(from, to, k)`` ranges covering
+    batches 1..N: the ranges as lists (the last range's k also holds past N, as vLLM applies it).
+
+    >>> vllm_schedule([(1, 12, 4), (13, 95, 2), (96, 420, 0)])
+    [[1, 12, 4], [13, 95, 2], [96, 420, 0]]
+    """
+    return [[low, high, k] for low, high, k in ranges]
+
+
+def trtllm_schedule(ranges) -> dict:
+    """TensorRT-LLM's ``draft_len_schedule`` from the same ranges: each range's last batch keyed to
+    its k; ranges of k = 0 at the end are dropped, since a batch past the largest key drafts 0.
+
+    >>> trtllm_schedule([(1, 12, 4), (13, 95, 2), (96, 420, 0)])
+    {12: 4, 95: 2}
+    """
+    kept = list(ranges)
+    while kept and kept[-1][2] == 0:
+        kept.pop()
+    return {high: k for _, high, k in kept}
+
+
+def schedule_k_at(engine: str, schedule, batch: int, num_tokens: int) -> int:
+    """The k an engine runs at ``batch`` under the schedule as printed, by the engine's own rule
+    (module docstring): what the checks compare with the serving model's best k.
+
+    >>> schedule_k_at("vllm", [[1, 12, 4], [13, 95, 2]], 200, 4), schedule_k_at("trtllm", {12: 4, 95: 2}, 96, 4)
+    (2, 0)
+    """
+    if engine == "vllm":
+        k = None
+        for low, high, value in schedule:
+            if batch >= low:
+                k = value
+        return min(num_tokens, k)
+    for key in sorted(schedule):
+        if batch <= key:
+            return schedule[key]
+    return 0
+
+
+def _draft_kind(target: str, draft: str) -> str:
+    from .serving import EAGLE, NGRAM
+
+    if draft == NGRAM:
+        return "ngram"
+    if draft == EAGLE:
+        return "mtp" if target in MTP_TARGETS else "eagle"
+    return "draft-model"
+
+
+def configuration(engine: str, plan: dict) -> dict:
+    """One engine's configuration for ``plan`` (``target``, ``draft``, ``gpus``, ``lookahead``: the
+    largest k the schedule runs, ``ranges``: ``(from, to, k)`` by batch, ``batch``, ``batchK``: the
+    k best at the reader's batch, ``speedup``, ``bestSpeedup``): ``lines`` (each ``text`` with
+    ``why``, the number of the answer it comes from), ``text`` (what the reader copies),
+    ``names`` (every flag, key and value printed, each a row of :data:`ENGINES`), ``schedule``
+    (as the engine takes it, or None) and ``supported`` (False with ``reason`` where no name
+    could be verified)."""
+    table = ENGINES[engine]
+    kind = _draft_kind(plan["target"], plan["draft"])
+    k_max = max([k for _, _, k in plan["ranges"]] + [plan["lookahead"]])
+    header = [f"# {table.label}: names as in {table.version}",
+              f"# {plan['gpus']} GPU(s): set your engine's tensor-parallel size to {plan['gpus']}"]
+    why_k = (f"k = {k_max}: the largest k the schedule runs (the serving model's best k at batch "
+             f"{plan['ranges'][0][0]}-{plan['ranges'][0][1]})")
+    maker = {"vllm": _vllm_lines, "sglang": _sglang_lines, "trtllm": _trtllm_lines, "llamacpp": _llama_lines}[engine]
+    result = maker(plan, kind, k_max, why_k)
+    if not result["supported"]:
+        return {"engine": engine, "label": table.label, "version": table.version, "supported": False,
+                "reason": result["reason"], "lines": [], "text": "", "names": [], "schedule": None,
+                "scheduleSupport": table.schedule, "capped": []}
+    lines = [{"text": text, "why": ""} for text in header] + result["lines"]
+    return {"engine": engine, "label": table.label, "version": table.version, "supported": True, "reason": "",
+            "lines": lines, "text": "\n".join(line["text"] for line in lines), "names": result["names"],
+            "schedule": result["schedule"], "scheduleSupport": table.schedule,
+            "capped": [{"from": low, "to": high, "lookahead": k} for low, high, k in result.get("lowered", [])]}
+
+
+def _fixed_k(plan: dict) -> tuple[int, str]:
+    """The one k an engine without a batch schedule runs: the best k at the reader's batch."""
+    k = plan["batchK"]
+    return k, (f"k = {k}: the serving model's best k at your batch {plan['batch']} "
+               f"({plan['bestSpeedup']:.2f}x)" if k else
+               f"speculation off: at your batch {plan['batch']} no k pays (best {plan['bestSpeedup']:.2f}x)")
+
+
+def _vllm_lines(plan, kind, k_max, why_k):
+    if k_max == 0:
+        return {"supported": False, "reason": "no k pays at any batch: run vLLM without --speculative-config"}
+    method = {"eagle": "eagle3", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
+    config = {"method": method}
+    names = ["--speculative-config", "method", method, "num_speculative_tokens"]
+    if kind in ("eagle", "draft-model"):
+        config["model"] = "DRAFT_CHECKPOINT"
+        names.append("model")
+    config["num_speculative_tokens"] = k_max
+    if kind == "ngram":
+        config["prompt_lookup_max"] = 4
+        names.append("prompt_lookup_max")
+    schedule = vllm_schedule(plan["ranges"])
+    if len({k for _, _, k in plan["ranges"]}) > 1:
+        config["num_speculative_tokens_per_batch_size"] = schedule
+        names.append("num_speculative_tokens_per_batch_size")
+    else:
+        schedule = None
+    lines = [{"text": f"vllm serve TARGET_MODEL --speculative-config '{json.dumps(config)}'",
+              "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
+                     + ("; the schedule: the serving model's best k by batch, 0 past the crossover"
+                        if schedule else "; one k at every batch, so no schedule")}]
+    return {"supported": True, "lines": lines, "names": names, "schedule": schedule}
+
+
+def _sglang_lines(plan, kind, k_max, why_k):
+    k, why = _fixed_k(plan)
+    if k == 0:
+        return {"supported": False, "reason": why + ": run SGLang without --speculative-algorithm"}
+    algorithm = {"eagle": "EAGLE3", "mtp": "NEXTN", "draft-model": "STANDALONE", "ngram": "NGRAM"}[kind]
+    parts = ["--speculative-algorithm", algorithm]
+    names = ["--speculative-algorithm", algorithm]
+    if kind in ("eagle", "draft-model"):
+        parts += ["--speculative-draft-model-path", "DRAFT_CHECKPOINT"]
+        names.append("--speculative-draft-model-path")
+    if kind != "ngram":
+        parts += ["--speculative-num-steps", str(k), "--speculative-eagle-topk", "1"]
+        names += ["--speculative-num-steps", "--speculative-eagle-topk"]
+    parts += ["--speculative-num-draft-tokens", str(k + 1)]
+    names.append("--speculative-num-draft-tokens")
+    lines = [{"text": "python -m sglang.launch_server --model-path TARGET_MODEL " + " ".join(parts),
+              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: top-k 1, k + 1 = {k + 1} "
+                     "tokens verified; SGLang has no schedule by batch"}]
+    return {"supported": True, "lines": lines, "names": names, "schedule": None}
+
+
+def trtllm_capped(ranges) -> tuple[list, list]:
+    """TensorRT-LLM's validator wants the smallest key's k equal to ``max_draft_len`` and no k above
+    it (``validate_draft_len_schedule_and_sort``): the ranges with every k capped at batch 1's k,
+    runs merged, and the ranges where the cap lowered the serving model's best k.
+
+    >>> trtllm_capped([(1, 2, 4), (3, 9, 6), (10, 20, 2)])
+    ([(1, 9, 4), (10, 20, 2)], [(3, 9, 6)])
+    """
+    cap = ranges[0][2]
+    capped, lowered = [], [r for r in ranges if r[2] > cap]
+    for low, high, k in ranges:
+        k = min(k, cap)
+        if capped and capped[-1][2] == k:
+            capped[-1] = (capped[-1][0], high, k)
+        else:
+            capped.append((low, high, k))
+    return capped, lowered
+
+
+def _trtllm_lines(plan, kind, k_max, why_k):
+    if k_max == 0:
+        return {"supported": False, "reason": "no k pays at any batch: run TensorRT-LLM without speculative_config"}
+    if kind not in ("eagle", "mtp"):
+        return {"supported": False, "reason": "the decoding_type of a separate draft model or of n-gram lookup was "
+                                              "not read in TensorRT-LLM's source, so no configuration is written"}
+    ranges, lowered = trtllm_capped(plan["ranges"])
+    first = ranges[0][2]
+    if first == 0:
+        return {"supported": False, "reason": "speculation does not pay at batch 1, and TensorRT-LLM's schedule must "
+                                              "give batch 1 its max_draft_len (> 0 for Eagle and MTP)"}
+    decoding = "Eagle3" if kind == "eagle" else "MTP"
+    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {first}"]
+    names = ["speculative_config", "decoding_type", decoding, "max_draft_len"]
+    if kind == "eagle":
+        rows.append("  speculative_model: DRAFT_CHECKPOINT")
+        names.append("speculative_model")
+    schedule = trtllm_schedule(ranges)
+    if len({k for _, _, k in ranges}) > 1:
+        rows.append("  draft_len_schedule: {" + ", ".join(f"{key}: {value}" for key, value in schedule.items()) + "}")
+        names.append("draft_len_schedule")
+    else:
+        schedule = None
+    why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
+           "TensorRT-LLM makes max_draft_len"
+           + ("; the schedule: each key the last batch of its k, 0 past the largest key" if schedule else ""))
+    lines = [{"text": row, "why": why if i == 0 else ""} for i, row in enumerate(rows)]
+    if lowered:
+        lines.append({"text": "# capped at max_draft_len = " + str(first) + " where the best k is larger: batches "
+                              + ", ".join(f"{low}-{high} (k = {k})" for low, high, k in lowered),
+                      "why": "TensorRT-LLM's schedule validator: the smallest key's k is max_draft_len, no k above it"})
+    if kind == "mtp" and schedule:
+        lines.append({"text": "# vanilla MTP with more than one MTP module ignores draft_len_schedule (MTP-Eagle follows it)",
+                      "why": "tensorrt_llm/_torch/speculative/utils.py"})
+    return {"supported": True, "lines": lines, "names": names, "schedule": schedule, "lowered": lowered}
+
+
+def _llama_lines(plan, kind, k_max, why_k):
+    k, why = _fixed_k(plan)
+    if k == 0:
+        return {"supported": False, "reason": why + ": run llama-server without --spec-type"}
+    spec = {"eagle": "draft-eagle3", "mtp": "draft-mtp", "draft-model": "draft-simple", "ngram": "ngram-simple"}[kind]
+    parts = ["--spec-type", spec]
+    names = ["--spec-type", spec]
+    if kind in ("eagle", "draft-model"):
+        parts += ["--spec-draft-model", "DRAFT_CHECKPOINT"]
+        names.append("--spec-draft-model")
+    if kind != "ngram":
+        parts += ["--spec-draft-n-max", str(k), "--spec-draft-n-min", "0", "--spec-draft-p-min", "0"]
+        names += ["--spec-draft-n-max", "--spec-draft-n-min", "--spec-draft-p-min"]
+    lines = [{"text": "llama-server -m TARGET_MODEL.gguf " + " ".join(parts),
+              "why": f"{spec} for the draft ({plan['draft']}); {why}; p-min 0 keeps every draft to k, as the model "
+                     "assumes; llama.cpp has no schedule by batch"}]
+    return {"supported": True, "lines": lines, "names": names, "schedule": None}
+
+
+def names_in(text: str, engine: str) -> list:
+    """The rows of ``engine``'s table that appear in ``text`` as whole words (a test reads every
+    configuration back through it).
+
+    >>> names_in("--spec-type draft-mtp --spec-draft-n-max 3", "llamacpp")
+    ['--spec-type', '--spec-draft-n-max', 'draft-mtp']
+    """
+    import re
+
+    return [name for name in ENGINES[engine].names
+            if re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text)]

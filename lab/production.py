@@ -1,0 +1,295 @@
+"""The deployment in production terms, from the serving model's step times (:mod:`lab.serving`):
+the k schedule by batch, throughput per GPU and per user, time per output token, cost per
+million output tokens, the largest batch that meets a TPOT target, what a separate draft adds to
+the prefill, and a diagnosis with one sentence per limiting factor. One function per formula:
+
+    TPOT (ms)              plain: t_plain(B);  speculative: (k t_draft + t_extend + t_verify + t_emitted) / T(k)
+    tokens/s per user      1000 / TPOT
+    tokens/s per GPU       B 1000 / (TPOT g)                      (g GPUs serve the batch)
+    $ per 1M output tokens price 10^6 / (3600 tokens/s per GPU)   (price: $ per GPU-hour)
+
+The schedule is the serving model's best k in 1..:data:`lab.deployment.MAX_LOOKAHEAD` at every
+batch from 1 to the largest that fits in memory (at most :data:`SCHEDULE_MAX_BATCH`), k = 0
+(speculation off) where no k gives a speedup above 1, as ranges of equal k.
+
+Standard library only.
+"""
+
+from functools import lru_cache
+
+from . import serving
+
+__all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "k_by_batch_steps", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
+           "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
+           "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
+
+SCHEDULE_MAX_BATCH = 1024   # the serving widget's batch slider ends here
+VERIFY_COSTLY = 1.5         # a verify pass above this many plain steps is named a limiting factor
+DRAFT_SLOW = 0.25           # k draft steps above this share of a plain step, likewise
+RANDOM_TOKENS_ALPHA = 0.15  # a measured alpha below this looks like a benchmark of random tokens
+
+
+def tokens_per_second_per_user(tpot: float) -> float:
+    """Tokens a second one sequence receives: ``1000 / TPOT`` (TPOT in ms).
+
+    >>> tokens_per_second_per_user(20.0)
+    50.0
+    """
+    return 1000.0 / tpot
+
+
+def tokens_per_second_per_gpu(batch: float, tpot: float, gpus: int) -> float:
+    """Output tokens a second for each of the ``gpus`` GPUs serving a batch of ``batch``:
+    ``B 1000 / (TPOT g)``.
+
+    >>> tokens_per_second_per_gpu(32, 20.0, 4)
+    400.0
+    """
+    return batch * 1000.0 / (tpot * gpus)
+
+
+def cost_per_million_tokens(dollars_per_gpu_hour: float, per_gpu: float) -> float:
+    """Dollars per million output tokens at a price per GPU-hour: ``price 10^6 / (3600 tok/s per GPU)``.
+
+    >>> round(cost_per_million_tokens(2.5, 400.0), 6)
+    1.736111
+    """
+    return dollars_per_gpu_hour * 1e6 / (3600.0 * per_gpu)
+
+
+def tpot_ms(settings: serving.ServingSettings, batch: int, lookahead: int) -> float:
+    """Time per output token of one sequence at ``batch``: a plain step at ``lookahead`` 0, else a
+    speculative cycle over the tokens it commits (:func:`lab.serving.serving`'s specMsPerToken).
+
+    >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
+    >>> tpot_ms(s, 8, 0) == serving.serving(s).plainMsPerToken
+    True
+    """
+    result = serving.serving(settings.with_(batch=batch, lookahead=max(1, lookahead)))
+    return result.plainMsPerToken if lookahead == 0 else result.specMsPerToken
+
+
+def best_k_at(settings: serving.ServingSettings, batch: int, max_lookahead: int = 12) -> tuple[int, float]:
+    """The serving model's best k at ``batch`` (:func:`lab.serving.best_lookahead`) and its
+    speedup; k = 0 with speedup 1 when no k gives more than 1."""
+    k, speedup = serving.best_lookahead(settings.with_(batch=batch), max_lookahead)
+    return (k, speedup) if speedup > 1 else (0, 1.0)
+
+
+def schedule_limit(settings: serving.ServingSettings) -> int:
+    """The largest batch the schedule covers: the largest that fits in memory at the settings'
+    context, at most :data:`SCHEDULE_MAX_BATCH`, at least 1."""
+    return max(1, min(SCHEDULE_MAX_BATCH, int(serving.max_batch_in_memory(settings))))
+
+
+def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> list[tuple[int, float]]:
+    """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
+    batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
+    first wins; the very floats, the checks compare them), the step constants built once for all
+    batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
+    and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
+    pure function: the panel's batch, k, price or engine changes reuse them)."""
+    steps = k_by_batch_steps(settings, max_lookahead)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return list(done.value)
+
+
+_KEPT: dict = {}   # k_by_batch's last answers, by settings without batch and lookahead
+KEEP = 16
+
+
+def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32):
+    """:func:`k_by_batch` as a generator that pauses every ``every`` batches (the in-browser
+    suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
+    the tuple; a kept answer returns at once."""
+    key = (settings.with_(batch=1, lookahead=1), max_lookahead)
+    if key in _KEPT:
+        return _KEPT[key]
+    settings = key[0]
+    target, verify, draft, _ = serving._cycle_steps(settings)
+    context, alpha = settings.context, settings.acceptance / 100
+    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k))
+             for k in range(1, max_lookahead + 1)]
+    result = []
+    for batch in range(1, schedule_limit(settings) + 1):
+        plain = serving._time(target, batch, 1, context)
+        best_k, best = 0, float("-inf")
+        for k, n, tokens in per_k:
+            value = plain * tokens / serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+            if value > best:
+                best_k, best = k, value
+        result.append((best_k, best) if best > 1 else (0, 1.0))
+        if batch % every == 0:
+            yield
+    if len(_KEPT) >= KEEP:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = tuple(result)
+    return _KEPT[key]
+
+
+def schedule_ranges(ks) -> list[tuple[int, int, int]]:
+    """Runs of equal k as inclusive ``(from, to, k)`` batch ranges (``ks[i]`` is batch ``i + 1``'s k).
+
+    >>> schedule_ranges([4, 4, 3, 0, 0])
+    [(1, 2, 4), (3, 3, 3), (4, 5, 0)]
+    """
+    ranges = []
+    for batch, k in enumerate(ks, start=1):
+        if ranges and ranges[-1][2] == k:
+            ranges[-1] = (ranges[-1][0], batch, k)
+        else:
+            ranges.append((batch, batch, k))
+    return ranges
+
+
+def largest_batch_within(tpots, target_ms: float):
+    """The largest batch whose TPOT is at most ``target_ms`` (``tpots[i]`` is batch ``i + 1``'s),
+    or None when none is.
+
+    >>> largest_batch_within([10.0, 12.0, 15.0, 14.0, 21.0], 15.0)
+    4
+    """
+    fits = [batch for batch, tpot in enumerate(tpots, start=1) if tpot <= target_ms]
+    return fits[-1] if fits else None
+
+
+def draft_prefill_ms(settings: serving.ServingSettings, prompt_tokens: int) -> tuple[float, float]:
+    """(the draft's prefill of one prompt, the target's), in ms, by the step model over
+    ``prompt_tokens`` new tokens at that context: what a separate draft adds to the time to first
+    token. Zero for n-gram lookup. The step model is calibrated on decode steps, not prefill: an
+    estimate, not validated.
+
+    >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, draft=serving.NGRAM)
+    >>> draft_prefill_ms(s, 1024)[0], draft_prefill_ms(s.with_(draft="llama-3.2-1b"), 1024)[0] > 0
+    (0.0, True)
+    """
+    target = serving.TARGETS[settings.target]
+    target_ms = serving.step_time_ms(target, settings, 1, prompt_tokens, prompt_tokens)
+    shape = serving.draft_shape(settings)
+    if shape is None:
+        return 0.0, target_ms
+    return serving.step_time_ms(shape, settings, 1, prompt_tokens, prompt_tokens), target_ms
+
+
+def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads) -> list[float]:
+    """TPOT at each batch with its own k (0: plain), the steps built once per distinct k
+    (:func:`lab.serving.batch_sweep`): ``B 1000 / tokens per second`` of the whole batch."""
+    result = {}
+    for k in sorted(set(lookaheads)):
+        mine = [b for b, kk in zip(batches, lookaheads) if kk == k]
+        rows = serving.batch_sweep(settings.with_(lookahead=max(1, k)), mine)
+        for row in rows:
+            per_second = row["plainTokensPerSecond"] if k == 0 else row["specTokensPerSecond"]
+            result[row["batch"]] = row["batch"] * 1000.0 / per_second
+    return [result[b] for b in batches]
+
+
+def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu_hour: float, tpot_target_ms,
+               ks=None) -> dict:
+    """Every production figure for the settings (their batch, context, GPUs): at the reader's
+    batch without speculation (``plain``), at the reader's k (``speculative``) and under the
+    schedule (``scheduled``), each with TPOT, tokens/s per user and per GPU and $ per million
+    tokens; the TPOT target's largest batch plain and scheduled with their throughput; the
+    draft's prefill. ``ks`` is :func:`k_by_batch`'s list when already computed."""
+    ks = k_by_batch(settings) if ks is None else ks
+    batch, gpus = settings.batch, settings.gpus
+
+    def terms(b, k, tpot=None):
+        tpot = tpot_ms(settings, b, k) if tpot is None else tpot
+        per_gpu = tokens_per_second_per_gpu(b, tpot, gpus)
+        return {"batch": b, "lookahead": k, "tpotMs": tpot, "tokensPerSecondPerUser": tokens_per_second_per_user(tpot),
+                "tokensPerSecondPerGpu": per_gpu, "costPerMillionTokens": cost_per_million_tokens(dollars_per_gpu_hour, per_gpu)}
+
+    here = min(batch, len(ks))
+    result = {"dollarsPerGpuHour": dollars_per_gpu_hour, "plain": terms(batch, 0), "speculative": terms(batch, reader_k),
+              "scheduled": terms(batch, ks[here - 1][0]), "tpotTargetMs": tpot_target_ms}
+    if tpot_target_ms is not None:
+        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks))
+        best_plain, best_spec = largest_batch_within(plain, tpot_target_ms), largest_batch_within(scheduled, tpot_target_ms)
+        result["target"] = {
+            "plain": None if best_plain is None else terms(best_plain, 0, plain[best_plain - 1]),
+            "scheduled": None if best_spec is None else terms(best_spec, ks[best_spec - 1][0], scheduled[best_spec - 1])}
+    draft, target = draft_prefill_ms(settings, settings.context)
+    result["prefill"] = {"promptTokens": settings.context, "draftMs": draft, "targetMs": target}
+    return result
+
+
+@lru_cache(maxsize=16)
+def _sweeps(settings: serving.ServingSettings, lookaheads: tuple) -> tuple:
+    """TPOT at every batch plain and under the schedule (kept: the batch, price and target do not enter)."""
+    batches = list(range(1, len(lookaheads) + 1))
+    return (tpots_by_batch(settings, batches, [0] * len(batches)), tpots_by_batch(settings, batches, list(lookaheads)))
+
+
+def crossover_within(settings: serving.ServingSettings, limit: int):
+    """The first batch in ``1..limit`` where the settings' k gives no speedup above 1 (the
+    serving model's crossover, :func:`lab.serving.crossover_batch_scan`, over the schedule's
+    batches, the steps built once), or None."""
+    for row in serving.batch_sweep(settings, range(1, limit + 1)):
+        if row["speedup"] <= 1:
+            return row["batch"]
+    return None
+
+
+@lru_cache(maxsize=16)
+def _crossover(settings: serving.ServingSettings, limit: int):
+    return crossover_within(settings, limit)
+
+
+def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None) -> list[dict]:
+    """One sentence per limiting factor, each with the number that shows it (``factor``,
+    ``number``, ``sentence``): acceptance too low for this k, the batch past the crossover, a
+    verify pass costly for this architecture, a slow draft, a random-token benchmark (from a log
+    analysed by :func:`lab.traces.analyse`, given as ``log``). None found: one sentence saying so."""
+    alpha = settings.acceptance / 100
+    batch, k = settings.batch, reader_k
+    here = settings.with_(lookahead=k)
+    result = serving.serving(here)
+    best_k, best = ks[min(batch, len(ks)) - 1]
+    found = []
+    raw_k, raw_best = serving.best_lookahead(here, 12)
+    if raw_best <= 1:
+        found.append({"factor": "acceptance", "number": raw_best,
+                      "sentence": f"Acceptance too low for any k at batch {batch}: at \u03b1 = {100 * alpha:.0f}% the "
+                                  f"best k ({raw_k}) gives {raw_best:.2f}x, not above 1."})
+    elif best_k < k:
+        found.append({"factor": "acceptance", "number": alpha ** k,
+                      "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with chance \u03b1^{k} = "
+                                  f"{alpha ** k:.2f}, so the last drafts are mostly wasted; the best k at batch {batch} "
+                                  f"is {best_k} ({best:.2f}x against {result.speedup:.2f}x)."})
+    crossover = _crossover(here.with_(batch=1), len(ks))
+    if crossover is not None and batch >= crossover:
+        found.append({"factor": "crossover", "number": crossover,
+                      "sentence": f"Batch {batch} is past the crossover: at k = {k} speculation stops paying from "
+                                  f"batch {crossover} ({result.speedup:.2f}x here); the schedule runs k = {best_k} at this batch."})
+    ratio = result.verifyStepMs / result.plainStepMs
+    if ratio >= VERIFY_COSTLY:
+        target = serving.TARGETS[settings.target]
+        why = (f" (a mixture of experts: {k + 1} tokens a sequence read more of its {target.experts} experts)"
+               if target.experts else "")
+        found.append({"factor": "verify", "number": ratio,
+                      "sentence": f"The verify pass is costly for this architecture: {k + 1} tokens a sequence cost "
+                                  f"{ratio:.2f} plain steps{why}."})
+    share = k * result.draftStepMs / result.plainStepMs
+    if share >= DRAFT_SLOW:
+        found.append({"factor": "draft", "number": share,
+                      "sentence": f"The draft is slow: {k} draft steps cost {100 * share:.0f}% of a plain step each "
+                                  f"cycle ({result.draftStepMs:.2f} ms a step against {result.plainStepMs:.2f} ms)."})
+    if log is not None and log.get("alphaIid") is not None and log["alphaIid"] < RANDOM_TOKENS_ALPHA:
+        found.append({"factor": "random", "number": log["alphaIid"],
+                      "sentence": f"The log's \u03b1 = {100 * log['alphaIid']:.1f}% (mean acceptance length "
+                                  f"{log['meanAcceptanceLength']:.2f}) is what a draft gets on random tokens: a "
+                                  f"benchmark's random dataset measures no real acceptance; measure on your prompts."})
+    elif log is None and alpha < RANDOM_TOKENS_ALPHA and settings.draft != serving.NGRAM:
+        found.append({"factor": "random", "number": alpha,
+                      "sentence": f"\u03b1 = {100 * alpha:.0f}% is what a draft gets on random tokens: if your figure "
+                                  f"came from a benchmark's random dataset, it measures no real acceptance; measure "
+                                  f"on your prompts."})
+    if not found:
+        found.append({"factor": "none", "number": result.speedup,
+                      "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, below the "
+                                  "crossover, with a verify pass and drafts that cost little."})
+    return found

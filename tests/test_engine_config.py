@@ -1,0 +1,213 @@
+"""The engine configurations (lab/engine_config.py) and the production terms (lab/production.py):
+every name printed is a row of the engine's table, read in its source; every schedule reproduces the
+serving model's best k at every batch, by the engine's own rule; the cost arithmetic; the CLI."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab import deployment, engine_config, production, serving
+
+ROOT = Path(__file__).resolve().parent.parent
+# The panel's default and the issue's three: a dense 8B on one H100, a 70B on four H100s, an MoE with an
+# MTP head on eight GPUs (DeepSeek-V3 in FP8 on eight H200s: its BF16 weights do not fit).
+DEPLOYMENTS = {
+    "default": deployment.DEFAULT_DEPLOYMENT,
+    "dense-8b-1xh100": deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1,
+                                             batch=16, context=2048, lookahead=4),
+    "70b-4xh100": deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", gpu="h100-sxm", gpus=4,
+                                        batch=32, context=4096, lookahead=4),
+    "moe-mtp-8xh200": deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=32,
+                                            context=4096, lookahead=3, precision="fp8"),
+}
+PERCENT = 71
+
+
+def _answers():
+    for name, d in DEPLOYMENTS.items():
+        for engine in engine_config.CONFIG_ENGINES:
+            yield name, d, engine, deployment.engine_answer(d, PERCENT, engine)
+
+
+ANSWERS = list(_answers())
+
+
+def _best_ks(d):
+    s = deployment.serving_settings(d, PERCENT)
+    limit = production.schedule_limit(s)
+    ks = []
+    for batch in range(1, limit + 1):
+        k, speedup = serving.best_lookahead(s.with_(batch=batch), deployment.MAX_LOOKAHEAD)
+        ks.append(k if speedup > 1 else 0)
+    return ks
+
+
+@pytest.mark.parametrize("name,d,engine,answer", ANSWERS, ids=[f"{a[0]}-{a[2]}" for a in ANSWERS])
+def test_every_name_printed_is_in_the_table_and_in_the_text(name, d, engine, answer):
+    config = answer["config"]
+    if not config["supported"]:
+        assert config["reason"] and config["text"] == ""
+        return
+    table = engine_config.ENGINES[engine].names
+    assert config["names"] and set(config["names"]) <= set(table)
+    printed = set(engine_config.names_in(config["text"], engine))
+    assert set(config["names"]) <= printed
+    # every flag-looking word of the configuration (not its comments) is a row of the table
+    body = "\n".join(line for line in config["text"].splitlines() if not line.startswith("#"))
+    for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", body):
+        assert flag in table or flag in ("--model-path",), flag
+    if engine == "vllm":
+        blob = json.loads(re.search(r"'(\{.*\})'", body)[1])
+        assert set(blob) <= set(table)
+    if engine == "trtllm":
+        keys = re.findall(r"^\s*([a-z_]+):", body, re.M)
+        assert set(keys) <= set(table), keys
+
+
+def test_model_path_is_the_one_name_outside_the_tables():
+    """SGLang's --model-path and the placeholders are not speculative flags; nothing else is printed
+    unread (the test above allows --model-path only)."""
+    texts = [a[3]["config"]["text"] for a in ANSWERS if a[2] == "sglang" and a[3]["config"]["supported"]]
+    assert texts and all("--model-path TARGET_MODEL" in text for text in texts)
+
+
+def test_every_table_row_says_where_it_was_read():
+    for engine, table in engine_config.ENGINES.items():
+        assert table.version and table.schedule
+        for name, source in table.names.items():
+            assert source.repo and source.path and source.definition, (engine, name)
+            assert re.fullmatch(r"[0-9a-f]{40}", source.commit) or source.locator, (engine, name)
+            # the defining line names the flag (or its field, dashes as underscores) or the value
+            field = name.lstrip("-").replace("-", "_")
+            assert name in source.definition or field in source.definition, (engine, name)
+
+
+def test_removed_and_unverified_names_are_never_printed():
+    for _, _, engine, answer in ANSWERS:
+        text = answer["config"]["text"]
+        for gone in ("--draft-max", "--draft-min", "acceptance_rate_threshold", "--speculative-model "):
+            assert gone not in text
+
+
+@pytest.mark.parametrize("name", DEPLOYMENTS)
+def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
+    d = DEPLOYMENTS[name]
+    best = _best_ks(d)
+    answers = {engine: answer for n, _, engine, answer in ANSWERS if n == name}
+    assert [k for k, _ in answers["vllm"]["kByBatch"]] == best
+    for engine in ("vllm", "trtllm"):
+        config = answers[engine]["config"]
+        if not config["supported"]:
+            assert engine == "trtllm" and d.draft not in (serving.EAGLE,)
+            continue
+        schedule = config["schedule"]
+        k_max = max(best)
+        if schedule is None:  # one k everywhere
+            assert len(set(best)) == 1
+            continue
+        # TensorRT-LLM's validator caps every k at batch 1's (said in the configuration, "capped")
+        expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+        for batch, k in enumerate(expected, start=1):
+            assert engine_config.schedule_k_at(engine, schedule, batch, k_max) == k, (engine, batch)
+        capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
+        assert capped == {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}
+        if engine == "trtllm":
+            first = min(schedule)
+            assert schedule[first] == max(schedule.values()) == int(re.search(r"max_draft_len: (\d+)",
+                                                                              config["text"])[1])
+    here = best[d.batch - 1]
+    for engine in ("sglang", "llamacpp"):
+        config = answers[engine]["config"]
+        steps = re.search(r"--spec(?:ulative-num-steps|-draft-n-max) (\d+)", config["text"])
+        assert int(steps[1]) == here
+
+
+def test_the_moe_schedule_is_not_monotone_and_still_reproduced():
+    """DeepSeek-V3's best k rises and falls with the batch (distinct experts read): vLLM's schedule keeps
+    every run, so a monotone shortcut would fail here; TensorRT-LLM's must cap the rise and says where."""
+    ks = _best_ks(DEPLOYMENTS["moe-mtp-8xh200"])
+    assert any(b > a for a, b in zip(ks, ks[1:])) and any(b < a for a, b in zip(ks, ks[1:]))
+    config = deployment.engine_answer(DEPLOYMENTS["moe-mtp-8xh200"], PERCENT, "trtllm")["config"]
+    assert config["capped"] and "# capped at max_draft_len" in config["text"]
+
+
+def test_cost_arithmetic():
+    for name, d in DEPLOYMENTS.items():
+        prod = deployment.engine_answer(d, PERCENT, "vllm", 3.2, 40.0)["production"]
+        for key in ("plain", "speculative", "scheduled"):
+            t = prod[key]
+            assert abs(t["tokensPerSecondPerUser"] * t["tpotMs"] - 1000) < 1e-9
+            assert abs(t["tokensPerSecondPerGpu"] * t["tpotMs"] * d.gpus - 1000 * t["batch"]) < 1e-6
+            assert abs(t["costPerMillionTokens"] * 3600 * t["tokensPerSecondPerGpu"] / 1e6 - 3.2) < 1e-9
+        s = deployment.serving_settings(d, PERCENT)
+        assert prod["plain"]["tpotMs"] == serving.serving(s).plainMsPerToken
+        assert abs(prod["speculative"]["tpotMs"] - serving.serving(s).specMsPerToken) < 1e-12
+        for key, t in prod["target"].items():
+            if t is not None:
+                assert t["tpotMs"] <= 40.0
+                k = t["lookahead"]
+                if t["batch"] < production.schedule_limit(s):  # the next batch misses the target
+                    nxt = production.tpot_ms(s, t["batch"] + 1, 0 if key == "plain" else
+                                             production.k_by_batch(s)[t["batch"]][0])
+                    assert nxt > 40.0 or k != 0
+
+
+def test_diagnosis_names_each_factor_with_its_number():
+    d = deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", batch=256, lookahead=8)
+    items = deployment.engine_answer(d, 40, "vllm")["diagnosis"]
+    factors = {item["factor"] for item in items}
+    assert {"acceptance", "crossover"} <= factors
+    assert all(re.search(r"\d", item["sentence"]) for item in items)
+    log = {"alphaIid": 0.05, "meanAcceptanceLength": 1.05}
+    s = deployment.serving_settings(d, 40)
+    items = production.diagnosis(s, 8, production.k_by_batch(s), log)
+    assert any(item["factor"] == "random" and "5.0%" in item["sentence"] for item in items)
+    # without a log, a figure as low as random tokens is named too, and a good one is not
+    low = deployment.engine_answer(d, 8, "vllm")["diagnosis"]
+    assert any(item["factor"] == "random" and "8%" in item["sentence"] for item in low)
+    assert not any(item["factor"] == "random" for item in deployment.engine_answer(d, 70, "vllm")["diagnosis"])
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "lab", "deployment", "--mean-acceptance-length", "2.8", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_config_and_json():
+    out = _cli("--config", "trtllm")
+    assert out.returncode == 0 and "draft_len_schedule:" in out.stdout
+    doc = json.loads(_cli("--json", "--dollars-per-gpu-hour", "3", "--tpot-target-ms", "30").stdout)
+    for key in ("config", "schedule", "costPerMillionTokens", "tokensPerSecondPerGpu", "tokensPerSecondPerUser",
+                "diagnosis"):
+        assert key in doc
+    assert doc["schedule"][0]["from"] == 1 and doc["production"]["dollarsPerGpuHour"] == 3
+
+
+@pytest.mark.parametrize("args,needle", [(("--config", "vllmx"), "--config must be"),
+                                         (("--dollars-per-gpu-hour", "abc"), "--dollars-per-gpu-hour"),
+                                         (("--tpot-target-ms", "0"), "--tpot-target-ms"),
+                                         (("--log", "/nonexistent/log"), "--log")])
+def test_cli_bad_input_is_one_line_exit_2(args, needle):
+    out = _cli(*args)
+    assert out.returncode == 2 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_suite_checks_fail_when_broken(monkeypatch):
+    from lab.audit import run_check
+    from lab.checks import deployment as family
+
+    checks = dict(family.CHECKS)
+    passed = lambda name: run_check(checks[name]).failure is None  # noqa: E731
+    assert passed("deployment-schedule-is-best-k") and passed("deployment-cost-arithmetic")
+    monkeypatch.setattr(engine_config, "trtllm_schedule", lambda ranges: {r[1]: r[2] for r in ranges[:-2]})
+    assert not passed("deployment-schedule-is-best-k")
+    monkeypatch.undo()
+    monkeypatch.setattr(engine_config, "vllm_schedule", lambda ranges: [[a, b, max(0, k - 1)] for a, b, k in ranges])
+    assert not passed("deployment-schedule-is-best-k")
+    monkeypatch.undo()
+    monkeypatch.setattr(production, "cost_per_million_tokens", lambda price, per_gpu: price * 1e6 / (3000.0 * per_gpu))
+    assert not passed("deployment-cost-arithmetic")
