@@ -43,11 +43,15 @@ __all__ = [
     "analyse", "wilson_interval", "alpha_iid", "alpha_mle", "expected_accepted_iid", "independence_test",
     "chi_square_sf", "regularized_gamma_q", "translate", "render_exposition", "cycles_to_trace",
     "MAX_LOOKAHEAD", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "preset_trace", "measured_curve", "ledger_curve",
+    "count_text", "MAX_COUNT", "MAX_QUOTE",
 ]
 
 MAX_LOOKAHEAD = 64
 ALPHA_TOLERANCE = 1e-9    # alphaIid solves its equation to this
-MAX_DIGITS = 30           # a count with more digits is refused (no engine counts that far)
+MAX_DIGITS = 30           # a number written with more digits is refused before it is converted
+MAX_COUNT = 10 ** 15      # a count must be below this: no engine counts that far, and every integer
+#                           below 2^53 (about 9.007e15) is exact as a float, so the statistics stay exact
+MAX_QUOTE = 48            # at most this many characters of a bad value are quoted in a message
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
 MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request
@@ -133,9 +137,27 @@ class Trace(NamedTuple):
 
 # --- small helpers ------------------------------------------------------------------------------
 
-def _short(line: str, limit: int = 80) -> str:
-    line = line.strip()
+def _short(line: str, limit: int = MAX_QUOTE) -> str:
+    """``line`` stripped, cut to at most ``limit`` (at most :data:`MAX_QUOTE`) characters and an
+    ellipsis: a message never echoes a long bad value whole.
+
+    >>> _short("x" * 100)[-3:], len(_short("x" * 100))
+    ('xx\u2026', 49)
+    """
+    line = str(line).strip()
+    limit = min(limit, MAX_QUOTE)
     return line if len(line) <= limit else line[:limit] + "\u2026"
+
+
+def count_text(value) -> str:
+    """A count as people write it: a whole number in full digits (never ``4.11267e+07``), a
+    fraction with one decimal.
+
+    >>> count_text(41126700.0), count_text(262), count_text(750.25)
+    ('41126700', '262', '750.2')
+    """
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.1f}"
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -159,7 +181,7 @@ def _clean(line: str) -> str:
 def _digits_ok(raw: str, what: str, where: str) -> str:
     """``raw`` without thousands separators; refuses non-ASCII digits and runaway lengths."""
     if not raw.isascii():
-        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number written in ASCII digits")
+        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number written in ASCII digits (0-9)")
     if _THOUSANDS.fullmatch(raw):
         raw = raw.replace(",", "")
     digits = sum(ch.isdigit() for ch in raw)
@@ -176,16 +198,75 @@ def _count(text: str, what: str, where: str) -> int:
     """
     raw = _digits_ok(text.strip(), what, where)
     if _INTEGER.fullmatch(raw):
-        return int(raw)
+        return _in_range(int(raw), what, where)
     if not _DECIMAL.fullmatch(raw):
         raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number")
     value = float(raw)
-    if not math.isfinite(value) or value >= 10 ** MAX_DIGITS:
+    if not math.isfinite(value):
         raise TraceError(f"{where}: {what} is {_short(raw, 30)}, not a count")
     if value < 0:
         raise TraceError(f"{where}: negative count {_short(raw, 30)} for {what}")
     if not value.is_integer():
         raise TraceError(f"{where}: non-integer count {_short(raw, 30)} for {what}")
+    return _in_range(int(value), what, where)
+
+
+def _in_range(count: int, what: str, where: str) -> int:
+    """``count`` if it is below :data:`MAX_COUNT`, else a refusal naming the line and the field."""
+    if count >= MAX_COUNT:
+        raise TraceError(f"{where}: {what} is {count_text(count) if count < 10 ** 30 else 'over 10^30'}, "
+                         f"more than any engine counts (at most {MAX_COUNT - 1:d})")
+    return count
+
+
+_DEEP_JSON = re.compile(r"(?:[\[{]\s*){64}")  # 64 brackets opened in a row: no engine nests that deep
+MAX_JSON_DEPTH = 64
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise TraceError(f"an integer in the JSON has {len(text.lstrip('-'))} digits; at most {MAX_DIGITS} are read")
+    return int(text)
+
+
+def _json_loads(text: str, where: str):
+    """``json.loads`` with one-line refusals: JSON nested deeper than :data:`MAX_JSON_DEPTH` (the
+    parser recurses once per level, so a line nested 100,000 deep would raise RecursionError)
+    and integers of more than :data:`MAX_DIGITS` digits. NaN and Infinity stay floats, for
+    :func:`_json_count` to refuse naming their field.
+
+    >>> _json_loads("[" * 100 + "]" * 100, "line 1")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 1: the JSON is nested more than 64 levels deep; no engine writes that
+    """
+    deep = f"{where}: the JSON is nested more than {MAX_JSON_DEPTH} levels deep; no engine writes that"
+    if _DEEP_JSON.search(text):
+        raise TraceError(deep)
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except TraceError as error:
+        raise TraceError(f"{where}: {error}") from None
+    except RecursionError:
+        raise TraceError(deep) from None
+    except ValueError:
+        raise TraceError(f"{where}: not JSON: {_short(text)!r}") from None
+
+
+def _json_count(value, what: str, where: str) -> int:
+    """A count read from JSON: a finite, whole, non-negative number below :data:`MAX_COUNT`.
+
+    >>> _json_count(12.0, "num_drafts", "line 3")
+    12
+    >>> _json_count(float("nan"), "num_drafts", "line 3")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 3: num_drafts holds nan, not a count (a finite whole number from 0 to 999999999999999)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0 or value != int(value) or value >= MAX_COUNT:
+        raise TraceError(f"{where}: {what} holds {_short(repr(value), 30)}, not a count (a finite whole number "
+                         f"from 0 to {MAX_COUNT - 1:d})")
     return int(value)
 
 
@@ -292,12 +373,12 @@ def _choose(series: dict, model, what: str):
     names = list(series)
     if model is not None:
         if model not in series:
-            raise ModelChoiceError(f"no {what} named {_short(str(model), 60)!r} in the input; found: "
-                                   f"{', '.join(_short(n, 60) for n in names)}", names)
+            raise ModelChoiceError(f"no {what} named {_short(str(model))!r} in the input; found: "
+                                   f"{', '.join(_short(n) for n in names)}", names)
         return model, series[model]
     if len(names) == 1:
         return names[0], series[names[0]]
-    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(_short(n, 60) for n in names[:8])}"
+    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(_short(n) for n in names[:8])}"
                            f"{', ...' if len(names) > 8 else ''}); choose one with --model NAME", names)
 
 
@@ -343,7 +424,7 @@ def _prom_labels(text: str, where: str) -> tuple:
         if not match or match.end() == index:
             if text[index:].strip() in ("", ","):
                 break
-            raise TraceError(f"{where}: cannot read the labels {{{_short(text, 50)}}}")
+            raise TraceError(f"{where}: cannot read the labels {{{_short(text)}}}")
         labels.append((match.group(1), match.group(2)))
         index = match.end()
     return tuple(sorted(labels))
@@ -948,30 +1029,26 @@ class _VllmRequestJson(_Accumulator):
         self.parts.append(text)
 
     def _documents(self):
+        """(line, document) pairs: the whole text as one document, else one per line (JSON lines)."""
         whole = "\n".join(self.parts)
         try:
-            return [json.loads(whole, parse_int=self._int)]
-        except ValueError as error:
-            if isinstance(error, TraceError):
+            return [(self.first, _json_loads(whole, f"line {self.first}"))]
+        except TraceError as error:
+            if "nested" in str(error):
                 raise
         documents = []
         for offset, text in enumerate(self.parts):
             stripped = text.strip().rstrip(",")
             if not stripped or stripped in "[]":
                 continue
+            number = self.first + offset
             try:
-                documents.append(json.loads(stripped, parse_int=self._int))
-            except ValueError as error:
-                if isinstance(error, TraceError):
-                    raise
-                raise TraceError(f"line {self.first + offset}: not JSON: {_short(text)!r}") from None
+                documents.append((number, _json_loads(stripped, f"line {number}")))
+            except TraceError as error:
+                if "not JSON" in str(error):
+                    raise TraceError(f"line {number}: not JSON: {_short(text)!r}") from None
+                raise
         return documents
-
-    @staticmethod
-    def _int(text: str) -> int:
-        if len(text.lstrip("-")) > MAX_DIGITS:
-            raise TraceError(f"an integer in the JSON has {len(text)} digits; at most {MAX_DIGITS} are read")
-        return int(text)
 
     def _requests(self, value, depth=0):
         if depth > 20:
@@ -990,9 +1067,10 @@ class _VllmRequestJson(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         models: dict[str, list] = {}
-        for request in (r for d in self._documents() for r in self._requests(d)):
-            name = request.get("model") or request.get("model_name") or ""
-            models.setdefault(str(name)[:200], []).append(request)
+        for line, document in self._documents():
+            for request in self._requests(document):
+                name = request.get("model") or request.get("model_name") or ""
+                models.setdefault(str(name)[:200], []).append((line, request))
         if not models:
             raise TraceError("no per-request speculative decoding metrics in the JSON")
         label = {m or "(unnamed model)": r for m, r in models.items()}
@@ -1002,7 +1080,8 @@ class _VllmRequestJson(_Accumulator):
         exact_histogram = True
         hist_drafted, printed = 0, []
         step_drafted: list[int] = []
-        for request in requests:
+        for line, request in requests:
+            self.where = f"line {line}"
             counts = request.get("spec_token_acceptance_counts")
             hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
             steps = request.get("per_step_accepted")
@@ -1025,10 +1104,12 @@ class _VllmRequestJson(_Accumulator):
                     self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
                 continue
             if isinstance(hist, dict):
-                try:
-                    pairs = sorted((int(str(j)), n) for j, n in hist.items())
-                except ValueError:
-                    raise TraceError("acceptance_histogram has a key that is not a count of accepted drafts") from None
+                keys = [str(j) for j in hist]
+                if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
+                    bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
+                    raise TraceError(f"{self.where}: acceptance_histogram key {_short(bad, 20)!r} is not a count of "
+                                     f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
+                pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
                 if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
                     raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
                 dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
@@ -1117,16 +1198,13 @@ class _VllmRequestJson(_Accumulator):
                                 draftsPerPosition=tuple(drafted_pos) if drafted_pos and len(drafted_pos) == k else None,
                                 model=name if len(models) > 1 else None))
 
-    @staticmethod
-    def _ints(values, what, limit=MAX_LOOKAHEAD + 1):
+    def _ints(self, values, what, limit=MAX_LOOKAHEAD + 1):
+        """Counts from a JSON list: each a finite, whole, non-negative number below :data:`MAX_COUNT`
+        (NaN, 1e308, 2.5 or a 20-digit integer is refused, naming the line and the field)."""
+        where = getattr(self, "where", "the JSON")
         if not isinstance(values, list) or len(values) > limit:
-            raise TraceError(f"{what} is not a list of at most {limit} counts")
-        out = []
-        for value in values:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
-                raise TraceError(f"{what} holds {_short(repr(value), 30)}, not a count")
-            out.append(int(value))
-        return out
+            raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
+        return [_json_count(value, what, where) for value in values]
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
@@ -1500,7 +1578,7 @@ class _LlamaLog(_Accumulator):
         if len(self.requests) > 1:
             notes.insert(0, f"summed {len(self.requests)} requests")
         bound = drafted / k
-        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {bound:g} is the FEWEST verifier "
+        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {count_text(bound)} is the FEWEST verifier "
                      f"calls these tokens allow; the mean acceptance length and alpha shown are upper bounds (a "
                      f"newer server prints the mean acceptance length, which gives the calls)")
         return _validated(Trace(self.fmt, k, bound, drafted, accepted, None, False, tuple(notes), callsBound=True))
@@ -1562,18 +1640,18 @@ class _TrtllmJson(_Accumulator):
         if not head.startswith(":"):
             raise TraceError(f"{where}: specDecodingStats is not followed by an object")
         try:
-            stats = json.loads(head[1:].strip(), parse_int=lambda t: _count(t, "a count", where))
-        except TraceError:
-            raise
-        except ValueError:
-            raise TraceError(f"{where}: cannot read the specDecodingStats object {_short(head[1:], 50)!r}") from None
+            stats = _json_loads(head[1:].strip(), where)
+        except TraceError as error:
+            if "nested" in str(error) or "digits" in str(error):
+                raise
+            raise TraceError(f"{where}: cannot read the specDecodingStats object {_short(head[1:])!r}") from None
         if not isinstance(stats, dict):
             raise TraceError(f"{where}: specDecodingStats is not an object")
         values = {}
         for key in ("numDraftTokens", "numAcceptedTokens", "numRequestsWithDraftTokens"):
             if key not in stats:
                 raise TraceError(f"{where}: specDecodingStats has no {key}")
-            values[key] = _count(str(stats[key]), key, where)
+            values[key] = _json_count(stats[key], key, where)
         drafted, accepted, requests = values.values()
         if drafted == 0:
             self.empty += 1
@@ -1728,14 +1806,14 @@ def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) ->
     if drafted is not None and accepted > drafted:
         raise TraceError(f"inconsistent counts: {accepted} accepted tokens but only {drafted} draft tokens")
     if drafted is not None and trace.exact and n > drafted:
-        raise TraceError(f"inconsistent counts: {n:g} drafts but only {drafted} draft tokens")
+        raise TraceError(f"inconsistent counts: {count_text(n)} drafts but only {drafted} draft tokens")
     if accepted > k * n + 1e-9:
-        raise TraceError(f"inconsistent counts: {accepted} accepted tokens exceed k x drafts = {k} x {n:g}")
+        raise TraceError(f"inconsistent counts: {accepted} accepted tokens exceed k x drafts = {k} x {count_text(n)}")
     if c is not None:
         if len(c) != k:
             raise TraceError(f"{len(c)} per-position counts for a lookahead of {k}")
         if c[0] > n:
-            raise TraceError(f"inconsistent counts: position 1 accepted {c[0]} times in {n:g} drafts")
+            raise TraceError(f"inconsistent counts: position 1 accepted {c[0]} times in {count_text(n)} drafts")
         for i in range(1, len(c)):
             if c[i] > c[i - 1]:
                 raise TraceError(f"per-position counts increase: position {i + 1} accepted {c[i]} times, "
@@ -1973,7 +2051,14 @@ def alpha_mle(accepted: int, calls_with_rejection: int) -> float:
 
 
 def _xlogy(x: float, y: float) -> float:
-    return 0.0 if x == 0 else x * math.log(y)
+    """``x log y`` with ``0 log 0 = 0``; ``x log 0`` for x > 0 is minus infinity (an impossible count).
+
+    >>> _xlogy(0, 0.0), _xlogy(2, 1.0)
+    (0.0, 0.0)
+    """
+    if x == 0:
+        return 0.0
+    return x * math.log(y) if y > 0 else -math.inf
 
 
 def independence_test(drafts: int, per_position, trials=None) -> dict:
@@ -1985,9 +2070,9 @@ def independence_test(drafts: int, per_position, trials=None) -> dict:
     trials where the engine printed drafted tokens per position). Per position the MLE is
     ``c_i / c_{i-1}``; under one constant rate it is ``S / (S + R)`` with ``R = N - c_k``. The
     statistic ``G = 2 (log L_positions - log L_constant)`` is chi-square with (positions with
-    trials - 1) degrees of freedom when one rate holds. Pooled requests bias it: calls late in a
-    request reach later positions more often, so a curve that falls with position can come from
-    mixing easy and hard requests as well as from position itself.
+    trials - 1) degrees of freedom when one rate holds. Pooled requests bias it upward with position:
+    the calls that reach a late position come mostly from easy requests, so mixing easy and hard
+    requests can make a curve rise, and flattens (never causes) a fall.
 
     >>> independence_test(100, (50, 25, 12.5))["statistic"]
     0.0
@@ -1996,15 +2081,17 @@ def independence_test(drafts: int, per_position, trials=None) -> dict:
     survived = list(per_position)
     accepted, rejected = sum(survived), drafts - survived[-1]
     constant = alpha_mle(accepted, rejected)
+    constant_rejected = rejected / (accepted + rejected) if accepted + rejected else 1.0
     log_positions = log_constant = 0.0
     used = 0
     for n, s in zip(trials, survived):
         if n <= 0:
             continue
         used += 1
-        rate = min(1.0, s / n)
-        log_positions += _xlogy(s, rate) + _xlogy(n - s, 1 - rate)
-        log_constant += _xlogy(s, constant) + _xlogy(n - s, 1 - constant)
+        s = min(s, n)
+        # (n - s) / n, not 1 - s / n: with big counts s / n can round to 1 while n - s > 0 (log of 0)
+        log_positions += _xlogy(s, s / n) + _xlogy(n - s, (n - s) / n)
+        log_constant += _xlogy(s, constant) + _xlogy(n - s, constant_rejected)
     statistic = max(0.0, 2 * (log_positions - log_constant))
     if statistic < 1e-9 * max(1.0, accepted):  # float noise on an exactly constant curve
         statistic = 0.0
@@ -2019,8 +2106,13 @@ def _verdict(p_value: float, df: int, survived, trials) -> str:
     if p_value < 0.01:
         first, last = survived[0] / trials[0], (survived[-1] / trials[-1] if trials[-1] else 0)
         trend = "falls" if last < first else "rises"
+        # Pooling easy and hard requests makes a conditional rate RISE with position (the calls that
+        # reach a late position come mostly from easy stretches): it can cause a rise, never a fall.
+        why = ("pooled requests can cause this: the calls that reach later positions come mostly from easy "
+               "requests" if trend == "rises" else
+               "pooling requests would flatten such a fall, not cause it, so the draft itself gets worse with depth")
         return (f"not one constant conditional rate: the chance of surviving {trend} with position more than chance "
-                f"allows (p < 0.01), so one alpha misdescribes this trace (pooled requests can cause this too)")
+                f"allows (p < 0.01), so one alpha misdescribes this trace ({why})")
     if p_value < 0.05:
         return "weak evidence against one constant conditional rate (0.01 <= p < 0.05)"
     return "consistent with one constant conditional rate: one alpha explains these counts (p >= 0.05)"
@@ -2076,7 +2168,7 @@ def analyse(trace: Trace) -> dict:
                if trace.draftTokens and trace.accepted is not None and trace.exact else None)
     alpha = alpha_iid(mean_accepted, k)
     if trace.callsBound:
-        bounds = [f"verifier calls: at least {trace.drafts:g}",
+        bounds = [f"verifier calls: at least {count_text(trace.drafts)}",
                   f"mean acceptance length: at most {tau:.2f}",
                   f"alphaIid: at most {alpha:.3f}",
                   "speedup: at most the figure shown"]

@@ -189,8 +189,9 @@ def translator_html(analysis: dict) -> str:
          if speed["naive"] is not None else None),
         (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
         (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
-        ("best lookahead, one alpha", f"m = {iid_m}: {_f(iid_best)}x"),
-        ("best lookahead, measured curve" + (" (extrapolated past k)" if best_m > k else ""), f"m = {best_m}: {_f(best)}x"),
+        ("best lookahead, one alpha", f"k = {iid_m}: {_f(iid_best)}x"),
+        ("best lookahead, measured curve" + (f" (extrapolated past the measured k = {k})" if best_m > k else ""),
+         f"k = {best_m}: {_f(best)}x"),
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
@@ -272,11 +273,12 @@ def send_html(analysis: dict, preset: str | None) -> str:
 
 def _for_page(error) -> str:
     """A model error in the page's words (the CLI's flags are the page's boxes)."""
-    return (str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+    return (str(error).replace("give it with --lookahead K",
+                               "give it in 'Lookahead k' under More settings, below the paste box")
             .replace("choose one with --model NAME", "choose one in the model box"))
 
 
-def _summary(analysis: dict, source: str) -> str:
+def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
     k, tau, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
     counts = ""
     if analysis["drafts"] is not None:
@@ -301,14 +303,22 @@ def _summary(analysis: dict, source: str) -> str:
         text += (f" Test of one constant conditional rate (likelihood ratio): G = {_f(independence['statistic'])} on "
                  f"{independence['df']} degrees of freedom, p {'' if p < 1e-4 else '= '}{p_text}; "
                  f"{independence['verdict']}.")
+    if best is not None:
+        best_k, best_speedup = best
+        text += (f" Best lookahead on the measured curve at Part one's default costs: k = {best_k} "
+                 f"({_f(best_speedup)}x in the ledger)")
+        text += (f", past the measured k = {k}: it repeats the last measured conditional rate, which is optimistic "
+                 f"if the curve keeps falling." if best_k > k else ".")
+        text += " Send the curve to your deployment for your hardware's costs."
     if analysis["notes"]:
         text += " (" + "; ".join(analysis["notes"]) + ".)"
     return text
 
 
-def _lead(analysis: dict, source: str) -> str:
-    """The answer in one sentence: the per-token acceptance the ledger needs, and whether one such
-    rate describes the trace."""
+def _lead(analysis: dict, source: str, best: tuple | None = None) -> str:
+    """The answer: the per-token acceptance the ledger needs, whether one such rate describes the
+    trace, and (``best`` = (k, speedup) from the measured curve) the best lookahead at Part one's
+    default costs."""
     at_most = "at most " if analysis.get("callsBound") else ""
     whose = "Your" if source.startswith("Your") else "This trace's"
     text = (f"{whose} drafts survive at alpha = {at_most}{_f(analysis['alphaIid'], 3)} a token (mean acceptance length "
@@ -317,9 +327,14 @@ def _lead(analysis: dict, source: str) -> str:
     if independence is not None and independence["df"] > 0:
         if independence["pValue"] < 0.01:
             trend = "rises" if " rises " in independence["verdict"] else "falls"  # as lab.traces' verdict found
-            text += f", but survival {trend} with position, so one alpha misdescribes it"
+            text += f", but survival {trend} with position, unlike one alpha"
         elif independence["pValue"] >= 0.05:
             text += ", and one constant rate fits its counts"
+    if best is not None:  # the question readers bring: which k (N4-5); the working says where it comes from
+        best_k = best[0]
+        text += f"; at Part one's costs its best k is {best_k}"
+        if best_k > analysis["lookahead"]:
+            text += ", extrapolated"
     return text + "."
 
 
@@ -352,8 +367,8 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
         "shown": _shown(settings),
         "notes": notes,
         "query": _query(settings),
-        "lead": _lead(analysis, source),
-        "summary": _summary(analysis, source),
+        "lead": _lead(analysis, source, speed["best"]),
+        "summary": _summary(analysis, source, speed["best"]),
         "live": _live(analysis, speed),
         "width": width,
         "readouts": readouts,
@@ -407,7 +422,7 @@ def _refused(settings: dict, notes: list[str], width: int, reason: str, models=(
     return {
         "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
         "shown": _shown(settings), "notes": notes, "query": _query(settings),
-        "lead": "Your input was not read; the note above says why and what can be read.",
+        "lead": "Your input was not read; the note below the settings says why and what can be read.",
         "summary": f"Your input was not read: {reason}.{choice}",
         "live": "your input was not read", "width": width, "readouts": readouts, "analysis": None,
         "figures": {"curve": placeholder, "translator": empty, "positions": empty, "send": "", "missing": "",
