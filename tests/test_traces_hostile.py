@@ -4,6 +4,7 @@ at most lab.traces.MAX_QUOTE characters of a bad value; non-ASCII digits are ref
 (the reader and the CLI's flags agree); big counts print in full digits."""
 
 import io
+import math
 import json
 import subprocess
 import sys
@@ -159,3 +160,57 @@ def test_big_counts_print_as_integers_never_in_exponent_form():
     assert traces.analyse(bounded)["bounds"][0] == "verifier calls: at least 41126700.3"
     view = widget.view({"trcText": text, "trcLookahead": "3"})
     assert "41126700" in view["summary"] and "e+0" not in view["summary"] + view["readouts"]["drafts"]
+
+
+# --- the hand-off to the lookahead policies: never a curve they cannot take ---------------------
+
+SEND_INPUTS = {
+    "vLLM line with a per-position rate of 1.000": (
+        "SpecDecoding metrics: Mean acceptance length: 3.00, Accepted: 200 tokens, Drafted: 300 tokens, "
+        "Per-position acceptance rate: 1.000, 0.500, 0.500, Avg Draft acceptance rate: 66.7%", None),
+    "every draft accepted": ("\n".join(["3"] * 20), "3"),
+    "first position always, then mixed": ("\n".join(["3", "1", "2", "1"] * 5), "3"),
+    "one figure: alpha 100%": ("alpha 1", "4"),
+    "a position nobody reached": ("\n".join(["0"] * 10), "3"),
+}
+
+
+def _sends(view):
+    import html
+    import re
+
+    markup = view["figures"]["send"]
+    return [(target, json.loads(html.unescape(values))) for target, values in
+            re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]+)"', markup)]
+
+
+@pytest.mark.parametrize("name", SEND_INPUTS)
+def test_the_policies_button_sends_a_curve_the_policies_take(name):
+    from lab import policies
+    from lab.widgets import policies as policies_widget
+
+    text, lookahead = SEND_INPUTS[name]
+    view = widget.view({"trcText": text, "trcLookahead": lookahead or ""})
+    assert view["analysis"] is not None, view["notes"]
+    sent = [values for target, values in _sends(view) if target == "policies"]
+    assert len(sent) == 1
+    token = sent[0]["polCurve"]
+    curve, _, _ = traces.ledger_curve(token)
+    assert all(0 <= rate <= widget.POLICIES_MAX_RATE for rate in curve), token
+    # lab.policies' accepted input: the process builds and every policy evaluates
+    results = policies.evaluate_policies(policies.depth_curve(curve), policies.setting_costs(
+        policies_widget._params(None)[0]), 5, 0.5)
+    assert all(math.isfinite(r["speedup"]) for r in results.values() if isinstance(r, dict) and "speedup" in r)
+    shown = policies_widget.view(sent[0])
+    assert not any("Internal" in note or "could not" in note for note in shown["notes"]), shown["notes"]
+    assert "measured curve" in shown["lead"], shown["lead"]
+    if any(rate > widget.POLICIES_MAX_RATE for rate in traces.measured_curve(traces.analyse(
+            traces.parse(text, lookahead=int(lookahead) if lookahead else None)))):
+        assert "as 0.990" in view["figures"]["send"] and "never refused" in view["figures"]["send"]
+
+
+def test_a_curve_below_the_limit_is_sent_unchanged_to_every_widget():
+    view = widget.view(None)
+    tokens = {target: values.get("trcCurve") or values.get("srvCurve") or values.get("polCurve")
+              for target, values in _sends(view) if target in ("serving", "policies")}
+    assert tokens == {"serving": traces.DEFAULT_PRESET, "policies": traces.DEFAULT_PRESET}

@@ -15,7 +15,7 @@ from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_f
 from ..urlstate import Choice, OptionalInteger, Text, read_controls
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
-           "send_html", "OPERATIONS", "SLIDERS", "CONTROLS"]
+           "send_html", "policies_curve_token", "POLICIES_MAX_RATE", "OPERATIONS", "SLIDERS", "CONTROLS"]
 
 SLIDERS = ()  # no range sliders: a select, a textarea, a number box and a file input
 PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY, TEXT_KEY = "trcPreset", "trcFormat", "trcLookahead", "trcText"
@@ -235,6 +235,29 @@ def spec_bench_html() -> str:
             f'<tbody>{rows}</tbody></table>')
 
 
+POLICIES_MAX_RATE = 0.99  # the highest conditional rate sent to the lookahead policies (see policies_curve_token)
+
+
+def policies_curve_token(token: str, curve) -> tuple[str, list[str]]:
+    """The ``polCurve`` token for the lookahead policies, and which measured rates were lowered.
+    Their heuristic schedule has a stationary law only when every position can reject a draft
+    (``lab.policies.heuristic_truncation`` refuses a rate of 1), and a measured rate of 1.000 is
+    common on short logs (every surviving draft kept at a position). Such a rate is sent as
+    :data:`POLICIES_MAX_RATE` (0.99: the heuristic's truncated chain still converges there, and
+    it already gave NaN at 0.999 on a flat curve; a 1.000 read from a short log has a Wilson
+    interval reaching well below 0.99 anyway); ``token`` is kept when no rate exceeds it.
+
+    >>> policies_curve_token("custom:0.8000,1.0000", [0.8, 1.0])
+    ('custom:0.8000,0.9900', ['position 2 (1.000)'])
+    >>> policies_curve_token("club3090-mtp", [0.74, 0.64])
+    ('club3090-mtp', [])
+    """
+    clamped = [f"position {i} ({to_fixed(rate, 3)})" for i, rate in enumerate(curve, 1) if rate > POLICIES_MAX_RATE]
+    if not clamped:
+        return token, []
+    return "custom:" + ",".join(to_fixed(min(rate, POLICIES_MAX_RATE), 4) for rate in curve), clamped
+
+
 def send_html(analysis: dict, preset: str | None) -> str:
     """Buttons that hand the measured curve (or one alpha) to the other widgets: plain markup that
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
@@ -243,11 +266,13 @@ def send_html(analysis: dict, preset: str | None) -> str:
     serving model's ``srvCurve`` and the lookahead policies' ``polCurve``; the deployment panel gets the
     alpha, in its own unit. Shipped disabled like every
     control (with JavaScript off they could do nothing); the page enables them."""
+    curve = traces.measured_curve(analysis)
     if preset is not None:
         curve_value, linkable = preset, True
     else:
-        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
+        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in curve)
         linkable = False
+    policies_value, clamped = policies_curve_token(curve_value, curve)
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
     lookahead = str(min(12, analysis["lookahead"]))
     buttons = (
@@ -255,7 +280,7 @@ def send_html(analysis: dict, preset: str | None) -> str:
         ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
          f"Send alpha = {acceptance}% to the ledger"),
         ("serving", {"srvCurve": curve_value}, "Use this curve in the serving model"),
-        ("policies", {"polCurve": curve_value}, "Use this curve in the lookahead policies"),
+        ("policies", {"polCurve": policies_value}, "Use this curve in the lookahead policies"),
         # the deployment panel takes the alpha (one number, in its own unit) and answers for the reader's hardware
         ("deployment", {"unit": "alpha", "value": to_fixed(100 * analysis["alphaIid"], 2),
                         "measuredK": str(analysis["lookahead"])}, f"Use alpha = {acceptance}% in your deployment"),
@@ -263,6 +288,10 @@ def send_html(analysis: dict, preset: str | None) -> str:
     note = ("" if linkable else
             '<span class="trc-send-note">A curve from your own data works in the other widgets but cannot be put '
             'in a link.</span>')
+    if clamped:
+        note += (f'<span class="trc-send-note">The lookahead policies get {", ".join(clamped)} as '
+                 f'{to_fixed(POLICIES_MAX_RATE, 3)}: their adaptive schedules need a chance of rejection at every '
+                 f'position (a rate of 1 means a draft there is never refused).</span>')
     return ("".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                     f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
                     for target, values, text in buttons)
