@@ -56,7 +56,8 @@ MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refus
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
 MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request
 FORMATS = ("prometheus", "vllm-v0-metrics", "vllm-log", "vllm-v0-log", "vllm-bench", "vllm-request-json",
-           "sglang-log", "llamacpp-log", "llamacpp-stats", "trtllm-json", "cycles", "single-number")
+           "sglang-log", "sglang-json", "llamacpp-log", "llamacpp-stats", "trtllm-json", "trtllm-request-json",
+           "speculators-csv", "cycles", "single-number")
 FORMAT_NAMES = {
     "prometheus": "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
     "vllm-v0-metrics": "vLLM V0 /metrics (counters of draft, accepted and emitted tokens)",
@@ -65,9 +66,15 @@ FORMAT_NAMES = {
     "vllm-bench": "vllm bench serve output (its Speculative Decoding block)",
     "vllm-request-json": "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON lines)",
     "sglang-log": "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept length)",
+    "sglang-json": "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted drafts, "
+                   "histogram)",
     "llamacpp-log": "llama.cpp log (server draft acceptance lines or the speculative examples' n_predict/n_accept)",
     "llamacpp-stats": "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
     "trtllm-json": "TensorRT-LLM iteration stats JSON (specDecodingStats)",
+    "trtllm-request-json": "TensorRT-LLM per-request perf metrics JSON (speculative_decoding: total_draft_tokens, "
+                           "total_accepted_draft_tokens; needs k)",
+    "speculators-csv": "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, acceptance_at_pos_i; "
+                       "one analysis per subset)",
     "cycles": "one integer per verifier call: drafts accepted (0..k)",
     "single-number": "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
 }
@@ -76,6 +83,8 @@ SHORT_NAMES = {"prometheus": "vLLM's /metrics", "vllm-v0-metrics": "vLLM V0's /m
                "vllm-request-json": "vLLM's per-request metrics", "sglang-log": "SGLang's log",
                "llamacpp-log": "llama.cpp's log", "llamacpp-stats": "llama.cpp's statistics lines",
                "trtllm-json": "TensorRT-LLM's iteration stats", "cycles": "a cycles file",
+               "sglang-json": "SGLang's per-request JSON", "trtllm-request-json": "TensorRT-LLM's per-request metrics",
+               "speculators-csv": "speculators' acceptance.csv",
                "single-number": "a single number"}
 SPLIT_LONG_LINE = 1 << 20  # a line longer than 1 MB is cut after its last '}' (one-line JSON arrays)
 
@@ -526,19 +535,16 @@ class _Prometheus(_Accumulator):
         if len(label_sets) > 1:
             keys = sorted({key for labels in label_sets for key, _ in labels})
             notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
-        if "accepted" not in seen and "emitted" not in seen:
-            raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
         if "emitted" in seen:
             return self._v0(totals, efficiencies, lookahead, notes, name if len(models) > 1 else None)
+        if "accepted" not in seen:
+            if not positions:
+                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
+            totals["accepted"] = sum(positions.values())
+            notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
         if positions:
-            k = max(positions) + 1
-            missing = [p for p in range(k) if p not in positions]
-            if missing:
-                raise TraceError(f"per-position counter has no position {missing[0]} (positions 0 to {k - 1} expected)")
-            if lookahead is not None and lookahead != k:
-                raise TraceError(f"the exposition has {k} positions but the lookahead given is {lookahead}")
-            per_position = tuple(positions[p] for p in range(k))
+            k, per_position = self._positions(positions, totals, seen, lookahead, notes)
         else:
             k = _need_lookahead(self.fmt, lookahead, "no per-position counter")
         drafted_per_position = None
@@ -567,6 +573,34 @@ class _Prometheus(_Accumulator):
         return _validated(Trace(self.fmt, k, drafts, draft_tokens, totals["accepted"], per_position, not bound,
                                 tuple(notes), callsBound=bound, draftsPerPosition=drafted_per_position,
                                 model=name if len(models) > 1 else None))
+
+    def _positions(self, positions: dict, totals: dict, seen: set, lookahead, notes: list):
+        """(k, per-position counts or None). A scrape missing one position's series (a series
+        dropped by a relabelling rule, a partial paste) still has exact totals: they are read, the
+        curve is not, and the note names what is missing. k is the lookahead given, else drafted
+        tokens / drafts where that is whole (vLLM's drafts are full length but for n-gram and suffix
+        drafting), else the highest position printed + 1."""
+        highest = max(positions) + 1
+        k = lookahead
+        if k is None and "drafts" in seen and "draftTokens" in seen and totals["drafts"] \
+                and totals["draftTokens"] % totals["drafts"] == 0 and totals["draftTokens"] // totals["drafts"] > highest:
+            k = totals["draftTokens"] // totals["drafts"]
+        k = k if k is not None else highest
+        if highest > k:
+            raise TraceError(f"the exposition has {highest} positions but the lookahead given is {k}")
+        missing = [p for p in range(k) if p not in positions]
+        if not missing and sum(positions.values()) == totals["accepted"]:
+            return k, tuple(positions[p] for p in range(k))
+        if missing:
+            named = ", ".join(str(p) for p in missing[:8]) + (", ..." if len(missing) > 8 else "")
+            notes.append(f"the per-position counter has no series for position {named} (0 to {k - 1} expected, "
+                         f"k = {k}{' from drafted tokens / drafts' if lookahead is None and k > highest else ''}): "
+                         f"the totals are read, the per-position curve is not")
+        else:
+            notes.append(f"the per-position counters add up to {sum(positions.values())}, not the accepted total "
+                         f"{totals['accepted']}: a position's series is missing, so the totals are read and the "
+                         f"per-position curve is not")
+        return k, None
 
     def _v0(self, totals, efficiencies, lookahead, notes, name) -> Trace:
         drafted, emitted = totals["draftTokens"], totals["emitted"]
@@ -1046,6 +1080,9 @@ class _VllmRequestJson(_Accumulator):
                 documents.append((number, _json_loads(stripped, f"line {number}")))
             except TraceError as error:
                 if "not JSON" in str(error):
+                    if number == getattr(self, "unterminated", None) and documents:
+                        self.cut = number  # the input stops inside its last line: read the complete ones
+                        continue
                     raise TraceError(f"line {number}: not JSON: {_short(text)!r}") from None
                 raise
         return documents
@@ -1168,6 +1205,8 @@ class _VllmRequestJson(_Accumulator):
         _check_lookahead(k)
         notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
                  + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
         if self.null:
             notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
         notes += printed
@@ -1205,6 +1244,291 @@ class _VllmRequestJson(_Accumulator):
         if not isinstance(values, list) or len(values) > limit:
             raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
         return [_json_count(value, what, where) for value in values]
+
+
+def _find_dicts(value, wanted, depth=0):
+    """Every dict under ``value`` (a parsed JSON document) holding one of the keys ``wanted``, at
+    most 20 levels down; the search does not descend into a dict it yields."""
+    if depth > 20:
+        return
+    if isinstance(value, list):
+        for item in value:
+            yield from _find_dicts(item, wanted, depth + 1)
+    elif isinstance(value, dict):
+        if any(key in value for key in wanted):
+            yield value
+        else:
+            for item in value.values():
+                yield from _find_dicts(item, wanted, depth + 1)
+
+
+def _histogram_counts(histogram, what: str, where: str) -> dict:
+    """``{accepted drafts in one call: calls}`` from a dense JSON list ``h[j]``."""
+    if not isinstance(histogram, list) or len(histogram) > MAX_LOOKAHEAD + 1:
+        raise TraceError(f"{where}: {what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
+    return {j: _json_count(n, what, where) for j, n in enumerate(histogram) if n}
+
+
+class _SglangJson(_VllmRequestJson):
+    """SGLang's per-request speculative decoding counters, as JSON: the ``meta_info`` of a native
+    ``/generate`` response, or ``sglext.spec_tokens_details`` of an OpenAI-style response (a list
+    when ``n > 1``; sgl-project/sglang#33518, "add sglext_spec", asked for with
+    ``return_spec_tokens_details``). Field names by version, read in sgl-project/sglang pull
+    requests #3152 (``spec_verify_ct``, 2025-01), #11441 (``spec_accept_rate``,
+    ``spec_accept_length``), #13754 (``spec_accept_token_num``, ``spec_draft_token_num``), #18332
+    (``spec_accept_histogram``) and #33518 (``spec_num_correct_drafts``,
+    ``spec_num_proposed_drafts``, ``spec_correct_drafts_histogram``):
+
+    * calls = ``spec_verify_ct`` (verify passes of the request);
+    * accepted drafts = ``spec_num_correct_drafts`` (older: ``spec_accept_token_num``);
+    * drafted = ``spec_num_proposed_drafts`` (older: ``spec_draft_token_num``, which counted the
+      verified root too, ``speculative_num_draft_tokens`` = k + 1 per call, so the drafted tokens
+      and the rate are then read as calls x k);
+    * ``spec_correct_drafts_histogram`` (older: ``spec_accept_histogram``): ``h[j]`` = calls that
+      accepted exactly j drafts: an exact cycles histogram, so the per-position curve is exact.
+
+    ``spec_accept_length`` is checked against 1 + accepted / calls: older versions printed
+    ``completion_tokens / spec_verify_ct``, which also counts the token of the prefill pass (the
+    note says so). The lookahead is the histogram's last bucket (it has k + 1) unless
+    ``--lookahead`` says otherwise; without a histogram it is proposed drafts / calls. Requests are
+    summed; with tree drafting (topk > 1) none of this is a chain statistic."""
+
+    fmt = "sglang-json"
+    KEYS = ("spec_verify_ct",)
+
+    def result(self, lookahead, model=None) -> Trace:
+        requests = [(line, found) for line, document in self._documents()
+                    for found in _find_dicts(document, self.KEYS)]
+        if not requests:
+            raise TraceError("no SGLang spec_verify_ct in the JSON")
+        histogram: dict[int, int] = {}
+        calls = accepted = drafted = 0
+        root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
+        for line, request in requests:
+            where = f"line {line}"
+            n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
+            if n == 0:
+                idle += 1  # a request finished before any verify pass (or without speculation)
+                continue
+            acc_key = next((key for key in ("spec_num_correct_drafts", "spec_accept_token_num") if key in request), None)
+            hist_key = next((key for key in ("spec_correct_drafts_histogram", "spec_accept_histogram")
+                             if request.get(key)), None)
+            if hist_key is not None:
+                counts = _histogram_counts(request[hist_key], hist_key, where)
+                if sum(counts.values()) != n:
+                    raise TraceError(f"{where}: {hist_key} counts {sum(counts.values())} calls, spec_verify_ct {n}")
+                for j, c in counts.items():
+                    histogram[j] = histogram.get(j, 0) + c
+                histograms += 1
+                lengths.add(len(request[hist_key]) - 1)
+                acc = sum(j * c for j, c in counts.items())
+                if acc_key is not None and _json_count(request[acc_key], acc_key, where) != acc:
+                    notes.append(f"{where}: {acc_key} {request[acc_key]} disagrees with its histogram ({acc})")
+            elif acc_key is not None:
+                acc = _json_count(request[acc_key], acc_key, where)
+            elif "completion_tokens" in request:  # 2025-01 (#3152): only the verify count and the tokens
+                acc = _json_count(request["completion_tokens"], "completion_tokens", where) - n
+                old_mean.append(where)
+                if acc < 0:
+                    raise TraceError(f"{where}: completion_tokens is below spec_verify_ct")
+            else:
+                raise TraceError(f"{where}: spec_verify_ct without spec_num_correct_drafts or a histogram")
+            drafted_key = next((key for key in ("spec_num_proposed_drafts", "spec_draft_token_num") if key in request),
+                               None)
+            if drafted_key is not None:
+                d = _json_count(request[drafted_key], drafted_key, where)
+                root_counted |= drafted_key == "spec_draft_token_num"
+                drafted += d
+                if d % n == 0:
+                    lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
+            printed = request.get("spec_accept_length")
+            if isinstance(printed, (int, float)) and math.isfinite(printed) and abs(printed - (1 + acc / n)) > 1e-6:
+                notes.append(f"{where}: printed spec_accept_length {printed:.4f} is not 1 + accepted / calls = "
+                             f"{1 + acc / n:.4f} (older SGLang printed completion_tokens / spec_verify_ct, which "
+                             f"also counts the prefill pass's token)")
+            calls, accepted = calls + n, accepted + acc
+        if not calls:
+            raise TraceError("every request has spec_verify_ct 0: no verify pass to read")
+        k = lookahead
+        if k is None:
+            if histograms:
+                # the histogram has k + 1 buckets (0..k accepted); proposed / calls is k in the same versions
+                k = max([max(histogram, default=0)] + [n for n in lengths if n <= MAX_LOOKAHEAD]) or None
+                if k is not None:
+                    notes.append(f"lookahead {k} read from the histogram's buckets and proposed drafts / calls")
+            elif len(lengths) == 1:
+                k = lengths.pop()
+                notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
+        k = _need_lookahead(self.fmt, k, "no histogram, and the drafted tokens are not a whole number per call")
+        _check_lookahead(k)
+        if root_counted:
+            notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
+                         f"versions): the drafted tokens are read as calls x k = {calls * k}")
+            drafted = calls * k
+        elif drafted == 0:
+            drafted = calls * k
+        if old_mean:
+            notes.append("accepted drafts read as completion_tokens - spec_verify_ct (SGLang of 2025-01 prints no "
+                         "accepted count; the prefill pass's token makes this one too many per request)")
+        used = len(requests) - idle
+        if used > 1:
+            notes.insert(0, f"summed {used} requests (pooling weights long requests more)")
+        if idle:
+            notes.append(f"{idle} request(s) with spec_verify_ct 0 skipped")
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if histograms == used and histogram:
+            if max(histogram) > k:
+                raise TraceError(f"a call accepted {max(histogram)} drafts but the lookahead is {k}")
+            trace = cycles_to_trace(histogram, k)
+            notes.append("per-position counts exact, from the accepted-drafts histograms")
+            return _validated(trace._replace(format=self.fmt, draftTokens=max(drafted, trace.accepted),
+                                             notes=tuple(notes) + trace.notes))
+        if histograms:
+            notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
+
+
+class _SpeculatorsCsv(_Accumulator):
+    """vllm-project/speculators' ``acceptance.csv`` (``scripts/evaluate/evaluate.py`` with
+    ``perf_utils.acceptance_csv_columns``, read at commit c05b95b3, the same since the script was
+    added in #434): ``subset, num_drafts, num_draft_tokens, num_accepted_tokens,
+    acceptance_length, acceptance_at_pos_0, ...``, one row per dataset subset, written by
+    ``csv.DictWriter`` from vLLM's /metrics deltas over the subset's run
+    (``extract_spec_decode_metrics``): the counts are floats (``20.0``), ``acceptance_length`` =
+    1 + accepted / drafts and ``acceptance_at_pos_i`` = c_{i+1} / drafts in full float precision,
+    so the per-position counts come back exactly (rate x drafts, rounded). ``perf_results.csv``
+    carries the same columns after its performance columns (one row per load point; a subset's
+    repeated rows are read once). Each subset is one analysis (``--model SUBSET``)."""
+
+    fmt = "speculators-csv"
+    REQUIRED = ("num_drafts", "num_accepted_tokens")
+
+    def __init__(self):
+        self.header = None
+        self.rows = {}
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if not stripped or stripped.startswith(("#", "```")):
+            return
+        cells = [cell.strip().strip('"') for cell in stripped.split(",")]
+        where = f"line {number}"
+        if self.header is None:
+            if not all(key in cells for key in self.REQUIRED):
+                return  # text before the CSV (a shell prompt, a title)
+            self.header = cells
+            self.positions = sorted(int(c.rsplit("_", 1)[1]) for c in cells if re.fullmatch(r"acceptance_at_pos_\d{1,2}", c))
+            if self.positions != list(range(len(self.positions))):
+                raise TraceError(f"{where}: the acceptance_at_pos_i columns skip a position")
+            return
+        if len(cells) != len(self.header):
+            raise TraceError(f"{where}: {len(cells)} cells under a header of {len(self.header)} columns")
+        row = dict(zip(self.header, cells))
+        name = row.get("subset") or f"row {len(self.rows) + 1}"
+        if name in self.rows:
+            return  # perf_results.csv repeats a subset's acceptance on every load point
+        if len(self.rows) >= MAX_LABEL_SETS:
+            raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the CSV")
+        if not row["num_drafts"]:
+            raise TraceError(f"{where}: subset {_short(name)!r} has no acceptance counts (a run without speculation)")
+        record = {"number": number,
+                  "drafts": _count(row["num_drafts"], "num_drafts", where),
+                  "accepted": _count(row["num_accepted_tokens"], "num_accepted_tokens", where),
+                  "draftTokens": _count(row["num_draft_tokens"], "num_draft_tokens", where)
+                  if row.get("num_draft_tokens") else None,
+                  "length": _number(row["acceptance_length"], "acceptance_length", where)
+                  if row.get("acceptance_length") else None,
+                  "rates": [_rate(row[f"acceptance_at_pos_{i}"], f"acceptance_at_pos_{i}", where)
+                            for i in self.positions if row.get(f"acceptance_at_pos_{i}")]}
+        self.rows[name] = record
+
+    def result(self, lookahead, model=None) -> Trace:
+        if self.header is None:
+            raise TraceError("no CSV header with num_drafts and num_accepted_tokens")
+        if not self.rows:
+            raise TraceError("the CSV has a header but no row")
+        name, row = _choose(self.rows, model, "subset")
+        n, accepted, rates = row["drafts"], row["accepted"], row["rates"]
+        notes = [f"subset {name}" + (f" (chosen of {len(self.rows)})" if len(self.rows) > 1 else "")]
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the CSV has {len(rates)} positions but the lookahead given is {lookahead}")
+        if k is None and row["draftTokens"] and n and row["draftTokens"] % n == 0:
+            k = row["draftTokens"] // n
+        k = _need_lookahead(self.fmt, k, "no acceptance_at_pos_i columns")
+        _check_lookahead(k)
+        drafted = row["draftTokens"] if row["draftTokens"] is not None else n * k
+        if row["length"] is not None and n and abs(row["length"] - (1 + accepted / n)) > 1e-6:
+            notes.append(f"the printed acceptance_length {row['length']} is not 1 + accepted / drafts = "
+                         f"{1 + accepted / n:.6f}")
+        per_position = tuple(_reconstruct(rates, n)) if rates else None
+        if per_position is not None and sum(per_position) != accepted:
+            notes.append(f"the acceptance_at_pos_i columns add up to {sum(per_position)} accepted, not "
+                         f"num_accepted_tokens {accepted} (speculators sums every per-position vLLM series, a "
+                         f"num_draft_tokens_per_pos one too): the per-position curve is not read")
+            per_position = None
+        if drafted < n * k:
+            notes.append(f"drafts averaged {drafted / n:.2f} tokens of at most k = {k}")
+        return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, True, tuple(notes),
+                                model=name if len(self.rows) > 1 else None))
+
+
+class _TrtllmRequestJson(_VllmRequestJson):
+    """TensorRT-LLM's per-request performance metrics, as JSON: each request's
+    ``speculative_decoding`` object with ``acceptance_rate``, ``total_accepted_draft_tokens`` and
+    ``total_draft_tokens`` (``RequestPerfMetrics.speculative_decoding``, C++
+    ``RequestPerfMetrics::SpeculativeDecodingMetrics``, filled by
+    ``LlmRequest::updateNumTokensPerIteration``; returned with ``return_perf_metrics`` by the LLM
+    API, by ``trtllm-serve``'s ``/perf_metrics`` endpoint and its perf-metrics JSON lines, the
+    PyTorch flow's counters fixed in NVIDIA/TensorRT-LLM#17082). It is its own format, not the
+    iteration stats: one record per request, summed over its iterations.
+
+    It counts tokens, not verifier calls: with full-length drafts of k (the engine's
+    ``max_draft_len``, given with ``--lookahead``) the calls are drafted / k; when drafted is not a
+    multiple of k the drafts were shorter (a dynamic draft length, the end of the request) and
+    drafted / k is only a lower bound. No per-position counts. ``first_iter`` and ``last_iter``,
+    when printed, bound the iterations the request ran (a cross-check in the notes only: chunked
+    prefill spreads the context phase over several)."""
+
+    fmt = "trtllm-request-json"
+    KEYS = ("total_accepted_draft_tokens",)
+
+    def result(self, lookahead, model=None) -> Trace:
+        found = [(line, record) for line, document in self._documents()
+                 for record in _find_dicts(document, self.KEYS)]
+        if not found:
+            raise TraceError("no TensorRT-LLM speculative_decoding record (total_accepted_draft_tokens) in the JSON")
+        k = _need_lookahead(self.fmt, lookahead, "TensorRT-LLM's per-request metrics count tokens, not verifier calls")
+        accepted = drafted = 0
+        notes = []
+        for line, record in found:
+            where = f"line {line}"
+            acc = _json_count(record["total_accepted_draft_tokens"], "total_accepted_draft_tokens", where)
+            if "total_draft_tokens" not in record:
+                raise TraceError(f"{where}: total_accepted_draft_tokens without total_draft_tokens")
+            d = _json_count(record["total_draft_tokens"], "total_draft_tokens", where)
+            rate = record.get("acceptance_rate")
+            if d and isinstance(rate, (int, float)) and math.isfinite(rate) and abs(rate - acc / d) > 1e-6:
+                notes.append(f"{where}: printed acceptance_rate {rate:.4f} is not accepted / drafted = {acc / d:.4f}")
+            accepted, drafted = accepted + acc, drafted + d
+        if not drafted:
+            raise TraceError("the requests drafted no tokens")
+        calls = drafted / k
+        bound = not calls.is_integer()
+        if bound:
+            notes.append(f"{drafted} drafted tokens is not a multiple of k = {k}: some drafts were shorter, so "
+                         f"drafted / k = {calls:.1f} is only a lower bound on the verifier calls")
+        else:
+            calls = int(calls)
+            notes.append(f"verifier calls = drafted tokens / k = {calls}, which assumes full-length drafts of k "
+                         f"(TensorRT-LLM prints no call count per request)")
+        if len(found) > 1:
+            notes.insert(0, f"summed {len(found)} requests (pooling weights long requests more)")
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, not bound, tuple(notes),
+                                callsBound=bound))
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
@@ -1665,8 +1989,11 @@ class _TrtllmJson(_Accumulator):
         self.ratios.add(drafted / requests)
 
     def result(self, lookahead, model=None) -> Trace:
+        cut = None
         if self.buffer is not None:
-            raise TraceError(f"line {self.start_line}: specDecodingStats object never closes")
+            if not self.iterations:
+                raise TraceError(f"line {self.start_line}: specDecodingStats object never closes")
+            cut = self.start_line  # the input stops inside its last object: read the complete ones
         if not self.iterations:
             raise TraceError("no specDecodingStats with draft tokens found"
                              + (f" ({self.null} null)" if self.null else ""))
@@ -1680,6 +2007,9 @@ class _TrtllmJson(_Accumulator):
         k = _need_lookahead(self.fmt, lookahead, "draft lengths vary between iterations")
         if self.draft_tokens < self.drafts * k:
             notes.append(f"drafts averaged {self.draft_tokens / self.drafts:.2f} tokens of at most k = {k}")
+        if cut is not None:
+            notes.append(f"the input ends inside the specDecodingStats object of line {cut}: it was cut off and is "
+                         f"not read; the complete iterations before it are")
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
 
 
@@ -1792,7 +2122,9 @@ def cycles_to_trace(histogram, lookahead: int) -> Trace:
 PARSERS = {"prometheus": _Prometheus, "vllm-v0-metrics": _Prometheus, "vllm-log": _VllmLog, "vllm-v0-log": _VllmLog,
            "vllm-bench": _VllmBench, "vllm-request-json": _VllmRequestJson, "sglang-log": _SglangLog,
            "llamacpp-log": _LlamaLog, "llamacpp-stats": _LlamaLog, "trtllm-json": _TrtllmJson, "cycles": _Cycles,
-           "single-number": _Single}
+           "single-number": _Single, "sglang-json": _SglangJson, "trtllm-request-json": _TrtllmRequestJson,
+           "speculators-csv": _SpeculatorsCsv}
+JSON_FORMATS = ("vllm-request-json", "sglang-json", "trtllm-request-json")  # parsed whole: their opening lines are kept
 
 
 def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) -> Trace:
@@ -1831,6 +2163,7 @@ def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) ->
 
 # --- detection and the streaming front door -----------------------------------------------------
 
+_CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
 _LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
 
 
@@ -1863,8 +2196,14 @@ def detect_line(line: str) -> str | None:
         return "llamacpp-stats" if "#gen drafts" in line else "llamacpp-log"
     if "specDecodingStats" in line:
         return "trtllm-json"
+    if '"total_accepted_draft_tokens"' in line:
+        return "trtllm-request-json"
+    if '"spec_verify_ct"' in line:
+        return "sglang-json"
     if any(key in line for key in _REQUEST_KEYS):
         return "vllm-request-json"
+    if _CSV_HEADER.match(stripped):
+        return "speculators-csv"
     if _SINGLE.match(stripped):
         return "single-number"
     if re.fullmatch(r"[0-9]+", stripped):
@@ -1966,17 +2305,25 @@ class TraceParser:
                 for number, held in self.single_lines:
                     self.accumulator.line(held, number)
             self.single_lines = []
-            if fmt == "vllm-request-json":
+            if fmt in JSON_FORMATS:
                 for number, head in self.json_head:
                     self.accumulator.line(head, number)
             self.json_head = []
         self.accumulator.line(_clean(line), self.number)
 
     def finish(self) -> Trace:
-        if self.partial:
+        cut = None
+        if self.partial:  # the input does not end with a newline: its last line may be cut off
             self.number += 1
             line, self.partial = self.partial, ""
-            self._line(line)
+            if self.accumulator is not None:
+                self.accumulator.unterminated = self.number
+            try:
+                self._line(line)
+            except TraceError as error:
+                if self.accumulator is None:
+                    raise
+                cut = (self.number, error)  # read the complete lines; say the last one was cut
         if self.accumulator is None and self.single_lines:
             self.fmt, self.accumulator = "single-number", _Single()
             for number, held in self.single_lines:
@@ -1993,9 +2340,19 @@ class TraceParser:
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
                              f"not a cycles file); first line not read: line {number}: {_short(line)!r}")
         try:
-            return self.accumulator.result(self.lookahead, self.model)
+            trace = self.accumulator.result(self.lookahead, self.model)
+        except TraceError:
+            if cut is not None:  # nothing readable without the cut line: its own reason is the clearer one
+                raise cut[1] from None
+            raise
         except (RecursionError, MemoryError, OverflowError, ZeroDivisionError) as error:
             raise TraceError(f"cannot read this input ({type(error).__name__}); check it is one engine's output") from None
+        if cut is not None:
+            number, error = cut
+            trace = trace._replace(notes=trace.notes + (
+                f"the last line (line {number}) ends without a newline and cannot be read ({error}): it looks cut "
+                f"off, so only the complete lines before it are read",))
+        return trace
 
 
 def parse(text: str, fmt: str = "auto", lookahead=None, model=None) -> Trace:

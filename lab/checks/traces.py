@@ -611,6 +611,43 @@ GOLDEN_FILES = {
         '# TYPE vllm:spec_decode_num_emitted_tokens_total counter\n'
         'vllm:spec_decode_num_emitted_tokens_total{model_name="meta-llama/Llama-2-7b-chat-hf"} 10616.0\n'
     ),
+    'sglang_meta_info_2025.json': (
+        '{"meta_info":{"id":"cf5e164f23c14777ac8d07d61fd84509","finish_reason":{"type":"length","length":200},"prompt_tokens":171,"weight_version":"default","total_retractions":0,"completion_tokens":200,"cached_tokens":0,"spec_accept_rate":0.011702127659574468,"spec_accept_length":1.0638297872340425,"spec_verify_ct":188,"spec_accept_token_num":11,"spec_draft_token_num":940,"e2e_latency":1.7586748600006104}}\n'
+    ),
+    'sglang_sglext_spec.json': (
+        '{"spec_accept_rate": 0.2930232558139535, "spec_accept_length": 2.4651162790697674,\n'
+        ' "spec_num_correct_drafts": 63, "spec_num_proposed_drafts": 215,\n'
+        ' "spec_verify_ct": 43, "spec_correct_drafts_histogram": [11, 14, 11, 4, 0, 3]}\n'
+    ),
+    'speculators_acceptance.csv': (
+        'subset,num_drafts,num_draft_tokens,num_accepted_tokens,acceptance_length,acceptance_at_pos_0,acceptance_at_pos_1\r\n'
+        'qa,20.0,40.0,26.0,2.3,0.9,0.4\r\n'
+        'HumanEval,10.0,20.0,8.0,1.8,0.6,0.2\r\n'
+    ),
+    'trtllm_request_perf.json': (
+        '{\n'
+        '  "timing_metrics": {\n'
+        '    "arrival_time": 1234567890.123,\n'
+        '    "first_scheduled_time": 1234567890.135,\n'
+        '    "first_token_time": 1234567890.150,\n'
+        '    "last_token_time": 1234567890.300,\n'
+        '    "kv_cache_size": 2048576,\n'
+        '    "kv_cache_transfer_start": 1234567890.140,\n'
+        '    "kv_cache_transfer_end": 1234567890.145\n'
+        '  },\n'
+        '  "kv_cache_metrics": {\n'
+        '    "num_total_allocated_blocks": 100,\n'
+        '    "num_new_allocated_blocks": 10,\n'
+        '    "num_reused_blocks": 90,\n'
+        '    "num_missed_blocks": 5\n'
+        '  },\n'
+        '  "speculative_decoding": {\n'
+        '    "acceptance_rate": 0.85,\n'
+        '    "total_accepted_draft_tokens": 42,\n'
+        '    "total_draft_tokens": 50\n'
+        '  }\n'
+        '}\n'
+    ),
 }
 
 # (file, lookahead given, model chosen, what it must read as): counts worked by hand from each file's own
@@ -665,4 +702,19 @@ GOLDEN_EXPECTED = (
     ("cycles.txt", 3, None, {"format": "cycles", "lookahead": 3, "drafts": 8, "draftTokens": 24, "accepted": 12,
                              "perPosition": (6, 4, 2)}),
     ("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanLength": 2.8}),
+    # sgl-project/sglang#33518: 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3]
+    # gives c_i = calls that accepted at least i: 32, 18, 7, 3, 3
+    ("sglang_sglext_spec.json", None, None, {"format": "sglang-json", "lookahead": 5, "drafts": 43,
+                                             "draftTokens": 215, "accepted": 63, "perPosition": (32, 18, 7, 3, 3)}),
+    # sgl-project/sglang#13754: 188 verify passes, 11 accepted; spec_draft_token_num 940 = 188 x (k + 1), read as 188 x 4
+    ("sglang_meta_info_2025.json", 4, None, {"format": "sglang-json", "lookahead": 4, "drafts": 188,
+                                             "draftTokens": 752, "accepted": 11, "perPosition": None}),
+    # speculators: subset qa, 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
+    ("speculators_acceptance.csv", None, "qa", {"format": "speculators-csv", "lookahead": 2, "drafts": 20,
+                                                "draftTokens": 40, "accepted": 26, "perPosition": (18, 8)}),
+    ("speculators_acceptance.csv", None, "HumanEval", {"format": "speculators-csv", "lookahead": 2, "drafts": 10,
+                                                       "draftTokens": 20, "accepted": 8, "perPosition": (6, 2)}),
+    # TensorRT-LLM per request: 50 drafted at k = 5 are 10 full-length calls, 42 accepted
+    ("trtllm_request_perf.json", 5, None, {"format": "trtllm-request-json", "lookahead": 5, "drafts": 10,
+                                           "draftTokens": 50, "accepted": 42, "perPosition": None}),
 )
