@@ -1,4 +1,4 @@
-"""Hostile input to the trace reader (issue 38): one clear line, never a traceback, on the CLI and
+"""Hostile input to the trace reader: one clear line, never a traceback, on the CLI and
 on the page; counts that no engine prints are refused naming the line and the field; messages quote
 at most lab.traces.MAX_QUOTE characters of a bad value; non-ASCII digits are refused everywhere
 (the reader and the CLI's flags agree); big counts print in full digits."""

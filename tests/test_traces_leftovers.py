@@ -1,4 +1,4 @@
-"""Issue 37 item 5: the trace reader reads what is left. A cut-off last line (the complete lines are
+"""The trace reader reads what is left. A cut-off last line (the complete lines are
 read and the notes say the last was cut), a Prometheus exposition missing a per-position series
 (the totals are read, the notes name what is missing), SGLang's per-request JSON (meta_info and
 sglext spec_tokens_details, by version), vllm-project/speculators' acceptance.csv and
