@@ -376,3 +376,23 @@ def test_the_named_mutants_fail_the_instruments_suite(monkeypatch, mutant):
         expected = {"trace-cumulative-lines-not-added"}
     result = checks.run_suite(["traces"])
     assert expected <= set(result["failures"]), result["failures"]
+
+
+def test_tables_catch_figure_marks_that_show_the_wrong_series(monkeypatch):
+    """Bug: the figure's conditional marks drawn (and read out on hover) from the unconditional rates."""
+    from lab.widgets import traces as widget
+
+    original = widget.curve_svg
+    monkeypatch.setattr(widget, "curve_svg", lambda analysis, width=640: original(
+        {**analysis, "conditional": analysis["perPosition"], "conditionalIntervals": analysis["perPositionIntervals"]}
+        if analysis["perPosition"] is not None else analysis, width))
+    failure_of(CHECK, "trace-tables-match-model", "the figure's marks")
+
+
+def test_tables_catch_spec_bench_speedup_per_token_inverted(monkeypatch):
+    """Bug: EAGLE's 'speedup / tokens' cell as tokens / speedup (3.61 / 2.29 = 1.58, not 0.63)."""
+    from lab.widgets import traces as widget
+
+    original = widget.spec_bench_html
+    monkeypatch.setattr(widget, "spec_bench_html", lambda: original().replace("<td>0.63</td>", "<td>1.58</td>", 1))
+    failure_of(CHECK, "trace-tables-match-model", "Spec-Bench row")

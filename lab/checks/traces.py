@@ -433,8 +433,9 @@ def _cells(table_html: str) -> list[list[str]]:
 def tables_match_model(out):
     """The translator's two tables and the per-position table show the model's numbers: the same
     trace in each engine's unit (alpha, accepted / drafted, 1 + accepted / calls, SGLang's two
-    accept rates), the ledger's speedup from each reading and the best lookahead, and per position
-    the calls, the unconditional and conditional rates with Wilson 95% intervals and alpha^i."""
+    accept rates), the ledger's speedup from each reading and the best lookahead, per position the
+    calls, the unconditional and conditional rates with Wilson 95% intervals and alpha^i (the table
+    and the figure's marks), and Spec-Bench's speedup per token."""
     from ..widgets import traces as widget
 
     for name, view, e in _readout_views(out):
@@ -464,6 +465,8 @@ def tables_match_model(out):
         if rows != rows_on_page:
             out.fail(f"{name}: the per-position table on the page differs from the one for the same trace")
             return
+        tips = re.findall(r'data-tip="([^"]*)"', view["figures"]["curve"])
+        wanted_tips = []
         for i, (row, (count, u, ui, cond, ci)) in enumerate(zip(rows, e["positions"]), 1):
             wanted_row = [str(i), to_fixed(count, 0), f"{to_fixed(u, 3)} ({to_fixed(ui[0], 3)} to {to_fixed(ui[1], 3)})",
                           "n/a" if cond is None else f"{to_fixed(cond, 3)} ({to_fixed(ci[0], 3)} to {to_fixed(ci[1], 3)})",
@@ -471,6 +474,22 @@ def tables_match_model(out):
             if row != wanted_row:
                 out.fail(f"{name}: per-position row {i} shows {row}, the model gives {wanted_row}")
                 return
+            wanted_tips.append((i, "unconditional", u, ui))
+            if cond is not None:
+                wanted_tips.append((i, "conditional", cond, ci))
+        wanted_tips = sorted(f"position {i}, {kind}: {to_fixed(r, 3)} (95% interval {to_fixed(iv[0], 3)} to "
+                             f"{to_fixed(iv[1], 3)})" for i, kind, r, iv in wanted_tips)
+        if sorted(tips) != wanted_tips:
+            out.fail(f"{name}: the figure's marks read {sorted(tips)[:2]}..., the model gives {wanted_tips[:2]}...")
+            return
+    out.visited += 1
+    from ..widgets import traces as widget
+
+    for row, (method, tau, speedup) in zip(_cells(widget.spec_bench_html()), traces.SPEC_BENCH):
+        wanted = [method, to_fixed(tau, 2), to_fixed(speedup, 2) + "x", to_fixed(speedup / tau, 2)]
+        if row != wanted:
+            out.fail(f"Spec-Bench row {row} is not the quoted figures and speedup / tokens {wanted}")
+            return
 
 
 def intervals_are_95_percent(out):
