@@ -19,7 +19,11 @@ This module does three things, standard library only (it runs unchanged in Pyodi
 * the translator between alpha, the engines' acceptance rate and the mean acceptance length
   (:func:`translate`).
 
-Bad input raises :class:`TraceError` with one line that names what was wrong.
+Bad input raises :class:`TraceError` with one line that names what was wrong (the line and the
+field), quoting at most :data:`MAX_QUOTE` characters of the bad value. One rule for digits, shared
+with the CLI's flags (``lab.commands.traces``): a number is written in ASCII digits 0-9; other
+Unicode digits (Arabic-Indic, full-width) are refused, never read as numbers. A count is a finite
+whole number below :data:`MAX_COUNT`; JSON nested past :data:`MAX_JSON_DEPTH` levels is refused.
 
 Notation for one trace: ``k`` draft tokens per verifier call (the lookahead), ``N`` verifier
 calls that carried a draft (vLLM's ``num_drafts``), ``c_i`` the calls whose first ``i`` drafts
@@ -1296,9 +1300,19 @@ class _SglangJson(_VllmRequestJson):
     fmt = "sglang-json"
     KEYS = ("spec_verify_ct",)
 
+    @staticmethod
+    def _spec_part(document):
+        """An OpenAI-style response asked for both ``return_meta_info`` and
+        ``return_spec_tokens_details`` carries each request's counters twice (in each choice's
+        ``meta_info`` and in ``sglext``): read ``sglext`` alone then."""
+        if isinstance(document, dict) and isinstance(document.get("sglext"), dict) \
+                and document["sglext"].get("spec_tokens_details"):
+            return document["sglext"]["spec_tokens_details"]
+        return document
+
     def result(self, lookahead, model=None) -> Trace:
         requests = [(line, found) for line, document in self._documents()
-                    for found in _find_dicts(document, self.KEYS)]
+                    for found in _find_dicts(self._spec_part(document), self.KEYS)]
         if not requests:
             raise TraceError("no SGLang spec_verify_ct in the JSON")
         histogram: dict[int, int] = {}

@@ -121,6 +121,9 @@ def test_sglang_openai_response_with_n_2_sums_both_choices():
     trace = traces.parse(json.dumps(response, indent=2))
     assert (trace.drafts, trace.accepted, trace.perPosition) == (86, 126, (64, 36, 14, 6, 6))
     assert trace.notes[0].startswith("summed 2 requests")
+    # asked with return_meta_info too: each choice's meta_info repeats the counters, read once
+    response["choices"] = [{"index": i, "meta_info": dict(detail, completion_tokens=106)} for i in range(2)]
+    assert traces.parse(json.dumps(response)).drafts == 86
 
 
 def test_sglang_2025_meta_info_names_the_older_conventions():
