@@ -396,3 +396,20 @@ def test_tables_catch_spec_bench_speedup_per_token_inverted(monkeypatch):
     original = widget.spec_bench_html
     monkeypatch.setattr(widget, "spec_bench_html", lambda: original().replace("<td>0.63</td>", "<td>1.58</td>", 1))
     failure_of(CHECK, "trace-tables-match-model", "Spec-Bench row")
+
+
+def test_readouts_catch_a_p_value_read_as_its_complement(monkeypatch):
+    from lab.widgets import traces as widget
+
+    _widget_readout_mutant(monkeypatch, "pValue", lambda analysis: "n/a" if analysis["independence"] is None
+                           else widget.to_fixed(1 - analysis["independence"]["pValue"], 4))
+    failure_of(CHECK, "trace-readouts-match-model", "readout pValue")
+
+
+def test_readouts_catch_a_lead_that_flips_the_trend(monkeypatch):
+    from lab.widgets import traces as widget
+
+    original = widget._lead
+    monkeypatch.setattr(widget, "_lead", lambda analysis, source, best=None:
+                        original(analysis, source, best).replace("falls with", "rises with"))
+    failure_of(CHECK, "trace-readouts-match-model", "survival falls with position")

@@ -351,7 +351,7 @@ def _expected(trace) -> dict:
     else:
         tau, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)
     alpha = _solve_alpha(tau - 1, k)
-    expected = {"k": k, "tau": tau, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n,
+    expected = {"k": k, "tau": tau, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n, "test": None,
                 "accepted": trace.accepted, "mle": None, "curve": [alpha] * k, "positions": None}
     if c is not None and trace.draftsPerPosition is None:
         trials = [n] + list(c[:-1])
@@ -360,6 +360,7 @@ def _expected(trace) -> dict:
         for rate_i in conditional:
             last = rate_i if rate_i is not None else last
             curve.append(last)
+        expected.update(test=_likelihood_ratio(n, c))
         expected.update(mle=sum(c) / (sum(c) + n - c[-1]), curve=curve, positions=[
             (ci, ci / n, _wilson_95(ci, n), conditional[i], _wilson_95(ci, trials[i]) if trials[i] else None)
             for i, ci in enumerate(c)])
@@ -370,6 +371,27 @@ def _expected(trace) -> dict:
     expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None
     expected["iid"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * alpha)).speedup
     return expected
+
+
+def _likelihood_ratio(n, counts):
+    """(G, df, p, trend) of one constant conditional rate against one per position, written out
+    again: at position i, c_{i-1} trials and c_i survivals; the constant rate S / (S + R); G = 2
+    (log L_positions - log L_constant); p = Q(df/2, G/2), the chi-square tail; the trend compares
+    the last conditional rate with the first."""
+    trials = [n] + list(counts[:-1])
+    accepted, rejected = sum(counts), n - counts[-1]
+    constant = accepted / (accepted + rejected)
+
+    def log_likelihood(s, t, rate):
+        return (s * math.log(rate) if s else 0.0) + ((t - s) * math.log(1 - rate) if t - s else 0.0)
+
+    used = [(t, s) for t, s in zip(trials, counts) if t > 0]
+    g = 2 * sum(log_likelihood(s, t, s / t) - log_likelihood(s, t, constant) for t, s in used)
+    g = 0.0 if g < 1e-9 * max(1.0, accepted) else g
+    df = len(used) - 1
+    p = stats.regularized_gamma_q(df / 2, g / 2) if df > 0 and g > 0 else 1.0
+    first, last = counts[0] / trials[0], (counts[-1] / trials[-1] if trials[-1] else 0)
+    return g, df, p, "falls" if last < first else "rises"
 
 
 def _pct(value, digits=1):
@@ -404,6 +426,9 @@ def readouts_match_model(out):
                 e["drafts"], 0 if float(e["drafts"]).is_integer() else 1),
             "speedup": high + to_fixed(e["speedup"], 2) + "x",
         }
+        if e["test"] is not None:
+            g, df, p, trend = e["test"]
+            wanted["pValue"] = "< 0.0001" if p < 1e-4 else to_fixed(p, 4)
         for key, value in wanted.items():
             if view["readouts"].get(key) != value:
                 out.fail(f"{name}: readout {key} shows {view['readouts'].get(key)!r}, the model gives {value!r}")
@@ -415,6 +440,13 @@ def readouts_match_model(out):
                    "summary": [f"acceptance rate {_pct(e['rate'])}", f"alpha = {at_most}{to_fixed(e['alpha'], 3)}, "
                                f"not {'n/a' if e['rate'] is None else to_fixed(e['rate'], 2)}",
                                f"k = {e['best'][0]} ({to_fixed(e['best'][1], 2)}x in the ledger)"]}
+        if e["test"] is not None and e["test"][1] > 0:
+            g, df, p, trend = e["test"]
+            phrases["summary"].append(f"G = {to_fixed(g, 2)} on {df} degrees of freedom")
+            if p < 0.01:
+                phrases["lead"].append(f"survival {trend} with position")
+            elif p >= 0.05:
+                phrases["lead"].append("one constant rate fits its counts")
         for field, texts in phrases.items():
             for text in texts:
                 if text not in view[field]:
