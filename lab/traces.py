@@ -19,7 +19,11 @@ This module does three things, standard library only (it runs unchanged in Pyodi
 * the translator between alpha, the engines' acceptance rate and the mean acceptance length
   (:func:`translate`).
 
-Bad input raises :class:`TraceError` with one line that names what was wrong.
+Bad input raises :class:`TraceError` with one line that names what was wrong (the line and the
+field), quoting at most :data:`MAX_QUOTE` characters of the bad value. One rule for digits, shared
+with the CLI's flags (``lab.commands.traces``): a number is written in ASCII digits 0-9; other
+Unicode digits (Arabic-Indic, full-width) are refused, never read as numbers. A count is a finite
+whole number below :data:`MAX_COUNT`; JSON nested past :data:`MAX_JSON_DEPTH` levels is refused.
 
 Notation for one trace: ``k`` draft tokens per verifier call (the lookahead), ``N`` verifier
 calls that carried a draft (vLLM's ``num_drafts``), ``c_i`` the calls whose first ``i`` drafts
@@ -43,16 +47,21 @@ __all__ = [
     "analyse", "wilson_interval", "alpha_iid", "alpha_mle", "expected_accepted_iid", "independence_test",
     "chi_square_sf", "regularized_gamma_q", "translate", "render_exposition", "cycles_to_trace",
     "MAX_LOOKAHEAD", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "preset_trace", "measured_curve", "ledger_curve",
+    "count_text", "MAX_COUNT", "MAX_QUOTE",
 ]
 
 MAX_LOOKAHEAD = 64
 ALPHA_TOLERANCE = 1e-9    # alphaIid solves its equation to this
-MAX_DIGITS = 30           # a count with more digits is refused (no engine counts that far)
+MAX_DIGITS = 30           # a number written with more digits is refused before it is converted
+MAX_COUNT = 10 ** 15      # a count must be below this: no engine counts that far, and every integer
+#                           below 2^53 (about 9.007e15) is exact as a float, so the statistics stay exact
+MAX_QUOTE = 48            # at most this many characters of a bad value are quoted in a message
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
 MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request
 FORMATS = ("prometheus", "vllm-v0-metrics", "vllm-log", "vllm-v0-log", "vllm-bench", "vllm-request-json",
-           "sglang-log", "llamacpp-log", "llamacpp-stats", "trtllm-json", "cycles", "single-number")
+           "sglang-log", "sglang-json", "llamacpp-log", "llamacpp-stats", "trtllm-json", "trtllm-request-json",
+           "speculators-csv", "cycles", "single-number")
 FORMAT_NAMES = {
     "prometheus": "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
     "vllm-v0-metrics": "vLLM V0 /metrics (counters of draft, accepted and emitted tokens)",
@@ -61,9 +70,15 @@ FORMAT_NAMES = {
     "vllm-bench": "vllm bench serve output (its Speculative Decoding block)",
     "vllm-request-json": "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON lines)",
     "sglang-log": "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept length)",
+    "sglang-json": "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted drafts, "
+                   "histogram)",
     "llamacpp-log": "llama.cpp log (server draft acceptance lines or the speculative examples' n_predict/n_accept)",
     "llamacpp-stats": "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
     "trtllm-json": "TensorRT-LLM iteration stats JSON (specDecodingStats)",
+    "trtllm-request-json": "TensorRT-LLM per-request perf metrics JSON (speculative_decoding: total_draft_tokens, "
+                           "total_accepted_draft_tokens; needs k)",
+    "speculators-csv": "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, acceptance_at_pos_i; "
+                       "one analysis per subset)",
     "cycles": "one integer per verifier call: drafts accepted (0..k)",
     "single-number": "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
 }
@@ -72,6 +87,8 @@ SHORT_NAMES = {"prometheus": "vLLM's /metrics", "vllm-v0-metrics": "vLLM V0's /m
                "vllm-request-json": "vLLM's per-request metrics", "sglang-log": "SGLang's log",
                "llamacpp-log": "llama.cpp's log", "llamacpp-stats": "llama.cpp's statistics lines",
                "trtllm-json": "TensorRT-LLM's iteration stats", "cycles": "a cycles file",
+               "sglang-json": "SGLang's per-request JSON", "trtllm-request-json": "TensorRT-LLM's per-request metrics",
+               "speculators-csv": "speculators' acceptance.csv",
                "single-number": "a single number"}
 SPLIT_LONG_LINE = 1 << 20  # a line longer than 1 MB is cut after its last '}' (one-line JSON arrays)
 
@@ -133,9 +150,27 @@ class Trace(NamedTuple):
 
 # --- small helpers ------------------------------------------------------------------------------
 
-def _short(line: str, limit: int = 80) -> str:
-    line = line.strip()
+def _short(line: str, limit: int = MAX_QUOTE) -> str:
+    """``line`` stripped, cut to at most ``limit`` (at most :data:`MAX_QUOTE`) characters and an
+    ellipsis: a message never echoes a long bad value whole.
+
+    >>> _short("x" * 100)[-3:], len(_short("x" * 100))
+    ('xx\u2026', 49)
+    """
+    line = str(line).strip()
+    limit = min(limit, MAX_QUOTE)
     return line if len(line) <= limit else line[:limit] + "\u2026"
+
+
+def count_text(value) -> str:
+    """A count as people write it: a whole number in full digits (never ``4.11267e+07``), a
+    fraction with one decimal.
+
+    >>> count_text(41126700.0), count_text(262), count_text(750.25)
+    ('41126700', '262', '750.2')
+    """
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.1f}"
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -159,7 +194,7 @@ def _clean(line: str) -> str:
 def _digits_ok(raw: str, what: str, where: str) -> str:
     """``raw`` without thousands separators; refuses non-ASCII digits and runaway lengths."""
     if not raw.isascii():
-        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number written in ASCII digits")
+        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number written in ASCII digits (0-9)")
     if _THOUSANDS.fullmatch(raw):
         raw = raw.replace(",", "")
     digits = sum(ch.isdigit() for ch in raw)
@@ -176,16 +211,75 @@ def _count(text: str, what: str, where: str) -> int:
     """
     raw = _digits_ok(text.strip(), what, where)
     if _INTEGER.fullmatch(raw):
-        return int(raw)
+        return _in_range(int(raw), what, where)
     if not _DECIMAL.fullmatch(raw):
         raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number")
     value = float(raw)
-    if not math.isfinite(value) or value >= 10 ** MAX_DIGITS:
+    if not math.isfinite(value):
         raise TraceError(f"{where}: {what} is {_short(raw, 30)}, not a count")
     if value < 0:
         raise TraceError(f"{where}: negative count {_short(raw, 30)} for {what}")
     if not value.is_integer():
         raise TraceError(f"{where}: non-integer count {_short(raw, 30)} for {what}")
+    return _in_range(int(value), what, where)
+
+
+def _in_range(count: int, what: str, where: str) -> int:
+    """``count`` if it is below :data:`MAX_COUNT`, else a refusal naming the line and the field."""
+    if count >= MAX_COUNT:
+        raise TraceError(f"{where}: {what} is {count_text(count) if count < 10 ** 30 else 'over 10^30'}, "
+                         f"more than any engine counts (at most {MAX_COUNT - 1:d})")
+    return count
+
+
+_DEEP_JSON = re.compile(r"(?:[\[{]\s*){64}")  # 64 brackets opened in a row: no engine nests that deep
+MAX_JSON_DEPTH = 64
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise TraceError(f"an integer in the JSON has {len(text.lstrip('-'))} digits; at most {MAX_DIGITS} are read")
+    return int(text)
+
+
+def _json_loads(text: str, where: str):
+    """``json.loads`` with one-line refusals: JSON nested deeper than :data:`MAX_JSON_DEPTH` (the
+    parser recurses once per level, so a line nested 100,000 deep would raise RecursionError)
+    and integers of more than :data:`MAX_DIGITS` digits. NaN and Infinity stay floats, for
+    :func:`_json_count` to refuse naming their field.
+
+    >>> _json_loads("[" * 100 + "]" * 100, "line 1")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 1: the JSON is nested more than 64 levels deep; no engine writes that
+    """
+    deep = f"{where}: the JSON is nested more than {MAX_JSON_DEPTH} levels deep; no engine writes that"
+    if _DEEP_JSON.search(text):
+        raise TraceError(deep)
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except TraceError as error:
+        raise TraceError(f"{where}: {error}") from None
+    except RecursionError:
+        raise TraceError(deep) from None
+    except ValueError:
+        raise TraceError(f"{where}: not JSON: {_short(text)!r}") from None
+
+
+def _json_count(value, what: str, where: str) -> int:
+    """A count read from JSON: a finite, whole, non-negative number below :data:`MAX_COUNT`.
+
+    >>> _json_count(12.0, "num_drafts", "line 3")
+    12
+    >>> _json_count(float("nan"), "num_drafts", "line 3")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 3: num_drafts holds nan, not a count (a finite whole number from 0 to 999999999999999)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0 or value != int(value) or value >= MAX_COUNT:
+        raise TraceError(f"{where}: {what} holds {_short(repr(value), 30)}, not a count (a finite whole number "
+                         f"from 0 to {MAX_COUNT - 1:d})")
     return int(value)
 
 
@@ -292,12 +386,12 @@ def _choose(series: dict, model, what: str):
     names = list(series)
     if model is not None:
         if model not in series:
-            raise ModelChoiceError(f"no {what} named {_short(str(model), 60)!r} in the input; found: "
-                                   f"{', '.join(_short(n, 60) for n in names)}", names)
+            raise ModelChoiceError(f"no {what} named {_short(str(model))!r} in the input; found: "
+                                   f"{', '.join(_short(n) for n in names)}", names)
         return model, series[model]
     if len(names) == 1:
         return names[0], series[names[0]]
-    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(_short(n, 60) for n in names[:8])}"
+    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(_short(n) for n in names[:8])}"
                            f"{', ...' if len(names) > 8 else ''}); choose one with --model NAME", names)
 
 
@@ -343,7 +437,7 @@ def _prom_labels(text: str, where: str) -> tuple:
         if not match or match.end() == index:
             if text[index:].strip() in ("", ","):
                 break
-            raise TraceError(f"{where}: cannot read the labels {{{_short(text, 50)}}}")
+            raise TraceError(f"{where}: cannot read the labels {{{_short(text)}}}")
         labels.append((match.group(1), match.group(2)))
         index = match.end()
     return tuple(sorted(labels))
@@ -445,19 +539,16 @@ class _Prometheus(_Accumulator):
         if len(label_sets) > 1:
             keys = sorted({key for labels in label_sets for key, _ in labels})
             notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
-        if "accepted" not in seen and "emitted" not in seen:
-            raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
         if "emitted" in seen:
             return self._v0(totals, efficiencies, lookahead, notes, name if len(models) > 1 else None)
+        if "accepted" not in seen:
+            if not positions:
+                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
+            totals["accepted"] = sum(positions.values())
+            notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
         if positions:
-            k = max(positions) + 1
-            missing = [p for p in range(k) if p not in positions]
-            if missing:
-                raise TraceError(f"per-position counter has no position {missing[0]} (positions 0 to {k - 1} expected)")
-            if lookahead is not None and lookahead != k:
-                raise TraceError(f"the exposition has {k} positions but the lookahead given is {lookahead}")
-            per_position = tuple(positions[p] for p in range(k))
+            k, per_position = self._positions(positions, totals, seen, lookahead, notes)
         else:
             k = _need_lookahead(self.fmt, lookahead, "no per-position counter")
         drafted_per_position = None
@@ -486,6 +577,34 @@ class _Prometheus(_Accumulator):
         return _validated(Trace(self.fmt, k, drafts, draft_tokens, totals["accepted"], per_position, not bound,
                                 tuple(notes), callsBound=bound, draftsPerPosition=drafted_per_position,
                                 model=name if len(models) > 1 else None))
+
+    def _positions(self, positions: dict, totals: dict, seen: set, lookahead, notes: list):
+        """(k, per-position counts or None). A scrape missing one position's series (a series
+        dropped by a relabelling rule, a partial paste) still has exact totals: they are read, the
+        curve is not, and the note names what is missing. k is the lookahead given, else drafted
+        tokens / drafts where that is whole (vLLM's drafts are full length but for n-gram and suffix
+        drafting), else the highest position printed + 1."""
+        highest = max(positions) + 1
+        k = lookahead
+        if k is None and "drafts" in seen and "draftTokens" in seen and totals["drafts"] \
+                and totals["draftTokens"] % totals["drafts"] == 0 and totals["draftTokens"] // totals["drafts"] > highest:
+            k = totals["draftTokens"] // totals["drafts"]
+        k = k if k is not None else highest
+        if highest > k:
+            raise TraceError(f"the exposition has {highest} positions but the lookahead given is {k}")
+        missing = [p for p in range(k) if p not in positions]
+        if not missing and sum(positions.values()) == totals["accepted"]:
+            return k, tuple(positions[p] for p in range(k))
+        if missing:
+            named = ", ".join(str(p) for p in missing[:8]) + (", ..." if len(missing) > 8 else "")
+            notes.append(f"the per-position counter has no series for position {named} (0 to {k - 1} expected, "
+                         f"k = {k}{' from drafted tokens / drafts' if lookahead is None and k > highest else ''}): "
+                         f"the totals are read, the per-position curve is not")
+        else:
+            notes.append(f"the per-position counters add up to {sum(positions.values())}, not the accepted total "
+                         f"{totals['accepted']}: a position's series is missing, so the totals are read and the "
+                         f"per-position curve is not")
+        return k, None
 
     def _v0(self, totals, efficiencies, lookahead, notes, name) -> Trace:
         drafted, emitted = totals["draftTokens"], totals["emitted"]
@@ -948,30 +1067,29 @@ class _VllmRequestJson(_Accumulator):
         self.parts.append(text)
 
     def _documents(self):
+        """(line, document) pairs: the whole text as one document, else one per line (JSON lines)."""
         whole = "\n".join(self.parts)
         try:
-            return [json.loads(whole, parse_int=self._int)]
-        except ValueError as error:
-            if isinstance(error, TraceError):
+            return [(self.first, _json_loads(whole, f"line {self.first}"))]
+        except TraceError as error:
+            if "nested" in str(error):
                 raise
         documents = []
         for offset, text in enumerate(self.parts):
             stripped = text.strip().rstrip(",")
             if not stripped or stripped in "[]":
                 continue
+            number = self.first + offset
             try:
-                documents.append(json.loads(stripped, parse_int=self._int))
-            except ValueError as error:
-                if isinstance(error, TraceError):
-                    raise
-                raise TraceError(f"line {self.first + offset}: not JSON: {_short(text)!r}") from None
+                documents.append((number, _json_loads(stripped, f"line {number}")))
+            except TraceError as error:
+                if "not JSON" in str(error):
+                    if number == getattr(self, "unterminated", None) and documents:
+                        self.cut = number  # the input stops inside its last line: read the complete ones
+                        continue
+                    raise TraceError(f"line {number}: not JSON: {_short(text)!r}") from None
+                raise
         return documents
-
-    @staticmethod
-    def _int(text: str) -> int:
-        if len(text.lstrip("-")) > MAX_DIGITS:
-            raise TraceError(f"an integer in the JSON has {len(text)} digits; at most {MAX_DIGITS} are read")
-        return int(text)
 
     def _requests(self, value, depth=0):
         if depth > 20:
@@ -990,9 +1108,10 @@ class _VllmRequestJson(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         models: dict[str, list] = {}
-        for request in (r for d in self._documents() for r in self._requests(d)):
-            name = request.get("model") or request.get("model_name") or ""
-            models.setdefault(str(name)[:200], []).append(request)
+        for line, document in self._documents():
+            for request in self._requests(document):
+                name = request.get("model") or request.get("model_name") or ""
+                models.setdefault(str(name)[:200], []).append((line, request))
         if not models:
             raise TraceError("no per-request speculative decoding metrics in the JSON")
         label = {m or "(unnamed model)": r for m, r in models.items()}
@@ -1002,7 +1121,8 @@ class _VllmRequestJson(_Accumulator):
         exact_histogram = True
         hist_drafted, printed = 0, []
         step_drafted: list[int] = []
-        for request in requests:
+        for line, request in requests:
+            self.where = f"line {line}"
             counts = request.get("spec_token_acceptance_counts")
             hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
             steps = request.get("per_step_accepted")
@@ -1025,10 +1145,12 @@ class _VllmRequestJson(_Accumulator):
                     self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
                 continue
             if isinstance(hist, dict):
-                try:
-                    pairs = sorted((int(str(j)), n) for j, n in hist.items())
-                except ValueError:
-                    raise TraceError("acceptance_histogram has a key that is not a count of accepted drafts") from None
+                keys = [str(j) for j in hist]
+                if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
+                    bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
+                    raise TraceError(f"{self.where}: acceptance_histogram key {_short(bad, 20)!r} is not a count of "
+                                     f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
+                pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
                 if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
                     raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
                 dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
@@ -1087,6 +1209,8 @@ class _VllmRequestJson(_Accumulator):
         _check_lookahead(k)
         notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
                  + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
         if self.null:
             notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
         notes += printed
@@ -1117,16 +1241,308 @@ class _VllmRequestJson(_Accumulator):
                                 draftsPerPosition=tuple(drafted_pos) if drafted_pos and len(drafted_pos) == k else None,
                                 model=name if len(models) > 1 else None))
 
-    @staticmethod
-    def _ints(values, what, limit=MAX_LOOKAHEAD + 1):
+    def _ints(self, values, what, limit=MAX_LOOKAHEAD + 1):
+        """Counts from a JSON list: each a finite, whole, non-negative number below :data:`MAX_COUNT`
+        (NaN, 1e308, 2.5 or a 20-digit integer is refused, naming the line and the field)."""
+        where = getattr(self, "where", "the JSON")
         if not isinstance(values, list) or len(values) > limit:
-            raise TraceError(f"{what} is not a list of at most {limit} counts")
-        out = []
-        for value in values:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
-                raise TraceError(f"{what} holds {_short(repr(value), 30)}, not a count")
-            out.append(int(value))
-        return out
+            raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
+        return [_json_count(value, what, where) for value in values]
+
+
+def _find_dicts(value, wanted, depth=0):
+    """Every dict under ``value`` (a parsed JSON document) holding one of the keys ``wanted``, at
+    most 20 levels down; the search does not descend into a dict it yields."""
+    if depth > 20:
+        return
+    if isinstance(value, list):
+        for item in value:
+            yield from _find_dicts(item, wanted, depth + 1)
+    elif isinstance(value, dict):
+        if any(key in value for key in wanted):
+            yield value
+        else:
+            for item in value.values():
+                yield from _find_dicts(item, wanted, depth + 1)
+
+
+def _histogram_counts(histogram, what: str, where: str) -> dict:
+    """``{accepted drafts in one call: calls}`` from a dense JSON list ``h[j]``."""
+    if not isinstance(histogram, list) or len(histogram) > MAX_LOOKAHEAD + 1:
+        raise TraceError(f"{where}: {what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
+    return {j: _json_count(n, what, where) for j, n in enumerate(histogram) if n}
+
+
+class _SglangJson(_VllmRequestJson):
+    """SGLang's per-request speculative decoding counters, as JSON: the ``meta_info`` of a native
+    ``/generate`` response, or ``sglext.spec_tokens_details`` of an OpenAI-style response (a list
+    when ``n > 1``; sgl-project/sglang#33518, "add sglext_spec", asked for with
+    ``return_spec_tokens_details``). Field names by version, read in sgl-project/sglang pull
+    requests #3152 (``spec_verify_ct``, 2025-01), #11441 (``spec_accept_rate``,
+    ``spec_accept_length``), #13754 (``spec_accept_token_num``, ``spec_draft_token_num``), #18332
+    (``spec_accept_histogram``) and #33518 (``spec_num_correct_drafts``,
+    ``spec_num_proposed_drafts``, ``spec_correct_drafts_histogram``):
+
+    * calls = ``spec_verify_ct`` (verify passes of the request);
+    * accepted drafts = ``spec_num_correct_drafts`` (older: ``spec_accept_token_num``);
+    * drafted = ``spec_num_proposed_drafts`` (older: ``spec_draft_token_num``, which counted the
+      verified root too, ``speculative_num_draft_tokens`` = k + 1 per call, so the drafted tokens
+      and the rate are then read as calls x k);
+    * ``spec_correct_drafts_histogram`` (older: ``spec_accept_histogram``): ``h[j]`` = calls that
+      accepted exactly j drafts: an exact cycles histogram, so the per-position curve is exact.
+
+    ``spec_accept_length`` is checked against 1 + accepted / calls: older versions printed
+    ``completion_tokens / spec_verify_ct``, which also counts the token of the prefill pass (the
+    note says so). The lookahead is the histogram's last bucket (it has k + 1) unless
+    ``--lookahead`` says otherwise; without a histogram it is proposed drafts / calls. Requests are
+    summed; with tree drafting (topk > 1) none of this is a chain statistic."""
+
+    fmt = "sglang-json"
+    KEYS = ("spec_verify_ct",)
+
+    @staticmethod
+    def _spec_part(document):
+        """An OpenAI-style response asked for both ``return_meta_info`` and
+        ``return_spec_tokens_details`` carries each request's counters twice (in each choice's
+        ``meta_info`` and in ``sglext``): read ``sglext`` alone then."""
+        if isinstance(document, dict) and isinstance(document.get("sglext"), dict) \
+                and document["sglext"].get("spec_tokens_details"):
+            return document["sglext"]["spec_tokens_details"]
+        return document
+
+    def result(self, lookahead, model=None) -> Trace:
+        requests = [(line, found) for line, document in self._documents()
+                    for found in _find_dicts(self._spec_part(document), self.KEYS)]
+        if not requests:
+            raise TraceError("no SGLang spec_verify_ct in the JSON")
+        histogram: dict[int, int] = {}
+        calls = accepted = drafted = 0
+        root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
+        for line, request in requests:
+            where = f"line {line}"
+            n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
+            if n == 0:
+                idle += 1  # a request finished before any verify pass (or without speculation)
+                continue
+            acc_key = next((key for key in ("spec_num_correct_drafts", "spec_accept_token_num") if key in request), None)
+            hist_key = next((key for key in ("spec_correct_drafts_histogram", "spec_accept_histogram")
+                             if request.get(key)), None)
+            if hist_key is not None:
+                counts = _histogram_counts(request[hist_key], hist_key, where)
+                if sum(counts.values()) != n:
+                    raise TraceError(f"{where}: {hist_key} counts {sum(counts.values())} calls, spec_verify_ct {n}")
+                for j, c in counts.items():
+                    histogram[j] = histogram.get(j, 0) + c
+                histograms += 1
+                lengths.add(len(request[hist_key]) - 1)
+                acc = sum(j * c for j, c in counts.items())
+                if acc_key is not None and _json_count(request[acc_key], acc_key, where) != acc:
+                    notes.append(f"{where}: {acc_key} {request[acc_key]} disagrees with its histogram ({acc})")
+            elif acc_key is not None:
+                acc = _json_count(request[acc_key], acc_key, where)
+            elif "completion_tokens" in request:  # 2025-01 (#3152): only the verify count and the tokens
+                acc = _json_count(request["completion_tokens"], "completion_tokens", where) - n
+                old_mean.append(where)
+                if acc < 0:
+                    raise TraceError(f"{where}: completion_tokens is below spec_verify_ct")
+            else:
+                raise TraceError(f"{where}: spec_verify_ct without spec_num_correct_drafts or a histogram")
+            drafted_key = next((key for key in ("spec_num_proposed_drafts", "spec_draft_token_num") if key in request),
+                               None)
+            if drafted_key is not None:
+                d = _json_count(request[drafted_key], drafted_key, where)
+                root_counted |= drafted_key == "spec_draft_token_num"
+                drafted += d
+                if d % n == 0:
+                    lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
+            printed = request.get("spec_accept_length")
+            if isinstance(printed, (int, float)) and math.isfinite(printed) and abs(printed - (1 + acc / n)) > 1e-6:
+                notes.append(f"{where}: printed spec_accept_length {printed:.4f} is not 1 + accepted / calls = "
+                             f"{1 + acc / n:.4f} (older SGLang printed completion_tokens / spec_verify_ct, which "
+                             f"also counts the prefill pass's token)")
+            calls, accepted = calls + n, accepted + acc
+        if not calls:
+            raise TraceError("every request has spec_verify_ct 0: no verify pass to read")
+        k = lookahead
+        if k is None:
+            if histograms:
+                # the histogram has k + 1 buckets (0..k accepted); proposed / calls is k in the same versions
+                k = max([max(histogram, default=0)] + [n for n in lengths if n <= MAX_LOOKAHEAD]) or None
+                if k is not None:
+                    notes.append(f"lookahead {k} read from the histogram's buckets and proposed drafts / calls")
+            elif len(lengths) == 1:
+                k = lengths.pop()
+                notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
+        k = _need_lookahead(self.fmt, k, "no histogram, and the drafted tokens are not a whole number per call")
+        _check_lookahead(k)
+        if root_counted:
+            notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
+                         f"versions): the drafted tokens are read as calls x k = {calls * k}")
+            drafted = calls * k
+        elif drafted == 0:
+            drafted = calls * k
+        if old_mean:
+            notes.append("accepted drafts read as completion_tokens - spec_verify_ct (SGLang of 2025-01 prints no "
+                         "accepted count; the prefill pass's token makes this one too many per request)")
+        used = len(requests) - idle
+        if used > 1:
+            notes.insert(0, f"summed {used} requests (pooling weights long requests more)")
+        if idle:
+            notes.append(f"{idle} request(s) with spec_verify_ct 0 skipped")
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if histograms == used and histogram:
+            if max(histogram) > k:
+                raise TraceError(f"a call accepted {max(histogram)} drafts but the lookahead is {k}")
+            trace = cycles_to_trace(histogram, k)
+            notes.append("per-position counts exact, from the accepted-drafts histograms")
+            return _validated(trace._replace(format=self.fmt, draftTokens=max(drafted, trace.accepted),
+                                             notes=tuple(notes) + trace.notes))
+        if histograms:
+            notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
+
+
+class _SpeculatorsCsv(_Accumulator):
+    """vllm-project/speculators' ``acceptance.csv`` (``scripts/evaluate/evaluate.py`` with
+    ``perf_utils.acceptance_csv_columns``, read at commit c05b95b3, the same since the script was
+    added in #434): ``subset, num_drafts, num_draft_tokens, num_accepted_tokens,
+    acceptance_length, acceptance_at_pos_0, ...``, one row per dataset subset, written by
+    ``csv.DictWriter`` from vLLM's /metrics deltas over the subset's run
+    (``extract_spec_decode_metrics``): the counts are floats (``20.0``), ``acceptance_length`` =
+    1 + accepted / drafts and ``acceptance_at_pos_i`` = c_{i+1} / drafts in full float precision,
+    so the per-position counts come back exactly (rate x drafts, rounded). ``perf_results.csv``
+    carries the same columns after its performance columns (one row per load point; a subset's
+    repeated rows are read once). Each subset is one analysis (``--model SUBSET``)."""
+
+    fmt = "speculators-csv"
+    REQUIRED = ("num_drafts", "num_accepted_tokens")
+
+    def __init__(self):
+        self.header = None
+        self.rows = {}
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if not stripped or stripped.startswith(("#", "```")):
+            return
+        cells = [cell.strip().strip('"') for cell in stripped.split(",")]
+        where = f"line {number}"
+        if self.header is None:
+            if not all(key in cells for key in self.REQUIRED):
+                return  # text before the CSV (a shell prompt, a title)
+            self.header = cells
+            self.positions = sorted(int(c.rsplit("_", 1)[1]) for c in cells if re.fullmatch(r"acceptance_at_pos_\d{1,2}", c))
+            if self.positions != list(range(len(self.positions))):
+                raise TraceError(f"{where}: the acceptance_at_pos_i columns skip a position")
+            return
+        if len(cells) != len(self.header):
+            raise TraceError(f"{where}: {len(cells)} cells under a header of {len(self.header)} columns")
+        row = dict(zip(self.header, cells))
+        name = row.get("subset") or f"row {len(self.rows) + 1}"
+        if name in self.rows:
+            return  # perf_results.csv repeats a subset's acceptance on every load point
+        if len(self.rows) >= MAX_LABEL_SETS:
+            raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the CSV")
+        if not row["num_drafts"]:
+            raise TraceError(f"{where}: subset {_short(name)!r} has no acceptance counts (a run without speculation)")
+        record = {"number": number,
+                  "drafts": _count(row["num_drafts"], "num_drafts", where),
+                  "accepted": _count(row["num_accepted_tokens"], "num_accepted_tokens", where),
+                  "draftTokens": _count(row["num_draft_tokens"], "num_draft_tokens", where)
+                  if row.get("num_draft_tokens") else None,
+                  "length": _number(row["acceptance_length"], "acceptance_length", where)
+                  if row.get("acceptance_length") else None,
+                  "rates": [_rate(row[f"acceptance_at_pos_{i}"], f"acceptance_at_pos_{i}", where)
+                            for i in self.positions if row.get(f"acceptance_at_pos_{i}")]}
+        self.rows[name] = record
+
+    def result(self, lookahead, model=None) -> Trace:
+        if self.header is None:
+            raise TraceError("no CSV header with num_drafts and num_accepted_tokens")
+        if not self.rows:
+            raise TraceError("the CSV has a header but no row")
+        name, row = _choose(self.rows, model, "subset")
+        n, accepted, rates = row["drafts"], row["accepted"], row["rates"]
+        notes = [f"subset {name}" + (f" (chosen of {len(self.rows)})" if len(self.rows) > 1 else "")]
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the CSV has {len(rates)} positions but the lookahead given is {lookahead}")
+        if k is None and row["draftTokens"] and n and row["draftTokens"] % n == 0:
+            k = row["draftTokens"] // n
+        k = _need_lookahead(self.fmt, k, "no acceptance_at_pos_i columns")
+        _check_lookahead(k)
+        drafted = row["draftTokens"] if row["draftTokens"] is not None else n * k
+        if row["length"] is not None and n and abs(row["length"] - (1 + accepted / n)) > 1e-6:
+            notes.append(f"the printed acceptance_length {row['length']} is not 1 + accepted / drafts = "
+                         f"{1 + accepted / n:.6f}")
+        per_position = tuple(_reconstruct(rates, n)) if rates else None
+        if per_position is not None and sum(per_position) != accepted:
+            notes.append(f"the acceptance_at_pos_i columns add up to {sum(per_position)} accepted, not "
+                         f"num_accepted_tokens {accepted} (speculators sums every per-position vLLM series, a "
+                         f"num_draft_tokens_per_pos one too): the per-position curve is not read")
+            per_position = None
+        if drafted < n * k:
+            notes.append(f"drafts averaged {drafted / n:.2f} tokens of at most k = {k}")
+        return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, True, tuple(notes),
+                                model=name if len(self.rows) > 1 else None))
+
+
+class _TrtllmRequestJson(_VllmRequestJson):
+    """TensorRT-LLM's per-request performance metrics, as JSON: each request's
+    ``speculative_decoding`` object with ``acceptance_rate``, ``total_accepted_draft_tokens`` and
+    ``total_draft_tokens`` (``RequestPerfMetrics.speculative_decoding``, C++
+    ``RequestPerfMetrics::SpeculativeDecodingMetrics``, filled by
+    ``LlmRequest::updateNumTokensPerIteration``; returned with ``return_perf_metrics`` by the LLM
+    API, by ``trtllm-serve``'s ``/perf_metrics`` endpoint and its perf-metrics JSON lines, the
+    PyTorch flow's counters fixed in NVIDIA/TensorRT-LLM#17082). It is its own format, not the
+    iteration stats: one record per request, summed over its iterations.
+
+    It counts tokens, not verifier calls: with full-length drafts of k (the engine's
+    ``max_draft_len``, given with ``--lookahead``) the calls are drafted / k; when drafted is not a
+    multiple of k the drafts were shorter (a dynamic draft length, the end of the request) and
+    drafted / k is only a lower bound. No per-position counts. ``first_iter`` and ``last_iter``,
+    when printed, bound the iterations the request ran (a cross-check in the notes only: chunked
+    prefill spreads the context phase over several)."""
+
+    fmt = "trtllm-request-json"
+    KEYS = ("total_accepted_draft_tokens",)
+
+    def result(self, lookahead, model=None) -> Trace:
+        found = [(line, record) for line, document in self._documents()
+                 for record in _find_dicts(document, self.KEYS)]
+        if not found:
+            raise TraceError("no TensorRT-LLM speculative_decoding record (total_accepted_draft_tokens) in the JSON")
+        k = _need_lookahead(self.fmt, lookahead, "TensorRT-LLM's per-request metrics count tokens, not verifier calls")
+        accepted = drafted = 0
+        notes = []
+        for line, record in found:
+            where = f"line {line}"
+            acc = _json_count(record["total_accepted_draft_tokens"], "total_accepted_draft_tokens", where)
+            if "total_draft_tokens" not in record:
+                raise TraceError(f"{where}: total_accepted_draft_tokens without total_draft_tokens")
+            d = _json_count(record["total_draft_tokens"], "total_draft_tokens", where)
+            rate = record.get("acceptance_rate")
+            if d and isinstance(rate, (int, float)) and math.isfinite(rate) and abs(rate - acc / d) > 1e-6:
+                notes.append(f"{where}: printed acceptance_rate {rate:.4f} is not accepted / drafted = {acc / d:.4f}")
+            accepted, drafted = accepted + acc, drafted + d
+        if not drafted:
+            raise TraceError("the requests drafted no tokens")
+        calls = drafted / k
+        bound = not calls.is_integer()
+        if bound:
+            notes.append(f"{drafted} drafted tokens is not a multiple of k = {k}: some drafts were shorter, so "
+                         f"drafted / k = {calls:.1f} is only a lower bound on the verifier calls")
+        else:
+            calls = int(calls)
+            notes.append(f"verifier calls = drafted tokens / k = {calls}, which assumes full-length drafts of k "
+                         f"(TensorRT-LLM prints no call count per request)")
+        if len(found) > 1:
+            notes.insert(0, f"summed {len(found)} requests (pooling weights long requests more)")
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, not bound, tuple(notes),
+                                callsBound=bound))
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
@@ -1500,7 +1916,7 @@ class _LlamaLog(_Accumulator):
         if len(self.requests) > 1:
             notes.insert(0, f"summed {len(self.requests)} requests")
         bound = drafted / k
-        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {bound:g} is the FEWEST verifier "
+        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {count_text(bound)} is the FEWEST verifier "
                      f"calls these tokens allow; the mean acceptance length and alpha shown are upper bounds (a "
                      f"newer server prints the mean acceptance length, which gives the calls)")
         return _validated(Trace(self.fmt, k, bound, drafted, accepted, None, False, tuple(notes), callsBound=True))
@@ -1562,18 +1978,18 @@ class _TrtllmJson(_Accumulator):
         if not head.startswith(":"):
             raise TraceError(f"{where}: specDecodingStats is not followed by an object")
         try:
-            stats = json.loads(head[1:].strip(), parse_int=lambda t: _count(t, "a count", where))
-        except TraceError:
-            raise
-        except ValueError:
-            raise TraceError(f"{where}: cannot read the specDecodingStats object {_short(head[1:], 50)!r}") from None
+            stats = _json_loads(head[1:].strip(), where)
+        except TraceError as error:
+            if "nested" in str(error) or "digits" in str(error):
+                raise
+            raise TraceError(f"{where}: cannot read the specDecodingStats object {_short(head[1:])!r}") from None
         if not isinstance(stats, dict):
             raise TraceError(f"{where}: specDecodingStats is not an object")
         values = {}
         for key in ("numDraftTokens", "numAcceptedTokens", "numRequestsWithDraftTokens"):
             if key not in stats:
                 raise TraceError(f"{where}: specDecodingStats has no {key}")
-            values[key] = _count(str(stats[key]), key, where)
+            values[key] = _json_count(stats[key], key, where)
         drafted, accepted, requests = values.values()
         if drafted == 0:
             self.empty += 1
@@ -1587,8 +2003,11 @@ class _TrtllmJson(_Accumulator):
         self.ratios.add(drafted / requests)
 
     def result(self, lookahead, model=None) -> Trace:
+        cut = None
         if self.buffer is not None:
-            raise TraceError(f"line {self.start_line}: specDecodingStats object never closes")
+            if not self.iterations:
+                raise TraceError(f"line {self.start_line}: specDecodingStats object never closes")
+            cut = self.start_line  # the input stops inside its last object: read the complete ones
         if not self.iterations:
             raise TraceError("no specDecodingStats with draft tokens found"
                              + (f" ({self.null} null)" if self.null else ""))
@@ -1602,6 +2021,9 @@ class _TrtllmJson(_Accumulator):
         k = _need_lookahead(self.fmt, lookahead, "draft lengths vary between iterations")
         if self.draft_tokens < self.drafts * k:
             notes.append(f"drafts averaged {self.draft_tokens / self.drafts:.2f} tokens of at most k = {k}")
+        if cut is not None:
+            notes.append(f"the input ends inside the specDecodingStats object of line {cut}: it was cut off and is "
+                         f"not read; the complete iterations before it are")
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
 
 
@@ -1714,7 +2136,9 @@ def cycles_to_trace(histogram, lookahead: int) -> Trace:
 PARSERS = {"prometheus": _Prometheus, "vllm-v0-metrics": _Prometheus, "vllm-log": _VllmLog, "vllm-v0-log": _VllmLog,
            "vllm-bench": _VllmBench, "vllm-request-json": _VllmRequestJson, "sglang-log": _SglangLog,
            "llamacpp-log": _LlamaLog, "llamacpp-stats": _LlamaLog, "trtllm-json": _TrtllmJson, "cycles": _Cycles,
-           "single-number": _Single}
+           "single-number": _Single, "sglang-json": _SglangJson, "trtllm-request-json": _TrtllmRequestJson,
+           "speculators-csv": _SpeculatorsCsv}
+JSON_FORMATS = ("vllm-request-json", "sglang-json", "trtllm-request-json")  # parsed whole: their opening lines are kept
 
 
 def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) -> Trace:
@@ -1728,14 +2152,14 @@ def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) ->
     if drafted is not None and accepted > drafted:
         raise TraceError(f"inconsistent counts: {accepted} accepted tokens but only {drafted} draft tokens")
     if drafted is not None and trace.exact and n > drafted:
-        raise TraceError(f"inconsistent counts: {n:g} drafts but only {drafted} draft tokens")
+        raise TraceError(f"inconsistent counts: {count_text(n)} drafts but only {drafted} draft tokens")
     if accepted > k * n + 1e-9:
-        raise TraceError(f"inconsistent counts: {accepted} accepted tokens exceed k x drafts = {k} x {n:g}")
+        raise TraceError(f"inconsistent counts: {accepted} accepted tokens exceed k x drafts = {k} x {count_text(n)}")
     if c is not None:
         if len(c) != k:
             raise TraceError(f"{len(c)} per-position counts for a lookahead of {k}")
         if c[0] > n:
-            raise TraceError(f"inconsistent counts: position 1 accepted {c[0]} times in {n:g} drafts")
+            raise TraceError(f"inconsistent counts: position 1 accepted {c[0]} times in {count_text(n)} drafts")
         for i in range(1, len(c)):
             if c[i] > c[i - 1]:
                 raise TraceError(f"per-position counts increase: position {i + 1} accepted {c[i]} times, "
@@ -1753,6 +2177,7 @@ def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) ->
 
 # --- detection and the streaming front door -----------------------------------------------------
 
+_CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
 _LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
 
 
@@ -1785,8 +2210,14 @@ def detect_line(line: str) -> str | None:
         return "llamacpp-stats" if "#gen drafts" in line else "llamacpp-log"
     if "specDecodingStats" in line:
         return "trtllm-json"
+    if '"total_accepted_draft_tokens"' in line:
+        return "trtllm-request-json"
+    if '"spec_verify_ct"' in line:
+        return "sglang-json"
     if any(key in line for key in _REQUEST_KEYS):
         return "vllm-request-json"
+    if _CSV_HEADER.match(stripped):
+        return "speculators-csv"
     if _SINGLE.match(stripped):
         return "single-number"
     if re.fullmatch(r"[0-9]+", stripped):
@@ -1888,17 +2319,25 @@ class TraceParser:
                 for number, held in self.single_lines:
                     self.accumulator.line(held, number)
             self.single_lines = []
-            if fmt == "vllm-request-json":
+            if fmt in JSON_FORMATS:
                 for number, head in self.json_head:
                     self.accumulator.line(head, number)
             self.json_head = []
         self.accumulator.line(_clean(line), self.number)
 
     def finish(self) -> Trace:
-        if self.partial:
+        cut = None
+        if self.partial:  # the input does not end with a newline: its last line may be cut off
             self.number += 1
             line, self.partial = self.partial, ""
-            self._line(line)
+            if self.accumulator is not None:
+                self.accumulator.unterminated = self.number
+            try:
+                self._line(line)
+            except TraceError as error:
+                if self.accumulator is None:
+                    raise
+                cut = (self.number, error)  # read the complete lines; say the last one was cut
         if self.accumulator is None and self.single_lines:
             self.fmt, self.accumulator = "single-number", _Single()
             for number, held in self.single_lines:
@@ -1915,9 +2354,19 @@ class TraceParser:
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
                              f"not a cycles file); first line not read: line {number}: {_short(line)!r}")
         try:
-            return self.accumulator.result(self.lookahead, self.model)
+            trace = self.accumulator.result(self.lookahead, self.model)
+        except TraceError:
+            if cut is not None:  # nothing readable without the cut line: its own reason is the clearer one
+                raise cut[1] from None
+            raise
         except (RecursionError, MemoryError, OverflowError, ZeroDivisionError) as error:
             raise TraceError(f"cannot read this input ({type(error).__name__}); check it is one engine's output") from None
+        if cut is not None:
+            number, error = cut
+            trace = trace._replace(notes=trace.notes + (
+                f"the last line (line {number}) ends without a newline and cannot be read ({error}): it looks cut "
+                f"off, so only the complete lines before it are read",))
+        return trace
 
 
 def parse(text: str, fmt: str = "auto", lookahead=None, model=None) -> Trace:
@@ -1973,7 +2422,14 @@ def alpha_mle(accepted: int, calls_with_rejection: int) -> float:
 
 
 def _xlogy(x: float, y: float) -> float:
-    return 0.0 if x == 0 else x * math.log(y)
+    """``x log y`` with ``0 log 0 = 0``; ``x log 0`` for x > 0 is minus infinity (an impossible count).
+
+    >>> _xlogy(0, 0.0), _xlogy(2, 1.0)
+    (0.0, 0.0)
+    """
+    if x == 0:
+        return 0.0
+    return x * math.log(y) if y > 0 else -math.inf
 
 
 def independence_test(drafts: int, per_position, trials=None) -> dict:
@@ -1985,9 +2441,9 @@ def independence_test(drafts: int, per_position, trials=None) -> dict:
     trials where the engine printed drafted tokens per position). Per position the MLE is
     ``c_i / c_{i-1}``; under one constant rate it is ``S / (S + R)`` with ``R = N - c_k``. The
     statistic ``G = 2 (log L_positions - log L_constant)`` is chi-square with (positions with
-    trials - 1) degrees of freedom when one rate holds. Pooled requests bias it: calls late in a
-    request reach later positions more often, so a curve that falls with position can come from
-    mixing easy and hard requests as well as from position itself.
+    trials - 1) degrees of freedom when one rate holds. Pooled requests bias it upward with position:
+    the calls that reach a late position come mostly from easy requests, so mixing easy and hard
+    requests can make a curve rise, and flattens (never causes) a fall.
 
     >>> independence_test(100, (50, 25, 12.5))["statistic"]
     0.0
@@ -1996,15 +2452,17 @@ def independence_test(drafts: int, per_position, trials=None) -> dict:
     survived = list(per_position)
     accepted, rejected = sum(survived), drafts - survived[-1]
     constant = alpha_mle(accepted, rejected)
+    constant_rejected = rejected / (accepted + rejected) if accepted + rejected else 1.0
     log_positions = log_constant = 0.0
     used = 0
     for n, s in zip(trials, survived):
         if n <= 0:
             continue
         used += 1
-        rate = min(1.0, s / n)
-        log_positions += _xlogy(s, rate) + _xlogy(n - s, 1 - rate)
-        log_constant += _xlogy(s, constant) + _xlogy(n - s, 1 - constant)
+        s = min(s, n)
+        # (n - s) / n, not 1 - s / n: with big counts s / n can round to 1 while n - s > 0 (log of 0)
+        log_positions += _xlogy(s, s / n) + _xlogy(n - s, (n - s) / n)
+        log_constant += _xlogy(s, constant) + _xlogy(n - s, constant_rejected)
     statistic = max(0.0, 2 * (log_positions - log_constant))
     if statistic < 1e-9 * max(1.0, accepted):  # float noise on an exactly constant curve
         statistic = 0.0
@@ -2019,8 +2477,13 @@ def _verdict(p_value: float, df: int, survived, trials) -> str:
     if p_value < 0.01:
         first, last = survived[0] / trials[0], (survived[-1] / trials[-1] if trials[-1] else 0)
         trend = "falls" if last < first else "rises"
+        # Pooling easy and hard requests makes a conditional rate RISE with position (the calls that
+        # reach a late position come mostly from easy stretches): it can cause a rise, never a fall.
+        why = ("pooled requests can cause this: the calls that reach later positions come mostly from easy "
+               "requests" if trend == "rises" else
+               "pooling requests would flatten such a fall, not cause it, so the draft itself gets worse with depth")
         return (f"not one constant conditional rate: the chance of surviving {trend} with position more than chance "
-                f"allows (p < 0.01), so one alpha misdescribes this trace (pooled requests can cause this too)")
+                f"allows (p < 0.01), so one alpha misdescribes this trace ({why})")
     if p_value < 0.05:
         return "weak evidence against one constant conditional rate (0.01 <= p < 0.05)"
     return "consistent with one constant conditional rate: one alpha explains these counts (p >= 0.05)"
@@ -2076,7 +2539,7 @@ def analyse(trace: Trace) -> dict:
                if trace.draftTokens and trace.accepted is not None and trace.exact else None)
     alpha = alpha_iid(mean_accepted, k)
     if trace.callsBound:
-        bounds = [f"verifier calls: at least {trace.drafts:g}",
+        bounds = [f"verifier calls: at least {count_text(trace.drafts)}",
                   f"mean acceptance length: at most {tau:.2f}",
                   f"alphaIid: at most {alpha:.3f}",
                   "speedup: at most the figure shown"]

@@ -129,9 +129,9 @@ def test_presets_match_their_sources():
      "auto", None, "700 accepted tokens but only 600 draft tokens"),
     ("num_drafts: 10\nnum_accepted_tokens: 5\nacceptance at token 0: 0.2\nacceptance at token 1: 0.3\n", "auto", None,
      "per-position counts increase"),
-    ("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_accepted_tokens_total 5\n"
+    ("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_accepted_tokens_total 12\n"
      'vllm:spec_decode_num_accepted_tokens_per_pos_total{position="0"} 3\n', "auto", None,
-     "per-position counts sum to 3, not the accepted total 5"),
+     "12 accepted tokens but only 10 draft tokens"),
     ("vllm:spec_decode_num_drafts_total -3\n", "auto", None, "negative count -3"),
     ("vllm:spec_decode_num_drafts_total 2.5\n", "auto", None, "non-integer count 2.5"),
     ("3\n9\n", "cycles", 4, "a call accepted 9 drafts but the lookahead is 4"),

@@ -248,3 +248,168 @@ def test_cli_suite_exits_non_zero_when_a_signature_value_raises():
             "from lab.cli import main; sys.exit(main(['audit', '--suite', 'instruments']))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert run.returncode != 0 and "traces-signature-value" in run.stdout + run.stderr
+
+
+# --- the readout family: each check fails on a single planted mistake in what the widget shows --------
+
+def _widget_readout_mutant(monkeypatch, key, replacement):
+    """The traces widget with one readout computed wrongly (``replacement(analysis)``)."""
+    from lab.widgets import traces as widget
+
+    original = widget._render
+
+    def mutated(analysis, *args, **kwargs):
+        result = original(analysis, *args, **kwargs)
+        result["readouts"][key] = replacement(analysis)
+        return result
+
+    monkeypatch.setattr(widget, "_render", mutated)
+
+
+def test_trace_readouts_match_model(monkeypatch):
+    """Bug (a review's planted mutant): the 'acceptance rate' readout shows alpha, the very confusion
+    the article warns about: 29.9% becomes 66.2% on the default preset."""
+    from lab.widgets import traces as widget
+
+    _widget_readout_mutant(monkeypatch, "acceptanceRate", lambda analysis: widget._pct(analysis["alphaIid"]))
+    failure_of(CHECK, "trace-readouts-match-model", "acceptanceRate", "'66.2%'", "'29.9%'", "default preset")
+
+
+def test_readouts_catch_a_speedup_at_the_wrong_lookahead(monkeypatch):
+    """Bug: the ledger speedup readout computed at k - 1."""
+    from lab.ledger import LedgerSettings, ledger_from_curve
+    from lab.widgets import traces as widget
+
+    def at_k_minus_one(analysis):
+        k = max(1, analysis["lookahead"] - 1)
+        return widget._f(ledger_from_curve(LedgerSettings().with_(lookahead=k), traces.measured_curve(analysis)).speedup) + "x"
+
+    _widget_readout_mutant(monkeypatch, "speedup", at_k_minus_one)
+    failure_of(CHECK, "trace-readouts-match-model", "readout speedup")
+
+
+def test_readouts_catch_a_lead_that_names_the_wrong_best_k(monkeypatch):
+    from lab.widgets import traces as widget
+
+    original = widget._lead
+    monkeypatch.setattr(widget, "_lead", lambda analysis, source, best=None:
+                        original(analysis, source, (best[0] + 1, best[1]) if best else best))
+    failure_of(CHECK, "trace-readouts-match-model", "the lead does not say", "its best k is")
+
+
+def test_trace_tables_match_model(monkeypatch):
+    """Bug: the translator's 'acceptance rate' row fed with alpha."""
+    from lab.widgets import traces as widget
+
+    original = widget.translator_html
+    monkeypatch.setattr(widget, "translator_html", lambda analysis: original({**analysis,
+                                                                             "acceptanceRate": analysis["alphaIid"]}))
+    failure_of(CHECK, "trace-tables-match-model", "acceptance rate = accepted / drafted tokens", "66.2%")
+
+
+def _wilson_at_90(monkeypatch):
+    from functools import partial
+
+    from lab import stats
+
+    monkeypatch.setattr(traces, "wilson_interval", partial(stats.wilson_interval, z=1.6448536269514722))
+
+
+def test_trace_intervals_are_95_percent(monkeypatch):
+    """Bug (a review's planted mutant): the Wilson interval's z at 90% while the page says 95%."""
+    _wilson_at_90(monkeypatch)
+    failure_of(CHECK, "trace-intervals-are-95-percent", "at 95%")
+
+
+def test_tables_catch_wilson_at_90_percent_too(monkeypatch):
+    _wilson_at_90(monkeypatch)
+    failure_of(CHECK, "trace-tables-match-model", "per-position row 1")
+
+
+def test_trace_cumulative_lines_not_added(monkeypatch):
+    """Bug (a review's planted mutant): llama.cpp's cumulative statistics lines all added, so one run
+    is counted twice or more."""
+    def every_line_added(self, impl, body, where, number):
+        runs_before = {name: list(runs) for name, runs in self.stats.items()}
+        original_stats(self, impl, body, where, number)
+        added = self.stats[impl][-1]
+        self.stats[impl] = runs_before.get(impl, []) + [added]
+
+    original_stats = traces._LlamaLog._stats
+    monkeypatch.setattr(traces._LlamaLog, "_stats", every_line_added)
+    failure_of(CHECK, "trace-cumulative-lines-not-added", "llama.cpp statistics, one run", "'drafts': 75")
+
+
+def test_cumulative_check_catches_v0_lines_added(monkeypatch):
+    original = traces._VllmLog._v0_result
+
+    def summed(self, lookahead):
+        self.v0 = [dict(r, drafted=sum(x["drafted"] for x in self.v0[:i + 1]),
+                        emitted=sum(x["emitted"] for x in self.v0[:i + 1])) for i, r in enumerate(self.v0)]
+        return original(self, lookahead)
+
+    monkeypatch.setattr(traces._VllmLog, "_v0_result", summed)
+    failure_of(CHECK, "trace-cumulative-lines-not-added", "vLLM V0")
+
+
+@pytest.mark.parametrize("mutant", ["acceptance rate shows alpha", "Wilson z at 90%", "cumulative lines added"])
+def test_the_named_mutants_fail_the_instruments_suite(monkeypatch, mutant):
+    """Each of the review's three trace-reader mutants fails the suite as the page runs it (the
+    traces family through lab.checks.run_suite), naming the check that caught it."""
+    from lab.widgets import traces as widget
+
+    if mutant == "acceptance rate shows alpha":
+        _widget_readout_mutant(monkeypatch, "acceptanceRate", lambda analysis: widget._pct(analysis["alphaIid"]))
+        expected = {"trace-readouts-match-model"}
+    elif mutant == "Wilson z at 90%":
+        _wilson_at_90(monkeypatch)
+        expected = {"trace-intervals-are-95-percent", "trace-tables-match-model"}
+    else:
+        original_stats = traces._LlamaLog._stats
+
+        def every_line_added(self, impl, body, where, number):
+            before = list(self.stats.get(impl, []))
+            original_stats(self, impl, body, where, number)
+            self.stats[impl] = before + [self.stats[impl][-1]]
+
+        monkeypatch.setattr(traces._LlamaLog, "_stats", every_line_added)
+        expected = {"trace-cumulative-lines-not-added"}
+    result = checks.run_suite(["traces"])
+    assert expected <= set(result["failures"]), result["failures"]
+
+
+def test_tables_catch_figure_marks_that_show_the_wrong_series(monkeypatch):
+    """Bug: the figure's conditional marks drawn (and read out on hover) from the unconditional rates."""
+    from lab.widgets import traces as widget
+
+    original = widget.curve_svg
+    monkeypatch.setattr(widget, "curve_svg", lambda analysis, width=640: original(
+        {**analysis, "conditional": analysis["perPosition"], "conditionalIntervals": analysis["perPositionIntervals"]}
+        if analysis["perPosition"] is not None else analysis, width))
+    failure_of(CHECK, "trace-tables-match-model", "the figure's marks")
+
+
+def test_tables_catch_spec_bench_speedup_per_token_inverted(monkeypatch):
+    """Bug: EAGLE's 'speedup / tokens' cell as tokens / speedup (3.61 / 2.29 = 1.58, not 0.63)."""
+    from lab.widgets import traces as widget
+
+    original = widget.spec_bench_html
+    monkeypatch.setattr(widget, "spec_bench_html", lambda: original().replace("<td>0.63</td>", "<td>1.58</td>", 1))
+    failure_of(CHECK, "trace-tables-match-model", "Spec-Bench row")
+
+
+def test_readouts_catch_a_p_value_read_as_its_complement(monkeypatch):
+    from lab.widgets import traces as widget
+
+    _widget_readout_mutant(monkeypatch, "pValue", lambda analysis: "n/a" if analysis["independence"] is None
+                           else widget.to_fixed(1 - analysis["independence"]["pValue"], 4))
+    failure_of(CHECK, "trace-readouts-match-model", "readout pValue")
+
+
+def test_readouts_catch_a_lead_that_flips_the_trend(monkeypatch):
+    from lab.widgets import traces as widget
+
+    original = widget._lead
+    monkeypatch.setattr(widget, "_lead", lambda analysis, source, best=None:
+                        original(analysis, source, best).replace("falls with", "rises with"))
+    failure_of(CHECK, "trace-readouts-match-model", "survival falls with position")

@@ -4,6 +4,7 @@ a failure names a case that can be rerun by hand.
 """
 
 import math
+import re
 
 from .. import ledger, stats, traces
 from ..audit import GRID
@@ -259,6 +260,332 @@ def golden_files_read_right(out):
             out.fail(f"prometheus_two_models.prom: refused naming {error.models}, not ['a', 'b']")
 
 
+# --- the readout family: every number the traces widget shows is the model's, through the page's formatter ---
+
+# The page formats every number with lab.jsformat.to_fixed (JavaScript's toFixed); the expected strings
+# below are built from the parsed counts with the formulas written out again here, not read back from
+# lab.traces.analyse, so a readout that shows the wrong quantity, or a wrong analysis, fails.
+def _normal_quantile(probability: float) -> float:
+    """The standard normal's quantile by bisection on its cdf, 0.5 (1 + erf(z / sqrt 2)): written
+    here, independent of lab.stats (importing statistics would add to the page's start-up).
+
+    >>> round(_normal_quantile(0.975), 9)
+    1.959963985
+    """
+    low, high = -10.0, 10.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if 0.5 * (1 + math.erf(middle / math.sqrt(2))) < probability:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+Z_95 = _normal_quantile(0.975)   # the two-sided 95% point, computed here, not lab.stats.Z95
+_UNESCAPE = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'", "&#39;": "'"}
+
+READOUT_CASES = (
+    ("default preset", None),
+    ("MTP preset", {"trcPreset": "club3090-mtp"}),
+    ("EAGLE-3 counts without curve", {"trcPreset": "vllm-26191-eagle3"}),
+    ("llama.cpp 2026 line", {"trcPreset": "llamacpp-24536-eagle3"}),
+    ("cycles, every position", {"trcText": "0\n3\n3\n1\n2\n3\n0\n3\n", "trcLookahead": "3"}),
+    ("cycles, a position nobody reached", {"trcText": "0\n1\n0\n1\n", "trcLookahead": "4"}),
+    ("single figure", {"trcText": "Mean acceptance length: 2.8", "trcLookahead": "4"}),
+    ("llama.cpp lower bound", {"trcText": "slot print_timing: id  0 | task 0 | draft acceptance rate = 0.57576 "
+                                          "(  133 accepted /   231 generated)\n", "trcLookahead": "7"}),
+    ("two models, one chosen", {"trcText": None, "trcModel": "b", "golden": "prometheus_two_models.prom"}),
+    ("llama.cpp cumulative statistics", {"trcText": None, "golden": "llamacpp_2026_stats.log"}),
+)
+
+
+def _readout_input(raw):
+    """(form values for the widget, the trace the widget should have read)."""
+    if raw is None:
+        return None, traces.preset_trace(traces.DEFAULT_PRESET)
+    raw = dict(raw)
+    golden = raw.pop("golden", None)
+    if golden is not None:
+        raw["trcText"] = GOLDEN_FILES[golden]
+    if raw.get("trcText"):
+        lookahead = int(raw["trcLookahead"]) if raw.get("trcLookahead") else None
+        return raw, traces.parse(raw["trcText"], "auto", lookahead, raw.get("trcModel") or None)
+    return raw, traces.preset_trace(raw["trcPreset"])
+
+
+def _solve_alpha(mean_accepted: float, k: int) -> float:
+    """The alpha with sum_{i=1..k} alpha^i = mean_accepted, by bisection (written again here)."""
+    if mean_accepted <= 0:
+        return 0.0
+    if mean_accepted >= k:
+        return 1.0
+    low, high = 0.0, 1.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        if sum(middle ** i for i in range(1, k + 1)) < mean_accepted:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def _wilson_95(successes, trials):
+    if trials <= 0:
+        return 0.0, 1.0
+    p, z2 = successes / trials, Z_95 * Z_95
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = Z_95 * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _expected(trace) -> dict:
+    """What the widget must show for ``trace``, from its counts (formulas in lab/traces.py's
+    docstrings): tau = 1 + S / N, rate = S / draft tokens, alphaIid the root of
+    sum alpha^i = tau - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
+    conditional c_i / c_{i-1}, the ledger on the measured curve at Part one's default costs."""
+    k, n, c = trace.lookahead, trace.drafts, trace.perPosition
+    if trace.meanLength is not None:  # formats without counts: the rate under full-length drafts, (tau - 1) / k
+        tau = trace.meanLength
+        rate = (tau - 1) / k
+    else:
+        tau, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)
+    alpha = _solve_alpha(tau - 1, k)
+    expected = {"k": k, "tau": tau, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n, "test": None,
+                "accepted": trace.accepted, "mle": None, "curve": [alpha] * k, "positions": None}
+    if c is not None and trace.draftsPerPosition is None:
+        trials = [n] + list(c[:-1])
+        conditional = [ci / t if t else None for ci, t in zip(c, trials)]
+        curve, last = [], 0.0
+        for rate_i in conditional:
+            last = rate_i if rate_i is not None else last
+            curve.append(last)
+        expected.update(test=_likelihood_ratio(n, c))
+        expected.update(mle=sum(c) / (sum(c) + n - c[-1]), curve=curve, positions=[
+            (ci, ci / n, _wilson_95(ci, n), conditional[i], _wilson_95(ci, trials[i]) if trials[i] else None)
+            for i, ci in enumerate(c)])
+    settings = ledger.LedgerSettings()
+    expected["speedup"] = ledger.ledger_from_curve(settings.with_(lookahead=k), expected["curve"]).speedup
+    expected["best"] = ledger.best_lookahead_from_curve(settings, expected["curve"], 12)
+    expected["bestIid"] = ledger.best_lookahead_from_curve(settings, [alpha], 12)
+    expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None
+    expected["iid"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * alpha)).speedup
+    return expected
+
+
+def _likelihood_ratio(n, counts):
+    """(G, df, p, trend) of one constant conditional rate against one per position, written out
+    again: at position i, c_{i-1} trials and c_i survivals; the constant rate S / (S + R); G = 2
+    (log L_positions - log L_constant); p = Q(df/2, G/2), the chi-square tail; the trend compares
+    the last conditional rate with the first."""
+    trials = [n] + list(counts[:-1])
+    accepted, rejected = sum(counts), n - counts[-1]
+    constant = accepted / (accepted + rejected)
+
+    def log_likelihood(s, t, rate):
+        return (s * math.log(rate) if s else 0.0) + ((t - s) * math.log(1 - rate) if t - s else 0.0)
+
+    used = [(t, s) for t, s in zip(trials, counts) if t > 0]
+    g = 2 * sum(log_likelihood(s, t, s / t) - log_likelihood(s, t, constant) for t, s in used)
+    g = 0.0 if g < 1e-9 * max(1.0, accepted) else g
+    df = len(used) - 1
+    p = stats.regularized_gamma_q(df / 2, g / 2) if df > 0 and g > 0 else 1.0
+    first, last = counts[0] / trials[0], (counts[-1] / trials[-1] if trials[-1] else 0)
+    return g, df, p, "falls" if last < first else "rises"
+
+
+def _pct(value, digits=1):
+    return "n/a" if value is None else to_fixed(100 * value, digits) + "%"
+
+
+def _readout_views(out):
+    from ..widgets import traces as widget
+
+    for name, raw in READOUT_CASES:
+        out.visited += 1
+        form, trace = _readout_input(raw)
+        yield name, widget.view(form), _expected(trace)
+
+
+def readouts_match_model(out):
+    """Every readout of the traces widget, and each model number in its lead and its working, is
+    the number the counts give (formulas in :func:`_expected`), formatted as the page formats it
+    (to_fixed: 1 decimal for percentages, 2 for lengths and speedups, 3 for alphas), over the
+    presets, pasted cycles, a single figure, a lower bound and a chosen model. The engines'
+    acceptance rate is accepted / drafted tokens, never alpha (the article's warning)."""
+    for name, view, e in _readout_views(out):
+        low, high = ("\u2265 ", "\u2264 ") if e["bound"] else ("", "")
+        wanted = {
+            "lookahead": str(e["k"]),
+            "meanAcceptanceLength": high + to_fixed(e["tau"], 2),
+            "acceptanceRate": _pct(e["rate"]),
+            "alphaIid": high + to_fixed(e["alpha"], 3),
+            "alphaMle": "n/a" if e["mle"] is None else to_fixed(e["mle"], 3),
+            "acceptedTokens": "n/a" if e["accepted"] is None else str(e["accepted"]),
+            "drafts": "n/a" if e["drafts"] is None else low + to_fixed(
+                e["drafts"], 0 if float(e["drafts"]).is_integer() else 1),
+            "speedup": high + to_fixed(e["speedup"], 2) + "x",
+        }
+        if e["test"] is not None:
+            g, df, p, trend = e["test"]
+            wanted["pValue"] = "< 0.0001" if p < 1e-4 else to_fixed(p, 4)
+        for key, value in wanted.items():
+            if view["readouts"].get(key) != value:
+                out.fail(f"{name}: readout {key} shows {view['readouts'].get(key)!r}, the model gives {value!r}")
+                return
+        at_most = "at most " if e["bound"] else ""
+        phrases = {"lead": [f"alpha = {at_most}{to_fixed(e['alpha'], 3)} a token",
+                            f"mean acceptance length {at_most}{to_fixed(e['tau'], 2)} at k = {e['k']}",
+                            f"its best k is {e['best'][0]}"],
+                   "summary": [f"acceptance rate {_pct(e['rate'])}", f"alpha = {at_most}{to_fixed(e['alpha'], 3)}, "
+                               f"not {'n/a' if e['rate'] is None else to_fixed(e['rate'], 2)}",
+                               f"k = {e['best'][0]} ({to_fixed(e['best'][1], 2)}x in the ledger)"]}
+        if e["test"] is not None and e["test"][1] > 0:
+            g, df, p, trend = e["test"]
+            phrases["summary"].append(f"G = {to_fixed(g, 2)} on {df} degrees of freedom")
+            if p < 0.01:
+                phrases["lead"].append(f"survival {trend} with position")
+            elif p >= 0.05:
+                phrases["lead"].append("one constant rate fits its counts")
+        for field, texts in phrases.items():
+            for text in texts:
+                if text not in view[field]:
+                    out.fail(f"{name}: the {field} does not say {text!r}: {view[field][:160]!r}")
+                    return
+
+
+def _cells(table_html: str) -> list[list[str]]:
+    """The rows of an HTML table as lists of cell texts (th and td)."""
+    bodies = re.findall(r"<tbody>(.*?)</tbody>", table_html, re.S)
+    rows = [row for body in bodies for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    return [[re.sub(r"&(?:amp|lt|gt|quot|#x27|#39);", lambda m: _UNESCAPE[m[0]], cell)
+             for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)] for row in rows]
+
+
+def tables_match_model(out):
+    """The translator's two tables and the per-position table show the model's numbers: the same
+    trace in each engine's unit (alpha, accepted / drafted, 1 + accepted / calls, SGLang's two
+    accept rates), the ledger's speedup from each reading and the best lookahead, per position the
+    calls, the unconditional and conditional rates with Wilson 95% intervals and alpha^i (the table
+    and the figure's marks), and Spec-Bench's speedup per token."""
+    from ..widgets import traces as widget
+
+    for name, view, e in _readout_views(out):
+        k, tau, alpha, rate = e["k"], e["tau"], e["alpha"], e["rate"]
+        units = {row[0]: row[1] for row in _cells(view["figures"]["translator"]) if len(row) == 3}
+        wanted = {"per-token acceptance alpha (independent model)": to_fixed(alpha, 3),
+                  "acceptance rate = accepted / drafted tokens": _pct(rate),
+                  "mean acceptance length = 1 + accepted / calls": to_fixed(tau, 2),
+                  "SGLang 'accept rate', newer versions = (accept len - 1) / k": to_fixed((tau - 1) / k, 2),
+                  "SGLang 'accept rate', older versions = accept len / (k + 1)": to_fixed(tau / (k + 1), 2)}
+        for label, value in wanted.items():
+            if units.get(label) != value:
+                out.fail(f"{name}: translator row {label!r} shows {units.get(label)!r}, the model gives {value!r}")
+                return
+        predictions = [row for row in _cells(view["figures"]["translator"]) if len(row) == 2]
+        values = [row[1] for row in predictions]
+        wanted_predictions = ([to_fixed(e["naive"], 2) + "x"] if e["naive"] is not None else []) + [
+            to_fixed(e["iid"], 2) + "x", to_fixed(e["speedup"], 2) + "x",
+            f"k = {e['bestIid'][0]}: {to_fixed(e['bestIid'][1], 2)}x", f"k = {e['best'][0]}: {to_fixed(e['best'][1], 2)}x"]
+        if values != wanted_predictions:
+            out.fail(f"{name}: the ledger's predictions show {values}, the model gives {wanted_predictions}")
+            return
+        if e["positions"] is None:
+            continue
+        rows = _cells(widget.positions_html(traces.analyse(_readout_input(dict(READOUT_CASES)[name])[1])))
+        rows_on_page = _cells(view["figures"]["positions"])
+        if rows != rows_on_page:
+            out.fail(f"{name}: the per-position table on the page differs from the one for the same trace")
+            return
+        tips = re.findall(r'data-tip="([^"]*)"', view["figures"]["curve"])
+        wanted_tips = []
+        for i, (row, (count, u, ui, cond, ci)) in enumerate(zip(rows, e["positions"]), 1):
+            wanted_row = [str(i), to_fixed(count, 0), f"{to_fixed(u, 3)} ({to_fixed(ui[0], 3)} to {to_fixed(ui[1], 3)})",
+                          "n/a" if cond is None else f"{to_fixed(cond, 3)} ({to_fixed(ci[0], 3)} to {to_fixed(ci[1], 3)})",
+                          to_fixed(alpha ** i, 3)]
+            if row != wanted_row:
+                out.fail(f"{name}: per-position row {i} shows {row}, the model gives {wanted_row}")
+                return
+            wanted_tips.append((i, "unconditional", u, ui))
+            if cond is not None:
+                wanted_tips.append((i, "conditional", cond, ci))
+        wanted_tips = sorted(f"position {i}, {kind}: {to_fixed(r, 3)} (95% interval {to_fixed(iv[0], 3)} to "
+                             f"{to_fixed(iv[1], 3)})" for i, kind, r, iv in wanted_tips)
+        if sorted(tips) != wanted_tips:
+            out.fail(f"{name}: the figure's marks read {sorted(tips)[:2]}..., the model gives {wanted_tips[:2]}...")
+            return
+    out.visited += 1
+    from ..widgets import traces as widget
+
+    for row, (method, tau, speedup) in zip(_cells(widget.spec_bench_html()), traces.SPEC_BENCH):
+        wanted = [method, to_fixed(tau, 2), to_fixed(speedup, 2) + "x", to_fixed(speedup / tau, 2)]
+        if row != wanted:
+            out.fail(f"Spec-Bench row {row} is not the quoted figures and speedup / tokens {wanted}")
+            return
+
+
+def intervals_are_95_percent(out):
+    """The Wilson intervals the reader reports (and its table, figure and CLI label '95%') are 95%
+    intervals: z is the standard normal's 97.5% point, computed here by bisection on erf,
+    over successes 0..n for n in 1, 2, 5, 20, 137, 1000; and per-position intervals of a trace are
+    those of c_i out of N (unconditional) and out of c_{i-1} (conditional)."""
+    for n in (1, 2, 5, 20, 137, 1000):
+        for s in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            out.visited += 1
+            got, want = traces.wilson_interval(s, n), _wilson_95(s, n)
+            if any(abs(a - b) > 1e-12 for a, b in zip(got, want)):
+                out.fail(f"Wilson interval of {s} in {n} is {got}; at 95% (z = {Z_95:.6f}) it is {want}")
+                return
+    for histogram, k in HISTOGRAMS:
+        out.visited += 1
+        result = traces.analyse(traces.cycles_to_trace(histogram, k))
+        n = sum(histogram.values())
+        counts = [sum(v for j, v in histogram.items() if j >= i) for i in range(1, k + 1)]
+        trials = [n] + counts[:-1]
+        for i, (ci, t) in enumerate(zip(counts, trials)):
+            want_u, want_c = _wilson_95(ci, n), (_wilson_95(ci, t) if t else None)
+            got_u, got_c = result["perPositionIntervals"][i], result["conditionalIntervals"][i]
+            if any(abs(a - b) > 1e-12 for a, b in zip(got_u, want_u)) or (want_c is None) != (got_c is None) or (
+                    want_c is not None and any(abs(a - b) > 1e-12 for a, b in zip(got_c, want_c))):
+                out.fail(f"{histogram} (k={k}) position {i + 1}: intervals {got_u}, {got_c}; at 95% {want_u}, {want_c}")
+                return
+
+
+# Cumulative lines: each engine's line holds the run so far, so the last line of a run counts and a drop
+# (a restart) starts a run that is added. (engine text, what must be read, why)
+_LLAMA_STAT = ("0.06.{n:03d}.057 I statistics     draft-eagle3: #calls(b,g,a) =    1     {d:3d}     {d:3d}, #gen drafts "
+               "=   {d:3d}, #acc drafts =   {a:3d}, #gen tokens =   {g:3d}, #acc tokens =   {t:3d}\n")
+_V0_LINE = ("INFO 10-21 13:0{n}:00 metrics.py:396] Speculative metrics: Draft acceptance rate: 0.600, System "
+            "efficiency: 0.500, Number of speculative tokens: 3, Number of accepted tokens: {a}, Number of draft "
+            "tokens: {d}, Number of emitted tokens: {e}.\n")
+CUMULATIVE_CASES = (
+    ("llama.cpp statistics, one run", "".join(_LLAMA_STAT.format(n=i, d=d, a=a, g=g, t=t) for i, (d, a, g, t) in
+                                                enumerate([(10, 8, 30, 15), (25, 20, 75, 40), (40, 31, 120, 62)])),
+     3, {"drafts": 40, "draftTokens": 120, "accepted": 62}),
+    ("llama.cpp statistics, a restart", "".join(_LLAMA_STAT.format(n=i, d=d, a=a, g=g, t=t) for i, (d, a, g, t) in
+                                                  enumerate([(10, 8, 30, 15), (25, 20, 75, 40), (6, 5, 18, 9),
+                                                             (12, 9, 36, 20)])),
+     3, {"drafts": 37, "draftTokens": 111, "accepted": 60}),
+    ("vLLM V0 Speculative metrics, one run", "".join(_V0_LINE.format(n=i, a=a, d=d, e=e) for i, (a, d, e) in
+                                                       enumerate([(6, 12, 10), (20, 30, 28), (41, 60, 55)])),
+     None, {"drafts": 20, "draftTokens": 60, "accepted": 35}),
+)
+
+
+def cumulative_lines_not_added(out):
+    """Lines that are cumulative are never added: llama.cpp's ``statistics <impl>:`` lines and vLLM
+    V0's ``Speculative metrics:`` lines each hold the run so far, so a run is its last line (three
+    lines of one run read as the third), and a drop in the counters is a restart whose run is
+    added (the last line before the drop plus the last line after it)."""
+    for name, text, lookahead, expected in CUMULATIVE_CASES:
+        out.visited += 1
+        trace = traces.parse(text, "auto", lookahead)
+        got = {field: getattr(trace, field) for field in expected}
+        if got != expected:
+            out.fail(f"{name}: read {got}, the cumulative lines give {expected}")
+            return
+
+
 CHECKS = (
     ("trace-per-position-survival", per_position_survival),
     ("trace-counts-add-up", counts_add_up),
@@ -270,6 +597,10 @@ CHECKS = (
     ("trace-independence-zero-on-iid", independence_statistic_is_zero_exactly_on_iid_counts),
     ("trace-chi-square-closed-forms", chi_square_tail_matches_closed_forms),
     ("trace-golden-files", golden_files_read_right),
+    ("trace-readouts-match-model", readouts_match_model),
+    ("trace-tables-match-model", tables_match_model),
+    ("trace-intervals-are-95-percent", intervals_are_95_percent),
+    ("trace-cumulative-lines-not-added", cumulative_lines_not_added),
 )
 
 
@@ -611,6 +942,43 @@ GOLDEN_FILES = {
         '# TYPE vllm:spec_decode_num_emitted_tokens_total counter\n'
         'vllm:spec_decode_num_emitted_tokens_total{model_name="meta-llama/Llama-2-7b-chat-hf"} 10616.0\n'
     ),
+    'sglang_meta_info_2025.json': (
+        '{"meta_info":{"id":"cf5e164f23c14777ac8d07d61fd84509","finish_reason":{"type":"length","length":200},"prompt_tokens":171,"weight_version":"default","total_retractions":0,"completion_tokens":200,"cached_tokens":0,"spec_accept_rate":0.011702127659574468,"spec_accept_length":1.0638297872340425,"spec_verify_ct":188,"spec_accept_token_num":11,"spec_draft_token_num":940,"e2e_latency":1.7586748600006104}}\n'
+    ),
+    'sglang_sglext_spec.json': (
+        '{"spec_accept_rate": 0.2930232558139535, "spec_accept_length": 2.4651162790697674,\n'
+        ' "spec_num_correct_drafts": 63, "spec_num_proposed_drafts": 215,\n'
+        ' "spec_verify_ct": 43, "spec_correct_drafts_histogram": [11, 14, 11, 4, 0, 3]}\n'
+    ),
+    'speculators_acceptance.csv': (
+        'subset,num_drafts,num_draft_tokens,num_accepted_tokens,acceptance_length,acceptance_at_pos_0,acceptance_at_pos_1\r\n'
+        'qa,20.0,40.0,26.0,2.3,0.9,0.4\r\n'
+        'HumanEval,10.0,20.0,8.0,1.8,0.6,0.2\r\n'
+    ),
+    'trtllm_request_perf.json': (
+        '{\n'
+        '  "timing_metrics": {\n'
+        '    "arrival_time": 1234567890.123,\n'
+        '    "first_scheduled_time": 1234567890.135,\n'
+        '    "first_token_time": 1234567890.150,\n'
+        '    "last_token_time": 1234567890.300,\n'
+        '    "kv_cache_size": 2048576,\n'
+        '    "kv_cache_transfer_start": 1234567890.140,\n'
+        '    "kv_cache_transfer_end": 1234567890.145\n'
+        '  },\n'
+        '  "kv_cache_metrics": {\n'
+        '    "num_total_allocated_blocks": 100,\n'
+        '    "num_new_allocated_blocks": 10,\n'
+        '    "num_reused_blocks": 90,\n'
+        '    "num_missed_blocks": 5\n'
+        '  },\n'
+        '  "speculative_decoding": {\n'
+        '    "acceptance_rate": 0.85,\n'
+        '    "total_accepted_draft_tokens": 42,\n'
+        '    "total_draft_tokens": 50\n'
+        '  }\n'
+        '}\n'
+    ),
 }
 
 # (file, lookahead given, model chosen, what it must read as): counts worked by hand from each file's own
@@ -665,4 +1033,19 @@ GOLDEN_EXPECTED = (
     ("cycles.txt", 3, None, {"format": "cycles", "lookahead": 3, "drafts": 8, "draftTokens": 24, "accepted": 12,
                              "perPosition": (6, 4, 2)}),
     ("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanLength": 2.8}),
+    # sgl-project/sglang#33518: 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3]
+    # gives c_i = calls that accepted at least i: 32, 18, 7, 3, 3
+    ("sglang_sglext_spec.json", None, None, {"format": "sglang-json", "lookahead": 5, "drafts": 43,
+                                             "draftTokens": 215, "accepted": 63, "perPosition": (32, 18, 7, 3, 3)}),
+    # sgl-project/sglang#13754: 188 verify passes, 11 accepted; spec_draft_token_num 940 = 188 x (k + 1), read as 188 x 4
+    ("sglang_meta_info_2025.json", 4, None, {"format": "sglang-json", "lookahead": 4, "drafts": 188,
+                                             "draftTokens": 752, "accepted": 11, "perPosition": None}),
+    # speculators: subset qa, 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
+    ("speculators_acceptance.csv", None, "qa", {"format": "speculators-csv", "lookahead": 2, "drafts": 20,
+                                                "draftTokens": 40, "accepted": 26, "perPosition": (18, 8)}),
+    ("speculators_acceptance.csv", None, "HumanEval", {"format": "speculators-csv", "lookahead": 2, "drafts": 10,
+                                                       "draftTokens": 20, "accepted": 8, "perPosition": (6, 2)}),
+    # TensorRT-LLM per request: 50 drafted at k = 5 are 10 full-length calls, 42 accepted
+    ("trtllm_request_perf.json", 5, None, {"format": "trtllm-request-json", "lookahead": 5, "drafts": 10,
+                                           "draftTokens": 50, "accepted": 42, "perPosition": None}),
 )

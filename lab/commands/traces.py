@@ -74,6 +74,18 @@ def run(args):
     return _translate(args) if args.traces_command == "translate" else _trace(args)
 
 
+def _ascii(flag: str, text):
+    """The one rule for digits, shared with lab.traces (which refuses a count written in other
+    digits): a number is written in ASCII digits 0-9. Python's float() would read '\u0663' (Arabic
+    three) or a full-width digit as a number; the reader never does, so neither does the CLI."""
+    from ..cli import UsageError
+    from ..traces import _short
+
+    if isinstance(text, str) and not text.isascii():
+        raise UsageError(f"{flag}: {_short(text)!r} is not a number written in ASCII digits (0-9)")
+    return text
+
+
 def _lookahead(text, required: bool):
     from ..cli import UsageError, parse_number
     from ..traces import MAX_LOOKAHEAD
@@ -82,7 +94,7 @@ def _lookahead(text, required: bool):
         if required:
             raise UsageError(f"--lookahead is required: an integer from 1 to {MAX_LOOKAHEAD}")
         return None
-    return parse_number("--lookahead", text, 1, MAX_LOOKAHEAD, integer=True)
+    return parse_number("--lookahead", _ascii("--lookahead", text), 1, MAX_LOOKAHEAD, integer=True)
 
 
 def _decoder(head: bytes):
@@ -99,12 +111,21 @@ def _decoder(head: bytes):
 
 def _read(path: str, parser):
     from ..cli import UsageError
+    from ..traces import TraceError
 
     if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "closed", False):
+            raise UsageError("trace: standard input is closed; give a FILE, or pipe the trace in: "
+                             "python -m lab trace < FILE")
         stream, close = getattr(sys.stdin, "buffer", None), False
         if stream is None:  # a text-only stdin (tests): read text
-            for piece in iter(lambda: sys.stdin.read(CHUNK), ""):
-                parser.feed(piece)
+            try:
+                for piece in iter(lambda: sys.stdin.read(CHUNK), ""):
+                    parser.feed(piece)
+            except (OSError, ValueError) as error:  # closed under us ('read of closed file')
+                if isinstance(error, TraceError):
+                    raise
+                raise UsageError(f"trace: cannot read standard input: {error}") from None
             return
     else:
         try:
@@ -121,8 +142,11 @@ def _read(path: str, parser):
                 parser.feed(decoder.decode(b"", final=True))
                 break
             parser.feed(decoder.decode(piece))
-    except OSError as error:
-        raise UsageError(f"trace: cannot read {path}: {error}") from None
+    except (OSError, ValueError) as error:  # ValueError: a stream closed under us ('read of closed file')
+        if isinstance(error, TraceError):
+            raise
+        where = "standard input" if path == "-" else path
+        raise UsageError(f"trace: cannot read {where}: {error}") from None
     finally:
         if close:
             stream.close()
@@ -139,7 +163,7 @@ def _ledger_settings(args):
         text = getattr(args, f"ledger_{name}")
         if text is not None:
             slider = sliders[name]
-            values[name] = parse_number(flag, text, slider.minimum, slider.maximum)
+            values[name] = parse_number(flag, _ascii(flag, text), slider.minimum, slider.maximum)
     return LedgerSettings(**values)
 
 
@@ -172,7 +196,7 @@ def _number(value, digits=6):
 
 def _trace(args):
     from ..cli import UsageError
-    from ..traces import TraceError, TraceParser, analyse
+    from ..traces import TraceError, TraceParser, analyse, count_text
 
     lookahead = _lookahead(args.lookahead, required=False)
     settings = _ledger_settings(args)
@@ -184,7 +208,7 @@ def _trace(args):
         raise UsageError(f"trace: {error}") from None
     document = trace_document(analysis, settings)
     bound = document["callsBound"]
-    calls = "n/a" if document["drafts"] is None else f"{document['drafts']:g}"
+    calls = "n/a" if document["drafts"] is None else count_text(document["drafts"])
     lines = [
         f"format                {document['format']} ({document['formatName']})",
         *([f"model                 {document['model']}"] if document["model"] else []),
@@ -229,11 +253,11 @@ def _translate(args):
 
     lookahead = _lookahead(args.lookahead, required=True)
     if args.alpha is not None:
-        given = {"alpha": parse_number("--alpha", args.alpha, 0, 100) / 100}
+        given = {"alpha": parse_number("--alpha", _ascii("--alpha", args.alpha), 0, 100) / 100}
     elif args.acceptance_rate is not None:
-        given = {"acceptance_rate": parse_number("--acceptance-rate", args.acceptance_rate, 0, 100) / 100}
+        given = {"acceptance_rate": parse_number("--acceptance-rate", _ascii("--acceptance-rate", args.acceptance_rate), 0, 100) / 100}
     elif args.mean_acceptance_length is not None:
-        given = {"mean_acceptance_length": parse_number("--mean-acceptance-length", args.mean_acceptance_length,
+        given = {"mean_acceptance_length": parse_number("--mean-acceptance-length", _ascii("--mean-acceptance-length", args.mean_acceptance_length),
                                                         1, lookahead + 1)}
     else:
         raise UsageError("translate: give one of --alpha PCT, --acceptance-rate PCT, --mean-acceptance-length X")

@@ -15,7 +15,7 @@ from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_f
 from ..urlstate import Choice, OptionalInteger, Text, read_controls
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
-           "send_html", "OPERATIONS", "SLIDERS", "CONTROLS"]
+           "send_html", "policies_curve_token", "POLICIES_MAX_RATE", "OPERATIONS", "SLIDERS", "CONTROLS"]
 
 SLIDERS = ()  # no range sliders: a select, a textarea, a number box and a file input
 PRESET_KEY, FORMAT_KEY, LOOKAHEAD_KEY, TEXT_KEY = "trcPreset", "trcFormat", "trcLookahead", "trcText"
@@ -189,8 +189,9 @@ def translator_html(analysis: dict) -> str:
          if speed["naive"] is not None else None),
         (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
         (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
-        ("best lookahead, one alpha", f"m = {iid_m}: {_f(iid_best)}x"),
-        ("best lookahead, measured curve" + (" (extrapolated past k)" if best_m > k else ""), f"m = {best_m}: {_f(best)}x"),
+        ("best lookahead, one alpha", f"k = {iid_m}: {_f(iid_best)}x"),
+        ("best lookahead, measured curve" + (f" (extrapolated past the measured k = {k})" if best_m > k else ""),
+         f"k = {best_m}: {_f(best)}x"),
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
@@ -234,6 +235,29 @@ def spec_bench_html() -> str:
             f'<tbody>{rows}</tbody></table>')
 
 
+POLICIES_MAX_RATE = 0.99  # the highest conditional rate sent to the lookahead policies (see policies_curve_token)
+
+
+def policies_curve_token(token: str, curve) -> tuple[str, list[str]]:
+    """The ``polCurve`` token for the lookahead policies, and which measured rates were lowered.
+    Their heuristic schedule has a stationary law only when every position can reject a draft
+    (``lab.policies.heuristic_truncation`` refuses a rate of 1), and a measured rate of 1.000 is
+    common on short logs (every surviving draft kept at a position). Such a rate is sent as
+    :data:`POLICIES_MAX_RATE` (0.99: the heuristic's truncated chain still converges there, and
+    it already gave NaN at 0.999 on a flat curve; a 1.000 read from a short log has a Wilson
+    interval reaching well below 0.99 anyway); ``token`` is kept when no rate exceeds it.
+
+    >>> policies_curve_token("custom:0.8000,1.0000", [0.8, 1.0])
+    ('custom:0.8000,0.9900', ['position 2 (1.000)'])
+    >>> policies_curve_token("club3090-mtp", [0.74, 0.64])
+    ('club3090-mtp', [])
+    """
+    clamped = [f"position {i} ({to_fixed(rate, 3)})" for i, rate in enumerate(curve, 1) if rate > POLICIES_MAX_RATE]
+    if not clamped:
+        return token, []
+    return "custom:" + ",".join(to_fixed(min(rate, POLICIES_MAX_RATE), 4) for rate in curve), clamped
+
+
 def send_html(analysis: dict, preset: str | None) -> str:
     """Buttons that hand the measured curve (or one alpha) to the other widgets: plain markup that
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
@@ -242,11 +266,13 @@ def send_html(analysis: dict, preset: str | None) -> str:
     serving model's ``srvCurve`` and the lookahead policies' ``polCurve``; the deployment panel gets the
     alpha, in its own unit. Shipped disabled like every
     control (with JavaScript off they could do nothing); the page enables them."""
+    curve = traces.measured_curve(analysis)
     if preset is not None:
         curve_value, linkable = preset, True
     else:
-        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
+        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in curve)
         linkable = False
+    policies_value, clamped = policies_curve_token(curve_value, curve)
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
     lookahead = str(min(12, analysis["lookahead"]))
     buttons = (
@@ -254,7 +280,7 @@ def send_html(analysis: dict, preset: str | None) -> str:
         ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
          f"Send alpha = {acceptance}% to the ledger"),
         ("serving", {"srvCurve": curve_value}, "Use this curve in the serving model"),
-        ("policies", {"polCurve": curve_value}, "Use this curve in the lookahead policies"),
+        ("policies", {"polCurve": policies_value}, "Use this curve in the lookahead policies"),
         # the deployment panel takes the alpha (one number, in its own unit) and answers for the reader's hardware
         ("deployment", {"unit": "alpha", "value": to_fixed(100 * analysis["alphaIid"], 2),
                         "measuredK": str(analysis["lookahead"])}, f"Use alpha = {acceptance}% in your deployment"),
@@ -262,6 +288,10 @@ def send_html(analysis: dict, preset: str | None) -> str:
     note = ("" if linkable else
             '<span class="trc-send-note">A curve from your own data works in the other widgets but cannot be put '
             'in a link.</span>')
+    if clamped:
+        note += (f'<span class="trc-send-note">The lookahead policies get {", ".join(clamped)} as '
+                 f'{to_fixed(POLICIES_MAX_RATE, 3)}: their adaptive schedules need a chance of rejection at every '
+                 f'position (a rate of 1 means a draft there is never refused).</span>')
     return ("".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                     f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
                     for target, values, text in buttons)
@@ -272,11 +302,12 @@ def send_html(analysis: dict, preset: str | None) -> str:
 
 def _for_page(error) -> str:
     """A model error in the page's words (the CLI's flags are the page's boxes)."""
-    return (str(error).replace("give it with --lookahead K", "give it in the lookahead box")
+    return (str(error).replace("give it with --lookahead K",
+                               "give it in 'Lookahead k' under More settings, below the paste box")
             .replace("choose one with --model NAME", "choose one in the model box"))
 
 
-def _summary(analysis: dict, source: str) -> str:
+def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
     k, tau, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
     counts = ""
     if analysis["drafts"] is not None:
@@ -301,14 +332,22 @@ def _summary(analysis: dict, source: str) -> str:
         text += (f" Test of one constant conditional rate (likelihood ratio): G = {_f(independence['statistic'])} on "
                  f"{independence['df']} degrees of freedom, p {'' if p < 1e-4 else '= '}{p_text}; "
                  f"{independence['verdict']}.")
+    if best is not None:
+        best_k, best_speedup = best
+        text += (f" Best lookahead on the measured curve at Part one's default costs: k = {best_k} "
+                 f"({_f(best_speedup)}x in the ledger)")
+        text += (f", past the measured k = {k}: it repeats the last measured conditional rate, which is optimistic "
+                 f"if the curve keeps falling." if best_k > k else ".")
+        text += " Send the curve to your deployment for your hardware's costs."
     if analysis["notes"]:
         text += " (" + "; ".join(analysis["notes"]) + ".)"
     return text
 
 
-def _lead(analysis: dict, source: str) -> str:
-    """The answer in one sentence: the per-token acceptance the ledger needs, and whether one such
-    rate describes the trace."""
+def _lead(analysis: dict, source: str, best: tuple | None = None) -> str:
+    """The answer: the per-token acceptance the ledger needs, whether one such rate describes the
+    trace, and (``best`` = (k, speedup) from the measured curve) the best lookahead at Part one's
+    default costs."""
     at_most = "at most " if analysis.get("callsBound") else ""
     whose = "Your" if source.startswith("Your") else "This trace's"
     text = (f"{whose} drafts survive at alpha = {at_most}{_f(analysis['alphaIid'], 3)} a token (mean acceptance length "
@@ -317,9 +356,14 @@ def _lead(analysis: dict, source: str) -> str:
     if independence is not None and independence["df"] > 0:
         if independence["pValue"] < 0.01:
             trend = "rises" if " rises " in independence["verdict"] else "falls"  # as lab.traces' verdict found
-            text += f", but survival {trend} with position, so one alpha misdescribes it"
+            text += f", but survival {trend} with position, unlike one alpha"
         elif independence["pValue"] >= 0.05:
             text += ", and one constant rate fits its counts"
+    if best is not None:  # the question readers bring: which k (N4-5); the working says where it comes from
+        best_k = best[0]
+        text += f"; at Part one's costs its best k is {best_k}"
+        if best_k > analysis["lookahead"]:
+            text += ", extrapolated"
     return text + "."
 
 
@@ -352,8 +396,8 @@ def _render(analysis: dict, settings: dict, notes: list[str], source: str, prese
         "shown": _shown(settings),
         "notes": notes,
         "query": _query(settings),
-        "lead": _lead(analysis, source),
-        "summary": _summary(analysis, source),
+        "lead": _lead(analysis, source, speed["best"]),
+        "summary": _summary(analysis, source, speed["best"]),
         "live": _live(analysis, speed),
         "width": width,
         "readouts": readouts,
@@ -402,12 +446,12 @@ def _refused(settings: dict, notes: list[str], width: int, reason: str, models=(
     empty = '<p class="trc-missing">Nothing was read.</p>'
     readouts = {name: "n/a" for name in ("format", "lookahead", "drafts", "acceptedTokens", "meanAcceptanceLength",
                                          "acceptanceRate", "alphaIid", "alphaMle", "pValue", "speedup")}
-    choice = (f" It holds several: {', '.join(str(m)[:60] for m in list(models)[:8])}; type one in the model box."
+    choice = (f" It holds several: {', '.join(traces._short(str(m)) for m in list(models)[:8])}; type one in the model box."
               if models else "")
     return {
         "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
         "shown": _shown(settings), "notes": notes, "query": _query(settings),
-        "lead": "Your input was not read; the note above says why and what can be read.",
+        "lead": "Your input was not read; the note below the settings says why and what can be read.",
         "summary": f"Your input was not read: {reason}.{choice}",
         "live": "your input was not read", "width": width, "readouts": readouts, "analysis": None,
         "figures": {"curve": placeholder, "translator": empty, "positions": empty, "send": "", "missing": "",
@@ -491,17 +535,17 @@ def chunk(request: dict) -> dict:
         analysis = traces.analyse(parser.finish())
     except traces.TraceError as error:
         _UPLOADS.pop(name, None)
-        notes.append(f"The file {name} could not be read: {_for_page(error)}.")
+        notes.append(f"The file {traces._short(name)} could not be read: {_for_page(error)}.")
         models = error.models if isinstance(error, traces.ModelChoiceError) else ()
         return {"done": True, "progress": 1, **_refused(settings, notes, width, _for_page(error), models)}
     except Exception as error:  # never a traceback in the page
         _UPLOADS.pop(name, None)
         return {"done": True, "progress": 1, **_refused(settings, [f"Internal error ({type(error).__name__})."],
                                                         width, "an internal error stopped the reader")}
-    notes.append(f"The file {name} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
+    notes.append(f"The file {traces._short(name)} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
     size = parser.bytes
-    source = f"Your file {name} ({to_fixed(size / 1e6, 1)} million characters)"
+    source = f"Your file {traces._short(name)} ({to_fixed(size / 1e6, 1)} million characters)"
     return {"done": True, "progress": 1, **_render(analysis, settings, notes, source, None, width)}
 
 
