@@ -1,0 +1,459 @@
+"""Acceptance by draft position: the conditional rate of each position, not one alpha stretched.
+
+``r_i`` is the chance that draft ``i`` is accepted given drafts ``1..i-1`` were. The mean acceptance
+length at lookahead ``k`` (tokens per verifier call, the verifier's own token counted) is
+
+    L(k) = 1 + sum_{i=1..k} prod_{j<=i} r_j
+
+and the independent (i.i.d.) model every instrument used before is the constant curve ``r_i = alpha``.
+
+A curve is built from what the reader has:
+
+* per-position rates from a trace (conditional, or vLLM's and llama.cpp's printed rates, which are
+  unconditional: ``a_i = prod_{j<=i} r_j``);
+* mean acceptance lengths at several k (fitted);
+* one figure at one k plus the decay prior of the method family (``draft``, ``eagle``, ``mtp``,
+  ``ngram``, ``suffix``).
+
+The shape (the decay prior): the first rate, one drop to the second, then a geometric fall,
+
+    r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1,
+
+so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
+near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``: ``c = r_2 / r_1`` from its first two points and
+``d`` solved so that the shape meets its length at its largest k. A prediction takes the median
+``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
+worse, see :func:`leave_one_out`), and its interval is the spread of the predictions made with each
+``(c, d)`` of the reader's family (the pooled library when the family has fewer than
+:data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:
+``r_{m+j} = r_m d^j``.
+
+>>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
+2.2
+>>> from lab.ledger import expected_tokens_per_call
+>>> iid(0.74).length(5) == expected_tokens_per_call(0.74, 5)
+True
+"""
+
+import math
+from typing import NamedTuple
+
+from .acceptance_curves import CURVES
+from .errors import LabValueError
+from .stats import percentile
+
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
+           "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
+           "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
+           "curve_token", "iid_alpha"]
+
+FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
+FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
+                "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
+MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the pooled spread
+PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
+SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
+MAX_POSITIONS = 64
+_BISECT = 80
+
+
+class Curve(NamedTuple):
+    """A conditional acceptance curve: ``measured`` rates at positions 1..m (read or fitted), and
+    the shape ``(c, d)`` that continues it; ``family`` and ``spread`` (the ``(c, d)`` pairs the
+    interval is taken over) when a prior was used; ``measuredAt`` is m, None for the i.i.d. curve
+    (which is the same at every position and extrapolates nothing)."""
+
+    measured: tuple
+    shape: tuple
+    source: str
+    family: str | None = None
+    spread: tuple = ()
+    measuredAt: int | None = None
+
+    def rates(self, k: int) -> list[float]:
+        """The conditional rates at positions 1..k.
+
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test").rates(4)
+        [0.9, 0.6, 0.3, 0.15]
+        """
+        measured = list(self.measured)
+        if k <= len(measured):
+            return measured[:k]
+        c, d = self.shape
+        out = list(measured)
+        if len(out) == 1:
+            out.append(min(1.0, out[0] * c))
+        while len(out) < k:
+            out.append(min(1.0, out[-1] * d))
+        return out[:k]
+
+    def length(self, k: int) -> float:
+        """The mean acceptance length at lookahead k."""
+        return mean_acceptance_length(self.rates(k), k)
+
+    def extrapolated_from(self, k: int) -> int | None:
+        """The last measured position when lookahead k reaches past it, else None."""
+        return self.measuredAt if self.measuredAt is not None and k > self.measuredAt else None
+
+    def interval(self, k: int) -> tuple[float, float]:
+        """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
+        percentile); the point value twice when nothing is extrapolated or no prior was used."""
+        point = self.length(k)
+        if self.extrapolated_from(k) is None or not self.spread:
+            return point, point
+        values = [self._replace(shape=shape).length(k) for shape in self.spread]
+        return min(point, percentile(values, 0.1)), max(point, percentile(values, 0.9))
+
+
+def mean_acceptance_length(rates, k: int) -> float:
+    """``1 + sum_{i=1..k} prod_{j<=i} r_j`` over the first k rates (the product formed as
+    :func:`lab.ledger.expected_accepted_from_curve` forms it, so a constant curve gives its float).
+
+    >>> mean_acceptance_length([0.5, 0.5, 0.5], 3)
+    1.875
+    """
+    if k > len(rates):
+        raise LabValueError(f"the curve has {len(rates)} positions, not {k}")
+    total, survival = 0.0, 1.0
+    for position in range(k):
+        survival *= rates[position]
+        total += survival
+    return 1 + total
+
+
+def lengths_of(rates) -> list[float]:
+    """The mean acceptance length at every k = 1..len(rates).
+
+    >>> lengths_of([0.5, 0.5])
+    [1.5, 1.75]
+    """
+    return [mean_acceptance_length(rates, k) for k in range(1, len(rates) + 1)]
+
+
+def conditional_from_unconditional(per_position) -> list[float]:
+    """vLLM's and llama.cpp's per-position rates (``a_i``: the first i drafts all survived) as
+    conditional rates ``r_i = a_i / a_{i-1}`` (``a_0 = 1``; a position after one nobody reached
+    repeats the rate before it; each capped at 1, as printed rates are rounded).
+
+    >>> conditional_from_unconditional([0.8, 0.4, 0.0, 0.0])
+    [0.8, 0.5, 0.0, 0.0]
+    """
+    out, before = [], 1.0
+    for a in per_position:
+        out.append(min(1.0, a / before) if before > 0 else (out[-1] if out else 0.0))
+        before = a
+    return out
+
+
+def shaped_rates(r1: float, shape, k: int) -> list[float]:
+    """The shape's rates at positions 1..k: ``r_1``, then ``r_1 c d^(i-2)``, capped at 1.
+
+    >>> [round(r, 3) for r in shaped_rates(0.8, (0.9, 0.5), 4)]
+    [0.8, 0.72, 0.36, 0.18]
+    """
+    return Curve((r1,), tuple(shape), "shape").rates(k)
+
+
+def _solve(function, target: float, low: float, high: float) -> float:
+    """The root of an increasing ``function(x) = target`` in [low, high] by bisection (an end when
+    the target lies outside)."""
+    if function(low) >= target:
+        return low
+    if function(high) <= target:
+        return high
+    for _ in range(_BISECT):
+        middle = (low + high) / 2
+        if function(middle) < target:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def shape_of(lengths) -> tuple[float, float]:
+    """A library curve's ``(c, d)`` from its lengths at k = 1..K (K >= 2): ``c = r_2 / r_1`` from the
+    first two, ``d`` so that the shape meets the length at K (``d = 1`` when K = 2).
+
+    >>> c, d = shape_of(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
+    >>> round(c, 6), round(d, 6)
+    (0.9, 0.7)
+    """
+    r1 = lengths[0] - 1
+    if r1 <= 0:
+        return 1.0, 1.0
+    c = min(1.0 / r1, max(0.0, (lengths[1] - lengths[0]) / r1 / r1))
+    if len(lengths) < 3:
+        return c, 1.0
+    k = len(lengths)
+    d = _solve(lambda x: mean_acceptance_length(shaped_rates(r1, (c, x), k), k), lengths[-1], 0.0, 1.0)
+    return c, d
+
+
+def library_lengths(name: str) -> list[float]:
+    """A library curve's mean acceptance lengths at k = 1..K.
+
+    >>> library_lengths("vllm-24127-ngram")[:2]
+    [1.983, 2.932]
+    """
+    family, kind, values, *_ = CURVES[name]
+    if kind == "lengths":
+        return list(values)
+    total, out = 1.0, []
+    for a in values:
+        total += a
+        out.append(round(total, 12))
+    return out
+
+
+def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple, bool]:
+    """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The
+    point is the median over the whole library (less ``exclude``); the spread is the family's pairs,
+    or the pooled ones when the family has fewer than :data:`MIN_FAMILY_CURVES` curves."""
+    names = [name for name in CURVES if name != exclude]
+    shapes = {name: shape_of(library_lengths(name)) for name in names}
+    point = (_median([s[0] for s in shapes.values()]), _median([s[1] for s in shapes.values()]))
+    own = [shapes[name] for name in names if CURVES[name][0] == family]
+    enough = len(own) >= MIN_FAMILY_CURVES
+    return point, tuple(own if enough else shapes.values()), enough
+
+
+def _median(values) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def _check_family(method):
+    if method is not None and method not in FAMILIES:
+        raise LabValueError(f"the method must be one of {', '.join(FAMILIES)}, got {method!r}")
+
+
+def _check_rates(rates, what: str) -> list[float]:
+    rates = [float(r) for r in rates]
+    if not 1 <= len(rates) <= MAX_POSITIONS:
+        raise LabValueError(f"{what}: give 1 to {MAX_POSITIONS} rates, got {len(rates)}")
+    for r in rates:
+        if not (math.isfinite(r) and 0 <= r <= 1):
+            raise LabValueError(f"{what}: every rate must be a fraction from 0 to 1, got {r:g}")
+    return rates
+
+
+def iid(alpha: float) -> Curve:
+    """The independent model: ``r_i = alpha`` at every position (extrapolating nothing).
+
+    >>> iid(0.5).rates(3)
+    [0.5, 0.5, 0.5]
+    """
+    alpha = _check_rates([alpha], "alpha")[0]
+    return Curve((alpha,), (1.0, 1.0), "iid")
+
+
+def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
+    """The shape that continues measured rates: fitted on them when there are three or more (c
+    from the first two, d meeting the measured length at m), else the prior's; and the spread."""
+    point, spread, _ = prior(family, exclude)
+    if len(rates) >= 3 and rates[0] > 0:
+        return shape_of(lengths_of(rates)), spread
+    if len(rates) == 2 and rates[0] > 0:
+        return (rates[1] / rates[0], point[1]), spread
+    return point, spread
+
+
+def from_conditional(rates, method=None) -> Curve:
+    """A curve from measured conditional rates (a trace's per-position curve).
+
+    >>> from_conditional([0.9, 0.8, 0.7]).length(3) == mean_acceptance_length([0.9, 0.8, 0.7], 3)
+    True
+    """
+    _check_family(method)
+    rates = _check_rates(rates, "per-position rates")
+    shape, spread = _tail_shape(rates, method)
+    return Curve(tuple(rates), shape, "per-position", method, spread, len(rates))
+
+
+def from_unconditional(per_position, method=None) -> Curve:
+    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional)."""
+    per_position = _check_rates(per_position, "per-position rates")
+    if any(later > earlier + 1e-9 for earlier, later in zip(per_position, per_position[1:])):
+        raise LabValueError("unconditional per-position rates cannot rise with position (vLLM prints them "
+                            "falling); were these conditional rates?")
+    return from_conditional(conditional_from_unconditional(per_position), method)._replace(source="unconditional")
+
+
+def from_single(length: float, at: int, method=None, exclude: str | None = None) -> Curve:
+    """One mean acceptance length at lookahead ``at`` plus the family's prior: the first rate
+    solved so that the prior's shape meets ``length`` at ``at``. The positions up to ``at`` are
+    inferred, not measured, but the length there is: ``measuredAt`` is ``at``.
+
+    >>> round(from_single(2.0, 1, "eagle").rates(1)[0], 6)
+    1.0
+    """
+    _check_family(method)
+    if not (isinstance(at, int) and 1 <= at <= MAX_POSITIONS):
+        raise LabValueError(f"the lookahead the length was measured at must be 1 to {MAX_POSITIONS}, got {at!r}")
+    if not (math.isfinite(length) and 1 <= length <= at + 1):
+        raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
+    point, spread, _ = prior(method, exclude)
+    r1 = _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0)
+    return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at)
+
+
+def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
+    """A curve from mean acceptance lengths at one or more lookaheads ``{k: L}``.
+
+    One length: :func:`from_single`. Lengths at k = 1 and 2: ``r_1`` and ``r_2`` as measured, and the
+    shape past them uses ``c`` weighted :data:`SECOND_WEIGHT` toward the measured drop (a length
+    difference is a noisy rate). Three or more: ``r_1`` from k = 1 when given, and ``(c, d)`` fitted
+    to every given length (least squares on relative errors); the measured positions are the fitted
+    shape's, up to the largest k given.
+
+    >>> curve = from_lengths({1: 1.8, 2: 2.44})
+    >>> [round(r, 4) for r in curve.rates(2)], curve.measuredAt
+    ([0.8, 0.8], 2)
+    """
+    _check_family(method)
+    if not lengths:
+        raise LabValueError("give at least one mean acceptance length")
+    clean = {}
+    for k, value in lengths.items():
+        if not (isinstance(k, int) and 1 <= k <= MAX_POSITIONS):
+            raise LabValueError(f"a lookahead must be an integer from 1 to {MAX_POSITIONS}, got {k!r}")
+        if not (math.isfinite(value) and 1 <= value <= k + 1):
+            raise LabValueError(f"the mean acceptance length at k = {k} lies from 1 to {k + 1}, got {value:g}")
+        clean[k] = float(value)
+    if len(clean) == 1:
+        (k, value), = clean.items()
+        return from_single(value, k, method, exclude)
+    point, spread, _ = prior(method, exclude)
+    top = max(clean)
+    if sorted(clean) == [1, 2]:
+        r1 = clean[1] - 1
+        r2 = min(1.0, (clean[2] - clean[1]) / r1) if r1 > 0 else 0.0
+        c_measured = r2 / r1 if r1 > 0 else point[0]
+        c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
+        # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
+        third = min(1.0, r1 * c * point[1])
+        return Curve((r1, r2, third), (c, point[1]), "lengths", method, spread, 2)
+    r1, shape = _fit(clean, point)
+    return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top)
+
+
+def _fit(lengths: dict, point) -> tuple[float, tuple]:
+    """``(r_1, (c, d))`` minimising the summed squared relative error over the given lengths, on a
+    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given)."""
+    ks = sorted(lengths)
+
+    def error(r1, c, d):
+        rates = shaped_rates(r1, (c, d), ks[-1])
+        return sum(((mean_acceptance_length(rates, k) - lengths[k]) / lengths[k]) ** 2 for k in ks)
+
+    fixed = lengths[1] - 1 if 1 in lengths else None
+    best = (float("inf"), 0.5, point[0], point[1])
+    spans = (0.5, 0.6, 0.5)
+    centre = (best[1] if fixed is None else fixed, point[0], point[1])
+    for step in (0.05, 0.01, 0.002):
+        r_values = [fixed] if fixed is not None else _grid(centre[0], spans[0], step, 0.0, 1.0)
+        for r1 in r_values:
+            for c in _grid(centre[1], spans[1], step, 0.0, 1.5):
+                for d in _grid(centre[2], spans[2], step, 0.0, 1.0):
+                    e = error(r1, c, d)
+                    if e < best[0]:
+                        best = (e, r1, c, d)
+        centre = best[1:]
+        spans = (step * 3,) * 3
+    return best[1], (best[2], best[3])
+
+
+def _grid(centre: float, span: float, step: float, low: float, high: float) -> list[float]:
+    n = int(round(span / step))
+    return sorted({min(high, max(low, round(centre + i * step, 6))) for i in range(-n, n + 1)})
+
+
+def iid_alpha(length: float, at: int) -> float:
+    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.traces.alpha_iid)."""
+    from .traces import alpha_iid
+
+    return alpha_iid(length - 1, at)
+
+
+def predict_from_lengths(name: str, known: int) -> dict:
+    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (with the
+    rest of the library as prior) and predict its length at its largest k; i.i.d. from the same
+    figure (its alpha solved at k = known) beside it. Errors are relative, signed."""
+    lengths = library_lengths(name)
+    top, family = len(lengths), CURVES[name][0]
+    curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
+    predicted = curve.length(top)
+    alpha = iid_alpha(lengths[known - 1], known)
+    iid_predicted = iid(alpha).length(top)
+    low, high = curve.interval(top)
+    return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
+            "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
+            "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
+
+
+def leave_one_out(known: int = 1) -> dict:
+    """Every library curve left out in turn, predicted at its largest k from k = 1..known:
+    the rows, the median absolute error of the model and of i.i.d., how many curves the model
+    predicts better than i.i.d., and which families have too few curves to trust."""
+    rows = [predict_from_lengths(name, known) for name in CURVES]
+    counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
+    return {"known": known, "rows": rows,
+            "medianError": _median([abs(r["error"]) for r in rows]),
+            "medianIidError": _median([abs(r["iidError"]) for r in rows]),
+            "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
+            "covered": sum(1 for r in rows if r["covered"]),
+            "familyCounts": counts,
+            "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
+
+
+def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
+    """The lookahead from which every further draft adds less than :data:`PLATEAU_GAIN` tokens per
+    call (the chance all drafts up to it survive falls below it), or None within ``max_k``.
+
+    >>> plateau_start(from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55, 6: 2.55}))
+    4
+    >>> plateau_start(iid(0.5), 12)
+    4
+    """
+    survival = 1.0
+    for k, rate in enumerate(curve.rates(max_k), start=1):
+        survival *= rate
+        if survival < PLATEAU_GAIN:
+            return k - 1
+    return None
+
+
+def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
+    """The lookahead in 1..max_k with the strictly largest ``speedup_at(k)`` (a function of k on
+    this curve), never past the plateau's start plus one: ``k``, ``speedup``, ``extrapolatedFrom``
+    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped``.
+
+    >>> best = best_lookahead(lambda k: iid(0.5).length(k) / (1 + 0.001 * k), iid(0.5), 12)
+    >>> best["k"], best["plateauStart"], best["capped"]
+    (5, 4, True)
+    """
+    plateau = plateau_start(curve, max_k)
+    limit = max_k if plateau is None else min(max_k, plateau + 1)
+    best_k, best_speedup = 1, float("-inf")
+    for k in range(1, limit + 1):
+        speedup = speedup_at(k)
+        if speedup > best_speedup:
+            best_k, best_speedup = k, speedup
+    unlimited = max(range(1, max_k + 1), key=lambda k: (speedup_at(k), -k)) if limit < max_k else best_k
+    return {"k": best_k, "speedup": best_speedup, "extrapolatedFrom": curve.extrapolated_from(best_k),
+            "plateauStart": plateau, "capped": unlimited > best_k}
+
+
+def curve_token(curve: Curve, positions: int = 16) -> str:
+    """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
+    positions past the measured ones filled by the model so no instrument repeats a last rate.
+
+    >>> curve_token(iid(0.74), 3)
+    'custom:0.7400,0.7400,0.7400'
+    """
+    from .jsformat import to_fixed
+
+    return "custom:" + ",".join(to_fixed(r, 4) for r in curve.rates(positions))
