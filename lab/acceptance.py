@@ -47,7 +47,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SEC
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
-           "curve_token", "iid_alpha"]
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -457,3 +457,73 @@ def curve_token(curve: Curve, positions: int = 16) -> str:
     from .jsformat import to_fixed
 
     return "custom:" + ",".join(to_fixed(r, 4) for r in curve.rates(positions))
+
+
+# --- the reader's text: the CLI's and the page's inputs ------------------------------------------
+
+def parse_rates(text: str, what: str = "--per-position") -> list[float]:
+    """``R1,R2,...`` as fractions (a value above 1 is refused, not read as a percentage).
+
+    >>> parse_rates("0.9, 0.7")
+    [0.9, 0.7]
+    """
+    parts = [part.strip() for part in str(text).split(",")]
+    if not parts or any(not part for part in parts):
+        raise LabValueError(f"{what} takes rates R1,R2,... (fractions from 0 to 1), got {str(text)[:48]!r}")
+    rates = []
+    for part in parts:
+        try:
+            value = float(part) if part.isascii() else float("nan")
+        except ValueError:
+            value = float("nan")
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            raise LabValueError(f"{what}: {part[:24]!r} is not a fraction from 0 to 1")
+        rates.append(value)
+    if len(rates) > MAX_POSITIONS:
+        raise LabValueError(f"{what} takes 1 to {MAX_POSITIONS} rates, got {len(rates)}")
+    return rates
+
+
+def parse_lengths(text: str, what: str = "--lengths") -> dict:
+    """``K:L[,K:L...]``: mean acceptance lengths by lookahead.
+
+    >>> parse_lengths("1:1.79,2:2.27")
+    {1: 1.79, 2: 2.27}
+    """
+    found = {}
+    for part in str(text).split(","):
+        k_text, sep, l_text = part.strip().partition(":")
+        k_text, l_text = k_text.strip(), l_text.strip()
+        if not sep or not (k_text.isascii() and k_text.isdigit()) or not l_text.isascii():
+            raise LabValueError(f"{what} takes K:L pairs such as 1:1.79,2:2.27, got {part.strip()[:48]!r}")
+        k = int(k_text)
+        try:
+            value = float(l_text)
+        except ValueError:
+            value = float("nan")
+        if not 1 <= k <= MAX_POSITIONS:
+            raise LabValueError(f"{what}: a lookahead K is an integer from 1 to {MAX_POSITIONS}, got {k_text!r}")
+        if not (math.isfinite(value) and 1 <= value <= k + 1):
+            raise LabValueError(f"{what}: the length at k = {k} must be from 1 to {k + 1}, got {l_text[:24]!r}")
+        if k in found:
+            raise LabValueError(f"{what}: k = {k} is given twice")
+        found[k] = value
+    return found
+
+
+def report(curve: Curve, lookahead: int) -> dict:
+    """The CLI's JSON for a curve at lookahead k: the model's length and interval, the conditional
+    rates at positions 1..k, the last measured position when k lies past it, and i.i.d. from the
+    same figure (its alpha solved from the curve's length at the last measured lookahead, or at k).
+
+    >>> r = report(from_conditional([0.8, 0.6]), 2)
+    >>> round(r["meanAcceptanceLength"], 4), r["extrapolatedFrom"]
+    (2.28, None)
+    """
+    low, high = curve.interval(lookahead)
+    anchor = min(lookahead, curve.measuredAt or lookahead)
+    alpha = iid_alpha(curve.length(anchor), anchor)
+    return {"meanAcceptanceLength": curve.length(lookahead), "interval": [low, high],
+            "perPosition": curve.rates(lookahead), "extrapolatedFrom": curve.extrapolated_from(lookahead),
+            "alphaIid": alpha, "meanAcceptanceLengthIid": iid(alpha).length(lookahead),
+            "method": curve.family, "source": curve.source, "plateauStart": plateau_start(curve)}

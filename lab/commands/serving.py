@@ -33,6 +33,7 @@ def _value_flags() -> dict[str, str]:
 
 # Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
 VALUE_FLAGS = _value_flags()
+VALUE_FLAGS.update(__import__("lab.commands.deployment", fromlist=["CURVE_FLAGS"]).CURVE_FLAGS)  # issue 37
 
 
 def add_parser(commands):
@@ -57,6 +58,9 @@ def add_parser(commands):
     parser.add_argument("--acceptance-curve", dest="acceptance_curve", default=None, metavar="P1,P2,...",
                         help="conditional acceptance by draft position, in %% (replaces --acceptance in tokens per "
                              "cycle; the last value repeats)")
+    from .deployment import add_curve_flags
+
+    add_curve_flags(parser)  # issue 37: a curve from lab.acceptance (--lengths, --per-position)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -88,6 +92,13 @@ def _curve(args):
     """The --acceptance-curve values as fractions, or None; a bad list is a usage error."""
     from ..cli import UsageError
 
+    from .deployment import curve_from_args
+
+    model = curve_from_args(args, required=False)
+    if model is not None:
+        if args.acceptance_curve is not None:
+            raise UsageError("give --acceptance-curve or a curve from --lengths/--per-position, not both")
+        return tuple(model.rates(64))  # every position the model's: none repeats a last measured rate
     text = args.acceptance_curve
     if text is None:
         return None
