@@ -296,6 +296,14 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
     if not (math.isfinite(length) and 1 <= length <= at + 1):
         raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
     point, spread, _ = prior(method, exclude)
+    if mean_acceptance_length(shaped_rates(1.0, point, at), at) < length:
+        # longer than the prior's shape can reach even at r_1 = 1: the shape moves toward no decay
+        # (c = d = 1, every draft kept) just far enough
+        def toward(t):
+            return (point[0] + t * (1 - point[0]), point[1] + t * (1 - point[1]))
+
+        t = _solve(lambda x: mean_acceptance_length(shaped_rates(1.0, toward(x), at), at), length, 0.0, 1.0)
+        return Curve(tuple(shaped_rates(1.0, toward(t), at)), toward(t), "single", method, spread, at)
     r1 = _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0)
     return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at)
 

@@ -39,7 +39,7 @@ __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SI
 # values did not change. They went from 56 to 57 when the serving family gained
 # engines-differ-where-they-run (vLLM V0's batch expansion, SGLang's draft extend pass); the serving
 # value did not change: it is computed under the roofline, where the engine does not enter.
-EXPECTED_SIGNATURE = "instruments:57:57:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+EXPECTED_SIGNATURE = "instruments:61:61:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
