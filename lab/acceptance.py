@@ -47,7 +47,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SEC
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
-           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report"]
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -535,3 +535,38 @@ def report(curve: Curve, lookahead: int) -> dict:
             "perPosition": curve.rates(lookahead), "extrapolatedFrom": curve.extrapolated_from(lookahead),
             "alphaIid": alpha, "meanAcceptanceLengthIid": iid(alpha).length(lookahead),
             "method": curve.family, "source": curve.source, "plateauStart": plateau_start(curve)}
+
+
+# --- the page's held-out table: one function, used by the build ----------------
+
+def held_out_html() -> str:
+    """The leave-one-out table: every library curve left out, its mean acceptance length at its
+    largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
+    have too few curves to trust."""
+    from .figures import escape
+
+    one, two = leave_one_out(1), leave_one_out(2)
+
+    def pct(x: float) -> str:
+        return f"{100 * x:+.1f}%".replace("-", "\u2212")
+
+    rows = []
+    for a, b in zip(one["rows"], two["rows"]):
+        label = CURVES[a["name"]][3]
+        rows.append(f'<tr><th scope="row">{escape(label)}</th><td>{escape(FAMILY_NAMES[a["family"]])}</td>'
+                    f'<td>{a["lookahead"]}</td><td>{a["measured"]:.2f}</td>'
+                    f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
+                    f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
+    counts = one["familyCounts"]
+    few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
+    caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
+               f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
+               f"i.i.d. on {one['better']} of {len(one['rows'])}. From k = 1..2: {100 * two['medianError']:.1f}% against "
+               f"{100 * two['medianIidError']:.1f}%, closer on {two['better']} of {len(two['rows'])}.")
+    return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
+            '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
+            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
+            '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
+            + "".join(rows) + '</tbody></table>'
+            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
+              'those predictions use the pooled library.</p>')

@@ -216,7 +216,7 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
                      **{name: round_to_step(costs[name], *ranges[name])
                         for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")}}
     token = ""
-    if curve is not None:  # issue 37: the curve itself, not one alpha stretched over every position
+    if curve is not None:  # the curve itself, not one alpha stretched over every position
         from .acceptance import curve_token
 
         token = curve_token(curve)
@@ -304,7 +304,7 @@ def ledger_verify_ms(costs: dict, lookahead: int) -> float:
 
 
 def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
-    """:func:`answer` on an acceptance curve (issue 37): tokens per cycle from the curve's conditional
+    """:func:`answer` on an acceptance curve: tokens per cycle from the curve's conditional
     rates, the best lookahead from the curve (:func:`lab.acceptance.best_lookahead`: never past its
     plateau's start plus one, and saying when it rests on positions past the measured ones); the
     ledger takes the curve as its measured-curve token (4 decimals), so its numbers are the token's."""

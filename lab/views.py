@@ -48,7 +48,14 @@ def page_context() -> dict:
         "widgets": widgets,
         "instruments": widgets,
         "instrumentAudit": instrument_audit_view() if instruments.NAMES else None,
+        "acceptance": {"heldOut": _acceptance().held_out_html()},  # the held-out table
     }
+
+
+def _acceptance():
+    from . import acceptance
+
+    return acceptance
 
 
 def instrument_audit_view() -> dict:

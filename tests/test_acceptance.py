@@ -1,4 +1,4 @@
-"""Acceptance by draft position (issue 37, lab.acceptance): the model, its library, its leave-one-out
+"""Acceptance by draft position (lab.acceptance): the model, its library, its leave-one-out
 validation, the CLI, and mutation tests of its instruments-suite checks."""
 
 import json

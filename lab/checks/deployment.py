@@ -207,7 +207,7 @@ def signature_value() -> str:
                                           SIGNATURE_SETTING["measured_k"]), 6)
 
 
-# --- acceptance by position (issue 37; lab.acceptance): its checks ride in this family ---------------
+# --- acceptance by position (lab.acceptance): its checks ride in this family ---------------
 
 def acceptance_iid_curve_is_todays_model(out):
     """A curve built from i.i.d. rates reproduces today's numbers exactly: the ledger's tokens per call

@@ -25,7 +25,7 @@ VALUE_FLAGS = {**RANGES, "--alpha": "a percentage from 0 to 100", "--acceptance-
                "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
                **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
 
-# --- acceptance by position (issue 37): `python -m lab acceptance`, and the curve flags `deployment` shares ---
+# --- acceptance by position: `python -m lab acceptance`, and the curve flags `deployment` shares ---
 CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 to 1)",
                "--vllm-per-position": "vLLM's or llama.cpp's printed per-position rates A1,A2,... (unconditional)",
                "--lengths": "mean acceptance lengths K:L[,K:L...] (1 <= L <= K + 1)",
@@ -141,7 +141,7 @@ def add_parser(commands):
     parser.add_argument("--batch", default=str(D.batch), metavar="B", help=RANGES["--batch"])
     parser.add_argument("--context", default=str(D.context), metavar="L", help=RANGES["--context"])
     parser.add_argument("--lookahead", default=str(D.lookahead), metavar="K", help=RANGES["--lookahead"])
-    add_curve_flags(parser)  # issue 37: a curve in place of the one acceptance figure
+    add_curve_flags(parser)  # a curve in place of the one acceptance figure
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(instrument="deployment")
     add_acceptance_parser(commands)

@@ -23,6 +23,9 @@ NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", se
 OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--engine": serving.DEFAULT_ENGINE}
 
 
+from . import deployment as _deployment_command  # noqa: E402  (its curve flags)
+
+
 def _value_flags() -> dict[str, str]:
     from ..cli import range_text
 
@@ -33,7 +36,7 @@ def _value_flags() -> dict[str, str]:
 
 # Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
 VALUE_FLAGS = _value_flags()
-VALUE_FLAGS.update(__import__("lab.commands.deployment", fromlist=["CURVE_FLAGS"]).CURVE_FLAGS)  # issue 37
+VALUE_FLAGS.update(_deployment_command.CURVE_FLAGS)  # an acceptance curve (lab.acceptance), as `deployment` takes it
 
 
 def add_parser(commands):
@@ -60,7 +63,7 @@ def add_parser(commands):
                              "cycle; the last value repeats)")
     from .deployment import add_curve_flags
 
-    add_curve_flags(parser)  # issue 37: a curve from lab.acceptance (--lengths, --per-position)
+    add_curve_flags(parser)  # a curve from lab.acceptance (--lengths, --per-position)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
