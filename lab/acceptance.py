@@ -47,7 +47,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SEC
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
-           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html"]
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -570,3 +570,34 @@ def held_out_html() -> str:
             + "".join(rows) + '</tbody></table>'
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
               'those predictions use the pooled library.</p>')
+
+
+def family_of_draft(draft: str) -> str:
+    """The method family of a serving draft preset's name (lab.serving.DRAFT_NAMES).
+
+    >>> family_of_draft("eagle-head"), family_of_draft("ngram"), family_of_draft("llama-3.2-1b")
+    ('eagle', 'ngram', 'draft')
+    """
+    name = str(draft).lower()
+    if "mtp" in name:
+        return "mtp"
+    if "eagle" in name:
+        return "eagle"
+    if "ngram" in name or "lookup" in name:
+        return "ngram"
+    if "suffix" in name:
+        return "suffix"
+    return "draft"
+
+
+def parse_curve_text(text: str, method=None) -> Curve:
+    """The deployment panel's curve box: ``K:L,...`` (mean acceptance lengths) or ``A1,A2,...`` (the
+    per-position rates vLLM and llama.cpp print, unconditional).
+
+    >>> parse_curve_text("1:1.8,2:2.4").measuredAt, parse_curve_text("0.8, 0.4").rates(2)
+    (2, [0.8, 0.5])
+    """
+    text = str(text).strip()
+    if ":" in text:
+        return from_lengths(parse_lengths(text, "curve"), method)
+    return from_unconditional(parse_rates(text, "curve"), method)
