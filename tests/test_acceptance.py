@@ -200,3 +200,22 @@ def test_round_trip_check_catches_a_fit_that_ignores_the_lengths(monkeypatch):
 def test_send_check_catches_a_scalar_send(monkeypatch):
     monkeypatch.setattr(acceptance, "curve_token", lambda curve, positions=16: "custom:0.7")
     failure_of(family.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "read")
+
+
+def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
+    argv = ["deployment", "--mean-acceptance-length", "1.79", "--measured-at", "1", "--target", "deepseek-v3",
+            "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8", "--batch", "1", "--lookahead", "4", "--json"]
+    status, out, _ = _cli(capsys, *argv, "--method", "mtp")
+    document = json.loads(out)
+    assert status == 0 and document["serving"]["bestExtrapolatedFrom"] == 1
+    assert document["serving"]["bestLookahead"] < 5  # i.i.d. from the same figure says 5
+    assert document["curve"]["perPosition"][0] == pytest.approx(0.79)
+
+
+def test_realtext_reports_its_measured_curve_and_sends_it_to_serving():
+    from lab.widgets import realtext
+
+    table = realtext.positions_html({"perPosition": [0.8, 0.4], "alphaMle": 0.6}, 2)
+    assert "50.0%" in table and "measured curve" in table  # 0.4 / 0.8
+    sends = realtext.send_html({"cycles": [0, 1, 2, 2]}, 2)
+    assert 'data-target="serving"' in sends and "srvCurve" in sends
