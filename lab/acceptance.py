@@ -47,7 +47,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SEC
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
-           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text"]
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -601,3 +601,23 @@ def parse_curve_text(text: str, method=None) -> Curve:
     if ":" in text:
         return from_lengths(parse_lengths(text, "curve"), method)
     return from_unconditional(parse_rates(text, "curve"), method)
+
+
+def page_facts() -> dict:
+    """The numbers the article's acceptance paragraphs quote, computed from the library (so the prose
+    cannot drift from it): two reference curves at k = 8 against i.i.d. from their k = 1 figure, the
+    plateau of DeepSeek-V4-Pro's MTP curve, and the library's counts.
+
+    >>> facts = page_facts()
+    >>> facts["qwen"]["measured"], round(facts["qwen"]["iid"], 2), facts["deepseek"]["plateauStart"]
+    (5.21, 6.85, 4)
+    """
+    def at_eight(name):
+        lengths = library_lengths(name)
+        curve = from_lengths(dict(enumerate(lengths, start=1)), CURVES[name][0])
+        return {"measured": lengths[7], "iid": iid(lengths[0] - 1).length(8), "k1": lengths[0],
+                "plateauStart": plateau_start(curve), "plateauLength": curve.length(plateau_start(curve) or 8)}
+
+    kinds = [kind for _, kind, *_ in CURVES.values()]
+    return {"qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
+            "referenceCurves": kinds.count("lengths"), "engineCurves": kinds.count("unconditional")}
