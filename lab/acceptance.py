@@ -71,12 +71,15 @@ class Curve(NamedTuple):
     family: str | None = None
     spread: tuple = ()
     measuredAt: int | None = None
+    anchor: float | None = None   # the rate the tail continues from (default: the last measured one)
 
     def rates(self, k: int) -> list[float]:
         """The conditional rates at positions 1..k.
 
         >>> Curve((0.9, 0.6), (0.9, 0.5), "test").rates(4)
         [0.9, 0.6, 0.3, 0.15]
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test", anchor=0.8).rates(4)
+        [0.9, 0.6, 0.4, 0.2]
         """
         measured = list(self.measured)
         if k <= len(measured):
@@ -85,8 +88,10 @@ class Curve(NamedTuple):
         out = list(measured)
         if len(out) == 1:
             out.append(min(1.0, out[0] * c))
+        rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor
         while len(out) < k:
-            out.append(min(1.0, out[-1] * d))
+            rate = min(1.0, rate * d)
+            out.append(rate)
         return out[:k]
 
     def length(self, k: int) -> float:
@@ -103,7 +108,8 @@ class Curve(NamedTuple):
         point = self.length(k)
         if self.extrapolated_from(k) is None or not self.spread:
             return point, point
-        values = [self._replace(shape=shape).length(k) for shape in self.spread]
+        values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
+                  for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
         return min(point, percentile(values, 0.1)), max(point, percentile(values, 0.9))
 
 
@@ -342,8 +348,7 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
         c_measured = r2 / r1 if r1 > 0 else point[0]
         c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
-        third = min(1.0, r1 * c * point[1])
-        return Curve((r1, r2, third), (c, point[1]), "lengths", method, spread, 2)
+        return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
     r1, shape = _fit(clean, point)
     return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top)
 
@@ -561,8 +566,9 @@ def held_out_html() -> str:
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
                f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
-               f"i.i.d. on {one['better']} of {len(one['rows'])}. From k = 1..2: {100 * two['medianError']:.1f}% against "
-               f"{100 * two['medianIidError']:.1f}%, closer on {two['better']} of {len(two['rows'])}.")
+               f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
+               f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
+               f"{len(two['rows'])}, inside the interval on {two['covered']}.")
     return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
             '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
             '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
