@@ -56,6 +56,7 @@ MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the 
 PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
 SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
 MAX_POSITIONS = 64
+MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
 _BISECT = 80
 
 
@@ -462,14 +463,16 @@ def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
 
 def curve_token(curve: Curve, positions: int = 16) -> str:
     """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
-    positions past the measured ones filled by the model so no instrument repeats a last rate.
+    positions past the measured ones filled by the model so no instrument repeats a last rate. A rate
+    of 1 goes as :data:`MAX_SENT_RATE`: the lookahead policies' Markov chains need every draft to be
+    rejectable (a curve that accepts everything has no stationary law there).
 
-    >>> curve_token(iid(0.74), 3)
-    'custom:0.7400,0.7400,0.7400'
+    >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
+    ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     """
     from .jsformat import to_fixed
 
-    return "custom:" + ",".join(to_fixed(r, 4) for r in curve.rates(positions))
+    return "custom:" + ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
 
 
 # --- the reader's text: the CLI's and the page's inputs ------------------------------------------
