@@ -73,6 +73,7 @@ class Curve(NamedTuple):
     spread: tuple = ()
     measuredAt: int | None = None
     anchor: float | None = None   # the rate the tail continues from (default: the last measured one)
+    given: tuple = ()             # the (k, mean acceptance length) pairs the curve was fitted to, if any
 
     def rates(self, k: int) -> list[float]:
         """The conditional rates at positions 1..k.
@@ -351,7 +352,8 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
         return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
     r1, shape = _fit(clean, point)
-    return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top)
+    return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top,
+                 given=tuple(sorted(clean.items())))
 
 
 def _fit(lengths: dict, point) -> tuple[float, tuple]:
@@ -432,11 +434,25 @@ def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
     >>> plateau_start(iid(0.5), 12)
     4
     """
+    found = _measured_plateau(curve.given)
     survival = 1.0
     for k, rate in enumerate(curve.rates(max_k), start=1):
         survival *= rate
         if survival < PLATEAU_GAIN:
-            return k - 1
+            return k - 1 if found is None else min(found, k - 1)
+    return found
+
+
+def _measured_plateau(given) -> int | None:
+    """Where measured lengths stop rising: the first given k with a later given k, whose length no
+    later given length exceeds by :data:`PLATEAU_GAIN` or more (a fit can smooth a plateau away).
+
+    >>> _measured_plateau(((1, 1.8), (2, 2.3), (3, 2.5), (4, 2.52), (5, 2.5))), _measured_plateau(((1, 1.8), (2, 2.4)))
+    (3, None)
+    """
+    for index, (k, length) in enumerate(given[:-1]):
+        if all(later < length + PLATEAU_GAIN for _, later in given[index + 1:]):
+            return k
     return None
 
 
