@@ -269,15 +269,17 @@ def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     return point, spread
 
 
-def from_conditional(rates, method=None) -> Curve:
-    """A curve from measured conditional rates (a trace's per-position curve).
+def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
+    """A curve from measured conditional rates (a trace's per-position curve). Counted in one run, the
+    rates are taken as they are (two of them: the measured drop, then the prior's fall), unlike a
+    difference of two lengths measured in separate runs (:func:`from_lengths` weights that drop).
 
     >>> from_conditional([0.9, 0.8, 0.7]).length(3) == mean_acceptance_length([0.9, 0.8, 0.7], 3)
     True
     """
     _check_family(method)
     rates = _check_rates(rates, "per-position rates")
-    shape, spread = _tail_shape(rates, method)
+    shape, spread = _tail_shape(rates, method, exclude)
     return Curve(tuple(rates), shape, "per-position", method, spread, len(rates))
 
 
@@ -395,12 +397,17 @@ def iid_alpha(length: float, at: int) -> float:
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
-    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (with the
-    rest of the library as prior) and predict its length at its largest k; i.i.d. from the same
+    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
+    curve: from its per-position rates at positions 1..known), with the rest of the library as prior,
+    and predict its length at its largest k; i.i.d. from the same
     figure (its alpha solved at k = known) beside it. Errors are relative, signed."""
     lengths = library_lengths(name)
-    top, family = len(lengths), CURVES[name][0]
-    curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
+    family, kind, values, *_ = CURVES[name]
+    top = len(lengths)
+    if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
+        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=name)
+    else:
+        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
     predicted = curve.length(top)
     alpha = iid_alpha(lengths[known - 1], known)
     iid_predicted = iid(alpha).length(top)
