@@ -219,3 +219,13 @@ def test_realtext_reports_its_measured_curve_and_sends_it_to_serving():
     assert "50.0%" in table and "measured curve" in table  # 0.4 / 0.8
     sends = realtext.send_html({"cycles": [0, 1, 2, 2]}, 2)
     assert 'data-target="serving"' in sends and "srvCurve" in sends
+
+
+def test_serving_best_k_from_a_plateauing_curve(capsys):
+    lengths = ",".join(f"{k}:{v}" for k, v in enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), 1))
+    status, out, _ = _cli(capsys, "serving", "--target", "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm",
+                          "--batch", "1", "--context", "1024", "--lookahead", "4", "--acceptance", "70",
+                          "--lengths", lengths, "--json")
+    document = json.loads(out)
+    assert status == 0 and document["plateauStart"] == 4
+    assert document["bestLookahead"] <= 5 and document["bestLookaheadExtrapolatedFrom"] is None

@@ -101,6 +101,7 @@ def _curve(args):
     if model is not None:
         if args.acceptance_curve is not None:
             raise UsageError("give --acceptance-curve or a curve from --lengths/--per-position, not both")
+        args.acceptance_model = model  # run() takes the best k from it (plateau cap, extrapolation)
         return tuple(model.rates(64))  # every position the model's: none repeats a last measured rate
     text = args.acceptance_curve
     if text is None:
@@ -122,6 +123,15 @@ def run(args):
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
     document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
     document["bestLookahead"] = serving.best_lookahead(settings, 16, curve)[0]  # over the flag's whole range
+    model = getattr(args, "acceptance_model", None)
+    if model is not None:  # a curve from lab.acceptance: never past its plateau's start plus one
+        from .. import acceptance
+
+        best = acceptance.best_lookahead(
+            lambda k: serving.speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve), model, 16)
+        document["bestLookahead"] = best["k"]
+        document["bestLookaheadExtrapolatedFrom"] = best["extrapolatedFrom"]
+        document["plateauStart"] = best["plateauStart"]
     document["regime"] = f"plain step {result.plainRegime}, verify step {result.verifyRegime}"
     document["plainStepTerms"] = serving.step_breakdown(serving.TARGETS[settings.target], settings, settings.batch, 1,
                                                         settings.context)
