@@ -229,3 +229,38 @@ def test_serving_best_k_from_a_plateauing_curve(capsys):
     document = json.loads(out)
     assert status == 0 and document["plateauStart"] == 4
     assert document["bestLookahead"] <= 5 and document["bestLookaheadExtrapolatedFrom"] is None
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+CURVE_TEXT = st.one_of(
+    st.text(alphabet="0123456789.:,- eE+naif\u0663\uff10", max_size=40),
+    st.lists(st.tuples(st.integers(-3, 80), st.floats(allow_nan=True, allow_infinity=True)), max_size=10).map(
+        lambda pairs: ",".join(f"{k}:{v}" for k, v in pairs)),
+    st.lists(st.one_of(st.floats(-1, 2), st.just(float("nan"))), min_size=1, max_size=70).map(lambda xs: ",".join(map(str, xs))))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flag=st.sampled_from(["--lengths", "--per-position", "--vllm-per-position"]), text=CURVE_TEXT,
+       lookahead=st.sampled_from(["1", "8", "64", "0", "x"]))
+def test_cli_never_raises_on_any_curve_text(flag, text, lookahead, capsys):
+    status = main(["acceptance", flag, text, "--lookahead", lookahead, "--json"])
+    captured = capsys.readouterr()
+    assert status in (0, 2)
+    if status == 2:
+        assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    else:
+        document = json.loads(captured.out)
+        low, high = document["interval"]
+        assert 1 <= low <= document["meanAcceptanceLength"] <= high <= int(lookahead) + 1
+        assert all(0 <= r <= 1 for r in document["perPosition"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=CURVE_TEXT)
+def test_the_panel_never_fails_on_a_curve(text):
+    from lab.widgets import deployment as widget
+
+    view = widget.view({"curve": text})
+    assert not any("could not be computed" in note for note in view["notes"])
+    assert "On your curve" in view["summary"] or view["notes"] or not text.strip()
