@@ -37,6 +37,7 @@ True
 """
 
 import math
+from functools import lru_cache
 from typing import NamedTuple
 
 from .acceptance_curves import CURVES
@@ -220,11 +221,18 @@ def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple,
     point is the median over the whole library (less ``exclude``); the spread is the family's pairs,
     or the pooled ones when the family has fewer than :data:`MIN_FAMILY_CURVES` curves."""
     names = [name for name in CURVES if name != exclude]
-    shapes = {name: shape_of(library_lengths(name)) for name in names}
+    every = _library_shapes(tuple(CURVES.items()))
+    shapes = {name: every[name] for name in names}
     point = (_median([s[0] for s in shapes.values()]), _median([s[1] for s in shapes.values()]))
     own = [shapes[name] for name in names if CURVES[name][0] == family]
     enough = len(own) >= MIN_FAMILY_CURVES
     return point, tuple(own if enough else shapes.values()), enough
+
+
+@lru_cache(maxsize=4)
+def _library_shapes(items: tuple) -> dict:
+    """Every library curve's ``(c, d)``, computed once per library (the items are its cache key)."""
+    return {name: shape_of(library_lengths(name)) for name, _ in items}
 
 
 def _median(values) -> float:
@@ -363,9 +371,20 @@ def _fit(lengths: dict, point) -> tuple[float, tuple]:
     grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given)."""
     ks = sorted(lengths)
 
-    def error(r1, c, d):
-        rates = shaped_rates(r1, (c, d), ks[-1])
-        return sum(((mean_acceptance_length(rates, k) - lengths[k]) / lengths[k]) ** 2 for k in ks)
+    wanted = set(ks)
+
+    def error(r1, c, d):  # one pass over the positions: the length at every k on the way
+        total, survival, rate, out = 1.0, 1.0, r1, 0.0
+        for k in range(1, ks[-1] + 1):
+            if k == 2:
+                rate = min(1.0, r1 * c)
+            elif k > 2:
+                rate = min(1.0, rate * d)
+            survival *= rate
+            total += survival
+            if k in wanted:
+                out += ((total - lengths[k]) / lengths[k]) ** 2
+        return out
 
     fixed = lengths[1] - 1 if 1 in lengths else None
     best = (float("inf"), 0.5, point[0], point[1])
@@ -380,7 +399,7 @@ def _fit(lengths: dict, point) -> tuple[float, tuple]:
                     if e < best[0]:
                         best = (e, r1, c, d)
         centre = best[1:]
-        spans = (step * 3,) * 3
+        spans = (step,) * 3  # the next, finer grid spans one step of this one either side
     return best[1], (best[2], best[3])
 
 

@@ -247,6 +247,7 @@ def acceptance_lengths_round_trip(out):
             if abs(single.length(k) - lengths[k]) > 1e-9:
                 out.fail(f"one figure {lengths[k]} at k = {k} came back as {single.length(k)}")
                 return
+        yield  # a pause between two shapes (lab.audit.run_check_steps)
 
 
 def acceptance_plateau_caps_best_k(out):
@@ -279,6 +280,7 @@ def acceptance_curve_reaches_every_instrument(out):
 
     curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
     values = deployment.instrument_values(deployment.DEFAULT_DEPLOYMENT, 0.7, curve)
+    yield  # a pause after the serving model's step times
     want = [float(to_fixed(r, 4)) for r in curve.rates(16)]
     for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve")):
         out.visited += 1
