@@ -264,3 +264,8 @@ def test_the_panel_never_fails_on_a_curve(text):
     view = widget.view({"curve": text})
     assert not any("could not be computed" in note for note in view["notes"])
     assert "On your curve" in view["summary"] or view["notes"] or not text.strip()
+
+
+def test_deployment_refuses_a_figure_and_a_curve_together(capsys):
+    status, out, err = _cli(capsys, "deployment", "--lengths", "1:1.8", "--alpha", "70")
+    assert status == 2 and out == "" and "not both" in err and err.count("\n") == 1

@@ -180,7 +180,9 @@ def run(args):
     d = _deployment(args)
     curve = curve_from_args(args, required=False)
     given = [(flag, unit) for flag, unit in UNIT_FLAGS.items() if getattr(args, unit) is not None]
-    if curve is not None and not given:  # the curve alone: alpha is i.i.d.'s at the reader's k, for the sliders
+    if curve is not None and given:
+        raise UsageError(f"give one figure ({given[0][0]}) or a curve, not both")
+    if curve is not None:  # the curve alone: alpha is i.i.d.'s at the reader's k, for the sliders
         from .. import acceptance
 
         args.length, args.measured_at, given = str(curve.length(d.lookahead)), str(d.lookahead), [
