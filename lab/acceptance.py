@@ -584,7 +584,23 @@ def report(curve: Curve, lookahead: int) -> dict:
     return {"meanAcceptanceLength": curve.length(lookahead), "interval": [low, high],
             "perPosition": curve.rates(lookahead), "extrapolatedFrom": curve.extrapolated_from(lookahead),
             "alphaIid": alpha, "meanAcceptanceLengthIid": iid(alpha).length(lookahead),
-            "method": curve.family, "source": curve.source, "plateauStart": plateau_start(curve)}
+            "method": curve.family, "source": curve.source, "plateauStart": plateau_start(curve),
+            "priorNote": _prior_note(curve) if curve.extrapolated_from(lookahead) is not None else None}
+
+
+def _prior_note(curve: Curve) -> str | None:
+    """Says so when the curve's family has too few library curves for an interval of its own.
+
+    >>> _prior_note(from_single(1.8, 1, "suffix"))
+    "the library holds 0 suffix decoding curves: the interval is the whole library's spread"
+    """
+    if curve.family is None:
+        return "no method given: the interval is the whole library's spread"
+    count = sum(1 for entry in CURVES.values() if entry[0] == curve.family)
+    if count >= MIN_FAMILY_CURVES:
+        return None
+    return (f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: the "
+            "interval is the whole library's spread")
 
 
 # --- the page's held-out table: one function, used by the build ----------------

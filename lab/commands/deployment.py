@@ -121,6 +121,8 @@ def run_acceptance(args):
              "conditional rate by position: " + ", ".join(f"{r:.3f}" for r in document["perPosition"]),
              f"i.i.d. from the same figure: alpha {document['alphaIid']:.4f}, mean acceptance length "
              f"{document['meanAcceptanceLengthIid']:.3f}"]
+    if document["priorNote"]:
+        lines.append(f"note: {document['priorNote']}")
     if document["plateauStart"] is not None:
         lines.append(f"plateau from k = {document['plateauStart']}: each draft past it adds under "
                      f"{acceptance.PLATEAU_GAIN} tokens per call")
