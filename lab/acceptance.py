@@ -37,6 +37,7 @@ True
 """
 
 import math
+import re
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -661,13 +662,26 @@ def parse_curve_text(text: str, method=None) -> Curve:
     """The deployment panel's curve box: ``K:L,...`` (mean acceptance lengths) or ``A1,A2,...`` (the
     per-position rates vLLM and llama.cpp print, unconditional).
 
+    A whole vLLM or llama.cpp line is read too: the rates after "Per-position acceptance rate:" or
+    inside "acceptance rate per position = (...)".
+
     >>> parse_curve_text("1:1.8,2:2.4").measuredAt, parse_curve_text("0.8, 0.4").rates(2)
     (2, [0.8, 0.5])
+    >>> parse_curve_text("Accepted: 489 tokens, Per-position acceptance rate: 0.740, 0.473, Avg Draft").measuredAt
+    2
     """
     text = str(text).strip()
-    if ":" in text:
+    printed = _PRINTED_RATES.search(text)
+    if printed:
+        text = (printed.group(1) or printed.group(2)).strip().rstrip(",")
+    elif ":" in text:
         return from_lengths(parse_lengths(text, "curve"), method)
     return from_unconditional(parse_rates(text, "curve"), method)
+
+
+# vLLM's SpecDecoding line and llama.cpp's print_timing line (see lab.traces for both formats)
+_PRINTED_RATES = re.compile(r"per-position acceptance rate:\s*((?:[0-9.]+\s*,\s*)*[0-9.]+)"
+                            r"|acceptance rate per position\s*=\s*\(([^)]*)\)", re.I)
 
 
 def page_facts() -> dict:

@@ -269,3 +269,12 @@ def test_the_panel_never_fails_on_a_curve(text):
 def test_deployment_refuses_a_figure_and_a_curve_together(capsys):
     status, out, err = _cli(capsys, "deployment", "--lengths", "1:1.8", "--alpha", "70")
     assert status == 2 and out == "" and "not both" in err and err.count("\n") == 1
+
+
+def test_the_panel_reads_a_whole_engine_line():
+    from lab.widgets import deployment as widget
+
+    line = traces.PRESETS["club3090-mtp"]["text"].splitlines()[0]
+    view = widget.view({"curve": line[:600]})
+    assert view["notes"] == [] and "measured to k = 6" in view["summary"]
+    assert acceptance.parse_curve_text(line).rates(2) == pytest.approx([0.74, 0.473 / 0.74])
