@@ -201,9 +201,11 @@ def round_to_step(value: float, low: float, high: float, step: float = 1) -> flo
     return int(stepped) if float(step).is_integer() else stepped
 
 
-def instrument_values(d: Deployment, alpha: float) -> dict:
+def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     """What each instrument's controls get, by widget name then control name (the values its
-    form takes, so the page can set them generically): every slider in its own range and step."""
+    form takes, so the page can set them generically): every slider in its own range and step.
+    With ``curve`` (a :class:`lab.acceptance.Curve`) the ledger, serving and policies also get the
+    curve itself as their measured-curve token (:func:`lab.acceptance.curve_token`, 4 decimals)."""
     from .urlstate import LEDGER_SLIDERS
 
     costs = ledger_costs(d, alpha)
@@ -213,14 +215,20 @@ def instrument_values(d: Deployment, alpha: float) -> dict:
     ledger_values = {"acceptance": percent, "lookahead": k, "trcCurve": "",
                      **{name: round_to_step(costs[name], *ranges[name])
                         for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")}}
+    token = ""
+    if curve is not None:  # the curve itself, not one alpha stretched over every position
+        from .acceptance import curve_token
+
+        token = curve_token(curve)
+        ledger_values["trcCurve"] = token
     return {
         "ledger": ledger_values,
         "serving": {"target": d.target, "draft": d.draft, "gpu": d.gpu, "gpus": str(d.gpus),
                     "precision": d.precision, "stepModel": STEP_MODEL, "lookahead": k, "acceptance": percent,
                     "batchExp": d.batch.bit_length() - 1, "contextExp": d.context.bit_length() - 1,
-                    "treeTokens": 0, "srvCurve": "", "engine": d.engine},
+                    "treeTokens": 0, "srvCurve": token, "engine": d.engine},
         "policies": {"acceptance": round_to_step(100 * alpha, 1, 99), "draftCost": ledger_values["draftCost"],
-                     "lookahead": k, "polCurve": "",
+                     "lookahead": k, "polCurve": token,
                      **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},
         "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
                   "verifyCost": "tax"},
@@ -236,10 +244,13 @@ def realtext_max_lookahead() -> int:
     return LIMITS["lookahead"][1]
 
 
-def answer(d: Deployment, alpha: float) -> dict:
+def answer(d: Deployment, alpha: float, curve=None) -> dict:
     """The deployment's one answer, and the ledger's, at the alpha the instruments receive (whole
     percent): the serving model's speedup at ``k`` and best lookahead (``serving``), the ledger's at
-    its fitted, rounded sliders (``ledger``), and ``agree`` when both name the same best lookahead."""
+    its fitted, rounded sliders (``ledger``), and ``agree`` when both name the same best lookahead.
+    With ``curve`` (:class:`lab.acceptance.Curve`) both run on the curve instead (:func:`_curve_answer`)."""
+    if curve is not None:
+        return _curve_answer(d, alpha, curve)
     values = instrument_values(d, alpha)
     percent = values["serving"]["acceptance"]
     s = serving_settings(d, percent)
@@ -327,3 +338,38 @@ def engine_plan(d: Deployment, ks) -> dict:
     here = min(d.batch, len(ks)) - 1
     return {"target": d.target, "draft": d.draft, "gpus": d.gpus, "lookahead": d.lookahead, "ranges": ranges,
             "batch": d.batch, "batchK": ks[here][0], "bestSpeedup": ks[here][1]}
+
+
+def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
+    """:func:`answer` on an acceptance curve: tokens per cycle from the curve's conditional
+    rates, the best lookahead from the curve (:func:`lab.acceptance.best_lookahead`: never past its
+    plateau's start plus one, and saying when it rests on positions past the measured ones); the
+    ledger takes the curve as its measured-curve token (4 decimals), so its numbers are the token's."""
+    from . import acceptance
+
+    answer_ = answer(d, alpha)
+    values = instrument_values(d, alpha, curve)
+    rates = curve.rates(MAX_LOOKAHEAD)
+    percent = values["serving"]["acceptance"]
+    s = serving_settings(d, percent)
+    result = serving.serving(s, rates)
+    best = acceptance.best_lookahead(lambda k: serving.speedup_at(s.with_(lookahead=k), d.batch, d.context, rates),
+                                     curve, MAX_LOOKAHEAD)
+    token_rates = [float(r) for r in values["ledger"]["trcCurve"][len("custom:"):].split(",")]
+    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_best = acceptance.best_lookahead(
+        lambda k: ledger.ledger_from_curve(ledger_settings.with_(lookahead=k), token_rates).speedup,
+        acceptance.from_conditional(token_rates)._replace(measuredAt=curve.measuredAt), MAX_LOOKAHEAD)
+    answer_.update({
+        "values": values,
+        "curve": {"token": values["ledger"]["trcCurve"], "perPosition": curve.rates(d.lookahead),
+                  "meanAcceptanceLength": curve.length(d.lookahead), "measuredAt": curve.measuredAt,
+                  "plateauStart": best["plateauStart"], "method": curve.family, "source": curve.source},
+        "serving": {**answer_["serving"], "speedup": result.speedup, "bestLookahead": best["k"],
+                    "bestSpeedup": best["speedup"], "tokensPerCall": result.tokensPerCall,
+                    "bestExtrapolatedFrom": best["extrapolatedFrom"], "cappedAtPlateau": best["capped"]},
+        "ledger": {**answer_["ledger"], "speedup": ledger.ledger_from_curve(ledger_settings, token_rates).speedup,
+                   "bestLookahead": ledger_best["k"], "bestSpeedup": ledger_best["speedup"]},
+    })
+    answer_["agree"] = best["k"] == ledger_best["k"]
+    return answer_

@@ -1085,11 +1085,11 @@ def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
     if curve is None:
         return expected_tokens_per_call(alpha, lookahead)
     rates = list(curve) or [alpha]
-    total, survive = 1.0, 1.0
+    total, survive = 0.0, 1.0  # summed as expected_tokens_per_call sums: a constant curve gives its float
     for position in range(lookahead):
         survive *= rates[min(position, len(rates) - 1)]
         total += survive
-    return total
+    return 1 + total
 
 
 class Serving(NamedTuple):

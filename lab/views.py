@@ -48,7 +48,26 @@ def page_context() -> dict:
         "widgets": widgets,
         "instruments": widgets,
         "instrumentAudit": instrument_audit_view() if instruments.NAMES else None,
+        "acceptance": _acceptance_context(),  # acceptance by position: the held-out table, the prose's numbers
     }
+
+
+def _acceptance_context() -> dict:
+    """The acceptance section's table and numbers, and the deployment the prose names (the issue's
+    DeepSeek-V3 with an EAGLE head on 8 H200s at batch 1, k = 4): its best k from one figure at k = 1
+    (1.79) under i.i.d., under the MTP prior, and on DeepSeek-V4-Pro's measured MTP curve."""
+    from . import acceptance, deployment
+
+    d = deployment.DEFAULT_DEPLOYMENT._replace(target="deepseek-v3", draft="eagle-head", gpu="h200", gpus=8, batch=1,
+                                               lookahead=4)
+    lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")
+    curves = {"prior": acceptance.from_single(lengths[0], 1, "mtp"),
+              "measured": acceptance.from_lengths(dict(enumerate(lengths, start=1)), "mtp")}
+    best = {"iid": deployment.answer(d, lengths[0] - 1)["serving"]["bestLookahead"]}
+    for name, curve in curves.items():
+        alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
+        best[name] = deployment.answer(d, alpha, curve)["serving"]["bestLookahead"]
+    return {"heldOut": acceptance.held_out_html(), "facts": acceptance.page_facts(), "best": best}
 
 
 def instrument_audit_view() -> dict:

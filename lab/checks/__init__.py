@@ -42,7 +42,7 @@ __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SI
 # went from 57 to 62 when the serving, policies, trees, realtext and deployment families each gained
 # a readout check (NAME-readouts-match-model: every readout, lead, summary and table cell of the
 # widget equals the model's number through the page's formatter); no value changed.
-EXPECTED_SIGNATURE = "instruments:69:69:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+EXPECTED_SIGNATURE = "instruments:73:73:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "

@@ -364,3 +364,96 @@ def signature_value() -> str:
     """Alpha of the panel's default figure (see :data:`SIGNATURE_NOTE`)."""
     return to_fixed(deployment.alpha_from(SIGNATURE_SETTING["value"], SIGNATURE_SETTING["unit"],
                                           SIGNATURE_SETTING["measured_k"]), 6)
+
+
+# --- acceptance by position (lab.acceptance): its checks ride in this family ---------------
+
+def acceptance_iid_curve_is_todays_model(out):
+    """A curve built from i.i.d. rates reproduces today's numbers exactly: the ledger's tokens per call
+    and speedup, the serving model's tokens per cycle, every float equal."""
+    from .. import acceptance
+
+    for alpha in ALPHAS:
+        for k in LOOKAHEADS:
+            out.visited += 1
+            curve = acceptance.iid(alpha)
+            settings = ledger.DEFAULT_SETTINGS.with_(acceptance=100 * alpha, lookahead=k)
+            pairs = ((curve.length(k), ledger.expected_tokens_per_call(alpha, k)),
+                     (ledger.ledger_from_curve(settings, curve.rates(k)).speedup, ledger.ledger(settings).speedup),
+                     (serving.tokens_per_cycle(0.0, k, curve.rates(k)), serving.tokens_per_cycle(alpha, k)))
+            for mine, today in pairs:
+                if mine != today:
+                    out.fail(f"alpha {alpha}, k = {k}: the i.i.d. curve gives {mine!r}, today's model {today!r}")
+                    return
+
+
+def acceptance_lengths_round_trip(out):
+    """A curve's own lengths at k = 1..8, given back as --lengths, rebuild it: the fitted mean
+    acceptance length at every k within 0.5%, and one figure at k reproduces that figure exactly."""
+    from .. import acceptance
+
+    for r1, shape in ((0.8, (0.9, 0.95)), (0.79, (0.78, 0.7)), (0.95, (1.0, 0.99)), (0.6, (0.8, 0.85))):
+        out.visited += 1
+        truth = acceptance.shaped_rates(r1, shape, 8)
+        lengths = {k: acceptance.mean_acceptance_length(truth, k) for k in range(1, 9)}
+        curve = acceptance.from_lengths(lengths)
+        for k, value in lengths.items():
+            if abs(curve.length(k) / value - 1) > 0.005:
+                out.fail(f"shape {r1}, {shape}: fitted length at k = {k} is {curve.length(k)}, not {value}")
+                return
+        for k in (1, 3, 8):
+            single = acceptance.from_single(lengths[k], k, "eagle")
+            if abs(single.length(k) - lengths[k]) > 1e-9:
+                out.fail(f"one figure {lengths[k]} at k = {k} came back as {single.length(k)}")
+                return
+        yield  # a pause between two shapes (lab.audit.run_check_steps)
+
+
+def acceptance_plateau_caps_best_k(out):
+    """On the plateauing DeepSeek-V4-Pro MTP curve (InferenceX, 2.55 from k = 4) the recommended k is never
+    past the plateau's start plus one, whatever the costs; and best_lookahead says when k is extrapolated."""
+    from .. import acceptance
+
+    lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")
+    curve = acceptance.from_lengths({k: value for k, value in enumerate(lengths, start=1)}, "mtp")
+    start = acceptance.plateau_start(curve)
+    if start != 4:
+        out.fail(f"the plateau starts at k = {start}, not 4")
+        return
+    for cost in (0.0, 0.001, 0.01, 0.05):
+        out.visited += 1
+        best = acceptance.best_lookahead(lambda k: curve.length(k) / (1 + cost * k), curve, 12)
+        if best["k"] > start + 1:
+            out.fail(f"draft cost {cost}: best k = {best['k']} lies past the plateau's start plus one")
+            return
+    short = acceptance.from_conditional([0.9, 0.85])
+    best = acceptance.best_lookahead(lambda k: short.length(k) / (1 + 0.01 * k), short, 12)
+    if best["k"] > 2 and best["extrapolatedFrom"] != 2:
+        out.fail(f"best k = {best['k']} past the measured 2 is not flagged: {best['extrapolatedFrom']}")
+
+
+def acceptance_curve_reaches_every_instrument(out):
+    """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving and
+    policies, and each of those widgets' own views reads that token back as the same rates."""
+    from .. import acceptance, urlstate
+
+    curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
+    values = deployment.instrument_values(deployment.DEFAULT_DEPLOYMENT, 0.7, curve)
+    yield  # a pause after the serving model's step times
+    want = [float(to_fixed(r, 4)) for r in curve.rates(16)]
+    for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve")):
+        out.visited += 1
+        found = urlstate.requested_curve({key: values[widget][key]}, key, [])
+        if found is None or found[1][0] != want:
+            out.fail(f"{widget} read {found and found[1][0]} from the send, not the curve {want}")
+            return
+
+
+ACCEPTANCE_CHECKS = (
+    ("acceptance-iid-curve-is-todays-model", acceptance_iid_curve_is_todays_model),
+    ("acceptance-lengths-round-trip", acceptance_lengths_round_trip),
+    ("acceptance-plateau-caps-best-k", acceptance_plateau_caps_best_k),
+    ("acceptance-curve-reaches-every-instrument", acceptance_curve_reaches_every_instrument),
+)
+CHECKS = CHECKS + ACCEPTANCE_CHECKS
+# --- end of the acceptance block ---

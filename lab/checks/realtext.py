@@ -381,9 +381,17 @@ def realtext_readouts_match_model(out):
             return out.fail(f"{where}: the call table's first-draft chance reads {before}, the rows give "
                             f"{chance(first_chance)}")
         if counts:
-            survival = [f(100 * sum(j >= i for j in counts) / len(counts), 1) + "%" for i in range(1, k + 1)]
+            reached = [sum(j >= i for j in counts) for i in range(k + 1)]   # reached[0]: every call that drafted
+            survival = [f(100 * reached[i] / len(counts), 1) + "%" for i in range(1, k + 1)]
+            # draft i kept given the ones before were: reached[i] / reached[i - 1] (a position nobody reached
+            # repeats the rate before it)
+            conditional: list[float] = []
+            for i in range(1, k + 1):
+                conditional.append(reached[i] / reached[i - 1] if reached[i - 1] else
+                                   (conditional[-1] if conditional else 0.0))
+            given = [f(100 * rate, 1) + "%" for rate in conditional]
             law = [f(100 * mle ** i, 1) + "%" for i in range(1, k + 1)]
-            positions = [cell for pair in zip(survival, law) for cell in pair]
+            positions = [cell for row in zip(survival, given, law) for cell in row]
             if table_cells(view["figures"]["positions"]) != positions:
                 return out.fail(f"{where}: the survival table reads {table_cells(view['figures']['positions'])}, "
                                 f"the run gives {positions}")

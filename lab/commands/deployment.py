@@ -33,6 +33,110 @@ VALUE_FLAGS = {**RANGES, **CONFIG_FLAGS, "--alpha": "a percentage from 0 to 100"
                "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
                **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
 
+# --- acceptance by position: `python -m lab acceptance`, and the curve flags `deployment` shares ---
+CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 to 1)",
+               "--vllm-per-position": "vLLM's or llama.cpp's printed per-position rates A1,A2,... (unconditional)",
+               "--lengths": "mean acceptance lengths K:L[,K:L...] (1 <= L <= K + 1)",
+               "--method": "one of draft, eagle, mtp, ngram, suffix"}
+VALUE_FLAGS.update({**CURVE_FLAGS, "--trace": "a trace file (any format `python -m lab trace` reads), or - for stdin"})
+
+
+def add_curve_flags(parser, with_trace: bool = False):
+    """The flags that give an acceptance curve (lab.acceptance), for `acceptance` and `deployment`."""
+    parser.add_argument("--per-position", dest="per_position", default=None, metavar="R1,R2,...",
+                        help=CURVE_FLAGS["--per-position"])
+    parser.add_argument("--vllm-per-position", dest="vllm_per_position", default=None, metavar="A1,A2,...",
+                        help=CURVE_FLAGS["--vllm-per-position"])
+    parser.add_argument("--lengths", default=None, metavar="K:L,...", help=CURVE_FLAGS["--lengths"])
+    if with_trace:
+        parser.add_argument("--trace", default=None, metavar="FILE", help=VALUE_FLAGS["--trace"])
+    parser.add_argument("--method", default=None, metavar="NAME", help=CURVE_FLAGS["--method"])
+
+
+def curve_from_args(args, required: bool):
+    """The curve the flags give (lab.acceptance.Curve), or None when none is given and not required;
+    a bad value is a UsageError of one line."""
+    from .. import acceptance
+    from ..cli import UsageError
+    from ..errors import LabValueError
+
+    given = [flag for flag, dest in (("--per-position", "per_position"), ("--vllm-per-position", "vllm_per_position"),
+                                     ("--lengths", "lengths"), ("--trace", "trace"))
+             if getattr(args, dest, None) is not None]
+    if len(given) > 1 or (required and not given):
+        raise UsageError("give exactly one of --per-position, --vllm-per-position, --lengths, --trace")
+    if args.method is not None and args.method not in acceptance.FAMILIES:
+        raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)}, got {args.method!r}")
+    if not given:
+        return None
+    try:
+        if given[0] == "--per-position":
+            return acceptance.from_conditional(acceptance.parse_rates(args.per_position), args.method)
+        if given[0] == "--vllm-per-position":
+            return acceptance.from_unconditional(acceptance.parse_rates(args.vllm_per_position, "--vllm-per-position"),
+                                                 args.method)
+        if given[0] == "--lengths":
+            return acceptance.from_lengths(acceptance.parse_lengths(args.lengths), args.method)
+        return _trace_curve(args.trace, args.method)
+    except LabValueError as error:
+        raise UsageError(f"{given[0]}: {error}" if not str(error).startswith("--") else str(error)) from None
+
+
+def _trace_curve(path: str, method):
+    from .. import acceptance, traces
+    from ..cli import UsageError
+
+    try:
+        if path == "-":
+            import sys
+
+            text = sys.stdin.read() if sys.stdin is not None else ""
+        else:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(traces.MAX_JSON_CHARS + 1)
+    except OSError as error:
+        raise UsageError(f"--trace: cannot read {path[:48]!r}: {error.strerror or error}") from None
+    try:
+        analysis = traces.analyse(traces.parse(text))
+    except traces.TraceError as error:
+        raise UsageError(f"--trace: {str(error)[:200]}") from None
+    if analysis["conditional"] is not None:
+        return acceptance.from_conditional(traces.measured_curve(analysis), method)
+    return acceptance.from_single(analysis["meanAcceptanceLength"], analysis["lookahead"], method)
+
+
+def add_acceptance_parser(commands):
+    parser = commands.add_parser("acceptance", help="acceptance by draft position: the mean acceptance length at any k")
+    add_curve_flags(parser, with_trace=True)
+    parser.add_argument("--lookahead", default=None, metavar="K", help=f"an integer from 1 to {64}")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(instrument="deployment")
+
+
+def run_acceptance(args):
+    from .. import acceptance
+    from ..cli import UsageError, parse_number
+
+    if args.lookahead is None:
+        raise UsageError("--lookahead is required: an integer from 1 to 64")
+    k = parse_number("--lookahead", args.lookahead, 1, 64, integer=True)
+    curve = curve_from_args(args, required=True)
+    document = acceptance.report(curve, k)
+    low, high = document["interval"]
+    past = document["extrapolatedFrom"]
+    lines = [f"mean acceptance length at k = {k}: {document['meanAcceptanceLength']:.3f}"
+             + (f" (interval {low:.3f} to {high:.3f}; extrapolated past position {past})" if past is not None else ""),
+             "conditional rate by position: " + ", ".join(f"{r:.3f}" for r in document["perPosition"]),
+             f"i.i.d. from the same figure: alpha {document['alphaIid']:.4f}, mean acceptance length "
+             f"{document['meanAcceptanceLengthIid']:.3f}"]
+    if document["priorNote"]:
+        lines.append(f"note: {document['priorNote']}")
+    if document["plateauStart"] is not None:
+        lines.append(f"plateau from k = {document['plateauStart']}: each draft past it adds under "
+                     f"{acceptance.PLATEAU_GAIN} tokens per call")
+    return document, "\n".join(lines), 0
+# --- end of the acceptance block ---
+
 
 def add_parser(commands):
     parser = commands.add_parser("deployment", help="one deployment's answer, and what each instrument takes")
@@ -53,8 +157,10 @@ def add_parser(commands):
     parser.add_argument("--tpot-target-ms", dest="tpot_target", default=str(deployment.DEFAULT_TPOT_TARGET_MS),
                         metavar="X", help="time per output token the deployment must meet, ms")
     parser.add_argument("--log", default=None, metavar="FILE", help=CONFIG_FLAGS["--log"])
+    add_curve_flags(parser)  # a curve in place of the one acceptance figure
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(instrument="deployment")
+    add_acceptance_parser(commands)
     return parser
 
 
@@ -86,10 +192,20 @@ def run(args):
     from ..cli import UsageError, parse_number
     from ..errors import LabValueError
 
+    if args.command == "acceptance":
+        return run_acceptance(args)
     d = _deployment(args)
+    curve = curve_from_args(args, required=False)
     given = [(flag, unit) for flag, unit in UNIT_FLAGS.items() if getattr(args, unit) is not None]
+    if curve is not None and given:
+        raise UsageError(f"give one figure ({given[0][0]}) or a curve, not both")
+    if curve is not None:  # the curve alone: alpha is i.i.d.'s at the reader's k, for the sliders
+        from .. import acceptance
+
+        args.length, args.measured_at, given = str(curve.length(d.lookahead)), str(d.lookahead), [
+            ("--mean-acceptance-length", "length")]
     if len(given) != 1:
-        raise UsageError(f"give exactly one of {', '.join(UNIT_FLAGS)}")
+        raise UsageError(f"give exactly one of {', '.join(UNIT_FLAGS)} (or a curve: --lengths, --per-position)")
     flag, unit = given[0]
     measured_k = d.lookahead if args.measured_at is None else parse_number("--measured-at", args.measured_at, 1, 64,
                                                                            integer=True)
@@ -99,7 +215,13 @@ def run(args):
         alpha = deployment.alpha_from(value, unit, measured_k)
     except LabValueError as error:
         raise UsageError(f"{flag}: {error}") from None
-    result = deployment.answer(d, alpha)
+    if curve is None and args.method is not None:  # one figure plus the method's decay prior (lab.acceptance)
+        from .. import acceptance, traces
+
+        length = traces.translate(measured_k, alpha=alpha)["meanAcceptanceLength"]
+        curve = acceptance.from_single(length, measured_k, args.method)
+        alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
+    result = deployment.answer(d, alpha, curve)
     srv, led = result["serving"], result["ledger"]
     document = {"deployment": d._asdict(), "given": {"unit": unit, "value": value, "measuredAt": measured_k},
                 "alpha": alpha, "acceptancePercent": result["acceptancePercent"],
@@ -113,6 +235,13 @@ def run(args):
              + ("" if result["agree"] else "  (differs only by its sliders' whole units)"
                 if led["unroundedBestLookahead"] == srv["bestLookahead"] else
                 "  (differs: a straight verify line fitted at your k)")]
+    if curve is not None:
+        srv_curve = result["serving"]
+        lines.append("on the acceptance curve" + (f": best k rests on positions past the measured {srv_curve['bestExtrapolatedFrom']}"
+                                                  if srv_curve["bestExtrapolatedFrom"] is not None else "")
+                     + (f"; plateau from k = {result['curve']['plateauStart']}, so no k past "
+                        f"{result['curve']['plateauStart'] + 1}" if result["curve"]["plateauStart"] is not None else ""))
+        document["curve"] = result["curve"]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
     if not srv["fits"]:

@@ -23,6 +23,9 @@ NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", se
 OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--engine": serving.DEFAULT_ENGINE}
 
 
+from . import deployment as _deployment_command  # noqa: E402  (its curve flags)
+
+
 def _value_flags() -> dict[str, str]:
     from ..cli import range_text
 
@@ -33,6 +36,7 @@ def _value_flags() -> dict[str, str]:
 
 # Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
 VALUE_FLAGS = _value_flags()
+VALUE_FLAGS.update(_deployment_command.CURVE_FLAGS)  # an acceptance curve (lab.acceptance), as `deployment` takes it
 
 
 def add_parser(commands):
@@ -57,6 +61,9 @@ def add_parser(commands):
     parser.add_argument("--acceptance-curve", dest="acceptance_curve", default=None, metavar="P1,P2,...",
                         help="conditional acceptance by draft position, in %% (replaces --acceptance in tokens per "
                              "cycle; the last value repeats)")
+    from .deployment import add_curve_flags
+
+    add_curve_flags(parser)  # a curve from lab.acceptance (--lengths, --per-position)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -91,6 +98,14 @@ def _curve(args):
     """The --acceptance-curve values as fractions, or None; a bad list is a usage error."""
     from ..cli import UsageError, quote, require_ascii
 
+    from .deployment import curve_from_args
+
+    model = curve_from_args(args, required=False)
+    if model is not None:
+        if args.acceptance_curve is not None:
+            raise UsageError("give --acceptance-curve or a curve from --lengths/--per-position, not both")
+        args.acceptance_model = model  # run() takes the best k from it (plateau cap, extrapolation)
+        return tuple(model.rates(64))  # every position the model's: none repeats a last measured rate
     text = args.acceptance_curve
     if text is None:
         return None
@@ -112,6 +127,15 @@ def run(args):
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
     document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
     document["bestLookahead"] = serving.best_lookahead(settings, 16, curve)[0]  # over the flag's whole range
+    model = getattr(args, "acceptance_model", None)
+    if model is not None:  # a curve from lab.acceptance: never past its plateau's start plus one
+        from .. import acceptance
+
+        best = acceptance.best_lookahead(
+            lambda k: serving.speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve), model, 16)
+        document["bestLookahead"] = best["k"]
+        document["bestLookaheadExtrapolatedFrom"] = best["extrapolatedFrom"]
+        document["plateauStart"] = best["plateauStart"]
     document["regime"] = f"plain step {result.plainRegime}, verify step {result.verifyRegime}"
     document["plainStepTerms"] = serving.step_breakdown(serving.TARGETS[settings.target], settings, settings.batch, 1,
                                                         settings.context)

@@ -10,11 +10,12 @@ bad value comes back as a note naming it and what is valid, and the defaults sta
 """
 
 import json
+from urllib.parse import quote
 
 from .. import deployment, engine_config, serving
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, format_query, read_controls
+from ..urlstate import Choice, Slider, Text, format_query, read_controls
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
            "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
@@ -51,7 +52,10 @@ CHOICES = (
     Choice("configEngine", "depConfig", "Configuration for",
            {name: table.label for name, table in engine_config.ENGINES.items()}, "vllm"),
 )
-CONTROLS = (*SLIDERS, *CHOICES)
+# An acceptance curve (lab.acceptance), optional: lengths K:L,... or the per-position rates an engine printed.
+CURVE = Text("curve", "Your per-position curve (optional)", max_length=600, strip=True, url_key="depCurve",
+             linkable=True)
+CONTROLS = (*SLIDERS, *CHOICES, CURVE)
 
 # Every instrument the panel sets, in page order: (widget name, its title on the page, its name in a sentence).
 INSTRUMENTS = (("ledger", "The latency ledger", "the latency ledger"),
@@ -194,7 +198,10 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
                  + " and ".join(f"{_f(row['ledgerVerifyMs'], 2)} ms at k = {row['lookahead']} (serving: "
                                 f"{_f(row['servingVerifyMs'], 2)} ms)" for row in result["compare"]) + ". ")
     figure = SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"]))
-    if params["unit"] == "alpha":
+    if "curve" in result:  # the curve stands in for the figure: the sliders' alpha is i.i.d.'s at k on it
+        text += (f"Instruments with one acceptance slider get α = {result['acceptancePercent']}%, the independent "
+                 f"model's equivalent of your curve at k = {k}.")
+    elif params["unit"] == "alpha":
         text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%."
     else:
         text += (f"Your {figure} at k = {params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%; every "
@@ -225,11 +232,42 @@ def view(raw=None) -> dict:
         return result
 
 
+def _curve(params, d, notes):
+    """The reader's curve (lab.acceptance.Curve), or None; a bad one is a note and the figure stands."""
+    if not params.get("curve"):
+        return None
+    from .. import acceptance
+    from ..errors import LabValueError
+
+    try:
+        return acceptance.parse_curve_text(params["curve"], acceptance.family_of_draft(d.draft))
+    except LabValueError as error:
+        message = str(error)
+        notes.append((message if message.startswith("curve") else f"curve: {message}") + "; using your single figure")
+        return None
+
+
+def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
+    """What the curve changed: its length at k, the best k from it, a plateau and an extrapolation."""
+    curve, srv = result["curve"], result["serving"]
+    text = (f" On your curve (measured to k = {curve['measuredAt']}) the mean acceptance length at k = {d.lookahead} is "
+            f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself")
+    if curve["plateauStart"] is not None:
+        text += f"; it plateaus from k = {curve['plateauStart']}, so no k past {curve['plateauStart'] + 1} is chosen"
+    if srv["bestExtrapolatedFrom"] is not None:
+        text += (f"; the best k = {srv['bestLookahead']} rests on positions past the measured "
+                 f"{srv['bestExtrapolatedFrom']}, extrapolated by the method's decay prior")
+    return text + "."
+
+
 def _view(raw) -> dict:
     params, notes, width = _params(raw)
     d = _deployment(params)
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
-    result = deployment.answer(d, alpha)
+    curve = _curve(params, d, notes)
+    if curve is not None:  # the sliders' one alpha: i.i.d.'s at the reader's k on the curve
+        alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
+    result = deployment.answer(d, alpha, curve)
     units = deployment.units_at(alpha, d.lookahead)
     extra = deployment.engine_answer(d, result["acceptancePercent"], params["configEngine"], params["gpuHour"],
                                      params["tpotTarget"])
@@ -240,9 +278,10 @@ def _view(raw) -> dict:
         "params": params,
         "shown": {name: (to_js_string(value) if not isinstance(value, str) else value) for name, value in params.items()},
         "notes": notes,
-        "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES),
+        "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES)
+                 + (f"&{CURVE.key}={quote(params['curve'], safe=',:.')}" if curve is not None else ""),
         "lead": _lead(d, result),
-        "summary": _summary(d, params, result),
+        "summary": _summary(d, params, result) + (_curve_sentence(d, result) if curve is not None else ""),
         "live": live,
         "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values",
                                                "costs", "clamped", "compare")},

@@ -357,10 +357,15 @@ def positions_html(summary: dict, k: int) -> str:
     if summary["perPosition"] is None:
         return '<p class="rt-empty">No call drafted anything, so there is no per-position curve.</p>'
     alpha = summary["alphaMle"]
-    rows = "".join(f"<tr><th scope=\"row\">{i + 1}</th><td>{_f(rate * 100, 1)}%</td><td>{_f(alpha ** (i + 1) * 100, 1)}%</td></tr>"
+    from ..acceptance import conditional_from_unconditional  # the run's own curve: r_i = a_i / a_(i-1)
+
+    conditional = conditional_from_unconditional(summary["perPosition"])
+    rows = "".join(f"<tr><th scope=\"row\">{i + 1}</th><td>{_f(rate * 100, 1)}%</td><td>{_f(conditional[i] * 100, 1)}%</td>"
+                   f"<td>{_f(alpha ** (i + 1) * 100, 1)}%</td></tr>"
                    for i, rate in enumerate(summary["perPosition"]))
     return ('<table class="rt-positions"><caption>Survival by draft position</caption><thead><tr><th scope="col">'
-            'position i</th><th scope="col">first i drafts kept (measured)</th><th scope="col">'
+            'position i</th><th scope="col">first i drafts kept (measured)</th><th scope="col">draft i kept when '
+            'the ones before were (measured curve)</th><th scope="col">'
             '&alpha;<sub>MLE</sub><sup>i</sup> (independent model)</th></tr></thead>'
             f"<tbody>{rows}</tbody></table>")
 
@@ -383,6 +388,7 @@ def send_html(summary: dict, k: int) -> str:
         ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
          f"Send alpha = {acceptance}% to the ledger"),
         ("policies", {"polCurve": curve}, "Use this curve in the lookahead policies"),
+        ("serving", {"srvCurve": curve, "lookahead": lookahead}, "Use this curve in the serving model"),
     )
     return "".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                    f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'

@@ -1,0 +1,704 @@
+"""Acceptance by draft position: the conditional rate of each position, not one alpha stretched.
+
+``r_i`` is the chance that draft ``i`` is accepted given drafts ``1..i-1`` were. The mean acceptance
+length at lookahead ``k`` (tokens per verifier call, the verifier's own token counted) is
+
+    L(k) = 1 + sum_{i=1..k} prod_{j<=i} r_j
+
+and the independent (i.i.d.) model every instrument used before is the constant curve ``r_i = alpha``.
+
+A curve is built from what the reader has:
+
+* per-position rates from a trace (conditional, or vLLM's and llama.cpp's printed rates, which are
+  unconditional: ``a_i = prod_{j<=i} r_j``);
+* mean acceptance lengths at several k (fitted);
+* one figure at one k plus the decay prior of the method family (``draft``, ``eagle``, ``mtp``,
+  ``ngram``, ``suffix``).
+
+The shape (the decay prior): the first rate, one drop to the second, then a geometric fall,
+
+    r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1,
+
+so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
+near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``: ``c = r_2 / r_1`` from its first two points and
+``d`` solved so that the shape meets its length at its largest k. A prediction takes the median
+``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
+worse, see :func:`leave_one_out`), and its interval is the spread of the predictions made with each
+``(c, d)`` of the reader's family (the pooled library when the family has fewer than
+:data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:
+``r_{m+j} = r_m d^j``.
+
+>>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
+2.2
+>>> from lab.ledger import expected_tokens_per_call
+>>> iid(0.74).length(5) == expected_tokens_per_call(0.74, 5)
+True
+"""
+
+import math
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from .acceptance_curves import CURVES
+from .errors import LabValueError
+from .stats import percentile
+
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
+           "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
+           "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
+
+FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
+FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
+                "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
+MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the pooled spread
+PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
+SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
+MAX_POSITIONS = 64
+MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
+_BISECT = 80
+
+
+class Curve(NamedTuple):
+    """A conditional acceptance curve: ``measured`` rates at positions 1..m (read or fitted), and
+    the shape ``(c, d)`` that continues it; ``family`` and ``spread`` (the ``(c, d)`` pairs the
+    interval is taken over) when a prior was used; ``measuredAt`` is m, None for the i.i.d. curve
+    (which is the same at every position and extrapolates nothing)."""
+
+    measured: tuple
+    shape: tuple
+    source: str
+    family: str | None = None
+    spread: tuple = ()
+    measuredAt: int | None = None
+    anchor: float | None = None   # the rate the tail continues from (default: the last measured one)
+    given: tuple = ()             # the (k, mean acceptance length) pairs the curve was fitted to, if any
+
+    def rates(self, k: int) -> list[float]:
+        """The conditional rates at positions 1..k.
+
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test").rates(4)
+        [0.9, 0.6, 0.3, 0.15]
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test", anchor=0.8).rates(4)
+        [0.9, 0.6, 0.4, 0.2]
+        """
+        measured = list(self.measured)
+        if k <= len(measured):
+            return measured[:k]
+        c, d = self.shape
+        out = list(measured)
+        if len(out) == 1:
+            out.append(min(1.0, out[0] * c))
+        rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor
+        while len(out) < k:
+            rate = min(1.0, rate * d)
+            out.append(rate)
+        return out[:k]
+
+    def length(self, k: int) -> float:
+        """The mean acceptance length at lookahead k."""
+        return mean_acceptance_length(self.rates(k), k)
+
+    def extrapolated_from(self, k: int) -> int | None:
+        """The last measured position when lookahead k reaches past it, else None."""
+        return self.measuredAt if self.measuredAt is not None and k > self.measuredAt else None
+
+    def interval(self, k: int) -> tuple[float, float]:
+        """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
+        percentile); the point value twice when nothing is extrapolated or no prior was used."""
+        point = self.length(k)
+        if self.extrapolated_from(k) is None or not self.spread:
+            return point, point
+        values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
+                  for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
+        return min(point, percentile(values, 0.1)), max(point, percentile(values, 0.9))
+
+
+def mean_acceptance_length(rates, k: int) -> float:
+    """``1 + sum_{i=1..k} prod_{j<=i} r_j`` over the first k rates (the product formed as
+    :func:`lab.ledger.expected_accepted_from_curve` forms it, so a constant curve gives its float).
+
+    >>> mean_acceptance_length([0.5, 0.5, 0.5], 3)
+    1.875
+    """
+    if k > len(rates):
+        raise LabValueError(f"the curve has {len(rates)} positions, not {k}")
+    total, survival = 0.0, 1.0
+    for position in range(k):
+        survival *= rates[position]
+        total += survival
+    return 1 + total
+
+
+def lengths_of(rates) -> list[float]:
+    """The mean acceptance length at every k = 1..len(rates).
+
+    >>> lengths_of([0.5, 0.5])
+    [1.5, 1.75]
+    """
+    return [mean_acceptance_length(rates, k) for k in range(1, len(rates) + 1)]
+
+
+def conditional_from_unconditional(per_position) -> list[float]:
+    """vLLM's and llama.cpp's per-position rates (``a_i``: the first i drafts all survived) as
+    conditional rates ``r_i = a_i / a_{i-1}`` (``a_0 = 1``; a position after one nobody reached
+    repeats the rate before it; each capped at 1, as printed rates are rounded).
+
+    >>> conditional_from_unconditional([0.8, 0.4, 0.0, 0.0])
+    [0.8, 0.5, 0.0, 0.0]
+    """
+    out, before = [], 1.0
+    for a in per_position:
+        out.append(min(1.0, a / before) if before > 0 else (out[-1] if out else 0.0))
+        before = a
+    return out
+
+
+def shaped_rates(r1: float, shape, k: int) -> list[float]:
+    """The shape's rates at positions 1..k: ``r_1``, then ``r_1 c d^(i-2)``, capped at 1.
+
+    >>> [round(r, 3) for r in shaped_rates(0.8, (0.9, 0.5), 4)]
+    [0.8, 0.72, 0.36, 0.18]
+    """
+    return Curve((r1,), tuple(shape), "shape").rates(k)
+
+
+def _solve(function, target: float, low: float, high: float) -> float:
+    """The root of an increasing ``function(x) = target`` in [low, high] by bisection (an end when
+    the target lies outside)."""
+    if function(low) >= target:
+        return low
+    if function(high) <= target:
+        return high
+    for _ in range(_BISECT):
+        middle = (low + high) / 2
+        if function(middle) < target:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def shape_of(lengths) -> tuple[float, float]:
+    """A library curve's ``(c, d)`` from its lengths at k = 1..K (K >= 2): ``c = r_2 / r_1`` from the
+    first two, ``d`` so that the shape meets the length at K (``d = 1`` when K = 2).
+
+    >>> c, d = shape_of(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
+    >>> round(c, 6), round(d, 6)
+    (0.9, 0.7)
+    """
+    r1 = lengths[0] - 1
+    if r1 <= 0:
+        return 1.0, 1.0
+    c = min(1.0 / r1, max(0.0, (lengths[1] - lengths[0]) / r1 / r1))
+    if len(lengths) < 3:
+        return c, 1.0
+    k = len(lengths)
+    d = _solve(lambda x: mean_acceptance_length(shaped_rates(r1, (c, x), k), k), lengths[-1], 0.0, 1.0)
+    return c, d
+
+
+def library_lengths(name: str) -> list[float]:
+    """A library curve's mean acceptance lengths at k = 1..K.
+
+    >>> library_lengths("vllm-24127-ngram")[:2]
+    [1.983, 2.932]
+    """
+    family, kind, values, *_ = CURVES[name]
+    if kind == "lengths":
+        return list(values)
+    total, out = 1.0, []
+    for a in values:
+        total += a
+        out.append(round(total, 12))
+    return out
+
+
+def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple, bool]:
+    """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The
+    point is the median over the whole library (less ``exclude``); the spread is the family's pairs,
+    or the pooled ones when the family has fewer than :data:`MIN_FAMILY_CURVES` curves."""
+    names = [name for name in CURVES if name != exclude]
+    every = _library_shapes(tuple(CURVES.items()))
+    shapes = {name: every[name] for name in names}
+    point = (_median([s[0] for s in shapes.values()]), _median([s[1] for s in shapes.values()]))
+    own = [shapes[name] for name in names if CURVES[name][0] == family]
+    enough = len(own) >= MIN_FAMILY_CURVES
+    return point, tuple(own if enough else shapes.values()), enough
+
+
+@lru_cache(maxsize=4)
+def _library_shapes(items: tuple) -> dict:
+    """Every library curve's ``(c, d)``, computed once per library (the items are its cache key)."""
+    return {name: shape_of(library_lengths(name)) for name, _ in items}
+
+
+def _median(values) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def _check_family(method):
+    if method is not None and method not in FAMILIES:
+        raise LabValueError(f"the method must be one of {', '.join(FAMILIES)}, got {method!r}")
+
+
+def _check_rates(rates, what: str) -> list[float]:
+    rates = [float(r) for r in rates]
+    if not 1 <= len(rates) <= MAX_POSITIONS:
+        raise LabValueError(f"{what}: give 1 to {MAX_POSITIONS} rates, got {len(rates)}")
+    for r in rates:
+        if not (math.isfinite(r) and 0 <= r <= 1):
+            raise LabValueError(f"{what}: every rate must be a fraction from 0 to 1, got {r:g}")
+    return rates
+
+
+def iid(alpha: float) -> Curve:
+    """The independent model: ``r_i = alpha`` at every position (extrapolating nothing).
+
+    >>> iid(0.5).rates(3)
+    [0.5, 0.5, 0.5]
+    """
+    alpha = _check_rates([alpha], "alpha")[0]
+    return Curve((alpha,), (1.0, 1.0), "iid")
+
+
+def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
+    """The shape that continues measured rates: fitted on them when there are three or more (c
+    from the first two, d meeting the measured length at m), else the prior's; and the spread."""
+    point, spread, _ = prior(family, exclude)
+    if len(rates) >= 3 and rates[0] > 0:
+        return shape_of(lengths_of(rates)), spread
+    if len(rates) == 2 and rates[0] > 0:
+        return (rates[1] / rates[0], point[1]), spread
+    return point, spread
+
+
+def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
+    """A curve from measured conditional rates (a trace's per-position curve). Counted in one run, the
+    rates are taken as they are (two of them: the measured drop, then the prior's fall), unlike a
+    difference of two lengths measured in separate runs (:func:`from_lengths` weights that drop).
+
+    >>> from_conditional([0.9, 0.8, 0.7]).length(3) == mean_acceptance_length([0.9, 0.8, 0.7], 3)
+    True
+    """
+    _check_family(method)
+    rates = _check_rates(rates, "per-position rates")
+    shape, spread = _tail_shape(rates, method, exclude)
+    return Curve(tuple(rates), shape, "per-position", method, spread, len(rates))
+
+
+def from_unconditional(per_position, method=None) -> Curve:
+    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional)."""
+    per_position = _check_rates(per_position, "per-position rates")
+    if any(later > earlier + 1e-9 for earlier, later in zip(per_position, per_position[1:])):
+        raise LabValueError("unconditional per-position rates cannot rise with position (vLLM prints them "
+                            "falling); were these conditional rates?")
+    return from_conditional(conditional_from_unconditional(per_position), method)._replace(source="unconditional")
+
+
+def from_single(length: float, at: int, method=None, exclude: str | None = None) -> Curve:
+    """One mean acceptance length at lookahead ``at`` plus the family's prior: the first rate
+    solved so that the prior's shape meets ``length`` at ``at``. The positions up to ``at`` are
+    inferred, not measured, but the length there is: ``measuredAt`` is ``at``.
+
+    >>> round(from_single(2.0, 1, "eagle").rates(1)[0], 6)
+    1.0
+    """
+    _check_family(method)
+    if not (isinstance(at, int) and 1 <= at <= MAX_POSITIONS):
+        raise LabValueError(f"the lookahead the length was measured at must be 1 to {MAX_POSITIONS}, got {at!r}")
+    if not (math.isfinite(length) and 1 <= length <= at + 1):
+        raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
+    point, spread, _ = prior(method, exclude)
+    if mean_acceptance_length(shaped_rates(1.0, point, at), at) < length:
+        # longer than the prior's shape can reach even at r_1 = 1: the shape moves toward no decay
+        # (c = d = 1, every draft kept) just far enough
+        def toward(t):
+            return (point[0] + t * (1 - point[0]), point[1] + t * (1 - point[1]))
+
+        t = _solve(lambda x: mean_acceptance_length(shaped_rates(1.0, toward(x), at), at), length, 0.0, 1.0)
+        return Curve(tuple(shaped_rates(1.0, toward(t), at)), toward(t), "single", method, spread, at)
+    r1 = _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0)
+    return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at)
+
+
+def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
+    """A curve from mean acceptance lengths at one or more lookaheads ``{k: L}``.
+
+    One length: :func:`from_single`. Lengths at k = 1 and 2: ``r_1`` and ``r_2`` as measured, and the
+    shape past them uses ``c`` weighted :data:`SECOND_WEIGHT` toward the measured drop (a length
+    difference is a noisy rate). Three or more: ``r_1`` from k = 1 when given, and ``(c, d)`` fitted
+    to every given length (least squares on relative errors); the measured positions are the fitted
+    shape's, up to the largest k given.
+
+    >>> curve = from_lengths({1: 1.8, 2: 2.44})
+    >>> [round(r, 4) for r in curve.rates(2)], curve.measuredAt
+    ([0.8, 0.8], 2)
+    """
+    _check_family(method)
+    if not lengths:
+        raise LabValueError("give at least one mean acceptance length")
+    clean = {}
+    for k, value in lengths.items():
+        if not (isinstance(k, int) and 1 <= k <= MAX_POSITIONS):
+            raise LabValueError(f"a lookahead must be an integer from 1 to {MAX_POSITIONS}, got {k!r}")
+        if not (math.isfinite(value) and 1 <= value <= k + 1):
+            raise LabValueError(f"the mean acceptance length at k = {k} lies from 1 to {k + 1}, got {value:g}")
+        clean[k] = float(value)
+    if len(clean) == 1:
+        (k, value), = clean.items()
+        return from_single(value, k, method, exclude)
+    point, spread, _ = prior(method, exclude)
+    top = max(clean)
+    if sorted(clean) == [1, 2]:
+        r1 = clean[1] - 1
+        r2 = min(1.0, (clean[2] - clean[1]) / r1) if r1 > 0 else 0.0
+        c_measured = r2 / r1 if r1 > 0 else point[0]
+        c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
+        # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
+        return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
+    r1, shape = _fit(clean, point)
+    return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top,
+                 given=tuple(sorted(clean.items())))
+
+
+def _fit(lengths: dict, point) -> tuple[float, tuple]:
+    """``(r_1, (c, d))`` minimising the summed squared relative error over the given lengths, on a
+    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given)."""
+    ks = sorted(lengths)
+
+    wanted = set(ks)
+
+    def error(r1, c, d):  # one pass over the positions: the length at every k on the way
+        total, survival, rate, out = 1.0, 1.0, r1, 0.0
+        for k in range(1, ks[-1] + 1):
+            if k == 2:
+                rate = min(1.0, r1 * c)
+            elif k > 2:
+                rate = min(1.0, rate * d)
+            survival *= rate
+            total += survival
+            if k in wanted:
+                out += ((total - lengths[k]) / lengths[k]) ** 2
+        return out
+
+    fixed = lengths[1] - 1 if 1 in lengths else None
+    best = (float("inf"), 0.5, point[0], point[1])
+    spans = (0.5, 0.6, 0.5)
+    centre = (best[1] if fixed is None else fixed, point[0], point[1])
+    for step in (0.05, 0.01, 0.002):
+        r_values = [fixed] if fixed is not None else _grid(centre[0], spans[0], step, 0.0, 1.0)
+        for r1 in r_values:
+            for c in _grid(centre[1], spans[1], step, 0.0, 1.5):
+                for d in _grid(centre[2], spans[2], step, 0.0, 1.0):
+                    e = error(r1, c, d)
+                    if e < best[0]:
+                        best = (e, r1, c, d)
+        centre = best[1:]
+        spans = (step,) * 3  # the next, finer grid spans one step of this one either side
+    return best[1], (best[2], best[3])
+
+
+def _grid(centre: float, span: float, step: float, low: float, high: float) -> list[float]:
+    n = int(round(span / step))
+    return sorted({min(high, max(low, round(centre + i * step, 6))) for i in range(-n, n + 1)})
+
+
+def iid_alpha(length: float, at: int) -> float:
+    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.traces.alpha_iid)."""
+    from .traces import alpha_iid
+
+    return alpha_iid(length - 1, at)
+
+
+def predict_from_lengths(name: str, known: int) -> dict:
+    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
+    curve: from its per-position rates at positions 1..known), with the rest of the library as prior,
+    and predict its length at its largest k; i.i.d. from the same
+    figure (its alpha solved at k = known) beside it. Errors are relative, signed."""
+    lengths = library_lengths(name)
+    family, kind, values, *_ = CURVES[name]
+    top = len(lengths)
+    if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
+        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=name)
+    else:
+        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
+    predicted = curve.length(top)
+    alpha = iid_alpha(lengths[known - 1], known)
+    iid_predicted = iid(alpha).length(top)
+    low, high = curve.interval(top)
+    return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
+            "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
+            "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
+
+
+def leave_one_out(known: int = 1) -> dict:
+    """Every library curve left out in turn, predicted at its largest k from k = 1..known:
+    the rows, the median absolute error of the model and of i.i.d., how many curves the model
+    predicts better than i.i.d., and which families have too few curves to trust."""
+    rows = [predict_from_lengths(name, known) for name in CURVES]
+    counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
+    return {"known": known, "rows": rows,
+            "medianError": _median([abs(r["error"]) for r in rows]),
+            "medianIidError": _median([abs(r["iidError"]) for r in rows]),
+            "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
+            "covered": sum(1 for r in rows if r["covered"]),
+            "familyCounts": counts,
+            "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
+
+
+def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
+    """The lookahead from which every further draft adds less than :data:`PLATEAU_GAIN` tokens per
+    call (the chance all drafts up to it survive falls below it), or None within ``max_k``.
+
+    >>> plateau_start(from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55, 6: 2.55}))
+    4
+    >>> plateau_start(iid(0.5), 12)
+    4
+    """
+    found = _measured_plateau(curve.given)
+    survival = 1.0
+    for k, rate in enumerate(curve.rates(max_k), start=1):
+        survival *= rate
+        if survival < PLATEAU_GAIN:
+            return k - 1 if found is None else min(found, k - 1)
+    return found
+
+
+def _measured_plateau(given) -> int | None:
+    """Where measured lengths stop rising: the first given k with a later given k, whose length no
+    later given length exceeds by :data:`PLATEAU_GAIN` or more (a fit can smooth a plateau away).
+
+    >>> _measured_plateau(((1, 1.8), (2, 2.3), (3, 2.5), (4, 2.52), (5, 2.5))), _measured_plateau(((1, 1.8), (2, 2.4)))
+    (3, None)
+    """
+    for index, (k, length) in enumerate(given[:-1]):
+        if all(later < length + PLATEAU_GAIN for _, later in given[index + 1:]):
+            return k
+    return None
+
+
+def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
+    """The lookahead in 1..max_k with the strictly largest ``speedup_at(k)`` (a function of k on
+    this curve), never past the plateau's start plus one: ``k``, ``speedup``, ``extrapolatedFrom``
+    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped``.
+
+    >>> best = best_lookahead(lambda k: iid(0.5).length(k) / (1 + 0.001 * k), iid(0.5), 12)
+    >>> best["k"], best["plateauStart"], best["capped"]
+    (5, 4, True)
+    """
+    plateau = plateau_start(curve, max_k)
+    limit = max_k if plateau is None else min(max_k, plateau + 1)
+    best_k, best_speedup = 1, float("-inf")
+    for k in range(1, limit + 1):
+        speedup = speedup_at(k)
+        if speedup > best_speedup:
+            best_k, best_speedup = k, speedup
+    unlimited = max(range(1, max_k + 1), key=lambda k: (speedup_at(k), -k)) if limit < max_k else best_k
+    return {"k": best_k, "speedup": best_speedup, "extrapolatedFrom": curve.extrapolated_from(best_k),
+            "plateauStart": plateau, "capped": unlimited > best_k}
+
+
+def curve_token(curve: Curve, positions: int = 16) -> str:
+    """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
+    positions past the measured ones filled by the model so no instrument repeats a last rate. A rate
+    of 1 goes as :data:`MAX_SENT_RATE`: the lookahead policies' Markov chains need every draft to be
+    rejectable (a curve that accepts everything has no stationary law there).
+
+    >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
+    ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
+    """
+    from .jsformat import to_fixed
+
+    return "custom:" + ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
+
+
+# --- the reader's text: the CLI's and the page's inputs ------------------------------------------
+
+def parse_rates(text: str, what: str = "--per-position") -> list[float]:
+    """``R1,R2,...`` as fractions (a value above 1 is refused, not read as a percentage).
+
+    >>> parse_rates("0.9, 0.7")
+    [0.9, 0.7]
+    """
+    parts = [part.strip() for part in str(text).split(",")]
+    if not parts or any(not part for part in parts):
+        raise LabValueError(f"{what} takes rates R1,R2,... (fractions from 0 to 1), got {str(text)[:48]!r}")
+    rates = []
+    for part in parts:
+        try:
+            value = float(part) if part.isascii() else float("nan")
+        except ValueError:
+            value = float("nan")
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            raise LabValueError(f"{what}: {part[:24]!r} is not a fraction from 0 to 1")
+        rates.append(value)
+    if len(rates) > MAX_POSITIONS:
+        raise LabValueError(f"{what} takes 1 to {MAX_POSITIONS} rates, got {len(rates)}")
+    return rates
+
+
+def parse_lengths(text: str, what: str = "--lengths") -> dict:
+    """``K:L[,K:L...]``: mean acceptance lengths by lookahead.
+
+    >>> parse_lengths("1:1.79,2:2.27")
+    {1: 1.79, 2: 2.27}
+    """
+    found = {}
+    for part in str(text).split(","):
+        k_text, sep, l_text = part.strip().partition(":")
+        k_text, l_text = k_text.strip(), l_text.strip()
+        if not sep or not (k_text.isascii() and k_text.isdigit()) or not l_text.isascii():
+            raise LabValueError(f"{what} takes K:L pairs such as 1:1.79,2:2.27, got {part.strip()[:48]!r}")
+        k = int(k_text)
+        try:
+            value = float(l_text)
+        except ValueError:
+            value = float("nan")
+        if not 1 <= k <= MAX_POSITIONS:
+            raise LabValueError(f"{what}: a lookahead K is an integer from 1 to {MAX_POSITIONS}, got {k_text!r}")
+        if not (math.isfinite(value) and 1 <= value <= k + 1):
+            raise LabValueError(f"{what}: the length at k = {k} must be from 1 to {k + 1}, got {l_text[:24]!r}")
+        if k in found:
+            raise LabValueError(f"{what}: k = {k} is given twice")
+        found[k] = value
+    return found
+
+
+def report(curve: Curve, lookahead: int) -> dict:
+    """The CLI's JSON for a curve at lookahead k: the model's length and interval, the conditional
+    rates at positions 1..k, the last measured position when k lies past it, and i.i.d. from the
+    same figure (its alpha solved from the curve's length at the last measured lookahead, or at k).
+
+    >>> r = report(from_conditional([0.8, 0.6]), 2)
+    >>> round(r["meanAcceptanceLength"], 4), r["extrapolatedFrom"]
+    (2.28, None)
+    """
+    low, high = curve.interval(lookahead)
+    anchor = min(lookahead, curve.measuredAt or lookahead)
+    alpha = iid_alpha(curve.length(anchor), anchor)
+    return {"meanAcceptanceLength": curve.length(lookahead), "interval": [low, high],
+            "perPosition": curve.rates(lookahead), "extrapolatedFrom": curve.extrapolated_from(lookahead),
+            "alphaIid": alpha, "meanAcceptanceLengthIid": iid(alpha).length(lookahead),
+            "method": curve.family, "source": curve.source, "plateauStart": plateau_start(curve),
+            "priorNote": _prior_note(curve) if curve.extrapolated_from(lookahead) is not None else None}
+
+
+def _prior_note(curve: Curve) -> str | None:
+    """Says so when the curve's family has too few library curves for an interval of its own.
+
+    >>> _prior_note(from_single(1.8, 1, "suffix"))
+    "the library holds 0 suffix decoding curves: the interval is the whole library's spread"
+    """
+    if curve.family is None:
+        return "no method given: the interval is the whole library's spread"
+    count = sum(1 for entry in CURVES.values() if entry[0] == curve.family)
+    if count >= MIN_FAMILY_CURVES:
+        return None
+    return (f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: the "
+            "interval is the whole library's spread")
+
+
+# --- the page's held-out table: one function, used by the build ----------------
+
+def held_out_html() -> str:
+    """The leave-one-out table: every library curve left out, its mean acceptance length at its
+    largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
+    have too few curves to trust."""
+    from .figures import escape
+
+    one, two = leave_one_out(1), leave_one_out(2)
+
+    def pct(x: float) -> str:
+        return f"{100 * x:+.1f}%".replace("-", "\u2212")
+
+    rows = []
+    for a, b in zip(one["rows"], two["rows"]):
+        label = CURVES[a["name"]][3]
+        rows.append(f'<tr><th scope="row">{escape(label)}</th><td>{escape(FAMILY_NAMES[a["family"]])}</td>'
+                    f'<td>{a["lookahead"]}</td><td>{a["measured"]:.2f}</td>'
+                    f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
+                    f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
+    counts = one["familyCounts"]
+    few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
+    caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
+               f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
+               f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
+               f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
+               f"{len(two['rows'])}, inside the interval on {two['covered']}.")
+    return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
+            '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
+            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
+            '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
+            + "".join(rows) + '</tbody></table>'
+            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
+              'those predictions use the pooled library.</p>')
+
+
+def family_of_draft(draft: str) -> str:
+    """The method family of a serving draft preset's name (lab.serving.DRAFT_NAMES).
+
+    >>> family_of_draft("eagle-head"), family_of_draft("ngram"), family_of_draft("llama-3.2-1b")
+    ('eagle', 'ngram', 'draft')
+    """
+    name = str(draft).lower()
+    if "mtp" in name:
+        return "mtp"
+    if "eagle" in name:
+        return "eagle"
+    if "ngram" in name or "lookup" in name:
+        return "ngram"
+    if "suffix" in name:
+        return "suffix"
+    return "draft"
+
+
+def parse_curve_text(text: str, method=None) -> Curve:
+    """The deployment panel's curve box: ``K:L,...`` (mean acceptance lengths) or ``A1,A2,...`` (the
+    per-position rates vLLM and llama.cpp print, unconditional).
+
+    A whole vLLM or llama.cpp line is read too: the rates after "Per-position acceptance rate:" or
+    inside "acceptance rate per position = (...)".
+
+    >>> parse_curve_text("1:1.8,2:2.4").measuredAt, parse_curve_text("0.8, 0.4").rates(2)
+    (2, [0.8, 0.5])
+    >>> parse_curve_text("Accepted: 489 tokens, Per-position acceptance rate: 0.740, 0.473, Avg Draft").measuredAt
+    2
+    """
+    text = str(text).strip()
+    printed = _PRINTED_RATES.search(text)
+    if printed:
+        text = (printed.group(1) or printed.group(2)).strip().rstrip(",")
+    elif ":" in text:
+        return from_lengths(parse_lengths(text, "curve"), method)
+    return from_unconditional(parse_rates(text, "curve"), method)
+
+
+# vLLM's SpecDecoding line and llama.cpp's print_timing line (see lab.traces for both formats)
+_PRINTED_RATES = re.compile(r"per-position acceptance rate:\s*((?:[0-9.]+\s*,\s*)*[0-9.]+)"
+                            r"|acceptance rate per position\s*=\s*\(([^)]*)\)", re.I)
+
+
+def page_facts() -> dict:
+    """The numbers the article's acceptance paragraphs quote, computed from the library (so the prose
+    cannot drift from it): two reference curves at k = 8 against i.i.d. from their k = 1 figure, the
+    plateau of DeepSeek-V4-Pro's MTP curve, and the library's counts.
+
+    >>> facts = page_facts()
+    >>> facts["qwen"]["measured"], round(facts["qwen"]["iid"], 2), facts["deepseek"]["plateauStart"]
+    (5.21, 6.85, 4)
+    """
+    def at_eight(name):
+        lengths = library_lengths(name)
+        curve = from_lengths(dict(enumerate(lengths, start=1)), CURVES[name][0])
+        return {"measured": lengths[7], "iid": iid(lengths[0] - 1).length(8), "k1": lengths[0],
+                "plateauStart": plateau_start(curve), "plateauLength": curve.length(plateau_start(curve) or 8)}
+
+    kinds = [kind for _, kind, *_ in CURVES.values()]
+    return {"qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
+            "referenceCurves": kinds.count("lengths"), "engineCurves": kinds.count("unconditional")}

@@ -1,0 +1,101 @@
+"""The library of measured acceptance curves the acceptance model (:mod:`lab.acceptance`) learns its
+decay priors from and is judged on (leave one out). Data only: each curve as it was published, with
+where it was read and under which licence.
+
+Two kinds of curve:
+
+* ``lengths``: the mean acceptance length measured at each lookahead k (one run per k), as the
+  SemiAnalysis InferenceX benchmark publishes its reference ("golden") curves;
+* ``unconditional``: an engine's per-position rates from one run at one k, as vLLM and llama.cpp
+  print them (position i: the chance that the first i drafts all survived), so the mean acceptance
+  length at every k up to the run's is ``1 + a_1 + ... + a_k``.
+
+Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
+EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
+Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML), ``ngram`` (prompt
+lookup) and ``suffix`` (suffix decoding: no public curve was found, so that family borrows the pooled
+prior and says so).
+
+InferenceX: github.com/SemiAnalysisAI/InferenceX, directory ``golden_al_distribution/``, Apache
+License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5fd97675af3d04431
+(2026-08-21) and, for the two DSpark files since renamed, at commit 86a9eaa8f. Measured with
+SPEED-Bench's coding category on B300 GPUs under vLLM, output length 4096, temperature as each file
+states. Single-k files (``qwen3.8_mtp.yaml``: k = 7 only; ``qwen3.827b_*_mtp.yaml``: k = 3 only) are
+not curves and are left out. Engine-issue curves: the text is quoted as evidence from public issue
+threads (facts, not creative text), with the thread named.
+"""
+
+__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE"]
+
+INFERENCEX = "SemiAnalysisAI/InferenceX golden_al_distribution/"
+INFERENCEX_LICENCE = "Apache-2.0"
+_IX = "SemiAnalysisAI/InferenceX @843c6254, golden_al_distribution/"
+_IX_OLD = "SemiAnalysisAI/InferenceX @86a9eaa8f, golden_al_distribution/"
+
+# name -> (family, kind, values, label, source, licence)
+# lengths: mean acceptance length at k = 1, 2, ... (in order, no gaps); unconditional: a_1, a_2, ...
+CURVES = {
+    "dsv4-pro-mtp-thinking": ("mtp", "lengths", (1.79, 2.27, 2.49, 2.54, 2.55, 2.55, 2.54, 2.58),
+                              "DeepSeek-V4-Pro, MTP, thinking on", _IX + "dsv4_mtp.yaml (thinking_on)", "Apache-2.0"),
+    "dsv4-pro-mtp": ("mtp", "lengths", (1.92, 2.61, 2.97, 3.00, 3.10, 3.16, 3.00, 3.11),
+                     "DeepSeek-V4-Pro, MTP, thinking off", _IX + "dsv4_mtp.yaml (thinking_off)", "Apache-2.0"),
+    "glm-5.2-mtp-thinking": ("mtp", "lengths", (1.84, 2.50, 2.99, 3.33, 3.61, 3.78, 3.91, 4.06),
+                             "GLM-5.2 FP8, MTP, thinking on", _IX + "glm5.2_mtp.yaml (thinking_on)", "Apache-2.0"),
+    "qwen3.5-397b-mtp-thinking": ("mtp", "lengths", (1.93, 2.73, 3.39, 3.97, 4.41, 4.80, 5.04, 5.21),
+                                  "Qwen3.5-397B-A17B, MTP, thinking on", _IX + "qwen3.5_mtp.yaml (thinking_on)",
+                                  "Apache-2.0"),
+    "qwen3.5-397b-mtp": ("mtp", "lengths", (1.92, 2.70, 3.33, 3.83, 4.20, 4.48, 4.73, 4.71),
+                         "Qwen3.5-397B-A17B, MTP, thinking off", _IX + "qwen3.5_mtp.yaml (thinking_off)", "Apache-2.0"),
+    "kimi-k2.5-eagle3-thinking": ("eagle", "lengths", (1.83, 2.43, 2.88, 3.24, 3.46, 3.62, 3.71, 3.77),
+                                  "Kimi-K2.5 NVFP4, EAGLE-3, thinking on", _IX + "kimik2.5_eagle3.yaml (thinking_on)",
+                                  "Apache-2.0"),
+    "kimi-k2.5-eagle3": ("eagle", "lengths", (1.80, 2.33, 2.75, 3.06, 3.25, 3.43, 3.46, 3.51),
+                         "Kimi-K2.5 NVFP4, EAGLE-3, thinking off", _IX + "kimik2.5_eagle3.yaml (thinking_off)",
+                         "Apache-2.0"),
+    "minimax-m3-eagle3-thinking": ("eagle", "lengths", (1.78, 2.38, 2.83, 3.11, 3.35, 3.45, 3.53, 3.74),
+                                   "MiniMax-M3, EAGLE-3, thinking on", _IX + "minimaxm3_eagle3.yaml (thinking_on)",
+                                   "Apache-2.0"),
+    "minimax-m3-eagle3": ("eagle", "lengths", (1.84, 2.52, 2.93, 3.41, 3.59, 3.57, 3.85, 4.06),
+                          "MiniMax-M3, EAGLE-3, thinking off", _IX + "minimaxm3_eagle3.yaml (thinking_off)", "Apache-2.0"),
+    "minimax-m3-eagle3-gqa-thinking": ("eagle", "lengths", (1.79, 2.39, 2.78, 3.02, 3.21, 3.30, 3.52, 3.51),
+                                       "MiniMax-M3, EAGLE-3 GQA head, thinking on",
+                                       _IX + "minimaxm3_eagle3_gqa.yaml (thinking_on)", "Apache-2.0"),
+    "minimax-m3-eagle3-gqa": ("eagle", "lengths", (1.83, 2.46, 2.97, 3.29, 3.72, 3.76, 3.75, 3.93),
+                              "MiniMax-M3, EAGLE-3 GQA head, thinking off",
+                              _IX + "minimaxm3_eagle3_gqa.yaml (thinking_off)", "Apache-2.0"),
+    "kimi-k3-dspark-thinking": ("draft", "lengths", (1.84, 2.45, 2.87, 3.22, 3.44, 3.54, 3.78, 3.88),
+                                "Kimi-K3, DSpark draft, thinking on", _IX + "kimik3_dspark.yaml (thinking_on)",
+                                "Apache-2.0"),
+    "kimi-k3-dspark-block-thinking": ("draft", "lengths", (1.85, 2.51, 3.00, 3.36, 3.62, 3.75, 3.84, 4.00),
+                                      "Kimi-K3, DSpark draft, block rejection, thinking on",
+                                      _IX + "kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method.yaml"
+                                      " (thinking_on)", "Apache-2.0"),
+    "dsv4-pro-0813-dspark-thinking": ("draft", "lengths", (1.84, 2.51, 3.01, 3.36, 3.61, 3.77, 3.73, 3.47),
+                                      "DeepSeek-V4-Pro-0813, DSpark draft, thinking on",
+                                      _IX + "dsv4-pro-0813-dspark.yaml (thinking_on)", "Apache-2.0"),
+    "dsv4-pro-0813-dspark": ("draft", "lengths", (1.94, 2.81, 3.58, 4.17, 4.74, 5.12, 5.24, 4.95),
+                             "DeepSeek-V4-Pro-0813, DSpark draft, thinking off",
+                             _IX_OLD + "dsv4_0813_dspark_probabilistic.yaml (thinking_off)", "Apache-2.0"),
+    "dsv4-pro-dspark-thinking": ("draft", "lengths", (1.86, 2.55, 3.08, 3.43, 3.74, 3.82, 3.86, 3.75),
+                                 "DeepSeek-V4-Pro, DSpark draft, thinking on",
+                                 _IX_OLD + "dsv4_dspark_probabilistic.yaml (thinking_on)", "Apache-2.0"),
+    "dsv4-pro-dspark": ("draft", "lengths", (1.93, 2.76, 3.47, 4.10, 4.52, 4.87, 4.94, 4.94),
+                        "DeepSeek-V4-Pro, DSpark draft, thinking off",
+                        _IX_OLD + "dsv4_dspark_probabilistic.yaml (thinking_off)", "Apache-2.0"),
+    # The page's trace presets (lab.traces.PRESETS), per-position counts summed over their lines
+    # (tests/test_acceptance.py checks these rates against lab.traces' own reading of the presets).
+    "club3090-qwen3.6-27b-mtp": ("mtp", "unconditional",
+                                 (0.73435, 0.45920, 0.29222, 0.16888, 0.08729, 0.04934),
+                                 "Qwen3.6-27B, MTP, vLLM (trace preset)",
+                                 "noonghunna/club-3090 issue #105, two vLLM SpecDecoding lines (05-08 16:25:09, 16:25:19)",
+                                 "quoted from a public issue thread"),
+    "llamacpp-24536-eagle3": ("eagle", "unconditional", (0.80460, 0.63218, 0.48276),
+                              "EAGLE-3, llama.cpp server (trace preset)",
+                              "ggml-org/llama.cpp pull request #24536, the server's print_timing line",
+                              "quoted from a public pull request thread"),
+    "vllm-24127-ngram": ("ngram", "unconditional", (0.983, 0.949, 0.915, 0.881, 0.712),
+                         "OPT-125m, n-gram prompt lookup, vLLM",
+                         "vllm-project/vllm pull request #24127, its test result's SpecDecoding metrics line "
+                         "(prompt_lookup_min 5, max 10, k = 5, temperature 0.7)",
+                         "quoted from a public pull request thread"),
+}

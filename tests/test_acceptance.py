@@ -1,0 +1,280 @@
+"""Acceptance by draft position (lab.acceptance): the model, its library, its leave-one-out
+validation, the CLI, and mutation tests of its instruments-suite checks."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lab import acceptance, ledger, serving, traces
+from lab.acceptance_curves import CURVES
+from lab.checks import deployment as family
+from lab.cli import main
+from mutation import failure_of
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_every_library_curve_names_its_source_and_licence():
+    for name, (fam, kind, values, label, source, licence) in CURVES.items():
+        assert fam in acceptance.FAMILIES and kind in ("lengths", "unconditional"), name
+        assert source and licence and label, name
+        assert len(values) >= 3, name
+        if kind == "lengths":
+            assert all(1 <= v <= k + 1 for k, v in enumerate(values, start=1)), name
+        else:
+            assert all(b <= a for a, b in zip(values, values[1:])), name
+
+
+@pytest.mark.parametrize("name, preset", [("club3090-qwen3.6-27b-mtp", "club3090-mtp"),
+                                          ("llamacpp-24536-eagle3", "llamacpp-24536-eagle3")])
+def test_library_copies_of_the_trace_presets_agree_with_the_trace_reader(name, preset):
+    read = traces.analyse(traces.preset_trace(preset))["perPosition"]
+    assert np.allclose(CURVES[name][2], read, atol=5e-6)
+
+
+def test_mean_acceptance_length_against_numpy():
+    rates = np.array([0.9, 0.7, 0.65, 0.4])
+    expected = 1 + np.cumprod(rates).sum()
+    assert acceptance.mean_acceptance_length(list(rates), 4) == pytest.approx(expected, abs=1e-12)
+
+
+def test_iid_curve_is_todays_model_float_for_float():
+    for alpha in (0.0, 0.3, 0.74, 0.99, 1.0):
+        for k in (1, 5, 12):
+            assert acceptance.iid(alpha).length(k) == ledger.expected_tokens_per_call(alpha, k)
+            assert serving.tokens_per_cycle(0.0, k, acceptance.iid(alpha).rates(k)) == serving.tokens_per_cycle(alpha, k)
+
+
+def test_unconditional_rates_become_conditional():
+    curve = acceptance.from_unconditional([0.8, 0.4, 0.2])
+    assert curve.rates(3) == pytest.approx([0.8, 0.5, 0.5])
+    assert curve.length(3) == pytest.approx(2.4)
+    with pytest.raises(ValueError, match="cannot rise"):
+        acceptance.from_unconditional([0.4, 0.8])
+
+
+def test_a_plateauing_curve_stays_on_its_plateau_and_caps_the_best_k():
+    lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")
+    curve = acceptance.from_lengths(dict(enumerate(lengths, start=1)), "mtp")
+    assert curve.length(8) == pytest.approx(2.58, abs=0.05)
+    assert curve.length(15) < 2.6  # i.i.d. from k = 1 says 4.19 at k = 8
+    assert acceptance.plateau_start(curve) == 4
+    best = acceptance.best_lookahead(lambda k: curve.length(k), curve, 12)  # free drafts: more is never worse
+    assert best["k"] <= 5 and best["capped"]
+
+
+def test_extrapolation_is_reported():
+    curve = acceptance.from_conditional([0.9, 0.8])
+    assert curve.extrapolated_from(2) is None and curve.extrapolated_from(5) == 2
+    low, high = curve.interval(8)
+    assert low <= curve.length(8) <= high and low < high
+
+
+def test_leave_one_out_beats_iid_on_the_library():
+    for known in (1, 2):
+        result = acceptance.leave_one_out(known)
+        assert result["medianError"] < result["medianIidError"] / 3
+        assert result["better"] >= 0.8 * len(result["rows"])
+        assert set(result["tooFew"]) >= {"suffix"}
+
+
+def test_leave_one_out_never_sees_the_held_out_curve(monkeypatch):
+    """Changing the held-out curve's tail does not move its own prediction."""
+    before = acceptance.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"]
+    family_, kind, values, *rest = CURVES["glm-5.2-mtp-thinking"]
+    monkeypatch.setitem(CURVES, "glm-5.2-mtp-thinking", (family_, kind, values[:-1] + (8.0,), *rest))
+    assert acceptance.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"] == before
+
+
+def _cli(capsys, *argv):
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_cli_json_keys(capsys):
+    status, out, _ = _cli(capsys, "acceptance", "--lengths", "1:1.79", "--method", "mtp", "--lookahead", "8", "--json")
+    assert status == 0
+    document = json.loads(out)
+    for key in ("meanAcceptanceLength", "interval", "perPosition", "extrapolatedFrom", "alphaIid",
+                "meanAcceptanceLengthIid"):
+        assert key in document
+    assert len(document["perPosition"]) == 8 and document["extrapolatedFrom"] == 1
+    assert document["alphaIid"] == pytest.approx(0.79)
+    assert document["meanAcceptanceLengthIid"] == pytest.approx(sum(0.79 ** i for i in range(9)))
+    low, high = document["interval"]
+    assert low <= document["meanAcceptanceLength"] <= high
+    assert document["meanAcceptanceLength"] < document["meanAcceptanceLengthIid"]
+
+
+def test_cli_per_position_and_trace(capsys, tmp_path):
+    status, out, _ = _cli(capsys, "acceptance", "--per-position", "0.9,0.8", "--lookahead", "2", "--json")
+    assert status == 0 and json.loads(out)["meanAcceptanceLength"] == pytest.approx(1 + 0.9 + 0.72)
+    assert json.loads(out)["extrapolatedFrom"] is None
+    path = tmp_path / "log.txt"
+    path.write_text(traces.PRESETS["club3090-mtp"]["text"])
+    status, out, _ = _cli(capsys, "acceptance", "--trace", str(path), "--lookahead", "6", "--json")
+    curve = traces.measured_curve(traces.analyse(traces.preset_trace("club3090-mtp")))
+    assert status == 0 and json.loads(out)["perPosition"] == pytest.approx(curve)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--per-position", "0.9,1.5"], "'1.5' is not a fraction"),
+    (["--per-position", "0.9,,0.5"], "--per-position takes rates"),
+    (["--lengths", "1:1.8,1:1.7"], "given twice"),
+    (["--lengths", "2:3.5"], "from 1 to 3"),
+    (["--lengths", "x"], "K:L pairs"),
+    (["--lengths", "1:nan"], "from 1 to 2"),
+    (["--lengths", "1:1.8", "--method", "medusa"], "--method must be one of"),
+    (["--lengths", "1:1.8", "--per-position", "0.5"], "exactly one of"),
+    (["--trace", "/nonexistent/file"], "cannot read"),
+    (["--vllm-per-position", "0.4,0.8"], "cannot rise"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
+    status, out, err = _cli(capsys, "acceptance", *argv, "--lookahead", "4")
+    assert status == 2 and out == "" and err.count("\n") == 1 and fragment in err, err
+
+
+def test_cli_lookahead_is_required_and_checked(capsys):
+    assert _cli(capsys, "acceptance", "--lengths", "1:1.8")[0] == 2
+    status, _, err = _cli(capsys, "acceptance", "--lengths", "1:1.8", "--lookahead", "0")
+    assert status == 2 and "--lookahead" in err
+
+
+def test_deployment_takes_the_curve_and_sends_it(capsys):
+    argv = ["deployment", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+            "--batch", "1", "--lookahead", "4", "--json"]
+    status, out, _ = _cli(capsys, *argv, "--mean-acceptance-length", "1.79", "--measured-at", "1")
+    iid_best = json.loads(out)["serving"]["bestLookahead"]
+    lengths = ",".join(f"{k}:{v}" for k, v in enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), 1))
+    status, out, _ = _cli(capsys, *argv, "--lengths", lengths)
+    document = json.loads(out)
+    assert status == 0 and iid_best == 5
+    assert document["serving"]["bestLookahead"] <= 5 < iid_best + 1
+    assert document["curve"]["plateauStart"] == 4
+    token = document["instruments"]["serving"]["srvCurve"]
+    assert token.startswith("custom:") and token == document["instruments"]["ledger"]["trcCurve"]
+    assert all(len(part.split(".")[1]) == 4 for part in token[len("custom:"):].split(","))
+
+
+def test_serving_takes_lengths(capsys):
+    base = ["serving", "--target", "llama-3-70b", "--draft", "llama-3.2-1b", "--gpu", "h100-sxm", "--batch", "8",
+            "--context", "4096", "--lookahead", "4", "--acceptance", "70", "--json"]
+    status, out, _ = _cli(capsys, *base, "--per-position", "0.9,0.5")
+    assert status == 0
+    assert json.loads(out)["tokensPerCall"] == pytest.approx(acceptance.from_conditional([0.9, 0.5]).length(4))
+
+
+def test_the_subcommand_runs_as_a_program():
+    run = subprocess.run([sys.executable, "-m", "lab", "acceptance", "--per-position", "0.8", "--lookahead", "3"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "mean acceptance length at k = 3" in run.stdout
+
+
+# --- mutation tests of the suite's acceptance checks ---
+
+def test_checks_hold_unmutated():
+    for name, check in family.ACCEPTANCE_CHECKS:
+        assert not __import__("lab.checks", fromlist=["_run_check"])._run_check(check).failure, name
+
+
+def test_iid_check_catches_a_curve_that_drops_the_bonus_token(monkeypatch):
+    real = acceptance.mean_acceptance_length
+    monkeypatch.setattr(acceptance, "mean_acceptance_length", lambda rates, k: real(rates, k) - (k > 3) * 1e-9)
+    failure_of(family.ACCEPTANCE_CHECKS, "acceptance-iid-curve-is-todays-model", "today's model")
+
+
+def test_plateau_check_catches_a_best_k_without_the_cap(monkeypatch):
+    monkeypatch.setattr(acceptance, "plateau_start", lambda curve, max_k=64: None)
+    failure_of(family.ACCEPTANCE_CHECKS, "acceptance-plateau-caps-best-k", "plateau")
+
+
+def test_round_trip_check_catches_a_fit_that_ignores_the_lengths(monkeypatch):
+    monkeypatch.setattr(acceptance, "_fit", lambda lengths, point: (0.5, point))
+    failure_of(family.ACCEPTANCE_CHECKS, "acceptance-lengths-round-trip", "fitted length")
+
+
+def test_send_check_catches_a_scalar_send(monkeypatch):
+    monkeypatch.setattr(acceptance, "curve_token", lambda curve, positions=16: "custom:0.7")
+    failure_of(family.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "read")
+
+
+def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
+    argv = ["deployment", "--mean-acceptance-length", "1.79", "--measured-at", "1", "--target", "deepseek-v3",
+            "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8", "--batch", "1", "--lookahead", "4", "--json"]
+    status, out, _ = _cli(capsys, *argv, "--method", "mtp")
+    document = json.loads(out)
+    assert status == 0 and document["serving"]["bestExtrapolatedFrom"] == 1
+    assert document["serving"]["bestLookahead"] < 5  # i.i.d. from the same figure says 5
+    assert document["curve"]["perPosition"][0] == pytest.approx(0.79)
+
+
+def test_realtext_reports_its_measured_curve_and_sends_it_to_serving():
+    from lab.widgets import realtext
+
+    table = realtext.positions_html({"perPosition": [0.8, 0.4], "alphaMle": 0.6}, 2)
+    assert "50.0%" in table and "measured curve" in table  # 0.4 / 0.8
+    sends = realtext.send_html({"cycles": [0, 1, 2, 2]}, 2)
+    assert 'data-target="serving"' in sends and "srvCurve" in sends
+
+
+def test_serving_best_k_from_a_plateauing_curve(capsys):
+    lengths = ",".join(f"{k}:{v}" for k, v in enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), 1))
+    status, out, _ = _cli(capsys, "serving", "--target", "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm",
+                          "--batch", "1", "--context", "1024", "--lookahead", "4", "--acceptance", "70",
+                          "--lengths", lengths, "--json")
+    document = json.loads(out)
+    assert status == 0 and document["plateauStart"] == 4
+    assert document["bestLookahead"] <= 5 and document["bestLookaheadExtrapolatedFrom"] is None
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+CURVE_TEXT = st.one_of(
+    st.text(alphabet="0123456789.:,- eE+naif\u0663\uff10", max_size=40),
+    st.lists(st.tuples(st.integers(-3, 80), st.floats(allow_nan=True, allow_infinity=True)), max_size=10).map(
+        lambda pairs: ",".join(f"{k}:{v}" for k, v in pairs)),
+    st.lists(st.one_of(st.floats(-1, 2), st.just(float("nan"))), min_size=1, max_size=70).map(lambda xs: ",".join(map(str, xs))))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(flag=st.sampled_from(["--lengths", "--per-position", "--vllm-per-position"]), text=CURVE_TEXT,
+       lookahead=st.sampled_from(["1", "8", "64", "0", "x"]))
+def test_cli_never_raises_on_any_curve_text(flag, text, lookahead, capsys):
+    status = main(["acceptance", flag, text, "--lookahead", lookahead, "--json"])
+    captured = capsys.readouterr()
+    assert status in (0, 2)
+    if status == 2:
+        assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    else:
+        document = json.loads(captured.out)
+        low, high = document["interval"]
+        assert 1 <= low <= document["meanAcceptanceLength"] <= high <= int(lookahead) + 1
+        assert all(0 <= r <= 1 for r in document["perPosition"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=CURVE_TEXT)
+def test_the_panel_never_fails_on_a_curve(text):
+    from lab.widgets import deployment as widget
+
+    view = widget.view({"curve": text})
+    assert not any("could not be computed" in note for note in view["notes"])
+    assert "On your curve" in view["summary"] or view["notes"] or not text.strip()
+
+
+def test_deployment_refuses_a_figure_and_a_curve_together(capsys):
+    status, out, err = _cli(capsys, "deployment", "--lengths", "1:1.8", "--alpha", "70")
+    assert status == 2 and out == "" and "not both" in err and err.count("\n") == 1
+
+
+def test_the_panel_reads_a_whole_engine_line():
+    from lab.widgets import deployment as widget
+
+    line = traces.PRESETS["club3090-mtp"]["text"].splitlines()[0]
+    view = widget.view({"curve": line[:600]})
+    assert view["notes"] == [] and "measured to k = 6" in view["summary"]
+    assert acceptance.parse_curve_text(line).rates(2) == pytest.approx([0.74, 0.473 / 0.74])
