@@ -180,11 +180,14 @@ class Engine(NamedTuple):
 # for MQA. The middle of the quoted range, 0.75 ms, on top of SPEC_CYCLE_MS (1.3 + 0.75 = 2.05).
 BATCH_EXPANSION_MS = 0.75
 ENGINES = {
+    # Labels (N-6 of the December fact check): V1 is the default from 0.8, but V1 had no draft-model speculation
+    # up to 0.10.0 (vLLM README: "Speculative decoding with a draft models is not supported in vllm<=0.10.0"), so
+    # draft-model runs of that time, like the 70B sweep of issue #17984, ran on V0.
     "vllm-v1": Engine("vllm-v1", "vLLM V1 (0.8 on)", False, 0.0, False,
                       "vLLM V1's EAGLE and draft-model proposers score every sequence's drafts in one multi-query "
                       "pass (each KV cache read once) and run the draft's first step over the verified tokens "
                       "(no extra pass); the default"),
-    "vllm-v0": Engine("vllm-v0", "vLLM V0 (to 0.7)", True, BATCH_EXPANSION_MS, False,
+    "vllm-v0": Engine("vllm-v0", "vLLM V0 (default to 0.7; draft models to 0.10)", True, BATCH_EXPANSION_MS, False,
                       "vllm/spec_decode/spec_decode_worker.py (V0), create_worker: 'Disabling MQA scorer as the "
                       "target model is not running in eager mode' (and when the draft's max_model_len is smaller "
                       "than the target's), so with CUDA graphs, the default, the scorer is BatchExpansionTop1Scorer: "
