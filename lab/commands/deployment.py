@@ -88,15 +88,17 @@ def run(args):
     srv, led = result["serving"], result["ledger"]
     document = {"deployment": d._asdict(), "given": {"unit": unit, "value": value, "measuredAt": measured_k},
                 "alpha": alpha, "acceptancePercent": result["acceptancePercent"],
-                "serving": srv, "ledger": led, "agree": result["agree"], "ledgerCosts": result["costs"],
+                "serving": srv, "servingSent": result["servingSent"], "ledger": led, "agree": result["agree"],
+                "ledgerCosts": result["costs"],
                 "instruments": result["values"]}
     lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)",
              f"serving model: {srv['speedup']:.4f}x at k = {d.lookahead}; best k = {srv['bestLookahead']} "
-             f"({srv['bestSpeedup']:.4f}x)",
+             f"({srv['bestSpeedup']:.4f}x) at your alpha; {result['servingSent']['speedup']:.4f}x at the "
+             f"instruments' {result['acceptancePercent']}%",
              f"ledger (fitted, rounded sliders): {led['speedup']:.4f}x at k = {d.lookahead}; best k = "
              f"{led['bestLookahead']} ({led['bestSpeedup']:.4f}x)"
              + ("" if result["agree"] else "  (differs only by its sliders' whole units)"
-                if led["unroundedBestLookahead"] == srv["bestLookahead"] else
+                if led["unroundedBestLookahead"] == result["servingSent"]["bestLookahead"] else
                 "  (differs: a straight verify line fitted at your k)")]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
