@@ -113,7 +113,7 @@ def test_use_in_every_instrument_gives_one_answer(page, case):
     panel = summary(pg, KIND)
     assert (case == "agree") == (ledger_view["bestLookahead"] == serving_best), case
     if ledger_view["bestLookahead"] == serving_best:
-        assert f"agrees: best k = {serving_best}" in panel
+        assert f"name the same best k: best k = {serving_best}" in panel
     else:  # the page says why the two differ, with both best lookaheads
         assert f"The ledger's simpler model says best k = {ledger_view['bestLookahead']}" in panel
         assert {"round": "only because its sliders hold whole units",
