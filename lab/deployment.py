@@ -33,7 +33,9 @@ so that the ledger's cycle ``k T c + T (1 + (k - 1) tax) + overhead`` equals the
 ``k`` the ledger's verify cost is a straight line while the serving model's follows the roofline,
 so the two can name different best lookaheads; :func:`answer` says so with both numbers. Every
 instrument's slider moves in whole units (whole percent, whole ms), so :func:`instrument_values`
-rounds, and the answer is computed at the rounded alpha the instruments receive.
+rounds. The deployment's answer is computed at the reader's own alpha, unrounded (a mean acceptance
+length of 2.8 at k = 4 is 70.51%, not the 71% the sliders receive); what the instruments then show, at
+the rounded alpha, is ``servingSent`` beside it (N-4 of the December fact check).
 
 >>> d = Deployment(target="llama-3-70b", draft="eagle-head", gpu="h100-sxm", gpus=4, batch=32,
 ...                context=1024, lookahead=4)
@@ -245,17 +247,21 @@ def realtext_max_lookahead() -> int:
 
 
 def answer(d: Deployment, alpha: float, curve=None) -> dict:
-    """The deployment's one answer, and the ledger's, at the alpha the instruments receive (whole
-    percent): the serving model's speedup at ``k`` and best lookahead (``serving``), the ledger's at
-    its fitted, rounded sliders (``ledger``), and ``agree`` when both name the same best lookahead.
-    With ``curve`` (:class:`lab.acceptance.Curve`) both run on the curve instead (:func:`_curve_answer`)."""
+    """The deployment's one answer: the serving model's speedup at ``k`` and best lookahead at the
+    reader's own ``alpha`` (``serving``); the same at the whole percent the instruments receive
+    (``servingSent``: what the serving widget shows once sent); the ledger's at its fitted, rounded
+    sliders (``ledger``), and ``agree`` when the sent serving model and the ledger name the same best
+    lookahead. With ``curve`` (:class:`lab.acceptance.Curve`) both run on the curve instead
+    (:func:`_curve_answer`)."""
     if curve is not None:
         return _curve_answer(d, alpha, curve)
     values = instrument_values(d, alpha)
     percent = values["serving"]["acceptance"]
-    s = serving_settings(d, percent)
+    s = serving_settings(d, 100 * alpha)
     result = serving.serving(s)
     best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
+    sent = serving_settings(d, percent)
+    sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD)
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
@@ -268,10 +274,12 @@ def answer(d: Deployment, alpha: float, curve=None) -> dict:
                     "verifyStepMs": result.verifyStepMs, "tokensPerCall": result.tokensPerCall,
                     "fits": serving.memory_needed_bytes(s) <= serving.memory_available_bytes(s),
                     "maxBatchInMemory": serving.max_batch_in_memory(s)},
+        "servingSent": {"acceptance": percent, "speedup": serving.serving(sent).speedup,
+                        "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
         "ledger": {"speedup": ledger_result.speedup, "bestLookahead": ledger_best_k, "bestSpeedup": ledger_best,
                    "unroundedSpeedup": ledger.ledger(unrounded).speedup,
                    "unroundedBestLookahead": ledger.best_lookahead(unrounded, MAX_LOOKAHEAD)[0]},
-        "agree": best_k == ledger_best_k,
+        "agree": sent_best_k == ledger_best_k,
         "clamped": clamped_costs(fitted),
         # where the ledger's straight verify line and the serving model's verify step part (unrounded
         # costs): at the ledger's best lookahead and at the serving model's
@@ -360,8 +368,12 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     ledger_best = acceptance.best_lookahead(
         lambda k: ledger.ledger_from_curve(ledger_settings.with_(lookahead=k), token_rates).speedup,
         acceptance.from_conditional(token_rates)._replace(measuredAt=curve.measuredAt), MAX_LOOKAHEAD)
+    sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({
         "values": values,
+        # the serving widget receives the curve's token (4 decimals) and the whole percent
+        "servingSent": {"acceptance": percent, "speedup": serving.serving(s, token_rates).speedup,
+                        "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
         "curve": {"token": values["ledger"]["trcCurve"], "perPosition": curve.rates(d.lookahead),
                   "meanAcceptanceLength": curve.length(d.lookahead), "measuredAt": curve.measuredAt,
                   "plateauStart": best["plateauStart"], "method": curve.family, "source": curve.source},

@@ -279,8 +279,11 @@ ENGINES = {
             ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
              "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "
              "Llama8BH100.overhead_constant_per_step"),)),
+    # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
+    # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
+    # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).
     "vllm-v0": Engine(
-        "vllm-v0", "vLLM V0 (to 0.7)", True, BATCH_EXPANSION_MS, False,
+        "vllm-v0", "vLLM V0 (default to 0.7; draft models to 0.10)", True, BATCH_EXPANSION_MS, False,
         "vLLM V0's speculative decoding: batch expansion with CUDA graphs on (BatchExpansionTop1Scorer), the "
         "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
         "speculating, so each cycle pays output processing and per-token detokenization serially",

@@ -58,8 +58,8 @@ Infini-AI-Lab/Sequoia): the ``b``-th ranked child of a node is the accepted one 
 ``p_b``. A tree's value, the mean number of tokens one verify pass commits (bonus included), is
 the sum over its nodes of the product of ``p`` along the path from the root (the root counts 1).
 :func:`tree_values` is the dynamic programme for the best tree with at most ``n`` nodes and at
-most ``D`` levels (the root is level 1). A chain of the same budget is worth
-``sum_{i < min(n, D)} p_1**i``, which saturates at ``1 / (1 - p_1)``.
+most ``D`` levels (the root is level 1). A chain under the same limits has ``min(n, D)`` nodes,
+one per level, and is worth ``sum_{i < min(n, D)} p_1**i``, which saturates at ``1 / (1 - p_1)``.
 """
 
 from decimal import Decimal, localcontext

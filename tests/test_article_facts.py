@@ -158,3 +158,144 @@ def test_trees_summary_names_the_depth_cap_of_the_chain():
     depth, budget = view["params"]["maxDepth"], view["params"]["budget"]
     assert f"a chain under the same limits ({min(budget, depth)} nodes, one per level)" in view["summary"]
     assert "a chain with the same budget" not in view["summary"]
+
+
+# --- The December 2026 fact check: each corrected number pinned to the code or source
+# entry it comes from, so that the prose and the lab cannot drift apart again.
+
+def _cited_after(text_html: str, phrase: str, key: str, within: int = 400) -> bool:
+    """``phrase`` occurs in the page's HTML and a citation of ``key`` follows it within ``within``
+    characters (the sentence's own citation, not one further down the page)."""
+    at = text_html.index(phrase)
+    return f'href="#src-{key}"' in text_html[at:at + within]
+
+
+def test_every_quoted_cost_names_its_pull_request(page):
+    from lab import serving_calibration as cal
+
+    roofline = between(page, 'id="queue-roofline"', 'id="exactness"')
+    per_sequence = f"{cal.SEQUENCE_US:.2f}&nbsp;&micro;s"
+    per_draft = f"{cal.REJECT_US:.1f}&nbsp;&micro;s"
+    assert per_sequence in roofline and per_draft in roofline
+    assert _cited_after(roofline, per_sequence, "vllm-46112") and _cited_after(roofline, per_draft, "vllm-5131")
+    # the quoted conditions: no speculation in the scheduler timing, a 32k vocabulary in the sampler's
+    assert "without\n    speculation" in roofline or "without speculation" in text_of(roofline)
+    assert "32k-token" in text_of(roofline) and "a larger vocabulary costs more" in text_of(roofline)
+    # the 70B reversal: cited, and its GPU, lookahead and acceptance said to be assumed
+    text = text_of(roofline)
+    assert "over four H100s. Part of the reason" not in text
+    assert _cited_after(roofline, "reversal at batch 32", "vllm-17984")
+    assert "assumes four H100s, k = 4 and the acceptance" in text
+    # the 7B verify sweep is PR 5691's
+    assert _cited_after(roofline, "35.1 ms at batch 64", "vllm-5691", 200)
+    for key, quoted in (("vllm-46112", "0.287"), ("vllm-5131", "0.0017990445097287495"), ("vllm-17984", "Batchsize 32")):
+        assert quoted in source_item(page, key), key
+
+
+def test_spec_bench_is_quoted_at_its_rerun_and_agrees_with_the_trace_reader(page):
+    from lab import traces
+
+    rows = {name: (tau, speedup) for name, tau, speedup in traces.SPEC_BENCH}
+    assert rows["EAGLE"] == (3.58, 2.10)  # Leaderboard.md at fd2c1cd (2025-04-22), A100, Vicuna-7B-v1.3
+    assert "fd2c1cd" in traces.SPEC_BENCH_SOURCE and "fd2c1cd" in source_item(page, "spec-bench")
+    text = text_of(between(page, "The presets are public traces", "</p>"))
+    assert "re-ran it on 22 April 2025 (commit fd2c1cd)" in text
+    for name, words in (("EAGLE", "EAGLE averaged {tau:.2f} tokens per step and {x:.2f}× overall"),
+                        ("Medusa", "{tau:.2f} and {x:.2f}×"), ("SpS", "(SpS) {tau:.2f} and {x:.2f}×"),
+                        ("PLD", "(PLD) {tau:.2f} and {x:.2f}×"), ("Lookahead", "lookahead decoding {tau:.2f} and {x:.2f}×")):
+        tau, speedup = rows[name]
+        assert words.format(tau=tau, x=speedup) in text, name
+    assert "(3.61 and 2.29× before the re-run)" in text  # the superseded table, named as such
+
+
+def test_engines_are_cited_to_their_own_code(page):
+    part = between(page, 'id="own-trace"', "</p>")
+    assert _cited_after(part, "llama.cpp prints the same ratio", "llamacpp-24536", 300)
+    assert 'href="#src-sglang-metrics"' in part
+    older = between(page, "SGLang's \"accept rate\" changed meaning", "</p>")
+    assert 'href="#src-sglang-metrics"' in older
+    positions = text_of(between(page, "Formats that count acceptances per draft position", "say more"))
+    assert "llama.cpp's acceptance rate per position" in positions
+    assert "acceptance rate per position = (0.805, 0.632, 0.483)" in text_of(source_item(page, "llamacpp-24536"))
+    # the translator names the label llama.cpp prints since that pull request, and the old one as old
+    from lab.widgets import traces as traces_widget
+    from lab import traces
+
+    table = traces_widget.translator_html(traces.analyse(traces.preset_trace(traces.DEFAULT_PRESET)))
+    assert "llama.cpp &#x27;draft acceptance&#x27;, before its pull request 24536" in table or \
+        "llama.cpp 'draft acceptance', before its pull request 24536" in html.unescape(table)
+
+
+def test_the_2026_studies_are_cited_where_their_findings_bear(page):
+    text = text_of(page)
+    views = text_of(between(page, "What a benchmark feeds the engine", "</p>"))
+    assert "random tokens" in views and "about 23%" in views and "SPEED-Bench" in views
+    assert page.index("What a benchmark feeds the engine") < page.index("<caption>Two views of a speculative")
+    assert "arXiv:2604.09557" in source_item(page, "speed-bench")
+    assert "not in the paper's table" in text_of(source_item(page, "speed-bench"))  # where the 23% was read
+    assert "arXiv:2601.11580" in source_item(page, "specdecode-bench")
+    assert "arXiv:2605.15051" in source_item(page, "latency-model")
+    long_context = text_of(between(page, "Long contexts change the picture", "</p>"))
+    assert "93.5% to 72.1%" in long_context and "loss" in long_context
+    assert 'href="#src-vllm-47602"' in between(page, "Long contexts change the picture", "</p>")
+    assert "the boundaries around tool calls" not in text  # uncited since the first check (T3 #33)
+
+
+def test_the_long_context_batch_is_the_models_own_ratio(page):
+    from lab import serving
+
+    shape, bf16 = serving.TARGETS["llama-3-70b"], serving.PRECISIONS["bf16"]
+    ratio = serving.weight_bytes(shape, bf16) / (serving.kv_bytes_per_token(shape, bf16) * 32768)
+    assert round(ratio) == 13
+    assert f"outweighs its weights at a batch of about {round(ratio)}, and" in text_of(page)
+
+
+def test_the_panel_answers_at_the_readers_own_alpha(page):
+    from lab import deployment, serving
+    from lab.widgets import deployment as panel
+    from lab.jsformat import to_fixed
+
+    view = panel.view(None)
+    answer = view["answer"]
+    assert answer["alpha"] == pytest.approx(0.705102, abs=1e-6)  # mean acceptance length 2.8 at k = 4
+    d = panel._deployment(view["params"])
+    exact = serving.serving(deployment.serving_settings(d, 100 * answer["alpha"])).speedup
+    sent = serving.serving(deployment.serving_settings(d, answer["acceptancePercent"])).speedup
+    assert answer["serving"]["speedup"] == exact and answer["servingSent"]["speedup"] == sent
+    assert exact != sent  # 70.51% is not 71% (the review found 1.57x against 1.59x)
+    lead = text_of(between(page, 'id="deployment-lab"', "</figure>"))
+    assert f"speculation pays: {to_fixed(exact, 2)}x at lookahead 4" in lead
+    if to_fixed(exact, 2) != to_fixed(sent, 2):  # what the instruments then show is named beside it
+        assert f"where the serving model gives {to_fixed(sent, 2)}x at lookahead 4 instead of {to_fixed(exact, 2)}x" in lead
+    assert "fitted to the same step times, agrees" not in lead and "fitted to reproduce" in lead
+
+
+def test_labels_say_what_the_lab_computes(page):
+    from lab import serving
+
+    # V0 ran draft-model speculation past 0.7: V1 had none up to 0.10.0 (N-6)
+    assert serving.ENGINES["vllm-v0"].label == "vLLM V0 (default to 0.7; draft models to 0.10)"
+    assert "V0 (to 0.7)" not in page
+    # the trees' chain is capped by depth, not by the budget (T3 #16)
+    view = trees_widget.view(None)
+    depth = view["params"]["maxDepth"]
+    widget = between(page, 'id="trees-lab"', "</figure>")
+    assert "chain of the same budget" not in widget  # (the audit's check rightly says "same budget and depth")
+    assert "chain under the same limits (one node per level" in widget
+    assert f"Chain tokens (at most {depth} nodes)" in widget
+    assert f"a chain of {min(view['params']['budget'], depth)} nodes, one per level" in view["lead"]
+    # the heuristic strip's mean is a sample's; the readout is the exact long-run one (S5)
+    strip = policies_widget.view(None)["figures"]["strip"]
+    assert "over these calls (a sample" in html.unescape(strip)
+
+
+def test_scholarly_metadata_matches_the_bibtex(page):
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["proofroom"]
+    head = page[:page.index("</head>")]
+    meta = dict(re.findall(r'<meta name="(citation_[a-z_]+)" content="([^"]*)">', head))
+    assert html.unescape(meta["citation_title"]) == extra["title"]
+    assert html.unescape(meta["citation_author"]) == extra["author"]
+    assert meta["citation_publication_date"] == extra["date"].replace("-", "/")
+    assert meta["citation_public_url"] == extra["url"]
+    bibtex = html.unescape(page[page.index("<pre><code>@misc"):page.index("</code></pre>")])
+    assert f"url    = {{{meta['citation_public_url']}}}" in bibtex

@@ -48,7 +48,7 @@ def _disagreeing() -> dict:
                     answer = widget.view(raw)["answer"]
                     if answer["agree"] or answer["clamped"]:
                         continue
-                    rounding = answer["ledger"]["unroundedBestLookahead"] == answer["serving"]["bestLookahead"]
+                    rounding = answer["ledger"]["unroundedBestLookahead"] == answer["servingSent"]["bestLookahead"]
                     found.setdefault("round" if rounding else "line", raw)
                     if len(found) == 2:
                         return found

@@ -115,8 +115,8 @@ def _sent(raw):
 
 
 def serving_widget_shows_the_answer(out):
-    """The serving widget, given what the panel sends it, shows the panel's speedup at k (its readout, 3
-    decimals) and its settings have the panel's best lookahead."""
+    """The serving widget, given what the panel sends it, shows the panel's speedup at k at the sent
+    (whole-percent) alpha (its readout, 3 decimals) and its settings have that best lookahead."""
     from ..widgets import serving as widget
 
     for raw in VIEW_GRID:
@@ -124,12 +124,12 @@ def serving_widget_shows_the_answer(out):
         panel = _sent(raw)
         answer = panel["answer"]
         shown = widget.view({name: str(value) for name, value in answer["values"]["serving"].items()})
-        if shown["readouts"]["speedup"] != to_fixed(answer["serving"]["speedup"], 3):
-            out.fail(f"{raw}: serving shows {shown['readouts']['speedup']}, the panel {answer['serving']['speedup']}")
+        if shown["readouts"]["speedup"] != to_fixed(answer["servingSent"]["speedup"], 3):
+            out.fail(f"{raw}: serving shows {shown['readouts']['speedup']}, the panel {answer['servingSent']['speedup']}")
             return
         best = serving.best_lookahead(widget._settings(shown["params"]), deployment.MAX_LOOKAHEAD)[0]
-        if best != answer["serving"]["bestLookahead"]:
-            out.fail(f"{raw}: serving's best lookahead {best}, the panel's {answer['serving']['bestLookahead']}")
+        if best != answer["servingSent"]["bestLookahead"]:
+            out.fail(f"{raw}: serving's best lookahead {best}, the panel's {answer['servingSent']['bestLookahead']}")
             return
         yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 

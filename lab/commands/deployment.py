@@ -225,15 +225,18 @@ def run(args):
     srv, led = result["serving"], result["ledger"]
     document = {"deployment": d._asdict(), "given": {"unit": unit, "value": value, "measuredAt": measured_k},
                 "alpha": alpha, "acceptancePercent": result["acceptancePercent"],
-                "serving": srv, "ledger": led, "agree": result["agree"], "ledgerCosts": result["costs"],
+                "serving": srv, "servingSent": result["servingSent"], "ledger": led, "agree": result["agree"],
+                "ledgerCosts": result["costs"],
                 "instruments": result["values"]}
     lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)",
              f"serving model: {srv['speedup']:.4f}x at k = {d.lookahead}; best k = {srv['bestLookahead']} "
-             f"({srv['bestSpeedup']:.4f}x)" + ("" if srv["fits"] else " if it fitted in memory (it does not: see the note)"),
+             f"({srv['bestSpeedup']:.4f}x) at your alpha; {result['servingSent']['speedup']:.4f}x at the "
+             f"instruments' {result['acceptancePercent']}%"
+             + ("" if srv["fits"] else " if it fitted in memory (it does not: see the note)"),
              f"ledger (fitted, rounded sliders): {led['speedup']:.4f}x at k = {d.lookahead}; best k = "
              f"{led['bestLookahead']} ({led['bestSpeedup']:.4f}x)"
              + ("" if result["agree"] else "  (differs only by its sliders' whole units)"
-                if led["unroundedBestLookahead"] == srv["bestLookahead"] else
+                if led["unroundedBestLookahead"] == result["servingSent"]["bestLookahead"] else
                 "  (differs: a straight verify line fitted at your k)")]
     if curve is not None:
         srv_curve = result["serving"]

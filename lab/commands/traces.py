@@ -271,7 +271,7 @@ def _translate(args):
         f"lookahead k             {lookahead}",
         f"alpha                   {result['alpha']:.6f}   (per-token; the ledger slider is 100 x this)",
         f"acceptance rate         {result['acceptanceRate']:.6f}   (vLLM 'Avg Draft acceptance rate', llama.cpp "
-        f"'draft acceptance rate')",
+        f"'draft acceptance', older 'draft acceptance rate')",
         f"mean acceptance length  {result['meanAcceptanceLength']:.6f}   (vLLM 'Mean acceptance length', SGLang "
         f"'accept len', llama.cpp 'mean acceptance length')",
         f"SGLang 'accept rate'    {result['sglangAcceptRateOld']:.6f} (older: accept len / (k + 1)) or "

@@ -182,15 +182,16 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
                  + f", so its numbers (best k = {led['bestLookahead']}, {_f(led['speedup'])}x at k = {k}) are not "
                    f"this deployment's. ")
     elif result["agree"]:
-        text += (f"The ledger's simpler model, fitted to the same step times, agrees: best k = {led['bestLookahead']}, "
+        text += (f"The ledger's simpler model is fitted to reproduce the serving model's cycle at k = {k}; away from "
+                 f"k the two can differ, and here they name the same best k: best k = {led['bestLookahead']}, "
                  f"{_f(led['speedup'])}x at k = {k}. ")
-    elif led["unroundedBestLookahead"] == srv["bestLookahead"]:
+    elif led["unroundedBestLookahead"] == result["servingSent"]["bestLookahead"]:
         rounded = result["values"]["ledger"]
         text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x) only "
                  f"because its sliders hold whole units: "
                  + ", ".join(f"{names[name]} {to_js_string(rounded[name])}{units[name]} for "
                              f"{_f(result['costs'][name])}{units[name]}" for name in names)
-                 + f"; on the unrounded costs it agrees, best k = {srv['bestLookahead']}. ")
+                 + f"; on the unrounded costs it agrees, best k = {result['servingSent']['bestLookahead']}. ")
     else:
         text += (f"The ledger's simpler model says best k = {led['bestLookahead']} ({_f(led['bestSpeedup'])}x), because "
                  f"it prices each extra verified token at one tax fitted at k = {k}, a straight line where the serving "
@@ -198,14 +199,21 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
                  + " and ".join(f"{_f(row['ledgerVerifyMs'], 2)} ms at k = {row['lookahead']} (serving: "
                                 f"{_f(row['servingVerifyMs'], 2)} ms)" for row in result["compare"]) + ". ")
     figure = SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"]))
+    sent = result["servingSent"]
     if "curve" in result:  # the curve stands in for the figure: the sliders' alpha is i.i.d.'s at k on it
         text += (f"Instruments with one acceptance slider get α = {result['acceptancePercent']}%, the independent "
-                 f"model's equivalent of your curve at k = {k}.")
+                 f"model's equivalent of your curve at k = {k}")
     elif params["unit"] == "alpha":
-        text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%."
+        text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%"
     else:
         text += (f"Your {figure} at k = {params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%; every "
-                 f"instrument gets {result['acceptancePercent']}%.")
+                 f"instrument gets {result['acceptancePercent']}%")
+    if _f(sent["speedup"]) != _f(srv["speedup"]):
+        why = "the curve travels to them at four decimals" if "curve" in result else "the sliders hold whole percents"
+        text += (f" ({why}), where the serving model gives {_f(sent['speedup'])}x at "
+                 f"lookahead {k} instead of {_f(srv['speedup'])}x.")
+    else:
+        text += "."
     if not srv["fits"]:
         text += (f" At this batch and context the weights and KV caches do not fit in {d.gpus} x "
                  f"{serving.GPUS[d.gpu].label} (at most {int(srv['maxBatchInMemory'])} sequences do).")
@@ -283,8 +291,8 @@ def _view(raw) -> dict:
         "lead": _lead(d, result),
         "summary": _summary(d, params, result) + (_curve_sentence(d, result) if curve is not None else ""),
         "live": live,
-        "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "ledger", "agree", "values",
-                                               "costs", "clamped", "compare")},
+        "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "servingSent", "ledger",
+                                               "agree", "values", "costs", "clamped", "compare")},
         "readouts": {
             "alpha": f"{_f(100 * alpha, 1)}%",
             "rate": f"{_f(100 * units['acceptanceRate'], 1)}%",

@@ -184,7 +184,8 @@ def strip_svg(strip: list[dict], process, best_k: int, width: int = DEFAULT_WIDT
     mean = sum(s["lookahead"] for s in strip) / n
     good = sum(1 for s in strip if s["state"] == 0) if bursty else n
     label = (f"Hugging Face's heuristic lookahead over {n} seeded verifier calls: from {min(s['lookahead'] for s in strip)} "
-             f"to {max(s['lookahead'] for s in strip)}, mean {_f(mean, 1)}, against the best static k = {best_k}"
+             f"to {max(s['lookahead'] for s in strip)}, mean {_f(mean, 1)} over these calls (a sample: the readout's "
+             f"mean lookahead is the exact long-run one), against the best static k = {best_k}"
              + (f"; {good} calls start in a good stretch, {n - good} in a bad one." if bursty else "."))
     return _svg(width, label_y + 6, label, body, "pol-figure pol-strip")
 

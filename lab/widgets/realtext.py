@@ -318,7 +318,8 @@ def comparison_html(rows: list[dict], held_out: dict | None = None) -> str:
                 f"on English (the first {english['charsEach']:,} characters each of the README files of "
                 f"{_names(english['sources'], readme=True)}, code and markup removed), "
                 f"&plusmn; one standard error of {HELD_OUT_BLOCK}-position block means. So these models do not show "
-                f"what LLM drafts show, code accepting more than prose: a target that knows a text better than its "
+                f"what LLM drafts show, code accepting more than prose (SPEED-Bench measured coding above creative "
+                f"writing; see the sources): a target that knows a text better than its "
                 f"draft (code like the standard library's) disagrees with it more, and on text neither knows (English "
                 f"from elsewhere) both fall back to the same lower orders and agree; an LLM draft agrees with its "
                 f"target on code because both are confident there. ")

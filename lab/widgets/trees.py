@@ -123,7 +123,7 @@ def _curves(top1: int, decay: int, drafts: int, max_depth: int, verify_tax: int,
         chain_speedups.append(_cost(chain_lengths[n - 1], chain_nodes, chain_nodes, verify_tax, mode).speedup)
     best = max(range(MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1   # first budget with the top speedup
     return {"probs": probs, "tree": tree_lengths, "chain": chain_lengths, "treeSpeedup": tree_speedups,
-            "chainSpeedup": chain_speedups, "bestBudget": best, "ridge": _ridge(mode)}
+            "chainSpeedup": chain_speedups, "bestBudget": best, "ridge": _ridge(mode), "maxDepth": max_depth}
 
 
 @lru_cache(maxsize=1)
@@ -284,7 +284,8 @@ def length_svg(curves: dict, selected: int, width: int = 640) -> str:
     """Expected tokens per verify pass against the node budget: best tree and chain."""
     tree, chain = curves["tree"], curves["chain"]
     label = (f"Expected tokens per verify pass against node budget: the best tree reaches {_f(tree[-1])} at 128 nodes, "
-             f"the chain {_f(chain[-1])}; at your budget {selected}: tree {_f(tree[selected - 1])}, chain "
+             f"the chain (one node per level, so at most {curves['maxDepth']} nodes) {_f(chain[-1])}; at your budget "
+             f"{selected}: tree {_f(tree[selected - 1])}, chain "
              f"{_f(chain[selected - 1])}.")
     return _line_chart(((SERIES_CLASSES[0], "tree", tree), (SERIES_CLASSES[1], "chain", chain)), selected,
                        "tokens per verify pass", width, label, "tr-length", floor=0.0)
@@ -345,7 +346,8 @@ def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
 
 
 def budget_table_html(curves: dict, selected: int) -> str:
-    """The two curves as a table, at powers of two and the selected budget."""
+    """The two curves as a table, at powers of two and the selected budget. The chain takes one node
+    per level, so past the depth limit its column stops growing: its header says so."""
     budgets = sorted(set(TABLE_BUDGETS) | {selected})
     rows = []
     for n in budgets:
@@ -353,8 +355,11 @@ def budget_table_html(curves: dict, selected: int) -> str:
         rows.append(f"<tr{mark}><th scope=\"row\">{n}</th><td>{_f(curves['tree'][n - 1])}</td>"
                     f"<td>{_f(curves['chain'][n - 1])}</td><td>{_f(curves['treeSpeedup'][n - 1])}</td>"
                     f"<td>{_f(curves['chainSpeedup'][n - 1])}</td></tr>")
-    return ('<table class="heatmap-table tr-table"><caption>Tokens per verify pass and speedup by node budget</caption>'
-            '<thead><tr><th scope="col">Budget</th><th scope="col">Tree tokens</th><th scope="col">Chain tokens</th>'
+    cap = f"at most {curves['maxDepth']} nodes"
+    return ('<table class="heatmap-table tr-table"><caption>Tokens per verify pass and speedup by node budget (a chain '
+            f'takes one node per level: {cap})</caption>'
+            '<thead><tr><th scope="col">Budget</th><th scope="col">Tree tokens</th>'
+            f'<th scope="col">Chain tokens ({cap})</th>'
             '<th scope="col">Tree speedup</th><th scope="col">Chain speedup</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table>")
 
@@ -414,7 +419,8 @@ def view(raw=None) -> dict:
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
     lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
-            f"{readouts['chainLength']}) and runs {readouts['speedup']}x (a chain {readouts['chainSpeedup']}x); the best "
+            f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
+            f"(the chain {readouts['chainSpeedup']}x); the best "
             f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
     live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
     query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
