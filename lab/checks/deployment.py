@@ -234,8 +234,9 @@ def panel_readouts_match_model(out):
         percent = result["acceptancePercent"]
         if percent != round(100 * alpha):
             return out.fail(f"{where}: the instruments get {percent}%, alpha is {100 * alpha}%")
+        # the answer is the reader's own alpha, unrounded; the instruments receive the whole percent
         s = serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus, lookahead=k,
-                                           acceptance=percent, batch=d.batch, context=d.context,
+                                           acceptance=100 * alpha, batch=d.batch, context=d.context,
                                            stepModel=serving.MEASURED, treeTokens=0, engine=d.engine)
         r = serving.serving(s)
         best_k, best = serving.best_lookahead(s, deployment.MAX_LOOKAHEAD)

@@ -317,9 +317,9 @@ def tree_readouts_match_model(out):
             failure = cells_difference(where, name, table_cells(view["figures"][name]), cells)
             if failure:
                 return out.fail(failure)
-        said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain {expected['chainLength']}) "
-                f"and runs {expected['speedup']}x (a chain {expected['chainSpeedup']}x); the best budget here is "
-                f"{best} nodes ({expected['bestSpeedup']}x)")
+        said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain of {min(budget, depth)} nodes, "
+                f"one per level, {expected['chainLength']}) and runs {expected['speedup']}x (the chain "
+                f"{expected['chainSpeedup']}x); the best budget here is {best} nodes ({expected['bestSpeedup']}x)")
         phrases = {"lead": [said], "live": [f"{expected['speedup']}x at {budget} nodes; best budget {best}"],
                    "summary": ["With ranks accepted " + ", ".join(f(100 * r, 1) + "%" for r in probs) + ",",
                                f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
