@@ -12,3 +12,13 @@ def failure_of(checks, name: str, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in out.failure, out.failure
     return out.failure
+
+
+def clear_caches(*modules) -> None:
+    """Empty every memoised function (``functools.lru_cache``) of ``modules``, before a mutant runs and
+    after it is undone: a result a mutant computed must not outlive it in a cache (the widgets keep
+    their models' results, so a model's mutant reaches them too)."""
+    for module in modules:
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()

@@ -737,4 +737,4 @@ def test_calibration_table_times_each_row_on_its_engine():
     table = widget.calibration_table_html()
     for m in serving_calibration.STEP_MEASUREMENTS:
         assert widget._f(serving_validation.step_measurement_ms(m)) in table
-    assert "vLLM V0 (to 0.7), scoring" in table and "vLLM V1 0.10 (synchronous), verify" in table
+    assert "vLLM V0 (default to 0.7; draft models to 0.10), scoring" in table and "vLLM V1 0.10 (synchronous), verify" in table

@@ -9,7 +9,7 @@ import pytest
 
 from lab import checks, ledger, traces
 from lab.checks import traces as family
-from mutation import failure_of
+from mutation import clear_caches, failure_of
 
 CHECK = dict(family.CHECKS)
 
@@ -225,17 +225,15 @@ def test_suite_fails_on_hugging_face_heuristic_stepping_by_one(monkeypatch):
     assert "min(k + 2, k_max)" in source
     namespace = dict(vars(policies))
     exec(compile(source.replace("min(k + 2, k_max)", "min(k + 1, k_max)"), policies.__file__, "exec"), namespace)
+    from lab.widgets import policies as widget
+
     monkeypatch.setattr(policies, "_heuristic_chain", namespace["_heuristic_chain"])
-    for value in vars(policies).values():
-        if callable(getattr(value, "cache_clear", None)):
-            value.cache_clear()
+    clear_caches(policies, widget)   # the widget keeps each process's chains (its readout check reads them)
     try:
         result = checks.run_suite(["policies"])
     finally:
         monkeypatch.undo()
-        for value in vars(policies).values():
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
+        clear_caches(policies, widget)
     assert "policies-signature-value" in result["failures"]
 
 

@@ -23,25 +23,12 @@ from .. import instruments
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
            "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root"]
 
-# Frozen from the code's real output once a family lands; each value is explained below. The
-# counts went from 37 to 38 when the trees family gained ranked-tree-is-best (the widget's tree
-# is built by ranking nodes; that check holds it to Sequoia's DP); the values did not change. They
-# went from 38 to 41 when the serving family gained its per-operator model's checks (calibration
-# holds, operators add up, memory bounds the searches); the serving value did not change, because
-# it is computed at ServingSettings() under the roofline step model, which was kept bit for bit
-# (the trees instrument prices its verify passes with it). They went from 41 to 42 when the traces
-# family gained trace-golden-files (every format's golden file read through the detector against
-# hand counts); the traces value did not change: its preset's drafted / k agrees with the printed
-# mean acceptance length, so the new counting rules give the same 527 calls. They went from 42 to 48
-# when the real-text family (six checks) landed, which appended its value 0.915103; the other four
-# values did not change. They went from 48 to 56 when the deployment panel's family (eight checks)
-# landed, which appended its value 0.705102 (alpha of the panel's default figure); the other five
-# values did not change. They went from 56 to 57 when the serving family gained
-# engines-differ-where-they-run (vLLM V0's batch expansion, SGLang's draft extend pass); the serving
-# value did not change: it is computed under the roofline, where the engine does not enter. They
-# went from 57 to 62 when the serving, policies, trees, realtext and deployment families each gained
-# a readout check (NAME-readouts-match-model: every readout, lead, summary and table cell of the
-# widget equals the model's number through the page's formatter); no value changed.
+# Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
+# number of named checks (73: traces 14, serving 16, policies 11, trees 10, real text 7, deployment 15),
+# so a check added or lost moves it; git log holds how it grew. The values are each family's
+# signature_value(), computed at settings no check added since has changed: the serving value under
+# the roofline step model, where neither the engine nor the calibration enters, and the deployment value
+# from the panel's default figure through the translator alone.
 EXPECTED_SIGNATURE = "instruments:73:73:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "

@@ -47,8 +47,11 @@ def add_parser(commands):
                     "the default) or the roofline t(B, n, L) = max((N b + B L kv) / (BW eta_mem), 2 N B n / "
                     "(F eta_flop)) + t_fixed (--step-model roofline, where --mem-efficiency, --flop-efficiency and "
                     "--overhead-ms apply); a speculative cycle is k draft steps plus one verify step over k + 1 "
-                    "tokens per sequence (or --tree-tokens), as --engine runs it (vllm-v0 verifies by batch "
-                    "expansion, each verified token reading its KV cache; sglang adds a draft extend pass).")
+                    "tokens per sequence (or --tree-tokens), as --engine runs it: each engine version pays the costs "
+                    "read in its code (vllm-v1, today's V1, the default; vllm-v1-0.10 adds synchronous scheduling's "
+                    "host work a step; vllm-v0 verifies by batch expansion and pays serial output processing; sglang "
+                    "adds a draft extend pass, sglang-no-overlap serial output processing, sglang-eager-extend an "
+                    "extend pass outside a CUDA graph).")
     for flag, dest, valid in NAMES:
         required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
