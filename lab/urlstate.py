@@ -18,7 +18,7 @@ from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
-           "raw_value", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
+           "raw_value", "was_sent", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
            "QUOTE_LIMIT"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
@@ -357,6 +357,20 @@ def raw_value(raw, key: str) -> str:
     else:
         value = raw.get(key, "") if isinstance(raw, dict) else ""
     return value if isinstance(value, str) else ""
+
+
+ORIGIN_KEY = "origin"  # a form's hidden input: "sent" while another widget's hand-off set its controls
+
+
+def was_sent(raw) -> bool:
+    """Whether a widget's form values say another widget (the deployment panel) sent its settings:
+    the page's hidden ``origin`` input (templates/partials/_summary.html.j2) is ``"sent"``. A link
+    never carries it, so a query string is never sent.
+
+    >>> was_sent({"origin": "sent", "acceptance": "70"}), was_sent({"origin": ""}), was_sent("?origin=sent")
+    (True, False, False)
+    """
+    return isinstance(raw, dict) and raw.get(ORIGIN_KEY) == "sent"
 
 
 def requested_curve(raw, key: str, notes: list[str], fallback: str = "the acceptance slider"):

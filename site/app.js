@@ -208,6 +208,18 @@
     }
   }
 
+  // A widget's generic buttons ("Copy a link to these settings", "Use your deployment", "Send again")
+  // are named with the widget's heading too, so a list of the page's buttons tells them apart; the
+  // visible words stay at the start of the name.
+  function nameActions(widget) {
+    const title = widget.querySelector(".widget-title")?.textContent.trim();
+    if (!title) return;
+    for (const button of widget.querySelectorAll(
+      'button[data-action="copy-link"], button[data-action="pull"], button[data-action="resend"]')) {
+      if (!button.hasAttribute("aria-label")) button.setAttribute("aria-label", `${button.textContent.trim()}: ${title}`);
+    }
+  }
+
   // The width the figures of a widget should be drawn for: its figure panel's width, in steps
   // of WIDTH_STEP so that small resizes do not redraw, within what lab.figures accepts.
   // Measured once and kept until a ResizeObserver sees a widget or panel change width (watchWidths):
@@ -403,7 +415,8 @@
       live.setAttribute("aria-live", "polite");
       form.after(live);
     }
-    if (live && announce && view.live) live.textContent = view.live;
+    if (view.live) lastLive[kind] = view.live;
+    if (live && announce && view.live && announceNow(form)) live.textContent = view.live;
     // "limits": {name: {min, max}} moves a control's bounds (a stepped run's length is known only
     // once the view has computed it); the steppers on the control follow.
     for (const [name, bounds] of Object.entries(view.limits || {})) {
@@ -415,6 +428,7 @@
     refreshSteppers(form);
     if ((view.notes || []).length || !(requestedAt < (localNotesAt[kind] ?? -Infinity))) showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
+    markStale(kind);
     shownValues[kind] = Object.assign(formValues(form), view.shown || {});
     if (view.width !== undefined && String(view.width) !== form.dataset.width) {
       form.dataset.width = String(view.width);
@@ -576,6 +590,7 @@
       if (!failed) setEnabled(form, true);
       wireSteppers(form);
       enableActions(widgetOf(kind));
+      nameActions(widgetOf(kind));
       wireTips(widgetOf(kind));
       // a table folded in a <details> has no width until it opens
       widgetOf(kind).addEventListener("toggle", () => updateScrollers(widgetOf(kind)), true);
@@ -687,6 +702,18 @@
   // data-interval ms apart, until the control reaches its max. Stop ends play, and so does any
   // other change the reader makes in that widget. A view moves the bounds with "limits".
   const playing = new Map();  // control id -> { timer, interval } while it plays
+  // While a stepper plays, its widget's live region speaks every PLAY_ANNOUNCE_EVERY-th step and on
+  // Stop (or the end), not at every step: a step every few hundred ms would talk over itself.
+  const PLAY_ANNOUNCE_EVERY = 5;
+  const playSteps = new Map();  // form -> renders announced-or-skipped since play started
+  const lastLive = {};          // kind -> the view's latest live sentence
+
+  function announceNow(form) {
+    if (![...playing.keys()].some((id) => form.contains(document.getElementById(id)))) return true;
+    const count = (playSteps.get(form) || 0) + 1;
+    playSteps.set(form, count);
+    return count % PLAY_ANNOUNCE_EVERY === 0;
+  }
 
   function stepperButtons(form, id) {
     return [...form.querySelectorAll('button[data-action="step"], button[data-action="play"], button[data-action="stop"]')]
@@ -717,6 +744,9 @@
     if (!entry) return;
     clearTimeout(entry.timer);
     playing.delete(id);
+    playSteps.delete(form);
+    const live = widgetOf(form.dataset.lab).querySelector("[data-live]");
+    if (live && lastLive[form.dataset.lab]) live.textContent = `Stopped. ${lastLive[form.dataset.lab]}`;
     const stop = stepperButtons(form, id).find((b) => b.dataset.action === "stop");
     const focusPlay = stop && document.activeElement === stop;  // keep the keyboard where it was
     refreshSteppers(form);
@@ -780,7 +810,7 @@
     if (!widget.id || !title || widget.contains(sender)) return "";
     const link = document.createElement("a");
     link.href = `#${widget.id}`;
-    link.textContent = `Go to ${title.textContent.trim()}`;
+    link.textContent = `Go to \u201c${title.textContent.trim()}\u201d`;
     return link;
   }
 
@@ -805,26 +835,81 @@
   // data-linked-changed="..."> in a form says what set its controls: a hand-off (data-sent, with
   // the sending widget's heading for {sender}) or the link the page was opened with (data-linked);
   // once the reader then moves a control, the same state's "-changed" text.
-  function showOrigin(origin, changed) {
-    const text = origin.dataset[origin.dataset.state + (changed ? "Changed" : "")] || "";
+  // A sent state goes stale when the sender shows other settings than the ones it sent
+  // (data-sent-stale, "-changed" likewise): a [data-action="resend"] button beside it sends the
+  // sender's current values again, in place of the pull button. The form's hidden
+  // input[name="origin"] tells the view it was sent ("sent") or not (""), so its lead can say why
+  // its number differs from the sender's answer.
+  const sentFrom = new Map();  // target kind -> { sender: kind, query: the sender's query when it sent }
+
+  function showOrigin(origin) {
+    const { state, changed, stale } = origin.dataset;
+    const key = state + (stale ? "Stale" : "") + (changed ? "Changed" : "");
+    const text = origin.dataset[key] || origin.dataset[state + (changed ? "Changed" : "")] || "";
     origin.textContent = text.replace("{sender}", origin.dataset.sender || "");
+    const box = origin.closest(".lab-origin");
+    const resend = box?.querySelector('button[data-action="resend"]');
+    const pullButton = box?.querySelector('button[data-action="pull"]');
+    if (resend) resend.hidden = !stale;
+    if (pullButton) pullButton.hidden = Boolean(stale);
   }
 
   function markOrigin(form, state, sender = "") {
     const origin = form.querySelector("[data-origin]");
+    const input = form.querySelector('input[name="origin"]');
+    if (input) input.value = state === "sent" ? "sent" : "";
+    if (state !== "sent") sentFrom.delete(form.dataset.lab);
     if (!origin) return;
-    Object.assign(origin.dataset, { state, sender });
-    showOrigin(origin, false);
+    Object.assign(origin.dataset, { state, sender, changed: "", stale: "" });
+    showOrigin(origin);
   }
 
   function markSent(form, sender) {
     const title = sender && sender.querySelector(".widget-title");
-    if (title) markOrigin(form, "sent", title.textContent.trim());
+    const senderKind = sender && sender.querySelector("form[data-lab]")?.dataset.lab;
+    if (!title) return;
+    markOrigin(form, "sent", title.textContent.trim());
+    if (senderKind && senderKind !== form.dataset.lab) {
+      sentFrom.set(form.dataset.lab, { sender: senderKind, query: queries[senderKind] });
+    }
   }
 
   function markChanged(form) {
     const origin = form.querySelector("[data-origin][data-state]");
-    if (origin) showOrigin(origin, true);
+    if (!origin) return;
+    origin.dataset.changed = "1";
+    showOrigin(origin);
+  }
+
+  // After a render of `kind`: every widget it sent to is stale while `kind` shows other settings than
+  // it sent, fresh again if the reader puts them back; the sender's "Sent to ..." line is cleared.
+  function markStale(kind) {
+    for (const [target, entry] of sentFrom) {
+      if (entry.sender !== kind) continue;
+      const origin = formOf(target)?.querySelector("[data-origin]");
+      const stale = queries[kind] !== entry.query ? "1" : "";
+      if (stale) widgetOf(kind).querySelector("[data-send-status]")?.replaceChildren();
+      if (!origin || origin.dataset.stale === stale) continue;
+      origin.dataset.stale = stale;
+      showOrigin(origin);
+    }
+  }
+
+  // <button data-action="resend"> beside a stale origin: what its sender now holds for this widget.
+  function resend(button) {
+    const kind = button.closest("form[data-lab]")?.dataset.lab;
+    const entry = sentFrom.get(kind);
+    if (!entry) return;
+    const sender = widgetOf(entry.sender);
+    for (const source of sender.querySelectorAll('button[data-action="send"], button[data-action="send-all"]')) {
+      const values = source.dataset.action === "send"
+        ? (source.dataset.target === kind ? parsed(source.dataset.values, "{}") : null)
+        : (parsed(source.dataset.sends, "[]") || []).find((send) => send && send.target === kind)?.values;
+      if (values && sendTo(kind, values, sender)) {
+        button.closest(".lab-origin")?.querySelector('button[data-action="pull"]:not([hidden])')?.focus();
+        return;
+      }
+    }
   }
 
   // <button data-action="pull"> in a form: what a send-all button on the page (the deployment
@@ -845,9 +930,10 @@
   function wireSendButtons() {
     document.addEventListener("click", (event) => {
       const button = event.target.closest && event.target.closest(
-        'button[data-action="send"], button[data-action="send-all"], button[data-action="pull"]');
+        'button[data-action="send"], button[data-action="send-all"], button[data-action="pull"], button[data-action="resend"]');
       if (!button) return;
       if (button.dataset.action === "pull") { pull(button); return; }
+      if (button.dataset.action === "resend") { resend(button); return; }
       const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
       if (button.dataset.action === "send-all") {
         const sends = parsed(button.dataset.sends, "[]");

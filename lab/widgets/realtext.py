@@ -515,6 +515,13 @@ def view(raw=None) -> dict:
     }
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why its numbers are not the
+    panel's (one sentence)."""
+    return ("It takes only your k: its acceptance is its own small models' on Python source and it prices no "
+            "cost, so it shows speculation on real text, not your deployment's speedup.")
+
+
 def page_context() -> dict:
     from ..views import slider_specs
 

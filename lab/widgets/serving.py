@@ -907,6 +907,16 @@ def calibration_table_html() -> str:
             + "".join(body) + '</tbody></table>')
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: where this widget's numbers are
+    and are not the panel's answer (one sentence)."""
+    if view["curveMode"]:
+        return ("This measured curve replaces your deployment's one acceptance figure, so the speedup is the "
+                "curve's, not the panel's.")
+    return ("These are your deployment's settings and the panel's model, so the speedup is the panel's answer; only "
+            "the tail panel below, one seeded run of the exact sampler's toy model, does not use your figure.")
+
+
 def page_context() -> dict:
     from ..views import slider_specs
 

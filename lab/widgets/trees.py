@@ -441,6 +441,17 @@ def view(raw=None) -> dict:
     }
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why its speedup is not the
+    panel's (one sentence): it prices the rest of a cycle its own way and its chain is as deep as
+    its tree budget allows, not your lookahead."""
+    price = (f"Part one's costs ({to_fixed(TARGET_MS, 0)} ms target pass, {to_fixed(DRAFT_COST, 0)}% draft pass, "
+             f"{to_fixed(OVERHEAD_MS, 0)} ms overhead)" if view["shown"][COST_KEY] == "tax"
+             else "a roofline of its own")
+    return (f"It prices the rest of a cycle at {price} and sizes trees by a node budget, not your k: read its "
+            "tree-against-chain gain, not its speedup.")
+
+
 def page_context() -> dict:
     from ..views import slider_specs
 

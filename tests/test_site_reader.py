@@ -1,0 +1,113 @@
+"""One reader, one answer (issue 40) in Chromium: after "Use in every instrument" every instrument says
+it was sent from the deployment as it is now and, under its lead, why its number may differ; a change in
+the panel marks the sent values stale, with a one-click "Send again"; figures fit their panel at 320 px
+before the lab is live (JavaScript off), and controls that cannot move look disabled."""
+
+import pytest
+
+import sitepage
+from lab import instruments, views
+from lab.widgets import deployment as widget
+from sitepage import wait_live, wait_summary
+from test_site_deployment import ORIGIN_KINDS, SENT, form_values, origin, set_control
+
+SELECTOR = "#deployment-lab"
+STALE = "Sent from \u201cYour deployment\u201d, which has changed since: these are its earlier settings."
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    monkeypatch.setitem(sitepage.VIEW, "deployment", widget.view)
+    monkeypatch.setitem(sitepage.WIDGET, "deployment", SELECTOR)
+
+
+def differs(pg, kind) -> str:
+    return pg.evaluate("(k) => document.querySelector(`form[data-lab='${k}'] output[name='differs']`).value", kind)
+
+
+def shown(pg, selector) -> bool:
+    return pg.locator(selector).is_visible()
+
+
+def wait_rendered(pg, kind):
+    """Wait until the widget shows what CPython's view gives for its form's values now."""
+    values = form_values(pg, kind)
+    wait_summary(pg, kind, instruments.part("widgets", kind).view(values)["summary"])
+    return values
+
+
+def test_a_send_is_current_then_stale_after_a_panel_change_and_one_click_sends_again(page):
+    pg = page(viewport={"width": 1280, "height": 900})
+    pg.goto(pg.base_url + "#deployment-lab")
+    wait_live(pg)
+    pg.click(f"{SELECTOR} button[data-action='send-all']")
+    pg.wait_for_function("(sel) => document.querySelector(`${sel} [data-send-status]`).textContent.includes('Sent to')",
+                         arg=SELECTOR)
+    answer = widget.view(form_values(pg, "deployment"))["answer"]
+    for kind in ORIGIN_KINDS:
+        values = wait_rendered(pg, kind)
+        assert values["origin"] == "sent", kind
+        assert origin(pg, kind) == SENT, kind
+        # under the lead, in one sentence, why its number may differ: the view's own for the sent values
+        module = instruments.part("widgets", kind)
+        expected = views.sent_differs(module, module.view(values), values)
+        assert expected and differs(pg, kind) == expected, kind
+        assert not shown(pg, f"#{kind}-lab button[data-action='resend']")
+    # the serving model agrees with the panel: same speedup and best lookahead
+    serving = instruments.part("widgets", "serving").view(form_values(pg, "serving"))
+    assert serving["readouts"]["speedup"] == f"{answer['serving']['speedup']:.3f}"
+
+    # the panel changes: every sent instrument says its settings are the panel's earlier ones
+    set_control(pg, "batchExp", "6")
+    wait_rendered(pg, "deployment")
+    pg.wait_for_function("(text) => document.querySelector('#ledger-lab [data-origin]').textContent === text", arg=STALE)
+    for kind in ORIGIN_KINDS:
+        assert origin(pg, kind) == STALE, kind
+        assert shown(pg, f"#{kind}-lab button[data-action='resend']"), kind
+        assert not shown(pg, f"#{kind}-lab button[data-action='pull']"), kind
+    assert pg.text_content(f"{SELECTOR} [data-send-status]") == ""  # "Sent to 7 instruments" no longer holds
+    label = pg.get_attribute("#ledger-lab button[data-action='resend']", "aria-label")
+    assert label == "Send again: The latency ledger"
+
+    # one click sends the panel's current values again, to that instrument only
+    pg.click("#serving-lab button[data-action='resend']")
+    fresh = widget.view(form_values(pg, "deployment"))["answer"]
+    values = wait_rendered(pg, "serving")
+    assert values["batchExp"] == "6"
+    assert origin(pg, "serving") == SENT
+    assert not shown(pg, "#serving-lab button[data-action='resend']")
+    serving = instruments.part("widgets", "serving").view(values)
+    assert serving["readouts"]["speedup"] == f"{fresh['serving']['speedup']:.3f}"
+    assert origin(pg, "ledger") == STALE
+
+    # the panel put back as it was: what was sent is current again
+    set_control(pg, "batchExp", "5")
+    wait_rendered(pg, "deployment")
+    pg.wait_for_function("(text) => document.querySelector('#ledger-lab [data-origin]').textContent === text", arg=SENT)
+    assert origin(pg, "serving") != SENT  # it took batch 64 since: stale against batch 32
+    assert pg.console_errors == []
+
+
+def test_figures_fit_their_panel_at_320_px_before_live_and_controls_look_disabled(page):
+    pg = page(java_script_enabled=False, viewport={"width": 320, "height": 800})
+    pg.goto(pg.base_url)
+    overflow = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget svg.figure')]
+        .filter((svg) => svg.getBoundingClientRect().width > 0 && !svg.closest('details:not([open])'))
+        .map((svg) => {
+            const panel = svg.closest('.figure-panel, .table-wrap') || svg.parentElement;
+            return [svg.closest('.lab-widget').id, Math.round(svg.getBoundingClientRect().width),
+                    panel.clientWidth];
+        }).filter(([, width, room]) => width > room + 1)""")
+    assert overflow == []
+    assert pg.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+    # the heatmap's selection outline still lies exactly over the scaled heatmap
+    boxes = pg.evaluate("""() => ['heatmap', 'heatmapSelection'].map((name) => {
+        const box = document.querySelector(`#ledger-lab [data-figure='${name}'] svg`).getBoundingClientRect();
+        return [Math.round(box.left), Math.round(box.top), Math.round(box.width), Math.round(box.height)]; })""")
+    assert boxes[0] == boxes[1] and boxes[0][2] <= 320
+    # every kind of control that cannot move looks it
+    for selector in ("#ledger-lab button[data-action='copy-link']", "#deployment-value",
+                     "#traces-lab textarea", "#deployment-lab button[data-action='send-all']"):
+        style = pg.evaluate("""(sel) => { const s = getComputedStyle(document.querySelector(sel));
+            return [Number(s.opacity), s.cursor]; }""", selector)
+        assert style[0] < 0.8 and style[1] == "not-allowed", (selector, style)
