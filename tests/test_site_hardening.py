@@ -59,7 +59,7 @@ def test_malformed_values_are_clamped_with_notes(malformed):
     assert [n.split(":")[0] for n in ledger_notes] == ["acceptance", "lookahead"]
     assert sorted(n.split(":")[0] for n in exact_notes) == ["certainty", "match"]
     assert "'NaN' is not a number" in ledger_notes[0]
-    assert any(n.startswith("match: 99999 is not an integer from 0 to 100; using 100") for n in exact_notes)
+    assert any(n.startswith("Draft match: 99999% is more than the largest, 100%; using 100%") for n in exact_notes)
     assert any(f"'{MARKUP}' is not a number" in n for n in exact_notes)  # quoted as text
     for kind in ("ledger", "exact"):
         for note in pg.locator(f'[data-notes="{kind}"] p').all():

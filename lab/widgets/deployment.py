@@ -71,7 +71,13 @@ def _params(raw) -> tuple[dict, list[str], int]:
     if not low <= params["value"] <= high:
         clamped = min(max(params["value"], low), high)
         name = deployment.UNITS[unit]
-        notes.append(f"value: {to_js_string(params['value'])} is not a {name} "
+        # one note per field: this one replaces the field's own (a -1 first clamped to 0, then to 1)
+        label = SLIDERS[0].label
+        asked = next((n for n in notes if n.startswith(label + ":")), None)
+        notes = [n for n in notes if n is not asked]
+        typed = raw.get("value") if isinstance(raw, dict) and asked else params["value"]
+        shown = typed if isinstance(typed, str) else to_js_string(typed)
+        notes.append(f"{label}: {shown} is not a {name} "
                      + (f"at k = {k_m} (valid: {low} to k + 1 = {high})" if unit == "length" else
                         f"(valid: {low} to {high})") + f"; using {to_js_string(clamped)}")
         params["value"] = clamped

@@ -133,7 +133,7 @@ def _parse(raw) -> tuple[dict, dict, list[str]]:
 
     >>> params, exact, notes = _parse("?srvK=3&srvGpus=3&exactDraftCost=20")
     >>> params["lookahead"], params["gpus"], exact["draftCost"], notes
-    (3, '1', 20, ["srvGpus: '3' is not one of 1, 2, 4, 8; using 1"])
+    (3, '1', 20, ["GPUs sharing the model: '3' is not one of “1”, “2”, “4”, “8”; using 1"])
     """
     params, notes = read_controls(raw, CONTROLS)
     if isinstance(raw, dict):
