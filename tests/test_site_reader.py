@@ -111,3 +111,46 @@ def test_figures_fit_their_panel_at_320_px_before_live_and_controls_look_disable
         style = pg.evaluate("""(sel) => { const s = getComputedStyle(document.querySelector(sel));
             return [Number(s.opacity), s.cursor]; }""", selector)
         assert style[0] < 0.8 and style[1] == "not-allowed", (selector, style)
+
+
+VLLM_LINE = ("INFO 12-03 10:00:00 [metrics.py:92] SpecDecoding metrics: Mean acceptance length: 2.79, Accepted: "
+             "1000 tokens, Drafted: 2000 tokens, Per-position acceptance rate: 0.734, 0.459, 0.292, 0.169, 0.087, "
+             "0.049, Avg Draft acceptance rate: 29.9%")
+
+
+def test_a_log_line_pasted_into_the_panel_fills_it_and_notes_speak_the_readers_words(page):
+    pg = page(viewport={"width": 390, "height": 844})
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    # the line under the lede leads to the panel; on a phone its answer is in view after the jump
+    pg.click(".lede-jump a")
+    pg.wait_for_function("() => location.hash === '#deployment-lab'")
+    top = pg.evaluate("() => document.querySelector('#deployment-lab output[name=lead]').getBoundingClientRect().bottom")
+    assert 0 < top <= 844
+    pg.fill("#deployment-value", VLLM_LINE)  # as a paste: the field gets the whole line
+    expected = widget.view({**form_values(pg, "deployment"), "value": VLLM_LINE})
+    wait_summary(pg, "deployment", expected["summary"])
+    assert form_values(pg, "deployment")["value"] == "2.79"
+    assert form_values(pg, "deployment")["measuredK"] == "6" and form_values(pg, "deployment")["unit"] == "length"
+    assert sitepage.notes(pg, "deployment") == expected["notes"]
+    assert expected["notes"][0].startswith("Your acceptance figure: read from the vLLM log you pasted: mean "
+                                           "acceptance length 2.79 at k = 6")
+    # text nobody can read: the panel keeps its default answer and says where such text is read
+    pg.fill("#deployment-value", "garbage: not a log at all")
+    note = "Your acceptance figure: this text is not one number"
+    pg.wait_for_function("(n) => document.querySelector('[data-notes=deployment]').textContent.startsWith(n)", arg=note)
+    assert "\u201cBring your own trace\u201d" in sitepage.notes(pg, "deployment")[0]
+    assert pg.console_errors == []
+
+
+def test_a_broken_link_gets_one_note_per_field_in_the_readers_words(page):
+    pg = page(viewport={"width": 1280, "height": 900})
+    pg.goto(pg.base_url + "?depValue=-1&depUnit=length&srvBatchLog2=99&seed=inf#deployment-lab")
+    wait_live(pg)
+    pg.wait_for_function("() => document.querySelector('[data-notes=serving]').textContent !== ''")
+    assert sitepage.notes(pg, "deployment") == [
+        "Your acceptance figure: -1 is not a mean acceptance length at k = 4 (valid: 1 to k + 1 = 5); using 1"]
+    assert sitepage.notes(pg, "serving")[0] == ("Batch B: 2^99 sequences is more than the largest, 1,024 sequences; "
+                                                "using 1,024 sequences")
+    pg.wait_for_function("() => document.querySelector('[data-notes=exact]').textContent !== ''")
+    assert sitepage.notes(pg, "exact") == ["Seed: infinity is more than the largest, 9999; using 9999"]
