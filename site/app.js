@@ -1163,8 +1163,30 @@
     }
   }
 
+  // The contents entry of the part or instrument the reader is in gets aria-current="location" (the
+  // innermost target in the top 40% of the window), so the sticky contents say where one is.
+  function spyContents() {
+    const links = [...document.querySelectorAll('.toc a[href^="#"]')];
+    const byTarget = new Map(links.map((link) => [document.getElementById(decodeURIComponent(link.hash.slice(1))), link])
+      .filter(([target]) => target));
+    if (!byTarget.size || !("IntersectionObserver" in window)) return;
+    const inView = new Set();
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting) inView.add(entry.target); else inView.delete(entry.target);
+      }
+      const current = [...byTarget.keys()].filter((target) => inView.has(target)).pop();
+      for (const [target, link] of byTarget) {
+        if (target === current) link.setAttribute("aria-current", "location");
+        else link.removeAttribute("aria-current");
+      }
+    }, { rootMargin: "0px 0px -60% 0px" });
+    for (const target of byTarget.keys()) observer.observe(target);
+  }
+
   booted = bootWorker();
   domReady.then(() => {
+    spyContents();
     wireWidgets();
     if (!failed) showProgress(received);  // the loading line and its bar, at once: the box keeps its height
     for (const kind of kinds()) updateScrollers(widgetOf(kind));

@@ -36,7 +36,7 @@ D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu
                                    acceptance=57, batch=1, stepModel=serving.MEASURED)
 
 SLIDERS = (
-    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
+    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "tokens", integer=True, url_key="srvK"),  # one unit for k
     Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
     # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
     Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2),

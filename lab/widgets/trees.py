@@ -23,7 +23,7 @@ SLIDERS = (
     Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
     Slider("top1", "Top-1 acceptance", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
     Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
-    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "", integer=True, url_key="treeDrafts"),
+    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "tokens", integer=True, url_key="treeDrafts"),
     Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 MAX_BUDGET = 128
