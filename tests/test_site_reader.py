@@ -1,4 +1,4 @@
-"""One reader, one answer (issue 40) in Chromium: after "Use in every instrument" every instrument says
+"""One reader, one answer, in Chromium: after "Use in every instrument" every instrument says
 it was sent from the deployment as it is now and, under its lead, why its number may differ; a change in
 the panel marks the sent values stale, with a one-click "Send again"; figures fit their panel at 320 px
 before the lab is live (JavaScript off), and controls that cannot move look disabled."""
