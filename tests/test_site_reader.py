@@ -156,3 +156,17 @@ def test_a_broken_link_gets_one_note_per_field_in_the_readers_words(page):
                                                 "using 1,024 sequences")
     pg.wait_for_function("() => document.querySelector('[data-notes=exact]').textContent !== ''")
     assert sitepage.notes(pg, "exact") == ["Seed: infinity is more than the largest, 9999; using 9999"]
+
+
+def test_real_text_reads_as_plain_text_to_a_screen_reader(page):
+    """The marked-up stream (struck-through rejected drafts, boxed corrections) is hidden from the
+    accessibility tree; a plain-text rendering of the same text stands in for it."""
+    from lab.widgets import realtext
+
+    pg = page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    assert pg.get_attribute("#realtext-lab .rt-text", "aria-hidden") == "true"
+    plain = " ".join(pg.text_content("#realtext-lab [data-figure='plainText']").split())
+    view = realtext.view(None)
+    assert view["figures"]["plainText"] and plain.startswith("The text after ")
+    assert "deletion" not in pg.locator("#realtext-lab").aria_snapshot()

@@ -132,7 +132,7 @@ def plain_text_html(model, prompt_tokens, cycles: list[dict]) -> str:
     drafted = sum(len(cycle["drafts"]) for cycle in cycles)
     calls = f'{len(cycles)} verifier call{"" if len(cycles) == 1 else "s"}'
     return (f'<p>The text after {calls}, {kept} of {drafted} drafts kept:</p>'
-            f'<p>{escape(model.tokenizer.decode(list(prompt_tokens) + committed))}</p>')
+            f'<pre class="rt-plain">{escape(model.tokenizer.decode(list(prompt_tokens) + committed))}</pre>')  # pre: kept as built
 
 
 def _chance(value) -> str:
