@@ -169,4 +169,6 @@ def test_real_text_reads_as_plain_text_to_a_screen_reader(page):
     plain = " ".join(pg.text_content("#realtext-lab [data-figure='plainText']").split())
     view = realtext.view(None)
     assert view["figures"]["plainText"] and plain.startswith("The text after ")
-    assert "deletion" not in pg.locator("#realtext-lab").aria_snapshot()
+    # the stream's panel reads as the plain text alone: no fragments, no "deletion" per rejected draft
+    snapshot = pg.locator("#realtext-lab .rt-panel").aria_snapshot()
+    assert "deletion" not in snapshot and "rt-rejected" not in snapshot
