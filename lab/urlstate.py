@@ -11,14 +11,14 @@ Two behaviours, on purpose:
   valid range on stderr, exit code 2 (people typing flags want to know, not to be corrected).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 
 from .jsformat import to_js_string
 
 __all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
-           "raw_value", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
+           "raw_value", "was_sent", "shown_value", "reader_note", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
            "QUOTE_LIMIT"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
@@ -64,15 +64,20 @@ class Choice:
     def read(self, raw, label: str = "") -> tuple[str, str | None]:
         """The option ``raw`` names and ``None``, or the default and a note naming what was wrong.
 
-        >>> Choice("mode", "tMode", "Mode", {"a": "A", "b": "B"}, "a").read("c", "tMode")
-        ('a', "tMode: 'c' is not one of a, b; using a")
+        >>> Choice("mode", "tMode", "Mode", {"a": "A", "b": "B"}, "a").read("c")
+        ('a', "Mode: 'c' is not one of “A”, “B”; using A")
         """
         if isinstance(raw, str) and raw in self.options:
             return raw, None
         if raw == "":  # an empty field sets nothing
             return self.default, None
-        return self.default, (f"{label or self.name}: {quote(raw)!r} is not one of {', '.join(self.options)}; "
-                              f"using {self.default}")
+        # in the reader's words: the options as the select shows them (a long list by its count)
+        options = self.options if isinstance(self.options, dict) else {value: value for value in self.options}
+        titles = [str(title) for title in options.values()]
+        choices = (f"one of {', '.join(f'“{t}”' for t in titles)}" if len(titles) <= 6 and sum(map(len, titles)) <= 80
+                   else f"one of the {len(titles)} choices")
+        return self.default, (f"{label or self.label}: {quote(raw)!r} is not {choices}; "
+                              f"using {options[self.default]}")
 
 
 @dataclass(frozen=True)
@@ -231,6 +236,58 @@ def clamp_value(slider: Slider, raw, label: str = "") -> tuple[float | int, str 
     return _typed(slider, value), None
 
 
+def shown_value(slider: Slider, value: float) -> str:
+    """A slider's value as the page shows it, with its unit: a log slider's ``base ** value``
+    ("1,024 sequences"; a huge exponent as "2^99"), a plural unit in the singular at 1.
+
+    >>> batch = Slider("batchExp", "Batch B", 0, 10, 1, 5, "sequences", integer=True, base=2)
+    >>> shown_value(batch, 10), shown_value(batch, 99), shown_value(batch, 0), shown_value(LEDGER_SLIDERS[0], 74)
+    ('1,024 sequences', '2^99 sequences', '1 sequence', '74%')
+    """
+    if not math.isfinite(value):
+        return "infinity" if value > 0 else "minus infinity"
+    elif slider.base and float(value).is_integer() and abs(value) <= 40:
+        text = f"{slider.base ** int(value):,}"
+    elif slider.base:
+        text = f"{slider.base}^{to_js_string(value)}"
+    else:
+        text = to_js_string(value)
+    unit = slider.unit
+    if unit and text == "1" and unit.endswith("s") and unit[:-1].isalpha() and len(unit) > 3:
+        unit = unit[:-1]  # "1 sequence", as the page's slider says (site/app.js unitFor)
+    return text + ("" if not unit else unit if unit.startswith("%") else f" {unit}")
+
+
+def reader_note(slider: Slider, raw, label: str = "") -> tuple[float | int, str | None]:
+    """:func:`clamp_value` in the reader's words, for the page's notes: the control's label, values
+    in the unit the page shows (a log slider's 1,024, not its exponent 10) and the value used.
+
+    >>> reader_note(Slider("batchExp", "Batch B", 0, 10, 1, 5, "sequences", integer=True, base=2), "99")
+    (10, 'Batch B: 2^99 sequences is more than the largest, 1,024 sequences; using 1,024 sequences')
+    >>> reader_note(EXACT_SLIDERS[-1], "inf")[1]
+    'Seed: infinity is more than the largest, 9999; using 9999'
+    >>> reader_note(LEDGER_SLIDERS[0], "x")[1]
+    "Per-token acceptance α: 'x' is not a number; using 74% (valid: 0% to 100%)"
+    """
+    value, note = clamp_value(slider, raw)
+    if note is None:
+        return value, None
+    label = label or slider.label
+    label = label[:1].upper() + label[1:]
+    number = _as_number(raw)
+    if number is None or math.isnan(number):
+        whole = "a whole number, " if slider.integer else ""
+        low = shown_value(slider, slider.minimum) if slider.unit.startswith("%") else \
+            shown_value(replace(slider, unit=""), slider.minimum)  # "1 to 8 tokens", "0% to 100%"
+        return value, (f"{label}: {quote(raw)!r} is not a number; using {shown_value(slider, value)} "
+                       f"(valid: {whole}{low} to {shown_value(slider, slider.maximum)})")
+    if number > slider.maximum or number < slider.minimum:
+        which = "more than the largest" if number > slider.maximum else "less than the smallest"
+        return value, (f"{label}: {shown_value(slider, number)} is {which}, {shown_value(slider, value)}; "
+                       f"using {shown_value(slider, value)}")
+    return value, f"{label}: {shown_value(slider, number)} is not a whole number; using {shown_value(slider, value)}"
+
+
 def _typed(slider: Slider, value):
     return int(value) if slider.integer else float(value)
 
@@ -267,13 +324,14 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
     URL and form state. Never raises: a slider's bad value is clamped or defaulted, a choice's
     replaced by its default, each with a note naming the control as the reader wrote it; a missing
     control takes its default silently; a query longer than :data:`MAX_QUERY_LENGTH` is ignored
-    whole, with a note. Anything else (not a string, not a mapping) gives the defaults.
+    whole, with a note. Anything else (not a string, not a mapping) gives the defaults. Notes are in
+    the reader's words (:func:`reader_note`): the control's label and the page's unit, one per control.
 
     >>> controls = (*LEDGER_SLIDERS[:1], Choice("mode", "ldMode", "Mode", {"a": "A", "b": "B"}, "a"))
     >>> read_controls("?acceptance=80&ldMode=b", controls)
     ({'acceptance': 80.0, 'mode': 'b'}, [])
     >>> read_controls({"acceptance": "x", "mode": "c"}, controls)[1]
-    ["acceptance: 'x' is not a number; using the default 74 (valid: a number from 0 to 100)", "mode: 'c' is not one of a, b; using a"]
+    ["Per-token acceptance α: 'x' is not a number; using 74% (valid: 0% to 100%)", "Mode: 'c' is not one of “A”, “B”; using A"]
     """
     notes = []
     if isinstance(raw, str) or raw is None:
@@ -291,11 +349,12 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
         by_url = False
     params = {}
     for control in controls:
-        label = control.key if by_url else control.name
+        # notes name the control as the page labels it, in the unit it shows (not its URL key)
+        label = control.label[:1].upper() + control.label[1:]
         if control.name not in values:
             params[control.name] = _typed(control, control.default) if isinstance(control, Slider) else control.default
             continue
-        reader = (lambda value, name: clamp_value(control, value, name)) if isinstance(control, Slider) else control.read
+        reader = (lambda value, name: reader_note(control, value, name)) if isinstance(control, Slider) else control.read
         params[control.name], note = reader(values[control.name], label)
         if note:
             notes.append(note)
@@ -363,6 +422,20 @@ def raw_value(raw, key: str) -> str:
     else:
         value = raw.get(key, "") if isinstance(raw, dict) else ""
     return value if isinstance(value, str) else ""
+
+
+ORIGIN_KEY = "origin"  # a form's hidden input: "sent" while another widget's hand-off set its controls
+
+
+def was_sent(raw) -> bool:
+    """Whether a widget's form values say another widget (the deployment panel) sent its settings:
+    the page's hidden ``origin`` input (templates/partials/_summary.html.j2) is ``"sent"``. A link
+    never carries it, so a query string is never sent.
+
+    >>> was_sent({"origin": "sent", "acceptance": "70"}), was_sent({"origin": ""}), was_sent("?origin=sent")
+    (True, False, False)
+    """
+    return isinstance(raw, dict) and raw.get(ORIGIN_KEY) == "sent"
 
 
 def requested_curve(raw, key: str, notes: list[str], fallback: str = "the acceptance slider"):

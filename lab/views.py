@@ -120,6 +120,24 @@ def audit_slice(suite: str, start: bool) -> dict:
         raise
 
 
+def sent_differs(widget, view: dict, raw) -> str:
+    """The one sentence a widget sent another widget's settings (the deployment panel's) adds under
+    its lead: why its number may differ from the sender's answer (its module's ``differs(view)``),
+    or ``""`` when nothing was sent (the page's hidden ``origin`` input, :func:`lab.urlstate.was_sent`)
+    or the widget says nothing.
+
+    >>> from lab.widgets import exact
+    >>> sent_differs(exact, exact.view(None), {"origin": "sent"})[:32]
+    'It takes only your k and draft c'
+    >>> sent_differs(exact, exact.view(None), {})
+    ''
+    """
+    from .urlstate import was_sent
+
+    differs = getattr(widget, "differs", None)
+    return differs(view) if differs is not None and was_sent(raw) else ""
+
+
 def _respond(request: dict) -> dict:
     """One request of :func:`handle`, as a dict. Kinds: ``audit`` (``suite``: ``seed``, the
     default, or ``instruments``; with ``"sliced": true`` either runs in slices, each further
@@ -138,7 +156,10 @@ def _respond(request: dict) -> dict:
         if op == "warm":
             return {"warm": True}
         if op == "view":
-            return widget.view(request.get("input"))
+            raw = request.get("input")
+            view = widget.view(raw)
+            # "" clears the sentence a render after a hand-off may have left on the page
+            return {**view, "differs": sent_differs(widget, view, raw)} if hasattr(widget, "differs") else view
         operation = getattr(widget, "OPERATIONS", {}).get(op) if isinstance(op, str) else None
         if operation is None:
             return {"error": f"unknown operation {op!r} for {kind}; valid: view, warm"

@@ -52,16 +52,16 @@ def test_a_link_and_the_form_give_the_same_settings(name):
 
 
 @pytest.mark.parametrize("name, raw, expected", [
-    ("traces", "?trcPreset=../etc", "trcPreset: '../etc' is not one of club3090-mtp, "),
-    ("traces", {"trcFormat": 3}, "trcFormat: 'int' is not one of auto, prometheus, "),
-    ("traces", "?trcLookahead=nine", "trcLookahead: 'nine' is not an integer from 1 to 64; reading it from the trace"),
-    ("traces", {"trcLookahead": 65}, "trcLookahead: '65' is not an integer from 1 to 64; reading it from the trace"),
-    ("traces", {"trcText": 5}, "trcText: a value of type int is not text; using nothing"),
-    ("traces", {"trcModel": "m" * 300}, "trcModel: 300 characters, more than the 200 read; using the first 200"),
-    ("realtext", "?rtPreset=../x", "rtPreset: '../x' is not one of python, docstring, template; using python"),
-    ("realtext", {"rtProposer": "eagle"}, "rtProposer: 'eagle' is not one of draft, draft-greedy, ngram; using draft"),
-    ("realtext", {"rtPrompt": "x" * 3000}, "rtPrompt: 3000 characters, more than the 2000 read; using the first 2000"),
-    ("realtext", "?rtLookahead=abc", "rtLookahead: 'abc' is not a number; using the default 4 (valid: an integer from 1 to 8)"),
+    ("traces", "?trcPreset=../etc", "Public trace: '../etc' is not one of \u201cQwen3.6-27B"),
+    ("traces", {"trcFormat": 3}, "Format: 'int' is not one of the 13 choices; using detect it"),
+    ("traces", "?trcLookahead=nine", "Lookahead k: 'nine' is not an integer from 1 to 64; reading it from the trace"),
+    ("traces", {"trcLookahead": 65}, "Lookahead k: '65' is not an integer from 1 to 64; reading it from the trace"),
+    ("traces", {"trcText": 5}, "Pasted trace: a value of type int is not text; using nothing"),
+    ("traces", {"trcModel": "m" * 300}, "Model: 300 characters, more than the 200 read; using the first 200"),
+    ("realtext", "?rtPreset=../x", "Prompt: '../x' is not one of \u201ca Python function\u201d"),
+    ("realtext", {"rtProposer": "eagle"}, "Proposer: 'eagle' is not one of \u201cdraft model (sampled)\u201d"),
+    ("realtext", {"rtPrompt": "x" * 3000}, "Your prompt: 3000 characters, more than the 2000 read; using the first 2000"),
+    ("realtext", "?rtLookahead=abc", "Lookahead k: 'abc' is not a number; using 4 tokens (valid: a whole number, 1 to 8 tokens)"),
 ])
 def test_a_bad_value_gives_a_note_naming_it_and_what_is_valid(name, raw, expected):
     """A bad value is a note (what was wrong, what is valid), never a traceback, in the two widgets

@@ -211,14 +211,14 @@ def test_a_different_best_lookahead_is_explained_with_both_numbers():
 
 
 @pytest.mark.parametrize("raw, named, valid", [
-    ({"value": "abc"}, "value", "valid: a number"),
-    ({"value": "7", "unit": "length", "measuredK": "4"}, "value", "1 to k + 1 = 5"),
-    ({"value": "-3", "unit": "rate"}, "value", "0 to 100"),
-    ({"unit": "furlongs"}, "unit", "alpha, rate, length"),
-    ({"target": "gpt-5"}, "target", "llama-3-70b"),
-    ({"gpus": "3"}, "gpus", "1, 2, 4, 8"),
-    ({"lookahead": "99"}, "lookahead", "1 to 12"),
-    ("?depBatchLog2=x&depK=4", "depBatchLog2", "0 to 10"),
+    ({"value": "abc"}, "Your acceptance figure", "valid: 0 to 100"),
+    ({"value": "7", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "1 to k + 1 = 5"),
+    ({"value": "-3", "unit": "rate"}, "Your acceptance figure", "less than the smallest, 0; using 0"),
+    ({"unit": "furlongs"}, "Its unit", "\u201cmean acceptance length\u201d"),
+    ({"target": "gpt-5"}, "Target model", "using Llama-3-70B"),
+    ({"gpus": "3"}, "GPU count", "\u201c1\u201d, \u201c2\u201d, \u201c4\u201d, \u201c8\u201d"),
+    ({"lookahead": "99"}, "Lookahead k to run", "the largest, 12 tokens"),
+    ("?depBatchLog2=x&depK=4", "Batch B", "1 to 1,024 sequences"),
 ])
 def test_bad_values_are_named_with_what_is_valid(raw, named, valid):
     notes = widget.view(raw)["notes"]
@@ -310,10 +310,10 @@ def test_a_silent_clamp_of_the_figure_fails(monkeypatch):
 
     def quiet(raw):
         params, notes, width = original(raw)
-        return params, [note for note in notes if not note.startswith("value")], width
+        return params, [note for note in notes if not note.startswith("Your acceptance figure")], width
 
     monkeypatch.setattr(widget, "_params", quiet)
-    assert "no note names value" in _fails("deployment-view-names-bad-values")
+    assert "no note names Your acceptance figure" in _fails("deployment-view-names-bad-values")
 
 
 # --- the CLI --------------------------------------------------------------------------------------

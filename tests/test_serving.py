@@ -341,12 +341,12 @@ def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
 
 
 @pytest.mark.parametrize("raw, fragment", [
-    ({"gpu": "h100"}, "gpu: 'h100' is not one of a100-80g"),
-    ("?srvGpus=3", "srvGpus: '3' is not one of 1, 2, 4, 8; using 1"),
-    ("?srvModel=fast", "srvModel: 'fast' is not one of measured, roofline, operators; using measured"),
-    ({"lookahead": "NaN"}, "lookahead: 'NaN' is not a number"),
-    ({"batchExp": "99"}, "batchExp: 99 is not an integer from 0 to 10; using 10"),
-    ("?srvTarget=%3Cscript%3E", "srvTarget: '<script>' is not one of"),
+    ({"gpu": "h100"}, "GPU: 'h100' is not one of \u201cA100 80GB SXM\u201d"),
+    ("?srvGpus=3", "GPUs sharing the model: '3' is not one of \u201c1\u201d, \u201c2\u201d, \u201c4\u201d, \u201c8\u201d; using 1"),
+    ("?srvModel=fast", "Step-time model: 'fast' is not one of \u201ccalibrated, per operator\u201d"),
+    ({"lookahead": "NaN"}, "Lookahead k: 'NaN' is not a number"),
+    ({"batchExp": "99"}, "Batch B: 2^99 sequences is more than the largest, 1,024 sequences; using 1,024 sequences"),
+    ("?srvTarget=%3Cscript%3E", "Target model: '<script>' is not one of"),
     ("?" + "x" * 3000, "were 3001 characters long (at most 2048 are read); using the defaults"),
 ])
 def test_view_notes_bad_input_and_keeps_the_rest(raw, fragment):

@@ -42,7 +42,7 @@ def set_control(pg, name, value, kind=KIND):
 
 
 OWN = "Its own settings, not your deployment\u2019s."
-SENT = "Settings sent from \u201cYour deployment\u201d."
+SENT = "Settings sent from \u201cYour deployment\u201d as it is now."
 CHANGED = "Settings sent from \u201cYour deployment\u201d, then changed here."
 LINKED = "Settings from the link you opened."
 LINKED_CHANGED = "Settings from the link you opened, then changed here."

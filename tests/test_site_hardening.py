@@ -57,10 +57,10 @@ def test_malformed_values_are_clamped_with_notes(malformed):
     assert_shows(pg, "ledger", MALFORMED)
     assert_shows(pg, "exact", MALFORMED)
     ledger_notes, exact_notes = notes(pg, "ledger"), notes(pg, "exact")
-    assert [n.split(":")[0] for n in ledger_notes] == ["acceptance", "lookahead"]
-    assert sorted(n.split(":")[0] for n in exact_notes) == ["certainty", "match"]
+    assert [n.split(":")[0] for n in ledger_notes] == ["Per-token acceptance \u03b1", "Lookahead k"]
+    assert sorted(n.split(":")[0] for n in exact_notes) == ["Draft match", "Target certainty"]
     assert "'NaN' is not a number" in ledger_notes[0]
-    assert any(n.startswith("match: 99999 is not an integer from 0 to 100; using 100") for n in exact_notes)
+    assert any(n.startswith("Draft match: 99999% is more than the largest, 100%; using 100%") for n in exact_notes)
     assert any(f"'{MARKUP}' is not a number" in n for n in exact_notes)  # quoted as text
     for kind in ("ledger", "exact"):
         for note in pg.locator(f'[data-notes="{kind}"] p').all():
@@ -86,7 +86,7 @@ def test_malformed_values_inject_nothing(malformed):
 def test_malformed_note_quotes_what_was_typed(malformed):
     """A note repeats the reader's value as text, so the reader sees what was rejected."""
     lookahead_note = notes(malformed, "ledger")[1]
-    assert lookahead_note.startswith("lookahead: ")
+    assert lookahead_note.startswith("Lookahead k: ")
     assert SCRIPT in lookahead_note, lookahead_note
 
 

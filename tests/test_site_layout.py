@@ -89,7 +89,7 @@ def test_a_hand_off_links_to_where_it_went(page):
     link = pg.locator("#traces-lab [data-send-status] a")
     link.wait_for()
     assert link.get_attribute("href") == "#ledger-lab"
-    assert link.text_content() == "Go to " + pg.text_content("#ledger-lab .widget-title")
+    assert link.text_content() == "Go to \u201c" + pg.text_content("#ledger-lab .widget-title") + "\u201d"
     assert pg.text_content("#traces-lab [data-send-status]").startswith("Sent: ")
     link.click()
     pg.wait_for_function("() => location.hash === '#ledger-lab'")
@@ -231,20 +231,20 @@ def test_log_sliders_show_and_announce_units(page):
 
 @pytest.mark.parametrize("js", [False, True])
 def test_a_unit_reads_in_the_singular_at_one(page, js):
-    """"1 sequence", "1 draft", "1 token": the unit beside the value, as built and as the page updates it."""
+    """"1 sequence", "1 token": the unit beside the value, as built and as the page updates it."""
     pg = page(java_script_enabled=js)
     pg.goto(pg.base_url + "?srvBatchLog2=0&srvK=1&lookahead=1")
     unit = lambda widget, name: pg.text_content(f'#{widget}-lab [data-unit-for="{name}"]')  # noqa: E731
     if not js:  # as built: the defaults (batch 1; lookahead 2 and 5)
         assert (unit("serving", "batchExp"), unit("serving", "lookahead"), unit("ledger", "lookahead")) == \
-            ("sequence", "drafts", "tokens")
+            ("sequence", "tokens", "tokens")
         return
     wait_live(pg)
     pg.wait_for_function("() => document.querySelector('#ledger-lookahead').value === '1'")
     pg.wait_for_function("() => document.querySelector('#serving-lookahead').value === '1'")
     assert (unit("serving", "batchExp"), unit("serving", "lookahead"), unit("ledger", "lookahead")) == \
-        ("sequence", "draft", "token")
-    assert pg.get_attribute("#serving-lookahead", "aria-valuetext") == "1 draft"
+        ("sequence", "token", "token")
+    assert pg.get_attribute("#serving-lookahead", "aria-valuetext") == "1 token"
     batch = pg.locator("#serving-batchExp")
     batch.focus()
     batch.press("ArrowRight")

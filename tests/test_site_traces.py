@@ -127,7 +127,7 @@ def test_url_state_round_trips(page):
     pg.goto(pg.base_url + bad)
     wait_live(pg)
     view = assert_traces_shows(pg, bad)
-    assert any(note.startswith("trcPreset: '../etc' is not one of") for note in view["notes"])
+    assert any(note.startswith("Public trace: '../etc' is not one of") for note in view["notes"])
     assert pg.console_errors == [] and pg.foreign_requests() == []
 
 

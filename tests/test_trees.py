@@ -244,7 +244,7 @@ def test_view_cost_select_round_trips_and_bad_values_are_noted():
     assert roofline["query"].endswith("&treeVerifyCost=a100") and "width" not in roofline["query"]
     assert widget.view("?" + roofline["query"])["summary"] == roofline["summary"]
     bad = widget.view("?treeVerifyCost=gpu")
-    assert bad["params"]["verifyCost"] == "tax" and any("treeVerifyCost" in note for note in bad["notes"])
+    assert bad["params"]["verifyCost"] == "tax" and any(note.startswith("Verify cost:") for note in bad["notes"])
     assert widget.view({"verifyCost": "tpu"})["notes"] and widget.view(None)["live"].endswith("best budget 12")
 
 

@@ -57,3 +57,24 @@ def test_every_view_leads_with_one_sentence_the_working_bears_out(kind, raw):
     backed = set(NUMBER.findall(working))
     unbacked = [number for number in NUMBER.findall(lead) if number not in backed]
     assert unbacked == [], (lead, view["summary"])
+
+
+@pytest.mark.parametrize("kind", instruments.widget_names())
+def test_a_sent_widget_says_in_one_sentence_why_its_number_differs(kind):
+    """With its settings sent from the deployment panel (the form's hidden origin input), a widget that
+    shows a number of its own says under its lead, in one sentence, why it may differ from the panel's
+    answer; unsent, or from a link, it says nothing of the kind."""
+    from lab import views
+
+    widget = instruments.part("widgets", kind)
+    for raw in ({"origin": "sent"}, *[{"origin": "sent", **case} for case in SPECIAL.get(kind, ()) if isinstance(case, dict)]):
+        view = widget.view(raw)
+        differs = views.sent_differs(widget, view, raw)
+        unsent = views.sent_differs(widget, view, {k: v for k, v in raw.items() if k != "origin"})
+        assert unsent == "" and views.sent_differs(widget, view, "?origin=sent") == ""
+        if kind in ("traces", "deployment"):  # the panel itself; the trace reader reads the reader's own text
+            assert differs == ""
+            continue
+        assert differs.endswith(".") and len(differs.split()) <= MAX_WORDS, differs
+        assert not re.search(r"[.;:!?]\s+[A-Z]", differs.replace("Part one", "part one")
+                             .replace("Part three", "part three")), differs

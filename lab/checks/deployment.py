@@ -173,10 +173,12 @@ def policies_independent_is_the_ledger(out):
 def view_names_bad_values(out):
     """The panel's view never raises on hostile input, and each bad value's note names the control and
     what is valid."""
-    cases = (({"value": "abc"}, "value", "valid"), ({"unit": "furlongs"}, "unit", "alpha, rate, length"),
-             ({"value": "9", "unit": "length", "measuredK": "4"}, "value", "k + 1 = 5"),
-             ({"gpus": "3"}, "gpus", "1, 2, 4, 8"), ({"batchExp": "1e400"}, "batchExp", "0 to 10"),
-             ("?depValue=nan&depK=99", "depValue", "valid"), ({"target": ["x"]}, "target", "llama"))
+    # each named by its label on the page, in the page's units (lab.urlstate.reader_note)
+    cases = (({"value": "abc"}, "Your acceptance figure", "valid"),
+             ({"unit": "furlongs"}, "Its unit", "mean acceptance length"),
+             ({"value": "9", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "k + 1 = 5"),
+             ({"gpus": "3"}, "GPU count", "\u201c8\u201d"), ({"batchExp": "1e400"}, "Batch B", "1,024 sequences"),
+             ("?depValue=nan&depK=99", "Your acceptance figure", "valid"), ({"target": ["x"]}, "Target model", "Llama"))
     for raw, name, valid in cases:
         out.visited += 1
         notes = _sent(raw)["notes"]

@@ -10,12 +10,12 @@ bad value comes back as a note naming it and what is valid, and the defaults sta
 """
 
 import json
-from urllib.parse import quote
+from urllib.parse import quote as url_quote
 
 from .. import deployment, engine_config, serving
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, Text, format_query, read_controls
+from ..urlstate import Choice, Slider, Text, format_query, quote, raw_value, read_controls
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
            "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
@@ -73,17 +73,76 @@ def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
 
+def pasted_log(text) -> tuple[dict | None, str | None]:
+    """What the acceptance figure field makes of pasted text that is not one number: a log line or a
+    /metrics dump read through the trace reader's code (:mod:`lab.traces`), as the field values it
+    gives (its mean acceptance length at its k) and a note saying so, or no values and a note saying
+    where such text is read whole; ``(None, None)`` for a number or a short typo (the field's own
+    note says what is valid).
+
+    >>> values, note = pasted_log("INFO SpecDecoding metrics: Mean acceptance length: 2.79, Accepted: 1000 tokens, "
+    ...     "Drafted: 2000 tokens, Per-position acceptance rate: 0.734, 0.459, 0.292, 0.169, 0.087, 0.049")
+    >>> values
+    {'value': '2.79', 'unit': 'length', 'measuredK': '6'}
+    >>> pasted_log("2.8"), pasted_log("abc")
+    ((None, None), (None, None))
+    >>> pasted_log("INFO nothing to see here at all")[1][:58]
+    'Your acceptance figure: this text is not one number, and n'
+    """
+    if not isinstance(text, str) or not text.strip():
+        return None, None
+    try:
+        float(text.strip())
+        return None, None
+    except ValueError:
+        pass
+    if len(text.strip()) < 12 and not any(mark in text for mark in ":=\n"):
+        return None, None  # a typo, not a paste
+    from .. import traces  # imported only when text is pasted
+
+    label = SLIDERS[0].label
+    try:
+        analysis = traces.analyse(traces.parse(text))
+    except Exception:  # any text the trace reader cannot read: say where it is read whole
+        return None, (f"{label}: this text is not one number, and no acceptance figure could be read from it "
+                      "here; paste a log, /metrics or bench output into \u201cBring your own trace\u201d below, "
+                      "which reads it whole and says what it needs")
+    k = analysis["lookahead"]
+    length = analysis["meanAcceptanceLength"]
+    if not k or length is None or not 1 <= k <= 64:
+        return None, (f"{label}: this {analysis['formatName']} gives no mean "
+                      "acceptance length at a lookahead; paste it into \u201cBring your own trace\u201d below")
+    value = to_js_string(float(to_fixed(length, 2)))
+    source = traces.SHORT_NAMES.get(analysis["format"], analysis["formatName"])
+    curve = " and its per-position curve" if analysis.get("perPosition") else ""
+    return ({"value": value, "unit": "length", "measuredK": str(k)},
+            f"{label}: read from {source} you pasted: mean acceptance length {value} at k = {k}; "
+            f"\u201cBring your own trace\u201d below reads the whole log{curve}")
+
+
 def _params(raw) -> tuple[dict, list[str], int]:
     """Control values, notes and the figure width; the acceptance figure checked against its unit
     (a value outside the unit's range is clamped into it, with a note naming both)."""
     raw, width = split_width(raw)
-    params, notes = read_controls(raw, CONTROLS)
+    pasted, pasted_note = pasted_log(raw.get("value")) if isinstance(raw, dict) else (None, None)
+    if pasted_note and not pasted:  # not read: the field keeps its default, and the note says where to paste
+        raw = {**raw, "value": str(DEFAULT_VALUE)}
+    params, notes = read_controls({**raw, **pasted} if pasted else raw, CONTROLS)
+    if pasted_note:
+        notes.insert(0, pasted_note)
+        params["pasted"] = bool(pasted)
     unit, k_m = params["unit"], params["measuredK"]
     low, high = deployment.unit_ranges(k_m)[unit]
     if not low <= params["value"] <= high:
         clamped = min(max(params["value"], low), high)
         name = deployment.UNITS[unit]
-        notes.append(f"value: {to_js_string(params['value'])} is not a {name} "
+        # one note per field: this one replaces the field's own (a -1 first clamped to 0, then to 1)
+        label = SLIDERS[0].label
+        asked = next((n for n in notes if n.startswith(label + ":")), None)
+        notes = [n for n in notes if n is not asked]
+        typed = raw_value(raw, SLIDERS[0].key if isinstance(raw, str) else "value") if asked else ""
+        shown = quote(typed) if typed else to_js_string(params["value"])
+        notes.append(f"{label}: {shown} is not a {name} "
                      + (f"at k = {k_m} (valid: {low} to k + 1 = {high})" if unit == "length" else
                         f"(valid: {low} to {high})") + f"; using {to_js_string(clamped)}")
         params["value"] = clamped
@@ -270,6 +329,7 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
 
 def _view(raw) -> dict:
     params, notes, width = _params(raw)
+    pasted = params.pop("pasted", False)
     d = _deployment(params)
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     curve = _curve(params, d, notes)
@@ -286,8 +346,10 @@ def _view(raw) -> dict:
         "params": params,
         "shown": {name: (to_js_string(value) if not isinstance(value, str) else value) for name, value in params.items()},
         "notes": notes,
+        # a pasted log read into the figure, its unit and its k: the page sets those fields to them
+        "restore": ["value", "unit", "measuredK"] if pasted else [],
         "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES)
-                 + (f"&{CURVE.key}={quote(params['curve'], safe=',:.')}" if curve is not None else ""),
+                 + (f"&{CURVE.key}={url_quote(params['curve'], safe=',:.')}" if curve is not None else ""),
         "lead": _lead(d, result),
         "summary": _summary(d, params, result) + (_curve_sentence(d, result) if curve is not None else ""),
         "live": live,

@@ -207,6 +207,13 @@ def view(raw=None) -> dict:
     }
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why its speedup is not the
+    panel's (one sentence)."""
+    return ("It takes only your k and draft cost: its acceptance comes from its own toy target and draft, so its "
+            "speedup shows exact sampling at work, not your deployment.")
+
+
 def page_context() -> dict:
     """What the build pre-renders: the default view, the slider specs, and the facts of the toy
     model that the article's "how the lab works" section quotes (``model``)."""

@@ -274,6 +274,17 @@ def view(raw=None) -> dict:
     }
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why the number may differ from
+    the panel's answer (one sentence, the reader's words)."""
+    if view["curveMode"]:
+        return ("Your deployment sent one acceptance for every position; this measured curve replaces it, so "
+                "the speedup is the curve's, not the panel's.")
+    return ("Its costs are your deployment's step times fitted to this one-line cycle and rounded to whole percent "
+            "and ms, so its speedup may differ from the panel's by a few hundredths; the panel says when its best k "
+            "differs.")
+
+
 def page_context() -> dict:
     """What the build pre-renders: the default view and the slider specs."""
     from ..views import slider_specs

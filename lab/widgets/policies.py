@@ -377,6 +377,23 @@ def view(raw=None) -> dict:
     }
 
 
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why the best static speedup
+    differs from the panel's answer, by the acceptance process the reader keeps (one sentence)."""
+    process = view["shown"][PROCESS_KEY]
+    if view["curveMode"]:
+        return "This is a measured curve, not your deployment's one acceptance figure, so its speedups are the curve's."
+    if process == "toy":
+        return ("The toy process is Part three's target and draft, not your acceptance figure, so these speedups "
+                "are not your deployment's.")
+    if process == "bursty":
+        return ("Its bursty process (good and bad stretches with your mean acceptance) is not in the panel's "
+                "model, which is why its static speedup differs from the panel's; choose independent tokens to "
+                "see the ledger's.")
+    return ("With independent tokens the best static k and speedup are the ledger's on your deployment's costs; "
+            "what it adds is the adaptive policies.")
+
+
 def page_context() -> dict:
     from ..views import slider_specs
 

@@ -124,7 +124,19 @@ def text_html(model, prompt_tokens, cycles: list[dict]) -> str:
                      else f"call {number}: nothing drafted, one token from the target")
         newest = " rt-newest" if number == len(cycles) else ""  # the call the detail table shows
         parts.append(f'<span class="rt-call{newest}" title="{title}">{"".join(pieces)}</span>')
-    return f'<pre class="rt-text">{"".join(parts)}</pre>'  # pre: the build's HTML minifier keeps its white space
+    return f'<pre class="rt-text" aria-hidden="true">{"".join(parts)}</pre>'
+
+
+def plain_text_html(model, prompt_tokens, cycles: list[dict]) -> str:
+    """The same text for screen readers (the page hides :func:`text_html` from them): the prompt and
+    every committed token as plain text, after one line of what the calls kept, not the marked-up
+    pieces read as fragments with "deletion" for every rejected draft."""
+    committed = [token for cycle in cycles for token in cycle["committed"]]
+    kept = sum(cycle["accepted"] for cycle in cycles)
+    drafted = sum(len(cycle["drafts"]) for cycle in cycles)
+    calls = f'{len(cycles)} verifier call{"" if len(cycles) == 1 else "s"}'
+    return (f'<p>The text after {calls}, {kept} of {drafted} drafts kept:</p>'
+            f'<pre class="rt-plain">{escape(model.tokenizer.decode(list(prompt_tokens) + committed))}</pre>')  # pre: kept as built
 
 
 def _chance(value) -> str:
@@ -520,10 +532,18 @@ def view(raw=None) -> dict:
         "readouts": readouts,
         "cycles": summary["cycles"],
         "complete": complete,
-        "figures": {"text": text_html(model, prompt_tokens, cycles), "positions": positions_html(summary, k),
+        "figures": {"text": text_html(model, prompt_tokens, cycles),
+                    "plainText": plain_text_html(model, prompt_tokens, cycles), "positions": positions_html(summary, k),
                     "send": send_html(summary, k),
                     "call": call_html(model, cycles, settings["proposer"], complete)},
     }
+
+
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why its numbers are not the
+    panel's (one sentence)."""
+    return ("It takes only your k: its acceptance is its own small models' on Python source and it prices no "
+            "cost, so it shows speculation on real text, not your deployment's speedup.")
 
 
 def page_context() -> dict:

@@ -36,7 +36,7 @@ D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu
                                    acceptance=57, batch=1, stepModel=serving.MEASURED)
 
 SLIDERS = (
-    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "drafts", integer=True, url_key="srvK"),
+    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "tokens", integer=True, url_key="srvK"),  # one unit for k
     Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
     # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
     Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2),
@@ -133,7 +133,7 @@ def _parse(raw) -> tuple[dict, dict, list[str]]:
 
     >>> params, exact, notes = _parse("?srvK=3&srvGpus=3&exactDraftCost=20")
     >>> params["lookahead"], params["gpus"], exact["draftCost"], notes
-    (3, '1', 20, ["srvGpus: '3' is not one of 1, 2, 4, 8; using 1"])
+    (3, '1', 20, ["GPUs sharing the model: '3' is not one of “1”, “2”, “4”, “8”; using 1"])
     """
     params, notes = read_controls(raw, CONTROLS)
     if 0 < params["treeTokens"] < params["lookahead"] + 1:  # a tree holds at least the chain it is priced against
@@ -955,6 +955,16 @@ def calibration_table_html() -> str:
             '<th scope="col">batch</th><th scope="col">tokens per sequence</th><th scope="col">measured</th>'
             '<th scope="col">model</th><th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>'
             + "".join(body) + '</tbody></table>')
+
+
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: where this widget's numbers are
+    and are not the panel's answer (one sentence)."""
+    if view["curveMode"]:
+        return ("This measured curve replaces your deployment's one acceptance figure, so the speedup is the "
+                "curve's, not the panel's.")
+    return ("These are your deployment's settings and the panel's model, so the speedup is the panel's answer; only "
+            "the tail panel below, one seeded run of the exact sampler's toy model, does not use your figure.")
 
 
 def page_context() -> dict:

@@ -23,7 +23,7 @@ SLIDERS = (
     Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
     Slider("top1", "Top-1 acceptance", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
     Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
-    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "", integer=True, url_key="treeDrafts"),
+    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "tokens", integer=True, url_key="treeDrafts"),
     Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 MAX_BUDGET = 128
@@ -445,6 +445,17 @@ def view(raw=None) -> dict:
             "exactTable": exactness_table_html(rows, candidates),
         },
     }
+
+
+def differs(view: dict) -> str:
+    """Under the lead when the deployment panel sent these settings: why its speedup is not the
+    panel's (one sentence): it prices the rest of a cycle its own way and its chain is as deep as
+    its tree budget allows, not your lookahead."""
+    price = (f"Part one's costs ({to_fixed(TARGET_MS, 0)} ms target pass, {to_fixed(DRAFT_COST, 0)}% draft pass, "
+             f"{to_fixed(OVERHEAD_MS, 0)} ms overhead)" if view["shown"][COST_KEY] == "tax"
+             else "a roofline of its own")
+    return (f"It prices the rest of a cycle at {price} and sizes trees by a node budget, not your k: read its "
+            "tree-against-chain gain, not its speedup.")
 
 
 def page_context() -> dict:
