@@ -283,7 +283,7 @@ ENGINES = {
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).
     "vllm-v0": Engine(
-        "vllm-v0", "vLLM V0 (default to 0.7; draft models to 0.10)", True, BATCH_EXPANSION_MS, False,
+        "vllm-v0", "vLLM V0 (≤0.7; drafts ≤0.10)", True, BATCH_EXPANSION_MS, False,
         "vLLM V0's speculative decoding: batch expansion with CUDA graphs on (BatchExpansionTop1Scorer), the "
         "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
         "speculating, so each cycle pays output processing and per-token detokenization serially",
@@ -322,7 +322,7 @@ ENGINES = {
             ("detokenizing", "SGLang's DetokenizerManager runs in its own process: no per-token work in the "
              "scheduler's loop"))),
     "sglang-eager-extend": Engine(
-        "sglang-eager-extend", "SGLang to May 2025 (eager extend)", False, 0.0, True,
+        "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True,

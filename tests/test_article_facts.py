@@ -274,7 +274,7 @@ def test_labels_say_what_the_lab_computes(page):
     from lab import serving
 
     # V0 ran draft-model speculation past 0.7: V1 had none up to 0.10.0 (N-6)
-    assert serving.ENGINES["vllm-v0"].label == "vLLM V0 (default to 0.7; draft models to 0.10)"
+    assert serving.ENGINES["vllm-v0"].label == "vLLM V0 (≤0.7; drafts ≤0.10)"
     assert "V0 (to 0.7)" not in page
     # the trees' chain is capped by depth, not by the budget (T3 #16)
     view = trees_widget.view(None)

@@ -53,7 +53,7 @@ def test_a_link_and_the_form_give_the_same_settings(name):
 
 @pytest.mark.parametrize("name, raw, expected", [
     ("traces", "?trcPreset=../etc", "Public trace: '../etc' is not one of \u201cQwen3.6-27B"),
-    ("traces", {"trcFormat": 3}, "Format: 'int' is not one of the 13 choices; using detect it"),
+    ("traces", {"trcFormat": 3}, "Format: 'int' is not one of the 16 choices; using detect it"),
     ("traces", "?trcLookahead=nine", "Lookahead k: 'nine' is not an integer from 1 to 64; reading it from the trace"),
     ("traces", {"trcLookahead": 65}, "Lookahead k: '65' is not an integer from 1 to 64; reading it from the trace"),
     ("traces", {"trcText": 5}, "Pasted trace: a value of type int is not text; using nothing"),

@@ -341,7 +341,7 @@ def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
 
 
 @pytest.mark.parametrize("raw, fragment", [
-    ({"gpu": "h100"}, "GPU: 'h100' is not one of \u201cA100 80GB SXM\u201d"),
+    ({"gpu": "h100"}, "GPU: 'h100' is not one of the 10 choices; using H100 SXM"),
     ("?srvGpus=3", "GPUs sharing the model: '3' is not one of \u201c1\u201d, \u201c2\u201d, \u201c4\u201d, \u201c8\u201d; using 1"),
     ("?srvModel=fast", "Step-time model: 'fast' is not one of \u201ccalibrated, per operator\u201d"),
     ({"lookahead": "NaN"}, "Lookahead k: 'NaN' is not a number"),
@@ -737,4 +737,4 @@ def test_calibration_table_times_each_row_on_its_engine():
     table = widget.calibration_table_html()
     for m in serving_calibration.STEP_MEASUREMENTS:
         assert widget._f(serving_validation.step_measurement_ms(m)) in table
-    assert "vLLM V0 (default to 0.7; draft models to 0.10), scoring" in table and "vLLM V1 0.10 (synchronous), verify" in table
+    assert "vLLM V0 (≤0.7; drafts ≤0.10), scoring" in table and "vLLM V1 0.10 (synchronous), verify" in table

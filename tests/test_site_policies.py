@@ -75,7 +75,7 @@ def test_acceptance_process_select():
     default = widget.view(None)
     assert default["shown"]["polProcess"] == "bursty" and "polProcess" not in default["query"]
     bad = widget.view("?polProcess=zzz")
-    assert bad["summary"] == default["summary"] and bad["notes"][0].startswith("polProcess:")
+    assert bad["summary"] == default["summary"] and bad["notes"][0].startswith("Acceptance process:")
 
 
 def _sizes() -> dict[str, float]:

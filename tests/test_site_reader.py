@@ -57,7 +57,7 @@ def test_a_send_is_current_then_stale_after_a_panel_change_and_one_click_sends_a
         assert not shown(pg, f"#{kind}-lab button[data-action='resend']")
     # the serving model agrees with the panel: same speedup and best lookahead
     serving = instruments.part("widgets", "serving").view(form_values(pg, "serving"))
-    assert serving["readouts"]["speedup"] == f"{answer['serving']['speedup']:.3f}"
+    assert serving["readouts"]["speedup"] == f"{answer['servingSent']['speedup']:.3f}"   # at the sent percent
 
     # the panel changes: every sent instrument says its settings are the panel's earlier ones
     set_control(pg, "batchExp", "6")
@@ -79,7 +79,7 @@ def test_a_send_is_current_then_stale_after_a_panel_change_and_one_click_sends_a
     assert origin(pg, "serving") == SENT
     assert not shown(pg, "#serving-lab button[data-action='resend']")
     serving = instruments.part("widgets", "serving").view(values)
-    assert serving["readouts"]["speedup"] == f"{fresh['serving']['speedup']:.3f}"
+    assert serving["readouts"]["speedup"] == f"{fresh['servingSent']['speedup']:.3f}"
     assert origin(pg, "ledger") == STALE
 
     # the panel put back as it was: what was sent is current again

@@ -85,7 +85,7 @@ def test_without_javascript_shows_the_default(page, built_site):
     assert _readouts(pg) == view["readouts"]
     assert notes(pg, "serving") == []
     assert _controls(pg) == {**{s.name: view["shown"][s.name] for s in widget.SLIDERS},
-                             **{s.name: s.default for s in widget.SELECTS}, "srvCurve": ""}
+                             **{s.name: s.default for s in widget.SELECTS}, "srvCurve": "", "origin": ""}
     assert pg.evaluate("(sel) => [...document.querySelectorAll(`${sel} form input, ${sel} form select`)]"
                        ".every((c) => c.disabled)", SEL)  # shipped disabled: app.js enables them
     # 11 x 9 heatmap cells, each in the table too; the reader's cell is outlined once

@@ -393,7 +393,7 @@ def config_html(config: dict) -> str:
         return f'<p class="dep-config-none">{escape(config["label"])}: {escape(config["reason"])}.</p>'
     why = "".join(f"<li><code>{escape(line['text'][:60])}{'...' if len(line['text']) > 60 else ''}</code>: "
                   f"{escape(line['why'])}</li>" for line in config["lines"] if line["why"])
-    return (f'<pre class="dep-config" id="deployment-config-text">{escape(config["text"])}</pre>'
+    return (f'<pre class="dep-config" id="deployment-config-text" tabindex="0" aria-label="Engine configuration">{escape(config["text"])}</pre>'
             f'<p class="lab-actions"><button type="button" data-action="copy" data-for="deployment-config-text" disabled>'
             f'Copy the configuration</button> <span class="copy-status" data-copy-status role="status"></span></p>'
             f'<ul class="dep-config-why" aria-label="Where each line comes from">{why}</ul>'
@@ -435,7 +435,7 @@ def production_html(prod: dict, d) -> str:
         t = prod.get("target", {}).get(name)
         rows += row(title, t) if t else f'<tr><th scope="row">{title}</th><td colspan="6">no batch meets it</td></tr>'
     return (f'<table><caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT '
-            f'target {to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col"></th>'
+            f'target {to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col">decoding</th>'
             '<th scope="col">batch</th><th scope="col">k</th><th scope="col">TPOT (ms)</th>'
             '<th scope="col">tok/s per user</th><th scope="col">tok/s per GPU</th><th scope="col">$ per 1M tokens</th>'
             f'</tr></thead><tbody>{rows}</tbody></table>')
