@@ -9,6 +9,7 @@ import re
 from .. import ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
+from . import alpha_root
 
 SIGNATURE_NOTE = (
     "alphaIid of the default preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, 944 accepted): "
@@ -314,22 +315,6 @@ def _readout_input(raw):
     return raw, traces.preset_trace(raw["trcPreset"])
 
 
-def _solve_alpha(mean_accepted: float, k: int) -> float:
-    """The alpha with sum_{i=1..k} alpha^i = mean_accepted, by bisection (written again here)."""
-    if mean_accepted <= 0:
-        return 0.0
-    if mean_accepted >= k:
-        return 1.0
-    low, high = 0.0, 1.0
-    for _ in range(100):
-        middle = (low + high) / 2
-        if sum(middle ** i for i in range(1, k + 1)) < mean_accepted:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
-
-
 def _wilson_95(successes, trials):
     if trials <= 0:
         return 0.0, 1.0
@@ -350,7 +335,7 @@ def _expected(trace) -> dict:
         rate = (tau - 1) / k
     else:
         tau, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)
-    alpha = _solve_alpha(tau - 1, k)
+    alpha = alpha_root(tau - 1, k)
     expected = {"k": k, "tau": tau, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n, "test": None,
                 "accepted": trace.accepted, "mle": None, "curve": [alpha] * k, "positions": None}
     if c is not None and trace.draftsPerPosition is None:
