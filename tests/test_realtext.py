@@ -17,7 +17,7 @@ import brotli
 import numpy as np
 import pytest
 
-from lab import realtext, traces
+from lab import realtext, realtext_rule, traces
 from lab.checks import realtext as family
 from lab.widgets import realtext as widget
 
@@ -187,12 +187,12 @@ def test_first_token_law_is_the_target_for_random_rows():
 def test_the_bug_the_law_would_catch():
     """Resampling from q after a rejection (the classic bug) gives a law other than p."""
     p, q = [Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]
-    original = realtext.residual
+    original = realtext_rule.residual
     try:
-        realtext.residual = lambda p_row, q_row: q_row
+        realtext_rule.residual = lambda p_row, q_row: q_row  # the function first_token_law's verify_block calls
         assert realtext.first_token_law(p, q) != p
     finally:
-        realtext.residual = original
+        realtext_rule.residual = original
 
 
 def test_seeded_first_tokens_follow_p(model):

@@ -46,7 +46,7 @@ DEFAULT_PROPOSER = "draft"
 ASSET = "realtext-model.zip"   # the model file's logical asset name (the build hashes it)
 # The files this widget reads that are not part of the page's first load: (asset name, where the
 # worker writes it, the build function that makes it). The build (sitebuild.pipeline) finds them here.
-DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:model_bytes"),)
+DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:prepare"),)
 PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title, _) in realtext.PRESETS.items()},
                 realtext.DEFAULT_PRESET)
 PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
@@ -547,7 +547,7 @@ def differs(view: dict) -> str:
 
 
 def page_context() -> dict:
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     try:
         model = realtext.default_model()
