@@ -217,7 +217,7 @@ def differs(view: dict) -> str:
 def page_context() -> dict:
     """What the build pre-renders: the default view, the slider specs, and the facts of the toy
     model that the article's "how the lab works" section quotes (``model``)."""
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     exact, sampler, audit = _models()
     return {
