@@ -54,6 +54,7 @@ from collections import Counter
 from random import Random
 
 from .errors import LabValueError
+from .ledger import expected_tokens_per_call
 # The module's parts, one seam each; every name stays importable from here (__all__ below).
 from .realtext_training import (DRAFT_MIN_COUNT, FORMAT, ORDER, PRETOKEN, VOCABULARY_SIZE, Tokenizer,
                                 build_model_file, count_tables, encode_texts, merge_pair, pack_table, train_merges)
@@ -232,7 +233,7 @@ def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
                       alphaMle=analysis["alphaMle"], conditional=analysis["conditional"])
         # What the ledger predicts from the measured alpha (independent acceptance):
         # 1 + alpha + ... + alpha^k tokens per call, against what the run achieved.
-        result["predictedTokensPerCall"] = 1 + traces.expected_accepted_iid(analysis["alphaMle"], k)
+        result["predictedTokensPerCall"] = expected_tokens_per_call(analysis["alphaMle"], k)
     return result
 
 

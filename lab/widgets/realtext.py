@@ -75,8 +75,10 @@ def _settings(raw) -> tuple[dict, list[str], int]:
     settings = {**{slider.name: values[slider.name] for slider in SLIDERS}, "preset": values[PRESET_KEY],
                 "proposer": values[PROPOSER_KEY], "prompt": values[PROMPT_KEY], "step": values[STEP_KEY]}
     if 0 < settings["rtTemperature"] < realtext.MIN_TEMPERATURE:  # tempered rows would underflow
-        notes.append(f"rtTemperature: {to_js_string(settings['rtTemperature'])} is below the smallest temperature "
-                     f"above 0 ({to_js_string(realtext.MIN_TEMPERATURE)}); using {to_js_string(realtext.MIN_TEMPERATURE)}")
+        label = next(slider.label for slider in SLIDERS if slider.name == "rtTemperature")
+        smallest = to_js_string(realtext.MIN_TEMPERATURE)
+        notes.append(f"{label}: {to_js_string(settings['rtTemperature'])} is between 0 (greedy) and the smallest "
+                     f"temperature that samples, {smallest}; using {smallest}")
         settings["rtTemperature"] = realtext.MIN_TEMPERATURE
     return settings, notes, width
 
