@@ -7,8 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parent  # run as a script, Python puts this directory first on sys.path
 
 
 class _Parser(argparse.ArgumentParser):

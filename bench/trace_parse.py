@@ -51,13 +51,6 @@ def _block() -> str:
     return noise + PRESETS["club3090-mtp"]["text"]
 
 
-def sample_log(megabytes: int = FILE_MB) -> bytes:
-    """A vLLM server log of about ``megabytes`` MB: engine status lines with a SpecDecoding metrics
-    line pair (the club-3090 preset's) after every 40, the shape of a real log."""
-    block = _block().encode()
-    return block * (megabytes * 1_000_000 // len(block))
-
-
 def measure(page, base_url: str) -> dict:
     """Load the page, wait for the live lab, read a 50 MB file through the traces widget."""
     page.goto(base_url.rstrip("/") + "/#traces-lab")

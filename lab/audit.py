@@ -512,11 +512,6 @@ def check_result_steps(name: str, check, *args, nothing_visited: str = "visited 
             "description": " ".join((check.__doc__ or "").split())}
 
 
-def check_result(name: str, check, *args, nothing_visited: str = "visited no setting") -> dict:
-    """:func:`check_result_steps` run to its end."""
-    return run_to_end(check_result_steps(name, check, *args, nothing_visited=nothing_visited))
-
-
 def run_audit_steps():
     """:func:`run_audit` one step at a time: a generator that yields True after each check, None
     where a long check pauses between its cases, and returns :func:`run_audit`'s result. The

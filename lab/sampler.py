@@ -68,7 +68,7 @@ __all__ = [
     "target_distribution", "draft_distribution", "position_pair", "position_alpha", "reference_pair",
     "acceptance_probability", "per_token_acceptance", "total_variation", "residual_distribution",
     "exact_output_distribution", "buggy_output_distribution", "exact_prefix_distribution",
-    "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "Trace", "generate_trace",
+    "PairRule", "rule_for", "judge", "verify", "draft_resample_verify", "VerifyResult", "SeededGeneration", "generate_trace",
     "trace_shape",
     "sample_outputs", "empirical_tv", "uniform_law", "verify_prefix_law", "product_law",
 ]
@@ -598,8 +598,9 @@ def verify_prefix_law(p_rows, q_rows, lookahead: int, n: int) -> dict[tuple[int,
 # --- a seeded generation ----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Trace:
-    """One seeded speculative generation. ``calls`` lists each verifier call as
+class SeededGeneration:
+    """One seeded speculative generation of the exact lab (not a measured trace: that is
+    :mod:`lab.traces`). ``calls`` lists each verifier call as
     (start position, drafted tokens, committed tokens, rejected?)."""
 
     tokens: tuple[int, ...]
@@ -615,7 +616,7 @@ class Trace:
         return len(self.tokens)
 
 
-def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, verifier=verify, rng=None) -> Trace:
+def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, verifier=verify, rng=None) -> SeededGeneration:
     """Generate ``length`` tokens speculatively with ``random.Random(seed)`` (or with ``rng``
     when given: :func:`uniform_law` passes its scripted generator here).
 
@@ -644,7 +645,7 @@ def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, 
         bonus += not result.rejected
         tokens.extend(result.tokens)
         calls.append((start, tuple(drafts), result.tokens, result.rejected))
-    return Trace(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
+    return SeededGeneration(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
 
 
 def trace_shape(certainty, match, lookahead: int, length: int, seed: int) -> tuple[tuple[int, int], ...]:

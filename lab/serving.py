@@ -1565,7 +1565,7 @@ TAIL_SEEDS = 300
 
 
 @lru_cache(maxsize=16)
-def _tail_runs(certainty: int, match: int, gamma: int, length: int, seeds: int) -> tuple:
+def _tail_runs(certainty: int, match: int, lookahead: int, length: int, seeds: int) -> tuple:
     """The part of :func:`tail` the draft cost does not change, computed once per setting: each
     seed's (target calls, draft calls), from :func:`lab.sampler.trace_shape` (the same counts
     as :func:`lab.sampler.generate_trace`, without its tokens), and how many calls drafted each
@@ -1574,7 +1574,7 @@ def _tail_runs(certainty: int, match: int, gamma: int, length: int, seeds: int) 
 
     counts, calls_drafting = [], {}
     for seed in range(seeds):
-        shape = trace_shape(certainty, match, gamma, length, seed)
+        shape = trace_shape(certainty, match, lookahead, length, seed)
         counts.append((len(shape), sum(drafted for drafted, _ in shape)))
         for drafted, _ in shape:
             calls_drafting[drafted] = calls_drafting.get(drafted, 0) + 1
@@ -1582,29 +1582,28 @@ def _tail_runs(certainty: int, match: int, gamma: int, length: int, seeds: int) 
 
 
 @lru_cache(maxsize=16)
-def tail(certainty: int, match: int, gamma: int, length: int, draft_cost: int, seeds: int = TAIL_SEEDS) -> dict:
+def tail(certainty: int, match: int, lookahead: int, length: int, draft_cost: int, seeds: int = TAIL_SEEDS) -> dict:
     """Re-run the exact lab's seeded generation (:func:`lab.sampler.generate_trace`) with seeds
     ``0 .. seeds - 1`` at one setting of the exact lab.
 
-    Returns each run's speedup (``length / (targetCalls + draftCalls c)``, the exact lab's
-    ``trace.speedup``), the prediction (``theoreticalSpeedup`` of :func:`lab.exact.evaluate`),
-    and the inter-token gaps in units of one target pass: a call that drafts ``j`` tokens takes
+    Returns each run's speedup (:func:`lab.exact.seeded_speedup`, the exact lab's ``trace.speedup``),
+    the prediction (``theoreticalSpeedup`` of :func:`lab.exact.evaluate`), and the inter-token gaps in units of one target pass: a call that drafts ``j`` tokens takes
     ``1 + j c``; its first token arrives after that and the rest of its burst with it (gap 0).
     Plain decoding delivers one token per pass, every gap 1. Percentiles are nearest-rank.
     The runs are shared by every draft cost (:func:`_tail_runs`); the gaps are counted per value
     (``length`` tokens a run, one gap each) rather than listed."""
-    from .exact import summary_alpha
+    from .exact import seeded_speedup, summary_alpha
     from .ledger import leviathan_speedup
 
     cost = draft_cost / 100
-    counts, calls_drafting = _tail_runs(certainty, match, gamma, length, seeds)
-    speedups = [length / (target_calls + draft_calls * cost) for target_calls, draft_calls in counts]
+    counts, calls_drafting = _tail_runs(certainty, match, lookahead, length, seeds)
+    speedups = [seeded_speedup(length, target_calls, draft_calls, cost) for target_calls, draft_calls in counts]
     calls = sum(target_calls for target_calls, _ in counts)
     gaps = {0.0: seeds * length - calls} if seeds * length > calls else {}  # the rest of each burst
     for drafted, how_many in calls_drafting:
         gap = 1 + drafted * cost
         gaps[gap] = gaps.get(gap, 0) + how_many
-    prediction = leviathan_speedup(float(summary_alpha(certainty, match, length)), gamma, cost)
+    prediction = leviathan_speedup(float(summary_alpha(certainty, match, length)), lookahead, cost)
     return {"speedups": tuple(speedups), "prediction": prediction, "seeds": seeds,
             "gapP50": percentile_of_counts(gaps, 0.5), "gapP99": percentile_of_counts(gaps, 0.99),
             "plainGapP50": 1.0, "plainGapP99": 1.0,

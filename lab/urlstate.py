@@ -16,7 +16,7 @@ import math
 
 from .jsformat import to_js_string
 
-__all__ = ["Slider", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
+__all__ = ["Slider", "slider_specs", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
            "raw_value", "was_sent", "shown_value", "reader_note", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
            "QUOTE_LIMIT"]
@@ -151,6 +151,16 @@ class Text:
             return text[:self.max_length], (f"{label}: {len(text)} characters, more than the {self.max_length} read; "
                                             f"using the first {self.max_length}")
         return text, None
+
+
+def slider_specs(sliders) -> list[dict]:
+    """What a partial needs to draw each slider (its ``_slider.html.j2``), in the page's names.
+
+    >>> slider_specs([Slider("k", "Lookahead k", 1, 12, 1, 4, "tokens")])[0]["max"]
+    12
+    """
+    return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
+             "default": s.default, "unit": s.unit, "control": s.control, "base": s.base} for s in sliders]
 
 
 LEDGER_SLIDERS = (

@@ -6,7 +6,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from . import figures, instruments
 
-__all__ = ["audit_view", "instrument_audit_view", "audit_slice", "page_context", "slider_specs", "handle"]
+__all__ = ["audit_view", "instrument_audit_view", "audit_slice", "page_context", "handle"]
 
 
 def _audit():
@@ -33,15 +33,10 @@ def audit_view(result=None) -> dict:
     }
 
 
-def slider_specs(sliders) -> list[dict]:
-    return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
-             "default": s.default, "unit": s.unit, "control": s.control, "base": s.base} for s in sliders]
-
-
 def page_context() -> dict:
     """Everything the build needs to pre-render the article in its default state: both audits,
-    and each widget's own ``page_context()`` under ``widgets`` (``instruments`` is the same
-    mapping under the name the instruments' partials were written with)."""
+    and each widget's own ``page_context()`` under ``widgets``. (``instruments``, the same mapping,
+    is read only by templates/article.html.j2 until its parts say ``lab.widgets``; then it goes.)"""
     widgets = {name: instruments.part("widgets", name).page_context() for name in instruments.widget_names()}
     return {
         "audit": audit_view(),

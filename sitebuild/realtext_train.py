@@ -4,7 +4,7 @@ The corpus is the Python standard library's source as the pinned Pyodide distrib
 (``node_modules/pyodide/python_stdlib.zip``, Pyodide 314.0.7, pinned by ``package-lock.json``): real
 code and real technical English, the same bytes on every machine, under the Python Software
 Foundation License. Every ``.py`` file is read in name order, except ``encodings/`` (codec tables:
-hex literals, not language). Training (:func:`lab.realtext.build_model_file`: byte-level BPE, then
+hex literals, not language). Training (:func:`lab.realtext_training.build_model_file`: byte-level BPE, then
 Kneser-Ney count tables) is deterministic, with every tie broken by token ids, and pure standard
 library.
 
@@ -13,7 +13,7 @@ at the highest order, continuation counts below). Measured with the corpus above
 count >= 2 made the file 1.83 MB brotli; at >= 3 it fits.
 
 The model file is cached in ``.cache/realtext/`` under a hash of the corpus zip, this file and the
-trainer's part of ``lab/realtext.py`` (:data:`TRAINER_PARTS`, :data:`TRAINER_CONSTANTS`), like the
+trainer's part of ``lab/realtext_training.py`` (:data:`TRAINER_PARTS`, :data:`TRAINER_CONSTANTS`), like the
 compiled standard library.
 """
 
@@ -52,15 +52,15 @@ def stdlib_zip_path(root: Path) -> Path:
     return Path(root) / "node_modules" / "pyodide" / "python_stdlib.zip"
 
 
-# What the model file depends on in lab/realtext.py: the trainer and the file format (not the
-# decoder, the presets or the docs, so editing those does not retrain).
+# What the model file depends on in lab/realtext_training.py: the trainer and the file format (not the
+# decoder, which lives in other modules, so editing it does not retrain).
 TRAINER_PARTS = ("Tokenizer", "train_merges", "count_tables", "encode_texts", "build_model_file", "pack_table",
                  "_pack_array")
 TRAINER_CONSTANTS = ("FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "DRAFT_MIN_COUNT")
 
 
-def trainer_source(path: Path = ROOT / "lab" / "realtext.py") -> bytes:
-    """The trainer's part of ``lab/realtext.py`` as the checkout has it (not as imported: the lab
+def trainer_source(path: Path = ROOT / "lab" / "realtext_training.py") -> bytes:
+    """The trainer's part of ``lab/realtext_training.py`` as the checkout has it (not as imported: the lab
     the browser gets is stripped of docstrings, and must find the same cache entry): the source
     of :data:`TRAINER_PARTS` and the assignments of :data:`TRAINER_CONSTANTS`."""
     import ast
@@ -103,6 +103,30 @@ def cached_path(root: Path) -> Path:
 def model_bytes(root: Path) -> bytes:
     """The model file for the distribution in ``root/node_modules``, trained once and cached."""
     return cached_path(root).read_bytes()
+
+
+def prepare(root: Path = ROOT) -> bytes:
+    """The model file (:func:`model_bytes`), also left where the lab of the checkout ``root`` reads it
+    (``.cache/`` + :data:`lab.realtext.CHECKOUT_MODEL`, a link to the cached file) with the held-out texts
+    beside it (:data:`lab.realtext.CHECKOUT_HELD_OUT`, JSON): the lab reads files, never this module."""
+    import json
+
+    root = Path(root)
+    cached = cached_path(root)
+    cache = root / ".cache"
+    link = cache / realtext.CHECKOUT_MODEL
+    if not (link.is_symlink() and link.resolve() == cached.resolve()):
+        partial = link.with_name(f"{link.name}.{os.getpid()}.partial")
+        partial.unlink(missing_ok=True)
+        partial.symlink_to(os.path.relpath(cached, cache))
+        partial.replace(link)  # atomic, as the cached file itself
+    texts = json.dumps(held_out_texts(root), sort_keys=True).encode()
+    held = cache / realtext.CHECKOUT_HELD_OUT
+    if not held.is_file() or held.read_bytes() != texts:
+        partial = held.with_name(f"{held.name}.{os.getpid()}.partial")
+        partial.write_bytes(texts)
+        partial.replace(held)
+    return cached.read_bytes()
 
 
 # Text the models never saw (they are trained on the standard library alone), for the widget's
@@ -155,3 +179,9 @@ def held_out_texts(root: Path = ROOT) -> dict:
     return {kind: {"text": "\n\n".join(text[:HELD_OUT_CHARS] for text in texts), "sources": sources,
                    "charsEach": HELD_OUT_CHARS}
             for kind, texts, sources in (("code", code, HELD_OUT_CODE), ("english", english, HELD_OUT_ENGLISH))}
+
+
+if __name__ == "__main__":
+    # python -m sitebuild.realtext_train: train (once) and leave the model where the checkout's lab reads it
+    prepare(ROOT)
+    print(ROOT / ".cache" / realtext.CHECKOUT_MODEL)

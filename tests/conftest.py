@@ -29,6 +29,18 @@ _hypothesis_settings.register_profile("proofroom", deadline=None)
 _hypothesis_settings.load_profile("proofroom")
 
 
+def pytest_sessionstart(session):
+    """The real-text model and its held-out texts where the checkout's lab reads them (``.cache/``),
+    made by the build's own step (the lab never imports the build): trained once, then only checked.
+    A checkout without node_modules has no corpus; the real-text tests then say so."""
+    from sitebuild import realtext_train
+
+    try:
+        realtext_train.prepare(ROOT)
+    except FileNotFoundError:
+        pass
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The site built once per session into a temporary directory."""

@@ -480,7 +480,7 @@ def _drafts_from_p(certainty, match, gamma, length, seed, *, verifier=sampler.ve
         bonus += not result.rejected
         tokens.extend(result.tokens)
         calls.append((start, tuple(drafts), result.tokens, result.rejected))
-    return sampler.Trace(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
+    return sampler.SeededGeneration(tuple(tokens), len(calls), draft_calls, accepted, rejected, bonus, tuple(calls))
 
 
 def test_drafts_from_p(mutate):

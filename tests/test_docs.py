@@ -104,3 +104,30 @@ def test_the_glossarys_functions_exist_and_acceptance_rate_is_not_alpha():
             assert hasattr(importlib.import_module(module), attribute), dotted
     for name in ("ledger", "sampler", "exact", "audit", "policies", "trees", "stats", "widgets/ledger", "widgets/exact"):
         assert "acceptance_rate" not in (ROOT / "lab" / f"{name}.py").read_text(encoding="utf-8"), name
+
+
+def test_gamma_names_the_lookahead_only_in_the_exact_contract():
+    """The glossary's lookahead is `lookahead` or `k`; the exact-lab contract's input keeps its name `gamma`
+    (lab/exact.py, the audit that checks it, and its widget). Elsewhere no name, argument or keyword in the
+    lab is `gamma` (the contract's key read as a string, and math.gamma, are not names)."""
+    import ast
+
+    allowed = {"lab/exact.py", "lab/audit.py", "lab/widgets/exact.py"}
+    found, read = [], 0
+    for path in sorted((ROOT / "lab").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        names = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name):
+                names.append((node.id, node.lineno))
+            elif isinstance(node, ast.arg):
+                names.append((node.arg, node.lineno))
+            elif isinstance(node, ast.keyword) and node.arg:
+                names.append((node.arg, node.value.lineno))
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.append((node.name, node.lineno))
+        read += relative in allowed and any(name == "gamma" for name, _ in names)
+        if relative not in allowed:
+            found += [f"{relative}:{line}" for name, line in names if name.lower() == "gamma"]
+    assert read, "the exact contract's own modules name gamma: the scan reads what it should"
+    assert not found, found

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -17,8 +18,9 @@ import brotli
 import numpy as np
 import pytest
 
-from lab import realtext, traces
+from lab import realtext, realtext_rule, traces
 from lab.checks import realtext as family
+from lab.errors import LabValueError
 from lab.widgets import realtext as widget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,12 +189,12 @@ def test_first_token_law_is_the_target_for_random_rows():
 def test_the_bug_the_law_would_catch():
     """Resampling from q after a rejection (the classic bug) gives a law other than p."""
     p, q = [Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]
-    original = realtext.residual
+    original = realtext_rule.residual
     try:
-        realtext.residual = lambda p_row, q_row: q_row
+        realtext_rule.residual = lambda p_row, q_row: q_row  # the function first_token_law's verify_block calls
         assert realtext.first_token_law(p, q) != p
     finally:
-        realtext.residual = original
+        realtext_rule.residual = original
 
 
 def test_seeded_first_tokens_follow_p(model):
@@ -536,3 +538,60 @@ def test_the_runs_sentence_follows_the_runs(model):
         assert "independent trial" in differ and "mostly code" not in differ
     gap, error = widget._alpha_gap(rows[0]["cells"][0], rows[1]["cells"][0])
     assert f"two binomial standard errors {widget._f(2 * error, 2)}" in widget.comparison_html(rows)
+
+
+# --- the smallest temperature, and the discount ---------------------------------------------------
+
+EXTREME_TEMPERATURES = ("0.003", "1e-300", "5e-324", "0.0499")
+
+
+def test_a_temperature_between_greedy_and_the_minimum_is_one_line_from_the_cli():
+    """T is 0 (greedy) or at least MIN_TEMPERATURE (stated, and enforced: below it tempered rows
+    underflow); the CLI refuses anything between with one line and exit 2, before loading a model."""
+    for temperature in EXTREME_TEMPERATURES:
+        done = _cli("generate", "--preset", "python", "--tokens", "4", f"--temperature={temperature}")
+        assert done.returncode == 2 and done.stdout == "", temperature
+        assert done.stderr.strip() == f"--temperature must be 0 (greedy) or from 0.05 to 2, got '{temperature}'"
+    done = _cli("generate", "--preset", "python", "--tokens", "4", f"--temperature={realtext.MIN_TEMPERATURE}")
+    assert done.returncode == 0 and "verifier calls for" in done.stdout, done.stderr
+
+
+def test_a_temperature_between_greedy_and_the_minimum_is_a_note_in_the_page(model):
+    """The page form (and a link) with such a T runs at the minimum and says so in the reader's words."""
+    for temperature in EXTREME_TEMPERATURES:
+        view = widget.view({"rtTemperature": temperature, "rtTokens": "8"})
+        assert view["params"]["rtTemperature"] == realtext.MIN_TEMPERATURE
+        assert f"Temperature T (0 = greedy): {temperature} is between 0 (greedy)" in " ".join(view["notes"])
+        assert view["readouts"] and view["summary"], temperature
+    with pytest.raises(LabValueError, match="neither 0"):
+        realtext.check_temperature(0.0499)
+
+
+def test_rows_at_the_smallest_temperature_are_distributions(model):
+    """At MIN_TEMPERATURE every preset's target and draft rows keep a positive, finite normaliser and
+    sum to 1 (the underflow the minimum keeps away would make the total 0)."""
+    for _, prompt in realtext.PRESETS.values():
+        context = model.tokenizer.encode(prompt)
+        for which in ("target", "draft"):
+            row = model.row(which, context, realtext.MIN_TEMPERATURE)
+            assert 0 < row.total < math.inf
+            assert math.fsum(row) == pytest.approx(1.0, abs=1e-9)
+            assert 0 <= realtext.sample_row(row, random.Random(1)) < model.size
+
+
+def test_the_discount_constant_is_the_discount():
+    """DISCOUNT is read, not retyped: a Kneser-Ney row in fractions is the textbook formula with D = DISCOUNT."""
+    from lab import realtext_rows
+
+    assert Fraction(realtext_rows.UNITS, realtext_rows.SCALE) == realtext.DISCOUNT
+    d = realtext.DISCOUNT
+    tables = [realtext.Table(realtext.pack_table(Counter({(0,): 3, (1,): 1}), 1, 3), 3),
+              realtext.Table(realtext.pack_table(Counter({(0, 1): 2, (0, 2): 1}), 2, 3), 3)]
+    unigram = [(3 - d) / 4 + d * 2 / 4 / 3, (1 - d) / 4 + d * 2 / 4 / 3, d * 2 / 4 / 3]
+    weight = d * 2 / 3  # D N1+(h .) / c(h) after token 0: two words, three counts
+    expected = [weight * unigram[0], weight * unigram[1] + (2 - d) / 3, weight * unigram[2] + (1 - d) / 3]
+    assert realtext.kn_row(tables, (0,), 3, Fraction) == expected
+    level = realtext.Level([1, 2], [2, 1])
+    assert (level.weight, level.kept(1)) == (float(weight), float((2 - d) / 3))
+    for path in sorted((ROOT / "lab").glob("realtext*.py")):
+        assert not re.search(r"\b4 \* (count|sum|total)|\b3 \* (len|types|\()", path.read_text(encoding="utf-8")), path

@@ -3,7 +3,7 @@ to catch, and its message names the case (a mutation test per check)."""
 
 from __future__ import annotations
 
-from lab import realtext
+from lab import realtext, realtext_rows, realtext_rule, realtext_training
 from lab.checks import realtext as family
 from mutation import failure_of
 
@@ -12,6 +12,15 @@ CHECK = dict(family.CHECKS)
 
 def _failure(name: str) -> str:
     return failure_of(CHECK, name)
+
+
+def _mutate(monkeypatch, name: str, mutant) -> None:
+    """``name`` replaced by ``mutant`` wherever the decoder's modules hold it (lab.realtext re-exports
+    what its parts define, and the checks read it there): a bug in the function itself."""
+    original = getattr(realtext, name)
+    for module in (realtext, realtext_training, realtext_rows, realtext_rule):
+        if getattr(module, name, None) is original:
+            monkeypatch.setattr(module, name, mutant)
 
 
 def test_every_check_has_a_mutation_test():
@@ -26,7 +35,7 @@ def test_real_every_text_encodes(monkeypatch):
     under the mutated pattern it would change the suite's signature for every later test), and the
     encodings cached under the mutation are dropped afterwards."""
     model = family.small_model()
-    monkeypatch.setattr(realtext, "PRETOKEN", rb" ?[A-Za-z_]+| ?[0-9]+|\s+")
+    _mutate(monkeypatch, "PRETOKEN", rb" ?[A-Za-z_]+| ?[0-9]+|\s+")
     monkeypatch.setattr(family, "check_model", lambda: model)
     model.tokenizer._cache.clear()
     try:
@@ -37,13 +46,13 @@ def test_real_every_text_encodes(monkeypatch):
 
 def test_real_cycle_law_is_target_row(monkeypatch):
     """Bug: after a rejection, draw again from the draft q instead of the residual."""
-    monkeypatch.setattr(realtext, "residual", lambda p, q: q)
+    _mutate(monkeypatch, "residual", lambda p, q: q)
     assert "the cycle commits token" in _failure("cycle-law-is-target-row")
 
 
 def test_real_one_hot_proposals_exact(monkeypatch):
     """Bug: the correction is drawn from p itself (the rejected token can come straight back)."""
-    monkeypatch.setattr(realtext, "residual", lambda p, q: p)
+    _mutate(monkeypatch, "residual", lambda p, q: p)
     failure = _failure("one-hot-proposals-exact")
     assert "the law with one-hot q" in failure
 
@@ -58,7 +67,7 @@ def test_lookup_from_the_latest_match_is_caught(monkeypatch):
                     return list(tokens[start + n:start + n + k])
         return []
 
-    monkeypatch.setattr(realtext, "prompt_lookup", latest)
+    _mutate(monkeypatch, "prompt_lookup", latest)
     assert "prompt lookup copied" in _failure("one-hot-proposals-exact")
 
 
@@ -76,7 +85,7 @@ def test_real_greedy_at_zero_temperature(monkeypatch):
         committed.append(sample(p_rows[max(0, len(drafts) - 1)], rng))
         return committed, len(drafts), False
 
-    monkeypatch.setattr(realtext, "verify_block", early_bonus)
+    _mutate(monkeypatch, "verify_block", early_bonus)
     assert "leaves greedy decoding at token" in _failure("greedy-at-zero-temperature")
 
 
@@ -84,7 +93,7 @@ def test_real_acceptance_matches_analytic(monkeypatch):
     """Bug: a lenient test, ``u < sqrt(min(1, p/q))``: drafts survive more often than the rule says
     (the analytic chance stays sum min(p, q))."""
     original = realtext.acceptance_probability
-    monkeypatch.setattr(realtext, "acceptance_probability", lambda p_x, q_x: original(p_x, q_x) ** 0.5)
+    _mutate(monkeypatch, "acceptance_probability", lambda p_x, q_x: original(p_x, q_x) ** 0.5)
     assert "first-position acceptance" in _failure("acceptance-matches-analytic")
 
 
@@ -106,6 +115,6 @@ def test_real_realtext_readouts_match_model(monkeypatch):
     from lab.widgets import realtext as widget
 
     widget._runs.clear()
-    monkeypatch.setattr(realtext, "acceptance_probability", lambda p_x, q_x: p_x / q_x)
+    _mutate(monkeypatch, "acceptance_probability", lambda p_x, q_x: p_x / q_x)
     assert "call table" in _failure("realtext-readouts-match-model")
     widget._runs.clear()

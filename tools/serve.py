@@ -28,10 +28,6 @@ if str(ROOT) not in sys.path:
 from sitebuild import headers as table  # noqa: E402
 
 
-def cache_control(url_path: str) -> str:
-    return table.cache_control(url_path)
-
-
 class Handler(SimpleHTTPRequestHandler):
     """Every header rule comes from sitebuild/headers.py (the table nginx's config is made from)."""
 

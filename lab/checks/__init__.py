@@ -37,8 +37,8 @@ SIGNATURE_NOTES: dict[str, str] = {
     "serving": (
         "2.364222: the speedup at the serving model's library default, ServingSettings(), under the roofline step "
         "model (Llama-3-70B target, Qwen2.5-0.5B-class draft, 4 x H100 SXM, BF16, k = 4, acceptance 70%, 80% of "
-        "bandwidth, 60% of FLOP/s, 0.5 ms per pass, batch 8, context 1024; the widget now opens on the calibrated "
-        "per-operator model instead). Cross-checked by hand arithmetic (every step memory-bound: plain = verify = "
+        "bandwidth, 60% of FLOP/s, 0.5 ms per pass, batch 8, context 1024; the widget opens on the calibrated "
+        "per-operator model). Cross-checked by hand arithmetic (every step memory-bound: plain = verify = "
         "(141,107,412,992 + 8 x 1024 x 327,680) B / 10.72 TB/s + 0.5 ms; draft likewise with 988,065,536 + "
         "8 x 1024 x 12,288 B; tokens 1 + 0.7 + ... + 0.7^4 = 2.7731) and by the numpy oracle in tests/test_serving.py."),
     "policies": (

@@ -380,7 +380,7 @@ def _view(raw) -> dict:
 
 def page_context() -> dict:
     """What the build pre-renders: the default view, the controls, the units."""
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS),
             "choices": [{"name": c.name, "label": c.label, "options": list(c.options.items())} for c in CHOICES]}

@@ -7,7 +7,7 @@ seed contract's (:data:`SLIDERS`, in :mod:`lab.urlstate`). Every figure is a str
 for its panel's width (docs/PALETTE.md), its text through :func:`lab.figures.escape`.
 """
 
-from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width, tv_text
+from ..figures import DEFAULT_WIDTH, svg, text_width, escape, fit_width, split_width, tv_text
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, format_query, read_controls
 
@@ -32,7 +32,7 @@ def _models():
 def _token_axis(vocabulary, left, column, baseline) -> tuple[list[str], float]:
     """Words centred under their columns; when they would touch, every other word drops a
     line. Returns the text elements and the height they take below ``baseline``."""
-    widest = max(_text_width(word) for word in vocabulary)
+    widest = max(text_width(word) for word in vocabulary)
     staggered = widest + 6 > column
     parts = [f'<text class="fig-tick" x="{left + i * column + column / 2:.1f}" '
              f'y="{baseline + (15 if staggered and i % 2 else 0)}" text-anchor="middle">{escape(word)}</text>'
@@ -69,7 +69,7 @@ def distributions_svg(p, q, vocabulary, width: int = DEFAULT_WIDTH) -> str:
     body += words
     label = "Target p and draft q per token: " + "; ".join(
         f"{w} p {_fmt(a, 3)} q {_fmt(b, 3)}" for w, a, b in zip(vocabulary, p, q))
-    return _svg(width, top + plot_h + 36 + extra, label, body, "distributions")
+    return svg(width, top + plot_h + 36 + extra, label, body, "distributions")
 
 
 def outputs_svg(p, speculative, buggy, vocabulary, exact=None, exact_buggy=None, width: int = DEFAULT_WIDTH) -> str:
@@ -110,7 +110,7 @@ def outputs_svg(p, speculative, buggy, vocabulary, exact=None, exact_buggy=None,
     body += words
     label = "Output frequencies per token (target, speculative, buggy): " + "; ".join(
         f"{w} {_fmt(a, 3)}, {_fmt(b, 3)}, {_fmt(c, 3)}" for w, a, b, c in zip(vocabulary, p, speculative, buggy))
-    return _svg(width, top + plot_h + 22 + extra, label, body, "outputs")
+    return svg(width, top + plot_h + 22 + extra, label, body, "outputs")
 
 
 def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
@@ -145,7 +145,7 @@ def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
     tokens = sum(len(c["committed"]) for c in calls)
     label = (f"Trace of {tokens} tokens in {len(calls)} verifier calls: {len(squares['accepted'])} accepted drafts, "
              f"{len(squares['correction'])} corrections after a rejection, {len(squares['bonus'])} bonus tokens.")
-    return _svg(width, height, label, body, "trace")
+    return svg(width, height, label, body, "trace")
 
 
 def view(raw=None) -> dict:
@@ -217,7 +217,7 @@ def differs(view: dict) -> str:
 def page_context() -> dict:
     """What the build pre-renders: the default view, the slider specs, and the facts of the toy
     model that the article's "how the lab works" section quotes (``model``)."""
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     exact, sampler, audit = _models()
     return {

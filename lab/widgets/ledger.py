@@ -287,6 +287,6 @@ def differs(view: dict) -> str:
 
 def page_context() -> dict:
     """What the build pre-renders: the default view and the slider specs."""
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS)}

@@ -395,7 +395,7 @@ def differs(view: dict) -> str:
 
 
 def page_context() -> dict:
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS),
             "processes": [{"name": name, "title": title} for name, title in PROCESSES.items()]}

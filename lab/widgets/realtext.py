@@ -46,7 +46,7 @@ DEFAULT_PROPOSER = "draft"
 ASSET = "realtext-model.zip"   # the model file's logical asset name (the build hashes it)
 # The files this widget reads that are not part of the page's first load: (asset name, where the
 # worker writes it, the build function that makes it). The build (sitebuild.pipeline) finds them here.
-DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:model_bytes"),)
+DATA_FILES = ((ASSET, realtext.MODEL_DATA_PATH, "sitebuild.realtext_train:prepare"),)
 PRESET = Choice(PRESET_KEY, PRESET_KEY, "Prompt", {name: title for name, (title, _) in realtext.PRESETS.items()},
                 realtext.DEFAULT_PRESET)
 PROPOSER = Choice(PROPOSER_KEY, PROPOSER_KEY, "Proposer", dict(realtext.PROPOSER_NAMES), DEFAULT_PROPOSER)
@@ -75,8 +75,10 @@ def _settings(raw) -> tuple[dict, list[str], int]:
     settings = {**{slider.name: values[slider.name] for slider in SLIDERS}, "preset": values[PRESET_KEY],
                 "proposer": values[PROPOSER_KEY], "prompt": values[PROMPT_KEY], "step": values[STEP_KEY]}
     if 0 < settings["rtTemperature"] < realtext.MIN_TEMPERATURE:  # tempered rows would underflow
-        notes.append(f"rtTemperature: {to_js_string(settings['rtTemperature'])} is below the smallest temperature "
-                     f"above 0 ({to_js_string(realtext.MIN_TEMPERATURE)}); using {to_js_string(realtext.MIN_TEMPERATURE)}")
+        label = next(slider.label for slider in SLIDERS if slider.name == "rtTemperature")
+        smallest = to_js_string(realtext.MIN_TEMPERATURE)
+        notes.append(f"{label}: {to_js_string(settings['rtTemperature'])} is between 0 (greedy) and the smallest "
+                     f"temperature that samples, {smallest}; using {smallest}")
         settings["rtTemperature"] = realtext.MIN_TEMPERATURE
     return settings, notes, width
 
@@ -547,7 +549,7 @@ def differs(view: dict) -> str:
 
 
 def page_context() -> dict:
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     try:
         model = realtext.default_model()

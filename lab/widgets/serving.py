@@ -591,11 +591,12 @@ def _load(settings: serving.ServingSettings, width: int, curve=None):
 
 @lru_cache(maxsize=16)
 def _tail(exact: tuple, width: int):
-    certainty, match, gamma, draft_cost, length, seed = exact
-    runs = serving.tail(certainty, match, gamma, length, draft_cost)
+    certainty, match, lookahead, draft_cost, length, seed = exact
+    runs = serving.tail(certainty, match, lookahead, length, draft_cost)
+    from ..exact import seeded_speedup
     from ..sampler import generate_trace
-    trace = generate_trace(certainty, match, gamma, length, seed)
-    seed_speedup = length / (trace.targetCalls + trace.draftCalls * draft_cost / 100)
+    trace = generate_trace(certainty, match, lookahead, length, seed)
+    seed_speedup = seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)
     return runs, seed_speedup, tail_svg(runs, seed, seed_speedup, width)
 
 
@@ -968,7 +969,7 @@ def differs(view: dict) -> str:
 
 
 def page_context() -> dict:
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS),
             "selects": [{"name": s.name, "key": s.key, "label": s.label, "options": list(s.options.items()),

@@ -459,7 +459,7 @@ def differs(view: dict) -> str:
 
 
 def page_context() -> dict:
-    from ..views import slider_specs
+    from ..urlstate import slider_specs
 
     return {"view": view(None), "sliders": slider_specs(SLIDERS), "pair": PAIR_SETTING,
             "targetMs": TARGET_MS, "draftCost": DRAFT_COST, "overheadMs": OVERHEAD_MS,
