@@ -48,7 +48,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -486,22 +486,52 @@ def _measured_plateau(given) -> int | None:
 def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
     """The lookahead in 1..max_k with the strictly largest ``speedup_at(k)`` (a function of k on
     this curve), never past the plateau's start plus one: ``k``, ``speedup``, ``extrapolatedFrom``
-    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped``.
+    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped`` (the
+    uncapped argmax lies past the cap), ``uncappedK``.
+
+    This is the one rule every instrument's best k goes through (the ledger, the policies, serving
+    and the deployment panel on a curve; :func:`token_curve` builds the curve from the rates an
+    instrument received). ``speedup_at`` is called once per k.
 
     >>> best = best_lookahead(lambda k: iid(0.5).length(k) / (1 + 0.001 * k), iid(0.5), 12)
-    >>> best["k"], best["plateauStart"], best["capped"]
-    (5, 4, True)
+    >>> best["k"], best["plateauStart"], best["capped"], best["uncappedK"]
+    (5, 4, True, 8)
     """
     plateau = plateau_start(curve, max_k)
     limit = max_k if plateau is None else min(max_k, plateau + 1)
-    best_k, best_speedup = 1, float("-inf")
-    for k in range(1, limit + 1):
-        speedup = speedup_at(k)
-        if speedup > best_speedup:
-            best_k, best_speedup = k, speedup
-    unlimited = max(range(1, max_k + 1), key=lambda k: (speedup_at(k), -k)) if limit < max_k else best_k
+    speedups = [speedup_at(k) for k in range(1, max_k + 1)]
+    best_k, best_speedup = _first_argmax(speedups[:limit])
+    unlimited = _first_argmax(speedups)[0]
     return {"k": best_k, "speedup": best_speedup, "extrapolatedFrom": curve.extrapolated_from(best_k),
-            "plateauStart": plateau, "capped": unlimited > best_k}
+            "plateauStart": plateau, "capped": unlimited > best_k, "uncappedK": unlimited}
+
+
+def _first_argmax(values) -> tuple[int, float]:
+    """The first strict maximum of ``values`` as ``(k, value)``, k counted from 1 (a scan that
+    replaces only on a larger value, as :func:`lab.ledger.best_lookahead` scans).
+
+    >>> _first_argmax([1.0, 2.0, 2.0, 1.5])
+    (2, 2.0)
+    """
+    best_k, best = 0, float("-inf")
+    for k, value in enumerate(values, start=1):
+        if value > best:
+            best_k, best = k, value
+    return best_k, best
+
+
+def token_curve(rates, measured_at: int | None = None) -> Curve:
+    """The curve an instrument runs on when it receives conditional ``rates`` (a measured-curve
+    token, a trace's curve): the rates as given, the last one repeated past them (as
+    :func:`lab.ledger.expected_accepted_from_curve` and :func:`lab.policies.depth_curve` continue a
+    curve), measured up to ``measured_at`` (default: every rate given; the deployment panel's tokens
+    carry positions its model filled in, so it passes the curve's own ``measuredAt``).
+
+    >>> token_curve([0.9, 0.5]).rates(4), token_curve([0.9, 0.5]).extrapolated_from(3)
+    ([0.9, 0.5, 0.5, 0.5], 2)
+    """
+    rates = _check_rates(rates, "curve")
+    return Curve(tuple(rates), (1.0, 1.0), "token", measuredAt=len(rates) if measured_at is None else measured_at)
 
 
 def curve_token(curve: Curve, positions: int = 16) -> str:

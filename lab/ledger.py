@@ -33,6 +33,7 @@ __all__ = [
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
     "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
+    "best_lookahead_on_curve",
 ]
 
 
@@ -150,22 +151,13 @@ def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float,
 
 
 def ledger(settings: LedgerSettings) -> Ledger:
-    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module docstring)."""
-    k = settings.lookahead
-    accepted = expected_accepted_drafts(settings.acceptance / 100, k)
-    output_tokens = 1 + accepted
-    draft, verify, cycle_ms = cycle_costs(settings, k)
-    ms_per_token = cycle_ms / output_tokens
-    return Ledger(
-        accepted=accepted,
-        outputTokens=output_tokens,
-        draftMs=draft,
-        verifyMs=verify,
-        cycleMs=cycle_ms,
-        msPerToken=ms_per_token,
-        speedup=settings.targetMs / ms_per_token,
-        wastedDrafts=max(0.0, k - accepted),
-    )
+    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module
+    docstring): :func:`ledger_from_accepted` at the geometric sum :func:`expected_accepted_drafts`.
+
+    >>> round(ledger(LedgerSettings()).speedup, 6)
+    1.790858
+    """
+    return ledger_from_accepted(settings, expected_accepted_drafts(settings.acceptance / 100, settings.lookahead))
 
 
 def speedups_by_lookahead(settings: LedgerSettings, max_lookahead: int) -> list[float]:
@@ -280,12 +272,24 @@ def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
     return ledger_from_accepted(settings, accepted)
 
 
+def best_lookahead_on_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12,
+                            measured_at: int | None = None) -> dict:
+    """The ledger's best lookahead on a measured conditional curve, by the one rule every instrument
+    uses (:func:`lab.acceptance.best_lookahead`): the first strict maximum of the speedup over
+    ``1..max_lookahead``, never past the curve's plateau start plus one, saying when it rests on
+    positions past the measured ones (``measured_at``, default every rate given).
+
+    >>> best = best_lookahead_on_curve(LedgerSettings(draftCost=0, verifyTax=0), [0.8, 0.5, 0.3, 0.2])
+    >>> best["k"], best["plateauStart"], best["uncappedK"], best["extrapolatedFrom"]
+    (4, 3, 12, None)
+    """
+    from .acceptance import best_lookahead as best_on_curve, token_curve
+
+    return best_on_curve(lambda k: ledger_from_curve(settings.with_(lookahead=k), conditional).speedup,
+                         token_curve(conditional, measured_at), max_lookahead)
+
+
 def best_lookahead_from_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12) -> tuple[int, float]:
-    """:func:`best_lookahead` for a measured curve: the first lookahead in ``1..max_lookahead``
-    with the strictly largest speedup (positions past the curve are extrapolated)."""
-    best_k, best_speedup = 0, float("-inf")
-    for k in range(1, max_lookahead + 1):
-        speedup = ledger_from_curve(settings.with_(lookahead=k), conditional).speedup
-        if speedup > best_speedup:
-            best_k, best_speedup = k, speedup
-    return best_k, best_speedup
+    """:func:`best_lookahead_on_curve` as ``(k, speedup)``, the shape :func:`best_lookahead` returns."""
+    best = best_lookahead_on_curve(settings, conditional, max_lookahead)
+    return best["k"], best["speedup"]
