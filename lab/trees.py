@@ -72,7 +72,8 @@ from typing import NamedTuple, Sequence
 
 from . import sampler, stats
 from .errors import LabValueError
-from .ledger import draft_ms as _ledger_draft_ms, verify_ms as _ledger_verify_ms
+from .ledger import (LedgerSettings, cycle_costs, expected_tokens_per_call, per_token_and_speedup,
+                     verify_ms as _ledger_verify_ms)
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -723,16 +724,14 @@ def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction
 
 
 def chain_value(top1: float, budget: int, max_depth: int) -> float:
-    """A chain's value sum_{i < min(budget, max_depth)} p_1**i.
+    """A chain's value ``sum_{i < n} p_1**i`` with ``n = min(budget, max_depth)`` nodes: the ledger's
+    tokens per call at lookahead ``n - 1`` (:func:`lab.ledger.expected_tokens_per_call`); 0 with no node.
 
     >>> chain_value(0.5, 10, 3)
     1.75
     """
-    total, power = 0.0, 1.0
-    for _ in range(min(budget, max_depth)):
-        total += power
-        power *= top1
-    return total
+    nodes = min(budget, max_depth)
+    return expected_tokens_per_call(top1, nodes - 1) if nodes > 0 else 0.0
 
 
 def chain_parents(nodes: int) -> list[int]:
@@ -770,11 +769,11 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
     1.7909
     """
-    draft_ms = _ledger_draft_ms(depth - 1, target_ms, draft_cost)
-    verify = verify_ms(nodes, target_ms, verify_tax)
-    cycle = draft_ms + verify + overhead_ms
-    per_token = cycle / value
-    return TreeCost(draft_ms, verify, cycle, per_token, target_ms / per_token)
+    settings = LedgerSettings(acceptance=0, draftCost=draft_cost, lookahead=max(1, nodes - 1),
+                              overheadMs=overhead_ms, targetMs=target_ms, verifyTax=verify_tax)
+    draft, verify, cycle = cycle_costs(settings, settings.lookahead, draft_passes=depth - 1,
+                                       verify=verify_ms(nodes, target_ms, verify_tax))
+    return TreeCost(draft, verify, cycle, *per_token_and_speedup(target_ms, cycle, value))
 
 
 # --- the same cycle under the serving roofline ------------------------------------------------
