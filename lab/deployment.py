@@ -233,7 +233,7 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
                      "lookahead": k, "polCurve": token,
                      **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},
         "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
-                  "verifyCost": "tax"},
+                  "verifyCost": "tax", "treCurve": token},
         "exact": {"gamma": k, "draftCost": ledger_values["draftCost"]},
         "realtext": {"rtLookahead": min(k, realtext_max_lookahead())},
     }

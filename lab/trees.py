@@ -82,7 +82,8 @@ __all__ = [
     "rank_probabilities", "tree_values", "BestTree", "best_tree", "best_tree_shapes", "non_increasing",
     "ranked_nodes", "ranked_tree_shapes", "ranked_best_tree", "fast_best_tree", "fast_tree_shapes", "tree_value", "chain_value",
     "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
-    "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes",
+    "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes", "depth_rank_probabilities",
+    "tree_value_by_depth", "depth_profile",
 ]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -732,6 +733,60 @@ def chain_value(top1: float, budget: int, max_depth: int) -> float:
     """
     nodes = min(budget, max_depth)
     return expected_tokens_per_call(top1, nodes - 1) if nodes > 0 else 0.0
+
+
+# --- acceptance that falls with depth (issue 37): a curve's positions, one per level ---------------
+
+def depth_rank_probabilities(rates: Sequence[float], decay: float, ranks: int, depth: int) -> tuple[tuple, ...]:
+    """The rank probabilities at each level 1..``depth`` of a tree from a conditional acceptance
+    curve: level ``i`` uses position ``i``'s rate as its top-1 acceptance (:func:`rank_probabilities`
+    at ``rates[i - 1]``), the last rate repeated past the curve (as the instruments continue a curve).
+    A tree of depth d uses positions 1..d only.
+
+    >>> [[round(p, 3) for p in level] for level in depth_rank_probabilities([0.8, 0.5], 0.5, 2, 3)]
+    [[0.8, 0.08], [0.5, 0.125], [0.5, 0.125]]
+    """
+    return tuple(rank_probabilities(rates[min(level, len(rates) - 1)], decay, ranks) for level in range(depth))
+
+
+def _depth_reaches(parents: Sequence[int], probs_by_depth) -> list[tuple[int, float]]:
+    """Each node's (level, reach): the product of its path's rank probabilities, the level's own."""
+    out, seen = [], {}
+    for parent in parents:
+        if parent < 0:
+            out.append((0, 1.0))
+            continue
+        rank = seen.get(parent, 0)
+        seen[parent] = rank + 1
+        level = out[parent][0] + 1
+        out.append((level, out[parent][1] * probs_by_depth[level - 1][rank]))
+    return out
+
+
+def tree_value_by_depth(parents: Sequence[int], probs_by_depth) -> float:
+    """:func:`tree_value` with rank probabilities that change with depth (``probs_by_depth[i - 1]``
+    at level i): the tokens a verify pass commits on average when acceptance falls with position.
+    With the same probabilities at every level it is :func:`tree_value`; a chain's is the curve's
+    mean acceptance length at k = nodes - 1.
+
+    >>> tree_value_by_depth([-1, 0, 1], ((0.8,), (0.5,)))
+    2.2
+    """
+    return sum(reach for _, reach in _depth_reaches(parents, probs_by_depth))
+
+
+def depth_profile(parents: Sequence[int], probs_by_depth) -> list[dict]:
+    """Per level 1..depth of the tree: the top-1 acceptance there (the curve's position), how many
+    nodes the tree puts there, and the tokens they add on average (the sum of their reaches).
+
+    >>> [(row["depth"], row["top1"], row["nodes"], round(row["tokens"], 3)) for row in depth_profile([-1, 0, 0, 1], ((0.8, 0.1), (0.5, 0.2)))]
+    [(1, 0.8, 2, 0.9), (2, 0.5, 1, 0.4)]
+    """
+    reaches = _depth_reaches(parents, probs_by_depth)
+    depth = max(level for level, _ in reaches)
+    return [{"depth": level, "top1": probs_by_depth[level - 1][0],
+             "nodes": sum(1 for lv, _ in reaches if lv == level),
+             "tokens": sum(reach for lv, reach in reaches if lv == level)} for level in range(1, depth + 1)]
 
 
 def chain_parents(nodes: int) -> list[int]:

@@ -121,3 +121,48 @@ def test_the_widgets_say_when_the_cap_binds():
     view = policies_widget.view({"polCurve": "custom:0.8,0.5,0.3,0.2", "draftCost": "0"})
     assert view["readouts"]["bestStatic"].startswith("k = 4,")
     assert "stops at the curve's plateau: from k = 3 on" in view["summary"]
+
+
+# --- the trees' depth profile (issue 37 item: a tree of depth d uses the curve's positions 1..d) --------
+
+TREES_CHECK = "trees-depth-profile-from-curve"
+
+
+def test_trees_depth_check_holds_unmutated():
+    from lab.checks import _run_check, trees as trees_family
+
+    out = _run_check(dict(trees_family.CHECKS)[TREES_CHECK])
+    assert not out.failure and out.visited == 3
+
+
+def test_trees_depth_check_catches_levels_off_by_one(monkeypatch):
+    from lab import trees
+    from lab.checks import trees as trees_family
+
+    def shifted(rates, decay, ranks, depth):  # level i reads position i + 1
+        return tuple(trees.rank_probabilities(rates[min(level + 1, len(rates) - 1)], decay, ranks)
+                     for level in range(depth))
+
+    monkeypatch.setattr(trees, "depth_rank_probabilities", shifted)
+    failure_of(trees_family.CHECKS, TREES_CHECK)
+
+
+def test_trees_depth_check_catches_a_value_that_ignores_depth(monkeypatch):
+    from lab import trees
+    from lab.checks import trees as trees_family
+
+    monkeypatch.setattr(trees, "tree_value_by_depth", lambda parents, probs: trees.tree_value(parents, probs[0]))
+    failure_of(trees_family.CHECKS, TREES_CHECK)
+
+
+def test_the_panel_sends_its_curve_to_the_trees():
+    from lab import deployment
+    from lab.widgets import trees as trees_widget
+
+    curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
+    values = deployment.instrument_values(deployment.DEFAULT_DEPLOYMENT, 0.7, curve)
+    view = trees_widget.view(values["trees"])
+    assert view["curveMode"] and values["trees"]["treCurve"] == values["ledger"]["trcCurve"]
+    rates = [row["top1"] for row in view["depthProfile"]["rows"]]
+    assert rates == [round(r, 4) for r in curve.rates(len(rates))]
+    assert "On the measured curve" in view["summary"]
