@@ -735,7 +735,7 @@ def chain_value(top1: float, budget: int, max_depth: int) -> float:
     return expected_tokens_per_call(top1, nodes - 1) if nodes > 0 else 0.0
 
 
-# --- acceptance that falls with depth (issue 37): a curve's positions, one per level ---------------
+# --- acceptance that falls with depth: a curve's positions, one per level ---------------
 
 def depth_rank_probabilities(rates: Sequence[float], decay: float, ranks: int, depth: int) -> tuple[tuple, ...]:
     """The rank probabilities at each level 1..``depth`` of a tree from a conditional acceptance

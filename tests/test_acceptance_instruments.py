@@ -1,4 +1,4 @@
-"""Issue 37: on a curve that plateaus, no instrument's best k goes past the plateau's start plus one,
+"""Acceptance as a curve in every instrument: on a curve that plateaus, no instrument's best k goes past the plateau's start plus one,
 and every best k on a curve comes from one function (lab.acceptance.best_lookahead). The instruments
 suite's check (acceptance-plateau-caps-every-instrument) is run unmutated and against each instrument
 with the cap taken out, one at a time."""
@@ -123,7 +123,7 @@ def test_the_widgets_say_when_the_cap_binds():
     assert "stops at the curve's plateau: from k = 3 on" in view["summary"]
 
 
-# --- the trees' depth profile (issue 37 item: a tree of depth d uses the curve's positions 1..d) --------
+# --- the trees' depth profile (a tree of depth d uses the curve's positions 1..d) ---
 
 TREES_CHECK = "trees-depth-profile-from-curve"
 

@@ -337,7 +337,7 @@ def tree_readouts_match_model(out):
 
 
 def depth_profile_from_curve(out):
-    """The trees' depth profile (issue 37): a tree of depth d uses the curve's positions 1..d, level i at
+    """The trees depth profile: a tree of depth d uses the curve's positions 1..d, level i at
     position i. On a constant curve at the top-1 slider the profile's value is the best tree's (the
     i.i.d. model); a chain's value on a falling curve is its mean acceptance length, 1 + r1 + r1 r2 + ...,
     summed here; changing the curve past the tree's depth changes nothing; the widget shows the
