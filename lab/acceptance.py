@@ -24,7 +24,7 @@ near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). E
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``: ``c = r_2 / r_1`` from its first two points and
 ``d`` solved so that the shape meets its length at its largest k. A prediction takes the median
 ``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
-worse, see :func:`leave_one_out`), and its interval is the spread of the predictions made with each
+worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
 ``(c, d)`` of the reader's family (the pooled library when the family has fewer than
 :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:
 ``r_{m+j} = r_m d^j``.
@@ -36,6 +36,7 @@ worse, see :func:`leave_one_out`), and its interval is the spread of the predict
 True
 """
 
+import contextvars
 import math
 import re
 from functools import lru_cache
@@ -48,7 +49,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "predict_from_lengths", "leave_one_out", "plateau_start", "best_lookahead",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -224,10 +225,18 @@ def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple,
     names = [name for name in CURVES if name != exclude]
     every = _library_shapes(tuple(CURVES.items()))
     shapes = {name: every[name] for name in names}
-    point = (_median([s[0] for s in shapes.values()]), _median([s[1] for s in shapes.values()]))
     own = [shapes[name] for name in names if CURVES[name][0] == family]
     enough = len(own) >= MIN_FAMILY_CURVES
+    centre = own if enough and _PRIOR_MODE.get() == "family" else list(shapes.values())
+    point = (_median([s[0] for s in centre]), _median([s[1] for s in centre]))
     return point, tuple(own if enough else shapes.values()), enough
+
+
+# Which median the prior's point is: "pooled" (the whole library's, the model in use) or "family" (the
+# reader's family's own, when it has MIN_FAMILY_CURVES curves). Leave-one-out on the library chooses
+# (prior_choice); the other is computed only to show the choice on the page.
+PRIOR_MODES = ("pooled", "family")
+_PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
 
 
 @lru_cache(maxsize=4)
@@ -437,11 +446,21 @@ def predict_from_lengths(name: str, known: int) -> dict:
             "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
 
 
-def leave_one_out(known: int = 1) -> dict:
+def leave_one_out(known: int = 1, mode: str = "pooled") -> dict:
     """Every library curve left out in turn, predicted at its largest k from k = 1..known:
     the rows, the median absolute error of the model and of i.i.d., how many curves the model
-    predicts better than i.i.d., and which families have too few curves to trust."""
-    rows = [predict_from_lengths(name, known) for name in CURVES]
+    predicts better than i.i.d., which families have too few curves to trust, and each family's
+    spread (``byFamily``: curves, median absolute error). ``mode``: the prior's point (PRIOR_MODES)."""
+    if mode not in PRIOR_MODES:
+        raise LabValueError(f"the prior mode must be one of {', '.join(PRIOR_MODES)}, got {mode!r}")
+    token = _PRIOR_MODE.set(mode)
+    try:
+        rows = [predict_from_lengths(name, known) for name in CURVES]
+    finally:
+        _PRIOR_MODE.reset(token)
+    by_family = {}
+    for row in rows:
+        by_family.setdefault(row["family"], []).append(abs(row["error"]))
     counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
     return {"known": known, "rows": rows,
             "medianError": _median([abs(r["error"]) for r in rows]),
@@ -449,7 +468,18 @@ def leave_one_out(known: int = 1) -> dict:
             "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
             "covered": sum(1 for r in rows if r["covered"]),
             "familyCounts": counts,
+            "byFamily": {family: {"curves": len(errors), "medianError": _median(errors)}
+                         for family, errors in by_family.items()},
             "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
+
+
+def prior_choice() -> dict:
+    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from
+    k = 1..2 under each of PRIOR_MODES, and the mode with the smaller sum (the model uses "pooled";
+    a test holds that it is still the choice)."""
+    errors = {mode: (leave_one_out(1, mode)["medianError"], leave_one_out(2, mode)["medianError"])
+              for mode in PRIOR_MODES}
+    return {"errors": errors, "chosen": min(PRIOR_MODES, key=lambda mode: sum(errors[mode]))}
 
 
 def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
@@ -486,22 +516,52 @@ def _measured_plateau(given) -> int | None:
 def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
     """The lookahead in 1..max_k with the strictly largest ``speedup_at(k)`` (a function of k on
     this curve), never past the plateau's start plus one: ``k``, ``speedup``, ``extrapolatedFrom``
-    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped``.
+    (the last measured position when k lies past it, else None), ``plateauStart``, ``capped`` (the
+    uncapped argmax lies past the cap), ``uncappedK``.
+
+    This is the one rule every instrument's best k goes through (the ledger, the policies, serving
+    and the deployment panel on a curve; :func:`token_curve` builds the curve from the rates an
+    instrument received). ``speedup_at`` is called once per k.
 
     >>> best = best_lookahead(lambda k: iid(0.5).length(k) / (1 + 0.001 * k), iid(0.5), 12)
-    >>> best["k"], best["plateauStart"], best["capped"]
-    (5, 4, True)
+    >>> best["k"], best["plateauStart"], best["capped"], best["uncappedK"]
+    (5, 4, True, 8)
     """
     plateau = plateau_start(curve, max_k)
     limit = max_k if plateau is None else min(max_k, plateau + 1)
-    best_k, best_speedup = 1, float("-inf")
-    for k in range(1, limit + 1):
-        speedup = speedup_at(k)
-        if speedup > best_speedup:
-            best_k, best_speedup = k, speedup
-    unlimited = max(range(1, max_k + 1), key=lambda k: (speedup_at(k), -k)) if limit < max_k else best_k
+    speedups = [speedup_at(k) for k in range(1, max_k + 1)]
+    best_k, best_speedup = _first_argmax(speedups[:limit])
+    unlimited = _first_argmax(speedups)[0]
     return {"k": best_k, "speedup": best_speedup, "extrapolatedFrom": curve.extrapolated_from(best_k),
-            "plateauStart": plateau, "capped": unlimited > best_k}
+            "plateauStart": plateau, "capped": unlimited > best_k, "uncappedK": unlimited}
+
+
+def _first_argmax(values) -> tuple[int, float]:
+    """The first strict maximum of ``values`` as ``(k, value)``, k counted from 1 (a scan that
+    replaces only on a larger value, as :func:`lab.ledger.best_lookahead` scans).
+
+    >>> _first_argmax([1.0, 2.0, 2.0, 1.5])
+    (2, 2.0)
+    """
+    best_k, best = 0, float("-inf")
+    for k, value in enumerate(values, start=1):
+        if value > best:
+            best_k, best = k, value
+    return best_k, best
+
+
+def token_curve(rates, measured_at: int | None = None) -> Curve:
+    """The curve an instrument runs on when it receives conditional ``rates`` (a measured-curve
+    token, a trace's curve): the rates as given, the last one repeated past them (as
+    :func:`lab.ledger.expected_accepted_from_curve` and :func:`lab.policies.depth_curve` continue a
+    curve), measured up to ``measured_at`` (default: every rate given; the deployment panel's tokens
+    carry positions its model filled in, so it passes the curve's own ``measuredAt``).
+
+    >>> token_curve([0.9, 0.5]).rates(4), token_curve([0.9, 0.5]).extrapolated_from(3)
+    ([0.9, 0.5, 0.5, 0.5], 2)
+    """
+    rates = _check_rates(rates, "curve")
+    return Curve(tuple(rates), (1.0, 1.0), "token", measuredAt=len(rates) if measured_at is None else measured_at)
 
 
 def curve_token(curve: Curve, positions: int = 16) -> str:
@@ -625,6 +685,12 @@ def held_out_html() -> str:
                     f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
                     f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
     counts = one["familyCounts"]
+    choice = prior_choice()["errors"]
+    spread = "; ".join(
+        f"{FAMILY_NAMES[f]}: {one['byFamily'][f]['curves']} curve{'s' if one['byFamily'][f]['curves'] != 1 else ''}, "
+        f"median error {100 * one['byFamily'][f]['medianError']:.1f}% from k = 1 and "
+        f"{100 * two['byFamily'][f]['medianError']:.1f}% from k = 1..2"
+        for f in FAMILIES if f in one["byFamily"])
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
                f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
@@ -637,7 +703,13 @@ def held_out_html() -> str:
             '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
             + "".join(rows) + '</tbody></table>'
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
-              'those predictions use the pooled library.</p>')
+              'those predictions use the pooled library.</p>'
+            + '<p class="acceptance-by-family">' + escape(
+                f"By family: {spread}. The prior's shape is the whole library's median drop and fall, not each "
+                f"family's own, because leaving each curve out prefers it: median error "
+                f"{100 * choice['pooled'][0]:.1f}% from k = 1 and {100 * choice['pooled'][1]:.1f}% from k = 1..2 "
+                f"against {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with each family's "
+                "own median.") + '</p>')
 
 
 def family_of_draft(draft: str) -> str:

@@ -93,6 +93,17 @@ CURVES = {
                               "EAGLE-3, llama.cpp server (trace preset)",
                               "ggml-org/llama.cpp pull request #24536, the server's print_timing line",
                               "quoted from a public pull request thread"),
+    # Engine curves at k = 7 and 8 from public threads (added December 2026 for the priors past k = 6).
+    "vllm-48892-mtp8": ("mtp", "unconditional", (0.7617, 0.6158, 0.5125, 0.4243, 0.3640, 0.3094, 0.2722, 0.2365),
+                        "MTP, 8 steps, vLLM Model Runner V2, GSM8K, temperature 0",
+                        "vllm-project/vllm pull request #48892 (multi-layer MTP speculator), comment of 2026-08-03: "
+                        "'Per-position acceptance (%)' positions 0-7 of the MTP 8 run (acceptance length 4.50, "
+                        "88,344 draft tokens)", "quoted from a public pull request thread"),
+    "ascend-13664-dspark": ("draft", "unconditional", (0.70515, 0.43569, 0.34632, 0.17964, 0.12788, 0.07713, 0.05146),
+                            "DeepSeek-V4-Flash-0731, DSpark draft, vLLM-Ascend",
+                            "vllm-project/vllm-ascend issue #13664, its two SpecDecoding lines (08-05 12:25:03 and "
+                            "12:25:13; k = 7, 23 and 55 verifier calls), per-position rates summed weighted by calls",
+                            "quoted from a public issue thread"),
     "vllm-24127-ngram": ("ngram", "unconditional", (0.983, 0.949, 0.915, 0.881, 0.712),
                          "OPT-125m, n-gram prompt lookup, vLLM",
                          "vllm-project/vllm pull request #24127, its test result's SpecDecoding metrics line "

@@ -233,7 +233,7 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
                      "lookahead": k, "polCurve": token,
                      **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},
         "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
-                  "verifyCost": "tax"},
+                  "verifyCost": "tax", "treCurve": token},
         "exact": {"gamma": k, "draftCost": ledger_values["draftCost"]},
         "realtext": {"rtLookahead": min(k, realtext_max_lookahead())},
     }
@@ -365,9 +365,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                                      curve, MAX_LOOKAHEAD)
     token_rates = [float(r) for r in values["ledger"]["trcCurve"][len("custom:"):].split(",")]
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
-    ledger_best = acceptance.best_lookahead(
-        lambda k: ledger.ledger_from_curve(ledger_settings.with_(lookahead=k), token_rates).speedup,
-        acceptance.from_conditional(token_rates)._replace(measuredAt=curve.measuredAt), MAX_LOOKAHEAD)
+    ledger_best = ledger.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({
         "values": values,

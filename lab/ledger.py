@@ -32,7 +32,8 @@ __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
-    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
+    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "per_token_and_speedup", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
+    "best_lookahead_on_curve",
 ]
 
 
@@ -137,35 +138,41 @@ def verify_ms(lookahead: int, target_ms: float, verify_tax: float) -> float:
     return target_ms * (1 + (lookahead - 1) * verify_tax / 100)
 
 
-def cycle_costs(settings: LedgerSettings, lookahead: int) -> tuple[float, float, float]:
+def cycle_costs(settings: LedgerSettings, lookahead: int, draft_passes: int | None = None,
+                verify: float | None = None) -> tuple[float, float, float]:
     """One cycle's cost at ``lookahead`` k: ``(draftMs, verifyMs, cycleMs)``, with
-    ``cycleMs = draftMs + verifyMs + overheadMs`` (:func:`draft_ms`, :func:`verify_ms`).
+    ``cycleMs = draftMs + verifyMs + overheadMs`` (:func:`draft_ms`, :func:`verify_ms`). A tree
+    (:func:`lab.trees.tree_cost`) drafts one pass per level, ``draft_passes``, and may bring its own
+    ``verify`` cost in ms (the serving roofline's); a chain drafts k passes.
 
     >>> [round(ms, 9) for ms in cycle_costs(LedgerSettings(), 5)]
     [48.0, 89.6, 143.6]
     """
-    draft = draft_ms(lookahead, settings.targetMs, settings.draftCost)
-    verify = verify_ms(lookahead, settings.targetMs, settings.verifyTax)
+    draft = draft_ms(lookahead if draft_passes is None else draft_passes, settings.targetMs, settings.draftCost)
+    if verify is None:
+        verify = verify_ms(lookahead, settings.targetMs, settings.verifyTax)
     return draft, verify, draft + verify + settings.overheadMs
 
 
+def per_token_and_speedup(target_ms: float, cycle_ms: float, tokens: float) -> tuple[float, float]:
+    """``(msPerToken, speedup)`` of a cycle of ``cycle_ms`` that commits ``tokens``: ``cycle / tokens``
+    and ``targetMs / msPerToken`` (against one target pass per token).
+
+    >>> per_token_and_speedup(80, 143.6, 3.21459)[1] > 1.79
+    True
+    """
+    per_token = cycle_ms / tokens
+    return per_token, target_ms / per_token
+
+
 def ledger(settings: LedgerSettings) -> Ledger:
-    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module docstring)."""
-    k = settings.lookahead
-    accepted = expected_accepted_drafts(settings.acceptance / 100, k)
-    output_tokens = 1 + accepted
-    draft, verify, cycle_ms = cycle_costs(settings, k)
-    ms_per_token = cycle_ms / output_tokens
-    return Ledger(
-        accepted=accepted,
-        outputTokens=output_tokens,
-        draftMs=draft,
-        verifyMs=verify,
-        cycleMs=cycle_ms,
-        msPerToken=ms_per_token,
-        speedup=settings.targetMs / ms_per_token,
-        wastedDrafts=max(0.0, k - accepted),
-    )
+    """Evaluate the ledger of docs/CONTRACT.md section 1 for one setting (formulas in the module
+    docstring): :func:`ledger_from_accepted` at the geometric sum :func:`expected_accepted_drafts`.
+
+    >>> round(ledger(LedgerSettings()).speedup, 6)
+    1.790858
+    """
+    return ledger_from_accepted(settings, expected_accepted_drafts(settings.acceptance / 100, settings.lookahead))
 
 
 def speedups_by_lookahead(settings: LedgerSettings, max_lookahead: int) -> list[float]:
@@ -268,10 +275,9 @@ def ledger_from_accepted(settings: LedgerSettings, accepted: float) -> Ledger:
     k = settings.lookahead
     output_tokens = 1 + accepted
     draft, verify, cycle_ms = cycle_costs(settings, k)
-    ms_per_token = cycle_ms / output_tokens
+    ms_per_token, speedup = per_token_and_speedup(settings.targetMs, cycle_ms, output_tokens)
     return Ledger(accepted=accepted, outputTokens=output_tokens, draftMs=draft, verifyMs=verify,
-                  cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=settings.targetMs / ms_per_token,
-                  wastedDrafts=max(0.0, k - accepted))
+                  cycleMs=cycle_ms, msPerToken=ms_per_token, speedup=speedup, wastedDrafts=max(0.0, k - accepted))
 
 
 def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
@@ -280,12 +286,24 @@ def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
     return ledger_from_accepted(settings, accepted)
 
 
+def best_lookahead_on_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12,
+                            measured_at: int | None = None) -> dict:
+    """The ledger's best lookahead on a measured conditional curve, by the one rule every instrument
+    uses (:func:`lab.acceptance.best_lookahead`): the first strict maximum of the speedup over
+    ``1..max_lookahead``, never past the curve's plateau start plus one, saying when it rests on
+    positions past the measured ones (``measured_at``, default every rate given).
+
+    >>> best = best_lookahead_on_curve(LedgerSettings(draftCost=0, verifyTax=0), [0.8, 0.5, 0.3, 0.2])
+    >>> best["k"], best["plateauStart"], best["uncappedK"], best["extrapolatedFrom"]
+    (4, 3, 12, None)
+    """
+    from .acceptance import best_lookahead as best_on_curve, token_curve
+
+    return best_on_curve(lambda k: ledger_from_curve(settings.with_(lookahead=k), conditional).speedup,
+                         token_curve(conditional, measured_at), max_lookahead)
+
+
 def best_lookahead_from_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12) -> tuple[int, float]:
-    """:func:`best_lookahead` for a measured curve: the first lookahead in ``1..max_lookahead``
-    with the strictly largest speedup (positions past the curve are extrapolated)."""
-    best_k, best_speedup = 0, float("-inf")
-    for k in range(1, max_lookahead + 1):
-        speedup = ledger_from_curve(settings.with_(lookahead=k), conditional).speedup
-        if speedup > best_speedup:
-            best_k, best_speedup = k, speedup
-    return best_k, best_speedup
+    """:func:`best_lookahead_on_curve` as ``(k, speedup)``, the shape :func:`best_lookahead` returns."""
+    best = best_lookahead_on_curve(settings, conditional, max_lookahead)
+    return best["k"], best["speedup"]

@@ -420,14 +420,34 @@ def _static_outcomes(prefixes, k):
 
 def best_static(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=None) -> dict:
     """The static ``k`` in ``1..max_k`` with the largest long-run speedup (the first on a tie,
-    like :func:`lab.ledger.best_lookahead`); its numbers plus ``k``."""
+    like :func:`lab.ledger.best_lookahead`); its numbers plus ``k``. On a measured per-depth curve
+    (:func:`depth_curve`) the k comes from the one best-k rule every instrument uses
+    (:func:`lab.acceptance.best_lookahead`): never past the curve's plateau start plus one, and the
+    result also carries ``plateauStart``, ``capped``, ``uncappedK`` and ``extrapolatedFrom``.
+
+    >>> found = best_static(depth_curve([0.8, 0.5, 0.3, 0.2]), Costs(0.0), 12)
+    >>> found["k"], found["plateauStart"], found["capped"]
+    (4, 3, True)
+    """
     prefixes = _prefixes(process, max_k, cache)
-    best_k, best_speedup = 0, -math.inf
-    for k in range(1, max_k + 1):
-        speedup = _speedup_only(process, _static_outcomes(prefixes, k), costs, cache, ("static", k))
-        if speedup > best_speedup:
-            best_k, best_speedup = k, speedup
-    return _per_state_chain(process, _static_outcomes(prefixes, best_k), costs, {"k": best_k}, cache=cache,
+
+    def speedup_at(k):
+        return _speedup_only(process, _static_outcomes(prefixes, k), costs, cache, ("static", k))
+
+    extra = {}
+    if process.depth_rates:
+        from .acceptance import best_lookahead, token_curve
+
+        found = best_lookahead(speedup_at, token_curve(process.depth_rates), max_k)
+        best_k = found["k"]
+        extra = {name: found[name] for name in ("plateauStart", "capped", "uncappedK", "extrapolatedFrom")}
+    else:
+        best_k, best_speedup = 0, -math.inf
+        for k in range(1, max_k + 1):
+            speedup = speedup_at(k)
+            if speedup > best_speedup:
+                best_k, best_speedup = k, speedup
+    return _per_state_chain(process, _static_outcomes(prefixes, best_k), costs, {"k": best_k, **extra}, cache=cache,
                             law=("static", best_k))
 
 

@@ -1334,11 +1334,20 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     batch, context = settings.batch, settings.context
     target, verify, draft, _ = _cycle_steps(settings)
     plain = _time(target, batch, 1, context)
-    best_k, best = 0, -math.inf
-    for k in range(1, max_lookahead + 1):
+
+    def speedup(k):
         n = verify_tokens(settings.with_(lookahead=k))
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        value = plain * tokens / _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+        return plain * tokens / _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+
+    if curve:  # on a curve, the one best-k rule: never past its plateau's start plus one
+        from .acceptance import best_lookahead as best_on_curve, token_curve
+
+        found = best_on_curve(speedup, token_curve(curve), max_lookahead)
+        return found["k"], found["speedup"]
+    best_k, best = 0, -math.inf
+    for k in range(1, max_lookahead + 1):
+        value = speedup(k)
         if value > best:
             best_k, best = k, value
     return best_k, best

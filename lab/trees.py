@@ -72,7 +72,8 @@ from typing import NamedTuple, Sequence
 
 from . import sampler, stats
 from .errors import LabValueError
-from .ledger import draft_ms as _ledger_draft_ms, verify_ms as _ledger_verify_ms
+from .ledger import (LedgerSettings, cycle_costs, expected_tokens_per_call, per_token_and_speedup,
+                     verify_ms as _ledger_verify_ms)
 
 __all__ = [
     "EPSILON", "DELTA", "normalise", "total_variation", "multi_draft_output", "multi_draft_outputs", "no_update_output", "no_update_outputs",
@@ -81,7 +82,8 @@ __all__ = [
     "rank_probabilities", "tree_values", "BestTree", "best_tree", "best_tree_shapes", "non_increasing",
     "ranked_nodes", "ranked_tree_shapes", "ranked_best_tree", "fast_best_tree", "fast_tree_shapes", "tree_value", "chain_value",
     "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
-    "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes",
+    "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes", "depth_rank_probabilities",
+    "tree_value_by_depth", "depth_profile",
 ]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -723,16 +725,68 @@ def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction
 
 
 def chain_value(top1: float, budget: int, max_depth: int) -> float:
-    """A chain's value sum_{i < min(budget, max_depth)} p_1**i.
+    """A chain's value ``sum_{i < n} p_1**i`` with ``n = min(budget, max_depth)`` nodes: the ledger's
+    tokens per call at lookahead ``n - 1`` (:func:`lab.ledger.expected_tokens_per_call`); 0 with no node.
 
     >>> chain_value(0.5, 10, 3)
     1.75
     """
-    total, power = 0.0, 1.0
-    for _ in range(min(budget, max_depth)):
-        total += power
-        power *= top1
-    return total
+    nodes = min(budget, max_depth)
+    return expected_tokens_per_call(top1, nodes - 1) if nodes > 0 else 0.0
+
+
+# --- acceptance that falls with depth: a curve's positions, one per level ---------------
+
+def depth_rank_probabilities(rates: Sequence[float], decay: float, ranks: int, depth: int) -> tuple[tuple, ...]:
+    """The rank probabilities at each level 1..``depth`` of a tree from a conditional acceptance
+    curve: level ``i`` uses position ``i``'s rate as its top-1 acceptance (:func:`rank_probabilities`
+    at ``rates[i - 1]``), the last rate repeated past the curve (as the instruments continue a curve).
+    A tree of depth d uses positions 1..d only.
+
+    >>> [[round(p, 3) for p in level] for level in depth_rank_probabilities([0.8, 0.5], 0.5, 2, 3)]
+    [[0.8, 0.08], [0.5, 0.125], [0.5, 0.125]]
+    """
+    return tuple(rank_probabilities(rates[min(level, len(rates) - 1)], decay, ranks) for level in range(depth))
+
+
+def _depth_reaches(parents: Sequence[int], probs_by_depth) -> list[tuple[int, float]]:
+    """Each node's (level, reach): the product of its path's rank probabilities, the level's own."""
+    out, seen = [], {}
+    for parent in parents:
+        if parent < 0:
+            out.append((0, 1.0))
+            continue
+        rank = seen.get(parent, 0)
+        seen[parent] = rank + 1
+        level = out[parent][0] + 1
+        out.append((level, out[parent][1] * probs_by_depth[level - 1][rank]))
+    return out
+
+
+def tree_value_by_depth(parents: Sequence[int], probs_by_depth) -> float:
+    """:func:`tree_value` with rank probabilities that change with depth (``probs_by_depth[i - 1]``
+    at level i): the tokens a verify pass commits on average when acceptance falls with position.
+    With the same probabilities at every level it is :func:`tree_value`; a chain's is the curve's
+    mean acceptance length at k = nodes - 1.
+
+    >>> tree_value_by_depth([-1, 0, 1], ((0.8,), (0.5,)))
+    2.2
+    """
+    return sum(reach for _, reach in _depth_reaches(parents, probs_by_depth))
+
+
+def depth_profile(parents: Sequence[int], probs_by_depth) -> list[dict]:
+    """Per level 1..depth of the tree: the top-1 acceptance there (the curve's position), how many
+    nodes the tree puts there, and the tokens they add on average (the sum of their reaches).
+
+    >>> [(row["depth"], row["top1"], row["nodes"], round(row["tokens"], 3)) for row in depth_profile([-1, 0, 0, 1], ((0.8, 0.1), (0.5, 0.2)))]
+    [(1, 0.8, 2, 0.9), (2, 0.5, 1, 0.4)]
+    """
+    reaches = _depth_reaches(parents, probs_by_depth)
+    depth = max(level for level, _ in reaches)
+    return [{"depth": level, "top1": probs_by_depth[level - 1][0],
+             "nodes": sum(1 for lv, _ in reaches if lv == level),
+             "tokens": sum(reach for lv, reach in reaches if lv == level)} for level in range(1, depth + 1)]
 
 
 def chain_parents(nodes: int) -> list[int]:
@@ -770,11 +824,11 @@ def tree_cost(value: float, nodes: int, depth: int, *, target_ms: float = 80, dr
     >>> round(tree_cost(3.214590, 6, 6).speedup, 4)   # the ledger's default chain, m = 5
     1.7909
     """
-    draft_ms = _ledger_draft_ms(depth - 1, target_ms, draft_cost)
-    verify = verify_ms(nodes, target_ms, verify_tax)
-    cycle = draft_ms + verify + overhead_ms
-    per_token = cycle / value
-    return TreeCost(draft_ms, verify, cycle, per_token, target_ms / per_token)
+    settings = LedgerSettings(acceptance=0, draftCost=draft_cost, lookahead=max(1, nodes - 1),
+                              overheadMs=overhead_ms, targetMs=target_ms, verifyTax=verify_tax)
+    draft, verify, cycle = cycle_costs(settings, settings.lookahead, draft_passes=depth - 1,
+                                       verify=verify_ms(nodes, target_ms, verify_tax))
+    return TreeCost(draft, verify, cycle, *per_token_and_speedup(target_ms, cycle, value))
 
 
 # --- the same cycle under the serving roofline ------------------------------------------------

@@ -81,6 +81,23 @@ def test_leave_one_out_beats_iid_on_the_library():
         assert set(result["tooFew"]) >= {"suffix"}
 
 
+def test_the_pooled_prior_is_what_leave_one_out_chooses():
+    """The model's prior point is the whole library's median because leave-one-out prefers it; if a
+    library change reverses that, this fails and the model (and the page's sentence) must follow."""
+    choice = acceptance.prior_choice()
+    assert choice["chosen"] == "pooled"
+    assert acceptance.prior("mtp")[0] == acceptance.prior("eagle")[0]  # one pooled point for every family
+
+
+def test_every_family_spread_is_on_the_page():
+    html = acceptance.held_out_html()
+    one = acceptance.leave_one_out(1)
+    for family, spread in one["byFamily"].items():
+        assert f"{acceptance.FAMILY_NAMES[family]}: {spread['curves']} curve" in html
+        assert f"median error {100 * spread['medianError']:.1f}% from k = 1" in html
+    assert sum(spread["curves"] for spread in one["byFamily"].values()) == len(CURVES)
+
+
 def test_leave_one_out_never_sees_the_held_out_curve(monkeypatch):
     """Changing the held-out curve's tail does not move its own prediction."""
     before = acceptance.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"]

@@ -225,7 +225,7 @@ def test_cli_bad_input_exits_2_with_one_line(argv, words, capsys):
 def test_view_defaults_and_bad_input():
     default = widget.view(None)
     assert default["query"] == "treeBudget=32&treeDepth=6&treeTop1=70&treeDecay=50&treeDrafts=4&treeVerifyTax=3"
-    assert set(default["figures"]) == {"tree", "length", "speedup", "exactness", "table", "exactTable"}
+    assert set(default["figures"]) == {"tree", "length", "speedup", "exactness", "table", "exactTable", "depthTable"}
     bad = widget.view({"budget": "lots", "drafts": "99", "width": "9999"})
     assert bad["params"]["budget"] == 32 and bad["params"]["drafts"] == 8 and len(bad["notes"]) == 2
     assert widget.view("treeBudget=5")["tree"]["nodes"] <= 5

@@ -452,11 +452,104 @@ def acceptance_curve_reaches_every_instrument(out):
             return
 
 
+def _plateau_cases():
+    """Plateauing curves as the instruments receive them (the panel's 4-decimal tokens): the two
+    DeepSeek-V4-Pro MTP reference curves (InferenceX) and a falling printed-rate curve; each with its
+    plateau start counted here from the token's rates (the first k after which the chance that every
+    draft survives falls below lab.acceptance.PLATEAU_GAIN), not by lab.acceptance.plateau_start."""
+    from .. import acceptance
+
+    curves = [acceptance.from_lengths(dict(enumerate(acceptance.library_lengths(name), start=1)), "mtp")
+              for name in ("dsv4-pro-mtp-thinking", "dsv4-pro-mtp")]
+    curves.append(acceptance.from_unconditional([0.8, 0.4, 0.12, 0.024], "eagle"))
+    # prompt lookup's shape: most first drafts fail, a rare match runs on (a plateau with a long thin tail)
+    curves.append(acceptance.from_conditional([0.6, 0.17, 0.4] + [0.95] * 13, "ngram"))
+    cases = []
+    for curve in curves:
+        token = acceptance.curve_token(curve)
+        rates = [float(r) for r in token[len("custom:"):].split(",")]
+        survival, start = 1.0, None
+        for k, rate in enumerate(rates, start=1):
+            survival *= rate
+            if survival < acceptance.PLATEAU_GAIN:
+                start = k - 1
+                break
+        cases.append((token, rates, start))
+    return cases
+
+
+def _argmax(values) -> int:
+    return max(range(len(values)), key=lambda i: (values[i], -i)) + 1
+
+
+_CHEAP = ({"draftCost": "0", "verifyTax": "0", "overheadMs": "0"}, {"draftCost": "1", "verifyTax": "0"}, {})
+
+
+def acceptance_plateau_caps_every_instrument(out):
+    """On a curve that plateaus, no instrument recommends k past the plateau's start plus one: the
+    ledger's and the policies' widgets in measured-curve mode (cheap drafts, where their uncapped best
+    lies deeper), the serving widget on its n-gram draft, and the deployment panel's three answers
+    (serving, as sent, the ledger). The check fails too if the cap never binds (it would test nothing)."""
+    import re
+
+    from ..widgets import ledger as ledger_widget, policies as policies_widget, serving as serving_widget
+
+    binds = {"ledger": 0, "policies": 0, "serving": 0}
+    for token, rates, start in _plateau_cases():
+        if start is None or start > 8:
+            out.fail(f"{token[:40]}...: the test curve does not plateau within 8 (start {start})")
+            return
+        for extra in _CHEAP:
+            out.visited += 1
+            view = ledger_widget.view({"trcCurve": token, **extra})
+            settings = ledger.LedgerSettings(**view["params"])
+            uncapped = _argmax([ledger.ledger_from_curve(settings.with_(lookahead=k), rates).speedup
+                                for k in range(1, 13)])
+            binds["ledger"] += uncapped > start + 1
+            if view["bestLookahead"] > start + 1:
+                out.fail(f"ledger, {extra}: best k = {view['bestLookahead']} past the plateau start {start} plus one")
+                return
+            view = policies_widget.view({"polCurve": token, **extra})
+            found = re.match(r"k = (\d+),", view["readouts"]["bestStatic"])
+            k = int(found.group(1)) if found else None
+            binds["policies"] += "stops at the curve's plateau" in view["summary"]
+            if k is None or k > start + 1:
+                out.fail(f"policies, {extra}: best static k = {k} past the plateau start {start} plus one")
+                return
+        yield  # a pause between two curves (lab.audit.run_check_steps)
+        out.visited += 1
+        view = serving_widget.view({"srvCurve": token, "draft": "ngram"})
+        found = re.search(r"The best lookahead here is (\d+) ", view["summary"])
+        s = serving_widget._settings(view["params"])
+        binds["serving"] += _argmax([serving.speedup_at(s.with_(lookahead=k), s.batch, s.context, rates)
+                                     for k in range(1, 13)]) > start + 1
+        if found is None or int(found.group(1)) > start + 1:
+            out.fail(f"serving: best k {found and found.group(1)} past the plateau start {start} plus one")
+            return
+        answer = deployment.answer(deployment.DEFAULT_DEPLOYMENT, rates[0], acceptance_curve_of(token))
+        for part in ("serving", "servingSent", "ledger"):
+            if answer[part]["bestLookahead"] > start + 1:
+                out.fail(f"the panel's {part} best k = {answer[part]['bestLookahead']} past the plateau start "
+                         f"{start} plus one")
+                return
+    for instrument, count in binds.items():
+        if not count:
+            out.fail(f"{instrument}: the plateau cap never binds on these cases, so this check tests nothing")
+
+
+def acceptance_curve_of(token: str):
+    """The curve a measured-curve token stands for (lab.acceptance.token_curve of its rates)."""
+    from .. import acceptance
+
+    return acceptance.token_curve([float(r) for r in token[len("custom:"):].split(",")])
+
+
 ACCEPTANCE_CHECKS = (
     ("acceptance-iid-curve-is-todays-model", acceptance_iid_curve_is_todays_model),
     ("acceptance-lengths-round-trip", acceptance_lengths_round_trip),
     ("acceptance-plateau-caps-best-k", acceptance_plateau_caps_best_k),
     ("acceptance-curve-reaches-every-instrument", acceptance_curve_reaches_every_instrument),
+    ("acceptance-plateau-caps-every-instrument", acceptance_plateau_caps_every_instrument),
 )
 CHECKS = CHECKS + ACCEPTANCE_CHECKS
 # --- end of the acceptance block ---

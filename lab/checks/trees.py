@@ -336,6 +336,49 @@ def tree_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+def depth_profile_from_curve(out):
+    """The trees depth profile: a tree of depth d uses the curve's positions 1..d, level i at
+    position i. On a constant curve at the top-1 slider the profile's value is the best tree's (the
+    i.i.d. model); a chain's value on a falling curve is its mean acceptance length, 1 + r1 + r1 r2 + ...,
+    summed here; changing the curve past the tree's depth changes nothing; the widget shows the
+    measured rates level by level and sends the same numbers to its table."""
+    from ..widgets import trees as widget
+
+    falling = [0.79, 0.614, 0.425, 0.295, 0.204, 0.142]
+    for top1, decay, budget, depth in ((70, 50, 20, 6), (55, 80, 40, 8), (90, 30, 12, 4)):
+        out.visited += 1
+        probs = trees.rank_probabilities(top1 / 100, decay / 100, 4)
+        tree = trees.fast_best_tree(probs, budget, depth)
+        flat = widget.depth_profile_of(tree.parents, [top1 / 100], decay, 4)
+        if abs(flat["value"] - tree.value) > 1e-9:
+            return out.fail(f"top-1 {top1}%: the constant curve gives {flat['value']}, the best tree {tree.value}")
+        curve = widget.depth_profile_of(tree.parents, falling, decay, 4)
+        levels = len(curve["rows"])
+        survival, chain = 1.0, 1.0
+        for rate in (falling + [falling[-1]] * levels)[:levels]:
+            survival *= rate
+            chain += survival
+        if abs(curve["chain"] - chain) > 1e-12:
+            return out.fail(f"a chain of {levels + 1} nodes on the curve gives {curve['chain']}, not {chain}")
+        if [row["top1"] for row in curve["rows"]] != (falling + [falling[-1]] * levels)[:levels]:
+            return out.fail(f"the profile's top-1 by level {[row['top1'] for row in curve['rows']]} is not the curve's")
+        deeper = widget.depth_profile_of(tree.parents, falling[:levels] + [0.01] * 4, decay, 4)
+        if deeper["value"] != curve["value"] and levels < len(falling):
+            return out.fail(f"a tree of depth {levels} moved when positions past {levels} changed")
+    view = widget.view({CURVE_TOKEN_KEY: "custom:" + ",".join(f"{r:.4f}" for r in falling)})
+    cells = table_cells(view["figures"]["depthTable"])
+    want = [cell for row in view["depthProfile"]["rows"] for cell in (
+        to_fixed(100 * row["top1"], 1) + "%", str(row["nodes"]), to_fixed(row["tokens"], 3))]
+    failure = cells_difference("the measured curve", "depthTable", cells, want)
+    if failure:
+        return out.fail(failure)
+    if not view["curveMode"] or to_fixed(view["depthProfile"]["value"], 2) not in view["summary"]:
+        out.fail("the widget does not say what the tree commits on the measured curve")
+
+
+CURVE_TOKEN_KEY = "treCurve"
+
+
 CHECKS = (
     ("multi-draft-is-exact", multi_draft_is_exact),
     ("no-update-bug-where-predicted", no_update_bug_where_predicted),
@@ -347,6 +390,7 @@ CHECKS = (
     ("chain-matches-ledger", chain_matches_ledger),
     ("value-grows-with-budget", value_grows_with_budget),
     ("trees-readouts-match-model", tree_readouts_match_model),
+    ("trees-depth-profile-from-curve", depth_profile_from_curve),
 )
 
 

@@ -16,7 +16,7 @@ import math
 from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, _svg, _text_width, breakeven_path, escape,
                        fit_width, speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
-from ..ledger import (LedgerSettings, best_lookahead, best_lookahead_from_curve, heatmap_axes, ledger, ledger_from_curve,
+from ..ledger import (LedgerSettings, best_lookahead, best_lookahead_on_curve, heatmap_axes, ledger, ledger_from_curve,
                       speedup_grid)
 from ..urlstate import LEDGER_SLIDERS, format_query, read_controls, requested_curve
 
@@ -219,13 +219,16 @@ def view(raw=None) -> dict:
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_m, best_speedup = best_lookahead(settings)
+    on_curve = None
     found = requested_curve(raw, CURVE_KEY, notes)
     curve_value, measured = found if found else ("", None)
     opening = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
         curve, label, _ = measured  # unlinkable data: requested_curve has said so
         result = ledger_from_curve(settings, curve)
-        best_m, best_speedup = best_lookahead_from_curve(settings, curve)
+        # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
+        on_curve = best_lookahead_on_curve(settings, curve)
+        best_m, best_speedup = on_curve["k"], on_curve["speedup"]
         beyond = max(0, settings.lookahead - len(curve))
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
                    + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
@@ -239,7 +242,7 @@ def view(raw=None) -> dict:
     edge = best_m == lookaheads[-1]
     best_text = f"{best_m} or more" if edge else str(best_m)
     best_shown = f"\u2265 {best_m}" if edge else str(best_m)
-    edge_note = ", the edge of the scan" if edge else ""
+    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve)
     summary = (
         f"{opening}, one verifier call buys "
         f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
@@ -260,6 +263,7 @@ def view(raw=None) -> dict:
         "ledger": result._asdict(),
         "bestLookahead": best_m,
         "bestSpeedup": best_speedup,
+        "bestOnCurve": on_curve,
         "lead": lead,
         "summary": summary,
         "live": live,
@@ -272,6 +276,24 @@ def view(raw=None) -> dict:
                                        result.outputTokens * settings.targetMs, result.outputTokens, width),
         },
     }
+
+
+def curve_best_note(best: dict) -> str:
+    """What the best k on a measured curve rests on (:func:`lab.acceptance.best_lookahead`'s answer):
+    the plateau cap when it binds, the extrapolation when k lies past the measured positions.
+
+    >>> curve_best_note({"capped": True, "plateauStart": 3, "uncappedK": 12, "extrapolatedFrom": 2})
+    '; capped at the plateau: from k = 3 on, a draft adds under 0.05 tokens; past the measured k = 2'
+    """
+    from ..acceptance import PLATEAU_GAIN
+
+    note = ""
+    if best["capped"]:
+        note += (f"; capped at the plateau: from k = {best['plateauStart']} on, a draft adds under "
+                 f"{_fmt(PLATEAU_GAIN)} tokens")
+    if best["extrapolatedFrom"] is not None:
+        note += f"; past the measured k = {best['extrapolatedFrom']}"
+    return note
 
 
 def differs(view: dict) -> str:

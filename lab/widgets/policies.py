@@ -282,6 +282,12 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
     if curve_label is not None:
         text += " A per-depth curve has no stretches, so the best k per stretch is the best static k and is not shown."
         measured_k = len(process.depth_rates or ())
+        if best.get("capped"):
+            from ..acceptance import PLATEAU_GAIN
+            # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
+            text += (f" The best static k stops at the curve's plateau: from k = {best['plateauStart']} on, a "
+                     f"draft adds under {_f(PLATEAU_GAIN)} tokens a call (the largest speedup lies at "
+                     f"k = {best['uncappedK']}, by drafts that are nearly all waste).")
         if best["k"] > measured_k:
             # past the measured depth the curve repeats its last conditional rate (lab.policies.depth_curve)
             text += (f" The best static k lies beyond the measured k = {measured_k}, where the curve repeats its "

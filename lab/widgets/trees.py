@@ -13,7 +13,7 @@ from .. import sampler, trees
 from ..figures import (MIN_TEXT, _label_box, _svg, _text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, format_query, read_controls
+from ..urlstate import Choice, Slider, format_query, read_controls, requested_curve
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
@@ -43,6 +43,7 @@ REACH_SHADES = 8
 # two's default model pair, BF16, 4 GPUs, batch 1, context 1024). On H100 SXM the verify step
 # stays memory-bound past the largest budget; on A100 it turns compute-bound within the scale.
 COST_KEY, COST_URL_KEY, COST_DEFAULT = "verifyCost", "treeVerifyCost", "tax"
+CURVE_KEY = "treCurve"  # a measured acceptance curve (custom:r1,r2,... or a traces preset): the depth profile
 ROOFLINE_GPUS = {"h100": "h100-sxm", "a100": "a100-80g"}
 
 
@@ -364,6 +365,47 @@ def budget_table_html(curves: dict, selected: int) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
+def depth_rates(curve, top1: int) -> list[float]:
+    """The top-1 acceptance per tree level: a measured curve's conditional rates (level i, position i),
+    or the slider's one top-1 at every level (the i.i.d. model).
+
+    >>> depth_rates(None, 70), depth_rates([0.8, 0.5], 70)
+    ([0.7], [0.8, 0.5])
+    """
+    return list(curve) if curve else [top1 / 100]
+
+
+def depth_profile_of(parents, rates, decay: int, drafts: int) -> dict:
+    """The tree's depth profile on these per-level rates (a tree of depth d uses positions 1..d):
+    its rows (:func:`lab.trees.depth_profile`), the tree's tokens per verify pass on them and a chain
+    of the same depth's (the curve's mean acceptance length at k = depth)."""
+    levels = max(1, len(parents) and max(_levels(parents)))
+    probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, levels)
+    chain = trees.chain_parents(levels + 1)
+    return {"rows": trees.depth_profile(parents, probs) if len(parents) > 1 else [],
+            "value": trees.tree_value_by_depth(parents, probs),
+            "chain": trees.tree_value_by_depth(chain, trees.depth_rank_probabilities(rates, decay / 100, 1, levels))}
+
+
+def _levels(parents) -> list[int]:
+    out = []
+    for parent in parents:
+        out.append(0 if parent < 0 else out[parent] + 1)
+    return out
+
+
+def depth_table_html(profile: dict, curve: bool) -> str:
+    """The depth profile as a table: per level, the top-1 acceptance there, the tree's nodes and the
+    tokens they add per verify pass."""
+    rows = "".join(f'<tr><th scope="row">{row["depth"]}</th><td>{_f(100 * row["top1"], 1)}%</td>'
+                   f'<td>{row["nodes"]}</td><td>{_f(row["tokens"], 3)}</td></tr>' for row in profile["rows"])
+    source = "the measured curve's position" if curve else "the top-1 slider at every level (i.i.d.)"
+    return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: top-1 acceptance '
+            f'from {source}; level d uses position d</caption>'
+            '<thead><tr><th scope="col">Level</th><th scope="col">Top-1 acceptance</th><th scope="col">Nodes</th>'
+            '<th scope="col">Tokens added</th></tr></thead><tbody>' + rows + "</tbody></table>")
+
+
 def exactness_table_html(rows: list[dict], selected: int) -> str:
     """The exactness panel as a table."""
     mark = lambda row: ' class="selected"' if row["candidates"] == selected else ""  # noqa: E731
@@ -389,6 +431,9 @@ def view(raw=None) -> dict:
     best = curves["bestBudget"]
     rows = _exactness()
     chosen = rows[candidates - 1]
+    found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
+    token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
+    profile = depth_profile_of(tree.parents, depth_rates(curve, params["top1"]), params["decay"], candidates)
     readouts = {
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
@@ -418,6 +463,12 @@ def view(raw=None) -> dict:
         f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
+    if curve is not None:
+        levels = len(profile["rows"])
+        summary += (f" On the measured curve ({curve_label}), where the top-1 acceptance falls level by level "
+                    f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels}), "
+                    f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
+                    f"nodes {_f(profile['chain'])}; the tree is still the one the top-1 slider's i.i.d. ranks choose.")
     lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
             f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
             f"(the chain {readouts['chainSpeedup']}x); the best "
@@ -427,7 +478,9 @@ def view(raw=None) -> dict:
     return {
         "params": params,
         "shown": {**{name: to_js_string(params[name]) for name in (slider.name for slider in SLIDERS)},
-                  COST_KEY: mode},
+                  COST_KEY: mode, CURVE_KEY: token},
+        "curveMode": curve is not None,
+        "depthProfile": profile,
         "notes": notes,
         "query": query,
         "lead": lead,
@@ -443,6 +496,7 @@ def view(raw=None) -> dict:
             "exactness": exactness_svg(rows, candidates, width),
             "table": budget_table_html(curves, budget),
             "exactTable": exactness_table_html(rows, candidates),
+            "depthTable": depth_table_html(profile, curve is not None),
         },
     }
 
