@@ -108,7 +108,7 @@ __all__ = [
     "tail", "percentile", "memory_needed_bytes", "memory_note", "kv_bytes_per_sequence", "linear_state_bytes",
     "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots",
     "memory_available_bytes", "max_batch_in_memory",
-    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
+    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "eagle3_head", "EAGLE3", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
     "expert_params", "ENGINES", "DEFAULT_ENGINE",
@@ -418,6 +418,7 @@ TARGETS = {t.name: _with_count(t) for t in (
 
 NGRAM = "ngram"
 EAGLE = "eagle-head"
+EAGLE3 = "eagle3-head"  # priced for the validation rows that ran one; not a preset of the widgets (DRAFT_NAMES)
 
 DRAFTS = {t.name: _with_count(t) for t in (
     Transformer("llama-3.2-1b", "Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, True, False,
@@ -430,7 +431,8 @@ DRAFTS = {t.name: _with_count(t) for t in (
 )}
 DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
-                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)"}
+                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
+                EAGLE3: "EAGLE-3 head (1 layer, 32k draft vocabulary)"}
 
 
 def eagle_head(target: Transformer) -> Transformer:
@@ -457,6 +459,37 @@ def eagle_head(target: Transformer) -> Transformer:
                                   + (f"it stands for the checkpoint's own MTP layer ({target.mtp} shipped)"
                                      if target.mtp else "no MTP layer ships with this checkpoint: it stands for an "
                                                         "EAGLE head"))
+
+
+# EAGLE-3's draft vocabulary for Llama-3.1-8B: "draft_vocab_size": 32000 in the EAGLE-3 checkpoints' config.json
+# (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's layout, as copied in the speculators library's Eagle3 tests and other
+# repositories read through the code index; vocab_size 128256 beside it).
+EAGLE3_DRAFT_VOCAB = 32000
+
+
+def eagle3_head(target: Transformer, draft_vocab: int = EAGLE3_DRAFT_VOCAB) -> Transformer:
+    """An EAGLE-3 draft for ``target``, priced as vLLM runs it (vllm/model_executor/models/llama_eagle3.py, from
+    vLLM pull request 16937, 2025-04, read through the code index): one decoder layer whose q, k and v projections
+    take ``2h`` inputs (the token's embedding concatenated with the hidden state: ``QKVParallelLinear(2 *
+    self.hidden_size, ...)``), an ``fc`` from the target's three auxiliary hidden states, ``3h -> h``, and its own
+    LM head over ``draft_vocab`` tokens (``ParallelLMHead(self.config.draft_vocab_size, ...)``; the draft's ids
+    are mapped to the target's by an added offset, ``draft_id_to_target_id``). Against :func:`eagle_head`
+    (EAGLE-1: a ``2h -> h`` fusion and the target's full LM head) it reads more layer weights and a quarter of
+    the LM head. Derived from the shape, not read from the checkpoint's tensors.
+
+    >>> e1, e3 = eagle_head(TARGETS["llama-3-8b"]), eagle3_head(TARGETS["llama-3-8b"])
+    >>> round(e1.params / 1e6), round(e3.params / 1e6), e3.vocab
+    (777, 425, 32000)
+    """
+    h = target.hidden
+    one = eagle_head(target)
+    q_width, kv_width = target.heads * target.head_dim, target.kv_heads * target.head_dim
+    wider_qkv = h * (q_width + 2 * kv_width)          # the q, k, v projections' second h of inputs
+    params = one.params - 2 * h * h - target.vocab * h + wider_qkv + 3 * h * h + h + draft_vocab * h
+    return one._replace(name=EAGLE3, label=DRAFT_LABELS[EAGLE3], params=params, vocab=draft_vocab, tied=True,
+                        source=f"derived from {target.label} as vLLM's llama_eagle3.py builds it: one decoder layer "
+                               "with 2h -> q, k, v projections, a 3h->h fc, a hidden-state norm and its own LM head "
+                               f"over a {draft_vocab}-token draft vocabulary; not a published checkpoint count")
 
 
 class Precision(NamedTuple):
@@ -993,6 +1026,8 @@ def draft_shape(settings: ServingSettings) -> Transformer | None:
         return None
     if settings.draft == EAGLE:
         return eagle_head(TARGETS[settings.target])
+    if settings.draft == EAGLE3:
+        return eagle3_head(TARGETS[settings.target])
     return DRAFTS[settings.draft]
 
 

@@ -76,9 +76,10 @@ VALIDATION = (
                     _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)", _SYNC_V1),
     *(ValidationPoint(f"EAGLE-1, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
                       7.07 / tpot, _ISSUE20780, _GPU_NOTE, _SYNC_V1) for k, length, tpot in _E1),
-    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
-                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head drafts over a 32k vocabulary, the "
-                      "model charges the target's full LM head", _SYNC_V1) for k, length, tpot in _E3),
+    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE3, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head priced as vLLM's llama_eagle3.py "
+                      "builds it (lab.serving.eagle3_head: 2h-input q, k, v, a 3h->h fc, a 32k-token LM head)",
+                      _SYNC_V1) for k, length, tpot in _E3),
 )
 
 
