@@ -95,7 +95,7 @@ from functools import lru_cache
 import math
 from typing import NamedTuple
 
-from .ledger import expected_tokens_per_call
+from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 from .stats import percentile, percentile_of_counts
 
@@ -1119,12 +1119,8 @@ def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
     """
     if curve is None:
         return expected_tokens_per_call(alpha, lookahead)
-    rates = list(curve) or [alpha]
-    total, survive = 0.0, 1.0  # summed as expected_tokens_per_call sums: a constant curve gives its float
-    for position in range(lookahead):
-        survive *= rates[min(position, len(rates) - 1)]
-        total += survive
-    return 1 + total
+    accepted, _ = expected_accepted_from_curve(list(curve) or [alpha], lookahead)
+    return 1 + accepted
 
 
 class Serving(NamedTuple):
@@ -1150,23 +1146,16 @@ class Serving(NamedTuple):
     draftExtendMs: float = 0.0
 
 
-def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float, float, float]:
-    """(plain step, draft step, the draft's extend pass, verify step, the cycle's emitted-token output
-    processing, tokens per cycle), in ms but the last, at ``batch`` and ``context``: a cycle costs
-    ``k draft + extend + verify + emitted``."""
-    target = TARGETS[settings.target]
-    tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
-    return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            draft_extend_ms(settings, batch, context), verify_step_ms(settings, batch, context),
-            emitted_output_ms(settings, batch, tokens), tokens)
-
-
 def serving(settings: ServingSettings, curve=None) -> Serving:
     """Every number of the readout at the settings' own batch and context."""
     target, precision = TARGETS[settings.target], PRECISIONS[settings.precision]
     batch, context, k = settings.batch, settings.context, settings.lookahead
-    plain, draft, extend, verify, emitted, tokens = _cycle(settings, batch, context, curve)
-    cycle = k * draft + extend + verify + emitted
+    target_step, verify_step, draft_step, n = _cycle_steps(settings)
+    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+    cycle = _cycle_ms(settings, k, draft_step, verify_step, batch, n, context, tokens)  # the one composition
+    plain, verify = _time(target_step, batch, 1, context), _time(verify_step, batch, n, context)
+    draft, extend = _draft_time(settings, draft_step, batch, context), _extend_time(settings, draft_step, batch, n, context)
+    emitted = _emitted_output_ms(verify_step, batch, tokens)
     spec = cycle / tokens
     return Serving(
         ridgeFlopsPerByte=ridge_point(GPUS[settings.gpu], precision),

@@ -17,6 +17,7 @@ True
 from typing import NamedTuple
 
 from . import serving
+from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
@@ -154,17 +155,14 @@ def _loss(calibration, rows) -> float:
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:
-    """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length`` (bisection to
-    1e-12): how a measured mean acceptance length enters the model.
+    """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length``: how a measured mean
+    acceptance length enters the model. The one inversion of that sum, :func:`lab.traces.alpha_iid`
+    (``a + ... + a**k = length - 1``), not a copy of it.
 
     >>> round(alpha_for_length(1.75, 2), 9)
     0.5
     """
-    low, high = 0.0, 1.0
-    for _ in range(60):
-        middle = (low + high) / 2
-        low, high = (middle, high) if serving.tokens_per_cycle(middle, lookahead) < length else (low, middle)
-    return (low + high) / 2
+    return alpha_iid(length - 1, lookahead)
 
 
 def predict(point: ValidationPoint) -> dict:

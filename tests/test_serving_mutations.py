@@ -387,3 +387,117 @@ def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
     _fails("serving-readouts-match-model", "effectiveBatch")
     for cached in (widget._grid_figures, widget._load, widget._tail):
         cached.cache_clear()
+
+
+# --- the tables of "How well the serving model predicts", the trust line and the load table: one mutant each ----
+
+@pytest.fixture
+def fresh_widget():
+    """The serving widget with its memoised figures and rows emptied before and after the mutant."""
+    from lab import serving_validation
+    from lab.widgets import serving as widget
+    from mutation import clear_caches
+
+    clear_caches(widget, serving_validation)
+    yield widget
+    clear_caches(widget, serving_validation)
+
+
+def _one_digit_more(html: str, row: int, column: int) -> str:
+    """``html`` with the last digit of body row ``row``'s cell ``column`` (0-based, row headers counted)
+    moved by one."""
+    import re
+
+    head, body = html.split("<tbody>", 1)
+    rows = body.split("</tr>")
+    cells = re.split(r"(<t[hd][^>]*>.*?</t[hd]>)", rows[row])
+    spots = [i for i, part in enumerate(cells) if re.match(r"<t[hd]", part)]
+    cell = cells[spots[column]]
+    digit = [m for m in re.finditer(r"\d", cell)][-1]
+    cells[spots[column]] = cell[:digit.start()] + str((int(digit.group()) + 1) % 10) + cell[digit.end():]
+    rows[row] = "".join(cells)
+    return head + "<tbody>" + "</tr>".join(rows)
+
+
+@pytest.mark.parametrize("column", [3, 4, 5, 6])   # acceptance length, measured, predicted, ratio
+def test_readouts_catch_a_validation_cell_one_digit_off(monkeypatch, fresh_widget, column):
+    original = fresh_widget.validation_table_html
+    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: _one_digit_more(original(rows), 2, column))
+    _fails("serving-readouts-match-model", "validation table row 3")
+
+
+def test_readouts_catch_a_ratio_printed_as_measured_over_predicted(monkeypatch, fresh_widget):
+    original = fresh_widget.validation_table_html
+    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: original(
+        [{**r, "ratio": r["measured"] / r["predicted"]} for r in rows]))
+    _fails("serving-readouts-match-model", "validation table row 1")
+
+
+def test_readouts_catch_a_summary_counting_ties_as_above(monkeypatch, fresh_widget):
+    from lab import serving_validation
+    original = serving_validation.summary
+    monkeypatch.setattr(serving_validation, "summary", lambda rows=None: {**original(rows), "above": original(rows)["above"] + 1})
+    _fails("serving-readouts-match-model", "validation summary")
+
+
+@pytest.mark.parametrize("column", [4, 5, 6])   # measured, model, ratio
+def test_readouts_catch_a_calibration_cell_one_digit_off(monkeypatch, fresh_widget, column):
+    original = fresh_widget.calibration_table_html
+    monkeypatch.setattr(fresh_widget, "calibration_table_html", lambda: _one_digit_more(original(), 7, column))
+    _fails("serving-readouts-match-model", "calibration table row 8")
+
+
+def test_readouts_catch_a_held_out_step_with_the_wrong_direction(monkeypatch, fresh_widget):
+    original = fresh_widget._validation_context
+
+    def flipped():
+        context = original()
+        step = context["heldOutSteps"][0]
+        context["heldOutSteps"][0] = {**step, "direction": {"slow": "fast", "fast": "slow"}[step["direction"]]}
+        return context
+    monkeypatch.setattr(fresh_widget, "_validation_context", flipped)
+    _fails("serving-readouts-match-model", "held-out step")
+
+
+def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget):
+    from lab import serving_validation
+    original = serving_validation.crossover_comparison
+    monkeypatch.setattr(serving_validation, "crossover_comparison", lambda brackets=serving_validation.CROSSOVER_BRACKETS: [
+        {**row, "crossovers": tuple(None if c is None else c + 1 for c in row["crossovers"])} for row in original(brackets)])
+    _fails("serving-readouts-match-model", "bracket 'EAGLE, SGLang, k = 3'")
+
+
+def test_readouts_catch_a_brackets_figure_that_speaks_other_numbers(monkeypatch, fresh_widget):
+    original = fresh_widget.brackets_svg
+    monkeypatch.setattr(fresh_widget, "brackets_svg", lambda rows, width=390: original(
+        [{**row, "crossovers": tuple(reversed(row["crossovers"]))} for row in rows], width))
+    _fails("serving-readouts-match-model", "the brackets figure does not say")
+
+
+@pytest.mark.parametrize("ignored, fragment", [
+    ("engine", "borrows a band"),    # today's V1 shown the synchronous V1's error
+    ("draft", "does not say"),       # EAGLE-1's family given the EAGLE-3 rows too
+])
+def test_readouts_catch_a_trust_line_that_borrows_rows(monkeypatch, fresh_widget, ignored, fragment):
+    from lab import serving_calibration
+
+    def matching(settings):
+        cal = serving_calibration.CALIBRATIONS[settings.gpu]
+        moe = bool(serving.TARGETS[settings.target].experts)
+        return [row for row in fresh_widget._validation_rows()
+                if (ignored == "engine" or row["engine"] == settings.engine)
+                and serving_calibration.CALIBRATIONS[row["gpu"]] is cal
+                and bool(serving.TARGETS[row["target"]].experts) == moe
+                and (ignored == "draft" or row["draft"] == settings.draft)]
+    monkeypatch.setattr(fresh_widget, "_matching_validation", matching)
+    _fails("serving-readouts-match-model", "trust line", fragment)
+
+
+def test_readouts_catch_a_load_rate_printed_with_an_exponent(monkeypatch, fresh_widget):
+    monkeypatch.setattr(fresh_widget, "rate_label", lambda rate: f"{rate:.3g}")
+    _fails("serving-readouts-match-model", "e+03")
+
+
+def test_readouts_catch_a_load_table_that_runs_on_past_the_first_overload(monkeypatch, fresh_widget):
+    monkeypatch.setattr(fresh_widget, "load_rows", lambda rates, plain, spec: list(zip(rates, plain, spec)))
+    _fails("serving-readouts-match-model", "loadTable")
