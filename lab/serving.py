@@ -1045,13 +1045,17 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
 
 
 def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
-    """The draft's extra pass per cycle on an engine that runs one (SGLang's draft extend,
-    :data:`lab.serving_calibration.ENGINES`): the draft model over the verify step's tokens a sequence,
-    :func:`verify_tokens`, LM head included for each. Zero on other engines, for n-gram lookup and
-    under the roofline (kept as it was).
+    """The draft's cost per cycle beyond its ``k`` one-token steps (:data:`lab.serving_calibration.ENGINES`):
+    SGLang's draft extend pass, the draft model over the verify step's tokens a sequence
+    (:func:`verify_tokens`), LM head included for each; on vLLM V1, what its first draft step costs for
+    running over those tokens (LM head over one a sequence) beyond a one-token step: nothing at small batch,
+    where the step reads its weights whatever the tokens, more once it turns compute-bound. Zero on vLLM V0,
+    for n-gram lookup and under the roofline (kept as it was).
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
-    >>> draft_extend_ms(s, 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
+    >>> draft_extend_ms(s.with_(engine="vllm-v0"), 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
+    (0.0, True)
+    >>> round(draft_extend_ms(s, 1, 1024), 2), draft_extend_ms(s, 256, 1024) > 0.1
     (0.0, True)
     """
     shape = draft_shape(settings)
@@ -1065,8 +1069,26 @@ def _runs_extend(settings: ServingSettings, draft) -> bool:
     return draft is not None and settings.stepModel in PER_OPERATOR and ENGINES[settings.engine].draftExtend
 
 
+def _first_step(settings: ServingSettings, draft, n: int):
+    """The draft's first step of a cycle on an engine that runs it over every verified token (vLLM V1,
+    ``firstDraftOverVerified`` in :data:`lab.serving_calibration.ENGINES`): the draft step's constants with
+    its LM head's arithmetic spread over the ``n`` tokens, so that at ``n`` tokens a sequence the layers see
+    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, n-gram lookup, the
+    roofline, or one verified token)."""
+    if (draft is None or settings.stepModel not in PER_OPERATOR or n <= 1
+            or not ENGINES[settings.engine].firstDraftOverVerified):
+        return None
+    return draft._replace(head_flop_ms=draft.head_flop_ms / n)
+
+
 def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
-    return _time(draft, batch, n, context) + _eager_extend_ms(settings) if _runs_extend(settings, draft) else 0.0
+    """What a cycle's draft costs beyond its ``k`` one-token steps: the extend pass where the engine runs one,
+    or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
+    beyond a one-token step; else 0."""
+    if _runs_extend(settings, draft):
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings)
+    first = _first_step(settings, draft, n)
+    return 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
 
 
 def _eager_extend_ms(settings: ServingSettings) -> float:
@@ -1309,6 +1331,9 @@ def _ridge_batches(settings: ServingSettings, context) -> list[float]:
     pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
     if _runs_extend(settings, draft):
         pieces.append((draft, n))
+    first = _first_step(settings, draft, n)
+    if first is not None:
+        pieces.append((first, n))
     breaks = []
     for step, new_tokens in pieces:
         for p, q, r, _ in _terms(step, new_tokens, context)[0]:
@@ -1428,8 +1453,12 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     terms, constant, slope = weighted(verify, n, 1 / tokens)
     slope += _emitted_output_ms(verify, 1, tokens) / tokens   # B (T - 1) t_token over the cycle's T tokens
     if draft is not None:
-        more, c, s = weighted(draft, 1, k / tokens)
+        first = _first_step(settings, draft, n)   # V1: one of the k steps runs over the verified tokens
+        more, c, s = weighted(draft, 1, (k - (first is not None)) / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s
+        if first is not None:
+            more, c, s = weighted(first, n, 1 / tokens)
+            terms, constant, slope = terms + more, constant + c, slope + s
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
             terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings) / tokens, slope + s

@@ -111,6 +111,10 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
         head = step(serving.eagle_head(target), "draft")
         extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
+            first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
+            return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
+                    + serving._time(first, m.batch, m.newTokens, m.context))
         return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 

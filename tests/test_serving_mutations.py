@@ -284,16 +284,31 @@ def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
     _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
 
 
+def _on_extend_engines(mutant):
+    """serving._extend_time replaced by ``mutant`` on the engines that run an extend pass (SGLang's), kept elsewhere."""
+    original = serving._extend_time
+    return lambda settings, draft, batch, n, context: (
+        mutant(original, settings, draft, batch, n, context) if serving.ENGINES[settings.engine].draftExtend
+        else original(settings, draft, batch, n, context))
+
+
 def test_engines_catch_the_extend_pass_left_out(monkeypatch):
-    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: 0.0)
+    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(lambda original, *args: 0.0))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend", "by hand")
 
 
 def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
-    original = serving._extend_time
-    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: original(
-        settings, draft, batch, 1, context))
+    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(
+        lambda original, settings, draft, batch, n, context: original(settings, draft, batch, 1, context)))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend")
+
+
+def test_engines_catch_v1_first_draft_step_with_its_lm_head_over_every_token(monkeypatch):
+    # vLLM V1's first draft step scores one row a sequence; priced as a whole pass over the verified tokens it
+    # would be SGLang's extend pass, one draft step too many
+    monkeypatch.setattr(serving, "_first_step", lambda settings, draft, n: None if draft is None or n <= 1 or not
+                        serving.ENGINES[settings.engine].firstDraftOverVerified else draft)
+    _fails("serving-engines-differ-where-they-run", "vllm-v1 draft extend", "by hand")
 
 
 def test_engines_catch_the_extend_pass_left_out_of_the_cycle(monkeypatch):
@@ -332,11 +347,13 @@ def test_engines_move_the_crossover_the_way_their_code_says():
 
 
 @pytest.mark.parametrize("engine, change, fragment", [
-    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['serial output']"),          # V1 charged V0's output processing
-    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['per-token output']"),        # ... or its detokenization
-    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['speculation bookkeeping']"),  # ... or its bookkeeping
-    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['synchronous host work']"),     # today's V1 run synchronously
-    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays []"),                  # 0.10.1 given async scheduling
+    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'serial output']"),          # V1 charged V0's output processing
+    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'per-token output']"),        # ... or its detokenization
+    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['first draft step over the verified tokens', 'speculation bookkeeping']"),  # ... or its bookkeeping
+    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['first draft step over the verified tokens', 'synchronous host work']"),  # today's V1 run synchronously
+    ("vllm-v1", {"firstDraftOverVerified": False}, "vllm-v1 pays []"),             # its first draft step over one token
+    ("vllm-v0", {"firstDraftOverVerified": True}, "vllm-v0 pays"),                  # V0 charged V1's first draft step
+    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays ['first draft step over the verified tokens']"),  # 0.10.1 given async scheduling
     ("vllm-v0", {"expandedVerify": False}, "vllm-v0 pays"),                          # V0 without batch expansion
     ("vllm-v0", {"serialOutput": False}, "vllm-v0 pays"),                            # V0 with its overlap kept on
     ("sglang", {"serialOutput": True}, "sglang pays ['draft extend', 'serial output']"),  # today's SGLang, overlap off

@@ -688,7 +688,7 @@ def view(raw=None) -> dict:
         f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
-        + (f", then the draft's extend pass, {_f(r.draftExtendMs)} ms" if r.draftExtendMs > 0 else "")
+        + _extend_text(s, r)
         + f") and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
         + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
         + ") commits "
@@ -752,6 +752,18 @@ def view(raw=None) -> dict:
             "curveSwitch": curve_switch_html(curve, curve_label),
         },
     }
+
+
+def _extend_text(settings: serving.ServingSettings, r) -> str:
+    """The summary's words for what the draft costs beyond its one-token steps: SGLang's extend pass; vLLM V1's
+    first step over the verified tokens, once it shows at two decimals (at small batch it costs nothing more)."""
+    if r.draftExtendMs <= 0:
+        return ""
+    if serving.ENGINES[settings.engine].draftExtend:
+        return f", then the draft's extend pass, {_f(r.draftExtendMs)} ms"
+    if _f(r.draftExtendMs) == _f(0):
+        return ""
+    return f"; the first over the {serving.verify_tokens(settings)} verified tokens, {_f(r.draftExtendMs)} ms more"
 
 
 def _trust(settings: serving.ServingSettings) -> str:
