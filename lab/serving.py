@@ -95,7 +95,7 @@ from functools import lru_cache
 import math
 from typing import NamedTuple
 
-from .ledger import expected_tokens_per_call
+from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 from .stats import percentile, percentile_of_counts
 
@@ -108,7 +108,7 @@ __all__ = [
     "tail", "percentile", "memory_needed_bytes", "memory_note", "kv_bytes_per_sequence", "linear_state_bytes",
     "window_kv_bytes_per_token", "window_attention_flops", "linear_attention_params", "softmax_layers", "state_slots",
     "memory_available_bytes", "max_batch_in_memory",
-    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
+    "verify_is_memory_bound", "MAX_BATCH", "eagle_head", "eagle3_head", "EAGLE3", "draft_shape", "ROOFLINE", "MEASURED", "OPERATORS",
     "STEP_MODELS", "effective_ridge", "verify_tokens", "verify_step_ms", "emitted_output_ms", "draft_extend_ms", "step_breakdown", "distinct_experts",
     "attention_params", "attention_flops", "gemm_params", "head_params", "routed_params", "moe_layers",
     "expert_params", "ENGINES", "DEFAULT_ENGINE",
@@ -418,6 +418,7 @@ TARGETS = {t.name: _with_count(t) for t in (
 
 NGRAM = "ngram"
 EAGLE = "eagle-head"
+EAGLE3 = "eagle3-head"  # priced for the validation rows that ran one; not a preset of the widgets (DRAFT_NAMES)
 
 DRAFTS = {t.name: _with_count(t) for t in (
     Transformer("llama-3.2-1b", "Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, True, False,
@@ -430,7 +431,8 @@ DRAFTS = {t.name: _with_count(t) for t in (
 )}
 DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
-                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)"}
+                EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
+                EAGLE3: "EAGLE-3 head (1 layer, 32k draft vocabulary)"}
 
 
 def eagle_head(target: Transformer) -> Transformer:
@@ -457,6 +459,37 @@ def eagle_head(target: Transformer) -> Transformer:
                                   + (f"it stands for the checkpoint's own MTP layer ({target.mtp} shipped)"
                                      if target.mtp else "no MTP layer ships with this checkpoint: it stands for an "
                                                         "EAGLE head"))
+
+
+# EAGLE-3's draft vocabulary for Llama-3.1-8B: "draft_vocab_size": 32000 in the EAGLE-3 checkpoints' config.json
+# (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's layout, as copied in the speculators library's Eagle3 tests and other
+# repositories read through the code index; vocab_size 128256 beside it).
+EAGLE3_DRAFT_VOCAB = 32000
+
+
+def eagle3_head(target: Transformer, draft_vocab: int = EAGLE3_DRAFT_VOCAB) -> Transformer:
+    """An EAGLE-3 draft for ``target``, priced as vLLM runs it (vllm/model_executor/models/llama_eagle3.py, from
+    vLLM pull request 16937, 2025-04, read through the code index): one decoder layer whose q, k and v projections
+    take ``2h`` inputs (the token's embedding concatenated with the hidden state: ``QKVParallelLinear(2 *
+    self.hidden_size, ...)``), an ``fc`` from the target's three auxiliary hidden states, ``3h -> h``, and its own
+    LM head over ``draft_vocab`` tokens (``ParallelLMHead(self.config.draft_vocab_size, ...)``; the draft's ids
+    are mapped to the target's by an added offset, ``draft_id_to_target_id``). Against :func:`eagle_head`
+    (EAGLE-1: a ``2h -> h`` fusion and the target's full LM head) it reads more layer weights and a quarter of
+    the LM head. Derived from the shape, not read from the checkpoint's tensors.
+
+    >>> e1, e3 = eagle_head(TARGETS["llama-3-8b"]), eagle3_head(TARGETS["llama-3-8b"])
+    >>> round(e1.params / 1e6), round(e3.params / 1e6), e3.vocab
+    (777, 425, 32000)
+    """
+    h = target.hidden
+    one = eagle_head(target)
+    q_width, kv_width = target.heads * target.head_dim, target.kv_heads * target.head_dim
+    wider_qkv = h * (q_width + 2 * kv_width)          # the q, k, v projections' second h of inputs
+    params = one.params - 2 * h * h - target.vocab * h + wider_qkv + 3 * h * h + h + draft_vocab * h
+    return one._replace(name=EAGLE3, label=DRAFT_LABELS[EAGLE3], params=params, vocab=draft_vocab, tied=True,
+                        source=f"derived from {target.label} as vLLM's llama_eagle3.py builds it: one decoder layer "
+                               "with 2h -> q, k, v projections, a 3h->h fc, a hidden-state norm and its own LM head "
+                               f"over a {draft_vocab}-token draft vocabulary; not a published checkpoint count")
 
 
 class Precision(NamedTuple):
@@ -993,6 +1026,8 @@ def draft_shape(settings: ServingSettings) -> Transformer | None:
         return None
     if settings.draft == EAGLE:
         return eagle_head(TARGETS[settings.target])
+    if settings.draft == EAGLE3:
+        return eagle3_head(TARGETS[settings.target])
     return DRAFTS[settings.draft]
 
 
@@ -1010,13 +1045,17 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
 
 
 def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
-    """The draft's extra pass per cycle on an engine that runs one (SGLang's draft extend,
-    :data:`lab.serving_calibration.ENGINES`): the draft model over the verify step's tokens a sequence,
-    :func:`verify_tokens`, LM head included for each. Zero on other engines, for n-gram lookup and
-    under the roofline (kept as it was).
+    """The draft's cost per cycle beyond its ``k`` one-token steps (:data:`lab.serving_calibration.ENGINES`):
+    SGLang's draft extend pass, the draft model over the verify step's tokens a sequence
+    (:func:`verify_tokens`), LM head included for each; on vLLM V1, what its first draft step costs for
+    running over those tokens (LM head over one a sequence) beyond a one-token step: nothing at small batch,
+    where the step reads its weights whatever the tokens, more once it turns compute-bound. Zero on vLLM V0,
+    for n-gram lookup and under the roofline (kept as it was).
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
-    >>> draft_extend_ms(s, 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
+    >>> draft_extend_ms(s.with_(engine="vllm-v0"), 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
+    (0.0, True)
+    >>> round(draft_extend_ms(s, 1, 1024), 2), draft_extend_ms(s, 256, 1024) > 0.1
     (0.0, True)
     """
     shape = draft_shape(settings)
@@ -1030,8 +1069,26 @@ def _runs_extend(settings: ServingSettings, draft) -> bool:
     return draft is not None and settings.stepModel in PER_OPERATOR and ENGINES[settings.engine].draftExtend
 
 
+def _first_step(settings: ServingSettings, draft, n: int):
+    """The draft's first step of a cycle on an engine that runs it over every verified token (vLLM V1,
+    ``firstDraftOverVerified`` in :data:`lab.serving_calibration.ENGINES`): the draft step's constants with
+    its LM head's arithmetic spread over the ``n`` tokens, so that at ``n`` tokens a sequence the layers see
+    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, n-gram lookup, the
+    roofline, or one verified token)."""
+    if (draft is None or settings.stepModel not in PER_OPERATOR or n <= 1
+            or not ENGINES[settings.engine].firstDraftOverVerified):
+        return None
+    return draft._replace(head_flop_ms=draft.head_flop_ms / n)
+
+
 def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
-    return _time(draft, batch, n, context) + _eager_extend_ms(settings) if _runs_extend(settings, draft) else 0.0
+    """What a cycle's draft costs beyond its ``k`` one-token steps: the extend pass where the engine runs one,
+    or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
+    beyond a one-token step; else 0."""
+    if _runs_extend(settings, draft):
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings)
+    first = _first_step(settings, draft, n)
+    return 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
 
 
 def _eager_extend_ms(settings: ServingSettings) -> float:
@@ -1084,12 +1141,8 @@ def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
     """
     if curve is None:
         return expected_tokens_per_call(alpha, lookahead)
-    rates = list(curve) or [alpha]
-    total, survive = 0.0, 1.0  # summed as expected_tokens_per_call sums: a constant curve gives its float
-    for position in range(lookahead):
-        survive *= rates[min(position, len(rates) - 1)]
-        total += survive
-    return 1 + total
+    accepted, _ = expected_accepted_from_curve(list(curve) or [alpha], lookahead)
+    return 1 + accepted
 
 
 class Serving(NamedTuple):
@@ -1115,23 +1168,16 @@ class Serving(NamedTuple):
     draftExtendMs: float = 0.0
 
 
-def _cycle(settings: ServingSettings, batch, context, curve=None) -> tuple[float, float, float, float, float, float]:
-    """(plain step, draft step, the draft's extend pass, verify step, the cycle's emitted-token output
-    processing, tokens per cycle), in ms but the last, at ``batch`` and ``context``: a cycle costs
-    ``k draft + extend + verify + emitted``."""
-    target = TARGETS[settings.target]
-    tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
-    return (step_time_ms(target, settings, batch, 1, context), draft_step_ms(settings, batch, context),
-            draft_extend_ms(settings, batch, context), verify_step_ms(settings, batch, context),
-            emitted_output_ms(settings, batch, tokens), tokens)
-
-
 def serving(settings: ServingSettings, curve=None) -> Serving:
     """Every number of the readout at the settings' own batch and context."""
     target, precision = TARGETS[settings.target], PRECISIONS[settings.precision]
     batch, context, k = settings.batch, settings.context, settings.lookahead
-    plain, draft, extend, verify, emitted, tokens = _cycle(settings, batch, context, curve)
-    cycle = k * draft + extend + verify + emitted
+    target_step, verify_step, draft_step, n = _cycle_steps(settings)
+    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+    cycle = _cycle_ms(settings, k, draft_step, verify_step, batch, n, context, tokens)  # the one composition
+    plain, verify = _time(target_step, batch, 1, context), _time(verify_step, batch, n, context)
+    draft, extend = _draft_time(settings, draft_step, batch, context), _extend_time(settings, draft_step, batch, n, context)
+    emitted = _emitted_output_ms(verify_step, batch, tokens)
     spec = cycle / tokens
     return Serving(
         ridgeFlopsPerByte=ridge_point(GPUS[settings.gpu], precision),
@@ -1285,6 +1331,9 @@ def _ridge_batches(settings: ServingSettings, context) -> list[float]:
     pieces = [(target, 1), (verify, n)] + ([] if draft is None else [(draft, 1)])
     if _runs_extend(settings, draft):
         pieces.append((draft, n))
+    first = _first_step(settings, draft, n)
+    if first is not None:
+        pieces.append((first, n))
     breaks = []
     for step, new_tokens in pieces:
         for p, q, r, _ in _terms(step, new_tokens, context)[0]:
@@ -1413,8 +1462,12 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     terms, constant, slope = weighted(verify, n, 1 / tokens)
     slope += _emitted_output_ms(verify, 1, tokens) / tokens   # B (T - 1) t_token over the cycle's T tokens
     if draft is not None:
-        more, c, s = weighted(draft, 1, k / tokens)
+        first = _first_step(settings, draft, n)   # V1: one of the k steps runs over the verified tokens
+        more, c, s = weighted(draft, 1, (k - (first is not None)) / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s
+        if first is not None:
+            more, c, s = weighted(first, n, 1 / tokens)
+            terms, constant, slope = terms + more, constant + c, slope + s
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
             terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings) / tokens, slope + s

@@ -45,8 +45,9 @@ own step times.
   only, SGLang detokenizing in its own process). vLLM V1 detokenizes in its front end and does not.
 - Engines (:data:`ENGINES`, read in each version's code, each switch with its place in ``costs``):
   which of these costs a version pays, batch expansion and its bookkeeping, the speculation
-  bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, and the host work a
-  step leaves serial under synchronous scheduling (1.2 ms, SpecDecode-Bench's per-step overhead).
+  bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
+  step over the verified tokens, and the host work a step leaves serial under synchronous scheduling (1.2
+  ms, SpecDecode-Bench's per-step overhead).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
   (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
@@ -196,7 +197,9 @@ class Engine(NamedTuple):
     or verify) left serial because scheduling is synchronous; 0 where asynchronous scheduling hides it
     under the GPU pass, plain and speculative alike. ``draftExtend``: the draft runs one more pass per
     cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
-    host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``)."""
+    host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``).
+    ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
+    scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence."""
 
     name: str
     label: str
@@ -212,6 +215,7 @@ class Engine(NamedTuple):
     expansionKvShare: float = 1.0
     asyncScheduling: bool = False
     costs: tuple = ()
+    firstDraftOverVerified: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -256,6 +260,12 @@ _V1_SHARED = (
      "not (vLLM's V1 announcement, 2025-01-27: de-tokenization overlaps the core execution loop)"),
     ("draft CUDA graphs", "the EAGLE proposer's steps run in the piecewise CUDA graphs vllm/v1/spec_decode/eagle.py "
      "captures (cudagraph_batch_sizes)"),
+    ("first draft step over the verified tokens", "vllm/v1/spec_decode/eagle.py, EagleProposer.propose (a mid-2025 "
+     "copy and later ones, read through the code index): the first forward runs over every token the verify step "
+     "scheduled ('self.model(self.input_ids[:num_input_tokens], ...)' with num_tokens the target's), and only "
+     "'sample_hidden_states = last_hidden_states[last_token_indices]' reach compute_logits, one row a sequence; the "
+     "other k - 1 steps run over one token a sequence. Priced as its layers over the k + 1 verified tokens and its "
+     "LM head over one (rejected tokens, which it drops, counted: an upper bound)"),
 )
 ENGINES = {
     "vllm-v1": Engine(
@@ -263,7 +273,7 @@ ENGINES = {
         "vLLM V1 as of 2026: asynchronous scheduling on by default with EAGLE and MTP drafts (vLLM pull request "
         "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
         "verify pass; detokenizing in the front end; the default",
-        asyncScheduling=True,
+        asyncScheduling=True, firstDraftOverVerified=True,
         costs=_V1_SHARED + (
             ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
              "decoding', 2026-01-08, in 0.14.0) after pull request 24799 ('Async Scheduling X Spec Decoding "
@@ -274,7 +284,7 @@ ENGINES = {
         "detokenizing in the front end as today, but asynchronous scheduling did not yet run with speculative "
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
-        stepHostMs=SYNC_STEP_HOST_MS,
+        stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True,
         costs=_V1_SHARED + (
             ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
              "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "

@@ -17,6 +17,7 @@ True
 from typing import NamedTuple
 
 from . import serving
+from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
@@ -76,9 +77,10 @@ VALIDATION = (
                     _EAGLE_V1, "the comment names no GPU: one H100 assumed from the vanilla rate (7.8 ms a token)", _SYNC_V1),
     *(ValidationPoint(f"EAGLE-1, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
                       7.07 / tpot, _ISSUE20780, _GPU_NOTE, _SYNC_V1) for k, length, tpot in _E1),
-    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 1, k, length, 600,
-                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head drafts over a 32k vocabulary, the "
-                      "model charges the target's full LM head", _SYNC_V1) for k, length, tpot in _E3),
+    *(ValidationPoint(f"EAGLE-3, k = {k}", "h100-sxm", "llama-3-8b", serving.EAGLE3, 1, 1, k, length, 600,
+                      7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head priced as vLLM's llama_eagle3.py "
+                      "builds it (lab.serving.eagle3_head: 2h-input q, k, v, a 3h->h fc, a 32k-token LM head)",
+                      _SYNC_V1) for k, length, tpot in _E3),
 )
 
 
@@ -109,6 +111,10 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
         head = step(serving.eagle_head(target), "draft")
         extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
+            first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
+            return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
+                    + serving._time(first, m.batch, m.newTokens, m.context))
         return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
@@ -153,17 +159,14 @@ def _loss(calibration, rows) -> float:
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:
-    """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length`` (bisection to
-    1e-12): how a measured mean acceptance length enters the model.
+    """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length``: how a measured mean
+    acceptance length enters the model. The one inversion of that sum, :func:`lab.traces.alpha_iid`
+    (``a + ... + a**k = length - 1``), not a copy of it.
 
     >>> round(alpha_for_length(1.75, 2), 9)
     0.5
     """
-    low, high = 0.0, 1.0
-    for _ in range(60):
-        middle = (low + high) / 2
-        low, high = (middle, high) if serving.tokens_per_cycle(middle, lookahead) < length else (low, middle)
-    return (low + high) / 2
+    return alpha_iid(length - 1, lookahead)
 
 
 def predict(point: ValidationPoint) -> dict:

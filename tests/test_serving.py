@@ -467,10 +467,24 @@ def test_validation_is_computed_and_kept_apart_from_calibration():
 
 def test_batch_one_validation_error_is_what_the_page_states():
     # calibrated on step times only (the SpecDecode-Bench fit gives Hopper its verify pass), the batch-one rows of
-    # synchronous vLLM V1 come out 14% above their measurement (median), the EAGLE-3 rows most (their three-layer
-    # fusion is priced as EAGLE-1's head); not tuned on them: this pins the error the page prints, it does not aim it
+    # synchronous vLLM V1 come out 14% above their measurement (median), the EAGLE-3 rows most: priced as vLLM builds
+    # EAGLE-3's head (lab.serving.eagle3_head: a 32k-token LM head, lighter than EAGLE-1's), they are 26-45% high, a
+    # cost no code read explains; not tuned on them: this pins the error the page prints, it does not aim it
     summary = serving_validation.summary()
-    assert 0.10 < summary["medianAbsError"] < 0.16 and 1.0 < summary["worstRatio"] < 1.3
+    assert 0.10 < summary["medianAbsError"] < 0.16 and 1.3 < summary["worstRatio"] < 1.5
+    assert summary["above"] == 15 and summary["points"] == 16
+
+
+def test_eagle3_head_is_priced_as_vllm_builds_it():
+    target = serving.TARGETS["llama-3-8b"]
+    e1, e3 = serving.eagle_head(target), serving.eagle3_head(target)
+    h = target.hidden
+    # 2h-input q, k, v (+ h x 6144), a 3h->h fc in place of 2h->h, a hidden-state norm, a 32k LM head for 128k
+    assert e3.params - e1.params == h * 6144 + h * h + h + (32000 - 128256) * h
+    assert serving.head_params(e3) == 32000 * h and serving.gemm_params(e3) == e3.params - 32000 * h
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, gpu="h100-sxm")
+    assert serving.draft_step_ms(s.with_(draft=serving.EAGLE3), 1, 600) < serving.draft_step_ms(s.with_(draft=serving.EAGLE), 1, 600)
+    assert serving.EAGLE3 not in serving.DRAFT_NAMES   # a validation draft, not a widget preset
 
 
 def _without_serial_output(monkeypatch):

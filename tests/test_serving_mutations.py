@@ -284,16 +284,31 @@ def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
     _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
 
 
+def _on_extend_engines(mutant):
+    """serving._extend_time replaced by ``mutant`` on the engines that run an extend pass (SGLang's), kept elsewhere."""
+    original = serving._extend_time
+    return lambda settings, draft, batch, n, context: (
+        mutant(original, settings, draft, batch, n, context) if serving.ENGINES[settings.engine].draftExtend
+        else original(settings, draft, batch, n, context))
+
+
 def test_engines_catch_the_extend_pass_left_out(monkeypatch):
-    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: 0.0)
+    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(lambda original, *args: 0.0))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend", "by hand")
 
 
 def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
-    original = serving._extend_time
-    monkeypatch.setattr(serving, "_extend_time", lambda settings, draft, batch, n, context: original(
-        settings, draft, batch, 1, context))
+    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(
+        lambda original, settings, draft, batch, n, context: original(settings, draft, batch, 1, context)))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend")
+
+
+def test_engines_catch_v1_first_draft_step_with_its_lm_head_over_every_token(monkeypatch):
+    # vLLM V1's first draft step scores one row a sequence; priced as a whole pass over the verified tokens it
+    # would be SGLang's extend pass, one draft step too many
+    monkeypatch.setattr(serving, "_first_step", lambda settings, draft, n: None if draft is None or n <= 1 or not
+                        serving.ENGINES[settings.engine].firstDraftOverVerified else draft)
+    _fails("serving-engines-differ-where-they-run", "vllm-v1 draft extend", "by hand")
 
 
 def test_engines_catch_the_extend_pass_left_out_of_the_cycle(monkeypatch):
@@ -332,11 +347,13 @@ def test_engines_move_the_crossover_the_way_their_code_says():
 
 
 @pytest.mark.parametrize("engine, change, fragment", [
-    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['serial output']"),          # V1 charged V0's output processing
-    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['per-token output']"),        # ... or its detokenization
-    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['speculation bookkeeping']"),  # ... or its bookkeeping
-    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['synchronous host work']"),     # today's V1 run synchronously
-    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays []"),                  # 0.10.1 given async scheduling
+    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'serial output']"),          # V1 charged V0's output processing
+    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'per-token output']"),        # ... or its detokenization
+    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['first draft step over the verified tokens', 'speculation bookkeeping']"),  # ... or its bookkeeping
+    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['first draft step over the verified tokens', 'synchronous host work']"),  # today's V1 run synchronously
+    ("vllm-v1", {"firstDraftOverVerified": False}, "vllm-v1 pays []"),             # its first draft step over one token
+    ("vllm-v0", {"firstDraftOverVerified": True}, "vllm-v0 pays"),                  # V0 charged V1's first draft step
+    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays ['first draft step over the verified tokens']"),  # 0.10.1 given async scheduling
     ("vllm-v0", {"expandedVerify": False}, "vllm-v0 pays"),                          # V0 without batch expansion
     ("vllm-v0", {"serialOutput": False}, "vllm-v0 pays"),                            # V0 with its overlap kept on
     ("sglang", {"serialOutput": True}, "sglang pays ['draft extend', 'serial output']"),  # today's SGLang, overlap off
@@ -387,3 +404,117 @@ def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
     _fails("serving-readouts-match-model", "effectiveBatch")
     for cached in (widget._grid_figures, widget._load, widget._tail):
         cached.cache_clear()
+
+
+# --- the tables of "How well the serving model predicts", the trust line and the load table: one mutant each ----
+
+@pytest.fixture
+def fresh_widget():
+    """The serving widget with its memoised figures and rows emptied before and after the mutant."""
+    from lab import serving_validation
+    from lab.widgets import serving as widget
+    from mutation import clear_caches
+
+    clear_caches(widget, serving_validation)
+    yield widget
+    clear_caches(widget, serving_validation)
+
+
+def _one_digit_more(html: str, row: int, column: int) -> str:
+    """``html`` with the last digit of body row ``row``'s cell ``column`` (0-based, row headers counted)
+    moved by one."""
+    import re
+
+    head, body = html.split("<tbody>", 1)
+    rows = body.split("</tr>")
+    cells = re.split(r"(<t[hd][^>]*>.*?</t[hd]>)", rows[row])
+    spots = [i for i, part in enumerate(cells) if re.match(r"<t[hd]", part)]
+    cell = cells[spots[column]]
+    digit = [m for m in re.finditer(r"\d", cell)][-1]
+    cells[spots[column]] = cell[:digit.start()] + str((int(digit.group()) + 1) % 10) + cell[digit.end():]
+    rows[row] = "".join(cells)
+    return head + "<tbody>" + "</tr>".join(rows)
+
+
+@pytest.mark.parametrize("column", [3, 4, 5, 6])   # acceptance length, measured, predicted, ratio
+def test_readouts_catch_a_validation_cell_one_digit_off(monkeypatch, fresh_widget, column):
+    original = fresh_widget.validation_table_html
+    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: _one_digit_more(original(rows), 2, column))
+    _fails("serving-readouts-match-model", "validation table row 3")
+
+
+def test_readouts_catch_a_ratio_printed_as_measured_over_predicted(monkeypatch, fresh_widget):
+    original = fresh_widget.validation_table_html
+    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: original(
+        [{**r, "ratio": r["measured"] / r["predicted"]} for r in rows]))
+    _fails("serving-readouts-match-model", "validation table row 1")
+
+
+def test_readouts_catch_a_summary_counting_ties_as_above(monkeypatch, fresh_widget):
+    from lab import serving_validation
+    original = serving_validation.summary
+    monkeypatch.setattr(serving_validation, "summary", lambda rows=None: {**original(rows), "above": original(rows)["above"] + 1})
+    _fails("serving-readouts-match-model", "validation summary")
+
+
+@pytest.mark.parametrize("column", [4, 5, 6])   # measured, model, ratio
+def test_readouts_catch_a_calibration_cell_one_digit_off(monkeypatch, fresh_widget, column):
+    original = fresh_widget.calibration_table_html
+    monkeypatch.setattr(fresh_widget, "calibration_table_html", lambda: _one_digit_more(original(), 7, column))
+    _fails("serving-readouts-match-model", "calibration table row 8")
+
+
+def test_readouts_catch_a_held_out_step_with_the_wrong_direction(monkeypatch, fresh_widget):
+    original = fresh_widget._validation_context
+
+    def flipped():
+        context = original()
+        step = context["heldOutSteps"][0]
+        context["heldOutSteps"][0] = {**step, "direction": {"slow": "fast", "fast": "slow"}[step["direction"]]}
+        return context
+    monkeypatch.setattr(fresh_widget, "_validation_context", flipped)
+    _fails("serving-readouts-match-model", "held-out step")
+
+
+def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget):
+    from lab import serving_validation
+    original = serving_validation.crossover_comparison
+    monkeypatch.setattr(serving_validation, "crossover_comparison", lambda brackets=serving_validation.CROSSOVER_BRACKETS: [
+        {**row, "crossovers": tuple(None if c is None else c + 1 for c in row["crossovers"])} for row in original(brackets)])
+    _fails("serving-readouts-match-model", "bracket 'EAGLE, SGLang, k = 3'")
+
+
+def test_readouts_catch_a_brackets_figure_that_speaks_other_numbers(monkeypatch, fresh_widget):
+    original = fresh_widget.brackets_svg
+    monkeypatch.setattr(fresh_widget, "brackets_svg", lambda rows, width=390: original(
+        [{**row, "crossovers": tuple(reversed(row["crossovers"]))} for row in rows], width))
+    _fails("serving-readouts-match-model", "the brackets figure does not say")
+
+
+@pytest.mark.parametrize("ignored, fragment", [
+    ("engine", "borrows a band"),    # today's V1 shown the synchronous V1's error
+    ("draft", "does not say"),       # EAGLE-1's family given the EAGLE-3 rows too
+])
+def test_readouts_catch_a_trust_line_that_borrows_rows(monkeypatch, fresh_widget, ignored, fragment):
+    from lab import serving_calibration
+
+    def matching(settings):
+        cal = serving_calibration.CALIBRATIONS[settings.gpu]
+        moe = bool(serving.TARGETS[settings.target].experts)
+        return [row for row in fresh_widget._validation_rows()
+                if (ignored == "engine" or row["engine"] == settings.engine)
+                and serving_calibration.CALIBRATIONS[row["gpu"]] is cal
+                and bool(serving.TARGETS[row["target"]].experts) == moe
+                and (ignored == "draft" or row["draft"] == settings.draft)]
+    monkeypatch.setattr(fresh_widget, "_matching_validation", matching)
+    _fails("serving-readouts-match-model", "trust line", fragment)
+
+
+def test_readouts_catch_a_load_rate_printed_with_an_exponent(monkeypatch, fresh_widget):
+    monkeypatch.setattr(fresh_widget, "rate_label", lambda rate: f"{rate:.3g}")
+    _fails("serving-readouts-match-model", "e+03")
+
+
+def test_readouts_catch_a_load_table_that_runs_on_past_the_first_overload(monkeypatch, fresh_widget):
+    monkeypatch.setattr(fresh_widget, "load_rows", lambda rates, plain, spec: list(zip(rates, plain, spec)))
+    _fails("serving-readouts-match-model", "loadTable")

@@ -41,6 +41,15 @@ def _presets(precisions=tuple(serving.PRECISIONS), targets=tuple(serving.TARGETS
         yield serving.DEFAULT_SETTINGS.with_(target=target, draft=draft, gpu=gpu, precision=precision, gpus=1)
 
 
+def _parts(settings, batch, context):
+    """(plain step, draft step, extend pass, verify step, emitted-token output) in ms, each from its
+    public function of lab.serving."""
+    tokens = serving.tokens_per_cycle(settings.acceptance / 100, settings.lookahead)
+    return (serving.step_time_ms(serving.TARGETS[settings.target], settings, batch, 1, context),
+            serving.draft_step_ms(settings, batch, context), serving.draft_extend_ms(settings, batch, context),
+            serving.verify_step_ms(settings, batch, context), serving.emitted_output_ms(settings, batch, tokens))
+
+
 def batch_one_reduces_to_leviathan(out):
     """At B = 1 with the per-operator model's extra terms zeroed (stepModel "operators": datasheet
     peaks, a GEMM's memory and compute fully overlapped, no fixed costs, no bookkeeping) the
@@ -63,7 +72,7 @@ def batch_one_reduces_to_leviathan(out):
             out.visited += 1
             settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
                                                       lookahead=k)
-            plain, _, _, verify, _, _ = serving._cycle(settings, 1, context)
+            plain, _, _, verify, _ = _parts(settings, 1, context)
             if not verify > plain:
                 out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
                          f"step {plain!r} ms: the union of their experts was not read")
@@ -74,7 +83,7 @@ def batch_one_reduces_to_leviathan(out):
         for k in GRID["lookahead"]:
             settings = base.with_(stepModel=serving.OPERATORS, batch=1, context=context, lookahead=k,
                                   engine=engines[index % len(engines)])
-            plain, draft, extend, verify, emitted, _ = serving._cycle(settings, 1, context)
+            plain, draft, extend, verify, emitted = _parts(settings, 1, context)
             if verify != plain or emitted != 0 or extend != 0:
                 out.fail(f"verify step {verify!r} ms (emitted-token output {emitted!r} ms) is not a plain step "
                          f"{plain!r} ms at {base.target}/{base.gpu}/{base.precision} k={k}")
@@ -335,8 +344,8 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     head = shape.vocab * shape.hidden
     layers_params = shape.params - head * (1 if shape.tied else 2)
 
-    def gemm(params, used=None):
-        memory, compute = params * b / g / bw, 2 * (params if used is None else used) * m / g / peak
+    def gemm(params, used=None, tokens=m):
+        memory, compute = params * b / g / bw, 2 * (params if used is None else used) * tokens / g / peak
         return max(memory, compute) + (1 - cal.overlap) * min(memory, compute)
 
     expert = 3 * shape.hidden * shape.expert_intermediate
@@ -367,8 +376,9 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     attention = max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
                     (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
                     * m / g / peak)
-    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "verify": cal.passMs}[role]
-    fixed += engine.stepHostMs if role != "draft" else 0.0      # synchronous scheduling's host work a step
+    # role "first": vLLM V1's first draft step, a draft pass whose LM head sees one token a sequence
+    fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "first": cal.draftPassMs, "verify": cal.passMs}[role]
+    fixed += engine.stepHostMs if role in ("target", "verify") else 0.0  # synchronous scheduling's host work a step
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
     comm = 0.0
@@ -378,9 +388,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
     serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
-    work = batch * ((0.0 if role == "draft" else cal.sequenceUs)
+    work = batch * ((0.0 if role in ("draft", "first") else cal.sequenceUs)
                     + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
-    return {"weights": gemm(read, used), "lmHead": gemm(head), "attention": attention, "allReduce": comm,
+    return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
+            "attention": attention, "allReduce": comm,
             "engine": work, "fixed": fixed}
 
 
@@ -421,7 +432,8 @@ def engines_differ_where_they_run(out):
     verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
     cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
-    pass's fixed cost where it runs eagerly; none for n-gram lookup), the others none; the emitted-token
+    pass's fixed cost where it runs eagerly; none for n-gram lookup), vLLM V1's first draft step runs over
+    them (its LM head over one a sequence; what that adds to a one-token step, by hand), V0 none; the emitted-token
     output is by hand where the engine pays it, zero elsewhere; and the readout's cycle is
     k draft steps + extend + verify + emitted output. Targets with an EAGLE head, a small draft and
     n-gram lookup, 1 and 4 GPUs, batches 1, 24 and 96, contexts 512 and 8192 (relative 1e-9)."""
@@ -455,6 +467,9 @@ def engines_differ_where_they_run(out):
                 eager = cal.passMs - cal.draftPassMs if costs.eagerExtend else 0.0
                 extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
                           if runs_extend else 0.0)
+                if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
+                    extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
+                              - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
                 if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
                     out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
                 emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
@@ -491,8 +506,8 @@ def memory_bounds_the_searches(out):
 # Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
 # the 'costs' of each, name the places): written out here a second time so that a changed switch fails a check.
 ENGINE_COSTS_AS_READ = {
-    "vllm-v1": frozenset(),
-    "vllm-v1-0.10": frozenset({"synchronous host work"}),
+    "vllm-v1": frozenset({"first draft step over the verified tokens"}),
+    "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}),
     "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
     "sglang": frozenset({"draft extend"}),
     "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
@@ -523,10 +538,13 @@ def _costs_paid(name):
     if serving.emitted_output_ms(s, 32, 2.5) > 0:
         paid.add("per-token output")
     extend = serving.draft_extend_ms(s, 32, 1024)
-    if extend > 0:
+    full = sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values())  # the draft over 4 tokens a sequence
+    if extend >= full - 1e-9:
         paid.add("draft extend")
-        if extend - sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values()) > 1e-9:
+        if extend - full > 1e-9:
             paid.add("eager extend")
+    elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
+        paid.add("first draft step over the verified tokens")
     return paid
 
 
@@ -591,6 +609,7 @@ READOUT_SETTINGS = (
     {"engine": "sglang", "target": "llama-3-70b", "gpus": "4", "batchExp": "3"},
     {"engine": "vllm-v0", "attentionFlops": "1", "batchExp": "4"},
     {"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "5", "batchExp": "2"},
+    {"outputTokens": "16", "gpus": "8"},   # the load table past 1,000 requests/s and its curves crossing there
 )
 
 
@@ -605,6 +624,13 @@ def _widget_settings(widget, values: dict):
         context=2 ** int(p["contextExp"]), attentionFlops=p["attentionFlops"] == "1",
         outputTokens=int(p["outputTokens"]), stepModel=p["stepModel"], treeTokens=int(p["treeTokens"]),
         engine=p["engine"])
+
+
+def _rate_text(rate: float) -> str:
+    """A request rate to three significant figures, with thousands separators and no exponent: 1188.5
+    is '1,190', 0.0667 is '0.0667' (written here, apart from the widget's rate_label)."""
+    rounded = float(f"{rate:.3g}")
+    return f"{int(round(rounded)):,}" if rounded >= 1000 else f"{rate:.3g}"
 
 
 def _chain_tokens(alpha: float, k: int, curve=None) -> float:
@@ -654,7 +680,7 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
                       if crossover is None else str(crossover)),
         "effectiveBatch": str(s.batch * verified),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
-        "loadCross": "do not cross" if cross is None else f"{cross:.3g} req/s",
+        "loadCross": "do not cross" if cross is None else f"{_rate_text(cross)} req/s",
         "tailRange": f"{f(runs['minimum'], 2)}x to {f(runs['maximum'], 2)}x",
         "tailMiddle": f"{f(runs['p05'], 2)}x / {f(runs['median'], 2)}x / {f(runs['p95'], 2)}x",
         "tailPrediction": f"{f(runs['prediction'], 2)}x",
@@ -671,9 +697,12 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
              for column, batch in enumerate(serving.HEATMAP_BATCHES)]
     plain = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, False, curve)
     spec = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, True, curve)
-    load = [cell for p, q in zip(plain, spec) for cell in
-            ("overloaded" if p is None else f(p, 2), "overloaded" if q is None else f(q, 2),
-             "" if p is None or q is None else f(p / q, 2))]
+    load = []
+    for rate, p, q in zip(widget.LOAD_RATES, plain, spec):  # every rate up to the first both overload at
+        load += [_rate_text(rate), "overloaded" if p is None else f(p, 2), "overloaded" if q is None else f(q, 2),
+                 "" if p is None or q is None else f(p / q, 2)]
+        if p is None and q is None:
+            break
     phrases = [f"runs {f(r.speedup, 2)}x", f"batch {s.batch}",
                f"stops paying at batch {crossover}" if crossover is not None else f"(up to {limit})"]
     summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
@@ -689,12 +718,137 @@ def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
     return (readout_difference(where, view["readouts"], expected["readouts"])
             or phrase_missing(where, view, {part: expected[part] for part in ("lead", "summary", "live")})
             or cells_difference(where, "table", table_cells(view["figures"]["table"]), expected["table"])
-            or cells_difference(where, "loadTable", table_cells(view["figures"]["loadTable"]), expected["load"]))
+            or cells_difference(where, "loadTable", body_cells(view["figures"]["loadTable"]), expected["load"]))
+
+
+def body_cells(html: str) -> list[str]:
+    """The text of every cell of a table's body, row headers (``<th scope="row">``) included, in
+    document order.
+
+    >>> body_cells('<thead><tr><th>a</th></tr></thead><tbody><tr><th scope="row">1,190</th><td>2.00</td></tr></tbody>')
+    ['1,190', '2.00']
+    """
+    import re
+
+    body = html.split("<tbody>", 1)[-1]
+    return re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", body)
+
+
+# Settings whose trust line the check rebuilds: the default (today's V1: no validation row), the engine and family
+# of the batch-one rows on an H100 (EAGLE-1 and EAGLE-3 rows are apart: another draft), a mixture of experts on the
+# same engine (no row), an assumed GPU and the idealised step model.
+TRUST_SETTINGS = (
+    {},
+    {"engine": "vllm-v1-0.10", "gpu": "h100-sxm", "target": "llama-3-8b", "draft": "eagle-head", "gpus": "1"},
+    {"engine": "vllm-v1-0.10", "gpu": "a100-40g", "target": "llama-3-8b", "draft": "eagle-head", "gpus": "1"},
+    {"engine": "vllm-v1-0.10", "gpu": "h100-sxm", "target": "qwen3-30b-a3b", "draft": "eagle-head", "gpus": "1"},
+    {"gpu": "b200"},
+    {"stepModel": "operators"},
+)
+
+
+def _median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _trust_mismatch(widget, values: dict, rows) -> str | None:
+    """The trust line at ``values`` against the validation ``rows`` of its own engine, GPU calibration, kind
+    of target and draft, selected here: with rows, it states their median error and count; with none (or an
+    assumed GPU, or no calibration), it says "not validated" and prints no error band."""
+    s = _widget_settings(widget, values)
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    where = f"trust line at {values or 'defaults'}"
+    if s.stepModel != serving.MEASURED:
+        return None if "not a prediction" in shown and "%" not in shown else f"{where}: {shown!r}"
+    cal = serving_calibration.CALIBRATIONS[s.gpu]
+    moe = bool(serving.TARGETS[s.target].experts)
+    same = [r for r in rows if r["engine"] == s.engine and serving_calibration.CALIBRATIONS[r["gpu"]] is cal
+            and bool(serving.TARGETS[r["target"]].experts) == moe and r["draft"] == s.draft]
+    if not cal.measured or not same:
+        return None if "not validated" in shown and "%" not in shown else f"{where}: {shown!r} borrows a band"
+    median = _median([abs(r["predicted"] / r["measured"] - 1) for r in same])
+    want = f"off by {to_fixed(100 * median, 0)}% (median) on {len(same)} published speedups"
+    return None if want in shown else f"{where}: {shown!r} does not say {want!r}"
+
+
+def _rows_of(html: str) -> list[list[str]]:
+    """Each body row of a table as the text of its cells (row headers included)."""
+    import re
+
+    body = html.split("<tbody>", 1)[-1]
+    return [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def _tables_mismatch(widget) -> str | None:
+    """The first number of the serving section's validation table and summary, calibration table, held-out
+    steps and crossover brackets (figure and prose) that differs from the model's, recomputed here."""
+    from .. import serving_validation
+    from ..serving_calibration import STEP_MEASUREMENTS
+
+    f = to_fixed
+    context = widget._validation_context()
+    rows = serving_validation.comparison()
+    table = _rows_of(context["table"])
+    if len(table) != len(serving_validation.VALIDATION):
+        return f"validation table: {len(table)} rows for {len(serving_validation.VALIDATION)} published speedups"
+    for i, (cells, row) in enumerate(zip(table, rows), 1):
+        want = [str(i), f(row["acceptanceLength"], 2), f(row["measured"], 2), f(row["predicted"], 2),
+                f(row["predicted"] / row["measured"], 2)]
+        got = [cells[0], *cells[3:7]]
+        if got != want:
+            return f"validation table row {i}: {got} where the model gives {want}"
+    ratios = [row["predicted"] / row["measured"] for row in rows]
+    summary = {"points": len(ratios), "median": f(_median(ratios), 2),
+               "worst": f(max(ratios, key=lambda r: max(r, 1 / r)), 2),
+               "medianError": f(100 * _median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
+    if context["summary"] != summary:
+        return f"validation summary {context['summary']} where the rows give {summary}"
+    calibration = _rows_of(context["calibration"])
+    if len(calibration) != len(STEP_MEASUREMENTS):
+        return f"calibration table: {len(calibration)} rows for {len(STEP_MEASUREMENTS)} step measurements"
+    for i, (cells, m) in enumerate(zip(calibration, STEP_MEASUREMENTS), 1):
+        model = serving_validation.step_measurement_ms(m)
+        want = [str(m.batch), str(m.newTokens), f(m.ms, 2), f(model, 2), f(model / m.ms, 2)]
+        if cells[2:7] != want:
+            return f"calibration table row {i}: {cells[2:7]} where the model gives {want}"
+    for shown, m in zip(context["heldOutSteps"], serving_validation._held_out_steps()):
+        ratio = serving_validation.step_measurement_ms(m) / m.ms
+        want = {"ms": f(m.ms, 2), "percent": f(100 * abs(ratio - 1), 0), "direction": "slow" if ratio > 1 else "fast"}
+        if {key: shown[key] for key in want} != want:
+            return f"held-out step {shown} where the model gives {want}"
+    from html import unescape
+
+    figure = unescape(context["bracketsFigure"])
+    for shown, bracket in zip(context["brackets"], serving_validation.CROSSOVER_BRACKETS):
+        runs = []
+        for length in bracket.acceptanceLengths:
+            settings = serving.DEFAULT_SETTINGS.with_(
+                gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus,
+                lookahead=bracket.lookahead, context=bracket.context, stepModel=serving.MEASURED, engine=bracket.engine,
+                acceptance=100 * serving_validation.alpha_for_length(length, bracket.lookahead))
+            found = serving.crossover_batch(settings)
+            runs.append({"length": f(length, 2), "crossover": "none" if found is None else str(found)})
+        if shown["runs"] != runs or (shown["low"], shown["high"]) != (bracket.low, bracket.high):
+            return f"bracket {bracket.label!r}: the page says {shown['runs']} in ({shown['low']}, {shown['high']}], " \
+                   f"the model {runs} in ({bracket.low}, {bracket.high}]"
+        spoken = ", ".join(f"{run['crossover']} at acceptance length {run['length']}" for run in runs)
+        if f"first loss above batch {bracket.low} and by {bracket.high}; the model's crossover {spoken}." not in figure:
+            return f"the brackets figure does not say {bracket.label!r}'s crossovers {spoken}"
+    for values in TRUST_SETTINGS:
+        failure = _trust_mismatch(widget, values, rows)
+        if failure:
+            return failure
+    return None
 
 
 def readouts_match_model(out):
-    """Every readout, the lead's and summary's numbers, and every cell of the heatmap and load tables of
-    the serving widget equal the serving model's own numbers through the page's formatter
+    """Every readout, the lead's and summary's numbers, every cell of the heatmap and load tables of
+    the serving widget, and every number of the validation table and its summary, the calibration table,
+    the held-out steps, the crossover brackets (figure and prose) and the trust line (per engine and
+    family; "not validated" with no band where no row exists) equal the serving model's own numbers through
+    the page's formatter
     (lab.jsformat.to_fixed), at the defaults, both ends of every slider, each step model, draft kind,
     engine and a measured curve; the identities hold (tokens per call = 1 + a + ... + a^k, a chain's
     effective batch is B x (k + 1), speedup = plain ms per token / speculative ms per token), and a
@@ -731,6 +885,12 @@ def readouts_match_model(out):
         {"batchExp": "10", "contextExp": "9"})
     if tree_view["readouts"]["verifyStepMs"] == chain_view["readouts"]["verifyStepMs"]:
         return out.fail("the widget's tree-tokens setting does not change its verify step readout")
+    yield
+    # The tables of "How well the serving model predicts" and the trust line, each number recomputed.
+    out.visited += 1
+    failure = _tables_mismatch(widget)
+    if failure:
+        return out.fail(failure)
 
 
 CHECKS = (*CHECKS, ("serving-readouts-match-model", readouts_match_model))

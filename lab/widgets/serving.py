@@ -26,7 +26,7 @@ from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 
 __all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
-           "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "curve_switch_html"]
+           "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "rate_label", "curve_switch_html"]
 
 # The widget opens on a setting an engine measured (lab.serving_validation: Llama-3-8B with an EAGLE
 # head on one H100, k = 2, batch 1, mean acceptance length 1.89 measured, 1.36x measured): acceptance
@@ -550,12 +550,34 @@ def heatmap_table_html(grid, selected, fits=None) -> str:
             f'</tbody></table>')
 
 
-def load_table_html(rates, plain, spec) -> str:
+def rate_label(rate: float) -> str:
+    """A request rate as the page prints it: three significant figures, with thousands separators
+    from 1,000 up (never an exponent).
+
+    >>> rate_label(0.0667), rate_label(133.4), rate_label(1188.5), rate_label(5000.0)
+    ('0.0667', '133', '1,190', '5,000')
+    """
+    shown = float(f"{rate:.3g}")
+    return f"{shown:,.0f}" if shown >= 1000 else f"{rate:.3g}"
+
+
+def load_rows(rates, plain, spec) -> list:
+    """The load table's rows: every rate up to and including the first at which both plain and
+    speculative decoding are overloaded (the rows past it would all say so)."""
     rows = []
     for rate, p, s in zip(rates, plain, spec):
+        rows.append((rate, p, s))
+        if p is None and s is None:
+            break
+    return rows
+
+
+def load_table_html(rates, plain, spec) -> str:
+    rows = []
+    for rate, p, s in load_rows(rates, plain, spec):
         show = lambda v: "overloaded" if v is None else _f(v, 2)  # noqa: E731
         ratio = "" if p is None or s is None else _f(p / s)
-        rows.append(f'<tr><th scope="row">{rate:.3g}</th><td>{show(p)}</td><td>{show(s)}</td><td>{ratio}</td></tr>')
+        rows.append(f'<tr><th scope="row">{rate_label(rate)}</th><td>{show(p)}</td><td>{show(s)}</td><td>{ratio}</td></tr>')
     return ('<table class="heatmap-table"><caption>Decode latency per request (s) by request rate</caption>'
             '<thead><tr><th scope="col">requests/s</th><th scope="col">plain</th><th scope="col">speculative</th>'
             f'<th scope="col">ratio</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
@@ -667,7 +689,7 @@ def view(raw=None) -> dict:
         f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
-        + (f", then the draft's extend pass, {_f(r.draftExtendMs)} ms" if r.draftExtendMs > 0 else "")
+        + _extend_text(s, r)
         + f") and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
         + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
         + ") commits "
@@ -696,7 +718,7 @@ def view(raw=None) -> dict:
         "crossoverTrust": _trust(s),
         "effectiveBatch": str(s.batch * serving.verify_tokens(s)),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
-        "loadCross": "do not cross" if cross is None else f"{cross:.3g} req/s",
+        "loadCross": "do not cross" if cross is None else f"{rate_label(cross)} req/s",
         "tailRange": f"{_f(runs['minimum'])}x to {_f(runs['maximum'])}x",
         "tailMiddle": f"{_f(runs['p05'])}x / {_f(runs['median'])}x / {_f(runs['p95'])}x",
         "tailPrediction": f"{_f(runs['prediction'])}x",
@@ -731,6 +753,18 @@ def view(raw=None) -> dict:
             "curveSwitch": curve_switch_html(curve, curve_label),
         },
     }
+
+
+def _extend_text(settings: serving.ServingSettings, r) -> str:
+    """The summary's words for what the draft costs beyond its one-token steps: SGLang's extend pass; vLLM V1's
+    first step over the verified tokens, once it shows at two decimals (at small batch it costs nothing more)."""
+    if r.draftExtendMs <= 0:
+        return ""
+    if serving.ENGINES[settings.engine].draftExtend:
+        return f", then the draft's extend pass, {_f(r.draftExtendMs)} ms"
+    if _f(r.draftExtendMs) == _f(0):
+        return ""
+    return f"; the first over the {serving.verify_tokens(settings)} verified tokens, {_f(r.draftExtendMs)} ms more"
 
 
 def _trust(settings: serving.ServingSettings) -> str:
@@ -920,18 +954,17 @@ def validation_table_html(rows) -> str:
         gpu = serving.GPUS[r["gpu"]].label
         setting = (f"{serving.TARGETS[r['target']].label} + {serving.DRAFT_LABELS[r['draft']]}, {r['gpus']} x {gpu}, "
                    f"batch {r['batch']}, k = {r['lookahead']}, {serving.ENGINES[r['engine']].label}")
-        without = (f'{_f(r["ratioWithout"])} ({r["leftOut"]} step rows left out)' if r.get("leftOut")
-                   else "the same: no step time from this source" if "leftOut" in r else "")
         body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
                     f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
-                    f'<td>{_f(r["ratio"])}</td><td>{escape(without)}</td>'
+                    f'<td>{_f(r["ratio"])}</td>'
                     f'<td>{escape(r["source"])}; {escape(r["note"])}</td></tr>')
     return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
             'model (acceptance: the mean acceptance length each was measured at; each row run with the engine of '
-            'its date)</caption><thead><tr>'
+            'its date). No column calibrated without the row\'s own source: none of these sources gave a step time '
+            'to the calibration, so that refit would be the prediction itself</caption><thead><tr>'
             '<th scope="col">#</th><th scope="col">row</th><th scope="col">setting</th>'
             '<th scope="col">acceptance length</th><th scope="col">measured</th><th scope="col">predicted</th>'
-            '<th scope="col">ratio</th><th scope="col">ratio, calibrated without this source</th>'
+            '<th scope="col">ratio</th>'
             '<th scope="col">source</th></tr></thead><tbody>' + "".join(body)
             + '</tbody></table>')
 
@@ -1004,7 +1037,7 @@ def _validation_context() -> dict:
 
     rows = list(_validation_rows())
     summary = serving_validation.summary(rows)
-    return {"table": validation_table_html(serving_validation.leave_one_source_out(rows)),
+    return {"table": validation_table_html(rows),
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
