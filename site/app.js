@@ -1151,6 +1151,7 @@
   function reach(kind) {
     if (reached.has(kind) || failed || !formOf(kind)) return;
     reached.add(kind);
+    root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
     if ("family" in formOf(kind).dataset && document.querySelector("[data-instrument-counter]")) {
       familyQueue.push(kind);

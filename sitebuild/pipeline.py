@@ -117,7 +117,7 @@ def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     return files
 
 
-def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
+def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True) -> dict:
 
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
@@ -149,6 +149,9 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
     from lab import instruments
 
     lab_zip, chunks, parts = assets.lab_split_zips(root / "lab", instruments.SEED, instruments.widget_names())
+    if not split_lab:  # the whole lab in the first load, as before the split (make bench compares the two)
+        lab_zip, chunks = assets.lab_zip_bytes(root / "lab"), {}
+        parts = parts._replace(chunks={}, widgets={kind: () for kind in parts.widgets})
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip)
     lab_chunks: dict[str, list[str]] = {}
@@ -227,11 +230,13 @@ def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer
     _write(stage / "bench" / "bare.html", html.encode("utf-8"))
 
 
-def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None) -> dict:
+def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None,
+               split_lab: bool = True) -> dict:
     """Build into `out` (replacing a previous build there); return the assets/config mapping.
 
     compress: write .br/.gz siblings (see sitebuild.compress), cached in `cache_dir` (default
-    ROOT/.cache/compressed)."""
+    ROOT/.cache/compressed). split_lab: the lab in a core and chunks (sitebuild/labsplit.py); False
+    ships it whole in the first load, the page before the split, which `make bench` measures beside it."""
     out = Path(out).absolute()
     root = Path(root).resolve()
     sizer = Compressor(cache_dir or root / ".cache" / "compressed")
@@ -240,7 +245,7 @@ def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: P
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, _Writer(stage, compressor, sizer))
+        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab)
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)
