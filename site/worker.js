@@ -89,7 +89,11 @@ async function answer(payload) {
     const reply = JSON.parse(text);
     const url = chunkOf(reply && reply.error);
     if (!url) return reply;
-    await loadChunk(url);
+    try {
+      await loadChunk(url);
+    } catch {
+      return reply;  // the chunk did not come: the view's error stands, and its Retry asks again
+    }
   }
 }
 
