@@ -365,3 +365,22 @@ def test_the_two_error_statistics_are_told_apart(page):
     error = round(100 * summary["medianAbsError"])
     assert f"the model is off by {error}% (the median of each row's distance from its measurement" in text
     assert f"(a signed statistic, unlike the {error}% median error above, which ignores the direction)" in text
+
+
+def test_the_validation_table_prints_each_source_once(page):
+    """Writing problem 11: a source shared by many rows is one numbered note under the table, named by each row."""
+    from lab import serving_validation
+
+    table = between(page, 'aria-label="Validation table"', "</details>")
+    sources = list(dict.fromkeys(point.source for point in serving_validation.VALIDATION))
+    assert len(sources) < len(serving_validation.VALIDATION)
+    for n, source in enumerate(sources, 1):
+        assert text_of(table).count(source) == 1, source
+        assert f'<li id="srv-val-source-{n}">S{n}: ' in table
+    rows = re.findall(r"<tr><th scope=\"row\">\d+</th>(.*?)</tr>", table, re.S)
+    assert len(rows) == len(serving_validation.VALIDATION)
+    assert all(re.search(r'<a href="#srv-val-source-\d+">S\d+</a>; ', row) for row in rows)
+    calibration = between(page, 'aria-label="Calibration table"', "</details>")
+    from lab.serving_calibration import STEP_MEASUREMENTS
+    for n, source in enumerate(dict.fromkeys(m.source for m in STEP_MEASUREMENTS), 1):
+        assert text_of(calibration).count(source) == 1 and f'<li id="srv-cal-source-{n}">S{n}: ' in calibration, source
