@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers, jsmin, labsplit, stdlib, stdlib_compile
+from . import assets, headers, jsmin, labsplit, sources, stdlib, stdlib_compile
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -206,6 +206,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         config=config,
         csp=META_CONTENT_SECURITY_POLICY,
         publication=publication(root),
+        sources=sources.load(root / "sitebuild" / "sources.toml"),
     )
     html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
     _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))

@@ -316,3 +316,24 @@ def test_formulas_and_citations_keep_their_punctuation_and_word(built_site):
         '<span class="keep-together"><math><mi>k</mi></math>,</span> then'
     assert glue_citations('see Leviathan<sup class="cite"><a>[1]</a></sup><sup class="cite"><a>[2]</a></sup>.') == \
         'see <span class="keep-together">Leviathan<sup class="cite"><a>[1]</a></sup><sup class="cite"><a>[2]</a></sup></span>.'
+
+
+def test_the_sources_file_is_the_one_list_cite_reads(tmp_path):
+    """sitebuild/sources.toml is the Sources list: every entry keyed, named and printed, no key twice;
+    a malformed file is refused with one line naming the entry."""
+    import pytest
+
+    from sitebuild import sources
+
+    data = sources.load()
+    assert len(data.order) == len(set(data.order)) == len(data.entries) >= 50
+    assert all(data.names[key] for key in data.order)
+    assert any("Accessed" in entry["entry"] for entry in data.entries)
+    twice = tmp_path / "s.toml"
+    twice.write_text("[[source]]\nkey = 'a'\nname = 'A'\nentry = 'x'\n[[source]]\nkey = 'a'\nname = 'B'\nentry = 'y'\n")
+    with pytest.raises(sources.SourcesError, match="key 'a' is listed twice"):
+        sources.load(twice)
+    unnamed = tmp_path / "u.toml"
+    unnamed.write_text("[[source]]\nkey = 'b'\nentry = 'x'\n")
+    with pytest.raises(sources.SourcesError, match="source 'b' has no name"):
+        sources.load(unnamed)

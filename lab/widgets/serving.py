@@ -948,7 +948,14 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
 
 def validation_table_html(rows) -> str:
     """The validation rows: setting, acceptance measured at, measured and predicted speedup, ratio
-    and source, every text escaped."""
+    and source, every text escaped. Each source is printed once, as a numbered note under the
+    table, and a row names its note (S1, S2, ...) beside what it assumed (12 rows share one source).
+
+    >>> html = validation_table_html([])
+    >>> html.startswith("<table") and "<ol" not in html
+    True
+    """
+    number, notes = _numbered_sources([r["source"] for r in rows], "srv-val-source", "the validation rows")
     body = []
     for i, r in enumerate(rows, 1):
         gpu = serving.GPUS[r["gpu"]].label
@@ -957,7 +964,7 @@ def validation_table_html(rows) -> str:
         body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
                     f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
                     f'<td>{_f(r["ratio"])}</td>'
-                    f'<td>{escape(r["source"])}; {escape(r["note"])}</td></tr>')
+                    f'<td>{number[r["source"]]}; {escape(r["note"])}</td></tr>')
     return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
             'model (acceptance: the mean acceptance length each was measured at; each row run with the engine of '
             'its date). No column calibrated without the row\'s own source: none of these sources gave a step time '
@@ -966,15 +973,31 @@ def validation_table_html(rows) -> str:
             '<th scope="col">acceptance length</th><th scope="col">measured</th><th scope="col">predicted</th>'
             '<th scope="col">ratio</th>'
             '<th scope="col">source</th></tr></thead><tbody>' + "".join(body)
-            + '</tbody></table>')
+            + '</tbody></table>' + notes)
+
+
+def _numbered_sources(sources: list, anchor: str, what: str) -> tuple[dict, str]:
+    """Each distinct source of a table printed once, as a numbered note under it: (source -> the
+    row's link to its note, "S1" ..., and the notes' <ol>; empty when there is no row).
+
+    >>> links, notes = _numbered_sources(["a", "b", "a"], "t-src", "the rows")
+    >>> links["a"], notes.count("<li")
+    ('<a href="#t-src-1">S1</a>', 2)
+    """
+    distinct = list(dict.fromkeys(sources))  # in row order
+    links = {source: f'<a href="#{anchor}-{n}">S{n}</a>' for n, source in enumerate(distinct, 1)}
+    notes = "".join(f'<li id="{anchor}-{n}">S{n}: {escape(source)}</li>' for n, source in enumerate(distinct, 1))
+    return links, (f'<ol class="srv-table-sources" aria-label="Sources of {what}">{notes}</ol>' if distinct else "")
 
 
 def calibration_table_html() -> str:
     """The measured step times the model is calibrated on, each with the engine that measured it, what was
     timed (lab.serving_calibration.KINDS) and the model's value for the same (lab.serving_validation.
-    step_measurement_ms), every text escaped."""
+    step_measurement_ms), every text escaped; each source once, as a numbered note under the table."""
     from .. import serving_calibration, serving_validation
 
+    number, notes = _numbered_sources([m.source for m in serving_calibration.STEP_MEASUREMENTS], "srv-cal-source",
+                                      "the calibration rows")
     body = []
     for m in serving_calibration.STEP_MEASUREMENTS:
         got = serving_validation.step_measurement_ms(m)
@@ -982,13 +1005,13 @@ def calibration_table_html() -> str:
         body.append(f'<tr><td>{escape(serving.TARGETS[m.target].label)}, {m.gpus} x {escape(serving.GPUS[m.gpu].label)}'
                     f'</td><td>{escape(engine)}, {escape(m.kind)}</td><td>{m.batch}</td><td>{m.newTokens}</td>'
                     f'<td>{_f(m.ms)}</td><td>{_f(got)}</td>'
-                    f'<td>{_f(got / m.ms)}</td><td>{escape(m.source)}; {escape(m.note)}</td></tr>')
+                    f'<td>{_f(got / m.ms)}</td><td>{number[m.source]}; {escape(m.note)}</td></tr>')
     return ('<table class="heatmap-table srv-calibration-table"><caption>Measured step times (ms) the model is '
             'calibrated on, each on the engine that measured it, and the model beside each</caption><thead><tr>'
             '<th scope="col">model, GPUs</th><th scope="col">engine, what was timed</th>'
             '<th scope="col">batch</th><th scope="col">tokens per sequence</th><th scope="col">measured</th>'
             '<th scope="col">model</th><th scope="col">ratio</th><th scope="col">source</th></tr></thead><tbody>'
-            + "".join(body) + '</tbody></table>')
+            + "".join(body) + '</tbody></table>' + notes)
 
 
 def differs(view: dict) -> str:
