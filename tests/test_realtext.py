@@ -595,3 +595,15 @@ def test_the_discount_constant_is_the_discount():
     assert (level.weight, level.kept(1)) == (float(weight), float((2 - d) / 3))
     for path in sorted((ROOT / "lab").glob("realtext*.py")):
         assert not re.search(r"\b4 \* (count|sum|total)|\b3 \* (len|types|\()", path.read_text(encoding="utf-8")), path
+
+
+def test_the_parts_name_only_what_they_have_and_the_module_still_names_everything():
+    """Each part's ``__all__`` is true (``from lab.realtext_rows import *`` works), and every name a part
+    exports is lab.realtext's too (the split moved code, not names)."""
+    import importlib
+
+    for part in ("realtext_training", "realtext_rows", "realtext_rule"):
+        module = importlib.import_module(f"lab.{part}")
+        assert all(hasattr(module, name) for name in module.__all__), part
+        assert all(getattr(realtext, name) is getattr(module, name) for name in module.__all__), part
+    assert all(hasattr(realtext, name) for name in realtext.__all__)
