@@ -58,9 +58,9 @@ from .ledger import expected_tokens_per_call
 # The module's parts, one seam each; every name stays importable from here (__all__ below).
 from .realtext_training import (DRAFT_MIN_COUNT, FORMAT, ORDER, PRETOKEN, VOCABULARY_SIZE, Tokenizer,
                                 build_model_file, count_tables, encode_texts, merge_pair, pack_table, train_merges)
-from .realtext_rows import (DISCOUNT, LEVELS_KEPT, RESIDUAL_DRAWS, ROWS_KEPT, Base, ChainRow, Level, Model,
-                            ModelUnavailable, OneHotRow, Row, Table, TemperedRow, argmax, cumulative, float_ratio,
-                            kn_row, one_hot, sample_row, unigram_row)
+from .realtext_rows import (DISCOUNT, LEVELS_KEPT, RESIDUAL_DRAWS, ROWS_KEPT, SCALE, UNITS, Base, ChainRow, Level,
+                            Model, ModelUnavailable, OneHotRow, Row, Table, TemperedRow, argmax, cumulative,
+                            float_ratio, kn_row, one_hot, sample_row, unigram_row)
 from .realtext_rows import _MODELS, _example_model  # noqa: F401 (the loaded models; the examples' model)
 from .realtext_rule import (PROMPT_LOOKUP, PROPOSERS, Drafts, ResidualRow, acceptance_probability, first_alpha,
                             first_token_law, overlap, prompt_lookup, propose, residual, run_cycle, verify_block)
@@ -77,7 +77,7 @@ __all__ = [
     "prompt_lookup", "Drafts", "propose", "run_cycle", "first_alpha", "Run", "generate", "text_alpha", "greedy", "first_token_law",
     "summarise", "held_out_texts", "model_paths",
     "DRAFT_MIN_COUNT", "encode_texts", "pack_table", "DISCOUNT", "LEVELS_KEPT", "RESIDUAL_DRAWS", "ROWS_KEPT", "Table",
-    "float_ratio", "one_hot", "unigram_row", "PROMPT_LOOKUP",
+    "float_ratio", "one_hot", "unigram_row", "PROMPT_LOOKUP", "UNITS", "SCALE",
 ]
 
 PROPOSER_NAMES = {"draft": "draft model (sampled)", "draft-greedy": "draft model (greedy)",

@@ -5,7 +5,7 @@ Interpolated Kneser-Ney (Chen and Goodman 1998, eq. 17 and section 3) with one a
 :data:`DISCOUNT` at every order: a history's kept mass per word ``(c - D)/c(h)`` and back-off weight
 ``D N1+(h .)/c(h)``. With integer counts and a rational D every probability is rational: :func:`kn_row`
 computes a row in floats or in fractions by the same code, and every float here is an integer over an
-integer (:func:`discounted` over :func:`discount_total`), correctly rounded.
+integer (in units of 1 / D's denominator: :data:`UNITS`, :data:`SCALE`), correctly rounded.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from operator import add, itemgetter, sub, truediv
 from .realtext_training import FORMAT, Tokenizer, _unpack_array, build_model_file
 
 __all__ = ["DISCOUNT", "ModelUnavailable", "Table", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "Base",
-           "Model", "discounted", "discount_total", "float_ratio", "unigram_row", "kn_row", "argmax", "one_hot",
+           "Model", "UNITS", "SCALE", "float_ratio", "unigram_row", "kn_row", "argmax", "one_hot",
            "cumulative", "sample_row"]
 
 DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at every order

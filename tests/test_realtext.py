@@ -595,3 +595,31 @@ def test_the_discount_constant_is_the_discount():
     assert (level.weight, level.kept(1)) == (float(weight), float((2 - d) / 3))
     for path in sorted((ROOT / "lab").glob("realtext*.py")):
         assert not re.search(r"\b4 \* (count|sum|total)|\b3 \* (len|types|\()", path.read_text(encoding="utf-8")), path
+
+
+def test_the_parts_name_only_what_they_have_and_the_module_still_names_everything():
+    """Each part's ``__all__`` is true (``from lab.realtext_rows import *`` works), and every name a part
+    exports is lab.realtext's too (the split moved code, not names)."""
+    import importlib
+
+    for part in ("realtext_training", "realtext_rows", "realtext_rule"):
+        module = importlib.import_module(f"lab.{part}")
+        assert all(hasattr(module, name) for name in module.__all__), part
+        assert all(getattr(realtext, name) is getattr(module, name) for name in module.__all__), part
+    assert all(hasattr(realtext, name) for name in realtext.__all__)
+
+
+def test_without_the_builds_files_the_lab_says_how_to_make_them(tmp_path, monkeypatch):
+    """The lab reads the model and the held-out texts from files and never imports the build: where
+    neither file is, it says so (ModelUnavailable, which the CLI and the widget turn into one line)."""
+    monkeypatch.delitem(realtext._MODELS, "default", raising=False)
+    monkeypatch.delenv("PROOFROOM_REALTEXT_MODEL", raising=False)
+    monkeypatch.setattr(realtext, "MODEL_DATA_PATH", str(tmp_path / "worker" / "model.zip"))
+    monkeypatch.setattr(realtext, "_checkout_path", lambda name: str(tmp_path / name))
+    assert not realtext.model_available()
+    with pytest.raises(realtext.ModelUnavailable, match="python -m sitebuild.realtext_train builds it"):
+        realtext.default_model()
+    with pytest.raises(realtext.ModelUnavailable, match="only when the page is built"):
+        realtext.held_out_texts()
+    (tmp_path / realtext.CHECKOUT_HELD_OUT).write_text('{"code": {"text": "x = 1"}}')
+    assert realtext.held_out_texts() == {"code": {"text": "x = 1"}}
