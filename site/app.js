@@ -1122,7 +1122,7 @@
     run.type = "button";
     run.dataset.action = "run-checks";
     run.textContent = "Re-run the rest now";
-    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) reach(form.dataset.lab); });
+    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) queueFamily(form.dataset.lab); });
     return run;
   }
 
@@ -1153,10 +1153,17 @@
     reached.add(kind);
     root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
-    if ("family" in formOf(kind).dataset && document.querySelector("[data-instrument-counter]")) {
-      familyQueue.push(kind);
-      if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
-    }
+    queueFamily(kind);
+  }
+  // An instrument's family of checks, queued once: its request loads the widget's modules first
+  // (not its data files, which only the widget's own requests fetch).
+  const familiesQueued = new Set();
+  function queueFamily(kind) {
+    if (familiesQueued.has(kind) || failed || !formOf(kind) || !("family" in formOf(kind).dataset)) return;
+    if (!document.querySelector("[data-instrument-counter]")) return;
+    familiesQueued.add(kind);
+    familyQueue.push(kind);
+    if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
   }
   async function runFamilies() {
     await seedAuditDone;  // the seed audit runs first
