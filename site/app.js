@@ -707,9 +707,7 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
-          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
-            schedulerFor(kind).submit(formValues(formOf(kind)));
-          }
+          if (widened && root.dataset.labState === "live") redrawForWidth(kind);
         }
         resized.clear();
         widened = false;
@@ -1153,7 +1151,15 @@
     reached.add(kind);
     root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
+    redrawForWidth(kind);
     queueFamily(kind);
+  }
+  // A widget drawn for another width than its panel's is redrawn, but one whose modules are not
+  // loaded only once the reader reaches it (nobody sees it meanwhile, and the redraw would fetch them).
+  function redrawForWidth(kind) {
+    if (schedulerFor(kind).queued || !widthChanged(kind)) return;
+    if (formOf(kind).dataset.modules && !reached.has(kind)) return;
+    schedulerFor(kind).submit(formValues(formOf(kind)));
   }
   // An instrument's family of checks, queued once: its request loads the widget's modules first
   // (not its data files, which only the widget's own requests fetch).
@@ -1267,11 +1273,7 @@
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
-    for (const kind of kinds()) {
-      if (!schedulerFor(kind).queued && widthChanged(kind)) {
-        schedulerFor(kind).submit(formValues(formOf(kind)));
-      }
-    }
+    for (const kind of kinds()) redrawForWidth(kind);
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
