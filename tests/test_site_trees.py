@@ -60,7 +60,7 @@ def test_prerendered_without_javascript(page):
         assert mismatched_figures(pg, KIND, view) == []
     assert _readouts(pg) == view["readouts"]
     controls = pg.locator(f"form[data-lab='{KIND}'] input, form[data-lab='{KIND}'] select")
-    assert controls.count() == 8 and all(controls.nth(i).is_disabled() for i in range(controls.count()))
+    assert controls.count() == 9 and all(controls.nth(i).is_disabled() for i in range(controls.count()))  # 9: treCurve
     assert pg.locator(f"{SELECTOR} [data-figure='tree'] svg circle").count() == view["tree"]["nodes"]
     assert pg.text_content(f'{SELECTOR} output[data-value-for="budget"]') == "32"
     assert pg.console_errors == [] and pg.foreign_requests() == []
