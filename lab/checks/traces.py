@@ -325,7 +325,7 @@ def _wilson_95(successes, trials):
 
 
 def _expected(trace) -> dict:
-    """What the widget must show for ``trace``, from its counts (formulas in lab/traces.py's
+    """What the widget must show for ``trace``, from its counts (formulas in lab/traces/analysis.py's
     docstrings): tau = 1 + S / N, rate = S / draft tokens, alphaIid the root of
     sum alpha^i = tau - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
     conditional c_i / c_{i-1}, the ledger on the measured curve at Part one's default costs."""
