@@ -73,9 +73,12 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
     }
     if not files:
         raise FileNotFoundError(f"no .py files under {package_dir}")
+    # package data the lab reads, shipped as it is: the golden files of lab/traces/samples (the checks parse them)
+    samples = {p.relative_to(package_dir).as_posix(): p.read_bytes()
+               for p in sorted(package_dir.rglob("samples/*")) if p.is_file()}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for relative, data in sorted(pystrip.browser_files(files).items()):
+        for relative, data in sorted({**pystrip.browser_files(files), **samples}.items()):
             info = zipfile.ZipInfo(f"{package_dir.name}/{relative}", date_time=ZIP_EPOCH)
             info.create_system = 3  # unix, so external_attr means the same on every host
             info.external_attr = 0o100644 << 16

@@ -21,7 +21,7 @@ from lab.checks import traces as trace_checks
 from lab.widgets import traces as widget
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "traces"
+DATA = Path(traces.SAMPLES_DIR)
 
 
 def golden(name: str) -> str:

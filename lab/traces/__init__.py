@@ -34,7 +34,9 @@ The package, one module per idea: :mod:`.common` (limits, :class:`Trace`, the nu
 the consistency check every parser's result passes), one module per engine family
 (:mod:`.prometheus`, :mod:`.vllm`, :mod:`.sglang`, :mod:`.llamacpp`, :mod:`.trtllm`,
 :mod:`.speculators`, and :mod:`.plain` for the project's own cycles file and a single figure),
-:mod:`.reader` (detection and the streaming parser), :mod:`.analysis`, :mod:`.translate` (the
+:mod:`.formats` (the one registry of formats, in detection order: each
+family module declares its rows, with their golden samples in ``samples/``), :mod:`.reader`
+(detection and the streaming parser), :mod:`.analysis`, :mod:`.translate` (the
 translator and the exposition writer) and :mod:`.presets`. Every name other modules use is
 importable from ``lab.traces`` itself.
 """
@@ -43,24 +45,25 @@ from ..ledger import expected_accepted_drafts as expected_accepted_iid
 from ..stats import Z95, wilson_interval
 from ..stats import chi_square_survival as chi_square_sf
 
-from .analysis import alpha_iid, alpha_mle, analyse, independence_test, measured_curve
+from .analysis import alpha_mle, analyse, independence_test, measured_curve
 from .common import (
-    ALPHA_TOLERANCE, FORMAT_NAMES, FORMATS, MAX_COUNT, MAX_JSON_CHARS, MAX_LABEL_SETS, MAX_LOOKAHEAD, MAX_QUOTE,
-    SHORT_NAMES, ModelChoiceError, Trace, TraceError, _calls_from_mean, _reconstruct, _short, count_text,
+    ALPHA_TOLERANCE, MAX_COUNT, MAX_JSON_CHARS, MAX_LABEL_SETS, MAX_LOOKAHEAD, MAX_QUOTE, SAMPLES_DIR, Format,
+    ModelChoiceError, Sample, Trace, TraceError, _calls_from_mean, _reconstruct, _short, count_text, sample_text,
 )
+from .formats import FORMAT_NAMES, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .llamacpp import _LlamaLog
 from .plain import cycles_to_trace
 from .presets import DEFAULT_PRESET, PRESETS, SPEC_BENCH, SPEC_BENCH_SOURCE, ledger_curve, preset_trace
 from .prometheus import _prom_labels, _Prometheus
-from .reader import JSON_FORMATS, PARSERS, TraceParser, detect_line, parse
+from .reader import TraceParser, detect_line, parse
 from .sglang import sglang_rate_definitions
-from .translate import render_exposition, translate
+from .translate import alpha_iid, render_exposition, translate
 from .trtllm import _TrtllmJson
 from .vllm import _VllmLog
 
 __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES",
-    "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
+    "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "REGISTRY", "Format", "Sample", "sample_text", "SAMPLES_DIR", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
     "alpha_mle", "expected_accepted_iid", "independence_test", "chi_square_sf", "translate", "render_exposition",
     "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
     "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace",

@@ -5,8 +5,9 @@ number readers (ASCII digits only, counts below :data:`MAX_COUNT`) and the consi
 
 import json
 import math
+import os
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 
 MAX_LOOKAHEAD = 64
@@ -18,37 +19,6 @@ MAX_QUOTE = 48            # at most this many characters of a bad value are quot
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
 MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request
-FORMATS = ("prometheus", "vllm-v0-metrics", "vllm-log", "vllm-v0-log", "vllm-bench", "vllm-request-json",
-           "sglang-log", "sglang-json", "llamacpp-log", "llamacpp-stats", "trtllm-json", "trtllm-request-json",
-           "speculators-csv", "cycles", "single-number")
-FORMAT_NAMES = {
-    "prometheus": "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
-    "vllm-v0-metrics": "vLLM V0 /metrics (counters of draft, accepted and emitted tokens)",
-    "vllm-log": "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)",
-    "vllm-v0-log": "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)",
-    "vllm-bench": "vllm bench serve output (its Speculative Decoding block)",
-    "vllm-request-json": "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON lines)",
-    "sglang-log": "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept length)",
-    "sglang-json": "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted drafts, "
-                   "histogram)",
-    "llamacpp-log": "llama.cpp log (server draft acceptance lines or the speculative examples' n_predict/n_accept)",
-    "llamacpp-stats": "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
-    "trtllm-json": "TensorRT-LLM iteration stats JSON (specDecodingStats)",
-    "trtllm-request-json": "TensorRT-LLM per-request perf metrics JSON (speculative_decoding: total_draft_tokens, "
-                           "total_accepted_draft_tokens; needs k)",
-    "speculators-csv": "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, acceptance_at_pos_i; "
-                       "one analysis per subset)",
-    "cycles": "one integer per verifier call: drafts accepted (0..k)",
-    "single-number": "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
-}
-SHORT_NAMES = {"prometheus": "vLLM's /metrics", "vllm-v0-metrics": "vLLM V0's /metrics", "vllm-log": "the vLLM log",
-               "vllm-v0-log": "the vLLM V0 log", "vllm-bench": "vllm bench serve's block",
-               "vllm-request-json": "vLLM's per-request metrics", "sglang-log": "SGLang's log",
-               "llamacpp-log": "llama.cpp's log", "llamacpp-stats": "llama.cpp's statistics lines",
-               "trtllm-json": "TensorRT-LLM's iteration stats", "cycles": "a cycles file",
-               "sglang-json": "SGLang's per-request JSON", "trtllm-request-json": "TensorRT-LLM's per-request metrics",
-               "speculators-csv": "speculators' acceptance.csv",
-               "single-number": "a single number"}
 SPLIT_LONG_LINE = 1 << 20  # a line longer than 1 MB is cut after its last '}' (one-line JSON arrays)
 
 
@@ -278,9 +248,10 @@ def _check_lookahead(lookahead) -> int | None:
     return lookahead
 
 
-def _need_lookahead(fmt: str, lookahead, why: str) -> int:
+def _need_lookahead(short: str, lookahead, why: str) -> int:
+    """``lookahead``, or a refusal saying that ``short`` (a format's short name) does not record it."""
     if lookahead is None:
-        raise TraceError(f"{SHORT_NAMES[fmt]} does not record the lookahead ({why}); "
+        raise TraceError(f"{short} does not record the lookahead ({why}); "
                          f"give it with --lookahead K (the draft tokens proposed per verifier call)")
     return lookahead
 
@@ -366,6 +337,11 @@ class _Accumulator:
     a 50 MB log of other messages costs little."""
 
     MARKERS = None
+    SHORT_NAMES: dict = {}  # format -> short name, filled by :func:`family` from the format's row
+
+    def need_lookahead(self, lookahead, why: str, fmt: str | None = None) -> int:
+        """``lookahead``, or a refusal naming this format (or ``fmt``) and why it needs one."""
+        return _need_lookahead(self.SHORT_NAMES[fmt or self.fmt], lookahead, why)
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
@@ -411,3 +387,61 @@ def _validated(trace: Trace, tolerance: bool = False, rate_decimals: int = 3) ->
             if ci > di:
                 raise TraceError(f"position {i} accepted {ci} times but was drafted only {di} times")
     return trace
+
+
+# --- the registry's row and the samples: a format is its module, its sample and its test -------------
+
+SAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples")
+
+
+class Sample(NamedTuple):
+    """A golden file in :data:`SAMPLES_DIR` and what it must read as: the :class:`Trace` fields
+    worked by hand from the file's own figures, given ``lookahead`` and ``model`` (None: not
+    given). ``source`` says where the text was read (verbatim from a public paste, or written
+    from the engine's own format string, the file named)."""
+
+    file: str
+    lookahead: int | None
+    model: str | None
+    expected: dict
+    source: str
+
+
+class Format(NamedTuple):
+    """One row of the format registry (``lab.traces.formats.REGISTRY``): its ``name`` (the
+    ``--format`` value), ``title`` (the widget's format list and the analysis), ``short`` (in a
+    sentence), the ``parser`` class, ``detect(line, stripped)`` (does this line open the
+    format?), ``rank`` (detection order: lower is tried first, the first match wins),
+    ``whole_json`` (parsed as one JSON document: the opening lines before the detected one are
+    kept) and its golden ``samples``."""
+
+    name: str
+    title: str
+    short: str
+    parser: type
+    detect: Callable[[str, str], bool]
+    rank: int
+    samples: tuple
+    whole_json: bool = False
+
+
+def family(*rows: Format) -> tuple:
+    """An engine family's rows, as its module declares them (``FORMATS = family(...)``); each
+    parser learns its formats' short names, for the refusals it words."""
+    for row in rows:
+        row.parser.SHORT_NAMES = {**vars(row.parser).get("SHORT_NAMES", {}), row.name: row.short}
+    return rows
+
+
+def sample_text(name: str) -> str:
+    """A golden file's text, byte for byte (line endings kept), from :data:`SAMPLES_DIR`: the one
+    place the instruments suite (in the browser too: the lab's zip carries the folder) and the
+    tests read them.
+
+    >>> sample_text("single_number.txt")
+    'Mean acceptance length: 2.8\\n'
+    """
+    if os.path.basename(name) != name or name.startswith("."):
+        raise TraceError(f"{_short(name)!r} is not a sample's file name")
+    # through the module's loader: a file on disk, or a member of the lab's zip when imported from one
+    return __spec__.loader.get_data(os.path.join(SAMPLES_DIR, name)).decode("utf-8")

@@ -6,8 +6,8 @@ import math
 import re
 
 from .common import (
-    MAX_DIGITS, MAX_LABEL_SETS, MAX_LOOKAHEAD, Trace, TraceError, _Accumulator, _calls_from_mean, _choose,
-    _count, _need_lookahead, _number, _rates, _reconstruct, _validated, count_text,
+    Format, MAX_DIGITS, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator,
+    _calls_from_mean, _choose, _count, _number, _rates, _reconstruct, _validated, count_text, family,
 )
 
 
@@ -158,7 +158,7 @@ class _LlamaLog(_Accumulator):
         if self.n_draft:
             notes.append(f"lookahead {self.n_draft} read from the start-up line (n_draft / n_max: the most drafted per call)")
             return self.n_draft
-        return _need_lookahead(self.fmt, None, why)
+        return self.need_lookahead(None, why)
 
     def _stats_result(self, lookahead, model) -> Trace:
         active = {impl: runs for impl, runs in self.stats.items() if sum(r["genDrafts"] for r in runs)}
@@ -275,3 +275,43 @@ class _LlamaLog(_Accumulator):
                      f"calls these tokens allow; the mean acceptance length and alpha shown are upper bounds (a "
                      f"newer server prints the mean acceptance length, which gives the calls)")
         return _validated(Trace(self.fmt, k, bound, drafted, accepted, None, False, tuple(notes), callsBound=True))
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
+
+FORMATS = family(
+    Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
+           "llama.cpp's statistics lines", _LlamaLog,
+           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line)), 60, (
+               Sample("llamacpp_2026_stats.log", None, None,
+                      {"format": "llamacpp-stats", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
+                       "perPosition": (70, 55, 42)},
+                      "verbatim from ggml-org/llama.cpp#24536: the request line and the `statistics draft-eagle3:` "
+                      "line"),
+               Sample("llamacpp_stats_two.log", 16, "draft",
+                      {"format": "llamacpp-stats", "lookahead": 16, "drafts": 10, "draftTokens": 110, "accepted": 98,
+                       "perPosition": None},
+                      "verbatim from ggml-org/llama.cpp `docs/speculative.md` (Statistics): two implementations"),
+           )),
+    Format("llamacpp-log", "llama.cpp log (server draft acceptance lines or the speculative examples' "
+           "n_predict/n_accept)", "llama.cpp's log", _LlamaLog,
+           lambda line, stripped: bool(_LLAMA_DETECT.search(line)), 61, (
+               Sample("llamacpp_server.log", 7, None,
+                      {"format": "llamacpp-log", "lookahead": 7, "drafts": 33, "draftTokens": 231, "accepted": 133,
+                       "perPosition": None, "callsBound": True},
+                      "written from ggml-org/llama.cpp `tools/server/server.cpp` (print_timings, the older line: a "
+                      "lower bound)"),
+               Sample("llamacpp_speculative.log", None, None,
+                      {"format": "llamacpp-log", "lookahead": 8, "drafts": 67, "draftTokens": 96, "accepted": 60,
+                       "perPosition": None},
+                      "written from ggml-org/llama.cpp `examples/speculative/speculative.cpp` (n_draft, n_predict, "
+                      "n_drafted, n_accept)"),
+               Sample("llamacpp_2026.log", None, None,
+                      {"format": "llamacpp-log", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
+                       "perPosition": (70, 55, 42)},
+                      "verbatim from ggml-org/llama.cpp#24536 (merged 2026-06-15, EAGLE-3, k = 3): the 2026 server "
+                      "line"),
+           )),
+)

@@ -6,8 +6,8 @@ import re
 from collections import Counter
 
 from .common import (
-    MAX_DIGITS, Trace, TraceError, _Accumulator, _NUM, _clean, _need_lookahead, _number, _rate, _short,
-    _validated,
+    Format, MAX_DIGITS, Sample, Trace, TraceError, _Accumulator, _NUM, _clean, _number, _rate, _short,
+    _validated, family,
 )
 from .translate import translate
 
@@ -49,7 +49,7 @@ class _Cycles(_Accumulator):
         self.histogram[value] = self.histogram.get(value, 0) + 1
 
     def result(self, lookahead, model=None) -> Trace:
-        k = _need_lookahead(self.fmt, lookahead, "one count per call does not say how many were drafted")
+        k = self.need_lookahead(lookahead, "one count per call does not say how many were drafted")
         if not self.histogram:
             raise TraceError("no verifier calls in the file")
         if max(self.histogram) > k:
@@ -86,7 +86,7 @@ class _Single(_Accumulator):
             raise TraceError(f"{len(self.values)} figures: paste one (a mean acceptance length, an acceptance rate or "
                              f"an alpha) or the engine's full output")
         number, name, text, percent = self.values[0]
-        k = _need_lookahead(self.fmt, lookahead, "one figure does not say how many drafts each call proposed")
+        k = self.need_lookahead(lookahead, "one figure does not say how many drafts each call proposed")
         where = f"line {number}"
         if "rate" in name or name in ("alpha", "per-token acceptance"):
             value = _rate(text, name, where, 100 if percent or _number(text, name, where) > 1 else 1)
@@ -116,3 +116,20 @@ def cycles_to_trace(histogram, lookahead: int) -> Trace:
     accepted = sum(value * n for value, n in histogram.items())
     return _validated(Trace("cycles", lookahead, calls, calls * lookahead, accepted, per_position, True,
                             (f"{calls} verifier calls",)))
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+FORMATS = family(
+    Format("single-number", "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
+           "a single number", _Single, lambda line, stripped: bool(_SINGLE.match(stripped)), 120, (
+               Sample("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanLength": 2.8},
+                      "one figure as people quote it"),)),
+    # bare integers are a cycles file only as the first readable line (TraceParser)
+    Format("cycles", "one integer per verifier call: drafts accepted (0..k)", "a cycles file", _Cycles,
+           lambda line, stripped: bool(re.fullmatch(r"[0-9]+", stripped)), 130, (
+               Sample("cycles.txt", 3, None,
+                      {"format": "cycles", "lookahead": 3, "drafts": 8, "draftTokens": 24, "accepted": 12,
+                       "perPosition": (6, 4, 2)},
+                      "this project's plain format (`lab/traces/plain.py`, `_Cycles`)"),)),
+)

@@ -5,8 +5,8 @@ with or without ``num_drafts``, and V0's).
 import re
 
 from .common import (
-    MAX_LABEL_SETS, MAX_LOOKAHEAD, Trace, TraceError, _ANY, _Accumulator, _NUM, _choose, _count,
-    _need_lookahead, _rate, _short, _v0_calls_and_accepted, _validated,
+    Format, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _ANY, _Accumulator, _NUM, _choose,
+    _count, _rate, _short, _v0_calls_and_accepted, _validated, family,
 )
 
 
@@ -145,7 +145,7 @@ class _Prometheus(_Accumulator):
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
         else:
-            k = _need_lookahead(self.fmt, lookahead, "no per-position counter")
+            k = self.need_lookahead(lookahead, "no per-position counter")
         drafted_per_position = None
         if drafted_positions and len(drafted_positions) == k and sorted(drafted_positions) == list(range(k)):
             drafted_per_position = tuple(drafted_positions[p] for p in range(k))
@@ -213,7 +213,7 @@ class _Prometheus(_Accumulator):
                 if abs(guess - round(guess)) < 0.02 and 1 <= round(guess) <= MAX_LOOKAHEAD:
                     k = int(round(guess))
                     notes.append(f"lookahead {k} solved from the efficiency gauge (emitted / (calls (k + 1)))")
-        k = _need_lookahead("vllm-v0-metrics", k, "V0 counts tokens only")
+        k = self.need_lookahead(k, "V0 counts tokens only", "vllm-v0-metrics")
         calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
         notes.append(f"vLLM V0: calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} "
                      f"(V0's accepted counter, {totals['accepted']}, also counts drafts accepted after a rejection, "
@@ -241,3 +241,45 @@ _V0_FIELDS = {
     "drafted": re.compile(r"Number of draft tokens: (" + _NUM + ")"),
     "emitted": re.compile(r"Number of emitted tokens: (" + _NUM + ")"),
 }
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+def _exposition(stripped: str) -> bool:
+    return stripped.startswith(("vllm:spec_decode_", "# HELP vllm:spec_decode", "# TYPE vllm:spec_decode"))
+
+
+def _v0_exposition(line: str, stripped: str) -> bool:
+    return _exposition(stripped) and ("num_emitted_tokens" in stripped or "_efficiency" in stripped
+                                      or "draft_acceptance_rate" in stripped)
+
+
+FORMATS = family(
+    Format("vllm-v0-metrics", "vLLM V0 /metrics (counters of draft, accepted and emitted tokens)",
+           "vLLM V0's /metrics", _Prometheus, _v0_exposition, 10, (
+               Sample("vllm_v0_metrics.prom", None, None,
+                      {"format": "vllm-v0-metrics", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
+                       "accepted": 6179, "perPosition": None},
+                      "written from vllm-project/vllm `vllm/engine/metrics.py` (V0 gauges and counters) with the "
+                      "counts of vllm-project/vllm#9539"),)),
+    Format("prometheus", "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
+           "vLLM's /metrics", _Prometheus, lambda line, stripped: _exposition(stripped), 11, (
+               Sample("prometheus.prom", None, None,
+                      {"format": "prometheus", "lookahead": 3, "drafts": 160, "draftTokens": 480, "accepted": 225,
+                       "perPosition": (110, 75, 40)},
+                      "written from vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingProm); two engines of one model"),
+               Sample("prometheus_two_models.prom", None, "a",
+                      {"format": "prometheus", "lookahead": 2, "drafts": 160, "draftTokens": 320, "accepted": 170,
+                       "perPosition": (100, 70)},
+                      "written from the same file: two models (`model_name`), two scrapes pasted (the last value "
+                      "of each series counts)"),
+               Sample("prometheus_two_models.prom", None, "b",
+                      {"format": "prometheus", "lookahead": 3, "drafts": 80, "draftTokens": 240, "accepted": 96,
+                       "perPosition": (48, 32, 16)}, "the same file, the other model"),
+               Sample("prometheus_v08.prom", 3, None,
+                      {"format": "prometheus", "lookahead": 3, "drafts": 100, "draftTokens": 300, "accepted": 150,
+                       "perPosition": None},
+                      "written from `vllm/v1/spec_decode/metrics.py` as of vllm-project/vllm#15151 (vLLM 0.8.3: no "
+                      "`num_drafts`)"),
+           )),
+)

@@ -1,32 +1,12 @@
 """Detection and the streaming front door: :func:`detect_line`, :class:`TraceParser`, :func:`parse`.
 """
 
-import re
-
-from .common import FORMATS, SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, _short
-from .prometheus import _Prometheus
-from .vllm import _BENCH_FIELD, _BENCH_HEADER, _REQUEST_KEYS, _VLLM_EXAMPLE, _VllmBench, _VllmLog, _VllmRequestJson
-from .plain import _Cycles, _SINGLE, _Single
-from .sglang import _SGLANG_BENCH, _SglangJson, _SglangLog
-from .speculators import _SpeculatorsCsv
-from .trtllm import _TrtllmJson, _TrtllmRequestJson
-from .llamacpp import _LlamaLog
-
-
-PARSERS = {"prometheus": _Prometheus, "vllm-v0-metrics": _Prometheus, "vllm-log": _VllmLog, "vllm-v0-log": _VllmLog,
-           "vllm-bench": _VllmBench, "vllm-request-json": _VllmRequestJson, "sglang-log": _SglangLog,
-           "llamacpp-log": _LlamaLog, "llamacpp-stats": _LlamaLog, "trtllm-json": _TrtllmJson, "cycles": _Cycles,
-           "single-number": _Single, "sglang-json": _SglangJson, "trtllm-request-json": _TrtllmRequestJson,
-           "speculators-csv": _SpeculatorsCsv}
-JSON_FORMATS = ("vllm-request-json", "sglang-json", "trtllm-request-json")  # parsed whole: their opening lines are kept
-
+from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, _short
+from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY
+from .plain import _Single
 
 
 # --- detection and the streaming front door -----------------------------------------------------
-
-_CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
-_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
-
 
 def detect_line(line: str) -> str | None:
     """The format one line belongs to, or None. Bare integers are ``cycles`` (only as the
@@ -41,34 +21,9 @@ def detect_line(line: str) -> str | None:
     """
     line = _clean(line)
     stripped = line.strip()
-    if stripped.startswith("vllm:spec_decode_") or stripped.startswith(("# HELP vllm:spec_decode", "# TYPE vllm:spec_decode")):
-        return "vllm-v0-metrics" if "num_emitted_tokens" in stripped or "_efficiency" in stripped \
-            or "draft_acceptance_rate" in stripped else "prometheus"
-    if "Speculative metrics:" in line:
-        return "vllm-v0-log"
-    if "SpecDecoding metrics:" in line or _VLLM_EXAMPLE.match(line) and not line.lstrip().startswith("mean"):
-        return "vllm-log"
-    if _BENCH_HEADER.match(stripped) or _BENCH_FIELD.match(line) and stripped.startswith(("Acceptance rate (%)",
-                                                                                          "Acceptance length:")):
-        return "vllm-bench"
-    if "accept len:" in line or _SGLANG_BENCH.match(line):
-        return "sglang-log"
-    if _LLAMA_DETECT.search(line):
-        return "llamacpp-stats" if "#gen drafts" in line else "llamacpp-log"
-    if "specDecodingStats" in line:
-        return "trtllm-json"
-    if '"total_accepted_draft_tokens"' in line:
-        return "trtllm-request-json"
-    if '"spec_verify_ct"' in line:
-        return "sglang-json"
-    if any(key in line for key in _REQUEST_KEYS):
-        return "vllm-request-json"
-    if _CSV_HEADER.match(stripped):
-        return "speculators-csv"
-    if _SINGLE.match(stripped):
-        return "single-number"
-    if re.fullmatch(r"[0-9]+", stripped):
-        return "cycles"
+    for row in REGISTRY:
+        if row.detect(line, stripped):
+            return row.name
     return None
 
 

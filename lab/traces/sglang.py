@@ -6,8 +6,8 @@ import math
 import re
 
 from .common import (
-    MAX_LOOKAHEAD, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count, _need_lookahead,
-    _number, _rate, _short, _validated,
+    Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
+    _number, _rate, _short, _validated, family,
 )
 from .vllm import _VllmRequestJson, _find_dicts, _histogram_counts
 from .plain import cycles_to_trace
@@ -113,7 +113,7 @@ class _SglangJson(_VllmRequestJson):
             elif len(lengths) == 1:
                 k = lengths.pop()
                 notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
-        k = _need_lookahead(self.fmt, k, "no histogram, and the drafted tokens are not a whole number per call")
+        k = self.need_lookahead(k, "no histogram, and the drafted tokens are not a whole number per call")
         _check_lookahead(k)
         if root_counted:
             notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
@@ -232,7 +232,7 @@ class _SglangLog(_Accumulator):
                 lookahead = candidates[0]
                 notes.append(f"lookahead {lookahead} read from accept rate and accept len (the only k that fits "
                              f"every line)")
-        k = _need_lookahead(self.fmt, lookahead, "SGLang prints only the mean acceptance length")
+        k = self.need_lookahead(lookahead, "SGLang prints only the mean acceptance length")
         mean = sum(self.values) / len(self.values)
         if mean > k + 1 + 0.005:
             raise TraceError(f"accept len {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too small")
@@ -253,3 +253,39 @@ class _SglangLog(_Accumulator):
                              f"drafts / k): check the lookahead, or the drafts are a tree (topk > 1)")
         notes.append("with tree drafting (topk > 1) the accept len is not a chain statistic")
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean)
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+FORMATS = family(
+    Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
+           "length)", "SGLang's log", _SglangLog,
+           lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line)), 50, (
+               Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+                      "written from sgl-project/sglang `python/sglang/srt/managers/scheduler.py` (Decode batch line, "
+                      "accept len)"),
+               Sample("sglang_accept_rate.log", None, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+                      "written from sgl-project/sglang `python/sglang/srt/managers/scheduler_metrics_mixin.py` at "
+                      "01bb3c8 (accept len and accept rate)"),
+           )),
+    Format("sglang-json", "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted "
+           "drafts, histogram)", "SGLang's per-request JSON", _SglangJson,
+           lambda line, stripped: '"spec_verify_ct"' in line, 90, (
+               # 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3] gives
+               # c_i = calls that accepted at least i: 32, 18, 7, 3, 3
+               Sample("sglang_sglext_spec.json", None, None,
+                      {"format": "sglang-json", "lookahead": 5, "drafts": 43, "draftTokens": 215, "accepted": 63,
+                       "perPosition": (32, 18, 7, 3, 3)},
+                      "verbatim from sgl-project/sglang#33518 (\"feat(api): add sglext_spec\", comment of 2026-08-07: "
+                      "DeepSeek-V4-Flash, DSpark block size 5, one request with `return_spec_tokens_details`); the "
+                      "object SGLang returns as `sglext.spec_tokens_details` (`serving_chat.py`, `SglExt`)"),
+               # 188 verify passes, 11 accepted; spec_draft_token_num 940 = 188 x (k + 1), read as 188 x 4
+               Sample("sglang_meta_info_2025.json", 4, None,
+                      {"format": "sglang-json", "lookahead": 4, "drafts": 188, "draftTokens": 752, "accepted": 11,
+                       "perPosition": None},
+                      "the speculative fields of a `/generate` response's `meta_info`, verbatim from "
+                      "sgl-project/sglang#13754 (2025: `spec_verify_ct`, `spec_accept_token_num`, "
+                      "`spec_draft_token_num`), cut after `e2e_latency` (the excerpt read stops there) and wrapped in "
+                      "`{\"meta_info\": ...}`"),
+           ), whole_json=True),
+)

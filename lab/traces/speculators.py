@@ -4,8 +4,8 @@
 import re
 
 from .common import (
-    MAX_LABEL_SETS, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _count, _need_lookahead,
-    _number, _rate, _reconstruct, _short, _validated,
+    Format, MAX_LABEL_SETS, Sample, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _count,
+    _number, _rate, _reconstruct, _short, _validated, family,
 )
 
 
@@ -76,7 +76,7 @@ class _SpeculatorsCsv(_Accumulator):
             raise TraceError(f"the CSV has {len(rates)} positions but the lookahead given is {lookahead}")
         if k is None and row["draftTokens"] and n and row["draftTokens"] % n == 0:
             k = row["draftTokens"] // n
-        k = _need_lookahead(self.fmt, k, "no acceptance_at_pos_i columns")
+        k = self.need_lookahead(k, "no acceptance_at_pos_i columns")
         _check_lookahead(k)
         drafted = row["draftTokens"] if row["draftTokens"] is not None else n * k
         if row["length"] is not None and n and abs(row["length"] - (1 + accepted / n)) > 1e-6:
@@ -92,3 +92,28 @@ class _SpeculatorsCsv(_Accumulator):
             notes.append(f"drafts averaged {drafted / n:.2f} tokens of at most k = {k}")
         return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, True, tuple(notes),
                                 model=name if len(self.rows) > 1 else None))
+
+
+# --- the registry's row (lab/traces/formats.py reads it; rank = detection order) ------------------------
+
+_CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
+
+FORMATS = family(
+    Format("speculators-csv", "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, "
+           "acceptance_at_pos_i; one analysis per subset)", "speculators' acceptance.csv", _SpeculatorsCsv,
+           lambda line, stripped: bool(_CSV_HEADER.match(stripped)), 110, (
+               # subset qa: 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
+               Sample("speculators_acceptance.csv", None, "qa",
+                      {"format": "speculators-csv", "lookahead": 2, "drafts": 20, "draftTokens": 40, "accepted": 26,
+                       "perPosition": (18, 8)},
+                      "what vllm-project/speculators `scripts/evaluate/evaluate.py` writes "
+                      "(`perf_utils.extract_spec_decode_metrics`, `acceptance_csv_columns`, `CsvWriter` = "
+                      "`csv.DictWriter`, read at commit c05b95b3) for the /metrics snapshots of its own regression "
+                      "test `test_acceptance_is_reported_once_per_subset` (subsets qa and HumanEval); no acceptance.csv "
+                      "of a real run was found in a public repository or issue, so the counts are that test's, the "
+                      "layout and number formatting are the script's, byte for byte (CRLF as csv.DictWriter writes)"),
+               Sample("speculators_acceptance.csv", None, "HumanEval",
+                      {"format": "speculators-csv", "lookahead": 2, "drafts": 10, "draftTokens": 20, "accepted": 8,
+                       "perPosition": (6, 2)}, "the same file, the other subset"),
+           )),
+)

@@ -4,7 +4,8 @@
 import math
 
 from .common import (
-    Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, _need_lookahead, _short, _validated,
+    Format, Sample, Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, _short, _validated,
+    family,
 )
 from .vllm import _VllmRequestJson, _find_dicts
 
@@ -34,7 +35,7 @@ class _TrtllmRequestJson(_VllmRequestJson):
                  for record in _find_dicts(document, self.KEYS)]
         if not found:
             raise TraceError("no TensorRT-LLM speculative_decoding record (total_accepted_draft_tokens) in the JSON")
-        k = _need_lookahead(self.fmt, lookahead, "TensorRT-LLM's per-request metrics count tokens, not verifier calls")
+        k = self.need_lookahead(lookahead, "TensorRT-LLM's per-request metrics count tokens, not verifier calls")
         accepted = drafted = 0
         notes = []
         for line, record in found:
@@ -163,10 +164,41 @@ class _TrtllmJson(_Accumulator):
         if lookahead is None and len(self.ratios) == 1 and next(iter(self.ratios)).is_integer():
             lookahead = int(next(iter(self.ratios)))
             notes.append(f"lookahead {lookahead} read as numDraftTokens / numRequestsWithDraftTokens")
-        k = _need_lookahead(self.fmt, lookahead, "draft lengths vary between iterations")
+        k = self.need_lookahead(lookahead, "draft lengths vary between iterations")
         if self.draft_tokens < self.drafts * k:
             notes.append(f"drafts averaged {self.draft_tokens / self.drafts:.2f} tokens of at most k = {k}")
         if cut is not None:
             notes.append(f"the input ends inside the specDecodingStats object of line {cut}: it was cut off and is "
                          f"not read; the complete iterations before it are")
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+_TYPES = "NVIDIA/TensorRT-LLM `cpp/include/tensorrt_llm/executor/types.h` (struct SpecDecodingStats)"
+
+FORMATS = family(
+    Format("trtllm-json", "TensorRT-LLM iteration stats JSON (specDecodingStats)", "TensorRT-LLM's iteration stats",
+           _TrtllmJson, lambda line, stripped: "specDecodingStats" in line, 70, (
+               Sample("trtllm_iteration_stats.json", None, None,
+                      {"format": "trtllm-json", "lookahead": 4, "drafts": 5, "draftTokens": 20, "accepted": 10,
+                       "perPosition": None},
+                      f"written from {_TYPES}, serialised by `cpp/tensorrt_llm/executor/jsonSerialization.cpp`"),
+               Sample("trtllm_null_stats.jsonl", None, None,
+                      {"format": "trtllm-json", "lookahead": 3, "drafts": 4, "draftTokens": 12, "accepted": 5,
+                       "perPosition": None},
+                      "written from the same: an iteration whose `specDecodingStats` is `null`"),
+           )),
+    Format("trtllm-request-json", "TensorRT-LLM per-request perf metrics JSON (speculative_decoding: "
+           "total_draft_tokens, total_accepted_draft_tokens; needs k)", "TensorRT-LLM's per-request metrics",
+           _TrtllmRequestJson, lambda line, stripped: '"total_accepted_draft_tokens"' in line, 80, (
+               # 50 drafted at k = 5 are 10 full-length calls, 42 accepted
+               Sample("trtllm_request_perf.json", 5, None,
+                      {"format": "trtllm-request-json", "lookahead": 5, "drafts": 10, "draftTokens": 50,
+                       "accepted": 42, "perPosition": None},
+                      "verbatim from ai-dynamo/dynamo `docs/backends/trtllm/prometheus.md` (\"Example "
+                      "RequestPerfMetrics JSON Structure\", the `RequestPerfMetrics` of NVIDIA/TensorRT-LLM "
+                      "`tensorrt_llm/executor/result.py`); an illustrative example, not a measured run: its printed "
+                      "`acceptance_rate` 0.85 is not 42 / 50 = 0.84, which the reader's notes say"),
+           ), whole_json=True),
+)

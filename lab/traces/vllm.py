@@ -5,9 +5,9 @@ the spec_decode example's summary), ``vllm bench serve``'s block and the per-req
 import re
 
 from .common import (
-    MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Trace, TraceError, _Accumulator, _calls_from_mean,
-    _check_lookahead, _choose, _count, _json_count, _json_loads, _need_lookahead, _number, _rate, _rates,
-    _reconstruct, _short, _v0_calls_and_accepted, _validated,
+    Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
+    _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
+    _reconstruct, _short, _v0_calls_and_accepted, _validated, family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
 from .plain import cycles_to_trace
@@ -137,7 +137,7 @@ class _VllmLog(_Accumulator):
         short_lines, disagreements = [], []
         for r in self.records:
             number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
-            k = len(rates) if rates else _need_lookahead(self.fmt, lookahead, "the log line has no per-position rates")
+            k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
             if lookahead is not None and k != lookahead:
                 raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
             ks.add(k)
@@ -209,7 +209,7 @@ class _VllmLog(_Accumulator):
         k = len(rates) or lookahead
         if lookahead is not None and rates and lookahead != len(rates):
             raise TraceError(f"the summary has {len(rates)} positions but the lookahead given is {lookahead}")
-        k = _need_lookahead(self.fmt, k, "no per-position rates")
+        k = self.need_lookahead(k, "no per-position rates")
         _check_lookahead(k)
         mean = block["mean"]
         if not 1 <= mean <= k + 1.005:
@@ -236,7 +236,7 @@ class _VllmLog(_Accumulator):
         k = ks.pop()
         if lookahead is not None and lookahead != k:
             raise TraceError(f"the log prints {k} speculative tokens but the lookahead given is {lookahead}")
-        _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else _need_lookahead("vllm-v0-log", None, "k is out of range")
+        _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else self.need_lookahead(None, "k is out of range", "vllm-v0-log")
         drafted = sum(r["drafted"] for r in runs)
         emitted = sum(r["emitted"] for r in runs)
         calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
@@ -274,7 +274,7 @@ class _VllmLog(_Accumulator):
                 if k is not None and k != lookahead and rates:
                     raise TraceError(f"the summary has {k} per-position rates but the lookahead given is {lookahead}")
                 k = lookahead
-            k = _need_lookahead(self.fmt, k, "no per-position rates, and num_draft_tokens / num_drafts is not whole")
+            k = self.need_lookahead(k, "no per-position rates, and num_draft_tokens / num_drafts is not whole")
             _check_lookahead(k)
             ks.add(k)
             if len(ks) > 1:
@@ -372,7 +372,7 @@ class _VllmBench(_Accumulator):
             raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
         if k is None and block.get("Draft tokens") and n and block["Draft tokens"] % n == 0:
             k = block["Draft tokens"] // n
-        k = _need_lookahead(self.fmt, k, "no per-position lines")
+        k = self.need_lookahead(k, "no per-position lines")
         _check_lookahead(k)
         notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
         if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > 0.0051:
@@ -572,7 +572,7 @@ class _VllmRequestJson(_Accumulator):
         k = k_seen.pop() if k_seen else lookahead
         if lookahead is not None and k != lookahead:
             raise TraceError(f"the requests have {k} positions but the lookahead given is {lookahead}")
-        k = _need_lookahead(self.fmt, k, "no per-position counts")
+        k = self.need_lookahead(k, "no per-position counts")
         _check_lookahead(k)
         notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
                  + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
@@ -638,3 +638,71 @@ def _histogram_counts(histogram, what: str, where: str) -> dict:
     if not isinstance(histogram, list) or len(histogram) > MAX_LOOKAHEAD + 1:
         raise TraceError(f"{where}: {what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
     return {j: _json_count(n, what, where) for j, n in enumerate(histogram) if n}
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+_SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLogging.log)"
+
+FORMATS = family(
+    Format("vllm-v0-log", "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)", "the vLLM V0 log", _VllmLog,
+           lambda line, stripped: "Speculative metrics:" in line, 20, (
+               Sample("vllm_v0.log", None, None,
+                      {"format": "vllm-v0-log", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
+                       "accepted": 6179, "perPosition": None},
+                      "verbatim from vllm-project/vllm#9539 (vLLM 0.6.3, k = 3); format `vllm/engine/metrics.py` "
+                      "(`_format_spec_decode_metrics_str`)"),)),
+    Format("vllm-log", "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)", "the vLLM log",
+           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line
+           or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean"), 30, (
+               Sample("vllm_log.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162, "accepted": 944,
+                       "perPosition": (387, 242, 154, 89, 46, 26)},
+                      "verbatim from noonghunna/club-3090 #105 (vLLM 0.20.1, MTP, k = 6); format " + _SPEC_LOG),
+               Sample("vllm_spec_decode_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 7, "drafts": 4816, "draftTokens": 33712, "accepted": 12208,
+                       "perPosition": None},
+                      "verbatim from vllm-project/vllm#26191; format `examples/offline_inference/spec_decode.py`"),
+               Sample("vllm_ngram_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 2, "drafts": 74097, "draftTokens": 147899,
+                       "accepted": 141162, "perPosition": (71133, 69651)},
+                      "verbatim from vllm-project/vllm#27287 (spec_decode.py `--method ngram`, k = 2, short drafts)"),
+               Sample("vllm_ngram_short.log", None, None,
+                      {"format": "vllm-log", "lookahead": 3, "drafts": 1000, "draftTokens": 2400, "accepted": 1200,
+                       "perPosition": (550, 400, 250)},
+                      "written from the same format string: n-gram drafts shorter than k, pasted with CRLF, colour "
+                      "codes and the `(EngineCore_0 pid=...)` prefix"),
+               Sample("vllm_periodic_and_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 2, "drafts": 400, "draftTokens": 800, "accepted": 500,
+                       "perPosition": (280, 220)},
+                      "written from `vllm/v1/spec_decode/metrics.py` and `examples/offline_inference/spec_decode.py`: "
+                      "periodic lines and the run's summary"),
+           )),
+    Format("vllm-bench", "vllm bench serve output (its Speculative Decoding block)", "vllm bench serve's block",
+           _VllmBench, lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_FIELD.match(line))
+           and stripped.startswith(("Acceptance rate (%)", "Acceptance length:")), 40, (
+               Sample("vllm_bench.txt", None, None,
+                      {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
+                       "accepted": 14090, "perPosition": (5333, 4661, 4096)},
+                      "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
+                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),)),
+    Format("vllm-request-json", "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON "
+           "lines)", "vLLM's per-request metrics", _VllmRequestJson,
+           lambda line, stripped: any(key in line for key in _REQUEST_KEYS), 100, (
+               Sample("vllm_request.jsonl", None, None,
+                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 12, "draftTokens": 36, "accepted": 19,
+                       "perPosition": (9, 6, 4)},
+                      "written: per-request acceptance histograms (`h[j]` = calls that accepted j drafts)"),
+               Sample("vllm_request_stats.json", None, None,
+                      {"format": "vllm-request-json", "lookahead": 4, "drafts": 10, "draftTokens": 40, "accepted": 16,
+                       "perPosition": (7, 4, 3, 2)},
+                      "written from vllm-project/vllm's per-request speculative decoding stats (2026: each choice's "
+                      "`speculative_decoding_stats`, `--per-request-spec-decode-metrics summary`; field table of its "
+                      "acceptance metrics documentation); a second choice with `null`"),
+               Sample("vllm_request_v0.json", None, None,
+                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 16, "draftTokens": 48, "accepted": 19,
+                       "perPosition": (11, 6, 2)},
+                      "written from vllm-project/vllm `vllm/sequence.py` (V0 "
+                      "`RequestMetrics.spec_token_acceptance_counts`)"),
+           ), whole_json=True),
+)
