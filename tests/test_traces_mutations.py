@@ -423,3 +423,22 @@ def test_readouts_catch_a_lead_that_flips_the_trend(monkeypatch):
     monkeypatch.setattr(widget, "_lead", lambda analysis, source, best=None:
                         original(analysis, source, best).replace("falls with", "rises with"))
     failure_of(CHECK, "trace-readouts-match-model", "survival falls with position")
+
+
+def test_readouts_catch_the_last_rate_repeated_past_the_measured_positions(monkeypatch):
+    """Bug: past the measured k the widget repeats the last conditional rate (what it did before it
+    took lab.acceptance's continuation): the EAGLE-3 preset without a curve (k = 7) loses its best k = 4,
+    which rests on the library's fall fitted to its one figure."""
+    from lab.widgets import traces as widget
+
+    def repeated(analysis, lookahead):
+        curve = traces.measured_curve(analysis)
+        return [curve[min(i, len(curve) - 1)] for i in range(lookahead)], None
+
+    monkeypatch.setattr(widget, "extended_curve", repeated)
+    clear_caches(widget)
+    try:
+        failure_of(CHECK, "trace-readouts-match-model", "EAGLE-3 counts without curve", "'k = 4 (1.89x in the ledger)'")
+    finally:
+        monkeypatch.undo()
+        clear_caches(widget)

@@ -6,7 +6,7 @@ a failure names a case that can be rerun by hand.
 import math
 import re
 
-from .. import ledger, stats, traces
+from .. import acceptance, ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
 from . import alpha_root
@@ -351,7 +351,10 @@ def _expected(trace) -> dict:
             for i, ci in enumerate(c)])
     settings = ledger.LedgerSettings()
     expected["speedup"] = ledger.ledger_from_curve(settings.with_(lookahead=k), expected["curve"]).speedup
-    expected["best"] = ledger.best_lookahead_from_curve(settings, expected["curve"], 12)
+    # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated)
+    continued = (acceptance.from_single(tau, k) if c is None or trace.draftsPerPosition is not None
+                 else acceptance.from_conditional(expected["curve"]))
+    expected["best"] = ledger.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
     expected["bestIid"] = ledger.best_lookahead_from_curve(settings, [alpha], 12)
     expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None
     expected["iid"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * alpha)).speedup
