@@ -1488,7 +1488,7 @@ def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
     accepted / drafted (the engines' ratio); ``meanFirstAlpha`` the analytic first-position
     acceptance (:func:`first_alpha`) averaged over the calls that drafted, or, with ``analytic``
     False, None (a lazy run's records then keep theirs uncomputed)."""
-    from . import traces
+    from . import ledger, traces
 
     calls = len(cycles)
     drafted = sum(len(c["drafts"]) for c in cycles)
@@ -1511,7 +1511,7 @@ def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
                       alphaMle=analysis["alphaMle"], conditional=analysis["conditional"])
         # What the ledger predicts from the measured alpha (independent acceptance):
         # 1 + alpha + ... + alpha^k tokens per call, against what the run achieved.
-        result["predictedTokensPerCall"] = 1 + traces.expected_accepted_iid(analysis["alphaMle"], k)
+        result["predictedTokensPerCall"] = 1 + ledger.expected_accepted_drafts(analysis["alphaMle"], k)
     return result
 
 

@@ -77,7 +77,7 @@ def translator_round_trips(out):
         for alpha in ALPHAS:
             out.visited += 1
             forward = traces.translate(k, alpha=alpha)
-            expected = traces.expected_accepted_iid(alpha, k)
+            expected = ledger.expected_accepted_drafts(alpha, k)
             if not (_close(forward["acceptanceRate"], expected / k) and _close(forward["meanAcceptanceLength"], 1 + expected)):
                 out.fail(f"translate(k={k}, alpha={alpha}) gave rate {forward['acceptanceRate']}, "
                          f"length {forward['meanAcceptanceLength']}")
@@ -98,8 +98,8 @@ def alpha_iid_solves_its_equation(out):
             out.visited += 1
             target = k * step / 10
             alpha = traces.alpha_iid(target, k)
-            if not 0 <= alpha <= 1 or abs(traces.expected_accepted_iid(alpha, k) - target) > traces.ALPHA_TOLERANCE:
-                out.fail(f"k={k}, tau-1={target}: alpha {alpha} gives {traces.expected_accepted_iid(alpha, k)}")
+            if not 0 <= alpha <= 1 or abs(ledger.expected_accepted_drafts(alpha, k) - target) > traces.ALPHA_TOLERANCE:
+                out.fail(f"k={k}, tau-1={target}: alpha {alpha} gives {ledger.expected_accepted_drafts(alpha, k)}")
                 return
 
 

@@ -36,12 +36,11 @@ the consistency check every parser's result passes), one module per engine famil
 :mod:`.speculators`, and :mod:`.plain` for the project's own cycles file and a single figure),
 :mod:`.formats` (the one registry of formats, in detection order: each
 family module declares its rows, with their golden samples in ``samples/``), :mod:`.reader`
-(detection and the streaming parser), :mod:`.analysis`, :mod:`.translate` (the
+(detection and the streaming parser), :mod:`.analysis`, :mod:`.translator` (the
 translator and the exposition writer) and :mod:`.presets`. Every name other modules use is
 importable from ``lab.traces`` itself.
 """
 
-from ..ledger import expected_accepted_drafts as expected_accepted_iid
 from ..stats import Z95, wilson_interval
 from ..stats import chi_square_survival as chi_square_sf
 
@@ -57,14 +56,14 @@ from .presets import DEFAULT_PRESET, PRESETS, SPEC_BENCH, SPEC_BENCH_SOURCE, led
 from .prometheus import _prom_labels, _Prometheus
 from .reader import TraceParser, detect_line, parse
 from .sglang import sglang_rate_definitions
-from .translate import alpha_iid, render_exposition, translate
+from .translator import alpha_iid, render_exposition, translate
 from .trtllm import _TrtllmJson
 from .vllm import _VllmLog
 
 __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES",
     "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "REGISTRY", "Format", "Sample", "sample_text", "SAMPLES_DIR", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
-    "alpha_mle", "expected_accepted_iid", "independence_test", "chi_square_sf", "translate", "render_exposition",
+    "alpha_mle", "independence_test", "chi_square_sf", "translate", "render_exposition",
     "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
     "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace",
     "measured_curve", "ledger_curve", "count_text",

@@ -9,7 +9,7 @@ from ..stats import wilson_interval
 
 from .common import Trace, count_text
 from .formats import FORMAT_NAMES, SHORT_NAMES
-from .translate import alpha_iid
+from .translator import alpha_iid
 
 
 def alpha_mle(accepted: int, calls_with_rejection: int) -> float:

@@ -9,7 +9,7 @@ from .common import (
     Format, MAX_DIGITS, Sample, Trace, TraceError, _Accumulator, _NUM, _clean, _number, _rate, _short,
     _validated, family,
 )
-from .translate import translate
+from .translator import translate
 
 
 class _Cycles(_Accumulator):

@@ -4,7 +4,7 @@ the Prometheus exposition writer (for the round-trip check and tests).
 
 import math
 
-from ..ledger import expected_accepted_drafts as expected_accepted_iid
+from ..ledger import expected_accepted_drafts
 
 from .common import TraceError, _check_lookahead
 
@@ -14,7 +14,7 @@ def alpha_iid(mean_accepted: float, lookahead: int) -> float:
     lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (``tau - 1``), by bisection
     (the sum rises with alpha, so the root is unique), to within :data:`ALPHA_TOLERANCE`.
 
-    >>> round(alpha_iid(expected_accepted_iid(0.74, 5), 5), 9)
+    >>> round(alpha_iid(expected_accepted_drafts(0.74, 5), 5), 9)
     0.74
     """
     if mean_accepted <= 0:
@@ -26,12 +26,12 @@ def alpha_iid(mean_accepted: float, lookahead: int) -> float:
         middle = (low + high) / 2
         if middle in (low, high):
             break
-        if expected_accepted_iid(middle, lookahead) < mean_accepted:
+        if expected_accepted_drafts(middle, lookahead) < mean_accepted:
             low = middle
         else:
             high = middle
-    low_gap = abs(expected_accepted_iid(low, lookahead) - mean_accepted)
-    return low if low_gap <= abs(expected_accepted_iid(high, lookahead) - mean_accepted) else high
+    low_gap = abs(expected_accepted_drafts(low, lookahead) - mean_accepted)
+    return low if low_gap <= abs(expected_accepted_drafts(high, lookahead) - mean_accepted) else high
 
 
 def translate(lookahead: int, alpha=None, acceptance_rate=None, mean_acceptance_length=None) -> dict:
@@ -64,7 +64,7 @@ def translate(lookahead: int, alpha=None, acceptance_rate=None, mean_acceptance_
     if name == "alpha":
         if not 0 <= value <= 1:
             raise TraceError(f"alpha must be from 0 to 1, got {value}")
-        mean_accepted = expected_accepted_iid(value, lookahead)
+        mean_accepted = expected_accepted_drafts(value, lookahead)
         alpha_value = float(value)
     elif name == "acceptanceRate":
         if not 0 <= value <= 1:
