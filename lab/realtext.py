@@ -210,7 +210,7 @@ def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
     accepted / drafted (the engines' ratio); ``meanFirstAlpha`` the analytic first-position
     acceptance (:func:`first_alpha`) averaged over the calls that drafted, or, with ``analytic``
     False, None (a lazy run's records then keep theirs uncomputed)."""
-    from . import traces
+    from . import ledger, traces
 
     calls = len(cycles)
     drafted = sum(len(c["drafts"]) for c in cycles)

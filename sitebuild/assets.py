@@ -94,7 +94,29 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
     The page itself loads the lab in pieces (:func:`lab_split_zips`); this whole zip is what the
     tests run under Node.
     """
-    return zip_bytes(browser_lab_files(package_dir), Path(package_dir).name)
+    return zip_bytes({**browser_lab_files(package_dir), **package_data_files(package_dir)}, Path(package_dir).name)
+
+
+def package_data_files(package_dir: Path) -> dict[str, bytes]:
+    """{relative path: bytes} of the data the lab reads, shipped as it is: every file under a
+    ``samples/`` folder (the golden trace files, which the checks and the tests parse)."""
+    package_dir = Path(package_dir)
+    return {p.relative_to(package_dir).as_posix(): p.read_bytes()
+            for p in sorted(package_dir.rglob("samples/*")) if p.is_file()}
+
+
+def _data_owner(relative: str, python_paths) -> str:
+    """The module a data file travels with: the ``__init__.py`` of the nearest package above it.
+
+    >>> _data_owner("traces/samples/a.log", {"__init__.py", "traces/__init__.py"})
+    'traces/__init__.py'
+    """
+    folder = relative.rpartition("/")[0]
+    while folder:
+        if f"{folder}/__init__.py" in python_paths:
+            return f"{folder}/__init__.py"
+        folder = folder.rpartition("/")[0]
+    return "__init__.py"
 
 
 def lab_split_zips(package_dir: Path, seed, widgets):
@@ -105,9 +127,16 @@ def lab_split_zips(package_dir: Path, seed, widgets):
     package = Path(package_dir).name
     files = browser_lab_files(package_dir)
     parts = labsplit.split(files, package, seed, widgets)
-    core = zip_bytes({relative: files[relative] for relative in parts.core}, package)
-    chunks = {name: zip_bytes({relative: files[relative] for relative in members}, package)
-              for name, members in parts.chunks.items()}
+    data = package_data_files(package_dir)
+
+    def with_data(members):
+        """The members' sources and the data files whose package is among them."""
+        chosen = {relative: files[relative] for relative in members}
+        chosen.update({relative: blob for relative, blob in data.items() if _data_owner(relative, files) in chosen})
+        return chosen
+
+    core = zip_bytes(with_data(parts.core), package)
+    chunks = {name: zip_bytes(with_data(members), package) for name, members in parts.chunks.items()}
     return core, chunks, parts
 
 

@@ -85,6 +85,11 @@ def test_the_zip_leaves_out_the_cli_and_keeps_line_numbers():
                for p in (ROOT / "lab").rglob("*.py") if "__pycache__" not in p.parts}
     assert "lab/cli.py" not in shipped and "lab/__main__.py" not in shipped
     assert not [name for name in shipped if name.startswith("lab/commands/")]
+    samples = {name for name in shipped if not name.endswith(".py")}
+    assert samples and all(name.startswith("lab/traces/samples/") for name in samples)  # the golden files, as they are
+    for name in samples:
+        assert shipped[name].encode() == (ROOT / name).read_bytes(), name
+    shipped = {name: text for name, text in shipped.items() if name not in samples}
     assert set(shipped) == {name for name in sources if pystrip.browser_module(name[len("lab/"):])}
     for name, text in shipped.items():
         assert len(text.splitlines()) == len(sources[name].splitlines()), name

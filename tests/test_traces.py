@@ -21,7 +21,7 @@ from lab.checks import traces as trace_checks
 from lab.widgets import traces as widget
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "traces"
+DATA = Path(traces.SAMPLES_DIR)
 
 
 def golden(name: str) -> str:
@@ -428,3 +428,46 @@ def test_check_family_passes_with_its_frozen_value():
     result = checks.run_suite(["traces"])
     assert result["failures"] == [] and result["checked"] == len(trace_checks.CHECKS) >= 6
     assert result["values"] == [checks.expected_value("traces")]
+
+
+# --- past the measured positions: lab.acceptance's continuation, said when it is used --------------------
+
+def test_past_the_measured_k_the_curve_continues_as_lab_acceptance_continues_it():
+    from lab import acceptance
+    from lab.widgets.traces import extended_curve
+
+    # vllm-project/vllm#27287: n-gram at k = 2, conditional rates 0.960 and 0.979 (counts 71133, 69651 of 74097)
+    analysis = traces.analyse(traces.parse(golden("vllm_ngram_summary.txt")))
+    measured = traces.measured_curve(analysis)
+    rates, since = extended_curve(analysis, 12)
+    assert rates[:2] == measured and since == 2
+    assert rates == acceptance.from_conditional(measured).rates(12)
+    assert all(later < earlier for earlier, later in zip(rates[1:], rates[2:]))  # falls, not 0.979 repeated
+    assert extended_curve(analysis, 2) == (measured, None)  # nothing extrapolated within the measured k
+    # the best lookahead: k = 7 on the continued curve; the last rate repeated made every draft look worth it
+    settings = ledger.LedgerSettings()
+    assert ledger.best_lookahead_from_curve(settings, rates, 12)[0] == 7
+    assert ledger.best_lookahead_from_curve(settings, measured, 12)[0] == 12
+
+
+def test_a_trace_without_per_position_counts_continues_from_its_one_figure():
+    from lab import acceptance
+    from lab.widgets.traces import extended_curve
+
+    analysis = traces.analyse(traces.parse(golden("vllm_spec_decode_summary.txt")))  # k = 7, no curve
+    rates, since = extended_curve(analysis, 12)
+    assert since == 7 and rates == acceptance.from_single(analysis["meanAcceptanceLength"], 7).rates(12)
+    assert acceptance.mean_acceptance_length(rates[:7], 7) == pytest.approx(analysis["meanAcceptanceLength"], abs=1e-9)
+
+
+def test_the_cli_and_the_widget_say_when_the_best_k_rests_on_extrapolation(capsys):
+    assert cli.main(["trace", str(DATA / "vllm_ngram_summary.txt"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["bestLookahead"], document["bestLookaheadExtrapolatedFrom"]) == (7, 2)
+    assert cli.main(["trace", str(DATA / "vllm_ngram_summary.txt")]) == 0
+    assert "extrapolated past the measured k = 2 by the curve's fitted fall" in capsys.readouterr().out
+    assert cli.main(["trace", str(DATA / "vllm_log.txt"), "--json"]) == 0  # k = 6, best 3: measured
+    assert json.loads(capsys.readouterr().out)["bestLookaheadExtrapolatedFrom"] is None
+    html = widget.translator_html(traces.analyse(traces.parse(golden("vllm_ngram_summary.txt"))))
+    assert "best lookahead, measured curve (extrapolated past the measured k = 2 by the curve&#x27;s fitted fall)" \
+        in html or "extrapolated past the measured k = 2 by the curve's fitted fall" in html

@@ -14,24 +14,12 @@ from lab import traces
 from lab.checks import traces as family
 from lab.widgets import traces as widget
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "traces"
+golden = traces.sample_text  # the golden files: lab/traces/samples, read by the suite too
 
 
-def golden(name: str) -> str:
-    with open(DATA / name, encoding="utf-8", newline="") as file:
-        return file.read()
-
-
-def test_every_golden_file_has_its_copy_in_the_suite_and_a_hand_count():
-    files = sorted(p.name for p in DATA.iterdir() if p.name != "README.md")
-    assert sorted(family.GOLDEN_FILES) == files
-    for name in files:
-        assert family.GOLDEN_FILES[name] == golden(name), name
+def test_every_golden_file_has_a_hand_count():
+    files = sorted(p.name for p in Path(traces.SAMPLES_DIR).iterdir())
     assert {entry[0] for entry in family.GOLDEN_EXPECTED} == set(files)
-    readme = (DATA / "README.md").read_text()
-    for name in files:
-        assert f"`{name}`" in readme, f"{name} is not in tests/data/traces/README.md"
 
 
 # --- vLLM ----------------------------------------------------------------------------------------------
@@ -191,7 +179,7 @@ def test_llamacpp_example_calls_from_n_predict_and_n_accept():
     text = "n_draft   = 16\nn_predict = 400\nn_drafted = 1320\nn_accept  = 250\naccept    = 18.939%\n"
     trace = traces.parse(text)
     # speculative.cpp: calls = 400 - 250 - 1 = 149 (not 1320 / 16 = 82.5)
-    assert (trace.lookahead, trace.drafts, trace.accepted) == (16, 149, 250)
+    assert (trace.format, trace.lookahead, trace.drafts, trace.accepted) == ("llamacpp-log", 16, 149, 250)
     # speculative-simple feeds the prompt's last token to the first call (calls = n_predict - n_accept) and
     # prints its statistics lines after the summary; those count the calls that carried a draft exactly
     simple = traces.parse(text + "draft:\n\nstatistics draft: #calls(b,g,a) = 1 140 140, #gen drafts = 140, "
@@ -302,7 +290,7 @@ def test_ansi_crlf_and_prefixes_are_tolerated():
     assert trace.drafts == 1000
 
 
-GOLDEN_NAMES = sorted(family.GOLDEN_FILES)
+GOLDEN_NAMES = sorted({entry[0] for entry in family.GOLDEN_EXPECTED})
 
 
 @pytest.mark.parametrize("name", GOLDEN_NAMES)
@@ -311,7 +299,7 @@ GOLDEN_NAMES = sorted(family.GOLDEN_FILES)
 @given(edits=st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)), min_size=1, max_size=4),
        lookahead=st.sampled_from(["", "3", "7"]))
 def test_view_never_raises_on_mutated_golden_files(name, edits, lookahead):
-    data = bytearray(family.GOLDEN_FILES[name].encode("utf-8"))
+    data = bytearray(golden(name).encode("utf-8"))
     for position, byte in edits:
         data[position % len(data)] = byte
     text = data.decode("utf-8", errors="replace")
@@ -325,7 +313,7 @@ def test_view_never_raises_on_mutated_golden_files(name, edits, lookahead):
 
 def test_mean_length_read_back_is_finite_everywhere():
     for name, lookahead, model, _ in family.GOLDEN_EXPECTED:
-        result = traces.analyse(traces.parse(family.GOLDEN_FILES[name], "auto", lookahead, model))
+        result = traces.analyse(traces.parse(golden(name), "auto", lookahead, model))
         assert math.isfinite(result["meanAcceptanceLength"]) and 0 <= result["alphaIid"] <= 1, name
 
 

@@ -2,7 +2,7 @@
 read and the notes say the last was cut), a Prometheus exposition missing a per-position series
 (the totals are read, the notes name what is missing), SGLang's per-request JSON (meta_info and
 sglext spec_tokens_details, by version), vllm-project/speculators' acceptance.csv and
-TensorRT-LLM's per-request perf metrics as a format of their own. Samples in tests/data/traces
+TensorRT-LLM's per-request perf metrics as a format of their own. Samples in lab/traces/samples
 (README there names each source)."""
 
 import json
@@ -13,12 +13,10 @@ import pytest
 from lab import traces
 from lab.widgets import traces as widget
 
-DATA = Path(__file__).resolve().parent / "data" / "traces"
+DATA = Path(traces.SAMPLES_DIR)
 
 
-def golden(name: str) -> str:
-    with open(DATA / name, encoding="utf-8", newline="") as file:
-        return file.read()
+golden = traces.sample_text
 
 
 # --- a cut-off last line -----------------------------------------------------------------------

@@ -14,6 +14,18 @@ from mutation import clear_caches, failure_of
 CHECK = dict(family.CHECKS)
 
 
+def _mutate(monkeypatch, name: str, mutant):
+    """Replace ``name`` in lab.traces and in every module of the package that holds it (the parsers
+    and the analysis call their own module's binding)."""
+    import sys
+
+    original = getattr(traces, name)
+    for module_name, module in list(sys.modules.items()):
+        if (module_name == "lab.traces" or module_name.startswith("lab.traces.")) \
+                and getattr(module, name, None) is original:
+            monkeypatch.setattr(module, name, mutant)
+
+
 def _failure(name: str) -> str:
     return failure_of(CHECK, name)
 
@@ -32,7 +44,7 @@ def test_trace_per_position_survival(monkeypatch):
         result["conditional"] = list(result["perPosition"])
         return result
 
-    monkeypatch.setattr(traces, "analyse", confused)
+    _mutate(monkeypatch, "analyse", confused)
     assert "prod of conditionals" in _failure("trace-per-position-survival") and "k=" in _failure("trace-per-position-survival")
 
 
@@ -45,7 +57,7 @@ def test_trace_counts_add_up(monkeypatch):
         result["meanAcceptanceLength"] -= 1
         return result
 
-    monkeypatch.setattr(traces, "analyse", no_bonus)
+    _mutate(monkeypatch, "analyse", no_bonus)
     assert "mean acceptance length" in _failure("trace-counts-add-up")
 
 
@@ -59,14 +71,14 @@ def test_trace_translator_round_trips(monkeypatch):
             result["acceptanceRate"] = result["acceptanceRate"] * k / (k + 1)
         return result
 
-    monkeypatch.setattr(traces, "translate", off_by_one)
+    _mutate(monkeypatch, "translate", off_by_one)
     assert _failure("trace-translator-round-trips").startswith("translate(k=1, alpha=0.05)")
 
 
 def test_trace_alpha_iid_solves_equation(monkeypatch):
     """Bug: a bisection stopped after a few steps (alpha to 3 decimals)."""
     original = traces.alpha_iid
-    monkeypatch.setattr(traces, "alpha_iid", lambda mean, k: round(original(mean, k), 3))
+    _mutate(monkeypatch, "alpha_iid", lambda mean, k: round(original(mean, k), 3))
     assert _failure("trace-alpha-iid-solves-equation").startswith("k=2, tau-1=0.2: alpha 0.171")
 
 
@@ -87,7 +99,7 @@ def test_trace_curve_ledger_equals_scalar(monkeypatch):
 def test_trace_exposition_round_trip(monkeypatch):
     """Bug: labels ignored, so several engines' series overwrite each other instead of summing."""
     original = traces._prom_labels
-    monkeypatch.setattr(traces, "_prom_labels",
+    _mutate(monkeypatch, "_prom_labels",
                         lambda text, where: tuple(pair for pair in original(text, where) if pair[0] == "position"))
     failure = _failure("trace-exposition-round-trip")
     assert "over 2 label sets" in failure or "over 3 label sets" in failure
@@ -106,21 +118,21 @@ def test_trace_formats_agree(monkeypatch):
 
 def test_trace_independence_zero_on_iid(monkeypatch):
     """Bug: the constant-rate MLE counts every call as a rejection (S / (S + N))."""
-    monkeypatch.setattr(traces, "alpha_mle", lambda accepted, rejected: accepted / (accepted + rejected + 1))
+    _mutate(monkeypatch, "alpha_mle", lambda accepted, rejected: accepted / (accepted + rejected + 1))
     assert _failure("trace-independence-zero-on-iid").startswith("k=2 r=1/4")
 
 
 def test_trace_chi_square_closed_forms(monkeypatch):
     """Bug: the independence test's tail returns the lower tail P instead of the upper tail Q."""
     original = traces.chi_square_sf
-    monkeypatch.setattr(traces, "chi_square_sf", lambda x, df: 1 - original(x, df))
+    _mutate(monkeypatch, "chi_square_sf", lambda x, df: 1 - original(x, df))
     assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=1")
 
 
 def test_chi_square_odd_dof_is_caught(monkeypatch):
     """Bug: the closed form for odd degrees of freedom drops its series (erfc alone)."""
     original = traces.chi_square_sf
-    monkeypatch.setattr(traces, "chi_square_sf",
+    _mutate(monkeypatch, "chi_square_sf",
                         lambda x, df: math.erfc(math.sqrt(x / 2)) if df % 2 else original(x, df))
     assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=3")
 
@@ -139,7 +151,7 @@ def _golden_failure() -> str:
 
 def test_trace_golden_files(monkeypatch):
     """Bug: vLLM-log counts rebuilt by flooring instead of rounding."""
-    monkeypatch.setattr(traces, "_reconstruct", lambda rates, drafts: [int(rate * drafts) for rate in rates])
+    _mutate(monkeypatch, "_reconstruct", lambda rates, drafts: [int(rate * drafts) for rate in rates])
     assert _golden_failure().startswith("vllm_log.txt: ")
 
 
@@ -168,7 +180,7 @@ def test_golden_catches_acceptance_rate_over_calls_times_k(monkeypatch):
             result["acceptanceRate"] = trace.accepted / (trace.drafts * trace.lookahead)
         return result
 
-    monkeypatch.setattr(traces, "analyse", over_nk)
+    _mutate(monkeypatch, "analyse", over_nk)
     assert "acceptance rate" in _golden_failure() and "is not accepted / drafted tokens" in _golden_failure()
 
 
@@ -199,7 +211,7 @@ def test_golden_catches_the_summary_added_to_its_periodic_lines(monkeypatch):
 
 def test_golden_catches_short_vllm_drafts_divided_by_k(monkeypatch):
     """Bug: vLLM's calls taken as drafted / k even when the printed mean says the drafts were short."""
-    monkeypatch.setattr(traces, "_calls_from_mean", lambda accepted, mean, decimals, rates=None, rate_decimals=3,
+    _mutate(monkeypatch, "_calls_from_mean", lambda accepted, mean, decimals, rates=None, rate_decimals=3,
                         full=None: (int(full) if full else None, (0, 0)))
     assert _golden_failure().startswith("vllm_ngram_short.log")
 
@@ -310,7 +322,7 @@ def _wilson_at_90(monkeypatch):
 
     from lab import stats
 
-    monkeypatch.setattr(traces, "wilson_interval", partial(stats.wilson_interval, z=1.6448536269514722))
+    _mutate(monkeypatch, "wilson_interval", partial(stats.wilson_interval, z=1.6448536269514722))
 
 
 def test_trace_intervals_are_95_percent(monkeypatch):
@@ -411,3 +423,22 @@ def test_readouts_catch_a_lead_that_flips_the_trend(monkeypatch):
     monkeypatch.setattr(widget, "_lead", lambda analysis, source, best=None:
                         original(analysis, source, best).replace("falls with", "rises with"))
     failure_of(CHECK, "trace-readouts-match-model", "survival falls with position")
+
+
+def test_readouts_catch_the_last_rate_repeated_past_the_measured_positions(monkeypatch):
+    """Bug: past the measured k the widget repeats the last conditional rate (what it did before it
+    took lab.acceptance's continuation): the EAGLE-3 preset without a curve (k = 7) loses its best k = 4,
+    which rests on the library's fall fitted to its one figure."""
+    from lab.widgets import traces as widget
+
+    def repeated(analysis, lookahead):
+        curve = traces.measured_curve(analysis)
+        return [curve[min(i, len(curve) - 1)] for i in range(lookahead)], None
+
+    monkeypatch.setattr(widget, "extended_curve", repeated)
+    clear_caches(widget)
+    try:
+        failure_of(CHECK, "trace-readouts-match-model", "EAGLE-3 counts without curve", "'k = 4 (1.89x in the ledger)'")
+    finally:
+        monkeypatch.undo()
+        clear_caches(widget)

@@ -6,7 +6,7 @@ a failure names a case that can be rerun by hand.
 import math
 import re
 
-from .. import ledger, stats, traces
+from .. import acceptance, ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
 from . import alpha_root
@@ -77,7 +77,7 @@ def translator_round_trips(out):
         for alpha in ALPHAS:
             out.visited += 1
             forward = traces.translate(k, alpha=alpha)
-            expected = traces.expected_accepted_iid(alpha, k)
+            expected = ledger.expected_accepted_drafts(alpha, k)
             if not (_close(forward["acceptanceRate"], expected / k) and _close(forward["meanAcceptanceLength"], 1 + expected)):
                 out.fail(f"translate(k={k}, alpha={alpha}) gave rate {forward['acceptanceRate']}, "
                          f"length {forward['meanAcceptanceLength']}")
@@ -98,8 +98,8 @@ def alpha_iid_solves_its_equation(out):
             out.visited += 1
             target = k * step / 10
             alpha = traces.alpha_iid(target, k)
-            if not 0 <= alpha <= 1 or abs(traces.expected_accepted_iid(alpha, k) - target) > traces.ALPHA_TOLERANCE:
-                out.fail(f"k={k}, tau-1={target}: alpha {alpha} gives {traces.expected_accepted_iid(alpha, k)}")
+            if not 0 <= alpha <= 1 or abs(ledger.expected_accepted_drafts(alpha, k) - target) > traces.ALPHA_TOLERANCE:
+                out.fail(f"k={k}, tau-1={target}: alpha {alpha} gives {ledger.expected_accepted_drafts(alpha, k)}")
                 return
 
 
@@ -219,7 +219,7 @@ def chi_square_tail_matches_closed_forms(out):
 
 
 def _golden_mismatch(name, lookahead, model, expected):
-    trace = traces.parse(GOLDEN_FILES[name], "auto", lookahead, model)
+    trace = traces.parse(traces.sample_text(name), "auto", lookahead, model)
     for field, value in expected.items():
         got = getattr(trace, field)
         if field == "meanLength" and got is not None and abs(got - value) <= 1e-9:
@@ -254,7 +254,7 @@ def golden_files_read_right(out):
             return
     out.visited += 1
     try:
-        traces.parse(GOLDEN_FILES["prometheus_two_models.prom"])
+        traces.parse(traces.sample_text("prometheus_two_models.prom"))
         out.fail("prometheus_two_models.prom: two models were read as one")
     except traces.ModelChoiceError as error:
         if error.models != ["a", "b"]:
@@ -308,7 +308,7 @@ def _readout_input(raw):
     raw = dict(raw)
     golden = raw.pop("golden", None)
     if golden is not None:
-        raw["trcText"] = GOLDEN_FILES[golden]
+        raw["trcText"] = traces.sample_text(golden)
     if raw.get("trcText"):
         lookahead = int(raw["trcLookahead"]) if raw.get("trcLookahead") else None
         return raw, traces.parse(raw["trcText"], "auto", lookahead, raw.get("trcModel") or None)
@@ -325,7 +325,7 @@ def _wilson_95(successes, trials):
 
 
 def _expected(trace) -> dict:
-    """What the widget must show for ``trace``, from its counts (formulas in lab/traces.py's
+    """What the widget must show for ``trace``, from its counts (formulas in lab/traces/analysis.py's
     docstrings): tau = 1 + S / N, rate = S / draft tokens, alphaIid the root of
     sum alpha^i = tau - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
     conditional c_i / c_{i-1}, the ledger on the measured curve at Part one's default costs."""
@@ -351,7 +351,10 @@ def _expected(trace) -> dict:
             for i, ci in enumerate(c)])
     settings = ledger.LedgerSettings()
     expected["speedup"] = ledger.ledger_from_curve(settings.with_(lookahead=k), expected["curve"]).speedup
-    expected["best"] = ledger.best_lookahead_from_curve(settings, expected["curve"], 12)
+    # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated)
+    continued = (acceptance.from_single(tau, k) if c is None or trace.draftsPerPosition is not None
+                 else acceptance.from_conditional(expected["curve"]))
+    expected["best"] = ledger.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
     expected["bestIid"] = ledger.best_lookahead_from_curve(settings, [alpha], 12)
     expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None
     expected["iid"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * alpha)).speedup
@@ -595,442 +598,9 @@ def signature_value() -> str:
     return to_fixed(result["alphaIid"], 6)
 
 
-# --- golden files: copies of tests/data/traces (the suite also runs in the browser, where the test
-# files are not at hand); tests/test_traces_formats.py checks that each copy equals its file. ------------
-
-GOLDEN_FILES = {
-    'cycles.txt': (
-        "# Golden file: the plain per-cycle format of this project (the trace reader's own): one integer per verifier call,\n"
-        '# the drafts it accepted (0..k). Defined by lab/traces.py (_Cycles); used with --lookahead 3.\n'
-        '0\n'
-        '1\n'
-        '2\n'
-        '3\n'
-        '3\n'
-        '1\n'
-        '0\n'
-        '2\n'
-    ),
-    'llamacpp_2026.log': (
-        '0.06.895.980 I slot print_timing: id  1 | task 0 | prompt eval time =     300.11 ms /    20 tokens (   15.01 ms per token,    66.64 tokens per second)\n'
-        '0.06.895.998 I slot print_timing: id  1 | task 0 |        eval time =    2296.72 ms /   256 tokens (    8.97 ms per token,   111.46 tokens per second)\n'
-        '0.06.895.999 I slot print_timing: id  1 | task 0 |       total time =    2596.83 ms /   276 tokens\n'
-        '0.06.896.009 I slot print_timing: id  1 | task 0 |    graphs reused =         85\n'
-        '0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)\n'
-        '0.06.896.125 I slot      release: id  1 | task 0 | stop processing: n_tokens = 275, truncated = 0\n'
-    ),
-    'llamacpp_2026_stats.log': (
-        '0.06.896.015 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)\n'
-        '0.06.896.057 I statistics     draft-eagle3: #calls(b,g,a) =    1     87     87, #gen drafts =     87, #acc drafts =    70, #gen tokens =    259, #acc tokens =   167, #mean acc len = 2.92, #acc rate/pos = (0.805, 0.632, 0.483), dur(b,g,a) = 0.005, 325.555, 0.114 ms\n'
-        '0.06.896.125 I slot      release: id  1 | task 0 | stop processing: n_tokens = 275, truncated = 0\n'
-    ),
-    'llamacpp_server.log': (
-        '# Golden file: llama.cpp server log. Format defined by ggml-org/llama.cpp tools/server/server.cpp\n'
-        '# (server_slot::print_timings, the line giving the draft acceptance ratio, then accepted and generated counts).\n'
-        '# The figures are illustrative (no public paste of this older line was found).\n'
-        'slot print_timing: id  0 | task 0 | prompt eval time =      35.10 ms /    12 tokens (    2.93 ms per token,   341.88 tokens per second)\n'
-        'slot print_timing: id  0 | task 0 |        eval time =    1234.00 ms /   164 tokens (    7.52 ms per token,   132.90 tokens per second)\n'
-        'slot print_timing: id  0 | task 0 | draft acceptance rate = 0.57576 (  133 accepted /   231 generated)\n'
-        'srv  update_slots: all slots are idle\n'
-    ),
-    'llamacpp_speculative.log': (
-        '# Golden file: llama.cpp speculative example. Format defined by ggml-org/llama.cpp\n'
-        '# examples/speculative/speculative.cpp (LOG_INF of n_draft, n_predict, n_drafted, n_accept, accept).\n'
-        '# Values are synthetic.\n'
-        'encoded   12 tokens in    0.100 seconds, speed:  120.000 t/s\n'
-        'decoded  128 tokens in    2.000 seconds, speed:   64.000 t/s\n'
-        '\n'
-        'n_draft   = 8\n'
-        'n_predict = 128\n'
-        'n_drafted = 96\n'
-        'n_accept  = 60\n'
-        'accept    = 62.500%\n'
-    ),
-    'llamacpp_stats_two.log': (
-        'draft acceptance rate = 0.57576 (  171 accepted /   297 generated)\n'
-        'statistics ngram_simple: #calls = 15, #gen drafts = 5, #acc drafts = 5, #gen tokens = 187, #acc tokens = 73\n'
-        'statistics draft: #calls = 10, #gen drafts = 10, #acc drafts = 10, #gen tokens = 110, #acc tokens = 98\n'
-    ),
-    'prometheus.prom': (
-        '# Golden file: vLLM /metrics (Prometheus text exposition), two engines, k = 3.\n'
-        '# Format defined by vllm-project/vllm vllm/v1/spec_decode/metrics.py (class SpecDecodingProm:\n'
-        '# counters vllm:spec_decode_num_drafts, _num_draft_tokens, _num_accepted_tokens and\n'
-        '# _num_accepted_tokens_per_pos with a "position" label), written by prometheus_client as\n'
-        '# counters: "_total" samples plus "_created" timestamps. Values are synthetic.\n'
-        '# HELP python_gc_objects_collected_total Objects collected during gc\n'
-        '# TYPE python_gc_objects_collected_total counter\n'
-        'python_gc_objects_collected_total{generation="0"} 12345.0\n'
-        '# HELP vllm:num_requests_running Number of requests in model execution batches.\n'
-        '# TYPE vllm:num_requests_running gauge\n'
-        'vllm:num_requests_running{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.0\n'
-        '# HELP vllm:spec_decode_num_drafts_total Number of spec decoding drafts.\n'
-        '# TYPE vllm:spec_decode_num_drafts_total counter\n'
-        'vllm:spec_decode_num_drafts_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 100.0\n'
-        'vllm:spec_decode_num_drafts_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 60.0\n'
-        'vllm:spec_decode_num_drafts_created{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.7567367987338755e+09\n'
-        'vllm:spec_decode_num_drafts_created{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.7567367987338755e+09\n'
-        '# HELP vllm:spec_decode_num_draft_tokens_total Number of draft tokens.\n'
-        '# TYPE vllm:spec_decode_num_draft_tokens_total counter\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 300.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 180.0\n'
-        '# HELP vllm:spec_decode_num_accepted_tokens_total Number of accepted tokens.\n'
-        '# TYPE vllm:spec_decode_num_accepted_tokens_total counter\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 150.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 75.0\n'
-        '# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per draft position.\n'
-        '# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct",position="0"} 70.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct",position="1"} 50.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct",position="2"} 30.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct",position="0"} 40.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct",position="1"} 25.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct",position="2"} 10.0\n'
-    ),
-    'prometheus_two_models.prom': (
-        '# Golden file: vLLM /metrics of two models (model_name label) pasted from two scrapes: the second scrape repeats\n'
-        '# every series with larger cumulative values, so the last value of each series counts. Written from\n'
-        '# vllm-project/vllm vllm/v1/spec_decode/metrics.py (SpecDecodingProm). Model a: k = 2 over two engines;\n'
-        '# model b: k = 3.\n'
-        'vllm:spec_decode_num_drafts_total{engine="0",model_name="a"} 10.0\n'
-        'vllm:spec_decode_num_drafts_total{engine="1",model_name="a"} 10.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="a"} 20.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="1",model_name="a"} 20.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="a"} 10.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="1",model_name="a"} 10.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="a",position="0"} 6.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="a",position="1"} 4.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="a",position="0"} 6.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="a",position="1"} 4.0\n'
-        'vllm:spec_decode_num_drafts_total{engine="0",model_name="b"} 50.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="b"} 150.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="b"} 60.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="0"} 30.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="1"} 20.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="2"} 10.0\n'
-        '# the next scrape\n'
-        'vllm:spec_decode_num_drafts_total{engine="0",model_name="a"} 100.0\n'
-        'vllm:spec_decode_num_drafts_total{engine="1",model_name="a"} 60.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="a"} 200.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="1",model_name="a"} 120.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="a"} 120.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="1",model_name="a"} 50.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="a",position="0"} 70.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="a",position="1"} 50.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="a",position="0"} 30.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",model_name="a",position="1"} 20.0\n'
-        'vllm:spec_decode_num_drafts_total{engine="0",model_name="b"} 80.0\n'
-        'vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="b"} 240.0\n'
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="b"} 96.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="0"} 48.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="1"} 32.0\n'
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="b",position="2"} 16.0\n'
-    ),
-    'prometheus_v08.prom': (
-        '# Golden file: vLLM 0.8.x /metrics, before the num_drafts counter existed: only draft and accepted tokens.\n'
-        '# Written from vllm-project/vllm vllm/v1/spec_decode/metrics.py as of pull request #15151 (vLLM 0.8.3).\n'
-        '# Read with --lookahead 3: calls = 300 / 3 = 100 (full-length drafts assumed).\n'
-        '# HELP vllm:spec_decode_num_draft_tokens_total Number of draft tokens.\n'
-        '# TYPE vllm:spec_decode_num_draft_tokens_total counter\n'
-        'vllm:spec_decode_num_draft_tokens_total{model_name="m"} 300.0\n'
-        '# HELP vllm:spec_decode_num_accepted_tokens_total Number of accepted tokens.\n'
-        '# TYPE vllm:spec_decode_num_accepted_tokens_total counter\n'
-        'vllm:spec_decode_num_accepted_tokens_total{model_name="m"} 150.0\n'
-    ),
-    'sglang.log': (
-        '# Golden file: SGLang scheduler log. Format defined by sgl-project/sglang\n'
-        '# python/sglang/srt/managers/scheduler.py (the Decode batch log line with its accept len field, %.2f).\n'
-        '# Values are synthetic.\n'
-        '[2025-03-01 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 32, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0\n'
-        '[2025-03-01 10:00:01 TP0] Decode batch. #running-req: 1, #token: 120, token usage: 0.01, accept len: 3.20, gen throughput (token/s): 150.00, #queue-req: 0\n'
-        '[2025-03-01 10:00:02 TP0] Decode batch. #running-req: 1, #token: 160, token usage: 0.01, accept len: 2.80, gen throughput (token/s): 140.00, #queue-req: 0\n'
-    ),
-    'sglang_accept_rate.log': (
-        '[2025-11-02 10:00:01] Decode batch, #running-req: 4, #token: 1234, token usage: 0.01, accept len: 3.20, accept rate: 0.64, cuda graph: True, gen throughput (token/s): 250.00, #queue-req: 0, \n'
-        '[2025-11-02 10:00:05] Decode batch, #running-req: 4, #token: 1418, token usage: 0.01, accept len: 2.80, accept rate: 0.56, cuda graph: True, gen throughput (token/s): 230.00, #queue-req: 0, \n'
-    ),
-    'single_number.txt': (
-        'Mean acceptance length: 2.8\n'
-    ),
-    'trtllm_iteration_stats.json': (
-        '[\n'
-        '  {\n'
-        '    "iter": 1,\n'
-        '    "iterLatencyMS": 12.5,\n'
-        '    "numActiveRequests": 3,\n'
-        '    "specDecodingStats": {\n'
-        '      "numDraftTokens": 12,\n'
-        '      "numAcceptedTokens": 7,\n'
-        '      "numRequestsWithDraftTokens": 3,\n'
-        '      "acceptanceLength": 3.3333333333333335,\n'
-        '      "iterLatencyMS": 1.5,\n'
-        '      "draftOverhead": 0.12\n'
-        '    }\n'
-        '  },\n'
-        '  {\n'
-        '    "iter": 2,\n'
-        '    "iterLatencyMS": 11.0,\n'
-        '    "numActiveRequests": 2,\n'
-        '    "specDecodingStats": {"numDraftTokens": 8, "numAcceptedTokens": 3, "numRequestsWithDraftTokens": 2, "acceptanceLength": 2.5, "iterLatencyMS": 1.2, "draftOverhead": 0.1}\n'
-        '  },\n'
-        '  {\n'
-        '    "iter": 3,\n'
-        '    "iterLatencyMS": 9.0,\n'
-        '    "numActiveRequests": 1,\n'
-        '    "specDecodingStats": {"numDraftTokens": 0, "numAcceptedTokens": 0, "numRequestsWithDraftTokens": 0, "acceptanceLength": 0.0, "iterLatencyMS": 0.0, "draftOverhead": 0.0}\n'
-        '  }\n'
-        ']\n'
-    ),
-    'trtllm_null_stats.jsonl': (
-        '{"iter": 0, "iterLatencyMS": 30.2, "numActiveRequests": 1, "specDecodingStats": null}\n'
-        '{"iter": 1, "iterLatencyMS": 10.1, "numActiveRequests": 2, "specDecodingStats": {"numDraftTokens": 6, "numAcceptedTokens": 4, "numRequestsWithDraftTokens": 2, "acceptanceLength": 3.0, "iterLatencyMS": 1.1, "draftOverhead": 0.1}}\n'
-        '{"iter": 2, "iterLatencyMS": 10.4, "numActiveRequests": 2, "specDecodingStats": {"numDraftTokens": 6, "numAcceptedTokens": 1, "numRequestsWithDraftTokens": 2, "acceptanceLength": 1.5, "iterLatencyMS": 1.0, "draftOverhead": 0.1}}\n'
-    ),
-    'vllm_bench.txt': (
-        '============ Serving Benchmark Result ============\n'
-        'Successful requests:                     20        \n'
-        'Failed requests:                         0         \n'
-        'Maximum request concurrency:             1         \n'
-        'Benchmark duration (s):                  266.90    \n'
-        '---------------Speculative Decoding---------------\n'
-        'Acceptance rate (%):                     73.47     \n'
-        'Acceptance length:                       3.20      \n'
-        'Drafts:                                  6393      \n'
-        'Draft tokens:                            19179     \n'
-        'Accepted tokens:                         14090     \n'
-        'Per-position acceptance (%):\n'
-        '  Position 0:                            83.42     \n'
-        '  Position 1:                            72.91     \n'
-        '  Position 2:                            64.07     \n'
-        '==================================================\n'
-    ),
-    'vllm_log.txt': (
-        '# Golden file: vLLM log lines, verbatim from noonghunna/club-3090 issue #105 (vLLM 0.20.1, Qwen3.6-27B, MTP, k = 6).\n'
-        '# Format defined by vllm-project/vllm vllm/v1/spec_decode/metrics.py (SpecDecodingLogging.log): Mean acceptance\n'
-        '# length %.2f, Accepted %d tokens, Drafted %d tokens, per-position rates %.3f, Avg Draft acceptance rate %.1f%%.\n'
-        '(APIServer pid=13026) INFO:     127.0.0.1:37582 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
-        '(APIServer pid=13026) INFO 05-08 16:25:09 [loggers.py:271] Engine 000: Avg prompt throughput: 2.5 tokens/s, Avg generation throughput: 74.7 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.4%, Prefix cache hit rate: 0.0%\n'
-        '(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: 489 tokens, Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, 0.057, Avg Draft acceptance rate: 31.1%\n'
-        '(APIServer pid=13026) INFO 05-08 16:25:19 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.72, Accepted throughput: 45.49 tokens/s, Drafted throughput: 158.98 tokens/s, Accepted: 455 tokens, Drafted: 1590 tokens, Per-position acceptance rate: 0.728, 0.445, 0.275, 0.151, 0.075, 0.042, Avg Draft acceptance rate: 28.6%\n'
-    ),
-    'vllm_ngram_short.log': (
-        '# Golden file: vLLM V1 log, n-gram drafting with drafts shorter than k = 3. Written from the format string of\r\n'
-        '# vllm-project/vllm vllm/v1/spec_decode/metrics.py (SpecDecodingLogging.log); pasted with CRLF, colour codes and\r\n'
-        '# the engine-core prefix. 1000 calls, 2400 drafted, 1200 accepted, per-position counts 550, 400, 250.\r\n'
-        "(EngineCore_0 pid=4242) INFO 05-12 10:11:02 [core.py:95] Initializing a V1 LLM engine with config: model='Qwen/Qwen2.5-7B'\r\n"
-        '(EngineCore_0 pid=4242) \x1b[32mINFO\x1b[0m 05-12 10:11:12 [metrics.py:123] SpecDecoding metrics: Mean acceptance length: 2.20, Accepted throughput: 120.00 tokens/s, Drafted throughput: 240.00 tokens/s, Accepted: 1200 tokens, Drafted: 2400 tokens, Per-position acceptance rate: 0.550, 0.400, 0.250, Avg Draft acceptance rate: 50.0%\r\n'
-    ),
-    'vllm_ngram_summary.txt': (
-        "# Golden file: the summary of vLLM's examples/offline_inference/spec_decode.py --method ngram (k = 2), verbatim\n"
-        '# from vllm-project/vllm issue #27287. num_draft_tokens 147899 < 2 x 74097: n-gram drafts can be short.\n'
-        '--------------------------------------------------\n'
-        'total_num_output_tokens: 248291\n'
-        'num_drafts: 74097\n'
-        'num_draft_tokens: 147899\n'
-        'num_accepted_tokens: 141162\n'
-        'mean acceptance length: 2.91\n'
-        '--------------------------------------------------\n'
-        'acceptance at token 0: 0.96\n'
-        'acceptance at token 1: 0.94\n'
-    ),
-    'vllm_periodic_and_summary.txt': (
-        "# Golden file: the console of vLLM's examples/offline_inference/spec_decode.py (k = 2): the engine's periodic\n"
-        "# SpecDecoding metrics lines (vllm/v1/spec_decode/metrics.py) and then the run's cumulative summary (the\n"
-        "# example's print of llm.get_metrics()). Written from both format strings; the summary alone must count.\n"
-        'INFO 06-01 09:00:10 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.50, Accepted throughput: 30.00 tokens/s, Drafted throughput: 40.00 tokens/s, Accepted: 300 tokens, Drafted: 400 tokens, Per-position acceptance rate: 0.800, 0.700, Avg Draft acceptance rate: 75.0%\n'
-        'INFO 06-01 09:00:20 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.00, Accepted throughput: 20.00 tokens/s, Drafted throughput: 40.00 tokens/s, Accepted: 200 tokens, Drafted: 400 tokens, Per-position acceptance rate: 0.600, 0.400, Avg Draft acceptance rate: 50.0%\n'
-        '--------------------------------------------------\n'
-        'total_num_output_tokens: 1200\n'
-        'num_drafts: 400\n'
-        'num_draft_tokens: 800\n'
-        'num_accepted_tokens: 500\n'
-        'mean acceptance length: 2.25\n'
-        '--------------------------------------------------\n'
-        'acceptance at token 0: 0.70\n'
-        'acceptance at token 1: 0.55\n'
-    ),
-    'vllm_request.jsonl': (
-        '{"request_id": "r1", "model": "meta-llama/Llama-3.1-8B-Instruct", "acceptance_histogram": [2, 1, 0, 3]}\n'
-        '{"request_id": "r2", "model": "meta-llama/Llama-3.1-8B-Instruct", "acceptance_histogram": [1, 2, 2, 1]}\n'
-    ),
-    'vllm_request_stats.json': (
-        '{\n'
-        '  "id": "cmpl-7f3c",\n'
-        '  "object": "text_completion",\n'
-        '  "model": "Qwen/Qwen3-8B",\n'
-        '  "choices": [\n'
-        '    {\n'
-        '      "index": 0,\n'
-        '      "text": " and so the draft tokens were checked in one pass.",\n'
-        '      "finish_reason": "stop",\n'
-        '      "speculative_decoding_stats": {\n'
-        '        "mean_acceptance_length": 2.6,\n'
-        '        "draft_acceptance_rate": 0.4,\n'
-        '        "acceptance_histogram": {"0": 3, "1": 3, "2": 1, "3": 1, "4": 2},\n'
-        '        "num_spec_steps": 10,\n'
-        '        "num_accepted_draft_tokens": 16,\n'
-        '        "num_draft_tokens": 40,\n'
-        '        "num_spec_tokens": 4\n'
-        '      }\n'
-        '    },\n'
-        '    {\n'
-        '      "index": 1,\n'
-        '      "text": " no draft here.",\n'
-        '      "finish_reason": "stop",\n'
-        '      "speculative_decoding_stats": null\n'
-        '    }\n'
-        '  ]\n'
-        '}\n'
-    ),
-    'vllm_request_v0.json': (
-        '[\n'
-        '  {"request_id": "0", "metrics": {"arrival_time": 1749797930.09, "spec_token_acceptance_counts": [10, 8, 5, 2]}},\n'
-        '  {"request_id": "1", "metrics": {"arrival_time": 1749797931.10, "spec_token_acceptance_counts": [6, 3, 1, 0]}}\n'
-        ']\n'
-    ),
-    'vllm_spec_decode_summary.txt': (
-        "# Golden file: the summary printed by vLLM's examples/offline_inference/spec_decode.py, verbatim from\n"
-        '# vllm-project/vllm issue #26191 (Llama-3.1-8B-Instruct + EAGLE-3, MT-bench, temperature 0, k = 7).\n'
-        '# Format defined by vllm-project/vllm examples/offline_inference/spec_decode.py (print of num_drafts,\n'
-        '# num_draft_tokens, num_accepted_tokens, mean acceptance length, then one line per position).\n'
-        'total_num_output_tokens: 16990\n'
-        'num_drafts: 4816\n'
-        'num_draft_tokens: 33712\n'
-        'num_accepted_tokens: 12208\n'
-        'mean acceptance length: 3.53\n'
-        '--------------------------------------------------\n'
-    ),
-    'vllm_v0.log': (
-        '# Golden file: vLLM V0 log line, verbatim from vllm-project/vllm issue #9539 (vLLM 0.6.3, k = 3).\n'
-        '# Format defined by vllm-project/vllm vllm/engine/metrics.py (_format_spec_decode_metrics_str): cumulative\n'
-        '# counters; calls = draft tokens / k, accepted prefix = emitted - calls (vllm-project/vllm#9565).\n'
-        'INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.\n'
-        'INFO 10-16 19:06:01 metrics.py:361] Prefix cache hit rate: GPU: 94.35%, CPU: 0.00%\n'
-    ),
-    'vllm_v0_metrics.prom': (
-        '# Golden file: vLLM V0 /metrics, written from vllm-project/vllm vllm/engine/metrics.py (V0 Metrics:\n'
-        '# gauges vllm:spec_decode_draft_acceptance_rate and vllm:spec_decode_efficiency, counters\n'
-        '# vllm:spec_decode_num_accepted_tokens, _num_draft_tokens, _num_emitted_tokens), with the counts of\n'
-        '# vllm-project/vllm issue #9539 (k = 3, not printed here: solved from the efficiency gauge).\n'
-        '# HELP vllm:spec_decode_draft_acceptance_rate Speulative token acceptance rate.\n'
-        '# TYPE vllm:spec_decode_draft_acceptance_rate gauge\n'
-        'vllm:spec_decode_draft_acceptance_rate{model_name="meta-llama/Llama-2-7b-chat-hf"} 0.6421004432424311\n'
-        '# HELP vllm:spec_decode_efficiency Speculative decoding system efficiency.\n'
-        '# TYPE vllm:spec_decode_efficiency gauge\n'
-        'vllm:spec_decode_efficiency{model_name="meta-llama/Llama-2-7b-chat-hf"} 0.5981519044399369\n'
-        '# HELP vllm:spec_decode_num_accepted_tokens_total Number of accepted tokens.\n'
-        '# TYPE vllm:spec_decode_num_accepted_tokens_total counter\n'
-        'vllm:spec_decode_num_accepted_tokens_total{model_name="meta-llama/Llama-2-7b-chat-hf"} 8547.0\n'
-        '# HELP vllm:spec_decode_num_draft_tokens_total Number of draft tokens.\n'
-        '# TYPE vllm:spec_decode_num_draft_tokens_total counter\n'
-        'vllm:spec_decode_num_draft_tokens_total{model_name="meta-llama/Llama-2-7b-chat-hf"} 13311.0\n'
-        '# HELP vllm:spec_decode_num_emitted_tokens_total Number of emitted tokens.\n'
-        '# TYPE vllm:spec_decode_num_emitted_tokens_total counter\n'
-        'vllm:spec_decode_num_emitted_tokens_total{model_name="meta-llama/Llama-2-7b-chat-hf"} 10616.0\n'
-    ),
-    'sglang_meta_info_2025.json': (
-        '{"meta_info":{"id":"cf5e164f23c14777ac8d07d61fd84509","finish_reason":{"type":"length","length":200},"prompt_tokens":171,"weight_version":"default","total_retractions":0,"completion_tokens":200,"cached_tokens":0,"spec_accept_rate":0.011702127659574468,"spec_accept_length":1.0638297872340425,"spec_verify_ct":188,"spec_accept_token_num":11,"spec_draft_token_num":940,"e2e_latency":1.7586748600006104}}\n'
-    ),
-    'sglang_sglext_spec.json': (
-        '{"spec_accept_rate": 0.2930232558139535, "spec_accept_length": 2.4651162790697674,\n'
-        ' "spec_num_correct_drafts": 63, "spec_num_proposed_drafts": 215,\n'
-        ' "spec_verify_ct": 43, "spec_correct_drafts_histogram": [11, 14, 11, 4, 0, 3]}\n'
-    ),
-    'speculators_acceptance.csv': (
-        'subset,num_drafts,num_draft_tokens,num_accepted_tokens,acceptance_length,acceptance_at_pos_0,acceptance_at_pos_1\r\n'
-        'qa,20.0,40.0,26.0,2.3,0.9,0.4\r\n'
-        'HumanEval,10.0,20.0,8.0,1.8,0.6,0.2\r\n'
-    ),
-    'trtllm_request_perf.json': (
-        '{\n'
-        '  "timing_metrics": {\n'
-        '    "arrival_time": 1234567890.123,\n'
-        '    "first_scheduled_time": 1234567890.135,\n'
-        '    "first_token_time": 1234567890.150,\n'
-        '    "last_token_time": 1234567890.300,\n'
-        '    "kv_cache_size": 2048576,\n'
-        '    "kv_cache_transfer_start": 1234567890.140,\n'
-        '    "kv_cache_transfer_end": 1234567890.145\n'
-        '  },\n'
-        '  "kv_cache_metrics": {\n'
-        '    "num_total_allocated_blocks": 100,\n'
-        '    "num_new_allocated_blocks": 10,\n'
-        '    "num_reused_blocks": 90,\n'
-        '    "num_missed_blocks": 5\n'
-        '  },\n'
-        '  "speculative_decoding": {\n'
-        '    "acceptance_rate": 0.85,\n'
-        '    "total_accepted_draft_tokens": 42,\n'
-        '    "total_draft_tokens": 50\n'
-        '  }\n'
-        '}\n'
-    ),
-}
+# --- golden files: lab/traces/samples, one place for the suite (in the browser too) and the tests -------------
 
 # (file, lookahead given, model chosen, what it must read as): counts worked by hand from each file's own
-# figures; tests/test_traces_formats.py shows the arithmetic.
-GOLDEN_EXPECTED = (
-    ("prometheus.prom", None, None, {"format": "prometheus", "lookahead": 3, "drafts": 160, "draftTokens": 480,
-                                     "accepted": 225, "perPosition": (110, 75, 40)}),
-    ("prometheus_two_models.prom", None, "a", {"format": "prometheus", "lookahead": 2, "drafts": 160,
-                                               "draftTokens": 320, "accepted": 170, "perPosition": (100, 70)}),
-    ("prometheus_two_models.prom", None, "b", {"format": "prometheus", "lookahead": 3, "drafts": 80,
-                                               "draftTokens": 240, "accepted": 96, "perPosition": (48, 32, 16)}),
-    ("prometheus_v08.prom", 3, None, {"format": "prometheus", "lookahead": 3, "drafts": 100, "draftTokens": 300,
-                                      "accepted": 150, "perPosition": None}),
-    ("vllm_v0_metrics.prom", None, None, {"format": "vllm-v0-metrics", "lookahead": 3, "drafts": 4437,
-                                          "draftTokens": 13311, "accepted": 6179, "perPosition": None}),
-    ("vllm_log.txt", None, None, {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162,
-                                  "accepted": 944, "perPosition": (387, 242, 154, 89, 46, 26)}),
-    ("vllm_v0.log", None, None, {"format": "vllm-v0-log", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
-                                 "accepted": 6179, "perPosition": None}),
-    ("vllm_spec_decode_summary.txt", None, None, {"format": "vllm-log", "lookahead": 7, "drafts": 4816,
-                                                  "draftTokens": 33712, "accepted": 12208, "perPosition": None}),
-    ("vllm_ngram_summary.txt", None, None, {"format": "vllm-log", "lookahead": 2, "drafts": 74097,
-                                            "draftTokens": 147899, "accepted": 141162, "perPosition": (71133, 69651)}),
-    ("vllm_ngram_short.log", None, None, {"format": "vllm-log", "lookahead": 3, "drafts": 1000, "draftTokens": 2400,
-                                          "accepted": 1200, "perPosition": (550, 400, 250)}),
-    ("vllm_periodic_and_summary.txt", None, None, {"format": "vllm-log", "lookahead": 2, "drafts": 400,
-                                                   "draftTokens": 800, "accepted": 500, "perPosition": (280, 220)}),
-    ("vllm_bench.txt", None, None, {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
-                                    "accepted": 14090, "perPosition": (5333, 4661, 4096)}),
-    ("vllm_request.jsonl", None, None, {"format": "vllm-request-json", "lookahead": 3, "drafts": 12,
-                                       "draftTokens": 36, "accepted": 19, "perPosition": (9, 6, 4)}),
-    ("vllm_request_stats.json", None, None, {"format": "vllm-request-json", "lookahead": 4, "drafts": 10,
-                                             "draftTokens": 40, "accepted": 16, "perPosition": (7, 4, 3, 2)}),
-    ("vllm_request_v0.json", None, None, {"format": "vllm-request-json", "lookahead": 3, "drafts": 16,
-                                          "draftTokens": 48, "accepted": 19, "perPosition": (11, 6, 2)}),
-    ("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0}),
-    ("sglang_accept_rate.log", None, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0}),
-    ("llamacpp_server.log", 7, None, {"format": "llamacpp-log", "lookahead": 7, "drafts": 33, "draftTokens": 231,
-                                      "accepted": 133, "perPosition": None, "callsBound": True}),
-    ("llamacpp_speculative.log", None, None, {"format": "llamacpp-log", "lookahead": 8, "drafts": 67,
-                                              "draftTokens": 96, "accepted": 60, "perPosition": None}),
-    ("llamacpp_2026.log", None, None, {"format": "llamacpp-log", "lookahead": 3, "drafts": 87, "draftTokens": 259,
-                                       "accepted": 167, "perPosition": (70, 55, 42)}),
-    ("llamacpp_2026_stats.log", None, None, {"format": "llamacpp-stats", "lookahead": 3, "drafts": 87,
-                                             "draftTokens": 259, "accepted": 167, "perPosition": (70, 55, 42)}),
-    ("llamacpp_stats_two.log", 16, "draft", {"format": "llamacpp-stats", "lookahead": 16, "drafts": 10,
-                                             "draftTokens": 110, "accepted": 98, "perPosition": None}),
-    ("trtllm_iteration_stats.json", None, None, {"format": "trtllm-json", "lookahead": 4, "drafts": 5,
-                                                 "draftTokens": 20, "accepted": 10, "perPosition": None}),
-    ("trtllm_null_stats.jsonl", None, None, {"format": "trtllm-json", "lookahead": 3, "drafts": 4, "draftTokens": 12,
-                                             "accepted": 5, "perPosition": None}),
-    ("cycles.txt", 3, None, {"format": "cycles", "lookahead": 3, "drafts": 8, "draftTokens": 24, "accepted": 12,
-                             "perPosition": (6, 4, 2)}),
-    ("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanLength": 2.8}),
-    # sgl-project/sglang#33518: 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3]
-    # gives c_i = calls that accepted at least i: 32, 18, 7, 3, 3
-    ("sglang_sglext_spec.json", None, None, {"format": "sglang-json", "lookahead": 5, "drafts": 43,
-                                             "draftTokens": 215, "accepted": 63, "perPosition": (32, 18, 7, 3, 3)}),
-    # sgl-project/sglang#13754: 188 verify passes, 11 accepted; spec_draft_token_num 940 = 188 x (k + 1), read as 188 x 4
-    ("sglang_meta_info_2025.json", 4, None, {"format": "sglang-json", "lookahead": 4, "drafts": 188,
-                                             "draftTokens": 752, "accepted": 11, "perPosition": None}),
-    # speculators: subset qa, 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
-    ("speculators_acceptance.csv", None, "qa", {"format": "speculators-csv", "lookahead": 2, "drafts": 20,
-                                                "draftTokens": 40, "accepted": 26, "perPosition": (18, 8)}),
-    ("speculators_acceptance.csv", None, "HumanEval", {"format": "speculators-csv", "lookahead": 2, "drafts": 10,
-                                                       "draftTokens": 20, "accepted": 8, "perPosition": (6, 2)}),
-    # TensorRT-LLM per request: 50 drafted at k = 5 are 10 full-length calls, 42 accepted
-    ("trtllm_request_perf.json", 5, None, {"format": "trtllm-request-json", "lookahead": 5, "drafts": 10,
-                                           "draftTokens": 50, "accepted": 42, "perPosition": None}),
-)
+# figures, declared beside each format in its family module; tests/test_traces_formats.py shows the arithmetic.
+GOLDEN_EXPECTED = tuple((sample.file, sample.lookahead, sample.model, sample.expected)
+                        for row in traces.REGISTRY for sample in row.samples)

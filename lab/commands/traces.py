@@ -171,11 +171,13 @@ def trace_document(analysis: dict, settings) -> dict:
     """The JSON document of ``python -m lab trace`` (also what the widget's numbers come from)."""
     from ..ledger import best_lookahead_from_curve, ledger_from_curve
     from ..traces import measured_curve
+    from ..widgets.traces import BEST_K_MAX, extended_curve
 
     curve = measured_curve(analysis)
     k = analysis["lookahead"]
     speedup = ledger_from_curve(settings.with_(lookahead=k), curve).speedup
-    best_m, best_speedup = best_lookahead_from_curve(settings, curve, 12)
+    extended, _ = extended_curve(analysis, max(k, BEST_K_MAX))  # past k: lab.acceptance's continuation
+    best_m, best_speedup = best_lookahead_from_curve(settings, extended, BEST_K_MAX)
     independence = analysis["independence"]
     return {
         **{key: analysis[key] for key in ("format", "model", "lookahead", "drafts", "draftTokens", "acceptedTokens",
@@ -184,6 +186,7 @@ def trace_document(analysis: dict, settings) -> dict:
         "independence": None if independence is None else
         {key: independence[key] for key in ("statistic", "df", "pValue", "verdict")},
         "speedup": speedup, "bestLookahead": best_m, "bestSpeedup": best_speedup,
+        "bestLookaheadExtrapolatedFrom": k if best_m > k else None,
         "ledger": settings._asdict() | {"lookahead": k},
         "perPositionIntervals": analysis["perPositionIntervals"], "conditionalIntervals": analysis["conditionalIntervals"],
         "formatName": analysis["formatName"], "notes": analysis["notes"], "missing": analysis["missing"],
@@ -236,7 +239,9 @@ def _trace(args):
         lines.append(f"one constant rate?    G = {independence['statistic']:.4f}, df = {independence['df']}, "
                      f"p = {independence['pValue']:.4g}: {independence['verdict']}")
     lines.append(f"speedup               {document['speedup']:.6f} at k = {document['lookahead']}; best lookahead "
-                 f"{document['bestLookahead']} ({document['bestSpeedup']:.6f}x)")
+                 f"{document['bestLookahead']} ({document['bestSpeedup']:.6f}x)"
+                 + (f", extrapolated past the measured k = {document['bestLookaheadExtrapolatedFrom']} by the "
+                    f"curve's fitted fall" if document["bestLookaheadExtrapolatedFrom"] is not None else ""))
     lines += [f"lower bound           {item}" for item in document["bounds"]]
     lines += [f"note                  {note}" for note in document["notes"] + document["missing"]]
     return document, "\n".join(lines), 0

@@ -8,7 +8,7 @@ fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts a
 
 import json
 
-from .. import traces
+from .. import acceptance, traces
 from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
@@ -152,16 +152,41 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     return _svg(width, height, label, body, "trc-curve")
 
 
+BEST_K_MAX = 12  # the best lookahead is searched over k = 1..12, the ledger's lookahead slider
+
+
+def extended_curve(analysis: dict, lookahead: int) -> tuple[list[float], int | None]:
+    """The trace's conditional curve at positions 1..``lookahead`` and the last measured position
+    when ``lookahead`` reaches past it (else None). Up to the measured k the rates are the trace's
+    (:func:`lab.traces.measured_curve`); past it they continue as lab.acceptance continues a measured
+    curve (:func:`lab.acceptance.from_conditional`: the fall fitted on the trace's own rates when it
+    has three or more, else the library prior's), not the last rate repeated. A trace without
+    per-position counts is one figure at its k: :func:`lab.acceptance.from_single` fits the
+    library's shape to its mean acceptance length there.
+
+    >>> rates, since = extended_curve(traces.analyse(traces.cycles_to_trace({0: 4, 1: 3, 2: 2, 3: 1}, 3)), 5)
+    >>> [round(r, 4) for r in rates[:3]], since, rates[4] < rates[3] < rates[2]
+    ([0.6, 0.5, 0.3333], 3, True)
+    """
+    k = analysis["lookahead"]
+    if analysis["conditional"] is None:
+        curve = acceptance.from_single(analysis["meanAcceptanceLength"], k)
+    else:
+        curve = acceptance.from_conditional(traces.measured_curve(analysis))
+    return curve.rates(lookahead), curve.extrapolated_from(lookahead)
+
+
 def _ledger_speedups(analysis: dict) -> dict:
     k = analysis["lookahead"]
     settings = LEDGER_DEFAULTS.with_(lookahead=k)
     rate = analysis["acceptanceRate"]
     curve = traces.measured_curve(analysis)
+    extended, _ = extended_curve(analysis, max(k, BEST_K_MAX))
     return {
         "naive": ledger(settings.with_(acceptance=100 * rate)).speedup if rate is not None else None,
         "iid": ledger(settings.with_(acceptance=100 * analysis["alphaIid"])).speedup,
         "curve": ledger_from_curve(settings, curve).speedup,
-        "best": best_lookahead_from_curve(LEDGER_DEFAULTS, curve, 12),
+        "best": best_lookahead_from_curve(LEDGER_DEFAULTS, extended, BEST_K_MAX),
         "bestIid": best_lookahead_from_curve(LEDGER_DEFAULTS, [analysis["alphaIid"]], 12),
     }
 
@@ -190,7 +215,8 @@ def translator_html(analysis: dict) -> str:
         (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
         (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
         ("best lookahead, one alpha", f"k = {iid_m}: {_f(iid_best)}x"),
-        ("best lookahead, measured curve" + (f" (extrapolated past the measured k = {k})" if best_m > k else ""),
+        ("best lookahead, measured curve" + (f" (extrapolated past the measured k = {k} by the curve's fitted fall)"
+                                             if best_m > k else ""),
          f"k = {best_m}: {_f(best)}x"),
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'

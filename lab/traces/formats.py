@@ -1,0 +1,22 @@
+"""The one registry of formats: every engine family's rows (:class:`~lab.traces.common.Format`),
+in detection order. Detection (:func:`lab.traces.reader.detect_line`), the parser for a chosen
+format, the widget's format list, the CLI's ``--format`` and the analysis's wording all read it.
+
+A new format is a row in its engine family's module (a new family: its module, added to
+:data:`FAMILIES`), a sample in ``lab/traces/samples/`` named by the row, and a test
+(docs/RECIPES.md, "An engine format"); ``tests/test_traces_registry.py`` fails first when one
+of the three is missing.
+
+>>> FORMATS[:3]
+('vllm-v0-metrics', 'prometheus', 'vllm-v0-log')
+"""
+
+from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm
+
+FAMILIES = (prometheus, vllm, sglang, llamacpp, trtllm, speculators, plain)
+REGISTRY = tuple(sorted((row for module in FAMILIES for row in module.FORMATS), key=lambda row: row.rank))
+FORMATS = tuple(row.name for row in REGISTRY)
+FORMAT_NAMES = {row.name: row.title for row in REGISTRY}
+SHORT_NAMES = {row.name: row.short for row in REGISTRY}
+PARSERS = {row.name: row.parser for row in REGISTRY}
+JSON_FORMATS = tuple(row.name for row in REGISTRY if row.whole_json)  # parsed whole: their opening lines are kept

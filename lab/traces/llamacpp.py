@@ -1,0 +1,317 @@
+"""llama.cpp: the server's draft acceptance lines, the speculative examples' counts and the
+statistics lines.
+"""
+
+import math
+import re
+
+from .common import (
+    Format, MAX_DIGITS, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator,
+    _calls_from_mean, _choose, _count, _number, _rates, _reconstruct, _validated, count_text, family,
+)
+
+
+_LLAMA_SERVER = re.compile(r"draft acceptance(?: rate)?\s*=\s*(\S+)\s*\(\s*(\S+)\s+accepted\s*/\s*(\S+)\s+generated\s*\)")
+_LLAMA_MEAN = re.compile(r"mean acceptance length\s*=\s*(\S+?),?(?:\s|$)")
+_LLAMA_PER_POS = re.compile(r"acceptance rate per position\s*=\s*\(([^)]*)\)")
+_LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
+_LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)")
+_LLAMA_STATS = re.compile(r"statistics\s+([A-Za-z0-9_.+-]+)\s*:(.*#gen drafts.*)$")
+_LLAMA_STAT_FIELD = {
+    "genDrafts": re.compile(r"#gen drafts\s*=\s*([0-9]+)"),
+    "accDrafts": re.compile(r"#acc drafts\s*=\s*([0-9]+)"),
+    "genTokens": re.compile(r"#gen tokens\s*=\s*([0-9]+)"),
+    "accTokens": re.compile(r"#acc tokens\s*=\s*([0-9]+)"),
+    "mean": re.compile(r"#mean acc len\s*=\s*([0-9.]+)"),
+    "perPos": re.compile(r"#acc rate/pos\s*=\s*\(([^)]*)\)"),
+}
+
+
+class _LlamaLog(_Accumulator):
+    """llama.cpp. Four shapes, read in ggml-org/llama.cpp:
+
+    * the server's per-request line (``tools/server/server-context.cpp``, ``print_timings``): since
+      2026 ``draft acceptance = %0.5f (%5d accepted / %5d generated), mean acceptance length =
+      %5.2f, acceptance rate per position = (%.3f, ...)`` with mean = 1 + accepted / verification
+      steps and each rate = c_i / steps, so the steps come from the printed mean, narrowed by the
+      rates. Lines are summed over requests.
+    * the older server line ``draft acceptance rate = %0.5f (%5d accepted / %5d generated)``: drafts
+      stop early (``--draft-p-min``, ``--draft-min``, the adaptive schedule), so drafted / k is only
+      a LOWER BOUND on the verifier calls (k = the most drafted per call: ``--lookahead``, or the
+      start-up line ``n_draft =`` / ``n_max =``); the mean acceptance length and alpha are then
+      upper bounds.
+    * ``statistics <impl>: #calls(b,g,a) = ..., #gen drafts = %zu, #acc drafts = %zu, #gen tokens =
+      %zu, #acc tokens = %zu[, #mean acc len = %.2f, #acc rate/pos = (...)]`` from
+      ``common_speculative_print_stats`` (``common/speculative.cpp``): cumulative per implementation,
+      so the last line of each counts (a drop is a restart and adds a run). ``#gen drafts`` is the
+      number of drafts handed to the verifier, i.e. the call count. Several implementations are
+      one analysis each (``--model IMPL``). When statistics lines are present they are used and
+      the per-request lines of the same run are not added.
+    * the speculative examples' summary: ``n_draft = %d`` (the most per call), ``n_predict = %d``,
+      ``n_drafted = %d``, ``n_accept = %d``. Every verifier call emits its accepted drafts plus one
+      token, so the calls follow from the printed counts: ``examples/speculative/speculative.cpp``
+      (and ``lookup``) sample the first token from the prompt pass, so calls = n_predict - n_accept
+      - 1; ``examples/speculative-simple`` feeds the prompt's last token to the first call, so calls
+      = n_predict - n_accept (told apart by its statistics lines). The draft length per call is then
+      known on average only.
+    """
+
+    fmt = "llamacpp-log"
+    MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
+               "speculative-simple")
+
+    def __init__(self):
+        self.requests = []     # server lines: dict
+        self.stats = {}        # impl -> list of runs (dicts); the last dict is the current run
+        self.example = []      # completed n_* summaries
+        self.pending = {}
+        self.n_draft = None    # the most drafted per call, from a start-up line or the example
+        self.simple = False
+
+    def line(self, text: str, number: int):
+        where = f"line {number}"
+        if "speculative-simple" in text:
+            self.simple = True
+        stats = _LLAMA_STATS.search(text)
+        if stats:
+            self._stats(stats.group(1), stats.group(2), where, number)
+            self.simple = True  # only speculative-simple and the server print statistics lines
+            return
+        server = _LLAMA_SERVER.search(text)
+        if server:
+            record = {"number": number, "accepted": _count(server.group(2), "accepted", where),
+                      "drafted": _count(server.group(3), "generated", where), "mean": None, "rates": None}
+            mean = _LLAMA_MEAN.search(text)
+            if mean:
+                record["mean"] = _number(mean.group(1), "mean acceptance length", where)
+            per_pos = _LLAMA_PER_POS.search(text)
+            if per_pos and per_pos.group(1).strip():
+                record["rates"] = _rates(per_pos.group(1), "acceptance rate per position", where)
+            self.requests.append(record)
+            return
+        example = _LLAMA_EXAMPLE.findall(text)
+        n_draft = _LLAMA_N_DRAFT.search(text)
+        if n_draft and not example:
+            value = _count(n_draft.group(1), "n_draft", where)
+            if 1 <= value <= MAX_LOOKAHEAD:
+                self.n_draft = value
+        for key, value in example:
+            if key == "predict":
+                # llama-cli's start-up line also prints n_predict (often -1): the last one before the pair counts
+                value = value.rstrip(",")
+                if value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS:
+                    self.pending["predict"] = int(value)
+                continue
+            if key in self.pending:
+                raise TraceError(f"{where}: n_{key} appears twice before its pair")
+            self.pending[key] = _count(value.rstrip(","), f"n_{key}", where)
+            if "drafted" in self.pending and "accept" in self.pending:
+                self.example.append(dict(self.pending, number=number))
+                self.pending = {}
+
+    def _stats(self, impl: str, body: str, where: str, number: int):
+        values = {}
+        for key, pattern in _LLAMA_STAT_FIELD.items():
+            match = pattern.search(body)
+            if match is None:
+                continue
+            if key == "perPos":
+                values[key] = _rates(match.group(1), "#acc rate/pos", where) if match.group(1).strip() else None
+            elif key == "mean":
+                values[key] = _number(match.group(1), "#mean acc len", where)
+            else:
+                values[key] = _count(match.group(1), key, where)
+        for key in ("genDrafts", "genTokens", "accTokens"):
+            if key not in values:
+                raise TraceError(f"{where}: a statistics line without its {key.replace('gen', '#gen ').replace('acc', '#acc ')}")
+        values["number"] = number
+        runs = self.stats.setdefault(impl, [])
+        if len(self.stats) > MAX_LABEL_SETS:
+            raise TraceError(f"more than {MAX_LABEL_SETS} implementations in the statistics lines")
+        if runs and (values["genDrafts"] < runs[-1]["genDrafts"] or values["accTokens"] < runs[-1]["accTokens"]):
+            runs.append(values)   # the counters dropped: the server restarted
+        elif runs:
+            runs[-1] = values     # cumulative: the last line of a run holds the run
+        else:
+            runs.append(values)
+
+    def result(self, lookahead, model=None) -> Trace:
+        if set(self.pending) - {"predict"} and not self.example and not self.requests and not self.stats:
+            present = "drafted" if "drafted" in self.pending else "accept"
+            missing = "accept" if present == "drafted" else "drafted"
+            raise TraceError(f"n_{present} without its n_{missing}")
+        if self.stats:
+            return self._stats_result(lookahead, model)
+        if self.example:
+            return self._example_result(lookahead)
+        if not self.requests:
+            raise TraceError("no llama.cpp draft acceptance line, statistics line or n_drafted/n_accept pair found")
+        return self._server_result(lookahead)
+
+    def _k(self, lookahead, rates_length, notes, why):
+        if lookahead is not None:
+            if rates_length and rates_length != lookahead:
+                raise TraceError(f"the log prints {rates_length} per-position rates but the lookahead given is {lookahead}")
+            return lookahead
+        if rates_length:
+            return rates_length
+        if self.n_draft:
+            notes.append(f"lookahead {self.n_draft} read from the start-up line (n_draft / n_max: the most drafted per call)")
+            return self.n_draft
+        return self.need_lookahead(None, why)
+
+    def _stats_result(self, lookahead, model) -> Trace:
+        active = {impl: runs for impl, runs in self.stats.items() if sum(r["genDrafts"] for r in runs)}
+        idle = sorted(set(self.stats) - set(active))
+        if not active:
+            raise TraceError(f"the statistics lines record no drafts ({', '.join(idle)})")
+        name, runs = _choose(active, model, "speculative implementation")
+        notes = [f"implementation {name}" + (f" (chosen of {len(active)})" if len(active) > 1 else "")]
+        if idle:
+            notes.append(f"{len(idle)} implementation(s) without drafts skipped: {', '.join(idle)}")
+        if len(runs) > 1:
+            notes.append(f"the counters restarted {len(runs) - 1} time(s): {len(runs)} runs added")
+        notes.append("statistics lines are cumulative: the last line of each run is read; #gen drafts is the call count")
+        if self.requests or self.example:
+            notes.append(f"{len(self.requests) + len(self.example)} per-request line(s) of the same run not added")
+        rate_lengths = {len(r["perPos"]) for r in runs if r.get("perPos")}
+        k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
+                    "no #acc rate/pos and no n_draft start-up line")
+        calls = sum(r["genDrafts"] for r in runs)
+        drafted = sum(r["genTokens"] for r in runs)
+        accepted = sum(r["accTokens"] for r in runs)
+        per_position = None
+        if all(r.get("perPos") and len(r["perPos"]) == k for r in runs):
+            per_position = [0] * k
+            for r in runs:
+                per_position = [a + b for a, b in zip(per_position, _reconstruct(r["perPos"], r["genDrafts"]))]
+            notes.append("per-position counts rebuilt from #acc rate/pos (3 decimals), so they are approximate")
+        for r in runs:
+            if r.get("mean") is not None and r["genDrafts"] and abs(r["mean"] - (1 + r["accTokens"] / r["genDrafts"])) > 0.0051:
+                notes.append(f"line {r['number']}: printed #mean acc len {r['mean']:.2f} but 1 + #acc tokens / "
+                             f"#gen drafts = {1 + r['accTokens'] / r['genDrafts']:.3f}")
+            if per_position is not None and r.get("accDrafts") is not None and r.get("perPos") and \
+                    abs(r["accDrafts"] - r["perPos"][0] * r["genDrafts"]) > 0.0005 * r["genDrafts"] + 1:
+                notes.append(f"line {r['number']}: #acc drafts {r['accDrafts']} disagrees with position 1's rate x "
+                             f"#gen drafts = {r['perPos'][0] * r['genDrafts']:.0f}")
+        if drafted < calls * k:
+            notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops): per-position "
+                         f"rates are over all calls")
+        return _validated(Trace("llamacpp-stats", k, calls, drafted, accepted,
+                                tuple(per_position) if per_position else None, per_position is None, tuple(notes),
+                                model=name if len(active) > 1 else None), tolerance=per_position is not None)
+
+    def _example_result(self, lookahead) -> Trace:
+        notes = []
+        if lookahead is None and self.n_draft is None:
+            self.n_draft = None
+        calls = drafted = accepted = 0
+        for entry in self.example:
+            if "predict" not in entry:
+                raise TraceError(f"line {entry['number']}: n_drafted and n_accept without n_predict: the calls cannot "
+                                 f"be counted (every call emits its accepted drafts plus one token)")
+            first_from_prompt = 0 if self.simple else 1
+            n = entry["predict"] - entry["accept"] - first_from_prompt
+            if n < 1:
+                raise TraceError(f"line {entry['number']}: n_predict {entry['predict']} and n_accept {entry['accept']} "
+                                 f"leave no verifier call")
+            if entry["accept"] > entry["drafted"]:
+                raise TraceError(f"inconsistent counts: n_accept {entry['accept']} exceeds n_drafted {entry['drafted']}")
+            calls, drafted, accepted = calls + n, drafted + entry["drafted"], accepted + entry["accept"]
+        if len(self.example) > 1:
+            notes.append(f"summed {len(self.example)} runs")
+        rule = ("speculative-simple: calls = n_predict - n_accept" if self.simple else
+                "calls = n_predict - n_accept - 1 (the speculative and lookup examples sample the first token from "
+                "the prompt pass; speculative-simple would give one call more)")
+        notes.append(rule)
+        k = self._k(lookahead, None, notes, "no n_draft line")
+        notes.append(f"drafts averaged {drafted / calls:.2f} tokens (k = {k} is the most): the per-call draft length "
+                     f"is known on average only")
+        if accepted > calls * k:
+            raise TraceError(f"inconsistent counts: {accepted} accepted in {calls} calls of at most k = {k} drafts")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
+
+    def _server_result(self, lookahead) -> Trace:
+        notes = []
+        rate_lengths = {len(r["rates"]) for r in self.requests if r["rates"]}
+        if len(rate_lengths) > 1:
+            raise TraceError(f"the lines disagree on the number of positions ({sorted(rate_lengths)})")
+        k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
+                    "it counts tokens, not verifier calls")
+        with_mean = [r for r in self.requests if r["mean"] is not None]
+        if with_mean and len(with_mean) != len(self.requests):
+            notes.append(f"{len(self.requests) - len(with_mean)} older line(s) without a mean acceptance length skipped")
+        if with_mean:
+            calls = drafted = accepted = 0
+            per_position = [0] * k if all(r["rates"] for r in with_mean) else None
+            for r in with_mean:
+                if r["accepted"] == 0:
+                    n = math.ceil(r["drafted"] / k)
+                    if r["drafted"]:
+                        notes.append(f"line {r['number']}: nothing accepted, so the calls are at least drafted / k")
+                else:
+                    n, span = _calls_from_mean(r["accepted"], r["mean"], 2, r["rates"], 3)
+                    if n is None:
+                        raise TraceError(f"line {r['number']}: the printed mean acceptance length {r['mean']} cannot "
+                                         f"come from {r['accepted']} accepted tokens")
+                if per_position is not None and n:
+                    per_position = [a + b for a, b in zip(per_position, _reconstruct(r["rates"], n))]
+                calls, drafted, accepted = calls + n, drafted + r["drafted"], accepted + r["accepted"]
+            if len(with_mean) > 1:
+                notes.insert(0, f"summed {len(with_mean)} requests")
+            notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1)), "
+                         "narrowed by the per-position rates")
+            if drafted < calls * k:
+                notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops)")
+            return _validated(Trace(self.fmt, k, calls, drafted, accepted,
+                                    tuple(per_position) if per_position else None, False, tuple(notes)),
+                              tolerance=True)
+        accepted = sum(r["accepted"] for r in self.requests)
+        drafted = sum(r["drafted"] for r in self.requests)
+        if len(self.requests) > 1:
+            notes.insert(0, f"summed {len(self.requests)} requests")
+        bound = drafted / k
+        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {count_text(bound)} is the FEWEST verifier "
+                     f"calls these tokens allow; the mean acceptance length and alpha shown are upper bounds (a "
+                     f"newer server prints the mean acceptance length, which gives the calls)")
+        return _validated(Trace(self.fmt, k, bound, drafted, accepted, None, False, tuple(notes), callsBound=True))
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
+
+FORMATS = family(
+    Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
+           "llama.cpp's statistics lines", _LlamaLog,
+           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line)), 60, (
+               Sample("llamacpp_2026_stats.log", None, None,
+                      {"format": "llamacpp-stats", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
+                       "perPosition": (70, 55, 42)},
+                      "verbatim from ggml-org/llama.cpp#24536: the request line and the `statistics draft-eagle3:` "
+                      "line"),
+               Sample("llamacpp_stats_two.log", 16, "draft",
+                      {"format": "llamacpp-stats", "lookahead": 16, "drafts": 10, "draftTokens": 110, "accepted": 98,
+                       "perPosition": None},
+                      "verbatim from ggml-org/llama.cpp `docs/speculative.md` (Statistics): two implementations"),
+           )),
+    Format("llamacpp-log", "llama.cpp log (server draft acceptance lines or the speculative examples' "
+           "n_predict/n_accept)", "llama.cpp's log", _LlamaLog,
+           lambda line, stripped: bool(_LLAMA_DETECT.search(line)), 61, (
+               Sample("llamacpp_server.log", 7, None,
+                      {"format": "llamacpp-log", "lookahead": 7, "drafts": 33, "draftTokens": 231, "accepted": 133,
+                       "perPosition": None, "callsBound": True},
+                      "written from ggml-org/llama.cpp `tools/server/server.cpp` (print_timings, the older line: a "
+                      "lower bound)"),
+               Sample("llamacpp_speculative.log", None, None,
+                      {"format": "llamacpp-log", "lookahead": 8, "drafts": 67, "draftTokens": 96, "accepted": 60,
+                       "perPosition": None},
+                      "written from ggml-org/llama.cpp `examples/speculative/speculative.cpp` (n_draft, n_predict, "
+                      "n_drafted, n_accept)"),
+               Sample("llamacpp_2026.log", None, None,
+                      {"format": "llamacpp-log", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
+                       "perPosition": (70, 55, 42)},
+                      "verbatim from ggml-org/llama.cpp#24536 (merged 2026-06-15, EAGLE-3, k = 3): the 2026 server "
+                      "line"),
+           )),
+)

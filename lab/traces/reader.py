@@ -1,0 +1,187 @@
+"""Detection and the streaming front door: :func:`detect_line`, :class:`TraceParser`, :func:`parse`.
+"""
+
+from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, _short
+from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY
+from .plain import _Single
+
+
+# --- detection and the streaming front door -----------------------------------------------------
+
+def detect_line(line: str) -> str | None:
+    """The format one line belongs to, or None. Bare integers are ``cycles`` (only as the
+    first readable line, see :class:`TraceParser`).
+
+    >>> detect_line("vllm:spec_decode_num_drafts_total{engine=\\"0\\"} 4816.0")
+    'prometheus'
+    >>> detect_line("INFO 05-12 10:11:12 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.87, ...")
+    'vllm-log'
+    >>> detect_line("Mean acceptance length: 2.8")
+    'single-number'
+    """
+    line = _clean(line)
+    stripped = line.strip()
+    for row in REGISTRY:
+        if row.detect(line, stripped):
+            return row.name
+    return None
+
+
+class TraceParser:
+    """Feed text in chunks of any size (:meth:`feed`), then :meth:`finish`. Only the current
+    partial line and the running counts are kept, so memory does not grow with the file (the
+    per-request JSON, parsed whole, is the exception, capped at :data:`MAX_JSON_CHARS`).
+
+    With ``fmt="auto"`` the first line that belongs to a format decides it; the lines before it
+    are skipped (log noise, other metrics), except that a file of bare integers must start with
+    one (a cycles file has nothing else in it). A JSON document's opening lines (``[``, ``{``) are
+    kept so a per-request JSON can still be read whole. A UTF-8 byte-order mark is dropped, and
+    UTF-16 text read as UTF-8 (what PowerShell's ``>`` writes) is repaired. ``model`` chooses one
+    model, implementation or run when the input holds several.
+
+    >>> parser = TraceParser(lookahead=3)
+    >>> parser.feed("2\\n0\\n3")
+    >>> parser.feed("\\n1\\n")
+    >>> trace = parser.finish()
+    >>> trace.format, trace.drafts, trace.accepted, trace.perPosition
+    ('cycles', 4, 6, (3, 2, 1))
+    """
+
+    def __init__(self, fmt: str = "auto", lookahead=None, model=None):
+        if fmt != "auto" and fmt not in PARSERS:
+            raise TraceError(f"unknown format {_short(str(fmt), 30)!r}; valid: auto, {', '.join(FORMATS)}")
+        self.lookahead = _check_lookahead(lookahead)
+        self.model = model if model not in ("", None) else None
+        self.fmt = fmt
+        self.accumulator = PARSERS[fmt]() if fmt != "auto" else None
+        self.partial = ""
+        self.number = 0
+        self.first_unread = None
+        self.bytes = 0
+        self.started = False
+        self.utf16 = False
+        self.json_head = []
+        self.single_lines = []
+
+    def _repair(self, text: str) -> str:
+        if not self.started and text:
+            self.started = True
+            if text.startswith(("\ufffd\ufffd", "\xff\xfe", "\xfe\xff")) or text[:2].count("\x00") == 1:
+                self.utf16 = True
+                text = text.lstrip("\ufffd\xff\xfe")
+            text = text.lstrip("\ufeff")
+        if self.utf16 or "\x00" in text:
+            text = text.replace("\x00", "")
+        return text
+
+    def feed(self, text: str):
+        self.bytes += len(text)
+        text = self.partial + self._repair(text)
+        lines = text.split("\n")
+        self.partial = lines.pop()
+        if len(self.partial) > SPLIT_LONG_LINE:  # one huge line (a JSON array): cut after a '}'
+            cut = self.partial.rfind("}") + 1
+            if cut > 0:
+                lines.append(self.partial[:cut])
+                self.partial = self.partial[cut:]
+                self.number -= 1  # the pieces of one line keep its number
+        index = 0
+        while self.accumulator is None and index < len(lines):  # detection: one line at a time
+            self.number += 1
+            self._line(lines[index])
+            index += 1
+        if index < len(lines):
+            self.accumulator.lines(lines[index:] if index else lines, self.number + 1)
+            self.number += len(lines) - index
+
+    def _line(self, line: str):
+        if self.accumulator is None:
+            line = _clean(line)
+            fmt = detect_line(line)
+            if fmt == "cycles" and self.first_unread is not None:
+                fmt = None
+            if fmt is None:
+                stripped = line.strip()
+                if self.first_unread is None and (self.json_head or stripped[:1] in ("[", "{")) \
+                        and len(self.json_head) < 20000:
+                    self.json_head.append((self.number, line))  # a JSON document's opening lines, kept whole
+                    return
+                if self.first_unread is None and stripped and not stripped.startswith(("#", "```", "~~~")):
+                    self.first_unread = (self.number, line)
+                return
+            if fmt == "single-number" and self.fmt == "auto":
+                # one figure may also open a longer output (the V0-era spec_decode summary starts with its
+                # mean acceptance length): decide at the next recognised line, or at the end
+                if len(self.single_lines) < 64:
+                    self.single_lines.append((self.number, line))
+                return
+            self.fmt = fmt
+            self.accumulator = PARSERS[fmt]()
+            if fmt in ("vllm-log", "vllm-v0-log"):
+                for number, held in self.single_lines:
+                    self.accumulator.line(held, number)
+            self.single_lines = []
+            if fmt in JSON_FORMATS:
+                for number, head in self.json_head:
+                    self.accumulator.line(head, number)
+            self.json_head = []
+        self.accumulator.line(_clean(line), self.number)
+
+    def finish(self) -> Trace:
+        cut = None
+        if self.partial:  # the input does not end with a newline: its last line may be cut off
+            self.number += 1
+            line, self.partial = self.partial, ""
+            if self.accumulator is not None:
+                self.accumulator.unterminated = self.number
+            try:
+                self._line(line)
+            except TraceError as error:
+                if self.accumulator is None:
+                    raise
+                cut = (self.number, error)  # read the complete lines; say the last one was cut
+        if self.accumulator is None and self.single_lines:
+            self.fmt, self.accumulator = "single-number", _Single()
+            for number, held in self.single_lines:
+                self.accumulator.line(held, number)
+            if self.first_unread is not None:
+                number, line = self.first_unread
+                raise TraceError(f"line {number}: a single figure must stand alone; {_short(line)!r} is not one")
+        if self.accumulator is None:
+            if self.first_unread is None and self.json_head:
+                self.first_unread = self.json_head[0]
+            if self.first_unread is None:
+                raise TraceError("the trace is empty")
+            number, line = self.first_unread
+            raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
+                             f"not a cycles file); first line not read: line {number}: {_short(line)!r}")
+        try:
+            trace = self.accumulator.result(self.lookahead, self.model)
+        except TraceError:
+            if cut is not None:  # nothing readable without the cut line: its own reason is the clearer one
+                raise cut[1] from None
+            raise
+        except (RecursionError, MemoryError, OverflowError, ZeroDivisionError) as error:
+            raise TraceError(f"cannot read this input ({type(error).__name__}); check it is one engine's output") from None
+        if cut is not None:
+            number, error = cut
+            trace = trace._replace(notes=trace.notes + (
+                f"the last line (line {number}) ends without a newline and cannot be read ({error}): it looks cut "
+                f"off, so only the complete lines before it are read",))
+        return trace
+
+
+def parse(text: str, fmt: str = "auto", lookahead=None, model=None) -> Trace:
+    """Parse a whole text (see :class:`TraceParser`).
+
+    >>> parse("Accepted: 1", fmt="cycles", lookahead=2)
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 1: 'Accepted: 1' is not an integer count of accepted drafts
+    """
+    parser = TraceParser(fmt, lookahead, model)
+    parser.feed(text)
+    return parser.finish()
+
+
+# --- statistics --------------------------------------------------------------------------------

@@ -1,0 +1,291 @@
+"""SGLang: the log (Decode batch lines, bench_serving's Accept length) and the per-request JSON
+(meta_info, sglext spec_tokens_details).
+"""
+
+import math
+import re
+
+from .common import (
+    Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
+    _number, _rate, _short, _validated, family,
+)
+from .vllm import _VllmRequestJson, _find_dicts, _histogram_counts
+from .plain import cycles_to_trace
+
+
+class _SglangJson(_VllmRequestJson):
+    """SGLang's per-request speculative decoding counters, as JSON: the ``meta_info`` of a native
+    ``/generate`` response, or ``sglext.spec_tokens_details`` of an OpenAI-style response (a list
+    when ``n > 1``; sgl-project/sglang#33518, "add sglext_spec", asked for with
+    ``return_spec_tokens_details``). Field names by version, read in sgl-project/sglang pull
+    requests #3152 (``spec_verify_ct``, 2025-01), #11441 (``spec_accept_rate``,
+    ``spec_accept_length``), #13754 (``spec_accept_token_num``, ``spec_draft_token_num``), #18332
+    (``spec_accept_histogram``) and #33518 (``spec_num_correct_drafts``,
+    ``spec_num_proposed_drafts``, ``spec_correct_drafts_histogram``):
+
+    * calls = ``spec_verify_ct`` (verify passes of the request);
+    * accepted drafts = ``spec_num_correct_drafts`` (older: ``spec_accept_token_num``);
+    * drafted = ``spec_num_proposed_drafts`` (older: ``spec_draft_token_num``, which counted the
+      verified root too, ``speculative_num_draft_tokens`` = k + 1 per call, so the drafted tokens
+      and the rate are then read as calls x k);
+    * ``spec_correct_drafts_histogram`` (older: ``spec_accept_histogram``): ``h[j]`` = calls that
+      accepted exactly j drafts: an exact cycles histogram, so the per-position curve is exact.
+
+    ``spec_accept_length`` is checked against 1 + accepted / calls: older versions printed
+    ``completion_tokens / spec_verify_ct``, which also counts the token of the prefill pass (the
+    note says so). The lookahead is the histogram's last bucket (it has k + 1) unless
+    ``--lookahead`` says otherwise; without a histogram it is proposed drafts / calls. Requests are
+    summed; with tree drafting (topk > 1) none of this is a chain statistic."""
+
+    fmt = "sglang-json"
+    KEYS = ("spec_verify_ct",)
+
+    @staticmethod
+    def _spec_part(document):
+        """An OpenAI-style response asked for both ``return_meta_info`` and
+        ``return_spec_tokens_details`` carries each request's counters twice (in each choice's
+        ``meta_info`` and in ``sglext``): read ``sglext`` alone then."""
+        if isinstance(document, dict) and isinstance(document.get("sglext"), dict) \
+                and document["sglext"].get("spec_tokens_details"):
+            return document["sglext"]["spec_tokens_details"]
+        return document
+
+    def result(self, lookahead, model=None) -> Trace:
+        requests = [(line, found) for line, document in self._documents()
+                    for found in _find_dicts(self._spec_part(document), self.KEYS)]
+        if not requests:
+            raise TraceError("no SGLang spec_verify_ct in the JSON")
+        histogram: dict[int, int] = {}
+        calls = accepted = drafted = 0
+        root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
+        for line, request in requests:
+            where = f"line {line}"
+            n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
+            if n == 0:
+                idle += 1  # a request finished before any verify pass (or without speculation)
+                continue
+            acc_key = next((key for key in ("spec_num_correct_drafts", "spec_accept_token_num") if key in request), None)
+            hist_key = next((key for key in ("spec_correct_drafts_histogram", "spec_accept_histogram")
+                             if request.get(key)), None)
+            if hist_key is not None:
+                counts = _histogram_counts(request[hist_key], hist_key, where)
+                if sum(counts.values()) != n:
+                    raise TraceError(f"{where}: {hist_key} counts {sum(counts.values())} calls, spec_verify_ct {n}")
+                for j, c in counts.items():
+                    histogram[j] = histogram.get(j, 0) + c
+                histograms += 1
+                lengths.add(len(request[hist_key]) - 1)
+                acc = sum(j * c for j, c in counts.items())
+                if acc_key is not None and _json_count(request[acc_key], acc_key, where) != acc:
+                    notes.append(f"{where}: {acc_key} {request[acc_key]} disagrees with its histogram ({acc})")
+            elif acc_key is not None:
+                acc = _json_count(request[acc_key], acc_key, where)
+            elif "completion_tokens" in request:  # 2025-01 (#3152): only the verify count and the tokens
+                acc = _json_count(request["completion_tokens"], "completion_tokens", where) - n
+                old_mean.append(where)
+                if acc < 0:
+                    raise TraceError(f"{where}: completion_tokens is below spec_verify_ct")
+            else:
+                raise TraceError(f"{where}: spec_verify_ct without spec_num_correct_drafts or a histogram")
+            drafted_key = next((key for key in ("spec_num_proposed_drafts", "spec_draft_token_num") if key in request),
+                               None)
+            if drafted_key is not None:
+                d = _json_count(request[drafted_key], drafted_key, where)
+                root_counted |= drafted_key == "spec_draft_token_num"
+                drafted += d
+                if d % n == 0:
+                    lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
+            printed = request.get("spec_accept_length")
+            if isinstance(printed, (int, float)) and math.isfinite(printed) and abs(printed - (1 + acc / n)) > 1e-6:
+                notes.append(f"{where}: printed spec_accept_length {printed:.4f} is not 1 + accepted / calls = "
+                             f"{1 + acc / n:.4f} (older SGLang printed completion_tokens / spec_verify_ct, which "
+                             f"also counts the prefill pass's token)")
+            calls, accepted = calls + n, accepted + acc
+        if not calls:
+            raise TraceError("every request has spec_verify_ct 0: no verify pass to read")
+        k = lookahead
+        if k is None:
+            if histograms:
+                # the histogram has k + 1 buckets (0..k accepted); proposed / calls is k in the same versions
+                k = max([max(histogram, default=0)] + [n for n in lengths if n <= MAX_LOOKAHEAD]) or None
+                if k is not None:
+                    notes.append(f"lookahead {k} read from the histogram's buckets and proposed drafts / calls")
+            elif len(lengths) == 1:
+                k = lengths.pop()
+                notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
+        k = self.need_lookahead(k, "no histogram, and the drafted tokens are not a whole number per call")
+        _check_lookahead(k)
+        if root_counted:
+            notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
+                         f"versions): the drafted tokens are read as calls x k = {calls * k}")
+            drafted = calls * k
+        elif drafted == 0:
+            drafted = calls * k
+        if old_mean:
+            notes.append("accepted drafts read as completion_tokens - spec_verify_ct (SGLang of 2025-01 prints no "
+                         "accepted count; the prefill pass's token makes this one too many per request)")
+        used = len(requests) - idle
+        if used > 1:
+            notes.insert(0, f"summed {used} requests (pooling weights long requests more)")
+        if idle:
+            notes.append(f"{idle} request(s) with spec_verify_ct 0 skipped")
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if histograms == used and histogram:
+            if max(histogram) > k:
+                raise TraceError(f"a call accepted {max(histogram)} drafts but the lookahead is {k}")
+            trace = cycles_to_trace(histogram, k)
+            notes.append("per-position counts exact, from the accepted-drafts histograms")
+            return _validated(trace._replace(format=self.fmt, draftTokens=max(drafted, trace.accepted),
+                                             notes=tuple(notes) + trace.notes))
+        if histograms:
+            notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
+
+
+
+_SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
+_SGLANG_BENCH = re.compile(r"^\s*Accept length:\s*(\S+)\s*$")  # sglang.bench_serving's result table
+_SGLANG_RATE = re.compile(r"accept rate: (\S+?)(?:,|$)")
+
+
+def sglang_rate_definitions(accept_len: float, accept_rate: float, lookahead: int) -> list[str]:
+    """Which of SGLang's two definitions of ``accept rate`` a printed pair fits at chain lookahead k
+    (``speculative_num_draft_tokens`` = k + 1). Read in ``python/sglang/srt/managers/
+    scheduler_metrics_mixin.py`` (``log_decode_stats``) of two versions:
+
+    * ``"tokens / (k + 1)"``: accepted tokens counting the verifier's / (calls x num_draft_tokens),
+      i.e. ``accept len / (k + 1)`` (the version read at commit 01bb3c8);
+    * ``"drafts / k"``: accepted drafts only / (calls x (num_draft_tokens - 1)), i.e. ``(accept len
+      - 1) / k`` (the later version: "spec_num_accepted_tokens includes confirmed tokens (+bs),
+      subtract them out").
+
+    Both are printed to 2 decimals, so a pair fits a definition when the predicted rate is within
+    the rounding of both figures.
+
+    >>> sglang_rate_definitions(3.2, 0.64, 4)
+    ['tokens / (k + 1)']
+    >>> sglang_rate_definitions(3.2, 0.55, 4)
+    ['drafts / k']
+    """
+    fits = []
+    for name, predicted, slope in (("tokens / (k + 1)", accept_len / (lookahead + 1), 1 / (lookahead + 1)),
+                                   ("drafts / k", (accept_len - 1) / lookahead, 1 / lookahead)):
+        if abs(predicted - accept_rate) <= 0.005 + 0.005 * slope + 1e-9:
+            fits.append(name)
+    return fits
+
+
+class _SglangLog(_Accumulator):
+    """SGLang's scheduler log: ``Decode batch. ..., accept len: %.2f, [accept rate: %.2f, ]...``
+    (``log_decode_stats`` in ``python/sglang/srt/managers/scheduler.py``, later
+    ``scheduler_metrics_mixin.py``), and ``Accept length: %.2f`` in ``python/sglang/bench_serving.py``'s
+    result table. ``accept len`` is accepted tokens per verifier call counting
+    the verifier's own token, so it is the mean acceptance length; SGLang prints no counts, so
+    several lines are averaged unweighted and nothing has an interval. ``accept rate`` changed
+    definition between versions (see :func:`sglang_rate_definitions`); the notes say which one the
+    lines match at the lookahead, and without ``--lookahead`` the lookahead is read from it when
+    exactly one k fits every line under either definition."""
+
+    fmt = "sglang-log"
+    MARKERS = ("accept len:", "Accept length:")
+
+    def __init__(self):
+        self.values = []
+        self.rates = []
+
+    def line(self, text: str, number: int):
+        bench = _SGLANG_BENCH.match(text)
+        if bench:  # "{:<40} {:<10.2f}" in python/sglang/bench_serving.py: the mean over the run
+            value = _number(bench.group(1), "Accept length", f"line {number}")
+            if value < 1:
+                raise TraceError(f"line {number}: Accept length {value} is not a length of at least 1")
+            self.values.append(value)
+            return
+        if "accept len:" not in text:
+            return
+        where = f"line {number}"
+        match = _SGLANG_LEN.search(text)
+        raw = match.group(1) if match else text
+        value = _number(raw, "accept len", where) if match and _DECIMAL.fullmatch(raw.strip()) else float("nan")
+        if not math.isfinite(value) or value < 1:
+            raise TraceError(f"{where}: accept len {_short(raw, 30)!r} is not a length of at least 1")
+        self.values.append(value)
+        rate = _SGLANG_RATE.search(text)
+        if rate:
+            self.rates.append((value, _rate(rate.group(1), "accept rate", where)))
+
+    def _fitting(self, k: int) -> set:
+        fits = None
+        for value, rate in self.rates:
+            here = set(sglang_rate_definitions(value, rate, k))
+            fits = here if fits is None else fits & here
+        return fits or set()
+
+    def result(self, lookahead, model=None) -> Trace:
+        if not self.values:
+            raise TraceError("no SGLang 'accept len:' line found")
+        notes = []
+        if lookahead is None and self.rates:
+            candidates = [k for k in range(1, MAX_LOOKAHEAD + 1) if self._fitting(k)]
+            if len(candidates) == 1:
+                lookahead = candidates[0]
+                notes.append(f"lookahead {lookahead} read from accept rate and accept len (the only k that fits "
+                             f"every line)")
+        k = self.need_lookahead(lookahead, "SGLang prints only the mean acceptance length")
+        mean = sum(self.values) / len(self.values)
+        if mean > k + 1 + 0.005:
+            raise TraceError(f"accept len {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too small")
+        mean = min(mean, k + 1)
+        if len(self.values) > 1:
+            notes.insert(0, f"averaged {len(self.values)} accept len values (unweighted: SGLang prints no counts)")
+        if self.rates:
+            fits = self._fitting(k)
+            if len(fits) == 1:
+                definition = next(iter(fits))
+                notes.append(f"accept rate matches SGLang's '{definition}' definition at k = {k}"
+                             + (" (newer versions)" if definition == "drafts / k" else " (older versions)"))
+            elif fits:
+                notes.append(f"accept rate fits both of SGLang's definitions at k = {k}: cannot tell which version "
+                             f"printed it")
+            else:
+                notes.append(f"accept rate fits neither of SGLang's definitions at k = {k} (tokens / (k + 1) or "
+                             f"drafts / k): check the lookahead, or the drafts are a tree (topk > 1)")
+        notes.append("with tree drafting (topk > 1) the accept len is not a chain statistic")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean)
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+FORMATS = family(
+    Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
+           "length)", "SGLang's log", _SglangLog,
+           lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line)), 50, (
+               Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+                      "written from sgl-project/sglang `python/sglang/srt/managers/scheduler.py` (Decode batch line, "
+                      "accept len)"),
+               Sample("sglang_accept_rate.log", None, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+                      "written from sgl-project/sglang `python/sglang/srt/managers/scheduler_metrics_mixin.py` at "
+                      "01bb3c8 (accept len and accept rate)"),
+           )),
+    Format("sglang-json", "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted "
+           "drafts, histogram)", "SGLang's per-request JSON", _SglangJson,
+           lambda line, stripped: '"spec_verify_ct"' in line, 90, (
+               # 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3] gives
+               # c_i = calls that accepted at least i: 32, 18, 7, 3, 3
+               Sample("sglang_sglext_spec.json", None, None,
+                      {"format": "sglang-json", "lookahead": 5, "drafts": 43, "draftTokens": 215, "accepted": 63,
+                       "perPosition": (32, 18, 7, 3, 3)},
+                      "verbatim from sgl-project/sglang#33518 (\"feat(api): add sglext_spec\", comment of 2026-08-07: "
+                      "DeepSeek-V4-Flash, DSpark block size 5, one request with `return_spec_tokens_details`); the "
+                      "object SGLang returns as `sglext.spec_tokens_details` (`serving_chat.py`, `SglExt`)"),
+               # 188 verify passes, 11 accepted; spec_draft_token_num 940 = 188 x (k + 1), read as 188 x 4
+               Sample("sglang_meta_info_2025.json", 4, None,
+                      {"format": "sglang-json", "lookahead": 4, "drafts": 188, "draftTokens": 752, "accepted": 11,
+                       "perPosition": None},
+                      "the speculative fields of a `/generate` response's `meta_info`, verbatim from "
+                      "sgl-project/sglang#13754 (2025: `spec_verify_ct`, `spec_accept_token_num`, "
+                      "`spec_draft_token_num`), cut after `e2e_latency` (the excerpt read stops there) and wrapped in "
+                      "`{\"meta_info\": ...}`"),
+           ), whole_json=True),
+)

@@ -1,0 +1,119 @@
+"""vllm-project/speculators' ``acceptance.csv``.
+"""
+
+import re
+
+from .common import (
+    Format, MAX_LABEL_SETS, Sample, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _count,
+    _number, _rate, _reconstruct, _short, _validated, family,
+)
+
+
+class _SpeculatorsCsv(_Accumulator):
+    """vllm-project/speculators' ``acceptance.csv`` (``scripts/evaluate/evaluate.py`` with
+    ``perf_utils.acceptance_csv_columns``, read at commit c05b95b3, the same since the script was
+    added in #434): ``subset, num_drafts, num_draft_tokens, num_accepted_tokens,
+    acceptance_length, acceptance_at_pos_0, ...``, one row per dataset subset, written by
+    ``csv.DictWriter`` from vLLM's /metrics deltas over the subset's run
+    (``extract_spec_decode_metrics``): the counts are floats (``20.0``), ``acceptance_length`` =
+    1 + accepted / drafts and ``acceptance_at_pos_i`` = c_{i+1} / drafts in full float precision,
+    so the per-position counts come back exactly (rate x drafts, rounded). ``perf_results.csv``
+    carries the same columns after its performance columns (one row per load point; a subset's
+    repeated rows are read once). Each subset is one analysis (``--model SUBSET``)."""
+
+    fmt = "speculators-csv"
+    REQUIRED = ("num_drafts", "num_accepted_tokens")
+
+    def __init__(self):
+        self.header = None
+        self.rows = {}
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if not stripped or stripped.startswith(("#", "```")):
+            return
+        cells = [cell.strip().strip('"') for cell in stripped.split(",")]
+        where = f"line {number}"
+        if self.header is None:
+            if not all(key in cells for key in self.REQUIRED):
+                return  # text before the CSV (a shell prompt, a title)
+            self.header = cells
+            self.positions = sorted(int(c.rsplit("_", 1)[1]) for c in cells if re.fullmatch(r"acceptance_at_pos_\d{1,2}", c))
+            if self.positions != list(range(len(self.positions))):
+                raise TraceError(f"{where}: the acceptance_at_pos_i columns skip a position")
+            return
+        if len(cells) != len(self.header):
+            raise TraceError(f"{where}: {len(cells)} cells under a header of {len(self.header)} columns")
+        row = dict(zip(self.header, cells))
+        name = row.get("subset") or f"row {len(self.rows) + 1}"
+        if name in self.rows:
+            return  # perf_results.csv repeats a subset's acceptance on every load point
+        if len(self.rows) >= MAX_LABEL_SETS:
+            raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the CSV")
+        if not row["num_drafts"]:
+            raise TraceError(f"{where}: subset {_short(name)!r} has no acceptance counts (a run without speculation)")
+        record = {"number": number,
+                  "drafts": _count(row["num_drafts"], "num_drafts", where),
+                  "accepted": _count(row["num_accepted_tokens"], "num_accepted_tokens", where),
+                  "draftTokens": _count(row["num_draft_tokens"], "num_draft_tokens", where)
+                  if row.get("num_draft_tokens") else None,
+                  "length": _number(row["acceptance_length"], "acceptance_length", where)
+                  if row.get("acceptance_length") else None,
+                  "rates": [_rate(row[f"acceptance_at_pos_{i}"], f"acceptance_at_pos_{i}", where)
+                            for i in self.positions if row.get(f"acceptance_at_pos_{i}")]}
+        self.rows[name] = record
+
+    def result(self, lookahead, model=None) -> Trace:
+        if self.header is None:
+            raise TraceError("no CSV header with num_drafts and num_accepted_tokens")
+        if not self.rows:
+            raise TraceError("the CSV has a header but no row")
+        name, row = _choose(self.rows, model, "subset")
+        n, accepted, rates = row["drafts"], row["accepted"], row["rates"]
+        notes = [f"subset {name}" + (f" (chosen of {len(self.rows)})" if len(self.rows) > 1 else "")]
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the CSV has {len(rates)} positions but the lookahead given is {lookahead}")
+        if k is None and row["draftTokens"] and n and row["draftTokens"] % n == 0:
+            k = row["draftTokens"] // n
+        k = self.need_lookahead(k, "no acceptance_at_pos_i columns")
+        _check_lookahead(k)
+        drafted = row["draftTokens"] if row["draftTokens"] is not None else n * k
+        if row["length"] is not None and n and abs(row["length"] - (1 + accepted / n)) > 1e-6:
+            notes.append(f"the printed acceptance_length {row['length']} is not 1 + accepted / drafts = "
+                         f"{1 + accepted / n:.6f}")
+        per_position = tuple(_reconstruct(rates, n)) if rates else None
+        if per_position is not None and sum(per_position) != accepted:
+            notes.append(f"the acceptance_at_pos_i columns add up to {sum(per_position)} accepted, not "
+                         f"num_accepted_tokens {accepted} (speculators sums every per-position vLLM series, a "
+                         f"num_draft_tokens_per_pos one too): the per-position curve is not read")
+            per_position = None
+        if drafted < n * k:
+            notes.append(f"drafts averaged {drafted / n:.2f} tokens of at most k = {k}")
+        return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, True, tuple(notes),
+                                model=name if len(self.rows) > 1 else None))
+
+
+# --- the registry's row (lab/traces/formats.py reads it; rank = detection order) ------------------------
+
+_CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
+
+FORMATS = family(
+    Format("speculators-csv", "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, "
+           "acceptance_at_pos_i; one analysis per subset)", "speculators' acceptance.csv", _SpeculatorsCsv,
+           lambda line, stripped: bool(_CSV_HEADER.match(stripped)), 110, (
+               # subset qa: 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
+               Sample("speculators_acceptance.csv", None, "qa",
+                      {"format": "speculators-csv", "lookahead": 2, "drafts": 20, "draftTokens": 40, "accepted": 26,
+                       "perPosition": (18, 8)},
+                      "what vllm-project/speculators `scripts/evaluate/evaluate.py` writes "
+                      "(`perf_utils.extract_spec_decode_metrics`, `acceptance_csv_columns`, `CsvWriter` = "
+                      "`csv.DictWriter`, read at commit c05b95b3) for the /metrics snapshots of its own regression "
+                      "test `test_acceptance_is_reported_once_per_subset` (subsets qa and HumanEval); no acceptance.csv "
+                      "of a real run was found in a public repository or issue, so the counts are that test's, the "
+                      "layout and number formatting are the script's, byte for byte (CRLF as csv.DictWriter writes)"),
+               Sample("speculators_acceptance.csv", None, "HumanEval",
+                      {"format": "speculators-csv", "lookahead": 2, "drafts": 10, "draftTokens": 20, "accepted": 8,
+                       "perPosition": (6, 2)}, "the same file, the other subset"),
+           )),
+)

@@ -1,0 +1,708 @@
+"""vLLM's printed formats: the log (SpecDecoding metrics lines, the V0 Speculative metrics lines,
+the spec_decode example's summary), ``vllm bench serve``'s block and the per-request metrics JSON.
+"""
+
+import re
+
+from .common import (
+    Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
+    _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
+    _reconstruct, _short, _v0_calls_and_accepted, _validated, family,
+)
+from .prometheus import _V0_FIELDS, _V1_FIELDS
+from .plain import cycles_to_trace
+
+
+_VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|mean acceptance length|"
+                           r"acceptance at token (\d{1,3}))\s*:\s*(\S+)")
+
+
+def _field(pattern, text):
+    match = pattern.search(text)
+    if not match:
+        return None
+    return next((group for group in match.groups() if group is not None), None)
+
+
+class _VllmLog(_Accumulator):
+    """vLLM's log. Three shapes:
+
+    * V1 ``SpecDecoding metrics:`` lines, one per logging interval (summed). From
+      ``SpecDecodingLogging.log`` in ``vllm/v1/spec_decode/metrics.py`` (read at commit 016a858 and
+      a 2026 version): ``Mean acceptance length: %.2f, Accepted throughput: ..., Accepted: %d
+      tokens, Drafted: %d tokens, Per-position acceptance rate: %.3f, ..., Avg Draft acceptance
+      rate: %.1f%%``, with the mean = 1 + accepted / drafts and each rate = c_i / drafts. vLLM
+      0.8.x printed ``Draft acceptance rate`` first and, before num_drafts existed (0.8.3), ``Number
+      of accepted tokens`` / ``Number of draft tokens`` without the mean. The draft count is not
+      printed: it is drafted / k when that agrees with the printed mean; when it does not (n-gram
+      drafts shorter than k near the end of the context), the printed mean fixes it (accepted /
+      (mean - 1)), narrowed by the per-position rates. Without a mean, drafted / k is a lower
+      bound unless the drafts were full length. Every printed figure is checked against the
+      counts and a disagreement is named in the notes.
+    * V0 ``Speculative metrics:`` lines (``vllm/engine/metrics.py``, ``_format_spec_decode_metrics_str``,
+      until vLLM 0.9): cumulative counters, so the last line of a run counts (a drop marks a
+      restart and starts a new run, which is added). Calls = draft tokens / k (V0 always proposes
+      k); accepted prefix = emitted - calls (V0's "accepted" also counts drafts accepted after a
+      rejection, vllm-project/vllm#9565).
+    * the ``num_drafts: / num_draft_tokens: / num_accepted_tokens: / acceptance at token i:``
+      summary of ``examples/offline_inference/spec_decode.py`` (exact counts, 2-decimal rates). It
+      is the run's cumulative total, so when the same console also holds the periodic
+      SpecDecoding lines of that run, the summary alone is counted.
+    """
+
+    fmt = "vllm-log"
+    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length")
+
+    def __init__(self):
+        self.records = []  # V1 lines: dict
+        self.v0 = []       # V0 lines: dict
+        self.blocks = []   # {"num_drafts": .., "rates": {i: rate}}
+
+    def line(self, text: str, number: int):
+        where = f"line {number}"
+        if "Speculative metrics:" in text:
+            values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
+            for key in ("k", "drafted", "emitted"):
+                if values[key] is None:
+                    raise TraceError(f"{where}: a Speculative metrics line without its {key} count")
+            self.v0.append({"number": number, "k": _count(values["k"], "Number of speculative tokens", where),
+                            "drafted": _count(values["drafted"], "Number of draft tokens", where),
+                            "emitted": _count(values["emitted"], "Number of emitted tokens", where),
+                            "accepted": _count(values["accepted"], "Number of accepted tokens", where)
+                            if values["accepted"] is not None else None,
+                            "efficiency": _number(values["efficiency"], "System efficiency", where)
+                            if values["efficiency"] is not None else None})
+            return
+        if "SpecDecoding metrics:" in text:
+            accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
+            if accepted is None or drafted is None:
+                raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts")
+            record = {"number": number, "accepted": _count(accepted, "Accepted", where),
+                      "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
+            if record["drafted"] == 0 and record["accepted"] == 0:
+                return  # an interval without drafts (its rates print as nan): nothing to add
+            per_pos = _V1_FIELDS["perPos"].search(text)
+            if per_pos and per_pos.group(1).strip():
+                record["rates"] = _rates(per_pos.group(1), "per-position rate", where)
+            mean = _field(_V1_FIELDS["mean"], text)
+            if mean is not None:
+                record["mean"] = _number(mean, "Mean acceptance length", where)
+            rate = _V1_FIELDS["rate"].search(text)
+            if rate:
+                record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
+            drafts = _field(_V1_FIELDS["drafts"], text)
+            record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
+            self.records.append(record)
+            return
+        match = _VLLM_EXAMPLE.match(text)
+        if not match:
+            return
+        key, position, value = match.groups()
+        if key == "mean acceptance length":
+            # the current example prints it after num_drafts; the V0-era example prints it first, alone
+            if not self.blocks or "mean" in self.blocks[-1] or self.blocks[-1]["rates"]:
+                if not self.blocks or "num_drafts" not in self.blocks[-1] or "mean" in self.blocks[-1]:
+                    self.blocks.append({"rates": {}})
+            self.blocks[-1]["mean"] = _number(value, key, where)
+            return
+        if key == "num_drafts" and self.blocks and set(self.blocks[-1]) == {"rates", "mean"} \
+                and not self.blocks[-1]["rates"]:
+            pass  # cannot happen in the example's order; keeps one block per run
+        elif key == "num_drafts" or not self.blocks:
+            self.blocks.append({"rates": {}})
+        block = self.blocks[-1]
+        if position is not None:
+            block["rates"][int(position)] = _rate(value, f"acceptance at token {position}", where)
+        else:
+            if key in block:
+                raise TraceError(f"{where}: {key} appears twice in one summary")
+            block[key] = _count(value, key, where)
+
+    def result(self, lookahead, model=None) -> Trace:
+        if self.blocks:
+            return self._summary(lookahead)
+        if self.v0:
+            return self._v0_result(lookahead)
+        if not self.records:
+            raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
+        return self._v1_result(lookahead)
+
+    def _v1_result(self, lookahead) -> Trace:
+        drafts = draft_tokens = accepted = 0
+        per_position = None
+        ks, notes, bound = set(), [], False
+        with_rates = {bool(r["rates"]) for r in self.records}
+        if len(with_rates) > 1:
+            raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
+        short_lines, disagreements = [], []
+        for r in self.records:
+            number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
+            k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
+            if lookahead is not None and k != lookahead:
+                raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
+            ks.add(k)
+            if len(ks) > 1:
+                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+            full = drafted / k
+            if r["drafts"] is not None:
+                n = r["drafts"]
+            elif r["mean"] is not None and acc > 0:
+                n, span = _calls_from_mean(acc, r["mean"], 2, rates, 3, full)
+                if n is None:
+                    raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
+                                     f"from {acc} accepted tokens")
+                if n != full:
+                    short_lines.append(number)
+                    if span[0] != span[1]:
+                        notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
+                                     f"used {n}, where the per-position rates fit best")
+            elif full.is_integer():
+                n = int(full)
+                if r["mean"] is None:
+                    notes.append(f"line {number}: no mean acceptance length printed, so the calls are drafted / k "
+                                 f"= {n}, which assumes full-length drafts")
+            else:
+                n = full
+                bound = True
+                notes.append(f"line {number}: {drafted} drafted tokens is not a multiple of k = {k} and no mean "
+                             f"is printed: the calls are at least drafted / k = {full:.1f}")
+            if n < 1 and drafted:
+                raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
+            drafts, draft_tokens, accepted = drafts + n, draft_tokens + drafted, accepted + acc
+            if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > 0.0051:
+                disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
+                                     f"accepted / calls = {1 + acc / n:.3f}")
+            if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
+                disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
+                                     f"drafted = {100 * acc / drafted:.2f}%")
+            if rates and not bound:
+                counts = _reconstruct(rates, int(n))
+                per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
+        k = ks.pop()
+        if short_lines:
+            where = "line " + str(short_lines[0]) if len(short_lines) == 1 else f"{len(short_lines)} lines"
+            notes.insert(0, f"short drafts: on {where} the printed mean acceptance length disagrees with drafted / "
+                            f"k, so the drafts were shorter than k = {k} (n-gram or suffix drafting, or the end of "
+                            f"the context); the calls come from the printed mean: accepted / (mean - 1)")
+        if len(self.records) > 1:
+            notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
+        notes += disagreements
+        if bound:
+            per_position = None
+        elif per_position is not None:
+            notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
+        return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
+                                tuple(per_position) if per_position is not None else None,
+                                False, tuple(notes), callsBound=bound), tolerance=per_position is not None)
+
+    def _rates_only(self, lookahead) -> Trace:
+        """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token
+        i:%.2f`` with token 0 = all calls = 1.00): rates, no counts."""
+        if len(self.blocks) > 1:
+            raise TraceError(f"{len(self.blocks)} spec_decode summaries without counts: paste one")
+        block = self.blocks[0]
+        rates = [block["rates"][i] for i in sorted(block["rates"])]
+        if sorted(block["rates"]) != list(range(len(rates))):
+            raise TraceError("the acceptance at token i lines skip a position")
+        if rates and rates[0] == 1.0:
+            rates = rates[1:]  # token 0 is every call (the count the others are divided by)
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the summary has {len(rates)} positions but the lookahead given is {lookahead}")
+        k = self.need_lookahead(k, "no per-position rates")
+        _check_lookahead(k)
+        mean = block["mean"]
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"a mean acceptance length of {mean} is outside 1 to k + 1 = {k + 1}")
+        notes = ["a spec_decode summary without counts (the V0-era example): the mean acceptance length is read, "
+                 "no intervals"]
+        if rates:
+            notes.append("printed per-position rates (share of calls whose first i drafts survived): "
+                         + ", ".join(f"{r:.2f}" for r in rates))
+            if abs(sum(rates) - (mean - 1)) > 0.005 * (len(rates) + 1):
+                notes.append(f"the rates sum to {sum(rates):.2f}, not the printed mean minus one, {mean - 1:.2f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
+    def _v0_result(self, lookahead) -> Trace:
+        runs, previous = [], None
+        for r in self.v0:
+            if previous is not None and (r["drafted"] < previous["drafted"] or r["emitted"] < previous["emitted"]):
+                runs.append(previous)  # the counters dropped: a restart, a new run
+            previous = r
+        runs.append(previous)
+        ks = {r["k"] for r in runs}
+        if len(ks) > 1:
+            raise TraceError(f"the Speculative metrics lines disagree on the number of speculative tokens ({sorted(ks)})")
+        k = ks.pop()
+        if lookahead is not None and lookahead != k:
+            raise TraceError(f"the log prints {k} speculative tokens but the lookahead given is {lookahead}")
+        _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else self.need_lookahead(None, "k is out of range", "vllm-v0-log")
+        drafted = sum(r["drafted"] for r in runs)
+        emitted = sum(r["emitted"] for r in runs)
+        calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
+        notes = [f"V0 lines are cumulative: read the last of {len(self.v0)} line(s)"
+                 + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")]
+        notes.append(f"calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} (V0's "
+                     f"'accepted', {sum(r['accepted'] or 0 for r in runs)}, also counts drafts accepted after a "
+                     f"rejection, vllm-project/vllm#9565)")
+        for r in runs:
+            n = r["drafted"] // k
+            if r["efficiency"] is not None and n and abs(r["efficiency"] - r["emitted"] / (n * (k + 1))) > 0.0006:
+                notes.append(f"line {r['number']}: printed system efficiency {r['efficiency']:.3f} but emitted / "
+                             f"(calls (k + 1)) = {r['emitted'] / (n * (k + 1)):.4f}")
+        return _validated(Trace("vllm-v0-log", k, calls, drafted, accepted, None, True, tuple(notes)))
+
+    def _summary(self, lookahead) -> Trace:
+        if all("num_drafts" not in block and "mean" in block for block in self.blocks):
+            return self._rates_only(lookahead)
+        drafts = draft_tokens = accepted = 0
+        per_position = None
+        ks, notes = set(), []
+        for block in self.blocks:
+            missing = [key for key in ("num_drafts", "num_accepted_tokens") if key not in block]
+            if missing:
+                raise TraceError(f"a spec_decode summary without {missing[0]}")
+            n = block["num_drafts"]
+            rates = [block["rates"][i] for i in sorted(block["rates"])]
+            if sorted(block["rates"]) != list(range(len(rates))):
+                raise TraceError("the acceptance at token i lines skip a position")
+            k = len(rates) or None
+            if k is None and "num_draft_tokens" in block and n and block["num_draft_tokens"] % n == 0:
+                k = block["num_draft_tokens"] // n
+                notes.append(f"lookahead {k} read as num_draft_tokens / num_drafts")
+            if lookahead is not None:
+                if k is not None and k != lookahead and rates:
+                    raise TraceError(f"the summary has {k} per-position rates but the lookahead given is {lookahead}")
+                k = lookahead
+            k = self.need_lookahead(k, "no per-position rates, and num_draft_tokens / num_drafts is not whole")
+            _check_lookahead(k)
+            ks.add(k)
+            if len(ks) > 1:
+                raise TraceError(f"the summaries disagree on the lookahead ({min(ks)} and {max(ks)})")
+            drafts += n
+            draft_tokens += block.get("num_draft_tokens", n * k)
+            accepted += block["num_accepted_tokens"]
+            if n and block.get("num_draft_tokens", n * k) < n * k:
+                notes.append(f"num_draft_tokens {block['num_draft_tokens']} < k x num_drafts = {n * k}: some drafts "
+                             f"were shorter than k (the calls are counted exactly; per-position rates are over all "
+                             f"calls)")
+            if "mean" in block and n and abs(block["mean"] - (1 + block["num_accepted_tokens"] / n)) > 0.0051:
+                notes.append(f"the printed mean acceptance length {block['mean']:.2f} disagrees with 1 + "
+                             f"accepted / drafts = {1 + block['num_accepted_tokens'] / n:.3f}")
+            if rates:
+                counts = _reconstruct(rates, n)
+                per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
+        k = ks.pop()
+        if len(self.blocks) > 1:
+            notes.insert(0, f"summed {len(self.blocks)} summaries")
+        if self.records or self.v0:
+            notes.insert(0, f"{len(self.records) + len(self.v0)} periodic metrics line(s) of the same run not added: "
+                            f"the summary is the run's cumulative total")
+        if per_position is not None:
+            notes.append("per-position counts rebuilt from the printed 2-decimal rates, so they are approximate")
+        return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
+                                tuple(per_position) if per_position is not None else None,
+                                per_position is None, tuple(notes)), tolerance=per_position is not None,
+                          rate_decimals=2)
+
+
+_BENCH_HEADER = re.compile(r"^-+\s*Speculative Decoding\s*-+\s*$")
+_BENCH_FIELD = re.compile(r"^\s*(Acceptance rate \(%\)|Acceptance length|Drafts|Draft tokens|Accepted tokens|"
+                          r"Position (\d{1,3}))\s*:\s*(\S+)\s*$")
+
+
+class _VllmBench(_Accumulator):
+    """``vllm bench serve``'s Speculative Decoding block (``vllm/benchmarks/serve.py``, read as
+    printed in public runs of 2026): ``Acceptance rate (%)``, ``Acceptance length``, ``Drafts``,
+    ``Draft tokens``, ``Accepted tokens`` and ``Per-position acceptance (%)`` with one ``Position
+    i:`` line each (2 decimals, percent of drafts). The counts are deltas of the server's /metrics
+    over the run, so they are exact; the per-position counts are rebuilt from the percentages.
+    Several blocks (several runs) are one analysis each."""
+
+    fmt = "vllm-bench"
+    MARKERS = ("Speculative Decoding", "Acceptance", "Draft", "Accepted tokens", "Position")
+
+    def __init__(self):
+        self.blocks = []
+        self.open = False
+
+    def line(self, text: str, number: int):
+        if _BENCH_HEADER.match(text.strip()):
+            self.blocks.append({"rates": {}, "number": number})
+            self.open = True
+            return
+        match = _BENCH_FIELD.match(text)
+        if not self.open:
+            if not match or match.group(1) not in ("Acceptance rate (%)", "Acceptance length", "Drafts"):
+                return
+            # pasted without its dashed header (markdown often eats it): the first field opens a block
+            self.blocks.append({"rates": {}, "number": number})
+            self.open = True
+        if not match:
+            if text.strip().startswith(("=", "-")) or not text.strip():
+                self.open = "Per-position" in text or False
+            return
+        key, position, value = match.groups()
+        where = f"line {number}"
+        block = self.blocks[-1]
+        if position is not None:
+            block["rates"][int(position)] = _rate(value, f"position {position} acceptance", where, 100)
+        elif key == "Acceptance rate (%)":
+            block["rate"] = _number(value, key, where) / 100
+        elif key == "Acceptance length":
+            block["mean"] = _number(value, key, where)
+        else:
+            block[key] = _count(value, key, where)
+
+    def result(self, lookahead, model=None) -> Trace:
+        if not self.blocks:
+            raise TraceError("no Speculative Decoding block found")
+        series = {f"run {i}": block for i, block in enumerate(self.blocks, 1)} if len(self.blocks) > 1 \
+            else {"run 1": self.blocks[0]}
+        name, block = _choose(series, model, "benchmark run")
+        for key in ("Drafts", "Accepted tokens"):
+            if key not in block:
+                raise TraceError(f"line {block['number']}: the Speculative Decoding block has no {key} line")
+        n, accepted = block["Drafts"], block["Accepted tokens"]
+        rates = [block["rates"][i] for i in sorted(block["rates"])]
+        if sorted(block["rates"]) != list(range(len(rates))):
+            raise TraceError("the Position i lines skip a position")
+        k = len(rates) or lookahead
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
+        if k is None and block.get("Draft tokens") and n and block["Draft tokens"] % n == 0:
+            k = block["Draft tokens"] // n
+        k = self.need_lookahead(k, "no per-position lines")
+        _check_lookahead(k)
+        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
+        if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > 0.0051:
+            notes.append(f"the printed acceptance length {block['mean']:.2f} disagrees with 1 + accepted / drafts "
+                         f"= {1 + accepted / n:.3f}")
+        drafted = block.get("Draft tokens", n * k)
+        if "rate" in block and drafted and abs(block["rate"] - accepted / drafted) > 0.000051:
+            notes.append(f"the printed acceptance rate {100 * block['rate']:.2f}% disagrees with accepted / draft "
+                         f"tokens = {100 * accepted / drafted:.3f}%")
+        per_position = tuple(_reconstruct(rates, n)) if rates else None
+        if per_position:
+            notes.append("per-position counts rebuilt from the printed percentages (2 decimals), so they are approximate")
+        return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, per_position is None, tuple(notes),
+                                model=name if len(self.blocks) > 1 else None),
+                          tolerance=per_position is not None, rate_decimals=4)
+
+
+_REQUEST_KEYS = ('"spec_token_acceptance_counts"', '"num_accepted_tokens_per_pos"', '"acceptance_histogram"',
+                 '"accept_length_histogram"', '"num_drafts"', '"num_spec_steps"', '"per_step_accepted"',
+                 '"speculative_decoding_stats"')
+
+
+class _VllmRequestJson(_Accumulator):
+    """vLLM's per-request metrics as JSON (one document, an array, or JSON lines). Each object that
+    carries one of these is one request:
+
+    * ``spec_token_acceptance_counts`` (V0 ``RequestMetrics`` in ``vllm/sequence.py``): ``[N, c_1,
+      ..., c_k]``, the request's verifier calls and, per position, the calls that accepted it;
+    * ``num_drafts``, ``num_draft_tokens``, ``num_accepted_tokens``, ``num_accepted_tokens_per_pos``
+      and optionally ``num_draft_tokens_per_pos`` (the fields of V1's ``SpecDecodingStats``,
+      ``vllm/v1/spec_decode/metrics.py``);
+    * ``acceptance_histogram`` (or ``accept_length_histogram``): ``h[j]`` = calls that accepted
+      exactly ``j`` drafts, an exact cycles histogram (a list, or an object whose keys are j with
+      zero counts omitted). vLLM's per-request speculative decoding stats (2026,
+      ``--per-request-spec-decode-metrics summary|detailed``; each choice's
+      ``speculative_decoding_stats``) carry it with ``num_spec_steps``, ``num_accepted_draft_tokens``,
+      ``num_draft_tokens`` (variable-length drafts included), ``num_spec_tokens`` (k) and, with
+      ``detailed``, ``per_step_accepted`` / ``per_step_drafted``, which give the drafted tokens per
+      position too. A ``null`` (a request without speculative decoding) is skipped and counted.
+
+    Requests of one model are summed (a ``model`` or ``model_name`` key tells models apart). Note
+    that pooling requests weights long requests more, and calls late in a request (deeper in its
+    context) more at later positions."""
+
+    fmt = "vllm-request-json"
+
+    def __init__(self):
+        self.parts = []
+        self.size = 0
+        self.first = None
+
+    def line(self, text: str, number: int):
+        if self.first is None:
+            self.first = number
+            self.null = 0
+        self.size += len(text) + 1
+        if self.size > MAX_JSON_CHARS:
+            raise TraceError(f"the per-request JSON is over {MAX_JSON_CHARS >> 20} MB; split it into JSON lines files")
+        self.parts.append(text)
+
+    def _documents(self):
+        """(line, document) pairs: the whole text as one document, else one per line (JSON lines)."""
+        whole = "\n".join(self.parts)
+        try:
+            return [(self.first, _json_loads(whole, f"line {self.first}"))]
+        except TraceError as error:
+            if "nested" in str(error):
+                raise
+        documents = []
+        for offset, text in enumerate(self.parts):
+            stripped = text.strip().rstrip(",")
+            if not stripped or stripped in "[]":
+                continue
+            number = self.first + offset
+            try:
+                documents.append((number, _json_loads(stripped, f"line {number}")))
+            except TraceError as error:
+                if "not JSON" in str(error):
+                    if number == getattr(self, "unterminated", None) and documents:
+                        self.cut = number  # the input stops inside its last line: read the complete ones
+                        continue
+                    raise TraceError(f"line {number}: not JSON: {_short(text)!r}") from None
+                raise
+        return documents
+
+    def _requests(self, value, depth=0):
+        if depth > 20:
+            return
+        if isinstance(value, list):
+            for item in value:
+                yield from self._requests(item, depth + 1)
+        elif isinstance(value, dict):
+            if "speculative_decoding_stats" in value and value["speculative_decoding_stats"] is None:
+                self.null += 1
+            elif any(key.strip('"') in value for key in _REQUEST_KEYS if key != '"speculative_decoding_stats"'):
+                yield value
+            else:
+                for item in value.values():
+                    yield from self._requests(item, depth + 1)
+
+    def result(self, lookahead, model=None) -> Trace:
+        models: dict[str, list] = {}
+        for line, document in self._documents():
+            for request in self._requests(document):
+                name = request.get("model") or request.get("model_name") or ""
+                models.setdefault(str(name)[:200], []).append((line, request))
+        if not models:
+            raise TraceError("no per-request speculative decoding metrics in the JSON")
+        label = {m or "(unnamed model)": r for m, r in models.items()}
+        name, requests = _choose(label, model, "model")
+        histogram: dict[int, int] = {}
+        k_seen, totals, per_position, drafted_pos = set(), [0, 0, 0], None, None
+        exact_histogram = True
+        hist_drafted, printed = 0, []
+        step_drafted: list[int] = []
+        for line, request in requests:
+            self.where = f"line {line}"
+            counts = request.get("spec_token_acceptance_counts")
+            hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
+            steps = request.get("per_step_accepted")
+            if request.get("num_spec_tokens") is not None:
+                k_seen.add(self._ints([request["num_spec_tokens"]], "num_spec_tokens")[0])
+            if steps is not None:
+                accepted_steps = self._ints(steps, "per_step_accepted", MAX_STEPS)
+                drafted_steps = request.get("per_step_drafted")
+                drafted_steps = (self._ints(drafted_steps, "per_step_drafted", MAX_STEPS)
+                                 if drafted_steps is not None else None)
+                if drafted_steps is not None and len(drafted_steps) != len(accepted_steps):
+                    raise TraceError("per_step_accepted and per_step_drafted differ in length")
+                for j, a in enumerate(accepted_steps):
+                    histogram[a] = histogram.get(a, 0) + 1
+                    if drafted_steps is not None:
+                        if a > drafted_steps[j]:
+                            raise TraceError(f"a step accepted {a} of {drafted_steps[j]} drafted tokens")
+                        step_drafted.append(drafted_steps[j])
+                hist_drafted += sum(drafted_steps) if drafted_steps is not None else \
+                    self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+                continue
+            if isinstance(hist, dict):
+                keys = [str(j) for j in hist]
+                if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
+                    bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
+                    raise TraceError(f"{self.where}: acceptance_histogram key {_short(bad, 20)!r} is not a count of "
+                                     f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
+                pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
+                if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
+                    raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
+                dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
+                for j, n in pairs:
+                    dense[j] = n
+                hist = dense
+            if hist is not None and counts is None:
+                hist = self._ints(hist, "acceptance_histogram")
+                if request.get("num_spec_tokens") is None:
+                    k_seen.add(len(hist) - 1)
+                for j, n in enumerate(hist):
+                    histogram[j] = histogram.get(j, 0) + n
+                hist_drafted += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+                calls, acc = sum(hist), sum(j * n for j, n in enumerate(hist))
+                for key, value in (("num_spec_steps", calls), ("num_accepted_draft_tokens", acc)):
+                    if request.get(key) is not None and request.get(key) != value:
+                        printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
+                mean = request.get("mean_acceptance_length")
+                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > 0.0051:
+                    printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
+                                   f"= {1 + acc / calls:.3f}")
+                continue
+            if counts is not None:
+                counts = self._ints(counts, "spec_token_acceptance_counts")
+                if not counts or len(counts) < 2:
+                    continue
+                calls, c = counts[0], counts[1:]
+                k_seen.add(len(c))
+                per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
+                totals[0] += calls
+                totals[1] += calls * len(c)
+                totals[2] += sum(c)
+                exact_histogram = False
+            else:
+                exact_histogram = False
+                n = self._ints([request.get("num_drafts", 0)], "num_drafts")[0]
+                acc = self._ints([request.get("num_accepted_tokens", 0)], "num_accepted_tokens")[0]
+                c = request.get("num_accepted_tokens_per_pos")
+                d = request.get("num_draft_tokens_per_pos")
+                totals[0] += n
+                totals[2] += acc
+                if c is not None:
+                    c = self._ints(c, "num_accepted_tokens_per_pos")
+                    k_seen.add(len(c))
+                    per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
+                if d is not None:
+                    d = self._ints(d, "num_draft_tokens_per_pos")
+                    drafted_pos = d if drafted_pos is None else [a + b for a, b in zip(drafted_pos, d)]
+                totals[1] += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+        if len(k_seen) > 1:
+            raise TraceError(f"the requests disagree on the lookahead ({min(k_seen)} and {max(k_seen)} positions)")
+        k = k_seen.pop() if k_seen else lookahead
+        if lookahead is not None and k != lookahead:
+            raise TraceError(f"the requests have {k} positions but the lookahead given is {lookahead}")
+        k = self.need_lookahead(k, "no per-position counts")
+        _check_lookahead(k)
+        notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
+                 + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if self.null:
+            notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
+        notes += printed
+        if histogram and exact_histogram:
+            if max(histogram) > k:
+                raise TraceError(f"a step accepted {max(histogram)} drafts but the lookahead is {k}")
+            trace = cycles_to_trace(histogram, k)
+            drafted_total = hist_drafted or trace.draftTokens
+            per_pos = None
+            if step_drafted and len(step_drafted) == trace.drafts:
+                per_pos = tuple(sum(1 for d in step_drafted if d >= i) for i in range(1, k + 1))
+                if any(p == 0 for p in per_pos):
+                    per_pos = None
+                else:
+                    notes.append("per-position rates use the drafted tokens per position (per_step_drafted)")
+            if drafted_total < trace.drafts * k:
+                notes.append(f"drafts averaged {drafted_total / trace.drafts:.2f} tokens of at most k = {k}")
+            return _validated(trace._replace(format=self.fmt, draftTokens=drafted_total, notes=tuple(notes) + trace.notes,
+                                             draftsPerPosition=per_pos, model=name if len(models) > 1 else None))
+        if histogram:
+            raise TraceError("some requests give a histogram and others counts; paste one kind")
+        if totals[1] == 0:
+            totals[1] = totals[0] * k
+        if drafted_pos is not None and len(drafted_pos) == k:
+            notes.append("per-position rates use the drafted tokens per position as denominators")
+        return _validated(Trace(self.fmt, k, totals[0], totals[1], totals[2],
+                                tuple(per_position) if per_position else None, True, tuple(notes),
+                                draftsPerPosition=tuple(drafted_pos) if drafted_pos and len(drafted_pos) == k else None,
+                                model=name if len(models) > 1 else None))
+
+    def _ints(self, values, what, limit=MAX_LOOKAHEAD + 1):
+        """Counts from a JSON list: each a finite, whole, non-negative number below :data:`MAX_COUNT`
+        (NaN, 1e308, 2.5 or a 20-digit integer is refused, naming the line and the field)."""
+        where = getattr(self, "where", "the JSON")
+        if not isinstance(values, list) or len(values) > limit:
+            raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
+        return [_json_count(value, what, where) for value in values]
+
+
+def _find_dicts(value, wanted, depth=0):
+    """Every dict under ``value`` (a parsed JSON document) holding one of the keys ``wanted``, at
+    most 20 levels down; the search does not descend into a dict it yields."""
+    if depth > 20:
+        return
+    if isinstance(value, list):
+        for item in value:
+            yield from _find_dicts(item, wanted, depth + 1)
+    elif isinstance(value, dict):
+        if any(key in value for key in wanted):
+            yield value
+        else:
+            for item in value.values():
+                yield from _find_dicts(item, wanted, depth + 1)
+
+
+def _histogram_counts(histogram, what: str, where: str) -> dict:
+    """``{accepted drafts in one call: calls}`` from a dense JSON list ``h[j]``."""
+    if not isinstance(histogram, list) or len(histogram) > MAX_LOOKAHEAD + 1:
+        raise TraceError(f"{where}: {what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
+    return {j: _json_count(n, what, where) for j, n in enumerate(histogram) if n}
+
+
+# --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
+
+_SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLogging.log)"
+
+FORMATS = family(
+    Format("vllm-v0-log", "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)", "the vLLM V0 log", _VllmLog,
+           lambda line, stripped: "Speculative metrics:" in line, 20, (
+               Sample("vllm_v0.log", None, None,
+                      {"format": "vllm-v0-log", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
+                       "accepted": 6179, "perPosition": None},
+                      "verbatim from vllm-project/vllm#9539 (vLLM 0.6.3, k = 3); format `vllm/engine/metrics.py` "
+                      "(`_format_spec_decode_metrics_str`)"),)),
+    Format("vllm-log", "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)", "the vLLM log",
+           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line
+           or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean"), 30, (
+               Sample("vllm_log.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162, "accepted": 944,
+                       "perPosition": (387, 242, 154, 89, 46, 26)},
+                      "verbatim from noonghunna/club-3090 #105 (vLLM 0.20.1, MTP, k = 6); format " + _SPEC_LOG),
+               Sample("vllm_spec_decode_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 7, "drafts": 4816, "draftTokens": 33712, "accepted": 12208,
+                       "perPosition": None},
+                      "verbatim from vllm-project/vllm#26191; format `examples/offline_inference/spec_decode.py`"),
+               Sample("vllm_ngram_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 2, "drafts": 74097, "draftTokens": 147899,
+                       "accepted": 141162, "perPosition": (71133, 69651)},
+                      "verbatim from vllm-project/vllm#27287 (spec_decode.py `--method ngram`, k = 2, short drafts)"),
+               Sample("vllm_ngram_short.log", None, None,
+                      {"format": "vllm-log", "lookahead": 3, "drafts": 1000, "draftTokens": 2400, "accepted": 1200,
+                       "perPosition": (550, 400, 250)},
+                      "written from the same format string: n-gram drafts shorter than k, pasted with CRLF, colour "
+                      "codes and the `(EngineCore_0 pid=...)` prefix"),
+               Sample("vllm_periodic_and_summary.txt", None, None,
+                      {"format": "vllm-log", "lookahead": 2, "drafts": 400, "draftTokens": 800, "accepted": 500,
+                       "perPosition": (280, 220)},
+                      "written from `vllm/v1/spec_decode/metrics.py` and `examples/offline_inference/spec_decode.py`: "
+                      "periodic lines and the run's summary"),
+           )),
+    Format("vllm-bench", "vllm bench serve output (its Speculative Decoding block)", "vllm bench serve's block",
+           _VllmBench, lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_FIELD.match(line))
+           and stripped.startswith(("Acceptance rate (%)", "Acceptance length:")), 40, (
+               Sample("vllm_bench.txt", None, None,
+                      {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
+                       "accepted": 14090, "perPosition": (5333, 4661, 4096)},
+                      "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
+                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),)),
+    Format("vllm-request-json", "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON "
+           "lines)", "vLLM's per-request metrics", _VllmRequestJson,
+           lambda line, stripped: any(key in line for key in _REQUEST_KEYS), 100, (
+               Sample("vllm_request.jsonl", None, None,
+                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 12, "draftTokens": 36, "accepted": 19,
+                       "perPosition": (9, 6, 4)},
+                      "written: per-request acceptance histograms (`h[j]` = calls that accepted j drafts)"),
+               Sample("vllm_request_stats.json", None, None,
+                      {"format": "vllm-request-json", "lookahead": 4, "drafts": 10, "draftTokens": 40, "accepted": 16,
+                       "perPosition": (7, 4, 3, 2)},
+                      "written from vllm-project/vllm's per-request speculative decoding stats (2026: each choice's "
+                      "`speculative_decoding_stats`, `--per-request-spec-decode-metrics summary`; field table of its "
+                      "acceptance metrics documentation); a second choice with `null`"),
+               Sample("vllm_request_v0.json", None, None,
+                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 16, "draftTokens": 48, "accepted": 19,
+                       "perPosition": (11, 6, 2)},
+                      "written from vllm-project/vllm `vllm/sequence.py` (V0 "
+                      "`RequestMetrics.spec_token_acceptance_counts`)"),
+           ), whole_json=True),
+)
