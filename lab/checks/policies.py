@@ -7,7 +7,7 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
-from . import cells_difference, phrase_missing, readout_difference, table_cells
+from . import cells_difference, figure_difference, phrase_missing, readout_difference, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -261,12 +261,41 @@ def _policies_expected(widget, values: dict):
     return process, results, params, process.depth_rates is not None
 
 
+def _figures_difference(where, view, process, results, params, shown) -> str | None:
+    """The numbers of the bars and the strip figures against the model's (lab.checks.figure_difference):
+    each policy's speedup and its change against the best static one, in percent (computed here, not by the
+    widget's _gain); the lookaheads named in the labels; the seeded strip's calls, lookahead range and mean
+    (lab.policies.heuristic_strip at the widget's seed), best k and calls per stretch."""
+    from ..widgets import policies as widget
+
+    f = to_fixed
+    best = results["best-static"]
+    bars = [str(int(params["lookahead"])), str(best["k"])]
+    for name in shown:
+        bars.append(f(results[name]["speedup"], 2))
+        if name != "best-static":
+            bars.append(f(abs(results[name]["speedup"] / best["speedup"] - 1) * 100, 1))
+    failure = figure_difference(where, "bars", view["figures"]["bars"], bars, fixed=("1", "2"))
+    if failure:
+        return failure
+    strip = policies.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
+    ks = [call["lookahead"] for call in strip]
+    top = max(max(ks), best["k"], 6)
+    numbers = [str(len(strip)), str(min(ks)), str(max(ks)), f(sum(ks) / len(ks), 1), str(best["k"])]
+    if process.size == 2:
+        good = sum(1 for call in strip if call["state"] == 0)
+        numbers += [str(good), str(len(strip) - good)]
+    return figure_difference(where, "strip", view["figures"]["strip"], numbers,
+                             fixed=("0", str(top // 2), str(top), "1"))
+
+
 def policy_readouts_match_model(out):
     """Every readout, the lead's and summary's numbers and every cell of the policies table equal the
     policies model's numbers through the page's formatter (lab.jsformat.to_fixed), at the defaults,
     both ends of every slider, each process and measured curves (a rate of 1 inside one; a curve ending
     at 1 is refused with a note, not an error); for every policy wasted drafts per token x tokens per
-    call = mean lookahead - tokens per call + 1, and under iid the heuristic's mean lookahead and tokens
+    call = mean lookahead - tokens per call + 1, the bars' and the strip's numbers (labels, tooltips, the
+    description) are the model's (lab.checks.figure_difference), and under iid the heuristic's mean lookahead and tokens
     per call match its lookahead chain iterated here."""
     from ..widgets import policies as widget
 
@@ -318,6 +347,9 @@ def policy_readouts_match_model(out):
             phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
                                    f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
         failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        failure = _figures_difference(where, view, process, results, params, shown)
         if failure:
             return out.fail(failure)
         for name, r in results.items():

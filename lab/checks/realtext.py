@@ -13,6 +13,7 @@ repetitive template), encoded by the model's own tokenizer: contexts a reader me
 
 from fractions import Fraction
 import math
+import re
 from functools import lru_cache
 
 from .. import realtext
@@ -427,6 +428,91 @@ def _cells_agree(got: list[str], want: list[str]) -> bool:
     return flat == want
 
 
+HELD_OUT_CHECK_TEXTS = {  # text the presets check calls held out: the small model's corpus, and English
+    "code": {"text": CHECK_CORPUS, "sources": ("lab/checks/realtext.py",), "charsEach": len(CHECK_CORPUS)},
+    "english": {"text": ("The queue keeps its items in the order they were put, and a reader takes them from the "
+                         "front. When the queue is empty the reader waits, and when it is full the writer does. "
+                         "Each line of the file is read once, and the text is decoded before it is returned. ") * 3,
+                "sources": ("node_modules/queue/README.md",), "charsEach": 600},
+}
+
+
+def _mean_error(values, block: int = 1) -> tuple[float, float | None]:
+    """The mean of ``values`` and the standard error of the means of consecutive blocks of ``block``
+    (statistics.stdev / sqrt(blocks); None for fewer than two blocks), computed here."""
+    import statistics
+
+    means = [math.fsum(values[i:i + block]) / block for i in range(0, len(values) - block + 1, block)]
+    error = statistics.stdev(means) / math.sqrt(len(means)) if len(means) >= 2 else None
+    return math.fsum(values) / len(values), error
+
+
+def presets_table_matches_model(out):
+    """The real-text presets table the page builds (lab.widgets.realtext.preset_comparison and
+    comparison_html, on the small model) shows, in every cell and in the sentence under it, the model's
+    numbers through to_fixed: each prompt's alpha on its own text (lab.realtext.text_alpha) with its
+    standard error and positions, each run's alpha (MLE) and tokens per call (lab.realtext.generate and
+    summarise, the seeds' calls pooled), the held-out rows' alpha and block standard error, and the
+    sentence's gaps, two binomial standard errors and the run where prompt lookup writes the most."""
+    from ..widgets import realtext as widget
+    from . import numbers_difference, numbers_in
+
+    f = to_fixed
+    model = small_model()
+    k, count = widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
+    expected_rows = []
+    for name, (title, prompt) in realtext.PRESETS.items():
+        out.visited += 1
+        tokens = model.tokenizer.encode(prompt)
+        alphas = realtext.text_alpha(model, tokens)
+        mean, error = _mean_error(alphas)
+        runs = []
+        for proposer, temperature, seeds, _ in widget.COMPARISON:
+            cycles = [c for seed in seeds for c in realtext.generate(model, tokens, proposer, k, temperature, count, seed)]
+            summary = realtext.summarise(cycles, k)
+            committed = sum(len(c["committed"]) for c in cycles)
+            if abs(summary["tokensPerCall"] - committed / len(cycles)) > 1e-12:
+                return out.fail(f"{name}: tokens per call {summary['tokensPerCall']} is not committed / calls = "
+                                f"{committed}/{len(cycles)}")
+            examined = sum(len(c["checked"]) for c in cycles)
+            runs.append((summary["alphaMle"], summary["tokensPerCall"], examined))
+        expected_rows.append((title, mean, error, len(alphas), runs))
+        yield
+    held = {}
+    for kind, text in HELD_OUT_CHECK_TEXTS.items():
+        alphas = realtext.text_alpha(model, model.tokenizer.encode(text["text"]))
+        held[kind] = (*_mean_error(alphas, widget.HELD_OUT_BLOCK), len(alphas))
+    yield
+    page = widget.comparison_html(widget.preset_comparison(model), widget.held_out_comparison(model, HELD_OUT_CHECK_TEXTS))
+    cells = table_cells(page)
+    expected_cells = []
+    for (_, mean, error, positions, runs) in expected_rows:
+        expected_cells.append([f(mean, 2), f(error, 2), str(positions)])
+        expected_cells += [[f(alpha, 2), f(tokens, 2)] for alpha, tokens, _ in runs]
+    for kind in HELD_OUT_CHECK_TEXTS:
+        mean, error, positions = held[kind]
+        expected_cells += [[f(mean, 2), f(error, 3), f"{positions:,}"], []]
+    if len(cells) != len(expected_cells):
+        return out.fail(f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}")
+    for index, (cell, numbers) in enumerate(zip(cells, expected_cells)):
+        failure = numbers_difference("presets table", f"cell {index} ({cell[:60]!r})", numbers_in(cell), numbers)
+        if failure:
+            return out.fail(failure)
+    by_title = {row[0]: row for row in expected_rows}
+    code, prose = (by_title[realtext.PRESETS[name][0]] for name in ("python", "docstring"))
+    gap_error = math.sqrt(sum(a * (1 - a) / n for a, _, n in (code[4][0], prose[4][0])))
+    lookup = max(expected_rows, key=lambda row: row[4][2][1])
+    sentence = re.sub(r"<[^>]+>", "", page.split('class="rt-presets-note">', 1)[1])
+    numbers = [f(held["code"][0], 2), f"{HELD_OUT_CHECK_TEXTS['code']['charsEach']:,}", f(held["english"][0], 2),
+               f"{HELD_OUT_CHECK_TEXTS['english']['charsEach']:,}", str(widget.HELD_OUT_BLOCK),
+               f(code[1], 2), f(prose[1], 2), str(k), str(count), f(code[4][0][0], 2), f(prose[4][0][0], 2),
+               f(2 * gap_error, 2), f(lookup[4][2][1], 2)]
+    failure = numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
+                                 fixed=("0",))  # "T = 0"
+    if failure:
+        return out.fail(failure)
+
+
 CHECKS = (
     ("every-text-encodes", every_text_encodes),
     ("cycle-law-is-target-row", cycle_law_is_target_row),
@@ -435,6 +521,7 @@ CHECKS = (
     ("acceptance-matches-analytic", acceptance_matches_analytic),
     ("real-trace-round-trip", trace_round_trip),
     ("realtext-readouts-match-model", realtext_readouts_match_model),
+    ("realtext-presets-match-model", presets_table_matches_model),
 )
 
 
