@@ -286,10 +286,13 @@ def tip_values(svg: str) -> list[str]:
     return [value for values in re.findall(r'data-tip-values="([^"]*)"', svg) for value in values.split()]
 
 
-def figure_difference(where: str, name: str, svg: str, expected, fixed=(), skip_classes=("fig-axis",)) -> str | None:
+def figure_difference(where: str, name: str, svg: str, expected, fixed=(), skip_classes=("fig-axis",),
+                      ordered: bool = False) -> str | None:
     """The first disagreement between the numbers figure ``name`` shows and ``expected`` (the model's
     numbers, formatted as the page formats them), as a failure message; None when they agree.
     ``fixed`` names the numbers the figure may show that are no model number (tick labels, constants).
+    With ``ordered``, ``expected`` must also appear in its order (the description first, then the text
+    and tooltips in document order), so two series drawn from each other's values fail too.
 
     >>> svg = '<svg><text>your setting: 1.79x</text><text class="fig-tick">10%</text></svg>'
     >>> figure_difference("here", "map", svg, ["1.79"], fixed=["10"]) is None
@@ -299,10 +302,10 @@ def figure_difference(where: str, name: str, svg: str, expected, fixed=(), skip_
     >>> figure_difference("here", "map", svg.replace("10%", "12%"), ["1.79"], fixed=["10"])
     "here: figure map shows 12, which is neither the model's (1.79) nor a fixed label"
     """
-    return numbers_difference(where, f"figure {name}", figure_numbers(svg, skip_classes), expected, fixed)
+    return numbers_difference(where, f"figure {name}", figure_numbers(svg, skip_classes), expected, fixed, ordered)
 
 
-def numbers_difference(where: str, name: str, shown, expected, fixed=()) -> str | None:
+def numbers_difference(where: str, name: str, shown, expected, fixed=(), ordered: bool = False) -> str | None:
     """:func:`figure_difference` for numbers read anywhere (``shown``, e.g. :func:`numbers_in` of a
     table cell or a list row): each of ``expected`` must be shown, and each shown number be expected or
     ``fixed``.
@@ -311,6 +314,8 @@ def numbers_difference(where: str, name: str, shown, expected, fixed=()) -> str 
     True
     >>> numbers_difference("here", "row", numbers_in("k = 3: 2.05x"), ["4", "2.05"])
     "here: row lacks the model's 4 (it shows 3, 2.05)"
+    >>> numbers_difference("here", "bars", ["0.64", "0.54", "0.63"], ["0.64", "0.63", "0.54"], ordered=True)
+    "here: bars shows the model's numbers out of order: 0.54 does not come after 0.63"
     """
     shown = list(shown)
     wanted = [str(number) for number in expected]
@@ -322,4 +327,12 @@ def numbers_difference(where: str, name: str, shown, expected, fixed=()) -> str 
         if number not in allowed:
             return (f"{where}: {name} shows {number}, which is neither the model's "
                     f"({', '.join(wanted[:40])}) nor a fixed label")
+    if ordered:
+        position = 0
+        for index, number in enumerate(wanted):
+            try:
+                position = shown.index(number, position) + 1
+            except ValueError:
+                return (f"{where}: {name} shows the model's numbers out of order: {number} does not come after "
+                        f"{wanted[index - 1]}")
     return None
