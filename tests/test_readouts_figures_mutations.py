@@ -291,3 +291,34 @@ def test_realtext_presets_table_with_one_number_moved_fails(monkeypatch, pattern
     monkeypatch.setattr(realtext_widget, "comparison_html", lambda rows, held_out=None: _bump_in(
         original(rows, held_out), pattern))
     _fails("realtext-presets-match-model", "presets table")
+
+
+# --- the deployment panel's engine tables ---------------------------------------------------------------
+
+@pytest.mark.parametrize("figure, pattern", [
+    ("schedule", CELL), ("production", CELL), ("production", r"<caption>([^<]*)</caption>"),
+    ("prefill", r'class="dep-prefill">([^<]*)</p>'), ("diagnosis", r"<li>([^<]*\d[^<]*)</li>")])
+def test_each_engine_table_with_one_number_moved_fails(monkeypatch, figure, pattern):
+    _mutate_figure(monkeypatch, deployment_widget, figure, lambda html: _bump_in(html, pattern))
+    _fails("deployment-readouts-match-model", figure)
+
+
+def test_deployment_prefill_share_over_the_draft(monkeypatch):
+    original = deployment_widget.prefill_html
+    monkeypatch.setattr(deployment_widget, "prefill_html", lambda prod: original(
+        {**prod, "prefill": {**prod["prefill"], "targetMs": prod["prefill"]["targetMs"] + prod["prefill"]["draftMs"]}}))
+    _fails("deployment-readouts-match-model", "prefill")
+
+
+def test_deployment_production_row_at_the_readers_k_for_the_schedule(monkeypatch):
+    original = deployment_widget.production_html
+    monkeypatch.setattr(deployment_widget, "production_html", lambda prod, d: original(
+        {**prod, "scheduled": {**prod["speculative"], "lookahead": prod["scheduled"]["lookahead"]}}, d))
+    _fails("deployment-readouts-match-model", "production")
+
+
+def test_deployment_schedule_from_one_batch_too_late(monkeypatch):
+    original = deployment_widget.schedule_html
+    monkeypatch.setattr(deployment_widget, "schedule_html", lambda schedule: original(
+        [{**r, "from": r["from"] + 1} for r in schedule]))
+    _fails("deployment-readouts-match-model", "schedule")

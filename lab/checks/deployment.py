@@ -274,6 +274,49 @@ def _rows_difference(where, html_text, d, p, alpha, k_m, speedup) -> str | None:
     return None
 
 
+def _production_difference(where, figures, extra, d) -> str | None:
+    """The panel's engine tables against lab.deployment.engine_answer (lab.production): every cell of the
+    k schedule (batch ranges and k, 0 where speculation is off) and of the production table (batch, k,
+    TPOT, tokens/s per user and per GPU, $ per million tokens, for each row the model gives), the
+    caption's price and TPOT target, the draft prefill's times, prompt and share (draft / target, computed
+    here) and the diagnosis's sentences as the model words them."""
+    import html
+    import re
+
+    from . import cells_difference, numbers_difference, numbers_in, table_cells
+
+    f = to_fixed
+    want = [cell for r in extra["schedule"] for cell in (f"{r['from']}&ndash;{r['to']}", str(r["lookahead"] or
+                                                                                            "0 (speculation off)"))]
+    failure = cells_difference(where, "schedule", table_cells(figures["schedule"]), want)
+    if failure:
+        return failure
+    prod = extra["production"]
+    rows = [prod["plain"], prod["speculative"], prod["scheduled"]] + [prod.get("target", {}).get(n)
+                                                                      for n in ("plain", "scheduled")]
+    want = [cell for t in rows for cell in (
+        [str(t["batch"]), str(t["lookahead"]), f(t["tpotMs"], 2), f(t["tokensPerSecondPerUser"], 1),
+         f(t["tokensPerSecondPerGpu"], 1), f"${f(t['costPerMillionTokens'], 3)}"] if t else ["no batch meets it"])]
+    failure = cells_difference(where, "production", table_cells(figures["production"]), want)
+    if failure:
+        return failure
+    caption = html.unescape(re.search(r"<caption>(.*?)</caption>", figures["production"]).group(1))
+    failure = numbers_difference(where, "the production table's caption", numbers_in(caption),
+                                 [to_js_string(prod["dollarsPerGpuHour"]), str(d.gpus), to_js_string(prod["tpotTargetMs"])])
+    if failure:
+        return failure
+    pre = prod["prefill"]
+    failure = numbers_difference(where, "the prefill line", numbers_in(html.unescape(figures["prefill"])),
+                                 [f(pre["draftMs"], 2), f(pre["targetMs"], 2), f"{pre['promptTokens']:,}",
+                                  f(100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0, 1)])
+    if failure:
+        return failure
+    said = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", figures["diagnosis"], re.S)]
+    if said != [item["sentence"] for item in extra["diagnosis"]]:
+        return f"{where}: the diagnosis reads {said}, the model says {[i['sentence'] for i in extra['diagnosis']]}"
+    return None
+
+
 def panel_readouts_match_model(out):
     """Every readout of the deployment panel, and the numbers its lead and summary say, equal the models'
     through the page's formatter (lab.jsformat.to_fixed): the reader's figure becomes alpha at the
@@ -331,6 +374,11 @@ def panel_readouts_match_model(out):
         if failure:
             return out.fail(failure)
         failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, r.speedup)
+        if failure:
+            return out.fail(failure)
+        yield
+        failure = _production_difference(where, view["figures"], deployment.engine_answer(
+            d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"])), d)
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
