@@ -322,3 +322,29 @@ def test_deployment_schedule_from_one_batch_too_late(monkeypatch):
     monkeypatch.setattr(deployment_widget, "schedule_html", lambda schedule: original(
         [{**r, "from": r["from"] + 1} for r in schedule]))
     _fails("deployment-readouts-match-model", "schedule")
+
+
+# --- the real-text run's own text, its hover titles and its send buttons ------------------------------------
+
+CHECKS["realtext-readouts-match-model"] = (realtext_family.CHECKS, realtext_widget)
+
+
+@pytest.mark.parametrize("figure, pattern", [
+    ("plainText", r"<p>([^<]*)</p>"), ("text", r'class="rt-call[^"]*" title="([^"]*\d[^"]*)"'),
+    ("send", r">(Send alpha[^<]*)</button>")])
+def test_each_run_number_moved_fails(monkeypatch, figure, pattern):
+    _mutate_figure(monkeypatch, realtext_widget, figure, lambda html: _bump_in(html, pattern) if html else html)
+    _fails("realtext-readouts-match-model")
+
+
+def test_realtext_plain_text_counting_drafts_kept_with_the_correction(monkeypatch):
+    original = realtext_widget.plain_text_html
+    monkeypatch.setattr(realtext_widget, "plain_text_html", lambda model, prompt, cycles: original(
+        model, prompt, [{**c, "accepted": len(c["committed"])} for c in cycles]))
+    _fails("realtext-readouts-match-model", "plain text")
+
+
+def test_realtext_send_alpha_solved_at_k_minus_1(monkeypatch):
+    original = realtext_widget.send_html
+    monkeypatch.setattr(realtext_widget, "send_html", lambda summary, k: original(summary, max(1, k - 1)))
+    _fails("realtext-readouts-match-model", "send buttons")

@@ -410,7 +410,43 @@ def realtext_readouts_match_model(out):
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)
+        failure = _run_figures_difference(where, view["figures"], cycles, k, counts)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _run_figures_difference(where, figures, cycles, k, counts) -> str | None:
+    """The run's other numbers against its calls, counted here: the plain text's line (calls, drafts kept
+    of drafted), each call's hover title in the marked-up text (drafts kept of drafted, in call order), and
+    the send buttons' alpha (alpha iid, whole percent) and lookahead (at most 12, the ledger's largest)."""
+    import html
+    import json
+
+    from . import numbers_difference, numbers_in
+
+    kept, drafted = sum(c["accepted"] for c in cycles), sum(len(c["drafts"]) for c in cycles)
+    line = re.search(r"<p>(.*?)</p>", figures["plainText"], re.S)
+    failure = numbers_difference(where, "the plain text's line", numbers_in(line.group(1) if line else ""),
+                                 [str(len(cycles)), str(kept), str(drafted)])
+    if failure:
+        return failure
+    titles = re.findall(r'class="rt-call[^"]*" title="([^"]*)"', figures["text"])
+    want = [[str(n), str(c["accepted"]), str(len(c["drafts"]))] if c["rejected"] else
+            ([str(n), str(len(c["drafts"]))] if c["drafts"] else [str(n)]) for n, c in enumerate(cycles, 1)]
+    if [numbers_in(title) for title in titles] != want:
+        first = next((i for i, (a, b) in enumerate(zip(titles, want)) if numbers_in(a) != b), min(len(titles), len(want)))
+        return (f"{where}: the text's call {first + 1} reads {titles[first:first + 1]}, its call gives "
+                f"{want[first:first + 1]} (of {len(want)} calls)")
+    if counts and figures["send"]:
+        percent, lookahead = to_fixed(100 * alpha_root(sum(counts) / len(counts), k), 0), str(min(12, k))
+        sent = [(target, json.loads(html.unescape(values)), html.unescape(text)) for target, values, text in
+                re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]*)">([^<]*)</button>', figures["send"])]
+        one = [(values, text) for target, values, text in sent if target == "ledger" and values.get("acceptance")]
+        if (len(one) != 1 or one[0][0]["acceptance"] != percent or f"alpha = {percent}%" not in one[0][1]
+                or any(values.get("lookahead", lookahead) != lookahead for _, values, _ in sent)):
+            return f"{where}: the send buttons read {sent}, the run gives alpha = {percent}% at k = {lookahead}"
+    return None
 
 
 def _near_chance(shown, value) -> bool:
