@@ -25,15 +25,16 @@ from .. import instruments
 
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
            "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root",
-           "figure_texts", "figure_numbers", "numbers_in", "figure_difference", "numbers_difference", "tip_values"]
+           "figure_texts", "figure_numbers", "numbers_in", "figure_difference", "numbers_difference", "tip_values",
+           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES"]
 
 # Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
-# number of named checks (76: traces 14, serving 16, policies 11, trees 10, real text 8, deployment 17,
-# two of which read the seed's ledger and exact sampler views), so a check added or lost moves it; git log
+# number of named checks (80: traces 14, serving 16, policies 12, trees 11, real text 9, deployment 18,
+# three of which read the seed's ledger and exact sampler views), so a check added or lost moves it; git log
 # holds how it grew. The values are each family's signature_value(), computed at settings no check added
 # since has changed: the serving value under the roofline step model, where neither the engine nor the
 # calibration enters, and the deployment value from the panel's default figure through the translator alone.
-EXPECTED_SIGNATURE = "instruments:76:76:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+EXPECTED_SIGNATURE = "instruments:80:80:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -336,3 +337,100 @@ def numbers_difference(where: str, name: str, shown, expected, fixed=(), ordered
                 return (f"{where}: {name} shows the model's numbers out of order: {number} does not come after "
                         f"{wanted[index - 1]}")
     return None
+
+
+# --- hostile input (NAME-hostile-inputs-answered) ---------------------------------------------------------
+
+# A value a reader (or a link) may send that is no number in a slider's range: each must come back as
+# a note naming the control, the slider at a valid value, and never an error, a NaN or a whole echo.
+LONG_VALUE = "7" * 5000
+HOSTILE_VALUES = ("nan", "inf", "-inf", "1e400", "", " ", "\u0663", "\uff15", "\u0663\u066b\u0665", "0x10", "1_000",
+                  "<script>", LONG_VALUE)
+PROBABILITY_READOUTS = ("alpha", "alphaIid", "alphaMle", "acceptanceRate", "firstAlpha", "rate")
+
+
+def answer_problem(view, notes_for: str | None = None) -> str | None:
+    """What is wrong with a view's answer to hostile input, or None: an error or exception text, a NaN or
+    infinity anywhere (JSON has none), a note that is long, spans lines or echoes a long value whole
+    (at most :data:`lab.urlstate.QUOTE_LIMIT` characters of it), a probability readout outside 0..100%,
+    or, with ``notes_for`` (a control's label), no note naming that control.
+
+    >>> answer_problem({"notes": ["Seed: 'nan' is not a number; using 23"]}, "Seed") is None
+    True
+    >>> answer_problem({"notes": []}, "Seed")
+    'no note names Seed'
+    >>> answer_problem({"readouts": {"alpha": "101.0%"}})
+    'readout alpha shows 101.0%, not a probability'
+    """
+    import json
+
+    from ..urlstate import QUOTE_LIMIT
+
+    if not isinstance(view, dict) or "error" in view:
+        return f"no view: {view.get('error') if isinstance(view, dict) else view!r}"[:300]
+    try:
+        json.dumps(view, allow_nan=False)
+    except (ValueError, TypeError) as error:
+        return f"the answer is not finite JSON ({error})"[:300]
+    for note in view.get("notes", ()):
+        if not isinstance(note, str) or "\n" in note or "Traceback" in note or len(note) > 3 * QUOTE_LIMIT + 400:
+            return f"a note is not one short line: {str(note)[:120]!r}"
+        if LONG_VALUE[:QUOTE_LIMIT + 2] in note:
+            return f"a note repeats a long value whole: {note[:120]!r}"
+    for key in PROBABILITY_READOUTS:
+        shown = view.get("readouts", {}).get(key)
+        if isinstance(shown, str) and shown.endswith("%"):
+            try:
+                inside = 0 <= float(shown[:-1]) <= 100
+            except ValueError:
+                inside = False
+            if not inside:
+                return f"readout {key} shows {shown}, not a probability"
+    if notes_for is not None and not any(notes_for.lower() in note.lower() for note in view.get("notes", ())):
+        return f"no note names {notes_for}"
+    return None
+
+
+def hostile_inputs_answered(out, widget, cases=(), sliders=None, links: bool = True):
+    """Every slider of ``widget`` (``sliders``, else its CONTROLS' or SLIDERS' sliders) given each of
+    :data:`HOSTILE_VALUES`, as a form value and in a link: the view answers (:func:`answer_problem`)
+    with a note naming the slider (a link too long to read: a note saying so), and shows the slider at a
+    value in its range, in ASCII digits. Then
+    each of ``cases``, ``(form or link, label or None)``: answered, with a note naming ``label`` when given.
+    ``links=False`` sends the hostile values as form values only (a widget whose every view runs a model).
+    A generator: it pauses between sliders."""
+    from urllib.parse import quote
+
+    from ..urlstate import MAX_QUERY_LENGTH
+
+    controls = sliders if sliders is not None else getattr(widget, "CONTROLS", None) or widget.SLIDERS
+    for slider in (c for c in controls if hasattr(c, "minimum")):
+        for value in HOSTILE_VALUES:
+            for raw in ({slider.name: value}, f"?{slider.key}={quote(value)}")[:2 if links else 1]:
+                out.visited += 1
+                where = f"{widget.__name__.rsplit('.', 1)[-1]} {slider.name} = {value[:12]!r}" + (
+                    " in a link" if isinstance(raw, str) else "")
+                try:
+                    view = widget.view(raw)
+                except Exception as error:  # a view must never raise
+                    return out.fail(f"{where}: the view raised {type(error).__name__}: {error}"[:300])
+                too_long = isinstance(raw, str) and len(raw) > MAX_QUERY_LENGTH  # a link refused whole, said so
+                problem = answer_problem(view, "link's settings" if too_long else slider.label)
+                shown = str(view.get("shown", {}).get(slider.name, slider.default))
+                try:
+                    valid = shown.isascii() and slider.minimum <= float(shown) <= slider.maximum
+                except ValueError:
+                    valid = False
+                if problem or not valid:
+                    return out.fail(f"{where}: {problem or f'the slider shows {shown[:60]!r}'}")
+        yield
+    for raw, label in cases:
+        out.visited += 1
+        try:
+            view = widget.view(raw)
+        except Exception as error:
+            return out.fail(f"{raw!r}: the view raised {type(error).__name__}: {error}"[:300])
+        problem = answer_problem(view, label)
+        if problem:
+            return out.fail(f"{str(raw)[:80]}: {problem}")
+    yield

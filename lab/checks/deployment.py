@@ -172,7 +172,7 @@ def policies_independent_is_the_ledger(out):
 
 def view_names_bad_values(out):
     """The panel's view never raises on hostile input, and each bad value's note names the control and
-    what is valid."""
+    what is valid; every slider answers hostile values (lab.checks.hostile_inputs_answered)."""
     # each named by its label on the page, in the page's units (lab.urlstate.reader_note)
     cases = (({"value": "abc"}, "Your acceptance figure", "valid"),
              ({"unit": "furlongs"}, "Its unit", "mean acceptance length"),
@@ -190,6 +190,11 @@ def view_names_bad_values(out):
         if "summary" not in _sent(raw):
             out.fail(f"{raw!r}: no summary")
             return
+    # and every slider given NaN, infinities, an empty value, other scripts' digits, markup, 5,000 characters
+    from ..widgets import deployment as widget
+    from . import hostile_inputs_answered
+
+    yield from hostile_inputs_answered(out, widget)
 
 
 # --- the panel's readouts ----------------------------------------------------------------------
@@ -731,8 +736,27 @@ def exact_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+def seed_hostile_inputs_answered(out):
+    """No input breaks the latency ledger or the exact sampler: every slider of each given NaN,
+    infinities, an empty value, other scripts' digits, hex, underscores, markup or 5,000 characters (as
+    a form value and in a link) is answered with a note naming it and the slider in range, never an
+    error, a NaN or a long echo (lab.checks.hostile_inputs_answered); so are the ledger's measured curves
+    with a rate of 1, NaN, a rate above 1, 80 rates or an unknown preset."""
+    from ..widgets import exact as exact_widget
+    from ..widgets import ledger as ledger_widget
+    from . import hostile_inputs_answered
+
+    yield from hostile_inputs_answered(out, ledger_widget, cases=(
+        ({"trcCurve": "custom:1,1,1"}, None), ({"trcCurve": "custom:nan"}, "trcCurve"),
+        ({"trcCurve": "custom:1.5"}, "trcCurve"), ("?trcCurve=custom:" + ",".join(["0.5"] * 80), "trcCurve"),
+        ({"trcCurve": "no-such-preset" * 400}, "trcCurve")))
+    if out.failure is None:
+        yield from hostile_inputs_answered(out, exact_widget)
+
+
 SEED_CHECKS = (
     ("ledger-readouts-match-model", ledger_readouts_match_model),
     ("exact-readouts-match-model", exact_readouts_match_model),
+    ("seed-hostile-inputs-answered", seed_hostile_inputs_answered),
 )
 CHECKS = CHECKS + SEED_CHECKS

@@ -7,7 +7,8 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
-from . import cells_difference, figure_difference, phrase_missing, readout_difference, table_cells
+from . import (cells_difference, figure_difference, hostile_inputs_answered, phrase_missing, readout_difference,
+               table_cells)
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -366,6 +367,22 @@ def policy_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+def policies_hostile_inputs_answered(out):
+    """No input breaks the policies widget: every slider given NaN, infinities, an empty value, other
+    scripts' digits, hex, underscores, markup or 5,000 characters (as a form value and in a link) is
+    answered with a note naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so are measured curves with a rate of 1 inside (taken), one
+    ending at 1 (refused with a note: no long-run average), NaN, a rate above 1, 80 rates and a choice
+    that is no process."""
+    from ..widgets import policies as widget
+
+    yield from hostile_inputs_answered(out, widget, cases=(
+        ({"polCurve": "custom:0.9,1,0.5"}, None), ({"polCurve": "custom:1"}, "last rate is 1"),
+        ({"polCurve": "custom:0.8,1"}, "last rate is 1"), ({"polCurve": "custom:nan"}, "polCurve"),
+        ({"polCurve": "custom:1.5"}, "polCurve"), ("?polCurve=custom:" + ",".join(["0.5"] * 80), "polCurve"),
+        ({"polProcess": "<script>" * 700}, "Acceptance process"), ({"polCurve": "custom:\u0663"}, "polCurve")))
+
+
 CHECKS = (
     ("burstiness-zero-is-iid", burstiness_zero_is_iid),
     ("oracle-bounds-every-policy", oracle_bounds_every_policy),
@@ -378,6 +395,7 @@ CHECKS = (
     ("truncation-is-certified", truncation_is_certified),
     ("heuristic-never-beats-best-static-under-iid", heuristic_never_beats_best_static_under_iid),
     ("policies-readouts-match-model", policy_readouts_match_model),
+    ("policies-hostile-inputs-answered", policies_hostile_inputs_answered),
 )
 
 

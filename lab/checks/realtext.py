@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .. import realtext
 from ..jsformat import to_fixed
-from . import alpha_root, phrase_missing, table_cells
+from . import alpha_root, hostile_inputs_answered, phrase_missing, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "CHECK_CORPUS", "ACCEPTANCE_Z", "check_model"]
 
@@ -300,7 +300,10 @@ def _realtext_view(widget, model, values: dict) -> dict:
             "lead": widget._lead(summary, complete), "live": "",
             "summary": widget._summary(settings, summary, s["k"], "The preset", complete),
             "figures": {"call": widget.call_html(model, cycles, s["proposer"], complete),
-                        "positions": widget.positions_html(summary, s["k"])}}
+                        "positions": widget.positions_html(summary, s["k"]),
+                        "text": widget.text_html(model, prompt, cycles),
+                        "plainText": widget.plain_text_html(model, prompt, cycles),
+                        "send": widget.send_html(summary, s["k"])}}
 
 
 def _row_value(model, which: str, context, temperature, token) -> float:
@@ -464,6 +467,21 @@ def _cells_agree(got: list[str], want: list[str]) -> bool:
     return flat == want
 
 
+def realtext_hostile_inputs_answered(out):
+    """No input breaks the real-text widget: every slider given NaN, infinities, an empty value, other
+    scripts' digits, hex, underscores, markup or 5,000 characters (as a form value) is answered with a note
+    naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so is a temperature above 0 too small to temper a row (a link
+    and a form value: clamped with a note), a 5,000-character prompt, control characters and emoji, and a
+    preset or proposer that is none."""
+    from ..widgets import realtext as widget
+
+    yield from hostile_inputs_answered(out, widget, links=False, cases=(
+        ("?rtTemperature=0.003", "temperature"), ({"rtTemperature": "1e-9"}, "temperature"),
+        ({"rtPrompt": "x = 1\n" * 1000}, "prompt"), ({"rtPrompt": "\x00\x7f\ud7ff \U0001f600" * 20}, None),
+        ({"rtPreset": "<script>"}, "Prompt"), ({"rtProposer": "nope" * 100}, "Proposer")))
+
+
 HELD_OUT_CHECK_TEXTS = {  # text the presets check calls held out: the small model's corpus, and English
     "code": {"text": CHECK_CORPUS, "sources": ("lab/checks/realtext.py",), "charsEach": len(CHECK_CORPUS)},
     "english": {"text": ("The queue keeps its items in the order they were put, and a reader takes them from the "
@@ -558,6 +576,7 @@ CHECKS = (
     ("real-trace-round-trip", trace_round_trip),
     ("realtext-readouts-match-model", realtext_readouts_match_model),
     ("realtext-presets-match-model", presets_table_matches_model),
+    ("realtext-hostile-inputs-answered", realtext_hostile_inputs_answered),
 )
 
 

@@ -10,7 +10,8 @@ from functools import lru_cache
 
 from .. import trees
 from ..jsformat import to_fixed
-from . import cells_difference, figure_difference, phrase_missing, readout_difference, table_cells
+from . import (cells_difference, figure_difference, hostile_inputs_answered, phrase_missing, readout_difference,
+               table_cells)
 from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -374,6 +375,21 @@ def tree_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+
+def trees_hostile_inputs_answered(out):
+    """No input breaks the trees widget: every slider given NaN, infinities, an empty value, other scripts'
+    digits, hex, underscores, markup or 5,000 characters (as a form value and in a link) is answered with
+    a note naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so are a verify cost that is no mode and the extremes together
+    (one node; 128 nodes over 12 levels with eight drafts and every rank accepted)."""
+    from ..widgets import trees as widget
+
+    yield from hostile_inputs_answered(out, widget, cases=(
+        ({"verifyCost": "x" * 5000}, "Verify cost"),
+        ({"budget": "1", "maxDepth": "12", "top1": "99", "decay": "100", "drafts": "8", "verifyTax": "20"}, None),
+        ({"budget": "128", "maxDepth": "12", "top1": "0", "decay": "0", "drafts": "8"}, None)))
+
+
 CHECKS = (
     ("multi-draft-is-exact", multi_draft_is_exact),
     ("no-update-bug-where-predicted", no_update_bug_where_predicted),
@@ -385,6 +401,7 @@ CHECKS = (
     ("chain-matches-ledger", chain_matches_ledger),
     ("value-grows-with-budget", value_grows_with_budget),
     ("trees-readouts-match-model", tree_readouts_match_model),
+    ("trees-hostile-inputs-answered", trees_hostile_inputs_answered),
 )
 
 
