@@ -197,6 +197,18 @@ def test_policies_gain_against_the_static_k_not_the_best(monkeypatch):
     _fails("policies-readouts-match-model", "bars")
 
 
+def test_policies_gain_with_its_sign_flipped(monkeypatch):
+    original = policies_widget._gain
+    monkeypatch.setattr(policies_widget, "_gain", lambda speedup, best: original(best, speedup))
+    _fails("policies-readouts-match-model")
+
+
+def test_policies_gain_with_one_decimal_more(monkeypatch):
+    original = policies_widget._gain
+    monkeypatch.setattr(policies_widget, "_gain", lambda speedup, best: original(speedup, best)[:-1] + "0%")
+    _fails("policies-readouts-match-model")
+
+
 def test_policies_strip_from_another_seed(monkeypatch):
     monkeypatch.setattr(policies_widget, "_strip", lambda process, cache: policies_family.policies.heuristic_strip(
         process, policies_widget.STRIP_CYCLES, policies_widget.STRIP_SEED + 1))

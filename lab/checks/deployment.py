@@ -639,7 +639,10 @@ def ledger_readouts_match_model(out):
                         f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
                         f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
                         f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
-            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {str(best_k) + (' or more' if best_k == lookaheads[-1] else '')}"]}
+            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
+                     + (" or more" if best_k == lookaheads[-1] else "")]}
+        if widget.CURVE_KEY in values and settings.lookahead > len(curve):  # the curve's last rate, repeated
+            phrases["summary"].append(f"positions {len(curve) + 1} to {settings.lookahead} extrapolated")
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)

@@ -7,8 +7,8 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
-from . import (cells_difference, figure_difference, hostile_inputs_answered, phrase_missing, readout_difference,
-               table_cells)
+from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
+               readout_difference, table_cells)
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -262,6 +262,18 @@ def _policies_expected(widget, values: dict):
     return process, results, params, process.depth_rates is not None
 
 
+def _gain_text(speedup: float, best: float) -> str:
+    """A policy's change against the best static speedup as the page words it, written here apart from
+    the widget: a sign (+ from +0.05%, the minus sign from -0.05%, else plus-minus) and one decimal.
+
+    >>> _gain_text(2.22, 1.82817), _gain_text(1.81, 1.82817), _gain_text(1.8282, 1.82817)
+    ('+21.4%', '−1.0%', '±0.0%')
+    """
+    change = 100 * (speedup - best) / best
+    sign = "+" if change >= 0.05 else "\u2212" if change <= -0.05 else "\u00b1"
+    return f"{sign}{to_fixed(abs(change), 1)}%"
+
+
 def _figures_difference(where, view, process, results, params, shown) -> str | None:
     """The numbers of the bars and the strip figures against the model's (lab.checks.figure_difference):
     each policy's speedup and its change against the best static one, in percent (computed here, not by the
@@ -279,6 +291,12 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
     failure = figure_difference(where, "bars", view["figures"]["bars"], bars, fixed=("1", "2"))
     if failure:
         return failure
+    texts = figure_texts(view["figures"]["bars"])
+    for name in shown:  # each bar's value with its signed change, as its label and tooltip say it
+        said = f(results[name]["speedup"], 2) + "x" + (
+            "" if name == "best-static" else f" ({_gain_text(results[name]['speedup'], best['speedup'])})")
+        if sum(said in text for text in texts) < 2:
+            return f"{where}: the bars figure does not say {said!r} for {name} in its label and tooltip"
     strip = policies.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
     ks = [call["lookahead"] for call in strip]
     top = max(max(ks), best["k"], 6)
@@ -326,7 +344,7 @@ def policy_readouts_match_model(out):
         shown = [n for n in policies.POLICY_NAMES if not (curve_mode and n == "state-aware")]
         cells = [cell for name in shown for cell in (
             f"{f(results[name]['speedup'], 3)}x",
-            "\u2014" if name == "best-static" else widget._gain(results[name]["speedup"], best["speedup"]),
+            "\u2014" if name == "best-static" else _gain_text(results[name]["speedup"], best["speedup"]),
             f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
             f(results[name]["wastedPerToken"], 3))]
         failure = cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
@@ -340,7 +358,7 @@ def policy_readouts_match_model(out):
                                f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
                    "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
         threshold = results["threshold"]["speedup"]
-        phrases["summary"].append(f"{f(threshold, 2)}x ({widget._gain(threshold, best['speedup'])})")
+        phrases["summary"].append(f"{f(threshold, 2)}x ({_gain_text(threshold, best['speedup'])})")
         if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
             mean = params["acceptance"] / 100
             good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
