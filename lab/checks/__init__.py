@@ -346,6 +346,8 @@ def numbers_difference(where: str, name: str, shown, expected, fixed=(), ordered
 LONG_VALUE = "7" * 5000
 HOSTILE_VALUES = ("nan", "inf", "-inf", "1e400", "", " ", "\u0663", "\uff15", "\u0663\u066b\u0665", "0x10", "1_000",
                   "<script>", LONG_VALUE)
+# what a link carries: the values whose reading differs in a query (quoting, length), not every one again
+HOSTILE_LINK_VALUES = ("nan", "", "\u0663", "1_000", "<script>", LONG_VALUE)
 PROBABILITY_READOUTS = ("alpha", "alphaIid", "alphaMle", "acceptanceRate", "firstAlpha", "rate")
 
 
@@ -393,12 +395,12 @@ def answer_problem(view, notes_for: str | None = None) -> str | None:
 
 def hostile_inputs_answered(out, widget, cases=(), sliders=None, links: bool = True):
     """Every slider of ``widget`` (``sliders``, else its CONTROLS' or SLIDERS' sliders) given each of
-    :data:`HOSTILE_VALUES`, as a form value and in a link: the view answers (:func:`answer_problem`)
-    with a note naming the slider (a link too long to read: a note saying so), and shows the slider at a
-    value in its range, in ASCII digits. Then
-    each of ``cases``, ``(form or link, label or None)``: answered, with a note naming ``label`` when given.
-    ``links=False`` sends the hostile values as form values only (a widget whose every view runs a model).
-    A generator: it pauses between sliders."""
+    :data:`HOSTILE_VALUES` as a form value (and :data:`HOSTILE_LINK_VALUES` in a link): the view answers
+    (:func:`answer_problem`) with a note naming the slider (a link too long to read: a note saying so),
+    and shows the slider at a value in its range, in ASCII digits. Then each of ``cases``, ``(form or
+    link, label or None)``: answered, with a note naming ``label`` when given. ``links=False`` sends the
+    hostile values as form values only (a widget whose every view runs a model). A generator: it pauses
+    between sliders."""
     from urllib.parse import quote
 
     from ..urlstate import MAX_QUERY_LENGTH
@@ -406,7 +408,8 @@ def hostile_inputs_answered(out, widget, cases=(), sliders=None, links: bool = T
     controls = sliders if sliders is not None else getattr(widget, "CONTROLS", None) or widget.SLIDERS
     for slider in (c for c in controls if hasattr(c, "minimum")):
         for value in HOSTILE_VALUES:
-            for raw in ({slider.name: value}, f"?{slider.key}={quote(value)}")[:2 if links else 1]:
+            link = links and value in HOSTILE_LINK_VALUES
+            for raw in ({slider.name: value}, f"?{slider.key}={quote(value)}")[:2 if link else 1]:
                 out.visited += 1
                 where = f"{widget.__name__.rsplit('.', 1)[-1]} {slider.name} = {value[:12]!r}" + (
                     " in a link" if isinstance(raw, str) else "")
