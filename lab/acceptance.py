@@ -592,7 +592,7 @@ def parse_rates(text: str, what: str = "--per-position") -> list[float]:
     rates = []
     for part in parts:
         try:
-            value = float(part) if part.isascii() else float("nan")
+            value = float(part) if part.isascii() and "_" not in part else float("nan")  # one rule: lab.cli
         except ValueError:
             value = float("nan")
         if not (math.isfinite(value) and 0 <= value <= 1):
@@ -617,7 +617,7 @@ def parse_lengths(text: str, what: str = "--lengths") -> dict:
             raise LabValueError(f"{what} takes K:L pairs such as 1:1.79,2:2.27, got {part.strip()[:48]!r}")
         k = int(k_text)
         try:
-            value = float(l_text)
+            value = float(l_text) if "_" not in l_text else float("nan")  # 2_5 is no number (lab.cli)
         except ValueError:
             value = float("nan")
         if not 1 <= k <= MAX_POSITIONS:

@@ -73,15 +73,20 @@ def parse_number(flag: str, text, minimum: float, maximum: float, integer: bool 
 
 
 def require_ascii(flag: str, text) -> None:
-    """Refuse a number written with other than ASCII characters (Python's ``float`` would read
-    '\u0663' or '\uff15' as 3 and 5; the trace reader refuses them, and so does every flag).
+    """Refuse a number written with other than ASCII characters or with digits grouped by underscores
+    (Python's ``float`` would read '\u0663' or '\uff15' as 3 and 5, and '1_000' as 1000; the trace reader
+    refuses them, and so does every flag and slider).
 
     >>> require_ascii("--budget", "\u0663")
     Traceback (most recent call last):
     ...
     lab.cli.UsageError: --budget: '\u0663' is not a number written in ASCII digits (0-9)
+    >>> require_ascii("--seed", "1_000")
+    Traceback (most recent call last):
+    ...
+    lab.cli.UsageError: --seed: '1_000' is not a number written in ASCII digits (0-9)
     """
-    if isinstance(text, str) and not text.isascii():
+    if isinstance(text, str) and (not text.isascii() or "_" in text):
         raise UsageError(f"{flag}: {quote(text.strip())!r} is not a number written in ASCII digits (0-9)")
 
 

@@ -191,11 +191,12 @@ def describe_range(slider: Slider) -> str:
 
 def _as_number(raw):
     """A float from a number or a numeric string written in ASCII; ``None`` for anything else (no
-    exceptions). Python's ``float`` reads other scripts' digits ('\u0663', '\uff15'); the trace reader
-    and the CLI refuse them, and so does every slider.
+    exceptions). Python's ``float`` reads other scripts' digits ('\u0663', '\uff15') and digits grouped
+    by underscores ('1_000'); the trace reader and the CLI refuse them, and so does every slider (as
+    JavaScript's Number does the underscores).
 
-    >>> _as_number(" 3.5 "), _as_number("\u0663"), _as_number("\uff15")
-    (3.5, None, None)
+    >>> _as_number(" 3.5 "), _as_number("\u0663"), _as_number("\uff15"), _as_number("1_000")
+    (3.5, None, None, None)
     """
     if isinstance(raw, bool):
         return None
@@ -204,7 +205,7 @@ def _as_number(raw):
             return float(raw)
         except OverflowError:  # an int too large for a float: clamped like an infinity
             return math.inf if raw > 0 else -math.inf
-    if isinstance(raw, str) and len(raw) <= 64 and raw.isascii():
+    if isinstance(raw, str) and len(raw) <= 64 and raw.isascii() and "_" not in raw:
         try:
             return float(raw.strip())
         except ValueError:

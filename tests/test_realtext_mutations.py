@@ -118,3 +118,28 @@ def test_real_realtext_readouts_match_model(monkeypatch):
     _mutate(monkeypatch, "acceptance_probability", lambda p_x, q_x: p_x / q_x)
     assert "call table" in _failure("realtext-readouts-match-model")
     widget._runs.clear()
+
+
+def test_real_realtext_presets_match_model(monkeypatch):
+    """Bug: the presets table's runs report the acceptance rate as alpha (more in
+    tests/test_readouts_figures_mutations.py)."""
+    from lab.widgets import realtext as widget
+
+    original = widget.preset_comparison.__wrapped__
+    monkeypatch.setattr(widget, "preset_comparison", lambda model: [
+        {**row, "cells": [{**cell, "alphaMle": cell["acceptanceRate"]} for cell in row["cells"]]}
+        for row in original(model)])
+    assert "presets table" in _failure("realtext-presets-match-model")
+
+
+def test_real_realtext_hostile_inputs_answered(monkeypatch):
+    """Bug: no smallest temperature above 0, so T = 0.003 reaches the tempered rows (more in
+    tests/test_fuzz_mutations.py)."""
+    from lab.widgets import realtext as widget
+
+    monkeypatch.setattr(realtext, "MIN_TEMPERATURE", 1e-12)
+    widget._runs.clear()
+    try:
+        assert "rtTemperature" in _failure("realtext-hostile-inputs-answered")
+    finally:
+        widget._runs.clear()

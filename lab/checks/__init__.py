@@ -17,19 +17,24 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
 """
 
+import html
+import re
+
 from ..audit import check_result_steps, run_check, run_to_end
 from .. import instruments
 
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
-           "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root"]
+           "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root",
+           "figure_texts", "figure_numbers", "numbers_in", "figure_difference", "numbers_difference", "tip_values",
+           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES"]
 
 # Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
-# number of named checks (75: traces 14, serving 16, policies 11, trees 11, real text 7, deployment 16),
-# so a check added or lost moves it; git log holds how it grew. The values are each family's
-# signature_value(), computed at settings no check added since has changed: the serving value under
-# the roofline step model, where neither the engine nor the calibration enters, and the deployment value
-# from the panel's default figure through the translator alone.
-EXPECTED_SIGNATURE = "instruments:75:75:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+# number of named checks (82: traces 14, serving 16, policies 12, trees 12, real text 9, deployment 19,
+# three of which read the seed's ledger and exact sampler views), so a check added or lost moves it; git log
+# holds how it grew. The values are each family's signature_value(), computed at settings no check added
+# since has changed: the serving value under the roofline step model, where neither the engine nor the
+# calibration enters, and the deployment value from the panel's default figure through the translator alone.
+EXPECTED_SIGNATURE = "instruments:82:82:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "
@@ -216,3 +221,219 @@ def alpha_root(total: float, k: int) -> float:
         middle = (low + high) / 2
         low, high = (middle, high) if sum(middle ** i for i in range(1, k + 1)) < total else (low, middle)
     return (low + high) / 2
+
+
+# --- the numbers a figure shows (the readout checks read SVG text back) ----------------------------
+# A figure's numbers reach the reader in four places: the SVG's ``<text>`` (annotations, marked points,
+# legends with values), its ``<title>`` tooltips, its ``aria-label`` (what a screen reader says) and a
+# hover target's ``data-tip-values``. :func:`figure_numbers` reads every number of the first three (axis
+# titles, class ``fig-axis``, excepted); :func:`figure_difference` compares them with the numbers the model
+# gives, each formatted by the page's one formatter (:func:`lab.jsformat.to_fixed`) by the check:
+#
+# * every expected number must be shown (a readout drawn from the wrong value loses its number);
+# * every shown number must be expected or one of the figure's ``fixed`` numbers (tick labels and
+#   constants the check names), so a number moved by one digit shows up as one the model does not give.
+#
+# Numbers are read unsigned (``-``, ``+`` and the minus sign are not part of them) in the plain decimal form
+# to_fixed writes.
+_NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")  # 1,024 is one number
+_TEXT = re.compile(r"<(text|title)([^>]*)>(.*?)</\1>", re.S)
+_LABEL = re.compile(r'aria-label="([^"]*)"')
+_CLASS = re.compile(r'class="([^"]*)"')
+_TAG = re.compile(r"<[^>]+>")
+
+
+def figure_texts(svg: str, skip_classes=("fig-axis",)) -> list[str]:
+    """The text a reader sees or hears in a figure: every ``<text>`` (not of a class in ``skip_classes``),
+    every ``<title>`` and every ``aria-label``, unescaped, nested tags dropped, in document order.
+
+    >>> figure_texts('<svg aria-label="one &amp; 2"><text class="fig-axis">k</text>'
+    ...              '<text class="fig-tick">best <tspan>k = 4</tspan></text><title>3.10x</title></svg>')
+    ['one & 2', 'best k = 4', '3.10x']
+    """
+    texts = [html.unescape(label) for label in _LABEL.findall(svg)]
+    for tag, attributes, body in _TEXT.findall(svg):
+        found = _CLASS.search(attributes)
+        if tag == "text" and found and set(found.group(1).split()) & set(skip_classes):
+            continue
+        texts.append(html.unescape(_TAG.sub("", body)))
+    return texts
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers of ``text``, unsigned, as written (thousands grouped by commas are one number).
+
+    >>> numbers_in("static k = 5: 1.81x (\u22121.0%), context 1,024; ranks 1, 4")
+    ['5', '1.81', '1.0', '1,024', '1', '4']
+    """
+    return _NUMBER.findall(text)
+
+
+def figure_numbers(svg: str, skip_classes=("fig-axis",)) -> list[str]:
+    """Every number of :func:`figure_texts`, in order.
+
+    >>> figure_numbers('<svg aria-label="2 nodes"><text>tree 3.81</text><text class="fig-axis">k 9</text></svg>')
+    ['2', '3.81']
+    """
+    return [number for text in figure_texts(svg, skip_classes) for number in numbers_in(text)]
+
+
+def tip_values(svg: str) -> list[str]:
+    """The values a hover or tap target lists for the page's tooltip (``data-tip-values``), in order.
+
+    >>> tip_values('<rect data-tip-values="1.00 2.50"/>')
+    ['1.00', '2.50']
+    """
+    return [value for values in re.findall(r'data-tip-values="([^"]*)"', svg) for value in values.split()]
+
+
+def figure_difference(where: str, name: str, svg: str, expected, fixed=(), skip_classes=("fig-axis",),
+                      ordered: bool = False) -> str | None:
+    """The first disagreement between the numbers figure ``name`` shows and ``expected`` (the model's
+    numbers, formatted as the page formats them), as a failure message; None when they agree.
+    ``fixed`` names the numbers the figure may show that are no model number (tick labels, constants).
+    With ``ordered``, ``expected`` must also appear in its order (the description first, then the text
+    and tooltips in document order), so two series drawn from each other's values fail too.
+
+    >>> svg = '<svg><text>your setting: 1.79x</text><text class="fig-tick">10%</text></svg>'
+    >>> figure_difference("here", "map", svg, ["1.79"], fixed=["10"]) is None
+    True
+    >>> figure_difference("here", "map", svg, ["1.80"], fixed=["10"])
+    "here: figure map lacks the model's 1.80 (it shows 1.79, 10)"
+    >>> figure_difference("here", "map", svg.replace("10%", "12%"), ["1.79"], fixed=["10"])
+    "here: figure map shows 12, which is neither the model's (1.79) nor a fixed label"
+    """
+    return numbers_difference(where, f"figure {name}", figure_numbers(svg, skip_classes), expected, fixed, ordered)
+
+
+def numbers_difference(where: str, name: str, shown, expected, fixed=(), ordered: bool = False) -> str | None:
+    """:func:`figure_difference` for numbers read anywhere (``shown``, e.g. :func:`numbers_in` of a
+    table cell or a list row): each of ``expected`` must be shown, and each shown number be expected or
+    ``fixed``.
+
+    >>> numbers_difference("here", "row", numbers_in("k = 4: 2.05x"), ["4", "2.05"]) is None
+    True
+    >>> numbers_difference("here", "row", numbers_in("k = 3: 2.05x"), ["4", "2.05"])
+    "here: row lacks the model's 4 (it shows 3, 2.05)"
+    >>> numbers_difference("here", "bars", ["0.64", "0.54", "0.63"], ["0.64", "0.63", "0.54"], ordered=True)
+    "here: bars shows the model's numbers out of order: 0.54 does not come after 0.63"
+    """
+    shown = list(shown)
+    wanted = [str(number) for number in expected]
+    for number in wanted:
+        if number not in shown:
+            return f"{where}: {name} lacks the model's {number} (it shows {', '.join(shown[:40])})"
+    allowed = set(wanted) | {str(number) for number in fixed}
+    for number in shown:
+        if number not in allowed:
+            return (f"{where}: {name} shows {number}, which is neither the model's "
+                    f"({', '.join(wanted[:40])}) nor a fixed label")
+    if ordered:
+        position = 0
+        for index, number in enumerate(wanted):
+            try:
+                position = shown.index(number, position) + 1
+            except ValueError:
+                return (f"{where}: {name} shows the model's numbers out of order: {number} does not come after "
+                        f"{wanted[index - 1]}")
+    return None
+
+
+# --- hostile input (NAME-hostile-inputs-answered) ---------------------------------------------------------
+
+# A value a reader (or a link) may send that is no number in a slider's range: each must come back as
+# a note naming the control, the slider at a valid value, and never an error, a NaN or a whole echo.
+LONG_VALUE = "7" * 5000
+HOSTILE_VALUES = ("nan", "inf", "-inf", "1e400", "", " ", "\u0663", "\uff15", "\u0663\u066b\u0665", "0x10", "1_000",
+                  "<script>", LONG_VALUE)
+# what a link carries: the values whose reading differs in a query (quoting, length), not every one again
+HOSTILE_LINK_VALUES = ("nan", "", "\u0663", "1_000", "<script>", LONG_VALUE)
+PROBABILITY_READOUTS = ("alpha", "alphaIid", "alphaMle", "acceptanceRate", "firstAlpha", "rate")
+
+
+def answer_problem(view, notes_for: str | None = None) -> str | None:
+    """What is wrong with a view's answer to hostile input, or None: an error or exception text, a NaN or
+    infinity anywhere (JSON has none), a note that is long, spans lines or echoes a long value whole
+    (at most :data:`lab.urlstate.QUOTE_LIMIT` characters of it), a probability readout outside 0..100%,
+    or, with ``notes_for`` (a control's label), no note naming that control.
+
+    >>> answer_problem({"notes": ["Seed: 'nan' is not a number; using 23"]}, "Seed") is None
+    True
+    >>> answer_problem({"notes": []}, "Seed")
+    'no note names Seed'
+    >>> answer_problem({"readouts": {"alpha": "101.0%"}})
+    'readout alpha shows 101.0%, not a probability'
+    """
+    import json
+
+    from ..urlstate import QUOTE_LIMIT
+
+    if not isinstance(view, dict) or "error" in view:
+        return f"no view: {view.get('error') if isinstance(view, dict) else view!r}"[:300]
+    try:
+        json.dumps(view, allow_nan=False)
+    except (ValueError, TypeError) as error:
+        return f"the answer is not finite JSON ({error})"[:300]
+    for note in view.get("notes", ()):
+        if not isinstance(note, str) or "\n" in note or "Traceback" in note or len(note) > 3 * QUOTE_LIMIT + 400:
+            return f"a note is not one short line: {str(note)[:120]!r}"
+        if LONG_VALUE[:QUOTE_LIMIT + 2] in note:
+            return f"a note repeats a long value whole: {note[:120]!r}"
+    for key in PROBABILITY_READOUTS:
+        shown = view.get("readouts", {}).get(key)
+        if isinstance(shown, str) and shown.endswith("%"):
+            try:
+                inside = 0 <= float(shown[:-1]) <= 100
+            except ValueError:
+                inside = False
+            if not inside:
+                return f"readout {key} shows {shown}, not a probability"
+    if notes_for is not None and not any(notes_for.lower() in note.lower() for note in view.get("notes", ())):
+        return f"no note names {notes_for}"
+    return None
+
+
+def hostile_inputs_answered(out, widget, cases=(), sliders=None, links: bool = True):
+    """Every slider of ``widget`` (``sliders``, else its CONTROLS' or SLIDERS' sliders) given each of
+    :data:`HOSTILE_VALUES` as a form value (and :data:`HOSTILE_LINK_VALUES` in a link): the view answers
+    (:func:`answer_problem`) with a note naming the slider (a link too long to read: a note saying so),
+    and shows the slider at a value in its range, in ASCII digits. Then each of ``cases``, ``(form or
+    link, label or None)``: answered, with a note naming ``label`` when given. ``links=False`` sends the
+    hostile values as form values only (a widget whose every view runs a model). A generator: it pauses
+    between sliders."""
+    from urllib.parse import quote
+
+    from ..urlstate import MAX_QUERY_LENGTH
+
+    controls = sliders if sliders is not None else getattr(widget, "CONTROLS", None) or widget.SLIDERS
+    for slider in (c for c in controls if hasattr(c, "minimum")):
+        for value in HOSTILE_VALUES:
+            link = links and value in HOSTILE_LINK_VALUES
+            for raw in ({slider.name: value}, f"?{slider.key}={quote(value)}")[:2 if link else 1]:
+                out.visited += 1
+                where = f"{widget.__name__.rsplit('.', 1)[-1]} {slider.name} = {value[:12]!r}" + (
+                    " in a link" if isinstance(raw, str) else "")
+                try:
+                    view = widget.view(raw)
+                except Exception as error:  # a view must never raise
+                    return out.fail(f"{where}: the view raised {type(error).__name__}: {error}"[:300])
+                too_long = isinstance(raw, str) and len(raw) > MAX_QUERY_LENGTH  # a link refused whole, said so
+                problem = answer_problem(view, "link's settings" if too_long else slider.label)
+                shown = str(view.get("shown", {}).get(slider.name, slider.default))
+                try:
+                    valid = shown.isascii() and slider.minimum <= float(shown) <= slider.maximum
+                except ValueError:
+                    valid = False
+                if problem or not valid:
+                    return out.fail(f"{where}: {problem or f'the slider shows {shown[:60]!r}'}")
+        yield
+    for raw, label in cases:
+        out.visited += 1
+        try:
+            view = widget.view(raw)
+        except Exception as error:
+            return out.fail(f"{raw!r}: the view raised {type(error).__name__}: {error}"[:300])
+        problem = answer_problem(view, label)
+        if problem:
+            return out.fail(f"{str(raw)[:80]}: {problem}")
+    yield

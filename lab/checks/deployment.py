@@ -8,7 +8,7 @@ the view checks feed the very values the panel's buttons send to the other widge
 from functools import lru_cache
 
 from .. import deployment, ledger, serving, traces
-from ..jsformat import to_fixed
+from ..jsformat import to_fixed, to_js_string
 from . import alpha_root, phrase_missing, readout_difference
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -174,7 +174,7 @@ def policies_independent_is_the_ledger(out):
 
 def view_names_bad_values(out):
     """The panel's view never raises on hostile input, and each bad value's note names the control and
-    what is valid."""
+    what is valid; every slider answers hostile values (lab.checks.hostile_inputs_answered)."""
     # each named by its label on the page, in the page's units (lab.urlstate.reader_note)
     cases = (({"value": "abc"}, "Your acceptance figure", "valid"),
              ({"unit": "furlongs"}, "Its unit", "mean acceptance length"),
@@ -192,6 +192,11 @@ def view_names_bad_values(out):
         if "summary" not in _sent(raw):
             out.fail(f"{raw!r}: no summary")
             return
+    # and every slider given NaN, infinities, an empty value, other scripts' digits, markup, 5,000 characters
+    from ..widgets import deployment as widget
+    from . import hostile_inputs_answered
+
+    yield from hostile_inputs_answered(out, widget)
 
 
 # --- the panel's readouts ----------------------------------------------------------------------
@@ -208,6 +213,115 @@ READOUT_SETTINGS = (
     {"unit": "length", "value": "4.6", "measuredK": "7", "lookahead": "7", "draft": "ngram", "engine": "sglang"},
     {"unit": "length", "value": "13", "measuredK": "12", "lookahead": "5", "gpus": "8", "batchExp": "6"},
 )
+
+
+def _list_rows(html_text: str) -> dict:
+    """The instruments list's rows by target: (the values its button sends, what it receives, what its
+    numbers use), as text."""
+    import html
+    import json
+    import re
+
+    rows = {}
+    for item in re.findall(r"<li>(.*?)</li>", html_text, re.S):
+        target = re.search(r'data-target="([^"]+)"', item).group(1)
+        sent = json.loads(html.unescape(re.search(r'data-values="([^"]*)"', item).group(1)))
+        gets, uses = (html.unescape(re.sub(r"<[^>]+>", "", re.search(rf'class="dep-{part}">(.*?)</p>', item, re.S).group(1)))
+                      for part in ("gets", "uses"))
+        rows[target] = (sent, gets, uses)
+    return rows
+
+
+def _rows_difference(where, html_text, d, p, alpha, k_m, speedup) -> str | None:
+    """Every row of the panel's instruments list: its button sends what lab.deployment.instrument_values
+    gives (the reader's figure as text to the traces widget), and every number of what it says it receives
+    and of what its numbers use is the model's (the ledger's speedup at the sliders it gets, unrounded,
+    and its best k; the serving answer; the trees widget's own fixed costs) or a name's (a GPU's, a
+    model's, an engine's)."""
+    from ..widgets import trees as trees_widget
+    from . import numbers_difference, numbers_in
+
+    f = to_fixed
+    rows = _list_rows(html_text)
+    values = deployment.instrument_values(d, alpha)
+    k = d.lookahead
+    if set(rows) != set(values) | {"traces"}:
+        return f"{where}: the instruments list has rows {sorted(rows)}, the panel sets {sorted(values)} and traces"
+    for target, sent in values.items():
+        if rows[target][0] != sent:
+            return f"{where}: the {target} row's button sends {rows[target][0]}, the model gives {sent}"
+    typed = to_js_string(p["value"])
+    if typed not in rows["traces"][0].get("trcText", "") or rows["traces"][0].get("trcLookahead") != str(k_m):
+        return f"{where}: the traces row's button sends {rows['traces'][0]}, not the figure {typed} at k = {k_m}"
+    led, pol, tree = values["ledger"], values["policies"], values["trees"]
+    fitted = ledger.LedgerSettings(**{name: led[name] for name in ledger.LedgerSettings._fields})
+    # before rounding: the fitted costs at the whole percent the instruments get
+    unrounded = fitted.with_(**deployment.ledger_costs(d, led["acceptance"] / 100))
+    label_numbers = [n for text in (serving.TARGETS[d.target].label, serving.DRAFT_LABELS[d.draft],
+                                    serving.GPUS[d.gpu].label, serving.ENGINES[d.engine].label) for n in numbers_in(text)]
+    expected = {  # target -> (receives, its numbers use, fixed)
+        "ledger": ([led["acceptance"], k, led["targetMs"], led["draftCost"], led["verifyTax"], led["overheadMs"]],
+                   [k, f(ledger.ledger(fitted).speedup, 2), f(ledger.ledger(unrounded).speedup, 2),
+                    ledger.best_lookahead(fitted, deployment.MAX_LOOKAHEAD)[0]], []),
+        "traces": ([typed, k_m], [], []),
+        "policies": ([pol["acceptance"], pol["draftCost"], k], [], []),
+        "serving": ([d.gpus, d.batch, f"{d.context:,}", k, values["serving"]["acceptance"]], [f(speedup, 2), k],
+                    label_numbers),
+        "exact": ([values["exact"]["gamma"], values["exact"]["draftCost"]], [], []),
+        "realtext": ([values["realtext"]["rtLookahead"]], [], []),
+        "trees": ([tree["top1"], tree["verifyTax"]], [f(trees_widget.TARGET_MS, 0), f(trees_widget.DRAFT_COST, 0),
+                                                      f(trees_widget.OVERHEAD_MS, 0)], ["1"])}  # "top-1"
+    for target, (gets, uses, fixed) in expected.items():
+        for part, numbers, text in (("receives", gets, rows[target][1]), ("uses", uses, rows[target][2])):
+            failure = numbers_difference(where, f"the instruments list's {target} row ({part})", numbers_in(text),
+                                         [to_js_string(n) if isinstance(n, (int, float)) else n for n in numbers],
+                                         fixed)
+            if failure:
+                return failure
+    return None
+
+
+def _production_difference(where, figures, extra, d) -> str | None:
+    """The panel's engine tables against lab.deployment.engine_answer (lab.production): every cell of the
+    k schedule (batch ranges and k, 0 where speculation is off) and of the production table (batch, k,
+    TPOT, tokens/s per user and per GPU, $ per million tokens, for each row the model gives), the
+    caption's price and TPOT target, the draft prefill's times, prompt and share (draft / target, computed
+    here) and the diagnosis's sentences as the model words them."""
+    import html
+    import re
+
+    from . import cells_difference, numbers_difference, numbers_in, table_cells
+
+    f = to_fixed
+    want = [cell for r in extra["schedule"] for cell in (f"{r['from']}&ndash;{r['to']}", str(r["lookahead"] or
+                                                                                            "0 (speculation off)"))]
+    failure = cells_difference(where, "schedule", table_cells(figures["schedule"]), want)
+    if failure:
+        return failure
+    prod = extra["production"]
+    rows = [prod["plain"], prod["speculative"], prod["scheduled"]] + [prod.get("target", {}).get(n)
+                                                                      for n in ("plain", "scheduled")]
+    want = [cell for t in rows for cell in (
+        [str(t["batch"]), str(t["lookahead"]), f(t["tpotMs"], 2), f(t["tokensPerSecondPerUser"], 1),
+         f(t["tokensPerSecondPerGpu"], 1), f"${f(t['costPerMillionTokens'], 3)}"] if t else ["no batch meets it"])]
+    failure = cells_difference(where, "production", table_cells(figures["production"]), want)
+    if failure:
+        return failure
+    caption = html.unescape(re.search(r"<caption>(.*?)</caption>", figures["production"]).group(1))
+    failure = numbers_difference(where, "the production table's caption", numbers_in(caption),
+                                 [to_js_string(prod["dollarsPerGpuHour"]), str(d.gpus), to_js_string(prod["tpotTargetMs"])])
+    if failure:
+        return failure
+    pre = prod["prefill"]
+    failure = numbers_difference(where, "the prefill line", numbers_in(html.unescape(figures["prefill"])),
+                                 [f(pre["draftMs"], 2), f(pre["targetMs"], 2), f"{pre['promptTokens']:,}",
+                                  f(100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0, 1)])
+    if failure:
+        return failure
+    said = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", figures["diagnosis"], re.S)]
+    if said != [item["sentence"] for item in extra["diagnosis"]]:
+        return f"{where}: the diagnosis reads {said}, the model says {[i['sentence'] for i in extra['diagnosis']]}"
+    return None
 
 
 def panel_readouts_match_model(out):
@@ -264,6 +378,14 @@ def panel_readouts_match_model(out):
         phrases["instruments"] = [f"at k = {k}: {f(ledger.ledger(led).speedup, 2)}x (",
                                   f"best k = {led_best}.", f"the answer above, {f(r.speedup, 2)}x at k = {k}"]
         failure = phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
+        if failure:
+            return out.fail(failure)
+        failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, r.speedup)
+        if failure:
+            return out.fail(failure)
+        yield
+        failure = _production_difference(where, view["figures"], deployment.engine_answer(
+            d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"])), d)
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
@@ -555,3 +677,184 @@ ACCEPTANCE_CHECKS = (
 )
 CHECKS = CHECKS + ACCEPTANCE_CHECKS
 # --- end of the acceptance block ---
+
+
+# --- the seed's two widgets (the panel's first targets): their readouts, leads and figures ------------
+# The seed audit (lab.audit) checks the models of the latency ledger and the exact sampler, not what their
+# views print; these two checks read every number those views show (readouts, lead, summary, live line,
+# table cells, and the figures' text, tooltips, labels and hover values) back against the models.
+
+LEDGER_SETTINGS = ({}, {"acceptance": "0"}, {"acceptance": "100"}, {"lookahead": "1"}, {"lookahead": "12"},
+                   {"draftCost": "0", "overheadMs": "0"}, {"draftCost": "100", "overheadMs": "200"},
+                   {"targetMs": "1"}, {"targetMs": "500", "verifyTax": "50"}, {"verifyTax": "0", "acceptance": "93"},
+                   {"trcCurve": "custom:0.9,0.8,0.7", "lookahead": "7"})
+EXACT_SETTINGS = ({}, {"certainty": "0", "match": "0"}, {"certainty": "100", "match": "100"},
+                  {"gamma": "1", "length": "1"}, {"gamma": "12", "length": "256", "seed": "9999"},
+                  {"draftCost": "0", "seed": "0"}, {"draftCost": "100", "match": "37"})
+
+
+def ledger_readouts_match_model(out):
+    """Every number the latency ledger shows equals the ledger model's through the page's formatter
+    (lab.jsformat.to_fixed), at the defaults, both ends of every slider and a measured curve: the lead,
+    summary and live line (speedup, tokens per call, accepted and wasted drafts, the cycle and its parts,
+    ms per token, best lookahead), the heatmap's table and hover values (speedup_grid), the selected
+    cell's mark ("your setting: 1.79x") and the cycle breakdown's labels, tooltips and description
+    (tokens x target ms for plain decoding; the cycle is draft + verify + overhead)."""
+    from ..widgets import ledger as widget
+    from . import figure_difference, table_cells, tip_values
+
+    f = to_fixed
+    lookaheads, acceptances = ledger.heatmap_axes()
+    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
+    for values in LEDGER_SETTINGS:
+        out.visited += 1
+        where = f"ledger form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        if view.get("error") or "figures" not in view:
+            return out.fail(f"{where}: no view ({view.get('error')})")
+        settings = ledger.LedgerSettings(**{s.name: s.default for s in widget.SLIDERS} | {
+            k: float(v) for k, v in values.items() if k != widget.CURVE_KEY} | (
+            {"lookahead": int(values["lookahead"])} if "lookahead" in values else {}))
+        if widget.CURVE_KEY in values:
+            curve = [float(a) for a in values[widget.CURVE_KEY][len("custom:"):].split(",")]
+            result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
+                                              ledger.best_lookahead_from_curve(settings, curve))
+        else:
+            result, (best_k, best_speedup) = ledger.ledger(settings), ledger.best_lookahead(settings)
+        cycle = result.draftMs + result.verifyMs + settings.overheadMs
+        if abs(cycle - result.cycleMs) > 1e-9 * max(1.0, cycle):
+            return out.fail(f"{where}: the cycle {result.cycleMs} ms is not draft + verify + overhead = {cycle} ms")
+        best = f"\u2265 {best_k}" if best_k == lookaheads[-1] else str(best_k)
+        verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+        phrases = {
+            "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
+                     f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
+            "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
+                        f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
+                        f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
+                        f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
+                        f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
+            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
+                     + (" or more" if best_k == lookaheads[-1] else "")]}
+        if widget.CURVE_KEY in values and settings.lookahead > len(curve):  # the curve's last rate, repeated
+            phrases["summary"].append(f"positions {len(curve) + 1} to {settings.lookahead} extrapolated")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield
+        grid = ledger.speedup_grid(settings, lookaheads, acceptances)
+        cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
+        figures = view["figures"]
+        for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
+            if got != cells:
+                first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
+                return out.fail(f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
+                                f"{cells[first:first + 1]} (of {len(cells)})")
+        row = round(settings.acceptance / 5)
+        expected = {
+            "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
+            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead)], []),
+            "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
+                           f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
+        for name, (numbers, fixed) in expected.items():
+            failure = figure_difference(where, name, figures[name], numbers, fixed)
+            if failure:
+                return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
+def exact_readouts_match_model(out):
+    """Every number the exact sampler shows equals lab.exact's through the page's formatter, at the
+    defaults and both ends of every slider: the readouts, the lead, summary and live line, the p and q
+    bars' tooltips (overlap min(p, q), residual p - q, rejected excess q - p) and description, the output
+    bars' (target p, the sampled frequencies) and the trace's description, whose tokens are accepted
+    drafts + corrections + bonus tokens with one correction or bonus per verifier call."""
+    from .. import exact, sampler
+    from ..figures import tv_text
+    from ..widgets import exact as widget
+    from . import figure_difference
+
+    f = to_fixed
+    for values in EXACT_SETTINGS:
+        out.visited += 1
+        where = f"exact form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        if view.get("error") or "figures" not in view:
+            return out.fail(f"{where}: no view ({view.get('error')})")
+        params = {s.name: int(s.default) for s in widget.SLIDERS} | {k: int(v) for k, v in values.items()}
+        result = exact.evaluate(**params)
+        c, t, s = result["contract"], result["trace"], result["samples"]
+        expected = {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
+                    "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
+                    "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
+                    "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
+                    "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
+                    "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
+        tokens = t["acceptedDraft"] + t["rejectedDraft"] + t["bonusTokens"]
+        if t["rejectedDraft"] + t["bonusTokens"] != t["targetCalls"] or tokens < params["length"]:
+            return out.fail(f"{where}: {t['rejectedDraft']} corrections + {t['bonusTokens']} bonus tokens for "
+                            f"{t['targetCalls']} calls, {tokens} tokens for {params['length']} asked")
+        phrases = {
+            "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
+                     f"({expected['traceSpeedup']}x)"],
+            "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
+                        f"Generating {params['length']} tokens took {t['targetCalls']} target calls and "
+                        f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
+                        f"and corrected, {t['bonusTokens']} bonus)",
+                        f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
+                        f"{expected['summaryAlpha']}", f"From {s['count']} samples each",
+                        f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
+                        f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
+            "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
+                     f"off by TV {expected['wrongTv']}"]}
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield
+        p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
+        spec = [n / s["count"] for n in s["specCounts"]]
+        wrong = [n / s["count"] for n in s["wrongCounts"]]
+        # in the figures' order: the description (per token), then each token's tooltips
+        bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
+                if value > 0]
+        figures = {
+            "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
+            "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
+            "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
+                      str(t["bonusTokens"])]}
+        fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
+        for name, numbers in figures.items():
+            failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
+                                        ordered=name != "trace")
+            if failure:
+                return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
+def seed_hostile_inputs_answered(out):
+    """No input breaks the latency ledger or the exact sampler: every slider of each given NaN,
+    infinities, an empty value, other scripts' digits, hex, underscores, markup or 5,000 characters (as
+    a form value and in a link) is answered with a note naming it and the slider in range, never an
+    error, a NaN or a long echo (lab.checks.hostile_inputs_answered); so are the ledger's measured curves
+    with a rate of 1, NaN, a rate above 1, 80 rates or an unknown preset."""
+    from ..widgets import exact as exact_widget
+    from ..widgets import ledger as ledger_widget
+    from . import hostile_inputs_answered
+
+    yield from hostile_inputs_answered(out, ledger_widget, cases=(
+        ({"trcCurve": "custom:1,1,1"}, None), ({"trcCurve": "custom:nan"}, "trcCurve"),
+        ({"trcCurve": "custom:1.5"}, "trcCurve"), ("?trcCurve=custom:" + ",".join(["0.5"] * 80), "trcCurve"),
+        ({"trcCurve": "no-such-preset" * 400}, "trcCurve")))
+    if out.failure is None:
+        yield from hostile_inputs_answered(out, exact_widget)
+
+
+SEED_CHECKS = (
+    ("ledger-readouts-match-model", ledger_readouts_match_model),
+    ("exact-readouts-match-model", exact_readouts_match_model),
+    ("seed-hostile-inputs-answered", seed_hostile_inputs_answered),
+)
+CHECKS = CHECKS + SEED_CHECKS

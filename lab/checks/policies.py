@@ -7,7 +7,8 @@ checks: each is cheap on its own.
 
 from .. import audit, ledger, policies
 from ..jsformat import to_fixed
-from . import cells_difference, phrase_missing, readout_difference, table_cells
+from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
+               readout_difference, table_cells)
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -261,12 +262,59 @@ def _policies_expected(widget, values: dict):
     return process, results, params, process.depth_rates is not None
 
 
+def _gain_text(speedup: float, best: float) -> str:
+    """A policy's change against the best static speedup as the page words it, written here apart from
+    the widget: a sign (+ from +0.05%, the minus sign from -0.05%, else plus-minus) and one decimal.
+
+    >>> _gain_text(2.22, 1.82817), _gain_text(1.81, 1.82817), _gain_text(1.8282, 1.82817)
+    ('+21.4%', '−1.0%', '±0.0%')
+    """
+    change = 100 * (speedup - best) / best
+    sign = "+" if change >= 0.05 else "\u2212" if change <= -0.05 else "\u00b1"
+    return f"{sign}{to_fixed(abs(change), 1)}%"
+
+
+def _figures_difference(where, view, process, results, params, shown) -> str | None:
+    """The numbers of the bars and the strip figures against the model's (lab.checks.figure_difference):
+    each policy's speedup and its change against the best static one, in percent (computed here, not by the
+    widget's _gain); the lookaheads named in the labels; the seeded strip's calls, lookahead range and mean
+    (lab.policies.heuristic_strip at the widget's seed), best k and calls per stretch."""
+    from ..widgets import policies as widget
+
+    f = to_fixed
+    best = results["best-static"]
+    bars = [str(int(params["lookahead"])), str(best["k"])]
+    for name in shown:
+        bars.append(f(results[name]["speedup"], 2))
+        if name != "best-static":
+            bars.append(f(abs(results[name]["speedup"] / best["speedup"] - 1) * 100, 1))
+    failure = figure_difference(where, "bars", view["figures"]["bars"], bars, fixed=("1", "2"))
+    if failure:
+        return failure
+    texts = figure_texts(view["figures"]["bars"])
+    for name in shown:  # each bar's value with its signed change, as its label and tooltip say it
+        said = f(results[name]["speedup"], 2) + "x" + (
+            "" if name == "best-static" else f" ({_gain_text(results[name]['speedup'], best['speedup'])})")
+        if sum(said in text for text in texts) < 2:
+            return f"{where}: the bars figure does not say {said!r} for {name} in its label and tooltip"
+    strip = policies.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
+    ks = [call["lookahead"] for call in strip]
+    top = max(max(ks), best["k"], 6)
+    numbers = [str(len(strip)), str(min(ks)), str(max(ks)), f(sum(ks) / len(ks), 1), str(best["k"])]
+    if process.size == 2:
+        good = sum(1 for call in strip if call["state"] == 0)
+        numbers += [str(good), str(len(strip) - good)]
+    return figure_difference(where, "strip", view["figures"]["strip"], numbers,
+                             fixed=("0", str(top // 2), str(top), "1"))
+
+
 def policy_readouts_match_model(out):
     """Every readout, the lead's and summary's numbers and every cell of the policies table equal the
     policies model's numbers through the page's formatter (lab.jsformat.to_fixed), at the defaults,
     both ends of every slider, each process and measured curves (a rate of 1 inside one; a curve ending
     at 1 is refused with a note, not an error); for every policy wasted drafts per token x tokens per
-    call = mean lookahead - tokens per call + 1, and under iid the heuristic's mean lookahead and tokens
+    call = mean lookahead - tokens per call + 1, the bars' and the strip's numbers (labels, tooltips, the
+    description) are the model's (lab.checks.figure_difference), and under iid the heuristic's mean lookahead and tokens
     per call match its lookahead chain iterated here."""
     from ..widgets import policies as widget
 
@@ -296,7 +344,7 @@ def policy_readouts_match_model(out):
         shown = [n for n in policies.POLICY_NAMES if not (curve_mode and n == "state-aware")]
         cells = [cell for name in shown for cell in (
             f"{f(results[name]['speedup'], 3)}x",
-            "\u2014" if name == "best-static" else widget._gain(results[name]["speedup"], best["speedup"]),
+            "\u2014" if name == "best-static" else _gain_text(results[name]["speedup"], best["speedup"]),
             f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
             f(results[name]["wastedPerToken"], 3))]
         failure = cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
@@ -310,7 +358,7 @@ def policy_readouts_match_model(out):
                                f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
                    "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
         threshold = results["threshold"]["speedup"]
-        phrases["summary"].append(f"{f(threshold, 2)}x ({widget._gain(threshold, best['speedup'])})")
+        phrases["summary"].append(f"{f(threshold, 2)}x ({_gain_text(threshold, best['speedup'])})")
         if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
             mean = params["acceptance"] / 100
             good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
@@ -318,6 +366,9 @@ def policy_readouts_match_model(out):
             phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
                                    f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
         failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        failure = _figures_difference(where, view, process, results, params, shown)
         if failure:
             return out.fail(failure)
         for name, r in results.items():
@@ -334,6 +385,22 @@ def policy_readouts_match_model(out):
         yield  # a pause: the browser answers a reader between two settings
 
 
+def policies_hostile_inputs_answered(out):
+    """No input breaks the policies widget: every slider given NaN, infinities, an empty value, other
+    scripts' digits, hex, underscores, markup or 5,000 characters (as a form value and in a link) is
+    answered with a note naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so are measured curves with a rate of 1 inside (taken), one
+    ending at 1 (refused with a note: no long-run average), NaN, a rate above 1, 80 rates and a choice
+    that is no process."""
+    from ..widgets import policies as widget
+
+    yield from hostile_inputs_answered(out, widget, cases=(
+        ({"polCurve": "custom:0.9,1,0.5"}, None), ({"polCurve": "custom:1"}, "last rate is 1"),
+        ({"polCurve": "custom:0.8,1"}, "last rate is 1"), ({"polCurve": "custom:nan"}, "polCurve"),
+        ({"polCurve": "custom:1.5"}, "polCurve"), ("?polCurve=custom:" + ",".join(["0.5"] * 80), "polCurve"),
+        ({"polProcess": "<script>" * 700}, "Acceptance process"), ({"polCurve": "custom:\u0663"}, "polCurve")))
+
+
 CHECKS = (
     ("burstiness-zero-is-iid", burstiness_zero_is_iid),
     ("oracle-bounds-every-policy", oracle_bounds_every_policy),
@@ -346,6 +413,7 @@ CHECKS = (
     ("truncation-is-certified", truncation_is_certified),
     ("heuristic-never-beats-best-static-under-iid", heuristic_never_beats_best_static_under_iid),
     ("policies-readouts-match-model", policy_readouts_match_model),
+    ("policies-hostile-inputs-answered", policies_hostile_inputs_answered),
 )
 
 

@@ -13,11 +13,12 @@ repetitive template), encoded by the model's own tokenizer: contexts a reader me
 
 from fractions import Fraction
 import math
+import re
 from functools import lru_cache
 
 from .. import realtext
 from ..jsformat import to_fixed
-from . import alpha_root, phrase_missing, table_cells
+from . import alpha_root, hostile_inputs_answered, phrase_missing, table_cells
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "CHECK_CORPUS", "ACCEPTANCE_Z", "check_model"]
 
@@ -299,7 +300,10 @@ def _realtext_view(widget, model, values: dict) -> dict:
             "lead": widget._lead(summary, complete), "live": "",
             "summary": widget._summary(settings, summary, s["k"], "The preset", complete),
             "figures": {"call": widget.call_html(model, cycles, s["proposer"], complete),
-                        "positions": widget.positions_html(summary, s["k"])}}
+                        "positions": widget.positions_html(summary, s["k"]),
+                        "text": widget.text_html(model, prompt, cycles),
+                        "plainText": widget.plain_text_html(model, prompt, cycles),
+                        "send": widget.send_html(summary, s["k"])}}
 
 
 def _row_value(model, which: str, context, temperature, token) -> float:
@@ -409,7 +413,43 @@ def realtext_readouts_match_model(out):
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)
+        failure = _run_figures_difference(where, view["figures"], cycles, k, counts)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _run_figures_difference(where, figures, cycles, k, counts) -> str | None:
+    """The run's other numbers against its calls, counted here: the plain text's line (calls, drafts kept
+    of drafted), each call's hover title in the marked-up text (drafts kept of drafted, in call order), and
+    the send buttons' alpha (alpha iid, whole percent) and lookahead (at most 12, the ledger's largest)."""
+    import html
+    import json
+
+    from . import numbers_difference, numbers_in
+
+    kept, drafted = sum(c["accepted"] for c in cycles), sum(len(c["drafts"]) for c in cycles)
+    line = re.search(r"<p>(.*?)</p>", figures["plainText"], re.S)
+    failure = numbers_difference(where, "the plain text's line", numbers_in(line.group(1) if line else ""),
+                                 [str(len(cycles)), str(kept), str(drafted)])
+    if failure:
+        return failure
+    titles = re.findall(r'class="rt-call[^"]*" title="([^"]*)"', figures["text"])
+    want = [[str(n), str(c["accepted"]), str(len(c["drafts"]))] if c["rejected"] else
+            ([str(n), str(len(c["drafts"]))] if c["drafts"] else [str(n)]) for n, c in enumerate(cycles, 1)]
+    if [numbers_in(title) for title in titles] != want:
+        first = next((i for i, (a, b) in enumerate(zip(titles, want)) if numbers_in(a) != b), min(len(titles), len(want)))
+        return (f"{where}: the text's call {first + 1} reads {titles[first:first + 1]}, its call gives "
+                f"{want[first:first + 1]} (of {len(want)} calls)")
+    if counts and figures["send"]:
+        percent, lookahead = to_fixed(100 * alpha_root(sum(counts) / len(counts), k), 0), str(min(12, k))
+        sent = [(target, json.loads(html.unescape(values)), html.unescape(text)) for target, values, text in
+                re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]*)">([^<]*)</button>', figures["send"])]
+        one = [(values, text) for target, values, text in sent if target == "ledger" and values.get("acceptance")]
+        if (len(one) != 1 or one[0][0]["acceptance"] != percent or f"alpha = {percent}%" not in one[0][1]
+                or any(values.get("lookahead", lookahead) != lookahead for _, values, _ in sent)):
+            return f"{where}: the send buttons read {sent}, the run gives alpha = {percent}% at k = {lookahead}"
+    return None
 
 
 def _near_chance(shown, value) -> bool:
@@ -427,6 +467,106 @@ def _cells_agree(got: list[str], want: list[str]) -> bool:
     return flat == want
 
 
+def realtext_hostile_inputs_answered(out):
+    """No input breaks the real-text widget: every slider given NaN, infinities, an empty value, other
+    scripts' digits, hex, underscores, markup or 5,000 characters (as a form value) is answered with a note
+    naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so is a temperature above 0 too small to temper a row (a link
+    and a form value: clamped with a note), a 5,000-character prompt, control characters and emoji, and a
+    preset or proposer that is none."""
+    from ..widgets import realtext as widget
+
+    yield from hostile_inputs_answered(out, widget, links=False, cases=(
+        ("?rtTemperature=0.003", "temperature"), ({"rtTemperature": "1e-9"}, "temperature"),
+        ({"rtPrompt": "x = 1\n" * 1000}, "prompt"), ({"rtPrompt": "\x00\x7f\ud7ff \U0001f600" * 20}, None),
+        ({"rtPreset": "<script>"}, "Prompt"), ({"rtProposer": "nope" * 100}, "Proposer")))
+
+
+HELD_OUT_CHECK_TEXTS = {  # text the presets check calls held out: the small model's corpus, and English
+    "code": {"text": CHECK_CORPUS, "sources": ("lab/checks/realtext.py",), "charsEach": len(CHECK_CORPUS)},
+    "english": {"text": ("The queue keeps its items in the order they were put, and a reader takes them from the "
+                         "front. When the queue is empty the reader waits, and when it is full the writer does. "
+                         "Each line of the file is read once, and the text is decoded before it is returned. ") * 3,
+                "sources": ("node_modules/queue/README.md",), "charsEach": 600},
+}
+
+
+def _mean_error(values, block: int = 1) -> tuple[float, float | None]:
+    """The mean of ``values`` and the standard error of the means of consecutive blocks of ``block``
+    (statistics.stdev / sqrt(blocks); None for fewer than two blocks), computed here."""
+    import statistics
+
+    means = [math.fsum(values[i:i + block]) / block for i in range(0, len(values) - block + 1, block)]
+    error = statistics.stdev(means) / math.sqrt(len(means)) if len(means) >= 2 else None
+    return math.fsum(values) / len(values), error
+
+
+def presets_table_matches_model(out):
+    """The real-text presets table the page builds (lab.widgets.realtext.preset_comparison and
+    comparison_html, on the small model) shows, in every cell and in the sentence under it, the model's
+    numbers through to_fixed: each prompt's alpha on its own text (lab.realtext.text_alpha) with its
+    standard error and positions, each run's alpha (MLE) and tokens per call (lab.realtext.generate and
+    summarise, the seeds' calls pooled), the held-out rows' alpha and block standard error, and the
+    sentence's gaps, two binomial standard errors and the run where prompt lookup writes the most."""
+    from ..widgets import realtext as widget
+    from . import numbers_difference, numbers_in
+
+    f = to_fixed
+    model = small_model()
+    k, count = widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
+    expected_rows = []
+    for name, (title, prompt) in realtext.PRESETS.items():
+        out.visited += 1
+        tokens = model.tokenizer.encode(prompt)
+        alphas = realtext.text_alpha(model, tokens)
+        mean, error = _mean_error(alphas)
+        runs = []
+        for proposer, temperature, seeds, _ in widget.COMPARISON:
+            cycles = [c for seed in seeds for c in realtext.generate(model, tokens, proposer, k, temperature, count, seed)]
+            summary = realtext.summarise(cycles, k)
+            committed = sum(len(c["committed"]) for c in cycles)
+            if abs(summary["tokensPerCall"] - committed / len(cycles)) > 1e-12:
+                return out.fail(f"{name}: tokens per call {summary['tokensPerCall']} is not committed / calls = "
+                                f"{committed}/{len(cycles)}")
+            examined = sum(len(c["checked"]) for c in cycles)
+            runs.append((summary["alphaMle"], summary["tokensPerCall"], examined))
+        expected_rows.append((title, mean, error, len(alphas), runs))
+        yield
+    held = {}
+    for kind, text in HELD_OUT_CHECK_TEXTS.items():
+        alphas = realtext.text_alpha(model, model.tokenizer.encode(text["text"]))
+        held[kind] = (*_mean_error(alphas, widget.HELD_OUT_BLOCK), len(alphas))
+    yield
+    page = widget.comparison_html(widget.preset_comparison(model), widget.held_out_comparison(model, HELD_OUT_CHECK_TEXTS))
+    cells = table_cells(page)
+    expected_cells = []
+    for (_, mean, error, positions, runs) in expected_rows:
+        expected_cells.append([f(mean, 2), f(error, 2), str(positions)])
+        expected_cells += [[f(alpha, 2), f(tokens, 2)] for alpha, tokens, _ in runs]
+    for kind in HELD_OUT_CHECK_TEXTS:
+        mean, error, positions = held[kind]
+        expected_cells += [[f(mean, 2), f(error, 3), f"{positions:,}"], []]
+    if len(cells) != len(expected_cells):
+        return out.fail(f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}")
+    for index, (cell, numbers) in enumerate(zip(cells, expected_cells)):
+        failure = numbers_difference("presets table", f"cell {index} ({cell[:60]!r})", numbers_in(cell), numbers)
+        if failure:
+            return out.fail(failure)
+    by_title = {row[0]: row for row in expected_rows}
+    code, prose = (by_title[realtext.PRESETS[name][0]] for name in ("python", "docstring"))
+    gap_error = math.sqrt(sum(a * (1 - a) / n for a, _, n in (code[4][0], prose[4][0])))
+    lookup = max(expected_rows, key=lambda row: row[4][2][1])
+    sentence = re.sub(r"<[^>]+>", "", page.split('class="rt-presets-note">', 1)[1])
+    numbers = [f(held["code"][0], 2), f"{HELD_OUT_CHECK_TEXTS['code']['charsEach']:,}", f(held["english"][0], 2),
+               f"{HELD_OUT_CHECK_TEXTS['english']['charsEach']:,}", str(widget.HELD_OUT_BLOCK),
+               f(code[1], 2), f(prose[1], 2), str(k), str(count), f(code[4][0][0], 2), f(prose[4][0][0], 2),
+               f(2 * gap_error, 2), f(lookup[4][2][1], 2)]
+    failure = numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
+                                 fixed=("0",))  # "T = 0"
+    if failure:
+        return out.fail(failure)
+
+
 CHECKS = (
     ("every-text-encodes", every_text_encodes),
     ("cycle-law-is-target-row", cycle_law_is_target_row),
@@ -435,6 +575,8 @@ CHECKS = (
     ("acceptance-matches-analytic", acceptance_matches_analytic),
     ("real-trace-round-trip", trace_round_trip),
     ("realtext-readouts-match-model", realtext_readouts_match_model),
+    ("realtext-presets-match-model", presets_table_matches_model),
+    ("realtext-hostile-inputs-answered", realtext_hostile_inputs_answered),
 )
 
 

@@ -10,7 +10,8 @@ from functools import lru_cache
 
 from .. import trees
 from ..jsformat import to_fixed
-from . import cells_difference, phrase_missing, readout_difference, table_cells
+from . import (cells_difference, figure_difference, hostile_inputs_answered, phrase_missing, readout_difference,
+               table_cells)
 from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -240,6 +241,11 @@ READOUT_SETTINGS = (
 def _reach_sum(parents, probs) -> float:
     """Expected tokens per verify pass of a tree, summed here from its parents: each node is reached
     with the product of its ancestors' rank probabilities (its rank among its siblings)."""
+    return sum(_reaches(parents, probs))
+
+
+def _reaches(parents, probs) -> list[float]:
+    """Each node's reach probability (see :func:`_reach_sum`)."""
     reach, rank_of = [], {}
     for parent in parents:
         if parent < 0:
@@ -248,7 +254,7 @@ def _reach_sum(parents, probs) -> float:
         rank = rank_of.get(parent, 0)
         rank_of[parent] = rank + 1
         reach.append(reach[parent] * (probs[rank] if rank < len(probs) else 0.0))
-    return sum(reach)
+    return reach
 
 
 def _tree_price(widget, mode: str, tax: float):
@@ -264,11 +270,22 @@ def _tree_price(widget, mode: str, tax: float):
     return lambda value, nodes, depth: trees.roofline_tree_cost(value, nodes, depth, settings)
 
 
+def _ridge(widget, mode: str) -> int:
+    """The fewest nodes whose verify step is compute-bound under a roofline mode (lab.trees)."""
+    from .. import serving
+
+    return trees.roofline_ridge_nodes(serving.DEFAULT_SETTINGS.with_(
+        gpu=widget.ROOFLINE_GPUS[mode], batch=trees.ROOFLINE_BATCH, context=trees.ROOFLINE_CONTEXT))
+
+
 def tree_readouts_match_model(out):
     """Every readout, the lead's and summary's numbers and every cell of the budget and exactness tables
     of the trees widget equal the trees model's numbers through the page's formatters (to_fixed, tv_text),
     at the defaults, both ends of every slider and each verify-cost mode; the tree's value is the reach
-    sum of the tree it draws, and the chain's is 1 + a + ... + a^(n - 1) with n = min(budget, depth)."""
+    sum of the tree it draws, and the chain's is 1 + a + ... + a^(n - 1) with n = min(budget, depth); every
+    number of the four figures (each node's reach in its tooltip, the description's counts, the charts'
+    values at the reader's budget, at 128 nodes and at the best budget, the ridge, each TV) is the model's
+    (lab.checks.figure_difference)."""
     from .. import sampler
     from ..figures import tv_text
     from ..widgets import trees as widget
@@ -333,6 +350,28 @@ def tree_readouts_match_model(out):
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)
+        parents = view["tree"]["parents"]
+        levels = [0] * len(parents)
+        for node, parent in enumerate(parents):
+            levels[node] = levels[parent] + 1 if parent >= 0 else 0
+        tops = max(levels) + 1
+        ridge = None if mode == "tax" else _ridge(widget, mode)
+        figures = {  # (the model's numbers, the fixed labels); the charts' ticks (fig-tick) are axis labels
+            "tree": ([f(r, 4) for r in _reaches(parents, probs)] + [str(len(parents)), str(tops), f(tree.value, 3)]
+                     + [str(levels.count(level)) for level in range(tops)],
+                     [str(n) for n in range(len(parents))] + [str(n) for n in range(1, tops + 1)]),
+            "length": ([f(shapes[-1][0], 2), str(depth), f(chains[-1], 2), str(budget), f(shapes[budget - 1][0], 2),
+                        f(chains[budget - 1], 2)], [str(widget.MAX_BUDGET)]),
+            "speedup": ([f(tree_speedups[best - 1], 2), str(best), str(budget), f(tree_speedups[budget - 1], 2),
+                         f(chain_speedups[budget - 1], 2)] + ([str(ridge)] if ridge and ridge <= widget.MAX_BUDGET else []),
+                        ["1"]),
+            "exactness": ([f(tv, 4) for row in exactness for tv in row[1:]] + [str(v["drafts"])]
+                          + [f(tv, 3) for tv in chosen[1:]], [str(n) for n in range(1, widget.MAX_CANDIDATES + 1)])}
+        for name, (numbers, fixed) in figures.items():
+            failure = figure_difference(where, name, view["figures"][name], numbers, fixed,
+                                        skip_classes=("fig-axis", "fig-tick") if name != "tree" else ("fig-axis",))
+            if failure:
+                return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
 
 
@@ -379,6 +418,20 @@ def depth_profile_from_curve(out):
 CURVE_TOKEN_KEY = "treCurve"
 
 
+def trees_hostile_inputs_answered(out):
+    """No input breaks the trees widget: every slider given NaN, infinities, an empty value, other scripts'
+    digits, hex, underscores, markup or 5,000 characters (as a form value and in a link) is answered with
+    a note naming it and the slider in range, never an error, a NaN or a long echo
+    (lab.checks.hostile_inputs_answered); so are a verify cost that is no mode and the extremes together
+    (one node; 128 nodes over 12 levels with eight drafts and every rank accepted)."""
+    from ..widgets import trees as widget
+
+    yield from hostile_inputs_answered(out, widget, cases=(
+        ({"verifyCost": "x" * 5000}, "Verify cost"),
+        ({"budget": "1", "maxDepth": "12", "top1": "99", "decay": "100", "drafts": "8", "verifyTax": "20"}, None),
+        ({"budget": "128", "maxDepth": "12", "top1": "0", "decay": "0", "drafts": "8"}, None)))
+
+
 CHECKS = (
     ("multi-draft-is-exact", multi_draft_is_exact),
     ("no-update-bug-where-predicted", no_update_bug_where_predicted),
@@ -391,6 +444,7 @@ CHECKS = (
     ("value-grows-with-budget", value_grows_with_budget),
     ("trees-readouts-match-model", tree_readouts_match_model),
     ("trees-depth-profile-from-curve", depth_profile_from_curve),
+    ("trees-hostile-inputs-answered", trees_hostile_inputs_answered),
 )
 
 
