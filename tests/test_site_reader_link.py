@@ -11,6 +11,7 @@ from lab.urlstate import (PANEL_DEFAULT_MEASURED_K, PANEL_DEFAULT_UNIT, PANEL_FI
                           PANEL_UNIT_KEY, PANEL_VALUE_KEY, panel_figure_from_link)
 from lab.widgets import deployment as panel, traces
 from sitepage import wait_live
+from test_site_deployment import set_control
 
 
 def sent_to_traces(view) -> dict:
@@ -50,8 +51,10 @@ def test_a_link_without_the_panels_figure_keeps_the_preset():
 
 def test_the_link_after_use_in_every_instrument_restores_the_trace_reader(page):
     pg = page(viewport={"width": 1280, "height": 900})
-    pg.goto(pg.base_url + "?depValue=2.6&depMeasuredK=5#deployment-lab")
+    pg.goto(pg.base_url + "#deployment-lab")
     wait_live(pg)
+    set_control(pg, "value", "2.6")
+    set_control(pg, "measuredK", "5")
     pg.click("#deployment-lab button[data-action='send-all']")
     expected = traces.view({"trcText": "mean acceptance length 2.6", "trcLookahead": "5", "trcFormat": "auto"})
     pg.wait_for_function("(lead) => document.querySelector('#traces-lab output[name=lead]').value === lead",

@@ -25,6 +25,8 @@ def test_play_announces_every_few_steps_and_at_the_end_not_every_render(page):
     pg.locator(SELECTOR).scroll_into_view_if_needed()
     calls = int(widget.view(None)["readouts"]["calls"])
     first = int(pg.get_attribute(f"{SELECTOR} button[data-action='play']", "data-from"))
+    pg.wait_for_function("() => !document.querySelector('#realtext-lab button[data-action=\\'play\\']').disabled",
+                         timeout=120_000)   # the widget's first render is in (its module loads as it nears)
     pg.evaluate(COUNT_ANNOUNCEMENTS)
     pg.click(f"{SELECTOR} button[data-action='play']")
     pg.wait_for_function(f"() => document.getElementById('realtext-step').value === '{calls}' && "
