@@ -1,5 +1,5 @@
 """The page's length on a phone, in Chromium: at 390 px with every fold closed the article is shorter than
-50,000 px (issue 40: it was 81,307 px; reference material now folds into <details class="fold"> whose summary
+50,000 px (the reader audit of December 2026: it was 81,307 px; reference material now folds into <details class="fold"> whose summary
 names what is inside), both as built (JavaScript off) and once the lab is live. A size, not a time.
 
 And nothing folded is out of reach: a citation opens the folded sources at its entry, and every fold's summary

@@ -1,4 +1,4 @@
-"""Play does not talk over itself (issue 40, N4-11): while real text plays, its live region speaks every few
+"""Play does not talk over itself (reader audit N4-11): while real text plays, its live region speaks every few
 steps and at the end, not at every render. Counted in Chromium over a whole run: a count, not a time."""
 
 import math
