@@ -55,6 +55,8 @@ def test_the_link_after_use_in_every_instrument_restores_the_trace_reader(page):
     wait_live(pg)
     set_control(pg, "value", "2.6")
     set_control(pg, "measuredK", "5")
+    pg.wait_for_function("() => document.querySelector('#deployment-lab button[data-action=send-all]').dataset.sends"
+                         ".includes('mean acceptance length 2.6')", timeout=60_000)   # the panel has rendered them
     pg.click("#deployment-lab button[data-action='send-all']")
     expected = traces.view({"trcText": "mean acceptance length 2.6", "trcLookahead": "5", "trcFormat": "auto"})
     pg.wait_for_function("(lead) => document.querySelector('#traces-lab output[name=lead]').value === lead",
