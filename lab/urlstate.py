@@ -19,7 +19,7 @@ from .jsformat import to_js_string
 __all__ = ["Slider", "slider_specs", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
            "raw_value", "was_sent", "shown_value", "reader_note", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
-           "QUOTE_LIMIT"]
+           "QUOTE_LIMIT", "PANEL_FIGURE_TEXT", "panel_figure_from_link"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note (every widget's notes)
@@ -476,3 +476,44 @@ def requested_curve(raw, key: str, notes: list[str], fallback: str = "the accept
     if not found[2]:
         notes.append(UNLINKABLE_CURVE_NOTE)
     return value, found
+
+
+# The deployment panel's acceptance figure as the trace reader reads one figure (lab.traces' single-figure
+# forms), by the panel's unit (lab.deployment.UNITS); the panel's keys and defaults, which
+# lab.widgets.deployment declares with these (tests/test_site_reader_link.py holds the two together).
+PANEL_FIGURE_TEXT = {"alpha": "alpha {value}%", "rate": "acceptance rate {value}%",
+                     "length": "mean acceptance length {value}"}
+PANEL_UNIT_KEY, PANEL_VALUE_KEY, PANEL_MEASURED_K_KEY = "depUnit", "depValue", "depMeasuredK"
+PANEL_DEFAULT_UNIT, PANEL_DEFAULT_MEASURED_K = "length", 4
+
+
+def panel_figure_from_link(raw) -> str:
+    """The trace reader's text for a link made after the panel's "Use in every instrument" (reader audit
+    N4-20): the text a send puts in the trace reader cannot travel in a link, but the panel's figure does
+    (depValue, depUnit), and the send leaves the trace reader's lookahead (trcLookahead) at the panel's
+    measured k (depMeasuredK). "" for anything else: form values, a link with the trace reader's own text,
+    preset or format, another lookahead, no figure, or a figure that is not a finite number.
+
+    >>> panel_figure_from_link("?depValue=2.6&depMeasuredK=5&trcLookahead=5")
+    'mean acceptance length 2.6'
+    >>> panel_figure_from_link("depUnit=rate&depValue=44&trcLookahead=4")
+    'acceptance rate 44%'
+    >>> [panel_figure_from_link(q) for q in ("depValue=2.6&trcLookahead=6", "trcLookahead=4",
+    ...  "depValue=inf&trcLookahead=4", "depValue=2.6&trcLookahead=4&trcPreset=specbench", "depUnit=x&depValue=2")]
+    ['', '', '', '', '']
+    >>> panel_figure_from_link({"depValue": "2.6", "trcLookahead": "4"})
+    ''
+    """
+    if not isinstance(raw, str) or len(raw) > MAX_QUERY_LENGTH:
+        return ""
+    pairs = dict(split_query(raw.lstrip("?")))
+    unit, value = pairs.get(PANEL_UNIT_KEY, PANEL_DEFAULT_UNIT), pairs.get(PANEL_VALUE_KEY, "")
+    if unit not in PANEL_FIGURE_TEXT or any(key in pairs for key in ("trcText", "trcPreset", "trcFormat")):
+        return ""
+    if pairs.get("trcLookahead") != pairs.get(PANEL_MEASURED_K_KEY, str(PANEL_DEFAULT_MEASURED_K)):
+        return ""
+    try:
+        finite = math.isfinite(float(value))
+    except ValueError:
+        return ""
+    return PANEL_FIGURE_TEXT[unit].format(value=value) if finite else ""

@@ -37,6 +37,20 @@
     runtimeStatus.dataset.state = state;
   }
 
+  // Once live, the status box gives back the height it kept for the loading line (reader audit N4-18), at the
+  // moment it is out of view: the browser's scroll anchoring then keeps what the reader sees where it was.
+  function fitStatusOutOfView() {
+    const box = document.getElementById("runtime-status");
+    if (!box || !("IntersectionObserver" in window)) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => !entry.isIntersecting) && root.dataset.labState === "live") {
+        box.dataset.fit = "";
+        observer.disconnect();
+      }
+    });
+    observer.observe(box);
+  }
+
   // "Loading ... 43% of 3.6 MB", with a progress bar; bytes come from the worker as they arrive. The
   // share is of the unpacked bodies the worker reads; the size is the compressed download's.
   function showProgress(received) {
@@ -1278,6 +1292,7 @@
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
     setStatus(LIVE_STATUS, "live");
+    fitStatusOutOfView();
     watchWidths();
     try {
       if (!restore) {  // run the first-call paths of forms marked data-warm="render" before the reader moves

@@ -368,6 +368,7 @@ def test_no_formula_loses_a_term_on_a_phone(page, width):
     lets through): a long one comes broken over lines on a phone, never cut after a term."""
     pg = page(java_script_enabled=False, viewport={"width": width, "height": 800})
     pg.goto(pg.base_url)
+    pg.evaluate("() => document.querySelectorAll('details.fold').forEach((d) => { d.open = true; })")  # folded ones too
     cut = pg.evaluate("""() => [...document.querySelectorAll('.eq')].filter((eq) => eq.checkVisibility())
         .filter((eq) => eq.scrollWidth > eq.clientWidth + 4)
         .map((eq) => [eq.textContent.trim().slice(0, 40), eq.scrollWidth, eq.clientWidth])""")
@@ -638,6 +639,7 @@ def test_a_scrolling_tables_caption_stays_in_view(page):
     visible width, so none runs past its right edge (they were cut mid-word before)."""
     pg = page(java_script_enabled=False, viewport={"width": 320, "height": 800})
     pg.goto(pg.base_url)
+    pg.evaluate("() => document.querySelectorAll('details.fold').forEach((d) => { d.open = true; })")  # folded ones too
     cut = pg.evaluate("""() => [...document.querySelectorAll('.table-wrap caption')].filter((c) => c.checkVisibility())
         .filter((c) => { const wrap = c.closest('.table-wrap').getBoundingClientRect(), box = c.getBoundingClientRect();
                          return box.right > wrap.right + 0.5 || box.left < wrap.left - 0.5; })

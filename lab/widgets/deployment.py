@@ -15,7 +15,8 @@ from urllib.parse import quote as url_quote
 from .. import deployment, engine_config, serving
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, Text, format_query, quote, raw_value, read_controls
+from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, quote, raw_value,
+                        read_controls)
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
            "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
@@ -65,8 +66,7 @@ INSTRUMENTS = (("ledger", "The latency ledger", "the latency ledger"),
                ("exact", "The exact rejection sampler", "the exact sampler"),
                ("realtext", "Speculative decoding on real text", "the real-text widget"),
                ("trees", "Token trees", "the token trees"))
-SINGLE_FIGURE_TEXT = {"alpha": "alpha {value}%", "rate": "acceptance rate {value}%",
-                      "length": "mean acceptance length {value}"}  # what lab.traces reads as one figure
+SINGLE_FIGURE_TEXT = PANEL_FIGURE_TEXT  # what lab.traces reads as one figure; a link rebuilds it (urlstate)
 
 
 def _f(value, digits=2) -> str:

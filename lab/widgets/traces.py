@@ -12,7 +12,7 @@ from .. import acceptance, traces
 from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
 from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
-from ..urlstate import Choice, OptionalInteger, Text, read_controls
+from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
            "send_html", "policies_curve_token", "POLICIES_MAX_RATE", "OPERATIONS", "SLIDERS", "CONTROLS"]
@@ -51,8 +51,9 @@ def _settings(raw) -> tuple[dict, list[str]]:
     """Valid control values and notes for anything that had to change (never raises): the
     controls above read by :func:`lab.urlstate.read_controls`."""
     values, notes = read_controls(raw, CONTROLS)
+    linked = "" if values[TEXT_KEY].strip() else panel_figure_from_link(raw)  # the panel's figure, sent (N4-20)
     return {"preset": values[PRESET_KEY], "format": values[FORMAT_KEY], "lookahead": values[LOOKAHEAD_KEY],
-            "text": values[TEXT_KEY], "model": values[MODEL_KEY]}, notes
+            "text": linked or values[TEXT_KEY], "model": values[MODEL_KEY], "linked": bool(linked)}, notes
 
 
 def _query(settings: dict) -> str:
@@ -527,8 +528,10 @@ def _view(raw) -> dict:
         notes.append(f"Your text could not be read: {_for_page(error)}. It stays in the box; clear it to see the "
                      f"public traces again.")
         return _refused(settings, notes, width, _for_page(error))
-    notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
-    return _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None, width)
+    if not settings["linked"]:
+        notes.append("Pasted data stays in this page and cannot be put in a link; clear the box to see the preset again.")
+    view = _render(analysis, settings, notes, f"Your pasted text ({len(text)} characters)", None, width)
+    return {**view, "shown": {**view["shown"], TEXT_KEY: text}} if settings["linked"] else view
 
 
 # --- files in slices ---------------------------------------------------------------------------
