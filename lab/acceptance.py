@@ -42,6 +42,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import ledger
 from .acceptance_curves import CURVES
 from .errors import LabValueError
 from .stats import percentile
@@ -419,10 +420,8 @@ def _grid(centre: float, span: float, step: float, low: float, high: float) -> l
 
 
 def iid_alpha(length: float, at: int) -> float:
-    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.traces.alpha_iid)."""
-    from .traces import alpha_iid
-
-    return alpha_iid(length - 1, at)
+    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid)."""
+    return ledger.alpha_iid(length - 1, at)
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -534,6 +533,27 @@ def best_lookahead(speedup_at, curve: Curve, max_k: int = 12) -> dict:
     unlimited = _first_argmax(speedups)[0]
     return {"k": best_k, "speedup": best_speedup, "extrapolatedFrom": curve.extrapolated_from(best_k),
             "plateauStart": plateau, "capped": unlimited > best_k, "uncappedK": unlimited}
+
+
+def best_lookahead_on_curve(settings: "ledger.LedgerSettings", conditional, max_lookahead: int = 12,
+                            measured_at: int | None = None) -> dict:
+    """The ledger's best lookahead on a measured conditional curve, by the one rule every instrument
+    uses (:func:`best_lookahead`): the first strict maximum of the speedup over
+    ``1..max_lookahead``, never past the curve's plateau start plus one, saying when it rests on
+    positions past the measured ones (``measured_at``, default every rate given).
+
+    >>> best = best_lookahead_on_curve(ledger.LedgerSettings(draftCost=0, verifyTax=0), [0.8, 0.5, 0.3, 0.2])
+    >>> best["k"], best["plateauStart"], best["uncappedK"], best["extrapolatedFrom"]
+    (4, 3, 12, None)
+    """
+    return best_lookahead(lambda k: ledger.ledger_from_curve(settings.with_(lookahead=k), conditional).speedup,
+                         token_curve(conditional, measured_at), max_lookahead)
+
+
+def best_lookahead_from_curve(settings: "ledger.LedgerSettings", conditional, max_lookahead: int = 12) -> tuple[int, float]:
+    """:func:`best_lookahead_on_curve` as ``(k, speedup)``, the shape :func:`best_lookahead` returns."""
+    best = best_lookahead_on_curve(settings, conditional, max_lookahead)
+    return best["k"], best["speedup"]
 
 
 def _first_argmax(values) -> tuple[int, float]:

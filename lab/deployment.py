@@ -365,7 +365,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                                      curve, MAX_LOOKAHEAD)
     token_rates = [float(r) for r in values["ledger"]["trcCurve"][len("custom:"):].split(",")]
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
-    ledger_best = ledger.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
+    ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({
         "values": values,

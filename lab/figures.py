@@ -471,7 +471,3 @@ def audit_checks_html(checks) -> str:
                      f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'
 
-
-# The names these three had while only this module was meant to call them. Widgets not yet moved to
-# the public names read them; they go when no module does (grep -rn "figures import.*_svg" lab).
-_svg, _text_width, _label_box = svg, text_width, label_box

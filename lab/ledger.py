@@ -86,6 +86,34 @@ def expected_accepted_drafts(alpha: float, lookahead: int) -> float:
     return total
 
 
+ALPHA_TOLERANCE = 1e-9  # alpha_iid solves its equation to this
+
+
+def alpha_iid(mean_accepted: float, lookahead: int) -> float:
+    """The alpha whose independent model accepts ``mean_accepted`` drafts per call at this
+    lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (``tau - 1``), by bisection
+    (the sum rises with alpha, so the root is unique), to within :data:`ALPHA_TOLERANCE`.
+
+    >>> round(alpha_iid(expected_accepted_drafts(0.74, 5), 5), 9)
+    0.74
+    """
+    if mean_accepted <= 0:
+        return 0.0
+    if mean_accepted >= lookahead:
+        return 1.0
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if expected_accepted_drafts(middle, lookahead) < mean_accepted:
+            low = middle
+        else:
+            high = middle
+    low_gap = abs(expected_accepted_drafts(low, lookahead) - mean_accepted)
+    return low if low_gap <= abs(expected_accepted_drafts(high, lookahead) - mean_accepted) else high
+
+
 def expected_tokens_per_call(alpha: float, lookahead: int) -> float:
     """Expected tokens one verifier call commits (the mean acceptance length): ``1 + a + ... + a**k``.
 
@@ -286,24 +314,3 @@ def ledger_from_curve(settings: LedgerSettings, conditional) -> Ledger:
     return ledger_from_accepted(settings, accepted)
 
 
-def best_lookahead_on_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12,
-                            measured_at: int | None = None) -> dict:
-    """The ledger's best lookahead on a measured conditional curve, by the one rule every instrument
-    uses (:func:`lab.acceptance.best_lookahead`): the first strict maximum of the speedup over
-    ``1..max_lookahead``, never past the curve's plateau start plus one, saying when it rests on
-    positions past the measured ones (``measured_at``, default every rate given).
-
-    >>> best = best_lookahead_on_curve(LedgerSettings(draftCost=0, verifyTax=0), [0.8, 0.5, 0.3, 0.2])
-    >>> best["k"], best["plateauStart"], best["uncappedK"], best["extrapolatedFrom"]
-    (4, 3, 12, None)
-    """
-    from .acceptance import best_lookahead as best_on_curve, token_curve
-
-    return best_on_curve(lambda k: ledger_from_curve(settings.with_(lookahead=k), conditional).speedup,
-                         token_curve(conditional, measured_at), max_lookahead)
-
-
-def best_lookahead_from_curve(settings: LedgerSettings, conditional, max_lookahead: int = 12) -> tuple[int, float]:
-    """:func:`best_lookahead_on_curve` as ``(k, speedup)``, the shape :func:`best_lookahead` returns."""
-    best = best_lookahead_on_curve(settings, conditional, max_lookahead)
-    return best["k"], best["speedup"]

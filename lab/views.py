@@ -35,13 +35,11 @@ def audit_view(result=None) -> dict:
 
 def page_context() -> dict:
     """Everything the build needs to pre-render the article in its default state: both audits,
-    and each widget's own ``page_context()`` under ``widgets``. (``instruments``, the same mapping,
-    is read only by templates/article.html.j2 until its parts say ``lab.widgets``; then it goes.)"""
+    and each widget's own ``page_context()`` under ``widgets``."""
     widgets = {name: instruments.part("widgets", name).page_context() for name in instruments.widget_names()}
     return {
         "audit": audit_view(),
         "widgets": widgets,
-        "instruments": widgets,
         "instrumentAudit": instrument_audit_view() if instruments.NAMES else None,
         "acceptance": _acceptance_context(),  # acceptance by position: the held-out table, the prose's numbers
     }

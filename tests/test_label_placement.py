@@ -10,7 +10,7 @@ exactly, on dense curves of small boxes (what the speedup charts pass) as on sca
 import random
 
 from lab import figures
-from lab.figures import MIN_TEXT, _label_box, line_boxes, one_x_label, place_labels
+from lab.figures import MIN_TEXT, label_box, line_boxes, one_x_label, place_labels
 
 
 def _clear(a, b, gap) -> bool:
@@ -24,7 +24,7 @@ def plain_place_labels(labels, top, bottom, size=MIN_TEXT, obstacles=(), gap=2, 
         best = None
         for shift in range(0, int(bottom - top if travel is None else travel) + 2, 2):
             for c in ((y + shift, y - shift) if shift else (y,)):
-                box = _label_box((x, c, words, anchor), size)
+                box = label_box((x, c, words, anchor), size)
                 if top + ascent <= c <= bottom - descent and all(_clear(box, other, gap) for other in boxes):
                     best = c
                     break
@@ -32,7 +32,7 @@ def plain_place_labels(labels, top, bottom, size=MIN_TEXT, obstacles=(), gap=2, 
                 break
         placed.append(None if best is None else (x, best, words, anchor))
         if best is not None:
-            boxes.append(_label_box((x, best, words, anchor), size))
+            boxes.append(label_box((x, best, words, anchor), size))
     return placed
 
 
@@ -70,10 +70,10 @@ def test_place_labels_is_its_plain_definition():
 
 def plain_one_x_label(x0, x1, y, wordings, obstacles=()):
     """one_x_label's search order, each try against every obstacle by the plain definition."""
-    fitting = [words for words in wordings if figures._text_width(words) <= (x1 - x0) * 0.6] or [wordings[-1]]
+    fitting = [words for words in wordings if figures.text_width(words) <= (x1 - x0) * 0.6] or [wordings[-1]]
     tries = [(words, x, anchor) for words in fitting for x, anchor in ((x0 + 4, "start"), (x1 - 4, "end"))]
     tries += [(words, x, "start") for words in fitting
-              for x in range(int(x0) + 12, int(x1 - 4 - figures._text_width(words)), 8)]
+              for x in range(int(x0) + 12, int(x1 - 4 - figures.text_width(words)), 8)]
     for words, x, anchor in tries:
         spot = plain_place_labels([(x, y + 14, words, anchor)], y - 40, y + 30, obstacles=obstacles)[0]
         if spot:

@@ -705,7 +705,7 @@ def test_the_validation_scatters_numbers_stay_off_the_diagonal():
     dots and of the other numbers, at three widths (numbers sat on the line before)."""
     import re
 
-    from lab.figures import MIN_TEXT, _label_box
+    from lab.figures import MIN_TEXT, label_box
 
     for width in (320, 640, 960):
         svg = widget._validation_figure(width)
@@ -714,7 +714,7 @@ def test_the_validation_scatters_numbers_stay_off_the_diagonal():
         numbers = [(float(x), float(y), words, anchor) for x, y, anchor, words in re.findall(
             r'<text class="fig-small" x="([\d.]+)" y="([\d.]+)" text-anchor="(start|end)"[^>]*>(\d+)</text>', svg)]
         assert len(numbers) >= 5, (width, numbers)
-        boxes = [_label_box(spot, MIN_TEXT) for spot in numbers]
+        boxes = [label_box(spot, MIN_TEXT) for spot in numbers]
         for left, top, right, bottom in boxes:
             # the line's y at the box's columns: it crosses the box iff it enters its row band
             along = [y1 + (y2 - y1) * (x - x1) / (x2 - x1) for x in (left, right)]

@@ -99,7 +99,7 @@ def test_figures_lay_out_for_their_width(width, raw):
                 r'<text class="([^"]*)" x="(-?[0-9.]+)" y="[^"]*"(?: text-anchor="([a-z]+)")?[^>]*>([^<]*)</text>', svg):
             size = max(sizes[c] for c in classes.split() if c in sizes)
             assert figures.MIN_TEXT <= size <= 18
-            span = figures._text_width(text.replace("&#x27;", "'"), size)
+            span = figures.text_width(text.replace("&#x27;", "'"), size)
             left = float(x) - {"middle": span / 2, "end": span}.get(anchor, 0)
             assert -1 <= left and left + span <= width + 1, (name, text, left, left + span)
         assert "<text>" not in svg and len(re.findall("<text ", svg)) == len(re.findall('<text class="fig-', svg))

@@ -346,7 +346,7 @@ def test_figures_lay_out_for_their_width(width):
             for classes, x, anchor, text in re.findall(
                     r'<text class="([^"]*)" x="(-?[0-9.]+)" y="[^"]*"(?: text-anchor="([a-z]+)")?[^>]*>([^<]*)</text>', svg):
                 size = max(sizes[c] for c in classes.split() if c in sizes)
-                span = figures._text_width(text.replace("&#x27;", "'"), size)
+                span = figures.text_width(text.replace("&#x27;", "'"), size)
                 left = float(x) - {"middle": span / 2, "end": span}.get(anchor, 0)
                 assert -1 <= left and left + span <= width + 1, (number, name, text, left, left + span)
     narrow, default = widget.view({"width": str(width)}), widget.view(None)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from lab import audit, cli, ledger, traces, views
+from lab import acceptance, audit, cli, ledger, traces, views
 from lab.widgets import ledger as ledger_widget
 from lab.checks import traces as trace_checks
 from lab.widgets import traces as widget
@@ -446,8 +446,8 @@ def test_past_the_measured_k_the_curve_continues_as_lab_acceptance_continues_it(
     assert extended_curve(analysis, 2) == (measured, None)  # nothing extrapolated within the measured k
     # the best lookahead: k = 7 on the continued curve; the last rate repeated made every draft look worth it
     settings = ledger.LedgerSettings()
-    assert ledger.best_lookahead_from_curve(settings, rates, 12)[0] == 7
-    assert ledger.best_lookahead_from_curve(settings, measured, 12)[0] == 12
+    assert acceptance.best_lookahead_from_curve(settings, rates, 12)[0] == 7
+    assert acceptance.best_lookahead_from_curve(settings, measured, 12)[0] == 12
 
 
 def test_a_trace_without_per_position_counts_continues_from_its_one_figure():

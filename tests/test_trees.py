@@ -270,7 +270,7 @@ def test_view_width_is_presentation_only_and_figures_fit(raw):
                     r'<text class="([^"]*)" x="(-?[0-9.]+)" y="[^"]*"(?: text-anchor="([a-z]+)")?[^>]*>([^<]*)</text>',
                     svg):
                 assert set(classes.split()) & {"fig-tick", "fig-small", "fig-axis"}, (name, classes)
-                span = figures._text_width(text, 13 if "fig-axis" in classes else 12)
+                span = figures.text_width(text, 13 if "fig-axis" in classes else 12)
                 left = float(x) - {"middle": span / 2, "end": span}.get(anchor, 0)
                 assert -1 <= left and left + span <= width + 1, (name, width, text)
             assert svg.count("<text") == len(re.findall(r'<text class="', svg)), name

@@ -7,7 +7,7 @@ the view checks feed the very values the panel's buttons send to the other widge
 
 from functools import lru_cache
 
-from .. import deployment, ledger, serving, traces
+from .. import acceptance, deployment, ledger, serving, traces
 from ..jsformat import to_fixed, to_js_string
 from . import alpha_root, phrase_missing, readout_difference
 
@@ -718,7 +718,7 @@ def ledger_readouts_match_model(out):
         if widget.CURVE_KEY in values:
             curve = [float(a) for a in values[widget.CURVE_KEY][len("custom:"):].split(",")]
             result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
-                                              ledger.best_lookahead_from_curve(settings, curve))
+                                              acceptance.best_lookahead_from_curve(settings, curve))
         else:
             result, (best_k, best_speedup) = ledger.ledger(settings), ledger.best_lookahead(settings)
         cycle = result.draftMs + result.verifyMs + settings.overheadMs

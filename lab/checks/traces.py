@@ -108,19 +108,19 @@ def curve_ledger_equals_scalar_ledger(out):
     the scalar ledger field for field, and finds the same best lookahead, over the seed audit grid
     (acceptance from its certainty and match values, its lookaheads and draft costs)."""
     acceptances = sorted(set(GRID["certainty"]) | set(GRID["match"]))
-    for acceptance in acceptances:
+    for percent in acceptances:
         for lookahead in GRID["lookahead"]:
             for draft_cost in GRID["draftCost"]:
                 out.visited += 1
-                settings = ledger.LedgerSettings(acceptance=acceptance, lookahead=lookahead, draftCost=draft_cost)
-                curve = [acceptance / 100] * min(lookahead, 3)  # short curves exercise the extrapolation
+                settings = ledger.LedgerSettings(acceptance=percent, lookahead=lookahead, draftCost=draft_cost)
+                curve = [percent / 100] * min(lookahead, 3)  # short curves exercise the extrapolation
                 scalar, measured = ledger.ledger(settings), ledger.ledger_from_curve(settings, curve)
                 if any(not _close(a, b) for a, b in zip(scalar, measured)):
-                    out.fail(f"curve ledger {measured} != {scalar} at acceptance={acceptance} m={lookahead} "
+                    out.fail(f"curve ledger {measured} != {scalar} at acceptance={percent} m={lookahead} "
                              f"draftCost={draft_cost}")
                     return
-                if ledger.best_lookahead(settings) != ledger.best_lookahead_from_curve(settings, curve):
-                    out.fail(f"best lookahead differs at acceptance={acceptance} draftCost={draft_cost}")
+                if ledger.best_lookahead(settings) != acceptance.best_lookahead_from_curve(settings, curve):
+                    out.fail(f"best lookahead differs at acceptance={percent} draftCost={draft_cost}")
                     return
 
 
@@ -354,8 +354,8 @@ def _expected(trace) -> dict:
     # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated)
     continued = (acceptance.from_single(tau, k) if c is None or trace.draftsPerPosition is not None
                  else acceptance.from_conditional(expected["curve"]))
-    expected["best"] = ledger.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
-    expected["bestIid"] = ledger.best_lookahead_from_curve(settings, [alpha], 12)
+    expected["best"] = acceptance.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
+    expected["bestIid"] = acceptance.best_lookahead_from_curve(settings, [alpha], 12)
     expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None
     expected["iid"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * alpha)).speedup
     return expected

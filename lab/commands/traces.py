@@ -169,7 +169,8 @@ def _ledger_settings(args):
 
 def trace_document(analysis: dict, settings) -> dict:
     """The JSON document of ``python -m lab trace`` (also what the widget's numbers come from)."""
-    from ..ledger import best_lookahead_from_curve, ledger_from_curve
+    from ..acceptance import best_lookahead_from_curve
+    from ..ledger import ledger_from_curve
     from ..traces import measured_curve
     from ..widgets.traces import BEST_K_MAX, extended_curve
 

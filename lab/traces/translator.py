@@ -4,34 +4,9 @@ the Prometheus exposition writer (for the round-trip check and tests).
 
 import math
 
-from ..ledger import expected_accepted_drafts
+from ..ledger import alpha_iid, expected_accepted_drafts
 
 from .common import TraceError, _check_lookahead
-
-
-def alpha_iid(mean_accepted: float, lookahead: int) -> float:
-    """The alpha whose independent model accepts ``mean_accepted`` drafts per call at this
-    lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (``tau - 1``), by bisection
-    (the sum rises with alpha, so the root is unique), to within :data:`ALPHA_TOLERANCE`.
-
-    >>> round(alpha_iid(expected_accepted_drafts(0.74, 5), 5), 9)
-    0.74
-    """
-    if mean_accepted <= 0:
-        return 0.0
-    if mean_accepted >= lookahead:
-        return 1.0
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if expected_accepted_drafts(middle, lookahead) < mean_accepted:
-            low = middle
-        else:
-            high = middle
-    low_gap = abs(expected_accepted_drafts(low, lookahead) - mean_accepted)
-    return low if low_gap <= abs(expected_accepted_drafts(high, lookahead) - mean_accepted) else high
 
 
 def translate(lookahead: int, alpha=None, acceptance_rate=None, mean_acceptance_length=None) -> dict:

@@ -13,10 +13,10 @@ slider in the ledger, the best lookahead and the breakdown (the heatmap stays th
 from functools import lru_cache
 import math
 
-from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, _svg, _text_width, breakeven_path, escape,
+from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, svg, text_width, breakeven_path, escape,
                        fit_width, speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
-from ..ledger import (LedgerSettings, best_lookahead, best_lookahead_on_curve, heatmap_axes, ledger, ledger_from_curve,
+from ..ledger import (LedgerSettings, best_lookahead, heatmap_axes, ledger, ledger_from_curve,
                       speedup_grid)
 from ..urlstate import LEDGER_SLIDERS, format_query, read_controls, requested_curve
 
@@ -87,7 +87,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
         body.append(f'<text class="fig-tick" x="{left + c * cell_w + cell_w / 2:.1f}" y="{grid_bottom + 16}" '
                     f'text-anchor="middle">{k}</text>')
     title = "lookahead k (draft tokens per verifier call)"
-    if _text_width(title, 13) > width - left:
+    if text_width(title, 13) > width - left:
         title = "lookahead k"
     body.append(f'<text class="fig-axis" x="{left + cols * cell_w / 2:.1f}" y="{grid_bottom + 35}" '
                 f'text-anchor="middle">{title}</text>')
@@ -115,7 +115,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
              f"{_fmt(acceptances[0], 0)} to {_fmt(acceptances[-1], 0)} percent; blue is faster than plain decoding, "
              f"vermilion slower, on a scale from a third as fast to three times as fast. The table below the "
              f"figure lists every value.")
-    return _svg(width, lay["height"], label, body, "heatmap")
+    return svg(width, lay["height"], label, body, "heatmap")
 
 
 def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int],
@@ -139,13 +139,13 @@ def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, in
     bar_y = lay["bar_y"]
     body.append(f'<path class="fig-marker" d="M{mark - 6:.1f} {bar_y - 9}h12l-6 8z"/>')
     text = f"your setting: {_fmt(speedup)}x"
-    half = _text_width(text) / 2
+    half = text_width(text) / 2
     tx = min(max(mark, lay["bar_x"] + half), width - 4 - half)
     body.append(f'<text class="fig-tick fig-strong" x="{tx:.1f}" y="{bar_y - 13}" text-anchor="middle">'
                 f'{escape(text)}</text>')
     label = (f"Selected setting: the cell of acceptance {_fmt(acceptances[r], 0)}% and lookahead {lookaheads[c]} "
              f"is outlined; your setting gives {_fmt(speedup)}x.")
-    return _svg(width, lay["height"], label, body, "heatmap-selection")
+    return svg(width, lay["height"], label, body, "heatmap-selection")
 
 
 def heatmap_table_html(grid, lookaheads, acceptances, selected: tuple[int, int]) -> str:
@@ -179,7 +179,7 @@ def breakdown_svg(draft_ms: float, verify_ms: float, overhead_ms: float, baselin
         body.append(f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{bar_h}" class="k-{key}">'
                     f'<title>{name}: {_fmt(value, 1)} ms</title></rect>')
         for text in (f"{name} {_fmt(value, 1)} ms", f"{name} {_fmt(value, 1)}", _fmt(value, 1)):
-            if _text_width(text) + 8 <= w:
+            if text_width(text) + 8 <= w:
                 body.append(f'<text class="fig-onmark" x="{x + w / 2:.2f}" y="{y + bar_h / 2 + 4}" '
                             f'text-anchor="middle" fill="{INK}">{escape(text)}</text>')
                 break
@@ -187,7 +187,7 @@ def breakdown_svg(draft_ms: float, verify_ms: float, overhead_ms: float, baselin
     y2 = y + bar_h + 22
     w = baseline_ms * scale
     title = f"plain decoding of the same {_fmt(tokens)} tokens: {_fmt(baseline_ms, 1)} ms"
-    if _text_width(title) > width - 2 * left:
+    if text_width(title) > width - 2 * left:
         title = f"plain decoding, {_fmt(tokens)} tokens: {_fmt(baseline_ms, 1)} ms"
     body.append(f'<text class="fig-tick" x="{left}" y="{y2 - 6}">{escape(title)}</text>')
     body.append(f'<rect class="fig-baseline" x="{left + 0.75}" y="{y2 + 0.75}" width="{max(w - 1.5, 0):.2f}" '
@@ -196,7 +196,7 @@ def breakdown_svg(draft_ms: float, verify_ms: float, overhead_ms: float, baselin
     label = (f"One cycle: draft work {_fmt(draft_ms, 1)} ms, verifier work {_fmt(verify_ms, 1)} ms, overhead "
              f"{_fmt(overhead_ms, 1)} ms, total {_fmt(cycle, 1)} ms, against {_fmt(baseline_ms, 1)} ms of plain decoding "
              f"for the same {_fmt(tokens)} expected tokens.")
-    return _svg(width, y2 + bar_h + 2, label, body, "breakdown")
+    return svg(width, y2 + bar_h + 2, label, body, "breakdown")
 
 
 @lru_cache(maxsize=32)
@@ -226,7 +226,11 @@ def view(raw=None) -> dict:
     if measured:
         curve, label, _ = measured  # unlinkable data: requested_curve has said so
         result = ledger_from_curve(settings, curve)
-        # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
+        # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one;
+        # imported here so that the page's first load (this widget, in the lab's core) does not carry
+        # the curve library, which only a measured curve needs
+        from ..acceptance import best_lookahead_on_curve
+
         on_curve = best_lookahead_on_curve(settings, curve)
         best_m, best_speedup = on_curve["k"], on_curve["speedup"]
         beyond = max(0, settings.lookahead - len(curve))

@@ -11,7 +11,7 @@ instead of the acceptance and burstiness sliders, as the ledger's ``trcCurve`` m
 import json
 from functools import lru_cache
 
-from ..figures import DEFAULT_WIDTH, _svg, _text_width, escape, fit_width, split_width
+from ..figures import DEFAULT_WIDTH, svg, text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import UNLINKABLE_CURVE_NOTE, Choice, Slider, format_query, read_controls, requested_curve
 from .. import policies
@@ -84,12 +84,12 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
     best = results["best-static"]["speedup"]
     values = {n: f"{_f(results[n]['speedup'])}x" + ("" if n == "best-static" else f" ({_gain(results[n]['speedup'], best)})")
               for n in names}
-    right = max(_text_width(v) for v in values.values()) + 12
+    right = max(text_width(v) for v in values.values()) + 12
     narrow = width < NARROW
     if narrow:
         label_w, row, bar_h, top = 4, 42, 14, 38
     else:
-        label_w = min(max(_text_width(_label(n, results[n], lookahead, curve, toy)) for n in names) + 14, width * 0.42)
+        label_w = min(max(text_width(_label(n, results[n], lookahead, curve, toy)) for n in names) + 14, width * 0.42)
         row, bar_h, top = 30, 18, 26
     top_speed = max(results[n]["speedup"] for n in names)
     scale_max = max(1.0, top_speed) * 1.02
@@ -97,7 +97,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
     x_of = lambda s: label_w + span * s / scale_max
     title = "long-run speedup over plain decoding"
     body = [f'<text class="fig-axis" x="{4 if narrow else label_w:.1f}" y="15">'
-            f'{title if _text_width(title, 13) <= width - 8 else "speedup over plain decoding"}</text>']
+            f'{title if text_width(title, 13) <= width - 8 else "speedup over plain decoding"}</text>']
     for index, name in enumerate(names):
         result = results[name]
         y = top + index * row
@@ -106,7 +106,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
         if narrow:
             body.append(f'<text class="fig-tick" x="{label_w}" y="{y - 5}">{escape(label)}</text>')
         else:
-            if _text_width(label) > label_w - 8:
+            if text_width(label) > label_w - 8:
                 label = SHORT_LABELS.get(name, label)
             body.append(f'<text class="fig-tick" x="{label_w - 8:.1f}" y="{y + bar_h - 4}" text-anchor="end">'
                         f'{escape(label)}</text>')
@@ -117,7 +117,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
                     f'{escape(values[name])}</title></rect>')
         text_x = label_w + w + 6
         for line_x in sorted((x_of(1.0), x_of(best))):  # the value starts clear of a line it would cross
-            if label_w + w - 1 <= line_x < text_x + _text_width(values[name]):
+            if label_w + w - 1 <= line_x < text_x + text_width(values[name]):
                 text_x = max(text_x, line_x + 6)
         body.append(f'<text class="fig-tick" x="{text_x:.2f}" y="{y + bar_h - 3}">{escape(values[name])}</text>')
     bottom = top + (len(names) - 1) * row + bar_h
@@ -131,7 +131,7 @@ def bars_svg(results: dict, lookahead: int, width: int = DEFAULT_WIDTH, curve: b
     body.append(f'<text class="fig-small" x="{max(x_of(1.0), 10):.2f}" y="{bottom + 18}" text-anchor="middle">1x</text>')
     label = "Long-run speedup per policy: " + "; ".join(
         f"{_label(n, results[n], lookahead, curve, toy)} {_f(results[n]['speedup'])}x" for n in names) + "."
-    return _svg(width, bottom + 24, label, body, "pol-figure pol-bars")
+    return svg(width, bottom + 24, label, body, "pol-figure pol-bars")
 
 
 def strip_svg(strip: list[dict], process, best_k: int, width: int = DEFAULT_WIDTH) -> str:
@@ -187,7 +187,7 @@ def strip_svg(strip: list[dict], process, best_k: int, width: int = DEFAULT_WIDT
              f"to {max(s['lookahead'] for s in strip)}, mean {_f(mean, 1)} over these calls (a sample: the readout's "
              f"mean lookahead is the exact long-run one), against the best static k = {best_k}"
              + (f"; {good} calls start in a good stretch, {n - good} in a bad one." if bursty else "."))
-    return _svg(width, label_y + 6, label, body, "pol-figure pol-strip")
+    return svg(width, label_y + 6, label, body, "pol-figure pol-strip")
 
 
 def table_html(results: dict, lookahead: int, curve: bool = False, toy: bool = False) -> str:

@@ -10,7 +10,7 @@ they are the exact lab's own keys; from the live page they arrive as ``exact.<na
 (the form carries ``data-with="exact"``, a generic client feature).
 
 Page conventions (docs/PALETTE.md): each figure is drawn for the width the page sends (one SVG
-unit per CSS px, through :func:`lab.figures._svg`), its text in the fig-* classes; speculative
+unit per CSS px, through :func:`lab.figures.svg`), its text in the fig-* classes; speculative
 decoding is the palette's ``k-speculative``, plain decoding the page's dashed baseline, the
 speedup neutral ink. ``srvCurve`` switches to measured-curve mode (see :func:`view`).
 """
@@ -19,7 +19,7 @@ from functools import lru_cache
 import math
 
 from .. import figures, serving
-from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, _label_box, _text_width, breakeven_path, column_box, escape,
+from ..figures import (DEFAULT_WIDTH, INK, MIN_TEXT, label_box, text_width, breakeven_path, column_box, escape,
                        fit_width, line_boxes, line_path, nice_ticks, one_x_label, place_labels, plural, speedup_colour,
                        split_width, tick_label, vertical_line, hatch_path)
 from ..jsformat import to_fixed, to_js_string
@@ -75,9 +75,9 @@ def _f(value, digits=2) -> str:
     return to_fixed(value, digits)
 
 
-def _svg(width, height, label, body, css_class) -> str:
+def svg(width, height, label, body, css_class) -> str:
     """One figure through the page's own wrapper: width and viewBox agree (one unit, one CSS px)."""
-    return figures._svg(width, height, label, body, f"srv-fig {css_class}")
+    return figures.svg(width, height, label, body, f"srv-fig {css_class}")
 
 
 def _text(x, y, words, anchor="start", css="fig-tick", extra="") -> str:
@@ -87,7 +87,7 @@ def _text(x, y, words, anchor="start", css="fig-tick", extra="") -> str:
 def _fit(options, room, size=MIN_TEXT) -> str:
     """The first of ``options`` (longest first) that fits in ``room`` px at ``size``; else the last."""
     for text in options:
-        if _text_width(text, size) <= room:
+        if text_width(text, size) <= room:
             return text
     return options[-1]
 
@@ -95,7 +95,7 @@ def _fit(options, room, size=MIN_TEXT) -> str:
 def _label_at(x, words, lo, hi, size=MIN_TEXT, gap=4) -> tuple[float, str]:
     """(x, anchor) for a label beside a vertical mark at ``x``: to its right if it fits before
     ``hi``, else to its left, kept within ``lo``..``hi``."""
-    span = _text_width(words, size)
+    span = text_width(words, size)
     if x + gap + span <= hi:
         return x + gap, "start"
     return max(x - gap, lo + span), "end"
@@ -218,7 +218,7 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
     label = ("Heatmap of speculative decoding's speedup over batch 1 to 1024 and context 512 to 128k tokens; "
              "blue is faster than plain decoding, vermilion slower, a dark line marks break-even and hatched cells "
              "do not fit in GPU memory. The table below lists every value.")
-    return _svg(width, height, label, body, "srv-heatmap")
+    return svg(width, height, label, body, "srv-heatmap")
 
 
 def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool = True) -> str:
@@ -235,7 +235,7 @@ def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool
             f'fill="none" stroke="#ffffff" stroke-width="1"/>']
     label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
              + (f"{_f(grid[r][c])}x." if fits else f"{_f(grid[r][c])}x if it fitted; it {NO_FIT} in GPU memory."))
-    return _svg(width, height, label, body, "srv-heatmap-selection")
+    return svg(width, height, label, body, "srv-heatmap-selection")
 
 
 def _log_x(value, low, high, x0, x1):
@@ -278,7 +278,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
         # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
         # the panel, moved down by the collision pass where the speedup curve runs there
-        if _text_width("does not fit in memory") <= x1 - fx - 6:
+        if text_width("does not fit in memory") <= x1 - fx - 6:
             note = (x1 - 4, 24, "does not fit in memory", "end")
         else:
             words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
@@ -286,7 +286,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         if note:
             note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
             body.append(_text(*note, "fig-small fig-clear"))
-    note_box = _label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
+    note_box = label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
     body += _speedup_ticks(peak, x0, sy, h1)
@@ -299,11 +299,11 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
         # corner under it is usually free), moved up by the collision pass where the curve or the
         # reader's batch is there; the short wording where the long one finds no room
-        wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if _text_width(w) <= (x1 - x0) / 2]
+        wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if text_width(w) <= (x1 - x0) / 2]
         wordings = wordings or [f"B = {crossover}"]
         spot = None
         for words in wordings:
-            sides = ([(cx - 4, "end")] if cx - 4 - _text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
+            sides = ([(cx - 4, "end")] if cx - 4 - text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
             spot = next((found for tx, anchor in sides for found in
                          place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
                         None)
@@ -314,7 +314,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
             spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
         body.append(vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box))
         body.append(_text(*spot, "fig-tick fig-clear"))
-        taken.append(_label_box(spot, MIN_TEXT))
+        taken.append(label_box(spot, MIN_TEXT))
     body.append(_one_x_label(x0, x1, sy(1), taken))
     # the panel's title under its own axis, as the throughput panel's is: it names the panel above it
     speedup_title = _fit(("speedup over plain decoding (x) against batch B (log)", "speedup (x) against batch B",
@@ -345,7 +345,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
              f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
              f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
-    return _svg(width, height, label, body, "srv-batch")
+    return svg(width, height, label, body, "srv-batch")
 
 
 def _ratio_tag(speedup: float) -> str:
@@ -409,7 +409,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
         words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
                      max(left_room, right_room))
-        tx, anchor = (cx - 4, "end") if _text_width(words) <= left_room else (cx + 4, "start")
+        tx, anchor = (cx - 4, "end") if text_width(words) <= left_room else (cx + 4, "start")
         spot = (place_labels([(tx, top1 + 14, words, anchor)], top1, top1 + h1, obstacles=curves)[0]
                 or (tx, top1 + 14, words, anchor))
         body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
@@ -457,7 +457,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
     # the column's stack first, so that it keeps its order; the rated tags then move around it
     placed = [spot for spot in place_labels(tags + rated_tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
     body += [_text(*spot, "fig-small fig-clear") for spot in placed]
-    body.append(_one_x_label(x0, x1, qy(1), obstacles + [_label_box(spot, MIN_TEXT) for spot in placed]))
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [label_box(spot, MIN_TEXT) for spot in placed]))
     for r in (0.1, 1, 10, 100, 1000):
         if low <= r <= high:
             body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
@@ -470,7 +470,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
              "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
              (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
               " The curves do not cross before the servers overload."))
-    return _svg(width, height, label, body, "srv-load")
+    return svg(width, height, label, body, "srv-load")
 
 
 def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
@@ -508,7 +508,7 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     ticks = nice_ticks(low, high, max(2, int((x1 - x0) // 80)))
     for tick in ticks:
         words = tick_label(tick, ticks) + "x"
-        if sx(tick) + _text_width(words) / 2 <= width - 1:  # a tick at the right edge would run off the canvas
+        if sx(tick) + text_width(words) / 2 <= width - 1:  # a tick at the right edge would run off the canvas
             body.append(_text(sx(tick), top + plot_h + 28, words, "middle"))
     title = _fit((f"speedup of one request ({runs['seeds']} seeds); triangle: seed {seed}",
                   f"one request's speedup; triangle: seed {seed}", f"speedup; triangle: seed {seed}"),
@@ -517,7 +517,7 @@ def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
     label = (f"Histogram of {runs['seeds']} seeded requests' speedups, from {_f(runs['minimum'])}x to "
              f"{_f(runs['maximum'])}x (median {_f(runs['median'])}x), against the prediction {_f(runs['prediction'])}x; "
              f"seed {seed} gives {_f(seed_speedup)}x.")
-    return _svg(width, height, label, body, "srv-tail")
+    return svg(width, height, label, body, "srv-tail")
 
 
 NO_FIT = "does not fit"  # what a table cell or readout says where weights and KV caches exceed GPU memory
@@ -899,7 +899,7 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
         body.append(_text(x, axis + 17, str(2 ** exponent), "middle"))
     body.append(_text(left + span / 2, axis + 36, "batch (sequences)", "middle", "fig-axis"))
     label = ("Where speculation stops paying, the model against published batch sweeps. " + " ".join(spoken))
-    return _svg(width, axis + bottom, label, body, "srv-brackets")
+    return svg(width, axis + bottom, label, body, "srv-brackets")
 
 
 def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
@@ -928,14 +928,14 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     taken = [(x - 4, y - 4, x + 4, y + 4) for x, y in dots] + line_boxes([(sx(0), sy(0)), (sx(top_value), sy(top_value))], 1.5)
     numbers = place_labels([(x + 7, y - 5, str(i), "start") for i, (x, y) in enumerate(dots, 1)], 0, top + size,
                            obstacles=taken, gap=1, travel=8)
-    taken += [_label_box(spot, MIN_TEXT) for spot in numbers if spot]
+    taken += [label_box(spot, MIN_TEXT) for spot in numbers if spot]
     for index, spot in enumerate(numbers):
         if spot is None:
             x, y = dots[index]
             numbers[index] = place_labels([(x - 7, y - 5, str(index + 1), "end")], 0, top + size, obstacles=taken,
                                           gap=1, travel=8)[0]
             if numbers[index]:
-                taken.append(_label_box(numbers[index], MIN_TEXT))
+                taken.append(label_box(numbers[index], MIN_TEXT))
     body += [_text(*spot, "fig-small") for spot in numbers if spot]
     body.append(_text(left + size / 2, top + size + 36, "measured speedup", "middle", "fig-axis"))
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + size / 2):.1f}" y="14" '
@@ -943,7 +943,7 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     label = ("Predicted against measured end-to-end speedup for " + str(len(rows)) + " published rows; points on "
              "the diagonal agree. " + " ".join(f"Row {i}: measured {_f(r['measured'])}x, predicted {_f(r['predicted'])}x."
                                                for i, r in enumerate(rows, 1)))
-    return _svg(width, top + size + bottom, label, body, "srv-validation")
+    return svg(width, top + size + bottom, label, body, "srv-validation")
 
 
 def validation_table_html(rows) -> str:

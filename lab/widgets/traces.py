@@ -9,9 +9,10 @@ fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts a
 import json
 
 from .. import acceptance, traces
-from ..figures import _svg, _text_width, escape, fit_width, line_path, split_width
+from ..figures import svg, text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed
-from ..ledger import LedgerSettings, best_lookahead_from_curve, ledger, ledger_from_curve
+from ..acceptance import best_lookahead_from_curve
+from ..ledger import LedgerSettings, ledger, ledger_from_curve
 from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
@@ -97,12 +98,12 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
         body.append(f'<line class="fig-axisline" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
         body.append(f'<text class="fig-tick" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{to_fixed(tick, 2)}</text>')
     # label every position while the numbers fit, else every 2nd, 4th, ...: never touching
-    label_every = next(n for n in (1, 2, 4, 5, 8, 10, 16, 32, 64) if step * n >= _text_width(str(k)) + 10)
+    label_every = next(n for n in (1, 2, 4, 5, 8, 10, 16, 32, 64) if step * n >= text_width(str(k)) + 10)
     for i in range(1, k + 1):
         if (i - 1) % label_every == 0:
             body.append(f'<text class="fig-tick" x="{x(i):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{i}</text>')
     title = f"draft position i (k = {k})"
-    if _text_width(title, 13) > plot_w:
+    if text_width(title, 13) > plot_w:
         title = f"position i (k = {k})"
     body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">'
                 f'{escape(title)}</text>')
@@ -144,13 +145,13 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
         options = (("no per-position counts in this format: only the independent model can be drawn",),
                    ("no per-position counts in this format:", "only the independent model can be drawn"),
                    ("no per-position counts here:", "independent model only"))
-        lines = next((o for o in options if all(_text_width(t, 13) <= plot_w - 8 for t in o)), options[-1])
+        lines = next((o for o in options if all(text_width(t, 13) <= plot_w - 8 for t in o)), options[-1])
         for line_number, text in enumerate(lines):
             body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18 + 17 * line_number}" '
                         f'text-anchor="middle">{escape(text)}</text>')
         label = (f"No per-position counts. The independent model with alpha {to_fixed(alpha, 3)} fitted to the mean "
                  f"acceptance length predicts " + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
-    return _svg(width, height, label, body, "trc-curve")
+    return svg(width, height, label, body, "trc-curve")
 
 
 BEST_K_MAX = 12  # the best lookahead is searched over k = 1..12, the ledger's lookahead slider
@@ -468,7 +469,7 @@ def _refused(settings: dict, notes: list[str], width: int, reason: str, models=(
     else, so no preset's numbers sit under a refusal."""
     width = fit_width(width)
     label = "Nothing was read: the reason is in the note above."
-    placeholder = _svg(width, 120, label, [f'<text class="fig-axis" x="{width / 2:.1f}" y="60" text-anchor="middle">'
+    placeholder = svg(width, 120, label, [f'<text class="fig-axis" x="{width / 2:.1f}" y="60" text-anchor="middle">'
                                            f'{escape("nothing read: see the note above")}</text>'], "trc-curve")
     empty = '<p class="trc-missing">Nothing was read.</p>'
     readouts = {name: "n/a" for name in ("format", "lookahead", "drafts", "acceptedTokens", "meanAcceptanceLength",

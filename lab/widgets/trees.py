@@ -10,7 +10,7 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..figures import (MIN_TEXT, _label_box, _svg, _text_width, column_box, escape, fit_width, line_boxes,
+from ..figures import (MIN_TEXT, label_box, svg, text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, format_query, read_controls, requested_curve
@@ -199,7 +199,7 @@ def tree_svg(parents, probs, width: int = 640) -> str:
     label = (f"The best tree: {len(parents)} nodes over {depth} levels; nodes per level "
              + ", ".join(str(levels.count(level)) for level in range(depth))
              + f"; expected tokens per verify pass {_f(sum(reach), 3)}.")
-    return _svg(width, height, label, body, "tr-fig tr-tree")
+    return svg(width, height, label, body, "tr-fig tr-tree")
 
 
 def _apart(ys: list[float], gap: float = 14.0) -> list[float]:
@@ -245,9 +245,9 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         # beside the ridge, right if it fits, else left, where the reader's budget line does not
         # cross it (the shorter wording before giving that up)
         options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
-                   for option in ([(text, rx + 4, "start")] if rx + 4 + _text_width(text) <= width - 4 else [])
+                   for option in ([(text, rx + 4, "start")] if rx + 4 + text_width(text) <= width - 4 else [])
                    + [(text, rx - 4, "end")]]
-        boxes = [_label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
+        boxes = [label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
         clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
         choice = clear[0] if clear else 0
         (text, tx, anchor), ridge_box = options[choice], boxes[choice]
@@ -275,7 +275,7 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     if marker is not None:
         mx, my = to_x(marker), to_y(series[0][2][marker - 1])
         body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
-    return _svg(width, height, label, body, f"tr-fig {css_class}")
+    return svg(width, height, label, body, f"tr-fig {css_class}")
 
 
 SERIES_CLASSES = ("k-tree", "fig-baseline tr-chain")
@@ -343,7 +343,7 @@ def exactness_svg(rows: list[dict], selected: int, width: int = 640) -> str:
     chosen = rows[selected - 1]
     label = (f"Total variation to the target for 1 to {len(rows)} tree candidates. At {selected}: multi-draft "
              f"{_f(chosen['exact'], 3)}, no-update bug {_f(chosen['bug'], 3)}, typical acceptance {_f(chosen['typical'], 3)}.")
-    return _svg(width, height, label, body, "tr-fig tr-exactness")
+    return svg(width, height, label, body, "tr-fig tr-exactness")
 
 
 def budget_table_html(curves: dict, selected: int) -> str:
