@@ -82,7 +82,7 @@ nginx-conf: venv
 # takes in one process on a 2-core machine. TEST_WORKERS=0 runs it in this process.
 TEST_WORKERS ?= 2
 test: venv node_modules chromium nginx
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # BENCH_OUT (and any other environment) passes straight through to the benchmark.
 bench: venv node_modules chromium
