@@ -721,7 +721,9 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
-          if (widened && root.dataset.labState === "live") redrawForWidth(kind);
+          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
+            schedulerFor(kind).submit(formValues(formOf(kind)));
+          }
         }
         resized.clear();
         widened = false;
@@ -1134,7 +1136,7 @@
     run.type = "button";
     run.dataset.action = "run-checks";
     run.textContent = "Re-run the rest now";
-    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) queueFamily(form.dataset.lab); });
+    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) reach(form.dataset.lab); });
     return run;
   }
 
@@ -1165,25 +1167,10 @@
     reached.add(kind);
     root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
-    redrawForWidth(kind);
-    queueFamily(kind);
-  }
-  // A widget drawn for another width than its panel's is redrawn, but one whose modules are not
-  // loaded only once the reader reaches it (nobody sees it meanwhile, and the redraw would fetch them).
-  function redrawForWidth(kind) {
-    if (schedulerFor(kind).queued || !widthChanged(kind)) return;
-    if (formOf(kind).dataset.modules && !reached.has(kind)) return;
-    schedulerFor(kind).submit(formValues(formOf(kind)));
-  }
-  // An instrument's family of checks, queued once: its request loads the widget's modules first
-  // (not its data files, which only the widget's own requests fetch).
-  const familiesQueued = new Set();
-  function queueFamily(kind) {
-    if (familiesQueued.has(kind) || failed || !formOf(kind) || !("family" in formOf(kind).dataset)) return;
-    if (!document.querySelector("[data-instrument-counter]")) return;
-    familiesQueued.add(kind);
-    familyQueue.push(kind);
-    if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
+    if ("family" in formOf(kind).dataset && document.querySelector("[data-instrument-counter]")) {
+      familyQueue.push(kind);
+      if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
+    }
   }
   async function runFamilies() {
     await seedAuditDone;  // the seed audit runs first
@@ -1287,7 +1274,11 @@
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
-    for (const kind of kinds()) redrawForWidth(kind);
+    for (const kind of kinds()) {
+      if (!schedulerFor(kind).queued && widthChanged(kind)) {
+        schedulerFor(kind).submit(formValues(formOf(kind)));
+      }
+    }
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
