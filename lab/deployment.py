@@ -43,7 +43,8 @@ the rounded alpha, is ``servingSent`` beside it (N-4 of the December fact check)
 0.7051
 >>> costs = ledger_costs(d, 0.71)
 >>> s = serving_settings(d, 71)
->>> cycle = 4 * serving.draft_step_ms(s, 32, 1024) + serving.verify_step_ms(s, 32, 1024)
+>>> cycle = (4 * serving.draft_step_ms(s, 32, 1024) + serving.draft_extend_ms(s, 32, 1024)
+...          + serving.verify_step_ms(s, 32, 1024))
 >>> abs(ledger_cycle_ms(costs, 4) - (cycle + serving.serving(s).emittedOutputMs)) < 1e-9
 True
 

@@ -88,12 +88,17 @@ def test_registry_rejects_unknown_names_and_roles():
     assert not instruments.is_instrument(["list"])
 
 
+def _model_exists(name: str) -> bool:
+    """A widget's model is the module lab/NAME.py or the package lab/NAME/ (the trace reader's)."""
+    return (ROOT / "lab" / f"{name}.py").is_file() or (ROOT / "lab" / name / "__init__.py").is_file()
+
+
 def test_every_widget_has_the_same_parts():
     """Every widget, the seed's two included, has its model, widget module, command and partial,
     found by its name alone; only an instrument also has a family in the instruments suite."""
     assert instruments.widget_names()[:2] == instruments.SEED == ("ledger", "exact")
     for name in instruments.widget_names():
-        assert (ROOT / "lab" / f"{name}.py").is_file(), name
+        assert _model_exists(name), name
         partial = (ROOT / "templates" / "partials" / f"{name}.html.j2").read_text()
         assert f'data-lab="{name}"' in partial, name
         widget = instruments.part("widgets", name)
@@ -106,7 +111,7 @@ def test_every_widget_has_the_same_parts():
 def test_registered_instruments_have_every_part():
     """Each name in the table has its model, widget, checks, command and partial."""
     for name in instruments.NAMES:
-        assert (ROOT / "lab" / f"{name}.py").is_file(), name
+        assert _model_exists(name), name
         assert (ROOT / "templates" / "partials" / f"{name}.html.j2").is_file(), name
         widget = instruments.part("widgets", name)
         assert callable(widget.view) and callable(widget.page_context)

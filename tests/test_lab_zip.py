@@ -11,6 +11,7 @@ tests/test_stdlib_trim.py and tests/test_pyodide_node.py.
 import ast
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -48,8 +49,13 @@ WORKLOAD = textwrap.dedent(r"""
 
 def _answers(path_entry: str | None) -> dict:
     prelude = f"import sys; sys.path.insert(0, {path_entry!r})\n" if path_entry else ""
+    # The zipped lab has no checkout beside it to find the real-text model in (.cache/), as the page's
+    # has none: both runs read the model the build left, from the path lab.realtext.model_paths names first.
+    from lab import realtext
+
+    env = {**os.environ, "PROOFROOM_REALTEXT_MODEL": realtext._checkout_path(realtext.CHECKOUT_MODEL)}
     done = subprocess.run([sys.executable, "-c", prelude + WORKLOAD], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+                          cwd=ROOT, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

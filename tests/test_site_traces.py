@@ -176,7 +176,7 @@ def test_pasted_exposition_and_bad_paste(live):
 
 
 def test_several_models_offer_a_choice_and_a_refusal_shows_no_preset_numbers(live):
-    text = (Path(__file__).resolve().parent / "data" / "traces" / "prometheus_two_models.prom").read_text()
+    text = traces.sample_text("prometheus_two_models.prom")
     live.locator("#traces-lab details.more-settings > summary").click()  # the model box is folded with the format
     live.locator("#traces-text").fill(text)
     view = assert_traces_shows(live, form_values(live))

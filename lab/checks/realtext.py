@@ -493,11 +493,14 @@ HELD_OUT_CHECK_TEXTS = {  # text the presets check calls held out: the small mod
 
 def _mean_error(values, block: int = 1) -> tuple[float, float | None]:
     """The mean of ``values`` and the standard error of the means of consecutive blocks of ``block``
-    (statistics.stdev / sqrt(blocks); None for fewer than two blocks), computed here."""
-    import statistics
-
+    (the sample standard deviation of the block means, over n - 1, / sqrt(blocks); None for fewer than
+    two blocks), computed here: written out, so the browser's trimmed standard library needs no
+    statistics module for a check."""
     means = [math.fsum(values[i:i + block]) / block for i in range(0, len(values) - block + 1, block)]
-    error = statistics.stdev(means) / math.sqrt(len(means)) if len(means) >= 2 else None
+    error = None
+    if len(means) >= 2:
+        centre = math.fsum(means) / len(means)
+        error = math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1)) / math.sqrt(len(means))
     return math.fsum(values) / len(values), error
 
 

@@ -45,7 +45,7 @@ PRESETS = {
         "model": "the EAGLE-3 draft of ggml-org/llama.cpp pull request #24536's test run (one request, 256 tokens)",
         "method": "EAGLE-3", "temperature": "not stated in the lines read",
         "source": "ggml-org/llama.cpp pull request #24536 (merged 2026-06-15), the server's print_timing lines",
-        "note": ("Copied verbatim from the pull request (also tests/data/traces/llamacpp_2026.log). The 2026 server "
+        "note": ("Copied verbatim from the pull request (also lab/traces/samples/llamacpp_2026.log). The 2026 server "
                  "line prints the mean acceptance length and the per-position rates; the reader rebuilds the calls "
                  "from them, and the drafts averaged just under k = 3 (early stops)."),
         "text": ("0.06.895.998 I slot print_timing: id  1 | task 0 |        eval time =    2296.72 ms /   256 tokens "
