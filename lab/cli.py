@@ -30,6 +30,9 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse would print usage and a second line; we want one line
+        # argparse repeats a bad value as given; a newline or other control character in it is
+        # written as its escape, so the message stays one line
+        message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
