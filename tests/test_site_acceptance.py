@@ -50,5 +50,6 @@ def test_a_curve_in_the_panel_reaches_every_instrument(page):
     assert form_values(pg, "ledger")["trcCurve"] == token
     assert form_values(pg, "serving")["srvCurve"] == token
     assert form_values(pg, "policies")["polCurve"] == token
+    assert form_values(pg, "trees")["treCurve"] == token  # the trees show their depth profile on it
     wait_summary(pg, "ledger", ledger_widget.view(form_values(pg, "ledger"))["summary"])
     wait_summary(pg, "serving", serving_widget.view(form_values(pg, "serving"))["summary"])
