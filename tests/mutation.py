@@ -22,3 +22,7 @@ def clear_caches(*modules) -> None:
         for value in vars(module).values():
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
+        # the real-text widget keeps its runs in a dict of its own (lab.widgets.realtext._runs), not an lru_cache
+        runs = vars(module).get("_runs")
+        if isinstance(runs, dict):
+            runs.clear()

@@ -37,10 +37,8 @@ WIDGETS = (ledger_widget, exact_widget, policies_widget, trees_widget, deploymen
 @pytest.fixture(autouse=True)
 def _fresh_caches():
     clear_caches(*WIDGETS)
-    realtext_widget._runs.clear()
     yield
     clear_caches(*WIDGETS)
-    realtext_widget._runs.clear()
 
 
 def test_the_hostile_input_checks_pass_unmutated():

@@ -44,10 +44,8 @@ CHECKS = {
 def _fresh_caches():
     """A view cached before a mutation must not hide it (nor one leak into a later test)."""
     clear_caches(*WIDGETS)
-    realtext_widget._runs.clear()
     yield
     clear_caches(*WIDGETS)
-    realtext_widget._runs.clear()
 
 
 def _fails(check: str, *fragments: str) -> str:

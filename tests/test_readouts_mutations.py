@@ -23,7 +23,7 @@ from lab.widgets import policies as policies_widget
 from lab.widgets import realtext as realtext_widget
 from lab.widgets import serving as serving_widget
 from lab.widgets import trees as trees_widget
-from mutation import failure_of
+from mutation import clear_caches, failure_of
 
 FAMILIES = {
     "serving": (serving_family, serving_widget),
@@ -35,10 +35,7 @@ FAMILIES = {
 
 
 def _clear_widget_caches():
-    for cached in (serving_widget._grid_figures, serving_widget._load, serving_widget._tail, trees_widget._shapes,
-                   trees_widget._curves, trees_widget._exactness, policies_widget._process):
-        cached.cache_clear()
-    realtext_widget._runs.clear()
+    clear_caches(serving_widget, trees_widget, policies_widget, realtext_widget)
 
 
 @pytest.fixture(autouse=True)
