@@ -341,7 +341,7 @@ def test_view_reads_the_exact_lab_from_form_values_and_from_the_url():
 
 
 @pytest.mark.parametrize("raw, fragment", [
-    ({"gpu": "h100"}, "GPU: 'h100' is not one of the 10 choices; using H100 SXM"),
+    ({"gpu": "h100"}, f"GPU: 'h100' is not one of the {len(serving.GPUS)} choices; using H100 SXM"),
     ("?srvGpus=3", "GPUs sharing the model: '3' is not one of \u201c1\u201d, \u201c2\u201d, \u201c4\u201d, \u201c8\u201d; using 1"),
     ("?srvModel=fast", "Step-time model: 'fast' is not one of \u201ccalibrated, per operator\u201d"),
     ({"lookahead": "NaN"}, "Lookahead k: 'NaN' is not a number"),

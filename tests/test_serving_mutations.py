@@ -3,12 +3,25 @@ the case; so no serving check is true by construction."""
 
 import pytest
 
-from lab import serving
+from lab import serving, serving_load, serving_presets, serving_step
 from lab.checks import _run_check
 from lab.checks import serving as family
 from mutation import failure_of
 
 CHECKS = dict(family.CHECKS)
+
+
+# lab.serving re-exports its parts (serving_presets, serving_step, serving_load), and each part calls
+# what it imported by its own name: a mutant replaces the name in every module that holds it, as it did
+# when the model was one module
+_MODULES = (serving, serving_presets, serving_step, serving_load)
+
+
+def _mutate(monkeypatch, name, value):
+    holders = [module for module in _MODULES if hasattr(module, name)]
+    assert holders, name
+    for module in holders:
+        monkeypatch.setattr(module, name, value)
 
 
 def _fails(name, *fragments):
@@ -22,14 +35,14 @@ def test_every_check_holds_unmutated():
 
 def test_leviathan_catches_a_forgotten_bonus_token(monkeypatch):
     original = serving.speedup_at
-    monkeypatch.setattr(serving, "speedup_at", lambda s, b, l, curve=None: original(s, b, l, curve) * (
+    _mutate(monkeypatch, "speedup_at", lambda s, b, l, curve=None: original(s, b, l, curve) * (
         serving.tokens_per_cycle(s.acceptance / 100, s.lookahead) - 1) / serving.tokens_per_cycle(s.acceptance / 100, s.lookahead))
     _fails("serving-batch-one-is-leviathan", "!= Leviathan", "k=", "acceptance=")
 
 
 def test_leviathan_catches_a_verify_step_whose_arithmetic_is_not_hidden(monkeypatch):
     # with the extra terms zeroed a GEMM's arithmetic hides under its weight reads; adding it breaks the reduction
-    monkeypatch.setattr(serving, "_combine", lambda memory, compute, overlap: memory + compute)
+    _mutate(monkeypatch, "_combine", lambda memory, compute, overlap: memory + compute)
     _fails("serving-batch-one-is-leviathan", "is not a plain step", "k=")
 
 
@@ -64,19 +77,19 @@ def _patched_time(drop):
     ({"serial_ms": 0.0}, "(verify"),                           # speculation's serial output processing forgotten
 ])
 def test_operators_catch_a_term_left_out(monkeypatch, drop, fragment):
-    monkeypatch.setattr(serving, "_time", _patched_time(drop))
+    _mutate(monkeypatch, "_time", _patched_time(drop))
     _fails("serving-operators-add-up", "by hand", fragment)
 
 
 def test_operators_catch_a_draft_charged_the_engine_step(monkeypatch):
     original = serving._measured_step
-    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(
+    _mutate(monkeypatch, "_measured_step", lambda shape, s, role="target": original(
         shape, s, "target" if role == "draft" else role))
     _fails("serving-operators-add-up", "(draft", "by hand")
 
 
 def test_operators_catch_the_sampler_charged_per_verify_token_not_per_draft_token(monkeypatch):
-    monkeypatch.setattr(serving, "_engine_ms", lambda step, batch, new_tokens: batch * (
+    _mutate(monkeypatch, "_engine_ms", lambda step, batch, new_tokens: batch * (
         step.sequence_ms + step.draft_token_ms * new_tokens))
     _fails("serving-operators-add-up", "(verify", "by hand")
 
@@ -99,20 +112,20 @@ def test_engine_work_grows_with_the_batch_and_spares_the_draft_pass():
 def test_operators_catch_serial_output_charged_to_a_plain_step(monkeypatch):
     # plain decoding overlaps output processing with the GPU; charging it there too breaks the by-hand sum
     original = serving._measured_step
-    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
+    _mutate(monkeypatch, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
         serial_ms=original(shape, s.with_(engine="vllm-v0"), "verify").serial_ms))
     _fails("serving-operators-add-up", "(target", "by hand")
 
 
 def test_operators_catch_serial_output_charged_per_verify_token(monkeypatch):
-    monkeypatch.setattr(serving, "_engine_ms", lambda step, batch, new_tokens: batch * (
+    _mutate(monkeypatch, "_engine_ms", lambda step, batch, new_tokens: batch * (
         step.sequence_ms + step.serial_ms * new_tokens + step.draft_token_ms * (new_tokens - 1)))
     _fails("serving-operators-add-up", "(verify", "by hand")
 
 
 def test_operators_catch_kv_heads_not_split_over_gpus(monkeypatch):
     original = serving._measured_step
-    monkeypatch.setattr(serving, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
+    _mutate(monkeypatch, "_measured_step", lambda shape, s, role="target": original(shape, s, role)._replace(
         kv_ms=original(shape, s.with_(gpus=1), role).kv_ms))
     _fails("serving-operators-add-up", "by hand", "x a100-80g")
 
@@ -134,71 +147,71 @@ def test_calibration_catches_a_missing_fixed_cost_per_layer(monkeypatch):
 
 
 def test_memory_catches_a_search_past_what_fits(monkeypatch):
-    monkeypatch.setattr(serving, "max_batch_in_memory", lambda s, context=None: float(serving.MAX_BATCH))
+    _mutate(monkeypatch, "max_batch_in_memory", lambda s, context=None: float(serving.MAX_BATCH))
     _fails("serving-memory-bounds-searches", "fits on one RTX 4090")
 
 
 def test_memory_catches_a_crossover_search_to_4096(monkeypatch):
-    monkeypatch.setattr(serving, "_search_limit", lambda s, context, max_batch: serving.MAX_BATCH)
+    _mutate(monkeypatch, "_search_limit", lambda s, context, max_batch: serving.MAX_BATCH)
     _fails("serving-memory-bounds-searches", "past the")
 
 
 def test_monotone_catches_weights_amortised_by_mistake(monkeypatch):
-    monkeypatch.setattr(serving, "_memory_ms", lambda step, b, l, n=1: (step.fixed_bytes / b + b * l * step.kv) / step.bw)
+    _mutate(monkeypatch, "_memory_ms", lambda step, b, l, n=1: (step.fixed_bytes / b + b * l * step.kv) / step.bw)
     _fails("serving-step-time-monotone", " < t(", "on ")
 
 
 def test_crossover_catches_an_off_by_one(monkeypatch):
     original = serving.crossover_batch
-    monkeypatch.setattr(serving, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: (
+    _mutate(monkeypatch, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: (
         None if original(s, context, curve, max_batch) is None else original(s, context, curve, max_batch) + 1))
     _fails("serving-crossover-is-first-loss", "but the first batch with speedup <= 1 is")
 
 
 def test_crossover_catches_a_missed_loss(monkeypatch):
-    monkeypatch.setattr(serving, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: None)
+    _mutate(monkeypatch, "crossover_batch", lambda s, context=None, curve=None, max_batch=4096: None)
     _fails("serving-crossover-is-first-loss", "crossover None")
 
 
 def test_ridge_catches_fp8_taken_at_bf16_rate(monkeypatch):
-    monkeypatch.setattr(serving, "ridge_point", lambda gpu, precision: gpu.bf16 / gpu.bandwidth)
+    _mutate(monkeypatch, "ridge_point", lambda gpu, precision: gpu.bf16 / gpu.bandwidth)
     _fails("serving-ridge-point-is-f-over-bw", "h100-sxm fp8")
 
 
 def test_ridge_catches_a_regime_test_with_the_wrong_sign(monkeypatch):
     original = serving.step_regime
     flip = {"memory-bound": "compute-bound", "compute-bound": "memory-bound"}
-    monkeypatch.setattr(serving, "step_regime", lambda *a: flip[original(*a)])
+    _mutate(monkeypatch, "step_regime", lambda *a: flip[original(*a)])
     _fails("serving-ridge-point-is-f-over-bw", "at intensity", "B=")
 
 
 def test_throughput_catches_per_sequence_rate(monkeypatch):
     original = serving.serving
-    monkeypatch.setattr(serving, "serving", lambda s, curve=None: original(s, curve)._replace(
+    _mutate(monkeypatch, "serving", lambda s, curve=None: original(s, curve)._replace(
         specTokensPerSecond=original(s, curve).specTokensPerSecond / s.batch))
     _fails("serving-throughput-adds-up", "B=7")
 
 
 def test_littles_law_catches_a_loose_fixed_point(monkeypatch):
     original = serving.steady_batch
-    monkeypatch.setattr(serving, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: (
+    _mutate(monkeypatch, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: (
         None if original(s, rate, spec, curve, max_batch) is None else original(s, rate, spec, curve, max_batch) * 1.01))
     _fails("serving-littles-law-fixed-point", "but demand", "req/s")
 
 
 def test_littles_law_catches_a_false_overload(monkeypatch):
-    monkeypatch.setattr(serving, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: None)
+    _mutate(monkeypatch, "steady_batch", lambda s, rate, spec, curve=None, max_batch=None: None)
     _fails("serving-littles-law-fixed-point", "overloaded at 0.05 req/s")
 
 
 def test_presets_catch_kv_without_values(monkeypatch):
-    monkeypatch.setattr(serving, "kv_bytes_per_token", lambda shape, p: shape.layers * shape.kv_heads * shape.head_dim * p.bytes)
+    _mutate(monkeypatch, "kv_bytes_per_token", lambda shape, p: shape.layers * shape.kv_heads * shape.head_dim * p.bytes)
     _fails("serving-preset-arithmetic", "KV bytes of llama-2-7b in bf16")
 
 
 def test_heatmap_catches_a_grid_without_draft_cost(monkeypatch):
     original = serving.speedup_grid
-    monkeypatch.setattr(serving, "speedup_grid", lambda s, batches=serving.HEATMAP_BATCHES, contexts=serving.HEATMAP_CONTEXTS,
+    _mutate(monkeypatch, "speedup_grid", lambda s, batches=serving.HEATMAP_BATCHES, contexts=serving.HEATMAP_CONTEXTS,
                         curve=None: original(s.with_(draft="ngram"), batches, contexts, curve))
     _fails("serving-heatmap-matches-model", "cell B=1 L=512 differs for llama-3.2-1b")
 
@@ -209,13 +222,13 @@ def test_curve_catches_rates_summed_not_multiplied(monkeypatch):
             return 1 + sum(a ** i for i in range(1, k + 1))
         rates = list(curve)
         return 1 + sum(rates[min(i, len(rates) - 1)] for i in range(k))
-    monkeypatch.setattr(serving, "tokens_per_cycle", summed)
+    _mutate(monkeypatch, "tokens_per_cycle", summed)
     _fails("serving-measured-curve", "at a=")
 
 
 def test_tail_catches_seeds_off_by_one(monkeypatch):
     original = serving.tail
-    monkeypatch.setattr(serving, "tail", lambda c, m, g, n, d, seeds=300: {
+    _mutate(monkeypatch, "tail", lambda c, m, g, n, d, seeds=300: {
         **original(c, m, g, n, d, seeds + 1), "speedups": original(c, m, g, n, d, seeds + 1)["speedups"][1:]})
     _fails("serving-tail-reruns-exact-lab", "seed 23 gives")
 
@@ -228,25 +241,25 @@ def test_every_check_has_a_mutation_here(name):
 
 
 def test_operators_catch_every_expert_read_at_every_batch(monkeypatch):
-    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: step.gemm_ms + step.expert_ms * step.experts)
+    _mutate(monkeypatch, "_weights_read_ms", lambda step, tokens: step.gemm_ms + step.expert_ms * step.experts)
     _fails("serving-operators-add-up", "mixtral-8x7b", "by hand")
 
 
 def test_leviathan_catches_moe_verification_priced_as_one_token(monkeypatch):
     original = serving._weights_read_ms
-    monkeypatch.setattr(serving, "_weights_read_ms", lambda step, tokens: original(step, min(tokens, 1)))
+    _mutate(monkeypatch, "_weights_read_ms", lambda step, tokens: original(step, min(tokens, 1)))
     _fails("serving-batch-one-is-leviathan", "the union of their experts was not read")
 
 
 def test_throughput_catches_the_emitted_token_output_left_out(monkeypatch):
     # the cycle's output processing of its extra emitted tokens (21.2 us each) forgotten
-    monkeypatch.setattr(serving, "_emitted_output_ms", lambda step, batch, tokens: 0.0)
+    _mutate(monkeypatch, "_emitted_output_ms", lambda step, batch, tokens: 0.0)
     _fails("serving-throughput-adds-up", "emitted-token output", "by hand")
 
 
 def test_throughput_catches_the_first_token_charged_twice(monkeypatch):
     # the first token's processing is in the per-sequence 0.103 ms already: charging all T tokens again is caught
-    monkeypatch.setattr(serving, "_emitted_output_ms", lambda step, batch, tokens: (
+    _mutate(monkeypatch, "_emitted_output_ms", lambda step, batch, tokens: (
         batch * tokens * step.token_output_ms if isinstance(step, serving._MeasuredStep) else 0.0))
     _fails("serving-throughput-adds-up", "emitted-token output", "by hand")
 
@@ -265,13 +278,13 @@ def test_emitted_token_output_is_per_extra_token_and_grows_with_acceptance():
 # --- engines: batch expansion (vLLM V0) and the draft's extend pass (SGLang) ---------------------------
 
 def test_engines_catch_batch_expansion_reading_each_cache_once(monkeypatch):
-    monkeypatch.setattr(serving, "_kv_reads", lambda step, batch, tokens: batch)
+    _mutate(monkeypatch, "_kv_reads", lambda step, batch, tokens: batch)
     _fails("serving-engines-differ-where-they-run", "vllm-v0 verify step", "by hand")
 
 
 def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
     original = serving._measured_constants
-    monkeypatch.setattr(serving, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
         shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"]))
     _fails("serving-engines-differ-where-they-run", "vllm-v1-0.10 changes a plain or draft step")
 
@@ -279,7 +292,7 @@ def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
 def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
     from lab import serving_calibration
     original = serving._measured_constants
-    monkeypatch.setattr(serving, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
         shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine))
     _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
 
@@ -293,12 +306,12 @@ def _on_extend_engines(mutant):
 
 
 def test_engines_catch_the_extend_pass_left_out(monkeypatch):
-    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(lambda original, *args: 0.0))
+    _mutate(monkeypatch, "_extend_time", _on_extend_engines(lambda original, *args: 0.0))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend", "by hand")
 
 
 def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
-    monkeypatch.setattr(serving, "_extend_time", _on_extend_engines(
+    _mutate(monkeypatch, "_extend_time", _on_extend_engines(
         lambda original, settings, draft, batch, n, context: original(settings, draft, batch, 1, context)))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend")
 
@@ -306,7 +319,7 @@ def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
 def test_engines_catch_v1_first_draft_step_with_its_lm_head_over_every_token(monkeypatch):
     # vLLM V1's first draft step scores one row a sequence; priced as a whole pass over the verified tokens it
     # would be SGLang's extend pass, one draft step too many
-    monkeypatch.setattr(serving, "_first_step", lambda settings, draft, n: None if draft is None or n <= 1 or not
+    _mutate(monkeypatch, "_first_step", lambda settings, draft, n: None if draft is None or n <= 1 or not
                         serving.ENGINES[settings.engine].firstDraftOverVerified else draft)
     _fails("serving-engines-differ-where-they-run", "vllm-v1 draft extend", "by hand")
 
@@ -314,14 +327,14 @@ def test_engines_catch_v1_first_draft_step_with_its_lm_head_over_every_token(mon
 def test_engines_catch_the_extend_pass_left_out_of_the_cycle(monkeypatch):
     # the readout keeps its draftExtendMs, but the cycle every search composes forgets it
     original = serving._cycle_ms
-    monkeypatch.setattr(serving, "_cycle_ms", lambda settings, k, draft, verify, batch, n, context, tokens: original(
+    _mutate(monkeypatch, "_cycle_ms", lambda settings, k, draft, verify, batch, n, context, tokens: original(
         settings.with_(engine="vllm-v1"), k, draft, verify, batch, n, context, tokens))
     _fails("serving-engines-differ-where-they-run", "cycle does not add up")
 
 
 def test_littles_law_catches_the_extend_pass_left_out_of_the_load_terms(monkeypatch):
     original = serving._per_token_terms
-    monkeypatch.setattr(serving, "_per_token_terms", lambda settings, speculative, curve=None: original(
+    _mutate(monkeypatch, "_per_token_terms", lambda settings, speculative, curve=None: original(
         settings.with_(engine="vllm-v1") if settings.stepModel == serving.OPERATORS else settings, speculative, curve))
     _fails("serving-littles-law-fixed-point", "is not the readout's", "demand")
 
@@ -400,7 +413,7 @@ def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
 
     for cached in (widget._grid_figures, widget._load, widget._tail):
         cached.cache_clear()
-    monkeypatch.setattr(serving, "verify_tokens", lambda s: max(s.treeTokens, s.lookahead))
+    _mutate(monkeypatch, "verify_tokens", lambda s: max(s.treeTokens, s.lookahead))
     _fails("serving-readouts-match-model", "effectiveBatch")
     for cached in (widget._grid_figures, widget._load, widget._tail):
         cached.cache_clear()
