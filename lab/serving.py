@@ -113,7 +113,8 @@ __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
     "serving", "Serving", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
-    "ENGINES", "DEFAULT_ENGINE",
+    "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
+    "SWEEP_BATCHES",
 ]
 
 
@@ -362,3 +363,81 @@ def tail(certainty: int, match: int, lookahead: int, length: int, draft_cost: in
             "plainGapP50": 1.0, "plainGapP99": 1.0,
             "p05": percentile(speedups, 0.05), "p95": percentile(speedups, 0.95),
             "minimum": min(speedups), "maximum": max(speedups), "median": percentile(speedups, 0.5)}
+
+
+# --- the answer: everything the serving widget shows, in one call --------------------------------
+
+LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .. 5,000 requests/s
+SWEEP_BATCHES = tuple(sorted({max(1, round(2 ** (i / 4))) for i in range(41)}))  # 1 .. 1024
+
+
+@lru_cache(maxsize=32)
+def heatmap_answer(settings: ServingSettings, curve=None) -> tuple:
+    """``(grid, fits)`` over :data:`HEATMAP_CONTEXTS` x :data:`HEATMAP_BATCHES`: the speedup
+    (:func:`speedup_grid`) and whether weights and caches fit there, as tuples of rows (one per
+    context). Independent of the settings' batch, context and output length, so they are set aside:
+    one grid serves every batch and context the reader picks."""
+    base = settings.with_(batch=1, context=HEATMAP_CONTEXTS[0], outputTokens=DEFAULT_SETTINGS.outputTokens)
+    grid = speedup_grid(base, curve=curve)
+    have = memory_available_bytes(base)  # caches need not grow linearly (windows, linear-attention states)
+    fits = tuple(tuple(memory_needed_bytes(base, b, l) <= have for b in HEATMAP_BATCHES) for l in HEATMAP_CONTEXTS)
+    return tuple(tuple(row) for row in grid), fits
+
+
+@lru_cache(maxsize=16)
+def load_answer(settings: ServingSettings, curve=None) -> tuple:
+    """``(plain, spec, cross)``: each request's decode latency at every rate of :data:`LOAD_RATES`
+    (:func:`latency_curve`, None where overloaded), plain and speculative, and where the two cross
+    (:func:`curves_cross`). Independent of the settings' batch (the load sets it)."""
+    base = settings.with_(batch=1)
+    return (tuple(latency_curve(base, LOAD_RATES, False, curve)), tuple(latency_curve(base, LOAD_RATES, True, curve)),
+            curves_cross(base, LOAD_RATES, curve))
+
+
+@lru_cache(maxsize=16)
+def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, length: int, seed: int) -> dict:
+    """The exact lab's setting re-run over every seed (:func:`tail`) and the speedup of its own
+    ``seed`` (:func:`lab.exact.seeded_speedup` of that seed's trace)."""
+    from .exact import seeded_speedup
+    from .sampler import generate_trace
+
+    trace = generate_trace(certainty, match, lookahead, length, seed)
+    return {"runs": tail(certainty, match, lookahead, length, draft_cost), "seed": seed,
+            "seedSpeedup": seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)}
+
+
+def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) -> dict:
+    """Everything the serving widget shows at ``settings`` (with ``curve``, a tuple of measured
+    per-position acceptance rates, in place of the acceptance), in one call, as
+    :func:`lab.deployment.answer` does for its panel: the readout (``result``, :class:`Serving`), the
+    crossover batch, the best lookahead, the batch sweep over :data:`SWEEP_BATCHES`, the heatmap
+    (:func:`heatmap_answer`), the load curves (:func:`load_answer`), memory (what the setting needs,
+    what the GPUs hold, the largest batch that fits and ``limit``, the largest a search visits), and,
+    given the exact lab's ``(certainty, match, lookahead, draftCost, length, seed)``, the tail
+    (:func:`tail_answer`). ``fits`` is False when weights and caches exceed memory at the settings'
+    batch; ``room`` is False when not even the weights fit (then no batch runs and no crossover is named).
+
+    >>> a = answer(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED))
+    >>> a["memory"]["fits"], a["memory"]["room"]
+    (False, False)
+    >>> a = answer(DEFAULT_SETTINGS)
+    >>> a["memory"]["fits"], a["result"] == serving(DEFAULT_SETTINGS), len(a["sweep"]) == len(SWEEP_BATCHES)
+    (True, True, True)
+    """
+    most = max_batch_in_memory(settings)
+    room = most >= 1
+    best_k, best = best_lookahead(settings, curve=curve)
+    need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
+    grid, grid_fits = heatmap_answer(settings, curve)
+    plain, spec, cross = load_answer(settings, curve)
+    return {
+        "settings": settings, "curve": curve, "result": serving(settings, curve),
+        "crossover": crossover_batch(settings, curve=curve),
+        "bestLookahead": best_k, "bestSpeedup": best, "verifyTokens": verify_tokens(settings),
+        "sweep": batch_sweep(settings, SWEEP_BATCHES, curve),
+        "heatmap": {"grid": grid, "fits": grid_fits},
+        "load": {"rates": LOAD_RATES, "plain": plain, "spec": spec, "cross": cross},
+        "memory": {"need": need, "have": have, "fits": need <= have, "maxBatch": most, "room": room,
+                   "limit": max(1, min(MAX_BATCH, int(most)))},
+        "tail": None if exact is None else tail_answer(*exact),
+    }

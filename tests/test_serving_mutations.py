@@ -411,15 +411,26 @@ def test_readouts_catch_an_effective_batch_of_b_times_k(monkeypatch):
     """The review's mutant: the widget's effective batch as B x k, the verify step's tokens one short."""
     from lab.widgets import serving as widget
 
-    for cached in (widget._grid_figures, widget._load, widget._tail):
-        cached.cache_clear()
+    from mutation import clear_caches
+
+    clear_caches(widget)
     _mutate(monkeypatch, "verify_tokens", lambda s: max(s.treeTokens, s.lookahead))
     _fails("serving-readouts-match-model", "effectiveBatch")
-    for cached in (widget._grid_figures, widget._load, widget._tail):
-        cached.cache_clear()
+    clear_caches(widget)
 
 
 # --- the tables of "How well the serving model predicts", the trust line and the load table: one mutant each ----
+
+def _mutate_widget(monkeypatch, name, value):
+    """A mutant of the widget: the name replaced in the widget and in its figures module, wherever it is held."""
+    from lab import serving_figures
+    from lab.widgets import serving as widget
+
+    holders = [module for module in (widget, serving_figures) if hasattr(module, name)]
+    assert holders, name
+    for module in holders:
+        monkeypatch.setattr(module, name, value)
+
 
 @pytest.fixture
 def fresh_widget():
@@ -452,13 +463,13 @@ def _one_digit_more(html: str, row: int, column: int) -> str:
 @pytest.mark.parametrize("column", [3, 4, 5, 6])   # acceptance length, measured, predicted, ratio
 def test_readouts_catch_a_validation_cell_one_digit_off(monkeypatch, fresh_widget, column):
     original = fresh_widget.validation_table_html
-    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: _one_digit_more(original(rows), 2, column))
+    _mutate_widget(monkeypatch, "validation_table_html", lambda rows: _one_digit_more(original(rows), 2, column))
     _fails("serving-readouts-match-model", "validation table row 3")
 
 
 def test_readouts_catch_a_ratio_printed_as_measured_over_predicted(monkeypatch, fresh_widget):
     original = fresh_widget.validation_table_html
-    monkeypatch.setattr(fresh_widget, "validation_table_html", lambda rows: original(
+    _mutate_widget(monkeypatch, "validation_table_html", lambda rows: original(
         [{**r, "ratio": r["measured"] / r["predicted"]} for r in rows]))
     _fails("serving-readouts-match-model", "validation table row 1")
 
@@ -473,7 +484,7 @@ def test_readouts_catch_a_summary_counting_ties_as_above(monkeypatch, fresh_widg
 @pytest.mark.parametrize("column", [4, 5, 6])   # measured, model, ratio
 def test_readouts_catch_a_calibration_cell_one_digit_off(monkeypatch, fresh_widget, column):
     original = fresh_widget.calibration_table_html
-    monkeypatch.setattr(fresh_widget, "calibration_table_html", lambda: _one_digit_more(original(), 7, column))
+    _mutate_widget(monkeypatch, "calibration_table_html", lambda: _one_digit_more(original(), 7, column))
     _fails("serving-readouts-match-model", "calibration table row 8")
 
 
@@ -485,7 +496,7 @@ def test_readouts_catch_a_held_out_step_with_the_wrong_direction(monkeypatch, fr
         step = context["heldOutSteps"][0]
         context["heldOutSteps"][0] = {**step, "direction": {"slow": "fast", "fast": "slow"}[step["direction"]]}
         return context
-    monkeypatch.setattr(fresh_widget, "_validation_context", flipped)
+    _mutate_widget(monkeypatch, "_validation_context", flipped)
     _fails("serving-readouts-match-model", "held-out step")
 
 
@@ -499,7 +510,7 @@ def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget
 
 def test_readouts_catch_a_brackets_figure_that_speaks_other_numbers(monkeypatch, fresh_widget):
     original = fresh_widget.brackets_svg
-    monkeypatch.setattr(fresh_widget, "brackets_svg", lambda rows, width=390: original(
+    _mutate_widget(monkeypatch, "brackets_svg", lambda rows, width=390: original(
         [{**row, "crossovers": tuple(reversed(row["crossovers"]))} for row in rows], width))
     _fails("serving-readouts-match-model", "the brackets figure does not say")
 
@@ -519,15 +530,15 @@ def test_readouts_catch_a_trust_line_that_borrows_rows(monkeypatch, fresh_widget
                 and serving_calibration.CALIBRATIONS[row["gpu"]] is cal
                 and bool(serving.TARGETS[row["target"]].experts) == moe
                 and (ignored == "draft" or row["draft"] == settings.draft)]
-    monkeypatch.setattr(fresh_widget, "_matching_validation", matching)
+    _mutate_widget(monkeypatch, "_matching_validation", matching)
     _fails("serving-readouts-match-model", "trust line", fragment)
 
 
 def test_readouts_catch_a_load_rate_printed_with_an_exponent(monkeypatch, fresh_widget):
-    monkeypatch.setattr(fresh_widget, "rate_label", lambda rate: f"{rate:.3g}")
+    _mutate_widget(monkeypatch, "rate_label", lambda rate: f"{rate:.3g}")
     _fails("serving-readouts-match-model", "e+03")
 
 
 def test_readouts_catch_a_load_table_that_runs_on_past_the_first_overload(monkeypatch, fresh_widget):
-    monkeypatch.setattr(fresh_widget, "load_rows", lambda rates, plain, spec: list(zip(rates, plain, spec)))
+    _mutate_widget(monkeypatch, "load_rows", lambda rates, plain, spec: list(zip(rates, plain, spec)))
     _fails("serving-readouts-match-model", "loadTable")
