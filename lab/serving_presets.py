@@ -328,6 +328,7 @@ DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
                 EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
                 EAGLE3: "EAGLE-3 head (1 layer, 32k draft vocabulary)"}
 # the widgets' draft choices (the serving and deployment panels): the presets a reader picks, with their labels
+# (not the EAGLE-3 head, which prices the validation rows that ran one)
 DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
 
 

@@ -166,6 +166,25 @@ def suite_view(result=None) -> dict:
 
 # --- what the readout checks share (NAME-readouts-match-model) ------------------------------------
 
+def views_at(out, widget, settings, view=None):
+    """The readout checks' opening, shared: for each form ``values`` of ``settings`` (a widget's
+    READOUT_SETTINGS), count it visited and yield ``(values, where, view)``: the values, their name in a
+    failure message ("form {...}" or "form defaults") and the widget's view of them (``view(values)``
+    when a check renders its own way, else ``widget.view``). The check's own pauses stay in the check.
+
+    >>> class Out: visited = 0
+    >>> class Widget:
+    ...     view = staticmethod(lambda values: {"readouts": dict(values)})
+    >>> out = Out()
+    >>> [(where, v["readouts"]) for _, where, v in views_at(out, Widget, ({}, {"k": "2"}))], out.visited
+    ([('form defaults', {}), ("form {'k': '2'}", {'k': '2'})], 2)
+    """
+    render = view or widget.view
+    for values in settings:
+        out.visited += 1
+        yield values, f"form {values or 'defaults'}", render(dict(values))
+
+
 def table_cells(html: str) -> list[str]:
     """The text of every ``<td>`` of a table, in document order.
 

@@ -12,7 +12,7 @@ from itertools import product
 from .. import serving, serving_calibration
 from ..audit import GRID
 from ..jsformat import to_fixed
-from . import cells_difference, phrase_missing, readout_difference, table_cells
+from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
 from ..ledger import leviathan_speedup
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -858,10 +858,7 @@ def readouts_match_model(out):
     tail_cache: dict = {}
     _tail_runs(tail_cache)  # the tail panel's 300 seeded runs, in a step of their own
     yield
-    for values in READOUT_SETTINGS:
-        out.visited += 1
-        where = f"form {values or 'defaults'}"
-        view = widget.view(dict(values))
+    for values, where, view in views_at(out, widget, READOUT_SETTINGS):
         expected = _serving_expected(widget, values, tail_cache)
         failure = _readout_mismatch(view, expected, where)
         if failure:

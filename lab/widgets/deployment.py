@@ -46,7 +46,7 @@ SLIDERS = (
 CHOICES = (
     Choice("unit", "depUnit", "Its unit", dict(deployment.UNITS), DEFAULT_UNIT),
     Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Choice("draft", "depDraft", "Draft", {name: serving.DRAFT_LABELS[name] for name in serving.DRAFT_NAMES}, D.draft),
+    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_CHOICES), D.draft),
     Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
     Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
     Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),

@@ -62,7 +62,7 @@ SLIDERS = (
 SELECTS = (
     Choice("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
     Choice("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Choice("draft", "srvDraft", "Draft", {name: serving.DRAFT_LABELS[name] for name in serving.DRAFT_NAMES}, D.draft),  # the widgets' presets, not the validation-only EAGLE-3 head
+    Choice("draft", "srvDraft", "Draft", dict(serving.DRAFT_CHOICES), D.draft),
     Choice("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
     Choice("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
     Choice("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
