@@ -266,10 +266,11 @@ def _ratio_tag(speedup: float) -> str:
 HIGH_RATE_COLUMN, NARROW_RATE_COLUMN = 96, 80
 
 
-def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
+def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str = "") -> str:
     """Decode latency per request against request rate (log-log; a curve ends where the server is
     overloaded), and below it plain latency over speculative latency with vLLM's measured points
-    as labelled reference marks."""
+    as labelled reference marks. Where no rate is served at all, the latency panel says why: ``empty``
+    (the widget's "does not fit in 8 x H100 SXM"), else that every rate overloads both servers."""
     width = fit_width(width)
     left, right, height = 64, 16, 360
     x0, edge = left, width - right
@@ -301,6 +302,10 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
         body.append(_text(x0 - 6, ly(decade) + 4, f"{decade:g} s", "end"))
         decade *= 10
     curves = []  # the curves' obstacle boxes, for the crossover label
+    if not served:  # no curve to draw: say why in the panel, not empty axes
+        why = (empty, "does not fit in memory", "does not fit") if empty else (
+            "every rate overloads both servers", "every rate overloads")
+        body.append(_text((x0 + x1) / 2, top1 + h1 / 2, _fit(why, x1 - x0 - 8, TEXT), "middle", "fig-axis"))
     for values, css in ((plain, PLAIN_LINE), (spec, SPEC_LINE)):
         points = [(rx(r), ly(v)) for r, v in zip(rates, values) if v is not None]
         if points:
@@ -373,6 +378,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT) -> str:
              "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
              "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
              (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
+              f" No rate is served: {empty or 'every rate overloads both servers'}." if not served else
               " The curves do not cross before the servers overload."))
     return svg(width, height, label, body, "srv-load")
 

@@ -752,3 +752,23 @@ def test_calibration_table_times_each_row_on_its_engine():
     for m in serving_calibration.STEP_MEASUREMENTS:
         assert widget._f(serving_validation.step_measurement_ms(m)) in table
     assert "vLLM V0 (≤0.7; drafts ≤0.10), scoring" in table and "vLLM V1 0.10 (synchronous), verify" in table
+
+
+def test_nothing_fits_is_one_sentence_naming_the_limit_and_what_to_change():
+    """Reader audit N4-15: where not even the weights fit, the lead claims no speedup, names what the weights
+    need and what the GPUs hold and what would hold them; the load chart says so in the chart, not empty axes."""
+    view = widget.view({"target": "deepseek-v3", "gpus": "8"})
+    lead = view["lead"]
+    assert lead.count(". ") == 0 and lead.endswith("."), lead   # one sentence
+    assert "does not fit on 8 x H100 SXM" in lead and "1,345 GB in BF16" in lead and "576 GB" in lead, lead
+    assert "it fits in FP4 or on 8 x B200 (HGX)" in lead, lead
+    assert "x, faster" not in lead and "x, slower" not in lead and view["readouts"]["speedup"] not in lead
+    assert view["live"].startswith("does not fit") and "x faster" not in view["live"]
+    assert "does not fit in 8 x H100 SXM" in view["figures"]["load"]
+    assert "nan" not in json.dumps(view).lower() and "None" not in view["summary"]
+    # a GPU count and a precision that fit are named as they are; where none does, it says so
+    assert "it fits on 4 GPUs" in widget.view({"target": "llama-3-70b"})["lead"]
+    assert "no GPU count, precision or GPU preset of this panel holds it" in widget.view(
+        {"target": "kimi-k2", "gpu": "rtx-4090"})["lead"]
+    # a setting that fits keeps its speedup sentence
+    assert "runs " in widget.view(None)["lead"]

@@ -542,3 +542,18 @@ def test_readouts_catch_a_load_rate_printed_with_an_exponent(monkeypatch, fresh_
 def test_readouts_catch_a_load_table_that_runs_on_past_the_first_overload(monkeypatch, fresh_widget):
     _mutate_widget(monkeypatch, "load_rows", lambda rates, plain, spec: list(zip(rates, plain, spec)))
     _fails("serving-readouts-match-model", "loadTable")
+
+
+# --- nothing fits (reader audit N4-15): the lead names the limit and claims no speedup ----------------
+
+def test_readouts_catch_a_speedup_claimed_where_nothing_fits(monkeypatch, fresh_widget):
+    from lab.jsformat import to_fixed
+
+    original = fresh_widget._no_room
+    _mutate_widget(monkeypatch, "_no_room", lambda s, a: original(s, a) + f" It would run {to_fixed(a['result'].speedup, 2)}x.")
+    _fails("serving-readouts-match-model", "deepseek-v3", "claims a speedup")
+
+
+def test_readouts_catch_a_lead_that_does_not_name_the_limit(monkeypatch, fresh_widget):
+    _mutate_widget(monkeypatch, "_no_room", lambda s, a: "Nothing fits in memory at this setting.")
+    _fails("serving-readouts-match-model", "deepseek-v3", "does not fit on 8 x H100 SXM")

@@ -249,10 +249,12 @@ def test_absorbed_mla_attention_compute_grows_with_the_tokens_verified():
 
 def test_a_model_whose_weights_do_not_fit_names_no_crossover():
     """Llama-3-70B on one RTX 4090: not even the weights fit, so the lead, the live line and the
-    readout say no batch fits instead of 'keeps paying at every batch that fits (up to 1)'."""
+    readout say no batch fits instead of 'keeps paying at every batch that fits (up to 1)' (and, reader
+    audit N4-15, the lead names the limit and claims no speedup)."""
     view = widget.view("?srvTarget=llama-3-70b&srvGpu=rtx-4090&srvGpus=1")
-    assert "no batch of it fits in GPU memory" in view["lead"] and "up to 1)" not in view["lead"]
-    assert view["readouts"]["crossover"] == "no batch fits" and "no batch fits" in view["live"]
+    assert "does not fit on 1 x RTX 4090" in view["lead"] and "no batch runs" in view["lead"]
+    assert "up to 1)" not in view["lead"] and "x, faster" not in view["lead"]
+    assert view["readouts"]["crossover"] == "no batch fits" and view["live"].startswith("does not fit")
     assert "no crossover to name" in view["summary"]
     fits = widget.view("?srvTarget=llama-3-8b&srvGpu=h100-sxm&srvGpus=1")
     assert "fits in GPU memory (not even" not in fits["lead"]

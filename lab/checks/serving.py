@@ -610,6 +610,7 @@ READOUT_SETTINGS = (
     {"engine": "vllm-v0", "attentionFlops": "1", "batchExp": "4"},
     {"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "5", "batchExp": "2"},
     {"outputTokens": "16", "gpus": "8"},   # the load table past 1,000 requests/s and its curves crossing there
+    {"target": "deepseek-v3", "gpus": "8"},  # not even the weights fit: the limit named, no speedup claimed
 )
 
 
@@ -705,12 +706,21 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
             break
     phrases = [f"runs {f(r.speedup, 2)}x", f"batch {s.batch}",
                f"stops paying at batch {crossover}" if crossover is not None else f"(up to {limit})"]
+    live = [f"{f(r.speedup, 2)}x", f"at batch {s.batch}"]
+    if serving.max_batch_in_memory(s) < 1:  # nothing runs: the lead names the weights and the GPUs, no speedup
+        precision = serving.PRECISIONS[s.precision]
+        weights = sum(shape.params * precision.bytes for shape in (serving.TARGETS[s.target], serving.draft_shape(s))
+                      if shape is not None)
+        gpus = f"{s.gpus} x {serving.GPUS[s.gpu].label}"
+        phrases = [f"does not fit on {gpus}", f"alone need {weights / 1e9:,.0f} GB in {precision.label}",
+                   f"more than the {have / 1e9:,.0f} GB they hold", "no speedup is claimed"]
+        live = [f"does not fit: {gpus} hold {have / 1e9:,.0f} GB"]
     summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
                f"one verify step ({f(r.verifyStepMs, 2)} ms", f"commits {f(r.tokensPerCall, 2)} tokens per sequence",
                f"a token costs {f(r.specMsPerToken, 2)} ms instead of {f(r.plainMsPerToken, 2)} ms: {f(r.speedup, 2)}x",
                f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x)."]
     return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
-            "lead": phrases, "summary": summary, "live": [f"{f(r.speedup, 2)}x", f"at batch {s.batch}"]}
+            "lead": phrases, "summary": summary, "live": live}
 
 
 def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
@@ -863,6 +873,8 @@ def readouts_match_model(out):
         failure = _readout_mismatch(view, expected, where)
         if failure:
             return out.fail(failure)
+        if "no speedup is claimed" in expected["lead"] and f"{to_fixed(expected['result'].speedup, 2)}x" in view["lead"]:
+            return out.fail(f"{where}: nothing fits, yet the lead claims a speedup: {view['lead']!r}")
         r, s, curve = expected["result"], expected["settings"], expected["curve"]
         if s.treeTokens == 0 and not _close(r.tokensPerCall, _chain_tokens(s.acceptance / 100, s.lookahead, curve), 1e-9):
             return out.fail(f"{where}: tokens per call {r.tokensPerCall} is not 1 + a + ... + a^k = "

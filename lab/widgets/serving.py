@@ -133,8 +133,8 @@ def _heatmap_figure(grid, fits, width: int) -> str:
 
 
 @lru_cache(maxsize=16)
-def _load_figures(plain, spec, cross, width: int) -> tuple:
-    return load_svg(LOAD_RATES, plain, spec, cross, width), load_table_html(LOAD_RATES, plain, spec)
+def _load_figures(plain, spec, cross, width: int, empty: str = "") -> tuple:
+    return load_svg(LOAD_RATES, plain, spec, cross, width, empty), load_table_html(LOAD_RATES, plain, spec)
 
 
 @lru_cache(maxsize=16)
@@ -177,16 +177,17 @@ def view(raw=None) -> dict:
     grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
     selected = (params["contextExp"] - 9, params["batchExp"])
     rows, cross, runs = a["sweep"], a["load"]["cross"], a["tail"]["runs"]
-    load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width)
     need, have, fits, limit = (a["memory"][key] for key in ("need", "have", "maxBatch", "limit"))
     gpu = serving.GPUS[s.gpu]
+    room = a["memory"]["room"]  # not even the weights fit: no batch can run, so no speedup or crossover is named
+    load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width,
+                                     "" if room else f"does not fit in {s.gpus} x {gpu.label}")
     if need > have:
         notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
                          f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
-    room = a["memory"]["room"]  # not even the weights fit: no batch can run, so no crossover is named
     cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name" if not room
                   else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
@@ -213,17 +214,19 @@ def view(raw=None) -> dict:
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
-    lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
-            f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
-            f"{_f(r.speedup)}x, {verdict} than plain decoding"
-            + ("" if need <= have else " (if this batch fitted in memory)") + "; "
-            + ("no batch of it fits in GPU memory (not even the weights)." if not room
-               else f"in this model it stops paying at batch {crossover}." if crossover is not None
-               else f"it keeps paying at every batch that fits (up to {limit})."))
-    live = (("measured curve: " if curve is not None else "")
-            + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
-            + ("no batch fits in memory" if not room else f"crossover batch {crossover}" if crossover is not None
-               else f"no crossover ≤{limit}"))
+    if room:
+        lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
+                f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
+                f"{_f(r.speedup)}x, {verdict} than plain decoding"
+                + ("" if need <= have else " (if this batch fitted in memory)") + "; "
+                + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+                   else f"it keeps paying at every batch that fits (up to {limit})."))
+        live = (("measured curve: " if curve is not None else "") + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
+                + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
+    else:  # reader audit N4-15: the limit and what to change, no speedup claimed
+        lead = _no_room(s, a)
+        summary = f"{lead} What follows is what it would cost if it fitted. {summary}"
+        live = f"does not fit: {s.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB, less than the weights"
     readouts = {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
@@ -270,6 +273,20 @@ def view(raw=None) -> dict:
             "curveSwitch": curve_switch_html(curve, curve_label),
         },
     }
+
+
+def _no_room(settings: serving.ServingSettings, a: dict) -> str:
+    """The lead when not even the weights fit (reader audit N4-15): one sentence naming the limit and what to
+    change (:func:`lab.serving.fits_instead`), and no speedup: no batch of this setting runs."""
+    gpu, memory = serving.GPUS[settings.gpu], a["memory"]
+    models = "its weights" if settings.draft == serving.NGRAM else "the weights of target and draft"
+    instead = memory["instead"]
+    change = ("no GPU count, precision or GPU preset of this panel holds it" if not instead
+              else f"it fits {instead[0]}" if len(instead) == 1
+              else f"it fits {', '.join(instead[:-1])}{',' if len(instead) > 2 else ''} or {instead[-1]}")
+    return (f"{serving.TARGETS[settings.target].label} does not fit on {settings.gpus} x {gpu.label}: {models} alone "
+            f"need {memory['weights'] / 1e9:,.0f} GB in {serving.PRECISIONS[settings.precision].label}, more than the "
+            f"{memory['have'] / 1e9:,.0f} GB they hold, so no batch runs and no speedup is claimed; {change}.")
 
 
 def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> str:
