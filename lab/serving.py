@@ -114,7 +114,7 @@ __all__ = [
     "serving", "Serving", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
-    "SWEEP_BATCHES", "fits_instead", "GPU_COUNTS",
+    "SWEEP_BATCHES",
 ]
 
 
@@ -406,37 +406,6 @@ def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, len
             "seedSpeedup": seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)}
 
 
-GPU_COUNTS = (1, 2, 4, 8)  # the GPU counts the widgets offer
-
-
-def fits_instead(settings: ServingSettings) -> list[str]:
-    """For a setting whose weights alone do not fit (:func:`max_batch_in_memory` below one
-    sequence): the one-control changes that would let a sequence run at its context, as the widget
-    words them: the fewest GPUs of :data:`GPU_COUNTS` that hold it, the narrower precisions that do,
-    and the GPU preset with the least memory that does at the same GPU count.
-
-    >>> fits_instead(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h100-sxm", gpus=8, stepModel=MEASURED))
-    ['in FP4', 'on 8 x B200 (HGX)']
-    >>> fits_instead(DEFAULT_SETTINGS.with_(target="llama-3-70b", gpu="h100-sxm", gpus=1, stepModel=MEASURED))
-    ['on 2 GPUs', 'in FP8 or FP4', 'on 1 x B200 (HGX)']
-    """
-    runs = lambda changed: max_batch_in_memory(changed) >= 1  # noqa: E731
-    options = []
-    more = [g for g in GPU_COUNTS if g > settings.gpus and runs(settings.with_(gpus=g))]
-    if more:
-        options.append(f"on {more[0]} GPUs")
-    own = PRECISIONS[settings.precision].bytes
-    narrower = [p.label.split(" (")[0] for name, p in PRECISIONS.items()
-                if p.bytes < own and runs(settings.with_(precision=name))]
-    if narrower:
-        options.append("in " + " or ".join(narrower))
-    bigger = sorted((g.memory, g.label) for name, g in GPUS.items()
-                    if g.memory > GPUS[settings.gpu].memory and runs(settings.with_(gpu=name)))
-    if bigger:
-        options.append(f"on {settings.gpus} x {bigger[0][1]}")
-    return options
-
-
 def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) -> dict:
     """Everything the serving widget shows at ``settings`` (with ``curve``, a tuple of measured
     per-position acceptance rates, in place of the acceptance), in one call, as
@@ -447,7 +416,7 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) ->
     given the exact lab's ``(certainty, match, lookahead, draftCost, length, seed)``, the tail
     (:func:`tail_answer`). ``fits`` is False when weights and caches exceed memory at the settings'
     batch; ``room`` is False when not even the weights fit (then no batch runs: the widget claims no speedup and
-    names the ``weights`` it cannot hold and what would hold them instead, :func:`fits_instead`).
+    names the ``weights`` it cannot hold and what would hold them instead, ``instead``: :func:`fits_instead`).
 
     >>> a = answer(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED))
     >>> a["memory"]["fits"], a["memory"]["room"]
@@ -472,6 +441,6 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) ->
         "memory": {"need": need, "have": have, "fits": need <= have, "maxBatch": most, "room": room,
                    "limit": max(1, min(MAX_BATCH, int(most))),
                    "weights": sum(weight_bytes(shape, PRECISIONS[settings.precision]) for shape in _models(settings)),
-                   "instead": [] if room else fits_instead(settings)},
+                   "instead": "" if room else fits_instead_text(settings)},
         "tail": None if exact is None else tail_answer(*exact),
     }

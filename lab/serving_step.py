@@ -23,7 +23,7 @@ __all__ = [
     "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "NGRAM_FIXED_MS",
     "NGRAM_MS_PER_SEQUENCE", "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
     "tokens_per_cycle", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
-    "memory_note",
+    "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text",
 ]
 
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
@@ -709,19 +709,66 @@ def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     return min(float(MAX_BATCH), spare / per_sequence) if per_sequence else float(MAX_BATCH)
 
 
+GPU_COUNTS = (1, 2, 4, 8)  # the GPU counts the widgets offer
+
+
+def fits_instead(settings: ServingSettings) -> list[str]:
+    """For a setting whose weights alone do not fit (:func:`max_batch_in_memory` below one
+    sequence): the one-control changes that would let a sequence run at its context, as the widget
+    words them: the fewest GPUs of :data:`GPU_COUNTS` that hold it, the narrower precisions that do,
+    and the GPU preset with the least memory that does at the same GPU count.
+
+    >>> fits_instead(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h100-sxm", gpus=8, stepModel=MEASURED))
+    ['in FP4', 'on 8 x B200 (HGX)']
+    >>> fits_instead(DEFAULT_SETTINGS.with_(target="llama-3-70b", gpu="h100-sxm", gpus=1, stepModel=MEASURED))
+    ['on 2 GPUs', 'in FP8 or FP4', 'on 1 x B200 (HGX)']
+    """
+    runs = lambda changed: max_batch_in_memory(changed) >= 1  # noqa: E731
+    options = []
+    more = [g for g in GPU_COUNTS if g > settings.gpus and runs(settings.with_(gpus=g))]
+    if more:
+        options.append(f"on {more[0]} GPUs")
+    own = PRECISIONS[settings.precision].bytes
+    narrower = [p.label.split(" (")[0] for name, p in PRECISIONS.items()
+                if p.bytes < own and runs(settings.with_(precision=name))]
+    if narrower:
+        options.append("in " + " or ".join(narrower))
+    bigger = sorted((g.memory, g.label) for name, g in GPUS.items()
+                    if g.memory > GPUS[settings.gpu].memory and runs(settings.with_(gpu=name)))
+    if bigger:
+        options.append(f"on {settings.gpus} x {bigger[0][1]}")
+    return options
+
+
+def fits_instead_text(settings: ServingSettings) -> str:
+    """:func:`fits_instead` as the widget's lead and the CLI's note say it: "it fits on 4 GPUs, in FP4 or
+    on 1 x B200 (HGX)", or that no GPU count, precision or GPU preset holds it.
+
+    >>> fits_instead_text(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h100-sxm", gpus=8, stepModel=MEASURED))
+    'it fits in FP4 or on 8 x B200 (HGX)'
+    """
+    options = fits_instead(settings)
+    if not options:
+        return "no GPU count, precision or GPU preset of this panel holds it"
+    if len(options) == 1:
+        return f"it fits {options[0]}"
+    comma = "," if len(options) > 2 or " or " in options[0] else ""  # "in FP8 or FP4, or on 8 x B200 (HGX)"
+    return f"it fits {', '.join(options[:-1])}{comma} or {options[-1]}"
+
+
 def memory_note(settings: ServingSettings) -> str:
     """One line for a reader whose setting does not fit: what the weights and KV caches need, what
     the GPUs hold, how many sequences would fit, and that the times are what it would cost if it did
     (the CLIs print it; their JSON keeps the fit as a boolean).
 
     >>> print(memory_note(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED)))
-    note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit, so no engine runs this setting and the times are what it would cost if it fitted
+    note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit (it fits in FP8 or FP4, or on 8 x B200 (HGX)), so no engine runs this setting and the times are what it would cost if it fitted
     """
     need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
     room = max_batch_in_memory(settings)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     fits = (f"at most {room:.0f} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
-            else "not even the weights fit")
+            else f"not even the weights fit ({fits_instead_text(settings)})")
     return (f"note: does not fit: weights and KV caches need {need / 1e9:,.0f} GB in {precision.label}, more than "
             f"{settings.gpus} x {gpu.label} hold ({have / 1e9:,.0f} GB); {fits}, so no engine runs this setting and "
             "the times are what it would cost if it fitted")

@@ -277,16 +277,12 @@ def view(raw=None) -> dict:
 
 def _no_room(settings: serving.ServingSettings, a: dict) -> str:
     """The lead when not even the weights fit (reader audit N4-15): one sentence naming the limit and what to
-    change (:func:`lab.serving.fits_instead`), and no speedup: no batch of this setting runs."""
+    change (:func:`lab.serving.fits_instead_text`), and no speedup: no batch of this setting runs."""
     gpu, memory = serving.GPUS[settings.gpu], a["memory"]
     models = "its weights" if settings.draft == serving.NGRAM else "the weights of target and draft"
-    instead = memory["instead"]
-    change = ("no GPU count, precision or GPU preset of this panel holds it" if not instead
-              else f"it fits {instead[0]}" if len(instead) == 1
-              else f"it fits {', '.join(instead[:-1])}{',' if len(instead) > 2 else ''} or {instead[-1]}")
     return (f"{serving.TARGETS[settings.target].label} does not fit on {settings.gpus} x {gpu.label}: {models} alone "
             f"need {memory['weights'] / 1e9:,.0f} GB in {serving.PRECISIONS[settings.precision].label}, more than the "
-            f"{memory['have'] / 1e9:,.0f} GB they hold, so no batch runs and no speedup is claimed; {change}.")
+            f"{memory['have'] / 1e9:,.0f} GB they hold, so no batch runs and no speedup is claimed; {memory['instead']}.")
 
 
 def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> str:
