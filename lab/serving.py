@@ -97,11 +97,18 @@ from typing import NamedTuple
 
 from . import serving_load, serving_presets, serving_step
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
-from .serving_load import *  # noqa: F401,F403  (re-exported: lab.serving is the instrument's one name)
+# lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
+# and the private names other modules and tests reach for); the explicit imports are what this module uses
+from .serving_load import curves_cross, latency_curve
+from .serving_load import *  # noqa: F401,F403
 from .serving_load import (_ms_per_token, _per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
+from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
 from .serving_presets import _distinct, _with_count  # noqa: F401
+from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effective_ridge, fits_instead_text,
+                           kv_bytes_per_token, max_batch_in_memory, memory_available_bytes, memory_needed_bytes,
+                           ridge_point, step_regime, tokens_per_cycle, verify_tokens, weight_bytes)
 from .serving_step import *  # noqa: F401,F403
 from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_bytes, _combine, _compute_ms,  # noqa: F401
                            _cycle_ms, _cycle_steps, _draft_time, _eager_extend_ms, _emitted_output_ms, _engine_ms,
