@@ -94,7 +94,7 @@ def step_measurement_ms(m, calibration=None) -> float:
     >>> abs(step_measurement_ms(m) / m.ms - 1) <= m.tolerance
     True
     """
-    from .serving_calibration import CALIBRATIONS, ENGINES
+    from .serving_calibration import CALIBRATIONS, ENGINES, inter_step_ms
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
     engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
@@ -111,11 +111,12 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
         head = step(serving.eagle_head(target), "draft")
         extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        gaps = inter_step_ms(engine, m.newTokens - 2)  # host ops between the newTokens - 1 chained steps
         if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
             first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
             return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
-                    + serving._time(first, m.batch, m.newTokens, m.context))
-        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
+                    + serving._time(first, m.batch, m.newTokens, m.context) + gaps)
+        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend + gaps
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
 
