@@ -46,8 +46,9 @@ own step times.
 - Engines (:data:`ENGINES`, read in each version's code, each switch with its place in ``costs``):
   which of these costs a version pays, batch expansion and its bookkeeping, the speculation
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
-  step over the verified tokens, and the host work a step leaves serial under synchronous scheduling (1.2
-  ms, SpecDecode-Bench's per-step overhead).
+  step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
+  ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
   (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
