@@ -61,6 +61,7 @@ Standard library only; data as Python literals.
 from typing import NamedTuple
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
+           "UNCALIBRATED_STEPS",
            "ENGINES", "DEFAULT_ENGINE"]
 
 
@@ -486,4 +487,29 @@ STEP_MEASUREMENTS = (
     StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.15, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
                     "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96; the build's vLLM version is not stated: synchronous "
                     "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
+)
+
+
+# Measured plain steps where the lab's calibration is assumed: a mixture of experts (no MoE step time is in
+# STEP_MEASUREMENTS) and Blackwell (no measured step at all). Neither fitted nor held to a tolerance: they say how far
+# the assumption is off (lab.serving_validation.uncalibrated_steps; docs/READING.md, serving model). Read in
+# NVIDIA/TensorRT-LLM issue #5929 (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2
+# built from source, LLMPerf against trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in
+# seconds, DeepSeek-R1 FP8 on the H200s and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken
+# as hidden by its overlap scheduler (the GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
+_TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
+            "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
+_TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "
+                 "tokens; TensorRT-LLM's host work assumed hidden (overlap scheduler), so the GPU pass alone is compared")
+UNCALIBRATED_STEPS = (
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 1900, 13.78, 0.0, _TRT5929 + " 0.01378 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 8492, 14.53, 0.0, _TRT5929 + " 0.01453 s (input 8192)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 8, 1, 1900, 18.18, 0.0, _TRT5929 + " 0.01818 s (batch 8, input "
+                    "1600)", _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 1900, 6.78, 0.0, _TRT5929 + " 0.00678 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 8492, 7.14, 0.0, _TRT5929 + " 0.00714 s (input 8192)",
+                    _TRT5929_NOTE),
 )

@@ -21,6 +21,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
+           "uncalibrated_steps",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -214,6 +215,20 @@ def held_out_steps() -> list[dict]:
     """
     return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
             for m in _held_out_steps()]
+
+
+def uncalibrated_steps() -> list[dict]:
+    """Measured plain steps where the calibration is assumed (:data:`lab.serving_calibration.UNCALIBRATED_STEPS`:
+    DeepSeek-R1 on 8 x H200 in FP8 and on 8 x B200 in FP4, TensorRT-LLM), with the model's value and the ratio
+    model / measured: how far the assumed mixture-of-experts and Blackwell steps are off, out of sample.
+
+    >>> [round(row["ratio"], 2) for row in uncalibrated_steps()]
+    [0.46, 0.44, 0.56, 0.83, 0.79]
+    """
+    from .serving_calibration import UNCALIBRATED_STEPS
+
+    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
+            for m in UNCALIBRATED_STEPS]
 
 
 def source_key(source: str) -> str:

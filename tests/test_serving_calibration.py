@@ -94,3 +94,28 @@ def test_the_proposal_measurements_are_timed_with_them(monkeypatch):
     for m, ms in zip(rows, before):
         assert ms - step_measurement_ms(m) == pytest.approx((m.newTokens - 2) * 10 * 8.6e-3, abs=1e-9)
         assert abs(ms / m.ms - 1) <= m.tolerance
+
+
+def test_uncalibrated_steps_stay_out_of_the_fit_and_its_checks():
+    """TensorRT-LLM's DeepSeek-R1 plain steps (issue #5929) judge the assumed MoE and Blackwell steps; none of them,
+    and no step of their GPU with their target, is among the calibration's measurements."""
+    from lab.serving_validation import uncalibrated_steps
+
+    fitted = {(m.gpu, m.target) for m in cal.STEP_MEASUREMENTS}
+    assert cal.UNCALIBRATED_STEPS and not set(cal.UNCALIBRATED_STEPS) & set(cal.STEP_MEASUREMENTS)
+    for m in cal.UNCALIBRATED_STEPS:
+        assert (m.gpu, m.target) not in fitted and "5929" in m.source
+        assert m.gpu in serving.GPUS and m.target in serving.TARGETS and m.precision in serving.PRECISIONS
+    assert not cal.CALIBRATIONS["b200"].measured
+    assert len(uncalibrated_steps()) == len(cal.UNCALIBRATED_STEPS)
+
+
+def test_what_docs_reading_says_of_them_is_what_the_model_gives():
+    """docs/READING.md: the assumed MoE step on 8 x H200 in FP8 is 0.44 to 0.56 of TensorRT-LLM's, on 8 x B200 in FP4
+    0.79 to 0.83: the model is too fast there, most on Hopper. A change to the model that moves these must move
+    the text too."""
+    from lab.serving_validation import uncalibrated_steps
+
+    ratios = {(r["gpu"], r["batch"], r["context"]): round(r["ratio"], 2) for r in uncalibrated_steps()}
+    assert ratios == {("h200", 1, 1900): 0.46, ("h200", 1, 8492): 0.44, ("h200", 8, 1900): 0.56,
+                      ("b200", 1, 1900): 0.83, ("b200", 1, 8492): 0.79}
