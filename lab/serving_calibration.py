@@ -46,8 +46,9 @@ own step times.
 - Engines (:data:`ENGINES`, read in each version's code, each switch with its place in ``costs``):
   which of these costs a version pays, batch expansion and its bookkeeping, the speculation
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
-  step over the verified tokens, and the host work a step leaves serial under synchronous scheduling (1.2
-  ms, SpecDecode-Bench's per-step overhead).
+  step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
+  ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
   (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
@@ -59,7 +60,8 @@ Standard library only; data as Python literals.
 
 from typing import NamedTuple
 
-__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine",
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
+           "UNCALIBRATED_STEPS",
            "ENGINES", "DEFAULT_ENGINE"]
 
 
@@ -199,7 +201,9 @@ class Engine(NamedTuple):
     cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
     host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``).
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
-    scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence."""
+    scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
+    ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
+    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`)."""
 
     name: str
     label: str
@@ -216,6 +220,7 @@ class Engine(NamedTuple):
     asyncScheduling: bool = False
     costs: tuple = ()
     firstDraftOverVerified: bool = False
+    interStepOps: int = 0
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -233,6 +238,36 @@ EXPANSION_KV_SHARE = 0.33
 # = 1.20683946e-03' s, charged once per plain step and once per speculative step, beside the forward pass; fitted to
 # vLLM 0.10.1 on one H100). A host cost, the same on every GPU.
 SYNC_STEP_HOST_MS = 1.20683946
+# One eager PyTorch op on a small CUDA tensor, launched from Python, read in pytorch/pytorch issue #114860
+# (github.com/pytorch/pytorch/issues/114860, 2023-11-30, torch.utils.benchmark Timer over torch.take on a 262,144-element
+# CUDA tensor): 'Eager  8.6' us a call (the same table's CUDA-graph replay of that one op: 27.0 us). A host cost of the
+# PyTorch dispatcher and the kernel launch, the same on every GPU (the issue names none: an assumption). It prices the
+# small state-update ops an engine launches eagerly between two draft steps (:data:`Engine` ``interStepOps``).
+EAGER_OP_US = 8.6
+# The eager state-update ops vLLM V1's EAGLE proposer launched between two draft steps before vLLM pull request 33503
+# (github.com/vllm-project/vllm/pull/33503, 'fuse EAGLE step slot mapping and metadata updates', 2026-02-01: 'many small
+# PyTorch operations (position increment, clamping, block table lookup, slot mapping computation, seq_len updates),
+# each causing separate GPU kernel launches ... fuses those operations into a single Triton kernel'). Counted in the
+# proposer's loop, vllm/v1/spec_decode/eagle.py, EagleProposer.propose, 'for _ in range(self.num_speculative_tokens -
+# 1)' (a V1 copy of the 0.10-0.11 series read through the code index, id 500433222): positions += 1, positions >=
+# max_model_len, torch.where (clamp), seq_lens += 1, seq_lens.masked_fill_, // block_size, block_table.gather,
+# * block_size, % block_size, +, slot_mapping.masked_fill_: 11 ops, which the PR makes one kernel. The one that remains
+# is left in DRAFT_PASS_MS as before, so an engine before the PR pays 10 more per step after the first. Their share of
+# a cycle agrees with vLLM pull request 20078 (2025-06-25, 'Fused state-update kernels ... Profiling showed the GPU
+# was idling on kernel-launch latency more than it was computing. Result: ~2.5% higher decoding speed (TPOT)'), which
+# fused the same updates (tests/test_serving_calibration.py holds the share to it).
+V1_UNFUSED_STEP_OPS = 10
+
+
+def inter_step_ms(engine: "Engine", steps: int) -> float:
+    """The host work an engine leaves between its draft steps, ms: ``steps x ops x t_op``, with ``ops`` the
+    eager ops it launches between two steps (``interStepOps``) and ``t_op`` one eager op (:data:`EAGER_OP_US`).
+    A cycle of k chained draft steps has ``k - 1`` such gaps.
+
+    >>> round(inter_step_ms(ENGINES["vllm-v1-0.10"], 2), 3), inter_step_ms(ENGINES["vllm-v1"], 2)   # 2 x 10 x 8.6 us
+    (0.172, 0.0)
+    """
+    return max(0, steps) * engine.interStepOps * EAGER_OP_US / 1000
 
 _V0_COSTS = (
     ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
@@ -275,6 +310,8 @@ ENGINES = {
         "verify pass; detokenizing in the front end; the default",
         asyncScheduling=True, firstDraftOverVerified=True,
         costs=_V1_SHARED + (
+            ("fused state updates between draft steps", "vLLM pull request 33503 (2026-02): the slot mapping and "
+             "metadata updates between EAGLE steps are one Triton kernel, counted in the draft pass's fixed cost"),
             ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
              "decoding', 2026-01-08, in 0.14.0) after pull request 24799 ('Async Scheduling X Spec Decoding "
              "Compatibility', 2025-09: draft token ids stay on the GPU, no copy to the scheduler)"),)),
@@ -284,11 +321,14 @@ ENGINES = {
         "detokenizing in the front end as today, but asynchronous scheduling did not yet run with speculative "
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
-        stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True,
+        stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
         costs=_V1_SHARED + (
             ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
              "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "
-             "Llama8BH100.overhead_constant_per_step"),)),
+             "Llama8BH100.overhead_constant_per_step"),
+            ("unfused state updates between draft steps", "vllm/v1/spec_decode/eagle.py, EagleProposer.propose: "
+             "11 eager ops a step after the first (V1_UNFUSED_STEP_OPS), fused into one Triton kernel only by vLLM "
+             "pull request 33503 (2026-02); an eager op's time: pytorch/pytorch issue #114860 (EAGER_OP_US)"),)),
     # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).
@@ -447,4 +487,29 @@ STEP_MEASUREMENTS = (
     StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.15, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
                     "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96; the build's vLLM version is not stated: synchronous "
                     "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
+)
+
+
+# Measured plain steps where the lab's calibration is assumed: a mixture of experts (no MoE step time is in
+# STEP_MEASUREMENTS) and Blackwell (no measured step at all). Neither fitted nor held to a tolerance: they say how far
+# the assumption is off (lab.serving_validation.uncalibrated_steps; docs/READING.md, serving model). Read in
+# NVIDIA/TensorRT-LLM issue #5929 (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2
+# built from source, LLMPerf against trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in
+# seconds, DeepSeek-R1 FP8 on the H200s and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken
+# as hidden by its overlap scheduler (the GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
+_TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
+            "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
+_TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "
+                 "tokens; TensorRT-LLM's host work assumed hidden (overlap scheduler), so the GPU pass alone is compared")
+UNCALIBRATED_STEPS = (
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 1900, 13.78, 0.0, _TRT5929 + " 0.01378 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 8492, 14.53, 0.0, _TRT5929 + " 0.01453 s (input 8192)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 8, 1, 1900, 18.18, 0.0, _TRT5929 + " 0.01818 s (batch 8, input "
+                    "1600)", _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 1900, 6.78, 0.0, _TRT5929 + " 0.00678 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 8492, 7.14, 0.0, _TRT5929 + " 0.00714 s (input 8192)",
+                    _TRT5929_NOTE),
 )

@@ -21,6 +21,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
+           "uncalibrated_steps",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -94,7 +95,7 @@ def step_measurement_ms(m, calibration=None) -> float:
     >>> abs(step_measurement_ms(m) / m.ms - 1) <= m.tolerance
     True
     """
-    from .serving_calibration import CALIBRATIONS, ENGINES
+    from .serving_calibration import CALIBRATIONS, ENGINES, inter_step_ms
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
     engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
@@ -111,11 +112,12 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
         head = step(serving.eagle_head(target), "draft")
         extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        gaps = inter_step_ms(engine, m.newTokens - 2)  # host ops between the newTokens - 1 chained steps
         if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
             first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
             return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
-                    + serving._time(first, m.batch, m.newTokens, m.context))
-        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
+                    + serving._time(first, m.batch, m.newTokens, m.context) + gaps)
+        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend + gaps
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
 
@@ -213,6 +215,20 @@ def held_out_steps() -> list[dict]:
     """
     return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
             for m in _held_out_steps()]
+
+
+def uncalibrated_steps() -> list[dict]:
+    """Measured plain steps where the calibration is assumed (:data:`lab.serving_calibration.UNCALIBRATED_STEPS`:
+    DeepSeek-R1 on 8 x H200 in FP8 and on 8 x B200 in FP4, TensorRT-LLM), with the model's value and the ratio
+    model / measured: how far the assumed mixture-of-experts and Blackwell steps are off, out of sample.
+
+    >>> [round(row["ratio"], 2) for row in uncalibrated_steps()]
+    [0.46, 0.44, 0.56, 0.83, 0.79]
+    """
+    from .serving_calibration import UNCALIBRATED_STEPS
+
+    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
+            for m in UNCALIBRATED_STEPS]
 
 
 def source_key(source: str) -> str:
