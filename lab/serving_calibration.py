@@ -50,8 +50,14 @@ own step times.
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
   ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
-- B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
-  (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
+- A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
+  TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
+  #5929): 135.4 us on Hopper, 22.9 us on Blackwell, Hopper's assumed elsewhere. Held out
+  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100),
+  it is off by 0.43 to 1.58: a cost of that engine's kernels, not of every MoE (docs/READING.md).
+- B200, B300, MI300X and MI355X: no measured dense step time was found; their calibration is assumed
+  (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is its own) and the
+  page says so.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -61,7 +67,7 @@ Standard library only; data as Python literals.
 from typing import NamedTuple
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
-           "UNCALIBRATED_STEPS",
+           "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ENGINES", "DEFAULT_ENGINE"]
 
 
@@ -77,7 +83,8 @@ class Calibration(NamedTuple):
     engine's output processing per sequence that a speculative cycle pays serially after its verify
     pass (plain decoding overlaps it with the GPU); ``tokenOutputUs`` the same processing's cost for each
     token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduceUs`` one
-    all-reduce's latency; ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
+    all-reduce's latency; ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
+    (:data:`MOE_LAYER_US`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
@@ -99,6 +106,7 @@ class Calibration(NamedTuple):
     serialOutputUs: float = 0.0
     tokenOutputUs: float = 0.0
     engineTerms: bool = True
+    moeLayerUs: float = 0.0
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's scoring times, both "
@@ -153,12 +161,24 @@ TOKEN_OUTPUT_US = 21.2
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
+# A mixture of experts' fixed cost per MoE layer per pass, us: what its own kernels cost beyond streaming the weights
+# (router GEMM, top-k, token permutation and unpermutation, two grouped GEMMs launched over a few tokens an expert,
+# their local reduction), charged moe_layers(shape) times a pass (lab.serving_step._measured_constants), never for a
+# dense layer. Fitted (lab.serving_validation.fit_moe_layer_us, the squared log ratios, every other constant held) on
+# MOE_STEP_MEASUREMENTS only, TensorRT-LLM's DeepSeek-R1 plain steps of NVIDIA/TensorRT-LLM issue #5929 (v0.21.0rc2,
+# TP 8 without expert parallelism, ITL p50): 135.4 us on 8 x H200 in FP8 (its three rows: residuals 0.98 to 1.03) and
+# 22.9 us on 8 x B200 in FP4 (two rows: 0.98 and 1.02). Hopper's is TensorRT-LLM's FP8 block-scaled MoE on Hopper;
+# Blackwell's its FP4 kernels (the blog below names the MoE kernels it rewrote for Blackwell). Families with no MoE step
+# measured (Ampere, Ada, MI300X, MI355X) are assumed to pay Hopper's, and the page says so. Checked out of sample on
+# MOE_HELD_OUT_STEPS (other engines, GPUs and models), looked at once after the fit.
+MOE_LAYER_US = {"hopper": 135.4, "blackwell": 22.9}
+
 AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 HOPPER = Calibration(0.905, 0.748, 0.316, 0.669, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
-                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.
@@ -171,7 +191,8 @@ IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, F
 _ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap and fixed costs are assumed, with "
                  "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 448 GB/s on MI300X, "
                  "537.6 on MI355X)")
-BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026)  # NVLink 5
+BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026,  # NVLink 5
+                            moeLayerUs=MOE_LAYER_US["blackwell"])
 MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_ASSUMED_2026)     # Infinity Fabric
 MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026)
 
@@ -490,18 +511,17 @@ STEP_MEASUREMENTS = (
 )
 
 
-# Measured plain steps where the lab's calibration is assumed: a mixture of experts (no MoE step time is in
-# STEP_MEASUREMENTS) and Blackwell (no measured step at all). Neither fitted nor held to a tolerance: they say how far
-# the assumption is off (lab.serving_validation.uncalibrated_steps; docs/READING.md, serving model). Read in
-# NVIDIA/TensorRT-LLM issue #5929 (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2
-# built from source, LLMPerf against trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in
-# seconds, DeepSeek-R1 FP8 on the H200s and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken
-# as hidden by its overlap scheduler (the GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
+# Measured plain steps of a mixture of experts on several GPUs, the only ones MOE_LAYER_US is fitted on (not in
+# STEP_MEASUREMENTS: they fit that one constant, every other is held). Read in NVIDIA/TensorRT-LLM issue #5929
+# (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2 built from source, LLMPerf against
+# trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in seconds, DeepSeek-R1 FP8 on the H200s
+# and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken as hidden by its overlap scheduler (the
+# GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
 _TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
             "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
 _TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "
                  "tokens; TensorRT-LLM's host work assumed hidden (overlap scheduler), so the GPU pass alone is compared")
-UNCALIBRATED_STEPS = (
+MOE_STEP_MEASUREMENTS = (
     StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 1900, 13.78, 0.0, _TRT5929 + " 0.01378 s (input 1600)",
                     _TRT5929_NOTE),
     StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 8492, 14.53, 0.0, _TRT5929 + " 0.01453 s (input 8192)",
@@ -512,4 +532,31 @@ UNCALIBRATED_STEPS = (
                     _TRT5929_NOTE),
     StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 8492, 7.14, 0.0, _TRT5929 + " 0.00714 s (input 8192)",
                     _TRT5929_NOTE),
+)
+
+
+# Measured plain steps of a mixture of experts held out of every fit, chosen before MOE_LAYER_US was fitted and looked at
+# once after it (lab.serving_validation.moe_steps): another engine and an older kernel stack on Hopper, another
+# configuration on Blackwell, one GPU and another MoE family on Ampere (whose MoE cost is assumed Hopper's).
+_SGL2643 = ("sgl-project/sglang pull request 2643 ('chore: bump v0.4.1.post2', 2024-12-29): DeepSeek-V3, --tp 8, 'Using "
+            "CUDA Graph and FP8 GEMM Tuning', input 128, output 256")
+_SGL2643_NOTE = ("a plain step = batch / output tokens per second (the 128-token prefill left in, under 2%); 8 x H200 assumed "
+                 "(the GPU is not named; 671 GB of FP8 weights do not fit 8 x 80 GB); context the prompt plus half the output")
+_TRT_BLOG1 = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_"
+              "Performance_on_NVIDIA_B200_GPUs.md (at 5685103), table 'Autoregressive MTP Layers': 'Without MTP' 111 TPS/User, "
+              "DeepSeek-R1 on 8 x B200, ISL 1k, OSL 2k, MoE in NVFP4 (attention BF16), TP 8 with the experts in mixed TP/EP")
+_TT340 = ("tenstorrent/tt-inference-server issue #340 ('Qwen3 Family: GPU Benchmarks', comment of 2025-07-18): Qwen3-30B-A3B "
+          "on A100 with vLLM, concurrency 1, TPOT")
+_TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 GB of BF16 weights do not fit 40 GB), BF16 "
+               "(the checkpoint's); vLLM of mid-2025 (V1, synchronous scheduling); context the input plus half the output")
+MOE_HELD_OUT_STEPS = (
+    *(StepMeasurement("h200", "deepseek-v3", "fp8", 8, batch, 1, 256, batch * 1000 / tps, 0.0,
+                      _SGL2643 + f": batch {batch}, {tps} token/s", _SGL2643_NOTE, "sglang")
+      for batch, tps in ((1, 30.29), (8, 206.32), (32, 760.52))),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 2048, 1000 / 111, 0.0, _TRT_BLOG1,
+                    "1000 / 111 TPS at one user, plain decoding; context the input plus half the output; attention "
+                    "in BF16 is priced as FP4 (the preset's one precision), so the model is a little fast there"),
+    *(StepMeasurement("a100-80g", "qwen3-30b-a3b", "bf16", 1, 1, 1, context, ms, 0.0,
+                      _TT340 + f" {ms} ms (input {isl}, output 128)", _TT340_NOTE, "vllm-v1-0.10")
+      for isl, context, ms in ((128, 192, 9.6), (2048, 2112, 9.9), (8192, 8256, 10.6))),
 )

@@ -297,6 +297,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     if charged is not None and role == "verify":
         fixed += charged.specCycleMs + (charged.expansionMs if expanded else 0.0)
     fixed += shape.layers * cal.layerMs
+    # a mixture of experts' own kernels in each of its MoE layers (router GEMM, top-k, token permutation, the two
+    # grouped GEMMs' launches at a few tokens an expert, unpermutation): lab.serving_calibration.MOE_LAYER_US;
+    # none for a dense layer or a dense model (moe_layers is 0)
+    fixed += moe_layers(shape) * cal.moeLayerUs / 1000
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000

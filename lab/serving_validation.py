@@ -21,7 +21,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
-           "uncalibrated_steps",
+           "moe_steps", "fit_moe_layer_us",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -160,6 +160,27 @@ def _loss(calibration, rows) -> float:
     return sum(math.log(step_measurement_ms(m, calibration) / m.ms) ** 2 for m in rows)
 
 
+def fit_moe_layer_us(calibration, rows, low: float = 0.0, high: float = 1000.0) -> float:
+    """The per-MoE-layer fixed cost (``moeLayerUs``, us) that minimises the sum of squared log ratios, model
+    over measured, over ``rows`` with every other constant of ``calibration`` held: a one-dimensional
+    ternary search over ``[low, high]`` (the loss is unimodal in it: each row's model is affine in it),
+    to 0.1 us. How :data:`lab.serving_calibration.MOE_LAYER_US` was found, on
+    :data:`lab.serving_calibration.MOE_STEP_MEASUREMENTS` only.
+
+    >>> from lab.serving_calibration import CALIBRATIONS, MOE_STEP_MEASUREMENTS
+    >>> rows = [m for m in MOE_STEP_MEASUREMENTS if m.gpu == "h200"]
+    >>> round(fit_moe_layer_us(CALIBRATIONS["h200"], rows))
+    135
+    """
+    while high - low > 0.05:
+        a, b = low + (high - low) / 3, high - (high - low) / 3
+        if _loss(calibration._replace(moeLayerUs=a), rows) <= _loss(calibration._replace(moeLayerUs=b), rows):
+            high = b
+        else:
+            low = a
+    return round((low + high) / 2, 1)
+
+
 def alpha_for_length(length: float, lookahead: int) -> float:
     """The flat per-token acceptance ``a`` with ``1 + a + ... + a**k = length``: how a measured mean
     acceptance length enters the model. The one inversion of that sum, :func:`lab.traces.alpha_iid`
@@ -217,18 +238,18 @@ def held_out_steps() -> list[dict]:
             for m in _held_out_steps()]
 
 
-def uncalibrated_steps() -> list[dict]:
-    """Measured plain steps where the calibration is assumed (:data:`lab.serving_calibration.UNCALIBRATED_STEPS`:
-    DeepSeek-R1 on 8 x H200 in FP8 and on 8 x B200 in FP4, TensorRT-LLM), with the model's value and the ratio
-    model / measured: how far the assumed mixture-of-experts and Blackwell steps are off, out of sample.
+def moe_steps() -> list[dict]:
+    """The measured plain steps of a mixture of experts (:mod:`lab.serving_calibration`), each with the model's value,
+    the ratio model / measured and its role: ``"fitted"`` (:data:`MOE_STEP_MEASUREMENTS`, the only rows
+    :data:`MOE_LAYER_US` was fitted on) or ``"held out"`` (:data:`MOE_HELD_OUT_STEPS`, in no fit).
 
-    >>> [round(row["ratio"], 2) for row in uncalibrated_steps()]
-    [0.46, 0.44, 0.56, 0.83, 0.79]
+    >>> [(row["role"], round(row["ratio"], 2)) for row in moe_steps()][:3]
+    [('fitted', 1.03), ('fitted', 0.98), ('fitted', 0.99)]
     """
-    from .serving_calibration import UNCALIBRATED_STEPS
+    from .serving_calibration import MOE_HELD_OUT_STEPS, MOE_STEP_MEASUREMENTS
 
-    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
-            for m in UNCALIBRATED_STEPS]
+    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms, "role": role}
+            for role, rows in (("fitted", MOE_STEP_MEASUREMENTS), ("held out", MOE_HELD_OUT_STEPS)) for m in rows]
 
 
 def source_key(source: str) -> str:

@@ -1,5 +1,6 @@
-"""The engine costs of lab.serving_calibration, each charged only to the engine versions that pay it:
-the unfused state updates between vLLM V1's draft steps (before vLLM pull request 33503)."""
+"""The costs of lab.serving_calibration, each charged only where it applies: the unfused state updates between
+vLLM V1's draft steps (before vLLM pull request 33503) only to the engine versions that pay them, and a mixture of
+experts' fixed cost per MoE layer (MOE_LAYER_US) only to MoE layers, with its fitted and held-out steps."""
 
 import pytest
 
@@ -102,26 +103,82 @@ def test_the_proposal_measurements_are_timed_with_them(monkeypatch):
         assert abs(ms / m.ms - 1) <= m.tolerance
 
 
-def test_uncalibrated_steps_stay_out_of_the_fit_and_its_checks():
-    """TensorRT-LLM's DeepSeek-R1 plain steps (issue #5929) judge the assumed MoE and Blackwell steps; none of them,
-    and no step of their GPU with their target, is among the calibration's measurements."""
-    from lab.serving_validation import uncalibrated_steps
-
-    fitted = {(m.gpu, m.target) for m in cal.STEP_MEASUREMENTS}
-    assert cal.UNCALIBRATED_STEPS and not set(cal.UNCALIBRATED_STEPS) & set(cal.STEP_MEASUREMENTS)
-    for m in cal.UNCALIBRATED_STEPS:
-        assert (m.gpu, m.target) not in fitted and "5929" in m.source
-        assert m.gpu in serving.GPUS and m.target in serving.TARGETS and m.precision in serving.PRECISIONS
-    assert not cal.CALIBRATIONS["b200"].measured
-    assert len(uncalibrated_steps()) == len(cal.UNCALIBRATED_STEPS)
+def _moe_fixed_ms(target, gpu, gpus, moe_us, step_model=serving.MEASURED):
+    """The per-pass fixed cost of ``target`` on ``gpus`` x ``gpu`` with the GPU's calibration given ``moe_us``."""
+    calibration = cal.CALIBRATIONS[gpu]._replace(moeLayerUs=moe_us) if step_model == serving.MEASURED else cal.IDEAL
+    precision = "fp8" if serving.TARGETS[target].experts else "bf16"
+    serving._measured_constants.cache_clear()
+    return serving._measured_constants(serving.TARGETS[target], gpu, precision, gpus, calibration, "target",
+                                       serving.ENGINES[serving.DEFAULT_ENGINE]).fixed_ms
 
 
-def test_what_docs_reading_says_of_them_is_what_the_model_gives():
-    """docs/READING.md: the assumed MoE step on 8 x H200 in FP8 is 0.44 to 0.56 of TensorRT-LLM's, on 8 x B200 in FP4
-    0.79 to 0.83: the model is too fast there, most on Hopper. A change to the model that moves these must move
-    the text too."""
-    from lab.serving_validation import uncalibrated_steps
+@pytest.mark.parametrize("gpus", [1, 8])
+def test_moe_layer_cost_is_charged_once_per_moe_layer_and_never_to_a_dense_one(gpus):
+    """DeepSeek-V3 has 61 layers of which 3 are dense: the term adds 58 x moeLayerUs a pass, on one GPU or eight;
+    a dense model (Llama-3-70B) pays none of it, and the idealised per-operator model none at all."""
+    for target, layers in (("deepseek-v3", 58), ("qwen3-30b-a3b", 48), ("llama-3-70b", 0), ("llama-3-8b", 0)):
+        added = _moe_fixed_ms(target, "h200", gpus, 1000.0) - _moe_fixed_ms(target, "h200", gpus, 0.0)
+        assert added == pytest.approx(layers * 1.0, abs=1e-9), target
+    assert cal.IDEAL.moeLayerUs == 0.0
+    serving._measured_constants.cache_clear()
 
-    ratios = {(r["gpu"], r["batch"], r["context"]): round(r["ratio"], 2) for r in uncalibrated_steps()}
-    assert ratios == {("h200", 1, 1900): 0.46, ("h200", 1, 8492): 0.44, ("h200", 8, 1900): 0.56,
-                      ("b200", 1, 1900): 0.83, ("b200", 1, 8492): 0.79}
+
+def test_moe_layer_cost_is_the_fit_on_its_own_rows_and_only_those():
+    """MOE_LAYER_US is what fit_moe_layer_us gives on MOE_STEP_MEASUREMENTS of the family, to its 0.1 us rounding;
+    the held-out rows share no source with the fitted ones or with STEP_MEASUREMENTS, and each family's calibration
+    carries its value (families with no MoE step measured, Hopper's)."""
+    from lab.serving_validation import fit_moe_layer_us, source_key
+
+    for family, gpu in (("hopper", "h200"), ("blackwell", "b200")):
+        rows = [m for m in cal.MOE_STEP_MEASUREMENTS if m.gpu == gpu]
+        assert rows and cal.CALIBRATIONS[gpu].moeLayerUs == cal.MOE_LAYER_US[family]
+        assert fit_moe_layer_us(cal.CALIBRATIONS[gpu], rows) == pytest.approx(cal.MOE_LAYER_US[family], abs=0.11)
+    assert {m.gpu for m in cal.MOE_STEP_MEASUREMENTS} == {"h200", "b200"}
+    fitted = {source_key(m.source) for m in cal.MOE_STEP_MEASUREMENTS + cal.STEP_MEASUREMENTS}
+    assert not fitted & {source_key(m.source) for m in cal.MOE_HELD_OUT_STEPS}
+    assert all(serving.TARGETS[m.target].experts for m in cal.MOE_STEP_MEASUREMENTS + cal.MOE_HELD_OUT_STEPS)
+    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "h100-sxm", "mi300x", "mi355x"):
+        assert cal.CALIBRATIONS[name].moeLayerUs == cal.MOE_LAYER_US["hopper"], name
+    assert cal.CALIBRATIONS["b300"].moeLayerUs == cal.MOE_LAYER_US["blackwell"]
+    assert not cal.CALIBRATIONS["b200"].measured   # its efficiencies are still Hopper's, assumed
+
+
+def test_dropping_the_moe_layer_cost_misses_the_steps_it_was_fitted_on(monkeypatch):
+    """With the term the fitted rows come within 5%; without it the H200 steps fall to about half and the B200
+    steps to about four fifths (the gap this term prices)."""
+    for m in cal.MOE_STEP_MEASUREMENTS:
+        assert abs(step_measurement_ms(m) / m.ms - 1) <= 0.05
+        dropped = step_measurement_ms(m, cal.CALIBRATIONS[m.gpu]._replace(moeLayerUs=0.0)) / m.ms
+        assert dropped < (0.6 if m.gpu == "h200" else 0.85), m
+
+
+def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
+    """docs/READING.md quotes every MoE step's ratio, model over measured, fitted and held out; a change to the model
+    that moves them must move the text too. The held-out ones were looked at once, after the fit."""
+    from pathlib import Path
+
+    from lab.serving_validation import moe_steps
+
+    ratios = [(r["role"], r["gpu"], r["target"], r["batch"], r["context"], round(r["ratio"], 2)) for r in moe_steps()]
+    assert ratios == [
+        ("fitted", "h200", "deepseek-v3", 1, 1900, 1.03), ("fitted", "h200", "deepseek-v3", 1, 8492, 0.98),
+        ("fitted", "h200", "deepseek-v3", 8, 1900, 0.99), ("fitted", "b200", "deepseek-v3", 1, 1900, 1.02),
+        ("fitted", "b200", "deepseek-v3", 1, 8492, 0.98),
+        ("held out", "h200", "deepseek-v3", 1, 256, 0.43), ("held out", "h200", "deepseek-v3", 8, 256, 0.46),
+        ("held out", "h200", "deepseek-v3", 32, 256, 0.62), ("held out", "b200", "deepseek-v3", 1, 2048, 0.77),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.58), ("held out", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.55),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 8256, 1.47)]
+    text = " ".join(Path("docs/READING.md").read_text().split())
+    assert "135.4 us" in text and "22.9 us" in text
+    assert "0.43, 0.46 and 0.62" in text and "0.77" in text and "1.58, 1.55 and 1.47" in text
+
+
+def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_end():
+    """The MoE term is calibrated on step times only: no end-to-end row of a mixture of experts exists, so the trust
+    line says "not validated" for one on a measured GPU and on an assumed one."""
+    from lab.widgets import serving as widget
+
+    for gpu in ("h200", "b200"):
+        s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="deepseek-v3", gpu=gpu, gpus=8,
+                                           precision="fp8")
+        assert "not validated" in widget._trust(s), gpu

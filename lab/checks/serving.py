@@ -381,6 +381,8 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     fixed += engine.stepHostMs if role in ("target", "verify") else 0.0  # synchronous scheduling's host work a step
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
+    # a mixture of experts' own kernels, once per MoE layer (serving_calibration.MOE_LAYER_US); none for a dense layer
+    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * cal.moeLayerUs / 1000
     comm = 0.0
     if g > 1:
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
