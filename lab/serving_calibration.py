@@ -53,8 +53,9 @@ own step times.
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
   #5929): 135.4 us on Hopper, 22.9 us on Blackwell, Hopper's assumed elsewhere. Held out
-  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100),
-  it is off by 0.43 to 1.58: a cost of that engine's kernels, not of every MoE (docs/READING.md).
+  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100,
+  gpt-fast's Mixtral on 2 to 8 A100s), it is off by 0.43 to 2.45: a cost of that engine's kernels, not of every MoE
+  (docs/READING.md).
 - B200, B300, MI300X and MI355X: no measured dense step time was found; their calibration is assumed
   (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is its own) and the
   page says so.
@@ -535,9 +536,10 @@ MOE_STEP_MEASUREMENTS = (
 )
 
 
-# Measured plain steps of a mixture of experts held out of every fit, chosen before MOE_LAYER_US was fitted and looked at
-# once after it (lab.serving_validation.moe_steps): another engine and an older kernel stack on Hopper, another
-# configuration on Blackwell, one GPU and another MoE family on Ampere (whose MoE cost is assumed Hopper's).
+# Measured plain steps of a mixture of experts held out of every fit (lab.serving_validation.moe_steps): SGLang's, the
+# B200 blog's and vLLM's rows chosen before MOE_LAYER_US was fitted and looked at once after it (another engine and an
+# older kernel stack on Hopper, another configuration on Blackwell, one GPU and another MoE family on Ampere, whose MoE
+# cost is assumed Hopper's); gpt-fast's Mixtral rows found after the fit, used for nothing but this check.
 _SGL2643 = ("sgl-project/sglang pull request 2643 ('chore: bump v0.4.1.post2', 2024-12-29): DeepSeek-V3, --tp 8, 'Using "
             "CUDA Graph and FP8 GEMM Tuning', input 128, output 256")
 _SGL2643_NOTE = ("a plain step = batch / output tokens per second (the 128-token prefill left in, under 2%); 8 x H200 assumed "
@@ -549,7 +551,17 @@ _TT340 = ("tenstorrent/tt-inference-server issue #340 ('Qwen3 Family: GPU Benchm
           "on A100 with vLLM, concurrency 1, TPOT")
 _TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 GB of BF16 weights do not fit 40 GB), BF16 "
                "(the checkpoint's); vLLM of mid-2025 (V1, synchronous scheduling); context the input plus half the output")
+_GPTFAST = ("meta-pytorch/gpt-fast mixtral-moe/README.md (at 5b78df6), Benchmarks: Mixtral-8x7B baseline (bfloat16) at batch "
+            "size 1, prompt of 5 tokens, 'on an 8xA100-80GB, power limited to 330W with a hybrid cube mesh topology', "
+            "tensor parallel")
+_GPTFAST_NOTE = ("a plain step = 1000 / tokens per second; context about 105 (the 5-token prompt and half of generate.py's "
+                 "200 new tokens, assumed); gpt-fast is compiled PyTorch with no serving engine (engine \"\"), its MoE "
+                 "indexes each token's expert weights (no permutation kernels), and the GPUs were power-limited and not "
+                 "on an NVSwitch: all of which the model does not know")
 MOE_HELD_OUT_STEPS = (
+    *(StepMeasurement("a100-80g", "mixtral-8x7b", "bf16", gpus, 1, 1, 105, 1000 / tps, 0.0,
+                      _GPTFAST + f": {gpus} GPU {tps} tokens/s", _GPTFAST_NOTE)
+      for gpus, tps in ((2, 96.67), (4, 155.35), (8, 227.82))),
     *(StepMeasurement("h200", "deepseek-v3", "fp8", 8, batch, 1, 256, batch * 1000 / tps, 0.0,
                       _SGL2643 + f": batch {batch}, {tps} token/s", _SGL2643_NOTE, "sglang")
       for batch, tps in ((1, 30.29), (8, 206.32), (32, 760.52))),
