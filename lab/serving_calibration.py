@@ -46,11 +46,19 @@ own step times.
 - Engines (:data:`ENGINES`, read in each version's code, each switch with its place in ``costs``):
   which of these costs a version pays, batch expansion and its bookkeeping, the speculation
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
-  step over the verified tokens, and the host work a step leaves serial under synchronous scheduling (1.2
-  ms, SpecDecode-Bench's per-step overhead).
+  step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
+  ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
-- B200, B300, MI300X and MI355X: no measured step time was found; their calibration is assumed
-  (Hopper's efficiencies and fixed costs, the datasheet's interconnect) and the page says so.
+- A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
+  TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
+  #5929): 135.4 us on Hopper, 22.9 us on Blackwell, Hopper's assumed elsewhere. Held out
+  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100,
+  gpt-fast's Mixtral on 2 to 8 A100s), it is off by 0.43 to 2.45: a cost of that engine's kernels, not of every MoE
+  (docs/READING.md).
+- B200, B300, MI300X and MI355X: no measured dense step time was found; their calibration is assumed
+  (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is its own) and the
+  page says so.
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -59,7 +67,8 @@ Standard library only; data as Python literals.
 
 from typing import NamedTuple
 
-__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine",
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
+           "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ENGINES", "DEFAULT_ENGINE"]
 
 
@@ -75,7 +84,8 @@ class Calibration(NamedTuple):
     engine's output processing per sequence that a speculative cycle pays serially after its verify
     pass (plain decoding overlaps it with the GPU); ``tokenOutputUs`` the same processing's cost for each
     token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduceUs`` one
-    all-reduce's latency; ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
+    all-reduce's latency; ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
+    (:data:`MOE_LAYER_US`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
     one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
     weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
@@ -97,6 +107,7 @@ class Calibration(NamedTuple):
     serialOutputUs: float = 0.0
     tokenOutputUs: float = 0.0
     engineTerms: bool = True
+    moeLayerUs: float = 0.0
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's scoring times, both "
@@ -151,12 +162,24 @@ TOKEN_OUTPUT_US = 21.2
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
+# A mixture of experts' fixed cost per MoE layer per pass, us: what its own kernels cost beyond streaming the weights
+# (router GEMM, top-k, token permutation and unpermutation, two grouped GEMMs launched over a few tokens an expert,
+# their local reduction), charged moe_layers(shape) times a pass (lab.serving_step._measured_constants), never for a
+# dense layer. Fitted (lab.serving_validation.fit_moe_layer_us, the squared log ratios, every other constant held) on
+# MOE_STEP_MEASUREMENTS only, TensorRT-LLM's DeepSeek-R1 plain steps of NVIDIA/TensorRT-LLM issue #5929 (v0.21.0rc2,
+# TP 8 without expert parallelism, ITL p50): 135.4 us on 8 x H200 in FP8 (its three rows: residuals 0.98 to 1.03) and
+# 22.9 us on 8 x B200 in FP4 (two rows: 0.98 and 1.02). Hopper's is TensorRT-LLM's FP8 block-scaled MoE on Hopper;
+# Blackwell's its FP4 kernels (the blog below names the MoE kernels it rewrote for Blackwell). Families with no MoE step
+# measured (Ampere, Ada, MI300X, MI355X) are assumed to pay Hopper's, and the page says so. Checked out of sample on
+# MOE_HELD_OUT_STEPS (other engines, GPUs and models), looked at once after the fit.
+MOE_LAYER_US = {"hopper": 135.4, "blackwell": 22.9}
+
 AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 HOPPER = Calibration(0.905, 0.748, 0.316, 0.669, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
-                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
+                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"])
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
 # a GEMM's memory and compute fully overlapped, no fixed cost, a free interconnect, all memory usable.
@@ -169,7 +192,8 @@ IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, F
 _ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap and fixed costs are assumed, with "
                  "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 448 GB/s on MI300X, "
                  "537.6 on MI355X)")
-BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026)  # NVLink 5
+BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026,  # NVLink 5
+                            moeLayerUs=MOE_LAYER_US["blackwell"])
 MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_ASSUMED_2026)     # Infinity Fabric
 MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026)
 
@@ -199,7 +223,9 @@ class Engine(NamedTuple):
     cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
     host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``).
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
-    scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence."""
+    scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
+    ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
+    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`)."""
 
     name: str
     label: str
@@ -216,6 +242,7 @@ class Engine(NamedTuple):
     asyncScheduling: bool = False
     costs: tuple = ()
     firstDraftOverVerified: bool = False
+    interStepOps: int = 0
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -233,6 +260,36 @@ EXPANSION_KV_SHARE = 0.33
 # = 1.20683946e-03' s, charged once per plain step and once per speculative step, beside the forward pass; fitted to
 # vLLM 0.10.1 on one H100). A host cost, the same on every GPU.
 SYNC_STEP_HOST_MS = 1.20683946
+# One eager PyTorch op on a small CUDA tensor, launched from Python, read in pytorch/pytorch issue #114860
+# (github.com/pytorch/pytorch/issues/114860, 2023-11-30, torch.utils.benchmark Timer over torch.take on a 262,144-element
+# CUDA tensor): 'Eager  8.6' us a call (the same table's CUDA-graph replay of that one op: 27.0 us). A host cost of the
+# PyTorch dispatcher and the kernel launch, the same on every GPU (the issue names none: an assumption). It prices the
+# small state-update ops an engine launches eagerly between two draft steps (:data:`Engine` ``interStepOps``).
+EAGER_OP_US = 8.6
+# The eager state-update ops vLLM V1's EAGLE proposer launched between two draft steps before vLLM pull request 33503
+# (github.com/vllm-project/vllm/pull/33503, 'fuse EAGLE step slot mapping and metadata updates', 2026-02-01: 'many small
+# PyTorch operations (position increment, clamping, block table lookup, slot mapping computation, seq_len updates),
+# each causing separate GPU kernel launches ... fuses those operations into a single Triton kernel'). Counted in the
+# proposer's loop, vllm/v1/spec_decode/eagle.py, EagleProposer.propose, 'for _ in range(self.num_speculative_tokens -
+# 1)' (a V1 copy of the 0.10-0.11 series read through the code index, id 500433222): positions += 1, positions >=
+# max_model_len, torch.where (clamp), seq_lens += 1, seq_lens.masked_fill_, // block_size, block_table.gather,
+# * block_size, % block_size, +, slot_mapping.masked_fill_: 11 ops, which the PR makes one kernel. The one that remains
+# is left in DRAFT_PASS_MS as before, so an engine before the PR pays 10 more per step after the first. Their share of
+# a cycle agrees with vLLM pull request 20078 (2025-06-25, 'Fused state-update kernels ... Profiling showed the GPU
+# was idling on kernel-launch latency more than it was computing. Result: ~2.5% higher decoding speed (TPOT)'), which
+# fused the same updates (tests/test_serving_calibration.py holds the share to it).
+V1_UNFUSED_STEP_OPS = 10
+
+
+def inter_step_ms(engine: "Engine", steps: int) -> float:
+    """The host work an engine leaves between its draft steps, ms: ``steps x ops x t_op``, with ``ops`` the
+    eager ops it launches between two steps (``interStepOps``) and ``t_op`` one eager op (:data:`EAGER_OP_US`).
+    A cycle of k chained draft steps has ``k - 1`` such gaps.
+
+    >>> round(inter_step_ms(ENGINES["vllm-v1-0.10"], 2), 3), inter_step_ms(ENGINES["vllm-v1"], 2)   # 2 x 10 x 8.6 us
+    (0.172, 0.0)
+    """
+    return max(0, steps) * engine.interStepOps * EAGER_OP_US / 1000
 
 _V0_COSTS = (
     ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
@@ -275,6 +332,8 @@ ENGINES = {
         "verify pass; detokenizing in the front end; the default",
         asyncScheduling=True, firstDraftOverVerified=True,
         costs=_V1_SHARED + (
+            ("fused state updates between draft steps", "vLLM pull request 33503 (2026-02): the slot mapping and "
+             "metadata updates between EAGLE steps are one Triton kernel, counted in the draft pass's fixed cost"),
             ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
              "decoding', 2026-01-08, in 0.14.0) after pull request 24799 ('Async Scheduling X Spec Decoding "
              "Compatibility', 2025-09: draft token ids stay on the GPU, no copy to the scheduler)"),)),
@@ -284,11 +343,14 @@ ENGINES = {
         "detokenizing in the front end as today, but asynchronous scheduling did not yet run with speculative "
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
-        stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True,
+        stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
         costs=_V1_SHARED + (
             ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
              "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "
-             "Llama8BH100.overhead_constant_per_step"),)),
+             "Llama8BH100.overhead_constant_per_step"),
+            ("unfused state updates between draft steps", "vllm/v1/spec_decode/eagle.py, EagleProposer.propose: "
+             "11 eager ops a step after the first (V1_UNFUSED_STEP_OPS), fused into one Triton kernel only by vLLM "
+             "pull request 33503 (2026-02); an eager op's time: pytorch/pytorch issue #114860 (EAGER_OP_US)"),)),
     # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).
@@ -447,4 +509,66 @@ STEP_MEASUREMENTS = (
     StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.15, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
                     "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96; the build's vLLM version is not stated: synchronous "
                     "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
+)
+
+
+# Measured plain steps of a mixture of experts on several GPUs, the only ones MOE_LAYER_US is fitted on (not in
+# STEP_MEASUREMENTS: they fit that one constant, every other is held). Read in NVIDIA/TensorRT-LLM issue #5929
+# (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2 built from source, LLMPerf against
+# trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in seconds, DeepSeek-R1 FP8 on the H200s
+# and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken as hidden by its overlap scheduler (the
+# GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
+_TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
+            "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
+_TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "
+                 "tokens; TensorRT-LLM's host work assumed hidden (overlap scheduler), so the GPU pass alone is compared")
+MOE_STEP_MEASUREMENTS = (
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 1900, 13.78, 0.0, _TRT5929 + " 0.01378 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 8492, 14.53, 0.0, _TRT5929 + " 0.01453 s (input 8192)",
+                    _TRT5929_NOTE),
+    StepMeasurement("h200", "deepseek-v3", "fp8", 8, 8, 1, 1900, 18.18, 0.0, _TRT5929 + " 0.01818 s (batch 8, input "
+                    "1600)", _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 1900, 6.78, 0.0, _TRT5929 + " 0.00678 s (input 1600)",
+                    _TRT5929_NOTE),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 8492, 7.14, 0.0, _TRT5929 + " 0.00714 s (input 8192)",
+                    _TRT5929_NOTE),
+)
+
+
+# Measured plain steps of a mixture of experts held out of every fit (lab.serving_validation.moe_steps): SGLang's, the
+# B200 blog's and vLLM's rows chosen before MOE_LAYER_US was fitted and looked at once after it (another engine and an
+# older kernel stack on Hopper, another configuration on Blackwell, one GPU and another MoE family on Ampere, whose MoE
+# cost is assumed Hopper's); gpt-fast's Mixtral rows found after the fit, used for nothing but this check.
+_SGL2643 = ("sgl-project/sglang pull request 2643 ('chore: bump v0.4.1.post2', 2024-12-29): DeepSeek-V3, --tp 8, 'Using "
+            "CUDA Graph and FP8 GEMM Tuning', input 128, output 256")
+_SGL2643_NOTE = ("a plain step = batch / output tokens per second (the 128-token prefill left in, under 2%); 8 x H200 assumed "
+                 "(the GPU is not named; 671 GB of FP8 weights do not fit 8 x 80 GB); context the prompt plus half the output")
+_TRT_BLOG1 = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_"
+              "Performance_on_NVIDIA_B200_GPUs.md (at 5685103), table 'Autoregressive MTP Layers': 'Without MTP' 111 TPS/User, "
+              "DeepSeek-R1 on 8 x B200, ISL 1k, OSL 2k, MoE in NVFP4 (attention BF16), TP 8 with the experts in mixed TP/EP")
+_TT340 = ("tenstorrent/tt-inference-server issue #340 ('Qwen3 Family: GPU Benchmarks', comment of 2025-07-18): Qwen3-30B-A3B "
+          "on A100 with vLLM, concurrency 1, TPOT")
+_TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 GB of BF16 weights do not fit 40 GB), BF16 "
+               "(the checkpoint's); vLLM of mid-2025 (V1, synchronous scheduling); context the input plus half the output")
+_GPTFAST = ("meta-pytorch/gpt-fast mixtral-moe/README.md (at 5b78df6), Benchmarks: Mixtral-8x7B baseline (bfloat16) at batch "
+            "size 1, prompt of 5 tokens, 'on an 8xA100-80GB, power limited to 330W with a hybrid cube mesh topology', "
+            "tensor parallel")
+_GPTFAST_NOTE = ("a plain step = 1000 / tokens per second; context about 105 (the 5-token prompt and half of generate.py's "
+                 "200 new tokens, assumed); gpt-fast is compiled PyTorch with no serving engine (engine \"\"), its MoE "
+                 "indexes each token's expert weights (no permutation kernels), and the GPUs were power-limited and not "
+                 "on an NVSwitch: all of which the model does not know")
+MOE_HELD_OUT_STEPS = (
+    *(StepMeasurement("a100-80g", "mixtral-8x7b", "bf16", gpus, 1, 1, 105, 1000 / tps, 0.0,
+                      _GPTFAST + f": {gpus} GPU {tps} tokens/s", _GPTFAST_NOTE)
+      for gpus, tps in ((2, 96.67), (4, 155.35), (8, 227.82))),
+    *(StepMeasurement("h200", "deepseek-v3", "fp8", 8, batch, 1, 256, batch * 1000 / tps, 0.0,
+                      _SGL2643 + f": batch {batch}, {tps} token/s", _SGL2643_NOTE, "sglang")
+      for batch, tps in ((1, 30.29), (8, 206.32), (32, 760.52))),
+    StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 2048, 1000 / 111, 0.0, _TRT_BLOG1,
+                    "1000 / 111 TPS at one user, plain decoding; context the input plus half the output; attention "
+                    "in BF16 is priced as FP4 (the preset's one precision), so the model is a little fast there"),
+    *(StepMeasurement("a100-80g", "qwen3-30b-a3b", "bf16", 1, 1, 1, context, ms, 0.0,
+                      _TT340 + f" {ms} ms (input {isl}, output 128)", _TT340_NOTE, "vllm-v1-0.10")
+      for isl, context, ms in ((128, 192, 9.6), (2048, 2112, 9.9), (8192, 8256, 10.6))),
 )

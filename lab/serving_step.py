@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import DEFAULT_ENGINE, ENGINES
+from .serving_calibration import DEFAULT_ENGINE, ENGINES, inter_step_ms
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -297,6 +297,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     if charged is not None and role == "verify":
         fixed += charged.specCycleMs + (charged.expansionMs if expanded else 0.0)
     fixed += shape.layers * cal.layerMs
+    # a mixture of experts' own kernels in each of its MoE layers (router GEMM, top-k, token permutation, the two
+    # grouped GEMMs' launches at a few tokens an expert, unpermutation): lab.serving_calibration.MOE_LAYER_US;
+    # none for a dense layer or a dense model (moe_layers is 0)
+    fixed += moe_layers(shape) * cal.moeLayerUs / 1000
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000
@@ -597,11 +601,15 @@ def _first_step(settings: ServingSettings, draft, n: int):
 def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     """What a cycle's draft costs beyond its ``k`` one-token steps: the extend pass where the engine runs one,
     or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
-    beyond a one-token step; else 0."""
+    beyond a one-token step; else 0. Plus, under the calibrated model, the host ops an engine leaves between
+    its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain)."""
     if _runs_extend(settings, draft):
         return _time(draft, batch, n, context) + _eager_extend_ms(settings)
     first = _first_step(settings, draft, n)
-    return 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
+    extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
+    if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
+        extra += inter_step_ms(ENGINES[settings.engine], n - 2)
+    return extra
 
 
 def _eager_extend_ms(settings: ServingSettings) -> float:

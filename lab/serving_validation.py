@@ -21,6 +21,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
+           "moe_steps", "fit_moe_layer_us",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -94,7 +95,7 @@ def step_measurement_ms(m, calibration=None) -> float:
     >>> abs(step_measurement_ms(m) / m.ms - 1) <= m.tolerance
     True
     """
-    from .serving_calibration import CALIBRATIONS, ENGINES
+    from .serving_calibration import CALIBRATIONS, ENGINES, inter_step_ms
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
     engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
@@ -111,11 +112,12 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
         head = step(serving.eagle_head(target), "draft")
         extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
+        gaps = inter_step_ms(engine, m.newTokens - 2)  # host ops between the newTokens - 1 chained steps
         if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
             first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
             return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
-                    + serving._time(first, m.batch, m.newTokens, m.context))
-        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend
+                    + serving._time(first, m.batch, m.newTokens, m.context) + gaps)
+        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend + gaps
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
 
@@ -156,6 +158,27 @@ def _loss(calibration, rows) -> float:
     """Sum of squared log ratios of model to measurement over ``rows``."""
     import math
     return sum(math.log(step_measurement_ms(m, calibration) / m.ms) ** 2 for m in rows)
+
+
+def fit_moe_layer_us(calibration, rows, low: float = 0.0, high: float = 1000.0) -> float:
+    """The per-MoE-layer fixed cost (``moeLayerUs``, us) that minimises the sum of squared log ratios, model
+    over measured, over ``rows`` with every other constant of ``calibration`` held: a one-dimensional
+    ternary search over ``[low, high]`` (the loss is unimodal in it: each row's model is affine in it),
+    to 0.1 us. How :data:`lab.serving_calibration.MOE_LAYER_US` was found, on
+    :data:`lab.serving_calibration.MOE_STEP_MEASUREMENTS` only.
+
+    >>> from lab.serving_calibration import CALIBRATIONS, MOE_STEP_MEASUREMENTS
+    >>> rows = [m for m in MOE_STEP_MEASUREMENTS if m.gpu == "h200"]
+    >>> round(fit_moe_layer_us(CALIBRATIONS["h200"], rows))
+    135
+    """
+    while high - low > 0.05:
+        a, b = low + (high - low) / 3, high - (high - low) / 3
+        if _loss(calibration._replace(moeLayerUs=a), rows) <= _loss(calibration._replace(moeLayerUs=b), rows):
+            high = b
+        else:
+            low = a
+    return round((low + high) / 2, 1)
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:
@@ -213,6 +236,20 @@ def held_out_steps() -> list[dict]:
     """
     return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
             for m in _held_out_steps()]
+
+
+def moe_steps() -> list[dict]:
+    """The measured plain steps of a mixture of experts (:mod:`lab.serving_calibration`), each with the model's value,
+    the ratio model / measured and its role: ``"fitted"`` (:data:`MOE_STEP_MEASUREMENTS`, the only rows
+    :data:`MOE_LAYER_US` was fitted on) or ``"held out"`` (:data:`MOE_HELD_OUT_STEPS`, in no fit).
+
+    >>> [(row["role"], round(row["ratio"], 2)) for row in moe_steps()][:3]
+    [('fitted', 1.03), ('fitted', 0.98), ('fitted', 0.99)]
+    """
+    from .serving_calibration import MOE_HELD_OUT_STEPS, MOE_STEP_MEASUREMENTS
+
+    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms, "role": role}
+            for role, rows in (("fitted", MOE_STEP_MEASUREMENTS), ("held out", MOE_HELD_OUT_STEPS)) for m in rows]
 
 
 def source_key(source: str) -> str:

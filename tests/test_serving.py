@@ -564,7 +564,8 @@ def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
     s = M.with_(target="qwen3-30b-a3b", draft="eagle-head", gpus=1, lookahead=4, batch=1)
     target = serving.TARGETS["qwen3-30b-a3b"]
     plain, verify = serving.step_time_ms(target, s, 1, 1, 1024), serving.step_time_ms(target, s, 1, 5, 1024)
-    assert verify > 1.5 * plain   # five tokens read about 4.4 times the experts one token does
+    fixed = serving.step_breakdown(target, s, 1, 1, 1024)["fixed"]   # the MoE layers' kernels among it, same in both
+    assert verify - fixed > 1.5 * (plain - fixed)   # five tokens read about 4.4 times the experts one token does
     dense = M.with_(target="llama-3-8b", gpus=1)
     assert serving.step_time_ms(serving.TARGETS["llama-3-8b"], dense, 1, 5, 1024) < 1.05 * serving.step_time_ms(
         serving.TARGETS["llama-3-8b"], dense, 1, 1, 1024)

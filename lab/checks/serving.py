@@ -381,6 +381,8 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     fixed += engine.stepHostMs if role in ("target", "verify") else 0.0  # synchronous scheduling's host work a step
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
+    # a mixture of experts' own kernels, once per MoE layer (serving_calibration.MOE_LAYER_US); none for a dense layer
+    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * cal.moeLayerUs / 1000
     comm = 0.0
     if g > 1:
         fixed += 2 * shape.layers * cal.allreduceUs / 1000
@@ -470,6 +472,8 @@ def engines_differ_where_they_run(out):
                 if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
                     extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
                               - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
+                if shape is not None:  # eager host ops between the k chained draft steps (V1 before PR 33503)
+                    extend += (k - 1) * costs.interStepOps * serving_calibration.EAGER_OP_US / 1000
                 if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
                     out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
                 emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0

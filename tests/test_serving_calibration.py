@@ -1,0 +1,186 @@
+"""The costs of lab.serving_calibration, each charged only where it applies: the unfused state updates between
+vLLM V1's draft steps (before vLLM pull request 33503) only to the engine versions that pay them, and a mixture of
+experts' fixed cost per MoE layer (MOE_LAYER_US) only to MoE layers, with its fitted and held-out steps."""
+
+import pytest
+
+from lab import serving, serving_load, serving_presets, serving_step
+from lab import serving_calibration as cal
+from lab.serving_validation import step_measurement_ms
+
+PAYS = "vllm-v1-0.10"
+
+
+def _settings(engine, lookahead=3, batch=1, **kw):
+    fields = dict(stepModel=serving.MEASURED, target="llama-3-8b", gpu="h100-sxm", gpus=1, draft=serving.EAGLE,
+                  lookahead=lookahead, batch=batch, context=600, engine=engine)
+    return serving.DEFAULT_SETTINGS.with_(**{**fields, **kw})
+
+
+def _cycle(settings):
+    r = serving.serving(settings)
+    return settings.lookahead * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
+
+
+def _set_engines(monkeypatch, engines):
+    """lab.serving re-exports its parts, each holding ENGINES under its own name: replace it in all."""
+    for module in (serving, serving_presets, serving_step, serving_load, cal):
+        if hasattr(module, "ENGINES"):
+            monkeypatch.setattr(module, "ENGINES", engines)
+
+
+def _without_gaps(monkeypatch, engine):
+    engines = dict(serving.ENGINES)
+    engines[engine] = engines[engine]._replace(interStepOps=0)
+    _set_engines(monkeypatch, engines)
+
+
+@pytest.mark.parametrize("lookahead", [1, 2, 3, 5, 7])
+@pytest.mark.parametrize("batch", [1, 64])
+def test_v1_010_pays_ten_eager_ops_between_each_two_draft_steps(monkeypatch, lookahead, batch):
+    s = _settings(PAYS, lookahead, batch)
+    with_gaps, speedup = _cycle(s), serving.speedup_at(s, batch, 600)
+    _without_gaps(monkeypatch, PAYS)
+    serving._measured_constants.cache_clear()
+    gap = (lookahead - 1) * 10 * 8.6e-3
+    assert with_gaps - _cycle(s) == pytest.approx(gap, abs=1e-9)
+    assert (speedup < serving.speedup_at(s, batch, 600)) == (lookahead > 1)
+
+
+def test_the_count_and_the_op_time_are_the_read_ones():
+    assert cal.V1_UNFUSED_STEP_OPS == 10 and cal.EAGER_OP_US == 8.6
+    assert cal.ENGINES[PAYS].interStepOps == cal.V1_UNFUSED_STEP_OPS
+    assert any("33503" in where for _, where in cal.ENGINES[PAYS].costs)
+
+
+@pytest.mark.parametrize("engine", [name for name in cal.ENGINES if name != PAYS])
+def test_no_other_engine_pays_them(engine):
+    """Today's V1 runs the fused kernel of pull request 33503; V0 advances its draft steps on the GPU and
+    SGLang captures its draft loop in one CUDA graph."""
+    assert cal.ENGINES[engine].interStepOps == 0
+
+
+def _todays_v1_gap_ms():
+    """What today's V1 pays for its draft beyond its seven steps at batch 1: the first step's extra
+    tokens only, a few microseconds (its layers read their weights whatever the tokens)."""
+    return serving.draft_extend_ms(_settings("vllm-v1", 7), 1, 600)
+
+
+def test_todays_v1_charged_the_unfused_ops_is_caught(monkeypatch):
+    assert _todays_v1_gap_ms() < 0.01
+    engines = dict(serving.ENGINES)
+    engines["vllm-v1"] = engines["vllm-v1"]._replace(interStepOps=cal.V1_UNFUSED_STEP_OPS)
+    _set_engines(monkeypatch, engines)
+    assert _todays_v1_gap_ms() >= 0.01
+
+
+def test_todays_v1_draft_beyond_its_steps_is_free_at_batch_one():
+    assert _todays_v1_gap_ms() < 0.01
+    assert serving.draft_extend_ms(_settings(PAYS, 7), 1, 600) - _todays_v1_gap_ms() == pytest.approx(6 * 10 * 8.6e-3, abs=1e-3)
+
+
+def test_ngram_and_the_ideal_limit_pay_nothing():
+    assert serving.draft_extend_ms(_settings(PAYS, 5, draft=serving.NGRAM), 1, 600) == 0.0
+    assert serving.draft_extend_ms(_settings(PAYS, 5, stepModel=serving.OPERATORS), 1, 600) == 0.0
+
+
+def test_their_share_of_a_batch_one_cycle_agrees_with_pull_request_20078():
+    """vLLM pull request 20078 measured ~2.5% on TPOT from fusing the same updates (batch sizes 'various', k
+    and GPU not stated): the modelled share at batch 1 and k = 3 on an H100 must lie within 1% to 4%."""
+    s = _settings(PAYS, 3)
+    share = cal.inter_step_ms(cal.ENGINES[PAYS], 2) / _cycle(s)
+    assert 0.01 <= share <= 0.04
+
+
+def test_the_proposal_measurements_are_timed_with_them(monkeypatch):
+    rows = [m for m in cal.STEP_MEASUREMENTS if m.kind == "proposal" and m.engine == PAYS]
+    assert rows
+    before = [step_measurement_ms(m) for m in rows]
+    _without_gaps(monkeypatch, PAYS)
+    serving._measured_constants.cache_clear()
+    for m, ms in zip(rows, before):
+        assert ms - step_measurement_ms(m) == pytest.approx((m.newTokens - 2) * 10 * 8.6e-3, abs=1e-9)
+        assert abs(ms / m.ms - 1) <= m.tolerance
+
+
+def _moe_fixed_ms(target, gpu, gpus, moe_us, step_model=serving.MEASURED):
+    """The per-pass fixed cost of ``target`` on ``gpus`` x ``gpu`` with the GPU's calibration given ``moe_us``."""
+    calibration = cal.CALIBRATIONS[gpu]._replace(moeLayerUs=moe_us) if step_model == serving.MEASURED else cal.IDEAL
+    precision = "fp8" if serving.TARGETS[target].experts else "bf16"
+    serving._measured_constants.cache_clear()
+    return serving._measured_constants(serving.TARGETS[target], gpu, precision, gpus, calibration, "target",
+                                       serving.ENGINES[serving.DEFAULT_ENGINE]).fixed_ms
+
+
+@pytest.mark.parametrize("gpus", [1, 8])
+def test_moe_layer_cost_is_charged_once_per_moe_layer_and_never_to_a_dense_one(gpus):
+    """DeepSeek-V3 has 61 layers of which 3 are dense: the term adds 58 x moeLayerUs a pass, on one GPU or eight;
+    a dense model (Llama-3-70B) pays none of it, and the idealised per-operator model none at all."""
+    for target, layers in (("deepseek-v3", 58), ("qwen3-30b-a3b", 48), ("llama-3-70b", 0), ("llama-3-8b", 0)):
+        added = _moe_fixed_ms(target, "h200", gpus, 1000.0) - _moe_fixed_ms(target, "h200", gpus, 0.0)
+        assert added == pytest.approx(layers * 1.0, abs=1e-9), target
+    assert cal.IDEAL.moeLayerUs == 0.0
+    serving._measured_constants.cache_clear()
+
+
+def test_moe_layer_cost_is_the_fit_on_its_own_rows_and_only_those():
+    """MOE_LAYER_US is what fit_moe_layer_us gives on MOE_STEP_MEASUREMENTS of the family, to its 0.1 us rounding;
+    the held-out rows share no source with the fitted ones or with STEP_MEASUREMENTS, and each family's calibration
+    carries its value (families with no MoE step measured, Hopper's)."""
+    from lab.serving_validation import fit_moe_layer_us, source_key
+
+    for family, gpu in (("hopper", "h200"), ("blackwell", "b200")):
+        rows = [m for m in cal.MOE_STEP_MEASUREMENTS if m.gpu == gpu]
+        assert rows and cal.CALIBRATIONS[gpu].moeLayerUs == cal.MOE_LAYER_US[family]
+        assert fit_moe_layer_us(cal.CALIBRATIONS[gpu], rows) == pytest.approx(cal.MOE_LAYER_US[family], abs=0.11)
+    assert {m.gpu for m in cal.MOE_STEP_MEASUREMENTS} == {"h200", "b200"}
+    fitted = {source_key(m.source) for m in cal.MOE_STEP_MEASUREMENTS + cal.STEP_MEASUREMENTS}
+    assert not fitted & {source_key(m.source) for m in cal.MOE_HELD_OUT_STEPS}
+    assert all(serving.TARGETS[m.target].experts for m in cal.MOE_STEP_MEASUREMENTS + cal.MOE_HELD_OUT_STEPS)
+    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "h100-sxm", "mi300x", "mi355x"):
+        assert cal.CALIBRATIONS[name].moeLayerUs == cal.MOE_LAYER_US["hopper"], name
+    assert cal.CALIBRATIONS["b300"].moeLayerUs == cal.MOE_LAYER_US["blackwell"]
+    assert not cal.CALIBRATIONS["b200"].measured   # its efficiencies are still Hopper's, assumed
+
+
+def test_dropping_the_moe_layer_cost_misses_the_steps_it_was_fitted_on(monkeypatch):
+    """With the term the fitted rows come within 5%; without it the H200 steps fall to about half and the B200
+    steps to about four fifths (the gap this term prices)."""
+    for m in cal.MOE_STEP_MEASUREMENTS:
+        assert abs(step_measurement_ms(m) / m.ms - 1) <= 0.05
+        dropped = step_measurement_ms(m, cal.CALIBRATIONS[m.gpu]._replace(moeLayerUs=0.0)) / m.ms
+        assert dropped < (0.6 if m.gpu == "h200" else 0.85), m
+
+
+def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
+    """docs/READING.md quotes every MoE step's ratio, model over measured, fitted and held out; a change to the model
+    that moves them must move the text too. The held-out ones were looked at once, after the fit."""
+    from pathlib import Path
+
+    from lab.serving_validation import moe_steps
+
+    ratios = [(r["role"], r["gpu"], r["target"], r["batch"], r["context"], round(r["ratio"], 2)) for r in moe_steps()]
+    assert ratios == [
+        ("fitted", "h200", "deepseek-v3", 1, 1900, 1.03), ("fitted", "h200", "deepseek-v3", 1, 8492, 0.98),
+        ("fitted", "h200", "deepseek-v3", 8, 1900, 0.99), ("fitted", "b200", "deepseek-v3", 1, 1900, 1.02),
+        ("fitted", "b200", "deepseek-v3", 1, 8492, 0.98),
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.54), ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.94),
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.45), ("held out", "h200", "deepseek-v3", 1, 256, 0.43), ("held out", "h200", "deepseek-v3", 8, 256, 0.46),
+        ("held out", "h200", "deepseek-v3", 32, 256, 0.62), ("held out", "b200", "deepseek-v3", 1, 2048, 0.77),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.58), ("held out", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.55),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 8256, 1.47)]
+    text = " ".join(Path("docs/READING.md").read_text().split())
+    assert "135.4 us" in text and "22.9 us" in text
+    assert "0.43, 0.46 and 0.62" in text and "0.77" in text and "1.58, 1.55 and 1.47" in text
+    assert "1.54, 1.94 and 2.45" in text
+
+
+def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_end():
+    """The MoE term is calibrated on step times only: no end-to-end row of a mixture of experts exists, so the trust
+    line says "not validated" for one on a measured GPU and on an assumed one."""
+    from lab.widgets import serving as widget
+
+    for gpu in ("h200", "b200"):
+        s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="deepseek-v3", gpu=gpu, gpus=8,
+                                           precision="fp8")
+        assert "not validated" in widget._trust(s), gpu
