@@ -21,8 +21,8 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
-(:mod:`lab.acceptance_curves`) gives one ``(c, d)``: ``c = r_2 / r_1`` from its first two points and
-``d`` solved so that the shape meets its length at its largest k. A prediction takes the median
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`:
+least squares on relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median
 ``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
 worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
 ``(c, d)`` of the reader's family (the pooled library when the family has fewer than
@@ -49,7 +49,7 @@ from .stats import percentile
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
-           "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
+           "library_shape", "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
@@ -243,7 +243,23 @@ _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
 @lru_cache(maxsize=4)
 def _library_shapes(items: tuple) -> dict:
     """Every library curve's ``(c, d)``, computed once per library (the items are its cache key)."""
-    return {name: shape_of(library_lengths(name)) for name, _ in items}
+    return {name: library_shape(library_lengths(name)) for name, _ in items}
+
+
+def library_shape(lengths) -> tuple[float, float]:
+    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`from_lengths` fits a
+    reader's lengths (``r_1 = L(1) - 1``, least squares on relative errors), so that one noisy point,
+    the last length of a reference curve measured in its own run, does not set the fall alone
+    (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start).
+
+    >>> c, d = library_shape(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
+    >>> round(c, 3), round(d, 3)
+    (0.9, 0.7)
+    """
+    start = shape_of(lengths)
+    if len(lengths) < 3 or lengths[0] <= 1:
+        return start
+    return _fit(dict(enumerate(lengths, start=1)), start)[1]
 
 
 def _median(values) -> float:
