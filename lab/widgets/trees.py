@@ -394,6 +394,15 @@ def depth_profile_of(parents, rates, decay: int, drafts: int) -> dict:
             "chain": trees.tree_value_by_depth(chain, trees.depth_rank_probabilities(rates, decay / 100, 1, levels))}
 
 
+def depth_aware_tree(rates, decay: int, drafts: int, budget: int, max_depth: int) -> dict:
+    """The best tree chosen on the curve's levels (:func:`lab.trees.depth_best_tree`: the budget spent
+    where the depth profile says acceptance is), within the same budget and depth as the slider's
+    tree: its tokens per verify pass on the curve, nodes, levels (root included) and parents."""
+    probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, max(1, max_depth - 1))
+    best = trees.depth_best_tree(probs, budget, max_depth)
+    return {"value": best.value, "nodes": best.nodes, "depth": best.depth, "parents": best.parents}
+
+
 def _levels(parents) -> list[int]:
     out = []
     for parent in parents:
@@ -445,8 +454,10 @@ def view(raw=None) -> dict:
         from ..acceptance import token_measured_at
 
         measured_k = token_measured_at(token) or len(curve)
-    profile = depth_profile_of(tree.parents, depth_rates(curve, params["top1"], measured_k), params["decay"],
-                               candidates)
+    level_rates = depth_rates(curve, params["top1"], measured_k)
+    profile = depth_profile_of(tree.parents, level_rates, params["decay"], candidates)
+    if curve is not None:   # the depth-aware search: the tree the curve itself would choose
+        profile["aware"] = depth_aware_tree(level_rates, params["decay"], candidates, budget, depth)
     readouts = {
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
@@ -481,7 +492,10 @@ def view(raw=None) -> dict:
         summary += (f" On the measured curve ({curve_label}), where the top-1 acceptance falls level by level "
                     f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels}), "
                     f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"nodes {_f(profile['chain'])}; the tree is still the one the top-1 slider's i.i.d. ranks choose."
+                    f"nodes {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
+                    f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
+                    f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
+                    f"over {profile['aware']['depth']} levels, root included)."
                     + (f" Levels {measured_k + 1} to {levels} rest on the acceptance model's extrapolation past the "
                        f"{measured_k} measured positions." if levels > measured_k else ""))
     lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
