@@ -21,8 +21,8 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
-(:mod:`lab.acceptance_curves`) gives one ``(c, d)``: ``c = r_2 / r_1`` from its first two points and
-``d`` solved so that the shape meets its length at its largest k. A prediction takes the median
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`:
+least squares on relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median
 ``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
 worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
 ``(c, d)`` of the reader's family (the pooled library when the family has fewer than
@@ -49,7 +49,7 @@ from .stats import percentile
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
-           "prior", "iid", "from_conditional", "from_unconditional", "from_lengths", "from_single",
+           "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
@@ -243,7 +243,23 @@ _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
 @lru_cache(maxsize=4)
 def _library_shapes(items: tuple) -> dict:
     """Every library curve's ``(c, d)``, computed once per library (the items are its cache key)."""
-    return {name: shape_of(library_lengths(name)) for name, _ in items}
+    return {name: library_shape(library_lengths(name)) for name, _ in items}
+
+
+def library_shape(lengths) -> tuple[float, float]:
+    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`from_lengths` fits a
+    reader's lengths (``r_1 = L(1) - 1``, least squares on relative errors), so that one noisy point,
+    the last length of a reference curve measured in its own run, does not set the fall alone
+    (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start).
+
+    >>> c, d = library_shape(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
+    >>> round(c, 3), round(d, 3)
+    (0.9, 0.7)
+    """
+    start = shape_of(lengths)
+    if len(lengths) < 3 or lengths[0] <= 1:
+        return start
+    return _fit(dict(enumerate(lengths, start=1)), start)[1]
 
 
 def _median(values) -> float:
@@ -575,7 +591,8 @@ def token_curve(rates, measured_at: int | None = None) -> Curve:
     token, a trace's curve): the rates as given, the last one repeated past them (as
     :func:`lab.ledger.expected_accepted_from_curve` and :func:`lab.policies.depth_curve` continue a
     curve), measured up to ``measured_at`` (default: every rate given; the deployment panel's tokens
-    carry positions its model filled in, so it passes the curve's own ``measuredAt``).
+    carry positions its model filled in, so it passes the curve's own ``measuredAt``). The widgets
+    extend a received curve first (:func:`extended_rates`), so the repetition is never reached there.
 
     >>> token_curve([0.9, 0.5]).rates(4), token_curve([0.9, 0.5]).extrapolated_from(3)
     ([0.9, 0.5, 0.5, 0.5], 2)
@@ -584,18 +601,93 @@ def token_curve(rates, measured_at: int | None = None) -> Curve:
     return Curve(tuple(rates), (1.0, 1.0), "token", measuredAt=len(rates) if measured_at is None else measured_at)
 
 
-def curve_token(curve: Curve, positions: int = 16) -> str:
+TOKEN_POSITIONS = 16   # the positions a measured-curve token carries (curve_token) and a widget extends to
+MEASURED_MARK = "@"    # custom:r1,...,rn@m: the rates past position m were filled in by the model
+
+
+def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = None) -> list[float]:
+    """A received curve's conditional rates at positions 1..max(k, len(rates)): the rates as given,
+    and past them the acceptance model's continuation of the measured ones (positions
+    1..``measured_at``, default all) by :func:`from_conditional`, the continuation the trace reader
+    uses, never the last rate repeated. A rate past the measured ones stays below 1 (a curve that
+    accepts every draft has no long-run law in the lookahead policies).
+
+    >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
+    [0.8, 0.7, 0.6806, 0.6617]
+    >>> extended_rates([0.9, 0.8, 0.7], 2)
+    [0.9, 0.8, 0.7]
+    """
+    rates = _check_rates(rates, "curve")
+    m = len(rates) if measured_at is None else measured_at
+    if not 1 <= m <= len(rates):
+        raise LabValueError(f"a curve's measured positions are 1 to {len(rates)}, got {m}")
+    if k <= len(rates):
+        return rates
+    continued = from_conditional(rates[:m])._replace(measured=tuple(rates)).rates(k)
+    return rates + [min(r, MAX_SENT_RATE) for r in continued[len(rates):]]
+
+
+def split_measured(body: str) -> tuple[str, int | None]:
+    """A ``custom:`` token's body split at :data:`MEASURED_MARK`: the rates' text and how many of its
+    positions were measured (None: all of them). One clear message for a bad mark.
+
+    >>> split_measured("0.9,0.5,0.4@2"), split_measured("0.9,0.5")
+    (('0.9,0.5,0.4', 2), ('0.9,0.5', None))
+    >>> split_measured("0.9,0.5@3")
+    Traceback (most recent call last):
+    ...
+    lab.errors.LabValueError: a curve's measured positions (after @) must be a whole number from 1 to 2 (its rates), got '3'
+    """
+    text, mark, after = str(body).partition(MEASURED_MARK)
+    if not mark:
+        return text, None
+    count = len(text.split(","))
+    after = after.strip()
+    if not (after.isascii() and after.isdigit() and 1 <= int(after) <= count):
+        raise LabValueError(f"a curve's measured positions (after {MEASURED_MARK}) must be a whole number from 1 "
+                            f"to {count} (its rates), got {after[:12]!r}")
+    return text, int(after)
+
+
+def token_measured_at(token: str) -> int | None:
+    """How many positions of a measured-curve token were measured: the number after
+    :data:`MEASURED_MARK`, else None (every rate it carries; a preset name carries its own).
+
+    >>> token_measured_at("custom:0.9,0.5,0.4@2"), token_measured_at("custom:0.9,0.5"), token_measured_at("club3090-mtp")
+    (2, None, None)
+    """
+    if not (isinstance(token, str) and token.startswith("custom:")):
+        return None
+    return split_measured(token[len("custom:"):])[1]
+
+
+def token_rates(token: str) -> list[float]:
+    """The conditional rates a ``custom:`` measured-curve token carries (its measured mark set aside).
+
+    >>> token_rates("custom:0.9000,0.5000,0.4000@2")
+    [0.9, 0.5, 0.4]
+    """
+    return parse_rates(split_measured(str(token)[len("custom:"):])[0], "curve")
+
+
+def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
-    positions past the measured ones filled by the model so no instrument repeats a last rate. A rate
-    of 1 goes as :data:`MAX_SENT_RATE`: the lookahead policies' Markov chains need every draft to be
-    rejectable (a curve that accepts everything has no stationary law there).
+    positions past the measured ones filled by the model so no instrument repeats a last rate, and
+    marked ``@m`` (m, the last measured position) when they are, so the receiver knows where
+    extrapolation starts. A rate of 1 goes as :data:`MAX_SENT_RATE`: the lookahead policies' Markov
+    chains need every draft to be rejectable (a curve that accepts everything has no stationary law
+    there).
 
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
+    >>> curve_token(from_conditional([0.8, 0.7]), 3)
+    'custom:0.8000,0.7000,0.6806@2'
     """
     from .jsformat import to_fixed
 
-    return "custom:" + ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
+    body = ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
+    measured = curve.measuredAt
+    return "custom:" + body + (f"{MEASURED_MARK}{measured}" if measured is not None and measured < positions else "")
 
 
 # --- the reader's text: the CLI's and the page's inputs ------------------------------------------

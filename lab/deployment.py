@@ -256,13 +256,20 @@ def answer(d: Deployment, alpha: float, curve=None) -> dict:
     (:func:`_curve_answer`)."""
     if curve is not None:
         return _curve_answer(d, alpha, curve)
+    return _iid_answer(d, alpha)
+
+
+def _iid_answer(d: Deployment, alpha: float, sent_scan: bool = True) -> dict:
+    """:func:`answer` at one alpha; without ``sent_scan`` the serving widget's own best-k scan at the
+    whole percent (``servingSent``, ``agree``) is left out: :func:`_curve_answer` replaces both with the
+    scan on the curve it sends, so computing the i.i.d. one there would be thrown away."""
     values = instrument_values(d, alpha)
     percent = values["serving"]["acceptance"]
     s = serving_settings(d, 100 * alpha)
     result = serving.serving(s)
     best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
     sent = serving_settings(d, percent)
-    sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD)
+    sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD) if sent_scan else (None, None)
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
@@ -275,12 +282,12 @@ def answer(d: Deployment, alpha: float, curve=None) -> dict:
                     "verifyStepMs": result.verifyStepMs, "tokensPerCall": result.tokensPerCall,
                     "fits": serving.memory_needed_bytes(s) <= serving.memory_available_bytes(s),
                     "maxBatchInMemory": serving.max_batch_in_memory(s)},
-        "servingSent": {"acceptance": percent, "speedup": serving.serving(sent).speedup,
-                        "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
+        **({"servingSent": {"acceptance": percent, "speedup": serving.serving(sent).speedup,
+                            "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
+            "agree": sent_best_k == ledger_best_k} if sent_scan else {}),
         "ledger": {"speedup": ledger_result.speedup, "bestLookahead": ledger_best_k, "bestSpeedup": ledger_best,
                    "unroundedSpeedup": ledger.ledger(unrounded).speedup,
                    "unroundedBestLookahead": ledger.best_lookahead(unrounded, MAX_LOOKAHEAD)[0]},
-        "agree": sent_best_k == ledger_best_k,
         "clamped": clamped_costs(fitted),
         # where the ledger's straight verify line and the serving model's verify step part (unrounded
         # costs): at the ledger's best lookahead and at the serving model's
@@ -356,7 +363,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     ledger takes the curve as its measured-curve token (4 decimals), so its numbers are the token's."""
     from . import acceptance
 
-    answer_ = answer(d, alpha)
+    answer_ = _iid_answer(d, alpha, sent_scan=False)
     values = instrument_values(d, alpha, curve)
     rates = curve.rates(MAX_LOOKAHEAD)
     percent = values["serving"]["acceptance"]
@@ -364,7 +371,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     result = serving.serving(s, rates)
     best = acceptance.best_lookahead(lambda k: serving.speedup_at(s.with_(lookahead=k), d.batch, d.context, rates),
                                      curve, MAX_LOOKAHEAD)
-    token_rates = [float(r) for r in values["ledger"]["trcCurve"][len("custom:"):].split(",")]
+    token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
     ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
     ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)

@@ -52,7 +52,7 @@ import random
 from .errors import LabValueError
 
 __all__ = [
-    "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
+    "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "received_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
     "HEURISTIC_START", "stationary", "static_policy", "best_static", "heuristic_policy", "threshold_policy",
     "oracle_policy", "state_aware_policy", "evaluate_policies", "POLICY_NAMES", "heuristic_tail_bound",
     "heuristic_truncation", "simulate", "heuristic_strip", "oracle_bound", "TRUNCATION_TOLERANCE",
@@ -99,13 +99,17 @@ class Process:
     ``levels``: per state, the draft's confidence law as ``(weight, confidence, accepted mass)``
     triples (weights sum to 1, accepted masses to ``alpha``)."""
 
-    def __init__(self, name, states, transition, rates, levels, depth_rates=None, stationary_law=None):
+    def __init__(self, name, states, transition, rates, levels, depth_rates=None, stationary_law=None,
+                 measured_depth=None):
         self.name, self.states = name, tuple(states)
         self.transition = tuple(tuple(float(p) for p in row) for row in transition)
         self.rates = tuple(float(a) for a in rates)
         self.levels = tuple(tuple(level) for level in levels)
         self.depth_rates = tuple(float(a) for a in depth_rates) if depth_rates else None
         self.stationary_law = stationary_law
+        # a depth curve's measured depths (the rates past them were extrapolated: received_curve)
+        self.measured_depth = measured_depth if measured_depth is not None else (
+            len(self.depth_rates) if self.depth_rates else None)
 
     @property
     def size(self) -> int:
@@ -237,7 +241,22 @@ def toy(certainty, match) -> Process:
                    stationary_law=tuple(1 / size for _ in range(size)))
 
 
-def depth_curve(curve) -> Process:
+def received_curve(curve, measured: int | None = None) -> Process:
+    """The depth curve an instrument runs on when it receives measured conditional rates (a curve
+    token, measured up to depth ``measured``, default all): past the measured depths the acceptance
+    model continues the curve (:func:`lab.acceptance.extended_rates`, the continuation the trace
+    reader uses) to :data:`MAX_STATIC` depths, never the last rate repeated.
+
+    >>> process = received_curve([0.8, 0.7])
+    >>> len(process.depth_rates), process.measured_depth, process.alpha(0, 3) < 0.7
+    (64, 2, True)
+    """
+    from .acceptance import extended_rates
+
+    return depth_curve(extended_rates(curve, MAX_STATIC, measured), len(curve) if measured is None else measured)
+
+
+def depth_curve(curve, measured: int | None = None) -> Process:
     """A measured conditional curve: draft ``i`` of a block survives with probability
     ``curve[i - 1]`` given that drafts ``1..i-1`` did (the last value holds deeper).
 
@@ -248,7 +267,7 @@ def depth_curve(curve) -> Process:
     if not curve or not all(0 <= a <= 1 for a in curve):
         raise LabValueError("a depth curve is a non-empty list of probabilities in [0, 1]")
     return Process("curve", ("all",), ((1.0,),), (sum(curve) / len(curve),), ((),), depth_rates=curve,
-                   stationary_law=(1.0,))
+                   stationary_law=(1.0,), measured_depth=measured)
 
 
 # --- the stationary law -----------------------------------------------------------------------
@@ -438,7 +457,7 @@ def best_static(process: Process, costs: Costs, max_k: int = MAX_STATIC, cache=N
     if process.depth_rates:
         from .acceptance import best_lookahead, token_curve
 
-        found = best_lookahead(speedup_at, token_curve(process.depth_rates), max_k)
+        found = best_lookahead(speedup_at, token_curve(process.depth_rates, process.measured_depth), max_k)
         best_k = found["k"]
         extra = {name: found[name] for name in ("plateauStart", "capped", "uncappedK", "extrapolatedFrom")}
     else:

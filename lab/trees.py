@@ -83,7 +83,7 @@ __all__ = [
     "ranked_nodes", "ranked_tree_shapes", "ranked_best_tree", "fast_best_tree", "fast_tree_shapes", "tree_value", "chain_value",
     "chain_parents", "ledger_verify_ms", "TreeCost", "tree_cost", "ROOFLINE_BATCH", "ROOFLINE_CONTEXT",
     "roofline_verify_ms", "roofline_tree_cost", "roofline_ridge_nodes", "depth_rank_probabilities",
-    "tree_value_by_depth", "depth_profile",
+    "tree_value_by_depth", "depth_profile", "depth_best_tree",
 ]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -787,6 +787,46 @@ def depth_profile(parents: Sequence[int], probs_by_depth) -> list[dict]:
     return [{"depth": level, "top1": probs_by_depth[level - 1][0],
              "nodes": sum(1 for lv, _ in reaches if lv == level),
              "tokens": sum(reach for lv, reach in reaches if lv == level)} for level in range(1, depth + 1)]
+
+
+def depth_best_tree(probs_by_depth, budget: int, max_depth: int) -> BestTree:
+    """The best tree of at most ``budget`` nodes and ``max_depth`` levels (root included) when the
+    rank probabilities change with depth (``probs_by_depth[i - 1]`` at level i below the root, as
+    :func:`depth_rank_probabilities` gives them from a curve): the tree's budget goes where the depth
+    profile says acceptance is, not where one top-1 rate at every level would put it.
+
+    The nodes in order of reach, best first (:func:`ranked_nodes`' search, the level's own
+    probabilities for each child): every node's reach is at most its parent's (a probability is at
+    most 1) and at most its previous sibling's (each level's rank probabilities do not increase), so
+    the n largest reaches form a tree, and no tree of n nodes holds more. Its value is
+    :func:`tree_value_by_depth` on the tree it returns.
+
+    >>> depth_best_tree(((0.6, 0.3), (0.6, 0.3)), 4, 3) == ranked_best_tree((0.6, 0.3), 4, 3)
+    True
+    >>> depth_best_tree(((0.9, 0.3), (0.2, 0.1)), 3, 3).parents, ranked_best_tree((0.9, 0.3), 3, 3).parents
+    ([-1, 0, 0], [-1, 0, 1])
+
+    (level 2 accepts 20%, not 90%: the depth-aware tree widens level 1 where one rate would deepen.)
+    """
+    levels = [tuple(float(p) for p in level) for level in probs_by_depth]
+    for level in levels:
+        if not non_increasing(level) or not all(0 <= p <= 1 for p in level):
+            raise LabValueError(f"each level's rank probabilities lie in [0, 1] and do not increase, got {level}")
+    if budget < 1 or max_depth < 1:
+        raise LabValueError(f"a tree has at least one node and one level, got {budget} and {max_depth}")
+    nodes, heap = [], [(-1.0, 1, (), 1.0, 1.0)]   # (-rounded reach, level, rank path, reach, the parent's reach)
+    while heap and len(nodes) < budget:
+        _, level, path, reach, parent = heappop(heap)
+        nodes.append((reach, level, path))
+        below = levels[level - 1] if level <= len(levels) else ()
+        if level < max_depth and below and below[0] > 0:   # the first child, at the next level's rates
+            heappush(heap, (-_rounded(reach * below[0]), level + 1, path + (0,), reach * below[0], reach))
+        own = levels[level - 2] if path else ()
+        if path and path[-1] + 1 < len(own) and own[path[-1] + 1] > 0:   # the next sibling, at this level's
+            sibling = parent * own[path[-1] + 1]
+            heappush(heap, (-_rounded(sibling), level, path[:-1] + (path[-1] + 1,), sibling, parent))
+    return BestTree(sum(reach for reach, _, _ in nodes), _parents_of(path for _, _, path in nodes),
+                    max(level for _, level, _ in nodes), len(nodes))
 
 
 def chain_parents(nodes: int) -> list[int]:

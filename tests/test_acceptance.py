@@ -174,7 +174,10 @@ def test_deployment_takes_the_curve_and_sends_it(capsys):
     assert document["serving"]["bestLookahead"] <= min(5, iid_best)
     token = document["instruments"]["serving"]["srvCurve"]
     assert token.startswith("custom:") and token == document["instruments"]["ledger"]["trcCurve"]
-    assert all(len(part.split(".")[1]) == 4 for part in token[len("custom:"):].split(","))
+    body, measured = acceptance.split_measured(token[len("custom:"):])
+    # the token says where the measurement ended (k = 8 of its 16 positions), so receivers know what is extrapolated
+    assert measured == 8 and len(body.split(",")) == acceptance.TOKEN_POSITIONS
+    assert all(len(part.split(".")[1]) == 4 for part in body.split(","))
 
 
 def test_serving_takes_lengths(capsys):

@@ -166,3 +166,85 @@ def test_the_panel_sends_its_curve_to_the_trees():
     rates = [row["top1"] for row in view["depthProfile"]["rows"]]
     assert rates == [round(r, 4) for r in curve.rates(len(rates))]
     assert "On the measured curve" in view["summary"]
+
+
+# --- a short curve past its measured positions: the acceptance model, never the last rate repeated ----
+
+SHORT = "custom:0.8,0.7"
+
+
+def test_ledger_extends_a_short_curve_with_the_model_not_its_last_rate():
+    view = ledger_widget.view({"trcCurve": SHORT, "lookahead": "5"})
+    settings = ledger.LedgerSettings(**{s.name: s.default for s in ledger_widget.SLIDERS} | {"lookahead": 5})
+    modelled = acceptance.extended_rates([0.8, 0.7], 16)
+    assert modelled[2:5] == acceptance.from_conditional([0.8, 0.7]).rates(5)[2:]
+    assert view["ledger"]["speedup"] == ledger.ledger_from_curve(settings, modelled).speedup
+    assert view["ledger"]["speedup"] < ledger.ledger_from_curve(settings, [0.8, 0.7]).speedup  # the repeat: optimistic
+    assert "positions 3 to 5 extrapolated by the acceptance model past the measured k = 2" in view["summary"]
+
+
+def test_policies_and_trees_extend_a_short_curve_and_say_so():
+    from lab.widgets import policies as policies_widget, trees as trees_widget
+
+    view = policies_widget.view({"polCurve": SHORT, "lookahead": "5"})
+    process = policies.received_curve([0.8, 0.7])
+    assert process.depth_rates[2] < 0.7 and process.measured_depth == 2
+    assert view["readouts"]["bestStatic"].endswith("(past the measured k = 2)")
+    assert "rests on the acceptance model's extrapolation" in view["summary"]
+    trees = trees_widget.view({"treCurve": SHORT, "treeDepth": "6"})
+    levels = [row["top1"] for row in trees["depthProfile"]["rows"]]
+    assert levels[:2] == [0.8, 0.7] and levels[2] < 0.7
+    assert f"Levels 3 to {len(levels)} rest on the acceptance model's extrapolation" in trees["summary"]
+
+
+def test_the_token_carries_its_measured_positions_and_receivers_use_them():
+    curve = acceptance.from_conditional([0.8, 0.7, 0.6])
+    token = acceptance.curve_token(curve)
+    assert token.endswith("@3") and acceptance.token_measured_at(token) == 3
+    assert acceptance.token_rates(token) == [float(part) for part in token[7:-2].split(",")]
+    view = ledger_widget.view({"trcCurve": token, "lookahead": "12"})
+    assert view["bestOnCurve"]["extrapolatedFrom"] in (None, 3)
+    assert "past the measured k = 3" in view["summary"]
+    # a curve measured at every position it carries says nothing of extrapolation up to them
+    whole = acceptance.curve_token(acceptance.from_conditional([0.8] * 16))
+    assert "@" not in whole and acceptance.token_measured_at(whole) is None
+
+
+def test_the_token_round_trips_through_the_address():
+    token = "custom:0.8000,0.7000,0.6000@2"
+    for query in (f"?trcCurve={token}&lookahead=5", "?trcCurve=custom:0.8000,0.7000,0.6000%402&lookahead=5"):
+        view = ledger_widget.view(query)
+        assert view["shown"]["trcCurve"] == token and view["curveMode"]
+        again = ledger_widget.view({"trcCurve": view["shown"]["trcCurve"], "lookahead": "5"})
+        assert again["ledger"] == view["ledger"] and again["bestOnCurve"] == view["bestOnCurve"]
+    # the third rate is as given; the fourth on continues the two measured ones
+    assert view["ledger"]["speedup"] != ledger_widget.view({"trcCurve": "custom:0.8,0.7,0.6", "lookahead": "5"})["ledger"]["speedup"]
+
+
+@pytest.mark.parametrize("mark", ["@5", "@0", "@x", "@", "@1@2", "@2.0"])
+def test_a_bad_measured_mark_is_one_clear_note(mark):
+    from lab.widgets import policies as policies_widget, trees as trees_widget
+
+    for widget, key in ((ledger_widget, "trcCurve"), (policies_widget, "polCurve"), (trees_widget, "treCurve")):
+        view = widget.view({key: "custom:0.8,0.7" + mark})
+        notes = [note for note in view["notes"] if note.startswith(key)]
+        assert not view["curveMode"] if "curveMode" in view else True
+        assert len(notes) == 1 and "measured positions (after @) must be a whole number from 1 to 2" in notes[0]
+
+
+def test_the_deployment_curve_answer_runs_no_iid_sent_scan(monkeypatch):
+    from lab import deployment
+
+    d = deployment.Deployment(target="llama-3-70b", draft="eagle-head", gpu="h100-sxm", gpus=4, batch=8,
+                              context=1024, lookahead=4)
+    calls = []
+    real = serving.best_lookahead
+    monkeypatch.setattr(serving, "best_lookahead", lambda *a, **kw: calls.append(kw.get("curve")) or real(*a, **kw))
+    curve = acceptance.from_conditional([0.8, 0.7, 0.6])
+    answer = deployment.answer(d, 0.7, curve)
+    # one scan for the deployment's own alpha and one on the sent curve; none at the sent whole percent alone
+    assert calls.count(None) == 1 and len(calls) == 2
+    assert answer["servingSent"]["bestLookahead"] == real(deployment.serving_settings(d, answer["acceptancePercent"]),
+                                                          deployment.MAX_LOOKAHEAD,
+                                                          curve=acceptance.token_rates(answer["curve"]["token"]))[0]
+    assert "agree" in deployment.answer(d, 0.7) and "servingSent" in deployment.answer(d, 0.7)

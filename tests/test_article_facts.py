@@ -146,12 +146,12 @@ def test_greedy_drafting_changes_what_acceptance_measures(page):
 
 
 def test_policies_readout_flags_a_best_lookahead_past_the_measured_curve():
-    # A flat measured curve of three positions: free drafts push the best k past them (the plateau
-    # rule stops it at 29, where a draft adds under 0.05 tokens a call), and the widget says so.
+    # A flat measured curve of three positions: free drafts push the best k past them, onto the acceptance
+    # model's continuation (until the plateau rule stops it), and the widget says so.
     view = policies_widget.view({"draftCost": "0", "threshold": "40", "lookahead": "5",
                                  "polCurve": "custom:0.9,0.9,0.9", "width": "400"})
     assert view["readouts"]["bestStatic"].endswith("(past the measured k = 3)")
-    assert "beyond the measured k = 3" in view["summary"] and "optimistic" in view["summary"]
+    assert "beyond the measured k = 3" in view["summary"] and "acceptance model's extrapolation" in view["summary"]
     # club-3090's MTP curve plateaus inside its six measured positions: the best k stops there, unflagged.
     capped = policies_widget.view({"draftCost": "0", "threshold": "40", "lookahead": "5",
                                    "polCurve": "club3090-mtp", "width": "400"})

@@ -32,7 +32,7 @@ def test_curve_mode_evaluates_the_measured_curve():
     sliders = widget.view({"draftCost": "12", "threshold": "40", "lookahead": "5"})
     view = widget.view({"draftCost": "12", "threshold": "40", "lookahead": "5", "polCurve": PRESET, "width": "400"})
     curve, label, linkable = traces.ledger_curve(PRESET)
-    expected = policies.evaluate_policies(policies.depth_curve(curve), policies.Costs(0.12), 5, 0.4)
+    expected = policies.evaluate_policies(policies.received_curve(curve), policies.Costs(0.12), 5, 0.4)
     assert view["curveMode"] and linkable and view["notes"] == []
     assert view["summary"].startswith(f"In measured curve mode ({label};") and view["summary"] != sliders["summary"]
     assert view["live"].startswith("Measured curve:") and len(view["live"].split()) < 12

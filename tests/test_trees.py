@@ -469,3 +469,71 @@ def test_widget_curves_are_the_dps():
         assert all(a >= b - 1e-12 for a, b in zip(curves["treeSpeedup"], speedups))
         assert curves["treeSpeedup"][curves["bestBudget"] - 1] >= max(speedups) - 1e-12
         assert all(abs(a - v) <= 1e-12 for a, (v, _, _) in zip(curves["tree"], shapes))
+
+
+# --- the depth-aware search: a tree chosen on the curve's levels -------------------------------------
+
+def _brute_best_by_depth(probs_by_depth, budget, max_depth):
+    """The largest tree_value_by_depth over every tree of at most ``budget`` nodes and ``max_depth`` levels
+    (rank paths closed under parent and earlier sibling), by enumeration."""
+    ranks = len(probs_by_depth[0])
+    candidates = [()]
+    frontier = [()]
+    for _ in range(max_depth - 1):
+        frontier = [path + (r,) for path in frontier for r in range(ranks)]
+        candidates += frontier
+    best = 0.0
+
+    def grow(chosen, start):
+        nonlocal best
+        members = set(chosen)
+        best = max(best, trees.tree_value_by_depth(trees._parents_of(chosen), probs_by_depth))
+        if len(chosen) == budget:
+            return
+        for index in range(start, len(candidates)):
+            path = candidates[index]
+            if path in members or path[:-1] not in members or (path[-1] > 0 and path[:-1] + (path[-1] - 1,) not in members):
+                continue
+            grow(chosen + [path], index + 1)
+
+    grow([()], 1)
+    return best
+
+
+def test_depth_best_tree_is_the_best_tree_on_every_small_case():
+    import random
+
+    rng = random.Random(37)
+    for _ in range(40):
+        levels = [tuple(sorted((rng.random() for _ in range(2)), reverse=True)) for _ in range(2)]
+        budget, depth = rng.randint(1, 5), rng.randint(1, 3)
+        found = trees.depth_best_tree(levels, budget, depth)
+        assert found.nodes <= budget and found.depth <= depth
+        assert found.value == pytest.approx(trees.tree_value_by_depth(found.parents, levels), abs=1e-12)
+        assert found.value == pytest.approx(_brute_best_by_depth(levels, budget, depth), abs=1e-12)
+
+
+def test_depth_best_tree_with_one_rate_at_every_level_is_the_ranked_tree():
+    for top1, budget, depth in ((0.7, 16, 5), (0.9, 32, 6), (0.4, 8, 4)):
+        probs = trees.rank_probabilities(top1, 0.5, 4)
+        assert trees.depth_best_tree([probs] * (depth - 1), budget, depth) == trees.ranked_best_tree(probs, budget, depth)
+
+
+def test_depth_best_tree_refuses_bad_levels():
+    with pytest.raises(trees.LabValueError):
+        trees.depth_best_tree([(0.2, 0.6)], 3, 2)
+    with pytest.raises(trees.LabValueError):
+        trees.depth_best_tree([(0.6, 0.2)], 0, 2)
+
+
+def test_the_trees_widget_chooses_a_tree_on_the_curve_and_it_is_never_worse():
+    from lab.jsformat import to_fixed as trees_to_fixed
+
+    for token in ("club3090-mtp", "custom:0.9,0.3,0.2,0.1", "custom:0.8,0.7@2"):
+        view = widget.view({"treCurve": token})
+        profile = view["depthProfile"]
+        assert profile["aware"]["value"] >= profile["value"] - 1e-12
+        assert f"commits {trees_to_fixed(profile['aware']['value'], 2)} tokens per verify pass" in view["summary"]
+    # a curve that collapses after position 1: the aware tree widens where the i.i.d. tree deepens
+    falling = widget.view({"treCurve": "custom:0.9,0.2,0.1", "top1": "90"})["depthProfile"]
+    assert falling["aware"]["value"] > falling["value"]

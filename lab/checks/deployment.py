@@ -591,7 +591,7 @@ def _plateau_cases():
     cases = []
     for curve in curves:
         token = acceptance.curve_token(curve)
-        rates = [float(r) for r in token[len("custom:"):].split(",")]
+        rates = acceptance.token_rates(token)
         survival, start = 1.0, None
         for k, rate in enumerate(rates, start=1):
             survival *= rate
@@ -665,7 +665,7 @@ def acceptance_curve_of(token: str):
     """The curve a measured-curve token stands for (lab.acceptance.token_curve of its rates)."""
     from .. import acceptance
 
-    return acceptance.token_curve([float(r) for r in token[len("custom:"):].split(",")])
+    return acceptance.token_curve(acceptance.token_rates(token), acceptance.token_measured_at(token))
 
 
 ACCEPTANCE_CHECKS = (
@@ -716,7 +716,9 @@ def ledger_readouts_match_model(out):
             k: float(v) for k, v in values.items() if k != widget.CURVE_KEY} | (
             {"lookahead": int(values["lookahead"])} if "lookahead" in values else {}))
         if widget.CURVE_KEY in values:
-            curve = [float(a) for a in values[widget.CURVE_KEY][len("custom:"):].split(",")]
+            token = values[widget.CURVE_KEY]
+            curve = acceptance.extended_rates(acceptance.token_rates(token), acceptance.TOKEN_POSITIONS,
+                                              acceptance.token_measured_at(token))
             result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
                                               acceptance.best_lookahead_from_curve(settings, curve))
         else:

@@ -5,7 +5,7 @@ on purpose (``tests/test_policies_mutations.py``) sees the check fail. No result
 checks: each is cheap on its own.
 """
 
-from .. import audit, ledger, policies
+from .. import acceptance, audit, ledger, policies
 from ..jsformat import to_fixed
 from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
                readout_difference, table_cells)
@@ -248,9 +248,9 @@ def _policies_expected(widget, values: dict):
     params = {**{s.name: s.default for s in widget.SLIDERS}, **{k: float(v) for k, v in values.items()
                                                                   if k not in ("polProcess", "polCurve")}}
     choice = values.get("polProcess", "bursty")
-    curve = [float(a) for a in values["polCurve"][len("custom:"):].split(",")] if "polCurve" in values else None
+    curve = acceptance.token_rates(values["polCurve"]) if "polCurve" in values else None
     if curve is not None and curve[-1] < 1:
-        process = policies.depth_curve(curve)
+        process = policies.received_curve(curve, acceptance.token_measured_at(values["polCurve"]))
     elif choice == "toy":
         process = policies.toy(*TOY_SETTING)
     elif choice == "independent" or params["burst"] == 0:

@@ -83,13 +83,19 @@ def ledger_curve(value: str) -> tuple[list[float], str, bool]:
     (linkable), or ``custom:a1,a2,...`` from the reader's own data (not linkable: the address
     should not pretend it can reproduce a trace it does not carry).
 
-    >>> ledger_curve("custom:0.9,0.5")
-    ([0.9, 0.5], 'your own trace', False)
+    >>> ledger_curve("custom:0.9,0.5"), ledger_curve("custom:0.9,0.5,0.4@2")[0]
+    (([0.9, 0.5], 'your own trace', False), [0.9, 0.5, 0.4])
     """
     if value in PRESETS:
         return measured_curve(analyse(preset_trace(value))), PRESETS[value]["title"], True
     if isinstance(value, str) and value.startswith("custom:"):
-        parts = value[len("custom:"):].split(",")
+        from ..acceptance import split_measured  # custom:r1,...,rn@m: positions past m were extrapolated
+        from ..errors import LabValueError
+
+        try:
+            parts = split_measured(value[len("custom:"):])[0].split(",")
+        except LabValueError as error:
+            raise TraceError(str(error)) from None
         if not 1 <= len(parts) <= MAX_LOOKAHEAD:
             raise TraceError(f"a curve has 1 to {MAX_LOOKAHEAD} rates, got {len(parts)}")
         return [_rate(part, "rate", "curve") for part in parts], "your own trace", False

@@ -225,18 +225,21 @@ def view(raw=None) -> dict:
     opening = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
         curve, label, _ = measured  # unlinkable data: requested_curve has said so
-        result = ledger_from_curve(settings, curve)
         # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one;
-        # imported here so that the page's first load (this widget, in the lab's core) does not carry
-        # the curve library, which only a measured curve needs
-        from ..acceptance import best_lookahead_on_curve
+        # past the measured positions the acceptance model continues the curve (as the trace reader
+        # does), never its last rate repeated; imported here so that the page's first load (this widget,
+        # in the lab's core) does not carry the curve library, which only a measured curve needs
+        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at
 
-        on_curve = best_lookahead_on_curve(settings, curve)
+        measured_k = token_measured_at(curve_value) or len(curve)
+        curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k)
+        result = ledger_from_curve(settings, curve)
+        on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
         best_m, best_speedup = on_curve["k"], on_curve["speedup"]
-        beyond = max(0, settings.lookahead - len(curve))
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                   + (f"; positions {len(curve) + 1} to {settings.lookahead} extrapolated at the last measured rate"
-                      if beyond else "") + f"), at lookahead {settings.lookahead}")
+                   + (f"; positions {measured_k + 1} to {settings.lookahead} extrapolated by the acceptance model "
+                      f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
+                   + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)

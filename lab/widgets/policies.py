@@ -231,14 +231,14 @@ def _params(raw) -> tuple[dict, list[str], int, str]:
 
 
 def _past_measured(k: int, process) -> str:
-    """A readout's note when lookahead ``k`` lies past a measured per-depth curve, whose last
-    conditional rate is repeated beyond it; "" otherwise (and for every modelled process).
+    """A readout's note when lookahead ``k`` lies past a measured per-depth curve's measured depths,
+    where the acceptance model extrapolates it; "" otherwise (and for every modelled process).
 
     >>> from lab import policies
-    >>> _past_measured(5, policies.depth_curve([0.8, 0.6])), _past_measured(2, policies.depth_curve([0.8, 0.6]))
+    >>> _past_measured(5, policies.received_curve([0.8, 0.6])), _past_measured(2, policies.received_curve([0.8, 0.6]))
     (' (past the measured k = 2)', '')
     """
-    measured_k = len(process.depth_rates or ())
+    measured_k = process.measured_depth
     return f" (past the measured k = {measured_k})" if measured_k and k > measured_k else ""
 
 
@@ -281,7 +281,7 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
             f"k = {params['lookahead']}: {_f(results['static']['speedup'])}x.")
     if curve_label is not None:
         text += " A per-depth curve has no stretches, so the best k per stretch is the best static k and is not shown."
-        measured_k = len(process.depth_rates or ())
+        measured_k = process.measured_depth
         if best.get("capped"):
             from ..acceptance import PLATEAU_GAIN
             # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
@@ -289,9 +289,10 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
                      f"draft adds under {_f(PLATEAU_GAIN)} tokens a call (the largest speedup lies at "
                      f"k = {best['uncappedK']}, by drafts that are nearly all waste).")
         if best["k"] > measured_k:
-            # past the measured depth the curve repeats its last conditional rate (lab.policies.depth_curve)
-            text += (f" The best static k lies beyond the measured k = {measured_k}, where the curve repeats its "
-                     "last conditional rate: optimistic if the real curve keeps falling.")
+            # past the measured depth the acceptance model continues the curve (lab.policies.received_curve)
+            text += (f" The best static k lies beyond the measured k = {measured_k}: it rests on the acceptance "
+                     "model's extrapolation of the curve past its measured positions (the library's fall), not "
+                     "on measurement.")
     return text
 
 
@@ -341,7 +342,9 @@ def view(raw=None) -> dict:
     measured = found is not None
     if found:
         token, (curve, curve_label, linkable) = found
-        process = policies.depth_curve(curve)
+        from ..acceptance import token_measured_at  # the curve library: only a measured curve needs it
+
+        process = policies.received_curve(curve, token_measured_at(token))
         results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
                                              params["threshold"] / 100)
     else:

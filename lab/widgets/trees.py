@@ -27,6 +27,7 @@ SLIDERS = (
     Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 MAX_BUDGET = 128
+MAX_LEVELS = 12  # the deepest tree's levels (the maxDepth slider's top): a measured curve is extended to it
 # The rest of the cycle comes from part one's defaults: an 80 ms target pass, a draft pass at
 # 12% of it, 6 ms of overhead per cycle.
 TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
@@ -365,14 +366,20 @@ def budget_table_html(curves: dict, selected: int) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
-def depth_rates(curve, top1: int) -> list[float]:
+def depth_rates(curve, top1: int, measured: int | None = None) -> list[float]:
     """The top-1 acceptance per tree level: a measured curve's conditional rates (level i, position i),
-    or the slider's one top-1 at every level (the i.i.d. model).
+    continued past its measured positions (``measured``, default all) by the acceptance model
+    (:func:`lab.acceptance.extended_rates`) to the deepest tree, or the slider's one top-1 at every
+    level (the i.i.d. model).
 
-    >>> depth_rates(None, 70), depth_rates([0.8, 0.5], 70)
-    ([0.7], [0.8, 0.5])
+    >>> depth_rates(None, 70), len(depth_rates([0.8, 0.5], 70)), depth_rates([0.8, 0.5], 70)[2] < 0.5
+    ([0.7], 12, True)
     """
-    return list(curve) if curve else [top1 / 100]
+    if not curve:
+        return [top1 / 100]
+    from ..acceptance import extended_rates  # the curve library: only a measured curve needs it
+
+    return extended_rates(curve, MAX_LEVELS, measured)
 
 
 def depth_profile_of(parents, rates, decay: int, drafts: int) -> dict:
@@ -385,6 +392,15 @@ def depth_profile_of(parents, rates, decay: int, drafts: int) -> dict:
     return {"rows": trees.depth_profile(parents, probs) if len(parents) > 1 else [],
             "value": trees.tree_value_by_depth(parents, probs),
             "chain": trees.tree_value_by_depth(chain, trees.depth_rank_probabilities(rates, decay / 100, 1, levels))}
+
+
+def depth_aware_tree(rates, decay: int, drafts: int, budget: int, max_depth: int) -> dict:
+    """The best tree chosen on the curve's levels (:func:`lab.trees.depth_best_tree`: the budget spent
+    where the depth profile says acceptance is), within the same budget and depth as the slider's
+    tree: its tokens per verify pass on the curve, nodes, levels (root included) and parents."""
+    probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, max(1, max_depth - 1))
+    best = trees.depth_best_tree(probs, budget, max_depth)
+    return {"value": best.value, "nodes": best.nodes, "depth": best.depth, "parents": best.parents}
 
 
 def _levels(parents) -> list[int]:
@@ -433,7 +449,15 @@ def view(raw=None) -> dict:
     chosen = rows[candidates - 1]
     found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
     token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
-    profile = depth_profile_of(tree.parents, depth_rates(curve, params["top1"]), params["decay"], candidates)
+    measured_k = None
+    if curve is not None:
+        from ..acceptance import token_measured_at
+
+        measured_k = token_measured_at(token) or len(curve)
+    level_rates = depth_rates(curve, params["top1"], measured_k)
+    profile = depth_profile_of(tree.parents, level_rates, params["decay"], candidates)
+    if curve is not None:   # the depth-aware search: the tree the curve itself would choose
+        profile["aware"] = depth_aware_tree(level_rates, params["decay"], candidates, budget, depth)
     readouts = {
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
@@ -468,7 +492,12 @@ def view(raw=None) -> dict:
         summary += (f" On the measured curve ({curve_label}), where the top-1 acceptance falls level by level "
                     f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels}), "
                     f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"nodes {_f(profile['chain'])}; the tree is still the one the top-1 slider's i.i.d. ranks choose.")
+                    f"nodes {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
+                    f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
+                    f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
+                    f"over {profile['aware']['depth']} levels, root included)."
+                    + (f" Levels {measured_k + 1} to {levels} rest on the acceptance model's extrapolation past the "
+                       f"{measured_k} measured positions." if levels > measured_k else ""))
     lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
             f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
             f"(the chain {readouts['chainSpeedup']}x); the best "
