@@ -236,12 +236,12 @@ def test_a_log_slider_takes_a_typed_number_and_keeps_it_in_step(page):
     values; the address keeps the exponent, and a link brings both back."""
     pg = page(viewport={"width": 390, "height": 844})
     pg.goto(pg.base_url + "#deployment-lab")
-    # every log slider of the page has its field, off until the lab is live, on base ** value
+    wait_live(pg)
+    # every log slider of the page has its field, on once live, at base ** value
     twins = pg.evaluate("""() => [...document.querySelectorAll('input[type=range][data-base]')].map((r) => {
         const t = document.querySelector(`input[data-log-for="${r.id}"]`);
-        return [r.id, !!t && t.disabled, t && t.value === String(Number(r.dataset.base) ** Number(r.value))]; })""")
-    assert len(twins) >= 4 and all(off and same for _, off, same in twins), twins
-    wait_live(pg)
+        return [r.id, !!t && !t.disabled, t && t.value === String(Number(r.dataset.base) ** Number(r.value))]; })""")
+    assert len(twins) >= 4 and all(on and same for _, on, same in twins), twins
     batch, typed = pg.locator("#deployment-batchExp"), pg.locator("#deployment-batchExp-typed")
     notes = lambda: pg.text_content("[data-notes=deployment]")  # noqa: E731
     batch.focus()

@@ -6,23 +6,21 @@ at 390 px and at 1280 px: each gives one answer in at most 3 interactions.
 2. "Here is my vLLM log line [...] Per-position acceptance rate: 0.734, [...] What should I set k to?"
 
 An interaction is what a reader does with a hand: a tap or click, one typed or pasted entry (with its
-Enter), or a scroll. A control or an answer outside the viewport costs the scrolls that bring it in (one
-per 80% of a screen, as a swipe moves), so Playwright's own scrolling never hides one. The answer counts
+Enter), or a scroll, counted as the audit counted them: a control or an answer outside the viewport costs
+one scroll that brings it in, so Playwright's own scrolling never hides one. The answer counts
 only when it is on screen and is the lab's answer (CPython's view) for what the form then holds."""
 
-import math
 import re
 
 import pytest
 
 import sitepage
 from lab.widgets import deployment as widget
-from sitepage import wait_live, wait_summary
+from sitepage import RENDER_TIMEOUT_MS, wait_live, wait_summary
 from test_site_deployment import form_values
 from test_site_reader import VLLM_LINE
 
 LIMIT = 3
-SWIPE = 0.8  # of the viewport's height: what one scroll brings into view
 ANSWER = "#deployment-lab output[name='lead']"
 WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
@@ -43,10 +41,8 @@ class Reader:
         box = self.pg.locator(selector).bounding_box()
         assert box is not None, f"{selector} is not laid out"
         below, above = box["y"] + box["height"] - self.height, -box["y"]
-        distance = max(below, above, 0)
-        if distance:
-            swipes = math.ceil(distance / (SWIPE * self.height))
-            self.steps += [f"scroll to {selector}"] * swipes
+        if max(below, above) > 0:
+            self.steps.append(f"scroll to {selector}")
             self.pg.locator(selector).scroll_into_view_if_needed()
 
     def click(self, selector):
@@ -63,9 +59,15 @@ class Reader:
 
     def read_answer(self, expected_values):
         """The panel's one-sentence answer, once it is the lab's for ``expected_values`` and on screen."""
+        # what the reader entered has been read: a pasted line becomes its number, unit and k once rendered
+        try:
+            self.pg.wait_for_function("""(want) => Object.entries(want).every(([name, value]) =>
+                document.querySelector(`form[data-lab=deployment] [name="${name}"]`).value === value)""",
+                                      arg=expected_values, timeout=RENDER_TIMEOUT_MS)
+        except Exception as error:
+            raise AssertionError(f"the panel never held {expected_values}: {form_values(self.pg, 'deployment')}; "
+                                 f"{self.steps}") from error
         values = form_values(self.pg, "deployment")
-        for name, value in expected_values.items():
-            assert values[name] == value, (name, values[name], value, self.steps)
         view = widget.view(values)
         wait_summary(self.pg, "deployment", view["summary"])
         self.bring_into_view(ANSWER)
