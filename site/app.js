@@ -330,6 +330,31 @@
     for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
     const unit = form.querySelector(`[data-unit-for="${name}"]`);
     if (unit && ranges.length) unit.textContent = unitFor(ranges[0], shownNumber(ranges[0], value));
+    for (const range of ranges) {  // a log slider's typed twin (input[data-log-for]) shows base ** value
+      const typed = range.id && form.querySelector(`input[data-log-for="${CSS.escape(range.id)}"]`);
+      if (typed) typed.value = String(Number(range.dataset.base) ** Number(value));
+    }
+  }
+
+  // A log slider's typed twin (partials/_slider.html.j2; page-only, data-local): a committed number
+  // moves the slider to the nearest power in its range, with one note naming the valid values when
+  // that is not the number typed.
+  function wireTypedTwins(form) {
+    for (const typed of form.querySelectorAll("input[data-log-for]")) {
+      typed.addEventListener("change", () => {
+        const range = document.getElementById(typed.dataset.logFor), base = Number(range.dataset.base);
+        const number = Number(typed.value), min = Number(range.min), max = Number(range.max);
+        const exponent = number > 0 ? Math.min(max, Math.max(min, Math.round(Math.log(number) / Math.log(base)))) : Number(range.value);
+        const label = form.querySelector(`label[for="${CSS.escape(range.id)}"]`)?.textContent || range.name;
+        const said = (n, withUnit = true) => [n.toLocaleString("en-US"), withUnit && unitFor(range, n.toLocaleString("en-US"))].filter(Boolean).join(" ");
+        range.value = String(exponent);
+        for (const type of ["input", "change"]) range.dispatchEvent(new Event(type, { bubbles: true }));  // as a drag ends
+        if (!(base ** exponent === number)) {
+          showLocalNotes(form.dataset.lab, [`${label}: ${number > 0 ? said(number) : "that"} is not a power of ${base} from ${said(base ** min, false)} to ${said(base ** max, false)}; using ${said(base ** exponent)}`]);
+        }
+        showValue(form, range.name, range.value);
+      });
+    }
   }
 
   // A folded group of controls (<details> in a form) opens when a link or a hand-off set one of them
@@ -608,6 +633,7 @@
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
       wireSteppers(form);
+      wireTypedTwins(form);
       enableActions(widgetOf(kind));
       nameActions(widgetOf(kind));
       wireTips(widgetOf(kind));

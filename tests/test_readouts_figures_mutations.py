@@ -147,7 +147,17 @@ def test_an_instruments_list_button_sending_another_value_fails(monkeypatch):
 def test_ledger_mark_at_the_cells_value_not_the_settings(monkeypatch):
     original = ledger_widget.heatmap_selection_svg
     monkeypatch.setattr(ledger_widget, "heatmap_selection_svg",
-                        lambda grid, ks, accs, selected, width=640, value=None: original(grid, ks, accs, selected, width))
+                        lambda grid, ks, accs, selected, width=640, value=None, acceptance=None:
+                        original(grid, ks, accs, selected, width, acceptance=acceptance))
+    _fails("ledger-readouts-match-model", "heatmapSelection")
+
+
+def test_ledger_selection_names_the_grid_row_not_the_readers_acceptance(monkeypatch):
+    """N4-21: the outlined cell's label says the reader's 74%, not only the 75% row it falls in."""
+    original = ledger_widget.heatmap_selection_svg
+    monkeypatch.setattr(ledger_widget, "heatmap_selection_svg",
+                        lambda grid, ks, accs, selected, width=640, value=None, acceptance=None:
+                        original(grid, ks, accs, selected, width, value))
     _fails("ledger-readouts-match-model", "heatmapSelection")
 
 

@@ -229,6 +229,46 @@ def test_log_sliders_show_and_announce_units(page):
     assert pg.console_errors == []
 
 
+def test_a_log_slider_takes_a_typed_number_and_keeps_it_in_step(page):
+    """N4-22: beside every log slider a number field the reader can type into (a batch of 48, not a hunt
+    along powers of two). Slider and field follow each other both ways; a number between powers moves the
+    slider to the nearest, and one that is out of range to the end, each with one note naming the valid
+    values; the address keeps the exponent, and a link brings both back."""
+    pg = page(viewport={"width": 390, "height": 844})
+    pg.goto(pg.base_url + "#deployment-lab")
+    wait_live(pg)
+    # every log slider of the page has its field, on once live, at base ** value
+    twins = pg.evaluate("""() => [...document.querySelectorAll('input[type=range][data-base]')].map((r) => {
+        const t = document.querySelector(`input[data-log-for="${r.id}"]`);
+        return [r.id, !!t && !t.disabled, t && t.value === String(Number(r.dataset.base) ** Number(r.value))]; })""")
+    assert len(twins) >= 4 and all(on and same for _, on, same in twins), twins
+    batch, typed = pg.locator("#deployment-batchExp"), pg.locator("#deployment-batchExp-typed")
+    notes = lambda: pg.text_content("[data-notes=deployment]")  # noqa: E731
+    batch.focus()
+    batch.press("ArrowRight")  # the slider moves the field
+    assert (batch.input_value(), typed.input_value()) == ("6", "64")
+    typed.fill("16")
+    typed.press("Enter")  # the field moves the slider, and a power of two needs no note
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '4'")
+    assert batch.get_attribute("aria-valuetext") == "16 sequences" and notes() == ""
+    typed.fill("48")
+    typed.press("Enter")
+    pg.wait_for_function("() => document.querySelector('[data-notes=deployment]').textContent !== ''")
+    assert (batch.input_value(), typed.input_value()) == ("6", "64")
+    assert notes() == "Batch B: 48 sequences is not a power of 2 from 1 to 1,024; using 64 sequences"
+    typed.fill("5000")
+    typed.press("Enter")
+    pg.wait_for_function("() => document.querySelector('[data-notes=deployment]').textContent.includes('5,000')")
+    assert (batch.input_value(), typed.input_value()) == ("10", "1024")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '10'")
+    # the link round trip: both come back
+    pg.goto(pg.url)
+    wait_live(pg)
+    pg.wait_for_function("() => document.querySelector('#deployment-batchExp').value === '10'")
+    assert pg.locator("#deployment-batchExp-typed").input_value() == "1024"
+    assert pg.console_errors == []
+
+
 @pytest.mark.parametrize("js", [False, True])
 def test_a_unit_reads_in_the_singular_at_one(page, js):
     """"1 sequence", "1 token": the unit beside the value, as built and as the page updates it."""

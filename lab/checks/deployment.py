@@ -755,7 +755,9 @@ def ledger_readouts_match_model(out):
         row = round(settings.acceptance / 5)
         expected = {
             "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
-            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead)], []),
+            # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
+            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
+                                  *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
             "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
                            f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
         for name, (numbers, fixed) in expected.items():

@@ -119,7 +119,8 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
 
 
 def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int],
-                          width: int = DEFAULT_WIDTH, value: float | None = None) -> str:
+                          width: int = DEFAULT_WIDTH, value: float | None = None,
+                          acceptance: float | None = None) -> str:
     """The outline of the selected (row, column) cell, and the setting's speedup marked on the
     colour bar (``value``, the exact setting's, which may sit between grid rows; the cell's
     own value if not given), drawn on the heatmap's own canvas so it can sit exactly on top
@@ -143,8 +144,13 @@ def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, in
     tx = min(max(mark, lay["bar_x"] + half), width - 4 - half)
     body.append(f'<text class="fig-tick fig-strong" x="{tx:.1f}" y="{bar_y - 13}" text-anchor="middle">'
                 f'{escape(text)}</text>')
-    label = (f"Selected setting: the cell of acceptance {_fmt(acceptances[r], 0)}% and lookahead {lookaheads[c]} "
-             f"is outlined; your setting gives {_fmt(speedup)}x.")
+    # the reader's acceptance as the slider shows it (74%), and the grid's row by its own name when they differ
+    # (the 75% row): one number per thing, never the row's rounded in place of the reader's
+    row = f"{_fmt(acceptances[r], 0)}%"
+    yours = row if acceptance is None else f"{to_js_string(acceptance)}%"
+    where = "" if yours == row else f" in the {row} row, the nearest to it"
+    label = (f"Selected setting: acceptance {yours} and lookahead {lookaheads[c]}, outlined{where}; "
+             f"your setting gives {_fmt(speedup)}x.")
     return svg(width, lay["height"], label, body, "heatmap-selection")
 
 
@@ -277,7 +283,8 @@ def view(raw=None) -> dict:
         "width": width,
         "figures": {
             "heatmap": heatmap,
-            "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup),
+            "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
+                                                      None if measured else settings.acceptance),
             "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
             "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
                                        result.outputTokens * settings.targetMs, result.outputTokens, width),
