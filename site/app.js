@@ -12,7 +12,9 @@
   const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
-  const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
+  const WARM_MARGIN = "800px";        // a far widget owes its data-with renders until it gets this close
+  const REACH_MARGIN = "1600px 0px";  // load a widget's lab modules (and run its checks) when it gets this close
+  const LOAD_TIMEOUT_MS = 45000;     // a chunk of the lab that has not arrived by then is asked for again later
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
@@ -97,13 +99,35 @@
     }, timeoutMs);
   }
 
+  // A widget's request (or its family's checks) first loads the lab modules the widget needs beyond
+  // the core (its form's data-modules, written by the build), once.
   function call(type, payload, timeoutMs) {
+    const kind = type === "request" && payload ? (payload.kind === "audit" ? payload.family : payload.kind) : null;
+    const ready = kind ? loadModules(kind) : null;
+    return ready ? ready.then(() => send(type, payload, timeoutMs)) : send(type, payload, timeoutMs);
+  }
+
+  // The chunks of the lab a widget needs, loaded by the worker once (a failure is forgotten: the
+  // request goes on, its view says what failed, and its Retry loads again).
+  const modulesLoaded = new Map();
+  function loadModules(kind) {
+    const form = typeof kind === "string" && document.readyState !== "loading" ? formOf(kind) : null;
+    const urls = (form?.dataset.modules || "").split(/\s+/).filter(Boolean);
+    if (!urls.length) return null;
+    if (!modulesLoaded.has(kind)) {
+      modulesLoaded.set(kind, booted.then(() => send("load", { urls }, LOAD_TIMEOUT_MS))
+        .catch(() => { modulesLoaded.delete(kind); }));
+    }
+    return modulesLoaded.get(kind);
+  }
+
+  function send(type, payload, timeoutMs) {
     return new Promise((resolve, reject) => {
       if (failed) return reject(new Error("the live lab has stopped"));
       const id = nextId++;
       if (type === "boot") bootId = id;
       const timer = expire(id, timeoutMs, reject);
-      const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
+      const slow = root.dataset.labState === "live" && type === "request" && payload.kind !== "audit" && setTimeout(() =>
         setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
         SLOW_NOTICE_MS);
       waiting.set(id, { resolve, reject, timer, slow, timeoutMs, sentAt: performance.now() });
@@ -1072,27 +1096,108 @@
     counter.classList.toggle("audit-fail", !view.allPassed);
   }
 
+  // The instruments suite runs a family at a time, each once its widget's modules are loaded. Until
+  // every family has run, the list shows the browser's result for those that ran and the build's for
+  // the rest, the counter counts that list (data-source="partial") and the mark says which ran;
+  // then the suite's own view, signature included, as one run of the whole suite gives.
   function showInstrumentAudit(view) {
-    showCounter(document.querySelector("[data-instrument-counter]"), view);
-    const signature = document.querySelector('[data-signature="instruments"]');
-    if (signature) signature.textContent = view.signature;
+    const counter = document.querySelector("[data-instrument-counter]");
     const list = document.querySelector("[data-instrument-checks]");
-    if (list) swapKeeping(list, view.checksHtml);  // escaped by lab/figures.py
+    const mark = document.querySelector("[data-instrument-mark]");
+    if (!view.progress) {
+      showCounter(counter, view);
+      const signature = document.querySelector('[data-signature="instruments"]');
+      if (signature) signature.textContent = view.signature;
+      if (list) swapKeeping(list, view.checksHtml);  // escaped by lab/figures.py
+      if (mark) mark.textContent = view.allPassed ? "\u2713 verified in this browser" : "re-run in this browser: see the failing checks";
+      return;
+    }
+    if (list) mergeChecks(list, view.checksHtml);
+    const shown = list ? [...list.querySelectorAll("li.check")] : [];
+    const passed = shown.filter((item) => item.classList.contains("check-pass")).length;
+    counter.textContent = `${passed}/${shown.length} instrument checks passed`;
+    counter.dataset.source = "partial";
+    counter.classList.toggle("audit-pass", passed === shown.length);
+    counter.classList.toggle("audit-fail", passed !== shown.length);
+    if (mark) mark.replaceChildren(`${view.progress}. `, runRestButton());
   }
 
-  // Import each widget's Python module when the widget nears the viewport, so a reader who never
-  // scrolls to an instrument never pays for it, and one who does finds it already loaded.
-  function warmOnApproach() {
-    const warm = (kind) => call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => {});
-    if (!("IntersectionObserver" in window)) { kinds().forEach(warm); return; }
+  // After the seed audit, the instruments' counter says its checks re-run as the reader reaches each
+  // instrument, with a button that reaches them all now.
+  function showFamiliesPending() {
+    const counter = document.querySelector("[data-instrument-counter]");
+    const mark = document.querySelector("[data-instrument-mark]");
+    if (!mark || !counter || counter.dataset.source !== "build") return;
+    mark.replaceChildren("computed when this page was built; each instrument's checks re-run in this browser " +
+                         "when you reach it. ", runRestButton());
+  }
+  function runRestButton() {
+    const run = document.createElement("button");
+    run.type = "button";
+    run.dataset.action = "run-checks";
+    run.textContent = "Re-run the rest now";
+    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) reach(form.dataset.lab); });
+    return run;
+  }
+
+  // The browser's checks of the families that ran take the places of the build's (each keeps its
+  // description); a check the build did not list (a failed signature value) joins the end.
+  function mergeChecks(list, markup) {
+    const fresh = document.createElement("div");
+    fresh.innerHTML = markup;  // escaped by lab/figures.py
+    const ordered = list.querySelector("ol") || list;
+    for (const item of fresh.querySelectorAll("li.check")) {
+      const old = [...ordered.querySelectorAll("li.check")].find((li) => li.dataset.check === item.dataset.check);
+      const description = old?.querySelector("[data-keep]");
+      const slot = item.querySelector("[data-keep]");
+      if (description && slot && !slot.hasChildNodes()) slot.replaceWith(description);
+      if (old) old.replaceWith(item); else ordered.append(item);
+    }
+  }
+
+  // A widget the reader nears (within REACH_MARGIN) or touches gets its lab modules, its Python module
+  // imported (warm) and, for an instrument, its family of checks queued: a reader who never scrolls
+  // to an instrument never pays for it, and one who does finds it loaded.
+  const reached = new Set();
+  const familyQueue = [];
+  let familiesRunning = null;
+  let seedAuditDone = null;
+  function reach(kind) {
+    if (reached.has(kind) || failed || !formOf(kind)) return;
+    reached.add(kind);
+    root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
+    call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
+    if ("family" in formOf(kind).dataset && document.querySelector("[data-instrument-counter]")) {
+      familyQueue.push(kind);
+      if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
+    }
+  }
+  async function runFamilies() {
+    await seedAuditDone;  // the seed audit runs first
+    while (familyQueue.length && !failed) {
+      const family = familyQueue.shift();
+      await runAudit({ kind: "audit", suite: "instruments", family, sliced: true }, "[data-instrument-counter]",
+                     showInstrumentAudit);
+    }
+  }
+  function reachOnApproach() {
+    const forms = [...document.querySelectorAll("form[data-lab]")];
+    for (const form of forms) {
+      const widget = form.closest(".lab-widget") || form;
+      for (const type of ["pointerdown", "focusin", "keydown"]) {
+        widget.addEventListener(type, () => reach(form.dataset.lab), { passive: true });
+      }
+    }
+    if (!("IntersectionObserver" in window)) { forms.forEach((form) => reach(form.dataset.lab)); return; }
+    const kindOf = new Map(forms.map((form) => [form.closest(".lab-widget") || form, form.dataset.lab]));
     const observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
         if (!entry.isIntersecting) continue;
         observer.unobserve(entry.target);
-        warm(entry.target.dataset.lab);
+        reach(kindOf.get(entry.target));
       }
-    }, { rootMargin: WARM_MARGIN });
-    for (const form of document.querySelectorAll("form[data-lab]")) observer.observe(form);
+    }, { rootMargin: REACH_MARGIN });
+    for (const target of kindOf.keys()) observer.observe(target);
   }
 
   // Resolves once no widget has a request queued or running: a sliced audit's next slice waits
@@ -1186,12 +1291,12 @@
           .map((form) => call("request", { kind: form.dataset.lab, input: "" }, REQUEST_TIMEOUT_MS)
             .catch((error) => { if (error instanceof ViewError) showViewError(form.dataset.lab, error.message); else throw error; })));
       }
-      warmOnApproach();
+      let seedDone;
+      seedAuditDone = new Promise((resolve) => { seedDone = resolve; });
+      reachOnApproach();
       await runAudit({ kind: "audit", sliced: true }, "[data-audit-counter]", showAudit);
-      if (document.querySelector("[data-instrument-counter]")) {
-        await runAudit({ kind: "audit", suite: "instruments", sliced: true }, "[data-instrument-counter]",
-                       showInstrumentAudit);
-      }
+      showFamiliesPending();
+      seedDone();
     } catch (error) {
       fail(error.message);
     }

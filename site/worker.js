@@ -54,6 +54,49 @@ function countBytes(response) {
   return response;
 }
 
+// The lab arrives in pieces (sitebuild/labsplit.py): the core at boot, then each chunk a widget
+// needs (its form's data-modules, sent by the page as a "load" message when the widget nears).
+// A chunk is fetched once and unpacked beside the core; a failed fetch is forgotten, so the next
+// load tries again. labChunks (chunk URL -> its modules) lets an import that misses (a core
+// function that only some settings reach, such as a curve the ledger is asked for) load its chunk
+// and the request run again.
+let labChunks = {};
+const chunksLoaded = new Map();
+function loadChunk(url) {
+  if (!chunksLoaded.has(url)) {
+    chunksLoaded.set(url, (async () => {
+      const response = await fetch(new URL(url, self.location.href).href);
+      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+      pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "zip");
+      pyodide.runPython("import importlib; importlib.invalidate_caches()");
+    })().catch((error) => { chunksLoaded.delete(url); throw error; }));
+  }
+  return chunksLoaded.get(url);
+}
+function loadChunks(urls) {
+  return Promise.all((Array.isArray(urls) ? urls : []).filter((url) => typeof url === "string").map(loadChunk));
+}
+function chunkOf(error) {
+  const missing = /^ModuleNotFoundError: No module named '([\w.]+)'/.exec(error || "");
+  if (!missing) return null;
+  const url = Object.keys(labChunks).find((chunk) => labChunks[chunk].includes(missing[1]));
+  return url && !chunksLoaded.has(url) ? url : null;
+}
+// One request to the lab; an import that missed a chunk not yet loaded loads it and asks again.
+async function answer(payload) {
+  for (;;) {
+    const text = handle(JSON.stringify(payload));
+    const reply = JSON.parse(text);
+    const url = chunkOf(reply && reply.error);
+    if (!url) return reply;
+    try {
+      await loadChunk(url);
+    } catch {
+      return reply;  // the chunk did not come: the view's error stands, and its Retry asks again
+    }
+  }
+}
+
 async function boot(paths) {
   const started = performance.now();
   // Paths in the page config are relative to the site root, where this worker lives.
@@ -71,6 +114,7 @@ async function boot(paths) {
   });
   const { loadPyodide } = await import(`${pyodideIndexURL}pyodide.mjs`);
   dataAssets = paths.dataAssets && typeof paths.dataAssets === "object" ? paths.dataAssets : {};
+  labChunks = paths.labChunks && typeof paths.labChunks === "object" ? paths.labChunks : {};
   try {
     pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL });
   } finally {
@@ -86,13 +130,17 @@ self.addEventListener("message", async (event) => {
   try {
     if (type === "boot") {
       self.postMessage({ id, type: "ready", payload: await boot(payload) });
+    } else if (type === "load") {
+      if (!handle) throw new Error("the lab is not loaded yet");
+      await loadChunks(payload && payload.urls);
+      self.postMessage({ id, type: "response", payload: { loaded: true } });
     } else if (type === "request") {
       if (!handle) throw new Error("the lab is not loaded yet");
       await ensureAssets(payload && payload.kind);
       const started = performance.now();
-      const text = handle(JSON.stringify(payload));
+      const reply = await answer(payload);
       const pythonMs = performance.now() - started;  // reported so the page can show where time goes
-      self.postMessage({ id, type: "response", payload: JSON.parse(text), pythonMs });
+      self.postMessage({ id, type: "response", payload: reply, pythonMs });
     }
   } catch (error) {
     self.postMessage({ id, type: "error", payload: { message: String(error && error.message || error) } });
