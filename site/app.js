@@ -1176,6 +1176,8 @@
     await seedAuditDone;  // the seed audit runs first
     while (familyQueue.length && !failed) {
       const family = familyQueue.shift();
+      // the widget's module first, as its own warm does, but not its data files (assets: false)
+      await call("request", { kind: family, op: "warm", assets: false }, REQUEST_TIMEOUT_MS).catch(() => {});
       await runAudit({ kind: "audit", suite: "instruments", family, sliced: true }, "[data-instrument-counter]",
                      showInstrumentAudit);
     }

@@ -61,13 +61,15 @@ function countBytes(response) {
 // function that only some settings reach, such as a curve the ledger is asked for) load its chunk
 // and the request run again.
 let labChunks = {};
+let labHome = ".";  // where the core was unpacked (on sys.path)
 const chunksLoaded = new Map();
 function loadChunk(url) {
   if (!chunksLoaded.has(url)) {
     chunksLoaded.set(url, (async () => {
       const response = await fetch(new URL(url, self.location.href).href);
       if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-      pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "zip");
+      // beside the core, wherever the working directory has moved since
+      pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "zip", { extractDir: labHome });
       pyodide.runPython("import importlib; importlib.invalidate_caches()");
     })().catch((error) => { chunksLoaded.delete(url); throw error; }));
   }
@@ -79,16 +81,24 @@ function loadChunks(urls) {
 function chunkOf(error) {
   const missing = /^ModuleNotFoundError: No module named '([\w.]+)'/.exec(error || "");
   if (!missing) return null;
-  const url = Object.keys(labChunks).find((chunk) => labChunks[chunk].includes(missing[1]));
-  return url && !chunksLoaded.has(url) ? url : null;
+  return Object.keys(labChunks).find((chunk) => labChunks[chunk].includes(missing[1])) || null;
 }
-// One request to the lab; an import that missed a chunk not yet loaded loads it and asks again.
+// One request to the lab; an import that missed a chunk not yet loaded loads it and asks again (one
+// that missed a module of a chunk already unpacked asks again once, with the import caches cleared).
 async function answer(payload) {
+  let cleared = false;
   for (;;) {
     const text = handle(JSON.stringify(payload));
     const reply = JSON.parse(text);
     const url = chunkOf(reply && reply.error);
     if (!url) return reply;
+    if (chunksLoaded.has(url)) {
+      await chunksLoaded.get(url).catch(() => {});
+      if (cleared) return reply;
+      cleared = true;
+      pyodide.runPython("import importlib; importlib.invalidate_caches()");
+      continue;
+    }
     try {
       await loadChunk(url);
     } catch {
@@ -121,6 +131,7 @@ async function boot(paths) {
     self.fetch = realFetch;
   }
   pyodide.unpackArchive(new Uint8Array(await labZip), "zip");
+  labHome = pyodide.FS.cwd();
   handle = pyodide.pyimport("lab.views").handle;
   return { bootMs: performance.now() - started, python: pyodide.runPython("import sys; sys.version.split()[0]") };
 }
@@ -136,7 +147,7 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id, type: "response", payload: { loaded: true } });
     } else if (type === "request") {
       if (!handle) throw new Error("the lab is not loaded yet");
-      await ensureAssets(payload && payload.kind);
+      if (!(payload && payload.assets === false)) await ensureAssets(payload && payload.kind);
       const started = performance.now();
       const reply = await answer(payload);
       const pythonMs = performance.now() - started;  // reported so the page can show where time goes
