@@ -107,18 +107,22 @@
     return ready ? ready.then(() => send(type, payload, timeoutMs)) : send(type, payload, timeoutMs);
   }
 
-  // The chunks of the lab a widget needs, loaded by the worker once (a failure is forgotten: the
-  // request goes on, its view says what failed, and its Retry loads again).
-  const modulesLoaded = new Map();
+  // The chunks of the lab a widget needs beyond the core (its form's data-modules, written by the
+  // build): one promise per chunk, kept, and a widget's request waits until each of its chunks has
+  // settled. A chunk that failed is forgotten (the request goes on, its view says what is missing,
+  // and its Retry loads again).
+  const chunkLoads = new Map();
+  function loadChunk(url) {
+    if (!chunkLoads.has(url)) {
+      chunkLoads.set(url, booted.then(() => send("load", { urls: [url] }, LOAD_TIMEOUT_MS))
+        .catch((error) => { chunkLoads.delete(url); throw error; }));
+    }
+    return chunkLoads.get(url);
+  }
   function loadModules(kind) {
     const form = typeof kind === "string" && document.readyState !== "loading" ? formOf(kind) : null;
     const urls = (form?.dataset.modules || "").split(/\s+/).filter(Boolean);
-    if (!urls.length) return null;
-    if (!modulesLoaded.has(kind)) {
-      modulesLoaded.set(kind, booted.then(() => send("load", { urls }, LOAD_TIMEOUT_MS))
-        .catch(() => { modulesLoaded.delete(kind); }));
-    }
-    return modulesLoaded.get(kind);
+    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
   }
 
   function send(type, payload, timeoutMs) {

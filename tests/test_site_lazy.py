@@ -4,6 +4,7 @@ instruments suite re-runs, the counter saying which families ran in this browser
 "partial") until every one has (then "browser", with the whole suite's signature)."""
 
 import json
+from collections import Counter
 
 from sitepage import BOOT_TIMEOUT_MS, EXPECTED_COUNTER, expected_instrument_counter, run_every_family, wait_audit, wait_live
 
@@ -75,6 +76,43 @@ def test_first_load_is_the_core_and_a_widget_loads_when_reached(page):
     assert pg.text_content("[data-instrument-mark]") == "\u2713 verified in this browser"
     assert _chunks_fetched(pg) == set(config["labChunks"])
     assert pg.console_errors == [] and pg.foreign_requests() == []
+
+
+RUN_ALL_AT_ONCE_LOADS = 3  # page loads; each asks for every family the moment the counter's button exists
+
+
+def test_every_family_asked_for_at_once_after_live_runs_on_chunks_loaded_once(page):
+    """The counter's "Re-run the rest now" right after the page goes live asks for every widget's
+    chunks at once, many shared: each chunk is fetched and unpacked once (one promise per chunk, on
+    the page and in the worker), every family's request waits for its chunks, and the suite ends
+    with its whole signature, on every load. (The lab's chunks once all reported failed after
+    unpacking: CPython 3.14's importlib.invalidate_caches imports importlib.metadata, which the
+    trimmed standard library leaves out. So every request fetched its chunks again, and a family
+    whose failed load answered before its own chunk arrived ran without it: stuck, intermittently, on
+    ModuleNotFoundError.)"""
+    from lab.checks import EXPECTED_SIGNATURE
+
+    for attempt in range(RUN_ALL_AT_ONCE_LOADS):
+        pg = page(viewport={"width": 1280, "height": 800})
+        pg.goto(pg.base_url)
+        wait_live(pg)
+        run_every_family(pg)
+        pg.wait_for_function(
+            "() => document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
+            " || document.querySelector('[data-instrument-counter]').parentElement.querySelector('.lab-notice')"
+            " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
+        where = f"load {attempt + 1}: {pg.text_content('[data-instrument-mark]')!r}"
+        notices = pg.evaluate("() => [...document.querySelectorAll('.lab-notice')].map((n) => n.textContent.trim())")
+        assert notices == [], f"{where}: {notices}"
+        assert pg.get_attribute("[data-instrument-counter]", "data-source") == "browser", where
+        assert pg.text_content('[data-signature="instruments"]') == EXPECTED_SIGNATURE, where
+        assert pg.text_content("[data-instrument-counter]") == expected_instrument_counter(), where
+        chunks = set(_config(pg)["labChunks"])
+        fetched = Counter(name for name in (url.rsplit("/", 1)[-1] for url in pg.requests) if name in chunks)
+        assert set(fetched) == chunks, f"{where}: not fetched {sorted(chunks - set(fetched))}"
+        assert [name for name, times in fetched.items() if times > 1] == [], f"{where}: fetched again {fetched}"
+        assert pg.console_errors == [] and pg.foreign_requests() == [], where
+        pg.context.close()
 
 
 def test_a_link_to_a_curve_loads_the_module_the_core_lacks(page):
