@@ -134,6 +134,32 @@ def final_renders(context, page, steps: int, rng: random.Random) -> dict:
     return out
 
 
+def final_renders_beside(context, page, whole_page, steps: int, seed: int = 20240611) -> dict:
+    """The final-render steps on the page and on the same page with the whole lab in its first load,
+    widget by widget, the two pages alternating (so drift and neighbours' load fall on both), each
+    with the same plan of keys: ``{"finalRenders": ..., "finalRendersWhole": ...}`` (plain CPU only)."""
+    kinds = B.widgets(page)
+    per_lab = max(1, steps // len(kinds))
+    out = {"finalRenders": {}, "finalRendersWhole": {}}
+    for index, kind in enumerate(kinds):
+        order = (("finalRenders", page), ("finalRendersWhole", whole_page))
+        for key, which in order if index % 2 == 0 else order[::-1]:
+            out[key][kind] = B.final_steps(which, kind, per_lab, warmup=3, rng=random.Random(f"{seed}:{kind}"))
+    _log(f"final renders beside the whole-lab page done ({per_lab} steps a widget on each)")
+    return out
+
+
+def final_render_delta(split: dict, whole: dict) -> dict:
+    """Each widget's final-render p95 on the split page and on the whole-lab page, their difference and
+    ratio, and the largest difference (``finalRenderP95MaxDeltaMs``)."""
+    p95 = lambda data: {kind: percentile([s["finalMs"] for s in data[kind]["steps"]], 95) for kind in data}  # noqa: E731
+    a, b = p95(split), p95(whole)
+    by_widget = {kind: {"split": round(a[kind], 2), "whole": round(b[kind], 2), "deltaMs": round(a[kind] - b[kind], 2),
+                        "ratio": round(a[kind] / b[kind], 3) if b[kind] else None} for kind in a if kind in b}
+    return {"finalRenderP95DeltaMsByWidget": by_widget,
+            "finalRenderP95MaxDeltaMs": max(v["deltaMs"] for v in by_widget.values()) if by_widget else None}
+
+
 def final_render_summary(raw: dict) -> dict:
     """The final-render keys: p50/p95 over every widget's steps, plain and throttled, and per widget
     (also the first render of the widget itself and how many renders a step caused)."""
@@ -254,17 +280,15 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                         session.send("Emulation.setCPUThrottlingRate", {"rate": 1})
                     _log(f"throttled ({B.CPU_THROTTLE}x) slider steps done")
                     results.update(final_renders(context, page, final_steps, rng))
-                    # The same steps on the page with the whole lab in its first load, for the per-widget
-                    # comparison (same seed, so the same keys).
+                    # The same keys beside the page with the whole lab in its first load, widget by
+                    # widget, the two pages alternating, for the per-widget comparison.
                     whole_page = context.new_page()
                     try:
                         whole_page.goto(whole_base)
                         B.wait_live(whole_page)
                         B.wait_audit(whole_page)
                         B.settle()
-                        whole = final_renders(context, whole_page, final_steps, random.Random(20240611))
-                        results["finalRendersWhole"] = whole["finalRenders"]
-                        results["finalRendersThrottledWhole"] = whole["finalRendersThrottled"]
+                        results["finalRendersBeside"] = final_renders_beside(context, page, whole_page, final_steps)
                     finally:
                         whole_page.close()
                     results["domCosts"] = B.dom_costs(page)
@@ -398,14 +422,9 @@ def summarize(raw: dict) -> dict:
         out["wholeLabReadyMs"] = round(median(whole), 1)
         out["readyRatioWhole"] = round(median(whole) / median(bare), 3)
         out["readyRatioVsWhole"] = round(median(lab) / median(whole), 3)
-    if "finalRendersWhole" in raw:
-        before = final_render_summary({"finalRenders": raw["finalRendersWhole"],
-                                       "finalRendersThrottled": raw["finalRendersThrottledWhole"]})["finalRenderByWidget"]
-        out["finalRenderP95DeltaMsByWidget"] = {
-            kind: {"split": v["p95Ms"], "whole": before[kind]["p95Ms"], "deltaMs": round(v["p95Ms"] - before[kind]["p95Ms"], 2),
-                   "ratio": round(v["p95Ms"] / before[kind]["p95Ms"], 3) if before[kind]["p95Ms"] else None}
-            for kind, v in out["finalRenderByWidget"].items() if kind in before}
-        out["finalRenderP95MaxDeltaMs"] = max(v["deltaMs"] for v in out["finalRenderP95DeltaMsByWidget"].values())
+    if "finalRendersBeside" in raw:
+        beside = raw["finalRendersBeside"]
+        out.update(final_render_delta(beside["finalRenders"], beside["finalRendersWhole"]))
     out["uncompressedAcceptEncodingSeen"] = accept
     out["uncompressedHeaderHonoured"] = accept == ["identity"]
     out["coldEncodings"] = sorted({t["contentEncoding"] for t in raw["coldServer"]["transfers"]} - {""})
@@ -579,6 +598,8 @@ def print_investigation(inv: dict) -> None:
           f"exact p50 {sv['exact']['median']} / p95 {sv['exact']['p95']} ms; responses "
           f"{inv['responseBytes']['ledger'] / KB:.1f} / {inv['responseBytes']['exact'] / KB:.1f} KB")
     for kind, parts in inv["sliderDecomposition"].items():
+        if "computeAndSwapMs" not in parts:
+            continue  # no step of this widget swapped a figure
         print(f"  {kind} step: worker+swap p50 {parts['computeAndSwapMs']['p50']} / p95 {parts['computeAndSwapMs']['p95']} ms, "
               f"wait for frame p50 {parts['frameWaitMs']['p50']} ms, style/layout/paint after rAF p50 "
               f"{parts['frameWorkAfterRafMs']['p50']} ms; {parts['stepsOverOneFrame']}/{parts['steps']} steps > 1 frame")
@@ -599,31 +620,40 @@ def print_investigation(inv: dict) -> None:
 
 def measure_final_only(steps: int) -> dict:
     """``BENCH_ONLY=final``: build, serve and time only the key-press-to-final-render steps (a smoke
-    of those keys in a minute, without the cold starts, bytes and audits of the full run)."""
+    of those keys in a minute, without the cold starts, bytes and audits of the full run), and the
+    same keys beside the page with the whole lab in its first load (``finalRenderP95MaxDeltaMs``)."""
     from playwright.sync_api import sync_playwright
     from sitebuild.pipeline import build_site
 
     tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
-    server = None
+    server = whole_server = None
     try:
         build_site(tmp / "site", ROOT)
+        build_site(tmp / "whole", ROOT, split_lab=False)
         server, base = _serve(tmp / "site", ByteLog())
+        whole_server, whole_base = _serve(tmp / "whole", ByteLog())
         with sync_playwright() as pw:
             browser = B.launcher()(pw)
             try:
                 context = browser.new_context()
-                page = context.new_page()
-                page.goto(base)
-                B.wait_live(page)
-                B.wait_audit(page)  # both suites: the worker is idle
+                page, whole_page = context.new_page(), context.new_page()
+                for which, url in ((page, base), (whole_page, whole_base)):
+                    which.goto(url)
+                    B.wait_live(which)
+                    B.wait_audit(which)  # both suites: the worker is idle
                 B.settle()
                 raw = final_renders(context, page, steps, random.Random(20240611))
+                raw["finalRendersBeside"] = final_renders_beside(context, page, whole_page, steps)
             finally:
                 browser.close()
     finally:
+        if whole_server is not None:
+            whole_server.shutdown()
+            whole_server.server_close()
         _clean_up(server, tmp)
-    return {**final_render_summary(raw), "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(),
-            "detail": raw}
+    beside = raw["finalRendersBeside"]
+    return {**final_render_summary(raw), **final_render_delta(beside["finalRenders"], beside["finalRendersWhole"]),
+            "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(), "detail": raw}
 
 
 def main(argv=None) -> int:

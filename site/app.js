@@ -282,7 +282,15 @@
   function widthChanged(kind) {
     const drawn = formOf(kind).dataset.width;
     return drawn !== undefined && figureWidth(kind) !== drawn;
+  }  // A widget drawn for another width than its panel's is redrawn, but one whose lab modules are not
+  // loaded only once the reader reaches it (nobody sees it meanwhile, and the redraw would fetch them).
+  const reached = new Set();  // widgets the reader has neared or touched (site/audit.js's reach)
+  function redrawForWidth(kind) {
+    if (schedulerFor(kind).queued || !widthChanged(kind)) return;
+    if (formOf(kind).dataset.modules && !reached.has(kind)) return;
+    schedulerFor(kind).submit(formValues(formOf(kind)));
   }
+
 
   // A panel narrower than its figure scrolls; only then is it a Tab stop.
   function updateScrollers(widget) {
@@ -725,9 +733,7 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
-          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
-            schedulerFor(kind).submit(formValues(formOf(kind)));
-          }
+          if (widened && root.dataset.labState === "live") redrawForWidth(kind);
         }
         resized.clear();
         widened = false;
@@ -753,8 +759,8 @@
     if (missing.length) throw new Error(`a part of the page's script did not load (${missing.join(", ")})`);
     const page = {
       REACH_MARGIN, REQUEST_TIMEOUT_MS, ViewError, call, controls, fail, figureWidth, formOf, formValues, notice,
-      openChanged, queries, render, restoreControl, root, schedulerFor, schedulers, send, showLocalNotes,
-      showValue, widgetOf,
+      openChanged, queries, reached, redrawForWidth, render, restoreControl, root, schedulerFor, schedulers, send,
+      showLocalNotes, showValue, widgetOf,
       get failed() { return failed; },
       get booted() { return booted; },
     };
@@ -794,11 +800,7 @@
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
-    for (const kind of kinds()) {
-      if (!schedulerFor(kind).queued && widthChanged(kind)) {
-        schedulerFor(kind).submit(formValues(formOf(kind)));
-      }
-    }
+    for (const kind of kinds()) redrawForWidth(kind);
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));

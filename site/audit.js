@@ -6,7 +6,8 @@
 // by name: it acts on markup attributes.
 
 (self.labParts ||= {}).audit = (page) => {
-  const { REACH_MARGIN, REQUEST_TIMEOUT_MS, ViewError, call, fail, formOf, notice, root, schedulers } = page;
+  const { REACH_MARGIN, REQUEST_TIMEOUT_MS, ViewError, call, fail, formOf, notice, reached, redrawForWidth, root,
+          schedulers } = page;
 
   // --- the audit --------------------------------------------------------------------------------
 
@@ -70,7 +71,7 @@
     run.type = "button";
     run.dataset.action = "run-checks";
     run.textContent = "Re-run the rest now";
-    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) reach(form.dataset.lab); });
+    run.addEventListener("click", () => { for (const form of document.querySelectorAll("form[data-family]")) queueFamily(form.dataset.lab); });
     return run;
   }
 
@@ -92,7 +93,6 @@
   // A widget the reader nears (within REACH_MARGIN) or touches gets its lab modules, its Python module
   // imported (warm) and, for an instrument, its family of checks queued: a reader who never scrolls
   // to an instrument never pays for it, and one who does finds it loaded.
-  const reached = new Set();
   const familyQueue = [];
   let familiesRunning = null;
   let seedAuditDone = null;  // resolves once the seed audit has run (the families wait for it)
@@ -101,10 +101,18 @@
     reached.add(kind);
     root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
-    if ("family" in formOf(kind).dataset && document.querySelector("[data-instrument-counter]")) {
-      familyQueue.push(kind);
-      if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
-    }
+    redrawForWidth(kind);
+    queueFamily(kind);
+  }
+  // An instrument's family of checks, queued once: its request loads the widget's modules first
+  // (not its data files, which only the widget's own requests fetch).
+  const familiesQueued = new Set();
+  function queueFamily(kind) {
+    if (familiesQueued.has(kind) || page.failed || !formOf(kind) || !("family" in formOf(kind).dataset)) return;
+    if (!document.querySelector("[data-instrument-counter]")) return;
+    familiesQueued.add(kind);
+    familyQueue.push(kind);
+    if (!familiesRunning) familiesRunning = runFamilies().catch((error) => fail(error.message)).finally(() => { familiesRunning = null; });
   }
   async function runFamilies() {
     await seedAuditDone;  // the seed audit runs first
