@@ -101,7 +101,7 @@ def test_every_family_asked_for_at_once_after_live_runs_on_chunks_loaded_once(pa
         pg.wait_for_function(
             "() => document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
             " || document.querySelector('[data-instrument-counter]').parentElement.querySelector('.lab-notice')"
-            " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
+            " || document.documentElement.dataset.labState === 'failed'", timeout=4 * BOOT_TIMEOUT_MS)
         where = f"load {attempt + 1}: {pg.text_content('[data-instrument-mark]')!r}"
         notices = pg.evaluate("() => [...document.querySelectorAll('.lab-notice')].map((n) => n.textContent.trim())")
         assert notices == [], f"{where}: {notices}"
