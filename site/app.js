@@ -780,7 +780,8 @@
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
     const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
-                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {} }, BOOT_STALL_MS);
+                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {},
+                                labChunks: config.labChunks || {} }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }
