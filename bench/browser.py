@@ -109,8 +109,14 @@ def wait_live(page) -> None:
 
 def wait_audit(page) -> str:
     """Wait until the browser has run both suites, then return the seed counter's text. The
-    instruments suite runs after the seed audit, in slices between the reader's renders: until it
-    ends the worker is not idle, and a slider step can wait behind a slice."""
+    instruments suite runs after the seed audit, a family as each widget is reached, in slices
+    between the reader's renders: the counter's "Re-run the rest now" (clicked by script, so the page
+    does not scroll) loads every widget and runs the rest, and until it ends the worker is not idle."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-action=\"run-checks\"]')"
+        " || (document.querySelector('[data-instrument-counter]') || {dataset: {source: 'browser'}}).dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=BOOT_TIMEOUT_MS)
+    page.evaluate("() => document.querySelector('[data-action=\"run-checks\"]')?.click()")
     page.wait_for_function(
         "() => (document.querySelector('[data-audit-counter]').dataset.source === 'browser'"
         " && (document.querySelector('[data-instrument-counter]') || {dataset: {source: 'browser'}})"
@@ -173,6 +179,11 @@ class EncodedBytes:
             self._request(event["sessionId"], message["params"])
         elif method == "Network.loadingFinished":
             self._finished(event["sessionId"], message["params"])
+
+    def lab_zips(self) -> list[str]:
+        """The lab's zips fetched so far (the core and any chunk), by file name."""
+        names = (entry["url"].rsplit("/", 1)[-1] for entry in self.entries.values())
+        return sorted(name for name in names if name.startswith("lab") and name.endswith(".zip"))
 
     def take(self) -> dict:
         entries, self.entries = self.entries, {}

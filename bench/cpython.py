@@ -64,7 +64,8 @@ def _gz_size(path: Path) -> int:
 
 
 def article_bytes(site: Path, config: dict) -> dict:
-    """The article's own files (HTML, CSS, JS, lab zip), uncompressed and gzipped; no Pyodide."""
+    """The article's own files (HTML, CSS, JS, the lab's core and chunks), uncompressed and gzipped, and
+    the first load (all but the chunks); no Pyodide."""
     files = [site / "index.html"]
     files += sorted(p for p in site.glob("*.css"))
     files += sorted(p for p in site.glob("*.js"))
@@ -81,9 +82,21 @@ def article_bytes(site: Path, config: dict) -> dict:
     for path in sorted(site.glob("python_stdlib.*.zip")):
         runtime[path.relative_to(site).as_posix()] = path.stat().st_size
     trimmed = sorted(site.glob("python_stdlib.*.zip"))
+    # The first load: all of the above but the lab's chunks, which a widget fetches as it nears
+    # (config labChunks; the core, labZipURL, is what the worker boots on).
+    chunks = set(config.get("labChunks", {}))
+    for url in sorted(chunks):
+        path = site / url
+        gz = path.stat().st_size if not Path(f"{path}.gz").is_file() else _gz_size(path)
+        per_file[url] = {"bytes": path.stat().st_size, "gzip": gz, "chunk": True}
+    first = {name: f for name, f in per_file.items() if name not in chunks}
     return {
         "articleBytes": sum(f["bytes"] for f in per_file.values()),
         "articleBytesGzip": sum(f["gzip"] for f in per_file.values()),
+        "firstLoadBytes": sum(f["bytes"] for f in first.values()),
+        "firstLoadBytesGzip": sum(f["gzip"] for f in first.values()),
+        "labCoreBytesGzip": per_file[config["labZipURL"]]["gzip"],
+        "labChunksBytesGzip": sum(per_file[url]["gzip"] for url in chunks),
         "files": per_file,
         "pyodideRuntimeBytes": sum(runtime.values()),
         "pyodideRuntimeFiles": runtime,

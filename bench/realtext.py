@@ -43,10 +43,15 @@ def view_plan(steps: int = VIEW_STEPS) -> list[tuple[str, str]]:
 def measure(site: Path, config: dict) -> dict:
     [asset] = config["dataAssets"]["realtext"]
     model = site / asset["url"]
-    with tempfile.NamedTemporaryFile("w", suffix=".json") as plan:
+    from sitebuild.assets import lab_zip_bytes
+
+    # The whole lab (the page's core and every chunk are the same modules, split; sitebuild/labsplit.py).
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as plan, tempfile.NamedTemporaryFile(suffix=".zip") as lab:
+        lab.write(lab_zip_bytes(Path(__file__).resolve().parent.parent / "lab"))
+        lab.flush()
         json.dump(view_plan(), plan)
         plan.flush()
-        done = subprocess.run(["node", str(SCRIPT), str(site / config["labZipURL"]), str(model),
+        done = subprocess.run(["node", str(SCRIPT), lab.name, str(model),
                                str(site / config["stdlibURL"]), plan.name], capture_output=True, text=True,
                               timeout=900, check=True)
     result = json.loads(done.stdout)

@@ -35,7 +35,13 @@ TARGETS = {
     "browserAuditMs": (500.0, "ms", "<="),
     "cpythonAuditMs": (300.0, "ms", "<="),
     "coldBytes": (4.0 * MB, "MB", "<="),
-    "articleBytesGzip": (150 * KB, "B", "<="),
+    # HTML, CSS, JS and the lab's core: what a visit fetches before the first figure is live (the
+    # widgets' chunks come as each nears the viewport; articleBytesGzip, all of it, has no target)
+    "firstLoadBytesGzip": (150 * KB, "B", "<="),
+    # the same page with the whole lab in its first load (the page before the split), in the same run:
+    # the split's ready time no worse, and no widget's final render p95 more than two frames later
+    "readyRatioVsWhole": (1.0, "", "<="),
+    "finalRenderP95MaxDeltaMs": (2 * 1000 / 60, "ms", "<="),
     "warmBytes": (50 * KB, "B", "<="),
     "generateCycleP95Ms": (16.7, "ms", "<="),
     "realModelBytes": (1.5 * MB, "MB", "<="),
@@ -94,19 +100,23 @@ def _clean_up(server, tmp: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-def cold_pairs(browser, base: str, runs: int, network: dict | None, label: str) -> dict:
-    """`runs` cold starts of each page, interleaved ABBA so drift and neighbours' load fall on both."""
-    bare, article = [], []
+def cold_pairs(browser, base: str, runs: int, network: dict | None, label: str, whole_base: str | None = None) -> dict:
+    """`runs` cold starts of each page, interleaved (the order rotates each run) so drift and
+    neighbours' load fall on all: the bare runtime, the article and, given ``whole_base``, the same
+    article with the whole lab in its first load (``whole``)."""
+    runs_of = {"bare": [], "article": [], "whole": []}
+    pages = ("bare", "article", "whole") if whole_base else ("bare", "article")
     for i in range(runs):
-        order = ("bare", "article") if i % 2 == 0 else ("article", "bare")
+        order = pages[i % len(pages):] + pages[:i % len(pages)]
         for which in order:
             if which == "bare":
-                bare.append(B.cold_bare(browser, base, network))
+                runs_of["bare"].append(B.cold_bare(browser, base, network))
             else:
-                article.append(B.cold_article(browser, base, network))
-        _log(f"{label} cold pair {i + 1}/{runs}: bare {bare[-1]['readyMs']:.0f} ms, "
-             f"article {article[-1]['labReadyMs']:.0f} ms")
-    return {"bare": bare, "article": article}
+                runs_of[which].append(B.cold_article(browser, whole_base if which == "whole" else base, network))
+        whole = f", whole lab {runs_of['whole'][-1]['labReadyMs']:.0f} ms" if whole_base else ""
+        _log(f"{label} cold run {i + 1}/{runs}: bare {runs_of['bare'][-1]['readyMs']:.0f} ms, "
+             f"article {runs_of['article'][-1]['labReadyMs']:.0f} ms{whole}")
+    return runs_of
 
 
 def final_renders(context, page, steps: int, rng: random.Random) -> dict:
@@ -122,6 +132,32 @@ def final_renders(context, page, steps: int, rng: random.Random) -> dict:
         session.send("Emulation.setCPUThrottlingRate", {"rate": 1})
     _log(f"final renders done ({per_lab} steps a widget, plain and {B.CPU_THROTTLE}x throttled)")
     return out
+
+
+def final_renders_beside(context, page, whole_page, steps: int, seed: int = 20240611) -> dict:
+    """The final-render steps on the page and on the same page with the whole lab in its first load,
+    widget by widget, the two pages alternating (so drift and neighbours' load fall on both), each
+    with the same plan of keys: ``{"finalRenders": ..., "finalRendersWhole": ...}`` (plain CPU only)."""
+    kinds = B.widgets(page)
+    per_lab = max(1, steps // len(kinds))
+    out = {"finalRenders": {}, "finalRendersWhole": {}}
+    for index, kind in enumerate(kinds):
+        order = (("finalRenders", page), ("finalRendersWhole", whole_page))
+        for key, which in order if index % 2 == 0 else order[::-1]:
+            out[key][kind] = B.final_steps(which, kind, per_lab, warmup=3, rng=random.Random(f"{seed}:{kind}"))
+    _log(f"final renders beside the whole-lab page done ({per_lab} steps a widget on each)")
+    return out
+
+
+def final_render_delta(split: dict, whole: dict) -> dict:
+    """Each widget's final-render p95 on the split page and on the whole-lab page, their difference and
+    ratio, and the largest difference (``finalRenderP95MaxDeltaMs``)."""
+    p95 = lambda data: {kind: percentile([s["finalMs"] for s in data[kind]["steps"]], 95) for kind in data}  # noqa: E731
+    a, b = p95(split), p95(whole)
+    by_widget = {kind: {"split": round(a[kind], 2), "whole": round(b[kind], 2), "deltaMs": round(a[kind] - b[kind], 2),
+                        "ratio": round(a[kind] / b[kind], 3) if b[kind] else None} for kind in a if kind in b}
+    return {"finalRenderP95DeltaMsByWidget": by_widget,
+            "finalRenderP95MaxDeltaMs": max(v["deltaMs"] for v in by_widget.values()) if by_widget else None}
 
 
 def final_render_summary(raw: dict) -> dict:
@@ -168,6 +204,9 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
         site = tmp / "site"
         built = build_site(site, ROOT)
         shutil.copyfile(B.PROBE_JS, site / B.PROBE_URL)
+        _log("building the same site with the whole lab in its first load (the page before the split)")
+        whole_site = tmp / "whole"
+        build_site(whole_site, ROOT, split_lab=False)
 
         _log("CPython: audit CPU time (fresh processes), sizes, profiles")
         results["cpython"] = cpython.audit_cpu()
@@ -179,13 +218,14 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
 
         log = ByteLog()
         server, base = _serve(site, log)
+        whole_server, whole_base = _serve(whole_site, ByteLog())
 
         with sync_playwright() as pw:
             browser = B.launcher()(pw)
             results["environment"]["chromium"] = _chromium_version(browser)
             try:
                 # Cold starts on loopback, then with the network emulated (same run, same pages).
-                results["coldRuns"] = cold_pairs(browser, base, runs, None, "loopback")
+                results["coldRuns"] = cold_pairs(browser, base, runs, None, "loopback", whole_base)
                 results["coldRunsNetwork"] = cold_pairs(browser, base, network_runs, B.NETWORK,
                                                         "20 Mbit/s, 40 ms RTT")
                 log.take()
@@ -202,9 +242,14 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     wire = B.EncodedBytes(context, page)
                     page.goto(base)
                     B.wait_live(page)
+                    # the lab fetched before the first figure was live, and the widgets reached at once
+                    zips_at_live = wire.lab_zips()
+                    reached = page.evaluate("() => document.documentElement.dataset.labReached || ''")
                     counter = B.wait_audit(page)
                     B.settle()
                     results["cold"] = wire.take()
+                    results["cold"]["labZipsAtLive"] = zips_at_live
+                    results["cold"]["reachedAtLive"] = reached.split()
                     results["coldServer"] = summarise(log.take())
                     results["cold"]["auditCounter"] = counter
                     _log(f"first visit: {results['cold']['bytes'] / KB:,.1f} KB in {results['cold']['requests']} "
@@ -235,6 +280,17 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                         session.send("Emulation.setCPUThrottlingRate", {"rate": 1})
                     _log(f"throttled ({B.CPU_THROTTLE}x) slider steps done")
                     results.update(final_renders(context, page, final_steps, rng))
+                    # The same keys beside the page with the whole lab in its first load, widget by
+                    # widget, the two pages alternating, for the per-widget comparison.
+                    whole_page = context.new_page()
+                    try:
+                        whole_page.goto(whole_base)
+                        B.wait_live(whole_page)
+                        B.wait_audit(whole_page)
+                        B.settle()
+                        results["finalRendersBeside"] = final_renders_beside(context, page, whole_page, final_steps)
+                    finally:
+                        whole_page.close()
                     results["domCosts"] = B.dom_costs(page)
                     results["fastDrag"] = B.fast_drag(page)
 
@@ -269,6 +325,9 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
             finally:
                 browser.close()
     finally:
+        if "whole_server" in locals():
+            whole_server.shutdown()
+            whole_server.server_close()
         _clean_up(server, tmp)
     results["environment"]["loadAverageAtEnd"] = os.getloadavg()
     results["environment"]["wallSeconds"] = round(time.perf_counter() - started, 1)
@@ -311,6 +370,10 @@ def summarize(raw: dict) -> dict:
         "warmBytes": raw["warm"]["bytes"],
         "articleBytes": raw["articleBytes"]["articleBytes"],
         "articleBytesGzip": raw["articleBytes"]["articleBytesGzip"],
+        "firstLoadBytesGzip": raw["articleBytes"]["firstLoadBytesGzip"],
+        "labCoreBytesGzip": raw["articleBytes"]["labCoreBytesGzip"],
+        "labZipsAtLive": raw["cold"]["labZipsAtLive"],
+        "reachedAtLive": raw["cold"]["reachedAtLive"],
         "generateCycleP50Ms": raw["realtext"]["generateCycleP50Ms"],
         "generateCycleP95Ms": raw["realtext"]["generateCycleP95Ms"],
         "realModelBytes": raw["realtext"]["realModelBytes"],
@@ -353,11 +416,20 @@ def summarize(raw: dict) -> dict:
     out["browserAuditWorkers"] = raw["browserAudit"]
     out["cpythonAudit"] = raw["cpython"]
     out.update(final_render_summary(raw))
+    # Against the page with the whole lab in its first load, measured in this run.
+    whole = [r["labReadyMs"] for r in raw["coldRuns"].get("whole", [])]
+    if whole:
+        out["wholeLabReadyMs"] = round(median(whole), 1)
+        out["readyRatioWhole"] = round(median(whole) / median(bare), 3)
+        out["readyRatioVsWhole"] = round(median(lab) / median(whole), 3)
+    if "finalRendersBeside" in raw:
+        beside = raw["finalRendersBeside"]
+        out.update(final_render_delta(beside["finalRenders"], beside["finalRendersWhole"]))
     out["uncompressedAcceptEncodingSeen"] = accept
     out["uncompressedHeaderHonoured"] = accept == ["identity"]
     out["coldEncodings"] = sorted({t["contentEncoding"] for t in raw["coldServer"]["transfers"]} - {""})
     out["targets"] = {k: t for k, (t, _, _) in TARGETS.items()}
-    out["pass"] = {k: _meets(out[k], t, c) for k, (t, _, c) in TARGETS.items()}
+    out["pass"] = {k: _meets(out.get(k), t, c) for k, (t, _, c) in TARGETS.items()}
     out["detail"] = {k: raw[k] for k in ("coldRuns", "coldRunsNetwork", "cold", "coldServer", "warm", "warmServer",
                                           "coldUncompressed", "articleBytes", "markup", "probe", "probePreImported",
                                           "domCosts", "sliders", "slidersThrottled", "finalRenders", "finalRendersThrottled",
@@ -423,7 +495,10 @@ def table(out: dict) -> str:
         ("coldBytesUncompressed", out["coldBytesUncompressed"], "MB", None, f"identity header honoured: {out['uncompressedHeaderHonoured']}"),
         ("warmBytes", out["warmBytes"], "B", "warmBytes", f"{out['detail']['warm']['requests']} responses on reload"),
         ("articleBytes", out["articleBytes"], "B", None, "HTML + CSS + JS + lab zip, uncompressed"),
-        ("articleBytesGzip", out["articleBytesGzip"], "B", "articleBytesGzip", "the same, gzipped"),
+        ("articleBytesGzip", out["articleBytesGzip"], "B", None, "the same, gzipped (the lab's chunks included)"),
+        ("firstLoadBytesGzip", out["firstLoadBytesGzip"], "B", "firstLoadBytesGzip", f"HTML + CSS + JS + the lab's core ({_fmt(out['labCoreBytesGzip'], 'B')}), gzipped; lab zips fetched before live: {', '.join(out['labZipsAtLive'])}; widgets reached at once: {', '.join(out['reachedAtLive']) or 'none'}"),
+        ("readyRatioVsWhole", out.get("readyRatioVsWhole"), "", "readyRatioVsWhole", f"labReadyMs / the same page with the whole lab first ({out.get('wholeLabReadyMs')} ms; its readyRatio {out.get('readyRatioWhole')})"),
+        ("finalRenderP95MaxDeltaMs", out.get("finalRenderP95MaxDeltaMs"), "ms", "finalRenderP95MaxDeltaMs", "by widget, p95 split/whole: " + ", ".join(f"{k} {v['split']}/{v['whole']} ({v['ratio']})" for k, v in out.get("finalRenderP95DeltaMsByWidget", {}).items())),
         ("generateCycleP50Ms", out["generateCycleP50Ms"], "ms", None, f"one real-text cycle at k = 5, Pyodide under Node, n={out['detail']['realtext']['cycles']}"),
         ("generateCycleP95Ms", out["generateCycleP95Ms"], "ms", "generateCycleP95Ms", f"model load {out['detail']['realtext']['modelLoadMs']} ms"),
         ("realModelBytes", out["realModelBytes"], "MB", "realModelBytes", "the models' file, brotli (fetched only near the widget)"),
@@ -523,6 +598,8 @@ def print_investigation(inv: dict) -> None:
           f"exact p50 {sv['exact']['median']} / p95 {sv['exact']['p95']} ms; responses "
           f"{inv['responseBytes']['ledger'] / KB:.1f} / {inv['responseBytes']['exact'] / KB:.1f} KB")
     for kind, parts in inv["sliderDecomposition"].items():
+        if "computeAndSwapMs" not in parts:
+            continue  # no step of this widget swapped a figure
         print(f"  {kind} step: worker+swap p50 {parts['computeAndSwapMs']['p50']} / p95 {parts['computeAndSwapMs']['p95']} ms, "
               f"wait for frame p50 {parts['frameWaitMs']['p50']} ms, style/layout/paint after rAF p50 "
               f"{parts['frameWorkAfterRafMs']['p50']} ms; {parts['stepsOverOneFrame']}/{parts['steps']} steps > 1 frame")
@@ -543,31 +620,40 @@ def print_investigation(inv: dict) -> None:
 
 def measure_final_only(steps: int) -> dict:
     """``BENCH_ONLY=final``: build, serve and time only the key-press-to-final-render steps (a smoke
-    of those keys in a minute, without the cold starts, bytes and audits of the full run)."""
+    of those keys in a minute, without the cold starts, bytes and audits of the full run), and the
+    same keys beside the page with the whole lab in its first load (``finalRenderP95MaxDeltaMs``)."""
     from playwright.sync_api import sync_playwright
     from sitebuild.pipeline import build_site
 
     tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
-    server = None
+    server = whole_server = None
     try:
         build_site(tmp / "site", ROOT)
+        build_site(tmp / "whole", ROOT, split_lab=False)
         server, base = _serve(tmp / "site", ByteLog())
+        whole_server, whole_base = _serve(tmp / "whole", ByteLog())
         with sync_playwright() as pw:
             browser = B.launcher()(pw)
             try:
                 context = browser.new_context()
-                page = context.new_page()
-                page.goto(base)
-                B.wait_live(page)
-                B.wait_audit(page)  # both suites: the worker is idle
+                page, whole_page = context.new_page(), context.new_page()
+                for which, url in ((page, base), (whole_page, whole_base)):
+                    which.goto(url)
+                    B.wait_live(which)
+                    B.wait_audit(which)  # both suites: the worker is idle
                 B.settle()
                 raw = final_renders(context, page, steps, random.Random(20240611))
+                raw["finalRendersBeside"] = final_renders_beside(context, page, whole_page, steps)
             finally:
                 browser.close()
     finally:
+        if whole_server is not None:
+            whole_server.shutdown()
+            whole_server.server_close()
         _clean_up(server, tmp)
-    return {**final_render_summary(raw), "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(),
-            "detail": raw}
+    beside = raw["finalRendersBeside"]
+    return {**final_render_summary(raw), **final_render_delta(beside["finalRenders"], beside["finalRendersWhole"]),
+            "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(), "detail": raw}
 
 
 def main(argv=None) -> int:

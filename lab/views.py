@@ -77,27 +77,52 @@ SUITE_SLICE_SECONDS = 0.05
 _suites_in_progress: dict = {}  # suite name -> the sliced run under way in this worker
 
 
-def _suite_steps(suite: str):
-    """(steps, view of the result) of an audit suite: the seed's 20 checks or the instruments'."""
+def _suite_steps(suite: str, family=None):
+    """(steps, view of the result) of an audit suite: the seed's 20 checks, the instruments' or
+    one family of theirs (``family``: the page runs a family once its widget's modules are loaded)."""
     if suite == "seed":
         return _audit().run_audit_steps(), audit_view
     from .checks import suite_steps, suite_view
-    return suite_steps(), suite_view
+    if family is None:
+        return suite_steps(), suite_view
+    return suite_steps([family]), lambda result: _family_view(family, result, suite_view)
 
 
-def audit_slice(suite: str, start: bool) -> dict:
-    """Run the next slice of an audit suite (``seed`` or ``instruments``): ``{"pending": True,
-    "done": n}`` (n checks finished) until the last check, then the suite's whole view. ``start``
-    begins a new run."""
+_families_run: dict = {}  # family -> its result in this worker (the page runs each family once it is loaded)
+
+
+def _family_view(family: str, result: dict, suite_view) -> dict:
+    """The instruments suite's view over every family run so far in this worker, in the order of
+    :data:`lab.instruments.NAMES` (once all have run: the whole suite's view, signature included,
+    as one run of the suite gives), with ``families`` (run) and ``progress`` (one sentence)."""
+    _families_run[family] = result
+    ran = [name for name in instruments.NAMES if name in _families_run]
+    checks = [check for name in ran for check in _families_run[name]["checks"]]
+    failures = [check["name"] for check in checks if not check["passed"]]
+    merged = {"checked": len(checks), "passed": len(checks) - len(failures), "failures": failures, "checks": checks,
+              "values": [value for name in ran for value in _families_run[name]["values"]]}
+    left = len(instruments.NAMES) - len(ran)
+    progress = (f"re-run in this browser: {', '.join(ran)} ({len(ran)} of {len(instruments.NAMES)} instruments); "
+                f"the other {left} show the build's results until you reach them" if left else "")
+    return {**suite_view(merged), "families": ran, "progress": progress}
+
+
+def audit_slice(suite: str, start: bool, family=None) -> dict:
+    """Run the next slice of an audit suite (``seed`` or ``instruments``, or one ``family`` of the
+    instruments): ``{"pending": True, "done": n}`` (n checks finished) until the last check, then
+    the suite's whole view. ``start`` begins a new run."""
     import time
 
-    if start or suite not in _suites_in_progress:
+    key = suite if family is None else f"{suite}:{family}"
+    if start or key not in _suites_in_progress:
         if not start:
-            return {"error": f"no {suite} suite run is in progress; start one with "
+            return {"error": f"no {key} suite run is in progress; start one with "
                              f'{{"kind": "audit", "suite": "{suite}", "sliced": true}}'}
-        steps, view = _suite_steps(suite)
-        _suites_in_progress[suite] = {"steps": steps, "view": view, "done": 0}
-    run = _suites_in_progress[suite]
+        if family is not None and not instruments.is_instrument(family):
+            return {"error": f"unknown family {family!r}; valid: {', '.join(instruments.NAMES)}"}
+        steps, view = _suite_steps(suite, family)
+        _suites_in_progress[key] = {"steps": steps, "view": view, "done": 0}
+    run = _suites_in_progress[key]
     deadline = time.perf_counter() + SUITE_SLICE_SECONDS
     try:
         while True:
@@ -106,10 +131,10 @@ def audit_slice(suite: str, start: bool) -> dict:
             if time.perf_counter() >= deadline:
                 return {"pending": True, "done": run["done"]}
     except StopIteration as finished:
-        del _suites_in_progress[suite]
+        del _suites_in_progress[key]
         return run["view"](finished.value)
     except BaseException:
-        del _suites_in_progress[suite]
+        del _suites_in_progress[key]
         raise
 
 
@@ -133,15 +158,16 @@ def sent_differs(widget, view: dict, raw) -> str:
 
 def _respond(request: dict) -> dict:
     """One request of :func:`handle`, as a dict. Kinds: ``audit`` (``suite``: ``seed``, the
-    default, or ``instruments``; with ``"sliced": true`` either runs in slices, each further
-    slice asked for with ``op`` ``continue``) or a widget; ``op`` is ``view`` (the default), ``warm`` (import
+    default, or ``instruments``, optionally one ``family`` of it; with ``"sliced": true`` either runs
+    in slices, each further slice asked for with ``op`` ``continue``) or a widget; ``op`` is ``view`` (the default), ``warm`` (import
     the widget's module now, before the reader reaches it) or one of the widget's ``OPERATIONS``."""
     kind, op = request.get("kind"), request.get("op", "view")
     if kind == "audit":
         suite = request.get("suite", "seed")
         if suite in ("seed", "instruments"):
-            if op == "continue" or request.get("sliced"):
-                return audit_slice(suite, start=op != "continue")
+            family = request.get("family") if suite == "instruments" else None
+            if op == "continue" or request.get("sliced") or family is not None:
+                return audit_slice(suite, start=op != "continue", family=family)
             return audit_view() if suite == "seed" else instrument_audit_view()
         return {"error": f"unknown audit suite {suite!r}; valid: seed, instruments"}
     if instruments.is_widget(kind):

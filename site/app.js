@@ -12,7 +12,9 @@
   const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
-  const WARM_MARGIN = "800px";        // import a widget's Python module when it gets this close
+  const WARM_MARGIN = "800px";        // a far widget owes its data-with renders until it gets this close
+  const REACH_MARGIN = "1600px 0px";  // load a widget's lab modules (and run its checks) when it gets this close
+  const LOAD_TIMEOUT_MS = 45000;     // a chunk of the lab that has not arrived by then is asked for again later
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
@@ -97,13 +99,39 @@
     }, timeoutMs);
   }
 
+  // A widget's request (or its family's checks) first loads the lab modules the widget needs beyond
+  // the core (its form's data-modules, written by the build), once.
   function call(type, payload, timeoutMs) {
+    const kind = type === "request" && payload ? (payload.kind === "audit" ? payload.family : payload.kind) : null;
+    const ready = kind ? loadModules(kind) : null;
+    return ready ? ready.then(() => send(type, payload, timeoutMs)) : send(type, payload, timeoutMs);
+  }
+
+  // The chunks of the lab a widget needs beyond the core (its form's data-modules, written by the
+  // build): one promise per chunk, kept, and a widget's request waits until each of its chunks has
+  // settled. A chunk that failed is forgotten (the request goes on, its view says what is missing,
+  // and its Retry loads again).
+  const chunkLoads = new Map();
+  function loadChunk(url) {
+    if (!chunkLoads.has(url)) {
+      chunkLoads.set(url, booted.then(() => send("load", { urls: [url] }, LOAD_TIMEOUT_MS))
+        .catch((error) => { chunkLoads.delete(url); throw error; }));
+    }
+    return chunkLoads.get(url);
+  }
+  function loadModules(kind) {
+    const form = typeof kind === "string" && document.readyState !== "loading" ? formOf(kind) : null;
+    const urls = (form?.dataset.modules || "").split(/\s+/).filter(Boolean);
+    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
+  }
+
+  function send(type, payload, timeoutMs) {
     return new Promise((resolve, reject) => {
       if (failed) return reject(new Error("the live lab has stopped"));
       const id = nextId++;
       if (type === "boot") bootId = id;
       const timer = expire(id, timeoutMs, reject);
-      const slow = root.dataset.labState === "live" && payload.kind !== "audit" && setTimeout(() =>
+      const slow = root.dataset.labState === "live" && type === "request" && payload.kind !== "audit" && setTimeout(() =>
         setStatus("Waiting for the Python worker to answer\u2026 the figures show your previous setting.", "slow"),
         SLOW_NOTICE_MS);
       waiting.set(id, { resolve, reject, timer, slow, timeoutMs, sentAt: performance.now() });
@@ -254,7 +282,15 @@
   function widthChanged(kind) {
     const drawn = formOf(kind).dataset.width;
     return drawn !== undefined && figureWidth(kind) !== drawn;
+  }  // A widget drawn for another width than its panel's is redrawn, but one whose lab modules are not
+  // loaded only once the reader reaches it (nobody sees it meanwhile, and the redraw would fetch them).
+  const reached = new Set();  // widgets the reader has neared or touched (site/audit.js's reach)
+  function redrawForWidth(kind) {
+    if (schedulerFor(kind).queued || !widthChanged(kind)) return;
+    if (formOf(kind).dataset.modules && !reached.has(kind)) return;
+    schedulerFor(kind).submit(formValues(formOf(kind)));
   }
+
 
   // A panel narrower than its figure scrolls; only then is it a Tab stop.
   function updateScrollers(widget) {
@@ -426,7 +462,7 @@
       openChanged(form);
       // settings of this widget's own in the link: they are the link's, not the widget's defaults
       if (changedPairs(kind, view.query).length) {
-        markOrigin(form, "linked");
+        parts.handoffs.markOrigin(form, "linked");
       }
     }
     // "restore": controls the view read from what the reader gave (a log pasted into a number field
@@ -459,8 +495,8 @@
       live.setAttribute("aria-live", "polite");
       form.after(live);
     }
-    if (view.live) lastLive[kind] = view.live;
-    if (live && announce && view.live && announceNow(form)) live.textContent = view.live;
+    if (view.live) parts.steppers.lastLive[kind] = view.live;
+    if (live && announce && view.live && parts.steppers.announceNow(form)) live.textContent = view.live;
     // "limits": {name: {min, max}} moves a control's bounds (a stepped run's length is known only
     // once the view has computed it); the steppers on the control follow.
     for (const [name, bounds] of Object.entries(view.limits || {})) {
@@ -469,10 +505,10 @@
         if (bounds.max !== undefined) control.max = String(bounds.max);
       }
     }
-    refreshSteppers(form);
+    parts.steppers.refreshSteppers(form);
     if ((view.notes || []).length || !(requestedAt < (localNotesAt[kind] ?? -Infinity))) showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
-    markStale(kind);
+    parts.handoffs.markStale(kind);
     shownValues[kind] = Object.assign(formValues(form), view.shown || {});
     if (view.width !== undefined && String(view.width) !== form.dataset.width) {
       form.dataset.width = String(view.width);
@@ -618,7 +654,7 @@
         const control = event.target;
         if (!controls(form).includes(control)) return;
         showValue(form, control.name, control.value);
-        markChanged(form);
+        parts.handoffs.markChanged(form);
         schedulerFor(kind).submit(formValues(form), false, true);  // before the runtime is up this waits
       };
       form.addEventListener("input", onChange);
@@ -632,7 +668,7 @@
       }
       shownValues[kind] = formValues(form);
       if (!failed) setEnabled(form, true);
-      wireSteppers(form);
+      parts.steppers.wireSteppers(form);
       wireTypedTwins(form);
       enableActions(widgetOf(kind));
       nameActions(widgetOf(kind));
@@ -723,9 +759,7 @@
       timer = setTimeout(() => {
         for (const kind of kinds()) {
           if (resized.has(widgetOf(kind))) updateScrollers(widgetOf(kind));
-          if (widened && root.dataset.labState === "live" && widthChanged(kind)) {
-            schedulerFor(kind).submit(formValues(formOf(kind)));
-          }
+          if (widened && root.dataset.labState === "live") redrawForWidth(kind);
         }
         resized.clear();
         widened = false;
@@ -737,429 +771,26 @@
     }
   }
 
-  // --- steppers: Play / Step / Stop on one control of a widget's form --------------------------
+  // --- the page's other parts ----------------------------------------------------------------------
 
-  // <button data-action="step|play|stop" data-for="ID"> in a widget's form, on its control ID (a
-  // hidden input will do). The worker keeps no state: the control carries it, so every request
-  // recomputes the view for that value. Step adds 1 up to the control's max (data-wrap: from max
-  // back to min; data-to="N": straight to N) and sends the form as a reader's change. Play
-  // (data-action="play") sets the control to data-from, then steps again after each render of the widget,
-  // data-interval ms apart, until the control reaches its max. Stop ends play, and so does any
-  // other change the reader makes in that widget. A view moves the bounds with "limits".
-  const playing = new Map();  // control id -> { timer, interval } while it plays
-  // While a stepper plays, its widget's live region speaks every PLAY_ANNOUNCE_EVERY-th step and on
-  // Stop (or the end), not at every step: a step every few hundred ms would talk over itself.
-  const PLAY_ANNOUNCE_EVERY = 5;
-  const playSteps = new Map();  // form -> renders announced-or-skipped since play started
-  const lastLive = {};          // kind -> the view's latest live sentence
-
-  function announceNow(form) {
-    if (![...playing.keys()].some((id) => form.contains(document.getElementById(id)))) return true;
-    const count = (playSteps.get(form) || 0) + 1;
-    playSteps.set(form, count);
-    return count % PLAY_ANNOUNCE_EVERY === 0;
-  }
-
-  function stepperButtons(form, id) {
-    return [...form.querySelectorAll('button[data-action="step"], button[data-action="play"], button[data-action="stop"]')]
-      .filter((button) => !id || button.dataset.for === id);
-  }
-
-  function refreshSteppers(form) {
-    if (failed) return;
-    for (const button of stepperButtons(form)) {
-      const control = document.getElementById(button.dataset.for);
-      if (!control) continue;
-      const atEnd = Number(control.value) >= Number(control.max || Infinity);
-      const busy = playing.has(control.id);
-      if (button.dataset.action === "stop") button.disabled = !busy;
-      else if (button.dataset.action === "play") button.disabled = busy;
-      else button.disabled = atEnd && !("wrap" in button.dataset) && button.dataset.to === undefined;
-    }
-  }
-
-  function setStep(control, value) {
-    const low = Number(control.min || 0), high = Number(control.max || Infinity);
-    control.value = String(Math.min(high, Math.max(low, value)));
-    control.dispatchEvent(new Event("input", { bubbles: true }));
-  }
-
-  function stopPlaying(form, id) {
-    const entry = playing.get(id);
-    if (!entry) return;
-    clearTimeout(entry.timer);
-    playing.delete(id);
-    playSteps.delete(form);
-    const live = widgetOf(form.dataset.lab).querySelector("[data-live]");
-    if (live && lastLive[form.dataset.lab]) live.textContent = `Stopped. ${lastLive[form.dataset.lab]}`;
-    const stop = stepperButtons(form, id).find((b) => b.dataset.action === "stop");
-    const focusPlay = stop && document.activeElement === stop;  // keep the keyboard where it was
-    refreshSteppers(form);
-    if (focusPlay) stepperButtons(form, id).find((b) => b.dataset.action === "play")?.focus();
-  }
-
-  function wireSteppers(form) {
-    const kind = form.dataset.lab;
-    for (const button of stepperButtons(form)) {
-      const id = button.dataset.for;
-      const control = document.getElementById(id);
-      if (!control) continue;
-      button.addEventListener("click", () => {
-        if (button.disabled || failed) return;
-        const action = button.dataset.action;
-        if (action === "stop") { stopPlaying(form, id); return; }
-        if (action === "play") {
-          playing.set(id, { timer: null, interval: Number(button.dataset.interval || 300) });
-          refreshSteppers(form);
-          stepperButtons(form, id).find((b) => b.dataset.action === "stop")?.focus();
-          setStep(control, Number(button.dataset.from ?? control.min ?? 0));
-          return;
-        }
-        stopPlaying(form, id);
-        const value = Number(control.value);
-        if (button.dataset.to !== undefined) setStep(control, Number(button.dataset.to));
-        else if ("wrap" in button.dataset && value >= Number(control.max || Infinity)) setStep(control, Number(control.min || 0));
-        else setStep(control, value + 1);
-      });
-    }
-    // any other change the reader makes in this widget ends play
-    const interrupt = (event) => {
-      if (!event.isTrusted) return;
-      for (const id of [...playing.keys()]) {
-        if (event.target.id !== id && form.contains(document.getElementById(id))) stopPlaying(form, id);
-      }
+  // Three responsibilities live in files of their own, each a deferred script from this origin that
+  // registers a factory in self.labParts: site/steppers.js, site/handoffs.js and site/audit.js. They
+  // start once the document is parsed (deferred scripts have run by then), given what of this file
+  // they use.
+  const PARTS = ["steppers", "handoffs", "audit"];
+  let parts = null;
+  function startParts() {
+    const registry = self.labParts || {};
+    const missing = PARTS.filter((name) => typeof registry[name] !== "function");
+    if (missing.length) throw new Error(`a part of the page's script did not load (${missing.join(", ")})`);
+    const page = {
+      REACH_MARGIN, REQUEST_TIMEOUT_MS, ViewError, call, controls, fail, figureWidth, formOf, formValues, notice,
+      openChanged, queries, reached, redrawForWidth, render, restoreControl, root, schedulerFor, schedulers, send,
+      showLocalNotes, showValue, widgetOf,
+      get failed() { return failed; },
+      get booted() { return booted; },
     };
-    form.addEventListener("input", interrupt);
-    form.addEventListener("change", interrupt);
-    // after each render of this widget, a playing stepper takes its next step, or stops at the end
-    document.addEventListener("lab-rendered", (event) => {
-      if (event.detail.kind !== kind) return;
-      for (const [id, entry] of playing) {
-        const control = document.getElementById(id);
-        if (!control || !form.contains(control)) continue;
-        if (Number(control.value) >= Number(control.max || Infinity)) { stopPlaying(form, id); continue; }
-        clearTimeout(entry.timer);
-        entry.timer = setTimeout(() => { if (playing.has(id) && !failed) setStep(control, Number(control.value) + 1); },
-                                 entry.interval);
-      }
-    });
-    refreshSteppers(form);
-  }
-
-  // --- generic hand-offs and local files, driven by markup attributes ---------------------------
-
-  // A link to the widget a hand-off went to, named by its heading (.widget-title), so the reader
-  // can follow the change; none when the sender changed its own widget.
-  function linkTo(widget, sender) {
-    const title = widget.querySelector(".widget-title");
-    if (!widget.id || !title || widget.contains(sender)) return "";
-    const link = document.createElement("a");
-    link.href = `#${widget.id}`;
-    link.textContent = `Go to \u201c${title.textContent.trim()}\u201d`;
-    return link;
-  }
-
-  // <button data-action="send" data-target="KIND" data-values='{"name": "value"}'>: set those controls
-  // of widget KIND's form (hidden inputs included) and submit it, as if the reader had moved them.
-  // <button data-action="send-all" data-sends='[{"target": "KIND", "values": {...}}, ...]'>: the same
-  // for every widget listed (one that is not on the page is skipped).
-  function sendTo(kind, values, sender) {
-    const form = document.querySelector(`form[data-lab="${CSS.escape(kind || "")}"]`);
-    if (!form || !values || typeof values !== "object") return null;
-    for (const [name, value] of Object.entries(values)) {
-      restoreControl(form, name, value);
-      showValue(form, name, value);
-    }
-    openChanged(form);
-    markSent(form, sender);
-    schedulerFor(form.dataset.lab).submit(formValues(form), false, true);
-    return form;
-  }
-
-  // <span data-origin data-sent="... {sender} ..." data-sent-changed="..." data-linked="..."
-  // data-linked-changed="..."> in a form says what set its controls: a hand-off (data-sent, with
-  // the sending widget's heading for {sender}) or the link the page was opened with (data-linked);
-  // once the reader then moves a control, the same state's "-changed" text.
-  // A sent state goes stale when the sender shows other settings than the ones it sent
-  // (data-sent-stale, "-changed" likewise): a [data-action="resend"] button beside it sends the
-  // sender's current values again, in place of the pull button. The form's hidden
-  // input[name="origin"] tells the view it was sent ("sent") or not (""), so its lead can say why
-  // its number differs from the sender's answer.
-  const sentFrom = new Map();  // target kind -> { sender: kind, query: the sender's query when it sent }
-
-  function showOrigin(origin) {
-    const { state, changed, stale } = origin.dataset;
-    const key = state + (stale ? "Stale" : "") + (changed ? "Changed" : "");
-    const text = origin.dataset[key] || origin.dataset[state + (changed ? "Changed" : "")] || "";
-    origin.textContent = text.replace("{sender}", origin.dataset.sender || "");
-    const box = origin.closest(".lab-origin");
-    const resend = box?.querySelector('button[data-action="resend"]');
-    const pullButton = box?.querySelector('button[data-action="pull"]');
-    if (resend) resend.hidden = !stale;
-    if (pullButton) pullButton.hidden = Boolean(stale);
-  }
-
-  function markOrigin(form, state, sender = "") {
-    const origin = form.querySelector("[data-origin]");
-    const input = form.querySelector('input[name="origin"]');
-    if (input) input.value = state === "sent" ? "sent" : "";
-    if (state !== "sent") sentFrom.delete(form.dataset.lab);
-    if (!origin) return;
-    Object.assign(origin.dataset, { state, sender, changed: "", stale: "" });
-    showOrigin(origin);
-  }
-
-  function markSent(form, sender) {
-    const title = sender && sender.querySelector(".widget-title");
-    const senderKind = sender && sender.querySelector("form[data-lab]")?.dataset.lab;
-    if (!title) return;
-    markOrigin(form, "sent", title.textContent.trim());
-    if (senderKind && senderKind !== form.dataset.lab) {
-      sentFrom.set(form.dataset.lab, { sender: senderKind, query: queries[senderKind] });
-    }
-  }
-
-  function markChanged(form) {
-    const origin = form.querySelector("[data-origin][data-state]");
-    if (!origin) return;
-    origin.dataset.changed = "1";
-    showOrigin(origin);
-  }
-
-  // After a render of `kind`: every widget it sent to is stale while `kind` shows other settings than
-  // it sent, fresh again if the reader puts them back; the sender's "Sent to ..." line is cleared.
-  function markStale(kind) {
-    for (const [target, entry] of sentFrom) {
-      if (entry.sender !== kind) continue;
-      const origin = formOf(target)?.querySelector("[data-origin]");
-      const stale = queries[kind] !== entry.query ? "1" : "";
-      if (stale) widgetOf(kind).querySelector("[data-send-status]")?.replaceChildren();
-      if (!origin || origin.dataset.stale === stale) continue;
-      origin.dataset.stale = stale;
-      showOrigin(origin);
-    }
-  }
-
-  // <button data-action="resend"> beside a stale origin: what its sender now holds for this widget.
-  function resend(button) {
-    const kind = button.closest("form[data-lab]")?.dataset.lab;
-    const entry = sentFrom.get(kind);
-    if (!entry) return;
-    const sender = widgetOf(entry.sender);
-    for (const source of sender.querySelectorAll('button[data-action="send"], button[data-action="send-all"]')) {
-      const values = source.dataset.action === "send"
-        ? (source.dataset.target === kind ? parsed(source.dataset.values, "{}") : null)
-        : (parsed(source.dataset.sends, "[]") || []).find((send) => send && send.target === kind)?.values;
-      if (values && sendTo(kind, values, sender)) {
-        button.closest(".lab-origin")?.querySelector('button[data-action="pull"]:not([hidden])')?.focus();
-        return;
-      }
-    }
-  }
-
-  // <button data-action="pull"> in a form: what a send-all button on the page (the deployment
-  // panel's) holds for this form's widget, applied as that button would.
-  function pull(button) {
-    const kind = button.closest("form[data-lab]")?.dataset.lab;
-    for (const source of document.querySelectorAll('button[data-action="send-all"]')) {
-      const sends = parsed(source.dataset.sends, "[]");
-      const send = Array.isArray(sends) ? sends.find((entry) => entry && entry.target === kind) : null;
-      if (send && sendTo(kind, send.values, source.closest(".lab-widget"))) return;
-    }
-  }
-
-  function parsed(text, fallback) {
-    try { return JSON.parse(text || fallback); } catch { return null; }
-  }
-
-  function wireSendButtons() {
-    document.addEventListener("click", (event) => {
-      const button = event.target.closest && event.target.closest(
-        'button[data-action="send"], button[data-action="send-all"], button[data-action="pull"], button[data-action="resend"]');
-      if (!button) return;
-      if (button.dataset.action === "pull") { pull(button); return; }
-      if (button.dataset.action === "resend") { resend(button); return; }
-      const status = button.closest(".lab-widget")?.querySelector("[data-send-status]");
-      if (button.dataset.action === "send-all") {
-        const sends = parsed(button.dataset.sends, "[]");
-        const sender = button.closest(".lab-widget");
-        const sent = (Array.isArray(sends) ? sends : []).filter((send) => send && sendTo(send.target, send.values, sender));
-        // and a link to the first of them, as a single send links to its target
-        const first = sent.length ? linkTo(widgetOf(sent[0].target), button) : "";
-        if (status) status.replaceChildren(`Sent to ${sent.length} instrument${sent.length === 1 ? "" : "s"}. `, first);
-        return;
-      }
-      const form = sendTo(button.dataset.target, parsed(button.dataset.values, "{}"), button.closest(".lab-widget"));
-      const label = button.getAttribute("aria-label") || button.textContent.trim();
-      if (form && status) status.replaceChildren(`Sent: ${label}. `, linkTo(widgetOf(form.dataset.lab), button));
-    });
-  }
-
-  // <button data-action="copy" data-for="ID">: copies the text of the element ID (a configuration in a
-  // <pre>, say) and says so in the [data-copy-status] beside it. Delegated: the button may arrive in a
-  // swapped [data-figure].
-  function wireCopyButtons() {
-    document.addEventListener("click", async (event) => {
-      const button = event.target.closest && event.target.closest('button[data-action="copy"]');
-      if (!button) return;
-      const source = document.getElementById(button.dataset.for);
-      const note = button.parentElement.querySelector("[data-copy-status]");
-      if (!source) return;
-      try {
-        await navigator.clipboard.writeText(source.textContent);
-        if (note) note.textContent = "Copied.";
-      } catch {
-        if (note) note.textContent = "Select the text above and copy it.";
-      }
-    });
-  }
-
-  // <input type="file" data-chunked data-max-bytes="N"> in a widget's form: the file is read in
-  // 1 MB slices (async, so the page stays responsive), each posted to the worker as the widget's
-  // "chunk" operation; <progress data-progress-for="ID"> shows how far it got and
-  // <button data-action="cancel" data-for="ID"> stops it. The file goes to this page's worker only.
-  const SLICE_BYTES = 1 << 20;
-
-  function wireChunkedFiles() {
-    for (const input of document.querySelectorAll('form[data-lab] input[type="file"][data-chunked]')) {
-      const form = input.closest("form[data-lab]");
-      const kind = form.dataset.lab;
-      const progress = document.querySelector(`progress[data-progress-for="${CSS.escape(input.id)}"]`);
-      const cancel = document.querySelector(`button[data-action="cancel"][data-for="${CSS.escape(input.id)}"]`);
-      let run = 0;
-      const settle = () => {
-        if (progress) progress.hidden = true;
-        if (cancel) cancel.hidden = true;
-        input.value = "";  // choosing the same file again reads it again
-      };
-      cancel?.addEventListener("click", () => {
-        run += 1;
-        settle();
-        showLocalNotes(kind, ["Reading cancelled: nothing from the file was kept."]);
-      });
-      input.addEventListener("change", async () => {
-        const file = input.files && input.files[0];
-        if (!file) return;
-        const limit = Number(input.dataset.maxBytes || Infinity);
-        if (file.size > limit) {
-          showLocalNotes(kind, [`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; files up to ` +
-                           `${(limit / 1048576).toFixed(0)} MB can be read here.`]);
-          input.value = "";
-          return;
-        }
-        const mine = ++run;
-        const count = Math.max(1, Math.ceil(file.size / SLICE_BYTES));
-        const decoder = new TextDecoder("utf-8");  // stream: a character split between slices survives
-        if (progress) { progress.value = 0; progress.hidden = false; }
-        if (cancel) cancel.hidden = false;
-        try {
-          await booted;
-          for (let index = 0; index < count && mine === run; index++) {
-            const bytes = await file.slice(index * SLICE_BYTES, (index + 1) * SLICE_BYTES).arrayBuffer();
-            const text = decoder.decode(bytes, { stream: index < count - 1 });
-            const reply = await call("request", { kind, op: "chunk", name: file.name, index, count, text,
-                                                  input: { ...formValues(form), width: figureWidth(kind) } },
-                                     REQUEST_TIMEOUT_MS);
-            if (mine !== run) return;
-            if (progress) progress.value = reply.progress;
-            if (reply.done) {
-              render(kind, reply, { restoreInputs: false });
-              break;
-            }
-          }
-        } catch (error) {
-          if (mine === run) showLocalNotes(kind, [`The file could not be read: ${error.message}`]);
-        } finally {
-          if (mine === run) settle();
-        }
-      });
-    }
-  }
-
-  // --- the audit --------------------------------------------------------------------------------
-
-  // A counter pre-rendered at build time, now re-run in this browser.
-  // Markup may leave an element empty but for data-keep="KEY": the element the page already
-  // shows under that key stays (text the worker does not carry, like each check's description,
-  // which the build wrote from the docstrings the browser's lab is shipped without).
-  function swapKeeping(container, markup) {
-    const kept = new Map([...container.querySelectorAll("[data-keep]")].map((el) => [el.dataset.keep, el]));
-    container.innerHTML = markup;
-    for (const slot of container.querySelectorAll("[data-keep]")) {
-      const old = kept.get(slot.dataset.keep);
-      if (old && !slot.hasChildNodes()) slot.replaceWith(old);
-    }
-  }
-
-  function showCounter(counter, view) {
-    counter.textContent = view.counter;
-    counter.dataset.source = "browser";
-    counter.classList.toggle("audit-pass", view.allPassed);
-    counter.classList.toggle("audit-fail", !view.allPassed);
-  }
-
-  function showInstrumentAudit(view) {
-    showCounter(document.querySelector("[data-instrument-counter]"), view);
-    const signature = document.querySelector('[data-signature="instruments"]');
-    if (signature) signature.textContent = view.signature;
-    const list = document.querySelector("[data-instrument-checks]");
-    if (list) swapKeeping(list, view.checksHtml);  // escaped by lab/figures.py
-  }
-
-  // Import each widget's Python module when the widget nears the viewport, so a reader who never
-  // scrolls to an instrument never pays for it, and one who does finds it already loaded.
-  function warmOnApproach() {
-    const warm = (kind) => call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => {});
-    if (!("IntersectionObserver" in window)) { kinds().forEach(warm); return; }
-    const observer = new IntersectionObserver((entries) => {
-      for (const entry of entries) {
-        if (!entry.isIntersecting) continue;
-        observer.unobserve(entry.target);
-        warm(entry.target.dataset.lab);
-      }
-    }, { rootMargin: WARM_MARGIN });
-    for (const form of document.querySelectorAll("form[data-lab]")) observer.observe(form);
-  }
-
-  // Resolves once no widget has a request queued or running: a sliced audit's next slice waits
-  // for this, so the reader's renders go first.
-  async function widgetsIdle() {
-    while (Object.values(schedulers).some((s) => s.queued)) {
-      await Promise.all(Object.values(schedulers).map((s) => s.idle()));
-    }
-  }
-
-  // An audit whose request fails keeps the counter the build wrote and says so under it.
-  // A sliced audit answers {pending: true} until its last slice; each further slice is asked
-  // for with op "continue" once the widgets are idle.
-  async function runAudit(request, counterSelector, show) {
-    const counter = document.querySelector(counterSelector);
-    counter.parentElement.querySelector(".lab-notice[data-view-error]")?.remove();
-    try {
-      let view = await call("request", request, REQUEST_TIMEOUT_MS);
-      while (view.pending) {
-        await widgetsIdle();
-        view = await call("request", { ...request, op: "continue" }, REQUEST_TIMEOUT_MS);
-      }
-      show(view);
-    } catch (error) {
-      if (!(error instanceof ViewError)) throw error;
-      const box = notice("This audit could not re-run in your browser, so the counter shows the result from when " +
-        "the page was built.", error.message, () => runAudit(request, counterSelector, show).catch((e) => fail(e.message)));
-      box.dataset.viewError = "";
-      box.setAttribute("role", "status");
-      counter.after(box);
-    }
-  }
-
-  function showAudit(view) {
-    showCounter(document.querySelector("[data-audit-counter]"), view);
-    document.querySelector("[data-audit-mark]").textContent =
-      view.allPassed ? "\u2713 verified in this browser" : "re-run in this browser: see the failing checks";
-    for (const [name, text] of Object.entries(view.signatures)) {
-      document.querySelector(`[data-signature="${name}"]`).textContent = text;
-    }
-    swapKeeping(document.querySelector("[data-audit-checks]"), view.checksHtml);  // escaped by lab/figures.py
+    parts = Object.fromEntries(PARTS.map((name) => [name, registry[name](page)]));
   }
 
   // --- start -------------------------------------------------------------------------------------
@@ -1175,7 +806,8 @@
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
     const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
-                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {} }, BOOT_STALL_MS);
+                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {},
+                                labChunks: config.labChunks || {} }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;
   }
@@ -1195,11 +827,7 @@
     await Promise.all(kinds().map((kind) => schedulerFor(kind).queued ? schedulerFor(kind).idle()
                                            : restore ? schedulerFor(kind).submit(location.search, true) : null));
     if (failed) return;
-    for (const kind of kinds()) {
-      if (!schedulerFor(kind).queued && widthChanged(kind)) {
-        schedulerFor(kind).submit(formValues(formOf(kind)));
-      }
-    }
+    for (const kind of kinds()) redrawForWidth(kind);
     performance.mark("lab:live");
     root.dataset.labState = "live";
     root.dataset.labReadyMs = String(Math.round(performance.now()));
@@ -1212,12 +840,7 @@
           .map((form) => call("request", { kind: form.dataset.lab, input: "" }, REQUEST_TIMEOUT_MS)
             .catch((error) => { if (error instanceof ViewError) showViewError(form.dataset.lab, error.message); else throw error; })));
       }
-      warmOnApproach();
-      await runAudit({ kind: "audit", sliced: true }, "[data-audit-counter]", showAudit);
-      if (document.querySelector("[data-instrument-counter]")) {
-        await runAudit({ kind: "audit", suite: "instruments", sliced: true }, "[data-instrument-counter]",
-                       showInstrumentAudit);
-      }
+      await parts.audit.run();
     } catch (error) {
       fail(error.message);
     }
@@ -1246,13 +869,19 @@
 
   booted = bootWorker();
   domReady.then(() => {
+    try {
+      startParts();
+    } catch (error) {
+      fail(error.message);
+      return;
+    }
     spyContents();
     wireWidgets();
     if (!failed) showProgress(received);  // the loading line and its bar, at once: the box keeps its height
     for (const kind of kinds()) updateScrollers(widgetOf(kind));
-    wireSendButtons();
-    wireCopyButtons();
-    wireChunkedFiles();
+    parts.handoffs.wireSendButtons();
+    parts.handoffs.wireCopyButtons();
+    parts.handoffs.wireChunkedFiles();
     addEventListener("pagehide", flushUrl);
     document.addEventListener("visibilitychange", () => { if (document.hidden) flushUrl(); });
     goLive();

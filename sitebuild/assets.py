@@ -56,15 +56,8 @@ def hashed_name(name: str, data: bytes) -> str:
     return f"{stem}.{hash8(data)}.{ext}"
 
 
-def lab_zip_bytes(package_dir: Path) -> bytes:
-    """Zip the browser's part of a package (see :mod:`sitebuild.pystrip`), stable to the byte:
-    sorted, fixed dates and permissions, CLI left out, comments and docstrings stripped.
-
-    Entries are named '<package>/<relative path>' so unpacking at the Pyodide home directory (which
-    is on sys.path) makes the package importable. They are stored, not deflated: the server sends
-    the archive brotli- or gzip-compressed as a whole, which is smaller than per-file deflate
-    (31 KB brotli against 41 KB deflated) and leaves nothing to inflate in the worker.
-    """
+def browser_lab_files(package_dir: Path) -> dict[str, bytes]:
+    """{relative path: stripped source} of the browser's part of a package (see :mod:`sitebuild.pystrip`)."""
     package_dir = Path(package_dir)
     files = {
         p.relative_to(package_dir).as_posix(): p.read_bytes()
@@ -73,15 +66,35 @@ def lab_zip_bytes(package_dir: Path) -> bytes:
     }
     if not files:
         raise FileNotFoundError(f"no .py files under {package_dir}")
+    return pystrip.browser_files(files)
+
+
+def zip_bytes(files: dict[str, bytes], package: str) -> bytes:
+    """``files`` ({relative path: bytes}) as a zip of ``<package>/<relative path>`` entries, stable to the
+    byte: sorted, fixed dates and permissions, stored (see :func:`lab_zip_bytes`)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for relative, data in sorted({**pystrip.browser_files(files), **package_data_files(package_dir)}.items()):
-            info = zipfile.ZipInfo(f"{package_dir.name}/{relative}", date_time=ZIP_EPOCH)
+        for relative, data in sorted(files.items()):
+            info = zipfile.ZipInfo(f"{package}/{relative}", date_time=ZIP_EPOCH)
             info.create_system = 3  # unix, so external_attr means the same on every host
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_STORED
             zf.writestr(info, data)
     return buf.getvalue()
+
+
+def lab_zip_bytes(package_dir: Path) -> bytes:
+    """Zip the browser's part of a package (see :mod:`sitebuild.pystrip`), stable to the byte:
+    sorted, fixed dates and permissions, CLI left out, comments and docstrings stripped.
+
+    Entries are named '<package>/<relative path>' so unpacking at the Pyodide home directory (which
+    is on sys.path) makes the package importable. They are stored, not deflated: the server sends
+    the archive brotli- or gzip-compressed as a whole, which is smaller than per-file deflate
+    (31 KB brotli against 41 KB deflated) and leaves nothing to inflate in the worker.
+    The page itself loads the lab in pieces (:func:`lab_split_zips`); this whole zip is what the
+    tests run under Node.
+    """
+    return zip_bytes({**browser_lab_files(package_dir), **package_data_files(package_dir)}, Path(package_dir).name)
 
 
 def package_data_files(package_dir: Path) -> dict[str, bytes]:
@@ -90,6 +103,41 @@ def package_data_files(package_dir: Path) -> dict[str, bytes]:
     package_dir = Path(package_dir)
     return {p.relative_to(package_dir).as_posix(): p.read_bytes()
             for p in sorted(package_dir.rglob("samples/*")) if p.is_file()}
+
+
+def _data_owner(relative: str, python_paths) -> str:
+    """The module a data file travels with: the ``__init__.py`` of the nearest package above it.
+
+    >>> _data_owner("traces/samples/a.log", {"__init__.py", "traces/__init__.py"})
+    'traces/__init__.py'
+    """
+    folder = relative.rpartition("/")[0]
+    while folder:
+        if f"{folder}/__init__.py" in python_paths:
+            return f"{folder}/__init__.py"
+        folder = folder.rpartition("/")[0]
+    return "__init__.py"
+
+
+def lab_split_zips(package_dir: Path, seed, widgets):
+    """(core zip, {chunk name: zip}, the :class:`sitebuild.labsplit.Split`) of the browser's lab: what
+    the page boots on, and what each widget adds (see :mod:`sitebuild.labsplit`)."""
+    from . import labsplit
+
+    package = Path(package_dir).name
+    files = browser_lab_files(package_dir)
+    parts = labsplit.split(files, package, seed, widgets)
+    data = package_data_files(package_dir)
+
+    def with_data(members):
+        """The members' sources and the data files whose package is among them."""
+        chosen = {relative: files[relative] for relative in members}
+        chosen.update({relative: blob for relative, blob in data.items() if _data_owner(relative, files) in chosen})
+        return chosen
+
+    core = zip_bytes(with_data(parts.core), package)
+    chunks = {name: zip_bytes(with_data(members), package) for name, members in parts.chunks.items()}
+    return core, chunks, parts
 
 
 def pyodide_core(pyodide_dir: Path) -> tuple[str, dict[str, bytes]]:

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers, jsmin, sources, stdlib, stdlib_compile
+from . import assets, headers, jsmin, labsplit, sources, stdlib, stdlib_compile
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -117,7 +117,7 @@ def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     return files
 
 
-def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
+def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True) -> dict:
 
     # Import the lab from this tree, not from whatever happens to be installed.
     if str(root) not in sys.path:
@@ -144,9 +144,22 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
             published[name] = assets.hashed_name(name, data)
         _write(stage / published[name], data)
 
-    lab_zip = assets.lab_zip_bytes(root / "lab")
+    # The lab in pieces (sitebuild/labsplit.py): the core the worker boots on, and a chunk per set of
+    # widgets sharing modules, fetched when one of them nears the viewport (each form's data-modules).
+    from lab import instruments
+
+    lab_zip, chunks, parts = assets.lab_split_zips(root / "lab", instruments.SEED, instruments.widget_names())
+    if not split_lab:  # the whole lab in the first load, as before the split (make bench compares the two)
+        lab_zip, chunks = assets.lab_zip_bytes(root / "lab"), {}
+        parts = parts._replace(chunks={}, widgets={kind: () for kind in parts.widgets})
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip)
+    lab_chunks: dict[str, list[str]] = {}
+    for name, data in chunks.items():
+        published[f"{name}.zip"] = assets.hashed_name(f"{name}.zip", data)
+        _write(stage / published[f"{name}.zip"], data)
+        lab_chunks[published[f"{name}.zip"]] = labsplit.module_paths(parts.chunks[name], "lab")
+    widget_modules = {kind: [published[f"{name}.zip"] for name in names] for kind, names in parts.widgets.items()}
 
     # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py), compiled
     # (sitebuild/stdlib_compile.py); the distribution's full python_stdlib.zip, source as shipped,
@@ -179,6 +192,9 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
                              [*((n, core[n]) for n in BOOT_FETCHED if n in core),
                               ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
         "dataAssets": data_assets,
+        # module -> the chunk that holds it, by chunk: the worker loads a chunk when an import misses
+        # (an import inside a core function that only some settings reach)
+        "labChunks": lab_chunks,
         # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
         "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }
@@ -192,6 +208,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer) -> dict:
         publication=publication(root),
         sources=sources.load(root / "sitebuild" / "sources.toml"),
     )
+    html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
     _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
 
     _render_bench(stage, root, pyodide_dirname, _write)
@@ -214,11 +231,13 @@ def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer
     _write(stage / "bench" / "bare.html", html.encode("utf-8"))
 
 
-def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None) -> dict:
+def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None,
+               split_lab: bool = True) -> dict:
     """Build into `out` (replacing a previous build there); return the assets/config mapping.
 
     compress: write .br/.gz siblings (see sitebuild.compress), cached in `cache_dir` (default
-    ROOT/.cache/compressed)."""
+    ROOT/.cache/compressed). split_lab: the lab in a core and chunks (sitebuild/labsplit.py); False
+    ships it whole in the first load, the page before the split, which `make bench` measures beside it."""
     out = Path(out).absolute()
     root = Path(root).resolve()
     sizer = Compressor(cache_dir or root / ".cache" / "compressed")
@@ -227,7 +246,7 @@ def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: P
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, _Writer(stage, compressor, sizer))
+        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab)
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)

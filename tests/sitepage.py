@@ -54,8 +54,21 @@ def wait_audit(pg, timeout=BOOT_TIMEOUT_MS):
     assert pg.get_attribute("[data-audit-counter]", "data-source") == "browser", status_text(pg)
 
 
+def run_every_family(pg, timeout=BOOT_TIMEOUT_MS):
+    """Ask the page to re-run every instrument's checks now, as a reader does with the counter's "Re-run
+    the rest now" button (each family otherwise runs when the reader reaches its widget). Clicked by
+    script, so the page does not scroll."""
+    pg.wait_for_function(
+        "() => document.querySelector('[data-action=\"run-checks\"]')"
+        " || document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
+        " || document.documentElement.dataset.labState === 'failed'", timeout=timeout)
+    pg.evaluate("() => document.querySelector('[data-action=\"run-checks\"]')?.click()")
+
+
 def wait_instrument_audit(pg, timeout=BOOT_TIMEOUT_MS):
-    """Wait for the second counter (the instruments suite), which re-runs after the seed audit."""
+    """Wait for the second counter (the instruments suite), which re-runs a family at a time after the
+    seed audit, each as its widget is reached: this asks for all of them (:func:`run_every_family`)."""
+    run_every_family(pg, timeout)
     pg.wait_for_function(
         "() => document.querySelector('[data-instrument-counter]').dataset.source === 'browser'"
         " || document.documentElement.dataset.labState === 'failed'", timeout=timeout)

@@ -170,7 +170,7 @@ def test_parse_number_names_flag_and_range():
             cli.parse_number("--k", bad, 1, 8, integer=True)
 
 
-@pytest.mark.parametrize("script", ["app.js", "worker.js"])
+@pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "site").glob("*.js")))
 def test_front_end_names_no_widget(script):
     """The JavaScript stays generic: widgets are discovered from the markup, never listed."""
     text = (ROOT / "site" / script).read_text()
