@@ -43,11 +43,26 @@ def pytest_sessionstart(session):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The site built once per session into a temporary directory."""
+    """The site built once per session into a temporary directory, shared by the xdist workers:
+    the first worker to ask builds it under a lock, the others wait for it and read the same files
+    (a cold build compresses every file, minutes of CPU that a second worker would only repeat).
+    Tests only read it; tests/test_infra_build.py builds its own copies to compare with it."""
+    import fcntl
+    import os
+
     from sitebuild.pipeline import build_site
 
-    out = tmp_path_factory.mktemp("site") / "dist"
-    build_site(out, ROOT)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("site") / "dist"
+        build_site(out, ROOT)
+        return out
+    shared = tmp_path_factory.getbasetemp().parent  # the session's root, above each worker's own
+    out, done = shared / "shared-site" / "dist", shared / "shared-site" / "built"
+    with open(shared / "shared-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            build_site(out, ROOT)
+            done.write_text("ok\n")
     return out
 
 
