@@ -43,11 +43,26 @@ def pytest_sessionstart(session):
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The site built once per session into a temporary directory."""
+    """The site built once per session into a temporary directory, shared by the xdist workers:
+    the first worker to ask builds it under a lock, the others wait for it and read the same files
+    (a cold build compresses every file, minutes of CPU that a second worker would only repeat).
+    Tests only read it; tests/test_infra_build.py builds its own copies to compare with it."""
+    import fcntl
+    import os
+
     from sitebuild.pipeline import build_site
 
-    out = tmp_path_factory.mktemp("site") / "dist"
-    build_site(out, ROOT)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("site") / "dist"
+        build_site(out, ROOT)
+        return out
+    shared = tmp_path_factory.getbasetemp().parent  # the session's root, above each worker's own
+    out, done = shared / "shared-site" / "dist", shared / "shared-site" / "built"
+    with open(shared / "shared-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            build_site(out, ROOT)
+            done.write_text("ok\n")
     return out
 
 
@@ -104,13 +119,25 @@ def browser():
         b.close()
 
 
+# Set before app.js reads it (goLive runs after DOMContentLoaded and the worker's boot).
+SUITE_MANUAL_JS = """document.addEventListener('DOMContentLoaded',
+    () => { document.documentElement.dataset.instrumentSuite = 'manual'; });"""
+
+
 def _page_factory(browser, site_server, contexts):
-    """make(**context_kwargs): a fresh context + page with recorders attached (see `page`)."""
+    """make(instrument_suite=False, **context_kwargs): a fresh context + page with recorders attached
+    (see `page`). The instruments suite re-runs in the page only with instrument_suite=True: most tests
+    never read its counter, and its 82 checks would compete for the CPU with what they do check."""
     origin = urlsplit(site_server).netloc
 
-    def make(**context_kwargs):
+    def make(instrument_suite=False, **context_kwargs):
         context = browser.new_context(**context_kwargs)
         contexts.append(context)
+        if not instrument_suite:
+            # The page's documented switch (app.js goLive): the instruments suite (82 checks in Pyodide)
+            # does not re-run after the page goes live, so it takes no CPU from what the test does.
+            # Only a test that reads that counter asks for it: make(instrument_suite=True).
+            context.add_init_script(SUITE_MANUAL_JS)
         pg = context.new_page()
         pg.console_errors, pg.requests = [], []
         pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
@@ -125,6 +152,7 @@ def _page_factory(browser, site_server, contexts):
         ]
         pg.base_url = site_server
         pg.js_enabled = context_kwargs.get("java_script_enabled", True)
+        pg.instrument_suite = instrument_suite
         return pg
 
     return make

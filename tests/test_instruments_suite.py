@@ -6,17 +6,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from lab import checks, instruments
 from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_suite_passes_with_the_frozen_signature():
-    result = checks.run_suite()
-    assert result["failures"] == [], [c for c in result["checks"] if not c["passed"]]
-    assert result["checked"] >= 6 * len(instruments.NAMES) > 0
-    assert checks.signature(result) == checks.EXPECTED_SIGNATURE
+def _ask(request: dict) -> dict:
+    from lab import views
+
+    return json.loads(views.handle(json.dumps(request)))
+
+
+@pytest.fixture(scope="module")
+def whole():
+    """One unsliced run of the suite through the page's router (checks.run_suite, then suite_view),
+    shared by the tests below: a run costs about 12 s of CPU."""
+    return _ask({"kind": "audit", "suite": "instruments"})
+
+
+def test_suite_passes_with_the_frozen_signature(whole):
+    assert whole["summary"]["failures"] == [], [c for c in whole["checks"] if not c["passed"]]
+    assert whole["summary"]["checked"] >= 6 * len(instruments.NAMES) > 0
+    assert whole["signature"] == checks.EXPECTED_SIGNATURE
+    assert whole["counter"] == checks.counter_text(whole["summary"]) and whole["allPassed"] is True
 
 
 def test_every_family_explains_its_signature_value():
@@ -75,15 +90,12 @@ def test_a_link_to_every_widget_fits_the_query_limit():
     assert longest + len(parts) < MAX_QUERY_LENGTH, longest
 
 
-def test_sliced_suite_run_equals_the_whole_run(monkeypatch):
+def test_sliced_suite_run_equals_the_whole_run(monkeypatch, whole):
     """The page runs the suite in slices (one request each) so a slider move is answered between
     two checks: the slices must add up to exactly the unsliced view, and each slice must stop."""
     from lab import views
 
-    def ask(request):
-        return json.loads(views.handle(json.dumps(request)))
-
-    whole = ask({"kind": "audit", "suite": "instruments"})
+    ask = _ask
     monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", 0.0)  # one step per slice: the most slices
     answers = [ask({"kind": "audit", "suite": "instruments", "sliced": True})]
     while answers[-1].get("pending"):
@@ -99,7 +111,8 @@ def test_sliced_suite_run_equals_the_whole_run(monkeypatch):
     # a continue with no run under way is one clear error, and a new start begins from the first check
     assert "no instruments suite run is in progress" in ask({"kind": "audit", "suite": "instruments",
                                                              "op": "continue"})["error"]
-    monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", 60.0)
+    # an endless slice: the whole run in one answer however slow the machine (60 s was once too short)
+    monkeypatch.setattr(views, "SUITE_SLICE_SECONDS", float("inf"))
     assert ask({"kind": "audit", "suite": "instruments", "sliced": True}) == whole
 
 

@@ -29,7 +29,7 @@ from sitepage import (EXPECTED_COUNTER, EXPECTED_MARK, EXPECTED_SIGNATURES, FIGU
 @pytest.fixture(scope="module")
 def live(module_page):
     """One page at the site root, live, with the in-browser audit done."""
-    pg = module_page(permissions=["clipboard-read", "clipboard-write"])
+    pg = module_page(permissions=["clipboard-read", "clipboard-write"], instrument_suite=True)
     pg.dialogs = []
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     pg.goto(pg.base_url)
@@ -43,7 +43,7 @@ def served_live(request):
     """The live page from each server. For serve.py it is `live` itself (no second boot)."""
     if request.param == "serve.py":
         return request.getfixturevalue("live")
-    pg = request.getfixturevalue("nginx_module_page")()
+    pg = request.getfixturevalue("nginx_module_page")(instrument_suite=True)
     pg.dialogs = []
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     pg.responses = []

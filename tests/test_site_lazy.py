@@ -21,7 +21,7 @@ def _chunks_fetched(pg) -> set[str]:
 
 
 def test_first_load_is_the_core_and_a_widget_loads_when_reached(page):
-    pg = page(viewport={"width": 1280, "height": 800})
+    pg = page(instrument_suite=True, viewport={"width": 1280, "height": 800})
     # Hold every chunk until the page is live, so "fetched before live" cannot depend on timing.
     held = []
     pg.route("**/lab-*.zip", lambda route: held.append(route))
@@ -94,7 +94,7 @@ def test_every_family_asked_for_at_once_after_live_runs_on_chunks_loaded_once(pa
     from lab.checks import EXPECTED_SIGNATURE
 
     for attempt in range(RUN_ALL_AT_ONCE_LOADS):
-        pg = page(viewport={"width": 1280, "height": 800})
+        pg = page(instrument_suite=True, viewport={"width": 1280, "height": 800})
         pg.goto(pg.base_url)
         wait_live(pg)
         run_every_family(pg)

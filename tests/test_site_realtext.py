@@ -51,7 +51,7 @@ def test_pre_rendered_run_without_javascript(page):
 
 
 def test_models_load_only_near_the_widget_then_decode_live(page):
-    pg = page()
+    pg = page(instrument_suite=True)  # the suite's checks must not fetch the models either
     pg.goto(pg.base_url)
     wait_live(pg)
     wait_audit(pg)
