@@ -286,8 +286,10 @@
   // loaded only once the reader reaches it (nobody sees it meanwhile, and the redraw would fetch them).
   const reached = new Set();  // widgets the reader has neared or touched (site/audit.js's reach)
   function redrawForWidth(kind) {
-    if (schedulerFor(kind).queued || !widthChanged(kind)) return;
     if (formOf(kind).dataset.modules && !reached.has(kind)) return;
+    // a render in flight (a widget's first, while its modules load) may carry the old width: look again after it
+    if (schedulerFor(kind).queued) { schedulerFor(kind).idle().then(() => redrawForWidth(kind)); return; }
+    if (!widthChanged(kind)) return;
     schedulerFor(kind).submit(formValues(formOf(kind)));
   }
 

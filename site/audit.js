@@ -128,6 +128,7 @@
     }
   }
   function reachOnApproach() {
+    root.dataset.labReached = [...reached].join(" ");  // present from here on: widgets can be reached (tests wait for it)
     const forms = [...document.querySelectorAll("form[data-lab]")];
     for (const form of forms) {
       const widget = form.closest(".lab-widget") || form;

@@ -65,6 +65,18 @@ def run_every_family(pg, timeout=BOOT_TIMEOUT_MS):
     pg.evaluate("() => document.querySelector('[data-action=\"run-checks\"]')?.click()")
 
 
+def reach_every_widget(pg, kinds=None):
+    """Reach widgets as a reader does by touching them (a focusin on each widget, which site/audit.js
+    listens for beside its IntersectionObserver), without scrolling: their lab modules load and their
+    figures are redrawn for their panels' widths. A widget nobody reached keeps the build's drawing
+    (the lab loads what the reader reaches), so a test that checks every widget's live figures asks."""
+    # site/audit.js listens for a reach once the page is live and sets data-lab-reached then
+    pg.wait_for_function("() => document.documentElement.dataset.labReached !== undefined", timeout=BOOT_TIMEOUT_MS)
+    pg.evaluate("""(kinds) => { for (const form of document.querySelectorAll('form[data-lab]')) {
+        if (kinds && !kinds.includes(form.dataset.lab)) continue;
+        (form.closest('.lab-widget') || form).dispatchEvent(new FocusEvent('focusin')); } }""", kinds)
+
+
 def wait_instrument_audit(pg, timeout=BOOT_TIMEOUT_MS):
     """Wait for the second counter (the instruments suite), which re-runs a family at a time after the
     seed audit, each as its widget is reached: this asks for all of them (:func:`run_every_family`). On a

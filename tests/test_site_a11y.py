@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sitepage import FIGURE_WIDTH_JS, wait_live
+from sitepage import FIGURE_WIDTH_JS, reach_every_widget, wait_live
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package-lock.json (npm ci)
@@ -33,6 +33,7 @@ def _open_page(make, scheme, js, width=1280):
     pg.goto(pg.base_url)
     if js:
         wait_live(pg)
+        reach_every_widget(pg)  # every widget's live figures are scanned, not only those in view
     return pg
 
 
@@ -55,7 +56,8 @@ def _resize(pg, width, js):
         # data-width draws nothing for a width and is not redrawn (app.js widthChanged)
         pg.wait_for_function(
             f"""() => [...document.querySelectorAll('form[data-lab]')].every((f) => f.dataset.width === undefined ||
-                f.dataset.width === String(({FIGURE_WIDTH_JS})(f.dataset.lab)))""", timeout=15_000)
+                f.dataset.width === String(({FIGURE_WIDTH_JS})(f.dataset.lab)))""", timeout=60_000)
+        # (the first resize after the page opens also loads every widget's lab modules: see _open_page)
         pg.wait_for_timeout(50)
 
 

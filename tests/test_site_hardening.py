@@ -76,7 +76,10 @@ def test_malformed_values_inject_nothing(malformed):
     pg = malformed
     assert _no_markup_in_notes(pg) == []
     assert pg.locator("[data-notes] script, [data-notes] b, [data-lab] script").count() == 0
-    assert pg.evaluate("() => document.querySelectorAll('script').length") == 2  # lab-config + app.js
+    # only the built page's scripts: lab-config (JSON, not run) and app.js with its parts, all from this origin
+    assert pg.evaluate("""() => [...document.scripts].map((s) => s.type === 'application/json' ? s.id
+        : new URL(s.src).origin === location.origin ? new URL(s.src).pathname.split('/').pop().split('.')[0] : 'inline')
+        .sort()""") == ["app", "audit", "handoffs", "lab-config", "steppers"]
     assert pg.evaluate("() => [...document.querySelectorAll('b')].filter((b) => b.textContent === 'x').length") == 0
     assert pg.dialogs == []
     assert pg.console_errors == []

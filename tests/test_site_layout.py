@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitepage import open_more, wait_live
+from sitepage import open_more, reach_every_widget, wait_live
 
 
 @pytest.fixture(scope="module")
@@ -388,6 +388,7 @@ def test_nothing_runs_off_a_320_px_screen_once_live(page, scheme):
     pg = page(viewport={"width": 320, "height": 800}, color_scheme=scheme)
     pg.goto(pg.base_url)
     wait_live(pg)
+    reach_every_widget(pg)
     pg.wait_for_function("""() => [...document.querySelectorAll('form[data-lab][data-width]')]
         .every((f) => f.dataset.width === '320')""")
     over = pg.evaluate("""() => {
@@ -427,6 +428,7 @@ def test_the_serving_charts_labels_do_not_overlap(page, width):
     for search in SERVING_SETTINGS:
         pg.goto(pg.base_url + search)
         wait_live(pg)
+        reach_every_widget(pg, ["serving"])
         # drawn live for its panel (no longer the build's 640 px), with the settings of the address
         pg.wait_for_function("""() => { const form = document.querySelector('form[data-lab=serving]');
             const panel = document.querySelector('#serving-lab .figure-panel').clientWidth;
@@ -583,7 +585,9 @@ def test_a_copied_link_holds_the_widgets_changes_and_restores_its_numbers(page, 
     ledger = pg.locator("#ledger-lookahead")
     ledger.focus()
     ledger.press("ArrowRight")
-    pg.wait_for_function("() => new URLSearchParams(location.search).get('lookahead') === '6'")
+    # the trees' modules load when it is reached (focused here), so its change may be written second
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('lookahead') === '6'"
+                         " && new URLSearchParams(location.search).get('treeBudget') === '31'")
     # the address holds exactly the two settings moved, nothing at its default
     assert sorted(pg.evaluate("() => location.search").lstrip("?").split("&")) == ["lookahead=6", "treeBudget=31"]
     summary = pg.text_content('form[data-lab="trees"] output[name="summary"]')

@@ -241,7 +241,8 @@ def test_phone_width_does_not_scroll_the_page(page):
     right = pg.evaluate(f"() => document.querySelector('{SELECTOR}').getBoundingClientRect().right")
     assert right <= 390
     assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
-    # the redraw for the panel's width follows going live (the built figures are 640 wide)
+    # the redraw for the panel's width follows reaching the widget (the built figures are 640 wide)
+    sitepage.reach_every_widget(pg, [KIND])
     pg.wait_for_function("(k) => Number(document.querySelector(`form[data-lab='${k}']`).dataset.width) < 400", arg=KIND)
     width = pg.get_attribute(f"form[data-lab='{KIND}']", "data-width")
     assert int(width) < 400 and f'viewBox="0 0 {width} ' in pg.inner_html(f"{SELECTOR} [data-figure='bars']")
