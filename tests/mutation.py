@@ -1,7 +1,11 @@
 """What the mutation-test files share: run one named check of an instruments family against a
 model broken on purpose, and return the failure it reports."""
 
+from lab import serving, serving_load, serving_presets, serving_step
 from lab.checks import _run_check
+
+# lab.serving re-exports its parts, and each part calls what it imported by its own name
+SERVING_MODULES = (serving, serving_presets, serving_step, serving_load)
 
 
 def failure_of(checks, name: str, *fragments: str) -> str:
@@ -26,3 +30,12 @@ def clear_caches(*modules) -> None:
         runs = vars(module).get("_runs")
         if isinstance(runs, dict):
             runs.clear()
+
+
+def replace_in_serving(monkeypatch, name, value, *also) -> None:
+    """Replace ``name`` in every serving module that holds it (:data:`SERVING_MODULES`, and ``also``),
+    so a mutant reaches every caller, as it did when the model was one module."""
+    holders = [module for module in SERVING_MODULES + also if hasattr(module, name)]
+    assert holders, name
+    for module in holders:
+        monkeypatch.setattr(module, name, value)

@@ -4,9 +4,10 @@ experts' fixed cost per MoE layer (MOE_LAYER_US) only to MoE layers, with its fi
 
 import pytest
 
-from lab import serving, serving_load, serving_presets, serving_step
+from lab import serving
 from lab import serving_calibration as cal
 from lab.serving_validation import step_measurement_ms
+from mutation import replace_in_serving
 
 PAYS = "vllm-v1-0.10"
 
@@ -22,17 +23,10 @@ def _cycle(settings):
     return settings.lookahead * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
 
 
-def _set_engines(monkeypatch, engines):
-    """lab.serving re-exports its parts, each holding ENGINES under its own name: replace it in all."""
-    for module in (serving, serving_presets, serving_step, serving_load, cal):
-        if hasattr(module, "ENGINES"):
-            monkeypatch.setattr(module, "ENGINES", engines)
-
-
 def _without_gaps(monkeypatch, engine):
     engines = dict(serving.ENGINES)
     engines[engine] = engines[engine]._replace(interStepOps=0)
-    _set_engines(monkeypatch, engines)
+    replace_in_serving(monkeypatch, "ENGINES", engines, cal)
 
 
 @pytest.mark.parametrize("lookahead", [1, 2, 3, 5, 7])
@@ -70,7 +64,7 @@ def test_todays_v1_charged_the_unfused_ops_is_caught(monkeypatch):
     assert _todays_v1_gap_ms() < 0.01
     engines = dict(serving.ENGINES)
     engines["vllm-v1"] = engines["vllm-v1"]._replace(interStepOps=cal.V1_UNFUSED_STEP_OPS)
-    _set_engines(monkeypatch, engines)
+    replace_in_serving(monkeypatch, "ENGINES", engines, cal)
     assert _todays_v1_gap_ms() >= 0.01
 
 

@@ -3,25 +3,16 @@ the case; so no serving check is true by construction."""
 
 import pytest
 
-from lab import serving, serving_load, serving_presets, serving_step
+from lab import serving
 from lab.checks import _run_check
 from lab.checks import serving as family
-from mutation import failure_of
+from mutation import failure_of, replace_in_serving
 
 CHECKS = dict(family.CHECKS)
 
 
-# lab.serving re-exports its parts (serving_presets, serving_step, serving_load), and each part calls
-# what it imported by its own name: a mutant replaces the name in every module that holds it, as it did
-# when the model was one module
-_MODULES = (serving, serving_presets, serving_step, serving_load)
-
-
 def _mutate(monkeypatch, name, value):
-    holders = [module for module in _MODULES if hasattr(module, name)]
-    assert holders, name
-    for module in holders:
-        monkeypatch.setattr(module, name, value)
+    replace_in_serving(monkeypatch, name, value)
 
 
 def _fails(name, *fragments):

@@ -84,6 +84,16 @@ def best_k(lead):
     return int(named[0]) if len(named) == 1 else None
 
 
+def _reader_at_the_panel(page, width):
+    """The page live at ``width``, and a reader whose first interaction is the lede's jump to the panel."""
+    pg = page(viewport=WIDTHS[width])
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    reader = Reader(pg, WIDTHS[width])
+    reader.click(".lede-jump a")
+    return pg, reader
+
+
 # the question's deployment: what the panel must hold when the answer is read
 TASK_ONE = {"value": "2.8", "unit": "length", "measuredK": "4", "target": "llama-3-70b", "draft": "eagle-head",
             "gpu": "h100-sxm", "gpus": "4", "batchExp": "5", "contextExp": "11"}
@@ -91,11 +101,7 @@ TASK_ONE = {"value": "2.8", "unit": "length", "measuredK": "4", "target": "llama
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_one_dashboard_number_gives_one_answer_in_three_interactions(page, width):
-    pg = page(viewport=WIDTHS[width])
-    pg.goto(pg.base_url)
-    wait_live(pg)
-    reader = Reader(pg, WIDTHS[width])
-    reader.click(".lede-jump a")
+    pg, reader = _reader_at_the_panel(page, width)
     # context 2,048 typed beside its log slider (N4-22), not hunted along it
     reader.enter("#deployment-contextExp-typed", "2048")
     lead = reader.read_answer(TASK_ONE)
@@ -107,11 +113,7 @@ def test_one_dashboard_number_gives_one_answer_in_three_interactions(page, width
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_one_vllm_log_line_gives_one_k_in_three_interactions(page, width):
-    pg = page(viewport=WIDTHS[width])
-    pg.goto(pg.base_url)
-    wait_live(pg)
-    reader = Reader(pg, WIDTHS[width])
-    reader.click(".lede-jump a")
+    pg, reader = _reader_at_the_panel(page, width)
     reader.enter("#deployment-value", VLLM_LINE)  # the whole line, pasted into the acceptance figure
     lead = reader.read_answer({"value": "2.79", "unit": "length", "measuredK": "6"})
     assert len(reader.steps) <= LIMIT, reader.steps
