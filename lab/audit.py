@@ -68,9 +68,9 @@ def _kind_pairs(certainty, match):
     token, so checking these covers every position."""
     pairs = []
     for kind in ("easy", "normal", "hard"):
-        c, m = sampler.context_sliders(Fraction(certainty), Fraction(match), kind)
-        pairs.append((kind, sampler.Categorical(sampler.target_distribution(c, 0)),
-                      sampler.Categorical(sampler.draft_distribution(c, m, 0))))
+        kind_certainty, kind_match = sampler.context_sliders(Fraction(certainty), Fraction(match), kind)
+        pairs.append((kind, sampler.Categorical(sampler.target_distribution(kind_certainty, 0)),
+                      sampler.Categorical(sampler.draft_distribution(kind_certainty, kind_match, 0))))
     return pairs
 
 
@@ -93,7 +93,7 @@ def _trace(certainty, match, lookahead):
 @lru_cache(maxsize=None)
 def _speedup_row(certainty, match, draft_cost) -> list[float]:
     s = _ledger_settings((certainty, match, 1, draft_cost))
-    return [ledger(s.with_(lookahead=m)).speedup for m in range(1, 13)]
+    return [ledger(s.with_(lookahead=k)).speedup for k in range(1, 13)]
 
 
 def _ledger_settings(setting, **overrides) -> LedgerSettings:

@@ -273,7 +273,7 @@ def heatmap_axes() -> tuple[tuple[int, ...], tuple[float, ...]]:
     return HEATMAP_LOOKAHEADS, HEATMAP_ACCEPTANCES
 
 
-# --- measured-curve mode (added for the traces instrument; the functions above are unchanged) ----
+# --- measured-curve mode: a conditional acceptance rate per draft position in place of one alpha ----
 
 def expected_accepted_from_curve(conditional, lookahead: int) -> tuple[float, int]:
     """Expected accepted drafts from a measured per-position conditional curve:

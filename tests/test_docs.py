@@ -134,3 +134,27 @@ def test_gamma_names_the_lookahead_only_in_the_exact_contract():
             found += [f"{relative}:{line}" for name, line in names if name.lower() == "gamma"]
     assert read, "the exact contract's own modules name gamma: the scan reads what it should"
     assert not found, found
+
+
+def test_reading_names_each_source_by_its_key():
+    """docs/READING.md says where each source was read as "Source `key`", the key of the page's
+    sources file; a number would go stale as soon as an entry is inserted before it (as 14 did)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from sitebuild import sources
+
+    reading = (ROOT / "docs" / "READING.md").read_text(encoding="utf-8")
+    keys = set(sources.load().order)
+    named = re.findall(r"Source `([^`]+)`", reading)
+    assert len(named) >= 20, "the scan finds the notes' source keys"
+    assert not re.findall(r"\bSource \d", reading), "a source named by number"
+    assert sorted(set(named) - keys) == [], "a source key not in sitebuild/sources.toml"
+
+
+def test_no_history_comment_in_the_lab():
+    """A comment says why, not when: no "added for ...", "... are unchanged" or "older name" in lab/."""
+    pattern = re.compile(r"added for the|are unchanged\)|always exported|older name|kept for old", re.I)
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "lab").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert found == []

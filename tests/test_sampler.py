@@ -39,7 +39,7 @@ def test_exact_output_distribution_is_the_target(pair):
 
 @settings(max_examples=1000, deadline=None)
 @given(pq())
-def test_acceptance_rate_is_one_minus_tv(pair):
+def test_alpha_is_one_minus_tv(pair):
     p, q = pair
     alpha = S.per_token_acceptance(p, q)
     tv = S.total_variation(p, q)

@@ -38,9 +38,10 @@ def test_chi_square_survival_against_numpy_draws():
 
 def test_the_trace_reader_calls_the_one_function_of_each_formula():
     from lab import ledger
-    assert traces.wilson_interval is stats.wilson_interval and traces.chi_square_sf is stats.chi_square_survival
+    assert traces.wilson_interval is stats.wilson_interval and traces.chi_square_survival is stats.chi_square_survival
     assert traces.translator.expected_accepted_drafts is ledger.expected_accepted_drafts and traces.Z95 == stats.Z95
     assert not hasattr(traces, "expected_accepted_iid")  # one name for the ledger's sum
+    assert not hasattr(traces, "chi_square_sf")  # and for the chi-square tail
 
 
 def test_wilson_interval_covers():

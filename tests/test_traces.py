@@ -174,8 +174,8 @@ def test_chi_square_tail_closed_forms_and_continuity():
     for df in (2, 4, 8):
         for x in np.linspace(0.01, 80, 60):
             closed = math.exp(-x / 2) * sum((x / 2) ** j / math.factorial(j) for j in range(df // 2))
-            assert traces.chi_square_sf(x, df) == pytest.approx(closed, rel=1e-9, abs=1e-300)
-    assert traces.chi_square_sf(0, 3) == 1.0
+            assert traces.chi_square_survival(x, df) == pytest.approx(closed, rel=1e-9, abs=1e-300)
+    assert traces.chi_square_survival(0, 3) == 1.0
 
 
 def test_alpha_iid_of_default_preset_matches_numpy_roots():

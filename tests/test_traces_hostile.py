@@ -214,3 +214,21 @@ def test_a_curve_below_the_limit_is_sent_unchanged_to_every_widget():
     tokens = {target: values.get("trcCurve") or values.get("srvCurve") or values.get("polCurve")
               for target, values in _sends(view) if target in ("serving", "policies")}
     assert tokens == {"serving": traces.DEFAULT_PRESET, "policies": traces.DEFAULT_PRESET}
+
+
+@pytest.mark.parametrize("k", (3, 12, 15, 40))
+def test_the_ledger_buttons_send_a_lookahead_the_ledger_slider_holds(k):
+    """The trace reader's lookahead runs to traces.MAX_LOOKAHEAD, the ledger's slider ends sooner: a
+    send carries the trace's k clamped to the ledger slider's own range (read from the slider, not typed)."""
+    import html
+    import re
+
+    from lab.urlstate import LEDGER_SLIDERS
+    from lab.widgets import traces as traces_widget
+
+    top = next(s for s in LEDGER_SLIDERS if s.name == "lookahead").maximum
+    analysis = traces.analyse(traces.cycles_to_trace({0: 2, 1: 3, k: 5}, k))
+    markup = traces_widget.send_html(analysis, None)
+    sent = [json.loads(html.unescape(values)) for target, values in
+            re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]+)"', markup) if target == "ledger"]
+    assert len(sent) == 2 and all(values["lookahead"] == str(min(k, top)) for values in sent)

@@ -124,15 +124,15 @@ def test_trace_independence_zero_on_iid(monkeypatch):
 
 def test_trace_chi_square_closed_forms(monkeypatch):
     """Bug: the independence test's tail returns the lower tail P instead of the upper tail Q."""
-    original = traces.chi_square_sf
-    _mutate(monkeypatch, "chi_square_sf", lambda x, df: 1 - original(x, df))
+    original = traces.chi_square_survival
+    _mutate(monkeypatch, "chi_square_survival", lambda x, df: 1 - original(x, df))
     assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=1")
 
 
 def test_chi_square_odd_dof_is_caught(monkeypatch):
     """Bug: the closed form for odd degrees of freedom drops its series (erfc alone)."""
-    original = traces.chi_square_sf
-    _mutate(monkeypatch, "chi_square_sf",
+    original = traces.chi_square_survival
+    _mutate(monkeypatch, "chi_square_survival",
                         lambda x, df: math.erfc(math.sqrt(x / 2)) if df % 2 else original(x, df))
     assert _failure("trace-chi-square-closed-forms").startswith("chi-square tail at x=0.1, df=3")
 

@@ -116,7 +116,7 @@ def curve_ledger_equals_scalar_ledger(out):
                 curve = [percent / 100] * min(lookahead, 3)  # short curves exercise the extrapolation
                 scalar, measured = ledger.ledger(settings), ledger.ledger_from_curve(settings, curve)
                 if any(not _close(a, b) for a, b in zip(scalar, measured)):
-                    out.fail(f"curve ledger {measured} != {scalar} at acceptance={percent} m={lookahead} "
+                    out.fail(f"curve ledger {measured} != {scalar} at acceptance={percent} k={lookahead} "
                              f"draftCost={draft_cost}")
                     return
                 if ledger.best_lookahead(settings) != acceptance.best_lookahead_from_curve(settings, curve):
@@ -203,7 +203,7 @@ def chi_square_tail_matches_closed_forms(out):
     for x in xs:
         for df in (1, 2, 3, 4, 5, 6, 10, 16):
             out.visited += 1
-            got = traces.chi_square_sf(x, df)
+            got = traces.chi_square_survival(x, df)
             by_gamma = stats.regularized_gamma_q(df / 2, x / 2)
             if abs(got - by_gamma) > 1e-10 * max(1.0, by_gamma) and abs(got - by_gamma) > 1e-15:
                 out.fail(f"chi-square tail at x={x}, df={df}: {got} != Q(df/2, x/2) = {by_gamma}")

@@ -178,7 +178,7 @@ def trace_document(analysis: dict, settings) -> dict:
     k = analysis["lookahead"]
     speedup = ledger_from_curve(settings.with_(lookahead=k), curve).speedup
     extended, _ = extended_curve(analysis, max(k, BEST_K_MAX))  # past k: lab.acceptance's continuation
-    best_m, best_speedup = best_lookahead_from_curve(settings, extended, BEST_K_MAX)
+    best_k, best_speedup = best_lookahead_from_curve(settings, extended, BEST_K_MAX)
     independence = analysis["independence"]
     return {
         **{key: analysis[key] for key in ("format", "model", "lookahead", "drafts", "draftTokens", "acceptedTokens",
@@ -186,8 +186,8 @@ def trace_document(analysis: dict, settings) -> dict:
                                           "alphaIid", "alphaMle", "callsBound", "bounds")},
         "independence": None if independence is None else
         {key: independence[key] for key in ("statistic", "df", "pValue", "verdict")},
-        "speedup": speedup, "bestLookahead": best_m, "bestSpeedup": best_speedup,
-        "bestLookaheadExtrapolatedFrom": k if best_m > k else None,
+        "speedup": speedup, "bestLookahead": best_k, "bestSpeedup": best_speedup,
+        "bestLookaheadExtrapolatedFrom": k if best_k > k else None,
         "ledger": settings._asdict() | {"lookahead": k},
         "perPositionIntervals": analysis["perPositionIntervals"], "conditionalIntervals": analysis["conditionalIntervals"],
         "formatName": analysis["formatName"], "notes": analysis["notes"], "missing": analysis["missing"],

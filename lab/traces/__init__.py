@@ -41,8 +41,7 @@ translator and the exposition writer) and :mod:`.presets`. Every name other modu
 importable from ``lab.traces`` itself.
 """
 
-from ..stats import Z95, wilson_interval
-from ..stats import chi_square_survival as chi_square_sf
+from ..stats import Z95, chi_square_survival, wilson_interval
 
 from .analysis import alpha_mle, analyse, independence_test, measured_curve
 from .common import (
@@ -63,7 +62,7 @@ from .vllm import _VllmLog
 __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES",
     "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "REGISTRY", "Format", "Sample", "sample_text", "SAMPLES_DIR", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
-    "alpha_mle", "independence_test", "chi_square_sf", "translate", "render_exposition",
+    "alpha_mle", "independence_test", "chi_square_survival", "translate", "render_exposition",
     "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
     "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace",
     "measured_curve", "ledger_curve", "count_text",

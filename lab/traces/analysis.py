@@ -4,7 +4,7 @@ likelihood-ratio test of one constant conditional rate (the ledger's model).
 
 import math
 
-from ..stats import chi_square_survival as chi_square_sf
+from ..stats import chi_square_survival
 from ..stats import wilson_interval
 
 from .common import Trace, count_text
@@ -70,7 +70,7 @@ def independence_test(drafts: int, per_position, trials=None) -> dict:
     if statistic < 1e-9 * max(1.0, accepted):  # float noise on an exactly constant curve
         statistic = 0.0
     df = max(0, used - 1)
-    p_value = chi_square_sf(statistic, df)
+    p_value = chi_square_survival(statistic, df)
     return {"statistic": statistic, "df": df, "pValue": p_value, "verdict": _verdict(p_value, df, per_position, trials)}
 
 
@@ -111,14 +111,14 @@ def analyse(trace: Trace) -> dict:
     k = trace.lookahead
     missing, bounds = [], []
     if trace.meanLength is not None:
-        tau = trace.meanLength
-        mean_accepted = tau - 1
+        mean_length = trace.meanLength
+        mean_accepted = mean_length - 1
         rate = mean_accepted / k
         missing.append(f"{SHORT_NAMES.get(trace.format, trace.format)} gives no counts: no intervals, no "
                        f"per-position curve, no test of one constant rate")
     else:
         mean_accepted = trace.accepted / trace.drafts
-        tau = 1 + mean_accepted
+        mean_length = 1 + mean_accepted
         rate = trace.accepted / trace.draftTokens if trace.draftTokens else None
     per_position = conditional = unconditional_ci = conditional_ci = None
     mle = independence = None
@@ -144,7 +144,7 @@ def analyse(trace: Trace) -> dict:
     alpha = alpha_iid(mean_accepted, k)
     if trace.callsBound:
         bounds = [f"verifier calls: at least {count_text(trace.drafts)}",
-                  f"mean acceptance length: at most {tau:.2f}",
+                  f"mean acceptance length: at most {mean_length:.2f}",
                   f"alphaIid: at most {alpha:.3f}",
                   "speedup: at most the figure shown"]
     return {
@@ -155,7 +155,7 @@ def analyse(trace: Trace) -> dict:
         "drafts": trace.drafts,
         "draftTokens": trace.draftTokens,
         "acceptedTokens": trace.accepted,
-        "meanAcceptanceLength": tau,
+        "meanAcceptanceLength": mean_length,
         "acceptanceRate": rate,
         "acceptanceRateInterval": rate_ci,
         "perPosition": per_position,

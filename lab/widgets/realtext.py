@@ -30,6 +30,7 @@ from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import Choice, Slider, Text, format_query, read_controls
 from .. import realtext
+from . import ledger_lookahead
 
 __all__ = ["SLIDERS", "CONTROLS", "DATA_FILES", "view", "page_context", "text_html", "send_html", "call_html",
            "preset_comparison", "comparison_html", "OPERATIONS", "MAX_WIDGET_TOKENS"]
@@ -395,7 +396,7 @@ def send_html(summary: dict, k: int) -> str:
     analysis = traces.analyse(traces.cycles_to_trace(_histogram(summary["cycles"]), k))
     curve = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
-    lookahead = str(min(12, k))
+    lookahead = ledger_lookahead(k)
     buttons = (
         ("traces", {"trcText": "\n".join(map(str, summary["cycles"])) + "\n", "trcFormat": "cycles",
                     "trcLookahead": str(k)}, "Read this run in the trace reader"),

@@ -14,6 +14,7 @@ from ..jsformat import to_fixed
 from ..acceptance import best_lookahead_from_curve
 from ..ledger import LedgerSettings, ledger, ledger_from_curve
 from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
+from . import ledger_lookahead
 
 __all__ = ["view", "page_context", "curve_svg", "translator_html", "positions_html", "spec_bench_html",
            "send_html", "policies_curve_token", "POLICIES_MAX_RATE", "OPERATIONS", "SLIDERS", "CONTROLS"]
@@ -196,30 +197,30 @@ def _ledger_speedups(analysis: dict) -> dict:
 def translator_html(analysis: dict) -> str:
     """The same trace in every engine's units, and what the ledger predicts from each reading."""
     k = analysis["lookahead"]
-    rate, tau, alpha = analysis["acceptanceRate"], analysis["meanAcceptanceLength"], analysis["alphaIid"]
+    rate, mean_length, alpha = analysis["acceptanceRate"], analysis["meanAcceptanceLength"], analysis["alphaIid"]
     speed = _ledger_speedups(analysis)
     rows = [
         ("per-token acceptance alpha (independent model)", _f(alpha, 3), "the ledger's acceptance slider / 100"),
         ("acceptance rate = accepted / drafted tokens", _pct(rate), "vLLM 'Avg Draft acceptance rate'; llama.cpp "
          "'draft acceptance', before its pull request 24536 'draft acceptance rate' (as a fraction)"),
-        ("mean acceptance length = 1 + accepted / calls", _f(tau, 2), "vLLM 'Mean acceptance length'; SGLang "
+        ("mean acceptance length = 1 + accepted / calls", _f(mean_length, 2), "vLLM 'Mean acceptance length'; SGLang "
          "'accept len'; llama.cpp 'mean acceptance length'; TensorRT-LLM acceptanceLength"),
-        ("SGLang 'accept rate', newer versions = (accept len - 1) / k", _f((tau - 1) / k, 2),
+        ("SGLang 'accept rate', newer versions = (accept len - 1) / k", _f((mean_length - 1) / k, 2),
          "the engines' acceptance rate, as a fraction"),
-        ("SGLang 'accept rate', older versions = accept len / (k + 1)", _f(tau / (k + 1), 2),
+        ("SGLang 'accept rate', older versions = accept len / (k + 1)", _f(mean_length / (k + 1), 2),
          "counts the verifier's own token among k + 1 per call"),
     ]
     body = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(b)}</td><td>{escape(c)}</td></tr>' for a, b, c in rows)
-    (best_m, best), (iid_m, iid_best) = speed["best"], speed["bestIid"]
+    (best_k, best), (iid_k, iid_best) = speed["best"], speed["bestIid"]
     predictions = [
         (f"the engine's rate, {_pct(rate, 0)}, typed into the slider (wrong)", f"{_f(speed['naive'])}x"
          if speed["naive"] is not None else None),
         (f"alpha = {_pct(alpha, 0)} (the same mean at k = {k})", f"{_f(speed['iid'])}x"),
         (f"the measured curve at k = {k}", f"{_f(speed['curve'])}x"),
-        ("best lookahead, one alpha", f"k = {iid_m}: {_f(iid_best)}x"),
+        ("best lookahead, one alpha", f"k = {iid_k}: {_f(iid_best)}x"),
         ("best lookahead, measured curve" + (f" (extrapolated past the measured k = {k} by the curve's fitted fall)"
-                                             if best_m > k else ""),
-         f"k = {best_m}: {_f(best)}x"),
+                                             if best_k > k else ""),
+         f"k = {best_k}: {_f(best)}x"),
     ]
     prediction_rows = "".join(f'<tr><th scope="row">{escape(a)}</th><td>{escape(v)}</td></tr>'
                               for a, v in predictions if v is not None)
@@ -255,8 +256,8 @@ def positions_html(analysis: dict) -> str:
 
 def spec_bench_html() -> str:
     """Spec-Bench's method comparison (mean accepted tokens per step, overall speedup)."""
-    rows = "".join(f'<tr><th scope="row">{escape(name)}</th><td>{to_fixed(tau, 2)}</td><td>{to_fixed(speedup, 2)}x</td>'
-                   f'<td>{to_fixed(speedup / tau, 2)}</td></tr>' for name, tau, speedup in traces.SPEC_BENCH)
+    rows = "".join(f'<tr><th scope="row">{escape(name)}</th><td>{to_fixed(length, 2)}</td><td>{to_fixed(speedup, 2)}x</td>'
+                   f'<td>{to_fixed(speedup / length, 2)}</td></tr>' for name, length, speedup in traces.SPEC_BENCH)
     return ('<table class="trc-table"><caption>Spec-Bench, Vicuna-7B on one A100, greedy: mean accepted tokens per '
             'step and overall speedup</caption><thead><tr><th scope="col">method</th><th scope="col">tokens per step'
             '</th><th scope="col">speedup</th><th scope="col">speedup / tokens</th></tr></thead>'
@@ -302,7 +303,7 @@ def send_html(analysis: dict, preset: str | None) -> str:
         linkable = False
     policies_value, clamped = policies_curve_token(curve_value, curve)
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
-    lookahead = str(min(12, analysis["lookahead"]))
+    lookahead = ledger_lookahead(analysis["lookahead"])
     buttons = (
         ("ledger", {"trcCurve": curve_value, "lookahead": lookahead}, "Send the measured curve to the ledger"),
         ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
@@ -336,7 +337,7 @@ def _for_page(error) -> str:
 
 
 def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
-    k, tau, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
+    k, mean_length, rate = analysis["lookahead"], analysis["meanAcceptanceLength"], analysis["acceptanceRate"]
     counts = ""
     if analysis["drafts"] is not None:
         drafts = analysis["drafts"]
@@ -349,7 +350,7 @@ def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
                   f"short of k), {analysis['draftTokens']} draft tokens and {analysis['acceptedTokens']} accepted: ")
     at_most = "at most " if analysis.get("callsBound") else ""
     text = (f"{source}: read as {analysis['formatName']}{model}, lookahead k = {k}. {counts}mean acceptance length "
-            f"{at_most}{_f(tau)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {at_most}"
+            f"{at_most}{_f(mean_length)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {at_most}"
             f"{_f(analysis['alphaIid'], 3)}, not {_f(rate, 2)}.")
     if analysis["alphaMle"] is not None:
         text += f" The maximum-likelihood alpha of the independent model is {_f(analysis['alphaMle'], 3)}."
