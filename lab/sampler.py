@@ -178,7 +178,13 @@ def _categorical(row) -> Categorical:
 
 
 def context_sliders(certainty: Fraction, match: Fraction, kind: str) -> tuple[Fraction, Fraction]:
-    """The effective (certainty, match) in percent at a position of the given context kind."""
+    """The effective (certainty, match) in percent at a position of the given context kind: an easy
+    context halves what is missing from 100, a hard one squares the fraction, a normal one keeps them.
+
+    >>> [tuple(map(int, context_sliders(Fraction(c), Fraction(m), kind))) for c, m, kind in
+    ...  ((64, 72, "easy"), (60, 50, "hard"), (60, 50, "normal"))]
+    [(82, 86), (36, 25), (60, 50)]
+    """
     if kind == "easy":
         return certainty + (100 - certainty) / 2, match + (100 - match) / 2
     if kind == "hard":
@@ -198,14 +204,24 @@ def _geometric_weights(ratio: Fraction, centre: int, size: int) -> list[int]:
 
 
 def target_distribution(certainty, favourite: int, size: int = len(VOCABULARY)) -> tuple[Fraction, ...]:
-    """p: geometric with ratio ``rho = 1 - certainty/100`` around the favourite token."""
+    """p: geometric with ratio ``rho = 1 - certainty/100`` around the favourite token.
+
+    >>> [str(x) for x in target_distribution(50, 0, 3)]   # rho = 1/2: weights 4, 2, 1
+    ['4/7', '2/7', '1/7']
+    """
     weights = _geometric_weights(1 - Fraction(certainty) / 100, favourite, size)
     total = sum(weights)
     return tuple(Fraction(w, total) for w in weights)
 
 
 def draft_distribution(certainty, match, favourite: int, size: int = len(VOCABULARY)) -> tuple[Fraction, ...]:
-    """q = mu p + (1 - mu) d, with d overconfident (ratio rho/2) about the next token over."""
+    """q = mu p + (1 - mu) d, with d overconfident (ratio rho/2) about the next token over.
+
+    >>> draft_distribution(50, 100, 0, 3) == target_distribution(50, 0, 3)   # match 100: q = p
+    True
+    >>> [str(x) for x in draft_distribution(50, 0, 0, 3)]   # match 0: d alone, centred on token 1
+    ['1/21', '16/21', '4/21']
+    """
     rho = 1 - Fraction(certainty) / 100
     mu = Fraction(match) / 100
     p_weights = _geometric_weights(rho, favourite, size)
@@ -267,25 +283,43 @@ def reference_pair(certainty, match) -> tuple[Categorical, Categorical]:
 # --- the rule ---------------------------------------------------------------------------
 
 def acceptance_probability(p_x: Fraction, q_x: Fraction) -> Fraction:
-    """``min(1, p(x)/q(x))``; a token the draft gives no mass is rejected (never proposed)."""
+    """``min(1, p(x)/q(x))``; a token the draft gives no mass is rejected (never proposed).
+
+    >>> [str(acceptance_probability(Fraction(p), Fraction(q))) for p, q in (("1/4", "1/2"), ("1/2", "1/4"), ("1/2", 0))]
+    ['1/2', '1', '0']
+    """
     if q_x == 0:
         return ZERO
     return min(ONE, p_x / q_x)
 
 
 def per_token_acceptance(p, q) -> Fraction:
-    """alpha = sum_x min(p(x), q(x)): the chance that one draft token survives."""
+    """alpha = sum_x min(p(x), q(x)): the chance that one draft token survives.
+
+    >>> p, q = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    >>> per_token_acceptance(p, q), 1 - total_variation(p, q)
+    (Fraction(3, 4), Fraction(3, 4))
+    """
     return sum((min(p_x, q_x) for p_x, q_x in zip(_probs(p), _probs(q))), ZERO)
 
 
 def total_variation(p, q) -> Fraction:
     """TV(p, q) = 1/2 sum_x |p(x) - q(x)| (:func:`lab.stats.total_variation`) of two rows or
-    Categoricals."""
+    Categoricals.
+
+    >>> total_variation([Fraction(1, 2), Fraction(1, 2)], Categorical([Fraction(1, 4), Fraction(3, 4)]))
+    Fraction(1, 4)
+    """
     return stats.total_variation(_probs(p), _probs(q))
 
 
 def residual_distribution(p, q) -> Categorical | None:
-    """norm(max(0, p - q)); ``None`` when p == q (then nothing is ever rejected)."""
+    """norm(max(0, p - q)); ``None`` when p == q (then nothing is ever rejected).
+
+    >>> p, q = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    >>> [str(x) for x in residual_distribution(p, q).probs], residual_distribution(p, p)
+    (['1', '0', '0'], None)
+    """
     excess = [max(ZERO, p_x - q_x) for p_x, q_x in zip(_probs(p), _probs(q))]
     mass = sum(excess)
     if mass == 0:
@@ -305,7 +339,12 @@ def _rejection_split(p, q) -> tuple[list[Fraction], Fraction]:
 
 
 def exact_output_distribution(p, q) -> tuple[Fraction, ...]:
-    """The exact distribution of the token one verification step commits (should equal p)."""
+    """The exact distribution of the token one verification step commits (should equal p).
+
+    >>> p, q = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)), (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4))
+    >>> exact_output_distribution(p, q) == p
+    True
+    """
     kept, rejected = _rejection_split(p, q)
     residual = residual_distribution(p, q)
     if residual is None:

@@ -16,6 +16,9 @@ MAX_DIGITS = 30           # a number written with more digits is refused before 
 MAX_COUNT = 10 ** 15      # a count must be below this: no engine counts that far, and every integer
 #                           below 2^53 (about 9.007e15) is exact as a float, so the statistics stay exact
 MAX_QUOTE = 48            # at most this many characters of a bad value are quoted in a message
+# How far a printed mean acceptance length may sit from 1 + accepted / calls: engines print it to two
+# decimals, so half the last digit (0.005), and a hair for the float sum behind it.
+MEAN_LENGTH_SLACK = 0.0051
 MAX_LABEL_SETS = 1000     # Prometheus label sets kept per metric; more is refused (memory stays bounded)
 MAX_JSON_CHARS = 64 << 20  # per-request JSON is parsed whole; a bigger document is refused
 MAX_STEPS = 10 ** 7        # per_step_accepted entries read per request

@@ -7,7 +7,8 @@ import re
 
 from .common import (
     Format, MAX_DIGITS, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator,
-    _calls_from_mean, _choose, _count, _number, _rates, _reconstruct, _validated, count_text, family,
+    MEAN_LENGTH_SLACK, _calls_from_mean, _choose, _count, _number, _rates, _reconstruct, _validated, count_text,
+    family,
 )
 
 
@@ -187,7 +188,7 @@ class _LlamaLog(_Accumulator):
                 per_position = [a + b for a, b in zip(per_position, _reconstruct(r["perPos"], r["genDrafts"]))]
             notes.append("per-position counts rebuilt from #acc rate/pos (3 decimals), so they are approximate")
         for r in runs:
-            if r.get("mean") is not None and r["genDrafts"] and abs(r["mean"] - (1 + r["accTokens"] / r["genDrafts"])) > 0.0051:
+            if r.get("mean") is not None and r["genDrafts"] and abs(r["mean"] - (1 + r["accTokens"] / r["genDrafts"])) > MEAN_LENGTH_SLACK:
                 notes.append(f"line {r['number']}: printed #mean acc len {r['mean']:.2f} but 1 + #acc tokens / "
                              f"#gen drafts = {1 + r['accTokens'] / r['genDrafts']:.3f}")
             if per_position is not None and r.get("accDrafts") is not None and r.get("perPos") and \

@@ -7,7 +7,7 @@ import re
 from .common import (
     Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
     _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
-    _reconstruct, _short, _v0_calls_and_accepted, _validated, family,
+    MEAN_LENGTH_SLACK, _reconstruct, _short, _v0_calls_and_accepted, _validated, family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
 from .plain import cycles_to_trace
@@ -169,7 +169,7 @@ class _VllmLog(_Accumulator):
             if n < 1 and drafted:
                 raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
             drafts, draft_tokens, accepted = drafts + n, draft_tokens + drafted, accepted + acc
-            if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > 0.0051:
+            if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > MEAN_LENGTH_SLACK:
                 disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
                                      f"accepted / calls = {1 + acc / n:.3f}")
             if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
@@ -286,7 +286,7 @@ class _VllmLog(_Accumulator):
                 notes.append(f"num_draft_tokens {block['num_draft_tokens']} < k x num_drafts = {n * k}: some drafts "
                              f"were shorter than k (the calls are counted exactly; per-position rates are over all "
                              f"calls)")
-            if "mean" in block and n and abs(block["mean"] - (1 + block["num_accepted_tokens"] / n)) > 0.0051:
+            if "mean" in block and n and abs(block["mean"] - (1 + block["num_accepted_tokens"] / n)) > MEAN_LENGTH_SLACK:
                 notes.append(f"the printed mean acceptance length {block['mean']:.2f} disagrees with 1 + "
                              f"accepted / drafts = {1 + block['num_accepted_tokens'] / n:.3f}")
             if rates:
@@ -375,7 +375,7 @@ class _VllmBench(_Accumulator):
         k = self.need_lookahead(k, "no per-position lines")
         _check_lookahead(k)
         notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
-        if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > 0.0051:
+        if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > MEAN_LENGTH_SLACK:
             notes.append(f"the printed acceptance length {block['mean']:.2f} disagrees with 1 + accepted / drafts "
                          f"= {1 + accepted / n:.3f}")
         drafted = block.get("Draft tokens", n * k)
@@ -536,7 +536,7 @@ class _VllmRequestJson(_Accumulator):
                     if request.get(key) is not None and request.get(key) != value:
                         printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
                 mean = request.get("mean_acceptance_length")
-                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > 0.0051:
+                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > MEAN_LENGTH_SLACK:
                     printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
                                    f"= {1 + acc / calls:.3f}")
                 continue
