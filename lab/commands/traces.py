@@ -79,10 +79,10 @@ def _ascii(flag: str, text):
     digits): a number is written in ASCII digits 0-9. Python's float() would read '\u0663' (Arabic
     three) or a full-width digit as a number; the reader never does, so neither does the CLI."""
     from ..cli import UsageError
-    from ..traces import _short
+    from ..traces import shortened
 
     if isinstance(text, str) and not text.isascii():
-        raise UsageError(f"{flag}: {_short(text)!r} is not a number written in ASCII digits (0-9)")
+        raise UsageError(f"{flag}: {shortened(text)!r} is not a number written in ASCII digits (0-9)")
     return text
 
 

@@ -46,7 +46,7 @@ from ..stats import Z95, chi_square_survival, wilson_interval
 from .analysis import alpha_mle, analyse, independence_test, measured_curve
 from .common import (
     ALPHA_TOLERANCE, MAX_COUNT, MAX_JSON_CHARS, MAX_LABEL_SETS, MAX_LOOKAHEAD, MAX_QUOTE, SAMPLES_DIR, Format,
-    ModelChoiceError, Sample, Trace, TraceError, _calls_from_mean, _reconstruct, _short, count_text, sample_text,
+    ModelChoiceError, Sample, Trace, TraceError, _calls_from_mean, _reconstruct, shortened, count_text, sample_text,
 )
 from .formats import FORMAT_NAMES, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .llamacpp import _LlamaLog
@@ -63,7 +63,7 @@ __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES",
     "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "REGISTRY", "Format", "Sample", "sample_text", "SAMPLES_DIR", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
     "alpha_mle", "independence_test", "chi_square_survival", "translate", "render_exposition",
-    "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
+    "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "shortened", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
     "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace",
     "measured_curve", "ledger_curve", "count_text",
 ]

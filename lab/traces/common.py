@@ -86,11 +86,11 @@ class Trace(NamedTuple):
 
 # --- small helpers ------------------------------------------------------------------------------
 
-def _short(line: str, limit: int = MAX_QUOTE) -> str:
+def shortened(line: str, limit: int = MAX_QUOTE) -> str:
     """``line`` stripped, cut to at most ``limit`` (at most :data:`MAX_QUOTE`) characters and an
     ellipsis: a message never echoes a long bad value whole.
 
-    >>> _short("x" * 100)[-3:], len(_short("x" * 100))
+    >>> shortened("x" * 100)[-3:], len(shortened("x" * 100))
     ('xx\u2026', 49)
     """
     line = str(line).strip()
@@ -130,7 +130,7 @@ def _clean(line: str) -> str:
 def _digits_ok(raw: str, what: str, where: str) -> str:
     """``raw`` without thousands separators; refuses non-ASCII digits and runaway lengths."""
     if not raw.isascii():
-        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number written in ASCII digits (0-9)")
+        raise TraceError(f"{where}: {what} {shortened(raw, 30)!r} is not a number written in ASCII digits (0-9)")
     if _THOUSANDS.fullmatch(raw):
         raw = raw.replace(",", "")
     digits = sum(ch.isdigit() for ch in raw)
@@ -149,14 +149,14 @@ def _count(text: str, what: str, where: str) -> int:
     if _INTEGER.fullmatch(raw):
         return _in_range(int(raw), what, where)
     if not _DECIMAL.fullmatch(raw):
-        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number")
+        raise TraceError(f"{where}: {what} {shortened(raw, 30)!r} is not a number")
     value = float(raw)
     if not math.isfinite(value):
-        raise TraceError(f"{where}: {what} is {_short(raw, 30)}, not a count")
+        raise TraceError(f"{where}: {what} is {shortened(raw, 30)}, not a count")
     if value < 0:
-        raise TraceError(f"{where}: negative count {_short(raw, 30)} for {what}")
+        raise TraceError(f"{where}: negative count {shortened(raw, 30)} for {what}")
     if not value.is_integer():
-        raise TraceError(f"{where}: non-integer count {_short(raw, 30)} for {what}")
+        raise TraceError(f"{where}: non-integer count {shortened(raw, 30)} for {what}")
     return _in_range(int(value), what, where)
 
 
@@ -199,7 +199,7 @@ def _json_loads(text: str, where: str):
     except RecursionError:
         raise TraceError(deep) from None
     except ValueError:
-        raise TraceError(f"{where}: not JSON: {_short(text)!r}") from None
+        raise TraceError(f"{where}: not JSON: {shortened(text)!r}") from None
 
 
 def _json_count(value, what: str, where: str) -> int:
@@ -214,7 +214,7 @@ def _json_count(value, what: str, where: str) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value < 0 or value != int(value) or value >= MAX_COUNT:
-        raise TraceError(f"{where}: {what} holds {_short(repr(value), 30)}, not a count (a finite whole number "
+        raise TraceError(f"{where}: {what} holds {shortened(repr(value), 30)}, not a count (a finite whole number "
                          f"from 0 to {MAX_COUNT - 1:d})")
     return int(value)
 
@@ -222,10 +222,10 @@ def _json_count(value, what: str, where: str) -> int:
 def _number(text: str, what: str, where: str) -> float:
     raw = _digits_ok(text.strip(), what, where)
     if not _DECIMAL.fullmatch(raw):
-        raise TraceError(f"{where}: {what} {_short(raw, 30)!r} is not a number")
+        raise TraceError(f"{where}: {what} {shortened(raw, 30)!r} is not a number")
     value = float(raw)
     if not math.isfinite(value):
-        raise TraceError(f"{where}: {what} is {_short(raw, 30)}, not a finite number")
+        raise TraceError(f"{where}: {what} is {shortened(raw, 30)}, not a finite number")
     return value
 
 
@@ -323,12 +323,12 @@ def _choose(series: dict, model, what: str):
     names = list(series)
     if model is not None:
         if model not in series:
-            raise ModelChoiceError(f"no {what} named {_short(str(model))!r} in the input; found: "
-                                   f"{', '.join(_short(n) for n in names)}", names)
+            raise ModelChoiceError(f"no {what} named {shortened(str(model))!r} in the input; found: "
+                                   f"{', '.join(shortened(n) for n in names)}", names)
         return model, series[model]
     if len(names) == 1:
         return names[0], series[names[0]]
-    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(_short(n) for n in names[:8])}"
+    raise ModelChoiceError(f"the input holds {len(names)} {what}s ({', '.join(shortened(n) for n in names[:8])}"
                            f"{', ...' if len(names) > 8 else ''}); choose one with --model NAME", names)
 
 
@@ -445,6 +445,6 @@ def sample_text(name: str) -> str:
     'Mean acceptance length: 2.8\\n'
     """
     if os.path.basename(name) != name or name.startswith("."):
-        raise TraceError(f"{_short(name)!r} is not a sample's file name")
+        raise TraceError(f"{shortened(name)!r} is not a sample's file name")
     # through the module's loader: a file on disk, or a member of the lab's zip when imported from one
     return __spec__.loader.get_data(os.path.join(SAMPLES_DIR, name)).decode("utf-8")

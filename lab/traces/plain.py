@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from .common import (
-    Format, MAX_DIGITS, Sample, Trace, TraceError, _Accumulator, _NUM, _clean, _number, _rate, _short,
+    Format, MAX_DIGITS, Sample, Trace, TraceError, _Accumulator, _NUM, _clean, _number, _rate, shortened,
     _validated, family,
 )
 from .translator import translate
@@ -40,7 +40,7 @@ class _Cycles(_Accumulator):
         if not stripped or stripped.startswith(("#", "```", "~~~")):
             return
         if not re.fullmatch(r"[+-]?[0-9]+", stripped):
-            raise TraceError(f"line {number}: {_short(stripped, 30)!r} is not an integer count of accepted drafts")
+            raise TraceError(f"line {number}: {shortened(stripped, 30)!r} is not an integer count of accepted drafts")
         if len(stripped.lstrip("+-")) > MAX_DIGITS:
             raise TraceError(f"line {number}: a count of {len(stripped)} digits; at most {MAX_DIGITS} are read")
         value = int(stripped)
@@ -78,7 +78,7 @@ class _Single(_Accumulator):
             return
         match = _SINGLE.match(stripped)
         if not match:
-            raise TraceError(f"line {number}: a single figure must stand alone; {_short(stripped)!r} is not one")
+            raise TraceError(f"line {number}: a single figure must stand alone; {shortened(stripped)!r} is not one")
         self.values.append((number, match.group(1).lower(), match.group(2), match.group(3)))
 
     def result(self, lookahead, model=None) -> Trace:

@@ -2,7 +2,7 @@
 measured-curve value.
 """
 
-from .common import MAX_LOOKAHEAD, Trace, TraceError, _rate, _short
+from .common import MAX_LOOKAHEAD, Trace, TraceError, _rate, shortened
 from .analysis import analyse, measured_curve
 from .reader import parse
 
@@ -99,4 +99,4 @@ def ledger_curve(value: str) -> tuple[list[float], str, bool]:
         if not 1 <= len(parts) <= MAX_LOOKAHEAD:
             raise TraceError(f"a curve has 1 to {MAX_LOOKAHEAD} rates, got {len(parts)}")
         return [_rate(part, "rate", "curve") for part in parts], "your own trace", False
-    raise TraceError(f"{_short(str(value), 40)!r} is not a preset (valid: {', '.join(PRESETS)}) or a custom: curve")
+    raise TraceError(f"{shortened(str(value), 40)!r} is not a preset (valid: {', '.join(PRESETS)}) or a custom: curve")

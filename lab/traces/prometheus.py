@@ -6,7 +6,7 @@ import re
 
 from .common import (
     Format, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _ANY, _Accumulator, _NUM, _choose,
-    _count, _rate, _short, _v0_calls_and_accepted, _validated, family,
+    _count, _rate, shortened, _v0_calls_and_accepted, _validated, family,
 )
 
 
@@ -32,7 +32,7 @@ def _prom_labels(text: str, where: str) -> tuple:
         if not match or match.end() == index:
             if text[index:].strip() in ("", ","):
                 break
-            raise TraceError(f"{where}: cannot read the labels {{{_short(text)}}}")
+            raise TraceError(f"{where}: cannot read the labels {{{shortened(text)}}}")
         labels.append((match.group(1), match.group(2)))
         index = match.end()
     return tuple(sorted(labels))
@@ -72,7 +72,7 @@ class _Prometheus(_Accumulator):
         if not match:
             if not _PROM_NAME_START.match(stripped):
                 return  # a pasted code fence, shell prompt or prose around the samples
-            raise TraceError(f"line {number}: not a Prometheus sample: {_short(text)!r}")
+            raise TraceError(f"line {number}: not a Prometheus sample: {shortened(text)!r}")
         name = match.group(1)
         if name.endswith("_created"):
             return
@@ -89,7 +89,7 @@ class _Prometheus(_Accumulator):
                 if field not in ("perPosition", "draftsPerPosition"):
                     raise TraceError(f"{where}: {base} has a position label")
                 if not (value.isascii() and value.isdigit()) or len(value) > 3 or int(value) >= MAX_LOOKAHEAD:
-                    raise TraceError(f"{where}: position {_short(value, 20)!r} is not an integer from 0 to "
+                    raise TraceError(f"{where}: position {shortened(value, 20)!r} is not an integer from 0 to "
                                      f"{MAX_LOOKAHEAD - 1}")
                 position = int(value)
             elif key in MODEL_LABELS:

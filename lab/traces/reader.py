@@ -1,7 +1,7 @@
 """Detection and the streaming front door: :func:`detect_line`, :class:`TraceParser`, :func:`parse`.
 """
 
-from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, _short
+from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
 from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY
 from .plain import _Single
 
@@ -49,7 +49,7 @@ class TraceParser:
 
     def __init__(self, fmt: str = "auto", lookahead=None, model=None):
         if fmt != "auto" and fmt not in PARSERS:
-            raise TraceError(f"unknown format {_short(str(fmt), 30)!r}; valid: auto, {', '.join(FORMATS)}")
+            raise TraceError(f"unknown format {shortened(str(fmt), 30)!r}; valid: auto, {', '.join(FORMATS)}")
         self.lookahead = _check_lookahead(lookahead)
         self.model = model if model not in ("", None) else None
         self.fmt = fmt
@@ -146,7 +146,7 @@ class TraceParser:
                 self.accumulator.line(held, number)
             if self.first_unread is not None:
                 number, line = self.first_unread
-                raise TraceError(f"line {number}: a single figure must stand alone; {_short(line)!r} is not one")
+                raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line)!r} is not one")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]
@@ -154,7 +154,7 @@ class TraceParser:
                 raise TraceError("the trace is empty")
             number, line = self.first_unread
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
-                             f"not a cycles file); first line not read: line {number}: {_short(line)!r}")
+                             f"not a cycles file); first line not read: line {number}: {shortened(line)!r}")
         try:
             trace = self.accumulator.result(self.lookahead, self.model)
         except TraceError:

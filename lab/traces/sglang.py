@@ -7,7 +7,7 @@ import re
 
 from .common import (
     Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
-    _number, _rate, _short, _validated, family,
+    _number, _rate, shortened, _validated, family,
 )
 from .vllm import _VllmRequestJson, _find_dicts, _histogram_counts
 from .plain import cycles_to_trace
@@ -209,7 +209,7 @@ class _SglangLog(_Accumulator):
         raw = match.group(1) if match else text
         value = _number(raw, "accept len", where) if match and _DECIMAL.fullmatch(raw.strip()) else float("nan")
         if not math.isfinite(value) or value < 1:
-            raise TraceError(f"{where}: accept len {_short(raw, 30)!r} is not a length of at least 1")
+            raise TraceError(f"{where}: accept len {shortened(raw, 30)!r} is not a length of at least 1")
         self.values.append(value)
         rate = _SGLANG_RATE.search(text)
         if rate:

@@ -5,7 +5,7 @@ import re
 
 from .common import (
     Format, MAX_LABEL_SETS, Sample, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _count,
-    _number, _rate, _reconstruct, _short, _validated, family,
+    _number, _rate, _reconstruct, shortened, _validated, family,
 )
 
 
@@ -51,7 +51,7 @@ class _SpeculatorsCsv(_Accumulator):
         if len(self.rows) >= MAX_LABEL_SETS:
             raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the CSV")
         if not row["num_drafts"]:
-            raise TraceError(f"{where}: subset {_short(name)!r} has no acceptance counts (a run without speculation)")
+            raise TraceError(f"{where}: subset {shortened(name)!r} has no acceptance counts (a run without speculation)")
         record = {"number": number,
                   "drafts": _count(row["num_drafts"], "num_drafts", where),
                   "accepted": _count(row["num_accepted_tokens"], "num_accepted_tokens", where),

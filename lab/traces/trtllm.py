@@ -4,7 +4,7 @@
 import math
 
 from .common import (
-    Format, Sample, Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, _short, _validated,
+    Format, Sample, Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, shortened, _validated,
     family,
 )
 from .vllm import _VllmRequestJson, _find_dicts
@@ -128,7 +128,7 @@ class _TrtllmJson(_Accumulator):
         except TraceError as error:
             if "nested" in str(error) or "digits" in str(error):
                 raise
-            raise TraceError(f"{where}: cannot read the specDecodingStats object {_short(head[1:])!r}") from None
+            raise TraceError(f"{where}: cannot read the specDecodingStats object {shortened(head[1:])!r}") from None
         if not isinstance(stats, dict):
             raise TraceError(f"{where}: specDecodingStats is not an object")
         values = {}

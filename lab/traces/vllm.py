@@ -7,7 +7,7 @@ import re
 from .common import (
     Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
     _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
-    MEAN_LENGTH_SLACK, _reconstruct, _short, _v0_calls_and_accepted, _validated, family,
+    MEAN_LENGTH_SLACK, _reconstruct, shortened, _v0_calls_and_accepted, _validated, family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
 from .plain import cycles_to_trace
@@ -454,7 +454,7 @@ class _VllmRequestJson(_Accumulator):
                     if number == getattr(self, "unterminated", None) and documents:
                         self.cut = number  # the input stops inside its last line: read the complete ones
                         continue
-                    raise TraceError(f"line {number}: not JSON: {_short(text)!r}") from None
+                    raise TraceError(f"line {number}: not JSON: {shortened(text)!r}") from None
                 raise
         return documents
 
@@ -515,7 +515,7 @@ class _VllmRequestJson(_Accumulator):
                 keys = [str(j) for j in hist]
                 if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
                     bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
-                    raise TraceError(f"{self.where}: acceptance_histogram key {_short(bad, 20)!r} is not a count of "
+                    raise TraceError(f"{self.where}: acceptance_histogram key {shortened(bad, 20)!r} is not a count of "
                                      f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
                 pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
                 if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):

@@ -475,7 +475,7 @@ def _refused(settings: dict, notes: list[str], width: int, reason: str, models=(
     empty = '<p class="trc-missing">Nothing was read.</p>'
     readouts = {name: "n/a" for name in ("format", "lookahead", "drafts", "acceptedTokens", "meanAcceptanceLength",
                                          "acceptanceRate", "alphaIid", "alphaMle", "pValue", "speedup")}
-    choice = (f" It holds several: {', '.join(traces._short(str(m)) for m in list(models)[:8])}; type one in the model box."
+    choice = (f" It holds several: {', '.join(traces.shortened(str(m)) for m in list(models)[:8])}; type one in the model box."
               if models else "")
     return {
         "params": {"preset": settings["preset"], "format": settings["format"], "lookahead": settings["lookahead"]},
@@ -566,17 +566,17 @@ def chunk(request: dict) -> dict:
         analysis = traces.analyse(parser.finish())
     except traces.TraceError as error:
         _UPLOADS.pop(name, None)
-        notes.append(f"The file {traces._short(name)} could not be read: {_for_page(error)}.")
+        notes.append(f"The file {traces.shortened(name)} could not be read: {_for_page(error)}.")
         models = error.models if isinstance(error, traces.ModelChoiceError) else ()
         return {"done": True, "progress": 1, **_refused(settings, notes, width, _for_page(error), models)}
     except Exception as error:  # never a traceback in the page
         _UPLOADS.pop(name, None)
         return {"done": True, "progress": 1, **_refused(settings, [f"Internal error ({type(error).__name__})."],
                                                         width, "an internal error stopped the reader")}
-    notes.append(f"The file {traces._short(name)} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
+    notes.append(f"The file {traces.shortened(name)} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
     size = parser.bytes
-    source = f"Your file {traces._short(name)} ({to_fixed(size / 1e6, 1)} million characters)"
+    source = f"Your file {traces.shortened(name)} ({to_fixed(size / 1e6, 1)} million characters)"
     return {"done": True, "progress": 1, **_render(analysis, settings, notes, source, None, width)}
 
 
