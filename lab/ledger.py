@@ -91,7 +91,7 @@ ALPHA_TOLERANCE = 1e-9  # alpha_iid solves its equation to this
 
 def alpha_iid(mean_accepted: float, lookahead: int) -> float:
     """The alpha whose independent model accepts ``mean_accepted`` drafts per call at this
-    lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (``tau - 1``), by bisection
+    lookahead: the root of ``sum_{i=1..k} alpha^i = mean_accepted`` (the mean acceptance length less one), by bisection
     (the sum rises with alpha, so the root is unique), to within :data:`ALPHA_TOLERANCE`.
 
     >>> round(alpha_iid(expected_accepted_drafts(0.74, 5), 5), 9)

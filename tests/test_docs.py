@@ -158,3 +158,28 @@ def test_no_history_comment_in_the_lab():
     found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "lab").rglob("*.py"))
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert found == []
+
+
+def test_review_status_counts_are_its_rows():
+    """docs/REVIEW-STATUS.md's counts are its rows' statuses, per review: a row re-marked updates the count."""
+    status = (ROOT / "docs" / "REVIEW-STATUS.md").read_text(encoding="utf-8")
+    parts = status.split("\n## 2. Fact check")
+    assert len(parts) == 2
+    stated = re.findall(r"(\d+) rows: (\d+) fixed, (\d+) partly, (\d+) not, (\d+) disagree", parts[0])
+    assert len(stated) == 2
+    for part, (rows, *counts) in zip(parts, stated):
+        found = [line.split("|")[3].strip() for line in part.splitlines()
+                 if re.match(r"\| (CR-|N-|T3-|S\d|WP-)\S* \|", line)]
+        kinds = [next((k for k in ("fixed", "partly", "not", "disagree") if cell.startswith(k)), cell[:20]) for cell in found]
+        assert len(found) == int(rows)
+        assert [kinds.count(k) for k in ("fixed", "partly", "not", "disagree")] == [int(c) for c in counts]
+
+
+def test_tau_is_not_a_name_in_the_lab():
+    """The glossary's mean acceptance length is never `tau` in the lab; only the plain-text reader
+    keeps the word, as one of the labels a pasted line may carry (lab/traces/plain.py)."""
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "lab").rglob("*.py"))
+             if path.relative_to(ROOT).as_posix() != "lab/traces/plain.py"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\btau\b", line)]
+    assert found == []

@@ -91,15 +91,15 @@ def translator_round_trips(out):
 
 
 def alpha_iid_solves_its_equation(out):
-    """alphaIid is the root of sum_{i=1..k} alpha^i = tau - 1 to within 1e-9, for every k 1..12 and
-    tau from 1 to k + 1 in steps of a tenth of the range (the ends give alpha 0 and 1)."""
+    """alphaIid is the root of sum_{i=1..k} alpha^i = L - 1 to within 1e-9, for every k 1..12 and
+    mean acceptance length L from 1 to k + 1 in steps of a tenth of the range (the ends give alpha 0 and 1)."""
     for k in LOOKAHEADS:
         for step in range(11):
             out.visited += 1
             target = k * step / 10
             alpha = traces.alpha_iid(target, k)
             if not 0 <= alpha <= 1 or abs(ledger.expected_accepted_drafts(alpha, k) - target) > traces.ALPHA_TOLERANCE:
-                out.fail(f"k={k}, tau-1={target}: alpha {alpha} gives {ledger.expected_accepted_drafts(alpha, k)}")
+                out.fail(f"k={k}, mean length - 1 = {target}: alpha {alpha} gives {ledger.expected_accepted_drafts(alpha, k)}")
                 return
 
 
@@ -326,17 +326,17 @@ def _wilson_95(successes, trials):
 
 def _expected(trace) -> dict:
     """What the widget must show for ``trace``, from its counts (formulas in lab/traces/analysis.py's
-    docstrings): tau = 1 + S / N, rate = S / draft tokens, alphaIid the root of
-    sum alpha^i = tau - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
+    docstrings): mean_length = 1 + S / N, rate = S / draft tokens, alphaIid the root of
+    sum alpha^i = mean_length - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
     conditional c_i / c_{i-1}, the ledger on the measured curve at Part one's default costs."""
     k, n, c = trace.lookahead, trace.drafts, trace.perPosition
-    if trace.meanLength is not None:  # formats without counts: the rate under full-length drafts, (tau - 1) / k
-        tau = trace.meanLength
-        rate = (tau - 1) / k
+    if trace.meanLength is not None:  # formats without counts: the rate under full-length drafts, (mean_length - 1) / k
+        mean_length = trace.meanLength
+        rate = (mean_length - 1) / k
     else:
-        tau, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)
-    alpha = alpha_root(tau - 1, k)
-    expected = {"k": k, "tau": tau, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n, "test": None,
+        mean_length, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)
+    alpha = alpha_root(mean_length - 1, k)
+    expected = {"k": k, "mean_length": mean_length, "rate": rate, "alpha": alpha, "bound": trace.callsBound, "drafts": n, "test": None,
                 "accepted": trace.accepted, "mle": None, "curve": [alpha] * k, "positions": None}
     if c is not None and trace.draftsPerPosition is None:
         trials = [n] + list(c[:-1])
@@ -352,7 +352,7 @@ def _expected(trace) -> dict:
     settings = ledger.LedgerSettings()
     expected["speedup"] = ledger.ledger_from_curve(settings.with_(lookahead=k), expected["curve"]).speedup
     # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated)
-    continued = (acceptance.from_single(tau, k) if c is None or trace.draftsPerPosition is not None
+    continued = (acceptance.from_single(mean_length, k) if c is None or trace.draftsPerPosition is not None
                  else acceptance.from_conditional(expected["curve"]))
     expected["best"] = acceptance.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
     expected["bestIid"] = acceptance.best_lookahead_from_curve(settings, [alpha], 12)
@@ -405,7 +405,7 @@ def readouts_match_model(out):
         low, high = ("\u2265 ", "\u2264 ") if e["bound"] else ("", "")
         wanted = {
             "lookahead": str(e["k"]),
-            "meanAcceptanceLength": high + to_fixed(e["tau"], 2),
+            "meanAcceptanceLength": high + to_fixed(e["mean_length"], 2),
             "acceptanceRate": _pct(e["rate"]),
             "alphaIid": high + to_fixed(e["alpha"], 3),
             "alphaMle": "n/a" if e["mle"] is None else to_fixed(e["mle"], 3),
@@ -423,7 +423,7 @@ def readouts_match_model(out):
                 return
         at_most = "at most " if e["bound"] else ""
         phrases = {"lead": [f"alpha = {at_most}{to_fixed(e['alpha'], 3)} a token",
-                            f"mean acceptance length {at_most}{to_fixed(e['tau'], 2)} at k = {e['k']}",
+                            f"mean acceptance length {at_most}{to_fixed(e['mean_length'], 2)} at k = {e['k']}",
                             f"its best k is {e['best'][0]}"],
                    "summary": [f"acceptance rate {_pct(e['rate'])}", f"alpha = {at_most}{to_fixed(e['alpha'], 3)}, "
                                f"not {'n/a' if e['rate'] is None else to_fixed(e['rate'], 2)}",
@@ -459,13 +459,13 @@ def tables_match_model(out):
     from ..widgets import traces as widget
 
     for name, view, e in _readout_views(out):
-        k, tau, alpha, rate = e["k"], e["tau"], e["alpha"], e["rate"]
+        k, mean_length, alpha, rate = e["k"], e["mean_length"], e["alpha"], e["rate"]
         units = {row[0]: row[1] for row in _cells(view["figures"]["translator"]) if len(row) == 3}
         wanted = {"per-token acceptance alpha (independent model)": to_fixed(alpha, 3),
                   "acceptance rate = accepted / drafted tokens": _pct(rate),
-                  "mean acceptance length = 1 + accepted / calls": to_fixed(tau, 2),
-                  "SGLang 'accept rate', newer versions = (accept len - 1) / k": to_fixed((tau - 1) / k, 2),
-                  "SGLang 'accept rate', older versions = accept len / (k + 1)": to_fixed(tau / (k + 1), 2)}
+                  "mean acceptance length = 1 + accepted / calls": to_fixed(mean_length, 2),
+                  "SGLang 'accept rate', newer versions = (accept len - 1) / k": to_fixed((mean_length - 1) / k, 2),
+                  "SGLang 'accept rate', older versions = accept len / (k + 1)": to_fixed(mean_length / (k + 1), 2)}
         for label, value in wanted.items():
             if units.get(label) != value:
                 out.fail(f"{name}: translator row {label!r} shows {units.get(label)!r}, the model gives {value!r}")
@@ -505,8 +505,8 @@ def tables_match_model(out):
     out.visited += 1
     from ..widgets import traces as widget
 
-    for row, (method, tau, speedup) in zip(_cells(widget.spec_bench_html()), traces.SPEC_BENCH):
-        wanted = [method, to_fixed(tau, 2), to_fixed(speedup, 2) + "x", to_fixed(speedup / tau, 2)]
+    for row, (method, mean_length, speedup) in zip(_cells(widget.spec_bench_html()), traces.SPEC_BENCH):
+        wanted = [method, to_fixed(mean_length, 2), to_fixed(speedup, 2) + "x", to_fixed(speedup / mean_length, 2)]
         if row != wanted:
             out.fail(f"Spec-Bench row {row} is not the quoted figures and speedup / tokens {wanted}")
             return

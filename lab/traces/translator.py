@@ -12,15 +12,15 @@ from .common import TraceError, _check_lookahead
 def translate(lookahead: int, alpha=None, acceptance_rate=None, mean_acceptance_length=None) -> dict:
     """Any one of alpha, the engines' acceptance rate (accepted / drafted tokens) or the mean
     acceptance length gives the other two at lookahead ``k``, under the independent model:
-    ``E = sum_{i=1..k} alpha^i``, ``rate = E / k``, ``tau = 1 + E``.
+    ``E = sum_{i=1..k} alpha^i``, ``rate = E / k``, ``meanAcceptanceLength = 1 + E``.
 
     The conversions assume full-length chain drafts: every call proposes k tokens in a chain.
     n-gram and suffix drafting propose fewer when nothing matches (the rate is then over fewer
     drafted tokens and rate = E / k no longer holds), dynamic or adaptive lookahead and
     llama.cpp's early stop change k call by call, and trees (topk > 1) verify several candidates
     per position, so none of them converts this way: read their counts. SGLang's ``accept rate``
-    is ``tau / (k + 1)`` in older versions and ``(tau - 1) / k`` (this ``acceptanceRate``) in
-    newer ones (``sglangAcceptRateOld`` is the older).
+    is ``L / (k + 1)`` in older versions and ``(L - 1) / k`` (this ``acceptanceRate``) in
+    newer ones, L being the mean acceptance length (``sglangAcceptRateOld`` is the older).
 
     >>> t = translate(5, alpha=0.74)
     >>> round(t["acceptanceRate"], 4), round(t["meanAcceptanceLength"], 4)
