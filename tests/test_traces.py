@@ -66,7 +66,7 @@ def test_sglang_golden_needs_and_uses_the_lookahead():
     with pytest.raises(traces.TraceError, match="does not record the lookahead"):
         traces.parse(golden("sglang.log"))
     trace = traces.parse(golden("sglang.log"), lookahead=4)
-    assert trace.meanLength == pytest.approx((3.20 + 2.80) / 2)
+    assert trace.meanAcceptanceLength == pytest.approx((3.20 + 2.80) / 2)
     result = traces.analyse(trace)
     assert result["acceptanceRate"] == pytest.approx(2.0 / 4)
     alpha = result["alphaIid"]

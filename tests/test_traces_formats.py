@@ -165,7 +165,7 @@ def test_sglang_accept_rate_says_which_definition_and_gives_k():
     trace = traces.parse(golden("sglang_accept_rate.log"))
     # 3.20 / (4 + 1) = 0.64 and 2.80 / 5 = 0.56: the older 'tokens / (k + 1)' definition at k = 4;
     # the newer one would print (3.20 - 1) / 4 = 0.55 and 0.45
-    assert trace.lookahead == 4 and trace.meanLength == pytest.approx(3.0)
+    assert trace.lookahead == 4 and trace.meanAcceptanceLength == pytest.approx(3.0)
     assert any("'tokens / (k + 1)' definition" in note for note in trace.notes)
     newer = golden("sglang_accept_rate.log").replace("accept rate: 0.64", "accept rate: 0.55").replace(
         "accept rate: 0.56", "accept rate: 0.45")
@@ -244,7 +244,7 @@ def test_trtllm_null_statistics_are_skipped_and_counted():
 ])
 def test_single_number_with_k_is_converted(text, k, tau):
     trace = traces.parse(text, lookahead=k)
-    assert trace.format == "single-number" and trace.meanLength == pytest.approx(tau)
+    assert trace.format == "single-number" and trace.meanAcceptanceLength == pytest.approx(tau)
     result = traces.analyse(trace)
     assert result["perPosition"] is None and "no per-position curve" in trace.notes[0]
     with pytest.raises(traces.TraceError, match="--lookahead"):
@@ -323,7 +323,7 @@ def test_v0_era_spec_decode_summary_without_counts():
     text = ("-" * 50 + "\nmean acceptance length: 2.40\n" + "-" * 50 + "\nacceptance at token 0:1.00\n"
             "acceptance at token 1:0.80\nacceptance at token 2:0.60\n")
     trace = traces.parse(text)
-    assert (trace.format, trace.lookahead, trace.meanLength, trace.drafts) == ("vllm-log", 2, 2.4, None)
+    assert (trace.format, trace.lookahead, trace.meanAcceptanceLength, trace.drafts) == ("vllm-log", 2, 2.4, None)
     assert "0.80, 0.60" in trace.notes[1]
 
 
@@ -345,7 +345,7 @@ def test_sglang_bench_serving_accept_length():
     text = ("============ Serving Benchmark Result ============\nBackend:                                 sglang    \n"
             "Accept length:                           3.21      \n")
     trace = traces.parse(text, lookahead=3)
-    assert (trace.format, trace.meanLength) == ("sglang-log", 3.21)
+    assert (trace.format, trace.meanAcceptanceLength) == ("sglang-log", 3.21)
 
 
 def test_vllm_per_request_speculative_decoding_stats():

@@ -79,7 +79,7 @@ def test_trace_alpha_iid_solves_equation(monkeypatch):
     """Bug: a bisection stopped after a few steps (alpha to 3 decimals)."""
     original = traces.alpha_iid
     _mutate(monkeypatch, "alpha_iid", lambda mean, k: round(original(mean, k), 3))
-    assert _failure("trace-alpha-iid-solves-equation").startswith("k=2, tau-1=0.2: alpha 0.171")
+    assert _failure("trace-alpha-iid-solves-equation").startswith("k=2, mean length - 1 = 0.2: alpha 0.171")
 
 
 def test_trace_curve_ledger_equals_scalar(monkeypatch):

@@ -222,7 +222,7 @@ def _golden_mismatch(name, lookahead, model, expected):
     trace = traces.parse(traces.sample_text(name), "auto", lookahead, model)
     for field, value in expected.items():
         got = getattr(trace, field)
-        if field == "meanLength" and got is not None and abs(got - value) <= 1e-9:
+        if field == "meanAcceptanceLength" and got is not None and abs(got - value) <= 1e-9:
             continue
         if got != value:
             return f"{name}: {field} {got!r}, expected {value!r}"
@@ -330,8 +330,8 @@ def _expected(trace) -> dict:
     sum alpha^i = mean_length - 1, alphaMle = S / (S + R), per-position c_i / N with Wilson 95% intervals,
     conditional c_i / c_{i-1}, the ledger on the measured curve at Part one's default costs."""
     k, n, c = trace.lookahead, trace.drafts, trace.perPosition
-    if trace.meanLength is not None:  # formats without counts: the rate under full-length drafts, (mean_length - 1) / k
-        mean_length = trace.meanLength
+    if trace.meanAcceptanceLength is not None:  # formats without counts: the rate under full-length drafts, (mean_length - 1) / k
+        mean_length = trace.meanAcceptanceLength
         rate = (mean_length - 1) / k
     else:
         mean_length, rate = 1 + trace.accepted / n, (trace.accepted / trace.draftTokens if trace.draftTokens else None)

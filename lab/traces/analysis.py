@@ -110,8 +110,8 @@ def analyse(trace: Trace) -> dict:
     """
     k = trace.lookahead
     missing, bounds = [], []
-    if trace.meanLength is not None:
-        mean_length = trace.meanLength
+    if trace.meanAcceptanceLength is not None:
+        mean_length = trace.meanAcceptanceLength
         mean_accepted = mean_length - 1
         rate = mean_accepted / k
         missing.append(f"{SHORT_NAMES.get(trace.format, trace.format)} gives no counts: no intervals, no "
@@ -137,7 +137,7 @@ def analyse(trace: Trace) -> dict:
         conditional_ci = [list(wilson_interval(min(ci, t), t)) if t else None for ci, t in zip(c, trials)]
         mle = alpha_mle(sum(c), n - c[-1])
         independence = independence_test(n, c, trials if d is not None else None)
-    elif trace.meanLength is None:
+    elif trace.meanAcceptanceLength is None:
         missing.append("no per-position counts: no curve, no alphaMle, no test of one constant rate")
     rate_ci = (list(wilson_interval(trace.accepted, trace.draftTokens))
                if trace.draftTokens and trace.accepted is not None and trace.exact else None)

@@ -65,7 +65,7 @@ class Trace(NamedTuple):
     counts calls, rebuilt from a printed mean where it prints one, and a lower bound when
     ``callsBound`` is set (drafted tokens / k when drafts can stop short of k). ``perPosition`` may
     be rebuilt from printed rates; ``exact`` says whether every count was read as an integer.
-    ``meanLength`` is set for formats that print only the mean acceptance length (SGLang, a single
+    ``meanAcceptanceLength`` is set for formats that print only the mean acceptance length (SGLang, a single
     number). ``draftsPerPosition`` holds the engine's drafted-token count per position where it
     prints one (the per-position denominators). ``model`` names the model (or implementation, or
     run) when the input held several."""
@@ -78,7 +78,7 @@ class Trace(NamedTuple):
     perPosition: tuple | None
     exact: bool
     notes: tuple = ()
-    meanLength: float | None = None
+    meanAcceptanceLength: float | None = None
     callsBound: bool = False
     draftsPerPosition: tuple | None = None
     model: str | None = None

@@ -123,7 +123,7 @@ def cycles_to_trace(histogram, lookahead: int) -> Trace:
 FORMATS = family(
     Format("single-number", "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
            "a single number", _Single, lambda line, stripped: bool(_SINGLE.match(stripped)), 120, (
-               Sample("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanLength": 2.8},
+               Sample("single_number.txt", 4, None, {"format": "single-number", "lookahead": 4, "meanAcceptanceLength": 2.8},
                       "one figure as people quote it"),)),
     # bare integers are a cycles file only as the first readable line (TraceParser)
     Format("cycles", "one integer per verifier call: drafts accepted (0..k)", "a cycles file", _Cycles,

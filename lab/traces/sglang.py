@@ -261,10 +261,10 @@ FORMATS = family(
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
            "length)", "SGLang's log", _SglangLog,
            lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line)), 50, (
-               Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+               Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanAcceptanceLength": 3.0},
                       "written from sgl-project/sglang `python/sglang/srt/managers/scheduler.py` (Decode batch line, "
                       "accept len)"),
-               Sample("sglang_accept_rate.log", None, None, {"format": "sglang-log", "lookahead": 4, "meanLength": 3.0},
+               Sample("sglang_accept_rate.log", None, None, {"format": "sglang-log", "lookahead": 4, "meanAcceptanceLength": 3.0},
                       "written from sgl-project/sglang `python/sglang/srt/managers/scheduler_metrics_mixin.py` at "
                       "01bb3c8 (accept len and accept rate)"),
            )),
