@@ -29,7 +29,13 @@ def summary_alpha(certainty, match, length: int) -> Fraction:
     own p and q).
 
     The model repeats every ``len(sampler.CONTEXTS)`` positions, so each slot's alpha is
-    computed once and weighted by how many of the positions fall in it."""
+    computed once and weighted by how many of the positions fall in it.
+
+    >>> round(float(summary_alpha(64, 72, 96)), 6)   # the seed setting's summaryAlpha
+    0.839579
+    >>> summary_alpha(64, 72, 1) == sampler.position_alpha(64, 72, 0), summary_alpha(100, 100, 7)
+    (True, Fraction(1, 1))
+    """
     period = len(sampler.CONTEXTS)
     total = Fraction(0)
     for slot in range(min(period, length)):
@@ -40,7 +46,13 @@ def summary_alpha(certainty, match, length: int) -> Fraction:
 
 @lru_cache(maxsize=64)
 def output_distributions(certainty: int, match: int) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
-    """Exact output distributions (speculative, buggy) of one verifier step on the reference pair."""
+    """Exact output distributions (speculative, buggy) of one verifier step on the reference pair.
+
+    >>> exact_output, buggy_output = output_distributions(64, 72)
+    >>> p, _ = sampler.reference_pair(64, 72)
+    >>> exact_output == p.probs, round(float(sampler.total_variation(p, buggy_output)), 6)   # wrongTv
+    (True, 0.095338)
+    """
     p, q = sampler.reference_pair(certainty, match)
     return sampler.exact_output_distribution(p, q), sampler.buggy_output_distribution(p, q)
 
