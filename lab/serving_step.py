@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import DEFAULT_ENGINE, ENGINES, inter_step_ms
+from .serving_calibration import DEFAULT_ENGINE, ENGINES, allreduce_cost, inter_step_ms
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -311,9 +311,12 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     serial = cal.serialOutputUs / 1000 if serial_paid and charged.serialOutput else 0.0
     token_output = cal.tokenOutputUs / 1000 if serial_paid and charged.tokenOutput else 0.0
     comm = 0.0
-    if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
-        fixed += 2 * shape.layers * cal.allreduceUs / 1000
-        comm = 2 * shape.layers * 2 * (g - 1) / g * shape.hidden * ACTIVATION_BYTES / (cal.linkBandwidth / 1000)
+    if g > 1:  # two all-reduces per layer (after attention, after the MLP), each priced as measured on this GPU family
+        # (lab.serving_calibration.allreduce_cost): a latency every all-reduce pays, and its message, hidden x 2 bytes per
+        # token in the pass, at the measured rate
+        latency_us, bytes_per_ms = allreduce_cost(cal, g)
+        fixed += 2 * shape.layers * latency_us / 1000
+        comm = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / bytes_per_ms
     always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
     return _MeasuredStep(
         gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
