@@ -64,6 +64,9 @@ own step times.
   :func:`allreduce_cost`): Hopper from SGLang pull request 2904 (H100, 2, 4 and 8 GPUs), MI300X from ROCm/aiter pull
   request 801 and vLLM pull request 19744, MI355X from vLLM pull request 39080, the PCIe GPUs from an NCCL
   measurement over a PCIe switch; Ampere and Blackwell assume Hopper's (none read).
+- Memory for weights and KV cache by engine (:func:`engine_memory_bytes`, each :class:`Engine`'s ``memoryRule``):
+  vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static by GPU memory and TP size
+  (:func:`sgl_mem_fraction_static`), TensorRT-LLM's free_gpu_memory_fraction 0.9 of what the weights leave free.
 - B200, B300, MI300X and MI355X: no measured dense step time was found; their calibration is assumed
   (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is its own) and the
   page says so.
@@ -78,6 +81,7 @@ from typing import NamedTuple
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
+           "VLLM_GPU_MEMORY_UTILIZATION", "TRTLLM_FREE_GPU_MEMORY_FRACTION", "sgl_mem_fraction_static", "engine_memory_bytes",
            "ENGINES", "DEFAULT_ENGINE"]
 
 
@@ -97,8 +101,9 @@ class Calibration(NamedTuple):
     where none is measured (the ideal limit: 0); ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
     (:data:`MOE_LAYER_US`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
-    one GPU sends to the others; ``memoryUtilization`` the share of GPU memory an engine gives to
-    weights and KV cache (vLLM's default ``gpu_memory_utilization``)."""
+    one GPU sends to the others; ``memoryUtilization`` vLLM's default
+    ``gpu_memory_utilization`` (:data:`VLLM_GPU_MEMORY_UTILIZATION`; what each engine gives to weights and KV cache is
+    its own rule, :func:`engine_memory_bytes`)."""
 
     memEfficiency: float
     flopEfficiency: float
@@ -281,6 +286,73 @@ def allreduce_cost(cal, g: int) -> tuple:
         return row[1], row[2] * 1000
     return cal.allreduceUs, cal.linkBandwidth / 1000 * g / (2 * (g - 1))
 
+
+# The share of GPU memory each engine gives to weights and KV cache, by default, read in each engine's code:
+# - vLLM: gpu_memory_utilization 0.9 of each GPU's memory (vllm/engine/arg_utils.py, EngineArgs:
+#   'gpu_memory_utilization: float = 0.90', read through the code index, id 32179759; vllm/config/cache.py's
+#   CacheConfig keeps 0.9), out of which the weights and the KV cache are allocated.
+# - SGLang: mem_fraction_static, '(model weights and KV cache memory pool)' of each GPU, derived from the GPU's memory
+#   and the TP size when not given (sgl_mem_fraction_static).
+# - TensorRT-LLM: KvCacheConfig.free_gpu_memory_fraction 0.9 'of GPU memory ... allocated for the KV cache'
+#   (tensorrt_llm/llmapi/llm_args.py, 'Field(default=0.9, ge=0, le=1, ...)', read through the code index, id 7019226376):
+#   a fraction of the memory still free once the weights are loaded, not of the whole (trtllm_memory_bytes).
+VLLM_GPU_MEMORY_UTILIZATION = 0.9
+TRTLLM_FREE_GPU_MEMORY_FRACTION = 0.9
+MIB = 2 ** 20
+
+
+def sgl_mem_fraction_static(memory_bytes: float, tp: int, draft: str = "eagle") -> float:
+    """SGLang's default ``mem_fraction_static`` on a GPU of ``memory_bytes`` at tensor-parallel size ``tp``, speculating
+    with ``draft`` ("eagle": an EAGLE or MTP head; "model": a draft model, SGLang's STANDALONE; "ngram"), as
+    python/sglang/srt/server_args.py's ``_handle_gpu_memory_settings`` derives it (sgl-project/sglang pull request
+    10975, 'General heuristics for --mem-fraction-static'; read through the code index, id 8356329), in MiB:
+    ``chunked_prefill_size`` and ``cuda_graph_max_bs`` by memory bucket (< 20 GiB: 2048 and 8; < 35: 2048 and 24, 80
+    from TP 4; < 60: 4096 and 32, 160 from TP 4; < 160: 8192 and 256, 512 from TP 4; above: 16384 and 512), then
+    ``reserved = 512 + 1.5 max(chunk, 2048) + 2 cuda_graph_max_bs + tp / 8 x 1024``, at least 10 GiB above 60 GiB, plus
+    2 GiB for an EAGLE draft or 6 GiB for a draft model, and ``round((memory - reserved) / memory, 3)``.
+
+    >>> sgl_mem_fraction_static(80 * 2**30, 1), sgl_mem_fraction_static(80 * 2**30, 8)
+    (0.811, 0.794)
+    >>> sgl_mem_fraction_static(24 * 2**30, 1, "ngram"), sgl_mem_fraction_static(192 * 2**30, 8, "model")
+    (0.847, 0.831)
+    """
+    mem = memory_bytes / MIB
+    big_tp = tp >= 4
+    if mem < 20 * 1024:
+        chunk, graphs = 2048, 8
+    elif mem < 35 * 1024:
+        chunk, graphs = 2048, 80 if big_tp else 24
+    elif mem < 60 * 1024:
+        chunk, graphs = 4096, 160 if big_tp else 32
+    elif mem < 160 * 1024:
+        chunk, graphs = 8192, 512 if big_tp else 256
+    else:
+        chunk, graphs = 16384, 512
+    reserved = 512 + max(chunk, 2048) * 1.5 + graphs * 2 + tp / 8 * 1024
+    if mem > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    reserved += {"eagle": 2 * 1024, "model": 6 * 1024, "ngram": 0}[draft]
+    return round((mem - reserved) / mem, 3)
+
+
+def engine_memory_bytes(rule: str, memory_bytes: float, gpus: int, weights_bytes: float, draft: str = "eagle") -> float:
+    """The memory an engine's defaults give to weights and KV cache on ``gpus`` GPUs of ``memory_bytes`` each
+    (``rule``: an :class:`Engine`'s ``memoryRule``): vLLM 0.9 of it; SGLang :func:`sgl_mem_fraction_static` of it;
+    TensorRT-LLM the weights plus 0.9 of what they leave free.
+
+    >>> g = 80e9
+    >>> [round(engine_memory_bytes(r, g, 1, 16e9) / 1e9, 1) for r in ("vllm", "sglang", "trtllm")]
+    [72.0, 63.8, 73.6]
+    """
+    total = memory_bytes * gpus
+    if rule == "vllm":
+        return total * VLLM_GPU_MEMORY_UTILIZATION
+    if rule == "sglang":
+        return total * sgl_mem_fraction_static(memory_bytes, gpus, draft)
+    if rule == "trtllm":
+        return weights_bytes + TRTLLM_FREE_GPU_MEMORY_FRACTION * max(0.0, total - weights_bytes)
+    raise ValueError(f"unknown memory rule {rule!r}; valid: vllm, sglang, trtllm")
+
 AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
                      SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
                      allreduce=allreduce_rows("hopper"))  # no Ampere all-reduce measured: Hopper's assumed
@@ -336,7 +408,9 @@ class Engine(NamedTuple):
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
     scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
-    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`)."""
+    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``memoryRule``: how the engine's defaults
+    share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
+    "trtllm")."""
 
     name: str
     label: str
@@ -354,6 +428,7 @@ class Engine(NamedTuple):
     costs: tuple = ()
     firstDraftOverVerified: bool = False
     interStepOps: int = 0
+    memoryRule: str = "vllm"
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -477,7 +552,7 @@ ENGINES = {
         "SGLang as of 2026: the speculative V2 workers with the overlap scheduler on (beta in pull request 11398, "
         "2025-10; every speculative algorithm runs them since pull request 27964, 2026-06), the draft extend pass in "
         "a CUDA graph; draft, verify, then draft extend each decode step",
-        asyncScheduling=True,
+        asyncScheduling=True, memoryRule="sglang",
         costs=(
             ("draft extend pass", "SGLang pull request 21895 (2026): 'Decode executes in the order Draft -> Verify -> "
              "DraftExtend'; pull request 35546 (2026): 'the model computes full-vocabulary logits for every draft row'"),
@@ -494,7 +569,7 @@ ENGINES = {
         "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
-        serialOutput=True,
+        serialOutput=True, memoryRule="sglang",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
              "(\"EAGLE\", \"EAGLE3\"): self.disable_overlap_schedule = True' (quoted in SGLang issue #9961, "
@@ -508,7 +583,7 @@ ENGINES = {
         "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
-        serialOutput=True, eagerExtend=True,
+        serialOutput=True, eagerExtend=True, memoryRule="sglang",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py of the v0.4 series, read through the "
              "code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using "

@@ -698,11 +698,20 @@ def state_slots(settings: ServingSettings) -> int:
 
 def memory_available_bytes(settings: ServingSettings) -> float:
     """GPU memory of all the GPUs that share the model: the datasheet capacity under the
-    roofline; under the per-operator model the share an engine gives to weights and KV cache
-    (``memoryUtilization``, vLLM's default 0.9)."""
+    roofline; under the per-operator model the share the setting's engine gives to weights and KV cache
+    by default (:func:`lab.serving_calibration.engine_memory_bytes`: vLLM's gpu_memory_utilization 0.9,
+    SGLang's mem_fraction_static by GPU memory and TP size, for its draft kind).
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpu="h100-sxm", gpus=1)
+    >>> round(memory_available_bytes(s) / 1e9, 1), round(memory_available_bytes(s.with_(engine="sglang")) / 1e9, 1)  # a draft model: 6 GiB kept
+    (72.0, 59.4)
+    """
     if settings.stepModel == MEASURED:
-        from .serving_calibration import CALIBRATIONS
-        return GPUS[settings.gpu].memory * settings.gpus * CALIBRATIONS[settings.gpu].memoryUtilization
+        from .serving_calibration import engine_memory_bytes
+        draft = "ngram" if settings.draft == NGRAM else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
+        weights = sum(weight_bytes(shape, PRECISIONS[settings.precision]) for shape in _models(settings))
+        return engine_memory_bytes(ENGINES[settings.engine].memoryRule, GPUS[settings.gpu].memory, settings.gpus,
+                                   weights, draft)
     return GPUS[settings.gpu].memory * settings.gpus
 
 
