@@ -101,7 +101,7 @@ class Calibration(NamedTuple):
     where none is measured (the ideal limit: 0); ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
     (:data:`MOE_LAYER_US`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
-    one GPU sends to the others; ``memoryUtilization`` vLLM's default
+    one GPU sends to the others (used only where no all-reduce is measured: a ring over it); ``memoryUtilization`` vLLM's default
     ``gpu_memory_utilization`` (:data:`VLLM_GPU_MEMORY_UTILIZATION`; what each engine gives to weights and KV cache is
     its own rule, :func:`engine_memory_bytes`)."""
 
