@@ -13,7 +13,7 @@ FLOP rate ``f = F eta_flop`` per GPU, one step is the sum of its operators:
     weights   = combine(W b / (g bw), 2 W m / (g f))        the layers' GEMMs, W their weights
     lm head   = combine(V h b / (g bw), 2 V h m / (g f))    V vocab, h hidden
     attention = max(B L kv / (min(g, kvh) bw), 4 layers heads d m L / (g f))   KV read or its FLOPs
-    all-reduce= 2 layers (t_ar + 2 (g - 1) / g  m h 2 / link)    two per layer, when g > 1
+    all-reduce= 2 layers (t_ar + m h 2 / r_ar)    two per layer, when g > 1; t_ar, r_ar measured per GPU family
     engine    = B t_seq + B (n - 1) t_reject + B t_serial   bookkeeping; rejection sampler; output
     fixed     = t_pass + layers t_layer   (a draft pass pays t_draft, a verify pass adds t_spec)
     (a draft pass pays no engine term: it runs inside the engine step; t_reject and t_serial, the
@@ -49,8 +49,8 @@ at batch 64 and 1024 tokens of context (the operators add up to the step):
 >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", gpus=1)
 >>> plain = step_time_ms(TARGETS["llama-3-8b"], s, 64, 1, 1024)
 >>> verify = step_time_ms(TARGETS["llama-3-8b"], s, 64, 4, 1024)
->>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.28 plain steps
-(9.89, 1.28)
+>>> round(plain, 2), round(verify / plain, 2)   # 4 tokens a sequence cost 1.26 plain steps
+(9.96, 1.26)
 
 ``stepModel="operators"`` is the same sum with every extra term zeroed (datasheet peaks, full
 overlap, no fixed costs): then at batch one every operator of a verify step is memory-bound and

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import DEFAULT_ENGINE, ENGINES, inter_step_ms
+from .serving_calibration import DEFAULT_ENGINE, ENGINES, allreduce_cost, inter_step_ms
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -311,9 +311,12 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     serial = cal.serialOutputUs / 1000 if serial_paid and charged.serialOutput else 0.0
     token_output = cal.tokenOutputUs / 1000 if serial_paid and charged.tokenOutput else 0.0
     comm = 0.0
-    if g > 1:  # two all-reduces per layer (after attention, after the MLP), ring: 2 (g - 1) / g of the bytes
-        fixed += 2 * shape.layers * cal.allreduceUs / 1000
-        comm = 2 * shape.layers * 2 * (g - 1) / g * shape.hidden * ACTIVATION_BYTES / (cal.linkBandwidth / 1000)
+    if g > 1:  # two all-reduces per layer (after attention, after the MLP), each priced as measured on this GPU family
+        # (lab.serving_calibration.allreduce_cost): a latency every all-reduce pays, and its message, hidden x 2 bytes per
+        # token in the pass, at the measured rate
+        latency_us, bytes_per_ms = allreduce_cost(cal, g)
+        fixed += 2 * shape.layers * latency_us / 1000
+        comm = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / bytes_per_ms
     always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
     return _MeasuredStep(
         gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
@@ -695,11 +698,20 @@ def state_slots(settings: ServingSettings) -> int:
 
 def memory_available_bytes(settings: ServingSettings) -> float:
     """GPU memory of all the GPUs that share the model: the datasheet capacity under the
-    roofline; under the per-operator model the share an engine gives to weights and KV cache
-    (``memoryUtilization``, vLLM's default 0.9)."""
+    roofline; under the per-operator model the share the setting's engine gives to weights and KV cache
+    by default (:func:`lab.serving_calibration.engine_memory_bytes`: vLLM's gpu_memory_utilization 0.9,
+    SGLang's mem_fraction_static by GPU memory and TP size, for its draft kind).
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpu="h100-sxm", gpus=1)
+    >>> round(memory_available_bytes(s) / 1e9, 1), round(memory_available_bytes(s.with_(engine="sglang")) / 1e9, 1)  # a draft model: 6 GiB kept
+    (72.0, 59.4)
+    """
     if settings.stepModel == MEASURED:
-        from .serving_calibration import CALIBRATIONS
-        return GPUS[settings.gpu].memory * settings.gpus * CALIBRATIONS[settings.gpu].memoryUtilization
+        from .serving_calibration import engine_memory_bytes
+        draft = "ngram" if settings.draft == NGRAM else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
+        weights = sum(weight_bytes(shape, PRECISIONS[settings.precision]) for shape in _models(settings))
+        return engine_memory_bytes(ENGINES[settings.engine].memoryRule, GPUS[settings.gpu].memory, settings.gpus,
+                                   weights, draft)
     return GPUS[settings.gpu].memory * settings.gpus
 
 

@@ -36,8 +36,8 @@ def _answers():
 ANSWERS = list(_answers())
 
 
-def _best_ks(d):
-    s = deployment.serving_settings(d, PERCENT)
+def _best_ks(d, percent=PERCENT):
+    s = deployment.serving_settings(d, percent)
     limit = production.schedule_limit(s)
     ks = []
     for batch in range(1, limit + 1):
@@ -131,8 +131,16 @@ def test_the_moe_schedule_is_not_monotone_and_still_reproduced():
     every run, so a monotone shortcut would fail here; TensorRT-LLM's must cap the rise and says where."""
     ks = _best_ks(DEPLOYMENTS["moe-mtp-8xh200"])
     assert any(b > a for a, b in zip(ks, ks[1:])) and any(b < a for a, b in zip(ks, ks[1:]))
-    config = deployment.engine_answer(DEPLOYMENTS["moe-mtp-8xh200"], PERCENT, "trtllm")["config"]
-    assert config["capped"] and "# capped at max_draft_len" in config["text"]
+    # TensorRT-LLM's answer is capped exactly where the best k rises above batch 1's (at some acceptance it does: the
+    # cap is exercised, whichever acceptance the model's constants put the rise at)
+    capped_somewhere = False
+    for percent in (71, 85):
+        ks = _best_ks(DEPLOYMENTS["moe-mtp-8xh200"], percent)
+        config = deployment.engine_answer(DEPLOYMENTS["moe-mtp-8xh200"], percent, "trtllm")["config"]
+        assert bool(config["capped"]) == (max(ks) > ks[0]), percent
+        assert ("# capped at max_draft_len" in config["text"]) == bool(config["capped"]), percent
+        capped_somewhere |= bool(config["capped"])
+    assert capped_somewhere
 
 
 def test_cost_arithmetic():

@@ -155,18 +155,18 @@ def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
 
     ratios = [(r["role"], r["gpu"], r["target"], r["batch"], r["context"], round(r["ratio"], 2)) for r in moe_steps()]
     assert ratios == [
-        ("fitted", "h200", "deepseek-v3", 1, 1900, 1.03), ("fitted", "h200", "deepseek-v3", 1, 8492, 0.98),
-        ("fitted", "h200", "deepseek-v3", 8, 1900, 0.99), ("fitted", "b200", "deepseek-v3", 1, 1900, 1.02),
+        ("fitted", "h200", "deepseek-v3", 1, 1900, 1.02), ("fitted", "h200", "deepseek-v3", 1, 8492, 0.97),
+        ("fitted", "h200", "deepseek-v3", 8, 1900, 1.0), ("fitted", "b200", "deepseek-v3", 1, 1900, 1.02),
         ("fitted", "b200", "deepseek-v3", 1, 8492, 0.98),
-        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.54), ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.94),
-        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.45), ("held out", "h200", "deepseek-v3", 1, 256, 0.43), ("held out", "h200", "deepseek-v3", 8, 256, 0.46),
-        ("held out", "h200", "deepseek-v3", 32, 256, 0.62), ("held out", "b200", "deepseek-v3", 1, 2048, 0.77),
-        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.58), ("held out", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.55),
-        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 8256, 1.47)]
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.64), ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.11),
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.74), ("held out", "h200", "deepseek-v3", 1, 256, 0.43), ("held out", "h200", "deepseek-v3", 8, 256, 0.47),
+        ("held out", "h200", "deepseek-v3", 32, 256, 0.65), ("held out", "b200", "deepseek-v3", 1, 2048, 0.77),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.82), ("held out", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.77),
+        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 8256, 1.69)]
     text = " ".join(Path("docs/READING.md").read_text().split())
-    assert "135.4 us" in text and "22.9 us" in text
-    assert "0.43, 0.46 and 0.62" in text and "0.77" in text and "1.58, 1.55 and 1.47" in text
-    assert "1.54, 1.94 and 2.45" in text
+    assert "182.3 us" in text and "71.1 us" in text
+    assert "0.43, 0.47 and 0.65" in text and "0.77" in text and "1.82, 1.77 and 1.69" in text
+    assert "1.64, 2.11 and 2.74" in text
 
 
 def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_end():

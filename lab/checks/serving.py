@@ -385,8 +385,10 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * cal.moeLayerUs / 1000
     comm = 0.0
     if g > 1:
-        fixed += 2 * shape.layers * cal.allreduceUs / 1000
-        comm = 2 * shape.layers * m * 2 * (g - 1) / g * shape.hidden * 2 / (cal.linkBandwidth / 1000)
+        # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
+        _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
+        fixed += 2 * shape.layers * latency_us / 1000
+        comm = 2 * shape.layers * m * shape.hidden * 2 / bytes_per_us / 1000
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
     serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
