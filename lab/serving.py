@@ -262,7 +262,7 @@ def received_curve(rates, measured_at: int | None = None, lookahead: int = 0) ->
     past them, up to position ``max(lookahead, TOKEN_POSITIONS)``, the acceptance model's
     continuation of the measured positions 1..``measured_at`` (default: every rate given), by
     :func:`lab.acceptance.extended_rates`, the one continuation the trace reader, the ledger, the
-    policies and the trees use, never the last rate repeated (issue 37). The curve library is
+    policies and the trees use, never the last rate repeated. The curve library is
     imported here, so a setting with no curve never loads it.
 
     >>> curve = received_curve([0.8, 0.7])

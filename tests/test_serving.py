@@ -779,7 +779,7 @@ def test_nothing_fits_is_one_sentence_naming_the_limit_and_what_to_change():
 
 
 def test_widget_continues_a_short_curve_by_the_acceptance_model():
-    """Issue 37: past a curve's measured positions the serving widget runs on the acceptance model's
+    """Past a curve's measured positions the serving widget runs on the acceptance model's
     continuation (lab.acceptance.extended_rates), never the last rate repeated, and says which
     positions are extrapolated; a token's @m mark sets where measurement ended."""
     from lab import acceptance

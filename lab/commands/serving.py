@@ -120,7 +120,7 @@ def _curve(args):
         values = []
     if not values or len(values) > 64 or any(not 0 <= v <= 100 for v in values):  # NaN fails the range test
         raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {quote(text)!r}")
-    args.measured_k = len(values)  # past it the acceptance model continues the curve, as the widget does (issue 37)
+    args.measured_k = len(values)  # past it the acceptance model continues the curve, as the widget does
     return serving.received_curve([v / 100 for v in values], None, 16)
 
 
