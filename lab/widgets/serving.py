@@ -220,7 +220,7 @@ def view(raw=None) -> dict:
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
              serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[s.stepModel]
     summary = (
-        f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
         f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
