@@ -50,7 +50,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -360,7 +360,15 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
     shape past them uses ``c`` weighted :data:`SECOND_WEIGHT` toward the measured drop (a length
     difference is a noisy rate). Three or more: ``r_1`` from k = 1 when given, and ``(c, d)`` fitted
     to every given length (least squares on relative errors); the measured positions are the fitted
-    shape's, up to the largest k given.
+    shape's, up to the largest k given, except past a measured plateau (:func:`measured_plateau_start`:
+    the lengths after it add less than :data:`PLATEAU_GAIN` altogether), where they follow the measured
+    increments (:func:`_measured_tail`): the curve stays as flat as measured, and every instrument that
+    receives its rates (a curve token) finds the same plateau (:func:`plateau_start`), not a fitted rise
+    the data do not show.
+
+    >>> flat = from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55, 6: 2.55})
+    >>> round(flat.length(6) - flat.length(4), 4), plateau_start(token_curve(flat.rates(16)))
+    (0.01, 4)
 
     >>> curve = from_lengths({1: 1.8, 2: 2.44})
     >>> [round(r, 4) for r in curve.rates(2)], curve.measuredAt
@@ -389,8 +397,31 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
         return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
     r1, shape = _fit(clean, point)
-    return Curve(tuple(shaped_rates(r1, shape, top)), shape, "lengths", method, spread, top,
-                 given=tuple(sorted(clean.items())))
+    given = tuple(sorted(clean.items()))
+    rates = shaped_rates(r1, shape, top)
+    plateau = _measured_plateau(given)
+    if plateau is not None and all(k in clean for k in range(plateau, top + 1)):
+        rates = _measured_tail(rates, plateau, clean)
+    return Curve(tuple(rates), shape, "lengths", method, spread, top, given=given)
+
+
+def _measured_tail(rates, plateau: int, lengths: dict) -> list[float]:
+    """Fitted ``rates`` kept up to a measured ``plateau`` and, past it, the measured lengths' own
+    increments as survival: the chance draft k survives is ``L(k) - L(k - 1)`` as measured (never below
+    0, never above the survival before it), so the curve stays as flat as measured instead of the fit's
+    rise, and its rates carry the plateau to any instrument that receives them.
+
+    >>> [round(r, 4) for r in _measured_tail([0.8, 0.7, 0.6, 0.5], 2, {1: 1.8, 2: 2.36, 3: 2.38, 4: 2.37})]
+    [0.8, 0.7, 0.0357, 0.0]
+    """
+    out, survival = list(rates[:plateau]), 1.0
+    for rate in out:
+        survival *= rate
+    for k in range(plateau + 1, len(rates) + 1):
+        step = min(survival, max(0.0, lengths[k] - lengths[k - 1]))
+        out.append(step / survival if survival > 0 else 0.0)
+        survival = step
+    return out
 
 
 def _fit(lengths: dict, point) -> tuple[float, tuple]:
@@ -499,7 +530,9 @@ def prior_choice() -> dict:
 
 def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
     """The lookahead from which every further draft adds less than :data:`PLATEAU_GAIN` tokens per
-    call (the chance all drafts up to it survive falls below it), or None within ``max_k``.
+    call (the chance all drafts up to it survive falls below it), or None within ``max_k``; never
+    later than the measured lengths' own plateau (:func:`measured_plateau_start`), which a fit can
+    smooth away.
 
     >>> plateau_start(from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55, 6: 2.55}))
     4
@@ -513,6 +546,23 @@ def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
         if survival < PLATEAU_GAIN:
             return k - 1 if found is None else min(found, k - 1)
     return found
+
+
+def measured_plateau_start(lengths) -> int | None:
+    """THE plateau of a measured curve (one definition, used by every instrument's cap and the tests
+    over the library): the first measured lookahead k after which no measured mean acceptance length
+    exceeds its own by :data:`PLATEAU_GAIN` tokens or more, i.e. every further draft together adds less
+    than a twentieth of a token per verifier call; None when the lengths keep rising to the last one.
+    ``lengths`` at k = 1..K in order, or ``{k: length}``. An engine's per-position rates give lengths
+    ``1 + a_1 + ... + a_k`` (:func:`library_lengths`).
+
+    >>> measured_plateau_start([1.79, 2.27, 2.49, 2.54, 2.55, 2.55, 2.54, 2.58])
+    4
+    >>> measured_plateau_start({1: 1.9, 2: 2.7, 4: 3.8}) is None
+    True
+    """
+    pairs = sorted(lengths.items()) if isinstance(lengths, dict) else list(enumerate(lengths, start=1))
+    return _measured_plateau(tuple(pairs))
 
 
 def _measured_plateau(given) -> int | None:

@@ -119,7 +119,7 @@ from .stats import percentile, percentile_of_counts
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
     "serving", "Serving", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
-    "best_lookahead", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
+    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
     "SWEEP_BATCHES",
 ]
@@ -257,8 +257,28 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
     return None
 
 
-def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=None) -> tuple[int, float]:
-    """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins).
+def received_curve(rates, measured_at: int | None = None, lookahead: int = 0) -> tuple:
+    """A measured curve as the serving model runs on it: the conditional ``rates`` as received, and
+    past them, up to position ``max(lookahead, TOKEN_POSITIONS)``, the acceptance model's
+    continuation of the measured positions 1..``measured_at`` (default: every rate given), by
+    :func:`lab.acceptance.extended_rates`, the one continuation the trace reader, the ledger, the
+    policies and the trees use, never the last rate repeated. The curve library is
+    imported here, so a setting with no curve never loads it.
+
+    >>> curve = received_curve([0.8, 0.7])
+    >>> len(curve), [round(r, 4) for r in curve[:4]]
+    (16, [0.8, 0.7, 0.6806, 0.6617])
+    """
+    from .acceptance import TOKEN_POSITIONS, extended_rates
+
+    return tuple(extended_rates(rates, max(lookahead, TOKEN_POSITIONS), measured_at))
+
+
+def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=None,
+                   measured_at: int | None = None) -> tuple[int, float]:
+    """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins); on a
+    ``curve``, by the one best-k rule (:func:`lab.acceptance.best_lookahead`), with the curve measured
+    up to ``measured_at`` (default: every rate given).
 
     The step constants do not depend on k, so they are built once; entry k is the very float
     :func:`speedup_at` gives for lookahead k (both compose the cycle with :func:`_cycle_ms`)."""
@@ -274,7 +294,7 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     if curve:  # on a curve, the one best-k rule: never past its plateau's start plus one
         from .acceptance import best_lookahead as best_on_curve, token_curve
 
-        found = best_on_curve(speedup, token_curve(curve), max_lookahead)
+        found = best_on_curve(speedup, token_curve(curve, measured_at), max_lookahead)
         return found["k"], found["speedup"]
     best_k, best = 0, -math.inf
     for k in range(1, max_lookahead + 1):
@@ -413,9 +433,11 @@ def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, len
             "seedSpeedup": seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)}
 
 
-def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) -> dict:
+def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, measured_at: int | None = None) -> dict:
     """Everything the serving widget shows at ``settings`` (with ``curve``, a tuple of measured
-    per-position acceptance rates, in place of the acceptance), in one call, as
+    per-position acceptance rates, in place of the acceptance; measured up to ``measured_at``, default
+    all, and continued past its rates by :func:`received_curve`: ``curve`` and ``measuredAt`` in the
+    answer are the curve the model ran on and its last measured position), in one call, as
     :func:`lab.deployment.answer` does for its panel: the readout (``result``, :class:`Serving`), the
     crossover batch, the best lookahead, the batch sweep over :data:`SWEEP_BATCHES`, the heatmap
     (:func:`heatmap_answer`), the load curves (:func:`load_answer`), memory (what the setting needs,
@@ -432,14 +454,18 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None) ->
     >>> a["memory"]["fits"], a["result"] == serving(DEFAULT_SETTINGS), len(a["sweep"]) == len(SWEEP_BATCHES)
     (True, True, True)
     """
+    measured_k = None
+    if curve is not None:
+        measured_k = len(curve) if measured_at is None else measured_at
+        curve = received_curve(curve, measured_k, settings.lookahead)
     most = max_batch_in_memory(settings)
     room = most >= 1
-    best_k, best = best_lookahead(settings, curve=curve)
+    best_k, best = best_lookahead(settings, curve=curve, measured_at=measured_k)
     need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
     grid, grid_fits = heatmap_answer(settings, curve)
     plain, spec, cross = load_answer(settings, curve)
     return {
-        "settings": settings, "curve": curve, "result": serving(settings, curve),
+        "settings": settings, "curve": curve, "measuredAt": measured_k, "result": serving(settings, curve),
         "crossover": crossover_batch(settings, curve=curve),
         "bestLookahead": best_k, "bestSpeedup": best, "verifyTokens": verify_tokens(settings),
         "sweep": batch_sweep(settings, SWEEP_BATCHES, curve),

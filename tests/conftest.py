@@ -127,14 +127,14 @@ SUITE_MANUAL_JS = """document.addEventListener('DOMContentLoaded',
 def _page_factory(browser, site_server, contexts):
     """make(instrument_suite=False, **context_kwargs): a fresh context + page with recorders attached
     (see `page`). The instruments suite re-runs in the page only with instrument_suite=True: most tests
-    never read its counter, and its 82 checks would compete for the CPU with what they do check."""
+    never read its counter, and its 83 checks would compete for the CPU with what they do check."""
     origin = urlsplit(site_server).netloc
 
     def make(instrument_suite=False, **context_kwargs):
         context = browser.new_context(**context_kwargs)
         contexts.append(context)
         if not instrument_suite:
-            # The page's documented switch (app.js goLive): the instruments suite (82 checks in Pyodide)
+            # The page's documented switch (app.js goLive): the instruments suite (83 checks in Pyodide)
             # does not re-run after the page goes live, so it takes no CPU from what the test does.
             # Only a test that reads that counter asks for it: make(instrument_suite=True).
             context.add_init_script(SUITE_MANUAL_JS)

@@ -63,7 +63,10 @@ def test_a_plateauing_curve_stays_on_its_plateau_and_caps_the_best_k():
     assert curve.length(15) < 2.6  # i.i.d. from k = 1 says 4.19 at k = 8
     assert acceptance.plateau_start(curve) == 4
     best = acceptance.best_lookahead(lambda k: curve.length(k), curve, 12)  # free drafts: more is never worse
-    assert best["k"] <= 5 and best["capped"]
+    assert best["k"] <= 5
+    # past the plateau the curve follows the measured increments (2.55, 2.55, 2.54, 2.58 add at most 0.01 in
+    # turn once a fall is not taken back), so it has no fitted rise the cap would have to stop
+    assert curve.length(12) - curve.length(4) == pytest.approx(0.01, abs=1e-9)
 
 
 def test_extrapolation_is_reported():

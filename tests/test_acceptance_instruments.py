@@ -64,7 +64,7 @@ def test_catches_the_policies_best_static_without_the_cap(monkeypatch):
 def test_catches_the_serving_best_k_without_the_cap(monkeypatch):
     real = serving.best_lookahead
 
-    def mutant(settings, max_lookahead=12, curve=None):
+    def mutant(settings, max_lookahead=12, curve=None, measured_at=None):
         if not curve:
             return real(settings, max_lookahead)
         values = [serving.speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve)

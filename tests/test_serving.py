@@ -265,7 +265,10 @@ def test_cli_roofline_gpus_tree_and_curve(capsys):
     assert cli.main(ARGS + ["--tree-tokens", "24", "--acceptance-curve", "90,80,70", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     s = D.with_(gpu="h200", gpus=1, draft="llama-3.2-1b", batch=32, context=8192, stepModel="measured", treeTokens=24)
-    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192, curve=(0.9, 0.8, 0.7)), rel=1e-12)
+    continued = serving.received_curve((0.9, 0.8, 0.7))  # position 4 the acceptance model's, not 0.7 again
+    assert document["speedup"] == pytest.approx(serving.speedup_at(s, 32, 8192, curve=continued), rel=1e-12)
+    assert document["speedup"] != pytest.approx(serving.speedup_at(s, 32, 8192, curve=(0.9, 0.8, 0.7)), rel=1e-9)
+    assert document["bestLookaheadExtrapolatedFrom"] == (3 if document["bestLookahead"] > 3 else None)
     assert document["verifyStepMs"] == serving.verify_step_ms(s, 32, 8192)
 
 
@@ -773,3 +776,29 @@ def test_nothing_fits_is_one_sentence_naming_the_limit_and_what_to_change():
         {"target": "kimi-k2", "gpu": "rtx-4090"})["lead"]
     # a setting that fits keeps its speedup sentence
     assert "runs " in widget.view(None)["lead"]
+
+
+def test_widget_continues_a_short_curve_by_the_acceptance_model():
+    """Past a curve's measured positions the serving widget runs on the acceptance model's
+    continuation (lab.acceptance.extended_rates), never the last rate repeated, and says which
+    positions are extrapolated; a token's @m mark sets where measurement ended."""
+    from lab import acceptance
+    from lab.widgets import serving as widget
+
+    short = widget.view({"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "5"})
+    continued = acceptance.extended_rates([0.9, 0.7, 0.5], 16)
+    repeated = serving.tokens_per_cycle(0, 5, [0.9, 0.7, 0.5, 0.5, 0.5])
+    assert short["readouts"]["tokensPerCall"] == widget._f(serving.tokens_per_cycle(0, 5, continued), 3)
+    assert short["readouts"]["tokensPerCall"] != widget._f(repeated, 3)
+    assert "positions 4 to 5 extrapolated by the acceptance model past the measured k = 3" in short["summary"]
+    assert "positions 4 to 5 (" in short["figures"]["curveSwitch"]
+    assert "the last rate repeats" not in short["figures"]["curveSwitch"]
+    marked = widget.view({"srvCurve": "custom:0.9,0.7,0.5,0.4@2", "lookahead": "3"})
+    assert "position 3 extrapolated by the acceptance model past the measured k = 2" in marked["summary"]
+    assert marked["readouts"]["tokensPerCall"] == widget._f(serving.tokens_per_cycle(0, 3, [0.9, 0.7, 0.5]), 3)
+    inside = widget.view({"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "3"})
+    assert "extrapolated" not in inside["summary"].split("Under")[0]
+    a = serving.answer(widget._settings(short["params"]), (0.9, 0.7, 0.5))
+    assert a["curve"] == tuple(continued) and a["measuredAt"] == 3
+    k, _ = serving.best_lookahead(widget._settings(short["params"]), curve=a["curve"], measured_at=3)
+    assert (k > 3) == ("resting on the acceptance model's continuation past the measured k = 3" in short["summary"])

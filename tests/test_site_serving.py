@@ -262,7 +262,7 @@ def test_measured_curve_restores_from_the_address(page):
     pg.goto(pg.base_url + search)
     wait_live(pg)
     view = _wait_shows(pg, search)
-    assert view["curveMode"] and "positions 7 to 8 extrapolated at the last measured rate" in view["summary"]
+    assert view["curveMode"] and "positions 7 to 8 extrapolated by the acceptance model past the measured k = 6" in view["summary"]
     assert _controls(pg)["srvCurve"] == PRESET and query(pg)["srvCurve"] == PRESET
     assert pg.console_errors == []
 
@@ -270,6 +270,7 @@ def test_measured_curve_restores_from_the_address(page):
 # --- without a browser ----------------------------------------------------------------------------------
 
 def test_measured_curve_mode_feeds_the_curve_to_the_model():
+    from lab import acceptance
     from lab.traces import ledger_curve
 
     curve, label, linkable = ledger_curve(PRESET)
@@ -291,8 +292,10 @@ def test_measured_curve_mode_feeds_the_curve_to_the_model():
     assert alpha["figures"]["curveSwitch"] == ""
     # the address carries it too, and the lookahead past the measured positions extrapolates
     url = widget.view(f"?srvK=8&srvCurve={PRESET}")
-    assert url["curveMode"] and "positions 7 to 8 extrapolated at the last measured rate" in url["summary"]
-    assert url["readouts"]["tokensPerCall"] == widget._f(serving.tokens_per_cycle(0, 8, curve + [curve[-1]] * 2), 3)
+    assert url["curveMode"] and "positions 7 to 8 extrapolated by the acceptance model past the measured k = 6" in url["summary"]
+    continued = acceptance.extended_rates(curve, 8)  # the acceptance model's continuation, not the last rate again
+    assert continued[6:8] != [curve[-1]] * 2
+    assert url["readouts"]["tokensPerCall"] == widget._f(serving.tokens_per_cycle(0, 8, continued), 3)
 
 
 @pytest.mark.parametrize("raw, note", [

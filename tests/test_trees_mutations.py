@@ -136,3 +136,28 @@ def test_ranking_that_drops_the_last_node(monkeypatch):
     monkeypatch.setattr(trees, "ranked_best_tree", short)
     out = _run("ranked-tree-is-best")
     assert out.failure and "by its nodes" in out.failure
+
+
+def test_depth_aware_search_that_ranks_by_the_first_level_only(monkeypatch):
+    """A depth-aware search that ignores the levels below the first (the i.i.d. tree) is caught."""
+    monkeypatch.setattr(trees, "depth_best_tree", lambda levels, budget, depth: trees.ranked_best_tree(levels[0], budget,
+                                                                                                      depth))
+    out = _run("trees-depth-best-tree-is-best")
+    assert out.failure and "every tree enumerated gives at most" in out.failure
+
+
+def test_depth_aware_search_that_leaves_a_node_unspent(monkeypatch):
+    real = trees.depth_best_tree
+    monkeypatch.setattr(trees, "depth_best_tree", lambda levels, budget, depth: real(levels, max(1, budget - 1), depth))
+    out = _run("trees-depth-best-tree-is-best")
+    assert out.failure and "the depth-aware tree" in out.failure
+
+
+def test_depth_aware_tree_the_widget_does_not_show(monkeypatch):
+    from lab.widgets import trees as widget
+
+    real = widget.depth_aware_tree
+    monkeypatch.setattr(widget, "depth_aware_tree", lambda rates, decay, drafts, budget, depth: real(
+        rates, decay, drafts, max(1, budget - 2), depth))
+    out = _run("trees-depth-best-tree-is-best")
+    assert out.failure and "the widget's depth-aware tree" in out.failure

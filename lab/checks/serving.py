@@ -669,6 +669,8 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
     """Every readout of the serving widget for form ``values``, from the model's own functions."""
     s = _widget_settings(widget, values)
     curve = tuple(float(a) for a in values["srvCurve"][len("custom:"):].split(",")) if "srvCurve" in values else None
+    if curve is not None:  # continued past its measured positions by the acceptance model, as the widget runs it
+        curve = serving.received_curve(curve, None, s.lookahead)
     r = serving.serving(s, curve)
     crossover = serving.crossover_batch(s, curve=curve)
     limit = max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(s))))

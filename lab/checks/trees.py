@@ -417,6 +417,96 @@ def depth_profile_from_curve(out):
 
 CURVE_TOKEN_KEY = "treCurve"
 
+# Depth profiles for the depth-aware search: two ranks a level, as the brute force below can afford; each
+# row is (level 1's ranks, level 2's, level 3's), a falling top-1 (a measured curve's shape), a rising one,
+# one rate at every level (the i.i.d. case) and a level that accepts nothing.
+DEPTH_PROFILES = (
+    ((0.9, 0.3), (0.2, 0.1), (0.2, 0.1)),
+    ((0.79, 0.12), (0.61, 0.2), (0.43, 0.25)),
+    ((0.3, 0.2), (0.8, 0.1), (0.95, 0.01)),
+    ((0.6, 0.2), (0.6, 0.2), (0.6, 0.2)),
+    ((0.7, 0.0), (0.0, 0.0), (0.5, 0.5)),
+)
+
+
+def _brute_depth_value(probs_by_depth, budget: int, max_depth: int) -> float:
+    """The largest tokens per verify pass over every tree of at most ``budget`` nodes and ``max_depth``
+    levels, by enumeration (written here, apart from lab.trees' search): a tree is a set of rank paths
+    closed under parent and earlier sibling; a node's reach is the product of its path's rank
+    probabilities, level i's at level i; the value is the sum of its nodes' reaches."""
+    ranks = len(probs_by_depth[0])
+    paths, frontier = [()], [()]
+    for _ in range(max_depth - 1):
+        frontier = [path + (rank,) for path in frontier for rank in range(ranks)]
+        paths += frontier
+
+    def reach(path):
+        value = 1.0
+        for level, rank in enumerate(path):
+            value *= probs_by_depth[level][rank]
+        return value
+
+    best = 0.0
+
+    def grow(chosen: list, start: int, value: float):
+        nonlocal best
+        best = max(best, value)
+        if len(chosen) == budget:
+            return
+        for index in range(start, len(paths)):
+            path = paths[index]
+            if path[:-1] in chosen and (path[-1] == 0 or path[:-1] + (path[-1] - 1,) in chosen):
+                grow(chosen + [path], index + 1, value + reach(path))
+
+    grow([()], 1, 1.0)
+    return best
+
+
+def depth_best_tree_is_best(out):
+    """The tree chosen on a curve's levels (lab.trees.depth_best_tree, the one the trees widget shows beside
+    the i.i.d.-chosen tree) is a best tree: for every budget 1..6, depth 1..4 and depth profile of
+    :data:`DEPTH_PROFILES` it is worth the optimum of an enumeration of every tree written here, fits the
+    budget and the depth, lists parents before children, is worth what tree_value_by_depth says of its
+    parents, and never less than the tree the level-1 ranks alone choose, valued on the same levels;
+    with one rate at every level it is the i.i.d. best tree (Sequoia's DP value). The widget's
+    depth-aware readout on a falling measured curve is that search's tree."""
+    from ..widgets import trees as widget
+
+    for levels in DEPTH_PROFILES:
+        for depth in range(1, 5):
+            for budget in range(1, 7):
+                out.visited += 1
+                found = trees.depth_best_tree(levels, budget, depth)
+                where = f"levels {levels}, budget {budget}, depth {depth}"
+                optimum = _brute_depth_value(levels, budget, depth)
+                worth = trees.tree_value_by_depth(found.parents, levels)
+                iid_tree = trees.ranked_best_tree(levels[0], budget, depth)
+                iid_worth = trees.tree_value_by_depth(iid_tree.parents, levels)
+                ordered = all(0 <= parent < node for node, parent in enumerate(found.parents) if node)
+                if (abs(found.value - optimum) > TOLERANCE or abs(worth - found.value) > TOLERANCE
+                        or found.nodes > budget or found.depth > depth or not ordered or found.parents[0] != -1):
+                    return out.fail(f"{where}: the depth-aware tree {found.parents} is worth {found.value} "
+                                    f"({worth} by its nodes); every tree enumerated gives at most {optimum}")
+                if iid_worth > found.value + TOLERANCE:
+                    return out.fail(f"{where}: the i.i.d.-chosen tree is worth {iid_worth} on these levels, more "
+                                    f"than the depth-aware tree's {found.value}")
+                if len(set(levels)) == 1 and abs(found.value - trees.best_tree(levels[0], budget, depth).value) > TOLERANCE:
+                    return out.fail(f"{where}: one rate at every level, yet {found.value} is not the DP's best tree")
+        yield  # a pause: the browser answers a reader between two profiles (lab.audit.run_check_steps)
+    falling = (0.79, 0.614, 0.425, 0.295, 0.204, 0.142)
+    values = {"budget": "20", "maxDepth": "6", "decay": "50", "drafts": "4"}
+    view = widget.view({**values, CURVE_TOKEN_KEY: "custom:" + ",".join(f"{r:.4f}" for r in falling)})
+    out.visited += 1
+    probs = trees.depth_rank_probabilities(falling, 0.5, 4, 5)
+    best = trees.depth_best_tree(probs, 20, 6)
+    aware = view["depthProfile"].get("aware") or {}
+    if aware.get("parents") != best.parents or f"commits {to_fixed(best.value, 2)} tokens" not in view["summary"]:
+        return out.fail(f"the widget's depth-aware tree {aware.get('parents')} is not the search's {best.parents} "
+                        f"worth {to_fixed(best.value, 2)}")
+    if best.value < view["depthProfile"]["value"] - TOLERANCE:
+        out.fail(f"on the falling curve the depth-aware tree ({best.value}) is worth less than the i.i.d.-chosen "
+                 f"tree ({view['depthProfile']['value']})")
+
 
 def trees_hostile_inputs_answered(out):
     """No input breaks the trees widget: every slider given NaN, infinities, an empty value, other scripts'
@@ -444,6 +534,7 @@ CHECKS = (
     ("value-grows-with-budget", value_grows_with_budget),
     ("trees-readouts-match-model", tree_readouts_match_model),
     ("trees-depth-profile-from-curve", depth_profile_from_curve),
+    ("trees-depth-best-tree-is-best", depth_best_tree_is_best),
     ("trees-hostile-inputs-answered", trees_hostile_inputs_answered),
 )
 

@@ -63,7 +63,7 @@ def add_parser(commands):
                             help=f"{kind} from {minimum} to {maximum}{extra}".replace("%", "%%"))
     parser.add_argument("--acceptance-curve", dest="acceptance_curve", default=None, metavar="P1,P2,...",
                         help="conditional acceptance by draft position, in %% (replaces --acceptance in tokens per "
-                             "cycle; the last value repeats)")
+                             "cycle; past them the acceptance model continues the curve)")
     from .deployment import add_curve_flags
 
     add_curve_flags(parser)  # a curve from lab.acceptance (--lengths, --per-position)
@@ -120,7 +120,8 @@ def _curve(args):
         values = []
     if not values or len(values) > 64 or any(not 0 <= v <= 100 for v in values):  # NaN fails the range test
         raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {quote(text)!r}")
-    return tuple(v / 100 for v in values)
+    args.measured_k = len(values)  # past it the acceptance model continues the curve, as the widget does
+    return serving.received_curve([v / 100 for v in values], None, 16)
 
 
 def run(args):
@@ -129,7 +130,10 @@ def run(args):
     result = serving.serving(settings, curve)
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
     document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
-    document["bestLookahead"] = serving.best_lookahead(settings, 16, curve)[0]  # over the flag's whole range
+    measured_k = getattr(args, "measured_k", None)
+    document["bestLookahead"] = serving.best_lookahead(settings, 16, curve, measured_k)[0]  # the flag's whole range
+    if measured_k is not None:
+        document["bestLookaheadExtrapolatedFrom"] = measured_k if document["bestLookahead"] > measured_k else None
     model = getattr(args, "acceptance_model", None)
     if model is not None:  # a curve from lab.acceptance: never past its plateau's start plus one
         from .. import acceptance

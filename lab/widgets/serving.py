@@ -143,15 +143,29 @@ def _tail_figure(exact: tuple, width: int) -> str:
     return tail_svg(tail["runs"], tail["seed"], tail["seedSpeedup"], width)
 
 
-def curve_switch_html(curve, label) -> str:
-    """In measured-curve mode: which curve stands in for the acceptance slider, and a button that
-    clears it (the page's generic ``data-action="send"`` on this widget's own form). Empty otherwise."""
+def curve_switch_html(curve, label, measured_at: int | None = None, lookahead: int | None = None) -> str:
+    """In measured-curve mode: which curve stands in for the acceptance slider (its measured rates,
+    positions 1..``measured_at``, default all; and, when ``lookahead`` reaches past them, the
+    acceptance model's continuation up to it, named as such), and a button that clears it (the page's
+    generic ``data-action="send"`` on this widget's own form). Empty otherwise.
+
+    >>> print(curve_switch_html((0.9, 0.8, 0.7, 0.65), "a trace", 2, 3).split(" <button")[0])
+    <p class="srv-curve">Acceptance now comes from the measured curve of a trace: 90%, 80% by draft position; position 3 (70%) is the acceptance model's continuation of it, not measured.
+    """
     if curve is None:
         return ""
-    rates = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve)
+    measured = len(curve) if measured_at is None else measured_at
+    shown = max(measured, lookahead or 0)
+    rates = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve[:measured])
+    beyond = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve[measured:shown])
+    continued = ("" if shown <= measured else
+                 f"; position {shown} ({beyond}) is" if shown == measured + 1 else
+                 f"; positions {measured + 1} to {shown} ({beyond}) are")
     clear = escape('{"%s": ""}' % CURVE_KEY)
     return (f'<p class="srv-curve">Acceptance now comes from the measured curve of {escape(label)}: '
-            f'{escape(rates)} by draft position (the last rate repeats beyond it). '
+            f'{escape(rates)} by draft position'
+            + (f"{continued} the acceptance model's continuation of it, not measured. " if continued else ". ")
+            +
             f'<button type="button" data-action="send" data-target="serving" data-values="{clear}">'
             f'Use the acceptance slider</button></p>')
 
@@ -161,18 +175,23 @@ def view(raw=None) -> dict:
 
     With ``srvCurve`` (form value or URL key: a traces preset name or ``custom:a1,a2,...``) it
     runs in measured-curve mode, as the ledger does with ``trcCurve``: the measured per-position
-    conditional acceptance curve replaces the acceptance slider everywhere in the model (the
-    last measured rate repeats beyond the measured positions); only a preset goes into the link."""
+    conditional acceptance curve replaces the acceptance slider everywhere in the model (past the
+    measured positions the acceptance model continues it, :func:`lab.serving.received_curve`, and
+    the summary says which positions are extrapolated); only a preset goes into the link."""
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
     s = _settings(params)
     requested = requested_curve(raw, CURVE_KEY, notes)
-    token, curve, curve_label, linkable = None, None, "", False
+    token, curve, curve_label, linkable, measured_k = None, None, "", False, None
     if requested:
         token, (measured, curve_label, linkable) = requested
         curve = tuple(measured)
+        from ..acceptance import token_measured_at  # the curve library: only a measured curve needs it
+
+        measured_k = token_measured_at(token) or len(curve)
     exact_setting = tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length", "seed"))
-    a = serving.answer(s, curve, exact_setting)
+    a = serving.answer(s, curve, exact_setting, measured_k)
+    curve = a["curve"]  # continued past the measured positions by the acceptance model
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
     grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
     selected = (params["contextExp"] - 9, params["batchExp"])
@@ -194,15 +213,14 @@ def view(raw=None) -> dict:
     draft = serving.DRAFT_LABELS[s.draft]
     opening = ""  # the summary's, in measured curve mode
     if curve is not None:
-        beyond = max(0, s.lookahead - len(curve))
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
-                   + (f"; positions {len(curve) + 1} to {s.lookahead} extrapolated at the last measured rate"
-                      if beyond else "") + "), ")
+                   + (f"; {_positions(measured_k + 1, s.lookahead)} extrapolated by the acceptance model past the "
+                      f"measured k = {measured_k}" if s.lookahead > measured_k else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
              serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[s.stepModel]
     summary = (
-        f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
+        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
         f"{s.batch} and {s.context} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
@@ -213,7 +231,9 @@ def view(raw=None) -> dict:
         + ") commits "
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
-        f"The best lookahead here is {best_k} ({_f(best_speedup)}x).")
+        f"The best lookahead here is {best_k} ({_f(best_speedup)}x"
+        + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
+           if curve is not None and best_k > measured_k else "") + ").")
     if room:
         lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
                 f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
@@ -270,9 +290,18 @@ def view(raw=None) -> dict:
             "load": load,
             "loadTable": load_table,
             "tail": _tail_figure(exact_setting, width),
-            "curveSwitch": curve_switch_html(curve, curve_label),
+            "curveSwitch": curve_switch_html(curve, curve_label, measured_k, s.lookahead),
         },
     }
+
+
+def _positions(first: int, last: int) -> str:
+    """'position 5' or 'positions 5 to 7'.
+
+    >>> _positions(5, 5), _positions(5, 7)
+    ('position 5', 'positions 5 to 7')
+    """
+    return f"position {first}" if first == last else f"positions {first} to {last}"
 
 
 def _no_room(settings: serving.ServingSettings, a: dict) -> str:
