@@ -29,7 +29,7 @@ own step times.
   bandwidth, 0.7626 of the BF16 peak, overlap 0.328, 0.74 ms a pass, with the all-reduce as measured (below).
   Residuals 0.93 to 1.04, and 0.78 for the 70B row on four GPUs (held to 25%: the uncited 30 us an all-reduce
   it was fitted with before had absorbed a cost of vLLM's tensor-parallel step not found measured); the study's
-  EAGLE proposal (lookahead not stated, 3 assumed) is held to 35% and comes out 1.11 to 1.29.
+  EAGLE proposal (lookahead 3, read in the study's run scripts) is held to 35% and comes out 1.11 to 1.29.
   The fit's rows are points of a fitted model, not its raw measurements (the study does not publish
   them), at an assumed 512 tokens of context.
 - Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
@@ -678,8 +678,10 @@ STEP_MEASUREMENTS = (
                       "vllm-v1-0.10", "pass" if tokens == 1 else "verify")
       for batch in (1, 8, 16, 32, 64) for tokens in (1, 2, 4, 6)),
     *(StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, batch, 4, 512, _specdecode_draft_ms(batch, 4, 512), 0.35,
-                      _SPECDECODE, _SPECDECODE_NOTE + "; the draft's lookahead is not stated with the fit: 3 assumed "
-                      "(the middle of the study's 1, 3 and 5), hence the wide tolerance", "vllm-v1-0.10", "proposal")
+                      _SPECDECODE, _SPECDECODE_NOTE + "; the draft's lookahead is 3, read in the study's run scripts (SpecDecode-Bench/vllm, "
+                      "scripts/run-l3-8b.sh at 75a86ce5: spec_tokens_map[\"eagle\"]=\"3\"; scripts/profile-l3-8b.sh at 42bb068d: "
+                      "the same), so the fit's per-token draft term (0.84 us) was never tested at another k; the model's "
+                      "draft cost grows with k, the fit's cannot. Held to 35%: the fit is a regression, not a table", "vllm-v1-0.10", "proposal")
       for batch in (1, 16, 64)),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 1088, 1000 / 75, 0.15, _A100_SWEEP,
                     "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens", "vllm-v1"),
