@@ -891,6 +891,3 @@ def evaluate_setting(values: dict) -> dict:
     return evaluate_policies(setting_process(values), setting_costs(values), int(values.get("lookahead", 5)),
                              values.get("threshold", 40) / 100)
 
-
-# The seeded simulation (the exact chains' cross-check and the widget's time strip) lives in its own module.
-from .policies_simulation import heuristic_strip, simulate  # noqa: E402  (it imports this module's names)

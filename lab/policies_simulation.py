@@ -1,8 +1,9 @@
 """The lookahead policies' seeded simulation: cycles drawn one by one from a seeded generator, apart from
 the exact Markov chains of :mod:`lab.policies` that it cross-checks (the checks and tests compare the
 two within the simulation's standard error) and the source of the policies widget's time strip (the
-heuristic's lookahead cycle by cycle). One idea: sampling, where :mod:`lab.policies` computes. Its
-names are re-exported by :mod:`lab.policies`, the instrument's one name. Standard library only.
+heuristic's lookahead cycle by cycle). One idea: sampling, where :mod:`lab.policies` computes. Callers
+import it by its own name: it imports :mod:`lab.policies`, so a re-export there would be an import cycle.
+Standard library only.
 """
 
 import math

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lab import cli, ledger, policies
+from lab import cli, ledger, policies, policies_simulation
 from lab.checks import policies as family
 from lab.widgets import policies as widget
 
@@ -121,7 +121,7 @@ def test_signature_value_and_its_cross_checks():
     assert value == "1.938043"
     speedup, _ = _numpy_heuristic(0.74, 0.12, 200)
     assert f"{speedup:.6f}" == value
-    run = policies.simulate(policies.iid(0.74), "heuristic", policies.Costs(0.12), 200_000, 11)
+    run = policies_simulation.simulate(policies.iid(0.74), "heuristic", policies.Costs(0.12), 200_000, 11)
     assert abs(run["speedup"] - float(value)) <= 3 * run["stderr"]
 
 
@@ -247,7 +247,7 @@ def test_depth_curve_static_by_hand():
 def test_simulation_agrees_on_toy(name):
     process, costs = policies.toy(64, 72), policies.Costs(0.1, 0.02, 0.05)
     exact = policies.evaluate_policies(process, costs, 5, 0.4)
-    run = policies.simulate(process, name, costs, 30_000, 5, ks=exact["state-aware"]["ks"])
+    run = policies_simulation.simulate(process, name, costs, 30_000, 5, ks=exact["state-aware"]["ks"])
     assert abs(run["speedup"] - exact[name]["speedup"]) <= 4 * run["stderr"]
     assert run["meanLookahead"] == pytest.approx(exact[name]["meanLookahead"], rel=0.03)
 
@@ -443,7 +443,7 @@ def test_a_measured_curve_with_a_rate_of_1_inside_it():
         results = policies.evaluate_policies(process, policies.Costs(0.12), 5, 0.4)
         assert results["heuristic"]["truncationBound"] < policies.TRUNCATION_TOLERANCE
         for name in ("heuristic", "oracle"):
-            simulated = policies.simulate(process, name, policies.Costs(0.12), 20000, seed=3)
+            simulated = policies_simulation.simulate(process, name, policies.Costs(0.12), 20000, seed=3)
             assert abs(results[name]["speedup"] - simulated["speedup"]) < 4 * simulated["stderr"] + 1e-9, (curve, name)
     with pytest.raises(ValueError, match="alpha = 1"):
         policies.heuristic_policy(policies.depth_curve([0.9, 1.0]), policies.Costs(0.1))

@@ -137,8 +137,11 @@ def test_each_instruments_list_row_with_one_number_moved_fails(monkeypatch, targ
 
 
 def test_an_instruments_list_button_sending_another_value_fails(monkeypatch):
-    _mutate_figure(monkeypatch, deployment_widget, "instruments",
-                   lambda html: html.replace("&quot;verifyTax&quot;: 7", "&quot;verifyTax&quot;: 8", 1))
+    def sent_another(html):
+        sent = re.search(r"&quot;verifyTax&quot;: (\d+)", html)
+        assert sent, "no button sends a verify tax"
+        return html[:sent.start(1)] + str(int(sent.group(1)) + 1) + html[sent.end(1):]
+    _mutate_figure(monkeypatch, deployment_widget, "instruments", sent_another)
     _fails("deployment-readouts-match-model", "button sends")
 
 
@@ -218,7 +221,7 @@ def test_policies_gain_with_one_decimal_more(monkeypatch):
 
 
 def test_policies_strip_from_another_seed(monkeypatch):
-    monkeypatch.setattr(policies_widget, "_strip", lambda process, cache: policies_family.policies.heuristic_strip(
+    monkeypatch.setattr(policies_widget, "_strip", lambda process, cache: policies_family.policies_simulation.heuristic_strip(
         process, policies_widget.STRIP_CYCLES, policies_widget.STRIP_SEED + 1))
     _fails("policies-readouts-match-model", "strip")
 

@@ -5,7 +5,7 @@ on purpose (``tests/test_policies_mutations.py``) sees the check fail. No result
 checks: each is cheap on its own.
 """
 
-from .. import acceptance, audit, ledger, policies
+from .. import acceptance, audit, ledger, policies, policies_simulation
 from ..jsformat import to_fixed
 from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
                readout_difference, table_cells)
@@ -141,7 +141,7 @@ def exact_agrees_with_simulation(out):
     exact = policies.evaluate_policies(process, costs, 5, 0.4)
     for name in ("static", "heuristic", "threshold", "oracle", "state-aware"):
         out.visited += 1
-        run = policies.simulate(process, name, costs, SIMULATION["cycles"], SIMULATION["seed"], lookahead=5,
+        run = policies_simulation.simulate(process, name, costs, SIMULATION["cycles"], SIMULATION["seed"], lookahead=5,
                                 threshold=0.4, ks=exact["state-aware"]["ks"])
         gap = abs(run["speedup"] - exact[name]["speedup"])
         if not gap <= SIMULATION["z"] * run["stderr"]:
@@ -278,7 +278,7 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
     """The numbers of the bars and the strip figures against the model's (lab.checks.figure_difference):
     each policy's speedup and its change against the best static one, in percent (computed here, not by the
     widget's _gain); the lookaheads named in the labels; the seeded strip's calls, lookahead range and mean
-    (lab.policies.heuristic_strip at the widget's seed), best k and calls per stretch."""
+    (lab.policies_simulation.heuristic_strip at the widget's seed), best k and calls per stretch."""
     from ..widgets import policies as widget
 
     f = to_fixed
@@ -297,7 +297,7 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
             "" if name == "best-static" else f" ({_gain_text(results[name]['speedup'], best['speedup'])})")
         if sum(said in text for text in texts) < 2:
             return f"{where}: the bars figure does not say {said!r} for {name} in its label and tooltip"
-    strip = policies.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
+    strip = policies_simulation.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
     ks = [call["lookahead"] for call in strip]
     top = max(max(ks), best["k"], 6)
     numbers = [str(len(strip)), str(min(ks)), str(max(ks)), f(sum(ks) / len(ks), 1), str(best["k"])]

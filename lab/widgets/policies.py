@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..figures import DEFAULT_WIDTH, svg, text_width, escape, fit_width, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import UNLINKABLE_CURVE_NOTE, Choice, Slider, format_query, read_controls, requested_curve
-from .. import policies
+from .. import policies, policies_simulation
 
 __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_html", "mode_html", "STRIP_CYCLES",
            "STRIP_SEED", "CURVE_KEY", "PROCESS_KEY", "PROCESSES"]
@@ -325,7 +325,7 @@ def _process(choice: str, acceptance: float, burst: float) -> tuple:
 def _strip(process, cache: dict) -> list[dict]:
     key = (id(process), "strip")
     if key not in cache:
-        cache[key] = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
+        cache[key] = policies_simulation.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
     return cache[key]
 
 
@@ -354,7 +354,7 @@ def view(raw=None) -> dict:
                                   params["burst"] if choice == "bursty" else 0)
         results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
                                              params["threshold"] / 100, cache)
-    strip = policies.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED) if measured else _strip(process, cache)
+    strip = policies_simulation.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED) if measured else _strip(process, cache)
     best = results["best-static"]
     live = (("Measured curve: " if measured else "Toy model: " if process.name == "toy" else "") + f"best static k = {best['k']} at {_f(best['speedup'])}x; "
             f"heuristic {_f(results['heuristic']['speedup'])}x")
