@@ -802,3 +802,40 @@ def test_widget_continues_a_short_curve_by_the_acceptance_model():
     assert a["curve"] == tuple(continued) and a["measuredAt"] == 3
     k, _ = serving.best_lookahead(widget._settings(short["params"]), curve=a["curve"], measured_at=3)
     assert (k > 3) == ("resting on the acceptance model's continuation past the measured k = 3" in short["summary"])
+
+
+# --- one formula, one function: the speedup of a cycle (review CR-2.9) -----------------------------
+
+@pytest.mark.parametrize("changes", [dict(), dict(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, lookahead=3),
+                                     dict(stepModel=serving.MEASURED, engine="sglang", draft="eagle-head", batch=32),
+                                     dict(draft="ngram", acceptance=85, treeTokens=16, context=8192)])
+def test_every_sweep_gives_the_very_float_of_speedup_at(changes):
+    """The grid, the batch sweep, the best lookahead and the production schedule all go through
+    serving.cycle_speedup, so each gives exactly speedup_at's float at its cell (a ratio retyped in
+    another order of operations would differ in the last bit about a third of the time)."""
+    from lab import production
+
+    s = D.with_(**changes)
+    batches, contexts = (1, 8, 256), (512, 4096)
+    grid = serving.speedup_grid(s, batches, contexts)
+    assert grid == [[serving.speedup_at(s, b, l) for b in batches] for l in contexts]
+    assert [row["speedup"] for row in serving.batch_sweep(s, batches)] == [
+        serving.speedup_at(s, b, s.context) for b in batches]
+    k, best = serving.best_lookahead(s, 6)
+    assert best == serving.speedup_at(s.with_(lookahead=k), s.batch, s.context)
+    one = s.with_(batch=1, lookahead=1)
+    for batch, (best_k, value) in enumerate(production.k_by_batch(s, 6)[:4], start=1):
+        assert best_k == 0 or value == serving.speedup_at(one.with_(lookahead=best_k), batch, s.context)
+    assert serving.serving(s).speedup == pytest.approx(serving.speedup_at(s, s.batch, s.context), rel=1e-14)
+
+
+def test_the_speedup_ratio_is_written_once_in_the_serving_sweeps():
+    """`plain * tokens / cycle` lives in serving.cycle_speedup alone, not retyped in the sweeps."""
+    import inspect
+    import re
+
+    from lab import production
+
+    for module in (serving, production):
+        source = inspect.getsource(module).replace(inspect.getsource(serving.cycle_speedup), "")
+        assert not re.search(r"\bplain\w*\s*\*\s*tokens\s*/|\*\s*tokens\s*/\s*\w*cycle", source), module.__name__
