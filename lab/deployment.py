@@ -57,7 +57,7 @@ from . import ledger, serving
 from .errors import LabValueError
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
-           "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
+           "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
 UNITS = {
@@ -184,13 +184,28 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
             "overheadMs": overhead}
 
 
+def to_ledger_settings(values: dict, **given) -> ledger.LedgerSettings:
+    """The ledger's settings from a mapping that holds its slider names (other keys are left out),
+    with ``given`` in place of theirs: the one way this module builds them. A name in neither
+    raises (KeyError), never falls back to a default.
+
+    >>> costs = {"targetMs": 25.0, "draftCost": 4.0, "verifyTax": 2.0, "overheadMs": 1.5}
+    >>> to_ledger_settings(costs, acceptance=0, lookahead=3)
+    LedgerSettings(acceptance=0, draftCost=4.0, lookahead=3, overheadMs=1.5, targetMs=25.0, verifyTax=2.0)
+    """
+    return ledger.LedgerSettings(**{name: given[name] if name in given else values[name]
+                                    for name in ledger.LedgerSettings._fields})
+
+
+def _fitted_ledger(costs: dict, lookahead: int) -> ledger.Ledger:
+    """The ledger of the fitted ``costs`` at ``lookahead`` (acceptance 0: it does not change the cycle)."""
+    return ledger.ledger(to_ledger_settings(costs, acceptance=0, lookahead=lookahead))
+
+
 def ledger_cycle_ms(costs: dict, lookahead: int) -> float:
     """One ledger cycle at ``lookahead`` for these costs: draft + verify + overhead, by
     :func:`lab.ledger.ledger`'s own formulas (its acceptance does not change the cycle)."""
-    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
-                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
-                                     verifyTax=costs["verifyTax"])
-    return ledger.ledger(settings).cycleMs
+    return _fitted_ledger(costs, lookahead).cycleMs
 
 
 def round_to_step(value: float, low: float, high: float, step: float = 1) -> float:
@@ -270,7 +285,7 @@ def _iid_answer(d: Deployment, alpha: float, sent_scan: bool = True) -> dict:
     best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
     sent = serving_settings(d, percent)
     sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD) if sent_scan else (None, None)
-    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_settings = to_ledger_settings(values["ledger"])
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
     fitted = ledger_costs(d, percent / 100)
@@ -313,10 +328,7 @@ def ledger_verify_ms(costs: dict, lookahead: int) -> float:
     """What the ledger charges for verifying at ``lookahead``: its verify pass plus its overhead per
     cycle (the part of :func:`ledger_cycle_ms` that is not drafting), to set beside the serving
     model's verify step."""
-    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
-                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
-                                     verifyTax=costs["verifyTax"])
-    return ledger.ledger(settings).verifyMs + costs["overheadMs"]
+    return _fitted_ledger(costs, lookahead).verifyMs + costs["overheadMs"]
 
 
 DEFAULT_DOLLARS_PER_GPU_HOUR = 2.5   # the panel's default price; the reader sets theirs
@@ -372,7 +384,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     best = acceptance.best_lookahead(lambda k: serving.speedup_at(s.with_(lookahead=k), d.batch, d.context, rates),
                                      curve, MAX_LOOKAHEAD)
     token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
-    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_settings = to_ledger_settings(values["ledger"])
     ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({

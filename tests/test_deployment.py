@@ -129,6 +129,25 @@ def test_the_ledger_fit_reproduces_the_serving_model(d):
     assert answer["serving"]["bestLookahead"] == serving.best_lookahead(s, 12)[0]
 
 
+
+def test_the_fitted_ledgers_cycle_and_verify_come_from_one_settings():
+    """ledger_cycle_ms and ledger_verify_ms read one LedgerSettings, built by to_ledger_settings from
+    every fitted cost (review CR-2.10): a cost the builder dropped or swapped moves one of them; a
+    cost missing is refused, never the ledger's default."""
+    costs = deployment.ledger_costs(D, 0.6)
+    for k in (1, 4, 12):
+        settings_ = ledger.LedgerSettings(acceptance=0, lookahead=k, **costs)
+        assert deployment.to_ledger_settings(costs, acceptance=0, lookahead=k) == settings_
+        assert deployment.ledger_cycle_ms(costs, k) == ledger.ledger(settings_).cycleMs
+        assert deployment.ledger_verify_ms(costs, k) == ledger.ledger(settings_).verifyMs + costs["overheadMs"]
+        assert deployment.ledger_verify_ms(costs, k) + ledger.ledger(settings_).draftMs == pytest.approx(
+            deployment.ledger_cycle_ms(costs, k), rel=1e-12)
+    assert deployment.to_ledger_settings({**costs, "acceptance": 40, "lookahead": 3, "other": 1}) == ledger.LedgerSettings(
+        acceptance=40, lookahead=3, **costs)
+    with pytest.raises(KeyError, match="verifyTax"):
+        deployment.to_ledger_settings({name: costs[name] for name in costs if name != "verifyTax"}, acceptance=0,
+                                      lookahead=2)
+
 def test_what_each_instrument_receives_fits_its_controls():
     from lab.urlstate import LEDGER_SLIDERS
     from lab.widgets import policies, trees
