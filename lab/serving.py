@@ -101,7 +101,7 @@ from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
 from .serving_load import curves_cross, latency_curve
 from .serving_load import *  # noqa: F401,F403
-from .serving_load import (_ms_per_token, _per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
+from .serving_load import (_per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
 from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS

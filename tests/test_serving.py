@@ -131,7 +131,7 @@ def test_crossover_agrees_with_brute_force(s, context):
 def test_littles_law(s, rate, speculative):
     batch = serving.steady_batch(s, rate, speculative)
     if batch is not None:
-        demand = rate * s.outputTokens * serving._ms_per_token(s, batch, speculative) / 1000
+        demand = rate * s.outputTokens * serving.ms_per_token(s, batch, speculative) / 1000
         assert batch == pytest.approx(demand, rel=1e-6)
         assert batch <= serving.max_batch_in_memory(s) + 1e-9
 
@@ -579,7 +579,7 @@ def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
             for speculative in (False, True):
                 batch = serving.steady_batch(case, rate, speculative)
                 if batch is not None:
-                    demand = rate * case.outputTokens * serving._ms_per_token(case, batch, speculative) / 1000
+                    demand = rate * case.outputTokens * serving.ms_per_token(case, batch, speculative) / 1000
                     assert batch == pytest.approx(demand, rel=1e-6)
 
 
@@ -839,3 +839,31 @@ def test_the_speedup_ratio_is_written_once_in_the_serving_sweeps():
     for module in (serving, production):
         source = inspect.getsource(module).replace(inspect.getsource(serving.cycle_speedup), "")
         assert not re.search(r"\bplain\w*\s*\*\s*tokens\s*/|\*\s*tokens\s*/\s*\w*cycle", source), module.__name__
+
+
+# --- the checks use the model's public names (review CR-3.14) ----------------------------------------
+
+def test_the_serving_checks_reach_for_no_private_name_of_the_model():
+    """lab/checks/serving.py checks the model through its public names (step_time_ms with a role,
+    ms_per_token), not the step constants' private helpers: a refactor of those cannot break the suite
+    silently."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "lab" / "checks" / "serving.py").read_text(encoding="utf-8")
+    assert re.findall(r"\bserving\._\w+", source) == []
+    assert not re.search(r"from \.\.serving\w* import[^\n]*\b_\w", source)
+
+
+@pytest.mark.parametrize("engine", list(serving.ENGINES))
+def test_a_verify_pass_by_its_public_name_is_the_verify_step(engine):
+    s = D.with_(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, engine=engine, lookahead=4)
+    target = serving.TARGETS[s.target]
+    for batch, context in ((1, 512), (64, 4096)):
+        assert serving.step_time_ms(target, s, batch, serving.verify_tokens(s), context, "verify") == \
+            serving.verify_step_ms(s, batch, context)
+        assert serving.step_time_ms(target, s, batch, 1, context, "target") == \
+            serving.step_time_ms(target, s, batch, 1, context)
+    # a verify pass on vLLM V0 pays its bookkeeping: the role is not ignored
+    v0 = s.with_(engine="vllm-v0")
+    assert serving.step_time_ms(target, v0, 8, 5, 1024, "verify") > serving.step_time_ms(target, v0, 8, 5, 1024)
