@@ -55,6 +55,7 @@ from typing import NamedTuple
 
 from . import ledger, serving
 from .errors import LabValueError
+from .urlstate import LEDGER_SLIDERS
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
            "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
@@ -65,7 +66,9 @@ UNITS = {
     "rate": "acceptance rate, %",        # accepted / drafted (short: a phone's select shows it whole)
     "length": "mean acceptance length",  # tokens per verifier call
 }
-MAX_LOOKAHEAD = 12       # the ledger's and the serving widget's lookahead sliders end here
+# where the ledger's lookahead slider ends, read from it (the serving widget's ends there too: a test holds them
+# equal), so a scan here never offers a lookahead the receiving slider cannot hold
+MAX_LOOKAHEAD = next(slider.maximum for slider in LEDGER_SLIDERS if slider.name == "lookahead")
 STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps
 
 
@@ -108,13 +111,13 @@ def alpha_from(value: float, unit: str, measured_k: int) -> float:
     ...
     lab.errors.LabValueError: mean acceptance length 6 is outside 1 to k + 1 = 5 at k = 4
     """
-    from .traces import translate
+    from .traces import MAX_LOOKAHEAD as TRACE_LOOKAHEAD, translate  # the longest lookahead a trace is read at
 
     if unit not in UNITS:
         raise LabValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
-    if not isinstance(measured_k, int) or isinstance(measured_k, bool) or not 1 <= measured_k <= 64:
-        raise LabValueError(f"the lookahead the acceptance was measured at must be an integer from 1 to 64, "
-                            f"got {measured_k!r}")
+    if not isinstance(measured_k, int) or isinstance(measured_k, bool) or not 1 <= measured_k <= TRACE_LOOKAHEAD:
+        raise LabValueError(f"the lookahead the acceptance was measured at must be an integer from 1 to "
+                            f"{TRACE_LOOKAHEAD}, got {measured_k!r}")
     low, high = unit_ranges(measured_k)[unit]
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value <= high:
         name = {"alpha": "alpha", "rate": "acceptance rate", "length": "mean acceptance length"}[unit]
@@ -224,8 +227,6 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     form takes, so the page can set them generically): every slider in its own range and step.
     With ``curve`` (a :class:`lab.acceptance.Curve`) the ledger, serving and policies also get the
     curve itself as their measured-curve token (:func:`lab.acceptance.curve_token`, 4 decimals)."""
-    from .urlstate import LEDGER_SLIDERS
-
     costs = ledger_costs(d, alpha)
     ranges = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     percent = round_to_step(100 * alpha, 0, 100)
@@ -317,8 +318,6 @@ def clamped_costs(costs: dict) -> dict:
     >>> clamped_costs({"targetMs": 812.0, "draftCost": 3.1, "verifyTax": 9.8, "overheadMs": 3.4})
     {'targetMs': (812.0, 500)}
     """
-    from .urlstate import LEDGER_SLIDERS
-
     limits = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     return {name: (value, limits[name][0] if value < limits[name][0] else limits[name][1])
             for name, value in costs.items() if not limits[name][0] <= value <= limits[name][1]}

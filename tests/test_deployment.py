@@ -372,3 +372,27 @@ def test_cli_refuses_bad_flags_in_one_line(args, message):
     run = _cli(*args)
     assert run.returncode == 2 and run.stdout == ""
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+# --- limits read from where they are defined (review CR-1.10) -----------------------------------------
+
+def test_the_panels_lookahead_scan_ends_where_the_receiving_sliders_end():
+    """deployment.MAX_LOOKAHEAD is read from the ledger's lookahead slider; the serving widget's slider,
+    which also receives the panel's best k, ends there too."""
+    from lab.urlstate import LEDGER_SLIDERS
+    from lab.widgets import serving as serving_widget
+
+    ends = {slider.maximum for sliders in (LEDGER_SLIDERS, serving_widget.SLIDERS) for slider in sliders
+            if slider.name == "lookahead"}
+    assert ends == {deployment.MAX_LOOKAHEAD}
+
+
+def test_the_measured_lookahead_is_bounded_by_the_trace_readers_limit(monkeypatch):
+    """alpha_from refuses a measured lookahead past lab.traces.MAX_LOOKAHEAD, naming that limit, not a
+    typed 64."""
+    assert deployment.alpha_from(50, "alpha", traces.MAX_LOOKAHEAD) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=f"from 1 to {traces.MAX_LOOKAHEAD}, got {traces.MAX_LOOKAHEAD + 1}"):
+        deployment.alpha_from(50, "alpha", traces.MAX_LOOKAHEAD + 1)
+    monkeypatch.setattr(traces, "MAX_LOOKAHEAD", 32)
+    with pytest.raises(ValueError, match="from 1 to 32, got 40"):
+        deployment.alpha_from(50, "alpha", 40)

@@ -867,3 +867,31 @@ def test_a_verify_pass_by_its_public_name_is_the_verify_step(engine):
     # a verify pass on vLLM V0 pays its bookkeeping: the role is not ignored
     v0 = s.with_(engine="vllm-v0")
     assert serving.step_time_ms(target, v0, 8, 5, 1024, "verify") > serving.step_time_ms(target, v0, 8, 5, 1024)
+
+
+# --- the heatmap's cell from the sliders' own minima (review CR-3.12) ---------------------------------
+
+def test_the_log_sliders_run_over_the_heatmaps_axes():
+    """The serving widget's batch and context sliders are exponents whose range is the heatmap's rows
+    and columns, so a slider's value less its minimum is the reader's cell (the view reads the
+    minimum, lab.widgets.serving.LOWEST, rather than typing 9)."""
+    from lab.widgets import serving as widget
+
+    sliders = {slider.name: slider for slider in widget.SLIDERS}
+    for name, axis in (("contextExp", serving.HEATMAP_CONTEXTS), ("batchExp", serving.HEATMAP_BATCHES)):
+        slider = sliders[name]
+        assert tuple(2 ** e for e in range(slider.minimum, slider.maximum + 1)) == axis
+        assert widget.LOWEST[name] == slider.minimum
+
+
+@pytest.mark.parametrize("context_exp, batch_exp", [(9, 0), (12, 5), (17, 10)])
+def test_the_marked_cell_is_the_readers_context_and_batch(context_exp, batch_exp):
+    import re
+
+    from lab.widgets import serving as widget
+
+    table = widget.view({"contextExp": str(context_exp), "batchExp": str(batch_exp)})["figures"]["table"]
+    rows = re.findall(r"<tr><th scope=\"row\">[^<]*</th>(.*?)</tr>", table)[::-1]  # the longest context on top
+    marked = [(r, c) for r, row in enumerate(rows) for c, attributes in enumerate(re.findall(r"<td([^>]*)>", row))
+              if "selected" in attributes]
+    assert marked == [(serving.HEATMAP_CONTEXTS.index(2 ** context_exp), serving.HEATMAP_BATCHES.index(2 ** batch_exp))]
