@@ -55,9 +55,10 @@ from typing import NamedTuple
 
 from . import ledger, serving
 from .errors import LabValueError
+from .urlstate import LEDGER_SLIDERS
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
-           "step_times", "ledger_costs", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
+           "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
 UNITS = {
@@ -65,7 +66,9 @@ UNITS = {
     "rate": "acceptance rate, %",        # accepted / drafted (short: a phone's select shows it whole)
     "length": "mean acceptance length",  # tokens per verifier call
 }
-MAX_LOOKAHEAD = 12       # the ledger's and the serving widget's lookahead sliders end here
+# where the ledger's lookahead slider ends, read from it (the serving widget's ends there too: a test holds them
+# equal), so a scan here never offers a lookahead the receiving slider cannot hold
+MAX_LOOKAHEAD = next(slider.maximum for slider in LEDGER_SLIDERS if slider.name == "lookahead")
 STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps
 
 
@@ -108,13 +111,13 @@ def alpha_from(value: float, unit: str, measured_k: int) -> float:
     ...
     lab.errors.LabValueError: mean acceptance length 6 is outside 1 to k + 1 = 5 at k = 4
     """
-    from .traces import translate
+    from .traces import MAX_LOOKAHEAD as TRACE_LOOKAHEAD, translate  # the longest lookahead a trace is read at
 
     if unit not in UNITS:
         raise LabValueError(f"unit {unit!r} is not one of {', '.join(UNITS)}")
-    if not isinstance(measured_k, int) or isinstance(measured_k, bool) or not 1 <= measured_k <= 64:
-        raise LabValueError(f"the lookahead the acceptance was measured at must be an integer from 1 to 64, "
-                            f"got {measured_k!r}")
+    if not isinstance(measured_k, int) or isinstance(measured_k, bool) or not 1 <= measured_k <= TRACE_LOOKAHEAD:
+        raise LabValueError(f"the lookahead the acceptance was measured at must be an integer from 1 to "
+                            f"{TRACE_LOOKAHEAD}, got {measured_k!r}")
     low, high = unit_ranges(measured_k)[unit]
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value <= high:
         name = {"alpha": "alpha", "rate": "acceptance rate", "length": "mean acceptance length"}[unit]
@@ -184,13 +187,28 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
             "overheadMs": overhead}
 
 
+def to_ledger_settings(values: dict, **given) -> ledger.LedgerSettings:
+    """The ledger's settings from a mapping that holds its slider names (other keys are left out),
+    with ``given`` in place of theirs: the one way this module builds them. A name in neither
+    raises (KeyError), never falls back to a default.
+
+    >>> costs = {"targetMs": 25.0, "draftCost": 4.0, "verifyTax": 2.0, "overheadMs": 1.5}
+    >>> to_ledger_settings(costs, acceptance=0, lookahead=3)
+    LedgerSettings(acceptance=0, draftCost=4.0, lookahead=3, overheadMs=1.5, targetMs=25.0, verifyTax=2.0)
+    """
+    return ledger.LedgerSettings(**{name: given[name] if name in given else values[name]
+                                    for name in ledger.LedgerSettings._fields})
+
+
+def _fitted_ledger(costs: dict, lookahead: int) -> ledger.Ledger:
+    """The ledger of the fitted ``costs`` at ``lookahead`` (acceptance 0: it does not change the cycle)."""
+    return ledger.ledger(to_ledger_settings(costs, acceptance=0, lookahead=lookahead))
+
+
 def ledger_cycle_ms(costs: dict, lookahead: int) -> float:
     """One ledger cycle at ``lookahead`` for these costs: draft + verify + overhead, by
     :func:`lab.ledger.ledger`'s own formulas (its acceptance does not change the cycle)."""
-    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
-                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
-                                     verifyTax=costs["verifyTax"])
-    return ledger.ledger(settings).cycleMs
+    return _fitted_ledger(costs, lookahead).cycleMs
 
 
 def round_to_step(value: float, low: float, high: float, step: float = 1) -> float:
@@ -209,8 +227,6 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     form takes, so the page can set them generically): every slider in its own range and step.
     With ``curve`` (a :class:`lab.acceptance.Curve`) the ledger, serving and policies also get the
     curve itself as their measured-curve token (:func:`lab.acceptance.curve_token`, 4 decimals)."""
-    from .urlstate import LEDGER_SLIDERS
-
     costs = ledger_costs(d, alpha)
     ranges = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     percent = round_to_step(100 * alpha, 0, 100)
@@ -270,7 +286,7 @@ def _iid_answer(d: Deployment, alpha: float, sent_scan: bool = True) -> dict:
     best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
     sent = serving_settings(d, percent)
     sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD) if sent_scan else (None, None)
-    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_settings = to_ledger_settings(values["ledger"])
     ledger_result = ledger.ledger(ledger_settings)
     ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
     fitted = ledger_costs(d, percent / 100)
@@ -302,8 +318,6 @@ def clamped_costs(costs: dict) -> dict:
     >>> clamped_costs({"targetMs": 812.0, "draftCost": 3.1, "verifyTax": 9.8, "overheadMs": 3.4})
     {'targetMs': (812.0, 500)}
     """
-    from .urlstate import LEDGER_SLIDERS
-
     limits = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     return {name: (value, limits[name][0] if value < limits[name][0] else limits[name][1])
             for name, value in costs.items() if not limits[name][0] <= value <= limits[name][1]}
@@ -313,10 +327,7 @@ def ledger_verify_ms(costs: dict, lookahead: int) -> float:
     """What the ledger charges for verifying at ``lookahead``: its verify pass plus its overhead per
     cycle (the part of :func:`ledger_cycle_ms` that is not drafting), to set beside the serving
     model's verify step."""
-    settings = ledger.LedgerSettings(acceptance=0, draftCost=costs["draftCost"], lookahead=lookahead,
-                                     overheadMs=costs["overheadMs"], targetMs=costs["targetMs"],
-                                     verifyTax=costs["verifyTax"])
-    return ledger.ledger(settings).verifyMs + costs["overheadMs"]
+    return _fitted_ledger(costs, lookahead).verifyMs + costs["overheadMs"]
 
 
 DEFAULT_DOLLARS_PER_GPU_HOUR = 2.5   # the panel's default price; the reader sets theirs
@@ -372,7 +383,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     best = acceptance.best_lookahead(lambda k: serving.speedup_at(s.with_(lookahead=k), d.batch, d.context, rates),
                                      curve, MAX_LOOKAHEAD)
     token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
-    ledger_settings = ledger.LedgerSettings(**{name: values["ledger"][name] for name in ledger.LedgerSettings._fields})
+    ledger_settings = to_ledger_settings(values["ledger"])
     ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({

@@ -118,7 +118,7 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         plain = serving._time(target, batch, 1, context)
         best_k, best = 0, float("-inf")
         for k, n, tokens in per_k:
-            value = plain * tokens / serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+            value = serving.cycle_speedup(plain, tokens, serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))

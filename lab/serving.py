@@ -101,8 +101,9 @@ from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
 from .serving_load import curves_cross, latency_curve
 from .serving_load import *  # noqa: F401,F403
-from .serving_load import (_ms_per_token, _per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
+from .serving_load import (_per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
+from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
 from .serving_presets import _distinct, _with_count  # noqa: F401
@@ -118,7 +119,7 @@ from .stats import percentile, percentile_of_counts
 
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
-    "serving", "Serving", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
+    "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
     "SWEEP_BATCHES",
@@ -148,6 +149,21 @@ class Serving(NamedTuple):
     draftExtendMs: float = 0.0
 
 
+def cycle_speedup(plain_ms: float, tokens: float, cycle_ms: float) -> float:
+    """Speculative decoding's speedup at one batch and context: a cycle of ``cycle_ms`` commits
+    ``tokens`` a sequence where plain decoding commits one every ``plain_ms``, so
+    ``speedup = plain_ms x tokens / cycle_ms``. The one place the sweeps (:func:`speedup_at`,
+    :func:`best_lookahead`, :func:`speedup_grid`, :func:`batch_sweep`,
+    :func:`lab.production.k_by_batch_steps`) write the ratio; the readout (:func:`serving`) states it
+    per token, ``plain ms per token / spec ms per token``, by :func:`lab.ledger.per_token_and_speedup`:
+    the same quotient, rounded in another order (about one float in three differs in its last bit).
+
+    >>> cycle_speedup(10.0, 2.5, 20.0)   # 2.5 tokens in two plain steps' time
+    1.25
+    """
+    return plain_ms * tokens / cycle_ms
+
+
 def serving(settings: ServingSettings, curve=None) -> Serving:
     """Every number of the readout at the settings' own batch and context."""
     target, precision = TARGETS[settings.target], PRECISIONS[settings.precision]
@@ -158,13 +174,13 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
     plain, verify = _time(target_step, batch, 1, context), _time(verify_step, batch, n, context)
     draft, extend = _draft_time(settings, draft_step, batch, context), _extend_time(settings, draft_step, batch, n, context)
     emitted = _emitted_output_ms(verify_step, batch, tokens)
-    spec = cycle / tokens
+    spec, speedup = per_token_and_speedup(plain, cycle, tokens)
     return Serving(
         ridgeFlopsPerByte=ridge_point(GPUS[settings.gpu], precision),
         targetWeightBytes=weight_bytes(target, precision),
         kvBytesPerToken=kv_bytes_per_token(target, precision),
         plainStepMs=plain, draftStepMs=draft, verifyStepMs=verify, tokensPerCall=tokens,
-        plainMsPerToken=plain, specMsPerToken=spec, speedup=plain / spec,
+        plainMsPerToken=plain, specMsPerToken=spec, speedup=speedup,
         plainTokensPerSecond=batch * 1000 / plain, specTokensPerSecond=batch * tokens * 1000 / cycle,
         plainRegime=step_regime(target, settings, batch, 1, context),
         verifyRegime=step_regime(target, settings, batch, verify_tokens(settings), context),
@@ -177,8 +193,8 @@ def speedup_at(settings: ServingSettings, batch, context, curve=None) -> float:
     """Speedup of speculative over plain decoding at ``batch`` and ``context``."""
     target, verify, draft, n = _cycle_steps(settings)
     tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
-    return _time(target, batch, 1, context) * tokens / _cycle_ms(
-        settings, settings.lookahead, draft, verify, batch, n, context, tokens)
+    return cycle_speedup(_time(target, batch, 1, context), tokens,
+                         _cycle_ms(settings, settings.lookahead, draft, verify, batch, n, context, tokens))
 
 
 def verify_is_memory_bound(settings: ServingSettings, batch, context) -> bool:
@@ -289,7 +305,7 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
     def speedup(k):
         n = verify_tokens(settings.with_(lookahead=k))
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        return plain * tokens / _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
+        return cycle_speedup(plain, tokens, _cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
 
     if curve:  # on a curve, the one best-k rule: never past its plateau's start plus one
         from .acceptance import best_lookahead as best_on_curve, token_curve
@@ -321,7 +337,7 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
         row = []
         for batch in batches:
             plain = _time(target, batch, 1, context)
-            row.append(plain * tokens / _cycle_ms(settings, k, draft, verify_step, batch, n, context, tokens))
+            row.append(cycle_speedup(plain, tokens, _cycle_ms(settings, k, draft, verify_step, batch, n, context, tokens)))
         grid.append(row)
     return grid
 
@@ -335,7 +351,7 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     for batch in batches:
         plain = _time(target, batch, 1, context)
         cycle = _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
-        rows.append({"batch": batch, "speedup": plain * tokens / cycle, "plainTokensPerSecond": batch * 1000 / plain,
+        rows.append({"batch": batch, "speedup": cycle_speedup(plain, tokens, cycle), "plainTokensPerSecond": batch * 1000 / plain,
                      "specTokensPerSecond": batch * tokens * 1000 / cycle})
     return rows
 

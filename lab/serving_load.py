@@ -7,7 +7,7 @@ re-exports every name here. Standard library only.
 from .serving_step import (DEFAULT_SETTINGS, MEASURED, NGRAM_FIXED_MS, NGRAM_MS_PER_SEQUENCE, ServingSettings,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, max_batch_in_memory, tokens_per_cycle)
-__all__ = ["steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE", "NUMERIC"]
+__all__ = ["ms_per_token", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE", "NUMERIC"]
 
 
 # --- load: Little's law -------------------------------------------------------------------------
@@ -59,8 +59,10 @@ def _per_token_function(settings: ServingSettings, speculative: bool, curve=None
                                                         for w, p, q, r, o in terms)
 
 
-def _ms_per_token(settings: ServingSettings, batch: float, speculative: bool, curve=None) -> float:
-    """Milliseconds per token per sequence at ``batch``: a plain step, or a cycle over its tokens."""
+def ms_per_token(settings: ServingSettings, batch: float, speculative: bool, curve=None) -> float:
+    """Milliseconds per token per sequence at ``batch`` (a real number): a plain step, or a cycle over
+    its tokens; the demand the load search (:func:`steady_batch`) solves, the readout's own numbers at a
+    whole batch."""
     return _per_token_function(settings, speculative, curve)(batch)
 
 
@@ -76,7 +78,7 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
 
     >>> s = DEFAULT_SETTINGS
     >>> b = steady_batch(s, 1.0, False)
-    >>> abs(b - 1.0 * s.outputTokens * _ms_per_token(s, b, False) / 1000) < 1e-6
+    >>> abs(b - 1.0 * s.outputTokens * ms_per_token(s, b, False) / 1000) < 1e-6
     True
     """
     return _steady_batch(settings, rate, _per_token_terms(settings, speculative, curve), max_batch)

@@ -465,15 +465,17 @@ def _terms(step, new_tokens, context):
              compute, 1.0)], step.fixed_ms, 0.0
 
 
-def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context) -> float:
+def step_time_ms(shape: Transformer, settings: ServingSettings, batch, new_tokens, context,
+                 role: str = "target") -> float:
     """``t(B, n, L)`` in milliseconds for ``shape`` at ``settings`` (module docstring), under the
-    settings' step model (the roofline, or the per-operator model calibrated on measurements).
+    settings' step model (the roofline, or the per-operator model calibrated on measurements), for a
+    ``"target"``, ``"draft"`` or ``"verify"`` pass (``role``; the roofline prices them alike).
 
     >>> s = DEFAULT_SETTINGS.with_(gpus=1, memEfficiency=100, flopEfficiency=100, overheadMs=0)
     >>> round(step_time_ms(TARGETS["llama-3-8b"], s, 1, 1, 0), 4)  # 16.06 GB at 3.35 TB/s
     4.7942
     """
-    return _time(_step(shape, settings), batch, new_tokens, context)
+    return _time(_step(shape, settings, role), batch, new_tokens, context)
 
 
 def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tokens, context, role: str = "target") -> dict:

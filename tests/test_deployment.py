@@ -129,6 +129,25 @@ def test_the_ledger_fit_reproduces_the_serving_model(d):
     assert answer["serving"]["bestLookahead"] == serving.best_lookahead(s, 12)[0]
 
 
+
+def test_the_fitted_ledgers_cycle_and_verify_come_from_one_settings():
+    """ledger_cycle_ms and ledger_verify_ms read one LedgerSettings, built by to_ledger_settings from
+    every fitted cost (review CR-2.10): a cost the builder dropped or swapped moves one of them; a
+    cost missing is refused, never the ledger's default."""
+    costs = deployment.ledger_costs(D, 0.6)
+    for k in (1, 4, 12):
+        settings_ = ledger.LedgerSettings(acceptance=0, lookahead=k, **costs)
+        assert deployment.to_ledger_settings(costs, acceptance=0, lookahead=k) == settings_
+        assert deployment.ledger_cycle_ms(costs, k) == ledger.ledger(settings_).cycleMs
+        assert deployment.ledger_verify_ms(costs, k) == ledger.ledger(settings_).verifyMs + costs["overheadMs"]
+        assert deployment.ledger_verify_ms(costs, k) + ledger.ledger(settings_).draftMs == pytest.approx(
+            deployment.ledger_cycle_ms(costs, k), rel=1e-12)
+    assert deployment.to_ledger_settings({**costs, "acceptance": 40, "lookahead": 3, "other": 1}) == ledger.LedgerSettings(
+        acceptance=40, lookahead=3, **costs)
+    with pytest.raises(KeyError, match="verifyTax"):
+        deployment.to_ledger_settings({name: costs[name] for name in costs if name != "verifyTax"}, acceptance=0,
+                                      lookahead=2)
+
 def test_what_each_instrument_receives_fits_its_controls():
     from lab.urlstate import LEDGER_SLIDERS
     from lab.widgets import policies, trees
@@ -353,3 +372,27 @@ def test_cli_refuses_bad_flags_in_one_line(args, message):
     run = _cli(*args)
     assert run.returncode == 2 and run.stdout == ""
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+# --- limits read from where they are defined (review CR-1.10) -----------------------------------------
+
+def test_the_panels_lookahead_scan_ends_where_the_receiving_sliders_end():
+    """deployment.MAX_LOOKAHEAD is read from the ledger's lookahead slider; the serving widget's slider,
+    which also receives the panel's best k, ends there too."""
+    from lab.urlstate import LEDGER_SLIDERS
+    from lab.widgets import serving as serving_widget
+
+    ends = {slider.maximum for sliders in (LEDGER_SLIDERS, serving_widget.SLIDERS) for slider in sliders
+            if slider.name == "lookahead"}
+    assert ends == {deployment.MAX_LOOKAHEAD}
+
+
+def test_the_measured_lookahead_is_bounded_by_the_trace_readers_limit(monkeypatch):
+    """alpha_from refuses a measured lookahead past lab.traces.MAX_LOOKAHEAD, naming that limit, not a
+    typed 64."""
+    assert deployment.alpha_from(50, "alpha", traces.MAX_LOOKAHEAD) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=f"from 1 to {traces.MAX_LOOKAHEAD}, got {traces.MAX_LOOKAHEAD + 1}"):
+        deployment.alpha_from(50, "alpha", traces.MAX_LOOKAHEAD + 1)
+    monkeypatch.setattr(traces, "MAX_LOOKAHEAD", 32)
+    with pytest.raises(ValueError, match="from 1 to 32, got 40"):
+        deployment.alpha_from(50, "alpha", 40)

@@ -263,3 +263,42 @@ def test_cycle_breakdown_sums_to_the_cycle(acceptance, cost, m, overhead, target
     assert parts["draft"] == r.draftMs and parts["verify"] == r.verifyMs and parts["overhead"] == overhead
     assert sum(parts.values()) == pytest.approx(r.cycleMs, rel=1e-15)
     assert all(v >= 0 for v in parts.values())
+
+
+# --- the ledger widget reads its heatmap's axes, never a typed copy (review CR-1.5, CR-1.6) ---------
+
+def _selected_cell(view) -> tuple[str, int]:
+    """The marked cell of the view's heatmap table: its row's acceptance label and its column."""
+    import re
+
+    for row in re.findall(r"<tr><th scope=\"row\">([^<]*)</th>(.*?)</tr>", view["figures"]["table"]):
+        cells = re.findall(r"<td([^>]*)>", row[1])
+        marked = [i for i, attributes in enumerate(cells) if "selected" in attributes]
+        if marked:
+            return row[0], marked[0]
+    raise AssertionError("no cell is marked")
+
+
+@pytest.mark.parametrize("acceptance, lookahead, row", [(74, 5, "75%"), (72, 1, "70%"), (0, 12, "0%"), (100, 3, "100%")])
+def test_the_selected_cell_is_the_nearest_of_the_heatmaps_axes(acceptance, lookahead, row):
+    from lab.widgets import ledger as widget
+
+    view = widget.view({"acceptance": str(acceptance), "lookahead": str(lookahead)})
+    assert _selected_cell(view) == (row, lookahead - 1)
+    assert view["bestLookahead"] == L.best_lookahead(LedgerSettings(**view["params"]))[0]
+
+
+def test_the_selected_cell_follows_a_heatmap_with_other_steps(monkeypatch):
+    """With rows every 10% and columns from k = 2, the reader's cell is still the nearest one: the
+    widget reads the axes' first value and step (the `/ 5` and `- 1` it once typed would mark the
+    wrong cell or none)."""
+    from lab.widgets import ledger as widget
+
+    monkeypatch.setattr(L, "HEATMAP_ACCEPTANCES", tuple(float(a) for a in range(0, 101, 10)))
+    monkeypatch.setattr(L, "HEATMAP_LOOKAHEADS", tuple(range(2, 13)))
+    widget._heatmap.cache_clear()
+    try:
+        assert _selected_cell(widget.view({"acceptance": "74", "lookahead": "5"})) == ("70%", 3)
+        assert _selected_cell(widget.view({"acceptance": "36", "lookahead": "12"})) == ("40%", 10)
+    finally:
+        widget._heatmap.cache_clear()

@@ -131,7 +131,7 @@ def test_crossover_agrees_with_brute_force(s, context):
 def test_littles_law(s, rate, speculative):
     batch = serving.steady_batch(s, rate, speculative)
     if batch is not None:
-        demand = rate * s.outputTokens * serving._ms_per_token(s, batch, speculative) / 1000
+        demand = rate * s.outputTokens * serving.ms_per_token(s, batch, speculative) / 1000
         assert batch == pytest.approx(demand, rel=1e-6)
         assert batch <= serving.max_batch_in_memory(s) + 1e-9
 
@@ -579,7 +579,7 @@ def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
             for speculative in (False, True):
                 batch = serving.steady_batch(case, rate, speculative)
                 if batch is not None:
-                    demand = rate * case.outputTokens * serving._ms_per_token(case, batch, speculative) / 1000
+                    demand = rate * case.outputTokens * serving.ms_per_token(case, batch, speculative) / 1000
                     assert batch == pytest.approx(demand, rel=1e-6)
 
 
@@ -802,3 +802,96 @@ def test_widget_continues_a_short_curve_by_the_acceptance_model():
     assert a["curve"] == tuple(continued) and a["measuredAt"] == 3
     k, _ = serving.best_lookahead(widget._settings(short["params"]), curve=a["curve"], measured_at=3)
     assert (k > 3) == ("resting on the acceptance model's continuation past the measured k = 3" in short["summary"])
+
+
+# --- one formula, one function: the speedup of a cycle (review CR-2.9) -----------------------------
+
+@pytest.mark.parametrize("changes", [dict(), dict(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, lookahead=3),
+                                     dict(stepModel=serving.MEASURED, engine="sglang", draft="eagle-head", batch=32),
+                                     dict(draft="ngram", acceptance=85, treeTokens=16, context=8192)])
+def test_every_sweep_gives_the_very_float_of_speedup_at(changes):
+    """The grid, the batch sweep, the best lookahead and the production schedule all go through
+    serving.cycle_speedup, so each gives exactly speedup_at's float at its cell (a ratio retyped in
+    another order of operations would differ in the last bit about a third of the time)."""
+    from lab import production
+
+    s = D.with_(**changes)
+    batches, contexts = (1, 8, 256), (512, 4096)
+    grid = serving.speedup_grid(s, batches, contexts)
+    assert grid == [[serving.speedup_at(s, b, l) for b in batches] for l in contexts]
+    assert [row["speedup"] for row in serving.batch_sweep(s, batches)] == [
+        serving.speedup_at(s, b, s.context) for b in batches]
+    k, best = serving.best_lookahead(s, 6)
+    assert best == serving.speedup_at(s.with_(lookahead=k), s.batch, s.context)
+    one = s.with_(batch=1, lookahead=1)
+    for batch, (best_k, value) in enumerate(production.k_by_batch(s, 6)[:4], start=1):
+        assert best_k == 0 or value == serving.speedup_at(one.with_(lookahead=best_k), batch, s.context)
+    assert serving.serving(s).speedup == pytest.approx(serving.speedup_at(s, s.batch, s.context), rel=1e-14)
+
+
+def test_the_speedup_ratio_is_written_once_in_the_serving_sweeps():
+    """`plain * tokens / cycle` lives in serving.cycle_speedup alone, not retyped in the sweeps."""
+    import inspect
+    import re
+
+    from lab import production
+
+    for module in (serving, production):
+        source = inspect.getsource(module).replace(inspect.getsource(serving.cycle_speedup), "")
+        assert not re.search(r"\bplain\w*\s*\*\s*tokens\s*/|\*\s*tokens\s*/\s*\w*cycle", source), module.__name__
+
+
+# --- the checks use the model's public names (review CR-3.14) ----------------------------------------
+
+def test_the_serving_checks_reach_for_no_private_name_of_the_model():
+    """lab/checks/serving.py checks the model through its public names (step_time_ms with a role,
+    ms_per_token), not the step constants' private helpers: a refactor of those cannot break the suite
+    silently."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "lab" / "checks" / "serving.py").read_text(encoding="utf-8")
+    assert re.findall(r"\bserving\._\w+", source) == []
+    assert not re.search(r"from \.\.serving\w* import[^\n]*\b_\w", source)
+
+
+@pytest.mark.parametrize("engine", list(serving.ENGINES))
+def test_a_verify_pass_by_its_public_name_is_the_verify_step(engine):
+    s = D.with_(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, engine=engine, lookahead=4)
+    target = serving.TARGETS[s.target]
+    for batch, context in ((1, 512), (64, 4096)):
+        assert serving.step_time_ms(target, s, batch, serving.verify_tokens(s), context, "verify") == \
+            serving.verify_step_ms(s, batch, context)
+        assert serving.step_time_ms(target, s, batch, 1, context, "target") == \
+            serving.step_time_ms(target, s, batch, 1, context)
+    # a verify pass on vLLM V0 pays its bookkeeping: the role is not ignored
+    v0 = s.with_(engine="vllm-v0")
+    assert serving.step_time_ms(target, v0, 8, 5, 1024, "verify") > serving.step_time_ms(target, v0, 8, 5, 1024)
+
+
+# --- the heatmap's cell from the sliders' own minima (review CR-3.12) ---------------------------------
+
+def test_the_log_sliders_run_over_the_heatmaps_axes():
+    """The serving widget's batch and context sliders are exponents whose range is the heatmap's rows
+    and columns, so a slider's value less its minimum is the reader's cell (the view reads the
+    minimum, lab.widgets.serving.LOWEST, rather than typing 9)."""
+    from lab.widgets import serving as widget
+
+    sliders = {slider.name: slider for slider in widget.SLIDERS}
+    for name, axis in (("contextExp", serving.HEATMAP_CONTEXTS), ("batchExp", serving.HEATMAP_BATCHES)):
+        slider = sliders[name]
+        assert tuple(2 ** e for e in range(slider.minimum, slider.maximum + 1)) == axis
+        assert widget.LOWEST[name] == slider.minimum
+
+
+@pytest.mark.parametrize("context_exp, batch_exp", [(9, 0), (12, 5), (17, 10)])
+def test_the_marked_cell_is_the_readers_context_and_batch(context_exp, batch_exp):
+    import re
+
+    from lab.widgets import serving as widget
+
+    table = widget.view({"contextExp": str(context_exp), "batchExp": str(batch_exp)})["figures"]["table"]
+    rows = re.findall(r"<tr><th scope=\"row\">[^<]*</th>(.*?)</tr>", table)[::-1]  # the longest context on top
+    marked = [(r, c) for r, row in enumerate(rows) for c, attributes in enumerate(re.findall(r"<td([^>]*)>", row))
+              if "selected" in attributes]
+    assert marked == [(serving.HEATMAP_CONTEXTS.index(2 ** context_exp), serving.HEATMAP_BATCHES.index(2 ** batch_exp))]

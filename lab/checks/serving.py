@@ -218,7 +218,7 @@ def littles_law_fixed_point(out):
         settings = serving.DEFAULT_SETTINGS.with_(**changes)
         for batch, speculative in product((1, 13, 200), (False, True)):
             r = serving.serving(settings.with_(batch=batch))
-            solved = serving._ms_per_token(settings, batch, speculative)
+            solved = serving.ms_per_token(settings, batch, speculative)
             if not _close(solved, r.specMsPerToken if speculative else r.plainMsPerToken, 1e-9):
                 out.fail(f"the load search's ms per token {solved!r} at B={batch} is not the readout's "
                          f"({'speculative' if speculative else 'plain'}, {changes}): its demand is wrong")
@@ -227,11 +227,11 @@ def littles_law_fixed_point(out):
             out.visited += 1
             batch = serving.steady_batch(settings, rate, speculative)
             if batch is None:
-                if ceiling > 0 and rate * settings.outputTokens * serving._ms_per_token(
+                if ceiling > 0 and rate * settings.outputTokens * serving.ms_per_token(
                         settings, ceiling, speculative) / 1000 <= ceiling:
                     out.fail(f"overloaded at {rate} req/s though batch {ceiling:.1f} keeps up ({changes})")
                 continue
-            demand = rate * settings.outputTokens * serving._ms_per_token(settings, batch, speculative) / 1000
+            demand = rate * settings.outputTokens * serving.ms_per_token(settings, batch, speculative) / 1000
             if not _close(batch, demand, 1e-6) or batch > ceiling:
                 out.fail(f"B = {batch:.6f} but demand {demand:.6f} at {rate} req/s ({changes})")
 
@@ -417,8 +417,7 @@ def operators_add_up(out):
             # a verify pass on vLLM V0, the engine with the most terms (serial output, batch expansion, bookkeeping)
             settings = settings.with_(engine="vllm-v0" if role == "verify" else serving.DEFAULT_ENGINE)
             expected = _by_hand(shape, settings, batch, new_tokens, context, role)
-            step = serving._step(shape, settings, role)
-            got = serving._time(step, batch, new_tokens, context)
+            got = serving.step_time_ms(shape, settings, batch, new_tokens, context, role)
             if not _close(got, sum(expected.values()), 1e-9):
                 out.fail(f"{shape.name} on {gpus} x {gpu} {precision} ({role}, B={batch}, n={new_tokens}, "
                          f"L={context}): {got!r} ms, by hand {sum(expected.values())!r} ms ({expected})")

@@ -205,6 +205,16 @@ def breakdown_svg(draft_ms: float, verify_ms: float, overhead_ms: float, baselin
     return svg(width, y2 + bar_h + 2, label, body, "breakdown")
 
 
+def _nearest_cell(value: float, axis) -> int:
+    """The index of the cell of an evenly spaced ``axis`` nearest ``value`` (halves to even, as
+    :func:`round`), by the axis' own first value and step, not a typed copy of them.
+
+    >>> _nearest_cell(74, (0.0, 5.0, 10.0)), _nearest_cell(5, tuple(range(1, 13)))
+    (15, 4)
+    """
+    return round((value - axis[0]) / (axis[1] - axis[0]))
+
+
 @lru_cache(maxsize=32)
 def _heatmap(draft_cost, overhead_ms, target_ms, verify_tax, width) -> tuple[list[list[float]], str]:
     """The grid and its figure depend on four sliders only; acceptance and lookahead just
@@ -224,7 +234,7 @@ def view(raw=None) -> dict:
     params, notes = read_controls(raw, SLIDERS)
     settings = LedgerSettings(**params)
     result = ledger(settings)
-    best_m, best_speedup = best_lookahead(settings)
+    best_k, best_speedup = best_lookahead(settings)
     on_curve = None
     found = requested_curve(raw, CURVE_KEY, notes)
     curve_value, measured = found if found else ("", None)
@@ -241,7 +251,7 @@ def view(raw=None) -> dict:
         curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k)
         result = ledger_from_curve(settings, curve)
         on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
-        best_m, best_speedup = on_curve["k"], on_curve["speedup"]
+        best_k, best_speedup = on_curve["k"], on_curve["speedup"]
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
                    + (f"; positions {measured_k + 1} to {settings.lookahead} extrapolated by the acceptance model "
                       f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
@@ -249,12 +259,12 @@ def view(raw=None) -> dict:
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
-    selected = (round(settings.acceptance / 5), settings.lookahead - 1)
+    selected = (_nearest_cell(settings.acceptance, acceptances), _nearest_cell(settings.lookahead, lookaheads))
     verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
     # The scan stops at the last lookahead: a best lookahead there may really be larger.
-    edge = best_m == lookaheads[-1]
-    best_text = f"{best_m} or more" if edge else str(best_m)
-    best_shown = f"\u2265 {best_m}" if edge else str(best_m)
+    edge = best_k == lookaheads[-1]
+    best_text = f"{best_k} or more" if edge else str(best_k)
+    best_shown = f"\u2265 {best_k}" if edge else str(best_k)
     edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve)
     summary = (
         f"{opening}, one verifier call buys "
@@ -274,7 +284,7 @@ def view(raw=None) -> dict:
         "query": format_query(params, SLIDERS) + (f"&{CURVE_KEY}={curve_value}" if measured and measured[2] else ""),
         "curveMode": bool(measured),
         "ledger": result._asdict(),
-        "bestLookahead": best_m,
+        "bestLookahead": best_k,
         "bestSpeedup": best_speedup,
         "bestOnCurve": on_curve,
         "lead": lead,

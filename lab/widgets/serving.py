@@ -71,6 +71,8 @@ SELECTS = (
     Choice("engine", "srvEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
 )
 
+LOWEST = {slider.name: slider.minimum for slider in SLIDERS}  # each slider's minimum, read where a value is an index
+
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
 # --- input ----------------------------------------------------------------------------------
 
@@ -194,7 +196,9 @@ def view(raw=None) -> dict:
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
     grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
-    selected = (params["contextExp"] - 9, params["batchExp"])
+    # the heatmap's cell: each log slider's value less its own minimum (the grid's first row and column
+    # are 2 ** those minima, lab.serving.HEATMAP_CONTEXTS and HEATMAP_BATCHES; a test holds them equal)
+    selected = tuple(params[name] - LOWEST[name] for name in ("contextExp", "batchExp"))
     rows, cross, runs = a["sweep"], a["load"]["cross"], a["tail"]["runs"]
     need, have, fits, limit = (a["memory"][key] for key in ("need", "have", "maxBatch", "limit"))
     gpu = serving.GPUS[s.gpu]
