@@ -185,8 +185,8 @@ def view(raw=None) -> dict:
     load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width,
                                      "" if room else f"does not fit in {s.gpus} x {gpu.label}")
     if need > have:
-        notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
-                         f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
+        notes = notes + [f"At batch {s.batch:,} and context {s.context:,}, weights and KV caches need "
+                         f"{need / 1e9:,.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB"
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
@@ -206,7 +206,7 @@ def view(raw=None) -> dict:
     summary = (
         f"{opening}Under {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
-        f"{s.batch} and {s.context} tokens of context a plain "
+        f"{s.batch:,} and {s.context:,} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
         + _extend_text(s, r, a["verifyTokens"])
