@@ -350,7 +350,7 @@ def test_the_controls_that_matter_sit_right_above_their_figure(page):
         }""", widget)
         names = tuple(n for n in layout["shown"])
         assert len(names) == 2 and all(any(n.endswith(p) or n == p for n in names) for p in primary), layout
-        assert layout["folded"] >= 2 and layout["summary"] == "More settings", layout
+        assert layout["folded"] >= 2 and layout["summary"].startswith("More settings for "), layout
         # the last shown control is within about a quarter of a phone screen of the figure it moves,
         # and the widget reaches its first figure within two screens
         assert layout["gap"] < 200 and layout["toFigure"] < 2 * 800, (widget, layout)

@@ -209,3 +209,20 @@ def test_the_jump_to_the_panel_is_whole_in_the_first_screen(page, js, width, hei
     box = pg.evaluate("() => { const r = document.querySelector('.lede-jump a').getBoundingClientRect();"
                       " return [r.top, r.bottom, r.width]; }")
     assert 0 <= box[0] and box[1] <= height and box[2] > 0, box
+
+
+def test_every_widgets_folds_and_buttons_have_names_of_their_own(module_page):
+    """N4-16: a screen reader's list of controls tells the widgets apart: no two folds ("The numbers behind
+    it", "More settings", "The heatmap as a table") and no two of the buttons every widget has (use your
+    deployment, copy a link, new seed) share an accessible name."""
+    pg = module_page()
+    pg.goto(pg.base_url)
+    wait_live(pg)  # the page names the generic buttons once live (site/app.js nameActions)
+    names = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget summary, .lab-widget button:not([hidden])')]
+        .map((el) => (el.getAttribute('aria-label') || el.textContent).trim().replace(/\\s+/g, ' '))""")
+    folds = [n for n in names if n.startswith(("The numbers behind it", "More settings"))]
+    assert len(folds) >= 15 and len(set(folds)) == len(folds), folds
+    assert "The numbers behind it: the latency ledger" in folds and "More settings for token trees" not in folds
+    shared = ("Use your deployment", "Copy a link", "New seed", "The heatmap as a table")
+    repeated = sorted({n for n in names if names.count(n) > 1 and n.startswith(shared)})
+    assert repeated == [] and sum(n.startswith("Use your deployment: ") for n in names) >= 6, repeated
