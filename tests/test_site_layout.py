@@ -56,8 +56,9 @@ def test_every_part_ends_with_a_way_back(static):
     assert static.locator("nav#contents").count() == 1
 
 
-@pytest.mark.parametrize("width", [1280, 1920])
+@pytest.mark.parametrize("width", [1120, 1280, 1920])
 def test_wide_screens_keep_the_contents_in_view(page, width):
+    """From 1,120 px (70rem) the contents are a side column (N4-19: from 768 to 1,279 px they were top-only)."""
     pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
     pg.goto(pg.base_url + "#trees-lab")
     box = pg.evaluate("""() => {
