@@ -40,10 +40,16 @@ class Slider:
     url_key: str = ""   # the key in the page address, when the name is taken by the other widget
     control: str = "range"  # how the page shows it: "range" (a slider) or "number" (a number field)
     base: int = 0           # a log slider: the page shows and announces base ** value in the unit
+    typed_key: str = ""     # a log slider's typed twin (the exact count, 48 between 32 and 64): its URL key
 
     @property
     def key(self) -> str:
         return self.url_key or self.name
+
+    @property
+    def typed_name(self) -> str:
+        """The form name of a log slider's typed twin: its name without "Exp" ("batchExp" -> "batch")."""
+        return self.name.removesuffix("Exp") if self.typed_key else ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +166,7 @@ def slider_specs(sliders) -> list[dict]:
     12
     """
     return [{"name": s.name, "label": s.label, "min": s.minimum, "max": s.maximum, "step": s.step,
-             "default": s.default, "unit": s.unit, "control": s.control, "base": s.base} for s in sliders]
+             "default": s.default, "unit": s.unit, "control": s.control, "base": s.base, "typedName": s.typed_name} for s in sliders]
 
 
 LEDGER_SLIDERS = (
@@ -261,6 +267,8 @@ def shown_value(slider: Slider, value: float) -> str:
         text = f"{slider.base ** int(value):,}"
     elif slider.base:
         text = f"{slider.base}^{to_js_string(value)}"
+    elif slider.integer and slider.unit and float(value).is_integer():
+        text = f"{int(value):,}"  # a count in a unit: "3,000 sequences", as the page shows it
     else:
         text = to_js_string(value)
     unit = slider.unit
@@ -369,7 +377,43 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
         params[control.name], note = reader(values[control.name], label)
         if note:
             notes.append(note)
+    for control in controls:  # a log slider's exact count, from its typed twin
+        if isinstance(control, Slider) and control.typed_key:
+            typed = (pairs.get(control.typed_key) if by_url else
+                     raw.get(control.typed_name) if isinstance(raw, dict) else None)
+            label = control.label[:1].upper() + control.label[1:]
+            count, exponent, note = read_typed(control, typed, params[control.name], control.name in values, label)
+            params[control.typed_name], params[control.name] = count, exponent
+            if note:
+                notes.append(note)
     return params, notes
+
+
+def read_typed(slider: Slider, raw, exponent: int, exponent_given: bool = True,
+               label: str = "") -> tuple[int, int, str | None]:
+    """A log slider's exact count ``n`` from its typed twin, the slider's stop and a note: the twin's
+    whole number from ``base ** minimum`` to ``base ** maximum`` counts when its nearest stop,
+    ``round(log_base n)``, is the slider's (the page keeps the two in step; a slider moved since, or an
+    old link with the exponent alone, gives ``base ** exponent``); with no exponent given, the
+    slider follows the twin. A bad number is named in the reader's words, as every slider's.
+
+    >>> batch = Slider("batchExp", "Batch B", 0, 10, 1, 5, "sequences", integer=True, base=2, typed_key="bN")
+    >>> read_typed(batch, "48", 6), read_typed(batch, "48", 7), read_typed(batch, "", 6), read_typed(batch, "40", 5, False)
+    ((48, 6, None), (128, 7, None), (64, 6, None), (40, 5, None))
+    >>> read_typed(batch, "3000", 5, False)
+    (1024, 10, 'Batch B: 3,000 sequences is more than the largest, 1,024 sequences; using 1,024 sequences')
+    """
+    stop = slider.base ** int(exponent)
+    if raw is None or raw == "":
+        return stop, exponent, None
+    twin = replace(slider, name=slider.typed_name, minimum=slider.base ** int(slider.minimum),
+                   maximum=slider.base ** int(slider.maximum), step=1, default=stop, integer=True, base=0,
+                   typed_key="")
+    count, note = reader_note(twin, raw, label)
+    nearest = int(min(max(round(math.log(count, slider.base)), slider.minimum), slider.maximum))
+    if exponent_given and nearest != exponent:
+        return stop, exponent, None
+    return count, nearest, note
 
 
 def split_query(query: str) -> list[tuple[str, str]]:
@@ -413,8 +457,19 @@ def _unquote_plus(text: str) -> str:
 
 
 def format_query(params: dict, sliders) -> str:
-    """The canonical query for ``params`` (every slider, in slider order, by URL key)."""
-    return "&".join(f"{slider.key}={to_js_string(params[slider.name])}" for slider in sliders)
+    """The canonical query for ``params`` (every slider, in slider order, by URL key), with a log
+    slider's exact count when it is not the slider's stop (an old link's exponent alone still loads).
+
+    >>> batch = Slider("batchExp", "Batch B", 0, 10, 1, 5, "sequences", integer=True, url_key="b", base=2,
+    ...                typed_key="bN")
+    >>> format_query({"batchExp": 6, "batch": 48}, [batch]), format_query({"batchExp": 6, "batch": 64}, [batch])
+    ('b=6&bN=48', 'b=6')
+    """
+    return "&".join(f"{slider.key}={to_js_string(params[slider.name])}"
+                    + (f"&{slider.typed_key}={params[slider.typed_name]}"
+                       if slider.typed_name in params and params[slider.typed_name] != slider.base ** params[slider.name]
+                       else "")
+                    for slider in sliders)
 
 
 UNLINKABLE_CURVE_NOTE = ("This curve came from your own data: it cannot be put in a link, so the address keeps "

@@ -368,27 +368,39 @@
     for (const control of ranges) control.setAttribute("aria-valuetext", valueText(control));
     const unit = form.querySelector(`[data-unit-for="${name}"]`);
     if (unit && ranges.length) unit.textContent = unitFor(ranges[0], shownNumber(ranges[0], value));
-    for (const range of ranges) {  // a log slider's typed twin (input[data-log-for]) shows base ** value
+    for (const range of ranges) {  // a log slider's typed twin (input[data-log-for]) holds the exact count:
       const typed = range.id && form.querySelector(`input[data-log-for="${CSS.escape(range.id)}"]`);
-      if (typed) typed.value = String(Number(range.dataset.base) ** Number(value));
+      if (!typed) continue;        // it keeps a count whose nearest stop is the slider's (48 at 64), else base ** value
+      if (!(Number(typed.value) > 0) || nearestStop(range, Number(typed.value)) !== Number(value)) {
+        typed.value = String(Number(range.dataset.base) ** Number(value));
+      }
+      const count = Number(typed.value).toLocaleString("en-US"), unit = unitFor(range, count);
+      range.setAttribute("aria-valuetext", unit ? `${count} ${unit}` : count);  // "48 sequences", what is computed
     }
   }
 
-  // A log slider's typed twin (partials/_slider.html.j2; page-only, data-local): a committed number
-  // moves the slider to the nearest power in its range, with one note naming the valid values when
-  // that is not the number typed.
+  // A log slider's nearest stop to a count: round(log_base n) within its range (lab.urlstate.read_typed).
+  function nearestStop(range, number) {
+    const exponent = Math.round(Math.log(number) / Math.log(Number(range.dataset.base)));
+    return Math.min(Number(range.max), Math.max(Number(range.min), exponent));
+  }
+
+  // A log slider's typed twin (partials/_slider.html.j2): a committed whole number in range is the exact
+  // count the model computes at (a batch of 48), and the slider moves to its nearest stop; one out of
+  // range or not whole gets one note naming the valid values and the nearest valid count.
   function wireTypedTwins(form) {
     for (const typed of form.querySelectorAll("input[data-log-for]")) {
       typed.addEventListener("change", () => {
         const range = document.getElementById(typed.dataset.logFor), base = Number(range.dataset.base);
-        const number = Number(typed.value), min = Number(range.min), max = Number(range.max);
-        const exponent = number > 0 ? Math.min(max, Math.max(min, Math.round(Math.log(number) / Math.log(base)))) : Number(range.value);
+        const number = Number(typed.value), low = base ** Number(range.min), high = base ** Number(range.max);
+        const count = number > 0 ? Math.min(high, Math.max(low, Math.round(number))) : base ** Number(range.value);
         const label = form.querySelector(`label[for="${CSS.escape(range.id)}"]`)?.textContent || range.name;
         const said = (n, withUnit = true) => [n.toLocaleString("en-US"), withUnit && unitFor(range, n.toLocaleString("en-US"))].filter(Boolean).join(" ");
-        range.value = String(exponent);
+        typed.value = String(count);
+        range.value = String(nearestStop(range, count));
         for (const type of ["input", "change"]) range.dispatchEvent(new Event(type, { bubbles: true }));  // as a drag ends
-        if (!(base ** exponent === number)) {
-          showLocalNotes(form.dataset.lab, [`${label}: ${number > 0 ? said(number) : "that"} is not a power of ${base} from ${said(base ** min, false)} to ${said(base ** max, false)}; using ${said(base ** exponent)}`]);
+        if (count !== number) {
+          showLocalNotes(form.dataset.lab, [`${label}: ${number > 0 ? said(number) : "that"} is not a whole number from ${said(low, false)} to ${said(high, false)}; using ${said(count)}`]);
         }
         showValue(form, range.name, range.value);
       });

@@ -346,7 +346,7 @@ def test_view_never_raises_and_says_what_changed(raw):
     got = widget.view(raw)
     assert got["summary"] and "<script>" not in json.dumps(got["figures"])
     if isinstance(raw, dict) and "acceptance" in raw:
-        assert any(note.startswith("Mean acceptance \u03b1:") for note in got["notes"])
+        assert any(note.startswith("Per-token acceptance \u03b1 (mean):") for note in got["notes"])
         assert got["params"]["burst"] == 95 and got["params"]["threshold"] == 0 and got["params"]["lookahead"] == 3
 
 

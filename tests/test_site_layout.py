@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitepage import open_more, reach_every_widget, wait_live
+from sitepage import open_more, reach_every_widget, wait_live, wait_summary
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +56,9 @@ def test_every_part_ends_with_a_way_back(static):
     assert static.locator("nav#contents").count() == 1
 
 
-@pytest.mark.parametrize("width", [1280, 1920])
+@pytest.mark.parametrize("width", [1120, 1280, 1920])
 def test_wide_screens_keep_the_contents_in_view(page, width):
+    """From 1,120 px (70rem) the contents are a side column (N4-19: from 768 to 1,279 px they were top-only)."""
     pg = page(java_script_enabled=False, viewport={"width": width, "height": 900})
     pg.goto(pg.base_url + "#trees-lab")
     box = pg.evaluate("""() => {
@@ -229,11 +230,11 @@ def test_log_sliders_show_and_announce_units(page):
     assert pg.console_errors == []
 
 
-def test_a_log_slider_takes_a_typed_number_and_keeps_it_in_step(page):
-    """N4-22: beside every log slider a number field the reader can type into (a batch of 48, not a hunt
-    along powers of two). Slider and field follow each other both ways; a number between powers moves the
-    slider to the nearest, and one that is out of range to the end, each with one note naming the valid
-    values; the address keeps the exponent, and a link brings both back."""
+def test_a_log_slider_takes_a_typed_number_and_computes_at_it(page):
+    """N4-22: beside every log slider a number field the reader types into; a batch of 48 is computed at
+    48 (the lead, the serving instrument after a send, the address), the slider stands on the nearest
+    stop (64); a move of the slider puts the field on its stop; out of range or not whole gets one note
+    and the nearest valid count; a link brings 48 back, and an old link with the exponent alone loads."""
     pg = page(viewport={"width": 390, "height": 844})
     pg.goto(pg.base_url + "#deployment-lab")
     wait_live(pg)
@@ -244,28 +245,62 @@ def test_a_log_slider_takes_a_typed_number_and_keeps_it_in_step(page):
     assert len(twins) >= 4 and all(on and same for _, on, same in twins), twins
     batch, typed = pg.locator("#deployment-batchExp"), pg.locator("#deployment-batchExp-typed")
     notes = lambda: pg.text_content("[data-notes=deployment]")  # noqa: E731
+    lead = lambda: pg.text_content("#deployment-lab output[name=lead]")  # noqa: E731
     batch.focus()
     batch.press("ArrowRight")  # the slider moves the field
     assert (batch.input_value(), typed.input_value()) == ("6", "64")
-    typed.fill("16")
-    typed.press("Enter")  # the field moves the slider, and a power of two needs no note
-    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '4'")
-    assert batch.get_attribute("aria-valuetext") == "16 sequences" and notes() == ""
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '6'")
+    at_64 = lead()
     typed.fill("48")
+    typed.press("Enter")  # computed at 48: another answer than at 64, no note, the exact count in the address
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatch') === '48'")
+    pg.wait_for_function("(old) => document.querySelector('#deployment-lab output[name=lead]').textContent !== old", arg=at_64)
+    assert (batch.input_value(), typed.input_value()) == ("6", "48") and notes() == ""
+    assert batch.get_attribute("aria-valuetext") == "48 sequences"
+    at_48 = lead()
+    # the panel's model at 48, in Python: the page says what lab.widgets.deployment says
+    from lab.widgets import deployment
+    assert at_48 == deployment.view({"batchExp": "6", "batch": "48"})["lead"] != deployment.view({"batchExp": "6"})["lead"]
+    # the slider moved: the field follows to the stop, and the address drops the exact count
+    batch.press("ArrowRight")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '7'")
+    assert typed.input_value() == "128" and pg.evaluate("() => !new URLSearchParams(location.search).has('depBatch')")
+    batch.press("ArrowLeft")
+    typed.fill("48.5")
     typed.press("Enter")
     pg.wait_for_function("() => document.querySelector('[data-notes=deployment]').textContent !== ''")
-    assert (batch.input_value(), typed.input_value()) == ("6", "64")
-    assert notes() == "Batch B: 48 sequences is not a power of 2 from 1 to 1,024; using 64 sequences"
+    assert notes() == "Batch B: 48.5 sequences is not a whole number from 1 to 1,024; using 49 sequences"
+    assert (batch.input_value(), typed.input_value()) == ("6", "49")
     typed.fill("5000")
     typed.press("Enter")
     pg.wait_for_function("() => document.querySelector('[data-notes=deployment]').textContent.includes('5,000')")
     assert (batch.input_value(), typed.input_value()) == ("10", "1024")
-    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatchLog2') === '10'")
-    # the link round trip: both come back
+    typed.fill("48")
+    typed.press("Enter")
+    pg.wait_for_function("() => new URLSearchParams(location.search).get('depBatch') === '48'")
+    # "Use in every instrument": serving runs at batch 48 too
+    pg.click("#deployment-lab button[data-action=send-all]")
+    pg.wait_for_function("() => document.querySelector('#serving-batchExp-typed').value === '48'")
+    from lab.widgets import serving
+    from test_site_deployment import form_values
+    sent = form_values(pg, "serving")
+    assert (sent["batchExp"], sent["batch"]) == ("6", "48")
+    expected = serving.view(sent)
+    assert "At batch 48," in expected["lead"]
+    wait_summary(pg, "serving", expected["summary"])
+    # the link round trip: 48 comes back, computed at 48
     pg.goto(pg.url)
     wait_live(pg)
-    pg.wait_for_function("() => document.querySelector('#deployment-batchExp').value === '10'")
-    assert pg.locator("#deployment-batchExp-typed").input_value() == "1024"
+    pg.wait_for_function("() => document.querySelector('#deployment-batchExp-typed').value === '48'")
+    assert pg.locator("#deployment-batchExp").input_value() == "6"
+    pg.wait_for_function("(lead) => document.querySelector('#deployment-lab output[name=lead]').textContent === lead",
+                         arg=at_48)
+    # an old link: the exponent alone, computed at its power of two
+    pg.goto(pg.base_url + "?depBatchLog2=6#deployment-lab")
+    wait_live(pg)
+    pg.wait_for_function("() => document.querySelector('#deployment-batchExp-typed').value === '64'")
+    pg.wait_for_function("(lead) => document.querySelector('#deployment-lab output[name=lead]').textContent === lead",
+                         arg=at_64)
     assert pg.console_errors == []
 
 
@@ -316,7 +351,7 @@ def test_the_controls_that_matter_sit_right_above_their_figure(page):
         }""", widget)
         names = tuple(n for n in layout["shown"])
         assert len(names) == 2 and all(any(n.endswith(p) or n == p for n in names) for p in primary), layout
-        assert layout["folded"] >= 2 and layout["summary"] == "More settings", layout
+        assert layout["folded"] >= 2 and layout["summary"].startswith("More settings for "), layout
         # the last shown control is within about a quarter of a phone screen of the figure it moves,
         # and the widget reaches its first figure within two screens
         assert layout["gap"] < 200 and layout["toFigure"] < 2 * 800, (widget, layout)

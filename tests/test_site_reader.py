@@ -3,6 +3,8 @@ it was sent from the deployment as it is now and, under its lead, why its number
 the panel marks the sent values stale, with a one-click "Send again"; figures fit their panel at 320 px
 before the lab is live (JavaScript off), and controls that cannot move look disabled."""
 
+import re
+
 import pytest
 
 import sitepage
@@ -137,6 +139,11 @@ def test_a_log_line_pasted_into_the_panel_fills_it_and_notes_speak_the_readers_w
     assert sitepage.notes(pg, "deployment") == expected["notes"]
     assert expected["notes"][0].startswith("Your acceptance figure: read from the vLLM log you pasted: mean "
                                            "acceptance length 2.79 at k = 6")
+    # the lead says each speedup once: a best k that ties the reader's k to two decimals is said to tie
+    lead = sitepage.lead(pg, "deployment")
+    speedups = re.findall(r"\d+\.\d\dx", lead)
+    assert lead == expected["lead"] and len(speedups) == len(set(speedups)) == 1, lead
+    assert "the best lookahead is 3, faster by less than" in lead and "(the same to two decimals)" in lead
     # text nobody can read: the panel keeps its default answer and says where such text is read
     pg.fill("#deployment-value", "garbage: not a log at all")
     note = "Your acceptance figure: this text is not one number"
@@ -172,3 +179,50 @@ def test_real_text_reads_as_plain_text_to_a_screen_reader(page):
     # the stream's panel reads as the plain text alone: no fragments, no "deletion" per rejected draft
     snapshot = pg.locator("#realtext-lab .rt-panel").aria_snapshot()
     assert "deletion" not in snapshot and "rt-rejected" not in snapshot
+
+
+def test_acceptance_has_one_name_and_every_count_its_unit(module_page):
+    """N4-17 (docs/GLOSSARY.md): every slider of per-token acceptance is labelled "Per-token acceptance α",
+    with what differs in brackets; a tree's candidates are announced in candidates, k in tokens."""
+    pg = module_page(java_script_enabled=False)
+    pg.goto(pg.base_url)
+    labels = pg.evaluate("""() => [...document.querySelectorAll('input[type=range]')]
+        .filter((r) => /^(acceptance|top1)$/.test(r.name))
+        .map((r) => document.querySelector(`label[for="${r.id}"]`).textContent.trim())""")
+    assert len(labels) >= 4, labels
+    assert all(re.fullmatch(r"Per-token acceptance \u03b1( \((mean|top-1)\))?", label) for label in labels), labels
+    assert pg.get_attribute("#trees-drafts", "aria-valuetext") == "4 candidates"
+    units = pg.evaluate("""() => [...document.querySelectorAll('input[type=range]')]
+        .filter((r) => /lookahead|^gamma$|^srvK$/i.test(r.name)).map((r) => r.dataset.unit)""")
+    assert units and set(units) == {"tokens"}, units
+
+
+@pytest.mark.parametrize("js", [False, True])
+@pytest.mark.parametrize("width, height", [(320, 568), (390, 844), (768, 1024), (1280, 900)])
+def test_the_jump_to_the_panel_is_whole_in_the_first_screen(page, js, width, height):
+    """N4-8: the line that leads to the panel is in the first screen, not cut at its bottom edge, on the
+    smallest phone too (320 x 568), with and without JavaScript."""
+    pg = page(viewport={"width": width, "height": height}, java_script_enabled=js)
+    pg.goto(pg.base_url)
+    if js:
+        wait_live(pg)
+    box = pg.evaluate("() => { const r = document.querySelector('.lede-jump a').getBoundingClientRect();"
+                      " return [r.top, r.bottom, r.width]; }")
+    assert 0 <= box[0] and box[1] <= height and box[2] > 0, box
+
+
+def test_every_widgets_folds_and_buttons_have_names_of_their_own(module_page):
+    """N4-16: a screen reader's list of controls tells the widgets apart: no two folds ("The numbers behind
+    it", "More settings", "The heatmap as a table") and no two of the buttons every widget has (use your
+    deployment, copy a link, new seed) share an accessible name."""
+    pg = module_page()
+    pg.goto(pg.base_url)
+    wait_live(pg)  # the page names the generic buttons once live (site/app.js nameActions)
+    names = pg.evaluate("""() => [...document.querySelectorAll('.lab-widget summary, .lab-widget button:not([hidden])')]
+        .map((el) => (el.getAttribute('aria-label') || el.textContent).trim().replace(/\\s+/g, ' '))""")
+    folds = [n for n in names if n.startswith(("The numbers behind it", "More settings"))]
+    assert len(folds) >= 15 and len(set(folds)) == len(folds), folds
+    assert "The numbers behind it: the latency ledger" in folds and "More settings for token trees" not in folds
+    shared = ("Use your deployment", "Copy a link", "New seed", "The heatmap as a table")
+    repeated = sorted({n for n in names if names.count(n) > 1 and n.startswith(shared)})
+    assert repeated == [] and sum(n.startswith("Use your deployment: ") for n in names) >= 6, repeated

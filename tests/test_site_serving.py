@@ -85,6 +85,7 @@ def test_without_javascript_shows_the_default(page, built_site):
     assert _readouts(pg) == view["readouts"]
     assert notes(pg, "serving") == []
     assert _controls(pg) == {**{s.name: view["shown"][s.name] for s in widget.SLIDERS},
+                             **{s.typed_name: view["shown"][s.typed_name] for s in widget.SLIDERS if s.typed_name},
                              **{s.name: s.default for s in widget.SELECTS}, "srvCurve": "", "origin": ""}
     assert pg.evaluate("(sel) => [...document.querySelectorAll(`${sel} form input, ${sel} form select`)]"
                        ".every((c) => c.disabled)", SEL)  # shipped disabled: app.js enables them

@@ -10,6 +10,7 @@ bad value comes back as a note naming it and what is valid, and the defaults sta
 """
 
 import json
+import math
 from urllib.parse import quote as url_quote
 
 from .. import deployment, engine_config, serving
@@ -32,11 +33,12 @@ SLIDERS = (
            url_key="depMeasuredK", control="number"),
     Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, D.lookahead, "tokens", integer=True,
            url_key="depK"),
-    # log sliders, as the serving widget's: the value is the exponent, the page shows 2 ** value
+    # log sliders, as the serving widget's: the value is the exponent, the page shows 2 ** value; the typed
+    # twin beside each holds the exact count (a batch of 48), which the model computes at (urlstate.read_typed)
     Slider("batchExp", "Batch B", 0, 10, 1, D.batch.bit_length() - 1, "sequences", integer=True,
-           url_key="depBatchLog2", base=2),
+           url_key="depBatchLog2", base=2, typed_key="depBatch"),
     Slider("contextExp", "Context L", 9, 17, 1, D.context.bit_length() - 1, "tokens", integer=True,
-           url_key="depContextLog2", base=2),
+           url_key="depContextLog2", base=2, typed_key="depContext"),
     # the production terms' inputs: the link carries them (dep... keys)
     Slider("gpuHour", "Price per GPU-hour ($)", 0.01, 1000, 0.01, deployment.DEFAULT_DOLLARS_PER_GPU_HOUR, "$",
            url_key="depGpuHour", control="number"),
@@ -152,7 +154,7 @@ def _params(raw) -> tuple[dict, list[str], int]:
 def _deployment(params) -> deployment.Deployment:
     return D._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
                       engine=params["engine"],
-                      batch=2 ** params["batchExp"], context=2 ** params["contextExp"], lookahead=params["lookahead"])
+                      batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
 
 
 def _button(target: str, title: str, values: dict) -> str:
@@ -193,7 +195,7 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("realtext", f"k = {values['realtext']['rtLookahead']}" + (", its largest" if values["realtext"]["rtLookahead"] < k
                                                                        else ""), "Its own small models trained on Python source: it reports their acceptance and "
                                  "tokens per verifier call, not yours, and prices no cost.", values["realtext"]),
-        ("trees", f"top-1 acceptance {tree['top1']}%, verify tax {tree['verifyTax']}% per extra node",
+        ("trees", f"\u03b1 {tree['top1']}% for its top-1 candidates, verify tax {tree['verifyTax']}% per extra node",
          "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
          "tree-against-chain gain, not its speedup.", tree),
     ]
@@ -230,8 +232,7 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
     if srv["bestLookahead"] == k:
         text = f"Speculation {verdict} {_f(srv['speedup'])}x at lookahead {k}, the best lookahead, {model}. "
     else:
-        text = (f"Speculation {verdict} {_f(srv['speedup'])}x at lookahead {k}; the best lookahead is "
-                f"{srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x), {model}. ")
+        text = f"Speculation {verdict} {_f(srv['speedup'])}x at lookahead {k}; {_best(srv)}, {model}. "
     names = {"targetMs": "target pass", "draftCost": "draft pass", "verifyTax": "verify tax", "overheadMs": "overhead"}
     units = {"targetMs": " ms", "draftCost": "%", "verifyTax": "%", "overheadMs": " ms"}
     if result["clamped"]:
@@ -279,12 +280,26 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
     return text
 
 
+def _best(srv: dict) -> str:
+    """The best lookahead when it is not the reader's, its speedup said once: when the two round to the
+    same two decimals the sentence says so instead of printing the number twice.
+
+    >>> _best({"speedup": 1.806, "bestSpeedup": 1.814, "bestLookahead": 3})
+    'the best lookahead is 3, faster by less than 0.5% (the same to two decimals)'
+    >>> _best({"speedup": 1.64, "bestLookahead": 3, "bestSpeedup": 1.70})
+    'the best lookahead is 3 (1.70x)'
+    """
+    if _f(srv["bestSpeedup"]) != _f(srv["speedup"]):
+        return f"the best lookahead is {srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x)"
+    gap = max(0.1, math.ceil(1000 * (srv["bestSpeedup"] / srv["speedup"] - 1)) / 10)  # percent, rounded up
+    return f"the best lookahead is {srv['bestLookahead']}, faster by less than {_f(gap, 1)}% (the same to two decimals)"
+
+
 def _lead(d: deployment.Deployment, result: dict) -> str:
     """The answer in one sentence: the serving model's verdict at the reader's lookahead and its best."""
     srv = result["serving"]
     verdict = "pays" if srv["speedup"] > 1 else "does not pay"
-    best = ("the best lookahead" if srv["bestLookahead"] == d.lookahead
-            else f"the best lookahead is {srv['bestLookahead']} ({_f(srv['bestSpeedup'])}x)")
+    best = "the best lookahead" if srv["bestLookahead"] == d.lookahead else _best(srv)
     fits = "" if srv["fits"] else f"; this batch does not fit in {d.gpus} x {serving.GPUS[d.gpu].label}"
     return f"For this deployment speculation {verdict}: {_f(srv['speedup'])}x at lookahead {d.lookahead}, {best}{fits}."
 

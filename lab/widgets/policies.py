@@ -20,7 +20,7 @@ __all__ = ["SLIDERS", "view", "page_context", "bars_svg", "strip_svg", "table_ht
            "STRIP_SEED", "CURVE_KEY", "PROCESS_KEY", "PROCESSES"]
 
 SLIDERS = (
-    Slider("acceptance", "Mean acceptance \u03b1", 1, 99, 1, 74, "%", url_key="polAcceptance"),
+    Slider("acceptance", "Per-token acceptance \u03b1 (mean)", 1, 99, 1, 74, "%", url_key="polAcceptance"),
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 12, "% of target", url_key="polDraftCost"),
     Slider("burst", "Burstiness (0 = independent tokens)", 0, 95, 1, 80, "%", url_key="polBurst"),
     Slider("threshold", "Confidence threshold", 0, 100, 1, 40, "%", url_key="polThreshold"),

@@ -42,10 +42,12 @@ D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu
 
 SLIDERS = (
     Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "tokens", integer=True, url_key="srvK"),  # one unit for k
-    Slider("acceptance", "Acceptance per draft token", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
+    Slider("acceptance", "Per-token acceptance \u03b1", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
     # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
-    Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2),
-    Slider("contextExp", "Context L", 9, 17, 1, 10, "tokens", integer=True, url_key="srvContextLog2", base=2),
+    Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2,
+           typed_key="srvBatch"),
+    Slider("contextExp", "Context L", 9, 17, 1, 10, "tokens", integer=True, url_key="srvContextLog2", base=2,
+           typed_key="srvContext"),
     Slider("treeTokens", "Tree tokens verified per sequence (0: a chain, k + 1)", 0, 64, 1, 0, "tokens",
            integer=True, url_key="srvTree"),
     Slider("memEfficiency", "Bandwidth reached (roofline only)", 10, 100, 1, serving.DEFAULT_SETTINGS.memEfficiency,
@@ -92,7 +94,7 @@ def _parse(raw) -> tuple[dict, dict, list[str]]:
     """
     params, notes = read_controls(raw, CONTROLS)
     if 0 < params["treeTokens"] < params["lookahead"] + 1:  # a tree holds at least the chain it is priced against
-        notes.append(f"srvTree: {params['treeTokens']} is fewer than k + 1 = {params['lookahead'] + 1} "
+        notes.append(f"Tree tokens verified per sequence: {params['treeTokens']} is fewer than k + 1 = {params['lookahead'] + 1} "
                      f"(the root and the k drafts); using {params['lookahead'] + 1}")
         params["treeTokens"] = params["lookahead"] + 1
     if isinstance(raw, dict):
@@ -107,7 +109,7 @@ def _settings(params) -> serving.ServingSettings:
         target=params["target"], draft=params["draft"], gpu=params["gpu"], precision=params["precision"],
         gpus=int(params["gpus"]), lookahead=params["lookahead"], acceptance=params["acceptance"],
         memEfficiency=params["memEfficiency"], flopEfficiency=params["flopEfficiency"],
-        overheadMs=params["overheadMs"], batch=2 ** params["batchExp"], context=2 ** params["contextExp"],
+        overheadMs=params["overheadMs"], batch=params["batch"], context=params["context"],
         attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"],
         stepModel=params["stepModel"], treeTokens=params["treeTokens"], engine=params["engine"])
 
@@ -206,8 +208,8 @@ def view(raw=None) -> dict:
     load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width,
                                      "" if room else f"does not fit in {s.gpus} x {gpu.label}")
     if need > have:
-        notes = notes + [f"At batch {s.batch} and context {s.context}, weights and KV caches need "
-                         f"{need / 1e9:.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:.0f} GB"
+        notes = notes + [f"At batch {s.batch:,} and context {s.context:,}, weights and KV caches need "
+                         f"{need / 1e9:,.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB"
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
@@ -226,7 +228,7 @@ def view(raw=None) -> dict:
     summary = (
         f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
-        f"{s.batch} and {s.context} tokens of context a plain "
+        f"{s.batch:,} and {s.context:,} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
         + _extend_text(s, r, a["verifyTokens"])
@@ -271,6 +273,7 @@ def view(raw=None) -> dict:
         "gapP99": f"{_f(runs['gapP99'])} (plain {_f(runs['plainGapP99'])})",
     }
     shown = {slider.name: to_js_string(params[slider.name]) for slider in SLIDERS}
+    shown.update({s.typed_name: str(params[s.typed_name]) for s in SLIDERS if s.typed_name})  # the exact counts
     shown.update({select.name: params[select.name] for select in SELECTS})
     shown[CURVE_KEY] = token or ""
     return {

@@ -10,7 +10,7 @@ import json
 
 from .. import acceptance, traces
 from ..figures import svg, text_width, escape, fit_width, line_path, split_width
-from ..jsformat import to_fixed
+from ..jsformat import to_fixed, to_js_string
 from ..acceptance import best_lookahead_from_curve
 from ..ledger import LedgerSettings, ledger, ledger_from_curve
 from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
@@ -25,6 +25,16 @@ MODEL_KEY = "trcModel"   # the model, implementation or run to read when the rea
 MAX_TEXT = 5_000_000      # characters of pasted text; a bigger trace goes through the file input
 MAX_FILE_BYTES = 50 * 1024 * 1024
 LEDGER_DEFAULTS = LedgerSettings()
+
+
+def _count(value) -> str:
+    """A count with thousands separators, as the page prints every number ("3,162"); anything not
+    whole as it came.
+
+    >>> _count(3162), _count(3162.0), _count(2.5)
+    ('3,162', '3,162', '2.5')
+    """
+    return f"{int(value):,}" if float(value).is_integer() else to_js_string(value)
 
 
 def _f(value, digits=2) -> str:
@@ -341,13 +351,13 @@ def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
     counts = ""
     if analysis["drafts"] is not None:
         drafts = analysis["drafts"]
-        drafts_text = to_fixed(drafts, 0) if float(drafts).is_integer() else "about " + to_fixed(drafts, 1)
-        counts = (f"{drafts_text} verifier calls, {analysis['draftTokens']} draft tokens and "
-                  f"{analysis['acceptedTokens']} accepted: ")
+        drafts_text = _count(drafts) if float(drafts).is_integer() else "about " + to_fixed(drafts, 1)
+        counts = (f"{drafts_text} verifier calls, {_count(analysis['draftTokens'])} draft tokens and "
+                  f"{_count(analysis['acceptedTokens'])} accepted: ")
     model = f", {analysis['model']}" if analysis.get("model") else ""
     if analysis.get("callsBound"):
         counts = (f"at least {to_fixed(analysis['drafts'], 1)} verifier calls (a lower bound: drafts can stop "
-                  f"short of k), {analysis['draftTokens']} draft tokens and {analysis['acceptedTokens']} accepted: ")
+                  f"short of k), {_count(analysis['draftTokens'])} draft tokens and {_count(analysis['acceptedTokens'])} accepted: ")
     at_most = "at most " if analysis.get("callsBound") else ""
     text = (f"{source}: read as {analysis['formatName']}{model}, lookahead k = {k}. {counts}mean acceptance length "
             f"{at_most}{_f(mean_length)} and acceptance rate {_pct(rate)}. The ledger needs alpha = {at_most}"

@@ -21,9 +21,9 @@ __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_
 SLIDERS = (
     Slider("budget", "Node budget (root included)", 1, 128, 1, 32, "nodes", integer=True, url_key="treeBudget"),
     Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
-    Slider("top1", "Top-1 acceptance", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
+    Slider("top1", "Per-token acceptance \u03b1 (top-1)", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
     Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
-    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "tokens", integer=True, url_key="treeDrafts"),
+    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "candidates", integer=True, url_key="treeDrafts"),
     Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 MAX_BUDGET = 128
@@ -415,10 +415,10 @@ def depth_table_html(profile: dict, curve: bool) -> str:
     tokens they add per verify pass."""
     rows = "".join(f'<tr><th scope="row">{row["depth"]}</th><td>{_f(100 * row["top1"], 1)}%</td>'
                    f'<td>{row["nodes"]}</td><td>{_f(row["tokens"], 3)}</td></tr>' for row in profile["rows"])
-    source = "the measured curve's position" if curve else "the top-1 slider at every level (i.i.d.)"
-    return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: top-1 acceptance '
-            f'from {source}; level d uses position d</caption>'
-            '<thead><tr><th scope="col">Level</th><th scope="col">Top-1 acceptance</th><th scope="col">Nodes</th>'
+    source = "the measured curve's position" if curve else "its \u03b1 (top-1) slider at every level (i.i.d.)"
+    return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: per-token acceptance \u03b1 of the '
+            f'top-1 candidate from {source}; level d uses position d</caption>'
+            '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance \u03b1 (top-1)</th><th scope="col">Nodes</th>'
             '<th scope="col">Tokens added</th></tr></thead><tbody>' + rows + "</tbody></table>")
 
 
@@ -489,7 +489,7 @@ def view(raw=None) -> dict:
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
     if curve is not None:
         levels = len(profile["rows"])
-        summary += (f" On the measured curve ({curve_label}), where the top-1 acceptance falls level by level "
+        summary += (f" On the measured curve ({curve_label}), where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
                     f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels}), "
                     f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
                     f"nodes {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
