@@ -363,7 +363,8 @@ def test_cli_answers_like_the_panel():
     ((), "give exactly one of --alpha, --acceptance-rate, --mean-acceptance-length"),
     (("--alpha", "abc"), "--alpha must be a number from 0 to 100, got 'abc'"),
     (("--mean-acceptance-length", "6", "--measured-at", "4"), "--mean-acceptance-length must be a number from 1 to 5"),
-    (("--alpha", "50", "--batch", "24"), "--batch must be a power of two from 1 to 1024, got '24'"),
+    (("--alpha", "50", "--batch", "24.5"), "--batch must be an integer from 1 to 1024, got '24.5'"),
+    (("--alpha", "50", "--context", "100"), "--context must be an integer from 512 to 131072, got '100'"),
     (("--alpha", "50", "--gpu", "tpu"), "--gpu must be one of"),
     (("--alpha", "50", "--measured-at", "-1"), "--measured-at must be an integer from 1 to 64, got '-1'"),
     (("--alpha", "50", "--lookahead", "13"), "--lookahead must be an integer from 1 to 12, got '13'"),
@@ -396,3 +397,15 @@ def test_the_measured_lookahead_is_bounded_by_the_trace_readers_limit(monkeypatc
     monkeypatch.setattr(traces, "MAX_LOOKAHEAD", 32)
     with pytest.raises(ValueError, match="from 1 to 32, got 40"):
         deployment.alpha_from(50, "alpha", 40)
+
+
+def test_cli_computes_at_a_batch_between_two_stops():
+    """The panel's typed field takes 48 and computes at 48; the CLI takes the same count, not only powers of two."""
+    import json
+    run = _cli("--alpha", "70", "--batch", "48", "--json")
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    expected = deployment.answer(deployment.DEFAULT_DEPLOYMENT._replace(batch=48), 0.70)
+    at_64 = deployment.answer(deployment.DEFAULT_DEPLOYMENT._replace(batch=64), 0.70)
+    assert expected["serving"]["speedup"] != at_64["serving"]["speedup"]
+    assert json.dumps(document["serving"]["speedup"]) == json.dumps(expected["serving"]["speedup"])

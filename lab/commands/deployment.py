@@ -8,19 +8,21 @@
                              [--log FILE]
 
 The acceptance is the reader's figure in its own unit, measured at ``--measured-at`` (default: the
-lookahead). Batch and context are powers of two, as the serving widget's sliders hold them.
+lookahead). Batch and context are whole counts (48 is computed at 48), as the panel's typed fields take them;
+its sliders stop at powers of two.
 """
 
 __all__ = ["add_parser", "run", "VALUE_FLAGS"]
 
 from .. import deployment, serving
+from ..traces import MAX_LOOKAHEAD
 from ..engine_config import CONFIG_ENGINES
 
 D = deployment.DEFAULT_DEPLOYMENT
 UNIT_FLAGS = {"--alpha": "alpha", "--acceptance-rate": "rate", "--mean-acceptance-length": "length"}
-RANGES = {"--batch": "a power of two from 1 to 1024", "--context": "a power of two from 512 to 131072",
+RANGES = {"--batch": "a whole number of sequences from 1 to 1024", "--context": "a whole number of tokens from 512 to 131072",
                "--lookahead": f"an integer from 1 to {deployment.MAX_LOOKAHEAD}",
-               "--measured-at": "an integer from 1 to 64", "--gpus": "1, 2, 4 or 8"}
+               "--measured-at": f"an integer from 1 to {MAX_LOOKAHEAD}", "--gpus": "1, 2, 4 or 8"}
 NAMES = {"--target": ("target", tuple(serving.TARGETS)), "--draft": ("draft", serving.DRAFT_NAMES),
          "--gpu": ("gpu", tuple(serving.GPUS)), "--engine": ("engine", tuple(serving.ENGINES)),
          "--precision": ("precision", tuple(serving.PRECISIONS))}
@@ -164,15 +166,6 @@ def add_parser(commands):
     return parser
 
 
-def _power_of_two(flag: str, text, low: int, high: int) -> int:
-    from ..cli import UsageError, parse_number
-
-    value = parse_number(flag, text, low, high, integer=True)
-    if value & (value - 1):
-        raise UsageError(f"{flag} must be {RANGES[flag]}, got {text!r}")
-    return value
-
-
 def _deployment(args) -> deployment.Deployment:
     from ..cli import UsageError, parse_number
 
@@ -183,8 +176,8 @@ def _deployment(args) -> deployment.Deployment:
         raise UsageError(f"--gpus must be {RANGES['--gpus']}, got {args.gpus!r}")
     return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus), engine=args.engine,
                       precision=args.precision,
-                      batch=_power_of_two("--batch", args.batch, 1, 1024),
-                      context=_power_of_two("--context", args.context, 512, 131072),
+                      batch=parse_number("--batch", args.batch, 1, 1024, integer=True),
+                      context=parse_number("--context", args.context, 512, 131072, integer=True),
                       lookahead=parse_number("--lookahead", args.lookahead, 1, deployment.MAX_LOOKAHEAD, integer=True))
 
 
