@@ -81,6 +81,7 @@ from typing import NamedTuple
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
+           "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
            "VLLM_GPU_MEMORY_UTILIZATION", "TRTLLM_FREE_GPU_MEMORY_FRACTION", "sgl_mem_fraction_static", "engine_memory_bytes",
            "ENGINES", "DEFAULT_ENGINE"]
 
@@ -99,7 +100,8 @@ class Calibration(NamedTuple):
     token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduce`` one all-reduce's
     measured latency and rate by GPU count (:func:`allreduce_rows`, :func:`allreduce_cost`), ``allreduceUs`` its latency
     where none is measured (the ideal limit: 0); ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
-    (:data:`MOE_LAYER_US`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
+    (:data:`MOE_LAYER_US`); ``allreduceBeyond`` the rate past the measured small sizes by GPU count
+    (:func:`allreduce_beyond_rows`, :func:`allreduce_beyond`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
     one GPU sends to the others (used only where no all-reduce is measured: a ring over it); ``memoryUtilization`` vLLM's default
     ``gpu_memory_utilization`` (:data:`VLLM_GPU_MEMORY_UTILIZATION`; what each engine gives to weights and KV cache is
@@ -124,6 +126,7 @@ class Calibration(NamedTuple):
     engineTerms: bool = True
     moeLayerUs: float = 0.0
     allreduce: tuple = ()
+    allreduceBeyond: tuple = ()
 
 
 _AMPERE = ("fitted on the A100 step times listed in STEP_MEASUREMENTS (vLLM pull request 5691's scoring times, both "
@@ -238,6 +241,30 @@ ALLREDUCE_SOURCES = {
 }
 
 
+# The same all-reduce past the small fit's largest measured size (ALLREDUCE_SOURCES: 1 to 1.5 MiB), where engines
+# switch algorithms (vLLM: custom two-shot up to its max size, then torch symmetric memory or NCCL, which approach the
+# link's bandwidth): the small-message slope is not their rate. Measured latencies at 1 MiB and above, the kernel the
+# engine dispatches; only their marginal rate is used (allreduce_beyond_rows: the rate of an affine fit over them,
+# allreduce_fit), joined to the small fit at its largest measured size so the cost is continuous. A family with no
+# large-size measurement keeps its small fit's rate past its largest measured size: an EXTRAPOLATION, assumed.
+ALLREDUCE_LARGE_SOURCES = {
+    # vllm-project/vllm pull request 24111 ('[Kernels] Enable Torch Symmetric Memory All-Reduce By Default',
+    # 2025-09-02), 'Isolated primitives benchmark results', the description's H100 section (its first table, TP=2, is
+    # headed '### H100'; the TP=6 table read is in the same description), bfloat16, hidden size 8192, column 'Best'
+    # (what vLLM's size-based dispatch picks, symm_mem_multimem at these sizes), ms: (128, 8192) 2.00 MB 0.021,
+    # (192, 8192) 3.00 MB 0.025, (256, 8192) 4.00 MB 0.031 ('MB' = MiB: (32, 8192) x 2 bytes is '0.50 MB'). Only
+    # TP 6 was read: 2, 4 and 8 GPUs take its rate (assumed). Corroborating, not used: vllm-project/vllm pull request
+    # 24532 ('[core] add nccl symmetric memory for all reduce'), TP = 4, GPU not named in what was read, best column
+    # 2.00 MB 0.021, 3.00 MB 0.023, 4.00 MB 0.028 ms: the same marginal rate within 30%.
+    "hopper": {6: ((2097152, 21.0), (3145728, 25.0), (4194304, 31.0))},
+    # sgl-project/sglang pull request 6619 ('[Feature] Integrate quick allreduce and select the best allreduce
+    # implementation'), 'TP=4 (latency us)', column 'baseline' (the custom all-reduce; its 1.0MB row, 22.91, is vLLM
+    # pull request 19744's, read for ALLREDUCE_SOURCES): 1.0MB 22.91, 2.0MB 36.64, 4.0MB 63.86, 8.0MB 118.31 us. On
+    # ROCm, an MI300X assumed as above; TP 2 and 8 take TP 4's rate (assumed).
+    "mi300x": {4: ((1048576, 22.91), (2097152, 36.64), (4194304, 63.86), (8388608, 118.31))},
+}
+
+
 def allreduce_fit(points) -> tuple:
     """One all-reduce's latency against its size, fitted as ``t = t0 + bytes / rate`` over ``points`` ((bytes, us)
     pairs) by least squares on the relative error, ``sum ((t0 + x / rate - y) / y)^2`` (weights ``1 / y^2``), so a
@@ -264,6 +291,59 @@ def allreduce_rows(family: str) -> tuple:
     [(2, 3.8), (4, 4.0), (8, 6.1)]
     """
     return tuple((g, *allreduce_fit(points)) for g, points in sorted(ALLREDUCE_SOURCES[family].items()))
+
+
+def allreduce_beyond_rows(family: str) -> tuple:
+    """Past each measured GPU count's largest measured small size (:data:`ALLREDUCE_SOURCES`), the marginal rate
+    measured on large messages (:data:`ALLREDUCE_LARGE_SOURCES`, the rate of :func:`allreduce_fit` over them; the
+    nearest large-measured GPU count at or above, else the largest): ``(gpus, from bytes, rate bytes per us)`` rows.
+    A family with none measured: no rows (its small fit's rate continues, an extrapolation).
+
+    >>> [(g, start, round(rate / 1000)) for g, start, rate in allreduce_beyond_rows("hopper")]   # GB/s
+    [(2, 1048576, 209), (4, 1048576, 209), (8, 1048576, 209)]
+    >>> allreduce_beyond_rows("pcie")
+    ()
+    """
+    large = ALLREDUCE_LARGE_SOURCES.get(family)
+    if not large:
+        return ()
+    counts = sorted(large)
+    rows = []
+    for g, points in sorted(ALLREDUCE_SOURCES[family].items()):
+        nearest = next((c for c in counts if c >= g), counts[-1])
+        rows.append((g, max(x for x, _ in points), allreduce_fit(large[nearest])[1]))
+    return tuple(rows)
+
+
+def allreduce_beyond(cal, g: int) -> tuple:
+    """Where one all-reduce on ``g`` GPUs under ``cal`` leaves its small-message fit (:func:`allreduce_cost`) and the
+    rate it is charged past it: ``(from bytes, bytes per ms)``; ``(inf, the small rate)`` where no large message is
+    measured (the small fit extrapolated, assumed) or on one GPU. Rows chosen as :func:`allreduce_cost` chooses them.
+
+    >>> start, rate = allreduce_beyond(HOPPER, 4)
+    >>> start, round(rate / 1e6)     # from 1 MiB, at about 209 GB/s
+    (1048576, 209)
+    >>> allreduce_beyond(ADA, 4)[0]
+    inf
+    """
+    if g > 1 and cal.allreduceBeyond:
+        row = next((row for row in cal.allreduceBeyond if row[0] >= g), cal.allreduceBeyond[-1])
+        return row[1], row[2] * 1000
+    return float("inf"), allreduce_cost(cal, g)[1]
+
+
+def allreduce_us(cal, g: int, message_bytes: float) -> float:
+    """One all-reduce of ``message_bytes`` on ``g`` GPUs, us: ``t0 + x / rate`` up to the small fit's largest measured
+    size ``s`` (:func:`allreduce_cost`), then ``t0 + s / rate + (x - s) / rate_beyond`` (:func:`allreduce_beyond`).
+    A 240-token verify pass of Llama-3-70B on 4 H100s (240 x 8192 x 2 bytes):
+
+    >>> round(allreduce_us(HOPPER, 4, 240 * 8192 * 2), 1), round(allreduce_us(HOPPER, 4, 2 ** 20), 1)
+    (43.6, 30.0)
+    """
+    latency_us, bytes_per_ms = allreduce_cost(cal, g)
+    start, beyond_per_ms = allreduce_beyond(cal, g)
+    small = min(message_bytes, start)
+    return latency_us + 1000 * (small / bytes_per_ms + max(0.0, message_bytes - start) / beyond_per_ms)
 
 
 def allreduce_cost(cal, g: int) -> tuple:
@@ -355,10 +435,11 @@ def engine_memory_bytes(rule: str, memory_bytes: float, gpus: int, weights_bytes
 
 AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
                      SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
-                     allreduce=allreduce_rows("hopper"))  # no Ampere all-reduce measured: Hopper's assumed
+                     allreduce=allreduce_rows("hopper"),  # no Ampere all-reduce measured: Hopper's assumed
+                     allreduceBeyond=allreduce_beyond_rows("hopper"))
 HOPPER = Calibration(0.9015, 0.7626, 0.3279, 0.7408, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
                      SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
-                     allreduce=allreduce_rows("hopper"))
+                     allreduce=allreduce_rows("hopper"), allreduceBeyond=allreduce_beyond_rows("hopper"))
 ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
                   SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
                   allreduce=allreduce_rows("pcie"))
@@ -377,8 +458,9 @@ _ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap
 BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026,  # NVLink 5
                             moeLayerUs=MOE_LAYER_US["blackwell"])
 MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_ASSUMED_2026,     # Infinity Fabric
-                         allreduce=allreduce_rows("mi300x"))
-MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026, allreduce=allreduce_rows("mi355x"))
+                         allreduce=allreduce_rows("mi300x"), allreduceBeyond=allreduce_beyond_rows("mi300x"))
+MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026, allreduce=allreduce_rows("mi355x"),
+                         allreduceBeyond=allreduce_beyond_rows("mi355x"))   # none measured: its small fit extrapolated
 
 CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
                 "l40s": ADA, "rtx-4090": ADA, "b200": BLACKWELL, "b300": BLACKWELL, "mi300x": MI300X,

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import DEFAULT_ENGINE, ENGINES, allreduce_cost, inter_step_ms
+from .serving_calibration import DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, inter_step_ms
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -204,6 +204,8 @@ class _MeasuredStep(NamedTuple):
     window: int = 0
     window_flop_ms: float = 0.0  # their attention arithmetic per token in the pass per token of context
     state_ms: float = 0.0       # one copy of one sequence's linear-attention state (read or written)
+    comm_knee: float = float("inf")  # tokens in the pass past which the all-reduce is charged comm_beyond_ms a token
+    comm_beyond_ms: float = 0.0      # (the small fit's largest measured message; lab.serving_calibration.allreduce_beyond)
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -310,20 +312,25 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     serial_paid = role == "verify" and charged is not None
     serial = cal.serialOutputUs / 1000 if serial_paid and charged.serialOutput else 0.0
     token_output = cal.tokenOutputUs / 1000 if serial_paid and charged.tokenOutput else 0.0
-    comm = 0.0
+    comm, comm_knee, comm_beyond = 0.0, float("inf"), 0.0
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), each priced as measured on this GPU family
         # (lab.serving_calibration.allreduce_cost): a latency every all-reduce pays, and its message, hidden x 2 bytes per
         # token in the pass, at the measured rate
         latency_us, bytes_per_ms = allreduce_cost(cal, g)
         fixed += 2 * shape.layers * latency_us / 1000
         comm = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / bytes_per_ms
+        # past the small fit's largest measured message, the rate measured on large messages
+        # (lab.serving_calibration.allreduce_beyond; where none is measured the small rate continues, assumed)
+        start_bytes, beyond_per_ms = allreduce_beyond(cal, g)
+        comm_knee = start_bytes / (shape.hidden * ACTIVATION_BYTES)
+        comm_beyond = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / beyond_per_ms
     always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
     return _MeasuredStep(
         gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
         head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
         kv_ms=kv_bytes_per_token(shape, precision) / kv_share / bw,
         attention_flop_ms=attention_flops(shape) / g / f,
-        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap,
+        comm_ms=comm, fixed_ms=fixed, overlap=cal.overlap, comm_knee=comm_knee, comm_beyond_ms=comm_beyond,
         expert_ms=moe_layers(shape) * expert_params(shape) * precision.bytes / g / bw,
         experts=shape.experts, active_experts=shape.active_experts, sequence_ms=sequence, draft_token_ms=draft_token,
         serial_ms=serial, token_output_ms=token_output, kv_reread=charged.expansionKvShare if expanded else 0.0,
@@ -399,10 +406,23 @@ def _weights_read_ms(step: _MeasuredStep, tokens) -> float:
     return step.gemm_ms + step.expert_ms * _distinct(step, tokens)
 
 
+def _allreduce_ms(step: _MeasuredStep, tokens) -> float:
+    """The all-reduces' bytes for ``tokens`` tokens in the pass: ``comm_ms`` a token up to ``comm_knee`` tokens (the
+    small fit's largest measured message), ``comm_beyond_ms`` a token past it (the rate measured on large messages).
+
+    >>> step = _MeasuredStep(*[0.0] * 9, comm_ms=2.0, comm_knee=10, comm_beyond_ms=0.5)
+    >>> _allreduce_ms(step, 4), _allreduce_ms(step, 10), _allreduce_ms(step, 14)
+    (8.0, 20.0, 22.0)
+    """
+    if tokens <= step.comm_knee:
+        return step.comm_ms * tokens
+    return step.comm_ms * step.comm_knee + step.comm_beyond_ms * (tokens - step.comm_knee)
+
+
 def _time(step, batch, new_tokens, context) -> float:
     if isinstance(step, _MeasuredStep):
         tokens = batch * new_tokens
-        return (step.fixed_ms + step.comm_ms * tokens + _engine_ms(step, batch, new_tokens)
+        return (step.fixed_ms + _allreduce_ms(step, tokens) + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + _attention_ms(step, batch, new_tokens, context))
@@ -458,7 +478,15 @@ def _terms(step, new_tokens, context):
                   + _state_copies(1, new_tokens) * step.state_ms,
                   step.attention_flop_ms * new_tokens * context
                   + step.window_flop_ms * new_tokens * min(context, step.window), 1.0)]
-        return terms, step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
+        constant, slope = step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
+        if step.comm_knee != float("inf"):
+            # the all-reduce past its knee: c2 n B + d min(K, n B) with d = c1 - c2, and
+            # d min(K, n B) = combine(d K, d n B, -1) - d K - d n B (combine(a, b, -1) = a + b + min(a, b))
+            d = step.comm_ms - step.comm_beyond_ms
+            terms.append((d * step.comm_knee, 0.0, d * new_tokens, -1.0))
+            constant -= d * step.comm_knee
+            slope -= 2 * d * new_tokens
+        return terms, constant, slope
     compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context
                             + step.window_attention * min(context, step.window)) / step.f
     return [(step.fixed_bytes / step.bw, (context * step.kv + _cache_bytes(step, 1, new_tokens, context)) / step.bw,
@@ -495,7 +523,7 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
                 "attention": _attention_ms(step, batch, new_tokens, context),
-                "allReduce": step.comm_ms * tokens, "engine": _engine_ms(step, batch, new_tokens),
+                "allReduce": _allreduce_ms(step, tokens), "engine": _engine_ms(step, batch, new_tokens),
                 "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
 

@@ -388,7 +388,12 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
         _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
         fixed += 2 * shape.layers * latency_us / 1000
-        comm = 2 * shape.layers * m * shape.hidden * 2 / bytes_per_us / 1000
+        message = m * shape.hidden * 2
+        # past the small fit's largest measured message, the rate measured on large ones (allreduceBeyond rows)
+        start, beyond = next(((r[1], r[2]) for r in cal.allreduceBeyond if r[0] >= g),
+                             cal.allreduceBeyond[-1][1:] if cal.allreduceBeyond else (message, 1.0))
+        extra = max(0.0, message - start)
+        comm = 2 * shape.layers * ((message - extra) / bytes_per_us + extra / beyond) / 1000
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
     serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
