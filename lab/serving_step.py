@@ -410,7 +410,7 @@ def _allreduce_ms(step: _MeasuredStep, tokens) -> float:
     """The all-reduces' bytes for ``tokens`` tokens in the pass: ``comm_ms`` a token up to ``comm_knee`` tokens (the
     small fit's largest measured message), ``comm_beyond_ms`` a token past it (the rate measured on large messages).
 
-    >>> step = _MeasuredStep(*[0.0] * 9, comm_ms=2.0, comm_knee=10, comm_beyond_ms=0.5)
+    >>> step = _MeasuredStep(*[0.0] * 6, comm_ms=2.0, fixed_ms=0.0, overlap=1.0, comm_knee=10, comm_beyond_ms=0.5)
     >>> _allreduce_ms(step, 4), _allreduce_ms(step, 10), _allreduce_ms(step, 14)
     (8.0, 20.0, 22.0)
     """

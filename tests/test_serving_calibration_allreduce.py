@@ -146,3 +146,52 @@ def test_docs_reading_quotes_the_all_reduce_sources_and_fits():
     fits = {g: (round(t0, 1), round(rate / 1000)) for g, t0, rate in cal.allreduce_rows("hopper")}
     assert fits == {2: (3.8, 63), 4: (4.0, 34), 8: (6.1, 33)}
     assert "t0 3.8, 4.0 and 6.1 us, rate 63, 34 and 33 GB/s" in text
+
+
+def test_past_the_measured_sizes_the_large_message_rate_is_charged_continuously():
+    """A 240-token verify pass of Llama-3-70B on 4 H100s sends 3.9 MB an all-reduce, past the small fit's largest
+    measured size (1 MiB): up to it the small fit, past it the rate fitted on the large messages measured
+    (ALLREDUCE_LARGE_SOURCES), joined without a step. The small fit extended linearly charged 119 us."""
+    latency, small_per_ms = cal.allreduce_cost(cal.HOPPER, 4)
+    start, beyond_per_ms = cal.allreduce_beyond(cal.HOPPER, 4)
+    assert start == max(x for x, _ in cal.ALLREDUCE_SOURCES["hopper"][4])
+    assert beyond_per_ms / 1000 == pytest.approx(cal.allreduce_fit(cal.ALLREDUCE_LARGE_SOURCES["hopper"][6])[1])
+    at_start = latency + 1000 * start / small_per_ms
+    assert cal.allreduce_us(cal.HOPPER, 4, start) == pytest.approx(at_start, rel=1e-12)
+    assert cal.allreduce_us(cal.HOPPER, 4, start - 1) < at_start < cal.allreduce_us(cal.HOPPER, 4, start + 1)
+    message = 240 * 8192 * 2
+    assert latency + 1000 * message / small_per_ms == pytest.approx(119, rel=0.02)      # the linear extrapolation
+    assert cal.allreduce_us(cal.HOPPER, 4, message) == pytest.approx(
+        at_start + 1000 * (message - start) / beyond_per_ms, rel=1e-12)
+    assert cal.allreduce_us(cal.HOPPER, 4, message) < 50
+    # the large-message marginal rate read: 2 to 4 MiB on H100 cost 10 us more (vLLM PR 24111), about 210 GB/s
+    assert beyond_per_ms / 1e6 == pytest.approx(2 * 2 ** 20 / 10e-6 / 1e9, rel=0.05)
+
+
+def test_a_family_with_no_large_message_measured_keeps_its_small_rate_and_says_so():
+    for gpu in ("l40s", "mi355x"):
+        calibration = cal.CALIBRATIONS[gpu]
+        assert calibration.allreduceBeyond == ()
+        latency, rate = cal.allreduce_cost(calibration, 4)
+        assert cal.allreduce_beyond(calibration, 4) == (float("inf"), rate)
+        assert cal.allreduce_us(calibration, 4, 8e6) == pytest.approx(latency + 8e9 / rate, rel=1e-12)
+    # MI300X has its own large-message measurement (SGLang PR 6619), not Hopper's
+    assert cal.MI300X.allreduceBeyond == cal.allreduce_beyond_rows("mi300x") != cal.HOPPER.allreduceBeyond
+
+
+def test_the_step_charges_the_all_reduce_piecewise_and_its_affine_pieces_agree():
+    """The verify step's all-reduce on 4 H100s at batch 48, k = 4 (240 tokens) is 2 layers x one all-reduce's bytes
+    time (allreduce_us less its latency), and the piecewise-affine form the crossover search uses (_terms) gives the
+    same step time as the step itself on both sides of the knee."""
+    from lab.serving_step import DEFAULT_SETTINGS, MEASURED, _combine, _step, _terms, _time, step_breakdown
+    shape = serving.TARGETS["llama-3-70b"]
+    settings = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-70b", gpu="h100-sxm", gpus=4)
+    latency = cal.allreduce_cost(cal.HOPPER, 4)[0]
+    parts = step_breakdown(shape, settings, 48, 5, 1024, role="verify")
+    assert parts["allReduce"] == pytest.approx(
+        2 * shape.layers * (cal.allreduce_us(cal.HOPPER, 4, 240 * shape.hidden * 2) - latency) / 1000, rel=1e-9)
+    step = _step(shape, settings, "verify")
+    terms, constant, slope = _terms(step, 5, 1024)
+    for batch in (1, 8, 12, 13, 14, 48, 128, 512):   # the knee: 1 MiB is 64 tokens, batch 12.8 at 5 a sequence
+        affine = constant + slope * batch + sum(_combine(p + q * batch, r * batch, o) for p, q, r, o in terms)
+        assert affine == pytest.approx(_time(step, batch, 5, 1024), rel=1e-9), batch
