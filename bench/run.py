@@ -648,6 +648,7 @@ def measure_final_only(steps: int) -> dict:
                     B.wait_live(which)
                     B.wait_audit(which)  # both suites: the worker is idle
                 B.settle()
+                page.bring_to_front()  # opened first: its frames would come late behind the whole-lab page
                 raw = final_renders(context, page, steps, random.Random(20240611))
                 raw["finalRendersBeside"] = final_renders_beside(context, page, whole_page, steps)
             finally:
