@@ -18,6 +18,15 @@ self.onmessage = async ({ data }) => {
     pyodide.unpackArchive(new Uint8Array(buffer), "zip");
     marks.unpackMs = performance.now() - t1;
     marks.bootMs = performance.now() - t0;
+    // the seed audit's modules, which the page loads once live (not in the core): the probe renders
+    // the exact sampler and runs the audit, both of which import them
+    const t3 = performance.now();
+    for (const url of data.auditURLs || []) {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`lab chunk: HTTP ${r.status}`);
+      pyodide.unpackArchive(new Uint8Array(await r.arrayBuffer()), "zip");
+    }
+    marks.auditModulesMs = performance.now() - t3;
     const t2 = performance.now();
     const report = JSON.parse(pyodide.runPython(data.python));
     marks.probeMs = performance.now() - t2;

@@ -100,10 +100,12 @@
   }
 
   // A widget's request (or its family's checks) first loads the lab modules the widget needs beyond
-  // the core (its form's data-modules, written by the build), once.
+  // the core (its form's data-modules, written by the build), once; the seed audit's, the modules
+  // the build named for it (config labAudit).
   function call(type, payload, timeoutMs) {
     const kind = type === "request" && payload ? (payload.kind === "audit" ? payload.family : payload.kind) : null;
-    const ready = kind ? loadModules(kind) : null;
+    const seedAudit = type === "request" && payload?.kind === "audit" && !payload.family;
+    const ready = kind ? loadModules(kind) : seedAudit ? loadAuditModules() : null;
     return ready ? ready.then(() => send(type, payload, timeoutMs)) : send(type, payload, timeoutMs);
   }
 
@@ -122,6 +124,11 @@
   function loadModules(kind) {
     const form = typeof kind === "string" && document.readyState !== "loading" ? formOf(kind) : null;
     const urls = (form?.dataset.modules || "").split(/\s+/).filter(Boolean);
+    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
+  }
+  // The seed audit's modules: no part of the first load (the page is live before the audit runs).
+  function loadAuditModules() {
+    const urls = Array.isArray(config.labAudit) ? config.labAudit.filter((url) => typeof url === "string") : [];
     return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
   }
 
@@ -849,6 +856,8 @@
     fitStatusOutOfView();
     watchWidths();
     try {
+      // the seed audit's modules, before the first-call paths (the exact sampler's imports them too)
+      await loadAuditModules();
       if (!restore) {  // run the first-call paths of forms marked data-warm="render" before the reader moves
         await Promise.all([...document.querySelectorAll('form[data-lab][data-warm="render"]')]
           .map((form) => call("request", { kind: form.dataset.lab, input: "" }, REQUEST_TIMEOUT_MS)

@@ -96,10 +96,15 @@
   const familyQueue = [];
   let familiesRunning = null;
   let seedAuditDone = null;  // resolves once the seed audit has run (the families wait for it)
+  // <html data-lab-reached>: the widgets reached so far, space-separated; present (maybe empty) once
+  // widgets can be reached (tests and the benchmark wait for it). Written here alone.
+  function markReached() {
+    root.dataset.labReached = [...reached].join(" ");
+  }
   function reach(kind) {
     if (reached.has(kind) || page.failed || !formOf(kind)) return;
     reached.add(kind);
-    root.dataset.labReached = [...reached].join(" ");  // for tests and the benchmark
+    markReached();
     call("request", { kind, op: "warm" }, REQUEST_TIMEOUT_MS).catch(() => { reached.delete(kind); });
     redrawForWidth(kind);
     // <html data-instrument-suite="manual"> (set before boot; the test harness sets it for tests that never
@@ -128,7 +133,7 @@
     }
   }
   function reachOnApproach() {
-    root.dataset.labReached = [...reached].join(" ");  // present from here on: widgets can be reached (tests wait for it)
+    markReached();
     const forms = [...document.querySelectorAll("form[data-lab]")];
     for (const form of forms) {
       const widget = form.closest(".lab-widget") || form;

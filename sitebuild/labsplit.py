@@ -4,13 +4,18 @@ The page goes live on ``import lab.views``, re-runs the seed audit and draws the
 (:data:`lab.instruments.SEED`); nothing else is needed before a reader scrolls. So the lab ships as
 
 * the **core**: ``lab.views`` and what it imports when imported (its functions route to parts the
-  worker loads by kind; ``page_context`` is the build's), plus what importing the seed audit
-  (``lab.audit``) and the seed's widgets imports (an import inside a function that only some
-  settings reach stays in its chunk; the worker loads it when the import misses);
+  worker loads by kind; ``page_context`` is the build's), plus what importing the seed's widgets
+  imports (an import inside a function that only some settings reach stays in its chunk; the
+  worker loads it when the import misses);
+* the **seed audit's** modules (what importing ``lab.audit`` imports, minus the core: the exact
+  sampler, its Fractions and the statistics): the page goes live before the audit runs, so they are
+  no part of the first load; the page loads them right after (:data:`Split.audit`), before the seed
+  audit and the exact sampler's first render, which imports them too;
 * one **chunk** per set of widgets that share modules the core lacks: a widget's modules are the
   closure of ``lab.widgets.NAME`` and, for an instrument, its family ``lab.checks.NAME`` (the
   in-browser instruments suite re-runs a family once its widget is loaded), minus the core.
-  Modules two widgets need travel once, in the chunk of that pair.
+  Modules two widgets need travel once, in the chunk of that pair (the seed audit counts as one
+  more such reader, :data:`AUDIT`: every family's checks import it).
 
 Nothing here names a module: the split follows the imports the code writes (``import``, ``from .. import``,
 at module level or inside a function), so moving a module (a package in place of a file, a module
@@ -31,12 +36,16 @@ from .stdlib import _add_import, _resolver, module_level_imports
 # alone calls (page_context); the worker loads those by kind, so only its import-time imports
 # belong to the core.
 ROUTER = "views"
+# The seed audit: requested by kind "audit" (lab.views imports it on first use), read by no widget's
+# first load; its modules are one more reader of chunks, named after it.
+AUDIT = "audit"
 
 
 class Split(NamedTuple):
     core: tuple[str, ...]                  # relative paths (POSIX, inside the package)
     chunks: dict[str, tuple[str, ...]]     # chunk name -> relative paths
     widgets: dict[str, tuple[str, ...]]    # widget kind -> the chunk names it needs, in order
+    audit: tuple[str, ...] = ()            # the chunk names the seed audit needs (loaded right after live)
 
 
 def module_names(files) -> dict[str, str]:
@@ -119,33 +128,51 @@ def widget_roots(kind: str, names) -> list[str]:
 def split(files: dict[str, bytes], package: str, seed, widgets) -> Split:
     """The core and the chunks of ``files`` (the browser's package, {relative path: source}).
 
-    ``seed``: the widgets the page draws first (their modules and the seed audit's join the core);
-    ``widgets``: every widget, in page order. A chunk is named after the widgets that need it,
-    ``lab-<kind>`` for one, ``lab-<kind>-<kind>...`` for several (in page order), ``lab-shared``
-    for every widget outside the seed."""
+    ``seed``: the widgets the page draws first (their modules join the core; the seed audit's do
+    not: the page is live before it runs); ``widgets``: every widget, in page order. A chunk is
+    named after its readers (the widgets that need it, in page order, then :data:`AUDIT`):
+    ``lab-<kind>`` for one, ``lab-<kind>-<kind>...`` for several, ``shared`` standing for every
+    widget outside the seed."""
     graph = import_graph(files, package)
     names = module_names(files)
-    core_roots = [ROUTER, "audit", *(root for kind in seed for root in widget_roots(kind, names))]
-    # What the boot, the seed audit and the seed's default views import. An import inside one of
-    # their functions that only some settings reach (a ledger asked for a measured curve imports the
-    # traces model) is left to the chunk that holds it: the worker loads a chunk when an import
-    # misses (site/worker.js).
-    core = closure(core_roots, import_graph(files, package, everywhere=False))
+    core_roots = [ROUTER, *(root for kind in seed for root in widget_roots(kind, names))]
+    # What the boot and the seed's default views import. An import inside one of their functions
+    # that only some settings reach (a ledger asked for a measured curve imports the traces model)
+    # is left to the chunk that holds it: the worker loads a chunk when an import misses
+    # (site/worker.js). The exact sampler's view imports the audit's modules on its first render,
+    # which the page asks for once they are loaded (Split.audit).
+    module_level = import_graph(files, package, everywhere=False)
+    core = closure(core_roots, module_level)
     needed_by: dict[str, list[str]] = {}
     for kind in widgets:
         if kind in seed:
             continue
         for name in sorted(closure(widget_roots(kind, names), graph) - core):
             needed_by.setdefault(name, []).append(kind)
+    for name in sorted(closure([AUDIT], module_level) - core):
+        needed_by.setdefault(name, []).append(AUDIT)
     members: dict[tuple[str, ...], list[str]] = {}
     for name, kinds in needed_by.items():
         members.setdefault(tuple(kinds), []).append(names[name])
     shared = tuple(kind for kind in widgets if kind not in seed)
-    chunk_name = {kinds: f"{package}-{'shared' if kinds == shared and len(kinds) > 1 else '-'.join(kinds)}" for kinds in members}
+    chunk_name = {kinds: f"{package}-{_readers_name(kinds, shared)}" for kinds in members}
     return Split(core=tuple(sorted(names[name] for name in core)),
                  chunks={chunk_name[kinds]: tuple(sorted(paths)) for kinds, paths in sorted(members.items())},
                  widgets={kind: tuple(chunk_name[kinds] for kinds in sorted(members) if kind in kinds)
-                          for kind in widgets})
+                          for kind in widgets},
+                 audit=tuple(chunk_name[kinds] for kinds in sorted(members) if AUDIT in kinds))
+
+
+def _readers_name(kinds: tuple[str, ...], shared: tuple[str, ...]) -> str:
+    """A chunk's name from its readers: their kinds joined, every widget outside the seed (when
+    more than one) said as ``shared``.
+
+    >>> _readers_name(("b", "c", "audit"), ("b", "c")), _readers_name(("b",), ("b", "c"))
+    ('shared-audit', 'b')
+    """
+    if len(shared) > 1 and kinds[:len(shared)] == shared:
+        kinds = ("shared", *kinds[len(shared):])
+    return "-".join(kinds)
 
 
 def module_paths(paths, package: str) -> list[str]:

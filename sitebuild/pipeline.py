@@ -151,7 +151,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     lab_zip, chunks, parts = assets.lab_split_zips(root / "lab", instruments.SEED, instruments.widget_names())
     if not split_lab:  # the whole lab in the first load, as before the split (make bench compares the two)
         lab_zip, chunks = assets.lab_zip_bytes(root / "lab"), {}
-        parts = parts._replace(chunks={}, widgets={kind: () for kind in parts.widgets})
+        parts = parts._replace(chunks={}, widgets={kind: () for kind in parts.widgets}, audit=())
     published["lab.zip"] = assets.hashed_name("lab.zip", lab_zip)
     _write(stage / published["lab.zip"], lab_zip)
     lab_chunks: dict[str, list[str]] = {}
@@ -195,6 +195,9 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         # module -> the chunk that holds it, by chunk: the worker loads a chunk when an import misses
         # (an import inside a core function that only some settings reach)
         "labChunks": lab_chunks,
+        # the chunks the seed audit (and the exact sampler's first render) needs beyond the core: the
+        # page loads them once it is live, before it asks for either
+        "labAudit": [published[f"{name}.zip"] for name in parts.audit],
         # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
         "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
     }

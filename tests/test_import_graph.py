@@ -133,6 +133,17 @@ def test_no_import_cycle_among_lab_modules():
     assert _cycles(_import_graph(ROOT)) == []
 
 
+# A module a newcomer can read in one sitting; past this, split it by idea (docs/RECIPES.md).
+MAX_MODULE_LINES = 1000
+
+
+def test_no_lab_module_is_over_a_thousand_lines():
+    sizes = {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in sorted((ROOT / "lab").rglob("*.py"))}
+    assert len(sizes) > 40
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}
+
+
 def test_the_graph_sees_function_level_imports_and_cycles(tmp_path):
     """The two tests above would catch what they claim: an import inside a function is an edge, a
     relative import resolves to its module, and a cycle through them is found."""

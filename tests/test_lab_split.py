@@ -1,6 +1,7 @@
-"""The browser's lab in pieces (sitebuild/labsplit.py): the core the page boots on answers the seed
-audit and the seed's widgets by itself, and each widget answers (and its family of the instruments
-suite passes) from the core and its own chunks alone, with nothing else of the lab on the path."""
+"""The browser's lab in pieces (sitebuild/labsplit.py): the core the page boots on answers the seed's
+widgets by itself, the core and the seed audit's chunks answer the seed audit, and each widget
+answers (and its family of the instruments suite passes) from the core and its own chunks alone,
+with nothing else of the lab on the path."""
 
 from __future__ import annotations
 
@@ -40,8 +41,11 @@ out = {}
 def ask(request):
     return json.loads(V.handle(json.dumps(request)))
 if kind == "core":
+    out["errors"] = [r["error"] for r in (ask({"kind": k, "input": ""}) for k in sys.argv[3:]) if "error" in r]
+elif kind == "audit":
     audit = ask({"kind": "audit"})
     out["counter"] = audit.get("counter")
+    out["signatures"] = audit.get("signatures")
     out["errors"] = [r["error"] for r in (ask({"kind": k, "input": ""}) for k in sys.argv[3:]) if "error" in r]
 else:
     view = ask({"kind": kind, "input": ""})
@@ -78,15 +82,37 @@ def test_every_browser_module_ships_exactly_once(split):
     # every chunk is needed by some widget, and a seed widget needs none
     assert {name for names in parts.widgets.values() for name in names} == set(parts.chunks)
     assert all(parts.widgets[kind] == () for kind in instruments.SEED)
+    # the seed audit has chunks of its own, which every family needs too (its checks import it)
+    assert parts.audit and all(set(parts.audit) <= set(parts.widgets[kind]) for kind in instruments.NAMES)
 
 
-def test_the_core_answers_the_seed_by_itself(split, tmp_path):
+def test_the_seed_audit_is_no_part_of_the_first_load(split):
+    """The page goes live on the core; the seed audit, the exact sampler and its Fractions come after
+    (the first load stays at most 150 KB gzipped, as `make bench` measures it)."""
+    core, chunks, parts = split
+    assert {"lab.audit", "lab.sampler", "lab.exact", "lab.stats"} <= set().union(
+        *(_modules(chunks[name]) for name in parts.audit))
+    assert not {"lab.audit", "lab.sampler", "lab.exact"} & _modules(core)
+
+
+def test_the_core_answers_the_ledger_by_itself(split, tmp_path):
     core, _, _ = split
     _unpack(tmp_path, core)
-    out = _run(tmp_path, "core", *instruments.SEED)
-    assert out["counter"] == "20/20 speculative decoding checks passed"
+    out = _run(tmp_path, "core", "ledger")
     assert out["errors"] == []
     assert set(out["modules"]) <= _modules(core)
+
+
+def test_the_core_and_the_audit_chunks_answer_the_seed(split, tmp_path):
+    from lab.audit import AUDIT_EXPECTED, LEGACY_EXPECTED
+
+    core, chunks, parts = split
+    _unpack(tmp_path, core, *(chunks[name] for name in parts.audit))
+    out = _run(tmp_path, "audit", *instruments.SEED)
+    assert out["counter"] == "20/20 speculative decoding checks passed"
+    assert out["signatures"]["audit"] == AUDIT_EXPECTED and out["signatures"]["legacy"] == LEGACY_EXPECTED
+    assert out["errors"] == []
+    assert set(out["modules"]) <= _modules(core).union(*(_modules(chunks[name]) for name in parts.audit))
 
 
 @pytest.mark.parametrize("kind", instruments.NAMES)
@@ -118,11 +144,12 @@ def test_a_module_moved_into_a_package_needs_no_edit():
         "checks/__init__.py": b"", "checks/b.py": b"from . import x\nfrom ..traces import vllm\n",
     }
     parts = labsplit.split(files, "lab", ("a",), ("a", "b"))
-    assert set(parts.core) == {"__init__.py", "views.py", "figures.py", "audit.py", "widgets/__init__.py",
-                               "widgets/a.py"}
-    assert parts.chunks == {"lab-b": ("checks/__init__.py", "checks/b.py", "traces/__init__.py", "traces/vllm.py",
+    assert set(parts.core) == {"__init__.py", "views.py", "figures.py", "widgets/__init__.py", "widgets/a.py"}
+    assert parts.chunks == {"lab-audit": ("audit.py",),
+                            "lab-b": ("checks/__init__.py", "checks/b.py", "traces/__init__.py", "traces/vllm.py",
                                       "widgets/b.py")}
     assert parts.widgets == {"a": (), "b": ("lab-b",)}
+    assert parts.audit == ("lab-audit",)
 
 
 def test_each_widget_form_is_told_its_modules_and_family():

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from .. import acceptance, deployment, ledger, serving, traces
 from ..jsformat import to_fixed, to_js_string
-from . import alpha_root, phrase_missing, readout_difference
+from . import alpha_root, phrase_missing, readout_difference, views_at
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
 
@@ -335,10 +335,7 @@ def panel_readouts_match_model(out):
     from ..widgets import deployment as widget
 
     f = to_fixed
-    for values in READOUT_SETTINGS:
-        out.visited += 1
-        where = f"form {values or 'defaults'}"
-        view = widget.view(dict(values))
+    for values, where, view in views_at(out, widget, READOUT_SETTINGS):
         p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
              **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
         unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])

@@ -8,7 +8,7 @@ checks: each is cheap on its own.
 from .. import acceptance, audit, ledger, policies, policies_simulation
 from ..jsformat import to_fixed
 from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
-               readout_difference, table_cells)
+               readout_difference, table_cells, views_at)
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -319,10 +319,7 @@ def policy_readouts_match_model(out):
     from ..widgets import policies as widget
 
     f = to_fixed
-    for values in READOUT_SETTINGS:
-        out.visited += 1
-        where = f"form {values or 'defaults'}"
-        view = widget.view(dict(values))
+    for values, where, view in views_at(out, widget, READOUT_SETTINGS):
         if view.get("error") or "readouts" not in view:
             return out.fail(f"{where}: no view ({view.get('error')})")
         yield  # the view and the model's own numbers in steps of their own (the extremes take a while)

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .. import realtext
 from ..jsformat import to_fixed
-from . import alpha_root, hostile_inputs_answered, phrase_missing, table_cells
+from . import alpha_root, hostile_inputs_answered, phrase_missing, table_cells, views_at
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "CHECK_CORPUS", "ACCEPTANCE_Z", "check_model"]
 
@@ -321,11 +321,9 @@ def realtext_readouts_match_model(out):
 
     model = check_model()
     f, chance = to_fixed, widget._chance
-    for values in READOUT_SETTINGS:
-        out.visited += 1
-        where = f"form {values or 'defaults'}"
+    for values, where, view in views_at(out, widget, READOUT_SETTINGS,
+                                        lambda values: _realtext_view(widget, model, values)):
         s = _settings_of(widget, values)
-        view = _realtext_view(widget, model, values)
         k, temperature = s["k"], s["temperature"]
         prompt = model.tokenizer.encode(realtext.PRESETS[s["preset"]][1])
         cycles = realtext.generate(model, prompt, s["proposer"], k, temperature, s["tokens"], s["seed"],

@@ -11,7 +11,7 @@ from functools import lru_cache
 from .. import trees
 from ..jsformat import to_fixed
 from . import (cells_difference, figure_difference, hostile_inputs_answered, phrase_missing, readout_difference,
-               table_cells)
+               table_cells, views_at)
 from ..ledger import LedgerSettings, expected_tokens_per_call, ledger
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE", "SIGNATURE_SETTING"]
@@ -297,10 +297,7 @@ def tree_readouts_match_model(out):
                   float(trees.total_variation(p, trees.typical_output(p, q, n))))
                  for n in range(1, widget.MAX_CANDIDATES + 1)]
     yield
-    for values in READOUT_SETTINGS:
-        out.visited += 1
-        where = f"form {values or 'defaults'}"
-        view = widget.view(dict(values))
+    for values, where, view in views_at(out, widget, READOUT_SETTINGS):
         v = {**{s.name: int(s.default) for s in widget.SLIDERS},
              **{k: int(x) for k, x in values.items() if k != "verifyCost"}}
         budget, depth, mode = v["budget"], v["maxDepth"], values.get("verifyCost", "tax")
