@@ -60,7 +60,7 @@ def test_malformed_values_are_clamped_with_notes(malformed):
     assert [n.split(":")[0] for n in ledger_notes] == ["Per-token acceptance \u03b1", "Lookahead k"]
     assert sorted(n.split(":")[0] for n in exact_notes) == ["Draft match", "Target certainty"]
     assert "'NaN' is not a number" in ledger_notes[0]
-    assert any(n.startswith("Draft match: 99999% is more than the largest, 100%; using 100%") for n in exact_notes)
+    assert any(n.startswith("Draft match: 99,999% is more than the largest, 100%; using 100%") for n in exact_notes)
     assert any(f"'{MARKUP}' is not a number" in n for n in exact_notes)  # quoted as text
     for kind in ("ledger", "exact"):
         for note in pg.locator(f'[data-notes="{kind}"] p').all():
