@@ -51,12 +51,11 @@ True
 Standard library only.
 """
 
-import math
 from typing import NamedTuple
 
 from . import ledger, serving
 from .errors import LabValueError
-from .urlstate import LEDGER_SLIDERS
+from .urlstate import LEDGER_SLIDERS, log_stop
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
            "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
@@ -223,16 +222,6 @@ def round_to_step(value: float, low: float, high: float, step: float = 1) -> flo
     return int(stepped) if float(step).is_integer() else stepped
 
 
-def _stop(count: int) -> int:
-    """A log slider's stop for a count: the nearest power of two's exponent, ``round(log2 n)`` (the page's
-    rule, lab.urlstate.read_typed), the count itself travelling beside it.
-
-    >>> _stop(32), _stop(48), _stop(40)
-    (5, 6, 5)
-    """
-    return round(math.log2(count))
-
-
 def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     """What each instrument's controls get, by widget name then control name (the values its
     form takes, so the page can set them generically): every slider in its own range and step.
@@ -255,7 +244,8 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
         "ledger": ledger_values,
         "serving": {"target": d.target, "draft": d.draft, "gpu": d.gpu, "gpus": str(d.gpus),
                     "precision": d.precision, "stepModel": STEP_MODEL, "lookahead": k, "acceptance": percent,
-                    "batchExp": _stop(d.batch), "batch": d.batch, "contextExp": _stop(d.context), "context": d.context,
+                    "batchExp": log_stop(d.batch, 2), "batch": d.batch, "contextExp": log_stop(d.context, 2),
+                    "context": d.context,
                     "treeTokens": 0, "srvCurve": token, "engine": d.engine},
         "policies": {"acceptance": round_to_step(100 * alpha, 1, 99), "draftCost": ledger_values["draftCost"],
                      "lookahead": k, "polCurve": token,

@@ -19,10 +19,20 @@ from .jsformat import to_js_string
 __all__ = ["Slider", "slider_specs", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
            "raw_value", "was_sent", "shown_value", "reader_note", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
-           "QUOTE_LIMIT", "PANEL_FIGURE_TEXT", "panel_figure_from_link"]
+           "QUOTE_LIMIT", "PANEL_FIGURE_TEXT", "panel_figure_from_link", "log_stop"]
 
 MAX_QUERY_LENGTH = 2048  # a longer query is garbage, not slider state: ignored whole (every widget's reader)
 QUOTE_LIMIT = 48         # characters of a rejected value repeated in its note (every widget's notes)
+
+
+def log_stop(count: float, base: int) -> int:
+    """A log slider's stop for a count, ``round(log_base n)``: the nearest power's exponent (the page's
+    ``nearestStop`` in site/app.js keeps the same rule), the exact count travelling beside it.
+
+    >>> log_stop(32, 2), log_stop(48, 2), log_stop(40, 2)
+    (5, 6, 5)
+    """
+    return round(math.log(count, base))
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,10 @@ class Slider:
     @property
     def key(self) -> str:
         return self.url_key or self.name
+
+    def nearest_stop(self, count: float) -> int:
+        """This log slider's stop nearest ``count`` within its range (:func:`log_stop`, clamped)."""
+        return int(min(max(log_stop(count, self.base), self.minimum), self.maximum))
 
     @property
     def typed_name(self) -> str:
@@ -410,7 +424,7 @@ def read_typed(slider: Slider, raw, exponent: int, exponent_given: bool = True,
                    maximum=slider.base ** int(slider.maximum), step=1, default=stop, integer=True, base=0,
                    typed_key="")
     count, note = reader_note(twin, raw, label)
-    nearest = int(min(max(round(math.log(count, slider.base)), slider.minimum), slider.maximum))
+    nearest = slider.nearest_stop(count)
     if exponent_given and nearest != exponent:
         return stop, exponent, None
     return count, nearest, note
