@@ -121,15 +121,17 @@
     }
     return chunkLoads.get(url);
   }
+  // Every chunk of urls settled (each loaded once), or null when there is none to wait for.
+  function loadChunks(urls) {
+    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
+  }
   function loadModules(kind) {
     const form = typeof kind === "string" && document.readyState !== "loading" ? formOf(kind) : null;
-    const urls = (form?.dataset.modules || "").split(/\s+/).filter(Boolean);
-    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
+    return loadChunks((form?.dataset.modules || "").split(/\s+/).filter(Boolean));
   }
   // The seed audit's modules: no part of the first load (the page is live before the audit runs).
   function loadAuditModules() {
-    const urls = Array.isArray(config.labAudit) ? config.labAudit.filter((url) => typeof url === "string") : [];
-    return urls.length ? Promise.allSettled(urls.map(loadChunk)) : null;
+    return loadChunks(Array.isArray(config.labAudit) ? config.labAudit.filter((url) => typeof url === "string") : []);
   }
 
   function send(type, payload, timeoutMs) {
