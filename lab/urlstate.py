@@ -274,6 +274,8 @@ def shown_value(slider: Slider, value: float) -> str:
     >>> batch = Slider("batchExp", "Batch B", 0, 10, 1, 5, "sequences", integer=True, base=2)
     >>> shown_value(batch, 10), shown_value(batch, 99), shown_value(batch, 0), shown_value(LEDGER_SLIDERS[0], 74)
     ('1,024 sequences', '2^99 sequences', '1 sequence', '74%')
+    >>> shown_value(EXACT_SLIDERS[1], 3000), shown_value(EXACT_SLIDERS[1], 1e308)
+    ('3,000%', '1e+308%')
     """
     if not math.isfinite(value):
         return "infinity" if value > 0 else "minus infinity"
@@ -281,8 +283,10 @@ def shown_value(slider: Slider, value: float) -> str:
         text = f"{slider.base ** int(value):,}"
     elif slider.base:
         text = f"{slider.base}^{to_js_string(value)}"
-    elif slider.integer and slider.unit and float(value).is_integer():
-        text = f"{int(value):,}"  # a count in a unit: "3,000 sequences", as the page shows it
+    elif slider.integer and slider.unit and float(value).is_integer() and abs(value) < 1e21:
+        # a count in a unit: "3,000 sequences", as the page shows it; from 1e21 on, JavaScript's own exponent form
+        # ("1e+308"), so a huge number pasted into a link is not echoed back as 300 digits
+        text = f"{int(value):,}"
     else:
         text = to_js_string(value)
     unit = slider.unit

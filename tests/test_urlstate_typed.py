@@ -60,3 +60,13 @@ def test_the_count_counts_only_where_its_nearest_stop_is_the_sliders(count, expo
     nearest = round(math.log2(count))
     assert note is None and stop == exponent
     assert got == (count if nearest == exponent else 2 ** exponent)
+
+
+def test_a_huge_count_in_a_link_is_named_short_not_in_three_hundred_digits():
+    """Found by the fuzz test of parse_query (?certainty=1e308): a count in a unit prints with thousands
+    separators ("99,999%") only up to where JavaScript itself turns to its exponent form."""
+    from lab.urlstate import EXACT_SLIDERS, reader_note
+
+    certainty = next(s for s in EXACT_SLIDERS if s.name == "certainty")
+    assert reader_note(certainty, "1e308")[1] == "Target certainty: 1e+308% is more than the largest, 100%; using 100%"
+    assert reader_note(certainty, "99999")[1].startswith("Target certainty: 99,999% is more than the largest")
