@@ -21,7 +21,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
-           "moe_steps", "fit_moe_layer_us",
+           "moe_steps", "fit_moe_layer_us", "summary_by_engine",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -29,7 +29,7 @@ class ValidationPoint(NamedTuple):
     """One measured end-to-end speedup: ``measured`` for ``target`` drafted by ``draft`` on
     ``gpus`` x ``gpu`` at ``batch`` sequences, lookahead ``lookahead``, mean acceptance length
     ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context, on
-    ``engine`` (:data:`lab.serving_calibration.ENGINES`)."""
+    ``engine`` (:data:`lab.serving_calibration.ENGINES`), the target's weights in ``precision``."""
 
     label: str
     gpu: str
@@ -44,6 +44,7 @@ class ValidationPoint(NamedTuple):
     source: str
     note: str
     engine: str = serving.DEFAULT_ENGINE
+    precision: str = "bf16"
 
 
 _FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
@@ -66,6 +67,23 @@ _GPU_NOTE = "the issue names no GPU: one H100 assumed (its author's other runs a
 # its default in 0.14.0), so each row runs with the engine setting of those versions, "vllm-v1-0.10".
 _SYNC_V1 = "vllm-v1-0.10"
 
+# Rows past batch one. SGLang's MTP for DeepSeek-V3 of July 2025: the draft-extend pass in a CUDA graph (SGLang pull
+# request 6606, May 2025) and the overlap scheduler off while speculating (the blog: "The current MTP implementation
+# does not yet support overlap scheduling"), so each row runs with the engine setting of that time, "sglang-no-overlap".
+_MTP_BLOG = ("LMSYS blog 'Accelerating SGLang with Multiple Token Prediction' (Eigen AI Team, 2025-07-17; "
+             "github.com/lm-sys/lm-sys.github.io, blog/2025-07-17-mtp.md at 0947bdc0), Case Study 1: DeepSeek V3 on "
+             "'two decoding nodes across a total of 16 H200 GPUs, running 2 concurrent requests per rank with input "
+             "sequence length of 65,536 tokens and output sequence length of 4,096 tokens'; per rank 51.0 tokens/s with "
+             "neither overlap scheduling nor MTP, 60.4 with overlap scheduling alone, 81.5 with 'a 3-token MTP window "
+             "and topk=1' ('average acceptance length of 2.18 tokens') and 82.0 with a 4-token window (2.44)")
+_MTP_NOTE = ("measured = MTP / 60.4, the overlapped plain rate: the model's plain step is SGLang's default, overlap on "
+             "(against the blog's baseline with overlap off it is MTP / 51.0). Assumed: one decode node of 8 H200s "
+             "priced as tensor parallel 8 at batch 16 (2 a rank x 8 ranks; the blog runs DP attention and expert "
+             "parallelism with prefill on other nodes), FP8 weights (DeepSeek-V3's released ones), the context the "
+             "middle of the 65,536 + 4,096 tokens, and an n-token window read as n - 1 drafted tokens (SGLang's "
+             "num_draft_tokens counts the verified root of a topk 1 chain, as the blog's 'draft_token_num = 2' at "
+             "'step size = 1' does)")
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
                     _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head", _SYNC_V1),
@@ -82,6 +100,10 @@ VALIDATION = (
                       7.07 / tpot, _ISSUE20780, _GPU_NOTE + "; EAGLE-3's head priced as vLLM's llama_eagle3.py "
                       "builds it (lab.serving.eagle3_head: 2h-input q, k, v, a 3h->h fc, a 32k-token LM head)",
                       _SYNC_V1) for k, length, tpot in _E3),
+    ValidationPoint("DeepSeek-V3 MTP, k = 2", "h200", "deepseek-v3", serving.EAGLE, 8, 16, 2, 2.18, 67584, 81.5 / 60.4,
+                    _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
+    ValidationPoint("DeepSeek-V3 MTP, k = 3", "h200", "deepseek-v3", serving.EAGLE, 8, 16, 3, 2.44, 67584, 82.0 / 60.4,
+                    _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
 )
 
 
@@ -197,7 +219,7 @@ def predict(point: ValidationPoint) -> dict:
     settings = serving.DEFAULT_SETTINGS.with_(
         gpu=point.gpu, target=point.target, draft=point.draft, gpus=point.gpus, batch=point.batch,
         lookahead=point.lookahead, acceptance=100 * alpha_for_length(point.acceptanceLength, point.lookahead),
-        context=point.context, stepModel=serving.MEASURED, engine=point.engine)
+        context=point.context, stepModel=serving.MEASURED, engine=point.engine, precision=point.precision)
     result = serving.serving(settings)
     return {"predicted": result.speedup, "settings": settings, "plainStepMs": result.plainStepMs,
             "draftStepMs": result.draftStepMs, "verifyStepMs": result.verifyStepMs}
@@ -313,6 +335,29 @@ def summary(rows=None) -> dict:
     worst = max(ratios, key=lambda r: max(r, 1 / r))
     return {"points": len(ratios), "medianRatio": median, "worstRatio": worst, "medianAbsError": median_error,
             "above": sum(r > 1 for r in ratios)}
+
+
+def summary_by_engine(rows=None) -> list[dict]:
+    """Each engine setting's rows summarised apart (an error band is an engine's own, never pooled across
+    engines): ``engine``, ``points``, ``medianLogError`` (the median of ``|ln(predicted / measured)|``),
+    ``medianAbsError`` and ``above`` as in :func:`summary`, and the ``batches`` its rows ran at, in the
+    order the engines first appear in the rows.
+
+    >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
+    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16])]
+    """
+    import math
+    rows = comparison() if rows is None else rows
+    out = []
+    for engine in dict.fromkeys(row["engine"] for row in rows):
+        mine = [row for row in rows if row["engine"] == engine]
+        logs = sorted(abs(math.log(row["ratio"])) for row in mine)
+        middle = len(logs) // 2
+        median_log = logs[middle] if len(logs) % 2 else (logs[middle - 1] + logs[middle]) / 2
+        out.append({"engine": engine, "points": len(mine), "medianLogError": median_log,
+                    "medianAbsError": summary(mine)["medianAbsError"], "above": summary(mine)["above"],
+                    "batches": sorted({row["batch"] for row in mine})})
+    return out
 
 
 class CrossoverBracket(NamedTuple):

@@ -758,12 +758,15 @@ def body_cells(html: str) -> list[str]:
 
 # Settings whose trust line the check rebuilds: the default (today's V1: no validation row), the engine and family
 # of the batch-one rows on an H100 (EAGLE-1 and EAGLE-3 rows are apart: another draft), a mixture of experts on the
-# same engine (no row), an assumed GPU and the idealised step model.
+# same engine (no row), the SGLang MTP rows' family (DeepSeek-V3 on H200s, batch 16), an assumed GPU and the
+# idealised step model.
 TRUST_SETTINGS = (
     {},
     {"engine": "vllm-v1-0.10", "gpu": "h100-sxm", "target": "llama-3-8b", "draft": "eagle-head", "gpus": "1"},
     {"engine": "vllm-v1-0.10", "gpu": "a100-40g", "target": "llama-3-8b", "draft": "eagle-head", "gpus": "1"},
     {"engine": "vllm-v1-0.10", "gpu": "h100-sxm", "target": "qwen3-30b-a3b", "draft": "eagle-head", "gpus": "1"},
+    {"engine": "sglang-no-overlap", "gpu": "h200", "target": "deepseek-v3", "draft": "eagle-head", "gpus": "8",
+     "precision": "fp8"},
     {"gpu": "b200"},
     {"stepModel": "operators"},
 )

@@ -356,7 +356,8 @@ def _trust(settings: serving.ServingSettings) -> str:
     middle = len(errors) // 2
     median = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
     batches = sorted({row["batch"] for row in rows})
-    at = "batch one" if batches == [1] else f"batch {batches[0]} to {batches[-1]}"
+    at = ("batch one" if batches == [1] else f"batch {batches[0]}" if len(batches) == 1
+          else f"batch {batches[0]} to {batches[-1]}")
     return (f"calibrated on measured step times; off by {_f(100 * median, 0)}% (median) on {len(rows)} published "
             f"speedups of {engine} at {at} for this family; beyond that, not validated")
 
@@ -466,6 +467,10 @@ def _validation_context() -> dict:
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
+            "engines": [{"engine": serving.ENGINES[e["engine"]].label, "points": e["points"],
+                         "medianError": _f(100 * e["medianAbsError"], 0), "above": e["above"],
+                         "batches": " and ".join(str(b) for b in e["batches"])}
+                        for e in serving_validation.summary_by_engine(rows)],
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),

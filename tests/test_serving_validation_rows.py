@@ -1,0 +1,82 @@
+"""The validation rows past batch one (issue 36 item 5): each runs with its engine of the date, fits in memory,
+cites where its numbers were read, and is summarised and trusted with its own engine's rows only."""
+
+import math
+
+import pytest
+
+from lab import serving, serving_calibration, serving_validation
+from lab.widgets import serving as widget
+
+BATCHED = [p for p in serving_validation.VALIDATION if p.batch > 1]
+
+
+def test_there_are_rows_past_batch_one_for_current_sglang():
+    assert BATCHED and {p.engine for p in BATCHED} <= set(serving_calibration.ENGINES)
+    assert any(p.engine.startswith("sglang") for p in BATCHED)
+
+
+@pytest.mark.parametrize("point", BATCHED, ids=lambda p: p.label)
+def test_a_batched_row_is_a_setting_that_fits(point):
+    settings = serving_validation.predict(point)["settings"]
+    assert settings.precision == point.precision and settings.engine == point.engine
+    assert serving.serving(settings).maxBatchInMemory >= point.batch
+
+
+@pytest.mark.parametrize("point", BATCHED, ids=lambda p: p.label)
+def test_a_batched_row_cites_what_it_read_and_says_what_it_assumed(point):
+    # the source names its repository, path and commit; the note what was assumed; the measured speedup is the
+    # quoted rates' ratio
+    assert "blog/2025-07-17-mtp.md at 0947bdc0" in point.source and "Assumed:" in point.note
+    quoted = {2: (81.5, 2.18), 3: (82.0, 2.44)}[point.lookahead]
+    assert point.measured == pytest.approx(quoted[0] / 60.4) and point.acceptanceLength == quoted[1]
+    assert f"{quoted[0]}" in point.source and f"{quoted[1]}" in point.source
+    assert point.acceptanceLength <= point.lookahead + 1  # a mean length the lookahead can reach
+
+
+def test_mtp_rows_run_sglang_without_overlap_as_of_july_2025():
+    # the blog: "The current MTP implementation does not yet support overlap scheduling"; the draft-extend CUDA graph
+    # (SGLang pull request 6606) was in since May 2025
+    mtp = [p for p in BATCHED if "MTP" in p.label]
+    assert mtp and all(p.engine == "sglang-no-overlap" for p in mtp)
+    engine = serving_calibration.ENGINES["sglang-no-overlap"]
+    assert engine.serialOutput and not engine.eagerExtend and not engine.asyncScheduling
+
+
+def test_summary_by_engine_never_pools_engines():
+    rows = serving_validation.comparison()
+    by_engine = serving_validation.summary_by_engine(rows)
+    assert sum(e["points"] for e in by_engine) == len(rows)
+    for e in by_engine:
+        mine = [r for r in rows if r["engine"] == e["engine"]]
+        logs = sorted(abs(math.log(r["predicted"] / r["measured"])) for r in mine)
+        n = len(logs)
+        assert e["medianLogError"] == pytest.approx((logs[(n - 1) // 2] + logs[n // 2]) / 2)
+        assert e["above"] == sum(r["predicted"] > r["measured"] for r in mine)
+        assert e["batches"] == sorted({r["batch"] for r in mine})
+
+
+def test_leave_one_source_out_takes_the_batched_rows():
+    # the blog gave the calibration no step time, so its rows' refit is their own prediction (leftOut 0)
+    out = [r for r in serving_validation.leave_one_source_out() if r["batch"] > 1]
+    assert len(out) == len(BATCHED)
+    assert all(r["leftOut"] == 0 and r["predictedWithout"] == r["predicted"] for r in out)
+
+
+def test_trust_line_of_the_mtp_family_quotes_its_own_rows():
+    values = {"engine": "sglang-no-overlap", "gpu": "h200", "target": "deepseek-v3", "draft": "eagle-head",
+              "gpus": "8", "precision": "fp8"}
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    rows = [r for r in serving_validation.comparison() if r["engine"] == "sglang-no-overlap"]
+    errors = sorted(abs(r["predicted"] / r["measured"] - 1) for r in rows)
+    median = (errors[(len(errors) - 1) // 2] + errors[len(errors) // 2]) / 2
+    assert f"off by {round(100 * median)}% (median) on {len(rows)} published speedups" in shown
+    assert "at batch 16 for this family" in shown
+    # the same engine with a dense target has no row: "not validated", no band
+    dense = widget.view({**values, "target": "llama-3-70b", "precision": "bf16"})["readouts"]["crossoverTrust"]
+    assert "not validated" in dense and "%" not in dense
+
+
+def test_the_table_names_the_batched_rows_precision():
+    html = widget._validation_context()["table"]
+    assert "DeepSeek-V3" in html and "batch 16" in html and "FP8" in html
