@@ -373,8 +373,12 @@ def test_the_two_error_statistics_are_told_apart(page):
     summary = serving_validation.summary()
     text = text_of(page)
     error = round(100 * summary["medianAbsError"])
-    assert f"the model is off by {error}% (the median of each row's distance from its measurement" in text
-    assert f"(a signed statistic, unlike the {error}% median error above, which ignores the direction)" in text
+    first, batched = serving_validation.summary_by_engine()[:2]   # each engine's error is stated apart
+    mine = round(100 * first["medianAbsError"])
+    assert f"the model is off by {mine}% (the median of each row's distance from its measurement" in text
+    assert f"it is off by {round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above" in text
+    assert ("(a signed statistic, unlike the engines' median errors above, which ignore the direction; pooled over "
+            f"every row that error is {error}%)") in text
 
 
 def test_the_validation_table_prints_each_source_once(page):

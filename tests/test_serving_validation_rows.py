@@ -1,4 +1,4 @@
-"""The validation rows past batch one (issue 36 item 5): each runs with its engine of the date, fits in memory,
+"""The validation rows past batch one: each runs with its engine of the date, fits in memory,
 cites where its numbers were read, and is summarised and trusted with its own engine's rows only."""
 
 import math
