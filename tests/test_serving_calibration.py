@@ -170,8 +170,9 @@ def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
 
 
 def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_end():
-    """The MoE term is calibrated on step times only: no end-to-end row of a mixture of experts exists, so the trust
-    line says "not validated" for one on a measured GPU and on an assumed one."""
+    """The MoE term is calibrated on step times only: no end-to-end row of a mixture of experts exists for the default
+    engine and draft (the only MoE rows are SGLang's MTP ones, another engine), so the trust line says "not validated"
+    for one on a measured GPU and on an assumed one."""
     from lab.widgets import serving as widget
 
     for gpu in ("h200", "b200"):
