@@ -289,7 +289,10 @@ ALLREDUCE_VLLM_EAGER_HOPPER = {
 # a hidden of 8192); no in-graph H100 time of it below that size was found (vLLM pull request 33839, 2026-02-04,
 # benchmarked 2 KiB to 1 GiB on 4 and 8 H100s, but only its ratios were read: 'custom_AR wins (1.07x - 1.35x faster)'
 # at 32K-256K on 4 GPUs, as vllm/distributed/device_communicators/all_reduce_utils.py quotes them).
-# - 2 GPUs: vllm-project/vllm pull request 24111 (2025-09-02), '### H100', 'TP=2', ca_1stage '(32, 8192) 0.50 MB 0.007'.
+# - 2 GPUs: vllm-project/vllm pull request 24111 (2025-09-02), '### H100', 'TP=2', ca_1stage, the 'Best' there: 0.50 MB
+#   0.007, 1.00 MB 0.009, 1.50 MB 0.011 ms (the rows past 1.5 MB read from a mirror of the PR page in the pages corpus,
+#   github.mosekj.com/vllm-project/vllm/pull/24111; its 2.00 MB row is cut before its 'Best'). Its marginal rate, 262
+#   GB/s, is within a quarter of the 215 GB/s ALLREDUCE_LARGE_SOURCES assumes for 2 GPUs from the TP=6 table.
 # - 4 GPUs: vllm-project/vllm pull request 24532 ('[core] add nccl symmetric memory for all reduce', 2025-09-09), 'TP = 4',
 #   ca_1stage (the best of the default kernels at these sizes) 0.50 MB 0.010, 1.00 MB 0.014, 1.50 MB 0.019 ms. The
 #   GPU is not named in what was read: an H100 assumed (the PR's DeepSeek-R1 run is on 8 GPUs of one node).
@@ -301,7 +304,7 @@ ALLREDUCE_VLLM_EAGER_HOPPER = {
 # vLLM on several H100s the priced all-reduce is an upper bound there, and the 70B row's missing time (0.78) is not in
 # its all-reduce.
 ALLREDUCE_VLLM_GRAPH_HOPPER = {
-    2: ((524288, 7.0),),
+    2: ((524288, 7.0), (1048576, 9.0), (1572864, 11.0)),
     4: ((524288, 10.0), (1048576, 14.0), (1572864, 19.0)),
     6: ((524288, 13.0), (1048576, 16.0), (1572864, 18.0)),
 }
