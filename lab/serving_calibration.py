@@ -82,6 +82,7 @@ __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEAS
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
+           "ALLREDUCE_VLLM_EAGER_HOPPER", "ALLREDUCE_VLLM_GRAPH_HOPPER",
            "VLLM_GPU_MEMORY_UTILIZATION", "TRTLLM_FREE_GPU_MEMORY_FRACTION", "sgl_mem_fraction_static", "engine_memory_bytes",
            "ENGINES", "DEFAULT_ENGINE"]
 
@@ -205,8 +206,11 @@ ALLREDUCE_SOURCES = {
     # H100 (without cuda graph)', tests/test_trt_reduce.py, table 'custom allreduce', latency(ms) at tp size 2/4/8, its
     # 'data size' read as bytes: 512 0.0037/0.0048/0.0059, 4096 0.0039/0.0037/0.0057, 32768 0.0045/0.0048/0.0078,
     # 262144 0.0079/0.0139/0.0167, 524288 0.0125/0.0202/0.0221, 1048576 0.0199/0.0311/0.0338. Without a CUDA graph, so a
-    # launch is in each figure (engines replay decode in graphs: an upper bound). The same table's vLLM kernel: 8.7, 9.2
-    # and 11.8 us at 32768.
+    # launch is in each figure (engines replay decode in graphs: an upper bound). The kernel timed is the TensorRT-LLM
+    # one-shot SGLang ran from January to April 2025; SGLang pull request 5079 (2025-04-05: 'adapt vllm custom allreduce
+    # kernel', 'remove existed tensorrt llm kernel') made it vLLM's, so both engines run one kernel family since. The
+    # same table's vLLM kernel (ALLREDUCE_VLLM_EAGER_HOPPER, 8.7, 9.2 and 11.8 us at 32768) is slower by a copy the PR
+    # itself names, not by its kernel: it is not charged to vLLM (ALLREDUCE_VLLM_GRAPH_HOPPER says why).
     "hopper": {
         2: ((512, 3.7), (4096, 3.9), (32768, 4.5), (262144, 7.9), (524288, 12.5), (1048576, 19.9)),
         4: ((512, 4.8), (4096, 3.7), (32768, 4.8), (262144, 13.9), (524288, 20.2), (1048576, 31.1)),
@@ -262,6 +266,50 @@ ALLREDUCE_LARGE_SOURCES = {
     # pull request 19744's, read for ALLREDUCE_SOURCES): 1.0MB 22.91, 2.0MB 36.64, 4.0MB 63.86, 8.0MB 118.31 us. On
     # ROCm, an MI300X assumed as above; TP 2 and 8 take TP 4's rate (assumed).
     "mi300x": {4: ((1048576, 22.91), (2097152, 36.64), (4194304, 63.86), (8388608, 118.31))},
+}
+
+
+# vLLM's own custom all-reduce on H100 as sgl-project/sglang pull request 2904 timed it beside SGLang's (the same table
+# as ALLREDUCE_SOURCES["hopper"], 'vllm', latency(ms) at tp size 2/4/8): 512 0.0095/0.0091/0.0101, 4096
+# 0.0088/0.0085/0.0093, 32768 0.0087/0.0092/0.0118, 262144 0.0129/0.0206/0.0241, 524288 0.0177/0.0269/0.0304, 1048576
+# 0.0266/0.0402/0.0450. 'Without cuda graph', and the PR says why it is slower: 'custom allreduce performance is faster
+# than vllm when disable cuda graph since copy input mode can save launch kernel time'. Outside a graph vLLM's kernel
+# first copies its input into the shared buffer, a second launch; inside one it reads registered graph buffers
+# (vllm/distributed/device_communicators/custom_all_reduce.py, CustomAllreduce.custom_all_reduce, read through the
+# code index, id 57434741329: 'all_reduce(input, registered=True)' while the stream is capturing, else 'outside of
+# cuda graph context, custom allreduce incurs a cost of cudaMemcpy'; SGLang PR 2904 itself: 'adapt vllm register cuda
+# graph buffer to save a data copy'). The gap over SGLang's is a near-constant 3.6
+# to 5.8 us at 512 B to 32 KiB (tests/test_serving_calibration_allreduce.py), a launch and not a rate. vLLM decodes in CUDA
+# graphs, so this table prices a copy vLLM's decode does not make: NOT charged, kept as the measurement that says so.
+ALLREDUCE_VLLM_EAGER_HOPPER = {
+    2: ((512, 9.5), (4096, 8.8), (32768, 8.7), (262144, 12.9), (524288, 17.7), (1048576, 26.6)),
+    4: ((512, 9.1), (4096, 8.5), (32768, 9.2), (262144, 20.6), (524288, 26.9), (1048576, 40.2)),
+    8: ((512, 10.1), (4096, 9.3), (32768, 11.8), (262144, 24.1), (524288, 30.4), (1048576, 45.0)),
+}
+# vLLM's all-reduce as its decode runs it: timed inside a CUDA graph by vLLM's own benchmark
+# (benchmarks/kernels/benchmark_device_communicators.py: CUDA_GRAPH_CAPTURE_CYCLES = 10 all-reduces captured in one
+# graph, replayed, the wall time divided by 10), bfloat16, hidden 8192, in us. Measured from 0.5 MiB only (32 tokens of
+# a hidden of 8192); no in-graph H100 time of it below that size was found (vLLM pull request 33839, 2026-02-04,
+# benchmarked 2 KiB to 1 GiB on 4 and 8 H100s, but only its ratios were read: 'custom_AR wins (1.07x - 1.35x faster)'
+# at 32K-256K on 4 GPUs, as vllm/distributed/device_communicators/all_reduce_utils.py quotes them).
+# - 2 GPUs: vllm-project/vllm pull request 24111 (2025-09-02), '### H100', 'TP=2', ca_1stage, the 'Best' there: 0.50 MB
+#   0.007, 1.00 MB 0.009, 1.50 MB 0.011 ms (the rows past 1.5 MB read from a mirror of the PR page in the pages corpus,
+#   github.mosekj.com/vllm-project/vllm/pull/24111; its 2.00 MB row is cut before its 'Best'). Its marginal rate, 262
+#   GB/s, is within a quarter of the 215 GB/s ALLREDUCE_LARGE_SOURCES assumes for 2 GPUs from the TP=6 table.
+# - 4 GPUs: vllm-project/vllm pull request 24532 ('[core] add nccl symmetric memory for all reduce', 2025-09-09), 'TP = 4',
+#   ca_1stage (the best of the default kernels at these sizes) 0.50 MB 0.010, 1.00 MB 0.014, 1.50 MB 0.019 ms. The
+#   GPU is not named in what was read: an H100 assumed (the PR's DeepSeek-R1 run is on 8 GPUs of one node).
+# - 6 GPUs: pull request 24111, the H100 TP=6 table, 'Best' (what vLLM's size-based dispatch picks): 0.50 MB 0.013
+#   (ca_1stage), 1.00 MB 0.016, 1.50 MB 0.018 (symm_mem_multimem).
+# NOT charged: the small sizes of batch-1 decode are not measured, and one kernel for both engines (SGLang pull request
+# 5079, above) gives no engine a split. What it shows (tests/test_serving_calibration_allreduce.py): at 0.5 to 1.5 MiB
+# the Hopper fit (SGLang's January 2025 kernel, eager) charges 1.7 to 2.5 times what vLLM measures in a graph, so for
+# vLLM on several H100s the priced all-reduce is an upper bound there, and the 70B row's missing time (0.78) is not in
+# its all-reduce.
+ALLREDUCE_VLLM_GRAPH_HOPPER = {
+    2: ((524288, 7.0), (1048576, 9.0), (1572864, 11.0)),
+    4: ((524288, 10.0), (1048576, 14.0), (1572864, 19.0)),
+    6: ((524288, 13.0), (1048576, 16.0), (1572864, 18.0)),
 }
 
 
@@ -778,8 +826,9 @@ STEP_MEASUREMENTS = (
                     "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
     # held to 25%, not 15%: with the all-reduce priced as measured (ALLREDUCE_SOURCES) this row comes out 0.79 of the
     # measurement; the uncited 30 us an all-reduce it used to be fitted with had absorbed the rest. What vLLM's
-    # tensor-parallel step pays beyond the kernels (its multiprocess executor hands each step to the workers; its own
-    # custom all-reduce ran 9.2 us at 32 KB on 4 H100s in the same table, against SGLang's 4.8) was not found measured.
+    # tensor-parallel step pays beyond the kernels (its multiprocess executor hands each step to the workers) was not
+    # found measured. Not its all-reduce kernel: SGLang pull request 2904's 9.2 us for vLLM's at 32 KB on 4 H100s (against
+    # 4.8) is an eager copy a CUDA graph skips, and inside a graph vLLM's measures below the fit (ALLREDUCE_VLLM_GRAPH_HOPPER).
     StepMeasurement("h200", "llama-3-70b", "bf16", 4, 8, 1, 96, 2077.53 / 128, 0.25, _H200_LATENCY + " (latency_llama70B_tp4: 2077.53 ms)",
                     "mean latency / 128 output tokens on 4 GPUs (tensor parallel); context about 96; the build's vLLM version is not stated: synchronous "
                     "scheduling assumed (asynchronous scheduling was opt-in before 2026)", "vllm-v1-0.10"),
