@@ -50,7 +50,10 @@ own step times.
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
   step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
-  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1); how each proposes n-gram drafts
+  (:func:`ngram_proposal_ms`: vLLM V1's KMP scan measured at 1.06 ns a context token, :data:`NGRAM_SCAN_NS`; V0's
+  proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie assumed), whether V1 runs
+  synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
