@@ -146,3 +146,27 @@ def test_no_other_engine_prepares_draft_steps_on_the_host(engine):
     hopper = cal.CALIBRATIONS["h100-sxm"]
     # on a host-prepared step the draft would pay passMs, well above a captured pass's draftPassMs at batch 1
     assert serving.draft_step_ms(s, 1, 1024) < _captured_draft_ms(V0_70B, 1) + (hopper.passMs - hopper.draftPassMs) / 2
+
+
+# --- mutations: each engine switch flipped is caught by the instruments check -------------------------
+
+@pytest.mark.parametrize("engine, change, fragment", [
+    ("vllm-v1", {"ngramProposer": "vllm-v0"},
+     "vllm-v1 pays for n-gram and multi-GPU drafts ['n-gram per proposed draft', 'synchronous with n-gram drafts']"),
+    ("vllm-v1", {"hostDraftStepsAboveTp1": True}, "vllm-v1 pays for n-gram and multi-GPU drafts"),   # V1 given V0's
+    ("vllm-v1", {"ngramStepHostMs": 0.0}, "vllm-v1 pays for n-gram and multi-GPU drafts ['n-gram scans the context']"),
+    ("vllm-v1-0.10", {"ngramProposer": "vllm-batched"}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts"),
+    ("vllm-v0", {"hostDraftStepsAboveTp1": False}, "vllm-v0 pays for n-gram and multi-GPU drafts ['n-gram per "
+                                                   "proposed draft']"),
+    ("vllm-v0", {"ngramProposer": "vllm-batched"}, "vllm-v0 pays for n-gram and multi-GPU drafts"),
+    ("sglang", {"ngramProposer": "vllm-batched"}, "sglang pays for n-gram and multi-GPU drafts"),
+])
+def test_engine_costs_check_catches_each_new_switch_flipped(monkeypatch, engine, change, fragment):
+    from lab.checks import serving as family
+    from mutation import failure_of
+    monkeypatch.setitem(cal.ENGINES, engine, cal.ENGINES[engine]._replace(**change))
+    serving._measured_constants.cache_clear()
+    try:
+        failure_of(family.CHECKS, "serving-engine-costs-as-read", fragment, "read in its code")
+    finally:
+        serving._measured_constants.cache_clear()

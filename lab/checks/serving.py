@@ -534,6 +534,19 @@ ENGINE_COSTS_AS_READ = {
     "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
     "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
 }
+# The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
+# engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
+# _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
+# synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
+# on the CPU; SGLang matches its trie once a request (assumed).
+OTHER_DRAFT_COSTS_AS_READ = {
+    "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
+    "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request"}),
+    "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}),
+    "sglang": frozenset({"n-gram call a request"}),
+    "sglang-no-overlap": frozenset({"n-gram call a request"}),
+    "sglang-eager-extend": frozenset({"n-gram call a request"}),
+}
 
 
 def _costs_paid(name):
@@ -569,11 +582,46 @@ def _costs_paid(name):
     return paid
 
 
+def _other_drafts_paid(name):
+    """What n-gram drafts and a draft model on four GPUs cost an engine, read off the model's numbers (the
+    setting of :func:`_costs_paid`)."""
+    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
+                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
+    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s)
+
+
+def _ngram_costs_paid(s):
+    """n-gram drafting's costs read off the model's numbers: a proposal that grows with the context (a scan of
+    it), with the batch at no context (a call a request), with k (a price per proposed draft), and a verify
+    step dearer than an EAGLE draft's (the engine turns its asynchronous scheduling off for n-gram drafts)."""
+    s = s.with_(draft=serving.NGRAM)
+    cycle = lambda batch, context, k=3: serving.ngram_cycle_ms(s, batch, context, k)  # noqa: E731
+    paid = set()
+    if cycle(32, 8192) - cycle(32, 1024) > 1e-9:
+        paid.add("n-gram scans the context")
+    if cycle(64, 0) - cycle(32, 0) > 1e-9:
+        paid.add("n-gram call a request")
+    if cycle(32, 1024, 6) - cycle(32, 1024, 3) > 1e-9:
+        paid.add("n-gram per proposed draft")
+    if serving.verify_step_ms(s, 32, 1024) - serving.verify_step_ms(s.with_(draft=serving.EAGLE), 32, 1024) > 1e-9:
+        paid.add("synchronous with n-gram drafts")
+    return paid
+
+
+def _multi_gpu_draft_costs_paid(s):
+    """A draft model on four GPUs (a 1B draft for Llama-3-70B) whose draft pass pays per-sequence engine work: each
+    step prepared on the CPU as an engine step (vLLM V0 above TP 1)."""
+    s = s.with_(target="llama-3-70b", draft="llama-3.2-1b", gpus=4)
+    parts = serving.step_breakdown(serving.draft_shape(s), s, 32, 1, 1024, "draft")
+    return {"host-prepared draft steps"} if parts["engine"] > 0 else set()
+
+
 def engine_costs_as_read(out):
     """Each engine version pays exactly the costs its code was read to have (ENGINE_COSTS_AS_READ, the
     places in lab.serving_calibration.ENGINES): read off the model's numbers, not its switches, so vLLM V1
     charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
-    fails here. Every engine is named in the table and the table names no other."""
+    fails here; so do its n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
+    price or V0's host-prepared draft steps fails. Every engine is named in the table and the table names no other."""
     if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
         out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
     for name in serving_calibration.ENGINES:
@@ -581,6 +629,9 @@ def engine_costs_as_read(out):
         paid, expected = _costs_paid(name), ENGINE_COSTS_AS_READ.get(name, frozenset())
         if paid != expected:
             out.fail(f"{name} pays {sorted(paid)}, read in its code: {sorted(expected)}")
+        paid, expected = _other_drafts_paid(name), OTHER_DRAFT_COSTS_AS_READ.get(name, frozenset())
+        if paid != expected:
+            out.fail(f"{name} pays for n-gram and multi-GPU drafts {sorted(paid)}, read in its code: {sorted(expected)}")
 
 
 CHECKS = (
