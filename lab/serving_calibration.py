@@ -645,8 +645,10 @@ _V0_COSTS = (
      "draft_tp == 1', else MultiStepWorker with the ordinary model runner; vllm/spec_decode/multi_step_worker.py, "
      "sampler_output: without TP1DraftModelRunner.supports_gpu_multi_step it runs 'multi-step directly, with every "
      "step prepared on the CPU' ('TODO: Remove this branch once DraftModelRunner supports TP>1'), one "
-     "worker.execute_model a step, whose driver prepares the inputs and broadcasts them to the other ranks (read "
-     "through the code index): each draft step priced as a host-driven pass (passMs) with the per-sequence work "
+     "worker.execute_model a step, whose driver prepares the inputs and broadcasts them to the other ranks; the "
+     "forward itself replays CUDA graphs (SpeculativeConfig.maybe_create_spec_config: the draft's ModelConfig takes "
+     "'enforce_eager=target_model_config.enforce_eager') (read through the code index): each draft step priced as a "
+     "host-driven pass (passMs) with the per-sequence work "
      "(sequenceUs); the broadcast itself was not found measured and is not charged"),
     ("n-gram proposal", "vllm/spec_decode/ngram_worker.py (V0), NGramWorker; its proposal time: vLLM pull request 9333 "
      "(NGRAM_V0_PROPOSAL_TOKEN_MS, per proposed token)"),
