@@ -52,7 +52,8 @@ own step times.
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
   ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1); how each proposes n-gram drafts
   (:func:`ngram_proposal_ms`: vLLM V1's KMP scan measured at 1.06 ns a context token, :data:`NGRAM_SCAN_NS`; V0's
-  proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie assumed), whether V1 runs
+  proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie match at 32.4 us a request,
+  45.3 before 2026, :data:`SGL_NGRAM_REQUEST_US`), whether V1 runs
   synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
@@ -87,7 +88,8 @@ __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEAS
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
            "VLLM_GPU_MEMORY_UTILIZATION", "TRTLLM_FREE_GPU_MEMORY_FRACTION", "sgl_mem_fraction_static", "engine_memory_bytes",
            "ENGINES", "DEFAULT_ENGINE",
-           "NGRAM_SCAN_NS", "NGRAM_CALL_MS", "NGRAM_REQUEST_US", "NGRAM_V0_PROPOSAL_TOKEN_MS", "ngram_proposal_ms"]
+           "NGRAM_SCAN_NS", "NGRAM_CALL_MS", "NGRAM_REQUEST_US", "NGRAM_V0_PROPOSAL_TOKEN_MS", "SGL_NGRAM_REQUEST_US",
+           "ngram_proposal_ms"]
 
 
 class Calibration(NamedTuple):
@@ -520,7 +522,7 @@ class Engine(NamedTuple):
     firstDraftOverVerified: bool = False
     interStepOps: int = 0
     memoryRule: str = "vllm"
-    ngramProposer: str = "trie"
+    ngramProposer: str = "sglang-incremental"
     ngramStepHostMs: float = 0.0
     hostDraftStepsAboveTp1: bool = False
 
@@ -584,9 +586,17 @@ def inter_step_ms(engine: "Engine", steps: int) -> float:
 # n-gram size, so up to four times this at prompt_lookup 2-5: the single scan is a lower bound there).
 NGRAM_SCAN_NS = 70.28e6 / (512 * 129536)
 # A proposer call's fixed cost and a per-request call's cost (the Python loop over requests in V1 0.10's
-# gpu_model_runner.propose_ngram_draft_token_ids, one drafter.propose per request; SGLang's C++ trie match per
-# request): not found measured. Assumed: 20 us a call and 2 us a request, the lab's earlier n-gram figures.
+# gpu_model_runner.propose_ngram_draft_token_ids, one drafter.propose per request): not found measured. Assumed: 20 us
+# a call and 2 us a request, the lab's earlier n-gram figures.
 NGRAM_CALL_MS, NGRAM_REQUEST_US = 0.02, 2.0
+# SGLang's n-gram proposer, a C++ trie of the decoded tokens matched once a request a step (python/sglang/srt/
+# speculative/ngram_worker.py over the corpus's batch_get), measured in sgl-project/sglang pull request 22180 (2026-04-06,
+# 'Benchmark (CPU, max_trie_depth=18)', TestNgramCorpusMatchBenchmark: one request, 500 steps, draft_token_num 8):
+# 'Incremental: 32.4 us/step' (the stateful match of pull request 21243, 2026-03) and 'Rebuild: 45.3 us/step' (the
+# match rebuilt from the root each step, as before it); 'FFI + buildRecency + fillResult dominate'. Charged per request
+# (one request a call in the benchmark, so the call's share is inside: an upper bound at larger batches), 45.3 us for
+# SGLang before 2026 and 32.4 us today; independent of the context (the trie's depth bounds the match).
+SGL_NGRAM_REQUEST_US = {"incremental": 32.4, "rebuild": 45.3}
 # vLLM V0's n-gram proposer (vllm/spec_decode/ngram_worker.py, NGramWorker), measured in vLLM pull request 9333
 # ('[Performance][Spec Decode] Optimize ngram lookup performance', 2024-10-14, by vLLM's speculative-decoding team, 'on a
 # single H100', input_len 550, output_len 150): 'propose time after this PR' 2.2, 1.5 and 1.5 ms at system efficiency
@@ -605,14 +615,15 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
       ``t_call + B L t_scan``;
     - ``"vllm-per-request"`` (V1 0.10: a Python loop, one numba KMP call a request): ``B (t_request + L t_scan)``;
     - ``"vllm-v0"`` (V0's NGramWorker): ``k t_token`` (:data:`NGRAM_V0_PROPOSAL_TOKEN_MS`);
-    - ``"trie"`` (SGLang's C++ n-gram trie, matched per request, whatever the context): ``t_call + B t_request``
-      (assumed: not found measured).
+    - ``"sglang-incremental"`` / ``"sglang-rebuild"`` (SGLang's C++ n-gram trie, matched once a request whatever
+      the context, today's stateful match or the earlier rebuild): ``B t_match``
+      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call).
 
     >>> v1, v0 = ENGINES["vllm-v1"], ENGINES["vllm-v0"]
     >>> round(ngram_proposal_ms(v1, 512, 129536, 5), 2), ngram_proposal_ms(v0, 1, 600, 4)   # pull request 56732's row
     (70.3, 6.0)
     >>> round(ngram_proposal_ms(ENGINES["vllm-v1-0.10"], 64, 1024, 4), 3), round(ngram_proposal_ms(ENGINES["sglang"], 64, 1024, 4), 3)
-    (0.197, 0.148)
+    (0.197, 2.074)
     """
     kind = engine.ngramProposer
     scan = batch * context * NGRAM_SCAN_NS / 1e6
@@ -622,7 +633,7 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
         return batch * NGRAM_REQUEST_US / 1000 + scan
     if kind == "vllm-v0":
         return lookahead * NGRAM_V0_PROPOSAL_TOKEN_MS
-    return NGRAM_CALL_MS + batch * NGRAM_REQUEST_US / 1000
+    return batch * SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] / 1000
 
 _V0_COSTS = (
     ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
@@ -744,7 +755,7 @@ ENGINES = {
         "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
-        serialOutput=True, memoryRule="sglang",
+        serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
              "(\"EAGLE\", \"EAGLE3\"): self.disable_overlap_schedule = True' (quoted in SGLang issue #9961, "
@@ -758,7 +769,7 @@ ENGINES = {
         "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
-        serialOutput=True, eagerExtend=True, memoryRule="sglang",
+        serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py of the v0.4 series, read through the "
              "code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using "

@@ -45,6 +45,15 @@ def test_sglang_trie_is_blind_to_context(engine):
     assert cal.ngram_proposal_ms(e, 16, 512, 4) == cal.ngram_proposal_ms(e, 16, 131072, 4) > 0
 
 
+@pytest.mark.parametrize("engine, us", [("sglang", 32.4), ("sglang-no-overlap", 45.3), ("sglang-eager-extend", 45.3)])
+def test_sglang_trie_match_as_measured_per_request(engine, us):
+    """sgl-project/sglang PR 22180: 32.4 us a step for the incremental match (from PR 21243, March 2026), 45.3 us for
+    the rebuild before it, one request a call; charged per request, whatever k."""
+    e = cal.ENGINES[engine]
+    assert cal.ngram_proposal_ms(e, 64, 2048, 4) == pytest.approx(64 * us / 1000, rel=1e-12)
+    assert cal.ngram_proposal_ms(e, 64, 2048, 9) == cal.ngram_proposal_ms(e, 64, 2048, 4)
+
+
 def test_the_cycle_pays_one_proposal_whatever_the_k_scanned():
     """best_lookahead and the grids call the cycle at other k than the settings': the proposal at that k, not the
     settings' spread over it (V1's scan does not grow with k; V0's proposal does)."""

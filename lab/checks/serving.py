@@ -538,7 +538,7 @@ ENGINE_COSTS_AS_READ = {
 # engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
 # _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
 # synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
-# on the CPU; SGLang matches its trie once a request (assumed).
+# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180).
 OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request"}),
