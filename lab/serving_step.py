@@ -856,8 +856,8 @@ def _cycle_steps(settings: ServingSettings):
 
 
 def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, context, tokens: float) -> float:
-    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step, the
-    draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
+    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for n-gram
+    lookup, its one proposal of ``k`` tokens, :func:`ngram_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
     (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each gives the
     very float :func:`speedup_at` does."""
