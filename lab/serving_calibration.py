@@ -50,7 +50,11 @@ own step times.
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
   step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
-  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1).
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1); how each proposes n-gram drafts
+  (:func:`ngram_proposal_ms`: vLLM V1's KMP scan measured at 1.06 ns a context token, :data:`NGRAM_SCAN_NS`; V0's
+  proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie match at 32.4 us a request,
+  45.3 before 2026, :data:`SGL_NGRAM_REQUEST_US`), whether V1 runs
+  synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
@@ -84,7 +88,9 @@ __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEAS
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
            "ALLREDUCE_VLLM_EAGER_HOPPER", "ALLREDUCE_VLLM_GRAPH_HOPPER",
            "VLLM_GPU_MEMORY_UTILIZATION", "TRTLLM_FREE_GPU_MEMORY_FRACTION", "sgl_mem_fraction_static", "engine_memory_bytes",
-           "ENGINES", "DEFAULT_ENGINE"]
+           "ENGINES", "DEFAULT_ENGINE",
+           "NGRAM_SCAN_NS", "NGRAM_CALL_MS", "NGRAM_REQUEST_US", "NGRAM_V0_PROPOSAL_TOKEN_MS", "SGL_NGRAM_REQUEST_US",
+           "ngram_proposal_ms"]
 
 
 class Calibration(NamedTuple):
@@ -540,7 +546,12 @@ class Engine(NamedTuple):
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
     the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``memoryRule``: how the engine's defaults
     share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
-    "trtllm")."""
+    "trtllm"). ``ngramProposer``: how the engine proposes n-gram drafts, which prices a cycle's proposal
+    (:func:`ngram_proposal_ms`); ``ngramStepHostMs``: host work a verify step leaves serial when drafting by n-gram
+    lookup, where the engine turns its asynchronous scheduling off for that draft (0 elsewhere);
+    ``hostDraftStepsAboveTp1``: a draft model on more than one GPU runs each of its steps as a worker step prepared on
+    the CPU, paying a host-driven pass's fixed cost (``passMs``) and the per-sequence work (``sequenceUs``) instead of
+    a captured draft pass's (``draftPassMs``)."""
 
     name: str
     label: str
@@ -559,6 +570,9 @@ class Engine(NamedTuple):
     firstDraftOverVerified: bool = False
     interStepOps: int = 0
     memoryRule: str = "vllm"
+    ngramProposer: str = "sglang-incremental"
+    ngramStepHostMs: float = 0.0
+    hostDraftStepsAboveTp1: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -607,6 +621,68 @@ def inter_step_ms(engine: "Engine", steps: int) -> float:
     """
     return max(0, steps) * engine.interStepOps * EAGER_OP_US / 1000
 
+
+# n-gram drafting, priced by engine (Engine ``ngramProposer``, :func:`ngram_proposal_ms`): what one cycle's proposal of k
+# tokens costs on the host, serially (the engine needs the cycle's sampled tokens on the CPU before it can look them up).
+# vLLM V1's proposer runs a KMP scan over each sequence's whole context, prompt and output (vllm/v1/spec_decode/
+# ngram_proposer.py, _find_longest_matched_ngram_and_propose_tokens, one pass over origin_tokens; vllm-project/vllm at
+# 016e8ede), so its time grows with batch x context. Measured in vLLM pull request 56732 ('[Perf][Spec Decode] Add Tensor
+# Parallel Ngram-CPU decoding', microbenchmark on a host with 4 x H100 80GB and 120 vCPUs): 'Batch 512 x ctx 129536, i.e.
+# 66.3M tokens scanned per step', 'main (4 ranks x 1 thread) | 70.28 ms' (each rank scans the whole batch on one thread):
+# 70.28 ms / (512 x 129,536) = 1.06 ns per context token scanned on one CPU thread. The same rate is assumed for V1 0.10's
+# per-request calls (one numba KMP per request; before vLLM pull request 22437, merged in August 2025, it ran one KMP per
+# n-gram size, so up to four times this at prompt_lookup 2-5: the single scan is a lower bound there).
+NGRAM_SCAN_NS = 70.28e6 / (512 * 129536)
+# A proposer call's fixed cost and a per-request call's cost (the Python loop over requests in V1 0.10's
+# gpu_model_runner.propose_ngram_draft_token_ids, one drafter.propose per request): not found measured. Assumed: 20 us
+# a call and 2 us a request, the lab's earlier n-gram figures.
+NGRAM_CALL_MS, NGRAM_REQUEST_US = 0.02, 2.0
+# SGLang's n-gram proposer, a C++ trie of the decoded tokens matched once a request a step (python/sglang/srt/
+# speculative/ngram_worker.py over the corpus's batch_get), measured in sgl-project/sglang pull request 22180 (2026-04-06,
+# 'Benchmark (CPU, max_trie_depth=18)', TestNgramCorpusMatchBenchmark: one request, 500 steps, draft_token_num 8):
+# 'Incremental: 32.4 us/step' (the stateful match of pull request 21243, 2026-03) and 'Rebuild: 45.3 us/step' (the
+# match rebuilt from the root each step, as before it); 'FFI + buildRecency + fillResult dominate'. Charged per request
+# (one request a call in the benchmark, so the call's share is inside: an upper bound at larger batches), 45.3 us for
+# SGLang before 2026 and 32.4 us today; independent of the context (the trie's depth bounds the match).
+SGL_NGRAM_REQUEST_US = {"incremental": 32.4, "rebuild": 45.3}
+# vLLM V0's n-gram proposer (vllm/spec_decode/ngram_worker.py, NGramWorker), measured in vLLM pull request 9333
+# ('[Performance][Spec Decode] Optimize ngram lookup performance', 2024-10-14, by vLLM's speculative-decoding team, 'on a
+# single H100', input_len 550, output_len 150): 'propose time after this PR' 2.2, 1.5 and 1.5 ms at system efficiency
+# 0.31, 0.63 and 0.80 (the PR moved the lookup to the CPU; before it 4.4, 3.3 and 2.6 ms). Read as V0's logged
+# 'average_time_per_proposal_tok_ms' (the proposal time V0's SpecDecodeWorker logs, beside the scoring_time_ms read for
+# vLLM pull request 5691), so a cycle of k drafts pays k times it; the median, 1.5 ms. The batch and k of those runs are
+# not stated: no growth with batch or context is priced (read as per cycle it would be k times smaller; the page says so).
+NGRAM_V0_PROPOSAL_TOKEN_MS = 1.5
+
+
+def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float:
+    """One cycle's n-gram proposal of ``lookahead`` tokens for ``batch`` sequences of ``context`` tokens, ms, by how
+    the engine proposes (``engine.ngramProposer``):
+
+    - ``"vllm-batched"`` (V1 from pull request 24986, 2025-09: one numba call over the batch, one thread a rank):
+      ``t_call + B L t_scan``;
+    - ``"vllm-per-request"`` (V1 0.10: a Python loop, one numba KMP call a request): ``B (t_request + L t_scan)``;
+    - ``"vllm-v0"`` (V0's NGramWorker): ``k t_token`` (:data:`NGRAM_V0_PROPOSAL_TOKEN_MS`);
+    - ``"sglang-incremental"`` / ``"sglang-rebuild"`` (SGLang's C++ n-gram trie, matched once a request whatever
+      the context, today's stateful match or the earlier rebuild): ``B t_match``
+      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call).
+
+    >>> v1, v0 = ENGINES["vllm-v1"], ENGINES["vllm-v0"]
+    >>> round(ngram_proposal_ms(v1, 512, 129536, 5), 2), ngram_proposal_ms(v0, 1, 600, 4)   # pull request 56732's row
+    (70.3, 6.0)
+    >>> round(ngram_proposal_ms(ENGINES["vllm-v1-0.10"], 64, 1024, 4), 3), round(ngram_proposal_ms(ENGINES["sglang"], 64, 1024, 4), 3)
+    (0.197, 2.074)
+    """
+    kind = engine.ngramProposer
+    scan = batch * context * NGRAM_SCAN_NS / 1e6
+    if kind == "vllm-batched":
+        return NGRAM_CALL_MS + scan
+    if kind == "vllm-per-request":
+        return batch * NGRAM_REQUEST_US / 1000 + scan
+    if kind == "vllm-v0":
+        return lookahead * NGRAM_V0_PROPOSAL_TOKEN_MS
+    return batch * SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] / 1000
+
 _V0_COSTS = (
     ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
      "code index), create_worker: 'Disabling MQA scorer as the target model is not running in eager mode', so with "
@@ -622,6 +698,19 @@ _V0_COSTS = (
      "_process_seq_outputs: 'Incrementally append tokens to the sequence, as if we had only one new token'; the "
      "time: vLLM issue #5206"),
     ("draft CUDA graphs", "V0's TP1DraftModelRunner runs the draft's steps in captured graphs (supports_gpu_multi_step)"),
+    ("a draft model on several GPUs", "vllm/config.py (V0), SpeculativeConfig._verify_and_get_draft_model_tensor_"
+     "parallel_size: an unset speculative_draft_tensor_parallel_size takes the target's tensor_parallel_size (1 only "
+     "for an mlp_speculator); vllm/spec_decode/spec_decode_worker.py, create_worker: TP1DraftModelRunner only 'if "
+     "draft_tp == 1', else MultiStepWorker with the ordinary model runner; vllm/spec_decode/multi_step_worker.py, "
+     "sampler_output: without TP1DraftModelRunner.supports_gpu_multi_step it runs 'multi-step directly, with every "
+     "step prepared on the CPU' ('TODO: Remove this branch once DraftModelRunner supports TP>1'), one "
+     "worker.execute_model a step, whose driver prepares the inputs and broadcasts them to the other ranks; the "
+     "forward itself replays CUDA graphs (SpeculativeConfig.maybe_create_spec_config: the draft's ModelConfig takes "
+     "'enforce_eager=target_model_config.enforce_eager') (read through the code index): each draft step priced as a "
+     "host-driven pass (passMs) with the per-sequence work "
+     "(sequenceUs); the broadcast itself was not found measured and is not charged"),
+    ("n-gram proposal", "vllm/spec_decode/ngram_worker.py (V0), NGramWorker; its proposal time: vLLM pull request 9333 "
+     "(NGRAM_V0_PROPOSAL_TOKEN_MS, per proposed token)"),
 )
 _V1_SHARED = (
     ("verify in one pass", "vllm/v1/worker/gpu_model_runner.py: the drafts of every sequence are scheduled as extra "
@@ -646,8 +735,17 @@ ENGINES = {
         "vLLM V1 as of 2026: asynchronous scheduling on by default with EAGLE and MTP drafts (vLLM pull request "
         "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
         "verify pass; detokenizing in the front end; the default",
-        asyncScheduling=True, firstDraftOverVerified=True,
+        asyncScheduling=True, firstDraftOverVerified=True, ngramProposer="vllm-batched", ngramStepHostMs=SYNC_STEP_HOST_MS,
         costs=_V1_SHARED + (
+            ("n-gram proposal", "vLLM pull request 24986 ('Add Batch Parallel Ngram', 2025-09-16): one numba call, "
+             "batch_propose_numba, over the batch's requests; one thread a rank as measured in pull request 56732 "
+             "(NGRAM_SCAN_NS: 1.06 ns a context token scanned)"),
+            ("synchronous with n-gram drafts", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
+             "decoding', 2026-01-08): 'It will still be disabled implicitly for non-EAGLE/MTP types'; vllm/config/"
+             "vllm.py enables it only for EagleModelTypes, the GPU n-gram proposer (NgramGPUTypes), draft_model and "
+             "dspark (as quoted in vLLM issue #54039, 2026-08-27), so the CPU n-gram proposer runs synchronously and "
+             "each verify step pays SYNC_STEP_HOST_MS serially (the synchronous host time measured on V1 0.10.1; "
+             "assumed unchanged since); plain decoding, which has no speculative config, keeps it asynchronous"),
             ("fused state updates between draft steps", "vLLM pull request 33503 (2026-02): the slot mapping and "
              "metadata updates between EAGLE steps are one Triton kernel, counted in the draft pass's fixed cost"),
             ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
@@ -660,7 +758,13 @@ ENGINES = {
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
+        ngramProposer="vllm-per-request",
         costs=_V1_SHARED + (
+            ("n-gram proposal per request", "vllm/v1/worker/gpu_model_runner.py before vLLM pull request 24986 "
+             "(2025-09), propose_ngram_draft_token_ids: 'for i, sampled_ids in enumerate(sampled_token_ids)' ... "
+             "'drafter_output = self.drafter.propose(self.input_batch.token_ids_cpu[i, :num_tokens])', one numba KMP "
+             "call a request (read through the code index); priced at NGRAM_SCAN_NS a token scanned and an assumed "
+             "NGRAM_REQUEST_US a call"),
             ("synchronous scheduling", "vLLM pull request 24799 (merged 2025-09, after 0.10.1): 'aims to support "
              "spec decode with async_scheduling'; the host time per step: SpecDecode-Bench simulator/predictor.py, "
              "Llama8BH100.overhead_constant_per_step"),
@@ -676,7 +780,7 @@ ENGINES = {
         "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
         "speculating, so each cycle pays output processing and per-token detokenization serially",
         specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=True, expansionKvShare=EXPANSION_KV_SHARE,
-        costs=_V0_COSTS),
+        ngramProposer="vllm-v0", hostDraftStepsAboveTp1=True, costs=_V0_COSTS),
     "sglang": Engine(
         "sglang", "SGLang (today: overlap)", False, 0.0, True,
         "SGLang as of 2026: the speculative V2 workers with the overlap scheduler on (beta in pull request 11398, "
@@ -699,7 +803,7 @@ ENGINES = {
         "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
-        serialOutput=True, memoryRule="sglang",
+        serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
              "(\"EAGLE\", \"EAGLE3\"): self.disable_overlap_schedule = True' (quoted in SGLang issue #9961, "
@@ -713,7 +817,7 @@ ENGINES = {
         "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
-        serialOutput=True, eagerExtend=True, memoryRule="sglang",
+        serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
         costs=(
             ("overlap off while speculating", "python/sglang/srt/server_args.py of the v0.4 series, read through the "
              "code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using "

@@ -4,7 +4,7 @@ and the published measurements the page draws beside them (:data:`VLLM_REFERENCE
 re-exports every name here. Standard library only.
 """
 
-from .serving_step import (DEFAULT_SETTINGS, MEASURED, NGRAM_FIXED_MS, NGRAM_MS_PER_SEQUENCE, ServingSettings,
+from .serving_step import (DEFAULT_SETTINGS, ServingSettings, ngram_cycle_ms,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, max_batch_in_memory, tokens_per_cycle)
 __all__ = ["ms_per_token", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE", "NUMERIC"]
@@ -43,9 +43,10 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
             terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings) / tokens, slope + s
-    elif settings.stepModel == MEASURED:  # n-gram lookup on the CPU
-        constant += k / tokens * NGRAM_FIXED_MS
-        slope += k / tokens * NGRAM_MS_PER_SEQUENCE
+    else:  # n-gram lookup on the host, once a cycle: affine in the batch on every engine (lab.serving_calibration)
+        fixed = ngram_cycle_ms(settings, 0, context, k)
+        constant += fixed / tokens
+        slope += (ngram_cycle_ms(settings, 1, context, k) - fixed) / tokens
     return terms, constant, slope
 
 

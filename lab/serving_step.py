@@ -10,7 +10,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, inter_step_ms
+from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, inter_step_ms,
+                                  ngram_proposal_ms)
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -20,8 +21,8 @@ __all__ = [
     "ServingSettings", "DEFAULT_SETTINGS", "kv_bytes_per_token", "window_kv_bytes_per_token", "STATE_BYTES",
     "CONV_BYTES", "linear_state_bytes", "kv_bytes_per_sequence", "weight_bytes", "peak_flops", "ridge_point",
     "head_params", "gemm_params", "routed_params", "attention_flops", "window_attention_flops", "step_time_ms",
-    "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "NGRAM_FIXED_MS",
-    "NGRAM_MS_PER_SEQUENCE", "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
+    "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "ngram_cycle_ms",
+    "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
     "tokens_per_cycle", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
     "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text",
 ]
@@ -274,8 +275,12 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     from .serving_calibration import CALIBRATIONS, IDEAL
 
     cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
-    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role,
-                               ENGINES[settings.engine])
+    engine = ENGINES[settings.engine]
+    if role == "verify" and settings.draft == NGRAM and engine.ngramStepHostMs:
+        # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
+        # the host work asynchronous scheduling would hide; plain decoding, a deployment without a draft, keeps it hidden
+        engine = engine._replace(stepHostMs=engine.ngramStepHostMs)
+    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role, engine)
 
 
 @lru_cache(maxsize=1024)
@@ -293,6 +298,11 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # engine step leaves serial (plain and verify steps, not a draft pass inside the step), the speculation
     # bookkeeping of a cycle and batch expansion's, on its verify pass
     charged = engine if engine is not None and cal.engineTerms else None
+    # vLLM V0's draft model on several GPUs runs each step as a worker step prepared on the CPU (no GPU multi-step
+    # outside TP1DraftModelRunner): a host-driven pass's fixed cost and the per-sequence work, not a captured pass's
+    host_draft = role == "draft" and g > 1 and charged is not None and charged.hostDraftStepsAboveTp1
+    if host_draft:
+        fixed = cal.passMs
     expanded = charged is not None and role == "verify" and charged.expandedVerify  # a verify pass by batch expansion
     if charged is not None and role != "draft":
         fixed += charged.stepHostMs
@@ -305,7 +315,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     fixed += moe_layers(shape) * cal.moeLayerUs / 1000
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
-    sequence = 0.0 if role == "draft" else cal.sequenceUs / 1000
+    sequence = 0.0 if role == "draft" and not host_draft else cal.sequenceUs / 1000
     draft_token = cal.rejectUs / 1000 if role == "verify" else 0.0
     # output processing: plain decoding overlaps it with the next pass; an engine that turns that overlap off
     # while speculating pays it after its verify pass (lab.serving_calibration.SERIAL_OUTPUT_US, TOKEN_OUTPUT_US)
@@ -581,15 +591,29 @@ def draft_shape(settings: ServingSettings) -> Transformer | None:
     return DRAFTS[settings.draft]
 
 
-# n-gram lookup runs on the CPU. No measurement of its cost was found; assumed: 20 us per
-# proposed position plus 2 us per sequence (a hash lookup per sequence). Under the roofline it is free.
-NGRAM_FIXED_MS, NGRAM_MS_PER_SEQUENCE = 0.02, 0.002
+def ngram_cycle_ms(settings: ServingSettings, batch, context, lookahead: int | None = None) -> float:
+    """n-gram lookup's proposal of ``lookahead`` tokens (default: the settings') for one cycle, on the host and
+    serially: the engine's measured price (:func:`lab.serving_calibration.ngram_proposal_ms`: vLLM V1's KMP scan
+    grows with batch x context, V0's proposer with the drafts it proposes) under the calibrated model; free under the
+    roofline and in the ideal limit, which price no host work.
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, draft=NGRAM, lookahead=4)
+    >>> round(ngram_cycle_ms(s, 64, 8192), 3), ngram_cycle_ms(s.with_(engine="vllm-v0"), 64, 8192)
+    (0.576, 6.0)
+    >>> ngram_cycle_ms(s.with_(stepModel=ROOFLINE), 64, 8192)
+    0.0
+    """
+    if settings.stepModel != MEASURED:
+        return 0.0
+    k = settings.lookahead if lookahead is None else lookahead
+    return ngram_proposal_ms(ENGINES[settings.engine], batch, context, k)
 
 
 def draft_step_ms(settings: ServingSettings, batch, context) -> float:
     """One draft step: the draft model's ``t(B, 1, L)`` with its own per-pass fixed cost (a small
-    draft is bound by it, not by its bytes). n-gram lookup runs no model: free under the
-    roofline, ``NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE B`` on the CPU under the per-operator model."""
+    draft is bound by it, not by its bytes); for vLLM V0's draft model on several GPUs, a host-prepared
+    worker step (``hostDraftStepsAboveTp1``). n-gram lookup runs no model: its step is its cycle's proposal
+    per proposed token (:func:`ngram_cycle_ms` / k), so that k steps make the cycle's proposal."""
     shape = draft_shape(settings)
     return _draft_time(settings, None if shape is None else _step(shape, settings, "draft"), batch, context)
 
@@ -832,19 +856,26 @@ def _cycle_steps(settings: ServingSettings):
 
 
 def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, context, tokens: float) -> float:
-    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step, the
-    draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
+    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for n-gram
+    lookup, its one proposal of ``k`` tokens, :func:`ngram_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
     (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each gives the
     very float :func:`speedup_at` does."""
-    return (k * _draft_time(settings, draft, batch, context) + _extend_time(settings, draft, batch, n, context)
+    return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context)
             + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
 
 
 def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
     if draft is None:
-        return NGRAM_FIXED_MS + NGRAM_MS_PER_SEQUENCE * batch if settings.stepModel == MEASURED else 0.0
+        return ngram_cycle_ms(settings, batch, context) / settings.lookahead
     return _time(draft, batch, 1, context)
+
+
+def _proposal_time(settings: ServingSettings, draft, k: int, batch, context) -> float:
+    """A cycle's ``k`` draft steps, or n-gram lookup's one proposal of ``k`` tokens (:func:`ngram_cycle_ms`)."""
+    if draft is None:
+        return ngram_cycle_ms(settings, batch, context, k)
+    return k * _time(draft, batch, 1, context)
 
 
 def _affine(settings: ServingSettings) -> bool:

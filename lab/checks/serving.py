@@ -378,7 +378,13 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
                     * m / g / peak)
     # role "first": vLLM V1's first draft step, a draft pass whose LM head sees one token a sequence
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "first": cal.draftPassMs, "verify": cal.passMs}[role]
-    fixed += engine.stepHostMs if role in ("target", "verify") else 0.0  # synchronous scheduling's host work a step
+    # vLLM V0's draft model on several GPUs: each step a CPU-prepared worker step (a host-driven pass, per-sequence work)
+    host_draft = role == "draft" and g > 1 and engine.hostDraftStepsAboveTp1
+    fixed = cal.passMs if host_draft else fixed
+    # synchronous scheduling's host work a step; vLLM V1 turns its asynchronous scheduling off for n-gram drafts
+    host = (engine.ngramStepHostMs if role == "verify" and settings.draft == serving.NGRAM and engine.ngramStepHostMs
+            else engine.stepHostMs)
+    fixed += host if role in ("target", "verify") else 0.0
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
     # a mixture of experts' own kernels, once per MoE layer (serving_calibration.MOE_LAYER_US); none for a dense layer
@@ -397,7 +403,7 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
     # output processing a speculative cycle pays serially and the rejection sampler per draft token
     serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
-    work = batch * ((0.0 if role in ("draft", "first") else cal.sequenceUs)
+    work = batch * ((0.0 if role in ("draft", "first") and not host_draft else cal.sequenceUs)
                     + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
     return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
             "attention": attention, "allReduce": comm,
@@ -435,8 +441,10 @@ def operators_add_up(out):
 
 def engines_differ_where_they_run(out):
     """Engines differ only where lab.serving_calibration.ENGINES says they run differently: every
-    engine's draft steps are the same floats, and so are the plain steps of engines with the same host
-    time per step (the plain step the by-hand one, with a synchronous engine's host time); vLLM V0's
+    engine's draft step is the by-hand draft pass (vLLM V0's draft model on several GPUs a host-prepared
+    step), or for n-gram lookup the engine's proposal per proposed token; the plain steps of engines with the
+    same host time per step are the same floats (the plain step the by-hand one, with a synchronous engine's
+    host time, and vLLM V1's verify step with n-gram drafts pays it too); vLLM V0's
     verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
     cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
@@ -455,21 +463,24 @@ def engines_differ_where_they_run(out):
                                                   stepModel=serving.MEASURED)
             readouts = {name: serving.serving(base.with_(engine=name)) for name in engines}
             where = f"{target}/{draft} on {gpus} GPUs, B={batch} L={context} k={k}"
-            first = readouts[engines[0]]
             plain_by_host = {}
             for name, r in readouts.items():
                 settings = base.with_(engine=name)
                 costs = serving_calibration.ENGINES[name]
                 plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
                 same_host = plain_by_host.setdefault(costs.stepHostMs, r.plainStepMs)
-                if r.plainStepMs != same_host or r.draftStepMs != first.draftStepMs or not _close(
+                shape = serving.draft_shape(settings)
+                # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
+                # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
+                draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
+                              else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
+                if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
                         r.plainStepMs, plain, 1e-9):
                     out.fail(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
-                             f"by hand {plain!r} ms)")
+                             f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
                 verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
                 if not _close(r.verifyStepMs, verify, 1e-9):
                     out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
-                shape = serving.draft_shape(settings)
                 runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
                 cal = serving_calibration.CALIBRATIONS[settings.gpu]
                 eager = cal.passMs - cal.draftPassMs if costs.eagerExtend else 0.0
@@ -523,6 +534,19 @@ ENGINE_COSTS_AS_READ = {
     "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
     "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
 }
+# The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
+# engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
+# _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
+# synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
+# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180).
+OTHER_DRAFT_COSTS_AS_READ = {
+    "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
+    "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request"}),
+    "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}),
+    "sglang": frozenset({"n-gram call a request"}),
+    "sglang-no-overlap": frozenset({"n-gram call a request"}),
+    "sglang-eager-extend": frozenset({"n-gram call a request"}),
+}
 
 
 def _costs_paid(name):
@@ -558,11 +582,46 @@ def _costs_paid(name):
     return paid
 
 
+def _other_drafts_paid(name):
+    """What n-gram drafts and a draft model on four GPUs cost an engine, read off the model's numbers (the
+    setting of :func:`_costs_paid`)."""
+    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
+                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
+    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s)
+
+
+def _ngram_costs_paid(s):
+    """n-gram drafting's costs read off the model's numbers: a proposal that grows with the context (a scan of
+    it), with the batch at no context (a call a request), with k (a price per proposed draft), and a verify
+    step dearer than an EAGLE draft's (the engine turns its asynchronous scheduling off for n-gram drafts)."""
+    s = s.with_(draft=serving.NGRAM)
+    cycle = lambda batch, context, k=3: serving.ngram_cycle_ms(s, batch, context, k)  # noqa: E731
+    paid = set()
+    if cycle(32, 8192) - cycle(32, 1024) > 1e-9:
+        paid.add("n-gram scans the context")
+    if cycle(64, 0) - cycle(32, 0) > 1e-9:
+        paid.add("n-gram call a request")
+    if cycle(32, 1024, 6) - cycle(32, 1024, 3) > 1e-9:
+        paid.add("n-gram per proposed draft")
+    if serving.verify_step_ms(s, 32, 1024) - serving.verify_step_ms(s.with_(draft=serving.EAGLE), 32, 1024) > 1e-9:
+        paid.add("synchronous with n-gram drafts")
+    return paid
+
+
+def _multi_gpu_draft_costs_paid(s):
+    """A draft model on four GPUs (a 1B draft for Llama-3-70B) whose draft pass pays per-sequence engine work: each
+    step prepared on the CPU as an engine step (vLLM V0 above TP 1)."""
+    s = s.with_(target="llama-3-70b", draft="llama-3.2-1b", gpus=4)
+    parts = serving.step_breakdown(serving.draft_shape(s), s, 32, 1, 1024, "draft")
+    return {"host-prepared draft steps"} if parts["engine"] > 0 else set()
+
+
 def engine_costs_as_read(out):
     """Each engine version pays exactly the costs its code was read to have (ENGINE_COSTS_AS_READ, the
     places in lab.serving_calibration.ENGINES): read off the model's numbers, not its switches, so vLLM V1
     charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
-    fails here. Every engine is named in the table and the table names no other."""
+    fails here; so do its n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
+    price or V0's host-prepared draft steps fails. Every engine is named in the table and the table names no other."""
     if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
         out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
     for name in serving_calibration.ENGINES:
@@ -570,6 +629,9 @@ def engine_costs_as_read(out):
         paid, expected = _costs_paid(name), ENGINE_COSTS_AS_READ.get(name, frozenset())
         if paid != expected:
             out.fail(f"{name} pays {sorted(paid)}, read in its code: {sorted(expected)}")
+        paid, expected = _other_drafts_paid(name), OTHER_DRAFT_COSTS_AS_READ.get(name, frozenset())
+        if paid != expected:
+            out.fail(f"{name} pays for n-gram and multi-GPU drafts {sorted(paid)}, read in its code: {sorted(expected)}")
 
 
 CHECKS = (
