@@ -23,7 +23,8 @@ so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`:
 least squares on relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median
-``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
+``(c, d)`` of the whole library, one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
+with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: a family's own median predicted
 worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
 ``(c, d)`` of the reader's family (the pooled library when the family has fewer than
 :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:

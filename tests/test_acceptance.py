@@ -77,10 +77,10 @@ def test_extrapolation_is_reported():
 
 
 def test_leave_one_out_beats_iid_on_the_library():
-    """Issue 37's bar for "better than i.i.d.": a smaller median error and closer on most curves. The bound was
+    """The held-back bar for "better than i.i.d.": a smaller median error and closer on most curves. The bound was
     a third of i.i.d.'s error and 80% of the curves while the library held 22 curves; the nine DSpark rows of
     December 2026 (a 1B drafter whose pooled conditional rates hardly fall) brought it to 6.6% against 19.4%
-    and 22 of 31 from k = 1, so the test holds the issue's own bar, not the old library's margin."""
+    and 22 of 31 from k = 1, so the test holds that bar, not the old library's margin."""
     for known in (1, 2):
         result = acceptance.leave_one_out(known)
         assert result["medianError"] < result["medianIidError"] / 2
