@@ -695,7 +695,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     accepts every draft has no long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.6808, 0.6622]
+    [0.8, 0.7, 0.6818, 0.6641]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     """
@@ -763,7 +763,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6808@2'
+    'custom:0.8000,0.7000,0.6818@2'
     """
     from .jsformat import to_fixed
 
@@ -847,7 +847,7 @@ def _prior_note(curve: Curve) -> str | None:
     """Says so when the curve's family has too few library curves for an interval of its own.
 
     >>> _prior_note(from_single(1.8, 1, "suffix"))
-    "the library holds 0 suffix decoding curves: the interval is the whole library's spread"
+    "the library holds 1 suffix decoding curve: the interval is the whole library's spread"
     """
     if curve.family is None:
         return "no method given: the interval is the whole library's spread"

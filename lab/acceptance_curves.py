@@ -13,8 +13,8 @@ Two kinds of curve:
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
 Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML), ``ngram`` (prompt
-lookup) and ``suffix`` (suffix decoding: no public curve was found, so that family borrows the pooled
-prior and says so).
+lookup) and ``suffix`` (suffix decoding: one public curve, fewer than the family needs, so that family
+borrows the pooled spread and says so).
 
 InferenceX: github.com/SemiAnalysisAI/InferenceX, directory ``golden_al_distribution/``, Apache
 License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5fd97675af3d04431
@@ -111,6 +111,16 @@ CURVES = {
                          "vllm-project/vllm pull request #24127, its test result's SpecDecoding metrics line "
                          "(prompt_lookup_min 5, max 10, k = 5, temperature 0.7)",
                          "quoted from a public pull request thread"),
+    # Suffix decoding (draft length chosen per call, up to 24 here): vLLM's per-position rate divides by every draft,
+    # so 1 + a_1 + ... + a_k is the mean acceptance length with drafts capped at k (a cap changes no position before
+    # it); no draft survived past position 12.
+    "vllm-35521-suffix": ("suffix", "unconditional",
+                          (0.339, 0.146, 0.071, 0.039, 0.030, 0.028, 0.024, 0.021, 0.021, 0.021, 0.021, 0.019,
+                           0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000),
+                          "Nanbeige4.1-3B, suffix decoding (Arctic Inference), vLLM, batch 1",
+                          "vllm-project/vllm issue #35521, its SpecDecoding line of 02-27 23:14:12 (mean acceptance "
+                          "length 1.78, 364 accepted of 1190 drafted; the two requests before the scheduler crash the "
+                          "issue reports)", "quoted from a public issue thread"),
     # A DSpark drafter for Llama-3.2-1B-Instruct evaluated by vllm-project/speculators' evaluate.py on vLLM, one
     # row per RedHatAI/speculator_benchmarks subset (k = 8): pos_N, the share of blocks whose slot N survived, is
     # unconditional (each row's sum plus one is its acceptance_length to 0.001; checked in tests/test_acceptance.py).

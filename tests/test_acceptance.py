@@ -79,8 +79,8 @@ def test_extrapolation_is_reported():
 def test_leave_one_out_beats_iid_on_the_library():
     """The held-back bar for "better than i.i.d.": a smaller median error and closer on most curves. The bound was
     a third of i.i.d.'s error and 80% of the curves while the library held 22 curves; the nine DSpark rows of
-    December 2026 (a 1B drafter whose pooled conditional rates hardly fall) brought it to 6.6% against 19.4%
-    and 22 of 31 from k = 1, so the test holds that bar, not the old library's margin."""
+    December 2026 (a 1B drafter whose pooled conditional rates hardly fall) and a suffix-decoding curve brought it
+    to 7.1% against 19.4% and 22 of 32 from k = 1, so the test holds that bar, not the old library's margin."""
     for known in (1, 2):
         result = acceptance.leave_one_out(known)
         assert result["medianError"] < result["medianIidError"] / 2
@@ -98,6 +98,16 @@ def test_the_dspark_rows_are_the_table_as_published():
         assert family == "draft" and kind == "unconditional" and len(values) == 8 and licence == "Apache-2.0"
         assert 1 + sum(values) == pytest.approx(printed, abs=0.0015)
         assert all(later <= earlier for earlier, later in zip(values, values[1:]))
+
+
+def test_the_suffix_curve_is_its_line():
+    """The suffix-decoding curve is its vLLM line: 24 positions, none past the twelfth survived, and the rates
+    summed plus one give the line's mean acceptance length 1.78 (364 accepted; to the line's rounding)."""
+    family, kind, values, *_ = CURVES["vllm-35521-suffix"]
+    assert (family, kind, len(values)) == ("suffix", "unconditional", 24)
+    assert all(v == 0 for v in values[12:]) and values[11] > 0
+    assert 1 + sum(values) == pytest.approx(1.78, abs=0.005)
+    assert acceptance.measured_plateau_start(acceptance.library_lengths("vllm-35521-suffix")) is not None
 
 
 def test_one_vote_per_drafter_in_the_prior(monkeypatch):
