@@ -23,7 +23,8 @@ so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`:
 least squares on relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median
-``(c, d)`` of the whole library (leave-one-out on this library: a family's own median predicted
+``(c, d)`` of the whole library, one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
+with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: a family's own median predicted
 worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
 ``(c, d)`` of the reader's family (the pooled library when the family has fewer than
 :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:
@@ -43,7 +44,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import ledger
-from .acceptance_curves import CURVES
+from .acceptance_curves import CURVES, drafter_of
 from .errors import LabValueError
 from .stats import percentile
 
@@ -226,11 +227,42 @@ def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple,
     names = [name for name in CURVES if name != exclude]
     every = _library_shapes(tuple(CURVES.items()))
     shapes = {name: every[name] for name in names}
-    own = [shapes[name] for name in names if CURVES[name][0] == family]
+    own = [name for name in names if CURVES[name][0] == family]
     enough = len(own) >= MIN_FAMILY_CURVES
-    centre = own if enough and _PRIOR_MODE.get() == "family" else list(shapes.values())
-    point = (_median([s[0] for s in centre]), _median([s[1] for s in centre]))
-    return point, tuple(own if enough else shapes.values()), enough
+    centre = own if enough and _PRIOR_MODE.get() == "family" else names
+    weights = _drafter_weights(centre)
+    point = (_weighted_median([shapes[n][0] for n in centre], weights),
+             _weighted_median([shapes[n][1] for n in centre], weights))
+    return point, tuple(shapes[n] for n in (own if enough else names)), enough
+
+
+def _drafter_weights(names) -> list[float]:
+    """One vote per drafter (:func:`lab.acceptance_curves.drafter_of`): each curve weighs 1 / the number of
+    ``names`` that measure its drafter, so nine workloads of one drafter count as one piece of evidence.
+
+    >>> _drafter_weights(["qwen3.5-397b-mtp", "qwen3.5-397b-mtp-thinking", "vllm-48892-mtp8"])
+    [0.5, 0.5, 1.0]
+    """
+    groups = [drafter_of(name) for name in names]
+    return [1.0 / groups.count(group) for group in groups]
+
+
+def _weighted_median(values, weights) -> float:
+    """The weighted median: the value where the cumulative weight, in order, first passes half the total; the
+    mean of two values when it lands exactly on half (so equal weights give :func:`_median`).
+
+    >>> _weighted_median([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1]), _weighted_median([1.0, 2.0, 3.0], [0.5, 0.5, 2])
+    (2.5, 3.0)
+    """
+    pairs = sorted(zip(values, weights))
+    half, running = sum(weights) / 2, 0.0
+    for index, (value, weight) in enumerate(pairs):
+        running += weight
+        if abs(running - half) <= 1e-12 * max(1.0, half) and index + 1 < len(pairs):
+            return (value + pairs[index + 1][0]) / 2
+        if running > half:
+            return value
+    return pairs[-1][0]
 
 
 # Which median the prior's point is: "pooled" (the whole library's, the model in use) or "family" (the
@@ -663,7 +695,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     accepts every draft has no long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.6806, 0.6617]
+    [0.8, 0.7, 0.6818, 0.6641]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     """
@@ -731,7 +763,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6806@2'
+    'custom:0.8000,0.7000,0.6818@2'
     """
     from .jsformat import to_fixed
 
@@ -815,7 +847,7 @@ def _prior_note(curve: Curve) -> str | None:
     """Says so when the curve's family has too few library curves for an interval of its own.
 
     >>> _prior_note(from_single(1.8, 1, "suffix"))
-    "the library holds 0 suffix decoding curves: the interval is the whole library's spread"
+    "the library holds 1 suffix decoding curve: the interval is the whole library's spread"
     """
     if curve.family is None:
         return "no method given: the interval is the whole library's spread"

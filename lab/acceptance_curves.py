@@ -13,8 +13,8 @@ Two kinds of curve:
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
 Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML), ``ngram`` (prompt
-lookup) and ``suffix`` (suffix decoding: no public curve was found, so that family borrows the pooled
-prior and says so).
+lookup) and ``suffix`` (suffix decoding: one public curve, fewer than the family needs, so that family
+borrows the pooled spread and says so).
 
 InferenceX: github.com/SemiAnalysisAI/InferenceX, directory ``golden_al_distribution/``, Apache
 License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5fd97675af3d04431
@@ -25,12 +25,14 @@ not curves and are left out. Engine-issue curves: the text is quoted as evidence
 threads (facts, not creative text), with the thread named.
 """
 
-__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE"]
+__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of"]
 
 INFERENCEX = "SemiAnalysisAI/InferenceX golden_al_distribution/"
 INFERENCEX_LICENCE = "Apache-2.0"
 _IX = "SemiAnalysisAI/InferenceX @843c6254, golden_al_distribution/"
 _IX_OLD = "SemiAnalysisAI/InferenceX @86a9eaa8f, golden_al_distribution/"
+_DSPARK_1B = ("rasyosef/train-dspark-draft-models @03b91937, README.md 'Evaluation' table (Apache-2.0; also quoted in "
+              "vllm-project/speculators issue #1135, 2026-09-20): ")
 
 # name -> (family, kind, values, label, source, licence)
 # lengths: mean acceptance length at k = 1, 2, ... (in order, no gaps); unconditional: a_1, a_2, ...
@@ -109,4 +111,71 @@ CURVES = {
                          "vllm-project/vllm pull request #24127, its test result's SpecDecoding metrics line "
                          "(prompt_lookup_min 5, max 10, k = 5, temperature 0.7)",
                          "quoted from a public pull request thread"),
+    # Suffix decoding (draft length chosen per call, up to 24 here): vLLM's per-position rate divides by every draft,
+    # so 1 + a_1 + ... + a_k is the mean acceptance length with drafts capped at k (a cap changes no position before
+    # it); no draft survived past position 12.
+    "vllm-35521-suffix": ("suffix", "unconditional",
+                          (0.339, 0.146, 0.071, 0.039, 0.030, 0.028, 0.024, 0.021, 0.021, 0.021, 0.021, 0.019,
+                           0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000),
+                          "Nanbeige4.1-3B, suffix decoding (Arctic Inference), vLLM, batch 1",
+                          "vllm-project/vllm issue #35521, its SpecDecoding line of 02-27 23:14:12 (mean acceptance "
+                          "length 1.78, 364 accepted of 1190 drafted; the two requests before the scheduler crash the "
+                          "issue reports)", "quoted from a public issue thread"),
+    # A DSpark drafter for Llama-3.2-1B-Instruct evaluated by vllm-project/speculators' evaluate.py on vLLM, one
+    # row per RedHatAI/speculator_benchmarks subset (k = 8): pos_N, the share of blocks whose slot N survived, is
+    # unconditional (each row's sum plus one is its acceptance_length to 0.001; checked in tests/test_acceptance.py).
+    "dspark-llama1b-humaneval": ("draft", "unconditional", (0.837, 0.685, 0.562, 0.460, 0.368, 0.283, 0.217, 0.161),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, HumanEval", _DSPARK_1B + "HumanEval row (acceptance length 4.573)",
+        "Apache-2.0"),
+    "dspark-llama1b-math-reasoning": ("draft", "unconditional", (0.836, 0.682, 0.550, 0.438, 0.345, 0.258, 0.192, 0.134),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, math_reasoning", _DSPARK_1B + "math_reasoning row (acceptance length 4.436)",
+        "Apache-2.0"),
+    "dspark-llama1b-tool-call": ("draft", "unconditional", (0.733, 0.555, 0.413, 0.301, 0.202, 0.133, 0.081, 0.043),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, tool_call", _DSPARK_1B + "tool_call row (acceptance length 3.462)",
+        "Apache-2.0"),
+    "dspark-llama1b-question": ("draft", "unconditional", (0.630, 0.389, 0.243, 0.158, 0.097, 0.064, 0.040, 0.025),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, question", _DSPARK_1B + "question row (acceptance length 2.646)",
+        "Apache-2.0"),
+    "dspark-llama1b-writing": ("draft", "unconditional", (0.617, 0.388, 0.244, 0.158, 0.099, 0.062, 0.041, 0.026),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, writing", _DSPARK_1B + "writing row (acceptance length 2.636)",
+        "Apache-2.0"),
+    "dspark-llama1b-rag": ("draft", "unconditional", (0.649, 0.394, 0.239, 0.133, 0.064, 0.028, 0.011, 0.005),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, rag", _DSPARK_1B + "rag row (acceptance length 2.523)",
+        "Apache-2.0"),
+    "dspark-llama1b-qa": ("draft", "unconditional", (0.554, 0.321, 0.182, 0.096, 0.052, 0.028, 0.016, 0.009),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, qa", _DSPARK_1B + "qa row (acceptance length 2.258)",
+        "Apache-2.0"),
+    "dspark-llama1b-summarization": ("draft", "unconditional", (0.585, 0.310, 0.163, 0.076, 0.032, 0.011, 0.004, 0.001),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, summarization", _DSPARK_1B + "summarization row (acceptance length 2.182)",
+        "Apache-2.0"),
+    "dspark-llama1b-translation": ("draft", "unconditional", (0.546, 0.286, 0.126, 0.043, 0.013, 0.005, 0.002, 0.000),
+        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, translation", _DSPARK_1B + "translation row (acceptance length 2.021)",
+        "Apache-2.0"),
 }
+
+# Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
+# of the same checkpoints): one piece of evidence about how that drafter's acceptance falls, so the prior's median
+# gives the group one vote in all (lab.acceptance.prior). Every other curve is its own drafter.
+SAME_DRAFTER = {
+    "dsv4-pro-mtp": ("dsv4-pro-mtp-thinking", "dsv4-pro-mtp"),
+    "qwen3.5-397b-mtp": ("qwen3.5-397b-mtp-thinking", "qwen3.5-397b-mtp"),
+    "kimi-k2.5-eagle3": ("kimi-k2.5-eagle3-thinking", "kimi-k2.5-eagle3"),
+    "minimax-m3-eagle3": ("minimax-m3-eagle3-thinking", "minimax-m3-eagle3"),
+    "minimax-m3-eagle3-gqa": ("minimax-m3-eagle3-gqa-thinking", "minimax-m3-eagle3-gqa"),
+    "kimi-k3-dspark": ("kimi-k3-dspark-thinking", "kimi-k3-dspark-block-thinking"),
+    "dsv4-pro-0813-dspark": ("dsv4-pro-0813-dspark-thinking", "dsv4-pro-0813-dspark"),
+    "dsv4-pro-dspark": ("dsv4-pro-dspark-thinking", "dsv4-pro-dspark"),
+    "dspark-llama1b": tuple(name for name in CURVES if name.startswith("dspark-llama1b-")),
+}
+
+
+def drafter_of(name: str) -> str:
+    """The drafter (a drafter on one target) a library curve measures: its SAME_DRAFTER group, else itself.
+
+    >>> drafter_of("qwen3.5-397b-mtp-thinking"), drafter_of("vllm-48892-mtp8")
+    ('qwen3.5-397b-mtp', 'vllm-48892-mtp8')
+    """
+    for group, names in SAME_DRAFTER.items():
+        if name in names:
+            return group
+    return name
