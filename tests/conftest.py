@@ -107,6 +107,13 @@ def nginx_server(built_site, nginx_factory):
     return nginx_factory(built_site)
 
 
+# Tests only (never bench/, which measures the reader's Chromium): every fresh context boots Pyodide from
+# scratch, and V8's optimizing wasm tier (TurboFan) recompiles its hot functions in the background each time.
+# Liftoff's baseline code runs the same wasm with the same results; measured on 4 browser files interleaved
+# A/B (docs/PERFORMANCE.md, "Test-only Chromium flags"), Chromium's CPU fell to 0.81 of the default.
+TEST_CHROMIUM_ARGS = ["--js-flags=--liftoff-only"]
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
@@ -114,7 +121,7 @@ def browser():
     from browser import launch
 
     with sync_playwright() as pw:
-        b = launch(pw)
+        b = launch(pw, args=TEST_CHROMIUM_ARGS)
         yield b
         b.close()
 
