@@ -33,6 +33,18 @@ _IX = "SemiAnalysisAI/InferenceX @843c6254, golden_al_distribution/"
 _IX_OLD = "SemiAnalysisAI/InferenceX @86a9eaa8f, golden_al_distribution/"
 _DSPARK_1B = ("rasyosef/train-dspark-draft-models @03b91937, README.md 'Evaluation' table (Apache-2.0; also quoted in "
               "vllm-project/speculators issue #1135, 2026-09-20): ")
+# Its rows, as the table prints them: subset, pos_1..pos_8 (unconditional), acceptance_length.
+_DSPARK_1B_ROWS = (
+    ("HumanEval", (0.837, 0.685, 0.562, 0.460, 0.368, 0.283, 0.217, 0.161), 4.573),
+    ("math_reasoning", (0.836, 0.682, 0.550, 0.438, 0.345, 0.258, 0.192, 0.134), 4.436),
+    ("tool_call", (0.733, 0.555, 0.413, 0.301, 0.202, 0.133, 0.081, 0.043), 3.462),
+    ("question", (0.630, 0.389, 0.243, 0.158, 0.097, 0.064, 0.040, 0.025), 2.646),
+    ("writing", (0.617, 0.388, 0.244, 0.158, 0.099, 0.062, 0.041, 0.026), 2.636),
+    ("rag", (0.649, 0.394, 0.239, 0.133, 0.064, 0.028, 0.011, 0.005), 2.523),
+    ("qa", (0.554, 0.321, 0.182, 0.096, 0.052, 0.028, 0.016, 0.009), 2.258),
+    ("summarization", (0.585, 0.310, 0.163, 0.076, 0.032, 0.011, 0.004, 0.001), 2.182),
+    ("translation", (0.546, 0.286, 0.126, 0.043, 0.013, 0.005, 0.002, 0.000), 2.021),
+)
 
 # name -> (family, kind, values, label, source, licence)
 # lengths: mean acceptance length at k = 1, 2, ... (in order, no gaps); unconditional: a_1, a_2, ...
@@ -124,33 +136,10 @@ CURVES = {
     # A DSpark drafter for Llama-3.2-1B-Instruct evaluated by vllm-project/speculators' evaluate.py on vLLM, one
     # row per RedHatAI/speculator_benchmarks subset (k = 8): pos_N, the share of blocks whose slot N survived, is
     # unconditional (each row's sum plus one is its acceptance_length to 0.001; checked in tests/test_acceptance.py).
-    "dspark-llama1b-humaneval": ("draft", "unconditional", (0.837, 0.685, 0.562, 0.460, 0.368, 0.283, 0.217, 0.161),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, HumanEval", _DSPARK_1B + "HumanEval row (acceptance length 4.573)",
-        "Apache-2.0"),
-    "dspark-llama1b-math-reasoning": ("draft", "unconditional", (0.836, 0.682, 0.550, 0.438, 0.345, 0.258, 0.192, 0.134),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, math_reasoning", _DSPARK_1B + "math_reasoning row (acceptance length 4.436)",
-        "Apache-2.0"),
-    "dspark-llama1b-tool-call": ("draft", "unconditional", (0.733, 0.555, 0.413, 0.301, 0.202, 0.133, 0.081, 0.043),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, tool_call", _DSPARK_1B + "tool_call row (acceptance length 3.462)",
-        "Apache-2.0"),
-    "dspark-llama1b-question": ("draft", "unconditional", (0.630, 0.389, 0.243, 0.158, 0.097, 0.064, 0.040, 0.025),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, question", _DSPARK_1B + "question row (acceptance length 2.646)",
-        "Apache-2.0"),
-    "dspark-llama1b-writing": ("draft", "unconditional", (0.617, 0.388, 0.244, 0.158, 0.099, 0.062, 0.041, 0.026),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, writing", _DSPARK_1B + "writing row (acceptance length 2.636)",
-        "Apache-2.0"),
-    "dspark-llama1b-rag": ("draft", "unconditional", (0.649, 0.394, 0.239, 0.133, 0.064, 0.028, 0.011, 0.005),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, rag", _DSPARK_1B + "rag row (acceptance length 2.523)",
-        "Apache-2.0"),
-    "dspark-llama1b-qa": ("draft", "unconditional", (0.554, 0.321, 0.182, 0.096, 0.052, 0.028, 0.016, 0.009),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, qa", _DSPARK_1B + "qa row (acceptance length 2.258)",
-        "Apache-2.0"),
-    "dspark-llama1b-summarization": ("draft", "unconditional", (0.585, 0.310, 0.163, 0.076, 0.032, 0.011, 0.004, 0.001),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, summarization", _DSPARK_1B + "summarization row (acceptance length 2.182)",
-        "Apache-2.0"),
-    "dspark-llama1b-translation": ("draft", "unconditional", (0.546, 0.286, 0.126, 0.043, 0.013, 0.005, 0.002, 0.000),
-        "Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, translation", _DSPARK_1B + "translation row (acceptance length 2.021)",
-        "Apache-2.0"),
+    **{f"dspark-llama1b-{subset.lower().replace('_', '-')}": (
+        "draft", "unconditional", rates, f"Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, {subset}",
+        _DSPARK_1B + f"{subset} row (acceptance length {length:.3f})", "Apache-2.0")
+       for subset, rates, length in _DSPARK_1B_ROWS},
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant

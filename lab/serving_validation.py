@@ -14,6 +14,7 @@ summary is computed, not written (:func:`summary`). Standard library only; data 
 True
 """
 
+import math
 from typing import NamedTuple
 
 from . import serving
@@ -328,13 +329,16 @@ def summary(rows=None) -> dict:
     relative error, and how many predictions lie above their measurement."""
     rows = comparison() if rows is None else rows
     ratios = sorted(row["ratio"] for row in rows)
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
-    errors = sorted(abs(r - 1) for r in ratios)
-    median_error = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
     worst = max(ratios, key=lambda r: max(r, 1 / r))
-    return {"points": len(ratios), "medianRatio": median, "worstRatio": worst, "medianAbsError": median_error,
-            "above": sum(r > 1 for r in ratios)}
+    return {"points": len(ratios), "medianRatio": _median(ratios), "worstRatio": worst,
+            "medianAbsError": _median(abs(r - 1) for r in ratios), "above": sum(r > 1 for r in ratios)}
+
+
+def _median(values) -> float:
+    """The middle value, or the mean of the two middle ones."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def summary_by_engine(rows=None) -> list[dict]:
@@ -346,16 +350,14 @@ def summary_by_engine(rows=None) -> list[dict]:
     >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
     [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16])]
     """
-    import math
     rows = comparison() if rows is None else rows
     out = []
     for engine in dict.fromkeys(row["engine"] for row in rows):
         mine = [row for row in rows if row["engine"] == engine]
-        logs = sorted(abs(math.log(row["ratio"])) for row in mine)
-        middle = len(logs) // 2
-        median_log = logs[middle] if len(logs) % 2 else (logs[middle - 1] + logs[middle]) / 2
-        out.append({"engine": engine, "points": len(mine), "medianLogError": median_log,
-                    "medianAbsError": summary(mine)["medianAbsError"], "above": summary(mine)["above"],
+        overall = summary(mine)
+        out.append({"engine": engine, "points": len(mine),
+                    "medianLogError": _median(abs(math.log(row["ratio"])) for row in mine),
+                    "medianAbsError": overall["medianAbsError"], "above": overall["above"],
                     "batches": sorted({row["batch"] for row in mine})})
     return out
 
