@@ -33,6 +33,8 @@ _IX = "SemiAnalysisAI/InferenceX @843c6254, golden_al_distribution/"
 _IX_OLD = "SemiAnalysisAI/InferenceX @86a9eaa8f, golden_al_distribution/"
 _DSPARK_1B = ("rasyosef/train-dspark-draft-models @03b91937, README.md 'Evaluation' table (Apache-2.0; also quoted in "
               "vllm-project/speculators issue #1135, 2026-09-20): ")
+_VLLM_26498 = ("vllm-project/vllm pull request #26498 ('[Bugfix] Invalidate positions when using padded speculative "
+               "decoding'), its description (benchislett; read through the issues search corpus, which shows no date), ")
 # Its rows, as the table prints them: subset, pos_1..pos_8 (unconditional), acceptance_length.
 _DSPARK_1B_ROWS = (
     ("HumanEval", (0.837, 0.685, 0.562, 0.460, 0.368, 0.283, 0.217, 0.161), 4.573),
@@ -133,6 +135,35 @@ CURVES = {
                           "vllm-project/vllm issue #35521, its SpecDecoding line of 02-27 23:14:12 (mean acceptance "
                           "length 1.78, 364 accepted of 1190 drafted; the two requests before the scheduler crash the "
                           "issue reports)", "quoted from a public issue thread"),
+    # Engine curves at k = 10 (the first past k = 8 from a drafter working as intended): vLLM V1's offline example
+    # (examples/offline_inference/spec_decode.py) prints "acceptance at token i" = accepted at position i / drafts
+    # (unconditional, two decimals), 1 + their sum is its "mean acceptance length". Pull request #26498 fixed the
+    # padded speculation of vLLM's EAGLE proposer (positions of rejected drafts not invalidated) and printed K = 10
+    # runs with the fix and with padding disabled; the head is an EAGLE-family drafter (the part of the description
+    # read names neither head nor target; the alternative fix, pull request #29845, measures the same K = 10
+    # SpecBench case with EAGLE-3 on Llama-3.1-8B-Instruct). The MT-Bench block's own header is outside the copy
+    # read: it is the block printed just before "[SpecBench], Padding Enabled (Fixed), K=10", with the 16,994
+    # output tokens of the MT-Bench runs, and its length (3.64) is within 1% of the padding-disabled run's (3.67).
+    "vllm-26498-eagle-mtbench": ("eagle", "unconditional",
+                                 (0.74, 0.54, 0.41, 0.30, 0.22, 0.16, 0.12, 0.08, 0.05, 0.02),
+                                 "EAGLE-family head, vLLM V1 (padded speculation, fixed), MT-Bench, k = 10",
+                                 _VLLM_26498 + "the MT-Bench block before the SpecBench one (mean acceptance length "
+                                 "3.64; 4,687 drafts, 46,870 draft tokens, 12,368 accepted)",
+                                 "quoted from a public pull request thread"),
+    "vllm-26498-eagle-specbench": ("eagle", "unconditional",
+                                   (0.71, 0.50, 0.36, 0.26, 0.18, 0.13, 0.10, 0.07, 0.04, 0.02),
+                                   "EAGLE-family head, vLLM V1 (padded speculation, fixed), SpecBench, k = 10",
+                                   _VLLM_26498 + "'[SpecBench], Padding Enabled (Fixed), K=10' (mean acceptance length "
+                                   "3.36; 20,468 drafts, 204,680 draft tokens, 48,266 accepted)",
+                                   "quoted from a public pull request thread"),
+    # n-gram prompt lookup at k = 5 on an editing workload (the same example script's print): a second n-gram
+    # drafter, whose conditional rates barely fall (0.81, 0.91, 0.95, 0.97, 0.97).
+    "vllm-24344-ngram": ("ngram", "unconditional", (0.81, 0.74, 0.70, 0.68, 0.66),
+                         "n-gram prompt lookup (min 2, max 5), vLLM V1, code edits (vdaita/edit_5k_char), k = 5",
+                         "vllm-project/vllm pull request #24344 ('[Spec Decode][Hybrid] Add ngram-eagle SD method'), "
+                         "its description's 'method: ngram' run (--num_spec_tokens 5 --prompt_lookup_max 5 "
+                         "--prompt_lookup_min 2, 90 prompts, output 2048): mean acceptance length 4.59, 993 drafts, "
+                         "4,960 draft tokens, 3,562 accepted", "quoted from a public pull request thread"),
     # A DSpark drafter for Llama-3.2-1B-Instruct evaluated by vllm-project/speculators' evaluate.py on vLLM, one
     # row per RedHatAI/speculator_benchmarks subset (k = 8): pos_N, the share of blocks whose slot N survived, is
     # unconditional (each row's sum plus one is its acceptance_length to 0.001; checked in tests/test_acceptance.py).
@@ -155,6 +186,7 @@ SAME_DRAFTER = {
     "dsv4-pro-0813-dspark": ("dsv4-pro-0813-dspark-thinking", "dsv4-pro-0813-dspark"),
     "dsv4-pro-dspark": ("dsv4-pro-dspark-thinking", "dsv4-pro-dspark"),
     "dspark-llama1b": tuple(name for name in CURVES if name.startswith("dspark-llama1b-")),
+    "vllm-26498-eagle": ("vllm-26498-eagle-mtbench", "vllm-26498-eagle-specbench"),
 }
 
 
