@@ -156,6 +156,15 @@ CURVES = {
                                    _VLLM_26498 + "'[SpecBench], Padding Enabled (Fixed), K=10' (mean acceptance length "
                                    "3.36; 20,468 drafts, 204,680 draft tokens, 48,266 accepted)",
                                    "quoted from a public pull request thread"),
+    # vLLM V1's EAGLE-3 at k = 8 on HumanEval, whole percents: the baseline table of pull request #32628 (parallel
+    # token drafting for EAGLE, closed unmerged; this curve is its "Vanilla EAGLE3" run, not the proposed drafter).
+    # Its description serves openai/gpt-oss-120b; the EAGLE-3 head is not named in the part read.
+    "vllm-32628-eagle3-humaneval": ("eagle", "unconditional", (0.71, 0.49, 0.32, 0.21, 0.14, 0.09, 0.05, 0.03),
+                                    "EAGLE-3, vLLM V1, gpt-oss-120b, HumanEval, k = 8",
+                                    "vllm-project/vllm pull request #32628 ('feat: add parallel token drafting for "
+                                    "EAGLE'), its description (hai-meh-cs, 2026-01-20), 'Vanilla EAGLE3 Results "
+                                    "(HumanEval)', Per-Position Acceptance row K = 8 (Accept 25.7%: length 1 + 8 x "
+                                    "0.257 = 3.056)", "quoted from a public pull request thread"),
     # n-gram prompt lookup at k = 5 on an editing workload (the same example script's print): a second n-gram
     # drafter, whose conditional rates barely fall (0.81, 0.91, 0.95, 0.97, 0.97).
     "vllm-24344-ngram": ("ngram", "unconditional", (0.81, 0.74, 0.70, 0.68, 0.66),

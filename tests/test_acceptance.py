@@ -277,8 +277,8 @@ def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
     status, out, _ = _cli(capsys, *argv, "--method", "mtp")
     document = json.loads(out)
     assert status == 0 and document["serving"]["bestExtrapolatedFrom"] == 1
-    # i.i.d. from the same figure says 5; the 32-curve prior (c 0.928, d 0.974) said 4, the 35-curve one (c 0.965,
-    # d 0.978: the k = 10 EAGLE curves and a second n-gram curve, acceptance_curves) says 5 as well
+    # i.i.d. from the same figure says 5; the 32-curve prior (c 0.928, d 0.974) said 4, the 36-curve one (c 0.964,
+    # d 0.978: k = 10 and k = 8 EAGLE curves and a second n-gram curve, acceptance_curves) says 5 as well
     assert document["serving"]["bestLookahead"] <= 5
     (c, d), _, _ = acceptance.prior("mtp")
     assert document["curve"]["perPosition"][0] == pytest.approx(0.79)
