@@ -6,9 +6,10 @@ Two kinds of curve:
 
 * ``lengths``: the mean acceptance length measured at each lookahead k (one run per k), as the
   SemiAnalysis InferenceX benchmark publishes its reference ("golden") curves;
-* ``unconditional``: an engine's per-position rates from one run at one k, as vLLM and llama.cpp
-  print them (position i: the chance that the first i drafts all survived), so the mean acceptance
-  length at every k up to the run's is ``1 + a_1 + ... + a_k``.
+* ``unconditional``: an engine's per-position rates from one run at one k, as vLLM (its SpecDecoding
+  log line, its offline example's "acceptance at token i") and llama.cpp print them (position i: the
+  chance that the first i drafts all survived), so the mean acceptance length at every k up to the
+  run's is ``1 + a_1 + ... + a_k`` (tests/test_acceptance_curves.py checks each against its print).
 
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
