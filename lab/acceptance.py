@@ -21,14 +21,15 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
-(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`:
-least squares on relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median
-``(c, d)`` of the whole library, one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
-with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: a family's own median predicted
-worse, see :func:`prior_choice`, which the page states with each family's spread), and its interval is the spread of the predictions made with each
-``(c, d)`` of the reader's family (the pooled library when the family has fewer than
-:data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues its own shape:
-``r_{m+j} = r_m d^j``.
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
+relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
+of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the library's drafters; a
+drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
+with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: the whole library's
+median and a family's own nearest curves predicted worse, see :func:`prior_choice`, which the page states with each family's
+spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
+library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
+its own shape: ``r_{m+j} = r_m d^j``.
 
 >>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
 2.2
@@ -41,6 +42,7 @@ import contextvars
 import math
 import re
 from functools import lru_cache
+from itertools import accumulate
 from typing import NamedTuple
 
 from . import ledger
@@ -51,7 +53,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "POINT_RULES", "PRIOR_CHOICES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -220,10 +222,15 @@ def library_lengths(name: str) -> list[float]:
     return out
 
 
-def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple, bool]:
-    """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The
-    point is the median over the whole library (less ``exclude``); the spread is the family's pairs,
-    or the pooled ones when the family has fewer than :data:`MIN_FAMILY_CURVES` curves."""
+def prior(family: str | None, exclude: str | None = None, r1: float | None = None) -> tuple[tuple, tuple, bool]:
+    """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The point is the
+    drafter-weighted median over the library curves (less ``exclude``) nearest ``r1`` (:func:`nearest_curves`;
+    all of them when ``r1`` is None); the spread is the family's pairs, or the pooled ones when the family has
+    fewer than :data:`MIN_FAMILY_CURVES` curves.
+
+    >>> prior(None, r1=0.9)[0] != prior(None)[0]
+    True
+    """
     names = [name for name in CURVES if name != exclude]
     every = _library_shapes(tuple(CURVES.items()))
     shapes = {name: every[name] for name in names}
@@ -231,9 +238,25 @@ def prior(family: str | None, exclude: str | None = None) -> tuple[tuple, tuple,
     enough = len(own) >= MIN_FAMILY_CURVES
     centre = own if enough and _PRIOR_MODE.get() == "family" else names
     weights = _drafter_weights(centre)
+    if r1 is not None and _POINT_RULE.get() == "nearest":
+        centre, weights = nearest_curves(centre, weights, r1)
     point = (_weighted_median([shapes[n][0] for n in centre], weights),
              _weighted_median([shapes[n][1] for n in centre], weights))
     return point, tuple(shapes[n] for n in (own if enough else names)), enough
+
+
+def nearest_curves(names, weights, r1: float) -> tuple[list, list]:
+    """The library curves whose own first rate (``L(1) - 1``) lies nearest ``r1``, in order, until their
+    weights (one vote per drafter) reach half the total: a drafter's fall goes with how good it is, and
+    ``r_1`` is what a reader's one figure says of it (docs/READING.md: the choice among three candidates).
+
+    >>> nearest_curves(["vllm-24127-ngram", "vllm-35521-suffix", "club3090-qwen3.6-27b-mtp"], [1.0, 1.0, 1.0], 0.7)[0]
+    ['club3090-qwen3.6-27b-mtp', 'vllm-24127-ngram']
+    """
+    order = sorted(range(len(names)), key=lambda i: (abs(library_lengths(names[i])[0] - 1 - r1), names[i]))
+    running = accumulate(weights[i] for i in order)
+    chosen = order[:next(n for n, total in enumerate(running, 1) if total >= sum(weights) / 2 - 1e-12)]
+    return [names[i] for i in chosen], [weights[i] for i in chosen]
 
 
 def _drafter_weights(names) -> list[float]:
@@ -270,6 +293,9 @@ def _weighted_median(values, weights) -> float:
 # (prior_choice); the other is computed only to show the choice on the page.
 PRIOR_MODES = ("pooled", "family")
 _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
+# The median runs over the curves "nearest" the reader's r_1 (the model) or all of them ("median": kept for the page).
+POINT_RULES = ("nearest", "median")
+_POINT_RULE = contextvars.ContextVar("acceptance_point_rule", default="nearest")
 
 
 @lru_cache(maxsize=4)
@@ -294,10 +320,8 @@ def library_shape(lengths) -> tuple[float, float]:
     return _fit(dict(enumerate(lengths, start=1)), start)[1]
 
 
-def _median(values) -> float:
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+def _median(values) -> float:  # the plain median: every value one vote
+    return _weighted_median(values, [1.0] * len(values))
 
 
 def _check_family(method):
@@ -328,7 +352,7 @@ def iid(alpha: float) -> Curve:
 def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     """The shape that continues measured rates: fitted on them when there are three or more (c
     from the first two, d meeting the measured length at m), else the prior's; and the spread."""
-    point, spread, _ = prior(family, exclude)
+    point, spread, _ = prior(family, exclude, rates[0])
     if len(rates) >= 3 and rates[0] > 0:
         return shape_of(lengths_of(rates)), spread
     if len(rates) == 2 and rates[0] > 0:
@@ -373,6 +397,8 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
     if not (math.isfinite(length) and 1 <= length <= at + 1):
         raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
     point, spread, _ = prior(method, exclude)
+    # r_1 solved under the whole library's point first, then the point of the curves nearest it
+    point = prior(method, exclude, _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0))[0]
     if mean_acceptance_length(shaped_rates(1.0, point, at), at) < length:
         # longer than the prior's shape can reach even at r_1 = 1: the shape moves toward no decay
         # (c = d = 1, every draft kept) just far enough
@@ -388,15 +414,14 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
 def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
     """A curve from mean acceptance lengths at one or more lookaheads ``{k: L}``.
 
-    One length: :func:`from_single`. Lengths at k = 1 and 2: ``r_1`` and ``r_2`` as measured, and the
-    shape past them uses ``c`` weighted :data:`SECOND_WEIGHT` toward the measured drop (a length
-    difference is a noisy rate). Three or more: ``r_1`` from k = 1 when given, and ``(c, d)`` fitted
-    to every given length (least squares on relative errors); the measured positions are the fitted
-    shape's, up to the largest k given, except past a measured plateau (:func:`measured_plateau_start`:
-    the lengths after it add less than :data:`PLATEAU_GAIN` altogether), where they follow the measured
-    increments (:func:`_measured_tail`): the curve stays as flat as measured, and every instrument that
-    receives its rates (a curve token) finds the same plateau (:func:`plateau_start`), not a fitted rise
-    the data do not show.
+    One length: :func:`from_single`. Lengths at k = 1 and 2: ``r_1`` and ``r_2`` as measured, and the shape past
+    them uses ``c`` weighted :data:`SECOND_WEIGHT` toward the measured drop (a length difference is a noisy rate).
+    Three or more: ``r_1`` from k = 1 when given, and ``(c, d)`` fitted to every given length (least squares on
+    relative errors); the measured positions are the fitted shape's, up to the largest k given, except past a
+    measured plateau (:func:`measured_plateau_start`: the lengths after it add less than :data:`PLATEAU_GAIN`
+    altogether), where they follow the measured increments (:func:`_measured_tail`): the curve stays as flat as
+    measured, and every instrument that receives its rates (a curve token) finds the same plateau
+    (:func:`plateau_start`), not a fitted rise the data do not show.
 
     >>> flat = from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55, 6: 2.55})
     >>> round(flat.length(6) - flat.length(4), 4), plateau_start(token_curve(flat.rates(16)))
@@ -419,7 +444,7 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
     if len(clean) == 1:
         (k, value), = clean.items()
         return from_single(value, k, method, exclude)
-    point, spread, _ = prior(method, exclude)
+    point, spread, _ = prior(method, exclude, clean[1] - 1 if 1 in clean else None)
     top = max(clean)
     if sorted(clean) == [1, 2]:
         r1 = clean[1] - 1
@@ -505,9 +530,8 @@ def iid_alpha(length: float, at: int) -> float:
 
 def predict_from_lengths(name: str, known: int) -> dict:
     """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
-    curve: from its per-position rates at positions 1..known), with the rest of the library as prior,
-    and predict its length at its largest k; i.i.d. from the same
-    figure (its alpha solved at k = known) beside it. Errors are relative, signed."""
+    curve: from its per-position rates at positions 1..known), with the rest of the library as prior, and predict
+    its length at its largest k; i.i.d. from the same figure (its alpha solved at k = known) beside it. Signed errors."""
     lengths = library_lengths(name)
     family, kind, values, *_ = CURVES[name]
     top = len(lengths)
@@ -524,18 +548,19 @@ def predict_from_lengths(name: str, known: int) -> dict:
             "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
 
 
-def leave_one_out(known: int = 1, mode: str = "pooled") -> dict:
+def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -> dict:
     """Every library curve left out in turn, predicted at its largest k from k = 1..known:
     the rows, the median absolute error of the model and of i.i.d., how many curves the model
     predicts better than i.i.d., which families have too few curves to trust, and each family's
     spread (``byFamily``: curves, median absolute error). ``mode``: the prior's point (PRIOR_MODES)."""
-    if mode not in PRIOR_MODES:
-        raise LabValueError(f"the prior mode must be one of {', '.join(PRIOR_MODES)}, got {mode!r}")
-    token = _PRIOR_MODE.set(mode)
+    if mode not in PRIOR_MODES or rule not in POINT_RULES:
+        raise LabValueError(f"the prior's mode and rule are one of {PRIOR_MODES}, {POINT_RULES}: got {mode!r}, {rule!r}")
+    token, rule_token = _PRIOR_MODE.set(mode), _POINT_RULE.set(rule)
     try:
         rows = [predict_from_lengths(name, known) for name in CURVES]
     finally:
         _PRIOR_MODE.reset(token)
+        _POINT_RULE.reset(rule_token)
     by_family = {}
     for row in rows:
         by_family.setdefault(row["family"], []).append(abs(row["error"]))
@@ -551,13 +576,16 @@ def leave_one_out(known: int = 1, mode: str = "pooled") -> dict:
             "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
 
 
+# The prior's points leave-one-out chooses among (mode, rule): the model, the same in the reader's family, the old.
+PRIOR_CHOICES = {"pooled": ("pooled", "nearest"), "family": ("family", "nearest"), "library": ("pooled", "median")}
+
+
 def prior_choice() -> dict:
-    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from
-    k = 1..2 under each of PRIOR_MODES, and the mode with the smaller sum (the model uses "pooled";
-    a test holds that it is still the choice)."""
-    errors = {mode: (leave_one_out(1, mode)["medianError"], leave_one_out(2, mode)["medianError"])
-              for mode in PRIOR_MODES}
-    return {"errors": errors, "chosen": min(PRIOR_MODES, key=lambda mode: sum(errors[mode]))}
+    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from k = 1..2 under
+    each of :data:`PRIOR_CHOICES`, the one with the smaller sum chosen (the model is "pooled"; a test holds it)."""
+    errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
+              for choice, how in PRIOR_CHOICES.items()}
+    return {"errors": errors, "chosen": min(PRIOR_CHOICES, key=lambda choice: sum(errors[choice]))}
 
 
 def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
@@ -695,7 +723,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     accepts every draft has no long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.6843, 0.6689]
+    [0.8, 0.7, 0.6877, 0.6755]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     """
@@ -763,7 +791,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6843@2'
+    'custom:0.8000,0.7000,0.6877@2'
     """
     from .jsformat import to_fixed
 
@@ -899,11 +927,13 @@ def held_out_html() -> str:
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
               'those predictions use the pooled library.</p>'
             + '<p class="acceptance-by-family">' + escape(
-                f"By family: {spread}. The prior's shape is the whole library's median drop and fall, not each "
-                f"family's own, because leaving each curve out prefers it: median error "
+                f"By family: {spread}. The prior's drop and fall are the median of the library curves whose first "
+                "rate lies nearest the reader's (half the library's drafters), not the whole library's nor those "
+                "of the reader's family alone, because leaving each curve out prefers it: median error "
                 f"{100 * choice['pooled'][0]:.1f}% from k = 1 and {100 * choice['pooled'][1]:.1f}% from k = 1..2 "
-                f"against {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with each family's "
-                "own median.") + '</p>')
+                f"against {100 * choice['library'][0]:.1f}% and {100 * choice['library'][1]:.1f}% with the whole "
+                f"library's median and {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with "
+                "the nearest curves of the reader's family.") + '</p>')
 
 
 def family_of_draft(draft: str) -> str:

@@ -80,7 +80,8 @@ def test_leave_one_out_beats_iid_on_the_library():
     """The held-back bar for "better than i.i.d.": a smaller median error and closer on most curves. The bound was
     a third of i.i.d.'s error and 80% of the curves while the library held 22 curves; the nine DSpark rows of
     December 2026 (a 1B drafter whose pooled conditional rates hardly fall) and a suffix-decoding curve brought it
-    to 7.1% against 19.4% and 22 of 32 from k = 1, so the test holds that bar, not the old library's margin."""
+    to 7.1% against 19.4% and 22 of 32 from k = 1 (5.8% and 21 of 32 with the prior from the curves nearest in
+    r_1), so the test holds that bar, not the old library's margin."""
     for known in (1, 2):
         result = acceptance.leave_one_out(known)
         assert result["medianError"] < result["medianIidError"] / 2
@@ -131,11 +132,40 @@ def test_one_vote_per_drafter_in_the_prior(monkeypatch):
 
 
 def test_the_pooled_prior_is_what_leave_one_out_chooses():
-    """The model's prior point is the whole library's median because leave-one-out prefers it; if a
-    library change reverses that, this fails and the model (and the page's sentence) must follow."""
+    """The model's prior point is the median of the curves nearest the reader's r_1 over the whole library
+    because leave-one-out prefers it to the whole library's median and to the nearest curves of the reader's
+    family (the rule: the smaller sum of the two median errors); if a library change reverses that, this fails
+    and the model (and the page's sentence) must follow."""
     choice = acceptance.prior_choice()
     assert choice["chosen"] == "pooled"
-    assert acceptance.prior("mtp")[0] == acceptance.prior("eagle")[0]  # one pooled point for every family
+    assert set(choice["errors"]) == set(acceptance.PRIOR_CHOICES)
+    assert sum(choice["errors"]["pooled"]) < sum(choice["errors"]["library"])  # strictly: a tie would mean no effect
+    assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # one point for every family
+
+
+def test_the_prior_point_is_the_median_of_the_curves_nearest_in_r1(monkeypatch):
+    """The prior's point for a reader's r_1 is the drafter-weighted median (c, d) of the library curves nearest
+    it, half the library's drafters: the neighbourhood is the nearest curves and just reaches half the drafter
+    weight, a curve far from r_1 has no vote (its shape can change without moving the point), and the point
+    moves with r_1."""
+    names = list(CURVES)
+    weights = acceptance._drafter_weights(names)
+    chosen, chosen_weights = acceptance.nearest_curves(names, weights, 0.95)
+    assert sum(chosen_weights) >= sum(weights) / 2 > sum(chosen_weights[:-1])
+    first_rate = {name: acceptance.library_lengths(name)[0] - 1 for name in names}
+    farthest_in = max(abs(first_rate[n] - 0.95) for n in chosen)
+    assert all(abs(first_rate[n] - 0.95) >= farthest_in for n in names if n not in chosen)
+    assert "vllm-35521-suffix" not in chosen  # r_1 0.34: far from 0.95
+    before = acceptance.prior(None, r1=0.95)[0]
+    family_, kind, values, *rest = CURVES["vllm-35521-suffix"]
+    monkeypatch.setitem(CURVES, "vllm-35521-suffix", (family_, kind, tuple(v * 0.5 for v in values), *rest))
+    acceptance._library_shapes.cache_clear()
+    try:
+        assert acceptance.prior(None, r1=0.95)[0] == before
+        assert acceptance.prior(None, r1=0.34)[0] != acceptance.prior(None, r1=0.95)[0]
+    finally:
+        monkeypatch.undo()
+        acceptance._library_shapes.cache_clear()
 
 
 def test_every_family_spread_is_on_the_page():
@@ -277,10 +307,10 @@ def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
     status, out, _ = _cli(capsys, *argv, "--method", "mtp")
     document = json.loads(out)
     assert status == 0 and document["serving"]["bestExtrapolatedFrom"] == 1
-    # i.i.d. from the same figure says 5; the 32-curve prior (c 0.928, d 0.974) said 4, the 36-curve one (c 0.964,
-    # d 0.978: k = 10 and k = 8 EAGLE curves and a second n-gram curve, acceptance_curves) says 5 as well
+    # i.i.d. from the same figure says 5; the 32-curve whole-library prior (c 0.928, d 0.974) said 4; the 36-curve
+    # library's curves nearest r_1 = 0.79 (c 0.953, d 0.983) say 5 as well
     assert document["serving"]["bestLookahead"] <= 5
-    (c, d), _, _ = acceptance.prior("mtp")
+    (c, d), _, _ = acceptance.prior("mtp", r1=0.79)
     assert document["curve"]["perPosition"][0] == pytest.approx(0.79)
     assert document["curve"]["perPosition"][1] == pytest.approx(0.79 * c) and c < 1  # the prior's fall, not i.i.d.
 
