@@ -1,8 +1,8 @@
 """An EAGLE-3 head on vLLM V1, priced as the released 0.9.2-0.10.1 code runs it (lab.serving_calibration.
 eagle3_eager_ms, lab.serving_step._eagle3_fc_ms): four eager ops a cycle (three more auxiliary-state gathers and the
 concatenation beyond EAGLE-1's one gather, the fc) and four a draft step (the draft-to-target vocabulary map) outside
-the draft's CUDA graph, charged to V1 0.10 only; and the fc 3h -> h run once a cycle, in the first draft step over the
-verified tokens, not in the k - 1 steps after it."""
+the draft's CUDA graph, charged to V1 0.10 only; and the fc 3h -> h run once a cycle, in vLLM V1's first draft step over
+the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k draft steps)."""
 
 import pytest
 
@@ -66,6 +66,17 @@ def test_v1_010_cycle_adds_the_ops_and_drops_the_fc_from_the_later_steps(k, batc
     assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, abs=1e-12)
     today = _settings("vllm-v1", k)
     assert serving.draft_extend_ms(today, batch, 600) == pytest.approx(base - (k - 1) * fc, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["sglang", "sglang-no-overlap", "sglang-eager-extend"])
+@pytest.mark.parametrize("batch", [1, 64])
+def test_sglang_runs_the_fc_in_its_extend_pass_only(engine, batch):
+    s = _settings(engine, 4)
+    draft, n = _draft(s), 5
+    fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
+    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s) - 4 * fc
+    assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, rel=1e-12)
+    assert fc > 0
 
 
 def test_eagle1_and_ngram_are_unchanged():
