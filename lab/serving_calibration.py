@@ -50,7 +50,8 @@ own step times.
   bookkeeping of a cycle, a draft extend pass and whether it runs in a CUDA graph, vLLM V1's first draft
   step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
-  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1); how each proposes n-gram drafts
+  ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1) and, with an EAGLE-3 head, V1 0.10's eager
+  ops outside the draft's CUDA graph (4 a cycle and 4 a draft step, :func:`eagle3_eager_ms`); how each proposes n-gram drafts
   (:func:`ngram_proposal_ms`: vLLM V1's KMP scan measured at 1.06 ns a context token, :data:`NGRAM_SCAN_NS`; V0's
   proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie match at 32.4 us a request,
   45.3 before 2026, :data:`SGL_NGRAM_REQUEST_US`), whether V1 runs
@@ -86,7 +87,7 @@ from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLR
                                 ALLREDUCE_VLLM_GRAPH_HOPPER, allreduce_beyond, allreduce_beyond_rows,
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
 
-__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms",
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
@@ -328,7 +329,9 @@ class Engine(NamedTuple):
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
     scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
-    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``memoryRule``: how the engine's defaults
+    the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``eagle3CycleOps`` and
+    ``eagle3StepOps``: the eager ops an EAGLE-3 head costs beyond an EAGLE-1 head outside the draft's CUDA graph,
+    once a cycle and once a draft step (:func:`eagle3_eager_ms`). ``memoryRule``: how the engine's defaults
     share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
     "trtllm"). ``ngramProposer``: how the engine proposes n-gram drafts, which prices a cycle's proposal
     (:func:`ngram_proposal_ms`); ``ngramStepHostMs``: host work a verify step leaves serial when drafting by n-gram
@@ -353,6 +356,8 @@ class Engine(NamedTuple):
     costs: tuple = ()
     firstDraftOverVerified: bool = False
     interStepOps: int = 0
+    eagle3CycleOps: int = 0
+    eagle3StepOps: int = 0
     memoryRule: str = "vllm"
     ngramProposer: str = "sglang-incremental"
     ngramStepHostMs: float = 0.0
@@ -393,6 +398,24 @@ EAGER_OP_US = 8.6
 # was idling on kernel-launch latency more than it was computing. Result: ~2.5% higher decoding speed (TPOT)'), which
 # fused the same updates (tests/test_serving_calibration.py holds the share to it).
 V1_UNFUSED_STEP_OPS = 10
+# What an EAGLE-3 head runs eagerly in vLLM V1 0.9.2 to 0.10.1 that an EAGLE-1 head does not, read in the sources of the
+# released vllm 0.9.2, 0.10.0 and 0.10.1 wheels (the same code in all three). Both heads' draft models are compiled and
+# captured in CUDA graphs (``@support_torch_compile`` on ``LlamaModel`` in llama_eagle.py and llama_eagle3.py; the
+# proposer pads to the captured sizes, ``use_cuda_graph``), so what differs runs outside the graph:
+# - once a cycle, vllm/v1/worker/gpu_model_runner.py, ``propose_draft_token_ids``: ``target_hidden_states = torch.cat(
+#   [h[token_indices] for h in aux_hidden_states], dim=-1)``, three gathers and a cat where EAGLE-1 does one gather
+#   (``hidden_states[token_indices]``): 3 more; vllm/v1/spec_decode/eagle.py, ``EagleProposer.propose``: ``if
+#   self.method == "eagle3": target_hidden_states = self.model.combine_hidden_states(target_hidden_states)``, the fc
+#   3h -> h as a plain ``torch.nn.Linear`` before the captured model runs (EAGLE-1's fc is inside its model): 1 more;
+# - once a draft step, ``Eagle3LlamaForCausalLM.compute_logits`` (llama_eagle3.py), called by the proposer outside the
+#   graph for each of the k drafts: ``torch.arange(draft_vocab_size)``, ``base + self.draft_id_to_target_id``,
+#   ``logits.new_full((n, vocab_size), -inf)`` and ``logits_new[:, targets] = logits``: 4 more (EAGLE-1 inherits
+#   LlamaForCausalLM.compute_logits, the logits processor alone).
+# Each priced at EAGER_OP_US (a launch-bound op: the tensors are a batch's rows). The bytes they move (a 128,256-wide
+# row of logits a sequence) are under a microsecond at batch one; not charged. The three extra auxiliary outputs of the
+# target (``aux_hidden_states.append(hidden_states + residual)`` in llama.py) run inside the target's compiled graph.
+V1_EAGLE3_CYCLE_OPS = 4
+V1_EAGLE3_STEP_OPS = 4
 
 
 def inter_step_ms(engine: "Engine", steps: int) -> float:
@@ -404,6 +427,22 @@ def inter_step_ms(engine: "Engine", steps: int) -> float:
     (0.172, 0.0)
     """
     return max(0, steps) * engine.interStepOps * EAGER_OP_US / 1000
+
+
+def eagle3_eager_ms(engine: "Engine", steps: int) -> float:
+    """The eager ops an EAGLE-3 head costs a cycle beyond an EAGLE-1 head, ms: ``(c + k s) t_op`` for a cycle of
+    ``k`` draft steps, with ``c`` the ops once a cycle (``eagle3CycleOps``: the auxiliary hidden states gathered and
+    concatenated, the fc), ``s`` those once a draft step (``eagle3StepOps``: the draft vocabulary's logits mapped onto
+    the target's) and ``t_op`` one eager op (:data:`EAGER_OP_US`). No steps, no cost.
+
+    >>> round(eagle3_eager_ms(ENGINES["vllm-v1-0.10"], 2), 4), round(eagle3_eager_ms(ENGINES["vllm-v1-0.10"], 7), 4)
+    (0.1032, 0.2752)
+    >>> eagle3_eager_ms(ENGINES["vllm-v1"], 3), eagle3_eager_ms(ENGINES["vllm-v1-0.10"], 0)
+    (0.0, 0.0)
+    """
+    if steps <= 0:
+        return 0.0
+    return (engine.eagle3CycleOps + steps * engine.eagle3StepOps) * EAGER_OP_US / 1000
 
 
 # n-gram drafting, priced by engine (Engine ``ngramProposer``, :func:`ngram_proposal_ms`): what one cycle's proposal of k
@@ -542,7 +581,7 @@ ENGINES = {
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
-        ngramProposer="vllm-per-request",
+        eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, ngramProposer="vllm-per-request",
         costs=_V1_SHARED + (
             ("n-gram proposal per request", "vllm/v1/worker/gpu_model_runner.py before vLLM pull request 24986 "
              "(2025-09), propose_ngram_draft_token_ids: 'for i, sampled_ids in enumerate(sampled_token_ids)' ... "
@@ -554,7 +593,13 @@ ENGINES = {
              "Llama8BH100.overhead_constant_per_step"),
             ("unfused state updates between draft steps", "vllm/v1/spec_decode/eagle.py, EagleProposer.propose: "
              "11 eager ops a step after the first (V1_UNFUSED_STEP_OPS), fused into one Triton kernel only by vLLM "
-             "pull request 33503 (2026-02); an eager op's time: pytorch/pytorch issue #114860 (EAGER_OP_US)"),)),
+             "pull request 33503 (2026-02); an eager op's time: pytorch/pytorch issue #114860 (EAGER_OP_US)"),
+            ("EAGLE-3's eager ops", "vllm 0.9.2, 0.10.0 and 0.10.1 (the released wheels' sources): the auxiliary "
+             "hidden states gathered and concatenated (gpu_model_runner.py, torch.cat([h[token_indices] for h in "
+             "aux_hidden_states])) and the fc run by EagleProposer.propose (combine_hidden_states) once a cycle, and "
+             "Eagle3LlamaForCausalLM.compute_logits's draft-to-target vocabulary map (arange, add, new_full, index "
+             "put) once a draft step, all outside the draft's CUDA graph: 4 + 4 k eager ops beyond EAGLE-1's "
+             "(V1_EAGLE3_CYCLE_OPS, V1_EAGLE3_STEP_OPS), each EAGER_OP_US"),)),
     # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).

@@ -10,8 +10,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, inter_step_ms,
-                                  ngram_proposal_ms)
+from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, eagle3_eager_ms,
+                                  inter_step_ms, ngram_proposal_ms)
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -659,14 +659,48 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     """What a cycle's draft costs beyond its ``k`` one-token steps: the extend pass where the engine runs one,
     or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
     beyond a one-token step; else 0. Plus, under the calibrated model, the host ops an engine leaves between
-    its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain)."""
+    its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain) and,
+    with an EAGLE-3 head, the eager ops it runs outside the draft's graph (:func:`lab.serving_calibration.
+    eagle3_eager_ms`, ``n - 1`` steps); less, with an EAGLE-3 head, its fc in the one-token steps that run without
+    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang all ``n - 1`` (its extend pass
+    runs the fc)."""
     if _runs_extend(settings, draft):
-        return _time(draft, batch, n, context) + _eager_extend_ms(settings)
+        fc = (n - 1) * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
         extra += inter_step_ms(ENGINES[settings.engine], n - 2)
+        if settings.draft == EAGLE3:
+            extra += eagle3_eager_ms(ENGINES[settings.engine], n - 1)
+    if first is not None and settings.draft == EAGLE3:
+        extra -= (n - 2) * _eagle3_fc_ms(settings, draft, batch, context)
     return extra
+
+
+def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:
+    """What an EAGLE-3 head's fc (``3h -> h`` over the target's three auxiliary hidden states, ``3 h^2`` weights)
+    adds to one one-token draft step: ``t(step) - t(step without the fc's share s of its layers' weights and
+    multiply-adds)``, ``s = 3 h^2 / gemm_params(head)``. vLLM V1 runs the fc once a cycle, not once a step:
+    ``EagleProposer.propose`` calls ``self.model.combine_hidden_states(target_hidden_states)`` on the verified tokens
+    before the first draft step, and the draft model's ``forward`` (llama_eagle3.py, ``LlamaModel``) has no fc, so
+    the ``k - 1`` later steps feed it the draft's own ``h``-wide hidden state (vllm 0.9.2, 0.10.0 and 0.10.1, the
+    released wheels' sources; a 2026 copy of llama_eagle3.py read through the code index keeps the fc out of
+    ``forward`` too). The first step keeps it, over every verified token (:func:`_first_step`). SGLang's
+    python/sglang/srt/models/llama_eagle3.py runs it in ``LlamaModel.forward`` only ``if hidden_states.shape[-1] !=
+    embeds.shape[-1]``, that is on the target's 3h-wide states in the extend pass, not in the draft decode steps that
+    take the draft's own (sgl-project/sglang at 03d5a777, read through the code index). At batch one on an H100 the
+    fc is about 100 MB of BF16 weights, some 0.03 ms a step:
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE3, gpus=1, engine="vllm-v1-0.10")
+    >>> shape = draft_shape(s)
+    >>> 0.03 < _eagle3_fc_ms(s, _step(shape, s, "draft"), 1, 600) < 0.06
+    True
+    """
+    shape = draft_shape(settings)
+    share = 3 * TARGETS[settings.target].hidden ** 2 / gemm_params(shape)
+    without = draft._replace(gemm_ms=draft.gemm_ms * (1 - share), gemm_flop_ms=draft.gemm_flop_ms * (1 - share))
+    return _time(draft, batch, 1, context) - _time(without, batch, 1, context)
 
 
 def _eager_extend_ms(settings: ServingSettings) -> float:

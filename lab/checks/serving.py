@@ -538,10 +538,12 @@ ENGINE_COSTS_AS_READ = {
 # engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
 # _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
 # synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
-# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180).
+# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
+# head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
+# not read for them, so not charged).
 OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
-    "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request"}),
+    "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops"}),
     "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}),
     "sglang": frozenset({"n-gram call a request"}),
     "sglang-no-overlap": frozenset({"n-gram call a request"}),
@@ -587,7 +589,15 @@ def _other_drafts_paid(name):
     setting of :func:`_costs_paid`)."""
     s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
                                        acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s)
+    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s)
+
+
+def _eagle3_costs_paid(s):
+    """An EAGLE-3 head's eager ops outside the draft's graph, read off the model's numbers: at batch one, where
+    its steps read their weights whatever the tokens, its draft costs beyond its k steps more than an EAGLE-1
+    head's (without them, less: its fc runs in one step of the k)."""
+    extend = lambda draft: serving.draft_extend_ms(s.with_(draft=draft), 1, 1024)  # noqa: E731
+    return {"EAGLE-3 eager ops"} if extend(serving.EAGLE3) - extend(serving.EAGLE) > 0.01 else set()
 
 
 def _ngram_costs_paid(s):

@@ -1,0 +1,114 @@
+"""An EAGLE-3 head on vLLM V1, priced as the released 0.9.2-0.10.1 code runs it (lab.serving_calibration.
+eagle3_eager_ms, lab.serving_step._eagle3_fc_ms): four eager ops a cycle (three more auxiliary-state gathers and the
+concatenation beyond EAGLE-1's one gather, the fc) and four a draft step (the draft-to-target vocabulary map) outside
+the draft's CUDA graph, charged to V1 0.10 only; and the fc 3h -> h run once a cycle, in vLLM V1's first draft step over
+the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k draft steps)."""
+
+import pytest
+
+from lab import serving
+from lab import serving_calibration as cal
+from lab import serving_step
+
+PAYS = "vllm-v1-0.10"
+
+
+def _settings(engine=PAYS, lookahead=3, draft=serving.EAGLE3, **kw):
+    fields = dict(stepModel=serving.MEASURED, target="llama-3-8b", gpu="h100-sxm", gpus=1, draft=draft,
+                  lookahead=lookahead, batch=1, context=600, engine=engine)
+    return serving.DEFAULT_SETTINGS.with_(**{**fields, **kw})
+
+
+def _draft(settings):
+    return serving_step._step(serving.draft_shape(settings), settings, "draft")
+
+
+def test_the_counts_are_the_read_ones():
+    assert (cal.V1_EAGLE3_CYCLE_OPS, cal.V1_EAGLE3_STEP_OPS) == (4, 4)
+    assert (cal.ENGINES[PAYS].eagle3CycleOps, cal.ENGINES[PAYS].eagle3StepOps) == (4, 4)
+    assert any("compute_logits" in where and "0.10.1" in where for _, where in cal.ENGINES[PAYS].costs)
+
+
+@pytest.mark.parametrize("engine", [name for name in cal.ENGINES if name != PAYS])
+def test_no_other_engine_is_charged_them(engine):
+    """Today's V1 was not read for them (left uncharged, not assumed); V0 has no EAGLE-3; SGLang not read."""
+    assert cal.eagle3_eager_ms(cal.ENGINES[engine], 7) == 0.0
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 7])
+def test_eager_ops_are_four_a_cycle_and_four_a_step(k):
+    assert cal.eagle3_eager_ms(cal.ENGINES[PAYS], k) == pytest.approx((4 + 4 * k) * 8.6e-3, abs=1e-12)
+
+
+def test_the_fc_is_its_share_of_a_one_token_step():
+    """100.7 MB of BF16 weights (3 x 4096^2) of the head's layers, at batch one: that share of the layers' time, less
+    than that share of the whole step (which also pays its fixed cost, LM head and attention)."""
+    s = _settings()
+    shape = serving.draft_shape(s)
+    share = 3 * 4096 ** 2 / serving_step.gemm_params(shape)
+    fc = serving_step._eagle3_fc_ms(s, _draft(s), 1, 600)
+    assert 0.0 < fc < share * serving.draft_step_ms(s, 1, 600)
+    d = _draft(s)   # the layers' time scales with their weights and multiply-adds alike: the share of it, exactly
+    assert fc == pytest.approx(share * serving_step._combine(d.gemm_ms, d.gemm_flop_ms, d.overlap), rel=1e-9)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 7])
+@pytest.mark.parametrize("batch", [1, 64])
+def test_v1_010_cycle_adds_the_ops_and_drops_the_fc_from_the_later_steps(k, batch):
+    """The EAGLE-3 extend term on V1 0.10 is the same head's first-step excess and inter-step ops, plus 4 + 4k eager
+    ops, less k - 1 fc reads; today's V1 the same without either op count."""
+    s = _settings(lookahead=k)
+    draft, n = _draft(s), k + 1
+    first = serving_step._first_step(s, draft, n)
+    base = serving_step._time(first, batch, n, 600) - serving_step._time(draft, batch, 1, 600)
+    fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
+    expected = base + cal.inter_step_ms(cal.ENGINES[PAYS], k - 1) + (4 + 4 * k) * 8.6e-3 - (k - 1) * fc
+    assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, abs=1e-12)
+    today = _settings("vllm-v1", k)
+    assert serving.draft_extend_ms(today, batch, 600) == pytest.approx(base - (k - 1) * fc, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["sglang", "sglang-no-overlap", "sglang-eager-extend"])
+@pytest.mark.parametrize("batch", [1, 64])
+def test_sglang_runs_the_fc_in_its_extend_pass_only(engine, batch):
+    s = _settings(engine, 4)
+    draft, n = _draft(s), 5
+    fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
+    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s) - 4 * fc
+    assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, rel=1e-12)
+    assert fc > 0
+
+
+def test_eagle1_and_ngram_are_unchanged():
+    """EAGLE-1's head runs its fc inside its captured model every step and has no vocabulary map: nothing added."""
+    e1 = _settings(draft=serving.EAGLE, lookahead=7)
+    assert serving.draft_extend_ms(e1, 1, 600) == pytest.approx(cal.inter_step_ms(cal.ENGINES[PAYS], 6), abs=0.005)
+    assert serving.draft_extend_ms(_settings(draft=serving.NGRAM), 1, 600) == 0.0
+
+
+def test_the_net_change_is_small_against_the_measured_gap():
+    """What the code accounts for at batch one on an H100 is under 0.1 ms a cycle at k = 2..7 (the ops' 0.10-0.28 ms
+    less 0.03-0.20 ms of fc reads), where vLLM issue #20780's own table puts an EAGLE-3 cycle 1.0-2.3 ms above an
+    EAGLE-1 cycle: the rest stays unexplained (docs/READING.md), not fitted."""
+    for k in range(2, 8):
+        s = _settings(lookahead=k)
+        fc = serving_step._eagle3_fc_ms(s, _draft(s), 1, 600)
+        net = cal.eagle3_eager_ms(cal.ENGINES[PAYS], k) - (k - 1) * fc
+        assert 0.0 < net < 0.1
+
+
+def test_the_engine_costs_check_reads_the_ops_off_the_model(monkeypatch):
+    """Mutations: today's V1 charged 0.10's EAGLE-3 ops, and 0.10 without them, are each caught."""
+    from lab.checks import serving as family
+    from mutation import failure_of
+    for engine, change, fragment in (
+            ("vllm-v1", {"eagle3CycleOps": 4, "eagle3StepOps": 4}, "vllm-v1 pays for n-gram and multi-GPU drafts"),
+            (PAYS, {"eagle3CycleOps": 0, "eagle3StepOps": 0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts")):
+        original = cal.ENGINES[engine]
+        monkeypatch.setitem(cal.ENGINES, engine, original._replace(**change))
+        serving._measured_constants.cache_clear()
+        try:
+            failure_of(family.CHECKS, "serving-engine-costs-as-read", fragment, "EAGLE-3 eager ops")
+        finally:
+            monkeypatch.setitem(cal.ENGINES, engine, original)
+            serving._measured_constants.cache_clear()
