@@ -481,7 +481,9 @@ def _validation_context() -> dict:
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "engines": [{"engine": serving.ENGINES[e["engine"]].label, "points": e["points"],
                          "medianError": _f(100 * e["medianAbsError"], 0), "above": e["above"],
-                         "batches": " and ".join(str(b) for b in e["batches"])}
+                         "batches": " and ".join(str(b) for b in e["batches"]),
+                         "batchRange": (f"{e['batches'][0]} to {e['batches'][-1]}" if len(e["batches"]) > 1
+                                        else str(e["batches"][0]))}
                         for e in serving_validation.summary_by_engine(rows)],
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
