@@ -119,3 +119,23 @@ def test_the_qwen38_rows_are_the_sweeps_without_the_drafter_the_model_cannot_pri
     assert len(QWEN38) == 16 and "DSpark" not in " ".join(p.label for p in QWEN38)
     assert "mtp_<subset>.csv at 8685273f" in serving_validation._QWEN38_SWEEP
     assert '"num_speculative_tokens":2' in serving_validation._QWEN38_SWEEP
+
+
+def test_trust_line_on_an_assumed_gpu_quotes_its_own_family_and_says_assumed():
+    values = {"engine": "vllm-v1", "gpu": "b200", "target": "qwen3.8-27b", "draft": "eagle-head", "gpus": "1"}
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    errors = sorted(abs(r["predicted"] / r["measured"] - 1) for r in serving_validation.comparison()
+                    if r["source"] == serving_validation._QWEN38_SWEEP)
+    median = (errors[7] + errors[8]) / 2
+    assert shown.startswith("assumed: no step time measured on this GPU; ")
+    assert f"off by {round(100 * median)}% (median) on 16 published speedups" in shown and "batch 1 to 128" in shown
+    # B300 shares the Blackwell calibration; a softmax-only dense target is another family: no band for it
+    assert "16 published speedups" in widget.view({**values, "gpu": "b300"})["readouts"]["crossoverTrust"]
+    other = widget.view({**values, "target": "llama-3-8b"})["readouts"]["crossoverTrust"]
+    assert "not validated" in other and "%" not in other
+    assert widget.target_kind("qwen3.8-27b") != widget.target_kind("llama-3-8b")
+
+
+def test_held_out_steps_take_the_sweeps_single_request_plain_steps_only():
+    held = [m for m in serving_validation._held_out_steps() if m.source == serving_validation._QWEN38_SWEEP]
+    assert [(m.gpu, m.batch, m.ms, m.engine) for m in held] == [("b200", 1, 10.86, "vllm-v1"), ("b200", 1, 10.82, "vllm-v1")]
