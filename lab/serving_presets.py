@@ -308,6 +308,19 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "1; 355B parameters, 32B active (model card)",
                 experts=160, active_experts=8, expert_intermediate=1536, shared_intermediate=1536, dense_layers=3,
                 mtp=1),
+    Transformer("qwen3.8-27b", "Qwen3.8-27B (hybrid)", 64, 5120, 24, 4, 256, 17408, 248320, False, False,
+                "copies of Qwen3.8-27B's text_config (model_type qwen3_5_text) in two tests read through the code "
+                "index (a runtime's Qwen3.8-27B contract, base_trunk /models/Qwen--Qwen3.8-27B; a kernel library's "
+                "'test_qwen38_text_metadata_compatibility'): hidden_size 5120, intermediate_size 17408, "
+                "num_hidden_layers 64, layer_types three linear_attention then one full_attention, 16 times "
+                "(full_attention_interval 4: 48 Gated DeltaNet layers, 16 gated softmax-attention layers, "
+                "attn_output_gate true), num_attention_heads 24, num_key_value_heads 4, head_dim 256, vocab_size "
+                "248320, linear_num_key_heads 16, linear_num_value_heads 48, linear_key_head_dim 128, "
+                "linear_value_head_dim 128, linear_conv_kernel_dim 4, mtp_num_hidden_layers 1; untied (the second "
+                "test's 851 weight names include lm_head; Qwen3.5-27B and Qwen3.6-27B, the same shape, are untied); "
+                "dense; the target of the validation rows of vllm-project/speculators' Qwen3.8-27B sweep",
+                linear_layers=48, linear_k_heads=16, linear_v_heads=48, linear_head_dim=128, linear_conv=4,
+                q_gate=True, mtp=1),
 )}
 
 NGRAM = "ngram"

@@ -85,6 +85,40 @@ _MTP_NOTE = ("measured = MTP / 60.4, the overlapped plain rate: the model's plai
              "num_draft_tokens counts the verified root of a topk 1 chain, as the blog's 'draft_token_num = 2' at "
              "'step size = 1' does)")
 
+# Today's vLLM V1 past batch one, on Blackwell: vllm-project/speculators' throughput-vs-interactivity sweep of
+# Qwen3.8-27B (2026-10-06), closed loop at N = 1 to 128 requests in flight, each point's acceptance length read
+# from the server's counters beside it. Quoted per point from the committed CSVs (mean_itl_ms, acceptance_length;
+# one run a point): (subset, N, plain mean ITL ms, MTP mean ITL ms, MTP acceptance length).
+_QWEN38_SWEEP = ("vllm-project/speculators, examples/evaluate/results/qwen3_8_27b_dspark/ (baseline_<subset>.csv at "
+                 "01d6d4d4, mtp_<subset>.csv at 8685273f; the tutorial docs/user_guide/tutorials/"
+                 "throughput_interactivity.md): Qwen/Qwen3.8-27B alone and with its own MTP layer "
+                 "('--speculative-config {\"method\":\"mtp\",\"num_speculative_tokens\":2}', serve_mtp_command.txt), "
+                 "one B200 per server (TP 1), vLLM 0.30.1rc1.dev418+g50319916a nightly, GuideLLM closed loop with N "
+                 "requests in flight, RedHatAI/speculator_benchmarks HumanEval and math_reasoning through "
+                 "/v1/chat/completions, max_tokens 1024, measured 2026-10-06; mean inter-token latency "
+                 "(last token - first token) / (output tokens - 1) and the acceptance length over the run, per point")
+_QWEN38_POINTS = (
+    ("HumanEval", 1, 10.86, 5.40, 2.25), ("HumanEval", 2, 11.25, 5.40, 2.27), ("HumanEval", 4, 11.50, 5.67, 2.28),
+    ("HumanEval", 8, 11.85, 6.12, 2.29), ("HumanEval", 16, 12.72, 6.91, 2.26), ("HumanEval", 32, 14.19, 8.39, 2.27),
+    ("HumanEval", 64, 17.32, 12.05, 2.28), ("HumanEval", 128, 23.62, 20.25, 2.27),
+    ("math_reasoning", 1, 10.82, 4.84, 2.51), ("math_reasoning", 2, 11.22, 4.86, 2.51),
+    ("math_reasoning", 4, 11.51, 5.17, 2.53), ("math_reasoning", 8, 12.01, 5.73, 2.52),
+    ("math_reasoning", 16, 13.12, 6.62, 2.53), ("math_reasoning", 32, 14.93, 8.18, 2.53),
+    ("math_reasoning", 64, 18.35, 11.82, 2.53), ("math_reasoning", 128, 25.28, 19.88, 2.54),
+)
+# The context a decode step reads, on average over a request's life: its prompt plus half its output (the CSVs'
+# mean_prompt_tokens and mean_output_tokens, MTP and plain runs alike: HumanEval about 190 + 760 / 2, math_reasoning
+# about 112 + 280 / 2).
+_QWEN38_CONTEXT = {"HumanEval": 570, "math_reasoning": 250}
+_QWEN38_NOTE = ("measured = plain mean ITL / MTP mean ITL at the same N (the per-user gain; TTFT and queueing are in "
+                "neither); batch = N (no point queued inside the server: the sweep's validate reports warn of none "
+                "past N = 1). Assumed: the context the prompt plus half the output; BF16 weights (no quantization in "
+                "either serve command); the MTP layer priced as one softmax-attention decoder layer of the target's "
+                "width with a 2h->h fusion and the target's LM head (lab.serving.eagle_head); the engine today's V1 "
+                "(asynchronous scheduling, default with MTP since 0.14.0). Steps that carry another request's prefill "
+                "chunk are in both runs' ITL; the MTP run finishes requests sooner, so more of its steps carry one "
+                "(its measured gain is a little low)")
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
                     _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head", _SYNC_V1),
@@ -105,6 +139,9 @@ VALIDATION = (
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
     ValidationPoint("DeepSeek-V3 MTP, k = 3", "h200", "deepseek-v3", serving.EAGLE, 8, 16, 3, 2.44, 67584, 82.0 / 60.4,
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
+    *(ValidationPoint(f"Qwen3.8-27B MTP, {subset}, N = {n}", "b200", "qwen3.8-27b", serving.EAGLE, 1, n, 2, length,
+                      _QWEN38_CONTEXT[subset], plain / mtp, _QWEN38_SWEEP, _QWEN38_NOTE, "vllm-v1")
+      for subset, n, plain, mtp, length in _QWEN38_POINTS),
 )
 
 
@@ -248,6 +285,11 @@ def _held_out_steps():
                         "1000 / vanilla tokens/s; the comment names no GPU: one H100 assumed", _SYNC_V1),
         StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 600, 1000 * 1.3211 / 108.45, 0.15, _FRSPEC,
                         "1000 / vanilla tokens/s, vanilla = 108.45 / 1.3211", _SYNC_V1),
+        # one request in flight: no other request's prefill rides in its decode steps (past N = 1 they do, so those
+        # plain ITLs are not one plain step each and are left out)
+        *(StepMeasurement("b200", "qwen3.8-27b", "bf16", 1, 1, 1, _QWEN38_CONTEXT[subset], plain, 0.15,
+                          _QWEN38_SWEEP, f"plain mean ITL at N = 1 on {subset}", "vllm-v1")
+          for subset, n, plain, _, _ in _QWEN38_POINTS if n == 1),
     )
 
 
@@ -255,7 +297,7 @@ def held_out_steps() -> list[dict]:
     """Each held-out plain step with the model's value and the ratio model / measured.
 
     >>> [round(row["ratio"], 2) for row in held_out_steps()]
-    [1.05, 0.96, 1.31]
+    [1.05, 0.96, 1.31, 0.82, 0.82]
     """
     return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
             for m in _held_out_steps()]
@@ -348,7 +390,7 @@ def summary_by_engine(rows=None) -> list[dict]:
     order the engines first appear in the rows.
 
     >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
-    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16])]
+    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128])]
     """
     rows = comparison() if rows is None else rows
     out = []

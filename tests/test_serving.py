@@ -476,7 +476,8 @@ def test_batch_one_validation_error_is_what_the_page_states():
     # synchronous vLLM V1 come out 14% above their measurement (median), the EAGLE-3 rows most: priced as vLLM builds
     # EAGLE-3's head (lab.serving.eagle3_head: a 32k-token LM head, lighter than EAGLE-1's), they are 26-45% high, a
     # cost no code read explains; not tuned on them: this pins the error the page prints, it does not aim it
-    summary = serving_validation.summary([row for row in serving_validation.comparison() if row["batch"] == 1])
+    summary = serving_validation.summary([row for row in serving_validation.comparison()
+                                          if row["batch"] == 1 and row["engine"] == "vllm-v1-0.10"])
     assert 0.10 < summary["medianAbsError"] < 0.16 and 1.3 < summary["worstRatio"] < 1.5
     assert summary["above"] == 15 and summary["points"] == 16
 

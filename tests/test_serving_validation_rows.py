@@ -84,3 +84,58 @@ def test_trust_line_of_the_mtp_family_quotes_its_own_rows():
 def test_the_table_names_the_batched_rows_precision():
     html = widget._validation_context()["table"]
     assert "DeepSeek-V3" in html and "batch 16" in html and "FP8" in html
+
+
+QWEN38 = [p for p in serving_validation.VALIDATION if p.source == serving_validation._QWEN38_SWEEP]
+
+
+def test_todays_vllm_v1_has_rows_past_batch_one_on_blackwell():
+    # vllm-project/speculators' Qwen3.8-27B sweep: vLLM 0.30.1rc1 nightly (2026-10), so today's V1, on one B200
+    assert {p.engine for p in QWEN38} == {"vllm-v1"} and {p.gpu for p in QWEN38} == {"b200"}
+    assert sorted({p.batch for p in QWEN38}) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert all(p.lookahead == 2 and p.draft == serving.EAGLE and p.target == "qwen3.8-27b" for p in QWEN38)
+    assert serving.TARGETS["qwen3.8-27b"].mtp == 1 and serving.TARGETS["qwen3.8-27b"].linear_layers == 48
+
+
+@pytest.mark.parametrize("point", QWEN38, ids=lambda p: p.label)
+def test_a_qwen38_row_is_its_quoted_latencies_ratio(point):
+    # measured = plain mean ITL / MTP mean ITL at the same N, as the committed CSVs print them (two decimals), at the
+    # acceptance length printed beside the MTP point; the context is the subset's prompt plus half its output
+    quoted = {("HumanEval", 1): (10.86, 5.40, 2.25), ("HumanEval", 64): (17.32, 12.05, 2.28),
+              ("HumanEval", 128): (23.62, 20.25, 2.27), ("math_reasoning", 1): (10.82, 4.84, 2.51),
+              ("math_reasoning", 32): (14.93, 8.18, 2.53), ("math_reasoning", 128): (25.28, 19.88, 2.54)}
+    subset = point.label.split(", ")[1]
+    row = next(r for r in serving_validation._QWEN38_POINTS if r[:2] == (subset, point.batch))
+    assert point.measured == pytest.approx(row[2] / row[3]) and point.acceptanceLength == row[4]
+    if (subset, point.batch) in quoted:
+        assert row[2:] == quoted[subset, point.batch]
+    assert point.context == {"HumanEval": 570, "math_reasoning": 250}[subset]
+    assert 1 < point.acceptanceLength <= point.lookahead + 1 and point.precision == "bf16"
+
+
+def test_the_qwen38_rows_are_the_sweeps_without_the_drafter_the_model_cannot_price():
+    # both subsets, every N of the sweep; the DSpark rows of the same sweep are left out (a parallel drafter of its own
+    # size, which no draft preset prices)
+    assert len(QWEN38) == 16 and "DSpark" not in " ".join(p.label for p in QWEN38)
+    assert "mtp_<subset>.csv at 8685273f" in serving_validation._QWEN38_SWEEP
+    assert '"num_speculative_tokens":2' in serving_validation._QWEN38_SWEEP
+
+
+def test_trust_line_on_an_assumed_gpu_quotes_its_own_family_and_says_assumed():
+    values = {"engine": "vllm-v1", "gpu": "b200", "target": "qwen3.8-27b", "draft": "eagle-head", "gpus": "1"}
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    errors = sorted(abs(r["predicted"] / r["measured"] - 1) for r in serving_validation.comparison()
+                    if r["source"] == serving_validation._QWEN38_SWEEP)
+    median = (errors[7] + errors[8]) / 2
+    assert shown.startswith("assumed: no step time measured on this GPU; ")
+    assert f"off by {round(100 * median)}% (median) on 16 published speedups" in shown and "batch 1 to 128" in shown
+    # B300 shares the Blackwell calibration; a softmax-only dense target is another family: no band for it
+    assert "16 published speedups" in widget.view({**values, "gpu": "b300"})["readouts"]["crossoverTrust"]
+    other = widget.view({**values, "target": "llama-3-8b"})["readouts"]["crossoverTrust"]
+    assert "not validated" in other and "%" not in other
+    assert widget.target_kind("qwen3.8-27b") != widget.target_kind("llama-3-8b")
+
+
+def test_held_out_steps_take_the_sweeps_single_request_plain_steps_only():
+    held = [m for m in serving_validation._held_out_steps() if m.source == serving_validation._QWEN38_SWEEP]
+    assert [(m.gpu, m.batch, m.ms, m.engine) for m in held] == [("b200", 1, 10.86, "vllm-v1"), ("b200", 1, 10.82, "vllm-v1")]

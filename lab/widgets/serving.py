@@ -335,9 +335,10 @@ def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> st
 
 def _trust(settings: serving.ServingSettings) -> str:
     """How far to trust the answer, per engine and preset family: what the model was calibrated on for
-    this GPU, and its measured error on the published end-to-end speedups of the same engine, GPU
-    calibration, kind of target (dense or mixture of experts) and draft (computed); where no such
-    row exists, "not validated", never an error band borrowed from another engine or family."""
+    this GPU (or that it is assumed), and its measured error on the published end-to-end speedups of the same
+    engine, GPU calibration, kind of target (dense or mixture of experts, with or without linear attention) and
+    draft (computed); where no such row exists, "not validated", never an error band borrowed from another engine
+    or family."""
     from .. import serving_calibration
 
     if settings.stepModel != serving.MEASURED:
@@ -346,11 +347,11 @@ def _trust(settings: serving.ServingSettings) -> str:
         return "idealised: not a prediction, and not a bound on one (it leaves out fixed costs)"
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     engine = serving.ENGINES[settings.engine].label
-    if not cal.measured:
-        return f"assumed: no step time measured on this GPU; not validated for {engine}"
+    basis = "calibrated on measured step times" if cal.measured else "assumed: no step time measured on this GPU"
     rows = _matching_validation(settings)
     if not rows:
-        return (f"calibrated on measured step times; not validated for {engine} with this target, draft and GPU "
+        return (f"{basis}; not validated for {engine}" if not cal.measured else
+                f"{basis}; not validated for {engine} with this target, draft and GPU "
                 "(no published end-to-end speedup of that family)")
     errors = sorted(abs(row["ratio"] - 1) for row in rows)
     middle = len(errors) // 2
@@ -358,7 +359,7 @@ def _trust(settings: serving.ServingSettings) -> str:
     batches = sorted({row["batch"] for row in rows})
     at = ("batch one" if batches == [1] else f"batch {batches[0]}" if len(batches) == 1
           else f"batch {batches[0]} to {batches[-1]}")
-    return (f"calibrated on measured step times; off by {_f(100 * median, 0)}% (median) on {len(rows)} published "
+    return (f"{basis}; off by {_f(100 * median, 0)}% (median) on {len(rows)} published "
             f"speedups of {engine} at {at} for this family; beyond that, not validated")
 
 
@@ -367,10 +368,21 @@ def _matching_validation(settings: serving.ServingSettings) -> list:
     from .. import serving_calibration
 
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
-    moe = bool(serving.TARGETS[settings.target].experts)
+    kind = target_kind(settings.target)
     return [row for row in _validation_rows()
             if row["engine"] == settings.engine and serving_calibration.CALIBRATIONS[row["gpu"]] is cal
-            and bool(serving.TARGETS[row["target"]].experts) == moe and row["draft"] == settings.draft]
+            and target_kind(row["target"]) == kind and row["draft"] == settings.draft]
+
+
+def target_kind(target: str) -> tuple:
+    """A target's family for the trust line: (mixture of experts, linear attention). A hybrid's verify pass keeps
+    state copies a softmax-only model's does not, so its rows do not vouch for the other kind.
+
+    >>> target_kind("llama-3-8b"), target_kind("qwen3.8-27b"), target_kind("qwen3-next-80b-a3b")
+    ((False, False), (False, True), (True, True))
+    """
+    shape = serving.TARGETS[target]
+    return bool(shape.experts), bool(shape.linear_layers)
 
 
 @lru_cache(maxsize=1)
@@ -469,7 +481,9 @@ def _validation_context() -> dict:
                 "medianError": _f(100 * summary["medianAbsError"], 0), "above": summary["above"]},
             "engines": [{"engine": serving.ENGINES[e["engine"]].label, "points": e["points"],
                          "medianError": _f(100 * e["medianAbsError"], 0), "above": e["above"],
-                         "batches": " and ".join(str(b) for b in e["batches"])}
+                         "batches": " and ".join(str(b) for b in e["batches"]),
+                         "batchRange": (f"{e['batches'][0]} to {e['batches'][-1]}" if len(e["batches"]) > 1
+                                        else str(e["batches"][0]))}
                         for e in serving_validation.summary_by_engine(rows)],
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
