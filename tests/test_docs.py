@@ -50,7 +50,10 @@ def test_every_listed_module_exists_and_every_module_is_listed():
     for role in instruments.ROLES:
         modules = {p.stem for p in (ROOT / "lab" / role).glob("*.py") if p.name != "__init__.py"}
         expected = set(instruments.NAMES if role == "checks" else instruments.widget_names())
-        assert modules == expected, (role, modules ^ expected)
+        # a family's checks past a thousand lines continue in checks/NAME_PART.py, listed in ARCHITECTURE
+        parts = {m for m in modules - expected if role == "checks" and m.split("_")[0] in expected
+                 and f"checks/{m}.py" in listed["lab/"]}
+        assert modules - parts == expected, (role, (modules - parts) ^ expected)
 
 
 def test_the_architecture_names_every_widget():

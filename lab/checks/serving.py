@@ -14,6 +14,7 @@ from ..audit import GRID
 from ..jsformat import to_fixed
 from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
 from ..ledger import leviathan_speedup
+from .serving_engines import engine_costs_as_read
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -530,126 +531,6 @@ def memory_bounds_the_searches(out):
     out.visited += 1
     if serving.max_batch_in_memory(settings) != 0 or serving.steady_batch(settings, 0.01, False) is not None:
         out.fail("Llama-3-70B fits on one RTX 4090")
-
-
-# Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
-# the 'costs' of each, name the places): written out here a second time so that a changed switch fails a check.
-ENGINE_COSTS_AS_READ = {
-    "vllm-v1": frozenset({"first draft step over the verified tokens"}),
-    "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}),
-    "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
-    "sglang": frozenset({"draft extend"}),
-    "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
-    "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
-}
-# The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
-# engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
-# _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
-# synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
-# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
-# head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
-# not read for them, so not charged).
-OTHER_DRAFT_COSTS_AS_READ = {
-    "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
-    "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops"}),
-    "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}),
-    "sglang": frozenset({"n-gram call a request"}),
-    "sglang-no-overlap": frozenset({"n-gram call a request"}),
-    "sglang-eager-extend": frozenset({"n-gram call a request"}),
-}
-
-
-def _costs_paid(name):
-    """The costs an engine's cycle pays, read off the model's numbers (not its switches): Llama-3-8B with
-    an EAGLE head on one H100, batch 32, context 1024, k = 3, acceptance 70%."""
-    from ..serving_calibration import CALIBRATIONS
-
-    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
-                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    cal, target, head = CALIBRATIONS[s.gpu], serving.TARGETS[s.target], serving.draft_shape(s)
-    plain = serving.step_breakdown(target, s, 32, 1, 1024)
-    verify = serving.step_breakdown(target, s, 32, 4, 1024, "verify")
-    one_pass = serving.step_breakdown(target, s, 32, 4, 1024)   # the same tokens as a plain pass
-    paid = set()
-    if plain["fixed"] - (cal.passMs + target.layers * cal.layerMs) > 1e-9:
-        paid.add("synchronous host work")
-    if verify["attention"] > one_pass["attention"] * (1 + 1e-9):
-        paid.add("batch expansion")
-    if verify["fixed"] - plain["fixed"] > 1e-9:
-        paid.add("speculation bookkeeping")
-    if verify["engine"] - 32 * (cal.sequenceUs + 3 * cal.rejectUs) / 1000 > 1e-9:
-        paid.add("serial output")
-    if serving.emitted_output_ms(s, 32, 2.5) > 0:
-        paid.add("per-token output")
-    extend = serving.draft_extend_ms(s, 32, 1024)
-    full = sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values())  # the draft over 4 tokens a sequence
-    if extend >= full - 1e-9:
-        paid.add("draft extend")
-        if extend - full > 1e-9:
-            paid.add("eager extend")
-    elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
-        paid.add("first draft step over the verified tokens")
-    return paid
-
-
-def _other_drafts_paid(name):
-    """What n-gram drafts and a draft model on four GPUs cost an engine, read off the model's numbers (the
-    setting of :func:`_costs_paid`)."""
-    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
-                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s)
-
-
-def _eagle3_costs_paid(s):
-    """An EAGLE-3 head's eager ops outside the draft's graph, read off the model's numbers: at batch one, where
-    its steps read their weights whatever the tokens, its draft costs beyond its k steps more than an EAGLE-1
-    head's (without them, less: its fc runs in one step of the k)."""
-    extend = lambda draft: serving.draft_extend_ms(s.with_(draft=draft), 1, 1024)  # noqa: E731
-    return {"EAGLE-3 eager ops"} if extend(serving.EAGLE3) - extend(serving.EAGLE) > 0.01 else set()
-
-
-def _ngram_costs_paid(s):
-    """n-gram drafting's costs read off the model's numbers: a proposal that grows with the context (a scan of
-    it), with the batch at no context (a call a request), with k (a price per proposed draft), and a verify
-    step dearer than an EAGLE draft's (the engine turns its asynchronous scheduling off for n-gram drafts)."""
-    s = s.with_(draft=serving.NGRAM)
-    cycle = lambda batch, context, k=3: serving.ngram_cycle_ms(s, batch, context, k)  # noqa: E731
-    paid = set()
-    if cycle(32, 8192) - cycle(32, 1024) > 1e-9:
-        paid.add("n-gram scans the context")
-    if cycle(64, 0) - cycle(32, 0) > 1e-9:
-        paid.add("n-gram call a request")
-    if cycle(32, 1024, 6) - cycle(32, 1024, 3) > 1e-9:
-        paid.add("n-gram per proposed draft")
-    if serving.verify_step_ms(s, 32, 1024) - serving.verify_step_ms(s.with_(draft=serving.EAGLE), 32, 1024) > 1e-9:
-        paid.add("synchronous with n-gram drafts")
-    return paid
-
-
-def _multi_gpu_draft_costs_paid(s):
-    """A draft model on four GPUs (a 1B draft for Llama-3-70B) whose draft pass pays per-sequence engine work: each
-    step prepared on the CPU as an engine step (vLLM V0 above TP 1)."""
-    s = s.with_(target="llama-3-70b", draft="llama-3.2-1b", gpus=4)
-    parts = serving.step_breakdown(serving.draft_shape(s), s, 32, 1, 1024, "draft")
-    return {"host-prepared draft steps"} if parts["engine"] > 0 else set()
-
-
-def engine_costs_as_read(out):
-    """Each engine version pays exactly the costs its code was read to have (ENGINE_COSTS_AS_READ, the
-    places in lab.serving_calibration.ENGINES): read off the model's numbers, not its switches, so vLLM V1
-    charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
-    fails here; so do its n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
-    price or V0's host-prepared draft steps fails. Every engine is named in the table and the table names no other."""
-    if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
-        out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
-    for name in serving_calibration.ENGINES:
-        out.visited += 1
-        paid, expected = _costs_paid(name), ENGINE_COSTS_AS_READ.get(name, frozenset())
-        if paid != expected:
-            out.fail(f"{name} pays {sorted(paid)}, read in its code: {sorted(expected)}")
-        paid, expected = _other_drafts_paid(name), OTHER_DRAFT_COSTS_AS_READ.get(name, frozenset())
-        if paid != expected:
-            out.fail(f"{name} pays for n-gram and multi-GPU drafts {sorted(paid)}, read in its code: {sorted(expected)}")
 
 
 CHECKS = (
