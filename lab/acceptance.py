@@ -48,7 +48,7 @@ from typing import NamedTuple
 from . import ledger
 from .acceptance_curves import CURVES, drafter_of
 from .errors import LabValueError
-from .stats import percentile
+from .stats import median, percentile
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
@@ -272,7 +272,7 @@ def _drafter_weights(names) -> list[float]:
 
 def _weighted_median(values, weights) -> float:
     """The weighted median: the value where the cumulative weight, in order, first passes half the total; the
-    mean of two values when it lands exactly on half (so equal weights give :func:`_median`).
+    mean of two values when it lands exactly on half (so equal weights give :func:`lab.stats.median`).
 
     >>> _weighted_median([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1]), _weighted_median([1.0, 2.0, 3.0], [0.5, 0.5, 2])
     (2.5, 3.0)
@@ -318,10 +318,6 @@ def library_shape(lengths) -> tuple[float, float]:
     if len(lengths) < 3 or lengths[0] <= 1:
         return start
     return _fit(dict(enumerate(lengths, start=1)), start)[1]
-
-
-def _median(values) -> float:  # the plain median: every value one vote
-    return _weighted_median(values, [1.0] * len(values))
 
 
 def _check_family(method):
@@ -566,12 +562,12 @@ def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -
         by_family.setdefault(row["family"], []).append(abs(row["error"]))
     counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
     return {"known": known, "rows": rows,
-            "medianError": _median([abs(r["error"]) for r in rows]),
-            "medianIidError": _median([abs(r["iidError"]) for r in rows]),
+            "medianError": median([abs(r["error"]) for r in rows]),
+            "medianIidError": median([abs(r["iidError"]) for r in rows]),
             "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
             "covered": sum(1 for r in rows if r["covered"]),
             "familyCounts": counts,
-            "byFamily": {family: {"curves": len(errors), "medianError": _median(errors)}
+            "byFamily": {family: {"curves": len(errors), "medianError": median(errors)}
                          for family, errors in by_family.items()},
             "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
 

@@ -18,6 +18,7 @@ import math
 from typing import NamedTuple
 
 from . import serving
+from .stats import median
 from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
@@ -372,15 +373,9 @@ def summary(rows=None) -> dict:
     rows = comparison() if rows is None else rows
     ratios = sorted(row["ratio"] for row in rows)
     worst = max(ratios, key=lambda r: max(r, 1 / r))
-    return {"points": len(ratios), "medianRatio": _median(ratios), "worstRatio": worst,
-            "medianAbsError": _median(abs(r - 1) for r in ratios), "above": sum(r > 1 for r in ratios)}
+    return {"points": len(ratios), "medianRatio": median(ratios), "worstRatio": worst,
+            "medianAbsError": median(abs(r - 1) for r in ratios), "above": sum(r > 1 for r in ratios)}
 
-
-def _median(values) -> float:
-    """The middle value, or the mean of the two middle ones."""
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def summary_by_engine(rows=None) -> list[dict]:
@@ -398,7 +393,7 @@ def summary_by_engine(rows=None) -> list[dict]:
         mine = [row for row in rows if row["engine"] == engine]
         overall = summary(mine)
         out.append({"engine": engine, "points": len(mine),
-                    "medianLogError": _median(abs(math.log(row["ratio"])) for row in mine),
+                    "medianLogError": median(abs(math.log(row["ratio"])) for row in mine),
                     "medianAbsError": overall["medianAbsError"], "above": overall["above"],
                     "batches": sorted({row["batch"] for row in mine})})
     return out

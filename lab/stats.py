@@ -11,7 +11,7 @@ runnable example. Standard library only (the browser's lab has no ``statistics``
 
 import math
 
-__all__ = ["total_variation", "chi_square_survival", "wilson_interval", "percentile", "percentile_of_counts", "Z95"]
+__all__ = ["total_variation", "chi_square_survival", "wilson_interval", "percentile", "percentile_of_counts", "median", "Z95"]
 
 Z95 = 1.959963984540054  # the 97.5% point of the standard normal: a two-sided 95% interval
 
@@ -133,6 +133,19 @@ def percentile(values, fraction: float):
     ordered = sorted(values)
     rank = max(1, math.ceil(fraction * len(ordered)))
     return ordered[rank - 1]
+
+
+def median(values) -> float:
+    """The middle value of ``values``, or the mean of the two middle ones (``statistics.median``'s rule,
+    kept here because importing :mod:`statistics` brings :mod:`decimal` and :mod:`fractions` into the
+    browser's chunks).
+
+    >>> median([3, 1, 2]), median([4, 1, 3, 2])
+    (2, 2.5)
+    """
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def percentile_of_counts(counts, fraction: float):

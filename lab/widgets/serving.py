@@ -21,6 +21,7 @@ from functools import lru_cache
 from .. import serving
 from ..figures import escape, plural, split_width
 from ..jsformat import to_fixed, to_js_string
+from ..stats import median
 from ..serving import heatmap_answer, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 from ..serving_figures import (  # noqa: F401  (re-exported: the figures are this widget's)
@@ -353,13 +354,11 @@ def _trust(settings: serving.ServingSettings) -> str:
         return (f"{basis}; not validated for {engine}" if not cal.measured else
                 f"{basis}; not validated for {engine} with this target, draft and GPU "
                 "(no published end-to-end speedup of that family)")
-    errors = sorted(abs(row["ratio"] - 1) for row in rows)
-    middle = len(errors) // 2
-    median = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    middle_error = median(abs(row["ratio"] - 1) for row in rows)
     batches = sorted({row["batch"] for row in rows})
     at = ("batch one" if batches == [1] else f"batch {batches[0]}" if len(batches) == 1
           else f"batch {batches[0]} to {batches[-1]}")
-    return (f"{basis}; off by {_f(100 * median, 0)}% (median) on {len(rows)} published "
+    return (f"{basis}; off by {_f(100 * middle_error, 0)}% (median) on {len(rows)} published "
             f"speedups of {engine} at {at} for this family; beyond that, not validated")
 
 
