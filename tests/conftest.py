@@ -143,9 +143,9 @@ def browser(playwright_driver):
 
 class WarmProfile:
     """One persistent Chromium profile per worker (a user-data directory on disk), launched on first
-    use: its HTTP cache and V8's wasm code cache outlive each page, so the second page to boot Pyodide
-    neither fetches nor compiles its 10 MB of wasm again (a fresh context is an empty off-the-record
-    profile that does both, every test). Each test still gets a new page (sessionStorage and the
+    use: its HTTP cache and V8's wasm code cache outlive each page, so a later page that boots Pyodide
+    fetches none of its 10 MB of wasm again and takes the optimized code V8 cached for it (a fresh
+    context is an empty off-the-record profile that fetches and compiles everything, every test). Each test still gets a new page (sessionStorage and the
     address are the page's own) and the origin's stored data is cleared before it opens. A test that
     closes the context (pg.context.close()) closes this browser; the next page relaunches it on the
     same directory, its caches intact."""
