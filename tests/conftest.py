@@ -111,19 +111,91 @@ def nginx_server(built_site, nginx_factory):
 # scratch, and V8's optimizing wasm tier (TurboFan) recompiles its hot functions in the background each time.
 # Liftoff's baseline code runs the same wasm with the same results; measured on 4 browser files interleaved
 # A/B (docs/PERFORMANCE.md, "Test-only Chromium flags"), Chromium's CPU fell to 0.81 of the default.
+# This browser now makes only the pages that need a context of their own (see `page`); the others come
+# from the warm profile below, which keeps V8's default tiers: its code cache serves TurboFan's code.
 TEST_CHROMIUM_ARGS = ["--js-flags=--liftoff-only"]
+
+# What a page of the warm profile may be given per page (set on the page, not on a context): any other
+# context option (JavaScript off, permissions, forced colours, ...) gets a fresh context as before.
+WARM_PAGE_OPTIONS = {"viewport", "color_scheme"}
+DEFAULT_VIEWPORT = {"width": 1280, "height": 720}  # Playwright's default for a new context
+# Everything an origin keeps in a profile but its HTTP and code caches (CDP Storage.clearDataForOrigin).
+WARM_CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,websql,service_workers,cache_storage,"
+                        "shared_storage,storage_buckets")
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright_driver():
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
     from browser import launch
 
-    with sync_playwright() as pw:
-        b = launch(pw, args=TEST_CHROMIUM_ARGS)
-        yield b
-        b.close()
+    b = launch(playwright_driver, args=TEST_CHROMIUM_ARGS)
+    yield b
+    b.close()
+
+
+class WarmProfile:
+    """One persistent Chromium profile per worker (a user-data directory on disk), launched on first
+    use: its HTTP cache and V8's wasm code cache outlive each page, so a later page that boots Pyodide
+    fetches none of its 10 MB of wasm again and takes the optimized code V8 cached for it (a fresh
+    context is an empty off-the-record profile that fetches and compiles everything, every test). Each test still gets a new page (sessionStorage and the
+    address are the page's own) and the origin's stored data is cleared before it opens. A test that
+    closes the context (pg.context.close()) closes this browser; the next page relaunches it on the
+    same directory, its caches intact."""
+
+    def __init__(self, pw, directory):
+        self.pw, self.directory, self.context = pw, directory, None
+
+    def _launch(self):
+        from browser import chromium_executable
+
+        path = chromium_executable(self.pw)
+        options = {"executable_path": path} if path else {}
+        self.context = self.pw.chromium.launch_persistent_context(self.directory, viewport=DEFAULT_VIEWPORT,
+                                                                 **options)
+        self.context.on("close", lambda _: setattr(self, "context", None))
+
+    def new_page(self, origin, viewport=None, color_scheme=None):
+        if self.context is None:
+            self._launch()
+        context = self.context
+        context.clear_cookies()
+        context.clear_permissions()
+        pg = context.new_page()
+        session = context.new_cdp_session(pg)
+        session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": WARM_CLEARED_STORAGE})
+        session.detach()
+        pg.set_viewport_size(viewport or DEFAULT_VIEWPORT)
+        pg.emulate_media(color_scheme=color_scheme or "light")
+        return pg
+
+    def check_unrouted(self):
+        """A route on the shared context would reach every later test's pages: fail the test that
+        left one (it asks for page(own_context=True)), and take the routes off."""
+        context = self.context
+        routes = getattr(getattr(context, "_impl_obj", None), "_routes", None) if context else None
+        if routes:
+            context.unroute_all(behavior="ignoreErrors")
+            pytest.fail("a test routed the shared warm context: open its page with page(own_context=True)",
+                        pytrace=False)
+
+    def close(self):
+        if self.context is not None:
+            self.context.close()
+
+
+@pytest.fixture(scope="session")
+def warm_profile(playwright_driver, tmp_path_factory):
+    profile = WarmProfile(playwright_driver, tmp_path_factory.mktemp("chromium-profile"))
+    yield profile
+    profile.close()
 
 
 # Set before app.js reads it (goLive runs after DOMContentLoaded and the worker's boot).
@@ -131,31 +203,56 @@ SUITE_MANUAL_JS = """document.addEventListener('DOMContentLoaded',
     () => { document.documentElement.dataset.instrumentSuite = 'manual'; });"""
 
 
-def _page_factory(browser, site_server, contexts):
-    """make(instrument_suite=False, **context_kwargs): a fresh context + page with recorders attached
-    (see `page`). The instruments suite re-runs in the page only with instrument_suite=True: most tests
-    never read its counter, and its 83 checks would compete for the CPU with what they do check."""
-    origin = urlsplit(site_server).netloc
+def _page_factory(browser, warm_profile, site_server, contexts, warm_pages):
+    """make(instrument_suite=False, own_context=False, **context_kwargs): a fresh page with recorders
+    attached (see `page`). The instruments suite re-runs in the page only with instrument_suite=True:
+    most tests never read its counter, and its 83 checks would compete for the CPU with what they do
+    check. A page asked for with no context option but a viewport or a colour scheme comes from the
+    warm profile (`WarmProfile`); one with any other option, or own_context=True (a test that routes
+    or closes its context), gets a fresh context of the liftoff-only browser, as every page once did."""
+    origin = f"{urlsplit(site_server).scheme}://{urlsplit(site_server).netloc}"
 
-    def make(instrument_suite=False, **context_kwargs):
-        context = browser.new_context(**context_kwargs)
-        contexts.append(context)
+    def make(instrument_suite=False, own_context=False, **context_kwargs):
+        warm = not own_context and set(context_kwargs) <= WARM_PAGE_OPTIONS
+        if warm:
+            pg = warm_profile.new_page(origin, **context_kwargs)
+            context = pg.context
+            warm_pages.append(pg)
+        else:
+            context = browser.new_context(**context_kwargs)
+            contexts.append(context)
+            pg = context.new_page()
         if not instrument_suite:
             # The page's documented switch (app.js goLive): the instruments suite (83 checks in Pyodide)
             # does not re-run after the page goes live, so it takes no CPU from what the test does.
-            # Only a test that reads that counter asks for it: make(instrument_suite=True).
-            context.add_init_script(SUITE_MANUAL_JS)
-        pg = context.new_page()
+            # Only a test that reads that counter asks for it: make(instrument_suite=True). Set on the
+            # page, so a shared context's other pages keep their own choice.
+            pg.add_init_script(SUITE_MANUAL_JS)
         pg.console_errors, pg.requests = [], []
         pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
         pg.on("pageerror", lambda e: pg.console_errors.append(f"pageerror: {e}"))
+
         # Context-level so requests from Web Workers are seen too; a worker's failed fetch logs
-        # nothing to the console, so HTTP errors are recorded here as well.
-        context.on("request", lambda r: pg.requests.append(r.url))
-        context.on("response", lambda r: r.status >= 400 and pg.console_errors.append(f"HTTP {r.status} {r.url}"))
+        # nothing to the console, so HTTP errors are recorded here as well. A warm context is shared
+        # by other pages (a module's), so only this page's requests (its workers' included) count.
+        def mine(r):
+            if not warm:
+                return True
+            try:
+                return r.frame.page == pg
+            except Exception:  # no frame: a service worker's request, no page's
+                return False
+
+        on_request = lambda r: mine(r) and pg.requests.append(r.url)
+        on_response = lambda r: r.status >= 400 and mine(r) and pg.console_errors.append(f"HTTP {r.status} {r.url}")
+        context.on("request", on_request)
+        context.on("response", on_response)
+        if warm:
+            pg.on("close", lambda _: [context.remove_listener(*pair) for pair in
+                                      (("request", on_request), ("response", on_response))])
         pg.foreign_requests = lambda: [
             u for u in pg.requests
-            if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != origin
+            if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != urlsplit(origin).netloc
         ]
         pg.base_url = site_server
         pg.js_enabled = context_kwargs.get("java_script_enabled", True)
@@ -165,34 +262,41 @@ def _page_factory(browser, site_server, contexts):
     return make
 
 
+def _close(contexts, warm_pages, warm_profile):
+    for context in contexts:
+        context.close()
+    for pg in warm_pages:
+        if not pg.is_closed():
+            pg.close()
+    warm_profile.check_unrouted()
+
+
 @pytest.fixture
-def page(browser, site_server):
-    """Factory: page = page() gives a fresh context + page with recorders attached.
+def page(browser, warm_profile, site_server):
+    """Factory: page = page() gives a fresh page with recorders attached.
 
     page.console_errors: console errors (workers' included), uncaught page errors, HTTP errors >= 400.
     page.requests: every URL requested by the page and its workers.
     page.foreign_requests(): requested URLs not on the test server's origin.
+    page(own_context=True): a context of the page's own, for a test that routes or closes it.
     """
-    contexts = []
-    yield _page_factory(browser, site_server, contexts)
-    for context in contexts:
-        context.close()
+    contexts, warm_pages = [], []
+    yield _page_factory(browser, warm_profile, site_server, contexts, warm_pages)
+    _close(contexts, warm_pages, warm_profile)
 
 
 @pytest.fixture(scope="module")
-def module_page(browser, site_server):
+def module_page(browser, warm_profile, site_server):
     """The same factory as `page`, but its pages live for the whole test module: for tests that
     share one live page (a cold Pyodide boot costs seconds)."""
-    contexts = []
-    yield _page_factory(browser, site_server, contexts)
-    for context in contexts:
-        context.close()
+    contexts, warm_pages = [], []
+    yield _page_factory(browser, warm_profile, site_server, contexts, warm_pages)
+    _close(contexts, warm_pages, warm_profile)
 
 
 @pytest.fixture(scope="module")
-def nginx_module_page(browser, nginx_server):
+def nginx_module_page(browser, warm_profile, nginx_server):
     """`module_page`, but the pages load the site from nginx."""
-    contexts = []
-    yield _page_factory(browser, nginx_server, contexts)
-    for context in contexts:
-        context.close()
+    contexts, warm_pages = [], []
+    yield _page_factory(browser, warm_profile, nginx_server, contexts, warm_pages)
+    _close(contexts, warm_pages, warm_profile)

@@ -43,7 +43,8 @@ def served_live(request):
     """The live page from each server. For serve.py it is `live` itself (no second boot)."""
     if request.param == "serve.py":
         return request.getfixturevalue("live")
-    pg = request.getfixturevalue("nginx_module_page")(instrument_suite=True)
+    # a context of its own: its responses are all this page's and come from nginx, none from a cache
+    pg = request.getfixturevalue("nginx_module_page")(instrument_suite=True, own_context=True)
     pg.dialogs = []
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
     pg.responses = []

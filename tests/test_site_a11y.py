@@ -27,7 +27,8 @@ BODY_TEXT_PX = 18  # style.css: body 1.125rem
 
 
 def _open_page(make, scheme, js, width=1280):
-    pg = make(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    # JavaScript off routes app.js on the page's context: a context of its own (conftest `page`)
+    pg = make(viewport={"width": width, "height": 900}, color_scheme=scheme, own_context=not js)
     if not js:
         pg.context.route("**/app.*.js", lambda route: route.fulfill(body="", content_type="text/javascript"))
     pg.goto(pg.base_url)

@@ -125,7 +125,7 @@ def test_oversized_garbage_query(page):
 # --- the runtime cannot load ------------------------------------------------------------------------
 
 def test_blocked_runtime_leaves_article_readable(page):
-    pg = page()
+    pg = page(own_context=True)  # its context is routed
     pg.context.route("**/pyodide-*/**", lambda route: route.abort())
     pg.goto(pg.base_url)
     pg.wait_for_function("() => document.documentElement.dataset.labState", timeout=30_000)

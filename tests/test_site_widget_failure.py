@@ -54,7 +54,7 @@ def _broken_lab_zip(built_site) -> tuple[str, bytes]:
 
 def test_one_failing_view_leaves_the_other_widgets_live(page, built_site):
     name, broken = _broken_lab_zip(built_site)
-    pg = page()
+    pg = page(own_context=True)  # its context is routed
     pg.context.route(f"**/{name}", lambda route: route.fulfill(status=200, body=broken, content_type="application/zip"))
     pg.goto(pg.base_url)
     wait_live(pg)
