@@ -377,7 +377,6 @@ def summary(rows=None) -> dict:
             "medianAbsError": median(abs(r - 1) for r in ratios), "above": sum(r > 1 for r in ratios)}
 
 
-
 def summary_by_engine(rows=None) -> list[dict]:
     """Each engine setting's rows summarised apart (an error band is an engine's own, never pooled across
     engines): ``engine``, ``points``, ``medianLogError`` (the median of ``|ln(predicted / measured)|``),

@@ -38,9 +38,19 @@ def chromium_executable(playwright=None) -> str | None:
     )
 
 
-def launch(playwright, **kwargs):
-    """Launch headless Chromium chosen by chromium_executable()."""
+def _with_executable(playwright, kwargs: dict) -> dict:
+    """``kwargs`` with the executable_path chromium_executable() chooses (none for Playwright's own)."""
     path = chromium_executable(playwright)
     if path is not None:
         kwargs.setdefault("executable_path", path)
-    return playwright.chromium.launch(**kwargs)
+    return kwargs
+
+
+def launch(playwright, **kwargs):
+    """Launch headless Chromium chosen by chromium_executable()."""
+    return playwright.chromium.launch(**_with_executable(playwright, kwargs))
+
+
+def launch_persistent(playwright, user_data_dir, **kwargs):
+    """The same Chromium with a profile on disk (its caches outlive each page): a persistent context."""
+    return playwright.chromium.launch_persistent_context(user_data_dir, **_with_executable(playwright, kwargs))

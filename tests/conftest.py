@@ -154,12 +154,9 @@ class WarmProfile:
         self.pw, self.directory, self.context = pw, directory, None
 
     def _launch(self):
-        from browser import chromium_executable
+        from browser import launch_persistent
 
-        path = chromium_executable(self.pw)
-        options = {"executable_path": path} if path else {}
-        self.context = self.pw.chromium.launch_persistent_context(self.directory, viewport=DEFAULT_VIEWPORT,
-                                                                 **options)
+        self.context = launch_persistent(self.pw, self.directory, viewport=DEFAULT_VIEWPORT)
         self.context.on("close", lambda _: setattr(self, "context", None))
 
     def new_page(self, origin, viewport=None, color_scheme=None):
@@ -210,7 +207,8 @@ def _page_factory(browser, warm_profile, site_server, contexts, warm_pages):
     check. A page asked for with no context option but a viewport or a colour scheme comes from the
     warm profile (`WarmProfile`); one with any other option, or own_context=True (a test that routes
     or closes its context), gets a fresh context of the liftoff-only browser, as every page once did."""
-    origin = f"{urlsplit(site_server).scheme}://{urlsplit(site_server).netloc}"
+    server = urlsplit(site_server)
+    origin = f"{server.scheme}://{server.netloc}"
 
     def make(instrument_suite=False, own_context=False, **context_kwargs):
         warm = not own_context and set(context_kwargs) <= WARM_PAGE_OPTIONS
@@ -252,7 +250,7 @@ def _page_factory(browser, warm_profile, site_server, contexts, warm_pages):
                                       (("request", on_request), ("response", on_response))])
         pg.foreign_requests = lambda: [
             u for u in pg.requests
-            if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != urlsplit(origin).netloc
+            if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != server.netloc
         ]
         pg.base_url = site_server
         pg.js_enabled = context_kwargs.get("java_script_enabled", True)
