@@ -139,3 +139,18 @@ def test_trust_line_on_an_assumed_gpu_quotes_its_own_family_and_says_assumed():
 def test_held_out_steps_take_the_sweeps_single_request_plain_steps_only():
     held = [m for m in serving_validation._held_out_steps() if m.source == serving_validation._QWEN38_SWEEP]
     assert [(m.gpu, m.batch, m.ms, m.engine) for m in held] == [("b200", 1, 10.86, "vllm-v1"), ("b200", 1, 10.82, "vllm-v1")]
+
+
+def test_current_sglang_quotes_only_its_own_rows_never_the_2025_band():
+    # today's SGLang (overlap scheduler running with speculation) is another engine than SGLang 2025: its trust line
+    # quotes a band only from rows run on "sglang" itself; with none it says "not validated", never the 18% of the
+    # no-overlap rows of the same model family (held by the widget, not by this data)
+    values = {"engine": "sglang", "gpu": "h200", "target": "deepseek-v3", "draft": "eagle-head", "gpus": "8",
+              "precision": "fp8"}
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    own = [r for r in serving_validation.comparison() if r["engine"] == "sglang"]
+    if not own:  # none found yet (docs/READING.md, "Searched for current SGLang")
+        assert "not validated" in shown and "%" not in shown
+        assert "sglang" not in {e["engine"] for e in serving_validation.summary_by_engine()}
+    older = widget.view({**values, "engine": "sglang-no-overlap"})["readouts"]["crossoverTrust"]
+    assert "%" in older and older != shown
