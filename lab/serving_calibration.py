@@ -74,7 +74,7 @@ own step times.
   (:func:`sgl_mem_fraction_static`), TensorRT-LLM's free_gpu_memory_fraction 0.9 of what the weights leave free.
 - B200, B300, MI300X and MI355X: no measured dense step time that fits their efficiencies was found; their
   calibration is assumed (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is
-  its own) and the page says so. MI300X's fixed cost per pass alone is fitted, 3.01 ms, on AMD's published vLLM
+  its own) and the page says so. MI300X's fixed cost per pass alone is fitted, 3.00 ms, on AMD's published vLLM
   latencies of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4 (:data:`PASS_STEP_MEASUREMENTS`, residuals 0.95 to
   1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`).
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
@@ -295,7 +295,7 @@ IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, F
 # so): Hopper's efficiencies and overlap, with the datasheet's interconnect (one direction). MI300X alone has
 # measured plain steps (PASS_STEP_MEASUREMENTS: AMD's published vLLM latencies of Llama-3.1-70B in FP8 on 8 x MI300X
 # at batch 1 to 4), and they fit the one constant a flat, memory-bound step at small batch determines, its fixed
-# cost per pass (MI300X_PASS_MS): fitting the efficiencies too on five rows at one model, precision and TP gives 0.45
+# cost per pass (MI300X_PASS_MS): fitting the efficiencies too on these rows (one model, precision and TP) gives 0.45
 # of the bandwidth and 0.22 of the peak, which nothing else supports, so those stay Hopper's. B200's only measured
 # dense plain step (the speculators qwen3.8-27b sweep at N = 1) is held out (lab.serving_validation.held_out_steps)
 # and fits nothing.
@@ -303,7 +303,7 @@ _ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap
                  "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 537.6 GB/s on MI355X)")
 # The fit of PASS_STEP_MEASUREMENTS' fixed cost per pass, ms (lab.serving_validation.fit_calibration over passMs
 # alone, repeated until it stops moving; tests/test_serving_calibration_2026.py refits it): residuals 0.95 to 1.13.
-MI300X_PASS_MS = 3.0144
+MI300X_PASS_MS = 3.0023
 _MI300X_2026 = ("no step-time measurement found that fits its efficiencies: Hopper's efficiencies and overlap are "
                 "assumed, with the datasheet's Infinity Fabric one way (448 GB/s); its fixed cost per pass "
                 f"({MI300X_PASS_MS:.2f} ms, Hopper's {HOPPER.passMs:.2f}) is fitted on AMD's published vLLM latencies "
@@ -851,14 +851,15 @@ MOE_HELD_OUT_STEPS = (
 # software' page (amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html), vLLM 'Latency
 # Measurements' ('the time from when the system receives an input to when the model produces a result', vLLM's
 # offline latency benchmark): Llama 3.1 70B (amd/Llama-3.1-70B-Instruct-FP8-KV), FP8, TP 8, input 128, output 2048, on
-# 'Dual AMD EPYC 9554 ... with 8x AMD MI300X (192GB HBM3 750W)'. Two editions of the page, each with its container:
+# 'Dual AMD EPYC 9554 ... with 8x AMD MI300X (192GB HBM3 750W)'. Three editions of the page, each with its container:
 # rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715 (the English page as stored: batch 1 17.236 s, batch 2 18.057 s) and
 # rocm6.4.1_vllm_0.10.1_20250909 (its French and Chinese copies as stored: 15.254, 18.157 and 18.549 s at batch 1, 2
-# and 4; the rest of the table was not in the stored text). Assumed in reading them: each step = latency / 2048 (the
+# and 4) and rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006 (a later Chinese copy: 15.882, 17.934 and 18.487 s); the rest of
+# each table was not in the stored text. Assumed in reading them: each step = latency / 2048 (the
 # prefill of 128 tokens a sequence is left in, well under 1%); context the input plus half the output; Llama-3.1-70B
 # priced as the llama-3-70b preset (the same layers, widths and 128,256-token vocabulary); vLLM V1 with synchronous
 # scheduling (engine vllm-v1-0.10: asynchronous scheduling was opt-in before 2026); held to 25% as the house's other
-# multi-GPU row is. The two editions differ by 13% at batch one, the spread of the engine between releases.
+# multi-GPU row is. The editions differ by 13% at batch one, the spread of the engine between releases.
 _AMD_LATENCY = ("AMD, 'Performance results with AMD ROCm software' (amd.com/en/developer/resources/rocm-hub/dev-ai/"
                 "performance-results.html), vLLM latency measurements: Llama 3.1 70B (amd/Llama-3.1-70B-Instruct-FP8-KV), "
                 "FP8, TP 8 on 8 x MI300X, input 128, output 2048")
@@ -871,4 +872,7 @@ PASS_STEP_MEASUREMENTS = tuple(
                                       ("rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715", 2, 18.057),
                                       ("rocm6.4.1_vllm_0.10.1_20250909", 1, 15.254),
                                       ("rocm6.4.1_vllm_0.10.1_20250909", 2, 18.157),
-                                      ("rocm6.4.1_vllm_0.10.1_20250909", 4, 18.549)))
+                                      ("rocm6.4.1_vllm_0.10.1_20250909", 4, 18.549),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 1, 15.882),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 2, 17.934),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 4, 18.487)))

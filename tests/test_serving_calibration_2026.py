@@ -37,12 +37,12 @@ def test_mi300x_fixed_cost_per_pass_is_the_fit_on_amds_latencies_and_only_that()
 
 def test_amds_latencies_come_within_their_tolerance_only_with_the_fitted_cost():
     """Each row within its 25% (in fact 0.95 to 1.13); with Hopper's 0.74 ms a pass every row comes out at least
-    15% fast, the gap the fitted cost closes."""
+    17% fast, the gap the fitted cost closes."""
     ratios = [step_measurement_ms(m) / m.ms for m in cal.PASS_STEP_MEASUREMENTS]
     assert all(abs(r - 1) <= m.tolerance for r, m in zip(ratios, cal.PASS_STEP_MEASUREMENTS))
-    assert [round(r, 2) for r in ratios] == [1.0, 0.96, 1.13, 0.96, 0.95]
+    assert [round(r, 2) for r in ratios] == [1.0, 0.96, 1.13, 0.96, 0.95, 1.09, 0.97, 0.95]
     hopper_cost = cal.MI300X._replace(passMs=cal.HOPPER.passMs)
-    assert all(step_measurement_ms(m, hopper_cost) / m.ms < 0.85 for m in cal.PASS_STEP_MEASUREMENTS)
+    assert all(step_measurement_ms(m, hopper_cost) / m.ms < 0.83 for m in cal.PASS_STEP_MEASUREMENTS)
 
 
 def test_a_row_is_a_step_read_off_the_published_latency():
@@ -52,7 +52,7 @@ def test_a_row_is_a_step_read_off_the_published_latency():
         seconds = float(m.source.rsplit(", ", 1)[-1].removesuffix(" s)"))
         assert m.ms == pytest.approx(seconds * 1000 / 2048) and m.context == 128 + 1024 and m.newTokens == 1
         assert "rocm" in m.source and f"batch {m.batch}" in m.source
-    assert sorted(m.batch for m in cal.PASS_STEP_MEASUREMENTS) == [1, 1, 2, 2, 4]
+    assert sorted(m.batch for m in cal.PASS_STEP_MEASUREMENTS) == [1, 1, 1, 2, 2, 2, 4, 4]
 
 
 def test_b200_dense_step_is_held_out_of_every_fit_and_the_other_2026_gpus_stay_assumed():
