@@ -63,3 +63,21 @@ def test_b200_dense_step_is_held_out_of_every_fit_and_the_other_2026_gpus_stay_a
     for name in ("b200", "b300", "mi355x"):
         c = cal.CALIBRATIONS[name]
         assert not c.measured and c.passMs == cal.HOPPER.passMs and c.source.startswith("no step-time measurement")
+
+
+def test_the_instruments_check_catches_mi300x_without_its_fitted_cost(monkeypatch):
+    """calibration_holds holds the model to AMD's MI300X steps too: given Hopper's fixed cost back (the assumption
+    before the fit), it fails, naming an MI300X row."""
+    from lab import serving
+    from lab.checks import serving as family
+    from mutation import clear_caches, failure_of
+
+    calibrations = dict(cal.CALIBRATIONS)
+    calibrations["mi300x"] = cal.MI300X._replace(passMs=cal.HOPPER.passMs)
+    monkeypatch.setattr(cal, "CALIBRATIONS", calibrations)
+    clear_caches(serving, cal)
+    try:
+        failure_of(family.CHECKS, "serving-calibration-holds", "mi300x", "llama-3-70b")
+    finally:
+        monkeypatch.undo()
+        clear_caches(serving, cal)
