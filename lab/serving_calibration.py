@@ -72,9 +72,11 @@ own step times.
 - Memory for weights and KV cache by engine (:func:`engine_memory_bytes`, each :class:`Engine`'s ``memoryRule``):
   vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static by GPU memory and TP size
   (:func:`sgl_mem_fraction_static`), TensorRT-LLM's free_gpu_memory_fraction 0.9 of what the weights leave free.
-- B200, B300, MI300X and MI355X: no measured dense step time was found; their calibration is assumed
-  (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is its own) and the
-  page says so.
+- B200, B300, MI300X and MI355X: no measured dense step time that fits their efficiencies was found; their
+  calibration is assumed (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is
+  its own) and the page says so. MI300X's fixed cost per pass alone is fitted, 3.00 ms, on AMD's published vLLM
+  latencies of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4 (:data:`PASS_STEP_MEASUREMENTS`, residuals 0.95 to
+  1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`).
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -88,7 +90,7 @@ from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLR
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
-           "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS",
+           "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
            "ALLREDUCE_VLLM_EAGER_HOPPER", "ALLREDUCE_VLLM_GRAPH_HOPPER",   # from lab.serving_allreduce
@@ -288,15 +290,29 @@ ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.01
 IDEAL = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, float("inf"), 1.0, False, "no calibration: the ideal limit",
                     engineTerms=False)
 
-# 2026 GPUs (lab.serving.GPUS: B200, B300, MI300X, MI355X): no plain or verify step time was found for
-# them in the sources read, so their calibration is assumed (measured=False, and the page says so):
-# Hopper's efficiencies, overlap and fixed costs, with the datasheet's interconnect (one direction).
+# 2026 GPUs (lab.serving.GPUS: B200, B300, MI300X, MI355X): no step time that fits their efficiencies was found in
+# the sources read (docs/READING.md lists them), so their calibration is assumed (measured=False, and the page says
+# so): Hopper's efficiencies and overlap, with the datasheet's interconnect (one direction). MI300X alone has
+# measured plain steps (PASS_STEP_MEASUREMENTS: AMD's published vLLM latencies of Llama-3.1-70B in FP8 on 8 x MI300X
+# at batch 1 to 4), and they fit the one constant a flat, memory-bound step at small batch determines, its fixed
+# cost per pass (MI300X_PASS_MS): fitting the efficiencies too on these rows (one model, precision and TP) gives 0.45
+# of the bandwidth and 0.22 of the peak, which nothing else supports, so those stay Hopper's. B200's only measured
+# dense plain step (the speculators qwen3.8-27b sweep at N = 1) is held out (lab.serving_validation.held_out_steps)
+# and fits nothing.
 _ASSUMED_2026 = ("no step-time measurement found: Hopper's efficiencies, overlap and fixed costs are assumed, with "
-                 "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 448 GB/s on MI300X, "
-                 "537.6 on MI355X)")
+                 "the datasheet's interconnect one way (NVLink 5: 900 GB/s; Infinity Fabric: 537.6 GB/s on MI355X)")
+# The fit of PASS_STEP_MEASUREMENTS' fixed cost per pass, ms (lab.serving_validation.fit_calibration over passMs
+# alone, repeated until it stops moving; tests/test_serving_calibration_2026.py refits it): residuals 0.95 to 1.13.
+MI300X_PASS_MS = 3.0023
+_MI300X_2026 = ("no step-time measurement found that fits its efficiencies: Hopper's efficiencies and overlap are "
+                "assumed, with the datasheet's Infinity Fabric one way (448 GB/s); its fixed cost per pass "
+                f"({MI300X_PASS_MS:.2f} ms, Hopper's {HOPPER.passMs:.2f}) is fitted on AMD's published vLLM latencies "
+                "of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4, so it also carries what an 8-GPU step costs "
+                "beyond the modelled kernels")
 BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026,  # NVLink 5
                             moeLayerUs=MOE_LAYER_US["blackwell"])
-MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_ASSUMED_2026,     # Infinity Fabric
+MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_MI300X_2026,      # Infinity Fabric
+                         passMs=MI300X_PASS_MS,
                          allreduce=allreduce_rows("mi300x"), allreduceBeyond=allreduce_beyond_rows("mi300x"))
 MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026, allreduce=allreduce_rows("mi355x"),
                          allreduceBeyond=allreduce_beyond_rows("mi355x"))   # none measured: its small fit extrapolated
@@ -828,3 +844,35 @@ MOE_HELD_OUT_STEPS = (
                       _TT340 + f" {ms} ms (input {isl}, output 128)", _TT340_NOTE, "vllm-v1-0.10")
       for isl, context, ms in ((128, 192, 9.6), (2048, 2112, 9.9), (8192, 8256, 10.6))),
 )
+
+
+# Measured plain steps on a GPU whose efficiencies stay assumed: the only rows MI300X_PASS_MS is fitted on (not in
+# STEP_MEASUREMENTS, whose GPUs are fitted whole and called measured). AMD's 'Performance results with AMD ROCm
+# software' page (amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html), vLLM 'Latency
+# Measurements' ('the time from when the system receives an input to when the model produces a result', vLLM's
+# offline latency benchmark): Llama 3.1 70B (amd/Llama-3.1-70B-Instruct-FP8-KV), FP8, TP 8, input 128, output 2048, on
+# 'Dual AMD EPYC 9554 ... with 8x AMD MI300X (192GB HBM3 750W)'. Three editions of the page, each with its container:
+# rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715 (the English page as stored: batch 1 17.236 s, batch 2 18.057 s) and
+# rocm6.4.1_vllm_0.10.1_20250909 (its French and Chinese copies as stored: 15.254, 18.157 and 18.549 s at batch 1, 2
+# and 4) and rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006 (a later Chinese copy: 15.882, 17.934 and 18.487 s); the rest of
+# each table was not in the stored text. Assumed in reading them: each step = latency / 2048 (the
+# prefill of 128 tokens a sequence is left in, well under 1%); context the input plus half the output; Llama-3.1-70B
+# priced as the llama-3-70b preset (the same layers, widths and 128,256-token vocabulary); vLLM V1 with synchronous
+# scheduling (engine vllm-v1-0.10: asynchronous scheduling was opt-in before 2026); held to 25% as the house's other
+# multi-GPU row is. The editions differ by 13% at batch one, the spread of the engine between releases.
+_AMD_LATENCY = ("AMD, 'Performance results with AMD ROCm software' (amd.com/en/developer/resources/rocm-hub/dev-ai/"
+                "performance-results.html), vLLM latency measurements: Llama 3.1 70B (amd/Llama-3.1-70B-Instruct-FP8-KV), "
+                "FP8, TP 8 on 8 x MI300X, input 128, output 2048")
+_AMD_LATENCY_NOTE = ("a plain step = latency / 2048 output tokens (the 128-token prefill left in, under 1%); context the "
+                     "input plus half the output; vLLM V1 with synchronous scheduling assumed")
+PASS_STEP_MEASUREMENTS = tuple(
+    StepMeasurement("mi300x", "llama-3-70b", "fp8", 8, batch, 1, 128 + 2048 // 2, seconds * 1000 / 2048, 0.25,
+                    _AMD_LATENCY + f" ({container}: batch {batch}, {seconds} s)", _AMD_LATENCY_NOTE, "vllm-v1-0.10")
+    for container, batch, seconds in (("rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715", 1, 17.236),
+                                      ("rocm/vllm:rocm6.4.1_vllm_0.9.1_20250715", 2, 18.057),
+                                      ("rocm6.4.1_vllm_0.10.1_20250909", 1, 15.254),
+                                      ("rocm6.4.1_vllm_0.10.1_20250909", 2, 18.157),
+                                      ("rocm6.4.1_vllm_0.10.1_20250909", 4, 18.549),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 1, 15.882),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 2, 17.934),
+                                      ("rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006", 4, 18.487)))

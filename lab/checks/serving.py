@@ -328,10 +328,11 @@ def calibration_holds(out):
     tolerance stated for that measurement (lab.serving_calibration.STEP_MEASUREMENTS: the
     target, GPUs, batch, tokens per sequence and context each was measured at), each on the engine
     it was measured on and timed as it was (a pass, a verify step, a scorer's time, a draft
-    proposal: lab.serving_validation.step_measurement_ms)."""
+    proposal: lab.serving_validation.step_measurement_ms); and the plain steps one constant of an otherwise assumed
+    GPU was fitted on (lab.serving_calibration.PASS_STEP_MEASUREMENTS: MI300X's fixed cost per pass)."""
     from ..serving_validation import step_measurement_ms
 
-    for m in serving_calibration.STEP_MEASUREMENTS:
+    for m in serving_calibration.STEP_MEASUREMENTS + serving_calibration.PASS_STEP_MEASUREMENTS:
         out.visited += 1
         got = step_measurement_ms(m)
         if abs(got / m.ms - 1) > m.tolerance:

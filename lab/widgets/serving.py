@@ -348,7 +348,11 @@ def _trust(settings: serving.ServingSettings) -> str:
         return "idealised: not a prediction, and not a bound on one (it leaves out fixed costs)"
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     engine = serving.ENGINES[settings.engine].label
-    basis = "calibrated on measured step times" if cal.measured else "assumed: no step time measured on this GPU"
+    basis = ("calibrated on measured step times" if cal.measured else
+             # MI300X: measured plain steps fit its fixed cost per pass alone; its efficiencies are still assumed
+             "assumed: its efficiencies (only its fixed cost per pass is fitted on measured steps)"
+             if any(m.gpu == settings.gpu for m in serving_calibration.PASS_STEP_MEASUREMENTS)
+             else "assumed: no step time measured on this GPU")
     rows = _matching_validation(settings)
     if not rows:
         return (f"{basis}; not validated for {engine}" if not cal.measured else
