@@ -51,7 +51,7 @@ from .acceptance_curves import CURVES, drafter_of
 from .errors import LabValueError
 from .stats import percentile
 
-__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "prior_point", "PRIOR_MODES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
@@ -63,6 +63,9 @@ FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP 
 MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the pooled spread
 PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
 SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
+# The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
+# shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
+INTERVAL_PERCENTILES = (0.1, 0.9)
 MAX_POSITIONS = 64
 MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
 _BISECT = 80
@@ -114,13 +117,15 @@ class Curve(NamedTuple):
 
     def interval(self, k: int) -> tuple[float, float]:
         """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
-        percentile); the point value twice when nothing is extrapolated or no prior was used."""
+        percentile, :data:`INTERVAL_PERCENTILES`), widened to hold the point; the point value twice when
+        nothing is extrapolated or no prior was used."""
         point = self.length(k)
         if self.extrapolated_from(k) is None or not self.spread:
             return point, point
         values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
                   for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
-        return min(point, percentile(values, 0.1)), max(point, percentile(values, 0.9))
+        low, high = INTERVAL_PERCENTILES
+        return min(point, percentile(values, low)), max(point, percentile(values, high))
 
 
 def mean_acceptance_length(rates, k: int) -> float:

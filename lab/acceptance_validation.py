@@ -9,12 +9,13 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 (True, True)
 """
 
-from .acceptance import (FAMILIES, FAMILY_NAMES, MIN_FAMILY_CURVES, conditional_from_unconditional, from_conditional,
-                         from_lengths, iid, iid_alpha, library_lengths, plateau_start, prior_point)
+from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, conditional_from_unconditional,
+                         from_conditional, from_lengths, iid, iid_alpha, library_lengths, plateau_start, prior_point)
 from .acceptance_curves import CURVES
 from .stats import median
 
-__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "held_out_html", "page_facts"]
+__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "interval_note", "held_out_html",
+           "page_facts"]
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -73,6 +74,26 @@ def prior_choice() -> dict:
 
 # --- the page's held-out table: one function, used by the build ----------------
 
+def interval_note(one: dict, two: dict) -> str:
+    """What the interval is and how often it held, from leave-one-out from k = 1 (``one``) and k = 1..2 (``two``):
+    a spread of the library's shapes (:data:`lab.acceptance.INTERVAL_PERCENTILES`), not a calibrated probability,
+    so the page says how many held-out lengths fell inside beside what an interval of that nominal width would hold.
+
+    >>> interval_note({"covered": 24, "rows": [0] * 36}, {"covered": 22, "rows": [0] * 36}).split("it held ")[1]
+    'the measured length on 24 of 36 (67%) from k = 1 and 22 of 36 (61%) from k = 1..2, where a calibrated 80% would hold 29.'
+    """
+    low, high = INTERVAL_PERCENTILES
+    nominal = high - low
+    curves = len(one["rows"])
+    return (f"The interval is not a calibrated {100 * nominal:.0f}% interval: it runs from the {100 * low:.0f}th to "
+            f"the {100 * high:.0f}th percentile of the lengths the reader's figures give under the fall (and the drop, "
+            f"unless two figures fix it) of each of the method's library curves (the whole library's when the method has fewer than {MIN_FAMILY_CURVES}), "
+            "a spread of the library's shapes around the point, widened to hold it. Each curve left out, it held the "
+            f"measured length on {one['covered']} of {curves} ({100 * one['covered'] / curves:.0f}%) from k = 1 and "
+            f"{two['covered']} of {len(two['rows'])} ({100 * two['covered'] / len(two['rows']):.0f}%) from k = 1..2, "
+            f"where a calibrated {100 * nominal:.0f}% would hold {round(nominal * curves)}.")
+
+
 def held_out_html() -> str:
     """The leave-one-out table: every library curve left out, its mean acceptance length at its
     largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
@@ -111,6 +132,7 @@ def held_out_html() -> str:
             + "".join(rows) + '</tbody></table>'
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
               'those predictions use the pooled library.</p>'
+            + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
             + '<p class="acceptance-by-family">' + escape(
                 f"By family: {spread}. The prior's drop and fall are the median of the library curves whose first "
                 "rate lies nearest the reader's (half the library's drafters), not the whole library's nor those "

@@ -34,9 +34,18 @@ def test_the_pooled_prior_is_what_leave_one_out_chooses():
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # one point for every family
 
 
-def test_every_family_spread_is_on_the_page():
+def test_every_family_spread_and_the_intervals_coverage_are_on_the_page():
+    """The page's held-out fold states each family's spread, and says the interval is a spread of shapes, not a
+    calibrated probability, with how often it held each curve's measured length (24 of 36 from k = 1 when written)
+    beside what a calibrated interval of its nominal width would hold."""
     html = acceptance_validation.held_out_html()
-    one = acceptance_validation.leave_one_out(1)
+    one, two = acceptance_validation.leave_one_out(1), acceptance_validation.leave_one_out(2)
+    assert one["covered"] == sum(row["interval"][0] <= row["measured"] <= row["interval"][1] for row in one["rows"])
+    nominal = acceptance.INTERVAL_PERCENTILES[1] - acceptance.INTERVAL_PERCENTILES[0]
+    assert one["covered"] < round(nominal * len(one["rows"]))  # why the page must say it: it holds less than nominal
+    assert f"not a calibrated {100 * nominal:.0f}% interval" in html
+    assert (f"on {one['covered']} of {len(CURVES)} ({100 * one['covered'] / len(CURVES):.0f}%) from k = 1 and "
+            f"{two['covered']} of {len(CURVES)}") in html
     for family, spread in one["byFamily"].items():
         assert f"{acceptance.FAMILY_NAMES[family]}: {spread['curves']} curve" in html
         assert f"median error {100 * spread['medianError']:.1f}% from k = 1" in html
