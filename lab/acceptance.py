@@ -26,7 +26,7 @@ relative errors, as a reader's lengths are fitted, so no single noisy length set
 of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the library's drafters; a
 drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
 with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: the whole library's
-median and a family's own nearest curves predicted worse, see :func:`prior_choice`, which the page states with each family's
+median and a family's own nearest curves predicted worse, see :func:`lab.acceptance_validation.prior_choice`, which the page states with each family's
 spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
 library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = r_m d^j``.
@@ -38,6 +38,7 @@ its own shape: ``r_{m+j} = r_m d^j``.
 True
 """
 
+import contextlib
 import contextvars
 import math
 import re
@@ -48,13 +49,13 @@ from typing import NamedTuple
 from . import ledger
 from .acceptance_curves import CURVES, drafter_of
 from .errors import LabValueError
-from .stats import median, percentile
+from .stats import percentile
 
-__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "Curve",
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "predict_from_lengths", "leave_one_out", "prior_choice", "PRIOR_MODES", "POINT_RULES", "PRIOR_CHOICES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
-           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "held_out_html", "family_of_draft", "parse_curve_text", "page_facts"]
+           "library_lengths", "prior_point", "PRIOR_MODES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -62,6 +63,9 @@ FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP 
 MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the pooled spread
 PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
 SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
+# The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
+# shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
+INTERVAL_PERCENTILES = (0.1, 0.9)
 MAX_POSITIONS = 64
 MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
 _BISECT = 80
@@ -113,13 +117,15 @@ class Curve(NamedTuple):
 
     def interval(self, k: int) -> tuple[float, float]:
         """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
-        percentile); the point value twice when nothing is extrapolated or no prior was used."""
+        percentile, :data:`INTERVAL_PERCENTILES`), widened to hold the point; the point value twice when
+        nothing is extrapolated or no prior was used."""
         point = self.length(k)
         if self.extrapolated_from(k) is None or not self.spread:
             return point, point
         values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
                   for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
-        return min(point, percentile(values, 0.1)), max(point, percentile(values, 0.9))
+        low, high = INTERVAL_PERCENTILES
+        return min(point, percentile(values, low)), max(point, percentile(values, high))
 
 
 def mean_acceptance_length(rates, k: int) -> float:
@@ -290,12 +296,31 @@ def _weighted_median(values, weights) -> float:
 
 # Which median the prior's point is: "pooled" (the whole library's, the model in use) or "family" (the
 # reader's family's own, when it has MIN_FAMILY_CURVES curves). Leave-one-out on the library chooses
-# (prior_choice); the other is computed only to show the choice on the page.
+# (lab.acceptance_validation.prior_choice); the other is computed only to show the choice on the page.
 PRIOR_MODES = ("pooled", "family")
 _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
 # The median runs over the curves "nearest" the reader's r_1 (the model) or all of them ("median": kept for the page).
 POINT_RULES = ("nearest", "median")
 _POINT_RULE = contextvars.ContextVar("acceptance_point_rule", default="nearest")
+
+
+@contextlib.contextmanager
+def prior_point(mode: str = "pooled", rule: str = "nearest"):
+    """Within the block, :func:`prior`'s point is the ``mode`` median (:data:`PRIOR_MODES`) over the ``rule``
+    curves (:data:`POINT_RULES`), the choices leave-one-out compares (:mod:`lab.acceptance_validation`).
+
+    >>> with prior_point("pooled", "median"):
+    ...     prior(None, r1=0.9)[0] == prior(None)[0]
+    True
+    """
+    if mode not in PRIOR_MODES or rule not in POINT_RULES:
+        raise LabValueError(f"the prior's mode and rule are one of {PRIOR_MODES}, {POINT_RULES}: got {mode!r}, {rule!r}")
+    token, rule_token = _PRIOR_MODE.set(mode), _POINT_RULE.set(rule)
+    try:
+        yield
+    finally:
+        _PRIOR_MODE.reset(token)
+        _POINT_RULE.reset(rule_token)
 
 
 @lru_cache(maxsize=4)
@@ -522,66 +547,6 @@ def _grid(centre: float, span: float, step: float, low: float, high: float) -> l
 def iid_alpha(length: float, at: int) -> float:
     """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid)."""
     return ledger.alpha_iid(length - 1, at)
-
-
-def predict_from_lengths(name: str, known: int) -> dict:
-    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
-    curve: from its per-position rates at positions 1..known), with the rest of the library as prior, and predict
-    its length at its largest k; i.i.d. from the same figure (its alpha solved at k = known) beside it. Signed errors."""
-    lengths = library_lengths(name)
-    family, kind, values, *_ = CURVES[name]
-    top = len(lengths)
-    if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
-        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=name)
-    else:
-        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
-    predicted = curve.length(top)
-    alpha = iid_alpha(lengths[known - 1], known)
-    iid_predicted = iid(alpha).length(top)
-    low, high = curve.interval(top)
-    return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
-            "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
-            "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
-
-
-def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -> dict:
-    """Every library curve left out in turn, predicted at its largest k from k = 1..known:
-    the rows, the median absolute error of the model and of i.i.d., how many curves the model
-    predicts better than i.i.d., which families have too few curves to trust, and each family's
-    spread (``byFamily``: curves, median absolute error). ``mode``: the prior's point (PRIOR_MODES)."""
-    if mode not in PRIOR_MODES or rule not in POINT_RULES:
-        raise LabValueError(f"the prior's mode and rule are one of {PRIOR_MODES}, {POINT_RULES}: got {mode!r}, {rule!r}")
-    token, rule_token = _PRIOR_MODE.set(mode), _POINT_RULE.set(rule)
-    try:
-        rows = [predict_from_lengths(name, known) for name in CURVES]
-    finally:
-        _PRIOR_MODE.reset(token)
-        _POINT_RULE.reset(rule_token)
-    by_family = {}
-    for row in rows:
-        by_family.setdefault(row["family"], []).append(abs(row["error"]))
-    counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
-    return {"known": known, "rows": rows,
-            "medianError": median([abs(r["error"]) for r in rows]),
-            "medianIidError": median([abs(r["iidError"]) for r in rows]),
-            "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
-            "covered": sum(1 for r in rows if r["covered"]),
-            "familyCounts": counts,
-            "byFamily": {family: {"curves": len(errors), "medianError": median(errors)}
-                         for family, errors in by_family.items()},
-            "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
-
-
-# The prior's points leave-one-out chooses among (mode, rule): the model, the same in the reader's family, the old.
-PRIOR_CHOICES = {"pooled": ("pooled", "nearest"), "family": ("family", "nearest"), "library": ("pooled", "median")}
-
-
-def prior_choice() -> dict:
-    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from k = 1..2 under
-    each of :data:`PRIOR_CHOICES`, the one with the smaller sum chosen (the model is "pooled"; a test holds it)."""
-    errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
-              for choice, how in PRIOR_CHOICES.items()}
-    return {"errors": errors, "chosen": min(PRIOR_CHOICES, key=lambda choice: sum(errors[choice]))}
 
 
 def plateau_start(curve: Curve, max_k: int = MAX_POSITIONS) -> int | None:
@@ -882,56 +847,6 @@ def _prior_note(curve: Curve) -> str | None:
             "interval is the whole library's spread")
 
 
-# --- the page's held-out table: one function, used by the build ----------------
-
-def held_out_html() -> str:
-    """The leave-one-out table: every library curve left out, its mean acceptance length at its
-    largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
-    have too few curves to trust."""
-    from .figures import escape
-
-    one, two = leave_one_out(1), leave_one_out(2)
-
-    def pct(x: float) -> str:
-        return f"{100 * x:+.1f}%".replace("-", "\u2212")
-
-    rows = []
-    for a, b in zip(one["rows"], two["rows"]):
-        label = CURVES[a["name"]][3]
-        rows.append(f'<tr><th scope="row">{escape(label)}</th><td>{escape(FAMILY_NAMES[a["family"]])}</td>'
-                    f'<td>{a["lookahead"]}</td><td>{a["measured"]:.2f}</td>'
-                    f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
-                    f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
-    counts = one["familyCounts"]
-    choice = prior_choice()["errors"]
-    spread = "; ".join(
-        f"{FAMILY_NAMES[f]}: {one['byFamily'][f]['curves']} curve{'s' if one['byFamily'][f]['curves'] != 1 else ''}, "
-        f"median error {100 * one['byFamily'][f]['medianError']:.1f}% from k = 1 and "
-        f"{100 * two['byFamily'][f]['medianError']:.1f}% from k = 1..2"
-        for f in FAMILIES if f in one["byFamily"])
-    few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
-    caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
-               f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
-               f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
-               f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
-               f"{len(two['rows'])}, inside the interval on {two['covered']}.")
-    return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
-            '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
-            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
-            '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
-            + "".join(rows) + '</tbody></table>'
-            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
-              'those predictions use the pooled library.</p>'
-            + '<p class="acceptance-by-family">' + escape(
-                f"By family: {spread}. The prior's drop and fall are the median of the library curves whose first "
-                "rate lies nearest the reader's (half the library's drafters), not the whole library's nor those "
-                "of the reader's family alone, because leaving each curve out prefers it: median error "
-                f"{100 * choice['pooled'][0]:.1f}% from k = 1 and {100 * choice['pooled'][1]:.1f}% from k = 1..2 "
-                f"against {100 * choice['library'][0]:.1f}% and {100 * choice['library'][1]:.1f}% with the whole "
-                f"library's median and {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with "
-                "the nearest curves of the reader's family.") + '</p>')
-
-
 def family_of_draft(draft: str) -> str:
     """The method family of a serving draft preset's name (lab.serving.DRAFT_NAMES).
 
@@ -974,23 +889,3 @@ def parse_curve_text(text: str, method=None) -> Curve:
 # vLLM's SpecDecoding line and llama.cpp's print_timing line (see lab.traces for both formats)
 _PRINTED_RATES = re.compile(r"per-position acceptance rate:\s*((?:[0-9.]+\s*,\s*)*[0-9.]+)"
                             r"|acceptance rate per position\s*=\s*\(([^)]*)\)", re.I)
-
-
-def page_facts() -> dict:
-    """The numbers the article's acceptance paragraphs quote, computed from the library (so the prose
-    cannot drift from it): two reference curves at k = 8 against i.i.d. from their k = 1 figure, the
-    plateau of DeepSeek-V4-Pro's MTP curve, and the library's counts.
-
-    >>> facts = page_facts()
-    >>> facts["qwen"]["measured"], round(facts["qwen"]["iid"], 2), facts["deepseek"]["plateauStart"]
-    (5.21, 6.85, 4)
-    """
-    def at_eight(name):
-        lengths = library_lengths(name)
-        curve = from_lengths(dict(enumerate(lengths, start=1)), CURVES[name][0])
-        return {"measured": lengths[7], "iid": iid(lengths[0] - 1).length(8), "k1": lengths[0],
-                "plateauStart": plateau_start(curve), "plateauLength": curve.length(plateau_start(curve) or 8)}
-
-    kinds = [kind for _, kind, *_ in CURVES.values()]
-    return {"qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
-            "referenceCurves": kinds.count("lengths"), "engineCurves": kinds.count("unconditional")}

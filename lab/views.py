@@ -49,7 +49,7 @@ def _acceptance_context() -> dict:
     """The acceptance section's table and numbers, and the deployment the prose names (the issue's
     DeepSeek-V3 with an EAGLE head on 8 H200s at batch 1, k = 4): its best k from one figure at k = 1
     (1.79) under i.i.d., under the MTP prior, and on DeepSeek-V4-Pro's measured MTP curve."""
-    from . import acceptance, deployment
+    from . import acceptance, acceptance_validation, deployment
 
     d = deployment.DEFAULT_DEPLOYMENT._replace(target="deepseek-v3", draft="eagle-head", gpu="h200", gpus=8, batch=1,
                                                lookahead=4)
@@ -60,7 +60,8 @@ def _acceptance_context() -> dict:
     for name, curve in curves.items():
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
         best[name] = deployment.answer(d, alpha, curve)["serving"]["bestLookahead"]
-    return {"heldOut": acceptance.held_out_html(), "facts": acceptance.page_facts(), "best": best}
+    return {"heldOut": acceptance_validation.held_out_html(), "facts": acceptance_validation.page_facts(),
+            "best": best}
 
 
 def instrument_audit_view() -> dict:

@@ -20,8 +20,9 @@ import io
 import tokenize
 from pathlib import PurePosixPath
 
-# Top-level entries of the package the worker never imports: the command line and its subcommands.
-CLI_ONLY = ("cli.py", "__main__.py", "commands")
+# Top-level entries of the package the worker never imports: the command line and its subcommands,
+# and the acceptance model's leave-one-out and page text, which only the build (lab.views.page_context) runs.
+CLI_ONLY = ("cli.py", "__main__.py", "commands", "acceptance_validation.py")
 
 
 def browser_module(relative: str) -> bool:
@@ -29,6 +30,8 @@ def browser_module(relative: str) -> bool:
 
     >>> browser_module("widgets/trees.py"), browser_module("cli.py"), browser_module("commands/trees.py")
     (True, False, False)
+    >>> browser_module("acceptance.py"), browser_module("acceptance_validation.py")
+    (True, False)
     """
     return PurePosixPath(relative).parts[0] not in CLI_ONLY
 

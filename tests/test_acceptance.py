@@ -1,5 +1,5 @@
-"""Acceptance by draft position (lab.acceptance): the model, its library, its leave-one-out
-validation, the CLI, and mutation tests of its instruments-suite checks."""
+"""Acceptance by draft position (lab.acceptance): the model, its library, the CLI, and mutation tests of
+its instruments-suite checks (its leave-one-out validation: tests/test_acceptance_validation.py)."""
 
 import json
 import subprocess
@@ -76,19 +76,6 @@ def test_extrapolation_is_reported():
     assert low <= curve.length(8) <= high and low < high
 
 
-def test_leave_one_out_beats_iid_on_the_library():
-    """The held-back bar for "better than i.i.d.": a smaller median error and closer on most curves. The bound was
-    a third of i.i.d.'s error and 80% of the curves while the library held 22 curves; the nine DSpark rows of
-    December 2026 (a 1B drafter whose pooled conditional rates hardly fall) and a suffix-decoding curve brought it
-    to 7.1% against 19.4% and 22 of 32 from k = 1 (5.8% and 21 of 32 with the prior from the curves nearest in
-    r_1), so the test holds that bar, not the old library's margin."""
-    for known in (1, 2):
-        result = acceptance.leave_one_out(known)
-        assert result["medianError"] < result["medianIidError"] / 2
-        assert result["better"] > len(result["rows"]) / 2
-        assert set(result["tooFew"]) >= {"suffix"}
-
-
 def test_the_dspark_rows_are_the_table_as_published():
     """Each DSpark row's per-position shares, summed plus one, give the acceptance length its table prints
     (to the table's rounding), so no share was mistyped; and they never rise with position (unconditional)."""
@@ -131,18 +118,6 @@ def test_one_vote_per_drafter_in_the_prior(monkeypatch):
         acceptance._library_shapes.cache_clear()
 
 
-def test_the_pooled_prior_is_what_leave_one_out_chooses():
-    """The model's prior point is the median of the curves nearest the reader's r_1 over the whole library
-    because leave-one-out prefers it to the whole library's median and to the nearest curves of the reader's
-    family (the rule: the smaller sum of the two median errors); if a library change reverses that, this fails
-    and the model (and the page's sentence) must follow."""
-    choice = acceptance.prior_choice()
-    assert choice["chosen"] == "pooled"
-    assert set(choice["errors"]) == set(acceptance.PRIOR_CHOICES)
-    assert sum(choice["errors"]["pooled"]) < sum(choice["errors"]["library"])  # strictly: a tie would mean no effect
-    assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # one point for every family
-
-
 def test_the_prior_point_is_the_median_of_the_curves_nearest_in_r1(monkeypatch):
     """The prior's point for a reader's r_1 is the drafter-weighted median (c, d) of the library curves nearest
     it, half the library's drafters: the neighbourhood is the nearest curves and just reaches half the drafter
@@ -166,23 +141,6 @@ def test_the_prior_point_is_the_median_of_the_curves_nearest_in_r1(monkeypatch):
     finally:
         monkeypatch.undo()
         acceptance._library_shapes.cache_clear()
-
-
-def test_every_family_spread_is_on_the_page():
-    html = acceptance.held_out_html()
-    one = acceptance.leave_one_out(1)
-    for family, spread in one["byFamily"].items():
-        assert f"{acceptance.FAMILY_NAMES[family]}: {spread['curves']} curve" in html
-        assert f"median error {100 * spread['medianError']:.1f}% from k = 1" in html
-    assert sum(spread["curves"] for spread in one["byFamily"].values()) == len(CURVES)
-
-
-def test_leave_one_out_never_sees_the_held_out_curve(monkeypatch):
-    """Changing the held-out curve's tail does not move its own prediction."""
-    before = acceptance.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"]
-    family_, kind, values, *rest = CURVES["glm-5.2-mtp-thinking"]
-    monkeypatch.setitem(CURVES, "glm-5.2-mtp-thinking", (family_, kind, values[:-1] + (8.0,), *rest))
-    assert acceptance.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"] == before
 
 
 def _cli(capsys, *argv):

@@ -1,0 +1,163 @@
+"""The acceptance model judged on its own library, and the page's text from it: every library curve left out
+in turn and predicted at its largest k from k = 1 (or k = 1..2) beside i.i.d. (:func:`leave_one_out`), the prior's
+point that leave-one-out chooses (:func:`prior_choice`), the page's held-out table (:func:`held_out_html`) and the
+numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :mod:`lab.acceptance`, the model, as
+:mod:`lab.serving_validation` is from the serving model: nothing here changes a prediction.
+
+>>> row = predict_from_lengths("glm-5.2-mtp-thinking", 1)
+>>> row["lookahead"] == len(library_lengths("glm-5.2-mtp-thinking")), row["interval"][0] <= row["predicted"]
+(True, True)
+"""
+
+from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, conditional_from_unconditional,
+                         from_conditional, from_lengths, iid, iid_alpha, library_lengths, plateau_start, prior_point)
+from .acceptance_curves import CURVES
+from .stats import median
+
+__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "interval_note", "held_out_html",
+           "page_facts"]
+
+
+def predict_from_lengths(name: str, known: int) -> dict:
+    """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
+    curve: from its per-position rates at positions 1..known), with the rest of the library as prior, and predict
+    its length at its largest k; i.i.d. from the same figure (its alpha solved at k = known) beside it. Signed errors."""
+    lengths = library_lengths(name)
+    family, kind, values, *_ = CURVES[name]
+    top = len(lengths)
+    if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
+        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=name)
+    else:
+        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
+    predicted = curve.length(top)
+    alpha = iid_alpha(lengths[known - 1], known)
+    iid_predicted = iid(alpha).length(top)
+    low, high = curve.interval(top)
+    return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
+            "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
+            "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
+
+
+def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -> dict:
+    """Every library curve left out in turn, predicted at its largest k from k = 1..known:
+    the rows, the median absolute error of the model and of i.i.d., how many curves the model
+    predicts better than i.i.d., which families have too few curves to trust, and each family's
+    spread (``byFamily``: curves, median absolute error). ``mode``, ``rule``: the prior's point (:func:`lab.acceptance.prior_point`)."""
+    with prior_point(mode, rule):
+        rows = [predict_from_lengths(name, known) for name in CURVES]
+    by_family = {}
+    for row in rows:
+        by_family.setdefault(row["family"], []).append(abs(row["error"]))
+    counts = {family: sum(1 for c in CURVES.values() if c[0] == family) for family in FAMILIES}
+    return {"known": known, "rows": rows,
+            "medianError": median([abs(r["error"]) for r in rows]),
+            "medianIidError": median([abs(r["iidError"]) for r in rows]),
+            "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
+            "covered": sum(1 for r in rows if r["covered"]),
+            "familyCounts": counts,
+            "byFamily": {family: {"curves": len(errors), "medianError": median(errors)}
+                         for family, errors in by_family.items()},
+            "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
+
+
+# The prior's points leave-one-out chooses among (mode, rule): the model, the same in the reader's family, the old.
+PRIOR_CHOICES = {"pooled": ("pooled", "nearest"), "family": ("family", "nearest"), "library": ("pooled", "median")}
+
+
+def prior_choice() -> dict:
+    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from k = 1..2 under
+    each of :data:`PRIOR_CHOICES`, the one with the smaller sum chosen (the model is "pooled"; a test holds it)."""
+    errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
+              for choice, how in PRIOR_CHOICES.items()}
+    return {"errors": errors, "chosen": min(PRIOR_CHOICES, key=lambda choice: sum(errors[choice]))}
+
+
+# --- the page's held-out table: one function, used by the build ----------------
+
+def interval_note(one: dict, two: dict) -> str:
+    """What the interval is and how often it held, from leave-one-out from k = 1 (``one``) and k = 1..2 (``two``):
+    a spread of the library's shapes (:data:`lab.acceptance.INTERVAL_PERCENTILES`), not a calibrated probability,
+    so the page says how many held-out lengths fell inside beside what an interval of that nominal width would hold.
+
+    >>> interval_note({"covered": 24, "rows": [0] * 36}, {"covered": 22, "rows": [0] * 36}).split("it held ")[1]
+    'the measured length on 24 of 36 (67%) from k = 1 and 22 of 36 (61%) from k = 1..2, where a calibrated 80% would hold 29.'
+    """
+    low, high = INTERVAL_PERCENTILES
+    nominal = high - low
+    curves = len(one["rows"])
+    return (f"The interval is not a calibrated {100 * nominal:.0f}% interval: it runs from the {100 * low:.0f}th to "
+            f"the {100 * high:.0f}th percentile of the lengths the reader's figures give under the fall (and the drop, "
+            f"unless two figures fix it) of each of the method's library curves (the whole library's when the method has fewer than {MIN_FAMILY_CURVES}), "
+            "a spread of the library's shapes around the point, widened to hold it. Each curve left out, it held the "
+            f"measured length on {one['covered']} of {curves} ({100 * one['covered'] / curves:.0f}%) from k = 1 and "
+            f"{two['covered']} of {len(two['rows'])} ({100 * two['covered'] / len(two['rows']):.0f}%) from k = 1..2, "
+            f"where a calibrated {100 * nominal:.0f}% would hold {round(nominal * curves)}.")
+
+
+def held_out_html() -> str:
+    """The leave-one-out table: every library curve left out, its mean acceptance length at its
+    largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
+    have too few curves to trust."""
+    from .figures import escape
+
+    one, two = leave_one_out(1), leave_one_out(2)
+
+    def pct(x: float) -> str:
+        return f"{100 * x:+.1f}%".replace("-", "\u2212")
+
+    rows = []
+    for a, b in zip(one["rows"], two["rows"]):
+        label = CURVES[a["name"]][3]
+        rows.append(f'<tr><th scope="row">{escape(label)}</th><td>{escape(FAMILY_NAMES[a["family"]])}</td>'
+                    f'<td>{a["lookahead"]}</td><td>{a["measured"]:.2f}</td>'
+                    f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
+                    f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
+    counts = one["familyCounts"]
+    choice = prior_choice()["errors"]
+    spread = "; ".join(
+        f"{FAMILY_NAMES[f]}: {one['byFamily'][f]['curves']} curve{'s' if one['byFamily'][f]['curves'] != 1 else ''}, "
+        f"median error {100 * one['byFamily'][f]['medianError']:.1f}% from k = 1 and "
+        f"{100 * two['byFamily'][f]['medianError']:.1f}% from k = 1..2"
+        for f in FAMILIES if f in one["byFamily"])
+    few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
+    caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
+               f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
+               f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
+               f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
+               f"{len(two['rows'])}, inside the interval on {two['covered']}.")
+    return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
+            '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
+            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
+            '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
+            + "".join(rows) + '</tbody></table>'
+            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
+              'those predictions use the pooled library.</p>'
+            + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
+            + '<p class="acceptance-by-family">' + escape(
+                f"By family: {spread}. The prior's drop and fall are the median of the library curves whose first "
+                "rate lies nearest the reader's (half the library's drafters), not the whole library's nor those "
+                "of the reader's family alone, because leaving each curve out prefers it: median error "
+                f"{100 * choice['pooled'][0]:.1f}% from k = 1 and {100 * choice['pooled'][1]:.1f}% from k = 1..2 "
+                f"against {100 * choice['library'][0]:.1f}% and {100 * choice['library'][1]:.1f}% with the whole "
+                f"library's median and {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with "
+                "the nearest curves of the reader's family.") + '</p>')
+
+
+def page_facts() -> dict:
+    """The numbers the article's acceptance paragraphs quote, computed from the library (so the prose
+    cannot drift from it): two reference curves at k = 8 against i.i.d. from their k = 1 figure, the
+    plateau of DeepSeek-V4-Pro's MTP curve, and the library's counts.
+
+    >>> facts = page_facts()
+    >>> facts["qwen"]["measured"], round(facts["qwen"]["iid"], 2), facts["deepseek"]["plateauStart"]
+    (5.21, 6.85, 4)
+    """
+    def at_eight(name):
+        lengths = library_lengths(name)
+        curve = from_lengths(dict(enumerate(lengths, start=1)), CURVES[name][0])
+        return {"measured": lengths[7], "iid": iid(lengths[0] - 1).length(8), "k1": lengths[0],
+                "plateauStart": plateau_start(curve), "plateauLength": curve.length(plateau_start(curve) or 8)}
+
+    kinds = [kind for _, kind, *_ in CURVES.values()]
+    return {"qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
+            "referenceCurves": kinds.count("lengths"), "engineCurves": kinds.count("unconditional")}
