@@ -13,9 +13,9 @@ Two kinds of curve:
 
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
-Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML), ``ngram`` (prompt
-lookup) and ``suffix`` (suffix decoding: one public curve, fewer than the family needs, so that family
-borrows the pooled spread and says so).
+Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML; so is DFlash, a
+block-diffusion drafter), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
+fewer than the family needs, so that family borrows the pooled spread and says so).
 
 InferenceX: github.com/SemiAnalysisAI/InferenceX, directory ``golden_al_distribution/``, Apache
 License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5fd97675af3d04431
@@ -26,7 +26,7 @@ not curves and are left out. Engine-issue curves: the text is quoted as evidence
 threads (facts, not creative text), with the thread named.
 """
 
-__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of"]
+__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of", "pooled_rates"]
 
 INFERENCEX = "SemiAnalysisAI/InferenceX golden_al_distribution/"
 INFERENCEX_LICENCE = "Apache-2.0"
@@ -48,6 +48,50 @@ _DSPARK_1B_ROWS = (
     ("summarization", (0.585, 0.310, 0.163, 0.076, 0.032, 0.011, 0.004, 0.001), 2.182),
     ("translation", (0.546, 0.286, 0.126, 0.043, 0.013, 0.005, 0.002, 0.000), 2.021),
 )
+
+_SPECULATORS_FP8 = ("vllm-project/speculators (Apache-2.0, its pyproject.toml), docs/fp8_ablation/: Qwen/Qwen3-8B drafters "
+                    "trained on 10K samples (5K magpie + 5K ultrachat) with bf16 hidden states, served by vLLM (DSpark: "
+                    "0.27.1; the others: the team's own vLLM checkout) and evaluated on the nine RedHatAI/speculator_benchmarks subsets (RESULTS_SUMMARY.md @7b61e44c, its "
+                    "'guidellm throughput eval' table); ")
+# The per-subset rows of docs/fp8_ablation/{dflash,dspark}_bf16_acceptance.csv (DFlash at commit a910cec7, DSpark at
+# c9000597): subset, num_drafts, then the drafts whose slot i survived, i = 1..k. The CSV prints the rates
+# acceptance_at_pos_i = that count / num_drafts (unconditional, full precision); every rate times num_drafts is an
+# integer to 1e-6, and the integers are kept so the pooled curve is exact (tests/test_acceptance_curves.py checks
+# them against the CSV's num_accepted_tokens and the summary's weighted figures).
+_FP8_ABLATION_DFLASH_ROWS = (  # k = 15 (num_draft_tokens = 15 x num_drafts)
+    ("HumanEval", 127947, (80545, 40449, 19070, 8806, 4025, 1795, 758, 332, 170, 119, 112, 107, 101, 100, 98)),
+    ("math_reasoning", 64478, (42128, 23228, 12685, 6802, 3529, 1752, 829, 348, 144, 46, 10, 2, 0, 0, 0)),
+    ("qa", 56083, (30096, 12093, 4698, 2040, 975, 517, 243, 93, 49, 6, 3, 0, 0, 0, 0)),
+    ("question", 72638, (41930, 18891, 8229, 3743, 1721, 718, 304, 111, 46, 15, 6, 1, 1, 0, 0)),
+    ("rag", 39295, (20763, 8369, 3028, 1227, 521, 190, 69, 18, 6, 0, 0, 0, 0, 0, 0)),
+    ("summarization", 27871, (12800, 4301, 1182, 326, 105, 42, 14, 7, 4, 1, 1, 0, 0, 0, 0)),
+    ("tool_call", 34289, (18656, 8016, 3018, 1211, 489, 196, 72, 24, 8, 1, 1, 0, 0, 0, 0)),
+    ("translation", 33496, (15802, 6516, 2201, 689, 234, 62, 13, 6, 1, 0, 0, 0, 0, 0, 0)),
+    ("writing", 72048, (41453, 18781, 8254, 3702, 1696, 721, 291, 99, 32, 6, 1, 0, 0, 0, 0)),
+)
+_FP8_ABLATION_DSPARK_ROWS = (  # k = 8
+    ("HumanEval", 200387, (130375, 76053, 42319, 22626, 12058, 6232, 3261, 1705)),
+    ("math_reasoning", 57857, (38885, 23985, 14611, 8856, 5272, 3086, 1700, 906)),
+    ("qa", 51928, (27273, 12302, 5337, 2406, 1098, 485, 203, 77)),
+    ("question", 66814, (39479, 20667, 10621, 5617, 3019, 1523, 824, 417)),
+    ("rag", 36758, (19530, 9164, 4050, 1801, 769, 330, 150, 75)),
+    ("summarization", 28334, (13607, 5214, 1831, 663, 242, 96, 38, 13)),
+    ("tool_call", 66722, (37993, 18977, 8776, 4296, 2071, 1018, 513, 238)),
+    ("translation", 32499, (15284, 7054, 2788, 972, 369, 115, 43, 11)),
+    ("writing", 66039, (38956, 20385, 10605, 5592, 2971, 1569, 810, 424)),
+)
+
+
+def pooled_rates(rows) -> tuple:
+    """One run's unconditional per-position rates from per-subset counts, as one engine log over all of them prints
+    them: a_i = (drafts whose slot i survived, summed) / (drafts, summed). Rows: (subset, drafts, survived counts).
+
+    >>> pooled_rates((("a", 10, (8, 4)), ("b", 30, (12, 6))))
+    (0.5, 0.25)
+    """
+    drafts = sum(row[1] for row in rows)
+    return tuple(sum(counts) / drafts for counts in zip(*(row[2] for row in rows)))
+
 
 # name -> (family, kind, values, label, source, licence)
 # lengths: mean acceptance length at k = 1, 2, ... (in order, no gaps); unconditional: a_1, a_2, ...
@@ -181,6 +225,19 @@ CURVES = {
         "draft", "unconditional", rates, f"Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, {subset}",
         _DSPARK_1B + f"{subset} row (acceptance length {length:.3f})", "Apache-2.0")
        for subset, rates, length in _DSPARK_1B_ROWS},
+    # Past k = 10: a block-diffusion drafter (DFlash, a separate draft model: family draft) at k = 15 and a DSpark at
+    # k = 8, each pooled over the nine subsets (one curve per drafter, as one engine log over the run would print
+    # it, so no near-twin is left in the prior when a curve is held out). Small-data drafters (10K training samples):
+    # their rates fall fast. The same study's FP8-hidden-state twins (within 0.5% of these) and its EAGLE-3 at k = 3
+    # are left out.
+    "speculators-fp8-dflash-qwen3-8b": ("draft", "unconditional", pooled_rates(_FP8_ABLATION_DFLASH_ROWS),
+                                        "Qwen3-8B, DFlash draft, vLLM, nine subsets, k = 15",
+                                        _SPECULATORS_FP8 + "dflash_bf16_acceptance.csv @a910cec7, the nine rows pooled "
+                                        "(528,145 drafts; weighted acceptance length 2.0600)", "Apache-2.0"),
+    "speculators-fp8-dspark-qwen3-8b": ("draft", "unconditional", pooled_rates(_FP8_ABLATION_DSPARK_ROWS),
+                                        "Qwen3-8B, DSpark draft, vLLM 0.27.1, nine subsets, k = 8",
+                                        _SPECULATORS_FP8 + "dspark_bf16_acceptance.csv @c9000597, the nine rows pooled "
+                                        "(607,338 drafts; weighted acceptance length 2.2558)", "Apache-2.0"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant

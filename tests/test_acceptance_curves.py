@@ -4,7 +4,9 @@ printed figures below are quoted from the sources each library entry names (lab/
 
 import pytest
 
-from lab.acceptance_curves import CURVES, SAME_DRAFTER, drafter_of
+from lab.acceptance_curves import (
+    _FP8_ABLATION_DFLASH_ROWS, _FP8_ABLATION_DSPARK_ROWS, CURVES, SAME_DRAFTER, drafter_of, pooled_rates,
+)
 
 # name -> (printed mean acceptance length, decimals the rates are printed with, the length's rounding half-width).
 # Quoted.
@@ -71,3 +73,57 @@ def test_every_curve_names_its_source_and_licence():
         assert family in ("mtp", "eagle", "draft", "ngram", "suffix"), name
         assert kind in ("lengths", "unconditional") and len(values) >= 3, name
         assert label and source and licence, name
+
+
+# vllm-project/speculators docs/fp8_ablation/*_bf16_acceptance.csv (DFlash @a910cec7, DSpark @c9000597): per subset,
+# num_drafts and num_accepted_tokens, and one printed rate, acceptance_at_pos_0 (full precision). Quoted.
+FP8_ABLATION_PRINTED = {
+    "speculators-fp8-dflash-qwen3-8b": (
+        _FP8_ABLATION_DFLASH_ROWS, 15,
+        {"HumanEval": (127947, 156587, 0.6295184724925165), "math_reasoning": (64478, 91503, 0.6533701417537765),
+         "qa": (56083, 50813, 0.5366332043578268), "question": (72638, 75716, 0.577246069550373),
+         "rag": (39295, 34191, 0.5283878356024939), "summarization": (27871, 18783, 0.4592587277098059),
+         "tool_call": (34289, 31692, 0.544081192219079), "translation": (33496, 25524, 0.4717578218294722),
+         "writing": (72048, 75036, 0.5753525427492783)}),
+    "speculators-fp8-dspark-qwen3-8b": (
+        _FP8_ABLATION_DSPARK_ROWS, 8,
+        {"HumanEval": (200387, 294629, 0.6506160579279094), "math_reasoning": (57857, 97301, 0.6720880792298253),
+         "qa": (51928, 49181, 0.5252079802803882), "question": (66814, 82167, 0.590879157062891),
+         "rag": (36758, 35869, 0.531312911475053), "summarization": (28334, 21704, 0.48023575915860806),
+         "tool_call": (66722, 73882, 0.5694223794250772), "translation": (32499, 26636, 0.470291393581341),
+         "writing": (66039, 81312, 0.5898938506034314)}),
+}
+# RESULTS_SUMMARY.md @7b61e44c, 'guidellm throughput eval' table, bf16 rows: weighted acceptance_length, weighted
+# acceptance_rate (accepted / draft tokens), n_drafts. Quoted.
+FP8_ABLATION_SUMMARY = {
+    "speculators-fp8-dflash-qwen3-8b": (2.0600, 0.0707, 528145),
+    "speculators-fp8-dspark-qwen3-8b": (2.2558, 0.1570, 607338),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FP8_ABLATION_PRINTED))
+def test_fp8_ablation_counts_give_each_subsets_printed_figures(name):
+    """Each subset's kept counts: k positions, never rising, summing to its num_accepted_tokens, and the first over
+    num_drafts is the CSV's printed rate (so the counts are the rates times num_drafts, not rounded rates)."""
+    rows, k, printed = FP8_ABLATION_PRINTED[name]
+    assert sorted(subset for subset, *_ in rows) == sorted(printed)
+    for subset, drafts, counts in rows:
+        printed_drafts, printed_accepted, printed_first = printed[subset]
+        assert len(counts) == k and drafts == printed_drafts, subset
+        assert sum(counts) == printed_accepted, subset
+        assert counts[0] / drafts == pytest.approx(printed_first, rel=1e-12), subset
+        assert all(later <= earlier for earlier, later in zip(counts, counts[1:])), subset
+
+
+@pytest.mark.parametrize("name", sorted(FP8_ABLATION_SUMMARY))
+def test_fp8_ablation_pooled_curve_gives_the_summarys_weighted_figures(name):
+    """The pooled curve (the library's) gives the summary's weighted length, its rate per draft token at k, and its
+    drafts: a wrong k, a dropped subset or an unweighted mean would miss at least one."""
+    length, rate, drafts = FP8_ABLATION_SUMMARY[name]
+    rows, k, _ = FP8_ABLATION_PRINTED[name]
+    values = CURVES[name][2]
+    assert values == pooled_rates(rows) and len(values) == k
+    assert sum(row[1] for row in rows) == drafts
+    assert round(1 + sum(values), 4) == pytest.approx(length)
+    assert round(sum(values) / k, 4) == pytest.approx(rate)
+    assert CURVES[name][0] == "draft" and drafter_of(name) == name
