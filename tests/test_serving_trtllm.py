@@ -111,3 +111,16 @@ def test_the_rows_are_out_of_every_fit():
     fitted = (*cal.STEP_MEASUREMENTS, *cal.MOE_STEP_MEASUREMENTS)
     assert not any("Autoregressive MTP Layers" in m.source for m in fitted)
     assert not any(m.engine == "trtllm" for m in fitted)
+
+
+def test_the_trust_line_quotes_only_trtllms_own_rows():
+    """DeepSeek-V3 with an MTP head on 8 x B200 on trtllm quotes the band of the blog's five rows, at batch one; the
+    same on another engine, or a dense target on trtllm, is not validated (no band borrowed across engines)."""
+    from lab.widgets import serving as widget
+
+    rows = widget._matching_validation(MTP)
+    assert len(rows) == len(BLOG_TABLE) and {row["engine"] for row in rows} == {"trtllm"}
+    line = widget._trust(MTP)
+    assert f"on {len(BLOG_TABLE)} published speedups of {cal.ENGINES['trtllm'].label} at batch one" in line
+    assert "not validated for" in widget._trust(MTP.with_(engine="sglang"))
+    assert "not validated for" in widget._trust(MTP.with_(target="llama-3-70b", precision="bf16"))
