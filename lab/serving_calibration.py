@@ -56,7 +56,11 @@ own step times.
   proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie match at 32.4 us a request,
   45.3 before 2026, :data:`SGL_NGRAM_REQUEST_US`), whether V1 runs
   synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
-  TensorRT-LLM: no published verify or draft step time was found, so it has no engine preset.
+  TensorRT-LLM (``trtllm``): its one-model MTP as NVIDIA's DeepSeek-R1 B200 blog ran it, read in its code and blogs
+  (the verify pass, acceptance and the head's k steps in one forward captured in one CUDA graph, so a draft step
+  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on). No
+  verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
+  (:mod:`lab.serving_validation`).
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
   #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was
@@ -354,7 +358,10 @@ class Engine(NamedTuple):
     lookup, where the engine turns its asynchronous scheduling off for that draft (0 elsewhere);
     ``hostDraftStepsAboveTp1``: a draft model on more than one GPU runs each of its steps as a worker step prepared on
     the CPU, paying a host-driven pass's fixed cost (``passMs``) and the per-sequence work (``sequenceUs``) instead of
-    a captured draft pass's (``draftPassMs``)."""
+    a captured draft pass's (``draftPassMs``); ``draftInVerifyGraph``: an EAGLE or MTP head's k draft steps run inside the
+    engine step's one forward, captured in one CUDA graph with the verify pass (TensorRT-LLM's one-model MTP), so a draft
+    step pays no launch and sampling of its own (``draftPassMs``), only its layers' costs; a separate draft model does
+    not run so."""
 
     name: str
     label: str
@@ -378,6 +385,7 @@ class Engine(NamedTuple):
     ngramProposer: str = "sglang-incremental"
     ngramStepHostMs: float = 0.0
     hostDraftStepsAboveTp1: bool = False
+    draftInVerifyGraph: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -504,7 +512,8 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
     - ``"vllm-v0"`` (V0's NGramWorker): ``k t_token`` (:data:`NGRAM_V0_PROPOSAL_TOKEN_MS`);
     - ``"sglang-incremental"`` / ``"sglang-rebuild"`` (SGLang's C++ n-gram trie, matched once a request whatever
       the context, today's stateful match or the earlier rebuild): ``B t_match``
-      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call).
+      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call);
+    - ``"unpriced"`` (an engine whose n-gram proposer was not read: TensorRT-LLM): 0, a lower bound.
 
     >>> v1, v0 = ENGINES["vllm-v1"], ENGINES["vllm-v0"]
     >>> round(ngram_proposal_ms(v1, 512, 129536, 5), 2), ngram_proposal_ms(v0, 1, 600, 4)   # pull request 56732's row
@@ -520,6 +529,8 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
         return batch * NGRAM_REQUEST_US / 1000 + scan
     if kind == "vllm-v0":
         return lookahead * NGRAM_V0_PROPOSAL_TOKEN_MS
+    if kind == "unpriced":
+        return 0.0
     return batch * SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] / 1000
 
 _V0_COSTS = (
@@ -568,6 +579,9 @@ _V1_SHARED = (
      "other k - 1 steps run over one token a sequence. Priced as its layers over the k + 1 verified tokens and its "
      "LM head over one (rejected tokens, which it drops, counted: an upper bound)"),
 )
+# NVIDIA/TensorRT-LLM's MTP blog, the source of the trtllm engine's one-model path (ENGINES["trtllm"]).
+_TRT_MTP_BLOG = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog2_DeepSeek_R1_MTP_Implementation_and_Optimization.md "
+                 "(at 000a01de), 'MTP implementation in TensorRT-LLM'")
 ENGINES = {
     "vllm-v1": Engine(
         "vllm-v1", "vLLM V1 (today: 0.14 on)", False, 0.0, False,
@@ -671,6 +685,42 @@ ENGINES = {
              "draft_model_runner.forward in ForwardMode.DRAFT_EXTEND, which its CUDA graph runner did not capture; "
              "the graph runner came with SGLang pull request 6606 (2025-05)"),
             ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
+    # TensorRT-LLM's PyTorch backend as NVIDIA's DeepSeek-R1 min-latency blog ran it on 8 x B200 (spring 2025, MTP
+    # layers 1 to 5 against no MTP: lab.serving_validation's trtllm rows). Its one-model MTP path, read in
+    # tensorrt_llm/_torch/speculative/mtp.py (a copy of the spring-2025 series, MTPConfig still in mtp.py, read through
+    # the code index, id 3573226992) and the MTP blog (_TRT_MTP_BLOG).
+    "trtllm": Engine(
+        "trtllm", "TensorRT-LLM 2025 (one-model MTP)", False, 0.0, False,
+        "TensorRT-LLM's PyTorch backend with its one-model MTP (spring 2025): the verify pass, the acceptance and the "
+        "k draft steps of the MTP head run in the model engine's one forward, captured in one CUDA graph, with the "
+        "overlap scheduler on; the first draft step runs over the last accepted token only",
+        asyncScheduling=True, memoryRule="trtllm", ngramProposer="unpriced", draftInVerifyGraph=True,
+        costs=(
+            ("verify in one pass", _TRT_MTP_BLOG + ", 'Attention for MTP': 'for MTP, there will be K+1 input tokens' "
+             "in the generation phase, 'a causal mask is enough' (a chain): each KV cache read once"),
+            ("draft steps in the verify pass's CUDA graph", _TRT_MTP_BLOG + ": 'Except for the Rewind KV Cache, all of "
+             "those processes are inside the model engine forward function' and 'When enabling CUDA graph, both the "
+             "verification and draft stages can be captured in one graph'; mtp.py, MTPEagleWorker.forward: "
+             "sample_and_accept_draft_tokens, then 'for i in range(self.mtp_num_modules): hidden_states, logits = "
+             "mtp_layers[0](...)' and draft_sampler (an argmax) on the GPU: no launch or host sampling a draft step "
+             "(draftPassMs not charged), no eager ops between steps"),
+            ("no extend pass, first step over one token", "mtp.py, MTPEagleWorker.prepare_drafter_inputs: for "
+             "generation requests 'hidden_states_gen[gen_batch_idx, gen_token_idx, :]' with 'gen_token_idx = "
+             "num_accepted_tokens[num_contexts:] - 1' and '_seq_lens[num_contexts:batch_size].fill_(1)': the first MTP "
+             "step reads the last accepted token's hidden state alone, one token a sequence like the others"),
+            ("overlap scheduler while speculating", "the blog's recipe (docs/source/blogs/Best_perf_practice_on_"
+             "DeepSeek-R1_in_TensorRT-LLM.md, its first B200 min-latency recipe, TP 8 EP 4, MTP 3, 250 tokens/s, read "
+             "through the code index, id 29446363329): 'pytorch_backend_config: enable_overlap_scheduler: true, "
+             "use_cuda_graph: true'; the default from NVIDIA/TensorRT-LLM pull request 4174 (2025-05-09, 'Enabling "
+             "scheduling overlap by default'); mtp.py returns 'next_new_tokens' ('prepare next new tokens to support "
+             "overlap scheduler') so the next step is scheduled before MTPSampler.update_requests reads this one's "
+             "tokens on the host: host work per step hidden, plain and speculative alike"),
+            ("output processing", "MTPSampler.update_requests (add_new_token per accepted token, stop checks) runs on "
+             "the host under the next step's forward (overlap scheduler): no serial term; detokenization is the LLM "
+             "API's, outside the executor loop (not read for a cost)"),
+            ("n-gram proposal", "TensorRT-LLM's n-gram drafter was not read: no proposal cost is charged (a lower "
+             "bound), and a draft model runs as TensorRT-LLM's two-model path, not read either: priced as a captured "
+             "draft pass (draftPassMs), outside the verify graph"))),
 }
 DEFAULT_ENGINE = "vllm-v1"
 
@@ -788,8 +838,8 @@ STEP_MEASUREMENTS = (
 # STEP_MEASUREMENTS: they fit that one constant, every other is held). Read in NVIDIA/TensorRT-LLM issue #5929
 # (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2 built from source, LLMPerf against
 # trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in seconds, DeepSeek-R1 FP8 on the H200s
-# and FP4 on the B200s. TensorRT-LLM has no engine preset: its host work is taken as hidden by its overlap scheduler (the
-# GPU pass alone, engine ""); no speculation named, so plain decoding assumed.
+# and FP4 on the B200s. Timed as the GPU pass alone (engine ""): TensorRT-LLM's host work is hidden by its overlap
+# scheduler, as ENGINES["trtllm"] has it (a plain step there is the same); no speculation named, so plain decoding assumed.
 _TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
             "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
 _TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "

@@ -280,6 +280,9 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
         # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
         # the host work asynchronous scheduling would hide; plain decoding, a deployment without a draft, keeps it hidden
         engine = engine._replace(stepHostMs=engine.ngramStepHostMs)
+    if engine.draftInVerifyGraph and settings.draft != EAGLE:
+        # only the one-model head (TensorRT-LLM's MTP) runs inside the verify pass's graph; a separate draft does not
+        engine = engine._replace(draftInVerifyGraph=False)
     return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role, engine)
 
 
@@ -303,6 +306,8 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     host_draft = role == "draft" and g > 1 and charged is not None and charged.hostDraftStepsAboveTp1
     if host_draft:
         fixed = cal.passMs
+    if role == "draft" and charged is not None and charged.draftInVerifyGraph:
+        fixed = 0.0   # a head's steps captured in the verify pass's graph: no launch or sampling of their own
     expanded = charged is not None and role == "verify" and charged.expandedVerify  # a verify pass by batch expansion
     if charged is not None and role != "draft":
         fixed += charged.stepHostMs

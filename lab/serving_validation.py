@@ -120,6 +120,26 @@ _QWEN38_NOTE = ("measured = plain mean ITL / MTP mean ITL at the same N (the per
                 "chunk are in both runs' ITL; the MTP run finishes requests sooner, so more of its steps carry one "
                 "(its measured gain is a little low)")
 
+# TensorRT-LLM's one-model MTP on Blackwell at batch one: NVIDIA's DeepSeek-R1 min-latency blog, its table
+# 'Autoregressive MTP Layers' (MTP Eagle: the checkpoint's one MTP layer run k times), each row against the same
+# table's 'Without MTP' 111 TPS/User. The table's 'Acceptance Rate' column counts tokens a step (1.00 without MTP): the
+# mean acceptance length. (k, acceptance length, TPS/User), as printed.
+_TRT_MTP_TABLE = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_"
+                  "DeepSeek-R1_Performance_on_NVIDIA_B200_GPUs.md (at 5685103; read again at 01c4ece9), table "
+                  "'Autoregressive MTP Layers': DeepSeek-R1 on 8 x B200, ISL 1k, OSL 2k, one user; 'Without MTP' "
+                  "1.00, 111 TPS/User; MTP 1 to 5: acceptance 1.92, 2.58, 2.82, 2.99, 3.01 and 198, 250, 253, 245, 239 "
+                  "TPS/User")
+_TRT_MTP_POINTS = ((1, 1.92, 198), (2, 2.58, 250), (3, 2.82, 253), (4, 2.99, 245), (5, 3.01, 239))
+_TRT_MTP_NOTE = ("measured = TPS/User with MTP / 111 (the table's own speedup column rounds the same ratios); batch one "
+                 "(the blog's min-latency scenario: concurrency 1, max_batch_size 1); the context the 1k prompt plus "
+                 "half the 2k output. Assumed: the blog's precision table (MoE and dense FFN in NVFP4, attention, "
+                 "the MTP layers and the router in BF16) priced as FP4 throughout (the preset's one precision: the "
+                 "model is a little fast, most of all in the MTP layer's draft steps); TP 8 for every layer (the "
+                 "sparse experts ran TP 4 x EP 2 or EP 4: the model prices no expert parallelism); the engine "
+                 "TensorRT-LLM's one-model MTP with the overlap scheduler and CUDA graphs on (the blog's recipe), "
+                 "serving_calibration.ENGINES['trtllm']; the MTP layer priced as the EAGLE head of DeepSeek-V3's "
+                 "shape (one MoE decoder layer, the target's LM head). Relaxed acceptance off (its own later table)")
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
                     _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head", _SYNC_V1),
@@ -143,6 +163,9 @@ VALIDATION = (
     *(ValidationPoint(f"Qwen3.8-27B MTP, {subset}, N = {n}", "b200", "qwen3.8-27b", serving.EAGLE, 1, n, 2, length,
                       _QWEN38_CONTEXT[subset], plain / mtp, _QWEN38_SWEEP, _QWEN38_NOTE, "vllm-v1")
       for subset, n, plain, mtp, length in _QWEN38_POINTS),
+    *(ValidationPoint(f"DeepSeek-R1 MTP on TensorRT-LLM, k = {k}", "b200", "deepseek-v3", serving.EAGLE, 8, 1, k,
+                      length, 1024 + 2048 // 2, tps / 111, _TRT_MTP_TABLE, _TRT_MTP_NOTE, "trtllm", "fp4")
+      for k, length, tps in _TRT_MTP_POINTS),
 )
 
 
@@ -384,7 +407,7 @@ def summary_by_engine(rows=None) -> list[dict]:
     order the engines first appear in the rows.
 
     >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
-    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128])]
+    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128]), ('trtllm', 5, [1])]
     """
     rows = comparison() if rows is None else rows
     out = []

@@ -46,7 +46,7 @@ def test_the_sglang_fraction_moves_with_tp_memory_and_draft():
 
 def test_every_engine_shares_memory_by_its_own_rule():
     for name, engine in cal.ENGINES.items():
-        assert engine.memoryRule == ("sglang" if name.startswith("sglang") else "vllm"), name
+        assert engine.memoryRule == ("sglang" if name.startswith("sglang") else "trtllm" if name == "trtllm" else "vllm"), name
 
 
 def test_the_three_rules_differ_as_their_semantics_say():

@@ -391,6 +391,8 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     # vLLM V0's draft model on several GPUs: each step a CPU-prepared worker step (a host-driven pass, per-sequence work)
     host_draft = role == "draft" and g > 1 and engine.hostDraftStepsAboveTp1
     fixed = cal.passMs if host_draft else fixed
+    # TensorRT-LLM's MTP head: its steps in the verify pass's CUDA graph, no launch or sampling of their own
+    fixed = 0.0 if role == "draft" and engine.draftInVerifyGraph and settings.draft == serving.EAGLE else fixed
     # synchronous scheduling's host work a step; vLLM V1 turns its asynchronous scheduling off for n-gram drafts
     host = (engine.ngramStepHostMs if role == "verify" and settings.draft == serving.NGRAM and engine.ngramStepHostMs
             else engine.stepHostMs)

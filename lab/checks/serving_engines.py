@@ -17,6 +17,7 @@ ENGINE_COSTS_AS_READ = {
     "sglang": frozenset({"draft extend"}),
     "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
     "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
+    "trtllm": frozenset({"draft steps in the verify graph"}),
 }
 # The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
 # engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
@@ -32,6 +33,7 @@ OTHER_DRAFT_COSTS_AS_READ = {
     "sglang": frozenset({"n-gram call a request"}),
     "sglang-no-overlap": frozenset({"n-gram call a request"}),
     "sglang-eager-extend": frozenset({"n-gram call a request"}),
+    "trtllm": frozenset(),   # its n-gram drafter and two-model path were not read: nothing of theirs is charged
 }
 
 
@@ -65,6 +67,9 @@ def _costs_paid(name):
             paid.add("eager extend")
     elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
         paid.add("first draft step over the verified tokens")
+    # a draft step without a launch and sampling of its own (draftPassMs): the head runs in the verify pass's CUDA graph
+    if serving.step_breakdown(head, s, 32, 1, 1024, "draft")["fixed"] < cal.draftPassMs + head.layers * cal.layerMs - 1e-9:
+        paid.add("draft steps in the verify graph")
     return paid
 
 
@@ -114,7 +119,8 @@ def engine_costs_as_read(out):
     """Each engine version pays exactly the costs its code was read to have (ENGINE_COSTS_AS_READ, the
     places in lab.serving_calibration.ENGINES): read off the model's numbers, not its switches, so vLLM V1
     charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
-    fails here; so do its n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
+    fails here, and so does TensorRT-LLM's MTP head charged a draft pass's own launch outside its verify graph; so do its
+    n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
     price or V0's host-prepared draft steps fails. Every engine is named in the table and the table names no other."""
     if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
         out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")

@@ -51,7 +51,8 @@ def add_parser(commands):
                     "read in its code (vllm-v1, today's V1, the default; vllm-v1-0.10 adds synchronous scheduling's "
                     "host work a step; vllm-v0 verifies by batch expansion and pays serial output processing; sglang "
                     "adds a draft extend pass, sglang-no-overlap serial output processing, sglang-eager-extend an "
-                    "extend pass outside a CUDA graph).")
+                    "extend pass outside a CUDA graph; trtllm runs an MTP head's steps inside the verify pass's CUDA "
+                    "graph).")
     for flag, dest, valid in NAMES:
         required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
