@@ -398,3 +398,65 @@ def test_the_validation_table_prints_each_source_once(page):
     from lab.serving_calibration import STEP_MEASUREMENTS
     for n, source in enumerate(dict.fromkeys(m.source for m in STEP_MEASUREMENTS), 1):
         assert text_of(calibration).count(source) == 1 and f'<li id="srv-cal-source-{n}">S{n}: ' in calibration, source
+
+
+def test_the_serving_prose_quotes_what_the_lab_computes(page):
+    """Numbers the serving paragraphs once typed by hand, each derived here from the lab itself: the ridge
+    points, the GPUs whose calibration is assumed (the page named two of six), and the default preset's
+    crossover charged vLLM V0's terms (the page said "a few dozen" where the model says 15)."""
+    from lab import serving
+    from lab.serving_calibration import CALIBRATIONS
+    from lab.widgets import serving as widget
+
+    text = text_of(page)
+    h100, a100 = serving.GPUS["h100-sxm"], serving.GPUS["a100-80g"]
+    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 in BF16, "
+            f"{round(a100.bf16 / a100.bandwidth)} for an A100.") in text
+    assumed = [serving.GPUS[name].label for name, cal in CALIBRATIONS.items() if not cal.measured]
+    listed = assumed[0] if len(assumed) == 1 else ", ".join(assumed[:-1]) + " and " + assumed[-1]
+    assert f"Where a GPU has no measurement ({listed}) the calibration is assumed" in text
+    default = widget._settings(widget._parse(None)[0])
+    assert (default.target, default.draft, default.gpu, default.gpus, default.engine) == (
+        "llama-3-8b", "eagle-head", "h100-sxm", 1, "vllm-v1")  # what the sentence names
+    v0 = serving.crossover_batch(default._replace(engine="vllm-v0"))
+    assert v0 is not None and f"charged vLLM V0's terms, the same preset stops paying at batch {v0}." in text
+    if serving.crossover_batch(default) is None:
+        fits = int(serving.max_batch_in_memory(default, default.context))
+        assert f"still gains at the largest batch that fits in memory ({fits} sequences of 1,024 tokens)" in text
+    new = [serving.GPUS[n].label for n in ("b200", "b300", "mi300x", "mi355x") if not CALIBRATIONS[n].measured]
+    assert ("no dense step time was found for them" in text) == (len(new) == 4)
+    assert "few dozen" not in text and "(the L40S and the RTX 4090)" not in text
+
+
+def test_the_trace_examples_are_the_readers_own_numbers(page):
+    """The worked examples of "What does your own deployment say?" are what the trace reader computes from
+    its presets: club-3090's curve (73% first, 52% to 64% later, alpha_iid 0.66, a constant rate rejected below
+    one in ten thousand), vLLM #26191's counts (3.53, 36%, 0.74) and the 44%-is-not-0.44 example."""
+    from lab import traces
+    from lab.ledger import LedgerSettings
+
+    text = text_of(page)
+    club = traces.analyse(traces.preset_trace("club3090-mtp"))
+    first, *later = club["conditional"]
+    assert (f"the first draft survives {round(100 * first)}% of the time and the later ones {round(100 * min(later))}% "
+            f"to {round(100 * max(later))}%, against an α iid of {club['alphaIid']:.2f} that fits the same mean") in text
+    assert club["independence"]["pValue"] < 1e-4 and "below one in ten thousand" in text
+    run = traces.analyse(traces.preset_trace("vllm-26191-eagle3"))
+    assert (f"reports {run['drafts']:,} drafts of {run['lookahead']} tokens and {run['acceptedTokens']:,} accepted: a mean "
+            f"length of {run['meanAcceptanceLength']:.2f}, an acceptance rate of {round(100 * run['acceptanceRate'])}%, "
+            f"and an α iid of {run['alphaIid']:.2f}.") in text
+    settings = LedgerSettings()
+    alpha, k = settings.acceptance / 100, settings.lookahead
+    accepted = sum(alpha ** i for i in range(1, k + 1))
+    rate = round(100 * accepted / k)
+    assert f"Each call accepts E ≈ {accepted:.2f} drafts" in text
+    assert f"A {rate}% acceptance rate is not an α of {rate / 100:.2f}: at lookahead {k} it means about {alpha:.2f}." in text
+
+
+def test_the_acceptance_command_is_the_example_it_follows(page):
+    """The terminal example gives the first length of the curve the paragraph quotes (DeepSeek-V4-Pro's MTP)."""
+    from lab import acceptance
+
+    first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
+    assert f"a mean acceptance length of {first:.2f} at k = 1 makes the independent model" in text_of(page)
+    assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)

@@ -446,7 +446,34 @@ def page_context() -> dict:
                          "default": s.default} for s in SELECTS],
             "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
                         "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}},
-            "validation": _validation_context(), "presets": _presets_context()}
+            "validation": _validation_context(), "presets": _presets_context(), "prose": _prose_context()}
+
+
+def _prose_context() -> dict:
+    """The numbers the article's roofline and engine paragraphs quote, computed so the prose cannot drift
+    from the lab: the BF16 ridge point (FLOP/byte) of the H100 and the A100 80GB; the widget's default
+    preset's largest batch in memory and its crossover batch charged vLLM V0's terms (None: it never
+    crosses); and the GPUs whose calibration is assumed, all of them and the 2026 ones apart.
+
+    >>> p = _prose_context()
+    >>> p["ridgeH100"], p["ridgeA100"], p["defaultCrossover"]
+    ('295', '153', None)
+    """
+    from .. import serving_calibration
+
+    def ridge(name):
+        return _f(serving.GPUS[name].bf16 / serving.GPUS[name].bandwidth, 0)
+
+    default = _settings(_parse(None)[0])
+    assumed = [name for name, cal in serving_calibration.CALIBRATIONS.items() if not cal.measured]
+    new = ("b200", "b300", "mi300x", "mi355x")  # the 2026 presets
+    return {"ridgeH100": ridge("h100-sxm"), "ridgeA100": ridge("a100-80g"),
+            "defaultFits": int(serving.max_batch_in_memory(default, default.context)),
+            "defaultCrossover": serving.crossover_batch(default),
+            "v0Crossover": serving.crossover_batch(default._replace(engine="vllm-v0")),
+            "assumedGpus": [serving.GPUS[n].label for n in assumed],
+            "assumed2026": [serving.GPUS[n].label for n in new if n in assumed],
+            "measured2026": [serving.GPUS[n].label for n in new if n not in assumed]}
 
 
 def _presets_context() -> dict:
