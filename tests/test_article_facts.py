@@ -426,6 +426,13 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     new = [serving.GPUS[n].label for n in ("b200", "b300", "mi300x", "mi355x") if not CALIBRATIONS[n].measured]
     assert ("no dense step time was found for them" in text) == (len(new) == 4)
     assert "few dozen" not in text and "(the L40S and the RTX 4090)" not in text
+    # the validation section's trust statement about the B200 follows its calibration and its held-out steps
+    from lab import serving_validation
+    b200_assumed = not CALIBRATIONS["b200"].measured
+    assert ("though the B200's calibration is assumed, not measured" in text) == b200_assumed
+    ways = {"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps() if row["gpu"] == "b200"}
+    if ways == {"fast"} and b200_assumed:
+        assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast." in text
 
 
 def test_the_trace_examples_are_the_readers_own_numbers(page):

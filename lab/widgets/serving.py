@@ -473,7 +473,22 @@ def _prose_context() -> dict:
             "v0Crossover": serving.crossover_batch(default._replace(engine="vllm-v0")),
             "assumedGpus": [serving.GPUS[n].label for n in assumed],
             "assumed2026": [serving.GPUS[n].label for n in new if n in assumed],
-            "measured2026": [serving.GPUS[n].label for n in new if n not in assumed]}
+            "measured2026": [serving.GPUS[n].label for n in new if n not in assumed],
+            "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction()}
+
+
+def _b200_held_out_direction() -> str:
+    """Which way the model misprices the validation sources' own B200 plain steps, the word after the
+    article's "too" ("" without such a step).
+
+    >>> _b200_held_out_direction() in ("fast", "slow", "fast on one prompt set and too slow on the other")
+    True
+    """
+    from .. import serving_validation
+
+    ways = sorted({"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps()
+                   if row["gpu"] == "b200"})
+    return ways[0] if len(ways) == 1 else "fast on one prompt set and too slow on the other" if ways else ""
 
 
 def _presets_context() -> dict:
