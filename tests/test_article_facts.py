@@ -467,3 +467,17 @@ def test_the_acceptance_command_is_the_example_it_follows(page):
     first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
     assert f"a mean acceptance length of {first:.2f} at k = 1 makes the independent model" in text_of(page)
     assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)
+
+
+def test_the_sweeps_paragraph_quotes_the_brackets(page):
+    """The three batch sweeps' lookaheads and measured first losses are the brackets' own, and the 70B sweep is
+    cited to its issue (the paragraph cited only the EAGLE-3 paper for all three)."""
+    from lab import serving_validation
+
+    sglang, vllm, draft = serving_validation.CROSSOVER_BRACKETS[:3]
+    paragraph = between(page, "Three batch sweeps of early 2025", "</p>")
+    text = text_of(paragraph)
+    assert f"for SGLang on an H100 (k = {sglang.lookahead}, at the mean" in text
+    assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
+    assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
+    assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
