@@ -481,3 +481,21 @@ def test_the_sweeps_paragraph_quotes_the_brackets(page):
     assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
     assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
     assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
+
+
+def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):
+    """The per-cycle costs the step-model and engine paragraphs quote, rounded as printed, are the constants
+    lab.serving_calibration charges (a constant refitted or re-read without the prose following fails here)."""
+    from lab import serving_calibration as cal
+
+    text = text_of(page)
+    assert f"work per sequence ({cal.SEQUENCE_US:.2f} µs, from vLLM's scheduler" in text
+    assert f"its rejection sampler per draft token ({cal.REJECT_US:.1f} µs, from vLLM's sampler" in text
+    assert f"scans each sequence's whole context, {cal.NGRAM_SCAN_NS:.2f} ns a token on one thread" in text
+    assert f"vLLM V0's proposer took {cal.NGRAM_V0_PROPOSAL_TOKEN_MS:g} ms a proposed token" in text
+    assert f"about {cal.TOKEN_OUTPUT_US:.0f} µs each as a user's log of vLLM 0.3.0 timed it" in text
+    assert f"(a third of a cache per extra token" in text and round(cal.EXPANSION_KV_SHARE, 2) == 0.33
+    assert f"plus about {cal.SPEC_CYCLE_MS + cal.BATCH_EXPANSION_MS:.0f} ms of bookkeeping a cycle" in text
+    assert f"about {cal.SERIAL_OUTPUT_US / 1000:.1f} ms a sequence" in text
+    assert f"(the widget's “V1 0.10”, {cal.SYNC_STEP_HOST_MS:.1f} ms of host work every plain and speculative step" in text
+    assert (f"{cal.SYNC_STEP_HOST_MS:.1f} ms of host work a step)" in text)  # SpecDecode-Bench's, as fitted
