@@ -499,3 +499,13 @@ def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):
     assert f"about {cal.SERIAL_OUTPUT_US / 1000:.1f} ms a sequence" in text
     assert f"(the widget's “V1 0.10”, {cal.SYNC_STEP_HOST_MS:.1f} ms of host work every plain and speculative step" in text
     assert (f"{cal.SYNC_STEP_HOST_MS:.1f} ms of host work a step)" in text)  # SpecDecode-Bench's, as fitted
+
+
+def test_the_curve_field_suggests_a_library_curve(page):
+    """The deployment panel's example curve (its placeholder) is DeepSeek-V4-Pro's measured MTP lengths at k = 1..3,
+    the curve the acceptance paragraphs quote, as the library holds them."""
+    from lab import acceptance
+
+    lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")[:3]
+    example = ",".join(f"{k}:{length:.2f}" for k, length in enumerate(lengths, start=1))
+    assert f'placeholder="{example}"' in between(page, 'id="deployment-lab"', "</figure>")
