@@ -509,3 +509,23 @@ def test_the_curve_field_suggests_a_library_curve(page):
     lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")[:3]
     example = ",".join(f"{k}:{length:.2f}" for k, length in enumerate(lengths, start=1))
     assert f'placeholder="{example}"' in between(page, 'id="deployment-lab"', "</figure>")
+
+
+def test_acceptance_falls_at_the_second_position_in_most_curves(page):
+    """The acceptance paragraph's "most of the library's curves" (it said "nearly always" with 30 of 36): the
+    measured conditional rate at position 2 (from the lengths, or the engine's unconditional rates) is below
+    position 1's in at least two thirds of the library, and the exception it names, lookups, is one."""
+    from lab import acceptance
+    from lab.acceptance_curves import CURVES
+
+    falls, lookup_rises = [], 0
+    for name, (family, kind, values, *_) in CURVES.items():
+        if kind == "lengths":
+            lengths = acceptance.library_lengths(name)
+            first, second = lengths[0] - 1, (lengths[1] - lengths[0]) / (lengths[0] - 1)
+        else:
+            first, second = values[0], values[1] / values[0]
+        falls.append(second < first)
+        lookup_rises += family in ("ngram", "suffix") and second > first
+    assert sum(falls) >= 2 * len(falls) / 3 and not all(falls) and lookup_rises >= 2
+    assert "is lower at the second position than at the first in most of the library's curves" in text_of(page)
