@@ -426,6 +426,9 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     new = [serving.GPUS[n].label for n in ("b200", "b300", "mi300x", "mi355x") if not CALIBRATIONS[n].measured]
     assert ("no dense step time was found for them" in text) == (len(new) == 4)
     assert "few dozen" not in text and "(the L40S and the RTX 4090)" not in text
+    hybrid = serving.TARGETS["qwen3.8-27b"]  # a preset the preset paragraph did not name
+    assert f"Qwen3.8-27B, a dense model of the same kind ({hybrid.linear_layers} of its {hybrid.layers} layers" in text
+    assert hybrid.experts == 0 and 4 * hybrid.linear_layers == 3 * hybrid.layers  # the validation's "three-quarters"
     # the validation section's trust statement about the B200 follows its calibration and its held-out steps
     from lab import serving_validation
     b200_assumed = not CALIBRATIONS["b200"].measured

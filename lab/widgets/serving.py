@@ -474,6 +474,8 @@ def _prose_context() -> dict:
             "assumedGpus": [serving.GPUS[n].label for n in assumed],
             "assumed2026": [serving.GPUS[n].label for n in new if n in assumed],
             "measured2026": [serving.GPUS[n].label for n in new if n not in assumed],
+            "denseHybridLinear": serving.TARGETS["qwen3.8-27b"].linear_layers,
+            "denseHybridLayers": serving.TARGETS["qwen3.8-27b"].layers,
             "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction()}
 
 
