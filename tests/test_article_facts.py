@@ -550,3 +550,22 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
     assert "Today's vLLM V1 has" in text_of(page) and "on one B200: Qwen3.8-27B" in text_of(page)
+
+
+def test_the_tail_paragraph_names_the_exact_labs_own_run(page):
+    """"generates its 96 tokens with seed 23 ... Seed 23 is one draw, and a lucky one": the exact lab's defaults,
+    and its draw above the 300 seeds' median (the paragraph would mislead the day the draw fell below it)."""
+    import inspect
+
+    from lab import exact, serving
+    from lab.widgets import serving as widget
+
+    defaults = inspect.signature(exact.evaluate).parameters
+    length, seed = defaults["length"].default, defaults["seed"].default
+    text = text_of(page)
+    assert f"generates its {length} tokens with seed {seed} at" in text and f"the {serving.TAIL_SEEDS} seeds around it" in text
+    readouts = widget.view(None)["readouts"]
+    drawn = float(readouts["tailSeed"].split(": ")[1].rstrip("x"))
+    median = float(readouts["tailMiddle"].split(" / ")[1].rstrip("x"))
+    assert readouts["tailSeed"].startswith(f"seed {seed}: ")
+    assert drawn > median and f"Seed {seed} is one draw, and a lucky one." in text
