@@ -426,6 +426,14 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     new = [serving.GPUS[n].label for n in ("b200", "b300", "mi300x", "mi355x") if not CALIBRATIONS[n].measured]
     assert ("no dense step time was found for them" in text) == (len(new) == 4)
     assert "few dozen" not in text and "(the L40S and the RTX 4090)" not in text
+    # the page said "as published V1 sweeps on one H100 still gain at batch 128": no such sweep is in the table
+    from lab import serving_validation
+    sweep = [row for row in serving_validation.VALIDATION if row.engine == "vllm-v1"]
+    top = [row for row in sweep if row.batch == max(r.batch for r in sweep)]
+    assert all(row.measured > 1 for row in top) and {row.gpu for row in top} == {"b200"}
+    assert (f"as today's V1 still gained at batch {top[0].batch} in the one published sweep of it past batch one "
+            f"(Qwen3.8-27B on 1 x B200 (HGX), {min(r.measured for r in top):.2f}× to {max(r.measured for r in top):.2f}×)") in text
+    assert "published V1 sweeps on one H100" not in text
     hybrid = serving.TARGETS["qwen3.8-27b"]  # a preset the preset paragraph did not name
     assert f"Qwen3.8-27B, a dense model of the same kind ({hybrid.linear_layers} of its {hybrid.layers} layers" in text
     assert hybrid.experts == 0 and 4 * hybrid.linear_layers == 3 * hybrid.layers  # the validation's "three-quarters"

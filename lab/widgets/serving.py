@@ -476,7 +476,21 @@ def _prose_context() -> dict:
             "measured2026": [serving.GPUS[n].label for n in new if n not in assumed],
             "denseHybridLinear": serving.TARGETS["qwen3.8-27b"].linear_layers,
             "denseHybridLayers": serving.TARGETS["qwen3.8-27b"].layers,
+            "v1Sweep": _v1_sweep_top(),
             "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction()}
+
+
+def _v1_sweep_top() -> dict:
+    """Today's vLLM V1 in the validation table at its largest batch: ``batch``, the ``gpu`` and ``target``
+    labels, and the measured speedups' range there (``low``, ``high``, as printed)."""
+    from .. import serving_validation
+
+    rows = [row for row in serving_validation.VALIDATION if row.engine == "vllm-v1"]
+    top = max(row.batch for row in rows)
+    at_top = [row for row in rows if row.batch == top]
+    return {"batch": top, "gpus": sorted({f"{row.gpus} x {serving.GPUS[row.gpu].label}" for row in at_top}),
+            "targets": sorted({serving.TARGETS[row.target].label.split(" (")[0] for row in at_top}),
+            "low": _f(min(row.measured for row in at_top)), "high": _f(max(row.measured for row in at_top))}
 
 
 def _b200_held_out_direction() -> str:
