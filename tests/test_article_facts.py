@@ -577,3 +577,15 @@ def test_the_tail_paragraph_names_the_exact_labs_own_run(page):
     median = float(readouts["tailMiddle"].split(" / ")[1].rstrip("x"))
     assert readouts["tailSeed"].startswith(f"seed {seed}: ")
     assert drawn > median and f"Seed {seed} is one draw, and a lucky one." in text
+
+
+def test_the_eagle3_sentence_names_what_the_model_charges(page):
+    """The EAGLE-3 rows' optimism: the model charges their head as vLLM builds it (a 32,000-token draft vocabulary)
+    and the eager operations its proposer launches (lab.serving_calibration.eagle3_eager_ms), and the page says both
+    before it says the rest is unexplained."""
+    from lab import serving, serving_calibration as cal
+
+    head = serving.eagle3_head(serving.TARGETS["llama-3-8b"])
+    assert head.vocab == 32000 and cal.eagle3_eager_ms(cal.ENGINES["vllm-v1-0.10"], 2) > 0
+    assert ("(their own 32,000-token LM head, lighter than EAGLE-1's, and the small operations vLLM's proposer launched "
+            "one by one around each draft step, read in its code): their cycles still cost more") in text_of(page)
