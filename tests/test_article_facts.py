@@ -398,3 +398,194 @@ def test_the_validation_table_prints_each_source_once(page):
     from lab.serving_calibration import STEP_MEASUREMENTS
     for n, source in enumerate(dict.fromkeys(m.source for m in STEP_MEASUREMENTS), 1):
         assert text_of(calibration).count(source) == 1 and f'<li id="srv-cal-source-{n}">S{n}: ' in calibration, source
+
+
+def test_the_serving_prose_quotes_what_the_lab_computes(page):
+    """Numbers the serving paragraphs once typed by hand, each derived here from the lab itself: the ridge
+    points, the GPUs whose calibration is assumed (the page named two of six), and the default preset's
+    crossover charged vLLM V0's terms (the page said "a few dozen" where the model says 15)."""
+    from lab import serving
+    from lab.serving_calibration import CALIBRATIONS
+    from lab.widgets import serving as widget
+
+    text = text_of(page)
+    h100, a100 = serving.GPUS["h100-sxm"], serving.GPUS["a100-80g"]
+    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 in BF16, "
+            f"{round(a100.bf16 / a100.bandwidth)} for an A100.") in text
+    assumed = [serving.GPUS[name].label for name, cal in CALIBRATIONS.items() if not cal.measured]
+    listed = assumed[0] if len(assumed) == 1 else ", ".join(assumed[:-1]) + " and " + assumed[-1]
+    assert f"Where a GPU has no measurement ({listed}) the calibration is assumed" in text
+    default = widget._settings(widget._parse(None)[0])
+    assert (default.target, default.draft, default.gpu, default.gpus, default.engine) == (
+        "llama-3-8b", "eagle-head", "h100-sxm", 1, "vllm-v1")  # what the sentence names
+    v0 = serving.crossover_batch(default._replace(engine="vllm-v0"))
+    assert v0 is not None and f"charged vLLM V0's terms, the same preset stops paying at batch {v0}." in text
+    if serving.crossover_batch(default) is None:
+        fits = int(serving.max_batch_in_memory(default, default.context))
+        assert f"still gains at the largest batch that fits in memory ({fits} sequences of 1,024 tokens)" in text
+    new = [serving.GPUS[n].label for n in ("b200", "b300", "mi300x", "mi355x") if not CALIBRATIONS[n].measured]
+    assert ("no dense step time was found for them" in text) == (len(new) == 4)
+    assert "few dozen" not in text and "(the L40S and the RTX 4090)" not in text
+    # the page said "as published V1 sweeps on one H100 still gain at batch 128": no such sweep is in the table
+    from lab import serving_validation
+    sweep = [row for row in serving_validation.VALIDATION if row.engine == "vllm-v1"]
+    top = [row for row in sweep if row.batch == max(r.batch for r in sweep)]
+    assert all(row.measured > 1 for row in top) and {row.gpu for row in top} == {"b200"}
+    assert (f"as today's V1 still gained at batch {top[0].batch} in the one published sweep of it past batch one "
+            f"(Qwen3.8-27B on 1 x B200 (HGX), {min(r.measured for r in top):.2f}× to {max(r.measured for r in top):.2f}×)") in text
+    assert "published V1 sweeps on one H100" not in text
+    hybrid = serving.TARGETS["qwen3.8-27b"]  # a preset the preset paragraph did not name
+    assert f"Qwen3.8-27B, a dense model of the same kind ({hybrid.linear_layers} of its {hybrid.layers} layers" in text
+    assert hybrid.experts == 0 and 4 * hybrid.linear_layers == 3 * hybrid.layers  # the validation's "three-quarters"
+    # the validation section's trust statement about the B200 follows its calibration and its held-out steps
+    from lab import serving_validation
+    b200_assumed = not CALIBRATIONS["b200"].measured
+    assert ("though the B200's calibration is assumed, not measured" in text) == b200_assumed
+    ways = {"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps() if row["gpu"] == "b200"}
+    if ways == {"fast"} and b200_assumed:
+        assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast." in text
+
+
+def test_the_trace_examples_are_the_readers_own_numbers(page):
+    """The worked examples of "What does your own deployment say?" are what the trace reader computes from
+    its presets: club-3090's curve (73% first, 52% to 64% later, alpha_iid 0.66, a constant rate rejected below
+    one in ten thousand), vLLM #26191's counts (3.53, 36%, 0.74) and the 44%-is-not-0.44 example."""
+    from lab import traces
+    from lab.ledger import LedgerSettings
+
+    text = text_of(page)
+    club = traces.analyse(traces.preset_trace("club3090-mtp"))
+    first, *later = club["conditional"]
+    assert (f"the first draft survives {round(100 * first)}% of the time and the later ones {round(100 * min(later))}% "
+            f"to {round(100 * max(later))}%, against an α iid of {club['alphaIid']:.2f} that fits the same mean") in text
+    assert club["independence"]["pValue"] < 1e-4 and "below one in ten thousand" in text
+    run = traces.analyse(traces.preset_trace("vllm-26191-eagle3"))
+    assert (f"reports {run['drafts']:,} drafts of {run['lookahead']} tokens and {run['acceptedTokens']:,} accepted: a mean "
+            f"length of {run['meanAcceptanceLength']:.2f}, an acceptance rate of {round(100 * run['acceptanceRate'])}%, "
+            f"and an α iid of {run['alphaIid']:.2f}.") in text
+    settings = LedgerSettings()
+    alpha, k = settings.acceptance / 100, settings.lookahead
+    accepted = sum(alpha ** i for i in range(1, k + 1))
+    rate = round(100 * accepted / k)
+    assert f"Each call accepts E ≈ {accepted:.2f} drafts" in text
+    assert f"A {rate}% acceptance rate is not an α of {rate / 100:.2f}: at lookahead {k} it means about {alpha:.2f}." in text
+
+
+def test_the_acceptance_command_is_the_example_it_follows(page):
+    """The terminal example gives the first length of the curve the paragraph quotes (DeepSeek-V4-Pro's MTP)."""
+    from lab import acceptance
+
+    first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
+    assert f"a mean acceptance length of {first:.2f} at k = 1 makes the independent model" in text_of(page)
+    assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)
+
+
+def test_the_sweeps_paragraph_quotes_the_brackets(page):
+    """The three batch sweeps' lookaheads and measured first losses are the brackets' own, and the 70B sweep is
+    cited to its issue (the paragraph cited only the EAGLE-3 paper for all three)."""
+    from lab import serving_validation
+
+    sglang, vllm, draft = serving_validation.CROSSOVER_BRACKETS[:3]
+    paragraph = between(page, "Three batch sweeps of early 2025", "</p>")
+    text = text_of(paragraph)
+    assert f"for SGLang on an H100 (k = {sglang.lookahead}, at the mean" in text
+    assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
+    assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
+    assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
+
+
+def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):
+    """The per-cycle costs the step-model and engine paragraphs quote, rounded as printed, are the constants
+    lab.serving_calibration charges (a constant refitted or re-read without the prose following fails here)."""
+    from lab import serving_calibration as cal
+
+    text = text_of(page)
+    assert f"work per sequence ({cal.SEQUENCE_US:.2f} µs, from vLLM's scheduler" in text
+    assert f"its rejection sampler per draft token ({cal.REJECT_US:.1f} µs, from vLLM's sampler" in text
+    assert f"scans each sequence's whole context, {cal.NGRAM_SCAN_NS:.2f} ns a token on one thread" in text
+    assert f"vLLM V0's proposer took {cal.NGRAM_V0_PROPOSAL_TOKEN_MS:g} ms a proposed token" in text
+    assert f"about {cal.TOKEN_OUTPUT_US:.0f} µs each as a user's log of vLLM 0.3.0 timed it" in text
+    assert f"(a third of a cache per extra token" in text and round(cal.EXPANSION_KV_SHARE, 2) == 0.33
+    assert f"plus about {cal.SPEC_CYCLE_MS + cal.BATCH_EXPANSION_MS:.0f} ms of bookkeeping a cycle" in text
+    assert f"about {cal.SERIAL_OUTPUT_US / 1000:.1f} ms a sequence" in text
+    assert f"(the widget's “V1 0.10”, {cal.SYNC_STEP_HOST_MS:.1f} ms of host work every plain and speculative step" in text
+    assert (f"{cal.SYNC_STEP_HOST_MS:.1f} ms of host work a step)" in text)  # SpecDecode-Bench's, as fitted
+
+
+def test_the_curve_field_suggests_a_library_curve(page):
+    """The deployment panel's example curve (its placeholder) is DeepSeek-V4-Pro's measured MTP lengths at k = 1..3,
+    the curve the acceptance paragraphs quote, as the library holds them."""
+    from lab import acceptance
+
+    lengths = acceptance.library_lengths("dsv4-pro-mtp-thinking")[:3]
+    example = ",".join(f"{k}:{length:.2f}" for k, length in enumerate(lengths, start=1))
+    assert f'placeholder="{example}"' in between(page, 'id="deployment-lab"', "</figure>")
+
+
+def test_acceptance_falls_at_the_second_position_in_most_curves(page):
+    """The acceptance paragraph's "most of the library's curves" (it said "nearly always" with 30 of 36): the
+    measured conditional rate at position 2 (from the lengths, or the engine's unconditional rates) is below
+    position 1's in at least two thirds of the library, and the exception it names, lookups, is one."""
+    from lab import acceptance
+    from lab.acceptance_curves import CURVES
+
+    falls, lookup_rises = [], 0
+    for name, (family, kind, values, *_) in CURVES.items():
+        if kind == "lengths":
+            lengths = acceptance.library_lengths(name)
+            first, second = lengths[0] - 1, (lengths[1] - lengths[0]) / (lengths[0] - 1)
+        else:
+            first, second = values[0], values[1] / values[0]
+        falls.append(second < first)
+        lookup_rises += family in ("ngram", "suffix") and second > first
+    assert sum(falls) >= 2 * len(falls) / 3 and not all(falls) and lookup_rises >= 2
+    assert "is lower at the second position than at the first in most of the library's curves" in text_of(page)
+
+
+def test_the_validation_prose_describes_the_engines_it_indexes(page):
+    """The validation paragraph indexes the engines' summaries by position (e[0], e[1], e[2]) and describes each in
+    words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, DeepSeek-V3 MTP on SGLang without overlap on H200s, and
+    today's V1 as one Qwen3.8-27B MTP sweep on one B200. Rows added to the table must come with words for them."""
+    from lab import serving_validation
+
+    rows = serving_validation.VALIDATION
+    engines = list(dict.fromkeys(row.engine for row in rows))
+    assert engines[:3] == ["vllm-v1-0.10", "sglang-no-overlap", "vllm-v1"]
+    assert len(engines) == 3, ("a new engine's rows: say in templates/article/05-serving-validation.html.j2 what "
+                               "e[3] is, then list it here")
+    first, sglang, today = ([row for row in rows if row.engine == e] for e in engines[:3])
+    assert {(row.target, row.batch) for row in first} <= {("llama-3-8b", 1)}
+    assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
+    assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
+    assert "Today's vLLM V1 has" in text_of(page) and "on one B200: Qwen3.8-27B" in text_of(page)
+
+
+def test_the_tail_paragraph_names_the_exact_labs_own_run(page):
+    """"generates its 96 tokens with seed 23 ... Seed 23 is one draw, and a lucky one": the exact lab's defaults,
+    and its draw above the 300 seeds' median (the paragraph would mislead the day the draw fell below it)."""
+    import inspect
+
+    from lab import exact, serving
+    from lab.widgets import serving as widget
+
+    defaults = inspect.signature(exact.evaluate).parameters
+    length, seed = defaults["length"].default, defaults["seed"].default
+    text = text_of(page)
+    assert f"generates its {length} tokens with seed {seed} at" in text and f"the {serving.TAIL_SEEDS} seeds around it" in text
+    readouts = widget.view(None)["readouts"]
+    drawn = float(readouts["tailSeed"].split(": ")[1].rstrip("x"))
+    median = float(readouts["tailMiddle"].split(" / ")[1].rstrip("x"))
+    assert readouts["tailSeed"].startswith(f"seed {seed}: ")
+    assert drawn > median and f"Seed {seed} is one draw, and a lucky one." in text
+
+
+def test_the_eagle3_sentence_names_what_the_model_charges(page):
+    """The EAGLE-3 rows' optimism: the model charges their head as vLLM builds it (a 32,000-token draft vocabulary)
+    and the eager operations its proposer launches (lab.serving_calibration.eagle3_eager_ms), and the page says both
+    before it says the rest is unexplained."""
+    from lab import serving, serving_calibration as cal
+
+    head = serving.eagle3_head(serving.TARGETS["llama-3-8b"])
+    assert head.vocab == 32000 and cal.eagle3_eager_ms(cal.ENGINES["vllm-v1-0.10"], 2) > 0
+    assert ("(their own 32,000-token LM head, lighter than EAGLE-1's, and the small operations vLLM's proposer launched "
+            "one by one around each draft step, read in its code): their cycles still cost more") in text_of(page)

@@ -450,7 +450,65 @@ def page_context() -> dict:
                          "default": s.default} for s in SELECTS],
             "sources": {"gpus": {n: g.source for n, g in serving.GPUS.items()},
                         "models": {n: t.source for n, t in {**serving.TARGETS, **serving.DRAFTS}.items()}},
-            "validation": _validation_context(), "presets": _presets_context()}
+            "validation": _validation_context(), "presets": _presets_context(), "prose": _prose_context()}
+
+
+def _prose_context() -> dict:
+    """The numbers the article's roofline and engine paragraphs quote, computed so the prose cannot drift
+    from the lab: the BF16 ridge point (FLOP/byte) of the H100 and the A100 80GB; the widget's default
+    preset's largest batch in memory and its crossover batch charged vLLM V0's terms (None: it never
+    crosses); and the GPUs whose calibration is assumed, all of them and the 2026 ones apart.
+
+    >>> p = _prose_context()
+    >>> p["ridgeH100"], p["ridgeA100"], p["defaultCrossover"]
+    ('295', '153', None)
+    """
+    from .. import serving_calibration
+
+    def ridge(name):
+        return _f(serving.GPUS[name].bf16 / serving.GPUS[name].bandwidth, 0)
+
+    default = _settings(_parse(None)[0])
+    assumed = [name for name, cal in serving_calibration.CALIBRATIONS.items() if not cal.measured]
+    new = ("b200", "b300", "mi300x", "mi355x")  # the 2026 presets
+    return {"ridgeH100": ridge("h100-sxm"), "ridgeA100": ridge("a100-80g"),
+            "defaultFits": int(serving.max_batch_in_memory(default, default.context)),
+            "defaultCrossover": serving.crossover_batch(default),
+            "v0Crossover": serving.crossover_batch(default._replace(engine="vllm-v0")),
+            "assumedGpus": [serving.GPUS[n].label for n in assumed],
+            "assumed2026": [serving.GPUS[n].label for n in new if n in assumed],
+            "measured2026": [serving.GPUS[n].label for n in new if n not in assumed],
+            "denseHybridLinear": serving.TARGETS["qwen3.8-27b"].linear_layers,
+            "denseHybridLayers": serving.TARGETS["qwen3.8-27b"].layers,
+            "v1Sweep": _v1_sweep_top(),
+            "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction()}
+
+
+def _v1_sweep_top() -> dict:
+    """Today's vLLM V1 in the validation table at its largest batch: ``batch``, the ``gpu`` and ``target``
+    labels, and the measured speedups' range there (``low``, ``high``, as printed)."""
+    from .. import serving_validation
+
+    rows = [row for row in serving_validation.VALIDATION if row.engine == "vllm-v1"]
+    top = max(row.batch for row in rows)
+    at_top = [row for row in rows if row.batch == top]
+    return {"batch": top, "gpus": sorted({f"{row.gpus} x {serving.GPUS[row.gpu].label}" for row in at_top}),
+            "targets": sorted({serving.TARGETS[row.target].label.split(" (")[0] for row in at_top}),
+            "low": _f(min(row.measured for row in at_top)), "high": _f(max(row.measured for row in at_top))}
+
+
+def _b200_held_out_direction() -> str:
+    """Which way the model misprices the validation sources' own B200 plain steps, the word after the
+    article's "too" ("" without such a step).
+
+    >>> _b200_held_out_direction() in ("fast", "slow", "fast on one prompt set and too slow on the other")
+    True
+    """
+    from .. import serving_validation
+
+    ways = sorted({"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps()
+                   if row["gpu"] == "b200"})
+    return ways[0] if len(ways) == 1 else "fast on one prompt set and too slow on the other" if ways else ""
 
 
 def _presets_context() -> dict:
