@@ -544,16 +544,19 @@ def test_acceptance_falls_at_the_second_position_in_most_curves(page):
 
 def test_the_validation_prose_describes_the_engines_it_indexes(page):
     """The validation paragraph indexes the engines' summaries by position (e[0], e[1], e[2]) and describes each in
-    words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, DeepSeek-V3 MTP on SGLang without overlap on H200s, and
-    today's V1 as one Qwen3.8-27B MTP sweep on one B200. Rows added to the table must come with words for them."""
+    words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, DeepSeek-V3 MTP on SGLang without overlap on H200s,
+    today's V1 as one Qwen3.8-27B MTP sweep on one B200, and TensorRT-LLM's batch-one DeepSeek-R1 MTP rows on B200s. Rows added to the table must come with words for them."""
     from lab import serving_validation
 
     rows = serving_validation.VALIDATION
     engines = list(dict.fromkeys(row.engine for row in rows))
-    assert engines[:3] == ["vllm-v1-0.10", "sglang-no-overlap", "vllm-v1"]
-    assert len(engines) == 3, ("a new engine's rows: say in templates/article/05-serving-validation.html.j2 what "
-                               "e[3] is, then list it here")
-    first, sglang, today = ([row for row in rows if row.engine == e] for e in engines[:3])
+    assert engines[:4] == ["vllm-v1-0.10", "sglang-no-overlap", "vllm-v1", "trtllm"]
+    assert len(engines) == 4, ("a new engine's rows: say in templates/article/05-serving-validation.html.j2 what "
+                               "e[4] is, then list it here")
+    first, sglang, today, trtllm = ([row for row in rows if row.engine == e] for e in engines)
+    assert {(row.target, row.gpu, row.gpus, row.batch) for row in trtllm} == {("deepseek-v3", "b200", 8, 1)}
+    assert sorted(row.lookahead for row in trtllm) == [1, 2, 3, 4, 5]
+    assert "has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafted by 1 to 5" in text_of(page)
     assert {(row.target, row.batch) for row in first} <= {("llama-3-8b", 1)}
     assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
