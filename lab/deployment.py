@@ -385,6 +385,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                                      curve, MAX_LOOKAHEAD)
     token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
     ledger_settings = to_ledger_settings(values["ledger"])
+    unrounded = ledger_settings.with_(**ledger_costs(d, percent / 100))
     ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({
@@ -399,7 +400,11 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                     "bestSpeedup": best["speedup"], "tokensPerCall": result.tokensPerCall,
                     "bestExtrapolatedFrom": best["extrapolatedFrom"], "cappedAtPlateau": best["capped"]},
         "ledger": {**answer_["ledger"], "speedup": ledger.ledger_from_curve(ledger_settings, token_rates).speedup,
-                   "bestLookahead": ledger_best["k"], "bestSpeedup": ledger_best["speedup"]},
+                   "bestLookahead": ledger_best["k"], "bestSpeedup": ledger_best["speedup"],
+                   # before the sliders round, on the same curve (not i.i.d.'s unrounded ledger)
+                   "unroundedSpeedup": ledger.ledger_from_curve(unrounded, token_rates).speedup,
+                   "unroundedBestLookahead": acceptance.best_lookahead_on_curve(unrounded, token_rates, MAX_LOOKAHEAD,
+                                                                                curve.measuredAt)["k"]},
     })
     answer_["agree"] = best["k"] == ledger_best["k"]
     return answer_

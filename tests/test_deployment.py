@@ -202,7 +202,10 @@ def test_the_default_view_answers_the_readers_question():
     answer = view["answer"]
     assert view["notes"] == [] and answer["acceptancePercent"] == 71
     assert view["summary"].startswith(f"Speculation pays {answer['serving']['speedup']:.2f}x at lookahead 4")
-    assert "mean acceptance length 2.8 at k = 4 is \u03b1 = 70.5%" in view["summary"]
+    # one figure travels as a curve: its length at k = 4, extended by the EAGLE family's decay prior
+    assert ("On your figure at k = 4, extended to other lookaheads by the eagle family's decay prior (acceptance "
+            "falls with position), the mean acceptance length at k = 4 is 2.80") in view["summary"]
+    assert answer["curve"]["source"] == "single" and answer["curve"]["method"] == "eagle"
     assert view["figures"]["instruments"].count('data-action="send"') == len(widget.INSTRUMENTS)
     sends = json.loads(view["figures"]["sendAll"].split('data-sends="')[1].split('"')[0].replace("&quot;", '"'))
     assert [send["target"] for send in sends] == [name for name, _, _ in widget.INSTRUMENTS]
@@ -299,8 +302,8 @@ def test_sliders_that_do_not_clamp_fail(monkeypatch):
 def test_sending_serving_another_step_model_fails(monkeypatch):
     original = deployment.instrument_values
 
-    def roofline(d, alpha):
-        values = original(d, alpha)
+    def roofline(d, alpha, curve=None):
+        values = original(d, alpha, curve)
         values["serving"]["stepModel"] = serving.ROOFLINE
         return values
 
@@ -316,8 +319,8 @@ def test_a_shorter_lookahead_scan_than_the_ledgers_fails(monkeypatch):
 def test_policies_without_the_ledgers_costs_fail(monkeypatch):
     original = deployment.instrument_values
 
-    def no_costs(d, alpha):
-        values = original(d, alpha)
+    def no_costs(d, alpha, curve=None):
+        values = original(d, alpha, curve)
         for name in ("verifyTax", "overheadMs", "targetMs"):
             values["policies"].pop(name)
         return values

@@ -129,11 +129,24 @@ def serving_widget_shows_the_answer(out):
         if shown["readouts"]["speedup"] != to_fixed(answer["servingSent"]["speedup"], 3):
             out.fail(f"{raw}: serving shows {shown['readouts']['speedup']}, the panel {answer['servingSent']['speedup']}")
             return
-        best = serving.best_lookahead(widget._settings(shown["params"]), deployment.MAX_LOOKAHEAD)[0]
+        token = answer["values"]["serving"].get("srvCurve") or None  # a figure travels as a curve (its prior)
+        best = (serving.best_lookahead(widget._settings(shown["params"]), deployment.MAX_LOOKAHEAD)[0] if token is None
+                else _sent_curve_best(widget._settings(shown["params"]), token))
         if best != answer["servingSent"]["bestLookahead"]:
             out.fail(f"{raw}: serving's best lookahead {best}, the panel's {answer['servingSent']['bestLookahead']}")
             return
         yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
+
+
+def _sent_curve_best(settings, token: str) -> int:
+    """The serving model's best lookahead on the curve a token carries, scanned here (k = 1 to MAX_LOOKAHEAD, the
+    first of the largest), not read from the panel."""
+    from .. import acceptance
+
+    rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
+    speedups = [serving.answer(settings.with_(lookahead=k), rates, None, measured)["result"].speedup
+                for k in range(1, deployment.MAX_LOOKAHEAD + 1)]
+    return 1 + speedups.index(max(speedups))
 
 
 def ledger_widget_shows_the_ledger_answer(out):
@@ -232,7 +245,16 @@ def _list_rows(html_text: str) -> dict:
     return rows
 
 
-def _rows_difference(where, html_text, d, p, alpha, k_m, speedup) -> str | None:
+def _ledger_at(settings, sent: dict, curve) -> tuple[float, int]:
+    """The ledger's speedup at its sliders and its best lookahead: on the curve token it is sent, when one is."""
+    if curve is None:
+        return ledger.ledger(settings).speedup, ledger.best_lookahead(settings, deployment.MAX_LOOKAHEAD)[0]
+    rates = acceptance.token_rates(sent["trcCurve"])
+    return (ledger.ledger_from_curve(settings, rates).speedup,
+            acceptance.best_lookahead_on_curve(settings, rates, deployment.MAX_LOOKAHEAD, curve.measuredAt)["k"])
+
+
+def _rows_difference(where, html_text, d, p, alpha, k_m, speedup, curve=None) -> str | None:
     """Every row of the panel's instruments list: its button sends what lab.deployment.instrument_values
     gives (the reader's figure as text to the traces widget), and every number of what it says it receives
     and of what its numbers use is the model's (the ledger's speedup at the sliders it gets, unrounded,
@@ -243,7 +265,7 @@ def _rows_difference(where, html_text, d, p, alpha, k_m, speedup) -> str | None:
 
     f = to_fixed
     rows = _list_rows(html_text)
-    values = deployment.instrument_values(d, alpha)
+    values = deployment.instrument_values(d, alpha, curve)
     k = d.lookahead
     if set(rows) != set(values) | {"traces"}:
         return f"{where}: the instruments list has rows {sorted(rows)}, the panel sets {sorted(values)} and traces"
@@ -261,8 +283,8 @@ def _rows_difference(where, html_text, d, p, alpha, k_m, speedup) -> str | None:
                                     serving.GPUS[d.gpu].label, serving.ENGINES[d.engine].label) for n in numbers_in(text)]
     expected = {  # target -> (receives, its numbers use, fixed)
         "ledger": ([led["acceptance"], k, led["targetMs"], led["draftCost"], led["verifyTax"], led["overheadMs"]],
-                   [k, f(ledger.ledger(fitted).speedup, 2), f(ledger.ledger(unrounded).speedup, 2),
-                    ledger.best_lookahead(fitted, deployment.MAX_LOOKAHEAD)[0]], []),
+                   [k, f(_ledger_at(fitted, led, curve)[0], 2), f(_ledger_at(unrounded, led, curve)[0], 2),
+                    _ledger_at(fitted, led, curve)[1]], []),
         "traces": ([typed, k_m], [], []),
         "policies": ([pol["acceptance"], pol["draftCost"], k], [], []),
         "serving": ([d.gpus, d.batch, f"{d.context:,}", k, values["serving"]["acceptance"]], [f(speedup, 2), k],
@@ -341,11 +363,16 @@ def panel_readouts_match_model(out):
         unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])
         alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),
                  "length": lambda: alpha_root(figure - 1, k_m)}[unit]()
+        curve = None
+        if unit != "alpha":  # a figure is a length at k_m, extended by the draft family's decay prior (lab.acceptance)
+            curve = acceptance.from_single(1 + sum(alpha ** i for i in range(1, k_m + 1)), k_m,
+                                           acceptance.family_of_draft(p["draft"]))
+            alpha = alpha_root(curve.length(k) - 1, k)  # the sliders' one alpha: i.i.d.'s at k on the curve
         drafted = sum(alpha ** i for i in range(1, k + 1))
         d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
                                   batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]), lookahead=k,
                                   engine=p["engine"])
-        result = deployment.answer(d, alpha)
+        result = deployment.answer(d, alpha, curve)
         percent = result["acceptancePercent"]
         if percent != round(100 * alpha):
             return out.fail(f"{where}: the instruments get {percent}%, alpha is {100 * alpha}%")
@@ -355,29 +382,38 @@ def panel_readouts_match_model(out):
                                            stepModel=serving.MEASURED, treeTokens=0, engine=d.engine)
         r = serving.serving(s)
         best_k, best = serving.best_lookahead(s, deployment.MAX_LOOKAHEAD)
+        speedup = r.speedup
+        if curve is not None:  # tokens per cycle and the best k from the curve's own rates
+            rates, on_curve = curve.rates(deployment.MAX_LOOKAHEAD), s.with_(acceptance=percent)
+            speedup = serving.serving(on_curve, rates).speedup
+            found = acceptance.best_lookahead(lambda j: serving.speedup_at(on_curve.with_(lookahead=j), d.batch,
+                                                                           d.context, rates),
+                                              curve, deployment.MAX_LOOKAHEAD)
+            best_k, best = found["k"], found["speedup"]
         expected = {"alpha": f"{f(100 * alpha, 1)}%", "rate": f"{f(100 * drafted / k, 1)}%",
                     "length": f(1 + drafted, 2), "plainStepMs": f(r.plainStepMs, 2), "draftStepMs": f(r.draftStepMs, 2),
-                    "verifyStepMs": f(r.verifyStepMs, 2), "speedup": f"{f(r.speedup, 2)}x",
+                    "verifyStepMs": f(r.verifyStepMs, 2), "speedup": f"{f(speedup, 2)}x",
                     "best": f"k = {best_k}, {f(best, 2)}x"}
         if unit == "length" and k_m == k:
             expected["length"] = f(figure, 2)  # the reader's own figure comes back as typed
         failure = readout_difference(where, view["readouts"], expected)
         if failure:
             return out.fail(failure)
-        phrases = {"lead": [f"{f(r.speedup, 2)}x at lookahead {k}"],
-                   "live": [f"{f(r.speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
-                   "summary": [f"{f(r.speedup, 2)}x at lookahead {k}", f"{percent}%"]
-                   + ([] if unit == "alpha" else [f"at k = {k_m} is \u03b1 = {f(100 * alpha, 1)}%"])}
+        phrases = {"lead": [f"{f(speedup, 2)}x at lookahead {k}"],
+                   "live": [f"{f(speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
+                   "summary": [f"{f(speedup, 2)}x at lookahead {k}", f"{percent}%"]
+                   + ([] if curve is None else [f"On your figure at k = {k_m}, extended to other lookaheads by the "
+                                                f"{curve.family} family's decay prior"])}
         # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
-        sent = deployment.instrument_values(d, alpha)["ledger"]
+        sent = deployment.instrument_values(d, alpha, curve)["ledger"]
         led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
-        led_best = ledger.best_lookahead(led, deployment.MAX_LOOKAHEAD)[0]
-        phrases["instruments"] = [f"at k = {k}: {f(ledger.ledger(led).speedup, 2)}x (",
-                                  f"best k = {led_best}.", f"the answer above, {f(r.speedup, 2)}x at k = {k}"]
+        led_speedup, led_best = _ledger_at(led, sent, curve)
+        phrases["instruments"] = [f"at k = {k}: {f(led_speedup, 2)}x (",
+                                  f"best k = {led_best}.", f"the answer above, {f(speedup, 2)}x at k = {k}"]
         failure = phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
         if failure:
             return out.fail(failure)
-        failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, r.speedup)
+        failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
         if failure:
             return out.fail(failure)
         yield

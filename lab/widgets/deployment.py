@@ -329,10 +329,29 @@ def _curve(params, d, notes):
         return None
 
 
+def single_curve(alpha: float, measured_k: int, d: deployment.Deployment):
+    """The reader's one figure as a curve: its mean acceptance length at the k it was measured at, extended to other
+    lookaheads by the draft family's decay prior (lab.acceptance.from_single), which leave-one-out prefers to one
+    alpha stretched (i.i.d.). A per-token alpha is i.i.d.'s own unit and stays one number.
+
+    >>> d = deployment.Deployment(draft="llama-3.2-1b")
+    >>> curve = single_curve(0.7, 4, d)
+    >>> (curve.source, curve.family, curve.measuredAt, round(curve.length(4), 6) == round(1 + sum(0.7 ** i for i in range(1, 5)), 6))
+    ('single', 'draft', 4, True)
+    """
+    from .. import acceptance, traces
+
+    length = traces.translate(measured_k, alpha=alpha)["meanAcceptanceLength"]
+    return acceptance.from_single(length, measured_k, acceptance.family_of_draft(d.draft))
+
+
 def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     """What the curve changed: its length at k, the best k from it, a plateau and an extrapolation."""
     curve, srv = result["curve"], result["serving"]
-    text = (f" On your curve (measured to k = {curve['measuredAt']}) the mean acceptance length at k = {d.lookahead} is "
+    mine = (f"your figure at k = {curve['measuredAt']}, extended to other lookaheads by the {curve['method']} family's "
+            f"decay prior (acceptance falls with position)" if curve["source"] == "single" else
+            f"your curve (measured to k = {curve['measuredAt']})")
+    text = (f" On {mine}, the mean acceptance length at k = {d.lookahead} is "
             f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself")
     if curve["plateauStart"] is not None:
         text += f"; it plateaus from k = {curve['plateauStart']}, so no k past {curve['plateauStart'] + 1} is chosen"
@@ -348,6 +367,8 @@ def _view(raw) -> dict:
     d = _deployment(params)
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     curve = _curve(params, d, notes)
+    if curve is None and params["unit"] != "alpha":  # one figure: the draft family's decay prior extends it
+        curve = single_curve(alpha, params["measuredK"], d)
     if curve is not None:  # the sliders' one alpha: i.i.d.'s at the reader's k on the curve
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)
@@ -364,12 +385,14 @@ def _view(raw) -> dict:
         # a pasted log read into the figure, its unit and its k: the page sets those fields to them
         "restore": ["value", "unit", "measuredK"] if pasted else [],
         "query": format_query(params, SLIDERS) + "".join(f"&{c.key}={params[c.name]}" for c in CHOICES)
-                 + (f"&{CURVE.key}={url_quote(params['curve'], safe=',:.')}" if curve is not None else ""),
+                 + (f"&{CURVE.key}={url_quote(params['curve'], safe=',:.')}" if params.get("curve") and curve is not None
+                    and curve.source != "single" else ""),
         "lead": _lead(d, result),
         "summary": _summary(d, params, result) + (_curve_sentence(d, result) if curve is not None else ""),
         "live": live,
         "answer": {key: result[key] for key in ("alpha", "acceptancePercent", "serving", "servingSent", "ledger",
-                                               "agree", "values", "costs", "clamped", "compare")},
+                                               "agree", "values", "costs", "clamped", "compare", "curve")
+                   if key in result},
         "readouts": {
             "alpha": f"{_f(100 * alpha, 1)}%",
             "rate": f"{_f(100 * units['acceptanceRate'], 1)}%",
