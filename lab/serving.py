@@ -489,7 +489,7 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, me
         "load": {"rates": LOAD_RATES, "plain": plain, "spec": spec, "cross": cross},
         "memory": {"need": need, "have": have, "fits": need <= have, "maxBatch": most, "room": room,
                    "limit": max(1, min(MAX_BATCH, int(most))),
-                   "weights": sum(weight_bytes(shape, PRECISIONS[settings.precision]) for shape in _models(settings)),
+                   "weights": held_weight_bytes(settings),
                    "instead": "" if room else fits_instead_text(settings)},
         "tail": None if exact is None else tail_answer(*exact),
     }

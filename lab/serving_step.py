@@ -20,10 +20,10 @@ __all__ = [
     "ACTIVATION_BYTES", "ROOFLINE", "MEASURED", "OPERATORS", "STEP_MODELS", "PER_OPERATOR", "MAX_BATCH",
     "ServingSettings", "DEFAULT_SETTINGS", "kv_bytes_per_token", "window_kv_bytes_per_token", "STATE_BYTES",
     "CONV_BYTES", "linear_state_bytes", "kv_bytes_per_sequence", "weight_bytes", "peak_flops", "ridge_point",
-    "head_params", "gemm_params", "routed_params", "attention_flops", "window_attention_flops", "step_time_ms",
+    "pass_precision", "head_params", "gemm_params", "routed_params", "attention_flops", "window_attention_flops", "step_time_ms",
     "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "ngram_cycle_ms",
     "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
-    "tokens_per_cycle", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
+    "tokens_per_cycle", "held_weight_bytes", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
     "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text",
 ]
 
@@ -57,6 +57,7 @@ class ServingSettings(NamedTuple):
     stepModel: str = ROOFLINE     # "measured": the per-operator model calibrated on measured step times
     treeTokens: int = 0           # tokens the verify step scores per sequence; 0: a chain's k + 1
     engine: str = DEFAULT_ENGINE  # how the engine runs a cycle (lab.serving_calibration.ENGINES)
+    draftPrecision: str = ""      # the draft's weights and cache when they differ from the target's; "": the same
 
     def with_(self, **changes) -> "ServingSettings":
         return self._replace(**changes)
@@ -283,7 +284,7 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     if engine.draftInVerifyGraph and settings.draft != EAGLE:
         # only the one-model head (TensorRT-LLM's MTP) runs inside the verify pass's graph; a separate draft does not
         engine = engine._replace(draftInVerifyGraph=False)
-    return _measured_constants(shape, settings.gpu, settings.precision, settings.gpus, cal, role, engine)
+    return _measured_constants(shape, settings.gpu, pass_precision(settings, role), settings.gpus, cal, role, engine)
 
 
 @lru_cache(maxsize=1024)
@@ -354,12 +355,24 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         state_ms=linear_state_bytes(shape) / min(g, max(1, shape.linear_v_heads)) / bw)
 
 
+def pass_precision(settings: ServingSettings, role: str = "target") -> str:
+    """The precision a pass reads its weights and cache in: a draft pass's is ``draftPrecision``
+    when set (a draft kept at another precision than its target's, e.g. TensorRT-LLM's DeepSeek-R1
+    MTP layers in BF16 beside an NVFP4 target), every other pass's the target's ``precision``.
+
+    >>> s = DEFAULT_SETTINGS.with_(precision="fp4", draftPrecision="bf16")
+    >>> pass_precision(s, "draft"), pass_precision(s, "verify"), pass_precision(s.with_(draftPrecision=""), "draft")
+    ('bf16', 'fp4', 'fp4')
+    """
+    return (settings.draftPrecision or settings.precision) if role == "draft" else settings.precision
+
+
 def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
     """The step constants of ``shape`` at ``settings``: the roofline's, or the per-operator
     model's for a target, draft or verify pass (``role``; the roofline prices them alike)."""
     if settings.stepModel in PER_OPERATOR:
         return _measured_step(shape, settings, role)
-    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
+    gpu, precision = GPUS[settings.gpu], PRECISIONS[pass_precision(settings, role)]
     attention = attention_flops(shape) if settings.attentionFlops else 0
     # a mixture of experts under the roofline, as under the per-operator model, reads its always-used
     # weights plus the distinct routed experts of the pass's tokens (:func:`distinct_experts`, uniform
@@ -766,16 +779,31 @@ def _models(settings: ServingSettings):
     return [shape for shape in (TARGETS[settings.target], draft_shape(settings)) if shape is not None]
 
 
+def _models_in_precision(settings: ServingSettings):
+    """(shape, precision) of the target and of the draft, each held in memory in its own (:func:`pass_precision`)."""
+    return [(shape, PRECISIONS[pass_precision(settings, role)])
+            for shape, role in zip(_models(settings), ("target", "draft"))]
+
+
+def held_weight_bytes(settings: ServingSettings) -> int:
+    """The weights the GPUs hold: target and draft, each in its own precision (:func:`pass_precision`).
+
+    >>> s = DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", precision="fp8")
+    >>> held_weight_bytes(s.with_(draftPrecision="bf16")) - held_weight_bytes(s) == DRAFTS["llama-3.2-1b"].params
+    True
+    """
+    return sum(weight_bytes(shape, precision) for shape, precision in _models_in_precision(settings))
+
+
 def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> float:
     """Weights of target and draft plus both KV caches at ``batch`` and ``context`` (default: the
     settings' own). The EAGLE head shares the target's LM head, counted here twice: a small
     overstatement, on the safe side."""
-    precision = PRECISIONS[settings.precision]
     batch = settings.batch if batch is None else batch
     context = settings.context if context is None else context
     return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
                                                                              state_slots(settings))
-               for shape in _models(settings))
+               for shape, precision in _models_in_precision(settings))
 
 
 def state_slots(settings: ServingSettings) -> int:
@@ -802,7 +830,7 @@ def memory_available_bytes(settings: ServingSettings) -> float:
     if settings.stepModel == MEASURED:
         from .serving_calibration import engine_memory_bytes
         draft = "ngram" if settings.draft == NGRAM else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
-        weights = sum(weight_bytes(shape, PRECISIONS[settings.precision]) for shape in _models(settings))
+        weights = held_weight_bytes(settings)
         return engine_memory_bytes(ENGINES[settings.engine].memoryRule, GPUS[settings.gpu].memory, settings.gpus,
                                    weights, draft)
     return GPUS[settings.gpu].memory * settings.gpus
@@ -811,11 +839,10 @@ def memory_available_bytes(settings: ServingSettings) -> float:
 def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     """The largest batch whose weights and KV caches fit in GPU memory at ``context``, capped at
     :data:`MAX_BATCH` (0 when the weights alone do not fit)."""
-    precision = PRECISIONS[settings.precision]
     context = settings.context if context is None else context
-    weights = sum(weight_bytes(shape, precision) for shape in _models(settings))
+    weights = held_weight_bytes(settings)
     per_sequence = sum(kv_bytes_per_sequence(shape, precision, context, state_slots(settings))
-                       for shape in _models(settings))
+                       for shape, precision in _models_in_precision(settings))
     spare = memory_available_bytes(settings) - weights
     if spare <= 0:
         return 0.0

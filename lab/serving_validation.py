@@ -31,7 +31,8 @@ class ValidationPoint(NamedTuple):
     """One measured end-to-end speedup: ``measured`` for ``target`` drafted by ``draft`` on
     ``gpus`` x ``gpu`` at ``batch`` sequences, lookahead ``lookahead``, mean acceptance length
     ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context, on
-    ``engine`` (:data:`lab.serving_calibration.ENGINES`), the target's weights in ``precision``."""
+    ``engine`` (:data:`lab.serving_calibration.ENGINES`), the target's weights in ``precision``, the
+    draft's in ``draftPrecision`` where the source says it ran in another ("": the target's)."""
 
     label: str
     gpu: str
@@ -47,6 +48,7 @@ class ValidationPoint(NamedTuple):
     note: str
     engine: str = serving.DEFAULT_ENGINE
     precision: str = "bf16"
+    draftPrecision: str = ""
 
 
 _FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
@@ -132,9 +134,11 @@ _TRT_MTP_TABLE = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing
 _TRT_MTP_POINTS = ((1, 1.92, 198), (2, 2.58, 250), (3, 2.82, 253), (4, 2.99, 245), (5, 3.01, 239))
 _TRT_MTP_NOTE = ("measured = TPS/User with MTP / 111 (the table's own speedup column rounds the same ratios); batch one "
                  "(the blog's min-latency scenario: concurrency 1, max_batch_size 1); the context the 1k prompt plus "
-                 "half the 2k output. Assumed: the blog's precision table (MoE and dense FFN in NVFP4, attention, "
-                 "the MTP layers and the router in BF16) priced as FP4 throughout (the preset's one precision: the "
-                 "model is a little fast, most of all in the MTP layer's draft steps); TP 8 for every layer (the "
+                 "half the 2k output. The blog's 'Precision Strategy' table ('64x Attention Modules | bf16*', '3x "
+                 "Dense FFN Layers | nvfp4**', '58x MoE FFN Layers | nvfp4', '3x MTP Layers | bf16', 'RouterGEMM*** "
+                 "| bf16'): the MTP layer priced in BF16 (draftPrecision, a stated fact of the run), the target in "
+                 "FP4 throughout (the preset's one precision: its attention and router in BF16 left out, so the "
+                 "target's steps are a little fast); TP 8 for every layer (the "
                  "sparse experts ran TP 4 x EP 2 or EP 4: the model prices no expert parallelism); the engine "
                  "TensorRT-LLM's one-model MTP with the overlap scheduler and CUDA graphs on (the blog's recipe), "
                  "serving_calibration.ENGINES['trtllm']; the MTP layer priced as the EAGLE head of DeepSeek-V3's "
@@ -164,7 +168,7 @@ VALIDATION = (
                       _QWEN38_CONTEXT[subset], plain / mtp, _QWEN38_SWEEP, _QWEN38_NOTE, "vllm-v1")
       for subset, n, plain, mtp, length in _QWEN38_POINTS),
     *(ValidationPoint(f"DeepSeek-R1 MTP on TensorRT-LLM, k = {k}", "b200", "deepseek-v3", serving.EAGLE, 8, 1, k,
-                      length, 1024 + 2048 // 2, tps / 111, _TRT_MTP_TABLE, _TRT_MTP_NOTE, "trtllm", "fp4")
+                      length, 1024 + 2048 // 2, tps / 111, _TRT_MTP_TABLE, _TRT_MTP_NOTE, "trtllm", "fp4", "bf16")
       for k, length, tps in _TRT_MTP_POINTS),
 )
 
@@ -281,7 +285,8 @@ def predict(point: ValidationPoint) -> dict:
     settings = serving.DEFAULT_SETTINGS.with_(
         gpu=point.gpu, target=point.target, draft=point.draft, gpus=point.gpus, batch=point.batch,
         lookahead=point.lookahead, acceptance=100 * alpha_for_length(point.acceptanceLength, point.lookahead),
-        context=point.context, stepModel=serving.MEASURED, engine=point.engine, precision=point.precision)
+        context=point.context, stepModel=serving.MEASURED, engine=point.engine, precision=point.precision,
+        draftPrecision=point.draftPrecision)
     result = serving.serving(settings)
     return {"predicted": result.speedup, "settings": settings, "plainStepMs": result.plainStepMs,
             "draftStepMs": result.draftStepMs, "verifyStepMs": result.verifyStepMs}

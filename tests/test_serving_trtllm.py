@@ -100,8 +100,9 @@ def test_the_validation_rows_are_the_blog_table():
     for p, (_, _, tps, speedup) in zip(rows, BLOG_TABLE):
         assert p.measured == pytest.approx(tps / WITHOUT_MTP_TPS, rel=1e-12)
         assert abs(p.measured - speedup) < 0.006
-        assert (p.gpu, p.target, p.gpus, p.batch, p.precision, p.draft) == ("b200", "deepseek-v3", 8, 1, "fp4",
-                                                                            serving.EAGLE)
+        # the blog's 'Precision Strategy': '58x MoE FFN Layers | nvfp4', '3x MTP Layers | bf16'
+        assert (p.gpu, p.target, p.gpus, p.batch, p.precision, p.draftPrecision, p.draft) == (
+            "b200", "deepseek-v3", 8, 1, "fp4", "bf16", serving.EAGLE)
         assert p.context == 1024 + 2048 // 2
 
 
@@ -124,3 +125,19 @@ def test_the_trust_line_quotes_only_trtllms_own_rows():
     assert f"on {len(BLOG_TABLE)} published speedups of {cal.ENGINES['trtllm'].label} at batch one" in line
     assert "not validated for" in widget._trust(MTP.with_(engine="sglang"))
     assert "not validated for" in widget._trust(MTP.with_(target="llama-3-70b", precision="bf16"))
+
+
+@pytest.mark.parametrize("step_model", [serving.MEASURED, serving.ROOFLINE])
+def test_a_bf16_head_beside_an_fp4_target_prices_only_its_draft_steps_in_bf16(step_model):
+    """draftPrecision moves the draft pass alone: the MTP layer's steps cost what they cost with the whole model in
+    BF16 (its weights read at two bytes, not half of one), the plain and verify passes stay the FP4 target's, and
+    an empty draftPrecision is the target's precision (no row without the field changes)."""
+    fp4 = MTP.with_(stepModel=step_model)
+    bf16_head = fp4.with_(draftPrecision="bf16")
+    all_bf16 = fp4.with_(precision="bf16")
+    assert serving.draft_step_ms(bf16_head, 1, 2048) == pytest.approx(serving.draft_step_ms(all_bf16, 1, 2048), rel=1e-12)
+    assert serving.draft_step_ms(bf16_head, 1, 2048) > serving.draft_step_ms(fp4, 1, 2048)
+    assert serving.draft_step_ms(fp4.with_(draftPrecision="fp4"), 1, 2048) == serving.draft_step_ms(fp4, 1, 2048)
+    for steps in (serving.verify_step_ms, lambda s, b, c: serving.step_time_ms(serving.TARGETS[s.target], s, b, 1, c)):
+        assert steps(bf16_head, 1, 2048) == steps(fp4, 1, 2048)
+    assert serving.serving(bf16_head).speedup < serving.serving(fp4).speedup
