@@ -319,8 +319,8 @@ def test_view_default_and_query_round_trip():
     view = widget.view(None)
     # the default is a setting an engine measured (lab.serving_validation's H100 EAGLE row, k = 2) on today's vLLM
     # V1, which pays no serial output processing (its front end detokenizes): speculation still pays at the largest
-    # batch that fits in memory (392 at 1024 tokens), as published V1 sweeps on one H100 still pay at batch 128;
-    # charged vLLM V0's terms instead, it stops paying at a few dozen
+    # batch that fits in memory (392 at 1024 tokens), as today's V1 sweep in the validation table (one B200) still
+    # pays at batch 128; charged vLLM V0's terms instead, it stops paying at batch 15
     assert view["notes"] == [] and view["crossoverBatch"] is None
     assert view["params"]["stepModel"] == "measured" and view["readouts"]["crossover"] == "none up to 392"
     assert serving.crossover_batch(serving.DEFAULT_SETTINGS.with_(
