@@ -690,7 +690,7 @@ ENGINES = {
     # tensorrt_llm/_torch/speculative/mtp.py (a copy of the spring-2025 series, MTPConfig still in mtp.py, read through
     # the code index, id 3573226992) and the MTP blog (_TRT_MTP_BLOG).
     "trtllm": Engine(
-        "trtllm", "TensorRT-LLM 2025 (one-model MTP)", False, 0.0, False,
+        "trtllm", "TensorRT-LLM 2025 (MTP)", False, 0.0, False,
         "TensorRT-LLM's PyTorch backend with its one-model MTP (spring 2025): the verify pass, the acceptance and the "
         "k draft steps of the MTP head run in the model engine's one forward, captured in one CUDA graph, with the "
         "overlap scheduler on; the first draft step runs over the last accepted token only",

@@ -286,7 +286,7 @@ def test_a_log_slider_takes_a_typed_number_and_computes_at_it(page):
     sent = form_values(pg, "serving")
     assert (sent["batchExp"], sent["batch"]) == ("6", "48")
     expected = serving.view(sent)
-    assert "At batch 48," in expected["lead"]
+    assert "at batch 48," in expected["lead"].lower()  # "On the measured curve, at batch 48": the figure is a curve
     wait_summary(pg, "serving", expected["summary"])
     # the link round trip: 48 comes back, computed at 48
     pg.goto(pg.url)
