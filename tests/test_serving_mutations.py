@@ -364,6 +364,8 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("sglang", {"draftExtend": False}, "sglang pays []"),                            # the extend pass forgotten
     ("sglang-no-overlap", {"eagerExtend": True}, "sglang-no-overlap pays"),          # the captured extend run eagerly
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
+    ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
+    ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
 ])
 def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
     from lab import serving_calibration
