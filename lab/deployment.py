@@ -58,7 +58,7 @@ from .errors import LabValueError
 from .urlstate import LEDGER_SLIDERS, log_stop
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
-           "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
+           "figure_curve", "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
 UNITS = {
@@ -140,6 +140,21 @@ def units_at(alpha: float, lookahead: int) -> dict:
     from .traces import translate
 
     return translate(lookahead, alpha=alpha)
+
+
+def figure_curve(alpha: float, measured_k: int, draft: str, method: str | None = None):
+    """The reader's one figure as a curve (:class:`lab.acceptance.Curve`): its mean acceptance length at the k it
+    was measured at (:func:`units_at`), extended to other lookaheads by the decay prior of ``method`` (default: the
+    family of ``draft``), which leave-one-out prefers to one alpha stretched (i.i.d.).
+
+    >>> curve = figure_curve(0.7, 4, "llama-3.2-1b")
+    >>> (curve.source, curve.family, curve.measuredAt, round(curve.length(4), 6) == round(units_at(0.7, 4)["meanAcceptanceLength"], 6))
+    ('single', 'draft', 4, True)
+    """
+    from . import acceptance
+
+    return acceptance.from_single(units_at(alpha, measured_k)["meanAcceptanceLength"], measured_k,
+                                  method or acceptance.family_of_draft(draft))
 
 
 def serving_settings(d: Deployment, acceptance_percent: float) -> serving.ServingSettings:

@@ -208,11 +208,8 @@ def run(args):
         alpha = deployment.alpha_from(value, unit, measured_k)
     except LabValueError as error:
         raise UsageError(f"{flag}: {error}") from None
-    if curve is None and (unit != "alpha" or args.method is not None):  # one figure plus the method's decay prior
-        from .. import acceptance, traces                                  # (lab.acceptance), as the panel
-
-        length = traces.translate(measured_k, alpha=alpha)["meanAcceptanceLength"]
-        curve = acceptance.from_single(length, measured_k, args.method or acceptance.family_of_draft(d.draft))
+    if curve is None and (unit != "alpha" or args.method is not None):  # one figure plus a decay prior, as the panel
+        curve = deployment.figure_curve(alpha, measured_k, d.draft, args.method)
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)
     srv, led = result["serving"], result["ledger"]

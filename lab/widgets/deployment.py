@@ -329,22 +329,6 @@ def _curve(params, d, notes):
         return None
 
 
-def single_curve(alpha: float, measured_k: int, d: deployment.Deployment):
-    """The reader's one figure as a curve: its mean acceptance length at the k it was measured at, extended to other
-    lookaheads by the draft family's decay prior (lab.acceptance.from_single), which leave-one-out prefers to one
-    alpha stretched (i.i.d.). A per-token alpha is i.i.d.'s own unit and stays one number.
-
-    >>> d = deployment.Deployment(draft="llama-3.2-1b")
-    >>> curve = single_curve(0.7, 4, d)
-    >>> (curve.source, curve.family, curve.measuredAt, round(curve.length(4), 6) == round(1 + sum(0.7 ** i for i in range(1, 5)), 6))
-    ('single', 'draft', 4, True)
-    """
-    from .. import acceptance, traces
-
-    length = traces.translate(measured_k, alpha=alpha)["meanAcceptanceLength"]
-    return acceptance.from_single(length, measured_k, acceptance.family_of_draft(d.draft))
-
-
 def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     """What the curve changed: its length at k, the best k from it, a plateau and an extrapolation."""
     curve, srv = result["curve"], result["serving"]
@@ -368,7 +352,7 @@ def _view(raw) -> dict:
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     curve = _curve(params, d, notes)
     if curve is None and params["unit"] != "alpha":  # one figure: the draft family's decay prior extends it
-        curve = single_curve(alpha, params["measuredK"], d)
+        curve = deployment.figure_curve(alpha, params["measuredK"], d.draft)
     if curve is not None:  # the sliders' one alpha: i.i.d.'s at the reader's k on the curve
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)
