@@ -144,7 +144,7 @@ def _sent_curve_best(settings, token: str) -> int:
     from .. import acceptance
 
     rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
-    speedups = [serving.answer(settings.with_(lookahead=k), rates, None, measured)["result"].speedup
+    speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k)).speedup
                 for k in range(1, deployment.MAX_LOOKAHEAD + 1)]
     return 1 + speedups.index(max(speedups))
 
