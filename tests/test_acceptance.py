@@ -292,7 +292,7 @@ def test_serving_best_k_from_a_plateauing_curve(capsys):
     assert document["bestLookahead"] <= 5 and document["bestLookaheadExtrapolatedFrom"] is None
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
 CURVE_TEXT = st.one_of(
     st.text(alphabet="0123456789.:,- eE+naif\u0663\uff10", max_size=40),
@@ -319,12 +319,14 @@ def test_cli_never_raises_on_any_curve_text(flag, text, lookahead, capsys):
 
 @settings(max_examples=150, deadline=None)
 @given(text=CURVE_TEXT)
+@example(text="1:1")  # one figure (its summary says "On your figure") that accepts nothing: a plateau "from k = 0"
 def test_the_panel_never_fails_on_a_curve(text):
     from lab.widgets import deployment as widget
 
     view = widget.view({"curve": text})
     assert not any("could not be computed" in note for note in view["notes"])
-    assert "On your curve" in view["summary"] or view["notes"] or not text.strip()
+    assert "On your curve" in view["summary"] or "On your figure" in view["summary"] or view["notes"] or not text.strip()
+    assert "plateaus from k = 0" not in view["summary"]
 
 
 def test_deployment_refuses_a_figure_and_a_curve_together(capsys):

@@ -135,9 +135,22 @@ def run_acceptance(args):
         lines.append(f"note: {document['priorNote']}")
     if document["plateauStart"] is not None:
         lines.append(f"plateau from k = {document['plateauStart']}: each draft past it adds under "
-                     f"{acceptance.PLATEAU_GAIN} tokens per call")
+                     f"{acceptance.PLATEAU_GAIN} tokens per call" + (" (the first draft already does)"
+                                                                     if document["plateauStart"] == 0 else ""))
     return document, "\n".join(lines), 0
 # --- end of the acceptance block ---
+
+
+def _plateau_clause(start) -> str:
+    """The answer's plateau clause: where the curve stops paying and the k it caps, in words for a curve whose first
+    draft already adds under the plateau's gain (a plateau "from k = 0")."""
+    if start is None:
+        return ""
+    from .. import acceptance
+
+    if start == 0:
+        return f"; even the first draft adds under {acceptance.PLATEAU_GAIN} tokens a call, so no k past 1"
+    return f"; plateau from k = {start}, so no k past {start + 1}"
 
 
 def add_parser(commands):
@@ -232,8 +245,7 @@ def run(args):
         srv_curve = result["serving"]
         lines.append("on the acceptance curve" + (f": best k rests on positions past the measured {srv_curve['bestExtrapolatedFrom']}"
                                                   if srv_curve["bestExtrapolatedFrom"] is not None else "")
-                     + (f"; plateau from k = {result['curve']['plateauStart']}, so no k past "
-                        f"{result['curve']['plateauStart'] + 1}" if result["curve"]["plateauStart"] is not None else ""))
+                     + _plateau_clause(result["curve"]["plateauStart"]))
         document["curve"] = result["curve"]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
