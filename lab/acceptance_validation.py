@@ -11,11 +11,11 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 
 from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, conditional_from_unconditional,
                          from_conditional, from_lengths, iid, iid_alpha, library_lengths, plateau_start, prior_point)
-from .acceptance_curves import CURVES
+from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
-__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "interval_note", "held_out_html",
-           "page_facts"]
+__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "start_alike_end_apart",
+           "interval_note", "held_out_html", "page_facts"]
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -70,6 +70,32 @@ def prior_choice() -> dict:
     errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
               for choice, how in PRIOR_CHOICES.items()}
     return {"errors": errors, "chosen": min(PRIOR_CHOICES, key=lambda choice: sum(errors[choice]))}
+
+
+def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
+    """Why one figure at k = 1 cannot say more: the two library curves of different drafters whose lengths at
+    k = 1 lie within ``window`` of each other and whose lengths at ``k`` lie furthest apart (as a ratio). Any rule
+    that predicts from the k = 1 figure alone gives them (nearly) one prediction ``P``, and the best single ``P``
+    (``2 lo hi / (lo + hi)``) still misses each by ``floor = (hi - lo) / (hi + lo)``: a floor on that rule's error
+    set by the drafters, not by the model.
+
+    >>> pair = start_alike_end_apart()
+    >>> abs(pair["lengthsAt1"][0] - pair["lengthsAt1"][1]) <= 0.02, pair["floor"] > 0.2
+    (True, True)
+    """
+    names = [name for name in CURVES if len(library_lengths(name)) >= k]
+    best = None
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            la, lb = library_lengths(a), library_lengths(b)
+            if drafter_of(a) == drafter_of(b) or abs(la[0] - lb[0]) > window + 1e-9:
+                continue
+            (low, low_name), (high, high_name) = sorted([(la[k - 1], a), (lb[k - 1], b)])
+            floor = (high - low) / (high + low)
+            if best is None or floor > best["floor"]:
+                best = {"names": (low_name, high_name), "lengthsAt1": (library_lengths(low_name)[0],
+                        library_lengths(high_name)[0]), "lengthsAtK": (low, high), "k": k, "floor": floor}
+    return best
 
 
 # --- the page's held-out table: one function, used by the build ----------------
@@ -159,5 +185,8 @@ def page_facts() -> dict:
                 "plateauStart": plateau_start(curve), "plateauLength": curve.length(plateau_start(curve) or 8)}
 
     kinds = [kind for _, kind, *_ in CURVES.values()]
-    return {"qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
+    apart = start_alike_end_apart()
+    apart["labels"] = tuple(CURVES[name][3] for name in apart["names"])
+    apart["medianErrors"] = (leave_one_out(1)["medianError"], leave_one_out(2)["medianError"])
+    return {"apart": apart, "qwen": at_eight("qwen3.5-397b-mtp-thinking"), "deepseek": at_eight("dsv4-pro-mtp-thinking"),
             "referenceCurves": kinds.count("lengths"), "engineCurves": kinds.count("unconditional")}

@@ -29,6 +29,12 @@ def test_the_held_out_table_is_on_the_page_with_javascript_off(page):
     assert table.count() == 1
     assert table.locator("tbody tr").count() == len(acceptance.CURVES)
     assert "Too few curves to trust" in pg.locator(".acceptance-too-few").text_content()
+    floor = " ".join(pg.locator(".acceptance-floor").text_content().split())
+    from lab import acceptance_validation
+
+    apart = acceptance_validation.page_facts()["apart"]
+    assert f"misses each by {100 * apart['floor']:.0f}%" in floor
+    assert f"{100 * apart['medianErrors'][0]:.1f}% from k = 1 and {100 * apart['medianErrors'][1]:.1f}%" in floor
 
 
 def test_a_curve_in_the_panel_reaches_every_instrument(page):
