@@ -29,7 +29,9 @@ own step times.
   bandwidth, 0.7626 of the BF16 peak, overlap 0.328, 0.74 ms a pass, with the all-reduce as measured (below).
   Residuals 0.93 to 1.04, and 0.78 for the 70B row on four GPUs (held to 25%: the uncited 30 us an all-reduce
   it was fitted with before had absorbed a cost of vLLM's tensor-parallel step not found measured); the study's
-  EAGLE proposal (lookahead 3, read in the study's run scripts) is held to 35% and comes out 1.11 to 1.29.
+  proposal, an EAGLE-3 head's (lookahead 3, read in the study's run scripts), at batch 1 to 64 calibrates what V1
+  0.10's EAGLE-3 proposal costs beyond the ops priced from the code (0.306 ms a proposal,
+  :mod:`lab.serving_specdecode`), residuals 0.955 to 1.086, held to 15%.
   The fit's rows are points of a fitted model, not its raw measurements (the study does not publish
   them), at an assumed 512 tokens of context.
 - Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
@@ -92,8 +94,10 @@ from typing import NamedTuple
 from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLREDUCE_VLLM_EAGER_HOPPER,  # noqa: F401
                                 ALLREDUCE_VLLM_GRAPH_HOPPER, allreduce_beyond, allreduce_beyond_rows,
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
+from .serving_specdecode import EAGLE3_PROPOSAL_MS, eagle3_proposal_ms  # noqa: F401
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
+           "EAGLE3_PROPOSAL_MS", "eagle3_proposal_ms",   # from lab.serving_specdecode
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
@@ -351,7 +355,9 @@ class Engine(NamedTuple):
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
     the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``eagle3CycleOps`` and
     ``eagle3StepOps``: the eager ops an EAGLE-3 head costs beyond an EAGLE-1 head outside the draft's CUDA graph,
-    once a cycle and once a draft step (:func:`eagle3_eager_ms`). ``memoryRule``: how the engine's defaults
+    once a cycle and once a draft step (:func:`eagle3_eager_ms`); ``eagle3ProposalMs``: what an EAGLE-3 proposal costs
+    a cycle beyond those and its priced steps, fitted on the engine's measured proposal (:func:`eagle3_proposal_ms`).
+    ``memoryRule``: how the engine's defaults
     share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
     "trtllm"). ``ngramProposer``: how the engine proposes n-gram drafts, which prices a cycle's proposal
     (:func:`ngram_proposal_ms`); ``ngramStepHostMs``: host work a verify step leaves serial when drafting by n-gram
@@ -381,6 +387,7 @@ class Engine(NamedTuple):
     interStepOps: int = 0
     eagle3CycleOps: int = 0
     eagle3StepOps: int = 0
+    eagle3ProposalMs: float = 0.0
     memoryRule: str = "vllm"
     ngramProposer: str = "sglang-incremental"
     ngramStepHostMs: float = 0.0
@@ -611,7 +618,8 @@ ENGINES = {
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
-        eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, ngramProposer="vllm-per-request",
+        eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, eagle3ProposalMs=EAGLE3_PROPOSAL_MS,
+        ngramProposer="vllm-per-request",
         costs=_V1_SHARED + (
             ("n-gram proposal per request", "vllm/v1/worker/gpu_model_runner.py before vLLM pull request 24986 "
              "(2025-09), propose_ngram_draft_token_ids: 'for i, sampled_ids in enumerate(sampled_token_ids)' ... "
@@ -629,7 +637,10 @@ ENGINES = {
              "aux_hidden_states])) and the fc run by EagleProposer.propose (combine_hidden_states) once a cycle, and "
              "Eagle3LlamaForCausalLM.compute_logits's draft-to-target vocabulary map (arange, add, new_full, index "
              "put) once a draft step, all outside the draft's CUDA graph: 4 + 4 k eager ops beyond EAGLE-1's "
-             "(V1_EAGLE3_CYCLE_OPS, V1_EAGLE3_STEP_OPS), each EAGER_OP_US"),)),
+             "(V1_EAGLE3_CYCLE_OPS, V1_EAGLE3_STEP_OPS), each EAGER_OP_US"),
+            ("EAGLE-3's proposal beyond its priced ops", "SpecDecode-Bench's fitted EAGLE-3 proposal on 0.10.1 "
+             "(simulator/predictor.py, Llama8BH100.draft_c_fixed and the rest of its draft term; the drafter named in "
+             "its main.py and plot.py): EAGLE3_PROPOSAL_MS a proposal, fitted on its rows (lab.serving_specdecode)"),)),
     # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).
@@ -730,7 +741,8 @@ class StepMeasurement(NamedTuple):
     with ``newTokens`` tokens each and about ``context`` tokens of context; ``tolerance`` is the
     relative error the checks allow for it, ``source`` where it was read and ``note`` what was
     assumed in reading it. ``engine`` is the engine version it was measured on (:data:`ENGINES`; ""
-    for the GPU pass alone, timed inside the worker) and ``kind`` what was timed (:data:`KINDS`)."""
+    for the GPU pass alone, timed inside the worker) and ``kind`` what was timed (:data:`KINDS`); ``draft`` the draft
+    a proposal was timed with (a draft preset's name; "": the target's EAGLE head)."""
 
     gpu: str
     target: str
@@ -745,6 +757,7 @@ class StepMeasurement(NamedTuple):
     note: str
     engine: str = ""
     kind: str = "pass"
+    draft: str = ""
 
 
 # What a step measurement timed, and so what the model is held to (lab.serving_validation.step_measurement_ms):
@@ -753,7 +766,8 @@ KINDS = {
     "verify": "the engine's whole verify step over newTokens tokens a sequence (lab.serving.verify_step_ms)",
     "scoring": "the scorer's time inside the worker (vLLM V0's scoring_time_ms): the verify pass in the engine's "
                "layout with batch expansion's bookkeeping, without the cycle's other bookkeeping",
-    "proposal": "the engine's whole draft proposal of newTokens - 1 tokens: the draft steps and its extend pass",
+    "proposal": "the engine's whole draft proposal of newTokens - 1 tokens by the row's draft: the draft steps, its extend "
+                "pass and the engine's host work around them",
 }
 
 
@@ -774,7 +788,7 @@ _PR5691_BE = ("vLLM pull request 5691, the same comment's BatchExpansionTop1Scor
 _SPECDECODE = ("SpecDecode-Bench step-time model (arXiv 2601.11580; github.com/SpecDecode-Bench/simulator, predictor.py at "
                "430e82c5, class Llama8BH100, 'fitted with instructcoder bs=1,8,16,32,64' on vLLM 0.10.1, one H100, "
                "Llama-3.1-8B): forward pass = 3.92645679e-08 s x KV tokens in the batch + 2.10103129e-05 s x batched "
-               "tokens + 5.88590713e-03 s, plus overhead_constant_per_step 1.20683946e-03 s a step; EAGLE draft = "
+               "tokens + 5.88590713e-03 s, plus overhead_constant_per_step 1.20683946e-03 s a step; EAGLE-3 draft = "
                "2.37768493e-09 s x KV tokens + 8.41429603e-07 s x tokens per sequence + 2.13526175e-03 s")
 _SPECDECODE_NOTE = ("a row of the fitted model (its measurements are not published), at about 512 tokens of context "
                     "(instructcoder prompts and outputs run a few hundred tokens each)")
@@ -792,7 +806,8 @@ def _specdecode_forward_ms(batch: int, tokens: int, context: int) -> float:
 
 
 def _specdecode_draft_ms(batch: int, tokens: int, context: int) -> float:
-    """SpecDecode-Bench's fitted EAGLE draft proposal (the whole proposal, not a step), ms."""
+    """SpecDecode-Bench's fitted EAGLE-3 draft proposal (the whole proposal, not a step), ms, at ``tokens`` a sequence
+    verified (``k + 1``)."""
     return (2.37768493e-09 * batch * context + 8.41429603e-07 * tokens + 2.13526175e-03) * 1000
 
 
@@ -806,12 +821,14 @@ STEP_MEASUREMENTS = (
                       _specdecode_forward_ms(batch, tokens, 512), 0.15, _SPECDECODE, _SPECDECODE_NOTE,
                       "vllm-v1-0.10", "pass" if tokens == 1 else "verify")
       for batch in (1, 8, 16, 32, 64) for tokens in (1, 2, 4, 6)),
-    *(StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, batch, 4, 512, _specdecode_draft_ms(batch, 4, 512), 0.35,
-                      _SPECDECODE, _SPECDECODE_NOTE + "; the draft's lookahead is 3, read in the study's run scripts (SpecDecode-Bench/vllm, "
-                      "scripts/run-l3-8b.sh at 75a86ce5: spec_tokens_map[\"eagle\"]=\"3\"; scripts/profile-l3-8b.sh at 42bb068d: "
-                      "the same), so the fit's per-token draft term (0.84 us) was never tested at another k; the model's "
-                      "draft cost grows with k, the fit's cannot. Held to 35%: the fit is a regression, not a table", "vllm-v1-0.10", "proposal")
-      for batch in (1, 16, 64)),
+    *(StepMeasurement("h100-sxm", "llama-3-8b", "bf16", 1, batch, 4, 512, _specdecode_draft_ms(batch, 4, 512), 0.15,
+                      _SPECDECODE, _SPECDECODE_NOTE + "; the drafter is EAGLE-3 (the simulator's only EAGLE proposer, "
+                      "main.py's eagle3, labelled EAGLE3 in its plot.py; the study's runs load yuhuili/EAGLE3-LLaMA3.1-"
+                      "Instruct-8B), at lookahead 3, read in the study's run scripts (SpecDecode-Bench/vllm, "
+                      "scripts/run-l3-8b.sh at 75a86ce5: spec_tokens_map[\"eagle3\"]=\"3\"; scripts/profile-l3-8b.sh at "
+                      "42bb068d: the same), so the fit's per-token draft term (0.84 us) was never tested at another k. "
+                      "These rows fit EAGLE3_PROPOSAL_MS (lab.serving_specdecode)", "vllm-v1-0.10", "proposal", "eagle3-head")
+      for batch in (1, 8, 16, 32, 64)),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 1088, 1000 / 75, 0.15, _A100_SWEEP,
                     "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens", "vllm-v1"),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 8, 1, 1088, 8 * 1000 / (6.6 * 75), 0.15, _A100_SWEEP,

@@ -23,7 +23,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
-           "moe_steps", "fit_moe_layer_us", "summary_by_engine",
+           "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
 
 
@@ -183,7 +183,7 @@ def step_measurement_ms(m, calibration=None) -> float:
     >>> abs(step_measurement_ms(m) / m.ms - 1) <= m.tolerance
     True
     """
-    from .serving_calibration import CALIBRATIONS, ENGINES, inter_step_ms
+    from .serving_calibration import CALIBRATIONS, ENGINES
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
     engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
@@ -197,15 +197,13 @@ def step_measurement_ms(m, calibration=None) -> float:
     if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work
         scorer = engine._replace(specCycleMs=0.0, serialOutput=False, tokenOutput=False, stepHostMs=0.0)
         return serving._time(step(target, "verify", scorer), m.batch, m.newTokens, m.context)
-    if m.kind == "proposal":  # k draft steps of the target's EAGLE head and, where the engine runs one, its extend
-        head = step(serving.eagle_head(target), "draft")
-        extend = serving._time(head, m.batch, m.newTokens, m.context) if engine.draftExtend else 0.0
-        gaps = inter_step_ms(engine, m.newTokens - 2)  # host ops between the newTokens - 1 chained steps
-        if engine.firstDraftOverVerified:  # V1: the first of the k steps runs over the verified tokens
-            first = head._replace(head_flop_ms=head.head_flop_ms / m.newTokens)
-            return ((m.newTokens - 2) * serving._time(head, m.batch, 1, m.context)
-                    + serving._time(first, m.batch, m.newTokens, m.context) + gaps)
-        return (m.newTokens - 1) * serving._time(head, m.batch, 1, m.context) + extend + gaps
+    if m.kind == "proposal":  # the cycle's own draft cost (lab.serving_step._cycle_ms): its k steps and beyond them
+        settings = serving.DEFAULT_SETTINGS.with_(
+            stepModel=serving.MEASURED, target=m.target, draft=m.draft or serving.EAGLE, gpu=m.gpu, precision=m.precision,
+            gpus=m.gpus, lookahead=m.newTokens - 1, treeTokens=0, engine=m.engine, batch=m.batch, context=m.context)
+        head = step(serving.draft_shape(settings), "draft")
+        return ((m.newTokens - 1) * serving._time(head, m.batch, 1, m.context)
+                + serving._extend_time(settings, head, m.batch, m.newTokens, m.context))
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
 
@@ -267,6 +265,32 @@ def fit_moe_layer_us(calibration, rows, low: float = 0.0, high: float = 1000.0) 
         else:
             low = a
     return round((low + high) / 2, 1)
+
+
+def fit_eagle3_proposal_ms(rows=None, low: float = 0.0, high: float = 3.0) -> float:
+    """What an EAGLE-3 proposal costs a cycle beyond the ops the lab prices from the code (``eagle3ProposalMs``, ms)
+    that minimises the sum of squared log ratios, model over measured, over ``rows`` (default: the EAGLE-3 proposal
+    rows of :data:`lab.serving_calibration.STEP_MEASUREMENTS`, SpecDecode-Bench's fitted proposal on vLLM 0.10.1),
+    every other constant held: a ternary search over ``[low, high]`` (each row's model is affine in it), to 0.001 ms.
+    How :data:`lab.serving_specdecode.EAGLE3_PROPOSAL_MS` was found.
+
+    >>> fit_eagle3_proposal_ms()
+    0.306
+    """
+    from .serving_calibration import STEP_MEASUREMENTS
+    rows = [m for m in STEP_MEASUREMENTS if m.kind == "proposal" and m.draft == serving.EAGLE3] if rows is None else rows
+    # each row's model without the term: the term is added once a proposal, so subtract the engine's own
+    base = [(step_measurement_ms(m) - serving.ENGINES[m.engine].eagle3ProposalMs, m.ms) for m in rows]
+
+    def loss(c):
+        return sum(math.log((got + c) / ms) ** 2 for got, ms in base)
+    while high - low > 0.0001:
+        a, b = low + (high - low) / 3, high - (high - low) / 3
+        if loss(a) <= loss(b):
+            high = b
+        else:
+            low = a
+    return round((low + high) / 2, 3)
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:

@@ -56,13 +56,14 @@ def test_the_fc_is_its_share_of_a_one_token_step():
 @pytest.mark.parametrize("batch", [1, 64])
 def test_v1_010_cycle_adds_the_ops_and_drops_the_fc_from_the_later_steps(k, batch):
     """The EAGLE-3 extend term on V1 0.10 is the same head's first-step excess and inter-step ops, plus 4 + 4k eager
-    ops, less k - 1 fc reads; today's V1 the same without either op count."""
+    ops and the proposal's fitted 0.306 ms, less k - 1 fc reads; today's V1 the same without either op count or the
+    fitted term."""
     s = _settings(lookahead=k)
     draft, n = _draft(s), k + 1
     first = serving_step._first_step(s, draft, n)
     base = serving_step._time(first, batch, n, 600) - serving_step._time(draft, batch, 1, 600)
     fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
-    expected = base + cal.inter_step_ms(cal.ENGINES[PAYS], k - 1) + (4 + 4 * k) * 8.6e-3 - (k - 1) * fc
+    expected = base + cal.inter_step_ms(cal.ENGINES[PAYS], k - 1) + (4 + 4 * k) * 8.6e-3 + 0.306 - (k - 1) * fc
     assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, abs=1e-12)
     today = _settings("vllm-v1", k)
     assert serving.draft_extend_ms(today, batch, 600) == pytest.approx(base - (k - 1) * fc, rel=1e-9, abs=1e-12)
@@ -98,17 +99,24 @@ def test_the_net_change_is_small_against_the_measured_gap():
 
 
 def test_the_engine_costs_check_reads_the_ops_off_the_model(monkeypatch):
-    """Mutations: today's V1 charged 0.10's EAGLE-3 ops, and 0.10 without them, are each caught."""
+    """Mutations: today's V1 charged 0.10's EAGLE-3 ops or its fitted proposal cost, and 0.10 without either, are each
+    caught."""
     from lab.checks import serving as family
     from mutation import failure_of
-    for engine, change, fragment in (
-            ("vllm-v1", {"eagle3CycleOps": 4, "eagle3StepOps": 4}, "vllm-v1 pays for n-gram and multi-GPU drafts"),
-            (PAYS, {"eagle3CycleOps": 0, "eagle3StepOps": 0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts")):
+    ops, proposal = "EAGLE-3 eager ops", "EAGLE-3 proposal beyond its ops"
+    for engine, change, fragment, cost in (
+            ("vllm-v1", {"eagle3CycleOps": 4, "eagle3StepOps": 4}, "vllm-v1 pays for n-gram and multi-GPU drafts", ops),
+            (PAYS, {"eagle3CycleOps": 0, "eagle3StepOps": 0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", ops),
+            ("vllm-v1", {"eagle3ProposalMs": cal.EAGLE3_PROPOSAL_MS}, "vllm-v1 pays for n-gram and multi-GPU drafts",
+             proposal),
+            (PAYS, {"eagle3ProposalMs": 0.0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", proposal)):
         original = cal.ENGINES[engine]
         monkeypatch.setitem(cal.ENGINES, engine, original._replace(**change))
         serving._measured_constants.cache_clear()
         try:
-            failure_of(family.CHECKS, "serving-engine-costs-as-read", fragment, "EAGLE-3 eager ops")
+            failure = failure_of(family.CHECKS, "serving-engine-costs-as-read", fragment, cost)
+            paid = failure.split("read in its code")[0]   # the costs the mutant pays: the added one, not the dropped one
+            assert (cost in paid) == (engine == "vllm-v1"), failure
         finally:
             monkeypatch.setitem(cal.ENGINES, engine, original)
             serving._measured_constants.cache_clear()
