@@ -442,7 +442,7 @@ def summary_by_engine(rows=None) -> list[dict]:
     order the engines first appear in the rows.
 
     >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
-    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128]), ('trtllm', 5, [1])]
+    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128]), ('trtllm', 5, [1]), ('sglang-eager-extend', 1, [1])]
     """
     rows = comparison() if rows is None else rows
     out = []
