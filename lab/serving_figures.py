@@ -610,7 +610,9 @@ def validation_table_html(rows) -> str:
         precision = "" if r.get("precision", "bf16") == "bf16" else f", {serving.PRECISIONS[r['precision']].label}"
         setting = (f"{serving.TARGETS[r['target']].label} + {serving.DRAFT_LABELS[r['draft']]}, {r['gpus']} x {gpu}"
                    f"{precision}, "
-                   f"batch {r['batch']}, k = {r['lookahead']}, {serving.ENGINES[r['engine']].label}")
+                   f"batch {r['batch']}, k = {r['lookahead']}"
+                   f"{', a tree of ' + str(r['treeTokens']) + ' tokens' if r.get('treeTokens') else ''}, "
+                   f"{serving.ENGINES[r['engine']].label}")
         body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
                     f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
                     f'<td>{_f(r["ratio"])}</td>'

@@ -32,7 +32,9 @@ class ValidationPoint(NamedTuple):
     ``gpus`` x ``gpu`` at ``batch`` sequences, lookahead ``lookahead``, mean acceptance length
     ``acceptanceLength`` (tokens per verifier call) and about ``context`` tokens of context, on
     ``engine`` (:data:`lab.serving_calibration.ENGINES`), the target's weights in ``precision``, the
-    draft's in ``draftPrecision`` where the source says it ran in another ("": the target's)."""
+    draft's in ``draftPrecision`` where the source says it ran in another ("": the target's), and the verify
+    pass scoring a tree of ``treeTokens`` tokens a sequence, the root included, where the source drafted a tree
+    (0: a chain's ``lookahead + 1``, :func:`lab.serving.verify_tokens`)."""
 
     label: str
     gpu: str
@@ -49,6 +51,7 @@ class ValidationPoint(NamedTuple):
     engine: str = serving.DEFAULT_ENGINE
     precision: str = "bf16"
     draftPrecision: str = ""
+    treeTokens: int = 0
 
 
 _FRSPEC = ("vLLM pull request 24343 (github.com/vllm-project/vllm/pull/24343), comment of 2025-09-14: 'run on an A100 "
@@ -144,6 +147,30 @@ _TRT_MTP_NOTE = ("measured = TPS/User with MTP / 111 (the table's own speedup co
                  "serving_calibration.ENGINES['trtllm']; the MTP layer priced as the EAGLE head of DeepSeek-V3's "
                  "shape (one MoE decoder layer, the target's LM head). Relaxed acceptance off (its own later table)")
 
+# SGLang before its draft-extend CUDA graph (pull request 6606, May 2025), at batch one on eight H100s: the EAGLE-3 fix
+# for Llama-3.3-70B of March 2025, timed with and without speculation by the same MT-bench script
+# (benchmark/mtbench/bench_sglang_eagle.py: both turns' output tokens over the wall time; the acceptance length as
+# completion tokens over verify passes). Chosen before the model's prediction for it was seen.
+_SGL_EAGLE3_70B = ("SGLang pull request 4716 (github.com/sgl-project/sglang/pull/4716, 'Fix EAGLE3 for llama3.3 70b'), "
+                   "comment of 2025-03-24: 'Tested meta-llama/Llama-3.3-70B-Instruct on H100 TP8', --speculative-algo "
+                   "EAGLE3 --speculative-draft EAGLE3-LLaMA3.3-Instruct-70B --speculative-num-steps 8 "
+                   "--speculative-eagle-topk 8 --speculative-num-draft-tokens 64 --cuda-graph-max-bs 1 --dtype "
+                   "float16 --tp 8; 'w/o spec: #questions: 80, Throughput: 88.61 token/s, Acceptance length: 1.00'; "
+                   "'EAGLE3: #questions: 80, Throughput: 234.54 token/s, Acceptance length: 5.88'")
+_SGL_EAGLE3_70B_NOTE = ("measured = 234.54 / 88.61 (MT-bench's 80 questions, two turns each). Assumed: one request at "
+                        "a time (the script's --parallel is not shown; 88.61 token/s is one 70B sequence's rate on "
+                        "eight H100s, and the server captured CUDA graphs for batch 1 only), H100 SXM, FP16 priced as "
+                        "BF16 (two bytes a weight), the plain run launched like the speculative one without its "
+                        "speculative flags, about 600 tokens of context (a system prompt, two turns and their "
+                        "answers), the engine SGLang of March 2025 (sglang-eager-extend: overlap off while "
+                        "speculating, the draft extend pass outside a CUDA graph). A tree: 8 draft steps of top-8 "
+                        "candidates and 64 tokens verified a sequence (treeTokens, the root included), its 5.88 "
+                        "tokens a verify pass given as a chain of 8 drafts; each draft step priced at one token a "
+                        "sequence where SGLang runs its top 8 (at batch one the step reads the same weights); the "
+                        "EAGLE-3 head priced at the target's width as vLLM builds it (lab.serving.eagle3_head; this "
+                        "checkpoint's fc maps to a smaller hidden size, so the head is priced a little heavy). Both "
+                        "runs' throughput includes both turns' prefills")
+
 VALIDATION = (
     ValidationPoint("fr-spec EAGLE, k = 1", "a100-40g", "llama-3-8b", serving.EAGLE, 1, 1, 1, 1.63, 600, 1.3211,
                     _FRSPEC, "its draft head scores a quarter of the vocabulary; the model charges the full LM head", _SYNC_V1),
@@ -170,6 +197,9 @@ VALIDATION = (
     *(ValidationPoint(f"DeepSeek-R1 MTP on TensorRT-LLM, k = {k}", "b200", "deepseek-v3", serving.EAGLE, 8, 1, k,
                       length, 1024 + 2048 // 2, tps / 111, _TRT_MTP_TABLE, _TRT_MTP_NOTE, "trtllm", "fp4", "bf16")
       for k, length, tps in _TRT_MTP_POINTS),
+    ValidationPoint("Llama-3.3-70B EAGLE-3 tree on SGLang, k = 8", "h100-sxm", "llama-3-70b", serving.EAGLE3, 8, 1,
+                    8, 5.88, 600, 234.54 / 88.61, _SGL_EAGLE3_70B, _SGL_EAGLE3_70B_NOTE, "sglang-eager-extend",
+                    treeTokens=64),
 )
 
 
@@ -310,7 +340,7 @@ def predict(point: ValidationPoint) -> dict:
         gpu=point.gpu, target=point.target, draft=point.draft, gpus=point.gpus, batch=point.batch,
         lookahead=point.lookahead, acceptance=100 * alpha_for_length(point.acceptanceLength, point.lookahead),
         context=point.context, stepModel=serving.MEASURED, engine=point.engine, precision=point.precision,
-        draftPrecision=point.draftPrecision)
+        draftPrecision=point.draftPrecision, treeTokens=point.treeTokens)
     result = serving.serving(settings)
     return {"predicted": result.speedup, "settings": settings, "plainStepMs": result.plainStepMs,
             "draftStepMs": result.draftStepMs, "verifyStepMs": result.verifyStepMs}
@@ -436,7 +466,7 @@ def summary_by_engine(rows=None) -> list[dict]:
     order the engines first appear in the rows.
 
     >>> [(s["engine"], s["points"], s["batches"]) for s in summary_by_engine()]
-    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128]), ('trtllm', 5, [1])]
+    [('vllm-v1-0.10', 16, [1]), ('sglang-no-overlap', 2, [16]), ('vllm-v1', 16, [1, 2, 4, 8, 16, 32, 64, 128]), ('trtllm', 5, [1]), ('sglang-eager-extend', 1, [1])]
     """
     rows = comparison() if rows is None else rows
     out = []

@@ -383,6 +383,19 @@ def test_the_two_error_statistics_are_told_apart(page):
             f"every row that error is {error}%)") in text
 
 
+def test_the_older_engines_rows_are_stated_apart(page):
+    """SGLang before its extend graph has its own row and error; vLLM V0 has none, and the page says so."""
+    from lab import serving_validation
+
+    text = text_of(page)
+    older = next(e for e in serving_validation.summary_by_engine() if e["engine"] == "sglang-eager-extend")
+    assert (f"has {older['points']} row{'s' if older['points'] != 1 else ''} at batch 1: Llama-3.3-70B on eight H100s "
+            f"in March 2025") in text
+    assert f"the model is off by {round(100 * older['medianAbsError'])}%, {older['above']} of {older['points']} above" in text
+    assert "vllm-v0" not in {e["engine"] for e in serving_validation.summary_by_engine()}
+    assert "V0, has no row (its two batch sweeps are among the crossover brackets below)" in text
+
+
 def test_the_validation_table_prints_each_source_once(page):
     """Writing problem 11: a source shared by many rows is one numbered note under the table, named by each row."""
     from lab import serving_validation
@@ -547,15 +560,20 @@ def test_acceptance_falls_at_the_second_position_in_most_curves(page):
 def test_the_validation_prose_describes_the_engines_it_indexes(page):
     """The validation paragraph indexes the engines' summaries by position (e[0], e[1], e[2]) and describes each in
     words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, DeepSeek-V3 MTP on SGLang without overlap on H200s,
-    today's V1 as one Qwen3.8-27B MTP sweep on one B200, and TensorRT-LLM's batch-one DeepSeek-R1 MTP rows on B200s. Rows added to the table must come with words for them."""
+    today's V1 as one Qwen3.8-27B MTP sweep on one B200, TensorRT-LLM's batch-one DeepSeek-R1 MTP rows on B200s, and
+    SGLang of March 2025 (its extend pass eager) with Llama-3.3-70B's EAGLE-3 tree on H100s. Rows added to the table
+    must come with words for them."""
     from lab import serving_validation
 
     rows = serving_validation.VALIDATION
     engines = list(dict.fromkeys(row.engine for row in rows))
-    assert engines[:4] == ["vllm-v1-0.10", "sglang-no-overlap", "vllm-v1", "trtllm"]
-    assert len(engines) == 4, ("a new engine's rows: say in templates/article/05-serving-validation.html.j2 what "
-                               "e[4] is, then list it here")
-    first, sglang, today, trtllm = ([row for row in rows if row.engine == e] for e in engines)
+    assert engines[:5] == ["vllm-v1-0.10", "sglang-no-overlap", "vllm-v1", "trtllm", "sglang-eager-extend"]
+    assert len(engines) == 5, ("a new engine's rows: say in templates/article/05-serving-validation.html.j2 what "
+                               "e[5] is, then list it here")
+    first, sglang, today, trtllm, older_sglang = ([row for row in rows if row.engine == e] for e in engines)
+    assert {(row.target, row.gpu, row.gpus, row.batch, row.treeTokens) for row in older_sglang} == {
+        ("llama-3-70b", "h100-sxm", 8, 1, 64)}
+    assert "Llama-3.3-70B on eight H100s in March 2025, drafted by an EAGLE-3 head as a tree of 64 tokens" in text_of(page)
     assert {(row.target, row.gpu, row.gpus, row.batch) for row in trtllm} == {("deepseek-v3", "b200", 8, 1)}
     assert sorted(row.lookahead for row in trtllm) == [1, 2, 3, 4, 5]
     assert "has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafted by 1 to 5" in text_of(page)

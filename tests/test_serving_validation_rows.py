@@ -154,3 +154,45 @@ def test_current_sglang_quotes_only_its_own_rows_never_the_2025_band():
         assert "sglang" not in {e["engine"] for e in serving_validation.summary_by_engine()}
     older = widget.view({**values, "engine": "sglang-no-overlap"})["readouts"]["crossoverTrust"]
     assert "%" in older and older != shown
+
+
+OLDER_SGLANG = [p for p in serving_validation.VALIDATION if p.engine == "sglang-eager-extend"]
+
+
+def test_sglang_before_the_extend_graph_has_its_own_row():
+    # SGLang pull request 4716 (2025-03-24): before the draft-extend CUDA graph of pull request 6606 (May 2025), so
+    # run on sglang-eager-extend, whose extend pass is eager and whose overlap scheduler is off while speculating
+    assert [p.source for p in OLDER_SGLANG] == [serving_validation._SGL_EAGLE3_70B]
+    engine = serving_calibration.ENGINES["sglang-eager-extend"]
+    assert engine.eagerExtend and engine.serialOutput and not engine.asyncScheduling
+    (point,) = OLDER_SGLANG
+    assert (point.gpu, point.gpus, point.batch, point.target, point.draft) == (
+        "h100-sxm", 8, 1, "llama-3-70b", serving.EAGLE3)
+
+
+def test_the_sglang_tree_row_is_its_quoted_rates_ratio():
+    # 'w/o spec' 88.61 token/s and 'EAGLE3' 234.54 token/s at acceptance length 5.88, 8 steps of top 8 with 64 draft
+    # tokens: the verify pass scores the 64-token tree, the acceptance is the quoted mean tokens a verify pass
+    (point,) = OLDER_SGLANG
+    for quoted in ("88.61 token/s", "234.54 token/s", "Acceptance length: 5.88", "--speculative-num-steps 8",
+                   "--speculative-eagle-topk 8", "--speculative-num-draft-tokens 64", "comment of 2025-03-24"):
+        assert quoted in point.source
+    assert point.measured == pytest.approx(234.54 / 88.61) and point.acceptanceLength == 5.88
+    assert point.lookahead == 8 and point.treeTokens == 64 and "assumed" in point.note.lower()
+    settings = serving_validation.predict(point)["settings"]
+    assert serving.verify_tokens(settings) == 64 and settings.engine == "sglang-eager-extend"
+    assert serving.serving(settings).maxBatchInMemory >= point.batch
+
+
+def test_a_tree_prices_a_costlier_verify_pass_than_its_chain():
+    # the tree field reaches the model: the same row verified as a chain of 9 tokens predicts a higher speedup
+    (point,) = OLDER_SGLANG
+    tree = serving_validation.predict(point)
+    chain = serving_validation.predict(point._replace(treeTokens=0))
+    assert tree["verifyStepMs"] > chain["verifyStepMs"] and tree["predicted"] < chain["predicted"]
+
+
+def test_the_table_names_the_tree():
+    html = widget._validation_context()["table"]
+    assert "a tree of 64 tokens" in html and html.count("a tree of") == len(
+        [p for p in serving_validation.VALIDATION if p.treeTokens])
