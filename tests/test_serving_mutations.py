@@ -366,6 +366,9 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
     ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
     ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
+    ("trtllm", {"mtpHeadMoe": False}, "trtllm pays for n-gram and multi-GPU drafts ['unsplit MTP head']"),  # a dense MTP
+    ("trtllm", {"mtpHeadUnsharded": False}, "trtllm pays for n-gram and multi-GPU drafts [\"MTP module's MoE"),  # PR 5689's
+    ("vllm-v1", {"mtpHeadUnsharded": True}, "vllm-v1 pays for n-gram and multi-GPU drafts ['n-gram scans"),  # V1 given it
 ])
 def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
     from lab import serving_calibration
