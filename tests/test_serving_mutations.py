@@ -275,16 +275,17 @@ def test_engines_catch_batch_expansion_reading_each_cache_once(monkeypatch):
 
 def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
     original = serving._measured_constants
-    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
-        shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"]))
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None, *extras: original(
+        shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"], *extras))
     _fails("serving-engines-differ-where-they-run", "vllm-v1-0.10 changes a plain or draft step")
 
 
 def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
     from lab import serving_calibration
     original = serving._measured_constants
-    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
-        shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine))
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None, *extras: original(
+        shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine,
+        *extras))
     _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
 
 
