@@ -58,9 +58,11 @@ own step times.
   synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM (``trtllm``): its one-model MTP as NVIDIA's DeepSeek-R1 B200 blog ran it, read in its code and blogs
   (the verify pass, acceptance and the head's k steps in one forward captured in one CUDA graph, so a draft step
-  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on). No
-  verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
-  (:mod:`lab.serving_validation`).
+  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on), and what
+  its MTP module runs in each draft step beyond the stand-in head (:mod:`lab.serving_mtp`: the MoE layer's kernels,
+  :data:`MOE_LAYER_US`; the 2h -> h fusion read whole on every GPU; the logits all-gathered, priced as the measured
+  all-reduce). No verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only
+  judge it (:mod:`lab.serving_validation`).
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
   #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was
