@@ -60,9 +60,11 @@ own step times.
   synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM (``trtllm``): its one-model MTP as NVIDIA's DeepSeek-R1 B200 blog ran it, read in its code and blogs
   (the verify pass, acceptance and the head's k steps in one forward captured in one CUDA graph, so a draft step
-  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on). No
-  verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
-  (:mod:`lab.serving_validation`).
+  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on), and what
+  its MTP module runs in each draft step beyond the stand-in head (:mod:`lab.serving_mtp`: the MoE layer's kernels,
+  :data:`MOE_LAYER_US`; the 2h -> h fusion read whole on every GPU; the logits all-gathered, priced as the measured
+  all-reduce). No verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only
+  judge it (:mod:`lab.serving_validation`).
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
   #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was
@@ -367,7 +369,9 @@ class Engine(NamedTuple):
     a captured draft pass's (``draftPassMs``); ``draftInVerifyGraph``: an EAGLE or MTP head's k draft steps run inside the
     engine step's one forward, captured in one CUDA graph with the verify pass (TensorRT-LLM's one-model MTP), so a draft
     step pays no launch and sampling of its own (``draftPassMs``), only its layers' costs; a separate draft model does
-    not run so."""
+    not run so. ``mtpHeadMoe``: a checkpoint's MTP module runs as the MoE decoder layer it is, each draft step paying a
+    MoE layer's kernels (:data:`MOE_LAYER_US`); ``mtpHeadUnsharded``: its 2h -> h fusion is not split over the GPUs and
+    its LM head all-gathers the whole vocabulary's logits each draft step (:mod:`lab.serving_mtp` prices both)."""
 
     name: str
     label: str
@@ -393,6 +397,8 @@ class Engine(NamedTuple):
     ngramStepHostMs: float = 0.0
     hostDraftStepsAboveTp1: bool = False
     draftInVerifyGraph: bool = False
+    mtpHeadMoe: bool = False
+    mtpHeadUnsharded: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -706,6 +712,7 @@ ENGINES = {
         "k draft steps of the MTP head run in the model engine's one forward, captured in one CUDA graph, with the "
         "overlap scheduler on; the first draft step runs over the last accepted token only",
         asyncScheduling=True, memoryRule="trtllm", ngramProposer="unpriced", draftInVerifyGraph=True,
+        mtpHeadMoe=True, mtpHeadUnsharded=True,
         costs=(
             ("verify in one pass", _TRT_MTP_BLOG + ", 'Attention for MTP': 'for MTP, there will be K+1 input tokens' "
              "in the generation phase, 'a causal mask is enough' (a chain): each KV cache read once"),
@@ -715,6 +722,17 @@ ENGINES = {
              "sample_and_accept_draft_tokens, then 'for i in range(self.mtp_num_modules): hidden_states, logits = "
              "mtp_layers[0](...)' and draft_sampler (an argmax) on the GPU: no launch or host sampling a draft step "
              "(draftPassMs not charged), no eager ops between steps"),
+            ("the MTP module's MoE in each draft step", "modeling_deepseekv3.py of the series (read through the code "
+             "index, id 1539226111): 'class DeepseekV3MTP(DeepseekV3DecoderLayer)', '# MTP Layer Must have sparse MOE', "
+             "'hidden_states = self.mlp(...)': each step runs a MoE layer's kernels, priced as MOE_LAYER_US "
+             "(lab.serving_mtp)"),
+            ("an unsplit fusion and gathered logits each draft step", "the same file: 'self.eh_proj = Linear(config."
+             "hidden_size * 2, config.hidden_size, bias=False, dtype=config.torch_dtype, ...)' with no tensor-parallel "
+             "mode (every GPU reads all of it) and DeepseekV3MTPHead's 'logits = lm_head(last_token_hidden_states)' "
+             "through the main LM head built 'tensor_parallel_mode=TensorParallelMode.COLUMN, gather_output=True' (an "
+             "all-gather of the whole vocabulary's logits a step); both changed by NVIDIA/TensorRT-LLM pull request 5689 "
+             "(2025-07-02, 'eh_proj gemm sharding', 'lm_head top1 using local argmax --> AG --> argmax'), after the "
+             "blog (lab.serving_mtp)"),
             ("no extend pass, first step over one token", "mtp.py, MTPEagleWorker.prepare_drafter_inputs: for "
              "generation requests 'hidden_states_gen[gen_batch_idx, gen_token_idx, :]' with 'gen_token_idx = "
              "num_accepted_tokens[num_contexts:] - 1' and '_seq_lens[num_contexts:batch_size].fill_(1)': the first MTP "

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, eagle3_eager_ms,
                                   eagle3_proposal_ms, inter_step_ms, ngram_proposal_ms)
+from .serving_mtp import NO_EXTRAS, gather_rates, mtp_step_extras
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers)
@@ -208,6 +209,9 @@ class _MeasuredStep(NamedTuple):
     state_ms: float = 0.0       # one copy of one sequence's linear-attention state (read or written)
     comm_knee: float = float("inf")  # tokens in the pass past which the all-reduce is charged comm_beyond_ms a token
     comm_beyond_ms: float = 0.0      # (the small fit's largest measured message; lab.serving_calibration.allreduce_beyond)
+    gather_ms: float = 0.0           # an MTP head's logits all-gathered, a sequence (lab.serving_mtp), as comm_ms is
+    gather_knee: float = float("inf")  # a token, with its own knee in sequences and its rate past it
+    gather_beyond_ms: float = 0.0
 
 
 def _combine(memory: float, compute: float, overlap: float) -> float:
@@ -284,12 +288,17 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     if engine.draftInVerifyGraph and settings.draft != EAGLE:
         # only the one-model head (TensorRT-LLM's MTP) runs inside the verify pass's graph; a separate draft does not
         engine = engine._replace(draftInVerifyGraph=False)
-    return _measured_constants(shape, settings.gpu, pass_precision(settings, role), settings.gpus, cal, role, engine)
+    extras = NO_EXTRAS   # the head standing for a checkpoint's MTP module: what its engine's code runs beyond it
+    if role == "draft" and settings.draft == EAGLE:
+        extras = mtp_step_extras(TARGETS[settings.target], engine, cal, settings.gpus,
+                                 PRECISIONS[pass_precision(settings, role)].bytes)
+    return _measured_constants(shape, settings.gpu, pass_precision(settings, role), settings.gpus, cal, role, engine,
+                               extras)
 
 
 @lru_cache(maxsize=1024)
 def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, g: int, cal, role: str,
-                        engine=None) -> _MeasuredStep:
+                        engine=None, extras=NO_EXTRAS) -> _MeasuredStep:
     """The constants of :func:`_measured_step`, cached: the key holds the shape and the
     calibration themselves, so a changed preset or calibration is a new entry, never a stale one."""
     gpu, precision = GPUS[gpu_name], PRECISIONS[precision_name]
@@ -318,7 +327,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # a mixture of experts' own kernels in each of its MoE layers (router GEMM, top-k, token permutation, the two
     # grouped GEMMs' launches at a few tokens an expert, unpermutation): lab.serving_calibration.MOE_LAYER_US;
     # none for a dense layer or a dense model (moe_layers is 0)
-    fixed += moe_layers(shape) * cal.moeLayerUs / 1000
+    fixed += moe_layers(shape) * cal.moeLayerUs / 1000 + extras.fixed_ms   # and an MTP module's (lab.serving_mtp)
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" and not host_draft else cal.sequenceUs / 1000
@@ -341,8 +350,9 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         comm_knee = start_bytes / (shape.hidden * ACTIVATION_BYTES)
         comm_beyond = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / beyond_per_ms
     always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
+    gather, gather_knee, gather_beyond = gather_rates(cal, g, extras.gather_bytes)
     return _MeasuredStep(
-        gemm_ms=always * precision.bytes / g / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
+        gemm_ms=(always * precision.bytes / g + extras.weight_bytes) / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
         head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
         kv_ms=kv_bytes_per_token(shape, precision) / kv_share / bw,
         attention_flop_ms=attention_flops(shape) / g / f,
@@ -352,7 +362,8 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
         serial_ms=serial, token_output_ms=token_output, kv_reread=charged.expansionKvShare if expanded else 0.0,
         window_ms=window_kv_bytes_per_token(shape, precision) / kv_share / bw, window=shape.window,
         window_flop_ms=window_attention_flops(shape) / g / f,
-        state_ms=linear_state_bytes(shape) / min(g, max(1, shape.linear_v_heads)) / bw)
+        state_ms=linear_state_bytes(shape) / min(g, max(1, shape.linear_v_heads)) / bw,
+        gather_ms=gather, gather_knee=gather_knee, gather_beyond_ms=gather_beyond)
 
 
 def pass_precision(settings: ServingSettings, role: str = "target") -> str:
@@ -442,15 +453,23 @@ def _allreduce_ms(step: _MeasuredStep, tokens) -> float:
     >>> _allreduce_ms(step, 4), _allreduce_ms(step, 10), _allreduce_ms(step, 14)
     (8.0, 20.0, 22.0)
     """
-    if tokens <= step.comm_knee:
-        return step.comm_ms * tokens
-    return step.comm_ms * step.comm_knee + step.comm_beyond_ms * (tokens - step.comm_knee)
+    return _kneed(step.comm_ms, step.comm_knee, step.comm_beyond_ms, tokens)
+
+
+def _kneed(per_ms, knee, beyond_ms, x) -> float:
+    """``per_ms`` a unit up to ``knee`` units, ``beyond_ms`` a unit past it (an all-reduce's or a gather's bytes)."""
+    return per_ms * x if x <= knee else per_ms * knee + beyond_ms * (x - knee)
+
+
+def _gather_ms(step: _MeasuredStep, batch) -> float:
+    """An MTP head's logits all-gathered (:mod:`lab.serving_mtp`): ``gather_ms`` a sequence up to its knee."""
+    return _kneed(step.gather_ms, step.gather_knee, step.gather_beyond_ms, batch)
 
 
 def _time(step, batch, new_tokens, context) -> float:
     if isinstance(step, _MeasuredStep):
         tokens = batch * new_tokens
-        return (step.fixed_ms + _allreduce_ms(step, tokens) + _engine_ms(step, batch, new_tokens)
+        return (step.fixed_ms + _allreduce_ms(step, tokens) + _gather_ms(step, batch) + _engine_ms(step, batch, new_tokens)
                 + _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap)
                 + _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap)
                 + _attention_ms(step, batch, new_tokens, context))
@@ -506,14 +525,17 @@ def _terms(step, new_tokens, context):
                   + _state_copies(1, new_tokens) * step.state_ms,
                   step.attention_flop_ms * new_tokens * context
                   + step.window_flop_ms * new_tokens * min(context, step.window), 1.0)]
-        constant, slope = step.fixed_ms, step.comm_ms * new_tokens + _engine_ms(step, 1, new_tokens)
-        if step.comm_knee != float("inf"):
-            # the all-reduce past its knee: c2 n B + d min(K, n B) with d = c1 - c2, and
-            # d min(K, n B) = combine(d K, d n B, -1) - d K - d n B (combine(a, b, -1) = a + b + min(a, b))
-            d = step.comm_ms - step.comm_beyond_ms
-            terms.append((d * step.comm_knee, 0.0, d * new_tokens, -1.0))
-            constant -= d * step.comm_knee
-            slope -= 2 * d * new_tokens
+        constant, slope = step.fixed_ms, (step.comm_ms * new_tokens + step.gather_ms
+                                          + _engine_ms(step, 1, new_tokens))
+        for per, knee, beyond, n in ((step.comm_ms, step.comm_knee, step.comm_beyond_ms, new_tokens),
+                                     (step.gather_ms, step.gather_knee, step.gather_beyond_ms, 1)):
+            if knee != float("inf"):
+                # past its knee: c2 n B + d min(K, n B) with d = c1 - c2, and
+                # d min(K, n B) = combine(d K, d n B, -1) - d K - d n B (combine(a, b, -1) = a + b + min(a, b))
+                d = per - beyond
+                terms.append((d * knee, 0.0, d * n, -1.0))
+                constant -= d * knee
+                slope -= 2 * d * n
         return terms, constant, slope
     compute = new_tokens * (step.flops_per_token + step.attention_per_token_context * context
                             + step.window_attention * min(context, step.window)) / step.f
@@ -551,7 +573,8 @@ def step_breakdown(shape: Transformer, settings: ServingSettings, batch, new_tok
         return {"weights": _combine(_weights_read_ms(step, tokens), step.gemm_flop_ms * tokens, step.overlap),
                 "lmHead": _combine(step.head_ms, step.head_flop_ms * tokens, step.overlap),
                 "attention": _attention_ms(step, batch, new_tokens, context),
-                "allReduce": _allreduce_ms(step, tokens), "engine": _engine_ms(step, batch, new_tokens),
+                "allReduce": _allreduce_ms(step, tokens) + _gather_ms(step, batch),
+                "engine": _engine_ms(step, batch, new_tokens),
                 "fixed": step.fixed_ms}
     return {"roofline": _time(step, batch, new_tokens, context) - step.fixed_ms, "fixed": step.fixed_ms}
 

@@ -145,7 +145,9 @@ _TRT_MTP_NOTE = ("measured = TPS/User with MTP / 111 (the table's own speedup co
                  "sparse experts ran TP 4 x EP 2 or EP 4: the model prices no expert parallelism); the engine "
                  "TensorRT-LLM's one-model MTP with the overlap scheduler and CUDA graphs on (the blog's recipe), "
                  "serving_calibration.ENGINES['trtllm']; the MTP layer priced as the EAGLE head of DeepSeek-V3's "
-                 "shape (one MoE decoder layer, the target's LM head). Relaxed acceptance off (its own later table)")
+                 "shape (one MoE decoder layer, the target's LM head) with what TensorRT-LLM's MTP module runs beyond "
+                 "it each step (lab.serving_mtp: its MoE kernels, its fusion unsplit, its logits gathered). Relaxed "
+                 "acceptance off (its own later table)")
 
 # SGLang before its draft-extend CUDA graph (pull request 6606, May 2025), at batch one on eight H100s: the EAGLE-3 fix
 # for Llama-3.3-70B of March 2025, timed with and without speculation by the same MT-bench script

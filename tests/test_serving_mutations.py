@@ -275,16 +275,17 @@ def test_engines_catch_batch_expansion_reading_each_cache_once(monkeypatch):
 
 def test_engines_catch_the_engine_ignored_in_a_verify_pass(monkeypatch):
     original = serving._measured_constants
-    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
-        shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"]))
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None, *extras: original(
+        shape, gpu, precision, g, cal, role, serving.ENGINES["vllm-v1"], *extras))
     _fails("serving-engines-differ-where-they-run", "vllm-v1-0.10 changes a plain or draft step")
 
 
 def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
     from lab import serving_calibration
     original = serving._measured_constants
-    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None: original(
-        shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine))
+    _mutate(monkeypatch, "_measured_constants", lambda shape, gpu, precision, g, cal, role, engine=None, *extras: original(
+        shape, gpu, precision, g, cal, role, serving_calibration.ENGINES["vllm-v0"] if role == "target" else engine,
+        *extras))
     _fails("serving-engines-differ-where-they-run", "changes a plain or draft step")
 
 
@@ -366,6 +367,9 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
     ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
     ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
+    ("trtllm", {"mtpHeadMoe": False}, "trtllm pays for n-gram and multi-GPU drafts ['unsplit MTP head']"),  # a dense MTP
+    ("trtllm", {"mtpHeadUnsharded": False}, "trtllm pays for n-gram and multi-GPU drafts [\"MTP module's MoE"),  # PR 5689's
+    ("vllm-v1", {"mtpHeadUnsharded": True}, "vllm-v1 pays for n-gram and multi-GPU drafts ['n-gram scans"),  # V1 given it
 ])
 def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
     from lab import serving_calibration

@@ -31,12 +31,77 @@ def test_the_switches_are_those_read_in_its_code():
 
 
 def test_an_mtp_draft_step_pays_no_launch_of_its_own():
-    """The head's step on TensorRT-LLM is today's vLLM's step less exactly the draft pass's own fixed cost."""
+    """With the MTP module's own costs read in TensorRT-LLM's code switched off, the head's step on TensorRT-LLM is
+    today's vLLM's step less exactly the draft pass's own fixed cost."""
+    plain_head = cal.ENGINES["trtllm"]._replace(mtpHeadMoe=False, mtpHeadUnsharded=False)
     head = serving.draft_shape(MTP)
-    trt = serving.step_breakdown(head, MTP, 1, 1, 2048, "draft")
+    serving._measured_constants.cache_clear()
+    try:
+        cal.ENGINES["trtllm"], saved = plain_head, cal.ENGINES["trtllm"]
+        trt = serving.step_breakdown(head, MTP, 1, 1, 2048, "draft")
+    finally:
+        cal.ENGINES["trtllm"] = saved
+        serving._measured_constants.cache_clear()
     v1 = serving.step_breakdown(head, MTP.with_(engine="vllm-v1"), 1, 1, 2048, "draft")
     assert v1["fixed"] - trt["fixed"] == pytest.approx(cal.CALIBRATIONS["b200"].draftPassMs, rel=1e-12)
     assert {k: v for k, v in trt.items() if k != "fixed"} == {k: v for k, v in v1.items() if k != "fixed"}
+
+
+# NVIDIA's blog's setting: DeepSeek-R1 with its MTP layer in BF16 beside the NVFP4 target ('3x MTP Layers | bf16')
+BLOG = MTP.with_(draftPrecision="bf16")
+H, VOCAB = 7168, 129280   # DeepSeek-V3's config.json: hidden_size, vocab_size
+
+
+def test_the_mtp_module_pays_a_moe_layer_an_unsplit_fusion_and_a_logit_gather_each_step():
+    """What TensorRT-LLM's spring-2025 MTP module runs beyond the stand-in head (lab.serving_mtp), each against a
+    figure written from its source: the MoE layer's kernels (MOE_LAYER_US on Blackwell, 71.1 us, fitted on issue
+    #5929's B200 steps); 'eh_proj = Linear(hidden_size * 2, hidden_size, ...)' with no tensor-parallel mode, so 7/8 of
+    its 2 x 7168^2 BF16 weights more on each of 8 GPUs; 'gather_output=True' on the LM head, one all-gather of the
+    129,280 BF16 logits a sequence, priced as the measured all-reduce of that size."""
+    b200 = cal.CALIBRATIONS["b200"]
+    bw = serving.GPUS["b200"].bandwidth * b200.memEfficiency / 1000
+    head = serving.draft_shape(BLOG)
+    trt = serving.step_breakdown(head, BLOG, 1, 1, 2048, "draft")
+    v1 = serving.step_breakdown(head, BLOG.with_(engine="vllm-v1"), 1, 1, 2048, "draft")
+    latency_us, _ = cal.allreduce_cost(b200, 8)
+    assert trt["fixed"] - (v1["fixed"] - b200.draftPassMs) == pytest.approx((71.1 + latency_us) / 1000, rel=1e-9)
+    assert trt["weights"] - v1["weights"] == pytest.approx(7 / 8 * 2 * H * H * 2 / bw, rel=1e-9)
+    gathered = cal.allreduce_us(b200, 8, VOCAB * 2) - latency_us
+    assert trt["allReduce"] - v1["allReduce"] == pytest.approx(gathered / 1000, rel=1e-9)
+    assert trt["lmHead"] == v1["lmHead"] and trt["attention"] == v1["attention"]
+    # at batch 64 the gathered logits, 16.5 MB, pass the all-reduce fit's largest small message: the large rate
+    big = serving.step_breakdown(head, BLOG, 64, 1, 2048, "draft")["allReduce"] - serving.step_breakdown(
+        head, BLOG.with_(engine="vllm-v1"), 64, 1, 2048, "draft")["allReduce"]
+    assert big == pytest.approx((cal.allreduce_us(b200, 8, 64 * VOCAB * 2) - latency_us) / 1000, rel=1e-9)
+
+
+@pytest.mark.parametrize("changes", [{"target": "llama-3-70b", "precision": "bf16", "draftPrecision": ""},  # no MTP module
+                                     {"gpus": 1, "gpu": "b300", "precision": "fp4"}])
+def test_only_an_mtp_checkpoint_split_over_gpus_pays_the_fusion_and_the_gather(changes):
+    """A head standing for an EAGLE head (no MTP module ships) pays none of it; on one GPU nothing is split, so no
+    fusion read again and nothing gathered, only the MoE layer's kernels."""
+    s = BLOG.with_(**changes)
+    head = serving.draft_shape(s)
+    trt = serving.step_breakdown(head, s, 4, 1, 2048, "draft")
+    v1 = serving.step_breakdown(head, s.with_(engine="vllm-v1"), 4, 1, 2048, "draft")
+    assert trt["weights"] == v1["weights"] and trt["allReduce"] == v1["allReduce"]
+    moe = cal.CALIBRATIONS[s.gpu].moeLayerUs / 1000 if serving.TARGETS[s.target].mtp else 0.0
+    assert trt["fixed"] - (v1["fixed"] - cal.CALIBRATIONS[s.gpu].draftPassMs) == pytest.approx(moe, abs=1e-12)
+
+
+def test_the_cycle_composes_the_dearer_step_and_the_affine_pieces_agree():
+    """The readout's draft step is the priced one, and the piecewise-affine terms every search uses give the very
+    step times of the direct sum for a dense MTP checkpoint (Qwen3.8-27B) on two GPUs, across the gather's knee."""
+    r = serving.serving(BLOG)
+    assert r.draftStepMs == pytest.approx(sum(serving.step_breakdown(serving.draft_shape(BLOG), BLOG, 1, 1, 2048,
+                                                                     "draft").values()), rel=1e-12)
+    s = BLOG.with_(target="qwen3.8-27b", precision="bf16", draftPrecision="", gpus=2, gpu="b200")
+    step = serving._step(serving.draft_shape(s), s, "draft")
+    assert step.gather_ms > 0 and step.gather_knee < 8
+    terms, constant, slope = serving._terms(step, 1, 2048)
+    for batch in (1, 3, 4, 5, 16, 64):
+        affine = constant + slope * batch + sum(serving._combine(p + q * batch, r * batch, o) for p, q, r, o in terms)
+        assert affine == pytest.approx(serving._time(step, batch, 1, 2048), rel=1e-9)
 
 
 @pytest.mark.parametrize("changes", [{"draft": "llama-3.2-1b", "target": "llama-3-70b", "precision": "bf16", "gpus": 4},

@@ -26,7 +26,9 @@ ENGINE_COSTS_AS_READ = {
 # on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
 # head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
 # not read for them, so not charged) and its EAGLE-3 proposal costs what SpecDecode-Bench's fit of it on 0.10.1 holds
-# beyond them (lab.serving_specdecode.eagle3_proposal_ms; today's V1 not measured, so not charged).
+# beyond them (lab.serving_specdecode.eagle3_proposal_ms; today's V1 not measured, so not charged). TensorRT-LLM's MTP
+# module runs as the MoE layer it is and, as NVIDIA's B200 blog ran it, reads its fusion whole on every GPU and gathers
+# its logits (lab.serving_mtp; the other engines' MTP code was not read for them).
 OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops",
@@ -35,7 +37,8 @@ OTHER_DRAFT_COSTS_AS_READ = {
     "sglang": frozenset({"n-gram call a request"}),
     "sglang-no-overlap": frozenset({"n-gram call a request"}),
     "sglang-eager-extend": frozenset({"n-gram call a request"}),
-    "trtllm": frozenset(),   # its n-gram drafter and two-model path were not read: nothing of theirs is charged
+    # its n-gram drafter and two-model path were not read: nothing of theirs is charged
+    "trtllm": frozenset({"MTP module's MoE kernels", "unsplit MTP head"}),
 }
 
 
@@ -80,7 +83,26 @@ def _other_drafts_paid(name):
     setting of :func:`_costs_paid`)."""
     s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
                                        acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s)
+    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s) | _mtp_module_costs_paid(s)
+
+
+def _mtp_module_costs_paid(s):
+    """An MTP module's own costs, read off the model's numbers for DeepSeek-V3's head on B200 at batch one: its draft
+    step's fixed cost on one GPU beyond its layer's (and the draft pass's own, where it pays one) is the MoE layer's
+    kernels; on eight GPUs a fusion read whole on each shows as more weights than an eighth of one GPU's."""
+    from ..serving_calibration import CALIBRATIONS
+
+    s = s.with_(target="deepseek-v3", gpu="b200", precision="fp4", batch=1)
+    cal, head = CALIBRATIONS[s.gpu], serving.draft_shape(s)
+    step = lambda gpus: serving.step_breakdown(head, s.with_(gpus=gpus), 1, 1, 2048, "draft")  # noqa: E731
+    one, eight = step(1), step(8)
+    paid = set()
+    beyond = one["fixed"] - head.layers * cal.layerMs
+    if min(abs(beyond), abs(beyond - cal.draftPassMs)) > 1e-9:
+        paid.add("MTP module's MoE kernels")
+    if 8 * eight["weights"] - one["weights"] > 1e-9:
+        paid.add("unsplit MTP head")
+    return paid
 
 
 def _eagle3_costs_paid(s):
