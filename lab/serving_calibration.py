@@ -60,10 +60,10 @@ own step times.
   synchronously with them, and vLLM V0's draft model on several GPUs, whose steps are prepared on the CPU.
   TensorRT-LLM (``trtllm``): its one-model MTP as NVIDIA's DeepSeek-R1 B200 blog ran it, read in its code and blogs
   (the verify pass, acceptance and the head's k steps in one forward captured in one CUDA graph, so a draft step
-  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on), and what
-  its MTP module runs in each draft step beyond the stand-in head (:mod:`lab.serving_mtp`: the MoE layer's kernels,
-  :data:`MOE_LAYER_US`; the 2h -> h fusion read whole on every GPU; the logits all-gathered, priced as the measured
-  all-reduce). No verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only
+  pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on). On every
+  engine an MTP module of a MoE checkpoint is the MoE layer it ships (:func:`lab.serving_presets.eagle_head`, its
+  kernels :data:`MOE_LAYER_US`) and gathers its logits each draft step on several GPUs; where the engine's code builds
+  its 2h -> h fusion whole, every GPU reads all of it (``mtpFusionWhole``; :mod:`lab.serving_mtp`). No verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only
   judge it (:mod:`lab.serving_validation`).
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
@@ -369,9 +369,13 @@ class Engine(NamedTuple):
     a captured draft pass's (``draftPassMs``); ``draftInVerifyGraph``: an EAGLE or MTP head's k draft steps run inside the
     engine step's one forward, captured in one CUDA graph with the verify pass (TensorRT-LLM's one-model MTP), so a draft
     step pays no launch and sampling of its own (``draftPassMs``), only its layers' costs; a separate draft model does
-    not run so. ``mtpHeadMoe``: a checkpoint's MTP module runs as the MoE decoder layer it is, each draft step paying a
-    MoE layer's kernels (:data:`MOE_LAYER_US`); ``mtpHeadUnsharded``: its 2h -> h fusion is not split over the GPUs and
-    its LM head all-gathers the whole vocabulary's logits each draft step (:mod:`lab.serving_mtp` prices both)."""
+    not run so. ``mtpFusionWhole``: the targets whose MTP module's 2h -> h fusion the engine's code builds whole on every
+    GPU (a plain ``nn.Linear`` or a linear with no tensor-parallel mode, not split over the GPUs), each read in that
+    engine version's MTP code for that model (:mod:`lab.serving_mtp` prices it and names the places); a target not
+    named was read split there, or its MTP code was not read for that version and nothing is charged. That the MTP
+    module of a MoE checkpoint is a MoE layer is the checkpoint's (:func:`lab.serving_presets.eagle_head`), and its
+    logits gathered each draft step are every engine's read (:data:`lab.serving_mtp.LOGITS_GATHER`): neither is a
+    switch here."""
 
     name: str
     label: str
@@ -397,8 +401,7 @@ class Engine(NamedTuple):
     ngramStepHostMs: float = 0.0
     hostDraftStepsAboveTp1: bool = False
     draftInVerifyGraph: bool = False
-    mtpHeadMoe: bool = False
-    mtpHeadUnsharded: bool = False
+    mtpFusionWhole: tuple = ()
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -595,6 +598,16 @@ _V1_SHARED = (
 # NVIDIA/TensorRT-LLM's MTP blog, the source of the trtllm engine's one-model path (ENGINES["trtllm"]).
 _TRT_MTP_BLOG = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog2_DeepSeek_R1_MTP_Implementation_and_Optimization.md "
                  "(at 000a01de), 'MTP implementation in TensorRT-LLM'")
+# Where each engine version's MTP code builds the fusion whole on every GPU (Engine.mtpFusionWhole; lab.serving_mtp
+# prices it): each read in that version's model file for that model.
+_VLLM_DSV3_FUSION = ("vllm/model_executor/models/deepseek_mtp.py, DeepSeekMultiTokenPredictorLayer: 'self.eh_proj = "
+                     "nn.Linear(config.hidden_size * 2, config.hidden_size, bias=False)'")
+_VLLM_GLM_FUSION = ("vllm/model_executor/models/glm4_moe_mtp.py, Glm4MoeMultiTokenPredictorLayer: 'self.eh_proj = "
+                    "nn.Linear(config.hidden_size * 2, config.hidden_size, bias=False)'")
+_VLLM_QWEN3_NEXT_SPLIT = ("qwen3_next_mtp.py's fusion is split, not charged: 'self.fc = ColumnParallelLinear(self.config."
+                          "hidden_size * 2, self.config.hidden_size, gather_output=True, ...)'")
+_SGLANG_DSV3_FUSION = ("python/sglang/srt/models/deepseek_nextn.py, DeepseekModelNextN: 'self.eh_proj = nn.Linear(2 * "
+                       "config.hidden_size, config.hidden_size, bias=False)'")
 ENGINES = {
     "vllm-v1": Engine(
         "vllm-v1", "vLLM V1 (today: 0.14 on)", False, 0.0, False,
@@ -602,7 +615,12 @@ ENGINES = {
         "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
         "verify pass; detokenizing in the front end; the default",
         asyncScheduling=True, firstDraftOverVerified=True, ngramProposer="vllm-batched", ngramStepHostMs=SYNC_STEP_HOST_MS,
+        mtpFusionWhole=("deepseek-v3", "glm-4.5"),
         costs=_V1_SHARED + (
+            ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", _VLLM_DSV3_FUSION + " (a 2026 copy read through the code "
+             "index, id 55130808037); " + _VLLM_GLM_FUSION + " (a later copy quoted line by line, with parallel_config "
+             "and enable_eplb, read through the code index, id 69173106718); " + _VLLM_QWEN3_NEXT_SPLIT + " (a 2026 "
+             "copy, id 59556251266)"),
             ("n-gram proposal", "vLLM pull request 24986 ('Add Batch Parallel Ngram', 2025-09-16): one numba call, "
              "batch_propose_numba, over the batch's requests; one thread a rank as measured in pull request 56732 "
              "(NGRAM_SCAN_NS: 1.06 ns a context token scanned)"),
@@ -625,8 +643,11 @@ ENGINES = {
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
         eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, eagle3ProposalMs=EAGLE3_PROPOSAL_MS,
-        ngramProposer="vllm-per-request",
+        ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5"),
         costs=_V1_SHARED + (
+            ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", _VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series) and at "
+             "03356f8c (after 0.10.1, compute_logits without sampling_metadata): the same line either side of 0.10.1; "
+             + _VLLM_GLM_FUSION + " at 028aedf6 (the 0.10 series); Qwen3-Next's MTP came after 0.10.1 (not charged)"),
             ("n-gram proposal per request", "vllm/v1/worker/gpu_model_runner.py before vLLM pull request 24986 "
              "(2025-09), propose_ngram_draft_token_ids: 'for i, sampled_ids in enumerate(sampled_token_ids)' ... "
              "'drafter_output = self.drafter.propose(self.input_batch.token_ids_cpu[i, :num_tokens])', one numba KMP "
@@ -656,14 +677,22 @@ ENGINES = {
         "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
         "speculating, so each cycle pays output processing and per-token detokenization serially",
         specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=True, expansionKvShare=EXPANSION_KV_SHARE,
-        ngramProposer="vllm-v0", hostDraftStepsAboveTp1=True, costs=_V0_COSTS),
+        ngramProposer="vllm-v0", hostDraftStepsAboveTp1=True, mtpFusionWhole=("deepseek-v3",),
+        costs=_V0_COSTS + (
+            ("MTP fusion read whole (DeepSeek-V3)", _VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series: CacheConfig in the "
+             "layer's signature, compute_logits with sampling_metadata); no other MTP model read for V0"),)),
     "sglang": Engine(
         "sglang", "SGLang (today: overlap)", False, 0.0, True,
         "SGLang as of 2026: the speculative V2 workers with the overlap scheduler on (beta in pull request 11398, "
         "2025-10; every speculative algorithm runs them since pull request 27964, 2026-06), the draft extend pass in "
         "a CUDA graph; draft, verify, then draft extend each decode step",
-        asyncScheduling=True, memoryRule="sglang",
+        asyncScheduling=True, memoryRule="sglang", mtpFusionWhole=("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b"),
         costs=(
+            ("MTP fusion read whole (DeepSeek-V3, GLM-4.5, Qwen3-Next)", _SGLANG_DSV3_FUSION + " (a 2026 copy read "
+             "through the code index, id 54491606189; ReplicatedLinear, also whole, for Quark checkpoints); "
+             "glm4_moe_nextn.py at 008b79d2: 'self.eh_proj = nn.Linear(2 * config.hidden_size, config.hidden_size, "
+             "bias=False)'; qwen3_next_mtp.py at 00534216: 'self.fc = nn.Linear(2 * config.hidden_size, "
+             "config.hidden_size, bias=False)'"),
             ("draft extend pass", "SGLang pull request 21895 (2026): 'Decode executes in the order Draft -> Verify -> "
              "DraftExtend'; pull request 35546 (2026): 'the model computes full-vocabulary logits for every draft row'"),
             ("its CUDA graph", "SGLang pull request 6606 ('Support EAGLE draft extend CUDA graph', 2025-05; 6705 for "
@@ -679,8 +708,10 @@ ENGINES = {
         "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
-        serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
+        serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),
         costs=(
+            ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " at c28bdc90 (mid-2025: eplb, "
+             "enable_dp_lm_head); GLM-4.5's NextN of that time not read (not charged); Qwen3-Next's came later"),
             ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
              "(\"EAGLE\", \"EAGLE3\"): self.disable_overlap_schedule = True' (quoted in SGLang issue #9961, "
              "2025-09-03); the v0.4 series logs 'The radix cache, chunked prefill, and overlap scheduler are disabled "
@@ -694,7 +725,11 @@ ENGINES = {
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
+        mtpFusionWhole=("deepseek-v3",),
         costs=(
+            ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " in a spring-2025 copy (read through the code "
+             "index, id 926022823: vllm's _custom_ops, EPMoE, the decoder built without a prefix); GLM-4.5 and "
+             "Qwen3-Next came later"),
             ("overlap off while speculating", "python/sglang/srt/server_args.py of the v0.4 series, read through the "
              "code index: 'The radix cache, chunked prefill, and overlap scheduler are disabled because of using "
              "eagle speculative decoding.'"),
@@ -712,7 +747,7 @@ ENGINES = {
         "k draft steps of the MTP head run in the model engine's one forward, captured in one CUDA graph, with the "
         "overlap scheduler on; the first draft step runs over the last accepted token only",
         asyncScheduling=True, memoryRule="trtllm", ngramProposer="unpriced", draftInVerifyGraph=True,
-        mtpHeadMoe=True, mtpHeadUnsharded=True,
+        mtpFusionWhole=("deepseek-v3",),
         costs=(
             ("verify in one pass", _TRT_MTP_BLOG + ", 'Attention for MTP': 'for MTP, there will be K+1 input tokens' "
              "in the generation phase, 'a causal mask is enough' (a chain): each KV cache read once"),
@@ -722,17 +757,12 @@ ENGINES = {
              "sample_and_accept_draft_tokens, then 'for i in range(self.mtp_num_modules): hidden_states, logits = "
              "mtp_layers[0](...)' and draft_sampler (an argmax) on the GPU: no launch or host sampling a draft step "
              "(draftPassMs not charged), no eager ops between steps"),
-            ("the MTP module's MoE in each draft step", "modeling_deepseekv3.py of the series (read through the code "
-             "index, id 1539226111): 'class DeepseekV3MTP(DeepseekV3DecoderLayer)', '# MTP Layer Must have sparse MOE', "
-             "'hidden_states = self.mlp(...)': each step runs a MoE layer's kernels, priced as MOE_LAYER_US "
-             "(lab.serving_mtp)"),
-            ("an unsplit fusion and gathered logits each draft step", "the same file: 'self.eh_proj = Linear(config."
-             "hidden_size * 2, config.hidden_size, bias=False, dtype=config.torch_dtype, ...)' with no tensor-parallel "
-             "mode (every GPU reads all of it) and DeepseekV3MTPHead's 'logits = lm_head(last_token_hidden_states)' "
-             "through the main LM head built 'tensor_parallel_mode=TensorParallelMode.COLUMN, gather_output=True' (an "
-             "all-gather of the whole vocabulary's logits a step); both changed by NVIDIA/TensorRT-LLM pull request 5689 "
-             "(2025-07-02, 'eh_proj gemm sharding', 'lm_head top1 using local argmax --> AG --> argmax'), after the "
-             "blog (lab.serving_mtp)"),
+            ("MTP fusion read whole (DeepSeek-V3)", "modeling_deepseekv3.py of the series (read through the code index, "
+             "id 1539226111): 'self.eh_proj = Linear(config.hidden_size * 2, config.hidden_size, bias=False, "
+             "dtype=config.torch_dtype, ...)' with no tensor-parallel mode (every GPU reads all of it), split by "
+             "NVIDIA/TensorRT-LLM pull request 5689 (2025-07-02, 'eh_proj gemm sharding') after the blog "
+             "(lab.serving_mtp); its MoE layer ('# MTP Layer Must have sparse MOE') is the checkpoint's and its "
+             "logits' all-gather every engine's (lab.serving_mtp.LOGITS_GATHER)"),
             ("no extend pass, first step over one token", "mtp.py, MTPEagleWorker.prepare_drafter_inputs: for "
              "generation requests 'hidden_states_gen[gen_batch_idx, gen_token_idx, :]' with 'gen_token_idx = "
              "num_accepted_tokens[num_contexts:] - 1' and '_seq_lens[num_contexts:batch_size].fill_(1)': the first MTP "

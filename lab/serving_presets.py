@@ -11,7 +11,7 @@ __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
     "NGRAM", "EAGLE", "EAGLE3", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
-    "parameter_count", "distinct_experts", "eagle_head", "eagle3_head",
+    "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
 
 TERA = 1e12
@@ -205,6 +205,18 @@ def parameter_count(shape: Transformer, active: bool = False) -> int:
             + dense * 3 * h * shape.intermediate + moe_layers(shape) * moe + h)
 
 
+def used_params(shape: Transformer) -> int:
+    """The parameters one token runs through (its FLOPs per token are twice this): ``params`` less the routed
+    experts it does not use, ``moe_layers (E - k)`` experts' weights; for a preset whose count is
+    :func:`parameter_count`'s, ``parameter_count(shape, active=True)``; for a head with more than a decoder (an MTP
+    module's fusion) it keeps those weights too.
+
+    >>> used_params(TARGETS["mixtral-8x7b"]) == parameter_count(TARGETS["mixtral-8x7b"], True)
+    True
+    """
+    return shape.params - moe_layers(shape) * (shape.experts - shape.active_experts) * expert_params(shape)
+
+
 def distinct_experts(shape: Transformer, tokens: float) -> float:
     """Expected distinct routed experts one MoE layer reads for ``tokens`` tokens in a pass, under
     uniform, independent routing (each token picks ``k`` of ``E`` experts, each expert equally
@@ -351,21 +363,40 @@ def eagle_head(target: Transformer) -> Transformer:
     the target's embedding and LM head). Derived from the target's shape, not read from a
     checkpoint: the count is ours.
 
+    Where the checkpoint ships an MTP module (``target.mtp``) and is a mixture of experts, the head
+    is that module: its decoder layer is a MoE layer with the target's routed experts, router and
+    shared experts (DeepSeek-V3's, GLM-4.5's and Qwen3-Next's config give the MTP layer the MoE MLP,
+    and every engine read builds it so: :mod:`lab.serving_mtp`), so its step reads the distinct
+    experts of its tokens under the model's one routing assumption (:func:`distinct_experts`) and
+    pays a MoE layer's kernels like any MoE layer. Any other head on a mixture of experts (an EAGLE
+    head where no MTP module ships) is priced as the dense layer one token reads: its active and
+    shared experts.
+
     >>> eagle_head(TARGETS["llama-3-8b"]).layers
     1
+    >>> mtp = eagle_head(TARGETS["deepseek-v3"])
+    >>> mtp.experts, mtp.active_experts, moe_layers(mtp), round(mtp.params / 1e9, 2)   # its layer and fusion, and the LM head
+    (256, 8, 1, 12.54)
     """
     h = target.hidden
-    # a mixture-of-experts target's head (DeepSeek-V3's MTP module is one such layer) is priced as
-    # the dense layer one token reads: its active and shared experts
+    moe = bool(target.mtp and target.experts)
+    # a mixture-of-experts target's EAGLE head (no MTP module) is priced as the dense layer one token reads: its
+    # active and shared experts
     width = (target.active_experts * target.expert_intermediate + target.shared_intermediate
-             if target.experts else target.intermediate)
-    params = attention_params(target) + 3 * h * width + 2 * h + 2 * h * h + target.vocab * h
+             if target.experts and not moe else target.intermediate)
+    mlp = (target.experts * expert_params(target) + h * target.experts + 3 * h * target.shared_intermediate
+           if moe else 3 * h * width)
+    params = attention_params(target) + mlp + 2 * h + 2 * h * h + target.vocab * h
+    kept = ({} if moe else dict(experts=0, active_experts=0, expert_intermediate=0, shared_intermediate=0))
     return target._replace(name=EAGLE, label=DRAFT_LABELS[EAGLE], layers=1, params=params, tied=True,
-                           intermediate=width, experts=0, active_experts=0, expert_intermediate=0,
-                           shared_intermediate=0, dense_layers=0, linear_layers=0, window_layers=0, window=0, mtp=0,
+                           intermediate=width, dense_layers=0, linear_layers=0, window_layers=0, window=0, mtp=0,
+                           **kept,
                            source=f"derived from {target.label}: one decoder layer, a 2h->h fusion layer and the "
-                                  "target's LM head (EAGLE's design; an MTP module has the same parts); for a "
-                                  "mixture of experts the layer one token reads; not a published checkpoint count; "
+                                  "target's LM head (EAGLE's design; an MTP module has the same parts); "
+                                  + ("the checkpoint's MTP layer is a MoE layer with the target's routed experts, "
+                                     "router and shared experts; " if moe else
+                                     "for a mixture of experts the layer one token reads; " if target.experts else "")
+                                  + "not a published checkpoint count; "
                                   + (f"it stands for the checkpoint's own MTP layer ({target.mtp} shipped)"
                                      if target.mtp else "no MTP layer ships with this checkpoint: it stands for an "
                                                         "EAGLE head"))
@@ -392,7 +423,7 @@ def eagle3_head(target: Transformer, draft_vocab: int = EAGLE3_DRAFT_VOCAB) -> T
     (777, 425, 32000)
     """
     h = target.hidden
-    one = eagle_head(target)
+    one = eagle_head(target._replace(mtp=0))   # an EAGLE-3 head is a dense layer whatever the checkpoint ships
     q_width, kv_width = target.heads * target.head_dim, target.kv_heads * target.head_dim
     wider_qkv = h * (q_width + 2 * kv_width)          # the q, k, v projections' second h of inputs
     params = one.params - 2 * h * h - target.vocab * h + wider_qkv + 3 * h * h + h + draft_vocab * h

@@ -15,7 +15,7 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, all
 from .serving_mtp import NO_EXTRAS, gather_rates, mtp_step_extras
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
-                              moe_layers, parameter_count, softmax_layers)
+                              moe_layers, parameter_count, softmax_layers, used_params)
 
 __all__ = [
     "ACTIVATION_BYTES", "ROOFLINE", "MEASURED", "OPERATORS", "STEP_MODELS", "PER_OPERATOR", "MAX_BATCH",
@@ -240,7 +240,7 @@ def gemm_params(shape: Transformer, active: bool = False) -> int:
     >>> gemm_params(TARGETS["llama-3-8b"]) == TARGETS["llama-3-8b"].params - 2 * 128256 * 4096
     True
     """
-    total = parameter_count(shape, True) if active and shape.experts else shape.params
+    total = used_params(shape) if active else shape.params
     return total - head_params(shape) * (1 if shape.tied else 2)
 
 
@@ -388,7 +388,7 @@ def _step(shape: Transformer, settings: ServingSettings, role: str = "target"):
     # a mixture of experts under the roofline, as under the per-operator model, reads its always-used
     # weights plus the distinct routed experts of the pass's tokens (:func:`distinct_experts`, uniform
     # routing), and multiplies by the ones each token uses
-    flops = 2 * (parameter_count(shape, True) if shape.experts else shape.params)
+    flops = 2 * used_params(shape)
     expert = moe_layers(shape) * expert_params(shape) * precision.bytes
     return _Step(weight_bytes(shape, precision) - shape.experts * expert, kv_bytes_per_token(shape, precision),
                  gpu.bandwidth * settings.gpus * settings.memEfficiency / 100 / 1000,

@@ -367,9 +367,12 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
     ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
     ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
-    ("trtllm", {"mtpHeadMoe": False}, "trtllm pays for n-gram and multi-GPU drafts ['unsplit MTP head']"),  # a dense MTP
-    ("trtllm", {"mtpHeadUnsharded": False}, "trtllm pays for n-gram and multi-GPU drafts [\"MTP module's MoE"),  # PR 5689's
-    ("vllm-v1", {"mtpHeadUnsharded": True}, "vllm-v1 pays for n-gram and multi-GPU drafts ['n-gram scans"),  # V1 given it
+    ("trtllm", {"mtpFusionWhole": ()}, "trtllm pays for n-gram and multi-GPU drafts ['MTP logits"),  # PR 5689's split fusion
+    ("vllm-v1", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b")},
+     "fusion read whole (qwen3-next-80b-a3b)'"),                                   # V1 given SGLang's unsplit Qwen3-Next fc
+    ("sglang", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5")}, "sglang pays for n-gram and multi-GPU drafts"),  # ... SGLang V1's split one
+    ("vllm-v1-0.10", {"mtpFusionWhole": ("deepseek-v3",)}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts"),  # GLM's eh_proj split
+    ("sglang-no-overlap", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5")}, "sglang-no-overlap pays for n-gram"),  # charged unread code
 ])
 def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
     from lab import serving_calibration

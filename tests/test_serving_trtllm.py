@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lab import serving, serving_calibration as cal, serving_validation
+from lab import serving, serving_calibration as cal, serving_step, serving_validation
 from lab.cli import main
 
 # The blog's table as printed: (MTP layers, 'Acceptance Rate' (tokens a step), TPS/User, TPS/User Speedup)
@@ -31,17 +31,11 @@ def test_the_switches_are_those_read_in_its_code():
 
 
 def test_an_mtp_draft_step_pays_no_launch_of_its_own():
-    """With the MTP module's own costs read in TensorRT-LLM's code switched off, the head's step on TensorRT-LLM is
-    today's vLLM's step less exactly the draft pass's own fixed cost."""
-    plain_head = cal.ENGINES["trtllm"]._replace(mtpHeadMoe=False, mtpHeadUnsharded=False)
+    """Today's vLLM builds DeepSeek-V3's MTP module as TensorRT-LLM did (a MoE layer, its fusion whole on every GPU,
+    its logits gathered), so the head's step on TensorRT-LLM is vLLM's step less exactly the draft pass's own fixed
+    cost."""
     head = serving.draft_shape(MTP)
-    serving._measured_constants.cache_clear()
-    try:
-        cal.ENGINES["trtllm"], saved = plain_head, cal.ENGINES["trtllm"]
-        trt = serving.step_breakdown(head, MTP, 1, 1, 2048, "draft")
-    finally:
-        cal.ENGINES["trtllm"] = saved
-        serving._measured_constants.cache_clear()
+    trt = serving.step_breakdown(head, MTP, 1, 1, 2048, "draft")
     v1 = serving.step_breakdown(head, MTP.with_(engine="vllm-v1"), 1, 1, 2048, "draft")
     assert v1["fixed"] - trt["fixed"] == pytest.approx(cal.CALIBRATIONS["b200"].draftPassMs, rel=1e-12)
     assert {k: v for k, v in trt.items() if k != "fixed"} == {k: v for k, v in v1.items() if k != "fixed"}
@@ -50,43 +44,100 @@ def test_an_mtp_draft_step_pays_no_launch_of_its_own():
 # NVIDIA's blog's setting: DeepSeek-R1 with its MTP layer in BF16 beside the NVFP4 target ('3x MTP Layers | bf16')
 BLOG = MTP.with_(draftPrecision="bf16")
 H, VOCAB = 7168, 129280   # DeepSeek-V3's config.json: hidden_size, vocab_size
+EXPERT = 3 * H * 2048      # one routed expert: a gated MLP of moe_intermediate_size 2048
 
 
-def test_the_mtp_module_pays_a_moe_layer_an_unsplit_fusion_and_a_logit_gather_each_step():
-    """What TensorRT-LLM's spring-2025 MTP module runs beyond the stand-in head (lab.serving_mtp), each against a
-    figure written from its source: the MoE layer's kernels (MOE_LAYER_US on Blackwell, 71.1 us, fitted on issue
-    #5929's B200 steps); 'eh_proj = Linear(hidden_size * 2, hidden_size, ...)' with no tensor-parallel mode, so 7/8 of
-    its 2 x 7168^2 BF16 weights more on each of 8 GPUs; 'gather_output=True' on the LM head, one all-gather of the
-    129,280 BF16 logits a sequence, priced as the measured all-reduce of that size."""
+def _without(monkeypatch, engine, **change):
+    """The step on ``engine`` with one of its MTP readings taken away (the fusion split, or no gather)."""
+    from lab import serving_mtp
+    if "gather" in change:
+        monkeypatch.delitem(serving_mtp.LOGITS_GATHER, engine)
+    else:
+        monkeypatch.setitem(cal.ENGINES, engine, cal.ENGINES[engine]._replace(**change))
+    serving._measured_constants.cache_clear()
+
+
+def test_the_mtp_module_pays_a_moe_layer_an_unsplit_fusion_and_a_logit_gather_each_step(monkeypatch):
+    """What DeepSeek-V3's MTP module runs in a draft step on TensorRT-LLM (lab.serving_mtp), each against a figure
+    written from its source: its decoder layer is the MoE layer its config gives it (256 routed experts, 8 a token),
+    so at batch 8 it reads the distinct experts of 8 tokens, E (1 - (1 - k/E)^8), where a dense stand-in read 8, and
+    pays a MoE layer's kernels (MOE_LAYER_US on Blackwell, 71.1 us); 'eh_proj = Linear(hidden_size * 2, hidden_size,
+    ...)' with no tensor-parallel mode, so 7/8 of its 2 x 7168^2 BF16 weights more on each of 8 GPUs; 'gather_output=
+    True' on the LM head, one all-gather of the 129,280 BF16 logits a sequence, priced as the measured all-reduce of
+    that size."""
     b200 = cal.CALIBRATIONS["b200"]
     bw = serving.GPUS["b200"].bandwidth * b200.memEfficiency / 1000
     head = serving.draft_shape(BLOG)
+    assert (head.experts, head.active_experts, serving.moe_layers(head)) == (256, 8, 1)
+    step = serving._step(head, BLOG.with_(gpus=1), "draft")
+    one_token = serving.step_breakdown(head, BLOG.with_(gpus=1), 1, 1, 2048, "draft")
+    distinct = 256 * (1 - (1 - 8 / 256) ** 8)   # the weights streamed for 8 tokens against 1
+    assert serving._weights_read_ms(step, 8) - serving._weights_read_ms(step, 1) == pytest.approx(
+        (distinct - 8) * EXPERT * 2 / bw, rel=1e-9)
+    assert one_token["fixed"] == pytest.approx(b200.layerMs + 71.1 / 1000, rel=1e-9)   # no launch: in the verify graph
     trt = serving.step_breakdown(head, BLOG, 1, 1, 2048, "draft")
-    v1 = serving.step_breakdown(head, BLOG.with_(engine="vllm-v1"), 1, 1, 2048, "draft")
     latency_us, _ = cal.allreduce_cost(b200, 8)
-    assert trt["fixed"] - (v1["fixed"] - b200.draftPassMs) == pytest.approx((71.1 + latency_us) / 1000, rel=1e-9)
-    assert trt["weights"] - v1["weights"] == pytest.approx(7 / 8 * 2 * H * H * 2 / bw, rel=1e-9)
+    _without(monkeypatch, "trtllm", mtpFusionWhole=())
+    split = serving.step_breakdown(head, BLOG, 1, 1, 2048, "draft")
+    assert trt["weights"] - split["weights"] == pytest.approx(7 / 8 * 2 * H * H * 2 / bw, rel=1e-9)
+    _without(monkeypatch, "trtllm", gather=True)
+    ungathered = serving.step_breakdown(head, BLOG, 1, 1, 2048, "draft")
     gathered = cal.allreduce_us(b200, 8, VOCAB * 2) - latency_us
-    assert trt["allReduce"] - v1["allReduce"] == pytest.approx(gathered / 1000, rel=1e-9)
-    assert trt["lmHead"] == v1["lmHead"] and trt["attention"] == v1["attention"]
-    # at batch 64 the gathered logits, 16.5 MB, pass the all-reduce fit's largest small message: the large rate
-    big = serving.step_breakdown(head, BLOG, 64, 1, 2048, "draft")["allReduce"] - serving.step_breakdown(
-        head, BLOG.with_(engine="vllm-v1"), 64, 1, 2048, "draft")["allReduce"]
-    assert big == pytest.approx((cal.allreduce_us(b200, 8, 64 * VOCAB * 2) - latency_us) / 1000, rel=1e-9)
+    assert split["allReduce"] - ungathered["allReduce"] == pytest.approx(gathered / 1000, rel=1e-9)
+    assert split["fixed"] - ungathered["fixed"] == pytest.approx(latency_us / 1000, rel=1e-9)
+    assert trt["lmHead"] == ungathered["lmHead"] and trt["attention"] == ungathered["attention"]
+    serving._measured_constants.cache_clear()
+
+
+def test_at_batch_64_the_gathered_logits_pass_the_small_fit():
+    """At batch 64 the gathered logits, 16.5 MB, pass the all-reduce fit's largest small message: the large rate."""
+    b200 = cal.CALIBRATIONS["b200"]
+    head = serving.draft_shape(BLOG)
+    step = serving._step(head, BLOG, "draft")
+    latency_us, _ = cal.allreduce_cost(b200, 8)
+    assert serving_step._gather_ms(step, 64) == pytest.approx((cal.allreduce_us(b200, 8, 64 * VOCAB * 2) - latency_us) / 1000,
+                                                         rel=1e-9)
+
+
+@pytest.mark.parametrize("engine, target, whole", [
+    ("vllm-v1", "qwen3-next-80b-a3b", False),    # 'self.fc = ColumnParallelLinear(..., gather_output=True, ...)'
+    ("sglang", "qwen3-next-80b-a3b", True),      # 'self.fc = nn.Linear(2 * config.hidden_size, ...)'
+    ("vllm-v1", "glm-4.5", True),                # 'self.eh_proj = nn.Linear(config.hidden_size * 2, ...)'
+    ("sglang-no-overlap", "glm-4.5", False),     # its GLM-4.5 NextN of mid-2025 not read: not charged
+    ("trtllm", "glm-4.5", False),                # only DeepSeek-V3's MTP read in TensorRT-LLM
+    ("vllm-v0", "deepseek-v3", True),
+    ("sglang-eager-extend", "deepseek-v3", True),
+])
+def test_each_engine_reads_the_fusion_whole_only_where_its_code_was_read_so(engine, target, whole):
+    s = BLOG.with_(target=target, engine=engine, precision="bf16", draftPrecision="", gpus=4)
+    head = serving.draft_shape(s)
+    four = serving.step_breakdown(head, s, 1, 1, 2048, "draft")["weights"]
+    one = serving.step_breakdown(head, s.with_(gpus=1), 1, 1, 2048, "draft")["weights"]
+    bw = serving.GPUS[s.gpu].bandwidth * cal.CALIBRATIONS[s.gpu].memEfficiency / 1000
+    extra = 3 / 4 * 2 * serving.TARGETS[target].hidden ** 2 * 2 / bw if whole else 0.0
+    assert 4 * four - one == pytest.approx(4 * extra, abs=1e-12)
+
+
+def test_every_engine_names_how_it_gathers_the_logits():
+    from lab import serving_mtp
+    assert set(serving_mtp.LOGITS_GATHER) == set(cal.ENGINES)
+    assert {kind for kind, _ in serving_mtp.LOGITS_GATHER.values()} == {"all-gather", "gather to one GPU"}
+    assert serving_mtp.LOGITS_GATHER["vllm-v0"][0] == "gather to one GPU"
 
 
 @pytest.mark.parametrize("changes", [{"target": "llama-3-70b", "precision": "bf16", "draftPrecision": ""},  # no MTP module
                                      {"gpus": 1, "gpu": "b300", "precision": "fp4"}])
 def test_only_an_mtp_checkpoint_split_over_gpus_pays_the_fusion_and_the_gather(changes):
-    """A head standing for an EAGLE head (no MTP module ships) pays none of it; on one GPU nothing is split, so no
-    fusion read again and nothing gathered, only the MoE layer's kernels."""
+    """A head standing for an EAGLE head (no MTP module ships) pays none of it, and is a dense layer; on one GPU
+    nothing is split, so no fusion read again and nothing gathered, only the MoE layer's kernels of the MTP module."""
     s = BLOG.with_(**changes)
     head = serving.draft_shape(s)
     trt = serving.step_breakdown(head, s, 4, 1, 2048, "draft")
-    v1 = serving.step_breakdown(head, s.with_(engine="vllm-v1"), 4, 1, 2048, "draft")
-    assert trt["weights"] == v1["weights"] and trt["allReduce"] == v1["allReduce"]
+    assert serving._step(head, s, "draft").gather_ms == 0.0
     moe = cal.CALIBRATIONS[s.gpu].moeLayerUs / 1000 if serving.TARGETS[s.target].mtp else 0.0
-    assert trt["fixed"] - (v1["fixed"] - cal.CALIBRATIONS[s.gpu].draftPassMs) == pytest.approx(moe, abs=1e-12)
+    assert bool(head.experts) == bool(serving.TARGETS[s.target].mtp)
+    assert trt["fixed"] - head.layers * cal.CALIBRATIONS[s.gpu].layerMs - (
+        2 * cal.allreduce_cost(cal.CALIBRATIONS[s.gpu], s.gpus)[0] / 1000 if s.gpus > 1 else 0.0) == pytest.approx(moe, abs=1e-12)
 
 
 def test_the_cycle_composes_the_dearer_step_and_the_affine_pieces_agree():

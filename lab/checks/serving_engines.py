@@ -26,20 +26,27 @@ ENGINE_COSTS_AS_READ = {
 # on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
 # head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
 # not read for them, so not charged) and its EAGLE-3 proposal costs what SpecDecode-Bench's fit of it on 0.10.1 holds
-# beyond them (lab.serving_specdecode.eagle3_proposal_ms; today's V1 not measured, so not charged). TensorRT-LLM's MTP
-# module runs as the MoE layer it is and, as NVIDIA's B200 blog ran it, reads its fusion whole on every GPU and gathers
-# its logits (lab.serving_mtp; the other engines' MTP code was not read for them).
+# beyond them (lab.serving_specdecode.eagle3_proposal_ms; today's V1 not measured, so not charged). On every engine an
+# MTP module of a MoE checkpoint runs as the MoE layer it is and gathers its logits each draft step on several GPUs
+# (lab.serving_mtp.LOGITS_GATHER); the engines differ in which models' MTP fusion they read whole on every GPU
+# (Engine.mtpFusionWhole, each read in that version's model file): vLLM splits Qwen3-Next's, SGLang does not, and an
+# engine version whose code for a model was not read is charged nothing for it.
+_MTP_EVERYWHERE = frozenset({"MTP module's MoE kernels", "MTP logits gathered", "MTP fusion read whole (deepseek-v3)"})
 OTHER_DRAFT_COSTS_AS_READ = {
-    "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts"}),
+    "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts",
+                          "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops",
-                               "EAGLE-3 proposal beyond its ops"}),
-    "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}),
-    "sglang": frozenset({"n-gram call a request"}),
-    "sglang-no-overlap": frozenset({"n-gram call a request"}),
-    "sglang-eager-extend": frozenset({"n-gram call a request"}),
+                               "EAGLE-3 proposal beyond its ops", "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
+    "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}) | _MTP_EVERYWHERE,
+    "sglang": frozenset({"n-gram call a request", "MTP fusion read whole (glm-4.5)",
+                         "MTP fusion read whole (qwen3-next-80b-a3b)"}) | _MTP_EVERYWHERE,
+    "sglang-no-overlap": frozenset({"n-gram call a request"}) | _MTP_EVERYWHERE,
+    "sglang-eager-extend": frozenset({"n-gram call a request"}) | _MTP_EVERYWHERE,
     # its n-gram drafter and two-model path were not read: nothing of theirs is charged
-    "trtllm": frozenset({"MTP module's MoE kernels", "unsplit MTP head"}),
+    "trtllm": _MTP_EVERYWHERE,
 }
+# The checkpoints with an MTP module whose fusion the engines' code was read for (lab.serving_mtp)
+_MTP_TARGETS = ("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b")
 
 
 def _costs_paid(name):
@@ -87,21 +94,26 @@ def _other_drafts_paid(name):
 
 
 def _mtp_module_costs_paid(s):
-    """An MTP module's own costs, read off the model's numbers for DeepSeek-V3's head on B200 at batch one: its draft
-    step's fixed cost on one GPU beyond its layer's (and the draft pass's own, where it pays one) is the MoE layer's
-    kernels; on eight GPUs a fusion read whole on each shows as more weights than an eighth of one GPU's."""
+    """An MTP module's own costs, read off the model's numbers at batch one on B200: DeepSeek-V3's head's draft step
+    on one GPU has a fixed cost beyond its layer's (and the draft pass's own, where it pays one): a MoE layer's
+    kernels; on eight GPUs its all-reduce carries the gathered logits beside its layer's all-reduces; and, for each
+    checkpoint with an MTP module, a fusion read whole on each GPU shows as more weights than an eighth of one GPU's."""
     from ..serving_calibration import CALIBRATIONS
 
     s = s.with_(target="deepseek-v3", gpu="b200", precision="fp4", batch=1)
     cal, head = CALIBRATIONS[s.gpu], serving.draft_shape(s)
-    step = lambda gpus: serving.step_breakdown(head, s.with_(gpus=gpus), 1, 1, 2048, "draft")  # noqa: E731
-    one, eight = step(1), step(8)
+    step = lambda settings, gpus: serving.step_breakdown(serving.draft_shape(settings), settings.with_(gpus=gpus),  # noqa: E731
+                                                         1, 1, 2048, "draft")
     paid = set()
-    beyond = one["fixed"] - head.layers * cal.layerMs
+    beyond = step(s, 1)["fixed"] - head.layers * cal.layerMs
     if min(abs(beyond), abs(beyond - cal.draftPassMs)) > 1e-9:
         paid.add("MTP module's MoE kernels")
-    if 8 * eight["weights"] - one["weights"] > 1e-9:
-        paid.add("unsplit MTP head")
+    if serving._step(head, s.with_(gpus=8), "draft").gather_ms > 0:
+        paid.add("MTP logits gathered")
+    for target in _MTP_TARGETS:
+        t = s.with_(target=target)
+        if 8 * step(t, 8)["weights"] - step(t, 1)["weights"] > 1e-9:
+            paid.add(f"MTP fusion read whole ({target})")
     return paid
 
 
