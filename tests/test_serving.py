@@ -768,7 +768,7 @@ def test_nothing_fits_is_one_sentence_naming_the_limit_and_what_to_change():
     view = widget.view({"target": "deepseek-v3", "gpus": "8"})
     lead = view["lead"]
     assert lead.count(". ") == 0 and lead.endswith("."), lead   # one sentence
-    assert "does not fit on 8 x H100 SXM" in lead and "1,345 GB in BF16" in lead and "576 GB" in lead, lead
+    assert "does not fit on 8 x H100 SXM" in lead and "1,367 GB in BF16" in lead and "576 GB" in lead, lead
     assert "it fits in FP4 or on 8 x B200 (HGX)" in lead, lead
     assert "x, faster" not in lead and "x, slower" not in lead and view["readouts"]["speedup"] not in lead
     assert view["live"].startswith("does not fit") and "x faster" not in view["live"]
