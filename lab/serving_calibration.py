@@ -63,8 +63,9 @@ own step times.
   pays no launch of its own; the first step over the last accepted token only; the overlap scheduler on). On every
   engine an MTP module of a MoE checkpoint is the MoE layer it ships (:func:`lab.serving_presets.eagle_head`, its
   kernels :data:`MOE_LAYER_US`) and gathers its logits each draft step on several GPUs; where the engine's code builds
-  its 2h -> h fusion whole, every GPU reads all of it (``mtpFusionWhole``; :mod:`lab.serving_mtp`). No verify or draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only
-  judge it (:mod:`lab.serving_validation`).
+  its 2h -> h fusion whole, every GPU reads all of it (``mtpFusionWhole``; :mod:`lab.serving_mtp`). No verify or
+  draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
+  (:mod:`lab.serving_validation`).
 - A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
   TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
   #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was

@@ -209,7 +209,7 @@ class _MeasuredStep(NamedTuple):
     state_ms: float = 0.0       # one copy of one sequence's linear-attention state (read or written)
     comm_knee: float = float("inf")  # tokens in the pass past which the all-reduce is charged comm_beyond_ms a token
     comm_beyond_ms: float = 0.0      # (the small fit's largest measured message; lab.serving_calibration.allreduce_beyond)
-    gather_ms: float = 0.0           # an MTP head's logits all-gathered, a sequence (lab.serving_mtp), as comm_ms is
+    gather_ms: float = 0.0           # an MTP head's logits gathered, a sequence (lab.serving_mtp), as comm_ms is
     gather_knee: float = float("inf")  # a token, with its own knee in sequences and its rate past it
     gather_beyond_ms: float = 0.0
 
@@ -288,7 +288,7 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     if engine.draftInVerifyGraph and settings.draft != EAGLE:
         # only the one-model head (TensorRT-LLM's MTP) runs inside the verify pass's graph; a separate draft does not
         engine = engine._replace(draftInVerifyGraph=False)
-    extras = NO_EXTRAS   # the head standing for a checkpoint's MTP module: what its engine's code runs beyond it
+    extras = NO_EXTRAS   # a checkpoint's MTP module: what its engine's code runs beyond the head's layers
     if role == "draft" and settings.draft == EAGLE:
         extras = mtp_step_extras(TARGETS[settings.target], engine, cal, settings.gpus,
                                  PRECISIONS[pass_precision(settings, role)].bytes)
@@ -327,7 +327,7 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     # a mixture of experts' own kernels in each of its MoE layers (router GEMM, top-k, token permutation, the two
     # grouped GEMMs' launches at a few tokens an expert, unpermutation): lab.serving_calibration.MOE_LAYER_US;
     # none for a dense layer or a dense model (moe_layers is 0)
-    fixed += moe_layers(shape) * cal.moeLayerUs / 1000 + extras.fixed_ms   # and an MTP module's (lab.serving_mtp)
+    fixed += moe_layers(shape) * cal.moeLayerUs / 1000 + extras.fixed_ms   # an MTP head's gather (lab.serving_mtp)
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" and not host_draft else cal.sequenceUs / 1000
@@ -462,7 +462,7 @@ def _kneed(per_ms, knee, beyond_ms, x) -> float:
 
 
 def _gather_ms(step: _MeasuredStep, batch) -> float:
-    """An MTP head's logits all-gathered (:mod:`lab.serving_mtp`): ``gather_ms`` a sequence up to its knee."""
+    """An MTP head's logits gathered (:mod:`lab.serving_mtp`): ``gather_ms`` a sequence up to its knee."""
     return _kneed(step.gather_ms, step.gather_knee, step.gather_beyond_ms, batch)
 
 

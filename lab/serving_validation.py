@@ -144,9 +144,10 @@ _TRT_MTP_NOTE = ("measured = TPS/User with MTP / 111 (the table's own speedup co
                  "target's steps are a little fast); TP 8 for every layer (the "
                  "sparse experts ran TP 4 x EP 2 or EP 4: the model prices no expert parallelism); the engine "
                  "TensorRT-LLM's one-model MTP with the overlap scheduler and CUDA graphs on (the blog's recipe), "
-                 "serving_calibration.ENGINES['trtllm']; the MTP layer priced as the EAGLE head of DeepSeek-V3's "
-                 "shape (one MoE decoder layer, the target's LM head) with what TensorRT-LLM's MTP module runs beyond "
-                 "it each step (lab.serving_mtp: its MoE kernels, its fusion unsplit, its logits gathered). Relaxed "
+                 "serving_calibration.ENGINES['trtllm']; the MTP layer priced as DeepSeek-V3's MTP module (one MoE "
+                 "decoder layer with its routed experts and their kernels, the 2h -> h fusion, the target's LM head) "
+                 "with what TensorRT-LLM's code runs beyond it each step (lab.serving_mtp: its fusion unsplit, its "
+                 "logits gathered). Relaxed "
                  "acceptance off (its own later table)")
 
 # SGLang before its draft-extend CUDA graph (pull request 6606, May 2025), at batch one on eight H100s: the EAGLE-3 fix

@@ -158,7 +158,7 @@ def test_fp4_weights_cost_half_a_byte_plus_scales_and_keep_an_fp8_kv_cache():
     # Blackwell multiplies FP4 at its FP4 rate; Hopper has no FP4 tensor cores: a weight-only kernel at BF16's
     assert serving.peak_flops(serving.GPUS["b200"], fp4) == 9000e12
     assert serving.peak_flops(serving.GPUS["h100-sxm"], fp4) == serving.GPUS["h100-sxm"].bf16
-    # DeepSeek-V3 fits on 4 x B200 in FP4 (about 380 GB of weights) but not in BF16 (1,345 GB)
+    # DeepSeek-V3 and its MTP module fit on 4 x B200 in FP4 (about 385 GB of weights) but not in BF16 (1,367 GB)
     s = D.with_(target="deepseek-v3", draft=serving.EAGLE, gpu="b200", gpus=4, stepModel=serving.MEASURED)
     assert serving.max_batch_in_memory(s) == 0 < serving.max_batch_in_memory(s.with_(precision="fp4"))
 
