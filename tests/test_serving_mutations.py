@@ -384,6 +384,30 @@ def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fra
         serving._measured_constants.cache_clear()
 
 
+def test_engine_costs_catch_an_mtp_module_priced_as_a_dense_layer(monkeypatch):
+    """The MoE layer is the checkpoint's, not a switch: the head of DeepSeek-V3 built as the dense stand-in (the layer
+    one token reads) fails the check on the first engine it reads, its MoE kernels gone."""
+    from lab import serving_presets, serving_step
+    monkeypatch.setattr(serving_step, "eagle_head", lambda target: serving_presets.eagle_head(target._replace(mtp=0)))
+    serving._measured_constants.cache_clear()
+    try:
+        _fails("serving-engine-costs-as-read", "vllm-v1 pays for n-gram and multi-GPU drafts ['MTP fusion",
+               "'MTP logits gathered', 'n-gram scans", "read in its code")
+    finally:
+        serving._measured_constants.cache_clear()
+
+
+def test_engine_costs_catch_an_engine_whose_gather_was_not_read(monkeypatch):
+    """The logits gather is charged only where the engine's logits processor was read (serving_mtp.LOGITS_GATHER)."""
+    from lab import serving_mtp
+    monkeypatch.delitem(serving_mtp.LOGITS_GATHER, "sglang")
+    serving._measured_constants.cache_clear()
+    try:
+        _fails("serving-engine-costs-as-read", "sglang pays for n-gram and multi-GPU drafts", "read in its code")
+    finally:
+        serving._measured_constants.cache_clear()
+
+
 def test_engine_costs_catch_an_engine_missing_from_the_table(monkeypatch):
     from lab import serving_calibration
     monkeypatch.setitem(serving_calibration.ENGINES, "trt-llm", serving_calibration.ENGINES["vllm-v1"]._replace(
