@@ -231,7 +231,11 @@ _V1_FIELDS = {
     "drafted": re.compile(r"(?:Drafted: (\S+) tokens|Number of draft tokens: (" + _ANY + "))"),
     "drafts": re.compile(r"Number of drafts: (" + _NUM + ")"),
     "rate": re.compile(r"(?<!Per-position )(?:Avg )?Draft acceptance rate: (" + _NUM + ")(%?)"),
-    "perPos": re.compile(r"Per-position acceptance rate: ([0-9., ]*?)(?:, [A-Z]|,?\s*$)"),
+    # a 2026 version prints '-----' for a position no draft reached and, after the rates (then
+    # accepted / drafted at each position), the share of calls that drafted it
+    "perPos": re.compile(r"Per-position acceptance rate: ([0-9., \-]*?)(?:, [A-Z]|,?\s*$)"),
+    "coverage": re.compile(r"Per-position verification coverage: ([0-9., ]*?)(?:, [A-Z]|,?\s*$)"),
+    "depth": re.compile(r"Mean verification depth: (" + _NUM + r")/([0-9]+)"),
 }
 _V0_FIELDS = {
     "rate": re.compile(r"Draft acceptance rate: (" + _NUM + ")"),

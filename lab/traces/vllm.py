@@ -17,6 +17,27 @@ _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_token
                            r"acceptance at token (\d{1,3}))\s*:\s*(\S+)")
 
 
+def _v1_rates(text: str, where: str) -> list:
+    """The printed per-position rates; ``-----`` (a 2026 version's mark for a position that no
+    draft reached) reads as None.
+
+    >>> _v1_rates("1.000, 0.000, -----", "line 1")
+    [1.0, 0.0, None]
+    """
+    parts = [part for part in re.split(r"[,\s]+", text.strip()) if part]
+    if len(parts) > MAX_LOOKAHEAD:
+        raise TraceError(f"{where}: {len(parts)} per-position rates; at most {MAX_LOOKAHEAD} positions are read")
+    return [None if set(part) == {"-"} else _rate(part, "per-position rate", where) for part in parts]
+
+
+def _monotone(counts: list) -> list:
+    """Counts rebuilt from rounded products may rise by one where the truth is flat: no position
+    is reached (or accepted) more often than the one before it."""
+    for i in range(1, len(counts)):
+        counts[i] = min(counts[i], counts[i - 1])
+    return counts
+
+
 def _field(pattern, text):
     match = pattern.search(text)
     if not match:
@@ -83,7 +104,20 @@ class _VllmLog(_Accumulator):
                 return  # an interval without drafts (its rates print as nan): nothing to add
             per_pos = _V1_FIELDS["perPos"].search(text)
             if per_pos and per_pos.group(1).strip():
-                record["rates"] = _rates(per_pos.group(1), "per-position rate", where)
+                record["rates"] = _v1_rates(per_pos.group(1), where)
+            coverage = _V1_FIELDS["coverage"].search(text)
+            record["coverage"] = None
+            if coverage and record["rates"]:
+                record["coverage"] = _rates(coverage.group(1), "per-position verification coverage", where)
+                if len(record["coverage"]) != len(record["rates"]):
+                    raise TraceError(f"{where}: {len(record['rates'])} per-position rates but "
+                                     f"{len(record['coverage'])} verification coverages")
+            elif record["rates"] and None in record["rates"]:
+                raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
+                                 f"line's Per-position verification coverage, which is missing")
+            depth = _V1_FIELDS["depth"].search(text)
+            record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
+                               _count(depth.group(2), "speculative tokens", where)) if depth else None
             mean = _field(_V1_FIELDS["mean"], text)
             if mean is not None:
                 record["mean"] = _number(mean, "Mean acceptance length", where)
@@ -129,8 +163,8 @@ class _VllmLog(_Accumulator):
 
     def _v1_result(self, lookahead) -> Trace:
         drafts = draft_tokens = accepted = 0
-        per_position = None
-        ks, notes, bound = set(), [], False
+        per_position = covered = None
+        ks, notes, bound, with_coverage = set(), [], False, True
         with_rates = {bool(r["rates"]) for r in self.records}
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
@@ -144,18 +178,32 @@ class _VllmLog(_Accumulator):
             if len(ks) > 1:
                 raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
             full = drafted / k
+            cov, depth = r["coverage"], r["depth"]
+            if depth is not None and depth[1] != k:
+                raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
+                                 f"{k} per-position rates")
             if r["drafts"] is not None:
                 n = r["drafts"]
             elif r["mean"] is not None and acc > 0:
-                n, span = _calls_from_mean(acc, r["mean"], 2, rates, 3, full)
+                n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else rates, 3, full)
                 if n is None:
                     raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
                                      f"from {acc} accepted tokens")
+                if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
+                    fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
+                        if span[1] - span[0] <= 20000 else []
+                    if fits:
+                        n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
+                        span = (fits[0], fits[-1])
                 if n != full:
                     short_lines.append(number)
                     if span[0] != span[1]:
                         notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
                                      f"used {n}, where the per-position rates fit best")
+            elif depth is not None and depth[0] > 0 and drafted:
+                n = max(1, round(drafted / depth[0]))
+                notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
+                             f"depth = {drafted} / {depth[0]:.2f} = {n}")
             elif full.is_integer():
                 n = int(full)
                 if r["mean"] is None:
@@ -176,7 +224,13 @@ class _VllmLog(_Accumulator):
                 disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
                                      f"drafted = {100 * acc / drafted:.2f}%")
             if rates and not bound:
-                counts = _reconstruct(rates, int(n))
+                if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
+                    reached = _monotone([round(c * n) for c in cov])
+                    counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
+                    covered = reached if covered is None else [a + b for a, b in zip(covered, reached)]
+                else:
+                    counts = _reconstruct(rates, int(n))
+                    with_coverage = False
                 per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
         k = ks.pop()
         if short_lines:
@@ -191,9 +245,18 @@ class _VllmLog(_Accumulator):
             per_position = None
         elif per_position is not None:
             notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
+        if covered is not None and not with_coverage:
+            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
+                         "tokens per position are not used")
+            covered = None
+        elif covered is not None:
+            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
+                         "position come from the printed verification coverage x the calls")
         return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
                                 tuple(per_position) if per_position is not None else None,
-                                False, tuple(notes), callsBound=bound), tolerance=per_position is not None)
+                                False, tuple(notes), callsBound=bound,
+                                draftsPerPosition=tuple(covered) if covered is not None and not bound else None),
+                          tolerance=per_position is not None)
 
     def _rates_only(self, lookahead) -> Trace:
         """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token
