@@ -11,7 +11,8 @@ from .common import (
 
 
 _PROM_NAME_START = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*(?:\{|\s+[-+0-9.eEIinNaf]+\s*$)")
-_PROM_LINE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?\s*$")
+# a sample, or a row of Prometheus's table view pasted as markdown ('name{labels} | value', vllm-project/vllm#24049)
+_PROM_LINE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?(?:\s*\|\s*|\s+)(\S+)(?:\s+\S+)?\s*\|?\s*$")
 _PROM_LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
 PROM_METRICS = {
     "vllm:spec_decode_num_drafts": "drafts",
@@ -23,6 +24,10 @@ PROM_METRICS = {
     "vllm:spec_decode_efficiency": "efficiency",             # V0 gauge: emitted / (calls (k + 1))
 }
 MODEL_LABELS = ("model_name", "model")
+# llama.cpp's /metrics (tools/server, 2026): llamacpp:spec_decode_num_drafts_total ("verification steps"),
+# _num_draft_tokens_total, _num_accepted_tokens_total and _num_accepted_tokens_per_pos_total{position}, with
+# vLLM's meaning (ggml-org/llama.cpp#24536: rate per position = accepted at i / verification steps)
+LLAMACPP_PREFIX = "llamacpp:"
 
 
 def _prom_labels(text: str, where: str) -> tuple:
@@ -63,6 +68,7 @@ class _Prometheus(_Accumulator):
     def __init__(self):
         self.series = {}   # (field, model, labels-without-position, position) -> value
         self.label_sets = set()
+        self.engines = set()
 
     def line(self, text: str, number: int):
         stripped = text.strip()
@@ -77,6 +83,11 @@ class _Prometheus(_Accumulator):
         if name.endswith("_created"):
             return
         base = name[:-6] if name.endswith("_total") else name
+        if base.startswith(LLAMACPP_PREFIX):  # llama.cpp's server exports vLLM's counters under its own prefix
+            base = "vllm:" + base[len(LLAMACPP_PREFIX):]
+            self.engines.add("llama.cpp")
+        elif base.startswith("vllm:"):
+            self.engines.add("vLLM")
         field = PROM_METRICS.get(base)
         if field is None:
             return  # every other metric of the scrape
@@ -108,7 +119,10 @@ class _Prometheus(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         if not self.series:
-            raise TraceError("no vllm:spec_decode_* counters in the exposition")
+            raise TraceError("no vllm:spec_decode_* (or llamacpp:spec_decode_*) counters in the exposition")
+        if len(self.engines) > 1:
+            raise TraceError("the exposition mixes vllm:spec_decode_* and llamacpp:spec_decode_* counters: "
+                             "paste one engine's scrape")
         models = {}
         for key, value in self.series.items():
             models.setdefault(key[1], {})[key] = value
@@ -128,7 +142,8 @@ class _Prometheus(_Accumulator):
                 efficiencies.append(value)
             else:
                 totals[field] += value
-        notes = []
+        notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
+            if self.engines == {"llama.cpp"} else []
         if len(models) > 1:
             notes.append(f"model {name} (chosen of {len(models)})")
         if len(label_sets) > 1:
@@ -250,7 +265,8 @@ _V0_FIELDS = {
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 def _exposition(stripped: str) -> bool:
-    return stripped.startswith(("vllm:spec_decode_", "# HELP vllm:spec_decode", "# TYPE vllm:spec_decode"))
+    return stripped.startswith(("vllm:spec_decode_", "# HELP vllm:spec_decode", "# TYPE vllm:spec_decode",
+                                "llamacpp:spec_decode_", "# HELP llamacpp:spec_decode", "# TYPE llamacpp:spec_decode"))
 
 
 def _v0_exposition(line: str, stripped: str) -> bool:
@@ -266,7 +282,8 @@ FORMATS = family(
                        "accepted": 6179, "perPosition": None},
                       "written from vllm-project/vllm `vllm/engine/metrics.py` (V0 gauges and counters) with the "
                       "counts of vllm-project/vllm#9539"),)),
-    Format("prometheus", "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
+    Format("prometheus", "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts; "
+                         "also llama.cpp's llamacpp:spec_decode_* counters)",
            "vLLM's /metrics", _Prometheus, lambda line, stripped: _exposition(stripped), 11, (
                Sample("prometheus.prom", None, None,
                       {"format": "prometheus", "lookahead": 3, "drafts": 160, "draftTokens": 480, "accepted": 225,

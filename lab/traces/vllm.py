@@ -78,10 +78,13 @@ class _VllmLog(_Accumulator):
         self.records = []  # V1 lines: dict
         self.v0 = []       # V0 lines: dict
         self.blocks = []   # {"num_drafts": .., "rates": {i: rate}}
+        self.idle = 0      # V1 lines of intervals without a draft (Accepted: 0 tokens, Drafted: 0 tokens)
 
     def line(self, text: str, number: int):
         where = f"line {number}"
-        if "Speculative metrics:" in text:
+        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
+            and "emitted tokens" not in text and "Number of draft tokens" in text
+        if "Speculative metrics:" in text and not v1_before_0_8_3:
             values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
             for key in ("k", "drafted", "emitted"):
                 if values[key] is None:
@@ -94,13 +97,16 @@ class _VllmLog(_Accumulator):
                             "efficiency": _number(values["efficiency"], "System efficiency", where)
                             if values["efficiency"] is not None else None})
             return
-        if "SpecDecoding metrics:" in text:
+        if "SpecDecoding metrics:" in text or v1_before_0_8_3:
+            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
+            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
             accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
             if accepted is None or drafted is None:
                 raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts")
             record = {"number": number, "accepted": _count(accepted, "Accepted", where),
                       "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
             if record["drafted"] == 0 and record["accepted"] == 0:
+                self.idle += 1
                 return  # an interval without drafts (its rates print as nan): nothing to add
             per_pos = _V1_FIELDS["perPos"].search(text)
             if per_pos and per_pos.group(1).strip():
@@ -157,6 +163,9 @@ class _VllmLog(_Accumulator):
             return self._summary(lookahead)
         if self.v0:
             return self._v0_result(lookahead)
+        if not self.records and self.idle:
+            raise TraceError(f"every SpecDecoding metrics line ({self.idle}) says Accepted: 0 tokens, Drafted: 0 "
+                             f"tokens: no draft was verified in this log (paste lines from while requests ran)")
         if not self.records:
             raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
         return self._v1_result(lookahead)
