@@ -140,6 +140,8 @@ class TraceParser:
                 if self.accumulator is None:
                     raise
                 cut = (self.number, error)  # read the complete lines; say the last one was cut
+            if self.accumulator is not None:  # also when this line was the one that decided the format
+                self.accumulator.unterminated = self.number
         if self.accumulator is None and self.single_lines:
             self.fmt, self.accumulator = "single-number", _Single()
             for number, held in self.single_lines:

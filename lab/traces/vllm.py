@@ -5,7 +5,7 @@ the spec_decode example's summary), ``vllm bench serve``'s block and the per-req
 import re
 
 from .common import (
-    Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
+    _clean, Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
     _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
     MEAN_LENGTH_SLACK, _reconstruct, shortened, _v0_calls_and_accepted, _validated, family,
 )
@@ -36,6 +36,37 @@ def _monotone(counts: list) -> list:
     for i in range(1, len(counts)):
         counts[i] = min(counts[i], counts[i - 1])
     return counts
+
+
+def _continues(text: str) -> bool:
+    """Whether ``text`` is the rest of a SpecDecoding line that a paste wrapped (its rates, its
+    Avg Draft acceptance rate), not a log line of its own.
+
+    >>> _continues("0.524, Avg Draft acceptance rate: 67.7%"), _continues("INFO 05-21 21:12:06 [loggers.py:271] Engine 000")
+    (True, False)
+    """
+    stripped = text.strip()
+    return bool(stripped) and "SpecDecoding metrics:" not in stripped and not _LOG_START.search(stripped[:80])
+
+
+def _wrapped(text: str) -> bool:
+    """A SpecDecoding line cut by a paste's wrapping: it ends with a comma and lacks its counts, or
+    stops inside its per-position rates (vLLM ends the line with them, or with the Avg Draft
+    acceptance rate after them, never with a comma).
+
+    >>> _wrapped("SpecDecoding metrics: Mean acceptance length: 3.03, Accepted: 337 tokens, Drafted: 498 tokens, "
+    ...          "Per-position acceptance rate: 0.837, 0.669,")
+    True
+    """
+    text = text.rstrip()
+    if not text.endswith(","):
+        return False
+    if _V1_FIELDS["drafted"].search(text) is None:
+        return True
+    return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
+
+
+_LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
 
 
 def _field(pattern, text):
@@ -79,8 +110,26 @@ class _VllmLog(_Accumulator):
         self.v0 = []       # V0 lines: dict
         self.blocks = []   # {"num_drafts": .., "rates": {i: rate}}
         self.idle = 0      # V1 lines of intervals without a draft (Accepted: 0 tokens, Drafted: 0 tokens)
+        self.pending = None  # (text, number): a SpecDecoding line wrapped by a paste, waiting for its rest
+        self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
 
-    def line(self, text: str, number: int):
+    def lines(self, batch, first_number: int):
+        markers = self.MARKERS
+        for offset, line in enumerate(batch):  # a wrapped line's rest holds no marker: it is passed on too
+            if self.pending is not None or any(marker in line for marker in markers):
+                self.line(_clean(line), first_number + offset)
+
+    def line(self, text: str, number: int, whole: bool = False):
+        if self.pending is not None:
+            held, held_number = self.pending
+            self.pending = None
+            if _continues(text):  # a paste wrapped the line: read it whole, under its first line's number
+                text, number = held + " " + text.strip(), held_number
+            else:
+                self.line(held, held_number, whole=True)
+        if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
+            self.pending = (text.rstrip(), number)  # the rest of the line follows
+            return
         where = f"line {number}"
         v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
             and "emitted tokens" not in text and "Number of draft tokens" in text
@@ -102,7 +151,14 @@ class _VllmLog(_Accumulator):
             # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
             accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
             if accepted is None or drafted is None:
-                raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts")
+                mean = _field(_V1_FIELDS["mean"], text)
+                if mean is None:
+                    raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
+                                     f"Mean acceptance length")
+                per_pos = _V1_FIELDS["perPos"].search(text)
+                rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
+                self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+                return
             record = {"number": number, "accepted": _count(accepted, "Accepted", where),
                       "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
             if record["drafted"] == 0 and record["accepted"] == 0:
@@ -159,16 +215,69 @@ class _VllmLog(_Accumulator):
             block[key] = _count(value, key, where)
 
     def result(self, lookahead, model=None) -> Trace:
+        cut = None
+        if self.pending is not None:  # a last line that ended with a comma: read as it is
+            held, self.pending = self.pending, None
+            try:
+                self.line(*held, whole=True)
+            except TraceError as error:
+                if held[1] != getattr(self, "unterminated", None):
+                    raise
+                cut = (f"the last line (line {held[1]}) ends without a newline and cannot be read ({error}): it "
+                       f"looks cut off, so only the complete lines before it are read")
+        trace = self._result(lookahead)
+        extra = [cut] if cut else []
+        if self.records and self.abridged:  # lines without counts beside lines with them: not added
+            for number, _, _ in self.abridged:
+                extra.append(f"the last line (line {number}) ends without a newline and has no Accepted/Drafted "
+                             f"counts: it looks cut off, so only the complete lines before it are read"
+                             if number == getattr(self, "unterminated", None) else
+                             f"line {number}: a SpecDecoding metrics line without Accepted/Drafted counts, not added")
+        return trace._replace(notes=trace.notes + tuple(extra)) if extra else trace
+
+    def _result(self, lookahead) -> Trace:
         if self.blocks:
             return self._summary(lookahead)
         if self.v0:
             return self._v0_result(lookahead)
+        if not self.records and self.abridged:
+            cut = [entry for entry in self.abridged if entry[0] == getattr(self, "unterminated", None)]
+            if cut and len(self.abridged) == 1:
+                raise TraceError(f"line {cut[0][0]}: a SpecDecoding metrics line without Accepted/Drafted counts, "
+                                 f"ending without a newline: it looks cut off")
+            self.abridged = [entry for entry in self.abridged if entry not in cut]
+            return self._abridged(lookahead)
         if not self.records and self.idle:
             raise TraceError(f"every SpecDecoding metrics line ({self.idle}) says Accepted: 0 tokens, Drafted: 0 "
                              f"tokens: no draft was verified in this log (paste lines from while requests ran)")
         if not self.records:
             raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
         return self._v1_result(lookahead)
+
+    def _abridged(self, lookahead) -> Trace:
+        """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
+        quoting the mean and the rates only): the mean acceptance length, no counts. Several are
+        averaged unweighted, as SGLang's lines are."""
+        ks = {len(rates) for _, _, rates in self.abridged if rates}
+        if len(ks) > 1:
+            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+        k = ks.pop() if ks else None
+        if lookahead is not None and k is not None and lookahead != k:
+            raise TraceError(f"the lines have {k} per-position rates but the lookahead given is {lookahead}")
+        k = self.need_lookahead(k or lookahead, "the line has neither counts nor per-position rates")
+        _check_lookahead(k)
+        means = [mean for _, mean, _ in self.abridged]
+        mean = sum(means) / len(means)
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"a mean acceptance length of {mean:.2f} is outside 1 to k + 1 = {k + 1}")
+        notes = [f"line {self.abridged[0][0]}: SpecDecoding metrics without its Accepted/Drafted counts (abridged): "
+                 f"the printed mean acceptance length is read, no intervals"
+                 + (f"; averaged {len(means)} lines unweighted" if len(means) > 1 else "")]
+        rates = self.abridged[-1][2]
+        if rates and None not in rates:
+            notes.append("printed per-position rates (share of calls whose first i drafts survived): "
+                         + ", ".join(f"{r:.3f}" for r in rates))
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _v1_result(self, lookahead) -> Trace:
         drafts = draft_tokens = accepted = 0
