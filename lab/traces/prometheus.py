@@ -248,8 +248,9 @@ _V1_FIELDS = {
     "rate": re.compile(r"(?<!Per-position )(?:Avg )?Draft acceptance rate: (" + _NUM + ")(%?)"),
     # a 2026 version prints '-----' for a position no draft reached and, after the rates (then
     # accepted / drafted at each position), the share of calls that drafted it
-    "perPos": re.compile(r"Per-position acceptance rate: ([0-9., \-]*?)(?:, [A-Z]|,?\s*$)"),
-    "coverage": re.compile(r"Per-position verification coverage: ([0-9., ]*?)(?:, [A-Z]|,?\s*$)"),
+    # the comma-separated numbers and nothing after them (a flattened paste runs the next record on)
+    "perPos": re.compile(r"Per-position acceptance rate: ((?:-+|[0-9.]+)(?:,[ \t]*(?:-+|[0-9.]+))*)"),
+    "coverage": re.compile(r"Per-position verification coverage: ([0-9.]+(?:,[ \t]*[0-9.]+)*)"),
     "depth": re.compile(r"Mean verification depth: (" + _NUM + r")/([0-9]+)"),
 }
 _V0_FIELDS = {

@@ -127,6 +127,11 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
+        if text.count("SpecDecoding metrics:") > 1:  # a paste that lost its newlines: one record each
+            head, *records = text.split("SpecDecoding metrics:")
+            for record in records:
+                self.line("SpecDecoding metrics:" + record, number, whole)
+            return
         if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
             return
