@@ -103,7 +103,8 @@ class _VllmLog(_Accumulator):
     """
 
     fmt = "vllm-log"
-    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length")
+    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length",
+               "Mean acceptance length:", "Per-position acceptance rate:")
 
     def __init__(self):
         self.records = []  # V1 lines: dict
@@ -112,6 +113,7 @@ class _VllmLog(_Accumulator):
         self.idle = 0      # V1 lines of intervals without a draft (Accepted: 0 tokens, Drafted: 0 tokens)
         self.pending = None  # (text, number): a SpecDecoding line wrapped by a paste, waiting for its rest
         self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
+        self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
@@ -127,6 +129,15 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text:
+            if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
+                self._loose_rates(text, number)
+                return
+            if "Mean acceptance length:" in text:
+                mean = _field(_V1_FIELDS["mean"], text)
+                if mean is not None:
+                    self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
+                return
         if text.count("SpecDecoding metrics:") > 1:  # a paste that lost its newlines: one record each
             head, *records = text.split("SpecDecoding metrics:")
             for record in records:
@@ -259,6 +270,23 @@ class _VllmLog(_Accumulator):
             raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
         return self._v1_result(lookahead)
 
+    def _loose_rates(self, text: str, number: int):
+        """A 'Per-position acceptance rate:' quoted without the rest of its SpecDecoding line (the
+        mean on its own line before it, or none): vLLM's rates are c_i / calls, so their sum is the
+        mean acceptance length minus one."""
+        where = f"line {number}"
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        if not per_pos:
+            raise TraceError(f"{where}: 'Per-position acceptance rate:' without numbers after it")
+        rates = _v1_rates(per_pos.group(1), where)
+        if None in rates:
+            raise TraceError(f"{where}: a per-position rate printed as ----- needs the line's Per-position "
+                             f"verification coverage, which is missing")
+        mean = _field(_V1_FIELDS["mean"], text)
+        mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
+        self.loose_mean = None
+        self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+
     def _abridged(self, lookahead) -> Trace:
         """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
         quoting the mean and the rates only): the mean acceptance length, no counts. Several are
@@ -282,6 +310,9 @@ class _VllmLog(_Accumulator):
         if rates and None not in rates:
             notes.append("printed per-position rates (share of calls whose first i drafts survived): "
                          + ", ".join(f"{r:.3f}" for r in rates))
+            if len(means) == 1 and abs(sum(rates) - (mean - 1)) > 0.0005 * len(rates) + 0.005:
+                notes.append(f"the rates sum to {sum(rates):.3f}, not the mean acceptance length minus one, "
+                             f"{mean - 1:.2f}")
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _v1_result(self, lookahead) -> Trace:
@@ -839,7 +870,7 @@ FORMATS = family(
                       "verbatim from vllm-project/vllm#9539 (vLLM 0.6.3, k = 3); format `vllm/engine/metrics.py` "
                       "(`_format_spec_decode_metrics_str`)"),)),
     Format("vllm-log", "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)", "the vLLM log",
-           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line
+           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line or "Per-position acceptance rate:" in line
            or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean"), 30, (
                Sample("vllm_log.txt", None, None,
                       {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162, "accepted": 944,
