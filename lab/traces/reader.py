@@ -179,7 +179,10 @@ class TraceParser:
                 self.accumulator.line(held, number)
             if self.first_unread is not None:
                 number, line = self.first_unread
-                raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line)!r} is not one")
+                figure = shortened(self.single_lines[0][1], 30)
+                raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line, 30)!r} is not "
+                                 f"one and no engine output the reader knows: paste {figure!r} alone with --lookahead, "
+                                 f"or the engine's own log or /metrics")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]
