@@ -151,14 +151,34 @@ class _Prometheus(_Accumulator):
             notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
         if "emitted" in seen:
             return self._v0(totals, efficiencies, lookahead, notes, name if len(models) > 1 else None)
+        # a paste that kept some label sets' positions and not others' (a table cut in the middle) sums to a
+        # curve no engine counted: every label set must carry the same positions
+        held = {}
+        for (field, _, labels, position) in series:
+            if field == "perPosition":
+                held.setdefault(labels, set()).add(position)
+        uneven = len({frozenset(p) for p in held.values()}) > 1
+        if uneven:
+            every = set().union(*held.values())
+            short = next(labels for labels, p in held.items() if p != every)
+            lacking = ", ".join(str(p) for p in sorted(every - held[short])[:8])
+            named = ", ".join(f"{key}={value}" for key, value in short) or "(no labels)"
+            notes.append(f"the per-position series are uneven across label sets ({named} lacks position "
+                         f"{lacking}): the totals are read, the per-position curve is not")
         if "accepted" not in seen:
             if not positions:
                 raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
+            if uneven or sorted(positions) != list(range(max(positions) + 1)):
+                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter and its "
+                                 "per-position series are incomplete, so the accepted total cannot be read: paste "
+                                 "the whole scrape")
             totals["accepted"] = sum(positions.values())
             notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
+            if uneven:
+                per_position = None
         else:
             k = self.need_lookahead(lookahead, "no per-position counter")
         drafted_per_position = None
