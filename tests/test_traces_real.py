@@ -419,3 +419,15 @@ def test_the_cli_refuses_in_one_line(tmp_path):
                           timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "no draft was verified" in done.stderr + done.stdout
+
+
+def test_llamacpp_shortened_line_and_its_trace_level_rates():
+    # Written from later copies of ggml-org/llama.cpp tools/server/server-context.cpp (code index): 'draft
+    # acceptance = %0.5f (%5d accepted / %5d generated), mean len = %5.2f', then at trace verbosity '     acc per
+    # pos = (%s)'. 257 accepted, 388 generated, mean 3.65: calls = 257 / 2.65 = 96.98, so 97 (388 / 4 = 97 too);
+    # x 97: 77.99 = 78, 68.0 = 68, 61.01 = 61, 49.96 = 50 (sum 257). Before: 'mean len' was not read and the
+    # calls were only bounded (388 / k).
+    text = ("slot print_timing: id  0 | task 42 | draft acceptance = 0.66237 (  257 accepted /   388 generated), "
+            "mean len =  3.65\nslot print_timing: id  0 | task 42 |      acc per pos = (0.804, 0.701, 0.629, 0.515)\n")
+    trace = traces.parse(text)
+    assert _counts(trace) == (4, 97, 388, 257, (78, 68, 61, 50)) and not trace.callsBound

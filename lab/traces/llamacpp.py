@@ -13,8 +13,10 @@ from .common import (
 
 
 _LLAMA_SERVER = re.compile(r"draft acceptance(?: rate)?\s*=\s*(\S+)\s*\(\s*(\S+)\s+accepted\s*/\s*(\S+)\s+generated\s*\)")
-_LLAMA_MEAN = re.compile(r"mean acceptance length\s*=\s*(\S+?),?(?:\s|$)")
-_LLAMA_PER_POS = re.compile(r"acceptance rate per position\s*=\s*\(([^)]*)\)")
+# later copies of tools/server/server-context.cpp shorten the 2026 line to '..., mean len = %5.2f' and log the
+# rates on a line of their own at trace verbosity ('     acc per pos = (%s)')
+_LLAMA_MEAN = re.compile(r"mean (?:acceptance length|len)\s*=\s*(\S+?),?(?:\s|$)")
+_LLAMA_PER_POS = re.compile(r"(?:acceptance rate per position|acc per pos)\s*=\s*\(([^)]*)\)")
 # the server's per-call debug line (-v; update_slots): 'accepted %d/%d draft tokens, new n_tokens = %d'
 _LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens")
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
@@ -61,7 +63,7 @@ class _LlamaLog(_Accumulator):
 
     fmt = "llamacpp-log"
     MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
-               "speculative-simple", "draft tokens")
+               "speculative-simple", "draft tokens", "acc per pos")
 
     def __init__(self):
         self.requests = []     # server lines: dict
@@ -86,6 +88,11 @@ class _LlamaLog(_Accumulator):
         if stats:
             self._stats(stats.group(1), stats.group(2), where, number)
             self.simple = True  # only speculative-simple and the server print statistics lines
+            return
+        if "acc per pos" in text and "draft acceptance" not in text and "#acc rate/pos" not in text:
+            per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
+            if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
+                self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
             return
         server = _LLAMA_SERVER.search(text)
         if server:
