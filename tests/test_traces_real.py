@@ -431,3 +431,20 @@ def test_llamacpp_shortened_line_and_its_trace_level_rates():
             "mean len =  3.65\nslot print_timing: id  0 | task 42 |      acc per pos = (0.804, 0.701, 0.629, 0.515)\n")
     trace = traces.parse(text)
     assert _counts(trace) == (4, 97, 388, 257, (78, 68, 61, 50)) and not trace.callsBound
+
+
+@pytest.mark.parametrize("text,k,mean", [
+    # the block quoted without its Drafts and Accepted tokens lines (its ruler and header gone too), as notes
+    # quote it; written from the print in vllm/benchmarks/serve.py ("{:<40} {:<10.2f}")
+    ("Acceptance rate (%):                     73.47\nAcceptance length:                       3.20\n"
+     "Draft tokens:                            19179\n  Position 0:                            83.42\n"
+     "  Position 1:                            72.91\n  Position 2:                            64.07\n", 3, 3.20),
+    # and with its padding collapsed (markdown): five positions sum to 2.3175, the length 3.32
+    ("Acceptance rate (%): 46.35\nAcceptance length: 3.32\nPer-position acceptance (%):\nPosition 0: 59.76\n"
+     "Position 1: 51.28\nPosition 2: 44.69\nPosition 3: 39.32\nPosition 4: 36.70\n", 5, 3.32),
+])
+def test_vllm_bench_block_quoted_without_its_counts(text, k, mean):
+    # Before: 'the Speculative Decoding block has no Drafts line'
+    trace = traces.parse(text)
+    assert (trace.format, trace.lookahead, trace.drafts, trace.meanAcceptanceLength) == ("vllm-bench", k, None, mean)
+    assert not any("not the acceptance length" in note for note in trace.notes)

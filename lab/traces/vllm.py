@@ -577,6 +577,8 @@ class _VllmBench(_Accumulator):
         series = {f"run {i}": block for i, block in enumerate(self.blocks, 1)} if len(self.blocks) > 1 \
             else {"run 1": self.blocks[0]}
         name, block = _choose(series, model, "benchmark run")
+        if ("Drafts" not in block or "Accepted tokens" not in block) and "mean" in block:
+            return self._abridged(block, lookahead, name if len(self.blocks) > 1 else None)
         for key in ("Drafts", "Accepted tokens"):
             if key not in block:
                 raise TraceError(f"line {block['number']}: the Speculative Decoding block has no {key} line")
@@ -605,6 +607,31 @@ class _VllmBench(_Accumulator):
         return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, per_position is None, tuple(notes),
                                 model=name if len(self.blocks) > 1 else None),
                           tolerance=per_position is not None, rate_decimals=4)
+
+
+    def _abridged(self, block, lookahead, name) -> Trace:
+        """A block quoted without its counts (Drafts, Accepted tokens): the printed acceptance
+        length at k = the Position lines' count (or ``--lookahead``), no intervals."""
+        rates = [block["rates"][i] for i in sorted(block["rates"])]
+        if sorted(block["rates"]) != list(range(len(rates))):
+            raise TraceError("the Position i lines skip a position")
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
+        k = self.need_lookahead(len(rates) or lookahead, "the block has neither counts nor Position lines")
+        _check_lookahead(k)
+        mean = block["mean"]
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"an acceptance length of {mean} is outside 1 to k + 1 = {k + 1}")
+        missing = [key for key in ("Drafts", "Accepted tokens") if key not in block]
+        notes = [f"a Speculative Decoding block without its {' and '.join(missing)} line(s): the printed acceptance "
+                 f"length is read, no counts, no intervals"]
+        if rates:
+            notes.append("printed per-position acceptance (share of drafts whose first i tokens survived): "
+                         + ", ".join(f"{100 * r:.2f}%" for r in rates))
+            if abs(sum(rates) - (mean - 1)) > 0.00005 * len(rates) + 0.005:
+                notes.append(f"the positions sum to {sum(rates):.3f}, not the acceptance length minus one, "
+                             f"{mean - 1:.2f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1), model=name)
 
 
 _REQUEST_KEYS = ('"spec_token_acceptance_counts"', '"num_accepted_tokens_per_pos"', '"acceptance_histogram"',
