@@ -356,8 +356,8 @@ FORMATS = family(
                        "perPosition": None},
                       "verbatim from ggml-org/llama.cpp `docs/speculative.md` (Statistics): two implementations"),
            )),
-    Format("llamacpp-log", "llama.cpp log (server draft acceptance lines, its -v per-call lines or the speculative "
-           "examples' n_predict/n_accept)", "llama.cpp's log", _LlamaLog,
+    Format("llamacpp-log", "llama.cpp log (server draft acceptance lines or the speculative examples' "
+           "n_predict/n_accept)", "llama.cpp's log", _LlamaLog,
            lambda line, stripped: bool(_LLAMA_DETECT.search(line)), 61, (
                Sample("llamacpp_server.log", 7, None,
                       {"format": "llamacpp-log", "lookahead": 7, "drafts": 33, "draftTokens": 231, "accepted": 133,

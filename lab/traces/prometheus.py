@@ -303,8 +303,7 @@ FORMATS = family(
                        "accepted": 6179, "perPosition": None},
                       "written from vllm-project/vllm `vllm/engine/metrics.py` (V0 gauges and counters) with the "
                       "counts of vllm-project/vllm#9539"),)),
-    Format("prometheus", "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts; "
-                         "also llama.cpp's llamacpp:spec_decode_* counters)",
+    Format("prometheus", "vLLM /metrics (Prometheus text exposition; V1 counters, with or without num_drafts)",
            "vLLM's /metrics", _Prometheus, lambda line, stripped: _exposition(stripped), 11, (
                Sample("prometheus.prom", None, None,
                       {"format": "prometheus", "lookahead": 3, "drafts": 160, "draftTokens": 480, "accepted": 225,

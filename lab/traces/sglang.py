@@ -273,8 +273,8 @@ class _SglangLog(_Accumulator):
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 FORMATS = family(
-    Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, bench_serving's Accept "
-           "length, or the mt-bench script's Acceptance length)", "SGLang's log", _SglangLog,
+    Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
+           "length)", "SGLang's log", _SglangLog,
            lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line))
            or bool(_SGLANG_MTBENCH.match(line)), 50, (
                Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanAcceptanceLength": 3.0},
