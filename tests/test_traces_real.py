@@ -448,3 +448,14 @@ def test_vllm_bench_block_quoted_without_its_counts(text, k, mean):
     trace = traces.parse(text)
     assert (trace.format, trace.lookahead, trace.drafts, trace.meanAcceptanceLength) == ("vllm-bench", k, None, mean)
     assert not any("not the acceptance length" in note for note in trace.notes)
+
+
+def test_vllm_per_request_metrics_object_of_2026():
+    # mostlygeek/llama-swap issue #1032 (NeoKactus, description, 2026-08-21), the response's 'metrics' object of
+    # vLLM's --per-request-spec-decode-metrics (vllm-project/vllm#48915): histogram [39, 1, 0, 3] of 43 calls at
+    # k = 3: accepted 0*39 + 1*1 + 2*0 + 3*3 = 10; accepted at least 1, 2, 3: 4, 3, 3; 129 drafted = 43 x 3
+    text = ('{"choices": [], "usage": {}, "metrics": {"speculative_decoding": {"mean_acceptance_length": '
+            '1.2325581395348837, "draft_acceptance_rate": 0.07751937984496124, "acceptance_histogram": [39, 1, 0, 3], '
+            '"num_spec_steps": 43, "num_accepted_draft_tokens": 10, "num_draft_tokens": 129, "num_spec_tokens": 3}}}')
+    trace = traces.parse(text)
+    assert (trace.format,) + _counts(trace) == ("vllm-request-json", 3, 43, 129, 10, (4, 3, 3))
