@@ -459,3 +459,16 @@ def test_vllm_per_request_metrics_object_of_2026():
             '"num_spec_steps": 43, "num_accepted_draft_tokens": 10, "num_draft_tokens": 129, "num_spec_tokens": 3}}}')
     trace = traces.parse(text)
     assert (trace.format,) + _counts(trace) == ("vllm-request-json", 3, 43, 129, 10, (4, 3, 3))
+
+
+def test_vllm_rates_quoted_as_a_python_or_numpy_list():
+    # Notes quote the rates as a list ('[0.89, 0.76, 0.61]', or numpy's '[0.89 0.76 0.61]') with throughputs in
+    # place of the counts: k = 3 from the list; the printed mean 2.73 is read, and the rates' sum, 2.26, is named
+    # as disagreeing with it (2.73 - 1 = 1.73). Written in the form such notes quote; before, no rates were read.
+    line = ("SpecDecoding metrics: Mean acceptance length: 2.73, Accepted: 12.4 tok/s, Drafted: 15.1 tok/s, "
+            "Per-position acceptance rate: [0.89, 0.76, 0.61]")
+    trace = traces.parse(line)
+    assert (trace.lookahead, trace.meanAcceptanceLength) == (3, 2.73)
+    assert any("the rates sum to 2.260, not the mean acceptance length minus one, 1.73" in n for n in trace.notes)
+    numpy = traces.parse("Per-position acceptance rate: [0.89 0.76 0.61]\n")
+    assert (numpy.lookahead, numpy.meanAcceptanceLength) == (3, pytest.approx(3.26))

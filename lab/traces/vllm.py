@@ -66,6 +66,7 @@ def _wrapped(text: str) -> bool:
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
 
 
+_BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([^\]]*)\]")
 _LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
 
 
@@ -122,6 +123,8 @@ class _VllmLog(_Accumulator):
                 self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int, whole: bool = False):
+        if "acceptance rate: [" in text:  # a list as Python or numpy prints it, quoted: '[0.89, 0.76]', '[0.89 0.76]'
+            text = _BRACKETED.sub(lambda m: m.group(1) + ", ".join(m.group(2).replace(",", " ").split()), text)
         if self.pending is not None:
             held, held_number = self.pending
             self.pending = None
