@@ -114,6 +114,7 @@ class _VllmLog(_Accumulator):
         self.idle = 0      # V1 lines of intervals without a draft (Accepted: 0 tokens, Drafted: 0 tokens)
         self.pending = None  # (text, number): a SpecDecoding line wrapped by a paste, waiting for its rest
         self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
+        self.whole = set()   # the numbers of those that end after their rates (not cut off)
         self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
 
     def lines(self, batch, first_number: int):
@@ -177,6 +178,8 @@ class _VllmLog(_Accumulator):
                 per_pos = _V1_FIELDS["perPos"].search(text)
                 rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
                 self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+                if rates and not text.rstrip().endswith(","):
+                    self.whole.add(number)  # it ends with its rates or after them: not cut off
                 return
             record = {"number": number, "accepted": _count(accepted, "Accepted", where),
                       "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
@@ -250,7 +253,7 @@ class _VllmLog(_Accumulator):
             for number, _, _ in self.abridged:
                 extra.append(f"the last line (line {number}) ends without a newline and has no Accepted/Drafted "
                              f"counts: it looks cut off, so only the complete lines before it are read"
-                             if number == getattr(self, "unterminated", None) else
+                             if number == getattr(self, "unterminated", None) and number not in self.whole else
                              f"line {number}: a SpecDecoding metrics line without Accepted/Drafted counts, not added")
         return trace._replace(notes=trace.notes + tuple(extra)) if extra else trace
 
@@ -260,7 +263,8 @@ class _VllmLog(_Accumulator):
         if self.v0:
             return self._v0_result(lookahead)
         if not self.records and self.abridged:
-            cut = [entry for entry in self.abridged if entry[0] == getattr(self, "unterminated", None)]
+            cut = [entry for entry in self.abridged
+                   if entry[0] == getattr(self, "unterminated", None) and entry[0] not in self.whole]
             if cut and len(self.abridged) == 1:
                 raise TraceError(f"line {cut[0][0]}: a SpecDecoding metrics line without Accepted/Drafted counts, "
                                  f"ending without a newline: it looks cut off")
