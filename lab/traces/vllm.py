@@ -293,6 +293,8 @@ class _VllmLog(_Accumulator):
         mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
         self.loose_mean = None
         self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+        if not text.rstrip().endswith(","):
+            self.whole.add(number)
 
     def _abridged(self, lookahead) -> Trace:
         """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
