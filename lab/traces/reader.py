@@ -118,9 +118,14 @@ class TraceParser:
         """Count the lines of another engine's speculative-decoding output (several engines' logs
         interleaved in one file): they are not read, and the notes say so."""
         own = _engine(self.fmt)
+        joined = "\n".join(batch)  # one search per marker over the batch: most batches hold none
+        present = [(engine, marker) for engine, markers in OTHER_ENGINE_MARKERS if engine != own
+                   for marker in markers if marker in joined]
+        if not present:
+            return
         for offset, line in enumerate(batch):
-            for engine, markers in OTHER_ENGINE_MARKERS:
-                if engine != own and any(marker in line for marker in markers):
+            for engine, marker in present:
+                if marker in line:
                     count, first = self.others.get(engine, (0, first_number + offset))
                     self.others[engine] = (count + 1, first)
                     break
