@@ -472,3 +472,17 @@ def test_vllm_rates_quoted_as_a_python_or_numpy_list():
     assert any("the rates sum to 2.260, not the mean acceptance length minus one, 1.73" in n for n in trace.notes)
     numpy = traces.parse("Per-position acceptance rate: [0.89 0.76 0.61]\n")
     assert (numpy.lookahead, numpy.meanAcceptanceLength) == (3, pytest.approx(3.26))
+
+
+def test_vllm_dynamic_depth_below_k_names_itself():
+    # Written from the 2026 line (the GLM-5.3 and Qwen DFlash logs quoted in public notes print 'Current
+    # speculative depth: %d' after the mean): k = 5 positions, depth 3 in force, 300 drafted = 3 x 100 calls, so
+    # 300 / 5 = 60 would give a mean of 1 + 100 / 60 = 2.67, not the printed 2.00; 100 / (2.00 - 1) = 100 calls;
+    # x 100: 60, 30, 10, 0, 0
+    line = ("(APIServer pid=1) INFO 09-04 11:47:26 [metrics.py:125] SpecDecoding metrics: Mean acceptance length: "
+            "2.00, Current speculative depth: 3, Accepted throughput: 1.00 tokens/s, Drafted throughput: 3.00 "
+            "tokens/s, Accepted: 100 tokens, Drafted: 300 tokens, Per-position acceptance rate: 0.600, 0.300, 0.100, "
+            "0.000, 0.000, Avg Draft acceptance rate: 33.3%")
+    trace = traces.parse(line)
+    assert _counts(trace) == (5, 100, 300, 100, (60, 30, 10, 0, 0))
+    assert "the printed Current speculative depth, 3" in trace.notes[0]

@@ -66,6 +66,7 @@ def _wrapped(text: str) -> bool:
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
 
 
+_CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
 _BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([^\]]*)\]")
 _LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
 
@@ -199,6 +200,8 @@ class _VllmLog(_Accumulator):
             elif record["rates"] and None in record["rates"]:
                 raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
                                  f"line's Per-position verification coverage, which is missing")
+            now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
+            record["now"] = int(now.group(1)) if now else None
             depth = _V1_FIELDS["depth"].search(text)
             record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
                                _count(depth.group(2), "speculative tokens", where)) if depth else None
@@ -398,9 +401,12 @@ class _VllmLog(_Accumulator):
         k = ks.pop()
         if short_lines:
             where = "line " + str(short_lines[0]) if len(short_lines) == 1 else f"{len(short_lines)} lines"
+            dynamic = sorted({r["now"] for r in self.records if r.get("now") is not None and r["now"] < k})
             notes.insert(0, f"short drafts: on {where} the printed mean acceptance length disagrees with drafted / "
-                            f"k, so the drafts were shorter than k = {k} (n-gram or suffix drafting, or the end of "
-                            f"the context); the calls come from the printed mean: accepted / (mean - 1)")
+                            f"k, so the drafts were shorter than k = {k} ("
+                            + (f"the printed Current speculative depth, {', '.join(map(str, dynamic))}; " if dynamic else "")
+                            + "n-gram or suffix drafting, or the end of the context); the calls come from the printed "
+                              "mean: accepted / (mean - 1)")
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
         notes += disagreements
