@@ -486,3 +486,9 @@ def test_vllm_dynamic_depth_below_k_names_itself():
     trace = traces.parse(line)
     assert _counts(trace) == (5, 100, 300, 100, (60, 30, 10, 0, 0))
     assert "the printed Current speculative depth, 3" in trace.notes[0]
+
+
+def test_two_servers_interleaved_are_refused_naming_the_line():
+    # vllm-ascend#13640's lines (k = 7) and vllm#24127's (k = 5) in one paste: no one k, so one line says so
+    with pytest.raises(traces.TraceError, match=r"\(5 and 7 positions, line 4\): two servers or a restart"):
+        traces.parse(ASCEND_13640 + VLLM_24127 + "\n")

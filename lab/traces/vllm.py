@@ -342,7 +342,8 @@ class _VllmLog(_Accumulator):
                 raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
             ks.add(k)
             if len(ks) > 1:
-                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions, line "
+                                 f"{number}): two servers or a restart with another k; paste one server's lines")
             full = drafted / k
             cov, depth = r["coverage"], r["depth"]
             if depth is not None and depth[1] != k:
