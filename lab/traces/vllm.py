@@ -67,7 +67,7 @@ def _wrapped(text: str) -> bool:
 
 
 _CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
-_BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([^\]]*)\]")
+_BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([0-9.,\s-]*)\]")
 _LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
 
 
