@@ -233,3 +233,14 @@ def test_the_ledger_buttons_send_a_lookahead_the_ledger_slider_holds(k):
     sent = [json.loads(html.unescape(values)) for target, values in
             re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]+)"', markup) if target == "ledger"]
     assert len(sent) == 2 and all(values["lookahead"] == str(min(k, top)) for values in sent)
+
+
+def test_a_refused_count_past_2_to_the_53_is_quoted_in_full():
+    """A 23-digit count in a llama.cpp per-call line is refused quoting the digits read, not a float's."""
+    with pytest.raises(traces.TraceError, match="accepted is 99999999999999999999999, more than"):
+        traces.parse("slot update_slots: id  3 | task 0 | accepted 99999999999999999999999/16 draft tokens\n")
+
+
+def test_bracketed_rates_that_are_not_numbers_are_refused():
+    with pytest.raises(traces.TraceError, match="without numbers after it"):
+        traces.parse("Per-position acceptance rate: [0.9, abc]\n")

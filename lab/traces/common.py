@@ -105,6 +105,8 @@ def count_text(value) -> str:
     >>> count_text(41126700.0), count_text(262), count_text(750.25)
     ('41126700', '262', '750.2')
     """
+    if isinstance(value, int):  # in full, past float's 2^53 too (a refused count is quoted as read)
+        return str(value)
     value = float(value)
     return str(int(value)) if value.is_integer() else f"{value:.1f}"
 

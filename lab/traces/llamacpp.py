@@ -13,8 +13,12 @@ from .common import (
 
 
 _LLAMA_SERVER = re.compile(r"draft acceptance(?: rate)?\s*=\s*(\S+)\s*\(\s*(\S+)\s+accepted\s*/\s*(\S+)\s+generated\s*\)")
-_LLAMA_MEAN = re.compile(r"mean acceptance length\s*=\s*(\S+?),?(?:\s|$)")
-_LLAMA_PER_POS = re.compile(r"acceptance rate per position\s*=\s*\(([^)]*)\)")
+# later copies of tools/server/server-context.cpp shorten the 2026 line to '..., mean len = %5.2f' and log the
+# rates on a line of their own at trace verbosity ('     acc per pos = (%s)')
+_LLAMA_MEAN = re.compile(r"mean (?:acceptance length|len)\s*=\s*(\S+?),?(?:\s|$)")
+_LLAMA_PER_POS = re.compile(r"(?:acceptance rate per position|acc per pos)\s*=\s*\(([^)]*)\)")
+# the server's per-call debug line (-v; update_slots): 'accepted %d/%d draft tokens, new n_tokens = %d'
+_LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens")
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
 _LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)")
 _LLAMA_STATS = re.compile(r"statistics\s+([A-Za-z0-9_.+-]+)\s*:(.*#gen drafts.*)$")
@@ -59,7 +63,7 @@ class _LlamaLog(_Accumulator):
 
     fmt = "llamacpp-log"
     MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
-               "speculative-simple")
+               "speculative-simple", "draft tokens", "acc per pos")
 
     def __init__(self):
         self.requests = []     # server lines: dict
@@ -68,15 +72,27 @@ class _LlamaLog(_Accumulator):
         self.pending = {}
         self.n_draft = None    # the most drafted per call, from a start-up line or the example
         self.simple = False
+        self.rounds = []       # (accepted, drafted) of each verifier call, from the server's -v lines
 
     def line(self, text: str, number: int):
         where = f"line {number}"
+        round_ = _LLAMA_ROUND.search(text)
+        if round_:
+            if len(self.rounds) >= 10_000_000:
+                raise TraceError(f"{where}: more than 10,000,000 per-call lines; paste fewer")
+            self.rounds.append((_count(round_.group(1), "accepted", where), _count(round_.group(2), "drafted", where)))
+            return
         if "speculative-simple" in text:
             self.simple = True
         stats = _LLAMA_STATS.search(text)
         if stats:
             self._stats(stats.group(1), stats.group(2), where, number)
             self.simple = True  # only speculative-simple and the server print statistics lines
+            return
+        if "acc per pos" in text and "draft acceptance" not in text and "#acc rate/pos" not in text:
+            per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
+            if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
+                self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
             return
         server = _LLAMA_SERVER.search(text)
         if server:
@@ -141,6 +157,8 @@ class _LlamaLog(_Accumulator):
             present = "drafted" if "drafted" in self.pending else "accept"
             missing = "accept" if present == "drafted" else "drafted"
             raise TraceError(f"n_{present} without its n_{missing}")
+        if self.rounds:
+            return self._rounds_result(lookahead)
         if self.stats:
             return self._stats_result(lookahead, model)
         if self.example:
@@ -148,6 +166,48 @@ class _LlamaLog(_Accumulator):
         if not self.requests:
             raise TraceError("no llama.cpp draft acceptance line, statistics line or n_drafted/n_accept pair found")
         return self._server_result(lookahead)
+
+    def _rounds_result(self, lookahead) -> Trace:
+        """The server's per-call lines (``accepted %d/%d draft tokens``, logged with ``-v``): an
+        exact histogram of accepted drafts per call and of drafted tokens per position (drafts
+        stop early, so the positions have their own denominators). Before ggml-org/llama.cpp#18211
+        (December 2025) the line printed the drafted count as 0 ('accepted 11/0'): those lines
+        give the accepted drafts only, and k must be given."""
+        notes = [f"{len(self.rounds)} per-call lines (accepted / drafted of each verifier call): exact counts"]
+        others = len(self.requests) + sum(len(runs) for runs in self.stats.values())
+        if others:
+            notes.append(f"{others} per-request or statistics line(s) of the same run not added: the per-call lines "
+                         f"are exact")
+        zeroed = sum(1 for a, d in self.rounds if a > d)
+        if zeroed:
+            k = self.need_lookahead(lookahead, "its per-call lines print the drafted count as 0 (before "
+                                               "ggml-org/llama.cpp#18211)")
+            notes.append(f"{zeroed} line(s) print more accepted than drafted (the drafted count logged as 0 before "
+                         f"ggml-org/llama.cpp#18211): drafted tokens are not read, k = {k} is taken as every draft's "
+                         f"length")
+            rounds = [(a, k) for a, _ in self.rounds]
+        else:
+            rounds = self.rounds
+            k = max(d for _, d in rounds)
+            if lookahead is not None:
+                if k > lookahead:
+                    raise TraceError(f"a call drafted {k} tokens but the lookahead given is {lookahead}")
+                k = lookahead
+        if not 1 <= k <= MAX_LOOKAHEAD:
+            raise TraceError(f"a call drafted {k} tokens; at most {MAX_LOOKAHEAD} positions are read")
+        if any(a > k for a, _ in rounds):
+            raise TraceError(f"a call accepted more drafts than k = {k}")
+        calls = [(a, d) for a, d in rounds if d > 0]
+        if len(calls) < len(rounds):
+            notes.append(f"{len(rounds) - len(calls)} call(s) without a draft skipped")
+        per_position = tuple(sum(1 for a, _ in calls if a >= i) for i in range(1, k + 1))
+        drafted = tuple(sum(1 for _, d in calls if d >= i) for i in range(1, k + 1))
+        full = all(d == k for _, d in calls)
+        if not full:
+            notes.append("drafts stop early (p-min, the adaptive length): the per-position rates use the calls that "
+                         "drafted each position")
+        return _validated(Trace(self.fmt, k, len(calls), sum(d for _, d in calls), sum(a for a, _ in calls),
+                                per_position, True, tuple(notes), draftsPerPosition=None if full else drafted))
 
     def _k(self, lookahead, rates_length, notes, why):
         if lookahead is not None:
@@ -280,7 +340,7 @@ class _LlamaLog(_Accumulator):
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
-_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts")
+_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
 
 FORMATS = family(
     Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",

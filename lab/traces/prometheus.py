@@ -11,7 +11,8 @@ from .common import (
 
 
 _PROM_NAME_START = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*(?:\{|\s+[-+0-9.eEIinNaf]+\s*$)")
-_PROM_LINE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?\s*$")
+# a sample, or a row of Prometheus's table view pasted as markdown ('name{labels} | value', vllm-project/vllm#24049)
+_PROM_LINE = re.compile(r"^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?(?:\s*\|\s*|\s+)(\S+)(?:\s+\S+)?\s*\|?\s*$")
 _PROM_LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
 PROM_METRICS = {
     "vllm:spec_decode_num_drafts": "drafts",
@@ -23,6 +24,10 @@ PROM_METRICS = {
     "vllm:spec_decode_efficiency": "efficiency",             # V0 gauge: emitted / (calls (k + 1))
 }
 MODEL_LABELS = ("model_name", "model")
+# llama.cpp's /metrics (tools/server, 2026): llamacpp:spec_decode_num_drafts_total ("verification steps"),
+# _num_draft_tokens_total, _num_accepted_tokens_total and _num_accepted_tokens_per_pos_total{position}, with
+# vLLM's meaning (ggml-org/llama.cpp#24536: rate per position = accepted at i / verification steps)
+LLAMACPP_PREFIX = "llamacpp:"
 
 
 def _prom_labels(text: str, where: str) -> tuple:
@@ -63,6 +68,7 @@ class _Prometheus(_Accumulator):
     def __init__(self):
         self.series = {}   # (field, model, labels-without-position, position) -> value
         self.label_sets = set()
+        self.engines = set()
 
     def line(self, text: str, number: int):
         stripped = text.strip()
@@ -77,6 +83,11 @@ class _Prometheus(_Accumulator):
         if name.endswith("_created"):
             return
         base = name[:-6] if name.endswith("_total") else name
+        if base.startswith(LLAMACPP_PREFIX):  # llama.cpp's server exports vLLM's counters under its own prefix
+            base = "vllm:" + base[len(LLAMACPP_PREFIX):]
+            self.engines.add("llama.cpp")
+        elif base.startswith("vllm:"):
+            self.engines.add("vLLM")
         field = PROM_METRICS.get(base)
         if field is None:
             return  # every other metric of the scrape
@@ -108,7 +119,10 @@ class _Prometheus(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         if not self.series:
-            raise TraceError("no vllm:spec_decode_* counters in the exposition")
+            raise TraceError("no vllm:spec_decode_* (or llamacpp:spec_decode_*) counters in the exposition")
+        if len(self.engines) > 1:
+            raise TraceError("the exposition mixes vllm:spec_decode_* and llamacpp:spec_decode_* counters: "
+                             "paste one engine's scrape")
         models = {}
         for key, value in self.series.items():
             models.setdefault(key[1], {})[key] = value
@@ -128,7 +142,8 @@ class _Prometheus(_Accumulator):
                 efficiencies.append(value)
             else:
                 totals[field] += value
-        notes = []
+        notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
+            if self.engines == {"llama.cpp"} else []
         if len(models) > 1:
             notes.append(f"model {name} (chosen of {len(models)})")
         if len(label_sets) > 1:
@@ -136,14 +151,34 @@ class _Prometheus(_Accumulator):
             notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
         if "emitted" in seen:
             return self._v0(totals, efficiencies, lookahead, notes, name if len(models) > 1 else None)
+        # a paste that kept some label sets' positions and not others' (a table cut in the middle) sums to a
+        # curve no engine counted: every label set must carry the same positions
+        held = {}
+        for (field, _, labels, position) in series:
+            if field == "perPosition":
+                held.setdefault(labels, set()).add(position)
+        uneven = len({frozenset(p) for p in held.values()}) > 1
+        if uneven:
+            every = set().union(*held.values())
+            short = next(labels for labels, p in held.items() if p != every)
+            lacking = ", ".join(str(p) for p in sorted(every - held[short])[:8])
+            named = ", ".join(f"{key}={value}" for key, value in short) or "(no labels)"
+            notes.append(f"the per-position series are uneven across label sets ({named} lacks position "
+                         f"{lacking}): the totals are read, the per-position curve is not")
         if "accepted" not in seen:
             if not positions:
                 raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
+            if uneven or sorted(positions) != list(range(max(positions) + 1)):
+                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter and its "
+                                 "per-position series are incomplete, so the accepted total cannot be read: paste "
+                                 "the whole scrape")
             totals["accepted"] = sum(positions.values())
             notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
+            if uneven:
+                per_position = None
         else:
             k = self.need_lookahead(lookahead, "no per-position counter")
         drafted_per_position = None
@@ -231,7 +266,12 @@ _V1_FIELDS = {
     "drafted": re.compile(r"(?:Drafted: (\S+) tokens|Number of draft tokens: (" + _ANY + "))"),
     "drafts": re.compile(r"Number of drafts: (" + _NUM + ")"),
     "rate": re.compile(r"(?<!Per-position )(?:Avg )?Draft acceptance rate: (" + _NUM + ")(%?)"),
-    "perPos": re.compile(r"Per-position acceptance rate: ([0-9., ]*?)(?:, [A-Z]|,?\s*$)"),
+    # a 2026 version prints '-----' for a position no draft reached and, after the rates (then
+    # accepted / drafted at each position), the share of calls that drafted it
+    # the comma-separated numbers and nothing after them (a flattened paste runs the next record on)
+    "perPos": re.compile(r"Per-position acceptance rate: ((?:-+|[0-9.]+)(?:,[ \t]*(?:-+|[0-9.]+))*)"),
+    "coverage": re.compile(r"Per-position verification coverage: ([0-9.]+(?:,[ \t]*[0-9.]+)*)"),
+    "depth": re.compile(r"Mean verification depth: (" + _NUM + r")/([0-9]+)"),
 }
 _V0_FIELDS = {
     "rate": re.compile(r"Draft acceptance rate: (" + _NUM + ")"),
@@ -246,7 +286,8 @@ _V0_FIELDS = {
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 def _exposition(stripped: str) -> bool:
-    return stripped.startswith(("vllm:spec_decode_", "# HELP vllm:spec_decode", "# TYPE vllm:spec_decode"))
+    return stripped.startswith(("vllm:spec_decode_", "# HELP vllm:spec_decode", "# TYPE vllm:spec_decode",
+                                "llamacpp:spec_decode_", "# HELP llamacpp:spec_decode", "# TYPE llamacpp:spec_decode"))
 
 
 def _v0_exposition(line: str, stripped: str) -> bool:

@@ -2,11 +2,28 @@
 """
 
 from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
-from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY
+from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
 
 
 # --- detection and the streaming front door -----------------------------------------------------
+
+# Another engine's speculative-decoding lines, told apart by a marker each prints (a substring test)
+OTHER_ENGINE_MARKERS = (
+    ("vLLM", ("SpecDecoding metrics:", "Speculative metrics:")),
+    ("SGLang", ("accept len:",)),
+    ("llama.cpp", ("draft acceptance", "#acc tokens")),
+    ("TensorRT-LLM", ('"specDecodingStats"',)),
+)
+
+
+def _engine(fmt: str) -> str:
+    """The engine whose output a format is (for :data:`OTHER_ENGINE_MARKERS`)."""
+    for prefix, engine in (("vllm", "vLLM"), ("prometheus", "vLLM"), ("sglang", "SGLang"),
+                           ("llamacpp", "llama.cpp"), ("trtllm", "TensorRT-LLM")):
+        if fmt.startswith(prefix):
+            return engine
+    return fmt
 
 def detect_line(line: str) -> str | None:
     """The format one line belongs to, or None. Bare integers are ``cycles`` (only as the
@@ -62,6 +79,7 @@ class TraceParser:
         self.utf16 = False
         self.json_head = []
         self.single_lines = []
+        self.others = {}  # engine -> (lines, first line number): another engine's output in the same text
 
     def _repair(self, text: str) -> str:
         if not self.started and text:
@@ -91,8 +109,26 @@ class TraceParser:
             self._line(lines[index])
             index += 1
         if index < len(lines):
-            self.accumulator.lines(lines[index:] if index else lines, self.number + 1)
+            batch = lines[index:] if index else lines
+            self.accumulator.lines(batch, self.number + 1)
+            self._other_engines(batch, self.number + 1)
             self.number += len(lines) - index
+
+    def _other_engines(self, batch, first_number: int):
+        """Count the lines of another engine's speculative-decoding output (several engines' logs
+        interleaved in one file): they are not read, and the notes say so."""
+        own = _engine(self.fmt)
+        joined = "\n".join(batch)  # one search per marker over the batch: most batches hold none
+        present = [(engine, marker) for engine, markers in OTHER_ENGINE_MARKERS if engine != own
+                   for marker in markers if marker in joined]
+        if not present:
+            return
+        for offset, line in enumerate(batch):
+            for engine, marker in present:
+                if marker in line:
+                    count, first = self.others.get(engine, (0, first_number + offset))
+                    self.others[engine] = (count + 1, first)
+                    break
 
     def _line(self, line: str):
         if self.accumulator is None:
@@ -140,13 +176,18 @@ class TraceParser:
                 if self.accumulator is None:
                     raise
                 cut = (self.number, error)  # read the complete lines; say the last one was cut
+            if self.accumulator is not None:  # also when this line was the one that decided the format
+                self.accumulator.unterminated = self.number
         if self.accumulator is None and self.single_lines:
             self.fmt, self.accumulator = "single-number", _Single()
             for number, held in self.single_lines:
                 self.accumulator.line(held, number)
             if self.first_unread is not None:
                 number, line = self.first_unread
-                raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line)!r} is not one")
+                figure = shortened(self.single_lines[0][1], 30)
+                raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line, 30)!r} is not "
+                                 f"one and no engine output the reader knows: paste {figure!r} alone with --lookahead, "
+                                 f"or the engine's own log or /metrics")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]
@@ -163,6 +204,11 @@ class TraceParser:
             raise
         except (RecursionError, MemoryError, OverflowError, ZeroDivisionError) as error:
             raise TraceError(f"cannot read this input ({type(error).__name__}); check it is one engine's output") from None
+        if self.others:
+            trace = trace._replace(notes=trace.notes + tuple(
+                f"{count} line(s) of {engine} output (the first is line {first}) are not read: the text is read as "
+                f"{SHORT_NAMES.get(self.fmt, self.fmt)}, one engine's output at a time"
+                for engine, (count, first) in self.others.items()))
         if cut is not None:
             number, error = cut
             trace = trace._replace(notes=trace.notes + (

@@ -147,6 +147,9 @@ class _SglangJson(_VllmRequestJson):
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
 _SGLANG_BENCH = re.compile(r"^\s*Accept length:\s*(\S+)\s*$")  # sglang.bench_serving's result table
 _SGLANG_RATE = re.compile(r"accept rate: (\S+?)(?:,|$)")
+# benchmark/mtbench/bench_sglang_eagle.py (and its copies for other datasets): '#questions: %d, Throughput:
+# %.2f token/s, Acceptance length: %.2f', the length = completion tokens / spec_verify_ct over the run
+_SGLANG_MTBENCH = re.compile(r"^\s*#(?:questions|examples): \d+,.*\bAcceptance length: ([0-9.]+)")
 
 
 def sglang_rate_definitions(accept_len: float, accept_rate: float, lookahead: int) -> list[str]:
@@ -188,11 +191,12 @@ class _SglangLog(_Accumulator):
     exactly one k fits every line under either definition."""
 
     fmt = "sglang-log"
-    MARKERS = ("accept len:", "Accept length:")
+    MARKERS = ("accept len:", "Accept length:", "Acceptance length:")
 
     def __init__(self):
         self.values = []
         self.rates = []
+        self.mtbench = 0
 
     def line(self, text: str, number: int):
         bench = _SGLANG_BENCH.match(text)
@@ -201,6 +205,14 @@ class _SglangLog(_Accumulator):
             if value < 1:
                 raise TraceError(f"line {number}: Accept length {value} is not a length of at least 1")
             self.values.append(value)
+            return
+        mtbench = _SGLANG_MTBENCH.match(text)
+        if mtbench:
+            value = _number(mtbench.group(1), "Acceptance length", f"line {number}")
+            if value < 1:
+                raise TraceError(f"line {number}: Acceptance length {value} is not a length of at least 1")
+            self.values.append(value)
+            self.mtbench += 1
             return
         if "accept len:" not in text:
             return
@@ -251,6 +263,9 @@ class _SglangLog(_Accumulator):
             else:
                 notes.append(f"accept rate fits neither of SGLang's definitions at k = {k} (tokens / (k + 1) or "
                              f"drafts / k): check the lookahead, or the drafts are a tree (topk > 1)")
+        if self.mtbench:
+            notes.append("SGLang's mt-bench script divides completion tokens by spec_verify_ct: each request's first "
+                         "token (from the prefill) is counted too, so it reads slightly above the per-call mean")
         notes.append("with tree drafting (topk > 1) the accept len is not a chain statistic")
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean)
 
@@ -260,7 +275,8 @@ class _SglangLog(_Accumulator):
 FORMATS = family(
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
            "length)", "SGLang's log", _SglangLog,
-           lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line)), 50, (
+           lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line))
+           or bool(_SGLANG_MTBENCH.match(line)), 50, (
                Sample("sglang.log", 4, None, {"format": "sglang-log", "lookahead": 4, "meanAcceptanceLength": 3.0},
                       "written from sgl-project/sglang `python/sglang/srt/managers/scheduler.py` (Decode batch line, "
                       "accept len)"),

@@ -5,7 +5,7 @@ the spec_decode example's summary), ``vllm bench serve``'s block and the per-req
 import re
 
 from .common import (
-    Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
+    _clean, Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
     _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
     MEAN_LENGTH_SLACK, _reconstruct, shortened, _v0_calls_and_accepted, _validated, family,
 )
@@ -15,6 +15,60 @@ from .plain import cycles_to_trace
 
 _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|mean acceptance length|"
                            r"acceptance at token (\d{1,3}))\s*:\s*(\S+)")
+
+
+def _v1_rates(text: str, where: str) -> list:
+    """The printed per-position rates; ``-----`` (a 2026 version's mark for a position that no
+    draft reached) reads as None.
+
+    >>> _v1_rates("1.000, 0.000, -----", "line 1")
+    [1.0, 0.0, None]
+    """
+    parts = [part for part in re.split(r"[,\s]+", text.strip()) if part]
+    if len(parts) > MAX_LOOKAHEAD:
+        raise TraceError(f"{where}: {len(parts)} per-position rates; at most {MAX_LOOKAHEAD} positions are read")
+    return [None if set(part) == {"-"} else _rate(part, "per-position rate", where) for part in parts]
+
+
+def _monotone(counts: list) -> list:
+    """Counts rebuilt from rounded products may rise by one where the truth is flat: no position
+    is reached (or accepted) more often than the one before it."""
+    for i in range(1, len(counts)):
+        counts[i] = min(counts[i], counts[i - 1])
+    return counts
+
+
+def _continues(text: str) -> bool:
+    """Whether ``text`` is the rest of a SpecDecoding line that a paste wrapped (its rates, its
+    Avg Draft acceptance rate), not a log line of its own.
+
+    >>> _continues("0.524, Avg Draft acceptance rate: 67.7%"), _continues("INFO 05-21 21:12:06 [loggers.py:271] Engine 000")
+    (True, False)
+    """
+    stripped = text.strip()
+    return bool(stripped) and "SpecDecoding metrics:" not in stripped and not _LOG_START.search(stripped[:80])
+
+
+def _wrapped(text: str) -> bool:
+    """A SpecDecoding line cut by a paste's wrapping: it ends with a comma and lacks its counts, or
+    stops inside its per-position rates (vLLM ends the line with them, or with the Avg Draft
+    acceptance rate after them, never with a comma).
+
+    >>> _wrapped("SpecDecoding metrics: Mean acceptance length: 3.03, Accepted: 337 tokens, Drafted: 498 tokens, "
+    ...          "Per-position acceptance rate: 0.837, 0.669,")
+    True
+    """
+    text = text.rstrip()
+    if not text.endswith(","):
+        return False
+    if _V1_FIELDS["drafted"].search(text) is None:
+        return True
+    return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
+
+
+_CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
+_BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([0-9.,\s-]*)\]")
+_LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
 
 
 def _field(pattern, text):
@@ -51,16 +105,56 @@ class _VllmLog(_Accumulator):
     """
 
     fmt = "vllm-log"
-    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length")
+    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length",
+               "Mean acceptance length:", "Per-position acceptance rate:")
 
     def __init__(self):
         self.records = []  # V1 lines: dict
         self.v0 = []       # V0 lines: dict
         self.blocks = []   # {"num_drafts": .., "rates": {i: rate}}
+        self.idle = 0      # V1 lines of intervals without a draft (Accepted: 0 tokens, Drafted: 0 tokens)
+        self.pending = None  # (text, number): a SpecDecoding line wrapped by a paste, waiting for its rest
+        self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
+        self.whole = set()   # the numbers of those that end after their rates (not cut off)
+        self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
 
-    def line(self, text: str, number: int):
+    def lines(self, batch, first_number: int):
+        markers = self.MARKERS
+        for offset, line in enumerate(batch):  # a wrapped line's rest holds no marker: it is passed on too
+            if self.pending is not None or any(marker in line for marker in markers):
+                self.line(_clean(line), first_number + offset)
+
+    def line(self, text: str, number: int, whole: bool = False):
+        if "acceptance rate: [" in text:  # a list as Python or numpy prints it, quoted: '[0.89, 0.76]', '[0.89 0.76]'
+            text = _BRACKETED.sub(lambda m: m.group(1) + ", ".join(m.group(2).replace(",", " ").split()), text)
+        if self.pending is not None:
+            held, held_number = self.pending
+            self.pending = None
+            if _continues(text):  # a paste wrapped the line: read it whole, under its first line's number
+                text, number = held + " " + text.strip(), held_number
+            else:
+                self.line(held, held_number, whole=True)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text:
+            if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
+                self._loose_rates(text, number)
+                return
+            if "Mean acceptance length:" in text:
+                mean = _field(_V1_FIELDS["mean"], text)
+                if mean is not None:
+                    self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
+                return
+        if text.count("SpecDecoding metrics:") > 1:  # a paste that lost its newlines: one record each
+            head, *records = text.split("SpecDecoding metrics:")
+            for record in records:
+                self.line("SpecDecoding metrics:" + record, number, whole)
+            return
+        if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
+            self.pending = (text.rstrip(), number)  # the rest of the line follows
+            return
         where = f"line {number}"
-        if "Speculative metrics:" in text:
+        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
+            and "emitted tokens" not in text and "Number of draft tokens" in text
+        if "Speculative metrics:" in text and not v1_before_0_8_3:
             values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
             for key in ("k", "drafted", "emitted"):
                 if values[key] is None:
@@ -73,17 +167,44 @@ class _VllmLog(_Accumulator):
                             "efficiency": _number(values["efficiency"], "System efficiency", where)
                             if values["efficiency"] is not None else None})
             return
-        if "SpecDecoding metrics:" in text:
+        if "SpecDecoding metrics:" in text or v1_before_0_8_3:
+            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
+            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
             accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
             if accepted is None or drafted is None:
-                raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts")
+                mean = _field(_V1_FIELDS["mean"], text)
+                if mean is None:
+                    raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
+                                     f"Mean acceptance length")
+                per_pos = _V1_FIELDS["perPos"].search(text)
+                rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
+                self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+                if rates and not text.rstrip().endswith(","):
+                    self.whole.add(number)  # it ends with its rates or after them: not cut off
+                return
             record = {"number": number, "accepted": _count(accepted, "Accepted", where),
                       "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
             if record["drafted"] == 0 and record["accepted"] == 0:
+                self.idle += 1
                 return  # an interval without drafts (its rates print as nan): nothing to add
             per_pos = _V1_FIELDS["perPos"].search(text)
             if per_pos and per_pos.group(1).strip():
-                record["rates"] = _rates(per_pos.group(1), "per-position rate", where)
+                record["rates"] = _v1_rates(per_pos.group(1), where)
+            coverage = _V1_FIELDS["coverage"].search(text)
+            record["coverage"] = None
+            if coverage and record["rates"]:
+                record["coverage"] = _rates(coverage.group(1), "per-position verification coverage", where)
+                if len(record["coverage"]) != len(record["rates"]):
+                    raise TraceError(f"{where}: {len(record['rates'])} per-position rates but "
+                                     f"{len(record['coverage'])} verification coverages")
+            elif record["rates"] and None in record["rates"]:
+                raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
+                                 f"line's Per-position verification coverage, which is missing")
+            now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
+            record["now"] = int(now.group(1)) if now else None
+            depth = _V1_FIELDS["depth"].search(text)
+            record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
+                               _count(depth.group(2), "speculative tokens", where)) if depth else None
             mean = _field(_V1_FIELDS["mean"], text)
             if mean is not None:
                 record["mean"] = _number(mean, "Mean acceptance length", where)
@@ -119,18 +240,97 @@ class _VllmLog(_Accumulator):
             block[key] = _count(value, key, where)
 
     def result(self, lookahead, model=None) -> Trace:
+        cut = None
+        if self.pending is not None:  # a last line that ended with a comma: read as it is
+            held, self.pending = self.pending, None
+            try:
+                self.line(*held, whole=True)
+            except TraceError as error:
+                if held[1] != getattr(self, "unterminated", None):
+                    raise
+                cut = (f"the last line (line {held[1]}) ends without a newline and cannot be read ({error}): it "
+                       f"looks cut off, so only the complete lines before it are read")
+        trace = self._result(lookahead)
+        extra = [cut] if cut else []
+        if self.records and self.abridged:  # lines without counts beside lines with them: not added
+            for number, _, _ in self.abridged:
+                extra.append(f"the last line (line {number}) ends without a newline and has no Accepted/Drafted "
+                             f"counts: it looks cut off, so only the complete lines before it are read"
+                             if number == getattr(self, "unterminated", None) and number not in self.whole else
+                             f"line {number}: a SpecDecoding metrics line without Accepted/Drafted counts, not added")
+        return trace._replace(notes=trace.notes + tuple(extra)) if extra else trace
+
+    def _result(self, lookahead) -> Trace:
         if self.blocks:
             return self._summary(lookahead)
         if self.v0:
             return self._v0_result(lookahead)
+        if not self.records and self.abridged:
+            cut = [entry for entry in self.abridged
+                   if entry[0] == getattr(self, "unterminated", None) and entry[0] not in self.whole]
+            if cut and len(self.abridged) == 1:
+                raise TraceError(f"line {cut[0][0]}: a SpecDecoding metrics line without Accepted/Drafted counts, "
+                                 f"ending without a newline: it looks cut off")
+            self.abridged = [entry for entry in self.abridged if entry not in cut]
+            return self._abridged(lookahead)
+        if not self.records and self.idle:
+            raise TraceError(f"every SpecDecoding metrics line ({self.idle}) says Accepted: 0 tokens, Drafted: 0 "
+                             f"tokens: no draft was verified in this log (paste lines from while requests ran)")
         if not self.records:
             raise TraceError("no SpecDecoding metrics line and no spec_decode summary found")
         return self._v1_result(lookahead)
 
+    def _loose_rates(self, text: str, number: int):
+        """A 'Per-position acceptance rate:' quoted without the rest of its SpecDecoding line (the
+        mean on its own line before it, or none): vLLM's rates are c_i / calls, so their sum is the
+        mean acceptance length minus one."""
+        where = f"line {number}"
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        if not per_pos:
+            raise TraceError(f"{where}: 'Per-position acceptance rate:' without numbers after it")
+        rates = _v1_rates(per_pos.group(1), where)
+        if None in rates:
+            raise TraceError(f"{where}: a per-position rate printed as ----- needs the line's Per-position "
+                             f"verification coverage, which is missing")
+        mean = _field(_V1_FIELDS["mean"], text)
+        mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
+        self.loose_mean = None
+        self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+        if not text.rstrip().endswith(","):
+            self.whole.add(number)
+
+    def _abridged(self, lookahead) -> Trace:
+        """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
+        quoting the mean and the rates only): the mean acceptance length, no counts. Several are
+        averaged unweighted, as SGLang's lines are."""
+        ks = {len(rates) for _, _, rates in self.abridged if rates}
+        if len(ks) > 1:
+            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+        k = ks.pop() if ks else None
+        if lookahead is not None and k is not None and lookahead != k:
+            raise TraceError(f"the lines have {k} per-position rates but the lookahead given is {lookahead}")
+        k = self.need_lookahead(k or lookahead, "the line has neither counts nor per-position rates")
+        _check_lookahead(k)
+        means = [mean for _, mean, _ in self.abridged]
+        mean = sum(means) / len(means)
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"a mean acceptance length of {mean:.2f} is outside 1 to k + 1 = {k + 1}")
+        notes = [f"line {self.abridged[0][0]}: SpecDecoding metrics without its Accepted/Drafted counts (abridged): "
+                 f"the printed mean acceptance length is read, no intervals"
+                 + (f"; averaged {len(means)} lines unweighted" if len(means) > 1 else "")]
+        rates = self.abridged[-1][2]
+        if rates and None not in rates:
+            notes.append("printed per-position rates (share of calls whose first i drafts survived): "
+                         + ", ".join(f"{r:.3f}" for r in rates))
+            if len(means) == 1 and abs(sum(rates) - (mean - 1)) > 0.0005 * len(rates) + 0.005:
+                notes.append(f"the rates sum to {sum(rates):.3f}, not the mean acceptance length minus one, "
+                             f"{mean - 1:.2f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
     def _v1_result(self, lookahead) -> Trace:
         drafts = draft_tokens = accepted = 0
-        per_position = None
-        ks, notes, bound = set(), [], False
+        per_position = covered = None
+        ks, notes, bound, with_coverage = set(), [], False, True
         with_rates = {bool(r["rates"]) for r in self.records}
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
@@ -142,20 +342,35 @@ class _VllmLog(_Accumulator):
                 raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
             ks.add(k)
             if len(ks) > 1:
-                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions, line "
+                                 f"{number}): two servers or a restart with another k; paste one server's lines")
             full = drafted / k
+            cov, depth = r["coverage"], r["depth"]
+            if depth is not None and depth[1] != k:
+                raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
+                                 f"{k} per-position rates")
             if r["drafts"] is not None:
                 n = r["drafts"]
             elif r["mean"] is not None and acc > 0:
-                n, span = _calls_from_mean(acc, r["mean"], 2, rates, 3, full)
+                n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else rates, 3, full)
                 if n is None:
                     raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
                                      f"from {acc} accepted tokens")
+                if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
+                    fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
+                        if span[1] - span[0] <= 20000 else []
+                    if fits:
+                        n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
+                        span = (fits[0], fits[-1])
                 if n != full:
                     short_lines.append(number)
                     if span[0] != span[1]:
                         notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
                                      f"used {n}, where the per-position rates fit best")
+            elif depth is not None and depth[0] > 0 and drafted:
+                n = max(1, round(drafted / depth[0]))
+                notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
+                             f"depth = {drafted} / {depth[0]:.2f} = {n}")
             elif full.is_integer():
                 n = int(full)
                 if r["mean"] is None:
@@ -176,14 +391,23 @@ class _VllmLog(_Accumulator):
                 disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
                                      f"drafted = {100 * acc / drafted:.2f}%")
             if rates and not bound:
-                counts = _reconstruct(rates, int(n))
+                if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
+                    reached = _monotone([round(c * n) for c in cov])
+                    counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
+                    covered = reached if covered is None else [a + b for a, b in zip(covered, reached)]
+                else:
+                    counts = _reconstruct(rates, int(n))
+                    with_coverage = False
                 per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
         k = ks.pop()
         if short_lines:
             where = "line " + str(short_lines[0]) if len(short_lines) == 1 else f"{len(short_lines)} lines"
+            dynamic = sorted({r["now"] for r in self.records if r.get("now") is not None and r["now"] < k})
             notes.insert(0, f"short drafts: on {where} the printed mean acceptance length disagrees with drafted / "
-                            f"k, so the drafts were shorter than k = {k} (n-gram or suffix drafting, or the end of "
-                            f"the context); the calls come from the printed mean: accepted / (mean - 1)")
+                            f"k, so the drafts were shorter than k = {k} ("
+                            + (f"the printed Current speculative depth, {', '.join(map(str, dynamic))}; " if dynamic else "")
+                            + "n-gram or suffix drafting, or the end of the context); the calls come from the printed "
+                              "mean: accepted / (mean - 1)")
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
         notes += disagreements
@@ -191,9 +415,18 @@ class _VllmLog(_Accumulator):
             per_position = None
         elif per_position is not None:
             notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
+        if covered is not None and not with_coverage:
+            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
+                         "tokens per position are not used")
+            covered = None
+        elif covered is not None:
+            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
+                         "position come from the printed verification coverage x the calls")
         return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
                                 tuple(per_position) if per_position is not None else None,
-                                False, tuple(notes), callsBound=bound), tolerance=per_position is not None)
+                                False, tuple(notes), callsBound=bound,
+                                draftsPerPosition=tuple(covered) if covered is not None and not bound else None),
+                          tolerance=per_position is not None)
 
     def _rates_only(self, lookahead) -> Trace:
         """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token
@@ -360,6 +593,8 @@ class _VllmBench(_Accumulator):
         series = {f"run {i}": block for i, block in enumerate(self.blocks, 1)} if len(self.blocks) > 1 \
             else {"run 1": self.blocks[0]}
         name, block = _choose(series, model, "benchmark run")
+        if ("Drafts" not in block or "Accepted tokens" not in block) and "mean" in block:
+            return self._abridged(block, lookahead, name if len(self.blocks) > 1 else None)
         for key in ("Drafts", "Accepted tokens"):
             if key not in block:
                 raise TraceError(f"line {block['number']}: the Speculative Decoding block has no {key} line")
@@ -388,6 +623,31 @@ class _VllmBench(_Accumulator):
         return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, per_position is None, tuple(notes),
                                 model=name if len(self.blocks) > 1 else None),
                           tolerance=per_position is not None, rate_decimals=4)
+
+
+    def _abridged(self, block, lookahead, name) -> Trace:
+        """A block quoted without its counts (Drafts, Accepted tokens): the printed acceptance
+        length at k = the Position lines' count (or ``--lookahead``), no intervals."""
+        rates = [block["rates"][i] for i in sorted(block["rates"])]
+        if sorted(block["rates"]) != list(range(len(rates))):
+            raise TraceError("the Position i lines skip a position")
+        if lookahead is not None and rates and lookahead != len(rates):
+            raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
+        k = self.need_lookahead(len(rates) or lookahead, "the block has neither counts nor Position lines")
+        _check_lookahead(k)
+        mean = block["mean"]
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"an acceptance length of {mean} is outside 1 to k + 1 = {k + 1}")
+        missing = [key for key in ("Drafts", "Accepted tokens") if key not in block]
+        notes = [f"a Speculative Decoding block without its {' and '.join(missing)} line(s): the printed acceptance "
+                 f"length is read, no counts, no intervals"]
+        if rates:
+            notes.append("printed per-position acceptance (share of drafts whose first i tokens survived): "
+                         + ", ".join(f"{100 * r:.2f}%" for r in rates))
+            if abs(sum(rates) - (mean - 1)) > 0.00005 * len(rates) + 0.005:
+                notes.append(f"the positions sum to {sum(rates):.3f}, not the acceptance length minus one, "
+                             f"{mean - 1:.2f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1), model=name)
 
 
 _REQUEST_KEYS = ('"spec_token_acceptance_counts"', '"num_accepted_tokens_per_pos"', '"acceptance_histogram"',
@@ -653,7 +913,7 @@ FORMATS = family(
                       "verbatim from vllm-project/vllm#9539 (vLLM 0.6.3, k = 3); format `vllm/engine/metrics.py` "
                       "(`_format_spec_decode_metrics_str`)"),)),
     Format("vllm-log", "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)", "the vLLM log",
-           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line
+           _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line or "Per-position acceptance rate:" in line
            or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean"), 30, (
                Sample("vllm_log.txt", None, None,
                       {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162, "accepted": 944,
