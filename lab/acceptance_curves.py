@@ -162,8 +162,9 @@ CURVES = {
                         "88,344 draft tokens)", "quoted from a public pull request thread"),
     "ascend-13664-dspark": ("draft", "unconditional", (0.70515, 0.43569, 0.34632, 0.17964, 0.12788, 0.07713, 0.05146),
                             "DeepSeek-V4-Flash-0731, DSpark draft, vLLM-Ascend",
-                            "vllm-project/vllm-ascend issue #13664, its two SpecDecoding lines (08-05 12:25:03 and "
-                            "12:25:13; k = 7, 23 and 55 verifier calls), per-position rates summed weighted by calls",
+                            "vllm-project/vllm-ascend issue #13640 (2026-08-05; refiled as #13664 the next day with "
+                            "the same lines), its two SpecDecoding lines (08-05 12:25:03 and 12:25:13; k = 7, 23 and 55 "
+                            "verifier calls), per-position rates summed weighted by calls",
                             "quoted from a public issue thread"),
     "vllm-24127-ngram": ("ngram", "unconditional", (0.983, 0.949, 0.915, 0.881, 0.712),
                          "OPT-125m, n-gram prompt lookup, vLLM",
