@@ -25,9 +25,9 @@ near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). E
 relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
 of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the library's drafters; a
 drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
-with thinking on and off, or on nine workloads, is one piece of evidence; leave-one-out on this library: the whole library's
-median and a family's own nearest curves predicted worse, see :func:`lab.acceptance_validation.prior_choice`, which the page states with each family's
-spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
+with thinking on and off, or on nine workloads, is one piece of evidence; chosen by leave-one-out on the 32-curve library over
+the whole library's median and a family's own nearest curves; :func:`lab.acceptance_validation.prior_choice` reruns that
+choice on today's library and the page states its result with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
 library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = r_m d^j``.
 
@@ -295,8 +295,9 @@ def _weighted_median(values, weights) -> float:
 
 
 # Which median the prior's point is: "pooled" (the whole library's, the model in use) or "family" (the
-# reader's family's own, when it has MIN_FAMILY_CURVES curves). Leave-one-out on the library chooses
-# (lab.acceptance_validation.prior_choice); the other is computed only to show the choice on the page.
+# reader's family's own, when it has MIN_FAMILY_CURVES curves). Leave-one-out on the library chose it
+# (lab.acceptance_validation.prior_choice reruns the choice; the page says which it prefers today); the other is
+# computed only to show the choice on the page.
 PRIOR_MODES = ("pooled", "family")
 _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
 # The median runs over the curves "nearest" the reader's r_1 (the model) or all of them ("median": kept for the page).

@@ -239,6 +239,51 @@ CURVES = {
                                         "Qwen3-8B, DSpark draft, vLLM 0.27.1, nine subsets, k = 8",
                                         _SPECULATORS_FP8 + "dspark_bf16_acceptance.csv @c9000597, the nine rows pooled "
                                         "(607,338 drafts; weighted acceptance length 2.2558)", "Apache-2.0"),
+    # Engine curves at k = 7 from public threads (added December 2026, so engine logs weigh more against the reference
+    # curves). Chosen before any prediction was looked at: k >= 5 with per-position rates, a drafter working as
+    # intended, at least ~30 verifier calls behind the rates, one method family each (docs/READING.md lists the
+    # threads read and not used, with the reason for each).
+    # vLLM issue #26191 ('[Bug]: Performance Regression in Acceptance length for EAGLE3', tomasruizt, description; read
+    # through a code-index copy of the issue's text and the issues search corpus, neither showing its date) quotes the
+    # run before the regression as its baseline ('Previous AL=3.53'; spec_decode.py, yuhuili/EAGLE3-LLaMA3.1-Instruct-8B
+    # on meta-llama/Llama-3.1-8B-Instruct, --num_spec_tokens 7, philschmid/mt-bench, 80 prompts, --temp 0.0):
+    #   num_drafts: 4816 / num_draft_tokens: 33712 / num_accepted_tokens: 12208 / mean acceptance length: 3.53
+    #   acceptance at token 0..6: 0.74, 0.54, 0.41, 0.31, 0.23, 0.17, 0.13
+    # Its 'Current AL=3.40' block (the regression, fixed by pull request #26498) is not used. Pull request #26498's K = 10
+    # curves fix that issue on the same MT-Bench case, so the three curves are one drafter (SAME_DRAFTER).
+    "vllm-26191-eagle3-mtbench": ("eagle", "unconditional", (0.74, 0.54, 0.41, 0.31, 0.23, 0.17, 0.13),
+                                  "EAGLE-3 (yuhuili), Llama-3.1-8B-Instruct, vLLM V1, MT-Bench, k = 7",
+                                  "vllm-project/vllm issue #26191 (tomasruizt, description), its 'Previous AL=3.53' "
+                                  "block: 4,816 drafts, 33,712 draft tokens, 12,208 accepted, mean acceptance length "
+                                  "3.53, acceptance at token 0..6 = 0.74, 0.54, 0.41, 0.31, 0.23, 0.17, 0.13",
+                                  "quoted from a public issue thread"),
+    # vllm-ascend pull request #11602 ('[Feature][MRV2] Add qwen dspark support for mrv2', wxsIcey, description,
+    # 2026-07-08): examples/test_dspark_acceptance.py, Qwen3-8B with deepseek-ai/dspark_qwen3_8b_block7,
+    # --num-spec-tokens 7, openai/gsm8k, 400 prompts, --temp 0, --output-len 256, on vllm-ascend (Model Runner V2):
+    #   num_drafts: 13638 / num_draft_tokens: 95466 / num_accepted_tokens: 74759 / mean acceptance length: 6.48
+    #   acceptance at token 0..6: 0.9471, 0.8904, 0.8319, 0.7782, 0.7284, 0.6780, 0.6277
+    # The same description's GPU vLLM run (13,642 drafts, 74,717 accepted, 6.48) is the same drafter; its rates are
+    # not in the part read. vllm-ascend pull request #11765's DSpark row (same drafter, target and dataset; no counts)
+    # is left out as a near-twin of this one.
+    "ascend-11602-dspark-qwen3-8b": ("draft", "unconditional",
+                                     (0.9471, 0.8904, 0.8319, 0.7782, 0.7284, 0.6780, 0.6277),
+                                     "Qwen3-8B, DSpark draft (dspark_qwen3_8b_block7), vLLM-Ascend, GSM8K, k = 7",
+                                     "vllm-project/vllm-ascend pull request #11602 (wxsIcey, description, 2026-07-08), "
+                                     "its vllm-ascend run: 13,638 drafts, 95,466 draft tokens, 74,759 accepted, mean "
+                                     "acceptance length 6.48, acceptance at token 0..6 = 0.9471, 0.8904, 0.8319, "
+                                     "0.7782, 0.7284, 0.6780, 0.6277", "quoted from a public pull request thread"),
+    # vllm-ascend pull request #11765 ('[Feature] Add qwen/glm dspark for mrv1', chenaoxuan, description, 2026-07-09),
+    # its Performance Test table: 'The first 100 requests from gsm8k dataset, num_speculative_tokens=7, temperature=0
+    # and without topk/topp, output_len=2048', row 'Qwen3-8B | DFlash | 4.73 | [0.85, 0.71, 0.59, 0.50, 0.42, 0.36,
+    # 0.30]'. No counts are printed; 100 requests each need at least one verifier call (with up to 2,048 output tokens
+    # at 4.73 a call, many more). The drafter is not named; its rates (0.85 first) are not the speculators FP8-study
+    # DFlash's (0.58 first), so it is its own drafter.
+    "ascend-11765-dflash-qwen3-8b": ("draft", "unconditional", (0.85, 0.71, 0.59, 0.50, 0.42, 0.36, 0.30),
+                                     "Qwen3-8B, DFlash draft, vLLM-Ascend, GSM8K (100 requests), k = 7",
+                                     "vllm-project/vllm-ascend pull request #11765 (chenaoxuan, description, "
+                                     "2026-07-09), its Performance Test table, the Qwen3-8B DFlash row: Acc Length "
+                                     "4.73, Acc Rate per Position [0.85, 0.71, 0.59, 0.50, 0.42, 0.36, 0.30]",
+                                     "quoted from a public pull request thread"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -254,7 +299,7 @@ SAME_DRAFTER = {
     "dsv4-pro-0813-dspark": ("dsv4-pro-0813-dspark-thinking", "dsv4-pro-0813-dspark"),
     "dsv4-pro-dspark": ("dsv4-pro-dspark-thinking", "dsv4-pro-dspark"),
     "dspark-llama1b": tuple(name for name in CURVES if name.startswith("dspark-llama1b-")),
-    "vllm-26498-eagle": ("vllm-26498-eagle-mtbench", "vllm-26498-eagle-specbench"),
+    "vllm-26498-eagle": ("vllm-26498-eagle-mtbench", "vllm-26498-eagle-specbench", "vllm-26191-eagle3-mtbench"),
 }
 
 

@@ -15,7 +15,7 @@ from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
 __all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "start_alike_end_apart",
-           "interval_note", "held_out_html", "page_facts"]
+           "interval_note", "choice_note", "held_out_html", "page_facts"]
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -100,6 +100,38 @@ def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
 
 # --- the page's held-out table: one function, used by the build ----------------
 
+_CHOICE_NAMES = {"pooled": "the nearest curves over the whole library", "library": "the whole library's median",
+                 "family": "the nearest curves of the reader's family"}
+
+
+def choice_note(choice: dict) -> str:
+    """The page's sentence on the prior's point, from :func:`prior_choice`'s result: the model's rule ("pooled") and
+    the three choices' median errors; when leave-one-out on today's library prefers another choice, it says so
+    rather than claiming the model's rule wins (the model's rule changes only by a decision recorded in
+    docs/READING.md, never silently with the library).
+
+    >>> note = choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05), "library": (0.09, 0.04)},
+    ...                     "chosen": "pooled"})
+    >>> note.split(": median")[0].endswith("because leaving each curve out prefers it")
+    True
+    """
+    errors = choice["errors"]
+    figures = (f"median error {100 * errors['pooled'][0]:.1f}% from k = 1 and {100 * errors['pooled'][1]:.1f}% from "
+               f"k = 1..2 against {100 * errors['library'][0]:.1f}% and {100 * errors['library'][1]:.1f}% with the whole "
+               f"library's median and {100 * errors['family'][0]:.1f}% and {100 * errors['family'][1]:.1f}% with the "
+               "nearest curves of the reader's family")
+    rule = ("The prior's drop and fall are the median of the library curves whose first rate lies nearest the "
+            "reader's (half the library's drafters), not the whole library's nor those of the reader's family alone")
+    if choice["chosen"] == "pooled":
+        return f"{rule}, because leaving each curve out prefers it: {figures}."
+    chosen = errors[choice["chosen"]]
+    return (f"{rule}, the rule leaving each curve out chose when it was set (the smaller sum of the two median "
+            f"errors); on this library it prefers {_CHOICE_NAMES[choice['chosen']]} "
+            f"({100 * sum(chosen):.1f} points in all against {100 * sum(errors['pooled']):.1f}), and the model has "
+            f"not been switched to it: {figures}.")
+
+
+
 def interval_note(one: dict, two: dict) -> str:
     """What the interval is and how often it held, from leave-one-out from k = 1 (``one``) and k = 1..2 (``two``):
     a spread of the library's shapes (:data:`lab.acceptance.INTERVAL_PERCENTILES`), not a calibrated probability,
@@ -139,7 +171,6 @@ def held_out_html() -> str:
                     f'<td>{a["predicted"]:.2f} ({pct(a["error"])})</td><td>{a["iid"]:.2f} ({pct(a["iidError"])})</td>'
                     f'<td>{b["predicted"]:.2f} ({pct(b["error"])})</td><td>{b["iid"]:.2f} ({pct(b["iidError"])})</td></tr>')
     counts = one["familyCounts"]
-    choice = prior_choice()["errors"]
     spread = "; ".join(
         f"{FAMILY_NAMES[f]}: {one['byFamily'][f]['curves']} curve{'s' if one['byFamily'][f]['curves'] != 1 else ''}, "
         f"median error {100 * one['byFamily'][f]['medianError']:.1f}% from k = 1 and "
@@ -160,13 +191,7 @@ def held_out_html() -> str:
               'those predictions use the pooled library.</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
             + '<p class="acceptance-by-family">' + escape(
-                f"By family: {spread}. The prior's drop and fall are the median of the library curves whose first "
-                "rate lies nearest the reader's (half the library's drafters), not the whole library's nor those "
-                "of the reader's family alone, because leaving each curve out prefers it: median error "
-                f"{100 * choice['pooled'][0]:.1f}% from k = 1 and {100 * choice['pooled'][1]:.1f}% from k = 1..2 "
-                f"against {100 * choice['library'][0]:.1f}% and {100 * choice['library'][1]:.1f}% with the whole "
-                f"library's median and {100 * choice['family'][0]:.1f}% and {100 * choice['family'][1]:.1f}% with "
-                "the nearest curves of the reader's family.") + '</p>')
+                f"By family: {spread}. {choice_note(prior_choice())}") + '</p>')
 
 
 def page_facts() -> dict:

@@ -17,6 +17,9 @@ PRINTED_LENGTH = {
     "vllm-48892-mtp8": (4.50, 4, 0.005),              # vLLM PR #48892, MTP 8 (percent to two decimals)
     "vllm-35521-suffix": (1.78, 3, 0.005),            # vLLM issue #35521, SpecDecoding line of 02-27 23:14:12
     "vllm-32628-eagle3-humaneval": (3.056, 2, 0.004),  # vLLM PR #32628, K = 8: 1 + 8 x Accept 25.7% (+-0.05% each)
+    "vllm-26191-eagle3-mtbench": (3.53, 2, 0.005),    # vLLM issue #26191, its 'Previous AL=3.53' block
+    "ascend-11602-dspark-qwen3-8b": (6.48, 4, 0.005),  # vllm-ascend PR #11602, its vllm-ascend run
+    "ascend-11765-dflash-qwen3-8b": (4.73, 2, 0.005),  # vllm-ascend PR #11765, the Qwen3-8B DFlash row
 }
 
 # name -> (drafts, draft tokens, accepted tokens) as printed beside the rates. Quoted.
@@ -25,6 +28,8 @@ PRINTED_COUNTS = {
     "vllm-26498-eagle-specbench": (20468, 204680, 48266),
     "vllm-24344-ngram": (993, 4960, 3562),
     "vllm-48892-mtp8": (11043, 88344, 38611),
+    "vllm-26191-eagle3-mtbench": (4816, 33712, 12208),
+    "ascend-11602-dspark-qwen3-8b": (13638, 95466, 74759),
 }
 
 
@@ -47,6 +52,27 @@ def test_printed_counts_give_the_printed_length_and_the_lookahead(name):
     assert round(1 + accepted / drafts, 2) == pytest.approx(length)
     assert draft_tokens <= k * drafts and draft_tokens > (k - 1) * drafts
     assert sum(CURVES[name][2]) == pytest.approx(accepted / drafts, abs=k * 0.5 * 10 ** -PRINTED_LENGTH[name][1])
+
+
+def test_the_k7_engine_curves_reproduce_their_printed_counts():
+    """The three k = 7 engine curves of December 2026 from their quoted prints, worked by hand: vLLM #26191's
+    baseline (a fixed-k run: 33,712 = 7 x 4,816 draft tokens; 1 + 12,208 / 4,816 = 3.535 prints 3.53; the rates sum
+    to 2.53 against 2.535); vllm-ascend #11602 (95,466 = 7 x 13,638; 1 + 74,759 / 13,638 = 6.4816 prints 6.48; the
+    four-decimal rates sum to 5.4817 against 5.48167, within 7 x 0.00005); vllm-ascend #11765's DFlash row, printed
+    without counts (its rates sum to 3.73, the length 4.73 less one). Each is one drafter's run at k = 7, family as
+    the library files it, and the EAGLE-3 baseline is the drafter of pull request #26498's K = 10 pair."""
+    assert 33712 == 7 * 4816 and round(1 + 12208 / 4816, 2) == 3.53
+    assert sum(CURVES["vllm-26191-eagle3-mtbench"][2]) == pytest.approx(2.53)
+    assert 95466 == 7 * 13638 and round(1 + 74759 / 13638, 2) == 6.48
+    assert abs(sum(CURVES["ascend-11602-dspark-qwen3-8b"][2]) - 74759 / 13638) <= 7 * 0.00005
+    assert sum(CURVES["ascend-11765-dflash-qwen3-8b"][2]) == pytest.approx(4.73 - 1)
+    assert [CURVES[name][0] for name in ("vllm-26191-eagle3-mtbench", "ascend-11602-dspark-qwen3-8b",
+                                         "ascend-11765-dflash-qwen3-8b")] == ["eagle", "draft", "draft"]
+    assert all(len(CURVES[name][2]) == 7 for name in ("vllm-26191-eagle3-mtbench", "ascend-11602-dspark-qwen3-8b",
+                                                       "ascend-11765-dflash-qwen3-8b"))
+    assert drafter_of("vllm-26191-eagle3-mtbench") == drafter_of("vllm-26498-eagle-mtbench")
+    assert drafter_of("ascend-11602-dspark-qwen3-8b") == "ascend-11602-dspark-qwen3-8b"
+    assert drafter_of("ascend-11765-dflash-qwen3-8b") == "ascend-11765-dflash-qwen3-8b"
 
 
 def test_engine_curves_are_unconditional_rates_that_never_rise():
