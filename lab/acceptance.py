@@ -23,11 +23,12 @@ so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.
 near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
 relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
-of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the library's drafters; a
+of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the drafters; a
 drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter measured
-with thinking on and off, or on nine workloads, is one piece of evidence; chosen by leave-one-out on the 32-curve library over
-the whole library's median and a family's own nearest curves; :func:`lab.acceptance_validation.prior_choice` reruns that
-choice on today's library and the page states its result with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
+with thinking on and off, or on nine workloads, is one piece of evidence), among the reader's family's curves when the reader
+gives one figure and among the whole library's when two or more (:data:`PRIOR_MODE_BY_FIGURES`: what leave-one-out on the
+library prefers for each input, against each other and the whole library's median; :func:`lab.acceptance_validation.prior_choice`
+reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
 library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = r_m d^j``.
 
@@ -54,7 +55,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "prior_point", "PRIOR_MODES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -228,11 +229,14 @@ def library_lengths(name: str) -> list[float]:
     return out
 
 
-def prior(family: str | None, exclude: str | None = None, r1: float | None = None) -> tuple[tuple, tuple, bool]:
+def prior(family: str | None, exclude: str | None = None, r1: float | None = None,
+          figures: int = 2) -> tuple[tuple, tuple, bool]:
     """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The point is the
     drafter-weighted median over the library curves (less ``exclude``) nearest ``r1`` (:func:`nearest_curves`;
-    all of them when ``r1`` is None); the spread is the family's pairs, or the pooled ones when the family has
-    fewer than :data:`MIN_FAMILY_CURVES` curves.
+    all of them when ``r1`` is None): the reader's family's curves or the whole library's, as
+    :data:`PRIOR_MODE_BY_FIGURES` says for a curve built from ``figures`` figures (one length, or one rate; two or
+    more); the spread is the family's pairs, or the pooled ones when the family has fewer than
+    :data:`MIN_FAMILY_CURVES` curves.
 
     >>> prior(None, r1=0.9)[0] != prior(None)[0]
     True
@@ -242,7 +246,8 @@ def prior(family: str | None, exclude: str | None = None, r1: float | None = Non
     shapes = {name: every[name] for name in names}
     own = [name for name in names if CURVES[name][0] == family]
     enough = len(own) >= MIN_FAMILY_CURVES
-    centre = own if enough and _PRIOR_MODE.get() == "family" else names
+    mode = _PRIOR_MODE.get() or PRIOR_MODE_BY_FIGURES[min(figures, 2)]
+    centre = own if enough and mode == "family" else names
     weights = _drafter_weights(centre)
     if r1 is not None and _POINT_RULE.get() == "nearest":
         centre, weights = nearest_curves(centre, weights, r1)
@@ -294,27 +299,31 @@ def _weighted_median(values, weights) -> float:
     return pairs[-1][0]
 
 
-# Which median the prior's point is: "pooled" (the whole library's, the model in use) or "family" (the
-# reader's family's own, when it has MIN_FAMILY_CURVES curves). Leave-one-out on the library chose it
-# (lab.acceptance_validation.prior_choice reruns the choice; the page says which it prefers today); the other is
-# computed only to show the choice on the page.
+# Which median the prior's point is: "pooled" (over the whole library) or "family" (the reader's family's own, when
+# it has MIN_FAMILY_CURVES curves). The model takes, for a curve built from one figure and for one built from two or
+# more, the mode leave-one-out on the library prefers for that input (lab.acceptance_validation.prior_choice, a test
+# holds the two equal): one figure borrows the whole shape from the prior, and there the family's own curves predict
+# better; from two figures the drop is measured and only the fall is borrowed, and there the whole library's nearest
+# curves do. prior_point overrides it for the comparison.
 PRIOR_MODES = ("pooled", "family")
-_PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default="pooled")
+PRIOR_MODE_BY_FIGURES = {1: "family", 2: "pooled"}
+_PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default=None)
 # The median runs over the curves "nearest" the reader's r_1 (the model) or all of them ("median": kept for the page).
 POINT_RULES = ("nearest", "median")
 _POINT_RULE = contextvars.ContextVar("acceptance_point_rule", default="nearest")
 
 
 @contextlib.contextmanager
-def prior_point(mode: str = "pooled", rule: str = "nearest"):
-    """Within the block, :func:`prior`'s point is the ``mode`` median (:data:`PRIOR_MODES`) over the ``rule``
-    curves (:data:`POINT_RULES`), the choices leave-one-out compares (:mod:`lab.acceptance_validation`).
+def prior_point(mode: str | None = None, rule: str = "nearest"):
+    """Within the block, :func:`prior`'s point is the ``mode`` median (:data:`PRIOR_MODES`; None: the model's
+    choice by the number of figures, :data:`PRIOR_MODE_BY_FIGURES`) over the ``rule`` curves (:data:`POINT_RULES`),
+    the choices leave-one-out compares (:mod:`lab.acceptance_validation`).
 
     >>> with prior_point("pooled", "median"):
     ...     prior(None, r1=0.9)[0] == prior(None)[0]
     True
     """
-    if mode not in PRIOR_MODES or rule not in POINT_RULES:
+    if (mode is not None and mode not in PRIOR_MODES) or rule not in POINT_RULES:
         raise LabValueError(f"the prior's mode and rule are one of {PRIOR_MODES}, {POINT_RULES}: got {mode!r}, {rule!r}")
     token, rule_token = _PRIOR_MODE.set(mode), _POINT_RULE.set(rule)
     try:
@@ -374,7 +383,7 @@ def iid(alpha: float) -> Curve:
 def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     """The shape that continues measured rates: fitted on them when there are three or more (c
     from the first two, d meeting the measured length at m), else the prior's; and the spread."""
-    point, spread, _ = prior(family, exclude, rates[0])
+    point, spread, _ = prior(family, exclude, rates[0], figures=len(rates))
     if len(rates) >= 3 and rates[0] > 0:
         return shape_of(lengths_of(rates)), spread
     if len(rates) == 2 and rates[0] > 0:
@@ -418,9 +427,10 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
         raise LabValueError(f"the lookahead the length was measured at must be 1 to {MAX_POSITIONS}, got {at!r}")
     if not (math.isfinite(length) and 1 <= length <= at + 1):
         raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
-    point, spread, _ = prior(method, exclude)
-    # r_1 solved under the whole library's point first, then the point of the curves nearest it
-    point = prior(method, exclude, _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0))[0]
+    point, spread, _ = prior(method, exclude, figures=1)
+    # r_1 solved under the library's point first, then the point of the curves nearest it
+    point = prior(method, exclude, _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0),
+                  figures=1)[0]
     if mean_acceptance_length(shaped_rates(1.0, point, at), at) < length:
         # longer than the prior's shape can reach even at r_1 = 1: the shape moves toward no decay
         # (c = d = 1, every draft kept) just far enough
@@ -466,7 +476,7 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
     if len(clean) == 1:
         (k, value), = clean.items()
         return from_single(value, k, method, exclude)
-    point, spread, _ = prior(method, exclude, clean[1] - 1 if 1 in clean else None)
+    point, spread, _ = prior(method, exclude, clean[1] - 1 if 1 in clean else None, figures=len(clean))
     top = max(clean)
     if sorted(clean) == [1, 2]:
         r1 = clean[1] - 1
@@ -685,7 +695,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     accepts every draft has no long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.6877, 0.6755]
+    [0.8, 0.7, 0.688, 0.6762]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     """
@@ -753,7 +763,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6877@2'
+    'custom:0.8000,0.7000,0.6880@2'
     """
     from .jsformat import to_fixed
 

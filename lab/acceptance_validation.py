@@ -38,11 +38,12 @@ def predict_from_lengths(name: str, known: int) -> dict:
             "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
 
 
-def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -> dict:
+def leave_one_out(known: int = 1, mode: str | None = None, rule: str = "nearest") -> dict:
     """Every library curve left out in turn, predicted at its largest k from k = 1..known:
     the rows, the median absolute error of the model and of i.i.d., how many curves the model
     predicts better than i.i.d., which families have too few curves to trust, and each family's
-    spread (``byFamily``: curves, median absolute error). ``mode``, ``rule``: the prior's point (:func:`lab.acceptance.prior_point`)."""
+    spread (``byFamily``: curves, median absolute error). ``mode``, ``rule``: the prior's point (:func:`lab.acceptance.prior_point`;
+    the default is the model's)."""
     with prior_point(mode, rule):
         rows = [predict_from_lengths(name, known) for name in CURVES]
     by_family = {}
@@ -60,16 +61,20 @@ def leave_one_out(known: int = 1, mode: str = "pooled", rule: str = "nearest") -
             "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
 
 
-# The prior's points leave-one-out chooses among (mode, rule): the model, the same in the reader's family, the old.
+# The prior's points leave-one-out chooses among (mode, rule): the nearest curves over the whole library, the nearest
+# of the reader's family, the whole library's median (the first model's).
 PRIOR_CHOICES = {"pooled": ("pooled", "nearest"), "family": ("family", "nearest"), "library": ("pooled", "median")}
 
 
 def prior_choice() -> dict:
-    """The prior's point chosen by leave-one-out on the library: the median error from k = 1 and from k = 1..2 under
-    each of :data:`PRIOR_CHOICES`, the one with the smaller sum chosen (the model is "pooled"; a test holds it)."""
+    """The prior's point chosen by leave-one-out on the library, for each input apart: the median error from k = 1
+    (one figure) and from k = 1..2 (two) under each of :data:`PRIOR_CHOICES`, and for each the choice with the
+    smaller error (``chosen``: ``{1: choice, 2: choice}``; the model's :data:`lab.acceptance.PRIOR_MODE_BY_FIGURES`
+    follows it, a test holds it)."""
     errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
               for choice, how in PRIOR_CHOICES.items()}
-    return {"errors": errors, "chosen": min(PRIOR_CHOICES, key=lambda choice: sum(errors[choice]))}
+    return {"errors": errors, "chosen": {figures: min(PRIOR_CHOICES, key=lambda choice: errors[choice][figures - 1])
+                                         for figures in (1, 2)}}
 
 
 def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
@@ -105,31 +110,25 @@ _CHOICE_NAMES = {"pooled": "the nearest curves over the whole library", "library
 
 
 def choice_note(choice: dict) -> str:
-    """The page's sentence on the prior's point, from :func:`prior_choice`'s result: the model's rule ("pooled") and
-    the three choices' median errors; when leave-one-out on today's library prefers another choice, it says so
-    rather than claiming the model's rule wins (the model's rule changes only by a decision recorded in
-    docs/READING.md, never silently with the library).
+    """The page's sentence on the prior's point, from :func:`prior_choice`'s result: for one figure and for two,
+    which choice leave-one-out prefers (the model's) and every choice's median error.
 
     >>> note = choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05), "library": (0.09, 0.04)},
-    ...                     "chosen": "pooled"})
-    >>> note.split(": median")[0].endswith("because leaving each curve out prefers it")
+    ...                     "chosen": {1: "family", 2: "pooled"}})
+    >>> note.startswith("From one figure the prior's drop and fall are the median of the nearest curves of the reader's")
     True
     """
-    errors = choice["errors"]
-    figures = (f"median error {100 * errors['pooled'][0]:.1f}% from k = 1 and {100 * errors['pooled'][1]:.1f}% from "
-               f"k = 1..2 against {100 * errors['library'][0]:.1f}% and {100 * errors['library'][1]:.1f}% with the whole "
-               f"library's median and {100 * errors['family'][0]:.1f}% and {100 * errors['family'][1]:.1f}% with the "
-               "nearest curves of the reader's family")
-    rule = ("The prior's drop and fall are the median of the library curves whose first rate lies nearest the "
-            "reader's (half the library's drafters), not the whole library's nor those of the reader's family alone")
-    if choice["chosen"] == "pooled":
-        return f"{rule}, because leaving each curve out prefers it: {figures}."
-    chosen = errors[choice["chosen"]]
-    return (f"{rule}, the rule leaving each curve out chose when it was set (the smaller sum of the two median "
-            f"errors); on this library it prefers {_CHOICE_NAMES[choice['chosen']]} "
-            f"({100 * sum(chosen):.1f} points in all against {100 * sum(errors['pooled']):.1f}), and the model has "
-            f"not been switched to it: {figures}.")
+    errors, chosen = choice["errors"], choice["chosen"]
 
+    def against(index: int) -> str:
+        first, *rest = sorted(PRIOR_CHOICES, key=lambda name: (name != chosen[index + 1], name))
+        return (f"{100 * errors[first][index]:.1f}% against "
+                + " and ".join(f"{100 * errors[name][index]:.1f}% with {_CHOICE_NAMES[name]}" for name in rest))
+
+    return (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[chosen[1]]} (whose first rate "
+            f"lies nearest the reader's, half the drafters), and from two or more the median of {_CHOICE_NAMES[chosen[2]]}, "
+            f"because leaving each curve out prefers each for its input: median error from k = 1 {against(0)}; from "
+            f"k = 1..2 {against(1)}. A choice among three made on the same curves it is scored on flatters it a little.")
 
 
 def interval_note(one: dict, two: dict) -> str:

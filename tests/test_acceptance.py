@@ -266,9 +266,9 @@ def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
     document = json.loads(out)
     assert status == 0 and document["serving"]["bestExtrapolatedFrom"] == 1
     # i.i.d. from the same figure says 5; the 32-curve whole-library prior (c 0.928, d 0.974) said 4; the 36-curve
-    # library's curves nearest r_1 = 0.79 (c 0.953, d 0.983) say 5 as well
+    # library's curves nearest r_1 = 0.79 (c 0.953, d 0.983) say 5 as well; one figure takes its family's nearest
     assert document["serving"]["bestLookahead"] <= 5
-    (c, d), _, _ = acceptance.prior("mtp", r1=0.79)
+    (c, d), _, _ = acceptance.prior("mtp", r1=0.79, figures=1)
     assert document["curve"]["perPosition"][0] == pytest.approx(0.79)
     assert document["curve"]["perPosition"][1] == pytest.approx(0.79 * c) and c < 1  # the prior's fall, not i.i.d.
 
