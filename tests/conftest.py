@@ -46,7 +46,7 @@ def built_site(tmp_path_factory) -> Path:
     """The site built once per session into a temporary directory, shared by the xdist workers:
     the first worker to ask builds it under a lock, the others wait for it and read the same files
     (a cold build compresses every file, minutes of CPU that a second worker would only repeat).
-    Tests only read it; tests/test_infra_build.py builds its own copies to compare with it."""
+    Tests only read it; tests/test_infra_build.py builds one copy of its own to compare with it."""
     import fcntl
     import os
 

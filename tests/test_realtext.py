@@ -14,7 +14,6 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-import brotli
 import numpy as np
 import pytest
 
@@ -29,6 +28,19 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def model():
     return realtext.default_model()
+
+
+@pytest.fixture(scope="module")
+def held_out(model):
+    """(texts, widget.held_out_comparison on them): computed once for the tests that read it (about 3 s)."""
+    texts = realtext.held_out_texts()
+    return texts, widget.held_out_comparison(model, texts)
+
+
+@pytest.fixture(scope="module")
+def page_comparison():
+    """The comparison the page shows, widget.page_context()["comparison"], made once (about 3 s)."""
+    return widget.page_context()["comparison"]
 
 
 def _cli(*args, stdin=None):
@@ -65,11 +77,16 @@ def test_training_is_deterministic():
 
 
 def test_model_fits_the_byte_budget():
-    """At most 1.5 MB brotli (the page's budget for the models), measured on the cached file."""
+    """At most 1.5 MB brotli (the page's budget for the models), measured on the cached file.
+    brotli.compress(data, quality=11) through the build's compressor (sitebuild.compress), which
+    computes exactly that and keeps it by content: the build writes the same file's .br sibling, so
+    whichever of the two comes first pays for quality 11 (seconds on a multi-megabyte file), not both."""
     from sitebuild import realtext_train
+    from sitebuild.compress import BROTLI_QUALITY, Compressor
 
     data = realtext_train.model_bytes(ROOT)
-    assert len(brotli.compress(data, quality=11)) <= 1_500_000
+    assert BROTLI_QUALITY == 11
+    assert len(Compressor(ROOT / ".cache" / "compressed").encode("br", data)) <= 1_500_000
 
 
 # --- Kneser-Ney against numpy --------------------------------------------------------------------
@@ -441,7 +458,7 @@ def test_the_newest_calls_first_draft_chance_is_the_overlap_of_its_rows(model, p
         assert f"min(p(x), q(x)) = {widget._chance(newest['firstAlpha'])}" in view["figures"]["call"]
 
 
-def test_the_preset_table_is_measured_on_the_widgets_model(model):
+def test_the_preset_table_is_measured_on_the_widgets_model(model, held_out, page_comparison):
     """The table of presets is computed from runs of the widget's own model (not typed in): each
     cell is summarise() of those runs, and the page shows exactly that table."""
     rows = widget.preset_comparison(model)
@@ -459,8 +476,7 @@ def test_the_preset_table_is_measured_on_the_widgets_model(model):
         assert row["text"]["positions"] == len(exact)
         assert row["text"]["alpha"] == pytest.approx(np.mean(exact), abs=1e-9)
         assert row["text"]["error"] == pytest.approx(np.std(exact, ddof=1) / len(exact) ** 0.5, abs=1e-9)
-    assert widget.page_context()["comparison"] == widget.comparison_html(
-        rows, widget.held_out_comparison(model, realtext.held_out_texts()))
+    assert page_comparison == widget.comparison_html(rows, held_out[1])
     by_name = {row["name"]: row["cells"][2]["tokensPerCall"] for row in rows}
     assert "Prompt lookup at T = 0 writes the most tokens per call on a repetitive template" in \
         widget.comparison_html(rows)
@@ -485,12 +501,11 @@ def test_held_out_text_is_not_in_the_corpus_and_is_what_the_build_reads():
     assert "```" not in texts["english"]["text"] and "](" not in texts["english"]["text"]
 
 
-def test_held_out_alphas_are_measured_and_the_sentence_follows_them(model):
+def test_held_out_alphas_are_measured_and_the_sentence_follows_them(model, held_out, page_comparison):
     """Each held-out alpha is the mean of sum_x min(p, q) over the text's positions (numpy, from
     the model's rows), its error the standard error of 64-position block means; the page's
     sentence says what those numbers say, and says the opposite when they are swapped."""
-    texts = realtext.held_out_texts()
-    held = widget.held_out_comparison(model, texts)
+    texts, held = held_out
     for kind, row in held.items():
         tokens = model.tokenizer.encode(texts[kind]["text"])
         overlaps = np.array([np.minimum(np.array(model.row("target", tokens[:i])), np.array(model.row("draft", tokens[:i]))).sum()
@@ -507,7 +522,7 @@ def test_held_out_alphas_are_measured_and_the_sentence_follows_them(model):
     expected = ("code accepts more than English" if gap > bound else "code accepts less than English" if gap < -bound
                 else "code accepts about as much as English")
     assert f"On text the models never saw, {expected}" in html
-    assert html.count('class="rt-held-out"') == 2 and widget.page_context()["comparison"] == html
+    assert html.count('class="rt-held-out"') == 2 and page_comparison == html
     swapped = {"code": {**held["english"], "sources": held["code"]["sources"]},
                "english": {**held["code"], "sources": held["english"]["sources"]}}
     opposite = {"more": "less", "less": "more"}

@@ -6,7 +6,7 @@ mark and legend swatch has enough contrast, computed from the colours the browse
 
 "JavaScript off" is emulated by serving an empty app.js: the page is then exactly what a reader
 without JavaScript gets (the build's markup, nothing enabled), while the test can still inject axe.
-Each scheme shares one page per mode, resized between widths.
+Both schemes share one page per mode (the scheme switched by emulated media), resized between widths.
 """
 
 from __future__ import annotations
@@ -40,13 +40,20 @@ def _open_page(make, scheme, js, width=1280):
 
 @pytest.fixture(scope="module")
 def pages(module_page):
-    """(scheme, js) -> one page, opened on first use."""
+    """(scheme, js) -> the page of that JavaScript mode, opened on first use, in that colour scheme.
+    One page per mode serves both schemes: the scheme is the page's emulated media
+    (prefers-color-scheme, page.emulate_media, as the warm profile sets it on every page it opens),
+    which style.css alone reads (no script reads a colour), so switching it restyles the same
+    markup as a page opened in that scheme, without a second load and Pyodide boot."""
     opened = {}
 
     def get(scheme, js):
-        if (scheme, js) not in opened:
-            opened[scheme, js] = _open_page(module_page, scheme, js)
-        return opened[scheme, js]
+        if js not in opened:
+            opened[js] = _open_page(module_page, scheme, js)
+        pg = opened[js]
+        pg.emulate_media(color_scheme=scheme)
+        assert pg.evaluate("(s) => matchMedia(`(prefers-color-scheme: ${s})`).matches", scheme), scheme
+        return pg
 
     return get
 
