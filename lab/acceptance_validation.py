@@ -152,9 +152,9 @@ def interval_note(one: dict, two: dict) -> str:
 
 
 def held_out_html() -> str:
-    """The leave-one-out table: every library curve left out, its mean acceptance length at its
-    largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s, and which families
-    have too few curves to trust."""
+    """The leave-one-out table, in its own sideways-scrolling wrapper: every library curve left out, its mean acceptance
+    length at its largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s; and below it the notes
+    (which families have too few curves to trust, what the interval is, each family's spread, the prior's choice)."""
     from .figures import escape
 
     one, two = leave_one_out(1), leave_one_out(2)
@@ -181,11 +181,13 @@ def held_out_html() -> str:
                f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
                f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
                f"{len(two['rows'])}, inside the interval on {two['covered']}.")
-    return ('<table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
+    # the table scrolls sideways in its own wrapper; the notes below it wrap with the page, not under its edge fade
+    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="Acceptance curves predicted with each left '
+            'out"><table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
             '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
             '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
             '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
-            + "".join(rows) + '</tbody></table>'
+            + "".join(rows) + '</tbody></table></div>'
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
               'those predictions use the pooled library.</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
