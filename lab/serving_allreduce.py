@@ -9,7 +9,8 @@ Standard library only; data as Python literals.
 """
 
 __all__ = ["ALLREDUCE_SOURCES", "ALLREDUCE_LARGE_SOURCES", "ALLREDUCE_VLLM_EAGER_HOPPER", "ALLREDUCE_VLLM_GRAPH_HOPPER",
-           "allreduce_fit", "allreduce_rows", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us", "allreduce_cost"]
+           "allreduce_fit", "allreduce_rows", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us", "allreduce_cost",
+           "message_rates"]
 
 # One tensor-parallel all-reduce, measured: latency in us against message bytes, by GPU family and GPU count, the
 # kernels the engines run for decode-sized messages (a custom one-shot/two-shot all-reduce over NVLink or Infinity
@@ -232,3 +233,21 @@ def allreduce_cost(cal, g: int) -> tuple:
         row = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
         return row[1], row[2] * 1000
     return cal.allreduceUs, cal.linkBandwidth / 1000 * g / (2 * (g - 1))
+
+
+def message_rates(cal, g: int, unit_bytes: float) -> tuple:
+    """A message of ``unit_bytes`` per unit (a token's activations, a sequence's gathered logits) on ``g`` GPUs, as a
+    step prices it: ``(ms a unit at the small rate, the units past which the large-message rate applies, ms a unit
+    past them)``, from the measured fit (:func:`allreduce_cost`, :func:`allreduce_beyond`); nothing on one GPU or
+    without a message. One DeepSeek-V3 MTP step's gathered logits on 8 B200s (1 MiB is about four sequences):
+
+    >>> from lab.serving_calibration import CALIBRATIONS
+    >>> per, knee, beyond = message_rates(CALIBRATIONS["b200"], 8, 258560)
+    >>> round(per * 1000, 2), round(knee, 2), round(beyond * 1000, 2)   # us a sequence
+    (7.74, 4.06, 1.2)
+    """
+    if not unit_bytes or g <= 1:
+        return 0.0, float("inf"), 0.0
+    _, per_ms = allreduce_cost(cal, g)
+    start, beyond_per_ms = allreduce_beyond(cal, g)
+    return unit_bytes / per_ms, start / unit_bytes, unit_bytes / beyond_per_ms

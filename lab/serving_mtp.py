@@ -42,7 +42,8 @@ What this module prices beyond that head, on ``g`` GPUs (each an engine's readin
   ``LMHead`` ``tensor_parallel_mode=TensorParallelMode.COLUMN``) and gathers the whole vocabulary's logits of each
   sequence every draft step before its argmax (:data:`LOGITS_GATHER`, the places): ``B x vocab`` BF16 values. Priced as
   the measured all-reduce of that message (:func:`lab.serving_calibration.allreduce_us`'s fit: its latency once a step,
-  its bytes at the measured rates), an assumption: no all-gather or gather of it was found measured on these GPUs. An
+  its bytes at the measured rates, :func:`lab.serving_allreduce.message_rates`, as the layers' all-reduces are
+  priced), an assumption: no all-gather or gather of it was found measured on these GPUs. An
   all-gather moves ``(g - 1) / g`` of the message into each GPU, vLLM V0's gather to one GPU the same into that one,
   where the one-shot all-reduce the fit timed reads all of it from each peer: one price for both kinds.
 
@@ -61,7 +62,7 @@ from typing import NamedTuple
 
 from .serving_allreduce import allreduce_beyond, allreduce_cost
 
-__all__ = ["MTP_LOGIT_BYTES", "LOGITS_GATHER", "MtpExtras", "NO_EXTRAS", "mtp_step_extras", "gather_rates"]
+__all__ = ["MTP_LOGIT_BYTES", "LOGITS_GATHER", "MtpExtras", "NO_EXTRAS", "mtp_step_extras"]
 
 # The gathered logits' element size: the LM head's weights and output are the checkpoint's torch_dtype, BF16
 # (TensorRT-LLM's DecoderModelForCausalLM builds LMHead with dtype=config.pretrained_config.torch_dtype, '.float()' after
@@ -146,21 +147,3 @@ def mtp_step_extras(target, engine, cal, g: int, head_bytes: float) -> MtpExtras
         gather_bytes = target.vocab * MTP_LOGIT_BYTES
         fixed = allreduce_cost(cal, g)[0] / 1000
     return MtpExtras(fixed, weight_bytes, gather_bytes)
-
-
-def gather_rates(cal, g: int, gather_bytes: float) -> tuple:
-    """The gathered logits' bytes as the step prices them: ``(ms a sequence at the small rate, the sequences past which
-    the large-message rate applies, ms a sequence past it)`` from the measured all-reduce's fit
-    (:func:`lab.serving_calibration.allreduce_cost`, :func:`lab.serving_calibration.allreduce_beyond`); nothing
-    without a gather.
-
-    >>> from lab.serving_calibration import CALIBRATIONS
-    >>> per, knee, beyond = gather_rates(CALIBRATIONS["b200"], 8, 258560)
-    >>> round(per * 1000, 2), round(knee, 2), round(beyond * 1000, 2)   # us a sequence; 1 MiB is four sequences
-    (7.74, 4.06, 1.2)
-    """
-    if not gather_bytes or g <= 1:
-        return 0.0, float("inf"), 0.0
-    _, per_ms = allreduce_cost(cal, g)
-    start, beyond_per_ms = allreduce_beyond(cal, g)
-    return gather_bytes / per_ms, start / gather_bytes, gather_bytes / beyond_per_ms

@@ -10,9 +10,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_beyond, allreduce_cost, eagle3_eager_ms,
+from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms,
                                   eagle3_proposal_ms, inter_step_ms, ngram_proposal_ms)
-from .serving_mtp import NO_EXTRAS, gather_rates, mtp_step_extras
+from .serving_allreduce import message_rates
+from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers, used_params)
@@ -341,16 +342,13 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     if g > 1:  # two all-reduces per layer (after attention, after the MLP), each priced as measured on this GPU family
         # (lab.serving_calibration.allreduce_cost): a latency every all-reduce pays, and its message, hidden x 2 bytes per
         # token in the pass, at the measured rate
-        latency_us, bytes_per_ms = allreduce_cost(cal, g)
-        fixed += 2 * shape.layers * latency_us / 1000
-        comm = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / bytes_per_ms
+        fixed += 2 * shape.layers * allreduce_cost(cal, g)[0] / 1000
         # past the small fit's largest measured message, the rate measured on large messages
         # (lab.serving_calibration.allreduce_beyond; where none is measured the small rate continues, assumed)
-        start_bytes, beyond_per_ms = allreduce_beyond(cal, g)
-        comm_knee = start_bytes / (shape.hidden * ACTIVATION_BYTES)
-        comm_beyond = 2 * shape.layers * shape.hidden * ACTIVATION_BYTES / beyond_per_ms
+        per_token, comm_knee, beyond_token = message_rates(cal, g, shape.hidden * ACTIVATION_BYTES)
+        comm, comm_beyond = 2 * shape.layers * per_token, 2 * shape.layers * beyond_token
     always = gemm_params(shape) - routed_params(shape)   # dense layers, attention, routers, shared experts
-    gather, gather_knee, gather_beyond = gather_rates(cal, g, extras.gather_bytes)
+    gather, gather_knee, gather_beyond = message_rates(cal, g, extras.gather_bytes)  # an MTP head's logits
     return _MeasuredStep(
         gemm_ms=(always * precision.bytes / g + extras.weight_bytes) / bw, gemm_flop_ms=2 * gemm_params(shape, active=True) / g / f,
         head_ms=head_params(shape) * precision.bytes / g / bw, head_flop_ms=2 * head_params(shape) / g / f,
