@@ -291,13 +291,24 @@ def fit_moe_layer_us(calibration, rows, low: float = 0.0, high: float = 1000.0) 
     >>> round(fit_moe_layer_us(CALIBRATIONS["h200"], rows))
     182
     """
-    while high - low > 0.05:
+    return round(_ternary_minimum(lambda us: _loss(calibration._replace(moeLayerUs=us), rows), low, high, 0.05), 1)
+
+
+def _ternary_minimum(loss, low: float, high: float, width: float) -> float:
+    """Where a unimodal ``loss`` is least in ``[low, high]``: a ternary search until the bracket is ``width`` wide,
+    its middle (one constant fitted with every other held, as :func:`fit_moe_layer_us` and
+    :func:`fit_eagle3_proposal_ms` fit theirs).
+
+    >>> round(_ternary_minimum(lambda x: (x - 0.3) ** 2, 0.0, 1.0, 1e-6), 4)
+    0.3
+    """
+    while high - low > width:
         a, b = low + (high - low) / 3, high - (high - low) / 3
-        if _loss(calibration._replace(moeLayerUs=a), rows) <= _loss(calibration._replace(moeLayerUs=b), rows):
+        if loss(a) <= loss(b):
             high = b
         else:
             low = a
-    return round((low + high) / 2, 1)
+    return (low + high) / 2
 
 
 def fit_eagle3_proposal_ms(rows=None, low: float = 0.0, high: float = 3.0) -> float:
@@ -315,15 +326,7 @@ def fit_eagle3_proposal_ms(rows=None, low: float = 0.0, high: float = 3.0) -> fl
     # each row's model without the term: the term is added once a proposal, so subtract the engine's own
     base = [(step_measurement_ms(m) - serving.ENGINES[m.engine].eagle3ProposalMs, m.ms) for m in rows]
 
-    def loss(c):
-        return sum(math.log((got + c) / ms) ** 2 for got, ms in base)
-    while high - low > 0.0001:
-        a, b = low + (high - low) / 3, high - (high - low) / 3
-        if loss(a) <= loss(b):
-            high = b
-        else:
-            low = a
-    return round((low + high) / 2, 3)
+    return round(_ternary_minimum(lambda c: sum(math.log((got + c) / ms) ** 2 for got, ms in base), low, high, 0.0001), 3)
 
 
 def alpha_for_length(length: float, lookahead: int) -> float:
