@@ -88,18 +88,19 @@ def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
     >>> abs(pair["lengthsAt1"][0] - pair["lengthsAt1"][1]) <= 0.02, pair["floor"] > 0.2
     (True, True)
     """
-    names = [name for name in CURVES if len(library_lengths(name)) >= k]
+    lengths = {name: library_lengths(name) for name in CURVES}
+    names = [name for name in CURVES if len(lengths[name]) >= k]
     best = None
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            la, lb = library_lengths(a), library_lengths(b)
-            if drafter_of(a) == drafter_of(b) or abs(la[0] - lb[0]) > window + 1e-9:
+            if drafter_of(a) == drafter_of(b) or abs(lengths[a][0] - lengths[b][0]) > window + 1e-9:
                 continue
-            (low, low_name), (high, high_name) = sorted([(la[k - 1], a), (lb[k - 1], b)])
+            low_name, high_name = sorted((a, b), key=lambda name: (lengths[name][k - 1], name))
+            low, high = lengths[low_name][k - 1], lengths[high_name][k - 1]
             floor = (high - low) / (high + low)
             if best is None or floor > best["floor"]:
-                best = {"names": (low_name, high_name), "lengthsAt1": (library_lengths(low_name)[0],
-                        library_lengths(high_name)[0]), "lengthsAtK": (low, high), "k": k, "floor": floor}
+                best = {"names": (low_name, high_name), "lengthsAt1": (lengths[low_name][0], lengths[high_name][0]),
+                        "lengthsAtK": (low, high), "k": k, "floor": floor}
     return best
 
 
