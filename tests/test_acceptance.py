@@ -225,6 +225,36 @@ def test_serving_takes_lengths(capsys):
     assert json.loads(out)["tokensPerCall"] == pytest.approx(acceptance.from_conditional([0.9, 0.5]).length(4))
 
 
+def test_serving_takes_a_curve_without_acceptance(capsys):
+    """A curve replaces --acceptance, so it is not asked for; params carry the curve's i.i.d. equivalent at k,
+    and the prior is the draft's family, as the deployment panel's curve box takes it."""
+    base = ["serving", "--target", "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm", "--batch", "1",
+            "--context", "1024", "--lookahead", "4", "--json"]
+    status, out, _ = _cli(capsys, *base, "--lengths", "1:1.75,2:2.3")
+    document = json.loads(out)
+    curve = acceptance.from_lengths({1: 1.75, 2: 2.3}, "eagle")
+    assert status == 0 and document["tokensPerCall"] == pytest.approx(curve.length(4))
+    assert document["params"]["acceptance"] == pytest.approx(100 * acceptance.iid_alpha(curve.length(4), 4), abs=1e-5)
+    status, explicit, _ = _cli(capsys, *base, "--lengths", "1:1.75,2:2.3", "--method", "eagle")
+    assert json.loads(explicit)["tokensPerCall"] == document["tokensPerCall"]
+    status, out, err = _cli(capsys, *base)
+    assert status == 2 and "--acceptance is required" in err and "--lengths" in err and "Traceback" not in err
+
+
+def test_deployment_curve_without_method_takes_the_drafts_family(capsys):
+    """One reader, one answer: --lengths 1:L is the same figure as --mean-acceptance-length L --measured-at 1,
+    and both take the draft's family's prior when --method is not given."""
+    argv = ["deployment", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+            "--batch", "1", "--lookahead", "4", "--json"]
+    _, figure, _ = _cli(capsys, *argv, "--mean-acceptance-length", "1.79", "--measured-at", "1")
+    _, lengths, _ = _cli(capsys, *argv, "--lengths", "1:1.79")
+    _, pooled, _ = _cli(capsys, "acceptance", "--lengths", "1:1.79", "--lookahead", "4", "--json")
+    figure, lengths = json.loads(figure), json.loads(lengths)
+    assert lengths["curve"]["perPosition"] == pytest.approx(figure["curve"]["perPosition"])
+    assert lengths["serving"]["bestLookahead"] == figure["serving"]["bestLookahead"]
+    assert json.loads(pooled)["perPosition"] != pytest.approx(lengths["curve"]["perPosition"])  # no family: pooled
+
+
 def test_the_subcommand_runs_as_a_program():
     run = subprocess.run([sys.executable, "-m", "lab", "acceptance", "--per-position", "0.8", "--lookahead", "3"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -55,9 +55,10 @@ def add_curve_flags(parser, with_trace: bool = False):
     parser.add_argument("--method", default=None, metavar="NAME", help=CURVE_FLAGS["--method"])
 
 
-def curve_from_args(args, required: bool):
+def curve_from_args(args, required: bool, default_method: str | None = None):
     """The curve the flags give (lab.acceptance.Curve), or None when none is given and not required;
-    a bad value is a UsageError of one line."""
+    a bad value is a UsageError of one line. Without --method the prior is ``default_method``'s family
+    (the draft's, for `serving` and `deployment`; none for `acceptance`)."""
     from .. import acceptance
     from ..cli import UsageError
     from ..errors import LabValueError
@@ -71,15 +72,16 @@ def curve_from_args(args, required: bool):
         raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)}, got {args.method!r}")
     if not given:
         return None
+    method = args.method or default_method
     try:
         if given[0] == "--per-position":
-            return acceptance.from_conditional(acceptance.parse_rates(args.per_position), args.method)
+            return acceptance.from_conditional(acceptance.parse_rates(args.per_position), method)
         if given[0] == "--vllm-per-position":
             return acceptance.from_unconditional(acceptance.parse_rates(args.vllm_per_position, "--vllm-per-position"),
-                                                 args.method)
+                                                 method)
         if given[0] == "--lengths":
-            return acceptance.from_lengths(acceptance.parse_lengths(args.lengths), args.method)
-        return _trace_curve(args.trace, args.method)
+            return acceptance.from_lengths(acceptance.parse_lengths(args.lengths), method)
+        return _trace_curve(args.trace, method)
     except LabValueError as error:
         raise UsageError(f"{given[0]}: {error}" if not str(error).startswith("--") else str(error)) from None
 
@@ -201,7 +203,9 @@ def run(args):
     if args.command == "acceptance":
         return run_acceptance(args)
     d = _deployment(args)
-    curve = curve_from_args(args, required=False)
+    from ..acceptance import family_of_draft
+
+    curve = curve_from_args(args, required=False, default_method=family_of_draft(d.draft))
     given = [(flag, unit) for flag, unit in UNIT_FLAGS.items() if getattr(args, unit) is not None]
     if curve is not None and given:
         raise UsageError(f"give one figure ({given[0][0]}) or a curve, not both")

@@ -10,7 +10,7 @@ NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when requ
     ("--batch", "batch", 1, serving.MAX_BATCH, True, None),
     ("--context", "context", 1, 1048576, True, None),
     ("--lookahead", "lookahead", 1, 16, True, None),
-    ("--acceptance", "acceptance", 0, 100, False, None),
+    ("--acceptance", "acceptance", 0, 100, False, None),  # required unless a curve is given (_settings)
     ("--mem-efficiency", "mem_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.memEfficiency),
     ("--flop-efficiency", "flop_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.flopEfficiency),
     ("--overhead-ms", "overhead_ms", 0, 1000, False, serving.DEFAULT_SETTINGS.overheadMs),
@@ -60,7 +60,9 @@ def add_parser(commands):
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         kind = "an integer" if integer else "a number"
         extra = "" if default is None else f" (default {default:g})"
-        parser.add_argument(flag, dest=dest, default=None, metavar="N", required=default is None,
+        extra += " (or give a curve: --acceptance-curve, --per-position, --vllm-per-position, --lengths)" \
+            if flag == "--acceptance" else ""
+        parser.add_argument(flag, dest=dest, default=None, metavar="N", required=default is None and flag != "--acceptance",
                             help=f"{kind} from {minimum} to {maximum}{extra}".replace("%", "%%"))
     parser.add_argument("--acceptance-curve", dest="acceptance_curve", default=None, metavar="P1,P2,...",
                         help="conditional acceptance by draft position, in %% (replaces --acceptance in tokens per "
@@ -86,6 +88,11 @@ def _settings(args) -> serving.ServingSettings:
     numbers = {}
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         text = getattr(args, dest)
+        if text is None and flag == "--acceptance":
+            if not _curve_given(args):
+                raise UsageError("--acceptance is required (a number from 0 to 100), unless a curve is given: "
+                                 "--acceptance-curve, --per-position, --vllm-per-position or --lengths")
+            text = "0"  # a placeholder: run() sets the curve's i.i.d. equivalent at --lookahead
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
     if 0 < numbers["tree_tokens"] < numbers["lookahead"] + 1:  # lab.serving.verify_tokens refuses it too
         raise UsageError(f"--tree-tokens must be 0 (a chain) or at least k + 1 = {numbers['lookahead'] + 1} "
@@ -98,13 +105,20 @@ def _settings(args) -> serving.ServingSettings:
         context=numbers["context"])
 
 
+def _curve_given(args) -> bool:
+    return any(getattr(args, dest, None) is not None
+               for dest in ("acceptance_curve", "per_position", "vllm_per_position", "lengths"))
+
+
 def _curve(args):
-    """The --acceptance-curve values as fractions, or None; a bad list is a usage error."""
+    """The --acceptance-curve values as fractions, or None; a bad list is a usage error. A curve from
+    --lengths/--per-position without --method takes the family of --draft, as the deployment panel does."""
     from ..cli import UsageError, quote, require_ascii
 
+    from ..acceptance import family_of_draft
     from .deployment import curve_from_args
 
-    model = curve_from_args(args, required=False)
+    model = curve_from_args(args, required=False, default_method=family_of_draft(args.draft))
     if model is not None:
         if args.acceptance_curve is not None:
             raise UsageError("give --acceptance-curve or a curve from --lengths/--per-position, not both")
@@ -128,6 +142,11 @@ def _curve(args):
 def run(args):
     settings = _settings(args)
     curve = _curve(args)
+    if args.acceptance is None:  # the curve alone: --acceptance is its i.i.d. equivalent at --lookahead, for params
+        from ..ledger import alpha_iid
+
+        tokens = serving.tokens_per_cycle(0.0, settings.lookahead, curve)
+        settings = settings.with_(acceptance=round(100 * alpha_iid(tokens - 1, settings.lookahead), 6))
     result = serving.serving(settings, curve)
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
     document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
