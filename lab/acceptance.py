@@ -56,7 +56,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SEC
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
-           "curve_token", "iid_alpha", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
+           "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
@@ -595,6 +595,20 @@ def measured_plateau_start(lengths) -> int | None:
     """
     pairs = sorted(lengths.items()) if isinstance(lengths, dict) else list(enumerate(lengths, start=1))
     return _measured_plateau(tuple(pairs))
+
+
+def plateau_words(start: int) -> str:
+    """What a plateau starting at lookahead ``start`` does to k, in the words every instrument and CLI
+    uses after "the curve" or "it" (a plateau "from k = 0" is said as what it means).
+
+    >>> plateau_words(4)
+    'plateaus from k = 4 (each further draft adds under 0.05 tokens a call), so no k past 5'
+    >>> plateau_words(0)
+    'adds under 0.05 tokens a call even with its first draft, so no k past 1'
+    """
+    if start == 0:
+        return f"adds under {PLATEAU_GAIN} tokens a call even with its first draft, so no k past 1"
+    return f"plateaus from k = {start} (each further draft adds under {PLATEAU_GAIN} tokens a call), so no k past {start + 1}"
 
 
 def _measured_plateau(given) -> int | None:

@@ -115,12 +115,12 @@ def test_token_curve_repeats_the_last_rate_as_the_instruments_do():
 def test_the_widgets_say_when_the_cap_binds():
     view = ledger_widget.view({"trcCurve": "custom:0.8,0.5,0.3,0.2", "draftCost": "0", "verifyTax": "0",
                                "overheadMs": "0"})
-    assert view["bestLookahead"] == 4 and "capped at the plateau: from k = 3 on" in view["lead"]
+    assert view["bestLookahead"] == 4 and "capped: the curve plateaus from k = 3 " in view["lead"]
     from lab.widgets import policies as policies_widget
 
     view = policies_widget.view({"polCurve": "custom:0.8,0.5,0.3,0.2", "draftCost": "0"})
     assert view["readouts"]["bestStatic"].startswith("k = 4,")
-    assert "stops at the curve's plateau: from k = 3 on" in view["summary"]
+    assert "stops where the curve plateaus from k = 3 " in view["summary"]
 
 
 # --- the trees' depth profile (a tree of depth d uses the curve's positions 1..d) ---

@@ -156,7 +156,7 @@ def test_policies_readout_flags_a_best_lookahead_past_the_measured_curve():
     capped = policies_widget.view({"draftCost": "0", "threshold": "40", "lookahead": "5",
                                    "polCurve": "club3090-mtp", "width": "400"})
     assert "past the measured" not in capped["readouts"]["bestStatic"]
-    assert "The best static k stops at the curve's plateau" in capped["summary"]
+    assert "The best static k stops where the curve plateaus from k = " in capped["summary"]
     within = policies_widget.view({"draftCost": "12", "threshold": "40", "lookahead": "5",
                                    "polCurve": "club3090-mtp", "width": "400"})
     assert "past the measured" not in within["readouts"]["bestStatic"]

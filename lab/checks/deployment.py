@@ -669,7 +669,7 @@ def acceptance_plateau_caps_every_instrument(out):
             view = policies_widget.view({"polCurve": token, **extra})
             found = re.match(r"k = (\d+),", view["readouts"]["bestStatic"])
             k = int(found.group(1)) if found else None
-            binds["policies"] += "stops at the curve's plateau" in view["summary"]
+            binds["policies"] += "The best static k stops where the curve " in view["summary"]
             if k is None or k > start + 1:
                 out.fail(f"policies, {extra}: best static k = {k} past the plateau start {start} plus one")
                 return

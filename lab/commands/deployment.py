@@ -136,23 +136,18 @@ def run_acceptance(args):
     if document["priorNote"]:
         lines.append(f"note: {document['priorNote']}")
     if document["plateauStart"] is not None:
-        lines.append(f"plateau from k = {document['plateauStart']}: each draft past it adds under "
-                     f"{acceptance.PLATEAU_GAIN} tokens per call" + (" (the first draft already does)"
-                                                                     if document["plateauStart"] == 0 else ""))
+        lines.append(f"the curve {acceptance.plateau_words(document['plateauStart'])}")
     return document, "\n".join(lines), 0
 # --- end of the acceptance block ---
 
 
 def _plateau_clause(start) -> str:
-    """The answer's plateau clause: where the curve stops paying and the k it caps, in words for a curve whose first
-    draft already adds under the plateau's gain (a plateau "from k = 0")."""
+    """The answer's plateau clause (:func:`lab.acceptance.plateau_words`), or nothing without a plateau."""
     if start is None:
         return ""
-    from .. import acceptance
+    from ..acceptance import plateau_words
 
-    if start == 0:
-        return f"; even the first draft adds under {acceptance.PLATEAU_GAIN} tokens a call, so no k past 1"
-    return f"; plateau from k = {start}, so no k past {start + 1}"
+    return f"; the curve {plateau_words(start)}"
 
 
 def add_parser(commands):

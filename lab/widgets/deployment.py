@@ -337,13 +337,10 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
             f"your curve (measured to k = {curve['measuredAt']})")
     text = (f" On {mine}, the mean acceptance length at k = {d.lookahead} is "
             f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself")
-    if curve["plateauStart"] == 0:  # a plateau "from k = 0" reads as nonsense: say what it means
-        from ..acceptance import PLATEAU_GAIN
+    if curve["plateauStart"] is not None:
+        from ..acceptance import plateau_words
 
-        text += (f"; even its first draft adds under {PLATEAU_GAIN} tokens a call, so no k past 1 is "
-                 f"chosen")
-    elif curve["plateauStart"] is not None:
-        text += f"; it plateaus from k = {curve['plateauStart']}, so no k past {curve['plateauStart'] + 1} is chosen"
+        text += f"; it {plateau_words(curve['plateauStart'])} is chosen"
     if srv["bestExtrapolatedFrom"] is not None:
         text += (f"; the best k = {srv['bestLookahead']} rests on positions past the measured "
                  f"{srv['bestExtrapolatedFrom']}, extrapolated by the method's decay prior")

@@ -307,14 +307,13 @@ def curve_best_note(best: dict) -> str:
     the plateau cap when it binds, the extrapolation when k lies past the measured positions.
 
     >>> curve_best_note({"capped": True, "plateauStart": 3, "uncappedK": 12, "extrapolatedFrom": 2})
-    '; capped at the plateau: from k = 3 on, a draft adds under 0.05 tokens; past the measured k = 2'
+    '; capped: the curve plateaus from k = 3 (each further draft adds under 0.05 tokens a call), so no k past 4; past the measured k = 2'
     """
-    from ..acceptance import PLATEAU_GAIN
+    from ..acceptance import plateau_words
 
     note = ""
     if best["capped"]:
-        note += (f"; capped at the plateau: from k = {best['plateauStart']} on, a draft adds under "
-                 f"{_fmt(PLATEAU_GAIN)} tokens")
+        note += f"; capped: the curve {plateau_words(best['plateauStart'])}"
     if best["extrapolatedFrom"] is not None:
         note += f"; past the measured k = {best['extrapolatedFrom']}"
     return note

@@ -283,11 +283,10 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
         text += " A per-depth curve has no stretches, so the best k per stretch is the best static k and is not shown."
         measured_k = process.measured_depth
         if best.get("capped"):
-            from ..acceptance import PLATEAU_GAIN
+            from ..acceptance import plateau_words
             # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
-            text += (f" The best static k stops at the curve's plateau: from k = {best['plateauStart']} on, a "
-                     f"draft adds under {_f(PLATEAU_GAIN)} tokens a call (the largest speedup lies at "
-                     f"k = {best['uncappedK']}, by drafts that are nearly all waste).")
+            text += (f" The best static k stops where the curve {plateau_words(best['plateauStart'])} (the largest "
+                     f"speedup lies at k = {best['uncappedK']}, by drafts that are nearly all waste).")
         if best["k"] > measured_k:
             # past the measured depth the acceptance model continues the curve (lab.policies.received_curve)
             text += (f" The best static k lies beyond the measured k = {measured_k}: it rests on the acceptance "
