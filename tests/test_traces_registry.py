@@ -113,3 +113,17 @@ def test_no_module_of_the_trace_reader_is_over_1000_lines():
     modules = [*sorted((root / "traces").glob("*.py")), root / "checks" / "traces.py", root / "widgets" / "traces.py"]
     long = {p.name: n for p in modules if (n := len(p.read_text(encoding="utf-8").splitlines())) > 1000}
     assert not long, long
+
+
+def test_every_engine_a_format_names_can_be_told_apart_inside_another_trace():
+    """Each family module names its engine and the markers of its lines; an engine whose formats the registry
+    holds but no module gives a marker for would pass unnamed inside another engine's trace."""
+    assert all(hasattr(module, "ENGINE") and hasattr(module, "MARKERS") for module in formats.FAMILIES)
+    named = {engine for engine in formats.ENGINE_OF.values() if engine}
+    assert named == {engine for engine, markers in formats.ENGINE_MARKERS} == {"vLLM", "SGLang", "llama.cpp",
+                                                                                 "TensorRT-LLM"}
+    mixed = ("INFO 05-12 10:11:12 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 10 "
+             "tokens, Drafted: 30 tokens, Per-position acceptance rate: 0.500, 0.300, 0.200, Avg Draft acceptance "
+             "rate: 33.3%\n[2025-01-01 00:00:00] Decode batch. #running-req: 1, accept len: 2.50, gen throughput: 1\n")
+    trace = traces.parse(mixed, lookahead=3)
+    assert trace.format == "vllm-log" and any("line(s) of SGLang output" in note for note in trace.notes)

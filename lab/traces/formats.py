@@ -20,3 +20,5 @@ FORMAT_NAMES = {row.name: row.title for row in REGISTRY}
 SHORT_NAMES = {row.name: row.short for row in REGISTRY}
 PARSERS = {row.name: row.parser for row in REGISTRY}
 JSON_FORMATS = tuple(row.name for row in REGISTRY if row.whole_json)  # parsed whole: their opening lines are kept
+ENGINE_OF = {row.name: module.ENGINE for module in FAMILIES for row in module.FORMATS}  # None: no engine's
+ENGINE_MARKERS = tuple((module.ENGINE, module.MARKERS) for module in FAMILIES if module.MARKERS)

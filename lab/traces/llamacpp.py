@@ -342,6 +342,11 @@ class _LlamaLog(_Accumulator):
 
 _LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = "llama.cpp"
+MARKERS = ("draft acceptance", "#acc tokens")
+
 FORMATS = family(
     Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
            "llama.cpp's statistics lines", _LlamaLog,

@@ -120,6 +120,11 @@ def cycles_to_trace(histogram, lookahead: int) -> Trace:
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = None
+MARKERS = ()  # formats of no engine (cycles, one number)
+
 FORMATS = family(
     Format("single-number", "one figure alone: a mean acceptance length, an acceptance rate or an alpha (needs k)",
            "a single number", _Single, lambda line, stripped: bool(_SINGLE.match(stripped)), 120, (

@@ -295,6 +295,11 @@ def _v0_exposition(line: str, stripped: str) -> bool:
                                       or "draft_acceptance_rate" in stripped)
 
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = "vLLM"
+MARKERS = ()  # its lines are vLLM's /metrics; vllm.py carries the log markers
+
 FORMATS = family(
     Format("vllm-v0-metrics", "vLLM V0 /metrics (counters of draft, accepted and emitted tokens)",
            "vLLM V0's /metrics", _Prometheus, _v0_exposition, 10, (

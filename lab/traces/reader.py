@@ -2,28 +2,25 @@
 """
 
 from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
-from .formats import FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
+from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
 
 
 # --- detection and the streaming front door -----------------------------------------------------
 
-# Another engine's speculative-decoding lines, told apart by a marker each prints (a substring test)
-OTHER_ENGINE_MARKERS = (
-    ("vLLM", ("SpecDecoding metrics:", "Speculative metrics:")),
-    ("SGLang", ("accept len:",)),
-    ("llama.cpp", ("draft acceptance", "#acc tokens")),
-    ("TensorRT-LLM", ('"specDecodingStats"',)),
-)
+# Another engine's speculative-decoding lines, told apart by a marker each prints (a substring test); each
+# family module names its engine and markers, so a new engine's module brings its own
+OTHER_ENGINE_MARKERS = ENGINE_MARKERS
 
 
 def _engine(fmt: str) -> str:
-    """The engine whose output a format is (for :data:`OTHER_ENGINE_MARKERS`)."""
-    for prefix, engine in (("vllm", "vLLM"), ("prometheus", "vLLM"), ("sglang", "SGLang"),
-                           ("llamacpp", "llama.cpp"), ("trtllm", "TensorRT-LLM")):
-        if fmt.startswith(prefix):
-            return engine
-    return fmt
+    """The engine whose output a format is (for :data:`OTHER_ENGINE_MARKERS`), or the format's name.
+
+    >>> _engine("prometheus"), _engine("sglang-json"), _engine("cycles")
+    ('vLLM', 'SGLang', 'cycles')
+    """
+    return ENGINE_OF.get(fmt) or fmt
+
 
 def detect_line(line: str) -> str | None:
     """The format one line belongs to, or None. Bare integers are ``cycles`` (only as the

@@ -272,6 +272,11 @@ class _SglangLog(_Accumulator):
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = "SGLang"
+MARKERS = ("accept len:",)
+
 FORMATS = family(
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
            "length)", "SGLang's log", _SglangLog,

@@ -98,6 +98,11 @@ class _SpeculatorsCsv(_Accumulator):
 
 _CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = None
+MARKERS = ()  # a training repository's evaluation output, not an engine's
+
 FORMATS = family(
     Format("speculators-csv", "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, "
            "acceptance_at_pos_i; one analysis per subset)", "speculators' acceptance.csv", _SpeculatorsCsv,

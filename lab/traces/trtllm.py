@@ -177,6 +177,11 @@ class _TrtllmJson(_Accumulator):
 
 _TYPES = "NVIDIA/TensorRT-LLM `cpp/include/tensorrt_llm/executor/types.h` (struct SpecDecodingStats)"
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = "TensorRT-LLM"
+MARKERS = ('"specDecodingStats"',)
+
 FORMATS = family(
     Format("trtllm-json", "TensorRT-LLM iteration stats JSON (specDecodingStats)", "TensorRT-LLM's iteration stats",
            _TrtllmJson, lambda line, stripped: "specDecodingStats" in line, 70, (

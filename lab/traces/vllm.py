@@ -904,6 +904,11 @@ def _histogram_counts(histogram, what: str, where: str) -> dict:
 
 _SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLogging.log)"
 
+# Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
+# reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
+ENGINE = "vLLM"
+MARKERS = ("SpecDecoding metrics:", "Speculative metrics:")
+
 FORMATS = family(
     Format("vllm-v0-log", "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)", "the vLLM V0 log", _VllmLog,
            lambda line, stripped: "Speculative metrics:" in line, 20, (
