@@ -371,3 +371,26 @@ def test_the_panel_reads_a_whole_engine_line():
     view = widget.view({"curve": line[:600]})
     assert view["notes"] == [] and "measured to k = 6" in view["summary"]
     assert acceptance.parse_curve_text(line).rates(2) == pytest.approx([0.74, 0.473 / 0.74])
+
+
+def test_ledger_and_policy_clis_take_the_curve_their_widgets_receive(capsys):
+    """The ledger and the policies take --lengths/--per-position as deployment does, and answer what their widgets
+    answer on the token the panel sends for the same curve (the acceptance, and the burstiness, set aside)."""
+    from lab.widgets import ledger as ledger_widget, policies as policies_widget
+
+    lengths = ",".join(f"{k}:{v}" for k, v in enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), 1))
+    token = acceptance.curve_token(acceptance.from_lengths(acceptance.parse_lengths(lengths)))
+    status, out, _ = _cli(capsys, "ledger", "--lengths", lengths, "--json")
+    document, view = json.loads(out), ledger_widget.view({"trcCurve": token})
+    assert status == 0 and document["curve"] == token and document["plateauStart"] == 4
+    assert (document["bestLookahead"], document["speedup"]) == (view["bestLookahead"], view["ledger"]["speedup"])
+    assert document["bestLookahead"] <= 5 and document["bestSpeedup"] == pytest.approx(view["bestSpeedup"])
+    status, out, _ = _cli(capsys, "policy", "--lengths", lengths, "--draft-cost", "12", "--burst", "80", "--json")
+    document = json.loads(out)
+    view = policies_widget.view({"polCurve": token, "draftCost": "12", "burst": "80"})
+    assert status == 0 and document["process"] == "curve" and document["params"]["acceptance"] is None
+    best = document["policies"]["best-static"]
+    assert view["readouts"]["bestStatic"] == f"k = {document['bestStaticK']}, {best['speedup']:.2f}x"
+    assert document["bestStaticK"] <= document["plateauStart"] + 1
+    status, _, err = _cli(capsys, "policy", "--draft-cost", "12")
+    assert status == 2 and "--acceptance is required" in err and "--lengths" in err

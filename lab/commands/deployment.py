@@ -86,6 +86,20 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
         raise UsageError(f"{given[0]}: {error}" if not str(error).startswith("--") else str(error)) from None
 
 
+def received_from_args(args, default_method: str | None = None):
+    """The curve the flags give as an instrument receives it from the deployment panel: ``(token, rates,
+    measured_k)``, the rates read back from its token (4 decimals, 16 positions, the measured mark), so the
+    CLI answers what the widget sent the same curve answers; None when no curve flag is given."""
+    from .. import acceptance
+
+    model = curve_from_args(args, required=False, default_method=default_method)
+    if model is None:
+        return None
+    token = acceptance.curve_token(model)
+    rates = acceptance.token_rates(token)
+    return token, rates, acceptance.token_measured_at(token) or len(rates)
+
+
 def _trace_curve(path: str, method):
     from .. import acceptance, traces
     from ..cli import UsageError

@@ -1,7 +1,12 @@
 """``python -m lab policy``: every lookahead policy's exact long-run numbers at one setting.
 
-    python -m lab policy --acceptance PCT --draft-cost PCT [--lookahead K] [--burst PCT]
-                         [--threshold PCT] [--verify-tax PCT --overhead-ms X --target-ms X] [--json]
+    python -m lab policy (--acceptance PCT | --lengths K:L,... | --per-position R1,... | --vllm-per-position A1,...
+                         [--method M]) --draft-cost PCT [--lookahead K] [--burst PCT] [--threshold PCT]
+                         [--verify-tax PCT --overhead-ms X --target-ms X] [--json]
+
+A curve (as ``deployment`` takes it) replaces the acceptance and the burstiness (given, they are set
+aside): the policies run on it as the widget's measured-curve mode runs on the curve the deployment
+panel sends.
 
 The subcommand is ``policy``; the instrument is ``policies`` (``set_defaults(instrument=...)``
 tells :mod:`lab.cli` which module runs it).
@@ -30,6 +35,9 @@ def _range(low, high, integer) -> str:
 
 # every flag takes a value: what each accepts, for lab.cli ('--flag' with no value is named)
 VALUE_FLAGS = {flag: _range(low, high, integer) for flag, (_, low, high, integer, _, _) in FLAGS.items()}
+from .deployment import CURVE_FLAGS  # noqa: E402
+
+VALUE_FLAGS.update(CURVE_FLAGS)
 REPORTED = ("speedup", "tokensPerCall", "meanLookahead", "wastedPerToken")
 
 
@@ -38,20 +46,28 @@ def add_parser(commands):
                                                 "as exact long-run averages")
     for flag, (dest, _, _, _, _, text) in FLAGS.items():
         parser.add_argument(flag, dest=dest, default=None, metavar="N", help=text.replace("%", "%%"))
+    from .deployment import add_curve_flags
+
+    add_curve_flags(parser)  # a curve from lab.acceptance replaces --acceptance and --burst (the widget's polCurve)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(instrument="policies")
     return parser
 
 
-def _values(args) -> dict:
+def _values(args, curve_given: bool = False) -> dict:
     from ..cli import UsageError, parse_number
 
     values = {}
     for flag, (dest, low, high, integer, default, _) in FLAGS.items():
         text = getattr(args, dest)
+        if curve_given and flag == "--acceptance" and text is None:
+            values[dest] = None  # the curve replaces it (and --burst), as in the widget's measured-curve mode
+            continue
         if text is None:
             if default is None:
-                raise UsageError(f"{flag} is required: a number from {low} to {high}")
+                raise UsageError(f"{flag} is required: a number from {low} to {high}"
+                                 + (" (or give a curve: --lengths, --per-position, --vllm-per-position)"
+                                    if flag == "--acceptance" else ""))
             values[dest] = default
         else:
             values[dest] = parse_number(flag, text, low, high, integer=integer)
@@ -61,17 +77,29 @@ def _values(args) -> dict:
 def run(args):
     from .. import policies
 
-    values = _values(args)
-    results = policies.evaluate_setting(values)
+    from .deployment import received_from_args
+
+    received = received_from_args(args)
+    values = _values(args, received is not None)
+    if received is None:
+        results = policies.evaluate_setting(values)
+    else:  # the widget's measured-curve mode (lab.widgets.policies): the model continues the curve past its measure
+        token, rates, measured_k = received  # a token's rates stay below 1 (lab.acceptance.MAX_SENT_RATE)
+        results = policies.evaluate_policies(policies.received_curve(rates, measured_k), policies.setting_costs(values),
+                                             int(values["lookahead"]), values["threshold"] / 100)
     document = {
         "params": values,
-        "process": "iid" if values["burst"] == 0 else "bursty",
+        "process": "curve" if received else "iid" if values["burst"] == 0 else "bursty",
         "policies": {name: {key: results[name][key] for key in REPORTED} for name in policies.POLICY_NAMES},
         "bestStaticK": results["best-static"]["k"],
         "stateAwareKs": results["state-aware"]["ks"],
         "heuristicKMax": results["heuristic"]["kMax"],
         "heuristicTruncationBound": results["heuristic"]["truncationBound"],
     }
+    if received is not None:  # what the best static k rests on, as the widget says it
+        best = results["best-static"]
+        document.update(curve=received[0], plateauStart=best.get("plateauStart"),
+                        bestStaticKExtrapolatedFrom=received[2] if best["k"] > received[2] else None)
     lines = ["policy        speedup  tokens/call  lookahead  wasted/token"]
     for name in policies.POLICY_NAMES:
         row = results[name]
