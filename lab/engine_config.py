@@ -248,10 +248,12 @@ def schedule_k_at(engine: str, schedule, batch: int, num_tokens: int) -> int:
 
 
 def _draft_kind(target: str, draft: str) -> str:
-    from .serving import EAGLE, NGRAM
+    from .serving import EAGLE, EAGLE3, NGRAM
 
     if draft == NGRAM:
         return "ngram"
+    if draft == EAGLE3:  # named as such: the reader runs an EAGLE-3 head, whatever the checkpoint carries
+        return "eagle"
     if draft == EAGLE:
         return "mtp" if target in MTP_TARGETS else "eagle"
     return "draft-model"

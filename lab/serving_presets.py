@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
-    "NGRAM", "EAGLE", "EAGLE3", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
+    "NGRAM", "EAGLE", "EAGLE3", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -355,6 +355,9 @@ DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
 # the widgets' draft choices (the serving and deployment panels): the presets a reader picks, with their labels
 # (not the EAGLE-3 head, which prices the validation rows that ran one)
 DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
+# Every draft the model prices: the CLIs take them all; the widgets offer DRAFT_NAMES (the EAGLE-3 head is priced as
+# vLLM builds it for the validation rows that ran one, and a reader who runs one can name it on the command line).
+PRICED_DRAFT_NAMES = (*DRAFT_NAMES, EAGLE3)
 
 
 def eagle_head(target: Transformer) -> Transformer:

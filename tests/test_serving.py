@@ -899,3 +899,21 @@ def test_the_marked_cell_is_the_readers_context_and_batch(context_exp, batch_exp
     marked = [(r, c) for r, row in enumerate(rows) for c, attributes in enumerate(re.findall(r"<td([^>]*)>", row))
               if "selected" in attributes]
     assert marked == [(serving.HEATMAP_CONTEXTS.index(2 ** context_exp), serving.HEATMAP_BATCHES.index(2 ** batch_exp))]
+
+
+def test_the_serving_cli_prices_an_eagle3_head_by_name(capsys):
+    """The EAGLE-3 head the validation rows ran is a draft the serving CLI takes: priced as vLLM builds it
+    (its own draft step, not the EAGLE-1 head's), and configured as an EAGLE head whatever the target carries."""
+    from lab.cli import main
+    from lab.engine_config import _draft_kind
+
+    argv = ["serving", "--target", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "1", "--context", "1024",
+            "--lookahead", "3", "--acceptance", "70", "--engine", "vllm-v1-0.10", "--json"]
+    steps = {}
+    for draft in ("eagle-head", "eagle3-head"):
+        assert main([*argv, "--draft", draft]) == 0
+        document = json.loads(capsys.readouterr().out)
+        steps[draft] = document["draftStepMs"]
+        assert document["params"]["draft"] == draft
+    assert steps["eagle3-head"] != steps["eagle-head"]
+    assert _draft_kind("deepseek-v3", serving.EAGLE3) == "eagle" and _draft_kind("deepseek-v3", serving.EAGLE) == "mtp"

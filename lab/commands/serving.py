@@ -17,7 +17,7 @@ NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when requ
     ("--gpus", "gpus", 1, 8, True, 1),
     ("--tree-tokens", "tree_tokens", 0, 1024, True, 0),
 )
-NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", serving.DRAFT_NAMES),
+NAMES = (("--target", "target", tuple(serving.TARGETS)), ("--draft", "draft", serving.PRICED_DRAFT_NAMES),
          ("--gpu", "gpu", tuple(serving.GPUS)), ("--precision", "precision", tuple(serving.PRECISIONS)),
          ("--step-model", "step_model", tuple(serving.STEP_MODELS)), ("--engine", "engine", tuple(serving.ENGINES)))
 OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--engine": serving.DEFAULT_ENGINE}
