@@ -88,7 +88,7 @@ def prior_choice() -> dict:
 
 # --- nested leave-one-out: a choice among rules made without the curve it is judged on ---------------
 # The options a choice runs over: the prior's point (mode, which curves, the drop's weight) for one figure (k = 1) and
-# two (k = 1..2). "family", "pooled" and "library" are PRIOR_CHOICES' three points; the rest are issue 37's four
+# two (k = 1..2). "family", "pooled" and "library" are PRIOR_CHOICES' three points; the rest are the four
 # candidates, written down before any was evaluated (docs/READING.md): "kinds" (d: one figure, the family's nearest
 # curves with engine logs and reference curves carrying equal weight), "joint" (a: nearest in (r_1, c) over the
 # whole library), "drop-0.75" and "drop-1.0" (b: the measured length drop weighted 0.75 or 1 instead of
@@ -98,7 +98,7 @@ NESTED_OPTIONS = {"family": ("family", "r1", SECOND_WEIGHT), "pooled": ("pooled"
                   "library": ("pooled", "all", SECOND_WEIGHT), "kinds": ("family", "r1-kinds", SECOND_WEIGHT),
                   "joint": ("pooled", "r1-c", SECOND_WEIGHT), "drop-0.75": ("pooled", "r1", 0.75),
                   "drop-1.0": ("pooled", "r1", 1.0), "fall": ("pooled", "c", SECOND_WEIGHT)}
-# Issue 37's judgment: for each input, the model's option first (ties go to it), then the candidates for that input.
+# The candidates' judgment: for each input, the model's option first (ties go to it), then the candidates for that input.
 CANDIDATES = {1: ("kinds",), 2: ("joint", "drop-0.75", "drop-1.0", "fall")}
 
 
@@ -175,7 +175,7 @@ def _option_error(name: str, known: int, option: str, pool) -> float:
 
 def nested_leave_one_out(known: int = 1, options=None) -> dict:
     """Leave-one-out of a choice among prior points (:data:`NESTED_OPTIONS`; default the model's option, then
-    issue 37's :data:`CANDIDATES` for the input): for each held-out curve, every option's plain leave-one-out on
+    the candidates of :data:`CANDIDATES` for the input): for each held-out curve, every option's plain leave-one-out on
     the other curves alone (each predicted from the rest, the held-out one never seen) picks the option with the
     smallest median |error| (ties to the first), which then predicts the held-out curve. ``plain``: each option's
     ordinary leave-one-out (``medianError``, ``better``: closer than i.i.d.); ``medianError``, ``better`` and

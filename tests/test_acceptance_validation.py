@@ -62,9 +62,9 @@ def test_the_nested_options_are_the_models_arithmetic():
                     figures, option, row["name"])
 
 
-def test_issue_37_candidates_are_judged_by_nested_leave_one_out_and_the_model_is_what_it_keeps():
-    """Issue 37's four candidates for the prior, written down before any was evaluated (docs/READING.md, 4 December
-    2026): (d) one figure, engine logs and reference curves weighted alike; (a) two figures, nearest in (r_1, c);
+def test_the_candidate_priors_are_judged_by_nested_leave_one_out_and_the_model_is_what_it_keeps():
+    """The four candidate rules for the prior (the curve from one or two figures), written down before any was
+    evaluated (docs/READING.md, 4 December 2026): (d) one figure, engine logs and reference curves weighted alike; (a) two figures, nearest in (r_1, c);
     (b) the measured drop weighted 0.75 or 1; (c) nearest in c. Each held-out curve's option is chosen on the other 40
     curves' own leave-one-out. The stated rule adopts the nested choice only if its median beats the model's plain
     one and it is closer than i.i.d. on no fewer curves. On the 41-curve library it did not (from k = 1 7.19% against
