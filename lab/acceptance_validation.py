@@ -103,11 +103,12 @@ CANDIDATES = {1: ("kinds",), 2: ("joint", "drop-0.75", "drop-1.0", "fall")}
 
 
 def _model_option(figures: int) -> str:
-    """The :data:`NESTED_OPTIONS` name of the model's own prior point for ``figures`` figures."""
-    return {"family": "family", "pooled": "pooled"}[PRIOR_MODE_BY_FIGURES[figures]]
+    """The :data:`NESTED_OPTIONS` name of the model's own prior point for ``figures`` figures (the mode's name: its
+    rule is the nearest curves in r_1, its drop's weight :data:`lab.acceptance.SECOND_WEIGHT`)."""
+    return PRIOR_MODE_BY_FIGURES[min(figures, 2)]
 
 
-def _option_point(option: str, pool, family, r1: float, c: float | None, figures: int) -> tuple:
+def _option_point(option: str, pool, family, r1: float, c: float | None) -> tuple:
     """The prior's point ``(c, d)`` under ``option`` from the library curves ``pool``, for a reader's ``r1`` (and
     measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight)."""
     mode, rule, _ = NESTED_OPTIONS[option]
@@ -158,15 +159,15 @@ def _option_error(name: str, known: int, option: str, pool) -> float:
     if known == 1:  # one figure at k = 1: r_1 itself (a length's solved as from_single solves it), the prior's shape
         r1 = (_solve(lambda x: mean_acceptance_length([x], 1), lengths[0], 0.0, 1.0) if kind == "lengths"
               else conditional_from_unconditional(values[:1])[0])
-        return Curve((r1,), _option_point(option, pool, family, r1, None, 1), "nested").length(len(lengths)) / lengths[-1] - 1
+        return Curve((r1,), _option_point(option, pool, family, r1, None), "nested").length(len(lengths)) / lengths[-1] - 1
     if kind == "unconditional":  # one run's rates: the drop as measured, the fall the prior's
         r1, r2 = conditional_from_unconditional(values[:2])
         c = r2 / r1 if r1 > 0 else 1.0
-        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c, 2)[1]), "nested")
+        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c)[1]), "nested")
     else:  # two lengths: the drop weighted against the prior's, the tail continued from r_1 c
         r2 = min(1.0, (lengths[1] - lengths[0]) / r1) if r1 > 0 else 0.0
         measured = r2 / r1 if r1 > 0 else 1.0
-        point = _option_point(option, pool, family, r1, measured, 2)
+        point = _option_point(option, pool, family, r1, measured)
         weight = NESTED_OPTIONS[option][2]
         c = weight * measured + (1 - weight) * point[0]
         curve = Curve((r1, r2), (c, point[1]), "nested", anchor=min(1.0, r1 * c))
