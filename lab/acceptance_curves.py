@@ -284,6 +284,66 @@ CURVES = {
                                      "2026-07-09), its Performance Test table, the Qwen3-8B DFlash row: Acc Length "
                                      "4.73, Acc Rate per Position [0.85, 0.71, 0.59, 0.50, 0.42, 0.36, 0.30]",
                                      "quoted from a public pull request thread"),
+    # Engine curves at k = 4 and 5 from public threads (added December 2026, the fourth search: the curation rules in
+    # docs/READING.md were written before any of them was predicted; each prints its counts, worked by hand in
+    # tests/test_acceptance_curves.py).
+    # vLLM pull request #42764 ('[Model] Support post-norm architecture for EAGLE-3 supeculators', Dogacel, description,
+    # 2026-05-15): its script (spec_decode_gptoss.py: philschmid/mt-bench first turns, 20 prompts, temperature 0.7,
+    # max_tokens 2048, max_num_seqs 8, k = 5) run with an existing gpt-oss EAGLE-3 head and with the new post-norm
+    # head (EAGLE-3.1, Dogacel/specdrift); each prints num_drafts and per position 'rate (count)':
+    #   existing: 6590 drafts, 2.359; 0.622 (4098), 0.356 (2344), 0.203 (1339), 0.119 (783), 0.060 (394)
+    #   ours:     7431 drafts, 2.346; 0.610 (4530), 0.342 (2544), 0.202 (1500), 0.120 (891), 0.072 (538)
+    # The library keeps the counts over the drafts. The existing head is not named in the part read (a copy of the
+    # script in the code index serves openai/gpt-oss-120b with nvidia/gpt-oss-120b-Eagle3-v3), so it may be the
+    # unnamed gpt-oss-120b head of pull request #32628: it joins that drafter (SAME_DRAFTER), not a new vote.
+    "vllm-42764-eagle31-gptoss": ("eagle", "unconditional", tuple(n / 7431 for n in (4530, 2544, 1500, 891, 538)),
+                                  "EAGLE-3.1 post-norm head (Dogacel/specdrift), gpt-oss, vLLM V1, MT-Bench, k = 5",
+                                  "vllm-project/vllm pull request #42764 (Dogacel, description, 2026-05-15), its 'Ours' "
+                                  "block: 7,431 drafts, mean acceptance length 2.346, accepted at positions 0..4 = "
+                                  "4530, 2544, 1500, 891, 538 (0.610, 0.342, 0.202, 0.120, 0.072)",
+                                  "quoted from a public pull request thread"),
+    "vllm-42764-eagle3-gptoss": ("eagle", "unconditional", tuple(n / 6590 for n in (4098, 2344, 1339, 783, 394)),
+                                 "EAGLE-3 head (existing, not named), gpt-oss, vLLM V1, MT-Bench, k = 5",
+                                 "vllm-project/vllm pull request #42764 (Dogacel, description, 2026-05-15), its "
+                                 "'Existing' block: 6,590 drafts, mean acceptance length 2.359, accepted at positions "
+                                 "0..4 = 4098, 2344, 1339, 783, 394 (0.622, 0.356, 0.203, 0.119, 0.060)",
+                                 "quoted from a public pull request thread"),
+    # vLLM pull request #43010 ('Add parallel drafting to v2 model runner unsupported features', shanjiaz,
+    # description, 2026-05-18): the speculators correctness test's P-EAGLE run after the fix (the thread's subject is
+    # the collapse it fixes; the line used is the fixed run): nm-testing/qwen3-8b-peagle-speculators (a parallel-drafting
+    # EAGLE-3 head for Qwen3-8B, k = 4 from its config, trained on limited data for tests) on GSM8K:
+    #   num_drafts 66849 / num_draft_tokens 267396 / num_accepted_tokens 89024 / per-position accepted tokens
+    #   [45145, 25136, 13110, 5633]; rates 0.6753, 0.3760, 0.1961, 0.0843; acceptance_len 2.3317
+    "vllm-43010-peagle-qwen3-8b": ("eagle", "unconditional", tuple(n / 66849 for n in (45145, 25136, 13110, 5633)),
+                                   "P-EAGLE (parallel drafting) head, Qwen3-8B, vLLM V1, GSM8K, k = 4",
+                                   "vllm-project/vllm pull request #43010 (shanjiaz, description, 2026-05-18), its "
+                                   "test result: 66,849 drafts, 267,396 draft tokens, 89,024 accepted, per-position "
+                                   "accepted tokens 45145, 25136, 13110, 5633, acceptance length 2.3317",
+                                   "quoted from a public pull request thread"),
+    # ggml-org/llama.cpp pull request #27917 ('Add MTP for GLM-5.3-Flash', timkhronos, description, 2026-08-28; open
+    # when read): llama-server's MTP draft head of GLM-5.3-Flash (the layer quantized to Q4), five positions:
+    #   draft acceptance = 0.74485 ( 3474 accepted /  4664 generated), mean len =  4.13
+    #   acc per pos = (0.924, 0.813, 0.600, 0.441, 0.348)
+    # llama.cpp divides each position's count by the drafts (pull request #24536); 3474 / (4.13 - 1) gives 1,109 to
+    # 1,111 drafts and the rates' sum 1,111 to 1,112, so 1,111, whose counts (1027, 903, 667, 490, 387) give every
+    # printed rate and sum to 3474. 4,664 draft tokens over 1,111 drafts is 4.2 a draft: drafts stop early below the
+    # draft confidence floor, so, as with the suffix curve, 1 + a_1 + ... + a_k is the length with drafts capped at k.
+    "llamacpp-27917-glm53flash-mtp": ("mtp", "unconditional", (0.924, 0.813, 0.600, 0.441, 0.348),
+                                      "GLM-5.3-Flash, MTP head (Q4), llama.cpp server, up to 5 a draft",
+                                      "ggml-org/llama.cpp pull request #27917 (timkhronos, description, 2026-08-28): "
+                                      "'draft acceptance = 0.74485 ( 3474 accepted /  4664 generated), mean len =  "
+                                      "4.13', 'acc per pos = (0.924, 0.813, 0.600, 0.441, 0.348)'",
+                                      "quoted from a public pull request thread"),
+    # vLLM pull request #24344 (above), its second 'method: ngram' run: the same n-gram settings (--num_spec_tokens 5
+    # --prompt_lookup_max 5 --prompt_lookup_min 2, the script's default target) on likaixin/InstructCoder, 1000
+    # prompts: 30,249 drafts, 150,775 draft tokens, 79,552 accepted, mean acceptance length 3.63, acceptance at token
+    # 0..4 = 0.69, 0.57, 0.50, 0.45, 0.42. The same drafter as the edit run (SAME_DRAFTER).
+    "vllm-24344-ngram-instructcoder": ("ngram", "unconditional", (0.69, 0.57, 0.50, 0.45, 0.42),
+                                       "n-gram prompt lookup (min 2, max 5), vLLM V1, InstructCoder, k = 5",
+                                       "vllm-project/vllm pull request #24344 (ekagra-ranjan, description), its "
+                                       "'method: ngram' run on likaixin/InstructCoder (--num-prompts 1000): mean "
+                                       "acceptance length 3.63, 30,249 drafts, 150,775 draft tokens, 79,552 accepted",
+                                       "quoted from a public pull request thread"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -300,6 +360,9 @@ SAME_DRAFTER = {
     "dsv4-pro-dspark": ("dsv4-pro-dspark-thinking", "dsv4-pro-dspark"),
     "dspark-llama1b": tuple(name for name in CURVES if name.startswith("dspark-llama1b-")),
     "vllm-26498-eagle": ("vllm-26498-eagle-mtbench", "vllm-26498-eagle-specbench", "vllm-26191-eagle3-mtbench"),
+    # One n-gram configuration on one target, two workloads; an unnamed gpt-oss EAGLE-3 head that may be #32628's.
+    "vllm-24344-ngram": ("vllm-24344-ngram", "vllm-24344-ngram-instructcoder"),
+    "vllm-32628-eagle3-humaneval": ("vllm-32628-eagle3-humaneval", "vllm-42764-eagle3-gptoss"),
 }
 
 

@@ -20,6 +20,12 @@ PRINTED_LENGTH = {
     "vllm-26191-eagle3-mtbench": (3.53, 2, 0.005),    # vLLM issue #26191, its 'Previous AL=3.53' block
     "ascend-11602-dspark-qwen3-8b": (6.48, 4, 0.005),  # vllm-ascend PR #11602, its vllm-ascend run
     "ascend-11765-dflash-qwen3-8b": (4.73, 2, 0.005),  # vllm-ascend PR #11765, the Qwen3-8B DFlash row
+    # The fourth search (December 2026). Curves kept as counts over drafts are exact (12 decimals).
+    "vllm-42764-eagle31-gptoss": (2.346, 12, 0.0005),    # vLLM PR #42764, 'Ours'
+    "vllm-42764-eagle3-gptoss": (2.359, 12, 0.0005),     # vLLM PR #42764, 'Existing'
+    "vllm-43010-peagle-qwen3-8b": (2.3317, 12, 0.00005),  # vLLM PR #43010, acceptance_len (1+acc/drafts)
+    "llamacpp-27917-glm53flash-mtp": (4.13, 3, 0.005),   # llama.cpp PR #27917, 'mean len =  4.13'
+    "vllm-24344-ngram-instructcoder": (3.63, 2, 0.005),  # vLLM PR #24344, the InstructCoder 'method: ngram' run
 }
 
 # name -> (drafts, draft tokens, accepted tokens) as printed beside the rates. Quoted.
@@ -30,6 +36,7 @@ PRINTED_COUNTS = {
     "vllm-48892-mtp8": (11043, 88344, 38611),
     "vllm-26191-eagle3-mtbench": (4816, 33712, 12208),
     "ascend-11602-dspark-qwen3-8b": (13638, 95466, 74759),
+    "vllm-24344-ngram-instructcoder": (30249, 150775, 79552),
 }
 
 
@@ -73,6 +80,48 @@ def test_the_k7_engine_curves_reproduce_their_printed_counts():
     assert drafter_of("vllm-26191-eagle3-mtbench") == drafter_of("vllm-26498-eagle-mtbench")
     assert drafter_of("ascend-11602-dspark-qwen3-8b") == "ascend-11602-dspark-qwen3-8b"
     assert drafter_of("ascend-11765-dflash-qwen3-8b") == "ascend-11765-dflash-qwen3-8b"
+
+
+def test_the_k4_and_k5_engine_curves_reproduce_their_printed_figures():
+    """The five curves of the fourth search (December 2026) from their quoted prints, worked by hand. vLLM #42764
+    prints each position as 'rate (count)' with num_drafts: 'Ours' 4530 + 2544 + 1500 + 891 + 538 = 10,003 accepted
+    over 7,431 drafts (1 + 10003 / 7431 = 2.3461, printed 2.346), 'Existing' 4098 + 2344 + 1339 + 783 + 394 = 8,958
+    over 6,590 (2.3593, printed 2.359), each count over the drafts rounding to its printed rate. vLLM #43010 (P-EAGLE,
+    k = 4): 267,396 = 4 x 66,849 draft tokens, 45145 + 25136 + 13110 + 5633 = 89,024 accepted (1 + 89024 / 66849 =
+    2.33172, printed 2.3317). llama.cpp #27917 prints no drafts: 1 + 3474 / n rounds to 4.13 only for n = 1,109 to
+    1,111, and the three-decimal rates (sum 3.126 +- 0.0025) allow n = 1,111 or 1,112; at 1,111 the counts 1027,
+    903, 667, 490, 387 give every printed rate and sum to the 3,474 accepted. vLLM #24344's InstructCoder run:
+    1 + 79552 / 30249 = 3.6299 (printed 3.63), 150,775 draft tokens <= 5 x 30,249 (n-gram lookup proposes fewer near
+    the end of a request). Families as the library files them; the gpt-oss head the description does not name and the
+    second n-gram run join the drafters they may be or are (SAME_DRAFTER)."""
+    ours, existing = (4530, 2544, 1500, 891, 538), (4098, 2344, 1339, 783, 394)
+    assert sum(ours) == 10003 and round(1 + 10003 / 7431, 3) == 2.346
+    assert sum(existing) == 8958 and round(1 + 8958 / 6590, 3) == 2.359
+    assert [round(n / 7431, 3) for n in ours] == [0.610, 0.342, 0.202, 0.120, 0.072]
+    assert [round(n / 6590, 3) for n in existing] == [0.622, 0.356, 0.203, 0.119, 0.060]
+    assert CURVES["vllm-42764-eagle31-gptoss"][2] == tuple(n / 7431 for n in ours)
+    assert CURVES["vllm-42764-eagle3-gptoss"][2] == tuple(n / 6590 for n in existing)
+    peagle = (45145, 25136, 13110, 5633)
+    assert 267396 == 4 * 66849 and sum(peagle) == 89024 and round(1 + 89024 / 66849, 4) == 2.3317
+    assert [round(n / 66849, 4) for n in peagle] == [0.6753, 0.3760, 0.1961, 0.0843]
+    assert CURVES["vllm-43010-peagle-qwen3-8b"][2] == tuple(n / 66849 for n in peagle)
+    printed = (0.924, 0.813, 0.600, 0.441, 0.348)
+    by_length = [n for n in range(1000, 1300) if round(1 + 3474 / n, 2) == 4.13]
+    by_rates = [n for n in range(1000, 1300) if abs(3474 / n - sum(printed)) <= 5 * 0.0005]
+    assert by_length == [1109, 1110, 1111] and by_rates == [1111, 1112]
+    glm = (1027, 903, 667, 490, 387)
+    assert sum(glm) == 3474 and [round(n / 1111, 3) for n in glm] == list(printed)
+    assert CURVES["llamacpp-27917-glm53flash-mtp"][2] == printed and 4664 / 1111 < 5
+    assert round(1 + 79552 / 30249, 2) == 3.63 and 4 * 30249 < 150775 <= 5 * 30249
+    assert sum(CURVES["vllm-24344-ngram-instructcoder"][2]) == pytest.approx(2.63)
+    assert [CURVES[name][0] for name in ("vllm-42764-eagle31-gptoss", "vllm-42764-eagle3-gptoss",
+                                         "vllm-43010-peagle-qwen3-8b", "llamacpp-27917-glm53flash-mtp",
+                                         "vllm-24344-ngram-instructcoder")] == ["eagle", "eagle", "eagle", "mtp", "ngram"]
+    assert drafter_of("vllm-42764-eagle3-gptoss") == drafter_of("vllm-32628-eagle3-humaneval")
+    assert drafter_of("vllm-24344-ngram-instructcoder") == drafter_of("vllm-24344-ngram")
+    assert drafter_of("vllm-42764-eagle31-gptoss") == "vllm-42764-eagle31-gptoss"
+    assert drafter_of("vllm-43010-peagle-qwen3-8b") == "vllm-43010-peagle-qwen3-8b"
+    assert drafter_of("llamacpp-27917-glm53flash-mtp") == "llamacpp-27917-glm53flash-mtp"
 
 
 def test_engine_curves_are_unconditional_rates_that_never_rise():
