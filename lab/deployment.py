@@ -57,7 +57,7 @@ from . import ledger, serving
 from .errors import LabValueError
 from .urlstate import LEDGER_SLIDERS, log_stop
 
-__all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings",
+__all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings", "curve_schedule_terms",
            "figure_curve", "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
@@ -352,23 +352,44 @@ DEFAULT_TPOT_TARGET_MS = 50.0        # the panel's default TPOT target (20 token
 
 def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm",
                   dollars_per_gpu_hour: float = DEFAULT_DOLLARS_PER_GPU_HOUR,
-                  tpot_target_ms=DEFAULT_TPOT_TARGET_MS, log=None, ks=None) -> dict:
+                  tpot_target_ms=DEFAULT_TPOT_TARGET_MS, log=None, ks=None, curve=None) -> dict:
     """From the deployment's answer to the engine's settings: the k schedule by batch
     (the serving model's best k at every batch, k = 0 past the crossover, :mod:`lab.production`),
     the configuration for ``engine`` (:mod:`lab.engine_config`), the production terms and the
-    diagnosis (with ``log``, a :func:`lab.traces.analyse` result, when the reader pasted one),
-    all at the acceptance the instruments receive (whole percent). ``ks``: the best k by batch
-    (:func:`lab.production.k_by_batch`) when already computed."""
+    diagnosis (with ``log``, a :func:`lab.traces.analyse` result, when the reader pasted one), at the
+    acceptance the instruments receive (whole percent), or, given the answer's ``curve``
+    (:class:`lab.acceptance.Curve`), on the curve's rates with k never past its plateau's start plus one:
+    the schedule's k at the reader's batch is then the k :func:`answer` names. ``ks``: the best k by
+    batch (:func:`lab.production.k_by_batch`) when already computed."""
     from . import engine_config, production
 
     settings = serving_settings(d, acceptance_percent)
-    ks = production.k_by_batch(settings, MAX_LOOKAHEAD) if ks is None else list(ks)
+    rates, cap = curve_schedule_terms(curve)
+    ks = production.k_by_batch(settings, MAX_LOOKAHEAD, rates, cap) if ks is None else list(ks)
     plan = engine_plan(d, ks)
     ranges = plan["ranges"]
     return {"schedule": [{"from": low, "to": high, "lookahead": k} for low, high, k in ranges],
             "kByBatch": ks, "config": engine_config.configuration(engine, plan),
-            "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, ks),
-            "diagnosis": production.diagnosis(settings, d.lookahead, ks, log)}
+            "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, ks, rates),
+            "diagnosis": production.diagnosis(settings, d.lookahead, ks, log, rates)}
+
+
+def curve_schedule_terms(curve) -> tuple:
+    """What the schedule takes of an answer's curve: its conditional rates at positions
+    1..:data:`MAX_LOOKAHEAD` and the largest k it allows (its plateau's start plus one, the cap of
+    :func:`lab.acceptance.best_lookahead`); ``(None, None)`` without a curve.
+
+    >>> from lab import acceptance
+    >>> rates, cap = curve_schedule_terms(acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54, 5: 2.55}))
+    >>> len(rates), cap
+    (12, 5)
+    """
+    if curve is None:
+        return None, None
+    from .acceptance import plateau_start
+
+    plateau = plateau_start(curve, MAX_LOOKAHEAD)
+    return tuple(curve.rates(MAX_LOOKAHEAD)), None if plateau is None else plateau + 1
 
 
 def engine_plan(d: Deployment, ks) -> dict:

@@ -10,7 +10,9 @@ the prefill, and a diagnosis with one sentence per limiting factor. One function
 
 The schedule is the serving model's best k in 1..:data:`lab.deployment.MAX_LOOKAHEAD` at every
 batch from 1 to the largest that fits in memory (at most :data:`SCHEDULE_MAX_BATCH`), k = 0
-(speculation off) where no k gives a speedup above 1, as ranges of equal k.
+(speculation off) where no k gives a speedup above 1, as ranges of equal k. Given an acceptance
+curve (its conditional rates and the cap its plateau puts on k, :func:`lab.acceptance.best_lookahead`),
+every figure here runs on the curve, as the panel's own answer does, not on one alpha.
 
 Standard library only.
 """
@@ -57,15 +59,16 @@ def cost_per_million_tokens(dollars_per_gpu_hour: float, per_gpu: float) -> floa
     return dollars_per_gpu_hour * 1e6 / (3600.0 * per_gpu)
 
 
-def tpot_ms(settings: serving.ServingSettings, batch: int, lookahead: int) -> float:
+def tpot_ms(settings: serving.ServingSettings, batch: int, lookahead: int, curve=None) -> float:
     """Time per output token of one sequence at ``batch``: a plain step at ``lookahead`` 0, else a
-    speculative cycle over the tokens it commits (:func:`lab.serving.serving`'s specMsPerToken).
+    speculative cycle over the tokens it commits (:func:`lab.serving.serving`'s specMsPerToken, on
+    ``curve``'s conditional rates when given).
 
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
     >>> tpot_ms(s, 8, 0) == serving.serving(s).plainMsPerToken
     True
     """
-    result = serving.serving(settings.with_(batch=batch, lookahead=max(1, lookahead)))
+    result = serving.serving(settings.with_(batch=batch, lookahead=max(1, lookahead)), curve)
     return result.plainMsPerToken if lookahead == 0 else result.specMsPerToken
 
 
@@ -82,14 +85,18 @@ def schedule_limit(settings: serving.ServingSettings) -> int:
     return max(1, min(SCHEDULE_MAX_BATCH, int(serving.max_batch_in_memory(settings))))
 
 
-def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12) -> list[tuple[int, float]]:
+def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12, curve=None,
+               cap: int | None = None) -> list[tuple[int, float]]:
     """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
     batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
     first wins; the very floats, the checks compare them), the step constants built once for all
     batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
     and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
-    pure function: the panel's batch, k, price or engine changes reuse them)."""
-    steps = k_by_batch_steps(settings, max_lookahead)
+    pure function: the panel's batch, k, price or engine changes reuse them). On ``curve`` (conditional
+    rates, a tuple) the tokens per cycle are the curve's and k runs to ``cap`` at most (the plateau's start
+    plus one: :func:`lab.acceptance.best_lookahead`'s rule, so at every batch the k the panel's answer
+    names on the curve)."""
+    steps = k_by_batch_steps(settings, max_lookahead, curve=curve, cap=cap)
     while True:
         try:
             next(steps)
@@ -101,18 +108,21 @@ _KEPT: dict = {}   # k_by_batch's last answers, by settings without batch and lo
 KEEP = 16
 
 
-def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32):
+def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32, curve=None,
+                     cap: int | None = None):
     """:func:`k_by_batch` as a generator that pauses every ``every`` batches (the in-browser
     suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
     the tuple; a kept answer returns at once."""
-    key = (settings.with_(batch=1, lookahead=1), max_lookahead)
+    curve = None if curve is None else tuple(curve)
+    key = (settings.with_(batch=1, lookahead=1), max_lookahead, curve, cap)
     if key in _KEPT:
         return _KEPT[key]
     settings = key[0]
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, alpha = settings.context, settings.acceptance / 100
-    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k))
-             for k in range(1, max_lookahead + 1)]
+    top = max_lookahead if cap is None else max(1, min(max_lookahead, cap))
+    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k, curve))
+             for k in range(1, top + 1)]
     result = []
     for batch in range(1, schedule_limit(settings) + 1):
         plain = serving._time(target, batch, 1, context)
@@ -174,13 +184,13 @@ def draft_prefill_ms(settings: serving.ServingSettings, prompt_tokens: int) -> t
     return serving.step_time_ms(shape, settings, 1, prompt_tokens, prompt_tokens), target_ms
 
 
-def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads) -> list[float]:
+def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads, curve=None) -> list[float]:
     """TPOT at each batch with its own k (0: plain), the steps built once per distinct k
-    (:func:`lab.serving.batch_sweep`): ``B 1000 / tokens per second`` of the whole batch."""
+    (:func:`lab.serving.batch_sweep`, on ``curve`` when given): ``B 1000 / tokens per second`` of the whole batch."""
     result = {}
     for k in sorted(set(lookaheads)):
         mine = [b for b, kk in zip(batches, lookaheads) if kk == k]
-        rows = serving.batch_sweep(settings.with_(lookahead=max(1, k)), mine)
+        rows = serving.batch_sweep(settings.with_(lookahead=max(1, k)), mine, curve)
         for row in rows:
             per_second = row["plainTokensPerSecond"] if k == 0 else row["specTokensPerSecond"]
             result[row["batch"]] = row["batch"] * 1000.0 / per_second
@@ -188,17 +198,19 @@ def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads) -> li
 
 
 def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu_hour: float, tpot_target_ms,
-               ks=None) -> dict:
+               ks=None, curve=None) -> dict:
     """Every production figure for the settings (their batch, context, GPUs): at the reader's
     batch without speculation (``plain``), at the reader's k (``speculative``) and under the
     schedule (``scheduled``), each with TPOT, tokens/s per user and per GPU and $ per million
     tokens; the TPOT target's largest batch plain and scheduled with their throughput; the
-    draft's prefill. ``ks`` is :func:`k_by_batch`'s list when already computed."""
-    ks = k_by_batch(settings) if ks is None else ks
+    draft's prefill. ``ks`` is :func:`k_by_batch`'s list when already computed; ``curve`` (conditional
+    rates, a tuple) the acceptance curve every speculative figure runs on."""
+    curve = None if curve is None else tuple(curve)
+    ks = k_by_batch(settings, curve=curve) if ks is None else ks
     batch, gpus = settings.batch, settings.gpus
 
     def terms(b, k, tpot=None):
-        tpot = tpot_ms(settings, b, k) if tpot is None else tpot
+        tpot = tpot_ms(settings, b, k, curve) if tpot is None else tpot
         per_gpu = tokens_per_second_per_gpu(b, tpot, gpus)
         return {"batch": b, "lookahead": k, "tpotMs": tpot, "tokensPerSecondPerUser": tokens_per_second_per_user(tpot),
                 "tokensPerSecondPerGpu": per_gpu, "costPerMillionTokens": cost_per_million_tokens(dollars_per_gpu_hour, per_gpu)}
@@ -207,7 +219,7 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     result = {"dollarsPerGpuHour": dollars_per_gpu_hour, "plain": terms(batch, 0), "speculative": terms(batch, reader_k),
               "scheduled": terms(batch, ks[here - 1][0]), "tpotTargetMs": tpot_target_ms}
     if tpot_target_ms is not None:
-        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks))
+        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks), curve)
         best_plain, best_spec = largest_batch_within(plain, tpot_target_ms), largest_batch_within(scheduled, tpot_target_ms)
         result["target"] = {
             "plain": None if best_plain is None else terms(best_plain, 0, plain[best_plain - 1]),
@@ -218,49 +230,69 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
 
 
 @lru_cache(maxsize=16)
-def _sweeps(settings: serving.ServingSettings, lookaheads: tuple) -> tuple:
+def _sweeps(settings: serving.ServingSettings, lookaheads: tuple, curve=None) -> tuple:
     """TPOT at every batch plain and under the schedule (kept: the batch, price and target do not enter)."""
     batches = list(range(1, len(lookaheads) + 1))
-    return (tpots_by_batch(settings, batches, [0] * len(batches)), tpots_by_batch(settings, batches, list(lookaheads)))
+    return (tpots_by_batch(settings, batches, [0] * len(batches)),
+            tpots_by_batch(settings, batches, list(lookaheads), curve))
 
 
-def crossover_within(settings: serving.ServingSettings, limit: int):
+def crossover_within(settings: serving.ServingSettings, limit: int, curve=None):
     """The first batch in ``1..limit`` where the settings' k gives no speedup above 1 (the
     serving model's crossover, :func:`lab.serving.crossover_batch_scan`, over the schedule's
-    batches, the steps built once), or None."""
-    for row in serving.batch_sweep(settings, range(1, limit + 1)):
+    batches, the steps built once; on ``curve`` when given), or None."""
+    for row in serving.batch_sweep(settings, range(1, limit + 1), curve):
         if row["speedup"] <= 1:
             return row["batch"]
     return None
 
 
 @lru_cache(maxsize=16)
-def _crossover(settings: serving.ServingSettings, limit: int):
-    return crossover_within(settings, limit)
+def _crossover(settings: serving.ServingSettings, limit: int, curve=None):
+    return crossover_within(settings, limit, curve)
 
 
-def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None) -> list[dict]:
+def _survival(alpha: float, k: int, curve=None) -> float:
+    """The chance all ``k`` drafts survive: ``alpha^k``, or the product of the curve's first ``k`` rates.
+
+    >>> _survival(0.5, 3), _survival(0.0, 2, (0.8, 0.5, 0.1))
+    (0.125, 0.4)
+    """
+    if curve is None:
+        return alpha ** k
+    chance = 1.0
+    for rate in curve[:k]:
+        chance *= rate
+    return chance
+
+
+def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, curve=None) -> list[dict]:
     """One sentence per limiting factor, each with the number that shows it (``factor``,
     ``number``, ``sentence``): acceptance too low for this k, the batch past the crossover, a
     verify pass costly for this architecture, a slow draft, a random-token benchmark (from a log
-    analysed by :func:`lab.traces.analyse`, given as ``log``). None found: one sentence saying so."""
+    analysed by :func:`lab.traces.analyse`, given as ``log``). None found: one sentence saying so.
+    On ``curve`` (conditional rates, a tuple) the speedups and the chance all drafts survive are the curve's."""
+    curve = None if curve is None else tuple(curve)
     alpha = settings.acceptance / 100
     batch, k = settings.batch, reader_k
     here = settings.with_(lookahead=k)
-    result = serving.serving(here)
+    result = serving.serving(here, curve)
     best_k, best = ks[min(batch, len(ks)) - 1]
     found = []
-    raw_k, raw_best = serving.best_lookahead(here, 12)
+    raw_k, raw_best = serving.best_lookahead(here, 12, curve)
     if raw_best <= 1:
+        at = "on your curve" if curve else f"at \u03b1 = {100 * alpha:.0f}%"
         found.append({"factor": "acceptance", "number": raw_best,
-                      "sentence": f"Acceptance too low for any k at batch {batch}: at \u03b1 = {100 * alpha:.0f}% the "
+                      "sentence": f"Acceptance too low for any k at batch {batch}: {at} the "
                                   f"best k ({raw_k}) gives {raw_best:.2f}x, not above 1."})
     elif best_k < k:
-        found.append({"factor": "acceptance", "number": alpha ** k,
-                      "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with chance \u03b1^{k} = "
-                                  f"{alpha ** k:.2f}, so the last drafts are mostly wasted; the best k at batch {batch} "
+        survive = _survival(alpha, k, curve)
+        chance = f"chance {survive:.2f} on your curve" if curve else f"chance \u03b1^{k} = {survive:.2f}"
+        found.append({"factor": "acceptance", "number": survive,
+                      "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with {chance}, so the "
+                                  f"last drafts are mostly wasted; the best k at batch {batch} "
                                   f"is {best_k} ({best:.2f}x against {result.speedup:.2f}x)."})
-    crossover = _crossover(here.with_(batch=1), len(ks))
+    crossover = _crossover(here.with_(batch=1), len(ks), curve)
     if crossover is not None and batch >= crossover:
         found.append({"factor": "crossover", "number": crossover,
                       "sentence": f"Batch {batch} is past the crossover: at k = {k} speculation stops paying from "

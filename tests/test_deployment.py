@@ -412,3 +412,35 @@ def test_cli_computes_at_a_batch_between_two_stops():
     at_64 = deployment.answer(deployment.DEFAULT_DEPLOYMENT._replace(batch=64), 0.70)
     assert expected["serving"]["speedup"] != at_64["serving"]["speedup"]
     assert json.dumps(document["serving"]["speedup"]) == json.dumps(expected["serving"]["speedup"])
+
+
+def test_a_schedule_that_ignores_the_curve_fails_the_readout_check(monkeypatch):
+    """The k schedule, the engine configuration, the production figures and the diagnosis run on the answer's
+    curve; charged one whole-percent alpha instead (as they were), the schedule's k at the reader's batch leaves the
+    answer's best k on the curve, and the check says so."""
+    from lab import production
+
+    production._KEPT.clear()
+    monkeypatch.setattr(deployment, "curve_schedule_terms", lambda curve: (None, None))
+    failure = _fails("deployment-readouts-match-model")
+    production._KEPT.clear()
+    assert failure and "the k schedule runs k =" in failure
+
+
+def test_the_schedule_runs_on_the_curve_and_stops_at_its_plateau(capsys):
+    """DeepSeek-V4-Pro's measured MTP curve plateaus from k = 4: no batch's k passes 5, and at the reader's batch the
+    schedule runs the k the answer names; the diagnosis speaks of the curve's survival, not alpha^k."""
+    from lab import acceptance
+    from lab.cli import main
+
+    lengths = ",".join(f"{k}:{v}" for k, v in enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), 1))
+    for batch in ("1", "64"):
+        assert main(["deployment", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+                     "--precision", "fp8", "--batch", batch, "--lookahead", "8", "--lengths", lengths, "--json"]) == 0
+        document = json.loads(capsys.readouterr().out)
+        ks = [row["lookahead"] for row in document["schedule"]]
+        assert max(ks) <= document["curve"]["plateauStart"] + 1
+        here = next(row["lookahead"] for row in document["schedule"] if row["from"] <= int(batch) <= row["to"])
+        assert here == document["serving"]["bestLookahead"]
+        said = " ".join(item["sentence"] for item in document["diagnosis"])
+        assert "on your curve" in said and "\u03b1^8" not in said

@@ -417,10 +417,16 @@ def panel_readouts_match_model(out):
         if failure:
             return out.fail(failure)
         yield
-        failure = _production_difference(where, view["figures"], deployment.engine_answer(
-            d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"])), d)
+        extra = deployment.engine_answer(d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"]),
+                                         curve=curve)
+        failure = _production_difference(where, view["figures"], extra, d)
         if failure:
             return out.fail(failure)
+        # the k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays)
+        scheduled = extra["kByBatch"][min(d.batch, len(extra["kByBatch"])) - 1][0]
+        if curve is not None and scheduled != (best_k if best > 1 else 0):
+            return out.fail(f"{where}: the k schedule runs k = {scheduled} at batch {d.batch}, the answer's best k on "
+                            f"the curve is {best_k}")
         yield  # a pause: the browser answers a reader between two settings
 
 

@@ -270,7 +270,7 @@ def run(args):
     dollars = parse_number("--dollars-per-gpu-hour", args.dollars, 0.01, 1000)
     tpot_target = parse_number("--tpot-target-ms", args.tpot_target, 0.1, 10000)
     log = _log(args.log)
-    extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log)
+    extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
     prod = extra["production"]
     document.update({"config": extra["config"], "schedule": extra["schedule"],
                      "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},

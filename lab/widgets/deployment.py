@@ -360,7 +360,7 @@ def _view(raw) -> dict:
     result = deployment.answer(d, alpha, curve)
     units = deployment.units_at(alpha, d.lookahead)
     extra = deployment.engine_answer(d, result["acceptancePercent"], params["configEngine"], params["gpuHour"],
-                                     params["tpotTarget"])
+                                     params["tpotTarget"], curve=curve)
     srv = result["serving"]
     live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
             + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
