@@ -24,7 +24,7 @@ EAGLE-3 proposal at k = 3 and 512 tokens of context (:mod:`lab.serving_step`: th
 llama_eagle3.py builds it, the first over the verified tokens, the unfused state updates between steps, EAGLE-3's eager
 ops and the fc once a cycle) is 1.74 ms at batch 1 and 2.10 at batch 64 against the fit's 2.14 and 2.22: 0.81 to 0.95
 of it. What is missing was not found measured by itself (the proposer's host work: its input preparation with a
-``.max().item()``, the drafting attention metadata, the drafts' ``.tolist()``; vLLM pull requests 20078 and 24539 give
+``.max().item()`` on a CPU tensor, the drafting attention metadata, the drafts' ``.tolist()``; vLLM pull requests 20078 and 24539 give
 only relative gains); it is priced as one constant a proposal, :data:`EAGLE3_PROPOSAL_MS`, fitted on the fit's rows
 (:func:`lab.serving_validation.fit_eagle3_proposal_ms`).
 
