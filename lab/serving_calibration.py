@@ -30,8 +30,8 @@ own step times.
   Residuals 0.93 to 1.04, and 0.78 for the 70B row on four GPUs (held to 25%: the uncited 30 us an all-reduce
   it was fitted with before had absorbed a cost of vLLM's tensor-parallel step not found measured); the study's
   proposal, an EAGLE-3 head's (lookahead 3, read in the study's run scripts), at batch 1 to 64 calibrates what V1
-  0.10's EAGLE-3 proposal costs beyond the ops priced from the code (0.306 ms a proposal,
-  :mod:`lab.serving_specdecode`), residuals 0.955 to 1.086, held to 15%.
+  0.10's EAGLE proposal costs beyond the ops priced from the code (0.306 ms a proposal, charged to EAGLE-1 too: 0.10.1
+  runs both heads' drafts outside CUDA graphs; :mod:`lab.serving_specdecode`), residuals 0.955 to 1.086, held to 15%.
   The fit's rows are points of a fitted model, not its raw measurements (the study does not publish
   them), at an assumed 512 tokens of context.
 - Per-sequence engine work, the same on every GPU (measured on the engine, not fitted): 1.13 us per
@@ -97,10 +97,10 @@ from typing import NamedTuple
 from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLREDUCE_VLLM_EAGER_HOPPER,  # noqa: F401
                                 ALLREDUCE_VLLM_GRAPH_HOPPER, allreduce_beyond, allreduce_beyond_rows,
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
-from .serving_specdecode import EAGLE3_PROPOSAL_MS, eagle3_proposal_ms  # noqa: F401
+from .serving_specdecode import EAGLE3_PROPOSAL_MS, UNCAPTURED_DRAFT_COST, proposal_ms  # noqa: F401
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
-           "EAGLE3_PROPOSAL_MS", "eagle3_proposal_ms",   # from lab.serving_specdecode
+           "EAGLE3_PROPOSAL_MS", "proposal_ms",   # from lab.serving_specdecode
            "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
@@ -358,8 +358,8 @@ class Engine(NamedTuple):
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
     the one a captured loop or a fused kernel needs (:func:`inter_step_ms`). ``eagle3CycleOps`` and
     ``eagle3StepOps``: the eager ops an EAGLE-3 head costs beyond an EAGLE-1 head outside the draft's CUDA graph,
-    once a cycle and once a draft step (:func:`eagle3_eager_ms`); ``eagle3ProposalMs``: what an EAGLE-3 proposal costs
-    a cycle beyond those and its priced steps, fitted on the engine's measured proposal (:func:`eagle3_proposal_ms`).
+    once a cycle and once a draft step (:func:`eagle3_eager_ms`); ``proposalMs``: what an EAGLE-1 or EAGLE-3 proposal
+    costs a cycle beyond those and its priced steps, fitted on the engine's measured proposal (:func:`proposal_ms`).
     ``memoryRule``: how the engine's defaults
     share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
     "trtllm"). ``ngramProposer``: how the engine proposes n-gram drafts, which prices a cycle's proposal
@@ -396,7 +396,7 @@ class Engine(NamedTuple):
     interStepOps: int = 0
     eagle3CycleOps: int = 0
     eagle3StepOps: int = 0
-    eagle3ProposalMs: float = 0.0
+    proposalMs: float = 0.0
     memoryRule: str = "vllm"
     ngramProposer: str = "sglang-incremental"
     ngramStepHostMs: float = 0.0
@@ -587,8 +587,6 @@ _V1_SHARED = (
      "front end detokenizes: vllm/v1/engine/output_processor.py, OutputProcessor with an IncrementalDetokenizer per "
      "request, run by the API process's AsyncLLM (read at d0782260), overlapped with the next step, speculating or "
      "not (vLLM's V1 announcement, 2025-01-27: de-tokenization overlaps the core execution loop)"),
-    ("draft CUDA graphs", "the EAGLE proposer's steps run in the piecewise CUDA graphs vllm/v1/spec_decode/eagle.py "
-     "captures (cudagraph_batch_sizes)"),
     ("first draft step over the verified tokens", "vllm/v1/spec_decode/eagle.py, EagleProposer.propose (a mid-2025 "
      "copy and later ones, read through the code index): the first forward runs over every token the verify step "
      "scheduled ('self.model(self.input_ids[:num_input_tokens], ...)' with num_tokens the target's), and only "
@@ -631,6 +629,8 @@ ENGINES = {
              "dspark (as quoted in vLLM issue #54039, 2026-08-27), so the CPU n-gram proposer runs synchronously and "
              "each verify step pays SYNC_STEP_HOST_MS serially (the synchronous host time measured on V1 0.10.1; "
              "assumed unchanged since); plain decoding, which has no speculative config, keeps it asynchronous"),
+            ("draft CUDA graphs", "the EAGLE proposer's steps run in the piecewise CUDA graphs eagle.py asks for "
+             "(cudagraph_runtime_mode=CUDAGraphMode.PIECEWISE since vLLM pull request 25109, 2025-09-17)"),
             ("fused state updates between draft steps", "vLLM pull request 33503 (2026-02): the slot mapping and "
              "metadata updates between EAGLE steps are one Triton kernel, counted in the draft pass's fixed cost"),
             ("asynchronous scheduling", "vLLM pull request 31998 ('Enable async scheduling by default with spec "
@@ -643,7 +643,7 @@ ENGINES = {
         "decoding (vLLM pull request 24799 added it in September 2025), so every step pays its host work serially "
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
-        eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, eagle3ProposalMs=EAGLE3_PROPOSAL_MS,
+        eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, proposalMs=EAGLE3_PROPOSAL_MS,
         ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5"),
         costs=_V1_SHARED + (
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", _VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series) and at "
@@ -666,9 +666,7 @@ ENGINES = {
              "Eagle3LlamaForCausalLM.compute_logits's draft-to-target vocabulary map (arange, add, new_full, index "
              "put) once a draft step, all outside the draft's CUDA graph: 4 + 4 k eager ops beyond EAGLE-1's "
              "(V1_EAGLE3_CYCLE_OPS, V1_EAGLE3_STEP_OPS), each EAGER_OP_US"),
-            ("EAGLE-3's proposal beyond its priced ops", "SpecDecode-Bench's fitted EAGLE-3 proposal on 0.10.1 "
-             "(simulator/predictor.py, Llama8BH100.draft_c_fixed and the rest of its draft term; the drafter named in "
-             "its main.py and plot.py): EAGLE3_PROPOSAL_MS a proposal, fitted on its rows (lab.serving_specdecode)"),)),
+            UNCAPTURED_DRAFT_COST,)),
     # V1 is the default from 0.8, but V1 had no draft-model speculation up to 0.10.0 (vLLM README: "Speculative
     # decoding with a draft models is not supported in vllm<=0.10.0"), so draft-model runs of that time, like the
     # 70B sweep of issue #17984, ran on V0 (N-6 of the December fact check).

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms,
-                                  eagle3_proposal_ms, inter_step_ms, ngram_proposal_ms)
+                                  inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
@@ -700,8 +700,9 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     beyond a one-token step; else 0. Plus, under the calibrated model, the host ops an engine leaves between
     its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain) and,
     with an EAGLE-3 head, the eager ops it runs outside the draft's graph (:func:`lab.serving_calibration.
-    eagle3_eager_ms`, ``n - 1`` steps) and what its proposal costs beyond them, fitted on the engine's measured
-    proposal (:func:`lab.serving_specdecode.eagle3_proposal_ms`); less, with an EAGLE-3 head, its fc in the one-token steps that run without
+    eagle3_eager_ms`, ``n - 1`` steps), and with an EAGLE-1 or EAGLE-3 head what its proposal costs beyond its priced
+    ops, fitted on the engine's measured proposal (:func:`lab.serving_specdecode.proposal_ms`: vLLM V1 0.10 runs either
+    head's drafts outside CUDA graphs); less, with an EAGLE-3 head, its fc in the one-token steps that run without
     it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang all ``n - 1`` (its extend pass
     runs the fc)."""
     if _runs_extend(settings, draft):
@@ -712,7 +713,8 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
         extra += inter_step_ms(ENGINES[settings.engine], n - 2)
         if settings.draft == EAGLE3:
-            extra += eagle3_eager_ms(ENGINES[settings.engine], n - 1) + eagle3_proposal_ms(ENGINES[settings.engine], n - 1)
+            extra += eagle3_eager_ms(ENGINES[settings.engine], n - 1)
+        extra += proposal_ms(ENGINES[settings.engine], settings.draft, n - 1)
     if first is not None and settings.draft == EAGLE3:
         extra -= (n - 2) * _eagle3_fc_ms(settings, draft, batch, context)
     return extra

@@ -312,7 +312,7 @@ def _ternary_minimum(loss, low: float, high: float, width: float) -> float:
 
 
 def fit_eagle3_proposal_ms(rows=None, low: float = 0.0, high: float = 3.0) -> float:
-    """What an EAGLE-3 proposal costs a cycle beyond the ops the lab prices from the code (``eagle3ProposalMs``, ms)
+    """What an EAGLE proposal costs a cycle beyond the ops the lab prices from the code (``proposalMs``, ms)
     that minimises the sum of squared log ratios, model over measured, over ``rows`` (default: the EAGLE-3 proposal
     rows of :data:`lab.serving_calibration.STEP_MEASUREMENTS`, SpecDecode-Bench's fitted proposal on vLLM 0.10.1),
     every other constant held: a ternary search over ``[low, high]`` (each row's model is affine in it), to 0.001 ms.
@@ -324,7 +324,7 @@ def fit_eagle3_proposal_ms(rows=None, low: float = 0.0, high: float = 3.0) -> fl
     from .serving_calibration import STEP_MEASUREMENTS
     rows = [m for m in STEP_MEASUREMENTS if m.kind == "proposal" and m.draft == serving.EAGLE3] if rows is None else rows
     # each row's model without the term: the term is added once a proposal, so subtract the engine's own
-    base = [(step_measurement_ms(m) - serving.ENGINES[m.engine].eagle3ProposalMs, m.ms) for m in rows]
+    base = [(step_measurement_ms(m) - serving.ENGINES[m.engine].proposalMs, m.ms) for m in rows]
 
     return round(_ternary_minimum(lambda c: sum(math.log((got + c) / ms) ** 2 for got, ms in base), low, high, 0.0001), 3)
 

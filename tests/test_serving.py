@@ -473,13 +473,13 @@ def test_validation_is_computed_and_kept_apart_from_calibration():
 
 def test_batch_one_validation_error_is_what_the_page_states():
     # calibrated on step times only (the SpecDecode-Bench fit gives Hopper its verify pass), the batch-one rows of
-    # synchronous vLLM V1 come out 14% above their measurement (median), the EAGLE-3 rows most: priced as vLLM builds
-    # EAGLE-3's head (lab.serving.eagle3_head: a 32k-token LM head, lighter than EAGLE-1's), they are 26-45% high, a
-    # cost no code read explains; not tuned on them: this pins the error the page prints, it does not aim it
+    # synchronous vLLM V1 come out 10% above their measurement (median; 13% before the proposal's fitted term reached
+    # EAGLE-1 heads, December 2026), the EAGLE-3 rows most: 20-35% high, a cost no code read explains; not tuned on
+    # them: this pins the error the page prints, it does not aim it
     summary = serving_validation.summary([row for row in serving_validation.comparison()
                                           if row["batch"] == 1 and row["engine"] == "vllm-v1-0.10"])
-    assert 0.10 < summary["medianAbsError"] < 0.16 and 1.3 < summary["worstRatio"] < 1.5
-    assert summary["above"] == 15 and summary["points"] == 16
+    assert 0.07 < summary["medianAbsError"] < 0.13 and 1.3 < summary["worstRatio"] < 1.5
+    assert summary["above"] == 14 and summary["points"] == 16
 
 
 def test_eagle3_head_is_priced_as_vllm_builds_it():

@@ -80,10 +80,13 @@ def test_sglang_runs_the_fc_in_its_extend_pass_only(engine, batch):
     assert fc > 0
 
 
-def test_eagle1_and_ngram_are_unchanged():
-    """EAGLE-1's head runs its fc inside its captured model every step and has no vocabulary map: nothing added."""
+def test_eagle1_gets_no_eagle3_op_and_ngram_nothing():
+    """EAGLE-1's head runs its fc inside its model every step and has no vocabulary map: none of EAGLE-3's eager ops.
+    It pays the unfused state updates and, on 0.10, the proposal's fitted term (its drafts run outside CUDA graphs there
+    as EAGLE-3's do, lab.serving_specdecode); n-gram drafts pay none of it."""
     e1 = _settings(draft=serving.EAGLE, lookahead=7)
-    assert serving.draft_extend_ms(e1, 1, 600) == pytest.approx(cal.inter_step_ms(cal.ENGINES[PAYS], 6), abs=0.005)
+    expected = cal.inter_step_ms(cal.ENGINES[PAYS], 6) + cal.EAGLE3_PROPOSAL_MS
+    assert serving.draft_extend_ms(e1, 1, 600) == pytest.approx(expected, abs=0.005)
     assert serving.draft_extend_ms(_settings(draft=serving.NGRAM), 1, 600) == 0.0
 
 
@@ -103,13 +106,13 @@ def test_the_engine_costs_check_reads_the_ops_off_the_model(monkeypatch):
     caught."""
     from lab.checks import serving as family
     from mutation import failure_of
-    ops, proposal = "EAGLE-3 eager ops", "EAGLE-3 proposal beyond its ops"
+    ops, proposal = "EAGLE-3 eager ops", "EAGLE proposal beyond its ops"
     for engine, change, fragment, cost in (
             ("vllm-v1", {"eagle3CycleOps": 4, "eagle3StepOps": 4}, "vllm-v1 pays for n-gram and multi-GPU drafts", ops),
             (PAYS, {"eagle3CycleOps": 0, "eagle3StepOps": 0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", ops),
-            ("vllm-v1", {"eagle3ProposalMs": cal.EAGLE3_PROPOSAL_MS}, "vllm-v1 pays for n-gram and multi-GPU drafts",
+            ("vllm-v1", {"proposalMs": cal.EAGLE3_PROPOSAL_MS}, "vllm-v1 pays for n-gram and multi-GPU drafts",
              proposal),
-            (PAYS, {"eagle3ProposalMs": 0.0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", proposal)):
+            (PAYS, {"proposalMs": 0.0}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", proposal)):
         original = cal.ENGINES[engine]
         monkeypatch.setitem(cal.ENGINES, engine, original._replace(**change))
         serving._measured_constants.cache_clear()
@@ -120,3 +123,20 @@ def test_the_engine_costs_check_reads_the_ops_off_the_model(monkeypatch):
         finally:
             monkeypatch.setitem(cal.ENGINES, engine, original)
             serving._measured_constants.cache_clear()
+
+
+def test_the_engine_costs_check_catches_the_proposal_term_kept_to_eagle3(monkeypatch):
+    """Mutation: the proposal's fitted term charged to an EAGLE-3 head only (as before December 2026), where vllm 0.10.1
+    runs an EAGLE-1 head's drafts outside CUDA graphs too, is caught by the engine-costs check on V1 0.10."""
+    from lab.checks import serving as family
+    from lab.serving_specdecode import proposal_ms
+    from mutation import failure_of
+    monkeypatch.setattr(serving_step, "proposal_ms",
+                        lambda engine, draft, steps: proposal_ms(engine, draft, steps) if draft == serving.EAGLE3 else 0.0)
+    serving._measured_constants.cache_clear()
+    try:
+        failure = failure_of(family.CHECKS, "serving-engine-costs-as-read",
+                             "vllm-v1-0.10 pays for n-gram and multi-GPU drafts", "EAGLE proposal beyond its ops")
+        assert "EAGLE proposal beyond its ops" not in failure.split("read in its code")[0], failure
+    finally:
+        serving._measured_constants.cache_clear()

@@ -25,8 +25,9 @@ ENGINE_COSTS_AS_READ = {
 # synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
 # on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
 # head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
-# not read for them, so not charged) and its EAGLE-3 proposal costs what SpecDecode-Bench's fit of it on 0.10.1 holds
-# beyond them (lab.serving_specdecode.eagle3_proposal_ms; today's V1 not measured, so not charged). On every engine an
+# not read for them, so not charged) and an EAGLE-1 or EAGLE-3 proposal costs what SpecDecode-Bench's fit of the EAGLE-3
+# one on 0.10.1 holds beyond them: 0.10.1 runs either head's drafts outside CUDA graphs (lab.serving_specdecode.
+# proposal_ms; today's V1 captures them again, not charged). On every engine an
 # MTP module of a MoE checkpoint runs as the MoE layer it is and gathers its logits each draft step on several GPUs
 # (lab.serving_mtp.LOGITS_GATHER); the engines differ in which models' MTP fusion they read whole on every GPU
 # (Engine.mtpFusionWhole, each read in that version's model file): vLLM splits Qwen3-Next's, SGLang does not, and an
@@ -36,7 +37,7 @@ OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts",
                           "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops",
-                               "EAGLE-3 proposal beyond its ops", "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
+                               "EAGLE proposal beyond its ops", "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
     "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}) | _MTP_EVERYWHERE,
     "sglang": frozenset({"n-gram call a request", "MTP fusion read whole (glm-4.5)",
                          "MTP fusion read whole (qwen3-next-80b-a3b)"}) | _MTP_EVERYWHERE,
@@ -118,17 +119,18 @@ def _mtp_module_costs_paid(s):
 
 
 def _eagle3_costs_paid(s):
-    """An EAGLE-3 head's costs beyond an EAGLE-1 head's on the engine, read off the model's numbers at batch one (where
-    its steps read their weights whatever the tokens), as ``e(k)``, its draft's cost beyond its k steps less an EAGLE-1
-    head's. Its proposal's fitted cost beyond its ops (lab.serving_specdecode), once a cycle, puts ``e(1)`` above 0.2 ms
-    (the ops alone: 0.07). Its eager ops outside the draft's graph: ``e(3)`` less that fitted cost is positive with them
-    (without, less: its fc runs in one step of the k)."""
-    def excess(k):
-        costs = [serving.draft_extend_ms(s.with_(draft=draft, lookahead=k), 1, 1024) for draft in (serving.EAGLE3, serving.EAGLE)]
-        return costs[0] - costs[1]
-    fitted = serving_calibration.eagle3_proposal_ms(serving_calibration.ENGINES[s.engine], 3)
-    paid = {"EAGLE-3 eager ops"} if excess(3) - fitted > 0.01 else set()
-    return paid | ({"EAGLE-3 proposal beyond its ops"} if excess(1) > 0.2 else set())
+    """An EAGLE head's proposal costs, read off the model's numbers at batch one (where its steps read their weights
+    whatever the tokens). An EAGLE-3 head's eager ops outside the draft's graph: ``e(3)``, its draft's cost beyond its
+    3 steps less an EAGLE-1 head's, is positive with them (without, less: its fc runs in one step of the k). The
+    proposal's fitted cost beyond its ops (lab.serving_specdecode), once a cycle and the same for either head: an
+    EAGLE-1 head's draft beyond its one step holds the engine's fitted term whole, and an EAGLE-3 head's no more of it."""
+    def extend(draft, k):
+        return serving.draft_extend_ms(s.with_(draft=draft, lookahead=k), 1, 1024)
+    paid = {"EAGLE-3 eager ops"} if extend(serving.EAGLE3, 3) - extend(serving.EAGLE, 3) > 0.01 else set()
+    fitted = serving_calibration.proposal_ms(serving_calibration.ENGINES[s.engine], serving.EAGLE, 1)
+    if fitted > 0 and extend(serving.EAGLE, 1) >= fitted and extend(serving.EAGLE3, 1) - extend(serving.EAGLE, 1) < 0.2:
+        paid.add("EAGLE proposal beyond its ops")
+    return paid
 
 
 def _ngram_costs_paid(s):
