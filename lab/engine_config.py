@@ -201,8 +201,11 @@ CONFIG_ENGINES = tuple(ENGINES)
 # vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) unless the target carries
 # its own multi-token-prediction module.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
-# draft then means that module): DeepSeek-V3's config has num_nextn_predict_layers 1.
-MTP_TARGETS = frozenset({"deepseek-v3"})
+# draft then means that module): the presets whose config.json ships one (lab.serving_presets.Model.mtp,
+# num_nextn_predict_layers or its kin), the very module the serving model prices as the draft.
+from .serving_presets import TARGETS as _TARGETS  # noqa: E402  (standard library only below it)
+
+MTP_TARGETS = frozenset(name for name, target in _TARGETS.items() if target.mtp)
 
 
 def vllm_schedule(ranges) -> list:

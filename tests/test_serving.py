@@ -917,3 +917,14 @@ def test_the_serving_cli_prices_an_eagle3_head_by_name(capsys):
         assert document["params"]["draft"] == draft
     assert steps["eagle3-head"] != steps["eagle-head"]
     assert _draft_kind("deepseek-v3", serving.EAGLE3) == "eagle" and _draft_kind("deepseek-v3", serving.EAGLE) == "mtp"
+
+
+def test_the_configuration_names_the_mtp_module_the_model_prices():
+    """Where a target's checkpoint ships an MTP module, the serving model prices that module as the "EAGLE or MTP
+    head" (lab.serving_presets.eagle_head), and the engine configuration names MTP, not an EAGLE-3 checkpoint."""
+    from lab.engine_config import _draft_kind
+
+    kinds = {name: _draft_kind(name, serving.EAGLE) for name in serving.TARGETS}
+    assert {name for name, kind in kinds.items() if kind == "mtp"} == {
+        name for name, target in serving.TARGETS.items() if target.mtp} >= {"deepseek-v3", "glm-4.5"}
+    assert all(kind == "eagle" for name, kind in kinds.items() if not serving.TARGETS[name].mtp)
