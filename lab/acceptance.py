@@ -872,12 +872,21 @@ def _prior_note(curve: Curve) -> str | None:
             "interval is the whole library's spread")
 
 
-def family_of_draft(draft: str) -> str:
-    """The method family of a serving draft preset's name (lab.serving.DRAFT_NAMES).
+def family_of_draft(draft: str, target: str | None = None) -> str:
+    """The method family of a serving draft preset's name (lab.serving.DRAFT_NAMES); the "EAGLE or MTP
+    head" on a ``target`` whose checkpoint ships an MTP module is that module (lab.serving_presets.eagle_head
+    prices it so), so its family is MTP's.
 
     >>> family_of_draft("eagle-head"), family_of_draft("ngram"), family_of_draft("llama-3.2-1b")
     ('eagle', 'ngram', 'draft')
+    >>> family_of_draft("eagle-head", "deepseek-v3"), family_of_draft("eagle3-head", "deepseek-v3")
+    ('mtp', 'eagle')
     """
+    if target is not None and draft == "eagle-head":
+        from .serving_presets import TARGETS
+
+        if getattr(TARGETS.get(target), "mtp", 0):
+            return "mtp"
     name = str(draft).lower()
     if "mtp" in name:
         return "mtp"

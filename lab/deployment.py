@@ -142,10 +142,11 @@ def units_at(alpha: float, lookahead: int) -> dict:
     return translate(lookahead, alpha=alpha)
 
 
-def figure_curve(alpha: float, measured_k: int, draft: str, method: str | None = None):
+def figure_curve(alpha: float, measured_k: int, draft: str, method: str | None = None, target: str | None = None):
     """The reader's one figure as a curve (:class:`lab.acceptance.Curve`): its mean acceptance length at the k it
     was measured at (:func:`units_at`), extended to other lookaheads by the decay prior of ``method`` (default: the
-    family of ``draft``), which leave-one-out prefers to one alpha stretched (i.i.d.).
+    family of ``draft`` on ``target``, :func:`lab.acceptance.family_of_draft`), which leave-one-out prefers to one
+    alpha stretched (i.i.d.).
 
     >>> curve = figure_curve(0.7, 4, "llama-3.2-1b")
     >>> (curve.source, curve.family, curve.measuredAt, round(curve.length(4), 6) == round(units_at(0.7, 4)["meanAcceptanceLength"], 6))
@@ -154,7 +155,7 @@ def figure_curve(alpha: float, measured_k: int, draft: str, method: str | None =
     from . import acceptance
 
     return acceptance.from_single(units_at(alpha, measured_k)["meanAcceptanceLength"], measured_k,
-                                  method or acceptance.family_of_draft(draft))
+                                  method or acceptance.family_of_draft(draft, target))
 
 
 def serving_settings(d: Deployment, acceptance_percent: float) -> serving.ServingSettings:

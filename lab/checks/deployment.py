@@ -366,7 +366,7 @@ def panel_readouts_match_model(out):
         curve = None
         if unit != "alpha":  # a figure is a length at k_m, extended by the draft family's decay prior (lab.acceptance)
             curve = acceptance.from_single(1 + sum(alpha ** i for i in range(1, k_m + 1)), k_m,
-                                           acceptance.family_of_draft(p["draft"]))
+                                           acceptance.family_of_draft(p["draft"], p["target"]))
             alpha = alpha_root(curve.length(k) - 1, k)  # the sliders' one alpha: i.i.d.'s at k on the curve
         drafted = sum(alpha ** i for i in range(1, k + 1))
         d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),

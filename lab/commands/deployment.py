@@ -214,7 +214,7 @@ def run(args):
     d = _deployment(args)
     from ..acceptance import family_of_draft
 
-    curve = curve_from_args(args, required=False, default_method=family_of_draft(d.draft))
+    curve = curve_from_args(args, required=False, default_method=family_of_draft(d.draft, d.target))
     given = [(flag, unit) for flag, unit in UNIT_FLAGS.items() if getattr(args, unit) is not None]
     if curve is not None and given:
         raise UsageError(f"give one figure ({given[0][0]}) or a curve, not both")
@@ -235,7 +235,7 @@ def run(args):
     except LabValueError as error:
         raise UsageError(f"{flag}: {error}") from None
     if curve is None and (unit != "alpha" or args.method is not None):  # one figure plus a decay prior, as the panel
-        curve = deployment.figure_curve(alpha, measured_k, d.draft, args.method)
+        curve = deployment.figure_curve(alpha, measured_k, d.draft, args.method, d.target)
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)
     srv, led = result["serving"], result["ledger"]

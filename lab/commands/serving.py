@@ -118,7 +118,7 @@ def _curve(args):
     from ..acceptance import family_of_draft
     from .deployment import curve_from_args
 
-    model = curve_from_args(args, required=False, default_method=family_of_draft(args.draft))
+    model = curve_from_args(args, required=False, default_method=family_of_draft(args.draft, args.target))
     if model is not None:
         if args.acceptance_curve is not None:
             raise UsageError("give --acceptance-curve or a curve from --lengths/--per-position, not both")

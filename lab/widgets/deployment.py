@@ -322,7 +322,7 @@ def _curve(params, d, notes):
     from ..errors import LabValueError
 
     try:
-        return acceptance.parse_curve_text(params["curve"], acceptance.family_of_draft(d.draft))
+        return acceptance.parse_curve_text(params["curve"], acceptance.family_of_draft(d.draft, d.target))
     except LabValueError as error:
         message = str(error)
         notes.append((message if message.startswith("curve") else f"curve: {message}") + "; using your single figure")
@@ -354,7 +354,7 @@ def _view(raw) -> dict:
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     curve = _curve(params, d, notes)
     if curve is None and params["unit"] != "alpha":  # one figure: the draft family's decay prior extends it
-        curve = deployment.figure_curve(alpha, params["measuredK"], d.draft)
+        curve = deployment.figure_curve(alpha, params["measuredK"], d.draft, target=d.target)
     if curve is not None:  # the sliders' one alpha: i.i.d.'s at the reader's k on the curve
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)
