@@ -16,7 +16,7 @@ import math
 
 from .jsformat import to_js_string
 
-__all__ = ["Slider", "slider_specs", "LEDGER_SLIDERS", "EXACT_SLIDERS", "clamp_value", "clamp_params",
+__all__ = ["Slider", "slider_specs", "LEDGER_SLIDERS", "EXACT_SLIDERS", "TREE_SLIDERS", "clamp_value", "clamp_params",
            "parse_query", "split_query", "format_query", "MAX_QUERY_LENGTH", "describe_range", "requested_curve",
            "raw_value", "was_sent", "shown_value", "reader_note", "ORIGIN_KEY", "UNLINKABLE_CURVE_NOTE", "Choice", "OptionalInteger", "Text", "read_controls", "quote",
            "QUOTE_LIMIT", "PANEL_FIGURE_TEXT", "panel_figure_from_link", "log_stop"]
@@ -199,6 +199,17 @@ EXACT_SLIDERS = (
     Slider("draftCost", "Draft pass cost", 0, 100, 1, 9, "% of target", integer=True, url_key="exactDraftCost"),
     Slider("length", "Tokens to generate", 1, 256, 1, 96, "tokens", integer=True),
     Slider("seed", "Seed", 0, 9999, 1, 23, "", integer=True, control="number"),
+)
+
+# The trees widget's sliders (lab.widgets.trees.SLIDERS); `python -m lab tree` takes its curve mode's top-1, decay
+# and candidates with these ranges and defaults.
+TREE_SLIDERS = (
+    Slider("budget", "Node budget (root included)", 1, 128, 1, 32, "nodes", integer=True, url_key="treeBudget"),
+    Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
+    Slider("top1", "Per-token acceptance \u03b1 (top-1)", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
+    Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
+    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "candidates", integer=True, url_key="treeDrafts"),
+    Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
 )
 
 

@@ -202,6 +202,96 @@ def test_cli_verify_q_zero_where_p_is_not_is_valid(capsys):
     assert json.loads(capsys.readouterr().out)["outputDistribution"] == ["1/2", "1/2"]
 
 
+def _library_lengths(name: str) -> str:
+    from lab import acceptance
+
+    return ",".join(f"{k}:{length}" for k, length in enumerate(acceptance.library_lengths(name), 1))
+
+
+@pytest.mark.parametrize("flags, form", [
+    ([], {}),   # the widget's sliders at their defaults
+    (["--top1", "85", "--decay", "30", "--drafts", "3", "--budget", "20", "--max-depth", "5"],
+     {"top1": "85", "decay": "30", "drafts": "3", "budget": "20", "maxDepth": "5"}),
+    (["--budget", "128", "--max-depth", "12", "--rank-probs", "60,20"], {"budget": "128", "maxDepth": "12"}),
+])
+def test_cli_tree_on_a_curve_is_the_widgets_depth_profile(flags, form, capsys):
+    """A curve given to `tree` answers what the trees widget shows on the token the deployment panel sends for
+    the same curve: its sliders' tree, that tree's depth profile on the curve, the chain's and the depth-aware
+    tree's values, row for row; --rank-probs, which the curve replaces, is set aside. The curve is a library
+    curve that plateaus (DeepSeek-V4-Pro's MTP in thinking mode, zero past position 5)."""
+    from lab import acceptance
+
+    lengths = _library_lengths("dsv4-pro-mtp-thinking")
+    token = acceptance.curve_token(acceptance.from_lengths(acceptance.parse_lengths(lengths)))
+    assert cli.main(["tree", "--lengths", lengths, *flags, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    view = widget.view({**form, "treCurve": token})
+    assert view["curveMode"] and document["curve"] == token and view["params"]["budget"] == document["params"]["budget"]
+    assert document["depthProfile"] == json.loads(json.dumps(view["depthProfile"]))
+    assert document["tree"] == view["tree"]
+    assert {key: document["params"][key] for key in ("top1", "decay", "drafts", "budget", "maxDepth")} == {
+        key: view["params"][key] for key in ("top1", "decay", "drafts", "budget", "maxDepth")}
+    rows = document["depthProfile"]["rows"]
+    assert [row["depth"] for row in rows] == list(range(1, document["tree"]["depth"]))
+    assert [row["top1"] for row in rows] == acceptance.token_rates(token)[:len(rows)]
+    assert sum(row["nodes"] for row in rows) + 1 == document["tree"]["nodes"]
+    assert document["depthProfile"]["value"] == pytest.approx(1 + sum(row["tokens"] for row in rows))
+    assert document["depthProfile"]["aware"]["value"] >= document["depthProfile"]["value"] - 1e-12
+    assert document["params"]["rankProbs"] == ([60.0, 20.0] if "--rank-probs" in flags else None)
+    assert cli.main(["tree", "--lengths", lengths, *flags]) == 0
+    text = capsys.readouterr().out
+    assert f"the slider tree {document['depthProfile']['value']:.6f} tokens per verify pass" in text
+    assert f"depth-aware   {document['depthProfile']['aware']['value']:.6f}" in text
+    assert len([line for line in text.splitlines() if line[:5].strip().isdigit()]) == len(rows)
+
+
+def test_cli_tree_on_a_short_curve_says_where_it_extrapolates(capsys):
+    """A curve measured at two positions: levels past them are the acceptance model's continuation (the widget's
+    `@2` mark), and the JSON and text say from where."""
+    from lab import acceptance
+    from lab.acceptance import extended_rates
+
+    assert cli.main(["tree", "--per-position", "0.8,0.6", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    view = widget.view({"treCurve": document["curve"]})
+    assert document["curve"].endswith("@2") and document["measuredAt"] == 2 and document["extrapolatedFrom"] == 2
+    assert document["depthProfile"] == json.loads(json.dumps(view["depthProfile"]))
+    assert "Levels 3 to 5 rest on the acceptance model's extrapolation past the 2 measured positions" in view["summary"]
+    assert cli.main(["tree", "--per-position", "0.8,0.6"]) == 0
+    assert "levels 3 to 5 rest on the acceptance model's extrapolation past the 2" in capsys.readouterr().out
+    # deeper than the widget's 12 levels: the same continuation, not the 16th rate repeated
+    assert cli.main(["tree", "--per-position", "0.9,0.8", "--top1", "95", "--budget", "256", "--max-depth", "24",
+                     "--json"]) == 0
+    deep = json.loads(capsys.readouterr().out)
+    rows = deep["depthProfile"]["rows"]
+    assert len(rows) > 16 and [row["top1"] for row in rows] == extended_rates(
+        acceptance.token_rates(deep["curve"]), 24, 2)[:len(rows)]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tree", "--lengths", "2:9"], "--lengths: the length at k = 2 must be from 1 to 3, got '9'"),
+    (["tree", "--lengths", "1:x"], "--lengths: the length at k = 1 must be from 1 to 2"),
+    (["tree", "--per-position", "0.9,1.5"], "--per-position: '1.5' is not a fraction from 0 to 1"),
+    (["tree", "--per-position", "0.9", "--lengths", "1:1.5"],
+     "give exactly one of --per-position, --vllm-per-position, --lengths"),
+    (["tree", "--per-position", "0.9", "--method", "medusa"], "--method must be one of draft, eagle, mtp"),
+    (["tree", "--per-position", "0.9", "--top1", "100"], "--top1 must be an integer from 0 to 99, got '100'"),
+    (["tree", "--per-position", "0.9", "--decay", "50.5"], "--decay must be an integer from 0 to 100"),
+    (["tree", "--per-position", "0.9", "--drafts", "17"], "--drafts must be an integer from 1 to 16"),
+    (["tree", "--per-position", "0.9", "--rank-probs", "90,20"], "--rank-probs must sum to at most 100"),
+    (["tree", "--per-position", "0.9", "--p", "1,1"], "--p belongs to --verify"),
+    (["tree", "--rank-probs", "60", "--top1", "70"], "--top1 belongs to a curve (--lengths, --per-position"),
+    (["tree", "--rank-probs", "60", "--method", "mtp"], "--method belongs to a curve"),
+    (["tree", "--verify", "--p", "1,2", "--q", "1,2", "--drafts", "2", "--lengths", "1:1.5"],
+     "--lengths gives a curve, which the tree mode takes"),
+])
+def test_cli_tree_bad_curve_input_exits_2_with_one_line(argv, words, capsys):
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and words in captured.err and captured.err.count("\n") == 1
+    assert "Traceback" not in captured.err and "--trace" not in captured.err
+
+
 @pytest.mark.parametrize("argv, words", [
     (["tree", "--rank-probs", "60,50"], "--rank-probs must sum to at most 100"),
     (["tree", "--rank-probs", "60", "--budget", "0"], "--budget must be an integer from 1 to 256"),

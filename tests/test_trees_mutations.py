@@ -154,10 +154,10 @@ def test_depth_aware_search_that_leaves_a_node_unspent(monkeypatch):
 
 
 def test_depth_aware_tree_the_widget_does_not_show(monkeypatch):
-    from lab.widgets import trees as widget
+    from lab import trees_depth  # the widget's measured-curve mode and `python -m lab tree` call it
 
-    real = widget.depth_aware_tree
-    monkeypatch.setattr(widget, "depth_aware_tree", lambda rates, decay, drafts, budget, depth: real(
+    real = trees_depth.depth_aware_tree
+    monkeypatch.setattr(trees_depth, "depth_aware_tree", lambda rates, decay, drafts, budget, depth: real(
         rates, decay, drafts, max(1, budget - 2), depth))
     out = _run("trees-depth-best-tree-is-best")
     assert out.failure and "the widget's depth-aware tree" in out.failure

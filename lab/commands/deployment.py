@@ -63,11 +63,12 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
     from ..cli import UsageError
     from ..errors import LabValueError
 
-    given = [flag for flag, dest in (("--per-position", "per_position"), ("--vllm-per-position", "vllm_per_position"),
-                                     ("--lengths", "lengths"), ("--trace", "trace"))
-             if getattr(args, dest, None) is not None]
-    if len(given) > 1 or (required and not given):
-        raise UsageError("give exactly one of --per-position, --vllm-per-position, --lengths, --trace")
+    taken = [(flag, dest) for flag, dest in (("--per-position", "per_position"), ("--vllm-per-position",
+                                                                              "vllm_per_position"),
+                                             ("--lengths", "lengths"), ("--trace", "trace")) if hasattr(args, dest)]
+    given = [flag for flag, dest in taken if getattr(args, dest) is not None]
+    if len(given) > 1 or (required and not given):  # the flags this command takes (only `acceptance` takes --trace)
+        raise UsageError(f"give exactly one of {', '.join(flag for flag, _ in taken)}")
     if args.method is not None and args.method not in acceptance.FAMILIES:
         raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)}, got {args.method!r}")
     if not given:

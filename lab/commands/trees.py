@@ -1,8 +1,17 @@
-"""``python -m lab tree``: the best token tree for an acceptance vector, or the exact outputs of
-multi-draft verification, its no-update bug and typical acceptance for one (p, q, k).
+"""``python -m lab tree``: the best token tree for an acceptance vector, its depth profile on a
+measured acceptance curve, or the exact outputs of multi-draft verification, its no-update bug and
+typical acceptance for one (p, q, k).
 
     python -m lab tree --rank-probs 60,20,10 --budget 32 --max-depth 6 [--json]
+    python -m lab tree (--lengths K:L,... | --per-position R1,... | --vllm-per-position A1,...) [--method M]
+                       [--top1 PCT --decay PCT --drafts K] [--budget N --max-depth D] [--json]
     python -m lab tree --verify --p 1/2,1/3,1/6 --q 0.2,0.5,0.3 --drafts 2 [--json]
+
+A curve (as ``deployment`` takes it) gives what the trees widget shows in its measured-curve mode for the
+token the deployment panel sends of it (:mod:`lab.trees_depth`): the tree its sliders choose (top-1,
+decay, candidates per node, one rate at every level) valued level by level on the curve, a chain's
+value, and the tree the curve's levels choose. The curve replaces ``--rank-probs`` (given, it is checked
+and set aside), as the ledger's and the policies' curve replaces their acceptance.
 """
 
 from fractions import Fraction
@@ -27,6 +36,13 @@ VALUE_FLAGS = {
     "--q": f"1 to {MAX_TOKENS} comma-separated weights (decimals or fractions like 1/3)",
     "--drafts": f"an integer from 1 to {MAX_DRAFTS}",
 }
+from .deployment import CURVE_FLAGS  # noqa: E402
+from ..cli import flag_name  # noqa: E402
+from ..urlstate import TREE_SLIDERS, describe_range  # noqa: E402
+
+# The trees widget's sliders the curve mode takes (their ranges and defaults); --drafts keeps its own range.
+CURVE_SLIDERS = {s.name: s for s in TREE_SLIDERS if s.name in ("top1", "decay", "drafts")}
+VALUE_FLAGS.update({**CURVE_FLAGS, **{flag_name(name): describe_range(CURVE_SLIDERS[name]) for name in ("top1", "decay")}})
 
 
 def add_parser(commands):
@@ -45,8 +61,20 @@ def add_parser(commands):
                         help="target weights (decimals or fractions like 1/3; normalised exactly)")
     parser.add_argument("--q", default=None, metavar="A,B,...", help="draft weights, as --p")
     parser.add_argument("--drafts", default=None, metavar="K",
-                        help=f"candidates per position (an integer from 1 to {MAX_DRAFTS})")
+                        help=f"candidates per position (an integer from 1 to {MAX_DRAFTS}; with a curve, tree "
+                             f"candidates per node, default {CURVE_SLIDERS['drafts'].default:g})")
+    from .deployment import add_curve_flags
+
+    add_curve_flags(parser)  # the widget's treCurve: the depth profile; the curve replaces --rank-probs
+    for name in ("top1", "decay"):
+        slider = CURVE_SLIDERS[name]
+        parser.add_argument(flag_name(name), dest=name, default=None, metavar="PCT",
+                            help=f"with a curve: the trees widget's {slider.label} slider the tree is chosen on "
+                                 f"(i.i.d.), {describe_range(slider)} %% (default {slider.default:g})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.epilog = ("A curve (--lengths, --per-position or --vllm-per-position, with --method) gives the trees "
+                     "widget's depth profile on the token the deployment panel sends for it; it replaces "
+                     "--rank-probs, which is then checked and set aside.")
 
 
 def _number(flag: str, text: str) -> Fraction:
@@ -89,20 +117,36 @@ def _fraction_text(x: Fraction) -> str:
     return f"{x.numerator}/{x.denominator}"
 
 
-def _tree_run(args):
-    from ..cli import UsageError, parse_number
-    from .. import trees
+def _rank_percents(text) -> list[Fraction]:
+    from ..cli import UsageError
 
-    for flag, value in (("--p", args.p), ("--q", args.q), ("--drafts", args.drafts)):
-        if value is not None:
-            raise UsageError(f"{flag} belongs to --verify; the tree mode takes --rank-probs, --budget, --max-depth")
-    percents = parse_vector("--rank-probs", args.rank_probs, MAX_RANKS)
+    percents = parse_vector("--rank-probs", text, MAX_RANKS)
     if any(p > 100 for p in percents) or sum(percents) > 100:
         total = sum(percents)  # exact: a sum past a float's range (1e400) is still named, as 'more than 1e300'
         shown = f"{float(total):g}" if total < 10 ** 300 else "more than 1e300"
         raise UsageError(f"--rank-probs must sum to at most 100 (they are percentages); got {shown}")
-    budget = parse_number("--budget", args.budget or DEFAULT_BUDGET, 1, MAX_BUDGET, integer=True)
-    depth = parse_number("--max-depth", args.max_depth or DEFAULT_DEPTH, 1, MAX_DEPTH, integer=True)
+    return percents
+
+
+def _budget_and_depth(args) -> tuple[int, int]:
+    from ..cli import parse_number
+
+    return (parse_number("--budget", args.budget or DEFAULT_BUDGET, 1, MAX_BUDGET, integer=True),
+            parse_number("--max-depth", args.max_depth or DEFAULT_DEPTH, 1, MAX_DEPTH, integer=True))
+
+
+def _tree_run(args):
+    from ..cli import UsageError
+    from .. import trees
+
+    curve = "a curve (--lengths, --per-position or --vllm-per-position)"
+    for flag, value, owner in (("--p", args.p, "--verify"), ("--q", args.q, "--verify"),
+                               ("--drafts", args.drafts, f"--verify or to {curve}"), ("--top1", args.top1, curve),
+                               ("--decay", args.decay, curve), ("--method", args.method, curve)):
+        if value is not None:
+            raise UsageError(f"{flag} belongs to {owner}; the tree mode takes --rank-probs, --budget, --max-depth")
+    percents = _rank_percents(args.rank_probs)
+    budget, depth = _budget_and_depth(args)
     probs = tuple(float(p / 100) for p in percents)
     tree = trees.fast_best_tree(probs, budget, depth)   # the widget's tree, where equally good trees differ
     chain = trees.chain_value(probs[0], budget, depth)
@@ -115,13 +159,64 @@ def _tree_run(args):
     return document, "\n".join(lines), 0
 
 
+def _curve_run(args, received):
+    """The trees widget's measured-curve mode (lab.widgets.trees, ``treCurve``) on the token the deployment
+    panel sends for the curve: the slider tree's depth profile and the depth-aware tree (lab.trees_depth)."""
+    from ..cli import UsageError, parse_number, slider_value
+    from .. import trees_depth
+
+    for flag, value in (("--p", args.p), ("--q", args.q)):
+        if value is not None:
+            raise UsageError(f"{flag} belongs to --verify; a curve takes --top1, --decay, --drafts, --budget, --max-depth")
+    set_aside = None if args.rank_probs is None else [float(p) for p in _rank_percents(args.rank_probs)]
+    budget, depth = _budget_and_depth(args)
+    top1, decay = (CURVE_SLIDERS[name].default if getattr(args, name) is None
+                   else slider_value(CURVE_SLIDERS[name], getattr(args, name)) for name in ("top1", "decay"))
+    drafts = int(CURVE_SLIDERS["drafts"].default) if args.drafts is None else parse_number(
+        "--drafts", args.drafts, 1, MAX_DRAFTS, integer=True)
+    top1, decay = int(top1), int(decay)  # whole percents, as the widget's sliders hold them
+    token, rates, measured = received
+    tree = trees_depth.slider_tree(top1, decay, drafts, budget, depth)
+    level_rates = trees_depth.depth_rates(rates, top1, measured, max(trees_depth.CURVE_LEVELS, depth))
+    profile = trees_depth.profile_on_curve(tree.parents, level_rates, decay, drafts, budget, depth)
+    levels, aware = len(profile["rows"]), profile["aware"]
+    past = measured if levels > measured else None
+    document = {"params": {"top1": top1, "decay": decay, "drafts": drafts, "budget": budget, "maxDepth": depth,
+                           "rankProbs": set_aside},
+                "curve": token, "measuredAt": measured,
+                "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
+                "depthProfile": profile, "extrapolatedFrom": past}
+    lines = [f"curve         {token}",
+             f"slider tree   {tree.nodes} nodes over {tree.depth} levels, chosen on top-1 {top1}%, decay {decay}%, "
+             f"{drafts} candidate{'' if drafts == 1 else 's'} per node (i.i.d.): {tree.value:.6f} tokens per verify "
+             "pass at those ranks",
+             "level  top-1 acceptance  nodes  tokens added"]
+    lines += [f"{row['depth']:>5}  {100 * row['top1']:>15.1f}%  {row['nodes']:>5}  {row['tokens']:>12.6f}"
+              for row in profile["rows"]]
+    lines += [f"on the curve  the slider tree {profile['value']:.6f} tokens per verify pass; a chain of {levels + 1} "
+              f"nodes {profile['chain']:.6f}",
+              f"depth-aware   {aware['value']:.6f} tokens per verify pass ({aware['nodes']} nodes over {aware['depth']} "
+              f"levels, root included), the best tree within {budget} nodes and {depth} levels on the curve's levels"]
+    if past is not None:
+        lines.append(f"note          levels {past + 1} to {levels} rest on the acceptance model's extrapolation past the "
+                     f"{past} measured positions")
+    if set_aside is not None:
+        lines.append("note          the curve replaces --rank-probs (set aside)")
+    return document, "\n".join(lines), 0
+
+
 def _verify_run(args):
     from ..cli import UsageError, parse_number
     from .. import trees
 
-    for flag, value in (("--rank-probs", args.rank_probs), ("--budget", args.budget), ("--max-depth", args.max_depth)):
+    for flag, value in (("--rank-probs", args.rank_probs), ("--budget", args.budget), ("--max-depth", args.max_depth),
+                        ("--top1", args.top1), ("--decay", args.decay)):
         if value is not None:
             raise UsageError(f"{flag} belongs to the tree mode; --verify takes --p, --q, --drafts")
+    for flag, dest in (("--lengths", "lengths"), ("--per-position", "per_position"),
+                       ("--vllm-per-position", "vllm_per_position"), ("--method", "method")):
+        if getattr(args, dest) is not None:
+            raise UsageError(f"{flag} gives a curve, which the tree mode takes; --verify takes --p, --q, --drafts")
     p_raw = parse_vector("--p", args.p, MAX_TOKENS)
     q_raw = parse_vector("--q", args.q, MAX_TOKENS)
     if len(p_raw) != len(q_raw):
@@ -158,6 +253,12 @@ def run(args):
 
     if args.verify:
         return _verify_run(args)
+    from .deployment import received_from_args
+
+    received = received_from_args(args)
+    if received is not None:
+        return _curve_run(args, received)
     if args.rank_probs is None:
-        raise UsageError("tree needs --rank-probs P1,P2,... (percentages), or --verify with --p, --q, --drafts")
+        raise UsageError("tree needs --rank-probs P1,P2,... (percentages), a curve (--lengths, --per-position or "
+                         "--vllm-per-position), or --verify with --p, --q, --drafts")
     return _tree_run(args)

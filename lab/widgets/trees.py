@@ -10,24 +10,17 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
+from ..trees_depth import depth_profile_of, depth_rates, profile_on_curve, slider_tree
 from ..figures import (MIN_TEXT, label_box, svg, text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import Choice, Slider, format_query, read_controls, requested_curve
+from ..urlstate import TREE_SLIDERS, Choice, format_query, read_controls, requested_curve
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
 
-SLIDERS = (
-    Slider("budget", "Node budget (root included)", 1, 128, 1, 32, "nodes", integer=True, url_key="treeBudget"),
-    Slider("maxDepth", "Max depth (levels, root included)", 1, 12, 1, 6, "levels", integer=True, url_key="treeDepth"),
-    Slider("top1", "Per-token acceptance \u03b1 (top-1)", 0, 99, 1, 70, "%", integer=True, url_key="treeTop1"),
-    Slider("decay", "Decay of lower ranks", 0, 100, 1, 50, "%", integer=True, url_key="treeDecay"),
-    Slider("drafts", "Tree candidates per node", 1, 8, 1, 4, "candidates", integer=True, url_key="treeDrafts"),
-    Slider("verifyTax", "Verify tax per extra node", 0, 20, 1, 3, "%", integer=True, url_key="treeVerifyTax"),
-)
+SLIDERS = TREE_SLIDERS  # in lab.urlstate, where `python -m lab tree` reads their ranges and defaults
 MAX_BUDGET = 128
-MAX_LEVELS = 12  # the deepest tree's levels (the maxDepth slider's top): a measured curve is extended to it
 # The rest of the cycle comes from part one's defaults: an 80 ms target pass, a draft pass at
 # 12% of it, 6 ms of overhead per cycle.
 TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
@@ -366,50 +359,6 @@ def budget_table_html(curves: dict, selected: int) -> str:
             + "".join(rows) + "</tbody></table>")
 
 
-def depth_rates(curve, top1: int, measured: int | None = None) -> list[float]:
-    """The top-1 acceptance per tree level: a measured curve's conditional rates (level i, position i),
-    continued past its measured positions (``measured``, default all) by the acceptance model
-    (:func:`lab.acceptance.extended_rates`) to the deepest tree, or the slider's one top-1 at every
-    level (the i.i.d. model).
-
-    >>> depth_rates(None, 70), len(depth_rates([0.8, 0.5], 70)), depth_rates([0.8, 0.5], 70)[2] < 0.5
-    ([0.7], 12, True)
-    """
-    if not curve:
-        return [top1 / 100]
-    from ..acceptance import extended_rates  # the curve library: only a measured curve needs it
-
-    return extended_rates(curve, MAX_LEVELS, measured)
-
-
-def depth_profile_of(parents, rates, decay: int, drafts: int) -> dict:
-    """The tree's depth profile on these per-level rates (a tree of depth d uses positions 1..d):
-    its rows (:func:`lab.trees.depth_profile`), the tree's tokens per verify pass on them and a chain
-    of the same depth's (the curve's mean acceptance length at k = depth)."""
-    levels = max(1, len(parents) and max(_levels(parents)))
-    probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, levels)
-    chain = trees.chain_parents(levels + 1)
-    return {"rows": trees.depth_profile(parents, probs) if len(parents) > 1 else [],
-            "value": trees.tree_value_by_depth(parents, probs),
-            "chain": trees.tree_value_by_depth(chain, trees.depth_rank_probabilities(rates, decay / 100, 1, levels))}
-
-
-def depth_aware_tree(rates, decay: int, drafts: int, budget: int, max_depth: int) -> dict:
-    """The best tree chosen on the curve's levels (:func:`lab.trees.depth_best_tree`: the budget spent
-    where the depth profile says acceptance is), within the same budget and depth as the slider's
-    tree: its tokens per verify pass on the curve, nodes, levels (root included) and parents."""
-    probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, max(1, max_depth - 1))
-    best = trees.depth_best_tree(probs, budget, max_depth)
-    return {"value": best.value, "nodes": best.nodes, "depth": best.depth, "parents": best.parents}
-
-
-def _levels(parents) -> list[int]:
-    out = []
-    for parent in parents:
-        out.append(0 if parent < 0 else out[parent] + 1)
-    return out
-
-
 def depth_table_html(profile: dict, curve: bool) -> str:
     """The depth profile as a table: per level, the top-1 acceptance there, the tree's nodes and the
     tokens they add per verify pass."""
@@ -441,7 +390,7 @@ def view(raw=None) -> dict:
     params, notes = _params(raw)
     budget, depth, candidates, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
     curves = _curves(params["top1"], params["decay"], candidates, depth, params["verifyTax"], mode)
-    tree = trees.fast_best_tree(curves["probs"], budget, depth, capacity=MAX_BUDGET)  # the curves' ranking
+    tree = slider_tree(params["top1"], params["decay"], candidates, budget, depth, capacity=MAX_BUDGET)
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
     chain_length = curves["chain"][budget - 1]
     best = curves["bestBudget"]
@@ -455,9 +404,8 @@ def view(raw=None) -> dict:
 
         measured_k = token_measured_at(token) or len(curve)
     level_rates = depth_rates(curve, params["top1"], measured_k)
-    profile = depth_profile_of(tree.parents, level_rates, params["decay"], candidates)
-    if curve is not None:   # the depth-aware search: the tree the curve itself would choose
-        profile["aware"] = depth_aware_tree(level_rates, params["decay"], candidates, budget, depth)
+    profile = (depth_profile_of(tree.parents, level_rates, params["decay"], candidates) if curve is None
+               else profile_on_curve(tree.parents, level_rates, params["decay"], candidates, budget, depth))
     readouts = {
         "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
