@@ -47,11 +47,13 @@ VALUE_FLAGS.update({**CURVE_FLAGS, **{flag_name(name): describe_range(CURVE_SLID
 
 def add_parser(commands):
     parser = commands.add_parser(
-        "tree", help="the best token tree for an acceptance vector (Sequoia's DP), or --verify: exact "
-                     "multi-draft, no-update-bug and typical-acceptance outputs for one (p, q, k)")
+        "tree", help="the best token tree for an acceptance vector (Sequoia's DP), its depth profile on an "
+                     "acceptance curve, or --verify: exact multi-draft, no-update-bug and typical-acceptance "
+                     "outputs for one (p, q, k)")
     parser.set_defaults(instrument="trees")   # the subcommand is `tree`; the instrument is `trees`
     parser.add_argument("--rank-probs", default=None, metavar="P1,P2,...",
-                        help="percent chance that the b-th ranked child is the accepted one (sum at most 100)")
+                        help="percent chance that the b-th ranked child is the accepted one (sum at most 100; "
+                             "a curve replaces it)")
     parser.add_argument("--budget", default=None, metavar="N",
                         help=f"node budget, root included (an integer from 1 to {MAX_BUDGET}; default {DEFAULT_BUDGET})")
     parser.add_argument("--max-depth", default=None, metavar="D",
@@ -66,11 +68,12 @@ def add_parser(commands):
     from .deployment import add_curve_flags
 
     add_curve_flags(parser)  # the widget's treCurve: the depth profile; the curve replaces --rank-probs
-    for name in ("top1", "decay"):
+    for name, words in (("top1", "the top-1 acceptance the tree is chosen on (one rate at every level)"),
+                        ("decay", "the decay of lower ranks, for that tree and on the curve's levels")):
         slider = CURVE_SLIDERS[name]
         parser.add_argument(flag_name(name), dest=name, default=None, metavar="PCT",
-                            help=f"with a curve: the trees widget's {slider.label} slider the tree is chosen on "
-                                 f"(i.i.d.), {describe_range(slider)} %% (default {slider.default:g})")
+                            help=f"with a curve: {words}, as the trees widget's slider ({describe_range(slider)}, "
+                                 f"percent; default {slider.default:g})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.epilog = ("A curve (--lengths, --per-position or --vllm-per-position, with --method) gives the trees "
                      "widget's depth profile on the token the deployment panel sends for it; it replaces "
