@@ -52,13 +52,15 @@ def _node_levels(parents) -> list[int]:
 def depth_profile_of(parents, rates, decay: float, drafts: int) -> dict:
     """The tree's depth profile on these per-level rates (a tree of depth d uses positions 1..d):
     its rows (:func:`lab.trees.depth_profile`), the tree's tokens per verify pass on them and a chain
-    of the same depth's (the curve's mean acceptance length at k = depth).
+    of the same depth's (the curve's mean acceptance length at k = depth; 1 for a tree of its root alone).
 
     >>> profile = depth_profile_of([-1, 0, 1], [0.8, 0.5], 50, 2)
     >>> [(row["depth"], row["top1"], row["nodes"]) for row in profile["rows"]], round(profile["value"], 6), profile["chain"]
     ([(1, 0.8, 1), (2, 0.5, 1)], 2.2, 2.2)
+    >>> depth_profile_of([-1], [0.8, 0.5], 50, 2)
+    {'rows': [], 'value': 1.0, 'chain': 1.0}
     """
-    levels = max(1, len(parents) and max(_node_levels(parents)))
+    levels = max(_node_levels(parents), default=0)   # below the root
     probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, levels)
     chain = trees.chain_parents(levels + 1)
     return {"rows": trees.depth_profile(parents, probs) if len(parents) > 1 else [],

@@ -215,6 +215,8 @@ def test_usage_errors_are_one_line(args, needle):
     (["generate", "--prompt"], "--prompt", "1 to 2000 characters"),
     (["trace", "--lookahead"], "--lookahead", "an integer from 1 to 64"),
     (["tree", "--budget"], "--budget", "an integer from 1 to 256"),
+    (["tree", "--lengths", "1:1.5", "--top1", "-3"], "--top1", "an integer from 0 to 99"),
+    (["tree", "--lengths"], "--lengths", "mean acceptance lengths K:L"),
     (["policy", "--burst"], "--burst", "a number from 0 to 95"),
     (["serving", "--gpu"], "--gpu", "one of a100-80g"),
 ])
@@ -314,7 +316,7 @@ def test_hostile_values_are_one_line_refusals(args, needle):
 
 
 @pytest.mark.parametrize("args", [["ledger", "--acceptance", "x" * 5000], ["audit", "--suite", "y" * 5000],
-                                  ["tree", "--rank-probs", "z" * 5000]])
+                                  ["tree", "--rank-probs", "z" * 5000], ["tree", "--lengths", "z" * 5000]])
 def test_a_long_value_is_quoted_cut(args):
     line = _one_line_refusal(*args)
     assert len(line) < 300 and args[-1][:49] not in line and args[-1][:20] in line, line

@@ -213,6 +213,7 @@ def _library_lengths(name: str) -> str:
     (["--top1", "85", "--decay", "30", "--drafts", "3", "--budget", "20", "--max-depth", "5"],
      {"top1": "85", "decay": "30", "drafts": "3", "budget": "20", "maxDepth": "5"}),
     (["--budget", "128", "--max-depth", "12", "--rank-probs", "60,20"], {"budget": "128", "maxDepth": "12"}),
+    (["--top1", "0"], {"top1": "0"}),   # the sliders' tree is its root alone: a chain of one node, 1 token
 ])
 def test_cli_tree_on_a_curve_is_the_widgets_depth_profile(flags, form, capsys):
     """A curve given to `tree` answers what the trees widget shows on the token the deployment panel sends for
@@ -236,6 +237,11 @@ def test_cli_tree_on_a_curve_is_the_widgets_depth_profile(flags, form, capsys):
     assert [row["top1"] for row in rows] == acceptance.token_rates(token)[:len(rows)]
     assert sum(row["nodes"] for row in rows) + 1 == document["tree"]["nodes"]
     assert document["depthProfile"]["value"] == pytest.approx(1 + sum(row["tokens"] for row in rows))
+    survival, chain = 1.0, 1.0   # a chain as deep as the tree: the curve's mean acceptance length at k = its depth
+    for rate in acceptance.token_rates(token)[:len(rows)]:
+        survival *= rate
+        chain += survival
+    assert document["depthProfile"]["chain"] == pytest.approx(chain, abs=1e-12)
     assert document["depthProfile"]["aware"]["value"] >= document["depthProfile"]["value"] - 1e-12
     assert document["params"]["rankProbs"] == ([60.0, 20.0] if "--rank-probs" in flags else None)
     assert cli.main(["tree", "--lengths", lengths, *flags]) == 0

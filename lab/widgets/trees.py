@@ -437,10 +437,12 @@ def view(raw=None) -> dict:
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
     if curve is not None:
         levels = len(profile["rows"])
-        summary += (f" On the measured curve ({curve_label}), where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
-                    f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels}), "
+        falling = (f", where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
+                   f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels})"
+                   if levels else "")  # a tree of its root alone has no level below it
+        summary += (f" On the measured curve ({curve_label}){falling}, "
                     f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"nodes {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
+                    f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
                     f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
                     f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
                     f"over {profile['aware']['depth']} levels, root included)."
