@@ -397,10 +397,10 @@ def _trtllm_lines(plan, kind, k_max, why_k):
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run TensorRT-LLM without speculative_config"}
     if kind == "eagle":
-        return {"supported": False, "reason": "TensorRT-LLM runs no EAGLE-1 head on its PyTorch backend: "
-                                              "decoding_type Eagle runs EAGLE-3's modes there (EagleDecodingConfig."
-                                              "spec_dec_mode), and an EAGLE-1 head only on the deprecated TensorRT-"
-                                              "engine backend, so no configuration is written (an EAGLE-3 head has one)"}
+        return {"supported": False, "reason": "its PyTorch backend runs no EAGLE-1 head (decoding_type Eagle runs "
+                                              "EAGLE-3's modes there, EagleDecodingConfig.spec_dec_mode; an EAGLE-1 "
+                                              "head runs only on the deprecated TensorRT-engine backend), so no "
+                                              "configuration is written: the EAGLE-3 head has one"}
     if kind not in ("eagle3", "mtp"):
         return {"supported": False, "reason": "the decoding_type of a separate draft model or of n-gram lookup was "
                                               "not read in TensorRT-LLM's source, so no configuration is written"}
@@ -440,8 +440,8 @@ def _llama_lines(plan, kind, k_max, why_k):
     if k == 0:
         return {"supported": False, "reason": why + ": run llama-server without --spec-type"}
     if kind == "eagle":
-        return {"supported": False, "reason": "llama.cpp's --spec-type lists draft-eagle3 and no EAGLE-1 type, so no "
-                                              "configuration is written for an EAGLE-1 head (an EAGLE-3 head has one)"}
+        return {"supported": False, "reason": "--spec-type lists draft-eagle3 and no EAGLE-1 type, so no configuration "
+                                              "is written for an EAGLE-1 head: the EAGLE-3 head has one"}
     spec = {"eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft-model": "draft-simple", "ngram": "ngram-simple"}[kind]
     parts = ["--spec-type", spec]
     names = ["--spec-type", spec]
