@@ -12,7 +12,12 @@ A name that could not be read in the engine's source is not here and is never pr
 * TensorRT-LLM: ``acceptance_rate_threshold`` (a test constructs ``MTPDecodingConfig`` with it,
   but the copy of ``llm_args.py`` read has ``acceptance_window`` / ``acceptance_length_threshold``
   instead), and the ``decoding_type`` of a separate draft model or of n-gram lookup: for those
-  pairs no TensorRT-LLM configuration is written.
+  pairs no TensorRT-LLM configuration is written. Nor for an EAGLE-1 head: ``decoding_type`` ``Eagle``
+  (``EagleDecodingConfig``) runs EAGLE-3's modes on the PyTorch backend (its ``spec_dec_mode`` is
+  ``EAGLE3_ONE_MODEL`` or ``EAGLE3``) and an EAGLE(-1/-2) head only on the deprecated TensorRT-engine
+  backend (``TrtLlmArgs.validate_speculative_config``), whose flag no row here holds.
+* llama.cpp: an EAGLE-1 head. ``--spec-type`` lists ``draft-eagle3`` and no other EAGLE type at the
+  commit read, so for an EAGLE-1 head no llama.cpp configuration is written.
 * llama.cpp: ``--draft-max`` and ``--draft-min`` (the issue's names) are removed at the commit
   read ("the argument has been removed. use --spec-draft-n-max ..."); the configuration uses
   ``--spec-draft-n-max``, ``--spec-draft-n-min`` and ``--spec-draft-p-min`` (``--draft-p-min``
@@ -120,6 +125,8 @@ ENGINES = {
                 "num_speculative_tokens_per_batch_size: list[tuple[int, int, int]] | None = None",
                 f"its rules: vllm/v1/spec_decode/dynamic/utils.py at {_VLLM_DSD}"),
             "prompt_lookup_max": _vllm("prompt_lookup_max: int | None = Field(default=None, ge=1)"),
+            "eagle": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
+                           'DFlashModelTypes]'),
             "eagle3": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
                             'DFlashModelTypes]'),
             "mtp": _vllm('MTPModelTypes = Literal["deepseek_mtp", ..., "mtp", ...]'),
@@ -141,6 +148,7 @@ ENGINES = {
                                                 "sampled from the draft model in eagle2 each step.\"]"),
             "--speculative-num-draft-tokens": _sglang("speculative_num_draft_tokens: A[Optional[int], \"The number "
                                                       "of tokens sampled from the draft model in Speculative Decoding.\"]"),
+            "EAGLE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "EAGLE3": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "NEXTN": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "STANDALONE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
@@ -172,6 +180,14 @@ ENGINES = {
                 f"its rule: tensorrt_llm/_torch/speculative/utils.py get_draft_len_for_batch_size at {_TRTLLM_UTILS}"),
             "Eagle3": _trt('class Eagle3DecodingConfig(EagleDecodingConfig): decoding_type: Literal["Eagle3"]',
                            "in the page read from character 82,000 to 98,000"),
+            # named only in the reason no EAGLE-1 configuration is written (never in a configuration's text)
+            "Eagle": _trt('class EagleDecodingConfig(DecodingBaseConfig): decoding_type: Literal["Eagle"] = '
+                          'Field(default="Eagle") ... def spec_dec_mode(self): ... if self.eagle3_one_model: return '
+                          'TorchSpeculativeDecodingMode.EAGLE3_ONE_MODEL; return TorchSpeculativeDecodingMode.EAGLE3',
+                          "in the page read from character 82,000 to 98,000; TrtLlmArgs.validate_speculative_config "
+                          "(\"decoding_type 'Eagle3' is only supported on the PyTorch backend. Use decoding_type "
+                          "'Eagle' for the TensorRT backend.\"; EagleDecodingConfig there sets SpeculativeDecodingMode."
+                          "EAGLE) in the page read from character 176,000 to 192,000"),
             "MTP": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
                         'class MTPDecodingConfig(DecodingBaseConfig): decoding_type: ClassVar[str] = "MTP"',
                         "stored copy of 95,434 characters (code index id 1520735490), character 18,257"),
@@ -197,9 +213,10 @@ ENGINES = {
         }),
 }
 CONFIG_ENGINES = tuple(ENGINES)
-# An "EAGLE or MTP head" draft is configured as an EAGLE-3 head (every engine's current EAGLE name:
-# vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) unless the target carries
-# its own multi-token-prediction module.
+# A draft is configured as what the serving model prices it as: the "EAGLE or MTP head" as an EAGLE(-1) head
+# (vLLM eagle, SGLang EAGLE; TensorRT-LLM's PyTorch backend and llama.cpp run no EAGLE-1 head, which their
+# configurations say) unless the target carries its own multi-token-prediction module, and the EAGLE-3 head as
+# EAGLE-3 (vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) on every target.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
 # draft then means that module): the presets whose config.json ships one (lab.serving_presets.Model.mtp,
 # num_nextn_predict_layers or its kin), the very module the serving model prices as the draft.
@@ -250,14 +267,25 @@ def schedule_k_at(engine: str, schedule, batch: int, num_tokens: int) -> int:
     return 0
 
 
+# the kinds whose draft is a checkpoint of its own (the engine is given its path); an MTP module ships in the target's
+_SEPARATE_CHECKPOINT = ("eagle", "eagle3", "draft-model")
+
+
 def _draft_kind(target: str, draft: str) -> str:
+    """The kind of draft an engine is configured for: what the serving model prices ``draft`` as on ``target``.
+
+    >>> [_draft_kind("llama-3-8b", d) for d in ("eagle-head", "eagle3-head", "ngram", "llama-3.2-1b")]
+    ['eagle', 'eagle3', 'ngram', 'draft-model']
+    >>> _draft_kind("deepseek-v3", "eagle-head"), _draft_kind("deepseek-v3", "eagle3-head")
+    ('mtp', 'eagle3')
+    """
     from .serving import EAGLE, EAGLE3, NGRAM
 
     if draft == NGRAM:
         return "ngram"
     if draft == EAGLE3:  # named as such: the reader runs an EAGLE-3 head, whatever the checkpoint carries
-        return "eagle"
-    if draft == EAGLE:
+        return "eagle3"
+    if draft == EAGLE:  # priced as the target's MTP module where it ships one, else as an EAGLE-1 head
         return "mtp" if target in MTP_TARGETS else "eagle"
     return "draft-model"
 
@@ -301,10 +329,10 @@ def _fixed_k(plan: dict) -> tuple[int, str]:
 def _vllm_lines(plan, kind, k_max, why_k):
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run vLLM without --speculative-config"}
-    method = {"eagle": "eagle3", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
+    method = {"eagle": "eagle", "eagle3": "eagle3", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
     config = {"method": method}
     names = ["--speculative-config", "method", method, "num_speculative_tokens"]
-    if kind in ("eagle", "draft-model"):
+    if kind in _SEPARATE_CHECKPOINT:
         config["model"] = "DRAFT_CHECKPOINT"
         names.append("model")
     config["num_speculative_tokens"] = k_max
@@ -328,10 +356,11 @@ def _sglang_lines(plan, kind, k_max, why_k):
     k, why = _fixed_k(plan)
     if k == 0:
         return {"supported": False, "reason": why + ": run SGLang without --speculative-algorithm"}
-    algorithm = {"eagle": "EAGLE3", "mtp": "NEXTN", "draft-model": "STANDALONE", "ngram": "NGRAM"}[kind]
+    algorithm = {"eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "NEXTN", "draft-model": "STANDALONE",
+                 "ngram": "NGRAM"}[kind]
     parts = ["--speculative-algorithm", algorithm]
     names = ["--speculative-algorithm", algorithm]
-    if kind in ("eagle", "draft-model"):
+    if kind in _SEPARATE_CHECKPOINT:
         parts += ["--speculative-draft-model-path", "DRAFT_CHECKPOINT"]
         names.append("--speculative-draft-model-path")
     if kind != "ngram":
@@ -367,7 +396,12 @@ def trtllm_capped(ranges) -> tuple[list, list]:
 def _trtllm_lines(plan, kind, k_max, why_k):
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run TensorRT-LLM without speculative_config"}
-    if kind not in ("eagle", "mtp"):
+    if kind == "eagle":
+        return {"supported": False, "reason": "its PyTorch backend runs no EAGLE-1 head (decoding_type Eagle runs "
+                                              "EAGLE-3's modes there, EagleDecodingConfig.spec_dec_mode; an EAGLE-1 "
+                                              "head runs only on the deprecated TensorRT-engine backend), so no "
+                                              "configuration is written: the EAGLE-3 head has one"}
+    if kind not in ("eagle3", "mtp"):
         return {"supported": False, "reason": "the decoding_type of a separate draft model or of n-gram lookup was "
                                               "not read in TensorRT-LLM's source, so no configuration is written"}
     ranges, lowered = trtllm_capped(plan["ranges"])
@@ -375,10 +409,10 @@ def _trtllm_lines(plan, kind, k_max, why_k):
     if first == 0:
         return {"supported": False, "reason": "speculation does not pay at batch 1, and TensorRT-LLM's schedule must "
                                               "give batch 1 its max_draft_len (> 0 for Eagle and MTP)"}
-    decoding = "Eagle3" if kind == "eagle" else "MTP"
+    decoding = "Eagle3" if kind == "eagle3" else "MTP"
     rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {first}"]
     names = ["speculative_config", "decoding_type", decoding, "max_draft_len"]
-    if kind == "eagle":
+    if kind == "eagle3":
         rows.append("  speculative_model: DRAFT_CHECKPOINT")
         names.append("speculative_model")
     schedule = trtllm_schedule(ranges)
@@ -405,10 +439,13 @@ def _llama_lines(plan, kind, k_max, why_k):
     k, why = _fixed_k(plan)
     if k == 0:
         return {"supported": False, "reason": why + ": run llama-server without --spec-type"}
-    spec = {"eagle": "draft-eagle3", "mtp": "draft-mtp", "draft-model": "draft-simple", "ngram": "ngram-simple"}[kind]
+    if kind == "eagle":
+        return {"supported": False, "reason": "--spec-type lists draft-eagle3 and no EAGLE-1 type, so no configuration "
+                                              "is written for an EAGLE-1 head: the EAGLE-3 head has one"}
+    spec = {"eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft-model": "draft-simple", "ngram": "ngram-simple"}[kind]
     parts = ["--spec-type", spec]
     names = ["--spec-type", spec]
-    if kind in ("eagle", "draft-model"):
+    if kind in _SEPARATE_CHECKPOINT:
         parts += ["--spec-draft-model", "DRAFT_CHECKPOINT"]
         names.append("--spec-draft-model")
     if kind != "ngram":

@@ -337,7 +337,7 @@ TARGETS = {t.name: _with_count(t) for t in (
 
 NGRAM = "ngram"
 EAGLE = "eagle-head"
-EAGLE3 = "eagle3-head"  # priced for the validation rows that ran one; not a preset of the widgets (DRAFT_NAMES)
+EAGLE3 = "eagle3-head"  # the EAGLE-3 head as vLLM builds it (eagle3_head): a widget preset and the validation rows' head
 
 DRAFTS = {t.name: _with_count(t) for t in (
     Transformer("llama-3.2-1b", "Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, True, False,
@@ -348,16 +348,17 @@ DRAFTS = {t.name: _with_count(t) for t in (
                 "intermediate 4864, vocab 151936, tied, q/k/v bias (0.49B, model card). vLLM's blog drafted "
                 "with Qwama-0.5B, a Qwen-0.5B given Llama-3's vocabulary: the same class"),
 )}
-DRAFT_NAMES = (*DRAFTS, EAGLE, NGRAM)
+# The draft presets: the two draft models, the "EAGLE or MTP head" (an EAGLE-1 head, or the target's own MTP module
+# where its checkpoint ships one), the EAGLE-3 head (what most readers run in 2026) and n-gram lookup.
+DRAFT_NAMES = (*DRAFTS, EAGLE, EAGLE3, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
                 EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
                 EAGLE3: "EAGLE-3 head (1 layer, 32k draft vocabulary)"}
 # the widgets' draft choices (the serving and deployment panels): the presets a reader picks, with their labels
-# (not the EAGLE-3 head, which prices the validation rows that ran one)
 DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
-# Every draft the model prices: the CLIs take them all; the widgets offer DRAFT_NAMES (the EAGLE-3 head is priced as
-# vLLM builds it for the validation rows that ran one, and a reader who runs one can name it on the command line).
-PRICED_DRAFT_NAMES = (*DRAFT_NAMES, EAGLE3)
+# Every draft the model prices, which the CLIs take: the widgets' presets (the EAGLE-3 head among them since December
+# 2026; before, only the serving CLI and the validation rows named it).
+PRICED_DRAFT_NAMES = DRAFT_NAMES
 
 
 def eagle_head(target: Transformer) -> Transformer:

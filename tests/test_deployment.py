@@ -444,3 +444,30 @@ def test_the_schedule_runs_on_the_curve_and_stops_at_its_plateau(capsys):
         assert here == document["serving"]["bestLookahead"]
         said = " ".join(item["sentence"] for item in document["diagnosis"])
         assert "on your curve" in said and "\u03b1^8" not in said
+
+
+def test_the_eagle3_head_is_a_preset_the_panels_offer_and_send_unchanged():
+    """The EAGLE-3 head (what most readers run in 2026) is a draft both panels offer, under its label; its URL
+    state round-trips; and the deployment panel's button for the serving widget sends it, which that widget
+    takes as it is (no note, the same draft), with the EAGLE prior (lab.acceptance.family_of_draft)."""
+    from lab import acceptance
+    from lab.widgets import serving as serving_widget
+
+    label = "EAGLE-3 head (1 layer, 32k draft vocabulary)"
+    for controls in (widget.CONTROLS, serving_widget.CONTROLS):
+        [choice] = [c for c in controls if getattr(c, "name", "") == "draft"]
+        assert choice.options[serving.EAGLE3] == label and choice.default == serving.EAGLE
+    # a per-token alpha, so the serving widget gets no curve of the reader's (which its address cannot keep)
+    panel = widget.view("depDraft=eagle3-head&depTarget=llama-3-8b&depGpus=1&depUnit=alpha&depValue=70")
+    assert panel["notes"] == [] and panel["params"]["draft"] == serving.EAGLE3 and "depDraft=eagle3-head" in panel["query"]
+    sent, _, _ = family._list_rows(panel["figures"]["instruments"])["serving"]
+    assert sent["draft"] == serving.EAGLE3
+    received = serving_widget.view(sent)
+    assert received["notes"] == [] and received["params"]["draft"] == serving.EAGLE3
+    # (a draft the widget does not offer would come back with a note and the default: what this guards against)
+    assert any(note.startswith("Draft:") for note in serving_widget.view(dict(sent, draft="eagle4-head"))["notes"])
+    assert "srvDraft=eagle3-head" in received["query"]
+    assert serving_widget.view(received["query"])["params"]["draft"] == serving.EAGLE3
+    assert acceptance.family_of_draft(serving.EAGLE3, "deepseek-v3") == "eagle"
+    # the engine configuration it shows is an EAGLE-3 head's
+    assert '"method": "eagle3"' in panel["engineAnswer"]["config"]["text"]

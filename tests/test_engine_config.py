@@ -23,6 +23,9 @@ DEPLOYMENTS = {
                                         batch=32, context=4096, lookahead=4),
     "moe-mtp-8xh200": deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=32,
                                             context=4096, lookahead=3, precision="fp8"),
+    # the EAGLE-3 head: every engine configures it (TensorRT-LLM and llama.cpp write nothing for an EAGLE-1 head)
+    "dense-8b-eagle3-1xh100": deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=1,
+                                                    batch=16, context=2048, lookahead=4),
 }
 PERCENT = 71
 
@@ -101,8 +104,9 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
     assert [k for k, _ in answers["vllm"]["kByBatch"]] == best
     for engine in ("vllm", "trtllm"):
         config = answers[engine]["config"]
-        if not config["supported"]:
-            assert engine == "trtllm" and d.draft not in (serving.EAGLE,)
+        if not config["supported"]:  # TensorRT-LLM: a separate draft model, or an EAGLE-1 head (no MTP module)
+            assert engine == "trtllm" and d.draft != serving.EAGLE3
+            assert d.draft != serving.EAGLE or d.target not in engine_config.MTP_TARGETS
             continue
         schedule = config["schedule"]
         k_max = max(best)
@@ -122,6 +126,9 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
     here = best[d.batch - 1]
     for engine in ("sglang", "llamacpp"):
         config = answers[engine]["config"]
+        if engine == "llamacpp" and not config["supported"]:  # an EAGLE-1 head: llama.cpp runs only EAGLE-3's
+            assert d.draft == serving.EAGLE and d.target not in engine_config.MTP_TARGETS
+            continue
         steps = re.search(r"--spec(?:ulative-num-steps|-draft-n-max) (\d+)", config["text"])
         assert int(steps[1]) == here
 
@@ -186,8 +193,12 @@ def _cli(*args):
 
 
 def test_cli_config_and_json():
+    # the default's EAGLE-1 head: TensorRT-LLM's PyTorch backend runs none, and the configuration says so; the
+    # EAGLE-3 head (a --draft the CLI takes) has one, with its schedule
     out = _cli("--config", "trtllm")
-    assert out.returncode == 0 and "draft_len_schedule:" in out.stdout
+    assert out.returncode == 0 and "runs no EAGLE-1 head" in out.stdout and "speculative_config:" not in out.stdout
+    out = _cli("--config", "trtllm", "--draft", "eagle3-head")
+    assert out.returncode == 0 and "decoding_type: Eagle3" in out.stdout and "draft_len_schedule:" in out.stdout
     doc = json.loads(_cli("--json", "--dollars-per-gpu-hour", "3", "--tpot-target-ms", "30").stdout)
     for key in ("config", "schedule", "costPerMillionTokens", "tokensPerSecondPerGpu", "tokensPerSecondPerUser",
                 "diagnosis"):
@@ -219,3 +230,70 @@ def test_suite_checks_fail_when_broken(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(production, "cost_per_million_tokens", lambda price, per_gpu: price * 1e6 / (3000.0 * per_gpu))
     assert not passed("deployment-cost-arithmetic")
+
+
+# What each engine is told to run for what the serving model prices (lab.serving.draft_shape): read from the priced
+# shape, not from lab.engine_config. None: the engine runs no such draft, and the configuration must say so.
+PRICED_AS = {
+    "eagle": {"vllm": '"method": "eagle"', "sglang": "--speculative-algorithm EAGLE ", "trtllm": None, "llamacpp": None},
+    "eagle3": {"vllm": '"method": "eagle3"', "sglang": "--speculative-algorithm EAGLE3 ",
+               "trtllm": "decoding_type: Eagle3", "llamacpp": "--spec-type draft-eagle3 "},
+    "mtp": {"vllm": '"method": "mtp"', "sglang": "--speculative-algorithm NEXTN ", "trtllm": "decoding_type: MTP",
+            "llamacpp": "--spec-type draft-mtp "},
+}
+
+
+def _priced_kind(target: str, draft: str) -> str | None:
+    """What the serving model prices ``draft`` on ``target`` as, from the shape it prices (its source says how it was
+    built): an EAGLE-3 head as vLLM's llama_eagle3.py builds it (its own LM head over a draft vocabulary), the
+    checkpoint's own MTP layer, or else an EAGLE-1 head (None for a draft model or n-gram lookup)."""
+    shape = serving.draft_shape(serving.DEFAULT_SETTINGS.with_(target=target, draft=draft))
+    if shape is None or shape.name in serving.DRAFTS:
+        return None
+    if "llama_eagle3.py" in shape.source:
+        assert shape.vocab == serving.EAGLE3_DRAFT_VOCAB and shape.mtp == 0
+        return "eagle3"
+    if "the checkpoint's own MTP layer" in shape.source:
+        assert serving.TARGETS[target].mtp > 0
+        return "mtp"
+    assert shape.vocab == serving.TARGETS[target].vocab   # the target's LM head, read every step: EAGLE-1's design
+    return "eagle"
+
+
+def _misconfigured() -> list:
+    """Every (target, draft, engine) whose configuration does not name the method the serving model prices."""
+    plan = {"gpus": 1, "lookahead": 3, "ranges": [(1, 8, 3), (9, 64, 2)], "batch": 4, "batchK": 3, "speedup": 1.5,
+            "bestSpeedup": 1.5}
+    wrong = []
+    for target in serving.TARGETS:
+        for draft in serving.DRAFT_NAMES:
+            kind = _priced_kind(target, draft)
+            if kind is None:
+                continue
+            for engine, needle in PRICED_AS[kind].items():
+                config = engine_config.configuration(engine, {**plan, "target": target, "draft": draft})
+                if needle is None:
+                    ok = not config["supported"] and "EAGLE-1" in config["reason"]
+                else:
+                    ok = config["supported"] and needle in config["text"] + " "
+                if not ok:
+                    wrong.append((target, draft, engine, config["text"] or config["reason"]))
+    return wrong
+
+
+def test_each_draft_is_configured_as_what_the_serving_model_prices():
+    """The "EAGLE or MTP head" is priced as an EAGLE-1 head (or the target's MTP module) and the EAGLE-3 head as
+    EAGLE-3: each engine's configuration names that method, or says it runs no such head."""
+    kinds = {_priced_kind(t, d) for t in serving.TARGETS for d in serving.DRAFT_NAMES}
+    assert kinds == {None, "eagle", "eagle3", "mtp"}
+    assert _misconfigured() == []
+
+
+def test_an_eagle1_head_configured_as_eagle3_fails(monkeypatch):
+    """The mutation the issue names: the panel priced EAGLE-1 and told the reader to run EAGLE-3."""
+    original = engine_config._draft_kind
+    monkeypatch.setattr(engine_config, "_draft_kind",
+                        lambda target, draft: "eagle3" if original(target, draft) == "eagle" else original(target, draft))
+    wrong = _misconfigured()
+    assert wrong and {draft for _, draft, _, _ in wrong} == {serving.EAGLE}
+    assert {engine for _, _, engine, _ in wrong} == set(engine_config.CONFIG_ENGINES)

@@ -491,7 +491,9 @@ def test_eagle3_head_is_priced_as_vllm_builds_it():
     assert serving.head_params(e3) == 32000 * h and serving.gemm_params(e3) == e3.params - 32000 * h
     s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", gpus=1, gpu="h100-sxm")
     assert serving.draft_step_ms(s.with_(draft=serving.EAGLE3), 1, 600) < serving.draft_step_ms(s.with_(draft=serving.EAGLE), 1, 600)
-    assert serving.EAGLE3 not in serving.DRAFT_NAMES   # a validation draft, not a widget preset
+    # a widget preset since December 2026 (labelled by its vocabulary), and still the head the CLIs price by name
+    assert serving.EAGLE3 in serving.DRAFT_NAMES and serving.PRICED_DRAFT_NAMES == serving.DRAFT_NAMES
+    assert serving.DRAFT_CHOICES[serving.EAGLE3] == "EAGLE-3 head (1 layer, 32k draft vocabulary)"
 
 
 def _without_serial_output(monkeypatch):
@@ -903,7 +905,7 @@ def test_the_marked_cell_is_the_readers_context_and_batch(context_exp, batch_exp
 
 def test_the_serving_cli_prices_an_eagle3_head_by_name(capsys):
     """The EAGLE-3 head the validation rows ran is a draft the serving CLI takes: priced as vLLM builds it
-    (its own draft step, not the EAGLE-1 head's), and configured as an EAGLE head whatever the target carries."""
+    (its own draft step, not the EAGLE-1 head's), and configured as an EAGLE-3 head whatever the target carries."""
     from lab.cli import main
     from lab.engine_config import _draft_kind
 
@@ -916,7 +918,7 @@ def test_the_serving_cli_prices_an_eagle3_head_by_name(capsys):
         steps[draft] = document["draftStepMs"]
         assert document["params"]["draft"] == draft
     assert steps["eagle3-head"] != steps["eagle-head"]
-    assert _draft_kind("deepseek-v3", serving.EAGLE3) == "eagle" and _draft_kind("deepseek-v3", serving.EAGLE) == "mtp"
+    assert _draft_kind("deepseek-v3", serving.EAGLE3) == "eagle3" and _draft_kind("deepseek-v3", serving.EAGLE) == "mtp"
 
 
 def test_the_configuration_names_the_mtp_module_the_model_prices():
@@ -927,4 +929,4 @@ def test_the_configuration_names_the_mtp_module_the_model_prices():
     kinds = {name: _draft_kind(name, serving.EAGLE) for name in serving.TARGETS}
     assert {name for name, kind in kinds.items() if kind == "mtp"} == {
         name for name, target in serving.TARGETS.items() if target.mtp} >= {"deepseek-v3", "glm-4.5"}
-    assert all(kind == "eagle" for name, kind in kinds.items() if not serving.TARGETS[name].mtp)
+    assert all(kind == "eagle" for name, kind in kinds.items() if not serving.TARGETS[name].mtp)  # EAGLE-1, as priced

@@ -217,6 +217,8 @@ def test_the_engine_configuration_is_copied_in_one_click_and_the_link_keeps_its_
     # the figures sit in a folded group: app.js fills them when it opens
     pg.click(f"{SELECTOR} details.dep-details summary:has-text('Your engine')")
     pg.click(f"{SELECTOR} details.dep-details summary:has-text('In production')")
+    # TensorRT-LLM's PyTorch backend runs no EAGLE-1 head (the default's): the reader picks the EAGLE-3 head
+    set_control(pg, "draft", "eagle3-head")
     set_control(pg, "configEngine", "trtllm")
     set_control(pg, "gpuHour", "4")
     set_control(pg, "tpotTarget", "30")
@@ -235,4 +237,5 @@ def test_the_engine_configuration_is_copied_in_one_click_and_the_link_keeps_its_
     pg.wait_for_function("() => !document.documentElement.hasAttribute('data-url-pending')")
     query = pg.evaluate("() => location.search")
     assert "depConfig=trtllm" in query and "depGpuHour=4" in query and "depTpotMs=30" in query
+    assert "depDraft=eagle3-head" in query
     assert pg.console_errors == []

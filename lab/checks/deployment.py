@@ -432,7 +432,9 @@ def panel_readouts_match_model(out):
 
 SCHEDULE_GRID = (
     deployment.DEFAULT_DEPLOYMENT,
-    deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, batch=16, context=2048),
+    # the EAGLE-3 head: TensorRT-LLM writes no configuration for the default's EAGLE-1 head (lab.engine_config), so its
+    # schedule on a dense target is held here
+    deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=1, batch=16, context=2048),
     deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", gpu="h100-sxm", gpus=4, batch=32, context=4096),
     deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=32, context=4096,
                           lookahead=3, precision="fp8"),
@@ -443,8 +445,9 @@ def schedule_is_best_k(out):
     """vLLM's num_speculative_tokens_per_batch_size and TensorRT-LLM's draft_len_schedule, as printed and
     read by each engine's own rule (lab.engine_config.schedule_k_at), give the serving model's best k
     (lab.serving.best_lookahead, 0 where no k pays) at every batch that fits, for the panel's default, a
-    dense 8B on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on eight H200s;
-    TensorRT-LLM's only capped at batch 1's k (its validator), exactly where the configuration says."""
+    dense 8B with an EAGLE-3 head on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on
+    eight H200s; TensorRT-LLM's only capped at batch 1's k (its validator), exactly where the configuration
+    says (it writes none for the default's EAGLE-1 head, which its PyTorch backend does not run)."""
     from .. import engine_config, production
 
     for d in SCHEDULE_GRID:

@@ -514,11 +514,12 @@ def _b200_held_out_direction() -> str:
 def _presets_context() -> dict:
     """The numbers the article's preset paragraph quotes, computed from the presets: FP4's bytes a
     weight, the hybrid preset's linear-attention state per copy (MB) and its slots at the widget's
-    lookahead, and the latent-attention verify intensity of DeepSeek-V3 per verified token on one GPU.
+    lookahead, the latent-attention verify intensity of DeepSeek-V3 per verified token on one GPU, and the
+    EAGLE-3 head's draft vocabulary (thousands of tokens).
 
     >>> p = _presets_context()
-    >>> p["fp4Bytes"], p["stateMb"], p["hybridLinear"], p["hybridSoftmax"]
-    ('0.5625', '77', 36, 12)
+    >>> p["fp4Bytes"], p["stateMb"], p["hybridLinear"], p["hybridSoftmax"], p["eagle3VocabK"]
+    ('0.5625', '77', 36, 12, 32)
     """
     hybrid = serving.TARGETS["qwen3-next-80b-a3b"]
     latent, bf16 = serving.TARGETS["deepseek-v3"], serving.PRECISIONS["bf16"]
@@ -526,7 +527,8 @@ def _presets_context() -> dict:
             "stateMb": _f(serving.linear_state_bytes(hybrid) / 1e6, 0),
             "hybridLinear": hybrid.linear_layers, "hybridSoftmax": serving.softmax_layers(hybrid),
             "window": serving.TARGETS["gpt-oss-120b"].window,
-            "mlaIntensity": _f(serving.attention_flops(latent) / serving.kv_bytes_per_token(latent, bf16), 0)}
+            "mlaIntensity": _f(serving.attention_flops(latent) / serving.kv_bytes_per_token(latent, bf16), 0),
+            "eagle3VocabK": round(serving.EAGLE3_DRAFT_VOCAB / 1000)}
 
 
 def _validation_context() -> dict:
