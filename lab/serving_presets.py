@@ -353,7 +353,7 @@ DRAFTS = {t.name: _with_count(t) for t in (
 DRAFT_NAMES = (*DRAFTS, EAGLE, EAGLE3, NGRAM)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
                 EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
-                EAGLE3: "EAGLE-3 head (1 layer, 32k draft vocabulary)"}
+                EAGLE3: "EAGLE-3 head (1 layer)"}  # its 32k draft vocabulary: the article says it (a phone shows a label whole)
 # the widgets' draft choices (the serving and deployment panels): the presets a reader picks, with their labels
 DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
 # Every draft the model prices, which the CLIs take: the widgets' presets (the EAGLE-3 head among them since December

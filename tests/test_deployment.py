@@ -453,7 +453,7 @@ def test_the_eagle3_head_is_a_preset_the_panels_offer_and_send_unchanged():
     from lab import acceptance
     from lab.widgets import serving as serving_widget
 
-    label = "EAGLE-3 head (1 layer, 32k draft vocabulary)"
+    label = "EAGLE-3 head (1 layer)"
     for controls in (widget.CONTROLS, serving_widget.CONTROLS):
         [choice] = [c for c in controls if getattr(c, "name", "") == "draft"]
         assert choice.options[serving.EAGLE3] == label and choice.default == serving.EAGLE
