@@ -247,8 +247,10 @@ def run(args):
                 "instruments": result["values"]}
     lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)",
              f"serving model: {srv['speedup']:.4f}x at k = {d.lookahead}; best k = {srv['bestLookahead']} "
-             f"({srv['bestSpeedup']:.4f}x) at your alpha; {result['servingSent']['speedup']:.4f}x at the "
-             f"instruments' {result['acceptancePercent']}%"
+             f"({srv['bestSpeedup']:.4f}x) " + (f"at your alpha; {result['servingSent']['speedup']:.4f}x at the "
+                                                f"instruments' {result['acceptancePercent']}%" if curve is None else
+                                                f"on your curve; {result['servingSent']['speedup']:.4f}x on the curve "
+                                                "the serving widget receives (4 decimals)")
              + ("" if srv["fits"] else " if it fitted in memory (it does not: see the note)"),
              f"ledger (fitted, rounded sliders): {led['speedup']:.4f}x at k = {d.lookahead}; best k = "
              f"{led['bestLookahead']} ({led['bestSpeedup']:.4f}x)"
