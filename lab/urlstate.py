@@ -333,7 +333,16 @@ def reader_note(slider: Slider, raw, label: str = "") -> tuple[float | int, str 
         which = "more than the largest" if number > slider.maximum else "less than the smallest"
         return value, (f"{label}: {shown_value(slider, number)} is {which}, {shown_value(slider, value)}; "
                        f"using {shown_value(slider, value)}")
-    return value, f"{label}: {shown_value(slider, number)} is not a whole number; using {shown_value(slider, value)}"
+    # the words the page's typed twin says at once (site/app.js wireTypedTwins), so the answer that follows says the same
+    def bare(v):  # the number as the page shows it (1,024), its unit said once, after the value used
+        text = shown_value(slider, v)
+        if slider.unit and not slider.unit.startswith("%"):
+            for unit in (slider.unit, slider.unit[:-1]):
+                if text.endswith(" " + unit):
+                    return text[:-len(unit) - 1]
+        return text
+    return value, (f"{label}: {shown_value(slider, number)} is not a whole number from {bare(slider.minimum)} to "
+                   f"{bare(slider.maximum)}; using {shown_value(slider, value)}")
 
 
 def _typed(slider: Slider, value):

@@ -47,7 +47,7 @@ def test_the_link_keeps_the_count_and_an_old_link_loads_at_its_power():
     ("abc", "Batch B: 'abc' is not a number; using 32 sequences (valid: a whole number, 1 to 1,024 sequences)"),
     ("5000", "Batch B: 5,000 sequences is more than the largest, 1,024 sequences; using 1,024 sequences"),
     ("0", "Batch B: 0 sequences is less than the smallest, 1 sequence; using 1 sequence"),
-    ("48.5", "Batch B: 48.5 sequences is not a whole number; using 49 sequences"),
+    ("48.5", "Batch B: 48.5 sequences is not a whole number from 1 to 1,024; using 49 sequences"),
 ])
 def test_a_bad_count_in_a_link_is_one_note_in_the_readers_words(typed, note):
     got = panel.view(f"?depBatch={typed}")
