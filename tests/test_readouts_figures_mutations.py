@@ -342,8 +342,8 @@ def test_deployment_production_row_at_the_readers_k_for_the_schedule(monkeypatch
 
 def test_deployment_schedule_from_one_batch_too_late(monkeypatch):
     original = deployment_widget.schedule_html
-    monkeypatch.setattr(deployment_widget, "schedule_html", lambda schedule: original(
-        [{**r, "from": r["from"] + 1} for r in schedule]))
+    monkeypatch.setattr(deployment_widget, "schedule_html", lambda schedule, on_curve=False: original(
+        [{**r, "from": r["from"] + 1} for r in schedule], on_curve))
     _fails("deployment-readouts-match-model", "schedule")
 
 

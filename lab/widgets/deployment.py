@@ -393,7 +393,7 @@ def _view(raw) -> dict:
             "instruments": instruments_html(d, params, result),
             "sendAll": send_all_html(d, params, result),
             "engineConfig": config_html(extra["config"]),
-            "schedule": schedule_html(extra["schedule"]),
+            "schedule": schedule_html(extra["schedule"], curve is not None),
             "production": production_html(extra["production"], d),
             "prefill": prefill_html(extra["production"]),
             "diagnosis": diagnosis_html(extra["diagnosis"]),
@@ -437,11 +437,14 @@ def _sources_html(config: dict) -> str:
             f'<ul class="dep-config-sources">{items}</ul>')
 
 
-def schedule_html(schedule: list) -> str:
-    """The k schedule by batch as a table: each batch range with the serving model's best k (0: off)."""
+def schedule_html(schedule: list, on_curve: bool = False) -> str:
+    """The k schedule by batch as a table: each batch range with the serving model's best k (0: off), on the
+    answer's acceptance curve when it has one (k never past its plateau's start plus one)."""
     rows = "".join(f'<tr><td>{r["from"]}&ndash;{r["to"]}</td><td>{r["lookahead"] or "0 (speculation off)"}</td></tr>'
                    for r in schedule)
-    return ('<table><caption>The serving model\'s best lookahead k at every batch that fits</caption>'
+    caption = "The serving model's best lookahead k at every batch that fits" + (
+        ", on your acceptance curve (never past its plateau's start plus one)" if on_curve else "")
+    return (f'<table><caption>{escape(caption)}</caption>'
             f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table>')
 
 
