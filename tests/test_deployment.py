@@ -234,6 +234,48 @@ def test_a_different_best_lookahead_is_explained_with_both_numbers():
         in rounded["summary"]
 
 
+def _library_curve(name="dsv4-pro-mtp-thinking"):
+    from lab import acceptance
+
+    return acceptance.from_lengths(dict(enumerate(acceptance.library_lengths(name), 1)))
+
+
+def test_the_verify_costs_are_compared_at_the_best_lookaheads_on_the_curve():
+    """On a curve the summary sets the two models' verify costs side by side at the best lookaheads the answer names
+    on the curve, never at i.i.d.'s (on DeepSeek-V4-Pro's measured MTP curve, which plateaus, i.i.d. at the same
+    length names k = 4 and 7 where the curve names 3); and on the panel's default path (a figure extended by its
+    prior) the sentence's lookaheads are the answer's."""
+    import re
+
+    curve = _library_curve()
+    d = D._replace(target="deepseek-v3", gpu="h200", gpus=8, precision="fp8", batch=32, lookahead=2)
+    answer = deployment.answer(d, deployment.alpha_from(curve.length(2), "length", 2), curve)
+    bests = {answer["serving"]["bestLookahead"], answer["ledger"]["bestLookahead"]}
+    assert [row["lookahead"] for row in answer["compare"]] == sorted(bests) == [3]
+    for row in answer["compare"]:
+        assert row["servingVerifyMs"] == deployment.step_times(d, row["lookahead"])["verify"]
+        assert row["ledgerVerifyMs"] == deployment.ledger_verify_ms(answer["costs"], row["lookahead"])
+    raw = {"target": "mixtral-8x7b", "lookahead": "2", "batchExp": "0", "contextExp": "10"}
+    view = widget.view(raw)
+    said = [int(k) for k in re.findall(r"at k = (\d+) \(serving:", view["summary"])]
+    answer = view["answer"]
+    assert said and said == sorted({answer["serving"]["bestLookahead"], answer["ledger"]["bestLookahead"]})
+
+
+def test_verify_costs_compared_at_iids_lookaheads_fail_the_readout_check(monkeypatch):
+    """The readout check holds the summary's comparison to the best lookaheads on the curve: the answer's
+    comparison put back at i.i.d.'s lookaheads (as it was) fails it."""
+    on_curve = deployment._curve_answer
+
+    def at_iids(d, alpha, curve):
+        answer = on_curve(d, alpha, curve)
+        return {**answer, "compare": deployment._iid_answer(d, alpha)["compare"]}
+
+    monkeypatch.setattr(deployment, "_curve_answer", at_iids)
+    failure = _fails("deployment-readouts-match-model")
+    assert failure and "the summary compares the verify costs at k = [" in failure
+
+
 @pytest.mark.parametrize("raw, named, valid", [
     ({"value": "abc"}, "Your acceptance figure", "valid: 0 to 100"),
     ({"value": "7", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "1 to k + 1 = 5"),

@@ -353,7 +353,10 @@ def panel_readouts_match_model(out):
     acceptance length), alpha is written back in the engines' units at the lookahead to run, and the
     step times, speedup and best lookahead are the serving model's at that deployment, and the instruments
     list gives the ledger its own answer at the sliders the panel sends it; a mean acceptance length
-    measured at the lookahead to run comes back as typed."""
+    measured at the lookahead to run comes back as typed; where the summary sets the two models' verify costs side by
+    side, it does so at the two best lookaheads it names (on the curve, when there is one)."""
+    import re
+
     from ..widgets import deployment as widget
 
     f = to_fixed
@@ -416,6 +419,11 @@ def panel_readouts_match_model(out):
         failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
         if failure:
             return out.fail(failure)
+        # where the summary sets the two verify costs side by side, it does so at the two best lookaheads above
+        compared = sorted({int(j) for j in re.findall(r"ms at k = (\d+) \(serving:", view["summary"])})
+        if compared and compared != sorted({best_k, led_best}):
+            return out.fail(f"{where}: the summary compares the verify costs at k = {compared}, the best lookaheads "
+                            f"are {best_k} (serving) and {led_best} (ledger)")
         yield
         extra = deployment.engine_answer(d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"]),
                                          curve=curve)
