@@ -276,6 +276,45 @@ def test_verify_costs_compared_at_iids_lookaheads_fail_the_readout_check(monkeyp
     assert failure and "the summary compares the verify costs at k = [" in failure
 
 
+def test_the_instruments_list_says_the_curve_is_what_they_receive():
+    """On a curve (the panel's default figure travels extended by its prior) the ledger, the policies and serving
+    receive the curve itself, their one acceptance slider set aside, and the trees value their depth profile on it:
+    the list says so, and says the policies run on the curve, not on their bursty process; one alpha says alpha."""
+    import html
+    import re
+
+    def rows(raw):
+        text = widget.view(raw)["figures"]["instruments"]
+        found = re.findall(r'data-target="([^"]+)".*?class="dep-gets">(.*?)</p><p class="dep-uses">(.*?)</p>', text, re.S)
+        return {name: (html.unescape(gets), html.unescape(uses)) for name, gets, uses in found}
+
+    on_curve, one_alpha = rows({}), rows({"unit": "alpha", "value": "70"})
+    percent = widget.view({})["answer"]["acceptancePercent"]
+    for name in ("ledger", "policies", "serving"):
+        assert f"your curve (its slider's \u03b1 {percent}% set aside)" in on_curve[name][0], on_curve[name]
+        assert "your curve" not in one_alpha[name][0] and "\u03b1 70%" in one_alpha[name][0]
+    assert "your curve for its depth profile" in on_curve["trees"][0] and "curve" not in one_alpha["trees"][0]
+    assert "bursty" not in on_curve["policies"][1] and "over your curve" in on_curve["policies"][1]
+    assert "bursty" in one_alpha["policies"][1]
+    assert "(the token trees value their tree on it level by level)" in widget.view({})["summary"]
+
+
+@pytest.mark.parametrize("kind", ["ledger", "serving", "policies"])
+def test_a_widget_sent_the_panels_curve_does_not_say_it_is_not_the_panels(kind):
+    """The panel sends its curve; the receiving widget, in measured-curve mode, says it runs on the curve that was
+    sent (the panel's own or a trace's), where it said the curve replaced the panel's figure and its speedup was not
+    the panel's (serving's readout is the panel's answer on it: deployment-serving-shows-the-answer holds them)."""
+    from lab import instruments, views
+
+    receiver = instruments.part("widgets", kind)
+    sent = {name: str(value) for name, value in widget.view({})["answer"]["values"][kind].items()}
+    raw = {**sent, "origin": "sent"}
+    view = receiver.view(raw)
+    said = views.sent_differs(receiver, view, raw)
+    assert view["curveMode"] and said.startswith("It runs on the curve that was sent (the panel's own")
+    assert "not the panel's" not in said and "one acceptance figure" not in said
+
+
 @pytest.mark.parametrize("raw, named, valid", [
     ({"value": "abc"}, "Your acceptance figure", "valid: 0 to 100"),
     ({"value": "7", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "1 to k + 1 = 5"),

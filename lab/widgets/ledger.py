@@ -322,9 +322,9 @@ def curve_best_note(best: dict) -> str:
 def differs(view: dict) -> str:
     """Under the lead when the deployment panel sent these settings: why the number may differ from
     the panel's answer (one sentence, the reader's words)."""
-    if view["curveMode"]:
-        return ("Your deployment sent one acceptance for every position; this measured curve replaces it, so "
-                "the speedup is the curve's, not the panel's.")
+    if view["curveMode"]:  # the panel sends its curve (a figure travels extended by its prior); a trace sends its own
+        return ("It runs on the curve that was sent (the panel's own or a trace's) with your deployment's step times "
+                "fitted to one line and rounded, so its speedup may differ from the panel's by a few hundredths.")
     return ("Its costs are your deployment's step times fitted to this one-line cycle and rounded to whole percent "
             "and ms, so its speedup may differ from the panel's by a few hundredths; the panel says when its best k "
             "differs.")
