@@ -410,6 +410,16 @@ def test_policies_without_the_ledgers_costs_fail(monkeypatch):
     assert "policies best static" in _fails("deployment-policies-independent-is-ledger")
 
 
+def test_policies_that_collapse_the_sent_curve_to_one_alpha_fail(monkeypatch):
+    """The check holds the policies on the curve the panel sends: run on the curve's mean as one alpha instead
+    (the collapse to one number this test guards against), their best static k leaves the ledger's on the curve, and it fails."""
+    from lab import policies
+
+    monkeypatch.setattr(policies, "received_curve", lambda curve, measured=None: policies.iid(sum(curve) / len(curve)))
+    failure = _fails("deployment-policies-independent-is-ledger")
+    assert failure and "on the sent curve the policies' best static k" in failure
+
+
 def test_a_silent_clamp_of_the_figure_fails(monkeypatch):
     original = widget._params
 

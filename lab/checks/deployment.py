@@ -167,7 +167,9 @@ def ledger_widget_shows_the_ledger_answer(out):
 
 def policies_independent_is_the_ledger(out):
     """With independent tokens, the lookahead policies given what the panel sends them find the ledger's
-    best static lookahead and speedup (over the same k range): one cost model, not two."""
+    best static lookahead and speedup (over the same k range): one cost model, not two; and on the curve the
+    panel sends them (polCurve, as their measured-curve mode reads it), the ledger's best static lookahead and
+    speedup on that curve (lab.acceptance.best_lookahead_on_curve), not one alpha's."""
     from .. import policies
 
     for raw in VIEW_GRID:
@@ -183,6 +185,16 @@ def policies_independent_is_the_ledger(out):
         if abs(result["speedup"] - speedup) > 1e-9 * speedup:
             out.fail(f"{raw}: policies best static k = {result['k']} at {result['speedup']}, ledger k = {k} at {speedup}")
             return
+        token = values.get("polCurve")
+        if token:  # the curve the panel sends: both continue it past its measured positions as lab.acceptance does
+            rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
+            result = policies.best_static(policies.received_curve(rates, measured), policies.setting_costs(values))
+            found = acceptance.best_lookahead_on_curve(
+                settings, acceptance.extended_rates(rates, policies.MAX_STATIC, measured), policies.MAX_STATIC, measured)
+            if result["k"] != found["k"] or abs(result["speedup"] - found["speedup"]) > 1e-9 * found["speedup"]:
+                out.fail(f"{raw}: on the sent curve the policies' best static k = {result['k']} at "
+                         f"{result['speedup']}, the ledger's k = {found['k']} at {found['speedup']}")
+                return
 
 
 def view_names_bad_values(out):
