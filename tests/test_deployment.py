@@ -420,6 +420,19 @@ def test_policies_that_collapse_the_sent_curve_to_one_alpha_fail(monkeypatch):
     assert failure and "on the sent curve the policies' best static k" in failure
 
 
+def test_the_serving_check_scans_the_sent_curve_by_the_one_best_k_rule():
+    """The serving check's own scan of the sent curve goes through lab.acceptance.best_lookahead, as the serving
+    widget and the panel do: on the default figure with an n-gram draft at batch 1 (its prior plateaus from k = 10)
+    the bare first-largest scan said 12 where both say 11 (the case in the check's grid, so the check failed there)."""
+    from lab.widgets import serving as serving_widget
+
+    answer = widget.view({"draft": "ngram", "batchExp": "0"})["answer"]
+    assert answer["curve"]["plateauStart"] == 10 and answer["servingSent"]["bestLookahead"] == 11
+    shown = serving_widget.view({name: str(value) for name, value in answer["values"]["serving"].items()})
+    assert family._sent_curve_best(serving_widget._settings(shown["params"]), answer["values"]["serving"]["srvCurve"]) == 11
+    assert {"draft": "ngram", "batchExp": "0"} in family.VIEW_GRID
+
+
 def test_a_silent_clamp_of_the_figure_fails(monkeypatch):
     original = widget._params
 

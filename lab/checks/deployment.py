@@ -26,7 +26,9 @@ GRID = tuple(deployment.Deployment(target=target, draft=draft, gpu=gpu, gpus=gpu
                           lookahead=4),)
 VIEW_GRID = ({}, {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6", "batchExp": "0"},
              {"unit": "alpha", "value": "57", "target": "llama-3-8b", "gpus": "1", "lookahead": "2", "batchExp": "0"},
-             {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"})
+             {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"},
+             # the default figure on an n-gram draft at batch 1: its prior's plateau caps the best k (11, not 12)
+             {"draft": "ngram", "batchExp": "0"})
 SIGNATURE_SETTING = {"value": 2.8, "unit": "length", "measured_k": 4}
 SIGNATURE_NOTE = (
     "deployment: alpha of the panel's default figure, a mean acceptance length of 2.8 at k = 4 (the root of "
@@ -140,13 +142,16 @@ def serving_widget_shows_the_answer(out):
 
 def _sent_curve_best(settings, token: str) -> int:
     """The serving model's best lookahead on the curve a token carries, scanned here (k = 1 to MAX_LOOKAHEAD, the
-    first of the largest), not read from the panel."""
+    first of the largest), not read from the panel, by the one best-k rule (lab.acceptance.best_lookahead: never past
+    the plateau's start plus one; the panel's default figure with an n-gram draft at batch 1 plateaus from k = 10,
+    where the bare scan says 12 and every instrument 11)."""
     from .. import acceptance
 
     rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
     speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k)).speedup
                 for k in range(1, deployment.MAX_LOOKAHEAD + 1)]
-    return 1 + speedups.index(max(speedups))
+    received = acceptance.token_curve(serving.received_curve(rates, measured, deployment.MAX_LOOKAHEAD), measured)
+    return acceptance.best_lookahead(lambda k: speedups[k - 1], received, deployment.MAX_LOOKAHEAD)["k"]
 
 
 def ledger_widget_shows_the_ledger_answer(out):
