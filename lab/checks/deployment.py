@@ -627,15 +627,16 @@ def acceptance_plateau_caps_best_k(out):
 
 
 def acceptance_curve_reaches_every_instrument(out):
-    """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving and
-    policies, and each of those widgets' own views reads that token back as the same rates."""
+    """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving, the
+    policies and the token trees (their depth profile), and each of those widgets' own views reads that
+    token back as the same rates."""
     from .. import acceptance, urlstate
 
     curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
     values = deployment.instrument_values(deployment.DEFAULT_DEPLOYMENT, 0.7, curve)
     yield  # a pause after the serving model's step times
     want = [float(to_fixed(r, 4)) for r in curve.rates(16)]
-    for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve")):
+    for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve"), ("trees", "treCurve")):
         out.visited += 1
         found = urlstate.requested_curve({key: values[widget][key]}, key, [])
         if found is None or found[1][0] != want:
