@@ -548,6 +548,11 @@ def test_the_schedule_runs_on_the_curve_and_stops_at_its_plateau(capsys):
         assert here == document["serving"]["bestLookahead"]
         said = " ".join(item["sentence"] for item in document["diagnosis"])
         assert "on your curve" in said and "\u03b1^8" not in said
+    # the text's first line says its alpha is the curve's i.i.d. equivalent at k, not the figure its speedups run on
+    assert main(["deployment", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+                 "--precision", "fp8", "--batch", "64", "--lookahead", "8", "--lengths", lengths]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "the independent model's equivalent of the curve at k = 8" in first and "run on the curve" in first
 
 
 def test_the_eagle3_head_is_a_preset_the_panels_offer_and_send_unchanged():
