@@ -806,8 +806,14 @@ def ledger_readouts_match_model(out):
                         f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
             "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
                      + (" or more" if best_k == lookaheads[-1] else "")]}
-        if widget.CURVE_KEY in values and settings.lookahead > len(curve):  # the curve's last rate, repeated
-            phrases["summary"].append(f"positions {len(curve) + 1} to {settings.lookahead} extrapolated")
+        measured_k = None
+        if widget.CURVE_KEY in values:  # past the measured positions the acceptance model continues the curve
+            token = values[widget.CURVE_KEY]
+            measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
+        if measured_k is not None and settings.lookahead > measured_k:
+            first = measured_k + 1
+            phrases["summary"].append((f"position {first}" if first == settings.lookahead else
+                                       f"positions {first} to {settings.lookahead}") + " extrapolated")
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)
@@ -832,6 +838,9 @@ def ledger_readouts_match_model(out):
             failure = figure_difference(where, name, figures[name], numbers, fixed)
             if failure:
                 return out.fail(failure)
+        if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
+            return out.fail(f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
+                            f"speedup has no row in the map")
         yield  # a pause: the browser answers a reader between two settings
 
 
