@@ -324,9 +324,15 @@ def _iid_answer(d: Deployment, alpha: float, sent_scan: bool = True) -> dict:
         "clamped": clamped_costs(fitted),
         # where the ledger's straight verify line and the serving model's verify step part (unrounded
         # costs): at the ledger's best lookahead and at the serving model's
-        "compare": [{"lookahead": k, "servingVerifyMs": step_times(d, k)["verify"],
-                     "ledgerVerifyMs": ledger_verify_ms(fitted, k)} for k in sorted({ledger_best_k, best_k})],
+        "compare": _compare(d, fitted, (ledger_best_k, best_k)),
     }
+
+
+def _compare(d: Deployment, costs: dict, lookaheads) -> list[dict]:
+    """The serving model's verify step beside the ledger's verify pass and overhead on the fitted ``costs``, at
+    each of ``lookaheads`` (the two models' best lookaheads), once each, in order."""
+    return [{"lookahead": k, "servingVerifyMs": step_times(d, k)["verify"], "ledgerVerifyMs": ledger_verify_ms(costs, k)}
+            for k in sorted(set(lookaheads))]
 
 
 def clamped_costs(costs: dict) -> dict:
@@ -409,7 +415,8 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     """:func:`answer` on an acceptance curve: tokens per cycle from the curve's conditional
     rates, the best lookahead from the curve (:func:`lab.acceptance.best_lookahead`: never past its
     plateau's start plus one, and saying when it rests on positions past the measured ones); the
-    ledger takes the curve as its measured-curve token (4 decimals), so its numbers are the token's."""
+    ledger takes the curve as its measured-curve token (4 decimals), so its numbers are the token's; the two verify
+    costs are compared (``compare``) at the two best lookaheads on the curve."""
     from . import acceptance
 
     answer_ = _iid_answer(d, alpha, sent_scan=False)
@@ -444,4 +451,6 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                                                                                 curve.measuredAt)["k"]},
     })
     answer_["agree"] = best["k"] == ledger_best["k"]
+    # where the two verify costs part, at the best lookaheads on the curve (not i.i.d.'s, which it replaced)
+    answer_["compare"] = _compare(d, answer_["costs"], (ledger_best["k"], best["k"]))
     return answer_

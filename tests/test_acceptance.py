@@ -289,6 +289,21 @@ def test_send_check_catches_a_scalar_send(monkeypatch):
     failure_of(family.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "read")
 
 
+def test_send_check_catches_trees_sent_no_curve(monkeypatch):
+    """The token trees receive the curve too (their depth profile): a send that leaves treCurve empty fails."""
+    from lab import deployment
+
+    real = deployment.instrument_values
+
+    def without_trees_curve(d, alpha, curve=None):
+        values = real(d, alpha, curve)
+        values["trees"]["treCurve"] = ""
+        return values
+
+    monkeypatch.setattr(deployment, "instrument_values", without_trees_curve)
+    failure_of(family.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "trees read")
+
+
 def test_deployment_one_figure_with_a_method_uses_the_prior(capsys):
     argv = ["deployment", "--mean-acceptance-length", "1.79", "--measured-at", "1", "--target", "deepseek-v3",
             "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8", "--batch", "1", "--lookahead", "4", "--json"]

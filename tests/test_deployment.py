@@ -234,6 +234,87 @@ def test_a_different_best_lookahead_is_explained_with_both_numbers():
         in rounded["summary"]
 
 
+def _library_curve(name="dsv4-pro-mtp-thinking"):
+    from lab import acceptance
+
+    return acceptance.from_lengths(dict(enumerate(acceptance.library_lengths(name), 1)))
+
+
+def test_the_verify_costs_are_compared_at_the_best_lookaheads_on_the_curve():
+    """On a curve the summary sets the two models' verify costs side by side at the best lookaheads the answer names
+    on the curve, never at i.i.d.'s (on DeepSeek-V4-Pro's measured MTP curve, which plateaus, i.i.d. at the same
+    length names k = 4 and 7 where the curve names 3); and on the panel's default path (a figure extended by its
+    prior) the sentence's lookaheads are the answer's."""
+    import re
+
+    curve = _library_curve()
+    d = D._replace(target="deepseek-v3", gpu="h200", gpus=8, precision="fp8", batch=32, lookahead=2)
+    answer = deployment.answer(d, deployment.alpha_from(curve.length(2), "length", 2), curve)
+    bests = {answer["serving"]["bestLookahead"], answer["ledger"]["bestLookahead"]}
+    assert [row["lookahead"] for row in answer["compare"]] == sorted(bests) == [3]
+    for row in answer["compare"]:
+        assert row["servingVerifyMs"] == deployment.step_times(d, row["lookahead"])["verify"]
+        assert row["ledgerVerifyMs"] == deployment.ledger_verify_ms(answer["costs"], row["lookahead"])
+    raw = {"target": "mixtral-8x7b", "lookahead": "2", "batchExp": "0", "contextExp": "10"}
+    view = widget.view(raw)
+    said = [int(k) for k in re.findall(r"at k = (\d+) \(serving:", view["summary"])]
+    answer = view["answer"]
+    assert said and said == sorted({answer["serving"]["bestLookahead"], answer["ledger"]["bestLookahead"]})
+
+
+def test_verify_costs_compared_at_iids_lookaheads_fail_the_readout_check(monkeypatch):
+    """The readout check holds the summary's comparison to the best lookaheads on the curve: the answer's
+    comparison put back at i.i.d.'s lookaheads (as it was) fails it."""
+    on_curve = deployment._curve_answer
+
+    def at_iids(d, alpha, curve):
+        answer = on_curve(d, alpha, curve)
+        return {**answer, "compare": deployment._iid_answer(d, alpha)["compare"]}
+
+    monkeypatch.setattr(deployment, "_curve_answer", at_iids)
+    failure = _fails("deployment-readouts-match-model")
+    assert failure and "the summary compares the verify costs at k = [" in failure
+
+
+def test_the_instruments_list_says_the_curve_is_what_they_receive():
+    """On a curve (the panel's default figure travels extended by its prior) the ledger, the policies and serving
+    receive the curve itself, their one acceptance slider set aside, and the trees value their depth profile on it:
+    the list says so, and says the policies run on the curve, not on their bursty process; one alpha says alpha."""
+    import html
+    import re
+
+    def rows(raw):
+        text = widget.view(raw)["figures"]["instruments"]
+        found = re.findall(r'data-target="([^"]+)".*?class="dep-gets">(.*?)</p><p class="dep-uses">(.*?)</p>', text, re.S)
+        return {name: (html.unescape(gets), html.unescape(uses)) for name, gets, uses in found}
+
+    on_curve, one_alpha = rows({}), rows({"unit": "alpha", "value": "70"})
+    percent = widget.view({})["answer"]["acceptancePercent"]
+    for name in ("ledger", "policies", "serving"):
+        assert f"your curve (its slider's \u03b1 {percent}% set aside)" in on_curve[name][0], on_curve[name]
+        assert "your curve" not in one_alpha[name][0] and "\u03b1 70%" in one_alpha[name][0]
+    assert "your curve for its depth profile" in on_curve["trees"][0] and "curve" not in one_alpha["trees"][0]
+    assert "bursty" not in on_curve["policies"][1] and "over your curve" in on_curve["policies"][1]
+    assert "bursty" in one_alpha["policies"][1]
+    assert "(the token trees value their tree on it level by level)" in widget.view({})["summary"]
+
+
+@pytest.mark.parametrize("kind", ["ledger", "serving", "policies"])
+def test_a_widget_sent_the_panels_curve_does_not_say_it_is_not_the_panels(kind):
+    """The panel sends its curve; the receiving widget, in measured-curve mode, says it runs on the curve that was
+    sent (the panel's own or a trace's), where it said the curve replaced the panel's figure and its speedup was not
+    the panel's (serving's readout is the panel's answer on it: deployment-serving-shows-the-answer holds them)."""
+    from lab import instruments, views
+
+    receiver = instruments.part("widgets", kind)
+    sent = {name: str(value) for name, value in widget.view({})["answer"]["values"][kind].items()}
+    raw = {**sent, "origin": "sent"}
+    view = receiver.view(raw)
+    said = views.sent_differs(receiver, view, raw)
+    assert view["curveMode"] and said.startswith("It runs on the curve that was sent (the panel's own")
+    assert "not the panel's" not in said and "one acceptance figure" not in said
+
+
 @pytest.mark.parametrize("raw, named, valid", [
     ({"value": "abc"}, "Your acceptance figure", "valid: 0 to 100"),
     ({"value": "7", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "1 to k + 1 = 5"),
@@ -327,6 +408,29 @@ def test_policies_without_the_ledgers_costs_fail(monkeypatch):
 
     monkeypatch.setattr(deployment, "instrument_values", no_costs)
     assert "policies best static" in _fails("deployment-policies-independent-is-ledger")
+
+
+def test_policies_that_collapse_the_sent_curve_to_one_alpha_fail(monkeypatch):
+    """The check holds the policies on the curve the panel sends: run on the curve's mean as one alpha instead
+    (the collapse to one number this test guards against), their best static k leaves the ledger's on the curve, and it fails."""
+    from lab import policies
+
+    monkeypatch.setattr(policies, "received_curve", lambda curve, measured=None: policies.iid(sum(curve) / len(curve)))
+    failure = _fails("deployment-policies-independent-is-ledger")
+    assert failure and "on the sent curve the policies' best static k" in failure
+
+
+def test_the_serving_check_scans_the_sent_curve_by_the_one_best_k_rule():
+    """The serving check's own scan of the sent curve goes through lab.acceptance.best_lookahead, as the serving
+    widget and the panel do: on the default figure with an n-gram draft at batch 1 (its prior plateaus from k = 10)
+    the bare first-largest scan said 12 where both say 11 (the case in the check's grid, so the check failed there)."""
+    from lab.widgets import serving as serving_widget
+
+    answer = widget.view({"draft": "ngram", "batchExp": "0"})["answer"]
+    assert answer["curve"]["plateauStart"] == 10 and answer["servingSent"]["bestLookahead"] == 11
+    shown = serving_widget.view({name: str(value) for name, value in answer["values"]["serving"].items()})
+    assert family._sent_curve_best(serving_widget._settings(shown["params"]), answer["values"]["serving"]["srvCurve"]) == 11
+    assert {"draft": "ngram", "batchExp": "0"} in family.VIEW_GRID
 
 
 def test_a_silent_clamp_of_the_figure_fails(monkeypatch):
@@ -444,6 +548,11 @@ def test_the_schedule_runs_on_the_curve_and_stops_at_its_plateau(capsys):
         assert here == document["serving"]["bestLookahead"]
         said = " ".join(item["sentence"] for item in document["diagnosis"])
         assert "on your curve" in said and "\u03b1^8" not in said
+    # the text's first line says its alpha is the curve's i.i.d. equivalent at k, not the figure its speedups run on
+    assert main(["deployment", "--target", "deepseek-v3", "--draft", "eagle-head", "--gpu", "h200", "--gpus", "8",
+                 "--precision", "fp8", "--batch", "64", "--lookahead", "8", "--lengths", lengths]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "the independent model's equivalent of the curve at k = 8" in first and "run on the curve" in first
 
 
 def test_the_eagle3_head_is_a_preset_the_panels_offer_and_send_unchanged():

@@ -302,3 +302,24 @@ def test_the_selected_cell_follows_a_heatmap_with_other_steps(monkeypatch):
         assert _selected_cell(widget.view({"acceptance": "36", "lookahead": "12"})) == ("40%", 10)
     finally:
         widget._heatmap.cache_clear()
+
+
+# --- the ledger widget on a measured curve: its map stays one alpha's, and says so -------------------
+
+def test_on_a_curve_the_heatmaps_outline_says_the_curve_has_no_row():
+    """In measured-curve mode the heatmap is still one acceptance at every position, and the outlined cell is the
+    set-aside slider's row: the selection's label says so and gives the curve's speedup as the curve's, where it
+    called the slider's row 'your setting'; one extrapolated position is named as one."""
+    import html
+    import re
+
+    from lab.widgets import ledger as widget
+
+    view = widget.view({"trcCurve": "custom:0.9,0.5,0.2", "lookahead": "4"})
+    label = html.unescape(re.search(r'aria-label="([^"]*)"', view["figures"]["heatmapSelection"]).group(1))
+    assert label == (f"Outlined: the set-aside acceptance slider's 75% row at lookahead 4 (the map is one acceptance "
+                     f"at every position; your measured curve has no row in it); your curve gives "
+                     f"{to_fixed(view['ledger']['speedup'], 2)}x.")
+    assert "position 4 extrapolated by the acceptance model past the measured k = 3" in view["summary"]
+    plain = widget.view({"lookahead": "4"})
+    assert "Selected setting: acceptance 74% and lookahead 4" in plain["figures"]["heatmapSelection"]

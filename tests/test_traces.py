@@ -474,3 +474,9 @@ def test_the_cli_and_the_widget_say_when_the_best_k_rests_on_extrapolation(capsy
     html = widget.translator_html(traces.analyse(traces.parse(golden("vllm_ngram_summary.txt"))))
     assert "best lookahead, measured curve (extrapolated past the measured k = 2 by the curve&#x27;s fitted fall)" \
         in html or "extrapolated past the measured k = 2 by the curve's fitted fall" in html
+    # the summary says the same: the best k past the measured positions rests on the curve's continuation (its
+    # fitted fall, lab.widgets.traces.extended_curve), which no longer repeats the last measured rate
+    summary = widget.view({"trcText": golden("vllm_ngram_summary.txt")})["summary"]
+    assert "Best lookahead on the measured curve at Part one's default costs: k = 7" in summary
+    assert ("past the measured k = 2: it rests on positions extrapolated by the curve's fitted fall, not measured."
+            in summary and "repeats the last measured" not in summary)

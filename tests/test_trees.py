@@ -251,6 +251,19 @@ def test_cli_tree_on_a_curve_is_the_widgets_depth_profile(flags, form, capsys):
     assert len([line for line in text.splitlines() if line[:5].strip().isdigit()]) == len(rows)
 
 
+def test_on_a_curve_the_lead_says_its_tree_is_the_sliders_iid_ranks(capsys):
+    """On a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives what
+    that tree commits on the curve): the lead says so, where it had given them as the widget's answer on the curve;
+    one level past the measured ones is named as one."""
+    curved, plain = widget.view({"treCurve": "custom:0.8,0.6,0.5,0.4"}), widget.view({})
+    assert curved["lead"] == "On i.i.d. top-1 ranks, the" + plain["lead"][len("The"):]
+    assert plain["lead"].startswith("The best tree within ")
+    assert curved["depthProfile"]["value"] != curved["tree"]["value"]  # the curve's value differs: it must be said whose
+    assert "Level 5 rests on the acceptance model's extrapolation past the 4 measured positions." in curved["summary"]
+    assert cli.main(["tree", "--per-position", "0.8,0.6,0.5,0.4"]) == 0
+    assert "level 5 rests on the acceptance model's extrapolation past the 4" in capsys.readouterr().out
+
+
 def test_cli_tree_on_a_short_curve_says_where_it_extrapolates(capsys):
     """A curve measured at two positions: levels past them are the acceptance model's continuation (the widget's
     `@2` mark), and the JSON and text say from where."""

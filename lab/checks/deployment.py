@@ -26,7 +26,9 @@ GRID = tuple(deployment.Deployment(target=target, draft=draft, gpu=gpu, gpus=gpu
                           lookahead=4),)
 VIEW_GRID = ({}, {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6", "batchExp": "0"},
              {"unit": "alpha", "value": "57", "target": "llama-3-8b", "gpus": "1", "lookahead": "2", "batchExp": "0"},
-             {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"})
+             {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"},
+             # the default figure on an n-gram draft at batch 1: its prior's plateau caps the best k (11, not 12)
+             {"draft": "ngram", "batchExp": "0"})
 SIGNATURE_SETTING = {"value": 2.8, "unit": "length", "measured_k": 4}
 SIGNATURE_NOTE = (
     "deployment: alpha of the panel's default figure, a mean acceptance length of 2.8 at k = 4 (the root of "
@@ -140,13 +142,16 @@ def serving_widget_shows_the_answer(out):
 
 def _sent_curve_best(settings, token: str) -> int:
     """The serving model's best lookahead on the curve a token carries, scanned here (k = 1 to MAX_LOOKAHEAD, the
-    first of the largest), not read from the panel."""
+    first of the largest), not read from the panel, by the one best-k rule (lab.acceptance.best_lookahead: never past
+    the plateau's start plus one; the panel's default figure with an n-gram draft at batch 1 plateaus from k = 10,
+    where the bare scan says 12 and every instrument 11)."""
     from .. import acceptance
 
     rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
     speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k)).speedup
                 for k in range(1, deployment.MAX_LOOKAHEAD + 1)]
-    return 1 + speedups.index(max(speedups))
+    received = acceptance.token_curve(serving.received_curve(rates, measured, deployment.MAX_LOOKAHEAD), measured)
+    return acceptance.best_lookahead(lambda k: speedups[k - 1], received, deployment.MAX_LOOKAHEAD)["k"]
 
 
 def ledger_widget_shows_the_ledger_answer(out):
@@ -167,7 +172,9 @@ def ledger_widget_shows_the_ledger_answer(out):
 
 def policies_independent_is_the_ledger(out):
     """With independent tokens, the lookahead policies given what the panel sends them find the ledger's
-    best static lookahead and speedup (over the same k range): one cost model, not two."""
+    best static lookahead and speedup (over the same k range): one cost model, not two; and on the curve the
+    panel sends them (polCurve, as their measured-curve mode reads it), the ledger's best static lookahead and
+    speedup on that curve (lab.acceptance.best_lookahead_on_curve), not one alpha's."""
     from .. import policies
 
     for raw in VIEW_GRID:
@@ -183,6 +190,16 @@ def policies_independent_is_the_ledger(out):
         if abs(result["speedup"] - speedup) > 1e-9 * speedup:
             out.fail(f"{raw}: policies best static k = {result['k']} at {result['speedup']}, ledger k = {k} at {speedup}")
             return
+        token = values.get("polCurve")
+        if token:  # the curve the panel sends: both continue it past its measured positions as lab.acceptance does
+            rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
+            result = policies.best_static(policies.received_curve(rates, measured), policies.setting_costs(values))
+            found = acceptance.best_lookahead_on_curve(
+                settings, acceptance.extended_rates(rates, policies.MAX_STATIC, measured), policies.MAX_STATIC, measured)
+            if result["k"] != found["k"] or abs(result["speedup"] - found["speedup"]) > 1e-9 * found["speedup"]:
+                out.fail(f"{raw}: on the sent curve the policies' best static k = {result['k']} at "
+                         f"{result['speedup']}, the ledger's k = {found['k']} at {found['speedup']}")
+                return
 
 
 def view_names_bad_values(out):
@@ -353,7 +370,10 @@ def panel_readouts_match_model(out):
     acceptance length), alpha is written back in the engines' units at the lookahead to run, and the
     step times, speedup and best lookahead are the serving model's at that deployment, and the instruments
     list gives the ledger its own answer at the sliders the panel sends it; a mean acceptance length
-    measured at the lookahead to run comes back as typed."""
+    measured at the lookahead to run comes back as typed; where the summary sets the two models' verify costs side by
+    side, it does so at the two best lookaheads it names (on the curve, when there is one)."""
+    import re
+
     from ..widgets import deployment as widget
 
     f = to_fixed
@@ -416,6 +436,11 @@ def panel_readouts_match_model(out):
         failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
         if failure:
             return out.fail(failure)
+        # where the summary sets the two verify costs side by side, it does so at the two best lookaheads above
+        compared = sorted({int(j) for j in re.findall(r"ms at k = (\d+) \(serving:", view["summary"])})
+        if compared and compared != sorted({best_k, led_best}):
+            return out.fail(f"{where}: the summary compares the verify costs at k = {compared}, the best lookaheads "
+                            f"are {best_k} (serving) and {led_best} (ledger)")
         yield
         extra = deployment.engine_answer(d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"]),
                                          curve=curve)
@@ -602,15 +627,16 @@ def acceptance_plateau_caps_best_k(out):
 
 
 def acceptance_curve_reaches_every_instrument(out):
-    """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving and
-    policies, and each of those widgets' own views reads that token back as the same rates."""
+    """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving, the
+    policies and the token trees (their depth profile), and each of those widgets' own views reads that
+    token back as the same rates."""
     from .. import acceptance, urlstate
 
     curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
     values = deployment.instrument_values(deployment.DEFAULT_DEPLOYMENT, 0.7, curve)
     yield  # a pause after the serving model's step times
     want = [float(to_fixed(r, 4)) for r in curve.rates(16)]
-    for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve")):
+    for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve"), ("trees", "treCurve")):
         out.visited += 1
         found = urlstate.requested_curve({key: values[widget][key]}, key, [])
         if found is None or found[1][0] != want:
@@ -780,8 +806,14 @@ def ledger_readouts_match_model(out):
                         f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
             "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
                      + (" or more" if best_k == lookaheads[-1] else "")]}
-        if widget.CURVE_KEY in values and settings.lookahead > len(curve):  # the curve's last rate, repeated
-            phrases["summary"].append(f"positions {len(curve) + 1} to {settings.lookahead} extrapolated")
+        measured_k = None
+        if widget.CURVE_KEY in values:  # past the measured positions the acceptance model continues the curve
+            token = values[widget.CURVE_KEY]
+            measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
+        if measured_k is not None and settings.lookahead > measured_k:
+            first = measured_k + 1
+            phrases["summary"].append((f"position {first}" if first == settings.lookahead else
+                                       f"positions {first} to {settings.lookahead}") + " extrapolated")
         failure = phrase_missing(where, view, phrases)
         if failure:
             return out.fail(failure)
@@ -806,6 +838,9 @@ def ledger_readouts_match_model(out):
             failure = figure_difference(where, name, figures[name], numbers, fixed)
             if failure:
                 return out.fail(failure)
+        if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
+            return out.fail(f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
+                            f"speedup has no row in the map")
         yield  # a pause: the browser answers a reader between two settings
 
 

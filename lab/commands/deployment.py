@@ -245,7 +245,9 @@ def run(args):
                 "serving": srv, "servingSent": result["servingSent"], "ledger": led, "agree": result["agree"],
                 "ledgerCosts": result["costs"],
                 "instruments": result["values"]}
-    lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)",
+    lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)" if curve is None else
+             f"alpha {alpha:.6f}, the independent model's equivalent of the curve at k = {d.lookahead} (the one-slider "
+             f"instruments take {result['acceptancePercent']}%; the speedups below run on the curve)",
              f"serving model: {srv['speedup']:.4f}x at k = {d.lookahead}; best k = {srv['bestLookahead']} "
              f"({srv['bestSpeedup']:.4f}x) " + (f"at your alpha; {result['servingSent']['speedup']:.4f}x at the "
                                                 f"instruments' {result['acceptancePercent']}%" if curve is None else

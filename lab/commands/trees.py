@@ -206,8 +206,8 @@ def _curve_run(args, received):
               f"{_count(aware['depth'], 'level')}, root included), the best tree within {budget} nodes and {depth} "
               "levels on the curve's levels"]
     if past is not None:
-        lines.append(f"note          levels {past + 1} to {levels} rest on the acceptance model's extrapolation past the "
-                     f"{past} measured positions")
+        which = f"level {levels} rests" if past + 1 == levels else f"levels {past + 1} to {levels} rest"
+        lines.append(f"note          {which} on the acceptance model's extrapolation past the {past} measured positions")
     if set_aside is not None:
         lines.append("note          the curve replaces --rank-probs (set aside)")
     return document, "\n".join(lines), 0

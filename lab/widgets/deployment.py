@@ -168,10 +168,16 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
     led, srv, pol, tree = values["ledger"], values["serving"], values["policies"], values["trees"]
     k, percent = d.lookahead, result["acceptancePercent"]
     ledger_says = result["ledger"]
+    on_curve = "curve" in result  # the ledger, serving and the policies run on the curve itself, the trees' depth profile too
+
+    def acceptance(slider_percent) -> str:
+        """What an instrument's acceptance is: the curve (its one slider set aside) or one alpha."""
+        return f"your curve (its slider's \u03b1 {slider_percent}% set aside)" if on_curve else f"\u03b1 {slider_percent}%"
+
     traces_values = {"trcText": SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"])),
                      "trcLookahead": str(params["measuredK"]), "trcFormat": "auto"}
     return [
-        ("ledger", f"\u03b1 {percent}%, k = {k}, target pass {led['targetMs']} ms, draft pass {led['draftCost']}%, "
+        ("ledger", f"{acceptance(percent)}, k = {k}, target pass {led['targetMs']} ms, draft pass {led['draftCost']}%, "
                    f"verify tax {led['verifyTax']}%, overhead {led['overheadMs']} ms",
          f"Its one-line cycle, fitted to the serving model's step times at k = {k}: "
          f"{_f(ledger_says['speedup'])}x ({_f(ledger_says['unroundedSpeedup'])}x before its sliders round to whole "
@@ -179,13 +185,15 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("traces", f"your figure as text: \u201c{traces_values['trcText']}\u201d at k = {params['measuredK']}",
          "No cost model: the same figure in every engine's unit; its ledger table uses Part one's default costs.",
          traces_values),
-        ("policies", f"\u03b1 {pol['acceptance']}%, draft pass {pol['draftCost']}%, static k = {k}, and the ledger's "
-                     f"tax, overhead and target pass",
+        ("policies", f"{acceptance(pol['acceptance'])}, draft pass {pol['draftCost']}%, static k = {k}, and the "
+                     f"ledger's tax, overhead and target pass",
+         "The ledger's cycle over your curve in place of an acceptance process: its best static k is the ledger's "
+         "on the curve; what it adds is the adaptive policies." if on_curve else
          "The ledger's cycle over an acceptance process it studies: with independent tokens its best static k is "
          "the ledger's; its default bursty process (good and bad stretches, same mean) moves it.",
          pol),
         ("serving", f"everything: {serving.TARGETS[d.target].label}, {serving.DRAFT_LABELS[d.draft]}, {d.gpus} x "
-                    f"{serving.GPUS[d.gpu].label}, batch {d.batch}, context {d.context:,}, k = {k}, \u03b1 {percent}%, "
+                    f"{serving.GPUS[d.gpu].label}, batch {d.batch}, context {d.context:,}, k = {k}, {acceptance(percent)}, "
                     f"engine {serving.ENGINES[d.engine].label}",
          f"The per-operator step model calibrated on measured steps: the answer above, {_f(result['serving']['speedup'])}x "
          f"at k = {k}. Its tail panel follows the exact sampler's toy model, not your figure.", srv),
@@ -195,7 +203,9 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("realtext", f"k = {values['realtext']['rtLookahead']}" + (", its largest" if values["realtext"]["rtLookahead"] < k
                                                                        else ""), "Its own small models trained on Python source: it reports their acceptance and "
                                  "tokens per verifier call, not yours, and prices no cost.", values["realtext"]),
-        ("trees", f"\u03b1 {tree['top1']}% for its top-1 candidates, verify tax {tree['verifyTax']}% per extra node",
+        ("trees", f"\u03b1 {tree['top1']}% for its top-1 candidates"
+                  + (", your curve for its depth profile" if on_curve else "")
+                  + f", verify tax {tree['verifyTax']}% per extra node",
          "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
          "tree-against-chain gain, not its speedup.", tree),
     ]
@@ -336,7 +346,8 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
             f"decay prior (acceptance falls with position)" if curve["source"] == "single" else
             f"your curve (measured to k = {curve['measuredAt']})")
     text = (f" On {mine}, the mean acceptance length at k = {d.lookahead} is "
-            f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself")
+            f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself (the token "
+            f"trees value their tree on it level by level)")
     if curve["plateauStart"] is not None:
         from ..acceptance import plateau_words
 

@@ -120,11 +120,13 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
 
 def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int],
                           width: int = DEFAULT_WIDTH, value: float | None = None,
-                          acceptance: float | None = None) -> str:
+                          acceptance: float | None = None, curve: bool = False) -> str:
     """The outline of the selected (row, column) cell, and the setting's speedup marked on the
     colour bar (``value``, the exact setting's, which may sit between grid rows; the cell's
     own value if not given), drawn on the heatmap's own canvas so it can sit exactly on top
-    of :func:`heatmap_svg`."""
+    of :func:`heatmap_svg`. With ``curve`` (measured-curve mode) ``value`` is the curve's speedup,
+    which has no row in a map of one acceptance at every position: the label says the outline is the
+    set-aside slider's row."""
     width = fit_width(width)
     lay = _heatmap_layout(width, lookaheads, acceptances)
     left, top, cell_w, cell_h = lay["left"], lay["top"], lay["cell_w"], lay["cell_h"]
@@ -151,6 +153,10 @@ def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, in
     where = "" if yours == row else f" in the {row} row, the nearest to it"
     label = (f"Selected setting: acceptance {yours} and lookahead {lookaheads[c]}, outlined{where}; "
              f"your setting gives {_fmt(speedup)}x.")
+    if curve:  # the map is one alpha's; the curve's speedup is marked on the bar, the outline is the slider's row
+        label = (f"Outlined: the set-aside acceptance slider's {row} row at lookahead {lookaheads[c]} (the map is one "
+                 f"acceptance at every position; your measured curve has no row in it); your curve gives "
+                 f"{_fmt(speedup)}x.")
     return svg(width, lay["height"], label, body, "heatmap-selection")
 
 
@@ -253,7 +259,7 @@ def view(raw=None) -> dict:
         on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
         best_k, best_speedup = on_curve["k"], on_curve["speedup"]
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                   + (f"; positions {measured_k + 1} to {settings.lookahead} extrapolated by the acceptance model "
+                   + (f"; {_positions(measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
                       f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
                    + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
@@ -294,12 +300,22 @@ def view(raw=None) -> dict:
         "figures": {
             "heatmap": heatmap,
             "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
-                                                      None if measured else settings.acceptance),
+                                                      None if measured else settings.acceptance,
+                                                      **({"curve": True} if measured else {})),
             "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
             "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
                                        result.outputTokens * settings.targetMs, result.outputTokens, width),
         },
     }
+
+
+def _positions(first: int, last: int) -> str:
+    """'position 5' or 'positions 5 to 7' (as the serving widget says it).
+
+    >>> _positions(4, 4), _positions(4, 7)
+    ('position 4', 'positions 4 to 7')
+    """
+    return f"position {first}" if first == last else f"positions {first} to {last}"
 
 
 def curve_best_note(best: dict) -> str:
@@ -322,9 +338,9 @@ def curve_best_note(best: dict) -> str:
 def differs(view: dict) -> str:
     """Under the lead when the deployment panel sent these settings: why the number may differ from
     the panel's answer (one sentence, the reader's words)."""
-    if view["curveMode"]:
-        return ("Your deployment sent one acceptance for every position; this measured curve replaces it, so "
-                "the speedup is the curve's, not the panel's.")
+    if view["curveMode"]:  # the panel sends its curve (a figure travels extended by its prior); a trace sends its own
+        return ("It runs on the curve that was sent (the panel's own or a trace's) with your deployment's step times "
+                "fitted to one line and rounded, so its speedup may differ from the panel's by a few hundredths.")
     return ("Its costs are your deployment's step times fitted to this one-line cycle and rounded to whole percent "
             "and ms, so its speedup may differ from the panel's by a few hundredths; the panel says when its best k "
             "differs.")

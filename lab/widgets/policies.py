@@ -389,8 +389,9 @@ def differs(view: dict) -> str:
     """Under the lead when the deployment panel sent these settings: why the best static speedup
     differs from the panel's answer, by the acceptance process the reader keeps (one sentence)."""
     process = view["shown"][PROCESS_KEY]
-    if view["curveMode"]:
-        return "This is a measured curve, not your deployment's one acceptance figure, so its speedups are the curve's."
+    if view["curveMode"]:  # the panel sends its curve (a figure travels extended by its prior); a trace sends its own
+        return ("It runs on the curve that was sent (the panel's own or a trace's), so at the panel's costs its best "
+                "static k and speedup are the ledger's on that curve; it adds the adaptive policies.")
     if process == "toy":
         return ("The toy process is Part three's target and draft, not your acceptance figure, so these speedups "
                 "are not your deployment's.")

@@ -435,9 +435,9 @@ def _brackets_figure(width: int) -> str:
 def differs(view: dict) -> str:
     """Under the lead when the deployment panel sent these settings: where this widget's numbers are
     and are not the panel's answer (one sentence)."""
-    if view["curveMode"]:
-        return ("This measured curve replaces your deployment's one acceptance figure, so the speedup is the "
-                "curve's, not the panel's.")
+    if view["curveMode"]:  # the panel sends its curve (a figure travels extended by its prior); a trace sends its own
+        return ("It runs on the curve that was sent (the panel's own, so its speedup is the panel's answer on it, or a "
+                "trace's in place of your figure); its tail panel is the exact sampler's toy model.")
     return ("These are your deployment's settings and the panel's model, so the speedup is the panel's answer; only "
             "the tail panel below, one seeded run of the exact sampler's toy model, does not use your figure.")
 

@@ -375,8 +375,8 @@ def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
         best_k, best_speedup = best
         text += (f" Best lookahead on the measured curve at Part one's default costs: k = {best_k} "
                  f"({_f(best_speedup)}x in the ledger)")
-        text += (f", past the measured k = {k}: it repeats the last measured conditional rate, which is optimistic "
-                 f"if the curve keeps falling." if best_k > k else ".")
+        text += (f", past the measured k = {k}: it rests on positions extrapolated by the curve's fitted fall, not "
+                 f"measured." if best_k > k else ".")
         text += " Send the curve to your deployment for your hardware's costs."
     if analysis["notes"]:
         text += " (" + "; ".join(analysis["notes"]) + ".)"

@@ -384,6 +384,15 @@ def exactness_table_html(rows: list[dict], selected: int) -> str:
 
 # --- the view ----------------------------------------------------------------------------------
 
+def _levels(first: int, last: int) -> str:
+    """Which levels rest on an extrapolation, as the subject of "rest".
+
+    >>> _levels(3, 5), _levels(5, 5)
+    ('Levels 3 to 5 rest', 'Level 5 rests')
+    """
+    return f"Level {first} rests" if first == last else f"Levels {first} to {last} rest"
+
+
 def view(raw=None) -> dict:
     """The widget for one setting; never raises on bad input (notes say what was changed)."""
     raw, width = split_width(raw)
@@ -446,9 +455,12 @@ def view(raw=None) -> dict:
                     f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
                     f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
                     f"over {profile['aware']['depth']} levels, root included)."
-                    + (f" Levels {measured_k + 1} to {levels} rest on the acceptance model's extrapolation past the "
+                    + (f" {_levels(measured_k + 1, levels)} on the acceptance model's extrapolation past the "
                        f"{measured_k} measured positions." if levels > measured_k else ""))
-    lead = (f"The best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
+    # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
+    # curve's): the lead says whose they are
+    lead = (("On i.i.d. top-1 ranks, the" if curve is not None else "The")
+            + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
             f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
             f"(the chain {readouts['chainSpeedup']}x); the best "
             f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
