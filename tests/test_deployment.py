@@ -203,7 +203,7 @@ def test_the_default_view_answers_the_readers_question():
     assert view["notes"] == [] and answer["acceptancePercent"] == 71
     assert view["summary"].startswith(f"Speculation pays {answer['serving']['speedup']:.2f}x at lookahead 4")
     # one figure travels as a curve: its length at k = 4, extended by the EAGLE family's decay prior
-    assert ("On your figure at k = 4, extended to other lookaheads by the eagle family's decay prior (acceptance "
+    assert ("On your figure at k = 4, extended to other lookaheads by the EAGLE / EAGLE-3 family's decay prior (acceptance "
             "falls with position), the mean acceptance length at k = 4 is 2.80") in view["summary"]
     assert answer["curve"]["source"] == "single" and answer["curve"]["method"] == "eagle"
     assert view["figures"]["instruments"].count('data-action="send"') == len(widget.INSTRUMENTS)

@@ -423,7 +423,7 @@ def panel_readouts_match_model(out):
                    "live": [f"{f(speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
                    "summary": [f"{f(speedup, 2)}x at lookahead {k}", f"{percent}%"]
                    + ([] if curve is None else [f"On your figure at k = {k_m}, extended to other lookaheads by the "
-                                                f"{curve.family} family's decay prior"])}
+                                                f"{acceptance.FAMILY_NAMES[curve.family]} family's decay prior"])}
         # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
         sent = deployment.instrument_values(d, alpha, curve)["ledger"]
         led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})

@@ -342,7 +342,9 @@ def _curve(params, d, notes):
 def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     """What the curve changed: its length at k, the best k from it, a plateau and an extrapolation."""
     curve, srv = result["curve"], result["serving"]
-    mine = (f"your figure at k = {curve['measuredAt']}, extended to other lookaheads by the {curve['method']} family's "
+    from ..acceptance import FAMILY_NAMES
+
+    mine = (f"your figure at k = {curve['measuredAt']}, extended to other lookaheads by the {FAMILY_NAMES[curve['method']]} family's "
             f"decay prior (acceptance falls with position)" if curve["source"] == "single" else
             f"your curve (measured to k = {curve['measuredAt']})")
     text = (f" On {mine}, the mean acceptance length at k = {d.lookahead} is "
