@@ -125,6 +125,15 @@ def plural(count, word: str, many: str = "") -> str:
     return f"{count} {word if count == 1 else many or word + 's'}"
 
 
+def span(word: str, first: int, last: int) -> str:
+    """Positions ``first`` to ``last`` in words: one position by itself, a range in the plural.
+
+    >>> span("position", 4, 4), span("position", 4, 7), span("level", 5, 5)
+    ('position 4', 'positions 4 to 7', 'level 5')
+    """
+    return f"{word} {first}" if first == last else f"{word}s {first} to {last}"
+
+
 def label_box(label, size) -> tuple[float, float, float, float]:
     """(left, top, right, bottom) of a text label ``(x, y, words, anchor)`` whose baseline is ``y``:
     the estimate of :func:`text_width` across, the font's :data:`ASCENT` and :data:`DESCENT` (0.8 and 0.25 em) down."""

@@ -162,14 +162,11 @@ def _tree_run(args):
     return document, "\n".join(lines), 0
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _curve_run(args, received):
     """The trees widget's measured-curve mode (lab.widgets.trees, ``treCurve``) on the token the deployment
     panel sends for the curve: the slider tree's depth profile and the depth-aware tree (lab.trees_depth)."""
     from ..cli import UsageError, parse_number, slider_value
+    from ..figures import plural, span
     from .. import trees_depth
 
     for flag, value in (("--p", args.p), ("--q", args.q)):
@@ -194,19 +191,19 @@ def _curve_run(args, received):
                 "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
                 "depthProfile": profile, "extrapolatedFrom": past}
     lines = [f"curve         {token}",
-             f"slider tree   {_count(tree.nodes, 'node')} over {_count(tree.depth, 'level')}, chosen on top-1 {top1}%, decay {decay}%, "
+             f"slider tree   {plural(tree.nodes, 'node')} over {plural(tree.depth, 'level')}, chosen on top-1 {top1}%, decay {decay}%, "
              f"{drafts} candidate{'' if drafts == 1 else 's'} per node (i.i.d.): {tree.value:.6f} tokens per verify "
              "pass at those ranks",
              "level  top-1 acceptance  nodes  tokens added"]
     lines += [f"{row['depth']:>5}  {100 * row['top1']:>15.1f}%  {row['nodes']:>5}  {row['tokens']:>12.6f}"
               for row in profile["rows"]] or ["    (none: the tree is its root alone)"]
     lines += [f"on the curve  the slider tree {profile['value']:.6f} tokens per verify pass; a chain of "
-              f"{_count(levels + 1, 'node')} {profile['chain']:.6f}",
-              f"depth-aware   {aware['value']:.6f} tokens per verify pass ({_count(aware['nodes'], 'node')} over "
-              f"{_count(aware['depth'], 'level')}, root included), the best tree within {budget} nodes and {depth} "
+              f"{plural(levels + 1, 'node')} {profile['chain']:.6f}",
+              f"depth-aware   {aware['value']:.6f} tokens per verify pass ({plural(aware['nodes'], 'node')} over "
+              f"{plural(aware['depth'], 'level')}, root included), the best tree within {budget} nodes and {depth} "
               "levels on the curve's levels"]
     if past is not None:
-        which = f"level {levels} rests" if past + 1 == levels else f"levels {past + 1} to {levels} rest"
+        which = span("level", past + 1, levels) + (" rests" if past + 1 == levels else " rest")
         lines.append(f"note          {which} on the acceptance model's extrapolation past the {past} measured positions")
     if set_aside is not None:
         lines.append("note          the curve replaces --rank-probs (set aside)")

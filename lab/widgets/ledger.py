@@ -13,7 +13,7 @@ slider in the ledger, the best lookahead and the breakdown (the heatmap stays th
 from functools import lru_cache
 import math
 
-from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, svg, text_width, breakeven_path, escape,
+from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, svg, text_width, breakeven_path, escape, span,
                        fit_width, speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
 from ..ledger import (LedgerSettings, best_lookahead, heatmap_axes, ledger, ledger_from_curve,
@@ -259,7 +259,7 @@ def view(raw=None) -> dict:
         on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
         best_k, best_speedup = on_curve["k"], on_curve["speedup"]
         opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                   + (f"; {_positions(measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
+                   + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
                       f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
                    + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
@@ -307,15 +307,6 @@ def view(raw=None) -> dict:
                                        result.outputTokens * settings.targetMs, result.outputTokens, width),
         },
     }
-
-
-def _positions(first: int, last: int) -> str:
-    """'position 5' or 'positions 5 to 7' (as the serving widget says it).
-
-    >>> _positions(4, 4), _positions(4, 7)
-    ('position 4', 'positions 4 to 7')
-    """
-    return f"position {first}" if first == last else f"positions {first} to {last}"
 
 
 def curve_best_note(best: dict) -> str:

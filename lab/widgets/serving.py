@@ -19,7 +19,7 @@ speedup neutral ink. ``srvCurve`` switches to measured-curve mode (see :func:`vi
 from functools import lru_cache
 
 from .. import serving
-from ..figures import escape, plural, split_width
+from ..figures import escape, plural, span, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..stats import median
 from ..serving import heatmap_answer, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
@@ -164,8 +164,7 @@ def curve_switch_html(curve, label, measured_at: int | None = None, lookahead: i
     rates = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve[:measured])
     beyond = ", ".join(f"{to_fixed(100 * rate, 0)}%" for rate in curve[measured:shown])
     continued = ("" if shown <= measured else
-                 f"; position {shown} ({beyond}) is" if shown == measured + 1 else
-                 f"; positions {measured + 1} to {shown} ({beyond}) are")
+                 f"; {span('position', measured + 1, shown)} ({beyond}) {'is' if shown == measured + 1 else 'are'}")
     clear = escape('{"%s": ""}' % CURVE_KEY)
     return (f'<p class="srv-curve">Acceptance now comes from the measured curve of {escape(label)}: '
             f'{escape(rates)} by draft position'
@@ -221,7 +220,7 @@ def view(raw=None) -> dict:
     opening = ""  # the summary's, in measured curve mode
     if curve is not None:
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
-                   + (f"; {_positions(measured_k + 1, s.lookahead)} extrapolated by the acceptance model past the "
+                   + (f"; {span('position', measured_k + 1, s.lookahead)} extrapolated by the acceptance model past the "
                       f"measured k = {measured_k}" if s.lookahead > measured_k else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
@@ -301,15 +300,6 @@ def view(raw=None) -> dict:
             "curveSwitch": curve_switch_html(curve, curve_label, measured_k, s.lookahead),
         },
     }
-
-
-def _positions(first: int, last: int) -> str:
-    """'position 5' or 'positions 5 to 7'.
-
-    >>> _positions(5, 5), _positions(5, 7)
-    ('position 5', 'positions 5 to 7')
-    """
-    return f"position {first}" if first == last else f"positions {first} to {last}"
 
 
 def _no_room(settings: serving.ServingSettings, a: dict) -> str:

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from .. import sampler, trees
 from ..trees_depth import depth_profile_of, depth_rates, profile_on_curve, slider_tree
-from ..figures import (MIN_TEXT, label_box, svg, text_width, column_box, escape, fit_width, line_boxes,
+from ..figures import (MIN_TEXT, label_box, span, svg, text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import TREE_SLIDERS, Choice, format_query, read_controls, requested_curve
@@ -390,7 +390,8 @@ def _levels(first: int, last: int) -> str:
     >>> _levels(3, 5), _levels(5, 5)
     ('Levels 3 to 5 rest', 'Level 5 rests')
     """
-    return f"Level {first} rests" if first == last else f"Levels {first} to {last} rest"
+    words = span("level", first, last)
+    return words[:1].upper() + words[1:] + (" rests" if first == last else " rest")
 
 
 def view(raw=None) -> dict:
