@@ -55,6 +55,16 @@ def add_curve_flags(parser, with_trace: bool = False):
     parser.add_argument("--method", default=None, metavar="NAME", help=CURVE_FLAGS["--method"])
 
 
+# The flags that give a curve, each with its argparse destination (a command has those add_curve_flags gave it).
+CURVE_SOURCES = (("--per-position", "per_position"), ("--vllm-per-position", "vllm_per_position"),
+                 ("--lengths", "lengths"), ("--trace", "trace"))
+
+
+def curve_flags_given(args) -> list[str]:
+    """The curve flags given on this command line, in :data:`CURVE_SOURCES` order."""
+    return [flag for flag, dest in CURVE_SOURCES if getattr(args, dest, None) is not None]
+
+
 def curve_from_args(args, required: bool, default_method: str | None = None):
     """The curve the flags give (lab.acceptance.Curve), or None when none is given and not required;
     a bad value is a UsageError of one line. Without --method the prior is ``default_method``'s family
@@ -63,12 +73,9 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
     from ..cli import UsageError
     from ..errors import LabValueError
 
-    taken = [(flag, dest) for flag, dest in (("--per-position", "per_position"), ("--vllm-per-position",
-                                                                              "vllm_per_position"),
-                                             ("--lengths", "lengths"), ("--trace", "trace")) if hasattr(args, dest)]
-    given = [flag for flag, dest in taken if getattr(args, dest) is not None]
+    given = curve_flags_given(args)
     if len(given) > 1 or (required and not given):  # the flags this command takes (only `acceptance` takes --trace)
-        raise UsageError(f"give exactly one of {', '.join(flag for flag, _ in taken)}")
+        raise UsageError(f"give exactly one of {', '.join(flag for flag, dest in CURVE_SOURCES if hasattr(args, dest))}")
     if args.method is not None and args.method not in acceptance.FAMILIES:
         raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)}, got {args.method!r}")
     if not given:

@@ -106,8 +106,9 @@ def _settings(args) -> serving.ServingSettings:
 
 
 def _curve_given(args) -> bool:
-    return any(getattr(args, dest, None) is not None
-               for dest in ("acceptance_curve", "per_position", "vllm_per_position", "lengths"))
+    from .deployment import curve_flags_given
+
+    return args.acceptance_curve is not None or bool(curve_flags_given(args))
 
 
 def _curve(args):

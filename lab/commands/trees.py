@@ -218,10 +218,11 @@ def _verify_run(args):
                         ("--top1", args.top1), ("--decay", args.decay)):
         if value is not None:
             raise UsageError(f"{flag} belongs to the tree mode; --verify takes --p, --q, --drafts")
-    for flag, dest in (("--lengths", "lengths"), ("--per-position", "per_position"),
-                       ("--vllm-per-position", "vllm_per_position"), ("--method", "method")):
-        if getattr(args, dest) is not None:
-            raise UsageError(f"{flag} gives a curve, which the tree mode takes; --verify takes --p, --q, --drafts")
+    from .deployment import curve_flags_given
+
+    curve_flags = curve_flags_given(args) + (["--method"] if args.method is not None else [])
+    if curve_flags:
+        raise UsageError(f"{curve_flags[0]} gives a curve, which the tree mode takes; --verify takes --p, --q, --drafts")
     p_raw = parse_vector("--p", args.p, MAX_TOKENS)
     q_raw = parse_vector("--q", args.q, MAX_TOKENS)
     if len(p_raw) != len(q_raw):
