@@ -292,40 +292,45 @@ def answer(d: Deployment, alpha: float, curve=None) -> dict:
     return _iid_answer(d, alpha)
 
 
-def _iid_answer(d: Deployment, alpha: float, sent_scan: bool = True) -> dict:
-    """:func:`answer` at one alpha; without ``sent_scan`` the serving widget's own best-k scan at the
-    whole percent (``servingSent``, ``agree``) is left out: :func:`_curve_answer` replaces both with the
-    scan on the curve it sends, so computing the i.i.d. one there would be thrown away."""
+def _iid_answer(d: Deployment, alpha: float, on_curve: bool = False) -> dict:
+    """:func:`answer` at one alpha. ``on_curve``: the base :func:`_curve_answer` builds on, without the scans it
+    replaces with its own on the curve (the serving model's best k at the reader's alpha and at the whole percent,
+    the ledger's, and the verify costs compared at their best lookaheads): their fields are left None, or out,
+    for it to fill, so nothing i.i.d. is computed there only to be thrown away."""
     values = instrument_values(d, alpha)
     percent = values["serving"]["acceptance"]
     s = serving_settings(d, 100 * alpha)
     result = serving.serving(s)
-    best_k, best = serving.best_lookahead(s, MAX_LOOKAHEAD)
-    sent = serving_settings(d, percent)
-    sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD) if sent_scan else (None, None)
-    ledger_settings = to_ledger_settings(values["ledger"])
-    ledger_result = ledger.ledger(ledger_settings)
-    ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
     fitted = ledger_costs(d, percent / 100)
-    unrounded = ledger_settings.with_(acceptance=percent, **fitted)
-    return {
+    best_k, best = (None, None) if on_curve else serving.best_lookahead(s, MAX_LOOKAHEAD)
+    answer_ = {
         "alpha": alpha, "acceptancePercent": percent, "values": values, "costs": fitted,
         "serving": {"speedup": result.speedup, "bestLookahead": best_k, "bestSpeedup": best,
                     "plainStepMs": result.plainStepMs, "draftStepMs": result.draftStepMs,
                     "verifyStepMs": result.verifyStepMs, "tokensPerCall": result.tokensPerCall,
                     "fits": serving.memory_needed_bytes(s) <= serving.memory_available_bytes(s),
                     "maxBatchInMemory": serving.max_batch_in_memory(s)},
-        **({"servingSent": {"acceptance": percent, "speedup": serving.serving(sent).speedup,
-                            "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
-            "agree": sent_best_k == ledger_best_k} if sent_scan else {}),
-        "ledger": {"speedup": ledger_result.speedup, "bestLookahead": ledger_best_k, "bestSpeedup": ledger_best,
-                   "unroundedSpeedup": ledger.ledger(unrounded).speedup,
+        "servingSent": None, "agree": None, "ledger": None, "clamped": clamped_costs(fitted), "compare": None,
+    }
+    if on_curve:
+        return answer_
+    sent = serving_settings(d, percent)
+    sent_best_k, sent_best = serving.best_lookahead(sent, MAX_LOOKAHEAD)
+    ledger_settings = to_ledger_settings(values["ledger"])
+    ledger_best_k, ledger_best = ledger.best_lookahead(ledger_settings, MAX_LOOKAHEAD)
+    unrounded = ledger_settings.with_(acceptance=percent, **fitted)
+    answer_.update({
+        "servingSent": {"acceptance": percent, "speedup": serving.serving(sent).speedup,
+                        "bestLookahead": sent_best_k, "bestSpeedup": sent_best},
+        "agree": sent_best_k == ledger_best_k,
+        "ledger": {"speedup": ledger.ledger(ledger_settings).speedup, "bestLookahead": ledger_best_k,
+                   "bestSpeedup": ledger_best, "unroundedSpeedup": ledger.ledger(unrounded).speedup,
                    "unroundedBestLookahead": ledger.best_lookahead(unrounded, MAX_LOOKAHEAD)[0]},
-        "clamped": clamped_costs(fitted),
         # where the ledger's straight verify line and the serving model's verify step part (unrounded
         # costs): at the ledger's best lookahead and at the serving model's
         "compare": _compare(d, fitted, (ledger_best_k, best_k)),
-    }
+    })
+    return answer_
 
 
 def _compare(d: Deployment, costs: dict, lookaheads) -> list[dict]:
@@ -419,7 +424,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     costs are compared (``compare``) at the two best lookaheads on the curve."""
     from . import acceptance
 
-    answer_ = _iid_answer(d, alpha, sent_scan=False)
+    answer_ = _iid_answer(d, alpha, on_curve=True)
     values = instrument_values(d, alpha, curve)
     rates = curve.rates(MAX_LOOKAHEAD)
     percent = values["serving"]["acceptance"]
@@ -443,7 +448,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
         "serving": {**answer_["serving"], "speedup": result.speedup, "bestLookahead": best["k"],
                     "bestSpeedup": best["speedup"], "tokensPerCall": result.tokensPerCall,
                     "bestExtrapolatedFrom": best["extrapolatedFrom"], "cappedAtPlateau": best["capped"]},
-        "ledger": {**answer_["ledger"], "speedup": ledger.ledger_from_curve(ledger_settings, token_rates).speedup,
+        "ledger": {"speedup": ledger.ledger_from_curve(ledger_settings, token_rates).speedup,
                    "bestLookahead": ledger_best["k"], "bestSpeedup": ledger_best["speedup"],
                    # before the sliders round, on the same curve (not i.i.d.'s unrounded ledger)
                    "unroundedSpeedup": ledger.ledger_from_curve(unrounded, token_rates).speedup,

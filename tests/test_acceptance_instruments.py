@@ -242,8 +242,9 @@ def test_the_deployment_curve_answer_runs_no_iid_sent_scan(monkeypatch):
     monkeypatch.setattr(serving, "best_lookahead", lambda *a, **kw: calls.append(kw.get("curve")) or real(*a, **kw))
     curve = acceptance.from_conditional([0.8, 0.7, 0.6])
     answer = deployment.answer(d, 0.7, curve)
-    # one scan for the deployment's own alpha and one on the sent curve; none at the sent whole percent alone
-    assert calls.count(None) == 1 and len(calls) == 2
+    # one scan, on the sent curve: none at the deployment's own alpha or the sent whole percent, which the curve's
+    # answer replaces (its own best k comes from lab.acceptance.best_lookahead on the curve)
+    assert calls.count(None) == 0 and len(calls) == 1
     assert answer["servingSent"]["bestLookahead"] == real(deployment.serving_settings(d, answer["acceptancePercent"]),
                                                           deployment.MAX_LOOKAHEAD,
                                                           curve=acceptance.token_rates(answer["curve"]["token"]))[0]
