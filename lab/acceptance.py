@@ -882,11 +882,10 @@ def family_of_draft(draft: str, target: str | None = None) -> str:
     >>> family_of_draft("eagle-head", "deepseek-v3"), family_of_draft("eagle3-head", "deepseek-v3")
     ('mtp', 'eagle')
     """
-    if target is not None and draft == "eagle-head":
-        from .serving_presets import TARGETS
+    from .serving_presets import EAGLE, MTP_TARGETS
 
-        if getattr(TARGETS.get(target), "mtp", 0):
-            return "mtp"
+    if draft == EAGLE and target in MTP_TARGETS:
+        return "mtp"
     name = str(draft).lower()
     if "mtp" in name:
         return "mtp"

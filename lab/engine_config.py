@@ -218,11 +218,8 @@ CONFIG_ENGINES = tuple(ENGINES)
 # configurations say) unless the target carries its own multi-token-prediction module, and the EAGLE-3 head as
 # EAGLE-3 (vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) on every target.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
-# draft then means that module): the presets whose config.json ships one (lab.serving_presets.Model.mtp,
-# num_nextn_predict_layers or its kin), the very module the serving model prices as the draft.
-from .serving_presets import TARGETS as _TARGETS  # noqa: E402  (standard library only below it)
-
-MTP_TARGETS = frozenset(name for name, target in _TARGETS.items() if target.mtp)
+# draft then means that module): lab.serving_presets.MTP_TARGETS, the very module the serving model prices as the draft.
+from .serving_presets import MTP_TARGETS  # noqa: E402  (standard library only below it)
 
 
 def vllm_schedule(ranges) -> list:

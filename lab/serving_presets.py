@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
-    "NGRAM", "EAGLE", "EAGLE3", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
+    "NGRAM", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -338,6 +338,9 @@ TARGETS = {t.name: _with_count(t) for t in (
 NGRAM = "ngram"
 EAGLE = "eagle-head"
 EAGLE3 = "eagle3-head"  # the EAGLE-3 head as vLLM builds it (eagle3_head): a widget preset and the validation rows' head
+# The targets whose config.json ships a multi-token-prediction module (num_nextn_predict_layers or its kin): there the
+# EAGLE preset is that module (eagle_head prices it so), its acceptance family MTP's and its configuration MTP.
+MTP_TARGETS = frozenset(name for name, target in TARGETS.items() if target.mtp)
 
 DRAFTS = {t.name: _with_count(t) for t in (
     Transformer("llama-3.2-1b", "Llama-3.2-1B", 16, 2048, 32, 8, 64, 8192, 128256, True, False,
