@@ -55,7 +55,7 @@ from .stats import percentile
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -264,7 +264,18 @@ def nearest_curves(names, weights, r1: float) -> tuple[list, list]:
     >>> nearest_curves(["vllm-24127-ngram", "vllm-35521-suffix", "club3090-qwen3.6-27b-mtp"], [1.0, 1.0, 1.0], 0.7)[0]
     ['club3090-qwen3.6-27b-mtp', 'vllm-24127-ngram']
     """
-    order = sorted(range(len(names)), key=lambda i: (abs(library_lengths(names[i])[0] - 1 - r1), names[i]))
+    return nearest_by(names, weights, lambda name: abs(library_lengths(name)[0] - 1 - r1))
+
+
+def nearest_by(names, weights, distance) -> tuple[list, list]:
+    """The ``names`` nearest by ``distance(name)`` (ties by name), in order, until their ``weights`` reach half
+    the total: the "half the drafters" rule of :func:`nearest_curves`, for any distance (leave-one-out's candidate
+    rules use others, :mod:`lab.acceptance_validation`).
+
+    >>> nearest_by(["a", "b", "c"], [1.0, 1.0, 1.0], {"a": 3, "b": 1, "c": 2}.get)
+    (['b', 'c'], [1.0, 1.0])
+    """
+    order = sorted(range(len(names)), key=lambda i: (distance(names[i]), names[i]))
     running = accumulate(weights[i] for i in order)
     chosen = order[:next(n for n, total in enumerate(running, 1) if total >= sum(weights) / 2 - 1e-12)]
     return [names[i] for i in chosen], [weights[i] for i in chosen]

@@ -12,7 +12,7 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, from_conditional, from_lengths, iid, iid_alpha, library_lengths,
-                         mean_acceptance_length, plateau_start, prior_point, shape_of)
+                         mean_acceptance_length, nearest_by, plateau_start, prior_point, shape_of)
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
@@ -134,19 +134,11 @@ def _option_point(option: str, pool, family, r1: float, c: float | None) -> tupl
         distance = {n: ((first[n] - r1) / scale_r) ** 2 + ((drop[n] - c) / scale_c) ** 2 for n in centre}
     elif rule == "c":
         distance = {n: abs(drop[n] - c) for n in centre}
-    elif rule == "all":
-        distance = {n: 0.0 for n in centre}
     else:
         distance = {n: abs(first[n] - r1) for n in centre}
-    order = sorted(range(len(centre)), key=lambda i: (distance[centre[i]], centre[i]))
-    chosen, running = [], 0.0
-    for i in order:
-        chosen.append(i)
-        running += weights[i]
-        if rule != "all" and running >= sum(weights) / 2 - 1e-12:
-            break
-    return (_weighted_median([shapes[centre[i]][0] for i in chosen], [weights[i] for i in chosen]),
-            _weighted_median([shapes[centre[i]][1] for i in chosen], [weights[i] for i in chosen]))
+    chosen, chosen_weights = (centre, weights) if rule == "all" else nearest_by(centre, weights, distance.get)
+    return (_weighted_median([shapes[name][0] for name in chosen], chosen_weights),
+            _weighted_median([shapes[name][1] for name in chosen], chosen_weights))
 
 
 def _option_error(name: str, known: int, option: str, pool) -> float:

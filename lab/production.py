@@ -17,6 +17,7 @@ every figure here runs on the curve, as the panel's own answer does, not on one 
 Standard library only.
 """
 
+import math
 from functools import lru_cache
 
 from . import serving
@@ -258,12 +259,7 @@ def _survival(alpha: float, k: int, curve=None) -> float:
     >>> _survival(0.5, 3), _survival(0.0, 2, (0.8, 0.5, 0.1))
     (0.125, 0.4)
     """
-    if curve is None:
-        return alpha ** k
-    chance = 1.0
-    for rate in curve[:k]:
-        chance *= rate
-    return chance
+    return alpha ** k if curve is None else math.prod(curve[:k])
 
 
 def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, curve=None) -> list[dict]:
