@@ -9,7 +9,7 @@ curve's own levels choose (:func:`lab.trees.depth_best_tree`)."""
 
 from . import trees
 
-__all__ = ["CURVE_LEVELS", "slider_tree", "depth_rates", "depth_profile_of", "depth_aware_tree", "profile_on_curve"]
+__all__ = ["CURVE_LEVELS", "slider_tree", "depth_rates", "depth_profile_of", "depth_aware_tree", "profile_on_curve", "levels_resting"]
 
 CURVE_LEVELS = 12  # the widget's deepest tree (its maxDepth slider's top): a measured curve is extended to it
 
@@ -87,3 +87,15 @@ def profile_on_curve(parents, rates, decay: float, drafts: int, budget: int, max
     profile = depth_profile_of(parents, rates, decay, drafts)
     profile["aware"] = depth_aware_tree(rates, decay, drafts, budget, max_depth)
     return profile
+
+
+def levels_resting(first: int, last: int) -> str:
+    """Which tree levels rest on the acceptance model's extrapolation, as the subject of "rest" (the widget's
+    summary and the tree CLI's note).
+
+    >>> levels_resting(3, 5), levels_resting(5, 5)
+    ('levels 3 to 5 rest', 'level 5 rests')
+    """
+    from .figures import span
+
+    return span("level", first, last) + (" rests" if first == last else " rest")

@@ -166,7 +166,7 @@ def _curve_run(args, received):
     """The trees widget's measured-curve mode (lab.widgets.trees, ``treCurve``) on the token the deployment
     panel sends for the curve: the slider tree's depth profile and the depth-aware tree (lab.trees_depth)."""
     from ..cli import UsageError, parse_number, slider_value
-    from ..figures import plural, span
+    from ..figures import plural
     from .. import trees_depth
 
     for flag, value in (("--p", args.p), ("--q", args.q)):
@@ -203,7 +203,7 @@ def _curve_run(args, received):
               f"{plural(aware['depth'], 'level')}, root included), the best tree within {budget} nodes and {depth} "
               "levels on the curve's levels"]
     if past is not None:
-        which = span("level", past + 1, levels) + (" rests" if past + 1 == levels else " rest")
+        which = trees_depth.levels_resting(past + 1, levels)
         lines.append(f"note          {which} on the acceptance model's extrapolation past the {past} measured positions")
     if set_aside is not None:
         lines.append("note          the curve replaces --rank-probs (set aside)")

@@ -10,8 +10,8 @@ node (part one's numbers), or part two's roofline at a fixed serving preset (bat
 from functools import lru_cache
 
 from .. import sampler, trees
-from ..trees_depth import depth_profile_of, depth_rates, profile_on_curve, slider_tree
-from ..figures import (MIN_TEXT, label_box, span, svg, text_width, column_box, escape, fit_width, line_boxes,
+from ..trees_depth import depth_profile_of, depth_rates, levels_resting, profile_on_curve, slider_tree
+from ..figures import (MIN_TEXT, label_box, svg, text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import TREE_SLIDERS, Choice, format_query, read_controls, requested_curve
@@ -384,16 +384,6 @@ def exactness_table_html(rows: list[dict], selected: int) -> str:
 
 # --- the view ----------------------------------------------------------------------------------
 
-def _levels(first: int, last: int) -> str:
-    """Which levels rest on an extrapolation, as the subject of "rest".
-
-    >>> _levels(3, 5), _levels(5, 5)
-    ('Levels 3 to 5 rest', 'Level 5 rests')
-    """
-    words = span("level", first, last)
-    return words[:1].upper() + words[1:] + (" rests" if first == last else " rest")
-
-
 def view(raw=None) -> dict:
     """The widget for one setting; never raises on bad input (notes say what was changed)."""
     raw, width = split_width(raw)
@@ -456,7 +446,7 @@ def view(raw=None) -> dict:
                     f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
                     f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
                     f"over {profile['aware']['depth']} levels, root included)."
-                    + (f" {_levels(measured_k + 1, levels)} on the acceptance model's extrapolation past the "
+                    + (f" {levels_resting(measured_k + 1, levels).capitalize()} on the acceptance model's extrapolation past the "
                        f"{measured_k} measured positions." if levels > measured_k else ""))
     # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
     # curve's): the lead says whose they are
