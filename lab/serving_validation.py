@@ -362,6 +362,31 @@ def comparison() -> list[dict]:
     return rows
 
 
+def eagle3_cycle_in_plain_steps(lookahead: int = 3) -> dict:
+    """An EAGLE-3 cycle at batch one (Llama-3.1-8B, one H100, the context of vLLM issue #20780's rows) as a
+    multiple of a plain step, three ways: SpecDecode-Bench's step times fitted on vLLM 0.10.1 (``fit``: its
+    forward over k + 1 tokens and its EAGLE-3 proposal, both with the per-step overhead, over its plain step; the
+    only EAGLE-3 step times measured on that engine, at k = 3), the model (``model``: the row's mean acceptance
+    length over its predicted speedup) and the rows themselves (``measured``: mean acceptance length x TPOT / vanilla
+    TPOT, for EAGLE-3 and, beside it, EAGLE-1's ``measuredEagle1``). Where ``measured`` stands above ``fit`` by
+    about what it stands above ``model``, the rows disagree with the step times the model follows, not only with
+    the model.
+
+    >>> c = eagle3_cycle_in_plain_steps()
+    >>> round(c["fit"], 2), round(c["model"], 2), round(c["measured"], 2), round(c["measuredEagle1"], 2)
+    (1.31, 1.28, 1.61, 1.39)
+    """
+    from .serving_calibration import _specdecode_draft_ms, _specdecode_forward_ms
+
+    e3 = next(p for p in VALIDATION if p.source == _ISSUE20780 and p.draft == serving.EAGLE3 and p.lookahead == lookahead)
+    e1 = next(p for p in VALIDATION if p.source == _ISSUE20780 and p.draft == serving.EAGLE and p.lookahead == lookahead)
+    tokens, context = lookahead + 1, e3.context
+    fit = (_specdecode_forward_ms(1, tokens, context) + _specdecode_draft_ms(1, tokens, context)) \
+        / _specdecode_forward_ms(1, 1, context)
+    return {"lookahead": lookahead, "fit": fit, "model": e3.acceptanceLength / predict(e3)["predicted"],
+            "measured": e3.acceptanceLength / e3.measured, "measuredEagle1": e1.acceptanceLength / e1.measured}
+
+
 def _held_out_steps():
     """The plain steps the validation sources timed beside their speedups: kept out of the calibration,
     so they test it out of sample (step times, on the engine of each source's date)."""

@@ -524,6 +524,13 @@ def test_readouts_catch_a_held_out_step_with_the_wrong_direction(monkeypatch, fr
     _fails("serving-readouts-match-model", "held-out step")
 
 
+def test_readouts_catch_the_eagle3_cycle_of_the_fit_and_the_rows_swapped(monkeypatch, fresh_widget):
+    original = fresh_widget._eagle3_cycle
+    _mutate_widget(monkeypatch, "_eagle3_cycle", lambda: {**original(), "fit": original()["measured"],
+                                                          "measured": original()["fit"]})
+    _fails("serving-readouts-match-model", "EAGLE-3 cycle in plain steps")
+
+
 def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget):
     from lab import serving_validation
     original = serving_validation.crossover_comparison

@@ -196,3 +196,16 @@ def test_the_table_names_the_tree():
     html = widget._validation_context()["table"]
     assert "a tree of 64 tokens" in html and html.count("a tree of") == len(
         [p for p in serving_validation.VALIDATION if p.treeTokens])
+
+
+def test_the_eagle3_rows_disagree_with_the_step_times_the_model_follows():
+    """What the article says of vLLM issue #20780's EAGLE-3 rows: SpecDecode-Bench's step times (vLLM 0.10.1, an
+    EAGLE-3 head, k = 3, batch one) and the model, calibrated on them, put a cycle within 5% of each other, while the
+    rows' own TPOTs and acceptance lengths put it at least 15% above both; EAGLE-1's rows sit between."""
+    from lab.serving_validation import eagle3_cycle_in_plain_steps
+
+    c = eagle3_cycle_in_plain_steps()
+    assert c["lookahead"] == 3
+    assert abs(c["model"] / c["fit"] - 1) < 0.05
+    assert c["measured"] > 1.15 * max(c["fit"], c["model"])
+    assert c["fit"] < c["measuredEagle1"] < c["measured"]

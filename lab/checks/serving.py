@@ -838,6 +838,9 @@ def _tables_mismatch(widget) -> str | None:
         want = {"ms": f(m.ms, 2), "percent": f(100 * abs(ratio - 1), 0), "direction": "slow" if ratio > 1 else "fast"}
         if {key: shown[key] for key in want} != want:
             return f"held-out step {shown} where the model gives {want}"
+    cycle = serving_validation.eagle3_cycle_in_plain_steps()
+    if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
+        return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
     from html import unescape
 
     figure = unescape(context["bracketsFigure"])
@@ -866,11 +869,10 @@ def _tables_mismatch(widget) -> str | None:
 def readouts_match_model(out):
     """Every readout, the lead's and summary's numbers, every cell of the heatmap and load tables of
     the serving widget, and every number of the validation table and its summary, the calibration table,
-    the held-out steps, the crossover brackets (figure and prose) and the trust line (per engine and
-    family; "not validated" with no band where no row exists) equal the serving model's own numbers through
-    the page's formatter
-    (lab.jsformat.to_fixed), at the defaults, both ends of every slider, each step model, draft kind,
-    engine and a measured curve; the identities hold (tokens per call = 1 + a + ... + a^k, a chain's
+    the held-out steps, the EAGLE-3 cycle in plain steps (fit, model, rows), the crossover brackets (figure
+    and prose) and the trust line (per engine and family; "not validated" with no band where no row exists)
+    equal the serving model's own numbers through the page's formatter (lab.jsformat.to_fixed), at the
+    defaults, both ends of every slider, each step model, draft kind, engine and a measured curve; the identities hold (tokens per call = 1 + a + ... + a^k, a chain's
     effective batch is B x (k + 1), speedup = plain ms per token / speculative ms per token), and a
     tree-tokens setting changes the verify step."""
     from ..widgets import serving as widget

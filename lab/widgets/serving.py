@@ -547,7 +547,16 @@ def _validation_context() -> dict:
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
                              for row in serving_validation.held_out_steps()],
-            "expansion": _expansion_example()}
+            "expansion": _expansion_example(), "eagle3Cycle": _eagle3_cycle()}
+
+
+def _eagle3_cycle() -> dict:
+    """An EAGLE-3 cycle at batch one in plain steps, as the article writes them (two decimals):
+    :func:`lab.serving_validation.eagle3_cycle_in_plain_steps`."""
+    from .. import serving_validation
+
+    return {key: value if key == "lookahead" else _f(value)
+            for key, value in serving_validation.eagle3_cycle_in_plain_steps().items()}
 
 
 def _assumed_calibrations() -> list[dict]:
