@@ -227,9 +227,11 @@ def step_measurement_ms(m, calibration=None) -> float:
         return serving._time(step(target, "target"), m.batch, m.newTokens, m.context)
     if m.kind == "verify":
         return serving._time(step(target, "verify"), m.batch, m.newTokens, m.context)
-    if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work
+    if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work and not the
+        # rejection sampler: V0 times it apart, as verification_time_ms (lab.serving_v0_stages)
         scorer = engine._replace(specCycleMs=0.0, serialOutput=False, tokenOutput=False, stepHostMs=0.0)
-        return serving._time(step(target, "verify", scorer), m.batch, m.newTokens, m.context)
+        return serving._time(serving._measured_constants(target, m.gpu, m.precision, m.gpus, cal._replace(rejectUs=0.0),
+                                                         "verify", scorer), m.batch, m.newTokens, m.context)
     if m.kind == "proposal":  # the cycle's own draft cost (lab.serving_step._cycle_ms): its k steps and beyond them
         settings = serving.DEFAULT_SETTINGS.with_(
             stepModel=serving.MEASURED, target=m.target, draft=m.draft or serving.EAGLE, gpu=m.gpu, precision=m.precision,
