@@ -14,8 +14,8 @@ synchronisation):
 - ``verification_time_ms``: ``_verify_tokens``, the rejection sampler. No row: its GPU work is not synchronised inside
   its timer (the logged 0.17 to 1.61 ms barely moves with batch x k), so it is the sampler's launch, not its cost.
 
-``_create_output_sampler_list`` logs them only when the rejection sampler emits metrics, so each line is **one**
-step's timing, not an average. Which lines were used, and why the others were not, is in docs/READING.md (the
+``_create_output_sampler_list`` logs them only when the rejection sampler emits metrics ("every 5s", vLLM pull request
+6963's author in review, 2024-07-30), so each line is **one** step's timing, not an average. Which lines were used, and why the others were not, is in docs/READING.md (the
 curation rule was written there before the lines were held against the model).
 
 Used: one public MI300X benchmark note (:data:`MI300X_NOTE`; Llama-3.1-70B on 8 x MI300X, vLLM's ROCm V0 of December
