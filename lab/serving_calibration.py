@@ -85,7 +85,9 @@ own step times.
   calibration is assumed (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is
   its own) and the page says so. MI300X's fixed cost per pass alone is fitted, 3.00 ms, on AMD's published vLLM
   latencies of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4 (:data:`PASS_STEP_MEASUREMENTS`, residuals 0.95 to
-  1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`).
+  1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`). vLLM V0's own
+  logged stage times on 8 x MI300X fit nothing: they bound its scoring pass and hold its multi-GPU draft steps
+  (:mod:`lab.serving_v0_stages`).
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
