@@ -161,13 +161,9 @@ def fit_expansion_kv_share(rows=None, low: float = 0.0, high: float = 1.0) -> fl
     from . import serving_calibration as cal
     from .serving_validation import _ternary_minimum, step_measurement_ms
     rows = [m for m in cal.STEP_MEASUREMENTS if m.kind == "scoring"] if rows is None else rows
-    engine = cal.ENGINES["vllm-v0"]
 
     def loss(share):
-        cal.ENGINES["vllm-v0"] = engine._replace(expansionKvShare=share)
-        try:
-            return sum(math.log(step_measurement_ms(m) / m.ms) ** 2 for m in rows)
-        finally:
-            cal.ENGINES["vllm-v0"] = engine
+        return sum(math.log(step_measurement_ms(m, engine=cal.ENGINES[m.engine]._replace(expansionKvShare=share)) / m.ms)
+                   ** 2 for m in rows)
 
     return round(_ternary_minimum(loss, low, high, 0.0001), 2)

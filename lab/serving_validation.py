@@ -206,10 +206,11 @@ VALIDATION = (
 )
 
 
-def step_measurement_ms(m, calibration=None) -> float:
+def step_measurement_ms(m, calibration=None, engine=None) -> float:
     """What the model gives for one measured step (:data:`lab.serving_calibration.STEP_MEASUREMENTS`),
-    timed as the measurement was (:data:`lab.serving_calibration.KINDS`) on its engine, with the GPU's
-    calibration or ``calibration`` in its place (a refit, :func:`fit_calibration`).
+    timed as the measurement was (:data:`lab.serving_calibration.KINDS`) on its engine (or ``engine`` in its place, a
+    refit of an engine constant), with the GPU's calibration or ``calibration`` in its place (a refit,
+    :func:`fit_calibration`).
 
     >>> from lab.serving_calibration import STEP_MEASUREMENTS
     >>> m = STEP_MEASUREMENTS[0]
@@ -218,7 +219,8 @@ def step_measurement_ms(m, calibration=None) -> float:
     """
     from .serving_calibration import CALIBRATIONS, ENGINES
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
-    engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
+    if engine is None:
+        engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
 
     def step(shape, role, costs=engine):

@@ -84,4 +84,4 @@ def test_the_expansion_share_is_fitted_on_the_scoring_times_alone():
 def test_the_expansion_share_fit_moves_with_its_rows():
     rows = [m._replace(ms=m.ms * 1.1) for m in cal.STEP_MEASUREMENTS if m.kind == "scoring"]
     assert v0.fit_expansion_kv_share(rows) > cal.EXPANSION_KV_SHARE + 0.1
-    assert cal.ENGINES["vllm-v0"].expansionKvShare == cal.EXPANSION_KV_SHARE   # the fit puts the engine back
+    assert cal.ENGINES["vllm-v0"].expansionKvShare == cal.EXPANSION_KV_SHARE   # the fit leaves the engine as it was
