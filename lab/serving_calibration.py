@@ -85,7 +85,9 @@ own step times.
   calibration is assumed (Hopper's efficiencies and fixed costs, the datasheet's interconnect; Blackwell's MoE term is
   its own) and the page says so. MI300X's fixed cost per pass alone is fitted, 3.00 ms, on AMD's published vLLM
   latencies of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4 (:data:`PASS_STEP_MEASUREMENTS`, residuals 0.95 to
-  1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`).
+  1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`). vLLM V0's own
+  logged stage times on 8 x MI300X fit nothing: they bound its scoring pass and hold its multi-GPU draft steps
+  (:mod:`lab.serving_v0_stages`).
 - L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
   efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
 
@@ -412,9 +414,9 @@ BATCH_EXPANSION_MS = 0.75
 # The share of a sequence's KV cache each extra verified token re-reads under batch expansion, fitted on vLLM pull
 # request 5691's two scoring columns (the same comment, the same runs: BatchExpansionTop1Scorer minus MQAScorer is
 # 1.7, 2.9, 5.5, 10.9, 19.4 and 25.3 ms at batch 4 to 128, k = 5) with BATCH_EXPANSION_MS held: the copies of one
-# sequence are neighbours in the expanded batch and read the same KV blocks, so most re-reads hit in L2. A fitted
-# engine constant (on step times), at the comment's assumed context of 512 tokens.
-EXPANSION_KV_SHARE = 0.33
+# sequence are neighbours in the expanded batch and read the same KV blocks, so most re-reads hit in L2. Fitted on step
+# times (lab.serving_v0_stages.fit_expansion_kv_share), without the rejection sampler V0 times apart: 0.33 with it.
+EXPANSION_KV_SHARE = 0.37
 # Host work per engine step that synchronous scheduling leaves serial, read in the SpecDecode-Bench step-time model
 # (github.com/SpecDecode-Bench/simulator, predictor.py, class Llama8BH100, commit 430e82c5: 'overhead_constant_per_step
 # = 1.20683946e-03' s, charged once per plain step and once per speculative step, beside the forward pass; fitted to
@@ -811,8 +813,8 @@ class StepMeasurement(NamedTuple):
 KINDS = {
     "pass": "a forward pass of the target over newTokens tokens a sequence, with the engine's host time per step",
     "verify": "the engine's whole verify step over newTokens tokens a sequence (lab.serving.verify_step_ms)",
-    "scoring": "the scorer's time inside the worker (vLLM V0's scoring_time_ms): the verify pass in the engine's "
-               "layout with batch expansion's bookkeeping, without the cycle's other bookkeeping",
+    "scoring": "the scorer's time inside the worker (vLLM V0's scoring_time_ms): the verify pass in the engine's layout "
+               "with batch expansion's bookkeeping, without the rejection sampler or the cycle's other bookkeeping",
     "proposal": "the engine's whole draft proposal of newTokens - 1 tokens by the row's draft: the draft steps, its extend "
                 "pass and the engine's host work around them",
 }

@@ -206,10 +206,11 @@ VALIDATION = (
 )
 
 
-def step_measurement_ms(m, calibration=None) -> float:
+def step_measurement_ms(m, calibration=None, engine=None) -> float:
     """What the model gives for one measured step (:data:`lab.serving_calibration.STEP_MEASUREMENTS`),
-    timed as the measurement was (:data:`lab.serving_calibration.KINDS`) on its engine, with the GPU's
-    calibration or ``calibration`` in its place (a refit, :func:`fit_calibration`).
+    timed as the measurement was (:data:`lab.serving_calibration.KINDS`) on its engine (or ``engine`` in its place, a
+    refit of an engine constant), with the GPU's calibration or ``calibration`` in its place (a refit,
+    :func:`fit_calibration`).
 
     >>> from lab.serving_calibration import STEP_MEASUREMENTS
     >>> m = STEP_MEASUREMENTS[0]
@@ -218,7 +219,8 @@ def step_measurement_ms(m, calibration=None) -> float:
     """
     from .serving_calibration import CALIBRATIONS, ENGINES
     cal = CALIBRATIONS[m.gpu] if calibration is None else calibration
-    engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
+    if engine is None:
+        engine = ENGINES[m.engine] if m.engine else ENGINES[serving.DEFAULT_ENGINE]._replace(stepHostMs=0.0)
     target = serving.TARGETS[m.target]
 
     def step(shape, role, costs=engine):
@@ -227,9 +229,11 @@ def step_measurement_ms(m, calibration=None) -> float:
         return serving._time(step(target, "target"), m.batch, m.newTokens, m.context)
     if m.kind == "verify":
         return serving._time(step(target, "verify"), m.batch, m.newTokens, m.context)
-    if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work
+    if m.kind == "scoring":  # the verify pass in the engine's layout, none of the cycle's other host work and not the
+        # rejection sampler: V0 times it apart, as verification_time_ms (lab.serving_v0_stages)
         scorer = engine._replace(specCycleMs=0.0, serialOutput=False, tokenOutput=False, stepHostMs=0.0)
-        return serving._time(step(target, "verify", scorer), m.batch, m.newTokens, m.context)
+        return serving._time(serving._measured_constants(target, m.gpu, m.precision, m.gpus, cal._replace(rejectUs=0.0),
+                                                         "verify", scorer), m.batch, m.newTokens, m.context)
     if m.kind == "proposal":  # the cycle's own draft cost (lab.serving_step._cycle_ms): its k steps and beyond them
         settings = serving.DEFAULT_SETTINGS.with_(
             stepModel=serving.MEASURED, target=m.target, draft=m.draft or serving.EAGLE, gpu=m.gpu, precision=m.precision,

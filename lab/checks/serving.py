@@ -350,8 +350,10 @@ def calibration_holds(out):
     tolerance stated for that measurement (lab.serving_calibration.STEP_MEASUREMENTS: the
     target, GPUs, batch, tokens per sequence and context each was measured at), each on the engine
     it was measured on and timed as it was (a pass, a verify step, a scorer's time, a draft
-    proposal: lab.serving_validation.step_measurement_ms); and the plain steps one constant of an otherwise assumed
-    GPU was fitted on (lab.serving_calibration.PASS_STEP_MEASUREMENTS: MI300X's fixed cost per pass)."""
+    proposal: lab.serving_validation.step_measurement_ms); the plain steps one constant of an otherwise assumed
+    GPU was fitted on (lab.serving_calibration.PASS_STEP_MEASUREMENTS: MI300X's fixed cost per pass); and vLLM V0's
+    own logged stage times, each held over the batches its run could have had (lab.serving_v0_stages.stage_failures)."""
+    from ..serving_v0_stages import STAGE_MEASUREMENTS, stage_failures
     from ..serving_validation import step_measurement_ms
 
     for m in serving_calibration.STEP_MEASUREMENTS + serving_calibration.PASS_STEP_MEASUREMENTS:
@@ -360,6 +362,9 @@ def calibration_holds(out):
         if abs(got / m.ms - 1) > m.tolerance:
             out.fail(f"{m.target} on {m.gpus} x {m.gpu} ({m.engine or 'GPU pass'}, {m.kind}), B={m.batch} "
                      f"n={m.newTokens}: model {got:.2f} ms, measured {m.ms:.2f} ms (tolerance {m.tolerance:.0%})")
+    out.visited += len(STAGE_MEASUREMENTS)
+    for failure in stage_failures():
+        out.fail(failure)
 
 
 def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
