@@ -44,10 +44,12 @@ from .serving_calibration import StepMeasurement
 __all__ = ["MI300X_NOTE", "StageLine", "STAGE_LINES", "STAGE_MEASUREMENTS", "BATCH_BOUND", "stage_rows",
            "stage_failures", "implied_batch", "fit_expansion_kv_share"]
 
-# A public benchmark note in the code index (file id 43489263684; the index does not name its repository), by a user
+# A public benchmark note, github.com/AUGMXNT/llm-tracker.info-vault, 'vLLM Benchmark serving.md' (the lines first at
+# commit 65121bc6, 2024-12-17; the source of llm-tracker.info), by its author as user
 # 'hotaisle' on a Hot Aisle MI300X node ('# MI300X', 'hotaisle@ENC1-CLS01-SVR14:~/vllm-rocm/benchmarks$'), vLLM's ROCm
 # build (VLLM_USE_TRITON_FLASH_ATTN=0), V0 (spec_decode_worker.py:961, logged 12-16: December 2024). Read December 2026.
-MI300X_NOTE = ("an MI300X benchmark note in the code index (file id 43489263684, repository not named; user 'hotaisle', "
+MI300X_NOTE = ("an MI300X benchmark note, github.com/AUGMXNT/llm-tracker.info-vault, 'vLLM Benchmark serving.md' at 65121bc6 "
+               "(2024-12-17; user 'hotaisle', "
                "vLLM ROCm V0, logged 12-16, so December 2024): 'VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 8 "
                "meta-llama/Llama-3.1-70B-Instruct --gpu_memory_utilization=0.96 --max-num-seqs 2048 --speculative_model "
                "...', driven by 'benchmark_serving.py ... --dataset-name sharegpt --num-prompts 1024 --max-concurrency "
