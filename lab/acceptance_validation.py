@@ -12,7 +12,7 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, from_conditional, from_lengths, iid, iid_alpha, library_lengths,
-                         mean_acceptance_length, nearest_by, plateau_start, prior_point, shape_of)
+                         mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
@@ -113,8 +113,7 @@ def _option_point(option: str, pool, family, r1: float, c: float | None) -> tupl
     measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight)."""
     mode, rule, _ = NESTED_OPTIONS[option]
     shapes = _library_shapes(tuple(CURVES.items()))
-    own = [name for name in pool if CURVES[name][0] == family]
-    centre = own if mode == "family" and len(own) >= MIN_FAMILY_CURVES else list(pool)
+    centre = prior_group(pool, family, mode)[0]  # the group lab.acceptance.prior takes its point from
     weights = _drafter_weights(centre)
     if rule == "r1-kinds" and len({CURVES[name][1] for name in centre}) == 2:
         total = sum(weights)
