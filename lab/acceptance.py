@@ -251,7 +251,9 @@ def prior(family: str | None, exclude: str | None = None, r1: float | None = Non
     (:func:`nearest_curves`; all of them when ``r1`` is None) of the group :func:`prior_group` gives for the mode
     :data:`PRIOR_MODE_BY_FIGURES` says for a curve built from ``figures`` figures (one length, or one rate; two or
     more): a model drafter's family's curves or the whole library's; a copying family's (:data:`COPYING`) own curves,
-    or the copying curves pooled, in either mode; the spread is that family's or group's pairs, or the whole library's.
+    or the copying curves pooled, in either mode and always their nearest (the points :func:`prior_point` compares
+    are alternatives for readers that borrow from other drafters); the spread is that family's or group's pairs, or
+    the whole library's.
 
     >>> prior(None, r1=0.9)[0] != prior(None)[0]
     True
@@ -264,7 +266,7 @@ def prior(family: str | None, exclude: str | None = None, r1: float | None = Non
     mode = _PRIOR_MODE.get() or PRIOR_MODE_BY_FIGURES[min(figures, 2)]
     centre, group, enough = prior_group(names, family, mode)
     weights = _drafter_weights(centre)
-    if r1 is not None and _POINT_RULE.get() == "nearest":
+    if r1 is not None and (_POINT_RULE.get() == "nearest" or family in COPYING):  # a copying reader: always nearest
         centre, weights = nearest_curves(centre, weights, r1)
     point = (_weighted_median([shapes[n][0] for n in centre], weights),
              _weighted_median([shapes[n][1] for n in centre], weights))

@@ -9,7 +9,7 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 (True, True)
 """
 
-from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
+from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, from_conditional, from_lengths, iid, iid_alpha, library_lengths,
                          mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
@@ -112,6 +112,8 @@ def _option_point(option: str, pool, family, r1: float, c: float | None) -> tupl
     """The prior's point ``(c, d)`` under ``option`` from the library curves ``pool``, for a reader's ``r1`` (and
     measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight)."""
     mode, rule, _ = NESTED_OPTIONS[option]
+    if family in COPYING:  # a copying reader's point is its group's nearest in r_1 under every option (lab.acceptance.prior)
+        rule = "r1"
     shapes = _library_shapes(tuple(CURVES.items()))
     centre = prior_group(pool, family, mode)[0]  # the group lab.acceptance.prior takes its point from
     weights = _drafter_weights(centre)
