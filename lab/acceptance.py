@@ -20,7 +20,10 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
     r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1,
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
-near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
+near 2.55 from k = 4 on) or hardly fall. For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix
+decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise toward the cap of 1 (once a copied span's first
+token is accepted the text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), and their
+prior comes from the copying curves alone (:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
 relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
 of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the drafters; a
@@ -28,8 +31,8 @@ drafter's fall goes with how good it is), one vote per drafter (:data:`lab.accep
 with thinking on and off, or on nine workloads, is one piece of evidence), among the reader's family's curves when the reader
 gives one figure and among the whole library's when two or more (:data:`PRIOR_MODE_BY_FIGURES`: what leave-one-out on the
 library prefers for each input, against each other and the whole library's median; :func:`lab.acceptance_validation.prior_choice`
-reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
-library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
+reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
+curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = r_m d^j``.
 
 >>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
@@ -917,15 +920,19 @@ def _prior_note(curve: Curve) -> str | None:
     """Says so when the curve's family has too few library curves for an interval of its own.
 
     >>> _prior_note(from_single(1.8, 1, "suffix"))
-    "the library holds 1 suffix decoding curve: the interval is the whole library's spread"
+    'the library holds 1 suffix decoding curve: its prior and interval are the 4 curves of drafters that copy text (n-gram and suffix decoding), too few to claim much'
     """
     if curve.family is None:
         return "no method given: the interval is the whole library's spread"
     count = sum(1 for entry in CURVES.values() if entry[0] == curve.family)
     if count >= MIN_FAMILY_CURVES:
         return None
-    return (f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: the "
-            "interval is the whole library's spread")
+    held = f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: "
+    copying = sum(1 for entry in CURVES.values() if entry[0] in COPYING)
+    if curve.family in COPYING and copying >= MIN_FAMILY_CURVES:  # prior_group's copying group
+        return (held + f"its prior and interval are the {copying} curves of drafters that copy text (n-gram and "
+                "suffix decoding), too few to claim much")
+    return held + "the interval is the whole library's spread"
 
 
 def family_of_draft(draft: str, target: str | None = None) -> str:
