@@ -656,17 +656,26 @@ def measured_plateau_start(lengths) -> int | None:
     return _measured_plateau(tuple(pairs))
 
 
-def plateau_words(start: int) -> str:
+def plateau_words(start: int, rates=None) -> str:
     """What a plateau starting at lookahead ``start`` does to k, in the words every instrument and CLI
-    uses after "the curve" or "it" (a plateau "from k = 0" is said as what it means).
+    uses after "the curve" or "it" (a plateau "from k = 0" is said as what it means). Given the curve's conditional
+    ``rates`` and they rise from position 2 to ``start + 1`` without a fall (a drafter that copies text; a measured
+    uptick after a fall is noise), the drafts there are few, not worse, and the words say so instead of "plateaus"
+    (the chance all drafts survive never rises, so the rule holds).
 
     >>> plateau_words(4)
     'plateaus from k = 4 (each further draft adds under 0.05 tokens a call), so no k past 5'
     >>> plateau_words(0)
     'adds under 0.05 tokens a call even with its first draft, so no k past 1'
+    >>> plateau_words(2, [0.2, 0.3, 0.4])
+    'adds under 0.05 tokens a call with each draft past k = 2 (its rates still rise, but few calls get that far), so no k past 3'
     """
     if start == 0:
         return f"adds under {PLATEAU_GAIN} tokens a call even with its first draft, so no k past 1"
+    if rates is not None and len(rates) > start and rates[start] > rates[start - 1] and all(
+            b >= a for a, b in zip(rates[1:start], rates[2:start + 1])):
+        return (f"adds under {PLATEAU_GAIN} tokens a call with each draft past k = {start} (its rates still rise, but "
+                f"few calls get that far), so no k past {start + 1}")
     return f"plateaus from k = {start} (each further draft adds under {PLATEAU_GAIN} tokens a call), so no k past {start + 1}"
 
 
