@@ -173,3 +173,20 @@ def test_the_held_out_table_says_the_copying_curves_are_too_few():
     note = note[:note.index("</p>")]
     assert "Too few curves to trust a family of its own: suffix decoding (1 curve)" in note
     assert "4 such curves from 3 drafters, too few to claim much" in note and "pooled library" not in note
+
+
+def test_a_rising_curve_past_its_cap_is_not_said_to_plateau(capsys):
+    """2.2 tokens per call at k = 4 on an n-gram draft: the rising prior's survival falls under PLATEAU_GAIN after
+    k = 6, so the best k is capped at 7 as on any curve, but its rates still rise there, and the words say the drafts
+    past it are few, not that the curve plateaus. A measured model-drafter curve with a noisy uptick after a fall
+    (club-3090's MTP: 0.517 then 0.565) keeps "plateaus"."""
+    status, out, _ = _cli(capsys, "acceptance", "--lengths", "4:2.2", "--method", "ngram", "--lookahead", "8")
+    assert status == 0 and "plateaus" not in out
+    assert ("the curve adds under 0.05 tokens a call with each draft past k = 6 (its rates still rise, but few calls "
+            "get that far), so no k past 7") in out
+    status, out, _ = _cli(capsys, "deployment", "--mean-acceptance-length", "2.2", "--lookahead", "4", "--draft", "ngram",
+                          "--batch", "1")
+    assert "its rates still rise" in out and "plateaus" not in out and "best k = 7" in out
+    noisy = [0.734, 0.625, 0.636, 0.578, 0.517, 0.565]
+    assert acceptance.plateau_words(5, noisy).startswith("plateaus from k = 5")
+    assert acceptance.plateau_words(5, [0.3, 0.4, 0.45, 0.5, 0.55, 0.6]).startswith("adds under 0.05 tokens a call")
