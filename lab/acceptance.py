@@ -20,7 +20,10 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
     r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1,
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
-near 2.55 from k = 4 on) or hardly fall (n-gram on repetitive text: d near 1). Each curve of the library
+near 2.55 from k = 4 on) or hardly fall. For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix
+decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise toward the cap of 1 (once a copied span's first
+token is accepted the text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), and their
+prior comes from the copying curves alone (:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
 relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
 of the library curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the drafters; a
@@ -28,8 +31,8 @@ drafter's fall goes with how good it is), one vote per drafter (:data:`lab.accep
 with thinking on and off, or on nine workloads, is one piece of evidence), among the reader's family's curves when the reader
 gives one figure and among the whole library's when two or more (:data:`PRIOR_MODE_BY_FIGURES`: what leave-one-out on the
 library prefers for each input, against each other and the whole library's median; :func:`lab.acceptance_validation.prior_choice`
-reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the pooled
-library when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
+reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
+curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = r_m d^j``.
 
 >>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
@@ -52,16 +55,22 @@ from .acceptance_curves import CURVES, drafter_of
 from .errors import LabValueError
 from .stats import percentile
 
-__all__ = ["FAMILIES", "FAMILY_NAMES", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
+__all__ = ["FAMILIES", "FAMILY_NAMES", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "prior_group", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
                 "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
-MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows the pooled spread
+MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows its group's (copying) or the pooled spread
+# Drafters that copy text already seen (n-gram prompt lookup, suffix decoding): once a copied span's first token is
+# accepted the text is likely repeating, so their conditional rates may rise with position (docs/READING.md, "Copying
+# drafters' curves may rise"). Their fits let the fall d run up to COPY_RISE_MAX (a rise, rates still capped at 1);
+# a model drafter's errors compound, and its d stays in [0, 1]. A copying reader's prior comes from copying curves only.
+COPYING = ("ngram", "suffix")
+COPY_RISE_MAX = 1.5     # the range the fit gives the first rise c; past it a rate above 2/3 meets the cap at once
 PLATEAU_GAIN = 0.05     # a draft adding less than this many tokens per call lies on the plateau
 SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
 # The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
@@ -194,13 +203,17 @@ def _solve(function, target: float, low: float, high: float) -> float:
     return (low + high) / 2
 
 
-def shape_of(lengths) -> tuple[float, float]:
+def shape_of(lengths, method=None) -> tuple[float, float]:
     """A library curve's ``(c, d)`` from its lengths at k = 1..K (K >= 2): ``c = r_2 / r_1`` from the
-    first two, ``d`` so that the shape meets the length at K (``d = 1`` when K = 2).
+    first two, ``d`` so that the shape meets the length at K (``d = 1`` when K = 2), d in [0, 1], or up to
+    :data:`COPY_RISE_MAX` for a copying ``method`` (:data:`COPYING`: its rates may rise, capped at 1).
 
     >>> c, d = shape_of(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
     >>> round(c, 6), round(d, 6)
     (0.9, 0.7)
+    >>> rising = lengths_of(shaped_rates(0.7, (1.2, 1.05), 6))
+    >>> [round(x, 6) for x in shape_of(rising, "ngram")], round(shape_of(rising)[1], 6)
+    ([1.2, 1.05], 1.0)
     """
     r1 = lengths[0] - 1
     if r1 <= 0:
@@ -209,8 +222,13 @@ def shape_of(lengths) -> tuple[float, float]:
     if len(lengths) < 3:
         return c, 1.0
     k = len(lengths)
-    d = _solve(lambda x: mean_acceptance_length(shaped_rates(r1, (c, x), k), k), lengths[-1], 0.0, 1.0)
+    d = _solve(lambda x: mean_acceptance_length(shaped_rates(r1, (c, x), k), k), lengths[-1], 0.0, _fall_high(method))
     return c, d
+
+
+def _fall_high(method) -> float:
+    """The largest fall d a fit allows for ``method``: :data:`COPY_RISE_MAX` for a copying family, else 1."""
+    return COPY_RISE_MAX if method in COPYING else 1.0
 
 
 def library_lengths(name: str) -> list[float]:
@@ -231,29 +249,58 @@ def library_lengths(name: str) -> list[float]:
 
 def prior(family: str | None, exclude: str | None = None, r1: float | None = None,
           figures: int = 2) -> tuple[tuple, tuple, bool]:
-    """The decay prior: ``(point (c, d), spread of (c, d) pairs, family has enough curves)``. The point is the
-    drafter-weighted median over the library curves (less ``exclude``) nearest ``r1`` (:func:`nearest_curves`;
-    all of them when ``r1`` is None): the reader's family's curves or the whole library's, as
+    """The decay prior: ``(point (c, d), spread of (c, d) pairs, the spread is the family's or its group's)``. The
+    point is the drafter-weighted median over the library curves (less ``exclude``) nearest ``r1``
+    (:func:`nearest_curves`; all of them when ``r1`` is None) of the group :func:`prior_group` gives for the mode
     :data:`PRIOR_MODE_BY_FIGURES` says for a curve built from ``figures`` figures (one length, or one rate; two or
-    more); the spread is the family's pairs, or the pooled ones when the family has fewer than
-    :data:`MIN_FAMILY_CURVES` curves.
+    more): a model drafter's family's curves or the whole library's; a copying family's (:data:`COPYING`) own curves,
+    or the copying curves pooled, in either mode and always their nearest (the points :func:`prior_point` compares
+    are alternatives for readers that borrow from other drafters); the spread is that family's or group's pairs, or
+    the whole library's.
 
     >>> prior(None, r1=0.9)[0] != prior(None)[0]
+    True
+    >>> prior("ngram", r1=0.8)[0][1] > 1 > prior(None, r1=0.8)[0][1]   # a copying prior rises; the pooled one falls
     True
     """
     names = [name for name in CURVES if name != exclude]
     every = _library_shapes(tuple(CURVES.items()))
     shapes = {name: every[name] for name in names}
-    own = [name for name in names if CURVES[name][0] == family]
-    enough = len(own) >= MIN_FAMILY_CURVES
     mode = _PRIOR_MODE.get() or PRIOR_MODE_BY_FIGURES[min(figures, 2)]
-    centre = own if enough and mode == "family" else names
+    centre, group, enough = prior_group(names, family, mode)
     weights = _drafter_weights(centre)
-    if r1 is not None and _POINT_RULE.get() == "nearest":
+    if r1 is not None and (_POINT_RULE.get() == "nearest" or family in COPYING):  # a copying reader: always nearest
         centre, weights = nearest_curves(centre, weights, r1)
     point = (_weighted_median([shapes[n][0] for n in centre], weights),
              _weighted_median([shapes[n][1] for n in centre], weights))
-    return point, tuple(shapes[n] for n in (own if enough else names)), enough
+    return point, tuple(shapes[n] for n in group), enough
+
+
+def prior_group(names, family, mode: str) -> tuple[list, list, bool]:
+    """The library curves (of ``names``) a reader of ``family`` takes the prior's point from under ``mode``
+    (:data:`PRIOR_MODES`) and its spread from, and whether that spread is the family's (or its copying group's)
+    rather than the whole library's: ``(centre, spread, enough)``.
+
+    A model drafter (or no family): the point from the family's curves in "family" mode when it has
+    :data:`MIN_FAMILY_CURVES`, else the whole library; the spread from the family's curves when it has enough, else
+    the whole library. A copying family (:data:`COPYING`), in either mode: its own curves when it has enough, else the
+    copying curves pooled when those are enough, else the whole library: a model drafter's fall is the wrong
+    direction for a drafter that copies text (docs/READING.md).
+
+    >>> names = ["vllm-24127-ngram", "vllm-24344-ngram", "vllm-35521-suffix", "vllm-48892-mtp8"]
+    >>> prior_group(names, "suffix", "pooled")[0]
+    ['vllm-24127-ngram', 'vllm-24344-ngram', 'vllm-35521-suffix']
+    >>> prior_group(names, "mtp", "family") == (names, names, False)
+    True
+    """
+    names = list(names)
+    own = [name for name in names if CURVES[name][0] == family]
+    if family in COPYING:
+        if len(own) < MIN_FAMILY_CURVES:
+            own = [name for name in names if CURVES[name][0] in COPYING]
+        return (own, own, True) if len(own) >= MIN_FAMILY_CURVES else (names, names, False)
+    enough = len(own) >= MIN_FAMILY_CURVES
+    return (own if enough and mode == "family" else names), (own if enough else names), enough
 
 
 def nearest_curves(names, weights, r1: float) -> tuple[list, list]:
@@ -347,23 +394,24 @@ def prior_point(mode: str | None = None, rule: str = "nearest"):
 @lru_cache(maxsize=4)
 def _library_shapes(items: tuple) -> dict:
     """Every library curve's ``(c, d)``, computed once per library (the items are its cache key)."""
-    return {name: library_shape(library_lengths(name)) for name, _ in items}
+    return {name: library_shape(library_lengths(name), entry[0]) for name, entry in items}
 
 
-def library_shape(lengths) -> tuple[float, float]:
+def library_shape(lengths, method=None) -> tuple[float, float]:
     """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`from_lengths` fits a
     reader's lengths (``r_1 = L(1) - 1``, least squares on relative errors), so that one noisy point,
     the last length of a reference curve measured in its own run, does not set the fall alone
-    (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start).
+    (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start). A copying
+    ``method`` (:data:`COPYING`) lets d rise past 1, to :data:`COPY_RISE_MAX`.
 
     >>> c, d = library_shape(lengths_of(shaped_rates(0.8, (0.9, 0.7), 6)))
     >>> round(c, 3), round(d, 3)
     (0.9, 0.7)
     """
-    start = shape_of(lengths)
+    start = shape_of(lengths, method)
     if len(lengths) < 3 or lengths[0] <= 1:
         return start
-    return _fit(dict(enumerate(lengths, start=1)), start)[1]
+    return _fit(dict(enumerate(lengths, start=1)), start, _fall_high(method))[1]
 
 
 def _check_family(method):
@@ -396,7 +444,7 @@ def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     from the first two, d meeting the measured length at m), else the prior's; and the spread."""
     point, spread, _ = prior(family, exclude, rates[0], figures=len(rates))
     if len(rates) >= 3 and rates[0] > 0:
-        return shape_of(lengths_of(rates)), spread
+        return shape_of(lengths_of(rates), family), spread
     if len(rates) == 2 and rates[0] > 0:
         return (rates[1] / rates[0], point[1]), spread
     return point, spread
@@ -496,7 +544,7 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
         c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
         return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
-    r1, shape = _fit(clean, point)
+    r1, shape = _fit(clean, point, _fall_high(method))
     given = tuple(sorted(clean.items()))
     rates = shaped_rates(r1, shape, top)
     plateau = _measured_plateau(given)
@@ -524,9 +572,9 @@ def _measured_tail(rates, plateau: int, lengths: dict) -> list[float]:
     return out
 
 
-def _fit(lengths: dict, point) -> tuple[float, tuple]:
+def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
     """``(r_1, (c, d))`` minimising the summed squared relative error over the given lengths, on a
-    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given)."""
+    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given), d from 0 to ``high``."""
     ks = sorted(lengths)
 
     wanted = set(ks)
@@ -552,7 +600,7 @@ def _fit(lengths: dict, point) -> tuple[float, tuple]:
         r_values = [fixed] if fixed is not None else _grid(centre[0], spans[0], step, 0.0, 1.0)
         for r1 in r_values:
             for c in _grid(centre[1], spans[1], step, 0.0, 1.5):
-                for d in _grid(centre[2], spans[2], step, 0.0, 1.0):
+                for d in _grid(centre[2], spans[2], step, 0.0, high):
                     e = error(r1, c, d)
                     if e < best[0]:
                         best = (e, r1, c, d)
@@ -608,17 +656,26 @@ def measured_plateau_start(lengths) -> int | None:
     return _measured_plateau(tuple(pairs))
 
 
-def plateau_words(start: int) -> str:
+def plateau_words(start: int, rates=None) -> str:
     """What a plateau starting at lookahead ``start`` does to k, in the words every instrument and CLI
-    uses after "the curve" or "it" (a plateau "from k = 0" is said as what it means).
+    uses after "the curve" or "it" (a plateau "from k = 0" is said as what it means). Given the curve's conditional
+    ``rates`` and they rise from position 2 to ``start + 1`` without a fall (a drafter that copies text; a measured
+    uptick after a fall is noise), the drafts there are few, not worse, and the words say so instead of "plateaus"
+    (the chance all drafts survive never rises, so the rule holds).
 
     >>> plateau_words(4)
     'plateaus from k = 4 (each further draft adds under 0.05 tokens a call), so no k past 5'
     >>> plateau_words(0)
     'adds under 0.05 tokens a call even with its first draft, so no k past 1'
+    >>> plateau_words(2, [0.2, 0.3, 0.4])
+    'adds under 0.05 tokens a call with each draft past k = 2 (its rates still rise, but few calls get that far), so no k past 3'
     """
     if start == 0:
         return f"adds under {PLATEAU_GAIN} tokens a call even with its first draft, so no k past 1"
+    if rates is not None and len(rates) > start and rates[start] > rates[start - 1] and all(
+            b >= a for a, b in zip(rates[1:start], rates[2:start + 1])):
+        return (f"adds under {PLATEAU_GAIN} tokens a call with each draft past k = {start} (its rates still rise, but "
+                f"few calls get that far), so no k past {start + 1}")
     return f"plateaus from k = {start} (each further draft adds under {PLATEAU_GAIN} tokens a call), so no k past {start + 1}"
 
 
@@ -872,15 +929,19 @@ def _prior_note(curve: Curve) -> str | None:
     """Says so when the curve's family has too few library curves for an interval of its own.
 
     >>> _prior_note(from_single(1.8, 1, "suffix"))
-    "the library holds 1 suffix decoding curve: the interval is the whole library's spread"
+    'the library holds 1 suffix decoding curve: its prior and interval are the 4 curves of drafters that copy text (n-gram and suffix decoding), too few to claim much'
     """
     if curve.family is None:
         return "no method given: the interval is the whole library's spread"
     count = sum(1 for entry in CURVES.values() if entry[0] == curve.family)
     if count >= MIN_FAMILY_CURVES:
         return None
-    return (f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: the "
-            "interval is the whole library's spread")
+    held = f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: "
+    copying = sum(1 for entry in CURVES.values() if entry[0] in COPYING)
+    if curve.family in COPYING and copying >= MIN_FAMILY_CURVES:  # prior_group's copying group
+        return (held + f"its prior and interval are the {copying} curves of drafters that copy text (n-gram and "
+                "suffix decoding), too few to claim much")
+    return held + "the interval is the whole library's spread"
 
 
 def family_of_draft(draft: str, target: str | None = None) -> str:

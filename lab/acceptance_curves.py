@@ -15,7 +15,8 @@ Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
 Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML; so is DFlash, a
 block-diffusion drafter), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
-fewer than the family needs, so that family borrows the pooled spread and says so).
+fewer than the family needs, so that family borrows the copying curves' prior and spread, n-gram's and its own, and
+says so: lab.acceptance.prior_group).
 
 InferenceX: github.com/SemiAnalysisAI/InferenceX, directory ``golden_al_distribution/``, Apache
 License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5fd97675af3d04431

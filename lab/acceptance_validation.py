@@ -9,16 +9,16 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 (True, True)
 """
 
-from .acceptance import (FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
+from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, from_conditional, from_lengths, iid, iid_alpha, library_lengths,
-                         mean_acceptance_length, nearest_by, plateau_start, prior_point, shape_of)
+                         mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
 __all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "prior_choice", "NESTED_OPTIONS",
            "CANDIDATES", "nested_leave_one_out", "start_alike_end_apart", "interval_note", "choice_note",
-           "held_out_html", "page_facts"]
+           "copying_note", "held_out_html", "page_facts"]
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -112,9 +112,10 @@ def _option_point(option: str, pool, family, r1: float, c: float | None) -> tupl
     """The prior's point ``(c, d)`` under ``option`` from the library curves ``pool``, for a reader's ``r1`` (and
     measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight)."""
     mode, rule, _ = NESTED_OPTIONS[option]
+    if family in COPYING:  # a copying reader's point is its group's nearest in r_1 under every option (lab.acceptance.prior)
+        rule = "r1"
     shapes = _library_shapes(tuple(CURVES.items()))
-    own = [name for name in pool if CURVES[name][0] == family]
-    centre = own if mode == "family" and len(own) >= MIN_FAMILY_CURVES else list(pool)
+    centre = prior_group(pool, family, mode)[0]  # the group lab.acceptance.prior takes its point from
     weights = _drafter_weights(centre)
     if rule == "r1-kinds" and len({CURVES[name][1] for name in centre}) == 2:
         total = sum(weights)
@@ -274,11 +275,34 @@ def interval_note(one: dict, two: dict) -> str:
     curves = len(one["rows"])
     return (f"The interval is not a calibrated {100 * nominal:.0f}% interval: it runs from the {100 * low:.0f}th to "
             f"the {100 * high:.0f}th percentile of the lengths the reader's figures give under the fall (and the drop, "
-            f"unless two figures fix it) of each of the method's library curves (the whole library's when the method has fewer than {MIN_FAMILY_CURVES}), "
+            f"unless two figures fix it) of each of the method's library curves (when the method has fewer than {MIN_FAMILY_CURVES}, "
+            f"the copying curves' for a drafter that copies text, else the whole library's), "
             "a spread of the library's shapes around the point, widened to hold it. Each curve left out, it held the "
             f"measured length on {one['covered']} of {curves} ({100 * one['covered'] / curves:.0f}%) from k = 1 and "
             f"{two['covered']} of {len(two['rows'])} ({100 * two['covered'] / len(two['rows']):.0f}%) from k = 1..2, "
             f"where a calibrated {100 * nominal:.0f}% would hold {round(nominal * curves)}.")
+
+
+def copying_note(counts: dict, too_few) -> str:
+    """What the families with too few curves borrow (``counts``: curves per family; ``too_few``: those under
+    :data:`lab.acceptance.MIN_FAMILY_CURVES`): drafters that copy text take their prior from each other's curves only
+    (:func:`lab.acceptance.prior_group`), and how few those are; any other family the pooled library.
+
+    >>> note = copying_note({"draft": 20, "ngram": 3, "suffix": 1}, ["suffix"])
+    >>> note.startswith("Drafters that copy text (n-gram / prompt lookup, suffix decoding)"), "4 such curves from 3" in note
+    (True, True)
+    """
+    copying = sum(counts.get(family, 0) for family in COPYING)
+    drafters = len({drafter_of(name) for name, entry in CURVES.items() if entry[0] in COPYING})
+    text = (f"Drafters that copy text ({', '.join(FAMILY_NAMES[f] for f in COPYING)}) take their prior from each "
+            "other's curves only: their conditional rates rise with position where a model drafter's fall (a copy "
+            "whose first token held is likely text repeating), so the shape may rise, capped at 1, and a curve left "
+            f"out is predicted from the other copying curves. The library holds {copying} such curves from {drafters} "
+            "drafters, too few to claim much from their errors.")
+    others = [f for f in too_few if f not in COPYING]
+    if others:
+        text += f" {', '.join(FAMILY_NAMES[f] for f in others)}: predicted from the pooled library."
+    return text
 
 
 def held_out_html() -> str:
@@ -318,8 +342,8 @@ def held_out_html() -> str:
             '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
             '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
             + "".join(rows) + '</tbody></table></div>'
-            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}; '
-              'those predictions use the pooled library.</p>'
+            + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}. '
+            + escape(copying_note(counts, one["tooFew"])) + '</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
             + '<p class="acceptance-by-family">' + escape(
                 f"By family: {spread}. {choice_note(prior_choice())}") + '</p>')

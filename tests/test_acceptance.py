@@ -280,7 +280,7 @@ def test_plateau_check_catches_a_best_k_without_the_cap(monkeypatch):
 
 
 def test_round_trip_check_catches_a_fit_that_ignores_the_lengths(monkeypatch):
-    monkeypatch.setattr(acceptance, "_fit", lambda lengths, point: (0.5, point))
+    monkeypatch.setattr(acceptance, "_fit", lambda lengths, point, high=1.0: (0.5, point))
     failure_of(family.ACCEPTANCE_CHECKS, "acceptance-lengths-round-trip", "fitted length")
 
 

@@ -422,15 +422,25 @@ def test_policies_that_collapse_the_sent_curve_to_one_alpha_fail(monkeypatch):
 
 def test_the_serving_check_scans_the_sent_curve_by_the_one_best_k_rule():
     """The serving check's own scan of the sent curve goes through lab.acceptance.best_lookahead, as the serving
-    widget and the panel do: on the default figure with an n-gram draft at batch 1 (its prior plateaus from k = 10)
-    the bare first-largest scan said 12 where both say 11 (the case in the check's grid, so the check failed there)."""
+    widget and the panel do: on 2.2 tokens per call at k = 4 with an n-gram draft at batch 1 (its prior plateaus from
+    k = 6) the bare first-largest scan says 11 where both say 7 (the case in the check's grid, so the check fails
+    there without the rule). The default figure on an n-gram draft (2.8 at k = 4) was that case until copying
+    drafters' priors could rise (December 2026): its curve now rises and has no plateau, and every scan says 12."""
+    from lab import acceptance
     from lab.widgets import serving as serving_widget
 
-    answer = widget.view({"draft": "ngram", "batchExp": "0"})["answer"]
-    assert answer["curve"]["plateauStart"] == 10 and answer["servingSent"]["bestLookahead"] == 11
-    shown = serving_widget.view({name: str(value) for name, value in answer["values"]["serving"].items()})
-    assert family._sent_curve_best(serving_widget._settings(shown["params"]), answer["values"]["serving"]["srvCurve"]) == 11
-    assert {"draft": "ngram", "batchExp": "0"} in family.VIEW_GRID
+    for raw, plateau, best, bare in (({"draft": "ngram", "batchExp": "0", "value": "2.2"}, 6, 7, 11),
+                                     ({"draft": "ngram", "batchExp": "0"}, None, 12, 12)):
+        answer = widget.view(raw)["answer"]
+        assert answer["curve"]["plateauStart"] == plateau and answer["servingSent"]["bestLookahead"] == best
+        shown = serving_widget.view({name: str(value) for name, value in answer["values"]["serving"].items()})
+        settings, token = serving_widget._settings(shown["params"]), answer["values"]["serving"]["srvCurve"]
+        assert family._sent_curve_best(settings, token) == best
+        rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
+        speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k)).speedup
+                    for k in range(1, 13)]
+        assert speedups.index(max(speedups)) + 1 == bare
+        assert raw in family.VIEW_GRID
 
 
 def test_a_silent_clamp_of_the_figure_fails(monkeypatch):

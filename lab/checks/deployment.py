@@ -27,8 +27,10 @@ GRID = tuple(deployment.Deployment(target=target, draft=draft, gpu=gpu, gpus=gpu
 VIEW_GRID = ({}, {"unit": "rate", "value": "45", "measuredK": "5", "lookahead": "6", "batchExp": "0"},
              {"unit": "alpha", "value": "57", "target": "llama-3-8b", "gpus": "1", "lookahead": "2", "batchExp": "0"},
              {"target": "mixtral-8x7b", "draft": "ngram", "gpu": "a100-80g", "batchExp": "8", "contextExp": "14"},
-             # the default figure on an n-gram draft at batch 1: its prior's plateau caps the best k (11, not 12)
-             {"draft": "ngram", "batchExp": "0"})
+             # the default figure on an n-gram draft at batch 1: its prior rises (a copying drafter's), no plateau, k = 12
+             {"draft": "ngram", "batchExp": "0"},
+             # 2.2 tokens per call at k = 4 on an n-gram draft at batch 1: its prior's plateau caps the best k (7, not 11)
+             {"draft": "ngram", "batchExp": "0", "value": "2.2"})
 SIGNATURE_SETTING = {"value": 2.8, "unit": "length", "measured_k": 4}
 SIGNATURE_NOTE = (
     "deployment: alpha of the panel's default figure, a mean acceptance length of 2.8 at k = 4 (the root of "
@@ -143,8 +145,8 @@ def serving_widget_shows_the_answer(out):
 def _sent_curve_best(settings, token: str) -> int:
     """The serving model's best lookahead on the curve a token carries, scanned here (k = 1 to MAX_LOOKAHEAD, the
     first of the largest), not read from the panel, by the one best-k rule (lab.acceptance.best_lookahead: never past
-    the plateau's start plus one; the panel's default figure with an n-gram draft at batch 1 plateaus from k = 10,
-    where the bare scan says 12 and every instrument 11)."""
+    the plateau's start plus one; 2.2 tokens per call at k = 4 with an n-gram draft at batch 1 plateaus from k = 6,
+    where the bare scan says 11 and every instrument 7)."""
     from .. import acceptance
 
     rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)

@@ -158,18 +158,20 @@ def run_acceptance(args):
     if document["priorNote"]:
         lines.append(f"note: {document['priorNote']}")
     if document["plateauStart"] is not None:
-        lines.append(f"the curve {acceptance.plateau_words(document['plateauStart'])}")
+        start = document["plateauStart"]
+        lines.append(f"the curve {acceptance.plateau_words(start, curve.rates(start + 1))}")
     return document, "\n".join(lines), 0
 # --- end of the acceptance block ---
 
 
-def _plateau_clause(start) -> str:
-    """The answer's plateau clause (:func:`lab.acceptance.plateau_words`), or nothing without a plateau."""
+def _plateau_clause(start, token: str | None = None) -> str:
+    """The answer's plateau clause (:func:`lab.acceptance.plateau_words`, on the rates of the curve's ``token``), or
+    nothing without a plateau."""
     if start is None:
         return ""
-    from ..acceptance import plateau_words
+    from ..acceptance import plateau_words, token_rates
 
-    return f"; the curve {plateau_words(start)}"
+    return f"; the curve {plateau_words(start, None if token is None else token_rates(token))}"
 
 
 def add_parser(commands):
@@ -270,7 +272,7 @@ def run(args):
         srv_curve = result["serving"]
         lines.append("on the acceptance curve" + (f": best k rests on positions past the measured {srv_curve['bestExtrapolatedFrom']}"
                                                   if srv_curve["bestExtrapolatedFrom"] is not None else "")
-                     + _plateau_clause(result["curve"]["plateauStart"]))
+                     + _plateau_clause(result["curve"]["plateauStart"], result["curve"]["token"]))
         document["curve"] = result["curve"]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))

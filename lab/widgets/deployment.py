@@ -342,10 +342,12 @@ def _curve(params, d, notes):
 def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     """What the curve changed: its length at k, the best k from it, a plateau and an extrapolation."""
     curve, srv = result["curve"], result["serving"]
-    from ..acceptance import FAMILY_NAMES
+    from ..acceptance import FAMILY_NAMES, token_rates
 
+    rates = token_rates(curve["token"])  # a copying drafter's prior may rise past position 2 (lab.acceptance.COPYING)
+    way = "rises with position, capped at 1" if len(rates) > 2 and rates[2] > rates[1] else "falls with position"
     mine = (f"your figure at k = {curve['measuredAt']}, extended to other lookaheads by the {FAMILY_NAMES[curve['method']]} family's "
-            f"decay prior (acceptance falls with position)" if curve["source"] == "single" else
+            f"decay prior (acceptance {way})" if curve["source"] == "single" else
             f"your curve (measured to k = {curve['measuredAt']})")
     text = (f" On {mine}, the mean acceptance length at k = {d.lookahead} is "
             f"{_f(curve['meanAcceptanceLength'])}, and the ledger, serving and the policies get the curve itself (the token "
@@ -353,7 +355,7 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     if curve["plateauStart"] is not None:
         from ..acceptance import plateau_words
 
-        text += f"; it {plateau_words(curve['plateauStart'])} is chosen"
+        text += f"; it {plateau_words(curve['plateauStart'], rates)} is chosen"
     if srv["bestExtrapolatedFrom"] is not None:
         text += (f"; the best k = {srv['bestLookahead']} rests on positions past the measured "
                  f"{srv['bestExtrapolatedFrom']}, extrapolated by the method's decay prior")

@@ -271,7 +271,7 @@ def view(raw=None) -> dict:
     edge = best_k == lookaheads[-1]
     best_text = f"{best_k} or more" if edge else str(best_k)
     best_shown = f"\u2265 {best_k}" if edge else str(best_k)
-    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve)
+    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve, curve)
     summary = (
         f"{opening}, one verifier call buys "
         f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
@@ -309,9 +309,10 @@ def view(raw=None) -> dict:
     }
 
 
-def curve_best_note(best: dict) -> str:
+def curve_best_note(best: dict, rates=None) -> str:
     """What the best k on a measured curve rests on (:func:`lab.acceptance.best_lookahead`'s answer):
-    the plateau cap when it binds, the extrapolation when k lies past the measured positions.
+    the plateau cap when it binds (in :func:`lab.acceptance.plateau_words` on the curve's ``rates``), the
+    extrapolation when k lies past the measured positions.
 
     >>> curve_best_note({"capped": True, "plateauStart": 3, "uncappedK": 12, "extrapolatedFrom": 2})
     '; capped: the curve plateaus from k = 3 (each further draft adds under 0.05 tokens a call), so no k past 4; past the measured k = 2'
@@ -320,7 +321,7 @@ def curve_best_note(best: dict) -> str:
 
     note = ""
     if best["capped"]:
-        note += f"; capped: the curve {plateau_words(best['plateauStart'])}"
+        note += f"; capped: the curve {plateau_words(best['plateauStart'], rates)}"
     if best["extrapolatedFrom"] is not None:
         note += f"; past the measured k = {best['extrapolatedFrom']}"
     return note

@@ -285,7 +285,7 @@ def _summary(params: dict, results: dict, process, curve_label: str | None = Non
         if best.get("capped"):
             from ..acceptance import plateau_words
             # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one
-            text += (f" The best static k stops where the curve {plateau_words(best['plateauStart'])} (the largest "
+            text += (f" The best static k stops where the curve {plateau_words(best['plateauStart'], process.depth_rates)} (the largest "
                      f"speedup lies at k = {best['uncappedK']}, by drafts that are nearly all waste).")
         if best["k"] > measured_k:
             # past the measured depth the acceptance model continues the curve (lab.policies.received_curve)
