@@ -317,7 +317,9 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
                                   f"came from a benchmark's random dataset, it measures no real acceptance; measure "
                                   f"on your prompts."})
     if not found:
+        where = ("no crossover at any batch that fits" if crossover is None
+                 else f"below the crossover (batch {crossover})")
         found.append({"factor": "none", "number": result.speedup,
-                      "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, below the "
-                                  "crossover, with a verify pass and drafts that cost little."})
+                      "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, {where}, "
+                                  "with a verify pass and drafts that cost little."})
     return found

@@ -197,7 +197,8 @@ def test_every_quoted_cost_names_its_pull_request(page):
     assert _cited_after(roofline, "reversal at batch 32", "vllm-17984")
     assert "assumes four H100s, k = 4 and the acceptance" in text
     # the 7B verify sweep is PR 5691's
-    assert _cited_after(roofline, "35.1 ms at batch 64", "vllm-5691", 200)
+    from lab.widgets.serving import _scoring_growth
+    assert _cited_after(roofline, f"{_scoring_growth()['highMs']}&nbsp;ms), a pass of", "vllm-5691", 300)
     for key, quoted in (("vllm-46112", "0.287"), ("vllm-5131", "0.0017990445097287495"), ("vllm-17984", "Batchsize 32")):
         assert quoted in source_item(page, key), key
 
@@ -459,6 +460,19 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     ways = {"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps() if row["gpu"] == "b200"}
     if ways == {"fast"} and b200_assumed:
         assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast." in text
+    # the roofline paragraph's measured verify pass: it said "13.7 ms at batch 4 to 35.1 ms at batch 64, where the
+    # roofline keeps it flat up to the ridge", but batch 64 x 6 tokens is past the A100's ridge and the lab's roofline
+    # grows more than the measurement there; now the rows below the ridge, beside the roofline's own growth
+    from lab.serving_calibration import STEP_MEASUREMENTS
+    g = widget._scoring_growth()
+    rows = {m.batch: m.ms for m in STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"}
+    assert (g["lowMs"], g["highMs"]) == (f"{rows[g['lowBatch']]:.1f}", f"{rows[g['highBatch']]:.1f}")
+    assert g["passTokens"] < a100.bf16 / a100.bandwidth < 2 * g["passTokens"]  # the last batch below the ridge
+    assert (f"vLLM's measured verify pass for a 7B model on an A100, 6 tokens per sequence, grows {g['measuredGrowth']}% "
+            f"from batch {g['lowBatch']} to batch {g['highBatch']} ({g['lowMs']} to {g['highMs']} ms), a pass of "
+            f"{g['passTokens']} tokens still below the ridge, where the roofline at the widget's default efficiencies "
+            f"grows {g['rooflineGrowth']}%, all of it the extra KV cache it reads") in text
+    assert "keeps it flat up to the ridge" not in text
 
 
 def test_the_trace_examples_are_the_readers_own_numbers(page):
@@ -491,7 +505,13 @@ def test_the_acceptance_command_is_the_example_it_follows(page):
     from lab import acceptance
 
     first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
-    assert f"a mean acceptance length of {first:.2f} at k = 1 makes the independent model" in text_of(page)
+    assert (f"a mean acceptance length of {first:.2f} at k = 1 (DeepSeek-V4-Pro's MTP figure at k = 1 in its "
+            "InferenceX curve, thinking on) makes the independent model") in text_of(page)
+    # the deployment it is run on is DeepSeek-V3's own MTP module (the "EAGLE or MTP head" preset there), as the
+    # prior and the command's --method mtp say, not an EAGLE head
+    assert acceptance.family_of_draft("eagle-head", "deepseek-v3") == "mtp"
+    assert "For DeepSeek-V3 drafted by its own MTP module" in text_of(page)
+    assert "DeepSeek-V3 with an EAGLE head" not in text_of(page)
     assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)
 
 
@@ -576,7 +596,10 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     assert "Llama-3.3-70B on eight H100s in March 2025, drafted by an EAGLE-3 head as a tree of 64 tokens" in text_of(page)
     assert {(row.target, row.gpu, row.gpus, row.batch) for row in trtllm} == {("deepseek-v3", "b200", 8, 1)}
     assert sorted(row.lookahead for row in trtllm) == [1, 2, 3, 4, 5]
-    assert "has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafted by 1 to 5" in text_of(page)
+    assert ("has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafting 1 to 5 tokens a step with its one "
+            "multi-token-prediction layer, run autoregressively") in text_of(page)
+    from lab import serving
+    assert serving.TARGETS["deepseek-v3"].mtp  # the checkpoint's one MTP layer (num_nextn_predict_layers 1)
     assert {(row.target, row.batch) for row in first} <= {("llama-3-8b", 1)}
     assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}

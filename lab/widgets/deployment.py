@@ -482,10 +482,12 @@ def production_html(prod: dict, d) -> str:
 
 
 def prefill_html(prod: dict) -> str:
-    """What a separate draft adds to the time to first token: its prefill of the prompt."""
+    """What the draft adds to the time to first token: its prefill of the prompt (a draft model, or an
+    EAGLE or MTP head over the prompt's hidden states; n-gram lookup has no model and adds none)."""
     pre = prod["prefill"]
     share = 100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0
-    return (f'<p class="dep-prefill">Time to first token: a separate draft prefills the prompt too, '
+    who = "the draft prefills the prompt too" if pre["draftMs"] else "n-gram lookup has no model to prefill"
+    return (f'<p class="dep-prefill">Time to first token: {who}, '
             f'{_f(pre["draftMs"])} ms on the target\'s {_f(pre["targetMs"])} ms for {pre["promptTokens"]:,} tokens '
             f'({_f(share, 1)}% more; the step model\'s estimate, calibrated on decode steps, not on prefill).</p>')
 
