@@ -40,6 +40,9 @@ Schedules by batch (k = 0 past the crossover):
   and no k above it, so where the best k rises above batch 1's (a mixture of experts can) the
   schedule is capped there and says so (:func:`trtllm_capped`). Vanilla MTP with more than one
   MTP module ignores the schedule.
+* SGLang NGRAM: ``--speculative-ngram-max-bfs-breadth 1`` (``speculative_ngram_max_bfs_breadth``, default 10,
+  read on 2026-12-04 at the same commit): at its default NGRAM drafts a tree over its trie, so the
+  configuration asks for the chain the serving model prices.
 * SGLang: no schedule by batch. ``--speculative-adaptive`` "dynamically adjusts num_steps based
   on acceptance rate", not on the batch; the configuration runs the k best at the reader's batch.
 * llama.cpp: no schedule by batch (slots draft independently; ``--spec-draft-n-min`` /
@@ -153,6 +156,10 @@ ENGINES = {
             "NEXTN": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "STANDALONE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "NGRAM": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            # NGRAM drafts a tree by default (BFS over its trie, up to 10 wide): breadth 1 makes it the chain priced
+            "--speculative-ngram-max-bfs-breadth": _sglang("speculative_ngram_max_bfs_breadth: A[int, \"The maximum "
+                                                           "breadth for BFS (Breadth-First Search) in ngram speculative "
+                                                           "decoding.\", NS(\"spec\")] = 10"),
         }),
     "trtllm": Engine(
         "trtllm", "TensorRT-LLM", "TensorRT-LLM main (2026): DecodingBaseConfig as in the copy of llm_args.py read, "
@@ -363,11 +370,15 @@ def _sglang_lines(plan, kind, k_max, why_k):
     if kind != "ngram":
         parts += ["--speculative-num-steps", str(k), "--speculative-eagle-topk", "1"]
         names += ["--speculative-num-steps", "--speculative-eagle-topk"]
+    else:  # its default breadth (10) drafts a tree of k + 1 tokens, not the chain the serving model priced
+        parts += ["--speculative-ngram-max-bfs-breadth", "1"]
+        names.append("--speculative-ngram-max-bfs-breadth")
     parts += ["--speculative-num-draft-tokens", str(k + 1)]
     names.append("--speculative-num-draft-tokens")
     lines = [{"text": "python -m sglang.launch_server --model-path TARGET_MODEL " + " ".join(parts),
-              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: top-k 1, k + 1 = {k + 1} "
-                     "tokens verified; SGLang has no schedule by batch"}]
+              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: "
+                     + ("BFS breadth 1 (its default, 10, drafts a tree)" if kind == "ngram" else "top-k 1")
+                     + f", k + 1 = {k + 1} tokens verified; SGLang has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 
 

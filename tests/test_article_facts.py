@@ -233,8 +233,8 @@ def test_engines_are_cited_to_their_own_code(page):
     from lab import traces
 
     table = traces_widget.translator_html(traces.analyse(traces.preset_trace(traces.DEFAULT_PRESET)))
-    assert "llama.cpp &#x27;draft acceptance&#x27;, before its pull request 24536" in table or \
-        "llama.cpp 'draft acceptance', before its pull request 24536" in html.unescape(table)
+    assert ("llama.cpp 'draft acceptance' ('draft acceptance rate' before its pull request 24536), as a fraction"
+            in html.unescape(table))
 
 
 def test_the_2026_studies_are_cited_where_their_findings_bear(page):

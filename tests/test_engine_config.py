@@ -297,3 +297,18 @@ def test_an_eagle1_head_configured_as_eagle3_fails(monkeypatch):
     wrong = _misconfigured()
     assert wrong and {draft for _, draft, _, _ in wrong} == {serving.EAGLE}
     assert {engine for _, _, engine, _ in wrong} == set(engine_config.CONFIG_ENGINES)
+
+
+def test_sglangs_ngram_is_configured_as_the_chain_the_model_prices():
+    """SGLang's NGRAM drafts a tree by default (speculative_ngram_max_bfs_breadth = 10, BFS over its trie, read in
+    server_args.py at the commit the table names), so k + 1 draft tokens there are a tree's nodes, not the chain of
+    k the serving model priced: the configuration sets the breadth to 1 and says why."""
+    d = deployment.Deployment(target="llama-3-70b", draft=serving.NGRAM, batch=8, lookahead=4)
+    config = deployment.engine_answer(d, 70, "sglang")["config"]
+    assert config["supported"]
+    assert "--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 1 --speculative-num-draft-tokens" in config["text"]
+    assert "--speculative-ngram-max-bfs-breadth" in config["names"]
+    assert "= 10" in engine_config.ENGINES["sglang"].names["--speculative-ngram-max-bfs-breadth"].definition
+    assert "its default, 10, drafts a tree" in config["lines"][-1]["why"]
+    eagle = deployment.engine_answer(d._replace(draft=serving.EAGLE), 70, "sglang")["config"]
+    assert "--speculative-ngram-max-bfs-breadth" not in eagle["text"] and "--speculative-eagle-topk 1" in eagle["text"]
