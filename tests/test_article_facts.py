@@ -527,6 +527,13 @@ def test_the_sweeps_paragraph_quotes_the_brackets(page):
     assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
     assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
     assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
+    # how much later the model's crossover sits: the brackets' own range, where the page said "a factor of two or so"
+    rows = serving_validation.crossover_comparison()
+    central = [row["crossovers"][0] / row["high"] for row in rows if row["crossovers"][0] is not None]
+    assert len(central) == 3 and all(ratio > 1 for ratio in central)
+    assert (f"at each sweep's central acceptance length the model's crossover is {min(central):.1f} to "
+            f"{max(central):.1f} times the batch by which it first lost") in text
+    assert "factor of two or so" not in text
 
 
 def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):

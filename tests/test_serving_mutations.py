@@ -599,3 +599,11 @@ def test_readouts_catch_the_roofline_paragraphs_scoring_growth_drifting(monkeypa
     original = fresh_widget._scoring_growth
     _mutate_widget(monkeypatch, "_scoring_growth", lambda: {**original(), key: stale})
     _fails("serving-readouts-match-model", "scoring growth")
+
+
+def test_readouts_catch_the_brackets_ratio_typed_by_hand(monkeypatch, fresh_widget):
+    """The validation section said the model's crossover sits later than the sweeps' "by a factor of two or so";
+    it now quotes the range the brackets give (central crossover over the batch of first loss), and a range that
+    no longer follows them fails the serving readouts check."""
+    _mutate_widget(monkeypatch, "_bracket_ratio_range", lambda: {"low": "2.0", "high": "2.0"})
+    _fails("serving-readouts-match-model", "crossover over first loss")

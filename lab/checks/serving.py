@@ -846,6 +846,11 @@ def _tables_mismatch(widget) -> str | None:
     failure = _scoring_growth_mismatch(widget)
     if failure:
         return failure
+    central = [row["crossovers"][0] / row["high"] for row in serving_validation.crossover_comparison()
+               if row["crossovers"][0] is not None]
+    ratios = {"low": f(min(central), 1), "high": f(max(central), 1)} if central else {"low": "", "high": ""}
+    if context["bracketRatios"] != ratios:
+        return f"brackets' crossover over first loss {context['bracketRatios']} where the sweeps give {ratios}"
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
