@@ -198,6 +198,15 @@ ENGINES = {
             "MTP": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
                         'class MTPDecodingConfig(DecodingBaseConfig): decoding_type: ClassVar[str] = "MTP"',
                         "stored copy of 95,434 characters (code index id 1520735490), character 18,257"),
+            # MTP's draft count: its validator overwrites max_draft_len with this field (default 1), so a
+            # configuration that set max_draft_len alone would run one draft token (read on 2026-12-04)
+            "num_nextn_predict_layers": _src(
+                "NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
+                'MTPDecodingConfig: num_nextn_predict_layers: PositiveInt = Field(default=1, description="Number of MTP '
+                'modules. Each module predicts the next token, so N modules produce N draft tokens."); '
+                "@model_validator(mode=\"after\") def set_max_total_draft_tokens(self): self.max_draft_len = "
+                "self.num_nextn_predict_layers",
+                "stored copy of 139,423 characters (code index id 7019226376), characters 48,000 to 52,000"),
         }),
     "llamacpp": Engine(
         "llamacpp", "llama.cpp", "llama.cpp master at commit 00dc8057 (2026), llama-server",
@@ -418,8 +427,10 @@ def _trtllm_lines(plan, kind, k_max, why_k):
         return {"supported": False, "reason": "speculation does not pay at batch 1, and TensorRT-LLM's schedule must "
                                               "give batch 1 its max_draft_len (> 0 for Eagle and MTP)"}
     decoding = "Eagle3" if kind == "eagle3" else "MTP"
-    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {first}"]
-    names = ["speculative_config", "decoding_type", decoding, "max_draft_len"]
+    # MTP takes its draft count as num_nextn_predict_layers and sets max_draft_len from it (its validator)
+    length_key = "num_nextn_predict_layers" if kind == "mtp" else "max_draft_len"
+    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  {length_key}: {first}"]
+    names = ["speculative_config", "decoding_type", decoding, length_key]
     if kind == "eagle3":
         rows.append("  speculative_model: DRAFT_CHECKPOINT")
         names.append("speculative_model")
@@ -430,7 +441,9 @@ def _trtllm_lines(plan, kind, k_max, why_k):
     else:
         schedule = None
     why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
-           "TensorRT-LLM makes max_draft_len"
+           + ("TensorRT-LLM's MTP takes as num_nextn_predict_layers (its validator sets max_draft_len from it; "
+              "max_draft_len alone would be overwritten with the default 1)" if kind == "mtp"
+              else "TensorRT-LLM makes max_draft_len")
            + ("; the schedule: each key the last batch of its k, 0 past the largest key" if schedule else ""))
     lines = [{"text": row, "why": why if i == 0 else ""} for i, row in enumerate(rows)]
     if lowered:

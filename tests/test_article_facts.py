@@ -524,7 +524,10 @@ def test_the_sweeps_paragraph_quotes_the_brackets(page):
     paragraph = between(page, "Three batch sweeps of early 2025", "</p>")
     text = text_of(paragraph)
     assert f"for SGLang on an H100 (k = {sglang.lookahead}, at the mean" in text
-    assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
+    assert f"at k = {vllm.lookahead};" in text and f"; acceptance and k = {draft.lookahead} assumed" in text
+    # the 70B sweep's central crossover, on which the ratio below rests, is printed too
+    central_70b = serving_validation.crossover_comparison()[2]["crossovers"][0]
+    assert f"and at {central_70b} for a 1B draft on a 70B target at a length of" in text
     assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
     assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
     # how much later the model's crossover sits: the brackets' own range, where the page said "a factor of two or so"

@@ -121,8 +121,8 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
         assert capped == {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}
         if engine == "trtllm":
             first = min(schedule)
-            assert schedule[first] == max(schedule.values()) == int(re.search(r"max_draft_len: (\d+)",
-                                                                              config["text"])[1])
+            assert schedule[first] == max(schedule.values()) == int(re.search(
+                r"(?:max_draft_len|num_nextn_predict_layers): (\d+)", config["text"])[1])
     here = best[d.batch - 1]
     for engine in ("sglang", "llamacpp"):
         config = answers[engine]["config"]
@@ -312,3 +312,20 @@ def test_sglangs_ngram_is_configured_as_the_chain_the_model_prices():
     assert "its default, 10, drafts a tree" in config["lines"][-1]["why"]
     eagle = deployment.engine_answer(d._replace(draft=serving.EAGLE), 70, "sglang")["config"]
     assert "--speculative-ngram-max-bfs-breadth" not in eagle["text"] and "--speculative-eagle-topk 1" in eagle["text"]
+
+
+def test_tensorrt_llms_mtp_is_given_its_draft_count_where_it_reads_it():
+    """TensorRT-LLM's MTPDecodingConfig sets max_draft_len from num_nextn_predict_layers (default 1) in a validator
+    (llm_args.py, read in the code index), so the panel's MTP configuration, which wrote max_draft_len alone, would
+    have run one draft token: it now writes num_nextn_predict_layers, and EAGLE-3 keeps max_draft_len."""
+    d = deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=1, lookahead=4)
+    config = deployment.engine_answer(d, 70, "trtllm")["config"]
+    assert config["supported"] and "decoding_type: MTP" in config["text"]
+    k = int(re.search(r"  num_nextn_predict_layers: (\d+)", config["text"])[1])
+    assert k == deployment.engine_answer(d, 70, "vllm")["kByBatch"][0][0] and k > 1
+    assert "max_draft_len:" not in config["text"] and "num_nextn_predict_layers" in config["names"]
+    row = engine_config.ENGINES["trtllm"].names["num_nextn_predict_layers"]
+    assert "self.max_draft_len = self.num_nextn_predict_layers" in row.definition
+    eagle3 = deployment.engine_answer(d._replace(target="llama-3-70b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=4),
+                                      70, "trtllm")["config"]
+    assert "decoding_type: Eagle3" in eagle3["text"] and "  max_draft_len: " in eagle3["text"]
