@@ -362,6 +362,10 @@ def _vllm_lines(plan, kind, k_max, why_k):
               "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
                      + ("; the schedule: the serving model's best k by batch, 0 past the crossover"
                         if schedule else "; one k at every batch, so no schedule")}]
+    if schedule:  # the Dynamic SD page's Limitations (docs/READING.md)
+        lines.append({"text": "# with --data-parallel-size > 1 vLLM turns the schedule off and drafts num_speculative_tokens "
+                              "at every batch",
+                      "why": "vLLM's Dynamic Speculative Decoding page, Limitations: each DP rank would pick its own K"})
     return {"supported": True, "lines": lines, "names": names, "schedule": schedule}
 
 

@@ -329,3 +329,14 @@ def test_tensorrt_llms_mtp_is_given_its_draft_count_where_it_reads_it():
     eagle3 = deployment.engine_answer(d._replace(target="llama-3-70b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=4),
                                       70, "trtllm")["config"]
     assert "decoding_type: Eagle3" in eagle3["text"] and "  max_draft_len: " in eagle3["text"]
+
+
+def test_vllms_schedule_says_it_is_off_under_data_parallelism():
+    """vLLM's Dynamic Speculative Decoding page (Limitations): with --data-parallel-size > 1 vLLM disables
+    num_speculative_tokens_per_batch_size and falls back to num_speculative_tokens; a configuration that prints a
+    schedule says so, one without a schedule does not."""
+    answers = {name: answer for name, _, engine, answer in ANSWERS if engine == "vllm"}
+    said = [("--data-parallel-size > 1" in a["config"]["text"]) == (a["config"]["schedule"] is not None)
+            for a in answers.values() if a["config"]["supported"]]
+    assert said and all(said)
+    assert any(a["config"]["schedule"] is not None for a in answers.values())
