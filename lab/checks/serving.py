@@ -880,7 +880,7 @@ def _tables_mismatch(widget) -> str | None:
 
 
 def _scoring_growth_mismatch(widget) -> str | None:
-    """The roofline paragraph's measured-against-roofline growth (lab.widgets.serving._scoring_growth), recomputed
+    """The roofline paragraph's measured-against-roofline growth (the widget's scoringGrowth), recomputed
     here: pull request 5691's MQA scoring rows, the first and the last whose pass stays below the GPU's BF16 ridge,
     and the whole-step roofline written out by hand at the widget's default efficiencies."""
     from ..serving_calibration import STEP_MEASUREMENTS
