@@ -426,8 +426,11 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
 
     text = text_of(page)
     h100, a100 = serving.GPUS["h100-sxm"], serving.GPUS["a100-80g"]
-    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 in BF16, "
-            f"{round(a100.bf16 / a100.bandwidth)} for an A100.") in text
+    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 SXM in BF16, "
+            f"{round(a100.bf16 / a100.bandwidth)} for an A100 80GB (the 40GB card's slower memory puts its ridge higher).") in text
+    a100_40 = serving.GPUS["a100-40g"]
+    assert a100_40.bf16 == a100.bf16 and a100_40.bandwidth < a100.bandwidth  # so its ridge is higher, as the page says
+    assert h100.label.startswith("H100 SXM") and a100.label.startswith("A100 80GB")
     assumed = [serving.GPUS[name].label for name, cal in CALIBRATIONS.items() if not cal.measured]
     listed = assumed[0] if len(assumed) == 1 else ", ".join(assumed[:-1]) + " and " + assumed[-1]
     assert f"Where a GPU has no measurement ({listed}) the calibration is assumed" in text
