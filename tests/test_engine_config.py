@@ -340,3 +340,12 @@ def test_vllms_schedule_says_it_is_off_under_data_parallelism():
             for a in answers.values() if a["config"]["supported"]]
     assert said and all(said)
     assert any(a["config"]["schedule"] is not None for a in answers.values())
+
+
+def test_the_random_token_diagnosis_claims_no_more_than_was_read():
+    """The threshold is the lab's choice (docs/READING.md) and SPEED-Bench says random prompts overstate speculation:
+    the diagnosis calls a low alpha suspect and says what a random-token benchmark measures, no more."""
+    d = deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", batch=8, lookahead=4)
+    (low,) = [item for item in deployment.engine_answer(d, 8, "vllm")["diagnosis"] if item["factor"] == "random"]
+    assert "8% is very low for a trained draft" in low["sentence"] and "measures those prompts, not your traffic" in low["sentence"]
+    assert "is what a draft gets on random tokens" not in low["sentence"] and "no real acceptance" not in low["sentence"]
