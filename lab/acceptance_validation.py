@@ -254,8 +254,8 @@ def choice_note(choice: dict) -> str:
         return (f"{100 * errors[first][index]:.1f}% against "
                 + " and ".join(f"{100 * errors[name][index]:.1f}% with {_CHOICE_NAMES[name]}" for name in rest))
 
-    return (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[chosen[1]]} (whose first rate "
-            f"lies nearest the reader's, half the drafters), and from two or more the median of {_CHOICE_NAMES[chosen[2]]}, "
+    return (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[chosen[1]]} (those whose first rate "
+            f"lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or more the median of {_CHOICE_NAMES[chosen[2]]}, "
             f"because leaving each curve out prefers each for its input: median error from k = 1 {against(0)}; from "
             f"k = 1..2 {against(1)}. Made again inside each fold on the other curves' own leave-one-out alone (nested), the "
             f"choice is the same in {nested[1][1]} and {nested[2][1]} of the {nested[1][2]} folds, and the median errors "

@@ -40,6 +40,9 @@ Schedules by batch (k = 0 past the crossover):
   and no k above it, so where the best k rises above batch 1's (a mixture of experts can) the
   schedule is capped there and says so (:func:`trtllm_capped`). Vanilla MTP with more than one
   MTP module ignores the schedule.
+* SGLang NGRAM: ``--speculative-ngram-max-bfs-breadth 1`` (``speculative_ngram_max_bfs_breadth``, default 10,
+  read on 2026-12-04 at the same commit): at its default NGRAM drafts a tree over its trie, so the
+  configuration asks for the chain the serving model prices.
 * SGLang: no schedule by batch. ``--speculative-adaptive`` "dynamically adjusts num_steps based
   on acceptance rate", not on the batch; the configuration runs the k best at the reader's batch.
 * llama.cpp: no schedule by batch (slots draft independently; ``--spec-draft-n-min`` /
@@ -153,6 +156,10 @@ ENGINES = {
             "NEXTN": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "STANDALONE": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
             "NGRAM": _sglang("Builtins: EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK"),
+            # NGRAM drafts a tree by default (BFS over its trie, up to 10 wide): breadth 1 makes it the chain priced
+            "--speculative-ngram-max-bfs-breadth": _sglang("speculative_ngram_max_bfs_breadth: A[int, \"The maximum "
+                                                           "breadth for BFS (Breadth-First Search) in ngram speculative "
+                                                           "decoding.\", NS(\"spec\")] = 10"),
         }),
     "trtllm": Engine(
         "trtllm", "TensorRT-LLM", "TensorRT-LLM main (2026): DecodingBaseConfig as in the copy of llm_args.py read, "
@@ -191,6 +198,15 @@ ENGINES = {
             "MTP": _src("NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
                         'class MTPDecodingConfig(DecodingBaseConfig): decoding_type: ClassVar[str] = "MTP"',
                         "stored copy of 95,434 characters (code index id 1520735490), character 18,257"),
+            # MTP's draft count: its validator overwrites max_draft_len with this field (default 1), so a
+            # configuration that set max_draft_len alone would run one draft token (read on 2026-12-04)
+            "num_nextn_predict_layers": _src(
+                "NVIDIA/TensorRT-LLM", "tensorrt_llm/llmapi/llm_args.py", "",
+                'MTPDecodingConfig: num_nextn_predict_layers: PositiveInt = Field(default=1, description="Number of MTP '
+                'modules. Each module predicts the next token, so N modules produce N draft tokens."); '
+                "@model_validator(mode=\"after\") def set_max_total_draft_tokens(self): self.max_draft_len = "
+                "self.num_nextn_predict_layers",
+                "stored copy of 139,423 characters (code index id 7019226376), characters 48,000 to 52,000"),
         }),
     "llamacpp": Engine(
         "llamacpp", "llama.cpp", "llama.cpp master at commit 00dc8057 (2026), llama-server",
@@ -346,6 +362,10 @@ def _vllm_lines(plan, kind, k_max, why_k):
               "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
                      + ("; the schedule: the serving model's best k by batch, 0 past the crossover"
                         if schedule else "; one k at every batch, so no schedule")}]
+    if schedule:  # the Dynamic SD page's Limitations (docs/READING.md)
+        lines.append({"text": "# with --data-parallel-size > 1 vLLM turns the schedule off and drafts num_speculative_tokens "
+                              "at every batch",
+                      "why": "vLLM's Dynamic Speculative Decoding page, Limitations: each DP rank would pick its own K"})
     return {"supported": True, "lines": lines, "names": names, "schedule": schedule}
 
 
@@ -363,11 +383,15 @@ def _sglang_lines(plan, kind, k_max, why_k):
     if kind != "ngram":
         parts += ["--speculative-num-steps", str(k), "--speculative-eagle-topk", "1"]
         names += ["--speculative-num-steps", "--speculative-eagle-topk"]
+    else:  # its default breadth (10) drafts a tree of k + 1 tokens, not the chain the serving model priced
+        parts += ["--speculative-ngram-max-bfs-breadth", "1"]
+        names.append("--speculative-ngram-max-bfs-breadth")
     parts += ["--speculative-num-draft-tokens", str(k + 1)]
     names.append("--speculative-num-draft-tokens")
     lines = [{"text": "python -m sglang.launch_server --model-path TARGET_MODEL " + " ".join(parts),
-              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: top-k 1, k + 1 = {k + 1} "
-                     "tokens verified; SGLang has no schedule by batch"}]
+              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: "
+                     + ("BFS breadth 1 (its default, 10, drafts a tree)" if kind == "ngram" else "top-k 1")
+                     + f", k + 1 = {k + 1} tokens verified; SGLang has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 
 
@@ -407,8 +431,10 @@ def _trtllm_lines(plan, kind, k_max, why_k):
         return {"supported": False, "reason": "speculation does not pay at batch 1, and TensorRT-LLM's schedule must "
                                               "give batch 1 its max_draft_len (> 0 for Eagle and MTP)"}
     decoding = "Eagle3" if kind == "eagle3" else "MTP"
-    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  max_draft_len: {first}"]
-    names = ["speculative_config", "decoding_type", decoding, "max_draft_len"]
+    # MTP takes its draft count as num_nextn_predict_layers and sets max_draft_len from it (its validator)
+    length_key = "num_nextn_predict_layers" if kind == "mtp" else "max_draft_len"
+    rows = ["speculative_config:", f"  decoding_type: {decoding}", f"  {length_key}: {first}"]
+    names = ["speculative_config", "decoding_type", decoding, length_key]
     if kind == "eagle3":
         rows.append("  speculative_model: DRAFT_CHECKPOINT")
         names.append("speculative_model")
@@ -419,7 +445,9 @@ def _trtllm_lines(plan, kind, k_max, why_k):
     else:
         schedule = None
     why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
-           "TensorRT-LLM makes max_draft_len"
+           + ("TensorRT-LLM's MTP takes as num_nextn_predict_layers (its validator sets max_draft_len from it; "
+              "max_draft_len alone would be overwritten with the default 1)" if kind == "mtp"
+              else "TensorRT-LLM makes max_draft_len")
            + ("; the schedule: each key the last batch of its k, 0 past the largest key" if schedule else ""))
     lines = [{"text": row, "why": why if i == 0 else ""} for i, row in enumerate(rows)]
     if lowered:

@@ -29,7 +29,7 @@ __all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "k_by_batch_steps", 
 SCHEDULE_MAX_BATCH = 1024   # the serving widget's batch slider ends here
 VERIFY_COSTLY = 1.5         # a verify pass above this many plain steps is named a limiting factor
 DRAFT_SLOW = 0.25           # k draft steps above this share of a plain step, likewise
-RANDOM_TOKENS_ALPHA = 0.15  # a measured alpha below this looks like a benchmark of random tokens
+RANDOM_TOKENS_ALPHA = 0.15  # below this a trained draft's alpha is named suspect (a random-token benchmark?): a choice
 
 
 def tokens_per_second_per_user(tpot: float) -> float:
@@ -309,15 +309,18 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
     if log is not None and log.get("alphaIid") is not None and log["alphaIid"] < RANDOM_TOKENS_ALPHA:
         found.append({"factor": "random", "number": log["alphaIid"],
                       "sentence": f"The log's \u03b1 = {100 * log['alphaIid']:.1f}% (mean acceptance length "
-                                  f"{log['meanAcceptanceLength']:.2f}) is what a draft gets on random tokens: a "
-                                  f"benchmark's random dataset measures no real acceptance; measure on your prompts."})
+                                  f"{log['meanAcceptanceLength']:.2f}) is very low for a trained draft: if the log "
+                                  f"came from a benchmark's random-token dataset, it measures those prompts, not your "
+                                  f"traffic (random prompts change what a draft gets right); measure on your prompts."})
     elif log is None and alpha < RANDOM_TOKENS_ALPHA and settings.draft != serving.NGRAM:
         found.append({"factor": "random", "number": alpha,
-                      "sentence": f"\u03b1 = {100 * alpha:.0f}% is what a draft gets on random tokens: if your figure "
-                                  f"came from a benchmark's random dataset, it measures no real acceptance; measure "
-                                  f"on your prompts."})
+                      "sentence": f"\u03b1 = {100 * alpha:.0f}% is very low for a trained draft: if your figure "
+                                  f"came from a benchmark's random-token dataset, it measures those prompts, not your "
+                                  f"traffic (random prompts change what a draft gets right); measure on your prompts."})
     if not found:
+        where = ("no crossover at any batch that fits" if crossover is None
+                 else f"below the crossover (batch {crossover})")
         found.append({"factor": "none", "number": result.speedup,
-                      "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, below the "
-                                  "crossover, with a verify pass and drafts that cost little."})
+                      "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, {where}, "
+                                  "with a verify pass and drafts that cost little."})
     return found

@@ -47,7 +47,8 @@ def page_context() -> dict:
 
 def _acceptance_context() -> dict:
     """The acceptance section's table and numbers, and the deployment the prose names (the issue's
-    DeepSeek-V3 with an EAGLE head on 8 H200s at batch 1, k = 4): its best k from one figure at k = 1
+    DeepSeek-V3 with the "EAGLE or MTP head" preset, which on DeepSeek-V3 is its MTP module
+    (lab.acceptance.family_of_draft), on 8 H200s at batch 1, k = 4): its best k from one figure at k = 1
     (1.79) under i.i.d., under the MTP prior, and on DeepSeek-V4-Pro's measured MTP curve."""
     from . import acceptance, acceptance_validation, deployment
 

@@ -197,7 +197,8 @@ def test_every_quoted_cost_names_its_pull_request(page):
     assert _cited_after(roofline, "reversal at batch 32", "vllm-17984")
     assert "assumes four H100s, k = 4 and the acceptance" in text
     # the 7B verify sweep is PR 5691's
-    assert _cited_after(roofline, "35.1 ms at batch 64", "vllm-5691", 200)
+    from lab.widgets.serving import _scoring_growth
+    assert _cited_after(roofline, f"{_scoring_growth()['highMs']}&nbsp;ms), a pass of", "vllm-5691", 300)
     for key, quoted in (("vllm-46112", "0.287"), ("vllm-5131", "0.0017990445097287495"), ("vllm-17984", "Batchsize 32")):
         assert quoted in source_item(page, key), key
 
@@ -232,8 +233,8 @@ def test_engines_are_cited_to_their_own_code(page):
     from lab import traces
 
     table = traces_widget.translator_html(traces.analyse(traces.preset_trace(traces.DEFAULT_PRESET)))
-    assert "llama.cpp &#x27;draft acceptance&#x27;, before its pull request 24536" in table or \
-        "llama.cpp 'draft acceptance', before its pull request 24536" in html.unescape(table)
+    assert ("llama.cpp 'draft acceptance' ('draft acceptance rate' before its pull request 24536), as a fraction"
+            in html.unescape(table))
 
 
 def test_the_2026_studies_are_cited_where_their_findings_bear(page):
@@ -425,8 +426,11 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
 
     text = text_of(page)
     h100, a100 = serving.GPUS["h100-sxm"], serving.GPUS["a100-80g"]
-    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 in BF16, "
-            f"{round(a100.bf16 / a100.bandwidth)} for an A100.") in text
+    assert (f"per byte it reads: about {round(h100.bf16 / h100.bandwidth)} for an H100 SXM in BF16, "
+            f"{round(a100.bf16 / a100.bandwidth)} for an A100 80GB (the 40GB card's slower memory puts its ridge higher).") in text
+    a100_40 = serving.GPUS["a100-40g"]
+    assert a100_40.bf16 == a100.bf16 and a100_40.bandwidth < a100.bandwidth  # so its ridge is higher, as the page says
+    assert h100.label.startswith("H100 SXM") and a100.label.startswith("A100 80GB")
     assumed = [serving.GPUS[name].label for name, cal in CALIBRATIONS.items() if not cal.measured]
     listed = assumed[0] if len(assumed) == 1 else ", ".join(assumed[:-1]) + " and " + assumed[-1]
     assert f"Where a GPU has no measurement ({listed}) the calibration is assumed" in text
@@ -459,6 +463,19 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     ways = {"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps() if row["gpu"] == "b200"}
     if ways == {"fast"} and b200_assumed:
         assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast." in text
+    # the roofline paragraph's measured verify pass: it said "13.7 ms at batch 4 to 35.1 ms at batch 64, where the
+    # roofline keeps it flat up to the ridge", but batch 64 x 6 tokens is past the A100's ridge and the lab's roofline
+    # grows more than the measurement there; now the rows below the ridge, beside the roofline's own growth
+    from lab.serving_calibration import STEP_MEASUREMENTS
+    g = widget._scoring_growth()
+    rows = {m.batch: m.ms for m in STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"}
+    assert (g["lowMs"], g["highMs"]) == (f"{rows[g['lowBatch']]:.1f}", f"{rows[g['highBatch']]:.1f}")
+    assert g["passTokens"] < a100.bf16 / a100.bandwidth < 2 * g["passTokens"]  # the last batch below the ridge
+    assert (f"vLLM's measured verify pass for a 7B model on an A100, 6 tokens per sequence, grows {g['measuredGrowth']}% "
+            f"from batch {g['lowBatch']} to batch {g['highBatch']} ({g['lowMs']} to {g['highMs']} ms), a pass of "
+            f"{g['passTokens']} tokens still below the ridge, where the roofline at the widget's default efficiencies "
+            f"grows {g['rooflineGrowth']}%, all of it the extra KV cache it reads") in text
+    assert "keeps it flat up to the ridge" not in text
 
 
 def test_the_trace_examples_are_the_readers_own_numbers(page):
@@ -491,7 +508,13 @@ def test_the_acceptance_command_is_the_example_it_follows(page):
     from lab import acceptance
 
     first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
-    assert f"a mean acceptance length of {first:.2f} at k = 1 makes the independent model" in text_of(page)
+    assert (f"a mean acceptance length of {first:.2f} at k = 1 (DeepSeek-V4-Pro's MTP figure at k = 1 in its "
+            "InferenceX curve, thinking on) makes the independent model") in text_of(page)
+    # the deployment it is run on is DeepSeek-V3's own MTP module (the "EAGLE or MTP head" preset there), as the
+    # prior and the command's --method mtp say, not an EAGLE head
+    assert acceptance.family_of_draft("eagle-head", "deepseek-v3") == "mtp"
+    assert "For DeepSeek-V3 drafted by its own MTP module" in text_of(page)
+    assert "DeepSeek-V3 with an EAGLE head" not in text_of(page)
     assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)
 
 
@@ -504,9 +527,19 @@ def test_the_sweeps_paragraph_quotes_the_brackets(page):
     paragraph = between(page, "Three batch sweeps of early 2025", "</p>")
     text = text_of(paragraph)
     assert f"for SGLang on an H100 (k = {sglang.lookahead}, at the mean" in text
-    assert f"at k = {vllm.lookahead};" in text and f"(acceptance and k = {draft.lookahead} assumed" in text
+    assert f"at k = {vllm.lookahead};" in text and f"; acceptance and k = {draft.lookahead} assumed" in text
+    # the 70B sweep's central crossover, on which the ratio below rests, is printed too
+    central_70b = serving_validation.crossover_comparison()[2]["crossovers"][0]
+    assert f"and at {central_70b} for a 1B draft on a 70B target at a length of" in text
     assert re.search(rf"first losses by batch {sglang.high} and {vllm.high}\[\d+\] and {draft.high}\[\d+\]\.", text)
     assert 'href="#src-vllm-17984"' in paragraph and "17984" in draft.source
+    # how much later the model's crossover sits: the brackets' own range, where the page said "a factor of two or so"
+    rows = serving_validation.crossover_comparison()
+    central = [row["crossovers"][0] / row["high"] for row in rows if row["crossovers"][0] is not None]
+    assert len(central) == 3 and all(ratio > 1 for ratio in central)
+    assert (f"at each sweep's central acceptance length the model's crossover is {min(central):.1f} to "
+            f"{max(central):.1f} times the batch by which it first lost") in text
+    assert "factor of two or so" not in text
 
 
 def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):
@@ -576,7 +609,10 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     assert "Llama-3.3-70B on eight H100s in March 2025, drafted by an EAGLE-3 head as a tree of 64 tokens" in text_of(page)
     assert {(row.target, row.gpu, row.gpus, row.batch) for row in trtllm} == {("deepseek-v3", "b200", 8, 1)}
     assert sorted(row.lookahead for row in trtllm) == [1, 2, 3, 4, 5]
-    assert "has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafted by 1 to 5" in text_of(page)
+    assert ("has 5 rows at batch 1: DeepSeek-R1 on eight B200s drafting 1 to 5 tokens a step with its one "
+            "multi-token-prediction layer, run autoregressively") in text_of(page)
+    from lab import serving
+    assert serving.TARGETS["deepseek-v3"].mtp  # the checkpoint's one MTP layer (num_nextn_predict_layers 1)
     assert {(row.target, row.batch) for row in first} <= {("llama-3-8b", 1)}
     assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}

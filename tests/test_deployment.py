@@ -5,6 +5,7 @@ of the family broken on purpose, and the CLI."""
 
 import functools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -590,3 +591,40 @@ def test_the_eagle3_head_is_a_preset_the_panels_offer_and_send_unchanged():
     assert acceptance.family_of_draft(serving.EAGLE3, "deepseek-v3") == "eagle"
     # the engine configuration it shows is an EAGLE-3 head's
     assert '"method": "eagle3"' in panel["engineAnswer"]["config"]["text"]
+
+
+def test_the_panels_sentences_name_what_the_model_finds(monkeypatch):
+    """The reviewer's pass of 4 December 2026: the diagnosis said "below the crossover" where the model finds no
+    crossover at any batch that fits; the prefill line called every draft "a separate draft"; the token trees' entry
+    typed Part one's costs by hand. Each now follows the lab, and a mutant of the trees' costs moves the text."""
+    from lab.widgets import trees as trees_widget
+
+    view = widget.view(None)
+    none = [row for row in view["engineAnswer"]["diagnosis"] if row["factor"] == "none"]
+    assert len(none) == 1  # the default deployment has no limiting factor: its batch is below k's crossover, named
+    found = re.search(r"batch (\d+), below the crossover \(batch (\d+)\), with a verify pass", none[0]["sentence"])
+    assert found and int(found[1]) < int(found[2])
+    assert "below the crossover, with" not in view["figures"]["diagnosis"]
+    assert "a separate draft prefills" not in view["figures"]["prefill"]
+    assert "the draft prefills the prompt too" in view["figures"]["prefill"]
+    ngram = widget.view({"draft": "ngram"})["figures"]["prefill"]
+    assert "n-gram lookup has no model to prefill, 0.00 ms" in ngram
+    ledger_defaults = ledger.LedgerSettings()
+    assert (trees_widget.TARGET_MS, trees_widget.DRAFT_COST, trees_widget.OVERHEAD_MS) == (
+        ledger_defaults.targetMs, ledger_defaults.draftCost, ledger_defaults.overheadMs)
+    assert "(80 ms target, 12% draft, 6 ms overhead)" in view["figures"]["instruments"]
+    monkeypatch.setattr(trees_widget, "TARGET_MS", 90.0)
+    assert "(90 ms target, 12% draft, 6 ms overhead)" in widget.view(None)["figures"]["instruments"]
+
+
+def test_the_diagnosis_says_when_no_batch_that_fits_crosses():
+    """Llama-3-8B with an EAGLE head on one H100 at k = 2 never stops paying at a batch that fits (as the serving
+    widget's default says, up to 392): the diagnosis says so instead of naming a crossover it has not found."""
+    from lab import production
+
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft="eagle-head",
+                                       gpu="h100-sxm", gpus=1, batch=8, acceptance=70)
+    ks = production.k_by_batch(s)
+    assert production.crossover_within(s.with_(batch=1, lookahead=2), len(ks)) is None
+    (row,) = production.diagnosis(s, 2, ks)
+    assert row["factor"] == "none" and ", no crossover at any batch that fits, with a verify pass" in row["sentence"]

@@ -121,8 +121,8 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
         assert capped == {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}
         if engine == "trtllm":
             first = min(schedule)
-            assert schedule[first] == max(schedule.values()) == int(re.search(r"max_draft_len: (\d+)",
-                                                                              config["text"])[1])
+            assert schedule[first] == max(schedule.values()) == int(re.search(
+                r"(?:max_draft_len|num_nextn_predict_layers): (\d+)", config["text"])[1])
     here = best[d.batch - 1]
     for engine in ("sglang", "llamacpp"):
         config = answers[engine]["config"]
@@ -297,3 +297,55 @@ def test_an_eagle1_head_configured_as_eagle3_fails(monkeypatch):
     wrong = _misconfigured()
     assert wrong and {draft for _, draft, _, _ in wrong} == {serving.EAGLE}
     assert {engine for _, _, engine, _ in wrong} == set(engine_config.CONFIG_ENGINES)
+
+
+def test_sglangs_ngram_is_configured_as_the_chain_the_model_prices():
+    """SGLang's NGRAM drafts a tree by default (speculative_ngram_max_bfs_breadth = 10, BFS over its trie, read in
+    server_args.py at the commit the table names), so k + 1 draft tokens there are a tree's nodes, not the chain of
+    k the serving model priced: the configuration sets the breadth to 1 and says why."""
+    d = deployment.Deployment(target="llama-3-70b", draft=serving.NGRAM, batch=8, lookahead=4)
+    config = deployment.engine_answer(d, 70, "sglang")["config"]
+    assert config["supported"]
+    assert "--speculative-algorithm NGRAM --speculative-ngram-max-bfs-breadth 1 --speculative-num-draft-tokens" in config["text"]
+    assert "--speculative-ngram-max-bfs-breadth" in config["names"]
+    assert "= 10" in engine_config.ENGINES["sglang"].names["--speculative-ngram-max-bfs-breadth"].definition
+    assert "its default, 10, drafts a tree" in config["lines"][-1]["why"]
+    eagle = deployment.engine_answer(d._replace(draft=serving.EAGLE), 70, "sglang")["config"]
+    assert "--speculative-ngram-max-bfs-breadth" not in eagle["text"] and "--speculative-eagle-topk 1" in eagle["text"]
+
+
+def test_tensorrt_llms_mtp_is_given_its_draft_count_where_it_reads_it():
+    """TensorRT-LLM's MTPDecodingConfig sets max_draft_len from num_nextn_predict_layers (default 1) in a validator
+    (llm_args.py, read in the code index), so the panel's MTP configuration, which wrote max_draft_len alone, would
+    have run one draft token: it now writes num_nextn_predict_layers, and EAGLE-3 keeps max_draft_len."""
+    d = deployment.Deployment(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, batch=1, lookahead=4)
+    config = deployment.engine_answer(d, 70, "trtllm")["config"]
+    assert config["supported"] and "decoding_type: MTP" in config["text"]
+    k = int(re.search(r"  num_nextn_predict_layers: (\d+)", config["text"])[1])
+    assert k == deployment.engine_answer(d, 70, "vllm")["kByBatch"][0][0] and k > 1
+    assert "max_draft_len:" not in config["text"] and "num_nextn_predict_layers" in config["names"]
+    row = engine_config.ENGINES["trtllm"].names["num_nextn_predict_layers"]
+    assert "self.max_draft_len = self.num_nextn_predict_layers" in row.definition
+    eagle3 = deployment.engine_answer(d._replace(target="llama-3-70b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=4),
+                                      70, "trtllm")["config"]
+    assert "decoding_type: Eagle3" in eagle3["text"] and "  max_draft_len: " in eagle3["text"]
+
+
+def test_vllms_schedule_says_it_is_off_under_data_parallelism():
+    """vLLM's Dynamic Speculative Decoding page (Limitations): with --data-parallel-size > 1 vLLM disables
+    num_speculative_tokens_per_batch_size and falls back to num_speculative_tokens; a configuration that prints a
+    schedule says so, one without a schedule does not."""
+    answers = {name: answer for name, _, engine, answer in ANSWERS if engine == "vllm"}
+    said = [("--data-parallel-size > 1" in a["config"]["text"]) == (a["config"]["schedule"] is not None)
+            for a in answers.values() if a["config"]["supported"]]
+    assert said and all(said)
+    assert any(a["config"]["schedule"] is not None for a in answers.values())
+
+
+def test_the_random_token_diagnosis_claims_no_more_than_was_read():
+    """The threshold is the lab's choice (docs/READING.md) and SPEED-Bench says random prompts overstate speculation:
+    the diagnosis calls a low alpha suspect and says what a random-token benchmark measures, no more."""
+    d = deployment.Deployment(target="llama-3-70b", draft="llama-3.2-1b", batch=8, lookahead=4)
+    (low,) = [item for item in deployment.engine_answer(d, 8, "vllm")["diagnosis"] if item["factor"] == "random"]
+    assert "8% is very low for a trained draft" in low["sentence"] and "measures those prompts, not your traffic" in low["sentence"]
+    assert "is what a draft gets on random tokens" not in low["sentence"] and "no real acceptance" not in low["sentence"]

@@ -588,3 +588,22 @@ def test_readouts_catch_a_speedup_claimed_where_nothing_fits(monkeypatch, fresh_
 def test_readouts_catch_a_lead_that_does_not_name_the_limit(monkeypatch, fresh_widget):
     _mutate_widget(monkeypatch, "_no_room", lambda s, a: "Nothing fits in memory at this setting.")
     _fails("serving-readouts-match-model", "deepseek-v3", "does not fit on 8 x H100 SXM")
+
+
+@pytest.mark.parametrize("key, stale", [("highMs", "35.1"), ("highBatch", 64), ("rooflineGrowth", "0"),
+                                        ("measuredGrowth", "156")])
+def test_readouts_catch_the_roofline_paragraphs_scoring_growth_drifting(monkeypatch, fresh_widget, key, stale):
+    """The roofline paragraph's measured step (pull request 5691's scoring times, below the ridge) and the roofline's
+    growth over the same batches are the lab's: a value typed by hand, as the page once had (35.1 ms at batch 64,
+    past the ridge, and a roofline "flat" there), fails the serving readouts check."""
+    original = fresh_widget._scoring_growth
+    _mutate_widget(monkeypatch, "_scoring_growth", lambda: {**original(), key: stale})
+    _fails("serving-readouts-match-model", "scoring growth")
+
+
+def test_readouts_catch_the_brackets_ratio_typed_by_hand(monkeypatch, fresh_widget):
+    """The validation section said the model's crossover sits later than the sweeps' "by a factor of two or so";
+    it now quotes the range the brackets give (central crossover over the batch of first loss), and a range that
+    no longer follows them fails the serving readouts check."""
+    _mutate_widget(monkeypatch, "_bracket_ratio_range", lambda: {"low": "2.0", "high": "2.0"})
+    _fails("serving-readouts-match-model", "crossover over first loss")

@@ -480,3 +480,15 @@ def test_the_cli_and_the_widget_say_when_the_best_k_rests_on_extrapolation(capsy
     assert "Best lookahead on the measured curve at Part one's default costs: k = 7" in summary
     assert ("past the measured k = 2: it rests on positions extrapolated by the curve's fitted fall, not measured."
             in summary and "repeats the last measured" not in summary)
+
+
+def test_the_verdict_names_its_level_once():
+    """The readout printed "p below 0.0001" and then "(p < 0.01)" in one sentence, and "the chance of surviving falls
+    ... more than chance allows": the verdict now names its level as a level and the noise as noise."""
+    from lab import traces
+
+    run = traces.analyse(traces.preset_trace("club3090-mtp"))
+    verdict = run["independence"]["verdict"]
+    assert run["independence"]["pValue"] < 0.01
+    assert "by more than sampling noise explains (significant at the 1% level)" in verdict
+    assert "(p < 0.01)" not in verdict and "more than chance allows" not in verdict

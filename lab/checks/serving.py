@@ -843,6 +843,14 @@ def _tables_mismatch(widget) -> str | None:
         want = {"ms": f(m.ms, 2), "percent": f(100 * abs(ratio - 1), 0), "direction": "slow" if ratio > 1 else "fast"}
         if {key: shown[key] for key in want} != want:
             return f"held-out step {shown} where the model gives {want}"
+    failure = _scoring_growth_mismatch(widget)
+    if failure:
+        return failure
+    central = [row["crossovers"][0] / row["high"] for row in serving_validation.crossover_comparison()
+               if row["crossovers"][0] is not None]
+    ratios = {"low": f(min(central), 1), "high": f(max(central), 1)} if central else {"low": "", "high": ""}
+    if context["bracketRatios"] != ratios:
+        return f"brackets' crossover over first loss {context['bracketRatios']} where the sweeps give {ratios}"
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
@@ -868,6 +876,36 @@ def _tables_mismatch(widget) -> str | None:
         failure = _trust_mismatch(widget, values, rows)
         if failure:
             return failure
+    return None
+
+
+def _scoring_growth_mismatch(widget) -> str | None:
+    """The roofline paragraph's measured-against-roofline growth (the widget's scoringGrowth), recomputed
+    here: pull request 5691's MQA scoring rows, the first and the last whose pass stays below the GPU's BF16 ridge,
+    and the whole-step roofline written out by hand at the widget's default efficiencies."""
+    from ..serving_calibration import STEP_MEASUREMENTS
+
+    f = to_fixed
+    rows = [m for m in STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"]
+    gpu = serving.GPUS[rows[0].gpu]
+    below = [m for m in rows if m.batch * m.newTokens < gpu.bf16 / gpu.bandwidth]
+    low, high = below[0], below[-1]
+    s = serving.DEFAULT_SETTINGS
+    shape, precision = serving.TARGETS[low.target], serving.PRECISIONS[low.precision]
+
+    def roofline_ms(m):
+        memory = (serving.weight_bytes(shape, precision) + m.batch * m.context * serving.kv_bytes_per_token(shape, precision)) \
+            / (m.gpus * gpu.bandwidth * s.memEfficiency / 100)
+        compute = 2 * serving.parameter_count(shape) * m.batch * m.newTokens / (m.gpus * gpu.bf16 * s.flopEfficiency / 100)
+        return 1000 * max(memory, compute) + s.overheadMs
+
+    want = {"lowBatch": low.batch, "lowMs": f(low.ms, 1), "highBatch": high.batch, "highMs": f(high.ms, 1),
+            "tokens": low.newTokens, "passTokens": high.batch * high.newTokens,
+            "measuredGrowth": f(100 * (high.ms / low.ms - 1), 0),
+            "rooflineGrowth": f(100 * (roofline_ms(high) / roofline_ms(low) - 1), 0)}
+    shown = widget._prose_context()["scoringGrowth"]
+    if {key: shown.get(key) for key in want} != want:
+        return f"roofline paragraph's scoring growth {shown} where the rows and the roofline give {want}"
     return None
 
 

@@ -85,8 +85,8 @@ def _verdict(p_value: float, df: int, survived, trials) -> str:
         why = ("pooled requests can cause this: the calls that reach later positions come mostly from easy "
                "requests" if trend == "rises" else
                "pooling requests would flatten such a fall, not cause it, so the draft itself gets worse with depth")
-        return (f"not one constant conditional rate: the chance of surviving {trend} with position more than chance "
-                f"allows (p < 0.01), so one alpha misdescribes this trace ({why})")
+        return (f"not one constant conditional rate: the chance of surviving {trend} with position by more than "
+                f"sampling noise explains (significant at the 1% level), so one alpha misdescribes this trace ({why})")
     if p_value < 0.05:
         return "weak evidence against one constant conditional rate (0.01 <= p < 0.05)"
     return "consistent with one constant conditional rate: one alpha explains these counts (p >= 0.05)"

@@ -14,6 +14,7 @@ import math
 from urllib.parse import quote as url_quote
 
 from .. import deployment, engine_config, serving
+from . import trees
 from ..figures import escape, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, quote, raw_value,
@@ -206,7 +207,8 @@ def _rows(d: deployment.Deployment, params: dict, result: dict) -> list[tuple[st
         ("trees", f"\u03b1 {tree['top1']}% for its top-1 candidates"
                   + (", your curve for its depth profile" if on_curve else "")
                   + f", verify tax {tree['verifyTax']}% per extra node",
-         "Prices the rest of a cycle at Part one's defaults (80 ms target, 12% draft, 6 ms overhead): read its "
+         f"Prices the rest of a cycle at Part one's defaults ({to_js_string(trees.TARGET_MS)} ms target, "
+         f"{to_js_string(trees.DRAFT_COST)}% draft, {to_js_string(trees.OVERHEAD_MS)} ms overhead): read its "
          "tree-against-chain gain, not its speedup.", tree),
     ]
 
@@ -484,10 +486,12 @@ def production_html(prod: dict, d) -> str:
 
 
 def prefill_html(prod: dict) -> str:
-    """What a separate draft adds to the time to first token: its prefill of the prompt."""
+    """What the draft adds to the time to first token: its prefill of the prompt (a draft model, or an
+    EAGLE or MTP head over the prompt's hidden states; n-gram lookup has no model and adds none)."""
     pre = prod["prefill"]
     share = 100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0
-    return (f'<p class="dep-prefill">Time to first token: a separate draft prefills the prompt too, '
+    who = "the draft prefills the prompt too" if pre["draftMs"] else "n-gram lookup has no model to prefill"
+    return (f'<p class="dep-prefill">Time to first token: {who}, '
             f'{_f(pre["draftMs"])} ms on the target\'s {_f(pre["targetMs"])} ms for {pre["promptTokens"]:,} tokens '
             f'({_f(share, 1)}% more; the step model\'s estimate, calibrated on decode steps, not on prefill).</p>')
 

@@ -471,7 +471,36 @@ def _prose_context() -> dict:
             "denseHybridLinear": serving.TARGETS["qwen3.8-27b"].linear_layers,
             "denseHybridLayers": serving.TARGETS["qwen3.8-27b"].layers,
             "v1Sweep": _v1_sweep_top(),
-            "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction()}
+            "b200Measured": "b200" not in assumed, "b200Steps": _b200_held_out_direction(),
+            "scoringGrowth": _scoring_growth()}
+
+
+def _scoring_growth() -> dict:
+    """The roofline paragraph's example of a measured step growing below the ridge: vLLM's MQA scoring
+    times of pull request 5691 (lab.serving_calibration.STEP_MEASUREMENTS) at the smallest batch and at
+    the largest whose pass (batch x tokens a sequence) stays below the GPU's BF16 ridge, each growth in
+    percent, beside the roofline's own growth over the same two batches at the widget's default
+    efficiencies (its KV-cache read is all that grows there).
+
+    >>> g = _scoring_growth()
+    >>> g["lowBatch"], g["lowMs"], g["highBatch"], g["highMs"], g["passTokens"], g["measuredGrowth"], g["rooflineGrowth"]
+    (4, '13.7', 16, '18.4', 96, '34', '21')
+    """
+    from .. import serving_calibration as cal
+    from ..serving_step import step_time_ms
+
+    rows = [m for m in cal.STEP_MEASUREMENTS if m.source == cal._PR5691]
+    gpu = serving.GPUS[rows[0].gpu]
+    below = [m for m in rows if m.batch * m.newTokens < gpu.bf16 / gpu.bandwidth]
+    low, high = below[0], below[-1]
+    settings = serving.DEFAULT_SETTINGS.with_(stepModel=serving.ROOFLINE, target=low.target, gpu=low.gpu,
+                                              gpus=low.gpus, precision=low.precision)
+    low_ms, high_ms = (step_time_ms(serving.TARGETS[m.target], settings, m.batch, m.newTokens, m.context)
+                       for m in (low, high))
+    return {"lowBatch": low.batch, "lowMs": _f(low.ms, 1), "highBatch": high.batch, "highMs": _f(high.ms, 1),
+            "tokens": low.newTokens, "passTokens": high.batch * high.newTokens, "gpu": gpu.label.split(" ")[0],
+            "measuredGrowth": _f(100 * (high.ms / low.ms - 1), 0),
+            "rooflineGrowth": _f(100 * (high_ms / low_ms - 1), 0)}
 
 
 def _v1_sweep_top() -> dict:

@@ -212,7 +212,7 @@ def translator_html(analysis: dict) -> str:
     rows = [
         ("per-token acceptance alpha (independent model)", _f(alpha, 3), "the ledger's acceptance slider / 100"),
         ("acceptance rate = accepted / drafted tokens", _pct(rate), "vLLM 'Avg Draft acceptance rate'; llama.cpp "
-         "'draft acceptance', before its pull request 24536 'draft acceptance rate' (as a fraction)"),
+         "'draft acceptance' ('draft acceptance rate' before its pull request 24536), as a fraction"),
         ("mean acceptance length = 1 + accepted / calls", _f(mean_length, 2), "vLLM 'Mean acceptance length'; SGLang "
          "'accept len'; llama.cpp 'mean acceptance length'; TensorRT-LLM acceptanceLength"),
         ("SGLang 'accept rate', newer versions = (accept len - 1) / k", _f((mean_length - 1) / k, 2),
