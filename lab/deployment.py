@@ -366,7 +366,8 @@ def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm"
                   dollars_per_gpu_hour: float = DEFAULT_DOLLARS_PER_GPU_HOUR,
                   tpot_target_ms=DEFAULT_TPOT_TARGET_MS, log=None, ks=None, curve=None) -> dict:
     """From the deployment's answer to the engine's settings: the k schedule by batch
-    (the serving model's best k at every batch, k = 0 past the crossover, :mod:`lab.production`),
+    (the serving model's best k at every batch, k = 0 past the crossover, :mod:`lab.production`, kept from
+    rising back where that gains under :data:`lab.production.SCHEDULE_TOLERANCE`: ``held`` says where),
     the configuration for ``engine`` (:mod:`lab.engine_config`), the production terms and the
     diagnosis (with ``log``, a :func:`lab.traces.analyse` result, when the reader pasted one), at the
     acceptance the instruments receive (whole percent), or, given the answer's ``curve``
@@ -378,11 +379,13 @@ def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm"
     settings = serving_settings(d, acceptance_percent)
     rates, cap = curve_schedule_terms(curve)
     ks = production.k_by_batch(settings, MAX_LOOKAHEAD, rates, cap) if ks is None else list(ks)
-    plan = engine_plan(d, ks)
+    steady, held = production.steady_schedule(settings, ks, rates)
+    plan = engine_plan(d, ks, steady)
     ranges = plan["ranges"]
-    return {"schedule": [{"from": low, "to": high, "lookahead": k} for low, high, k in ranges],
-            "kByBatch": ks, "config": engine_config.configuration(engine, plan),
-            "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, ks, rates),
+    return {"schedule": [{"from": low, "to": high, "lookahead": k} for low, high, k in ranges], "held": held,
+            "kByBatch": ks, "scheduleByBatch": steady, "config": engine_config.configuration(engine, plan),
+            "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, steady,
+                                                rates),
             "diagnosis": production.diagnosis(settings, d.lookahead, ks, log, rates)}
 
 
@@ -404,13 +407,14 @@ def curve_schedule_terms(curve) -> tuple:
     return tuple(curve.rates(MAX_LOOKAHEAD)), None if plateau is None else plateau + 1
 
 
-def engine_plan(d: Deployment, ks) -> dict:
+def engine_plan(d: Deployment, ks, steady=None) -> dict:
     """What an engine configuration is built from (:func:`lab.engine_config.configuration`): the
-    deployment's pair and GPUs, its lookahead, the best k by batch ``ks`` as ranges, and the best k
-    and speedup at the deployment's batch."""
+    deployment's pair and GPUs, its lookahead, the schedule ``steady`` (:func:`lab.production.steady_schedule`;
+    the best k by batch ``ks`` itself when not given) as ranges, and the best k and speedup at the deployment's
+    batch."""
     from . import production
 
-    ranges = production.schedule_ranges([k for k, _ in ks])
+    ranges = production.schedule_ranges([k for k, _ in (ks if steady is None else steady)])
     here = min(d.batch, len(ks)) - 1
     return {"target": d.target, "draft": d.draft, "gpus": d.gpus, "lookahead": d.lookahead, "ranges": ranges,
             "batch": d.batch, "batchK": ks[here][0], "bestSpeedup": ks[here][1]}

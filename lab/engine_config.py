@@ -352,6 +352,8 @@ def _vllm_lines(plan, kind, k_max, why_k):
     if kind == "ngram":
         config["prompt_lookup_max"] = 4
         names.append("prompt_lookup_max")
+    from .production import SCHEDULE_TOLERANCE
+
     schedule = vllm_schedule(plan["ranges"])
     if len({k for _, _, k in plan["ranges"]}) > 1:
         config["num_speculative_tokens_per_batch_size"] = schedule
@@ -360,8 +362,9 @@ def _vllm_lines(plan, kind, k_max, why_k):
         schedule = None
     lines = [{"text": f"vllm serve TARGET_MODEL --speculative-config '{json.dumps(config)}'",
               "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
-                     + ("; the schedule: the serving model's best k by batch, 0 past the crossover"
-                        if schedule else "; one k at every batch, so no schedule")}]
+                     + (f"; the schedule: the serving model's best k by batch, kept from rising back for a gain under "
+                        f"{100 * SCHEDULE_TOLERANCE:.0f}%, 0 past the crossover" if schedule
+                        else "; one k at every batch, so no schedule")}]
     if schedule:  # the Dynamic SD page's Limitations (docs/READING.md)
         lines.append({"text": "# with --data-parallel-size > 1 vLLM turns the schedule off and drafts num_speculative_tokens "
                               "at every batch",

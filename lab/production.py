@@ -22,11 +22,17 @@ from functools import lru_cache
 
 from . import serving
 
-__all__ = ["SCHEDULE_MAX_BATCH", "best_k_at", "k_by_batch", "k_by_batch_steps", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
+__all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "best_k_at", "k_by_batch", "k_by_batch_steps", "steady_schedule",
+           "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
            "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
            "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
 
 SCHEDULE_MAX_BATCH = 1024   # the serving widget's batch slider ends here
+# How much speedup a schedule gives up to keep k from rising back as the batch grows: 2%, under the step model's median
+# error on the measured step times it is calibrated on (3%: lab.serving_calibration.STEP_MEASUREMENTS, held by
+# tests/test_production_schedule.py), so a gain it cannot resolve. Such rises come from kinks in the modelled verify
+# time as B x (k + 1) tokens grow, not from the drafts.
+SCHEDULE_TOLERANCE = 0.02
 VERIFY_COSTLY = 1.5         # a verify pass above this many plain steps is named a limiting factor
 DRAFT_SLOW = 0.25           # k draft steps above this share of a plain step, likewise
 RANDOM_TOKENS_ALPHA = 0.15  # below this a trained draft's alpha is named suspect (a random-token benchmark?): a choice
@@ -139,6 +145,44 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = tuple(result)
     return _KEPT[key]
+
+
+def steady_schedule(settings: serving.ServingSettings, ks, curve=None,
+                    tolerance: float = SCHEDULE_TOLERANCE) -> tuple[list, list]:
+    """The schedule an operator runs, from the best k by batch ``ks`` (:func:`k_by_batch`): batch by batch
+    the best k, except that where it would rise above the k of the batch before, that k is kept while its
+    speedup is within ``tolerance`` of the best (a k falls as freely as the best does). Returns ``(steady,
+    held)``: ``(k, speedup)`` by batch as ``ks`` is, and the inclusive runs ``{"from", "to", "kept", "best",
+    "shortfall"}`` where it differs from the best (``best`` the largest best k there, ``shortfall`` the largest
+    fraction of the best speedup given up). k = 0 (speculation off) holds at speedup 1.
+
+    >>> from lab import deployment   # the panel's default: Llama-3-70B with an EAGLE head on four H100s, alpha 75%
+    >>> s = deployment.serving_settings(deployment.DEFAULT_DEPLOYMENT, 75)
+    >>> ks = k_by_batch(s, 12)
+    >>> steady, held = steady_schedule(s, ks)
+    >>> schedule_ranges([k for k, _ in ks])[2:5], schedule_ranges([k for k, _ in steady])[2:4]
+    ([(5, 10, 5), (11, 17, 6), (18, 34, 5)], [(5, 34, 5), (35, 54, 4)])
+    >>> [(r["from"], r["to"], r["kept"], r["best"], round(r["shortfall"], 3)) for r in held]
+    [(11, 17, 5, 6, 0.008)]
+    """
+    curve = None if curve is None else tuple(curve)
+    steady, held = [], []
+    for batch, (best_k, best) in enumerate(ks, start=1):
+        choice = (best_k, best)
+        if steady and best_k > steady[-1][0]:
+            kept = steady[-1][0]
+            value = 1.0 if kept == 0 else serving.speedup_at(settings.with_(lookahead=kept), batch, settings.context,
+                                                              curve)
+            if value >= best * (1 - tolerance):
+                choice = (kept, value)
+                shortfall = 1 - value / best
+                if held and held[-1]["to"] == batch - 1 and held[-1]["kept"] == kept:
+                    run = held[-1]
+                    run.update(to=batch, best=max(run["best"], best_k), shortfall=max(run["shortfall"], shortfall))
+                else:
+                    held.append({"from": batch, "to": batch, "kept": kept, "best": best_k, "shortfall": shortfall})
+        steady.append(choice)
+    return steady, held
 
 
 def schedule_ranges(ks) -> list[tuple[int, int, int]]:

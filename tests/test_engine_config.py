@@ -102,6 +102,10 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
     best = _best_ks(d)
     answers = {engine: answer for n, _, engine, answer in ANSWERS if n == name}
     assert [k for k, _ in answers["vllm"]["kByBatch"]] == best
+    # the schedules print the steady schedule (lab.production.steady_schedule): the best k but where it names a kept run
+    scheduled = [k for k, _ in answers["vllm"]["scheduleByBatch"]]
+    kept = {b for r in answers["vllm"]["held"] for b in range(r["from"], r["to"] + 1)}
+    assert {b for b, (s, k) in enumerate(zip(scheduled, best), start=1) if s != k} == kept
     for engine in ("vllm", "trtllm"):
         config = answers[engine]["config"]
         if not config["supported"]:  # TensorRT-LLM: a separate draft model, or an EAGLE-1 head (no MTP module)
@@ -109,16 +113,16 @@ def test_schedules_reproduce_the_serving_models_best_k_at_every_batch(name):
             assert d.draft != serving.EAGLE or d.target not in engine_config.MTP_TARGETS
             continue
         schedule = config["schedule"]
-        k_max = max(best)
+        k_max = max(scheduled)
         if schedule is None:  # one k everywhere
-            assert len(set(best)) == 1
+            assert len(set(scheduled)) == 1
             continue
         # TensorRT-LLM's validator caps every k at batch 1's (said in the configuration, "capped")
-        expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+        expected = scheduled if engine == "vllm" else [min(k, scheduled[0]) for k in scheduled]
         for batch, k in enumerate(expected, start=1):
             assert engine_config.schedule_k_at(engine, schedule, batch, k_max) == k, (engine, batch)
         capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
-        assert capped == {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}
+        assert capped == {b for b, k in enumerate(scheduled, start=1) if k > expected[b - 1]}
         if engine == "trtllm":
             first = min(schedule)
             assert schedule[first] == max(schedule.values()) == int(re.search(

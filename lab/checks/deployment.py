@@ -339,6 +339,22 @@ def _production_difference(where, figures, extra, d) -> str | None:
     failure = cells_difference(where, "schedule", table_cells(figures["schedule"]), want)
     if failure:
         return failure
+    # where the schedule keeps k from rising back it says so, with the runs, the kept and best k, the speedup given
+    # up and the tolerance (lab.production.SCHEDULE_TOLERANCE)
+    note = re.search(r'<p class="dep-schedule-held">(.*?)</p>', figures["scheduleHeld"])
+    from ..production import SCHEDULE_TOLERANCE
+
+    held = extra["held"]
+    if bool(note) != bool(held):
+        return f"{where}: the schedule {'names' if note else 'does not name'} runs where it keeps k, the model " \
+               f"keeps it at {len(held)}"
+    if held:
+        want = [n for r in held for n in (str(r["from"]), str(r["to"]), str(r["kept"]), str(r["best"]),
+                                           f(100 * r["shortfall"], 1))] + [f(100 * SCHEDULE_TOLERANCE, 0)]
+        failure = numbers_difference(where, "the schedule's kept runs", numbers_in(html.unescape(note.group(1))), want,
+                                     ordered=True)
+        if failure:
+            return failure
     prod = extra["production"]
     rows = [prod["plain"], prod["speculative"], prod["scheduled"]] + [prod.get("target", {}).get(n)
                                                                       for n in ("plain", "scheduled")]
@@ -449,11 +465,17 @@ def panel_readouts_match_model(out):
         failure = _production_difference(where, view["figures"], extra, d)
         if failure:
             return out.fail(failure)
-        # the k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays)
-        scheduled = extra["kByBatch"][min(d.batch, len(extra["kByBatch"])) - 1][0]
+        # the k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays),
+        # or a k it keeps from rising back there, named as such
+        here = min(d.batch, len(extra["kByBatch"]))
+        scheduled = extra["kByBatch"][here - 1][0]
         if curve is not None and scheduled != (best_k if best > 1 else 0):
             return out.fail(f"{where}: the k schedule runs k = {scheduled} at batch {d.batch}, the answer's best k on "
                             f"the curve is {best_k}")
+        runs = [r for r in extra["held"] if r["from"] <= here <= r["to"]]
+        if extra["scheduleByBatch"][here - 1][0] != (runs[0]["kept"] if runs else scheduled):
+            return out.fail(f"{where}: the schedule runs k = {extra['scheduleByBatch'][here - 1][0]} at batch {here}, "
+                            f"neither the best k {scheduled} nor a k it names as kept")
         yield  # a pause: the browser answers a reader between two settings
 
 
@@ -471,10 +493,13 @@ SCHEDULE_GRID = (
 def schedule_is_best_k(out):
     """vLLM's num_speculative_tokens_per_batch_size and TensorRT-LLM's draft_len_schedule, as printed and
     read by each engine's own rule (lab.engine_config.schedule_k_at), give the serving model's best k
-    (lab.serving.best_lookahead, 0 where no k pays) at every batch that fits, for the panel's default, a
-    dense 8B with an EAGLE-3 head on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on
-    eight H200s; TensorRT-LLM's only capped at batch 1's k (its validator), exactly where the configuration
-    says (it writes none for the default's EAGLE-1 head, which its PyTorch backend does not run)."""
+    (lab.serving.best_lookahead, 0 where no k pays) at every batch that fits, except where the schedule keeps
+    k from rising back (lab.production.steady_schedule): there the kept k is the batch before's, below the
+    best, within SCHEDULE_TOLERANCE of the best speedup (recomputed here), and the schedule names the run;
+    wherever the schedule's k rises, it is the best k. For the panel's default, a dense 8B with an EAGLE-3
+    head on one H100, a 70B on four H100s and DeepSeek-V3 with its MTP head on eight H200s; TensorRT-LLM's
+    only capped at batch 1's k (its validator), exactly where the configuration says (it writes none for the
+    default's EAGLE-1 head, which its PyTorch backend does not run)."""
     from .. import engine_config, production
 
     for d in SCHEDULE_GRID:
@@ -490,23 +515,35 @@ def schedule_is_best_k(out):
         if [k for k, _ in ks] != best:
             out.fail(f"{d}: the panel's best k by batch differs from serving.best_lookahead's")
             return
+        steady, held = production.steady_schedule(settings, ks)
+        runs = {b: r for r in held for b in range(r["from"], r["to"] + 1)}
+        scheduled = [k for k, _ in steady]
+        for batch, (k, (best_k, top)) in enumerate(zip(scheduled, ks), start=1):
+            if k == best_k and batch not in runs:
+                continue
+            kept = 1.0 if k == 0 else serving.speedup_at(settings.with_(lookahead=k), batch, settings.context)
+            if (batch not in runs or runs[batch]["kept"] != k or k >= best_k or k != scheduled[batch - 2]
+                    or kept < top * (1 - production.SCHEDULE_TOLERANCE)):
+                out.fail(f"{d}: at batch {batch} the schedule runs k = {k} ({kept:.4f}x), the best is k = {best_k} "
+                         f"({top:.4f}x), {'named' if batch in runs else 'not named'} as kept")
+                return
         for engine in ("vllm", "trtllm"):
             out.visited += 1
-            config = engine_config.configuration(engine, deployment.engine_plan(d, ks))
+            config = engine_config.configuration(engine, deployment.engine_plan(d, ks, steady))
             if not config["supported"] or config["schedule"] is None:
-                if config["supported"] and len(set(best)) > 1:
+                if config["supported"] and len(set(scheduled)) > 1:
                     out.fail(f"{d}: {engine} prints no schedule though the best k changes with the batch")
                     return
                 continue
             # TensorRT-LLM caps every k at batch 1's (its validator) and names the batches it capped
-            expected = best if engine == "vllm" else [min(k, best[0]) for k in best]
+            expected = scheduled if engine == "vllm" else [min(k, scheduled[0]) for k in scheduled]
             capped = {b for r in config["capped"] for b in range(r["from"], r["to"] + 1)}
-            if capped != {b for b, k in enumerate(best, start=1) if k > expected[b - 1]}:
+            if capped != {b for b, k in enumerate(scheduled, start=1) if k > expected[b - 1]}:
                 out.fail(f"{d}: {engine} says it capped batches {sorted(capped)[:5]}..., not where the best k exceeds "
                          "batch 1's")
                 return
             for batch, k in enumerate(expected, start=1):
-                got = engine_config.schedule_k_at(engine, config["schedule"], batch, max(best))
+                got = engine_config.schedule_k_at(engine, config["schedule"], batch, max(scheduled))
                 if got != k:
                     out.fail(f"{d}: {engine}'s schedule runs k = {got} at batch {batch}, the serving model's best is {k}")
                     return

@@ -286,7 +286,7 @@ def run(args):
     log = _log(args.log)
     extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
     prod = extra["production"]
-    document.update({"config": extra["config"], "schedule": extra["schedule"],
+    document.update({"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
                      "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
                      "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
                      "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
@@ -297,6 +297,10 @@ def run(args):
         lines += [f"#   {line['text'][:40]}...: {line['why']}" for line in config["lines"] if line["why"]]
         return document, "\n".join(lines), 0
     lines.append("schedule: " + ", ".join(f"batch {r['from']}-{r['to']}: k = {r['lookahead']}" for r in extra["schedule"]))
+    if extra["held"]:
+        from ..widgets.deployment import held_words
+
+        lines.append("schedule note: " + held_words(extra["held"]))
     for name in ("plain", "speculative", "scheduled"):
         t = prod[name]
         lines.append(f"{name} (k = {t['lookahead']}) at batch {t['batch']}: TPOT {t['tpotMs']:.2f} ms, "

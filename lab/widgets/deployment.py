@@ -21,7 +21,7 @@ from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, q
                         read_controls)
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
-           "config_html", "schedule_html", "production_html", "prefill_html", "diagnosis_html"]
+           "config_html", "schedule_html", "held_html", "held_words", "production_html", "prefill_html", "diagnosis_html"]
 
 D = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
@@ -411,6 +411,7 @@ def _view(raw) -> dict:
             "sendAll": send_all_html(d, params, result),
             "engineConfig": config_html(extra["config"]),
             "schedule": schedule_html(extra["schedule"], curve is not None),
+            "scheduleHeld": held_html(extra["held"]),
             "production": production_html(extra["production"], d),
             "prefill": prefill_html(extra["production"]),
             "diagnosis": diagnosis_html(extra["diagnosis"]),
@@ -463,6 +464,28 @@ def schedule_html(schedule: list, on_curve: bool = False) -> str:
         ", on your acceptance curve (never past its plateau's start plus one)" if on_curve else "")
     return (f'<table><caption>{escape(caption)}</caption>'
             f'<thead><tr><th scope="col">batch</th><th scope="col">k</th></tr></thead><tbody>{rows}</tbody></table>')
+
+
+def held_html(held) -> str:
+    """Below the schedule, outside its sideways scroll: where it keeps k from rising back
+    (:func:`lab.production.steady_schedule`, :func:`held_words`), or nothing."""
+    return f'<p class="dep-schedule-held">{escape(held_words(held))}</p>' if held else ""
+
+
+def held_words(held) -> str:
+    """Where the schedule keeps k from rising back, in words: each run with the k kept, the best k and the
+    most speedup it gives up (one decimal of a percent), and :data:`lab.production.SCHEDULE_TOLERANCE`.
+
+    >>> held_words([{"from": 11, "to": 17, "kept": 5, "best": 6, "shortfall": 0.008}])
+    "At batch 11 to 17 the schedule keeps k = 5 where k = 6 is at most 0.8% faster: it lets k rise again as the batch grows only for a gain of at least 2%, since smaller gains are within the step model's error on measured step times (the calibration table)."
+    """
+    from ..production import SCHEDULE_TOLERANCE
+
+    runs = "; ".join(f"at batch {r['from']} to {r['to']} the schedule keeps k = {r['kept']} where k = {r['best']} is "
+                     f"at most {_f(100 * r['shortfall'], 1)}% faster" for r in held)
+    return (runs[0].upper() + runs[1:] + f": it lets k rise again as the batch grows only for a gain of at least "
+            f"{_f(100 * SCHEDULE_TOLERANCE, 0)}%, since smaller gains are within the step model's error on measured "
+            "step times (the calibration table).")
 
 
 def production_html(prod: dict, d) -> str:
