@@ -21,8 +21,9 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
 
 so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
 near 2.55 from k = 4 on) or hardly fall. For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix
-decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise toward the cap of 1 (once a copied span's first
-token is accepted the text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), and their
+decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise (once a copied span's first token is accepted the
+text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), every rate the model fills in at most
+the copying curves' ceiling below 1 (:func:`copy_ceiling`: a copy can break at any token), and their
 prior comes from the copying curves alone (:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library
 (:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
 relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction takes the median ``(c, d)``
@@ -33,7 +34,7 @@ gives one figure and among the whole library's when two or more (:data:`PRIOR_MO
 library prefers for each input, against each other and the whole library's median; :func:`lab.acceptance_validation.prior_choice`
 reruns that choice and the page states it with each family's spread), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
 curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves). Past the last measured position a curve continues
-its own shape: ``r_{m+j} = r_m d^j``.
+its own shape: ``r_{m+j} = min(C, r_m d^j)`` (C: 1, or a copying family's :func:`copy_ceiling`).
 
 >>> round(mean_acceptance_length([0.8, 0.5], 2), 6)
 2.2
@@ -52,13 +53,15 @@ from typing import NamedTuple
 
 from . import ledger
 from .acceptance_curves import CURVES, drafter_of
+from .acceptance_text import (MAX_POSITIONS, MEASURED_MARK, parse_lengths, parse_rates, split_measured,  # noqa: F401
+                              token_measured_at, token_rates)
 from .errors import LabValueError
-from .stats import percentile
+from .stats import median, percentile
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
            "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "prior_group", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
+           "library_lengths", "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
@@ -67,7 +70,8 @@ FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP 
 MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows its group's (copying) or the pooled spread
 # Drafters that copy text already seen (n-gram prompt lookup, suffix decoding): once a copied span's first token is
 # accepted the text is likely repeating, so their conditional rates may rise with position (docs/READING.md, "Copying
-# drafters' curves may rise"). Their fits let the fall d run up to COPY_RISE_MAX (a rise, rates still capped at 1);
+# drafters' curves may rise"). Their fits let the fall d run up to COPY_RISE_MAX (a rise; a filled-in rate stops at
+# copy_ceiling, below 1, where the measured copying curves level off);
 # a model drafter's errors compound, and its d stays in [0, 1]. A copying reader's prior comes from copying curves only.
 COPYING = ("ngram", "suffix")
 COPY_RISE_MAX = 1.5     # the range the fit gives the first rise c; past it a rate above 2/3 meets the cap at once
@@ -76,7 +80,6 @@ SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the 
 # The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
 # shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
 INTERVAL_PERCENTILES = (0.1, 0.9)
-MAX_POSITIONS = 64
 MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
 _BISECT = 80
 
@@ -95,6 +98,7 @@ class Curve(NamedTuple):
     measuredAt: int | None = None
     anchor: float | None = None   # the rate the tail continues from (default: the last measured one)
     given: tuple = ()             # the (k, mean acceptance length) pairs the curve was fitted to, if any
+    ceiling: float = 1.0          # the most a rate the model fills in may be (below 1 for a copying family: copy_ceiling)
 
     def rates(self, k: int) -> list[float]:
         """The conditional rates at positions 1..k.
@@ -103,6 +107,8 @@ class Curve(NamedTuple):
         [0.9, 0.6, 0.3, 0.15]
         >>> Curve((0.9, 0.6), (0.9, 0.5), "test", anchor=0.8).rates(4)
         [0.9, 0.6, 0.4, 0.2]
+        >>> Curve((0.8,), (1.2, 1.5), "test", ceiling=0.95).rates(4)   # filled-in rates stop at the ceiling
+        [0.8, 0.95, 0.95, 0.95]
         """
         measured = list(self.measured)
         if k <= len(measured):
@@ -110,10 +116,10 @@ class Curve(NamedTuple):
         c, d = self.shape
         out = list(measured)
         if len(out) == 1:
-            out.append(min(1.0, out[0] * c))
+            out.append(min(self.ceiling, out[0] * c))
         rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor
         while len(out) < k:
-            rate = min(1.0, rate * d)
+            rate = min(self.ceiling, rate * d)
             out.append(rate)
         return out[:k]
 
@@ -303,6 +309,45 @@ def prior_group(names, family, mode: str) -> tuple[list, list, bool]:
     return (own if enough and mode == "family" else names), (own if enough else names), enough
 
 
+def copy_ceiling(names, family) -> float:
+    """The most a rate the model fills in may be on a curve of ``family`` with the library curves ``names``: for a
+    copying family (:data:`COPYING`), the median over the copying curves of its prior group (:func:`prior_group`; the
+    copying curves of ``names`` when that group is the whole library) of each curve's highest conditional rate at a
+    position from 2 on that enough drafts reach (:func:`_copy_level`): a copy can break at any token, and the measured
+    copying curves level off below 1 (docs/READING.md, "A copying curve's model-filled rates stay under a ceiling").
+    1 (no ceiling) for any other family, or when ``names`` hold no copying curve.
+
+    >>> round(copy_ceiling(list(CURVES), "ngram"), 3), round(copy_ceiling(list(CURVES), "suffix"), 3)
+    (0.965, 0.949)
+    >>> copy_ceiling(list(CURVES), "mtp"), copy_ceiling(["vllm-48892-mtp8"], "ngram")
+    (1.0, 1.0)
+    """
+    if family not in COPYING:
+        return 1.0
+    names = list(names)
+    group, _, enough = prior_group(names, family, "pooled")
+    if not enough:
+        group = [name for name in names if CURVES[name][0] in COPYING]
+    levels = [level for level in map(_copy_level, group) if level is not None]
+    return median(levels) if levels else 1.0
+
+
+def _copy_level(name: str) -> float | None:
+    """A library curve's highest conditional rate at a position from 2 on reached by at least :data:`PLATEAU_GAIN` of
+    its drafts (the share that reaches position i is the unconditional rate of position i - 1, read from the curve;
+    under it the lab says few calls get that far), None when no such position was measured.
+
+    >>> round(_copy_level("vllm-24344-ngram"), 4), round(_copy_level("vllm-35521-suffix"), 4)   # 0.68 / 0.70; 0.039 / 0.071
+    (0.9714, 0.5493)
+    """
+    kind, values = CURVES[name][1], CURVES[name][2]
+    lengths = [1.0] + library_lengths(name)
+    shares = list(values) if kind == "unconditional" else [b - a for a, b in zip(lengths, lengths[1:])]
+    rates, reach = conditional_from_unconditional(shares), [1.0] + shares[:-1]
+    enough = [rate for i, (rate, share) in enumerate(zip(rates, reach)) if i >= 1 and share >= PLATEAU_GAIN]
+    return max(enough) if enough else None
+
+
 def nearest_curves(names, weights, r1: float) -> tuple[list, list]:
     """The library curves whose own first rate (``L(1) - 1``) lies nearest ``r1``, in order, until their
     weights (one vote per drafter) reach half the total: a drafter's fall goes with how good it is, and
@@ -439,6 +484,11 @@ def iid(alpha: float) -> Curve:
     return Curve((alpha,), (1.0, 1.0), "iid")
 
 
+def _ceiling(family, exclude) -> float:
+    """A reader's :func:`copy_ceiling`: the library less ``exclude`` (the curve leave-one-out predicts)."""
+    return copy_ceiling([name for name in CURVES if name != exclude], family)
+
+
 def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     """The shape that continues measured rates: fitted on them when there are three or more (c
     from the first two, d meeting the measured length at m), else the prior's; and the spread."""
@@ -461,7 +511,7 @@ def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
     _check_family(method)
     rates = _check_rates(rates, "per-position rates")
     shape, spread = _tail_shape(rates, method, exclude)
-    return Curve(tuple(rates), shape, "per-position", method, spread, len(rates))
+    return Curve(tuple(rates), shape, "per-position", method, spread, len(rates), ceiling=_ceiling(method, exclude))
 
 
 def from_unconditional(per_position, method=None) -> Curve:
@@ -497,9 +547,10 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
             return (point[0] + t * (1 - point[0]), point[1] + t * (1 - point[1]))
 
         t = _solve(lambda x: mean_acceptance_length(shaped_rates(1.0, toward(x), at), at), length, 0.0, 1.0)
-        return Curve(tuple(shaped_rates(1.0, toward(t), at)), toward(t), "single", method, spread, at)
+        return Curve(tuple(shaped_rates(1.0, toward(t), at)), toward(t), "single", method, spread, at,
+                     ceiling=_ceiling(method, exclude))
     r1 = _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0)
-    return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at)
+    return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at, ceiling=_ceiling(method, exclude))
 
 
 def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
@@ -543,14 +594,15 @@ def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curv
         c_measured = r2 / r1 if r1 > 0 else point[0]
         c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2
-        return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c))
+        return Curve((r1, r2), (c, point[1]), "lengths", method, spread, 2, anchor=min(1.0, r1 * c),
+                     ceiling=_ceiling(method, exclude))
     r1, shape = _fit(clean, point, _fall_high(method))
     given = tuple(sorted(clean.items()))
     rates = shaped_rates(r1, shape, top)
     plateau = _measured_plateau(given)
     if plateau is not None and all(k in clean for k in range(plateau, top + 1)):
         rates = _measured_tail(rates, plateau, clean)
-    return Curve(tuple(rates), shape, "lengths", method, spread, top, given=given)
+    return Curve(tuple(rates), shape, "lengths", method, spread, top, given=given, ceiling=_ceiling(method, exclude))
 
 
 def _measured_tail(rates, plateau: int, lengths: dict) -> list[float]:
@@ -766,7 +818,6 @@ def token_curve(rates, measured_at: int | None = None) -> Curve:
 
 
 TOKEN_POSITIONS = 16   # the positions a measured-curve token carries (curve_token) and a widget extends to
-MEASURED_MARK = "@"    # custom:r1,...,rn@m: the rates past position m were filled in by the model
 
 
 def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = None) -> list[float]:
@@ -791,49 +842,6 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     return rates + [min(r, MAX_SENT_RATE) for r in continued[len(rates):]]
 
 
-def split_measured(body: str) -> tuple[str, int | None]:
-    """A ``custom:`` token's body split at :data:`MEASURED_MARK`: the rates' text and how many of its
-    positions were measured (None: all of them). One clear message for a bad mark.
-
-    >>> split_measured("0.9,0.5,0.4@2"), split_measured("0.9,0.5")
-    (('0.9,0.5,0.4', 2), ('0.9,0.5', None))
-    >>> split_measured("0.9,0.5@3")
-    Traceback (most recent call last):
-    ...
-    lab.errors.LabValueError: a curve's measured positions (after @) must be a whole number from 1 to 2 (its rates), got '3'
-    """
-    text, mark, after = str(body).partition(MEASURED_MARK)
-    if not mark:
-        return text, None
-    count = len(text.split(","))
-    after = after.strip()
-    if not (after.isascii() and after.isdigit() and 1 <= int(after) <= count):
-        raise LabValueError(f"a curve's measured positions (after {MEASURED_MARK}) must be a whole number from 1 "
-                            f"to {count} (its rates), got {after[:12]!r}")
-    return text, int(after)
-
-
-def token_measured_at(token: str) -> int | None:
-    """How many positions of a measured-curve token were measured: the number after
-    :data:`MEASURED_MARK`, else None (every rate it carries; a preset name carries its own).
-
-    >>> token_measured_at("custom:0.9,0.5,0.4@2"), token_measured_at("custom:0.9,0.5"), token_measured_at("club3090-mtp")
-    (2, None, None)
-    """
-    if not (isinstance(token, str) and token.startswith("custom:")):
-        return None
-    return split_measured(token[len("custom:"):])[1]
-
-
-def token_rates(token: str) -> list[float]:
-    """The conditional rates a ``custom:`` measured-curve token carries (its measured mark set aside).
-
-    >>> token_rates("custom:0.9000,0.5000,0.4000@2")
-    [0.9, 0.5, 0.4]
-    """
-    return parse_rates(split_measured(str(token)[len("custom:"):])[0], "curve")
-
-
 def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
     positions past the measured ones filled by the model so no instrument repeats a last rate, and
@@ -854,57 +862,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     return "custom:" + body + (f"{MEASURED_MARK}{measured}" if measured is not None and measured < positions else "")
 
 
-# --- the reader's text: the CLI's and the page's inputs ------------------------------------------
-
-def parse_rates(text: str, what: str = "--per-position") -> list[float]:
-    """``R1,R2,...`` as fractions (a value above 1 is refused, not read as a percentage).
-
-    >>> parse_rates("0.9, 0.7")
-    [0.9, 0.7]
-    """
-    parts = [part.strip() for part in str(text).split(",")]
-    if not parts or any(not part for part in parts):
-        raise LabValueError(f"{what} takes rates R1,R2,... (fractions from 0 to 1), got {str(text)[:48]!r}")
-    rates = []
-    for part in parts:
-        try:
-            value = float(part) if part.isascii() and "_" not in part else float("nan")  # one rule: lab.cli
-        except ValueError:
-            value = float("nan")
-        if not (math.isfinite(value) and 0 <= value <= 1):
-            raise LabValueError(f"{what}: {part[:24]!r} is not a fraction from 0 to 1")
-        rates.append(value)
-    if len(rates) > MAX_POSITIONS:
-        raise LabValueError(f"{what} takes 1 to {MAX_POSITIONS} rates, got {len(rates)}")
-    return rates
-
-
-def parse_lengths(text: str, what: str = "--lengths") -> dict:
-    """``K:L[,K:L...]``: mean acceptance lengths by lookahead.
-
-    >>> parse_lengths("1:1.79,2:2.27")
-    {1: 1.79, 2: 2.27}
-    """
-    found = {}
-    for part in str(text).split(","):
-        k_text, sep, l_text = part.strip().partition(":")
-        k_text, l_text = k_text.strip(), l_text.strip()
-        if not sep or not (k_text.isascii() and k_text.isdigit()) or not l_text.isascii():
-            raise LabValueError(f"{what} takes K:L pairs such as 1:1.79,2:2.27, got {part.strip()[:48]!r}")
-        k = int(k_text)
-        try:
-            value = float(l_text) if "_" not in l_text else float("nan")  # 2_5 is no number (lab.cli)
-        except ValueError:
-            value = float("nan")
-        if not 1 <= k <= MAX_POSITIONS:
-            raise LabValueError(f"{what}: a lookahead K is an integer from 1 to {MAX_POSITIONS}, got {k_text!r}")
-        if not (math.isfinite(value) and 1 <= value <= k + 1):
-            raise LabValueError(f"{what}: the length at k = {k} must be from 1 to {k + 1}, got {l_text[:24]!r}")
-        if k in found:
-            raise LabValueError(f"{what}: k = {k} is given twice")
-        found[k] = value
-    return found
-
+# --- the reader's text: the CLI's and the page's inputs (parsed in lab.acceptance_text) ----------------
 
 def report(curve: Curve, lookahead: int) -> dict:
     """The CLI's JSON for a curve at lookahead k: the model's length and interval, the conditional

@@ -11,8 +11,8 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 
 from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
-                         conditional_from_unconditional, from_conditional, from_lengths, iid, iid_alpha, library_lengths,
-                         mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
+                         conditional_from_unconditional, copy_ceiling, from_conditional, from_lengths, iid, iid_alpha,
+                         library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
@@ -149,21 +149,23 @@ def _option_error(name: str, known: int, option: str, pool) -> float:
     lengths = library_lengths(name)
     family, kind, values, *_ = CURVES[name]
     r1 = lengths[0] - 1
+    ceiling = copy_ceiling(pool, family)  # a copying curve's filled-in rates: the pool's ceiling (lab.acceptance)
     if known == 1:  # one figure at k = 1: r_1 itself (a length's solved as from_single solves it), the prior's shape
         r1 = (_solve(lambda x: mean_acceptance_length([x], 1), lengths[0], 0.0, 1.0) if kind == "lengths"
               else conditional_from_unconditional(values[:1])[0])
-        return Curve((r1,), _option_point(option, pool, family, r1, None), "nested").length(len(lengths)) / lengths[-1] - 1
+        point = _option_point(option, pool, family, r1, None)
+        return Curve((r1,), point, "nested", ceiling=ceiling).length(len(lengths)) / lengths[-1] - 1
     if kind == "unconditional":  # one run's rates: the drop as measured, the fall the prior's
         r1, r2 = conditional_from_unconditional(values[:2])
         c = r2 / r1 if r1 > 0 else 1.0
-        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c)[1]), "nested")
+        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c)[1]), "nested", ceiling=ceiling)
     else:  # two lengths: the drop weighted against the prior's, the tail continued from r_1 c
         r2 = min(1.0, (lengths[1] - lengths[0]) / r1) if r1 > 0 else 0.0
         measured = r2 / r1 if r1 > 0 else 1.0
         point = _option_point(option, pool, family, r1, measured)
         weight = NESTED_OPTIONS[option][2]
         c = weight * measured + (1 - weight) * point[0]
-        curve = Curve((r1, r2), (c, point[1]), "nested", anchor=min(1.0, r1 * c))
+        curve = Curve((r1, r2), (c, point[1]), "nested", anchor=min(1.0, r1 * c), ceiling=ceiling)
     return curve.length(len(lengths)) / lengths[-1] - 1
 
 
@@ -237,8 +239,9 @@ _CHOICE_NAMES = {"pooled": "the nearest curves over the whole library", "library
 
 
 def choice_note(choice: dict) -> str:
-    """The page's sentence on the prior's point, from :func:`prior_choice`'s result: for one figure and for two,
-    which choice leave-one-out prefers (the model's) and every choice's median error.
+    """The page's sentence on the prior's point, from :func:`prior_choice`'s result: for one figure and for two, the
+    model's point (:data:`lab.acceptance.PRIOR_MODE_BY_FIGURES`), which choice leave-one-out prefers (saying so where
+    the two differ) and every choice's median error.
 
     >>> note = choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05), "library": (0.09, 0.04)},
     ...                     "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 39, 41)}})
@@ -246,6 +249,9 @@ def choice_note(choice: dict) -> str:
     True
     >>> note.split("(nested)")[1]
     ', the choice is the same in 41 and 39 of the 41 folds, and the median errors 7.0% from k = 1 and 3.0% from k = 1..2.'
+    >>> "the model has not followed" in choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05),
+    ...     "library": (0.09, 0.02)}, "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
+    True
     """
     errors, chosen, nested = choice["errors"], choice["chosen"], choice["nested"]
 
@@ -254,10 +260,19 @@ def choice_note(choice: dict) -> str:
         return (f"{100 * errors[first][index]:.1f}% against "
                 + " and ".join(f"{100 * errors[name][index]:.1f}% with {_CHOICE_NAMES[name]}" for name in rest))
 
-    return (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[chosen[1]]} (those whose first rate "
-            f"lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or more the median of {_CHOICE_NAMES[chosen[2]]}, "
-            f"because leaving each curve out prefers each for its input: median error from k = 1 {against(0)}; from "
-            f"k = 1..2 {against(1)}. Made again inside each fold on the other curves' own leave-one-out alone (nested), the "
+    model = {figures: PRIOR_MODE_BY_FIGURES[figures] for figures in (1, 2)}  # the model's points (nearest curves)
+    head = (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[model[1]]} (those whose first "
+            f"rate lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or "
+            f"more the median of {_CHOICE_NAMES[model[2]]}")
+    if chosen == model:
+        head += (f", because leaving each curve out prefers each for its input: median error from k = 1 {against(0)}; "
+                 f"from k = 1..2 {against(1)}.")
+    else:  # the comparison and the model differ: said, not hidden (docs/READING.md, the copying ceiling's run)
+        head += (f". Leaving each curve out prefers {_CHOICE_NAMES[chosen[1]]} from one figure and "
+                 f"{_CHOICE_NAMES[chosen[2]]} from two: median error from k = 1 {against(0)}; from k = 1..2 "
+                 f"{against(1)}. Where that differs from the model's point, the model has not followed: a choice about "
+                 "the model drafters' prior, left open.")
+    return (head + f" Made again inside each fold on the other curves' own leave-one-out alone (nested), the "
             f"choice is the same in {nested[1][1]} and {nested[2][1]} of the {nested[1][2]} folds, and the median errors "
             f"{100 * nested[1][0]:.1f}% from k = 1 and {100 * nested[2][0]:.1f}% from k = 1..2.")
 
@@ -296,7 +311,8 @@ def copying_note(counts: dict, too_few) -> str:
     drafters = len({drafter_of(name) for name, entry in CURVES.items() if entry[0] in COPYING})
     text = (f"Drafters that copy text ({', '.join(FAMILY_NAMES[f] for f in COPYING)}) take their prior from each "
             "other's curves only: their conditional rates rise with position where a model drafter's fall (a copy "
-            "whose first token held is likely text repeating), so the shape may rise, capped at 1, and a curve left "
+            "whose first token held is likely text repeating), so the shape may rise, toward a ceiling below 1 (the level "
+            "their own measured rates reach: a copy can break at any token), and a curve left "
             f"out is predicted from the other copying curves. The library holds {copying} such curves from {drafters} "
             "drafters, too few to claim much from their errors.")
     others = [f for f in too_few if f not in COPYING]

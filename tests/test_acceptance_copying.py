@@ -62,7 +62,8 @@ def test_the_n_gram_prior_rises():
     (c, d), spread, enough = acceptance.prior("ngram", r1=0.8, figures=1)
     assert d > 1 and c > 1 and enough
     curve = acceptance.from_single(1.8, 1, "ngram")
-    assert _rises(curve.rates(8)) and curve.rates(8)[-1] == 1.0   # capped at 1
+    ceiling = acceptance.copy_ceiling(list(CURVES), "ngram")   # capped at the copying curves' ceiling, below 1
+    assert _rises(curve.rates(8)) and curve.rates(8)[-1] == ceiling < 1
     assert max(shape[1] for shape in spread) > 1
 
 
@@ -106,8 +107,9 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
     copying rises gives, float for float; the pooled medians are no worse; and the copying curves move as
     docs/READING.md records the run of 4 December 2026 (from k = 1 the two #24344 n-gram runs from -23.3% and -25.7% to
     -6.5% and -16.3%, the suffix curve from -16.1% to -11.8%; vLLM #24127's n-gram run, whose rates fall at its last
-    position, from -9.3% to +8.7%, worse). Compared with the model without the rule, not pinned, so a curve added to
-    the library keeps the test; the recorded numbers are held on the 46-curve library of the run."""
+    position, from -9.3% to +8.7%, worse, and to -2.5% under the copying ceiling, run the same evening). Compared with
+    the model without the rule, not pinned, so a curve added to the library keeps the test; the recorded numbers are
+    held on the 46-curve library of the runs."""
     shapes_now, priors_now, now = _state()
     shapes_before, priors_before, before = _without_copying(monkeypatch, _state)
     assert priors_now == priors_before
@@ -119,14 +121,13 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
         assert now[known]["medianError"] <= before[known]["medianError"]
         for family in ("draft", "eagle", "mtp"):
             assert now[known]["byFamily"][family] == before[known]["byFamily"][family]
-        for name in ("vllm-24344-ngram", "vllm-24344-ngram-instructcoder", "vllm-35521-suffix"):
+        for name in COPYING:   # with the ceiling every copying curve is closer than without copying rises
             assert abs(rows_now[name]["error"]) < abs(rows_before[name]["error"])
-        assert rows_now["vllm-24127-ngram"]["error"] > 0 > rows_before["vllm-24127-ngram"]["error"]
     if len(CURVES) == 46:  # the library of the recorded run
         assert [round(result["medianError"], 4) for result in (now[1], before[1], now[2], before[2])] == [
-            0.0649, 0.0657, 0.0351, 0.0351]
+            0.0648, 0.0657, 0.0323, 0.0351]
         errors = {row["name"]: round(row["error"], 3) for row in now[1]["rows"] if row["name"] in COPYING}
-        assert errors == {"vllm-24127-ngram": 0.087, "vllm-35521-suffix": -0.118, "vllm-24344-ngram": -0.065,
+        assert errors == {"vllm-24127-ngram": -0.025, "vllm-35521-suffix": -0.118, "vllm-24344-ngram": -0.065,
                           "vllm-24344-ngram-instructcoder": -0.163}
     assert acceptance.iid(0.74).rates(6) == [0.74] * 6   # an i.i.d. curve is the model's for every family
 

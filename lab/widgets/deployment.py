@@ -347,7 +347,7 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     from ..acceptance import FAMILY_NAMES, token_rates
 
     rates = token_rates(curve["token"])  # a copying drafter's prior may rise past position 2 (lab.acceptance.COPYING)
-    way = "rises with position, capped at 1" if len(rates) > 2 and rates[2] > rates[1] else "falls with position"
+    way = "rises with position toward a ceiling below 1" if len(rates) > 2 and rates[2] > rates[1] else "falls with position"
     mine = (f"your figure at k = {curve['measuredAt']}, extended to other lookaheads by the {FAMILY_NAMES[curve['method']]} family's "
             f"decay prior (acceptance {way})" if curve["source"] == "single" else
             f"your curve (measured to k = {curve['measuredAt']})")
