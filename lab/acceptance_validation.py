@@ -9,7 +9,8 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 (True, True)
 """
 
-from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, PRIOR_MODE_BY_FIGURES,
+from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES,
+                         PRIOR_MODE_BY_FIGURES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, copy_ceiling, from_conditional, from_lengths, iid, iid_alpha,
                          library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
@@ -41,7 +42,7 @@ def predict_from_lengths(name: str, known: int) -> dict:
             "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
 
 
-def leave_one_out(known: int = 1, mode: str | None = None, rule: str = "nearest") -> dict:
+def leave_one_out(known: int = 1, mode: str | None = None, rule: str | None = None) -> dict:
     """Every library curve left out in turn, predicted at its largest k from k = 1..known:
     the rows, the median absolute error of the model and of i.i.d., how many curves the model
     predicts better than i.i.d., which families have too few curves to trust, and each family's
@@ -102,10 +103,22 @@ NESTED_OPTIONS = {"family": ("family", "r1", SECOND_WEIGHT), "pooled": ("pooled"
 CANDIDATES = {1: ("kinds",), 2: ("joint", "drop-0.75", "drop-1.0", "fall")}
 
 
+def model_choice(figures: int) -> str:
+    """The :data:`PRIOR_CHOICES` name of the model's own prior point for ``figures`` figures
+    (:data:`lab.acceptance.PRIOR_MODE_BY_FIGURES`, :data:`lab.acceptance.POINT_RULE_BY_FIGURES`); the same name in
+    :data:`NESTED_OPTIONS`, whose drop weight is :data:`lab.acceptance.SECOND_WEIGHT`.
+
+    >>> model_choice(1), model_choice(2)
+    ('family', 'library')
+    """
+    figures = min(figures, 2)
+    how = (PRIOR_MODE_BY_FIGURES[figures], POINT_RULE_BY_FIGURES[figures])
+    return next(name for name, point in PRIOR_CHOICES.items() if point == how)
+
+
 def _model_option(figures: int) -> str:
-    """The :data:`NESTED_OPTIONS` name of the model's own prior point for ``figures`` figures (the mode's name: its
-    rule is the nearest curves in r_1, its drop's weight :data:`lab.acceptance.SECOND_WEIGHT`)."""
-    return PRIOR_MODE_BY_FIGURES[min(figures, 2)]
+    """The :data:`NESTED_OPTIONS` name of the model's own prior point for ``figures`` figures."""
+    return model_choice(figures)
 
 
 def _option_point(option: str, pool, family, r1: float, c: float | None) -> tuple:
@@ -234,7 +247,7 @@ def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
 
 # --- the page's held-out table: one function, used by the build ----------------
 
-_CHOICE_NAMES = {"pooled": "the nearest curves over the whole library", "library": "the whole library's median",
+_CHOICE_NAMES = {"pooled": "the nearest curves over the whole library", "library": "all the library's curves",
                  "family": "the nearest curves of the reader's family"}
 
 
@@ -244,13 +257,13 @@ def choice_note(choice: dict) -> str:
     the two differ) and every choice's median error.
 
     >>> note = choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05), "library": (0.09, 0.04)},
-    ...                     "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 39, 41)}})
+    ...                     "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 39, 41)}})
     >>> note.startswith("From one figure the prior's drop and fall are the median of the nearest curves of the reader's")
     True
     >>> note.split("(nested)")[1]
     ', the choice is the same in 41 and 39 of the 41 folds, and the median errors 7.0% from k = 1 and 3.0% from k = 1..2.'
     >>> "the model has not followed" in choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05),
-    ...     "library": (0.09, 0.02)}, "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
+    ...     "library": (0.09, 0.04)}, "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
     True
     """
     errors, chosen, nested = choice["errors"], choice["chosen"], choice["nested"]
@@ -260,7 +273,7 @@ def choice_note(choice: dict) -> str:
         return (f"{100 * errors[first][index]:.1f}% against "
                 + " and ".join(f"{100 * errors[name][index]:.1f}% with {_CHOICE_NAMES[name]}" for name in rest))
 
-    model = {figures: PRIOR_MODE_BY_FIGURES[figures] for figures in (1, 2)}  # the model's points (nearest curves)
+    model = {figures: model_choice(figures) for figures in (1, 2)}  # the model's points
     head = (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[model[1]]} (those whose first "
             f"rate lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or "
             f"more the median of {_CHOICE_NAMES[model[2]]}")

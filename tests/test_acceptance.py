@@ -131,13 +131,13 @@ def test_the_prior_point_is_the_median_of_the_curves_nearest_in_r1(monkeypatch):
     farthest_in = max(abs(first_rate[n] - 0.95) for n in chosen)
     assert all(abs(first_rate[n] - 0.95) >= farthest_in for n in names if n not in chosen)
     assert "vllm-35521-suffix" not in chosen  # r_1 0.34: far from 0.95
-    before = acceptance.prior(None, r1=0.95)[0]
+    before = acceptance.prior(None, r1=0.95, figures=1)[0]   # one figure: the nearest curves (two: all of them)
     family_, kind, values, *rest = CURVES["vllm-35521-suffix"]
     monkeypatch.setitem(CURVES, "vllm-35521-suffix", (family_, kind, tuple(v * 0.5 for v in values), *rest))
     acceptance._library_shapes.cache_clear()
     try:
-        assert acceptance.prior(None, r1=0.95)[0] == before
-        assert acceptance.prior(None, r1=0.34)[0] != acceptance.prior(None, r1=0.95)[0]
+        assert acceptance.prior(None, r1=0.95, figures=1)[0] == before
+        assert acceptance.prior(None, r1=0.34, figures=1)[0] != acceptance.prior(None, r1=0.95, figures=1)[0]
     finally:
         monkeypatch.undo()
         acceptance._library_shapes.cache_clear()

@@ -121,11 +121,13 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
         assert now[known]["medianError"] <= before[known]["medianError"]
         for family in ("draft", "eagle", "mtp"):
             assert now[known]["byFamily"][family] == before[known]["byFamily"][family]
-        for name in COPYING:   # with the ceiling every copying curve is closer than without copying rises
-            assert abs(rows_now[name]["error"]) < abs(rows_before[name]["error"])
+        for name in COPYING:   # from one figure, with the ceiling every copying curve is closer than without copying
+            # rises (from two, without the rule a copying curve would take the whole library's median like a model
+            # drafter, which for one of them lands nearer by chance)
+            assert known == 2 or abs(rows_now[name]["error"]) < abs(rows_before[name]["error"])
     if len(CURVES) == 46:  # the library of the recorded run
         assert [round(result["medianError"], 4) for result in (now[1], before[1], now[2], before[2])] == [
-            0.0648, 0.0657, 0.0323, 0.0351]
+            0.0648, 0.0657, 0.0303, 0.0375]
         errors = {row["name"]: round(row["error"], 3) for row in now[1]["rows"] if row["name"] in COPYING}
         assert errors == {"vllm-24127-ngram": -0.025, "vllm-35521-suffix": -0.118, "vllm-24344-ngram": -0.065,
                           "vllm-24344-ngram-instructcoder": -0.163}
