@@ -14,6 +14,7 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
+from .serving_sglang import eager_extend_here
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers, used_params)
@@ -748,8 +749,12 @@ def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:
 def _eager_extend_ms(settings: ServingSettings) -> float:
     """What an extend pass run outside a CUDA graph pays beyond a captured draft pass: a host-driven
     pass's fixed cost ``passMs`` instead of ``draftPassMs`` (an assumption: the eager pass's launch cost
-    was not found measured). Zero for engines that capture it and in the ideal limit."""
-    if settings.stepModel != MEASURED or not ENGINES[settings.engine].eagerExtend:
+    was not found measured). Zero for engines that capture it and in the ideal limit; today's SGLang
+    runs it eagerly on Hopper for a chain or an MLA target (:func:`lab.serving_sglang.eager_extend_here`)."""
+    engine = ENGINES[settings.engine]
+    chain, mla = verify_tokens(settings) <= settings.lookahead + 1, TARGETS[settings.target].kv_lora > 0
+    if settings.stepModel != MEASURED or not (
+            engine.eagerExtend or eager_extend_here(engine.eagerExtendGpus, settings.gpu, chain, mla)):
         return 0.0
     from .serving_calibration import CALIBRATIONS
     cal = CALIBRATIONS[settings.gpu]
