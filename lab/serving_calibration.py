@@ -100,7 +100,7 @@ from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLR
                                 ALLREDUCE_VLLM_GRAPH_HOPPER, allreduce_beyond, allreduce_beyond_rows,
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
 from .serving_specdecode import EAGLE3_PROPOSAL_MS, UNCAPTURED_DRAFT_COST, proposal_ms  # noqa: F401
-from .serving_sglang import HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS
+from .serving_sglang import FIRST_DRAFT_FROM_EXTEND, HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
            "EAGLE3_PROPOSAL_MS", "proposal_ms",   # from lab.serving_specdecode
@@ -356,7 +356,9 @@ class Engine(NamedTuple):
     under the GPU pass, plain and speculative alike. ``draftExtend``: the draft runs one more pass per
     cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
     host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``);
-    ``eagerExtendGpus``: the GPUs on which it runs so for a chain or an MLA target only (:mod:`lab.serving_sglang`).
+    ``eagerExtendGpus``: the GPUs on which it runs so for a chain or an MLA target only (:mod:`lab.serving_sglang`);
+    ``firstDraftFromExtend``: the extend pass's logits give the next cycle's first draft token, so a cycle of ``k`` drafts
+    runs ``k - 1`` one-token draft steps (the extend pass in place of the first).
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
     scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
@@ -410,6 +412,7 @@ class Engine(NamedTuple):
     mtpFusionWhole: tuple = ()
     eagerExtendGpus: tuple = ()
     ngramRequestOps: int = 0
+    firstDraftFromExtend: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -694,7 +697,7 @@ ENGINES = {
         "2026-06), the k draft steps in one CUDA graph, the draft extend pass in one too except on Hopper for a chain "
         "or an MLA target (FlashAttention 3 there has none); draft, verify, then draft extend each decode step",
         asyncScheduling=True, memoryRule="sglang", mtpFusionWhole=("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b"),
-        eagerExtendGpus=HOPPER_FA3_GPUS, ngramRequestOps=NGRAM_MASK_OPS["today"],
+        eagerExtendGpus=HOPPER_FA3_GPUS, ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5, Qwen3-Next)", _SGLANG_DSV3_FUSION + " (a 2026 copy read "
              "through the code index, id 54491606189; ReplicatedLinear, also whole, for Quark checkpoints); "
@@ -707,7 +710,7 @@ ENGINES = {
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
         serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),
-        ngramRequestOps=NGRAM_MASK_OPS["v1"],
+        ngramRequestOps=NGRAM_MASK_OPS["v1"], firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " at c28bdc90 (mid-2025: eplb, "
              "enable_dp_lm_head); GLM-4.5's NextN of that time not read (not charged); Qwen3-Next's came later"),
@@ -719,13 +722,13 @@ ENGINES = {
             ("its CUDA graph", "SGLang pull request 6606 (2025-05), FA3 first: no Hopper exception in V1's worker"),
             ("n-gram mask built a request", "ngram_worker.py at f3b0fcd5: four eager ops a request (NGRAM_MASK_OPS)"),
             ("detokenizing", "SGLang's DetokenizerManager runs in its own process: no per-token work in the "
-             "scheduler's loop"))),
+             "scheduler's loop"), FIRST_DRAFT_FROM_EXTEND)),
     "sglang-eager-extend": Engine(
         "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
-        mtpFusionWhole=("deepseek-v3",),
+        mtpFusionWhole=("deepseek-v3",), firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " in a spring-2025 copy (read through the code "
              "index, id 926022823: vllm's _custom_ops, EPMoE, the decoder built without a prefix); GLM-4.5 and "
@@ -736,7 +739,7 @@ ENGINES = {
             ("eager draft extend", "an early eagle_worker.py (read through the code index) runs the extend pass as "
              "draft_model_runner.forward in ForwardMode.DRAFT_EXTEND, which its CUDA graph runner did not capture; "
              "the graph runner came with SGLang pull request 6606 (2025-05)"),
-            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"), FIRST_DRAFT_FROM_EXTEND)),
     # TensorRT-LLM's PyTorch backend as NVIDIA's DeepSeek-R1 min-latency blog ran it on 8 x B200 (spring 2025, MTP
     # layers 1 to 5 against no MTP: lab.serving_validation's trtllm rows). Its one-model MTP path, read in
     # tensorrt_llm/_torch/speculative/mtp.py (a copy of the spring-2025 series, MTPConfig still in mtp.py, read through

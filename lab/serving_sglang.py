@@ -8,7 +8,7 @@ Each place below was read in sgl-project/sglang through the code index (a file's
 the index gave one); pull requests through their threads.
 """
 
-__all__ = ["HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here"]
+__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here"]
 
 # The GPUs on which today's SGLang picks FlashAttention 3 by default for a chain, and so runs its draft-extend pass
 # eagerly. python/sglang/srt/arg_groups/model_override_base.py, get_default_attn_backend (a late-2026 copy, id
@@ -40,6 +40,21 @@ HOPPER_FA3_GPUS = ("h100-sxm", "h200")
 # are not charged (under a microsecond or two each, not measured), nor is the trie's match beyond its measured price.
 NGRAM_MASK_OPS = {"today": 1, "v1": 4}
 
+# Every SGLang EAGLE worker since pull request 3468 ('[Eagle] reduce one draft forward', early 2025) takes a cycle's first
+# draft token from the previous extend pass's logits (its top-k kept as the next draft input) and runs the draft model
+# k - 1 times for the other k - 1: 'We don't need to run the last forward. we get 1 token from draft prefill and (#spec
+# steps - 1) tokens here', 'if i == self.speculative_num_steps - 1: break' in draft_forward. Read in today's
+# eagle_worker_v2.py (006b0e3d, EagleDraftWorker.draft_forward, and _draft_extend_for_decode: 'ret_topk_p,
+# ret_topk_index = fast_topk(probs, self.topk, dim=-1)' into next_draft_input), in V1 eagle_worker.py copies (ids
+# 25295752575, 55590200779) and in a mid-2025 V2 prototype ('if i == self.num_steps - 1', id 8396519673); the v0.4
+# worker of the March 2025 rows comes after pull request 3468 by its number (between 2643, December 2024, and 4716,
+# March 2025; its date not read). With one draft step (k = 1) no draft forward runs at all ('`draft_forward` only does
+# sample in this case'). The lab keeps k draft steps in every cycle's sum and takes the one the extend pass replaces
+# off the extend pass's share (lab.serving_step._extend_time), as it does for vLLM V1's first step.
+FIRST_DRAFT_FROM_EXTEND = (
+    "first draft token from the extend pass", "draft_forward: 'We don't need to run the last forward. we get 1 token "
+    "from draft prefill and (#spec steps - 1) tokens here' (pull request 3468 on; lab.serving_sglang)")
+
 SGLANG_TODAY_COSTS = (
     ("draft extend pass", "SGLang pull request 21895 (2026): 'Decode executes in the order Draft -> Verify -> "
      "DraftExtend'; pull request 35546 (2026): 'the model computes full-vocabulary logits for every draft row'"),
@@ -64,6 +79,7 @@ SGLANG_TODAY_COSTS = (
      "(2026-01-17)"),
     ("verify in one pass", "the target verifies with a prefill kernel and a tree mask, each KV cache read once"),
     ("detokenizing", "SGLang's DetokenizerManager runs in its own process"),
+    FIRST_DRAFT_FROM_EXTEND,
 )
 
 

@@ -704,11 +704,16 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     eagle3_eager_ms`, ``n - 1`` steps), and with an EAGLE-1 or EAGLE-3 head what its proposal costs beyond its priced
     ops, fitted on the engine's measured proposal (:func:`lab.serving_specdecode.proposal_ms`: vLLM V1 0.10 runs either
     head's drafts outside CUDA graphs); less, with an EAGLE-3 head, its fc in the one-token steps that run without
-    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang all ``n - 1`` (its extend pass
-    runs the fc)."""
+    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang its ``n - 2`` (its extend pass
+    runs the fc). SGLang runs ``k - 1`` one-token steps, its extend pass giving the first draft token
+    (``firstDraftFromExtend``): the step it does not run comes off its extend pass's share."""
     if _runs_extend(settings, draft):
-        fc = (n - 1) * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
-        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc
+        # SGLang (firstDraftFromExtend): the extend pass's logits give the first draft token, so it runs k - 1
+        # one-token steps; the cycle's sum keeps k, so the one it does not run comes off here
+        replaced = _time(draft, batch, 1, context) if ENGINES[settings.engine].firstDraftFromExtend else 0.0
+        steps = n - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
+        fc = steps * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc - replaced
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)

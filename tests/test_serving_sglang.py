@@ -77,3 +77,23 @@ def test_the_plain_step_is_priced_as_the_speculative_one():
     assert plain == serving.step_breakdown(serving.TARGETS["llama-3-8b"], CHAIN.with_(engine="vllm-v1"), 32, 1, 1024)
     verify = serving.verify_step_ms(CHAIN, 32, 1024)
     assert verify == pytest.approx(serving.verify_step_ms(CHAIN.with_(engine="vllm-v1"), 32, 1024), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_a_cycle_runs_k_minus_one_draft_steps_beside_its_extend_pass(k):
+    """draft_forward breaks before its last forward ('we get 1 token from draft prefill and (#spec steps - 1) tokens
+    here'): a cycle of k drafts is k - 1 one-token draft steps, the extend pass over the k + 1 verified tokens (whose
+    logits give the next first draft token) and the verify step, on an A100 (the extend captured). The load curves'
+    affine terms price the same cycle."""
+    from lab import serving_load, serving_step
+    s = CHAIN.with_(gpu="a100-80g", draft=serving.EAGLE, lookahead=k)
+    _, verify, draft, n = serving_step._cycle_steps(s)
+    by_hand = ((k - 1) * serving_step._time(draft, 32, 1, 1024) + serving_step._time(draft, 32, k + 1, 1024)
+               + serving_step._time(verify, 32, k + 1, 1024))
+    tokens = serving_step.tokens_per_cycle(0.7, k)
+    assert n == k + 1
+    assert serving_step._cycle_ms(s, k, draft, verify, 32, n, 1024, tokens) == pytest.approx(by_hand, rel=1e-12)
+    per_token = serving_load._per_token_function(s, True)
+    assert per_token(32) == pytest.approx(by_hand / tokens, rel=1e-9)
+    # vLLM V1 0.14 on: its first draft step over the verified tokens is one of the k, so it runs k steps in all
+    assert cal.ENGINES["vllm-v1"].firstDraftFromExtend is False

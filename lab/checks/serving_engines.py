@@ -14,9 +14,10 @@ ENGINE_COSTS_AS_READ = {
     "vllm-v1": frozenset({"first draft step over the verified tokens"}),
     "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}),
     "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
-    "sglang": frozenset({"draft extend", "eager extend on Hopper (fa3)"}),
-    "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
-    "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
+    "sglang": frozenset({"draft extend", "first draft token from the extend pass", "eager extend on Hopper (fa3)"}),
+    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output"}),
+    "sglang-eager-extend": frozenset({"draft extend", "first draft token from the extend pass", "eager extend",
+                                      "serial output"}),
     "trtllm": frozenset({"draft steps in the verify graph"}),
 }
 # The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
@@ -73,14 +74,24 @@ def _costs_paid(name):
         paid.add("serial output")
     if serving.emitted_output_ms(s, 32, 2.5) > 0:
         paid.add("per-token output")
+    engine = serving_calibration.ENGINES[name]
+    host = serving_calibration.proposal_ms(engine, s.draft, 3) + serving_calibration.inter_step_ms(engine, 2)
+
+    def beyond_a_pass(settings, in_place):   # the extend share (less its host terms) beyond a pass over 4 tokens
+        full = sum(serving.step_breakdown(head, settings, 32, 4, 1024, "draft").values())
+        step = sum(serving.step_breakdown(head, settings, 32, 1, 1024, "draft").values()) if in_place else 0.0
+        return serving.draft_extend_ms(settings, 32, 1024) - host + step - full
+
     extend = serving.draft_extend_ms(s, 32, 1024)
-    full = sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values())  # the draft over 4 tokens a sequence
-    if extend >= full - 1e-9:
+    # a whole extend pass beside the k one-token steps, or one in place of the first of them (its logits give the
+    # first draft token: SGLang), or less than a pass: a first step over the verified tokens (vLLM V1)
+    in_place = beyond_a_pass(s, False) < -1e-9 <= beyond_a_pass(s, True)
+    if beyond_a_pass(s, in_place) >= -1e-9:
         paid.add("draft extend")
-        if extend - full > 1e-9:   # eager everywhere, or only where FlashAttention 3 is the default (Hopper)
-            a100 = s.with_(gpu="a100-80g")
-            captured = serving.draft_extend_ms(a100, 32, 1024) - sum(
-                serving.step_breakdown(head, a100, 32, 4, 1024, "draft").values()) <= 1e-9
+        if in_place:
+            paid.add("first draft token from the extend pass")
+        if beyond_a_pass(s, in_place) > 1e-9:   # eager everywhere, or only where FlashAttention 3 is the default
+            captured = beyond_a_pass(s.with_(gpu="a100-80g"), in_place) <= 1e-9
             paid.add("eager extend on Hopper (fa3)" if captured else "eager extend")
     elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
         paid.add("first draft step over the verified tokens")
