@@ -2,7 +2,7 @@
 eagle3_eager_ms, lab.serving_step._eagle3_fc_ms): four eager ops a cycle (three more auxiliary-state gathers and the
 concatenation beyond EAGLE-1's one gather, the fc) and four a draft step (the draft-to-target vocabulary map) outside
 the draft's CUDA graph, charged to V1 0.10 only; and the fc 3h -> h run once a cycle, in vLLM V1's first draft step over
-the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k draft steps)."""
+the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k - 1 draft steps)."""
 
 import pytest
 
