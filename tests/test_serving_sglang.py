@@ -97,3 +97,19 @@ def test_a_cycle_runs_k_minus_one_draft_steps_beside_its_extend_pass(k):
     assert per_token(32) == pytest.approx(by_hand / tokens, rel=1e-9)
     # vLLM V1 0.14 on: its first draft step over the verified tokens is one of the k, so it runs k steps in all
     assert cal.ENGINES["vllm-v1"].firstDraftFromExtend is False
+
+
+def test_a_negative_extend_share_leaves_the_ledger_a_slider_value():
+    """An EAGLE-3 head on SGLang at batch one on an A100: the extend pass over 4 tokens costs less than the one-token
+    step it replaces plus the fc its 2 other steps skip, so the share beyond k steps is below zero; the ledger's fit
+    moves it into the draft steps (overhead 0), and its cycle is still the serving model's."""
+    from lab import deployment
+    d = deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE3, gpu="a100-80g", gpus=1, engine="sglang",
+                              batch=1, lookahead=3)
+    s = deployment.serving_settings(d, 0)
+    assert serving.draft_extend_ms(s, 1, d.context) < 0
+    costs = deployment.ledger_costs(d)
+    assert costs["overheadMs"] == 0.0 and costs["draftCost"] > 0
+    serving_cycle = (3 * serving.draft_step_ms(s, 1, d.context) + serving.draft_extend_ms(s, 1, d.context)
+                     + serving.verify_step_ms(s, 1, d.context))
+    assert deployment.ledger_cycle_ms(costs, 3) == pytest.approx(serving_cycle, rel=1e-9)
