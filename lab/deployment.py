@@ -199,7 +199,10 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
     settings = serving_settings(d, 0)
     overhead += serving.emitted_output_ms(settings, d.batch, serving.tokens_per_cycle(alpha, k))
     overhead += serving.draft_extend_ms(settings, d.batch, d.context)  # zero unless the engine runs it
-    return {"targetMs": plain, "draftCost": 100 * here["draft"] / plain, "verifyTax": 100 * slope / plain,
+    draft = here["draft"]
+    if overhead < 0:  # SGLang's extend share below zero (an EAGLE-3 head's fc, which its k - 1 one-token steps do not
+        draft, overhead = draft + overhead / k, 0.0   # run): the draft steps carry it, the cycle unchanged
+    return {"targetMs": plain, "draftCost": 100 * draft / plain, "verifyTax": 100 * slope / plain,
             "overheadMs": overhead}
 
 

@@ -100,6 +100,7 @@ from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLR
                                 ALLREDUCE_VLLM_GRAPH_HOPPER, allreduce_beyond, allreduce_beyond_rows,
                                 allreduce_cost, allreduce_fit, allreduce_rows, allreduce_us)
 from .serving_specdecode import EAGLE3_PROPOSAL_MS, UNCAPTURED_DRAFT_COST, proposal_ms  # noqa: F401
+from .serving_sglang import FIRST_DRAFT_FROM_EXTEND, HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
            "EAGLE3_PROPOSAL_MS", "proposal_ms",   # from lab.serving_specdecode
@@ -354,7 +355,10 @@ class Engine(NamedTuple):
     or verify) left serial because scheduling is synchronous; 0 where asynchronous scheduling hides it
     under the GPU pass, plain and speculative alike. ``draftExtend``: the draft runs one more pass per
     cycle over the verified tokens; ``eagerExtend``: that pass runs outside a CUDA graph, paying a
-    host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``).
+    host-driven pass's fixed cost (``passMs``) instead of a captured draft pass's (``draftPassMs``);
+    ``eagerExtendGpus``: the GPUs on which it runs so for a chain or an MLA target only (:mod:`lab.serving_sglang`);
+    ``firstDraftFromExtend``: the extend pass's logits give the next cycle's first draft token, so a cycle of ``k`` drafts
+    runs ``k - 1`` one-token draft steps (the extend pass in place of the first).
     ``firstDraftOverVerified``: the draft's first step of a cycle runs over every token the verify step
     scored (its layers over ``n`` tokens a sequence, its LM head over one), not over one token a sequence.
     ``interStepOps``: eager state-update ops the engine launches on the host between two draft steps, beyond
@@ -366,7 +370,8 @@ class Engine(NamedTuple):
     share GPU memory between weights and KV cache and the rest (:func:`engine_memory_bytes`: "vllm", "sglang",
     "trtllm"). ``ngramProposer``: how the engine proposes n-gram drafts, which prices a cycle's proposal
     (:func:`ngram_proposal_ms`); ``ngramStepHostMs``: host work a verify step leaves serial when drafting by n-gram
-    lookup, where the engine turns its asynchronous scheduling off for that draft (0 elsewhere);
+    lookup, where the engine turns its asynchronous scheduling off for that draft (0 elsewhere); ``ngramRequestOps``: eager
+    ops a request its n-gram draft preparation launches serially (:data:`lab.serving_sglang.NGRAM_MASK_OPS`);
     ``hostDraftStepsAboveTp1``: a draft model on more than one GPU runs each of its steps as a worker step prepared on
     the CPU, paying a host-driven pass's fixed cost (``passMs``) and the per-sequence work (``sequenceUs``) instead of
     a captured draft pass's (``draftPassMs``); ``draftInVerifyGraph``: an EAGLE or MTP head's k draft steps run inside the
@@ -405,6 +410,9 @@ class Engine(NamedTuple):
     hostDraftStepsAboveTp1: bool = False
     draftInVerifyGraph: bool = False
     mtpFusionWhole: tuple = ()
+    eagerExtendGpus: tuple = ()
+    ngramRequestOps: int = 0
+    firstDraftFromExtend: bool = False
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -530,15 +538,15 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
     - ``"vllm-per-request"`` (V1 0.10: a Python loop, one numba KMP call a request): ``B (t_request + L t_scan)``;
     - ``"vllm-v0"`` (V0's NGramWorker): ``k t_token`` (:data:`NGRAM_V0_PROPOSAL_TOKEN_MS`);
     - ``"sglang-incremental"`` / ``"sglang-rebuild"`` (SGLang's C++ n-gram trie, matched once a request whatever
-      the context, today's stateful match or the earlier rebuild): ``B t_match``
-      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call);
+      the context, today's stateful match or the earlier rebuild): ``B (t_match + m t_op)``
+      (:data:`SGL_NGRAM_REQUEST_US`, measured with one request a call; ``m`` the engine's ``ngramRequestOps``);
     - ``"unpriced"`` (an engine whose n-gram proposer was not read: TensorRT-LLM): 0, a lower bound.
 
     >>> v1, v0 = ENGINES["vllm-v1"], ENGINES["vllm-v0"]
     >>> round(ngram_proposal_ms(v1, 512, 129536, 5), 2), ngram_proposal_ms(v0, 1, 600, 4)   # pull request 56732's row
     (70.3, 6.0)
     >>> round(ngram_proposal_ms(ENGINES["vllm-v1-0.10"], 64, 1024, 4), 3), round(ngram_proposal_ms(ENGINES["sglang"], 64, 1024, 4), 3)
-    (0.197, 2.074)
+    (0.197, 2.624)
     """
     kind = engine.ngramProposer
     scan = batch * context * NGRAM_SCAN_NS / 1e6
@@ -550,7 +558,7 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
         return lookahead * NGRAM_V0_PROPOSAL_TOKEN_MS
     if kind == "unpriced":
         return 0.0
-    return batch * SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] / 1000
+    return batch * (SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] + engine.ngramRequestOps * EAGER_OP_US) / 1000
 
 _V0_COSTS = (
     ("batch expansion", "vllm/spec_decode/spec_decode_worker.py (V0, vllm-project/vllm at 00b974db, read through the "
@@ -685,31 +693,24 @@ ENGINES = {
     "sglang": Engine(
         "sglang", "SGLang (today: overlap)", False, 0.0, True,
         "SGLang as of 2026: the speculative V2 workers with the overlap scheduler on (beta in pull request 11398, "
-        "2025-10; every speculative algorithm runs them since pull request 27964, 2026-06), the draft extend pass in "
-        "a CUDA graph; draft, verify, then draft extend each decode step",
+        "2025-10; every speculative algorithm, n-gram included, runs them since pull requests 27964 and 27977, "
+        "2026-06), the k draft steps in one CUDA graph, the draft extend pass in one too except on Hopper for a chain "
+        "or an MLA target (FlashAttention 3 there has none); draft, verify, then draft extend each decode step",
         asyncScheduling=True, memoryRule="sglang", mtpFusionWhole=("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b"),
+        eagerExtendGpus=HOPPER_FA3_GPUS, ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5, Qwen3-Next)", _SGLANG_DSV3_FUSION + " (a 2026 copy read "
              "through the code index, id 54491606189; ReplicatedLinear, also whole, for Quark checkpoints); "
              "glm4_moe_nextn.py at 008b79d2: 'self.eh_proj = nn.Linear(2 * config.hidden_size, config.hidden_size, "
              "bias=False)'; qwen3_next_mtp.py at 00534216: 'self.fc = nn.Linear(2 * config.hidden_size, "
-             "config.hidden_size, bias=False)'"),
-            ("draft extend pass", "SGLang pull request 21895 (2026): 'Decode executes in the order Draft -> Verify -> "
-             "DraftExtend'; pull request 35546 (2026): 'the model computes full-vocabulary logits for every draft row'"),
-            ("its CUDA graph", "SGLang pull request 6606 ('Support EAGLE draft extend CUDA graph', 2025-05; 6705 for "
-             "Triton, 6805 for FlashInfer)"),
-            ("overlap scheduler while speculating", "SGLang pull request 11398 ('Beta spec-overlap for EAGLE', "
-             "SGLANG_ENABLE_SPEC_V2=1, 2025-10-09) and pull request 27964 ('Retire Spec V1', 2026-06-11: 'every "
-             "speculative algorithm runs the V2 workers', the flag's only remaining effect an alias for "
-             "--disable-overlap-schedule)"),
-            ("verify in one pass", "the target verifies with a prefill kernel and a tree mask, each KV cache read once"),
-            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
+             "config.hidden_size, bias=False)'"),) + SGLANG_TODAY_COSTS),
     "sglang-no-overlap": Engine(
         "sglang-no-overlap", "SGLang 2025 (no overlap)", False, 0.0, True,
         "SGLang from the draft-extend CUDA graph (pull request 6606, May 2025) until the overlap scheduler ran with "
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
         serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),
+        ngramRequestOps=NGRAM_MASK_OPS["v1"], firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " at c28bdc90 (mid-2025: eplb, "
              "enable_dp_lm_head); GLM-4.5's NextN of that time not read (not charged); Qwen3-Next's came later"),
@@ -718,15 +719,16 @@ ENGINES = {
              "2025-09-03); the v0.4 series logs 'The radix cache, chunked prefill, and overlap scheduler are disabled "
              "because of using eagle speculative decoding.'"),
             ("draft extend pass", "eagle_worker.py: draft, verify, then forward_draft_extend_after_decode each step"),
-            ("its CUDA graph", "SGLang pull request 6606 (2025-05)"),
+            ("its CUDA graph", "SGLang pull request 6606 (2025-05), FA3 first: no Hopper exception in V1's worker"),
+            ("n-gram mask built a request", "ngram_worker.py at f3b0fcd5: four eager ops a request (NGRAM_MASK_OPS)"),
             ("detokenizing", "SGLang's DetokenizerManager runs in its own process: no per-token work in the "
-             "scheduler's loop"))),
+             "scheduler's loop"), FIRST_DRAFT_FROM_EXTEND)),
     "sglang-eager-extend": Engine(
         "sglang-eager-extend", "SGLang to May 2025 (eager)", False, 0.0, True,
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
-        mtpFusionWhole=("deepseek-v3",),
+        mtpFusionWhole=("deepseek-v3",), firstDraftFromExtend=True,
         costs=(
             ("MTP fusion read whole (DeepSeek-V3)", _SGLANG_DSV3_FUSION + " in a spring-2025 copy (read through the code "
              "index, id 926022823: vllm's _custom_ops, EPMoE, the decoder built without a prefix); GLM-4.5 and "
@@ -737,7 +739,7 @@ ENGINES = {
             ("eager draft extend", "an early eagle_worker.py (read through the code index) runs the extend pass as "
              "draft_model_runner.forward in ForwardMode.DRAFT_EXTEND, which its CUDA graph runner did not capture; "
              "the graph runner came with SGLang pull request 6606 (2025-05)"),
-            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"))),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"), FIRST_DRAFT_FROM_EXTEND)),
     # TensorRT-LLM's PyTorch backend as NVIDIA's DeepSeek-R1 min-latency blog ran it on 8 x B200 (spring 2025, MTP
     # layers 1 to 5 against no MTP: lab.serving_validation's trtllm rows). Its one-model MTP path, read in
     # tensorrt_llm/_torch/speculative/mtp.py (a copy of the spring-2025 series, MTPConfig still in mtp.py, read through

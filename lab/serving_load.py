@@ -4,6 +4,7 @@ and the published measurements the page draws beside them (:data:`VLLM_REFERENCE
 re-exports every name here. Standard library only.
 """
 
+from .serving_calibration import ENGINES
 from .serving_step import (DEFAULT_SETTINGS, ServingSettings, ngram_cycle_ms,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, max_batch_in_memory, tokens_per_cycle)
@@ -35,7 +36,9 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
     slope += _emitted_output_ms(verify, 1, tokens) / tokens   # B (T - 1) t_token over the cycle's T tokens
     if draft is not None:
         first = _first_step(settings, draft, n)   # V1: one of the k steps runs over the verified tokens
-        more, c, s = weighted(draft, 1, (k - (first is not None)) / tokens)
+        # SGLang: its extend pass gives the first draft token, so k - 1 one-token steps run
+        replaced = _runs_extend(settings, draft) and ENGINES[settings.engine].firstDraftFromExtend
+        more, c, s = weighted(draft, 1, (k - (first is not None) - replaced) / tokens)
         terms, constant, slope = terms + more, constant + c, slope + s
         if first is not None:
             more, c, s = weighted(first, n, 1 / tokens)

@@ -14,6 +14,7 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
+from .serving_sglang import eager_extend_here
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers, used_params)
@@ -660,14 +661,18 @@ def draft_step_ms(settings: ServingSettings, batch, context) -> float:
 def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
     """The draft's cost per cycle beyond its ``k`` one-token steps (:data:`lab.serving_calibration.ENGINES`):
     SGLang's draft extend pass, the draft model over the verify step's tokens a sequence
-    (:func:`verify_tokens`), LM head included for each; on vLLM V1, what its first draft step costs for
+    (:func:`verify_tokens`), LM head included for each, less the one-token step it replaces (its logits give the
+    first draft token, so SGLang runs ``k - 1``; with an EAGLE-3 head, less the fc those steps do not run, which
+    can leave it below zero at small batch); on vLLM V1, what its first draft step costs for
     running over those tokens (LM head over one a sequence) beyond a one-token step: nothing at small batch,
     where the step reads its weights whatever the tokens, more once it turns compute-bound. Zero on vLLM V0,
     for n-gram lookup and under the roofline (kept as it was).
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
-    >>> draft_extend_ms(s.with_(engine="vllm-v0"), 8, 1024), draft_extend_ms(s.with_(engine="sglang"), 8, 1024) > draft_step_ms(s, 8, 1024)
-    (0.0, True)
+    >>> a100 = s.with_(engine="sglang", gpu="a100-80g")   # the extend pass captured there
+    >>> whole = _time(_step(draft_shape(a100), a100, "draft"), 8, 4, 1024)   # the pass over k + 1 = 4 tokens
+    >>> draft_extend_ms(s.with_(engine="vllm-v0"), 8, 1024), round(draft_extend_ms(a100, 8, 1024) + draft_step_ms(a100, 8, 1024) - whole, 12)
+    (0.0, 0.0)
     >>> round(draft_extend_ms(s, 1, 1024), 2), draft_extend_ms(s, 256, 1024) > 0.1
     (0.0, True)
     """
@@ -703,11 +708,16 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
     eagle3_eager_ms`, ``n - 1`` steps), and with an EAGLE-1 or EAGLE-3 head what its proposal costs beyond its priced
     ops, fitted on the engine's measured proposal (:func:`lab.serving_specdecode.proposal_ms`: vLLM V1 0.10 runs either
     head's drafts outside CUDA graphs); less, with an EAGLE-3 head, its fc in the one-token steps that run without
-    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang all ``n - 1`` (its extend pass
-    runs the fc)."""
+    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang its ``n - 2`` (its extend pass
+    runs the fc). SGLang runs ``k - 1`` one-token steps, its extend pass giving the first draft token
+    (``firstDraftFromExtend``): the step it does not run comes off its extend pass's share."""
     if _runs_extend(settings, draft):
-        fc = (n - 1) * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
-        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc
+        # SGLang (firstDraftFromExtend): the extend pass's logits give the first draft token, so it runs k - 1
+        # one-token steps; the cycle's sum keeps k, so the one it does not run comes off here
+        replaced = _time(draft, batch, 1, context) if ENGINES[settings.engine].firstDraftFromExtend else 0.0
+        steps = n - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
+        fc = steps * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc - replaced
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
@@ -748,8 +758,12 @@ def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:
 def _eager_extend_ms(settings: ServingSettings) -> float:
     """What an extend pass run outside a CUDA graph pays beyond a captured draft pass: a host-driven
     pass's fixed cost ``passMs`` instead of ``draftPassMs`` (an assumption: the eager pass's launch cost
-    was not found measured). Zero for engines that capture it and in the ideal limit."""
-    if settings.stepModel != MEASURED or not ENGINES[settings.engine].eagerExtend:
+    was not found measured). Zero for engines that capture it and in the ideal limit; today's SGLang
+    runs it eagerly on Hopper for a chain or an MLA target (:func:`lab.serving_sglang.eager_extend_here`)."""
+    engine = ENGINES[settings.engine]
+    chain, mla = verify_tokens(settings) <= settings.lookahead + 1, TARGETS[settings.target].kv_lora > 0
+    if settings.stepModel != MEASURED or not (
+            engine.eagerExtend or eager_extend_here(engine.eagerExtendGpus, settings.gpu, chain, mla)):
         return 0.0
     from .serving_calibration import CALIBRATIONS
     cal = CALIBRATIONS[settings.gpu]

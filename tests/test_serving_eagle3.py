@@ -2,7 +2,7 @@
 eagle3_eager_ms, lab.serving_step._eagle3_fc_ms): four eager ops a cycle (three more auxiliary-state gathers and the
 concatenation beyond EAGLE-1's one gather, the fc) and four a draft step (the draft-to-target vocabulary map) outside
 the draft's CUDA graph, charged to V1 0.10 only; and the fc 3h -> h run once a cycle, in vLLM V1's first draft step over
-the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k draft steps)."""
+the verified tokens (not in the k - 1 steps after it), in SGLang's extend pass (not in its k - 1 draft steps)."""
 
 import pytest
 
@@ -72,10 +72,14 @@ def test_v1_010_cycle_adds_the_ops_and_drops_the_fc_from_the_later_steps(k, batc
 @pytest.mark.parametrize("engine", ["sglang", "sglang-no-overlap", "sglang-eager-extend"])
 @pytest.mark.parametrize("batch", [1, 64])
 def test_sglang_runs_the_fc_in_its_extend_pass_only(engine, batch):
+    """k = 4: the extend pass over 5 tokens (the fc in it), whose logits give the first draft token, and 3 one-token
+    steps without the fc (draft_forward's 'we get 1 token from draft prefill and (#spec steps - 1) tokens here'): the
+    cycle keeps 4 one-token steps in its sum, so the extend share is the pass less one step, less 3 fcs."""
     s = _settings(engine, 4)
     draft, n = _draft(s), 5
     fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
-    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s) - 4 * fc
+    step = serving_step._time(draft, batch, 1, 600)
+    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s) - 3 * fc - step
     assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, rel=1e-12)
     assert fc > 0
 

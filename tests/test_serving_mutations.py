@@ -361,10 +361,18 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays ['first draft step over the verified tokens']"),  # 0.10.1 given async scheduling
     ("vllm-v0", {"expandedVerify": False}, "vllm-v0 pays"),                          # V0 without batch expansion
     ("vllm-v0", {"serialOutput": False}, "vllm-v0 pays"),                            # V0 with its overlap kept on
-    ("sglang", {"serialOutput": True}, "sglang pays ['draft extend', 'serial output']"),  # today's SGLang, overlap off
+    ("sglang", {"serialOutput": True}, "'first draft token from the extend pass', 'serial output']"),  # overlap off
     ("sglang", {"draftExtend": False}, "sglang pays []"),                            # the extend pass forgotten
     ("sglang-no-overlap", {"eagerExtend": True}, "sglang-no-overlap pays"),          # the captured extend run eagerly
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
+    ("sglang", {"eagerExtendGpus": ()}, "sglang pays ['draft extend', 'first draft"),  # fa3's extend captured on Hopper
+    ("sglang", {"eagerExtend": True}, "sglang pays ['draft extend', 'eager extend', 'first"),  # ... or eager everywhere
+    ("sglang", {"firstDraftFromExtend": False}, "sglang pays ['draft extend', 'eager extend on Hopper (fa3)']"),  # k steps
+    ("sglang-no-overlap", {"firstDraftFromExtend": False}, "sglang-no-overlap pays ['draft extend', 'serial output']"),
+    ("sglang-no-overlap", {"eagerExtendGpus": ("h100-sxm",)}, "sglang-no-overlap pays"),  # V1's captured fa3 graph lost
+    ("sglang", {"ngramRequestOps": 0}, "sglang pays for n-gram and multi-GPU drafts"),   # the mask copy a request forgotten
+    ("sglang", {"ngramRequestOps": 4}, "'n-gram mask ops a request (4)'"),           # ... or the V1 worker's four charged
+    ("sglang-no-overlap", {"ngramRequestOps": 1}, "'n-gram mask ops a request (1)'"),  # the V1 worker given today's one
     ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
     ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
     ("trtllm", {"mtpFusionWhole": ()}, "trtllm pays for n-gram and multi-GPU drafts ['MTP logits"),  # PR 5689's split fusion

@@ -487,8 +487,9 @@ def engines_differ_where_they_run(out):
     verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
     cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
-    pass's fixed cost where it runs eagerly; none for n-gram lookup), vLLM V1's first draft step runs over
-    them (its LM head over one a sequence; what that adds to a one-token step, by hand), V0 none, and an EAGLE head's
+    pass's fixed cost where it runs eagerly, today's SGLang on Hopper for a chain; less the one-token step it replaces,
+    its logits giving the first draft token; none for n-gram lookup), vLLM V1's
+    first draft step runs over them (its LM head over one a sequence; what that adds to a one-token step, by hand), V0 none, and an EAGLE head's
     proposal pays the engine's fitted term beyond its priced ops (V1 0.10, whose drafts run uncaptured); the emitted-token
     output is by hand where the engine pays it, zero elsewhere; and the readout's cycle is
     k draft steps + extend + verify + emitted output. Targets with an EAGLE head, a small draft and
@@ -523,9 +524,13 @@ def engines_differ_where_they_run(out):
                     out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
                 runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
                 cal = serving_calibration.CALIBRATIONS[settings.gpu]
-                eager = cal.passMs - cal.draftPassMs if costs.eagerExtend else 0.0
+                # run eagerly by the engine's code, or (today's SGLang) on Hopper for a chain, as these are: FA3
+                hopper_chain = settings.gpu in costs.eagerExtendGpus
+                eager = cal.passMs - cal.draftPassMs if costs.eagerExtend or hopper_chain else 0.0
                 extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
                           if runs_extend else 0.0)
+                if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
+                    extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
                 if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
                     extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
                               - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))

@@ -14,16 +14,18 @@ ENGINE_COSTS_AS_READ = {
     "vllm-v1": frozenset({"first draft step over the verified tokens"}),
     "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}),
     "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
-    "sglang": frozenset({"draft extend"}),
-    "sglang-no-overlap": frozenset({"draft extend", "serial output"}),
-    "sglang-eager-extend": frozenset({"draft extend", "eager extend", "serial output"}),
+    "sglang": frozenset({"draft extend", "first draft token from the extend pass", "eager extend on Hopper (fa3)"}),
+    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output"}),
+    "sglang-eager-extend": frozenset({"draft extend", "first draft token from the extend pass", "eager extend",
+                                      "serial output"}),
     "trtllm": frozenset({"draft steps in the verify graph"}),
 }
 # The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
 # engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
 # _other_drafts_paid: vLLM V1 scans each context (one call over the batch today, one a request in 0.10) and today runs
 # synchronously with n-gram drafts; V0 pays a measured price per proposed draft and prepares a multi-GPU draft's steps
-# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180). vLLM V1 0.10 runs an EAGLE-3
+# on the CPU; SGLang matches its trie once a request (measured, sglang pull request 22180) and builds each request's
+# verify mask with eager ops after its sync (one today, four in its V1 worker: lab.serving_sglang). vLLM V1 0.10 runs an EAGLE-3
 # head's auxiliary-state gathers, its fc and its vocabulary map eagerly (serving_calibration.eagle3_eager_ms; today's V1
 # not read for them, so not charged) and an EAGLE-1 or EAGLE-3 proposal costs what SpecDecode-Bench's fit of the EAGLE-3
 # one on 0.10.1 holds beyond them: 0.10.1 runs either head's drafts outside CUDA graphs (lab.serving_specdecode.
@@ -39,9 +41,9 @@ OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops",
                                "EAGLE proposal beyond its ops", "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
     "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}) | _MTP_EVERYWHERE,
-    "sglang": frozenset({"n-gram call a request", "MTP fusion read whole (glm-4.5)",
+    "sglang": frozenset({"n-gram call a request", "n-gram mask ops a request (1)", "MTP fusion read whole (glm-4.5)",
                          "MTP fusion read whole (qwen3-next-80b-a3b)"}) | _MTP_EVERYWHERE,
-    "sglang-no-overlap": frozenset({"n-gram call a request"}) | _MTP_EVERYWHERE,
+    "sglang-no-overlap": frozenset({"n-gram call a request", "n-gram mask ops a request (4)"}) | _MTP_EVERYWHERE,
     "sglang-eager-extend": frozenset({"n-gram call a request"}) | _MTP_EVERYWHERE,
     # its n-gram drafter and two-model path were not read: nothing of theirs is charged
     "trtllm": _MTP_EVERYWHERE,
@@ -72,12 +74,25 @@ def _costs_paid(name):
         paid.add("serial output")
     if serving.emitted_output_ms(s, 32, 2.5) > 0:
         paid.add("per-token output")
+    engine = serving_calibration.ENGINES[name]
+    host = serving_calibration.proposal_ms(engine, s.draft, 3) + serving_calibration.inter_step_ms(engine, 2)
+
+    def beyond_a_pass(settings, in_place):   # the extend share (less its host terms) beyond a pass over 4 tokens
+        full = sum(serving.step_breakdown(head, settings, 32, 4, 1024, "draft").values())
+        step = sum(serving.step_breakdown(head, settings, 32, 1, 1024, "draft").values()) if in_place else 0.0
+        return serving.draft_extend_ms(settings, 32, 1024) - host + step - full
+
     extend = serving.draft_extend_ms(s, 32, 1024)
-    full = sum(serving.step_breakdown(head, s, 32, 4, 1024, "draft").values())  # the draft over 4 tokens a sequence
-    if extend >= full - 1e-9:
+    # a whole extend pass beside the k one-token steps, or one in place of the first of them (its logits give the
+    # first draft token: SGLang), or less than a pass: a first step over the verified tokens (vLLM V1)
+    in_place = beyond_a_pass(s, False) < -1e-9 <= beyond_a_pass(s, True)
+    if beyond_a_pass(s, in_place) >= -1e-9:
         paid.add("draft extend")
-        if extend - full > 1e-9:
-            paid.add("eager extend")
+        if in_place:
+            paid.add("first draft token from the extend pass")
+        if beyond_a_pass(s, in_place) > 1e-9:   # eager everywhere, or only where FlashAttention 3 is the default
+            captured = beyond_a_pass(s.with_(gpu="a100-80g"), in_place) <= 1e-9
+            paid.add("eager extend on Hopper (fa3)" if captured else "eager extend")
     elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
         paid.add("first draft step over the verified tokens")
     # a draft step without a launch and sampling of its own (draftPassMs): the head runs in the verify pass's CUDA graph
@@ -148,6 +163,12 @@ def _ngram_costs_paid(s):
         paid.add("n-gram per proposed draft")
     if serving.verify_step_ms(s, 32, 1024) - serving.verify_step_ms(s.with_(draft=serving.EAGLE), 32, 1024) > 1e-9:
         paid.add("synchronous with n-gram drafts")
+    engine, cal = serving_calibration.ENGINES[s.engine], serving_calibration
+    if engine.ngramProposer.startswith("sglang-"):   # beyond the trie's measured match, eager ops a request (the mask)
+        slope = (cal.ngram_proposal_ms(engine, 64, 0, 3) - cal.ngram_proposal_ms(engine, 32, 0, 3)) * 1000 / 32
+        ops = round((slope - cal.SGL_NGRAM_REQUEST_US[engine.ngramProposer.removeprefix("sglang-")]) / cal.EAGER_OP_US, 6)
+        if ops:
+            paid.add(f"n-gram mask ops a request ({ops:g})")
     return paid
 
 

@@ -313,11 +313,18 @@ def _no_room(settings: serving.ServingSettings, a: dict) -> str:
 
 
 def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> str:
-    """The summary's words for what the draft costs beyond its one-token steps: SGLang's extend pass; vLLM V1's
-    first step over the verified tokens, once it shows at two decimals (at small batch it costs nothing more)."""
+    """The summary's words for what the draft costs beyond its one-token steps: SGLang's extend pass, which gives
+    the first draft token in place of a one-token step (what it costs beyond that step, less with an EAGLE-3 head the
+    fc the other steps skip: it can be below zero); vLLM V1's first step over the verified tokens, once it shows at
+    two decimals (at small batch it costs nothing more)."""
+    engine = serving.ENGINES[settings.engine]
+    if engine.draftExtend and engine.firstDraftFromExtend and r.draftExtendMs != 0:
+        more = "more" if r.draftExtendMs > 0 else "less"
+        return (f"; the first of them the draft's extend pass over the {verify_tokens} verified tokens, "
+                f"{_f(abs(r.draftExtendMs))} ms {more}")
     if r.draftExtendMs <= 0:
         return ""
-    if serving.ENGINES[settings.engine].draftExtend:
+    if engine.draftExtend:
         return f", then the draft's extend pass, {_f(r.draftExtendMs)} ms"
     if _f(r.draftExtendMs) == _f(0):
         return ""

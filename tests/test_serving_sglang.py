@@ -1,0 +1,115 @@
+"""Today's SGLang (lab.serving_calibration.ENGINES["sglang"], lab.serving_sglang): what its code runs while speculating,
+each switch against its neighbours. The expected figures are written from the code as read (lab.serving_sglang names
+the places), not read back from the model's totals."""
+
+import pytest
+
+from lab import serving, serving_calibration as cal, serving_sglang
+
+CHAIN = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft=serving.EAGLE3,
+                                       gpu="h100-sxm", gpus=1, lookahead=3, acceptance=70, batch=32, context=1024,
+                                       engine="sglang")
+
+
+def _eager_share(settings):
+    """What today's SGLang's extend pass costs beyond 2025's captured one (sglang-no-overlap: the same pass, captured
+    by its V1 worker on every backend, FA3 first), ms."""
+    return (serving.draft_extend_ms(settings, 32, 1024)
+            - serving.draft_extend_ms(settings.with_(engine="sglang-no-overlap"), 32, 1024))
+
+
+def test_the_switches_are_those_read_in_its_code():
+    """Overlap on while speculating (no serial host work or output processing), one verify pass, the k draft steps in
+    one graph (no host ops between them), the extend pass after verify, captured except where FlashAttention 3 is the
+    default (Hopper), n-gram drafts under the same overlap with their preparation serial."""
+    e = cal.ENGINES["sglang"]
+    assert (e.expandedVerify, e.draftExtend, e.eagerExtend, e.firstDraftOverVerified) == (False, True, False, False)
+    assert (e.stepHostMs, e.specCycleMs, e.serialOutput, e.tokenOutput, e.asyncScheduling) == (0.0, 0.0, False, False, True)
+    assert (e.interStepOps, e.ngramStepHostMs, e.ngramProposer) == (0, 0.0, "sglang-incremental")
+    assert e.eagerExtendGpus == ("h100-sxm", "h200") and e.ngramRequestOps == 1
+    assert cal.ENGINES["sglang-no-overlap"].eagerExtendGpus == () == cal.ENGINES["sglang-eager-extend"].eagerExtendGpus
+    assert all(place for _, place in e.costs) and {name for name, _ in e.costs} >= {
+        "overlap scheduler while speculating", "n-gram drafts with overlap, their preparation serial",
+        "its CUDA graph, not on Hopper for a chain", "the k draft steps in one CUDA graph"}
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "h200"])
+def test_a_chain_on_hopper_runs_its_extend_pass_eagerly(gpu):
+    """FA3 for topk 1 on Hopper (get_default_attn_backend), not in the extend graph's list (eagle_worker_v2.py): a
+    host-driven pass's fixed cost instead of a captured draft pass's, the lab's price for every eager extend."""
+    c = cal.CALIBRATIONS[gpu]
+    assert _eager_share(CHAIN.with_(gpu=gpu)) == pytest.approx(c.passMs - c.draftPassMs, rel=1e-12)
+    assert c.passMs - c.draftPassMs > 0.3
+
+
+@pytest.mark.parametrize("change", [{"treeTokens": 8}, {"gpu": "a100-80g"}, {"gpu": "b200"}, {"draft": "llama-3.2-1b"}])
+def test_elsewhere_the_extend_pass_stays_captured(change):
+    """A tree (topk > 1: flashinfer or triton, both captured), an A100 (flashinfer) or a Blackwell GPU (trtllm_mha):
+    no eager share; a draft model pays the chain's eager share too (one draft-extend path)."""
+    settings = CHAIN.with_(**change)
+    if change.get("draft"):
+        c = cal.CALIBRATIONS[settings.gpu]
+        assert _eager_share(settings) == pytest.approx(c.passMs - c.draftPassMs, rel=1e-12)
+    else:
+        assert _eager_share(settings) == 0.0
+
+
+def test_an_mla_target_on_hopper_runs_it_eagerly_even_as_a_tree():
+    """MLA gets FA3 on Hopper whatever the topk: DeepSeek-V3's MTP head on 8 H200s, a tree of 8, still eager."""
+    s = CHAIN.with_(target="deepseek-v3", draft=serving.EAGLE, gpu="h200", gpus=8, precision="fp8", treeTokens=8)
+    c = cal.CALIBRATIONS["h200"]
+    assert _eager_share(s) == pytest.approx(c.passMs - c.draftPassMs, rel=1e-9)
+    assert _eager_share(s.with_(gpu="b200")) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_ngram_mask_copy_is_serial_a_request():
+    """One strided device copy a request after the sync on the previous verify (today's ngram_worker.py), priced as an
+    eager op beside the trie's measured match: at batch 256, 256 x (32.4 + 8.6) us."""
+    e = cal.ENGINES["sglang"]
+    assert cal.ngram_proposal_ms(e, 256, 4096, 3) == pytest.approx(256 * (32.4 + 8.6) / 1000, rel=1e-12)
+    assert serving_sglang.NGRAM_MASK_OPS == {"today": 1, "v1": 4}
+
+
+def test_the_plain_step_is_priced_as_the_speculative_one():
+    """The overlap scheduler hides the same host work plain or speculating: no engine host time in either step (the
+    pass's fixed cost, charged to both, is the calibration's), so the plain step is vLLM V1's (also asynchronous)."""
+    plain = serving.step_breakdown(serving.TARGETS["llama-3-8b"], CHAIN, 32, 1, 1024)
+    assert plain == serving.step_breakdown(serving.TARGETS["llama-3-8b"], CHAIN.with_(engine="vllm-v1"), 32, 1, 1024)
+    verify = serving.verify_step_ms(CHAIN, 32, 1024)
+    assert verify == pytest.approx(serving.verify_step_ms(CHAIN.with_(engine="vllm-v1"), 32, 1024), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_a_cycle_runs_k_minus_one_draft_steps_beside_its_extend_pass(k):
+    """draft_forward breaks before its last forward ('we get 1 token from draft prefill and (#spec steps - 1) tokens
+    here'): a cycle of k drafts is k - 1 one-token draft steps, the extend pass over the k + 1 verified tokens (whose
+    logits give the next first draft token) and the verify step, on an A100 (the extend captured). The load curves'
+    affine terms price the same cycle."""
+    from lab import serving_load, serving_step
+    s = CHAIN.with_(gpu="a100-80g", draft=serving.EAGLE, lookahead=k)
+    _, verify, draft, n = serving_step._cycle_steps(s)
+    by_hand = ((k - 1) * serving_step._time(draft, 32, 1, 1024) + serving_step._time(draft, 32, k + 1, 1024)
+               + serving_step._time(verify, 32, k + 1, 1024))
+    tokens = serving_step.tokens_per_cycle(0.7, k)
+    assert n == k + 1
+    assert serving_step._cycle_ms(s, k, draft, verify, 32, n, 1024, tokens) == pytest.approx(by_hand, rel=1e-12)
+    per_token = serving_load._per_token_function(s, True)
+    assert per_token(32) == pytest.approx(by_hand / tokens, rel=1e-9)
+    # vLLM V1 0.14 on: its first draft step over the verified tokens is one of the k, so it runs k steps in all
+    assert cal.ENGINES["vllm-v1"].firstDraftFromExtend is False
+
+
+def test_a_negative_extend_share_leaves_the_ledger_a_slider_value():
+    """An EAGLE-3 head on SGLang at batch one on an A100: the extend pass over 4 tokens costs less than the one-token
+    step it replaces plus the fc its 2 other steps skip, so the share beyond k steps is below zero; the ledger's fit
+    moves it into the draft steps (overhead 0), and its cycle is still the serving model's."""
+    from lab import deployment
+    d = deployment.Deployment(target="llama-3-8b", draft=serving.EAGLE3, gpu="a100-80g", gpus=1, engine="sglang",
+                              batch=1, lookahead=3)
+    s = deployment.serving_settings(d, 0)
+    assert serving.draft_extend_ms(s, 1, d.context) < 0
+    costs = deployment.ledger_costs(d)
+    assert costs["overheadMs"] == 0.0 and costs["draftCost"] > 0
+    serving_cycle = (3 * serving.draft_step_ms(s, 1, d.context) + serving.draft_extend_ms(s, 1, d.context)
+                     + serving.verify_step_ms(s, 1, d.context))
+    assert deployment.ledger_cycle_ms(costs, 3) == pytest.approx(serving_cycle, rel=1e-9)
