@@ -9,7 +9,7 @@ from .common import (
     Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
     _number, _rate, shortened, _validated, family,
 )
-from .vllm import _VllmRequestJson, _find_dicts, _histogram_counts
+from .vllm_json import _VllmRequestJson, _find_dicts, _histogram_counts
 from .plain import cycles_to_trace
 
 

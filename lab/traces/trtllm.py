@@ -7,7 +7,7 @@ from .common import (
     Format, Sample, Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, shortened, _validated,
     family,
 )
-from .vllm import _VllmRequestJson, _find_dicts
+from .vllm_json import _VllmRequestJson, _find_dicts
 
 
 class _TrtllmRequestJson(_VllmRequestJson):
