@@ -22,3 +22,6 @@ PARSERS = {row.name: row.parser for row in REGISTRY}
 JSON_FORMATS = tuple(row.name for row in REGISTRY if row.whole_json)  # parsed whole: their opening lines are kept
 ENGINE_OF = {row.name: module.ENGINE for module in FAMILIES for row in module.FORMATS}  # None: no engine's
 ENGINE_MARKERS = tuple((module.ENGINE, module.MARKERS) for module in FAMILIES if module.MARKERS)
+# Lines an engine prints that look like a trace but hold no acceptance: when nothing else is read, the
+# refusal says what such a line is and what to paste instead (each family module may name its own)
+HINTS = tuple(hint for module in FAMILIES for hint in getattr(module, "HINTS", ()))

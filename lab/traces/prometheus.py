@@ -278,8 +278,10 @@ _V0_FIELDS = {
     "efficiency": re.compile(r"System efficiency: (" + _NUM + ")"),
     "k": re.compile(r"Number of speculative tokens: (" + _NUM + ")"),
     "accepted": re.compile(r"Number of accepted tokens: (" + _NUM + ")"),
-    "drafted": re.compile(r"Number of draft tokens: (" + _NUM + ")"),
-    "emitted": re.compile(r"Number of emitted tokens: (" + _NUM + ")"),
+    # vLLM 0.4 printed 'Number of draft tokens tokens:' and 'Number of emitted tokens tokens:' (vllm-project/vllm
+    # `vllm/engine/metrics.py` at commit 00c33e81, `_format_spec_decode_metrics_str`)
+    "drafted": re.compile(r"Number of draft tokens(?: tokens)?: (" + _NUM + ")"),
+    "emitted": re.compile(r"Number of emitted tokens(?: tokens)?: (" + _NUM + ")"),
 }
 
 

@@ -2,7 +2,7 @@
 """
 
 from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
-from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
+from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, HINTS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
 
 
@@ -77,6 +77,7 @@ class TraceParser:
         self.json_head = []
         self.single_lines = []
         self.others = {}  # engine -> (lines, first line number): another engine's output in the same text
+        self.hint = None  # (line number, what it is): an engine's line with no acceptance in it (formats.HINTS)
 
     def _repair(self, text: str) -> str:
         if not self.started and text:
@@ -134,6 +135,8 @@ class TraceParser:
             if fmt == "cycles" and self.first_unread is not None:
                 fmt = None
             if fmt is None:
+                if self.hint is None:
+                    self.hint = next(((self.number, what) for marker, what in HINTS if marker in line), None)
                 stripped = line.strip()
                 if self.first_unread is None and (self.json_head or stripped[:1] in ("[", "{")) \
                         and len(self.json_head) < 20000:
@@ -185,6 +188,9 @@ class TraceParser:
                 raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line, 30)!r} is not "
                                  f"one and no engine output the reader knows: paste {figure!r} alone with --lookahead, "
                                  f"or the engine's own log or /metrics")
+        if self.accumulator is None and self.hint is not None:
+            number, what = self.hint
+            raise TraceError(f"line {number}: {what}")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]

@@ -197,6 +197,8 @@ class _SglangLog(_Accumulator):
         self.values = []
         self.rates = []
         self.mtbench = 0
+        self.idle = 0     # windows without a verify pass ('accept len: 0.00, accept rate: 0.00')
+        self.cut = None   # the number of a last line cut off before its end
 
     def line(self, text: str, number: int):
         bench = _SGLANG_BENCH.match(text)
@@ -217,9 +219,17 @@ class _SglangLog(_Accumulator):
         if "accept len:" not in text:
             return
         where = f"line {number}"
+        if number == getattr(self, "unterminated", None) and "gen throughput" not in text[text.index("accept len:"):]:
+            self.cut = number  # every version prints gen throughput after accept len: the paste stops inside it
+            return
         match = _SGLANG_LEN.search(text)
         raw = match.group(1) if match else text
         value = _number(raw, "accept len", where) if match and _DECIMAL.fullmatch(raw.strip()) else float("nan")
+        if value == 0:
+            # a logging window in which no request was verified: later versions print 'accept len: 0.00, accept
+            # rate: 0.00' for it (sgl-project/sglang's test TestInvalidSpecMetricsWindow), older ones divided by zero
+            self.idle += 1
+            return
         if not math.isfinite(value) or value < 1:
             raise TraceError(f"{where}: accept len {shortened(raw, 30)!r} is not a length of at least 1")
         self.values.append(value)
@@ -236,8 +246,20 @@ class _SglangLog(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         if not self.values:
+            if self.idle:
+                raise TraceError(f"every SGLang accept len line ({self.idle}) says 'accept len: 0.00': no request was "
+                                 f"verified in those windows (paste lines from while requests ran)")
+            if self.cut is not None:
+                raise TraceError(f"line {self.cut}: the only accept len line ends without a newline before its gen "
+                                 f"throughput: it looks cut off")
             raise TraceError("no SGLang 'accept len:' line found")
         notes = []
+        if self.idle:
+            notes.append(f"{self.idle} line(s) with 'accept len: 0.00' skipped (windows in which no request was "
+                         f"verified)")
+        if self.cut is not None:
+            notes.append(f"the last line (line {self.cut}) ends without a newline before its gen throughput: it looks "
+                         f"cut off, so only the complete lines before it are read")
         if lookahead is None and self.rates:
             candidates = [k for k in range(1, MAX_LOOKAHEAD + 1) if self._fitting(k)]
             if len(candidates) == 1:
@@ -276,6 +298,13 @@ class _SglangLog(_Accumulator):
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "SGLang"
 MARKERS = ("accept len:",)
+# SGLang's decode line prints 'accept len' only when a speculative algorithm runs (log_decode_stats): named when
+# nothing else in the text is read (lab.traces.formats.HINTS)
+HINTS = (
+    ("Decode batch", "SGLang's 'Decode batch' lines without 'accept len' come from a server without speculative "
+                     "decoding (the line prints accept len only with --speculative-algorithm): paste lines from a "
+                     "speculative run"),
+)
 
 FORMATS = family(
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "

@@ -7,7 +7,7 @@ import re
 
 from .common import (
     _clean, Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _calls_from_mean, _check_lookahead,
-    _choose, _count, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
+    _choose, _count, ModelChoiceError, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
     family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
@@ -66,6 +66,7 @@ def _wrapped(text: str) -> bool:
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
 
 
+_V0_UNPREFIXED = "Number of speculative tokens:"  # only V0's line prints it
 _CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
 _BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([0-9.,\s-]*)\]")
 _LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
@@ -76,6 +77,36 @@ def _field(pattern, text):
     if not match:
         return None
     return next((group for group in match.groups() if group is not None), None)
+
+
+def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
+    """(k, note or None): the one lookahead of a log's lines (``lengths``: line number -> its k).
+    Lines of two lookaheads are two runs (a restart with another ``num_speculative_tokens``, or two
+    servers): ``--lookahead K`` (or ``--model k=K``) reads one and the note names the lines left; without
+    either, a refusal names both and how to choose.
+
+    >>> _one_lookahead({1: 3, 2: 3, 5: 2}, 2, None, "the log lines", "positions")[0]
+    2
+    """
+    ks = sorted(set(lengths.values()))
+    if len(ks) <= 1:
+        return (ks[0] if ks else lookahead), None
+    names = {f"k={k}": k for k in ks}
+    wanted = lookahead if lookahead is not None else names.get(str(model).replace(" ", "")) if model else None
+    counts = dict(sorted(((k, [n for n, v in lengths.items() if v == k]) for k in ks), key=lambda item: min(item[1])))
+    described = "; ".join(f"k = {k} on {len(n)} line(s) from line {min(n)}" for k, n in counts.items())
+    if wanted in counts:
+        left = sum(len(n) for k, n in counts.items() if k != wanted)
+        return wanted, (f"{lines} hold {len(ks)} lookaheads ({described}): read the k = {wanted} lines, {left} "
+                        f"line(s) at another k not read")
+    if lookahead is not None:
+        raise TraceError(f"{lines} hold {' and '.join(map(str, ks))} {unit}, not the lookahead given, {lookahead}: "
+                         f"give --lookahead {' or '.join(map(str, ks))}")
+    order = sorted(lengths)
+    first = next(n for n in order if lengths[n] != lengths[order[0]])
+    raise ModelChoiceError(f"{lines} disagree on the lookahead ({' and '.join(map(str, ks))} {unit}, line {first}): "
+                           f"two servers or a restart with another k ({described}); choose one with --lookahead K",
+                           [f"k={k}" for k in counts])
 
 
 class _VllmLog(_Accumulator):
@@ -105,7 +136,7 @@ class _VllmLog(_Accumulator):
     """
 
     fmt = "vllm-log"
-    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length",
+    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "Number of speculative tokens:", "num_", "acceptance at token", "mean acceptance length",
                "Mean acceptance length:", "Per-position acceptance rate:")
 
     def __init__(self):
@@ -134,7 +165,7 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
-        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text:
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
             if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
                 self._loose_rates(text, number)
                 return
@@ -152,6 +183,8 @@ class _VllmLog(_Accumulator):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
             return
         where = f"line {number}"
+        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
+            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
         v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
             and "emitted tokens" not in text and "Number of draft tokens" in text
         if "Speculative metrics:" in text and not v1_before_0_8_3:
@@ -213,6 +246,13 @@ class _VllmLog(_Accumulator):
                 record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
             drafts = _field(_V1_FIELDS["drafts"], text)
             record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
+            record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
+                               record["mean"] is not None)
+            # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
+            # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
+            digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
+                if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
+            record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
             self.records.append(record)
             return
         match = _VLLM_EXAMPLE.match(text)
@@ -250,6 +290,17 @@ class _VllmLog(_Accumulator):
                     raise
                 cut = (f"the last line (line {held[1]}) ends without a newline and cannot be read ({error}): it "
                        f"looks cut off, so only the complete lines before it are read")
+        self.model = model
+        last = self.records[-1] if self.records else None
+        if last is not None and last["number"] == getattr(self, "unterminated", None) and not self.blocks and (
+                last["inside"] or len(self.records) > 1 and last["shape"] != self.records[-2]["shape"]):
+            self.records.pop()  # a last line without its newline that lacks what the line before it has: cut off
+            if not self.records:
+                raise TraceError(f"line {last['number']}: the only SpecDecoding metrics line ends without a newline "
+                                 f"inside its per-position rates: it looks cut off")
+            cut = (f"the last line (line {last['number']}) ends without a newline and lacks what the line before it "
+                   f"prints (its rates or its Avg Draft acceptance rate): it looks cut off, so only the complete "
+                   f"lines before it are read")
         trace = self._result(lookahead)
         extra = [cut] if cut else []
         if self.records and self.abridged:  # lines without counts beside lines with them: not added
@@ -328,6 +379,10 @@ class _VllmLog(_Accumulator):
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _v1_result(self, lookahead) -> Trace:
+        lengths = {r["number"]: len(r["rates"]) for r in self.records if r["rates"]}
+        k, chosen = _one_lookahead(lengths, lookahead, getattr(self, "model", None), "the log lines", "positions")
+        if chosen is not None:
+            self.records = [r for r in self.records if not r["rates"] or len(r["rates"]) == k]
         drafts = draft_tokens = accepted = 0
         per_position = covered = None
         ks, notes, bound, with_coverage = set(), [], False, True
@@ -411,6 +466,8 @@ class _VllmLog(_Accumulator):
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
         notes += disagreements
+        if chosen is not None:
+            notes.insert(0, chosen)
         if bound:
             per_position = None
         elif per_position is not None:
@@ -459,22 +516,25 @@ class _VllmLog(_Accumulator):
     def _v0_result(self, lookahead) -> Trace:
         runs, previous = [], None
         for r in self.v0:
-            if previous is not None and (r["drafted"] < previous["drafted"] or r["emitted"] < previous["emitted"]):
-                runs.append(previous)  # the counters dropped: a restart, a new run
+            if previous is not None and (r["drafted"] < previous["drafted"] or r["emitted"] < previous["emitted"]
+                                         or r["k"] != previous["k"]):
+                runs.append(previous)  # the counters dropped, or k changed: a restart, a new run
             previous = r
         runs.append(previous)
-        ks = {r["k"] for r in runs}
-        if len(ks) > 1:
-            raise TraceError(f"the Speculative metrics lines disagree on the number of speculative tokens ({sorted(ks)})")
-        k = ks.pop()
+        k, chosen = _one_lookahead({r["number"]: r["k"] for r in self.v0}, lookahead, getattr(self, "model", None),
+                                   "the Speculative metrics lines", "speculative tokens")
+        every = len(runs)
+        runs = [r for r in runs if r["k"] == k]
         if lookahead is not None and lookahead != k:
             raise TraceError(f"the log prints {k} speculative tokens but the lookahead given is {lookahead}")
         _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else self.need_lookahead(None, "k is out of range", "vllm-v0-log")
         drafted = sum(r["drafted"] for r in runs)
         emitted = sum(r["emitted"] for r in runs)
         calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
-        notes = [f"V0 lines are cumulative: read the last of {len(self.v0)} line(s)"
-                 + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")]
+        notes = ([chosen] if chosen else []) + [
+            f"V0 lines are cumulative: read the last of {sum(1 for r in self.v0 if r['k'] == k)} line(s)"
+            + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")
+            + (f" ({every - len(runs)} run(s) at another k not read)" if every > len(runs) else "")]
         notes.append(f"calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} (V0's "
                      f"'accepted', {sum(r['accepted'] or 0 for r in runs)}, also counts drafts accepted after a "
                      f"rejection, vllm-project/vllm#9565)")
@@ -658,10 +718,24 @@ _SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLog
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "vLLM"
 MARKERS = ("SpecDecoding metrics:", "Speculative metrics:")
+# vLLM lines with no acceptance in them, named when nothing else in the text is read (lab.traces.formats.HINTS):
+# V0's stage times (`vllm/spec_decode/spec_decode_worker.py`, `_maybe_log_stage_times`: 'SpecDecodeWorker stage
+# times: average_time_per_proposal_tok_ms=%.02f scoring_time_ms=%.02f verification_time_ms=%.02f', verbatim in
+# vllm-project/vllm#8370) and the periodic throughput line (`vllm/v1/metrics/loggers.py`, 'Engine 000: Avg prompt
+# throughput: ...', quoted in vllm-project/vllm#15902)
+HINTS = (
+    ("SpecDecodeWorker stage times", "vLLM V0's 'SpecDecodeWorker stage times' line holds step times (proposal, "
+                                     "scoring and verification, in ms), not acceptance: paste the 'Speculative "
+                                     "metrics:' lines logged beside it"),
+    ("Avg generation throughput", "vLLM's throughput lines hold no acceptance: paste the 'SpecDecoding metrics:' "
+                                  "lines (logged only with a speculative config and without --disable-log-stats), "
+                                  "or the server's /metrics"),
+)
 
 FORMATS = family(
     Format("vllm-v0-log", "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)", "the vLLM V0 log", _VllmLog,
-           lambda line, stripped: "Speculative metrics:" in line, 20, (
+           lambda line, stripped: "Speculative metrics:" in line
+           or _V0_UNPREFIXED in line and "emitted tokens" in line, 20, (
                Sample("vllm_v0.log", None, None,
                       {"format": "vllm-v0-log", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
                        "accepted": 6179, "perPosition": None},
