@@ -271,3 +271,23 @@ def test_a_huge_log_is_read_line_by_line():
         parser.feed(noise * 999 + VLLM_24127 + "\n")
     trace = parser.finish()
     assert _counts(trace)[:4] == (5, 59 * 200, 295 * 200, 262 * 200)
+
+
+# --- TensorRT-LLM's trtllm-bench ("trtllm-bench") -----------------------------------------------------------
+
+def test_trtllm_bench_block_gives_the_mean_and_k():
+    # the golden file: one request, 100 output tokens in 40 iterations at max_draft_len 3 (AL 2.50, DAR 0.50);
+    # (2.50 - 1) / 0.50 = 3 = k
+    trace = traces.parse(traces.sample_text("trtllm_bench.txt"))
+    assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("trtllm-bench", 3, 2.5)
+    assert trace.drafts is None and any("context phase's token" in note for note in trace.notes)
+
+
+def test_trtllm_bench_averages_quoted_alone():
+    # two requests written from the same `generate_statistics_summary` (unweighted at 02499765): 100 tokens in 40
+    # iterations (AL 2.5, DAR 60 / 120 = 0.5) and 90 in 45 (AL 2.0, DAR 45 / 135 = 0.333): averages 2.25 and
+    # 0.4167, printed 0.42; (2.25 - 1) / k = 0.42 within the rounding only at k = 3 (2.98)
+    trace = traces.parse("[DAR] AVERAGE: 0.42\n[AL] AVERAGE: 2.25\n")
+    assert (trace.lookahead, trace.meanAcceptanceLength) == (3, 2.25)
+    given = traces.parse("[DAR] AVERAGE: 0.42\n[AL] AVERAGE: 2.25\n", lookahead=5)
+    assert given.lookahead == 5 and any("fit k = 3, not the lookahead given, 5" in note for note in given.notes)
