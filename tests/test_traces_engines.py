@@ -291,3 +291,28 @@ def test_trtllm_bench_averages_quoted_alone():
     assert (trace.lookahead, trace.meanAcceptanceLength) == (3, 2.25)
     given = traces.parse("[DAR] AVERAGE: 0.42\n[AL] AVERAGE: 2.25\n", lookahead=5)
     assert given.lookahead == 5 and any("fit k = 3, not the lookahead given, 5" in note for note in given.notes)
+
+
+def test_vllm_v0_last_line_cut_inside_its_emitted_count():
+    # V0's line ends '..., Number of emitted tokens: {}.' at every version: without its '.' and newline, '12' may be
+    # '1'; read, it would fall below the line before and count as a restart. The complete line is read: 10 calls, 2
+    text = ASCEND_47.splitlines()[0] + "\n" + ASCEND_47.splitlines()[0].replace("80,", "160,")[:-2]
+    trace = traces.parse(text)
+    assert _counts(trace) == (8, 10, 80, 2, None)
+    assert any("before its closing '.': it looks cut off" in note for note in trace.notes)
+
+
+def test_a_long_line_arriving_in_many_chunks_is_held_not_rejoined():
+    # a line without its end is held as pieces and joined once (a 64 MB line fed in 64 KB chunks was joined again
+    # at every chunk); the result is the one of the whole text
+    parser = traces.TraceParser()
+    for _ in range(40):
+        parser.feed("x" * 1000)
+    assert parser.partial == "" and len(parser.pieces) == 40
+    parser.feed("\n" + VLLM_24127 + "\n")
+    assert parser.pieces == [] and _counts(parser.finish()) == K5
+    chunked = traces.TraceParser()
+    text = ASCEND_13640 + ASCEND_13640
+    for start in range(0, len(text), 7):
+        chunked.feed(text[start:start + 7])
+    assert _counts(chunked.finish()) == _counts(traces.parse(text))

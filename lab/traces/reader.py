@@ -69,6 +69,8 @@ class TraceParser:
         self.fmt = fmt
         self.accumulator = PARSERS[fmt]() if fmt != "auto" else None
         self.partial = ""
+        self.pieces = []    # pieces of the current line that arrived without its end (joined by _held)
+        self.partial_size = 0
         self.number = 0
         self.first_unread = None
         self.bytes = 0
@@ -92,7 +94,15 @@ class TraceParser:
 
     def feed(self, text: str):
         self.bytes += len(text)
-        text = self.partial + self._repair(text)
+        text = self._repair(text)
+        size = len(self.partial) + self.partial_size + len(text)
+        if "\n" not in text and (size <= SPLIT_LONG_LINE or "}" not in text):
+            # no line ends here and nothing to cut at: hold the piece (joined once, when its line ends or a '}'
+            # arrives), so a long line that arrives in many chunks costs its length once, not length x chunks
+            self.pieces.append(text)
+            self.partial_size += len(text)
+            return
+        text = self._held() + text
         lines = text.split("\n")
         self.partial = lines.pop()
         if len(self.partial) > SPLIT_LONG_LINE:  # one huge line (a JSON array): cut after a '}'
@@ -111,6 +121,12 @@ class TraceParser:
             self.accumulator.lines(batch, self.number + 1)
             self._other_engines(batch, self.number + 1)
             self.number += len(lines) - index
+
+    def _held(self) -> str:
+        """The current partial line with the pieces held since, joined once."""
+        held = self.partial + "".join(self.pieces)
+        self.partial, self.pieces, self.partial_size = "", [], 0
+        return held
 
     def _other_engines(self, batch, first_number: int):
         """Count the lines of another engine's speculative-decoding output (several engines' logs
@@ -165,6 +181,7 @@ class TraceParser:
 
     def finish(self) -> Trace:
         cut = None
+        self.partial = self._held()
         if self.partial:  # the input does not end with a newline: its last line may be cut off
             self.number += 1
             line, self.partial = self.partial, ""

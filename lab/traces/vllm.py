@@ -188,6 +188,8 @@ class _VllmLog(_Accumulator):
         v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
             and "emitted tokens" not in text and "Number of draft tokens" in text
         if "Speculative metrics:" in text and not v1_before_0_8_3:
+            if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
+                self.open_v0 = number
             values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
             for key in ("k", "drafted", "emitted"):
                 if values[key] is None:
@@ -314,6 +316,16 @@ class _VllmLog(_Accumulator):
     def _result(self, lookahead) -> Trace:
         if self.blocks:
             return self._summary(lookahead)
+        if self.v0 and self.v0[-1]["number"] == getattr(self, "unterminated", None) == getattr(self, "open_v0", None):
+            self.v0_cut = self.v0.pop()["number"]  # the last line stops before its '.': a cut number would be read
+        if getattr(self, "v0_cut", None) is not None:
+            if not self.v0:
+                raise TraceError(f"line {self.v0_cut}: the only Speculative metrics line ends without a newline before "
+                                 f"its closing '.': it looks cut off")
+            trace = self._v0_result(lookahead)
+            return trace._replace(notes=trace.notes + (
+                f"the last line (line {self.v0_cut}) ends without a newline before its closing '.': it looks cut off, "
+                f"so only the complete lines before it are read",))
         if self.v0:
             return self._v0_result(lookahead)
         if not self.records and self.abridged:
