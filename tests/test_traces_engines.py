@@ -316,3 +316,22 @@ def test_a_long_line_arriving_in_many_chunks_is_held_not_rejoined():
     for start in range(0, len(text), 7):
         chunked.feed(text[start:start + 7])
     assert _counts(chunked.finish()) == _counts(traces.parse(text))
+
+
+# --- SGLang's /metrics ("sglang-metrics") ---------------------------------------------------------------------
+
+def test_sglang_metrics_gauges_give_the_last_window_mean_and_k():
+    # the golden file: two ranks' sglang:spec_accept_length 2.75 and 2.85 (mean 2.80), spec_num_steps 3 = k,
+    # spec_num_draft_tokens 4 = k + 1 (a chain); spec_accept_rate (2.75 - 1) / 3 = 0.583 as written
+    trace = traces.parse(traces.sample_text("sglang_metrics.prom"))
+    assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("sglang-metrics", 3, pytest.approx(2.8))
+    assert not any("tree" in note for note in trace.notes)
+    tree = traces.sample_text("sglang_metrics.prom").replace("} 4.0", "} 8.0")
+    assert any("tree (topk > 1)" in note for note in traces.parse(tree).notes)
+
+
+def test_sglang_metrics_of_an_idle_server_say_so():
+    # an unlabelled scrape between requests: the gauge holds 0 (before, 'unrecognised format')
+    with pytest.raises(traces.TraceError, match="no sglang:spec_accept_length above 0"):
+        traces.parse("sglang:spec_accept_length 0.0\n")
+    assert traces.parse('sglang:spec_accept_length{model_name="m"} 2.5\n', lookahead=4).meanAcceptanceLength == 2.5

@@ -10,6 +10,7 @@ from .common import (
     _number, _rate, shortened, _validated, family,
 )
 from .vllm_json import _VllmRequestJson, _find_dicts, _histogram_counts
+from .prometheus import _PROM_LINE, _prom_labels
 from .plain import cycles_to_trace
 
 
@@ -292,6 +293,72 @@ class _SglangLog(_Accumulator):
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean)
 
 
+_SGLANG_GAUGES = {"sglang:spec_accept_length": "length", "sglang:spec_accept_rate": "rate",
+                  "sglang:spec_num_steps": "steps", "sglang:spec_num_draft_tokens": "tokens"}
+
+
+class _SglangMetrics(_Accumulator):
+    """SGLang's ``/metrics``: gauges set at each decode log (``SchedulerMetricsCollector`` in
+    sgl-project/sglang ``python/sglang/srt/metrics/collector.py``): ``sglang:spec_accept_length``
+    (the last logging window's accept len, the verifier's token included), and in 2026 versions
+    ``sglang:spec_accept_rate`` (accepted drafts / proposed drafts in the window),
+    ``sglang:spec_num_steps`` and ``sglang:spec_num_draft_tokens`` (the active settings; a chain
+    drafts ``num_steps`` = k tokens, ``num_draft_tokens`` = k + 1). Gauges, not counters: the
+    reading is one window's mean acceptance length, like one ``accept len`` line; several label sets
+    (ranks) are averaged unweighted and a set whose length is 0 (no verify pass) is skipped."""
+
+    fmt = "sglang-metrics"
+    MARKERS = ("sglang:spec_",)
+
+    def __init__(self):
+        self.sets = {}  # labels -> {field: value}
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if not stripped.startswith("sglang:spec_"):
+            return
+        match = _PROM_LINE.match(stripped)
+        field = _SGLANG_GAUGES.get(match.group(1)) if match else None
+        if field is None:
+            return
+        where = f"line {number}"
+        labels = _prom_labels(match.group(2) or "", where)
+        if len(self.sets) >= 1000 and labels not in self.sets:
+            raise TraceError(f"{where}: more than 1000 label sets of SGLang's spec gauges; paste one server's scrape")
+        self.sets.setdefault(labels, {})[field] = _number(match.group(3), match.group(1), where)
+
+    def result(self, lookahead, model=None) -> Trace:
+        active = [v for v in self.sets.values() if v.get("length")]
+        if not active:
+            raise TraceError("no sglang:spec_accept_length above 0 in the scrape: no verify pass in the last window "
+                             "(scrape while requests run, or paste the Decode batch lines)")
+        notes = ["SGLang's /metrics gauges hold the last logging window only (like one accept len line): no counts, "
+                 "no intervals"]
+        if len(active) < len(self.sets):
+            notes.append(f"{len(self.sets) - len(active)} label set(s) with accept length 0 skipped")
+        mean = sum(v["length"] for v in active) / len(active)
+        if len(active) > 1:
+            notes.append(f"averaged {len(active)} label sets unweighted")
+        steps = {int(v["steps"]) for v in active if v.get("steps")}
+        tokens = {int(v["tokens"]) for v in active if v.get("tokens")}
+        k = lookahead
+        if k is None and len(steps) == 1:
+            k = steps.pop()
+            notes.append(f"lookahead {k} read from sglang:spec_num_steps")
+        if tokens and k is not None and tokens != {k + 1}:
+            notes.append(f"sglang:spec_num_draft_tokens {', '.join(map(str, sorted(tokens)))} is not k + 1 = {k + 1}: "
+                         f"the drafts are a tree (topk > 1), so the accept length is not a chain statistic")
+        k = self.need_lookahead(k, "the scrape has no sglang:spec_num_steps")
+        _check_lookahead(k)
+        if mean > k + 1 + 0.005:
+            raise TraceError(f"sglang:spec_accept_length {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too "
+                             f"small")
+        rates = [v["rate"] for v in active if "rate" in v]
+        if len(rates) == len(active) == 1 and abs(rates[0] - (mean - 1) / k) > 1e-6:
+            notes.append(f"sglang:spec_accept_rate {rates[0]:.4f} is not (length - 1) / k = {(mean - 1) / k:.4f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
+
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
@@ -307,6 +374,17 @@ HINTS = (
 )
 
 FORMATS = family(
+    Format("sglang-metrics", "SGLang /metrics (sglang:spec_accept_length gauge, the last window; spec_num_steps)",
+           "SGLang's /metrics", _SglangMetrics,
+           lambda line, stripped: stripped.startswith(("sglang:spec_accept_length", "# HELP sglang:spec_accept",
+                                                       "# TYPE sglang:spec_accept")), 12, (
+               # two tensor-parallel ranks' gauges: (2.75 + 2.85) / 2 = 2.80 at spec_num_steps 3
+               Sample("sglang_metrics.prom", None, None,
+                      {"format": "sglang-metrics", "lookahead": 3, "meanAcceptanceLength": 2.8},
+                      "written from sgl-project/sglang `python/sglang/srt/metrics/collector.py` "
+                      "(SchedulerMetricsCollector's spec gauges, a 2026 version read through the code index) as "
+                      "prometheus_client writes gauges; labels abridged to model_name and tp_rank"),
+           )),
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
            "length)", "SGLang's log", _SglangLog,
            lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line))
