@@ -335,3 +335,70 @@ def test_sglang_metrics_of_an_idle_server_say_so():
     with pytest.raises(traces.TraceError, match="no sglang:spec_accept_length above 0"):
         traces.parse("sglang:spec_accept_length 0.0\n")
     assert traces.parse('sglang:spec_accept_length{model_name="m"} 2.5\n', lookahead=4).meanAcceptanceLength == 2.5
+
+
+# --- vllm bench serve's block ---------------------------------------------------------------------------------
+
+# `vllm bench serve` (vllm-project/vllm `vllm/benchmarks/serve.py`: '{:<40} {:<10.2f}', trailing spaces kept), as
+# printed in two public repositories' benchmark notes read through the code index (December 2026): a DFlash run
+# with k = 15 and an MTP run with k = 7
+BENCH_K15 = """---------------Speculative Decoding---------------
+Acceptance rate (%):                     18.86     
+Acceptance length:                       3.83      
+Drafts:                                  54713     
+Draft tokens:                            820695    
+Accepted tokens:                         154753    
+Per-position acceptance (%):
+  Position 0:                            68.26     
+  Position 1:                            46.70     
+  Position 2:                            31.16     
+  Position 3:                            21.67     
+  Position 4:                            17.07     
+  Position 5:                            14.24     
+  Position 6:                            12.41     
+  Position 7:                            11.15     
+  Position 8:                            10.14     
+  Position 9:                            9.49      
+  Position 10:                           8.94      
+  Position 11:                           8.47      
+  Position 12:                           8.14      
+  Position 13:                           7.78      
+  Position 14:                           7.23      
+==================================================
+"""
+BENCH_K7 = """---------------Speculative Decoding---------------
+Acceptance rate (%):                     44.33
+Acceptance length:                       4.10
+Drafts:                                  499545
+Draft tokens:                            3496815
+Accepted tokens:                         1550240
+Per-position acceptance (%):
+  Position 0:                            74.34
+  Position 1:                            58.00
+  Position 2:                            49.10
+  Position 3:                            43.19
+  Position 4:                            38.03
+  Position 5:                            29.14
+  Position 6:                            18.53
+==================================================
+"""
+
+
+def test_vllm_bench_block_k15():
+    # 820695 / 54713 = 15; 154753 / 820695 = 18.86%; 1 + 154753 / 54713 = 3.83. Counts = percent x 54713: 37347.1,
+    # 25551.0, 17048.6, 11856.3, 9339.5, 7791.1, 6789.9, 6100.5 (6100.4995), 5547.9, 5192.3, 4891.3, 4634.2, 4453.6,
+    # 4256.7, 3955.7
+    trace = traces.parse(BENCH_K15)
+    assert _counts(trace) == (15, 54713, 820695, 154753, (37347, 25551, 17049, 11856, 9340, 7791, 6790, 6100, 5548,
+                                                          5192, 4891, 4634, 4454, 4257, 3956))
+    assert not any("disagrees" in note for note in trace.notes)
+
+
+def test_vllm_bench_block_cut_inside_its_positions():
+    # the paste stops at 'Position 6:' without its figure: 3496815 / 499545 = 7 positions, 6 listed; before, the six
+    # rebuilt counts (sum 1457672) were refused against the accepted total 1550240; now the totals at k = 7
+    cut = BENCH_K7[:BENCH_K7.index("Position 6:") + len("Position 6:")]
+    trace = traces.parse(cut)
+    assert _counts(trace) == (7, 499545, 3496815, 1550240, None)
+    assert any("lists 6 Position line(s) but Draft tokens / Drafts = 7" in note for note in trace.notes)
+    assert len(traces.parse(BENCH_K7).perPosition) == 7

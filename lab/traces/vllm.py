@@ -674,14 +674,23 @@ class _VllmBench(_Accumulator):
         rates = [block["rates"][i] for i in sorted(block["rates"])]
         if sorted(block["rates"]) != list(range(len(rates))):
             raise TraceError("the Position i lines skip a position")
+        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
+        whole = block["Draft tokens"] // n if block.get("Draft tokens") and n and block["Draft tokens"] % n == 0 else 0
+        if rates and whole > len(rates) and lookahead in (None, whole):
+            # drafted / drafts is at most k, so more than the Position lines means some are missing (a paste that
+            # stops inside the block): the totals are whole, the curve is not
+            notes.append(f"the block lists {len(rates)} Position line(s) but Draft tokens / Drafts = {whole}: the rest "
+                         f"are missing (the paste stops early?), so the totals are read at k = {whole} and the "
+                         f"per-position curve is not")
+            rates = []
+            lookahead = whole
         k = len(rates) or lookahead
         if lookahead is not None and rates and lookahead != len(rates):
             raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
-        if k is None and block.get("Draft tokens") and n and block["Draft tokens"] % n == 0:
-            k = block["Draft tokens"] // n
+        if k is None and whole:
+            k = whole
         k = self.need_lookahead(k, "no per-position lines")
         _check_lookahead(k)
-        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
         if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > MEAN_LENGTH_SLACK:
             notes.append(f"the printed acceptance length {block['mean']:.2f} disagrees with 1 + accepted / drafts "
                          f"= {1 + accepted / n:.3f}")
