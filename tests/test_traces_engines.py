@@ -402,3 +402,17 @@ def test_vllm_bench_block_cut_inside_its_positions():
     assert _counts(trace) == (7, 499545, 3496815, 1550240, None)
     assert any("lists 6 Position line(s) but Draft tokens / Drafts = 7" in note for note in trace.notes)
     assert len(traces.parse(BENCH_K7).perPosition) == 7
+
+
+def test_prometheus_last_value_cut_off():
+    # prometheus_client writes '20.0', never '20' (floatToGoString): a last line without its newline whose value has
+    # no '.' stops inside the number ('2' of '20.0'); it is skipped and the totals are read without the curve. Written
+    # from vllm-project/vllm `vllm/v1/spec_decode/metrics.py`: 100 drafts x k = 3, 150 accepted = 80 + 50 + 20
+    head = "".join(f'vllm:spec_decode_num_{name}_total{{engine="0",model_name="m"}} {value}\n'
+                   for name, value in (("drafts", "100.0"), ("draft_tokens", "300.0"), ("accepted_tokens", "150.0")))
+    rows = "".join(f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine="0",model_name="m",position="{i}"}} '
+                   f'{value}\n' for i, value in enumerate(("80.0", "50.0", "20.0")))
+    assert _counts(traces.parse((head + rows).rstrip("\n"))) == (3, 100, 300, 150, (80, 50, 20))
+    cut = traces.parse(head + rows[:-4])
+    assert _counts(cut) == (3, 100, 300, 150, None)
+    assert any("inside its value" in note for note in cut.notes)
