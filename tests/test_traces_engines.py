@@ -416,3 +416,42 @@ def test_prometheus_last_value_cut_off():
     cut = traces.parse(head + rows[:-4])
     assert _counts(cut) == (3, 100, 300, 150, None)
     assert any("inside its value" in note for note in cut.notes)
+
+
+# --- SGLang's per-request metrics as Python dicts (the request log, scripts' prints) ------------------------------
+
+# sgl-project/sglang `benchmark/mtbench/bench_sglang_eagle.py` quotes a meta_info as Python prints it (#3152's
+# fields: spec_verify_ct and completion_tokens only)
+SGLANG_MTBENCH_META = ("{'id': '3bb9c5ead109488d8ed5ee9cbecaec29', 'finish_reason': {'type': 'length', 'length': 256}, "
+                       "'prompt_tokens': 37, 'spec_verify_ct': 101, 'completion_tokens': 256, 'cached_tokens': 0}\n")
+# A response's speculative fields as a public test quotes them (the histogram's version, #18332): 30 verify passes,
+# histogram [4, 0, 2, 2, 22], 98 accepted of spec_draft_token_num 120 = 30 x 4
+SGLANG_HISTOGRAM_FIELDS = ("'completion_tokens': 128, 'e2e_latency': 1.4077615810092539, 'spec_accept_rate': "
+                           "0.8166666666666667, 'spec_accept_length': 4.266666666666667, 'spec_accept_histogram': "
+                           "[4, 0, 2, 2, 22], 'spec_accept_token_num': 98, 'spec_draft_token_num': 120, "
+                           "'spec_verify_ct': 30")
+
+
+def test_sglang_meta_info_printed_as_a_python_dict():
+    # 256 completion tokens - 101 verify passes = 155 accepted drafts (the prefill's token counted, said in the
+    # notes); k = 4 given: 404 drafted. Unrecognised before (single quotes)
+    trace = traces.parse(SGLANG_MTBENCH_META, lookahead=4)
+    assert (trace.format, trace.lookahead, trace.drafts, trace.draftTokens, trace.accepted) == \
+        ("sglang-json", 4, 101, 404, 155)
+
+
+def test_sglang_finish_log_line_of_the_request_log():
+    # SGLang's request log (--log-requests; the line of sgl-project/sglang#11144 and #18332, 'Finish:
+    # obj=GenerateReqInput(...), out={...}') holding the fields above in its meta_info. Histogram: c_1 = 30 - 4 = 26,
+    # c_2 = 26 - 0 = 26, c_3 = 26 - 2 = 24, c_4 = 22; 0x4 + 2x2 + 3x2 + 4x22 = 98
+    line = ("[2026-02-05 02:45:46] Finish: obj=GenerateReqInput(rid='oBTZYgU-4YNCb4-980033869e849bc1', "
+            "http_worker_ipc=None, video_data=None, return_logprob=False, stream=True, log_metrics=True), "
+            "out={'text': 'A {brace} in the text', 'output_ids': [1, 2, 3], 'meta_info': {'id': "
+            "'oBTZYgU-4YNCb4-980033869e849bc1', 'finish_reason': {'type': 'length', 'length': 128}, 'prompt_tokens': "
+            "12, 'weight_version': 'default', " + SGLANG_HISTOGRAM_FIELDS + "}}\n")
+    trace = traces.parse(line + line.replace("oBTZ", "xBTZ"))
+    assert _counts(trace) == (4, 60, 240, 196, (52, 52, 48, 44))
+    assert any("spec_draft_token_num is k = 4 per call here" in note for note in trace.notes)
+    # the paste stops inside the second line's dict: the first is read
+    cut = traces.parse(line + line[:-4])
+    assert _counts(cut) == (4, 30, 120, 98, (26, 26, 24, 22)) and any("cut off" in n for n in cut.notes)

@@ -2,6 +2,7 @@
 (meta_info, sglext spec_tokens_details).
 """
 
+import ast
 import math
 import re
 
@@ -41,6 +42,34 @@ class _SglangJson(_VllmRequestJson):
     fmt = "sglang-json"
     KEYS = ("spec_verify_ct",)
 
+    def _documents(self):
+        """JSON, or the Python dicts SGLang's request log prints (``Finish: obj=GenerateReqInput(...),
+        out={... 'meta_info': {..., 'spec_verify_ct': 30, ...}}`` with ``--log-requests``,
+        sgl-project/sglang#11144 and #18332), read as literals, never run."""
+        if any(_REPR_KEY in part for part in self.parts) and not any('"spec_verify_ct"' in part for part in self.parts):
+            return self._repr_documents()
+        return super()._documents()
+
+    def _repr_documents(self):
+        whole, found, start = "\n".join(self.parts), [], 0
+        while (key := whole.find(_REPR_KEY, start)) >= 0:
+            number = self.first + whole.count("\n", 0, key)
+            opening = _enclosing_brace(whole, key)
+            closing = _closing_brace(whole, opening) if opening is not None else None
+            if closing is None:
+                if number == getattr(self, "unterminated", None) and found:
+                    self.cut = number  # the paste stops inside the dict: read the complete ones
+                    break
+                raise TraceError(f"line {number}: the dict holding 'spec_verify_ct' does not close (or is over "
+                                 f"{_REPR_LIMIT >> 10} KB)")
+            try:
+                found.append((number, ast.literal_eval(whole[opening:closing + 1])))
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                raise TraceError(f"line {number}: the dict holding 'spec_verify_ct' is not a Python literal: "
+                                 f"{shortened(whole[opening:closing + 1])!r}") from None
+            start = closing + 1
+        return found
+
     @staticmethod
     def _spec_part(document):
         """An OpenAI-style response asked for both ``return_meta_info`` and
@@ -59,6 +88,7 @@ class _SglangJson(_VllmRequestJson):
         histogram: dict[int, int] = {}
         calls = accepted = drafted = 0
         root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
+        root_sums = [0, 0]  # calls and spec_draft_token_num of the requests that print it
         for line, request in requests:
             where = f"line {line}"
             n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
@@ -93,6 +123,8 @@ class _SglangJson(_VllmRequestJson):
             if drafted_key is not None:
                 d = _json_count(request[drafted_key], drafted_key, where)
                 root_counted |= drafted_key == "spec_draft_token_num"
+                if drafted_key == "spec_draft_token_num":
+                    root_sums[0], root_sums[1] = root_sums[0] + n, root_sums[1] + d
                 drafted += d
                 if d % n == 0:
                     lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
@@ -116,7 +148,10 @@ class _SglangJson(_VllmRequestJson):
                 notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
         k = self.need_lookahead(k, "no histogram, and the drafted tokens are not a whole number per call")
         _check_lookahead(k)
-        if root_counted:
+        if root_counted and histograms and root_sums[1] == root_sums[0] * k:
+            # a version with the histogram counts k per call (a test's response: 120 = 30 x 4, 5 buckets)
+            notes.append(f"spec_draft_token_num is k = {k} per call here (the histogram's version): read as printed")
+        elif root_counted:
             notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
                          f"versions): the drafted tokens are read as calls x k = {calls * k}")
             drafted = calls * k
@@ -143,6 +178,54 @@ class _SglangJson(_VllmRequestJson):
             notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
         return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
 
+
+
+_REPR_KEY = "'spec_verify_ct'"
+_REPR_LIMIT = 1 << 20  # a request's meta_info dict is read when it closes within this many characters
+
+
+def _enclosing_brace(text: str, index: int) -> int | None:
+    """The '{' that opens the dict holding ``text[index]`` (searched back at most :data:`_REPR_LIMIT`).
+
+    >>> _enclosing_brace("{'a': {'b': 1}, 'spec_verify_ct': 3}", 16)
+    0
+    """
+    depth = 0
+    for j in range(index - 1, max(-1, index - _REPR_LIMIT), -1):
+        if text[j] == "}":
+            depth += 1
+        elif text[j] == "{":
+            if depth == 0:
+                return j
+            depth -= 1
+    return None
+
+
+def _closing_brace(text: str, opening: int) -> int | None:
+    """The index of the '}' that closes the dict opened at ``opening``, skipping quoted strings.
+
+    >>> _closing_brace("{'a': '}', 'b': {1: 2}} tail", 0)
+    22
+    """
+    depth, quote, escaped = 0, None, False
+    for j in range(opening, min(len(text), opening + _REPR_LIMIT)):
+        c = text[j]
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+            if depth == 0:
+                return j if c == "}" else None
+    return None
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
@@ -398,7 +481,7 @@ FORMATS = family(
            )),
     Format("sglang-json", "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted "
            "drafts, histogram)", "SGLang's per-request JSON", _SglangJson,
-           lambda line, stripped: '"spec_verify_ct"' in line, 90, (
+           lambda line, stripped: '"spec_verify_ct"' in line or _REPR_KEY in line, 90, (
                # 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3] gives
                # c_i = calls that accepted at least i: 32, 18, 7, 3, 3
                Sample("sglang_sglext_spec.json", None, None,
