@@ -455,3 +455,16 @@ def test_sglang_finish_log_line_of_the_request_log():
     # the paste stops inside the second line's dict: the first is read
     cut = traces.parse(line + line[:-4])
     assert _counts(cut) == (4, 30, 120, 98, (26, 26, 24, 22)) and any("cut off" in n for n in cut.notes)
+
+
+def test_trtllm_bench_report_json():
+    # `--report_json` writes get_statistics_dict (the same file and commit): "decoding_stats" holds the percentile
+    # dicts by name; the one request of the golden file: AL average 2.5, DAR average 0.5, so k = 3
+    import json
+    stats = {name: {key: value for key in ("minimum", "maximum", "average", "p50", "p90", "p95", "p99")}
+             for name, value in (("num_draft_tokens_percentiles", 120.0), ("num_accepted_draft_tokens_percentiles", 60.0),
+                                 ("draft_acceptance_rate_percentiles", 0.5), ("acceptance_length_percentiles", 2.5))}
+    report = {"engine": {"model": "m"}, "decoding_stats": {"mode": "Eagle", **stats}, "dataset": {"num_requests": 1}}
+    for text in (json.dumps(report, indent=4) + "\n", json.dumps(report) + "\n"):
+        trace = traces.parse(text)
+        assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("trtllm-bench", 3, 2.5)

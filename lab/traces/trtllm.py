@@ -174,6 +174,7 @@ class _TrtllmJson(_Accumulator):
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
 
 
+_BENCH_MARKERS = ("DECODING STATISTICS", "[AL]", "[DAR]", "[DT]", "[ADT]", '"decoding_stats"')
 _BENCH_HEADER = re.compile(r"^=\s*DECODING STATISTICS\s*\((.*)\)\s*$")
 _BENCH_STAT = re.compile(r"^\s*\[(DT|ADT|DAR|AL)\]\s+(MINIMUM|MAXIMUM|AVERAGE|P50|P90|P95|P99)\s*:\s*(\S+)\s*$")
 
@@ -191,12 +192,28 @@ class _TrtllmBench(_Accumulator):
     averaged, no counts, no intervals). Several blocks (runs) are one analysis each."""
 
     fmt = "trtllm-bench"
-    MARKERS = ("DECODING STATISTICS", "[AL]", "[DAR]", "[DT]", "[ADT]")
 
     def __init__(self):
         self.blocks = []
+        self.report = None  # lines of --report_json's "decoding_stats" object, from its key on
+
+    def lines(self, batch, first_number: int):
+        for offset, line in enumerate(batch):
+            if self.report is not None or any(marker in line for marker in _BENCH_MARKERS):
+                self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int):
+        if self.report is not None or '"decoding_stats"' in text:
+            # --report_json writes the same statistics (get_statistics_dict): "decoding_stats": {"mode": ...,
+            # "draft_acceptance_rate_percentiles": {..., "average": x}, "acceptance_length_percentiles": {...}}
+            if self.report is None:
+                self.report, self.report_line = [], number
+            self.report.append(text)
+            joined = "".join(self.report)
+            if len(self.report) > 200 or "acceptance_length_percentiles" in joined and \
+                    joined.count("{", joined.index('"decoding_stats"')) <= joined.count("}", joined.index('"decoding_stats"')):
+                self._report(joined)
+            return
         header = _BENCH_HEADER.match(text.strip())
         if header:
             self.blocks.append({"mode": header.group(1).strip(), "number": number})
@@ -209,7 +226,18 @@ class _TrtllmBench(_Accumulator):
             self.blocks.append({"mode": None, "number": number})  # quoted without its header, or a second run
         self.blocks[-1][(tag, key)] = _number(value, f"[{tag}] {key}", f"line {number}")
 
+    def _report(self, joined: str):
+        """The averages of --report_json's decoding_stats, as a block of the printed report."""
+        self.report, block = None, {"mode": None, "number": self.report_line}
+        for tag, key in (("AL", "acceptance_length_percentiles"), ("DAR", "draft_acceptance_rate_percentiles")):
+            found = re.search(r'"' + key + r'"\s*:\s*\{[^{}]*?"average"\s*:\s*([-+0-9.eE]+)', joined)
+            if found:
+                block[(tag, "AVERAGE")] = _number(found.group(1), f"{key} average", f"line {self.report_line}")
+        self.blocks.append(block)
+
     def result(self, lookahead, model=None) -> Trace:
+        if self.report is not None:
+            self._report("".join(self.report))  # the input ends inside the object: read what it holds
         blocks = [b for b in self.blocks if ("AL", "AVERAGE") in b]
         if not blocks:
             raise TraceError("a DECODING STATISTICS block without its [AL] AVERAGE line: the acceptance length is "
@@ -273,8 +301,8 @@ FORMATS = family(
            ), whole_json=True),
     Format("trtllm-bench", "trtllm-bench DECODING STATISTICS block ([AL] and [DAR] percentiles over requests)",
            "trtllm-bench's decoding statistics", _TrtllmBench,
-           lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_STAT.match(line))
-           and stripped.startswith(("[AL]", "[DAR]")), 75, (
+           lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or '"decoding_stats"' in line
+           or bool(_BENCH_STAT.match(line)) and stripped.startswith(("[AL]", "[DAR]")), 75, (
                # one request: 100 output tokens in 40 iterations at max_draft_len 3: AL = 2.50, DT = 120, ADT = 60,
                # DAR = 0.50; every percentile of one value is that value
                Sample("trtllm_bench.txt", None, None, {"format": "trtllm-bench", "lookahead": 3,
