@@ -468,3 +468,20 @@ def test_trtllm_bench_report_json():
     for text in (json.dumps(report, indent=4) + "\n", json.dumps(report) + "\n"):
         trace = traces.parse(text)
         assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("trtllm-bench", 3, 2.5)
+
+
+def test_sglang_bench_serving_block_with_two_acceptance_lengths():
+    # sgl-project/sglang pull request #16694 (vincentzed, description, 2026-01-08): bench_serving's Speculative
+    # Decoding block in vllm bench serve's layout, 'Acceptance length (server)' and '(benchmark)'; read by the same
+    # block reader: 8187 / 2729 = 3 = k, 5709 / 8187 = 69.73%, 1 + 5709 / 2729 = 3.09
+    block = """---------------Speculative Decoding---------------
+Acceptance rate (%):                     69.73     
+Acceptance length (server):              3.09      
+Acceptance length (benchmark):           3.09      
+Draft tokens:                            8187      
+Accepted tokens:                         5709      
+Drafts:                                  2729      
+==================================================
+"""
+    trace = traces.parse(block)
+    assert _counts(trace) == (3, 2729, 8187, 5709, None) and not any("disagrees" in n for n in trace.notes)
