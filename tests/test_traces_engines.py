@@ -485,3 +485,16 @@ Drafts:                                  2729
 """
     trace = traces.parse(block)
     assert _counts(trace) == (3, 2729, 8187, 5709, None) and not any("disagrees" in n for n in trace.notes)
+
+
+def test_sglang_log_with_its_request_log_reads_the_exact_counts():
+    # a server log with --log-requests: Decode batch lines (#30393's) and a Finish line (the fields above) between
+    # them; the Finish line's counters are exact, the accept len lines a per-window mean, so the first are read
+    finish = ("[2026-08-14 14:02:48] Finish: obj=GenerateReqInput(rid='a'), out={'meta_info': {'id': 'a', "
+              + SGLANG_HISTOGRAM_FIELDS + "}}\n")
+    lines = SGLANG_30393.splitlines(keepends=True)
+    trace = traces.parse(lines[0] + finish + lines[1])
+    assert (trace.format, trace.drafts, trace.accepted, trace.perPosition) == ("sglang-json", 30, 98, (26, 26, 24, 22))
+    assert any("2 Decode batch accept len line(s) not added" in note for note in trace.notes)
+    with pytest.raises(traces.TraceError, match=r"line 2: the dict holding 'spec_verify_ct' is not a Python literal"):
+        traces.parse(lines[0] + finish.replace("'spec_verify_ct': 30", "'spec_verify_ct': f(30)") + lines[1])

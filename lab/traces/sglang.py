@@ -42,6 +42,10 @@ class _SglangJson(_VllmRequestJson):
     fmt = "sglang-json"
     KEYS = ("spec_verify_ct",)
 
+    def __init__(self):
+        super().__init__()
+        self.numbers = []
+
     def _documents(self):
         """JSON, or the Python dicts SGLang's request log prints (``Finish: obj=GenerateReqInput(...),
         out={... 'meta_info': {..., 'spec_verify_ct': 30, ...}}`` with ``--log-requests``,
@@ -50,10 +54,14 @@ class _SglangJson(_VllmRequestJson):
             return self._repr_documents()
         return super()._documents()
 
+    def line(self, text: str, number: int):
+        super().line(text, number)
+        self.numbers.append(number)  # the request log's lines come with others between them (_SglangLog)
+
     def _repr_documents(self):
         whole, found, start = "\n".join(self.parts), [], 0
         while (key := whole.find(_REPR_KEY, start)) >= 0:
-            number = self.first + whole.count("\n", 0, key)
+            number = self.numbers[whole.count("\n", 0, key)]
             opening = _enclosing_brace(whole, key)
             closing = _closing_brace(whole, opening) if opening is not None else None
             if closing is None:
@@ -275,7 +283,7 @@ class _SglangLog(_Accumulator):
     exactly one k fits every line under either definition."""
 
     fmt = "sglang-log"
-    MARKERS = ("accept len:", "Accept length:", "Acceptance length:")
+    MARKERS = ("accept len:", "Accept length:", "Acceptance length:", _REPR_KEY)
 
     def __init__(self):
         self.values = []
@@ -283,8 +291,12 @@ class _SglangLog(_Accumulator):
         self.mtbench = 0
         self.idle = 0     # windows without a verify pass ('accept len: 0.00, accept rate: 0.00')
         self.cut = None   # the number of a last line cut off before its end
+        self.requests = _SglangJson()  # the request log's Finish lines (--log-requests): exact counts
 
     def line(self, text: str, number: int):
+        if _REPR_KEY in text and "accept len:" not in text:
+            self.requests.line(text, number)
+            return
         bench = _SGLANG_BENCH.match(text)
         if bench:  # "{:<40} {:<10.2f}" in python/sglang/bench_serving.py: the mean over the run
             value = _number(bench.group(1), "Accept length", f"line {number}")
@@ -329,6 +341,14 @@ class _SglangLog(_Accumulator):
         return fits or set()
 
     def result(self, lookahead, model=None) -> Trace:
+        if self.requests.parts:
+            # the request log's per-request counters are exact where accept len is a per-window mean
+            self.requests.unterminated = getattr(self, "unterminated", None)
+            trace = self.requests.result(lookahead, model)
+            skipped = len(self.values) + self.idle
+            return trace._replace(notes=trace.notes + ((
+                f"{skipped} Decode batch accept len line(s) not added: the request log's Finish lines "
+                f"(--log-requests) count each request's verify passes and accepted drafts exactly",) if skipped else ()))
         if not self.values:
             if self.idle:
                 raise TraceError(f"every SGLang accept len line ({self.idle}) says 'accept len: 0.00': no request was "
