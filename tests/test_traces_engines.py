@@ -498,3 +498,11 @@ def test_sglang_log_with_its_request_log_reads_the_exact_counts():
     assert any("2 Decode batch accept len line(s) not added" in note for note in trace.notes)
     with pytest.raises(traces.TraceError, match=r"line 2: the dict holding 'spec_verify_ct' is not a Python literal"):
         traces.parse(lines[0] + finish.replace("'spec_verify_ct': 30", "'spec_verify_ct': f(30)") + lines[1])
+
+
+def test_a_brace_inside_a_quoted_key_does_not_loop():
+    # fuzzing found it: "{'{ype': ..." sent the backward search to the quoted brace, whose dict closes before the
+    # key, and the search found the same key again forever; now that dict is refused as not whole
+    text = SGLANG_MTBENCH_META.replace("{'type'", "{'{ype'")
+    with pytest.raises(traces.TraceError, match="does not close"):
+        traces.parse(text)

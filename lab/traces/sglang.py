@@ -64,6 +64,8 @@ class _SglangJson(_VllmRequestJson):
             number = self.numbers[whole.count("\n", 0, key)]
             opening = _enclosing_brace(whole, key)
             closing = _closing_brace(whole, opening) if opening is not None else None
+            if closing is not None and closing < key:
+                closing = None  # a brace inside a quoted string misled the backward search: the dict is not whole
             if closing is None:
                 if number == getattr(self, "unterminated", None) and found:
                     self.cut = number  # the paste stops inside the dict: read the complete ones
@@ -75,7 +77,7 @@ class _SglangJson(_VllmRequestJson):
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 raise TraceError(f"line {number}: the dict holding 'spec_verify_ct' is not a Python literal: "
                                  f"{shortened(whole[opening:closing + 1])!r}") from None
-            start = closing + 1
+            start = closing + 1  # past the key (closing > key), so each key is read once
         return found
 
     @staticmethod
