@@ -60,8 +60,10 @@ class _SglangJson(_VllmRequestJson):
 
     def _repr_documents(self):
         whole, found, start = "\n".join(self.parts), [], 0
+        counted, row = 0, 0  # line breaks counted up to `counted`: each stretch once, so the scan stays linear
         while (key := whole.find(_REPR_KEY, start)) >= 0:
-            number = self.numbers[whole.count("\n", 0, key)]
+            row, counted = row + whole.count("\n", counted, key), key
+            number = self.numbers[row]
             opening = _enclosing_brace(whole, key)
             closing = _closing_brace(whole, opening) if opening is not None else None
             if closing is not None and closing < key:
