@@ -749,8 +749,8 @@ HINTS = (
                                      "scoring and verification, in ms), not acceptance: paste the 'Speculative "
                                      "metrics:' lines logged beside it"),
     ("Avg generation throughput", "vLLM's throughput lines hold no acceptance: paste the 'SpecDecoding metrics:' "
-                                  "lines (logged only with a speculative config and without --disable-log-stats), "
-                                  "or the server's /metrics"),
+                                  "lines (V0: 'Speculative metrics:'; logged only with a speculative config and "
+                                  "without --disable-log-stats), or the server's /metrics"),
 )
 
 FORMATS = family(
