@@ -506,3 +506,17 @@ def test_a_brace_inside_a_quoted_key_does_not_loop():
     text = SGLANG_MTBENCH_META.replace("{'type'", "{'{ype'")
     with pytest.raises(traces.TraceError, match="does not close"):
         traces.parse(text)
+
+
+def test_sglang_json_request_log_lines_among_other_lines():
+    # --log-requests-format json (the option sgl-project/sglang's request-logger tests exercise): one JSON object a
+    # line, here after a timestamp, among the Decode batch lines; the objects are read, the other lines skipped
+    import json
+    meta = {"id": "a", "completion_tokens": 128, "spec_accept_histogram": [4, 0, 2, 2, 22],
+            "spec_accept_token_num": 98, "spec_draft_token_num": 120, "spec_verify_ct": 30}
+    finish = "[2026-08-14 14:02:48] " + json.dumps({"event": "Finish", "out": {"meta_info": meta}}) + "\n"
+    lines = SGLANG_30393.splitlines(keepends=True)
+    for text in (lines[0] + finish + lines[1], finish + lines[0] + lines[1]):
+        trace = traces.parse(text)
+        assert (trace.format, trace.drafts, trace.accepted, trace.perPosition) == \
+            ("sglang-json", 30, 98, (26, 26, 24, 22))

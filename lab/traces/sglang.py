@@ -8,7 +8,7 @@ import re
 
 from .common import (
     Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
-    _number, _rate, shortened, _validated, family,
+    _json_loads, _number, _rate, shortened, _validated, family,
 )
 from .vllm_json import _VllmRequestJson, _find_dicts, _histogram_counts
 from .prometheus import _PROM_LINE, _prom_labels
@@ -52,7 +52,22 @@ class _SglangJson(_VllmRequestJson):
         sgl-project/sglang#11144 and #18332), read as literals, never run."""
         if any(_REPR_KEY in part for part in self.parts) and not any('"spec_verify_ct"' in part for part in self.parts):
             return self._repr_documents()
-        return super()._documents()
+        try:
+            return super()._documents()
+        except TraceError as error:
+            if "not JSON" not in str(error):
+                raise
+            refusal = error
+        # a server log with JSON request-log lines among its other lines (--log-requests-format json, a timestamp
+        # before the object): each line holding "spec_verify_ct" from its first '{', the other lines skipped
+        found = []
+        for index, text in enumerate(self.parts):
+            if '"spec_verify_ct"' in text and "{" in text:
+                number = self.numbers[index] if index < len(self.numbers) else self.first + index
+                found.append((number, _json_loads(text[text.index("{"):].strip().rstrip(","), f"line {number}")))
+        if not found:
+            raise refusal
+        return found
 
     def line(self, text: str, number: int):
         super().line(text, number)
@@ -287,7 +302,7 @@ class _SglangLog(_Accumulator):
     exactly one k fits every line under either definition."""
 
     fmt = "sglang-log"
-    MARKERS = ("accept len:", "Accept length:", "Acceptance length:", _REPR_KEY)
+    MARKERS = ("accept len:", "Accept length:", "Acceptance length:", _REPR_KEY, '"spec_verify_ct"')
 
     def __init__(self):
         self.values = []
@@ -298,7 +313,7 @@ class _SglangLog(_Accumulator):
         self.requests = _SglangJson()  # the request log's Finish lines (--log-requests): exact counts
 
     def line(self, text: str, number: int):
-        if _REPR_KEY in text and "accept len:" not in text:
+        if (_REPR_KEY in text or '"spec_verify_ct"' in text) and "accept len:" not in text:
             self.requests.line(text, number)
             return
         bench = _SGLANG_BENCH.match(text)
