@@ -11,9 +11,9 @@ of the three is missing.
 ('vllm-v0-metrics', 'prometheus', 'vllm-v0-log')
 """
 
-from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm
+from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm, vllm_json
 
-FAMILIES = (prometheus, vllm, sglang, llamacpp, trtllm, speculators, plain)
+FAMILIES = (prometheus, vllm, vllm_json, sglang, llamacpp, trtllm, speculators, plain)
 REGISTRY = tuple(sorted((row for module in FAMILIES for row in module.FORMATS), key=lambda row: row.rank))
 FORMATS = tuple(row.name for row in REGISTRY)
 FORMAT_NAMES = {row.name: row.title for row in REGISTRY}
@@ -22,3 +22,6 @@ PARSERS = {row.name: row.parser for row in REGISTRY}
 JSON_FORMATS = tuple(row.name for row in REGISTRY if row.whole_json)  # parsed whole: their opening lines are kept
 ENGINE_OF = {row.name: module.ENGINE for module in FAMILIES for row in module.FORMATS}  # None: no engine's
 ENGINE_MARKERS = tuple((module.ENGINE, module.MARKERS) for module in FAMILIES if module.MARKERS)
+# Lines an engine prints that look like a trace but hold no acceptance: when nothing else is read, the
+# refusal says what such a line is and what to paste instead (each family module may name its own)
+HINTS = tuple(hint for module in FAMILIES for hint in getattr(module, "HINTS", ()))

@@ -7,9 +7,10 @@ import re
 
 from .common import (
     Format, MAX_DIGITS, MAX_LABEL_SETS, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator,
-    MEAN_LENGTH_SLACK, _calls_from_mean, _choose, _count, _number, _rates, _reconstruct, _validated, count_text,
-    family,
+    MEAN_LENGTH_SLACK, _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _number, _rates,
+    _reconstruct, _validated, count_text, family,
 )
+from .vllm_json import _VllmRequestJson
 
 
 _LLAMA_SERVER = re.compile(r"draft acceptance(?: rate)?\s*=\s*(\S+)\s*\(\s*(\S+)\s+accepted\s*/\s*(\S+)\s+generated\s*\)")
@@ -338,6 +339,100 @@ class _LlamaLog(_Accumulator):
         return _validated(Trace(self.fmt, k, bound, drafted, accepted, None, False, tuple(notes), callsBound=True))
 
 
+class _LlamaTimingsJson(_VllmRequestJson):
+    """llama-server's ``timings`` object, as JSON (a ``/completion`` or ``/v1/chat/completions``
+    response, or the ``data:`` lines of a streamed one): ``draft_n`` (draft tokens handed to the
+    verifier, the server line's "generated") and ``draft_n_accepted``, written only when a draft was
+    made (``result_timings::to_json`` in ggml-org/llama.cpp ``tools/server/server-task.cpp``, earlier
+    ``server.cpp``), beside ``predicted_n`` (tokens generated). The numbers are the older server
+    line's: tokens, not verifier calls, and drafts stop early, so drafted / k is only a LOWER BOUND
+    on the calls (k = ``--lookahead``, or the response's ``generation_settings`` ``speculative.n_max``).
+    Each decode step emits its accepted drafts plus one token and the first token comes from the
+    prompt pass, so ``predicted_n - draft_n_accepted - 1`` bounds the calls from above; where the two
+    bounds meet the calls are exact. Requests are summed; chunks of one streamed request
+    (``timings_per_token``) repeat its running totals, so the last chunk of each ``id`` counts."""
+
+    fmt = "llamacpp-json"
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if stripped.startswith("data:"):  # server-sent events: 'data: {...}' and 'data: [DONE]'
+            stripped = stripped[5:].strip()
+            text = "" if stripped == "[DONE]" else stripped
+        super().line(text, number)
+
+    def _walk(self, value, found: dict, ident, depth=0):
+        if depth > 20:
+            return
+        if isinstance(value, list):
+            for item in value:
+                self._walk(item, found, ident, depth + 1)
+        elif isinstance(value, dict):
+            ident = value.get("id", ident) if isinstance(value.get("id"), (str, int)) else ident
+            settings = value.get("generation_settings")
+            if isinstance(settings, dict) and isinstance(settings.get("speculative.n_max"), int):
+                self.n_max.add(settings["speculative.n_max"])
+            if "draft_n_accepted" in value:
+                key = ident if ident is not None else ("request", len(found))
+                found[key] = value  # a later chunk of the same request holds its running totals
+                return
+            for item in value.values():
+                self._walk(item, found, ident, depth + 1)
+
+    def result(self, lookahead, model=None) -> Trace:
+        self.n_max, found = set(), {}
+        for line, document in self._documents():
+            before = set(found)
+            self._walk(document, found, None)
+            for key in set(found) - before:
+                found[key] = (line, found[key])
+            for key in before & set(found):
+                if not isinstance(found[key], tuple):
+                    found[key] = (line, found[key])
+        if not found:
+            raise TraceError("no llama.cpp timings with draft_n_accepted in the JSON (the server writes draft_n and "
+                             "draft_n_accepted only when it drafted)")
+        notes = []
+        k = lookahead
+        if k is None and len(self.n_max) == 1 and 1 <= min(self.n_max) <= MAX_LOOKAHEAD:
+            k = self.n_max.pop()
+            notes.append(f"lookahead {k} read from generation_settings speculative.n_max (the most drafted per call)")
+        k = self.need_lookahead(k, "its timings count draft tokens, not verifier calls")
+        _check_lookahead(k)
+        drafted = accepted = 0
+        upper, bounded = 0, True
+        for line, record in found.values():
+            where = f"line {line}"
+            d = _json_count(record.get("draft_n"), "draft_n", where)
+            a = _json_count(record["draft_n_accepted"], "draft_n_accepted", where)
+            if a > d:
+                raise TraceError(f"{where}: draft_n_accepted {a} exceeds draft_n {d}")
+            if "predicted_n" in record:
+                upper += max(0, _json_count(record["predicted_n"], "predicted_n", where) - a - 1)
+            else:
+                bounded = False
+            drafted, accepted = drafted + d, accepted + a
+        if not drafted:
+            raise TraceError("the timings record no draft tokens")
+        lower = drafted / k
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if len(found) > 1:
+            notes.insert(0, f"summed {len(found)} requests")
+        if bounded and lower.is_integer() and upper == lower:
+            notes.append(f"verifier calls = drafted / k = {int(lower)} = predicted_n - accepted - 1 per request: the "
+                         f"two bounds meet, so every decode step drafted k tokens")
+            return _validated(Trace(self.fmt, k, int(lower), drafted, accepted, None, True, tuple(notes)))
+        notes.append(f"lower bound: llama.cpp drafts stop early, so drafted / k = {count_text(lower)} is the FEWEST "
+                     f"verifier calls these tokens allow"
+                     + (f" (at most {upper}: predicted_n - draft_n_accepted - 1, one decode step per token not "
+                        f"accepted from a draft, the first token coming from the prompt)" if bounded else "")
+                     + "; the mean acceptance length and alpha shown are upper bounds")
+        if bounded and upper < lower:
+            notes.append(f"predicted_n leaves at most {upper} decode steps, fewer than drafted / k: check the lookahead")
+        return _validated(Trace(self.fmt, k, lower, drafted, accepted, None, False, tuple(notes), callsBound=True))
+
+
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 _LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
@@ -380,4 +475,15 @@ FORMATS = family(
                       "verbatim from ggml-org/llama.cpp#24536 (merged 2026-06-15, EAGLE-3, k = 3): the 2026 server "
                       "line"),
            )),
+    Format("llamacpp-json", "llama.cpp server timings JSON (draft_n, draft_n_accepted; needs k, gives a lower bound)",
+           "llama.cpp's timings JSON", _LlamaTimingsJson, lambda line, stripped: '"draft_n_accepted"' in line, 85, (
+               # 604 drafted at k = 8: at least 75.5 calls; predicted_n 665 - 515 - 1 = 149 decode steps at most
+               Sample("llamacpp_timings.jsonl", 8, None,
+                      {"format": "llamacpp-json", "lookahead": 8, "drafts": 75.5, "draftTokens": 604,
+                       "accepted": 515, "perPosition": None, "callsBound": True},
+                      "the last two `data:` lines of a streamed llama-server (build b9251) chat completion with "
+                      "DFlash, quoted in a public script's comment (read through the code index, December 2026): "
+                      "`timings` as ggml-org/llama.cpp `tools/server/server-task.cpp` (`result_timings::to_json`) "
+                      "writes it"),
+           ), whole_json=True),
 )

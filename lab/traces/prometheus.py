@@ -112,6 +112,12 @@ class _Prometheus(_Accumulator):
         self.label_sets.add((model, tuple(rest)))
         if len(self.label_sets) > MAX_LABEL_SETS:
             raise TraceError(f"more than {MAX_LABEL_SETS} label sets in the exposition; paste one model's samples")
+        if number == getattr(self, "unterminated", None) and base.startswith("vllm:") and "|" not in stripped \
+                and match.group(3).isdigit():
+            # prometheus_client writes every value with a '.' or an exponent (floatToGoString: '400000.0',
+            # '1.234567e+06'): a last line without its newline whose value has neither stops inside the number
+            self.cut = number
+            return
         if field == "efficiency":
             self.series[(field, model, tuple(rest), None)] = _rate(match.group(3), base, where)
             return
@@ -144,6 +150,9 @@ class _Prometheus(_Accumulator):
                 totals[field] += value
         notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
             if self.engines == {"llama.cpp"} else []
+        if getattr(self, "cut", None):
+            notes.append(f"the last line (line {self.cut}) ends without a newline inside its value (vLLM's client "
+                         f"writes every value with a '.' or an exponent): it looks cut off and is not read")
         if len(models) > 1:
             notes.append(f"model {name} (chosen of {len(models)})")
         if len(label_sets) > 1:
@@ -278,8 +287,10 @@ _V0_FIELDS = {
     "efficiency": re.compile(r"System efficiency: (" + _NUM + ")"),
     "k": re.compile(r"Number of speculative tokens: (" + _NUM + ")"),
     "accepted": re.compile(r"Number of accepted tokens: (" + _NUM + ")"),
-    "drafted": re.compile(r"Number of draft tokens: (" + _NUM + ")"),
-    "emitted": re.compile(r"Number of emitted tokens: (" + _NUM + ")"),
+    # vLLM 0.4 printed 'Number of draft tokens tokens:' and 'Number of emitted tokens tokens:' (vllm-project/vllm
+    # `vllm/engine/metrics.py` at commit 00c33e81, `_format_spec_decode_metrics_str`)
+    "drafted": re.compile(r"Number of draft tokens(?: tokens)?: (" + _NUM + ")"),
+    "emitted": re.compile(r"Number of emitted tokens(?: tokens)?: (" + _NUM + ")"),
 }
 
 

@@ -2,7 +2,7 @@
 """
 
 from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
-from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
+from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, HINTS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
 
 
@@ -69,6 +69,8 @@ class TraceParser:
         self.fmt = fmt
         self.accumulator = PARSERS[fmt]() if fmt != "auto" else None
         self.partial = ""
+        self.pieces = []    # pieces of the current line that arrived without its end (joined by _held)
+        self.partial_size = 0
         self.number = 0
         self.first_unread = None
         self.bytes = 0
@@ -77,6 +79,7 @@ class TraceParser:
         self.json_head = []
         self.single_lines = []
         self.others = {}  # engine -> (lines, first line number): another engine's output in the same text
+        self.hint = None  # (line number, what it is): an engine's line with no acceptance in it (formats.HINTS)
 
     def _repair(self, text: str) -> str:
         if not self.started and text:
@@ -91,7 +94,15 @@ class TraceParser:
 
     def feed(self, text: str):
         self.bytes += len(text)
-        text = self.partial + self._repair(text)
+        text = self._repair(text)
+        size = len(self.partial) + self.partial_size + len(text)
+        if "\n" not in text and (size <= SPLIT_LONG_LINE or "}" not in text):
+            # no line ends here and nothing to cut at: hold the piece (joined once, when its line ends or a '}'
+            # arrives), so a long line that arrives in many chunks costs its length once, not length x chunks
+            self.pieces.append(text)
+            self.partial_size += len(text)
+            return
+        text = self._held() + text
         lines = text.split("\n")
         self.partial = lines.pop()
         if len(self.partial) > SPLIT_LONG_LINE:  # one huge line (a JSON array): cut after a '}'
@@ -110,6 +121,12 @@ class TraceParser:
             self.accumulator.lines(batch, self.number + 1)
             self._other_engines(batch, self.number + 1)
             self.number += len(lines) - index
+
+    def _held(self) -> str:
+        """The current partial line with the pieces held since, joined once."""
+        held = self.partial + "".join(self.pieces)
+        self.partial, self.pieces, self.partial_size = "", [], 0
+        return held
 
     def _other_engines(self, batch, first_number: int):
         """Count the lines of another engine's speculative-decoding output (several engines' logs
@@ -134,6 +151,8 @@ class TraceParser:
             if fmt == "cycles" and self.first_unread is not None:
                 fmt = None
             if fmt is None:
+                if self.hint is None:
+                    self.hint = next(((self.number, what) for marker, what in HINTS if marker in line), None)
                 stripped = line.strip()
                 if self.first_unread is None and (self.json_head or stripped[:1] in ("[", "{")) \
                         and len(self.json_head) < 20000:
@@ -162,6 +181,7 @@ class TraceParser:
 
     def finish(self) -> Trace:
         cut = None
+        self.partial = self._held()
         if self.partial:  # the input does not end with a newline: its last line may be cut off
             self.number += 1
             line, self.partial = self.partial, ""
@@ -185,6 +205,9 @@ class TraceParser:
                 raise TraceError(f"line {number}: a single figure must stand alone; {shortened(line, 30)!r} is not "
                                  f"one and no engine output the reader knows: paste {figure!r} alone with --lookahead, "
                                  f"or the engine's own log or /metrics")
+        if self.accumulator is None and self.hint is not None:
+            number, what = self.hint
+            raise TraceError(f"line {number}: {what}")
         if self.accumulator is None:
             if self.first_unread is None and self.json_head:
                 self.first_unread = self.json_head[0]

@@ -2,14 +2,16 @@
 (meta_info, sglext spec_tokens_details).
 """
 
+import ast
 import math
 import re
 
 from .common import (
     Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _DECIMAL, _check_lookahead, _json_count,
-    _number, _rate, shortened, _validated, family,
+    _json_loads, _number, _rate, shortened, _validated, family,
 )
-from .vllm import _VllmRequestJson, _find_dicts, _histogram_counts
+from .vllm_json import _VllmRequestJson, _find_dicts, _histogram_counts
+from .prometheus import _PROM_LINE, _prom_labels
 from .plain import cycles_to_trace
 
 
@@ -40,6 +42,61 @@ class _SglangJson(_VllmRequestJson):
     fmt = "sglang-json"
     KEYS = ("spec_verify_ct",)
 
+    def __init__(self):
+        super().__init__()
+        self.numbers = []
+
+    def _documents(self):
+        """JSON, or the Python dicts SGLang's request log prints (``Finish: obj=GenerateReqInput(...),
+        out={... 'meta_info': {..., 'spec_verify_ct': 30, ...}}`` with ``--log-requests``,
+        sgl-project/sglang#11144 and #18332), read as literals, never run."""
+        if any(_REPR_KEY in part for part in self.parts) and not any('"spec_verify_ct"' in part for part in self.parts):
+            return self._repr_documents()
+        try:
+            return super()._documents()
+        except TraceError as error:
+            if "not JSON" not in str(error):
+                raise
+            refusal = error
+        # a server log with JSON request-log lines among its other lines (--log-requests-format json, a timestamp
+        # before the object): each line holding "spec_verify_ct" from its first '{', the other lines skipped
+        found = []
+        for index, text in enumerate(self.parts):
+            if '"spec_verify_ct"' in text and "{" in text:
+                number = self.numbers[index] if index < len(self.numbers) else self.first + index
+                found.append((number, _json_loads(text[text.index("{"):].strip().rstrip(","), f"line {number}")))
+        if not found:
+            raise refusal
+        return found
+
+    def line(self, text: str, number: int):
+        super().line(text, number)
+        self.numbers.append(number)  # the request log's lines come with others between them (_SglangLog)
+
+    def _repr_documents(self):
+        whole, found, start = "\n".join(self.parts), [], 0
+        counted, row = 0, 0  # line breaks counted up to `counted`: each stretch once, so the scan stays linear
+        while (key := whole.find(_REPR_KEY, start)) >= 0:
+            row, counted = row + whole.count("\n", counted, key), key
+            number = self.numbers[row]
+            opening = _enclosing_brace(whole, key)
+            closing = _closing_brace(whole, opening) if opening is not None else None
+            if closing is not None and closing < key:
+                closing = None  # a brace inside a quoted string misled the backward search: the dict is not whole
+            if closing is None:
+                if number == getattr(self, "unterminated", None) and found:
+                    self.cut = number  # the paste stops inside the dict: read the complete ones
+                    break
+                raise TraceError(f"line {number}: the dict holding 'spec_verify_ct' does not close (or is over "
+                                 f"{_REPR_LIMIT >> 10} KB)")
+            try:
+                found.append((number, ast.literal_eval(whole[opening:closing + 1])))
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                raise TraceError(f"line {number}: the dict holding 'spec_verify_ct' is not a Python literal: "
+                                 f"{shortened(whole[opening:closing + 1])!r}") from None
+            start = closing + 1  # past the key (closing > key), so each key is read once
+        return found
+
     @staticmethod
     def _spec_part(document):
         """An OpenAI-style response asked for both ``return_meta_info`` and
@@ -58,6 +115,7 @@ class _SglangJson(_VllmRequestJson):
         histogram: dict[int, int] = {}
         calls = accepted = drafted = 0
         root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
+        root_sums = [0, 0]  # calls and spec_draft_token_num of the requests that print it
         for line, request in requests:
             where = f"line {line}"
             n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
@@ -92,6 +150,8 @@ class _SglangJson(_VllmRequestJson):
             if drafted_key is not None:
                 d = _json_count(request[drafted_key], drafted_key, where)
                 root_counted |= drafted_key == "spec_draft_token_num"
+                if drafted_key == "spec_draft_token_num":
+                    root_sums[0], root_sums[1] = root_sums[0] + n, root_sums[1] + d
                 drafted += d
                 if d % n == 0:
                     lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
@@ -115,7 +175,10 @@ class _SglangJson(_VllmRequestJson):
                 notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
         k = self.need_lookahead(k, "no histogram, and the drafted tokens are not a whole number per call")
         _check_lookahead(k)
-        if root_counted:
+        if root_counted and histograms and root_sums[1] == root_sums[0] * k:
+            # a version with the histogram counts k per call (a test's response: 120 = 30 x 4, 5 buckets)
+            notes.append(f"spec_draft_token_num is k = {k} per call here (the histogram's version): read as printed")
+        elif root_counted:
             notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
                          f"versions): the drafted tokens are read as calls x k = {calls * k}")
             drafted = calls * k
@@ -142,6 +205,54 @@ class _SglangJson(_VllmRequestJson):
             notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
         return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
 
+
+
+_REPR_KEY = "'spec_verify_ct'"
+_REPR_LIMIT = 1 << 20  # a request's meta_info dict is read when it closes within this many characters
+
+
+def _enclosing_brace(text: str, index: int) -> int | None:
+    """The '{' that opens the dict holding ``text[index]`` (searched back at most :data:`_REPR_LIMIT`).
+
+    >>> _enclosing_brace("{'a': {'b': 1}, 'spec_verify_ct': 3}", 16)
+    0
+    """
+    depth = 0
+    for j in range(index - 1, max(-1, index - _REPR_LIMIT), -1):
+        if text[j] == "}":
+            depth += 1
+        elif text[j] == "{":
+            if depth == 0:
+                return j
+            depth -= 1
+    return None
+
+
+def _closing_brace(text: str, opening: int) -> int | None:
+    """The index of the '}' that closes the dict opened at ``opening``, skipping quoted strings.
+
+    >>> _closing_brace("{'a': '}', 'b': {1: 2}} tail", 0)
+    22
+    """
+    depth, quote, escaped = 0, None, False
+    for j in range(opening, min(len(text), opening + _REPR_LIMIT)):
+        c = text[j]
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+            if depth == 0:
+                return j if c == "}" else None
+    return None
 
 
 _SGLANG_LEN = re.compile(r"accept len: (\S+?)(?:,|$)")
@@ -191,14 +302,20 @@ class _SglangLog(_Accumulator):
     exactly one k fits every line under either definition."""
 
     fmt = "sglang-log"
-    MARKERS = ("accept len:", "Accept length:", "Acceptance length:")
+    MARKERS = ("accept len:", "Accept length:", "Acceptance length:", _REPR_KEY, '"spec_verify_ct"')
 
     def __init__(self):
         self.values = []
         self.rates = []
         self.mtbench = 0
+        self.idle = 0     # windows without a verify pass ('accept len: 0.00, accept rate: 0.00')
+        self.cut = None   # the number of a last line cut off before its end
+        self.requests = _SglangJson()  # the request log's Finish lines (--log-requests): exact counts
 
     def line(self, text: str, number: int):
+        if (_REPR_KEY in text or '"spec_verify_ct"' in text) and "accept len:" not in text:
+            self.requests.line(text, number)
+            return
         bench = _SGLANG_BENCH.match(text)
         if bench:  # "{:<40} {:<10.2f}" in python/sglang/bench_serving.py: the mean over the run
             value = _number(bench.group(1), "Accept length", f"line {number}")
@@ -217,9 +334,17 @@ class _SglangLog(_Accumulator):
         if "accept len:" not in text:
             return
         where = f"line {number}"
+        if number == getattr(self, "unterminated", None) and "gen throughput" not in text[text.index("accept len:"):]:
+            self.cut = number  # every version prints gen throughput after accept len: the paste stops inside it
+            return
         match = _SGLANG_LEN.search(text)
         raw = match.group(1) if match else text
         value = _number(raw, "accept len", where) if match and _DECIMAL.fullmatch(raw.strip()) else float("nan")
+        if value == 0:
+            # a logging window in which no request was verified: later versions print 'accept len: 0.00, accept
+            # rate: 0.00' for it (sgl-project/sglang's test TestInvalidSpecMetricsWindow), older ones divided by zero
+            self.idle += 1
+            return
         if not math.isfinite(value) or value < 1:
             raise TraceError(f"{where}: accept len {shortened(raw, 30)!r} is not a length of at least 1")
         self.values.append(value)
@@ -235,9 +360,29 @@ class _SglangLog(_Accumulator):
         return fits or set()
 
     def result(self, lookahead, model=None) -> Trace:
+        if self.requests.parts:
+            # the request log's per-request counters are exact where accept len is a per-window mean
+            self.requests.unterminated = getattr(self, "unterminated", None)
+            trace = self.requests.result(lookahead, model)
+            skipped = len(self.values) + self.idle
+            return trace._replace(notes=trace.notes + ((
+                f"{skipped} Decode batch accept len line(s) not added: the request log's Finish lines "
+                f"(--log-requests) count each request's verify passes and accepted drafts exactly",) if skipped else ()))
         if not self.values:
+            if self.idle:
+                raise TraceError(f"every SGLang accept len line ({self.idle}) says 'accept len: 0.00': no request was "
+                                 f"verified in those windows (paste lines from while requests ran)")
+            if self.cut is not None:
+                raise TraceError(f"line {self.cut}: the only accept len line ends without a newline before its gen "
+                                 f"throughput: it looks cut off")
             raise TraceError("no SGLang 'accept len:' line found")
         notes = []
+        if self.idle:
+            notes.append(f"{self.idle} line(s) with 'accept len: 0.00' skipped (windows in which no request was "
+                         f"verified)")
+        if self.cut is not None:
+            notes.append(f"the last line (line {self.cut}) ends without a newline before its gen throughput: it looks "
+                         f"cut off, so only the complete lines before it are read")
         if lookahead is None and self.rates:
             candidates = [k for k in range(1, MAX_LOOKAHEAD + 1) if self._fitting(k)]
             if len(candidates) == 1:
@@ -270,14 +415,98 @@ class _SglangLog(_Accumulator):
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean)
 
 
+_SGLANG_GAUGES = {"sglang:spec_accept_length": "length", "sglang:spec_accept_rate": "rate",
+                  "sglang:spec_num_steps": "steps", "sglang:spec_num_draft_tokens": "tokens"}
+
+
+class _SglangMetrics(_Accumulator):
+    """SGLang's ``/metrics``: gauges set at each decode log (``SchedulerMetricsCollector`` in
+    sgl-project/sglang ``python/sglang/srt/metrics/collector.py``): ``sglang:spec_accept_length``
+    (the last logging window's accept len, the verifier's token included), and in 2026 versions
+    ``sglang:spec_accept_rate`` (accepted drafts / proposed drafts in the window),
+    ``sglang:spec_num_steps`` and ``sglang:spec_num_draft_tokens`` (the active settings; a chain
+    drafts ``num_steps`` = k tokens, ``num_draft_tokens`` = k + 1). Gauges, not counters: the
+    reading is one window's mean acceptance length, like one ``accept len`` line; several label sets
+    (ranks) are averaged unweighted and a set whose length is 0 (no verify pass) is skipped."""
+
+    fmt = "sglang-metrics"
+    MARKERS = ("sglang:spec_",)
+
+    def __init__(self):
+        self.sets = {}  # labels -> {field: value}
+
+    def line(self, text: str, number: int):
+        stripped = text.strip()
+        if not stripped.startswith("sglang:spec_"):
+            return
+        match = _PROM_LINE.match(stripped)
+        field = _SGLANG_GAUGES.get(match.group(1)) if match else None
+        if field is None:
+            return
+        where = f"line {number}"
+        labels = _prom_labels(match.group(2) or "", where)
+        if len(self.sets) >= 1000 and labels not in self.sets:
+            raise TraceError(f"{where}: more than 1000 label sets of SGLang's spec gauges; paste one server's scrape")
+        self.sets.setdefault(labels, {})[field] = _number(match.group(3), match.group(1), where)
+
+    def result(self, lookahead, model=None) -> Trace:
+        active = [v for v in self.sets.values() if v.get("length")]
+        if not active:
+            raise TraceError("no sglang:spec_accept_length above 0 in the scrape: no verify pass in the last window "
+                             "(scrape while requests run, or paste the Decode batch lines)")
+        notes = ["SGLang's /metrics gauges hold the last logging window only (like one accept len line): no counts, "
+                 "no intervals"]
+        if len(active) < len(self.sets):
+            notes.append(f"{len(self.sets) - len(active)} label set(s) with accept length 0 skipped")
+        mean = sum(v["length"] for v in active) / len(active)
+        if len(active) > 1:
+            notes.append(f"averaged {len(active)} label sets unweighted")
+        steps = {int(v["steps"]) for v in active if v.get("steps")}
+        tokens = {int(v["tokens"]) for v in active if v.get("tokens")}
+        k = lookahead
+        if k is None and len(steps) == 1:
+            k = steps.pop()
+            notes.append(f"lookahead {k} read from sglang:spec_num_steps")
+        if tokens and k is not None and tokens != {k + 1}:
+            notes.append(f"sglang:spec_num_draft_tokens {', '.join(map(str, sorted(tokens)))} is not k + 1 = {k + 1}: "
+                         f"the drafts are a tree (topk > 1), so the accept length is not a chain statistic")
+        k = self.need_lookahead(k, "the scrape has no sglang:spec_num_steps")
+        _check_lookahead(k)
+        if mean > k + 1 + 0.005:
+            raise TraceError(f"sglang:spec_accept_length {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too "
+                             f"small")
+        rates = [v["rate"] for v in active if "rate" in v]
+        if len(rates) == len(active) == 1 and abs(rates[0] - (mean - 1) / k) > 1e-6:
+            notes.append(f"sglang:spec_accept_rate {rates[0]:.4f} is not (length - 1) / k = {(mean - 1) / k:.4f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
+
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "SGLang"
 MARKERS = ("accept len:",)
+# SGLang's decode line prints 'accept len' only when a speculative algorithm runs (log_decode_stats): named when
+# nothing else in the text is read (lab.traces.formats.HINTS)
+HINTS = (
+    ("Decode batch", "SGLang's 'Decode batch' lines without 'accept len' come from a server without speculative "
+                     "decoding (the line prints accept len only with --speculative-algorithm): paste lines from a "
+                     "speculative run"),
+)
 
 FORMATS = family(
+    Format("sglang-metrics", "SGLang /metrics (sglang:spec_accept_length gauge, the last window; spec_num_steps)",
+           "SGLang's /metrics", _SglangMetrics,
+           lambda line, stripped: stripped.startswith(("sglang:spec_accept_length", "# HELP sglang:spec_accept",
+                                                       "# TYPE sglang:spec_accept")), 12, (
+               # two tensor-parallel ranks' gauges: (2.75 + 2.85) / 2 = 2.80 at spec_num_steps 3
+               Sample("sglang_metrics.prom", None, None,
+                      {"format": "sglang-metrics", "lookahead": 3, "meanAcceptanceLength": 2.8},
+                      "written from sgl-project/sglang `python/sglang/srt/metrics/collector.py` "
+                      "(SchedulerMetricsCollector's spec gauges, a 2026 version read through the code index) as "
+                      "prometheus_client writes gauges; labels abridged to model_name and tp_rank"),
+           )),
     Format("sglang-log", "SGLang log (Decode batch lines with accept len and accept rate, or bench_serving's Accept "
            "length)", "SGLang's log", _SglangLog,
            lambda line, stripped: "accept len:" in line or bool(_SGLANG_BENCH.match(line))
@@ -291,7 +520,7 @@ FORMATS = family(
            )),
     Format("sglang-json", "SGLang per-request JSON (meta_info or sglext spec_tokens_details: spec_verify_ct, accepted "
            "drafts, histogram)", "SGLang's per-request JSON", _SglangJson,
-           lambda line, stripped: '"spec_verify_ct"' in line, 90, (
+           lambda line, stripped: '"spec_verify_ct"' in line or _REPR_KEY in line, 90, (
                # 43 verify passes, 63 accepted of 215 proposed; the histogram [11, 14, 11, 4, 0, 3] gives
                # c_i = calls that accepted at least i: 32, 18, 7, 3, 3
                Sample("sglang_sglext_spec.json", None, None,

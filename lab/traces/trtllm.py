@@ -2,12 +2,13 @@
 """
 
 import math
+import re
 
 from .common import (
-    Format, Sample, Trace, TraceError, _Accumulator, _clean, _json_count, _json_loads, shortened, _validated,
-    family,
+    Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _clean, _json_count,
+    _json_loads, _number, shortened, _validated, family,
 )
-from .vllm import _VllmRequestJson, _find_dicts
+from .vllm_json import _VllmRequestJson, _find_dicts
 
 
 class _TrtllmRequestJson(_VllmRequestJson):
@@ -173,6 +174,98 @@ class _TrtllmJson(_Accumulator):
         return _validated(Trace(self.fmt, k, self.drafts, self.draft_tokens, self.accepted, None, True, tuple(notes)))
 
 
+_BENCH_MARKERS = ("DECODING STATISTICS", "[AL]", "[DAR]", "[DT]", "[ADT]", '"decoding_stats"')
+_BENCH_HEADER = re.compile(r"^=\s*DECODING STATISTICS\s*\((.*)\)\s*$")
+_BENCH_STAT = re.compile(r"^\s*\[(DT|ADT|DAR|AL)\]\s+(MINIMUM|MAXIMUM|AVERAGE|P50|P90|P95|P99)\s*:\s*(\S+)\s*$")
+
+
+class _TrtllmBench(_Accumulator):
+    """``trtllm-bench``'s DECODING STATISTICS block (``ReportUtility.report_statistics`` in
+    NVIDIA/TensorRT-LLM ``tensorrt_llm/bench/dataclasses/reporting.py``, read at commit 02499765):
+    percentiles over requests of ``[DT]`` draft tokens, ``[ADT]`` accepted draft tokens, ``[DAR]``
+    draft acceptance rate and ``[AL]`` acceptance length, each ``f"[AL] {key.upper():<7}: {v:.2f}"``.
+    Per request (``generate_statistics_summary``) AL = output tokens / (decode iterations + 1), so it
+    counts the context phase's token too, DT = max_draft_len x (iterations + 1) and DAR = ADT / DT =
+    (AL - 1) / max_draft_len; so the averages keep DAR = (AL - 1) / k (the same weights on both, also
+    after NVIDIA/TensorRT-LLM#14998 weighted them by output length), which gives k where
+    ``--lookahead`` does not. The ``[AL] AVERAGE`` is read as the mean acceptance length (per-request
+    averaged, no counts, no intervals). Several blocks (runs) are one analysis each."""
+
+    fmt = "trtllm-bench"
+
+    def __init__(self):
+        self.blocks = []
+        self.report = None  # lines of --report_json's "decoding_stats" object, from its key on
+
+    def lines(self, batch, first_number: int):
+        for offset, line in enumerate(batch):
+            if self.report is not None or any(marker in line for marker in _BENCH_MARKERS):
+                self.line(_clean(line), first_number + offset)
+
+    def line(self, text: str, number: int):
+        if self.report is not None or '"decoding_stats"' in text:
+            # --report_json writes the same statistics (get_statistics_dict): "decoding_stats": {"mode": ...,
+            # "draft_acceptance_rate_percentiles": {..., "average": x}, "acceptance_length_percentiles": {...}}
+            if self.report is None:
+                self.report, self.report_line = [], number
+            self.report.append(text)
+            joined = "".join(self.report)
+            if len(self.report) > 200 or "acceptance_length_percentiles" in joined and \
+                    joined.count("{", joined.index('"decoding_stats"')) <= joined.count("}", joined.index('"decoding_stats"')):
+                self._report(joined)
+            return
+        header = _BENCH_HEADER.match(text.strip())
+        if header:
+            self.blocks.append({"mode": header.group(1).strip(), "number": number})
+            return
+        stat = _BENCH_STAT.match(text)
+        if not stat:
+            return
+        tag, key, value = stat.groups()
+        if not self.blocks or (tag, key) in self.blocks[-1]:
+            self.blocks.append({"mode": None, "number": number})  # quoted without its header, or a second run
+        self.blocks[-1][(tag, key)] = _number(value, f"[{tag}] {key}", f"line {number}")
+
+    def _report(self, joined: str):
+        """The averages of --report_json's decoding_stats, as a block of the printed report."""
+        self.report, block = None, {"mode": None, "number": self.report_line}
+        for tag, key in (("AL", "acceptance_length_percentiles"), ("DAR", "draft_acceptance_rate_percentiles")):
+            found = re.search(r'"' + key + r'"\s*:\s*\{[^{}]*?"average"\s*:\s*([-+0-9.eE]+)', joined)
+            if found:
+                block[(tag, "AVERAGE")] = _number(found.group(1), f"{key} average", f"line {self.report_line}")
+        self.blocks.append(block)
+
+    def result(self, lookahead, model=None) -> Trace:
+        if self.report is not None:
+            self._report("".join(self.report))  # the input ends inside the object: read what it holds
+        blocks = [b for b in self.blocks if ("AL", "AVERAGE") in b]
+        if not blocks:
+            raise TraceError("a DECODING STATISTICS block without its [AL] AVERAGE line: the acceptance length is "
+                             "missing")
+        series = {f"run {i}": block for i, block in enumerate(blocks, 1)}
+        name, block = _choose(series, model, "benchmark run")
+        mean, rate = block[("AL", "AVERAGE")], block.get(("DAR", "AVERAGE"))
+        notes = [f"{name} of {len(blocks)}"] if len(blocks) > 1 else []
+        k = lookahead
+        if rate is not None and mean > 1:
+            fits = [n for n in range(1, MAX_LOOKAHEAD + 1) if abs((mean - 1) / n - rate) <= 0.005 + 0.005 / n + 1e-9]
+            if k is None and len(fits) == 1:
+                k = fits[0]
+                notes.append(f"lookahead {k} read as ([AL] AVERAGE - 1) / [DAR] AVERAGE = {(mean - 1) / rate:.2f} "
+                             f"(trtllm-bench's DAR = (AL - 1) / max_draft_len per request)")
+            elif k is not None and fits and k not in fits:
+                notes.append(f"[DAR] AVERAGE {rate:.2f} and [AL] AVERAGE {mean:.2f} fit k = "
+                             f"{', '.join(map(str, fits))}, not the lookahead given, {k}")
+        k = self.need_lookahead(k, "its [DAR] and [AL] averages fit no single k")
+        _check_lookahead(k)
+        if not 1 <= mean <= k + 1.005:
+            raise TraceError(f"[AL] AVERAGE {mean} is outside 1 to k + 1 = {k + 1}")
+        notes.append("trtllm-bench's acceptance length is each request's output tokens / its iterations, the context "
+                     "phase's token and iteration included, averaged over requests: no counts, no intervals")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1),
+                     model=name if len(blocks) > 1 else None)
+
+
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 _TYPES = "NVIDIA/TensorRT-LLM `cpp/include/tensorrt_llm/executor/types.h` (struct SpecDecodingStats)"
@@ -180,7 +273,7 @@ _TYPES = "NVIDIA/TensorRT-LLM `cpp/include/tensorrt_llm/executor/types.h` (struc
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "TensorRT-LLM"
-MARKERS = ('"specDecodingStats"',)
+MARKERS = ('"specDecodingStats"', "DECODING STATISTICS")
 
 FORMATS = family(
     Format("trtllm-json", "TensorRT-LLM iteration stats JSON (specDecodingStats)", "TensorRT-LLM's iteration stats",
@@ -206,4 +299,16 @@ FORMATS = family(
                       "`tensorrt_llm/executor/result.py`); an illustrative example, not a measured run: its printed "
                       "`acceptance_rate` 0.85 is not 42 / 50 = 0.84, which the reader's notes say"),
            ), whole_json=True),
+    Format("trtllm-bench", "trtllm-bench DECODING STATISTICS block ([AL] and [DAR] percentiles over requests)",
+           "trtllm-bench's decoding statistics", _TrtllmBench,
+           lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or '"decoding_stats"' in line
+           or bool(_BENCH_STAT.match(line)) and stripped.startswith(("[AL]", "[DAR]")), 75, (
+               # one request: 100 output tokens in 40 iterations at max_draft_len 3: AL = 2.50, DT = 120, ADT = 60,
+               # DAR = 0.50; every percentile of one value is that value
+               Sample("trtllm_bench.txt", None, None, {"format": "trtllm-bench", "lookahead": 3,
+                                                        "meanAcceptanceLength": 2.5},
+                      "written from NVIDIA/TensorRT-LLM `tensorrt_llm/bench/dataclasses/reporting.py` at commit "
+                      "0249976575050d2c624a5f285683c66de311a3b7 (`report_statistics`, `generate_statistics_summary`) "
+                      "for one request; no trtllm-bench block of a real run was found in a public thread"),
+           )),
 )

@@ -1,16 +1,16 @@
 """vLLM's printed formats: the log (SpecDecoding metrics lines, the V0 Speculative metrics lines,
-the spec_decode example's summary), ``vllm bench serve``'s block and the per-request metrics JSON.
+the spec_decode example's summary) and ``vllm bench serve``'s block; the per-request metrics JSON
+is :mod:`.vllm_json`.
 """
 
 import re
 
 from .common import (
-    _clean, Format, MAX_JSON_CHARS, MAX_LOOKAHEAD, MAX_STEPS, Sample, Trace, TraceError, _Accumulator,
-    _calls_from_mean, _check_lookahead, _choose, _count, _json_count, _json_loads, _number, _rate, _rates,
-    MEAN_LENGTH_SLACK, _reconstruct, shortened, _v0_calls_and_accepted, _validated, family,
+    _clean, Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _calls_from_mean, _check_lookahead,
+    _choose, _count, ModelChoiceError, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
+    family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
-from .plain import cycles_to_trace
 
 
 _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|mean acceptance length|"
@@ -66,6 +66,7 @@ def _wrapped(text: str) -> bool:
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
 
 
+_V0_UNPREFIXED = "Number of speculative tokens:"  # only V0's line prints it
 _CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
 _BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([0-9.,\s-]*)\]")
 _LOG_START = re.compile(r"\b(?:INFO|WARNING|DEBUG|ERROR)\b|^\(\w+ pid=|^\[?\d{4}-\d\d-\d\d")
@@ -76,6 +77,36 @@ def _field(pattern, text):
     if not match:
         return None
     return next((group for group in match.groups() if group is not None), None)
+
+
+def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
+    """(k, note or None): the one lookahead of a log's lines (``lengths``: line number -> its k).
+    Lines of two lookaheads are two runs (a restart with another ``num_speculative_tokens``, or two
+    servers): ``--lookahead K`` (or ``--model k=K``) reads one and the note names the lines left; without
+    either, a refusal names both and how to choose.
+
+    >>> _one_lookahead({1: 3, 2: 3, 5: 2}, 2, None, "the log lines", "positions")[0]
+    2
+    """
+    ks = sorted(set(lengths.values()))
+    if len(ks) <= 1:
+        return (ks[0] if ks else lookahead), None
+    names = {f"k={k}": k for k in ks}
+    wanted = lookahead if lookahead is not None else names.get(str(model).replace(" ", "")) if model else None
+    counts = dict(sorted(((k, [n for n, v in lengths.items() if v == k]) for k in ks), key=lambda item: min(item[1])))
+    described = "; ".join(f"k = {k} on {len(n)} line(s) from line {min(n)}" for k, n in counts.items())
+    if wanted in counts:
+        left = sum(len(n) for k, n in counts.items() if k != wanted)
+        return wanted, (f"{lines} hold {len(ks)} lookaheads ({described}): read the k = {wanted} lines, {left} "
+                        f"line(s) at another k not read")
+    if lookahead is not None:
+        raise TraceError(f"{lines} hold {' and '.join(map(str, ks))} {unit}, not the lookahead given, {lookahead}: "
+                         f"give --lookahead {' or '.join(map(str, ks))}")
+    order = sorted(lengths)
+    first = next(n for n in order if lengths[n] != lengths[order[0]])
+    raise ModelChoiceError(f"{lines} disagree on the lookahead ({' and '.join(map(str, ks))} {unit}, line {first}): "
+                           f"two servers or a restart with another k ({described}); choose one with --lookahead K",
+                           [f"k={k}" for k in counts])
 
 
 class _VllmLog(_Accumulator):
@@ -105,7 +136,7 @@ class _VllmLog(_Accumulator):
     """
 
     fmt = "vllm-log"
-    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "num_", "acceptance at token", "mean acceptance length",
+    MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "Number of speculative tokens:", "num_", "acceptance at token", "mean acceptance length",
                "Mean acceptance length:", "Per-position acceptance rate:")
 
     def __init__(self):
@@ -134,7 +165,7 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
-        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text:
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
             if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
                 self._loose_rates(text, number)
                 return
@@ -152,9 +183,13 @@ class _VllmLog(_Accumulator):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
             return
         where = f"line {number}"
+        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
+            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
         v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
             and "emitted tokens" not in text and "Number of draft tokens" in text
         if "Speculative metrics:" in text and not v1_before_0_8_3:
+            if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
+                self.open_v0 = number
             values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
             for key in ("k", "drafted", "emitted"):
                 if values[key] is None:
@@ -213,6 +248,13 @@ class _VllmLog(_Accumulator):
                 record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
             drafts = _field(_V1_FIELDS["drafts"], text)
             record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
+            record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
+                               record["mean"] is not None)
+            # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
+            # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
+            digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
+                if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
+            record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
             self.records.append(record)
             return
         match = _VLLM_EXAMPLE.match(text)
@@ -250,6 +292,17 @@ class _VllmLog(_Accumulator):
                     raise
                 cut = (f"the last line (line {held[1]}) ends without a newline and cannot be read ({error}): it "
                        f"looks cut off, so only the complete lines before it are read")
+        self.model = model
+        last = self.records[-1] if self.records else None
+        if last is not None and last["number"] == getattr(self, "unterminated", None) and not self.blocks and (
+                last["inside"] or len(self.records) > 1 and last["shape"] != self.records[-2]["shape"]):
+            self.records.pop()  # a last line without its newline that lacks what the line before it has: cut off
+            if not self.records:
+                raise TraceError(f"line {last['number']}: the only SpecDecoding metrics line ends without a newline "
+                                 f"inside its per-position rates: it looks cut off")
+            cut = (f"the last line (line {last['number']}) ends without a newline and lacks what the line before it "
+                   f"prints (its rates or its Avg Draft acceptance rate): it looks cut off, so only the complete "
+                   f"lines before it are read")
         trace = self._result(lookahead)
         extra = [cut] if cut else []
         if self.records and self.abridged:  # lines without counts beside lines with them: not added
@@ -263,6 +316,16 @@ class _VllmLog(_Accumulator):
     def _result(self, lookahead) -> Trace:
         if self.blocks:
             return self._summary(lookahead)
+        if self.v0 and self.v0[-1]["number"] == getattr(self, "unterminated", None) == getattr(self, "open_v0", None):
+            self.v0_cut = self.v0.pop()["number"]  # the last line stops before its '.': a cut number would be read
+        if getattr(self, "v0_cut", None) is not None:
+            if not self.v0:
+                raise TraceError(f"line {self.v0_cut}: the only Speculative metrics line ends without a newline before "
+                                 f"its closing '.': it looks cut off")
+            trace = self._v0_result(lookahead)
+            return trace._replace(notes=trace.notes + (
+                f"the last line (line {self.v0_cut}) ends without a newline before its closing '.': it looks cut off, "
+                f"so only the complete lines before it are read",))
         if self.v0:
             return self._v0_result(lookahead)
         if not self.records and self.abridged:
@@ -328,6 +391,10 @@ class _VllmLog(_Accumulator):
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _v1_result(self, lookahead) -> Trace:
+        lengths = {r["number"]: len(r["rates"]) for r in self.records if r["rates"]}
+        k, chosen = _one_lookahead(lengths, lookahead, getattr(self, "model", None), "the log lines", "positions")
+        if chosen is not None:
+            self.records = [r for r in self.records if not r["rates"] or len(r["rates"]) == k]
         drafts = draft_tokens = accepted = 0
         per_position = covered = None
         ks, notes, bound, with_coverage = set(), [], False, True
@@ -411,6 +478,8 @@ class _VllmLog(_Accumulator):
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
         notes += disagreements
+        if chosen is not None:
+            notes.insert(0, chosen)
         if bound:
             per_position = None
         elif per_position is not None:
@@ -459,22 +528,25 @@ class _VllmLog(_Accumulator):
     def _v0_result(self, lookahead) -> Trace:
         runs, previous = [], None
         for r in self.v0:
-            if previous is not None and (r["drafted"] < previous["drafted"] or r["emitted"] < previous["emitted"]):
-                runs.append(previous)  # the counters dropped: a restart, a new run
+            if previous is not None and (r["drafted"] < previous["drafted"] or r["emitted"] < previous["emitted"]
+                                         or r["k"] != previous["k"]):
+                runs.append(previous)  # the counters dropped, or k changed: a restart, a new run
             previous = r
         runs.append(previous)
-        ks = {r["k"] for r in runs}
-        if len(ks) > 1:
-            raise TraceError(f"the Speculative metrics lines disagree on the number of speculative tokens ({sorted(ks)})")
-        k = ks.pop()
+        k, chosen = _one_lookahead({r["number"]: r["k"] for r in self.v0}, lookahead, getattr(self, "model", None),
+                                   "the Speculative metrics lines", "speculative tokens")
+        every = len(runs)
+        runs = [r for r in runs if r["k"] == k]
         if lookahead is not None and lookahead != k:
             raise TraceError(f"the log prints {k} speculative tokens but the lookahead given is {lookahead}")
         _check_lookahead(k) if 1 <= k <= MAX_LOOKAHEAD else self.need_lookahead(None, "k is out of range", "vllm-v0-log")
         drafted = sum(r["drafted"] for r in runs)
         emitted = sum(r["emitted"] for r in runs)
         calls, accepted = _v0_calls_and_accepted(drafted, emitted, k)
-        notes = [f"V0 lines are cumulative: read the last of {len(self.v0)} line(s)"
-                 + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")]
+        notes = ([chosen] if chosen else []) + [
+            f"V0 lines are cumulative: read the last of {sum(1 for r in self.v0 if r['k'] == k)} line(s)"
+            + (f" of each of {len(runs)} runs (the counters restarted)" if len(runs) > 1 else "")
+            + (f" ({every - len(runs)} run(s) at another k not read)" if every > len(runs) else "")]
         notes.append(f"calls = draft tokens / k = {calls}; accepted prefix = emitted - calls = {accepted} (V0's "
                      f"'accepted', {sum(r['accepted'] or 0 for r in runs)}, also counts drafts accepted after a "
                      f"rejection, vllm-project/vllm#9565)")
@@ -602,14 +674,23 @@ class _VllmBench(_Accumulator):
         rates = [block["rates"][i] for i in sorted(block["rates"])]
         if sorted(block["rates"]) != list(range(len(rates))):
             raise TraceError("the Position i lines skip a position")
+        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
+        whole = block["Draft tokens"] // n if block.get("Draft tokens") and n and block["Draft tokens"] % n == 0 else 0
+        if rates and whole > len(rates) and lookahead in (None, whole):
+            # drafted / drafts is at most k, so more than the Position lines means some are missing (a paste that
+            # stops inside the block): the totals are whole, the curve is not
+            notes.append(f"the block lists {len(rates)} Position line(s) but Draft tokens / Drafts = {whole}: the rest "
+                         f"are missing (the paste stops early?), so the totals are read at k = {whole} and the "
+                         f"per-position curve is not")
+            rates = []
+            lookahead = whole
         k = len(rates) or lookahead
         if lookahead is not None and rates and lookahead != len(rates):
             raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
-        if k is None and block.get("Draft tokens") and n and block["Draft tokens"] % n == 0:
-            k = block["Draft tokens"] // n
+        if k is None and whole:
+            k = whole
         k = self.need_lookahead(k, "no per-position lines")
         _check_lookahead(k)
-        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
         if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > MEAN_LENGTH_SLACK:
             notes.append(f"the printed acceptance length {block['mean']:.2f} disagrees with 1 + accepted / drafts "
                          f"= {1 + accepted / n:.3f}")
@@ -650,256 +731,6 @@ class _VllmBench(_Accumulator):
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1), model=name)
 
 
-_REQUEST_KEYS = ('"spec_token_acceptance_counts"', '"num_accepted_tokens_per_pos"', '"acceptance_histogram"',
-                 '"accept_length_histogram"', '"num_drafts"', '"num_spec_steps"', '"per_step_accepted"',
-                 '"speculative_decoding_stats"')
-
-
-class _VllmRequestJson(_Accumulator):
-    """vLLM's per-request metrics as JSON (one document, an array, or JSON lines). Each object that
-    carries one of these is one request:
-
-    * ``spec_token_acceptance_counts`` (V0 ``RequestMetrics`` in ``vllm/sequence.py``): ``[N, c_1,
-      ..., c_k]``, the request's verifier calls and, per position, the calls that accepted it;
-    * ``num_drafts``, ``num_draft_tokens``, ``num_accepted_tokens``, ``num_accepted_tokens_per_pos``
-      and optionally ``num_draft_tokens_per_pos`` (the fields of V1's ``SpecDecodingStats``,
-      ``vllm/v1/spec_decode/metrics.py``);
-    * ``acceptance_histogram`` (or ``accept_length_histogram``): ``h[j]`` = calls that accepted
-      exactly ``j`` drafts, an exact cycles histogram (a list, or an object whose keys are j with
-      zero counts omitted). vLLM's per-request speculative decoding stats (2026,
-      ``--per-request-spec-decode-metrics summary|detailed``; each choice's
-      ``speculative_decoding_stats``) carry it with ``num_spec_steps``, ``num_accepted_draft_tokens``,
-      ``num_draft_tokens`` (variable-length drafts included), ``num_spec_tokens`` (k) and, with
-      ``detailed``, ``per_step_accepted`` / ``per_step_drafted``, which give the drafted tokens per
-      position too. A ``null`` (a request without speculative decoding) is skipped and counted.
-
-    Requests of one model are summed (a ``model`` or ``model_name`` key tells models apart). Note
-    that pooling requests weights long requests more, and calls late in a request (deeper in its
-    context) more at later positions."""
-
-    fmt = "vllm-request-json"
-
-    def __init__(self):
-        self.parts = []
-        self.size = 0
-        self.first = None
-
-    def line(self, text: str, number: int):
-        if self.first is None:
-            self.first = number
-            self.null = 0
-        self.size += len(text) + 1
-        if self.size > MAX_JSON_CHARS:
-            raise TraceError(f"the per-request JSON is over {MAX_JSON_CHARS >> 20} MB; split it into JSON lines files")
-        self.parts.append(text)
-
-    def _documents(self):
-        """(line, document) pairs: the whole text as one document, else one per line (JSON lines)."""
-        whole = "\n".join(self.parts)
-        try:
-            return [(self.first, _json_loads(whole, f"line {self.first}"))]
-        except TraceError as error:
-            if "nested" in str(error):
-                raise
-        documents = []
-        for offset, text in enumerate(self.parts):
-            stripped = text.strip().rstrip(",")
-            if not stripped or stripped in "[]":
-                continue
-            number = self.first + offset
-            try:
-                documents.append((number, _json_loads(stripped, f"line {number}")))
-            except TraceError as error:
-                if "not JSON" in str(error):
-                    if number == getattr(self, "unterminated", None) and documents:
-                        self.cut = number  # the input stops inside its last line: read the complete ones
-                        continue
-                    raise TraceError(f"line {number}: not JSON: {shortened(text)!r}") from None
-                raise
-        return documents
-
-    def _requests(self, value, depth=0):
-        if depth > 20:
-            return
-        if isinstance(value, list):
-            for item in value:
-                yield from self._requests(item, depth + 1)
-        elif isinstance(value, dict):
-            if "speculative_decoding_stats" in value and value["speculative_decoding_stats"] is None:
-                self.null += 1
-            elif any(key.strip('"') in value for key in _REQUEST_KEYS if key != '"speculative_decoding_stats"'):
-                yield value
-            else:
-                for item in value.values():
-                    yield from self._requests(item, depth + 1)
-
-    def result(self, lookahead, model=None) -> Trace:
-        models: dict[str, list] = {}
-        for line, document in self._documents():
-            for request in self._requests(document):
-                name = request.get("model") or request.get("model_name") or ""
-                models.setdefault(str(name)[:200], []).append((line, request))
-        if not models:
-            raise TraceError("no per-request speculative decoding metrics in the JSON")
-        label = {m or "(unnamed model)": r for m, r in models.items()}
-        name, requests = _choose(label, model, "model")
-        histogram: dict[int, int] = {}
-        k_seen, totals, per_position, drafted_pos = set(), [0, 0, 0], None, None
-        exact_histogram = True
-        hist_drafted, printed = 0, []
-        step_drafted: list[int] = []
-        for line, request in requests:
-            self.where = f"line {line}"
-            counts = request.get("spec_token_acceptance_counts")
-            hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
-            steps = request.get("per_step_accepted")
-            if request.get("num_spec_tokens") is not None:
-                k_seen.add(self._ints([request["num_spec_tokens"]], "num_spec_tokens")[0])
-            if steps is not None:
-                accepted_steps = self._ints(steps, "per_step_accepted", MAX_STEPS)
-                drafted_steps = request.get("per_step_drafted")
-                drafted_steps = (self._ints(drafted_steps, "per_step_drafted", MAX_STEPS)
-                                 if drafted_steps is not None else None)
-                if drafted_steps is not None and len(drafted_steps) != len(accepted_steps):
-                    raise TraceError("per_step_accepted and per_step_drafted differ in length")
-                for j, a in enumerate(accepted_steps):
-                    histogram[a] = histogram.get(a, 0) + 1
-                    if drafted_steps is not None:
-                        if a > drafted_steps[j]:
-                            raise TraceError(f"a step accepted {a} of {drafted_steps[j]} drafted tokens")
-                        step_drafted.append(drafted_steps[j])
-                hist_drafted += sum(drafted_steps) if drafted_steps is not None else \
-                    self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
-                continue
-            if isinstance(hist, dict):
-                keys = [str(j) for j in hist]
-                if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
-                    bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
-                    raise TraceError(f"{self.where}: acceptance_histogram key {shortened(bad, 20)!r} is not a count of "
-                                     f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
-                pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
-                if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
-                    raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
-                dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
-                for j, n in pairs:
-                    dense[j] = n
-                hist = dense
-            if hist is not None and counts is None:
-                hist = self._ints(hist, "acceptance_histogram")
-                if request.get("num_spec_tokens") is None:
-                    k_seen.add(len(hist) - 1)
-                for j, n in enumerate(hist):
-                    histogram[j] = histogram.get(j, 0) + n
-                hist_drafted += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
-                calls, acc = sum(hist), sum(j * n for j, n in enumerate(hist))
-                for key, value in (("num_spec_steps", calls), ("num_accepted_draft_tokens", acc)):
-                    if request.get(key) is not None and request.get(key) != value:
-                        printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
-                mean = request.get("mean_acceptance_length")
-                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > MEAN_LENGTH_SLACK:
-                    printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
-                                   f"= {1 + acc / calls:.3f}")
-                continue
-            if counts is not None:
-                counts = self._ints(counts, "spec_token_acceptance_counts")
-                if not counts or len(counts) < 2:
-                    continue
-                calls, c = counts[0], counts[1:]
-                k_seen.add(len(c))
-                per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
-                totals[0] += calls
-                totals[1] += calls * len(c)
-                totals[2] += sum(c)
-                exact_histogram = False
-            else:
-                exact_histogram = False
-                n = self._ints([request.get("num_drafts", 0)], "num_drafts")[0]
-                acc = self._ints([request.get("num_accepted_tokens", 0)], "num_accepted_tokens")[0]
-                c = request.get("num_accepted_tokens_per_pos")
-                d = request.get("num_draft_tokens_per_pos")
-                totals[0] += n
-                totals[2] += acc
-                if c is not None:
-                    c = self._ints(c, "num_accepted_tokens_per_pos")
-                    k_seen.add(len(c))
-                    per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
-                if d is not None:
-                    d = self._ints(d, "num_draft_tokens_per_pos")
-                    drafted_pos = d if drafted_pos is None else [a + b for a, b in zip(drafted_pos, d)]
-                totals[1] += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
-        if len(k_seen) > 1:
-            raise TraceError(f"the requests disagree on the lookahead ({min(k_seen)} and {max(k_seen)} positions)")
-        k = k_seen.pop() if k_seen else lookahead
-        if lookahead is not None and k != lookahead:
-            raise TraceError(f"the requests have {k} positions but the lookahead given is {lookahead}")
-        k = self.need_lookahead(k, "no per-position counts")
-        _check_lookahead(k)
-        notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
-                 + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
-        if getattr(self, "cut", None):
-            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
-        if self.null:
-            notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
-        notes += printed
-        if histogram and exact_histogram:
-            if max(histogram) > k:
-                raise TraceError(f"a step accepted {max(histogram)} drafts but the lookahead is {k}")
-            trace = cycles_to_trace(histogram, k)
-            drafted_total = hist_drafted or trace.draftTokens
-            per_pos = None
-            if step_drafted and len(step_drafted) == trace.drafts:
-                per_pos = tuple(sum(1 for d in step_drafted if d >= i) for i in range(1, k + 1))
-                if any(p == 0 for p in per_pos):
-                    per_pos = None
-                else:
-                    notes.append("per-position rates use the drafted tokens per position (per_step_drafted)")
-            if drafted_total < trace.drafts * k:
-                notes.append(f"drafts averaged {drafted_total / trace.drafts:.2f} tokens of at most k = {k}")
-            return _validated(trace._replace(format=self.fmt, draftTokens=drafted_total, notes=tuple(notes) + trace.notes,
-                                             draftsPerPosition=per_pos, model=name if len(models) > 1 else None))
-        if histogram:
-            raise TraceError("some requests give a histogram and others counts; paste one kind")
-        if totals[1] == 0:
-            totals[1] = totals[0] * k
-        if drafted_pos is not None and len(drafted_pos) == k:
-            notes.append("per-position rates use the drafted tokens per position as denominators")
-        return _validated(Trace(self.fmt, k, totals[0], totals[1], totals[2],
-                                tuple(per_position) if per_position else None, True, tuple(notes),
-                                draftsPerPosition=tuple(drafted_pos) if drafted_pos and len(drafted_pos) == k else None,
-                                model=name if len(models) > 1 else None))
-
-    def _ints(self, values, what, limit=MAX_LOOKAHEAD + 1):
-        """Counts from a JSON list: each a finite, whole, non-negative number below :data:`MAX_COUNT`
-        (NaN, 1e308, 2.5 or a 20-digit integer is refused, naming the line and the field)."""
-        where = getattr(self, "where", "the JSON")
-        if not isinstance(values, list) or len(values) > limit:
-            raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
-        return [_json_count(value, what, where) for value in values]
-
-
-def _find_dicts(value, wanted, depth=0):
-    """Every dict under ``value`` (a parsed JSON document) holding one of the keys ``wanted``, at
-    most 20 levels down; the search does not descend into a dict it yields."""
-    if depth > 20:
-        return
-    if isinstance(value, list):
-        for item in value:
-            yield from _find_dicts(item, wanted, depth + 1)
-    elif isinstance(value, dict):
-        if any(key in value for key in wanted):
-            yield value
-        else:
-            for item in value.values():
-                yield from _find_dicts(item, wanted, depth + 1)
-
-
-def _histogram_counts(histogram, what: str, where: str) -> dict:
-    """``{accepted drafts in one call: calls}`` from a dense JSON list ``h[j]``."""
-    if not isinstance(histogram, list) or len(histogram) > MAX_LOOKAHEAD + 1:
-        raise TraceError(f"{where}: {what} is not a list of at most {MAX_LOOKAHEAD + 1} counts")
-    return {j: _json_count(n, what, where) for j, n in enumerate(histogram) if n}
-
-
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 _SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLogging.log)"
@@ -908,10 +739,24 @@ _SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLog
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "vLLM"
 MARKERS = ("SpecDecoding metrics:", "Speculative metrics:")
+# vLLM lines with no acceptance in them, named when nothing else in the text is read (lab.traces.formats.HINTS):
+# V0's stage times (`vllm/spec_decode/spec_decode_worker.py`, `_maybe_log_stage_times`: 'SpecDecodeWorker stage
+# times: average_time_per_proposal_tok_ms=%.02f scoring_time_ms=%.02f verification_time_ms=%.02f', verbatim in
+# vllm-project/vllm#8370) and the periodic throughput line (`vllm/v1/metrics/loggers.py`, 'Engine 000: Avg prompt
+# throughput: ...', quoted in vllm-project/vllm#15902)
+HINTS = (
+    ("SpecDecodeWorker stage times", "vLLM V0's 'SpecDecodeWorker stage times' line holds step times (proposal, "
+                                     "scoring and verification, in ms), not acceptance: paste the 'Speculative "
+                                     "metrics:' lines logged beside it"),
+    ("Avg generation throughput", "vLLM's throughput lines hold no acceptance: paste the 'SpecDecoding metrics:' "
+                                  "lines (V0: 'Speculative metrics:'; logged only with a speculative config and "
+                                  "without --disable-log-stats), or the server's /metrics"),
+)
 
 FORMATS = family(
     Format("vllm-v0-log", "vLLM V0 log (Speculative metrics: lines, until vLLM 0.9)", "the vLLM V0 log", _VllmLog,
-           lambda line, stripped: "Speculative metrics:" in line, 20, (
+           lambda line, stripped: "Speculative metrics:" in line
+           or _V0_UNPREFIXED in line and "emitted tokens" in line, 20, (
                Sample("vllm_v0.log", None, None,
                       {"format": "vllm-v0-log", "lookahead": 3, "drafts": 4437, "draftTokens": 13311,
                        "accepted": 6179, "perPosition": None},
@@ -951,23 +796,4 @@ FORMATS = family(
                        "accepted": 14090, "perPosition": (5333, 4661, 4096)},
                       "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
                       "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),)),
-    Format("vllm-request-json", "vLLM per-request metrics JSON (acceptance counts or histogram; one document or JSON "
-           "lines)", "vLLM's per-request metrics", _VllmRequestJson,
-           lambda line, stripped: any(key in line for key in _REQUEST_KEYS), 100, (
-               Sample("vllm_request.jsonl", None, None,
-                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 12, "draftTokens": 36, "accepted": 19,
-                       "perPosition": (9, 6, 4)},
-                      "written: per-request acceptance histograms (`h[j]` = calls that accepted j drafts)"),
-               Sample("vllm_request_stats.json", None, None,
-                      {"format": "vllm-request-json", "lookahead": 4, "drafts": 10, "draftTokens": 40, "accepted": 16,
-                       "perPosition": (7, 4, 3, 2)},
-                      "written from vllm-project/vllm's per-request speculative decoding stats (2026: each choice's "
-                      "`speculative_decoding_stats`, `--per-request-spec-decode-metrics summary`; field table of its "
-                      "acceptance metrics documentation); a second choice with `null`"),
-               Sample("vllm_request_v0.json", None, None,
-                      {"format": "vllm-request-json", "lookahead": 3, "drafts": 16, "draftTokens": 48, "accepted": 19,
-                       "perPosition": (11, 6, 2)},
-                      "written from vllm-project/vllm `vllm/sequence.py` (V0 "
-                      "`RequestMetrics.spec_token_acceptance_counts`)"),
-           ), whole_json=True),
 )
