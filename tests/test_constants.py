@@ -9,6 +9,7 @@ import pytest
 
 from lab import figures, urlstate
 from lab.widgets import exact, ledger, policies, realtext, traces, trees
+from lab.traces.formats import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
 READERS = {"ledger": ledger, "exact": exact, "policies": policies, "trees": trees, "traces": traces,
@@ -53,7 +54,8 @@ def test_a_link_and_the_form_give_the_same_settings(name):
 
 @pytest.mark.parametrize("name, raw, expected", [
     ("traces", "?trcPreset=../etc", "Public trace: '../etc' is not one of \u201cQwen3.6-27B"),
-    ("traces", {"trcFormat": 3}, "Format: 'int' is not one of the 16 choices; using detect it"),
+    # the choices: "detect" and every format in the registry (lab.traces.formats.FORMATS)
+    ("traces", {"trcFormat": 3}, f"Format: 'int' is not one of the {len(FORMATS) + 1} choices; using detect it"),
     ("traces", "?trcLookahead=nine", "Lookahead k: 'nine' is not an integer from 1 to 64; reading it from the trace"),
     ("traces", {"trcLookahead": 65}, "Lookahead k: '65' is not an integer from 1 to 64; reading it from the trace"),
     ("traces", {"trcText": 5}, "Pasted trace: a value of type int is not text; using nothing"),

@@ -8,7 +8,7 @@ A new format is a row in its engine family's module (a new family: its module, a
 of the three is missing.
 
 >>> FORMATS[:3]
-('vllm-v0-metrics', 'prometheus', 'vllm-v0-log')
+('vllm-v0-metrics', 'prometheus', 'sglang-metrics')
 """
 
 from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm, vllm_json
