@@ -126,6 +126,7 @@ def _trace_curve(path: str, method):
         analysis = traces.analyse(traces.parse(text))
     except traces.TraceError as error:
         raise UsageError(f"--trace: {str(error)[:200]}") from None
+    method = method or analysis["method"]  # --method, else the drafter the log's configuration lines name
     if analysis["conditional"] is not None:
         return acceptance.from_conditional(traces.measured_curve(analysis), method)
     return acceptance.from_single(analysis["meanAcceptanceLength"], analysis["lookahead"], method)

@@ -151,6 +151,7 @@ def analyse(trace: Trace) -> dict:
         "format": trace.format,
         "formatName": FORMAT_NAMES[trace.format],
         "model": trace.model,
+        "method": trace.method,
         "lookahead": k,
         "drafts": trace.drafts,
         "draftTokens": trace.draftTokens,

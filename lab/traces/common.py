@@ -68,7 +68,8 @@ class Trace(NamedTuple):
     ``meanAcceptanceLength`` is set for formats that print only the mean acceptance length (SGLang, a single
     number). ``draftsPerPosition`` holds the engine's drafted-token count per position where it
     prints one (the per-position denominators). ``model`` names the model (or implementation, or
-    run) when the input held several."""
+    run) when the input held several. ``method`` is the drafter's family (:data:`lab.acceptance.FAMILIES`) when
+    the engine's configuration lines name one (:mod:`lab.traces.method`)."""
 
     format: str
     lookahead: int
@@ -82,6 +83,7 @@ class Trace(NamedTuple):
     callsBound: bool = False
     draftsPerPosition: tuple | None = None
     model: str | None = None
+    method: str | None = None
 
 
 # --- small helpers ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
 from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, HINTS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
+from .method import MethodScan
 
 
 # --- detection and the streaming front door -----------------------------------------------------
@@ -80,6 +81,7 @@ class TraceParser:
         self.single_lines = []
         self.others = {}  # engine -> (lines, first line number): another engine's output in the same text
         self.hint = None  # (line number, what it is): an engine's line with no acceptance in it (formats.HINTS)
+        self.methods = MethodScan()  # the drafter the engine's configuration lines name (lab.traces.method)
 
     def _repair(self, text: str) -> str:
         if not self.started and text:
@@ -105,6 +107,7 @@ class TraceParser:
         text = self._held() + text
         lines = text.split("\n")
         self.partial = lines.pop()
+        self.methods.lines(lines)
         if len(self.partial) > SPLIT_LONG_LINE:  # one huge line (a JSON array): cut after a '}'
             cut = self.partial.rfind("}") + 1
             if cut > 0:
@@ -185,6 +188,7 @@ class TraceParser:
         if self.partial:  # the input does not end with a newline: its last line may be cut off
             self.number += 1
             line, self.partial = self.partial, ""
+            self.methods.lines([line])
             if self.accumulator is not None:
                 self.accumulator.unterminated = self.number
             try:
@@ -229,6 +233,8 @@ class TraceParser:
                 f"{count} line(s) of {engine} output (the first is line {first}) are not read: the text is read as "
                 f"{SHORT_NAMES.get(self.fmt, self.fmt)}, one engine's output at a time"
                 for engine, (count, first) in self.others.items()))
+        if self.methods.seen:
+            trace = trace._replace(method=self.methods.family, notes=trace.notes + (self.methods.note(),))
         if cut is not None:
             number, error = cut
             trace = trace._replace(notes=trace.notes + (

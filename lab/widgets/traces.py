@@ -173,7 +173,8 @@ def extended_curve(analysis: dict, lookahead: int) -> tuple[list[float], int | N
     when ``lookahead`` reaches past it (else None). Up to the measured k the rates are the trace's
     (:func:`lab.traces.measured_curve`); past it they continue as lab.acceptance continues a measured
     curve (:func:`lab.acceptance.from_conditional`: the fall fitted on the trace's own rates when it
-    has three or more, else the library prior's), not the last rate repeated. A trace without
+    has three or more, else the library prior's: the family's when the log names its drafter,
+    ``analysis["method"]``), not the last rate repeated. A trace without
     per-position counts is one figure at its k: :func:`lab.acceptance.from_single` fits the
     library's shape to its mean acceptance length there.
 
@@ -181,11 +182,11 @@ def extended_curve(analysis: dict, lookahead: int) -> tuple[list[float], int | N
     >>> [round(r, 4) for r in rates[:3]], since, rates[4] < rates[3] < rates[2]
     ([0.6, 0.5, 0.3333], 3, True)
     """
-    k = analysis["lookahead"]
+    k, method = analysis["lookahead"], analysis.get("method")  # the drafter the log names, if it names one
     if analysis["conditional"] is None:
-        curve = acceptance.from_single(analysis["meanAcceptanceLength"], k)
+        curve = acceptance.from_single(analysis["meanAcceptanceLength"], k, method)
     else:
-        curve = acceptance.from_conditional(traces.measured_curve(analysis))
+        curve = acceptance.from_conditional(traces.measured_curve(analysis), method)
     return curve.rates(lookahead), curve.extrapolated_from(lookahead)
 
 

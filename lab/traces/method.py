@@ -1,0 +1,100 @@
+"""Which drafter a pasted log ran, read from the configuration the engine printed beside its counts:
+vLLM V1's ``SpeculativeConfig(method='ngram', ...)`` repr and its ``'speculative_config': {'method': ...}``
+arguments, vLLM V0's ``speculative_model='[ngram]'``, SGLang's ``speculative_algorithm='EAGLE3'`` server
+arguments and ``--speculative-algorithm`` flag, TensorRT-LLM's ``decoding_type: MTP``. The family
+(:data:`lab.acceptance.FAMILIES`) says how the curve continues past the measured k (a copying drafter's
+rises, a model drafter's falls: :func:`lab.acceptance.from_conditional`), where without it the log's
+curve takes the pooled prior.
+
+Standard library only. The names are the engines' own, read in their sources (docs/READING.md, "The drafter
+named in a log").
+"""
+
+import re
+
+__all__ = ["METHOD_FAMILIES", "MethodScan", "family_of_method"]
+
+# An engine's name for its drafter -> the acceptance family. vLLM: SpeculativeConfig.method ("ngram", "ngram_gpu",
+# "suffix", "eagle", "eagle3", "mtp" and its per-model MTP names, "draft_model", V0's "[ngram]"); SGLang:
+# SpeculativeAlgorithm ("EAGLE", "EAGLE3", "NGRAM", "STANDALONE", "NEXTN": MTP as EAGLE); TensorRT-LLM:
+# decoding_type ("MTP", "Eagle", "Eagle3", "NGram", "DraftTarget"). vLLM prints the V1 config as
+# f"SpeculativeConfig({method=}, {model=}, {num_spec_tokens=})" (vllm-project/vllm vllm/config/speculative.py,
+# SpeculativeConfig.__repr__, at f19b16d9), "dspark" and "dflash" among its block drafters (the library's "draft"
+# family). Names it does not know (medusa, mlp_speculator, custom_class) give no family.
+METHOD_FAMILIES = {"ngram": "ngram", "[ngram]": "ngram", "ngram_gpu": "ngram", "lookahead": "ngram",
+                   "suffix": "suffix", "suffix_remote": "suffix", "eagle": "eagle", "eagle3": "eagle",
+                   "eagle-3": "eagle", "mtp": "mtp", "nextn": "mtp", "draft_model": "draft", "standalone": "draft",
+                   "drafttarget": "draft", "draft_target": "draft", "dspark": "draft", "dflash": "draft"}
+
+# The printed forms, each capturing the name (quotes optional where the engine printed none).
+_PATTERNS = (
+    re.compile(r"SpeculativeConfig\(\s*method\s*=\s*['\"]?([\w\[\]-]+)"),
+    re.compile(r"""['"]method['"]\s*:\s*['"]([\w\[\]-]+)['"]"""),
+    re.compile(r"speculative_model\s*=\s*['\"](\[ngram\])['\"]"),
+    re.compile(r"--speculative[-_]model[= ]+['\"]?(\[ngram\])"),
+    re.compile(r"speculative_algorithm\s*=\s*['\"]?([A-Za-z0-9_]+)"),
+    re.compile(r"--speculative[-_]algorithm[= ]+['\"]?([A-Za-z0-9_]+)"),
+    re.compile(r"decoding_type\s*[:=]\s*['\"]?([A-Za-z0-9_]+)"),
+)
+_MARKERS = ("SpeculativeConfig", "method", "speculative_model", "speculative-model", "speculative_algorithm",
+            "speculative-algorithm", "decoding_type")
+
+
+def family_of_method(name: str) -> str | None:
+    """The acceptance family of an engine's drafter name, or None for a name it does not know (Medusa,
+    an empty algorithm). Per-model MTP names (vLLM's ``deepseek_mtp``, ``qwen3_next_mtp``) are MTP.
+
+    >>> family_of_method("eagle3"), family_of_method("NGRAM"), family_of_method("deepseek_mtp")
+    ('eagle', 'ngram', 'mtp')
+    >>> family_of_method("medusa") is None
+    True
+    """
+    key = name.strip().lower()
+    if key in METHOD_FAMILIES:
+        return METHOD_FAMILIES[key]
+    return "mtp" if key.endswith("_mtp") else None
+
+
+class MethodScan:
+    """The drafter names found in the lines fed to it (a log read once, batch by batch): ``family`` is
+    the one family they name, or None when they name none or several (``seen`` holds each family with
+    the first name that gave it, for the note).
+
+    >>> scan = MethodScan()
+    >>> scan.lines(["INFO ... speculative_config=SpeculativeConfig(method='ngram', model=None, num_spec_tokens=5)"])
+    >>> scan.family, scan.note()
+    ('ngram', "the drafter, read from the engine's configuration line: n-gram / prompt lookup ('ngram')")
+    """
+
+    def __init__(self):
+        self.seen: dict[str, str] = {}
+
+    def lines(self, batch):
+        joined = "\n".join(batch)
+        if not any(marker in joined for marker in _MARKERS):
+            return
+        for line in batch:
+            if not any(marker in line for marker in _MARKERS):
+                continue
+            for pattern in _PATTERNS:
+                for match in pattern.finditer(line):
+                    family = family_of_method(match.group(1))
+                    if family is not None:
+                        self.seen.setdefault(family, match.group(1))
+
+    @property
+    def family(self) -> str | None:
+        return next(iter(self.seen)) if len(self.seen) == 1 else None
+
+    def note(self) -> str | None:
+        """What was read, for the analysis's notes: the family and the engine's own name, or that the
+        names disagree (then no family is used)."""
+        from ..acceptance import FAMILY_NAMES
+
+        if not self.seen:
+            return None
+        if len(self.seen) > 1:
+            return ("the engine's configuration lines name several drafters (" + ", ".join(
+                f"{name!r}" for name in self.seen.values()) + "): the curve past the measured k takes the pooled prior")
+        family, name = next(iter(self.seen.items()))
+        return f"the drafter, read from the engine's configuration line: {FAMILY_NAMES[family]} ({name!r})"
