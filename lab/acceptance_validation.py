@@ -80,7 +80,7 @@ def prior_choice() -> dict:
               for choice, how in PRIOR_CHOICES.items()}
     nested = {}
     for figures in (1, 2):
-        model = _model_option(figures)
+        model = model_choice(figures)
         found = nested_leave_one_out(figures, (model,) + tuple(c for c in PRIOR_CHOICES if c != model))
         nested[figures] = (found["medianError"], list(found["chosen"].values()).count(model), len(found["chosen"]))
     return {"errors": errors, "nested": nested,
@@ -114,11 +114,6 @@ def model_choice(figures: int) -> str:
     figures = min(figures, 2)
     how = (PRIOR_MODE_BY_FIGURES[figures], POINT_RULE_BY_FIGURES[figures])
     return next(name for name, point in PRIOR_CHOICES.items() if point == how)
-
-
-def _model_option(figures: int) -> str:
-    """The :data:`NESTED_OPTIONS` name of the model's own prior point for ``figures`` figures."""
-    return model_choice(figures)
 
 
 def _option_point(option: str, pool, family, r1: float, c: float | None) -> tuple:
@@ -194,7 +189,7 @@ def nested_leave_one_out(known: int = 1, options=None) -> dict:
     >>> result["medianError"] < result["medianIidError"], sorted(set(result["chosen"].values())) <= ["library", "pooled"]
     (True, True)
     """
-    options = tuple(options or ((_model_option(known),) + CANDIDATES[known]))
+    options = tuple(options or ((model_choice(known),) + CANDIDATES[known]))
     names = list(CURVES)
     iid_errors = {name: iid(iid_alpha(library_lengths(name)[known - 1], known)).length(len(library_lengths(name)))
                   / library_lengths(name)[-1] - 1 for name in names}
