@@ -733,6 +733,10 @@ KINDS = {
                "with batch expansion's bookkeeping, without the rejection sampler or the cycle's other bookkeeping",
     "proposal": "the engine's whole draft proposal of newTokens - 1 tokens by the row's draft: the draft steps, its extend "
                 "pass and the engine's host work around them",
+    "cycle": "the engine's whole speculative step at lookahead newTokens - 1 (a chain) with the row's draft, as the "
+             "engine's own per-iteration log times it: the draft steps (or n-gram proposal), any extend pass, the verify "
+             "step and the host work around them; output work at one emitted token a sequence (per-token output work "
+             "is V0's alone, and no cycle row comes from V0)",
 }
 
 

@@ -272,17 +272,19 @@ def window_attention_flops(shape: Transformer) -> int:
     return 4 * shape.window_layers * shape.heads * shape.head_dim
 
 
-def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target") -> _MeasuredStep:
+def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "target", calibration=None,
+                   engine=None) -> _MeasuredStep:
     """The per-operator step of ``shape`` split over ``settings.gpus`` GPUs with the GPU's
-    calibration (:data:`lab.serving_calibration.CALIBRATIONS`). ``role`` sets the fixed cost:
+    calibration (:data:`lab.serving_calibration.CALIBRATIONS`; ``calibration``, a refit, in its place) on the
+    settings' engine (``engine``, a refit of its costs, in its place). ``role`` sets the fixed cost:
     a ``"target"`` pass pays the engine step's ``passMs``; a ``"draft"`` pass runs inside that
     step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
     ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
     cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
     from .serving_calibration import CALIBRATIONS, IDEAL
 
-    cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
-    engine = ENGINES[settings.engine]
+    cal = calibration or (CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL)
+    engine = engine or ENGINES[settings.engine]
     if role == "verify" and settings.draft == NGRAM and engine.ngramStepHostMs:
         # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
         # the host work asynchronous scheduling would hide; plain decoding, a deployment without a draft, keeps it hidden

@@ -241,6 +241,15 @@ def step_measurement_ms(m, calibration=None, engine=None) -> float:
         head = step(serving.draft_shape(settings), "draft")
         return ((m.newTokens - 1) * serving._time(head, m.batch, 1, m.context)
                 + serving._extend_time(settings, head, m.batch, m.newTokens, m.context))
+    if m.kind == "cycle":  # the whole speculative step, composed as every search composes it (serving._cycle_ms)
+        from .serving_step import _measured_step
+        settings = serving.DEFAULT_SETTINGS.with_(
+            stepModel=serving.MEASURED, target=m.target, draft=m.draft or serving.EAGLE, gpu=m.gpu, precision=m.precision,
+            gpus=m.gpus, lookahead=m.newTokens - 1, treeTokens=0, engine=m.engine, batch=m.batch, context=m.context)
+        shape = serving.draft_shape(settings)
+        head = None if shape is None else _measured_step(shape, settings, "draft", cal, engine)
+        return serving._cycle_ms(settings, m.newTokens - 1, head, _measured_step(target, settings, "verify", cal, engine),
+                                 m.batch, m.newTokens, m.context, 1.0)
     raise ValueError(f"unknown step measurement kind {m.kind!r}")
 
 

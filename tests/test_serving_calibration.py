@@ -236,3 +236,22 @@ def test_an_eagle1_head_on_v1_010_is_charged_the_proposal_term_and_today_s_v1_no
     where = dict(cal.ENGINES[PAYS].costs)["the proposal beyond its priced ops (drafts outside CUDA graphs)"]
     assert all(place in where for place in ("eagle.py (lines 188 and", "cuda_graph.py (lines 111-119)", "25109"))
     assert not any("outside CUDA graphs" in label for label, _ in cal.ENGINES["vllm-v1"].costs)
+
+
+@pytest.mark.parametrize("engine,draft,gpu,target,gpus", [
+    ("vllm-v1", serving.EAGLE, "h100-sxm", "llama-3-8b", 1), ("sglang", serving.EAGLE3, "h200", "llama-3-70b", 4),
+    ("sglang-no-overlap", serving.EAGLE, "h100-sxm", "llama-3-8b", 1), ("trtllm", serving.EAGLE, "b200", "deepseek-v3", 8),
+    ("vllm-v1", "ngram", "a100-80g", "llama-3-8b", 1)])
+def test_a_cycle_row_is_timed_as_the_serving_model_composes_its_cycle(engine, draft, gpu, target, gpus):
+    """Kind "cycle" (an engine's whole speculative step from its own iteration log) is the cycle speedup_at divides by:
+    speedup = tokens x plain / cycle, so at the acceptance that emits one token a cycle (alpha 0) the model's cycle
+    time is plain / speedup; a row's model is that number, whatever the engine's pieces."""
+    k, batch, context = 3, 16, 1024
+    row = cal.StepMeasurement(gpu, target, "bf16" if target != "deepseek-v3" else "fp8", gpus, batch, k + 1, context,
+                              1.0, 0.15, "a test", "", engine, "cycle", draft)
+    settings = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target=target, draft=draft, gpu=gpu, gpus=gpus,
+                                              precision=row.precision, lookahead=k, treeTokens=0, engine=engine,
+                                              acceptance=0, batch=batch, context=context)
+    plain = step_measurement_ms(row._replace(kind="pass", newTokens=1, engine=engine))
+    assert step_measurement_ms(row) == pytest.approx(plain / serving.speedup_at(settings, batch, context), rel=1e-9)
+    assert step_measurement_ms(row._replace(newTokens=k + 2)) > step_measurement_ms(row)   # one more draft costs
