@@ -24,7 +24,9 @@ from .traces import alpha_iid
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
            "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
-           "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss"]
+           "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss",
+           "bracket_settings", "batch_in_memory", "RTX_3090_MEMORY_BYTES",
+           "smallest_batch_speedups"]
 
 
 class ValidationPoint(NamedTuple):
@@ -559,8 +561,8 @@ def first_loss(quoted) -> tuple:
     return None
 
 
-# The EAGLE-3 paper (Li, Wei, Zhang, Zhang), read in two versions through the code index (fact check of
-# 4 December 2026, issue 36): arXiv 2503.01840v3 of 2025-04-23 (a text transcription whose first line is
+# The EAGLE-3 paper (Li, Wei, Zhang, Zhang), read in two versions through the code index (the brackets'
+# fact check, 4 December 2026): arXiv 2503.01840v3 of 2025-04-23 (a text transcription whose first line is
 # "arXiv:2503.01840v3[cs.CL]23Apr2025", index id 60816773899) and the NeurIPS 2025 version (affiliations in the
 # order University of Waterloo, Peking University; numbered references; index id 53345082648). Both print the
 # same Tables 3 and 5.
@@ -631,6 +633,61 @@ CROSSOVER_BRACKETS = (
 )
 
 
+# An RTX 3090's memory, quoted: "VRAM (GB) 24" (and "Bandwidth (GB/s) 936"), the spec table of
+# holynerdvana.blogspot.com/2022/10/nvidia-geforce-rtx-3090-specifications.html (post of 2022-11-01), read 4 December
+# 2026. The GPU the EAGLE-3 paper's text names for its vLLM sweep (Table 5); the model has no preset for it, so only
+# what its memory holds is computed (:func:`batch_in_memory`), nothing of its speed.
+RTX_3090_MEMORY_BYTES = 24e9
+
+
+def bracket_settings(bracket: CrossoverBracket, length: float) -> serving.ServingSettings:
+    """The serving setting a bracket is run at, at mean acceptance length ``length``."""
+    return serving.DEFAULT_SETTINGS.with_(
+        gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus, lookahead=bracket.lookahead,
+        acceptance=100 * alpha_for_length(length, bracket.lookahead), context=bracket.context,
+        stepModel=serving.MEASURED, engine=bracket.engine)
+
+
+def batch_in_memory(bracket: CrossoverBracket, memory_bytes: float) -> float:
+    """How many sequences of the bracket's context its setting holds (weights, draft and KV caches, under its
+    engine's memory default) on GPUs of ``memory_bytes`` each instead of its own GPU's: what a GPU the model has
+    no preset for would hold, by memory alone (nothing else of that GPU is modelled).
+
+    >>> vllm = CROSSOVER_BRACKETS[1]
+    >>> round(batch_in_memory(vllm, serving.GPUS[vllm.gpu].memory)) == round(serving.serving(bracket_settings(vllm, 2.1)).maxBatchInMemory)
+    True
+    >>> round(batch_in_memory(vllm, RTX_3090_MEMORY_BYTES))
+    29
+    """
+    from .serving_calibration import engine_memory_bytes
+    from .serving_step import _models_in_precision, held_weight_bytes, kv_bytes_per_sequence, state_slots
+
+    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
+    weights = held_weight_bytes(settings)
+    kind = "ngram" if settings.draft == serving.NGRAM else "eagle" if settings.draft in (serving.EAGLE, serving.EAGLE3) \
+        else "model"
+    spare = engine_memory_bytes(serving.ENGINES[settings.engine].memoryRule, memory_bytes, settings.gpus, weights,
+                                kind) - weights
+    per_sequence = sum(kv_bytes_per_sequence(shape, precision, settings.context, state_slots(settings))
+                       for shape, precision in _models_in_precision(settings))
+    return max(0.0, spare / per_sequence)
+
+
+def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
+    """The bracket's first quoted batch: its quoted speedup (``measured``) beside the model's at the central
+    acceptance (``model``); None where the source quotes no table. Looked at, never fitted.
+
+    >>> row = smallest_batch_speedups(CROSSOVER_BRACKETS[0])
+    >>> row["batch"], row["measured"], row["model"] > row["measured"]
+    (2, 1.4, True)
+    """
+    if not bracket.quoted:
+        return None
+    batch, measured = bracket.quoted[0]
+    model = serving.speedup_at(bracket_settings(bracket, bracket.acceptanceLengths[0]), batch, bracket.context)
+    return {"batch": batch, "measured": measured, "model": model}
+
+
 def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
     """Each bracket with the model's crossover batch (:func:`lab.serving.crossover_batch`) at each
     of its acceptance lengths, and whether it falls inside ``(low, high]``.
@@ -643,11 +700,7 @@ def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
     for bracket in brackets:
         crossovers = []
         for length in bracket.acceptanceLengths:
-            settings = serving.DEFAULT_SETTINGS.with_(
-                gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus,
-                lookahead=bracket.lookahead, acceptance=100 * alpha_for_length(length, bracket.lookahead),
-                context=bracket.context, stepModel=serving.MEASURED, engine=bracket.engine)
-            crossovers.append(serving.crossover_batch(settings))
+            crossovers.append(serving.crossover_batch(bracket_settings(bracket, length)))
         inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
         rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})
     return rows

@@ -1,4 +1,4 @@
-"""The crossover brackets against their sources (issue 36's fact check, 4 December 2026): each bracket's first
+"""The crossover brackets against their sources (their fact check, 4 December 2026): each bracket's first
 loss is the one its source's quoted speedups put it in, each quoted table is the source's as printed, and what
 the source does not say is marked assumed, the GPU included."""
 
