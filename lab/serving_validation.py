@@ -580,9 +580,9 @@ _V0_NOTE = ("; vLLM V0 (the paper predates V1's EAGLE, vLLM 0.8; the issue's dra
 # 3.1 8B in the SGLang v0.4.4 environment ... This part of the experiment did not use the tree structure, the chain
 # length was set to 3, and the testing dataset was MT-Bench. EAGLE reduces throughput at a batch size of 24";
 # "evaluated by the SGLang team" (v3, and the caption of v3's Table 3). Table 3, EAGLE row, quoted below.
-# Against the bracket: H100, one GPU, Llama-3.1-8B, EAGLE(-1) head, a chain of 3 drafts (SGLang's topk 1 verifies
-# the root and the 3 drafts, 4 tokens a sequence: the model's chain, lookahead + 1), first loss in (16, 24]: all
-# as the source says. Not stated, so assumed: the H100's form (SXM), the context (1024), the acceptance (no
+# Against the bracket: H100, one GPU, Llama-3.1-8B, EAGLE(-1) head, a chain of 3 drafts (top-k 1 verifies the root
+# and the 3 drafts, 4 tokens a sequence, as SGLang's later server_args.py enforce for top-k 1, v0.4.4's own not read:
+# the model's chain, lookahead + 1), first loss in (16, 24]: all as the source says. Not stated, so assumed: the H100's form (SXM), the context (1024), the acceptance (no
 # acceptance length is printed for these runs), the draft head's checkpoint. The engine: v0.4.4 is named; v3 (of
 # 2025-04-23) names it, so it predates SGLang's draft-extend CUDA graph (pull request 6606, 2025-05-26).
 _SGLANG_TABLE3 = ((2, 1.40), (4, 1.38), (8, 1.23), (16, 1.02), (24, 0.93), (32, 0.94), (48, 0.88), (56, 0.99),
