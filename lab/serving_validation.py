@@ -24,7 +24,9 @@ from .traces import alpha_iid
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
            "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
-           "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison"]
+           "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss",
+           "bracket_settings", "batch_in_memory", "RTX_3090_MEMORY_BYTES",
+           "smallest_batch_speedups"]
 
 
 class ValidationPoint(NamedTuple):
@@ -528,7 +530,13 @@ class CrossoverBracket(NamedTuple):
     """A published batch sweep's first loss: the speedup of ``target`` drafted by ``draft`` on
     ``gpus`` x ``gpu`` at lookahead ``lookahead`` was above 1 at batch ``low`` and at or below 1 at
     ``high``, on ``engine``. None of the sweeps states the acceptance it ran at: the model is run at
-    each of ``acceptanceLengths`` (the first is the one ``note`` argues for), at ``context`` tokens."""
+    each of ``acceptanceLengths`` (the first is the one ``note`` argues for), at ``context`` tokens.
+
+    ``quoted``: the sweep's speedups as its source prints them, ``(batch, speedup)`` pairs in batch order
+    (quoted, never computed; empty where the source prints none), from which ``low`` and ``high`` follow
+    (:func:`first_loss`). ``gpuBasis``: how the source names the GPU the bracket runs on: "stated" (it
+    names ``gpu``'s model), "disputed" (versions or passages of the source name different GPUs, one of
+    them ``gpu``'s and another the model has no preset for) or "assumed" (it names none)."""
 
     label: str
     gpu: str
@@ -543,10 +551,33 @@ class CrossoverBracket(NamedTuple):
     source: str
     note: str
     engine: str = serving.DEFAULT_ENGINE
+    quoted: tuple = ()
+    gpuBasis: str = "stated"
 
 
-_EAGLE3_PAPER = ("the EAGLE-3 paper's throughput tables against batch size (Li et al., arXiv 2503.01840, Llama-3.1-8B "
-                 "with an EAGLE head on MT-Bench), as read for the issue that asked for this model")
+def first_loss(quoted) -> tuple:
+    """The bracket ``(low, high]`` a quoted sweep puts its first loss in: ``high`` the first batch whose
+    speedup is at or below 1, ``low`` the batch before it; ``None`` where no batch lost.
+
+    >>> first_loss(((2, 1.40), (16, 1.02), (24, 0.93), (32, 0.94)))
+    (16, 24)
+    >>> first_loss(((2, 1.3), (4, 1.2))) is None
+    True
+    """
+    for (low, _), (high, speedup) in zip(quoted, quoted[1:]):
+        if speedup <= 1:
+            return low, high
+    return None
+
+
+# The EAGLE-3 paper (Li, Wei, Zhang, Zhang), read in two versions through the code index (the brackets'
+# fact check, 4 December 2026): arXiv 2503.01840v3 of 2025-04-23 (a text transcription whose first line is
+# "arXiv:2503.01840v3[cs.CL]23Apr2025", index id 60816773899) and the NeurIPS 2025 version (affiliations in the
+# order University of Waterloo, Peking University; numbered references; index id 53345082648). Both print the
+# same Tables 3 and 5.
+_EAGLE3_PAPER = ("the EAGLE-3 paper (Li et al., arXiv 2503.01840v3, 2025-04-23, and its NeurIPS 2025 version), "
+                 "Llama-3.1-8B-Instruct ('LLaMA-Instruct 3.1 8B') on MT-Bench, speedup over the same engine without "
+                 "speculation")
 _ACCEPT_20780 = ("acceptance not given with the table: the model runs at the mean acceptance length vLLM issue #20780 "
                  "measured for an EAGLE-1 head on Llama-3.1-8B at the same lookahead ({length}, batch one), and 0.3 "
                  "either side")
@@ -554,21 +585,116 @@ _ACCEPT_20780 = ("acceptance not given with the table: the model runs at the mea
 _V0_NOTE = ("; vLLM V0 (the paper predates V1's EAGLE, vLLM 0.8; the issue's draft-model speculation ran on V0, "
             "where V1 had none), which verifies by batch expansion with CUDA graphs on")
 
+# Section 4.3, both versions: "The performance of EAGLE-3 for large batches on a single H100 GPU and LLaMA-Instruct
+# 3.1 8B in the SGLang v0.4.4 environment ... This part of the experiment did not use the tree structure, the chain
+# length was set to 3, and the testing dataset was MT-Bench. EAGLE reduces throughput at a batch size of 24";
+# "evaluated by the SGLang team" (v3, and the caption of v3's Table 3). Table 3, EAGLE row, quoted below.
+# Against the bracket: H100, one GPU, Llama-3.1-8B, EAGLE(-1) head, a chain of 3 drafts (top-k 1 verifies the root
+# and the 3 drafts, 4 tokens a sequence, as SGLang's later server_args.py enforce for top-k 1, v0.4.4's own not read:
+# the model's chain, lookahead + 1), first loss in (16, 24]: all as the source says. Not stated, so assumed: the H100's form (SXM), the context (1024), the acceptance (no
+# acceptance length is printed for these runs), the draft head's checkpoint. The engine: v0.4.4 is named; v3 (of
+# 2025-04-23) names it, so it predates SGLang's draft-extend CUDA graph (pull request 6606, 2025-05-26).
+_SGLANG_TABLE3 = ((2, 1.40), (4, 1.38), (8, 1.23), (16, 1.02), (24, 0.93), (32, 0.94), (48, 0.88), (56, 0.99),
+                  (64, 0.99))
+# Section 4.4 and Table 5: "the results on RTX3090 and LLaMA-Instruct 3.1 8B are shown in Table 5 ... This part of
+# the experiment did not use the tree structure, the maximum chain length was set to 2, and the testing dataset was
+# MT-Bench." Table 5's caption: "on A100" in arXiv v3, "on RTX3090" in the NeurIPS version; the text says RTX3090 in
+# both. So the later version makes the caption agree with the text, and the sweep most likely ran on an RTX 3090;
+# neither names an A100's memory. The bracket's `a100-80g` is therefore disputed, not what the source says: the
+# model has no RTX 3090 (no preset, no step time measured on one), so the bracket still runs on the A100 80GB, and
+# says so (`gpuBasis`). As the source says: one GPU, Llama-3.1-8B, EAGLE(-1) head, a chain of at most 2 drafts
+# (lookahead 2, 3 tokens verified a sequence), first loss in (24, 32]. Not stated, so assumed: vLLM's version and
+# engine (V0), the context (1024), the acceptance. (The text's "EAGLE shows the maximum throughput improvement at a
+# batch size of 24" does not match its own table, whose EAGLE maximum is 1.30x at batch 2; the table is used.)
+_VLLM_TABLE5 = ((2, 1.30), (4, 1.25), (8, 1.21), (16, 1.10), (24, 1.03), (32, 0.93), (48, 0.82), (56, 0.71))
+
 CROSSOVER_BRACKETS = (
     CrossoverBracket("EAGLE, SGLang, k = 3", "h100-sxm", "llama-3-8b", serving.EAGLE, 1, 3, 16, 24,
-                     (2.29, 1.99, 2.59), 1024, _EAGLE3_PAPER + ": SGLang on one H100, first loss between batch 16 "
-                     "and 24", _ACCEPT_20780.format(length=2.29) + "; SGLang of March 2025 (before the draft-extend CUDA "
-                     "graph of pull request 6606, May 2025): overlap off and the extend pass eager", "sglang-eager-extend"),
+                     (2.29, 1.99, 2.59), 1024, _EAGLE3_PAPER + ", Section 4.3 and Table 3: SGLang v0.4.4 on 'a single "
+                     "H100', no tree, 'the chain length was set to 3', experiments 'conducted by the SGLang team'; "
+                     "EAGLE 1.02x at batch 16, 0.93x at 24 (quoted)", _ACCEPT_20780.format(length=2.29) + "; SGLang "
+                     "v0.4.4 (named by the paper, whose v3 of April 2025 predates the draft-extend CUDA graph of pull "
+                     "request 6606, May 2025): overlap off and the extend pass eager; H100 SXM and 1024 tokens of "
+                     "context assumed", "sglang-eager-extend", _SGLANG_TABLE3, "stated"),
     CrossoverBracket("EAGLE, vLLM, k = 2", "a100-80g", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
-                     (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ": vLLM on one A100 (memory size not stated), first "
-                     "loss between batch 24 and 32", _ACCEPT_20780.format(length=2.10) + _V0_NOTE, "vllm-v0"),
+                     (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ", Section 4.4 and Table 5: vLLM (version not stated), "
+                     "no tree, 'the maximum chain length was set to 2'; the text says 'RTX3090' in both versions, "
+                     "Table 5's caption 'A100' in v3 and 'RTX3090' in the NeurIPS version; EAGLE 1.03x at batch 24, "
+                     "0.93x at 32 (quoted)", _ACCEPT_20780.format(length=2.10) + _V0_NOTE + "; the GPU is disputed: "
+                     "most likely an RTX 3090, which the model has no preset for, so it runs on the A100 80GB the "
+                     "other caption names (memory not stated); the engine (V0) and 1024 tokens of context assumed", "vllm-v0",
+                     _VLLM_TABLE5, "disputed"),
+    # vLLM issue #17984 (yesredpig, 2025-05-12), its text as the code index keeps it: "When using the LLaMA 1B SSM
+    # model on the LLaMA 70B Original model, a performance reversal occurs at Batchsize 32. In addition, when the
+    # _num_speculative_tokens_ (SL; speculative length) is large, the inefficiency increases further as the batch
+    # size increases (Fig. 2)", then V0's batch expansion and MQA scorer as the work so far. Its figures are
+    # images: no speedup is printed as text, and no GPU, lookahead, draft tensor parallelism, engine version or
+    # acceptance is written (the thread's comments were not found in the index). Nothing here contradicts it; all
+    # of the setting is assumed: four H100s, k = 4, the draft at the target's tensor parallelism (V0's default),
+    # V0 (V1 had no draft-model speculation in May 2025), the acceptance, 1024 tokens, and batches as powers of
+    # two, so the first loss in (16, 32].
     CrossoverBracket("1B draft for 70B, vLLM", "h100-sxm", "llama-3-70b", "llama-3.2-1b", 4, 4, 16, 32,
                      (2.5, 2.0, 3.0), 1024, "vLLM issue #17984 (github.com/vllm-project/vllm/issues/17984, "
                      "2025-05-12): 'When using the LLaMA 1B SSM model on the LLaMA 70B Original model, a performance "
                      "reversal occurs at Batchsize 32'",
                      "four H100s, k = 4 and the acceptance assumed (the issue's figures are images); batches taken "
-                     "as powers of two, so the first loss lies in (16, 32]" + _V0_NOTE, "vllm-v0"),
+                     "as powers of two, so the first loss lies in (16, 32]" + _V0_NOTE, "vllm-v0", (), "assumed"),
 )
+
+
+# An RTX 3090's memory, quoted: "VRAM (GB) 24" (and "Bandwidth (GB/s) 936"), the spec table of
+# holynerdvana.blogspot.com/2022/10/nvidia-geforce-rtx-3090-specifications.html (post of 2022-11-01), read 4 December
+# 2026. The GPU the EAGLE-3 paper's text names for its vLLM sweep (Table 5); the model has no preset for it, so only
+# what its memory holds is computed (:func:`batch_in_memory`), nothing of its speed.
+RTX_3090_MEMORY_BYTES = 24e9
+
+
+def bracket_settings(bracket: CrossoverBracket, length: float) -> serving.ServingSettings:
+    """The serving setting a bracket is run at, at mean acceptance length ``length``."""
+    return serving.DEFAULT_SETTINGS.with_(
+        gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus, lookahead=bracket.lookahead,
+        acceptance=100 * alpha_for_length(length, bracket.lookahead), context=bracket.context,
+        stepModel=serving.MEASURED, engine=bracket.engine)
+
+
+def batch_in_memory(bracket: CrossoverBracket, memory_bytes: float) -> float:
+    """How many sequences of the bracket's context its setting holds (weights, draft and KV caches, under its
+    engine's memory default) on GPUs of ``memory_bytes`` each instead of its own GPU's: what a GPU the model has
+    no preset for would hold, by memory alone (nothing else of that GPU is modelled).
+
+    >>> vllm = CROSSOVER_BRACKETS[1]
+    >>> round(batch_in_memory(vllm, serving.GPUS[vllm.gpu].memory)) == round(serving.serving(bracket_settings(vllm, 2.1)).maxBatchInMemory)
+    True
+    >>> round(batch_in_memory(vllm, RTX_3090_MEMORY_BYTES))
+    29
+    """
+    from .serving_calibration import engine_memory_bytes
+    from .serving_step import _models_in_precision, held_weight_bytes, kv_bytes_per_sequence, state_slots
+
+    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
+    weights = held_weight_bytes(settings)
+    kind = "ngram" if settings.draft == serving.NGRAM else "eagle" if settings.draft in (serving.EAGLE, serving.EAGLE3) \
+        else "model"
+    spare = engine_memory_bytes(serving.ENGINES[settings.engine].memoryRule, memory_bytes, settings.gpus, weights,
+                                kind) - weights
+    per_sequence = sum(kv_bytes_per_sequence(shape, precision, settings.context, state_slots(settings))
+                       for shape, precision in _models_in_precision(settings))
+    return max(0.0, spare / per_sequence)
+
+
+def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
+    """The bracket's first quoted batch: its quoted speedup (``measured``) beside the model's at the central
+    acceptance (``model``); None where the source quotes no table. Looked at, never fitted.
+
+    >>> row = smallest_batch_speedups(CROSSOVER_BRACKETS[0])
+    >>> row["batch"], row["measured"], row["model"] > row["measured"]
+    (2, 1.4, True)
+    """
+    if not bracket.quoted:
+        return None
+    batch, measured = bracket.quoted[0]
+    model = serving.speedup_at(bracket_settings(bracket, bracket.acceptanceLengths[0]), batch, bracket.context)
+    return {"batch": batch, "measured": measured, "model": model}
 
 
 def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
@@ -583,11 +709,7 @@ def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
     for bracket in brackets:
         crossovers = []
         for length in bracket.acceptanceLengths:
-            settings = serving.DEFAULT_SETTINGS.with_(
-                gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus,
-                lookahead=bracket.lookahead, acceptance=100 * alpha_for_length(length, bracket.lookahead),
-                context=bracket.context, stepModel=serving.MEASURED, engine=bracket.engine)
-            crossovers.append(serving.crossover_batch(settings))
+            crossovers.append(serving.crossover_batch(bracket_settings(bracket, length)))
         inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
         rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})
     return rows

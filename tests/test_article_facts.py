@@ -367,7 +367,8 @@ def test_serving_numbers_quoted_as_their_sources_print_them(page):
     assert "10.94 ms at concurrency 16 and 46.91 ms at 64; those two rows are left out on purpose" in text
     # N-50: the EAGLE-3 paper's Tables 3 and 5, as printed (arXiv 2503.01840)
     assert ("(chains of 3 drafts: 1.02× at batch 16, 0.93× at 24, the paper's Table 3) and between batch 24 and 32 "
-            "in vLLM (chains of at most 2: 1.03× at 24, 0.93× at 32, its Table 5") in text
+            "in vLLM (chains of at most 2: 1.03× at 24, 0.93× at 32, its Table 5, run on an RTX 3090 by the paper's "
+            "text and by its later version's caption, on an A100 by the first caption)") in text
 
 
 def test_the_two_error_statistics_are_told_apart(page):
@@ -540,6 +541,15 @@ def test_the_sweeps_paragraph_quotes_the_brackets(page):
     assert (f"at each sweep's central acceptance length the model's crossover is {min(central):.1f} to "
             f"{max(central):.1f} times the batch by which it first lost") in text
     assert "factor of two or so" not in text
+    # the brackets' fact check: the vLLM sweep's GPU by the paper's text, what its memory holds, and the sweeps'
+    # smallest batch beside the model's, all computed by the build
+    held = round(serving_validation.batch_in_memory(vllm, serving_validation.RTX_3090_MEMORY_BYTES))
+    assert (f"the paper's text says this sweep ran on an RTX 3090, a 24 GB card the model has no calibration for, "
+            f"on which it fits about {held} sequences of {vllm.context} tokens") in text
+    first = [serving_validation.smallest_batch_speedups(b) for b in (sglang, vllm)]
+    assert (f"at batch {first[0]['batch']} the sweeps measured {first[0]['measured']:.2f}× and "
+            f"{first[1]['measured']:.2f}× where the model gives {first[0]['model']:.2f}× and "
+            f"{first[1]['model']:.2f}×, at acceptances the paper does not state") in text
 
 
 def test_the_engine_costs_in_the_prose_are_the_calibrations_constants(page):

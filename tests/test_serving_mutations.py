@@ -547,6 +547,21 @@ def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget
     _fails("serving-readouts-match-model", "bracket 'EAGLE, SGLang, k = 3'")
 
 
+def test_readouts_catch_the_vllm_sweeps_24gb_card_held_as_another_memory(monkeypatch, fresh_widget):
+    from lab import serving_validation
+    # the page computed on an 80 GB card where it says the RTX 3090's 24 GB
+    _mutate_widget(monkeypatch, "_bracket_24gb", lambda: str(round(serving_validation.batch_in_memory(
+        serving_validation.CROSSOVER_BRACKETS[1], 80e9))))
+    _fails("serving-readouts-match-model", "24 GB card holds")
+
+
+def test_readouts_catch_a_brackets_smallest_batch_with_the_model_and_measurement_swapped(monkeypatch, fresh_widget):
+    original = fresh_widget._smallest_batch
+    _mutate_widget(monkeypatch, "_smallest_batch", lambda row: None if original(row) is None else {
+        **original(row), "model": original(row)["measured"], "measured": original(row)["model"]})
+    _fails("serving-readouts-match-model", "first quoted batch")
+
+
 def test_readouts_catch_a_brackets_figure_that_speaks_other_numbers(monkeypatch, fresh_widget):
     original = fresh_widget.brackets_svg
     _mutate_widget(monkeypatch, "brackets_svg", lambda rows, width=390: original(

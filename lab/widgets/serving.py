@@ -577,6 +577,7 @@ def _validation_context() -> dict:
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
+            "bracket24gb": _bracket_24gb(),
             # the article's section draws these (the widget keeps its decision figures): settings-independent
             "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
@@ -636,12 +637,30 @@ def _bracket_ratio_range() -> dict:
     return {"low": _f(min(ratios), 1), "high": _f(max(ratios), 1)} if ratios else {"low": "", "high": ""}
 
 
+def _bracket_24gb() -> str:
+    """How many sequences of its context the vLLM sweep's setting holds on the GPU the paper's text names for it
+    (an RTX 3090, by its 24 GB alone: lab.serving_validation.batch_in_memory), as the article writes it."""
+    from .. import serving_validation
+    return _f(serving_validation.batch_in_memory(serving_validation.CROSSOVER_BRACKETS[1],
+                                                 serving_validation.RTX_3090_MEMORY_BYTES), 0)
+
+
+def _smallest_batch(row: dict) -> dict | None:
+    """A bracket's first quoted batch, its measured speedup and the model's (two decimals), or None."""
+    from .. import serving_validation
+    found = serving_validation.smallest_batch_speedups(serving_validation.CrossoverBracket(
+        **{key: row[key] for key in serving_validation.CrossoverBracket._fields}))
+    return None if found is None else {"batch": found["batch"], "measured": _f(found["measured"], 2),
+                                       "model": _f(found["model"], 2)}
+
+
 def _bracket_context() -> list[dict]:
     """The published batch sweeps' first losses beside the model's crossovers (the article's text),
     computed by the build from lab.serving_validation.crossover_comparison."""
     return [{"label": row["label"], "low": row["low"], "high": row["high"], "lookahead": row["lookahead"],
+             "context": row["context"],
              "engine": serving.ENGINES[row["engine"]].label,
-             "inside": any(row["inside"]),
+             "inside": any(row["inside"]), "gpuBasis": row["gpuBasis"], "smallest": _smallest_batch(row),
              "runs": [{"length": _f(length), "crossover": "none" if found is None else str(found)}
                       for length, found in zip(row["acceptanceLengths"], row["crossovers"])]}
             for row in _bracket_rows()]
