@@ -834,7 +834,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     accepts every draft has no long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.688, 0.6762]
+    [0.8, 0.7, 0.6877, 0.6755]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     """
@@ -859,7 +859,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6880@2'
+    'custom:0.8000,0.7000,0.6877@2'
     """
     from .jsformat import to_fixed
 

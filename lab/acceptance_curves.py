@@ -24,7 +24,9 @@ License 2.0 (the repository's LICENSE), read at commit 843c6254ff69b567f772f6a5f
 SPEED-Bench's coding category on B300 GPUs under vLLM, output length 4096, temperature as each file
 states. Single-k files (``qwen3.8_mtp.yaml``: k = 7 only; ``qwen3.827b_*_mtp.yaml``: k = 3 only) are
 not curves and are left out. Engine-issue curves: the text is quoted as evidence from public issue
-threads (facts, not creative text), with the thread named.
+threads (facts, not creative text), with the thread named. Reference curves of lengths come also from a drafter
+study's k sweep (vllm-project/speculators issue #563, quoted likewise), and engine curves from files in Apache-2.0
+repositories (vllm-project/speculators, rasyosef/train-dspark-draft-models, noonghunna/club-3090).
 """
 
 __all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of", "pooled_rates"]
@@ -81,6 +83,54 @@ _FP8_ABLATION_DSPARK_ROWS = (  # k = 8
     ("translation", 32499, (15284, 7054, 2788, 972, 369, 115, 43, 11)),
     ("writing", 66039, (38956, 20385, 10605, 5592, 2971, 1569, 810, 424)),
 )
+
+
+# The fifth search (December 2026). vllm-project/speculators issue #563 ('[RFC]: Support Qwen3 base architecture for
+# eagle3 & p-eagle'), comment of 2026-06-08 (orestis-z), read through the issues search corpus: two EAGLE-3 drafters
+# for Qwen/Qwen3-8B, one on a Qwen3 base architecture and one on the usual Llama one, 'Both drafters trained on the
+# same dataset (Qwen3-8B-Regenerated-Collection, 508k samples), same hyperparameters (2 epochs, --draft-vocab-size
+# 32000, online mode), evaluated with the same sampling params (temp=0.6, top_p=0.95, top_k=20)'; its table
+# 'Acceptance lengths (Qwen3-arch vs Llama-arch)', 'Format: Qwen3 (Llama)', one row per use case, k = 1..7. As printed:
+# use case, Qwen3-arch lengths at k = 1..7, Llama-arch lengths at k = 1..7. The evaluation engine is not named in the
+# part read (the speculators project evaluates on vLLM).
+_SPECULATORS_563 = ("vllm-project/speculators issue #563 ('[RFC]: Support Qwen3 base architecture for eagle3 & "
+                    "p-eagle'), comment of 2026-06-08 (orestis-z), table 'Acceptance lengths (Qwen3-arch vs "
+                    "Llama-arch)': ")
+_SPECULATORS_563_ROWS = (
+    ("Coding", (1.81, 2.40, 2.80, 3.06, 3.22, 3.30, 3.33), (1.79, 2.35, 2.71, 2.88, 3.00, 3.06, 3.10)),
+    ("Math", (1.83, 2.50, 2.95, 3.28, 3.45, 3.61, 3.68), (1.81, 2.42, 2.87, 3.12, 3.30, 3.42, 3.45)),
+    ("Summarization", (1.69, 2.11, 2.35, 2.46, 2.50, 2.52, 2.52), (1.67, 2.05, 2.25, 2.33, 2.37, 2.38, 2.39)),
+)
+# vllm-project/speculators pull request #610 ('feat(eagle3): add Eagle 3.1 training support'), comment of 2026-06-26
+# (orestis-z): an EAGLE-3 (Llama) and an EAGLE-3.1 fc-norm (Llama) drafter for Qwen/Qwen3-30B-A3B, 'Evaluated on
+# RedHatAI/speculator_benchmarks (9 subsets), k=5 draft tokens, temp=0.6, top_p=0.95, top_k=20, 80 requests per
+# subset'; 'Per-Position Acceptance Rates (averaged across subsets)', positions 0..4, and the subsets' average
+# acceptance length (2.156 and 2.180). As printed, per drafter: the nine subsets' lengths (HumanEval, Math Reasoning,
+# QA, Question, RAG, Summarization, Tool Call, Translation, Writing), the printed average, the five rates.
+_SPECULATORS_610 = ("vllm-project/speculators pull request #610 ('feat(eagle3): add Eagle 3.1 training support'), "
+                    "comment of 2026-06-26 (orestis-z), 'Eagle 3.1 (fc-norm) Evaluation Results - Qwen3-30B-A3B': ")
+_SPECULATORS_610_ROWS = {
+    "Eagle 3 (Llama)": ((2.300, 2.460, 2.000, 2.130, 2.140, 1.940, 2.160, 2.120, 2.150), 2.156,
+                        (0.5858, 0.2991, 0.1491, 0.0790, 0.0423)),
+    "Eagle 3.1 fc-norm (Llama)": ((2.373, 2.479, 2.013, 2.179, 2.162, 1.944, 2.167, 2.153, 2.152), 2.180,
+                                  (0.5890, 0.3028, 0.1558, 0.0846, 0.0481)),
+}
+# noonghunna/club-3090 (Apache-2.0, its LICENSE), commit 0bdcb69f (2026-05-01, noonghunna, 'results: re-bench dual.yml
+# + dual-dflash + dual-dflash-noviz on v0.20'), results/v0.20-migration/dual-dflash-bench.txt and
+# dual-dflash-noviz-bench.txt, each ending '=== Last 3 SpecDecoding metrics ===' (vLLM's 10-second SpecDecoding
+# windows after the bench's narrative and code prompts): DFlash ('{"method":"dflash","model":".../qwen3.6-27b-dflash",
+# "num_speculative_tokens":5}', z-lab's Qwen3.6-27B drafter per the compose header) on Qwen3.6-27B AutoRound INT4,
+# two RTX 3090s (TP 2), with and without the vision tower (docker-compose.dual-dflash{,-noviz}.yml at the same commit).
+# Each line prints 'Accepted: A tokens, Drafted: D tokens, Per-position acceptance rate: ...' (three decimals); a fixed
+# k = 5 gives D / 5 drafts, and only one integer count per position gives each printed rate, the five summing to A
+# (tests/test_acceptance_curves.py). Kept as counts: (window, drafts, accepted at positions 1..5).
+_CLUB3090_DFLASH = ("noonghunna/club-3090 @0bdcb69f (Apache-2.0), results/v0.20-migration/")
+_CLUB3090_DFLASH_ROWS = {
+    "dual-dflash": (("19:24:24", 292, (257, 230, 188, 156, 127)), ("19:24:34", 292, (254, 222, 181, 156, 131)),
+                    ("19:24:44", 292, (265, 225, 191, 155, 135))),
+    "dual-dflash-noviz": (("19:32:33", 293, (269, 234, 193, 159, 136)), ("19:32:43", 291, (255, 229, 186, 158, 125)),
+                          ("19:32:53", 292, (260, 218, 179, 145, 116))),
+}
 
 
 def pooled_rates(rows) -> tuple:
@@ -345,6 +395,37 @@ CURVES = {
                                        "'method: ngram' run on likaixin/InstructCoder (--num-prompts 1000): mean "
                                        "acceptance length 3.63, 30,249 drafts, 150,775 draft tokens, 79,552 accepted",
                                        "quoted from a public pull request thread"),
+    # The fifth search (December 2026; the rules in docs/READING.md were written before any of these was predicted).
+    # Six reference curves at k = 1..7 (two EAGLE-3 drafters for Qwen3-8B, three use cases each: one drafter per
+    # SAME_DRAFTER group), as speculators issue #563 prints them (above).
+    **{f"speculators-563-eagle3-{arch.lower()}-qwen3-8b-{case.lower()}": (
+        "eagle", "lengths", lengths, f"Qwen3-8B, EAGLE-3 ({arch} base), {case}, temperature 0.6",
+        _SPECULATORS_563 + f"{case} row, the {arch}-arch lengths at k = 1..7", "quoted from a public issue thread")
+       for case, qwen3, llama in _SPECULATORS_563_ROWS for arch, lengths in (("Qwen3", qwen3), ("Llama", llama))},
+    # Two drafters' per-position rates at k = 5 on Qwen3-30B-A3B, averaged over the nine subsets (speculators PR #610).
+    "speculators-610-eagle3-qwen3-30b": ("eagle", "unconditional", _SPECULATORS_610_ROWS["Eagle 3 (Llama)"][2],
+                                         "Qwen3-30B-A3B, EAGLE-3 (Llama base), nine subsets, k = 5",
+                                         _SPECULATORS_610 + "'Eagle 3 (Llama)' column: average acceptance length 2.156, "
+                                         "per-position rates 0.5858, 0.2991, 0.1491, 0.0790, 0.0423 (9 x 80 requests)",
+                                         "quoted from a public pull request thread"),
+    "speculators-610-eagle31-qwen3-30b": ("eagle", "unconditional",
+                                          _SPECULATORS_610_ROWS["Eagle 3.1 fc-norm (Llama)"][2],
+                                          "Qwen3-30B-A3B, EAGLE-3.1 fc-norm (Llama base), nine subsets, k = 5",
+                                          _SPECULATORS_610 + "'Eagle 3.1 fc-norm (Llama)' column: average acceptance "
+                                          "length 2.180, per-position rates 0.5890, 0.3028, 0.1558, 0.0846, 0.0481 "
+                                          "(9 x 80 requests)", "quoted from a public pull request thread"),
+    # DFlash at k = 5 on Qwen3.6-27B (club-3090's results files), each file's three windows pooled (876 drafts); the
+    # two files are one drafter on one target (vision tower on and off): SAME_DRAFTER.
+    "club3090-qwen3.6-27b-dflash": ("draft", "unconditional", pooled_rates(_CLUB3090_DFLASH_ROWS["dual-dflash"]),
+                                    "Qwen3.6-27B INT4, DFlash draft, vLLM, two RTX 3090, k = 5",
+                                    _CLUB3090_DFLASH + "dual-dflash-bench.txt, its last three SpecDecoding lines "
+                                    "(05-01 19:24:24 to 19:24:44; 876 drafts, 2,873 accepted)", "Apache-2.0"),
+    "club3090-qwen3.6-27b-dflash-noviz": ("draft", "unconditional",
+                                          pooled_rates(_CLUB3090_DFLASH_ROWS["dual-dflash-noviz"]),
+                                          "Qwen3.6-27B INT4, DFlash draft, vLLM, no vision tower, k = 5",
+                                          _CLUB3090_DFLASH + "dual-dflash-noviz-bench.txt, its last three SpecDecoding "
+                                          "lines (05-01 19:32:33 to 19:32:53; 876 drafts, 2,862 accepted)",
+                                          "Apache-2.0"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -364,6 +445,11 @@ SAME_DRAFTER = {
     # One n-gram configuration on one target, two workloads; an unnamed gpt-oss EAGLE-3 head that may be #32628's.
     "vllm-24344-ngram": ("vllm-24344-ngram", "vllm-24344-ngram-instructcoder"),
     "vllm-32628-eagle3-humaneval": ("vllm-32628-eagle3-humaneval", "vllm-42764-eagle3-gptoss"),
+    # The fifth search: each EAGLE-3 drafter of speculators #563 on its three use cases; club-3090's DFlash with and
+    # without the vision tower.
+    "speculators-563-eagle3-qwen3": tuple(name for name in CURVES if name.startswith("speculators-563-eagle3-qwen3-")),
+    "speculators-563-eagle3-llama": tuple(name for name in CURVES if name.startswith("speculators-563-eagle3-llama-")),
+    "club3090-qwen3.6-27b-dflash": ("club3090-qwen3.6-27b-dflash", "club3090-qwen3.6-27b-dflash-noviz"),
 }
 
 

@@ -125,12 +125,23 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
             # rises (from two, without the rule a copying curve would take the whole library's median like a model
             # drafter, which for one of them lands nearer by chance)
             assert known == 2 or abs(rows_now[name]["error"]) < abs(rows_before[name]["error"])
-    if len(CURVES) == 46:  # the library of the recorded run
-        assert [round(result["medianError"], 4) for result in (now[1], before[1], now[2], before[2])] == [
-            0.0648, 0.0657, 0.0303, 0.0375]
-        errors = {row["name"]: round(row["error"], 3) for row in now[1]["rows"] if row["name"] in COPYING}
-        assert errors == {"vllm-24127-ngram": -0.025, "vllm-35521-suffix": -0.118, "vllm-24344-ngram": -0.065,
-                          "vllm-24344-ngram-instructcoder": -0.163}
+    # the recorded run's library: the first 46 curves (the fifth search's ten came after it, December 2026)
+    with monkeypatch.context() as patch:
+        for module in (acceptance, acceptance_validation):
+            patch.setattr(module, "CURVES", dict(list(CURVES.items())[:46]))
+        acceptance._library_shapes.cache_clear()
+        def held_out():
+            return {known: acceptance_validation.leave_one_out(known) for known in (1, 2)}
+
+        try:
+            now, before = held_out(), _without_copying(monkeypatch, held_out)
+        finally:
+            acceptance._library_shapes.cache_clear()
+    assert [round(result["medianError"], 4) for result in (now[1], before[1], now[2], before[2])] == [
+        0.0648, 0.0657, 0.0303, 0.0375]
+    errors = {row["name"]: round(row["error"], 3) for row in now[1]["rows"] if row["name"] in COPYING}
+    assert errors == {"vllm-24127-ngram": -0.025, "vllm-35521-suffix": -0.118, "vllm-24344-ngram": -0.065,
+                      "vllm-24344-ngram-instructcoder": -0.163}
     assert acceptance.iid(0.74).rates(6) == [0.74] * 6   # an i.i.d. curve is the model's for every family
 
 

@@ -202,3 +202,81 @@ def test_fp8_ablation_pooled_curve_gives_the_summarys_weighted_figures(name):
     assert round(1 + sum(values), 4) == pytest.approx(length)
     assert round(sum(values) / k, 4) == pytest.approx(rate)
     assert CURVES[name][0] == "draft" and drafter_of(name) == name
+
+
+# The fifth search (December 2026). Quoted from the sources each library entry names.
+from lab.acceptance_curves import (  # noqa: E402
+    _CLUB3090_DFLASH_ROWS, _SPECULATORS_563_ROWS, _SPECULATORS_610_ROWS,
+)
+
+# speculators issue #563, 'Acceptance lengths (Qwen3-arch vs Llama-arch)', as printed ('Format: **Qwen3** (Llama)').
+SPECULATORS_563_PRINTED = (
+    "| Coding | **1.81** (1.79) | **2.40** (2.35) | **2.80** (2.71) | **3.06** (2.88) | **3.22** (3.00) | **3.30** (3.06) "
+    "| **3.33** (3.10) |",
+    "| Math | **1.83** (1.81) | **2.50** (2.42) | **2.95** (2.87) | **3.28** (3.12) | **3.45** (3.30) | **3.61** (3.42) "
+    "| **3.68** (3.45) |",
+    "| Summarization | **1.69** (1.67) | **2.11** (2.05) | **2.35** (2.25) | **2.46** (2.33) | **2.50** (2.37) "
+    "| **2.52** (2.38) | **2.52** (2.39) |",
+)
+
+
+def test_the_k7_reference_curves_of_speculators_563_are_its_table_as_printed():
+    """Each printed row parsed the way it reads (bold is the Qwen3-arch drafter, brackets the Llama-arch one) gives
+    the library's two curves of that use case, k = 1..7 in order; every length lies in [1, k + 1]; the three use cases
+    of one drafter are one drafter (SAME_DRAFTER), the two drafters two."""
+    import re
+    for line, (case, qwen3, llama) in zip(SPECULATORS_563_PRINTED, _SPECULATORS_563_ROWS):
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[0] == case
+        pairs = [re.fullmatch(r"\*\*([0-9.]+)\*\* \(([0-9.]+)\)", cell).groups() for cell in cells[1:]]
+        assert tuple(float(a) for a, _ in pairs) == qwen3 and tuple(float(b) for _, b in pairs) == llama
+        for arch, lengths in (("qwen3", qwen3), ("llama", llama)):
+            name = f"speculators-563-eagle3-{arch}-qwen3-8b-{case.lower()}"
+            family, kind, values, *_ = CURVES[name]
+            assert (family, kind, values) == ("eagle", "lengths", lengths)
+            assert all(1 <= length <= k + 1 for k, length in enumerate(values, start=1))
+            assert drafter_of(name) == f"speculators-563-eagle3-{arch}"
+    assert len(SAME_DRAFTER["speculators-563-eagle3-qwen3"]) == len(SAME_DRAFTER["speculators-563-eagle3-llama"]) == 3
+
+
+def test_the_speculators_610_rates_give_the_printed_average_length():
+    """PR #610's per-position rates (averaged over the nine subsets, four decimals) give the printed average length
+    within their rounding, and so does the mean of the nine printed subset lengths: 1 + 0.5858 + 0.2991 + 0.1491 +
+    0.0790 + 0.0423 = 2.1553 against 2.156 (the nine lengths average 2.15556); 2.1803 against 2.180 (2.18022). Rates
+    unconditional, never rising, k = 5; two drafters."""
+    for column, name in (("Eagle 3 (Llama)", "speculators-610-eagle3-qwen3-30b"),
+                         ("Eagle 3.1 fc-norm (Llama)", "speculators-610-eagle31-qwen3-30b")):
+        subsets, average, rates = _SPECULATORS_610_ROWS[column]
+        assert len(subsets) == 9 and round(sum(subsets) / 9, 3) == pytest.approx(average)
+        assert abs(1 + sum(rates) - average) <= 5 * 0.00005 + 0.0005
+        assert CURVES[name][:3] == ("eagle", "unconditional", rates) and drafter_of(name) == name
+    assert round(1 + sum(CURVES["speculators-610-eagle3-qwen3-30b"][2]), 4) == 2.1553
+    assert round(1 + sum(CURVES["speculators-610-eagle31-qwen3-30b"][2]), 4) == 2.1803
+
+
+# club-3090 @0bdcb69f, results/v0.20-migration/*-bench.txt, the last three SpecDecoding lines of each, as printed:
+# (mean acceptance length, accepted, drafted, per-position rates). Quoted.
+CLUB3090_PRINTED = {
+    "dual-dflash": ((4.28, 958, 1460, (0.880, 0.788, 0.644, 0.534, 0.435)),
+                    (4.23, 944, 1460, (0.870, 0.760, 0.620, 0.534, 0.449)),
+                    (4.33, 971, 1460, (0.908, 0.771, 0.654, 0.531, 0.462))),
+    "dual-dflash-noviz": ((4.38, 991, 1465, (0.918, 0.799, 0.659, 0.543, 0.464)),
+                          (4.27, 953, 1455, (0.876, 0.787, 0.639, 0.543, 0.430)),
+                          (4.14, 918, 1460, (0.890, 0.747, 0.613, 0.497, 0.397))),
+}
+
+
+@pytest.mark.parametrize("run", sorted(CLUB3090_PRINTED))
+def test_club3090_dflash_counts_are_the_only_ones_that_give_each_printed_line(run):
+    """Per window: k = 5 fixed, so drafts = drafted / 5; the kept count at each position is the only integer that
+    rounds to the printed rate over those drafts; the five sum to the printed accepted tokens, and 1 + accepted /
+    drafts rounds to the printed length. The library's curve is the three windows pooled (counts over 876 drafts)."""
+    rows = _CLUB3090_DFLASH_ROWS[run]
+    for (length, accepted, drafted, rates), (_, drafts, counts) in zip(CLUB3090_PRINTED[run], rows):
+        assert drafted == 5 * drafts
+        for rate, count in zip(rates, counts):
+            assert [n for n in range(drafts + 1) if round(n / drafts, 3) == rate] == [count]
+        assert sum(counts) == accepted and round(1 + accepted / drafts, 2) == pytest.approx(length)
+    name = "club3090-qwen3.6-27b-dflash" + ("-noviz" if run.endswith("noviz") else "")
+    assert CURVES[name][:3] == ("draft", "unconditional", pooled_rates(rows))
+    assert sum(row[1] for row in rows) == 876 and drafter_of(name) == "club3090-qwen3.6-27b-dflash"

@@ -22,7 +22,10 @@ def test_leave_one_out_beats_iid_on_the_library():
     41) and 3.55% against 7.67% (32 of 41); with the prior's point chosen for each input, 6.50% from k = 1. Five k = 4
     and 5 engine curves (vLLM #42764's two gpt-oss heads, #43010's P-EAGLE, llama.cpp #27917's GLM-5.3-Flash MTP and
     #24344's second n-gram run) gave 6.57% against 14.00% (30 of 46) and 3.51% against 7.55% (36 of 46); letting the
-    copying drafters' curves rise (their own prior group) 6.49% (33 of 46) and 3.51% (35 of 46)."""
+    copying drafters' curves rise (their own prior group) 6.49% (33 of 46) and 3.51% (35 of 46), and the whole
+    library's median from two figures 3.03%. The fifth search's ten curves (speculators #563's six k = 1..7 reference
+    curves of two EAGLE-3 drafters for Qwen3-8B, #610's two k = 5 curves on Qwen3-30B-A3B, club-3090's DFlash pair)
+    gave 7.09% against 14.59% (43 of 56) and 3.38% against 7.69% (46 of 56)."""
     for known in (1, 2):
         result = acceptance_validation.leave_one_out(known)
         assert result["medianError"] < result["medianIidError"] / (1 if known == 1 else 2)
@@ -39,15 +42,21 @@ def test_the_prior_point_is_what_leave_one_out_chooses_for_each_input():
     either, this fails and the model (and the page's sentence, written from the same result) must follow.
     The 46-curve library with the copying ceiling (4 December 2026) moved the choice from two figures to the whole
     library's median (3.03% against the nearest curves' 3.23%; the 42 model-drafter curves alone prefer it too, 3.01%
-    against 3.19%), and the model followed (lab.acceptance.POINT_RULE_BY_FIGURES, docs/READING.md)."""
+    against 3.19%), and the model followed (lab.acceptance.POINT_RULE_BY_FIGURES, docs/READING.md).
+    The 56-curve library of the fifth search (4 December 2026) moves the one-figure choice to the whole library's
+    median by 0.005 points (7.080% against the family's nearest curves' 7.085%; closer than i.i.d. on 44 and 43 of
+    56); two figures keep the median (3.38%). The model was not changed: the curves were added with the rule that the
+    model's rules stay as they are while their leave-one-out is looked at (tuning on the validation otherwise), so the
+    page says the model has not followed (choice_note), and the decision is left open in docs/READING.md."""
     choice = acceptance_validation.prior_choice()
     assert set(choice["errors"]) == set(acceptance_validation.PRIOR_CHOICES)
     model = {figures: acceptance_validation.model_choice(figures) for figures in (1, 2)}
-    assert choice["chosen"] == model == {1: "family", 2: "library"}
+    assert model == {1: "family", 2: "library"} and choice["chosen"] == {1: "library", 2: "library"}
+    assert choice["errors"]["library"][0] < choice["errors"]["family"][0] < choice["errors"]["library"][0] + 0.0001
     for figures in (1, 2):
         # the model's leave-one-out is its own option's: the default runs the model's point for each input
         assert acceptance_validation.leave_one_out(figures)["medianError"] == choice["errors"][model[figures]][figures - 1]
-    assert "the model has not followed" not in acceptance_validation.choice_note(choice)
+    assert "the model has not followed" in acceptance_validation.choice_note(choice)
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # two figures: one point for all
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("mtp", r1=0.3)[0]    # two figures: all the curves
     assert acceptance.prior("mtp", r1=0.8, figures=1)[0] != acceptance.prior("eagle", r1=0.8, figures=1)[0]
@@ -82,18 +91,19 @@ def test_the_candidate_priors_are_judged_by_nested_leave_one_out_and_the_model_i
     says adopt; taken again, the decision is not to: the candidates' judgment was one run, fixed beforehand on the
     41-curve library, and rerunning it after each library change until a candidate passes would be testing until
     success (the standing choice of prior_choice, which the model is defined to follow, is another matter). From two
-    figures the model's point is now the whole library's median, and no candidate beats it nested."""
+    figures the model's point is now the whole library's median, and no candidate beats it nested. With the fifth
+    search's 56 curves the rule adopts neither: from k = 1 the nested choice (mostly "kinds") gives 6.31% against the
+    model's 7.09% but is closer than i.i.d. on 42 curves against 43; from k = 1..2 4.61% against 3.38%."""
     for figures in (1, 2):
         result = acceptance_validation.nested_leave_one_out(figures)
         model = result["plain"][result["options"][0]]
         assert result["options"] == (acceptance_validation.model_choice(figures),) + acceptance_validation.CANDIDATES[figures]
         assert model["medianError"] == acceptance_validation.leave_one_out(figures)["medianError"]
         adopt = result["medianError"] < model["medianError"] and result["better"] >= model["better"]
-        # one figure: since the copying ceiling the nested choice (mostly the candidate "kinds") beats the model's plain
-        # median (6.37% against 6.48%, 35 and 34 closer), moved by the copying curves' errors, which both options
-        # predict alike; not adopted (the docstring says why; docs/READING.md)
-        assert adopt == (figures == 1), (figures, result["medianError"], model["medianError"], result["better"],
-                                         model["better"])
+        # one figure: from the copying ceiling to the fifth search the nested choice (mostly the candidate "kinds")
+        # passed the rule (6.37% against 6.48%, 35 and 34 closer on 46 curves) and was not adopted (the docstring says
+        # why); on 56 curves it is closer on one curve fewer (42 against 43), so the rule itself does not adopt it
+        assert not adopt, (figures, result["medianError"], model["medianError"], result["better"], model["better"])
         assert result["medianError"] < result["medianIidError"]
 
 
@@ -103,7 +113,8 @@ def test_the_nested_choice_is_made_without_the_held_out_curve_and_can_leave_the_
     curve whose fold chose against the choice on the whole library and for one that did not (with the whole library's
     nearest curves and its median from k = 1..2, two folds of the 41 chose the median; were the held-out curve in its
     own fold's score, no fold could differ). With the median first, one figure's folds leave it for the family's
-    nearest curves on most curves: ties go to the first option, nothing else does."""
+    nearest curves on some curves (most of the 46; 16 of the fifth search's 56, where the plain comparison prefers the
+    median by 0.005 points): ties go to the first option, nothing else does."""
     options = ("pooled", "library")
     whole = acceptance_validation.nested_leave_one_out(2, options)
     winner = min(options, key=lambda option: (whole["plain"][option]["medianError"], options.index(option)))
@@ -118,7 +129,7 @@ def test_the_nested_choice_is_made_without_the_held_out_curve_and_can_leave_the_
             assert len(rest) == len(options) and len(acceptance_validation.nested_leave_one_out(2, options[:1])["chosen"]) == len(CURVES) - 1
         assert whole["chosen"][name] == min(options, key=lambda option: (rest[option]["medianError"], options.index(option)))
     one = acceptance_validation.nested_leave_one_out(1, ("library", "family"))
-    assert list(one["chosen"].values()).count("family") > len(CURVES) / 2
+    assert 0 < list(one["chosen"].values()).count("family") < len(CURVES)
 
 
 def test_curves_that_start_alike_end_apart_and_the_page_says_by_how_much():
