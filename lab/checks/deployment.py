@@ -244,6 +244,8 @@ READOUT_SETTINGS = (
     {"unit": "rate", "value": "20", "measuredK": "64", "lookahead": "8"},
     {"unit": "length", "value": "4.6", "measuredK": "7", "lookahead": "7", "draft": "ngram", "engine": "sglang"},
     {"unit": "length", "value": "13", "measuredK": "12", "lookahead": "5", "gpus": "8", "batchExp": "6"},
+    # a mixture of experts whose schedule's k rises at batch 2 for its experts (the rise note's experts clause)
+    {"unit": "alpha", "value": "75", "target": "mixtral-8x7b", "gpus": "2"},
 )
 
 
@@ -381,6 +383,62 @@ def _production_difference(where, figures, extra, d) -> str | None:
     return None
 
 
+def _rises_difference(where, figures, extra, d, percent, curve) -> str | None:
+    """The note under the schedule on where its k rises (lab.production.schedule_rises) against the schedule and the
+    step model, recomputed here: it names exactly the batches where the schedule's k goes up, each with the k before
+    and after, the gain over keeping the k before (the serving model's speedups), the verify step's ms per added draft
+    there and at the batch before (lab.serving.verify_step_ms), and each cause with its numbers: the all-reduce's
+    large-message start and this verify pass's message (batch x (k + 1) x hidden x 2 bytes), present exactly where
+    the message is past the start; the share of a MoE layer's experts the pass's tokens reach and the experts one
+    more token reads new, present exactly where that share is past lab.production.EXPERTS_REACHED."""
+    import html
+    import math
+    import re
+
+    from . import numbers_difference, numbers_in
+    from .. import production
+    from ..serving_allreduce import allreduce_beyond
+    from ..serving_calibration import CALIBRATIONS
+
+    f = to_fixed
+    settings, rates = deployment.serving_settings(d, percent), deployment.curve_schedule_terms(curve)[0]
+    ran = [k for k, _ in extra["scheduleByBatch"]]
+    up = [b for b in range(2, len(ran) + 1) if ran[b - 1] > ran[b - 2]]
+    note = re.search(r'<p class="dep-schedule-rises">(.*?)</p>', figures["scheduleRises"])
+    if bool(note) != bool(up) or [r["batch"] for r in extra["rises"]] != up:
+        return f"{where}: the schedule's k rises at batches {up}, the note names {[r['batch'] for r in extra['rises']]}" \
+               f"{'' if note else ' and is not shown'}"
+    if not up:
+        return None
+    target = serving.TARGETS[d.target]
+    start = allreduce_beyond(CALIBRATIONS[d.gpu], d.gpus)[0] if d.gpus > 1 else math.inf
+
+    def verify(k, b):
+        return serving.verify_step_ms(settings.with_(lookahead=k), b, settings.context)
+
+    def mib(n):
+        return to_js_string(float(f(n / 2 ** 20, 2)))
+
+    want = []
+    for b in up:
+        low, high = ran[b - 2], ran[b - 1]
+        kept = 1.0 if low == 0 else serving.speedup_at(settings.with_(lookahead=low), b, settings.context, rates)
+        gain = serving.speedup_at(settings.with_(lookahead=high), b, settings.context, rates) / kept - 1
+        added = [(verify(high, n) - verify(low, n)) / (high - low) for n in (b, b - 1)]
+        want += [str(b), str(low), str(high), f(100 * gain, 1), str(low), f(added[0], 2), f(added[1], 2), str(b - 1)]
+        tokens = b * (high + 1)
+        message = tokens * target.hidden * 2
+        if message > start:
+            want += [mib(start), mib(message)]
+        if target.experts:
+            share = 1 - (1 - target.active_experts / target.experts) ** tokens
+            if share > production.EXPERTS_REACHED:
+                want += [f(100 * share, 1), str(target.experts), f(target.active_experts * (1 - share), 2),
+                         str(target.active_experts)]
+    return numbers_difference(where, "the schedule's rises", numbers_in(html.unescape(note.group(1))), want,
+                              ordered=True)
+
+
 def panel_readouts_match_model(out):
     """Every readout of the deployment panel, and the numbers its lead and summary say, equal the models'
     through the page's formatter (lab.jsformat.to_fixed): the reader's figure becomes alpha at the
@@ -462,7 +520,8 @@ def panel_readouts_match_model(out):
         yield
         extra = deployment.engine_answer(d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"]),
                                          curve=curve)
-        failure = _production_difference(where, view["figures"], extra, d)
+        failure = (_production_difference(where, view["figures"], extra, d)
+                   or _rises_difference(where, view["figures"], extra, d, percent, curve))
         if failure:
             return out.fail(failure)
         # the k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays),
