@@ -370,7 +370,8 @@ def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm"
                   tpot_target_ms=DEFAULT_TPOT_TARGET_MS, log=None, ks=None, curve=None) -> dict:
     """From the deployment's answer to the engine's settings: the k schedule by batch
     (the serving model's best k at every batch, k = 0 past the crossover, :mod:`lab.production`, kept from
-    rising back where that gains under :data:`lab.production.SCHEDULE_TOLERANCE`: ``held`` says where),
+    rising back where that gains under :data:`lab.production.SCHEDULE_TOLERANCE`: ``held`` says where; where k
+    still rises, ``rises`` says by how much and why, :func:`lab.production.schedule_rises`),
     the configuration for ``engine`` (:mod:`lab.engine_config`), the production terms and the
     diagnosis (with ``log``, a :func:`lab.traces.analyse` result, when the reader pasted one), at the
     acceptance the instruments receive (whole percent), or, given the answer's ``curve``
@@ -386,6 +387,7 @@ def engine_answer(d: Deployment, acceptance_percent: float, engine: str = "vllm"
     plan = engine_plan(d, ks, steady)
     ranges = plan["ranges"]
     return {"schedule": [{"from": low, "to": high, "lookahead": k} for low, high, k in ranges], "held": held,
+            "rises": production.schedule_rises(settings, steady, rates),
             "kByBatch": ks, "scheduleByBatch": steady, "config": engine_config.configuration(engine, plan),
             "production": production.production(settings, d.lookahead, dollars_per_gpu_hour, tpot_target_ms, steady,
                                                 rates),

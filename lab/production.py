@@ -22,8 +22,8 @@ from functools import lru_cache
 
 from . import serving
 
-__all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "best_k_at", "k_by_batch", "k_by_batch_steps", "steady_schedule",
-           "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
+__all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "EXPERTS_REACHED", "best_k_at", "k_by_batch", "k_by_batch_steps",
+           "steady_schedule", "schedule_rises", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
            "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
            "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
 
@@ -33,6 +33,10 @@ SCHEDULE_MAX_BATCH = 1024   # the serving widget's batch slider ends here
 # tests/test_production_schedule.py), so a gain it cannot resolve. Such rises come from kinks in the modelled verify
 # time as B x (k + 1) tokens grow, not from the drafts.
 SCHEDULE_TOLERANCE = 0.02
+# A mixture of experts' verify pass is named a cause of a rise in k where its tokens already reach more than this share of
+# each MoE layer's routed experts (lab.serving_presets.distinct_experts, uniform routing, the count every step model
+# prices): one more token then reads k (1 - D/E) experts not read yet on average, fewer than half of its k. A choice.
+EXPERTS_REACHED = 0.5
 VERIFY_COSTLY = 1.5         # a verify pass above this many plain steps is named a limiting factor
 DRAFT_SLOW = 0.25           # k draft steps above this share of a plain step, likewise
 RANDOM_TOKENS_ALPHA = 0.15  # below this a trained draft's alpha is named suspect (a random-token benchmark?): a choice
@@ -183,6 +187,76 @@ def steady_schedule(settings: serving.ServingSettings, ks, curve=None,
                     held.append({"from": batch, "to": batch, "kept": kept, "best": best_k, "shortfall": shortfall})
         steady.append(choice)
     return steady, held
+
+
+def _allreduce_start(settings: serving.ServingSettings) -> float:
+    """Where the verify pass's tensor-parallel all-reduce leaves its small-message fit for the rate measured on large
+    messages, in bytes (:func:`lab.serving_allreduce.allreduce_beyond`, under the calibration the step model prices
+    with): infinite on one GPU, under the roofline (no all-reduce priced) and where no large message is measured."""
+    if settings.gpus <= 1 or settings.stepModel not in serving.PER_OPERATOR:
+        return float("inf")
+    from .serving_allreduce import allreduce_beyond
+    from .serving_calibration import CALIBRATIONS, IDEAL
+
+    cal = CALIBRATIONS[settings.gpu] if settings.stepModel == serving.MEASURED else IDEAL
+    return allreduce_beyond(cal, settings.gpus)[0]
+
+
+def schedule_rises(settings: serving.ServingSettings, steady, curve=None) -> list[dict]:
+    """Where the schedule's k goes up as the batch grows, and why, computed: for each batch ``b`` where the steady
+    schedule (:func:`steady_schedule`, ``(k, speedup)`` by batch) runs a larger k than at ``b - 1``, ``{"batch",
+    "from", "to", "gain", "addedMs", "addedMsBefore", "messageBytes", "allreduceFrom", "experts", "expertsRead",
+    "causes"}``: the k before and after; ``gain`` the fraction the new k is faster than keeping the old at ``b``
+    (on ``curve``'s rates when given); ``addedMs`` the verify step's added ms per added draft from the old k to the
+    new at ``b`` (:func:`lab.serving.verify_step_ms`), ``addedMsBefore`` the same at ``b - 1``; ``messageBytes``
+    one all-reduce of the new k's verify pass at ``b`` (``b`` x its verify tokens x hidden x activation bytes) and
+    ``allreduceFrom`` where the all-reduce's large-message rate starts (None where none applies:
+    :func:`_allreduce_start`); ``expertsRead`` the distinct routed experts one MoE layer reads for those tokens of
+    its ``experts`` and ``newExpertsPerToken`` the experts one more token reads that are not read yet, on average
+``activeExperts (1 - expertsRead / experts)`` (all zero for a dense target). ``causes``, each a computed test: ``"allreduce"`` where the message
+    is past ``allreduceFrom``, so the added tokens' bytes are charged at the lower large-message rate;
+    ``"experts"`` where the experts read are past :data:`EXPERTS_REACHED` of the experts, so an added token reads
+    fewer than half of its experts new; else ``["none"]`` (the verify step's cost per added draft falls there, ``addedMsBefore`` to
+    ``addedMs``, for another reason).
+
+    >>> from lab import deployment   # the panel's default: Llama-3-70B, EAGLE head, 4 x H100, its default curve
+    >>> d = deployment.DEFAULT_DEPLOYMENT
+    >>> curve = deployment.figure_curve(deployment.alpha_from(2.8, "length", 4), 4, d.draft, target=d.target)
+    >>> s = deployment.serving_settings(d, 71)
+    >>> rates, cap = deployment.curve_schedule_terms(curve)
+    >>> steady, _ = steady_schedule(s, k_by_batch(s, deployment.MAX_LOOKAHEAD, rates, cap), rates)
+    >>> [(r["batch"], r["from"], r["to"], round(r["gain"], 3), r["causes"]) for r in schedule_rises(s, steady, rates)]
+    [(16, 3, 4, 0.027, ['allreduce'])]
+    >>> r = schedule_rises(s, steady, rates)[0]   # one more draft costs the verify step less than at batch 15
+    >>> round(r["addedMs"], 2), round(r["addedMsBefore"], 2), r["messageBytes"] / 2 ** 20, r["allreduceFrom"] / 2 ** 20
+    (0.78, 0.99, 1.25, 1.0)
+    """
+    curve = None if curve is None else tuple(curve)
+    target, context = serving.TARGETS[settings.target], settings.context
+    start = _allreduce_start(settings)
+    rises = []
+    for batch in range(2, len(steady) + 1):
+        low, (high, faster) = steady[batch - 2][0], steady[batch - 1]
+        if high <= low:
+            continue
+        kept = 1.0 if low == 0 else serving.speedup_at(settings.with_(lookahead=low), batch, context, curve)
+
+        def added(b):
+            return (serving.verify_step_ms(settings.with_(lookahead=high), b, context)
+                    - serving.verify_step_ms(settings.with_(lookahead=low), b, context)) / (high - low)
+
+        tokens = batch * serving.verify_tokens(settings.with_(lookahead=high))
+        message = tokens * target.hidden * serving.ACTIVATION_BYTES
+        read = serving.distinct_experts(target, tokens)
+        causes = ([name for name, applies in (("allreduce", message > start),
+                                              ("experts", target.experts and read > EXPERTS_REACHED * target.experts))
+                   if applies] or ["none"])
+        rises.append({"batch": batch, "from": low, "to": high, "gain": faster / kept - 1, "addedMs": added(batch),
+                      "addedMsBefore": added(batch - 1), "messageBytes": message,
+                      "allreduceFrom": None if math.isinf(start) else start, "experts": target.experts,
+                      "expertsRead": read, "newExpertsPerToken": target.active_experts * (1 - read / target.experts)
+                      if target.experts else 0.0, "activeExperts": target.active_experts, "causes": causes})
+    return rises
 
 
 def schedule_ranges(ks) -> list[tuple[int, int, int]]:

@@ -288,6 +288,7 @@ def run(args):
     extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
     prod = extra["production"]
     document.update({"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
+                     "scheduleRises": extra["rises"],
                      "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
                      "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
                      "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
@@ -302,6 +303,10 @@ def run(args):
         from ..widgets.deployment import held_words
 
         lines.append("schedule note: " + held_words(extra["held"]))
+    if extra["rises"]:
+        from ..widgets.deployment import rises_words
+
+        lines.append("schedule note: " + rises_words(extra["rises"]))
     for name in ("plain", "speculative", "scheduled"):
         t = prod[name]
         lines.append(f"{name} (k = {t['lookahead']}) at batch {t['batch']}: TPOT {t['tpotMs']:.2f} ms, "

@@ -21,7 +21,8 @@ from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, q
                         read_controls)
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
-           "config_html", "schedule_html", "held_html", "held_words", "production_html", "prefill_html", "diagnosis_html"]
+           "config_html", "schedule_html", "held_html", "held_words", "rises_html",
+           "rises_words", "rise_cause_words", "production_html", "prefill_html", "diagnosis_html"]
 
 D = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
@@ -412,6 +413,7 @@ def _view(raw) -> dict:
             "engineConfig": config_html(extra["config"]),
             "schedule": schedule_html(extra["schedule"], curve is not None),
             "scheduleHeld": held_html(extra["held"]),
+            "scheduleRises": rises_html(extra["rises"]),
             "production": production_html(extra["production"], d),
             "prefill": prefill_html(extra["production"]),
             "diagnosis": diagnosis_html(extra["diagnosis"]),
@@ -486,6 +488,48 @@ def held_words(held) -> str:
     return (runs[0].upper() + runs[1:] + f": it lets k rise again as the batch grows only for a gain of at least "
             f"{_f(100 * SCHEDULE_TOLERANCE, 0)}%, since smaller gains are within the step model's error on measured "
             "step times (the calibration table).")
+
+
+def rises_html(rises) -> str:
+    """Below the schedule, beside :func:`held_html`: where its k rises as the batch grows and why
+    (:func:`lab.production.schedule_rises`, :func:`rises_words`), or nothing."""
+    return f'<p class="dep-schedule-rises">{escape(rises_words(rises))}</p>' if rises else ""
+
+
+def _mib(n) -> str:
+    """Bytes in MiB, to two decimals without trailing zeros (1048576 -> '1', 1310720 -> '1.25')."""
+    return to_js_string(float(_f(n / 2 ** 20, 2)))
+
+
+def rise_cause_words(rise: dict) -> str:
+    """Why k rises at one batch, as :func:`lab.production.schedule_rises` decided it, each cause naming its source."""
+    clauses = {
+        "allreduce": lambda: (f"the tensor-parallel all-reduce's measured price per byte falls for messages past "
+                              f"{_mib(rise['allreduceFrom'])} MiB (lab.serving_allreduce), and this verify pass's is "
+                              f"{_mib(rise['messageBytes'])} MiB"),
+        "experts": lambda: (f"the verify pass's tokens already reach {_f(100 * rise['expertsRead'] / rise['experts'], 1)}% of the "
+                            f"{rise['experts']} experts of each MoE layer, so one more token reads "
+                            f"{_f(rise['newExpertsPerToken'])} of its {rise['activeExperts']} experts new (uniform "
+                            "routing, lab.serving_presets.distinct_experts)"),
+        "none": lambda: "the verify step's cost per added draft falls there"}
+    return "; and ".join(clauses[cause]() for cause in rise["causes"])
+
+
+def rises_words(rises) -> str:
+    """Where the schedule's k rises as the batch grows, in words: the batch, the k before and after, how much faster
+    the new k is than keeping the old (one decimal of a percent), what one more draft adds to the verify step there
+    and at the batch before, and the causes :func:`lab.production.schedule_rises` found.
+
+    >>> rises_words([{"batch": 16, "from": 3, "to": 4, "gain": 0.0271, "addedMs": 0.78, "addedMsBefore": 0.988,
+    ...               "messageBytes": 1310720, "allreduceFrom": 1048576, "experts": 0, "expertsRead": 0.0,
+    ...               "causes": ["allreduce"]}])
+    "At batch 16 k rises from 3 to 4, 2.7% faster than keeping 3: one more draft costs the verify step 0.78 ms there, 0.99 ms at batch 15, because the tensor-parallel all-reduce's measured price per byte falls for messages past 1 MiB (lab.serving_allreduce), and this verify pass's is 1.25 MiB."
+    """
+    runs = "; ".join(f"at batch {r['batch']} k rises from {r['from']} to {r['to']}, {_f(100 * r['gain'], 1)}% faster "
+                     f"than keeping {r['from']}: one more draft costs the verify step {_f(r['addedMs'])} ms there, "
+                     f"{_f(r['addedMsBefore'])} ms at batch {r['batch'] - 1}, because {rise_cause_words(r)}"
+                     for r in rises)
+    return runs[0].upper() + runs[1:] + "."
 
 
 def production_html(prod: dict, d) -> str:

@@ -1,0 +1,204 @@
+"""The seed's two widgets, the latency ledger and the exact sampler, checked as the deployment panel's first
+targets: every number their views print read back against their models, and no input breaks them. Their checks
+ride in the deployment family of the instruments suite (:data:`lab.checks.deployment.CHECKS` appends
+:data:`SEED_CHECKS` last, so the suite's names and order are as before); apart from it for size.
+"""
+
+from .. import acceptance, ledger
+from ..jsformat import to_fixed, to_js_string
+from . import phrase_missing, readout_difference
+
+__all__ = ["SEED_CHECKS", "LEDGER_SETTINGS", "EXACT_SETTINGS", "ledger_readouts_match_model", "exact_readouts_match_model",
+           "seed_hostile_inputs_answered"]
+
+# --- the seed's two widgets (the panel's first targets): their readouts, leads and figures ------------
+# The seed audit (lab.audit) checks the models of the latency ledger and the exact sampler, not what their
+# views print; these two checks read every number those views show (readouts, lead, summary, live line,
+# table cells, and the figures' text, tooltips, labels and hover values) back against the models.
+
+LEDGER_SETTINGS = ({}, {"acceptance": "0"}, {"acceptance": "100"}, {"lookahead": "1"}, {"lookahead": "12"},
+                   {"draftCost": "0", "overheadMs": "0"}, {"draftCost": "100", "overheadMs": "200"},
+                   {"targetMs": "1"}, {"targetMs": "500", "verifyTax": "50"}, {"verifyTax": "0", "acceptance": "93"},
+                   {"trcCurve": "custom:0.9,0.8,0.7", "lookahead": "7"})
+EXACT_SETTINGS = ({}, {"certainty": "0", "match": "0"}, {"certainty": "100", "match": "100"},
+                  {"gamma": "1", "length": "1"}, {"gamma": "12", "length": "256", "seed": "9999"},
+                  {"draftCost": "0", "seed": "0"}, {"draftCost": "100", "match": "37"})
+
+
+def ledger_readouts_match_model(out):
+    """Every number the latency ledger shows equals the ledger model's through the page's formatter
+    (lab.jsformat.to_fixed), at the defaults, both ends of every slider and a measured curve: the lead,
+    summary and live line (speedup, tokens per call, accepted and wasted drafts, the cycle and its parts,
+    ms per token, best lookahead), the heatmap's table and hover values (speedup_grid), the selected
+    cell's mark ("your setting: 1.79x") and the cycle breakdown's labels, tooltips and description
+    (tokens x target ms for plain decoding; the cycle is draft + verify + overhead)."""
+    from ..widgets import ledger as widget
+    from . import figure_difference, table_cells, tip_values
+
+    f = to_fixed
+    lookaheads, acceptances = ledger.heatmap_axes()
+    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
+    for values in LEDGER_SETTINGS:
+        out.visited += 1
+        where = f"ledger form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        if view.get("error") or "figures" not in view:
+            return out.fail(f"{where}: no view ({view.get('error')})")
+        settings = ledger.LedgerSettings(**{s.name: s.default for s in widget.SLIDERS} | {
+            k: float(v) for k, v in values.items() if k != widget.CURVE_KEY} | (
+            {"lookahead": int(values["lookahead"])} if "lookahead" in values else {}))
+        if widget.CURVE_KEY in values:
+            token = values[widget.CURVE_KEY]
+            curve = acceptance.extended_rates(acceptance.token_rates(token), acceptance.TOKEN_POSITIONS,
+                                              acceptance.token_measured_at(token))
+            result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
+                                              acceptance.best_lookahead_from_curve(settings, curve))
+        else:
+            result, (best_k, best_speedup) = ledger.ledger(settings), ledger.best_lookahead(settings)
+        cycle = result.draftMs + result.verifyMs + settings.overheadMs
+        if abs(cycle - result.cycleMs) > 1e-9 * max(1.0, cycle):
+            return out.fail(f"{where}: the cycle {result.cycleMs} ms is not draft + verify + overhead = {cycle} ms")
+        best = f"\u2265 {best_k}" if best_k == lookaheads[-1] else str(best_k)
+        verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+        phrases = {
+            "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
+                     f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
+            "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
+                        f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
+                        f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
+                        f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
+                        f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
+            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
+                     + (" or more" if best_k == lookaheads[-1] else "")]}
+        measured_k = None
+        if widget.CURVE_KEY in values:  # past the measured positions the acceptance model continues the curve
+            token = values[widget.CURVE_KEY]
+            measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
+        if measured_k is not None and settings.lookahead > measured_k:
+            first = measured_k + 1
+            phrases["summary"].append((f"position {first}" if first == settings.lookahead else
+                                       f"positions {first} to {settings.lookahead}") + " extrapolated")
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield
+        grid = ledger.speedup_grid(settings, lookaheads, acceptances)
+        cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
+        figures = view["figures"]
+        for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
+            if got != cells:
+                first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
+                return out.fail(f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
+                                f"{cells[first:first + 1]} (of {len(cells)})")
+        row = round(settings.acceptance / 5)
+        expected = {
+            "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
+            # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
+            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
+                                  *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
+            "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
+                           f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
+        for name, (numbers, fixed) in expected.items():
+            failure = figure_difference(where, name, figures[name], numbers, fixed)
+            if failure:
+                return out.fail(failure)
+        if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
+            return out.fail(f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
+                            f"speedup has no row in the map")
+        yield  # a pause: the browser answers a reader between two settings
+
+
+def exact_readouts_match_model(out):
+    """Every number the exact sampler shows equals lab.exact's through the page's formatter, at the
+    defaults and both ends of every slider: the readouts, the lead, summary and live line, the p and q
+    bars' tooltips (overlap min(p, q), residual p - q, rejected excess q - p) and description, the output
+    bars' (target p, the sampled frequencies) and the trace's description, whose tokens are accepted
+    drafts + corrections + bonus tokens with one correction or bonus per verifier call."""
+    from .. import exact, sampler
+    from ..figures import tv_text
+    from ..widgets import exact as widget
+    from . import figure_difference
+
+    f = to_fixed
+    for values in EXACT_SETTINGS:
+        out.visited += 1
+        where = f"exact form {values or 'defaults'}"
+        view = widget.view(dict(values))
+        if view.get("error") or "figures" not in view:
+            return out.fail(f"{where}: no view ({view.get('error')})")
+        params = {s.name: int(s.default) for s in widget.SLIDERS} | {k: int(v) for k, v in values.items()}
+        result = exact.evaluate(**params)
+        c, t, s = result["contract"], result["trace"], result["samples"]
+        expected = {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
+                    "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
+                    "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
+                    "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
+                    "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
+                    "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+        failure = readout_difference(where, view["readouts"], expected)
+        if failure:
+            return out.fail(failure)
+        tokens = t["acceptedDraft"] + t["rejectedDraft"] + t["bonusTokens"]
+        if t["rejectedDraft"] + t["bonusTokens"] != t["targetCalls"] or tokens < params["length"]:
+            return out.fail(f"{where}: {t['rejectedDraft']} corrections + {t['bonusTokens']} bonus tokens for "
+                            f"{t['targetCalls']} calls, {tokens} tokens for {params['length']} asked")
+        phrases = {
+            "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
+                     f"({expected['traceSpeedup']}x)"],
+            "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
+                        f"Generating {params['length']} tokens took {t['targetCalls']} target calls and "
+                        f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
+                        f"and corrected, {t['bonusTokens']} bonus)",
+                        f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
+                        f"{expected['summaryAlpha']}", f"From {s['count']} samples each",
+                        f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
+                        f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
+            "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
+                     f"off by TV {expected['wrongTv']}"]}
+        failure = phrase_missing(where, view, phrases)
+        if failure:
+            return out.fail(failure)
+        yield
+        p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
+        spec = [n / s["count"] for n in s["specCounts"]]
+        wrong = [n / s["count"] for n in s["wrongCounts"]]
+        # in the figures' order: the description (per token), then each token's tooltips
+        bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
+                if value > 0]
+        figures = {
+            "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
+            "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
+            "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
+                      str(t["bonusTokens"])]}
+        fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
+        for name, numbers in figures.items():
+            failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
+                                        ordered=name != "trace")
+            if failure:
+                return out.fail(failure)
+        yield  # a pause: the browser answers a reader between two settings
+
+
+def seed_hostile_inputs_answered(out):
+    """No input breaks the latency ledger or the exact sampler: every slider of each given NaN,
+    infinities, an empty value, other scripts' digits, hex, underscores, markup or 5,000 characters (as
+    a form value and in a link) is answered with a note naming it and the slider in range, never an
+    error, a NaN or a long echo (lab.checks.hostile_inputs_answered); so are the ledger's measured curves
+    with a rate of 1, NaN, a rate above 1, 80 rates or an unknown preset."""
+    from ..widgets import exact as exact_widget
+    from ..widgets import ledger as ledger_widget
+    from . import hostile_inputs_answered
+
+    yield from hostile_inputs_answered(out, ledger_widget, cases=(
+        ({"trcCurve": "custom:1,1,1"}, None), ({"trcCurve": "custom:nan"}, "trcCurve"),
+        ({"trcCurve": "custom:1.5"}, "trcCurve"), ("?trcCurve=custom:" + ",".join(["0.5"] * 80), "trcCurve"),
+        ({"trcCurve": "no-such-preset" * 400}, "trcCurve")))
+    if out.failure is None:
+        yield from hostile_inputs_answered(out, exact_widget)
+
+
+SEED_CHECKS = (
+    ("ledger-readouts-match-model", ledger_readouts_match_model),
+    ("exact-readouts-match-model", exact_readouts_match_model),
+    ("seed-hostile-inputs-answered", seed_hostile_inputs_answered),
+)
