@@ -25,7 +25,7 @@ __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comp
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
            "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss",
-           "bracket_settings", "batch_in_memory", "RTX_3090_MEMORY_BYTES",
+           "bracket_settings", "search_limit",
            "smallest_batch_speedups"]
 
 
@@ -644,44 +644,12 @@ CROSSOVER_BRACKETS = (
 )
 
 
-# An RTX 3090's memory: the rtx-3090 preset's 24 GB (NVIDIA's product page: 'a staggering 24 GB of G6X memory', as
-# lab.serving_presets quotes it; nvidia-smi on the cards of noonghunna/club-3090 issue #105, 2026-05-08: 'NVIDIA
-# GeForce RTX 3090 | 24576 MiB', that is 24 GiB, which the model counts as 24e9 bytes, the datasheet convention of every
-# preset). The GPU the EAGLE-3 paper's text names for its vLLM sweep (Table 5), on which the bracket runs.
-RTX_3090_MEMORY_BYTES = serving.GPUS["rtx-3090"].memory
-
-
 def bracket_settings(bracket: CrossoverBracket, length: float) -> serving.ServingSettings:
     """The serving setting a bracket is run at, at mean acceptance length ``length``."""
     return serving.DEFAULT_SETTINGS.with_(
         gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus, lookahead=bracket.lookahead,
         acceptance=100 * alpha_for_length(length, bracket.lookahead), context=bracket.context,
         stepModel=serving.MEASURED, engine=bracket.engine)
-
-
-def batch_in_memory(bracket: CrossoverBracket, memory_bytes: float) -> float:
-    """How many sequences of the bracket's context its setting holds (weights, draft and KV caches, under its
-    engine's memory default) on GPUs of ``memory_bytes`` each instead of its own GPU's: what a GPU the model has
-    no preset for would hold, by memory alone (nothing else of that GPU is modelled).
-
-    >>> vllm = CROSSOVER_BRACKETS[1]
-    >>> round(batch_in_memory(vllm, serving.GPUS[vllm.gpu].memory)) == round(serving.serving(bracket_settings(vllm, 2.1)).maxBatchInMemory)
-    True
-    >>> round(batch_in_memory(vllm, RTX_3090_MEMORY_BYTES))
-    29
-    """
-    from .serving_calibration import engine_memory_bytes
-    from .serving_step import _models_in_precision, held_weight_bytes, kv_bytes_per_sequence, state_slots
-
-    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
-    weights = held_weight_bytes(settings)
-    kind = "ngram" if settings.draft == serving.NGRAM else "eagle" if settings.draft in (serving.EAGLE, serving.EAGLE3) \
-        else "model"
-    spare = engine_memory_bytes(serving.ENGINES[settings.engine].memoryRule, memory_bytes, settings.gpus, weights,
-                                kind) - weights
-    per_sequence = sum(kv_bytes_per_sequence(shape, precision, settings.context, state_slots(settings))
-                       for shape, precision in _models_in_precision(settings))
-    return max(0.0, spare / per_sequence)
 
 
 def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
@@ -699,9 +667,23 @@ def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
     return {"batch": batch, "measured": measured, "model": model}
 
 
+def search_limit(bracket: CrossoverBracket) -> int:
+    """The largest batch the model's crossover search visits for ``bracket``: every batch up to
+    :data:`lab.serving.MAX_BATCH` whose sequences of the bracket's context fit in its GPU's memory (weights,
+    draft and KV caches under its engine's memory default; the same at every acceptance). A crossover of
+    None means no loss up to here.
+
+    >>> search_limit(CROSSOVER_BRACKETS[1])    # Llama-3-8B and its EAGLE head, 1024 tokens, one RTX 3090
+    28
+    """
+    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
+    return max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(settings))))
+
+
 def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
     """Each bracket with the model's crossover batch (:func:`lab.serving.crossover_batch`) at each
-    of its acceptance lengths, and whether it falls inside ``(low, high]``.
+    of its acceptance lengths (None: no loss up to ``fits``, :func:`search_limit`), and whether it falls
+    inside ``(low, high]``.
 
     >>> rows = crossover_comparison()
     >>> [row["label"] for row in rows][:1], all(len(row["crossovers"]) == 3 for row in rows)
@@ -713,5 +695,6 @@ def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
         for length in bracket.acceptanceLengths:
             crossovers.append(serving.crossover_batch(bracket_settings(bracket, length)))
         inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
-        rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})
+        rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside),
+                     "fits": search_limit(bracket)})
     return rows
