@@ -88,8 +88,10 @@ own step times.
   1.13). B200's one measured dense plain step is held out (:func:`lab.serving_validation.held_out_steps`). vLLM V0's own
   logged stage times on 8 x MI300X fit nothing: they bound its scoring pass and hold its multi-GPU draft steps
   (:mod:`lab.serving_v0_stages`).
-- L40S and RTX 4090: no measurement was found. Their calibration is assumed (Ampere's
-  efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so.
+- L40S, RTX 4090 and RTX 3090: no measurement was found. Their calibration is assumed (Ampere's
+  efficiencies, a PCIe link of 25 GB/s between GPUs), and the page says so. The one RTX 3090 trace found
+  (noonghunna/club-3090 #105, lab/traces/samples/vllm_log.txt) is Qwen3.6-27B, a model with no preset here, in a
+  mixed AutoRound quantization on power-capped cards: it checks nothing.
 
 Standard library only; data as Python literals.
 """
@@ -333,8 +335,10 @@ MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_MI300X_202
 MI355X = HOPPER._replace(linkBandwidth=537.6e9, measured=False, source=_ASSUMED_2026, allreduce=allreduce_rows("mi355x"),
                          allreduceBeyond=allreduce_beyond_rows("mi355x"))   # none measured: its small fit extrapolated
 
+# The RTX 3090 (2026-12-04, chosen before the EAGLE-3 vLLM bracket was run on it): ADA, as for the RTX 4090 and L40S,
+# since no step time of an RTX 3090 that fits anything here was found, and ADA is Ampere's own fitted efficiencies.
 CALIBRATIONS = {"a100-80g": AMPERE, "a100-40g": AMPERE, "h100-sxm": HOPPER, "h200": HOPPER,
-                "l40s": ADA, "rtx-4090": ADA, "b200": BLACKWELL, "b300": BLACKWELL, "mi300x": MI300X,
+                "l40s": ADA, "rtx-4090": ADA, "rtx-3090": ADA, "b200": BLACKWELL, "b300": BLACKWELL, "mi300x": MI300X,
                 "mi355x": MI355X}
 MEASURED_GPUS = tuple(name for name, cal in CALIBRATIONS.items() if cal.measured)
 

@@ -498,16 +498,21 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     (lab.serving_validation.crossover_comparison), its measured first loss as a shaded bracket
     (low, high], the model's crossover at the sweep's central acceptance as a dot and over its other
     acceptance lengths as a line, on a log2 batch axis. A sweep with no crossover at some acceptance
-    has that end of its line at the axis's end, marked "none".
+    has that end of its line at the largest batch the search visited (the row's ``fits``: all that fit in
+    memory; without it, the axis's end), marked "none" (the central dot then drawn open), and its text alternative
+    says where the search stopped.
 
-    >>> svg = brackets_svg([{"label": "a sweep", "engine": "vllm-v0", "low": 16, "high": 32,
+    >>> svg = brackets_svg([{"label": "a sweep", "engine": "vllm-v0", "low": 16, "high": 32, "fits": 50,
     ...                      "crossovers": (40, 20, None), "acceptanceLengths": (2.0, 1.7, 2.3)}], 390)
     >>> svg.count('class="srv-bracket"'), svg.count('class="k-speculative"'), "none" in svg
     (1, 1, True)
+    >>> "No loss up to batch 50, all that fit in memory." in svg, 'fill-opacity="0"' in svg
+    (True, False)
     """
     width = fit_width(width)
     left, right, top, row_height, bottom = 14, 18, 6, 52, 44
     found = [c for row in rows for c in row["crossovers"] if c is not None]
+    found += [row["fits"] for row in rows if None in row["crossovers"] and "fits" in row]
     low_exp = max(0, math.floor(math.log2(min([row["low"] for row in rows] + found) * 0.95)))  # room left of it
     high_exp = math.ceil(math.log2(max([row["high"] for row in rows] + found) * 1.05))
     right_edge = width - right
@@ -522,18 +527,23 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
         body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
                     f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
         central, *others = row["crossovers"]
-        ends = [right_edge if c is None else sx(c) for c in (central, *others)]
+        none_at = sx(row["fits"]) if "fits" in row else right_edge
+        ends = [none_at if c is None else sx(c) for c in (central, *others)]
         body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
                     f'stroke-width="2"/>')
         for x, c in zip(ends[1:], others):
             body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
-            if c is None:
-                body.append(_text(x - 2, bar - 8, "none", "end", "fig-small"))
-        body.append(f'<circle class="k-speculative" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
+        if None in row["crossovers"]:    # one label where the search stopped, however many acceptances end there
+            body.append(_text(none_at - 2, bar - 8, "none", "end", "fig-small"))
+        hollow = (' fill-opacity="0" stroke-width="2" style="stroke: var(--k-speculative)"'   # no loss: an open dot
+                  if central is None else "")
+        body.append(f'<circle class="k-speculative" cx="{ends[0]:.1f}" cy="{bar}" r="5"{hollow}/>')
         runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
                          for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
+        stopped = (f" No loss up to batch {row['fits']}, all that fit in memory."
+                   if None in row["crossovers"] and "fits" in row else "")
         spoken.append(f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
-                      f"{row['high']}; the model's crossover {runs}.")
+                      f"{row['high']}; the model's crossover {runs}.{stopped}")
     axis = top + len(rows) * row_height + 4
     body.append(f'<line class="fig-axisline" x1="{left}" x2="{right_edge}" y1="{axis}" y2="{axis}"/>')
     for exponent in range(low_exp, high_exp + 1):

@@ -60,6 +60,18 @@ GPUS = {
                     "dense, 330.3 sparse; FP8 330.3 dense per waredb, 660.6 with FP16 accumulation per gigagpu), "
                     "which follow NVIDIA's Ada whitepaper. GeForce runs FP32 accumulation at half rate; we take "
                     "the FP32-accumulate figures"),
+    # The GPU the EAGLE-3 paper's text names for its vLLM sweep (lab.serving_validation.CROSSOVER_BRACKETS). One card
+    # on PCIe 4.0 x16 (an NVLink bridge exists for two, not modelled: link 0 as on the RTX 4090). Ampere: no FP8.
+    "rtx-3090": Gpu("rtx-3090", "RTX 3090", 936e9, 71.2 * TERA, None, 24e9,
+                    "read 2026-12-04: 24 GB GDDR6X on a 384-bit bus at 19.5 Gbps, so 936 GB/s (gpu.spicedreamphone.com's "
+                    "RTX 3090 table: 936.2 GB/s, 24 GB, 328 tensor cores, 1695 MHz boost, PCIe 4.0 x16; NVIDIA's product "
+                    "page, as copied on ai.nana7mi.co.uk: 'a staggering 24 GB of G6X memory'). The BF16 peak with FP32 "
+                    "accumulation is derived, not read: 328 tensor cores x 256 dense FP16 FLOP a clock (GA102's '1024 "
+                    "flops/clk/SM', physicsdolphin/nv-uefi-unlocker discussion 227) x 1.695 GHz = 142.3 TFLOP/s with FP16 "
+                    "accumulation (holynerdvana.blogspot.com's table: 'FP16 TFLOPS (Sparsity) 142 (285)'), halved because "
+                    "GeForce runs FP32 accumulation at half rate (that discussion's title: 'FP32-accum half-rate "
+                    "removed' by a modified firmware): 71.2. NVIDIA's GA102 whitepaper (v2.0, Appendix A 'GeForce RTX "
+                    "3090') was found, its table not reached"),
     # 2026 GPUs. Blackwell's NVLink 5 moves 1.8 TB/s per GPU, both directions together: 900 GB/s one way.
     "b200": Gpu("b200", "B200 (HGX)", 8e12, 2250 * TERA, 4500 * TERA, 192e9,
                 "read on glennklockwood.com/garden/processors/B200 (192 GB HBM3e, 8 TB/s, '2x 900 GB/s NVLink 5'; "

@@ -25,7 +25,7 @@ __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comp
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
            "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss",
-           "bracket_settings", "batch_in_memory", "RTX_3090_MEMORY_BYTES",
+           "bracket_settings", "search_limit",
            "smallest_batch_speedups"]
 
 
@@ -599,11 +599,13 @@ _SGLANG_TABLE3 = ((2, 1.40), (4, 1.38), (8, 1.23), (16, 1.02), (24, 0.93), (32, 
 # Section 4.4 and Table 5: "the results on RTX3090 and LLaMA-Instruct 3.1 8B are shown in Table 5 ... This part of
 # the experiment did not use the tree structure, the maximum chain length was set to 2, and the testing dataset was
 # MT-Bench." Table 5's caption: "on A100" in arXiv v3, "on RTX3090" in the NeurIPS version; the text says RTX3090 in
-# both. So the later version makes the caption agree with the text, and the sweep most likely ran on an RTX 3090;
-# neither names an A100's memory. The bracket's `a100-80g` is therefore disputed, not what the source says: the
-# model has no RTX 3090 (no preset, no step time measured on one), so the bracket still runs on the A100 80GB, and
-# says so (`gpuBasis`). As the source says: one GPU, Llama-3.1-8B, EAGLE(-1) head, a chain of at most 2 drafts
-# (lookahead 2, 3 tokens verified a sequence), first loss in (24, 32]. Not stated, so assumed: vLLM's version and
+# both. So the later version makes the caption agree with the text, and the sweep ran on an RTX 3090; neither names
+# an A100's memory. The bracket runs on the `rtx-3090` preset (lab.serving_presets.GPUS; until 4 December 2026 it ran
+# on `a100-80g`, marked disputed, for want of one), whose calibration is assumed: no step time measured on an RTX
+# 3090 is in the model (lab.serving_calibration.CALIBRATIONS). The preset and that choice were committed before the
+# bracket's crossover on it was computed, once. As the source says: one GPU (an RTX 3090), Llama-3.1-8B, EAGLE(-1)
+# head, a chain of at most 2 drafts (lookahead 2, 3 tokens verified a sequence), first loss in (24, 32]. Not stated,
+# so assumed: the calibration (above), vLLM's version and
 # engine (V0), the context (1024), the acceptance. (The text's "EAGLE shows the maximum throughput improvement at a
 # batch size of 24" does not match its own table, whose EAGLE maximum is 1.30x at batch 2; the table is used.)
 _VLLM_TABLE5 = ((2, 1.30), (4, 1.25), (8, 1.21), (16, 1.10), (24, 1.03), (32, 0.93), (48, 0.82), (56, 0.71))
@@ -616,14 +618,14 @@ CROSSOVER_BRACKETS = (
                      "v0.4.4 (named by the paper, whose v3 of April 2025 predates the draft-extend CUDA graph of pull "
                      "request 6606, May 2025): overlap off and the extend pass eager; H100 SXM and 1024 tokens of "
                      "context assumed", "sglang-eager-extend", _SGLANG_TABLE3, "stated"),
-    CrossoverBracket("EAGLE, vLLM, k = 2", "a100-80g", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
+    CrossoverBracket("EAGLE, vLLM, k = 2", "rtx-3090", "llama-3-8b", serving.EAGLE, 1, 2, 24, 32,
                      (2.10, 1.80, 2.40), 1024, _EAGLE3_PAPER + ", Section 4.4 and Table 5: vLLM (version not stated), "
                      "no tree, 'the maximum chain length was set to 2'; the text says 'RTX3090' in both versions, "
                      "Table 5's caption 'A100' in v3 and 'RTX3090' in the NeurIPS version; EAGLE 1.03x at batch 24, "
-                     "0.93x at 32 (quoted)", _ACCEPT_20780.format(length=2.10) + _V0_NOTE + "; the GPU is disputed: "
-                     "most likely an RTX 3090, which the model has no preset for, so it runs on the A100 80GB the "
-                     "other caption names (memory not stated); the engine (V0) and 1024 tokens of context assumed", "vllm-v0",
-                     _VLLM_TABLE5, "disputed"),
+                     "0.93x at 32 (quoted)", _ACCEPT_20780.format(length=2.10) + _V0_NOTE + "; one RTX 3090, as the "
+                     "text and the later caption say, its calibration assumed (no step time measured on one: Ampere's "
+                     "efficiencies, as for the RTX 4090); the engine (V0) and 1024 tokens of context assumed", "vllm-v0",
+                     _VLLM_TABLE5, "stated"),
     # vLLM issue #17984 (yesredpig, 2025-05-12), its text as the code index keeps it: "When using the LLaMA 1B SSM
     # model on the LLaMA 70B Original model, a performance reversal occurs at Batchsize 32. In addition, when the
     # _num_speculative_tokens_ (SL; speculative length) is large, the inefficiency increases further as the batch
@@ -642,44 +644,12 @@ CROSSOVER_BRACKETS = (
 )
 
 
-# An RTX 3090's memory, quoted: "VRAM (GB) 24" (and "Bandwidth (GB/s) 936"), the spec table of
-# holynerdvana.blogspot.com/2022/10/nvidia-geforce-rtx-3090-specifications.html (post of 2022-11-01), read 4 December
-# 2026. The GPU the EAGLE-3 paper's text names for its vLLM sweep (Table 5); the model has no preset for it, so only
-# what its memory holds is computed (:func:`batch_in_memory`), nothing of its speed.
-RTX_3090_MEMORY_BYTES = 24e9
-
-
 def bracket_settings(bracket: CrossoverBracket, length: float) -> serving.ServingSettings:
     """The serving setting a bracket is run at, at mean acceptance length ``length``."""
     return serving.DEFAULT_SETTINGS.with_(
         gpu=bracket.gpu, target=bracket.target, draft=bracket.draft, gpus=bracket.gpus, lookahead=bracket.lookahead,
         acceptance=100 * alpha_for_length(length, bracket.lookahead), context=bracket.context,
         stepModel=serving.MEASURED, engine=bracket.engine)
-
-
-def batch_in_memory(bracket: CrossoverBracket, memory_bytes: float) -> float:
-    """How many sequences of the bracket's context its setting holds (weights, draft and KV caches, under its
-    engine's memory default) on GPUs of ``memory_bytes`` each instead of its own GPU's: what a GPU the model has
-    no preset for would hold, by memory alone (nothing else of that GPU is modelled).
-
-    >>> vllm = CROSSOVER_BRACKETS[1]
-    >>> round(batch_in_memory(vllm, serving.GPUS[vllm.gpu].memory)) == round(serving.serving(bracket_settings(vllm, 2.1)).maxBatchInMemory)
-    True
-    >>> round(batch_in_memory(vllm, RTX_3090_MEMORY_BYTES))
-    29
-    """
-    from .serving_calibration import engine_memory_bytes
-    from .serving_step import _models_in_precision, held_weight_bytes, kv_bytes_per_sequence, state_slots
-
-    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
-    weights = held_weight_bytes(settings)
-    kind = "ngram" if settings.draft == serving.NGRAM else "eagle" if settings.draft in (serving.EAGLE, serving.EAGLE3) \
-        else "model"
-    spare = engine_memory_bytes(serving.ENGINES[settings.engine].memoryRule, memory_bytes, settings.gpus, weights,
-                                kind) - weights
-    per_sequence = sum(kv_bytes_per_sequence(shape, precision, settings.context, state_slots(settings))
-                       for shape, precision in _models_in_precision(settings))
-    return max(0.0, spare / per_sequence)
 
 
 def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
@@ -697,9 +667,23 @@ def smallest_batch_speedups(bracket: CrossoverBracket) -> dict | None:
     return {"batch": batch, "measured": measured, "model": model}
 
 
+def search_limit(bracket: CrossoverBracket) -> int:
+    """The largest batch the model's crossover search visits for ``bracket``: every batch up to
+    :data:`lab.serving.MAX_BATCH` whose sequences of the bracket's context fit in its GPU's memory (weights,
+    draft and KV caches under its engine's memory default; the same at every acceptance). A crossover of
+    None means no loss up to here.
+
+    >>> search_limit(CROSSOVER_BRACKETS[1])    # Llama-3-8B and its EAGLE head, 1024 tokens, one RTX 3090
+    28
+    """
+    settings = bracket_settings(bracket, bracket.acceptanceLengths[0])
+    return max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(settings))))
+
+
 def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
     """Each bracket with the model's crossover batch (:func:`lab.serving.crossover_batch`) at each
-    of its acceptance lengths, and whether it falls inside ``(low, high]``.
+    of its acceptance lengths (None: no loss up to ``fits``, :func:`search_limit`), and whether it falls
+    inside ``(low, high]``.
 
     >>> rows = crossover_comparison()
     >>> [row["label"] for row in rows][:1], all(len(row["crossovers"]) == 3 for row in rows)
@@ -711,5 +695,6 @@ def crossover_comparison(brackets=CROSSOVER_BRACKETS) -> list[dict]:
         for length in bracket.acceptanceLengths:
             crossovers.append(serving.crossover_batch(bracket_settings(bracket, length)))
         inside = [c is not None and bracket.low < c <= bracket.high for c in crossovers]
-        rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside)})
+        rows.append({**bracket._asdict(), "crossovers": tuple(crossovers), "inside": tuple(inside),
+                     "fits": search_limit(bracket)})
     return rows

@@ -134,7 +134,7 @@ def test_moe_layer_cost_is_the_fit_on_its_own_rows_and_only_those():
     fitted = {source_key(m.source) for m in cal.MOE_STEP_MEASUREMENTS + cal.STEP_MEASUREMENTS}
     assert not fitted & {source_key(m.source) for m in cal.MOE_HELD_OUT_STEPS}
     assert all(serving.TARGETS[m.target].experts for m in cal.MOE_STEP_MEASUREMENTS + cal.MOE_HELD_OUT_STEPS)
-    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "h100-sxm", "mi300x", "mi355x"):
+    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "rtx-3090", "h100-sxm", "mi300x", "mi355x"):
         assert cal.CALIBRATIONS[name].moeLayerUs == cal.MOE_LAYER_US["hopper"], name
     assert cal.CALIBRATIONS["b300"].moeLayerUs == cal.MOE_LAYER_US["blackwell"]
     assert not cal.CALIBRATIONS["b200"].measured   # its efficiencies are still Hopper's, assumed

@@ -13,7 +13,7 @@ from mutation import failure_of, replace_in_serving
 
 # Which measured all-reduce each GPU preset pays: its own family's, or (assumed, said so) another's
 FAMILY = {"h100-sxm": "hopper", "h200": "hopper", "mi300x": "mi300x", "mi355x": "mi355x", "l40s": "pcie",
-          "rtx-4090": "pcie", "a100-80g": "hopper", "a100-40g": "hopper", "b200": "hopper", "b300": "hopper"}
+          "rtx-4090": "pcie", "rtx-3090": "pcie", "a100-80g": "hopper", "a100-40g": "hopper", "b200": "hopper", "b300": "hopper"}
 
 
 def test_every_gpu_preset_pays_the_all_reduce_measured_for_its_family():

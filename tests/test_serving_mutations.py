@@ -547,12 +547,16 @@ def test_readouts_catch_a_bracket_crossover_off_by_one(monkeypatch, fresh_widget
     _fails("serving-readouts-match-model", "bracket 'EAGLE, SGLang, k = 3'")
 
 
-def test_readouts_catch_the_vllm_sweeps_24gb_card_held_as_another_memory(monkeypatch, fresh_widget):
-    from lab import serving_validation
-    # the page computed on an 80 GB card where it says the RTX 3090's 24 GB
-    _mutate_widget(monkeypatch, "_bracket_24gb", lambda: str(round(serving_validation.batch_in_memory(
-        serving_validation.CROSSOVER_BRACKETS[1], 80e9))))
-    _fails("serving-readouts-match-model", "24 GB card holds")
+def test_readouts_catch_a_brackets_memory_limit_read_on_another_gpu(monkeypatch, fresh_widget):
+    from lab import serving, serving_validation
+    # the vLLM sweep's limit computed on the A100 80GB it ran on before the RTX 3090 preset, the page saying 3090
+    original = serving_validation.crossover_comparison
+    monkeypatch.setattr(serving_validation, "crossover_comparison", lambda brackets=serving_validation.CROSSOVER_BRACKETS: [
+        {**row, "fits": serving_validation.search_limit(row_bracket._replace(gpu="a100-80g"))}
+        if row_bracket.gpu == "rtx-3090" else row
+        for row, row_bracket in zip(original(brackets), brackets)])
+    assert serving.GPUS["a100-80g"].memory > serving.GPUS["rtx-3090"].memory
+    _fails("serving-readouts-match-model", "sequences fit on its GPU")
 
 
 def test_readouts_catch_a_brackets_smallest_batch_with_the_model_and_measurement_swapped(monkeypatch, fresh_widget):

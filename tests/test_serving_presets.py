@@ -132,6 +132,30 @@ def test_2026_gpus_carry_dense_datasheet_peaks_and_say_where():
         assert gpu.fp4 is None or gpu.fp8 < gpu.fp4 <= 1.5 * 2 * gpu.fp8
 
 
+def test_the_rtx_3090_preset_is_its_datasheet_and_derived_tensor_peak_with_an_assumed_calibration():
+    """The GPU the EAGLE-3 paper's vLLM sweep ran on: 936 GB/s (384 bits at 19.5 Gbps), 24 GB, no FP8 (Ampere), the
+    BF16 peak with FP32 accumulation derived as 328 tensor cores x 256 FLOP a clock x 1.695 GHz, halved (GeForce),
+    one GPU on PCIe (no link read); calibrated as the RTX 4090 and L40S (assumed), and the widget says so."""
+    from lab import serving_calibration as cal
+
+    g = serving.GPUS["rtx-3090"]
+    assert (g.label, g.bandwidth, g.fp8, g.fp4, g.memory, g.link) == ("RTX 3090", 936e9, None, None, 24e9, 0.0)
+    assert g.bandwidth == 384 * 19.5e9 / 8
+    assert abs(g.bf16 / (328 * 256 * 1.695e9 / 2) - 1) < 1e-3 and g.bf16 < serving.GPUS["rtx-4090"].bf16 / 2
+    assert "derived, not read" in g.source and "half rate" in g.source and "24 GB" in g.source
+    c = cal.CALIBRATIONS["rtx-3090"]
+    assert c is cal.CALIBRATIONS["rtx-4090"] is cal.CALIBRATIONS["l40s"] and not c.measured
+    assert not any(m.gpu == "rtx-3090" for m in cal.STEP_MEASUREMENTS)
+    s = D.with_(gpu="rtx-3090", stepModel=serving.MEASURED)
+    assert widget._trust(s).startswith("assumed: no step time measured on this GPU; not validated for ")
+    assert widget._assumed_calibrations()[0]["gpus"] == "L40S, RTX 4090 and RTX 3090"
+    from lab.widgets import deployment as deployment_widget
+    for choices in (widget.SELECTS, deployment_widget.CHOICES):   # both GPU dropdowns list it, by its label
+        gpu_choice = next(choice for choice in choices if choice.name == "gpu")
+        assert gpu_choice.options["rtx-3090"] == "RTX 3090"
+    assert "not validated" in widget._trust(s)
+
+
 def test_2026_gpus_are_calibrated_only_by_assumption_and_the_page_says_so():
     from lab import serving, serving_calibration as cal
 

@@ -856,10 +856,6 @@ def _tables_mismatch(widget) -> str | None:
     ratios = {"low": f(min(central), 1), "high": f(max(central), 1)} if central else {"low": "", "high": ""}
     if context["bracketRatios"] != ratios:
         return f"brackets' crossover over first loss {context['bracketRatios']} where the sweeps give {ratios}"
-    vllm_sweep = serving_validation.CROSSOVER_BRACKETS[1]
-    held = f(serving_validation.batch_in_memory(vllm_sweep, serving_validation.RTX_3090_MEMORY_BYTES), 0)
-    if context["bracket24gb"] != held:
-        return f"the vLLM sweep's 24 GB card holds {context['bracket24gb']} sequences on the page, {held} in the model"
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
@@ -875,6 +871,9 @@ def _tables_mismatch(widget) -> str | None:
                 acceptance=100 * serving_validation.alpha_for_length(length, bracket.lookahead))
             found = serving.crossover_batch(settings)
             runs.append({"length": f(length, 2), "crossover": "none" if found is None else str(found)})
+        fits = max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(settings))))
+        if shown["fits"] != fits:
+            return f"bracket {bracket.label!r}: the page says {shown['fits']} sequences fit on its GPU, the model {fits}"
         smallest = serving_validation.smallest_batch_speedups(bracket)
         want = None if smallest is None else {"batch": smallest["batch"], "measured": f(smallest["measured"], 2),
                                               "model": f(smallest["model"], 2)}

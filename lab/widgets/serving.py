@@ -577,7 +577,6 @@ def _validation_context() -> dict:
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
-            "bracket24gb": _bracket_24gb(),
             # the article's section draws these (the widget keeps its decision figures): settings-independent
             "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
@@ -601,7 +600,7 @@ def _assumed_calibrations() -> list[dict]:
     text), in preset order.
 
     >>> _assumed_calibrations()[0]["gpus"]
-    'L40S and RTX 4090'
+    'L40S, RTX 4090 and RTX 3090'
     """
     from .. import serving_calibration
 
@@ -610,10 +609,11 @@ def _assumed_calibrations() -> list[dict]:
         if not cal.measured:
             groups.setdefault(cal.source, []).append(serving.GPUS[name].label)
     # the source opens with "no step-time measurement found: ", which the sentence before says already
-    return [{"gpus": " and ".join(labels), "how": how.split(": ", 1)[-1]} for how, labels in groups.items()]
+    return [{"gpus": " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels),
+             "how": how.split(": ", 1)[-1]} for how, labels in groups.items()]
 
 
-EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="a100-80g", gpus=1, lookahead=2, batch=28,
+EXPANSION_EXAMPLE = dict(target="llama-3-8b", draft=serving.EAGLE, gpu="rtx-3090", gpus=1, lookahead=2, batch=28,
                          context=1024, stepModel=serving.MEASURED)  # the vLLM sweep's setting, near its first loss
 
 
@@ -627,7 +627,8 @@ def _expansion_example() -> dict:
                       for engine in ("vllm-v0", "vllm-v1"))  # the verify step by operator, with and without
     total = sum(expanded.values()) - sum(once.values())
     kv = expanded["attention"] - once["attention"]
-    return {"total": _f(total, 1), "kv": _f(kv, 1), "batch": batch, "context": f"{context:,}", "k": base.lookahead}
+    return {"total": _f(total, 1), "kv": _f(kv, 1), "batch": batch, "context": f"{context:,}", "k": base.lookahead,
+            "gpu": serving.GPUS[base.gpu].label}
 
 
 def _bracket_ratio_range() -> dict:
@@ -635,14 +636,6 @@ def _bracket_ratio_range() -> dict:
     as the page writes them (one decimal); empty strings when no central crossover exists."""
     ratios = _bracket_ratios()
     return {"low": _f(min(ratios), 1), "high": _f(max(ratios), 1)} if ratios else {"low": "", "high": ""}
-
-
-def _bracket_24gb() -> str:
-    """How many sequences of its context the vLLM sweep's setting holds on the GPU the paper's text names for it
-    (an RTX 3090, by its 24 GB alone: lab.serving_validation.batch_in_memory), as the article writes it."""
-    from .. import serving_validation
-    return _f(serving_validation.batch_in_memory(serving_validation.CROSSOVER_BRACKETS[1],
-                                                 serving_validation.RTX_3090_MEMORY_BYTES), 0)
 
 
 def _smallest_batch(row: dict) -> dict | None:
@@ -658,7 +651,7 @@ def _bracket_context() -> list[dict]:
     """The published batch sweeps' first losses beside the model's crossovers (the article's text),
     computed by the build from lab.serving_validation.crossover_comparison."""
     return [{"label": row["label"], "low": row["low"], "high": row["high"], "lookahead": row["lookahead"],
-             "context": row["context"],
+             "context": row["context"], "fits": row["fits"], "gpu": serving.GPUS[row["gpu"]].label,
              "engine": serving.ENGINES[row["engine"]].label,
              "inside": any(row["inside"]), "gpuBasis": row["gpuBasis"], "smallest": _smallest_batch(row),
              "runs": [{"length": _f(length), "crossover": "none" if found is None else str(found)}
