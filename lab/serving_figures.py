@@ -499,12 +499,13 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     (low, high], the model's crossover at the sweep's central acceptance as a dot and over its other
     acceptance lengths as a line, on a log2 batch axis. A sweep with no crossover at some acceptance
     has that end of its line at the largest batch the search visited (the row's ``fits``: all that fit in
-    memory; without it, the axis's end), marked "none" (the central dot then drawn open), and its text alternative
+    memory; without it, the axis's end), marked "no loss up to" that batch ("none" at the axis's end; the central dot
+    then drawn open), and its text alternative
     says where the search stopped.
 
     >>> svg = brackets_svg([{"label": "a sweep", "engine": "vllm-v0", "low": 16, "high": 32, "fits": 50,
     ...                      "crossovers": (40, 20, None), "acceptanceLengths": (2.0, 1.7, 2.3)}], 390)
-    >>> svg.count('class="srv-bracket"'), svg.count('class="k-speculative"'), "none" in svg
+    >>> svg.count('class="srv-bracket"'), svg.count('class="k-speculative"'), "no loss up to 50</text>" in svg
     (1, 1, True)
     >>> "No loss up to batch 50, all that fit in memory." in svg, 'fill-opacity="0"' in svg
     (True, False)
@@ -534,7 +535,8 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
         for x, c in zip(ends[1:], others):
             body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
         if None in row["crossovers"]:    # one label where the search stopped, however many acceptances end there
-            body.append(_text(none_at - 2, bar - 8, "none", "end", "fig-small"))
+            body.append(_text(none_at - 2, bar - 8, f"no loss up to {row['fits']}" if "fits" in row else "none", "end",
+                              "fig-small"))
         hollow = (' fill-opacity="0" stroke-width="2" style="stroke: var(--k-speculative)"'   # no loss: an open dot
                   if central is None else "")
         body.append(f'<circle class="k-speculative" cx="{ends[0]:.1f}" cy="{bar}" r="5"{hollow}/>')
