@@ -96,7 +96,8 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
 
 def received_from_args(args, default_method: str | None = None):
     """The curve the flags give as an instrument receives it from the deployment panel: ``(token, rates,
-    measured_k)``, the rates read back from its token (4 decimals, 16 positions, the measured mark), so the
+    measured_k)``, the rates read back from its token (4 decimals, 16 positions, the measured mark; the token names
+    the curve's drafter family when it has one, :func:`lab.acceptance.token_method`), so the
     CLI answers what the widget sent the same curve answers; None when no curve flag is given."""
     from .. import acceptance
 
