@@ -1,4 +1,4 @@
-"""The measured-curve token names its drafter family (``custom:r1,...,rn[@m]~family``, issue 37): a receiver that
+"""The measured-curve token names its drafter family (``custom:r1,...,rn[@m]~family``): a receiver that
 needs positions past the rates it carries continues them by that family's prior (a copying drafter's curve rises to
 its ceiling, a model drafter's falls), as ``python -m lab acceptance --per-position ... --method F`` does; a token
 without the suffix reads exactly as before."""
