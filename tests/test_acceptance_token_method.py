@@ -192,3 +192,16 @@ def test_dropping_the_family_on_the_way_changes_the_extension(monkeypatch):
     assert lost["tokensPerCall"] < process["tokensPerCall"]
     assert dropped == [row["top1"] for row in trees_widget.view({"treCurve": "custom:0.6000,0.8000"})[
         "depthProfile"]["rows"]]
+
+
+def test_the_send_check_catches_a_token_without_its_family(monkeypatch):
+    """The instruments check that the panel's curve reaches every instrument reads the family back too: a
+    curve_token that drops it fails the check (the mutation the feature guards against, at the producer)."""
+    from lab.checks import deployment as family_checks
+    from mutation import failure_of
+
+    original = acceptance.curve_token
+    monkeypatch.setattr(acceptance, "curve_token", lambda curve, positions=16: original(
+        curve._replace(family=None), positions))
+    failure = failure_of(family_checks.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "(None)", "(mtp)")
+    assert failure.startswith("ledger read ")

@@ -729,7 +729,7 @@ def acceptance_plateau_caps_best_k(out):
 def acceptance_curve_reaches_every_instrument(out):
     """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving, the
     policies and the token trees (their depth profile), and each of those widgets' own views reads that
-    token back as the same rates."""
+    token back as the same rates and the curve's drafter family (which continues it past the 16 it carries)."""
     from .. import acceptance, urlstate
 
     curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
@@ -739,8 +739,9 @@ def acceptance_curve_reaches_every_instrument(out):
     for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve"), ("trees", "treCurve")):
         out.visited += 1
         found = urlstate.requested_curve({key: values[widget][key]}, key, [])
-        if found is None or found[1][0] != want:
-            out.fail(f"{widget} read {found and found[1][0]} from the send, not the curve {want}")
+        if found is None or found[1][0] != want or acceptance.token_method(found[0]) != curve.family:
+            out.fail(f"{widget} read {found and found[1][0]} ({found and acceptance.token_method(found[0])}) from the "
+                     f"send, not the curve {want} ({curve.family})")
             return
 
 
