@@ -164,6 +164,18 @@ def test_the_producers_that_know_the_family_send_it(capsys):
     sent = traces_widget.view({"trcText": startup + metrics})["figures"]["send"]
     assert sent.count("custom:0.8100,0.8519~ngram&quot;") == 3   # the ledger, serving and the policies
     assert "~" not in traces_widget.view({"trcText": metrics})["figures"]["send"]   # no drafter named: none sent
+    # `lab trace` prints the same token (and the family it read)
+    import io
+    import sys
+
+    for text, method, token in ((startup + metrics, "ngram", "custom:0.8100,0.8519~ngram"),
+                                (metrics, None, "custom:0.8100,0.8519")):
+        stdin, sys.stdin = sys.stdin, io.StringIO(text)
+        try:
+            document = _cli_json(capsys, "trace", "-")
+        finally:
+            sys.stdin = stdin
+        assert (document["method"], document["curve"]) == (method, token)
     assert traces_widget.policies_curve_token("custom:0.8000,1.0000~ngram", [0.8, 1.0])[0] == "custom:0.8000,0.9900~ngram"
     # the real-text lab, by its proposer
     assert "custom:0.7500,0.6667~ngram&quot;" in realtext_widget.send_html({"cycles": [0, 1, 2, 2]}, 2, "ngram")
