@@ -217,3 +217,13 @@ def test_the_send_check_catches_a_token_without_its_family(monkeypatch):
         curve._replace(family=None), positions))
     failure = failure_of(family_checks.ACCEPTANCE_CHECKS, "acceptance-curve-reaches-every-instrument", "(None)", "(mtp)")
     assert failure.startswith("ledger read ")
+
+
+def test_the_acceptance_command_prints_the_token_and_a_receiver_continues_it_as_the_command_does(capsys):
+    document = _cli_json(capsys, "acceptance", "--per-position", "0.6,0.8", "--method", "ngram", "--lookahead", "40")
+    token = document["curve"]
+    assert token.endswith("@2~ngram") and acceptance.token_rates(token) == [round(r, 4) for r in document["perPosition"][:16]]
+    received = acceptance.extended_rates(acceptance.token_rates(token), 40, acceptance.token_measured_at(token),
+                                         acceptance.token_method(token))
+    assert received == pytest.approx(document["perPosition"], abs=1e-4)   # the 16 carried rates are rounded
+    assert "~" not in _cli_json(capsys, "acceptance", "--per-position", "0.6,0.8", "--lookahead", "4")["curve"]
