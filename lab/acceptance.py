@@ -53,19 +53,19 @@ from typing import NamedTuple
 
 from . import ledger
 from .acceptance_curves import CURVES, drafter_of
-from .acceptance_text import (MAX_POSITIONS, MEASURED_MARK, parse_lengths, parse_rates, split_measured,  # noqa: F401
-                              token_measured_at, token_rates)
+from .acceptance_text import (FAMILIES, FAMILY_MARK, MAX_POSITIONS, MEASURED_MARK, parse_lengths, parse_rates,  # noqa: F401
+                              rates_token, split_family, split_measured, token_measured_at, token_method, token_rates)
 from .errors import LabValueError
 from .stats import median, percentile
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
-           "library_shape", "prior", "iid", "extended_rates", "split_measured", "token_measured_at", "token_rates", "TOKEN_POSITIONS", "MEASURED_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
+           "library_shape", "prior", "iid", "extended_rates", "split_measured", "split_family", "token_measured_at", "token_rates",
+           "token_method", "rates_token", "TOKEN_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
            "library_lengths", "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES",
            "POINT_RULE_BY_FIGURES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
            "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
-FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
                 "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
 MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows its group's (copying) or the pooled spread
@@ -808,64 +808,86 @@ def _first_argmax(values) -> tuple[int, float]:
     return best_k, best
 
 
-def token_curve(rates, measured_at: int | None = None) -> Curve:
+def token_curve(rates, measured_at: int | None = None, method=None) -> Curve:
     """The curve an instrument runs on when it receives conditional ``rates`` (a measured-curve
     token, a trace's curve): the rates as given, the last one repeated past them (as
     :func:`lab.ledger.expected_accepted_from_curve` and :func:`lab.policies.depth_curve` continue a
     curve), measured up to ``measured_at`` (default: every rate given; the deployment panel's tokens
     carry positions its model filled in, so it passes the curve's own ``measuredAt``). The widgets
     extend a received curve first (:func:`extended_rates`), so the repetition is never reached there.
+    With the token's drafter family ``method`` (:func:`token_method`) the curve continues past the rates
+    as :func:`extended_rates` continues it, by that family's prior.
 
     >>> token_curve([0.9, 0.5]).rates(4), token_curve([0.9, 0.5]).extrapolated_from(3)
     ([0.9, 0.5, 0.5, 0.5], 2)
+    >>> [round(r, 4) for r in token_curve([0.6, 0.8], method="ngram").rates(4)]   # a copying curve rises
+    [0.6, 0.8, 0.8272, 0.8553]
     """
     rates = _check_rates(rates, "curve")
-    return Curve(tuple(rates), (1.0, 1.0), "token", measuredAt=len(rates) if measured_at is None else measured_at)
+    if method is None:
+        return Curve(tuple(rates), (1.0, 1.0), "token", measuredAt=len(rates) if measured_at is None else measured_at)
+    return _continued(rates, measured_at, method)._replace(source="token")
 
 
 TOKEN_POSITIONS = 16   # the positions a measured-curve token carries (curve_token) and a widget extends to
 
 
-def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = None) -> list[float]:
+def _continued(rates, measured_at, method) -> Curve:
+    """``rates`` (checked) as measured, continued past them by :func:`from_conditional` of positions 1..``measured_at``
+    (default all) under the ``method`` family's prior (None: the pooled prior)."""
+    return from_conditional(rates[:_measured_positions(rates, measured_at)], method)._replace(measured=tuple(rates))
+
+
+def _measured_positions(rates, measured_at) -> int:
+    """How many of ``rates`` were measured: ``measured_at``, 1 to all of them (default all)."""
+    m = len(rates) if measured_at is None else measured_at
+    if not 1 <= m <= len(rates):
+        raise LabValueError(f"a curve's measured positions are 1 to {len(rates)}, got {m}")
+    return m
+
+
+def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = None, method=None) -> list[float]:
     """A received curve's conditional rates at positions 1..max(k, len(rates)): the rates as given,
     and past them the acceptance model's continuation of the measured ones (positions
-    1..``measured_at``, default all) by :func:`from_conditional`, the continuation the trace reader
-    uses, never the last rate repeated. A rate past the measured ones stays below 1 (a curve that
-    accepts every draft has no long-run law in the lookahead policies).
+    1..``measured_at``, default all) by :func:`from_conditional` under the drafter family ``method``'s prior
+    (the token's :func:`token_method`; None: the pooled prior), the continuation the trace reader uses, never the
+    last rate repeated. A rate past the measured ones stays below 1 (a curve that accepts every draft has no
+    long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
     [0.8, 0.7, 0.6877, 0.6755]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
+    >>> [round(r, 4) for r in extended_rates([0.6, 0.8], 4)], [round(r, 4) for r in extended_rates([0.6, 0.8], 4, method="ngram")]
+    ([0.6, 0.8, 0.7859, 0.772], [0.6, 0.8, 0.8272, 0.8553])
     """
     rates = _check_rates(rates, "curve")
-    m = len(rates) if measured_at is None else measured_at
-    if not 1 <= m <= len(rates):
-        raise LabValueError(f"a curve's measured positions are 1 to {len(rates)}, got {m}")
+    m = _measured_positions(rates, measured_at)
     if k <= len(rates):
         return rates
-    continued = from_conditional(rates[:m])._replace(measured=tuple(rates)).rates(k)
-    return rates + [min(r, MAX_SENT_RATE) for r in continued[len(rates):]]
+    return rates + [min(r, MAX_SENT_RATE) for r in _continued(rates, m, method).rates(k)[len(rates):]]
 
 
 def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     """The curve as the instruments' measured-curve token (``custom:r1,r2,...``, 4 decimals), the
     positions past the measured ones filled by the model so no instrument repeats a last rate, and
     marked ``@m`` (m, the last measured position) when they are, so the receiver knows where
-    extrapolation starts. A rate of 1 goes as :data:`MAX_SENT_RATE`: the lookahead policies' Markov
-    chains need every draft to be rejectable (a curve that accepts everything has no stationary law
-    there).
+    extrapolation starts, and ``~family`` (:data:`FAMILY_MARK`) when the curve's drafter family is known, so
+    the receiver continues it by that family's prior. A rate of 1 goes as :data:`MAX_SENT_RATE`: the lookahead
+    policies' Markov chains need every draft to be rejectable (a curve that accepts everything has no stationary
+    law there).
 
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
-    >>> curve_token(from_conditional([0.8, 0.7]), 3)
-    'custom:0.8000,0.7000,0.6877@2'
+    >>> curve_token(from_conditional([0.8, 0.7]), 3), curve_token(from_conditional([0.6, 0.8], "ngram"), 3)
+    ('custom:0.8000,0.7000,0.6877@2', 'custom:0.6000,0.8000,0.8272@2~ngram')
     """
     from .jsformat import to_fixed
 
     body = ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
     measured = curve.measuredAt
-    return "custom:" + body + (f"{MEASURED_MARK}{measured}" if measured is not None and measured < positions else "")
+    return ("custom:" + body + (f"{MEASURED_MARK}{measured}" if measured is not None and measured < positions else "")
+            + (f"{FAMILY_MARK}{curve.family}" if curve.family is not None else ""))
 
 
 # --- the reader's text: the CLI's and the page's inputs (parsed in lab.acceptance_text) ----------------

@@ -1,6 +1,6 @@
 """The reader's text for the acceptance model (:mod:`lab.acceptance`, which re-exports every name here): rates and
-lengths as the CLI and the page take them, and the measured-curve token's text (``custom:r1,...,rn@m``). Pure parsing,
-no model: one clear message for bad input.
+lengths as the CLI and the page take them, and the measured-curve token's text (``custom:r1,...,rn@m~family``). Pure
+parsing, no model: one clear message for bad input.
 
 >>> parse_rates("0.9, 0.7"), token_rates("custom:0.9,0.5@1")
 ([0.9, 0.7], [0.9, 0.5])
@@ -10,25 +10,54 @@ import math
 
 from .errors import LabValueError
 
-__all__ = ["MAX_POSITIONS", "MEASURED_MARK", "parse_rates", "parse_lengths", "split_measured", "token_measured_at",
-           "token_rates"]
+__all__ = ["MAX_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "FAMILIES", "parse_rates", "parse_lengths", "split_measured",
+           "split_family", "token_measured_at", "token_rates", "token_method", "rates_token"]
 
 MAX_POSITIONS = 64
 MEASURED_MARK = "@"    # custom:r1,...,rn@m: the rates past position m were filled in by the model
+# custom:r1,...,rn[@m]~family: the drafter family (lab.acceptance's prior) that continues the curve past the rates; "~" is
+# unreserved in a URL (RFC 3986, section 2.3), so a link carries it unescaped. Absent: the pooled prior, as before.
+FAMILY_MARK = "~"
+FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")   # the method families of lab.acceptance
+
+
+def split_family(body: str) -> tuple[str, str | None]:
+    """A ``custom:`` token's body split at :data:`FAMILY_MARK`: the text before it (rates and measured mark) and the
+    drafter family after it (None when there is none). The family comes once, last, and is one of :data:`FAMILIES`;
+    anything else is one clear message naming what was found and the valid families.
+
+    >>> split_family("0.9,0.5@1~ngram"), split_family("0.9,0.5")
+    (('0.9,0.5@1', 'ngram'), ('0.9,0.5', None))
+    >>> split_family("0.9,0.5~ngram~ngram")
+    Traceback (most recent call last):
+    ...
+    lab.errors.LabValueError: a curve's drafter family (after ~) is given once, at the end: one of draft, eagle, mtp, ngram, suffix; got 'ngram~ngram'
+    """
+    text, mark, after = str(body).partition(FAMILY_MARK)
+    if not mark:
+        return text, None
+    if after in FAMILIES:
+        return text, after
+    valid = ", ".join(FAMILIES)
+    if FAMILY_MARK in after or MEASURED_MARK in after:
+        raise LabValueError(f"a curve's drafter family (after {FAMILY_MARK}) is given once, at the end: one of {valid}; "
+                            f"got {after[:24]!r}")
+    raise LabValueError(f"a curve's drafter family (after {FAMILY_MARK}) must be one of {valid}, got {after[:24]!r}")
 
 
 def split_measured(body: str) -> tuple[str, int | None]:
     """A ``custom:`` token's body split at :data:`MEASURED_MARK`: the rates' text and how many of its
-    positions were measured (None: all of them). One clear message for a bad mark.
+    positions were measured (None: all of them), its drafter family set aside (:func:`split_family`, which
+    refuses a bad one). One clear message for a bad mark.
 
-    >>> split_measured("0.9,0.5,0.4@2"), split_measured("0.9,0.5")
-    (('0.9,0.5,0.4', 2), ('0.9,0.5', None))
+    >>> split_measured("0.9,0.5,0.4@2"), split_measured("0.9,0.5"), split_measured("0.9,0.5@1~mtp")
+    (('0.9,0.5,0.4', 2), ('0.9,0.5', None), ('0.9,0.5', 1))
     >>> split_measured("0.9,0.5@3")
     Traceback (most recent call last):
     ...
     lab.errors.LabValueError: a curve's measured positions (after @) must be a whole number from 1 to 2 (its rates), got '3'
     """
-    text, mark, after = str(body).partition(MEASURED_MARK)
+    text, mark, after = split_family(body)[0].partition(MEASURED_MARK)
     if not mark:
         return text, None
     count = len(text.split(","))
@@ -51,10 +80,37 @@ def token_measured_at(token: str) -> int | None:
     return split_measured(token[len("custom:"):])[1]
 
 
-def token_rates(token: str) -> list[float]:
-    """The conditional rates a ``custom:`` measured-curve token carries (its measured mark set aside).
+def token_method(token: str) -> str | None:
+    """The drafter family a measured-curve token names after :data:`FAMILY_MARK` (whose prior continues it past
+    the rates it carries), else None (the pooled prior; a preset name carries none).
 
-    >>> token_rates("custom:0.9000,0.5000,0.4000@2")
+    >>> token_method("custom:0.9,0.5,0.4@2~ngram"), token_method("custom:0.9,0.5"), token_method("club3090-mtp")
+    ('ngram', None, None)
+    """
+    if not (isinstance(token, str) and token.startswith("custom:")):
+        return None
+    return split_family(token[len("custom:"):])[1]
+
+
+def rates_token(rates, method=None) -> str:
+    """The token of a curve measured at every position it carries, as the trace reader and the real-text lab send
+    theirs: ``custom:`` and the rates to 4 decimals, then ``~method`` when the drafter family is known
+    (:data:`FAMILY_MARK`; None: no family, the token as it was before families travelled).
+
+    >>> rates_token([0.8, 0.91234], "ngram"), rates_token([0.8])
+    ('custom:0.8000,0.9123~ngram', 'custom:0.8000')
+    """
+    from .jsformat import to_fixed
+
+    if method is not None and method not in FAMILIES:
+        raise LabValueError(f"a curve's drafter family must be one of {', '.join(FAMILIES)}, got {method!r}")
+    return "custom:" + ",".join(to_fixed(r, 4) for r in rates) + ("" if method is None else FAMILY_MARK + method)
+
+
+def token_rates(token: str) -> list[float]:
+    """The conditional rates a ``custom:`` measured-curve token carries (its measured mark and family set aside).
+
+    >>> token_rates("custom:0.9000,0.5000,0.4000@2~eagle")
     [0.9, 0.5, 0.4]
     """
     return parse_rates(split_measured(str(token)[len("custom:"):])[0], "curve")

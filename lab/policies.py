@@ -239,10 +239,11 @@ def toy(certainty, match) -> Process:
                    stationary_law=tuple(1 / size for _ in range(size)))
 
 
-def received_curve(curve, measured: int | None = None) -> Process:
+def received_curve(curve, measured: int | None = None, method=None) -> Process:
     """The depth curve an instrument runs on when it receives measured conditional rates (a curve
     token, measured up to depth ``measured``, default all): past the measured depths the acceptance
-    model continues the curve (:func:`lab.acceptance.extended_rates`, the continuation the trace
+    model continues the curve (:func:`lab.acceptance.extended_rates`, by the drafter family ``method``'s
+    prior, the token's ``~family``, else the pooled one; the continuation the trace
     reader uses) to :data:`MAX_STATIC` depths, never the last rate repeated.
 
     >>> process = received_curve([0.8, 0.7])
@@ -251,7 +252,7 @@ def received_curve(curve, measured: int | None = None) -> Process:
     """
     from .acceptance import extended_rates
 
-    return depth_curve(extended_rates(curve, MAX_STATIC, measured), len(curve) if measured is None else measured)
+    return depth_curve(extended_rates(curve, MAX_STATIC, measured, method), len(curve) if measured is None else measured)
 
 
 def depth_curve(curve, measured: int | None = None) -> Process:

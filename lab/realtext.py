@@ -67,7 +67,7 @@ from .realtext_rule import (PROMPT_LOOKUP, PROPOSERS, Drafts, ResidualRow, accep
 from .realtext_rule import _Drawn  # noqa: F401 (a draw made earlier, for the checks)
 
 __all__ = [
-    "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PRESETS", "DEFAULT_PRESET", "LIMITS",
+    "FORMAT", "VOCABULARY_SIZE", "ORDER", "PRETOKEN", "PROPOSERS", "PROPOSER_FAMILIES", "PRESETS", "DEFAULT_PRESET", "LIMITS",
     "MIN_TEMPERATURE", "check_temperature",
     "Tokenizer", "Model", "ModelUnavailable", "merge_pair", "train_merges", "count_tables", "build_model_file", "load_model",
     "default_model", "Level", "Row", "OneHotRow", "ChainRow", "TemperedRow", "ResidualRow", "Base",
@@ -82,6 +82,8 @@ __all__ = [
 
 PROPOSER_NAMES = {"draft": "draft model (sampled)", "draft-greedy": "draft model (greedy)",
                   "ngram": "prompt lookup (n-gram)"}
+# each proposer's drafter family (lab.acceptance_text.FAMILIES), which the curve it measures carries to other instruments
+PROPOSER_FAMILIES = {"draft": "draft", "draft-greedy": "draft", "ngram": "ngram"}
 # name: (label, prompt). A function to complete, technical English, a repetitive template.
 PRESETS = {
     "python": ("a Python function", "def read_lines(path, encoding=None):\n"

@@ -273,10 +273,11 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
     return None
 
 
-def received_curve(rates, measured_at: int | None = None, lookahead: int = 0) -> tuple:
+def received_curve(rates, measured_at: int | None = None, lookahead: int = 0, method=None) -> tuple:
     """A measured curve as the serving model runs on it: the conditional ``rates`` as received, and
     past them, up to position ``max(lookahead, TOKEN_POSITIONS)``, the acceptance model's
-    continuation of the measured positions 1..``measured_at`` (default: every rate given), by
+    continuation of the measured positions 1..``measured_at`` (default: every rate given; by the drafter
+    family ``method``'s prior, the token's ``~family``, else the pooled one), by
     :func:`lab.acceptance.extended_rates`, the one continuation the trace reader, the ledger, the
     policies and the trees use, never the last rate repeated. The curve library is
     imported here, so a setting with no curve never loads it.
@@ -287,7 +288,7 @@ def received_curve(rates, measured_at: int | None = None, lookahead: int = 0) ->
     """
     from .acceptance import TOKEN_POSITIONS, extended_rates
 
-    return tuple(extended_rates(rates, max(lookahead, TOKEN_POSITIONS), measured_at))
+    return tuple(extended_rates(rates, max(lookahead, TOKEN_POSITIONS), measured_at, method))
 
 
 def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=None,
@@ -449,10 +450,11 @@ def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, len
             "seedSpeedup": seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)}
 
 
-def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, measured_at: int | None = None) -> dict:
+def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, measured_at: int | None = None,
+           method=None) -> dict:
     """Everything the serving widget shows at ``settings`` (with ``curve``, a tuple of measured
     per-position acceptance rates, in place of the acceptance; measured up to ``measured_at``, default
-    all, and continued past its rates by :func:`received_curve`: ``curve`` and ``measuredAt`` in the
+    all, and continued past its rates by :func:`received_curve`, with the drafter family ``method``: ``curve`` and ``measuredAt`` in the
     answer are the curve the model ran on and its last measured position), in one call, as
     :func:`lab.deployment.answer` does for its panel: the readout (``result``, :class:`Serving`), the
     crossover batch, the best lookahead, the batch sweep over :data:`SWEEP_BATCHES`, the heatmap
@@ -473,7 +475,7 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, me
     measured_k = None
     if curve is not None:
         measured_k = len(curve) if measured_at is None else measured_at
-        curve = received_curve(curve, measured_k, settings.lookahead)
+        curve = received_curve(curve, measured_k, settings.lookahead, method)
     most = max_batch_in_memory(settings)
     room = most >= 1
     best_k, best = best_lookahead(settings, curve=curve, measured_at=measured_k)

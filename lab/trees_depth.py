@@ -26,10 +26,11 @@ def slider_tree(top1: float, decay: float, drafts: int, budget: int, max_depth: 
                                 capacity=capacity)
 
 
-def depth_rates(curve, top1: float, measured: int | None = None, levels: int = CURVE_LEVELS) -> list[float]:
+def depth_rates(curve, top1: float, measured: int | None = None, levels: int = CURVE_LEVELS, method=None) -> list[float]:
     """The top-1 acceptance per tree level: a measured curve's conditional rates (level i, position i),
     continued past its measured positions (``measured``, default all) by the acceptance model
-    (:func:`lab.acceptance.extended_rates`) to ``levels`` levels at least, or the slider's one top-1 at
+    (:func:`lab.acceptance.extended_rates`, under the drafter family ``method``'s prior, else the pooled one) to
+    ``levels`` levels at least, or the slider's one top-1 at
     every level (the i.i.d. model).
 
     >>> depth_rates(None, 70), len(depth_rates([0.8, 0.5], 70)), depth_rates([0.8, 0.5], 70)[2] < 0.5
@@ -39,7 +40,7 @@ def depth_rates(curve, top1: float, measured: int | None = None, levels: int = C
         return [top1 / 100]
     from .acceptance import extended_rates  # the curve library: only a measured curve needs it
 
-    return extended_rates(curve, levels, measured)
+    return extended_rates(curve, levels, measured, method)
 
 
 def _node_levels(parents) -> list[int]:

@@ -544,28 +544,44 @@ def was_sent(raw) -> bool:
 
 def requested_curve(raw, key: str, notes: list[str], fallback: str = "the acceptance slider"):
     """A widget's measured-curve mode: the token under ``key`` (a traces preset name or
-    ``custom:a1,a2,...``, sent by the traces widget or read from the address) in a query string
+    ``custom:a1,a2,...[@m][~family]``, sent by the traces widget or read from the address) in a query string
     or a mapping of form values, as ``(token, (curve, label, linkable))``; None when there is
     none. A token :func:`lab.traces.ledger_curve` rejects adds a note and gives None (``fallback``
-    stays in charge); a curve from the reader's own data adds :data:`UNLINKABLE_CURVE_NOTE`. The
-    traces model is imported only when a curve is asked for.
+    stays in charge); a curve from the reader's own data adds :data:`UNLINKABLE_CURVE_NOTE`. A bad drafter
+    family (:func:`lab.acceptance_text.split_family`) adds its note and only the family is set aside: the token
+    given back is the rest, its rates continued by the pooled prior. The traces model is imported only when a
+    curve is asked for.
 
     >>> requested_curve({"srvCurve": "custom:0.9,0.5"}, "srvCurve", [])
     ('custom:0.9,0.5', ([0.9, 0.5], 'your own trace', False))
     >>> notes = []
     >>> requested_curve("?srvCurve=custom:2", "srvCurve", notes), requested_curve({}, "srvCurve", notes), notes
     (None, None, ['srvCurve: curve: rate 2 is not a fraction from 0 to 1; using the acceptance slider'])
+    >>> notes = []
+    >>> requested_curve("?srvCurve=custom:0.9,0.5@1~ngarm", "srvCurve", notes)[0], notes[0]
+    ('custom:0.9,0.5@1', "srvCurve: a curve's drafter family (after ~) must be one of draft, eagle, mtp, ngram, suffix, got 'ngarm'; its rates are used, continued by the pooled prior")
     """
     value = raw_value(raw, key)
     if not value:
         return None
     from .traces import TraceError, ledger_curve
 
+    family_error = None
+    if value.startswith("custom:"):
+        from .acceptance_text import FAMILY_MARK, split_family
+        from .errors import LabValueError
+
+        try:
+            split_family(value[len("custom:"):])
+        except LabValueError as error:  # only the family is refused: the rates and the measured mark stay
+            family_error, value = error, value.partition(FAMILY_MARK)[0]
     try:
         found = ledger_curve(value)
     except TraceError as error:
         notes.append(f"{key}: {error}; using {fallback}")
         return None
+    if family_error is not None:
+        notes.append(f"{key}: {family_error}; its rates are used, continued by the pooled prior")
     if not found[2]:
         notes.append(UNLINKABLE_CURVE_NOTE)
     return value, found

@@ -416,7 +416,7 @@ def test_policies_that_collapse_the_sent_curve_to_one_alpha_fail(monkeypatch):
     (the collapse to one number this test guards against), their best static k leaves the ledger's on the curve, and it fails."""
     from lab import policies
 
-    monkeypatch.setattr(policies, "received_curve", lambda curve, measured=None: policies.iid(sum(curve) / len(curve)))
+    monkeypatch.setattr(policies, "received_curve", lambda curve, measured=None, method=None: policies.iid(sum(curve) / len(curve)))
     failure = _fails("deployment-policies-independent-is-ledger")
     assert failure and "on the sent curve the policies' best static k" in failure
 

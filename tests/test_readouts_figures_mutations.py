@@ -369,5 +369,5 @@ def test_realtext_plain_text_counting_drafts_kept_with_the_correction(monkeypatc
 
 def test_realtext_send_alpha_solved_at_k_minus_1(monkeypatch):
     original = realtext_widget.send_html
-    monkeypatch.setattr(realtext_widget, "send_html", lambda summary, k: original(summary, max(1, k - 1)))
+    monkeypatch.setattr(realtext_widget, "send_html", lambda summary, k, proposer=None: original(summary, max(1, k - 1), proposer))
     _fails("realtext-readouts-match-model", "send buttons")

@@ -149,10 +149,11 @@ def _sent_curve_best(settings, token: str) -> int:
     where the bare scan says 11 and every instrument 7)."""
     from .. import acceptance
 
-    rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
-    speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k)).speedup
+    rates, measured, method = (acceptance.token_rates(token), acceptance.token_measured_at(token),
+                               acceptance.token_method(token))
+    speedups = [serving.serving(settings.with_(lookahead=k), serving.received_curve(rates, measured, k, method)).speedup
                 for k in range(1, deployment.MAX_LOOKAHEAD + 1)]
-    received = acceptance.token_curve(serving.received_curve(rates, measured, deployment.MAX_LOOKAHEAD), measured)
+    received = acceptance.token_curve(serving.received_curve(rates, measured, deployment.MAX_LOOKAHEAD, method), measured)
     return acceptance.best_lookahead(lambda k: speedups[k - 1], received, deployment.MAX_LOOKAHEAD)["k"]
 
 
@@ -194,10 +195,11 @@ def policies_independent_is_the_ledger(out):
             return
         token = values.get("polCurve")
         if token:  # the curve the panel sends: both continue it past its measured positions as lab.acceptance does
-            rates, measured = acceptance.token_rates(token), acceptance.token_measured_at(token)
-            result = policies.best_static(policies.received_curve(rates, measured), policies.setting_costs(values))
-            found = acceptance.best_lookahead_on_curve(
-                settings, acceptance.extended_rates(rates, policies.MAX_STATIC, measured), policies.MAX_STATIC, measured)
+            rates, measured, method = (acceptance.token_rates(token), acceptance.token_measured_at(token),
+                                       acceptance.token_method(token))
+            result = policies.best_static(policies.received_curve(rates, measured, method), policies.setting_costs(values))
+            found = acceptance.best_lookahead_on_curve(settings, acceptance.extended_rates(
+                rates, policies.MAX_STATIC, measured, method), policies.MAX_STATIC, measured)
             if result["k"] != found["k"] or abs(result["speedup"] - found["speedup"]) > 1e-9 * found["speedup"]:
                 out.fail(f"{raw}: on the sent curve the policies' best static k = {result['k']} at "
                          f"{result['speedup']}, the ledger's k = {found['k']} at {found['speedup']}")
@@ -727,7 +729,7 @@ def acceptance_plateau_caps_best_k(out):
 def acceptance_curve_reaches_every_instrument(out):
     """The deployment panel's sends carry the curve itself (4 decimals) to the ledger, serving, the
     policies and the token trees (their depth profile), and each of those widgets' own views reads that
-    token back as the same rates."""
+    token back as the same rates and the curve's drafter family (which continues it past the 16 it carries)."""
     from .. import acceptance, urlstate
 
     curve = acceptance.from_lengths({1: 1.79, 2: 2.27, 3: 2.49, 4: 2.54}, "mtp")
@@ -737,8 +739,9 @@ def acceptance_curve_reaches_every_instrument(out):
     for widget, key in (("ledger", "trcCurve"), ("serving", "srvCurve"), ("policies", "polCurve"), ("trees", "treCurve")):
         out.visited += 1
         found = urlstate.requested_curve({key: values[widget][key]}, key, [])
-        if found is None or found[1][0] != want:
-            out.fail(f"{widget} read {found and found[1][0]} from the send, not the curve {want}")
+        if found is None or found[1][0] != want or acceptance.token_method(found[0]) != curve.family:
+            out.fail(f"{widget} read {found and found[1][0]} ({found and acceptance.token_method(found[0])}) from the "
+                     f"send, not the curve {want} ({curve.family})")
             return
 
 
@@ -828,10 +831,11 @@ def acceptance_plateau_caps_every_instrument(out):
 
 
 def acceptance_curve_of(token: str):
-    """The curve a measured-curve token stands for (lab.acceptance.token_curve of its rates)."""
+    """The curve a measured-curve token stands for (lab.acceptance.token_curve of its rates, measured mark and family)."""
     from .. import acceptance
 
-    return acceptance.token_curve(acceptance.token_rates(token), acceptance.token_measured_at(token))
+    return acceptance.token_curve(acceptance.token_rates(token), acceptance.token_measured_at(token),
+                                  acceptance.token_method(token))
 
 
 ACCEPTANCE_CHECKS = (

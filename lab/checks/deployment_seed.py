@@ -50,7 +50,7 @@ def ledger_readouts_match_model(out):
         if widget.CURVE_KEY in values:
             token = values[widget.CURVE_KEY]
             curve = acceptance.extended_rates(acceptance.token_rates(token), acceptance.TOKEN_POSITIONS,
-                                              acceptance.token_measured_at(token))
+                                              acceptance.token_measured_at(token), acceptance.token_method(token))
             result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
                                               acceptance.best_lookahead_from_curve(settings, curve))
         else:

@@ -250,7 +250,8 @@ def _policies_expected(widget, values: dict):
     choice = values.get("polProcess", "bursty")
     curve = acceptance.token_rates(values["polCurve"]) if "polCurve" in values else None
     if curve is not None and curve[-1] < 1:
-        process = policies.received_curve(curve, acceptance.token_measured_at(values["polCurve"]))
+        process = policies.received_curve(curve, acceptance.token_measured_at(values["polCurve"]),
+                                          acceptance.token_method(values["polCurve"]))
     elif choice == "toy":
         process = policies.toy(*TOY_SETTING)
     elif choice == "independent" or params["burst"] == 0:

@@ -303,7 +303,7 @@ def _realtext_view(widget, model, values: dict) -> dict:
                         "positions": widget.positions_html(summary, s["k"]),
                         "text": widget.text_html(model, prompt, cycles),
                         "plainText": widget.plain_text_html(model, prompt, cycles),
-                        "send": widget.send_html(summary, s["k"])}}
+                        "send": widget.send_html(summary, s["k"], s["proposer"])}}
 
 
 def _row_value(model, which: str, context, temperature, token) -> float:

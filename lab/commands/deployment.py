@@ -96,7 +96,8 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
 
 def received_from_args(args, default_method: str | None = None):
     """The curve the flags give as an instrument receives it from the deployment panel: ``(token, rates,
-    measured_k)``, the rates read back from its token (4 decimals, 16 positions, the measured mark), so the
+    measured_k)``, the rates read back from its token (4 decimals, 16 positions, the measured mark; the token names
+    the curve's drafter family when it has one, :func:`lab.acceptance.token_method`), so the
     CLI answers what the widget sent the same curve answers; None when no curve flag is given."""
     from .. import acceptance
 
@@ -149,6 +150,8 @@ def run_acceptance(args):
     k = parse_number("--lookahead", args.lookahead, 1, 64, integer=True)
     curve = curve_from_args(args, required=True)
     document = acceptance.report(curve, k)
+    # the curve as the instruments receive it (16 positions, @m, ~family when --method or the trace names one)
+    document["curve"] = acceptance.curve_token(curve)
     low, high = document["interval"]
     past = document["extrapolatedFrom"]
     lines = [f"mean acceptance length at k = {k}: {document['meanAcceptanceLength']:.3f}"
@@ -156,6 +159,7 @@ def run_acceptance(args):
              "conditional rate by position: " + ", ".join(f"{r:.3f}" for r in document["perPosition"]),
              f"i.i.d. from the same figure: alpha {document['alphaIid']:.4f}, mean acceptance length "
              f"{document['meanAcceptanceLengthIid']:.3f}"]
+    lines.append(f"curve token (the instruments' trcCurve, srvCurve, polCurve, treCurve): {document['curve']}")
     if document["priorNote"]:
         lines.append(f"note: {document['priorNote']}")
     if document["plateauStart"] is not None:

@@ -61,10 +61,11 @@ def run(args):
         result["bestLookahead"], result["bestSpeedup"] = ledger.best_lookahead(settings, max_lookahead)
     else:  # the widget's measured-curve mode (lab.widgets.ledger): the acceptance is set aside, and past the
         # measured positions the acceptance model continues the curve
-        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates
+        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_method
 
         token, rates, measured_k = received
-        curve = extended_rates(rates, max(settings.lookahead, max_lookahead, TOKEN_POSITIONS), measured_k)
+        curve = extended_rates(rates, max(settings.lookahead, max_lookahead, TOKEN_POSITIONS), measured_k,
+                               token_method(token))
         result = ledger.ledger_from_curve(settings, curve)._asdict()
         best = best_lookahead_on_curve(settings, curve, max_lookahead, measured_k)
         result.update(bestLookahead=best["k"], bestSpeedup=best["speedup"], curve=token,

@@ -84,8 +84,11 @@ def run(args):
     if received is None:
         results = policies.evaluate_setting(values)
     else:  # the widget's measured-curve mode (lab.widgets.policies): the model continues the curve past its measure
+        from ..acceptance import token_method
+
         token, rates, measured_k = received  # a token's rates stay below 1 (lab.acceptance.MAX_SENT_RATE)
-        results = policies.evaluate_policies(policies.received_curve(rates, measured_k), policies.setting_costs(values),
+        process = policies.received_curve(rates, measured_k, token_method(token))
+        results = policies.evaluate_policies(process, policies.setting_costs(values),
                                              int(values["lookahead"]), values["threshold"] / 100)
     document = {
         "params": values,

@@ -168,8 +168,11 @@ def _ledger_settings(args):
 
 
 def trace_document(analysis: dict, settings) -> dict:
-    """The JSON document of ``python -m lab trace`` (also what the widget's numbers come from)."""
-    from ..acceptance import best_lookahead_from_curve
+    """The JSON document of ``python -m lab trace`` (also what the widget's numbers come from), with ``method``, the
+    drafter family the log names (or None), and ``curve``, the measured-curve token the widget's Send buttons hand the
+    other instruments (``custom:`` and the rates, ``~family`` when the log names it:
+    :func:`lab.acceptance_text.rates_token`)."""
+    from ..acceptance import best_lookahead_from_curve, rates_token
     from ..ledger import ledger_from_curve
     from ..traces import measured_curve
     from ..widgets.traces import BEST_K_MAX, extended_curve
@@ -191,6 +194,7 @@ def trace_document(analysis: dict, settings) -> dict:
         "ledger": settings._asdict() | {"lookahead": k},
         "perPositionIntervals": analysis["perPositionIntervals"], "conditionalIntervals": analysis["conditionalIntervals"],
         "formatName": analysis["formatName"], "notes": analysis["notes"], "missing": analysis["missing"],
+        "method": analysis["method"], "curve": rates_token(curve, analysis["method"]),
     }
 
 
@@ -243,6 +247,8 @@ def _trace(args):
                  f"{document['bestLookahead']} ({document['bestSpeedup']:.6f}x)"
                  + (f", extrapolated past the measured k = {document['bestLookaheadExtrapolatedFrom']} by the "
                     f"curve's fitted fall" if document["bestLookaheadExtrapolatedFrom"] is not None else ""))
+    lines.append(f"curve token           {document['curve']}   (what the trace reader sends the ledger, serving, the "
+                 "policies)")
     lines += [f"lower bound           {item}" for item in document["bounds"]]
     lines += [f"note                  {note}" for note in document["notes"] + document["missing"]]
     return document, "\n".join(lines), 0

@@ -179,9 +179,11 @@ def _curve_run(args, received):
     drafts = int(CURVE_SLIDERS["drafts"].default) if args.drafts is None else parse_number(
         "--drafts", args.drafts, 1, MAX_DRAFTS, integer=True)
     top1, decay = int(top1), int(decay)  # whole percents, as the widget's sliders hold them
+    from ..acceptance import token_method
+
     token, rates, measured = received
     tree = trees_depth.slider_tree(top1, decay, drafts, budget, depth)
-    level_rates = trees_depth.depth_rates(rates, top1, measured, max(trees_depth.CURVE_LEVELS, depth))
+    level_rates = trees_depth.depth_rates(rates, top1, measured, max(trees_depth.CURVE_LEVELS, depth), token_method(token))
     profile = trees_depth.profile_on_curve(tree.parents, level_rates, decay, drafts, budget, depth)
     levels, aware = len(profile["rows"]), profile["aware"]
     past = measured if levels > measured else None

@@ -251,10 +251,10 @@ def view(raw=None) -> dict:
         # past the measured positions the acceptance model continues the curve (as the trace reader
         # does), never its last rate repeated; imported here so that the page's first load (this widget,
         # in the lab's core) does not carry the curve library, which only a measured curve needs
-        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at
+        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at, token_method
 
         measured_k = token_measured_at(curve_value) or len(curve)
-        curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k)
+        curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k, token_method(curve_value))
         result = ledger_from_curve(settings, curve)
         on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
         best_k, best_speedup = on_curve["k"], on_curve["speedup"]

@@ -341,9 +341,9 @@ def view(raw=None) -> dict:
     measured = found is not None
     if found:
         token, (curve, curve_label, linkable) = found
-        from ..acceptance import token_measured_at  # the curve library: only a measured curve needs it
+        from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
 
-        process = policies.received_curve(curve, token_measured_at(token))
+        process = policies.received_curve(curve, token_measured_at(token), token_method(token))
         results = policies.evaluate_policies(process, policies.setting_costs(params), int(params["lookahead"]),
                                              params["threshold"] / 100)
     else:

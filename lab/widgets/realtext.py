@@ -386,15 +386,18 @@ def positions_html(summary: dict, k: int) -> str:
             f"<tbody>{rows}</tbody></table>")
 
 
-def send_html(summary: dict, k: int) -> str:
+def send_html(summary: dict, k: int, proposer: str | None = None) -> str:
     """Buttons that hand the run to the trace reader (its cycles), the ledger (its measured curve,
-    or one alpha) and the lookahead policies (the curve)."""
+    or one alpha) and the lookahead policies (the curve). The curve's token names the ``proposer``'s drafter
+    family (:data:`lab.realtext.PROPOSER_FAMILIES`), so a receiver continues it past k as that family's curve (a
+    copying drafter's rises, a model drafter's falls)."""
     if not summary["cycles"]:
         return ""
     from .. import traces
+    from ..acceptance_text import rates_token
 
     analysis = traces.analyse(traces.cycles_to_trace(_histogram(summary["cycles"]), k))
-    curve = "custom:" + ",".join(to_fixed(r, 4) for r in traces.measured_curve(analysis))
+    curve = rates_token(traces.measured_curve(analysis), realtext.PROPOSER_FAMILIES.get(proposer))
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
     lookahead = ledger_lookahead(k)
     buttons = (
@@ -537,7 +540,7 @@ def view(raw=None) -> dict:
         "complete": complete,
         "figures": {"text": text_html(model, prompt_tokens, cycles),
                     "plainText": plain_text_html(model, prompt_tokens, cycles), "positions": positions_html(summary, k),
-                    "send": send_html(summary, k),
+                    "send": send_html(summary, k, settings["proposer"]),
                     "call": call_html(model, cycles, settings["proposer"], complete)},
     }
 

@@ -186,15 +186,15 @@ def view(raw=None) -> dict:
     params, exact, notes = _parse(raw)
     s = _settings(params)
     requested = requested_curve(raw, CURVE_KEY, notes)
-    token, curve, curve_label, linkable, measured_k = None, None, "", False, None
+    token, curve, curve_label, linkable, measured_k, method = None, None, "", False, None, None
     if requested:
         token, (measured, curve_label, linkable) = requested
         curve = tuple(measured)
-        from ..acceptance import token_measured_at  # the curve library: only a measured curve needs it
+        from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
 
-        measured_k = token_measured_at(token) or len(curve)
+        measured_k, method = token_measured_at(token) or len(curve), token_method(token)
     exact_setting = tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length", "seed"))
-    a = serving.answer(s, curve, exact_setting, measured_k)
+    a = serving.answer(s, curve, exact_setting, measured_k, method)
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
     grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]

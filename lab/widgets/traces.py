@@ -11,7 +11,7 @@ import json
 from .. import acceptance, traces
 from ..figures import svg, text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..acceptance import best_lookahead_from_curve
+from ..acceptance import best_lookahead_from_curve, rates_token, token_method
 from ..ledger import LedgerSettings, ledger, ledger_from_curve
 from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
 from . import ledger_lookahead
@@ -289,19 +289,22 @@ def policies_curve_token(token: str, curve) -> tuple[str, list[str]]:
 
     >>> policies_curve_token("custom:0.8000,1.0000", [0.8, 1.0])
     ('custom:0.8000,0.9900', ['position 2 (1.000)'])
+    >>> policies_curve_token("custom:0.8000,1.0000~ngram", [0.8, 1.0])[0]   # the drafter family stays
+    'custom:0.8000,0.9900~ngram'
     >>> policies_curve_token("club3090-mtp", [0.74, 0.64])
     ('club3090-mtp', [])
     """
     clamped = [f"position {i} ({to_fixed(rate, 3)})" for i, rate in enumerate(curve, 1) if rate > POLICIES_MAX_RATE]
     if not clamped:
         return token, []
-    return "custom:" + ",".join(to_fixed(min(rate, POLICIES_MAX_RATE), 4) for rate in curve), clamped
+    return rates_token([min(rate, POLICIES_MAX_RATE) for rate in curve], token_method(token)), clamped
 
 
 def send_html(analysis: dict, preset: str | None) -> str:
     """Buttons that hand the measured curve (or one alpha) to the other widgets: plain markup that
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
-    preset name, or ``custom:a1,a2,...`` for the reader's own data) that
+    preset name, or ``custom:a1,a2,...`` for the reader's own data, ``~family`` after it when the log names its
+    drafter: :func:`lab.acceptance_text.rates_token`) that
     :func:`lab.traces.ledger_curve` turns back into the curve: the ledger's ``trcCurve``, the
     serving model's ``srvCurve`` and the lookahead policies' ``polCurve``; the deployment panel gets the
     alpha, in its own unit. Shipped disabled like every
@@ -310,7 +313,7 @@ def send_html(analysis: dict, preset: str | None) -> str:
     if preset is not None:
         curve_value, linkable = preset, True
     else:
-        curve_value = "custom:" + ",".join(to_fixed(r, 4) for r in curve)
+        curve_value = rates_token(curve, analysis.get("method"))  # the family continues it past k
         linkable = False
     policies_value, clamped = policies_curve_token(curve_value, curve)
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)

@@ -398,12 +398,12 @@ def view(raw=None) -> dict:
     chosen = rows[candidates - 1]
     found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
     token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
-    measured_k = None
+    measured_k = method = None
     if curve is not None:
-        from ..acceptance import token_measured_at
+        from ..acceptance import token_measured_at, token_method
 
-        measured_k = token_measured_at(token) or len(curve)
-    level_rates = depth_rates(curve, params["top1"], measured_k)
+        measured_k, method = token_measured_at(token) or len(curve), token_method(token)
+    level_rates = depth_rates(curve, params["top1"], measured_k, method=method)
     profile = (depth_profile_of(tree.parents, level_rates, params["decay"], candidates) if curve is None
                else profile_on_curve(tree.parents, level_rates, params["decay"], candidates, budget, depth))
     readouts = {
