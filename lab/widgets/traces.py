@@ -262,7 +262,7 @@ def positions_html(analysis: dict) -> str:
     return ('<table class="trc-table"><caption>Per position: calls whose first i drafts all survived, the rates with '
             'Wilson 95% intervals, and the independent model</caption><thead><tr><th scope="col">i</th>'
             '<th scope="col">calls</th><th scope="col">unconditional</th><th scope="col">conditional</th>'
-            f'<th scope="col">alpha^i</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+            f'<th scope="col">independent model, <span class="sym">\u03b1<sup>i</sup></span></th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 def spec_bench_html() -> str:
@@ -380,7 +380,7 @@ def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
                  f"measured." if best_k > k else ".")
         text += " Send the curve to your deployment for your hardware's costs."
     if analysis["notes"]:
-        text += " (" + "; ".join(analysis["notes"]) + ".)"
+        text += " How it was read: " + "; ".join(analysis["notes"]) + "."
     return text
 
 

@@ -367,7 +367,7 @@ def depth_table_html(profile: dict, curve: bool) -> str:
     source = "the measured curve's position" if curve else "its \u03b1 (top-1) slider at every level (i.i.d.)"
     return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: per-token acceptance \u03b1 of the '
             f'top-1 candidate from {source}; level d uses position d</caption>'
-            '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance \u03b1 (top-1)</th><th scope="col">Nodes</th>'
+            '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance <span class="sym">\u03b1</span> (top-1)</th><th scope="col">Nodes</th>'
             '<th scope="col">Tokens added</th></tr></thead><tbody>' + rows + "</tbody></table>")
 
 
