@@ -238,7 +238,12 @@ CONFIG_ENGINES = tuple(ENGINES)
 # EAGLE-3 (vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) on every target.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
 # draft then means that module): lab.serving_presets.MTP_TARGETS, the very module the serving model prices as the draft.
-from .serving_presets import MTP_TARGETS  # noqa: E402  (standard library only below it)
+from .serving_presets import DRAFT_LABELS, MTP_TARGETS  # noqa: E402  (standard library only below it)
+
+
+def _draft_name(plan) -> str:
+    """The draft as the panel names it ("EAGLE or MTP head (1 layer)"), not its key ("eagle-head")."""
+    return DRAFT_LABELS.get(plan["draft"], plan["draft"])
 
 
 def vllm_schedule(ranges) -> list:
@@ -365,7 +370,7 @@ def _vllm_lines(plan, kind, k_max, why_k):
     else:
         schedule = None
     lines = [{"text": f"vllm serve TARGET_MODEL --speculative-config '{json.dumps(config)}'",
-              "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
+              "why": f"method {method} for the draft, {_draft_name(plan)}; {why_k}"
                      + (f"; the schedule: the serving model's best k by batch, kept from rising back for a gain under "
                         f"{100 * SCHEDULE_TOLERANCE:.0f}%, 0 past the crossover" if schedule
                         else "; one k at every batch, so no schedule")}]
@@ -396,7 +401,7 @@ def _sglang_lines(plan, kind, k_max, why_k):
     parts += ["--speculative-num-draft-tokens", str(k + 1)]
     names.append("--speculative-num-draft-tokens")
     lines = [{"text": "python -m sglang.launch_server --model-path TARGET_MODEL " + " ".join(parts),
-              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: "
+              "why": f"{algorithm} for the draft, {_draft_name(plan)}; {why}; a chain: "
                      + ("BFS breadth 1 (its default, 10, drafts a tree)" if kind == "ngram" else "top-k 1")
                      + f", k + 1 = {k + 1} tokens verified; SGLang has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
@@ -451,7 +456,7 @@ def _trtllm_lines(plan, kind, k_max, why_k):
         names.append("draft_len_schedule")
     else:
         schedule = None
-    why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
+    why = (f"{decoding} for the draft, {_draft_name(plan)}; k = {first}: the serving model's best k at batch 1, which "
            + ("TensorRT-LLM's MTP takes as num_nextn_predict_layers (its validator sets max_draft_len from it; "
               "max_draft_len alone would be overwritten with the default 1)" if kind == "mtp"
               else "TensorRT-LLM makes max_draft_len")
@@ -484,7 +489,7 @@ def _llama_lines(plan, kind, k_max, why_k):
         parts += ["--spec-draft-n-max", str(k), "--spec-draft-n-min", "0", "--spec-draft-p-min", "0"]
         names += ["--spec-draft-n-max", "--spec-draft-n-min", "--spec-draft-p-min"]
     lines = [{"text": "llama-server -m TARGET_MODEL.gguf " + " ".join(parts),
-              "why": f"{spec} for the draft ({plan['draft']}); {why}; p-min 0 keeps every draft to k, as the model "
+              "why": f"{spec} for the draft, {_draft_name(plan)}; {why}; p-min 0 keeps every draft to k, as the model "
                      "assumes; llama.cpp has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 
