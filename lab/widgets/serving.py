@@ -217,6 +217,8 @@ def view(raw=None) -> dict:
                   else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
+    if "head" in draft:  # "drafted by an EAGLE or MTP head (1 layer)", as a model or n-gram lookup reads bare
+        draft = "an " + draft
     opening = ""  # the summary's, in measured curve mode
     if curve is not None:
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
@@ -244,7 +246,7 @@ def view(raw=None) -> dict:
         lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
                 f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
                 f"{_f(r.speedup)}x, {verdict} than plain decoding"
-                + ("" if need <= have else " (if this batch fitted in memory)") + "; "
+                + ("" if need <= have else " (if it fitted in memory)") + "; "
                 + (f"in this model it stops paying at batch {crossover}." if crossover is not None
                    else f"it keeps paying at every batch that fits (up to {limit})."))
         live = (("measured curve: " if curve is not None else "") + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
