@@ -635,7 +635,7 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
         assert dot == pytest.approx(position(row["crossovers"][0]), abs=0.2)
         for found, length in zip(row["crossovers"], row["acceptanceLengths"]):
             assert f"{found} at acceptance length {widget._f(length)}" in svg
-    assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)
+    assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.BRACKETS_WIDTH)
 
 
 def _segments(svg: str, css: str) -> list[tuple[float, float, float, float]]:

@@ -425,6 +425,12 @@ def _validation_figure(width: int) -> str:
     return validation_svg(list(_validation_rows()), width)
 
 
+# The crossover brackets are drawn once, by the build, and the page scales them to its column: at 640 px their
+# 12 px text came out at 6 px on a phone; at 400 px it is 10 px there and stays 12 px on a laptop, whose column
+# holds the figure unscaled (its three rows and five batch ticks fit 400 px).
+BRACKETS_WIDTH = 400
+
+
 @lru_cache(maxsize=8)
 def _brackets_figure(width: int) -> str:
     """The crossover-against-bracket figure at ``width`` (independent of the settings)."""
@@ -581,7 +587,7 @@ def _validation_context() -> dict:
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
             "bracket24gb": _bracket_24gb(),
             # the article's section draws these (the widget keeps its decision figures): settings-independent
-            "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
+            "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(BRACKETS_WIDTH),
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
