@@ -238,7 +238,7 @@ def translator_html(analysis: dict) -> str:
     return (f'<p class="trc-source">These conversions assume full-length chain drafts of k tokens; n-gram and '
             f'suffix drafts, adaptive lookahead, llama.cpp\'s early stop and trees break them (see the text '
             f'above).</p>'
-            f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
+            f'<table class="trc-table"><caption>This trace in each engine\'s units (k&nbsp;=&nbsp;{k})</caption>'
             f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
             f'</tr></thead><tbody>{body}</tbody></table>'
             f'<table class="trc-table"><caption>What the ledger predicts at lookahead {k} (its default costs)</caption>'
