@@ -265,7 +265,7 @@ def choice_note(choice: dict) -> str:
 
     def against(index: int) -> str:
         first, *rest = sorted(PRIOR_CHOICES, key=lambda name: (name != chosen[index + 1], name))
-        return (f"{100 * errors[first][index]:.1f}% against "
+        return (f"{100 * errors[first][index]:.1f}% with {_CHOICE_NAMES[first]}, against "
                 + " and ".join(f"{100 * errors[name][index]:.1f}% with {_CHOICE_NAMES[name]}" for name in rest))
 
     model = {figures: model_choice(figures) for figures in (1, 2)}  # the model's points
@@ -273,11 +273,11 @@ def choice_note(choice: dict) -> str:
             f"rate lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or "
             f"more the median of {_CHOICE_NAMES[model[2]]}")
     if chosen == model:
-        head += (f", because leaving each curve out prefers each for its input: median error from k = 1 {against(0)}; "
-                 f"from k = 1..2 {against(1)}.")
+        head += (f", because leaving each curve out prefers each for its input. Median error from k = 1: {against(0)}; "
+                 f"from k = 1..2: {against(1)}.")
     else:  # the comparison and the model differ: said, not hidden (docs/READING.md, the copying ceiling's run)
         head += (f". Leaving each curve out prefers {_CHOICE_NAMES[chosen[1]]} from one figure and "
-                 f"{_CHOICE_NAMES[chosen[2]]} from two: median error from k = 1 {against(0)}; from k = 1..2 "
+                 f"{_CHOICE_NAMES[chosen[2]]} from two. Median error from k = 1: {against(0)}; from k = 1..2: "
                  f"{against(1)}. Where that differs from the model's point, the model has not followed: a choice about "
                  "the model drafters' prior, left open.")
     return (head + f" Made again inside each fold on the other curves' own leave-one-out alone (nested), the "

@@ -60,13 +60,16 @@ __all__ = ["Source", "Engine", "ENGINES", "CONFIG_ENGINES", "configuration", "na
 
 class Source(NamedTuple):
     """Where a name is defined: repository, file, the commit of the copy read (or ``locator``
-    when the copy's commit is unknown) and the defining line as read."""
+    when the copy's commit is unknown: the code index's record of the copy, kept here and in
+    docs/READING.md, never printed on the page), the defining line as read, and ``note``: what
+    else the reader should know about it (printed after it)."""
 
     repo: str
     path: str
     commit: str
     definition: str
     locator: str = ""
+    note: str = ""
 
 
 class Engine(NamedTuple):
@@ -88,8 +91,8 @@ _TRTLLM_ARGS_COPY = "stored copy of 256,191 characters (code index id 5514359866
 _LLAMA = "00dc8057ab28c9cb4c79a6dd6dfce07fe779f63b"
 
 
-def _src(repo, path, commit, definition, locator=""):
-    return Source(repo, path, commit, definition, locator)
+def _src(repo, path, commit, definition, locator="", note=""):
+    return Source(repo, path, commit, definition, locator, note)
 
 
 def _vllm(definition):
@@ -118,15 +121,15 @@ ENGINES = {
             "--speculative-config": _src(
                 "vllm-project/vllm", "vllm/engine/arg_utils.py", "",
                 'vllm_group.add_argument("--speculative-config", "-sc", **vllm_kwargs["speculative_config"])',
-                "stored copy of 387,529 characters (code index id 60142659630), character 52,232; the value is "
-                "parsed with json.loads"),
+                "stored copy of 387,529 characters (code index id 60142659630), character 52,232",
+                "the value is parsed with json.loads"),
             "method": _vllm("method: SpeculativeMethod | None = None"),
             "model": _vllm("model: str | None = None"),
             "num_speculative_tokens": _vllm("num_speculative_tokens: int = Field(default=None, gt=0)"),
             "num_speculative_tokens_per_batch_size": _src(
                 "vllm-project/vllm", "vllm/config/speculative.py", _VLLM_SPEC,
                 "num_speculative_tokens_per_batch_size: list[tuple[int, int, int]] | None = None",
-                f"its rules: vllm/v1/spec_decode/dynamic/utils.py at {_VLLM_DSD}"),
+                note=f"its rules: vllm/v1/spec_decode/dynamic/utils.py at {_VLLM_DSD[:10]}"),
             "prompt_lookup_max": _vllm("prompt_lookup_max: int | None = Field(default=None, ge=1)"),
             "eagle": _vllm('EagleModelTypes = Literal["eagle", "eagle3", "extract_hidden_states", MTPModelTypes, '
                            'DFlashModelTypes]'),
@@ -183,8 +186,8 @@ ENGINES = {
                 "draft_len_schedule: Optional[dict[int, int]] = Field(default=None, description=\"... {4:4, 8:2, 32:1} "
                 "- Batch sizes 1-4: use draft_len=4 ... 33+: use draft_len=0 (implicit, speculation disabled)\")",
                 f"{_TRTLLM_ARGS_COPY}, character 69,405; its validator validate_draft_len_schedule_and_sort in the "
-                f"page read from character 70,400 to 86,400 (smallest key's k == max_draft_len, no k above it); "
-                f"its rule: tensorrt_llm/_torch/speculative/utils.py get_draft_len_for_batch_size at {_TRTLLM_UTILS}"),
+                f"page read from character 70,400 to 86,400 (smallest key's k == max_draft_len, no k above it)",
+                f"its rule: tensorrt_llm/_torch/speculative/utils.py get_draft_len_for_batch_size at {_TRTLLM_UTILS[:10]}"),
             "Eagle3": _trt('class Eagle3DecodingConfig(EagleDecodingConfig): decoding_type: Literal["Eagle3"]',
                            "in the page read from character 82,000 to 98,000"),
             # named only in the reason no EAGLE-1 configuration is written (never in a configuration's text)
@@ -235,7 +238,12 @@ CONFIG_ENGINES = tuple(ENGINES)
 # EAGLE-3 (vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) on every target.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
 # draft then means that module): lab.serving_presets.MTP_TARGETS, the very module the serving model prices as the draft.
-from .serving_presets import MTP_TARGETS  # noqa: E402  (standard library only below it)
+from .serving_presets import DRAFT_LABELS, MTP_TARGETS  # noqa: E402  (standard library only below it)
+
+
+def _draft_name(plan) -> str:
+    """The draft as the panel names it ("EAGLE or MTP head (1 layer)"), not its key ("eagle-head")."""
+    return DRAFT_LABELS.get(plan["draft"], plan["draft"])
 
 
 def vllm_schedule(ranges) -> list:
@@ -315,7 +323,8 @@ def configuration(engine: str, plan: dict) -> dict:
     kind = _draft_kind(plan["target"], plan["draft"])
     k_max = max([k for _, _, k in plan["ranges"]] + [plan["lookahead"]])
     header = [f"# {table.label}: names as in {table.version}",
-              f"# {plan['gpus']} GPU(s): set your engine's tensor-parallel size to {plan['gpus']}"]
+              f"# {plan['gpus']} GPU{'s' if plan['gpus'] != 1 else ''}: set your engine's tensor-parallel size to "
+              f"{plan['gpus']}"]
     why_k = (f"k = {k_max}: the largest k the schedule runs (the serving model's best k at batch "
              f"{plan['ranges'][0][0]}-{plan['ranges'][0][1]})")
     maker = {"vllm": _vllm_lines, "sglang": _sglang_lines, "trtllm": _trtllm_lines, "llamacpp": _llama_lines}[engine]
@@ -361,7 +370,7 @@ def _vllm_lines(plan, kind, k_max, why_k):
     else:
         schedule = None
     lines = [{"text": f"vllm serve TARGET_MODEL --speculative-config '{json.dumps(config)}'",
-              "why": f"method {method} for the draft ({plan['draft']}); {why_k}"
+              "why": f"method {method} for the draft, {_draft_name(plan)}; {why_k}"
                      + (f"; the schedule: the serving model's best k by batch, kept from rising back for a gain under "
                         f"{100 * SCHEDULE_TOLERANCE:.0f}%, 0 past the crossover" if schedule
                         else "; one k at every batch, so no schedule")}]
@@ -392,7 +401,7 @@ def _sglang_lines(plan, kind, k_max, why_k):
     parts += ["--speculative-num-draft-tokens", str(k + 1)]
     names.append("--speculative-num-draft-tokens")
     lines = [{"text": "python -m sglang.launch_server --model-path TARGET_MODEL " + " ".join(parts),
-              "why": f"{algorithm} for the draft ({plan['draft']}); {why}; a chain: "
+              "why": f"{algorithm} for the draft, {_draft_name(plan)}; {why}; a chain: "
                      + ("BFS breadth 1 (its default, 10, drafts a tree)" if kind == "ngram" else "top-k 1")
                      + f", k + 1 = {k + 1} tokens verified; SGLang has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
@@ -447,7 +456,7 @@ def _trtllm_lines(plan, kind, k_max, why_k):
         names.append("draft_len_schedule")
     else:
         schedule = None
-    why = (f"{decoding} for the draft ({plan['draft']}); k = {first}: the serving model's best k at batch 1, which "
+    why = (f"{decoding} for the draft, {_draft_name(plan)}; k = {first}: the serving model's best k at batch 1, which "
            + ("TensorRT-LLM's MTP takes as num_nextn_predict_layers (its validator sets max_draft_len from it; "
               "max_draft_len alone would be overwritten with the default 1)" if kind == "mtp"
               else "TensorRT-LLM makes max_draft_len")
@@ -480,7 +489,7 @@ def _llama_lines(plan, kind, k_max, why_k):
         parts += ["--spec-draft-n-max", str(k), "--spec-draft-n-min", "0", "--spec-draft-p-min", "0"]
         names += ["--spec-draft-n-max", "--spec-draft-n-min", "--spec-draft-p-min"]
     lines = [{"text": "llama-server -m TARGET_MODEL.gguf " + " ".join(parts),
-              "why": f"{spec} for the draft ({plan['draft']}); {why}; p-min 0 keeps every draft to k, as the model "
+              "why": f"{spec} for the draft, {_draft_name(plan)}; {why}; p-min 0 keeps every draft to k, as the model "
                      "assumes; llama.cpp has no schedule by batch"}]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 

@@ -437,7 +437,7 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
                                   f"traffic (random prompts change what a draft gets right); measure on your prompts."})
     if not found:
         where = ("no crossover at any batch that fits" if crossover is None
-                 else f"below the crossover (batch {crossover})")
+                 else f"below its crossover at k = {k} (batch {crossover})")
         found.append({"factor": "none", "number": result.speedup,
                       "sentence": f"No limiting factor: {result.speedup:.2f}x at k = {k}, batch {batch}, {where}, "
                                   "with a verify pass and drafts that cost little."})

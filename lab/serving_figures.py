@@ -603,7 +603,9 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     label = ("Predicted against measured end-to-end speedup for " + str(len(rows)) + " published rows; points on "
              "the diagonal agree. " + " ".join(f"Row {i}: measured {_f(r['measured'])}x, predicted {_f(r['predicted'])}x."
                                                for i, r in enumerate(rows, 1)))
-    return svg(width, top + size + bottom, label, body, "srv-validation")
+    # as wide as the square plot and its margins, not the width asked for: the page scales the figure to its
+    # column, and 640 px holding a 376 px plot shrank the plot and its 12 px text by half on a phone
+    return svg(left + size + right, top + size + bottom, label, body, "srv-validation")
 
 
 def validation_table_html(rows) -> str:

@@ -510,12 +510,12 @@ def test_the_acceptance_command_is_the_example_it_follows(page):
     from lab import acceptance
 
     first = acceptance.library_lengths("dsv4-pro-mtp-thinking")[0]
-    assert (f"a mean acceptance length of {first:.2f} at k = 1 (DeepSeek-V4-Pro's MTP figure at k = 1 in its "
-            "InferenceX curve, thinking on) makes the independent model") in text_of(page)
+    assert (f"a mean acceptance length of {first:.2f} at k = 1 (the k = 1 figure of DeepSeek-V4-Pro's MTP curve in "
+            "InferenceX, thinking on). The independent model picks") in text_of(page)
     # the deployment it is run on is DeepSeek-V3's own MTP module (the "EAGLE or MTP head" preset there), as the
     # prior and the command's --method mtp say, not an EAGLE head
     assert acceptance.family_of_draft("eagle-head", "deepseek-v3") == "mtp"
-    assert "For DeepSeek-V3 drafted by its own MTP module" in text_of(page)
+    assert "An example: DeepSeek-V3 drafted by its own MTP module" in text_of(page)
     assert "DeepSeek-V3 with an EAGLE head" not in text_of(page)
     assert f"python -m lab acceptance --lengths 1:{first:.2f} --method mtp --lookahead 8" in text_of(page)
 

@@ -602,7 +602,7 @@ def test_the_panels_sentences_name_what_the_model_finds(monkeypatch):
     view = widget.view(None)
     none = [row for row in view["engineAnswer"]["diagnosis"] if row["factor"] == "none"]
     assert len(none) == 1  # the default deployment has no limiting factor: its batch is below k's crossover, named
-    found = re.search(r"batch (\d+), below the crossover \(batch (\d+)\), with a verify pass", none[0]["sentence"])
+    found = re.search(r"batch (\d+), below its crossover at k = \d+ \(batch (\d+)\), with a verify pass", none[0]["sentence"])
     assert found and int(found[1]) < int(found[2])
     assert "below the crossover, with" not in view["figures"]["diagnosis"]
     assert "a separate draft prefills" not in view["figures"]["prefill"]

@@ -645,7 +645,7 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
         assert (f"No loss up to batch {row['fits']}, all that fit in memory." in svg) == (None in row["crossovers"])
     open_dots = re.findall(r'class="k-speculative" cx="[\d.]+" cy="[\d.]+" r="5" fill-opacity="0"', svg)
     assert len(open_dots) == sum(row["crossovers"][0] is None for row in rows)    # no central loss: an open dot
-    assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.WIDTH_DEFAULT)
+    assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.BRACKETS_WIDTH)
 
 
 def _segments(svg: str, css: str) -> list[tuple[float, float, float, float]]:

@@ -15,7 +15,7 @@ from urllib.parse import quote as url_quote
 
 from .. import deployment, engine_config, serving
 from . import trees
-from ..figures import escape, split_width
+from ..figures import escape, plural, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, quote, raw_value,
                         read_controls)
@@ -449,12 +449,35 @@ def _sources_html(config: dict) -> str:
     """Where each name the configuration prints is defined in the engine's source, as read
     (:data:`lab.engine_config.ENGINES`)."""
     table = engine_config.ENGINES[config["engine"]].names
-    items = "".join(
-        f'<li><code>{escape(name)}</code>: {escape(table[name].repo)} {escape(table[name].path)} '
-        + (f'at {escape(table[name].commit[:10])}' if table[name].commit else escape(table[name].locator))
-        + "</li>" for name in dict.fromkeys(config["names"]))
+    items = "".join(f"<li><code>{escape(name)}</code>: {_source_html(table[name])}</li>"
+                    for name in dict.fromkeys(config["names"]))
     return (f'<p class="dep-config-sources-title">Where each name is defined:</p>'
             f'<ul class="dep-config-sources">{items}</ul>')
+
+
+def _source_html(source) -> str:
+    """One name's source in words a reader can follow: the repository and file at the commit read; where the
+    code index gave no commit, that the copy (read in December 2026) has none recorded, and the line that defines
+    the name there (its opening, up to 90 characters); then any note. The code index's record of the copy
+    (``locator``: its length, id and offsets) stays in lab.engine_config and docs/READING.md.
+
+    >>> from lab.engine_config import ENGINES
+    >>> _source_html(ENGINES["vllm"].names["method"])
+    'vllm-project/vllm vllm/config/speculative.py at commit 002e77c1f0'
+    >>> text = _source_html(ENGINES["vllm"].names["--speculative-config"])
+    >>> text.split(", where")[0]
+    'vllm-project/vllm vllm/engine/arg_utils.py, a copy read in December 2026 whose commit was not recorded'
+    >>> "code index" in text, text.endswith("; the value is parsed with json.loads")
+    (False, True)
+    """
+    where = f"{escape(source.repo)} {escape(source.path)}"
+    if source.commit:
+        where += f" at commit {escape(source.commit[:10])}"
+    else:
+        line = source.definition if len(source.definition) <= 90 else source.definition[:87] + "..."
+        where += (", a copy read in December 2026 whose commit was not recorded, where the name is defined in "
+                  f"<code>{escape(line)}</code>")
+    return where + (f"; {escape(source.note)}" if source.note else "")
 
 
 def schedule_html(schedule: list, on_curve: bool = False) -> str:
@@ -545,8 +568,8 @@ def production_html(prod: dict, d) -> str:
     for name, title in (("plain", "TPOT target, without"), ("scheduled", "TPOT target, the schedule")):
         t = prod.get("target", {}).get(name)
         rows += row(title, t) if t else f'<tr><th scope="row">{title}</th><td colspan="6">no batch meets it</td></tr>'
-    return (f'<table><caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour, {d.gpus} GPU(s); TPOT '
-            f'target {to_js_string(prod["tpotTargetMs"])} ms</caption><thead><tr><th scope="col">decoding</th>'
+    return (f'<table><caption>At ${to_js_string(prod["dollarsPerGpuHour"])} per GPU-hour on {plural(d.gpus, "GPU")}; '
+            f'TPOT target {to_js_string(prod["tpotTargetMs"])} ms (time per output token)</caption><thead><tr><th scope="col">decoding</th>'
             '<th scope="col">batch</th><th scope="col">k</th><th scope="col">TPOT (ms)</th>'
             '<th scope="col">tok/s per user</th><th scope="col">tok/s per GPU</th><th scope="col">$ per 1M tokens</th>'
             f'</tr></thead><tbody>{rows}</tbody></table>')

@@ -217,6 +217,8 @@ def view(raw=None) -> dict:
                   else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     draft = serving.DRAFT_LABELS[s.draft]
+    if "head" in draft:  # "drafted by an EAGLE or MTP head (1 layer)", as a model or n-gram lookup reads bare
+        draft = "an " + draft
     opening = ""  # the summary's, in measured curve mode
     if curve is not None:
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
@@ -244,7 +246,7 @@ def view(raw=None) -> dict:
         lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
                 f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
                 f"{_f(r.speedup)}x, {verdict} than plain decoding"
-                + ("" if need <= have else " (if this batch fitted in memory)") + "; "
+                + ("" if need <= have else " (if it fitted in memory)") + "; "
                 + (f"in this model it stops paying at batch {crossover}." if crossover is not None
                    else f"it keeps paying at every batch that fits (up to {limit})."))
         live = (("measured curve: " if curve is not None else "") + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
@@ -423,6 +425,12 @@ def _validation_figure(width: int) -> str:
     return validation_svg(list(_validation_rows()), width)
 
 
+# The crossover brackets are drawn once, by the build, and the page scales them to its column: at 640 px their
+# 12 px text came out at 6 px on a phone; at 400 px it is 10 px there and stays 12 px on a laptop, whose column
+# holds the figure unscaled (its three rows and five batch ticks fit 400 px).
+BRACKETS_WIDTH = 400
+
+
 @lru_cache(maxsize=8)
 def _brackets_figure(width: int) -> str:
     """The crossover-against-bracket figure at ``width`` (independent of the settings)."""
@@ -578,7 +586,7 @@ def _validation_context() -> dict:
             "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
             # the article's section draws these (the widget keeps its decision figures): settings-independent
-            "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(WIDTH_DEFAULT),
+            "figure": _validation_figure(WIDTH_DEFAULT), "bracketsFigure": _brackets_figure(BRACKETS_WIDTH),
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}

@@ -238,7 +238,7 @@ def translator_html(analysis: dict) -> str:
     return (f'<p class="trc-source">These conversions assume full-length chain drafts of k tokens; n-gram and '
             f'suffix drafts, adaptive lookahead, llama.cpp\'s early stop and trees break them (see the text '
             f'above).</p>'
-            f'<table class="trc-table"><caption>This trace in each engine\'s units (k = {k})</caption>'
+            f'<table class="trc-table"><caption>This trace in each engine\'s units (k&nbsp;=&nbsp;{k})</caption>'
             f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th><th scope="col">where you see it</th>'
             f'</tr></thead><tbody>{body}</tbody></table>'
             f'<table class="trc-table"><caption>What the ledger predicts at lookahead {k} (its default costs)</caption>'
@@ -262,7 +262,7 @@ def positions_html(analysis: dict) -> str:
     return ('<table class="trc-table"><caption>Per position: calls whose first i drafts all survived, the rates with '
             'Wilson 95% intervals, and the independent model</caption><thead><tr><th scope="col">i</th>'
             '<th scope="col">calls</th><th scope="col">unconditional</th><th scope="col">conditional</th>'
-            f'<th scope="col">alpha^i</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+            f'<th scope="col">independent model, <span class="sym">\u03b1<sup>i</sup></span></th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 def spec_bench_html() -> str:
@@ -383,7 +383,7 @@ def _summary(analysis: dict, source: str, best: tuple | None = None) -> str:
                  f"measured." if best_k > k else ".")
         text += " Send the curve to your deployment for your hardware's costs."
     if analysis["notes"]:
-        text += " (" + "; ".join(analysis["notes"]) + ".)"
+        text += " How it was read: " + "; ".join(analysis["notes"]) + "."
     return text
 
 

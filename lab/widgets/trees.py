@@ -181,16 +181,16 @@ def tree_svg(parents, probs, width: int = 640) -> str:
     y = [top + row_h * level + row_h / 2 for level in levels]
     edges = "".join(f"M{x[p]:.1f} {y[p]:.1f}L{x[n]:.1f} {y[n]:.1f}" for n, p in enumerate(parents) if p >= 0)
     body = [f'<path class="tr-edge" d="{edges}" fill="none"/>'] if edges else []
-    for level in range(depth):
-        name = f"L{level + 1}" if narrow else f"level {level + 1}"
+    for level in range(depth):  # the root, then level d at draft position d, as the depth table and summary count
+        name = "root" if level == 0 else f"L{level}" if narrow else f"level {level}"
         body.append(f'<text class="fig-small" x="4" y="{top + row_h * level + row_h / 2 + 4:.1f}">{name}</text>')
     for node in range(len(parents)):
         shade = round(reach[node] * REACH_SHADES)
         body.append(f'<circle class="tr-node tr-reach-{shade}" cx="{x[node]:.1f}" cy="{y[node]:.1f}" '
                     f'r="{radius:.1f}">'
-                    f'<title>node {node}, level {levels[node] + 1}: reached with probability '
+                    f'<title>node {node}, {f"level {levels[node]}" if levels[node] else "the root"}: reached with probability '
                     f'{_f(reach[node], 4)}</title></circle>')
-    label = (f"The best tree: {len(parents)} nodes over {depth} levels; nodes per level "
+    label = (f"The best tree: {len(parents)} nodes over {depth} levels, root included; nodes per level, root first: "
              + ", ".join(str(levels.count(level)) for level in range(depth))
              + f"; expected tokens per verify pass {_f(sum(reach), 3)}.")
     return svg(width, height, label, body, "tr-fig tr-tree")
@@ -367,7 +367,7 @@ def depth_table_html(profile: dict, curve: bool) -> str:
     source = "the measured curve's position" if curve else "its \u03b1 (top-1) slider at every level (i.i.d.)"
     return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: per-token acceptance \u03b1 of the '
             f'top-1 candidate from {source}; level d uses position d</caption>'
-            '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance \u03b1 (top-1)</th><th scope="col">Nodes</th>'
+            '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance <span class="sym">\u03b1</span> (top-1)</th><th scope="col">Nodes</th>'
             '<th scope="col">Tokens added</th></tr></thead><tbody>' + rows + "</tbody></table>")
 
 
