@@ -799,8 +799,8 @@ STEP_MEASUREMENTS = (
                       "main.py's eagle3, labelled EAGLE3 in its plot.py; the study's runs load yuhuili/EAGLE3-LLaMA3.1-"
                       "Instruct-8B), at lookahead 3, read in the study's run scripts (SpecDecode-Bench/vllm, "
                       "scripts/run-l3-8b.sh at 75a86ce5: spec_tokens_map[\"eagle3\"]=\"3\"; scripts/profile-l3-8b.sh at "
-                      "42bb068d: the same), so the fit's per-token draft term (0.84 us) was never tested at another k. "
-                      "These rows fit EAGLE3_PROPOSAL_MS (lab.serving_specdecode)", "vllm-v1-0.10", "proposal", "eagle3-head")
+                      "42bb068d: the same), so the fit's per-token draft term (0.84 µs) was never tested at another k. "
+                      "The lab's EAGLE-3 proposal cost beyond the ops read in vLLM's code is fitted on these rows", "vllm-v1-0.10", "proposal", "eagle3-head")
       for batch in (1, 8, 16, 32, 64)),
     StepMeasurement("a100-40g", "llama-3-8b", "bf16", 1, 1, 1, 1088, 1000 / 75, 0.15, _A100_SWEEP,
                     "a plain step = 1000 / 75 ms; the context is the middle of the 1024 + 128 tokens", "vllm-v1"),

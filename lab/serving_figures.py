@@ -633,8 +633,8 @@ def validation_table_html(rows) -> str:
                     f'<td>{number[r["source"]]}; {escape(r["note"])}</td></tr>')
     return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
             'model (acceptance: the mean acceptance length each was measured at; each row run with the engine of '
-            'its date). No column calibrated without the row\'s own source: none of these sources gave a step time '
-            'to the calibration, so that refit would be the prediction itself</caption><thead><tr>'
+            'its date). None of these sources gave the calibration a step time, so every prediction here is already '
+            'out of sample</caption><thead><tr>'
             '<th scope="col">#</th><th scope="col">row</th><th scope="col">setting</th>'
             '<th scope="col">acceptance length</th><th scope="col">measured</th><th scope="col">predicted</th>'
             '<th scope="col">ratio</th>'
