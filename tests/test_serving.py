@@ -631,7 +631,7 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
     rows = serving_validation.crossover_comparison()
     svg = widget.brackets_svg(rows, 640)
     brackets = [(float(x), float(w)) for x, w in re.findall(r'class="srv-bracket" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)]
-    dots = [float(x) for x in re.findall(r'class="k-speculative" cx="([\d.]+)"', svg)]
+    dots = [float(x) for x in re.findall(r'class="k-speculative(?: srv-open-dot)?" cx="([\d.]+)"', svg)]
     assert len(brackets) == len(dots) == len(rows) == 3
     ticks = {int(t): float(x) for x, t in re.findall(r'<text class="fig-tick" x="([\d.]+)" y="[\d.]+" text-anchor="middle">(\d+)</text>', svg)}
     position = lambda batch: ticks[16] + (ticks[32] - ticks[16]) * np.log2(batch / 16)  # noqa: E731
@@ -643,7 +643,8 @@ def test_the_brackets_figure_draws_the_crossover_comparison():
         for found, length in zip(row["crossovers"], row["acceptanceLengths"]):
             assert f"{'none' if found is None else found} at acceptance length {widget._f(length)}" in svg
         assert (f"No loss up to batch {row['fits']}, all that fit in memory." in svg) == (None in row["crossovers"])
-    open_dots = re.findall(r'class="k-speculative" cx="[\d.]+" cy="[\d.]+" r="5" fill-opacity="0"', svg)
+    open_dots = re.findall(r'class="k-speculative srv-open-dot" cx="[\d.]+" cy="[\d.]+" r="5"', svg)
+    assert "style=" not in svg    # the page's CSP refuses inline styles
     assert len(open_dots) == sum(row["crossovers"][0] is None for row in rows)    # no central loss: an open dot
     assert widget.page_context()["validation"]["bracketsFigure"] == widget.brackets_svg(rows, widget.BRACKETS_WIDTH)
 
