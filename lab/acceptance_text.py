@@ -82,14 +82,17 @@ def token_measured_at(token: str) -> int | None:
 
 def token_method(token: str) -> str | None:
     """The drafter family a measured-curve token names after :data:`FAMILY_MARK` (whose prior continues it past
-    the rates it carries), else None (the pooled prior; a preset name carries none).
+    the rates it carries), else None (the pooled prior). A preset name carries its own family the same way, as the
+    trace reader sends it (``club3090-mtp~mtp``; :func:`lab.traces.ledger_curve` holds it to the preset's own).
 
     >>> token_method("custom:0.9,0.5,0.4@2~ngram"), token_method("custom:0.9,0.5"), token_method("club3090-mtp")
     ('ngram', None, None)
+    >>> token_method("club3090-mtp~mtp")
+    'mtp'
     """
-    if not (isinstance(token, str) and token.startswith("custom:")):
+    if not isinstance(token, str):
         return None
-    return split_family(token[len("custom:"):])[1]
+    return split_family(token[len("custom:"):] if token.startswith("custom:") else token)[1]
 
 
 def rates_token(rates, method=None) -> str:

@@ -567,12 +567,12 @@ def requested_curve(raw, key: str, notes: list[str], fallback: str = "the accept
     from .traces import TraceError, ledger_curve
 
     family_error = None
-    if value.startswith("custom:"):
+    if "~" in value:  # a custom: curve's or a preset's drafter family (lab.acceptance_text.FAMILY_MARK)
         from .acceptance_text import FAMILY_MARK, split_family
         from .errors import LabValueError
 
         try:
-            split_family(value[len("custom:"):])
+            split_family(value[len("custom:"):] if value.startswith("custom:") else value)
         except LabValueError as error:  # only the family is refused: the rates and the measured mark stay
             family_error, value = error, value.partition(FAMILY_MARK)[0]
     try:

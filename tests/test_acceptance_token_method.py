@@ -152,10 +152,11 @@ def test_a_family_before_the_measured_mark_is_refused_by_name():
     notes = []
     assert urlstate.requested_curve({"srvCurve": "custom:2~ngarm"}, "srvCurve", notes) is None
     assert notes == ["srvCurve: curve: rate 2 is not a fraction from 0 to 1; using the acceptance slider"]
-    # a preset name carries no family: a suffix on one is no preset (as before)
+    # a preset name carries its own family only (tests/test_traces_method.py): another is refused by name
     notes = []
-    assert urlstate.requested_curve({"srvCurve": "club3090-mtp~mtp"}, "srvCurve", notes) is None
-    assert len(notes) == 1 and "is not a preset" in notes[0]
+    assert urlstate.requested_curve({"srvCurve": "club3090-mtp~ngram"}, "srvCurve", notes) is None
+    assert notes == ["srvCurve: preset club3090-mtp's drafter family is mtp (its method MTP): ~mtp or none, got "
+                     "~ngram; using the acceptance slider"]
 
 
 def test_the_producers_that_know_the_family_send_it(capsys):

@@ -70,7 +70,8 @@ def test_models_load_only_near_the_widget_then_decode_live(page):
     pg.locator(f"{SELECTOR} button[data-action='send'][data-target='traces']").click()
     pg.wait_for_function("() => document.querySelector('form[data-lab=\"traces\"] output[name=\"summary\"]')"
                          ".value.startsWith('Your pasted text')")
-    assert pg.input_value("#traces-text").split() == [str(c) for c in view["cycles"]]
+    head, *cycles = pg.input_value("#traces-text").splitlines()   # a comment naming the drafter, then the cycles
+    assert cycles == [str(c) for c in view["cycles"]] and head.endswith("SpeculativeConfig(method='ngram')")
     assert pg.input_value("#traces-lookahead") == str(view["params"]["rtLookahead"])
     # a typed prompt overrides the preset
     pg.locator("#realtext-prompt").fill("import os\nimport")

@@ -134,15 +134,16 @@ def test_url_state_round_trips(page):
 def test_send_curve_to_the_ledger(live):
     live.locator("#traces-preset").select_option("club3090-mtp")
     assert_traces_shows(live, form_values(live))
-    curve, label, linkable = assert_curve_hand_offs(live, "club3090-mtp")
+    token = "club3090-mtp~mtp"   # the preset and its drafter family (its method, MTP)
+    curve, label, linkable = assert_curve_hand_offs(live, token)
     assert linkable and curve == traces.measured_curve(traces.analyse(traces.preset_trace("club3090-mtp")))
     live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").first.click()
     expected = ledger_widget.view({**{s: live.input_value(f"#ledger-{s}") for s in
                                      ("acceptance", "draftCost", "overheadMs", "targetMs", "verifyTax")},
-                                  "lookahead": "6", "trcCurve": "club3090-mtp"})
+                                  "lookahead": "6", "trcCurve": token})
     wait_summary(live, "ledger", expected["summary"])
     assert summary(live, "ledger").startswith("In measured curve mode (")
-    assert query(live)["trcCurve"] == "club3090-mtp" and query(live)["lookahead"] == "6"
+    assert query(live)["trcCurve"] == token and query(live)["lookahead"] == "6"
     assert live.text_content(f"{SELECTOR} [data-send-status]").startswith("Sent:")
     # the one-number hand-off leaves curve mode and moves the acceptance slider to alphaIid
     live.locator(f"{SELECTOR} button[data-action='send'][data-target='ledger']").nth(1).click()

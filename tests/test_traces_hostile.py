@@ -214,7 +214,8 @@ def test_a_curve_below_the_limit_is_sent_unchanged_to_every_widget():
     view = widget.view(None)
     tokens = {target: values.get("trcCurve") or values.get("srvCurve") or values.get("polCurve")
               for target, values in _sends(view) if target in ("serving", "policies")}
-    assert tokens == {"serving": traces.DEFAULT_PRESET, "policies": traces.DEFAULT_PRESET}
+    token = traces.DEFAULT_PRESET + "~" + traces.preset_family(traces.DEFAULT_PRESET)   # the preset and its drafter
+    assert tokens == {"serving": token, "policies": token}
 
 
 @pytest.mark.parametrize("k", (3, 12, 15, 40))

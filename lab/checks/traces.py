@@ -351,9 +351,10 @@ def _expected(trace) -> dict:
             for i, ci in enumerate(c)])
     settings = ledger.LedgerSettings()
     expected["speedup"] = ledger.ledger_from_curve(settings.with_(lookahead=k), expected["curve"]).speedup
-    # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated)
-    continued = (acceptance.from_single(mean_length, k) if c is None or trace.draftsPerPosition is not None
-                 else acceptance.from_conditional(expected["curve"]))
+    # past the measured k the curve continues as lab.acceptance continues it (not its last rate repeated), by the
+    # prior of the drafter family the trace names (a log's configuration line or a preset's method), else the pooled one
+    continued = (acceptance.from_single(mean_length, k, trace.method) if c is None or trace.draftsPerPosition is not None
+                 else acceptance.from_conditional(expected["curve"], trace.method))
     expected["best"] = acceptance.best_lookahead_from_curve(settings, continued.rates(max(k, 12)), 12)
     expected["bestIid"] = acceptance.best_lookahead_from_curve(settings, [alpha], 12)
     expected["naive"] = ledger.ledger(settings.with_(lookahead=k, acceptance=100 * rate)).speedup if rate is not None else None

@@ -51,7 +51,7 @@ from .common import (
 from .formats import FORMAT_NAMES, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .llamacpp import _LlamaLog
 from .plain import cycles_to_trace
-from .presets import DEFAULT_PRESET, PRESETS, SPEC_BENCH, SPEC_BENCH_SOURCE, ledger_curve, preset_trace
+from .presets import DEFAULT_PRESET, PRESETS, SPEC_BENCH, SPEC_BENCH_SOURCE, ledger_curve, preset_family, preset_trace
 from .prometheus import _prom_labels, _Prometheus
 from .reader import TraceParser, detect_line, parse
 from .sglang import sglang_rate_definitions
@@ -64,6 +64,6 @@ __all__ = [
     "SHORT_NAMES", "PARSERS", "JSON_FORMATS", "REGISTRY", "Format", "Sample", "sample_text", "SAMPLES_DIR", "parse", "detect_line", "analyse", "wilson_interval", "alpha_iid",
     "alpha_mle", "independence_test", "chi_square_survival", "translate", "render_exposition",
     "cycles_to_trace", "MAX_LOOKAHEAD", "MAX_COUNT", "MAX_QUOTE", "shortened", "MAX_LABEL_SETS", "MAX_JSON_CHARS",
-    "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace",
+    "ALPHA_TOLERANCE", "Z95", "PRESETS", "DEFAULT_PRESET", "SPEC_BENCH", "SPEC_BENCH_SOURCE", "preset_trace", "preset_family",
     "measured_curve", "ledger_curve", "count_text",
 ]

@@ -2,8 +2,11 @@
 measured-curve value.
 """
 
+import re
+
 from .common import MAX_LOOKAHEAD, Trace, TraceError, _rate, shortened
 from .analysis import analyse, measured_curve
+from .method import family_of_method
 from .reader import parse
 
 
@@ -72,10 +75,35 @@ SPEC_BENCH_SOURCE = ("hemingkx/Spec-Bench, Leaderboard.md at commit fd2c1cd (re-
                      "on A100, Vicuna-7B-v1.3 (greedy, FP16, batch size 1)")
 
 
+def preset_family(name: str) -> str | None:
+    """The drafter family (:data:`lab.acceptance.FAMILIES`) a preset's ``method`` names, read by the reader that reads
+    a pasted log's drafter (:func:`lab.traces.method.family_of_method`; the display name also without its hyphens and
+    spaces, "EAGLE-3" as "EAGLE3"); None when it names no single family.
+
+    >>> [preset_family(name) for name in PRESETS]
+    ['mtp', 'eagle', 'eagle']
+    """
+    method = PRESETS[name]["method"]
+    found = {family_of_method(method), family_of_method(re.sub(r"[\s-]", "", method))} - {None}
+    return found.pop() if len(found) == 1 else None
+
+
 def preset_trace(name: str) -> Trace:
-    """The parsed trace of a preset (:data:`PRESETS`)."""
+    """The parsed trace of a preset (:data:`PRESETS`), its ``method`` the family the preset's method names
+    (:func:`preset_family`), with a note saying so, as a pasted log naming that drafter gets.
+
+    >>> preset_trace("club3090-mtp").method, preset_trace("club3090-mtp").notes[-1]
+    ('mtp', "the drafter, named by the preset's source: MTP heads ('MTP')")
+    """
     preset = PRESETS[name]
-    return parse(preset["text"], "auto", preset["lookahead"])
+    trace = parse(preset["text"], "auto", preset["lookahead"])
+    family = preset_family(name)
+    if family is None or trace.method is not None:  # a configuration line in the text itself wins
+        return trace
+    from ..acceptance import FAMILY_NAMES
+
+    note = f"the drafter, named by the preset's source: {FAMILY_NAMES[family]} ({preset['method']!r})"
+    return trace._replace(method=family, notes=trace.notes + (note,))
 
 
 def ledger_curve(value: str) -> tuple[list[float], str, bool]:
@@ -83,9 +111,25 @@ def ledger_curve(value: str) -> tuple[list[float], str, bool]:
     (linkable), or ``custom:a1,a2,...`` from the reader's own data (not linkable: the address
     should not pretend it can reproduce a trace it does not carry).
 
+    A preset name may end with its own drafter family (``club3090-mtp~mtp``, :func:`preset_family`), as the
+    trace reader sends it; another family is refused.
+
     >>> ledger_curve("custom:0.9,0.5"), ledger_curve("custom:0.9,0.5,0.4@2")[0]
     (([0.9, 0.5], 'your own trace', False), [0.9, 0.5, 0.4])
+    >>> ledger_curve("club3090-mtp~mtp")[2], ledger_curve("club3090-mtp~mtp")[0] == ledger_curve("club3090-mtp")[0]
+    (True, True)
+    >>> ledger_curve("club3090-mtp~ngram")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: preset club3090-mtp's drafter family is mtp (its method MTP): ~mtp or none, got ~ngram
     """
+    name, mark, family = value.partition("~") if isinstance(value, str) else (value, "", "")
+    if name in PRESETS and mark:
+        own = preset_family(name)
+        if family != own:
+            raise TraceError(f"preset {name}'s drafter family is {own} (its method {PRESETS[name]['method']}): "
+                             + (f"~{own} or none" if own else "no ~family") + f", got ~{shortened(family, 24)}")
+        value = name
     if value in PRESETS:
         return measured_curve(analyse(preset_trace(value))), PRESETS[value]["title"], True
     if isinstance(value, str) and value.startswith("custom:"):

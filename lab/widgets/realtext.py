@@ -390,7 +390,9 @@ def send_html(summary: dict, k: int, proposer: str | None = None) -> str:
     """Buttons that hand the run to the trace reader (its cycles), the ledger (its measured curve,
     or one alpha) and the lookahead policies (the curve). The curve's token names the ``proposer``'s drafter
     family (:data:`lab.realtext.PROPOSER_FAMILIES`), so a receiver continues it past k as that family's curve (a
-    copying drafter's rises, a model drafter's falls)."""
+    copying drafter's rises, a model drafter's falls). The trace reader gets the cycles after one comment line
+    naming the drafter as vLLM's configuration prints it (:func:`handoff_text`), which its drafter reader
+    (:mod:`lab.traces.method`) reads back as the same family."""
     if not summary["cycles"]:
         return ""
     from .. import traces
@@ -401,7 +403,7 @@ def send_html(summary: dict, k: int, proposer: str | None = None) -> str:
     acceptance = to_fixed(100 * analysis["alphaIid"], 0)
     lookahead = ledger_lookahead(k)
     buttons = (
-        ("traces", {"trcText": "\n".join(map(str, summary["cycles"])) + "\n", "trcFormat": "cycles",
+        ("traces", {"trcText": handoff_text(summary["cycles"], proposer), "trcFormat": "cycles",
                     "trcLookahead": str(k)}, "Read this run in the trace reader"),
         ("ledger", {"trcCurve": curve, "lookahead": lookahead}, "Send the measured curve to the ledger"),
         ("ledger", {"trcCurve": "", "acceptance": acceptance, "lookahead": lookahead},
@@ -412,6 +414,25 @@ def send_html(summary: dict, k: int, proposer: str | None = None) -> str:
     return "".join(f'<button type="button" data-action="send" data-target="{target}" disabled '
                    f'data-values="{escape(json.dumps(values))}">{escape(text)}</button>'
                    for target, values, text in buttons)
+
+
+def handoff_text(cycles, proposer: str | None = None) -> str:
+    """The trace reader's text for a run: one line per verifier call (the drafts it accepted), after a comment
+    line (the cycles format skips it) naming the ``proposer``'s drafter family as vLLM's configuration prints it,
+    ``SpeculativeConfig(method=...)`` with the first engine name :data:`lab.traces.method.METHOD_FAMILIES` reads as
+    that family, so the reader continues the curve past k as the real-text lab's own buttons do.
+
+    >>> handoff_text([2, 0], "draft-greedy").splitlines()
+    ["# the real-text lab's proposer draft-greedy: SpeculativeConfig(method='draft_model')", '2', '0']
+    >>> handoff_text([2, 0], None).splitlines()
+    ['2', '0']
+    """
+    from ..traces.method import METHOD_FAMILIES
+
+    family = realtext.PROPOSER_FAMILIES.get(proposer)
+    name = next((engine for engine, of in METHOD_FAMILIES.items() if of == family), None)
+    head = "" if name is None else f"# the real-text lab's proposer {proposer}: SpeculativeConfig(method='{name}')\n"
+    return head + "\n".join(map(str, cycles)) + "\n"
 
 
 def _histogram(cycles) -> dict:

@@ -11,7 +11,7 @@ import json
 from .. import acceptance, traces
 from ..figures import svg, text_width, escape, fit_width, line_path, split_width
 from ..jsformat import to_fixed, to_js_string
-from ..acceptance import best_lookahead_from_curve, rates_token, token_method
+from ..acceptance import FAMILY_MARK, best_lookahead_from_curve, rates_token, token_method
 from ..ledger import LedgerSettings, ledger, ledger_from_curve
 from ..urlstate import Choice, OptionalInteger, Text, panel_figure_from_link, read_controls
 from . import ledger_lookahead
@@ -303,15 +303,15 @@ def policies_curve_token(token: str, curve) -> tuple[str, list[str]]:
 def send_html(analysis: dict, preset: str | None) -> str:
     """Buttons that hand the measured curve (or one alpha) to the other widgets: plain markup that
     the page's generic ``data-action="send"`` handler reads. The curve travels as one token (a
-    preset name, or ``custom:a1,a2,...`` for the reader's own data, ``~family`` after it when the log names its
-    drafter: :func:`lab.acceptance_text.rates_token`) that
+    preset name, or ``custom:a1,a2,...`` for the reader's own data, ``~family`` after either when the log or the
+    preset's method names its drafter: :func:`lab.acceptance_text.rates_token`, :func:`lab.traces.preset_family`) that
     :func:`lab.traces.ledger_curve` turns back into the curve: the ledger's ``trcCurve``, the
     serving model's ``srvCurve`` and the lookahead policies' ``polCurve``; the deployment panel gets the
     alpha, in its own unit. Shipped disabled like every
     control (with JavaScript off they could do nothing); the page enables them."""
     curve = traces.measured_curve(analysis)
-    if preset is not None:
-        curve_value, linkable = preset, True
+    if preset is not None:  # the preset's family (lab.traces.preset_trace) continues it past k, as a log's does
+        curve_value, linkable = preset + ("" if analysis.get("method") is None else FAMILY_MARK + analysis["method"]), True
     else:
         curve_value = rates_token(curve, analysis.get("method"))  # the family continues it past k
         linkable = False
