@@ -7,9 +7,9 @@ import json
 import pytest
 
 from lab import deployment, production, serving, serving_calibration
-from lab.checks import _run_check, deployment as family
 from lab.serving_allreduce import allreduce_beyond
 from lab.widgets import deployment as widget
+from test_production_schedule import _fails   # the family's check run clear of kept answers, as there
 
 D = deployment.DEFAULT_DEPLOYMENT
 DEFAULT_PERCENT = 71   # the panel's default figure (2.8 at k = 4) on its curve, as the instruments receive it
@@ -28,15 +28,6 @@ def _rises(d, percent, curve=None):
     steady, _ = production.steady_schedule(settings, production.k_by_batch(settings, deployment.MAX_LOOKAHEAD,
                                                                             rates, cap), rates)
     return settings, steady, production.schedule_rises(settings, steady, rates)
-
-
-def _fails(name):
-    production._KEPT.clear()
-    family._fit.cache_clear()
-    outcome = _run_check(dict(family.CHECKS)[name])
-    production._KEPT.clear()
-    family._fit.cache_clear()
-    return outcome.failure
 
 
 def test_the_defaults_rise_at_batch_16_is_the_all_reduce():
