@@ -426,11 +426,16 @@
     }
   }
 
-  // A note the page writes itself (a file read cancelled, too large, unreadable) stays until a render
-  // asked for after it: a render requested before it (a width redraw in flight) brings no news of it.
-  const localNotesAt = {};
+  // A note the page writes itself (a file read cancelled, too large, unreadable, a typed count out of
+  // range) stays until a render asked for after it: a render requested before it (a width redraw in
+  // flight, the typed count's own render) brings no news of it. "After" is a count, not a clock:
+  // performance.now() is coarsened (100 us in Chromium), so a render submitted a line before the note
+  // could carry the note's own time and clear it.
+  let lastOrder = 0;
+  const nextOrder = () => ++lastOrder;
+  const localNotesOrder = {};
   function showLocalNotes(kind, notes) {
-    localNotesAt[kind] = performance.now();
+    localNotesOrder[kind] = nextOrder();
     showNotes(kind, notes);
   }
 
@@ -474,7 +479,7 @@
     }
   }
 
-  function render(kind, view, { restoreInputs, announce, requestedAt = Infinity }) {
+  function render(kind, view, { restoreInputs, announce, order = Infinity }) {
     const form = formOf(kind);
     const widget = widgetOf(kind);
     if (restoreInputs) {
@@ -529,7 +534,7 @@
       }
     }
     parts.steppers.refreshSteppers(form);
-    if ((view.notes || []).length || !(requestedAt < (localNotesAt[kind] ?? -Infinity))) showNotes(kind, view.notes || []);
+    if ((view.notes || []).length || !(order < (localNotesOrder[kind] ?? -Infinity))) showNotes(kind, view.notes || []);
     if (view.query !== undefined) queries[kind] = view.query;
     parts.handoffs.markStale(kind);
     shownValues[kind] = Object.assign(formValues(form), view.shown || {});
@@ -594,7 +599,7 @@
         clearViewError(kind);
         // Restoring from the URL moves the sliders, unless the reader has moved one since.
         render(kind, view, { restoreInputs: job.fromUrl && !pending, announce: job.announce && !pending,
-                             requestedAt: job.at });
+                             order: job.order });
         // Canonical, clamped values in the address: after the reader's own change, or to tidy a link
         // they came by. A render only for the panel's width changes no setting, so no address.
         if (job.announce || job.fromUrl || location.search) scheduleUrlWrite();
@@ -615,7 +620,7 @@
         // The newest input wins, but a reader's change it replaces still counts as one (a resize
         // redraw must not swallow the address update or the live sentence of a key press).
         announce = announce || Boolean(pending && pending.announce);
-        pending = { input, fromUrl, announce, at: performance.now() };
+        pending = { input, fromUrl, announce, at: performance.now(), order: nextOrder() };
         if (!running) {
           running = pump().catch((error) => fail(error.message)).finally(() => { running = null; });
         }
