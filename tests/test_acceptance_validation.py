@@ -190,3 +190,26 @@ def test_only_the_builds_router_and_the_cli_import_the_validation():
     assert not pystrip.browser_module("acceptance_validation.py")
     assert importers and all(name == "lab.views" or not pystrip.browser_module(name[len("lab."):].replace(".", "/") + ".py")
                              for name in importers), sorted(importers)
+
+
+def test_the_errors_split_by_how_the_curve_was_measured_and_the_page_says_which_way():
+    """The held-out errors by kind (reference curves of lengths; engine curves of per-position rates): the counts
+    add to the library, each median is the median of that kind's rows, "high" or "low" follows its sign, and the
+    page's paragraph carries the sentence. In December 2026 the reference curves ran high (+9.8% from k = 1, 19 of
+    23 above) and the engine curves low (-3.7%, 12 of 33): if a library change flips a sign, the words flip with it."""
+    from lab.figures import escape
+    from lab.stats import median
+
+    one, two = acceptance_validation.leave_one_out(1), acceptance_validation.leave_one_out(2)
+    split = acceptance_validation.by_measurement(one, two)
+    assert sum(entry["curves"] for entry in split.values()) == len(CURVES)
+    for kind, entry in split.items():
+        for known, result in ((1, one), (2, two)):
+            errors = [row["error"] for row in result["rows"] if CURVES[row["name"]][1] == kind]
+            assert entry[known]["median"] == median(errors) and entry[known]["above"] == sum(e > 0 for e in errors)
+    note = acceptance_validation.measurement_note(split)
+    for kind, words in (("lengths", "reference curves"), ("unconditional", "engine curves")):
+        lean = "high" if split[kind][1]["median"] > 0 else "low"
+        assert f"{split[kind]['curves']} {words}" in note and f"{words} (" in note
+        assert note.split(f"{words} (")[1].split("are predicted ")[1].startswith(lean)
+    assert escape(note) in acceptance_validation.held_out_html()
