@@ -381,8 +381,9 @@ def measurement_note(split: dict) -> str:
 
     return ("By how the curve was measured: " + "; ".join(said(kind) for kind in _MEASURED_AS)
             + ". The two kinds come from different drafters and workloads (the reference curves mostly from 2026's "
-              "largest models, thinking, on one coding benchmark), so this is where the error lies, not a correction "
-              "the model makes: a prior taken from the same kind only was tried once and left out (docs/READING.md).")
+              "largest models, thinking, on one coding benchmark), so this says which way the point is likely off for a "
+              "figure of either kind; the model does not correct for it (a prior taken from curves of the same kind "
+              "only was tried once and left out: docs/READING.md).")
 
 
 def held_out_html() -> str:
@@ -422,9 +423,8 @@ def held_out_html() -> str:
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}. '
             + escape(copying_note(counts, one["tooFew"])) + '</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
-            + '<p class="acceptance-by-family">' + escape(
-                f"By family: {spread}. {measurement_note(by_measurement(one, two))} {choice_note(prior_choice())}")
-            + '</p>')
+            + '<p class="acceptance-by-family">' + escape(f"By family: {spread}. {choice_note(prior_choice())}") + '</p>'
+            + '<p class="acceptance-by-measurement">' + escape(measurement_note(by_measurement(one, two))) + '</p>')
 
 
 def page_facts() -> dict:
