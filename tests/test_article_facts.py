@@ -381,7 +381,9 @@ def test_the_two_error_statistics_are_told_apart(page):
     first, batched = serving_validation.summary_by_engine()[:2]   # each engine's error is stated apart
     mine = round(100 * first["medianAbsError"])
     assert f"the model is off by {mine}% (the median of each row's distance from its measurement" in text
-    assert f"it is off by {round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above" in text
+    assert (f"has {batched['points']} rows at batch {batched['batches'][0]} to {batched['batches'][-1]}, off by "
+            f"{round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above, in two "
+            "families told apart") in text
     assert ("(a signed statistic, unlike the engines' median errors above, which ignore the direction; pooled over "
             f"every row that error is {error}%)") in text
 
