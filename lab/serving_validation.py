@@ -93,6 +93,47 @@ _MTP_NOTE = ("measured = MTP / 60.4, the overlapped plain rate: the model's plai
              "num_draft_tokens counts the verified root of a topk 1 chain, as the blog's 'draft_token_num = 2' at "
              "'step size = 1' does)")
 
+# SGLang past batch one, December 2025: Qwen3-30B-A3B drafted by EAGLE-3 heads, timed with and without speculation by
+# SpecForge's benchmarks/bench_eagle3.py (the prompt set run with num_threads = batch size against a server launched
+# with --max-running-requests and --cuda-graph-max-bs equal to it; output tokens over the run's wall time; the
+# acceptance length as output tokens over verify passes, spec_verify_ct). Both runs are dated before SGLang pull
+# request 25464 (2026-05-16) and show no SGLANG_ENABLE_SPEC_V2, and most are trees (topk > 1), which only the V1
+# worker ran then: the overlap scheduler was off while speculating, so each row runs on "sglang-no-overlap". Chosen
+# by the rules in docs/READING.md ("SGLang's end-to-end speedups past batch one, searched for again") before any of
+# their predictions was computed. (batch, steps, topk, num_draft_tokens, throughput, acceptance length), as printed.
+_SGL_Q3_SPECFORGE = ("sgl-project/SpecForge issue #339 (github.com/sgl-project/SpecForge/issues/339, 'Throughput "
+                     "degradation on Qwen3-30B-A3B with EAGLE3', 2025-12-01): Qwen/Qwen3-30B-A3B on 'H100*2', "
+                     "bench_eagle3.py --tp-size 2 --benchmark-list mtbench:20 --dtype bfloat16, draft "
+                     "zhuyksir/EAGLE3-Qwen3-30B-A3B-DenseHead; 'The base model speed' bs 1: 222.47, bs 4: 566.21 "
+                     "(8: 733.61, 16: 1012.96, 32: 1077.55, 64: 1073.69); EAGLE3 'bs | steps | topk | num_draft | "
+                     "throughput | acc len': 1|3|1|4|159.78|1.86, 1|3|3|8|172.99|2.20, 1|3|3|4|207.62|1.99, "
+                     "1|7|4|16|191.90|2.52, 1|6|4|12|171.54|2.42, 1|8|8|60|177.5|3.2, 4|3|1|4|447.90|1.86, "
+                     "4|3|3|8|426.46|2.27")
+_SGL_Q3_SPECFORGE_PLAIN = {1: 222.47, 4: 566.21}
+_SGL_Q3_SPECFORGE_POINTS = ((1, 3, 1, 4, 159.78, 1.86), (1, 3, 3, 8, 172.99, 2.20), (1, 3, 3, 4, 207.62, 1.99),
+                            (1, 7, 4, 16, 191.90, 2.52), (1, 6, 4, 12, 171.54, 2.42), (1, 8, 8, 60, 177.5, 3.2),
+                            (4, 3, 1, 4, 447.90, 1.86), (4, 3, 3, 8, 426.46, 2.27))
+_SGL_Q3_ANGELSLIM = ("Tencent/AngelSlim issue #163 (github.com/Tencent/AngelSlim/issues/163, 'How to repreduce the "
+                     "reported results of Qwen3-30B-A3B with EAGLE3?', 2025-12-08, by the author of SpecForge issue "
+                     "#339): Qwen3-30B-A3B with AngelSlim's EAGLE-3 weight, 'GPU: H100*4', 'Temperature = 0', 'Code: "
+                     "SGLang(SpecForge)'; 'tp | ep | batch_size | steps | topk | num_draft_tokens | latency | "
+                     "throughput | accept_length': plain (steps 0) at tp 4, ep 1: bs 1: 795.87 s, 218.89; bs 4: "
+                     "507.49; bs 8: 677.14; bs 32: 1128.30; bs 64: 1237.84; EAGLE3: 1|3|3|4: 170.35, 2.017; "
+                     "1|3|2|8: 185.28, 2.216; 1|4|4|16: 185.64, 2.542; 1|7|10|64: 193.31, 3.034; 4|4|4|16: 476.37, "
+                     "2.556; 8|4|4|16: 673.14, 2.578; 32|4|4|16: 927.11, 2.560; 64|4|4|16: 1307.95, 2.553")
+_SGL_Q3_ANGELSLIM_PLAIN = {1: 218.89, 4: 507.49, 8: 677.14, 32: 1128.30, 64: 1237.84}
+_SGL_Q3_ANGELSLIM_POINTS = ((1, 3, 3, 4, 170.35, 2.017), (1, 3, 2, 8, 185.28, 2.216), (1, 4, 4, 16, 185.64, 2.542),
+                            (1, 7, 10, 64, 193.31, 3.034), (4, 4, 4, 16, 476.37, 2.556), (8, 4, 4, 16, 673.14, 2.578),
+                            (32, 4, 4, 16, 927.11, 2.560), (64, 4, 4, 16, 1307.95, 2.553))
+_SGL_Q3_NOTE = ("measured = EAGLE-3 throughput / plain throughput at the same batch (the same script, prompt set, model "
+                "and GPUs); batch = the client's threads, the server's running-request cap (the last wave of "
+                "requests drains below it, in both runs). Assumed: H100 SXM; BF16 weights; a context of 1,200 "
+                "tokens (MT-Bench's two turns answered by Qwen3 with its thinking on, about 1,090 output tokens an "
+                "answer; the AngelSlim issue does not name its prompt set); a tree (topk > 1) scored as its "
+                "num_draft_tokens (treeTokens) with each draft step priced at one token a sequence; the EAGLE-3 head "
+                "priced at the target's width (lab.serving.eagle3_head); plain tensor parallelism (ep 1)")
+_SGL_NO_OVERLAP = "sglang-no-overlap"
+
 # Today's vLLM V1 past batch one, on Blackwell: vllm-project/speculators' throughput-vs-interactivity sweep of
 # Qwen3.8-27B (2026-10-06), closed loop at N = 1 to 128 requests in flight, each point's acceptance length read
 # from the server's counters beside it. Quoted per point from the committed CSVs (mean_itl_ms, acceptance_length;
@@ -196,6 +237,14 @@ VALIDATION = (
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
     ValidationPoint("DeepSeek-V3 MTP, k = 3", "h200", "deepseek-v3", serving.EAGLE, 8, 16, 3, 2.44, 67584, 82.0 / 60.4,
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
+    *(ValidationPoint(f"Qwen3-30B-A3B EAGLE-3 on SGLang, TP 2, B = {b}, {k}/{topk}/{ndt}", "h100-sxm",
+                      "qwen3-30b-a3b", serving.EAGLE3, 2, b, k, length, 1200, tps / _SGL_Q3_SPECFORGE_PLAIN[b],
+                      _SGL_Q3_SPECFORGE, _SGL_Q3_NOTE, _SGL_NO_OVERLAP, treeTokens=ndt if topk > 1 else 0)
+      for b, k, topk, ndt, tps, length in _SGL_Q3_SPECFORGE_POINTS),
+    *(ValidationPoint(f"Qwen3-30B-A3B EAGLE-3 on SGLang, TP 4, B = {b}, {k}/{topk}/{ndt}", "h100-sxm",
+                      "qwen3-30b-a3b", serving.EAGLE3, 4, b, k, length, 1200, tps / _SGL_Q3_ANGELSLIM_PLAIN[b],
+                      _SGL_Q3_ANGELSLIM, _SGL_Q3_NOTE, _SGL_NO_OVERLAP, treeTokens=ndt if topk > 1 else 0)
+      for b, k, topk, ndt, tps, length in _SGL_Q3_ANGELSLIM_POINTS),
     *(ValidationPoint(f"Qwen3.8-27B MTP, {subset}, N = {n}", "b200", "qwen3.8-27b", serving.EAGLE, 1, n, 2, length,
                       _QWEN38_CONTEXT[subset], plain / mtp, _QWEN38_SWEEP, _QWEN38_NOTE, "vllm-v1")
       for subset, n, plain, mtp, length in _QWEN38_POINTS),

@@ -381,7 +381,9 @@ def test_the_two_error_statistics_are_told_apart(page):
     first, batched = serving_validation.summary_by_engine()[:2]   # each engine's error is stated apart
     mine = round(100 * first["medianAbsError"])
     assert f"the model is off by {mine}% (the median of each row's distance from its measurement" in text
-    assert f"it is off by {round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above" in text
+    assert (f"has {batched['points']} rows at batch {batched['batches'][0]} to {batched['batches'][-1]}, off by "
+            f"{round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above, in two "
+            "families told apart") in text
     assert ("(a signed statistic, unlike the engines' median errors above, which ignore the direction; pooled over "
             f"every row that error is {error}%)") in text
 
@@ -608,10 +610,15 @@ def test_acceptance_falls_at_the_second_position_in_most_curves(page):
     assert "is lower at the second position than at the first in most of the library's curves" in text_of(page)
 
 
+def widget_validation() -> dict:
+    from lab.widgets import serving as widget
+    return widget._validation_context()
+
+
 def test_the_validation_prose_describes_the_engines_it_indexes(page):
     """The validation paragraph indexes the engines' summaries by position (e[0], e[1], e[2]) and describes each in
-    words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, DeepSeek-V3 MTP on SGLang without overlap on H200s,
-    today's V1 as one Qwen3.8-27B MTP sweep on one B200, TensorRT-LLM's batch-one DeepSeek-R1 MTP rows on B200s, and
+    words: batch-one Llama-3-8B EAGLE rows on vLLM V1 0.10, SGLang without overlap in two families (DeepSeek-V3 MTP
+    on H200s at batch 16; Qwen3-30B-A3B with EAGLE-3 heads on H100s at batch 1 to 64, December 2025), today's V1 as one Qwen3.8-27B MTP sweep on one B200, TensorRT-LLM's batch-one DeepSeek-R1 MTP rows on B200s, and
     SGLang of March 2025 (its extend pass eager) with Llama-3.3-70B's EAGLE-3 tree on H100s. Rows added to the table
     must come with words for them."""
     from lab import serving_validation
@@ -632,7 +639,19 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     from lab import serving
     assert serving.TARGETS["deepseek-v3"].mtp  # the checkpoint's one MTP layer (num_nextn_predict_layers 1)
     assert {(row.target, row.batch) for row in first} <= {("llama-3-8b", 1)}
-    assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200")}
+    # SGLang 2025 (no overlap) has two families the paragraph names apart: DeepSeek-V3's MTP on H200s (the LMSYS
+    # blog) and Qwen3-30B-A3B's EAGLE-3 heads on two and four H100s (SpecForge #339, AngelSlim #163)
+    assert {(row.target, row.gpu) for row in sglang} == {("deepseek-v3", "h200"), ("qwen3-30b-a3b", "h100-sxm")}
+    assert {row.gpus for row in sglang if row.target == "qwen3-30b-a3b"} == {2, 4}
+    targets = widget_validation()["targets"]
+    m, q = targets["sglang-no-overlap/deepseek-v3"], targets["sglang-no-overlap/qwen3-30b-a3b"]
+    text = text_of(page)
+    assert (f"On its multi-token prediction for DeepSeek-V3 on H200s in July 2025 (batch {m['batchRange']}, eight "
+            "GPUs a node") in text
+    assert (f"On Qwen3-30B-A3B drafted by EAGLE-3 heads on two and four H100s in December 2025 ({q['points']} rows at "
+            f"batch {q['batchRange']}") in text
+    assert (f"the runs were slower with speculation than without in {q['slower']} of {q['points']}, where the model "
+            f"predicts gains of {q['lowest']}× to {q['highest']}×: it is off by {q['medianError']}%") in text
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
     assert "Today's vLLM V1 has" in text_of(page) and "on one B200: Qwen3.8-27B" in text_of(page)
 

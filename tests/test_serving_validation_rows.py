@@ -71,7 +71,11 @@ def test_trust_line_of_the_mtp_family_quotes_its_own_rows():
     values = {"engine": "sglang-no-overlap", "gpu": "h200", "target": "deepseek-v3", "draft": "eagle-head",
               "gpus": "8", "precision": "fp8"}
     shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
-    rows = [r for r in serving_validation.comparison() if r["engine"] == "sglang-no-overlap"]
+    # the family is the engine, GPU calibration, kind of target and draft: the MTP blog's two rows (its MTP module
+    # priced as an EAGLE head), not the Qwen3-30B-A3B EAGLE-3 rows the same engine also has
+    rows = [r for r in serving_validation.comparison()
+            if r["engine"] == "sglang-no-overlap" and r["draft"] == values["draft"]]
+    assert len(rows) == 2
     errors = sorted(abs(r["predicted"] / r["measured"] - 1) for r in rows)
     median = (errors[(len(errors) - 1) // 2] + errors[len(errors) // 2]) / 2
     assert f"off by {round(100 * median)}% (median) on {len(rows)} published speedups" in shown
@@ -209,3 +213,49 @@ def test_the_eagle3_rows_disagree_with_the_step_times_the_model_follows():
     assert abs(c["model"] / c["fit"] - 1) < 0.05
     assert c["measured"] > 1.15 * max(c["fit"], c["model"])
     assert c["fit"] < c["measuredEagle1"] < c["measured"]
+
+
+QWEN3_SGLANG = [p for p in serving_validation.VALIDATION if p.target == "qwen3-30b-a3b"]
+
+
+@pytest.mark.parametrize("point", QWEN3_SGLANG, ids=lambda p: p.label)
+def test_a_qwen3_sglang_row_is_the_quoted_throughputs_ratio(point):
+    # SpecForge #339 (two H100s) and AngelSlim #163 (four H100s), December 2025: each row's measured speedup is the
+    # EAGLE-3 run's printed throughput over the plain run's at the same batch, at the acceptance length printed
+    # beside it; both numbers and the setting are quoted in the source string
+    table = {2: (serving_validation._SGL_Q3_SPECFORGE_POINTS, serving_validation._SGL_Q3_SPECFORGE_PLAIN),
+             4: (serving_validation._SGL_Q3_ANGELSLIM_POINTS, serving_validation._SGL_Q3_ANGELSLIM_PLAIN)}
+    points, plain = table[point.gpus]
+    quoted = [q for q in points if q[0] == point.batch and q[1] == point.lookahead and q[5] == point.acceptanceLength]
+    assert len(quoted) == 1
+    batch, steps, topk, draft_tokens, throughput, length = quoted[0]
+    assert point.measured == pytest.approx(throughput / plain[batch])
+    assert point.treeTokens == (draft_tokens if topk > 1 else 0)
+    assert f"{throughput}" in point.source and f"{length}" in point.source and f"{plain[batch]}" in point.source
+    assert point.engine == "sglang-no-overlap" and point.gpu == "h100-sxm" and point.precision == "bf16"
+
+
+def test_the_qwen3_sglang_rows_cover_both_sources_and_batch_one_to_64():
+    assert len(QWEN3_SGLANG) == 16
+    assert {p.source for p in QWEN3_SGLANG} == {serving_validation._SGL_Q3_SPECFORGE, serving_validation._SGL_Q3_ANGELSLIM}
+    assert sorted({p.batch for p in QWEN3_SGLANG}) == [1, 4, 8, 32, 64]
+    # the sources measured speculation slower than plain decoding in all but the batch-64 tree
+    assert sum(p.measured < 1 for p in QWEN3_SGLANG) == 15
+
+
+def test_the_qwen3_sglang_family_has_its_own_trust_line():
+    # the same engine and GPU calibration, a mixture of experts, an EAGLE-3 head: the trust line quotes these 16 rows
+    # alone (not DeepSeek-V3's two MTP rows, whose draft is another), batch 1 to 64
+    values = {"engine": "sglang-no-overlap", "gpu": "h100-sxm", "target": "qwen3-30b-a3b", "draft": serving.EAGLE3,
+              "gpus": "4", "precision": "bf16"}
+    shown = widget.view(dict(values))["readouts"]["crossoverTrust"]
+    rows = [r for r in serving_validation.comparison()
+            if r["engine"] == "sglang-no-overlap" and r["draft"] == serving.EAGLE3]
+    assert len(rows) == 16
+    errors = sorted(abs(r["predicted"] / r["measured"] - 1) for r in rows)
+    median = (errors[7] + errors[8]) / 2
+    assert f"off by {round(100 * median)}% (median) on 16 published speedups" in shown
+    assert "at batch 1 to 64 for this family" in shown
+    # today's SGLang still has no row of its own: its trust line never borrows this band
+    today = widget.view({**values, "engine": "sglang"})["readouts"]["crossoverTrust"]
+    assert "not validated" in today and "%" not in today

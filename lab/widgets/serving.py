@@ -582,6 +582,7 @@ def _validation_context() -> dict:
                          "batchRange": (f"{e['batches'][0]} to {e['batches'][-1]}" if len(e["batches"]) > 1
                                         else str(e["batches"][0]))}
                         for e in serving_validation.summary_by_engine(rows)],
+            "targets": _validation_by_target(rows),
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
             "assumed": _assumed_calibrations(),
             "brackets": _bracket_context(), "bracketRatios": _bracket_ratio_range(),
@@ -592,6 +593,28 @@ def _validation_context() -> dict:
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
                              for row in serving_validation.held_out_steps()],
             "expansion": _expansion_example(), "eagle3Cycle": _eagle3_cycle()}
+
+
+def _validation_by_target(rows) -> dict:
+    """Each engine's rows split by target, for the prose that names them apart: keyed "engine/target", each with its
+    points, median error (%), rows above, batch range, the rows measured slower than plain decoding and the lowest
+    and highest prediction."""
+    from .. import serving_validation
+
+    groups = {}
+    for row in rows:
+        groups.setdefault(f"{row['engine']}/{row['target']}", []).append(row)
+    out = {}
+    for key, mine in groups.items():
+        summary = serving_validation.summary(mine)
+        batches = sorted({row["batch"] for row in mine})
+        out[key] = {"points": summary["points"], "medianError": _f(100 * summary["medianAbsError"], 0),
+                    "above": summary["above"],
+                    "batchRange": f"{batches[0]} to {batches[-1]}" if len(batches) > 1 else str(batches[0]),
+                    "slower": sum(row["measured"] < 1 for row in mine),
+                    "lowest": _f(min(row["predicted"] for row in mine)),
+                    "highest": _f(max(row["predicted"] for row in mine))}
+    return out
 
 
 def _eagle3_cycle() -> dict:
