@@ -466,7 +466,11 @@ def test_the_serving_prose_quotes_what_the_lab_computes(page):
     assert ("though the B200's calibration is assumed, not measured" in text) == b200_assumed
     ways = {"slow" if row["ratio"] > 1 else "fast" for row in serving_validation.held_out_steps() if row["gpu"] == "b200"}
     if ways == {"fast"} and b200_assumed:
-        assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast." in text
+        assert "and the B200's, assumed from Hopper's efficiencies, prices Qwen3.8-27B's single-request step too fast," in text
+    moe = widget._validation_context()["moePlain"]  # the SGLang MoE rows' own plain steps, held out
+    assert (f"at batch one they took {moe['measured']} ms a step, where the model computes {moe['model']} ms, "
+            f"{moe['moeMs']} ms of it the fixed cost of {moe['target']}'s MoE layers") in text
+    assert f"makes {moe['target']}'s plain step on SGLang {moe['times']} times too long." in text
     # the roofline paragraph's measured verify pass: it said "13.7 ms at batch 4 to 35.1 ms at batch 64, where the
     # roofline keeps it flat up to the ridge", but batch 64 x 6 tokens is past the A100's ridge and the lab's roofline
     # grows more than the measurement there; now the rows below the ridge, beside the roofline's own growth

@@ -592,7 +592,27 @@ def _validation_context() -> dict:
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
                              for row in serving_validation.held_out_steps()],
+            "moePlain": _moe_plain_steps(),
             "expansion": _expansion_example(), "eagle3Cycle": _eagle3_cycle()}
+
+
+def _moe_plain_steps() -> dict | None:
+    """The validation sources' plain steps of a mixture of experts (:func:`lab.serving_validation.held_out_steps`, the
+    rows whose target has experts): what they measured, what the model computes, how many times longer, and how much
+    of the model's step is its MoE layers' fixed cost (``moe_layers x moeLayerUs``, fitted on TensorRT-LLM's
+    DeepSeek-R1 alone: :data:`lab.serving_calibration.MOE_LAYER_US`). None when no such row exists."""
+    from .. import serving_calibration, serving_validation
+    from ..serving_presets import moe_layers
+
+    rows = [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
+    if not rows:
+        return None
+    fixed = [moe_layers(serving.TARGETS[row["target"]]) * serving_calibration.CALIBRATIONS[row["gpu"]].moeLayerUs / 1000
+             for row in rows]
+    return {"target": serving.TARGETS[rows[0]["target"]].label.split(" (")[0],
+            "measured": " and ".join(_f(row["ms"]) for row in rows), "model": " and ".join(_f(row["model"]) for row in rows),
+            "times": f"{_f(min(row['ratio'] for row in rows), 1)} to {_f(max(row['ratio'] for row in rows), 1)}",
+            "moeMs": _f(median(fixed), 1)}
 
 
 def _validation_by_target(rows) -> dict:
