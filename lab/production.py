@@ -21,6 +21,7 @@ import math
 from functools import lru_cache
 
 from . import serving
+from .serving_sweep import cycles_in_batch, step_in_batch
 
 __all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "EXPERTS_REACHED", "best_k_at", "k_by_batch", "k_by_batch_steps",
            "steady_schedule", "schedule_rises", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
@@ -130,16 +131,14 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         return _KEPT[key]
     settings = key[0]
     target, verify, draft, _ = serving._cycle_steps(settings)
-    context, alpha = settings.context, settings.acceptance / 100
-    top = max_lookahead if cap is None else max(1, min(max_lookahead, cap))
-    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k, curve))
-             for k in range(1, top + 1)]
+    context, per_k = settings.context, _per_k(settings, max_lookahead, curve, cap)
+    plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, per_k, context)
     result = []
     for batch in range(1, schedule_limit(settings) + 1):
-        plain = serving._time(target, batch, 1, context)
+        plain = plains(batch)
         best_k, best = 0, float("-inf")
-        for k, n, tokens in per_k:
-            value = serving.cycle_speedup(plain, tokens, serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
+        for (k, _, tokens), cycle in zip(per_k, cycles(batch)):
+            value = serving.cycle_speedup(plain, tokens, cycle)
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))
@@ -149,6 +148,34 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = tuple(result)
     return _KEPT[key]
+
+
+def _per_k(settings: serving.ServingSettings, max_lookahead: int, curve, cap) -> list[tuple[int, int, float]]:
+    """``(k, verify tokens, tokens per cycle)`` for every k the schedule tries: 1..``max_lookahead``, at most ``cap``."""
+    alpha = settings.acceptance / 100
+    top = max_lookahead if cap is None else max(1, min(max_lookahead, cap))
+    return [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k, curve))
+            for k in range(1, top + 1)]
+
+
+def k_by_batch_scan(settings: serving.ServingSettings, max_lookahead: int = 12, curve=None,
+                    cap: int | None = None) -> list[tuple[int, float]]:
+    """:func:`k_by_batch` the straightforward way, the oracle it is held to (tests/test_serving_sweep.py, the
+    benchmark's ratio): every cycle composed by :func:`lab.serving_step._cycle_ms` at every batch and k, nothing
+    kept. The same list, float for float."""
+    curve = None if curve is None else tuple(curve)
+    settings = settings.with_(batch=1, lookahead=1)
+    target, verify, draft, _ = serving._cycle_steps(settings)
+    context, per_k, result = settings.context, _per_k(settings, max_lookahead, curve, cap), []
+    for batch in range(1, schedule_limit(settings) + 1):
+        plain = serving._time(target, batch, 1, context)
+        best_k, best = 0, float("-inf")
+        for k, n, tokens in per_k:
+            value = serving.cycle_speedup(plain, tokens, serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
+            if value > best:
+                best_k, best = k, value
+        result.append((best_k, best) if best > 1 else (0, 1.0))
+    return result
 
 
 def steady_schedule(settings: serving.ServingSettings, ks, curve=None,
@@ -360,7 +387,7 @@ def crossover_within(settings: serving.ServingSettings, limit: int, curve=None):
     """The first batch in ``1..limit`` where the settings' k gives no speedup above 1 (the
     serving model's crossover, :func:`lab.serving.crossover_batch_scan`, over the schedule's
     batches, the steps built once; on ``curve`` when given), or None."""
-    for row in serving.batch_sweep(settings, range(1, limit + 1), curve):
+    for row in serving.sweep_rows(settings, range(1, limit + 1), curve):
         if row["speedup"] <= 1:
             return row["batch"]
     return None
