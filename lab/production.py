@@ -331,15 +331,17 @@ def draft_prefill_ms(settings: serving.ServingSettings, prompt_tokens: int) -> t
 
 
 def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads, curve=None) -> list[float]:
-    """TPOT at each batch with its own k (0: plain), the steps built once per distinct k
-    (:func:`lab.serving.batch_sweep`, on ``curve`` when given): ``B 1000 / tokens per second`` of the whole batch."""
+    """TPOT at each batch with its own k (0: plain), the steps built once per distinct k, only the plain step or
+    only the cycle priced (:func:`lab.serving.plain_tokens_per_second`, :func:`lab.serving.spec_tokens_per_second`:
+    :func:`lab.serving.batch_sweep`'s throughputs, on ``curve`` when given): ``B 1000 / tokens per second`` of the
+    whole batch."""
     result = {}
     for k in sorted(set(lookaheads)):
         mine = [b for b, kk in zip(batches, lookaheads) if kk == k]
-        rows = serving.batch_sweep(settings.with_(lookahead=max(1, k)), mine, curve)
-        for row in rows:
-            per_second = row["plainTokensPerSecond"] if k == 0 else row["specTokensPerSecond"]
-            result[row["batch"]] = row["batch"] * 1000.0 / per_second
+        here = settings.with_(lookahead=max(1, k))
+        rates = serving.plain_tokens_per_second(here, mine) if k == 0 else serving.spec_tokens_per_second(here, mine, curve)
+        for batch, per_second in zip(mine, rates):
+            result[batch] = batch * 1000.0 / per_second
     return [result[b] for b in batches]
 
 

@@ -121,7 +121,8 @@ from .stats import percentile, percentile_of_counts
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
-    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows", "tail", "percentile",
+    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows", "plain_tokens_per_second",
+    "spec_tokens_per_second", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
     "SWEEP_BATCHES",
 ]
@@ -361,6 +362,20 @@ def sweep_rows(settings: ServingSettings, batches, curve=None):
         plain, (cycle,) = plains(batch), cycles(batch)
         yield {"batch": batch, "speedup": cycle_speedup(plain, tokens, cycle), "plainTokensPerSecond": batch * 1000 / plain,
                "specTokensPerSecond": batch * tokens * 1000 / cycle}
+
+
+def plain_tokens_per_second(settings: ServingSettings, batches) -> list[float]:
+    """:func:`batch_sweep`'s plainTokensPerSecond, ``B 1000 / t_plain``, at each batch, the plain step alone priced."""
+    plains = step_in_batch(_cycle_steps(settings)[0], 1, settings.context)
+    return [batch * 1000 / plains(batch) for batch in batches]
+
+
+def spec_tokens_per_second(settings: ServingSettings, batches, curve=None) -> list[float]:
+    """:func:`batch_sweep`'s specTokensPerSecond, ``B T 1000 / t_cycle``, at each batch, the cycle alone priced."""
+    _, verify, draft, n = _cycle_steps(settings)
+    k, tokens = settings.lookahead, tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
+    cycles = cycles_in_batch(settings, draft, verify, [(k, n, tokens)], settings.context)
+    return [batch * tokens * 1000 / cycles(batch)[0] for batch in batches]
 
 
 # --- the tail: one request's speedup varies ---------------------------------------------------

@@ -158,13 +158,15 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     True
     """
     ns = sorted({n for _, n, _ in per_k})
-    extends = {n: extend_in_batch(settings, draft, n, context) for n in ns}
-    verifies = {n: step_in_batch(verify, n, context) for n in ns}
+    extends = [extend_in_batch(settings, draft, n, context) for n in ns]
+    verifies = [step_in_batch(verify, n, context) for n in ns]
+    rows = [(k, ns.index(n), tokens) for k, n, tokens in per_k]   # each k's n by its place in ns
     drafts = draft_in_batch(settings, draft, context)
 
     def at(batch):
         one, fc = drafts(batch)
-        parts = {n: (extends[n](batch, one, fc), verifies[n](batch)) for n in ns}
+        extend = [priced(batch, one, fc) for priced in extends]
+        verified = [priced(batch) for priced in verifies]
         return [(k * one if draft is not None else ngram_cycle_ms(settings, batch, context, k))
-                + parts[n][0] + parts[n][1] + _emitted_output_ms(verify, batch, tokens) for k, n, tokens in per_k]
+                + extend[i] + verified[i] + _emitted_output_ms(verify, batch, tokens) for k, i, tokens in rows]
     return at

@@ -119,6 +119,8 @@ def test_batch_sweep_and_crossover_are_the_reference_floats(settings):
         s = settings.with_(lookahead=k)
         reference = _reference_rows(s, batches, curve)
         assert serving.batch_sweep(s, batches, curve) == reference
+        assert serving.plain_tokens_per_second(s, batches) == [row["plainTokensPerSecond"] for row in reference]
+        assert serving.spec_tokens_per_second(s, batches, curve) == [row["specTokensPerSecond"] for row in reference]
         first = next((row["batch"] for row in reference if row["speedup"] <= 1), None)
         assert production.crossover_within(s, len(batches), curve) == first
 
