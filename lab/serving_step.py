@@ -968,8 +968,8 @@ def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, c
     """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for n-gram
     lookup, its one proposal of ``k`` tokens, :func:`ngram_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
-    (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each gives the
-    very float :func:`speedup_at` does."""
+    (:func:`emitted_output_ms`). Every search and grid composes its cycle here (the sweeps over every batch with
+    :mod:`lab.serving_sweep`, held to these floats), so each gives the very float :func:`speedup_at` does."""
     return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context)
             + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
 
