@@ -173,3 +173,14 @@ def test_the_panels_schedule_is_the_scan():
     answer = deployment.engine_answer(d, 71, curve=curve)
     production._KEPT.clear()
     assert answer["kByBatch"] == production.k_by_batch_scan(settings, deployment.MAX_LOOKAHEAD, rates, cap)
+
+
+def test_step_in_batch_reads_every_field_of_the_per_operator_step():
+    """step_in_batch writes _time's sum in line: a field added to the step (a new term) must be read there too,
+    or the sweeps would price a step without it. Every field but token_output_ms, a cycle's term that _time does not
+    read either (serving_step._emitted_output_ms, which the sweeps call)."""
+    import inspect
+
+    source = inspect.getsource(serving_sweep.step_in_batch)
+    unread = [name for name in serving._MeasuredStep._fields if f"step.{name}" not in source]
+    assert unread == ["token_output_ms"], unread
