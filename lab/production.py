@@ -24,6 +24,7 @@ from . import serving
 from .serving_sweep import cycles_in_batch, step_in_batch
 
 __all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "EXPERTS_REACHED", "best_k_at", "k_by_batch", "k_by_batch_steps",
+           "k_by_batch_scan",
            "steady_schedule", "schedule_rises", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
            "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
            "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
@@ -101,8 +102,10 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12, curve
                cap: int | None = None) -> list[tuple[int, float]]:
     """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
     batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
-    first wins; the very floats, the checks compare them), the step constants built once for all
-    batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
+    first wins; the very floats, the checks compare them), priced through :mod:`lab.serving_sweep` (each
+    step a function of the batch built once, the draft's one-token step once a batch, the extend and verify
+    passes once per distinct verify token count; :func:`k_by_batch_scan` is the straightforward oracle, about
+    four times slower); k = 0 where no k gives more than 1. The settings' own batch
     and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
     pure function: the panel's batch, k, price or engine changes reuse them). On ``curve`` (conditional
     rates, a tuple) the tokens per cycle are the curve's and k runs to ``cap`` at most (the plateau's start

@@ -80,8 +80,9 @@ def draft_in_batch(settings, draft, context):
     >>> from lab import serving, serving_step
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, draft=serving.EAGLE3, gpus=1)
     >>> draft = serving._step(serving.draft_shape(s), s, "draft")
-    >>> draft_in_batch(s, draft, 1024)(8) == (serving._time(draft, 8, 1, 1024), serving_step._eagle3_fc_ms(s, draft, 8, 1024))
-    True
+    >>> one, fc = draft_in_batch(s, draft, 1024)(8)
+    >>> one == serving._time(draft, 8, 1, 1024), fc == serving_step._eagle3_fc_ms(s, draft, 8, 1024)
+    (True, True)
     """
     if draft is None:
         return lambda batch: (None, None)
