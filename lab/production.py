@@ -129,7 +129,7 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
     suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
     the tuple; a kept answer returns at once."""
     curve = None if curve is None else tuple(curve)
-    key = (settings.with_(batch=1, lookahead=1), max_lookahead, curve, cap)
+    key = (_kept_as(settings, curve, batch=1, lookahead=1), max_lookahead, curve, cap)
     if key in _KEPT:
         return _KEPT[key]
     settings = key[0]
@@ -151,6 +151,18 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = tuple(result)
     return _KEPT[key]
+
+
+def _kept_as(settings: serving.ServingSettings, curve, **changes) -> serving.ServingSettings:
+    """The settings a kept answer is filed under: ``changes`` made and, on a non-empty ``curve``, the acceptance set
+    to 0, which nothing on a curve reads (:func:`lab.serving.tokens_per_cycle` takes the curve's rates), so that an
+    acceptance moving with the reader's k (the panel's i.i.d. equivalent at k) finds the answers kept.
+
+    >>> s = serving.DEFAULT_SETTINGS
+    >>> _kept_as(s, (0.8, 0.7), batch=1).acceptance, _kept_as(s, None, batch=1).acceptance, _kept_as(s, ()).acceptance
+    (0.0, 70, 70)
+    """
+    return settings.with_(acceptance=0.0 if curve else settings.acceptance, **changes)
 
 
 def _per_k(settings: serving.ServingSettings, max_lookahead: int, curve, cap) -> list[tuple[int, int, float]]:
@@ -370,7 +382,7 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     result = {"dollarsPerGpuHour": dollars_per_gpu_hour, "plain": terms(batch, 0), "speculative": terms(batch, reader_k),
               "scheduled": terms(batch, ks[here - 1][0]), "tpotTargetMs": tpot_target_ms}
     if tpot_target_ms is not None:
-        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks), curve)
+        plain, scheduled = _sweeps(_kept_as(settings, curve, batch=1, lookahead=1), tuple(k for k, _ in ks), curve)
         best_plain, best_spec = largest_batch_within(plain, tpot_target_ms), largest_batch_within(scheduled, tpot_target_ms)
         result["target"] = {
             "plain": None if best_plain is None else terms(best_plain, 0, plain[best_plain - 1]),
@@ -438,7 +450,7 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
                       "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with {chance}, so the "
                                   f"last drafts are mostly wasted; the best k at batch {batch} "
                                   f"is {best_k} ({best:.2f}x against {result.speedup:.2f}x)."})
-    crossover = _crossover(here.with_(batch=1), len(ks), curve)
+    crossover = _crossover(_kept_as(here, curve, batch=1), len(ks), curve)
     if crossover is not None and batch >= crossover:
         found.append({"factor": "crossover", "number": crossover,
                       "sentence": f"Batch {batch} is past the crossover: at k = {k} speculation stops paying from "

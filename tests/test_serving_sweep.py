@@ -184,3 +184,35 @@ def test_step_in_batch_reads_every_field_of_the_per_operator_step():
     source = inspect.getsource(serving_sweep.step_in_batch)
     unread = [name for name in serving._MeasuredStep._fields if f"step.{name}" not in source]
     assert unread == ["token_output_ms"], unread
+
+
+def _clear_kept():
+    production._KEPT.clear()
+    production._sweeps.cache_clear()
+    production._crossover.cache_clear()
+
+
+@pytest.mark.parametrize("settings", [SETTINGS[0], BASE.with_(target="qwen3-next-80b-a3b", draft=serving.EAGLE3,
+                                                              engine="sglang", gpus=2, gpu="h200")], ids=_id)
+def test_on_a_curve_kept_answers_serve_every_acceptance(settings):
+    """On a curve nothing reads the acceptance, so the schedule, the production terms and the diagnosis are filed
+    without it (production._kept_as): answers kept at one acceptance are the very ones computed afresh at another."""
+    rates, cap = tuple(CURVE[:12]), 6
+    here, there = settings.with_(acceptance=55, batch=48, lookahead=3), settings.with_(acceptance=81, batch=48, lookahead=3)
+
+    def panel(s):
+        ks = production.k_by_batch(s, 12, rates, cap)
+        return ks, production.production(s, 3, 2.5, 50.0, ks, rates), production.diagnosis(s, 3, ks, None, rates)
+
+    _clear_kept()
+    fresh = panel(there)
+    _clear_kept()
+    panel(here)
+    kept = len(production._KEPT)
+    assert panel(there) == fresh and len(production._KEPT) == kept == 1
+    assert fresh[0] == production.k_by_batch_scan(there, 12, rates, cap)
+    _clear_kept()
+    production.k_by_batch(here, 12)   # without a curve the acceptance enters: a new answer
+    production.k_by_batch(there, 12)
+    assert len(production._KEPT) == 2
+    _clear_kept()
