@@ -145,6 +145,57 @@ print(json.dumps(out))
 """
 
 
+# The deployment panel's k schedule (lab.production.k_by_batch): the sweep (lab.serving_sweep) against the
+# straightforward scan it is held to float for float (k_by_batch_scan), alternated in one process over settings
+# a reader reaches by one control of the panel (context, GPU, target, engine, draft) on its default curve.
+_SCHEDULE_CHILD = """
+import json, statistics, time
+from lab import deployment, production
+d = deployment.DEFAULT_DEPLOYMENT
+changes = [{}, {"context": 512}, {"context": 4096}, {"gpu": "h200"}, {"gpu": "b200"},
+           {"target": "mixtral-8x7b", "gpus": 2}, {"target": "qwen3-next-80b-a3b"}, {"engine": "sglang"},
+           {"engine": "vllm-v0", "draft": "qwen2.5-0.5b"}, {"draft": "ngram"}]
+rows = []
+for change in changes:
+    here = d._replace(**change)
+    curve = deployment.figure_curve(deployment.alpha_from(2.8, "length", 4), 4, here.draft, target=here.target)
+    rates, cap = deployment.curve_schedule_terms(curve)
+    settings = deployment.serving_settings(here, 71)
+    scan, sweep, same = [], [], True
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        old = production.k_by_batch_scan(settings, deployment.MAX_LOOKAHEAD, rates, cap)
+        t1 = time.perf_counter()
+        production._KEPT.clear()
+        new = production.k_by_batch(settings, deployment.MAX_LOOKAHEAD, rates, cap)
+        t2 = time.perf_counter()
+        production._KEPT.clear()
+        scan.append((t1 - t0) * 1e3)
+        sweep.append((t2 - t1) * 1e3)
+        same = same and old == new
+    rows.append({"change": change, "batches": len(new), "scanMs": statistics.median(scan),
+                 "sweepMs": statistics.median(sweep),
+                 "ratio": statistics.median(a / b for a, b in zip(scan, sweep)), "identical": same})
+print(json.dumps(rows))
+"""
+
+
+def schedule_speed(repeats: int = 7) -> dict:
+    """kByBatchSpeedup: how many times faster the deployment panel's k schedule is through lab.serving_sweep
+    than the straightforward scan (lab.production.k_by_batch_scan), the median over settings of each setting's
+    median ratio (the two alternated ``repeats`` times in one process, so load touches both alike); CPython,
+    wall time. ``identical``: every list the same, float for float."""
+    out = subprocess.run([sys.executable, "-c", _SCHEDULE_CHILD.replace("REPEATS", str(int(repeats)))], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    rows = json.loads(out.stdout)
+    return {"kByBatchSpeedup": round(median(r["ratio"] for r in rows), 2),
+            "scanMsMedian": round(median(r["scanMs"] for r in rows), 2),
+            "sweepMsMedian": round(median(r["sweepMs"] for r in rows), 2),
+            "identical": all(r["identical"] for r in rows), "repeats": repeats,
+            "settings": [{**r, "scanMs": round(r["scanMs"], 2), "sweepMs": round(r["sweepMs"], 2),
+                          "ratio": round(r["ratio"], 2)} for r in rows]}
+
+
 def markup_sizes(site: Path) -> dict:
     """Bytes of each pre-rendered figure, the views' JSON responses and the page's parts."""
     out = subprocess.run([sys.executable, "-c", _MARKUP_CHILD], cwd=ROOT, capture_output=True, text=True,

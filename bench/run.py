@@ -218,6 +218,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
         results["articleBytes"] = cpython.article_bytes(site, built["config"])
         results["markup"] = cpython.markup_sizes(site)
         results["cpythonProfile"] = cpython.profile_views()
+        results["cpythonSchedule"] = cpython.schedule_speed()
         _log("Pyodide under Node: one real-text decoding cycle")
         results["realtext"] = realtext_bench.measure(site, built["config"])
 
@@ -421,6 +422,8 @@ def summarize(raw: dict) -> dict:
     out["browserAuditRepeatMs"] = round(median(repeat_audits), 1) if repeat_audits else None
     out["browserAuditWorkers"] = raw["browserAudit"]
     out["cpythonAudit"] = raw["cpython"]
+    out["kByBatchSpeedup"] = raw["cpythonSchedule"]["kByBatchSpeedup"]
+    out["cpythonSchedule"] = raw["cpythonSchedule"]
     out.update(final_render_summary(raw))
     # Against the page with the whole lab in its first load, measured in this run.
     whole = [r["labReadyMs"] for r in raw["coldRuns"].get("whole", [])]
@@ -497,6 +500,7 @@ def table(out: dict) -> str:
         ("finalRenderThrottledP95Ms", out["finalRenderThrottledP95Ms"], "ms", "finalRenderThrottledP95Ms", f"CPU {out['cpuThrottlingRate']}x; by widget: {final_widget('throttledP95Ms')}"),
         ("browserAuditMs", out["browserAuditMs"], "ms", "browserAuditMs", f"first audit per fresh worker, min {sp['browserAuditMs']['min']} / max {sp['browserAuditMs']['max']}; repeat {out['browserAuditRepeatMs']} ms"),
         ("cpythonAuditMs", out["cpythonAuditMs"], "ms", "cpythonAuditMs", f"CPU, min {sp['cpythonAuditMs']['min']} / max {sp['cpythonAuditMs']['max']}; `python -m lab audit` process {out['cpythonAudit']['cliProcessCpuMs']} ms"),
+        ("kByBatchSpeedup", out["kByBatchSpeedup"], "", None, f"the panel's k schedule, scan / sweep, CPython, median of {len(out['cpythonSchedule']['settings'])} settings' median ratios; sweep {out['cpythonSchedule']['sweepMsMedian']} ms, scan {out['cpythonSchedule']['scanMsMedian']} ms; identical {out['cpythonSchedule']['identical']}"),
         ("coldBytes", out["coldBytes"], "MB", "coldBytes", f"{out['detail']['cold']['requests']} responses, encodedDataLength; served as {', '.join(out['coldEncodings']) or 'identity'} (server counted {_fmt(out['coldBytesServer'], 'MB')})"),
         ("coldBytesUncompressed", out["coldBytesUncompressed"], "MB", None, f"identity header honoured: {out['uncompressedHeaderHonoured']}"),
         ("warmBytes", out["warmBytes"], "B", "warmBytes", f"{out['detail']['warm']['requests']} responses on reload"),

@@ -21,8 +21,10 @@ import math
 from functools import lru_cache
 
 from . import serving
+from .serving_sweep import cycles_in_batch, step_in_batch
 
 __all__ = ["SCHEDULE_MAX_BATCH", "SCHEDULE_TOLERANCE", "EXPERTS_REACHED", "best_k_at", "k_by_batch", "k_by_batch_steps",
+           "k_by_batch_scan",
            "steady_schedule", "schedule_rises", "schedule_ranges", "schedule_limit", "tokens_per_second_per_user",
            "tokens_per_second_per_gpu", "cost_per_million_tokens", "tpot_ms", "largest_batch_within", "tpots_by_batch", "crossover_within",
            "draft_prefill_ms", "production", "diagnosis", "VERIFY_COSTLY", "DRAFT_SLOW", "RANDOM_TOKENS_ALPHA"]
@@ -100,8 +102,10 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12, curve
                cap: int | None = None) -> list[tuple[int, float]]:
     """``(best k, its speedup)`` at every batch ``1..schedule_limit``, index ``batch - 1``: at each
     batch the same arithmetic as :func:`lab.serving.best_lookahead` (strictly largest speedup,
-    first wins; the very floats, the checks compare them), the step constants built once for all
-    batches instead of once per batch; k = 0 where no k gives more than 1. The settings' own batch
+    first wins; the very floats, the checks compare them), priced through :mod:`lab.serving_sweep` (each
+    step a function of the batch built once, the draft's one-token step once a batch, the extend and verify
+    passes once per distinct verify token count; :func:`k_by_batch_scan` is the straightforward oracle, about
+    four times slower); k = 0 where no k gives more than 1. The settings' own batch
     and lookahead do not enter, so the last few answers are kept by the rest of the settings (a
     pure function: the panel's batch, k, price or engine changes reuse them). On ``curve`` (conditional
     rates, a tuple) the tokens per cycle are the curve's and k runs to ``cap`` at most (the plateau's start
@@ -125,21 +129,19 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
     suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
     the tuple; a kept answer returns at once."""
     curve = None if curve is None else tuple(curve)
-    key = (settings.with_(batch=1, lookahead=1), max_lookahead, curve, cap)
+    key = (_kept_as(settings, curve, batch=1, lookahead=1), max_lookahead, curve, cap)
     if key in _KEPT:
         return _KEPT[key]
     settings = key[0]
     target, verify, draft, _ = serving._cycle_steps(settings)
-    context, alpha = settings.context, settings.acceptance / 100
-    top = max_lookahead if cap is None else max(1, min(max_lookahead, cap))
-    per_k = [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k, curve))
-             for k in range(1, top + 1)]
+    context, per_k = settings.context, _per_k(settings, max_lookahead, curve, cap)
+    plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, per_k, context)
     result = []
     for batch in range(1, schedule_limit(settings) + 1):
-        plain = serving._time(target, batch, 1, context)
+        plain = plains(batch)
         best_k, best = 0, float("-inf")
-        for k, n, tokens in per_k:
-            value = serving.cycle_speedup(plain, tokens, serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
+        for (k, _, tokens), cycle in zip(per_k, cycles(batch)):
+            value = serving.cycle_speedup(plain, tokens, cycle)
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))
@@ -149,6 +151,46 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = tuple(result)
     return _KEPT[key]
+
+
+def _kept_as(settings: serving.ServingSettings, curve, **changes) -> serving.ServingSettings:
+    """The settings a kept answer is filed under: ``changes`` made and, on a non-empty ``curve``, the acceptance set
+    to 0, which nothing on a curve reads (:func:`lab.serving.tokens_per_cycle` takes the curve's rates), so that an
+    acceptance moving with the reader's k (the panel's i.i.d. equivalent at k) finds the answers kept.
+
+    >>> s = serving.DEFAULT_SETTINGS
+    >>> _kept_as(s, (0.8, 0.7), batch=1).acceptance, _kept_as(s, None, batch=1).acceptance, _kept_as(s, ()).acceptance
+    (0.0, 70, 70)
+    """
+    return settings.with_(acceptance=0.0 if curve else settings.acceptance, **changes)
+
+
+def _per_k(settings: serving.ServingSettings, max_lookahead: int, curve, cap) -> list[tuple[int, int, float]]:
+    """``(k, verify tokens, tokens per cycle)`` for every k the schedule tries: 1..``max_lookahead``, at most ``cap``."""
+    alpha = settings.acceptance / 100
+    top = max_lookahead if cap is None else max(1, min(max_lookahead, cap))
+    return [(k, serving.verify_tokens(settings.with_(lookahead=k)), serving.tokens_per_cycle(alpha, k, curve))
+            for k in range(1, top + 1)]
+
+
+def k_by_batch_scan(settings: serving.ServingSettings, max_lookahead: int = 12, curve=None,
+                    cap: int | None = None) -> list[tuple[int, float]]:
+    """:func:`k_by_batch` the straightforward way, the oracle it is held to (tests/test_serving_sweep.py, the
+    benchmark's ratio): every cycle composed by :func:`lab.serving_step._cycle_ms` at every batch and k, nothing
+    kept. The same list, float for float."""
+    curve = None if curve is None else tuple(curve)
+    settings = settings.with_(batch=1, lookahead=1)
+    target, verify, draft, _ = serving._cycle_steps(settings)
+    context, per_k, result = settings.context, _per_k(settings, max_lookahead, curve, cap), []
+    for batch in range(1, schedule_limit(settings) + 1):
+        plain = serving._time(target, batch, 1, context)
+        best_k, best = 0, float("-inf")
+        for k, n, tokens in per_k:
+            value = serving.cycle_speedup(plain, tokens, serving._cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
+            if value > best:
+                best_k, best = k, value
+        result.append((best_k, best) if best > 1 else (0, 1.0))
+    return result
 
 
 def steady_schedule(settings: serving.ServingSettings, ks, curve=None,
@@ -304,15 +346,17 @@ def draft_prefill_ms(settings: serving.ServingSettings, prompt_tokens: int) -> t
 
 
 def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads, curve=None) -> list[float]:
-    """TPOT at each batch with its own k (0: plain), the steps built once per distinct k
-    (:func:`lab.serving.batch_sweep`, on ``curve`` when given): ``B 1000 / tokens per second`` of the whole batch."""
+    """TPOT at each batch with its own k (0: plain), the steps built once per distinct k, only the plain step or
+    only the cycle priced (:func:`lab.serving.plain_tokens_per_second`, :func:`lab.serving.spec_tokens_per_second`:
+    :func:`lab.serving.batch_sweep`'s throughputs, on ``curve`` when given): ``B 1000 / tokens per second`` of the
+    whole batch."""
     result = {}
     for k in sorted(set(lookaheads)):
         mine = [b for b, kk in zip(batches, lookaheads) if kk == k]
-        rows = serving.batch_sweep(settings.with_(lookahead=max(1, k)), mine, curve)
-        for row in rows:
-            per_second = row["plainTokensPerSecond"] if k == 0 else row["specTokensPerSecond"]
-            result[row["batch"]] = row["batch"] * 1000.0 / per_second
+        here = settings.with_(lookahead=max(1, k))
+        rates = serving.plain_tokens_per_second(here, mine) if k == 0 else serving.spec_tokens_per_second(here, mine, curve)
+        for batch, per_second in zip(mine, rates):
+            result[batch] = batch * 1000.0 / per_second
     return [result[b] for b in batches]
 
 
@@ -338,7 +382,7 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     result = {"dollarsPerGpuHour": dollars_per_gpu_hour, "plain": terms(batch, 0), "speculative": terms(batch, reader_k),
               "scheduled": terms(batch, ks[here - 1][0]), "tpotTargetMs": tpot_target_ms}
     if tpot_target_ms is not None:
-        plain, scheduled = _sweeps(settings.with_(batch=1, lookahead=1), tuple(k for k, _ in ks), curve)
+        plain, scheduled = _sweeps(_kept_as(settings, curve, batch=1, lookahead=1), tuple(k for k, _ in ks), curve)
         best_plain, best_spec = largest_batch_within(plain, tpot_target_ms), largest_batch_within(scheduled, tpot_target_ms)
         result["target"] = {
             "plain": None if best_plain is None else terms(best_plain, 0, plain[best_plain - 1]),
@@ -360,7 +404,7 @@ def crossover_within(settings: serving.ServingSettings, limit: int, curve=None):
     """The first batch in ``1..limit`` where the settings' k gives no speedup above 1 (the
     serving model's crossover, :func:`lab.serving.crossover_batch_scan`, over the schedule's
     batches, the steps built once; on ``curve`` when given), or None."""
-    for row in serving.batch_sweep(settings, range(1, limit + 1), curve):
+    for row in serving.sweep_rows(settings, range(1, limit + 1), curve):
         if row["speedup"] <= 1:
             return row["batch"]
     return None
@@ -406,7 +450,7 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
                       "sentence": f"Acceptance too low for k = {k}: all {k} drafts survive with {chance}, so the "
                                   f"last drafts are mostly wasted; the best k at batch {batch} "
                                   f"is {best_k} ({best:.2f}x against {result.speedup:.2f}x)."})
-    crossover = _crossover(here.with_(batch=1), len(ks), curve)
+    crossover = _crossover(_kept_as(here, curve, batch=1), len(ks), curve)
     if crossover is not None and batch >= crossover:
         found.append({"factor": "crossover", "number": crossover,
                       "sentence": f"Batch {batch} is past the crossover: at k = {k} speculation stops paying from "

@@ -115,12 +115,14 @@ from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_
                            _cycle_ms, _cycle_steps, _draft_time, _eager_extend_ms, _emitted_output_ms, _engine_ms,
                            _extend_time, _first_step, _kv_reads, _measured_constants, _measured_step, _memory_ms,
                            _models, _runs_extend, _state_copies, _step, _terms, _time, _weights_read_ms)
+from .serving_sweep import cycles_in_batch, step_in_batch
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
-    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "tail", "percentile",
+    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows",
+    "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
     "SWEEP_BATCHES",
 ]
@@ -345,16 +347,35 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
 
 def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
     """Speedup and both throughputs at each batch, at the settings' context (steps built once)."""
+    return list(sweep_rows(settings, batches, curve))
+
+
+def sweep_rows(settings: ServingSettings, batches, curve=None):
+    """:func:`batch_sweep`'s rows one batch at a time (a scan that stops at the first it wants prices no more):
+    the plain step and the cycle as functions of the batch, built once (:func:`lab.serving_sweep.step_in_batch`,
+    :func:`lab.serving_sweep.cycles_in_batch`: :func:`_cycle_ms`'s very floats)."""
     context, k = settings.context, settings.lookahead
     target, verify, draft, n = _cycle_steps(settings)
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-    rows = []
+    plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, [(k, n, tokens)], context)
     for batch in batches:
-        plain = _time(target, batch, 1, context)
-        cycle = _cycle_ms(settings, k, draft, verify, batch, n, context, tokens)
-        rows.append({"batch": batch, "speedup": cycle_speedup(plain, tokens, cycle), "plainTokensPerSecond": batch * 1000 / plain,
-                     "specTokensPerSecond": batch * tokens * 1000 / cycle})
-    return rows
+        plain, (cycle,) = plains(batch), cycles(batch)
+        yield {"batch": batch, "speedup": cycle_speedup(plain, tokens, cycle), "plainTokensPerSecond": batch * 1000 / plain,
+               "specTokensPerSecond": batch * tokens * 1000 / cycle}
+
+
+def plain_tokens_per_second(settings: ServingSettings, batches) -> list[float]:
+    """:func:`batch_sweep`'s plainTokensPerSecond, ``B 1000 / t_plain``, at each batch, the plain step alone priced."""
+    plains = step_in_batch(_cycle_steps(settings)[0], 1, settings.context)
+    return [batch * 1000 / plains(batch) for batch in batches]
+
+
+def spec_tokens_per_second(settings: ServingSettings, batches, curve=None) -> list[float]:
+    """:func:`batch_sweep`'s specTokensPerSecond, ``B T 1000 / t_cycle``, at each batch, the cycle alone priced."""
+    _, verify, draft, n = _cycle_steps(settings)
+    k, tokens = settings.lookahead, tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
+    cycles = cycles_in_batch(settings, draft, verify, [(k, n, tokens)], settings.context)
+    return [batch * tokens * 1000 / cycles(batch)[0] for batch in batches]
 
 
 # --- the tail: one request's speedup varies ---------------------------------------------------

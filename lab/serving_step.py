@@ -751,10 +751,13 @@ def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:
     >>> 0.03 < _eagle3_fc_ms(s, _step(shape, s, "draft"), 1, 600) < 0.06
     True
     """
-    shape = draft_shape(settings)
-    share = 3 * TARGETS[settings.target].hidden ** 2 / gemm_params(shape)
-    without = draft._replace(gemm_ms=draft.gemm_ms * (1 - share), gemm_flop_ms=draft.gemm_flop_ms * (1 - share))
-    return _time(draft, batch, 1, context) - _time(without, batch, 1, context)
+    return _time(draft, batch, 1, context) - _time(_eagle3_fc_free(settings, draft), batch, 1, context)
+
+
+def _eagle3_fc_free(settings: ServingSettings, draft):
+    """The EAGLE-3 draft step without its fc: its layers' weights and multiply-adds less the share ``s``."""
+    share = 3 * TARGETS[settings.target].hidden ** 2 / gemm_params(draft_shape(settings))
+    return draft._replace(gemm_ms=draft.gemm_ms * (1 - share), gemm_flop_ms=draft.gemm_flop_ms * (1 - share))
 
 
 def _eager_extend_ms(settings: ServingSettings) -> float:
@@ -965,8 +968,8 @@ def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, c
     """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for n-gram
     lookup, its one proposal of ``k`` tokens, :func:`ngram_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
-    (:func:`emitted_output_ms`). Every search and grid composes its cycle here, so each gives the
-    very float :func:`speedup_at` does."""
+    (:func:`emitted_output_ms`). Every search and grid composes its cycle here (the sweeps over every batch with
+    :mod:`lab.serving_sweep`, held to these floats), so each gives the very float :func:`speedup_at` does."""
     return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context)
             + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
 
