@@ -40,12 +40,12 @@ def test_the_parts_name_only_what_they_have_and_the_module_still_names_everythin
     split moved code, not names; tests/test_import_graph.py holds the parts free of an import cycle)."""
     import importlib
 
-    for part in ("acceptance_rates", "acceptance_text"):
+    for part in ("acceptance_rates", "acceptance_prior", "acceptance_text"):
         module = importlib.import_module(f"lab.{part}")
         assert module.__all__ and all(hasattr(module, name) for name in module.__all__), part
         assert all(getattr(acceptance, name) is getattr(module, name) for name in module.__all__), part
     assert all(hasattr(acceptance, name) for name in acceptance.__all__)
-    assert acceptance.Curve.__module__ == "lab.acceptance_rates"
+    assert acceptance.Curve.__module__ == "lab.acceptance_rates" and acceptance.prior.__module__ == "lab.acceptance_prior"
 
 
 def test_mean_acceptance_length_against_numpy():
