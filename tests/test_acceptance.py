@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from lab import acceptance, ledger, serving, traces
+from lab import acceptance, acceptance_rates, ledger, serving, traces
 from lab.acceptance_curves import CURVES
 from lab.checks import deployment as family
 from lab.cli import main
@@ -33,6 +33,19 @@ def test_every_library_curve_names_its_source_and_licence():
 def test_library_copies_of_the_trace_presets_agree_with_the_trace_reader(name, preset):
     read = traces.analyse(traces.preset_trace(preset))["perPosition"]
     assert np.allclose(CURVES[name][2], read, atol=5e-6)
+
+
+def test_the_parts_name_only_what_they_have_and_the_module_still_names_everything():
+    """Each part's ``__all__`` is true, and every name a part exports is lab.acceptance's too, the same object (the
+    split moved code, not names; tests/test_import_graph.py holds the parts free of an import cycle)."""
+    import importlib
+
+    for part in ("acceptance_rates", "acceptance_prior", "acceptance_text"):
+        module = importlib.import_module(f"lab.{part}")
+        assert module.__all__ and all(hasattr(module, name) for name in module.__all__), part
+        assert all(getattr(acceptance, name) is getattr(module, name) for name in module.__all__), part
+    assert all(hasattr(acceptance, name) for name in acceptance.__all__)
+    assert acceptance.Curve.__module__ == "lab.acceptance_rates" and acceptance.prior.__module__ == "lab.acceptance_prior"
 
 
 def test_mean_acceptance_length_against_numpy():
@@ -270,7 +283,7 @@ def test_checks_hold_unmutated():
 
 def test_iid_check_catches_a_curve_that_drops_the_bonus_token(monkeypatch):
     real = acceptance.mean_acceptance_length
-    monkeypatch.setattr(acceptance, "mean_acceptance_length", lambda rates, k: real(rates, k) - (k > 3) * 1e-9)
+    monkeypatch.setattr(acceptance_rates, "mean_acceptance_length", lambda rates, k: real(rates, k) - (k > 3) * 1e-9)
     failure_of(family.ACCEPTANCE_CHECKS, "acceptance-iid-curve-is-todays-model", "today's model")
 
 

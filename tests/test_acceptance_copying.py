@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lab import acceptance, acceptance_validation
+from lab import acceptance, acceptance_prior, acceptance_validation
 from lab.acceptance_curves import CURVES
 from lab.cli import main
 
@@ -86,7 +86,7 @@ def _without_copying(monkeypatch, run):
     """``run()`` under the model as it was before copying drafters' curves could rise: no family copies (every fit's
     d at most 1, every prior group the model drafters' rule), the library's shapes refitted for it and again after."""
     with monkeypatch.context() as patch:
-        for module in (acceptance, acceptance_validation):
+        for module in (acceptance, acceptance_prior, acceptance_validation):
             patch.setattr(module, "COPYING", ())
         acceptance._library_shapes.cache_clear()
         try:
@@ -127,7 +127,7 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
             assert known == 2 or abs(rows_now[name]["error"]) < abs(rows_before[name]["error"])
     # the recorded run's library: the first 46 curves (the fifth search's ten came after it, December 2026)
     with monkeypatch.context() as patch:
-        for module in (acceptance, acceptance_validation):
+        for module in (acceptance, acceptance_prior, acceptance_validation):
             patch.setattr(module, "CURVES", dict(list(CURVES.items())[:46]))
         acceptance._library_shapes.cache_clear()
         def held_out():

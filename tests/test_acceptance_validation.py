@@ -4,7 +4,7 @@ the prior's point it chooses, the page's held-out table, and the prior-point swi
 
 import pytest
 
-from lab import acceptance, acceptance_validation
+from lab import acceptance, acceptance_prior, acceptance_validation
 from lab.acceptance_curves import CURVES
 from lab.errors import LabValueError
 
@@ -123,7 +123,7 @@ def test_the_nested_choice_is_made_without_the_held_out_curve_and_can_leave_the_
     # two folds that chose apart and one that did not: each one rerun costs a whole nested run on the smaller library
     for name in apart[:2] + [next(name for name in CURVES if name not in apart)]:
         with monkeypatch.context() as patch:  # the library without it, in the same order (the original dict untouched)
-            for module in (acceptance, acceptance_validation):
+            for module in (acceptance, acceptance_prior, acceptance_validation):
                 patch.setattr(module, "CURVES", {key: value for key, value in CURVES.items() if key != name})
             rest = acceptance_validation.nested_leave_one_out(2, options)["plain"]
             assert len(rest) == len(options) and len(acceptance_validation.nested_leave_one_out(2, options[:1])["chosen"]) == len(CURVES) - 1

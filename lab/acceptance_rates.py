@@ -1,0 +1,158 @@
+"""A conditional acceptance curve and its arithmetic, the part of the acceptance model (:mod:`lab.acceptance`)
+everything else stands on: the :class:`Curve` type (measured rates, the shape ``(c, d)`` that continues them, the
+interval over a spread of shapes), the mean acceptance length
+
+    L(k) = 1 + sum_{i=1..k} prod_{j<=i} r_j
+
+(:func:`mean_acceptance_length`, :func:`lengths_of`), the engines' printed unconditional rates as conditional ones
+(:func:`conditional_from_unconditional`), the shape's rates ``r_1, r_1 c d^(i-2)`` (:func:`shaped_rates`), the
+bisection that inverts a length (:func:`_solve`) and the plateau's threshold (:data:`PLATEAU_GAIN`).
+
+Apart because the rest of the model stands on it and it on nothing of the model: the decay prior fits the library's
+curves with this arithmetic and the builders build with it, so either can live in a module of its own without an
+import cycle. :mod:`lab.acceptance` re-exports every name.
+
+>>> Curve((0.8, 0.5), (1.0, 1.0), "test").length(2) == mean_acceptance_length([0.8, 0.5], 2)
+True
+"""
+
+from typing import NamedTuple
+
+from .errors import LabValueError
+from .stats import percentile
+
+__all__ = ["PLATEAU_GAIN", "INTERVAL_PERCENTILES", "Curve", "mean_acceptance_length", "lengths_of",
+           "conditional_from_unconditional", "shaped_rates"]
+
+# a draft adding less than this many tokens per call lies on the plateau (lab.acceptance.plateau_start; the copying
+# ceiling's reach, lab.acceptance_prior._copy_level, reads it too)
+PLATEAU_GAIN = 0.05
+# The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
+# shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
+INTERVAL_PERCENTILES = (0.1, 0.9)
+_BISECT = 80
+
+
+class Curve(NamedTuple):
+    """A conditional acceptance curve: ``measured`` rates at positions 1..m (read or fitted), and
+    the shape ``(c, d)`` that continues it; ``family`` and ``spread`` (the ``(c, d)`` pairs the
+    interval is taken over) when a prior was used; ``measuredAt`` is m, None for the i.i.d. curve
+    (which is the same at every position and extrapolates nothing)."""
+
+    measured: tuple
+    shape: tuple
+    source: str
+    family: str | None = None
+    spread: tuple = ()
+    measuredAt: int | None = None
+    anchor: float | None = None   # the rate the tail continues from (default: the last measured one)
+    given: tuple = ()             # the (k, mean acceptance length) pairs the curve was fitted to, if any
+    ceiling: float = 1.0          # the most a rate the model fills in may be (below 1 for a copying family: copy_ceiling)
+
+    def rates(self, k: int) -> list[float]:
+        """The conditional rates at positions 1..k.
+
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test").rates(4)
+        [0.9, 0.6, 0.3, 0.15]
+        >>> Curve((0.9, 0.6), (0.9, 0.5), "test", anchor=0.8).rates(4)
+        [0.9, 0.6, 0.4, 0.2]
+        >>> Curve((0.8,), (1.2, 1.5), "test", ceiling=0.95).rates(4)   # filled-in rates stop at the ceiling
+        [0.8, 0.95, 0.95, 0.95]
+        """
+        measured = list(self.measured)
+        if k <= len(measured):
+            return measured[:k]
+        c, d = self.shape
+        out = list(measured)
+        if len(out) == 1:
+            out.append(min(self.ceiling, out[0] * c))
+        rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor
+        while len(out) < k:
+            rate = min(self.ceiling, rate * d)
+            out.append(rate)
+        return out[:k]
+
+    def length(self, k: int) -> float:
+        """The mean acceptance length at lookahead k."""
+        return mean_acceptance_length(self.rates(k), k)
+
+    def extrapolated_from(self, k: int) -> int | None:
+        """The last measured position when lookahead k reaches past it, else None."""
+        return self.measuredAt if self.measuredAt is not None and k > self.measuredAt else None
+
+    def interval(self, k: int) -> tuple[float, float]:
+        """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
+        percentile, :data:`INTERVAL_PERCENTILES`), widened to hold the point; the point value twice when
+        nothing is extrapolated or no prior was used."""
+        point = self.length(k)
+        if self.extrapolated_from(k) is None or not self.spread:
+            return point, point
+        values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
+                  for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
+        low, high = INTERVAL_PERCENTILES
+        return min(point, percentile(values, low)), max(point, percentile(values, high))
+
+
+def mean_acceptance_length(rates, k: int) -> float:
+    """``1 + sum_{i=1..k} prod_{j<=i} r_j`` over the first k rates (the product formed as
+    :func:`lab.ledger.expected_accepted_from_curve` forms it, so a constant curve gives its float).
+
+    >>> mean_acceptance_length([0.5, 0.5, 0.5], 3)
+    1.875
+    """
+    if k > len(rates):
+        raise LabValueError(f"the curve has {len(rates)} positions, not {k}")
+    total, survival = 0.0, 1.0
+    for position in range(k):
+        survival *= rates[position]
+        total += survival
+    return 1 + total
+
+
+def lengths_of(rates) -> list[float]:
+    """The mean acceptance length at every k = 1..len(rates).
+
+    >>> lengths_of([0.5, 0.5])
+    [1.5, 1.75]
+    """
+    return [mean_acceptance_length(rates, k) for k in range(1, len(rates) + 1)]
+
+
+def conditional_from_unconditional(per_position) -> list[float]:
+    """vLLM's and llama.cpp's per-position rates (``a_i``: the first i drafts all survived) as
+    conditional rates ``r_i = a_i / a_{i-1}`` (``a_0 = 1``; a position after one nobody reached
+    repeats the rate before it; each capped at 1, as printed rates are rounded).
+
+    >>> conditional_from_unconditional([0.8, 0.4, 0.0, 0.0])
+    [0.8, 0.5, 0.0, 0.0]
+    """
+    out, before = [], 1.0
+    for a in per_position:
+        out.append(min(1.0, a / before) if before > 0 else (out[-1] if out else 0.0))
+        before = a
+    return out
+
+
+def shaped_rates(r1: float, shape, k: int) -> list[float]:
+    """The shape's rates at positions 1..k: ``r_1``, then ``r_1 c d^(i-2)``, capped at 1.
+
+    >>> [round(r, 3) for r in shaped_rates(0.8, (0.9, 0.5), 4)]
+    [0.8, 0.72, 0.36, 0.18]
+    """
+    return Curve((r1,), tuple(shape), "shape").rates(k)
+
+
+def _solve(function, target: float, low: float, high: float) -> float:
+    """The root of an increasing ``function(x) = target`` in [low, high] by bisection (an end when
+    the target lies outside)."""
+    if function(low) >= target:
+        return low
+    if function(high) <= target:
+        return high
+    for _ in range(_BISECT):
+        middle = (low + high) / 2
+        if function(middle) < target:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
