@@ -426,8 +426,9 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     fixed += host if role in ("target", "verify") else 0.0
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
-    # a mixture of experts' own kernels, once per MoE layer (serving_calibration.MOE_LAYER_US); none for a dense layer
-    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * cal.moeLayerUs / 1000
+    # a mixture of experts' own kernels, once per MoE layer, at the engine's kernel stack's cost on this GPU family
+    # (serving_moe.MOE_LAYER_US through the calibration's (stack, us) pairs); none for a dense layer
+    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * dict(cal.moeLayerUs).get(engine.moeKernels, 0.0) / 1000
     comm = 0.0
     if g > 1:
         # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
