@@ -599,16 +599,18 @@ def _validation_context() -> dict:
 def _moe_plain_steps() -> dict | None:
     """The validation sources' plain steps of a mixture of experts (:func:`lab.serving_validation.held_out_steps`, the
     rows whose target has experts): what they measured, what the model computes, how many times longer, and how much
-    of the model's step is its MoE layers' fixed cost (``moe_layers x moeLayerUs``, fitted on TensorRT-LLM's
-    DeepSeek-R1 alone: :data:`lab.serving_calibration.MOE_LAYER_US`). None when no such row exists."""
+    of the model's step is its MoE layers' fixed cost (``moe_layers x`` the row's engine's MoE kernel stack's cost on
+    its GPU: :data:`lab.serving_moe.MOE_LAYER_US`, :func:`lab.serving_moe.moe_layer_us`). None when no such row exists."""
     from .. import serving_calibration, serving_validation
+    from ..serving_moe import moe_layer_us
     from ..serving_presets import moe_layers
 
     rows = [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
     if not rows:
         return None
-    fixed = [moe_layers(serving.TARGETS[row["target"]]) * serving_calibration.CALIBRATIONS[row["gpu"]].moeLayerUs / 1000
-             for row in rows]
+    fixed = [moe_layers(serving.TARGETS[row["target"]]) * moe_layer_us(
+        serving_calibration.CALIBRATIONS[row["gpu"]], serving_validation.moe_kernels_of(serving_calibration.StepMeasurement(
+            **{k: row[k] for k in serving_calibration.StepMeasurement._fields}))) / 1000 for row in rows]
     return {"target": serving.TARGETS[rows[0]["target"]].label.split(" (")[0],
             "measured": " and ".join(_f(row["ms"]) for row in rows), "model": " and ".join(_f(row["model"]) for row in rows),
             "times": f"{_f(min(row['ratio'] for row in rows), 1)} to {_f(max(row['ratio'] for row in rows), 1)}",
