@@ -661,7 +661,8 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     assert (f"On Qwen3-30B-A3B drafted by EAGLE-3 heads on two and four H100s in December 2025 ({q['points']} rows at "
             f"batch {q['batchRange']}") in text
     assert (f"the runs were slower with speculation than without in {q['slower']} of {q['points']}, where the model "
-            f"predicts gains of {q['lowest']}× to {q['highest']}×: it is off by {q['medianError']}%") in text
+            f"predicts {q['lowest']}× to {q['highest']}×: it is off by {q['medianError']}%") in text
+    assert "where the model predicts gains of" not in text   # since the MoE cost by kernel stack, not all are gains
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
     assert "Today's vLLM V1 has" in text_of(page) and "on one B200: Qwen3.8-27B" in text_of(page)
 
