@@ -483,7 +483,7 @@ def engines_differ_where_they_run(out):
     """Engines differ only where lab.serving_calibration.ENGINES says they run differently: every
     engine's draft step is the by-hand draft pass (vLLM V0's draft model on several GPUs a host-prepared
     step), or for n-gram lookup the engine's proposal per proposed token; the plain steps of engines with the
-    same host time per step are the same floats (the plain step the by-hand one, with a synchronous engine's
+    same host time per step and the same MoE kernels (a mixture of experts' cost a layer, lab.serving_moe) are the same floats (the plain step the by-hand one, with a synchronous engine's
     host time, and vLLM V1's verify step with n-gram drafts pays it too); vLLM V0's
     verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
@@ -510,7 +510,7 @@ def engines_differ_where_they_run(out):
                 settings = base.with_(engine=name)
                 costs = serving_calibration.ENGINES[name]
                 plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
-                same_host = plain_by_host.setdefault(costs.stepHostMs, r.plainStepMs)
+                same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
                 shape = serving.draft_shape(settings)
                 # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
                 # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
