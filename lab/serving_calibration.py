@@ -66,13 +66,15 @@ own step times.
   its 2h -> h fusion whole, every GPU reads all of it (``mtpFusionWhole``; :mod:`lab.serving_mtp`). No verify or
   draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
   (:mod:`lab.serving_validation`).
-- A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
-  TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
-  #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was
-  repriced; 135.4 and 22.9 us before). Held out
-  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100,
-  gpt-fast's Mixtral on 2 to 8 A100s), it is off by 0.43 to 2.74: a cost of that engine's kernels, not of every MoE
-  (docs/READING.md).
+- A mixture of experts' own kernels (:data:`MOE_LAYER_US`, :mod:`lab.serving_moe`): a fixed cost per MoE layer per
+  pass by the engine's MoE kernel stack (``Engine.moeKernels``, read in each engine's code) and GPU family, each stack
+  fitted on its own engines' plain steps only (:data:`MOE_STEP_MEASUREMENTS`): TensorRT-LLM's own kernels on its
+  DeepSeek-R1 steps on 8 x H200 (FP8) and 8 x B200 (FP4) (issue #5929): 182.3 us on Hopper, 71.1 us on Blackwell,
+  Hopper's assumed elsewhere; the Triton fused_moe of vLLM and SGLang on vLLM's Qwen3-30B-A3B steps on one A100
+  (tenstorrent/tt-inference-server #340): 23.8 us, assumed on every other family. Held out
+  (:data:`MOE_HELD_OUT_STEPS`: SGLang's DeepSeek-V3 on 8 x H200, TensorRT-LLM's B200 blog, gpt-fast's Mixtral on 2 to
+  8 A100s; SGLang's Qwen3-30B-A3B on H100s in :func:`lab.serving_validation.held_out_steps`), it is off by 0.15 to
+  1.58: one value a stack does not price every version's kernels (docs/READING.md).
 - The tensor-parallel all-reduce (:data:`ALLREDUCE_SOURCES`): two a layer, each ``t0 + bytes / rate``, fitted per GPU
   family and GPU count on measured kernel latencies against message size (:func:`allreduce_fit`,
   :func:`allreduce_cost`): Hopper from SGLang pull request 2904 (H100, 2, 4 and 8 GPUs), MI300X from ROCm/aiter pull
