@@ -66,13 +66,15 @@ own step times.
   its 2h -> h fusion whole, every GPU reads all of it (``mtpFusionWhole``; :mod:`lab.serving_mtp`). No verify or
   draft step time of it was found, so nothing of it is fitted: the blog's MTP rows only judge it
   (:mod:`lab.serving_validation`).
-- A mixture of experts' own kernels (:data:`MOE_LAYER_US`): a fixed cost per MoE layer per pass, fitted alone on
-  TensorRT-LLM's DeepSeek-R1 plain steps on 8 x H200 (FP8) and 8 x B200 (FP4) (:data:`MOE_STEP_MEASUREMENTS`, issue
-  #5929): 182.3 us on Hopper, 71.1 us on Blackwell, Hopper's assumed elsewhere (refitted after the all-reduce was
-  repriced; 135.4 and 22.9 us before). Held out
-  (:data:`MOE_HELD_OUT_STEPS`: SGLang on 8 x H200, TensorRT-LLM's B200 blog, vLLM with Qwen3-30B-A3B on one A100,
-  gpt-fast's Mixtral on 2 to 8 A100s), it is off by 0.43 to 2.74: a cost of that engine's kernels, not of every MoE
-  (docs/READING.md).
+- A mixture of experts' own kernels (:data:`MOE_LAYER_US`, :mod:`lab.serving_moe`): a fixed cost per MoE layer per
+  pass by the engine's MoE kernel stack (``Engine.moeKernels``, read in each engine's code) and GPU family, each stack
+  fitted on its own engines' plain steps only (:data:`MOE_STEP_MEASUREMENTS`): TensorRT-LLM's own kernels on its
+  DeepSeek-R1 steps on 8 x H200 (FP8) and 8 x B200 (FP4) (issue #5929): 182.3 us on Hopper, 71.1 us on Blackwell,
+  Hopper's assumed elsewhere; the Triton fused_moe of vLLM and SGLang on vLLM's Qwen3-30B-A3B steps on one A100
+  (tenstorrent/tt-inference-server #340): 23.8 us, assumed on every other family. Held out
+  (:data:`MOE_HELD_OUT_STEPS`: SGLang's DeepSeek-V3 on 8 x H200, TensorRT-LLM's B200 blog, gpt-fast's Mixtral on 2 to
+  8 A100s; SGLang's Qwen3-30B-A3B on H100s in :func:`lab.serving_validation.held_out_steps`), it is off by 0.15 to
+  1.58: one value a stack does not price every version's kernels (docs/READING.md).
 - The tensor-parallel all-reduce (:data:`ALLREDUCE_SOURCES`): two a layer, each ``t0 + bytes / rate``, fitted per GPU
   family and GPU count on measured kernel latencies against message size (:func:`allreduce_fit`,
   :func:`allreduce_cost`): Hopper from SGLang pull request 2904 (H100, 2, 4 and 8 GPUs), MI300X from ROCm/aiter pull
@@ -105,10 +107,12 @@ from .serving_specdecode import EAGLE3_PROPOSAL_MS, UNCAPTURED_DRAFT_COST, propo
 from .serving_engine_sources import (SGLANG_DSV3_FUSION, TRTLLM_COSTS, V0_COSTS, V1_SHARED, VLLM_DSV3_FUSION,
                                      VLLM_GLM_FUSION, VLLM_QWEN3_NEXT_SPLIT)
 from .serving_sglang import FIRST_DRAFT_FROM_EXTEND, HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS
+from .serving_moe import MOE_KERNEL_SOURCES, MOE_LAYER_US, moe_layer_us, moe_pairs  # noqa: F401
 
 __all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
            "EAGLE3_PROPOSAL_MS", "proposal_ms",   # from lab.serving_specdecode
-           "MOE_LAYER_US", "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
+           "MOE_LAYER_US", "moe_layer_us",   # from lab.serving_moe
+           "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
            "ALLREDUCE_SOURCES", "allreduce_fit", "allreduce_rows", "allreduce_cost",
            "ALLREDUCE_LARGE_SOURCES", "allreduce_beyond_rows", "allreduce_beyond", "allreduce_us",
            "ALLREDUCE_VLLM_EAGER_HOPPER", "ALLREDUCE_VLLM_GRAPH_HOPPER",   # from lab.serving_allreduce
@@ -132,7 +136,7 @@ class Calibration(NamedTuple):
     token a cycle emits for a sequence beyond its first (incremental detokenization); ``allreduce`` one all-reduce's
     measured latency and rate by GPU count (:func:`allreduce_rows`, :func:`allreduce_cost`), ``allreduceUs`` its latency
     where none is measured (the ideal limit: 0); ``moeLayerUs`` the fixed cost of one mixture-of-experts layer per pass
-    (:data:`MOE_LAYER_US`); ``allreduceBeyond`` the rate past the measured small sizes by GPU count
+    by MoE kernel stack, ``(stack, us)`` pairs (:data:`MOE_LAYER_US`, :func:`moe_layer_us`; none in the ideal limit); ``allreduceBeyond`` the rate past the measured small sizes by GPU count
     (:func:`allreduce_beyond_rows`, :func:`allreduce_beyond`); ``engineTerms`` whether the engine's own costs (:class:`Engine`) are charged
     (not in the ideal limit); ``linkBandwidth`` the bytes per second
     one GPU sends to the others (used only where no all-reduce is measured: a ring over it); ``memoryUtilization`` vLLM's default
@@ -156,7 +160,7 @@ class Calibration(NamedTuple):
     serialOutputUs: float = 0.0
     tokenOutputUs: float = 0.0
     engineTerms: bool = True
-    moeLayerUs: float = 0.0
+    moeLayerUs: tuple = ()
     allreduce: tuple = ()
     allreduceBeyond: tuple = ()
 
@@ -213,18 +217,9 @@ TOKEN_OUTPUT_US = 21.2
 # graph launch) plus the per-layer cost. The page says so.
 DRAFT_PASS_MS = 0.2
 
-# A mixture of experts' fixed cost per MoE layer per pass, us: what its own kernels cost beyond streaming the weights
-# (router GEMM, top-k, token permutation and unpermutation, two grouped GEMMs launched over a few tokens an expert,
-# their local reduction), charged moe_layers(shape) times a pass (lab.serving_step._measured_constants), never for a
-# dense layer. Fitted (lab.serving_validation.fit_moe_layer_us, the squared log ratios, every other constant held) on
-# MOE_STEP_MEASUREMENTS only, TensorRT-LLM's DeepSeek-R1 plain steps of NVIDIA/TensorRT-LLM issue #5929 (v0.21.0rc2,
-# TP 8 without expert parallelism, ITL p50): 182.3 us on 8 x H200 in FP8 (its three rows: residuals 0.97 to 1.02) and
-# 71.1 us on 8 x B200 in FP4 (two rows: 0.98 and 1.02), with the all-reduce as measured (ALLREDUCE_SOURCES; 135.4 and
-# 22.9 us when it cost an uncited 30 us). Hopper's is TensorRT-LLM's FP8 block-scaled MoE on Hopper;
-# Blackwell's its FP4 kernels (the blog below names the MoE kernels it rewrote for Blackwell). Families with no MoE step
-# measured (Ampere, Ada, MI300X, MI355X) are assumed to pay Hopper's, and the page says so. Checked out of sample on
-# MOE_HELD_OUT_STEPS (other engines, GPUs and models), looked at once after the fit.
-MOE_LAYER_US = {"hopper": 182.3, "blackwell": 71.1}
+# A mixture of experts' fixed cost per MoE layer per pass, us, by the engine's MoE kernel stack (Engine.moeKernels:
+# TensorRT-LLM's own kernels, 'trtllm', or the Triton fused_moe of vLLM and SGLang, 'triton') and the GPU family:
+# lab.serving_moe.MOE_LAYER_US, each stack fitted on its own engines' plain steps (MOE_STEP_MEASUREMENTS) only.
 
 # The share of GPU memory each engine gives to weights and KV cache, by default, read in each engine's code:
 # - vLLM: gpu_memory_utilization 0.9 of each GPU's memory (vllm/engine/arg_utils.py, EngineArgs:
@@ -293,14 +288,14 @@ def engine_memory_bytes(rule: str, memory_bytes: float, gpus: int, weights_bytes
     raise ValueError(f"unknown memory rule {rule!r}; valid: vllm, sglang, trtllm")
 
 AMPERE = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 10.0, 300e9, 0.9, True, _AMPERE,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=moe_pairs("ampere"),
                      allreduce=allreduce_rows("hopper"),  # no Ampere all-reduce measured: Hopper's assumed
                      allreduceBeyond=allreduce_beyond_rows("hopper"))
 HOPPER = Calibration(0.9015, 0.7626, 0.3279, 0.7408, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.015, 30.0, 450e9, 0.9, True, _HOPPER,
-                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
+                     SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=moe_pairs("hopper"),
                      allreduce=allreduce_rows("hopper"), allreduceBeyond=allreduce_beyond_rows("hopper"))
 ADA = Calibration(0.916, 0.839, 0.091, 3.729, DRAFT_PASS_MS, SPEC_CYCLE_MS, 0.010, 30.0, 25e9, 0.9, False, _ASSUMED,
-                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=MOE_LAYER_US["hopper"],
+                  SEQUENCE_US, REJECT_US, SERIAL_OUTPUT_US, TOKEN_OUTPUT_US, moeLayerUs=moe_pairs("ada"),
                   allreduce=allreduce_rows("pcie"))
 
 # The per-operator model with every extra term zeroed (``stepModel="operators"``): datasheet peaks,
@@ -328,7 +323,7 @@ _MI300X_2026 = ("no step-time measurement found that fits its efficiencies: Hopp
                 "of Llama-3.1-70B in FP8 on 8 x MI300X at batch 1 to 4, so it also carries what an 8-GPU step costs "
                 "beyond the modelled kernels")
 BLACKWELL = HOPPER._replace(linkBandwidth=900e9, measured=False, source=_ASSUMED_2026,  # NVLink 5
-                            moeLayerUs=MOE_LAYER_US["blackwell"])
+                            moeLayerUs=moe_pairs("blackwell"))
 MI300X = HOPPER._replace(linkBandwidth=448e9, measured=False, source=_MI300X_2026,      # Infinity Fabric
                          passMs=MI300X_PASS_MS,
                          allreduce=allreduce_rows("mi300x"), allreduceBeyond=allreduce_beyond_rows("mi300x"))
@@ -389,7 +384,9 @@ class Engine(NamedTuple):
     named was read split there, or its MTP code was not read for that version and nothing is charged. That the MTP
     module of a MoE checkpoint is a MoE layer is the checkpoint's (:func:`lab.serving_presets.eagle_head`), and its
     logits gathered each draft step are every engine's read (:data:`lab.serving_mtp.LOGITS_GATHER`): neither is a
-    switch here."""
+    switch here. ``moeKernels``: the kernel stack the engine runs a MoE layer on (:data:`lab.serving_moe.MOE_KERNELS`:
+    "trtllm", TensorRT-LLM's own; "triton", the Triton fused_moe of vLLM and SGLang), which prices a MoE layer's fixed
+    cost (:func:`moe_layer_us`), each read in the engine's code (:data:`lab.serving_moe.MOE_KERNEL_SOURCES`)."""
 
     name: str
     label: str
@@ -419,6 +416,7 @@ class Engine(NamedTuple):
     eagerExtendGpus: tuple = ()
     ngramRequestOps: int = 0
     firstDraftFromExtend: bool = False
+    moeKernels: str = "triton"
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -573,8 +571,9 @@ ENGINES = {
         "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
         "verify pass; detokenizing in the front end; the default",
         asyncScheduling=True, firstDraftOverVerified=True, ngramProposer="vllm-batched", ngramStepHostMs=SYNC_STEP_HOST_MS,
-        mtpFusionWhole=("deepseek-v3", "glm-4.5"),
+        mtpFusionWhole=("deepseek-v3", "glm-4.5"), moeKernels="triton",
         costs=V1_SHARED + (
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["vllm"]),
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", VLLM_DSV3_FUSION + " (a 2026 copy read through the code "
              "index, id 55130808037); " + VLLM_GLM_FUSION + " (a later copy quoted line by line, with parallel_config "
              "and enable_eplb, read through the code index, id 69173106718); " + VLLM_QWEN3_NEXT_SPLIT + " (a 2026 "
@@ -603,8 +602,9 @@ ENGINES = {
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
         eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, proposalMs=EAGLE3_PROPOSAL_MS,
-        ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5"),
+        ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5"), moeKernels="triton",
         costs=V1_SHARED + (
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["vllm"]),
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series) and at "
              "03356f8c (after 0.10.1, compute_logits without sampling_metadata): the same line either side of 0.10.1; "
              + VLLM_GLM_FUSION + " at 028aedf6 (the 0.10 series); Qwen3-Next's MTP came after 0.10.1 (not charged)"),
@@ -635,8 +635,9 @@ ENGINES = {
         "speculation bookkeeping of vLLM issue #6915, and its asynchronous output processor switched off while "
         "speculating, so each cycle pays output processing and per-token detokenization serially",
         specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=True, expansionKvShare=EXPANSION_KV_SHARE,
-        ngramProposer="vllm-v0", hostDraftStepsAboveTp1=True, mtpFusionWhole=("deepseek-v3",),
+        ngramProposer="vllm-v0", hostDraftStepsAboveTp1=True, mtpFusionWhole=("deepseek-v3",), moeKernels="triton",
         costs=V0_COSTS + (
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["vllm"]),
             ("MTP fusion read whole (DeepSeek-V3)", VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series: CacheConfig in the "
              "layer's signature, compute_logits with sampling_metadata); no other MTP model read for V0"),)),
     "sglang": Engine(
@@ -647,7 +648,9 @@ ENGINES = {
         "or an MLA target (FlashAttention 3 there has none); draft, verify, then draft extend each decode step",
         asyncScheduling=True, memoryRule="sglang", mtpFusionWhole=("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b"),
         eagerExtendGpus=HOPPER_FA3_GPUS, ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=True,
+        moeKernels="triton",
         costs=(
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["sglang"]),
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5, Qwen3-Next)", SGLANG_DSV3_FUSION + " (a 2026 copy read "
              "through the code index, id 54491606189; ReplicatedLinear, also whole, for Quark checkpoints); "
              "glm4_moe_nextn.py at 008b79d2: 'self.eh_proj = nn.Linear(2 * config.hidden_size, config.hidden_size, "
@@ -659,8 +662,9 @@ ENGINES = {
         "speculation: server_args.py switches the overlap scheduler off with EAGLE, so each cycle pays its output "
         "processing serially; the extend pass is captured",
         serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),
-        ngramRequestOps=NGRAM_MASK_OPS["v1"], firstDraftFromExtend=True,
+        ngramRequestOps=NGRAM_MASK_OPS["v1"], firstDraftFromExtend=True, moeKernels="triton",
         costs=(
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["sglang"]),
             ("MTP fusion read whole (DeepSeek-V3)", SGLANG_DSV3_FUSION + " at c28bdc90 (mid-2025: eplb, "
              "enable_dp_lm_head); GLM-4.5's NextN of that time not read (not charged); Qwen3-Next's came later"),
             ("overlap off while speculating", "python/sglang/srt/server_args.py: 'if self.speculative_algorithm in "
@@ -677,8 +681,10 @@ ENGINES = {
         "SGLang's v0.4 EAGLE worker before the draft-extend CUDA graph: overlap scheduler off with EAGLE (serial "
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
-        mtpFusionWhole=("deepseek-v3",), firstDraftFromExtend=True,
+        mtpFusionWhole=("deepseek-v3",), firstDraftFromExtend=True, moeKernels="triton",
         costs=(
+            ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["sglang"] + "; the v0.4 series ran the same "
+             "fused_moe_triton FusedMoE"),
             ("MTP fusion read whole (DeepSeek-V3)", SGLANG_DSV3_FUSION + " in a spring-2025 copy (read through the code "
              "index, id 926022823: vllm's _custom_ops, EPMoE, the decoder built without a prefix); GLM-4.5 and "
              "Qwen3-Next came later"),
@@ -699,8 +705,8 @@ ENGINES = {
         "k draft steps of the MTP head run in the model engine's one forward, captured in one CUDA graph, with the "
         "overlap scheduler on; the first draft step runs over the last accepted token only",
         asyncScheduling=True, memoryRule="trtllm", ngramProposer="unpriced", draftInVerifyGraph=True,
-        mtpFusionWhole=("deepseek-v3",),
-        costs=TRTLLM_COSTS),
+        mtpFusionWhole=("deepseek-v3",), moeKernels="trtllm",
+        costs=TRTLLM_COSTS + (("MoE kernels (TensorRT-LLM's own)", MOE_KERNEL_SOURCES["trtllm"]),)),
 }
 DEFAULT_ENGINE = "vllm-v1"
 
@@ -824,34 +830,46 @@ STEP_MEASUREMENTS = (
 )
 
 
-# Measured plain steps of a mixture of experts on several GPUs, the only ones MOE_LAYER_US is fitted on (not in
-# STEP_MEASUREMENTS: they fit that one constant, every other is held). Read in NVIDIA/TensorRT-LLM issue #5929
+# Measured plain steps of a mixture of experts, the only ones MOE_LAYER_US is fitted on (not in STEP_MEASUREMENTS: they
+# fit that one constant, every other is held), each kernel stack on its own engine's rows (the row's engine names its
+# stack, Engine.moeKernels). TensorRT-LLM's ("trtllm"), read in NVIDIA/TensorRT-LLM issue #5929
 # (github.com/NVIDIA/TensorRT-LLM/issues/5929, 2025-07-10, TensorRT-LLM v0.21.0rc2 built from source, LLMPerf against
 # trtllm-serve, 8 x H200 141 GB and 8 x B200 180 GB): 'ITL p50 TP=8, EP=None' in seconds, DeepSeek-R1 FP8 on the H200s
-# and FP4 on the B200s. Timed as the GPU pass alone (engine ""): TensorRT-LLM's host work is hidden by its overlap
-# scheduler, as ENGINES["trtllm"] has it (a plain step there is the same); no speculation named, so plain decoding assumed.
+# and FP4 on the B200s. Timed on ENGINES["trtllm"], whose plain pass is the GPU pass alone: TensorRT-LLM's host work is
+# hidden by its overlap scheduler; no speculation named, so plain decoding assumed. vLLM's ("triton"), the Qwen3-30B-A3B
+# rows of tenstorrent/tt-inference-server issue #340 (_TT340 below), held out until 5 December 2026 and chosen then, before
+# the fit, as the Triton stack's fitted rows (docs/READING.md, "The MoE cost by kernel stack").
 _TRT5929 = ("NVIDIA/TensorRT-LLM issue #5929 (2025-07-10), TensorRT-LLM v0.21.0rc2, LLMPerf against trtllm-serve, "
             "DeepSeek-R1, TP 8 without expert parallelism: ITL p50")
 _TRT5929_NOTE = ("ITL p50 read as one plain step (no speculation named); context the prompt plus half the 600 output "
                  "tokens; TensorRT-LLM's host work assumed hidden (overlap scheduler), so the GPU pass alone is compared")
+_TT340 = ("tenstorrent/tt-inference-server issue #340 ('Qwen3 Family: GPU Benchmarks', comment of 2025-07-18): Qwen3-30B-A3B "
+          "on A100 with vLLM, concurrency 1, TPOT")
+_TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 GB of BF16 weights do not fit 40 GB), BF16 "
+               "(the checkpoint's); vLLM of mid-2025 (V1, synchronous scheduling); context the input plus half the output")
 MOE_STEP_MEASUREMENTS = (
     StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 1900, 13.78, 0.0, _TRT5929 + " 0.01378 s (input 1600)",
-                    _TRT5929_NOTE),
+                    _TRT5929_NOTE, "trtllm"),
     StepMeasurement("h200", "deepseek-v3", "fp8", 8, 1, 1, 8492, 14.53, 0.0, _TRT5929 + " 0.01453 s (input 8192)",
-                    _TRT5929_NOTE),
+                    _TRT5929_NOTE, "trtllm"),
     StepMeasurement("h200", "deepseek-v3", "fp8", 8, 8, 1, 1900, 18.18, 0.0, _TRT5929 + " 0.01818 s (batch 8, input "
-                    "1600)", _TRT5929_NOTE),
+                    "1600)", _TRT5929_NOTE, "trtllm"),
     StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 1900, 6.78, 0.0, _TRT5929 + " 0.00678 s (input 1600)",
-                    _TRT5929_NOTE),
+                    _TRT5929_NOTE, "trtllm"),
     StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 8492, 7.14, 0.0, _TRT5929 + " 0.00714 s (input 8192)",
-                    _TRT5929_NOTE),
+                    _TRT5929_NOTE, "trtllm"),
+    *(StepMeasurement("a100-80g", "qwen3-30b-a3b", "bf16", 1, 1, 1, context, ms, 0.0,
+                      _TT340 + f" {ms} ms (input {isl}, output 128)", _TT340_NOTE, "vllm-v1-0.10")
+      for isl, context, ms in ((128, 192, 9.6), (2048, 2112, 9.9), (8192, 8256, 10.6))),
 )
 
 
-# Measured plain steps of a mixture of experts held out of every fit (lab.serving_validation.moe_steps): SGLang's, the
-# B200 blog's and vLLM's rows chosen before MOE_LAYER_US was fitted and looked at once after it (another engine and an
-# older kernel stack on Hopper, another configuration on Blackwell, one GPU and another MoE family on Ampere, whose MoE
-# cost is assumed Hopper's); gpt-fast's Mixtral rows found after the fit, used for nothing but this check.
+# Measured plain steps of a mixture of experts held out of every fit (lab.serving_validation.moe_steps): SGLang's and the
+# B200 blog's rows chosen before MOE_LAYER_US was fitted and looked at once after it (SGLang's older Triton kernels on
+# Hopper, where the Triton stack's cost is assumed Ampere's; TensorRT-LLM in another configuration on Blackwell);
+# gpt-fast's Mixtral rows found after the fit, used for nothing but this check: no engine, so neither stack (compiled
+# PyTorch indexing each token's expert weights), timed on the default engine's GPU pass and so on the Triton stack's
+# cost. vLLM's Qwen3-30B-A3B rows on one A100, held out here until 5 December 2026, now fit the Triton stack (above).
 _SGL2643 = ("sgl-project/sglang pull request 2643 ('chore: bump v0.4.1.post2', 2024-12-29): DeepSeek-V3, --tp 8, 'Using "
             "CUDA Graph and FP8 GEMM Tuning', input 128, output 256")
 _SGL2643_NOTE = ("a plain step = batch / output tokens per second (the 128-token prefill left in, under 2%); 8 x H200 assumed "
@@ -859,10 +877,6 @@ _SGL2643_NOTE = ("a plain step = batch / output tokens per second (the 128-token
 _TRT_BLOG1 = ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_"
               "Performance_on_NVIDIA_B200_GPUs.md (at 5685103), table 'Autoregressive MTP Layers': 'Without MTP' 111 TPS/User, "
               "DeepSeek-R1 on 8 x B200, ISL 1k, OSL 2k, MoE in NVFP4 (attention BF16), TP 8 with the experts in mixed TP/EP")
-_TT340 = ("tenstorrent/tt-inference-server issue #340 ('Qwen3 Family: GPU Benchmarks', comment of 2025-07-18): Qwen3-30B-A3B "
-          "on A100 with vLLM, concurrency 1, TPOT")
-_TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 GB of BF16 weights do not fit 40 GB), BF16 "
-               "(the checkpoint's); vLLM of mid-2025 (V1, synchronous scheduling); context the input plus half the output")
 _GPTFAST = ("meta-pytorch/gpt-fast mixtral-moe/README.md (at 5b78df6), Benchmarks: Mixtral-8x7B baseline (bfloat16) at batch "
             "size 1, prompt of 5 tokens, 'on an 8xA100-80GB, power limited to 330W with a hybrid cube mesh topology', "
             "tensor parallel")
@@ -879,10 +893,8 @@ MOE_HELD_OUT_STEPS = (
       for batch, tps in ((1, 30.29), (8, 206.32), (32, 760.52))),
     StepMeasurement("b200", "deepseek-v3", "fp4", 8, 1, 1, 2048, 1000 / 111, 0.0, _TRT_BLOG1,
                     "1000 / 111 TPS at one user, plain decoding; context the input plus half the output; attention "
-                    "in BF16 is priced as FP4 (the preset's one precision), so the model is a little fast there"),
-    *(StepMeasurement("a100-80g", "qwen3-30b-a3b", "bf16", 1, 1, 1, context, ms, 0.0,
-                      _TT340 + f" {ms} ms (input {isl}, output 128)", _TT340_NOTE, "vllm-v1-0.10")
-      for isl, context, ms in ((128, 192, 9.6), (2048, 2112, 9.9), (8192, 8256, 10.6))),
+                    "in BF16 is priced as FP4 (the preset's one precision), so the model is a little fast there; timed "
+                    "on the trtllm engine, whose plain pass is the GPU pass alone, its MoE kernels TensorRT-LLM's", "trtllm"),
 )
 
 

@@ -6,7 +6,8 @@ The head :func:`lab.serving_presets.eagle_head` builds for a checkpoint with an 
 2h -> h fusion and the target's LM head; for a mixture of experts the layer is the MoE layer the checkpoint ships
 (DeepSeek-V3's, GLM-4.5's and Qwen3-Next's MTP layer has the routed experts, their router and the shared expert), so
 its step reads the distinct experts of its tokens under the model's routing assumption and pays a MoE layer's kernels
-(:data:`lab.serving_calibration.MOE_LAYER_US`) on every engine, priced where every MoE layer is (lab.serving_step).
+(:data:`lab.serving_moe.MOE_LAYER_US`, at the engine's own MoE kernels' cost) on every engine, priced where every MoE
+layer is (lab.serving_step).
 Every engine read runs it so:
 
 - TensorRT-LLM (spring 2025, tensorrt_llm/_torch/models/modeling_deepseekv3.py, read through the code index, id

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms,
+from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms, moe_layer_us,
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
@@ -328,10 +328,10 @@ def _measured_constants(shape: Transformer, gpu_name: str, precision_name: str, 
     if charged is not None and role == "verify":
         fixed += charged.specCycleMs + (charged.expansionMs if expanded else 0.0)
     fixed += shape.layers * cal.layerMs
-    # a mixture of experts' own kernels in each of its MoE layers (router GEMM, top-k, token permutation, the two
-    # grouped GEMMs' launches at a few tokens an expert, unpermutation): lab.serving_calibration.MOE_LAYER_US;
-    # none for a dense layer or a dense model (moe_layers is 0)
-    fixed += moe_layers(shape) * cal.moeLayerUs / 1000 + extras.fixed_ms   # an MTP head's gather (lab.serving_mtp)
+    # a mixture of experts' own kernels in each MoE layer (router, top-k, permutation, grouped GEMMs' launches,
+    # unpermutation), by the engine's MoE kernel stack and the GPU family (lab.serving_moe); none for a dense layer
+    stack = (engine or ENGINES[DEFAULT_ENGINE]).moeKernels
+    fixed += moe_layers(shape) * moe_layer_us(cal, stack) / 1000 + extras.fixed_ms   # an MTP head's gather (serving_mtp)
     # per-sequence engine work runs once per engine step (plain or verify), not per draft pass;
     # the rejection sampler only in a verify pass
     sequence = 0.0 if role == "draft" and not host_draft else cal.sequenceUs / 1000

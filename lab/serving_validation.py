@@ -23,7 +23,7 @@ from .traces import alpha_iid
 
 __all__ = ["ValidationPoint", "VALIDATION", "alpha_for_length", "predict", "comparison", "summary", "source_key",
            "leave_one_source_out", "step_measurement_ms", "fit_calibration", "held_out_steps",
-           "moe_steps", "fit_moe_layer_us", "fit_eagle3_proposal_ms", "summary_by_engine",
+           "moe_steps", "fit_moe_layer_us", "moe_kernels_of", "fit_eagle3_proposal_ms", "summary_by_engine",
            "CrossoverBracket", "CROSSOVER_BRACKETS", "crossover_comparison", "first_loss",
            "bracket_settings", "search_limit",
            "smallest_batch_speedups"]
@@ -343,19 +343,41 @@ def _loss(calibration, rows) -> float:
     return sum(math.log(step_measurement_ms(m, calibration) / m.ms) ** 2 for m in rows)
 
 
+def moe_kernels_of(m) -> str:
+    """The MoE kernel stack a measured step ran on: its engine's (``Engine.moeKernels``), the default engine's for a row
+    timed as the GPU pass alone (engine "", as :func:`step_measurement_ms` times it).
+
+    >>> from lab.serving_calibration import MOE_STEP_MEASUREMENTS
+    >>> sorted({moe_kernels_of(m) for m in MOE_STEP_MEASUREMENTS})
+    ['triton', 'trtllm']
+    """
+    from .serving_calibration import ENGINES
+    return ENGINES[m.engine or serving.DEFAULT_ENGINE].moeKernels
+
+
 def fit_moe_layer_us(calibration, rows, low: float = 0.0, high: float = 1000.0) -> float:
-    """The per-MoE-layer fixed cost (``moeLayerUs``, us) that minimises the sum of squared log ratios, model
-    over measured, over ``rows`` with every other constant of ``calibration`` held: a one-dimensional
-    ternary search over ``[low, high]`` (the loss is unimodal in it: each row's model is affine in it),
-    to 0.1 us. How :data:`lab.serving_calibration.MOE_LAYER_US` was found, on
-    :data:`lab.serving_calibration.MOE_STEP_MEASUREMENTS` only.
+    """The per-MoE-layer fixed cost (us) of the rows' MoE kernel stack (:func:`moe_kernels_of`: they must share one)
+    that minimises the sum of squared log ratios, model over measured, over ``rows`` with every other constant of
+    ``calibration`` held: a one-dimensional ternary search over ``[low, high]`` (the loss is unimodal in it: each row's
+    model is affine in it), to 0.1 us. How :data:`lab.serving_moe.MOE_LAYER_US` was found, each stack and GPU family on
+    its own rows of :data:`lab.serving_calibration.MOE_STEP_MEASUREMENTS` only.
 
     >>> from lab.serving_calibration import CALIBRATIONS, MOE_STEP_MEASUREMENTS
     >>> rows = [m for m in MOE_STEP_MEASUREMENTS if m.gpu == "h200"]
     >>> round(fit_moe_layer_us(CALIBRATIONS["h200"], rows))
     182
+    >>> fit_moe_layer_us(CALIBRATIONS["h200"], MOE_STEP_MEASUREMENTS)
+    Traceback (most recent call last):
+    ...
+    ValueError: the rows run on more than one MoE kernel stack (triton, trtllm); fit one stack's rows at a time
     """
-    return round(_ternary_minimum(lambda us: _loss(calibration._replace(moeLayerUs=us), rows), low, high, 0.05), 1)
+    from .serving_moe import with_moe_layer_us
+    stacks = sorted({moe_kernels_of(m) for m in rows})
+    if len(stacks) != 1:
+        raise ValueError(f"the rows run on more than one MoE kernel stack ({', '.join(stacks) or 'no rows'}); "
+                         "fit one stack's rows at a time")
+    return round(_ternary_minimum(lambda us: _loss(with_moe_layer_us(calibration, stacks[0], us), rows), low, high,
+                                  0.05), 1)
 
 
 def _ternary_minimum(loss, low: float, high: float, width: float) -> float:
@@ -483,7 +505,7 @@ def held_out_steps() -> list[dict]:
     """Each held-out plain step with the model's value and the ratio model / measured.
 
     >>> [round(row["ratio"], 2) for row in held_out_steps()]
-    [1.05, 0.96, 1.31, 0.82, 0.82, 2.58, 2.44]
+    [1.05, 0.96, 1.31, 0.82, 0.82, 0.89, 0.77]
     """
     return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
             for m in _held_out_steps()]

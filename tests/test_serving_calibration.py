@@ -7,6 +7,7 @@ import pytest
 from lab import serving
 from lab import serving_calibration as cal
 from lab.serving_validation import step_measurement_ms
+from lab.serving_moe import MOE_LAYER_US, moe_layer_us, with_moe_layer_us
 from mutation import replace_in_serving
 
 PAYS = "vllm-v1-0.10"
@@ -100,58 +101,114 @@ def test_the_proposal_measurements_are_timed_with_them(monkeypatch):
         assert abs(ms / m.ms - 1) <= m.tolerance
 
 
-def _moe_fixed_ms(target, gpu, gpus, moe_us, step_model=serving.MEASURED):
-    """The per-pass fixed cost of ``target`` on ``gpus`` x ``gpu`` with the GPU's calibration given ``moe_us``."""
-    calibration = cal.CALIBRATIONS[gpu]._replace(moeLayerUs=moe_us) if step_model == serving.MEASURED else cal.IDEAL
+def _moe_fixed_ms(target, gpu, gpus, moe_us, step_model=serving.MEASURED, engine=serving.DEFAULT_ENGINE):
+    """The per-pass fixed cost of ``target`` on ``gpus`` x ``gpu`` with the GPU's calibration given ``moe_us`` for the
+    engine's MoE kernel stack."""
+    stack = serving.ENGINES[engine].moeKernels
+    calibration = (with_moe_layer_us(cal.CALIBRATIONS[gpu], stack, moe_us) if step_model == serving.MEASURED
+                   else cal.IDEAL)
     precision = "fp8" if serving.TARGETS[target].experts else "bf16"
     serving._measured_constants.cache_clear()
     return serving._measured_constants(serving.TARGETS[target], gpu, precision, gpus, calibration, "target",
-                                       serving.ENGINES[serving.DEFAULT_ENGINE]).fixed_ms
+                                       serving.ENGINES[engine]).fixed_ms
 
 
 @pytest.mark.parametrize("gpus", [1, 8])
-def test_moe_layer_cost_is_charged_once_per_moe_layer_and_never_to_a_dense_one(gpus):
-    """DeepSeek-V3 has 61 layers of which 3 are dense: the term adds 58 x moeLayerUs a pass, on one GPU or eight;
-    a dense model (Llama-3-70B) pays none of it, and the idealised per-operator model none at all."""
+@pytest.mark.parametrize("engine", ["vllm-v1", "trtllm"])
+def test_moe_layer_cost_is_charged_once_per_moe_layer_and_never_to_a_dense_one(gpus, engine):
+    """DeepSeek-V3 has 61 layers of which 3 are dense: the term adds 58 x the engine's stack's cost a pass, on one GPU or
+    eight, on either stack; a dense model (Llama-3-70B) pays none of it, and the idealised per-operator model none at all."""
     for target, layers in (("deepseek-v3", 58), ("qwen3-30b-a3b", 48), ("llama-3-70b", 0), ("llama-3-8b", 0)):
-        added = _moe_fixed_ms(target, "h200", gpus, 1000.0) - _moe_fixed_ms(target, "h200", gpus, 0.0)
+        added = _moe_fixed_ms(target, "h200", gpus, 1000.0, engine=engine) - _moe_fixed_ms(target, "h200", gpus, 0.0,
+                                                                                           engine=engine)
         assert added == pytest.approx(layers * 1.0, abs=1e-9), target
-    assert cal.IDEAL.moeLayerUs == 0.0
+    assert cal.IDEAL.moeLayerUs == () and moe_layer_us(cal.IDEAL, "triton") == moe_layer_us(cal.IDEAL, "trtllm") == 0.0
     serving._measured_constants.cache_clear()
 
 
-def test_moe_layer_cost_is_the_fit_on_its_own_rows_and_only_those():
-    """MOE_LAYER_US is what fit_moe_layer_us gives on MOE_STEP_MEASUREMENTS of the family, to its 0.1 us rounding;
-    the held-out rows share no source with the fitted ones or with STEP_MEASUREMENTS, and each family's calibration
-    carries its value (families with no MoE step measured, Hopper's)."""
-    from lab.serving_validation import fit_moe_layer_us, source_key
+# Each engine's MoE kernel stack as read in its code (lab.serving_moe.MOE_KERNEL_SOURCES), written out a second time.
+MOE_STACKS_AS_READ = {"vllm-v1": "triton", "vllm-v1-0.10": "triton", "vllm-v0": "triton", "sglang": "triton",
+                      "sglang-no-overlap": "triton", "sglang-eager-extend": "triton", "trtllm": "trtllm"}
 
-    for family, gpu in (("hopper", "h200"), ("blackwell", "b200")):
+
+@pytest.mark.parametrize("engine", sorted(MOE_STACKS_AS_READ))
+def test_each_engine_pays_its_own_kernel_stacks_moe_cost(engine):
+    """A plain step of Qwen3-30B-A3B on one H100 pays 48 x its engine's stack's value on Hopper (TensorRT-LLM's 182.3 us,
+    the Triton stack's 23.8 us, Ampere's assumed): a vLLM or SGLang preset charged TensorRT-LLM's cost, or TensorRT-LLM
+    charged Triton's, fails here."""
+    assert set(MOE_STACKS_AS_READ) == set(serving.ENGINES)
+    assert serving.ENGINES[engine].moeKernels == MOE_STACKS_AS_READ[engine]
+    expected = {"trtllm": 182.3, "triton": 23.8}[MOE_STACKS_AS_READ[engine]]
+    other = {"trtllm": 23.8, "triton": 182.3}[MOE_STACKS_AS_READ[engine]]
+    s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, gpu="h100-sxm", gpus=1, engine=engine, batch=1)
+    serving._measured_constants.cache_clear()
+    moe = serving.step_breakdown(serving.TARGETS["qwen3-30b-a3b"], s.with_(target="qwen3-30b-a3b"), 1, 1, 1024)["fixed"]
+    dense = serving.step_breakdown(serving.TARGETS["llama-3-8b"], s.with_(target="llama-3-8b"), 1, 1, 1024)["fixed"]
+    per_layer = (moe - dense - 16 * cal.CALIBRATIONS["h100-sxm"].layerMs) * 1000 / 48
+    assert per_layer == pytest.approx(expected, abs=1e-6)
+    assert abs(per_layer - other) > 100
+    # the engine switched to the other stack is priced at the other stack's value: the test above would catch it
+    switched = serving.ENGINES[engine]._replace(moeKernels="trtllm" if expected == 23.8 else "triton")
+    step = serving._measured_constants(serving.TARGETS["qwen3-30b-a3b"], "h100-sxm", "bf16", 1,
+                                       cal.CALIBRATIONS["h100-sxm"], "target", switched)
+    same = serving._measured_constants(serving.TARGETS["qwen3-30b-a3b"], "h100-sxm", "bf16", 1,
+                                       cal.CALIBRATIONS["h100-sxm"], "target", serving.ENGINES[engine])
+    assert (step.fixed_ms - same.fixed_ms) * 1000 / 48 == pytest.approx(other - expected, abs=1e-6)
+
+
+def test_an_unknown_kernel_stack_is_one_clear_message():
+    with pytest.raises(ValueError, match="unknown MoE kernel stack 'cutlass'; valid: trtllm, triton"):
+        moe_layer_us(cal.CALIBRATIONS["h200"], "cutlass")
+
+
+def test_moe_layer_cost_is_the_fit_on_its_own_rows_and_only_those():
+    """Each (stack, family) value of MOE_LAYER_US is what fit_moe_layer_us gives on that stack's and family's rows of
+    MOE_STEP_MEASUREMENTS, to its 0.1 us rounding: TensorRT-LLM's #5929 rows on H200 and B200, vLLM's #340 rows on A100
+    for the Triton stack; rows of two stacks are refused; the held-out rows share no source with the fitted ones or
+    with STEP_MEASUREMENTS; each family's calibration carries its value, or the assumed family's."""
+    from lab.serving_validation import fit_moe_layer_us, moe_kernels_of, source_key
+
+    for stack, family, gpu in (("trtllm", "hopper", "h200"), ("trtllm", "blackwell", "b200"), ("triton", "ampere", "a100-80g")):
         rows = [m for m in cal.MOE_STEP_MEASUREMENTS if m.gpu == gpu]
-        assert rows and cal.CALIBRATIONS[gpu].moeLayerUs == cal.MOE_LAYER_US[family]
-        assert fit_moe_layer_us(cal.CALIBRATIONS[gpu], rows) == pytest.approx(cal.MOE_LAYER_US[family], abs=0.11)
-    assert {m.gpu for m in cal.MOE_STEP_MEASUREMENTS} == {"h200", "b200"}
+        assert rows and {moe_kernels_of(m) for m in rows} == {stack}
+        assert moe_layer_us(cal.CALIBRATIONS[gpu], stack) == MOE_LAYER_US[(stack, family)]
+        assert fit_moe_layer_us(cal.CALIBRATIONS[gpu], rows) == pytest.approx(MOE_LAYER_US[(stack, family)], abs=0.11)
+    assert MOE_LAYER_US == {("trtllm", "hopper"): 182.3, ("trtllm", "blackwell"): 71.1, ("triton", "ampere"): 23.8}
+    with pytest.raises(ValueError, match="more than one MoE kernel stack"):
+        fit_moe_layer_us(cal.CALIBRATIONS["h200"], cal.MOE_STEP_MEASUREMENTS)
+    assert {(m.gpu, moe_kernels_of(m)) for m in cal.MOE_STEP_MEASUREMENTS} == {
+        ("h200", "trtllm"), ("b200", "trtllm"), ("a100-80g", "triton")}
+    assert {m.engine for m in cal.MOE_STEP_MEASUREMENTS if moe_kernels_of(m) == "triton"} == {"vllm-v1-0.10"}
     fitted = {source_key(m.source) for m in cal.MOE_STEP_MEASUREMENTS + cal.STEP_MEASUREMENTS}
     assert not fitted & {source_key(m.source) for m in cal.MOE_HELD_OUT_STEPS}
     assert all(serving.TARGETS[m.target].experts for m in cal.MOE_STEP_MEASUREMENTS + cal.MOE_HELD_OUT_STEPS)
-    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "rtx-3090", "h100-sxm", "mi300x", "mi355x"):
-        assert cal.CALIBRATIONS[name].moeLayerUs == cal.MOE_LAYER_US["hopper"], name
-    assert cal.CALIBRATIONS["b300"].moeLayerUs == cal.MOE_LAYER_US["blackwell"]
+    for name in ("a100-80g", "a100-40g", "l40s", "rtx-4090", "rtx-3090", "h100-sxm", "h200", "mi300x", "mi355x"):
+        assert moe_layer_us(cal.CALIBRATIONS[name], "trtllm") == MOE_LAYER_US[("trtllm", "hopper")], name
+    for name in cal.CALIBRATIONS:
+        assert moe_layer_us(cal.CALIBRATIONS[name], "triton") == MOE_LAYER_US[("triton", "ampere")], name
+    for name in ("b200", "b300"):
+        assert moe_layer_us(cal.CALIBRATIONS[name], "trtllm") == MOE_LAYER_US[("trtllm", "blackwell")]
     assert not cal.CALIBRATIONS["b200"].measured   # its efficiencies are still Hopper's, assumed
 
 
-def test_dropping_the_moe_layer_cost_misses_the_steps_it_was_fitted_on(monkeypatch):
-    """With the term the fitted rows come within 5%; without it the H200 steps fall to about half and the B200
-    steps to about four fifths (the gap this term prices)."""
+def test_dropping_the_moe_layer_cost_misses_the_steps_it_was_fitted_on():
+    """With the term the fitted rows come within 5%; without it TensorRT-LLM's H200 steps fall to about half and its
+    B200 steps to about four fifths, vLLM's A100 steps below nine tenths (the gap each stack's term prices); and
+    TensorRT-LLM's Hopper cost on vLLM's rows makes them over 1.6 times too long."""
+    from lab.serving_validation import moe_kernels_of
+
     for m in cal.MOE_STEP_MEASUREMENTS:
+        stack = moe_kernels_of(m)
         assert abs(step_measurement_ms(m) / m.ms - 1) <= 0.05
-        dropped = step_measurement_ms(m, cal.CALIBRATIONS[m.gpu]._replace(moeLayerUs=0.0)) / m.ms
-        assert dropped < (0.6 if m.gpu == "h200" else 0.85), m
+        dropped = step_measurement_ms(m, with_moe_layer_us(cal.CALIBRATIONS[m.gpu], stack, 0.0)) / m.ms
+        assert dropped < {"h200": 0.6, "b200": 0.85, "a100-80g": 0.92}[m.gpu], m
+        if stack == "triton":
+            assert step_measurement_ms(m, with_moe_layer_us(cal.CALIBRATIONS[m.gpu], stack, 182.3)) / m.ms > 1.6
 
 
 def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
     """docs/READING.md quotes every MoE step's ratio, model over measured, fitted and held out; a change to the model
-    that moves them must move the text too. The held-out ones were looked at once, after the fit."""
+    that moves them must move the text too. The held-out ones were looked at once, after each fit."""
     from pathlib import Path
 
     from lab.serving_validation import moe_steps
@@ -161,15 +218,16 @@ def test_what_docs_reading_says_of_the_moe_steps_is_what_the_model_gives():
         ("fitted", "h200", "deepseek-v3", 1, 1900, 1.02), ("fitted", "h200", "deepseek-v3", 1, 8492, 0.97),
         ("fitted", "h200", "deepseek-v3", 8, 1900, 1.0), ("fitted", "b200", "deepseek-v3", 1, 1900, 1.02),
         ("fitted", "b200", "deepseek-v3", 1, 8492, 0.98),
-        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.64), ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.11),
-        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 2.74), ("held out", "h200", "deepseek-v3", 1, 256, 0.43), ("held out", "h200", "deepseek-v3", 8, 256, 0.47),
-        ("held out", "h200", "deepseek-v3", 32, 256, 0.65), ("held out", "b200", "deepseek-v3", 1, 2048, 0.77),
-        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.82), ("held out", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.77),
-        ("held out", "a100-80g", "qwen3-30b-a3b", 1, 8256, 1.69)]
+        ("fitted", "a100-80g", "qwen3-30b-a3b", 1, 192, 1.03), ("fitted", "a100-80g", "qwen3-30b-a3b", 1, 2112, 1.0),
+        ("fitted", "a100-80g", "qwen3-30b-a3b", 1, 8256, 0.97),
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.15), ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.32),
+        ("held out", "a100-80g", "mixtral-8x7b", 1, 105, 1.58), ("held out", "h200", "deepseek-v3", 1, 256, 0.15),
+        ("held out", "h200", "deepseek-v3", 8, 256, 0.23), ("held out", "h200", "deepseek-v3", 32, 256, 0.43),
+        ("held out", "b200", "deepseek-v3", 1, 2048, 0.77)]
     text = " ".join(Path("docs/READING.md").read_text().split())
-    assert "182.3 us" in text and "71.1 us" in text
-    assert "0.43, 0.47 and 0.65" in text and "0.77" in text and "1.82, 1.77 and 1.69" in text
-    assert "1.64, 2.11 and 2.74" in text
+    assert "182.3 us" in text and "71.1 us" in text and "23.8 us" in text
+    assert "1.03, 1.00 and 0.97" in text and "0.15, 0.23 and 0.43" in text and "1.15, 1.32 and 1.58" in text
+    assert "0.89 and 0.77" in text
 
 
 def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_end():

@@ -352,35 +352,38 @@ def test_engines_move_the_crossover_the_way_their_code_says():
 
 
 @pytest.mark.parametrize("engine, change, fragment", [
-    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'serial output']"),          # V1 charged V0's output processing
-    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['first draft step over the verified tokens', 'per-token output']"),        # ... or its detokenization
-    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['first draft step over the verified tokens', 'speculation bookkeeping']"),  # ... or its bookkeeping
-    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['first draft step over the verified tokens', 'synchronous host work']"),  # today's V1 run synchronously
-    ("vllm-v1", {"firstDraftOverVerified": False}, "vllm-v1 pays []"),             # its first draft step over one token
+    ("vllm-v1", {"serialOutput": True}, "vllm-v1 pays ['MoE kernels (triton)', 'first draft step over the verified tokens', 'serial output']"),          # V1 charged V0's output processing
+    ("vllm-v1", {"tokenOutput": True}, "vllm-v1 pays ['MoE kernels (triton)', 'first draft step over the verified tokens', 'per-token output']"),        # ... or its detokenization
+    ("vllm-v1", {"specCycleMs": 1.3}, "vllm-v1 pays ['MoE kernels (triton)', 'first draft step over the verified tokens', 'speculation bookkeeping']"),  # ... or its bookkeeping
+    ("vllm-v1", {"stepHostMs": 1.2}, "vllm-v1 pays ['MoE kernels (triton)', 'first draft step over the verified tokens', 'synchronous host work']"),  # today's V1 run synchronously
+    ("vllm-v1", {"firstDraftOverVerified": False}, "vllm-v1 pays ['MoE kernels (triton)']"),             # its first draft step over one token
     ("vllm-v0", {"firstDraftOverVerified": True}, "vllm-v0 pays"),                  # V0 charged V1's first draft step
-    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays ['first draft step over the verified tokens']"),  # 0.10.1 given async scheduling
+    ("vllm-v1-0.10", {"stepHostMs": 0.0}, "vllm-v1-0.10 pays ['MoE kernels (triton)', 'first draft step over the verified tokens']"),  # 0.10.1 given async scheduling
     ("vllm-v0", {"expandedVerify": False}, "vllm-v0 pays"),                          # V0 without batch expansion
     ("vllm-v0", {"serialOutput": False}, "vllm-v0 pays"),                            # V0 with its overlap kept on
     ("sglang", {"serialOutput": True}, "'first draft token from the extend pass', 'serial output']"),  # overlap off
-    ("sglang", {"draftExtend": False}, "sglang pays []"),                            # the extend pass forgotten
+    ("sglang", {"draftExtend": False}, "sglang pays ['MoE kernels (triton)']"),                            # the extend pass forgotten
     ("sglang-no-overlap", {"eagerExtend": True}, "sglang-no-overlap pays"),          # the captured extend run eagerly
     ("sglang-eager-extend", {"eagerExtend": False}, "sglang-eager-extend pays"),     # the eager extend captured
-    ("sglang", {"eagerExtendGpus": ()}, "sglang pays ['draft extend', 'first draft"),  # fa3's extend captured on Hopper
-    ("sglang", {"eagerExtend": True}, "sglang pays ['draft extend', 'eager extend', 'first"),  # ... or eager everywhere
-    ("sglang", {"firstDraftFromExtend": False}, "sglang pays ['draft extend', 'eager extend on Hopper (fa3)']"),  # k steps
-    ("sglang-no-overlap", {"firstDraftFromExtend": False}, "sglang-no-overlap pays ['draft extend', 'serial output']"),
+    ("sglang", {"eagerExtendGpus": ()}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'first draft"),  # fa3's extend captured on Hopper
+    ("sglang", {"eagerExtend": True}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'eager extend', 'first"),  # ... or eager everywhere
+    ("sglang", {"firstDraftFromExtend": False}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'eager extend on Hopper (fa3)']"),  # k steps
+    ("sglang-no-overlap", {"firstDraftFromExtend": False}, "sglang-no-overlap pays ['MoE kernels (triton)', 'draft extend', 'serial output']"),
     ("sglang-no-overlap", {"eagerExtendGpus": ("h100-sxm",)}, "sglang-no-overlap pays"),  # V1's captured fa3 graph lost
     ("sglang", {"ngramRequestOps": 0}, "sglang pays for n-gram and multi-GPU drafts"),   # the mask copy a request forgotten
     ("sglang", {"ngramRequestOps": 4}, "'n-gram mask ops a request (4)'"),           # ... or the V1 worker's four charged
     ("sglang-no-overlap", {"ngramRequestOps": 1}, "'n-gram mask ops a request (1)'"),  # the V1 worker given today's one
     ("trtllm", {"draftInVerifyGraph": False}, "trtllm pays"),                        # its MTP head launched outside the verify graph
-    ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['draft steps in the verify graph'"),  # V1 given the one-model graph
+    ("vllm-v1", {"draftInVerifyGraph": True}, "vllm-v1 pays ['MoE kernels (triton)', 'draft steps in the verify graph'"),  # V1 given the one-model graph
     ("trtllm", {"mtpFusionWhole": ()}, "trtllm pays for n-gram and multi-GPU drafts ['MTP logits"),  # PR 5689's split fusion
     ("vllm-v1", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b")},
      "fusion read whole (qwen3-next-80b-a3b)'"),                                   # V1 given SGLang's unsplit Qwen3-Next fc
     ("sglang", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5")}, "sglang pays for n-gram and multi-GPU drafts"),  # ... SGLang V1's split one
     ("vllm-v1-0.10", {"mtpFusionWhole": ("deepseek-v3",)}, "vllm-v1-0.10 pays for n-gram and multi-GPU drafts"),  # GLM's eh_proj split
     ("sglang-no-overlap", {"mtpFusionWhole": ("deepseek-v3", "glm-4.5")}, "sglang-no-overlap pays for n-gram"),  # charged unread code
+    ("vllm-v1", {"moeKernels": "trtllm"}, "vllm-v1 pays ['MoE kernels (trtllm)'"),   # vLLM charged TensorRT-LLM's MoE kernels
+    ("sglang", {"moeKernels": "trtllm"}, "sglang pays ['MoE kernels (trtllm)'"),     # ... or SGLang
+    ("trtllm", {"moeKernels": "triton"}, "trtllm pays ['MoE kernels (triton)'"),     # TensorRT-LLM charged the Triton kernels
 ])
 def test_engine_costs_catch_each_switch_flipped(monkeypatch, engine, change, fragment):
     from lab import serving_calibration

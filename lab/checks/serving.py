@@ -426,8 +426,9 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     fixed += host if role in ("target", "verify") else 0.0
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0
     fixed += shape.layers * cal.layerMs
-    # a mixture of experts' own kernels, once per MoE layer (serving_calibration.MOE_LAYER_US); none for a dense layer
-    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * cal.moeLayerUs / 1000
+    # a mixture of experts' own kernels, once per MoE layer, at the engine's kernel stack's cost on this GPU family
+    # (serving_moe.MOE_LAYER_US through the calibration's (stack, us) pairs); none for a dense layer
+    fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * dict(cal.moeLayerUs).get(engine.moeKernels, 0.0) / 1000
     comm = 0.0
     if g > 1:
         # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
@@ -482,7 +483,7 @@ def engines_differ_where_they_run(out):
     """Engines differ only where lab.serving_calibration.ENGINES says they run differently: every
     engine's draft step is the by-hand draft pass (vLLM V0's draft model on several GPUs a host-prepared
     step), or for n-gram lookup the engine's proposal per proposed token; the plain steps of engines with the
-    same host time per step are the same floats (the plain step the by-hand one, with a synchronous engine's
+    same host time per step and the same MoE kernels (a mixture of experts' cost a layer, lab.serving_moe) are the same floats (the plain step the by-hand one, with a synchronous engine's
     host time, and vLLM V1's verify step with n-gram drafts pays it too); vLLM V0's
     verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
@@ -509,7 +510,7 @@ def engines_differ_where_they_run(out):
                 settings = base.with_(engine=name)
                 costs = serving_calibration.ENGINES[name]
                 plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
-                same_host = plain_by_host.setdefault(costs.stepHostMs, r.plainStepMs)
+                same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
                 shape = serving.draft_shape(settings)
                 # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
                 # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)

@@ -10,15 +10,18 @@ __all__ = ["ENGINE_COSTS_AS_READ", "OTHER_DRAFT_COSTS_AS_READ", "engine_costs_as
 
 # Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
 # the 'costs' of each, name the places): written out here a second time so that a changed switch fails a check.
+# Each also pays a MoE layer's fixed cost at its own MoE kernels' price (lab.serving_moe; Engine.moeKernels, read in
+# each engine's code): vLLM and SGLang run the Triton fused_moe kernels, TensorRT-LLM its own.
+_TRITON, _TRTLLM = frozenset({"MoE kernels (triton)"}), frozenset({"MoE kernels (trtllm)"})
 ENGINE_COSTS_AS_READ = {
-    "vllm-v1": frozenset({"first draft step over the verified tokens"}),
-    "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}),
-    "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}),
-    "sglang": frozenset({"draft extend", "first draft token from the extend pass", "eager extend on Hopper (fa3)"}),
-    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output"}),
+    "vllm-v1": frozenset({"first draft step over the verified tokens"}) | _TRITON,
+    "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}) | _TRITON,
+    "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}) | _TRITON,
+    "sglang": frozenset({"draft extend", "first draft token from the extend pass", "eager extend on Hopper (fa3)"}) | _TRITON,
+    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output"}) | _TRITON,
     "sglang-eager-extend": frozenset({"draft extend", "first draft token from the extend pass", "eager extend",
-                                      "serial output"}),
-    "trtllm": frozenset({"draft steps in the verify graph"}),
+                                      "serial output"}) | _TRITON,
+    "trtllm": frozenset({"draft steps in the verify graph"}) | _TRTLLM,
 }
 # The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
 # engines' ngramProposer, ngramStepHostMs and hostDraftStepsAboveTp1), read off the model's numbers by
@@ -98,7 +101,20 @@ def _costs_paid(name):
     # a draft step without a launch and sampling of its own (draftPassMs): the head runs in the verify pass's CUDA graph
     if serving.step_breakdown(head, s, 32, 1, 1024, "draft")["fixed"] < cal.draftPassMs + head.layers * cal.layerMs - 1e-9:
         paid.add("draft steps in the verify graph")
-    return paid
+    return paid | _moe_kernels_paid(s)
+
+
+def _moe_kernels_paid(s):
+    """Which MoE kernel stack's price a plain step pays per MoE layer, read off the model's numbers on one H100:
+    Qwen3-30B-A3B's fixed cost beyond Llama-3-8B's (the same engine's host work in both) less its 16 more layers' own
+    fixed cost, over its 48 MoE layers, against each stack's value in the GPU's calibration (lab.serving_moe)."""
+    from ..serving_calibration import CALIBRATIONS
+
+    cal, moe, dense = CALIBRATIONS[s.gpu], serving.TARGETS["qwen3-30b-a3b"], serving.TARGETS["llama-3-8b"]
+    fixed = [serving.step_breakdown(shape, s.with_(target=name, precision="bf16"), 1, 1, 1024)["fixed"]
+             for name, shape in (("qwen3-30b-a3b", moe), ("llama-3-8b", dense))]
+    per_layer = (fixed[0] - fixed[1] - (moe.layers - dense.layers) * cal.layerMs) * 1000 / serving.moe_layers(moe)
+    return {f"MoE kernels ({stack})" for stack, us in cal.moeLayerUs if abs(us - per_layer) < 1e-6}
 
 
 def _other_drafts_paid(name):
@@ -186,7 +202,9 @@ def engine_costs_as_read(out):
     charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
     fails here, and so does TensorRT-LLM's MTP head charged a draft pass's own launch outside its verify graph; so do its
     n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
-    price or V0's host-prepared draft steps fails. Every engine is named in the table and the table names no other."""
+    price or V0's host-prepared draft steps fails; and so does an engine charged another's MoE kernels (vLLM or SGLang
+    TensorRT-LLM's cost a MoE layer, or TensorRT-LLM the Triton kernels'). Every engine is named in the table and the
+    table names no other."""
     if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
         out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
     for name in serving_calibration.ENGINES:

@@ -592,27 +592,51 @@ def _validation_context() -> dict:
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
                              for row in serving_validation.held_out_steps()],
-            "moePlain": _moe_plain_steps(),
+            "moePlain": _moe_plain_steps(), "moeHeld": _moe_held_out(),
             "expansion": _expansion_example(), "eagle3Cycle": _eagle3_cycle()}
 
 
 def _moe_plain_steps() -> dict | None:
     """The validation sources' plain steps of a mixture of experts (:func:`lab.serving_validation.held_out_steps`, the
     rows whose target has experts): what they measured, what the model computes, how many times longer, and how much
-    of the model's step is its MoE layers' fixed cost (``moe_layers x moeLayerUs``, fitted on TensorRT-LLM's
-    DeepSeek-R1 alone: :data:`lab.serving_calibration.MOE_LAYER_US`). None when no such row exists."""
+    of the model's step is its MoE layers' fixed cost (``moe_layers x`` the row's engine's MoE kernel stack's cost on
+    its GPU: :data:`lab.serving_moe.MOE_LAYER_US`, :func:`lab.serving_moe.moe_layer_us`). None when no such row exists."""
     from .. import serving_calibration, serving_validation
+    from ..serving_moe import moe_layer_us, with_moe_layer_us
     from ..serving_presets import moe_layers
 
     rows = [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
     if not rows:
         return None
-    fixed = [moe_layers(serving.TARGETS[row["target"]]) * serving_calibration.CALIBRATIONS[row["gpu"]].moeLayerUs / 1000
+    steps = [serving_calibration.StepMeasurement(**{k: row[k] for k in serving_calibration.StepMeasurement._fields})
              for row in rows]
+    cals = [serving_calibration.CALIBRATIONS[m.gpu] for m in steps]
+    fixed = [moe_layers(serving.TARGETS[m.target]) * moe_layer_us(cal, serving_validation.moe_kernels_of(m)) / 1000
+             for m, cal in zip(steps, cals)]
+    # the same steps with TensorRT-LLM's cost a MoE layer on the row's own stack, as every engine was charged before
+    trt = [serving_validation.step_measurement_ms(m, with_moe_layer_us(cal, serving_validation.moe_kernels_of(m),
+                                                                      moe_layer_us(cal, "trtllm"))) / m.ms
+           for m, cal in zip(steps, cals)]
     return {"target": serving.TARGETS[rows[0]["target"]].label.split(" (")[0],
             "measured": " and ".join(_f(row["ms"]) for row in rows), "model": " and ".join(_f(row["model"]) for row in rows),
             "times": f"{_f(min(row['ratio'] for row in rows), 1)} to {_f(max(row['ratio'] for row in rows), 1)}",
-            "moeMs": _f(median(fixed), 1)}
+            "direction": ("too long" if min(row["ratio"] for row in rows) > 1 else
+                          "too short" if max(row["ratio"] for row in rows) < 1 else "off either way"),
+            "moeMs": _f(median(fixed), 1), "trtTimes": f"{_f(min(trt), 1)} to {_f(max(trt), 1)}"}
+
+
+def _moe_held_out() -> dict:
+    """Every plain step of a mixture of experts held out of the MoE fits (:func:`lab.serving_validation.moe_steps`'
+    held-out rows and the validation sources' own, :func:`lab.serving_validation.held_out_steps`, whose target has
+    experts): how many sources (``source_key``), as a word, and the lowest and highest ratio, model over measured."""
+    from .. import serving_validation
+
+    rows = [row for row in serving_validation.moe_steps() if row["role"] == "held out"]
+    rows += [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
+    sources = len({serving_validation.source_key(row["source"]) for row in rows})
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    return {"sources": words.get(sources, str(sources)), "lowest": _f(min(row["ratio"] for row in rows), 2),
+            "highest": _f(max(row["ratio"] for row in rows), 2)}
 
 
 def _validation_by_target(rows) -> dict:
