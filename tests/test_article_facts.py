@@ -382,8 +382,8 @@ def test_the_two_error_statistics_are_told_apart(page):
     mine = round(100 * first["medianAbsError"])
     assert f"the model is off by {mine}% (the median of each row's distance from its measurement" in text
     assert (f"has {batched['points']} rows at batch {batched['batches'][0]} to {batched['batches'][-1]}, off by "
-            f"{round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above, in two "
-            "families told apart") in text
+            f"{round(100 * batched['medianAbsError'])}%, {batched['above']} of {batched['points']} above: "
+            "DeepSeek-V3's multi-token prediction") in text
     assert ("(a signed statistic, unlike the engines' median errors above, which ignore the direction; pooled over "
             f"every row that error is {error}%)") in text
 
@@ -656,12 +656,12 @@ def test_the_validation_prose_describes_the_engines_it_indexes(page):
     targets = widget_validation()["targets"]
     m, q = targets["sglang-no-overlap/deepseek-v3"], targets["sglang-no-overlap/qwen3-30b-a3b"]
     text = text_of(page)
-    assert (f"On its multi-token prediction for DeepSeek-V3 on H200s in July 2025 (batch {m['batchRange']}, eight "
-            "GPUs a node") in text
-    assert (f"On Qwen3-30B-A3B drafted by EAGLE-3 heads on two and four H100s in December 2025 ({q['points']} rows at "
-            f"batch {q['batchRange']}") in text
-    assert (f"the runs were slower with speculation than without in {q['slower']} of {q['points']}, where the model "
-            f"predicts {q['lowest']}× to {q['highest']}×: it is off by {q['medianError']}%") in text
+    assert (f"DeepSeek-V3's multi-token prediction on eight H200s in July 2025 (batch {m['batchRange']}), off by "
+            f"{m['medianError']}%") in text
+    assert (f"Qwen3-30B-A3B drafted by EAGLE-3 heads on two and four H100s in December 2025 ({q['points']} rows at "
+            f"batch {q['batchRange']}), slower with speculation than without in {q['slower']} of {q['points']} where the "
+            f"model predicts {q['lowest']}× to {q['highest']}×, off by {q['medianError']}%") in text
+    assert "eight GPUs a node as tensor parallel, where the blog ran data-parallel attention" in text  # in the fold
     assert "where the model predicts gains of" not in text   # since the MoE cost by kernel stack, not all are gains
     assert {(row.target, row.gpu, row.gpus, row.lookahead) for row in today} == {("qwen3.8-27b", "b200", 1, 2)}
     assert "Today's vLLM V1 has" in text_of(page) and "on one B200: Qwen3.8-27B" in text_of(page)
