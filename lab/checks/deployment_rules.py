@@ -1,6 +1,6 @@
 """The rules of the production schedule and of the acceptance curve, each written out again here and held to the
-model's numbers: checks added after a mutation sweep (tools/mutation_sweep.py, docs/CHECKS.md "The mutation sweep")
-found planted mistakes there that no check caught. They ride in the deployment family of the instruments suite
+model's numbers: checks added where a mutation sweep (tools/mutation_sweep.py, docs/CHECKS.md "The mutation sweep")
+found planted mistakes that no check caught. They ride in the deployment family of the instruments suite
 (:data:`lab.checks.deployment.CHECKS` appends :data:`RULE_CHECKS` last); apart from it for size.
 """
 
@@ -57,7 +57,8 @@ def schedule_keeps_k_within_tolerance(out):
         out.fail("no case holds a k within the tolerance, so this check tests nothing")
 
 
-# The panel's default and a 70B at 32k context on four H100s, where memory stops the batch near a dozen sequences.
+# The panel's default, a 70B at 32k context on four H100s (memory stops the batch near a dozen sequences) and an 8B
+# with a 1B draft model at 128k context on one A100 (a draft's weights and caches count too).
 FIT_CASES = (deployment.DEFAULT_DEPLOYMENT,
              deployment.Deployment(target="llama-3-70b", draft=serving.EAGLE, gpu="h100-sxm", gpus=4, batch=8,
                                    context=32768),
