@@ -199,7 +199,7 @@ def copy_ceiling_only_for_copying(out):
     of each curve's highest conditional rate at a position from 2 on that at least PLATEAU_GAIN of the calls reach,
     computed here from the library's lengths (position i's conditional rate (L_i - L_{i-1}) / (L_{i-1} - L_{i-2}),
     reached by the calls whose first i - 1 drafts survive, L_{i-1} - L_{i-2})."""
-    from statistics import median
+    from ..stats import median
 
     names = list(acceptance.CURVES)
     for family in acceptance.FAMILY_NAMES:
