@@ -853,3 +853,8 @@ CHECKS = CHECKS + ACCEPTANCE_CHECKS
 from .deployment_seed import SEED_CHECKS  # noqa: E402  (after the family's own checks: the suite's order)
 
 CHECKS = CHECKS + SEED_CHECKS
+
+# --- the schedule's and the curve's rules, added after the mutation sweep: lab.checks.deployment_rules, apart for size ---
+from .deployment_rules import RULE_CHECKS  # noqa: E402  (last: the suite's names and order before them are as they were)
+
+CHECKS = CHECKS + RULE_CHECKS

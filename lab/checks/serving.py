@@ -14,7 +14,7 @@ from ..audit import GRID
 from ..jsformat import to_fixed
 from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
 from ..ledger import leviathan_speedup
-from .serving_engines import engine_costs_as_read
+from .serving_engines import engine_costs_as_read, sglang_eagle3_cycle_adds_up
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
 
@@ -971,4 +971,5 @@ def readouts_match_model(out):
         return out.fail(failure)
 
 
-CHECKS = (*CHECKS, ("serving-readouts-match-model", readouts_match_model))
+CHECKS = (*CHECKS, ("serving-readouts-match-model", readouts_match_model),
+          ("serving-sglang-eagle3-cycle-adds-up", sglang_eagle3_cycle_adds_up))

@@ -5,7 +5,7 @@ under the thousand lines a lab module may have; the family's CHECKS name it ther
 
 from .. import serving, serving_calibration
 
-__all__ = ["ENGINE_COSTS_AS_READ", "OTHER_DRAFT_COSTS_AS_READ", "engine_costs_as_read"]
+__all__ = ["ENGINE_COSTS_AS_READ", "OTHER_DRAFT_COSTS_AS_READ", "engine_costs_as_read", "sglang_eagle3_cycle_adds_up"]
 
 
 # Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
@@ -36,13 +36,16 @@ ENGINE_COSTS_AS_READ = {
 # MTP module of a MoE checkpoint runs as the MoE layer it is and gathers its logits each draft step on several GPUs
 # (lab.serving_mtp.LOGITS_GATHER); the engines differ in which models' MTP fusion they read whole on every GPU
 # (Engine.mtpFusionWhole, each read in that version's model file): vLLM splits Qwen3-Next's, SGLang does not, and an
-# engine version whose code for a model was not read is charged nothing for it.
+# engine version whose code for a model was not read is charged nothing for it. vLLM V1 0.10 launches its state updates
+# between two EAGLE steps as eager ops (eagle.py's propose: 11 a step after the first, one of which a fused kernel also
+# needs: 10 beyond it), fused into one kernel since (today's V1): read off the model as the ops one more draft adds.
 _MTP_EVERYWHERE = frozenset({"MTP module's MoE kernels", "MTP logits gathered", "MTP fusion read whole (deepseek-v3)"})
 OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v1": frozenset({"n-gram scans the context", "synchronous with n-gram drafts",
                           "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
     "vllm-v1-0.10": frozenset({"n-gram scans the context", "n-gram call a request", "EAGLE-3 eager ops",
-                               "EAGLE proposal beyond its ops", "MTP fusion read whole (glm-4.5)"}) | _MTP_EVERYWHERE,
+                               "EAGLE proposal beyond its ops", "MTP fusion read whole (glm-4.5)",
+                               "host ops between draft steps (10)"}) | _MTP_EVERYWHERE,
     "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}) | _MTP_EVERYWHERE,
     "sglang": frozenset({"n-gram call a request", "n-gram mask ops a request (1)", "MTP fusion read whole (glm-4.5)",
                          "MTP fusion read whole (qwen3-next-80b-a3b)"}) | _MTP_EVERYWHERE,
@@ -122,14 +125,26 @@ def _other_drafts_paid(name):
     setting of :func:`_costs_paid`)."""
     s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
                                        acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    return _ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s) | _mtp_module_costs_paid(s)
+    return (_ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s) | _mtp_module_costs_paid(s)
+            | _inter_step_costs_paid(s))
+
+
+def _inter_step_costs_paid(s):
+    """Host ops between two chained draft steps, read off the model's numbers: at batch one (where a step reads its
+    weights whatever its tokens) what one more draft adds to an EAGLE head's draft beyond its one-token steps
+    (serving.draft_extend_ms from k = 3 to 4), in eager ops (EAGER_OP_US each), where it is at least one."""
+    s = s.with_(batch=1)
+    grown = serving.draft_extend_ms(s.with_(lookahead=4), 1, 1024) - serving.draft_extend_ms(s.with_(lookahead=3), 1, 1024)
+    ops = round(grown * 1000 / serving_calibration.EAGER_OP_US)
+    return {f"host ops between draft steps ({ops})"} if ops >= 1 else set()
 
 
 def _mtp_module_costs_paid(s):
     """An MTP module's own costs, read off the model's numbers at batch one on B200: DeepSeek-V3's head's draft step
     on one GPU has a fixed cost beyond its layer's (and the draft pass's own, where it pays one): a MoE layer's
     kernels; on eight GPUs its all-reduce carries the gathered logits beside its layer's all-reduces; and, for each
-    checkpoint with an MTP module, a fusion read whole on each GPU shows as more weights than an eighth of one GPU's."""
+    checkpoint with an MTP module, a fusion read whole on each GPU shows as more weights than an eighth of one GPU's:
+    exactly the 7/8 of its 2 h^2 weights beyond each GPU's share (else it is named mispriced)."""
     from ..serving_calibration import CALIBRATIONS
 
     s = s.with_(target="deepseek-v3", gpu="b200", precision="fp4", batch=1)
@@ -144,8 +159,13 @@ def _mtp_module_costs_paid(s):
         paid.add("MTP logits gathered")
     for target in _MTP_TARGETS:
         t = s.with_(target=target)
-        if 8 * step(t, 8)["weights"] - step(t, 1)["weights"] > 1e-9:
-            paid.add(f"MTP fusion read whole ({target})")
+        beyond = 8 * step(t, 8)["weights"] - step(t, 1)["weights"]   # ms, memory-bound at batch one
+        if beyond > 1e-9:
+            # read whole on each of 8 GPUs: 7/8 of the 2 h^2 fusion beyond each GPU's share, 7 fusions in all
+            fusion = 2 * serving.TARGETS[target].hidden ** 2 * serving.PRECISIONS[serving.pass_precision(t, "draft")].bytes
+            bandwidth = serving.GPUS[t.gpu].bandwidth * CALIBRATIONS[t.gpu].memEfficiency / 1000   # bytes a ms, one GPU
+            whole = abs(beyond * bandwidth / (7 * fusion) - 1) < 1e-6
+            paid.add(f"MTP fusion read whole ({target})" if whole else f"MTP fusion mispriced ({target})")
     return paid
 
 
@@ -202,9 +222,10 @@ def engine_costs_as_read(out):
     charged V0's serial output processing, or SGLang today charged the overlap it no longer turns off,
     fails here, and so does TensorRT-LLM's MTP head charged a draft pass's own launch outside its verify graph; so do its
     n-gram and multi-GPU draft costs (OTHER_DRAFT_COSTS_AS_READ): V1 charged V0's n-gram
-    price or V0's host-prepared draft steps fails; and so does an engine charged another's MoE kernels (vLLM or SGLang
-    TensorRT-LLM's cost a MoE layer, or TensorRT-LLM the Triton kernels'). Every engine is named in the table and the
-    table names no other."""
+    price or V0's host-prepared draft steps fails, and so do V1 0.10's eager ops between draft steps miscounted or fused
+    and an MTP fusion read whole charged other than 7/8 of its weights beyond each GPU's share; and so does an engine
+    charged another's MoE kernels (vLLM or SGLang TensorRT-LLM's cost a MoE layer, or TensorRT-LLM the Triton
+    kernels'). Every engine is named in the table and the table names no other."""
     if set(ENGINE_COSTS_AS_READ) != set(serving_calibration.ENGINES):
         out.fail(f"engines {sorted(serving_calibration.ENGINES)} against the table {sorted(ENGINE_COSTS_AS_READ)}")
     for name in serving_calibration.ENGINES:
@@ -215,3 +236,27 @@ def engine_costs_as_read(out):
         paid, expected = _other_drafts_paid(name), OTHER_DRAFT_COSTS_AS_READ.get(name, frozenset())
         if paid != expected:
             out.fail(f"{name} pays for n-gram and multi-GPU drafts {sorted(paid)}, read in its code: {sorted(expected)}")
+
+
+def sglang_eagle3_cycle_adds_up(out):
+    """SGLang's cycle with an EAGLE-3 head drafts as its code runs it (lab.serving_step._eagle3_fc_ms names the
+    places): one extend pass of the head over the k + 1 verified tokens, fc included (its logits give the first
+    draft token), then k - 1 one-token draft steps without the fc (they take the draft's own h-wide state). Rebuilt
+    here from the step model's passes, the head without its fc being the head with 3 h^2 fewer weights, and held to
+    the model's draft share of a cycle (k one-token steps plus serving.draft_extend_ms), on an A100 (the extend pass
+    captured) at batch 1 and 64, k = 2 to 4."""
+    base = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE3, gpus=1, gpu="a100-80g",
+                                          context=1024, stepModel=serving.MEASURED, engine="sglang", acceptance=70)
+    head = serving.draft_shape(base)
+    without_fc = head._replace(name=head.name + "-without-fc", params=head.params - 3 * serving.TARGETS[base.target].hidden ** 2)
+    for k in (2, 3, 4):
+        for batch in (1, 64):
+            out.visited += 1
+            s = base.with_(lookahead=k, batch=batch)
+            model = k * serving.draft_step_ms(s, batch, s.context) + serving.draft_extend_ms(s, batch, s.context)
+            rebuilt = (serving.step_time_ms(head, s, batch, k + 1, s.context, "draft")
+                       + (k - 1) * serving.step_time_ms(without_fc, s, batch, 1, s.context, "draft"))
+            if abs(model - rebuilt) > 1e-9 * rebuilt:
+                out.fail(f"k = {k}, batch {batch}: the model drafts in {model:.6f} ms, an extend pass and k - 1 steps "
+                         f"without the fc take {rebuilt:.6f} ms")
+                return

@@ -1,0 +1,328 @@
+"""A mutation sweep of the instruments suite (CPython only, standard library; not part of lab/).
+
+Each mutation below is one mistake a maintainer could make in the newest model code (an engine's flag flipped,
+a cost term dropped, conditional rates where unconditional are meant, an off-by-one in a curve's positions, a
+strict comparison made loose): the tool copies the repository's ``lab/`` into a temporary directory, applies
+ONE mutation there (the original snippet must occur exactly once in its file, so a snippet the code no longer
+holds is refused by name instead of silently testing nothing), runs ``python -m lab audit --suite instruments``
+on that copy in a subprocess and records whether the suite failed (the mutant is killed) or passed (it
+survived). The repository's own ``lab/`` is never touched.
+
+    python tools/mutation_sweep.py                  # every mutation, one suite run each (~10 s a run)
+    python tools/mutation_sweep.py --only NAME ...  # some of them (tests/test_mutation_sweep.py)
+    python tools/mutation_sweep.py --list           # the names, files and reasons, nothing run
+    python tools/mutation_sweep.py --check          # every snippet found exactly once, nothing run
+
+Exit status: 0 when every mutation run was killed or is listed as benign (an equivalent mutant, with its reason),
+1 when another survived, 2 for a refused snippet or bad arguments. docs/CHECKS.md ("The mutation sweep") says what the full run found and when.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parent.parent
+COUNTER = re.compile(r"^(\d+)/(\d+) instrument checks passed$", re.M)
+FAILED = re.compile(r"^FAIL  (\S+)", re.M)
+RUN_TIMEOUT_S = 600
+
+
+class Mutation(NamedTuple):
+    name: str       # short and unique: what --only takes
+    file: str       # relative to lab/
+    original: str   # must occur exactly once in the file
+    replacement: str
+    why: str        # the mistake, as a maintainer would make it
+    benign: str = ""  # for an equivalent mutant (no number the lab shows can change): why; it is expected to survive
+
+
+M = Mutation
+MUTATIONS: tuple[Mutation, ...] = (
+    # --- lab/production.py: the best k by batch, the steady schedule, where it rises -------------------------------
+    M("k-by-batch-ties", "production.py", "            if value > best:\n                best_k, best = k, value\n"
+      "        result.append", "            if value >= best:\n                best_k, best = k, value\n        result.append",
+      "k_by_batch's strict '>' made '>=': the last of equal speedups wins, not the first (best_lookahead's rule)"),
+    M("steady-tolerance-sign", "production.py", "if value >= best * (1 - tolerance):", "if value >= best * (1 + tolerance):",
+      "steady_schedule's tolerance sign flipped: a kept k must beat the best by 2%, so no k is ever kept"),
+    M("steady-rise-or-equal", "production.py", "if steady and best_k > steady[-1][0]:", "if steady and best_k >= steady[-1][0]:",
+      "steady_schedule treats an unchanged k as a rise (and names a run it did not hold)"),
+    M("steady-shortfall-sign", "production.py", "shortfall = 1 - value / best", "shortfall = value / best - 1",
+      "the shortfall a held k gives up written the other way round (a negative share)"),
+    M("steady-holds-any-k", "production.py", "            kept = steady[-1][0]\n",
+      "            kept = steady[0][0]\n", "steady_schedule keeps batch 1's k instead of the k of the batch before"),
+    M("rises-off-by-one", "production.py", "low, (high, faster) = steady[batch - 2][0], steady[batch - 1]",
+      "low, (high, faster) = steady[batch - 1][0], steady[batch - 1]",
+      "schedule_rises compares a batch with itself (position index off by one): no rise is ever found"),
+    M("rises-experts-sign", "production.py", "target.experts and read > EXPERTS_REACHED * target.experts",
+      "target.experts and read < EXPERTS_REACHED * target.experts",
+      "schedule_rises' experts cause with its comparison reversed"),
+    M("rises-old-k-tokens", "production.py", "tokens = batch * serving.verify_tokens(settings.with_(lookahead=high))",
+      "tokens = batch * serving.verify_tokens(settings.with_(lookahead=low))",
+      "schedule_rises sizes the all-reduce message for the old k's verify pass, not the new k's"),
+    M("rises-allreduce-sign", "production.py", '("allreduce", message > start)', '("allreduce", message < start)',
+      "schedule_rises' all-reduce cause with its comparison reversed"),
+    M("schedule-limit-plus-one", "production.py", "int(serving.max_batch_in_memory(settings))))",
+      "int(serving.max_batch_in_memory(settings)) + 1))",
+      "the schedule runs one batch past the largest that fits in memory (the memory-fit test off by one)"),
+    # --- lab/acceptance.py: the curve and its rules -----------------------------------------------------------------
+    M("curve-second-rate-by-d", "acceptance.py", "out.append(min(self.ceiling, out[0] * c))",
+      "out.append(min(self.ceiling, out[0] * d))", "Curve.rates fills position 2 with the fall d instead of the drop c"),
+    M("curve-tail-uncapped", "acceptance.py", "            rate = min(self.ceiling, rate * d)\n",
+      "            rate = rate * d\n", "Curve.rates' filled-in tail loses the ceiling (a copying curve's rates pass 1)"),
+    M("curve-anchor-ignored", "acceptance.py",
+      "rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor",
+      "rate = out[-1]", "Curve.rates continues from the last measured rate even where an anchor is set"),
+    M("length-counts-one-more", "acceptance.py", "        survival *= rates[position]\n        total += survival\n    return 1 + total",
+      "        total += survival\n        survival *= rates[position]\n    return 1 + total",
+      "mean_acceptance_length adds the survival before position i's rate (an off-by-one in the positions)"),
+    M("conditional-is-unconditional", "acceptance.py", "out.append(min(1.0, a / before) if before > 0",
+      "out.append(min(1.0, a) if before > 0",
+      "conditional_from_unconditional returns the unconditional rates (no division by the position before)"),
+    M("from-unconditional-not-converted", "acceptance.py",
+      "from_conditional(conditional_from_unconditional(per_position), method)", "from_conditional(per_position, method)",
+      "from_unconditional takes vLLM's printed (unconditional) rates as conditional ones"),
+    M("conditional-measured-at-off", "acceptance.py", '"per-position", method, spread, len(rates), ceiling',
+      '"per-position", method, spread, len(rates) - 1, ceiling',
+      "from_conditional marks one position fewer as measured (off by one)"),
+    M("single-measured-at-off", "acceptance.py", 'point, "single", method, spread, at, ceiling',
+      'point, "single", method, spread, at + 1, ceiling', "from_single marks one position more as measured"),
+    M("two-lengths-unconditional", "acceptance.py", "r2 = min(1.0, (clean[2] - clean[1]) / r1) if r1 > 0 else 0.0",
+      "r2 = min(1.0, clean[2] - clean[1]) if r1 > 0 else 0.0",
+      "from_lengths at k = 1, 2 takes L(2) - L(1) (unconditional) as the conditional r_2"),
+    M("two-lengths-anchor-r2", "acceptance.py", "anchor=min(1.0, r1 * c)", "anchor=min(1.0, r2)",
+      "from_lengths at k = 1, 2 continues from the noisy measured r_2, not the weighted drop"),
+    M("tail-shape-unconditional", "acceptance.py", "return (rates[1] / rates[0], point[1]), spread",
+      "return (rates[1], point[1]), spread", "_tail_shape's drop c taken as r_2 instead of r_2 / r_1",
+      benign="equivalent: the drop c of a curve with two or more measured rates is never read (Curve.rates uses c "
+             "only to fill position 2 after a single measured rate, and Curve.interval takes c from the spread unless "
+             "an anchor is set, which from_conditional never sets)"),
+    M("copy-ceiling-every-family", "acceptance.py", "    if family not in COPYING:\n        return 1.0\n    names = list(names)",
+      "    if family is None:\n        return 1.0\n    names = list(names)",
+      "copy_ceiling applied to a model drafter (EAGLE, MTP, a draft model) too"),
+    M("copy-level-from-position-one", "acceptance.py", "if i >= 1 and share >= PLATEAU_GAIN]", "if share >= PLATEAU_GAIN]",
+      "_copy_level counts position 1's rate (the first draft is no copied run)"),
+    M("plateau-start-off-by-one", "acceptance.py", "return k - 1 if found is None else min(found, k - 1)",
+      "return k if found is None else min(found, k)", "plateau_start returns the first k below the gain, not the one before"),
+    M("plateau-cap-no-plus-one", "acceptance.py", "limit = max_k if plateau is None else min(max_k, plateau + 1)",
+      "limit = max_k if plateau is None else min(max_k, plateau)", "best_lookahead's cap without the plateau rule's +1"),
+    M("capped-or-equal", "acceptance.py", '"capped": unlimited > best_k', '"capped": unlimited >= best_k',
+      "best_lookahead says 'capped' when the cap did not bind"),
+    M("first-argmax-last", "acceptance.py", "        if value > best:\n            best_k, best = k, value\n    return best_k, best",
+      "        if value >= best:\n            best_k, best = k, value\n    return best_k, best",
+      "_first_argmax keeps the last of equal speedups (on a plateau, the deepest k)"),
+    M("token-curve-ignores-measured", "acceptance.py",
+      'measuredAt=len(rates) if measured_at is None else measured_at)', "measuredAt=len(rates))",
+      "token_curve drops the token's @m mark: every received position counts as measured"),
+    M("extended-rates-reach-one", "acceptance.py", "rates + [min(r, MAX_SENT_RATE) for r in", "rates + [r for r in",
+      "extended_rates lets a filled-in rate reach 1 (a policy's chain with no stationary law)"),
+    # --- lab/serving_calibration.py: one engine's flag flipped ------------------------------------------------------
+    M("v1-first-draft-one-token", "serving_calibration.py",
+      "asyncScheduling=True, firstDraftOverVerified=True, ngramProposer=\"vllm-batched\"",
+      "asyncScheduling=True, firstDraftOverVerified=False, ngramProposer=\"vllm-batched\"",
+      "vLLM V1's first draft step priced over one token a sequence, not over the verified tokens"),
+    M("v0-no-token-output", "serving_calibration.py", "specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=True",
+      "specCycleMs=SPEC_CYCLE_MS, serialOutput=True, tokenOutput=False", "vLLM V0 loses its per-token detokenization"),
+    M("v0-no-batch-expansion", "serving_calibration.py", '"vllm-v0", "vLLM V0 (≤0.7; drafts ≤0.10)", True, BATCH_EXPANSION_MS',
+      '"vllm-v0", "vLLM V0 (≤0.7; drafts ≤0.10)", False, BATCH_EXPANSION_MS', "vLLM V0 verifies without batch expansion"),
+    M("sglang-no-first-from-extend", "serving_calibration.py",
+      'ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=True',
+      'ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=False',
+      "today's SGLang runs k one-token draft steps beside its extend pass (firstDraftFromExtend off)"),
+    M("sglang-2025-overlap", "serving_calibration.py",
+      '        serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),\n'
+      '        ngramRequestOps=NGRAM_MASK_OPS["v1"]',
+      '        serialOutput=False, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),\n'
+      '        ngramRequestOps=NGRAM_MASK_OPS["v1"]', "SGLang 2025 (no overlap) charged no serial output processing"),
+    M("sglang-eager-captured", "serving_calibration.py", "serialOutput=True, eagerExtend=True",
+      "serialOutput=True, eagerExtend=False", "SGLang's eager-extend version loses its eager extend pass"),
+    M("trtllm-draft-outside-graph", "serving_calibration.py", "draftInVerifyGraph=True", "draftInVerifyGraph=False",
+      "TensorRT-LLM's MTP head pays a draft pass's launch outside its verify graph"),
+    M("v1-0.10-fused-steps", "serving_calibration.py", "interStepOps=V1_UNFUSED_STEP_OPS", "interStepOps=0",
+      "vLLM V1 0.10's unfused state updates between draft steps dropped"),
+    # --- lab/serving_step.py: a cost term dropped or misplaced ------------------------------------------------------
+    M("serial-output-every-step", "serving_step.py", 'serial_paid = role == "verify" and charged is not None',
+      'serial_paid = role != "draft" and charged is not None',
+      "serial output processing charged on a plain step too (plain decoding overlaps it)"),
+    M("host-draft-no-sequence-work", "serving_step.py", 'sequence = 0.0 if role == "draft" and not host_draft else',
+      'sequence = 0.0 if role == "draft" else', "a host-prepared draft step (vLLM V0 above TP 1) loses its per-sequence work"),
+    M("host-work-verify-only", "serving_step.py", '    if charged is not None and role != "draft":\n        fixed += charged.stepHostMs',
+      '    if charged is not None and role == "verify":\n        fixed += charged.stepHostMs',
+      "a synchronous engine's host work charged on the verify step only, not on a plain step"),
+    M("moe-kernels-every-layer", "serving_step.py", "fixed += moe_layers(shape) * cal.moeLayerUs / 1000",
+      "fixed += shape.layers * cal.moeLayerUs / 1000", "a MoE layer's kernels charged on the dense layers too"),
+    M("mla-cache-split", "serving_step.py", "kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)",
+      "kv_share = min(g, shape.kv_heads)", "a latent (MLA) cache split over the GPUs instead of replicated"),
+    M("mla-attention-flops", "serving_step.py", "2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)",
+      "2 * shape.layers * shape.heads * (shape.kv_lora + shape.rope_dim)",
+      "absorbed MLA's attention arithmetic counts the scores and forgets the values (the verify pass's compute)"),
+    M("moe-distinct-per-expert", "serving_presets.py",
+      "return step.experts * (1 - (1 - step.active_experts / step.experts) ** tokens)",
+      "return step.experts * (1 - (1 - 1 / step.experts) ** (tokens * step.active_experts))",
+      "the distinct experts counted as k independent single picks a token (with replacement), not k of E"),
+    M("expansion-reads-off-by-one", "serving_step.py", "return batch + step.kv_reread * (tokens - batch)",
+      "return batch + step.kv_reread * (tokens - 1)", "batch expansion's extra KV reads counted once a pass, not a sequence"),
+    M("reject-every-token", "serving_step.py", "step.draft_token_ms * (new_tokens - 1))", "step.draft_token_ms * new_tokens)",
+      "the rejection sampler charged for the bonus token too"),
+    M("sglang-k-steps-with-fc", "serving_step.py", "steps = n - 1 - (replaced > 0)", "steps = n - 1",
+      "EAGLE-3's fc taken off k one-token steps on SGLang, which runs k - 1"),
+    M("inter-step-gaps", "serving_step.py", "extra += inter_step_ms(ENGINES[settings.engine], n - 2)",
+      "extra += inter_step_ms(ENGINES[settings.engine], n - 1)", "k gaps between k chained draft steps instead of k - 1"),
+    M("chain-test-strict", "serving_step.py", "chain, mla = verify_tokens(settings) <= settings.lookahead + 1",
+      "chain, mla = verify_tokens(settings) < settings.lookahead + 1", "a chain no longer counts as a chain for the eager extend"),
+    M("eager-extend-whole-pass", "serving_step.py", "    return cal.passMs - cal.draftPassMs\n", "    return cal.passMs\n",
+      "the eager extend pass charged a whole pass's fixed cost on top of the captured one's"),
+    M("emitted-output-every-token", "serving_step.py", "batch * (tokens - 1) * verify_step.token_output_ms",
+      "batch * tokens * verify_step.token_output_ms", "per-token output processing charged for a sequence's first token too"),
+    M("memory-fit-no-weights", "serving_step.py", "    spare = memory_available_bytes(settings) - weights\n",
+      "    spare = memory_available_bytes(settings)\n", "the memory-fit test forgets the weights"),
+    # --- lab/serving_sglang.py, lab/serving_mtp.py --------------------------------------------------------------------
+    M("eager-extend-chain-and-mla", "serving_sglang.py", "return gpu in gpus and (chain or mla)",
+      "return gpu in gpus and (chain and mla)", "today's SGLang runs its extend pass eagerly only for an MLA chain"),
+    M("mtp-fusion-whole-share", "serving_mtp.py", "weight_bytes = (g - 1) / g * 2 * target.hidden ** 2 * head_bytes",
+      "weight_bytes = 2 * target.hidden ** 2 * head_bytes", "an MTP fusion read whole charged a whole fusion beyond its share"),
+    # --- lab/deployment.py, lab/engine_config.py ----------------------------------------------------------------------
+    M("deployment-engine-dropped", "deployment.py", "stepModel=STEP_MODEL, treeTokens=0, engine=d.engine)",
+      "stepModel=STEP_MODEL, treeTokens=0)", "the panel's serving settings forget the reader's engine"),
+    M("schedule-cap-no-plus-one", "deployment.py", "None if plateau is None else plateau + 1",
+      "None if plateau is None else plateau", "the schedule's cap on a curve without the plateau rule's +1"),
+    M("engine-plan-batch-off", "deployment.py", "here = min(d.batch, len(ks)) - 1", "here = min(d.batch, len(ks) - 1)",
+      "the engine plan's best k read at the next batch (an index off by one)"),
+    M("vllm-schedule-strict", "engine_config.py", "            if batch >= low:\n", "            if batch > low:\n",
+      "vLLM's schedule rule misses a range's first batch"),
+    M("trtllm-schedule-low-keys", "engine_config.py", "return {high: k for _, high, k in kept}",
+      "return {low: k for low, _, k in kept}", "TensorRT-LLM's draft_len_schedule keyed by each range's first batch"),
+    M("trtllm-capped-or-equal", "engine_config.py", "capped, lowered = [], [r for r in ranges if r[2] > cap]",
+      "capped, lowered = [], [r for r in ranges if r[2] >= cap]", "TensorRT-LLM's capped ranges include the ones the cap left alone"),
+)
+
+
+class Refused(Exception):
+    """A mutation whose snippet is not in its file exactly once (the list has rotted)."""
+
+
+def validate(mutations, lab_dir: Path) -> None:
+    """Every mutation's file exists and holds its snippet exactly once, names are unique and the replacement differs;
+    else :class:`Refused`, naming every bad entry."""
+    problems, seen = [], set()
+    for m in mutations:
+        if m.name in seen:
+            problems.append(f"{m.name}: the name is used twice")
+        seen.add(m.name)
+        path = lab_dir / m.file
+        if not path.is_file():
+            problems.append(f"{m.name}: lab/{m.file} does not exist")
+            continue
+        count = path.read_text(encoding="utf-8").count(m.original)
+        if count != 1:
+            problems.append(f"{m.name}: its snippet occurs {count} times in lab/{m.file}, not once: {m.original[:70]!r}")
+        if m.original == m.replacement:
+            problems.append(f"{m.name}: the replacement equals the original")
+    if problems:
+        raise Refused("refused (fix the list in tools/mutation_sweep.py):\n  " + "\n  ".join(problems))
+
+
+def run_suite(copy_root: Path, timeout: float = RUN_TIMEOUT_S) -> dict:
+    """Run the instruments suite on the copy (its ``lab`` first on the path) and read its result."""
+    env = dict(os.environ, PYTHONPATH=str(copy_root), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    started = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-B", "-m", "lab", "audit", "--suite", "instruments"], cwd=copy_root,
+                              env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "failures": [], "counter": None, "seconds": time.monotonic() - started}
+    counter = COUNTER.search(done.stdout)
+    return {"status": "passed" if done.returncode == 0 else "failed", "returncode": done.returncode,
+            "counter": counter.group(0) if counter else None, "failures": FAILED.findall(done.stdout),
+            "stderr": done.stderr.strip().splitlines()[-1:] if done.returncode and not counter else [],
+            "seconds": time.monotonic() - started}
+
+
+def _copy_lab(destination: Path) -> Path:
+    shutil.copytree(ROOT / "lab", destination / "lab", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return destination / "lab"
+
+
+def sweep(mutations, log=print, timeout: float = RUN_TIMEOUT_S) -> list[dict]:
+    """Run the suite once unmutated (it must pass, from the copy) and once per mutation; one dict per mutation:
+    name, file, why, killed (bool), and the suite's counter and failing checks."""
+    validate(mutations, ROOT / "lab")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="mutation-sweep-") as tmp:
+        root = Path(tmp)
+        lab_dir = _copy_lab(root)
+        where = subprocess.run([sys.executable, "-B", "-c", "import lab; print(lab.__file__)"], cwd=root,
+                               env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
+        if not where.stdout.strip().startswith(str(root)):
+            raise SystemExit(f"the copy's lab is not the one imported: {where.stdout.strip() or where.stderr.strip()}")
+        baseline = run_suite(root, timeout)
+        log(f"unmutated: {baseline['counter']} ({baseline['seconds']:.1f} s)")
+        if baseline["status"] != "passed":
+            raise SystemExit(f"the unmutated suite does not pass on the copy: {baseline}")
+        for index, m in enumerate(mutations, start=1):
+            path = lab_dir / m.file
+            source = path.read_text(encoding="utf-8")
+            path.write_text(source.replace(m.original, m.replacement, 1), encoding="utf-8")
+            try:
+                outcome = run_suite(root, timeout)
+            finally:
+                path.write_text(source, encoding="utf-8")
+            killed = outcome["status"] != "passed"
+            results.append({"name": m.name, "file": m.file, "why": m.why, "killed": killed, "benign": m.benign, **outcome})
+            by = ", ".join(outcome["failures"][:3]) or outcome["status"]
+            verdict = "killed  " if killed else "benign  " if m.benign else "SURVIVED"
+            log(f"[{index}/{len(mutations)}] {verdict} {m.name} ({m.file}): "
+                f"{by if killed else outcome['counter']} ({outcome['seconds']:.1f} s)"
+                + (" -- killed though listed as benign: reread its reason" if killed and m.benign else ""))
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Mutation sweep of the instruments suite (docs/CHECKS.md).")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run these mutations only")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    parser.add_argument("--check", action="store_true", help="check every snippet occurs once and exit")
+    parser.add_argument("--json", metavar="FILE", help="also write the results to FILE as JSON")
+    args = parser.parse_args(argv)
+    chosen = list(MUTATIONS)
+    if args.only:
+        names = {m.name for m in MUTATIONS}
+        unknown = [name for name in args.only if name not in names]
+        if unknown:
+            print(f"unknown mutation {', '.join(unknown)}; valid: {', '.join(sorted(names))}", file=sys.stderr)
+            return 2
+        chosen = [m for m in MUTATIONS if m.name in args.only]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:34} lab/{m.file:24} {m.why}" + (f" [benign: {m.benign}]" if m.benign else ""))
+        return 0
+    try:
+        validate(chosen, ROOT / "lab")
+    except Refused as error:
+        print(error, file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{len(chosen)} mutations, every snippet found once")
+        return 0
+    results = sweep(chosen)
+    survivors = [r["name"] for r in results if not r["killed"] and not r["benign"]]
+    benign = [r["name"] for r in results if not r["killed"] and r["benign"]]
+    killed = sum(r["killed"] for r in results)
+    print(f"{killed}/{len(results)} mutations killed; benign (equivalent) survivors: {', '.join(benign) or 'none'}; "
+          f"survivors: {', '.join(survivors) or 'none'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
