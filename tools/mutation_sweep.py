@@ -49,8 +49,8 @@ class Mutation(NamedTuple):
 M = Mutation
 MUTATIONS: tuple[Mutation, ...] = (
     # --- lab/production.py: the best k by batch, the steady schedule, where it rises -------------------------------
-    M("k-by-batch-ties", "production.py", "            if value > best:\n                best_k, best = k, value\n"
-      "        result.append", "            if value >= best:\n                best_k, best = k, value\n        result.append",
+    M("k-by-batch-ties", "production.py", "value = serving.cycle_speedup(plain, tokens, cycle)\n            if value > best:",
+      "value = serving.cycle_speedup(plain, tokens, cycle)\n            if value >= best:",
       "k_by_batch's strict '>' made '>=': the last of equal speedups wins, not the first (best_lookahead's rule)"),
     M("steady-tolerance-sign", "production.py", "if value >= best * (1 - tolerance):", "if value >= best * (1 + tolerance):",
       "steady_schedule's tolerance sign flipped: a kept k must beat the best by 2%, so no k is ever kept"),
@@ -75,17 +75,17 @@ MUTATIONS: tuple[Mutation, ...] = (
       "int(serving.max_batch_in_memory(settings)) + 1))",
       "the schedule runs one batch past the largest that fits in memory (the memory-fit test off by one)"),
     # --- lab/acceptance.py: the curve and its rules -----------------------------------------------------------------
-    M("curve-second-rate-by-d", "acceptance.py", "out.append(min(self.ceiling, out[0] * c))",
+    M("curve-second-rate-by-d", "acceptance_rates.py", "out.append(min(self.ceiling, out[0] * c))",
       "out.append(min(self.ceiling, out[0] * d))", "Curve.rates fills position 2 with the fall d instead of the drop c"),
-    M("curve-tail-uncapped", "acceptance.py", "            rate = min(self.ceiling, rate * d)\n",
+    M("curve-tail-uncapped", "acceptance_rates.py", "            rate = min(self.ceiling, rate * d)\n",
       "            rate = rate * d\n", "Curve.rates' filled-in tail loses the ceiling (a copying curve's rates pass 1)"),
-    M("curve-anchor-ignored", "acceptance.py",
+    M("curve-anchor-ignored", "acceptance_rates.py",
       "rate = out[-1] if self.anchor is None or len(out) != len(measured) else self.anchor",
       "rate = out[-1]", "Curve.rates continues from the last measured rate even where an anchor is set"),
-    M("length-counts-one-more", "acceptance.py", "        survival *= rates[position]\n        total += survival\n    return 1 + total",
+    M("length-counts-one-more", "acceptance_rates.py", "        survival *= rates[position]\n        total += survival\n    return 1 + total",
       "        total += survival\n        survival *= rates[position]\n    return 1 + total",
       "mean_acceptance_length adds the survival before position i's rate (an off-by-one in the positions)"),
-    M("conditional-is-unconditional", "acceptance.py", "out.append(min(1.0, a / before) if before > 0",
+    M("conditional-is-unconditional", "acceptance_rates.py", "out.append(min(1.0, a / before) if before > 0",
       "out.append(min(1.0, a) if before > 0",
       "conditional_from_unconditional returns the unconditional rates (no division by the position before)"),
     M("from-unconditional-not-converted", "acceptance.py",
@@ -106,10 +106,10 @@ MUTATIONS: tuple[Mutation, ...] = (
       benign="equivalent: the drop c of a curve with two or more measured rates is never read (Curve.rates uses c "
              "only to fill position 2 after a single measured rate, and Curve.interval takes c from the spread unless "
              "an anchor is set, which from_conditional never sets)"),
-    M("copy-ceiling-every-family", "acceptance.py", "    if family not in COPYING:\n        return 1.0\n    names = list(names)",
+    M("copy-ceiling-every-family", "acceptance_prior.py", "    if family not in COPYING:\n        return 1.0\n    names = list(names)",
       "    if family is None:\n        return 1.0\n    names = list(names)",
       "copy_ceiling applied to a model drafter (EAGLE, MTP, a draft model) too"),
-    M("copy-level-from-position-one", "acceptance.py", "if i >= 1 and share >= PLATEAU_GAIN]", "if share >= PLATEAU_GAIN]",
+    M("copy-level-from-position-one", "acceptance_prior.py", "if i >= 1 and share >= PLATEAU_GAIN]", "if share >= PLATEAU_GAIN]",
       "_copy_level counts position 1's rate (the first draft is no copied run)"),
     M("plateau-start-off-by-one", "acceptance.py", "return k - 1 if found is None else min(found, k - 1)",
       "return k if found is None else min(found, k)", "plateau_start returns the first k below the gain, not the one before"),
@@ -158,8 +158,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("host-work-verify-only", "serving_step.py", '    if charged is not None and role != "draft":\n        fixed += charged.stepHostMs',
       '    if charged is not None and role == "verify":\n        fixed += charged.stepHostMs',
       "a synchronous engine's host work charged on the verify step only, not on a plain step"),
-    M("moe-kernels-every-layer", "serving_step.py", "fixed += moe_layers(shape) * cal.moeLayerUs / 1000",
-      "fixed += shape.layers * cal.moeLayerUs / 1000", "a MoE layer's kernels charged on the dense layers too"),
+    M("moe-kernels-every-layer", "serving_step.py", "fixed += moe_layers(shape) * moe_layer_us(cal, stack) / 1000",
+      "fixed += shape.layers * moe_layer_us(cal, stack) / 1000", "a MoE layer's kernels charged on the dense layers too"),
     M("mla-cache-split", "serving_step.py", "kv_share = 1 if shape.kv_lora else min(g, shape.kv_heads)",
       "kv_share = min(g, shape.kv_heads)", "a latent (MLA) cache split over the GPUs instead of replicated"),
     M("mla-attention-flops", "serving_step.py", "2 * shape.layers * shape.heads * (2 * shape.kv_lora + shape.rope_dim)",
