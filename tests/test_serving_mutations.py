@@ -637,3 +637,14 @@ def test_readouts_catch_the_brackets_ratio_typed_by_hand(monkeypatch, fresh_widg
     no longer follows them fails the serving readouts check."""
     _mutate_widget(monkeypatch, "_bracket_ratio_range", lambda: {"low": "2.0", "high": "2.0"})
     _fails("serving-readouts-match-model", "crossover over first loss")
+
+
+def test_sglang_eagle3_cycle_catches_the_fc_taken_off_every_draft_step(monkeypatch):
+    # SGLang runs k - 1 one-token steps after its extend pass; the fc taken off k of them (the mutation sweep's
+    # "sglang-k-steps-with-fc") makes the draft share too cheap by one step's fc
+    from lab import serving_step
+
+    original = serving_step._eagle3_fc_ms
+    _mutate(monkeypatch, "_eagle3_fc_ms", lambda settings, draft, batch, context: original(settings, draft, batch, context)
+            * (1 + 1 / max(1, settings.lookahead - 1)))
+    _fails("serving-sglang-eagle3-cycle-adds-up", "an extend pass and k - 1 steps without the fc")
