@@ -238,6 +238,7 @@ CONFIG_ENGINES = tuple(ENGINES)
 # EAGLE-3 (vLLM eagle3, SGLang EAGLE3, TensorRT-LLM Eagle3, llama.cpp draft-eagle3) on every target.
 # Targets whose checkpoints carry their own multi-token-prediction module (the "EAGLE or MTP head"
 # draft then means that module): lab.serving_presets.MTP_TARGETS, the very module the serving model prices as the draft.
+from .figures import plural  # noqa: E402
 from .serving_presets import DRAFT_LABELS, MTP_TARGETS  # noqa: E402  (standard library only below it)
 
 
@@ -323,8 +324,7 @@ def configuration(engine: str, plan: dict) -> dict:
     kind = _draft_kind(plan["target"], plan["draft"])
     k_max = max([k for _, _, k in plan["ranges"]] + [plan["lookahead"]])
     header = [f"# {table.label}: names as in {table.version}",
-              f"# {plan['gpus']} GPU{'s' if plan['gpus'] != 1 else ''}: set your engine's tensor-parallel size to "
-              f"{plan['gpus']}"]
+              f"# {plural(plan['gpus'], 'GPU')}: set your engine's tensor-parallel size to {plan['gpus']}"]
     why_k = (f"k = {k_max}: the largest k the schedule runs (the serving model's best k at batch "
              f"{plan['ranges'][0][0]}-{plan['ranges'][0][1]})")
     maker = {"vllm": _vllm_lines, "sglang": _sglang_lines, "trtllm": _trtllm_lines, "llamacpp": _llama_lines}[engine]
