@@ -352,30 +352,35 @@ def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
 
 def sweep_rows(settings: ServingSettings, batches, curve=None):
     """:func:`batch_sweep`'s rows one batch at a time (a scan that stops at the first it wants prices no more):
-    the plain step and the cycle as functions of the batch, built once (:func:`lab.serving_sweep.step_in_batch`,
-    :func:`lab.serving_sweep.cycles_in_batch`: :func:`_cycle_ms`'s very floats)."""
-    context, k = settings.context, settings.lookahead
-    target, verify, draft, n = _cycle_steps(settings)
-    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-    plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, [(k, n, tokens)], context)
+    the plain step and the cycle as functions of the batch, built once (:func:`_in_batch`)."""
+    plains, cycles, tokens = _in_batch(settings, curve)
     for batch in batches:
-        plain, (cycle,) = plains(batch), cycles(batch)
+        plain, cycle = plains(batch), cycles(batch)
         yield {"batch": batch, "speedup": cycle_speedup(plain, tokens, cycle), "plainTokensPerSecond": batch * 1000 / plain,
                "specTokensPerSecond": batch * tokens * 1000 / cycle}
 
 
 def plain_tokens_per_second(settings: ServingSettings, batches) -> list[float]:
     """:func:`batch_sweep`'s plainTokensPerSecond, ``B 1000 / t_plain``, at each batch, the plain step alone priced."""
-    plains = step_in_batch(_cycle_steps(settings)[0], 1, settings.context)
+    plains = _in_batch(settings)[0]
     return [batch * 1000 / plains(batch) for batch in batches]
 
 
 def spec_tokens_per_second(settings: ServingSettings, batches, curve=None) -> list[float]:
     """:func:`batch_sweep`'s specTokensPerSecond, ``B T 1000 / t_cycle``, at each batch, the cycle alone priced."""
-    _, verify, draft, n = _cycle_steps(settings)
-    k, tokens = settings.lookahead, tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
-    cycles = cycles_in_batch(settings, draft, verify, [(k, n, tokens)], settings.context)
-    return [batch * tokens * 1000 / cycles(batch)[0] for batch in batches]
+    _, cycles, tokens = _in_batch(settings, curve)
+    return [batch * tokens * 1000 / cycles(batch) for batch in batches]
+
+
+def _in_batch(settings: ServingSettings, curve=None):
+    """``(batch -> t_plain, batch -> t_cycle, T)`` at the settings' lookahead and context: the plain step and the
+    cycle as functions of the batch (:func:`lab.serving_sweep.step_in_batch`, :func:`lab.serving_sweep.cycles_in_batch`:
+    :func:`_cycle_ms`'s very floats), each priced only when called, and the tokens ``T`` a cycle commits."""
+    context, k = settings.context, settings.lookahead
+    target, verify, draft, n = _cycle_steps(settings)
+    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
+    cycles = cycles_in_batch(settings, draft, verify, [(k, n, tokens)], context)
+    return step_in_batch(target, 1, context), (lambda batch: cycles(batch)[0]), tokens
 
 
 # --- the tail: one request's speedup varies ---------------------------------------------------

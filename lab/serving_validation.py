@@ -133,6 +133,9 @@ _SGL_Q3_NOTE = ("measured = EAGLE-3 throughput / plain throughput at the same ba
                 "num_draft_tokens (treeTokens) with each draft step priced at one token a sequence; the EAGLE-3 head "
                 "priced at the target's width (lab.serving.eagle3_head); plain tensor parallelism (ep 1)")
 _SGL_NO_OVERLAP = "sglang-no-overlap"
+# The two runs: (GPUs, source, plain throughput by batch, speculative points).
+_SGL_Q3_RUNS = ((2, _SGL_Q3_SPECFORGE, _SGL_Q3_SPECFORGE_PLAIN, _SGL_Q3_SPECFORGE_POINTS),
+                (4, _SGL_Q3_ANGELSLIM, _SGL_Q3_ANGELSLIM_PLAIN, _SGL_Q3_ANGELSLIM_POINTS))
 
 # Today's vLLM V1 past batch one, on Blackwell: vllm-project/speculators' throughput-vs-interactivity sweep of
 # Qwen3.8-27B (2026-10-06), closed loop at N = 1 to 128 requests in flight, each point's acceptance length read
@@ -237,14 +240,10 @@ VALIDATION = (
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
     ValidationPoint("DeepSeek-V3 MTP, k = 3", "h200", "deepseek-v3", serving.EAGLE, 8, 16, 3, 2.44, 67584, 82.0 / 60.4,
                     _MTP_BLOG, _MTP_NOTE, "sglang-no-overlap", "fp8"),
-    *(ValidationPoint(f"Qwen3-30B-A3B EAGLE-3 on SGLang, TP 2, B = {b}, {k}/{topk}/{ndt}", "h100-sxm",
-                      "qwen3-30b-a3b", serving.EAGLE3, 2, b, k, length, 1200, tps / _SGL_Q3_SPECFORGE_PLAIN[b],
-                      _SGL_Q3_SPECFORGE, _SGL_Q3_NOTE, _SGL_NO_OVERLAP, treeTokens=ndt if topk > 1 else 0)
-      for b, k, topk, ndt, tps, length in _SGL_Q3_SPECFORGE_POINTS),
-    *(ValidationPoint(f"Qwen3-30B-A3B EAGLE-3 on SGLang, TP 4, B = {b}, {k}/{topk}/{ndt}", "h100-sxm",
-                      "qwen3-30b-a3b", serving.EAGLE3, 4, b, k, length, 1200, tps / _SGL_Q3_ANGELSLIM_PLAIN[b],
-                      _SGL_Q3_ANGELSLIM, _SGL_Q3_NOTE, _SGL_NO_OVERLAP, treeTokens=ndt if topk > 1 else 0)
-      for b, k, topk, ndt, tps, length in _SGL_Q3_ANGELSLIM_POINTS),
+    *(ValidationPoint(f"Qwen3-30B-A3B EAGLE-3 on SGLang, TP {gpus}, B = {b}, {k}/{topk}/{ndt}", "h100-sxm",
+                      "qwen3-30b-a3b", serving.EAGLE3, gpus, b, k, length, 1200, tps / plain[b], source, _SGL_Q3_NOTE,
+                      _SGL_NO_OVERLAP, treeTokens=ndt if topk > 1 else 0)
+      for gpus, source, plain, points in _SGL_Q3_RUNS for b, k, topk, ndt, tps, length in points),
     *(ValidationPoint(f"Qwen3.8-27B MTP, {subset}, N = {n}", "b200", "qwen3.8-27b", serving.EAGLE, 1, n, 2, length,
                       _QWEN38_CONTEXT[subset], plain / mtp, _QWEN38_SWEEP, _QWEN38_NOTE, "vllm-v1")
       for subset, n, plain, mtp, length in _QWEN38_POINTS),
@@ -496,8 +495,7 @@ def _held_out_steps():
         # batch one is a plain step
         *(StepMeasurement("h100-sxm", "qwen3-30b-a3b", "bf16", gpus, 1, 1, 1200, 1000 / plain[1], 0.15, source,
                           f"1000 / the plain run's {plain[1]} tokens/s at batch one, TP {gpus}; " + _SGL_Q3_NOTE, "sglang")
-          for gpus, plain, source in ((2, _SGL_Q3_SPECFORGE_PLAIN, _SGL_Q3_SPECFORGE),
-                                      (4, _SGL_Q3_ANGELSLIM_PLAIN, _SGL_Q3_ANGELSLIM))),
+          for gpus, source, plain, _ in _SGL_Q3_RUNS),
     )
 
 

@@ -572,6 +572,8 @@ def _validation_context() -> dict:
 
     rows = list(_validation_rows())
     summary = serving_validation.summary(rows)
+    held = serving_validation.held_out_steps()   # the sources' own plain steps; those of a mixture of experts apart
+    moe_held = [row for row in held if serving.TARGETS[row["target"]].experts]
     return {"table": validation_table_html(rows),
             "calibration": calibration_table_html(), "summary": {
                 "points": summary["points"], "median": _f(summary["medianRatio"]), "worst": _f(summary["worstRatio"]),
@@ -591,13 +593,13 @@ def _validation_context() -> dict:
             "heldOutSteps": [{"gpu": serving.GPUS[row["gpu"]].label, "ms": _f(row["ms"]),
                               "percent": _f(100 * abs(row["ratio"] - 1), 0),
                               "direction": "slow" if row["ratio"] > 1 else "fast"}
-                             for row in serving_validation.held_out_steps()],
-            "moePlain": _moe_plain_steps(), "moeHeld": _moe_held_out(),
+                             for row in held],
+            "moePlain": _moe_plain_steps(moe_held), "moeHeld": _moe_held_out(moe_held),
             "expansion": _expansion_example(), "eagle3Cycle": _eagle3_cycle()}
 
 
-def _moe_plain_steps() -> dict | None:
-    """The validation sources' plain steps of a mixture of experts (:func:`lab.serving_validation.held_out_steps`, the
+def _moe_plain_steps(rows) -> dict | None:
+    """The validation sources' plain steps of a mixture of experts (``rows``: :func:`lab.serving_validation.held_out_steps`'
     rows whose target has experts): what they measured, what the model computes, how many times longer, and how much
     of the model's step is its MoE layers' fixed cost (``moe_layers x`` the row's engine's MoE kernel stack's cost on
     its GPU: :data:`lab.serving_moe.MOE_LAYER_US`, :func:`lab.serving_moe.moe_layer_us`). None when no such row exists."""
@@ -605,7 +607,6 @@ def _moe_plain_steps() -> dict | None:
     from ..serving_moe import moe_layer_us, with_moe_layer_us
     from ..serving_presets import moe_layers
 
-    rows = [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
     if not rows:
         return None
     steps = [serving_calibration.StepMeasurement(**{k: row[k] for k in serving_calibration.StepMeasurement._fields})
@@ -625,14 +626,14 @@ def _moe_plain_steps() -> dict | None:
             "moeMs": _f(median(fixed), 1), "trtTimes": f"{_f(min(trt), 1)} to {_f(max(trt), 1)}"}
 
 
-def _moe_held_out() -> dict:
+def _moe_held_out(sources_own) -> dict:
     """Every plain step of a mixture of experts held out of the MoE fits (:func:`lab.serving_validation.moe_steps`'
-    held-out rows and the validation sources' own, :func:`lab.serving_validation.held_out_steps`, whose target has
-    experts): how many sources (``source_key``), as a word, and the lowest and highest ratio, model over measured."""
+    held-out rows and ``sources_own``, the validation sources' own, :func:`lab.serving_validation.held_out_steps`'
+    rows whose target has experts): how many sources (``source_key``), as a word, and the lowest and highest ratio,
+    model over measured."""
     from .. import serving_validation
 
-    rows = [row for row in serving_validation.moe_steps() if row["role"] == "held out"]
-    rows += [row for row in serving_validation.held_out_steps() if serving.TARGETS[row["target"]].experts]
+    rows = [row for row in serving_validation.moe_steps() if row["role"] == "held out"] + list(sources_own)
     sources = len({serving_validation.source_key(row["source"]) for row in rows})
     words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
     return {"sources": words.get(sources, str(sources)), "lowest": _f(min(row["ratio"] for row in rows), 2),
