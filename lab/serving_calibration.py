@@ -851,8 +851,8 @@ _TT340_NOTE = ("TPOT at concurrency 1 is one plain step; A100 80GB assumed (61 G
 # vLLM's performance benchmark latency test (benchmark_latency.py, batch 8, input 32, output 128) of Mixtral-8x7B at TP 2:
 # H200 from the table of build 9515 the dense H200 rows are read from (_H200_LATENCY; the copy stored at
 # buildkite.com/buildkite/plugins-sparse-checkout/builds/65 holds it: 'latency_mixtral8x7B_tp2 H200 1917.44'; build 9513
-# gives 1921.1), H100 from build 9555 ('8xH100', read as H100 SXM: the same table's dense rows come within 0.85 to 0.97
-# of the lab's H100 SXM). vLLM pull request 2542 (the first Triton fused_moe, 2024-01-22), 'This PR' at bs=1.
+# gives 1921.1), H100 from build 9555 ('8xH100', read as H100 SXM: the same table's dense rows, latency_llama8B_tp1
+# 997.542 ms and latency_llama70B_tp4 2444.47 ms, come to 0.97 and 0.85 of the lab's H100 SXM). vLLM pull request 2542 (the first Triton fused_moe, 2024-01-22), 'This PR' at bs=1.
 _H100_LATENCY = ("vLLM performance benchmark, buildkite.com/vllm/performance-benchmark/builds/9555, latency tests: input "
                  "32, output 128 tokens, batch 8, mean latency on '8xH100'")
 _VLLM_LAT_MIXTRAL_NOTE = ("mean latency / 128 output tokens, the 256-token prefill left in (1.0% by the model) as for the "
