@@ -174,7 +174,7 @@ def serving(settings: ServingSettings, curve=None) -> Serving:
     tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
     cycle = _cycle_ms(settings, k, draft_step, verify_step, batch, n, context, tokens)  # the one composition
     plain, verify = _time(target_step, batch, 1, context), _time(verify_step, batch, n, context)
-    draft, extend = _draft_time(settings, draft_step, batch, context), _extend_time(settings, draft_step, batch, n, context)
+    draft, extend = _draft_time(settings, draft_step, batch, context), _extend_time(settings, draft_step, batch, n, context, k)
     emitted = _emitted_output_ms(verify_step, batch, tokens)
     spec, speedup = per_token_and_speedup(plain, cycle, tokens)
     return Serving(

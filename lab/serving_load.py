@@ -45,7 +45,7 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
             terms, constant, slope = terms + more, constant + c, slope + s
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
-            terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings) / tokens, slope + s
+            terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings, n, k) / tokens, slope + s
     else:  # n-gram lookup on the host, once a cycle: affine in the batch on every engine (lab.serving_calibration)
         fixed = ngram_cycle_ms(settings, 0, context, k)
         constant += fixed / tokens

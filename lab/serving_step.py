@@ -680,7 +680,7 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
     """
     shape = draft_shape(settings)
     return _extend_time(settings, None if shape is None else _step(shape, settings, "draft"), batch,
-                        verify_tokens(settings), context)
+                        verify_tokens(settings), context, settings.lookahead)
 
 
 def _runs_extend(settings: ServingSettings, draft) -> bool:
@@ -701,8 +701,8 @@ def _first_step(settings: ServingSettings, draft, n: int):
     return draft._replace(head_flop_ms=draft.head_flop_ms / n)
 
 
-def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
-    """What a cycle's draft costs beyond its ``k`` one-token steps: the extend pass where the engine runs one,
+def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) -> float:
+    """What a cycle's draft costs beyond its ``k`` one-token steps (``n`` verified tokens; a chain when ``n <= k + 1``): the extend pass where the engine runs one,
     or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
     beyond a one-token step; else 0. Plus, under the calibrated model, the host ops an engine leaves between
     its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain) and,
@@ -719,7 +719,7 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context) -> float:
         replaced = _time(draft, batch, 1, context) if ENGINES[settings.engine].firstDraftFromExtend else 0.0
         steps = n - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
         fc = steps * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
-        return _time(draft, batch, n, context) + _eager_extend_ms(settings) - fc - replaced
+        return _time(draft, batch, n, context) + _eager_extend_ms(settings, n, k) - fc - replaced
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
@@ -760,13 +760,15 @@ def _eagle3_fc_free(settings: ServingSettings, draft):
     return draft._replace(gemm_ms=draft.gemm_ms * (1 - share), gemm_flop_ms=draft.gemm_flop_ms * (1 - share))
 
 
-def _eager_extend_ms(settings: ServingSettings) -> float:
+def _eager_extend_ms(settings: ServingSettings, n: int, k: int) -> float:
     """What an extend pass run outside a CUDA graph pays beyond a captured draft pass: a host-driven
     pass's fixed cost ``passMs`` instead of ``draftPassMs`` (an assumption: the eager pass's launch cost
     was not found measured). Zero for engines that capture it and in the ideal limit; today's SGLang
-    runs it eagerly on Hopper for a chain or an MLA target (:func:`lab.serving_sglang.eager_extend_here`)."""
+    runs it eagerly on Hopper for a chain or an MLA target (:func:`lab.serving_sglang.eager_extend_here`).
+    A chain is the cycle being priced, ``n <= k + 1`` (lookahead ``k``, ``n`` verified tokens), not the
+    settings' lookahead: a scan over k past a tree's depth verifies the chain (:func:`verify_tokens`)."""
     engine = ENGINES[settings.engine]
-    chain, mla = verify_tokens(settings) <= settings.lookahead + 1, TARGETS[settings.target].kv_lora > 0
+    chain, mla = n <= k + 1, TARGETS[settings.target].kv_lora > 0
     if settings.stepModel != MEASURED or not (
             engine.eagerExtend or eager_extend_here(engine.eagerExtendGpus, settings.gpu, chain, mla)):
         return 0.0
@@ -970,7 +972,7 @@ def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, c
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
     (:func:`emitted_output_ms`). Every search and grid composes its cycle here (the sweeps over every batch with
     :mod:`lab.serving_sweep`, held to these floats), so each gives the very float :func:`speedup_at` does."""
-    return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context)
+    return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context, k)
             + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
 
 

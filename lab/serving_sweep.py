@@ -97,9 +97,9 @@ def draft_in_batch(settings, draft, context):
     return at
 
 
-def extend_in_batch(settings, draft, n, context):
+def extend_in_batch(settings, draft, n, context, k):
     """``(batch, t_draft, fc) -> t_extend``: :func:`lab.serving_step._extend_time` at ``n`` verified tokens
-    a sequence, given the batch's one-token draft step and EAGLE-3 fc (:func:`draft_in_batch`). SGLang's extend
+    a sequence and lookahead ``k`` (only whether ``n <= k + 1``, a chain, enters: SGLang's eager extend), given the batch's one-token draft step and EAGLE-3 fc (:func:`draft_in_batch`). SGLang's extend
     pass, ``t(draft, B, n, L) + eager - steps fc - t_draft``, or the first step over the verified tokens,
     ``t(first, B, n, L) - t_draft + host ops - (n - 2) fc``: the branch, the first step's constants and the host
     ops (:func:`lab.serving_calibration.inter_step_ms`, :func:`~lab.serving_calibration.eagle3_eager_ms`,
@@ -109,12 +109,12 @@ def extend_in_batch(settings, draft, n, context):
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, draft=serving.EAGLE3, engine="vllm-v1-0.10")
     >>> draft = serving._step(serving.draft_shape(s), s, "draft")
     >>> one, fc = draft_in_batch(s, draft, 4096)(64)
-    >>> extend_in_batch(s, draft, 5, 4096)(64, one, fc) == serving._extend_time(s, draft, 64, 5, 4096)
+    >>> extend_in_batch(s, draft, 5, 4096, 4)(64, one, fc) == serving._extend_time(s, draft, 64, 5, 4096, 4)
     True
     """
     engine, eagle3 = ENGINES[settings.engine], settings.draft == EAGLE3
     if _runs_extend(settings, draft):
-        from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings)
+        from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings, n, k)
         whole = step_in_batch(draft, n, context)
 
         def extend_pass(batch, one, fc):
@@ -148,7 +148,8 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     lookahead of ``per_k`` (``k``, its verify tokens ``n``, the tokens ``T`` it commits a sequence), its sum
     ``proposal + t_extend + t_verify + t_emitted`` in that order, with the draft's one-token step priced once a
     batch (the proposal is ``k`` of it; n-gram lookup's is :func:`lab.serving_step.ngram_cycle_ms` of ``k``
-    tokens) and ``t_extend``, ``t_verify`` once for each distinct ``n``.
+    tokens), ``t_verify`` once for each distinct ``n`` and ``t_extend`` once for each distinct ``n`` and chain-ness
+    (``n <= k + 1``: a tree's ``n`` verified by a k past its depth is a chain, :func:`lab.serving_step._eager_extend_ms`).
 
     >>> from lab import serving
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
@@ -158,10 +159,12 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     ...     serving._cycle_ms(s, k, draft, verify, 32, n, 1024, t) for k, n, t in per_k]
     True
     """
-    ns = sorted({n for _, n, _ in per_k})
-    extends = [extend_in_batch(settings, draft, n, context) for n in ns]
+    ns, shapes = sorted({n for _, n, _ in per_k}), {}
+    for k, n, _ in per_k:   # each extend pass's n and whether it is a chain, with the first k priced so
+        shapes.setdefault((n, n <= k + 1), k)
+    extends = [extend_in_batch(settings, draft, n, context, k) for (n, _), k in shapes.items()]
     verifies = [step_in_batch(verify, n, context) for n in ns]
-    rows = [(k, ns.index(n), tokens) for k, n, tokens in per_k]   # each k's n by its place in ns
+    rows = [(k, list(shapes).index((n, n <= k + 1)), ns.index(n), tokens) for k, n, tokens in per_k]   # their places
     drafts = draft_in_batch(settings, draft, context)
 
     def at(batch):
@@ -169,5 +172,5 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
         extend = [priced(batch, one, fc) for priced in extends]
         verified = [priced(batch) for priced in verifies]
         return [(k * one if draft is not None else ngram_cycle_ms(settings, batch, context, k))
-                + extend[i] + verified[i] + _emitted_output_ms(verify, batch, tokens) for k, i, tokens in rows]
+                + extend[e] + verified[i] + _emitted_output_ms(verify, batch, tokens) for k, e, i, tokens in rows]
     return at

@@ -290,7 +290,7 @@ def step_measurement_ms(m, calibration=None, engine=None) -> float:
             gpus=m.gpus, lookahead=m.newTokens - 1, treeTokens=0, engine=m.engine, batch=m.batch, context=m.context)
         head = step(serving.draft_shape(settings), "draft")
         return ((m.newTokens - 1) * serving._time(head, m.batch, 1, m.context)
-                + serving._extend_time(settings, head, m.batch, m.newTokens, m.context))
+                + serving._extend_time(settings, head, m.batch, m.newTokens, m.context, m.newTokens - 1))
     if m.kind == "cycle":  # the whole speculative step, composed as every search composes it (serving._cycle_ms)
         from .serving_step import _measured_step
         settings = serving.DEFAULT_SETTINGS.with_(

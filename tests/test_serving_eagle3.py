@@ -79,7 +79,7 @@ def test_sglang_runs_the_fc_in_its_extend_pass_only(engine, batch):
     draft, n = _draft(s), 5
     fc = serving_step._eagle3_fc_ms(s, draft, batch, 600)
     step = serving_step._time(draft, batch, 1, 600)
-    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s) - 3 * fc - step
+    expected = serving_step._time(draft, batch, n, 600) + serving_step._eager_extend_ms(s, n, 4) - 3 * fc - step
     assert serving.draft_extend_ms(s, batch, 600) == pytest.approx(expected, rel=1e-12)
     assert fc > 0
 

@@ -292,9 +292,9 @@ def test_engines_catch_batch_expansion_in_a_plain_step(monkeypatch):
 def _on_extend_engines(mutant):
     """serving._extend_time replaced by ``mutant`` on the engines that run an extend pass (SGLang's), kept elsewhere."""
     original = serving._extend_time
-    return lambda settings, draft, batch, n, context: (
-        mutant(original, settings, draft, batch, n, context) if serving.ENGINES[settings.engine].draftExtend
-        else original(settings, draft, batch, n, context))
+    return lambda settings, draft, batch, n, context, k: (
+        mutant(original, settings, draft, batch, n, context, k) if serving.ENGINES[settings.engine].draftExtend
+        else original(settings, draft, batch, n, context, k))
 
 
 def test_engines_catch_the_extend_pass_left_out(monkeypatch):
@@ -304,7 +304,7 @@ def test_engines_catch_the_extend_pass_left_out(monkeypatch):
 
 def test_engines_catch_the_extend_pass_priced_as_one_token(monkeypatch):
     _mutate(monkeypatch, "_extend_time", _on_extend_engines(
-        lambda original, settings, draft, batch, n, context: original(settings, draft, batch, 1, context)))
+        lambda original, settings, draft, batch, n, context, k: original(settings, draft, batch, 1, context, 0)))
     _fails("serving-engines-differ-where-they-run", "sglang draft extend")
 
 

@@ -113,3 +113,36 @@ def test_a_negative_extend_share_leaves_the_ledger_a_slider_value():
     serving_cycle = (3 * serving.draft_step_ms(s, 1, d.context) + serving.draft_extend_ms(s, 1, d.context)
                      + serving.verify_step_ms(s, 1, d.context))
     assert deployment.ledger_cycle_ms(costs, 3) == pytest.approx(serving_cycle, rel=1e-9)
+
+
+TREE = CHAIN.with_(treeTokens=8, lookahead=4)   # a tree of 8 verified tokens: topk > 1 for k up to 6, a chain at 7
+
+
+@pytest.mark.parametrize("k, eager", [(4, False), (6, False), (7, True), (9, True)])
+def test_the_eager_extend_follows_the_k_priced_not_the_settings_lookahead(k, eager):
+    """Whether the extend pass runs eagerly (FA3 for a chain on Hopper) is a property of the cycle priced: a tree of 8
+    scanned at k = 7 or more verifies k + 1 tokens (verify_tokens), a chain, whatever lookahead the settings hold."""
+    from lab import serving_step
+    c, n = cal.CALIBRATIONS["h100-sxm"], serving.verify_tokens(TREE.with_(lookahead=k))
+    assert n == max(8, k + 1)
+    for lookahead in (1, 4, 7, 12):
+        share = serving_step._eager_extend_ms(TREE.with_(lookahead=lookahead), n, k)
+        assert share == (pytest.approx(c.passMs - c.draftPassMs, rel=1e-12) if eager else 0.0)
+
+
+def test_a_scan_over_k_prices_each_k_as_its_own_settings():
+    """best_lookahead and the deployment panel's k by batch (its sweep and its straightforward oracle) give at each k
+    the speedup of the settings with that lookahead: a tree on an H100 (the k past its depth a chain, its extend eager)
+    gets one answer whatever lookahead it is scanned from."""
+    from lab import production
+    context = TREE.context
+    answers = {serving.best_lookahead(TREE.with_(lookahead=lookahead), 12) for lookahead in (1, 4, 7)}
+    assert len(answers) == 1
+    best_k, best = answers.pop()
+    assert best == pytest.approx(serving.speedup_at(TREE.with_(lookahead=best_k), TREE.batch, context), rel=1e-12)
+    ks = production.k_by_batch(TREE, 12)
+    assert ks == production.k_by_batch_scan(TREE, 12)
+    for batch, (k, value) in enumerate(ks, start=1):
+        assert k == 0 or value == pytest.approx(serving.speedup_at(TREE.with_(lookahead=k), batch, context), rel=1e-12)
+    # past the tree's depth the extend pass runs eagerly: k = 7 costs more than k = 6 at every batch from 61 on
+    assert {k for k, _ in ks[60:]} <= {0, 6}
