@@ -8,7 +8,7 @@ Each place below was read in sgl-project/sglang through the code index (a file's
 the index gave one); pull requests through their threads.
 """
 
-__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here"]
+__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here", "extend_tokens"]
 
 # The GPUs on which today's SGLang picks FlashAttention 3 by default for a chain, and so runs its draft-extend pass
 # eagerly. python/sglang/srt/arg_groups/model_override_base.py, get_default_attn_backend (a late-2026 copy, id
@@ -95,3 +95,14 @@ def eager_extend_here(gpus: tuple, gpu: str, chain: bool, mla: bool) -> bool:
     (False, True)
     """
     return gpu in gpus and (chain or mla)
+
+
+def extend_tokens(n: int, k: int) -> int:
+    """The tokens a sequence an extend pass runs over: the ``k + 1`` a chain verifies, whatever a tree's ``n`` (SGLang's
+    draft-extend CUDA graph runners, ``num_tokens_per_bs = self.speculative_num_steps + 1``: the accepted tokens and the
+    bonus one, padded; docs/READING.md, "SGLang's speculative stage times, searched for").
+
+    >>> extend_tokens(8, 3), extend_tokens(4, 3)
+    (4, 4)
+    """
+    return min(n, k + 1)

@@ -14,7 +14,7 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
-from .serving_sglang import eager_extend_here
+from .serving_sglang import eager_extend_here, extend_tokens
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, parameter_count, softmax_layers, used_params)
@@ -717,9 +717,10 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
         # SGLang (firstDraftFromExtend): the extend pass's logits give the first draft token, so it runs k - 1
         # one-token steps; the cycle's sum keeps k, so the one it does not run comes off here
         replaced = _time(draft, batch, 1, context) if ENGINES[settings.engine].firstDraftFromExtend else 0.0
-        steps = n - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
+        extended = extend_tokens(n, k)
+        steps = extended - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
         fc = steps * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
-        return _time(draft, batch, n, context) + _eager_extend_ms(settings, n, k) - fc - replaced
+        return _time(draft, batch, extended, context) + _eager_extend_ms(settings, n, k) - fc - replaced
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)

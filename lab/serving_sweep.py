@@ -19,6 +19,7 @@ from .serving_calibration import ENGINES, inter_step_ms, eagle3_eager_ms
 from .serving_specdecode import proposal_ms
 from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _eager_extend_ms, _eagle3_fc_free, _emitted_output_ms,
                            _first_step, _runs_extend, _time, ngram_cycle_ms)
+from .serving_sglang import extend_tokens
 
 __all__ = ["step_in_batch", "extend_in_batch", "draft_in_batch", "cycles_in_batch"]
 
@@ -99,7 +100,7 @@ def draft_in_batch(settings, draft, context):
 
 def extend_in_batch(settings, draft, n, context, k):
     """``(batch, t_draft, fc) -> t_extend``: :func:`lab.serving_step._extend_time` at ``n`` verified tokens
-    a sequence and lookahead ``k`` (only whether ``n <= k + 1``, a chain, enters: SGLang's eager extend), given the batch's one-token draft step and EAGLE-3 fc (:func:`draft_in_batch`). SGLang's extend
+    a sequence and lookahead ``k`` (whether ``n <= k + 1``, a chain, for SGLang's eager extend; the extend pass runs over ``min(n, k + 1)``), given the batch's one-token draft step and EAGLE-3 fc (:func:`draft_in_batch`). SGLang's extend
     pass, ``t(draft, B, n, L) + eager - steps fc - t_draft``, or the first step over the verified tokens,
     ``t(first, B, n, L) - t_draft + host ops - (n - 2) fc``: the branch, the first step's constants and the host
     ops (:func:`lab.serving_calibration.inter_step_ms`, :func:`~lab.serving_calibration.eagle3_eager_ms`,
@@ -115,11 +116,12 @@ def extend_in_batch(settings, draft, n, context, k):
     engine, eagle3 = ENGINES[settings.engine], settings.draft == EAGLE3
     if _runs_extend(settings, draft):
         from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings, n, k)
-        whole = step_in_batch(draft, n, context)
+        extended = extend_tokens(n, k)
+        whole = step_in_batch(draft, extended, context)
 
         def extend_pass(batch, one, fc):
             replaced = one if from_extend else 0.0
-            steps = n - 1 - (replaced > 0)
+            steps = extended - 1 - (replaced > 0)
             fc = steps * fc if eagle3 else 0.0
             return whole(batch) + eager - fc - replaced
         return extend_pass
@@ -148,8 +150,9 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     lookahead of ``per_k`` (``k``, its verify tokens ``n``, the tokens ``T`` it commits a sequence), its sum
     ``proposal + t_extend + t_verify + t_emitted`` in that order, with the draft's one-token step priced once a
     batch (the proposal is ``k`` of it; n-gram lookup's is :func:`lab.serving_step.ngram_cycle_ms` of ``k``
-    tokens), ``t_verify`` once for each distinct ``n`` and ``t_extend`` once for each distinct ``n`` and chain-ness
-    (``n <= k + 1``: a tree's ``n`` verified by a k past its depth is a chain, :func:`lab.serving_step._eager_extend_ms`).
+    tokens), ``t_verify`` once for each distinct ``n`` and ``t_extend`` once for each distinct ``n`` and extended tokens
+    (:func:`lab.serving_sglang.extend_tokens`, ``min(n, k + 1)``, which is ``n`` just when the cycle is a chain: a
+    tree's ``n`` verified by a k past its depth is one, :func:`lab.serving_step._eager_extend_ms`).
 
     >>> from lab import serving
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
@@ -161,10 +164,10 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     """
     ns, shapes = sorted({n for _, n, _ in per_k}), {}
     for k, n, _ in per_k:   # each extend pass's n and whether it is a chain, with the first k priced so
-        shapes.setdefault((n, n <= k + 1), k)
+        shapes.setdefault((n, extend_tokens(n, k)), k)
     extends = [extend_in_batch(settings, draft, n, context, k) for (n, _), k in shapes.items()]
     verifies = [step_in_batch(verify, n, context) for n in ns]
-    rows = [(k, list(shapes).index((n, n <= k + 1)), ns.index(n), tokens) for k, n, tokens in per_k]   # their places
+    rows = [(k, list(shapes).index((n, extend_tokens(n, k))), ns.index(n), tokens) for k, n, tokens in per_k]   # their places
     drafts = draft_in_batch(settings, draft, context)
 
     def at(batch):

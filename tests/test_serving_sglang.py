@@ -146,3 +146,18 @@ def test_a_scan_over_k_prices_each_k_as_its_own_settings():
         assert k == 0 or value == pytest.approx(serving.speedup_at(TREE.with_(lookahead=k), batch, context), rel=1e-12)
     # past the tree's depth the extend pass runs eagerly: k = 7 costs more than k = 6 at every batch from 61 on
     assert {k for k, _ in ks[60:]} <= {0, 6}
+
+
+@pytest.mark.parametrize("engine", ["sglang", "sglang-no-overlap"])
+def test_a_trees_extend_pass_runs_over_the_chains_k_plus_one_tokens(engine):
+    """SGLang's draft-extend pass runs over ``speculative_num_steps + 1`` tokens a sequence whatever the tree (its
+    draft-extend CUDA graph runners' ``num_tokens_per_bs``), and the EAGLE-3 fc comes off the k - 1 one-token steps it
+    runs, not off n - 2: on an A100 (no eager pass on either side) a tree of 8 or 16 verified tokens at k = 3 costs in its
+    extend what the chain of 4 does (priced over n, as before, a tree of 16 costs more than one of 8)."""
+    from lab import serving_step
+    s = TREE.with_(gpu="a100-80g", engine=engine)
+    draft = serving._step(serving.draft_shape(s), s, "draft")
+    chain = serving_step._extend_time(s, draft, 32, 4, 1024, 3)
+    for n in (8, 16):
+        assert serving_step._extend_time(s, draft, 32, n, 1024, 3) == chain
+    assert serving_sglang.extend_tokens(16, 3) == 4 and serving_sglang.extend_tokens(3, 3) == 3

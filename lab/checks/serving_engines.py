@@ -244,19 +244,19 @@ def sglang_eagle3_cycle_adds_up(out):
     draft token), then k - 1 one-token draft steps without the fc (they take the draft's own h-wide state). Rebuilt
     here from the step model's passes, the head without its fc being the head with 3 h^2 fewer weights, and held to
     the model's draft share of a cycle (k one-token steps plus serving.draft_extend_ms), on an A100 (the extend pass
-    captured) at batch 1 and 64, k = 2 to 4."""
+    captured) at batch 1 and 64, k = 2 to 4, for a chain and for a tree of 8 verified tokens (its extend pass still
+    over k + 1 tokens: the draft-extend graph runners' ``num_tokens_per_bs``, lab.serving_sglang.extend_tokens)."""
     base = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE3, gpus=1, gpu="a100-80g",
                                           context=1024, stepModel=serving.MEASURED, engine="sglang", acceptance=70)
     head = serving.draft_shape(base)
     without_fc = head._replace(name=head.name + "-without-fc", params=head.params - 3 * serving.TARGETS[base.target].hidden ** 2)
-    for k in (2, 3, 4):
-        for batch in (1, 64):
-            out.visited += 1
-            s = base.with_(lookahead=k, batch=batch)
-            model = k * serving.draft_step_ms(s, batch, s.context) + serving.draft_extend_ms(s, batch, s.context)
-            rebuilt = (serving.step_time_ms(head, s, batch, k + 1, s.context, "draft")
-                       + (k - 1) * serving.step_time_ms(without_fc, s, batch, 1, s.context, "draft"))
-            if abs(model - rebuilt) > 1e-9 * rebuilt:
-                out.fail(f"k = {k}, batch {batch}: the model drafts in {model:.6f} ms, an extend pass and k - 1 steps "
-                         f"without the fc take {rebuilt:.6f} ms")
-                return
+    for k, tree, batch in ((k, tree, batch) for k in (2, 3, 4) for tree in (0, 8) for batch in (1, 64)):
+        out.visited += 1
+        s = base.with_(lookahead=k, batch=batch, treeTokens=tree)
+        model = k * serving.draft_step_ms(s, batch, s.context) + serving.draft_extend_ms(s, batch, s.context)
+        rebuilt = (serving.step_time_ms(head, s, batch, k + 1, s.context, "draft")
+                   + (k - 1) * serving.step_time_ms(without_fc, s, batch, 1, s.context, "draft"))
+        if abs(model - rebuilt) > 1e-9 * rebuilt:
+            out.fail(f"k = {k}, tree {tree}, batch {batch}: the model drafts in {model:.6f} ms, an extend pass and "
+                     f"k - 1 steps without the fc take {rebuilt:.6f} ms")
+            return
