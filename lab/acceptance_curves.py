@@ -133,6 +133,24 @@ _CLUB3090_DFLASH_ROWS = {
 }
 
 
+# The seventh search (5 December 2026; the rules in docs/READING.md were written before any curve was predicted).
+# vllm-project/speculators pull request #822 ('Add dspark tests', shanjiaz, description, 2026-07-19), its regression
+# run of tests/e2e/regression/test_training_only_acceptance.py::test_dspark_qwen3_8b_sharegpt (the test as added at
+# b33b06bb: a DSpark drafter trained 5 epochs on Qwen3-8B ShareGPT hidden states, 3 layers, block size 8, Markov rank
+# 256, confidence head; served by vLLM at temperature 0 with max_tokens 512 and ignore_eos on the three prompts of
+# tests/e2e/conftest.py), which printed, and passed its bars:
+#   metrics_dict: {'total_num_output_tokens': 1536, 'num_drafts': 1035, 'num_draft_tokens': 8280,
+#   'num_accepted_tokens': 499, 'acceptance_length': 1.4821256038647344, 'acceptance_at_token_0': 0.3217391304347826,
+#   'acceptance_at_token_1': 0.1072463768115942, 'acceptance_at_token_2': 0.035748792270531404,
+#   'acceptance_at_token_3': 0.012560386473429951, 'acceptance_at_token_4': 0.004830917874396135,
+#   'acceptance_at_token_5': 0.0, 'acceptance_at_token_6': 0.0, 'acceptance_at_token_7': 0.0}
+# tests/e2e/run_vllm.py divides each position's accepted count by num_drafts (unconditional); each rate times 1035 is
+# an integer, kept here as counts (tests/test_acceptance_curves.py).
+_SPECULATORS_822 = ("vllm-project/speculators pull request #822 ('Add dspark tests', shanjiaz, description, "
+                    "2026-07-19), its regression run test_dspark_qwen3_8b_sharegpt: ")
+_SPECULATORS_822_DRAFTS = 1035
+_SPECULATORS_822_COUNTS = (333, 111, 37, 13, 5, 0, 0, 0)
+
 def pooled_rates(rows) -> tuple:
     """One run's unconditional per-position rates from per-subset counts, as one engine log over all of them prints
     them: a_i = (drafts whose slot i survived, summed) / (drafts, summed). Rows: (subset, drafts, survived counts).
@@ -426,6 +444,13 @@ CURVES = {
                                           _CLUB3090_DFLASH + "dual-dflash-noviz-bench.txt, its last three SpecDecoding "
                                           "lines (05-01 19:32:33 to 19:32:53; 876 drafts, 2,862 accepted)",
                                           "Apache-2.0"),
+    # The seventh search: a test-trained DSpark drafter on Qwen3-8B at k = 8 (speculators #822, above), its own drafter.
+    "speculators-822-dspark-qwen3-8b": ("draft", "unconditional",
+                                        tuple(n / _SPECULATORS_822_DRAFTS for n in _SPECULATORS_822_COUNTS),
+                                        "Qwen3-8B, DSpark draft (speculators regression test), vLLM, 3 prompts, k = 8",
+                                        _SPECULATORS_822 + "1,035 drafts, 8,280 draft tokens, 499 accepted, acceptance "
+                                        "length 1.4821, acceptance at tokens 0..7 = 333, 111, 37, 13, 5, 0, 0, 0 drafts "
+                                        "of 1,035", "quoted from a public pull request thread"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant

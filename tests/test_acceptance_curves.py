@@ -5,7 +5,8 @@ printed figures below are quoted from the sources each library entry names (lab/
 import pytest
 
 from lab.acceptance_curves import (
-    _FP8_ABLATION_DFLASH_ROWS, _FP8_ABLATION_DSPARK_ROWS, CURVES, SAME_DRAFTER, drafter_of, pooled_rates,
+    _FP8_ABLATION_DFLASH_ROWS, _FP8_ABLATION_DSPARK_ROWS, _SPECULATORS_822_COUNTS, _SPECULATORS_822_DRAFTS, CURVES,
+    SAME_DRAFTER, drafter_of, pooled_rates,
 )
 
 # name -> (printed mean acceptance length, decimals the rates are printed with, the length's rounding half-width).
@@ -280,3 +281,31 @@ def test_club3090_dflash_counts_are_the_only_ones_that_give_each_printed_line(ru
     name = "club3090-qwen3.6-27b-dflash" + ("-noviz" if run.endswith("noviz") else "")
     assert CURVES[name][:3] == ("draft", "unconditional", pooled_rates(rows))
     assert sum(row[1] for row in rows) == 876 and drafter_of(name) == "club3090-qwen3.6-27b-dflash"
+
+
+# vllm-project/speculators pull request #822, its regression run's metrics_dict, as printed (full precision). Quoted.
+SPECULATORS_822_PRINTED = {
+    "total_num_output_tokens": 1536, "num_drafts": 1035, "num_draft_tokens": 8280, "num_accepted_tokens": 499,
+    "acceptance_length": 1.4821256038647344,
+    "acceptance_at_token": (0.3217391304347826, 0.1072463768115942, 0.035748792270531404, 0.012560386473429951,
+                            0.004830917874396135, 0.0, 0.0, 0.0),
+}
+
+
+def test_the_speculators_822_dspark_curve_is_its_printed_metrics_dict():
+    """The seventh search's curve, worked by hand from its print: a fixed k = 8 (8,280 = 8 x 1,035 draft tokens); each
+    printed rate is an integer count over the 1,035 drafts (333, 111, 37, 13, 5, then none), and no other integer gives
+    it; the counts sum to the 499 accepted tokens; 1 + 499 / 1,035 is the printed acceptance length to the last digit;
+    the library's rates are the printed floats. A DSpark drafter of its own (family draft), on three prompts at
+    temperature 0 with 512 tokens each (1,536 output tokens)."""
+    printed = SPECULATORS_822_PRINTED
+    drafts = printed["num_drafts"]
+    assert drafts == _SPECULATORS_822_DRAFTS and printed["num_draft_tokens"] == 8 * drafts
+    for rate, count in zip(printed["acceptance_at_token"], _SPECULATORS_822_COUNTS):
+        assert [n for n in range(drafts + 1) if abs(n / drafts - rate) < 1e-12] == [count]
+    assert sum(_SPECULATORS_822_COUNTS) == printed["num_accepted_tokens"] == 499
+    assert 1 + printed["num_accepted_tokens"] / drafts == printed["acceptance_length"]
+    family, kind, values, *_ = CURVES["speculators-822-dspark-qwen3-8b"]
+    assert (family, kind, values) == ("draft", "unconditional", printed["acceptance_at_token"])
+    assert printed["total_num_output_tokens"] == 3 * 512
+    assert drafter_of("speculators-822-dspark-qwen3-8b") == "speculators-822-dspark-qwen3-8b"

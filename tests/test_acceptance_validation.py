@@ -25,7 +25,8 @@ def test_leave_one_out_beats_iid_on_the_library():
     copying drafters' curves rise (their own prior group) 6.49% (33 of 46) and 3.51% (35 of 46), and the whole
     library's median from two figures 3.03%. The fifth search's ten curves (speculators #563's six k = 1..7 reference
     curves of two EAGLE-3 drafters for Qwen3-8B, #610's two k = 5 curves on Qwen3-30B-A3B, club-3090's DFlash pair)
-    gave 7.09% against 14.59% (43 of 56) and 3.38% against 7.69% (46 of 56)."""
+    gave 7.09% against 14.59% (43 of 56) and 3.38% against 7.69% (46 of 56). The seventh search's DSpark at k = 8
+    (speculators #822, a low first rate) gave 6.50% against 14.45% (43 of 57) and 2.98% against 7.67% (47 of 57)."""
     for known in (1, 2):
         result = acceptance_validation.leave_one_out(known)
         assert result["medianError"] < result["medianIidError"] / (1 if known == 1 else 2)
@@ -47,16 +48,21 @@ def test_the_prior_point_is_what_leave_one_out_chooses_for_each_input():
     median by 0.005 points (7.080% against the family's nearest curves' 7.085%; closer than i.i.d. on 44 and 43 of
     56); two figures keep the median (3.38%). The model was not changed: the curves were added with the rule that the
     model's rules stay as they are while their leave-one-out is looked at (tuning on the validation otherwise), so the
-    page says the model has not followed (choice_note), and the decision is left open in docs/READING.md."""
+    page said the model had not followed (choice_note), and the decision was left open in docs/READING.md.
+    The 57-curve library of the seventh search (5 December 2026: speculators #822's DSpark at k = 8) moves the
+    one-figure choice back to the family's nearest curves (6.50% against the whole library's median 6.92% and the
+    whole library's nearest 7.48%); two figures keep the median (2.98%). The choice and the model agree again, with
+    nothing in the model changed, and the page's sentence says so."""
     choice = acceptance_validation.prior_choice()
     assert set(choice["errors"]) == set(acceptance_validation.PRIOR_CHOICES)
     model = {figures: acceptance_validation.model_choice(figures) for figures in (1, 2)}
-    assert model == {1: "family", 2: "library"} and choice["chosen"] == {1: "library", 2: "library"}
-    assert choice["errors"]["library"][0] < choice["errors"]["family"][0] < choice["errors"]["library"][0] + 0.0001
+    assert model == {1: "family", 2: "library"} and choice["chosen"] == model
+    assert choice["errors"]["family"][0] < choice["errors"]["library"][0] < choice["errors"]["pooled"][0]
     for figures in (1, 2):
         # the model's leave-one-out is its own option's: the default runs the model's point for each input
         assert acceptance_validation.leave_one_out(figures)["medianError"] == choice["errors"][model[figures]][figures - 1]
-    assert "the model has not followed" in acceptance_validation.choice_note(choice)
+    note = acceptance_validation.choice_note(choice)
+    assert "the model has not followed" not in note and "prefers each for its input" in note
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # two figures: one point for all
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("mtp", r1=0.3)[0]    # two figures: all the curves
     assert acceptance.prior("mtp", r1=0.8, figures=1)[0] != acceptance.prior("eagle", r1=0.8, figures=1)[0]
@@ -93,7 +99,9 @@ def test_the_candidate_priors_are_judged_by_nested_leave_one_out_and_the_model_i
     success (the standing choice of prior_choice, which the model is defined to follow, is another matter). From two
     figures the model's point is now the whole library's median, and no candidate beats it nested. With the fifth
     search's 56 curves the rule adopts neither: from k = 1 the nested choice (mostly "kinds") gives 6.31% against the
-    model's 7.09% but is closer than i.i.d. on 42 curves against 43; from k = 1..2 4.61% against 3.38%."""
+    model's 7.09% but is closer than i.i.d. on 42 curves against 43; from k = 1..2 4.61% against 3.38%. With the
+    seventh search's 57 curves neither: from k = 1 7.82% against 6.50% (closer on 42 and 43), from k = 1..2 the same
+    2.98% (closer on 47 and 47)."""
     for figures in (1, 2):
         result = acceptance_validation.nested_leave_one_out(figures)
         model = result["plain"][result["options"][0]]
