@@ -232,6 +232,8 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         publication=publication(root),
         sources=sources.load(root / "sitebuild" / "sources.toml"),
     )
+    html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
+    _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
     # The appendix page: the long tables of rows the article's folds link to (APPENDIX), out of its first
     # load; not hashed, since the article's plain links name it.
     appendix = env.get_template("appendix.html.j2").render(lab=context, assets=published,
@@ -241,8 +243,6 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     if missing:
         raise BuildError(f"the article links to appendix parts the appendix page lacks: {', '.join(missing)}")
     _write(stage / APPENDIX, assets.minify_html(appendix).encode("utf-8"))
-    html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
-    _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
 
     _render_bench(stage, root, pyodide_dirname, _write)
     # The static hosts' header rules, from the same table the servers use (not compressed, not served).
