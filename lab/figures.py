@@ -490,11 +490,11 @@ def audit_checks_html(checks) -> str:
     settings or cases it visited, and the first counterexample of a failure.
 
     What a check asserts is its docstring. The browser's lab is shipped without docstrings
-    (sitebuild/pystrip.py), so there the description comes out empty and marked
-    ``data-keep``: the page keeps the sentence the build wrote in that place.
+    (sitebuild/pystrip.py), so there the description comes out empty: the page keeps the sentence
+    the build wrote in that check's place (site/audit.js, by the item's ``data-check``).
 
     >>> audit_checks_html([{"name": "a", "passed": True, "detail": "", "visited": 3, "description": ""}])
-    '<ol class="audit-checks"><li class="check check-pass" data-check="a"><span class="check-state">pass</span> <code>a</code> <span class="check-visited">(3 cases)</span> <span class="check-description" data-keep="check-a"></span></li></ol>'
+    '<ol class="audit-checks"><li class="check check-pass" data-check="a"><span class="check-state">pass</span> <code>a</code> <span class="check-visited">(3 cases)</span> <span class="check-description"></span></li></ol>'
     """
     items = []
     for check in checks:
@@ -504,7 +504,7 @@ def audit_checks_html(checks) -> str:
         items.append(f'<li class="check check-{state}" data-check="{name}">'
                      f'<span class="check-state">{state}</span> <code>{name}</code> '
                      f'<span class="check-visited">({plural(check["visited"], "case")})</span> '
-                     f'<span class="check-description" data-keep="check-{name}">{escape(check["description"])}</span>'
+                     f'<span class="check-description">{escape(check["description"])}</span>'
                      f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'
 
