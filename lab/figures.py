@@ -30,7 +30,7 @@ from operator import itemgetter
 from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
-           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "hatch_path", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT",
+           "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "hatch_path", "hatch_rects", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT",
            "svg", "text_width", "label_box"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
@@ -281,6 +281,34 @@ def hatch_path(left: float, top: float, right: float, bottom: float, spacing: fl
     return "".join(pieces)
 
 
+def hatch_rects(rects, spacing: float = 8) -> str:
+    """Path data of one hatch over a union of rectangles ``(left, top, right, bottom)``: the lines of
+    :func:`hatch_path`, each drawn once along every stretch where it runs through the union, rather than
+    once per rectangle (a heatmap's hatched cells: the same lines, a third of the path data).
+
+    >>> hatch_rects([(0, 0, 10, 10), (10, 0, 20, 10)], 8) == hatch_path(0, 0, 20, 10, 8)
+    True
+    """
+    spans: dict[int, list[list[float]]] = {}
+    for left, top, right, bottom in rects:
+        for n in range(math.floor((left + top) / spacing) + 1, math.ceil((right + bottom) / spacing)):
+            start, end = max(left, n * spacing - bottom), min(right, n * spacing - top)
+            if start < end:
+                spans.setdefault(n, []).append([start, end])
+    pieces = []
+    for n in sorted(spans):
+        line, merged = n * spacing, []
+        for start, end in sorted(spans[n]):
+            if merged and start <= merged[-1][1] + 1e-9:  # rectangles that touch along this line
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in merged:
+            ends = (start, line - start, end, line - end)
+            pieces.append("M{} {}L{} {}".format(*(_tenths(round(value * 10)) for value in ends)))
+    return "".join(pieces)
+
+
 def vertical_line(x: float, top: float, bottom: float, attributes: str, around=None, reach: float = 2) -> str:
     """A vertical ``<line>`` at ``x`` from ``top`` to ``bottom``, broken 2 px above and below the box
     ``around`` (a label's ``(left, top, right, bottom)``) where it would run through it (within
@@ -462,11 +490,11 @@ def audit_checks_html(checks) -> str:
     settings or cases it visited, and the first counterexample of a failure.
 
     What a check asserts is its docstring. The browser's lab is shipped without docstrings
-    (sitebuild/pystrip.py), so there the description comes out empty and marked
-    ``data-keep``: the page keeps the sentence the build wrote in that place.
+    (sitebuild/pystrip.py), so there the description comes out empty: the page keeps the sentence
+    the build wrote in that check's place (site/audit.js, by the item's ``data-check``).
 
     >>> audit_checks_html([{"name": "a", "passed": True, "detail": "", "visited": 3, "description": ""}])
-    '<ol class="audit-checks"><li class="check check-pass" data-check="a"><span class="check-state">pass</span> <code>a</code> <span class="check-visited">(3 cases)</span> <span class="check-description" data-keep="check-a"></span></li></ol>'
+    '<ol class="audit-checks"><li class="check check-pass" data-check="a"><span class="check-state">pass</span> <code>a</code> <span class="check-visited">(3 cases)</span> <span class="check-description"></span></li></ol>'
     """
     items = []
     for check in checks:
@@ -476,7 +504,7 @@ def audit_checks_html(checks) -> str:
         items.append(f'<li class="check check-{state}" data-check="{name}">'
                      f'<span class="check-state">{state}</span> <code>{name}</code> '
                      f'<span class="check-visited">({plural(check["visited"], "case")})</span> '
-                     f'<span class="check-description" data-keep="check-{name}">{escape(check["description"])}</span>'
+                     f'<span class="check-description">{escape(check["description"])}</span>'
                      f'{detail}</li>')
     return f'<ol class="audit-checks">{"".join(items)}</ol>'
 

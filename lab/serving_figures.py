@@ -10,7 +10,7 @@ import math
 from . import figures, serving
 from .figures import (DEFAULT_WIDTH, INK, MIN_TEXT, label_box, text_width, breakeven_path, column_box, escape,
                        fit_width, line_boxes, line_path, nice_ticks, one_x_label, place_labels, speedup_colour, tick_label,
-                       vertical_line, hatch_path)
+                       vertical_line, hatch_path, hatch_rects)
 from .jsformat import to_fixed
 
 WIDTH_DEFAULT = DEFAULT_WIDTH
@@ -95,14 +95,10 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
             x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
             shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{x:.1f} {y}h{cell_w:.1f}v{cell_h}h{-cell_w:.1f}z")
     body = [f'<path fill="{colour}" d="{"".join(parts)}"/>' for colour, parts in sorted(shades.items())]
-    hatch = []
-    for r in range(rows):
-        for c in range(cols):
-            if not fits[r][c]:
-                x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
-                hatch.append(hatch_path(x, y, x + cell_w, y + cell_h, 6))  # neighbours join into one hatch
-    if hatch:
-        body.append(f'<path class="srv-nofit" d="{"".join(hatch)}" fill="none" stroke="{INK}" stroke-width="1"/>')
+    cells = [(left + c * cell_w, top + (rows - 1 - r) * cell_h, left + (c + 1) * cell_w, top + (rows - r) * cell_h)
+             for r in range(rows) for c in range(cols) if not fits[r][c]]
+    if cells:  # one hatch over the cells that do not fit, each line drawn once through them
+        body.append(f'<path class="srv-nofit" d="{hatch_rects(cells, 6)}" fill="none" stroke="{INK}" stroke-width="1"/>')
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     for r, context in enumerate(contexts):
         body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4, _compact(context), "end"))

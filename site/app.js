@@ -37,6 +37,26 @@
     runtimeStatus.dataset.state = state;
   }
 
+  // A fold whose long table lives on the appendix page (templates/appendix.html.j2) holds a plain link
+  // to it (p.appendix-link, a[data-appendix=PART]). When the fold opens, the page fetches the appendix
+  // once and puts that part (its .appendix-body's children) in place of the link, so the article reads
+  // as if the table were in it; a failed fetch leaves the link, and the next opening tries again.
+  let appendix = null;
+  document.addEventListener("toggle", (event) => {
+    const fold = event.target;
+    if (!(fold instanceof HTMLDetailsElement) || !fold.open) return;
+    for (const link of fold.querySelectorAll(":scope > .appendix-link > a[data-appendix]")) {
+      appendix ??= fetch(link.href.split("#")[0]).then((response) => {
+        if (!response.ok) throw new Error(`appendix: HTTP ${response.status}`);
+        return response.text();
+      }).then((text) => new DOMParser().parseFromString(text, "text/html"));
+      appendix.then((page) => {
+        const body = page.getElementById(link.dataset.appendix)?.querySelector(".appendix-body");
+        if (body && link.isConnected) link.parentElement.replaceWith(...document.adoptNode(body).childNodes);
+      }, () => { appendix = null; });
+    }
+  }, true);
+
   // Once live, the status box gives back the height it kept for the loading line (reader audit N4-18), at the
   // moment it is out of view: the browser's scroll anchoring then keeps what the reader sees where it was.
   function fitStatusOutOfView() {
@@ -834,7 +854,8 @@
     worker.addEventListener("message", onWorkerMessage);
     worker.addEventListener("error", (event) => fail(event.message || "the Python worker failed to load"));
     const boot = call("boot", { pyodideIndexURL: config.pyodideIndexURL, stdlibURL: config.stdlibURL,
-                                labZipURL: config.labZipURL, dataAssets: config.dataAssets || {},
+                                labZipURL: config.labZipURL, pyodideLock: config.pyodideLock,
+                                dataAssets: config.dataAssets || {},
                                 labChunks: config.labChunks || {} }, BOOT_STALL_MS);
     boot.catch((error) => fail(error.message));
     return boot;

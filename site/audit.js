@@ -12,14 +12,15 @@
   // --- the audit --------------------------------------------------------------------------------
 
   // A counter pre-rendered at build time, now re-run in this browser.
-  // Markup may leave an element empty but for data-keep="KEY": the element the page already
-  // shows under that key stays (text the worker does not carry, like each check's description,
+  // The worker's list leaves each check's description empty (li[data-check] > .check-description):
+  // the description the page already shows for that check stays (text the worker does not carry,
   // which the build wrote from the docstrings the browser's lab is shipped without).
+  const DESCRIPTION = "li[data-check] > .check-description";
   function swapKeeping(container, markup) {
-    const kept = new Map([...container.querySelectorAll("[data-keep]")].map((el) => [el.dataset.keep, el]));
+    const kept = new Map([...container.querySelectorAll(DESCRIPTION)].map((el) => [el.parentElement.dataset.check, el]));
     container.innerHTML = markup;
-    for (const slot of container.querySelectorAll("[data-keep]")) {
-      const old = kept.get(slot.dataset.keep);
+    for (const slot of container.querySelectorAll(DESCRIPTION)) {
+      const old = kept.get(slot.parentElement.dataset.check);
       if (old && !slot.hasChildNodes()) slot.replaceWith(old);
     }
   }
@@ -83,8 +84,8 @@
     const ordered = list.querySelector("ol") || list;
     for (const item of fresh.querySelectorAll("li.check")) {
       const old = [...ordered.querySelectorAll("li.check")].find((li) => li.dataset.check === item.dataset.check);
-      const description = old?.querySelector("[data-keep]");
-      const slot = item.querySelector("[data-keep]");
+      const description = old?.querySelector(":scope > .check-description");
+      const slot = item.querySelector(":scope > .check-description");
       if (description && slot && !slot.hasChildNodes()) slot.replaceWith(description);
       if (old) old.replaceWith(item); else ordered.append(item);
     }

@@ -48,10 +48,12 @@
   // its number differs from the sender's answer.
   const sentFrom = new Map();  // target kind -> { sender: kind, query: the sender's query when it sent }
 
+  // The texts are written once, on the page's first origin line (templates/partials/_summary.html.j2).
   function showOrigin(origin) {
     const { state, changed, stale } = origin.dataset;
+    const texts = document.querySelector("[data-origin][data-sent]")?.dataset || origin.dataset;
     const key = state + (stale ? "Stale" : "") + (changed ? "Changed" : "");
-    const text = origin.dataset[key] || origin.dataset[state + (changed ? "Changed" : "")] || "";
+    const text = texts[key] || texts[state + (changed ? "Changed" : "")] || "";
     origin.textContent = text.replace("{sender}", origin.dataset.sender || "");
     const box = origin.closest(".lab-origin");
     const resend = box?.querySelector('button[data-action="resend"]');

@@ -138,7 +138,10 @@ async function boot(paths) {
   dataAssets = paths.dataAssets && typeof paths.dataAssets === "object" ? paths.dataAssets : {};
   labChunks = paths.labChunks && typeof paths.labChunks === "object" ? paths.labChunks : {};
   try {
-    pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL });
+    // The page config's package index (no packages: the lab is standard library only) saves the
+    // fetch of the runtime's pyodide-lock.json; without one, Pyodide fetches it.
+    const lock = paths.pyodideLock && typeof paths.pyodideLock === "object" ? { lockFileContents: paths.pyodideLock } : {};
+    pyodide = await loadPyodide({ indexURL: pyodideIndexURL, stdLibURL, ...lock });
   } finally {
     self.fetch = realFetch;
   }

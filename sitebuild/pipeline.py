@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -75,8 +76,25 @@ class _Writer:
 
 
 # The runtime files loadPyodide() fetches (the .mjs files are imported, not fetched).
-# The article fetches its own trimmed standard library instead of the runtime's python_stdlib.zip.
-BOOT_FETCHED = ("pyodide.asm.wasm", "pyodide-lock.json")
+# The article fetches its own trimmed standard library instead of the runtime's python_stdlib.zip,
+# and no pyodide-lock.json: see article_lock_file.
+BOOT_FETCHED = ("pyodide.asm.wasm",)
+
+# The appendix page (templates/appendix.html.j2), beside index.html.
+APPENDIX = "appendix.html"
+
+
+def article_lock_file(lock_json: bytes) -> dict:
+    """The package index the article's worker boots with (loadPyodide's ``lockFileContents``): the
+    distribution's ``info`` and no packages. The lab is standard library only and loads no package,
+    so the worker needs none of the distribution's 357 entries (pyodide-lock.json, about 22 KB as
+    brotli, a request of its own on every cold visit); Pyodide checks only ``info.abi_version``
+    against its own and reads ``packages``. The file stays in the runtime directory for the bare page.
+
+    >>> article_lock_file(b'{"info": {"abi_version": "2026_0"}, "packages": {"numpy": {}}}')
+    {'info': {'abi_version': '2026_0'}, 'packages': {}}
+    """
+    return {"info": json.loads(lock_json)["info"], "packages": {}}
 
 
 def publication(root: Path) -> dict:
@@ -182,6 +200,8 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         "pyodideIndexURL": f"{pyodide_dirname}/",
         "stdlibURL": published["python_stdlib.zip"],
         "labZipURL": published["lab.zip"],
+        # the package index the worker boots with, in place of fetching pyodide-lock.json
+        "pyodideLock": article_lock_file(core["pyodide-lock.json"]),
         "workerURL": published.get("worker.js", ""),
         # what the worker fetches to boot (uncompressed, as a response body reads), for the
         # progress line: the runtime's fetched files, the trimmed standard library and the lab
@@ -203,8 +223,9 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)
+    context = lab.views.page_context()
     html = env.get_template("article.html.j2").render(
-        lab=lab.views.page_context(),
+        lab=context,
         assets=published,
         config=config,
         csp=META_CONTENT_SECURITY_POLICY,
@@ -213,6 +234,15 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     )
     html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
     _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
+    # The appendix page: the long tables of rows the article's folds link to (APPENDIX), out of its first
+    # load; not hashed, since the article's plain links name it.
+    appendix = env.get_template("appendix.html.j2").render(lab=context, assets=published,
+                                                           csp=META_CONTENT_SECURITY_POLICY,
+                                                           publication=publication(root))
+    missing = [part for part in re.findall(r'data-appendix="([^"]+)"', html) if f'id="{part}"' not in appendix]
+    if missing:
+        raise BuildError(f"the article links to appendix parts the appendix page lacks: {', '.join(missing)}")
+    _write(stage / APPENDIX, assets.minify_html(appendix).encode("utf-8"))
 
     _render_bench(stage, root, pyodide_dirname, _write)
     # The static hosts' header rules, from the same table the servers use (not compressed, not served).

@@ -3,7 +3,7 @@
 Docstrings and comments are most of the lab's bytes (they carry the formulas, the sources and the
 doctests) and the worker needs none of them. The one docstring the page shows, each audit check's
 sentence saying what it asserts, is written into the HTML by the build; the browser's re-run leaves
-that place empty and the page keeps the sentence (``data-keep`` in ``lab.figures.audit_checks_html``
+that place empty and the page keeps the sentence (``lab.figures.audit_checks_html``
 and ``site/app.js``). The CLI (``lab/cli.py``, ``lab/__main__.py``, ``lab/commands/``) never runs in a
 browser and is left out.
 

@@ -401,11 +401,19 @@ def test_the_older_engines_rows_are_stated_apart(page):
     assert "V0, has no row (its two batch sweeps are among the crossover brackets below)" in text
 
 
-def test_the_validation_table_prints_each_source_once(page):
-    """Writing problem 11: a source shared by many rows is one numbered note under the table, named by each row."""
+@pytest.fixture(scope="module")
+def appendix(built_site) -> str:
+    return (built_site / "appendix.html").read_text(encoding="utf-8")
+
+
+def test_the_validation_table_prints_each_source_once(page, appendix):
+    """Writing problem 11: a source shared by many rows is one numbered note under the table, named by each row.
+    The two tables live on the appendix page, each linked from its fold in the article."""
     from lab import serving_validation
 
-    table = between(page, 'aria-label="Validation table"', "</details>")
+    for part in ("appendix-validation", "appendix-calibration"):
+        assert f'<a href="appendix.html#{part}" data-appendix="{part}">' in page and f'<section id="{part}"' in appendix
+    table = between(appendix, 'aria-label="Validation table"', "</section>")
     sources = list(dict.fromkeys(point.source for point in serving_validation.VALIDATION))
     assert len(sources) < len(serving_validation.VALIDATION)
     for n, source in enumerate(sources, 1):
@@ -414,7 +422,7 @@ def test_the_validation_table_prints_each_source_once(page):
     rows = re.findall(r"<tr><th scope=\"row\">\d+</th>(.*?)</tr>", table, re.S)
     assert len(rows) == len(serving_validation.VALIDATION)
     assert all(re.search(r'<a href="#srv-val-source-\d+">S\d+</a>; ', row) for row in rows)
-    calibration = between(page, 'aria-label="Calibration table"', "</details>")
+    calibration = between(appendix, 'aria-label="Calibration table"', "</section>")
     from lab.serving_calibration import STEP_MEASUREMENTS
     for n, source in enumerate(dict.fromkeys(m.source for m in STEP_MEASUREMENTS), 1):
         assert text_of(calibration).count(source) == 1 and f'<li id="srv-cal-source-{n}">S{n}: ' in calibration, source

@@ -75,7 +75,8 @@ def rebuilt(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline.assets, "minify_html", lambda html: seen.append(html) or minify(html))
         build_site(out, ROOT)
-    assert len(seen) == 1, "the build minifies the page's HTML once"
+    assert len(seen) == 2, "the build minifies the article's HTML once, then the appendix page's"
+    assert 'id="appendix-validation"' in seen[1] and 'id="appendix-validation"' not in seen[0]
     return out, seen[0]
 
 

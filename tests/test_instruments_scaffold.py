@@ -186,3 +186,36 @@ def test_a_view_that_raises_is_one_error_reply_and_the_others_answer(monkeypatch
     ask = lambda request: json.loads(views.handle(json.dumps(request)))
     assert ask({"kind": "fake", "input": ""}) == {"error": "ZeroDivisionError: division by zero"}
     assert ask({"kind": "ledger", "input": ""})["summary"].startswith("At 74% acceptance")
+
+
+def _markup_strings(value):
+    """Every string in a view (figures, readouts, tables), recursively."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _markup_strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _markup_strings(item)
+
+
+def test_the_checks_unescape_as_html_does_without_importing_it():
+    """The checks read the lab's markup through checks.unescape, not html.unescape, so the browser's standard
+    library ships without html.entities: every named reference the lab's sources write is in its table, with
+    html5's character; on every widget's default view it gives what html.unescape gives; no browser-side
+    module imports html."""
+    import html
+    import re
+
+    from sitebuild import stdlib
+
+    written = {name for path in (ROOT / "lab").rglob("*.py") if "__pycache__" not in path.parts
+               for name in re.findall(r"&([A-Za-z][A-Za-z0-9]*);", path.read_text(encoding="utf-8"))}
+    assert written and written <= set(checks.NAMED_REFERENCES), written - set(checks.NAMED_REFERENCES)
+    assert all(html.entities.html5[f"{name};"] == char for name, char in checks.NAMED_REFERENCES.items())
+    strings = [s for kind in instruments.widget_names() for s in _markup_strings(json.loads(views.handle(json.dumps({"kind": kind})))) if "&" in s]
+    assert len(strings) > 20 and any("&#x27;" in s or "&amp;" in s for s in strings)
+    assert [checks.unescape(s) for s in strings] == [html.unescape(s) for s in strings]
+    assert checks.unescape("&bogus; &#x3bb;&#955; &amp;lt;") == "&bogus; \u03bb\u03bb &lt;"
+    assert not {name for name in stdlib.lab_imports(ROOT / "lab") if name.split(".")[0] == "html"}

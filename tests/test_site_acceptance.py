@@ -22,19 +22,37 @@ def _registered(monkeypatch):
     monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll"))
 
 
-def test_the_held_out_table_is_on_the_page_with_javascript_off(page):
+def test_the_held_out_table_is_a_plain_link_away_with_javascript_off(page):
+    """The held-out table lives on the appendix page: with JavaScript off the fold's plain link reaches it."""
     pg = page(viewport={"width": 390, "height": 800}, java_script_enabled=False)
     pg.goto(pg.base_url)
-    table = pg.locator("table.acceptance-held-out")
+    assert pg.locator("table.acceptance-held-out").count() == 0
+    floor = " ".join(pg.locator(".acceptance-floor").text_content().split())
+    link = pg.locator('.acceptance-curve a[data-appendix="appendix-held-out"]')
+    pg.locator(".acceptance-curve details.fold > summary").nth(1).click()
+    link.click()
+    pg.wait_for_url("**/appendix.html#appendix-held-out")
+    table = pg.locator("#appendix-held-out table.acceptance-held-out")
     assert table.count() == 1
     assert table.locator("tbody tr").count() == len(acceptance.CURVES)
-    assert "Too few curves to trust" in pg.locator(".acceptance-too-few").text_content()
-    floor = " ".join(pg.locator(".acceptance-floor").text_content().split())
+    assert "Too few curves to trust" in pg.locator("#appendix-held-out .acceptance-too-few").text_content()
     from lab import acceptance_validation
 
     apart = acceptance_validation.page_facts()["apart"]
     assert f"misses each by {100 * apart['floor']:.0f}%" in floor
     assert f"{100 * apart['medianErrors'][0]:.1f}% from k = 1 and {100 * apart['medianErrors'][1]:.1f}%" in floor
+
+
+def test_the_held_out_fold_fills_in_from_the_appendix_with_javascript_on(page):
+    """With JavaScript on, opening the fold puts the appendix's table where the link was."""
+    pg = page(viewport={"width": 390, "height": 800})
+    pg.goto(pg.base_url)
+    fold = pg.locator(".acceptance-curve details.fold").nth(1)
+    fold.locator("> summary").click()
+    table = fold.locator("table.acceptance-held-out")
+    table.wait_for()
+    assert table.locator("tbody tr").count() == len(acceptance.CURVES)
+    assert fold.locator(".appendix-link").count() == 0 and fold.locator(".acceptance-too-few").count() == 1
 
 
 def test_a_curve_in_the_panel_reaches_every_instrument(page):

@@ -81,7 +81,8 @@ def test_without_javascript_shows_the_default(page, built_site):
     assert _mismatched(pg, view) == []
     assert summary(pg, "serving") == view["summary"]
     assert "speculation keeps paying at every batch that fits (up to 392)" in view["summary"]   # today's vLLM V1
-    assert "Predicted against measured" in html and "srv-validation-table" in html  # computed by the build
+    assert "Predicted against measured" in html and 'data-appendix="appendix-validation"' in html  # computed by the build
+    assert "srv-validation-table" in (built_site / "appendix.html").read_text(encoding="utf-8")  # its rows, linked
     assert _readouts(pg) == view["readouts"]
     assert notes(pg, "serving") == []
     assert _controls(pg) == {**{s.name: view["shown"][s.name] for s in widget.SLIDERS},

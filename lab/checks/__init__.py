@@ -17,7 +17,6 @@ The seed audit (:mod:`lab.audit`, docs/CONTRACT.md section 3) never changes. Eac
   output, and :data:`SIGNATURE_NOTES` says what each value is and where it was cross-checked.
 """
 
-import html
 import re
 
 from ..audit import check_result_steps, run_check, run_to_end
@@ -26,7 +25,7 @@ from .. import instruments
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
            "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root",
            "figure_texts", "figure_numbers", "numbers_in", "figure_difference", "numbers_difference", "tip_values",
-           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES"]
+           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES", "unescape"]
 
 # Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
 # number of named checks (93: traces 14, serving 17, policies 12, trees 13, real text 9, deployment 28,
@@ -259,6 +258,32 @@ def alpha_root(total: float, k: int) -> float:
 _NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")  # 1,024 is one number
 _TEXT = re.compile(r"<(text|title)([^>]*)>(.*?)</\1>", re.S)
 _LABEL = re.compile(r'aria-label="([^"]*)"')
+# The named character references the lab's own markup writes (every one in lab/), with the characters
+# html.entities.html5 gives them; tests/test_instruments_scaffold.py holds the list to the lab's sources.
+NAMED_REFERENCES = {"alpha": "\u03b1", "amp": "&", "gt": ">", "lt": "<", "minus": "\u2212", "nbsp": "\u00a0",
+                    "ndash": "\u2013", "plusmn": "\u00b1", "quot": '"'}
+_REFERENCE = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def _character(found) -> str:
+    name = found.group(1)
+    if name[0] != "#":
+        return NAMED_REFERENCES.get(name, found.group(0))
+    return chr(int(name[2:], 16) if name[1] in "xX" else int(name[1:]))
+
+
+def unescape(text: str) -> str:
+    """``html.unescape`` for the lab's own markup, without importing :mod:`html`: its table of entities
+    (``html.entities``, about 20 KB of the browser's standard library as brotli) would ship to every
+    reader for the checks alone. Numeric references and the named ones of NAMED_REFERENCES; any other
+    named reference is left as it is.
+
+    >>> unescape("one &amp; 2, &#x27;k&#x27; &ndash; &#955; &alpha;")
+    "one & 2, 'k' \u2013 \u03bb \u03b1"
+    """
+    return _REFERENCE.sub(_character, text)
+
+
 _CLASS = re.compile(r'class="([^"]*)"')
 _TAG = re.compile(r"<[^>]+>")
 
@@ -271,12 +296,12 @@ def figure_texts(svg: str, skip_classes=("fig-axis",)) -> list[str]:
     ...              '<text class="fig-tick">best <tspan>k = 4</tspan></text><title>3.10x</title></svg>')
     ['one & 2', 'best k = 4', '3.10x']
     """
-    texts = [html.unescape(label) for label in _LABEL.findall(svg)]
+    texts = [unescape(label) for label in _LABEL.findall(svg)]
     for tag, attributes, body in _TEXT.findall(svg):
         found = _CLASS.search(attributes)
         if tag == "text" and found and set(found.group(1).split()) & set(skip_classes):
             continue
-        texts.append(html.unescape(_TAG.sub("", body)))
+        texts.append(unescape(_TAG.sub("", body)))
     return texts
 
 

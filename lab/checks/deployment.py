@@ -254,15 +254,15 @@ READOUT_SETTINGS = (
 def _list_rows(html_text: str) -> dict:
     """The instruments list's rows by target: (the values its button sends, what it receives, what its
     numbers use), as text."""
-    import html
+    from . import unescape
     import json
     import re
 
     rows = {}
     for item in re.findall(r"<li>(.*?)</li>", html_text, re.S):
         target = re.search(r'data-target="([^"]+)"', item).group(1)
-        sent = json.loads(html.unescape(re.search(r'data-values="([^"]*)"', item).group(1)))
-        gets, uses = (html.unescape(re.sub(r"<[^>]+>", "", re.search(rf'class="dep-{part}">(.*?)</p>', item, re.S).group(1)))
+        sent = json.loads(unescape(re.search(r'data-values="([^"]*)"', item).group(1)))
+        gets, uses = (unescape(re.sub(r"<[^>]+>", "", re.search(rf'class="dep-{part}">(.*?)</p>', item, re.S).group(1)))
                       for part in ("gets", "uses"))
         rows[target] = (sent, gets, uses)
     return rows
@@ -332,7 +332,7 @@ def _production_difference(where, figures, extra, d) -> str | None:
     TPOT, tokens/s per user and per GPU, $ per million tokens, for each row the model gives), the
     caption's price and TPOT target, the draft prefill's times, prompt and share (draft / target, computed
     here) and the diagnosis's sentences as the model words them."""
-    import html
+    from . import unescape
     import re
 
     from . import cells_difference, numbers_difference, numbers_in, table_cells
@@ -355,7 +355,7 @@ def _production_difference(where, figures, extra, d) -> str | None:
     if held:
         want = [n for r in held for n in (str(r["from"]), str(r["to"]), str(r["kept"]), str(r["best"]),
                                            f(100 * r["shortfall"], 1))] + [f(100 * SCHEDULE_TOLERANCE, 0)]
-        failure = numbers_difference(where, "the schedule's kept runs", numbers_in(html.unescape(note.group(1))), want,
+        failure = numbers_difference(where, "the schedule's kept runs", numbers_in(unescape(note.group(1))), want,
                                      ordered=True)
         if failure:
             return failure
@@ -368,18 +368,18 @@ def _production_difference(where, figures, extra, d) -> str | None:
     failure = cells_difference(where, "production", table_cells(figures["production"]), want)
     if failure:
         return failure
-    caption = html.unescape(re.search(r"<caption>(.*?)</caption>", figures["production"]).group(1))
+    caption = unescape(re.search(r"<caption>(.*?)</caption>", figures["production"]).group(1))
     failure = numbers_difference(where, "the production table's caption", numbers_in(caption),
                                  [to_js_string(prod["dollarsPerGpuHour"]), str(d.gpus), to_js_string(prod["tpotTargetMs"])])
     if failure:
         return failure
     pre = prod["prefill"]
-    failure = numbers_difference(where, "the prefill line", numbers_in(html.unescape(figures["prefill"])),
+    failure = numbers_difference(where, "the prefill line", numbers_in(unescape(figures["prefill"])),
                                  [f(pre["draftMs"], 2), f(pre["targetMs"], 2), f"{pre['promptTokens']:,}",
                                   f(100 * pre["draftMs"] / pre["targetMs"] if pre["targetMs"] else 0, 1)])
     if failure:
         return failure
-    said = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", figures["diagnosis"], re.S)]
+    said = [unescape(item) for item in re.findall(r"<li>(.*?)</li>", figures["diagnosis"], re.S)]
     if said != [item["sentence"] for item in extra["diagnosis"]]:
         return f"{where}: the diagnosis reads {said}, the model says {[i['sentence'] for i in extra['diagnosis']]}"
     return None
@@ -393,7 +393,7 @@ def _rises_difference(where, figures, extra, d, percent, curve) -> str | None:
     large-message start and this verify pass's message (batch x (k + 1) x hidden x 2 bytes), present exactly where
     the message is past the start; the share of a MoE layer's experts the pass's tokens reach and the experts one
     more token reads new, present exactly where that share is past lab.production.EXPERTS_REACHED."""
-    import html
+    from . import unescape
     import math
     import re
 
@@ -437,7 +437,7 @@ def _rises_difference(where, figures, extra, d, percent, curve) -> str | None:
             if share > production.EXPERTS_REACHED:
                 want += [f(100 * share, 1), str(target.experts), f(target.active_experts * (1 - share), 2),
                          str(target.active_experts)]
-    return numbers_difference(where, "the schedule's rises", numbers_in(html.unescape(note.group(1))), want,
+    return numbers_difference(where, "the schedule's rises", numbers_in(unescape(note.group(1))), want,
                               ordered=True)
 
 

@@ -421,7 +421,7 @@ def _run_figures_difference(where, figures, cycles, k, counts) -> str | None:
     """The run's other numbers against its calls, counted here: the plain text's line (calls, drafts kept
     of drafted), each call's hover title in the marked-up text (drafts kept of drafted, in call order), and
     the send buttons' alpha (alpha iid, whole percent) and lookahead (at most 12, the ledger's largest)."""
-    import html
+    from . import unescape
     import json
 
     from . import numbers_difference, numbers_in
@@ -441,7 +441,7 @@ def _run_figures_difference(where, figures, cycles, k, counts) -> str | None:
                 f"{want[first:first + 1]} (of {len(want)} calls)")
     if counts and figures["send"]:
         percent, lookahead = to_fixed(100 * alpha_root(sum(counts) / len(counts), k), 0), str(min(12, k))
-        sent = [(target, json.loads(html.unescape(values)), html.unescape(text)) for target, values, text in
+        sent = [(target, json.loads(unescape(values)), unescape(text)) for target, values, text in
                 re.findall(r'data-target="([^"]+)"[^>]*data-values="([^"]*)">([^<]*)</button>', figures["send"])]
         one = [(values, text) for target, values, text in sent if target == "ledger" and values.get("acceptance")]
         if (len(one) != 1 or one[0][0]["acceptance"] != percent or f"alpha = {percent}%" not in one[0][1]

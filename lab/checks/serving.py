@@ -860,7 +860,7 @@ def _tables_mismatch(widget) -> str | None:
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
-    from html import unescape
+    from . import unescape
 
     figure = unescape(context["bracketsFigure"])
     for shown, bracket in zip(context["brackets"], serving_validation.CROSSOVER_BRACKETS):
