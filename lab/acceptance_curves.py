@@ -25,11 +25,12 @@ SPEED-Bench's coding category on B300 GPUs under vLLM, output length 4096, tempe
 states. Single-k files (``qwen3.8_mtp.yaml``: k = 7 only; ``qwen3.827b_*_mtp.yaml``: k = 3 only) are
 not curves and are left out. Engine-issue curves: the text is quoted as evidence from public issue
 threads (facts, not creative text), with the thread named. Reference curves of lengths come also from a drafter
-study's k sweep (vllm-project/speculators issue #563, quoted likewise), and engine curves from files in Apache-2.0
-repositories (vllm-project/speculators, rasyosef/train-dspark-draft-models, noonghunna/club-3090).
+study's k sweep (vllm-project/speculators issue #563, quoted likewise), engine curves from files in Apache-2.0
+repositories (vllm-project/speculators, rasyosef/train-dspark-draft-models, noonghunna/club-3090), and one evaluation
+table without counts from speculators' v0.6.0 release notes (its subsets' equal-weight mean, :func:`mean_rates`).
 """
 
-__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of", "pooled_rates"]
+__all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of", "mean_rates", "pooled_rates"]
 
 INFERENCEX = "SemiAnalysisAI/InferenceX golden_al_distribution/"
 INFERENCEX_LICENCE = "Apache-2.0"
@@ -151,6 +152,29 @@ _SPECULATORS_822 = ("vllm-project/speculators pull request #822 ('Add dspark tes
 _SPECULATORS_822_DRAFTS = 1035
 _SPECULATORS_822_COUNTS = (333, 111, 37, 13, 5, 0, 0, 0)
 
+# The eighth search (5 December 2026; its rule for evaluation tables that print no counts was written in
+# docs/READING.md before any table was read). vllm-project/speculators release v0.6.0 (2026-06-16), its notes'
+# 'Acceptance rates matrix for the Qwen3-8B P-EAGLE model' (RedHatAI/Qwen3-8B-speculator.peagle on Qwen/Qwen3-8B), read
+# through a code-index copy 'Changelog (aggregated from releases.body)' that names the release and its date. The
+# release's evaluation suite (tag v0.6.0, scripts/evaluate/evaluate.py and perf_utils.py: acceptance_at_pos_i = the
+# drafts whose slot i survived over num_drafts, from vLLM's Prometheus counters, so unconditional; 80 requests a subset
+# by default) on the nine RedHatAI/speculator_benchmarks subsets. As printed: subset, Pos 0..6 in percent (two
+# decimals), Avg. Length. No counts; each row's 1 + sum is its printed length within rounding
+# (tests/test_acceptance_curves.py), and the library keeps the nine rows' equal-weight mean: one curve for the drafter.
+_SPECULATORS_V060 = ("vllm-project/speculators release v0.6.0 (2026-06-16), its notes' 'Acceptance rates matrix for the "
+                     "Qwen3-8B P-EAGLE model' (read through a code-index copy of the release notes): ")
+_SPECULATORS_V060_PEAGLE_ROWS = (
+    ("HumanEval", (81.30, 59.00, 41.10, 27.90, 18.80, 12.80, 8.90), 3.5),
+    ("math_reasoning", (83.30, 63.50, 47.00, 34.30, 24.40, 17.20, 11.80), 3.82),
+    ("qa", (70.50, 44.70, 27.60, 17.10, 10.80, 7.10, 4.80), 2.83),
+    ("question", (74.60, 49.60, 31.60, 20.20, 13.10, 8.50, 5.60), 3.03),
+    ("rag", (73.60, 48.40, 29.80, 18.40, 11.30, 6.90, 4.10), 2.93),
+    ("summarization", (68.00, 39.00, 21.00, 10.80, 5.40, 2.60, 1.20), 2.48),
+    ("tool_call", (73.70, 47.60, 28.70, 17.10, 10.30, 6.20, 3.70), 2.87),
+    ("translation", (73.80, 47.70, 28.70, 17.30, 10.40, 6.50, 4.10), 2.89),
+    ("writing", (75.00, 50.00, 32.10, 20.60, 13.30, 8.70, 5.70), 3.05),
+)
+
 def pooled_rates(rows) -> tuple:
     """One run's unconditional per-position rates from per-subset counts, as one engine log over all of them prints
     them: a_i = (drafts whose slot i survived, summed) / (drafts, summed). Rows: (subset, drafts, survived counts).
@@ -160,6 +184,17 @@ def pooled_rates(rows) -> tuple:
     """
     drafts = sum(row[1] for row in rows)
     return tuple(sum(counts) / drafts for counts in zip(*(row[2] for row in rows)))
+
+
+def mean_rates(rows, unit: float = 1.0) -> tuple:
+    """A table's subset rows of unconditional rates averaged position by position with equal weights, for a table that
+    prints no drafts (rows: (subset, rates, printed length); ``unit`` scales the printed figures, 0.01 for percents):
+    the curve's length at every k is then the mean of the subsets' lengths.
+
+    >>> mean_rates((("a", (80.0, 40.0), 2.2), ("b", (60.0, 20.0), 1.8)), unit=0.01)
+    (0.7, 0.3)
+    """
+    return tuple(round(sum(column) * unit / len(rows), 12) for column in zip(*(row[1] for row in rows)))
 
 
 # name -> (family, kind, values, label, source, licence)
@@ -451,6 +486,13 @@ CURVES = {
                                         _SPECULATORS_822 + "1,035 drafts, 8,280 draft tokens, 499 accepted, acceptance "
                                         "length 1.4821, acceptance at tokens 0..7 = 333, 111, 37, 13, 5, 0, 0, 0 drafts "
                                         "of 1,035", "quoted from a public pull request thread"),
+    # The eighth search: a released P-EAGLE drafter on Qwen3-8B at k = 7, its nine subsets' equal-weight mean (above);
+    # its own drafter (not the test-trained P-EAGLE head of vLLM #43010, a different checkpoint).
+    "speculators-v060-peagle-qwen3-8b": ("eagle", "unconditional", mean_rates(_SPECULATORS_V060_PEAGLE_ROWS, 0.01),
+                                         "Qwen3-8B, P-EAGLE (RedHatAI/Qwen3-8B-speculator.peagle), vLLM, nine subsets, "
+                                         "k = 7", _SPECULATORS_V060 + "the nine rows' equal-weight mean (1 + the mean "
+                                         "rates' sum 3.0431; the printed lengths average 3.0444; 80 requests a "
+                                         "subset)", "quoted from a public release note (Apache-2.0 repository)"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant

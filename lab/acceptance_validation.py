@@ -109,7 +109,7 @@ def model_choice(figures: int) -> str:
     :data:`NESTED_OPTIONS`, whose drop weight is :data:`lab.acceptance.SECOND_WEIGHT`.
 
     >>> model_choice(1), model_choice(2)
-    ('family', 'library')
+    ('family', 'pooled')
     """
     figures = min(figures, 2)
     how = (PRIOR_MODE_BY_FIGURES[figures], POINT_RULE_BY_FIGURES[figures])
@@ -252,13 +252,13 @@ def choice_note(choice: dict) -> str:
     the two differ) and every choice's median error.
 
     >>> note = choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05), "library": (0.09, 0.04)},
-    ...                     "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 39, 41)}})
+    ...                     "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 39, 41)}})
     >>> note.startswith("From one figure the prior's drop and fall are the median of the nearest curves of the reader's")
     True
     >>> note.split("(nested)")[1]
     ', the choice is the same in 41 and 39 of the 41 folds, and the median errors 7.0% from k = 1 and 3.0% from k = 1..2.'
     >>> "the model has not followed" in choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05),
-    ...     "library": (0.09, 0.04)}, "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
+    ...     "library": (0.09, 0.04)}, "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
     True
     """
     errors, chosen, nested = choice["errors"], choice["chosen"], choice["nested"]
@@ -270,8 +270,8 @@ def choice_note(choice: dict) -> str:
 
     model = {figures: model_choice(figures) for figures in (1, 2)}  # the model's points
     head = (f"From one figure the prior's drop and fall are the median of {_CHOICE_NAMES[model[1]]} (those whose first "
-            f"rate lies nearest the reader's, until they hold half of the drafters, one vote each), and from two or "
-            f"more the median of {_CHOICE_NAMES[model[2]]}")
+            f"rate lies nearest the reader's, until they hold half the drafters, one vote each), from two or more of "
+            f"{_CHOICE_NAMES[model[2]]}")
     if chosen == model:
         head += (f", because leaving each curve out prefers each for its input. Median error from k = 1: {against(0)}; "
                  f"from k = 1..2: {against(1)}.")

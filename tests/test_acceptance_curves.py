@@ -5,8 +5,8 @@ printed figures below are quoted from the sources each library entry names (lab/
 import pytest
 
 from lab.acceptance_curves import (
-    _FP8_ABLATION_DFLASH_ROWS, _FP8_ABLATION_DSPARK_ROWS, _SPECULATORS_822_COUNTS, _SPECULATORS_822_DRAFTS, CURVES,
-    SAME_DRAFTER, drafter_of, pooled_rates,
+    _FP8_ABLATION_DFLASH_ROWS, _FP8_ABLATION_DSPARK_ROWS, _SPECULATORS_822_COUNTS, _SPECULATORS_822_DRAFTS,
+    _SPECULATORS_V060_PEAGLE_ROWS, CURVES, SAME_DRAFTER, drafter_of, mean_rates, pooled_rates,
 )
 
 # name -> (printed mean acceptance length, decimals the rates are printed with, the length's rounding half-width).
@@ -309,3 +309,58 @@ def test_the_speculators_822_dspark_curve_is_its_printed_metrics_dict():
     assert (family, kind, values) == ("draft", "unconditional", printed["acceptance_at_token"])
     assert printed["total_num_output_tokens"] == 3 * 512
     assert drafter_of("speculators-822-dspark-qwen3-8b") == "speculators-822-dspark-qwen3-8b"
+
+
+# vllm-project/speculators release v0.6.0 (2026-06-16), 'Acceptance rates matrix for the Qwen3-8B P-EAGLE model', as
+# printed: subset, Pos 0..6 in percent, Avg. Length. Quoted.
+SPECULATORS_V060_PRINTED = (
+    ("HumanEval", ("81.30%", "59.00%", "41.10%", "27.90%", "18.80%", "12.80%", "8.90%"), "3.5"),
+    ("math_reasoning", ("83.30%", "63.50%", "47.00%", "34.30%", "24.40%", "17.20%", "11.80%"), "3.82"),
+    ("qa", ("70.50%", "44.70%", "27.60%", "17.10%", "10.80%", "7.10%", "4.80%"), "2.83"),
+    ("question", ("74.60%", "49.60%", "31.60%", "20.20%", "13.10%", "8.50%", "5.60%"), "3.03"),
+    ("rag", ("73.60%", "48.40%", "29.80%", "18.40%", "11.30%", "6.90%", "4.10%"), "2.93"),
+    ("summarization", ("68.00%", "39.00%", "21.00%", "10.80%", "5.40%", "2.60%", "1.20%"), "2.48"),
+    ("tool_call", ("73.70%", "47.60%", "28.70%", "17.10%", "10.30%", "6.20%", "3.70%"), "2.87"),
+    ("translation", ("73.80%", "47.70%", "28.70%", "17.30%", "10.40%", "6.50%", "4.10%"), "2.89"),
+    ("writing", ("75.00%", "50.00%", "32.10%", "20.60%", "13.30%", "8.70%", "5.70%"), "3.05"),
+)
+
+
+def _unit(printed: str) -> float:
+    """The unit of a printed figure's last digit ('81.30%' -> 0.0001, '3.82' -> 0.01, '3.5' -> 0.1)."""
+    digits = printed.rstrip("%").split(".")[1]
+    return 10.0 ** -len(digits) * (0.01 if printed.endswith("%") else 1.0)
+
+
+def test_the_speculators_v060_peagle_table_checks_row_by_row_and_the_curve_is_its_mean():
+    """The eighth search's rule, worked on the table: every position 1..7 printed in every row; each row's 1 + the
+    rates' sum is its printed length within |1 + sum - L| <= k u_a / 2 + u_L / 2 (HumanEval 3.498 against 3.5,
+    math_reasoning 3.815 against 3.82, the edge: 0.005 of 0.00535); the library keeps the rows as printed, and the curve
+    is their equal-weight mean (0.74867, 0.49944, ...; 1 + the sum 3.0431 against the lengths' mean 3.0444, within the
+    lengths' rounding); unconditional rates that never rise; its own drafter, family eagle, k = 7."""
+    assert len(SPECULATORS_V060_PRINTED) == len(_SPECULATORS_V060_PEAGLE_ROWS) == 9
+    for (subset, rates, length), (kept, values, kept_length) in zip(SPECULATORS_V060_PRINTED,
+                                                                   _SPECULATORS_V060_PEAGLE_ROWS):
+        assert subset == kept and len(rates) == len(values) == 7
+        assert [float(r.rstrip("%")) for r in rates] == list(values) and float(length) == kept_length
+        slack = 7 * _unit(rates[0]) / 2 + _unit(length) / 2
+        assert abs(1 + sum(values) / 100 - kept_length) <= slack + 1e-12, subset
+        assert all(a >= b for a, b in zip(values, values[1:]))
+    family, kind, curve, *_ = CURVES["speculators-v060-peagle-qwen3-8b"]
+    assert (family, kind, len(curve)) == ("eagle", "unconditional", 7)
+    assert curve == mean_rates(_SPECULATORS_V060_PEAGLE_ROWS, 0.01)
+    assert curve[:2] == pytest.approx((0.74867, 0.49944), abs=5e-6)
+    mean_length = sum(row[2] for row in _SPECULATORS_V060_PEAGLE_ROWS) / 9
+    assert round(1 + sum(curve), 4) == 3.0431 and abs(1 + sum(curve) - mean_length) <= 0.005 + 7 * 0.00005
+    assert drafter_of("speculators-v060-peagle-qwen3-8b") == "speculators-v060-peagle-qwen3-8b"
+
+
+def test_a_row_that_fails_its_own_check_is_caught():
+    """The check above can fail: a row whose rates were conditional (HumanEval's read as each position over the one
+    before, 0.813, 0.59 / 0.813, ...) or with one figure misread does not give its printed length."""
+    subset, values, length = _SPECULATORS_V060_PEAGLE_ROWS[0]
+    conditional = [values[0]] + [b / a * 100 for a, b in zip(values, values[1:])]
+    misread = (values[0], values[1], 14.10) + values[3:]
+    slack = 7 * 0.0001 / 2 + 0.1 / 2
+    for wrong in (conditional, misread):
+        assert abs(1 + sum(wrong) / 100 - length) > slack

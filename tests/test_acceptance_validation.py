@@ -52,19 +52,24 @@ def test_the_prior_point_is_what_leave_one_out_chooses_for_each_input():
     The 57-curve library of the seventh search (5 December 2026: speculators #822's DSpark at k = 8) moves the
     one-figure choice back to the family's nearest curves (6.50% against the whole library's median 6.92% and the
     whole library's nearest 7.48%); two figures keep the median (2.98%). The choice and the model agree again, with
-    nothing in the model changed, and the page's sentence says so."""
+    nothing in the model changed, and the page's sentence says so.
+    The 58-curve library of the eighth search (5 December 2026: speculators v0.6.0's P-EAGLE table on Qwen3-8B) keeps
+    the one-figure choice (5.96% against 6.68% and 7.42%) and moves the two-figure one to the whole library's nearest
+    curves (3.43% against the median's 3.51% and the family's 4.24%). This test says the model follows, and it did
+    (lab.acceptance_prior.POINT_RULE_BY_FIGURES: nearest for both inputs, docs/READING.md)."""
     choice = acceptance_validation.prior_choice()
     assert set(choice["errors"]) == set(acceptance_validation.PRIOR_CHOICES)
     model = {figures: acceptance_validation.model_choice(figures) for figures in (1, 2)}
-    assert model == {1: "family", 2: "library"} and choice["chosen"] == model
-    assert choice["errors"]["family"][0] < choice["errors"]["library"][0] < choice["errors"]["pooled"][0]
+    assert model == {1: "family", 2: "pooled"} and choice["chosen"] == model
+    assert choice["errors"]["family"][0] < choice["errors"]["pooled"][0] < choice["errors"]["library"][0]
+    assert choice["errors"]["pooled"][1] < choice["errors"]["library"][1] < choice["errors"]["family"][1]
     for figures in (1, 2):
         # the model's leave-one-out is its own option's: the default runs the model's point for each input
         assert acceptance_validation.leave_one_out(figures)["medianError"] == choice["errors"][model[figures]][figures - 1]
     note = acceptance_validation.choice_note(choice)
     assert "the model has not followed" not in note and "prefers each for its input" in note
     assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("eagle", r1=0.8)[0]  # two figures: one point for all
-    assert acceptance.prior("mtp", r1=0.8)[0] == acceptance.prior("mtp", r1=0.3)[0]    # two figures: all the curves
+    assert acceptance.prior("mtp", r1=0.8)[0] != acceptance.prior("mtp", r1=0.3)[0]    # two figures: the nearest
     assert acceptance.prior("mtp", r1=0.8, figures=1)[0] != acceptance.prior("eagle", r1=0.8, figures=1)[0]
     from lab.figures import escape
 
@@ -122,7 +127,7 @@ def test_the_nested_choice_is_made_without_the_held_out_curve_and_can_leave_the_
     nearest curves and its median from k = 1..2, two folds of the 41 chose the median; were the held-out curve in its
     own fold's score, no fold could differ). With the median first, one figure's folds leave it for the family's
     nearest curves on some curves (most of the 46; 16 of the fifth search's 56, where the plain comparison prefers the
-    median by 0.005 points): ties go to the first option, nothing else does."""
+    median by 0.005 points; all 58 of the eighth search's): ties go to the first option, nothing else does."""
     options = ("pooled", "library")
     whole = acceptance_validation.nested_leave_one_out(2, options)
     winner = min(options, key=lambda option: (whole["plain"][option]["medianError"], options.index(option)))
@@ -137,7 +142,7 @@ def test_the_nested_choice_is_made_without_the_held_out_curve_and_can_leave_the_
             assert len(rest) == len(options) and len(acceptance_validation.nested_leave_one_out(2, options[:1])["chosen"]) == len(CURVES) - 1
         assert whole["chosen"][name] == min(options, key=lambda option: (rest[option]["medianError"], options.index(option)))
     one = acceptance_validation.nested_leave_one_out(1, ("library", "family"))
-    assert 0 < list(one["chosen"].values()).count("family") < len(CURVES)
+    assert list(one["chosen"].values()).count("family") > 0   # on the eighth search's 58 curves every fold leaves it
 
 
 def test_curves_that_start_alike_end_apart_and_the_page_says_by_how_much():
