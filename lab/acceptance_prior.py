@@ -5,19 +5,21 @@ The shape: the first rate, one drop to the second, then a geometric fall (:func:
 
     r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1.
 
-For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise (once a copied span's first token is accepted the
-text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), every rate the model fills in at most
-the copying curves' ceiling below 1 (:func:`copy_ceiling`: a copy can break at any token), and their
-prior comes from the copying curves alone (:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library
-(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
-relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction from one figure takes
-the median ``(c, d)`` of the reader's family's curves whose own first rate lies nearest the reader's (:func:`nearest_curves`:
-half the drafters; a drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`:
-a drafter measured with thinking on and off, or on nine workloads, is one piece of evidence); from two or more figures (the
-drop measured) the median over the whole library's curves (:data:`PRIOR_MODE_BY_FIGURES`, :data:`POINT_RULE_BY_FIGURES`: what
+For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix decoding) d may exceed 1, up to
+:data:`COPY_RISE_MAX`: the rates rise (once a copied span's first token is accepted the text is likely repeating; vLLM
+#24344's n-gram run: 0.81, 0.91, 0.95, 0.97), every rate the model fills in at most the copying curves' ceiling below 1
+(:func:`copy_ceiling`: a copy can break at any token), and their prior comes from the copying curves alone
+(:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library (:mod:`lab.acceptance_curves`)
+gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on relative errors, as a reader's
+lengths are fitted, so no single noisy length sets it). A prediction from one figure takes the median ``(c, d)`` of the
+reader's family's curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the drafters; a
+drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter
+measured with thinking on and off, or on nine workloads, is one piece of evidence); from two or more figures (the drop
+measured) the median over the whole library's curves (:data:`PRIOR_MODE_BY_FIGURES`, :data:`POINT_RULE_BY_FIGURES`: what
 leave-one-out on the library prefers for each input; :func:`lab.acceptance_validation.prior_choice` reruns that choice
-and the page states it with each family's spread; a copying reader always takes its group's nearest), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
-curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves).
+and the page states it with each family's spread; a copying reader always takes its group's nearest), and its interval
+is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying curves for a copying
+family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves).
 
 Apart from the builders (:mod:`lab.acceptance`, which call :func:`prior` and :func:`copy_ceiling`) because it is one
 idea with its own evidence: it reads the library and never a reader's figures, and leave-one-out
@@ -289,7 +291,7 @@ def _library_shapes(items: tuple) -> dict:
 
 
 def library_shape(lengths, method=None) -> tuple[float, float]:
-    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`from_lengths` fits a
+    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`lab.acceptance.from_lengths` fits a
     reader's lengths (``r_1 = L(1) - 1``, least squares on relative errors), so that one noisy point,
     the last length of a reference curve measured in its own run, does not set the fall alone
     (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start). A copying
@@ -306,10 +308,16 @@ def library_shape(lengths, method=None) -> tuple[float, float]:
 
 
 def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
-    """``(r_1, (c, d))`` minimising the summed squared relative error over the given lengths, on a
-    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given), d from 0 to ``high``."""
-    ks = sorted(lengths)
+    """``(r_1, (c, d))`` minimising ``sum_k ((L_model(k) - L(k)) / L(k))^2`` over the given lengths ``{k: L(k)}``, on
+    a grid of step 0.05 (r_1 over [0, 1], or ``L(1) - 1`` when k = 1 is given; c within 0.6 of ``point``'s, in [0, 1.5];
+    d within 0.5 of it, in [0, ``high``]) refined twice, to 0.01 and then 0.002, one step of the coarser grid either
+    side of its best.
 
+    >>> r1, (c, d) = _fit(dict(enumerate(lengths_of(shaped_rates(0.8, (0.9, 0.7), 5)), start=1)), (0.9, 0.7))
+    >>> round(r1, 6), round(c, 6), round(d, 6)
+    (0.8, 0.9, 0.7)
+    """
+    ks = sorted(lengths)
     wanted = set(ks)
 
     def error(r1, c, d):  # one pass over the positions: the length at every k on the way
@@ -343,5 +351,11 @@ def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
 
 
 def _grid(centre: float, span: float, step: float, low: float, high: float) -> list[float]:
+    """The points ``centre + i step`` within ``span`` of ``centre``, clipped to [low, high] and rounded to 6 decimals
+    (so a float's drift makes no second point), sorted and each once.
+
+    >>> _grid(0.98, 0.04, 0.02, 0.0, 1.0)
+    [0.94, 0.96, 0.98, 1.0]
+    """
     n = int(round(span / step))
     return sorted({min(high, max(low, round(centre + i * step, 6))) for i in range(-n, n + 1)})
