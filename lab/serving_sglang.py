@@ -1,7 +1,7 @@
 """Today's SGLang as its code was read in December 2026: the ``sglang`` preset's costs (:data:`SGLANG_TODAY_COSTS`,
 named in :data:`lab.serving_calibration.ENGINES`), where its draft-extend pass runs outside a CUDA graph
-(:func:`eager_extend_here`) and the serial per-request op of its n-gram draft preparation (:data:`NGRAM_MASK_OPS`).
-Data and one predicate, apart from :mod:`lab.serving_calibration` so that module stays under the thousand lines a lab
+(:func:`eager_extend_here`), the tokens that pass runs over (:func:`extend_tokens`) and the serial per-request op of
+its n-gram draft preparation (:data:`NGRAM_MASK_OPS`). Data and two small functions, apart from :mod:`lab.serving_calibration` so that module stays under the thousand lines a lab
 module may have; it imports nothing of the lab's.
 
 Each place below was read in sgl-project/sglang through the code index (a file's id is the index's, its commit where
@@ -98,11 +98,13 @@ def eager_extend_here(gpus: tuple, gpu: str, chain: bool, mla: bool) -> bool:
 
 
 def extend_tokens(n: int, k: int) -> int:
-    """The tokens a sequence an extend pass runs over: the ``k + 1`` a chain verifies, whatever a tree's ``n`` (SGLang's
-    draft-extend CUDA graph runners, ``num_tokens_per_bs = self.speculative_num_steps + 1``: the accepted tokens and the
-    bonus one, padded; docs/READING.md, "SGLang's speculative stage times, searched for").
+    """The tokens a sequence an extend pass runs over, ``min(n, k + 1)``: the ``k + 1`` a chain of lookahead ``k``
+    verifies, for a tree of ``n > k + 1`` verified tokens too (SGLang's draft-extend CUDA graph runners,
+    ``num_tokens_per_bs = self.speculative_num_steps + 1``: the accepted tokens and the bonus one, padded;
+    docs/READING.md, "SGLang's speculative stage times, searched for"); ``n`` itself when ``n <= k + 1`` (a chain, or
+    a tree verified at a k past its depth, priced as the chain it is).
 
-    >>> extend_tokens(8, 3), extend_tokens(4, 3)
-    (4, 4)
+    >>> extend_tokens(8, 3), extend_tokens(4, 3), extend_tokens(4, 6)
+    (4, 4, 4)
     """
     return min(n, k + 1)
