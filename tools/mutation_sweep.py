@@ -183,7 +183,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the eager extend pass charged a whole pass's fixed cost on top of the captured one's"),
     M("emitted-output-every-token", "serving_step.py", "batch * (tokens - 1) * verify_step.token_output_ms",
       "batch * tokens * verify_step.token_output_ms", "per-token output processing charged for a sequence's first token too"),
-    M("memory-fit-no-weights", "serving_step.py", "    spare = memory_available_bytes(settings) - weights\n",
+    M("memory-fit-no-weights", "serving_memory.py", "    spare = memory_available_bytes(settings) - weights\n",
       "    spare = memory_available_bytes(settings)\n", "the memory-fit test forgets the weights"),
     # --- lab/serving_sglang.py, lab/serving_mtp.py --------------------------------------------------------------------
     M("eager-extend-chain-and-mla", "serving_sglang.py", "return gpu in gpus and (chain or mla)",
