@@ -17,7 +17,7 @@ from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_sglang import eager_extend_here, extend_tokens
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
-                              moe_layers, parameter_count, softmax_layers, used_params)
+                              moe_layers, softmax_layers, used_params)
 
 __all__ = [
     "ACTIVATION_BYTES", "ROOFLINE", "MEASURED", "OPERATORS", "STEP_MODELS", "PER_OPERATOR", "MAX_BATCH",
