@@ -14,6 +14,7 @@ from ..audit import GRID
 from ..jsformat import to_fixed
 from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
 from ..ledger import leviathan_speedup
+from ..stats import median
 from .serving_engines import engine_costs_as_read, sglang_eagle3_cycle_adds_up
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -776,12 +777,6 @@ TRUST_SETTINGS = (
 )
 
 
-def _median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def _trust_mismatch(widget, values: dict, rows) -> str | None:
     """The trust line at ``values`` against the validation ``rows`` of its own engine, GPU calibration, kind
     of target and draft, selected here: with rows, it states their median error and count; with none (or an
@@ -799,8 +794,8 @@ def _trust_mismatch(widget, values: dict, rows) -> str | None:
         return f"{where}: {shown!r} does not say the GPU's calibration is assumed"
     if not same:
         return None if "not validated" in shown and "%" not in shown else f"{where}: {shown!r} borrows a band"
-    median = _median([abs(r["predicted"] / r["measured"] - 1) for r in same])
-    want = f"off by {to_fixed(100 * median, 0)}% (median) on {len(same)} published speedups"
+    error = median([abs(r["predicted"] / r["measured"] - 1) for r in same])
+    want = f"off by {to_fixed(100 * error, 0)}% (median) on {len(same)} published speedups"
     return None if want in shown else f"{where}: {shown!r} does not say {want!r}"
 
 
@@ -831,9 +826,9 @@ def _tables_mismatch(widget) -> str | None:
         if got != want:
             return f"validation table row {i}: {got} where the model gives {want}"
     ratios = [row["predicted"] / row["measured"] for row in rows]
-    summary = {"points": len(ratios), "median": f(_median(ratios), 2),
+    summary = {"points": len(ratios), "median": f(median(ratios), 2),
                "worst": f(max(ratios, key=lambda r: max(r, 1 / r)), 2),
-               "medianError": f(100 * _median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
+               "medianError": f(100 * median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
     calibration = _rows_of(context["calibration"])
