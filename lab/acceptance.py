@@ -130,7 +130,13 @@ def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
 
 
 def from_unconditional(per_position, method=None) -> Curve:
-    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional)."""
+    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional: ``a_i``, the chance the first i
+    drafts all survive), as the conditional ``r_i = a_i / a_{i-1}`` (:func:`conditional_from_unconditional`).
+
+    >>> curve = from_unconditional([0.8, 0.4])
+    >>> curve.rates(2), curve.source
+    ([0.8, 0.5], 'unconditional')
+    """
     per_position = _check_rates(per_position, "per-position rates")
     if any(later > earlier + 1e-9 for earlier, later in zip(per_position, per_position[1:])):
         raise LabValueError("unconditional per-position rates cannot rise with position (vLLM prints them "
@@ -249,7 +255,11 @@ def _measured_tail(rates, plateau: int, lengths: dict) -> list[float]:
 
 
 def iid_alpha(length: float, at: int) -> float:
-    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid)."""
+    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid).
+
+    >>> iid_alpha(1.875, 3), iid(0.5).length(3)
+    (0.5, 1.875)
+    """
     return ledger.alpha_iid(length - 1, at)
 
 

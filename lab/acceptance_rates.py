@@ -156,7 +156,11 @@ def shaped_rates(r1: float, shape, k: int) -> list[float]:
 
 def _solve(function, target: float, low: float, high: float) -> float:
     """The root of an increasing ``function(x) = target`` in [low, high] by bisection (an end when
-    the target lies outside)."""
+    the target lies outside).
+
+    >>> _solve(lambda x: x * x, 0.25, 0.0, 1.0), _solve(lambda x: x, 2.0, 0.0, 1.0)
+    (0.5, 1.0)
+    """
     if function(low) >= target:
         return low
     if function(high) <= target:

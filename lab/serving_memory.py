@@ -37,7 +37,12 @@ def held_weight_bytes(settings: ServingSettings) -> int:
 def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> float:
     """Weights of target and draft plus both KV caches at ``batch`` and ``context`` (default: the
     settings' own). The EAGLE head shares the target's LM head, counted here twice: a small
-    overstatement, on the safe side."""
+    overstatement, on the safe side.
+
+    >>> s = DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", gpus=1, batch=8, context=4096)
+    >>> memory_needed_bytes(s, batch=0) == held_weight_bytes(s), round(memory_needed_bytes(s) / 1e9, 2)
+    (True, 23.9)
+    """
     batch = settings.batch if batch is None else batch
     context = settings.context if context is None else context
     return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
@@ -76,7 +81,13 @@ def memory_available_bytes(settings: ServingSettings) -> float:
 
 def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
     """The largest batch whose weights and KV caches fit in GPU memory at ``context``, capped at
-    :data:`MAX_BATCH` (0 when the weights alone do not fit)."""
+    :data:`MAX_BATCH` (0 when the weights alone do not fit): ``(available - weights) / caches a sequence``, a
+    fraction (the searches round it down).
+
+    >>> s = DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", gpu="h100-sxm", gpus=1, stepModel=MEASURED)
+    >>> round(max_batch_in_memory(s, 4096), 2), round(max_batch_in_memory(s, 131072), 2)
+    (79.67, 2.49)
+    """
     context = settings.context if context is None else context
     weights = held_weight_bytes(settings)
     per_sequence = sum(kv_bytes_per_sequence(shape, precision, context, state_slots(settings))
