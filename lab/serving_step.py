@@ -9,6 +9,7 @@ the verify step, the output it emits) and the byte counts of weights and caches 
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import serving_calibration   # CALIBRATIONS read through the module at call time: a test swaps the table
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms, moe_layer_us,
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
@@ -280,9 +281,8 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
     ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
     cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
-    from .serving_calibration import CALIBRATIONS, IDEAL
-
-    cal = calibration or (CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL)
+    cal = calibration or (serving_calibration.CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED
+                          else serving_calibration.IDEAL)
     engine = engine or ENGINES[settings.engine]
     if role == "verify" and settings.draft == NGRAM and engine.ngramStepHostMs:
         # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
@@ -602,8 +602,8 @@ def effective_ridge(settings: ServingSettings) -> float:
     """
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     if settings.stepModel in PER_OPERATOR:
-        from .serving_calibration import CALIBRATIONS, IDEAL
-        cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
+        cal = (serving_calibration.CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED
+               else serving_calibration.IDEAL)
         return ridge_point(gpu, precision) * cal.flopEfficiency / cal.memEfficiency
     return ridge_point(gpu, precision) * settings.flopEfficiency / settings.memEfficiency
 
@@ -772,8 +772,7 @@ def _eager_extend_ms(settings: ServingSettings, n: int, k: int) -> float:
     if settings.stepModel != MEASURED or not (
             engine.eagerExtend or eager_extend_here(engine.eagerExtendGpus, settings.gpu, chain, mla)):
         return 0.0
-    from .serving_calibration import CALIBRATIONS
-    cal = CALIBRATIONS[settings.gpu]
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
     return cal.passMs - cal.draftPassMs
 
 
