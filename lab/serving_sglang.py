@@ -1,14 +1,16 @@
 """Today's SGLang as its code was read in December 2026: the ``sglang`` preset's costs (:data:`SGLANG_TODAY_COSTS`,
 named in :data:`lab.serving_calibration.ENGINES`), where its draft-extend pass runs outside a CUDA graph
 (:func:`eager_extend_here`), the tokens that pass runs over (:func:`extend_tokens`) and the serial per-request op of
-its n-gram draft preparation (:data:`NGRAM_MASK_OPS`). Data and two small functions, apart from :mod:`lab.serving_calibration` so that module stays under the thousand lines a lab
-module may have; it imports nothing of the lab's.
+its n-gram draft preparation (:data:`NGRAM_MASK_OPS`). Data and two small functions, apart from
+:mod:`lab.serving_calibration` so that module stays under the thousand lines a lab module may have; it imports
+nothing of the lab's.
 
 Each place below was read in sgl-project/sglang through the code index (a file's id is the index's, its commit where
 the index gave one); pull requests through their threads.
 """
 
-__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here", "extend_tokens"]
+__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here",
+           "extend_tokens"]
 
 # The GPUs on which today's SGLang picks FlashAttention 3 by default for a chain, and so runs its draft-extend pass
 # eagerly. python/sglang/srt/arg_groups/model_override_base.py, get_default_attn_backend (a late-2026 copy, id
@@ -35,9 +37,9 @@ HOPPER_FA3_GPUS = ("h100-sxm", "h200")
 # sync, not these copies): 1. The V1 worker before it (ngram_worker.py at f3b0fcd573b6afafedc611cbb09f105bda5a723d,
 # ScheduleBatch, NgramCache) built each request's mask with 'torch.ones((self.draft_token_num, seq_len - 1)).cuda()',
 # 'torch.cat((req_mask, torch.from_numpy(mask[i]).cuda()), dim=1).to(torch.bool)': two host-to-device copies, a cat and
-# a cast, 4. Each priced
-# as one eager op (lab.serving_calibration.EAGER_OP_US); the Python views around them and the per-request token splice
-# are not charged (under a microsecond or two each, not measured), nor is the trie's match beyond its measured price.
+# a cast, 4. Each priced as one eager op (lab.serving_calibration.EAGER_OP_US); the Python views around them and the
+# per-request token splice are not charged (under a microsecond or two each, not measured), nor is the trie's match
+# beyond its measured price.
 NGRAM_MASK_OPS = {"today": 1, "v1": 4}
 
 # Every SGLang EAGLE worker since pull request 3468 ('[Eagle] reduce one draft forward', early 2025) takes a cycle's first
