@@ -1,6 +1,7 @@
-"""The serving instrument's engine-costs check: each engine version pays exactly the costs its code was read to
-have, read off the model's numbers (not its switches). Apart from :mod:`lab.checks.serving` so that module stays
-under the thousand lines a lab module may have; the family's CHECKS name it there.
+"""The serving instrument's engine-costs check (each engine version pays exactly the costs its code was read to
+have, read off the model's numbers, not its switches) and SGLang's EAGLE-3 cycle rebuilt from the step model's passes.
+Apart from :mod:`lab.checks.serving` so that module stays under the thousand lines a lab module may have; the family's
+CHECKS name both there.
 """
 
 from .. import serving, serving_calibration
