@@ -216,14 +216,12 @@ def throughput_is_batch_tokens_over_time(out):
     the tokens it emits beyond each sequence's first, B (T - 1) t_token with the GPU's measured
     ``tokenOutputUs``, on an engine that pays it (vLLM V0; zero on the others, under the roofline and in
     the ideal limit)."""
-    from ..serving_calibration import CALIBRATIONS, ENGINES
-
     for changes, batch in product(CROSSOVER_CASES, (1, 7, 96, 1024)):
         out.visited += 1
         settings = serving.DEFAULT_SETTINGS.with_(**changes, batch=batch)
         r = serving.serving(settings)
-        pays = settings.stepModel == serving.MEASURED and ENGINES[settings.engine].tokenOutput
-        per_token = CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
+        pays = settings.stepModel == serving.MEASURED and serving_calibration.ENGINES[settings.engine].tokenOutput
+        per_token = serving_calibration.CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
         if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
             out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
                      f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
@@ -811,7 +809,6 @@ def _tables_mismatch(widget) -> str | None:
     """The first number of the serving section's validation table and summary, calibration table, held-out
     steps and crossover brackets (figure and prose) that differs from the model's, recomputed here."""
     from .. import serving_validation
-    from ..serving_calibration import STEP_MEASUREMENTS
 
     f = to_fixed
     context = widget._validation_context()
@@ -832,9 +829,10 @@ def _tables_mismatch(widget) -> str | None:
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
     calibration = _rows_of(context["calibration"])
-    if len(calibration) != len(STEP_MEASUREMENTS):
-        return f"calibration table: {len(calibration)} rows for {len(STEP_MEASUREMENTS)} step measurements"
-    for i, (cells, m) in enumerate(zip(calibration, STEP_MEASUREMENTS), 1):
+    measurements = serving_calibration.STEP_MEASUREMENTS
+    if len(calibration) != len(measurements):
+        return f"calibration table: {len(calibration)} rows for {len(measurements)} step measurements"
+    for i, (cells, m) in enumerate(zip(calibration, measurements), 1):
         model = serving_validation.step_measurement_ms(m)
         want = [str(m.batch), str(m.newTokens), f(m.ms, 2), f(model, 2), f(model / m.ms, 2)]
         if cells[2:7] != want:
@@ -892,10 +890,8 @@ def _scoring_growth_mismatch(widget) -> str | None:
     """The roofline paragraph's measured-against-roofline growth (the widget's scoringGrowth), recomputed
     here: pull request 5691's MQA scoring rows, the first and the last whose pass stays below the GPU's BF16 ridge,
     and the whole-step roofline written out by hand at the widget's default efficiencies."""
-    from ..serving_calibration import STEP_MEASUREMENTS
-
     f = to_fixed
-    rows = [m for m in STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"]
+    rows = [m for m in serving_calibration.STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"]
     gpu = serving.GPUS[rows[0].gpu]
     below = [m for m in rows if m.batch * m.newTokens < gpu.bf16 / gpu.bandwidth]
     low, high = below[0], below[-1]
