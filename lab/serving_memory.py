@@ -9,7 +9,8 @@ Apart from :mod:`lab.serving_step` (whose byte counts it reads) so that module s
 module may have; :mod:`lab.serving` re-exports every name here. Standard library only.
 """
 
-from .serving_calibration import ENGINES, engine_memory_bytes
+from .serving_calibration import ENGINES
+from .serving_engine_memory import engine_memory_bytes
 from .serving_presets import DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS  # noqa: F401 (DRAFTS: a doctest)
 from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, MEASURED, ServingSettings, _models, kv_bytes_per_sequence,
                            pass_precision, verify_tokens, weight_bytes)
