@@ -121,23 +121,23 @@ def extend_in_batch(settings, draft, n, context, k):
     if _runs_extend(settings, draft):
         from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings, n, k)
         extended = extend_tokens(n, k)
-        whole = step_in_batch(draft, extended, context)
+        pass_over_extended = step_in_batch(draft, extended, context)
 
         def extend_pass(batch, one, fc):
             replaced = one if from_extend else 0.0
             steps = extended - 1 - (replaced > 0)
             fc = steps * fc if eagle3 else 0.0
-            return whole(batch) + eager - fc - replaced
+            return pass_over_extended(batch) + eager - fc - replaced
         return extend_pass
     first = _first_step(settings, draft, n)
-    over = None if first is None else step_in_batch(first, n, context)
+    pass_over_verified = None if first is None else step_in_batch(first, n, context)
     host = draft is not None and settings.stepModel == MEASURED
     gaps = inter_step_ms(engine, n - 2) if host else 0.0
     eager = eagle3_eager_ms(engine, n - 1) if host and eagle3 else 0.0
     proposal = proposal_ms(engine, settings.draft, n - 1) if host else 0.0
 
     def first_step(batch, one, fc):
-        extra = 0.0 if first is None else over(batch) - one
+        extra = 0.0 if first is None else pass_over_verified(batch) - one
         if host:
             extra += gaps
             if eagle3:
