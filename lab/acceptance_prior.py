@@ -5,21 +5,19 @@ The shape: the first rate, one drop to the second, then a geometric fall (:func:
 
     r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1.
 
-For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix decoding) d may exceed 1, up to
-:data:`COPY_RISE_MAX`: the rates rise (once a copied span's first token is accepted the text is likely repeating; vLLM
-#24344's n-gram run: 0.81, 0.91, 0.95, 0.97), every rate the model fills in at most the copying curves' ceiling below 1
-(:func:`copy_ceiling`: a copy can break at any token), and their prior comes from the copying curves alone
-(:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library (:mod:`lab.acceptance_curves`)
-gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on relative errors, as a reader's
-lengths are fitted, so no single noisy length sets it). A prediction from one figure takes the median ``(c, d)`` of the
-reader's family's curves whose own first rate lies nearest the reader's (:func:`nearest_curves`: half the drafters; a
-drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`: a drafter
-measured with thinking on and off, or on nine workloads, is one piece of evidence); from two or more figures (the drop
-measured) the median over the whole library's curves (:data:`PRIOR_MODE_BY_FIGURES`, :data:`POINT_RULE_BY_FIGURES`: what
+For drafters that copy text (:data:`COPYING`: n-gram lookup, suffix decoding) d may exceed 1, up to :data:`COPY_RISE_MAX`: the rates rise (once a copied span's first token is accepted the
+text is likely repeating; vLLM #24344's n-gram run: 0.81, 0.91, 0.95, 0.97), every rate the model fills in at most
+the copying curves' ceiling below 1 (:func:`copy_ceiling`: a copy can break at any token), and their
+prior comes from the copying curves alone (:func:`prior_group`); a model drafter's d stays at most 1. Each curve of the library
+(:mod:`lab.acceptance_curves`) gives one ``(c, d)``, fitted to all its lengths (:func:`library_shape`: least squares on
+relative errors, as a reader's lengths are fitted, so no single noisy length sets it). A prediction from one figure takes
+the median ``(c, d)`` of the reader's family's curves whose own first rate lies nearest the reader's (:func:`nearest_curves`:
+half the drafters; a drafter's fall goes with how good it is), one vote per drafter (:data:`lab.acceptance_curves.SAME_DRAFTER`:
+a drafter measured with thinking on and off, or on nine workloads, is one piece of evidence); from two or more figures (the
+drop measured) the median over the whole library's curves (:data:`PRIOR_MODE_BY_FIGURES`, :data:`POINT_RULE_BY_FIGURES`: what
 leave-one-out on the library prefers for each input; :func:`lab.acceptance_validation.prior_choice` reruns that choice
-and the page states it with each family's spread; a copying reader always takes its group's nearest), and its interval
-is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying curves for a copying
-family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves).
+and the page states it with each family's spread; a copying reader always takes its group's nearest), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
+curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves).
 
 Apart from the builders (:mod:`lab.acceptance`, which call :func:`prior` and :func:`copy_ceiling`) because it is one
 idea with its own evidence: it reads the library and never a reader's figures, and leave-one-out
