@@ -19,9 +19,9 @@ The shape (the decay prior): the first rate, one drop to the second, then a geom
 
     r_1,   r_i = r_1 c d^(i-2)  (i >= 2),   capped at 1,
 
-so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays
-near 2.55 from k = 4 on) or hardly fall. Where the reader's figures do not fix the shape it comes from the decay prior,
-learned from the library of measured curves (:mod:`lab.acceptance_prior`). Past the last measured position a curve continues
+so a curve can fall fast and plateau in length (DeepSeek-V4-Pro's MTP: d near 0.75, the length stays near 2.55 from
+k = 4 on) or hardly fall. Where the reader's figures do not fix the shape it comes from the decay prior, learned
+from the library of measured curves (:mod:`lab.acceptance_prior`). Past the last measured position a curve continues
 its own shape: ``r_{m+j} = min(C, r_m d^j)`` (C: 1, or a copying family's :func:`copy_ceiling`).
 
 The model's modules, one idea each; every name of the first three stays importable from here (``__all__``):
@@ -56,14 +56,17 @@ from .acceptance_rates import (INTERVAL_PERCENTILES, PLATEAU_GAIN, Curve, _solve
 from .acceptance_text import (FAMILIES, FAMILY_MARK, MAX_POSITIONS, MEASURED_MARK, parse_lengths, parse_rates,  # noqa: F401
                               rates_token, split_family, split_measured, token_measured_at, token_method, token_rates)
 from .errors import LabValueError
+from .jsformat import to_fixed
 
-__all__ = ["FAMILIES", "FAMILY_NAMES", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN", "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve",
-           "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of",
-           "library_shape", "prior", "iid", "extended_rates", "split_measured", "split_family", "token_measured_at", "token_rates",
-           "token_method", "rates_token", "TOKEN_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "from_conditional", "from_unconditional", "from_lengths", "from_single",
-           "library_lengths", "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES",
-           "POINT_RULE_BY_FIGURES", "nearest_curves", "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve",
-           "curve_token", "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MAX_POSITIONS", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN",
+           "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve", "mean_acceptance_length", "lengths_of",
+           "conditional_from_unconditional", "shaped_rates", "shape_of", "library_shape", "prior", "iid",
+           "extended_rates", "split_measured", "split_family", "token_measured_at", "token_rates", "token_method",
+           "rates_token", "TOKEN_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "from_conditional", "from_unconditional",
+           "from_lengths", "from_single", "library_lengths", "prior_group", "copy_ceiling", "prior_point",
+           "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES", "POINT_RULE_BY_FIGURES", "nearest_curves",
+           "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve", "curve_token",
+           "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
 FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
                 "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
@@ -127,7 +130,13 @@ def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
 
 
 def from_unconditional(per_position, method=None) -> Curve:
-    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional)."""
+    """A curve from vLLM's or llama.cpp's printed per-position rates (unconditional: ``a_i``, the chance the first i
+    drafts all survive), as the conditional ``r_i = a_i / a_{i-1}`` (:func:`conditional_from_unconditional`).
+
+    >>> curve = from_unconditional([0.8, 0.4])
+    >>> curve.rates(2), curve.source
+    ([0.8, 0.5], 'unconditional')
+    """
     per_position = _check_rates(per_position, "per-position rates")
     if any(later > earlier + 1e-9 for earlier, later in zip(per_position, per_position[1:])):
         raise LabValueError("unconditional per-position rates cannot rise with position (vLLM prints them "
@@ -150,8 +159,7 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
         raise LabValueError(f"a mean acceptance length at k = {at} lies from 1 to {at + 1}, got {length:g}")
     point, spread, _ = prior(method, exclude, figures=1)
     # r_1 solved under the library's point first, then the point of the curves nearest it
-    point = prior(method, exclude, _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0),
-                  figures=1)[0]
+    point = prior(method, exclude, _first_rate(length, at, point), figures=1)[0]
     if mean_acceptance_length(shaped_rates(1.0, point, at), at) < length:
         # longer than the prior's shape can reach even at r_1 = 1: the shape moves toward no decay
         # (c = d = 1, every draft kept) just far enough
@@ -161,8 +169,18 @@ def from_single(length: float, at: int, method=None, exclude: str | None = None)
         t = _solve(lambda x: mean_acceptance_length(shaped_rates(1.0, toward(x), at), at), length, 0.0, 1.0)
         return Curve(tuple(shaped_rates(1.0, toward(t), at)), toward(t), "single", method, spread, at,
                      ceiling=_ceiling(method, exclude))
-    r1 = _solve(lambda x: mean_acceptance_length(shaped_rates(x, point, at), at), length, 0.0, 1.0)
+    r1 = _first_rate(length, at, point)
     return Curve(tuple(shaped_rates(r1, point, at)), point, "single", method, spread, at, ceiling=_ceiling(method, exclude))
+
+
+def _first_rate(length: float, at: int, shape) -> float:
+    """The first rate ``r_1`` whose curve of ``shape`` (:func:`shaped_rates`) has mean acceptance length ``length`` at
+    lookahead ``at``, by bisection on [0, 1] (an end when no rate reaches it).
+
+    >>> round(_first_rate(1.875, 3, (1.0, 1.0)), 9), _first_rate(4.0, 2, (0.5, 0.5))
+    (0.5, 1.0)
+    """
+    return _solve(lambda x: mean_acceptance_length(shaped_rates(x, shape, at), at), length, 0.0, 1.0)
 
 
 def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
@@ -237,7 +255,11 @@ def _measured_tail(rates, plateau: int, lengths: dict) -> list[float]:
 
 
 def iid_alpha(length: float, at: int) -> float:
-    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid)."""
+    """The alpha whose independent model gives ``length`` at lookahead ``at`` (lab.ledger.alpha_iid).
+
+    >>> iid_alpha(1.875, 3), iid(0.5).length(3)
+    (0.5, 1.875)
+    """
     return ledger.alpha_iid(length - 1, at)
 
 
@@ -446,15 +468,13 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(from_conditional([0.8, 0.7]), 3), curve_token(from_conditional([0.6, 0.8], "ngram"), 3)
     ('custom:0.8000,0.7000,0.6877@2', 'custom:0.6000,0.8000,0.8272@2~ngram')
     """
-    from .jsformat import to_fixed
-
     body = ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
     measured = curve.measuredAt
     return ("custom:" + body + (f"{MEASURED_MARK}{measured}" if measured is not None and measured < positions else "")
             + (f"{FAMILY_MARK}{curve.family}" if curve.family is not None else ""))
 
 
-# --- the reader's text: the CLI's and the page's inputs (parsed in lab.acceptance_text) ----------------
+# --- the CLI's report and the deployment panel's curve box (the reader's text itself is parsed in lab.acceptance_text)
 
 def report(curve: Curve, lookahead: int) -> dict:
     """The CLI's JSON for a curve at lookahead k: the model's length and interval, the conditional

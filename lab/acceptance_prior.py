@@ -47,7 +47,8 @@ MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows its 
 # copy_ceiling, below 1, where the measured copying curves level off);
 # a model drafter's errors compound, and its d stays in [0, 1]. A copying reader's prior comes from copying curves only.
 COPYING = ("ngram", "suffix")
-COPY_RISE_MAX = 1.5     # the range the fit gives the first rise c; past it a rate above 2/3 meets the cap at once
+_DROP_MAX = 1.5     # the largest drop c _fit tries, for every family (c > 1: a second rate above the first)
+COPY_RISE_MAX = _DROP_MAX   # a copying fit's largest d, c's bound: past it a rate above 2/3 meets the cap at once
 
 
 def shape_of(lengths, method=None) -> tuple[float, float]:
@@ -290,7 +291,7 @@ def _library_shapes(items: tuple) -> dict:
 
 
 def library_shape(lengths, method=None) -> tuple[float, float]:
-    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`from_lengths` fits a
+    """A library curve's ``(c, d)`` fitted to all its lengths at k = 1..K, as :func:`lab.acceptance.from_lengths` fits a
     reader's lengths (``r_1 = L(1) - 1``, least squares on relative errors), so that one noisy point,
     the last length of a reference curve measured in its own run, does not set the fall alone
     (:func:`shape_of` solves exactly through the first two lengths and the last; it is the start). A copying
@@ -307,10 +308,16 @@ def library_shape(lengths, method=None) -> tuple[float, float]:
 
 
 def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
-    """``(r_1, (c, d))`` minimising the summed squared relative error over the given lengths, on a
-    grid refined twice (``r_1`` is ``L(1) - 1`` when k = 1 is given), d from 0 to ``high``."""
-    ks = sorted(lengths)
+    """``(r_1, (c, d))`` minimising ``sum_k ((L_model(k) - L(k)) / L(k))^2`` over the given lengths ``{k: L(k)}``, on
+    a grid of step 0.05 (r_1 over [0, 1], or ``L(1) - 1`` when k = 1 is given; c within 0.6 of ``point``'s, in
+    [0, 1.5]; d within 0.5 of it, in [0, ``high``]) refined twice, to 0.01 and then 0.002, one step of the coarser
+    grid either side of its best.
 
+    >>> r1, (c, d) = _fit(dict(enumerate(lengths_of(shaped_rates(0.8, (0.9, 0.7), 5)), start=1)), (0.9, 0.7))
+    >>> round(r1, 6), round(c, 6), round(d, 6)
+    (0.8, 0.9, 0.7)
+    """
+    ks = sorted(lengths)
     wanted = set(ks)
 
     def error(r1, c, d):  # one pass over the positions: the length at every k on the way
@@ -333,7 +340,7 @@ def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
     for step in (0.05, 0.01, 0.002):
         r_values = [fixed] if fixed is not None else _grid(centre[0], spans[0], step, 0.0, 1.0)
         for r1 in r_values:
-            for c in _grid(centre[1], spans[1], step, 0.0, 1.5):
+            for c in _grid(centre[1], spans[1], step, 0.0, _DROP_MAX):
                 for d in _grid(centre[2], spans[2], step, 0.0, high):
                     e = error(r1, c, d)
                     if e < best[0]:
@@ -344,5 +351,11 @@ def _fit(lengths: dict, point, high: float = 1.0) -> tuple[float, tuple]:
 
 
 def _grid(centre: float, span: float, step: float, low: float, high: float) -> list[float]:
+    """The points ``centre + i step`` within ``span`` of ``centre``, clipped to [low, high] and rounded to 6 decimals
+    (so a float's drift makes no second point), sorted and each once.
+
+    >>> _grid(0.98, 0.04, 0.02, 0.0, 1.0)
+    [0.94, 0.96, 0.98, 1.0]
+    """
     n = int(round(span / step))
     return sorted({min(high, max(low, round(centre + i * step, 6))) for i in range(-n, n + 1)})

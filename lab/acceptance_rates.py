@@ -30,7 +30,7 @@ PLATEAU_GAIN = 0.05
 # The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
 # shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
 INTERVAL_PERCENTILES = (0.1, 0.9)
-_BISECT = 80
+_BISECT = 80   # halvings of [0, 1]: an interval of 2^-80 (about 1e-24), far finer than a rate's 4 printed decimals
 
 
 class Curve(NamedTuple):
@@ -77,13 +77,25 @@ class Curve(NamedTuple):
         return mean_acceptance_length(self.rates(k), k)
 
     def extrapolated_from(self, k: int) -> int | None:
-        """The last measured position when lookahead k reaches past it, else None."""
+        """The last measured position when lookahead k reaches past it, else None.
+
+        >>> curve = Curve((0.8, 0.6), (0.9, 0.7), "test", measuredAt=2)
+        >>> curve.extrapolated_from(2), curve.extrapolated_from(4)
+        (None, 2)
+        """
         return self.measuredAt if self.measuredAt is not None and k > self.measuredAt else None
 
     def interval(self, k: int) -> tuple[float, float]:
         """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
         percentile, :data:`INTERVAL_PERCENTILES`), widened to hold the point; the point value twice when
-        nothing is extrapolated or no prior was used."""
+        nothing is extrapolated or no prior was used.
+
+        >>> curve = Curve((0.8, 0.6), (0.9, 0.7), "test", spread=((0.9, 0.5), (0.9, 0.9)), measuredAt=2)
+        >>> [round(x, 4) for x in curve.interval(4)], round(curve.length(4), 4)
+        ([2.4456, 2.6652], 2.5409)
+        >>> curve.interval(2) == (curve.length(2),) * 2   # nothing extrapolated at k = 2
+        True
+        """
         point = self.length(k)
         if self.extrapolated_from(k) is None or not self.spread:
             return point, point
@@ -144,7 +156,11 @@ def shaped_rates(r1: float, shape, k: int) -> list[float]:
 
 def _solve(function, target: float, low: float, high: float) -> float:
     """The root of an increasing ``function(x) = target`` in [low, high] by bisection (an end when
-    the target lies outside)."""
+    the target lies outside).
+
+    >>> _solve(lambda x: x * x, 0.25, 0.0, 1.0), _solve(lambda x: x, 2.0, 0.0, 1.0)
+    (0.5, 1.0)
+    """
     if function(low) >= target:
         return low
     if function(high) <= target:

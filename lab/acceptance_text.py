@@ -9,6 +9,7 @@ parsing, no model: one clear message for bad input.
 import math
 
 from .errors import LabValueError
+from .jsformat import to_fixed
 
 __all__ = ["MAX_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "FAMILIES", "parse_rates", "parse_lengths", "split_measured",
            "split_family", "token_measured_at", "token_rates", "token_method", "rates_token"]
@@ -103,8 +104,6 @@ def rates_token(rates, method=None) -> str:
     >>> rates_token([0.8, 0.91234], "ngram"), rates_token([0.8])
     ('custom:0.8000,0.9123~ngram', 'custom:0.8000')
     """
-    from .jsformat import to_fixed
-
     if method is not None and method not in FAMILIES:
         raise LabValueError(f"a curve's drafter family must be one of {', '.join(FAMILIES)}, got {method!r}")
     return "custom:" + ",".join(to_fixed(r, 4) for r in rates) + ("" if method is None else FAMILY_MARK + method)

@@ -95,7 +95,7 @@ from functools import lru_cache
 import math
 from typing import NamedTuple
 
-from . import serving_load, serving_presets, serving_step
+from . import serving_load, serving_memory, serving_presets, serving_step
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
@@ -107,8 +107,9 @@ from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
 from .serving_presets import _distinct, _with_count  # noqa: F401
-from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effective_ridge, fits_instead_text,
-                           kv_bytes_per_token, max_batch_in_memory, memory_available_bytes, memory_needed_bytes,
+from .serving_memory import fits_instead_text, max_batch_in_memory, memory_available_bytes, memory_needed_bytes
+from .serving_memory import *  # noqa: F401,F403
+from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effective_ridge, kv_bytes_per_token,
                            ridge_point, step_regime, tokens_per_cycle, verify_tokens, weight_bytes)
 from .serving_step import *  # noqa: F401,F403
 from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_bytes, _combine, _compute_ms,  # noqa: F401
@@ -119,7 +120,7 @@ from .serving_sweep import cycles_in_batch, step_in_batch
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
-    *serving_presets.__all__, *serving_step.__all__, *serving_load.__all__,
+    *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",

@@ -29,7 +29,7 @@ MOE_KERNELS = ("trtllm", "triton")
 # - ("trtllm", "hopper") 182.3 and ("trtllm", "blackwell") 71.1: NVIDIA/TensorRT-LLM issue #5929 (2025-07-10,
 #   v0.21.0rc2, DeepSeek-R1 TP 8 without expert parallelism, ITL p50), 8 x H200 FP8 (residuals 0.97 to 1.02) and
 #   8 x B200 FP4 (0.98 and 1.02), with the all-reduce as measured;
-# - ("triton", "ampere"): tenstorrent/tt-inference-server issue #340 (comment of 2025-07-18), Qwen3-30B-A3B BF16 on one
+# - ("triton", "ampere") 23.8: tenstorrent/tt-inference-server issue #340 (comment of 2025-07-18), Qwen3-30B-A3B BF16 on one
 #   A100 with vLLM, TPOT at concurrency 1 (9.6, 9.9 and 10.6 ms at inputs 128, 2048 and 8192), decided as the Triton
 #   stack's fitted rows before the fit (docs/READING.md, "The MoE cost by kernel stack").
 MOE_LAYER_US = {("trtllm", "hopper"): 182.3, ("trtllm", "blackwell"): 71.1, ("triton", "ampere"): 23.8}
@@ -85,8 +85,7 @@ def moe_layer_us(calibration, stack: str) -> float:
     ...
     ValueError: unknown MoE kernel stack 'cutlass'; valid: trtllm, triton
     """
-    if stack not in MOE_KERNELS:
-        raise ValueError(f"unknown MoE kernel stack {stack!r}; valid: {', '.join(MOE_KERNELS)}")
+    _check_stack(stack)
     return next((us for name, us in calibration.moeLayerUs if name == stack), 0.0)
 
 
@@ -97,7 +96,14 @@ def with_moe_layer_us(calibration, stack: str, us: float):
     >>> with_moe_layer_us(CALIBRATIONS["h200"], "triton", 0.0).moeLayerUs
     (('trtllm', 182.3), ('triton', 0.0))
     """
-    moe_layer_us(calibration, stack)   # the stack's name checked
+    _check_stack(stack)
     pairs = dict(calibration.moeLayerUs or ((name, 0.0) for name in MOE_KERNELS))
     pairs[stack] = us
     return calibration._replace(moeLayerUs=tuple((name, pairs.get(name, 0.0)) for name in MOE_KERNELS))
+
+
+def _check_stack(stack: str) -> None:
+    """Refuses a name that is not one of :data:`MOE_KERNELS` (an engine's ``moeKernels`` is data, so a misspelt one
+    fails here instead of pricing its MoE layers at 0)."""
+    if stack not in MOE_KERNELS:
+        raise ValueError(f"unknown MoE kernel stack {stack!r}; valid: {', '.join(MOE_KERNELS)}")

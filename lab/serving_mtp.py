@@ -61,7 +61,7 @@ Standard library only.
 
 from typing import NamedTuple
 
-from .serving_allreduce import allreduce_beyond, allreduce_cost
+from .serving_allreduce import allreduce_cost
 
 __all__ = ["MTP_LOGIT_BYTES", "LOGITS_GATHER", "MtpExtras", "NO_EXTRAS", "mtp_step_extras"]
 

@@ -1,14 +1,16 @@
 """Today's SGLang as its code was read in December 2026: the ``sglang`` preset's costs (:data:`SGLANG_TODAY_COSTS`,
 named in :data:`lab.serving_calibration.ENGINES`), where its draft-extend pass runs outside a CUDA graph
-(:func:`eager_extend_here`) and the serial per-request op of its n-gram draft preparation (:data:`NGRAM_MASK_OPS`).
-Data and one predicate, apart from :mod:`lab.serving_calibration` so that module stays under the thousand lines a lab
-module may have; it imports nothing of the lab's.
+(:func:`eager_extend_here`), the tokens that pass runs over (:func:`extend_tokens`) and the serial per-request op of
+its n-gram draft preparation (:data:`NGRAM_MASK_OPS`). Data and two small functions, apart from
+:mod:`lab.serving_calibration` so that module stays under the thousand lines a lab module may have; it imports
+nothing of the lab's.
 
 Each place below was read in sgl-project/sglang through the code index (a file's id is the index's, its commit where
 the index gave one); pull requests through their threads.
 """
 
-__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here", "extend_tokens"]
+__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here",
+           "extend_tokens"]
 
 # The GPUs on which today's SGLang picks FlashAttention 3 by default for a chain, and so runs its draft-extend pass
 # eagerly. python/sglang/srt/arg_groups/model_override_base.py, get_default_attn_backend (a late-2026 copy, id
@@ -35,9 +37,9 @@ HOPPER_FA3_GPUS = ("h100-sxm", "h200")
 # sync, not these copies): 1. The V1 worker before it (ngram_worker.py at f3b0fcd573b6afafedc611cbb09f105bda5a723d,
 # ScheduleBatch, NgramCache) built each request's mask with 'torch.ones((self.draft_token_num, seq_len - 1)).cuda()',
 # 'torch.cat((req_mask, torch.from_numpy(mask[i]).cuda()), dim=1).to(torch.bool)': two host-to-device copies, a cat and
-# a cast, 4. Each priced
-# as one eager op (lab.serving_calibration.EAGER_OP_US); the Python views around them and the per-request token splice
-# are not charged (under a microsecond or two each, not measured), nor is the trie's match beyond its measured price.
+# a cast, 4. Each priced as one eager op (lab.serving_calibration.EAGER_OP_US); the Python views around them and the
+# per-request token splice are not charged (under a microsecond or two each, not measured), nor is the trie's match
+# beyond its measured price.
 NGRAM_MASK_OPS = {"today": 1, "v1": 4}
 
 # Every SGLang EAGLE worker since pull request 3468 ('[Eagle] reduce one draft forward', early 2025) takes a cycle's first
@@ -98,11 +100,13 @@ def eager_extend_here(gpus: tuple, gpu: str, chain: bool, mla: bool) -> bool:
 
 
 def extend_tokens(n: int, k: int) -> int:
-    """The tokens a sequence an extend pass runs over: the ``k + 1`` a chain verifies, whatever a tree's ``n`` (SGLang's
-    draft-extend CUDA graph runners, ``num_tokens_per_bs = self.speculative_num_steps + 1``: the accepted tokens and the
-    bonus one, padded; docs/READING.md, "SGLang's speculative stage times, searched for").
+    """The tokens a sequence an extend pass runs over, ``min(n, k + 1)``: the ``k + 1`` a chain of lookahead ``k``
+    verifies, for a tree of ``n > k + 1`` verified tokens too (SGLang's draft-extend CUDA graph runners,
+    ``num_tokens_per_bs = self.speculative_num_steps + 1``: the accepted tokens and the bonus one, padded;
+    docs/READING.md, "SGLang's speculative stage times, searched for"); ``n`` itself when ``n <= k + 1`` (a chain, or
+    a tree verified at a k past its depth, priced as the chain it is).
 
-    >>> extend_tokens(8, 3), extend_tokens(4, 3)
-    (4, 4)
+    >>> extend_tokens(8, 3), extend_tokens(4, 3), extend_tokens(4, 6)
+    (4, 4, 4)
     """
     return min(n, k + 1)

@@ -1,14 +1,15 @@
 """The serving model's step times: one decode step of a batch on one machine, under the per-operator
 model calibrated on measured step times or the roofline of the whole step (the formulas are in
 :mod:`lab.serving`'s docstring), the parts of one speculative cycle (draft steps, the draft's extend pass,
-the verify step, the output it emits), and what fits in GPU memory. :mod:`lab.serving` composes them into
-the readout, the crossover and the grids, :mod:`lab.serving_load` into the load curves; it re-exports every
-name here. Standard library only.
+the verify step, the output it emits) and the byte counts of weights and caches (what fits in GPU memory is
+:mod:`lab.serving_memory`'s). :mod:`lab.serving` composes them into the readout, the crossover and the grids,
+:mod:`lab.serving_load` into the load curves; it re-exports every name here. Standard library only.
 """
 
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import serving_calibration   # CALIBRATIONS read through the module at call time: a test swaps the table
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms, moe_layer_us,
                                   inter_step_ms, ngram_proposal_ms, proposal_ms)
@@ -17,7 +18,7 @@ from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_sglang import eager_extend_here, extend_tokens
 from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
-                              moe_layers, parameter_count, softmax_layers, used_params)
+                              moe_layers, softmax_layers, used_params)
 
 __all__ = [
     "ACTIVATION_BYTES", "ROOFLINE", "MEASURED", "OPERATORS", "STEP_MODELS", "PER_OPERATOR", "MAX_BATCH",
@@ -26,8 +27,7 @@ __all__ = [
     "pass_precision", "head_params", "gemm_params", "routed_params", "attention_flops", "window_attention_flops", "step_time_ms",
     "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "ngram_cycle_ms",
     "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
-    "tokens_per_cycle", "held_weight_bytes", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
-    "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text",
+    "tokens_per_cycle",
 ]
 
 ACTIVATION_BYTES = 2  # BF16 activations in the tensor-parallel all-reduces
@@ -281,9 +281,8 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     step and pays only its own ``draftPassMs`` (launches and sampling, not the scheduler); a
     ``"verify"`` pass pays ``passMs`` plus ``specCycleMs``, the speculation bookkeeping of one
     cycle (proposals copied to the CPU, the verify batch prepared, rejection sampling)."""
-    from .serving_calibration import CALIBRATIONS, IDEAL
-
-    cal = calibration or (CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL)
+    cal = calibration or (serving_calibration.CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED
+                          else serving_calibration.IDEAL)
     engine = engine or ENGINES[settings.engine]
     if role == "verify" and settings.draft == NGRAM and engine.ngramStepHostMs:
         # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
@@ -603,8 +602,8 @@ def effective_ridge(settings: ServingSettings) -> float:
     """
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
     if settings.stepModel in PER_OPERATOR:
-        from .serving_calibration import CALIBRATIONS, IDEAL
-        cal = CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED else IDEAL
+        cal = (serving_calibration.CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED
+               else serving_calibration.IDEAL)
         return ridge_point(gpu, precision) * cal.flopEfficiency / cal.memEfficiency
     return ridge_point(gpu, precision) * settings.flopEfficiency / settings.memEfficiency
 
@@ -773,8 +772,7 @@ def _eager_extend_ms(settings: ServingSettings, n: int, k: int) -> float:
     if settings.stepModel != MEASURED or not (
             engine.eagerExtend or eager_extend_here(engine.eagerExtendGpus, settings.gpu, chain, mla)):
         return 0.0
-    from .serving_calibration import CALIBRATIONS
-    cal = CALIBRATIONS[settings.gpu]
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
     return cal.passMs - cal.draftPassMs
 
 
@@ -823,141 +821,6 @@ def tokens_per_cycle(alpha: float, lookahead: int, curve=None) -> float:
 
 def _models(settings: ServingSettings):
     return [shape for shape in (TARGETS[settings.target], draft_shape(settings)) if shape is not None]
-
-
-def _models_in_precision(settings: ServingSettings):
-    """(shape, precision) of the target and of the draft, each held in memory in its own (:func:`pass_precision`)."""
-    return [(shape, PRECISIONS[pass_precision(settings, role)])
-            for shape, role in zip(_models(settings), ("target", "draft"))]
-
-
-def held_weight_bytes(settings: ServingSettings) -> int:
-    """The weights the GPUs hold: target and draft, each in its own precision (:func:`pass_precision`).
-
-    >>> s = DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", precision="fp8")
-    >>> held_weight_bytes(s.with_(draftPrecision="bf16")) - held_weight_bytes(s) == DRAFTS["llama-3.2-1b"].params
-    True
-    """
-    return sum(weight_bytes(shape, precision) for shape, precision in _models_in_precision(settings))
-
-
-def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> float:
-    """Weights of target and draft plus both KV caches at ``batch`` and ``context`` (default: the
-    settings' own). The EAGLE head shares the target's LM head, counted here twice: a small
-    overstatement, on the safe side."""
-    batch = settings.batch if batch is None else batch
-    context = settings.context if context is None else context
-    return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
-                                                                             state_slots(settings))
-               for shape, precision in _models_in_precision(settings))
-
-
-def state_slots(settings: ServingSettings) -> int:
-    """Copies of each sequence's linear-attention state the engine keeps: one per token a verify pass
-    scores (:func:`verify_tokens`), as vLLM allocates ``num_spec + 1`` for a speculating sequence
-    (:func:`_state_copies`). The memory limit is the speculating deployment's, for plain decoding too.
-
-    >>> state_slots(DEFAULT_SETTINGS.with_(lookahead=3))
-    4
-    """
-    return verify_tokens(settings)
-
-
-def memory_available_bytes(settings: ServingSettings) -> float:
-    """GPU memory of all the GPUs that share the model: the datasheet capacity under the
-    roofline; under the per-operator model the share the setting's engine gives to weights and KV cache
-    by default (:func:`lab.serving_calibration.engine_memory_bytes`: vLLM's gpu_memory_utilization 0.9,
-    SGLang's mem_fraction_static by GPU memory and TP size, for its draft kind).
-
-    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, gpu="h100-sxm", gpus=1)
-    >>> round(memory_available_bytes(s) / 1e9, 1), round(memory_available_bytes(s.with_(engine="sglang")) / 1e9, 1)  # a draft model: 6 GiB kept
-    (72.0, 59.4)
-    """
-    if settings.stepModel == MEASURED:
-        from .serving_calibration import engine_memory_bytes
-        draft = "ngram" if settings.draft == NGRAM else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
-        weights = held_weight_bytes(settings)
-        return engine_memory_bytes(ENGINES[settings.engine].memoryRule, GPUS[settings.gpu].memory, settings.gpus,
-                                   weights, draft)
-    return GPUS[settings.gpu].memory * settings.gpus
-
-
-def max_batch_in_memory(settings: ServingSettings, context=None) -> float:
-    """The largest batch whose weights and KV caches fit in GPU memory at ``context``, capped at
-    :data:`MAX_BATCH` (0 when the weights alone do not fit)."""
-    context = settings.context if context is None else context
-    weights = held_weight_bytes(settings)
-    per_sequence = sum(kv_bytes_per_sequence(shape, precision, context, state_slots(settings))
-                       for shape, precision in _models_in_precision(settings))
-    spare = memory_available_bytes(settings) - weights
-    if spare <= 0:
-        return 0.0
-    return min(float(MAX_BATCH), spare / per_sequence) if per_sequence else float(MAX_BATCH)
-
-
-GPU_COUNTS = (1, 2, 4, 8)  # the GPU counts the widgets offer
-
-
-def fits_instead(settings: ServingSettings) -> list[str]:
-    """For a setting whose weights alone do not fit (:func:`max_batch_in_memory` below one
-    sequence): the one-control changes that would let a sequence run at its context, as the widget
-    words them: the fewest GPUs of :data:`GPU_COUNTS` that hold it, the narrower precisions that do,
-    and the GPU preset with the least memory that does at the same GPU count.
-
-    >>> fits_instead(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h100-sxm", gpus=8, stepModel=MEASURED))
-    ['in FP4', 'on 8 x B200 (HGX)']
-    >>> fits_instead(DEFAULT_SETTINGS.with_(target="llama-3-70b", gpu="h100-sxm", gpus=1, stepModel=MEASURED))
-    ['on 2 GPUs', 'in FP8 or FP4', 'on 1 x B200 (HGX)']
-    """
-    runs = lambda changed: max_batch_in_memory(changed) >= 1  # noqa: E731
-    options = []
-    more = [g for g in GPU_COUNTS if g > settings.gpus and runs(settings.with_(gpus=g))]
-    if more:
-        options.append(f"on {more[0]} GPUs")
-    own = PRECISIONS[settings.precision].bytes
-    narrower = [p.label.split(" (")[0] for name, p in PRECISIONS.items()
-                if p.bytes < own and runs(settings.with_(precision=name))]
-    if narrower:
-        options.append("in " + " or ".join(narrower))
-    bigger = sorted((g.memory, g.label) for name, g in GPUS.items()
-                    if g.memory > GPUS[settings.gpu].memory and runs(settings.with_(gpu=name)))
-    if bigger:
-        options.append(f"on {settings.gpus} x {bigger[0][1]}")
-    return options
-
-
-def fits_instead_text(settings: ServingSettings) -> str:
-    """:func:`fits_instead` as the widget's lead and the CLI's note say it: "it fits on 4 GPUs, in FP4 or
-    on 1 x B200 (HGX)", or that no GPU count, precision or GPU preset holds it.
-
-    >>> fits_instead_text(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h100-sxm", gpus=8, stepModel=MEASURED))
-    'it fits in FP4 or on 8 x B200 (HGX)'
-    """
-    options = fits_instead(settings)
-    if not options:
-        return "no GPU count, precision or GPU preset of this panel holds it"
-    if len(options) == 1:
-        return f"it fits {options[0]}"
-    comma = "," if len(options) > 2 or " or " in options[0] else ""  # "in FP8 or FP4, or on 8 x B200 (HGX)"
-    return f"it fits {', '.join(options[:-1])}{comma} or {options[-1]}"
-
-
-def memory_note(settings: ServingSettings) -> str:
-    """One line for a reader whose setting does not fit: what the weights and KV caches need, what
-    the GPUs hold, how many sequences would fit, and that the times are what it would cost if it did
-    (the CLIs print it; their JSON keeps the fit as a boolean).
-
-    >>> print(memory_note(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED)))
-    note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit (it fits in FP8 or FP4, or on 8 x B200 (HGX)), so no engine runs this setting and the times are what it would cost if it fitted
-    """
-    need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
-    room = max_batch_in_memory(settings)
-    gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
-    fits = (f"at most {room:.0f} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
-            else f"not even the weights fit ({fits_instead_text(settings)})")
-    return (f"note: does not fit: weights and KV caches need {need / 1e9:,.0f} GB in {precision.label}, more than "
-            f"{settings.gpus} x {gpu.label} hold ({have / 1e9:,.0f} GB); {fits}, so no engine runs this setting and "
-            "the times are what it would cost if it fitted")
 
 
 def _cycle_steps(settings: ServingSettings):

@@ -8,7 +8,8 @@ of :mod:`lab.production`, :func:`lab.serving.batch_sweep`): the same cycle as
 with the batch built once (the first draft step's constants, the engine's host costs, SGLang's eager
 extend cost) and, within a batch, what does not change with ``k`` priced once: the draft's one-token step
 ``t_draft(B)`` (which the proposal multiplies by ``k``, the extend pass subtracts and EAGLE-3's fc is
-priced against) and ``t_extend``, ``t_verify`` once for each distinct ``n``. Every value is the very float
+priced against), ``t_verify`` once for each distinct ``n`` and ``t_extend`` once for each distinct ``n`` and
+tokens extended (:func:`lab.serving_sglang.extend_tokens`). Every value is the very float
 :func:`lab.serving_step._cycle_ms` gives: the same operations on the same operands in the same order, only
 fewer times (tests/test_serving_sweep.py holds them equal on every engine, draft and step model).
 
@@ -100,8 +101,11 @@ def draft_in_batch(settings, draft, context):
 
 def extend_in_batch(settings, draft, n, context, k):
     """``(batch, t_draft, fc) -> t_extend``: :func:`lab.serving_step._extend_time` at ``n`` verified tokens
-    a sequence and lookahead ``k`` (whether ``n <= k + 1``, a chain, for SGLang's eager extend; the extend pass runs over ``min(n, k + 1)``), given the batch's one-token draft step and EAGLE-3 fc (:func:`draft_in_batch`). SGLang's extend
-    pass, ``t(draft, B, n, L) + eager - steps fc - t_draft``, or the first step over the verified tokens,
+    a sequence and lookahead ``k`` (``k`` says whether ``n <= k + 1``, a chain, for SGLang's eager extend, and the
+    ``e = min(n, k + 1)`` tokens its extend pass runs over), given the batch's one-token draft step and EAGLE-3 fc
+    (:func:`draft_in_batch`). SGLang's extend pass, ``t(draft, B, e, L) + eager - steps fc - t_draft`` (``t_draft``
+    where its logits give the first draft token; ``steps``, the ``e - 1`` tokens past the first less that replaced
+    step, those an EAGLE-3 head's fc is taken off), or the first step over the verified tokens,
     ``t(first, B, n, L) - t_draft + host ops - (n - 2) fc``: the branch, the first step's constants and the host
     ops (:func:`lab.serving_calibration.inter_step_ms`, :func:`~lab.serving_calibration.eagle3_eager_ms`,
     :func:`lab.serving_specdecode.proposal_ms`) chosen and built once, added in :func:`_extend_time`'s order.
@@ -117,23 +121,23 @@ def extend_in_batch(settings, draft, n, context, k):
     if _runs_extend(settings, draft):
         from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings, n, k)
         extended = extend_tokens(n, k)
-        whole = step_in_batch(draft, extended, context)
+        pass_over_extended = step_in_batch(draft, extended, context)
 
         def extend_pass(batch, one, fc):
             replaced = one if from_extend else 0.0
             steps = extended - 1 - (replaced > 0)
             fc = steps * fc if eagle3 else 0.0
-            return whole(batch) + eager - fc - replaced
+            return pass_over_extended(batch) + eager - fc - replaced
         return extend_pass
     first = _first_step(settings, draft, n)
-    over = None if first is None else step_in_batch(first, n, context)
+    pass_over_verified = None if first is None else step_in_batch(first, n, context)
     host = draft is not None and settings.stepModel == MEASURED
     gaps = inter_step_ms(engine, n - 2) if host else 0.0
     eager = eagle3_eager_ms(engine, n - 1) if host and eagle3 else 0.0
     proposal = proposal_ms(engine, settings.draft, n - 1) if host else 0.0
 
     def first_step(batch, one, fc):
-        extra = 0.0 if first is None else over(batch) - one
+        extra = 0.0 if first is None else pass_over_verified(batch) - one
         if host:
             extra += gaps
             if eagle3:
@@ -163,11 +167,12 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     True
     """
     ns, shapes = sorted({n for _, n, _ in per_k}), {}
-    for k, n, _ in per_k:   # each extend pass's n and whether it is a chain, with the first k priced so
-        shapes.setdefault((n, extend_tokens(n, k)), k)
+    for k, n, _ in per_k:   # one extend pass a distinct (n, tokens extended), priced at the first k that gives it:
+        shapes.setdefault((n, extend_tokens(n, k)), k)   # every k that gives the same pair prices the same pass
     extends = [extend_in_batch(settings, draft, n, context, k) for (n, _), k in shapes.items()]
     verifies = [step_in_batch(verify, n, context) for n in ns]
-    rows = [(k, list(shapes).index((n, extend_tokens(n, k))), ns.index(n), tokens) for k, n, tokens in per_k]   # their places
+    extend_at = {shape: place for place, shape in enumerate(shapes)}
+    rows = [(k, extend_at[(n, extend_tokens(n, k))], ns.index(n), tokens) for k, n, tokens in per_k]
     drafts = draft_in_batch(settings, draft, context)
 
     def at(batch):

@@ -1,13 +1,13 @@
 """What the mutation-test files share: run one named check of an instruments family against a
 model broken on purpose, and return the failure it reports."""
 
-from lab import serving, serving_load, serving_presets, serving_step, serving_sweep
+from lab import serving, serving_load, serving_memory, serving_presets, serving_step, serving_sweep
 from lab.checks import _run_check
 
 # lab.serving re-exports its parts, and each part calls what it imported by its own name (lab.serving_sweep writes
 # the per-operator step's sum in line, so a mutant of _time or of its helpers reaches the sweeps only through the
 # roofline; the checks that compare a sweep with speedup_at or best_lookahead see the two part)
-SERVING_MODULES = (serving, serving_presets, serving_step, serving_load, serving_sweep)
+SERVING_MODULES = (serving, serving_presets, serving_step, serving_memory, serving_load, serving_sweep)
 
 
 def failure_of(checks, name: str, *fragments: str) -> str:

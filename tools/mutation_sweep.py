@@ -74,7 +74,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("schedule-limit-plus-one", "production.py", "int(serving.max_batch_in_memory(settings))))",
       "int(serving.max_batch_in_memory(settings)) + 1))",
       "the schedule runs one batch past the largest that fits in memory (the memory-fit test off by one)"),
-    # --- lab/acceptance.py: the curve and its rules -----------------------------------------------------------------
+    # --- lab/acceptance.py, acceptance_rates.py, acceptance_prior.py: the curve and its rules ------------------------
     M("curve-second-rate-by-d", "acceptance_rates.py", "out.append(min(self.ceiling, out[0] * c))",
       "out.append(min(self.ceiling, out[0] * d))", "Curve.rates fills position 2 with the fall d instead of the drop c"),
     M("curve-tail-uncapped", "acceptance_rates.py", "            rate = min(self.ceiling, rate * d)\n",
@@ -149,7 +149,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       "TensorRT-LLM's MTP head pays a draft pass's launch outside its verify graph"),
     M("v1-0.10-fused-steps", "serving_calibration.py", "interStepOps=V1_UNFUSED_STEP_OPS", "interStepOps=0",
       "vLLM V1 0.10's unfused state updates between draft steps dropped"),
-    # --- lab/serving_step.py: a cost term dropped or misplaced ------------------------------------------------------
+    # --- lab/serving_step.py (and serving_presets.py's distinct experts): a cost term dropped or misplaced -----------
     M("serial-output-every-step", "serving_step.py", 'serial_paid = role == "verify" and charged is not None',
       'serial_paid = role != "draft" and charged is not None',
       "serial output processing charged on a plain step too (plain decoding overlaps it)"),
@@ -175,8 +175,6 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the rejection sampler charged for the bonus token too"),
     M("sglang-k-steps-with-fc", "serving_step.py", "steps = extended - 1 - (replaced > 0)", "steps = extended - 1",
       "EAGLE-3's fc taken off k one-token steps on SGLang, which runs k - 1"),
-    M("sglang-extend-over-tree", "serving_sglang.py", "    return min(n, k + 1)\n", "    return n\n",
-      "SGLang's extend pass priced over a tree's every verified token, not the k + 1 its graph runs"),
     M("inter-step-gaps", "serving_step.py", "extra += inter_step_ms(ENGINES[settings.engine], n - 2)",
       "extra += inter_step_ms(ENGINES[settings.engine], n - 1)", "k gaps between k chained draft steps instead of k - 1"),
     M("chain-test-strict", "serving_step.py", "chain, mla = n <= k + 1, TARGETS",
@@ -185,11 +183,13 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the eager extend pass charged a whole pass's fixed cost on top of the captured one's"),
     M("emitted-output-every-token", "serving_step.py", "batch * (tokens - 1) * verify_step.token_output_ms",
       "batch * tokens * verify_step.token_output_ms", "per-token output processing charged for a sequence's first token too"),
-    M("memory-fit-no-weights", "serving_step.py", "    spare = memory_available_bytes(settings) - weights\n",
+    M("memory-fit-no-weights", "serving_memory.py", "    spare = memory_available_bytes(settings) - weights\n",
       "    spare = memory_available_bytes(settings)\n", "the memory-fit test forgets the weights"),
     # --- lab/serving_sglang.py, lab/serving_mtp.py --------------------------------------------------------------------
     M("eager-extend-chain-and-mla", "serving_sglang.py", "return gpu in gpus and (chain or mla)",
       "return gpu in gpus and (chain and mla)", "today's SGLang runs its extend pass eagerly only for an MLA chain"),
+    M("sglang-extend-over-tree", "serving_sglang.py", "    return min(n, k + 1)\n", "    return n\n",
+      "SGLang's extend pass priced over a tree's every verified token, not the k + 1 its graph runs"),
     M("mtp-fusion-whole-share", "serving_mtp.py", "weight_bytes = (g - 1) / g * 2 * target.hidden ** 2 * head_bytes",
       "weight_bytes = 2 * target.hidden ** 2 * head_bytes", "an MTP fusion read whole charged a whole fusion beyond its share"),
     # --- lab/deployment.py, lab/engine_config.py ----------------------------------------------------------------------

@@ -4,7 +4,9 @@ found planted mistakes that no check caught. They ride in the deployment family 
 (:data:`lab.checks.deployment.CHECKS` appends :data:`RULE_CHECKS` last); apart from it for size.
 """
 
-from .. import acceptance, deployment, production, serving
+from .. import acceptance, deployment, ledger, production, serving
+from ..acceptance_text import token_measured_at, token_method, token_rates
+from ..stats import median
 
 __all__ = ["RULE_CHECKS", "schedule_keeps_k_within_tolerance", "schedule_covers_what_fits", "ties_go_to_the_smaller_k",
            "curve_continues_by_its_rule", "copy_ceiling_only_for_copying", "token_keeps_what_was_measured",
@@ -102,8 +104,6 @@ def ties_go_to_the_smaller_k(out):
     never survive, the ledger at no draft cost ties every k from 2 on, and n-gram lookup under the roofline (no
     proposal cost, a memory-bound verify pass) ties every k at small batches. The expected k is the first maximum of
     the speedups at each k, computed here; the check fails too if no tie occurs (it would test nothing)."""
-    from .. import ledger
-
     ties = 0
     rates = [0.8, 0.5] + [0.0] * 10
     settings = ledger.DEFAULT_SETTINGS.with_(draftCost=0, verifyTax=0, overheadMs=0)
@@ -199,8 +199,6 @@ def copy_ceiling_only_for_copying(out):
     of each curve's highest conditional rate at a position from 2 on that at least PLATEAU_GAIN of the calls reach,
     computed here from the library's lengths (position i's conditional rate (L_i - L_{i-1}) / (L_{i-1} - L_{i-2}),
     reached by the calls whose first i - 1 drafts survive, L_{i-1} - L_{i-2})."""
-    from ..stats import median
-
     names = list(acceptance.CURVES)
     for family in acceptance.FAMILY_NAMES:
         out.visited += 1
@@ -231,8 +229,6 @@ def token_keeps_what_was_measured(out):
     """A measured-curve token carries where measurement ends (its @m mark) and every instrument's curve keeps it:
     lab.acceptance.token_curve of the token's rates, mark and family says the curve is measured to m and that a
     lookahead past m is extrapolated from m (a lookahead within m is not), for tokens with and without a family."""
-    from ..acceptance_text import token_measured_at, token_method, token_rates
-
     for curve in (acceptance.from_lengths({1: 1.8, 2: 2.3}), acceptance.from_single(2.6, 3, "mtp"),
                   acceptance.from_conditional([0.6, 0.8, 0.85], "ngram"), acceptance.from_conditional([0.9, 0.8])):
         token = acceptance.curve_token(curve)

@@ -1,7 +1,8 @@
 """The seed's two widgets, the latency ledger and the exact sampler, checked as the deployment panel's first
 targets: every number their views print read back against their models, and no input breaks them. Their checks
 ride in the deployment family of the instruments suite (:data:`lab.checks.deployment.CHECKS` appends
-:data:`SEED_CHECKS` last, so the suite's names and order are as before); apart from it for size.
+:data:`SEED_CHECKS` after the family's own, so the suite's names and order are as before; the rules checks of
+:mod:`lab.checks.deployment_rules` follow them); apart from it for size.
 """
 
 from .. import acceptance, ledger

@@ -14,6 +14,7 @@ from ..audit import GRID
 from ..jsformat import to_fixed
 from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
 from ..ledger import leviathan_speedup
+from ..stats import median
 from .serving_engines import engine_costs_as_read, sglang_eagle3_cycle_adds_up
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -215,14 +216,12 @@ def throughput_is_batch_tokens_over_time(out):
     the tokens it emits beyond each sequence's first, B (T - 1) t_token with the GPU's measured
     ``tokenOutputUs``, on an engine that pays it (vLLM V0; zero on the others, under the roofline and in
     the ideal limit)."""
-    from ..serving_calibration import CALIBRATIONS, ENGINES
-
     for changes, batch in product(CROSSOVER_CASES, (1, 7, 96, 1024)):
         out.visited += 1
         settings = serving.DEFAULT_SETTINGS.with_(**changes, batch=batch)
         r = serving.serving(settings)
-        pays = settings.stepModel == serving.MEASURED and ENGINES[settings.engine].tokenOutput
-        per_token = CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
+        pays = settings.stepModel == serving.MEASURED and serving_calibration.ENGINES[settings.engine].tokenOutput
+        per_token = serving_calibration.CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
         if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
             out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
                      f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
@@ -776,12 +775,6 @@ TRUST_SETTINGS = (
 )
 
 
-def _median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def _trust_mismatch(widget, values: dict, rows) -> str | None:
     """The trust line at ``values`` against the validation ``rows`` of its own engine, GPU calibration, kind
     of target and draft, selected here: with rows, it states their median error and count; with none (or an
@@ -799,8 +792,8 @@ def _trust_mismatch(widget, values: dict, rows) -> str | None:
         return f"{where}: {shown!r} does not say the GPU's calibration is assumed"
     if not same:
         return None if "not validated" in shown and "%" not in shown else f"{where}: {shown!r} borrows a band"
-    median = _median([abs(r["predicted"] / r["measured"] - 1) for r in same])
-    want = f"off by {to_fixed(100 * median, 0)}% (median) on {len(same)} published speedups"
+    error = median([abs(r["predicted"] / r["measured"] - 1) for r in same])
+    want = f"off by {to_fixed(100 * error, 0)}% (median) on {len(same)} published speedups"
     return None if want in shown else f"{where}: {shown!r} does not say {want!r}"
 
 
@@ -816,7 +809,6 @@ def _tables_mismatch(widget) -> str | None:
     """The first number of the serving section's validation table and summary, calibration table, held-out
     steps and crossover brackets (figure and prose) that differs from the model's, recomputed here."""
     from .. import serving_validation
-    from ..serving_calibration import STEP_MEASUREMENTS
 
     f = to_fixed
     context = widget._validation_context()
@@ -831,15 +823,16 @@ def _tables_mismatch(widget) -> str | None:
         if got != want:
             return f"validation table row {i}: {got} where the model gives {want}"
     ratios = [row["predicted"] / row["measured"] for row in rows]
-    summary = {"points": len(ratios), "median": f(_median(ratios), 2),
+    summary = {"points": len(ratios), "median": f(median(ratios), 2),
                "worst": f(max(ratios, key=lambda r: max(r, 1 / r)), 2),
-               "medianError": f(100 * _median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
+               "medianError": f(100 * median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
     calibration = _rows_of(context["calibration"])
-    if len(calibration) != len(STEP_MEASUREMENTS):
-        return f"calibration table: {len(calibration)} rows for {len(STEP_MEASUREMENTS)} step measurements"
-    for i, (cells, m) in enumerate(zip(calibration, STEP_MEASUREMENTS), 1):
+    measurements = serving_calibration.STEP_MEASUREMENTS
+    if len(calibration) != len(measurements):
+        return f"calibration table: {len(calibration)} rows for {len(measurements)} step measurements"
+    for i, (cells, m) in enumerate(zip(calibration, measurements), 1):
         model = serving_validation.step_measurement_ms(m)
         want = [str(m.batch), str(m.newTokens), f(m.ms, 2), f(model, 2), f(model / m.ms, 2)]
         if cells[2:7] != want:
@@ -897,10 +890,8 @@ def _scoring_growth_mismatch(widget) -> str | None:
     """The roofline paragraph's measured-against-roofline growth (the widget's scoringGrowth), recomputed
     here: pull request 5691's MQA scoring rows, the first and the last whose pass stays below the GPU's BF16 ridge,
     and the whole-step roofline written out by hand at the widget's default efficiencies."""
-    from ..serving_calibration import STEP_MEASUREMENTS
-
     f = to_fixed
-    rows = [m for m in STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"]
+    rows = [m for m in serving_calibration.STEP_MEASUREMENTS if "pull request 5691" in m.source and m.kind == "pass"]
     gpu = serving.GPUS[rows[0].gpu]
     below = [m for m in rows if m.batch * m.newTokens < gpu.bf16 / gpu.bandwidth]
     low, high = below[0], below[-1]

@@ -1,6 +1,7 @@
-"""The serving instrument's engine-costs check: each engine version pays exactly the costs its code was read to
-have, read off the model's numbers (not its switches). Apart from :mod:`lab.checks.serving` so that module stays
-under the thousand lines a lab module may have; the family's CHECKS name it there.
+"""The serving instrument's engine-costs check (each engine version pays exactly the costs its code was read to
+have, read off the model's numbers, not its switches) and SGLang's EAGLE-3 cycle rebuilt from the step model's passes.
+Apart from :mod:`lab.checks.serving` so that module stays under the thousand lines a lab module may have; the family's
+CHECKS name both there.
 """
 
 from .. import serving, serving_calibration
@@ -58,14 +59,18 @@ OTHER_DRAFT_COSTS_AS_READ = {
 _MTP_TARGETS = ("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b")
 
 
-def _costs_paid(name):
-    """The costs an engine's cycle pays, read off the model's numbers (not its switches): Llama-3-8B with
-    an EAGLE head on one H100, batch 32, context 1024, k = 3, acceptance 70%."""
-    from ..serving_calibration import CALIBRATIONS
+def _probe(name):
+    """The setting every cost is read off at: Llama-3-8B with an EAGLE head on one H100 under engine ``name``,
+    batch 32, context 1024, k = 3, acceptance 70% (the readers below vary one thing of it at a time)."""
+    return serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
+                                          acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
 
-    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
-                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
-    cal, target, head = CALIBRATIONS[s.gpu], serving.TARGETS[s.target], serving.draft_shape(s)
+
+def _costs_paid(name):
+    """The costs an engine's cycle pays, read off the model's numbers (not its switches), at :func:`_probe`'s
+    setting."""
+    s = _probe(name)
+    cal, target, head = serving_calibration.CALIBRATIONS[s.gpu], serving.TARGETS[s.target], serving.draft_shape(s)
     plain = serving.step_breakdown(target, s, 32, 1, 1024)
     verify = serving.step_breakdown(target, s, 32, 4, 1024, "verify")
     one_pass = serving.step_breakdown(target, s, 32, 4, 1024)   # the same tokens as a plain pass
@@ -111,9 +116,7 @@ def _moe_kernels_paid(s):
     """Which MoE kernel stack's price a plain step pays per MoE layer, read off the model's numbers on one H100:
     Qwen3-30B-A3B's fixed cost beyond Llama-3-8B's (the same engine's host work in both) less its 16 more layers' own
     fixed cost, over its 48 MoE layers, against each stack's value in the GPU's calibration (lab.serving_moe)."""
-    from ..serving_calibration import CALIBRATIONS
-
-    cal, moe, dense = CALIBRATIONS[s.gpu], serving.TARGETS["qwen3-30b-a3b"], serving.TARGETS["llama-3-8b"]
+    cal, moe, dense = serving_calibration.CALIBRATIONS[s.gpu], serving.TARGETS["qwen3-30b-a3b"], serving.TARGETS["llama-3-8b"]
     fixed = [serving.step_breakdown(shape, s.with_(target=name, precision="bf16"), 1, 1, 1024)["fixed"]
              for name, shape in (("qwen3-30b-a3b", moe), ("llama-3-8b", dense))]
     per_layer = (fixed[0] - fixed[1] - (moe.layers - dense.layers) * cal.layerMs) * 1000 / serving.moe_layers(moe)
@@ -121,10 +124,9 @@ def _moe_kernels_paid(s):
 
 
 def _other_drafts_paid(name):
-    """What n-gram drafts and a draft model on four GPUs cost an engine, read off the model's numbers (the
-    setting of :func:`_costs_paid`)."""
-    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpus=1, gpu="h100-sxm", lookahead=3,
-                                       acceptance=70, batch=32, context=1024, stepModel=serving.MEASURED, engine=name)
+    """What n-gram drafts and a draft model on four GPUs cost an engine, read off the model's numbers (from
+    :func:`_probe`'s setting)."""
+    s = _probe(name)
     return (_ngram_costs_paid(s) | _multi_gpu_draft_costs_paid(s) | _eagle3_costs_paid(s) | _mtp_module_costs_paid(s)
             | _inter_step_costs_paid(s))
 
@@ -145,10 +147,8 @@ def _mtp_module_costs_paid(s):
     kernels; on eight GPUs its all-reduce carries the gathered logits beside its layer's all-reduces; and, for each
     checkpoint with an MTP module, a fusion read whole on each GPU shows as more weights than an eighth of one GPU's:
     exactly the 7/8 of its 2 h^2 weights beyond each GPU's share (else it is named mispriced)."""
-    from ..serving_calibration import CALIBRATIONS
-
     s = s.with_(target="deepseek-v3", gpu="b200", precision="fp4", batch=1)
-    cal, head = CALIBRATIONS[s.gpu], serving.draft_shape(s)
+    cal, head = serving_calibration.CALIBRATIONS[s.gpu], serving.draft_shape(s)
     step = lambda settings, gpus: serving.step_breakdown(serving.draft_shape(settings), settings.with_(gpus=gpus),  # noqa: E731
                                                          1, 1, 2048, "draft")
     paid = set()
@@ -163,7 +163,7 @@ def _mtp_module_costs_paid(s):
         if beyond > 1e-9:
             # read whole on each of 8 GPUs: 7/8 of the 2 h^2 fusion beyond each GPU's share, 7 fusions in all
             fusion = 2 * serving.TARGETS[target].hidden ** 2 * serving.PRECISIONS[serving.pass_precision(t, "draft")].bytes
-            bandwidth = serving.GPUS[t.gpu].bandwidth * CALIBRATIONS[t.gpu].memEfficiency / 1000   # bytes a ms, one GPU
+            bandwidth = serving.GPUS[t.gpu].bandwidth * cal.memEfficiency / 1000   # bytes a ms, one GPU (t.gpu is s.gpu)
             whole = abs(beyond * bandwidth / (7 * fusion) - 1) < 1e-6
             paid.add(f"MTP fusion read whole ({target})" if whole else f"MTP fusion mispriced ({target})")
     return paid
@@ -199,10 +199,11 @@ def _ngram_costs_paid(s):
         paid.add("n-gram per proposed draft")
     if serving.verify_step_ms(s, 32, 1024) - serving.verify_step_ms(s.with_(draft=serving.EAGLE), 32, 1024) > 1e-9:
         paid.add("synchronous with n-gram drafts")
-    engine, cal = serving_calibration.ENGINES[s.engine], serving_calibration
+    engine, proposal_ms = serving_calibration.ENGINES[s.engine], serving_calibration.ngram_proposal_ms
     if engine.ngramProposer.startswith("sglang-"):   # beyond the trie's measured match, eager ops a request (the mask)
-        slope = (cal.ngram_proposal_ms(engine, 64, 0, 3) - cal.ngram_proposal_ms(engine, 32, 0, 3)) * 1000 / 32
-        ops = round((slope - cal.SGL_NGRAM_REQUEST_US[engine.ngramProposer.removeprefix("sglang-")]) / cal.EAGER_OP_US, 6)
+        slope = (proposal_ms(engine, 64, 0, 3) - proposal_ms(engine, 32, 0, 3)) * 1000 / 32
+        match_us = serving_calibration.SGL_NGRAM_REQUEST_US[engine.ngramProposer.removeprefix("sglang-")]
+        ops = round((slope - match_us) / serving_calibration.EAGER_OP_US, 6)
         if ops:
             paid.add(f"n-gram mask ops a request ({ops:g})")
     return paid

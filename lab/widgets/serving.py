@@ -413,12 +413,6 @@ def _validation_rows() -> tuple:
     return tuple(serving_validation.comparison())
 
 
-@lru_cache(maxsize=1)
-def _validation_summary() -> dict:
-    from .. import serving_validation
-    return serving_validation.summary(list(_validation_rows()))
-
-
 @lru_cache(maxsize=8)
 def _validation_figure(width: int) -> str:
     """The predicted-against-measured figure at ``width`` (independent of the settings)."""
