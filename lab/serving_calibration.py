@@ -822,7 +822,7 @@ MOE_STEP_MEASUREMENTS = (
 # of Mixtral-8x7B on H200 and H100 and vLLM's first fused MoE on H100. The screen fixed, before the fit, that every row
 # passing it is fitted and that the one value must reproduce each within 15%, else no number changes. It cannot:
 # fit_moe_layer_us on the three gives 163.8 us a layer, leaving 1.19, 1.21 and 0.86 (the two 2024 latency tests alone
-# want about 63 us, the January 2024 V0 row at TP 8 about 203 us; at Ampere's assumed 23.8 us the model gives 0.89, 0.97
+# want about 63 us, the January 2024 V0 row at TP 8 about 203 us; at Ampere's assumed 23.8 us the model gives 0.89, 0.96
 # and 0.38 of them). So MOE_LAYER_US keeps no Hopper value for the Triton stack.
 MOE_TRITON_HOPPER_STEPS = (
     *(StepMeasurement(gpu, "mixtral-8x7b", "bf16", 2, 8, 1, 96, ms / 128, 0.0, f"{source}: latency_mixtral8x7B_tp2 "
