@@ -607,15 +607,18 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
 def validation_table_html(rows) -> str:
     """The validation rows: setting, acceptance measured at, measured and predicted speedup, ratio
     and source, every text escaped. Each source is printed once, as a numbered note under the
-    table, and a row names its note (S1, S2, ...) beside what it assumed (12 rows share one source).
+    table, and a row names its note (S1, S2, ...) beside what it assumed, which is printed on the first row that
+    says it and referred to after ("as row 19": 16 rows share one source and what they assumed).
 
     >>> html = validation_table_html([])
     >>> html.startswith("<table") and "<ol" not in html
     True
     """
     number, notes = _numbered_sources([r["source"] for r in rows], "srv-val-source", "the validation rows")
-    body = []
+    body, first_with = [], {}   # a note a source repeats (16 rows share one) is printed once, then referred to
     for i, r in enumerate(rows, 1):
+        said = first_with.setdefault((r["source"], r["note"]), i)
+        note = escape(r["note"]) if said == i else f"as row {said}"
         gpu = serving.GPUS[r["gpu"]].label
         precision = "" if r.get("precision", "bf16") == "bf16" else f", {serving.PRECISIONS[r['precision']].label}"
         setting = (f"{serving.TARGETS[r['target']].label} + {serving.DRAFT_LABELS[r['draft']]}, {r['gpus']} x {gpu}"
@@ -626,7 +629,7 @@ def validation_table_html(rows) -> str:
         body.append(f'<tr><th scope="row">{i}</th><td>{escape(r["label"])}</td><td>{escape(setting)}</td>'
                     f'<td>{_f(r["acceptanceLength"])}</td><td>{_f(r["measured"])}</td><td>{_f(r["predicted"])}</td>'
                     f'<td>{_f(r["ratio"])}</td>'
-                    f'<td>{number[r["source"]]}; {escape(r["note"])}</td></tr>')
+                    f'<td>{number[r["source"]]}; {note}</td></tr>')
     return ('<table class="heatmap-table srv-validation-table"><caption>Published end-to-end speedups against the '
             'model (acceptance: the mean acceptance length each was measured at; each row run with the engine of '
             'its date). None of these sources gave the calibration a step time, so every prediction here is already '
@@ -655,19 +658,21 @@ def _numbered_sources(sources: list, anchor: str, what: str) -> tuple[dict, str]
 def calibration_table_html() -> str:
     """The measured step times the model is calibrated on, each with the engine that measured it, what was
     timed (lab.serving_calibration.KINDS) and the model's value for the same (lab.serving_validation.
-    step_measurement_ms), every text escaped; each source once, as a numbered note under the table."""
+    step_measurement_ms), every text escaped; each source once, as a numbered note under the table, and what a row
+    assumed printed once for a run of rows that share it ("as above" after)."""
     from . import serving_calibration, serving_validation
 
     number, notes = _numbered_sources([m.source for m in serving_calibration.STEP_MEASUREMENTS], "srv-cal-source",
                                       "the calibration rows")
-    body = []
+    body, previous = [], None
     for m in serving_calibration.STEP_MEASUREMENTS:
         got = serving_validation.step_measurement_ms(m)
+        note, previous = ("as above" if (m.source, m.note) == previous else escape(m.note)), (m.source, m.note)
         engine = serving.ENGINES[m.engine].label if m.engine else "GPU pass alone"
         body.append(f'<tr><td>{escape(serving.TARGETS[m.target].label)}, {m.gpus} x {escape(serving.GPUS[m.gpu].label)}'
                     f'</td><td>{escape(engine)}, {escape(m.kind)}</td><td>{m.batch}</td><td>{m.newTokens}</td>'
                     f'<td>{_f(m.ms)}</td><td>{_f(got)}</td>'
-                    f'<td>{_f(got / m.ms)}</td><td>{number[m.source]}; {escape(m.note)}</td></tr>')
+                    f'<td>{_f(got / m.ms)}</td><td>{number[m.source]}; {note}</td></tr>')
     return ('<table class="heatmap-table srv-calibration-table"><caption>Measured step times (ms) the model is '
             'calibrated on, each on the engine that measured it, and the model beside each</caption><thead><tr>'
             '<th scope="col">model, GPUs</th><th scope="col">engine, what was timed</th>'
