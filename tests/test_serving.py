@@ -861,13 +861,14 @@ def test_the_speedup_ratio_is_written_once_in_the_serving_sweeps():
 # --- the checks use the model's public names (review CR-3.14) ----------------------------------------
 
 def test_the_serving_checks_reach_for_no_private_name_of_the_model():
-    """lab/checks/serving.py checks the model through its public names (step_time_ms with a role,
-    ms_per_token), not the step constants' private helpers: a refactor of those cannot break the suite
-    silently."""
+    """lab/checks/serving.py (and its readouts check, lab/checks/serving_readouts.py) checks the model through
+    its public names (step_time_ms with a role, ms_per_token), not the step constants' private helpers: a refactor
+    of those cannot break the suite silently."""
     import re
     from pathlib import Path
 
-    source = (Path(__file__).resolve().parents[1] / "lab" / "checks" / "serving.py").read_text(encoding="utf-8")
+    checks = Path(__file__).resolve().parents[1] / "lab" / "checks"
+    source = "\n".join((checks / name).read_text(encoding="utf-8") for name in ("serving.py", "serving_readouts.py"))
     assert re.findall(r"\bserving\._\w+", source) == []
     assert not re.search(r"from \.\.serving\w* import[^\n]*\b_\w", source)
 
