@@ -499,14 +499,19 @@ def _held_out_steps():
     )
 
 
+def _against_model(m, **extra) -> dict:
+    """A measured step as a row: its fields, the model's value for it (priced once) and the ratio model / measured."""
+    model = step_measurement_ms(m)
+    return {**m._asdict(), "model": model, "ratio": model / m.ms, **extra}
+
+
 def held_out_steps() -> list[dict]:
     """Each held-out plain step with the model's value and the ratio model / measured.
 
     >>> [round(row["ratio"], 2) for row in held_out_steps()]
     [1.05, 0.96, 1.31, 0.82, 0.82, 0.89, 0.77]
     """
-    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms}
-            for m in _held_out_steps()]
+    return [_against_model(m) for m in _held_out_steps()]
 
 
 def moe_steps() -> list[dict]:
@@ -523,7 +528,7 @@ def moe_steps() -> list[dict]:
     """
     from .serving_calibration import MOE_HELD_OUT_STEPS, MOE_STEP_MEASUREMENTS, MOE_TRITON_HOPPER_STEPS
 
-    return [{**m._asdict(), "model": step_measurement_ms(m), "ratio": step_measurement_ms(m) / m.ms, "role": role}
+    return [_against_model(m, role=role)
             for role, rows in (("fitted", MOE_STEP_MEASUREMENTS), ("held out", MOE_HELD_OUT_STEPS + MOE_TRITON_HOPPER_STEPS))
             for m in rows]
 

@@ -575,8 +575,7 @@ def _validation_context() -> dict:
             "engines": [{"engine": serving.ENGINES[e["engine"]].label, "points": e["points"],
                          "medianError": _f(100 * e["medianAbsError"], 0), "above": e["above"],
                          "batches": " and ".join(str(b) for b in e["batches"]),
-                         "batchRange": (f"{e['batches'][0]} to {e['batches'][-1]}" if len(e["batches"]) > 1
-                                        else str(e["batches"][0]))}
+                         "batchRange": _batch_range(e["batches"])}
                         for e in serving_validation.summary_by_engine(rows)],
             "targets": _validation_by_target(rows),
             "unmeasured": [serving.GPUS[n].label for n, c in serving_calibration.CALIBRATIONS.items() if not c.measured],
@@ -634,6 +633,15 @@ def _moe_held_out(sources_own) -> dict:
             "highest": _f(max(row["ratio"] for row in rows), 2)}
 
 
+def _batch_range(batches) -> str:
+    """Sorted batches as the prose names them: "1 to 64", or the one batch.
+
+    >>> _batch_range([1, 4, 64]), _batch_range([16])
+    ('1 to 64', '16')
+    """
+    return f"{batches[0]} to {batches[-1]}" if len(batches) > 1 else str(batches[0])
+
+
 def _validation_by_target(rows) -> dict:
     """Each engine's rows split by target, for the prose that names them apart: keyed "engine/target", each with its
     points, median error (%), rows above, batch range, the rows measured slower than plain decoding and the lowest
@@ -649,7 +657,7 @@ def _validation_by_target(rows) -> dict:
         batches = sorted({row["batch"] for row in mine})
         out[key] = {"points": summary["points"], "medianError": _f(100 * summary["medianAbsError"], 0),
                     "above": summary["above"],
-                    "batchRange": f"{batches[0]} to {batches[-1]}" if len(batches) > 1 else str(batches[0]),
+                    "batchRange": _batch_range(batches),
                     "slower": sum(row["measured"] < 1 for row in mine),
                     "lowest": _f(min(row["predicted"] for row in mine)),
                     "highest": _f(max(row["predicted"] for row in mine))}
