@@ -223,13 +223,13 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     }
     env = _jinja_env(root / "templates")
     mathml.register(env)
-    context = lab.views.page_context()
+    context, byline = lab.views.page_context(), publication(root)   # both pages read them
     html = env.get_template("article.html.j2").render(
         lab=context,
         assets=published,
         config=config,
         csp=META_CONTENT_SECURITY_POLICY,
-        publication=publication(root),
+        publication=byline,
         sources=sources.load(root / "sitebuild" / "sources.toml"),
     )
     html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
@@ -238,7 +238,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     # load; not hashed, since the article's plain links name it.
     appendix = env.get_template("appendix.html.j2").render(lab=context, assets=published,
                                                            csp=META_CONTENT_SECURITY_POLICY,
-                                                           publication=publication(root))
+                                                           publication=byline)
     missing = [part for part in re.findall(r'data-appendix="([^"]+)"', html) if f'id="{part}"' not in appendix]
     if missing:
         raise BuildError(f"the article links to appendix parts the appendix page lacks: {', '.join(missing)}")
