@@ -247,8 +247,8 @@ def _weighted_median(values, weights) -> float:
 
 # Which median the prior's point is: "pooled" (over the whole library) or "family" (the reader's family's own, when
 # it has MIN_FAMILY_CURVES curves). The model takes, for a curve built from one figure and for one built from two or
-# more, the mode leave-one-out on the library prefers for that input (lab.acceptance_validation.prior_choice, a test
-# holds the two equal): one figure borrows the whole shape from the prior, and there the family's own curves predict
+# more, the mode leave-one-out on the library prefers for that input, changed only when another beats it by more than
+# lab.acceptance_validation.CHOICE_MARGIN (prior_choice, a test holds the rule): one figure borrows the whole shape from the prior, and there the family's own curves predict
 # better; from two figures the drop is measured and only the fall is borrowed, and there the whole library's nearest
 # curves do. prior_point overrides it for the comparison.
 PRIOR_MODES = ("pooled", "family")
@@ -257,8 +257,9 @@ _PRIOR_MODE = contextvars.ContextVar("acceptance_prior_mode", default=None)
 # The median runs over the curves "nearest" the reader's r_1 or all of them ("median"), by the number of figures as
 # leave-one-out prefers (the same test): from one figure the nearest; from two the whole library's median from the
 # copying ceiling of December 2026 (3.03% against 3.23%) to the seventh curve search, and the nearest again since the
-# eighth (5 December 2026, 58 curves: 3.43% against the median's 3.51%; docs/READING.md). A copying reader's point is
-# always its group's nearest.
+# eighth (5 December 2026, 58 curves: 3.43% against the median's 3.51%; docs/READING.md), where the margin now keeps
+# it until another point is better by more than a quarter of a point. A copying reader's point is always its group's
+# nearest.
 POINT_RULES = ("nearest", "median")
 POINT_RULE_BY_FIGURES = {1: "nearest", 2: "nearest"}
 _POINT_RULE = contextvars.ContextVar("acceptance_point_rule", default=None)
