@@ -186,3 +186,24 @@ def test_tau_is_not_a_name_in_the_lab():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"\btau\b", line)]
     assert found == []
+
+
+def _anchor(heading: str) -> str:
+    """A Markdown heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_reading_contents_lists_every_section_and_only_sections():
+    """docs/READING.md is thousands of lines long; its Contents is how a newcomer finds the topic they touch and the
+    dated log of searches. Every second-level section is listed there, and every link of the Contents lands on a
+    heading, so a section added without its line (or renamed) fails here."""
+    reading = (ROOT / "docs" / "READING.md").read_text(encoding="utf-8")
+    contents = reading.split("## Contents\n", 1)[1].split("\n## ", 1)[0]
+    links = re.findall(r"\]\(#([^)]+)\)", contents)
+    headings = re.findall(r"^(#{2,3}) (.+)$", reading, re.M)
+    anchors = {_anchor(text) for _, text in headings}
+    sections = [_anchor(text) for level, text in headings if level == "##" and text != "Contents"]
+    assert len(sections) >= 20
+    assert sorted(set(sections) - set(links)) == [], "a section missing from docs/READING.md's Contents"
+    assert sorted(set(links) - anchors) == [], "a Contents link to no heading"
+    assert _anchor("the fifth curve search (the library 46 -> 56)") == "the-fifth-curve-search-the-library-46---56"
