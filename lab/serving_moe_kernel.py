@@ -15,8 +15,8 @@ carries the growth of Mixtral's large experts and misses part of it for Qwen3's 
 above the lab's in two of the three Hopper tables); the fitted latency, :data:`FITTED_EXPERT_US` (0.27 us), leaves one
 increment 16% off (Qwen3-30B-A3B FP8 on H100 at M = 4, beyond the 15% fixed before the fit), so it was REFUSED and no
 model constant changed; even adopted it would add at most 48 x 128 x 0.27 us = 1.7 ms to a Qwen3-30B-A3B pass, and
-about 0.3 ms to a verify pass of 4 tokens at batch one (0.06 of a 4.5 ms plain step): not the cause of the SGLang
-rows' gap of about one plain step a cycle.
+about 0.27 ms more to a verify pass of 4 tokens at batch one than to a plain step (0.06 of a 4.5 ms plain step): not
+the cause of the SGLang rows' gap of about one plain step a cycle.
 
 Standard library only.
 """

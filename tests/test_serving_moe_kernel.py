@@ -117,3 +117,16 @@ def test_bad_input_gets_one_clear_message():
         moe_layer_time_us(MIXTRAL_H100, 1, "cutlass")
     with pytest.raises(ValueError, match=r"unknown GPU 'h20' or precision 'bf16'; valid GPUs: .*h100-sxm"):
         moe_layer_time_us(MIXTRAL_H100._replace(gpu="h20"), 1)
+
+
+def test_the_browsers_lab_leaves_the_kernel_tables_out():
+    """Nothing the worker imports reads the kernel tables (sitebuild.pystrip.CLI_ONLY): the page's lab stays as small."""
+    from pathlib import Path
+
+    from sitebuild import pystrip
+    from test_import_graph import _import_graph
+
+    assert not pystrip.browser_module("serving_moe_kernel.py")
+    root = Path(__file__).resolve().parents[1]
+    importers = {name for name, edges in _import_graph(root).items() if "lab.serving_moe_kernel" in edges}
+    assert not importers, sorted(importers)
