@@ -5,22 +5,22 @@ The serving model prices one MoE layer of a pass of ``M`` tokens on one GPU as t
 (:func:`lab.serving_presets.distinct_experts`) times one expert's weight bytes (the GPU's share) over the calibrated
 bandwidth. :func:`moe_layer_time_us` computes that from the step model's own constants
 (``serving_step._measured_constants``), so no formula is written twice; its ``expert_us`` adds a candidate latency per
-distinct expert (0: the model as it is), the one term the screen allowed to be proposed. :data:`MOE_KERNEL_TIMES` are the kernel tables that passed the screen written before any
-was read (docs/READING.md, "The fused MoE kernel's time by tokens a pass"): vLLM's ``benchmarks/kernels/
-benchmark_moe.py`` and SGLang's ``tuning_fused_moe_triton.py`` time the Triton ``fused_moe`` (block alignment, both
-grouped GEMMs, activation, sum; the top-k of the random gating too in vLLM's early script, computed outside the timed
-graph in SGLang's and vLLM's later ones) as ten calls in a CUDA graph, per token count ``M`` (read through the code
-index: vLLM's ``benchmark_config`` at commit 005b07cd, "Capture 10 invocations with CUDA graph", ``avg =
-sum(latencies) / (num_iters * 10) * 1000  # us``; SGLang's ``prepare(i)`` calling ``select_experts`` before the replay).
-A cost the same at every ``M`` (the top-k) moves ``t(1)``, not the increments ``t(M) - t(1)`` the test turns on.
-:func:`kernel_comparison` sets each table beside the lab; :func:`fit_moe_expert_us` fits the latency per distinct
-expert on the kernel times' increments ``t(M) - t(1)`` for ``M`` = 2..16 only. The result (5 December 2026): the lab
-carries the growth of Mixtral's large experts and misses part of it for Qwen3's small ones (the increments 20% to 50%
-above the lab's in two of the three Hopper tables); the fitted latency, :data:`FITTED_EXPERT_US` (0.27 us), leaves one
-increment 16% off (Qwen3-30B-A3B FP8 on H100 at M = 4, beyond the 15% fixed before the fit), so it was REFUSED and no
-model constant changed; even adopted it would add at most 48 x 128 x 0.27 us = 1.7 ms to a Qwen3-30B-A3B pass, and
-about 0.27 ms more to a verify pass of 4 tokens at batch one than to a plain step (0.06 of a 4.5 ms plain step): not
-the cause of the SGLang rows' gap of about one plain step a cycle.
+distinct expert (0: the model as it is), the one term the screen allowed to be proposed. :data:`MOE_KERNEL_TIMES` are
+the kernel tables that passed the screen written before any was read (docs/READING.md, "The fused MoE kernel's time by
+tokens a pass"): vLLM's ``benchmarks/kernels/benchmark_moe.py`` and SGLang's ``tuning_fused_moe_triton.py`` time the
+Triton ``fused_moe`` (block alignment, both grouped GEMMs, activation, sum; the top-k of the random gating too in
+vLLM's early script, computed outside the timed graph in SGLang's and vLLM's later ones) as ten calls in a CUDA graph,
+per token count ``M`` (read through the code index: vLLM's ``benchmark_config`` at commit 005b07cd, "Capture 10
+invocations with CUDA graph", ``avg = sum(latencies) / (num_iters * 10) * 1000 # us``; SGLang's ``prepare(i)`` calling
+``select_experts`` before the replay). A cost the same at every ``M`` (the top-k) moves ``t(1)``, not the increments
+``t(M) - t(1)`` the test turns on. :func:`kernel_comparison` sets each table beside the lab; :func:`fit_moe_expert_us`
+fits the latency per distinct expert on the kernel times' increments ``t(M) - t(1)`` for ``M`` = 2..16 only. The result
+(5 December 2026): the lab carries the growth of Mixtral's large experts and misses part of it for Qwen3's small ones
+(the measured increments 21% to 57% above the lab's in two of the three Hopper tables); the fitted latency,
+:data:`FITTED_EXPERT_US` (0.27 us), leaves one increment 16% off (Qwen3-30B-A3B FP8 on H100 at M = 4, beyond the 15%
+fixed before the fit), so it was REFUSED and no model constant changed; even adopted it would add at most 48 x 128 x
+0.27 us = 1.7 ms to a Qwen3-30B-A3B pass, and about 0.27 ms more to a verify pass of 4 tokens at batch one than to a
+plain step (0.06 of a 4.5 ms plain step): not the cause of the SGLang rows' gap of about one plain step a cycle.
 
 Standard library only.
 """

@@ -51,7 +51,8 @@ def test_the_lab_layer_time_is_the_step_models_written_out():
             assert moe_layer_time_us(table, tokens) == pytest.approx(by_hand, rel=1e-12)
             assert moe_layer_time_us(table, tokens, expert_us=0.5) == pytest.approx(by_hand + 0.5 * distinct, rel=1e-12)
     # on TensorRT-LLM's kernels the same layer pays that stack's fixed cost instead
-    assert moe_layer_time_us(MIXTRAL_H100, 1, "trtllm") - moe_layer_time_us(MIXTRAL_H100, 1) == pytest.approx(182.3 - 23.8)
+    trtllm = moe_layer_time_us(MIXTRAL_H100, 1, "trtllm")
+    assert trtllm - moe_layer_time_us(MIXTRAL_H100, 1) == pytest.approx(182.3 - 23.8)
 
 
 def test_the_step_model_charges_no_latency_per_expert():
@@ -120,7 +121,8 @@ def test_bad_input_gets_one_clear_message():
 
 
 def test_the_browsers_lab_leaves_the_kernel_tables_out():
-    """Nothing the worker imports reads the kernel tables (sitebuild.pystrip.CLI_ONLY): the page's lab stays as small."""
+    """Nothing the worker imports reads the kernel tables (sitebuild.pystrip.CLI_ONLY): the page's lab stays as
+    small."""
     from pathlib import Path
 
     from sitebuild import pystrip
