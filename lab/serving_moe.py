@@ -13,7 +13,9 @@ MOE_STEP_MEASUREMENTS`; :func:`lab.serving_validation.fit_moe_layer_us`): Tensor
 (FP8) and 8 x B200 (FP4), issue #5929; vLLM's Qwen3-30B-A3B steps on one A100 (BF16), tenstorrent/tt-inference-server
 issue #340. A family with no fitted value for a stack is assumed to pay another family's (:data:`MOE_ASSUMED`), and the
 page says so. The model reads the pair through the calibration (``Calibration.moeLayerUs``, a tuple of ``(stack, us)``
-for its family) and the engine (``Engine.moeKernels``): :func:`moe_layer_us`.
+for its family) and the engine (``Engine.moeKernels``): :func:`moe_layer_us`. How the Triton kernel's own time grows
+with the tokens a pass against the model's distinct experts is :mod:`lab.serving_moe_kernel` (kernel tables; a latency
+per distinct expert fitted there was refused, so the experts cost their bytes alone).
 
 Standard library only.
 """
