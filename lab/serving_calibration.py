@@ -108,12 +108,13 @@ from .serving_allreduce import (ALLREDUCE_LARGE_SOURCES, ALLREDUCE_SOURCES, ALLR
 from .serving_specdecode import EAGLE3_PROPOSAL_MS, UNCAPTURED_DRAFT_COST, proposal_ms  # noqa: F401
 from .serving_engine_sources import (SGLANG_DSV3_FUSION, TRTLLM_COSTS, V0_COSTS, V1_SHARED, VLLM_DSV3_FUSION,
                                      VLLM_GLM_FUSION, VLLM_QWEN3_NEXT_SPLIT)
-from .serving_sglang import FIRST_DRAFT_FROM_EXTEND, HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS
+from .serving_sglang import (FIRST_DRAFT_FROM_EXTEND, HOPPER_FA3_GPUS, NGRAM_MASK_OPS, SGLANG_TODAY_COSTS, V1_CYCLE_OPS,
+                             V1_STEP_OPS, v1_cycle_ops)
 from .serving_moe import MOE_KERNEL_SOURCES, MOE_LAYER_US, moe_layer_us, moe_pairs  # noqa: F401
 from .serving_engine_memory import (TRTLLM_FREE_GPU_MEMORY_FRACTION, VLLM_GPU_MEMORY_UTILIZATION,  # noqa: F401
                                     engine_memory_bytes, sgl_mem_fraction_static)
 
-__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms",
+__all__ = ["Calibration", "CALIBRATIONS", "IDEAL", "StepMeasurement", "STEP_MEASUREMENTS", "MEASURED_GPUS", "Engine", "inter_step_ms", "eagle3_eager_ms", "cycle_eager_ms",
            "EAGLE3_PROPOSAL_MS", "proposal_ms",   # from lab.serving_specdecode
            "MOE_LAYER_US", "moe_layer_us",   # from lab.serving_moe
            "MOE_STEP_MEASUREMENTS", "MOE_HELD_OUT_STEPS", "MOE_TRITON_HOPPER_STEPS", "MI300X_PASS_MS", "PASS_STEP_MEASUREMENTS",
@@ -325,7 +326,11 @@ class Engine(NamedTuple):
     logits gathered each draft step are every engine's read (:data:`lab.serving_mtp.LOGITS_GATHER`): neither is a
     switch here. ``moeKernels``: the kernel stack the engine runs a MoE layer on (:data:`lab.serving_moe.MOE_KERNELS`:
     "trtllm", TensorRT-LLM's own; "triton", the Triton fused_moe of vLLM and SGLang), which prices a MoE layer's fixed
-    cost (:func:`moe_layer_us`), each read in the engine's code (:data:`lab.serving_moe.MOE_KERNEL_SOURCES`)."""
+    cost (:func:`moe_layer_us`), each read in the engine's code (:data:`lab.serving_moe.MOE_KERNEL_SOURCES`).
+    ``cycleOps`` and ``cycleStepOps``: the eager ops an engine's worker launches serially each cycle outside its CUDA
+    graphs (the verify's preparation and acceptance, the draft-extend pass's inputs, the draft graph's prologue), once a
+    cycle and once a draft step after the first (:func:`cycle_eager_ms`; SGLang's V1 EAGLE worker,
+    :data:`lab.serving_sglang.V1_EAGER_OPS`)."""
 
     name: str
     label: str
@@ -356,6 +361,8 @@ class Engine(NamedTuple):
     ngramRequestOps: int = 0
     firstDraftFromExtend: bool = False
     moeKernels: str = "triton"
+    cycleOps: int = 0
+    cycleStepOps: int = 0
 
 
 # Batch expansion's bookkeeping, read in vLLM issue #6915 (the source of SPEC_CYCLE_MS): 'When batch expansion is
@@ -439,6 +446,18 @@ def eagle3_eager_ms(engine: "Engine", steps: int) -> float:
     return (engine.eagle3CycleOps + steps * engine.eagle3StepOps) * EAGER_OP_US / 1000
 
 
+def cycle_eager_ms(engine: "Engine", steps: int) -> float:
+    """The eager ops an engine's worker runs serially a cycle outside its CUDA graphs, ms: ``(c + (k - 1) s) t_op``
+    for ``k`` draft steps, ``c`` once a cycle (``cycleOps``), ``s`` once a draft step after the first
+    (``cycleStepOps``), ``t_op`` one eager op (:data:`EAGER_OP_US`); no steps, no cost. SGLang's V1 EAGLE worker:
+    :data:`lab.serving_sglang.V1_EAGER_OPS`, counted in its code.
+
+    >>> round(cycle_eager_ms(ENGINES["sglang-no-overlap"], 3), 4), cycle_eager_ms(ENGINES["sglang"], 3)   # 78 x 8.6 us
+    (0.6708, 0.0)
+    """
+    return v1_cycle_ops(steps, engine.cycleOps, engine.cycleStepOps) * EAGER_OP_US / 1000
+
+
 # n-gram drafting, priced by engine (Engine ``ngramProposer``, :func:`ngram_proposal_ms`): what one cycle's proposal of k
 # tokens costs on the host, serially (the engine needs the cycle's sampled tokens on the CPU before it can look them up).
 # vLLM V1's proposer runs a KMP scan over each sequence's whole context, prompt and output (vllm/v1/spec_decode/
@@ -503,6 +522,14 @@ def ngram_proposal_ms(engine: "Engine", batch, context, lookahead: int) -> float
         return 0.0
     return batch * (SGL_NGRAM_REQUEST_US[kind.removeprefix("sglang-")] + engine.ngramRequestOps * EAGER_OP_US) / 1000
 
+# SGLang's V1 EAGLE worker's eager ops a cycle, as its 'costs' entry names them (lab.serving_sglang.V1_EAGER_OPS).
+V1_CYCLE_COSTS = (
+    "eager ops a cycle", "eagle_worker.py (V1 EAGLEWorker; 00559eac), eagle_info.py (0007d13b), the draft and "
+    "draft-extend CUDA graph runners' replay and FlashAttention 3's metadata, counted in their code: the draft's "
+    "preparation (15), the verify's preparation and greedy acceptance with two .tolist() syncs (26), the extend "
+    f"pass's inputs and graph prologue (27), less a plain step's own (6): {V1_CYCLE_OPS['captured extend']} a cycle and "
+    f"{V1_STEP_OPS} a draft step after the first, each EAGER_OP_US (pytorch/pytorch issue #114860), all serial with "
+    "the overlap scheduler off")
 ENGINES = {
     "vllm-v1": Engine(
         "vllm-v1", "vLLM V1 (today: 0.14 on)", False, 0.0, False,
@@ -602,6 +629,7 @@ ENGINES = {
         "processing serially; the extend pass is captured",
         serialOutput=True, memoryRule="sglang", ngramProposer="sglang-rebuild", mtpFusionWhole=("deepseek-v3",),
         ngramRequestOps=NGRAM_MASK_OPS["v1"], firstDraftFromExtend=True, moeKernels="triton",
+        cycleOps=V1_CYCLE_OPS["captured extend"], cycleStepOps=V1_STEP_OPS,
         costs=(
             ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["sglang"]),
             ("MTP fusion read whole (DeepSeek-V3)", SGLANG_DSV3_FUSION + " at c28bdc90 (mid-2025: eplb, "
@@ -613,6 +641,7 @@ ENGINES = {
             ("draft extend pass", "eagle_worker.py: draft, verify, then forward_draft_extend_after_decode each step"),
             ("its CUDA graph", "SGLang pull request 6606 (2025-05), FA3 first: no Hopper exception in V1's worker"),
             ("n-gram mask built a request", "ngram_worker.py at f3b0fcd5: four eager ops a request (NGRAM_MASK_OPS)"),
+            V1_CYCLE_COSTS,
             ("detokenizing", "SGLang's DetokenizerManager runs in its own process: no per-token work in the "
              "scheduler's loop"), FIRST_DRAFT_FROM_EXTEND)),
     "sglang-eager-extend": Engine(
@@ -621,6 +650,7 @@ ENGINES = {
         "output processing) and the draft extend pass run eagerly",
         serialOutput=True, eagerExtend=True, memoryRule="sglang", ngramProposer="sglang-rebuild",
         mtpFusionWhole=("deepseek-v3",), firstDraftFromExtend=True, moeKernels="triton",
+        cycleOps=V1_CYCLE_OPS["eager extend"], cycleStepOps=V1_STEP_OPS,
         costs=(
             ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["sglang"] + "; the v0.4 series ran the same "
              "fused_moe_triton FusedMoE"),
@@ -633,7 +663,12 @@ ENGINES = {
             ("eager draft extend", "an early eagle_worker.py (read through the code index) runs the extend pass as "
              "draft_model_runner.forward in ForwardMode.DRAFT_EXTEND, which its CUDA graph runner did not capture; "
              "the graph runner came with SGLang pull request 6606 (2025-05)"),
-            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"), FIRST_DRAFT_FROM_EXTEND)),
+            ("detokenizing", "SGLang's DetokenizerManager runs in its own process"), FIRST_DRAFT_FROM_EXTEND,
+            ("eager ops a cycle", "the V1 EAGLEWorker's ops as counted for 2025's (lab.serving_sglang.V1_EAGER_OPS), "
+             "the extend pass eager so its graph prologue (21) not run: the draft's preparation (15), the verify's (26), "
+             f"the extend pass's inputs (6), less a plain step's own (6): {V1_CYCLE_OPS['eager extend']} a cycle and "
+             f"{V1_STEP_OPS} a draft step after the first, each EAGER_OP_US; counted in the late-2025 code, assumed for "
+             "the spring-2025 worker (its own copies not all held by the code index)"))),
     # TensorRT-LLM's PyTorch backend as NVIDIA's DeepSeek-R1 min-latency blog ran it on 8 x B200 (spring 2025, MTP
     # layers 1 to 5 against no MTP: lab.serving_validation's trtllm rows). Its one-model MTP path, read in
     # tensorrt_llm/_torch/speculative/mtp.py (a copy of the spring-2025 series, MTPConfig still in mtp.py, read through

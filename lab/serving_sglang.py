@@ -9,8 +9,8 @@ Each place below was read in sgl-project/sglang through the code index (a file's
 the index gave one); pull requests through their threads.
 """
 
-__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "eager_extend_here",
-           "extend_tokens"]
+__all__ = ["FIRST_DRAFT_FROM_EXTEND", "HOPPER_FA3_GPUS", "NGRAM_MASK_OPS", "SGLANG_TODAY_COSTS", "V1_CYCLE_OPS",
+           "V1_STEP_OPS", "V1_EAGER_OPS", "eager_extend_here", "extend_tokens", "v1_cycle_ops"]
 
 # The GPUs on which today's SGLang picks FlashAttention 3 by default for a chain, and so runs its draft-extend pass
 # eagerly. python/sglang/srt/arg_groups/model_override_base.py, get_default_attn_backend (a late-2026 copy, id
@@ -110,3 +110,77 @@ def extend_tokens(n: int, k: int) -> int:
     (4, 4, 4)
     """
     return min(n, k + 1)
+
+
+# The eager ops SGLang's V1 EAGLE worker (python/sglang/srt/speculative/eagle_worker.py, EAGLEWorker, the overlap
+# scheduler off while speculating: every launch serial with the GPU) runs each cycle outside its CUDA graphs, counted
+# by the rule of docs/READING.md ("SGLang's V1 EAGLE worker, its eager ops a cycle counted in its code"): one op is one
+# kernel or copy launched outside a graph replay (a torch op on CUDA tensors that launches, a Triton or CUDA custom
+# kernel, a host/device copy, .tolist()/.item() on a CUDA tensor); views, torch.empty, CPU tensors and pure Python are
+# not counted; a sync is priced as its one op. The path counted: greedy verification, page size 1, no grammar, logprobs
+# or penalties, no request finishing this cycle, FlashAttention 3's metadata (the Hopper default of 2025). The
+# code index holds one V1 worker (eagle_worker.py at 00559eac, id 54801322191, 2026, before pull request 27964 retired
+# V1), one eagle_info.py of late 2025 (0007d13b, id 38205286015: global_server_args_dict, before its removal) and
+# 2025/2026 copies of the graph runners and backends named below; the ops counted in the 2026 worker are those whose
+# code is also in the late-2025 eagle_info.py or graph runners, or were in the worker since the V1 EAGLE worker's
+# first copies (assign_draft_cache_locs, seq_lens_sum's .item(), build_tree_kernel_efficient, the backups).
+V1_EAGER_OPS = {
+    # draft(): _draft_preprocess_decode: assign_draft_cache_locs[(num_seqs,)] (1), 'torch.sum(batch.seq_lens).item()'
+    # (2), 'batch.seq_lens.repeat_interleave(self.topk, dim=0)' (1); EAGLEDraftCudaGraphRunner.replay (00023be5, id
+    # 56372098303): seq_lens, out_cache_loc, positions, topk_p, topk_index, hidden_states and req_pool_indices copied into
+    # the graph's buffers (7; seven fills more when the batch is padded to a captured size, not counted);
+    # build_tree_kernel_efficient (eagle_utils.py at 003ddbce, id 70810451851): the torch.cat of the bonus and draft
+    # tokens, the tree mask's torch.full, the retrieve buffer's torch.full and the tree kernel (4)
+    "draft preparation": 15,
+    # verify(): prepare_for_verify (eagle_info.py at 0007d13b): 'batch.seq_lens + self.draft_token_num' and
+    # assign_req_to_token_pool (2); EagleVerifyInput.verify, greedy: accept_index's torch.full, torch.argmax,
+    # verify_tree_greedy, 'accept_index.tolist()', 'predict.tolist()' (5), 'accept_index[accept_index != -1]' (a
+    # compare, a boolean index counted as 2: 3), 'predict[accept_index]', torch.full_like for evict_mask, its index
+    # put (3), 'token_to_kv_pool_allocator.free(batch.out_cache_loc[evict_mask])' (a boolean index, 2, and the free
+    # list's torch.cat, 1: 3), 'batch.out_cache_loc[accept_index]', 'batch.seq_lens + accept_length + 1' (2),
+    # assign_req_to_token_pool, 'batch.seq_lens.add_(accept_length + 1)' (2), 'hidden_states[accept_index]',
+    # 'accept_length.tolist()' (8): 22; the worker's 'next_token_logits[res.accepted_indices]' and
+    # 'hidden_states[res.accepted_indices]' (2). Sampling instead of greedy adds 10 (repeat_interleave, the temperature
+    # division, softmax, top_k_renorm_prob, the top-p test and its sync, zeros, two rand, the sampling kernel for the
+    # argmax and greedy kernel): not charged, the lab prices the greedy path
+    "verify": 26,
+    # forward_draft_extend_after_decode: 'batch.seq_lens.clone()' (1); prepare_extend_after_decode: 'accept_length.add_(1)'
+    # and create_extend_after_decode_spec_info (2); ForwardBatch.init_new's extend branch (a late-2025 copy, id
+    # 286988748): extend_seq_lens and extend_prefix_lens to the device and compute_position (3)
+    "extend preparation": 6,
+    # EAGLEDraftExtendCudaGraphRunner.replay (a late-2025 copy with DRAFT_EXTEND_V2, id 246663299): the padding fills
+    # run whenever 'bs * self.num_tokens_per_bs != num_tokens', that is unless every request accepted all k drafts (5),
+    # and the copies of input_ids, seq_lens, extend_seq_lens, out_cache_loc, positions, hidden_states, accept_length
+    # and req_pool_indices (8); FlashAttention 3's draft-extend metadata (flashattention_backend.py, is_draft_extend,
+    # ids 114469199, 22771095275): cache_seqlens' copy, two cumsums and their copies, the page table's gather, its
+    # division and copy (8)
+    "extend graph prologue": 21,
+    # what a plain decode step runs that a speculative cycle does not, held by the measured plain step (passMs):
+    # ScheduleBatch.prepare_for_decode returns early 'if self.spec_algorithm.is_eagle()' (id 106318879), skipping the
+    # seq_lens clone and add_, the out_cache_loc cast and the req_to_token write (4); the sampler's greedy argmax (the
+    # verify samples instead, 1); ForwardBatch.init_new's clamp_position (the verify's positions come with it, 1)
+    "a plain step's own": -6,
+}
+# Once a draft step after the first: FlashAttentionMultiStepBackend.init_forward_metadata_replay_cuda_graph runs each of
+# the k - 1 step backends' draft-decode metadata before the draft graph's replay (an early-2025 copy, id 846186427):
+# '(seq_lens + (self.step_id + 1)).to(torch.int32)' into cache_seqlens (3), cumsum, pad and the copy into cu_seqlens_k
+# (3), the page table's gather and copy (2): 8. FlashInfer's multi-step replay (A100's default, and a tree's) was not
+# read: the same count is assumed there.
+V1_STEP_OPS = 8
+# Once a cycle, by whether the draft-extend pass is replayed from its CUDA graph (pull request 6606 on: its prologue's
+# copies and metadata counted here) or run eagerly (before it: its launches are the eager pass's fixed cost, passMs).
+V1_CYCLE_OPS = {
+    "captured extend": sum(V1_EAGER_OPS.values()),
+    "eager extend": sum(V1_EAGER_OPS.values()) - V1_EAGER_OPS["extend graph prologue"],
+}
+
+
+def v1_cycle_ops(steps: int, cycle_ops: int, step_ops: int) -> int:
+    """The eager ops of one cycle of ``steps`` draft steps: ``cycle_ops + (steps - 1) step_ops`` (no steps, none).
+
+    >>> v1_cycle_ops(3, V1_CYCLE_OPS["captured extend"], V1_STEP_OPS), v1_cycle_ops(3, V1_CYCLE_OPS["eager extend"], 8)
+    (78, 57)
+    >>> v1_cycle_ops(0, 62, 8)
+    0
+    """
+    return 0 if steps <= 0 else cycle_ops + (steps - 1) * step_ops

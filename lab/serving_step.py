@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from . import serving_calibration   # CALIBRATIONS read through the module at call time: a test swaps the table
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
-from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, eagle3_eager_ms, moe_layer_us,
-                                  inter_step_ms, ngram_proposal_ms, proposal_ms)
+from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, cycle_eager_ms, eagle3_eager_ms,
+                                  moe_layer_us, inter_step_ms, ngram_proposal_ms, proposal_ms)
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_sglang import eager_extend_here, extend_tokens
@@ -711,7 +711,8 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
     head's drafts outside CUDA graphs); less, with an EAGLE-3 head, its fc in the one-token steps that run without
     it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang its ``n - 2`` (its extend pass
     runs the fc). SGLang runs ``k - 1`` one-token steps, its extend pass giving the first draft token
-    (``firstDraftFromExtend``): the step it does not run comes off its extend pass's share."""
+    (``firstDraftFromExtend``): the step it does not run comes off its extend pass's share; under the calibrated
+    model its V1 worker's eager ops a cycle join it (:func:`lab.serving_calibration.cycle_eager_ms`, ``k`` steps)."""
     if _runs_extend(settings, draft):
         # SGLang (firstDraftFromExtend): the extend pass's logits give the first draft token, so it runs k - 1
         # one-token steps; the cycle's sum keeps k, so the one it does not run comes off here
@@ -719,7 +720,8 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
         extended = extend_tokens(n, k)
         steps = extended - 1 - (replaced > 0)   # the one-token steps, each without EAGLE-3's fc (the extend pass runs it)
         fc = steps * _eagle3_fc_ms(settings, draft, batch, context) if settings.draft == EAGLE3 else 0.0
-        return _time(draft, batch, extended, context) + _eager_extend_ms(settings, n, k) - fc - replaced
+        ops = cycle_eager_ms(ENGINES[settings.engine], k) if settings.stepModel == MEASURED else 0.0
+        return _time(draft, batch, extended, context) + _eager_extend_ms(settings, n, k) - fc - replaced + ops
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)

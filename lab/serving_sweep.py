@@ -16,7 +16,7 @@ fewer times (tests/test_serving_sweep.py holds them equal on every engine, draft
 Standard library only.
 """
 
-from .serving_calibration import ENGINES, inter_step_ms, eagle3_eager_ms
+from .serving_calibration import ENGINES, cycle_eager_ms, inter_step_ms, eagle3_eager_ms
 from .serving_specdecode import proposal_ms
 from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _eager_extend_ms, _eagle3_fc_free, _emitted_output_ms,
                            _first_step, _runs_extend, _time, ngram_cycle_ms)
@@ -105,7 +105,8 @@ def extend_in_batch(settings, draft, n, context, k):
     ``e = min(n, k + 1)`` tokens its extend pass runs over), given the batch's one-token draft step and EAGLE-3 fc
     (:func:`draft_in_batch`). SGLang's extend pass, ``t(draft, B, e, L) + eager - steps fc - t_draft`` (``t_draft``
     where its logits give the first draft token; ``steps``, the ``e - 1`` tokens past the first less that replaced
-    step, those an EAGLE-3 head's fc is taken off), or the first step over the verified tokens,
+    step, those an EAGLE-3 head's fc is taken off; ``ops``, the V1 worker's eager ops a cycle,
+    :func:`lab.serving_calibration.cycle_eager_ms`), or the first step over the verified tokens,
     ``t(first, B, n, L) - t_draft + host ops - (n - 2) fc``: the branch, the first step's constants and the host
     ops (:func:`lab.serving_calibration.inter_step_ms`, :func:`~lab.serving_calibration.eagle3_eager_ms`,
     :func:`lab.serving_specdecode.proposal_ms`) chosen and built once, added in :func:`_extend_time`'s order.
@@ -120,6 +121,7 @@ def extend_in_batch(settings, draft, n, context, k):
     engine, eagle3 = ENGINES[settings.engine], settings.draft == EAGLE3
     if _runs_extend(settings, draft):
         from_extend, eager = engine.firstDraftFromExtend, _eager_extend_ms(settings, n, k)
+        ops = cycle_eager_ms(engine, k) if settings.stepModel == MEASURED else 0.0
         extended = extend_tokens(n, k)
         pass_over_extended = step_in_batch(draft, extended, context)
 
@@ -127,7 +129,7 @@ def extend_in_batch(settings, draft, n, context, k):
             replaced = one if from_extend else 0.0
             steps = extended - 1 - (replaced > 0)
             fc = steps * fc if eagle3 else 0.0
-            return pass_over_extended(batch) + eager - fc - replaced
+            return pass_over_extended(batch) + eager - fc - replaced + ops
         return extend_pass
     first = _first_step(settings, draft, n)
     pass_over_verified = None if first is None else step_in_batch(first, n, context)

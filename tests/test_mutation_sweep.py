@@ -1,7 +1,7 @@
 """tools/mutation_sweep.py stays alive: its list still matches the code (every snippet found once), a snippet the
 code no longer holds is refused by name, and a small subset of its mutations (the targets of checks added after
 the sweep of 5 December 2026) are killed by the instruments suite, each by the check written for it. The full run
-(61 mutations, ~10 minutes) belongs in docs/CHECKS.md ("The mutation sweep"), not here."""
+(63 mutations, ~10 minutes) belongs in docs/CHECKS.md ("The mutation sweep"), not here."""
 
 from __future__ import annotations
 

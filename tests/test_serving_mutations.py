@@ -368,7 +368,11 @@ def test_engines_move_the_crossover_the_way_their_code_says():
     ("sglang", {"eagerExtendGpus": ()}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'first draft"),  # fa3's extend captured on Hopper
     ("sglang", {"eagerExtend": True}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'eager extend', 'first"),  # ... or eager everywhere
     ("sglang", {"firstDraftFromExtend": False}, "sglang pays ['MoE kernels (triton)', 'draft extend', 'eager extend on Hopper (fa3)']"),  # k steps
-    ("sglang-no-overlap", {"firstDraftFromExtend": False}, "sglang-no-overlap pays ['MoE kernels (triton)', 'draft extend', 'serial output']"),
+    ("sglang-no-overlap", {"firstDraftFromExtend": False}, "sglang-no-overlap pays ['MoE kernels (triton)', 'draft extend', 'eager ops a cycle at k = 3 (78)', 'serial output']"),
+    ("sglang-no-overlap", {"cycleOps": 0}, "sglang-no-overlap pays ['MoE kernels (triton)', 'draft extend', 'eager ops a cycle at k = 3 (16)'"),  # the V1 worker's ops a cycle forgotten
+    ("sglang-no-overlap", {"cycleStepOps": 0}, "'eager ops a cycle at k = 3 (62)'"),  # ... or its 8 a draft step
+    ("sglang", {"cycleOps": 62}, "'eager ops a cycle at k = 3 (62)'"),              # today's V2 worker charged V1's serial ops
+    ("sglang-eager-extend", {"cycleOps": 62}, "'eager ops a cycle at k = 3 (78)'"),  # the eager extend given the graph's prologue
     ("sglang-no-overlap", {"eagerExtendGpus": ("h100-sxm",)}, "sglang-no-overlap pays"),  # V1's captured fa3 graph lost
     ("sglang", {"ngramRequestOps": 0}, "sglang pays for n-gram and multi-GPU drafts"),   # the mask copy a request forgotten
     ("sglang", {"ngramRequestOps": 4}, "'n-gram mask ops a request (4)'"),           # ... or the V1 worker's four charged

@@ -190,6 +190,10 @@ MUTATIONS: tuple[Mutation, ...] = (
       "return gpu in gpus and (chain and mla)", "today's SGLang runs its extend pass eagerly only for an MLA chain"),
     M("sglang-extend-over-tree", "serving_sglang.py", "    return min(n, k + 1)\n", "    return n\n",
       "SGLang's extend pass priced over a tree's every verified token, not the k + 1 its graph runs"),
+    M("sglang-v1-ops-every-step", "serving_sglang.py", "cycle_ops + (steps - 1) * step_ops",
+      "cycle_ops + steps * step_ops", "SGLang's V1 worker charged its per-step metadata ops for the first draft step too"),
+    M("sglang-v1-ops-dropped", "serving_step.py", "- fc - replaced + ops\n", "- fc - replaced\n",
+      "SGLang's V1 worker's eager ops a cycle left out of its cycle"),
     M("mtp-fusion-whole-share", "serving_mtp.py", "weight_bytes = (g - 1) / g * 2 * target.hidden ** 2 * head_bytes",
       "weight_bytes = 2 * target.hidden ** 2 * head_bytes", "an MTP fusion read whole charged a whole fusion beyond its share"),
     # --- lab/deployment.py, lab/engine_config.py ----------------------------------------------------------------------

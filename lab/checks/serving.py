@@ -487,7 +487,8 @@ def engines_differ_where_they_run(out):
     verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
     cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
     pass's fixed cost where it runs eagerly, today's SGLang on Hopper for a chain; less the one-token step it replaces,
-    its logits giving the first draft token; none for n-gram lookup), vLLM V1's
+    its logits giving the first draft token; plus its V1 worker's eager ops a cycle, ``c + (k - 1) s`` of them at
+    EAGER_OP_US; none for n-gram lookup), vLLM V1's
     first draft step runs over them (its LM head over one a sequence; what that adds to a one-token step, by hand), V0 none, and an EAGLE head's
     proposal pays the engine's fitted term beyond its priced ops (V1 0.10, whose drafts run uncaptured); the emitted-token
     output is by hand where the engine pays it, zero elsewhere; and the readout's cycle is
@@ -530,6 +531,8 @@ def engines_differ_where_they_run(out):
                           if runs_extend else 0.0)
                 if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
                     extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
+                if runs_extend:   # SGLang's V1 worker: its eager ops a cycle and a draft step after the first
+                    extend += (costs.cycleOps + (k - 1) * costs.cycleStepOps) * serving_calibration.EAGER_OP_US / 1000
                 if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
                     extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
                               - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))

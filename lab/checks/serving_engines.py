@@ -11,6 +11,10 @@ __all__ = ["ENGINE_COSTS_AS_READ", "OTHER_DRAFT_COSTS_AS_READ", "engine_costs_as
 
 # Which costs each engine version pays while speculating, as read in its code (lab.serving_calibration.ENGINES,
 # the 'costs' of each, name the places): written out here a second time so that a changed switch fails a check.
+# SGLang's V1 EAGLE worker (sglang-no-overlap, sglang-eager-extend) launches eager ops serially each cycle outside its
+# graphs (lab.serving_sglang.V1_EAGER_OPS): 62 a cycle and 8 a draft step after the first with the extend pass
+# captured, 78 at k = 3; 41 and 8 with it eager, 57 at k = 3; the 8 a step read off the model as the ops one more
+# draft adds (below: "host ops between draft steps (8)", launched before the draft graph's replay, one set a step).
 # Each also pays a MoE layer's fixed cost at its own MoE kernels' price (lab.serving_moe; Engine.moeKernels, read in
 # each engine's code): vLLM and SGLang run the Triton fused_moe kernels, TensorRT-LLM its own.
 _TRITON, _TRTLLM = frozenset({"MoE kernels (triton)"}), frozenset({"MoE kernels (trtllm)"})
@@ -19,9 +23,10 @@ ENGINE_COSTS_AS_READ = {
     "vllm-v1-0.10": frozenset({"synchronous host work", "first draft step over the verified tokens"}) | _TRITON,
     "vllm-v0": frozenset({"batch expansion", "speculation bookkeeping", "serial output", "per-token output"}) | _TRITON,
     "sglang": frozenset({"draft extend", "first draft token from the extend pass", "eager extend on Hopper (fa3)"}) | _TRITON,
-    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output"}) | _TRITON,
+    "sglang-no-overlap": frozenset({"draft extend", "first draft token from the extend pass", "serial output",
+                                    "eager ops a cycle at k = 3 (78)"}) | _TRITON,
     "sglang-eager-extend": frozenset({"draft extend", "first draft token from the extend pass", "eager extend",
-                                      "serial output"}) | _TRITON,
+                                      "serial output", "eager ops a cycle at k = 3 (57)"}) | _TRITON,
     "trtllm": frozenset({"draft steps in the verify graph"}) | _TRTLLM,
 }
 # The same for n-gram drafts and a draft model on several GPUs (lab.serving_calibration.ngram_proposal_ms, the
@@ -50,8 +55,9 @@ OTHER_DRAFT_COSTS_AS_READ = {
     "vllm-v0": frozenset({"n-gram per proposed draft", "host-prepared draft steps"}) | _MTP_EVERYWHERE,
     "sglang": frozenset({"n-gram call a request", "n-gram mask ops a request (1)", "MTP fusion read whole (glm-4.5)",
                          "MTP fusion read whole (qwen3-next-80b-a3b)"}) | _MTP_EVERYWHERE,
-    "sglang-no-overlap": frozenset({"n-gram call a request", "n-gram mask ops a request (4)"}) | _MTP_EVERYWHERE,
-    "sglang-eager-extend": frozenset({"n-gram call a request"}) | _MTP_EVERYWHERE,
+    "sglang-no-overlap": frozenset({"n-gram call a request", "n-gram mask ops a request (4)",
+                                    "host ops between draft steps (8)"}) | _MTP_EVERYWHERE,
+    "sglang-eager-extend": frozenset({"n-gram call a request", "host ops between draft steps (8)"}) | _MTP_EVERYWHERE,
     # its n-gram drafter and two-model path were not read: nothing of theirs is charged
     "trtllm": _MTP_EVERYWHERE,
 }
@@ -87,11 +93,12 @@ def _costs_paid(name):
         paid.add("per-token output")
     engine = serving_calibration.ENGINES[name]
     host = serving_calibration.proposal_ms(engine, s.draft, 3) + serving_calibration.inter_step_ms(engine, 2)
+    ops = serving_calibration.cycle_eager_ms(engine, 3)   # the worker's eager ops a cycle, read off below
 
-    def beyond_a_pass(settings, in_place):   # the extend share (less its host terms) beyond a pass over 4 tokens
+    def beyond_a_pass(settings, in_place, less=ops):   # the extend share (less its host terms) beyond a pass over 4 tokens
         full = sum(serving.step_breakdown(head, settings, 32, 4, 1024, "draft").values())
         step = sum(serving.step_breakdown(head, settings, 32, 1, 1024, "draft").values()) if in_place else 0.0
-        return serving.draft_extend_ms(settings, 32, 1024) - host + step - full
+        return serving.draft_extend_ms(settings, 32, 1024) - host - less + step - full
 
     extend = serving.draft_extend_ms(s, 32, 1024)
     # a whole extend pass beside the k one-token steps, or one in place of the first of them (its logits give the
@@ -104,6 +111,15 @@ def _costs_paid(name):
         if beyond_a_pass(s, in_place) > 1e-9:   # eager everywhere, or only where FlashAttention 3 is the default
             captured = beyond_a_pass(s.with_(gpu="a100-80g"), in_place) <= 1e-9
             paid.add("eager extend on Hopper (fa3)" if captured else "eager extend")
+        # what the extend share holds on an A100 beyond its pass, the step it replaces and, where the pass runs eagerly
+        # everywhere, a host-driven pass's fixed cost: the worker's eager ops a cycle, in EAGER_OP_US
+        a100 = s.with_(gpu="a100-80g")
+        rest = beyond_a_pass(a100, in_place, 0.0)
+        if "eager extend" in paid:
+            rest -= serving_calibration.CALIBRATIONS["a100-80g"].passMs - serving_calibration.CALIBRATIONS["a100-80g"].draftPassMs
+        count = round(rest * 1000 / serving_calibration.EAGER_OP_US, 6)
+        if count:
+            paid.add(f"eager ops a cycle at k = 3 ({count:g})")
     elif extend > 0:  # less than a whole pass: a first step over the verified tokens, beyond a one-token step
         paid.add("first draft step over the verified tokens")
     # a draft step without a launch and sampling of its own (draftPassMs): the head runs in the verify pass's CUDA graph
