@@ -53,7 +53,9 @@ own step times.
   step over the verified tokens, the host work a step leaves serial under synchronous scheduling (1.2
   ms, SpecDecode-Bench's per-step overhead), and V1 0.10's unfused state updates between draft steps (10 eager
   ops a gap of 8.6 us each, :func:`inter_step_ms`; fused in today's V1) and, with an EAGLE-3 head, V1 0.10's eager
-  ops outside the draft's CUDA graph (4 a cycle and 4 a draft step, :func:`eagle3_eager_ms`); how each proposes n-gram drafts
+  ops outside the draft's CUDA graph (4 a cycle and 4 a draft step, :func:`eagle3_eager_ms`), SGLang's V1 EAGLE
+  worker's eager ops a cycle (62 with its extend pass captured, 41 eager, and 8 a draft step after the first,
+  :func:`cycle_eager_ms`, counted in :mod:`lab.serving_sglang`); how each proposes n-gram drafts
   (:func:`ngram_proposal_ms`: vLLM V1's KMP scan measured at 1.06 ns a context token, :data:`NGRAM_SCAN_NS`; V0's
   proposer at 1.5 ms a proposed token, :data:`NGRAM_V0_PROPOSAL_TOKEN_MS`; SGLang's trie match at 32.4 us a request,
   45.3 before 2026, :data:`SGL_NGRAM_REQUEST_US`), whether V1 runs

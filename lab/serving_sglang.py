@@ -1,7 +1,8 @@
 """Today's SGLang as its code was read in December 2026: the ``sglang`` preset's costs (:data:`SGLANG_TODAY_COSTS`,
 named in :data:`lab.serving_calibration.ENGINES`), where its draft-extend pass runs outside a CUDA graph
 (:func:`eager_extend_here`), the tokens that pass runs over (:func:`extend_tokens`) and the serial per-request op of
-its n-gram draft preparation (:data:`NGRAM_MASK_OPS`). Data and two small functions, apart from
+its n-gram draft preparation (:data:`NGRAM_MASK_OPS`); and its V1 EAGLE worker's eager ops a cycle, counted in its code
+(:data:`V1_EAGER_OPS`, :data:`V1_CYCLE_OPS`, :data:`V1_STEP_OPS`, :func:`v1_cycle_ops`), which the 2025 presets pay. Data and two small functions, apart from
 :mod:`lab.serving_calibration` so that module stays under the thousand lines a lab module may have; it imports
 nothing of the lab's.
 

@@ -318,11 +318,13 @@ def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> st
     """The summary's words for what the draft costs beyond its one-token steps: SGLang's extend pass, which gives
     the first draft token in place of a one-token step (what it costs beyond that step, less with an EAGLE-3 head the
     fc the other steps skip: it can be below zero); vLLM V1's first step over the verified tokens, once it shows at
-    two decimals (at small batch it costs nothing more)."""
+    two decimals (at small batch it costs nothing more). SGLang's V1 worker's eager ops a cycle are in that share
+    (lab.serving_calibration.cycle_eager_ms) and named with it."""
     engine = serving.ENGINES[settings.engine]
     if engine.draftExtend and engine.firstDraftFromExtend and r.draftExtendMs != 0:
         more = "more" if r.draftExtendMs > 0 else "less"
-        return (f"; the first of them the draft's extend pass over the {verify_tokens} verified tokens, "
+        ops = " with the worker's eager ops around it" if engine.cycleOps and settings.stepModel == serving.MEASURED else ""
+        return (f"; the first of them the draft's extend pass over the {verify_tokens} verified tokens{ops}, "
                 f"{_f(abs(r.draftExtendMs))} ms {more}")
     if r.draftExtendMs <= 0:
         return ""
