@@ -196,3 +196,13 @@ def test_the_v1_ops_stay_out_of_ngram_drafts_and_the_ideal_limit():
     assert serving.draft_extend_ms(ngram, 32, 1024) == 0.0
     ideal = older.with_(stepModel=serving.OPERATORS)   # per operator, uncalibrated (the ideal limit)
     assert serving.draft_extend_ms(ideal, 32, 1024) == serving.draft_extend_ms(ideal.with_(engine="sglang"), 32, 1024)
+
+
+def test_the_article_states_the_v1_workers_counts_as_the_lab_holds_them():
+    """The serving fold of the article (templates/article/02-queue.html.j2) names the V1 worker's eager ops as
+    literals: they are the lab's counts and its price of one op."""
+    from pathlib import Path
+    text = " ".join((Path(__file__).resolve().parent.parent / "templates/article/02-queue.html.j2").read_text().split())
+    cycle, step = serving_sglang.V1_CYCLE_OPS["captured extend"], serving_sglang.V1_STEP_OPS
+    assert f"({cycle} a cycle and {step} more a draft step, counted in its code" in text
+    assert f"eager operation&rsquo;s {cal.EAGER_OP_US:g}&nbsp;&micro;s each" in text
