@@ -81,6 +81,10 @@ SGLANG_TODAY_COSTS = (
      "(NGRAM_MASK_OPS) run while the GPU waits; n-gram support for the overlap scheduler: pull request 17260 "
      "(2026-01-17)"),
     ("verify in one pass", "the target verifies with a prefill kernel and a tree mask, each KV cache read once"),
+    ("no serial eager ops a cycle", "the V2 worker's accept lengths reach the scheduler already on the CPU, copied "
+     "asynchronously and resolved a step later (_resolve_spec_overlap_tokens: 'assert result.accept_lens.is_cpu', code "
+     "index id 270618477; id 54602209525: 'instead of doing a synchronous GPU→CPU copy in the worker hot path'), so its "
+     "launches queue behind the GPU's work: none of the V1 worker's V1_EAGER_OPS is charged"),
     ("detokenizing", "SGLang's DetokenizerManager runs in its own process"),
     FIRST_DRAFT_FROM_EXTEND,
 )
