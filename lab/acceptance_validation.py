@@ -18,8 +18,8 @@ from .acceptance_curves import CURVES, drafter_of
 from .stats import median
 
 __all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
-           "NESTED_OPTIONS", "CANDIDATES", "nested_leave_one_out", "start_alike_end_apart", "interval_note", "choice_note",
-           "copying_note", "by_measurement", "measurement_note", "held_out_html", "page_facts"]
+           "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
+           "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "held_out_html", "page_facts"]
 
 
 def predict_from_lengths(name: str, known: int) -> dict:
@@ -120,9 +120,18 @@ def kept_choice(model: str, best: str, errors: dict) -> str:
 NESTED_OPTIONS = {"family": ("family", "r1", SECOND_WEIGHT), "pooled": ("pooled", "r1", SECOND_WEIGHT),
                   "library": ("pooled", "all", SECOND_WEIGHT), "kinds": ("family", "r1-kinds", SECOND_WEIGHT),
                   "joint": ("pooled", "r1-c", SECOND_WEIGHT), "drop-0.75": ("pooled", "r1", 0.75),
-                  "drop-1.0": ("pooled", "r1", 1.0), "fall": ("pooled", "c", SECOND_WEIGHT)}
+                  "drop-1.0": ("pooled", "r1", 1.0), "fall": ("pooled", "c", SECOND_WEIGHT),
+                  "same-kind": ("pooled", "r1", SECOND_WEIGHT)}
 # The candidates' judgment: for each input, the model's option first (ties go to it), then the candidates for that input.
 CANDIDATES = {1: ("kinds",), 2: ("joint", "drop-0.75", "drop-1.0", "fall")}
+# "same-kind" (docs/READING.md, "a prior from curves measured as the reader's were", written before it was run): the
+# model's two-figure point, its curves cut to those measured as the reader's input was (two or more lengths: the
+# reference curves, CURVES[name][1] == "lengths"; rates or a trace: the engine curves, "unconditional"), unless fewer
+# than MIN_KIND_CURVES of that kind are in the reader's group (then the group whole). From one figure it is not a
+# candidate (one figure carries no kind). Judged once, apart from CANDIDATES' run: :func:`kind_judgment`.
+KIND_OPTIONS = ("same-kind",)
+KIND_CANDIDATES = {2: ("same-kind",)}
+MIN_KIND_CURVES = 10
 
 
 def model_choice(figures: int) -> str:
@@ -138,14 +147,17 @@ def model_choice(figures: int) -> str:
     return next(name for name, point in PRIOR_CHOICES.items() if point == how)
 
 
-def _option_point(option: str, pool, family, r1: float, c: float | None) -> tuple:
+def _option_point(option: str, pool, family, r1: float, c: float | None, kind: str | None = None) -> tuple:
     """The prior's point ``(c, d)`` under ``option`` from the library curves ``pool``, for a reader's ``r1`` (and
-    measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight)."""
+    measured drop ``c`` with two figures): the drafter-weighted median over the nearest curves (half the weight).
+    ``kind``: how the reader's input was measured (:data:`KIND_OPTIONS` cut the group to it, :func:`_same_kind`)."""
     mode, rule, _ = NESTED_OPTIONS[option]
     if family in COPYING:  # a copying reader's point is its group's nearest in r_1 under every option (lab.acceptance.prior)
         rule = "r1"
     shapes = _library_shapes(tuple(CURVES.items()))
     centre = prior_group(pool, family, mode)[0]  # the group lab.acceptance.prior takes its point from
+    if option in KIND_OPTIONS:
+        centre = _same_kind(centre, kind)
     weights = _drafter_weights(centre)
     if rule == "r1-kinds" and len({CURVES[name][1] for name in centre}) == 2:
         total = sum(weights)
@@ -172,6 +184,19 @@ def _option_point(option: str, pool, family, r1: float, c: float | None) -> tupl
             _weighted_median([shapes[name][1] for name in chosen], chosen_weights))
 
 
+def _same_kind(group, kind: str) -> list:
+    """The curves of ``group`` measured as ``kind`` (:data:`lab.acceptance_curves.CURVES`' second field), or
+    ``group`` whole when fewer than :data:`MIN_KIND_CURVES` of them are (a copying reader's 4 curves, all engine curves).
+
+    >>> len(_same_kind(list(CURVES), "lengths")) == sum(1 for c in CURVES.values() if c[1] == "lengths")
+    True
+    >>> _same_kind(["vllm-24127-ngram", "vllm-24344-ngram"], "lengths")
+    ['vllm-24127-ngram', 'vllm-24344-ngram']
+    """
+    own = [name for name in group if CURVES[name][1] == kind]
+    return own if len(own) >= MIN_KIND_CURVES else list(group)
+
+
 def _option_error(name: str, known: int, option: str, pool) -> float:
     """Library curve ``name``'s signed error at its largest k, predicted from k = 1..``known`` under ``option`` with
     the curves ``pool`` as the library: :func:`predict_from_lengths`'s arithmetic (a test holds the two equal for
@@ -183,16 +208,16 @@ def _option_error(name: str, known: int, option: str, pool) -> float:
     if known == 1:  # one figure at k = 1: r_1 itself (a length's solved as from_single solves it), the prior's shape
         r1 = (_solve(lambda x: mean_acceptance_length([x], 1), lengths[0], 0.0, 1.0) if kind == "lengths"
               else conditional_from_unconditional(values[:1])[0])
-        point = _option_point(option, pool, family, r1, None)
+        point = _option_point(option, pool, family, r1, None, kind)
         return Curve((r1,), point, "nested", ceiling=ceiling).length(len(lengths)) / lengths[-1] - 1
     if kind == "unconditional":  # one run's rates: the drop as measured, the fall the prior's
         r1, r2 = conditional_from_unconditional(values[:2])
         c = r2 / r1 if r1 > 0 else 1.0
-        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c)[1]), "nested", ceiling=ceiling)
+        curve = Curve((r1, r2), (c, _option_point(option, pool, family, r1, c, kind)[1]), "nested", ceiling=ceiling)
     else:  # two lengths: the drop weighted against the prior's, the tail continued from r_1 c
         r2 = min(1.0, (lengths[1] - lengths[0]) / r1) if r1 > 0 else 0.0
         measured = r2 / r1 if r1 > 0 else 1.0
-        point = _option_point(option, pool, family, r1, measured)
+        point = _option_point(option, pool, family, r1, measured, kind)
         weight = NESTED_OPTIONS[option][2]
         c = weight * measured + (1 - weight) * point[0]
         curve = Curve((r1, r2), (c, point[1]), "nested", anchor=min(1.0, r1 * c), ceiling=ceiling)
@@ -233,8 +258,38 @@ def nested_leave_one_out(known: int = 1, options=None, margin: float = 0.0) -> d
     return {"known": known, "options": options, "chosen": chosen, "errors": errors,
             "medianError": median([abs(e) for e in errors.values()]), "better": closer(errors),
             "medianIidError": median([abs(e) for e in iid_errors.values()]),
-            "plain": {option: {"medianError": median([abs(e) for e in found.values()]), "better": closer(found)}
+            "plain": {option: {"medianError": median([abs(e) for e in found.values()]), "better": closer(found),
+                               "errors": found}
                       for option, found in plain.items()}}
+
+
+def kind_judgment() -> dict:
+    """The one judgment of the "same-kind" prior (:data:`KIND_CANDIDATES`), by the rule written before it was run
+    (docs/READING.md, "a prior from curves measured as the reader's were"): nested leave-one-out from k = 1..2, the
+    model's option first and the candidate second, margin :data:`CHOICE_MARGIN`. Adopt only if (1) the nested median
+    |error| is below the model's plain one by more than the margin, (2) it is closer than i.i.d. on no fewer curves,
+    and (3) on neither kind of curve apart is its median |error| above the model's by more than the margin.
+    ``byKind``: ``{kind: {"curves", "nested", "model", "candidate"}}`` (median |error|: nested, the model's plain, the
+    candidate's plain) and ``above`` (nested, model: curves predicted above the measurement); ``folds``: folds choosing
+    the candidate."""
+    model = model_choice(2)
+    found = nested_leave_one_out(2, (model,) + KIND_CANDIDATES[2], CHOICE_MARGIN)
+    plain = found["plain"][model]
+    by_kind = {}
+    for kind in _MEASURED_AS:
+        names = [name for name in CURVES if CURVES[name][1] == kind]
+        by_kind[kind] = {"curves": len(names), "nested": median([abs(found["errors"][n]) for n in names]),
+                         "model": median([abs(plain["errors"][n]) for n in names]),
+                         "candidate": median([abs(found["plain"][KIND_CANDIDATES[2][0]]["errors"][n]) for n in names]),
+                         "above": (sum(1 for n in names if found["errors"][n] > 0),
+                                   sum(1 for n in names if plain["errors"][n] > 0))}
+    rules = (plain["medianError"] - found["medianError"] > CHOICE_MARGIN, found["better"] >= plain["better"],
+             all(entry["nested"] - entry["model"] <= CHOICE_MARGIN for entry in by_kind.values()))
+    return {"medianError": found["medianError"], "better": found["better"], "model": plain["medianError"],
+            "modelBetter": plain["better"], "candidate": found["plain"][KIND_CANDIDATES[2][0]]["medianError"],
+            "candidateBetter": found["plain"][KIND_CANDIDATES[2][0]]["better"], "medianIidError": found["medianIidError"],
+            "folds": sum(1 for option in found["chosen"].values() if option != model), "curves": len(found["chosen"]),
+            "byKind": by_kind, "rules": rules, "adopt": all(rules)}
 
 
 def start_alike_end_apart(window: float = 0.02, k: int = 8) -> dict:
@@ -413,7 +468,7 @@ def measurement_note(split: dict) -> str:
             + ". The two kinds come from different drafters and workloads (the reference curves mostly from 2026's "
               "largest models, thinking, on one coding benchmark), so this says which way the point is likely off for a "
               "figure of either kind; the model does not correct for it (a prior taken from curves of the same kind "
-              "only was tried once and left out: docs/READING.md).")
+              "only, judged once by nested leave-one-out from k = 1..2, was not adopted: docs/READING.md).")
 
 
 def held_out_html() -> str:
