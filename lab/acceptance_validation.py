@@ -116,7 +116,9 @@ def kept_choice(model: str, best: str, errors: dict) -> str:
 # curves with engine logs and reference curves carrying equal weight), "joint" (a: nearest in (r_1, c) over the
 # whole library), "drop-0.75" and "drop-1.0" (b: the measured length drop weighted 0.75 or 1 instead of
 # SECOND_WEIGHT), "fall" (c: nearest in c alone). None of the four is the model's: nested leave-one-out kept today's
-# (docs/READING.md, 4 December 2026).
+# (docs/READING.md, 4 December 2026). "same-kind" (the model's two-figure point from curves measured as the reader's
+# input was) was judged apart, once, by its own written rule (KIND_CANDIDATES, kind_judgment; 5 December 2026): not
+# adopted.
 NESTED_OPTIONS = {"family": ("family", "r1", SECOND_WEIGHT), "pooled": ("pooled", "r1", SECOND_WEIGHT),
                   "library": ("pooled", "all", SECOND_WEIGHT), "kinds": ("family", "r1-kinds", SECOND_WEIGHT),
                   "joint": ("pooled", "r1-c", SECOND_WEIGHT), "drop-0.75": ("pooled", "r1", 0.75),
