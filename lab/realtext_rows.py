@@ -33,6 +33,7 @@ DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at e
 # UNITS N (4c - 3, 4 c(h) and 3 N with D = 3/4), so each is one correctly rounded division.
 UNITS, SCALE = DISCOUNT.numerator, DISCOUNT.denominator
 ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
+BASES_KEPT = 2048               # bases a model keeps
 LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
@@ -217,11 +218,11 @@ class ChainRow(Row):
     down to the unigram's kept masses and the uniform row. One ``rng.random()`` picks the level
     and the word within it (:meth:`Model.mixture`)."""
 
-    __slots__ = ("which", "history", "bigram", "upper", "_mixture", "_parts")
+    __slots__ = ("which", "history", "bigram", "upper", "_mixture", "_parts", "_upper_terms")
 
     def __init__(self, model: "Model", which: str, history: tuple, bigram, upper: list):
         self.model, self.which, self.history, self.bigram, self.upper = model, which, history, bigram, upper
-        self._mixture = self._parts = None
+        self._mixture = self._parts = self._upper_terms = None
 
     def parts(self) -> tuple[list, dict]:
         if self._parts is None:
@@ -284,6 +285,19 @@ class ChainRow(Row):
             scale *= level.weight
         return scale
 
+    def upper_terms(self) -> tuple[list[int], float, list[float], list[float]]:
+        """``(X, s, b(X), p(X))``: :meth:`upper_words`, :meth:`upper_scale`, the bigram-level row's
+        values of X (:meth:`bigram_values`) and this row's (:meth:`values`). None of them depends on
+        the temperature, so they are computed once per chain and kept: every :class:`TemperedRow`
+        of this history, at any T, starts from them (a temperature step re-reads the chains it
+        has met before)."""
+        terms = self._upper_terms
+        if terms is None:
+            extra = self.upper_words()
+            bigram = self.bigram_values(extra)
+            terms = self._upper_terms = (extra, self.upper_scale(), bigram, self.values(extra, bigram))
+        return terms
+
 
 class TemperedRow(Row):
     """``p_T(x) = p(x)^(1/T) / Z`` for 0 < T != 1, from the chain row p at T = 1.
@@ -307,13 +321,15 @@ class TemperedRow(Row):
         self.chain, self.temperature, self.power, self._parts = chain, temperature, 1.0 / temperature, None
         power = self.power
         self.base = base = model.base(chain.which, chain.history[-1:], temperature)
-        extra = self.extra = chain.upper_words()
-        self.scale = chain.upper_scale() ** power
-        bigram = chain.bigram_values(extra)  # read once: raised, they are the base's b_T of X
-        weights = list(map(pow, chain.values(extra, bigram), repeat(power)))
+        # X, s, b(X) (raised, they are the base's b_T of X) and p(X): the chain's, whatever T
+        extra, scale, bigram, values = chain.upper_terms()
+        self.extra = extra
+        self.scale = scale = scale ** power
+        weights = list(map(pow, values, repeat(power)))
         self.extra_running = list(accumulate(weights))
-        generic = self.scale * base.mass
-        self.total = math.fsum([generic, *(-self.scale * value ** power for value in bigram), *weights])
+        generic = scale * base.mass
+        # -s_T b(x)^(1/T) for x in X, mapped in C: (-s_T) * b_T(x), the same floats as -(s_T * b_T(x))
+        self.total = math.fsum([generic, *map((-scale).__mul__, map(pow, bigram, repeat(power))), *weights])
 
     def __getitem__(self, token):
         if not isinstance(token, int):
@@ -519,13 +535,16 @@ class Model:
     def base(self, which: str, last: tuple, temperature) -> "Base":
         """The :class:`Base` of ``which`` after ``last`` (the history's last token, or ``()``) at T."""
         key = (which, last, temperature)
-        base = self._bases.get(key)
+        bases = self._bases
+        base = bases.get(key)
         if base is None:
             level = (self.target if which == "target" else self.draft)[1].level(last) if last else None
             parent = None if temperature == 1 or level is None else self.base(which, last, 1)
-            base = self._bases[key] = Base(self, level, temperature, parent)
-            while len(self._bases) > ROWS_KEPT // 2:
-                self._bases.popitem(last=False)
+            base = bases[key] = Base(self, level, temperature, parent)
+            while len(bases) > BASES_KEPT:
+                bases.popitem(last=False)
+        else:
+            bases.move_to_end(key)
         return base
 
     def row_parts(self, which: str, history: tuple) -> tuple[list, dict]:
