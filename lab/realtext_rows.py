@@ -33,7 +33,8 @@ DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at e
 # UNITS N (4c - 3, 4 c(h) and 3 N with D = 3/4), so each is one correctly rounded division.
 UNITS, SCALE = DISCOUNT.numerator, DISCOUNT.denominator
 ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
-BASES_KEPT = 2048               # bases a model keeps
+BASES_KEPT = 2048              # bases a model keeps, the least recently used out first (a temperature step
+                               # makes a base per last token at the new T, each raising the one at T = 1)
 LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
@@ -119,9 +120,9 @@ class Level:
 
     def kept_values(self) -> list[float]:
         """Every word's kept mass, in the words' order."""
-        if self._kept_values is None:
-            denominator = self.denominator
-            self._kept_values = [(SCALE * count - UNITS) / denominator for count in self.counts]
+        if self._kept_values is None:  # (SCALE c - UNITS) / denominator, int / int, mapped in C
+            self._kept_values = list(map(truediv, map(sub, map(SCALE.__mul__, self.counts), repeat(UNITS)),
+                                         repeat(self.denominator)))
         return self._kept_values
 
     def kept_map(self) -> dict:
@@ -135,7 +136,7 @@ class Level:
         of ``1 / denominator`` they are the integers ``4c - 3``: exact running sums)."""
         running = self._running
         if running is None:
-            running = self._running = list(accumulate(SCALE * count - UNITS for count in self.counts))
+            running = self._running = list(accumulate(map(sub, map(SCALE.__mul__, self.counts), repeat(UNITS))))
         index = bisect_right(running, units * self.denominator)
         return self.words[min(index, len(self.words) - 1)]
 
