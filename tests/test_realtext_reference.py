@@ -290,6 +290,8 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
     queries = [f"rtLookahead={k}&rtTemperature={t}&rtTokens={n}&rtSeed=2&rtStep={step}&rtProposer={proposer}"
                for k, t, n, step, proposer in ((4, 1, 48, 64, "draft"), (4, 1, 64, 64, "draft"), (4, 1, 16, 3, "draft"),
                                               (6, 0.7, 40, 5, "draft"), (6, 0.7, 40, 64, "draft"),
+                                              # another T over the same chains (their kept terms), another k at T
+                                              (6, 1.3, 40, 64, "draft"), (3, 0.7, 40, 64, "draft"),
                                               (2, 0, 32, 64, "ngram"), (2, 0, 32, 2, "ngram"))]
     warm = [widget.view(query) for query in queries]
     model = realtext.default_model()
