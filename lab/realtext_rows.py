@@ -18,8 +18,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
 from fractions import Fraction
-from itertools import accumulate, repeat
-from operator import add, itemgetter, sub, truediv
+from itertools import accumulate
+from operator import itemgetter
 
 from .realtext_training import FORMAT, Tokenizer, _unpack_array, build_model_file
 
@@ -32,6 +32,11 @@ DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at e
 # c - D is (SCALE c - UNITS) units, a history's total c(h) is SCALE c(h), its back-off mass D N is
 # UNITS N (4c - 3, 4 c(h) and 3 N with D = 3/4), so each is one correctly rounded division.
 UNITS, SCALE = DISCOUNT.numerator, DISCOUNT.denominator
+# The hot loops over a row's tokens are comprehensions, not map() over bound methods or operator
+# functions: the same float operations in the same order, but in Pyodide every C function map() calls
+# goes through a call trampoline, and a comprehension of the same arithmetic ran 2 to 2.5 times faster
+# there (1.5 to 2 times in CPython; measured on 5 December 2026 over 243-token lists, bench in
+# docs/PERFORMANCE.md).
 ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
 BASES_KEPT = 2048              # bases a model keeps, the least recently used out first (a temperature step
                                # makes a base per last token at the new T, each raising the one at T = 1)
@@ -120,9 +125,9 @@ class Level:
 
     def kept_values(self) -> list[float]:
         """Every word's kept mass, in the words' order."""
-        if self._kept_values is None:  # (SCALE c - UNITS) / denominator, int / int, mapped in C
-            self._kept_values = list(map(truediv, map(sub, map(SCALE.__mul__, self.counts), repeat(UNITS)),
-                                         repeat(self.denominator)))
+        if self._kept_values is None:
+            denominator = self.denominator
+            self._kept_values = [(SCALE * count - UNITS) / denominator for count in self.counts]
         return self._kept_values
 
     def kept_map(self) -> dict:
@@ -136,7 +141,7 @@ class Level:
         of ``1 / denominator`` they are the integers ``4c - 3``: exact running sums)."""
         running = self._running
         if running is None:
-            running = self._running = list(accumulate(map(sub, map(SCALE.__mul__, self.counts), repeat(UNITS))))
+            running = self._running = list(accumulate([SCALE * count - UNITS for count in self.counts]))
         index = bisect_right(running, units * self.denominator)
         return self.words[min(index, len(self.words) - 1)]
 
@@ -255,19 +260,21 @@ class ChainRow(Row):
         return level.sample(units)
 
     def values(self, tokens: list[int], bigram_values: list[float] | None = None) -> list[float]:
-        """``[self[x] for x in tokens]``, level by level over all of them (mapped in C).
+        """``[self[x] for x in tokens]``, level by level over all of them (one comprehension a level).
         ``bigram_values``, when the caller has them, are the bigram-level row's values of the
         tokens (its base's at T = 1, as :meth:`bigram_values` gives)."""
         values = self.bigram_values(tokens) if bigram_values is None else bigram_values
         for level in self.upper:
-            values = list(map(add, map(level.weight.__mul__, values), map(level.kept_map().get, tokens, repeat(0.0))))
+            weight, kept = level.weight, level.kept_map().get
+            values = [weight * value + kept(token, 0.0) for value, token in zip(values, tokens)]
         return values
 
     def bigram_values(self, tokens: list[int]) -> list[float]:
         """The bigram-level row's values of ``tokens``: the unigram's after an unseen last token,
         else its base's at T = 1 (the chain's own floats)."""
         if self.bigram is None:
-            return list(map(self.model.unigram.__getitem__, tokens))
+            unigram = self.model.unigram
+            return [unigram[token] for token in tokens]
         return self.model.base(self.which, self.history[-1:], 1).values_of(tokens)
 
     def upper_words(self) -> list[int]:
@@ -326,11 +333,10 @@ class TemperedRow(Row):
         extra, scale, bigram, values = chain.upper_terms()
         self.extra = extra
         self.scale = scale = scale ** power
-        weights = list(map(pow, values, repeat(power)))
+        weights = [value ** power for value in values]
         self.extra_running = list(accumulate(weights))
         generic = scale * base.mass
-        # -s_T b(x)^(1/T) for x in X, mapped in C: (-s_T) * b_T(x), the same floats as -(s_T * b_T(x))
-        self.total = math.fsum([generic, *map((-scale).__mul__, map(pow, bigram, repeat(power))), *weights])
+        self.total = math.fsum([generic, *[-scale * value ** power for value in bigram], *weights])
 
     def __getitem__(self, token):
         if not isinstance(token, int):
@@ -351,8 +357,9 @@ class TemperedRow(Row):
         return sample_row(self.dense(), rng)  # a row whose X holds all but a sliver of b: token by token
 
     def values(self, tokens: list[int]) -> list[float]:
-        """``[self[x] for x in tokens]`` (mapped in C)."""
-        return list(map(truediv, map(pow, self.chain.values(tokens), repeat(self.power)), repeat(self.total)))
+        """``[self[x] for x in tokens]`` (one comprehension)."""
+        power, total = self.power, self.total
+        return [value ** power / total for value in self.chain.values(tokens)]
 
     def parts(self) -> tuple[list, dict]:
         if self._parts is None:
@@ -389,20 +396,22 @@ class Base:
         self.powers, self.powers_running, self.powers_total = model.unigram_powers(temperature)
         if level is None:
             self.named, self.values, self.weight = [], [], 1.0
-        elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats, mapped in C
+        elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
             self.named, self.weight = list(level.words), level.weight
-            self.values = list(map(add, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)),
-                                   level.kept_values()))
+            weight, powers = self.weight, self.powers
+            self.values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
         else:
             self.named, self.weight = parent.named, level.weight ** self.power
-            self.values = list(map(pow, parent.values, repeat(self.power)))
+            power = self.power
+            self.values = [value ** power for value in parent.values]
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
 
     @property
     def mass(self) -> float:
         """``sum_x b_T(x)`` (made when first asked for: a T = 1 base made for its values never is)."""
         if self._mass is None:  # w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
-            lifted = map(sub, self.values, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)))
+            weight, powers = self.weight, self.powers
+            lifted = [value - weight * powers[token] for value, token in zip(self.values, self.named)]
             self._mass = self.weight * self.powers_total + math.fsum(lifted)
         return self._mass
 
@@ -410,22 +419,26 @@ class Base:
     def rest(self) -> float:
         """The unigram powers' sum off N."""
         if self._rest is None:
-            self._rest = self.powers_total - math.fsum(map(self.powers.__getitem__, self.named))
+            powers = self.powers
+            self._rest = self.powers_total - math.fsum([powers[token] for token in self.named])
         return self._rest
 
     def values_of(self, tokens) -> list[float]:
-        """``b_T`` of each token (mapped in C: N's value, else ``weight * u_T``; at T != 1 the
+        """``b_T`` of each token (N's value, else ``weight * u_T``; at T != 1 the
         T = 1 base's raised, as ``values`` are)."""
         if self.parent is not None:
-            return list(map(pow, self.parent.values_of(tokens), repeat(self.power)))
+            power = self.power
+            return [value ** power for value in self.parent.values_of(tokens)]
         if self._values_of is None:
             self._values_of = dict(zip(self.named, self.values))
-        return list(map(self._values_of.get, tokens, map(self.weight.__mul__, map(self.powers.__getitem__, tokens))))
+        named, weight, powers = self._values_of.get, self.weight, self.powers
+        return [named(token, weight * powers[token]) for token in tokens]
 
     def sample(self, uniform: float) -> int:
         if self._running is None:  # made when first sampled: many a base only gives its mass
             self._running = list(accumulate(self.values))
-            self._named_running = list(accumulate(map(self.powers.__getitem__, self.named), initial=0.0))
+            powers = self.powers
+            self._named_running = list(accumulate([powers[token] for token in self.named], initial=0.0))
         running, position = self._running, uniform * self.mass
         named_total = running[-1] if running else 0.0
         if position < named_total:
@@ -527,7 +540,8 @@ class Model:
         """``(u(x)^(1/T) per token, their running sums from 0, their fsum)``, kept per T."""
         entry = self._powers.get(temperature)
         if entry is None:
-            powers = self.unigram if temperature == 1 else list(map(pow, self.unigram, repeat(1.0 / temperature)))
+            power = 1.0 / temperature
+            powers = self.unigram if temperature == 1 else [value ** power for value in self.unigram]
             entry = self._powers[temperature] = (powers, list(accumulate(powers, initial=0.0)), math.fsum(powers))
             while len(self._powers) > 8:
                 self._powers.popitem(last=False)
@@ -569,9 +583,9 @@ class Model:
         level = (self.target if which == "target" else self.draft)[len(history)].level(history)
         if level is not None:  # else an unseen history: P_n = P_{n-1}
             (values, named), classes = parts, self.classes
-            scale, denominator = level.weight.__mul__, level.denominator  # weight * value, mapped in C
-            values = list(map(scale, values))
-            named = dict(zip(named, map(scale, named.values())))
+            weight, denominator = level.weight, level.denominator
+            values = [weight * value for value in values]
+            named = {token: weight * value for token, value in named.items()}
             for word, count in zip(level.words, level.counts):
                 value = named.get(word)
                 if value is None:
@@ -585,8 +599,9 @@ class Model:
 
     def unnamed_counts(self, named) -> list[int]:
         """Per class, how many of its tokens ``named`` (a set or dict of tokens) leaves out."""
-        removed = Counter(map(self.classes.__getitem__, named))
-        return list(map(sub, self._class_sizes, map(removed.get, range(len(self._class_sizes)), repeat(0))))
+        classes = self.classes
+        removed = Counter([classes[token] for token in named])
+        return [size - removed.get(index, 0) for index, size in enumerate(self._class_sizes)]
 
     def unnamed_member(self, index: int, position: int, named, count: int) -> int:
         """The ``position``-th (clamped to 0 .. count - 1) token of class ``index`` that
