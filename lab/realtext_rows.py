@@ -386,7 +386,7 @@ class Base:
     values in id order followed by the rest of the vocabulary in id order (found by bisection
     on the running unigram powers less N's: no pass over the vocabulary)."""
 
-    __slots__ = ("model", "named", "values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
+    __slots__ = ("model", "named", "_values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
                  "_mass", "_rest", "_running", "_named_running", "_values_of")
 
     def __init__(self, model: "Model", level, temperature, parent: "Base | None" = None):
@@ -395,23 +395,32 @@ class Base:
         self.model, self.parent, self.power = model, parent, 1.0 / temperature
         self.powers, self.powers_running, self.powers_total = model.unigram_powers(temperature)
         if level is None:
-            self.named, self.values, self.weight = [], [], 1.0
+            self.named, self._values, self.weight = [], [], 1.0
         elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
             self.named, self.weight = list(level.words), level.weight
             weight, powers = self.weight, self.powers
-            self.values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
-        else:
-            self.named, self.weight = parent.named, level.weight ** self.power
-            power = self.power
-            self.values = [value ** power for value in parent.values]
+            self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
+        else:  # raised when first asked for (values): most tempered bases only ever give their mass
+            self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
+
+    @property
+    def values(self) -> list[float]:
+        """``b_T(x)`` of the tokens N, in N's order (at T != 1 the T = 1 base's values raised)."""
+        if self._values is None:
+            power = self.power
+            self._values = [value ** power for value in self.parent.values]
+        return self._values
 
     @property
     def mass(self) -> float:
         """``sum_x b_T(x)`` (made when first asked for: a T = 1 base made for its values never is)."""
         if self._mass is None:  # w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
-            weight, powers = self.weight, self.powers
-            lifted = [value - weight * powers[token] for value, token in zip(self.values, self.named)]
+            weight, powers, power = self.weight, self.powers, self.power
+            if self._values is None:  # b_T(x) = b(x)^(1/T) raised here, as values would raise it, not kept
+                lifted = [value ** power - weight * powers[token] for value, token in zip(self.parent.values, self.named)]
+            else:
+                lifted = [value - weight * powers[token] for value, token in zip(self._values, self.named)]
             self._mass = self.weight * self.powers_total + math.fsum(lifted)
         return self._mass
 
