@@ -519,7 +519,8 @@ class Model:
         once cost a tenth of a second in one request). A row never changes, so what is derived
         from it (its sampling table, its overlap with a draft row) is kept on it."""
         tables = self.target if which == "target" else self.draft
-        history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
+        keep = len(tables) - 1  # the last n - 1 tokens
+        history = tuple(context[-keep:]) if keep else ()
         key = (which, history, temperature)
         rows = self._rows
         row = rows.get(key)

@@ -290,6 +290,8 @@ class Drafts:
         self.rows: list = []
 
     def _resolve(self, count: int) -> None:
+        if count <= len(self.tokens):  # resolved already (the verifier reads each draft more than once)
+            return
         model = self.model
         while len(self.tokens) < min(count, self.k):
             if self.proposer == "draft":
