@@ -38,8 +38,9 @@ UNITS, SCALE = DISCOUNT.numerator, DISCOUNT.denominator
 # there (1.5 to 2 times in CPython; measured on 5 December 2026 over 243-token lists, bench in
 # docs/PERFORMANCE.md).
 ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
-BASES_KEPT = 2048              # bases a model keeps, the least recently used out first (a temperature step
-                               # makes a base per last token at the new T, each raising the one at T = 1)
+BASES_KEPT = 512               # tempered bases a model keeps (a temperature step makes one per last token at the
+                               # new T), and PARENTS_KEPT bases at T = 1, which every tempered base raises and all
+PARENTS_KEPT = 1024            # temperatures share: each the least recently used out first
 LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
@@ -507,7 +508,8 @@ class Model:
         self._class_sizes = [len(members) for members in self._members]
         self.zeros = [0.0] * len(self.class_values)
         self._parts: OrderedDict = OrderedDict()
-        self._bases: OrderedDict = OrderedDict()
+        self._bases: OrderedDict = OrderedDict()   # tempered bases (T != 1)
+        self._parents: OrderedDict = OrderedDict()  # bases at T = 1, which every tempered one raises
         self._powers: OrderedDict = OrderedDict()
 
     def row(self, which: str, context, temperature=1.0) -> Row:
@@ -560,13 +562,13 @@ class Model:
     def base(self, which: str, last: tuple, temperature) -> "Base":
         """The :class:`Base` of ``which`` after ``last`` (the history's last token, or ``()``) at T."""
         key = (which, last, temperature)
-        bases = self._bases
+        bases, kept = (self._parents, PARENTS_KEPT) if temperature == 1 else (self._bases, BASES_KEPT)
         base = bases.get(key)
         if base is None:
             level = (self.target if which == "target" else self.draft)[1].level(last) if last else None
             parent = None if temperature == 1 or level is None else self.base(which, last, 1)
             base = bases[key] = Base(self, level, temperature, parent)
-            while len(bases) > BASES_KEPT:
+            while len(bases) > kept:
                 bases.popitem(last=False)
         else:
             bases.move_to_end(key)

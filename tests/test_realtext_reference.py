@@ -95,7 +95,7 @@ class _Forgetful(OrderedDict):
 
 
 def _forget_everything(patch, model):
-    for name in ("_rows", "_parts", "_bases", "_powers"):
+    for name in ("_rows", "_parts", "_bases", "_parents", "_powers"):
         patch.setattr(model, name, _Forgetful())
     for table in {id(table): table for table in (*model.target, *model.draft)}.values():
         patch.setattr(table, "_levels", _Forgetful())
