@@ -304,7 +304,13 @@ class ChainRow(Row):
         if terms is None:
             extra = self.upper_words()
             bigram = self.bigram_values(extra)
-            terms = self._upper_terms = (extra, self.upper_scale(), bigram, self.values(extra, bigram))
+            if len(self.upper) == 1:  # X is the one level's words, in its order: its kept masses, no lookups
+                level = self.upper[0]
+                weight = level.weight
+                values = [weight * value + kept for value, kept in zip(bigram, level.kept_values())]
+            else:
+                values = self.values(extra, bigram)
+            terms = self._upper_terms = (extra, self.upper_scale(), bigram, values)
         return terms
 
 

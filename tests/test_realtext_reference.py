@@ -103,6 +103,21 @@ def _forget_everything(patch, model):
 
 # --- values and sums ------------------------------------------------------------------------------
 
+def test_a_chains_kept_upper_terms_are_its_own_values():
+    """What a chain keeps for every tempered row of its history (X, s, b(X), p(X)) is, bit for bit,
+    what its methods give (one upper level reads its kept masses in order instead of looking them up)."""
+    model = realtext.default_model()
+    levels = set()
+    for context in _contexts(model, 3):
+        for side in ("target", "draft"):
+            chain = model.row(side, context)
+            extra, scale, bigram, values = chain.upper_terms()
+            assert extra == chain.upper_words() and scale == chain.upper_scale()
+            assert bigram == chain.bigram_values(extra) and values == chain.values(extra)
+            levels.add(len(chain.upper))
+    assert {0, 1} <= levels and max(levels) >= 2  # no upper level, one, and more than one were met
+
+
 @pytest.mark.parametrize("which", ["real", "small"])
 def test_row_values_are_the_reference_rows(which):
     """At T = 1 every token's value (looked up one at a time, or many at once) is the
