@@ -407,7 +407,7 @@ class Base:
             self.named, self.weight = list(level.words), level.weight
             weight, powers = self.weight, self.powers
             self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
-        else:  # raised when first asked for (values): most tempered bases only ever give their mass
+        else:  # raised when first asked for (values)
             self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
 
@@ -423,11 +423,8 @@ class Base:
     def mass(self) -> float:
         """``sum_x b_T(x)`` (made when first asked for: a T = 1 base made for its values never is)."""
         if self._mass is None:  # w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
-            weight, powers, power = self.weight, self.powers, self.power
-            if self._values is None:  # b_T(x) = b(x)^(1/T) raised here, as values would raise it, not kept
-                lifted = [value ** power - weight * powers[token] for value, token in zip(self.parent.values, self.named)]
-            else:
-                lifted = [value - weight * powers[token] for value, token in zip(self._values, self.named)]
+            weight, powers = self.weight, self.powers
+            lifted = [value - weight * powers[token] for value, token in zip(self.values, self.named)]
             self._mass = self.weight * self.powers_total + math.fsum(lifted)
         return self._mass
 
