@@ -450,8 +450,6 @@ class Base:
     def sample(self, uniform: float) -> int:
         if self._running is None:  # made when first sampled: many a base only gives its mass
             self._running = list(accumulate(self.values))
-            powers = self.powers
-            self._named_running = list(accumulate([powers[token] for token in self.named], initial=0.0))
         running, position = self._running, uniform * self.mass
         named_total = running[-1] if running else 0.0
         if position < named_total:
@@ -463,6 +461,9 @@ class Base:
         end to end in id order, N's left out: the first t with ``U(t + 1) - U_N(t) > position``,
         ``U`` the running unigram powers and ``U_N(t)`` those of N's tokens up to t."""
         named, named_running, running = self.named, self._named_running, self.powers_running
+        if named_running is None:  # made when a draw first falls off N
+            powers = self.powers
+            named_running = self._named_running = list(accumulate([powers[token] for token in named], initial=0.0))
         last = len(self.powers) - 1
         low, high = 0, last
         while low < high:
