@@ -169,7 +169,8 @@ def _shared_overlap(p, q, p_chain: ChainRow, q_chain: ChainRow, temperature) -> 
     extra = p_chain.upper_words()
     if extra:
         terms += [y if y < x else x for x, y in zip(p.values(extra), q.values(extra))]
-        counted = zip([alpha * value for value in first.values_of(extra)], [beta * value for value in second.values_of(extra)])
+        counted = zip([alpha * value for value in first.values_of(extra)],
+                      [beta * value for value in second.values_of(extra)])
         terms += [-(y if y < x else x) for x, y in counted]
     return math.fsum(terms)
 

@@ -673,7 +673,7 @@ def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, 
     calls = []
     draft_calls = accepted = rejected = bonus = 0
     period = len(FAVOURITES)
-    slots = [position_pair(certainty, match, slot) for slot in range(period)]  # position t's pair is slot t mod period's
+    slots = [position_pair(certainty, match, slot) for slot in range(period)]  # position t's: slot t mod period
     while len(tokens) < length:
         start = len(tokens)
         k = min(lookahead, length - start - 1)
