@@ -667,9 +667,96 @@ def measure_final_only(steps: int) -> dict:
             "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(), "detail": raw}
 
 
+def slider_summary(sliders: dict) -> dict:
+    """sliderP50Ms / sliderP95Ms over every widget's steps, each widget's own, and where they went."""
+    steps = {kind: [s["latencyMs"] for s in sliders[kind]["steps"]] for kind in sliders}
+    every = [v for kind in steps for v in steps[kind]]
+    python = {kind: [s["pythonMs"] for s in sliders[kind]["steps"] if s.get("pythonMs") is not None] for kind in sliders}
+    return {"sliderP50Ms": round(percentile(every, 50), 2), "sliderP95Ms": round(percentile(every, 95), 2),
+            "sliderSteps": len(every), "stepsOverOneFrame": sum(1 for v in every if v > FRAME_MS),
+            "sliderByWidget": {kind: {"n": len(v), "p50Ms": round(percentile(v, 50), 2), "p95Ms": round(percentile(v, 95), 2),
+                                      "overOneFrame": sum(1 for x in v if x > FRAME_MS),
+                                      "pythonP50Ms": round(percentile(python[kind], 50), 2) if python[kind] else None,
+                                      "pythonP95Ms": round(percentile(python[kind], 95), 2) if python[kind] else None}
+                               for kind, v in steps.items()}}
+
+
+def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:
+    """``BENCH_ONLY=sliders``: build, serve and time only the slider steps (sliderP50Ms, sliderP95Ms: the
+    same steps as the full run, the same generator and seed, after both audits), without the cold starts,
+    bytes, throttled steps and final renders. With ``BENCH_BESIDE`` (another checkout of this repository,
+    say the main branch's) both pages are built and measured widget by widget, alternating which goes
+    first, each widget's steps from one generator seeded by its name, so both get the same plan and the
+    same machine load: ``beside`` holds the other page's figures."""
+    from playwright.sync_api import sync_playwright
+    from sitebuild.pipeline import build_site
+
+    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
+    servers, pages = [], {}
+    try:
+        roots = {"here": ROOT, **({"beside": beside} if beside else {})}
+        for name, root in roots.items():
+            build_site(tmp / name, root)
+            server, url = _serve(tmp / name, ByteLog())
+            servers.append(server)
+            pages[name] = url
+        _log(f"built and serving: {', '.join(pages)}")
+        with sync_playwright() as pw:
+            browser = B.launcher()(pw)
+            try:
+                context = browser.new_context()
+                opened = {}
+                for name, url in pages.items():
+                    opened[name] = context.new_page()
+                    opened[name].goto(url)
+                    B.wait_live(opened[name])
+                    B.wait_audit(opened[name])  # both suites: the worker is idle
+                B.settle()
+                raw = {name: {} for name in opened}
+                if beside is None:
+                    page = opened["here"]
+                    page.bring_to_front()
+                    kinds = B.widgets(page)
+                    rng = random.Random(20240611)  # as the full run: one generator across the widgets
+                    per_lab = max(1, steps // len(kinds))
+                    raw["here"] = {kind: B.slider_steps(page, kind, per_lab, warmup=5, rng=rng) for kind in kinds}
+                else:
+                    kinds = B.widgets(opened["here"])
+                    per_lab = max(1, steps // len(kinds))
+                    for index, kind in enumerate(kinds):
+                        order = list(opened.items()) if index % 2 == 0 else list(opened.items())[::-1]
+                        for name, page in order:
+                            page.bring_to_front()  # headless Chromium delays the frames of a page behind
+                            raw[name][kind] = B.slider_steps(page, kind, per_lab, warmup=5,
+                                                             rng=random.Random(f"20240611:{kind}"))
+                        _log(f"slider steps of {kind} done on both pages")
+            finally:
+                browser.close()
+    finally:
+        for server in servers[1:]:
+            server.shutdown()
+            server.server_close()
+        _clean_up(servers[0] if servers else None, tmp)
+    out = {**slider_summary(raw["here"]), "sliderDecomposition": slider_decomposition(raw["here"]),
+           "loadAverage": os.getloadavg(), "detail": raw}
+    if beside is not None:
+        out["beside"] = {"root": str(beside), **slider_summary(raw["beside"]),
+                         "sliderDecomposition": slider_decomposition(raw["beside"])}
+    return out
+
+
 def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    if os.environ.get("BENCH_ONLY") == "sliders":
+        beside = os.environ.get("BENCH_BESIDE")
+        if beside and not (Path(beside) / "lab").is_dir():
+            print(f"BENCH_BESIDE={beside!r} is not a checkout of this repository (no lab/ in it); "
+                  "give the path of one, or leave it unset", file=sys.stderr)
+            return 2
+        out = measure_sliders_only(_int_env("BENCH_SLIDER_STEPS", 200, 20), Path(beside) if beside else None)
+        print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))
+        return 0
     if os.environ.get("BENCH_ONLY") == "final":
         out = measure_final_only(_int_env("BENCH_FINAL_STEPS", 60, 6))
         print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))

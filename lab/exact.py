@@ -74,11 +74,31 @@ def _samples(certainty: int, match: int, seed: int) -> dict:
     p, q = sampler.reference_pair(certainty, match)
     result = {"count": SAMPLE_COUNT}
     for method, key in (("speculative", "spec"), ("target", "target"), ("buggy", "wrong")):
-        rng = random.Random(f"{seed}/{method}")  # one stream per sampler, same in CPython and Pyodide
-        counts = sampler.sample_outputs(p, q, SAMPLE_COUNT, rng, method)
+        if method == "target":  # draws from p alone, which the match does not move
+            counts, tv = _target_samples(certainty, seed)
+        else:
+            rng = random.Random(f"{seed}/{method}")  # one stream per sampler, same in CPython and Pyodide
+            counts = sampler.sample_outputs(p, q, SAMPLE_COUNT, rng, method)
+            tv = sampler.empirical_tv(counts, p)
         result[f"{key}Counts"] = counts
-        result[f"{key}EmpiricalTv"] = sampler.empirical_tv(counts, p)
+        result[f"{key}EmpiricalTv"] = tv
     return result
+
+
+@lru_cache(maxsize=64)
+def _target_samples(certainty: int, seed: int) -> tuple[list[int], float]:
+    """The direct sampler's histogram and its empirical TV: :data:`SAMPLE_COUNT` draws from the
+    reference pair's p, whose numbers depend on the certainty alone (:func:`lab.sampler.target_distribution`,
+    the same row at every match), so a step of the match slider reuses them.
+
+    >>> p = sampler.reference_pair(64, 72)[0]
+    >>> counts = sampler.sample_outputs(p, p, SAMPLE_COUNT, random.Random("23/target"), "target")
+    >>> _target_samples(64, 23) == (counts, sampler.empirical_tv(counts, p))
+    True
+    """
+    p = sampler.Categorical(sampler.target_distribution(Fraction(certainty), 0))  # reference_pair's p, any match
+    counts = sampler.sample_outputs(p, p, SAMPLE_COUNT, random.Random(f"{seed}/target"), "target")
+    return counts, sampler.empirical_tv(counts, p)
 
 
 def seeded_speedup(length: int, target_calls: int, draft_calls: int, draft_cost: float) -> float:

@@ -18,8 +18,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
 from fractions import Fraction
-from itertools import accumulate, repeat
-from operator import add, itemgetter, sub, truediv
+from itertools import accumulate
+from operator import itemgetter
 
 from .realtext_training import FORMAT, Tokenizer, _unpack_array, build_model_file
 
@@ -32,7 +32,15 @@ DISCOUNT = Fraction(3, 4)      # Kneser-Ney's absolute discount D, the same at e
 # c - D is (SCALE c - UNITS) units, a history's total c(h) is SCALE c(h), its back-off mass D N is
 # UNITS N (4c - 3, 4 c(h) and 3 N with D = 3/4), so each is one correctly rounded division.
 UNITS, SCALE = DISCOUNT.numerator, DISCOUNT.denominator
+# The hot loops over a row's tokens are comprehensions, not map() over bound methods or operator
+# functions: the same float operations in the same order, but in Pyodide every C function map() calls
+# goes through a call trampoline, and a comprehension of the same arithmetic ran 2 to 2.5 times faster
+# there (1.5 to 2 times in CPython; measured on 5 December 2026 over 243-token lists, bench in
+# docs/PERFORMANCE.md).
 ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and a number or two): a few requests' worth
+BASES_KEPT = 512               # tempered bases a model keeps (a temperature step makes one per last token at the
+                               # new T), and PARENTS_KEPT bases at T = 1, which every tempered base raises and all
+PARENTS_KEPT = 1024            # temperatures share: each the least recently used out first
 LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
@@ -134,7 +142,7 @@ class Level:
         of ``1 / denominator`` they are the integers ``4c - 3``: exact running sums)."""
         running = self._running
         if running is None:
-            running = self._running = list(accumulate(SCALE * count - UNITS for count in self.counts))
+            running = self._running = list(accumulate([SCALE * count - UNITS for count in self.counts]))
         index = bisect_right(running, units * self.denominator)
         return self.words[min(index, len(self.words) - 1)]
 
@@ -217,11 +225,11 @@ class ChainRow(Row):
     down to the unigram's kept masses and the uniform row. One ``rng.random()`` picks the level
     and the word within it (:meth:`Model.mixture`)."""
 
-    __slots__ = ("which", "history", "bigram", "upper", "_mixture", "_parts")
+    __slots__ = ("which", "history", "bigram", "upper", "_mixture", "_parts", "_upper_terms")
 
     def __init__(self, model: "Model", which: str, history: tuple, bigram, upper: list):
         self.model, self.which, self.history, self.bigram, self.upper = model, which, history, bigram, upper
-        self._mixture = self._parts = None
+        self._mixture = self._parts = self._upper_terms = None
 
     def parts(self) -> tuple[list, dict]:
         if self._parts is None:
@@ -253,19 +261,21 @@ class ChainRow(Row):
         return level.sample(units)
 
     def values(self, tokens: list[int], bigram_values: list[float] | None = None) -> list[float]:
-        """``[self[x] for x in tokens]``, level by level over all of them (mapped in C).
+        """``[self[x] for x in tokens]``, level by level over all of them (one comprehension a level).
         ``bigram_values``, when the caller has them, are the bigram-level row's values of the
         tokens (its base's at T = 1, as :meth:`bigram_values` gives)."""
         values = self.bigram_values(tokens) if bigram_values is None else bigram_values
         for level in self.upper:
-            values = list(map(add, map(level.weight.__mul__, values), map(level.kept_map().get, tokens, repeat(0.0))))
+            weight, kept = level.weight, level.kept_map().get
+            values = [weight * value + kept(token, 0.0) for value, token in zip(values, tokens)]
         return values
 
     def bigram_values(self, tokens: list[int]) -> list[float]:
         """The bigram-level row's values of ``tokens``: the unigram's after an unseen last token,
         else its base's at T = 1 (the chain's own floats)."""
         if self.bigram is None:
-            return list(map(self.model.unigram.__getitem__, tokens))
+            unigram = self.model.unigram
+            return [unigram[token] for token in tokens]
         return self.model.base(self.which, self.history[-1:], 1).values_of(tokens)
 
     def upper_words(self) -> list[int]:
@@ -283,6 +293,25 @@ class ChainRow(Row):
         for level in self.upper:
             scale *= level.weight
         return scale
+
+    def upper_terms(self) -> tuple[list[int], float, list[float], list[float]]:
+        """``(X, s, b(X), p(X))``: :meth:`upper_words`, :meth:`upper_scale`, the bigram-level row's
+        values of X (:meth:`bigram_values`) and this row's (:meth:`values`). None of them depends on
+        the temperature, so they are computed once per chain and kept: every :class:`TemperedRow`
+        of this history, at any T, starts from them (a temperature step re-reads the chains it
+        has met before)."""
+        terms = self._upper_terms
+        if terms is None:
+            extra = self.upper_words()
+            bigram = self.bigram_values(extra)
+            if len(self.upper) == 1:  # X is the one level's words, in its order: its kept masses, no lookups
+                level = self.upper[0]
+                weight = level.weight
+                values = [weight * value + kept for value, kept in zip(bigram, level.kept_values())]
+            else:
+                values = self.values(extra, bigram)
+            terms = self._upper_terms = (extra, self.upper_scale(), bigram, values)
+        return terms
 
 
 class TemperedRow(Row):
@@ -307,13 +336,14 @@ class TemperedRow(Row):
         self.chain, self.temperature, self.power, self._parts = chain, temperature, 1.0 / temperature, None
         power = self.power
         self.base = base = model.base(chain.which, chain.history[-1:], temperature)
-        extra = self.extra = chain.upper_words()
-        self.scale = chain.upper_scale() ** power
-        bigram = chain.bigram_values(extra)  # read once: raised, they are the base's b_T of X
-        weights = list(map(pow, chain.values(extra, bigram), repeat(power)))
+        # X, s, b(X) (raised, they are the base's b_T of X) and p(X): the chain's, whatever T
+        extra, scale, bigram, values = chain.upper_terms()
+        self.extra = extra
+        self.scale = scale = scale ** power
+        weights = [value ** power for value in values]
         self.extra_running = list(accumulate(weights))
-        generic = self.scale * base.mass
-        self.total = math.fsum([generic, *(-self.scale * value ** power for value in bigram), *weights])
+        generic = scale * base.mass
+        self.total = math.fsum([generic, *[-scale * value ** power for value in bigram], *weights])
 
     def __getitem__(self, token):
         if not isinstance(token, int):
@@ -334,8 +364,9 @@ class TemperedRow(Row):
         return sample_row(self.dense(), rng)  # a row whose X holds all but a sliver of b: token by token
 
     def values(self, tokens: list[int]) -> list[float]:
-        """``[self[x] for x in tokens]`` (mapped in C)."""
-        return list(map(truediv, map(pow, self.chain.values(tokens), repeat(self.power)), repeat(self.total)))
+        """``[self[x] for x in tokens]`` (one comprehension)."""
+        power, total = self.power, self.total
+        return [value ** power / total for value in self.chain.values(tokens)]
 
     def parts(self) -> tuple[list, dict]:
         if self._parts is None:
@@ -362,7 +393,7 @@ class Base:
     values in id order followed by the rest of the vocabulary in id order (found by bisection
     on the running unigram powers less N's: no pass over the vocabulary)."""
 
-    __slots__ = ("model", "named", "values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
+    __slots__ = ("model", "named", "_values", "powers", "powers_running", "powers_total", "weight", "power", "parent",
                  "_mass", "_rest", "_running", "_named_running", "_values_of")
 
     def __init__(self, model: "Model", level, temperature, parent: "Base | None" = None):
@@ -371,21 +402,29 @@ class Base:
         self.model, self.parent, self.power = model, parent, 1.0 / temperature
         self.powers, self.powers_running, self.powers_total = model.unigram_powers(temperature)
         if level is None:
-            self.named, self.values, self.weight = [], [], 1.0
-        elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats, mapped in C
+            self.named, self._values, self.weight = [], [], 1.0
+        elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
             self.named, self.weight = list(level.words), level.weight
-            self.values = list(map(add, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)),
-                                   level.kept_values()))
-        else:
-            self.named, self.weight = parent.named, level.weight ** self.power
-            self.values = list(map(pow, parent.values, repeat(self.power)))
+            weight, powers = self.weight, self.powers
+            self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
+        else:  # raised when first asked for (values)
+            self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
+
+    @property
+    def values(self) -> list[float]:
+        """``b_T(x)`` of the tokens N, in N's order (at T != 1 the T = 1 base's values raised)."""
+        if self._values is None:
+            power = self.power
+            self._values = [value ** power for value in self.parent.values]
+        return self._values
 
     @property
     def mass(self) -> float:
         """``sum_x b_T(x)`` (made when first asked for: a T = 1 base made for its values never is)."""
         if self._mass is None:  # w_T (sum of all u_T) + sum over N of (b_T - w_T u_T): one pass over N
-            lifted = map(sub, self.values, map(self.weight.__mul__, map(self.powers.__getitem__, self.named)))
+            weight, powers = self.weight, self.powers
+            lifted = [value - weight * powers[token] for value, token in zip(self.values, self.named)]
             self._mass = self.weight * self.powers_total + math.fsum(lifted)
         return self._mass
 
@@ -393,22 +432,24 @@ class Base:
     def rest(self) -> float:
         """The unigram powers' sum off N."""
         if self._rest is None:
-            self._rest = self.powers_total - math.fsum(map(self.powers.__getitem__, self.named))
+            powers = self.powers
+            self._rest = self.powers_total - math.fsum([powers[token] for token in self.named])
         return self._rest
 
     def values_of(self, tokens) -> list[float]:
-        """``b_T`` of each token (mapped in C: N's value, else ``weight * u_T``; at T != 1 the
+        """``b_T`` of each token (N's value, else ``weight * u_T``; at T != 1 the
         T = 1 base's raised, as ``values`` are)."""
         if self.parent is not None:
-            return list(map(pow, self.parent.values_of(tokens), repeat(self.power)))
+            power = self.power
+            return [value ** power for value in self.parent.values_of(tokens)]
         if self._values_of is None:
             self._values_of = dict(zip(self.named, self.values))
-        return list(map(self._values_of.get, tokens, map(self.weight.__mul__, map(self.powers.__getitem__, tokens))))
+        named, weight, powers = self._values_of.get, self.weight, self.powers
+        return [named(token, weight * powers[token]) for token in tokens]
 
     def sample(self, uniform: float) -> int:
         if self._running is None:  # made when first sampled: many a base only gives its mass
             self._running = list(accumulate(self.values))
-            self._named_running = list(accumulate(map(self.powers.__getitem__, self.named), initial=0.0))
         running, position = self._running, uniform * self.mass
         named_total = running[-1] if running else 0.0
         if position < named_total:
@@ -420,6 +461,9 @@ class Base:
         end to end in id order, N's left out: the first t with ``U(t + 1) - U_N(t) > position``,
         ``U`` the running unigram powers and ``U_N(t)`` those of N's tokens up to t."""
         named, named_running, running = self.named, self._named_running, self.powers_running
+        if named_running is None:  # made when a draw first falls off N
+            powers = self.powers
+            named_running = self._named_running = list(accumulate([powers[token] for token in named], initial=0.0))
         last = len(self.powers) - 1
         low, high = 0, last
         while low < high:
@@ -468,7 +512,8 @@ class Model:
         self._class_sizes = [len(members) for members in self._members]
         self.zeros = [0.0] * len(self.class_values)
         self._parts: OrderedDict = OrderedDict()
-        self._bases: OrderedDict = OrderedDict()
+        self._bases: OrderedDict = OrderedDict()   # tempered bases (T != 1)
+        self._parents: OrderedDict = OrderedDict()  # bases at T = 1, which every tempered one raises
         self._powers: OrderedDict = OrderedDict()
 
     def row(self, which: str, context, temperature=1.0) -> Row:
@@ -480,7 +525,8 @@ class Model:
         once cost a tenth of a second in one request). A row never changes, so what is derived
         from it (its sampling table, its overlap with a draft row) is kept on it."""
         tables = self.target if which == "target" else self.draft
-        history = tuple(context[max(0, len(context) - (len(tables) - 1)):])
+        keep = len(tables) - 1  # the last n - 1 tokens
+        history = tuple(context[-keep:]) if keep else ()
         key = (which, history, temperature)
         rows = self._rows
         row = rows.get(key)
@@ -510,7 +556,8 @@ class Model:
         """``(u(x)^(1/T) per token, their running sums from 0, their fsum)``, kept per T."""
         entry = self._powers.get(temperature)
         if entry is None:
-            powers = self.unigram if temperature == 1 else list(map(pow, self.unigram, repeat(1.0 / temperature)))
+            power = 1.0 / temperature
+            powers = self.unigram if temperature == 1 else [value ** power for value in self.unigram]
             entry = self._powers[temperature] = (powers, list(accumulate(powers, initial=0.0)), math.fsum(powers))
             while len(self._powers) > 8:
                 self._powers.popitem(last=False)
@@ -519,13 +566,16 @@ class Model:
     def base(self, which: str, last: tuple, temperature) -> "Base":
         """The :class:`Base` of ``which`` after ``last`` (the history's last token, or ``()``) at T."""
         key = (which, last, temperature)
-        base = self._bases.get(key)
+        bases, kept = (self._parents, PARENTS_KEPT) if temperature == 1 else (self._bases, BASES_KEPT)
+        base = bases.get(key)
         if base is None:
             level = (self.target if which == "target" else self.draft)[1].level(last) if last else None
             parent = None if temperature == 1 or level is None else self.base(which, last, 1)
-            base = self._bases[key] = Base(self, level, temperature, parent)
-            while len(self._bases) > ROWS_KEPT // 2:
-                self._bases.popitem(last=False)
+            base = bases[key] = Base(self, level, temperature, parent)
+            while len(bases) > kept:
+                bases.popitem(last=False)
+        else:
+            bases.move_to_end(key)
         return base
 
     def row_parts(self, which: str, history: tuple) -> tuple[list, dict]:
@@ -549,9 +599,9 @@ class Model:
         level = (self.target if which == "target" else self.draft)[len(history)].level(history)
         if level is not None:  # else an unseen history: P_n = P_{n-1}
             (values, named), classes = parts, self.classes
-            scale, denominator = level.weight.__mul__, level.denominator  # weight * value, mapped in C
-            values = list(map(scale, values))
-            named = dict(zip(named, map(scale, named.values())))
+            weight, denominator = level.weight, level.denominator
+            values = [weight * value for value in values]
+            named = {token: weight * value for token, value in named.items()}
             for word, count in zip(level.words, level.counts):
                 value = named.get(word)
                 if value is None:
@@ -565,8 +615,9 @@ class Model:
 
     def unnamed_counts(self, named) -> list[int]:
         """Per class, how many of its tokens ``named`` (a set or dict of tokens) leaves out."""
-        removed = Counter(map(self.classes.__getitem__, named))
-        return list(map(sub, self._class_sizes, map(removed.get, range(len(self._class_sizes)), repeat(0))))
+        classes = self.classes
+        removed = Counter([classes[token] for token in named])
+        return [size - removed.get(index, 0) for index, size in enumerate(self._class_sizes)]
 
     def unnamed_member(self, index: int, position: int, named, count: int) -> int:
         """The ``position``-th (clamped to 0 .. count - 1) token of class ``index`` that

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from operator import mul, neg, sub
+from operator import mul, sub
 from random import Random  # noqa: F401 (the examples draw with it)
 
 from .realtext_rows import RESIDUAL_DRAWS, ChainRow, Model, OneHotRow, Row, TemperedRow, argmax, sample_row
@@ -160,14 +160,18 @@ def _shared_overlap(p, q, p_chain: ChainRow, q_chain: ChainRow, temperature) -> 
     only_second = sorted(set(second.named).difference(first.named))  # a draft's word the target's bigram lacks: rare
     tokens = first.named + only_second
     a = first.values + first.values_of(only_second) if only_second else first.values
-    terms = [y if y < x else x for x, y in zip(map(alpha.__mul__, a), map(beta.__mul__, second.values_of(tokens)))]
-    rest = first.rest - math.fsum(map(first.powers.__getitem__, only_second))
+    # min(x, y) as "y if y < x else x" (the same choice, also between equal values)
+    terms = [y if y < x else x for x, y in zip([alpha * value for value in a],
+                                               [beta * value for value in second.values_of(tokens)])]
+    powers = first.powers
+    rest = first.rest - math.fsum([powers[token] for token in only_second])
     terms.append(min(alpha * first.weight, beta * second.weight) * rest)
     extra = p_chain.upper_words()
     if extra:
-        terms += map(min, p.values(extra), q.values(extra))
-        counted = map(min, map(alpha.__mul__, first.values_of(extra)), map(beta.__mul__, second.values_of(extra)))
-        terms += map(neg, counted)
+        terms += [y if y < x else x for x, y in zip(p.values(extra), q.values(extra))]
+        counted = zip([alpha * value for value in first.values_of(extra)],
+                      [beta * value for value in second.values_of(extra)])
+        terms += [-(y if y < x else x) for x, y in counted]
     return math.fsum(terms)
 
 
@@ -287,6 +291,8 @@ class Drafts:
         self.rows: list = []
 
     def _resolve(self, count: int) -> None:
+        if count <= len(self.tokens):  # resolved already (the verifier reads each draft more than once)
+            return
         model = self.model
         while len(self.tokens) < min(count, self.k):
             if self.proposer == "draft":

@@ -672,10 +672,12 @@ def generate_trace(certainty, match, lookahead: int, length: int, seed: int, *, 
     tokens: list[int] = []
     calls = []
     draft_calls = accepted = rejected = bonus = 0
+    period = len(FAVOURITES)
+    slots = [position_pair(certainty, match, slot) for slot in range(period)]  # position t's: slot t mod period
     while len(tokens) < length:
         start = len(tokens)
         k = min(lookahead, length - start - 1)
-        pairs = [position_pair(certainty, match, start + i) for i in range(k + 1)]
+        pairs = [slots[(start + i) % period] for i in range(k + 1)]
         drafts = [pairs[i][1].sample(rng) for i in range(k)]
         result = verifier(drafts, [p for p, _ in pairs], [q for _, q in pairs[:k]], rng)
         draft_calls += k

@@ -245,3 +245,46 @@ def test_the_widget_says_exact_only_when_the_output_is_exact(monkeypatch):
     assert "exactly" not in view["lead"] and "exactly" not in view["summary"]
     assert "is off the target distribution by TV 0.000400000000" in view["lead"]
     assert "is off the target distribution by TV 0.000400000000" in view["summary"]
+
+
+# --- what the widget keeps changes nothing ----------------------------------------------------------
+
+def test_the_widget_draws_a_kept_figure_as_afresh():
+    """Slider steps that reuse the widget's kept figures (a draft cost, k or length step keeps the p/q
+    bars; a draft cost step the trace too) answer exactly as the same settings with nothing kept,
+    and a step that does not feed a figure hands back the very string it drew before."""
+    from lab.widgets import exact as widget
+
+    states = [{"certainty": "64", "match": "72", "gamma": "5", "draftCost": "9", "length": "96", "seed": "23",
+               "width": "640"}]
+    for name, value in (("draftCost", "40"), ("gamma", "3"), ("match", "30"), ("length", "200"), ("seed", "8"),
+                        ("certainty", "90"), ("draftCost", "9"), ("match", "72"), ("width", "390")):
+        states.append({**states[-1], name: value})
+    warm = [widget.view(state) for state in states]
+    for index in range(1, len(states)):
+        moved = {name for name in states[index] if states[index][name] != states[index - 1][name]}
+        before, after = warm[index - 1]["figures"], warm[index]["figures"]
+        if moved <= {"draftCost", "gamma", "length"}:
+            assert after["distributions"] is before["distributions"], moved
+        if moved == {"draftCost"}:
+            assert after["trace"] is before["trace"] and after["outputs"] is before["outputs"]
+    for state, answer in zip(states, warm):
+        for kept in widget._figures.values():
+            kept.clear()
+        exact._samples.cache_clear()
+        exact._target_samples.cache_clear()
+        assert widget.view(state) == answer, state
+
+
+@pytest.mark.parametrize("certainty, seed", [(0, 1), (64, 23), (100, 4)])
+def test_the_direct_samplers_histogram_is_the_same_at_every_match(certainty, seed):
+    """The direct sampler's draws come from p alone: kept per certainty and seed, they are the
+    draws from each match's own reference p."""
+    import random
+
+    for match in (0, 50, 72, 100):
+        p = sampler.reference_pair(certainty, match)[0]
+        counts = sampler.sample_outputs(p, p, exact.SAMPLE_COUNT, random.Random(f"{seed}/target"), "target")
+        samples = exact.evaluate(certainty=certainty, match=match, seed=seed)["samples"]
+        assert samples["targetCounts"] == counts
+        assert samples["targetEmpiricalTv"] == sampler.empirical_tv(counts, p)

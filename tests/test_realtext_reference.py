@@ -95,13 +95,28 @@ class _Forgetful(OrderedDict):
 
 
 def _forget_everything(patch, model):
-    for name in ("_rows", "_parts", "_bases", "_powers"):
+    for name in ("_rows", "_parts", "_bases", "_parents", "_powers"):
         patch.setattr(model, name, _Forgetful())
     for table in {id(table): table for table in (*model.target, *model.draft)}.values():
         patch.setattr(table, "_levels", _Forgetful())
 
 
 # --- values and sums ------------------------------------------------------------------------------
+
+def test_a_chains_kept_upper_terms_are_its_own_values():
+    """What a chain keeps for every tempered row of its history (X, s, b(X), p(X)) is, bit for bit,
+    what its methods give (one upper level reads its kept masses in order instead of looking them up)."""
+    model = realtext.default_model()
+    levels = set()
+    for context in _contexts(model, 3):
+        for side in ("target", "draft"):
+            chain = model.row(side, context)
+            extra, scale, bigram, values = chain.upper_terms()
+            assert extra == chain.upper_words() and scale == chain.upper_scale()
+            assert bigram == chain.bigram_values(extra) and values == chain.values(extra)
+            levels.add(len(chain.upper))
+    assert {0, 1} <= levels and max(levels) >= 2  # no upper level, one, and more than one were met
+
 
 @pytest.mark.parametrize("which", ["real", "small"])
 def test_row_values_are_the_reference_rows(which):
@@ -290,6 +305,8 @@ def test_the_widget_answers_as_with_nothing_kept(monkeypatch):
     queries = [f"rtLookahead={k}&rtTemperature={t}&rtTokens={n}&rtSeed=2&rtStep={step}&rtProposer={proposer}"
                for k, t, n, step, proposer in ((4, 1, 48, 64, "draft"), (4, 1, 64, 64, "draft"), (4, 1, 16, 3, "draft"),
                                               (6, 0.7, 40, 5, "draft"), (6, 0.7, 40, 64, "draft"),
+                                              # another T over the same chains (their kept terms), another k at T
+                                              (6, 1.3, 40, 64, "draft"), (3, 0.7, 40, 64, "draft"),
                                               (2, 0, 32, 64, "ngram"), (2, 0, 32, 2, "ngram"))]
     warm = [widget.view(query) for query in queries]
     model = realtext.default_model()

@@ -7,6 +7,8 @@ seed contract's (:data:`SLIDERS`, in :mod:`lab.urlstate`). Every figure is a str
 for its panel's width (docs/PALETTE.md), its text through :func:`lab.figures.escape`.
 """
 
+from collections import OrderedDict
+
 from ..figures import DEFAULT_WIDTH, svg, text_width, escape, fit_width, split_width, tv_text
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, format_query, read_controls
@@ -148,6 +150,30 @@ def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
     return svg(width, height, label, body, "trace")
 
 
+FIGURES_KEPT = 32  # figures of each kind kept per worker (a few slider sessions' worth; each a few KB of SVG)
+_figures: dict = {"distributions": OrderedDict(), "outputs": OrderedDict(), "trace": OrderedDict()}
+
+
+def _figure(kind: str, key: tuple, draw) -> str:
+    """The ``kind`` figure for ``key`` (every setting it is drawn from, and the width), drawn by
+    ``draw()`` once and kept: a slider step redraws only the figures its slider feeds (the p/q bars
+    read certainty and match; the outputs those and the seed; the trace all but the draft cost).
+    The SVG strings never change once drawn, so a kept one is the same text; the least recently
+    used goes first.
+
+    >>> _figure("trace", ("example",), lambda: "<svg/>"), _figure("trace", ("example",), lambda: "other")
+    ('<svg/>', '<svg/>')
+    """
+    kept = _figures[kind]
+    markup = kept.pop(key, None)
+    if markup is None:
+        markup = draw()
+    kept[key] = markup  # now the most recent
+    while len(kept) > FIGURES_KEPT:
+        del kept[next(iter(kept))]
+    return markup
+
+
 def view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
     raw, width = split_width(raw)
@@ -182,7 +208,15 @@ def view(raw=None) -> dict:
         f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
         f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
     vocabulary = sampler.VOCABULARY
-    exact_output, buggy_output = exact.output_distributions(params["certainty"], params["match"])  # cached with the contract
+    certainty, match = params["certainty"], params["match"]
+
+    def outputs():
+        exact_output, buggy_output = exact.output_distributions(certainty, match)  # cached with the contract
+        return outputs_svg(
+            p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
+            exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width)
+
+    trace_key = (certainty, match, params["gamma"], params["length"], params["seed"], width)
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -198,11 +232,10 @@ def view(raw=None) -> dict:
                  f"buggy sampler off by TV {readouts['wrongTv']}"),
         "width": width,
         "figures": {
-            "distributions": distributions_svg(p_float, q_float, vocabulary, width),
-            "outputs": outputs_svg(
-                p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
-                exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width),
-            "trace": trace_svg(t["calls"], vocabulary, width),
+            "distributions": _figure("distributions", (certainty, match, width),
+                                     lambda: distributions_svg(p_float, q_float, vocabulary, width)),
+            "outputs": _figure("outputs", (certainty, match, params["seed"], width), outputs),
+            "trace": _figure("trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
         },
     }
 
