@@ -442,7 +442,7 @@ def _cell(value: float, fits: bool) -> str:
 def heatmap_table_html(grid, selected, fits=None) -> str:
     """The heatmap's cells as a table, one row per context; a cell whose batch does not fit in GPU
     memory (``fits[r][c]`` false) says so instead of printing a speedup no engine can reach."""
-    head = "".join(f'<th scope="col">B = {b}</th>' for b in serving.HEATMAP_BATCHES)
+    head = "".join(f'<th scope="col">B&nbsp;=&nbsp;{b}</th>' for b in serving.HEATMAP_BATCHES)
     rows = []
     for r in range(len(serving.HEATMAP_CONTEXTS) - 1, -1, -1):
         mark = ' class="selected" aria-current="true"'
