@@ -259,8 +259,8 @@ def choice_note(choice: dict) -> str:
     ", the choice is the model's in 41 of the 41 folds from k = 1 and in 39 from k = 1..2, and the median errors are 7.0% from k = 1 and 3.0% from k = 1..2."
     >>> close = choice_note({"errors": {"pooled": (0.08, 0.034), "family": (0.07, 0.042), "library": (0.09, 0.035)},
     ...                      "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 12, 41)}})
-    >>> close.split("k = 1..2 a close call ")[1].split(",")[0]
-    '(3.4% against 3.5% on the whole library)'
+    >>> close.split("k = 1..2 a close call ")[1].split(")")[0]
+    "(3.4% with the nearest curves over the whole library against 3.5% with all the library's curves"
     >>> "the model has not followed" in choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05),
     ...     "library": (0.09, 0.04)}, "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
     True
@@ -286,9 +286,10 @@ def choice_note(choice: dict) -> str:
                  "the model drafters' prior, left open.")
     inputs = {1: "k = 1", 2: "k = 1..2"}
     close = "".join(  # a choice most folds make otherwise is a close call: said, with the two nearest medians
-        f"; from {inputs[figures]} a close call ({100 * a:.1f}% against {100 * b:.1f}% on the whole library)"
+        f"; from {inputs[figures]} a close call ({100 * errors[a][figures - 1]:.1f}% with {_CHOICE_NAMES[a]} against "
+        f"{100 * errors[b][figures - 1]:.1f}% with {_CHOICE_NAMES[b]})"
         for figures in (1, 2) if 2 * nested[figures][1] < nested[figures][2]
-        for a, b in [sorted(errors[name][figures - 1] for name in PRIOR_CHOICES)[:2]])
+        for a, b in [sorted(PRIOR_CHOICES, key=lambda name: (errors[name][figures - 1], name))[:2]])
     return (head + f" Made again inside each fold on the other curves' own leave-one-out alone (nested), the "
             f"choice is the model's in {nested[1][1]} of the {nested[1][2]} folds from k = 1 and in {nested[2][1]} from "
             f"k = 1..2{close}, and the median errors are {100 * nested[1][0]:.1f}% from k = 1 and "
