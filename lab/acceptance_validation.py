@@ -345,8 +345,14 @@ _MEASURED_AS = {"lengths": "reference curves (a mean acceptance length measured 
 
 
 def _signed(x: float) -> str:
-    """A signed percentage with a true minus sign, as the held-out table prints them: ``+9.8%``, ``\u22123.7%``."""
-    return f"{100 * x:+.1f}%".replace("-", "\u2212")
+    """A signed percentage with a true minus sign, as the held-out table prints them: ``+9.8%``, ``\u22123.7%``;
+    one that rounds to zero has no sign (it printed "\u22120.0%").
+
+    >>> _signed(0.098), _signed(-0.037), _signed(-0.0004), _signed(0.0)
+    ('+9.8%', '\u22123.7%', '0.0%', '0.0%')
+    """
+    text = f"{100 * x:.1f}"
+    return "0.0%" if float(text) == 0 else f"{100 * x:+.1f}%".replace("-", "\u2212")
 
 
 def by_measurement(one: dict, two: dict) -> dict:
