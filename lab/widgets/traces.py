@@ -105,9 +105,8 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
         return top + (1 - value) * plot_h
 
     body = []
-    for tick in (0, 0.25, 0.5, 0.75, 1):  # the axis at 0; above it light gridlines (as dark as the axis, they read as data)
-        line = "fig-axisline" if tick == 0 else "fig-gridline"
-        body.append(f'<line class="{line}" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        body.append(f'<line class="fig-axisline" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
         body.append(f'<text class="fig-tick" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{to_fixed(tick, 2)}</text>')
     # label every position while the numbers fit, else every 2nd, 4th, ...: never touching
     label_every = next(n for n in (1, 2, 4, 5, 8, 10, 16, 32, 64) if step * n >= text_width(str(k)) + 10)
