@@ -337,7 +337,11 @@ def choice_note(choice: dict) -> str:
     >>> note.startswith("From one figure the prior's drop and fall are the median of the nearest curves of the reader's")
     True
     >>> note.split("(nested,")[1]
-    ' the same margin), the choice is the same in 41 and 39 of the 41 folds, and the median errors 7.0% from k = 1 and 3.0% from k = 1..2.'
+    " the same margin), the choice is the model's in 41 of the 41 folds from k = 1 and in 39 from k = 1..2, and the median errors are 7.0% from k = 1 and 3.0% from k = 1..2."
+    >>> close = choice_note({"errors": {"pooled": (0.08, 0.034), "family": (0.07, 0.042), "library": (0.09, 0.035)},
+    ...                      "chosen": {1: "family", 2: "pooled"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 12, 41)}})
+    >>> close.split("k = 1..2 a close call ")[1].split(")")[0]
+    "(3.4% with the nearest curves over the whole library against 3.5% with all the library's curves"
     >>> "the model has not followed" in choice_note({"errors": {"pooled": (0.08, 0.03), "family": (0.07, 0.05),
     ...     "library": (0.09, 0.04)}, "chosen": {1: "family", 2: "library"}, "nested": {1: (0.07, 41, 41), 2: (0.03, 9, 41)}})
     True
@@ -367,9 +371,16 @@ def choice_note(choice: dict) -> str:
                  f"{_CHOICE_NAMES[chosen[2]]} from two. Median error from k = 1: {against(0)}; from k = 1..2: "
                  f"{against(1)}. Where that differs from the model's point, the model has not followed: a choice about "
                  "the model drafters' prior, left open.")
-    return (head + f" Made again inside each fold on the other curves' own leave-one-out alone (nested, the same margin), the "
-            f"choice is the same in {nested[1][1]} and {nested[2][1]} of the {nested[1][2]} folds, and the median errors "
-            f"{100 * nested[1][0]:.1f}% from k = 1 and {100 * nested[2][0]:.1f}% from k = 1..2.")
+    inputs = {1: "k = 1", 2: "k = 1..2"}
+    close = "".join(  # a choice most folds make otherwise is a close call: said, with the two nearest medians
+        f"; from {inputs[figures]} a close call ({100 * errors[a][figures - 1]:.1f}% with {_CHOICE_NAMES[a]} against "
+        f"{100 * errors[b][figures - 1]:.1f}% with {_CHOICE_NAMES[b]})"
+        for figures in (1, 2) if 2 * nested[figures][1] < nested[figures][2]
+        for a, b in [sorted(PRIOR_CHOICES, key=lambda name: (errors[name][figures - 1], name))[:2]])
+    return (head + f" Made again inside each fold on the other curves' own leave-one-out alone (nested, the same "
+            f"margin), the choice is the model's in {nested[1][1]} of the {nested[1][2]} folds from k = 1 and in {nested[2][1]} from "
+            f"k = 1..2{close}, and the median errors are {100 * nested[1][0]:.1f}% from k = 1 and "
+            f"{100 * nested[2][0]:.1f}% from k = 1..2.")
 
 
 def interval_note(one: dict, two: dict) -> str:
@@ -421,8 +432,14 @@ _MEASURED_AS = {"lengths": "reference curves (a mean acceptance length measured 
 
 
 def _signed(x: float) -> str:
-    """A signed percentage with a true minus sign, as the held-out table prints them: ``+9.8%``, ``\u22123.7%``."""
-    return f"{100 * x:+.1f}%".replace("-", "\u2212")
+    """A signed percentage with a true minus sign, as the held-out table prints them: ``+9.8%``, ``\u22123.7%``;
+    one that rounds to zero has no sign (it printed "\u22120.0%").
+
+    >>> _signed(0.098), _signed(-0.037), _signed(-0.0004), _signed(0.0)
+    ('+9.8%', '\u22123.7%', '0.0%', '0.0%')
+    """
+    text = f"{100 * x:.1f}"
+    return "0.0%" if float(text) == 0 else f"{100 * x:+.1f}%".replace("-", "\u2212")
 
 
 def by_measurement(one: dict, two: dict) -> dict:
@@ -496,16 +513,16 @@ def held_out_html() -> str:
         for f in FAMILIES if f in one["byFamily"])
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
-               f"{100 * one['medianError']:.1f}% against i.i.d.'s {100 * one['medianIidError']:.1f}%, closer than "
-               f"i.i.d. on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
+               f"{100 * one['medianError']:.1f}% against the independent model's {100 * one['medianIidError']:.1f}% "
+               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
                f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
                f"{len(two['rows'])}, inside the interval on {two['covered']}.")
     # the table scrolls sideways in its own wrapper; the notes below it wrap with the page, not under its edge fade
     return ('<div class="table-wrap" tabindex="0" role="group" aria-label="Acceptance curves predicted with each left '
             'out"><table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
             '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
-            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">i.i.d. from k = 1</th>'
-            '<th scope="col">From k = 1..2</th><th scope="col">i.i.d. from k = 1..2</th></tr></thead><tbody>'
+            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">Independent, from k = 1</th>'
+            '<th scope="col">From k = 1..2</th><th scope="col">Independent, from k = 1..2</th></tr></thead><tbody>'
             + "".join(rows) + '</tbody></table></div>'
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}. '
             + escape(copying_note(counts, one["tooFew"])) + '</p>'

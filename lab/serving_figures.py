@@ -442,7 +442,7 @@ def _cell(value: float, fits: bool) -> str:
 def heatmap_table_html(grid, selected, fits=None) -> str:
     """The heatmap's cells as a table, one row per context; a cell whose batch does not fit in GPU
     memory (``fits[r][c]`` false) says so instead of printing a speedup no engine can reach."""
-    head = "".join(f'<th scope="col">B = {b}</th>' for b in serving.HEATMAP_BATCHES)
+    head = "".join(f'<th scope="col">B&nbsp;=&nbsp;{b}</th>' for b in serving.HEATMAP_BATCHES)
     rows = []
     for r in range(len(serving.HEATMAP_CONTEXTS) - 1, -1, -1):
         mark = ' class="selected" aria-current="true"'
@@ -530,9 +530,13 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
                     f'stroke-width="2"/>')
         for x, c in zip(ends[1:], others):
             body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
-        if None in row["crossovers"]:    # one label where the search stopped, however many acceptances end there
-            body.append(_text(none_at - 2, bar - 8, f"no loss up to {row['fits']}" if "fits" in row else "none", "end",
-                              "fig-small"))
+        # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
+        # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is
+        if None in row["crossovers"]:
+            words = f"no loss up to {row['fits']}" if "fits" in row else "none"
+            after = max(max(ends), sx(row["high"])) + 8
+            body.append(_text(after, bar + 4, words, "start", "fig-small") if after + 7 * len(words) <= right_edge
+                        else _text(none_at - 2, bar + 20, words, "end", "fig-small"))
         # no loss: an open dot, drawn by a class (the page's CSP refuses inline style attributes)
         dot = "k-speculative srv-open-dot" if central is None else "k-speculative"
         body.append(f'<circle class="{dot}" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')

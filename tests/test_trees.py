@@ -256,7 +256,7 @@ def test_on_a_curve_the_lead_says_its_tree_is_the_sliders_iid_ranks(capsys):
     that tree commits on the curve): the lead says so, where it had given them as the widget's answer on the curve;
     one level past the measured ones is named as one."""
     curved, plain = widget.view({"treCurve": "custom:0.8,0.6,0.5,0.4"}), widget.view({})
-    assert curved["lead"] == "On i.i.d. top-1 ranks, the" + plain["lead"][len("The"):]
+    assert curved["lead"] == "On the top-1 slider's ranks, the" + plain["lead"][len("The"):]
     assert plain["lead"].startswith("The best tree within ")
     assert curved["depthProfile"]["value"] != curved["tree"]["value"]  # the curve's value differs: it must be said whose
     assert "Level 5 rests on the acceptance model's extrapolation past the 4 measured positions." in curved["summary"]

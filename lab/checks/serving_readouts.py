@@ -107,7 +107,7 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
                       if crossover is None else str(crossover)),
         "effectiveBatch": str(s.batch * verified),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
-        "loadCross": "do not cross" if cross is None else f"{_rate_text(cross)} req/s",
+        "loadCross": "nowhere" if cross is None else f"{_rate_text(cross)} req/s",
         "tailRange": f"{f(runs['minimum'], 2)}x to {f(runs['maximum'], 2)}x",
         "tailMiddle": f"{f(runs['p05'], 2)}x / {f(runs['median'], 2)}x / {f(runs['p95'], 2)}x",
         "tailPrediction": f"{f(runs['prediction'], 2)}x",
@@ -144,7 +144,10 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
     summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
                f"one verify step ({f(r.verifyStepMs, 2)} ms", f"commits {f(r.tokensPerCall, 2)} tokens per sequence",
                f"a token costs {f(r.specMsPerToken, 2)} ms instead of {f(r.plainMsPerToken, 2)} ms: {f(r.speedup, 2)}x",
-               f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x)."]
+               f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x"
+               # a best k that rounds to the shown k's speedup gives both to three places (a reader sees two equal)
+               + (f", {f(best_speedup, 3)}x against k = {s.lookahead}'s {f(r.speedup, 3)}x"
+                  if best_k != s.lookahead and f(best_speedup, 2) == f(r.speedup, 2) else "") + ")."]
     return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
             "lead": phrases, "summary": summary, "live": live}
 

@@ -463,8 +463,11 @@ def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool 
     proposer = realtext.PROPOSER_NAMES[settings["proposer"]]
     so_far = "" if complete else f" so far (stepping: call {summary['verifierCalls']}; the run goes on to " \
                                  f"{int(settings['rtTokens'])} tokens)"
+    asked = int(settings["rtTokens"])
+    past = (f" (the last call's kept drafts carry it past the {asked} asked for)"
+            if complete and summary["committedTokens"] > asked else "")
     text = (f"{source}, {proposer}, lookahead k = {k}, T = {_f(settings['rtTemperature'], 1)}: "
-            f"{summary['committedTokens']} tokens in {summary['verifierCalls']} verifier calls{so_far}, "
+            f"{summary['committedTokens']} tokens in {summary['verifierCalls']} verifier calls{so_far}{past}, "
             f"{_f(summary['tokensPerCall'], 2)} tokens per call.")
     if summary["alphaMle"] is not None:
         text += (f" Drafts survived at alpha = {_f(summary['alphaMle'] * 100, 1)}% (MLE); with that alpha "

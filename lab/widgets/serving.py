@@ -240,6 +240,8 @@ def view(raw=None) -> dict:
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x"
+        + (f", {_f(best_speedup, 3)}x against k = {s.lookahead}'s {_f(r.speedup, 3)}x"
+           if best_k != s.lookahead and _f(best_speedup) == _f(r.speedup) else "")
         + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
            if curve is not None and best_k > measured_k else "") + ").")
     if room:
@@ -266,7 +268,7 @@ def view(raw=None) -> dict:
         "crossoverTrust": _trust(s),
         "effectiveBatch": str(s.batch * a["verifyTokens"]),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
-        "loadCross": "do not cross" if cross is None else f"{rate_label(cross)} req/s",
+        "loadCross": "nowhere" if cross is None else f"{rate_label(cross)} req/s",
         "tailRange": f"{_f(runs['minimum'])}x to {_f(runs['maximum'])}x",
         "tailMiddle": f"{_f(runs['p05'])}x / {_f(runs['median'])}x / {_f(runs['p95'])}x",
         "tailPrediction": f"{_f(runs['prediction'])}x",
@@ -363,8 +365,12 @@ def _trust(settings: serving.ServingSettings) -> str:
     batches = sorted({row["batch"] for row in rows})
     at = ("batch one" if batches == [1] else f"batch {batches[0]}" if len(batches) == 1
           else f"batch {batches[0]} to {batches[-1]}")
+    above = sum(row["ratio"] > 1 for row in rows)  # which way it errs, as the validation section says it
+    lean = (f", {above} of {len(rows)} predicted above their measurement (optimistic)" if 2 * above > len(rows) else
+            f", {len(rows) - above} of {len(rows)} predicted below their measurement" if 2 * above < len(rows) else
+            f", half predicted above their measurement and half below")
     return (f"{basis}; off by {_f(100 * middle_error, 0)}% (median) on {len(rows)} published "
-            f"speedups of {engine} at {at} for this family; beyond that, not validated")
+            f"speedups of {engine} at {at} for this family{lean}; beyond that, not validated")
 
 
 def _matching_validation(settings: serving.ServingSettings) -> list:

@@ -364,7 +364,7 @@ def depth_table_html(profile: dict, curve: bool) -> str:
     tokens they add per verify pass."""
     rows = "".join(f'<tr><th scope="row">{row["depth"]}</th><td>{_f(100 * row["top1"], 1)}%</td>'
                    f'<td>{row["nodes"]}</td><td>{_f(row["tokens"], 3)}</td></tr>' for row in profile["rows"])
-    source = "the measured curve's position" if curve else "its \u03b1 (top-1) slider at every level (i.i.d.)"
+    source = "the measured curve's position" if curve else "its \u03b1 (top-1) slider, the same at every level"
     return ('<table class="heatmap-table tr-depth-table"><caption>The best tree level by level: per-token acceptance \u03b1 of the '
             f'top-1 candidate from {source}; level d uses position d</caption>'
             '<thead><tr><th scope="col">Level</th><th scope="col">Per-token acceptance <span class="sym">\u03b1</span> (top-1)</th><th scope="col">Nodes</th>'
@@ -442,7 +442,7 @@ def view(raw=None) -> dict:
                    if levels else "")  # a tree of its root alone has no level below it
         summary += (f" On the measured curve ({curve_label}){falling}, "
                     f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's i.i.d. ranks choose. "
+                    f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's ranks choose, one rate at every level. "
                     f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
                     f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
                     f"over {profile['aware']['depth']} levels, root included)."
@@ -450,7 +450,7 @@ def view(raw=None) -> dict:
                        f"{measured_k} measured positions." if levels > measured_k else ""))
     # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
     # curve's): the lead says whose they are
-    lead = (("On i.i.d. top-1 ranks, the" if curve is not None else "The")
+    lead = (("On the top-1 slider's ranks, the" if curve is not None else "The")
             + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
             f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
             f"(the chain {readouts['chainSpeedup']}x); the best "
