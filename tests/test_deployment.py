@@ -634,3 +634,28 @@ def test_the_diagnosis_says_when_no_batch_that_fits_crosses():
     assert production.crossover_within(s.with_(batch=1, lookahead=2), len(ks)) is None
     (row,) = production.diagnosis(s, 2, ks)
     assert row["factor"] == "none" and ", no crossover at any batch that fits, with a verify pass" in row["sentence"]
+
+
+def test_the_panels_times_and_costs_carry_the_serving_trust_line():
+    """The panel's TPOT, tokens per second and costs are the serving model's, so its production fold and the CLI
+    state how far to trust them with the serving instrument's own rule for the same engine, GPU, target and draft:
+    a measured error band where published speedups of that family exist, "not validated" where none do."""
+    from lab.figures import escape
+    from lab.widgets import deployment as panel
+    from lab.widgets import serving as serving_widget
+
+    view = panel.view(None)
+    d = panel._deployment(view["params"])
+    settings = deployment.serving_settings(d, view["answer"]["acceptancePercent"])
+    assert settings.stepModel == serving.MEASURED
+    line = serving_widget.trust_line(settings)
+    assert escape(line) in view["figures"]["trust"] and "not validated" in line   # today's V1 default: no row
+    rows = ["--mean-acceptance-length", "1.86", "--measured-at", "3", "--target", "qwen3-30b-a3b", "--draft",
+            "eagle3-head", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "1", "--lookahead", "3", "--context", "1200"]
+    done = _cli(*rows, "--engine", "sglang-no-overlap", "--json")
+    assert done.returncode == 0, done.stderr
+    trust = json.loads(done.stdout)["trust"]
+    assert "off by" in trust and "published speedups of SGLang 2025" in trust
+    assert f"trust: {trust}" in _cli(*rows, "--engine", "sglang-no-overlap").stdout.splitlines()
+    other = json.loads(_cli(*rows, "--engine", "sglang", "--json").stdout)["trust"]
+    assert "not validated for SGLang (today" in other   # never the 2025 engine's band

@@ -610,15 +610,15 @@ def test_trust_line_is_per_engine_and_family():
     from lab.widgets import serving as widget
 
     base = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="llama-3-8b", draft=serving.EAGLE, gpus=1)
-    covered = widget._trust(base.with_(engine="vllm-v1-0.10"))
+    covered = widget.trust_line(base.with_(engine="vllm-v1-0.10"))
     rows = widget._matching_validation(base.with_(engine="vllm-v1-0.10"))
     assert rows and f"on {len(rows)} published speedups" in covered and "not validated" in covered
     for engine in serving.ENGINES:
         if engine != "vllm-v1-0.10":
-            assert "not validated for" in widget._trust(base.with_(engine=engine))
+            assert "not validated for" in widget.trust_line(base.with_(engine=engine))
     for changes in (dict(target="qwen3-30b-a3b"), dict(target="deepseek-v3", gpus=8), dict(gpu="l40s")):
-        assert "not validated" in widget._trust(base.with_(engine="vllm-v1-0.10", **changes))
-    assert all("factor" not in widget._trust(base.with_(engine=e)) for e in serving.ENGINES)
+        assert "not validated" in widget.trust_line(base.with_(engine="vllm-v1-0.10", **changes))
+    assert all("factor" not in widget.trust_line(base.with_(engine=e)) for e in serving.ENGINES)
 
 
 def test_the_brackets_figure_draws_the_crossover_comparison():

@@ -270,7 +270,7 @@ def test_the_trust_line_still_says_a_mixture_of_experts_is_not_validated_end_to_
     for gpu in ("h200", "b200"):
         s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, target="deepseek-v3", gpu=gpu, gpus=8,
                                            precision="fp8")
-        assert "not validated" in widget._trust(s), gpu
+        assert "not validated" in widget.trust_line(s), gpu
 
 
 @pytest.mark.parametrize("batch", [1, 8, 16, 32, 64])

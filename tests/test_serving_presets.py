@@ -107,7 +107,7 @@ def test_the_idealised_options_do_not_claim_to_bound_the_calibrated_model():
     assert ideal < calibrated
     assert "ideal" not in serving.STEP_MODELS[serving.OPERATORS]
     for model in (serving.OPERATORS, serving.ROOFLINE):
-        trust = widget._trust(s.with_(stepModel=model))
+        trust = widget.trust_line(s.with_(stepModel=model))
         assert "upper bound" not in trust and "not a bound" in trust
 
 
@@ -147,13 +147,13 @@ def test_the_rtx_3090_preset_is_its_datasheet_and_derived_tensor_peak_with_an_as
     assert c is cal.CALIBRATIONS["rtx-4090"] is cal.CALIBRATIONS["l40s"] and not c.measured
     assert not any(m.gpu == "rtx-3090" for m in cal.STEP_MEASUREMENTS)
     s = D.with_(gpu="rtx-3090", stepModel=serving.MEASURED)
-    assert widget._trust(s).startswith("assumed: no step time measured on this GPU; not validated for ")
+    assert widget.trust_line(s).startswith("assumed: no step time measured on this GPU; not validated for ")
     assert widget._assumed_calibrations()[0]["gpus"] == "L40S, RTX 4090 and RTX 3090"
     from lab.widgets import deployment as deployment_widget
     for choices in (widget.SELECTS, deployment_widget.CHOICES):   # both GPU dropdowns list it, by its label
         gpu_choice = next(choice for choice in choices if choice.name == "gpu")
         assert gpu_choice.options["rtx-3090"] == "RTX 3090"
-    assert "not validated" in widget._trust(s)
+    assert "not validated" in widget.trust_line(s)
 
 
 def test_2026_gpus_are_calibrated_only_by_assumption_and_the_page_says_so():
@@ -167,7 +167,7 @@ def test_2026_gpus_are_calibrated_only_by_assumption_and_the_page_says_so():
         # MI300X's fixed cost per pass alone is fitted on measured steps (tests/test_serving_calibration_2026.py)
         basis = ("assumed: its efficiencies (only its fixed cost per pass is fitted on measured steps)"
                  if name == "mi300x" else "assumed: no step time measured on this GPU")
-        assert widget._trust(s).startswith(basis + "; not validated for ")
+        assert widget.trust_line(s).startswith(basis + "; not validated for ")
     assert not any(m.gpu in ("b200", "b300", "mi300x", "mi355x") for m in cal.STEP_MEASUREMENTS)
     groups = widget._assumed_calibrations()
     assert any("MI355X" in g["gpus"] and "Hopper" in g["how"] for g in groups)

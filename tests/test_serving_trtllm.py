@@ -224,10 +224,10 @@ def test_the_trust_line_quotes_only_trtllms_own_rows():
 
     rows = widget._matching_validation(MTP)
     assert len(rows) == len(BLOG_TABLE) and {row["engine"] for row in rows} == {"trtllm"}
-    line = widget._trust(MTP)
+    line = widget.trust_line(MTP)
     assert f"on {len(BLOG_TABLE)} published speedups of {cal.ENGINES['trtllm'].label} at batch one" in line
-    assert "not validated for" in widget._trust(MTP.with_(engine="sglang"))
-    assert "not validated for" in widget._trust(MTP.with_(target="llama-3-70b", precision="bf16"))
+    assert "not validated for" in widget.trust_line(MTP.with_(engine="sglang"))
+    assert "not validated for" in widget.trust_line(MTP.with_(target="llama-3-70b", precision="bf16"))
 
 
 @pytest.mark.parametrize("step_model", [serving.MEASURED, serving.ROOFLINE])

@@ -322,6 +322,10 @@ def run(args):
     pre = prod["prefill"]
     lines.append(f"prefill of {pre['promptTokens']} tokens: the draft adds {pre['draftMs']:.2f} ms to the target's "
                  f"{pre['targetMs']:.2f} ms (step model, not validated on prefill)")
+    from ..widgets.deployment import trust_words
+
+    document["trust"] = trust_words(deployment.serving_settings(d, result["acceptancePercent"]))
+    lines.append(f"trust: {document['trust']}")
     lines += [f"diagnosis: {item['sentence']}" for item in extra["diagnosis"]]
     return document, "\n".join(lines), 0
 

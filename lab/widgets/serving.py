@@ -32,7 +32,8 @@ from ..serving_figures import (  # noqa: F401  (re-exported: the figures are thi
     HIGH_RATE_COLUMN, NARROW_RATE_COLUMN, PLAIN_LINE, SPEC_LINE, SPEEDUP_LINE)
 
 __all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context", "heatmap_svg", "heatmap_selection_svg",
-           "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "rate_label", "curve_switch_html"]
+           "batch_svg", "load_svg", "tail_svg", "heatmap_table_html", "load_table_html", "rate_label", "curve_switch_html",
+           "trust_line"]
 
 # The widget opens on a setting an engine measured (lab.serving_validation: Llama-3-8B with an EAGLE
 # head on one H100, k = 2, batch 1, mean acceptance length 1.89 measured, 1.36x measured): acceptance
@@ -265,7 +266,7 @@ def view(raw=None) -> dict:
         "ridge": _f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
         "crossover": ("no batch fits" if not room else f"none up to {limit}" if crossover is None
                       else str(crossover)),
-        "crossoverTrust": _trust(s),
+        "crossoverTrust": trust_line(s),
         "effectiveBatch": str(s.batch * a["verifyTokens"]),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
         "loadCross": "nowhere" if cross is None else f"{rate_label(cross)} req/s",
@@ -337,7 +338,7 @@ def _extend_text(settings: serving.ServingSettings, r, verify_tokens: int) -> st
     return f"; the first over the {verify_tokens} verified tokens, {_f(r.draftExtendMs)} ms more"
 
 
-def _trust(settings: serving.ServingSettings) -> str:
+def trust_line(settings: serving.ServingSettings) -> str:
     """How far to trust the answer, per engine and preset family: what the model was calibrated on for
     this GPU (or that it is assumed), and its measured error on the published end-to-end speedups of the same
     engine, GPU calibration, kind of target (dense or mixture of experts, with or without linear attention) and
