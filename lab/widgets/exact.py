@@ -155,7 +155,7 @@ _figures: dict = {"distributions": OrderedDict(), "outputs": OrderedDict(), "tra
 
 
 def _figure(kind: str, key: tuple, draw) -> str:
-    """The ``kind`` figure for ``key`` (every setting it is drawn from, and the width), drawn by
+    """The ``kind`` figure for ``key`` (the drawing function, every setting it is drawn from, and the width), drawn by
     ``draw()`` once and kept: a slider step redraws only the figures its slider feeds (the p/q bars
     read certainty and match; the outputs those and the seed; the trace all but the draft cost).
     The SVG strings never change once drawn, so a kept one is the same text; the least recently
@@ -216,7 +216,9 @@ def view(raw=None) -> dict:
             p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
             exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width)
 
-    trace_key = (certainty, match, params["gamma"], params["length"], params["seed"], width)
+    # each key holds the function that draws it: a figure kept is the text that function drew, so a function
+    # replaced in the worker (the audit's figure mutations do it) draws afresh instead of meeting the old text
+    trace_key = (trace_svg, certainty, match, params["gamma"], params["length"], params["seed"], width)
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -232,9 +234,9 @@ def view(raw=None) -> dict:
                  f"buggy sampler off by TV {readouts['wrongTv']}"),
         "width": width,
         "figures": {
-            "distributions": _figure("distributions", (certainty, match, width),
+            "distributions": _figure("distributions", (distributions_svg, certainty, match, width),
                                      lambda: distributions_svg(p_float, q_float, vocabulary, width)),
-            "outputs": _figure("outputs", (certainty, match, params["seed"], width), outputs),
+            "outputs": _figure("outputs", (outputs_svg, certainty, match, params["seed"], width), outputs),
             "trace": _figure("trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
         },
     }
