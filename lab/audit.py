@@ -21,6 +21,7 @@ from functools import lru_cache
 from itertools import product
 import math
 import random
+import re
 
 from . import sampler
 from .exact import evaluate
@@ -509,7 +510,17 @@ def check_result_steps(name: str, check, *args, nothing_visited: str = "visited 
     detail (the first counterexample), visited and description (the check's docstring)."""
     out = yield from run_check_steps(check, *args, nothing_visited=nothing_visited)
     return {"name": name, "passed": out.failure is None, "detail": out.failure or "", "visited": out.visited,
-            "description": " ".join((check.__doc__ or "").split())}
+            "description": reader_text(check.__doc__ or "")}
+
+
+def reader_text(docstring: str) -> str:
+    """A check's docstring as a reader sees it in the audit list: one line, without the markup the docs tools
+    read (a role such as ``:func:`name``` and double backquotes keep only what they mark).
+
+    >>> reader_text("Every readout is the model's (:func:`_expected`),   ``to_fixed`` formatted.")
+    "Every readout is the model's (_expected), to_fixed formatted."
+    """
+    return re.sub(r":[a-z]+:`([^`]*)`", r"\1", " ".join(docstring.split())).replace("``", "")
 
 
 def run_audit_steps():

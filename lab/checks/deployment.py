@@ -663,7 +663,7 @@ def signature_value() -> str:
 # --- acceptance by position (lab.acceptance): its checks ride in this family ---------------
 
 def acceptance_iid_curve_is_todays_model(out):
-    """A curve built from i.i.d. rates reproduces today's numbers exactly: the ledger's tokens per call
+    """A curve of one rate at every position (the independent model's) reproduces today's numbers exactly: the ledger's tokens per call
     and speedup, the serving model's tokens per cycle, every float equal."""
     from .. import acceptance
 

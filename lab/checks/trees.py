@@ -375,7 +375,7 @@ def tree_readouts_match_model(out):
 def depth_profile_from_curve(out):
     """The trees depth profile: a tree of depth d uses the curve's positions 1..d, level i at
     position i. On a constant curve at the top-1 slider the profile's value is the best tree's (the
-    i.i.d. model); a chain's value on a falling curve is its mean acceptance length, 1 + r1 + r1 r2 + ...,
+    independent model's, one rate at every level); a chain's value on a falling curve is its mean acceptance length, 1 + r1 + r1 r2 + ...,
     summed here; changing the curve past the tree's depth changes nothing; the widget shows the
     measured rates level by level and sends the same numbers to its table."""
     from ..widgets import trees as widget
@@ -461,11 +461,11 @@ def _brute_depth_value(probs_by_depth, budget: int, max_depth: int) -> float:
 
 def depth_best_tree_is_best(out):
     """The tree chosen on a curve's levels (lab.trees.depth_best_tree, the one the trees widget shows beside
-    the i.i.d.-chosen tree) is a best tree: for every budget 1..6, depth 1..4 and depth profile of
-    :data:`DEPTH_PROFILES` it is worth the optimum of an enumeration of every tree written here, fits the
+    the tree the independent model chooses) is a best tree: for every budget 1..6, depth 1..4 and depth profile of
+    DEPTH_PROFILES it is worth the optimum of an enumeration of every tree written here, fits the
     budget and the depth, lists parents before children, is worth what tree_value_by_depth says of its
     parents, and never less than the tree the level-1 ranks alone choose, valued on the same levels;
-    with one rate at every level it is the i.i.d. best tree (Sequoia's DP value). The widget's
+    with one rate at every level it is the independent model's best tree (Sequoia's DP value). The widget's
     depth-aware readout on a falling measured curve is that search's tree."""
     from ..widgets import trees as widget
 
