@@ -172,13 +172,9 @@ def fit_moe_expert_us(low: float = 0.0, high: float = 5.0) -> float:
     >>> fit_moe_expert_us() == FITTED_EXPERT_US
     True
     """
+    from .serving_validation import _ternary_minimum   # the search every one-constant fit of the serving model uses
+
     def loss(us):
         return sum(log(row["labIncrement"] / row["increment"]) ** 2 for row in kernel_comparison(us))
 
-    while high - low > 0.005:
-        a, b = low + (high - low) / 3, high - (high - low) / 3
-        if loss(a) <= loss(b):
-            high = b
-        else:
-            low = a
-    return round((low + high) / 2, 2)
+    return round(_ternary_minimum(loss, low, high, 0.005), 2)
