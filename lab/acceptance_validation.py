@@ -86,27 +86,27 @@ def prior_choice() -> dict:
     error, folds choosing the model's point, folds)}``."""
     errors = {choice: (leave_one_out(1, *how)["medianError"], leave_one_out(2, *how)["medianError"])
               for choice, how in PRIOR_CHOICES.items()}
+    models = {figures: model_choice(figures) for figures in (1, 2)}
     nested = {}
-    for figures in (1, 2):
-        model = model_choice(figures)
+    for figures, model in models.items():
         found = nested_leave_one_out(figures, (model,) + tuple(c for c in PRIOR_CHOICES if c != model), CHOICE_MARGIN)
         nested[figures] = (found["medianError"], list(found["chosen"].values()).count(model), len(found["chosen"]))
     best = {figures: min(PRIOR_CHOICES, key=lambda choice: errors[choice][figures - 1]) for figures in (1, 2)}
     return {"errors": errors, "nested": nested, "best": best,
-            "chosen": {figures: kept_choice(model_choice(figures), best[figures],
+            "chosen": {figures: kept_choice(model, best[figures],
                                             {choice: pair[figures - 1] for choice, pair in errors.items()})
-                       for figures in (1, 2)}}
+                       for figures, model in models.items()}}
 
 
-def kept_choice(model: str, best: str, errors: dict) -> str:
+def kept_choice(model: str, best: str, errors: dict, margin: float = CHOICE_MARGIN) -> str:
     """The rule for changing the prior's point: keep the ``model``'s own unless the ``best`` point's median error
-    is below it by more than :data:`CHOICE_MARGIN`.
+    is below it by more than ``margin`` (:data:`CHOICE_MARGIN`).
 
     >>> kept_choice("pooled", "library", {"pooled": 0.0343, "library": 0.0330}), kept_choice("pooled", "library",
     ...     {"pooled": 0.0343, "library": 0.0310})
     ('pooled', 'library')
     """
-    return best if errors[model] - errors[best] > CHOICE_MARGIN else model
+    return best if errors[model] - errors[best] > margin else model
 
 
 # --- nested leave-one-out: a choice among rules made without the curve it is judged on ---------------
@@ -251,7 +251,7 @@ def nested_leave_one_out(known: int = 1, options=None, margin: float = 0.0) -> d
         score = {option: median([abs(_option_error(name, known, option, [n for n in inner if n != name]))
                                  for name in inner]) for option in options}
         best = min(options, key=lambda option: (score[option], options.index(option)))
-        chosen[held] = best if score[options[0]] - score[best] > margin else options[0]
+        chosen[held] = kept_choice(options[0], best, score, margin)
         errors[held] = plain[chosen[held]][held]
 
     def closer(found):
@@ -276,20 +276,20 @@ def kind_judgment() -> dict:
     the candidate."""
     model = model_choice(2)
     found = nested_leave_one_out(2, (model,) + KIND_CANDIDATES[2], CHOICE_MARGIN)
-    plain = found["plain"][model]
+    plain, candidate = found["plain"][model], found["plain"][KIND_CANDIDATES[2][0]]
     by_kind = {}
     for kind in _MEASURED_AS:
         names = [name for name in CURVES if CURVES[name][1] == kind]
         by_kind[kind] = {"curves": len(names), "nested": median([abs(found["errors"][n]) for n in names]),
                          "model": median([abs(plain["errors"][n]) for n in names]),
-                         "candidate": median([abs(found["plain"][KIND_CANDIDATES[2][0]]["errors"][n]) for n in names]),
+                         "candidate": median([abs(candidate["errors"][n]) for n in names]),
                          "above": (sum(1 for n in names if found["errors"][n] > 0),
                                    sum(1 for n in names if plain["errors"][n] > 0))}
     rules = (plain["medianError"] - found["medianError"] > CHOICE_MARGIN, found["better"] >= plain["better"],
              all(entry["nested"] - entry["model"] <= CHOICE_MARGIN for entry in by_kind.values()))
     return {"medianError": found["medianError"], "better": found["better"], "model": plain["medianError"],
-            "modelBetter": plain["better"], "candidate": found["plain"][KIND_CANDIDATES[2][0]]["medianError"],
-            "candidateBetter": found["plain"][KIND_CANDIDATES[2][0]]["better"], "medianIidError": found["medianIidError"],
+            "modelBetter": plain["better"], "candidate": candidate["medianError"],
+            "candidateBetter": candidate["better"], "medianIidError": found["medianIidError"],
             "folds": sum(1 for option in found["chosen"].values() if option != model), "curves": len(found["chosen"]),
             "byKind": by_kind, "rules": rules, "adopt": all(rules)}
 
