@@ -281,8 +281,9 @@ def run(args):
         document["curve"] = result["curve"]
     for name, values in result["values"].items():
         lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
+    settings = deployment.serving_settings(d, result["acceptancePercent"])   # what the serving model answered at
     if not srv["fits"]:
-        lines.append(serving.memory_note(deployment.serving_settings(d, result["acceptancePercent"])))
+        lines.append(serving.memory_note(settings))
     engine = args.config or "vllm"
     if engine not in CONFIG_ENGINES:
         raise UsageError(f"--config must be {CONFIG_FLAGS['--config']}, got {engine!r}")
@@ -322,9 +323,9 @@ def run(args):
     pre = prod["prefill"]
     lines.append(f"prefill of {pre['promptTokens']} tokens: the draft adds {pre['draftMs']:.2f} ms to the target's "
                  f"{pre['targetMs']:.2f} ms (step model, not validated on prefill)")
-    from ..widgets.deployment import trust_words
+    from ..widgets.serving import trust_line   # the rule the serving widget and the panel's production fold state
 
-    document["trust"] = trust_words(deployment.serving_settings(d, result["acceptancePercent"]))
+    document["trust"] = trust_line(settings)
     lines.append(f"trust: {document['trust']}")
     lines += [f"diagnosis: {item['sentence']}" for item in extra["diagnosis"]]
     return document, "\n".join(lines), 0

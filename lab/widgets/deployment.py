@@ -22,7 +22,7 @@ from ..urlstate import (PANEL_FIGURE_TEXT, Choice, Slider, Text, format_query, q
 
 __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "send_all_html", "INSTRUMENTS",
            "config_html", "schedule_html", "held_html", "held_words", "rises_html",
-           "rises_words", "rise_cause_words", "production_html", "prefill_html", "trust_words", "trust_html",
+           "rises_words", "rise_cause_words", "production_html", "prefill_html", "trust_html",
            "diagnosis_html"]
 
 D = deployment.DEFAULT_DEPLOYMENT
@@ -588,25 +588,21 @@ def prefill_html(prod: dict) -> str:
             f'({_f(share, 1)}% more; the step model\'s estimate, calibrated on decode steps, not on prefill).</p>')
 
 
-def trust_words(settings: "serving.ServingSettings") -> str:
-    """How far to trust the panel's times, tokens per second and costs: they are the serving model's, so the serving
-    instrument's trust line for the same engine, GPU, target and draft (:func:`lab.widgets.serving.trust_line`: its
-    error on published speedups of that family, or "not validated"), one rule for both.
+def trust_html(settings: "serving.ServingSettings") -> str:
+    """How far to trust the panel's times, tokens per second and costs, as the production fold's last paragraph: they
+    are the serving model's, so the serving instrument's trust line for the same engine, GPU, target and draft
+    (:func:`lab.widgets.serving.trust_line`: its error on published speedups of that family, or "not validated"),
+    one rule for both.
 
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, engine="trtllm", target="llama-3-70b")
-    >>> trust_words(s).endswith("not validated for TensorRT-LLM 2025 (MTP) with this target, draft and GPU (no "
-    ...                         "published end-to-end speedup of that family)")
+    >>> trust_html(s).endswith("not validated for TensorRT-LLM 2025 (MTP) with this target, draft and GPU (no "
+    ...                        "published end-to-end speedup of that family).</p>")
     True
     """
     from .serving import trust_line  # the serving widget's rule, imported where it is used (its chunk, not the core)
 
-    return trust_line(settings)
-
-
-def trust_html(settings: "serving.ServingSettings") -> str:
-    """:func:`trust_words` as the production fold's last paragraph."""
     return (f'<p class="dep-trust">How far to trust these times and costs (the serving model at your engine, GPU, '
-            f'target and draft): {escape(trust_words(settings))}.</p>')
+            f'target and draft): {escape(trust_line(settings))}.</p>')
 
 
 def diagnosis_html(items: list) -> str:

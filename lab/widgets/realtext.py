@@ -461,9 +461,9 @@ def _readouts(summary: dict, k: int, newest_chance: float | None) -> dict:
 
 def _summary(settings: dict, summary: dict, k: int, source: str, complete: bool = True) -> str:
     proposer = realtext.PROPOSER_NAMES[settings["proposer"]]
-    so_far = "" if complete else f" so far (stepping: call {summary['verifierCalls']}; the run goes on to " \
-                                 f"{int(settings['rtTokens'])} tokens)"
     asked = int(settings["rtTokens"])
+    so_far = "" if complete else f" so far (stepping: call {summary['verifierCalls']}; the run goes on to " \
+                                 f"{asked} tokens)"
     past = (f" (the last call's kept drafts carry it past the {asked} asked for)"
             if complete and summary["committedTokens"] > asked else "")
     text = (f"{source}, {proposer}, lookahead k = {k}, T = {_f(settings['rtTemperature'], 1)}: "

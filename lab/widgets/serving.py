@@ -364,8 +364,7 @@ def trust_line(settings: serving.ServingSettings) -> str:
                 "(no published end-to-end speedup of that family)")
     middle_error = median(abs(row["ratio"] - 1) for row in rows)
     batches = sorted({row["batch"] for row in rows})
-    at = ("batch one" if batches == [1] else f"batch {batches[0]}" if len(batches) == 1
-          else f"batch {batches[0]} to {batches[-1]}")
+    at = "batch one" if batches == [1] else f"batch {_batch_range(batches)}"
     above = sum(row["ratio"] > 1 for row in rows)  # which way it errs, as the validation section says it
     lean = (f", {above} of {len(rows)} predicted above their measurement (optimistic)" if 2 * above > len(rows) else
             f", {len(rows) - above} of {len(rows)} predicted below their measurement" if 2 * above < len(rows) else
