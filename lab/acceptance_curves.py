@@ -36,6 +36,13 @@ INFERENCEX = "SemiAnalysisAI/InferenceX golden_al_distribution/"
 INFERENCEX_LICENCE = "Apache-2.0"
 _IX = "SemiAnalysisAI/InferenceX @843c6254, golden_al_distribution/"
 _IX_OLD = "SemiAnalysisAI/InferenceX @86a9eaa8f, golden_al_distribution/"
+# A fork's copies (wufann/InferenceX, a fork of the Apache-2.0 repository above): Qwen3.8-Flash-Next's file, which
+# upstream's README at 0c66e113 lists among its current golden curves (source run: InferenceX Actions run 33034290269;
+# FP8 on B300, vLLM native MTP, k = 1..6, thinking on only), and DeepSeek-V4.1-Flash's DSpark file (source run
+# 34493175056; B200, TP 4, probabilistic draft, block rejection, adaptive verification off, temperature 1.0; k = 1..5:
+# the image rejects 6 to 8), which upstream's README at 0c66e113 describes as a collector's candidate not yet committed.
+_IX_FORK_QWEN38 = "wufann/InferenceX @0ab0bb89 (fork of SemiAnalysisAI/InferenceX), golden_al_distribution/"
+_IX_FORK_DSV41 = "wufann/InferenceX @ff664264 (fork of SemiAnalysisAI/InferenceX), golden_al_distribution/"
 _DSPARK_1B = ("rasyosef/train-dspark-draft-models @03b91937, README.md 'Evaluation' table (Apache-2.0; also quoted in "
               "vllm-project/speculators issue #1135, 2026-09-20): ")
 _VLLM_26498 = ("vllm-project/vllm pull request #26498 ('[Bugfix] Invalidate positions when using padded speculative "
@@ -493,6 +500,20 @@ CURVES = {
                                          "k = 7", _SPECULATORS_V060 + "the nine rows' equal-weight mean (1 + the mean "
                                          "rates' sum 3.0431; the printed lengths average 3.0444; 80 requests a "
                                          "subset)", "quoted from a public release note (Apache-2.0 repository)"),
+    # Three reference curves found on 5 December 2026 in a fork of InferenceX (wufann/InferenceX, whose files are
+    # upstream's, Apache-2.0), collected by the same SPEED-Bench coding workflow. Before they joined the library the
+    # model predicted each from k = 1 and k = 1..2 as a reader would (`python -m lab acceptance --lengths ...`): out of
+    # sample, errors at the largest k -5.6%, +4.9%, +1.5% from k = 1 (i.i.d. +2.1%, +9.7%, +7.6%) and -2.6%, +0.1%,
+    # -0.6% from k = 1..2 (i.i.d. +0.9%, +6.4%, +4.2%) (docs/READING.md, "Three curves the model had not seen").
+    "qwen3.8-flash-next-mtp-thinking": ("mtp", "lengths", (1.65, 2.06, 2.32, 2.47, 2.59, 2.66),
+                                        "Qwen3.8-Flash-Next FP8, MTP (native), thinking on", _IX_FORK_QWEN38
+                                        + "qwen3.8next_mtp.yaml (thinking_on)", "Apache-2.0"),
+    "dsv4.1-flash-dspark-thinking": ("draft", "lengths", (1.81, 2.43, 2.90, 3.26, 3.51),
+                                     "DeepSeek-V4.1-Flash, DSpark draft, block rejection, thinking on",
+                                     _IX_FORK_DSV41 + "dsv41flash_dspark.yaml (thinking_on)", "Apache-2.0"),
+    "dsv4.1-flash-dspark": ("draft", "lengths", (1.88, 2.62, 3.27, 3.73, 4.07),
+                            "DeepSeek-V4.1-Flash, DSpark draft, block rejection, thinking off",
+                            _IX_FORK_DSV41 + "dsv41flash_dspark.yaml (thinking_off)", "Apache-2.0"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -507,6 +528,7 @@ SAME_DRAFTER = {
     "kimi-k3-dspark": ("kimi-k3-dspark-thinking", "kimi-k3-dspark-block-thinking"),
     "dsv4-pro-0813-dspark": ("dsv4-pro-0813-dspark-thinking", "dsv4-pro-0813-dspark"),
     "dsv4-pro-dspark": ("dsv4-pro-dspark-thinking", "dsv4-pro-dspark"),
+    "dsv4.1-flash-dspark": ("dsv4.1-flash-dspark-thinking", "dsv4.1-flash-dspark"),
     "dspark-llama1b": tuple(name for name in CURVES if name.startswith("dspark-llama1b-")),
     "vllm-26498-eagle": ("vllm-26498-eagle-mtbench", "vllm-26498-eagle-specbench", "vllm-26191-eagle3-mtbench"),
     # One n-gram configuration on one target, two workloads; an unnamed gpt-oss EAGLE-3 head that may be #32628's.

@@ -134,12 +134,14 @@ def test_the_same_kind_prior_was_judged_once_and_its_rule_does_not_adopt_it():
     curves the candidate helps, so the gain rests on the curves it is judged on), 48 and 48 closer than i.i.d.;
     reference curves 6.45% against 6.70%, engine curves 1.91% against 1.94%. Rule (1) fails, so the model is
     unchanged; if a library change turns the verdict this fails, and the decision is not to be rerun until it passes
-    (docs/READING.md)."""
+    (docs/READING.md). On the 61-curve library (three InferenceX curves added, 5 December 2026) the candidate's own plain
+    error is 3.20% against the model's 2.98% and no fold chooses it, so nested equals the model's plain: the verdict
+    stands, by a wider margin."""
     found = acceptance_validation.kind_judgment()
     assert found["curves"] == len(CURVES)
     assert found["model"] == acceptance_validation.leave_one_out(2)["medianError"]
     assert found["rules"] == (False, True, True) and not found["adopt"]
-    assert found["medianError"] > found["model"] > found["candidate"]   # plain alone would have passed; nested does not
+    assert found["medianError"] >= found["model"]   # nested is no better than the model's own plain error
     assert found["folds"] < found["curves"]
     # the model is today's: its prior's curves for two lengths include engine curves, and for rates reference ones
     assert acceptance_validation.model_choice(2) not in acceptance_validation.KIND_OPTIONS
