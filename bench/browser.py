@@ -7,6 +7,7 @@ import importlib.util
 import json
 import random
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,14 +71,24 @@ def _emulate_network(context, page, network: dict | None) -> None:
         session.send("Network.emulateNetworkConditions", network)
 
 
-def cold_bare(browser, base: str, network: dict | None = None) -> dict:
-    """bench/bare.html in a fresh context (empty HTTP cache): page-clock ms until Pyodide is up."""
+@contextmanager
+def _cold_page(browser, url: str, network: dict | None):
+    """A page opened at ``url`` in a fresh context (empty HTTP cache) that records the worker's marks,
+    with ``network`` emulated when given; the context is closed on leaving. Both cold starts use it."""
     context = browser.new_context()
     context.add_init_script(_WORKER_MARKS)
     try:
         page = context.new_page()
         _emulate_network(context, page, network)
-        page.goto(base + "bench/bare.html")
+        page.goto(url)
+        yield page
+    finally:
+        context.close()
+
+
+def cold_bare(browser, base: str, network: dict | None = None) -> dict:
+    """bench/bare.html in a fresh context (empty HTTP cache): page-clock ms until Pyodide is up."""
+    with _cold_page(browser, base + "bench/bare.html", network) as page:
         page.wait_for_function("() => document.body.dataset.ready || document.body.dataset.error",
                                timeout=BOOT_TIMEOUT_MS)
         data = page.evaluate("() => ({...document.body.dataset})")
@@ -85,8 +96,6 @@ def cold_bare(browser, base: str, network: dict | None = None) -> dict:
             raise RuntimeError(f"bare page: {data['error']}")
         return {"readyMs": float(data["ready"]), "workerBootMs": float(data["boot"]), **page.evaluate(_NAV_TIMING),
                 "marks": _worker_marks(page)}
-    finally:
-        context.close()
 
 
 _NAV_TIMING = """() => {
@@ -127,17 +136,10 @@ def wait_audit(page) -> str:
 
 def cold_article(browser, base: str, network: dict | None = None) -> dict:
     """The article in a fresh context: navigation start to the lab live (dataset.labReadyMs)."""
-    context = browser.new_context()
-    context.add_init_script(_WORKER_MARKS)
-    try:
-        page = context.new_page()
-        _emulate_network(context, page, network)
-        page.goto(base)
+    with _cold_page(browser, base, network) as page:
         wait_live(page)
         ready = float(page.evaluate("() => document.documentElement.dataset.labReadyMs"))
         return {"labReadyMs": ready, **page.evaluate(_NAV_TIMING), "marks": _worker_marks(page)}
-    finally:
-        context.close()
 
 
 # --- bytes on the wire, as the browser counts them ------------------------------------------------

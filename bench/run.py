@@ -349,10 +349,11 @@ def summarize(raw: dict) -> dict:
     bare_net = [r["readyMs"] for r in raw["coldRunsNetwork"]["bare"]]
     lab_net = [r["labReadyMs"] for r in raw["coldRunsNetwork"]["article"]]
     kinds = list(raw["sliders"])
-    steps = {kind: [s["latencyMs"] for s in raw["sliders"][kind]["steps"]] for kind in kinds}
+    steps = _latencies(raw["sliders"])
     all_steps = [v for kind in kinds for v in steps[kind]]
-    throttled = {kind: [s["latencyMs"] for s in raw["slidersThrottled"][kind]["steps"]] for kind in kinds}
+    throttled = _latencies(raw["slidersThrottled"])
     all_throttled = [v for kind in kinds for v in throttled[kind]]
+    sliders = slider_summary(raw["sliders"], raw["slidersThrottled"])
     first_audits = [w["audits"][0] for w in raw["browserAudit"]]
     repeat_audits = [a for w in raw["browserAudit"] for a in w["audits"][1:]]
     accept = sorted({t["acceptEncoding"] for t in raw["coldUncompressed"]["transfers"]})
@@ -364,10 +365,10 @@ def summarize(raw: dict) -> dict:
         "readyRatioNetwork": round(median(lab_net) / median(bare_net), 3),
         "bareReadyMsNetwork": round(median(bare_net), 1),
         "labReadyMsNetwork": round(median(lab_net), 1),
-        "sliderP50Ms": round(percentile(all_steps, 50), 2),
-        "sliderP95Ms": round(percentile(all_steps, 95), 2),
-        "sliderThrottledP50Ms": round(percentile(all_throttled, 50), 2),
-        "sliderThrottledP95Ms": round(percentile(all_throttled, 95), 2),
+        "sliderP50Ms": sliders["sliderP50Ms"],
+        "sliderP95Ms": sliders["sliderP95Ms"],
+        "sliderThrottledP50Ms": sliders["sliderThrottledP50Ms"],
+        "sliderThrottledP95Ms": sliders["sliderThrottledP95Ms"],
         "browserAuditMs": round(median(first_audits), 1),
         "dragMaxFrameGapMs": round(raw["fastDrag"]["maxFrameGap"], 1),
         "cpythonAuditMs": raw["cpython"]["cpythonAuditMs"],
@@ -400,11 +401,9 @@ def summarize(raw: dict) -> dict:
         "browserAuditMs": spread(first_audits),
         "cpythonAuditMs": raw["cpython"]["spread"],
     }
-    # Per widget (keyed by its form's data-lab): p50 and p95 of its own steps, both runs.
-    out["sliderByWidget"] = {kind: {"n": len(steps[kind]), "p50Ms": round(percentile(steps[kind], 50), 2),
-                                    "p95Ms": round(percentile(steps[kind], 95), 2),
-                                    "throttledP50Ms": round(percentile(throttled[kind], 50), 2),
-                                    "throttledP95Ms": round(percentile(throttled[kind], 95), 2)} for kind in kinds}
+    # Per widget (keyed by its form's data-lab): p50 and p95 of its own steps, both runs, its steps over one
+    # frame and its Python p50/p95 (slider_summary, as BENCH_ONLY=sliders).
+    out["sliderByWidget"] = sliders["sliderByWidget"]
     # Chromium throttles the main thread only: were the worker's Python 4x slower too, each step
     # would take (CPU_THROTTLE - 1) x its Python time longer. An estimate, not a measurement.
     scaled = [s["latencyMs"] + (B.CPU_THROTTLE - 1) * s["pythonMs"] for kind in kinds
@@ -417,7 +416,8 @@ def summarize(raw: dict) -> dict:
     out["sliderBySliderMedianMs"] = {k: round(median(v), 2) for k, v in by_slider.items()}
     out["sliderWarmupMs"] = {kind: [round(s["latencyMs"], 2) for s in raw["sliders"][kind]["warmup"]]
                              for kind in kinds}
-    out["sliderSteps"] = len(all_steps)
+    out["sliderSteps"] = sliders["sliderSteps"]
+    out["stepsOverOneFrame"] = sliders["stepsOverOneFrame"]
     out["sliderDecomposition"] = slider_decomposition(raw["sliders"])
     out["browserAuditRepeatMs"] = round(median(repeat_audits), 1) if repeat_audits else None
     out["browserAuditWorkers"] = raw["browserAudit"]
@@ -667,18 +667,41 @@ def measure_final_only(steps: int) -> dict:
             "cpuThrottlingRate": B.CPU_THROTTLE, "loadAverage": os.getloadavg(), "detail": raw}
 
 
-def slider_summary(sliders: dict) -> dict:
-    """sliderP50Ms / sliderP95Ms over every widget's steps, each widget's own, and where they went."""
-    steps = {kind: [s["latencyMs"] for s in sliders[kind]["steps"]] for kind in sliders}
+def _latencies(sliders: dict) -> dict:
+    """Each widget's step latencies (ms), keyed by its form's data-lab."""
+    return {kind: [s["latencyMs"] for s in sliders[kind]["steps"]] for kind in sliders}
+
+
+def slider_summary(sliders: dict, throttled: dict | None = None) -> dict:
+    """sliderP50Ms / sliderP95Ms over every widget's steps, each widget's own (its steps over one frame
+    and its Python p50/p95 in the worker), and where they went. With ``throttled`` (the same widgets'
+    steps, the CPU throttled) also sliderThrottledP50Ms / sliderThrottledP95Ms and each widget's
+    throttledP50Ms / throttledP95Ms. The full run (summarize) and ``BENCH_ONLY=sliders`` both use it.
+
+    >>> out = slider_summary({"a": {"steps": [{"latencyMs": 10.0, "pythonMs": 4.0}, {"latencyMs": 20.0}]}})
+    >>> out["sliderP50Ms"], out["stepsOverOneFrame"], out["sliderByWidget"]["a"]["pythonP50Ms"]
+    (15.0, 1, 4.0)
+    """
+    steps = _latencies(sliders)
     every = [v for kind in steps for v in steps[kind]]
     python = {kind: [s["pythonMs"] for s in sliders[kind]["steps"] if s.get("pythonMs") is not None] for kind in sliders}
-    return {"sliderP50Ms": round(percentile(every, 50), 2), "sliderP95Ms": round(percentile(every, 95), 2),
-            "sliderSteps": len(every), "stepsOverOneFrame": sum(1 for v in every if v > FRAME_MS),
-            "sliderByWidget": {kind: {"n": len(v), "p50Ms": round(percentile(v, 50), 2), "p95Ms": round(percentile(v, 95), 2),
-                                      "overOneFrame": sum(1 for x in v if x > FRAME_MS),
-                                      "pythonP50Ms": round(percentile(python[kind], 50), 2) if python[kind] else None,
-                                      "pythonP95Ms": round(percentile(python[kind], 95), 2) if python[kind] else None}
-                               for kind, v in steps.items()}}
+    by_widget = {kind: {"n": len(v), "p50Ms": round(percentile(v, 50), 2), "p95Ms": round(percentile(v, 95), 2),
+                        "overOneFrame": sum(1 for x in v if x > FRAME_MS),
+                        "pythonP50Ms": round(percentile(python[kind], 50), 2) if python[kind] else None,
+                        "pythonP95Ms": round(percentile(python[kind], 95), 2) if python[kind] else None}
+                 for kind, v in steps.items()}
+    out = {"sliderP50Ms": round(percentile(every, 50), 2), "sliderP95Ms": round(percentile(every, 95), 2),
+           "sliderSteps": len(every), "stepsOverOneFrame": sum(1 for v in every if v > FRAME_MS),
+           "sliderByWidget": by_widget}
+    if throttled is not None:
+        slow = _latencies(throttled)
+        every_slow = [v for kind in by_widget for v in slow[kind]]
+        out["sliderThrottledP50Ms"] = round(percentile(every_slow, 50), 2)
+        out["sliderThrottledP95Ms"] = round(percentile(every_slow, 95), 2)
+        for kind, own in by_widget.items():
+            own["throttledP50Ms"] = round(percentile(slow[kind], 50), 2)
+            own["throttledP95Ms"] = round(percentile(slow[kind], 95), 2)
+    return out
 
 
 def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:

@@ -24,3 +24,13 @@ def test_a_beside_that_is_not_a_checkout_is_refused_by_name(monkeypatch, tmp_pat
     assert run.main([]) == 2
     err = capsys.readouterr().err
     assert str(tmp_path) in err and "not a checkout" in err and "no lab/" in err
+
+
+def test_the_throttled_steps_join_the_same_summary_only_when_given():
+    plain = {"a": _steps([10.0, 12.0, 20.0]), "b": _steps([16.0, 17.0])}
+    out = run.slider_summary(plain, {"a": _steps([30.0, 40.0]), "b": _steps([20.0, 21.0, 50.0])})
+    assert out["sliderThrottledP50Ms"] == 30.0 and out["sliderThrottledP95Ms"] == 48.0  # a, b: 20 21 30 40 50
+    assert out["sliderByWidget"]["a"]["throttledP50Ms"] == 35.0 and out["sliderByWidget"]["b"]["throttledP95Ms"] == 47.1
+    assert out["sliderByWidget"]["a"]["p50Ms"] == 12.0 and out["stepsOverOneFrame"] == 2  # the plain steps, as before
+    alone = run.slider_summary(plain)
+    assert "sliderThrottledP50Ms" not in alone and "throttledP50Ms" not in alone["sliderByWidget"]["a"]

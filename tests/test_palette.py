@@ -76,6 +76,17 @@ def test_palette_contrast(scheme):
         assert contrast(figures.INK, shade) >= 3, shade
 
 
+@pytest.mark.parametrize("scheme", [0, 1], ids=["light", "dark"])
+def test_gridlines_recede_and_still_reach_3_to_1(scheme):
+    """--grid (fig-grid): a guide for reading values is a part of the graphic the reader needs (WCAG 1.4.11,
+    docs/PALETTE.md), so it clears 3:1 on the surface; it recedes by being lighter than the axes' --muted."""
+    block = (LIGHT, DARK)[scheme]
+    surface = _var(block, "surface")
+    grid, muted = contrast(_var(block, "grid"), surface), contrast(_var(block, "muted"), surface)
+    assert 3 <= grid < muted - 1, (grid, muted)
+    assert re.search(r"\.fig-grid\s*\{[^}]*stroke:\s*var\(--grid\)[^}]*shape-rendering:\s*crispEdges", WIDGETS)
+
+
 def _font_sizes() -> dict[str, float]:
     sizes = {}
     for name, size in re.findall(r"\.(fig-[a-z]+)\s*\{[^}]*font-size:\s*([0-9.]+)px", WIDGETS):

@@ -265,6 +265,18 @@ def test_view_default_and_url_state():
     assert "trcText" not in again["shown"]  # the page never overwrites what the reader typed
 
 
+def test_the_survival_figure_draws_its_axis_in_muted_ink_and_its_guides_as_gridlines():
+    """The zero line is the axis (fig-axisline); 0.25 to 1 are guides (fig-grid: the lighter grid ink that
+    still clears 3:1, docs/PALETTE.md); every one crisp, so a line on a whole pixel is not two pale rows."""
+    import re
+    svg = widget.view(None)["figures"]["curve"]
+    lines = re.findall(r'<line class="(fig-axisline|fig-grid)" shape-rendering="crispEdges" x1="[\d.]+" x2="[\d.]+" '
+                       r'y1="([\d.]+)"', svg)
+    by_height = sorted(((float(y), kind) for kind, y in lines), reverse=True)  # from the bottom (0) up
+    assert [kind for _, kind in by_height] == ["fig-axisline"] + ["fig-grid"] * 4
+    assert svg.count("fig-axisline") == 1 and svg.count("fig-grid") == 4
+
+
 def test_view_figure_width_is_clamped():
     assert 'viewBox="0 0 320 ' in widget.view({"width": "100"})["figures"]["curve"]
     assert 'viewBox="0 0 960 ' in widget.view({"width": "5000"})["figures"]["curve"]
