@@ -1,18 +1,22 @@
-"""Byte-for-byte check of two widgets' views against another commit's lab (CPython only, standard library;
+"""Byte-for-byte check of four widgets' views against another commit's lab (CPython only, standard library;
 not part of lab/).
 
-The real-text and the exact sampler widgets are rendered over the same slider states by this checkout's
-``lab/`` and by another commit's (``git archive`` of its ``lab/`` into a temporary directory), each in its
-own process, and every response is compared as the worker sends it (``json.dumps({"kind": K, **view})``,
+The real-text, exact sampler, deployment and serving widgets are rendered over the same slider states by this
+checkout's ``lab/`` and by another commit's (``git archive`` of its ``lab/`` into a temporary directory), each in
+its own process, and every response is compared as the worker sends it (``json.dumps({"kind": K, **view})``,
 as :func:`lab.views.handle` does), by SHA-256. The states:
 
 - the browser bench's slider plans (:func:`bench.browser.slider_plan`, each widget's range sliders round
-  robin, every step from the state before: the caches warm as in the page), three seeds and three widths,
-  150 steps each, each plan after the widget's default view;
+  robin, every step from the state before: the caches warm as in the page; a log slider's typed twin follows
+  it, as app.js sets it), three seeds and three widths, 150 steps each, each plan after the widget's default view;
 - a grid of the real-text widget's controls (lookahead 1, 3, 7; T 0, 0.1, 0.5, 1, 1.4, 2; 8, 40 and 64
   tokens; every proposer and preset; and some stepped runs), shuffled;
 - a grid of the exact sampler's sliders (certainty and match 0, 37 or 50, 64 or 72, 100; k 1, 5, 12;
   1, 96 and 256 tokens; two seeds; two widths), shuffled;
+- 600 states of a grid of the serving widget's (every step model, with the roofline-only sliders moved under
+  each; three targets, two GPUs, two lookaheads, batches and output lengths), shuffled;
+- 300 states of a grid of the deployment panel's (three targets, drafts and engines, lookahead 1, 4 and 9,
+  context 512, 8k and 128k), shuffled;
 - and, since a view rounds what it shows (a float off in its last bit would seldom change a byte of
   it), the real-text decoder's own records (:func:`lab.realtext.generate`: every call's drafts, the
   p(x) and q(x) it checked and its first-draft chance, compared by ``repr``, so to the last bit) for
