@@ -190,7 +190,7 @@ def ledger_costs(d: Deployment, alpha: float = 0.0) -> dict:
     here = step_times(d, k)
     plain = here["plain"]
     low, high = (k - 1, k) if k >= 2 else (1, 2)
-    slope = step_times(d, high)["verify"] - step_times(d, low)["verify"]
+    slope = (here if high == k else step_times(d, high))["verify"] - step_times(d, low)["verify"]  # k's steps once
     overhead = here["verify"] - plain - (k - 1) * slope
     if overhead < 0:  # the verify line through k would start below a plain step: the tax takes it all
         overhead = 0.0
@@ -443,7 +443,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
                                      curve, MAX_LOOKAHEAD)
     token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
     ledger_settings = to_ledger_settings(values["ledger"])
-    unrounded = ledger_settings.with_(**ledger_costs(d, percent / 100))
+    unrounded = ledger_settings.with_(**answer_["costs"])  # ledger_costs(d, percent / 100), fitted by _iid_answer
     ledger_best = acceptance.best_lookahead_on_curve(ledger_settings, token_rates, MAX_LOOKAHEAD, curve.measuredAt)
     sent_best_k, sent_best = serving.best_lookahead(s, MAX_LOOKAHEAD, curve=token_rates)
     answer_.update({

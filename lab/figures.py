@@ -31,7 +31,7 @@ from .jsformat import to_fixed
 
 __all__ = ["escape", "speedup_colour", "breakeven_path", "audit_checks_html", "COLOURS", "HEATMAP_SCALE", "fit_width",
            "split_width", "line_path", "nice_ticks", "tick_label", "plural", "place_labels", "line_boxes", "column_box", "tv_text", "vertical_line", "hatch_path", "hatch_rects", "one_x_label", "DEFAULT_WIDTH", "MIN_WIDTH", "MAX_WIDTH", "WIDTH_STEP", "MIN_TEXT",
-           "svg", "text_width", "label_box"]
+           "svg", "text_width", "label_box", "kept", "FIGURES_KEPT"]
 
 # concept -> (light scheme, dark scheme). Every value has >= 3:1 contrast against the widget
 # surface of its scheme and >= 4.5:1 against the dark ink used for labels drawn on a mark
@@ -62,6 +62,37 @@ MIN_TEXT = 12  # px: no figure text is smaller, at any width
 ASCENT, DESCENT = 0.8, 0.25  # the figure font's reach above and below the baseline, in em (label boxes)
 LABEL_GAP = 2  # px the collision pass keeps between a label and anything else
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
+
+
+FIGURES_KEPT = 32  # markup kept per kind in a worker (a few slider sessions' worth; each a few KB)
+_kept: dict = {}   # kind -> {key: markup}, least recently used first (a dict keeps insertion order)
+
+
+def kept(kind: str, key: tuple, draw) -> str:
+    """The ``kind`` markup for ``key``, drawn by ``draw()`` once and kept: a slider step redraws only
+    the figures its slider feeds. ``key`` holds the drawing function and every value the markup is
+    drawn from (settings, width, and the function that computed a drawn result when it is not one
+    of the settings), so a function replaced in the worker (the audit's mutations do it) draws afresh
+    instead of meeting the old text. Markup never changes once drawn, so a kept one is the same text;
+    the least recently used of a kind goes first (:data:`FIGURES_KEPT`). ``kept.cache_clear()``
+    empties every kind (tests/mutation.clear_caches finds it in each widget that imports it).
+
+    >>> kept("example", ("a",), lambda: "<svg/>"), kept("example", ("a",), lambda: "other")
+    ('<svg/>', '<svg/>')
+    >>> kept.cache_clear(); kept("example", ("a",), lambda: "other")
+    'other'
+    """
+    store = _kept.setdefault(kind, {})
+    markup = store.pop(key, None)
+    if markup is None:
+        markup = draw()
+    store[key] = markup  # now the most recent
+    while len(store) > FIGURES_KEPT:
+        del store[next(iter(store))]
+    return markup
+
+
+kept.cache_clear = _kept.clear
 
 
 def escape(text) -> str:

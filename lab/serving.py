@@ -125,7 +125,7 @@ __all__ = [
     "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
-    "SWEEP_BATCHES",
+    "SWEEP_BATCHES", "ROOFLINE_ONLY", "model_settings",
 ]
 
 
@@ -477,6 +477,27 @@ def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, len
             "seedSpeedup": seeded_speedup(length, trace.targetCalls, trace.draftCalls, draft_cost / 100)}
 
 
+ROOFLINE_ONLY = ("memEfficiency", "flopEfficiency", "overheadMs")  # read by the roofline's steps alone (_step, effective_ridge)
+
+
+def model_settings(settings: ServingSettings) -> ServingSettings:
+    """``settings`` as its step model reads them: under a per-operator model (``measured``, ``operators``) the
+    roofline's own sliders (:data:`ROOFLINE_ONLY`: bandwidth and FLOP/s reached, the fixed cost per pass) enter
+    nothing (the per-operator steps and their ridge take the GPU's calibrated values), so they are set to the
+    library's defaults; the roofline's settings come back as they are. Two settings with the same model
+    settings have the same :func:`answer`, so a cache filed under them serves a step of those sliders.
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, memEfficiency=33, overheadMs=4.0)
+    >>> model_settings(s) == s.with_(memEfficiency=80, overheadMs=0.5), model_settings(s.with_(stepModel=ROOFLINE)).memEfficiency
+    (True, 33)
+    >>> answer(s)["result"] == answer(model_settings(s))["result"]
+    True
+    """
+    if settings.stepModel not in serving_step.PER_OPERATOR:
+        return settings
+    return settings.with_(**{name: getattr(DEFAULT_SETTINGS, name) for name in ROOFLINE_ONLY})
+
+
 def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, measured_at: int | None = None,
            method=None) -> dict:
     """Everything the serving widget shows at ``settings`` (with ``curve``, a tuple of measured
@@ -507,8 +528,11 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, me
     room = most >= 1
     best_k, best = best_lookahead(settings, curve=curve, measured_at=measured_k)
     need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
-    grid, grid_fits = heatmap_answer(settings, curve)
-    plain, spec, cross = load_answer(settings, curve)
+    # each memo filed under the settings it reads (what it sets aside set aside here too), so a step of the
+    # batch, context or output length finds the grid, and a step of the batch the load curves, already made
+    grid, grid_fits = heatmap_answer(settings.with_(batch=1, context=HEATMAP_CONTEXTS[0],
+                                                    outputTokens=DEFAULT_SETTINGS.outputTokens), curve)
+    plain, spec, cross = load_answer(settings.with_(batch=1), curve)
     return {
         "settings": settings, "curve": curve, "measuredAt": measured_k, "result": serving(settings, curve),
         "crossover": crossover_batch(settings, curve=curve),

@@ -524,15 +524,16 @@
       const region = widget.querySelector(`[data-figure="${name}"]`);
       if (region) swapFigure(region, markup);
     }
+    // A readout or output that shows the same text is left alone: rewriting it would still dirty its layout.
     for (const [name, text] of Object.entries(view.readouts || {})) {
       const cell = widget.querySelector(`[data-readout="${name}"]`);
-      if (cell) cell.textContent = text;
+      if (cell && cell.textContent !== text) cell.textContent = text;
     }
     // output[name=X] shows the view's string X: the answer's one sentence ("lead") and the working
     // folded under it ("summary")
     for (const output of form.querySelectorAll("output[name]")) {
       const text = view[output.name];
-      if (typeof text === "string") output.value = text;
+      if (typeof text === "string" && output.value !== text) output.value = text;
     }
     // One short sentence per change for screen readers; the summary paragraph itself is not live.
     let live = widget.querySelector("[data-live]");

@@ -942,3 +942,33 @@ def test_the_configuration_names_the_mtp_module_the_model_prices():
     assert {name for name, kind in kinds.items() if kind == "mtp"} == {
         name for name, target in serving.TARGETS.items() if target.mtp} >= {"deepseek-v3", "glm-4.5"}
     assert all(kind == "eagle" for name, kind in kinds.items() if not serving.TARGETS[name].mtp)  # EAGLE-1, as priced
+
+
+def test_a_kept_answer_and_kept_figures_answer_as_afresh():
+    """The widget keeps its answer by the settings as the step model reads them (lab.serving.model_settings) and
+    its selection, table and batch figures by what they are drawn from: a step of a roofline-only slider under a
+    per-operator model reuses the very answer, under the roofline it does not (the figures move), and every view
+    of a run of steps is the view of the same settings with nothing kept."""
+    from mutation import SERVING_MODULES, clear_caches
+
+    states = [{"stepModel": "measured", "lookahead": "3", "batchExp": "2", "batch": "4", "width": "640"}]
+    for name, value in (("memEfficiency", "40"), ("flopEfficiency", "95"), ("overheadMs", "3"), ("batchExp", "6"),
+                        ("contextExp", "14"), ("outputTokens", "1024"), ("lookahead", "5"), ("stepModel", "operators"),
+                        ("memEfficiency", "70"), ("stepModel", "roofline"), ("memEfficiency", "20"),
+                        ("overheadMs", "0.2"), ("batchExp", "9")):
+        states.append({**states[-1], name: value})
+    for state in states:
+        if "batchExp" in state:  # the typed twin follows its slider, as on the page
+            state["batch"] = str(2 ** int(state["batchExp"]))
+    clear_caches(widget, *SERVING_MODULES)
+    warm = [widget.view(state) for state in states]
+    for index in range(1, len(states)):
+        moved = {name for name in states[index] if states[index][name] != states[index - 1].get(name)}
+        before, after = warm[index - 1]["figures"], warm[index]["figures"]
+        if moved <= set(serving.ROOFLINE_ONLY) and states[index]["stepModel"] != "roofline":
+            assert all(after[name] is before[name] for name in after), moved
+        if moved <= set(serving.ROOFLINE_ONLY) and states[index]["stepModel"] == "roofline":
+            assert after["batch"] != before["batch"] and after["heatmap"] != before["heatmap"], moved
+    for state, view in zip(states, warm):
+        clear_caches(widget, *SERVING_MODULES)
+        assert widget.view(state) == view, state

@@ -1,18 +1,22 @@
-"""Byte-for-byte check of two widgets' views against another commit's lab (CPython only, standard library;
+"""Byte-for-byte check of four widgets' views against another commit's lab (CPython only, standard library;
 not part of lab/).
 
-The real-text and the exact sampler widgets are rendered over the same slider states by this checkout's
-``lab/`` and by another commit's (``git archive`` of its ``lab/`` into a temporary directory), each in its
-own process, and every response is compared as the worker sends it (``json.dumps({"kind": K, **view})``,
+The real-text, exact sampler, deployment and serving widgets are rendered over the same slider states by this
+checkout's ``lab/`` and by another commit's (``git archive`` of its ``lab/`` into a temporary directory), each in
+its own process, and every response is compared as the worker sends it (``json.dumps({"kind": K, **view})``,
 as :func:`lab.views.handle` does), by SHA-256. The states:
 
 - the browser bench's slider plans (:func:`bench.browser.slider_plan`, each widget's range sliders round
-  robin, every step from the state before: the caches warm as in the page), three seeds and three widths,
-  150 steps each, each plan after the widget's default view;
+  robin, every step from the state before: the caches warm as in the page; a log slider's typed twin follows
+  it, as app.js sets it), three seeds and three widths, 150 steps each, each plan after the widget's default view;
 - a grid of the real-text widget's controls (lookahead 1, 3, 7; T 0, 0.1, 0.5, 1, 1.4, 2; 8, 40 and 64
   tokens; every proposer and preset; and some stepped runs), shuffled;
 - a grid of the exact sampler's sliders (certainty and match 0, 37 or 50, 64 or 72, 100; k 1, 5, 12;
   1, 96 and 256 tokens; two seeds; two widths), shuffled;
+- 600 states of a grid of the serving widget's (every step model, with the roofline-only sliders moved under
+  each; three targets, two GPUs, two lookaheads, batches and output lengths), shuffled;
+- 300 states of a grid of the deployment panel's (three targets, drafts and engines, lookahead 1, 4 and 9,
+  context 512, 8k and 128k), shuffled;
 - and, since a view rounds what it shows (a float off in its last bit would seldom change a byte of
   it), the real-text decoder's own records (:func:`lab.realtext.generate`: every call's drafts, the
   p(x) and q(x) it checked and its first-draft chance, compared by ``repr``, so to the last bit) for
@@ -46,10 +50,29 @@ import hashlib, itertools, json, random, sys
 from bench.browser import slider_plan
 from lab.jsformat import to_js_string
 from lab import realtext
-from lab.widgets import exact as EX, realtext as RT
+from lab.urlstate import EXACT_SLIDERS
+from lab.widgets import deployment as DEP, exact as EX, realtext as RT, serving as SRV
 
-def form(sliders, extra):
-    return {**{s.name: to_js_string(s.default) for s in sliders}, **extra}
+def form(controls, extra):
+    """The form's values as the page sends them: every control's default (a log slider's typed twin
+    holds base ** its value), then ``extra``."""
+    values = {}
+    for c in controls:
+        if hasattr(c, "minimum"):  # a slider
+            values[c.name] = to_js_string(c.default)
+            if getattr(c, "typed_key", ""):
+                values[c.typed_name] = str(c.base ** int(c.default))
+        elif hasattr(c, "default") and c.name not in values:  # a choice or a text field
+            values[c.name] = c.default
+    return {**values, **extra}
+
+def moved(kind, state, name, value):
+    """``state`` with slider ``name`` at ``value``: a log slider's typed twin follows it, as app.js sets it."""
+    state = dict(state, **{name: value})
+    slider = next(s for s in BASES[kind][0].SLIDERS if s.name == name)
+    if getattr(slider, "typed_key", ""):
+        state[slider.typed_name] = str(slider.base ** int(float(value)))
+    return state
 
 def specs(sliders):
     return [{"name": s.name, "min": s.minimum, "max": s.maximum, "step": s.step, "value": s.default}
@@ -57,7 +80,10 @@ def specs(sliders):
 
 BASES = {"realtext": (RT, form(RT.SLIDERS, {"rtStep": "64", "rtPreset": RT.PRESET.default,
                                             "rtProposer": RT.DEFAULT_PROPOSER, "rtPrompt": ""})),
-         "exact": (EX, form(EX.SLIDERS, {}))}
+         "exact": (EX, form(EX.SLIDERS, {})),
+         "deployment": (DEP, form(DEP.CONTROLS, {})),
+         # the serving form carries the exact widget's values too (data-with="exact")
+         "serving": (SRV, form(SRV.CONTROLS, {f"exact.{k}": v for k, v in form(EXACT_SLIDERS, {}).items()}))}
 out = []
 
 def emit(kind, state):
@@ -69,7 +95,7 @@ for kind, (widget, base) in BASES.items():
         state = dict(base, width=width)
         emit(kind, state)
         for name, value in slider_plan(specs(widget.SLIDERS), 150, random.Random(seed)):
-            state = dict(state, **{name: value})
+            state = moved(kind, state, name, value)
             emit(kind, state)
 grid = [dict(BASES["realtext"][1], rtLookahead=k, rtTemperature=t, rtTokens=n, rtProposer=proposer, rtPreset=preset,
              width="640")
@@ -87,6 +113,25 @@ grid = [dict(BASES["exact"][1], certainty=c, match=m, gamma=g, length=n, seed=s,
 random.Random(4).shuffle(grid)
 for state in grid:
     emit("exact", state)
+# the serving widget under every step model (the roofline-only sliders, which a per-operator model does not
+# read, moved in each), on three targets and two GPUs, each state from the one before, so the caches are warm
+grid = [dict(BASES["serving"][1], stepModel=m, target=t, gpu=g, lookahead=k, memEfficiency=e, flopEfficiency=f,
+             overheadMs=o, batchExp=b, batch=str(2 ** int(b)), outputTokens=n, width="640")
+        for m, t, g, k, e, f, o, b, n in itertools.product(
+            ("measured", "roofline", "operators"), ("llama-3-8b", "llama-3-70b", "deepseek-v3"), ("h100-sxm", "mi300x"),
+            ("2", "5"), ("40", "80"), ("60", "95"), ("0.5", "3"), ("0", "6"), ("256", "1024"))]
+random.Random(5).shuffle(grid)
+for state in grid[:600]:
+    emit("serving", state)
+# the deployment panel over its choices and sliders, shuffled
+grid = [dict(BASES["deployment"][1], target=t, draft=d, engine=e, lookahead=k, contextExp=c,
+             context=str(2 ** int(c)), width="640")
+        for t, d, e, k, c in itertools.product(("llama-3-8b", "llama-3-70b", "deepseek-v3"),
+                                               ("llama-3.2-1b", "eagle-head", "ngram"), ("vllm-v1", "sglang", "trtllm"),
+                                               ("1", "4", "9"), ("9", "13", "17"))]
+random.Random(6).shuffle(grid)
+for state in grid[:300]:
+    emit("deployment", state)
 model = realtext.default_model()
 for preset, (title, prompt) in realtext.PRESETS.items():
     tokens = model.tokenizer.encode(prompt)
@@ -130,8 +175,9 @@ def main(argv=None) -> int:
         print("the two runs rendered different states (the plan or grid differs): nothing compared", file=sys.stderr)
         return 2
     differ = [(kind, state) for (kind, state, a), (_, _, b) in zip(ours, theirs) if a != b]
-    counts = {kind: sum(1 for row in ours if row[0] == kind) for kind in ("realtext", "exact", "run")}
+    counts = {kind: sum(1 for row in ours if row[0] == kind) for kind in ("realtext", "exact", "deployment", "serving", "run")}
     print(f"{len(ours)} states ({counts['realtext']} real-text views, {counts['exact']} exact sampler views, "
+          f"{counts['deployment']} deployment panel views, {counts['serving']} serving views, "
           f"{counts['run']} real-text runs) against "
           f"{args.against}: {len(ours) - len(differ)} the same bytes, {len(differ)} different")
     for kind, state in differ[:5]:

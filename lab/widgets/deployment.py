@@ -11,6 +11,7 @@ bad value comes back as a note naming it and what is valid, and the defaults sta
 
 import json
 import math
+from functools import lru_cache
 from urllib.parse import quote as url_quote
 
 from .. import deployment, engine_config, serving
@@ -366,6 +367,16 @@ def _curve_sentence(d: deployment.Deployment, result: dict) -> str:
     return text + "."
 
 
+@lru_cache(maxsize=16)
+def _figure_curve(figure_curve, units_at, alpha: float, measured_k: int, draft: str, target: str):
+    """``figure_curve(alpha, measured_k, draft, target=target)`` (:func:`lab.deployment.figure_curve`, which reads
+    :func:`lab.deployment.units_at`; both passed in so that they are part of the key, and a function replaced in the
+    worker computes afresh), kept: the reader's figure, its k and the pair do not move with the lookahead, batch
+    and context sliders, so their steps reuse the curve (a :class:`lab.acceptance.Curve`, immutable) instead of
+    solving for it again."""
+    return figure_curve(alpha, measured_k, draft, target=target)
+
+
 def _view(raw) -> dict:
     params, notes, width = _params(raw)
     pasted = params.pop("pasted", False)
@@ -373,7 +384,7 @@ def _view(raw) -> dict:
     alpha = deployment.alpha_from(params["value"], params["unit"], params["measuredK"])
     curve = _curve(params, d, notes)
     if curve is None and params["unit"] != "alpha":  # one figure: the draft family's decay prior extends it
-        curve = deployment.figure_curve(alpha, params["measuredK"], d.draft, target=d.target)
+        curve = _figure_curve(deployment.figure_curve, deployment.units_at, alpha, params["measuredK"], d.draft, d.target)
     if curve is not None:  # the sliders' one alpha: i.i.d.'s at the reader's k on the curve
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
     result = deployment.answer(d, alpha, curve)

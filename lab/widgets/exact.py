@@ -7,9 +7,7 @@ seed contract's (:data:`SLIDERS`, in :mod:`lab.urlstate`). Every figure is a str
 for its panel's width (docs/PALETTE.md), its text through :func:`lab.figures.escape`.
 """
 
-from collections import OrderedDict
-
-from ..figures import DEFAULT_WIDTH, svg, text_width, escape, fit_width, split_width, tv_text
+from ..figures import DEFAULT_WIDTH, kept, svg, text_width, escape, fit_width, split_width, tv_text
 from ..jsformat import to_fixed, to_js_string
 from ..urlstate import EXACT_SLIDERS, format_query, read_controls
 
@@ -150,30 +148,6 @@ def trace_svg(calls, vocabulary, width: int = DEFAULT_WIDTH) -> str:
     return svg(width, height, label, body, "trace")
 
 
-FIGURES_KEPT = 32  # figures of each kind kept per worker (a few slider sessions' worth; each a few KB of SVG)
-_figures: dict = {"distributions": OrderedDict(), "outputs": OrderedDict(), "trace": OrderedDict()}
-
-
-def _figure(kind: str, key: tuple, draw) -> str:
-    """The ``kind`` figure for ``key`` (the drawing function, every setting it is drawn from, and the width), drawn by
-    ``draw()`` once and kept: a slider step redraws only the figures its slider feeds (the p/q bars
-    read certainty and match; the outputs those and the seed; the trace all but the draft cost).
-    The SVG strings never change once drawn, so a kept one is the same text; the least recently
-    used goes first.
-
-    >>> _figure("trace", ("example",), lambda: "<svg/>"), _figure("trace", ("example",), lambda: "other")
-    ('<svg/>', '<svg/>')
-    """
-    kept = _figures[kind]
-    markup = kept.pop(key, None)
-    if markup is None:
-        markup = draw()
-    kept[key] = markup  # now the most recent
-    while len(kept) > FIGURES_KEPT:
-        del kept[next(iter(kept))]
-    return markup
-
-
 def view(raw=None) -> dict:
     """Part three for one slider setting: p/q bars, outputs, trace strip, readouts, summary."""
     raw, width = split_width(raw)
@@ -216,8 +190,9 @@ def view(raw=None) -> dict:
             p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
             exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width)
 
-    # each key holds the function that draws it: a figure kept is the text that function drew, so a function
-    # replaced in the worker (the audit's figure mutations do it) draws afresh instead of meeting the old text
+    # a step redraws only the figures its slider feeds (lab.figures.kept): the p/q bars read certainty and match,
+    # the outputs those and the seed, the trace all but the draft cost; each key holds the function that draws it,
+    # so a function replaced in the worker (the audit's figure mutations do it) draws afresh
     trace_key = (trace_svg, certainty, match, params["gamma"], params["length"], params["seed"], width)
     return {
         "params": params,
@@ -234,10 +209,10 @@ def view(raw=None) -> dict:
                  f"buggy sampler off by TV {readouts['wrongTv']}"),
         "width": width,
         "figures": {
-            "distributions": _figure("distributions", (distributions_svg, certainty, match, width),
-                                     lambda: distributions_svg(p_float, q_float, vocabulary, width)),
-            "outputs": _figure("outputs", (outputs_svg, certainty, match, params["seed"], width), outputs),
-            "trace": _figure("trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
+            "distributions": kept("exact.distributions", (distributions_svg, certainty, match, width),
+                                   lambda: distributions_svg(p_float, q_float, vocabulary, width)),
+            "outputs": kept("exact.outputs", (outputs_svg, certainty, match, params["seed"], width), outputs),
+            "trace": kept("exact.trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
         },
     }
 

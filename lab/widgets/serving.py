@@ -19,7 +19,7 @@ speedup neutral ink. ``srvCurve`` switches to measured-curve mode (see :func:`vi
 from functools import lru_cache
 
 from .. import serving
-from ..figures import escape, plural, span, split_width
+from ..figures import escape, kept, plural, span, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..stats import median
 from ..serving import heatmap_answer, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
@@ -130,6 +130,16 @@ SWEEP_BATCHES = serving.SWEEP_BATCHES  # 1 .. 1024
 CURVE_KEY = "srvCurve"  # measured-curve mode: a traces preset name or custom:a1,a2,... (as the ledger's trcCurve)
 
 
+@lru_cache(maxsize=8)
+def _answer(answer, settings, curve, exact, measured_k, method) -> dict:
+    """``answer(settings, curve, exact, measured_k, method)`` (:func:`lab.serving.answer`, passed in so that it is
+    part of the key), kept by everything it reads: the view passes its settings as the step model reads them
+    (:func:`lab.serving.model_settings`), so a step of a roofline-only slider under a per-operator model, which
+    changes nothing shown, reuses the answer instead of pricing every step again. The answer is read, never
+    changed, by the view."""
+    return answer(settings, curve, exact, measured_k, method)
+
+
 # The figures of the parts that do not move with batch and context, memoised by what they draw; the model's
 # own memos (heatmap_answer, load_answer, tail_answer) are named here too, so that emptying this widget's
 # caches (tests/mutation.clear_caches) empties theirs
@@ -195,7 +205,8 @@ def view(raw=None) -> dict:
 
         measured_k, method = token_measured_at(token) or len(curve), token_method(token)
     exact_setting = tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length", "seed"))
-    a = serving.answer(s, curve, exact_setting, measured_k, method)
+    drawn = (serving.answer, serving.model_settings(s), curve, measured_k, method)  # what the figures below are drawn from
+    a = _answer(*drawn[:3], exact_setting, *drawn[3:])
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
     grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
@@ -296,9 +307,12 @@ def view(raw=None) -> dict:
         "crossoverBatch": crossover,
         "figures": {
             "heatmap": _heatmap_figure(grid, grid_fits, width),
-            "heatmapSelection": heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]]),
-            "table": heatmap_table_html(grid, selected, grid_fits),
-            "batch": batch_svg(rows, s.batch, crossover, width, fits),
+            # redrawn only when what they are drawn from moves (lab.figures.kept): the model's settings and width
+            "heatmapSelection": kept("serving.heatmapSelection", (heatmap_selection_svg, *drawn, width),
+                                     lambda: heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]])),
+            "table": kept("serving.table", (heatmap_table_html, *drawn),
+                          lambda: heatmap_table_html(grid, selected, grid_fits)),
+            "batch": kept("serving.batch", (batch_svg, *drawn, width), lambda: batch_svg(rows, s.batch, crossover, width, fits)),
             "load": load,
             "loadTable": load_table,
             "tail": _tail_figure(exact_setting, width),
