@@ -23,6 +23,9 @@ _LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens"
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
 _LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)")
 _LLAMA_STATS = re.compile(r"statistics\s+([A-Za-z0-9_.+-]+)\s*:(.*#gen drafts.*)$")
+# a statistics field at the start of a line: the rest of a wrapped statistics line, or fields quoted one a line
+_LLAMA_FIELD_START = re.compile(r"#(?:calls\(b,g,a\)|gen drafts|acc drafts|gen tokens|acc tokens|mean acc len|"
+                                r"acc rate/pos)\s*=")
 _LLAMA_STAT_FIELD = {
     "genDrafts": re.compile(r"#gen drafts\s*=\s*([0-9]+)"),
     "accDrafts": re.compile(r"#acc drafts\s*=\s*([0-9]+)"),
@@ -64,7 +67,8 @@ class _LlamaLog(_Accumulator):
 
     fmt = "llamacpp-log"
     MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
-               "speculative-simple", "draft tokens", "acc per pos")
+               "speculative-simple", "draft tokens", "acc per pos", "#gen tokens", "#acc tokens", "#mean acc len",
+               "#acc rate/pos", "#calls(b,g,a)", "#acc drafts")
 
     def __init__(self):
         self.requests = []     # server lines: dict
@@ -74,8 +78,24 @@ class _LlamaLog(_Accumulator):
         self.n_draft = None    # the most drafted per call, from a start-up line or the example
         self.simple = False
         self.rounds = []       # (accepted, drafted) of each verifier call, from the server's -v lines
+        self.wrapped = None    # (text, number): a statistics line a paste wrapped, waiting for its rest
+        self.fields = None     # (number, [text]): statistics fields quoted one a line ('#gen drafts = 2053')
+        self.loose_rates = []  # (number, mean, rates): '#acc rate/pos = (...)' quoted without its counts
 
     def line(self, text: str, number: int):
+        stripped = text.strip()
+        if self.wrapped is not None:
+            held, held_number = self.wrapped
+            self.wrapped = None
+            if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
+                text, number, stripped = held + " " + stripped, held_number, (held + " " + stripped).strip()
+            else:
+                self._held_stats(held, held_number)
+        if self.fields is not None and not (stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped)):
+            self._flush_fields()
+        if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
+            self._field_line(stripped, number)
+            return
         where = f"line {number}"
         round_ = _LLAMA_ROUND.search(text)
         if round_:
@@ -86,6 +106,11 @@ class _LlamaLog(_Accumulator):
         if "speculative-simple" in text:
             self.simple = True
         stats = _LLAMA_STATS.search(text)
+        if stats and text.rstrip().endswith(","):
+            # a paste wrapped it ('#acc drafts = 37,' then its rest on the next lines): llama.cpp ends the line
+            # with a count or with 'ms', never with a comma
+            self.wrapped = (text.rstrip(), number)
+            return
         if stats:
             self._stats(stats.group(1), stats.group(2), where, number)
             self.simple = True  # only speculative-simple and the server print statistics lines
@@ -127,6 +152,43 @@ class _LlamaLog(_Accumulator):
                 self.example.append(dict(self.pending, number=number))
                 self.pending = {}
 
+    def _held_stats(self, held: str, number: int):
+        """A statistics line held for its rest that did not come: read what there is (a refusal
+        names the count that is missing)."""
+        stats = _LLAMA_STATS.search(held)
+        self._stats(stats.group(1), stats.group(2), f"line {number}", number)
+        self.simple = True
+
+    def _field_line(self, stripped: str, number: int):
+        """A line that starts with a statistics field (``#acc rate/pos = (...)``, ``#gen drafts =
+        2053``): a README quoting the statistics line one field a line, or its rates alone. The rates
+        alone, just below a server line without rates, are that request's (as ``acc per pos``)."""
+        if stripped.startswith("#acc rate/pos") and self.fields is None and self.requests \
+                and self.requests[-1]["rates"] is None and 0 < number - self.requests[-1]["number"] <= 2:
+            per_pos = _LLAMA_STAT_FIELD["perPos"].search(stripped)
+            if per_pos and per_pos.group(1).strip():
+                self.requests[-1]["rates"] = _rates(per_pos.group(1), "#acc rate/pos", f"line {number}")
+                return
+        if self.fields is None:
+            self.fields = (number, [])
+        self.fields[1].append(stripped)
+
+    def _flush_fields(self):
+        number, texts = self.fields
+        self.fields = None
+        body = ", ".join(texts)
+        where = f"line {number}"
+        if "#gen drafts" in body or "#gen tokens" in body or "#acc tokens" in body:
+            self._stats("statistics", body, where, number)  # the implementation's name was not quoted
+            return
+        per_pos = _LLAMA_STAT_FIELD["perPos"].search(body)
+        if per_pos is None or not per_pos.group(1).strip():
+            raise TraceError(f"{where}: llama.cpp statistics fields without #gen drafts, #gen tokens and #acc tokens, "
+                             f"or #acc rate/pos: paste the whole 'statistics <impl>:' line")
+        rates = _rates(per_pos.group(1), "#acc rate/pos", where)
+        mean = _LLAMA_STAT_FIELD["mean"].search(body)
+        self.loose_rates.append((number, _number(mean.group(1), "#mean acc len", where) if mean else None, rates))
+
     def _stats(self, impl: str, body: str, where: str, number: int):
         values = {}
         for key, pattern in _LLAMA_STAT_FIELD.items():
@@ -141,7 +203,8 @@ class _LlamaLog(_Accumulator):
                 values[key] = _count(match.group(1), key, where)
         for key in ("genDrafts", "genTokens", "accTokens"):
             if key not in values:
-                raise TraceError(f"{where}: a statistics line without its {key.replace('gen', '#gen ').replace('acc', '#acc ')}")
+                name = {"genDrafts": "#gen drafts", "genTokens": "#gen tokens", "accTokens": "#acc tokens"}[key]
+                raise TraceError(f"{where}: a statistics line without its {name} (cut off? paste the whole line)")
         values["number"] = number
         runs = self.stats.setdefault(impl, [])
         if len(self.stats) > MAX_LABEL_SETS:
@@ -154,6 +217,14 @@ class _LlamaLog(_Accumulator):
             runs.append(values)
 
     def result(self, lookahead, model=None) -> Trace:
+        if self.wrapped is not None:
+            held, number = self.wrapped
+            self.wrapped = None
+            self._held_stats(held, number)
+        if self.fields is not None:
+            self._flush_fields()
+        if self.loose_rates and not (self.rounds or self.stats or self.example or self.requests):
+            return self._loose_result(lookahead)
         if set(self.pending) - {"predict"} and not self.example and not self.requests and not self.stats:
             present = "drafted" if "drafted" in self.pending else "accept"
             missing = "accept" if present == "drafted" else "drafted"
@@ -167,6 +238,28 @@ class _LlamaLog(_Accumulator):
         if not self.requests:
             raise TraceError("no llama.cpp draft acceptance line, statistics line or n_drafted/n_accept pair found")
         return self._server_result(lookahead)
+
+    def _loose_result(self, lookahead) -> Trace:
+        """``#acc rate/pos = (...)`` quoted alone (a README's note): llama.cpp's rates are c_i / calls
+        (``common_speculative_print_stats``), so 1 + their sum is the mean acceptance length; no
+        counts, no intervals, k = the rates' count."""
+        ks = {len(rates) for _, _, rates in self.loose_rates}
+        if len(ks) > 1:
+            raise TraceError(f"the #acc rate/pos lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+        k = ks.pop()
+        if lookahead is not None and lookahead != k:
+            raise TraceError(f"the log prints {k} per-position rates but the lookahead given is {lookahead}")
+        _check_lookahead(k)
+        number, printed, rates = self.loose_rates[-1]
+        mean = 1 + sum(rates)
+        notes = [f"line {number}: #acc rate/pos quoted without its counts: the mean acceptance length is 1 + the "
+                 f"rates' sum, no intervals"
+                 + (f"; the last of {len(self.loose_rates)} lines is read" if len(self.loose_rates) > 1 else ""),
+                 "printed per-position rates (share of calls whose first i drafts survived): "
+                 + ", ".join(f"{r:.3f}" for r in rates)]
+        if printed is not None and abs(printed - mean) > 0.0005 * k + 0.005:
+            notes.append(f"the rates sum to {mean - 1:.3f}, not the printed #mean acc len minus one, {printed - 1:.2f}")
+        return Trace("llamacpp-stats", k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _rounds_result(self, lookahead) -> Trace:
         """The server's per-call lines (``accepted %d/%d draft tokens``, logged with ``-v``): an
@@ -445,7 +538,9 @@ MARKERS = ("draft acceptance", "#acc tokens")
 FORMATS = family(
     Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
            "llama.cpp's statistics lines", _LlamaLog,
-           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line)), 60, (
+           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line))
+           or stripped.startswith(("#calls(b,g,a)", "#gen drafts", "#acc rate/pos"))
+           and bool(_LLAMA_FIELD_START.match(stripped)), 60, (
                Sample("llamacpp_2026_stats.log", None, None,
                       {"format": "llamacpp-stats", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
                        "perPosition": (70, 55, 42)},

@@ -39,6 +39,22 @@ _PATTERNS = (
 _MARKERS = ("SpeculativeConfig", "method", "speculative_model", "speculative-model", "speculative_algorithm",
             "speculative-algorithm", "decoding_type")
 
+# The configured lookahead, printed beside the drafter: vLLM's SpeculativeConfig repr (``num_spec_tokens=6``) and
+# its arguments (``'num_speculative_tokens': 6``, ``num_speculative_tokens=6``); SGLang's server_args
+# (``speculative_num_steps=5, speculative_eagle_topk=1``: a chain of 5; with topk > 1 the drafts are a tree and
+# the steps are not read) and its flags; TensorRT-LLM's ``max_draft_len`` and MTP's ``num_nextn_predict_layers``.
+_K_PATTERNS = (
+    re.compile(r"\bnum_spec_tokens\s*=\s*([0-9]{1,3})\b"),
+    re.compile(r"""['"]?\bnum_speculative_tokens['"]?\s*[:=]\s*([0-9]{1,3})\b"""),
+    re.compile(r"--num[-_]speculative[-_]tokens[= ]+([0-9]{1,3})\b"),
+    re.compile(r"\bmax_draft_len['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
+    re.compile(r"\bnum_nextn_predict_layers['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
+)
+_SGLANG_STEPS = re.compile(r"(?:\bspeculative_num_steps\s*=\s*|--speculative[-_]num[-_]steps[= ]+)([0-9]{1,3})\b")
+_SGLANG_TOPK = re.compile(r"(?:\bspeculative_eagle_topk\s*=\s*|--speculative[-_]eagle[-_]topk[= ]+)([0-9]{1,3})\b")
+_K_MARKERS = ("num_spec_tokens", "num_speculative_tokens", "num-speculative-tokens", "max_draft_len",
+              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps")
+
 
 def family_of_method(name: str) -> str | None:
     """The acceptance family of an engine's drafter name, or None for a name it does not know (Medusa,
@@ -68,9 +84,14 @@ class MethodScan:
 
     def __init__(self):
         self.seen: dict[str, str] = {}
+        self.lookaheads: dict[int, str] = {}  # a configured lookahead -> the text that printed it
 
     def lines(self, batch):
         joined = "\n".join(batch)
+        if any(marker in joined for marker in _K_MARKERS):
+            for line in batch:
+                if any(marker in line for marker in _K_MARKERS):
+                    self._lookahead(line)
         if not any(marker in joined for marker in _MARKERS):
             return
         for line in batch:
@@ -81,6 +102,32 @@ class MethodScan:
                     family = family_of_method(match.group(1))
                     if family is not None:
                         self.seen.setdefault(family, match.group(1))
+
+    def _lookahead(self, line: str):
+        found = [match for pattern in _K_PATTERNS for match in pattern.finditer(line)]
+        steps, topk = _SGLANG_STEPS.search(line), _SGLANG_TOPK.search(line)
+        if steps and topk and int(topk.group(1)) == 1:  # a chain: k = the draft steps
+            found.append(steps)
+        for match in found:
+            k = int(match.group(1))
+            if k >= 1:
+                self.lookaheads.setdefault(k, match.group(0).strip())
+
+    @property
+    def lookahead(self) -> int | None:
+        """The one lookahead the configuration lines give, or None (none, or several: a restart).
+
+        >>> scan = MethodScan()
+        >>> scan.lines(["[2026-07-21 08:21:32] server_args=ServerArgs(speculative_algorithm='EAGLE', "
+        ...             "speculative_num_steps=5, speculative_eagle_topk=1, speculative_num_draft_tokens=6)"])
+        >>> scan.lookahead, scan.lookahead_note()
+        (5, "lookahead 5 read from the engine's configuration line ('speculative_num_steps=5')")
+        """
+        return next(iter(self.lookaheads)) if len(self.lookaheads) == 1 else None
+
+    def lookahead_note(self) -> str:
+        k, text = next(iter(self.lookaheads.items()))
+        return f"lookahead {k} read from the engine's configuration line ({text!r})"
 
     @property
     def family(self) -> str | None:

@@ -25,6 +25,9 @@ def _v1_rates(text: str, where: str) -> list:
     [1.0, 0.0, None]
     """
     parts = [part for part in re.split(r"[,\s]+", text.strip()) if part]
+    if any(set(part) == {"."} or part == "\u2026" for part in parts):  # '0.87, 0.79, ..., 0.15' in a README
+        raise TraceError(f"{where}: the per-position rates are elided ('...'): paste the whole line, every rate "
+                         f"as vLLM printed it")
     if len(parts) > MAX_LOOKAHEAD:
         raise TraceError(f"{where}: {len(parts)} per-position rates; at most {MAX_LOOKAHEAD} positions are read")
     return [None if set(part) == {"-"} else _rate(part, "per-position rate", where) for part in parts]
@@ -179,6 +182,8 @@ class _VllmLog(_Accumulator):
             for record in records:
                 self.line("SpecDecoding metrics:" + record, number, whole)
             return
+        if text.rstrip().endswith("SpecDecoding metrics:") and text.count("SpecDecoding metrics:") == 1:
+            return  # a header with its fields quoted one a line below it (a note's reformatting): they are read
         if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
             return
@@ -358,7 +363,12 @@ class _VllmLog(_Accumulator):
         mean = _field(_V1_FIELDS["mean"], text)
         mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
         self.loose_mean = None
-        self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+        if mean is None and self.abridged and self.abridged[-1][2] is None and number - self.abridged[-1][0] <= 2:
+            # the rates of the abridged line just above ('SpecDecoding metrics: Mean acceptance length: 1.00'
+            # then the rates on the next line): one record, not two averaged
+            self.abridged[-1] = (self.abridged[-1][0], self.abridged[-1][1], rates)
+        else:
+            self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
         if not text.rstrip().endswith(","):
             self.whole.add(number)
 
