@@ -350,7 +350,8 @@ class _LlamaLog(_Accumulator):
                 notes.append(f"line {r['number']}: #acc drafts {r['accDrafts']} disagrees with position 1's rate x "
                              f"#gen drafts = {r['perPos'][0] * r['genDrafts']:.0f}")
         if drafted < calls * k:
-            notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops): per-position "
+            notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} calls, "
+                         f"not {calls * k}: early stops): per-position "
                          f"rates are over all calls")
         return _validated(Trace("llamacpp-stats", k, calls, drafted, accepted,
                                 tuple(per_position) if per_position else None, per_position is None, tuple(notes),
@@ -417,7 +418,8 @@ class _LlamaLog(_Accumulator):
             notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1)), "
                          "narrowed by the per-position rates")
             if drafted < calls * k:
-                notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops)")
+                notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} "
+                             f"calls, not {calls * k}: early stops)")
             return _validated(Trace(self.fmt, k, calls, drafted, accepted,
                                     tuple(per_position) if per_position else None, False, tuple(notes)),
                               tolerance=True)
@@ -550,6 +552,14 @@ FORMATS = family(
                       {"format": "llamacpp-stats", "lookahead": 16, "drafts": 10, "draftTokens": 110, "accepted": 98,
                        "perPosition": None},
                       "verbatim from ggml-org/llama.cpp `docs/speculative.md` (Statistics): two implementations"),
+               # the last statistics line (cumulative over the two requests): 206 calls, 411 drafted, 311 accepted;
+               # 0.840 x 206 = 173.04 -> 173 (= #acc drafts), 0.670 x 206 = 138.02 -> 138 (173 + 138 = 311)
+               Sample("llamacpp_2026_mtp.log", None, None,
+                      {"format": "llamacpp-stats", "lookahead": 2, "drafts": 206, "draftTokens": 411, "accepted": 311,
+                       "perPosition": (173, 138)},
+                      "verbatim from a public repository's notes (a llama-server MTP log on Vulkan, read through the "
+                      "code index in December 2026; the index does not name the repository): the later server line "
+                      "('mean len') and the statistics line prefixed 'spec common_specu:', two requests"),
            )),
     Format("llamacpp-log", "llama.cpp log (server draft acceptance lines or the speculative examples' "
            "n_predict/n_accept)", "llama.cpp's log", _LlamaLog,

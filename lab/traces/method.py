@@ -53,7 +53,7 @@ _K_PATTERNS = (
 _SGLANG_STEPS = re.compile(r"(?:\bspeculative_num_steps\s*=\s*|--speculative[-_]num[-_]steps[= ]+)([0-9]{1,3})\b")
 _SGLANG_TOPK = re.compile(r"(?:\bspeculative_eagle_topk\s*=\s*|--speculative[-_]eagle[-_]topk[= ]+)([0-9]{1,3})\b")
 _K_MARKERS = ("num_spec_tokens", "num_speculative_tokens", "num-speculative-tokens", "max_draft_len",
-              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps")
+              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps", "eagle_topk", "eagle-topk")
 
 
 def family_of_method(name: str) -> str | None:
@@ -85,6 +85,8 @@ class MethodScan:
     def __init__(self):
         self.seen: dict[str, str] = {}
         self.lookaheads: dict[int, str] = {}  # a configured lookahead -> the text that printed it
+        self.steps: dict[int, str] = {}       # SGLang's speculative_num_steps, read with its topk
+        self.topks: set[int] = set()
 
     def lines(self, batch):
         joined = "\n".join(batch)
@@ -104,14 +106,13 @@ class MethodScan:
                         self.seen.setdefault(family, match.group(1))
 
     def _lookahead(self, line: str):
-        found = [match for pattern in _K_PATTERNS for match in pattern.finditer(line)]
-        steps, topk = _SGLANG_STEPS.search(line), _SGLANG_TOPK.search(line)
-        if steps and topk and int(topk.group(1)) == 1:  # a chain: k = the draft steps
-            found.append(steps)
-        for match in found:
-            k = int(match.group(1))
-            if k >= 1:
-                self.lookaheads.setdefault(k, match.group(0).strip())
+        for match in (match for pattern in _K_PATTERNS for match in pattern.finditer(line)):
+            if int(match.group(1)) >= 1:
+                self.lookaheads.setdefault(int(match.group(1)), match.group(0).strip())
+        # SGLang: the steps and the topk, on one server_args line or on a command's lines (one flag a line)
+        for match in _SGLANG_STEPS.finditer(line):
+            self.steps.setdefault(int(match.group(1)), match.group(0).strip())
+        self.topks.update(int(match.group(1)) for match in _SGLANG_TOPK.finditer(line))
 
     @property
     def lookahead(self) -> int | None:
@@ -123,10 +124,17 @@ class MethodScan:
         >>> scan.lookahead, scan.lookahead_note()
         (5, "lookahead 5 read from the engine's configuration line ('speculative_num_steps=5')")
         """
-        return next(iter(self.lookaheads)) if len(self.lookaheads) == 1 else None
+        found = self._lookaheads()
+        return next(iter(found)) if len(found) == 1 else None
+
+    def _lookaheads(self) -> dict:
+        found = dict(self.lookaheads)
+        if len(self.steps) == 1 and self.topks == {1}:  # a chain (topk 1): k = the draft steps
+            found.update(self.steps)
+        return found
 
     def lookahead_note(self) -> str:
-        k, text = next(iter(self.lookaheads.items()))
+        k, text = next(iter(self._lookaheads().items()))
         return f"lookahead {k} read from the engine's configuration line ({text!r})"
 
     @property

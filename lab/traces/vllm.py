@@ -797,6 +797,15 @@ FORMATS = family(
                        "perPosition": (280, 220)},
                       "written from `vllm/v1/spec_decode/metrics.py` and `examples/offline_inference/spec_decode.py`: "
                       "periodic lines and the run's summary"),
+               # per line: calls = Drafted / 6, c_i = rate x calls rounded (each line's c_i sum to its Accepted), summed
+               # over the 16 lines: 1767 calls, 10602 drafted, 3535 accepted
+               Sample("vllm_dflash_k6.log", None, None,
+                      {"format": "vllm-log", "lookahead": 6, "drafts": 1767, "draftTokens": 10602, "accepted": 3535,
+                       "perPosition": (1205, 814, 556, 404, 309, 247), "method": "draft"},
+                      "verbatim lines of a vLLM 0.22.0 DFlash log (k = 6, num_speculative_tokens in its "
+                      "non-default args line) in a public repository's notes, read through the code index in "
+                      "December 2026 (the index does not name the repository); abridged to the version, arguments "
+                      "and SpecDecoding lines"),
            )),
     Format("vllm-bench", "vllm bench serve output (its Speculative Decoding block)", "vllm bench serve's block",
            _VllmBench, lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_FIELD.match(line))
@@ -805,5 +814,14 @@ FORMATS = family(
                       {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
                        "accepted": 14090, "perPosition": (5333, 4661, 4096)},
                       "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
-                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),)),
+                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),
+               # 11043 drafts x 76.17% = 8411.45 -> 8411, 61.58% -> 6800, 51.25% -> 5660, 42.43% -> 4686, 36.40% ->
+               # 4020, 30.94% -> 3417, 27.22% -> 3006, 23.65% -> 2612 (sum 38612, the printed total 38611)
+               Sample("vllm_bench_mtp8.txt", None, None,
+                      {"format": "vllm-bench", "lookahead": 8, "drafts": 11043, "draftTokens": 88344,
+                       "accepted": 38611, "perPosition": (8411, 6800, 5660, 4686, 4020, 3417, 3006, 2612)},
+                      "verbatim from vllm-project/vllm#48892 (comment of 2026-08-03: Model Runner V2's multi-layer "
+                      "MTP, k = 8, gsm8k at temperature 0; the 2026 block, its per-position header and `Position 0:` "
+                      "from 0)"),
+           )),
 )
