@@ -136,6 +136,16 @@ def test_llamacpp_2026_statistics_lines_are_cumulative_over_requests():
     assert any("411 in 206 calls, not 412" in note for note in trace.notes)
 
 
+def test_llamacpp_request_after_the_last_statistics_line_is_named():
+    # the same log cut before the second request's statistics line: the first line's 2 calls are read, and the note
+    # says the request at the cut (307 accepted of 407) is not in them
+    lines = traces.sample_text("llamacpp_2026_mtp.log").splitlines(keepends=True)
+    cut = "".join(line for line in lines if "#calls(b,g,a) =    2" not in line)
+    trace = traces.parse(cut)
+    assert _counts(trace)[:4] == (2, 2, 4, 4)
+    assert any("1 request line(s) after the last statistics line (line 7)" in note for note in trace.notes)
+
+
 # a public project's notes (code index): a statistics line as a paste wrapped it, three lines
 WRAPPED = """statistics draft-mtp: #calls(b,g,a) = 1 67 67, #gen drafts = 67, #acc drafts = 37,
   #gen tokens = 134, #acc tokens = 53, #mean acc len = 1.79,

@@ -329,6 +329,12 @@ class _LlamaLog(_Accumulator):
         notes.append("statistics lines are cumulative: the last line of each run is read; #gen drafts is the call count")
         if self.requests or self.example:
             notes.append(f"{len(self.requests) + len(self.example)} per-request line(s) of the same run not added")
+        last = max(r["number"] for runs_ in self.stats.values() for r in runs_)
+        after = [r for r in self.requests if r["number"] > last]
+        if after:
+            notes.append(f"{len(after)} request line(s) after the last statistics line (line {last}), the first at line "
+                         f"{after[0]['number']}, are not in its cumulative counts: the log looks cut before their "
+                         f"statistics line, so only the requests up to line {last} are read")
         rate_lengths = {len(r["perPos"]) for r in runs if r.get("perPos")}
         k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
                     "no #acc rate/pos and no n_draft start-up line")
