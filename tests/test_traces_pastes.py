@@ -281,6 +281,24 @@ def test_trtllm_metrics_workers_summed_and_missing_series_zero():
         traces.parse(TWO_WORKERS, lookahead=2)
 
 
+def test_trtllm_metrics_cut_scrapes_are_refused_not_read_as_zero():
+    text = traces.sample_text("trtllm_metrics.prom")
+    # cut inside the accepted family's first sample (no newline at the end): its counts are not all there
+    cut = text[:text.index("trtllm_spec_decode_accepted_tokens_total{") + 20]
+    with pytest.raises(traces.TraceError, match="scrape stops inside or before trtllm_spec_decode_accepted_tokens"):
+        traces.parse(cut)
+    # cut after whole lines, inside the accepted counts: their _created lines (written after them) are missing
+    lines = text.splitlines(keepends=True)
+    cut = "".join(lines[:lines.index(next(l for l in lines if 'accepted_tokens_total{' in l and '"2"' in l))])
+    with pytest.raises(traces.TraceError, match="scrape stops inside or before"):
+        traces.parse(cut)
+    # the accepted family declared and empty: nothing was accepted (read as 0, said in a note)
+    zero = "".join(l for l in lines if "accepted" not in l) + "# TYPE trtllm_spec_decode_accepted_tokens_total counter\n"
+    trace = traces.parse(zero)
+    assert (trace.accepted, trace.perPosition) == (0, (0, 0, 0, 0))
+    assert any("nothing was accepted" in note for note in trace.notes)
+
+
 def test_trtllm_metrics_token_counters_alone_give_a_bound():
     # Dynamo's iteration-stats counters: tokens only, 120 drafted at k = 4 are at least 30 calls
     text = ("trtllm_spec_decode_num_draft_tokens_total{model_name=\"m\"} 120.0\n"

@@ -299,18 +299,27 @@ class _TrtllmMetrics(_Accumulator):
 
     def __init__(self):
         self.series = {}  # (field, model, other labels, position) -> value
+        self.declared = set()  # the families a '# TYPE' line declares
+        self.created = set()   # the families whose _created samples were seen (written after their counts)
+        self.cut = None
 
     def line(self, text: str, number: int):
         stripped = text.strip()
+        if stripped.startswith("# TYPE"):
+            self.declared.update(field for name, field in _TRTLLM_PROM.items() if name in stripped.replace(":", "_"))
         if not stripped or stripped.startswith("#"):
             return
         match = _PROM_LINE.match(stripped)
+        if number == getattr(self, "unterminated", None) and (not match or not re.search(r"[.eE]", match.group(3))):
+            self.cut = number  # prometheus_client writes every value with a '.' or an exponent: the paste stops here
+            return
         if not match:
             if not _PROM_NAME_START.match(stripped):
                 return
             raise TraceError(f"line {number}: not a Prometheus sample: {shortened(text)!r}")
         name = match.group(1).replace("trtllm:", "trtllm_", 1)
         if name.endswith("_created"):
+            self.created.add(_TRTLLM_PROM.get(name[:-8]))
             return
         field = _TRTLLM_PROM.get(name[:-6] if name.endswith("_total") else name)
         if field is None:
@@ -357,6 +366,18 @@ class _TrtllmMetrics(_Accumulator):
             else:
                 totals[field] += value
         label = name if len(models) > 1 else None
+        if self.cut is not None:
+            notes.append(f"the last line (line {self.cut}) ends without a newline inside its sample: it looks cut off "
+                         f"and is not read")
+        if drafted and ("drafted" in self.created and "accepted" not in self.created and accepted
+                        or not accepted and (self.cut is not None or "accepted" not in self.declared)):
+            # prometheus_client writes a family's counts, then its _created samples, drafted before accepted: the
+            # accepted family's end is missing, or the family itself, so its counts cannot be read as complete
+            raise TraceError("the scrape stops inside or before trtllm_spec_decode_accepted_tokens (no accepted "
+                             "series, or not its _created lines that follow the counts): paste the whole scrape")
+        if drafted and not accepted:
+            notes.append("no accepted series, and the family is declared: nothing was accepted (a series exists once "
+                         "incremented)")
         if drafted:
             return self._positions(drafted, accepted, lookahead, notes, label)
         if accepted:
@@ -385,6 +406,11 @@ class _TrtllmMetrics(_Accumulator):
         if missing:
             notes.append("no drafted series at token_position " + ", ".join(map(str, missing[:8]))
                          + ": read as 0 (a series exists once incremented)")
+        unaccepted = [p for p in range(highest) if p not in accepted]
+        if unaccepted and accepted:
+            notes.append("no accepted series at token_position " + ", ".join(map(str, unaccepted[:8]))
+                         + ": read as 0 (TensorRT-LLM creates a series at its first increment; if the paste was cut "
+                           "there, paste the whole scrape)")
         full = all(x == calls for x in d)
         if not full:
             notes.append("drafts stop short of k (a dynamic draft length): the per-position rates use the drafted "
