@@ -189,6 +189,28 @@ def test_llamacpp_rates_quoted_alone_give_the_mean():
         traces.parse("#acc rate/pos = (0.850,0.600,0.400,0.100,0.100)\n", lookahead=4)
 
 
+def test_llamacpp_k6_server_line_and_its_trace_level_rates():
+    # a Chinese hardware note (code index), llama-server MTP at n_max 6: 185 / (3.72 - 1) = 68.0 calls, 408 / 68 = 6
+    # drafts each; 0.897 x 68 = 61.0, 0.662 -> 45.0, 0.456 -> 31.0, 0.279 -> 18.97 -> 19, 0.250 -> 17, 0.176 -> 11.97 ->
+    # 12 (sum 185)
+    text = ("draft acceptance = 0.45343 (185 accepted / 408 generated), mean len = 3.72\n"
+            "acc per pos = (0.897, 0.662, 0.456, 0.279, 0.250, 0.176)\npp 165.124 t/s   tg 13.938 t/s\n")
+    assert _counts(traces.parse(text)) == (6, 68, 408, 185, (61, 45, 31, 19, 17, 12))
+
+
+def test_llamacpp_elided_counts_and_rising_rates_are_named():
+    # a teaching note (code index) elides the counts: the rates are read (1 + 0.68 + 0.49 + 0.24 = 2.41), the line named
+    text = "draft acceptance = 0.37 (\u2026), mean len = 2.10\n     acc per pos = (0.68, 0.49, 0.24)\n"
+    trace = traces.parse(text)
+    assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("llamacpp-log", 3, pytest.approx(2.41))
+    assert any("line 1: a draft acceptance line whose counts cannot be read" in note for note in trace.notes)
+    with pytest.raises(traces.TraceError, match="line 1: the draft acceptance line's counts cannot be read"):
+        traces.parse(text.splitlines()[0] + "\n")
+    # a fixture's 'acc per pos = (0.833, 0.867)' (code index): unconditional rates cannot rise
+    with pytest.raises(traces.TraceError, match="rise from position 1 to 2"):
+        traces.parse("slot print_timing: id  0 | task 11779 | acc per pos = (0.833, 0.867)\n")
+
+
 # ggml-org/llama.cpp#23269 (a comment): llama-swap's '[pid]' prefix, the older multi-line print_timing, three
 # implementations chained (ngram-map-k without drafts, ngram-mod, draft-mtp)
 SWAP = """[53409] 4.48.313.649 I slot print_timing: id  0 | task 689 | 

@@ -81,6 +81,7 @@ class _LlamaLog(_Accumulator):
         self.wrapped = None    # (text, number): a statistics line a paste wrapped, waiting for its rest
         self.fields = None     # (number, [text]): statistics fields quoted one a line ('#gen drafts = 2053')
         self.loose_rates = []  # (number, mean, rates): '#acc rate/pos = (...)' quoted without its counts
+        self.elided = None     # a 'draft acceptance =' line whose counts cannot be read
 
     def line(self, text: str, number: int):
         stripped = text.strip()
@@ -119,6 +120,8 @@ class _LlamaLog(_Accumulator):
             per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
             if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
                 self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
+            elif per_pos and per_pos.group(1).strip():  # quoted without a readable request line above it
+                self.loose_rates.append((number, None, _rates(per_pos.group(1), "acc per pos", where)))
             return
         server = _LLAMA_SERVER.search(text)
         if server:
@@ -132,6 +135,8 @@ class _LlamaLog(_Accumulator):
                 record["rates"] = _rates(per_pos.group(1), "acceptance rate per position", where)
             self.requests.append(record)
             return
+        if re.search(r"draft acceptance(?: rate)?\s*=", text) and self.elided is None:
+            self.elided = number  # its counts elided ('(…)') or unreadable: said if nothing else is read
         example = _LLAMA_EXAMPLE.findall(text)
         n_draft = _LLAMA_N_DRAFT.search(text)
         if n_draft and not example:
@@ -186,6 +191,7 @@ class _LlamaLog(_Accumulator):
             raise TraceError(f"{where}: llama.cpp statistics fields without #gen drafts, #gen tokens and #acc tokens, "
                              f"or #acc rate/pos: paste the whole 'statistics <impl>:' line")
         rates = _rates(per_pos.group(1), "#acc rate/pos", where)
+        self.stats_fields = True
         mean = _LLAMA_STAT_FIELD["mean"].search(body)
         self.loose_rates.append((number, _number(mean.group(1), "#mean acc len", where) if mean else None, rates))
 
@@ -224,7 +230,15 @@ class _LlamaLog(_Accumulator):
         if self.fields is not None:
             self._flush_fields()
         if self.loose_rates and not (self.rounds or self.stats or self.example or self.requests):
-            return self._loose_result(lookahead)
+            trace = self._loose_result(lookahead)
+            if self.elided is not None:
+                trace = trace._replace(notes=trace.notes + (
+                    f"line {self.elided}: a draft acceptance line whose counts cannot be read (elided?): not used",))
+            return trace
+        if self.elided is not None and not (self.rounds or self.stats or self.example or self.requests):
+            raise TraceError(f"line {self.elided}: the draft acceptance line's counts cannot be read (elided, as '(…)' "
+                             f"in a note?): paste the line as llama-server printed it, '(%5d accepted / %5d "
+                             f"generated)'")
         if set(self.pending) - {"predict"} and not self.example and not self.requests and not self.stats:
             present = "drafted" if "drafted" in self.pending else "accept"
             missing = "accept" if present == "drafted" else "drafted"
@@ -240,7 +254,8 @@ class _LlamaLog(_Accumulator):
         return self._server_result(lookahead)
 
     def _loose_result(self, lookahead) -> Trace:
-        """``#acc rate/pos = (...)`` quoted alone (a README's note): llama.cpp's rates are c_i / calls
+        """``#acc rate/pos = (...)`` or ``acc per pos = (...)`` quoted alone (a README's note): llama.cpp's
+        rates are c_i / calls
         (``common_speculative_print_stats``), so 1 + their sum is the mean acceptance length; no
         counts, no intervals, k = the rates' count."""
         ks = {len(rates) for _, _, rates in self.loose_rates}
@@ -251,15 +266,21 @@ class _LlamaLog(_Accumulator):
             raise TraceError(f"the log prints {k} per-position rates but the lookahead given is {lookahead}")
         _check_lookahead(k)
         number, printed, rates = self.loose_rates[-1]
+        rise = next((i for i in range(1, k) if rates[i] > rates[i - 1] + 0.0015), None)
+        if rise is not None:
+            raise TraceError(f"line {number}: the per-position rates rise from position {rise} to {rise + 1} "
+                             f"({rates[rise - 1]:.3f} then {rates[rise]:.3f}), which a chain's counts cannot do (the "
+                             f"calls that accept position {rise + 1} are among those that accept {rise}): check the paste")
         mean = 1 + sum(rates)
-        notes = [f"line {number}: #acc rate/pos quoted without its counts: the mean acceptance length is 1 + the "
+        notes = [f"line {number}: per-position rates quoted without their counts: the mean acceptance length is 1 + the "
                  f"rates' sum, no intervals"
                  + (f"; the last of {len(self.loose_rates)} lines is read" if len(self.loose_rates) > 1 else ""),
                  "printed per-position rates (share of calls whose first i drafts survived): "
                  + ", ".join(f"{r:.3f}" for r in rates)]
         if printed is not None and abs(printed - mean) > 0.0005 * k + 0.005:
             notes.append(f"the rates sum to {mean - 1:.3f}, not the printed #mean acc len minus one, {printed - 1:.2f}")
-        return Trace("llamacpp-stats", k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+        fmt = "llamacpp-stats" if getattr(self, "stats_fields", False) else "llamacpp-log"  # '#acc rate/pos' or 'acc per pos'
+        return Trace(fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _rounds_result(self, lookahead) -> Trace:
         """The server's per-call lines (``accepted %d/%d draft tokens``, logged with ``-v``): an
@@ -536,7 +557,7 @@ class _LlamaTimingsJson(_VllmRequestJson):
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
-_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
+_LLAMA_DETECT = re.compile(r"\bacc per pos\s*=\s*\(|\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
