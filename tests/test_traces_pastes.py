@@ -232,6 +232,20 @@ def test_llamacpp_chained_implementations_are_named_and_chosen():
     assert _counts(trace) == (2, 727, 1447, 1135, None)
 
 
+def test_llamacpp_dflash_clamp_gives_k():
+    # noonghunna/club-3090#759 (comment, 2026-08-06): the start-up lines verbatim, then an older-format request line
+    # (written here): k = 15, not 16; 1000 drafted / 15 = 66.7 calls at least (drafts stop early: a lower bound)
+    text = ("common_speculative_impl_draft_dflash: adding speculative implementation 'draft-dflash'\n"
+            "  - n_max=16 -> clamped to 15 (trained DFlash block_size=16)\n"
+            "  - block_size=16, mask_token_id=248070, n_extract=5 (5 target layers)\n"
+            "slot print_timing: id  0 | task 0 | draft acceptance = 0.23800 (  238 accepted /  1000 generated)\n")
+    trace = traces.parse(text)
+    assert (trace.lookahead, trace.drafts, trace.callsBound) == (15, pytest.approx(1000 / 15), True)
+    # llama-server's 2026 flag, as ggml-org/llama.cpp#27151 (2026-08-15) launched it
+    flag = "llama-server --spec-type draft-mtp --spec-draft-n-max 3 --port 9931\n" + text.splitlines()[-1] + "\n"
+    assert traces.parse(flag).lookahead == 3
+
+
 # --- SGLang --------------------------------------------------------------------------------------------------------
 
 # the server_args line as a 2026 SGLang prints it (quoted in a public repository's test, code index; abridged) and a

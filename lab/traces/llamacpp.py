@@ -21,7 +21,9 @@ _LLAMA_PER_POS = re.compile(r"(?:acceptance rate per position|acc per pos)\s*=\s
 # the server's per-call debug line (-v; update_slots): 'accepted %d/%d draft tokens, new n_tokens = %d'
 _LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens")
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
-_LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)")
+# the start-up line; a DFlash drafter clamps n_max to its block ('  - n_max=16 -> clamped to 15 (trained DFlash
+# block_size=16)', common_speculative_impl_draft_dflash, quoted in noonghunna/club-3090#759): the clamped value is k
+_LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)(?:\s*->\s*clamped to\s*([0-9]+))?")
 _LLAMA_STATS = re.compile(r"statistics\s+([A-Za-z0-9_.+-]+)\s*:(.*#gen drafts.*)$")
 # a statistics field at the start of a line: the rest of a wrapped statistics line, or fields quoted one a line
 _LLAMA_FIELD_START = re.compile(r"#(?:calls\(b,g,a\)|gen drafts|acc drafts|gen tokens|acc tokens|mean acc len|"
@@ -140,7 +142,7 @@ class _LlamaLog(_Accumulator):
         example = _LLAMA_EXAMPLE.findall(text)
         n_draft = _LLAMA_N_DRAFT.search(text)
         if n_draft and not example:
-            value = _count(n_draft.group(1), "n_draft", where)
+            value = _count(n_draft.group(2) or n_draft.group(1), "n_draft", where)
             if 1 <= value <= MAX_LOOKAHEAD:
                 self.n_draft = value
         for key, value in example:

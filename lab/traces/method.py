@@ -49,11 +49,15 @@ _K_PATTERNS = (
     re.compile(r"--num[-_]speculative[-_]tokens[= ]+([0-9]{1,3})\b"),
     re.compile(r"\bmax_draft_len['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
     re.compile(r"\bnum_nextn_predict_layers['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
+    re.compile(r"--(?:spec-)?draft(?:-n)?-max[= ]+([0-9]{1,3})\b"),  # llama.cpp's --draft-max, 2026's --spec-draft-n-max
 )
+# llama.cpp clamps a DFlash drafter's n_max to its block ('n_max=16 -> clamped to 15'): the clamped value wins
+_CLAMPED = re.compile(r"\bn_max\s*=\s*[0-9]+\s*->\s*clamped to\s*([0-9]{1,3})\b")
 _SGLANG_STEPS = re.compile(r"(?:\bspeculative_num_steps\s*=\s*|--speculative[-_]num[-_]steps[= ]+)([0-9]{1,3})\b")
 _SGLANG_TOPK = re.compile(r"(?:\bspeculative_eagle_topk\s*=\s*|--speculative[-_]eagle[-_]topk[= ]+)([0-9]{1,3})\b")
 _K_MARKERS = ("num_spec_tokens", "num_speculative_tokens", "num-speculative-tokens", "max_draft_len",
-              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps", "eagle_topk", "eagle-topk")
+              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps", "eagle_topk", "eagle-topk", "draft-max",
+              "draft-n-max", "clamped to")
 
 
 def family_of_method(name: str) -> str | None:
@@ -87,6 +91,7 @@ class MethodScan:
         self.lookaheads: dict[int, str] = {}  # a configured lookahead -> the text that printed it
         self.steps: dict[int, str] = {}       # SGLang's speculative_num_steps, read with its topk
         self.topks: set[int] = set()
+        self.clamped: dict[int, str] = {}     # llama.cpp's n_max after a DFlash drafter's clamp
 
     def lines(self, batch):
         joined = "\n".join(batch)
@@ -110,6 +115,8 @@ class MethodScan:
             if int(match.group(1)) >= 1:
                 self.lookaheads.setdefault(int(match.group(1)), match.group(0).strip())
         # SGLang: the steps and the topk, on one server_args line or on a command's lines (one flag a line)
+        for match in _CLAMPED.finditer(line):
+            self.clamped.setdefault(int(match.group(1)), match.group(0).strip())
         for match in _SGLANG_STEPS.finditer(line):
             self.steps.setdefault(int(match.group(1)), match.group(0).strip())
         self.topks.update(int(match.group(1)) for match in _SGLANG_TOPK.finditer(line))
@@ -128,6 +135,8 @@ class MethodScan:
         return next(iter(found)) if len(found) == 1 else None
 
     def _lookaheads(self) -> dict:
+        if len(self.clamped) == 1:
+            return dict(self.clamped)
         found = dict(self.lookaheads)
         if len(self.steps) == 1 and self.topks == {1}:  # a chain (topk 1): k = the draft steps
             found.update(self.steps)
