@@ -61,6 +61,25 @@ def test_vllm_dflash_k6_log_sums_its_intervals():
     assert trace.method == "draft"  # 'method': 'dflash' in the non-default args line
 
 
+# vllm-project/speculators#613 (comment, 2026-06-18): two DFlash lines at k = 15 quoted without their
+# 'SpecDecoding metrics:' prefix, a blank line between them
+SPECULATORS_613 = """```
+Mean acceptance length: 1.04, Accepted throughput: 2.20 tokens/s, Drafted throughput: 920.97 tokens/s, Accepted: 22 tokens, Drafted: 9210 tokens, Per-position acceptance rate: 0.036, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, Avg Draft acceptance rate: 0.2%
+
+Mean acceptance length: 1.07, Accepted throughput: 0.11 tokens/s, Drafted throughput: 22.83 tokens/s, Accepted: 39 tokens, Drafted: 8220 tokens, Per-position acceptance rate: 0.071, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, 0.000, Avg Draft acceptance rate: 0.5%
+```
+"""
+
+
+def test_vllm_lines_without_their_prefix_keep_their_counts():
+    # read before as two abridged means averaged (1.055, 'without its Accepted/Drafted counts'); now the counts:
+    # 9210 / 15 = 614 calls (1 + 22 / 614 = 1.036 prints 1.04; 0.036 x 614 = 22.1 -> 22), 8220 / 15 = 548 (1 + 39 /
+    # 548 = 1.071; 0.071 x 548 = 38.9 -> 39): 1162 calls, 17430 drafted, 61 accepted, all at position 1
+    trace = traces.parse(SPECULATORS_613)
+    assert _counts(trace) == (15, 1162, 17430, 61, (61,) + (0,) * 14)
+    assert traces.analyse(trace)["meanAcceptanceLength"] == pytest.approx(1 + 61 / 1162)
+
+
 # a Chinese project note (code index) reformatting one SpecDecoding line, one field a line, a comment after each
 ZH_FIELDS = """```
 Avg prompt throughput: 659.3 tokens/s      # Prefill 峰值

@@ -168,6 +168,11 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
+                and re.search(r"Accepted: \S+ tokens, Drafted: \S+ tokens", text):
+            # the line quoted without its prefix, its counts kept (vllm-project/speculators#613): read it whole
+            start = text.find("Mean acceptance length:")
+            text = "SpecDecoding metrics: " + (text[start:] if start >= 0 else text)
         if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
             if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
                 self._loose_rates(text, number)
