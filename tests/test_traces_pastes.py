@@ -265,6 +265,22 @@ def test_llamacpp_dflash_clamp_gives_k():
     assert traces.parse(flag).lookahead == 3
 
 
+def test_llamacpp_runs_of_two_lookaheads_are_chosen_between():
+    # a restart with another n_max (the #24536 statistics line, then a run of 5 written in its format): the two were
+    # summed at k = 5 before (137 calls, mean 3.09, no curve); now --lookahead chooses and without it the refusal
+    # names both
+    first = ("I statistics     draft-mtp: #calls(b,g,a) =    1     87     87, #gen drafts =     87, #acc drafts =    70, "
+             "#gen tokens =    259, #acc tokens =   167, #mean acc len = 2.92, #acc rate/pos = (0.805, 0.632, 0.483)\n")
+    second = ("I statistics     draft-mtp: #calls(b,g,a) =    1     50     50, #gen drafts =     50, #acc drafts =    40, "
+              "#gen tokens =    250, #acc tokens =   120, #mean acc len = 3.40, "
+              "#acc rate/pos = (0.800, 0.600, 0.400, 0.400, 0.200)\n")
+    with pytest.raises(traces.TraceError, match=r"runs of 2 lookaheads \(k = 3 on 1 line\(s\) from line 1; k = 5"):
+        traces.parse(first + second)
+    # 0.8 x 50 = 40, 0.6 x 50 = 30, 20, 20, 10 (sum 120)
+    assert _counts(traces.parse(first + second, lookahead=5)) == (5, 50, 250, 120, (40, 30, 20, 20, 10))
+    assert _counts(traces.parse(first + second, lookahead=3))[:4] == (3, 87, 259, 167)
+
+
 # --- SGLang --------------------------------------------------------------------------------------------------------
 
 # the server_args line as a 2026 SGLang prints it (quoted in a public repository's test, code index; abridged) and a

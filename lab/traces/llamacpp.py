@@ -359,6 +359,9 @@ class _LlamaLog(_Accumulator):
                          f"{after[0]['number']}, are not in its cumulative counts: the log looks cut before their "
                          f"statistics line, so only the requests up to line {last} are read")
         rate_lengths = {len(r["perPos"]) for r in runs if r.get("perPos")}
+        if len(rate_lengths) > 1:  # a restart with another n_max: runs of two lookaheads are not added together
+            runs = self._one_k(runs, "perPos", lookahead, notes)
+            rate_lengths = {len(runs[0]["perPos"])}
         k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
                     "no #acc rate/pos and no n_draft start-up line")
         calls = sum(r["genDrafts"] for r in runs)
@@ -416,11 +419,27 @@ class _LlamaLog(_Accumulator):
             raise TraceError(f"inconsistent counts: {accepted} accepted in {calls} calls of at most k = {k} drafts")
         return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
 
+    @staticmethod
+    def _one_k(records, key, lookahead, notes):
+        """The records of one lookahead (their rates' count) when a log holds several (a restart with
+        another n_max): ``--lookahead`` chooses, otherwise the refusal names each."""
+        by_k = {}
+        for r in records:
+            if r.get(key):
+                by_k.setdefault(len(r[key]), []).append(r)
+        if lookahead in by_k:
+            left = sum(len(v) for k, v in by_k.items() if k != lookahead)
+            notes.append(f"lookahead {lookahead} chosen: {left} line(s) of another lookahead not added")
+            return by_k[lookahead]
+        named = "; ".join(f"k = {k} on {len(v)} line(s) from line {v[0]['number']}" for k, v in sorted(by_k.items()))
+        raise TraceError(f"the log holds runs of {len(by_k)} lookaheads ({named}): choose one with --lookahead K")
+
     def _server_result(self, lookahead) -> Trace:
         notes = []
         rate_lengths = {len(r["rates"]) for r in self.requests if r["rates"]}
         if len(rate_lengths) > 1:
-            raise TraceError(f"the lines disagree on the number of positions ({sorted(rate_lengths)})")
+            self.requests = self._one_k(self.requests, "rates", lookahead, notes)
+            rate_lengths = {len(self.requests[0]["rates"])}
         k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
                     "it counts tokens, not verifier calls")
         with_mean = [r for r in self.requests if r["mean"] is not None]
