@@ -80,6 +80,22 @@ def test_vllm_lines_without_their_prefix_keep_their_counts():
     assert traces.analyse(trace)["meanAcceptanceLength"] == pytest.approx(1 + 61 / 1162)
 
 
+def test_vllm_2026_lines_with_the_current_depth():
+    # a deployment report (code index, a DFlash2 run, 09-04): 308 / 7 = 44 calls, 1 + 256 / 44 = 6.818 prints 6.82;
+    # 1.000 x 44 = 44 (four times), 0.795 x 44 = 34.98 -> 35, 0.614 x 44 = 27.02 -> 27, 0.409 x 44 = 18.0 -> 18 (sum 256)
+    line = ("(APIServer pid=1) INFO 09-04 11:01:16 [metrics.py:125] SpecDecoding metrics: Mean acceptance length: 6.82, "
+            "Current speculative depth: 7, Accepted throughput: 6.46 tokens/s, Drafted throughput: 7.77 tokens/s, "
+            "Accepted: 256 tokens, Drafted: 308 tokens, Per-position acceptance rate: 1.000, 1.000, 1.000, 1.000, 0.795, "
+            "0.614, 0.409, Avg Draft acceptance rate: 83.1%")
+    assert _counts(traces.parse("```text\n" + line + "\n```\n")) == (7, 44, 308, 256, (44, 44, 44, 44, 35, 27, 18))
+    # a log quoted in a markdown table (another report, code index): 35 / 5 = 7 calls, 1 + 14 / 7 = 3.00; 0.714 x 7 =
+    # 5, 0.429 x 7 = 3, 0.286 x 7 = 2 (three times): 5 + 3 + 2 + 2 + 2 = 14
+    row = ("| 04:22:04.341 | APIServer | `SpecDecoding metrics: Mean acceptance length: 3.00, Current speculative depth: 5, "
+           "Accepted throughput: 0.13 tokens/s, Drafted throughput: 0.32 tokens/s, Accepted: 14 tokens, Drafted: 35 "
+           "tokens, Per-position acceptance rate: 0.714, 0.429, 0.286, 0.286, 0.286, Avg Draft acceptance rate: 40.0%` |\n")
+    assert _counts(traces.parse(row)) == (5, 7, 35, 14, (5, 3, 2, 2, 2))
+
+
 # a Chinese project note (code index) reformatting one SpecDecoding line, one field a line, a comment after each
 ZH_FIELDS = """```
 Avg prompt throughput: 659.3 tokens/s      # Prefill 峰值
