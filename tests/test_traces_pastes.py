@@ -386,6 +386,21 @@ def test_trtllm_metrics_cut_scrapes_are_refused_not_read_as_zero():
     assert any("nothing was accepted" in note for note in trace.notes)
 
 
+def test_trtllm_per_choice_record_with_steps_and_histogram():
+    # NVIDIA/TensorRT-LLM#19311 (description, 2026-09-17, open) as ai-dynamo/aiperf#1433 quotes the choice: 20 verify
+    # steps, histogram [8, 0, 6, 6]: c_1 = 0 + 6 + 6 = 12, c_2 = 12, c_3 = 6 (12 + 12 + 6 = 30 accepted); k = 3
+    choice = {"index": 0, "finish_reason": "stop", "avg_decoded_tokens_per_iter": 2.5,
+              "speculative_decoding": {"acceptance_rate": 0.5, "total_accepted_draft_tokens": 30,
+                                       "total_draft_tokens": 60, "num_spec_steps": 20,
+                                       "acceptance_histogram": [8, 0, 6, 6], "num_spec_tokens": 3}}
+    trace = traces.parse(json.dumps(choice, indent=2))
+    assert (trace.format,) + _counts(trace) == ("trtllm-request-json", 3, 20, 60, 30, (12, 12, 6))
+    bad = json.loads(json.dumps(choice))
+    bad["speculative_decoding"]["acceptance_histogram"] = [8, 0, 6, 5]
+    with pytest.raises(traces.TraceError, match="counts 19 steps, num_spec_steps 20"):
+        traces.parse(json.dumps(bad))
+
+
 def test_trtllm_metrics_token_counters_alone_give_a_bound():
     # Dynamo's iteration-stats counters: tokens only, 120 drafted at k = 4 are at least 30 calls
     text = ("trtllm_spec_decode_num_draft_tokens_total{model_name=\"m\"} 120.0\n"

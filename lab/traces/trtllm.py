@@ -37,6 +37,8 @@ class _TrtllmRequestJson(_VllmRequestJson):
                  for record in _find_dicts(document, self.KEYS)]
         if not found:
             raise TraceError("no TensorRT-LLM speculative_decoding record (total_accepted_draft_tokens) in the JSON")
+        if all("num_spec_steps" in record and "acceptance_histogram" in record for _, record in found):
+            return self._steps(found, lookahead)
         k = self.need_lookahead(lookahead, "TensorRT-LLM's per-request metrics count tokens, not verifier calls")
         accepted = drafted = 0
         notes = []
@@ -67,6 +69,54 @@ class _TrtllmRequestJson(_VllmRequestJson):
             notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
         return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, not bound, tuple(notes),
                                 callsBound=bound))
+
+    def _steps(self, found, lookahead) -> Trace:
+        """The per-choice record of NVIDIA/TensorRT-LLM#19311 ("Report per-request speculative-decoding
+        acceptance on the response", 2026; its description's example): ``num_spec_steps`` (verify
+        steps), ``acceptance_histogram`` (index j: the steps that accepted exactly j drafts, dense,
+        ``num_spec_tokens`` + 1 long) and ``num_spec_tokens`` (k; null under a draft length
+        schedule). Exact counts: calls = the steps, c_i = the steps that accepted i or more."""
+        notes, ks = [], set()
+        calls = drafted = accepted = 0
+        per_position = None
+        for line, record in found:
+            where = f"line {line}"
+            steps = _json_count(record["num_spec_steps"], "num_spec_steps", where)
+            histogram = record["acceptance_histogram"]
+            if not isinstance(histogram, list) or not histogram or len(histogram) > MAX_LOOKAHEAD + 1:
+                raise TraceError(f"{where}: acceptance_histogram is not a list of 1 to {MAX_LOOKAHEAD + 1} counts")
+            counts = [_json_count(x, "acceptance_histogram", where) for x in histogram]
+            if sum(counts) != steps:
+                raise TraceError(f"{where}: the acceptance_histogram counts {sum(counts)} steps, num_spec_steps {steps}")
+            acc = _json_count(record["total_accepted_draft_tokens"], "total_accepted_draft_tokens", where)
+            if sum(j * n for j, n in enumerate(counts)) != acc:
+                raise TraceError(f"{where}: the acceptance_histogram accepts {sum(j * n for j, n in enumerate(counts))} "
+                                 f"drafts, total_accepted_draft_tokens {acc}")
+            if isinstance(record.get("num_spec_tokens"), int):
+                ks.add(record["num_spec_tokens"])
+            ks.add(len(counts) - 1)
+            if "total_draft_tokens" not in record:
+                raise TraceError(f"{where}: total_accepted_draft_tokens without total_draft_tokens")
+            d = _json_count(record["total_draft_tokens"], "total_draft_tokens", where)
+            k_here = len(counts) - 1
+            here = [sum(counts[i:]) for i in range(1, k_here + 1)]
+            if per_position is None or len(per_position) < k_here:
+                per_position = (per_position or []) + [0] * (k_here - len(per_position or []))
+            per_position = [a + (here[i] if i < len(here) else 0) for i, a in enumerate(per_position)]
+            calls, drafted, accepted = calls + steps, drafted + d, accepted + acc
+        k = max(ks) if lookahead is None else lookahead
+        if k < len(per_position):
+            raise TraceError(f"the histograms reach {len(per_position)} accepted drafts but the lookahead given is {k}")
+        per_position += [0] * (k - len(per_position))
+        if len(ks) > 1:
+            notes.append(f"num_spec_tokens and histogram lengths differ ({', '.join(map(str, sorted(ks)))}): k = {k}")
+        if len(found) > 1:
+            notes.append(f"summed {len(found)} requests (pooling weights long requests more)")
+        notes.append(f"{calls} verify steps (num_spec_steps) and the acceptance_histogram: exact counts")
+        if drafted < calls * k:
+            notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} (a dynamic draft length): "
+                         f"the per-position rates are over all steps")
+        return _validated(Trace(self.fmt, k, calls, drafted, accepted, tuple(per_position), True, tuple(notes)))
 
 
 
