@@ -401,6 +401,14 @@ def test_trtllm_per_choice_record_with_steps_and_histogram():
         traces.parse(json.dumps(bad))
 
 
+def test_trtllm_choice_with_only_avg_decoded_tokens_per_iter_is_named():
+    # trtllm-serve's chat response (its docs' example, code index): no acceptance counts, one figure per choice
+    text = json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "avg_decoded_tokens_per_iter": 2.31}]},
+                      indent=2)
+    with pytest.raises(traces.TraceError, match="avg_decoded_tokens_per_iter is one request's"):
+        traces.parse(text)
+
+
 def test_trtllm_metrics_token_counters_alone_give_a_bound():
     # Dynamo's iteration-stats counters: tokens only, 120 drafted at k = 4 are at least 30 calls
     text = ("trtllm_spec_decode_num_draft_tokens_total{model_name=\"m\"} 120.0\n"

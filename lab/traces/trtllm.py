@@ -498,6 +498,15 @@ _TYPES = "NVIDIA/TensorRT-LLM `cpp/include/tensorrt_llm/executor/types.h` (struc
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
 ENGINE = "TensorRT-LLM"
 MARKERS = ('"specDecodingStats"', "DECODING STATISTICS", "trtllm_spec_decode_")
+# TensorRT-LLM's OpenAI responses carry avg_decoded_tokens_per_iter on each choice (trtllm-serve, and its mean in
+# benchmark_serving's result.json): one request's tokens per iteration, no counts, named when nothing else is read
+HINTS = (
+    ("avg_decoded_tokens_per_iter", "TensorRT-LLM's avg_decoded_tokens_per_iter is one request's (or a benchmark's mean) "
+                                    "tokens per iteration, not acceptance counts: paste the choice's "
+                                    "speculative_decoding object (return_perf_metrics), trtllm-serve's "
+                                    "/prometheus/metrics or its iteration stats, or paste 'Mean acceptance length: "
+                                    "X' with --lookahead K (the figure counts the context iteration too)"),
+)
 
 FORMATS = family(
     Format("trtllm-json", "TensorRT-LLM iteration stats JSON (specDecodingStats)", "TensorRT-LLM's iteration stats",
