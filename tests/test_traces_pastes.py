@@ -96,6 +96,18 @@ def test_vllm_2026_lines_with_the_current_depth():
     assert _counts(traces.parse(row)) == (5, 7, 35, 14, (5, 3, 2, 2, 2))
 
 
+def test_vllm_lines_of_two_processes_are_named():
+    # two docker compose services' lines interleaved (the DFlash sample's lines under two service names, the second's
+    # APIServer pid changed): summed as before, and the note names both sources
+    lines = traces.sample_text("vllm_dflash_k6.log").splitlines()
+    text = "\n".join(["vllm-a  | " + line for line in lines[:6]]
+                     + ["vllm-b  | " + line.replace("pid=1)", "pid=7)") for line in lines[-3:]]) + "\n"
+    trace = traces.parse(text)
+    assert trace.drafts == sum(int(d) // 6 for d in re.findall(r"Drafted: (\d+) tokens", text))
+    assert any("2 processes (vllm-a (APIServer pid=1), vllm-b (APIServer pid=7))" in note for note in trace.notes)
+    assert not any("processes" in note for note in traces.parse("\n".join(lines) + "\n").notes)
+
+
 # a Chinese project note (code index) reformatting one SpecDecoding line, one field a line, a comment after each
 ZH_FIELDS = """```
 Avg prompt throughput: 659.3 tokens/s      # Prefill 峰值

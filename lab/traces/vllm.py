@@ -69,6 +69,20 @@ def _wrapped(text: str) -> bool:
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
 
 
+def _source(head: str) -> str | None:
+    """Which process printed a line, from what precedes its message: a docker compose service, a kubectl
+    pod, vLLM's ``(APIServer pid=N)``; None when nothing names one.
+
+    >>> _source("vllm-a  | (APIServer pid=1) INFO 05-30 07:21:10 [metrics.py:101] ")
+    'vllm-a (APIServer pid=1)'
+    """
+    service = re.match(r"\s*(?:\[pod/([^\]]+)\]|([A-Za-z0-9_.-]+)\s+\|\s)", head)
+    process = re.search(r"\((\w+) pid=(\d+)\)", head)
+    parts = [service.group(1) or service.group(2)] if service else []
+    parts += [process.group(0)] if process else []
+    return " ".join(parts) or None
+
+
 _V0_UNPREFIXED = "Number of speculative tokens:"  # only V0's line prints it
 _CURRENT_DEPTH = re.compile(r"Current speculative depth: ([0-9]{1,3})\b")
 _BRACKETED = re.compile(r"(Per-position acceptance rate: )\[([0-9.,\s-]*)\]")
@@ -265,6 +279,7 @@ class _VllmLog(_Accumulator):
             digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
                 if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
             record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
+            record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
             self.records.append(record)
             return
         match = _VLLM_EXAMPLE.match(text)
@@ -417,6 +432,11 @@ class _VllmLog(_Accumulator):
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
         short_lines, disagreements = [], []
+        sources = sorted({r.get("source") for r in self.records if r.get("source")})
+        if len(sources) > 1:
+            notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
+                         f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
+                         f"servers or models, paste one's lines")
         for r in self.records:
             number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
             k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
