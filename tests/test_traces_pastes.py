@@ -339,6 +339,37 @@ def test_sglang_tree_drafting_is_not_read_as_a_chain():
         traces.parse(SGLANG_ARGS.replace("speculative_eagle_topk=1", "speculative_eagle_topk=4") + SGLANG_DECODE)
 
 
+# SGLang's /metrics with the finished requests' counters (TokenizerMetricsCollector.observe_one_finished_request:
+# generation_tokens_total and spec_verify_calls_total; as the public speedbench scripts in the code index read them),
+# two is_streaming label sets, and the scheduler's gauges
+SGLANG_COUNTERS = """# TYPE sglang:generation_tokens_total counter
+sglang:generation_tokens_total{model_name="m",is_streaming="true"} 3300.0
+sglang:generation_tokens_total{model_name="m",is_streaming="false"} 700.0
+# TYPE sglang:num_requests_total counter
+sglang:num_requests_total{model_name="m",is_streaming="true"} 30.0
+sglang:num_requests_total{model_name="m",is_streaming="false"} 10.0
+# TYPE sglang:spec_verify_calls_total counter
+sglang:spec_verify_calls_total{model_name="m",is_streaming="true"} 900.0
+sglang:spec_verify_calls_total{model_name="m",is_streaming="false"} 200.0
+# TYPE sglang:spec_accept_length gauge
+sglang:spec_accept_length{model_name="m",tp_rank="0"} 3.9
+sglang:spec_num_steps{model_name="m",tp_rank="0"} 5.0
+sglang:spec_num_draft_tokens{model_name="m",tp_rank="0"} 6.0
+"""
+
+
+def test_sglang_metrics_counters_give_the_run_mean():
+    # (3300 + 700 - 30 - 10) / (900 + 200) = 3960 / 1100 = 3.6 over every finished request, not the last window's 3.9
+    trace = traces.parse(SGLANG_COUNTERS)
+    assert (trace.format, trace.lookahead, trace.meanAcceptanceLength) == ("sglang-metrics", 5, pytest.approx(3.6))
+    # without num_requests_total, SGLang's own convention: 4000 / 1100, each request's first token counted too
+    no_requests = "".join(l + "\n" for l in SGLANG_COUNTERS.splitlines() if "num_requests" not in l)
+    assert traces.parse(no_requests).meanAcceptanceLength == pytest.approx(4000 / 1100)
+    # a scrape of a server without speculation: said so, not 'no verify pass in the last window'
+    with pytest.raises(traces.TraceError, match="without speculative decoding"):
+        traces.parse('sglang:num_running_reqs{model_name="m"} 1.0\n')
+
+
 # --- TensorRT-LLM /metrics -----------------------------------------------------------------------------------------
 
 def test_trtllm_metrics_per_position_counters():
