@@ -108,6 +108,26 @@ def test_vllm_lines_of_two_processes_are_named():
     assert not any("processes" in note for note in traces.parse("\n".join(lines) + "\n").notes)
 
 
+# vllm-project/vllm#41834 (kelnei, comment, 2026-08-01): DSpark at k = 7 then k = 5, each line abridged and wrapped
+# by the paste after 'Per-position acceptance rate:'
+PR_41834 = ("SpecDecoding metrics: Mean acceptance length: 1.31, Accepted throughput: 13.40 tokens/s,\n"
+            "Drafted throughput: 302.37 tokens/s, Per-position acceptance rate:\n"
+            "0.181, 0.067, 0.039, 0.014, 0.009, 0.000, 0.000, Avg Draft acceptance rate: 4.4%\n")
+PR_41834_K5 = ("SpecDecoding metrics: Mean acceptance length: 2.74, Per-position acceptance rate:\n"
+               "0.579, 0.447, 0.316, 0.237, 0.158, Avg Draft acceptance rate: 34.7%\n")
+
+
+def test_vllm_abridged_line_wrapped_after_its_rates_label():
+    # refused before (k asked for: the rates on the next line were lost); 1 + 0.31 = 1.31 at k = 7, 1 + 1.737 = 2.74
+    # at k = 5
+    trace = traces.parse(PR_41834)
+    assert (trace.lookahead, trace.meanAcceptanceLength, trace.drafts) == (7, 1.31, None)
+    assert (traces.parse(PR_41834_K5).lookahead, traces.parse(PR_41834_K5).meanAcceptanceLength) == (5, 2.74)
+    with pytest.raises(traces.TraceError, match=r"disagree on the lookahead \(5, 7 positions\): choose one"):
+        traces.parse(PR_41834 + PR_41834_K5)
+    assert traces.parse(PR_41834 + PR_41834_K5, lookahead=5).meanAcceptanceLength == 2.74
+
+
 # a Chinese project note (code index) reformatting one SpecDecoding line, one field a line, a comment after each
 ZH_FIELDS = """```
 Avg prompt throughput: 659.3 tokens/s      # Prefill 峰值

@@ -62,6 +62,8 @@ def _wrapped(text: str) -> bool:
     True
     """
     text = text.rstrip()
+    if text.endswith(("Per-position acceptance rate:", "Avg Draft acceptance rate:")):
+        return True  # a label without its value: the paste wrapped the line there (vllm-project/vllm#41834)
     if not text.endswith(","):
         return False
     if _V1_FIELDS["drafted"].search(text) is None:
@@ -397,8 +399,12 @@ class _VllmLog(_Accumulator):
         quoting the mean and the rates only): the mean acceptance length, no counts. Several are
         averaged unweighted, as SGLang's lines are."""
         ks = {len(rates) for _, _, rates in self.abridged if rates}
+        if len(ks) > 1 and lookahead in ks:  # two runs quoted (another num_speculative_tokens): the one asked for
+            self.abridged = [entry for entry in self.abridged if entry[2] and len(entry[2]) == lookahead]
+            ks = {lookahead}
         if len(ks) > 1:
-            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({', '.join(map(str, sorted(ks)))} "
+                             f"positions): choose one with --lookahead K")
         k = ks.pop() if ks else None
         if lookahead is not None and k is not None and lookahead != k:
             raise TraceError(f"the lines have {k} per-position rates but the lookahead given is {lookahead}")
