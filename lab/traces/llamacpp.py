@@ -463,8 +463,8 @@ class _LlamaLog(_Accumulator):
                 calls, drafted, accepted = calls + n, drafted + r["drafted"], accepted + r["accepted"]
             if len(with_mean) > 1:
                 notes.insert(0, f"summed {len(with_mean)} requests")
-            notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1)), "
-                         "narrowed by the per-position rates")
+            notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1))"
+                         + (", narrowed by the per-position rates" if per_position is not None else ""))
             if drafted < calls * k:
                 notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} "
                              f"calls, not {calls * k}: early stops)")
