@@ -329,6 +329,20 @@ def test_llamacpp_runs_of_two_lookaheads_are_chosen_between():
     assert _counts(traces.parse(first + second, lookahead=3))[:4] == (3, 87, 259, 167)
 
 
+def test_llamacpp_metrics_without_a_final_newline_keep_their_last_line():
+    # tools/server's /metrics as the 2026 server writes it (the per-position counter of ggml-org/llama.cpp#24536,
+    # integers without a '.'): the last line without its newline was dropped as cut (a rule for vLLM's client, which
+    # writes '110.0'), losing position 4; 250 calls, 600 accepted, (200, 160, 130, 110)
+    text = ("llamacpp:spec_decode_num_draft_tokens_total 1000\nllamacpp:spec_decode_num_drafts_total 250\n"
+            "llamacpp:spec_decode_num_accepted_tokens_total 600\n"
+            + "\n".join(f'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{{position="{i}"}} {c}'
+                        for i, c in enumerate((200, 160, 130, 110))))
+    assert _counts(traces.parse(text)) == (4, 250, 1000, 600, (200, 160, 130, 110))
+    # vLLM's own scrape keeps the rule: '11' where its client writes '110.0' is a cut value
+    vllm = text.replace("llamacpp:", "vllm:").replace(" 1000\n", " 1000.0\n").replace(" 250\n", " 250.0\n")
+    assert traces.parse(vllm.replace("} 110", "} 11")).perPosition is None
+
+
 # --- SGLang --------------------------------------------------------------------------------------------------------
 
 # the server_args line as a 2026 SGLang prints it (quoted in a public repository's test, code index; abridged) and a

@@ -112,8 +112,8 @@ class _Prometheus(_Accumulator):
         self.label_sets.add((model, tuple(rest)))
         if len(self.label_sets) > MAX_LABEL_SETS:
             raise TraceError(f"more than {MAX_LABEL_SETS} label sets in the exposition; paste one model's samples")
-        if number == getattr(self, "unterminated", None) and base.startswith("vllm:") and "|" not in stripped \
-                and match.group(3).isdigit():
+        if number == getattr(self, "unterminated", None) and name.startswith("vllm:") and "|" not in stripped \
+                and match.group(3).isdigit():  # (llama.cpp's server writes integers without a '.': not a sign there)
             # prometheus_client writes every value with a '.' or an exponent (floatToGoString: '400000.0',
             # '1.234567e+06'): a last line without its newline whose value has neither stops inside the number
             self.cut = number
