@@ -343,6 +343,23 @@ def test_llamacpp_metrics_without_a_final_newline_keep_their_last_line():
     assert traces.parse(vllm.replace("} 110", "} 11")).perPosition is None
 
 
+def test_llamacpp_metrics_of_a_million_and_more_keep_the_curve():
+    # llama.cpp writes its scalar counters as doubles with six significant digits (a public harness notes
+    # '3.05406e+06'; code index) and the per-position counter as integers: 900123 + 800456 + 700789 + 652693 = 3054061
+    # against num_accepted_tokens '3.05406e+06' (3054060): the curve was dropped before ('add up to 3054061, not the
+    # accepted total'); now the sum stands for the total and the notes say the totals are within 5
+    text = ("llamacpp:spec_decode_num_draft_tokens_total 4.16364e+06\nllamacpp:spec_decode_num_drafts_total 1.04091e+06\n"
+            "llamacpp:spec_decode_num_accepted_tokens_total 3.05406e+06\n"
+            + "".join(f'llamacpp:spec_decode_num_accepted_tokens_per_pos_total{{position="{i}"}} {c}\n'
+                      for i, c in enumerate((900123, 800456, 700789, 652693))))
+    trace = traces.parse(text)
+    assert _counts(trace) == (4, 1040910, 4163640, 3054061, (900123, 800456, 700789, 652693))
+    assert any("six significant digits" in note for note in trace.notes)
+    # a per-position sum further off than the rounding is still a missing series, not rounding
+    off = text.replace("652693", "652593")
+    assert traces.parse(off).perPosition is None
+
+
 # --- SGLang --------------------------------------------------------------------------------------------------------
 
 # the server_args line as a 2026 SGLang prints it (quoted in a public repository's test, code index; abridged) and a

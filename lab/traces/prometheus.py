@@ -28,6 +28,7 @@ MODEL_LABELS = ("model_name", "model")
 # _num_draft_tokens_total, _num_accepted_tokens_total and _num_accepted_tokens_per_pos_total{position}, with
 # vLLM's meaning (ggml-org/llama.cpp#24536: rate per position = accepted at i / verification steps)
 LLAMACPP_PREFIX = "llamacpp:"
+_SIX_DIGITS = re.compile(r"^([0-9])\.?([0-9]{0,5})e\+?0*([0-9]+)$")
 
 
 def _prom_labels(text: str, where: str) -> tuple:
@@ -66,6 +67,7 @@ class _Prometheus(_Accumulator):
     fmt = "prometheus"
 
     def __init__(self):
+        self.rounded = {}  # field -> how far its (summed) value may be from the count: llama.cpp's six digits
         self.series = {}   # (field, model, labels-without-position, position) -> value
         self.label_sets = set()
         self.engines = set()
@@ -122,6 +124,11 @@ class _Prometheus(_Accumulator):
             self.series[(field, model, tuple(rest), None)] = _rate(match.group(3), base, where)
             return
         self.series[(field, model, tuple(rest), position)] = _count(match.group(3), base, where)
+        short = _SIX_DIGITS.match(match.group(3))
+        if short and name.startswith(LLAMACPP_PREFIX) and position is None:
+            # llama.cpp's server streams its scalar counters as doubles with six significant digits: 3054061
+            # becomes '3.05406e+06', so the value is known to half a unit in the sixth digit
+            self.rounded[field] = self.rounded.get(field, 0) + 0.5 * 10 ** (int(short.group(3)) - len(short.group(2)))
 
     def result(self, lookahead, model=None) -> Trace:
         if not self.series:
@@ -184,6 +191,15 @@ class _Prometheus(_Accumulator):
             totals["accepted"] = sum(positions.values())
             notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
+        if self.rounded:
+            notes.append("llama.cpp writes counters of a million and more with six significant digits ("
+                         + ", ".join(f"{field} to within {slack:g}" for field, slack in self.rounded.items())
+                         + "): the totals are that close, not exact")
+        if positions and "accepted" in self.rounded and totals["accepted"] != sum(positions.values()) \
+                and abs(totals["accepted"] - sum(positions.values())) <= self.rounded["accepted"]:
+            totals["accepted"] = sum(positions.values())  # the per-position counters are written whole
+            notes.append(f"the accepted total is the per-position counters' sum, {totals['accepted']}, which the "
+                         f"rounded num_accepted_tokens agrees with")
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
             if uneven:
