@@ -125,7 +125,7 @@ class _Prometheus(_Accumulator):
             return
         self.series[(field, model, tuple(rest), position)] = _count(match.group(3), base, where)
         short = _SIX_DIGITS.match(match.group(3))
-        if short and name.startswith(LLAMACPP_PREFIX) and position is None:
+        if short and name.startswith(LLAMACPP_PREFIX):
             # llama.cpp's server streams its scalar counters as doubles with six significant digits: 3054061
             # becomes '3.05406e+06', so the value is known to half a unit in the sixth digit
             self.rounded[field] = self.rounded.get(field, 0) + 0.5 * 10 ** (int(short.group(3)) - len(short.group(2)))
@@ -195,11 +195,12 @@ class _Prometheus(_Accumulator):
             notes.append("llama.cpp writes counters of a million and more with six significant digits ("
                          + ", ".join(f"{field} to within {slack:g}" for field, slack in self.rounded.items())
                          + "): the totals are that close, not exact")
-        if positions and "accepted" in self.rounded and totals["accepted"] != sum(positions.values()) \
-                and abs(totals["accepted"] - sum(positions.values())) <= self.rounded["accepted"]:
+        slack = self.rounded.get("accepted", 0) + self.rounded.get("perPosition", 0)
+        if positions and slack and totals["accepted"] != sum(positions.values()) \
+                and abs(totals["accepted"] - sum(positions.values())) <= slack:
             totals["accepted"] = sum(positions.values())  # the per-position counters are written whole
             notes.append(f"the accepted total is the per-position counters' sum, {totals['accepted']}, which the "
-                         f"rounded num_accepted_tokens agrees with")
+                         f"rounded num_accepted_tokens agrees with to within the rounding")
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
             if uneven:
