@@ -255,12 +255,20 @@ def _check_lookahead(lookahead) -> int | None:
     return lookahead
 
 
+class LookaheadMissing(TraceError):
+    """A format that does not record the lookahead, read without one: the reader takes it from the
+    engine's configuration line when the log printed one (:attr:`lab.traces.method.MethodScan.lookahead`)."""
+
+
 def _need_lookahead(short: str, lookahead, why: str) -> int:
     """``lookahead``, or a refusal saying that ``short`` (a format's short name) does not record it."""
     if lookahead is None:
-        raise TraceError(f"{short} does not record the lookahead ({why}); "
-                         f"give it with --lookahead K (the draft tokens proposed per verifier call)")
+        raise LookaheadMissing(f"{short} does not record the lookahead ({why}); "
+                               f"give it with --lookahead K (the draft tokens proposed per verifier call)")
     return lookahead
+
+
+LookaheadMissing.__module__ = "lab.traces"
 
 
 def _reconstruct(rates, drafts: int) -> list[int]:

@@ -21,8 +21,13 @@ _LLAMA_PER_POS = re.compile(r"(?:acceptance rate per position|acc per pos)\s*=\s
 # the server's per-call debug line (-v; update_slots): 'accepted %d/%d draft tokens, new n_tokens = %d'
 _LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens")
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
-_LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)")
+# the start-up line; a DFlash drafter clamps n_max to its block ('  - n_max=16 -> clamped to 15 (trained DFlash
+# block_size=16)', common_speculative_impl_draft_dflash, quoted in noonghunna/club-3090#759): the clamped value is k
+_LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)(?:\s*->\s*clamped to\s*([0-9]+))?")
 _LLAMA_STATS = re.compile(r"statistics\s+([A-Za-z0-9_.+-]+)\s*:(.*#gen drafts.*)$")
+# a statistics field at the start of a line: the rest of a wrapped statistics line, or fields quoted one a line
+_LLAMA_FIELD_START = re.compile(r"#(?:calls\(b,g,a\)|gen drafts|acc drafts|gen tokens|acc tokens|mean acc len|"
+                                r"acc rate/pos)\s*=")
 _LLAMA_STAT_FIELD = {
     "genDrafts": re.compile(r"#gen drafts\s*=\s*([0-9]+)"),
     "accDrafts": re.compile(r"#acc drafts\s*=\s*([0-9]+)"),
@@ -64,7 +69,8 @@ class _LlamaLog(_Accumulator):
 
     fmt = "llamacpp-log"
     MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
-               "speculative-simple", "draft tokens", "acc per pos")
+               "speculative-simple", "draft tokens", "acc per pos", "#gen tokens", "#acc tokens", "#mean acc len",
+               "#acc rate/pos", "#calls(b,g,a)", "#acc drafts")
 
     def __init__(self):
         self.requests = []     # server lines: dict
@@ -74,8 +80,25 @@ class _LlamaLog(_Accumulator):
         self.n_draft = None    # the most drafted per call, from a start-up line or the example
         self.simple = False
         self.rounds = []       # (accepted, drafted) of each verifier call, from the server's -v lines
+        self.wrapped = None    # (text, number): a statistics line a paste wrapped, waiting for its rest
+        self.fields = None     # (number, [text]): statistics fields quoted one a line ('#gen drafts = 2053')
+        self.loose_rates = []  # (number, mean, rates): '#acc rate/pos = (...)' quoted without its counts
+        self.elided = None     # a 'draft acceptance =' line whose counts cannot be read
 
     def line(self, text: str, number: int):
+        stripped = text.strip()
+        if self.wrapped is not None:
+            held, held_number = self.wrapped
+            self.wrapped = None
+            if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
+                text, number, stripped = held + " " + stripped, held_number, (held + " " + stripped).strip()
+            else:
+                self._held_stats(held, held_number)
+        if self.fields is not None and not (stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped)):
+            self._flush_fields()
+        if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
+            self._field_line(stripped, number)
+            return
         where = f"line {number}"
         round_ = _LLAMA_ROUND.search(text)
         if round_:
@@ -86,6 +109,11 @@ class _LlamaLog(_Accumulator):
         if "speculative-simple" in text:
             self.simple = True
         stats = _LLAMA_STATS.search(text)
+        if stats and text.rstrip().endswith(","):
+            # a paste wrapped it ('#acc drafts = 37,' then its rest on the next lines): llama.cpp ends the line
+            # with a count or with 'ms', never with a comma
+            self.wrapped = (text.rstrip(), number)
+            return
         if stats:
             self._stats(stats.group(1), stats.group(2), where, number)
             self.simple = True  # only speculative-simple and the server print statistics lines
@@ -94,6 +122,8 @@ class _LlamaLog(_Accumulator):
             per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
             if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
                 self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
+            elif per_pos and per_pos.group(1).strip():  # quoted without a readable request line above it
+                self.loose_rates.append((number, None, _rates(per_pos.group(1), "acc per pos", where)))
             return
         server = _LLAMA_SERVER.search(text)
         if server:
@@ -107,10 +137,12 @@ class _LlamaLog(_Accumulator):
                 record["rates"] = _rates(per_pos.group(1), "acceptance rate per position", where)
             self.requests.append(record)
             return
+        if re.search(r"draft acceptance(?: rate)?\s*=", text) and self.elided is None:
+            self.elided = number  # its counts elided ('(…)') or unreadable: said if nothing else is read
         example = _LLAMA_EXAMPLE.findall(text)
         n_draft = _LLAMA_N_DRAFT.search(text)
         if n_draft and not example:
-            value = _count(n_draft.group(1), "n_draft", where)
+            value = _count(n_draft.group(2) or n_draft.group(1), "n_draft", where)
             if 1 <= value <= MAX_LOOKAHEAD:
                 self.n_draft = value
         for key, value in example:
@@ -127,6 +159,44 @@ class _LlamaLog(_Accumulator):
                 self.example.append(dict(self.pending, number=number))
                 self.pending = {}
 
+    def _held_stats(self, held: str, number: int):
+        """A statistics line held for its rest that did not come: read what there is (a refusal
+        names the count that is missing)."""
+        stats = _LLAMA_STATS.search(held)
+        self._stats(stats.group(1), stats.group(2), f"line {number}", number)
+        self.simple = True
+
+    def _field_line(self, stripped: str, number: int):
+        """A line that starts with a statistics field (``#acc rate/pos = (...)``, ``#gen drafts =
+        2053``): a README quoting the statistics line one field a line, or its rates alone. The rates
+        alone, just below a server line without rates, are that request's (as ``acc per pos``)."""
+        if stripped.startswith("#acc rate/pos") and self.fields is None and self.requests \
+                and self.requests[-1]["rates"] is None and 0 < number - self.requests[-1]["number"] <= 2:
+            per_pos = _LLAMA_STAT_FIELD["perPos"].search(stripped)
+            if per_pos and per_pos.group(1).strip():
+                self.requests[-1]["rates"] = _rates(per_pos.group(1), "#acc rate/pos", f"line {number}")
+                return
+        if self.fields is None:
+            self.fields = (number, [])
+        self.fields[1].append(stripped)
+
+    def _flush_fields(self):
+        number, texts = self.fields
+        self.fields = None
+        body = ", ".join(texts)
+        where = f"line {number}"
+        if "#gen drafts" in body or "#gen tokens" in body or "#acc tokens" in body:
+            self._stats("statistics", body, where, number)  # the implementation's name was not quoted
+            return
+        per_pos = _LLAMA_STAT_FIELD["perPos"].search(body)
+        if per_pos is None or not per_pos.group(1).strip():
+            raise TraceError(f"{where}: llama.cpp statistics fields without #gen drafts, #gen tokens and #acc tokens, "
+                             f"or #acc rate/pos: paste the whole 'statistics <impl>:' line")
+        rates = _rates(per_pos.group(1), "#acc rate/pos", where)
+        self.stats_fields = True
+        mean = _LLAMA_STAT_FIELD["mean"].search(body)
+        self.loose_rates.append((number, _number(mean.group(1), "#mean acc len", where) if mean else None, rates))
+
     def _stats(self, impl: str, body: str, where: str, number: int):
         values = {}
         for key, pattern in _LLAMA_STAT_FIELD.items():
@@ -141,7 +211,8 @@ class _LlamaLog(_Accumulator):
                 values[key] = _count(match.group(1), key, where)
         for key in ("genDrafts", "genTokens", "accTokens"):
             if key not in values:
-                raise TraceError(f"{where}: a statistics line without its {key.replace('gen', '#gen ').replace('acc', '#acc ')}")
+                name = {"genDrafts": "#gen drafts", "genTokens": "#gen tokens", "accTokens": "#acc tokens"}[key]
+                raise TraceError(f"{where}: a statistics line without its {name} (cut off? paste the whole line)")
         values["number"] = number
         runs = self.stats.setdefault(impl, [])
         if len(self.stats) > MAX_LABEL_SETS:
@@ -154,6 +225,22 @@ class _LlamaLog(_Accumulator):
             runs.append(values)
 
     def result(self, lookahead, model=None) -> Trace:
+        if self.wrapped is not None:
+            held, number = self.wrapped
+            self.wrapped = None
+            self._held_stats(held, number)
+        if self.fields is not None:
+            self._flush_fields()
+        if self.loose_rates and not (self.rounds or self.stats or self.example or self.requests):
+            trace = self._loose_result(lookahead)
+            if self.elided is not None:
+                trace = trace._replace(notes=trace.notes + (
+                    f"line {self.elided}: a draft acceptance line whose counts cannot be read (elided?): not used",))
+            return trace
+        if self.elided is not None and not (self.rounds or self.stats or self.example or self.requests):
+            raise TraceError(f"line {self.elided}: the draft acceptance line's counts cannot be read (elided, as '(…)' "
+                             f"in a note?): paste the line as llama-server printed it, '(%5d accepted / %5d "
+                             f"generated)'")
         if set(self.pending) - {"predict"} and not self.example and not self.requests and not self.stats:
             present = "drafted" if "drafted" in self.pending else "accept"
             missing = "accept" if present == "drafted" else "drafted"
@@ -167,6 +254,35 @@ class _LlamaLog(_Accumulator):
         if not self.requests:
             raise TraceError("no llama.cpp draft acceptance line, statistics line or n_drafted/n_accept pair found")
         return self._server_result(lookahead)
+
+    def _loose_result(self, lookahead) -> Trace:
+        """``#acc rate/pos = (...)`` or ``acc per pos = (...)`` quoted alone (a README's note): llama.cpp's
+        rates are c_i / calls
+        (``common_speculative_print_stats``), so 1 + their sum is the mean acceptance length; no
+        counts, no intervals, k = the rates' count."""
+        ks = {len(rates) for _, _, rates in self.loose_rates}
+        if len(ks) > 1:
+            raise TraceError(f"the #acc rate/pos lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+        k = ks.pop()
+        if lookahead is not None and lookahead != k:
+            raise TraceError(f"the log prints {k} per-position rates but the lookahead given is {lookahead}")
+        _check_lookahead(k)
+        number, printed, rates = self.loose_rates[-1]
+        rise = next((i for i in range(1, k) if rates[i] > rates[i - 1] + 0.0015), None)
+        if rise is not None:
+            raise TraceError(f"line {number}: the per-position rates rise from position {rise} to {rise + 1} "
+                             f"({rates[rise - 1]:.3f} then {rates[rise]:.3f}), which a chain's counts cannot do (the "
+                             f"calls that accept position {rise + 1} are among those that accept {rise}): check the paste")
+        mean = 1 + sum(rates)
+        notes = [f"line {number}: per-position rates quoted without their counts: the mean acceptance length is 1 + the "
+                 f"rates' sum, no intervals"
+                 + (f"; the last of {len(self.loose_rates)} lines is read" if len(self.loose_rates) > 1 else ""),
+                 "printed per-position rates (share of calls whose first i drafts survived): "
+                 + ", ".join(f"{r:.3f}" for r in rates)]
+        if printed is not None and abs(printed - mean) > 0.0005 * k + 0.005:
+            notes.append(f"the rates sum to {mean - 1:.3f}, not the printed #mean acc len minus one, {printed - 1:.2f}")
+        fmt = "llamacpp-stats" if getattr(self, "stats_fields", False) else "llamacpp-log"  # '#acc rate/pos' or 'acc per pos'
+        return Trace(fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
     def _rounds_result(self, lookahead) -> Trace:
         """The server's per-call lines (``accepted %d/%d draft tokens``, logged with ``-v``): an
@@ -236,7 +352,16 @@ class _LlamaLog(_Accumulator):
         notes.append("statistics lines are cumulative: the last line of each run is read; #gen drafts is the call count")
         if self.requests or self.example:
             notes.append(f"{len(self.requests) + len(self.example)} per-request line(s) of the same run not added")
+        last = max(r["number"] for runs_ in self.stats.values() for r in runs_)
+        after = [r for r in self.requests if r["number"] > last]
+        if after:
+            notes.append(f"{len(after)} request line(s) after the last statistics line (line {last}), the first at line "
+                         f"{after[0]['number']}, are not in its cumulative counts: the log looks cut before their "
+                         f"statistics line, so only the requests up to line {last} are read")
         rate_lengths = {len(r["perPos"]) for r in runs if r.get("perPos")}
+        if len(rate_lengths) > 1:  # a restart with another n_max: runs of two lookaheads are not added together
+            runs = self._one_k(runs, "perPos", lookahead, notes)
+            rate_lengths = {len(runs[0]["perPos"])}
         k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
                     "no #acc rate/pos and no n_draft start-up line")
         calls = sum(r["genDrafts"] for r in runs)
@@ -257,7 +382,8 @@ class _LlamaLog(_Accumulator):
                 notes.append(f"line {r['number']}: #acc drafts {r['accDrafts']} disagrees with position 1's rate x "
                              f"#gen drafts = {r['perPos'][0] * r['genDrafts']:.0f}")
         if drafted < calls * k:
-            notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops): per-position "
+            notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} calls, "
+                         f"not {calls * k}: early stops): per-position "
                          f"rates are over all calls")
         return _validated(Trace("llamacpp-stats", k, calls, drafted, accepted,
                                 tuple(per_position) if per_position else None, per_position is None, tuple(notes),
@@ -293,11 +419,27 @@ class _LlamaLog(_Accumulator):
             raise TraceError(f"inconsistent counts: {accepted} accepted in {calls} calls of at most k = {k} drafts")
         return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
 
+    @staticmethod
+    def _one_k(records, key, lookahead, notes):
+        """The records of one lookahead (their rates' count) when a log holds several (a restart with
+        another n_max): ``--lookahead`` chooses, otherwise the refusal names each."""
+        by_k = {}
+        for r in records:
+            if r.get(key):
+                by_k.setdefault(len(r[key]), []).append(r)
+        if lookahead in by_k:
+            left = sum(len(v) for k, v in by_k.items() if k != lookahead)
+            notes.append(f"lookahead {lookahead} chosen: {left} line(s) of another lookahead not added")
+            return by_k[lookahead]
+        named = "; ".join(f"k = {k} on {len(v)} line(s) from line {v[0]['number']}" for k, v in sorted(by_k.items()))
+        raise TraceError(f"the log holds runs of {len(by_k)} lookaheads ({named}): choose one with --lookahead K")
+
     def _server_result(self, lookahead) -> Trace:
         notes = []
         rate_lengths = {len(r["rates"]) for r in self.requests if r["rates"]}
         if len(rate_lengths) > 1:
-            raise TraceError(f"the lines disagree on the number of positions ({sorted(rate_lengths)})")
+            self.requests = self._one_k(self.requests, "rates", lookahead, notes)
+            rate_lengths = {len(self.requests[0]["rates"])}
         k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
                     "it counts tokens, not verifier calls")
         with_mean = [r for r in self.requests if r["mean"] is not None]
@@ -321,10 +463,11 @@ class _LlamaLog(_Accumulator):
                 calls, drafted, accepted = calls + n, drafted + r["drafted"], accepted + r["accepted"]
             if len(with_mean) > 1:
                 notes.insert(0, f"summed {len(with_mean)} requests")
-            notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1)), "
-                         "narrowed by the per-position rates")
+            notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1))"
+                         + (", narrowed by the per-position rates" if per_position is not None else ""))
             if drafted < calls * k:
-                notes.append(f"drafts averaged {drafted / calls:.2f} tokens of at most k = {k} (early stops)")
+                notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} "
+                             f"calls, not {calls * k}: early stops)")
             return _validated(Trace(self.fmt, k, calls, drafted, accepted,
                                     tuple(per_position) if per_position else None, False, tuple(notes)),
                               tolerance=True)
@@ -435,7 +578,7 @@ class _LlamaTimingsJson(_VllmRequestJson):
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
-_LLAMA_DETECT = re.compile(r"\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
+_LLAMA_DETECT = re.compile(r"\bacc per pos\s*=\s*\(|\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
@@ -445,7 +588,9 @@ MARKERS = ("draft acceptance", "#acc tokens")
 FORMATS = family(
     Format("llamacpp-stats", "llama.cpp statistics lines (#gen drafts, #acc tokens; one analysis per implementation)",
            "llama.cpp's statistics lines", _LlamaLog,
-           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line)), 60, (
+           lambda line, stripped: "#gen drafts" in line and bool(_LLAMA_DETECT.search(line))
+           or stripped.startswith(("#calls(b,g,a)", "#gen drafts", "#acc rate/pos"))
+           and bool(_LLAMA_FIELD_START.match(stripped)), 60, (
                Sample("llamacpp_2026_stats.log", None, None,
                       {"format": "llamacpp-stats", "lookahead": 3, "drafts": 87, "draftTokens": 259, "accepted": 167,
                        "perPosition": (70, 55, 42)},
@@ -455,6 +600,14 @@ FORMATS = family(
                       {"format": "llamacpp-stats", "lookahead": 16, "drafts": 10, "draftTokens": 110, "accepted": 98,
                        "perPosition": None},
                       "verbatim from ggml-org/llama.cpp `docs/speculative.md` (Statistics): two implementations"),
+               # the last statistics line (cumulative over the two requests): 206 calls, 411 drafted, 311 accepted;
+               # 0.840 x 206 = 173.04 -> 173 (= #acc drafts), 0.670 x 206 = 138.02 -> 138 (173 + 138 = 311)
+               Sample("llamacpp_2026_mtp.log", None, None,
+                      {"format": "llamacpp-stats", "lookahead": 2, "drafts": 206, "draftTokens": 411, "accepted": 311,
+                       "perPosition": (173, 138)},
+                      "verbatim from a public repository's notes (a llama-server MTP log on Vulkan, read through the "
+                      "code index in December 2026; the index does not name the repository): the later server line "
+                      "('mean len') and the statistics line prefixed 'spec common_specu:', two requests"),
            )),
     Format("llamacpp-log", "llama.cpp log (server draft acceptance lines or the speculative examples' "
            "n_predict/n_accept)", "llama.cpp's log", _LlamaLog,

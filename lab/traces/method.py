@@ -39,6 +39,26 @@ _PATTERNS = (
 _MARKERS = ("SpeculativeConfig", "method", "speculative_model", "speculative-model", "speculative_algorithm",
             "speculative-algorithm", "decoding_type")
 
+# The configured lookahead, printed beside the drafter: vLLM's SpeculativeConfig repr (``num_spec_tokens=6``) and
+# its arguments (``'num_speculative_tokens': 6``, ``num_speculative_tokens=6``); SGLang's server_args
+# (``speculative_num_steps=5, speculative_eagle_topk=1``: a chain of 5; with topk > 1 the drafts are a tree and
+# the steps are not read) and its flags; TensorRT-LLM's ``max_draft_len`` and MTP's ``num_nextn_predict_layers``.
+_K_PATTERNS = (
+    re.compile(r"\bnum_spec_tokens\s*=\s*([0-9]{1,3})\b"),
+    re.compile(r"""['"]?\bnum_speculative_tokens['"]?\s*[:=]\s*([0-9]{1,3})\b"""),
+    re.compile(r"--num[-_]speculative[-_]tokens[= ]+([0-9]{1,3})\b"),
+    re.compile(r"\bmax_draft_len['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
+    re.compile(r"\bnum_nextn_predict_layers['\"]?\s*[:=]\s*([0-9]{1,3})\b"),
+    re.compile(r"--(?:spec-)?draft(?:-n)?-max[= ]+([0-9]{1,3})\b"),  # llama.cpp's --draft-max, 2026's --spec-draft-n-max
+)
+# llama.cpp clamps a DFlash drafter's n_max to its block ('n_max=16 -> clamped to 15'): the clamped value wins
+_CLAMPED = re.compile(r"\bn_max\s*=\s*[0-9]+\s*->\s*clamped to\s*([0-9]{1,3})\b")
+_SGLANG_STEPS = re.compile(r"(?:\bspeculative_num_steps\s*=\s*|--speculative[-_]num[-_]steps[= ]+)([0-9]{1,3})\b")
+_SGLANG_TOPK = re.compile(r"(?:\bspeculative_eagle_topk\s*=\s*|--speculative[-_]eagle[-_]topk[= ]+)([0-9]{1,3})\b")
+_K_MARKERS = ("num_spec_tokens", "num_speculative_tokens", "num-speculative-tokens", "max_draft_len",
+              "num_nextn_predict_layers", "speculative_num_steps", "speculative-num-steps", "eagle_topk", "eagle-topk", "draft-max",
+              "draft-n-max", "clamped to")
+
 
 def family_of_method(name: str) -> str | None:
     """The acceptance family of an engine's drafter name, or None for a name it does not know (Medusa,
@@ -68,9 +88,17 @@ class MethodScan:
 
     def __init__(self):
         self.seen: dict[str, str] = {}
+        self.lookaheads: dict[int, str] = {}  # a configured lookahead -> the text that printed it
+        self.steps: dict[int, str] = {}       # SGLang's speculative_num_steps, read with its topk
+        self.topks: set[int] = set()
+        self.clamped: dict[int, str] = {}     # llama.cpp's n_max after a DFlash drafter's clamp
 
     def lines(self, batch):
         joined = "\n".join(batch)
+        if any(marker in joined for marker in _K_MARKERS):
+            for line in batch:
+                if any(marker in line for marker in _K_MARKERS):
+                    self._lookahead(line)
         if not any(marker in joined for marker in _MARKERS):
             return
         for line in batch:
@@ -81,6 +109,42 @@ class MethodScan:
                     family = family_of_method(match.group(1))
                     if family is not None:
                         self.seen.setdefault(family, match.group(1))
+
+    def _lookahead(self, line: str):
+        for match in (match for pattern in _K_PATTERNS for match in pattern.finditer(line)):
+            if int(match.group(1)) >= 1:
+                self.lookaheads.setdefault(int(match.group(1)), match.group(0).strip())
+        # SGLang: the steps and the topk, on one server_args line or on a command's lines (one flag a line)
+        for match in _CLAMPED.finditer(line):
+            self.clamped.setdefault(int(match.group(1)), match.group(0).strip())
+        for match in _SGLANG_STEPS.finditer(line):
+            self.steps.setdefault(int(match.group(1)), match.group(0).strip())
+        self.topks.update(int(match.group(1)) for match in _SGLANG_TOPK.finditer(line))
+
+    @property
+    def lookahead(self) -> int | None:
+        """The one lookahead the configuration lines give, or None (none, or several: a restart).
+
+        >>> scan = MethodScan()
+        >>> scan.lines(["[2026-07-21 08:21:32] server_args=ServerArgs(speculative_algorithm='EAGLE', "
+        ...             "speculative_num_steps=5, speculative_eagle_topk=1, speculative_num_draft_tokens=6)"])
+        >>> scan.lookahead, scan.lookahead_note()
+        (5, "lookahead 5 read from the engine's configuration line ('speculative_num_steps=5')")
+        """
+        found = self._lookaheads()
+        return next(iter(found)) if len(found) == 1 else None
+
+    def _lookaheads(self) -> dict:
+        if len(self.clamped) == 1:
+            return dict(self.clamped)
+        found = dict(self.lookaheads)
+        if len(self.steps) == 1 and self.topks == {1}:  # a chain (topk 1): k = the draft steps
+            found.update(self.steps)
+        return found
+
+    def lookahead_note(self) -> str:
+        k, text = next(iter(self._lookaheads().items()))
+        return f"lookahead {k} read from the engine's configuration line ({text!r})"
 
     @property
     def family(self) -> str | None:

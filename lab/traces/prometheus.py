@@ -28,6 +28,7 @@ MODEL_LABELS = ("model_name", "model")
 # _num_draft_tokens_total, _num_accepted_tokens_total and _num_accepted_tokens_per_pos_total{position}, with
 # vLLM's meaning (ggml-org/llama.cpp#24536: rate per position = accepted at i / verification steps)
 LLAMACPP_PREFIX = "llamacpp:"
+_SIX_DIGITS = re.compile(r"^([0-9])\.?([0-9]{0,5})e\+?0*([0-9]+)$")
 
 
 def _prom_labels(text: str, where: str) -> tuple:
@@ -66,6 +67,7 @@ class _Prometheus(_Accumulator):
     fmt = "prometheus"
 
     def __init__(self):
+        self.rounded = {}  # field -> how far its (summed) value may be from the count: llama.cpp's six digits
         self.series = {}   # (field, model, labels-without-position, position) -> value
         self.label_sets = set()
         self.engines = set()
@@ -112,8 +114,8 @@ class _Prometheus(_Accumulator):
         self.label_sets.add((model, tuple(rest)))
         if len(self.label_sets) > MAX_LABEL_SETS:
             raise TraceError(f"more than {MAX_LABEL_SETS} label sets in the exposition; paste one model's samples")
-        if number == getattr(self, "unterminated", None) and base.startswith("vllm:") and "|" not in stripped \
-                and match.group(3).isdigit():
+        if number == getattr(self, "unterminated", None) and name.startswith("vllm:") and "|" not in stripped \
+                and match.group(3).isdigit():  # (llama.cpp's server writes integers without a '.': not a sign there)
             # prometheus_client writes every value with a '.' or an exponent (floatToGoString: '400000.0',
             # '1.234567e+06'): a last line without its newline whose value has neither stops inside the number
             self.cut = number
@@ -122,6 +124,11 @@ class _Prometheus(_Accumulator):
             self.series[(field, model, tuple(rest), None)] = _rate(match.group(3), base, where)
             return
         self.series[(field, model, tuple(rest), position)] = _count(match.group(3), base, where)
+        short = _SIX_DIGITS.match(match.group(3))
+        if short and name.startswith(LLAMACPP_PREFIX):
+            # llama.cpp's server streams its scalar counters as doubles with six significant digits: 3054061
+            # becomes '3.05406e+06', so the value is known to half a unit in the sixth digit
+            self.rounded[field] = self.rounded.get(field, 0) + 0.5 * 10 ** (int(short.group(3)) - len(short.group(2)))
 
     def result(self, lookahead, model=None) -> Trace:
         if not self.series:
@@ -184,6 +191,16 @@ class _Prometheus(_Accumulator):
             totals["accepted"] = sum(positions.values())
             notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
         per_position = None
+        if self.rounded:
+            notes.append("llama.cpp writes counters of a million and more with six significant digits ("
+                         + ", ".join(f"{field} to within {slack:g}" for field, slack in self.rounded.items())
+                         + "): the totals are that close, not exact")
+        slack = self.rounded.get("accepted", 0) + self.rounded.get("perPosition", 0)
+        if positions and slack and totals["accepted"] != sum(positions.values()) \
+                and abs(totals["accepted"] - sum(positions.values())) <= slack:
+            totals["accepted"] = sum(positions.values())  # the per-position counters are written whole
+            notes.append(f"the accepted total is the per-position counters' sum, {totals['accepted']}, which the "
+                         f"rounded num_accepted_tokens agrees with to within the rounding")
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
             if uneven:

@@ -1,7 +1,7 @@
 """Detection and the streaming front door: :func:`detect_line`, :class:`TraceParser`, :func:`parse`.
 """
 
-from .common import SPLIT_LONG_LINE, Trace, TraceError, _check_lookahead, _clean, shortened
+from .common import SPLIT_LONG_LINE, LookaheadMissing, Trace, TraceError, _check_lookahead, _clean, shortened
 from .formats import ENGINE_MARKERS, ENGINE_OF, FORMATS, HINTS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
 from .plain import _Single
 from .method import MethodScan
@@ -221,7 +221,14 @@ class TraceParser:
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
                              f"not a cycles file); first line not read: line {number}: {shortened(line)!r}")
         try:
-            trace = self.accumulator.result(self.lookahead, self.model)
+            try:
+                trace = self.accumulator.result(self.lookahead, self.model)
+            except LookaheadMissing:
+                configured = self.methods.lookahead  # the k the engine printed in its configuration, if one
+                if self.lookahead is not None or configured is None:
+                    raise
+                trace = self.accumulator.result(_check_lookahead(configured), self.model)
+                trace = trace._replace(notes=trace.notes + (self.methods.lookahead_note(),))
         except TraceError:
             if cut is not None:  # nothing readable without the cut line: its own reason is the clearer one
                 raise cut[1] from None

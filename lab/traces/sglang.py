@@ -417,6 +417,7 @@ class _SglangLog(_Accumulator):
 
 _SGLANG_GAUGES = {"sglang:spec_accept_length": "length", "sglang:spec_accept_rate": "rate",
                   "sglang:spec_num_steps": "steps", "sglang:spec_num_draft_tokens": "tokens"}
+_SGLANG_COUNTERS = ("sglang:spec_verify_calls_total", "sglang:generation_tokens_total", "sglang:num_requests_total")
 
 
 class _SglangMetrics(_Accumulator):
@@ -427,19 +428,33 @@ class _SglangMetrics(_Accumulator):
     ``sglang:spec_num_steps`` and ``sglang:spec_num_draft_tokens`` (the active settings; a chain
     drafts ``num_steps`` = k tokens, ``num_draft_tokens`` = k + 1). Gauges, not counters: the
     reading is one window's mean acceptance length, like one ``accept len`` line; several label sets
-    (ranks) are averaged unweighted and a set whose length is 0 (no verify pass) is skipped."""
+    (ranks) are averaged unweighted and a set whose length is 0 (no verify pass) is skipped. Where the
+    scrape also holds the finished requests' counters (``sglang:spec_verify_calls_total``,
+    ``sglang:generation_tokens_total``, ``sglang:num_requests_total``) the mean over every finished
+    request is read from them instead (:meth:`_cumulative`)."""
 
     fmt = "sglang-metrics"
-    MARKERS = ("sglang:spec_",)
+    MARKERS = ("sglang:spec_", "sglang:generation_tokens_total", "sglang:num_requests_total")
 
     def __init__(self):
         self.sets = {}  # labels -> {field: value}
+        self.counters = {}  # (name, labels) -> value: the verify calls and the generated tokens, cumulative
+        self.spec_seen = False
 
     def line(self, text: str, number: int):
         stripped = text.strip()
-        if not stripped.startswith("sglang:spec_"):
+        if stripped.startswith("sglang:spec_"):
+            self.spec_seen = True
+        match = _PROM_LINE.match(stripped) if stripped.startswith("sglang:") else None
+        if match and match.group(1) in _SGLANG_COUNTERS:
+            # TokenizerMetricsCollector.observe_one_finished_request: each finished request adds its completion
+            # tokens and its spec_verify_ct (sgl-project/sglang python/sglang/srt/metrics/collector.py, 2026)
+            where = f"line {number}"
+            labels = _prom_labels(match.group(2) or "", where)
+            if len(self.counters) >= 3000 and (match.group(1), labels) not in self.counters:
+                raise TraceError(f"{where}: more than 1000 label sets of SGLang's counters; paste one server's scrape")
+            self.counters[(match.group(1), labels)] = _number(match.group(3), match.group(1), where)
             return
-        match = _PROM_LINE.match(stripped)
         field = _SGLANG_GAUGES.get(match.group(1)) if match else None
         if field is None:
             return
@@ -449,11 +464,32 @@ class _SglangMetrics(_Accumulator):
             raise TraceError(f"{where}: more than 1000 label sets of SGLang's spec gauges; paste one server's scrape")
         self.sets.setdefault(labels, {})[field] = _number(match.group(3), match.group(1), where)
 
+    def _cumulative(self) -> tuple | None:
+        """(mean, verify calls, requests or None) from the finished requests' counters, or None."""
+        totals = {}
+        for (name, _), value in self.counters.items():
+            totals[name] = totals.get(name, 0) + value
+        verify = totals.get("sglang:spec_verify_calls_total", 0)
+        generated = totals.get("sglang:generation_tokens_total", 0)
+        if not verify or not generated:
+            return None
+        requests = totals.get("sglang:num_requests_total")
+        # each verify pass emits its accepted drafts plus one token, and each request's first token comes from
+        # its prefill: (generated - requests) / verify is the mean acceptance length of the finished requests
+        mean = (generated - requests) / verify if requests is not None else generated / verify
+        return mean, verify, requests
+
     def result(self, lookahead, model=None) -> Trace:
+        if not self.spec_seen and not self.counters:
+            raise TraceError("the scrape has no sglang:spec_* metric: the server ran without speculative decoding "
+                             "(start it with --speculative-algorithm, or paste a speculative server's /metrics)")
+        cumulative = self._cumulative()
         active = [v for v in self.sets.values() if v.get("length")]
-        if not active:
+        if not active and cumulative is None:
             raise TraceError("no sglang:spec_accept_length above 0 in the scrape: no verify pass in the last window "
                              "(scrape while requests run, or paste the Decode batch lines)")
+        if cumulative is not None:
+            return self._counted(cumulative, active, lookahead)
         notes = ["SGLang's /metrics gauges hold the last logging window only (like one accept len line): no counts, "
                  "no intervals"]
         if len(active) < len(self.sets):
@@ -480,6 +516,36 @@ class _SglangMetrics(_Accumulator):
             notes.append(f"sglang:spec_accept_rate {rates[0]:.4f} is not (length - 1) / k = {(mean - 1) / k:.4f}")
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
 
+    def _counted(self, cumulative, active, lookahead) -> Trace:
+        """The finished requests' counters: a mean over every verify pass since the server started (the
+        gauges hold the last window only), still without per-position counts or intervals."""
+        mean, verify, requests = cumulative
+        notes = [f"mean acceptance length from the finished requests' counters: (sglang:generation_tokens_total - "
+                 f"num_requests_total) / spec_verify_calls_total = {mean:.4f} over {verify:g} verify passes "
+                 f"(requests still running are not in them; a request without speculation adds tokens and no pass)"
+                 if requests is not None else
+                 f"mean acceptance length from the counters as SGLang reports it: generation_tokens_total / "
+                 f"spec_verify_calls_total = {mean:.4f} (no num_requests_total: each request's first token, from "
+                 f"its prefill, is counted too, so it reads slightly high)"]
+        if active:
+            window = sum(v["length"] for v in active) / len(active)
+            notes.append(f"sglang:spec_accept_length (the last window) is {window:.2f}: not used")
+        steps = {int(v["steps"]) for v in self.sets.values() if v.get("steps")}
+        tokens = {int(v["tokens"]) for v in self.sets.values() if v.get("tokens")}
+        k = lookahead
+        if k is None and len(steps) == 1:
+            k = steps.pop()
+            notes.append(f"lookahead {k} read from sglang:spec_num_steps")
+        if tokens and k is not None and tokens != {k + 1}:
+            notes.append(f"sglang:spec_num_draft_tokens {', '.join(map(str, sorted(tokens)))} is not k + 1 = {k + 1}: "
+                         f"the drafts are a tree (topk > 1), so the accept length is not a chain statistic")
+        k = self.need_lookahead(k, "the scrape has no sglang:spec_num_steps")
+        _check_lookahead(k)
+        if not 1 <= mean <= k + 1 + 0.005:
+            raise TraceError(f"the counters give a mean acceptance length of {mean:.2f}, outside 1 to k + 1 = {k + 1}: "
+                             f"check the lookahead, or the scrape mixes servers")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
@@ -496,10 +562,10 @@ HINTS = (
 )
 
 FORMATS = family(
-    Format("sglang-metrics", "SGLang /metrics (sglang:spec_accept_length gauge, the last window; spec_num_steps)",
+    Format("sglang-metrics", "SGLang /metrics (spec_verify_calls_total and generation_tokens_total, or the "
+           "spec_accept_length gauge of the last window; spec_num_steps)",
            "SGLang's /metrics", _SglangMetrics,
-           lambda line, stripped: stripped.startswith(("sglang:spec_accept_length", "# HELP sglang:spec_accept",
-                                                       "# TYPE sglang:spec_accept")), 12, (
+           lambda line, stripped: stripped.startswith(("sglang:", "# HELP sglang:", "# TYPE sglang:")), 12, (
                # two tensor-parallel ranks' gauges: (2.75 + 2.85) / 2 = 2.80 at spec_num_steps 3
                Sample("sglang_metrics.prom", None, None,
                       {"format": "sglang-metrics", "lookahead": 3, "meanAcceptanceLength": 2.8},

@@ -25,6 +25,9 @@ def _v1_rates(text: str, where: str) -> list:
     [1.0, 0.0, None]
     """
     parts = [part for part in re.split(r"[,\s]+", text.strip()) if part]
+    if any(set(part) == {"."} or part == "\u2026" for part in parts):  # '0.87, 0.79, ..., 0.15' in a README
+        raise TraceError(f"{where}: the per-position rates are elided ('...'): paste the whole line, every rate "
+                         f"as vLLM printed it")
     if len(parts) > MAX_LOOKAHEAD:
         raise TraceError(f"{where}: {len(parts)} per-position rates; at most {MAX_LOOKAHEAD} positions are read")
     return [None if set(part) == {"-"} else _rate(part, "per-position rate", where) for part in parts]
@@ -59,11 +62,27 @@ def _wrapped(text: str) -> bool:
     True
     """
     text = text.rstrip()
+    if text.endswith(("Per-position acceptance rate:", "Avg Draft acceptance rate:")):
+        return True  # a label without its value: the paste wrapped the line there (vllm-project/vllm#41834)
     if not text.endswith(","):
         return False
     if _V1_FIELDS["drafted"].search(text) is None:
         return True
     return "Per-position acceptance rate:" in text and "Avg Draft acceptance rate" not in text
+
+
+def _source(head: str) -> str | None:
+    """Which process printed a line, from what precedes its message: a docker compose service, a kubectl
+    pod, vLLM's ``(APIServer pid=N)``; None when nothing names one.
+
+    >>> _source("vllm-a  | (APIServer pid=1) INFO 05-30 07:21:10 [metrics.py:101] ")
+    'vllm-a (APIServer pid=1)'
+    """
+    service = re.match(r"\s*(?:\[pod/([^\]]+)\]|([A-Za-z0-9_.-]+)\s+\|\s)", head)
+    process = re.search(r"\((\w+) pid=(\d+)\)", head)
+    parts = [service.group(1) or service.group(2)] if service else []
+    parts += [process.group(0)] if process else []
+    return " ".join(parts) or None
 
 
 _V0_UNPREFIXED = "Number of speculative tokens:"  # only V0's line prints it
@@ -165,6 +184,11 @@ class _VllmLog(_Accumulator):
                 text, number = held + " " + text.strip(), held_number
             else:
                 self.line(held, held_number, whole=True)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
+                and re.search(r"Accepted: \S+ tokens, Drafted: \S+ tokens", text):
+            # the line quoted without its prefix, its counts kept (vllm-project/speculators#613): read it whole
+            start = text.find("Mean acceptance length:")
+            text = "SpecDecoding metrics: " + (text[start:] if start >= 0 else text)
         if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
             if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
                 self._loose_rates(text, number)
@@ -179,6 +203,8 @@ class _VllmLog(_Accumulator):
             for record in records:
                 self.line("SpecDecoding metrics:" + record, number, whole)
             return
+        if text.rstrip().endswith("SpecDecoding metrics:") and text.count("SpecDecoding metrics:") == 1:
+            return  # a header with its fields quoted one a line below it (a note's reformatting): they are read
         if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
             return
@@ -255,6 +281,7 @@ class _VllmLog(_Accumulator):
             digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
                 if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
             record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
+            record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
             self.records.append(record)
             return
         match = _VLLM_EXAMPLE.match(text)
@@ -358,7 +385,12 @@ class _VllmLog(_Accumulator):
         mean = _field(_V1_FIELDS["mean"], text)
         mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
         self.loose_mean = None
-        self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+        if mean is None and self.abridged and self.abridged[-1][2] is None and number - self.abridged[-1][0] <= 2:
+            # the rates of the abridged line just above ('SpecDecoding metrics: Mean acceptance length: 1.00'
+            # then the rates on the next line): one record, not two averaged
+            self.abridged[-1] = (self.abridged[-1][0], self.abridged[-1][1], rates)
+        else:
+            self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
         if not text.rstrip().endswith(","):
             self.whole.add(number)
 
@@ -367,8 +399,12 @@ class _VllmLog(_Accumulator):
         quoting the mean and the rates only): the mean acceptance length, no counts. Several are
         averaged unweighted, as SGLang's lines are."""
         ks = {len(rates) for _, _, rates in self.abridged if rates}
+        if len(ks) > 1 and lookahead in ks:  # two runs quoted (another num_speculative_tokens): the one asked for
+            self.abridged = [entry for entry in self.abridged if entry[2] and len(entry[2]) == lookahead]
+            ks = {lookahead}
         if len(ks) > 1:
-            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({min(ks)} and {max(ks)} positions)")
+            raise TraceError(f"the SpecDecoding lines disagree on the lookahead ({', '.join(map(str, sorted(ks)))} "
+                             f"positions): choose one with --lookahead K")
         k = ks.pop() if ks else None
         if lookahead is not None and k is not None and lookahead != k:
             raise TraceError(f"the lines have {k} per-position rates but the lookahead given is {lookahead}")
@@ -402,6 +438,11 @@ class _VllmLog(_Accumulator):
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
         short_lines, disagreements = [], []
+        sources = sorted({r.get("source") for r in self.records if r.get("source")})
+        if len(sources) > 1:
+            notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
+                         f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
+                         f"servers or models, paste one's lines")
         for r in self.records:
             number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
             k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
@@ -787,6 +828,15 @@ FORMATS = family(
                        "perPosition": (280, 220)},
                       "written from `vllm/v1/spec_decode/metrics.py` and `examples/offline_inference/spec_decode.py`: "
                       "periodic lines and the run's summary"),
+               # per line: calls = Drafted / 6, c_i = rate x calls rounded (each line's c_i sum to its Accepted), summed
+               # over the 16 lines: 1767 calls, 10602 drafted, 3535 accepted
+               Sample("vllm_dflash_k6.log", None, None,
+                      {"format": "vllm-log", "lookahead": 6, "drafts": 1767, "draftTokens": 10602, "accepted": 3535,
+                       "perPosition": (1205, 814, 556, 404, 309, 247), "method": "draft"},
+                      "verbatim lines of a vLLM 0.22.0 DFlash log (k = 6, num_speculative_tokens in its "
+                      "non-default args line) in a public repository's notes, read through the code index in "
+                      "December 2026 (the index does not name the repository); abridged to the version, arguments "
+                      "and SpecDecoding lines"),
            )),
     Format("vllm-bench", "vllm bench serve output (its Speculative Decoding block)", "vllm bench serve's block",
            _VllmBench, lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_FIELD.match(line))
@@ -795,5 +845,14 @@ FORMATS = family(
                       {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
                        "accepted": 14090, "perPosition": (5333, 4661, 4096)},
                       "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
-                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),)),
+                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),
+               # 11043 drafts x 76.17% = 8411.45 -> 8411, 61.58% -> 6800, 51.25% -> 5660, 42.43% -> 4686, 36.40% ->
+               # 4020, 30.94% -> 3417, 27.22% -> 3006, 23.65% -> 2612 (sum 38612, the printed total 38611)
+               Sample("vllm_bench_mtp8.txt", None, None,
+                      {"format": "vllm-bench", "lookahead": 8, "drafts": 11043, "draftTokens": 88344,
+                       "accepted": 38611, "perPosition": (8411, 6800, 5660, 4686, 4020, 3417, 3006, 2612)},
+                      "verbatim from vllm-project/vllm#48892 (comment of 2026-08-03: Model Runner V2's multi-layer "
+                      "MTP, k = 8, gsm8k at temperature 0; the 2026 block, its per-position header and `Position 0:` "
+                      "from 0)"),
+           )),
 )
