@@ -627,6 +627,12 @@ def test_a_table_that_scrolls_sideways_fades_the_edge_with_more_to_see(page):
     assert fades(wide, selector) == {"scrolls": False, "stops": []}
     assert wide.evaluate("(sel) => [document.querySelector(sel).hasAttribute('tabindex'),"
                          " getComputedStyle(document.querySelector(sel)).maskImage]", selector) == [False, "none"]
+    # nor is it a size container (a swap inside one has its style worked out again within the layout), and
+    # its caption keeps the width a container gave it: 2.5rem (40 px) short of the wrapper
+    assert wide.evaluate("""(sel) => { const wrap = document.querySelector(sel), caption = wrap.querySelector('caption');
+        return [getComputedStyle(wrap).containerType, Math.round(wrap.clientWidth - caption.getBoundingClientRect().width) >= 40]; }""",
+                         selector) == ["normal", True]
+    assert pg.evaluate("(sel) => getComputedStyle(document.querySelector(sel)).containerType", selector) == "inline-size"
 
 
 # --- links that carry what the reader did -------------------------------------------------------------------
