@@ -574,7 +574,8 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     sy = lambda v: top + size - v / top_value * size  # noqa: E731
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + size}" y1="{top + size}" y2="{top + size}"/>',
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + size}"/>',
-            f'<line class="srv-one" x1="{sx(0):.1f}" y1="{sy(0):.1f}" x2="{sx(top_value):.1f}" y2="{sy(top_value):.1f}" '
+            # slanted, so a path: every <line> of a figure is drawn with crisp edges (docs/PALETTE.md, "Thin lines at 1x")
+            f'<path class="srv-one" d="M{sx(0):.1f} {sy(0):.1f}L{sx(top_value):.1f} {sy(top_value):.1f}" fill="none" '
             f'stroke-width="1.5"/>']
     ticks = [v for v in nice_ticks(0, top_value, max(2, int(size // 40))) if v > 0]
     for v in ticks:
