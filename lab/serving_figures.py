@@ -175,7 +175,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         # inside each panel only (not across the title between them or the ticks under them); on the
         # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
         lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
-        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
+        # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
+        # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
+        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>')
         # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
         # the panel, moved down by the collision pass where the speedup curve runs there
         if text_width("does not fit in memory") <= x1 - fx - 6:
