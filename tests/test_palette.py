@@ -110,15 +110,16 @@ def test_every_line_of_a_figure_is_level_or_upright_and_drawn_crisp(width):
     edges: at 1x a 1 px line centred on a whole pixel is otherwise painted as two rows at half strength,
     under 3:1 although its colour clears it (docs/PALETTE.md, "Thin lines at 1x"; tools/line_contrast.py
     measures it). Crisp edges would make a slanted line jagged, so a figure draws a slant as a <path>: every
-    <line> is level or upright, and every fig-axisline path is made of h and v steps only."""
-    assert re.search(r"(^|\n)svg\.figure line, \.fig-axisline \{ shape-rendering: crispEdges; \}", WIDGETS)
+    <line> is level or upright, and every path of the rule's classes is made of h and v steps only."""
+    assert re.search(r"(^|\n)svg\.figure line, \.fig-axisline, \.pol-one, \.pol-best-line \{ shape-rendering: crispEdges; \}",
+                     WIDGETS)
     lines = 0
     for name, svg in _every_figure(width).items():
         for tag in re.findall(r"<line\b[^>]*>", svg):
             at = dict(re.findall(r'\b(x1|x2|y1|y2)="([^"]*)"', tag))
             assert len(at) == 4 and (at["x1"] == at["x2"] or at["y1"] == at["y2"]), (name, tag)
             lines += 1
-        for d in re.findall(r'<path class="fig-axisline[^"]*" d="([^"]*)"', svg):
+        for d in re.findall(r'<path class="[^"]*\b(?:fig-axisline|pol-one|pol-best-line)\b[^"]*" d="([^"]*)"', svg):
             assert re.fullmatch(r"(M-?[\d.]+ -?[\d.]+([hv]-?[\d.]+)+)+", d), (name, d)
     assert lines >= 30, lines
 
