@@ -175,7 +175,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
         # inside each panel only (not across the title between them or the ticks under them); on the
         # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
         lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
-        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="0.75"/>')
+        # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
+        # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
+        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>')
         # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
         # the panel, moved down by the collision pass where the speedup curve runs there
         if text_width("does not fit in memory") <= x1 - fx - 6:
@@ -574,7 +576,8 @@ def validation_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     sy = lambda v: top + size - v / top_value * size  # noqa: E731
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + size}" y1="{top + size}" y2="{top + size}"/>',
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + size}"/>',
-            f'<line class="srv-one" x1="{sx(0):.1f}" y1="{sy(0):.1f}" x2="{sx(top_value):.1f}" y2="{sy(top_value):.1f}" '
+            # slanted, so a path: every <line> of a figure is drawn with crisp edges (docs/PALETTE.md, "Thin lines at 1x")
+            f'<path class="srv-one" d="M{sx(0):.1f} {sy(0):.1f}L{sx(top_value):.1f} {sy(top_value):.1f}" fill="none" '
             f'stroke-width="1.5"/>']
     ticks = [v for v in nice_ticks(0, top_value, max(2, int(size // 40))) if v > 0]
     for v in ticks:

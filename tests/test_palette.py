@@ -87,6 +87,43 @@ def test_gridlines_recede_and_still_reach_3_to_1(scheme):
     assert re.search(r"\.fig-grid\s*\{[^}]*stroke:\s*var\(--grid\)[^}]*shape-rendering:\s*crispEdges", WIDGETS)
 
 
+def _every_figure(width: int) -> dict[str, str]:
+    """Every widget's SVG figures at ``width`` (their default settings), and the serving section's two
+    figures the build draws (validation, brackets)."""
+    import importlib
+
+    shown = {}
+    for name in ("deployment", "exact", "ledger", "policies", "realtext", "serving", "traces", "trees"):
+        module = importlib.import_module(f"lab.widgets.{name}")
+        for figure, svg in module.view({"width": str(width)}).get("figures", {}).items():
+            if isinstance(svg, str) and svg.startswith("<svg"):
+                shown[f"{name}.{figure}"] = svg
+        if name == "serving":
+            shown["serving.validation"] = module._validation_figure(width)
+            shown["serving.brackets"] = module._brackets_figure(width)
+    return shown
+
+
+@pytest.mark.parametrize("width", [320, 640, 960])
+def test_every_line_of_a_figure_is_level_or_upright_and_drawn_crisp(width):
+    """widgets.css draws every <line> of a figure (and every fig-axisline, <line> or tick path) with crisp
+    edges: at 1x a 1 px line centred on a whole pixel is otherwise painted as two rows at half strength,
+    under 3:1 although its colour clears it (docs/PALETTE.md, "Thin lines at 1x"; tools/line_contrast.py
+    measures it). Crisp edges would make a slanted line jagged, so a figure draws a slant as a <path>: every
+    <line> is level or upright, and every path of the rule's classes is made of h and v steps only."""
+    assert re.search(r"(^|\n)svg\.figure line, \.fig-axisline, \.pol-one, \.pol-best-line \{ shape-rendering: crispEdges; \}",
+                     WIDGETS)
+    lines = 0
+    for name, svg in _every_figure(width).items():
+        for tag in re.findall(r"<line\b[^>]*>", svg):
+            at = dict(re.findall(r'\b(x1|x2|y1|y2)="([^"]*)"', tag))
+            assert len(at) == 4 and (at["x1"] == at["x2"] or at["y1"] == at["y2"]), (name, tag)
+            lines += 1
+        for d in re.findall(r'<path class="[^"]*\b(?:fig-axisline|pol-one|pol-best-line)\b[^"]*" d="([^"]*)"', svg):
+            assert re.fullmatch(r"(M-?[\d.]+ -?[\d.]+([hv]-?[\d.]+)+)+", d), (name, d)
+    assert lines >= 30, lines
+
+
 def _font_sizes() -> dict[str, float]:
     sizes = {}
     for name, size in re.findall(r"\.(fig-[a-z]+)\s*\{[^}]*font-size:\s*([0-9.]+)px", WIDGETS):

@@ -731,7 +731,7 @@ def test_the_validation_scatters_numbers_stay_off_the_diagonal():
     for width in (320, 640, 960):
         svg = widget._validation_figure(width)
         x1, y1, x2, y2 = map(float, re.search(
-            r'<line class="srv-one" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', svg).groups())
+            r'<path class="srv-one" d="M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)"', svg).groups())
         numbers = [(float(x), float(y), words, anchor) for x, y, anchor, words in re.findall(
             r'<text class="fig-small" x="([\d.]+)" y="([\d.]+)" text-anchor="(start|end)"[^>]*>(\d+)</text>', svg)]
         assert len(numbers) >= 5, (width, numbers)

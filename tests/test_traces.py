@@ -267,10 +267,10 @@ def test_view_default_and_url_state():
 
 def test_the_survival_figure_draws_its_axis_in_muted_ink_and_its_guides_as_gridlines():
     """The zero line is the axis (fig-axisline); 0.25 to 1 are guides (fig-grid: the lighter grid ink that
-    still clears 3:1, docs/PALETTE.md); every one crisp, so a line on a whole pixel is not two pale rows."""
+    still clears 3:1, docs/PALETTE.md); every one level, so widgets.css draws it crisp (tests/test_palette.py)."""
     import re
     svg = widget.view(None)["figures"]["curve"]
-    lines = re.findall(r'<line class="(fig-axisline|fig-grid)" shape-rendering="crispEdges" x1="[\d.]+" x2="[\d.]+" '
+    lines = re.findall(r'<line class="(fig-axisline|fig-grid)" x1="[\d.]+" x2="[\d.]+" '
                        r'y1="([\d.]+)"', svg)
     by_height = sorted(((float(y), kind) for kind, y in lines), reverse=True)  # from the bottom (0) up
     assert [kind for _, kind in by_height] == ["fig-axisline"] + ["fig-grid"] * 4

@@ -107,10 +107,10 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     body = []
     for tick in (0, 0.25, 0.5, 0.75, 1):
         # the zero line is the axis (--muted ink); the others are guides for reading values, in the
-        # lighter grid ink that still clears 3:1 (docs/PALETTE.md, "Gridlines"). Crisp edges: a line on
-        # a whole pixel is one pixel of its colour, not two rows of half of it.
+        # lighter grid ink that still clears 3:1 (docs/PALETTE.md, "Gridlines"). Crisp edges (widgets.css, for
+        # every figure's <line>): a line on a whole pixel is one pixel of its colour, not two rows of half of it.
         kind = "fig-axisline" if tick == 0 else "fig-grid"
-        body.append(f'<line class="{kind}" shape-rendering="crispEdges" x1="{left}" x2="{width - right}" '
+        body.append(f'<line class="{kind}" x1="{left}" x2="{width - right}" '
                     f'y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>')
         body.append(f'<text class="fig-tick" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{to_fixed(tick, 2)}</text>')
     # label every position while the numbers fit, else every 2nd, 4th, ...: never touching
