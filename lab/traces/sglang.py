@@ -497,8 +497,20 @@ class _SglangMetrics(_Accumulator):
         mean = sum(v["length"] for v in active) / len(active)
         if len(active) > 1:
             notes.append(f"averaged {len(active)} label sets unweighted")
-        steps = {int(v["steps"]) for v in active if v.get("steps")}
-        tokens = {int(v["tokens"]) for v in active if v.get("tokens")}
+        k = self._lookahead(active, lookahead, notes)
+        if mean > k + 1 + 0.005:
+            raise TraceError(f"sglang:spec_accept_length {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too "
+                             f"small")
+        rates = [v["rate"] for v in active if "rate" in v]
+        if len(rates) == len(active) == 1 and abs(rates[0] - (mean - 1) / k) > 1e-6:
+            notes.append(f"sglang:spec_accept_rate {rates[0]:.4f} is not (length - 1) / k = {(mean - 1) / k:.4f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+
+    def _lookahead(self, label_sets, lookahead, notes) -> int:
+        """The lookahead: ``lookahead`` as given, else the one sglang:spec_num_steps of ``label_sets`` (a note says
+        so); a note when sglang:spec_num_draft_tokens is not k + 1 (the drafts are a tree)."""
+        steps = {int(v["steps"]) for v in label_sets if v.get("steps")}
+        tokens = {int(v["tokens"]) for v in label_sets if v.get("tokens")}
         k = lookahead
         if k is None and len(steps) == 1:
             k = steps.pop()
@@ -508,13 +520,7 @@ class _SglangMetrics(_Accumulator):
                          f"the drafts are a tree (topk > 1), so the accept length is not a chain statistic")
         k = self.need_lookahead(k, "the scrape has no sglang:spec_num_steps")
         _check_lookahead(k)
-        if mean > k + 1 + 0.005:
-            raise TraceError(f"sglang:spec_accept_length {mean:.2f} exceeds k + 1 = {k + 1}: the lookahead {k} is too "
-                             f"small")
-        rates = [v["rate"] for v in active if "rate" in v]
-        if len(rates) == len(active) == 1 and abs(rates[0] - (mean - 1) / k) > 1e-6:
-            notes.append(f"sglang:spec_accept_rate {rates[0]:.4f} is not (length - 1) / k = {(mean - 1) / k:.4f}")
-        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1))
+        return k
 
     def _counted(self, cumulative, active, lookahead) -> Trace:
         """The finished requests' counters: a mean over every verify pass since the server started (the
@@ -530,17 +536,7 @@ class _SglangMetrics(_Accumulator):
         if active:
             window = sum(v["length"] for v in active) / len(active)
             notes.append(f"sglang:spec_accept_length (the last window) is {window:.2f}: not used")
-        steps = {int(v["steps"]) for v in self.sets.values() if v.get("steps")}
-        tokens = {int(v["tokens"]) for v in self.sets.values() if v.get("tokens")}
-        k = lookahead
-        if k is None and len(steps) == 1:
-            k = steps.pop()
-            notes.append(f"lookahead {k} read from sglang:spec_num_steps")
-        if tokens and k is not None and tokens != {k + 1}:
-            notes.append(f"sglang:spec_num_draft_tokens {', '.join(map(str, sorted(tokens)))} is not k + 1 = {k + 1}: "
-                         f"the drafts are a tree (topk > 1), so the accept length is not a chain statistic")
-        k = self.need_lookahead(k, "the scrape has no sglang:spec_num_steps")
-        _check_lookahead(k)
+        k = self._lookahead(self.sets.values(), lookahead, notes)
         if not 1 <= mean <= k + 1 + 0.005:
             raise TraceError(f"the counters give a mean acceptance length of {mean:.2f}, outside 1 to k + 1 = {k + 1}: "
                              f"check the lookahead, or the scrape mixes servers")
