@@ -31,6 +31,28 @@ LLAMACPP_PREFIX = "llamacpp:"
 _SIX_DIGITS = re.compile(r"^([0-9])\.?([0-9]{0,5})e\+?0*([0-9]+)$")
 
 
+def _summed_fields(series, positional, listed, totals: dict) -> tuple[tuple, tuple]:
+    """One model's series (``{(field, model, labels, position): value}``) summed over their label sets: each of
+    the ``positional`` fields into ``{position: sum}``, each of the ``listed`` fields' values into a list, every
+    other field added to ``totals`` (in place). Returns the dicts and the lists, in the order named.
+
+    >>> totals = {"drafts": 0}
+    >>> _summed_fields({("perPosition", "m", (), 0): 3, ("perPosition", "m", (("rank", "1"),), 0): 4,
+    ...                 ("drafts", "m", (), None): 5}, ("perPosition",), (), totals), totals
+    ((({0: 7},), ()), {'drafts': 5})
+    """
+    by_position = {field: {} for field in positional}
+    values = {field: [] for field in listed}
+    for (field, _, _, position), value in series.items():
+        if field in by_position:
+            by_position[field][position] = by_position[field].get(position, 0) + value
+        elif field in values:
+            values[field].append(value)
+        else:
+            totals[field] += value
+    return tuple(by_position[f] for f in positional), tuple(values[f] for f in listed)
+
+
 def _prom_labels(text: str, where: str) -> tuple:
     labels, index = [], 0
     while index < len(text):
@@ -141,20 +163,10 @@ class _Prometheus(_Accumulator):
             models.setdefault(key[1], {})[key] = value
         name, series = _choose({m or "(no model_name label)": s for m, s in models.items()}, model, "model")
         totals = {"drafts": 0, "draftTokens": 0, "accepted": 0, "emitted": 0}
-        positions: dict[int, int] = {}
-        drafted_positions: dict[int, int] = {}
-        label_sets, seen, efficiencies = set(), set(), []
-        for (field, _, labels, position), value in series.items():
-            label_sets.add(labels)
-            seen.add(field)
-            if field == "perPosition":
-                positions[position] = positions.get(position, 0) + value
-            elif field == "draftsPerPosition":
-                drafted_positions[position] = drafted_positions.get(position, 0) + value
-            elif field == "efficiency":
-                efficiencies.append(value)
-            else:
-                totals[field] += value
+        (positions, drafted_positions), (efficiencies,) = _summed_fields(
+            series, ("perPosition", "draftsPerPosition"), ("efficiency",), totals)
+        label_sets = {labels for (_, _, labels, _) in series}
+        seen = {field for (field, _, _, _) in series}
         notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
             if self.engines == {"llama.cpp"} else []
         if getattr(self, "cut", None):

@@ -8,7 +8,7 @@ from .common import (
     Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _check_lookahead, _choose, _clean, _json_count,
     _json_loads, _number, shortened, _validated, family,
 )
-from .prometheus import _PROM_LINE, _PROM_NAME_START, _prom_labels
+from .prometheus import _PROM_LINE, _PROM_NAME_START, _prom_labels, _summed_fields
 from .vllm_json import _VllmRequestJson, _find_dicts
 
 
@@ -405,16 +405,8 @@ class _TrtllmMetrics(_Accumulator):
         label_sets = {labels for (_, _, labels, _) in series}
         if len(label_sets) > 1:
             notes.append(f"summed {len(label_sets)} label sets of one model (workers, ranks)")
-        drafted, accepted, totals, lengths = {}, {}, {"draftTokens": 0, "acceptedTokens": 0}, []
-        for (field, _, _, position), value in series.items():
-            if field == "drafted":
-                drafted[position] = drafted.get(position, 0) + value
-            elif field == "accepted":
-                accepted[position] = accepted.get(position, 0) + value
-            elif field == "length":
-                lengths.append(value)
-            else:
-                totals[field] += value
+        totals = {"draftTokens": 0, "acceptedTokens": 0}
+        (drafted, accepted), (lengths,) = _summed_fields(series, ("drafted", "accepted"), ("length",), totals)
         label = name if len(models) > 1 else None
         if self.cut is not None:
             notes.append(f"the last line (line {self.cut}) ends without a newline inside its sample: it looks cut off "
