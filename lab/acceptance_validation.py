@@ -580,8 +580,8 @@ def held_out_html() -> str:
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
                f"{100 * one['medianError']:.1f}% against the independent model's {100 * one['medianIidError']:.1f}% "
-               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the 80% interval (made "
-               f"without it) on {one['covered']}. From k = 1..2: "
+               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the "
+               f"80% interval (made without it) on {one['covered']}. From k = 1..2: "
                f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
                f"{len(two['rows'])}, inside the interval on {two['covered']}.")
     # the table scrolls sideways in its own wrapper; the notes below it wrap with the page, not under its edge fade
