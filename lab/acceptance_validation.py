@@ -1,6 +1,7 @@
 """The acceptance model judged on its own library, and the page's text from it: every library curve left out
-in turn and predicted at its largest k from k = 1 (or k = 1..2) beside i.i.d. (:func:`leave_one_out`), the prior's
-point that leave-one-out chooses (:func:`prior_choice`), the page's held-out table (:func:`held_out_html`) and the
+in turn and predicted at its largest k from k = 1 (or k = 1..2) beside i.i.d. (:func:`leave_one_out`), the interval's
+residual quantiles recomputed (:func:`residual_quantiles`) and how often the interval held (:func:`held_out_intervals`,
+each curve's own residual left out), the prior's point that leave-one-out chooses (:func:`prior_choice`), the page's held-out table (:func:`held_out_html`) and the
 numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :mod:`lab.acceptance`, the model, as
 :mod:`lab.serving_validation` is from the serving model: nothing here changes a prediction.
 
@@ -20,7 +21,8 @@ from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, 
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median, percentile
 
-__all__ = ["predict_from_lengths", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach", "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
+__all__ = ["predict_from_lengths", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
+           "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
            "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
            "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "held_out_html", "page_facts"]
 
