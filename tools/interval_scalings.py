@@ -7,7 +7,11 @@ percentiles of the other curves' scaled errors), in all and by halves of reach (
 by K - m and by the gain), from k = 1 and from k = 1..2. The scaling with the smallest largest gap between halves was
 chosen, once; this tool only shows the numbers (no choice is made from it again).
 
-    .venv/bin/python tools/interval_scalings.py
+With ``--fully-nested`` it also runs the stricter check docs/READING.md reports: for each held-out curve, every other
+curve's residual recomputed with the held-out curve out of the library too (so it is in no prior behind its own
+interval's quantiles), the model's interval (K - m) from those quantiles, and how many held.
+
+    .venv/bin/python tools/interval_scalings.py [--fully-nested]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lab import acceptance, acceptance_prior  # noqa: E402
 from lab import acceptance_validation as validation  # noqa: E402
 from lab.acceptance_curves import CURVES  # noqa: E402
 from lab.stats import median, percentile  # noqa: E402
@@ -43,7 +48,33 @@ def _rows(known: int) -> list[dict]:
     return out
 
 
+def fully_nested(known: int) -> tuple[int, int]:
+    """(held, curves): each curve's interval from quantiles of residuals computed on the library without it."""
+    modules = (acceptance, acceptance_prior, validation)
+    everything = dict(CURVES)
+    full = {row["name"]: row for row in validation.leave_one_out(known)["rows"]}
+    held = 0
+    try:
+        for name, row in full.items():
+            for module in modules:
+                module.CURVES = {other: entry for other, entry in everything.items() if other != name}
+            acceptance._library_shapes.cache_clear()
+            inner = validation.leave_one_out(known)["rows"]
+            interval = validation.residual_interval(row["predicted"], row["reach"], validation._quantiles(inner),
+                                                    row["atMeasured"], row["lookahead"] + 1)
+            held += interval[0] <= row["measured"] <= interval[1]
+    finally:
+        for module in modules:
+            module.CURVES = everything
+        acceptance._library_shapes.cache_clear()
+    return held, len(full)
+
+
 def main() -> int:
+    if "--fully-nested" in sys.argv[1:]:
+        for known in (1, 2):
+            held, curves = fully_nested(known)
+            print(f"fully nested, from k = {'1' if known == 1 else '1..2'}: held {held} of {curves}")
     rows = {known: _rows(known) for known in (1, 2)}
     for scaling in ("positions", "gain", "width"):
         gaps, said = [], []
