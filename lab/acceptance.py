@@ -51,16 +51,17 @@ from .acceptance_prior import (COPY_RISE_MAX, COPYING, MIN_FAMILY_CURVES, POINT_
                                PRIOR_MODE_BY_FIGURES, PRIOR_MODES, _copy_level, _drafter_weights, _fall_high, _fit,
                                _library_shapes, _weighted_median, copy_ceiling, library_lengths, library_shape, nearest_by,
                                nearest_curves, prior, prior_group, prior_point, shape_of)
-from .acceptance_rates import (INTERVAL_PERCENTILES, PLATEAU_GAIN, Curve, _solve, conditional_from_unconditional,  # noqa: F401
-                               lengths_of, mean_acceptance_length, shaped_rates)
+from .acceptance_rates import (INTERVAL_PERCENTILES, PLATEAU_GAIN, RESIDUAL_QUANTILES, Curve, _solve,  # noqa: F401
+                               conditional_from_unconditional, lengths_of, mean_acceptance_length, residual_interval,
+                               shaped_rates)
 from .acceptance_text import (FAMILIES, FAMILY_MARK, MAX_POSITIONS, MEASURED_MARK, parse_lengths, parse_rates,  # noqa: F401
                               rates_token, split_family, split_measured, token_measured_at, token_method, token_rates)
 from .errors import LabValueError
 from .jsformat import to_fixed
 
 __all__ = ["FAMILIES", "FAMILY_NAMES", "MAX_POSITIONS", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN",
-           "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "Curve", "mean_acceptance_length", "lengths_of",
-           "conditional_from_unconditional", "shaped_rates", "shape_of", "library_shape", "prior", "iid",
+           "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "RESIDUAL_QUANTILES", "residual_interval", "Curve",
+           "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of", "library_shape", "prior", "iid",
            "extended_rates", "split_measured", "split_family", "token_measured_at", "token_rates", "token_method",
            "rates_token", "TOKEN_POSITIONS", "MEASURED_MARK", "FAMILY_MARK", "from_conditional", "from_unconditional",
            "from_lengths", "from_single", "library_lengths", "prior_group", "copy_ceiling", "prior_point",
@@ -477,7 +478,8 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
 # --- the CLI's report and the deployment panel's curve box (the reader's text itself is parsed in lab.acceptance_text)
 
 def report(curve: Curve, lookahead: int) -> dict:
-    """The CLI's JSON for a curve at lookahead k: the model's length and interval, the conditional
+    """The CLI's JSON for a curve at lookahead k: the model's length and interval (:meth:`Curve.interval`: the
+    10th to 90th percentile of its held-out errors per extrapolated position, an 80% interval), the conditional
     rates at positions 1..k, the last measured position when k lies past it, and i.i.d. from the
     same figure (its alpha solved from the curve's length at the last measured lookahead, or at k).
 
@@ -496,22 +498,23 @@ def report(curve: Curve, lookahead: int) -> dict:
 
 
 def _prior_note(curve: Curve) -> str | None:
-    """Says so when the curve's family has too few library curves for an interval of its own.
+    """Says so when the curve's family has too few library curves for a prior of its own (the interval's residual
+    quantiles are the whole library's for every family, :data:`RESIDUAL_QUANTILES`).
 
     >>> _prior_note(from_single(1.8, 1, "suffix"))
-    'the library holds 1 suffix decoding curve: its prior and interval are the 4 curves of drafters that copy text (n-gram and suffix decoding), too few to claim much'
+    'the library holds 1 suffix decoding curve: its prior is the 4 curves of drafters that copy text (n-gram and suffix decoding), too few to claim much'
     """
     if curve.family is None:
-        return "no method given: the interval is the whole library's spread"
+        return "no method given: the prior is the whole library's"
     count = sum(1 for entry in CURVES.values() if entry[0] == curve.family)
     if count >= MIN_FAMILY_CURVES:
         return None
     held = f"the library holds {count} {FAMILY_NAMES[curve.family]} curve{'' if count == 1 else 's'}: "
     copying = sum(1 for entry in CURVES.values() if entry[0] in COPYING)
     if curve.family in COPYING and copying >= MIN_FAMILY_CURVES:  # prior_group's copying group
-        return (held + f"its prior and interval are the {copying} curves of drafters that copy text (n-gram and "
+        return (held + f"its prior is the {copying} curves of drafters that copy text (n-gram and "
                 "suffix decoding), too few to claim much")
-    return held + "the interval is the whole library's spread"
+    return held + "its prior is the whole library's"
 
 
 def family_of_draft(draft: str, target: str | None = None) -> str:

@@ -16,8 +16,10 @@ half the drafters; a drafter's fall goes with how good it is), one vote per draf
 a drafter measured with thinking on and off, or on nine workloads, is one piece of evidence); from two or more figures (the
 drop measured) the median of the whole library's curves nearest it (:data:`PRIOR_MODE_BY_FIGURES`, :data:`POINT_RULE_BY_FIGURES`: what
 leave-one-out on the library prefers for each input; :func:`lab.acceptance_validation.prior_choice` reruns that choice
-and the page states it with each family's spread; a copying reader always takes its group's nearest), and its interval is the spread of the predictions made with each ``(c, d)`` of the reader's family (the copying
-curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES` curves).
+and the page states it with each family's spread; a copying reader always takes its group's nearest), and the spread of ``(c, d)`` pairs of the reader's family (the
+copying curves for a copying family, else the pooled library, when the family has fewer than :data:`MIN_FAMILY_CURVES`
+curves). The interval is not taken over that spread: it is the point's held-out residual band
+(:data:`lab.acceptance_rates.RESIDUAL_QUANTILES`).
 
 Apart from the builders (:mod:`lab.acceptance`, which call :func:`prior` and :func:`copy_ceiling`) because it is one
 idea with its own evidence: it reads the library and never a reader's figures, and leave-one-out

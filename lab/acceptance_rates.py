@@ -1,6 +1,7 @@
 """A conditional acceptance curve and its arithmetic, the part of the acceptance model (:mod:`lab.acceptance`)
 everything else stands on: the :class:`Curve` type (measured rates, the shape ``(c, d)`` that continues them, the
-interval over a spread of shapes), the mean acceptance length
+interval from the model's held-out errors per extrapolated position, :data:`RESIDUAL_QUANTILES`), the mean acceptance
+length
 
     L(k) = 1 + sum_{i=1..k} prod_{j<=i} r_j
 
@@ -16,27 +17,38 @@ import cycle. :mod:`lab.acceptance` re-exports every name.
 True
 """
 
+import math
 from typing import NamedTuple
 
 from .errors import LabValueError
-from .stats import percentile
 
-__all__ = ["PLATEAU_GAIN", "INTERVAL_PERCENTILES", "Curve", "mean_acceptance_length", "lengths_of",
-           "conditional_from_unconditional", "shaped_rates"]
+__all__ = ["PLATEAU_GAIN", "INTERVAL_PERCENTILES", "RESIDUAL_QUANTILES", "Curve", "residual_interval",
+           "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates"]
 
 # a draft adding less than this many tokens per call lies on the plateau (lab.acceptance.plateau_start; the copying
 # ceiling's reach, lab.acceptance_prior._copy_level, reads it too)
 PLATEAU_GAIN = 0.05
-# The interval's ends: percentiles of the lengths under each (c, d) of the spread. A spread of the library's
-# shapes, not a calibrated probability (lab.acceptance_validation.held_out_html states how often it holds).
+# The interval's ends: the 10th and 90th percentiles (nearest rank, lab.stats.percentile) of the model's held-out
+# errors per extrapolated position (RESIDUAL_QUANTILES), so about 80% of held-out lengths fall inside by construction.
 INTERVAL_PERCENTILES = (0.1, 0.9)
+# The held-out residuals' quantiles, frozen (the leave-one-out behind them is too heavy for every slider step): for a
+# curve built from one figure (key 1) and from two or more, or per-position rates (key 2), the INTERVAL_PERCENTILES of
+#     ln(measured L(K) / predicted L(K)) / (K - m)
+# over the library's curves, each left out in turn and predicted at its largest k (K) from its lengths (an engine
+# curve: its rates) at k = 1 (m = 1) or k = 1..2 (m = 2), the rest of the library as prior
+# (lab.acceptance_validation.residual_quantiles). Per position past the last measured one (K - m): of three scalings
+# (K - m, the point's own ln L(K) - ln L(m), the old spread's width) it gave the most even held-out coverage across
+# reach (docs/READING.md, "a calibrated interval"). Computed on 5 December 2026 from the 61-curve library;
+# tests/test_acceptance_validation.py recomputes them (6 decimals), and tools/refresh_interval_quantiles.py rewrites
+# these lines when the library changes.
+RESIDUAL_QUANTILES = {1: (-0.022388, 0.017477), 2: (-0.021226, 0.010099)}
 _BISECT = 80   # halvings of [0, 1]: an interval of 2^-80 (about 1e-24), far finer than a rate's 4 printed decimals
 
 
 class Curve(NamedTuple):
     """A conditional acceptance curve: ``measured`` rates at positions 1..m (read or fitted), and
-    the shape ``(c, d)`` that continues it; ``family`` and ``spread`` (the ``(c, d)`` pairs the
-    interval is taken over) when a prior was used; ``measuredAt`` is m, None for the i.i.d. curve
+    the shape ``(c, d)`` that continues it; ``family`` and ``spread`` (the ``(c, d)`` pairs of the
+    prior's group; a curve without one has no interval) when a prior was used; ``measuredAt`` is m, None for the i.i.d. curve
     (which is the same at every position and extrapolates nothing)."""
 
     measured: tuple
@@ -85,24 +97,46 @@ class Curve(NamedTuple):
         """
         return self.measuredAt if self.measuredAt is not None and k > self.measuredAt else None
 
+    def figures(self) -> int:
+        """The reader's input as :data:`RESIDUAL_QUANTILES` keys it: 1 for one figure (one length, :func:`lab.acceptance.
+        from_single`, or one rate), 2 for two or more (lengths, or per-position rates from a trace).
+
+        >>> Curve((0.8,), (0.9, 0.7), "single", measuredAt=1).figures(), Curve((0.8, 0.6), (0.9, 0.7), "x", measuredAt=2).figures()
+        (1, 2)
+        """
+        return 1 if self.source == "single" or self.measuredAt == 1 else 2
+
     def interval(self, k: int) -> tuple[float, float]:
-        """The mean acceptance length at k under each ``(c, d)`` of the spread (10th to 90th
-        percentile, :data:`INTERVAL_PERCENTILES`), widened to hold the point; the point value twice when
-        nothing is extrapolated or no prior was used.
+        """The point at k times ``exp(q_low (k - m))`` and ``exp(q_high (k - m))``, m the last measured position and
+        ``q`` the held-out residual quantiles per position for the reader's input (:data:`RESIDUAL_QUANTILES`,
+        :meth:`figures`), within what a length can be (no less than the curve's length at m, no more than k + 1) and
+        holding the point; the point value twice when nothing is extrapolated or no prior made the point (a curve
+        given without one, which repeats its last rate).
 
         >>> curve = Curve((0.8, 0.6), (0.9, 0.7), "test", spread=((0.9, 0.5), (0.9, 0.9)), measuredAt=2)
         >>> [round(x, 4) for x in curve.interval(4)], round(curve.length(4), 4)
-        ([2.4456, 2.6652], 2.5409)
+        ([2.4353, 2.5927], 2.5409)
         >>> curve.interval(2) == (curve.length(2),) * 2   # nothing extrapolated at k = 2
         True
         """
         point = self.length(k)
         if self.extrapolated_from(k) is None or not self.spread:
             return point, point
-        values = [self._replace(shape=(self.shape[0] if self.anchor is not None else shape[0], shape[1])).length(k)
-                  for shape in self.spread]  # with an anchor the drop is fixed: only the fall d varies
-        low, high = INTERVAL_PERCENTILES
-        return min(point, percentile(values, low)), max(point, percentile(values, high))
+        return residual_interval(point, k - self.measuredAt, RESIDUAL_QUANTILES[self.figures()],
+                                 self.length(self.measuredAt), k + 1)
+
+
+def residual_interval(point: float, reach: int, quantiles, floor: float = 1.0, top: float = math.inf) -> tuple:
+    """``point`` times ``exp(q_low reach)`` and ``exp(q_high reach)`` (``quantiles``: the residual quantiles per
+    extrapolated position), clamped to ``[floor, top]`` and widened to hold the point: :meth:`Curve.interval`'s
+    arithmetic, apart so the validation can make the held-out interval with quantiles that leave its curve out.
+
+    >>> [round(x, 4) for x in residual_interval(3.0, 4, (-0.02, 0.01))], residual_interval(3.0, 4, (-0.5, 0.5), 2.5, 4.0)
+    ([2.7693, 3.1224], (2.5, 4.0))
+    """
+    low, high = quantiles
+    return (min(point, max(floor, point * math.exp(low * reach))),
+            max(point, min(top, point * math.exp(high * reach))))
 
 
 def mean_acceptance_length(rates, k: int) -> float:

@@ -1,6 +1,7 @@
 """The acceptance model judged on its own library, and the page's text from it: every library curve left out
-in turn and predicted at its largest k from k = 1 (or k = 1..2) beside i.i.d. (:func:`leave_one_out`), the prior's
-point that leave-one-out chooses (:func:`prior_choice`), the page's held-out table (:func:`held_out_html`) and the
+in turn and predicted at its largest k from k = 1 (or k = 1..2) beside i.i.d. (:func:`leave_one_out`), the interval's
+residual quantiles recomputed (:func:`residual_quantiles`) and how often the interval held (:func:`held_out_intervals`,
+each curve's own residual left out), the prior's point that leave-one-out chooses (:func:`prior_choice`), the page's held-out table (:func:`held_out_html`) and the
 numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :mod:`lab.acceptance`, the model, as
 :mod:`lab.serving_validation` is from the serving model: nothing here changes a prediction.
 
@@ -9,15 +10,19 @@ numbers the acceptance paragraphs quote (:func:`page_facts`). Kept apart from :m
 (True, True)
 """
 
+import math
+
 from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES,
-                         PRIOR_MODE_BY_FIGURES,
+                         PRIOR_MODE_BY_FIGURES, RESIDUAL_QUANTILES,
                          SECOND_WEIGHT, Curve, _drafter_weights, _library_shapes, _solve, _weighted_median,
                          conditional_from_unconditional, copy_ceiling, from_conditional, from_lengths, iid, iid_alpha,
-                         library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point, shape_of)
+                         library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point,
+                         residual_interval, shape_of)
 from .acceptance_curves import CURVES, drafter_of
-from .stats import median
+from .stats import median, percentile
 
-__all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
+__all__ = ["predict_from_lengths", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
+           "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
            "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
            "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "held_out_html", "page_facts"]
 
@@ -25,7 +30,10 @@ __all__ = ["predict_from_lengths", "leave_one_out", "PRIOR_CHOICES", "CHOICE_MAR
 def predict_from_lengths(name: str, known: int) -> dict:
     """Leave library curve ``name`` out, build its curve from its lengths at k = 1..known (an engine's
     curve: from its per-position rates at positions 1..known), with the rest of the library as prior, and predict
-    its length at its largest k; i.i.d. from the same figure (its alpha solved at k = known) beside it. Signed errors."""
+    its length at its largest k; i.i.d. from the same figure (its alpha solved at k = known) beside it. Signed errors;
+    ``residual``, ``ln(measured / predicted)``, and ``reach``, the positions predicted past the measured ones
+    (:data:`lab.acceptance.RESIDUAL_QUANTILES` are their ratio's percentiles); ``interval``, the model's own (its
+    frozen quantiles, which saw this curve); ``atMeasured``, the curve's length at its last measured position."""
     lengths = library_lengths(name)
     family, kind, values, *_ = CURVES[name]
     top = len(lengths)
@@ -39,7 +47,8 @@ def predict_from_lengths(name: str, known: int) -> dict:
     low, high = curve.interval(top)
     return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
             "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
-            "iidError": iid_predicted / lengths[-1] - 1, "covered": low <= lengths[-1] <= high}
+            "iidError": iid_predicted / lengths[-1] - 1, "residual": math.log(lengths[-1] / predicted),
+            "reach": top - curve.measuredAt, "atMeasured": curve.length(curve.measuredAt)}
 
 
 def leave_one_out(known: int = 1, mode: str | None = None, rule: str | None = None) -> dict:
@@ -47,9 +56,14 @@ def leave_one_out(known: int = 1, mode: str | None = None, rule: str | None = No
     the rows, the median absolute error of the model and of i.i.d., how many curves the model
     predicts better than i.i.d., which families have too few curves to trust, and each family's
     spread (``byFamily``: curves, median absolute error). ``mode``, ``rule``: the prior's point (:func:`lab.acceptance.prior_point`;
-    the default is the model's)."""
+    the default is the model's). Each row's ``heldOutInterval`` and ``covered``, and the count ``covered``: the
+    interval made without the held-out curve's own residual (:func:`held_out_intervals`), and whether it held the
+    measured length; ``coveredInSample``: how many the model's own intervals (frozen quantiles) held."""
     with prior_point(mode, rule):
         rows = [predict_from_lengths(name, known) for name in CURVES]
+    for row, interval in zip(rows, held_out_intervals(rows)):
+        row["heldOutInterval"] = list(interval)
+        row["covered"] = interval[0] <= row["measured"] <= interval[1]
     by_family = {}
     for row in rows:
         by_family.setdefault(row["family"], []).append(abs(row["error"]))
@@ -59,10 +73,57 @@ def leave_one_out(known: int = 1, mode: str | None = None, rule: str | None = No
             "medianIidError": median([abs(r["iidError"]) for r in rows]),
             "better": sum(1 for r in rows if abs(r["error"]) < abs(r["iidError"])),
             "covered": sum(1 for r in rows if r["covered"]),
+            "coveredInSample": sum(1 for r in rows if r["interval"][0] <= r["measured"] <= r["interval"][1]),
             "familyCounts": counts,
             "byFamily": {family: {"curves": len(errors), "medianError": median(errors)}
                          for family, errors in by_family.items()},
             "tooFew": [family for family in FAMILIES if counts[family] < MIN_FAMILY_CURVES]}
+
+
+def _quantiles(rows) -> tuple[float, float]:
+    """The :data:`lab.acceptance.INTERVAL_PERCENTILES` (nearest rank) of the rows' residuals per position reached."""
+    scaled = [row["residual"] / row["reach"] for row in rows if row["reach"] > 0]
+    return tuple(percentile(scaled, fraction) for fraction in INTERVAL_PERCENTILES)
+
+
+def residual_quantiles(one: dict | None = None, two: dict | None = None) -> dict:
+    """The interval's quantiles recomputed from the library (``one``, ``two``: :func:`leave_one_out` from k = 1 and
+    k = 1..2, computed when not given): ``{1: (low, high), 2: (low, high)}``, the 10th and 90th percentiles of each
+    held-out curve's ``ln(measured / predicted) / (K - m)``; :data:`lab.acceptance.RESIDUAL_QUANTILES` holds them to
+    6 decimals (a test recomputes them; tools/refresh_interval_quantiles.py rewrites them).
+
+    >>> found = residual_quantiles()
+    >>> {figures: tuple(round(q, 6) for q in pair) for figures, pair in found.items()} == RESIDUAL_QUANTILES
+    True
+    """
+    one, two = one or leave_one_out(1), two or leave_one_out(2)
+    return {1: _quantiles(one["rows"]), 2: _quantiles(two["rows"])}
+
+
+def held_out_intervals(rows) -> list[tuple[float, float]]:
+    """Each row's interval at its largest k made as :meth:`lab.acceptance.Curve.interval` makes it
+    (:func:`lab.acceptance.residual_interval`), but with quantiles from the other rows' residuals alone: the curve
+    predicted is in neither the prior nor the quantiles of its own interval (nested leave-one-out)."""
+    return [residual_interval(row["predicted"], row["reach"], _quantiles(rows[:index] + rows[index + 1:]),
+                              row["atMeasured"], row["lookahead"] + 1) for index, row in enumerate(rows)]
+
+
+def coverage_by_reach(result: dict) -> dict:
+    """How often the held-out interval held (:func:`leave_one_out`'s ``result``), split at the median reach (positions
+    predicted past the measured ones): ``{"short": (held, curves), "long": (held, curves), "median": reach}``, short
+    below the median, long at or above it (most curves end at k = 8, so the median is shared by many).
+
+    >>> split = coverage_by_reach(leave_one_out(2))
+    >>> split["short"][1] + split["long"][1] == len(CURVES)
+    True
+    """
+    middle = median([row["reach"] for row in result["rows"]])
+
+    def held(rows):
+        return sum(1 for row in rows if row["covered"]), len(rows)
+
+    return {"short": held([row for row in result["rows"] if row["reach"] < middle]),
+            "long": held([row for row in result["rows"] if row["reach"] >= middle]), "median": middle}
 
 
 # The prior's points leave-one-out chooses among (mode, rule): the nearest curves over the whole library, the nearest
@@ -385,20 +446,27 @@ def choice_note(choice: dict) -> str:
 
 def interval_note(one: dict, two: dict) -> str:
     """What the interval is and how often it held, from leave-one-out from k = 1 (``one``) and k = 1..2 (``two``):
-    a spread of the library's shapes (:data:`lab.acceptance.INTERVAL_PERCENTILES`), not a calibrated probability,
-    so the page says how many held-out lengths fell inside beside what an interval of that nominal width would hold.
+    the point times the model's held-out errors per extrapolated position (:data:`lab.acceptance.RESIDUAL_QUANTILES`,
+    their 10th and 90th percentiles: an 80% interval by construction), and how many held-out lengths its nested form
+    (:func:`held_out_intervals`) held beside the nominal count, said as it is when they differ.
 
-    >>> interval_note({"covered": 24, "rows": [0] * 36}, {"covered": 22, "rows": [0] * 36}).split("it held ")[1]
-    'the measured length on 24 of 36 (67%) from k = 1 and 22 of 36 (61%) from k = 1..2, where a calibrated 80% would hold 29.'
+    >>> interval_note({"covered": 24, "rows": [0] * 36}, {"covered": 29, "rows": [0] * 36}).split("it held ")[1]
+    'the measured length on 24 of 36 (67%) from k = 1 and 29 of 36 (81%) from k = 1..2, where a calibrated 80% would hold 29.'
     """
     low, high = INTERVAL_PERCENTILES
     nominal = high - low
+
+    def per_position(figures: int) -> str:
+        q_low, q_high = RESIDUAL_QUANTILES[figures]
+        return f"{_signed(math.exp(q_low) - 1)} to {_signed(math.exp(q_high) - 1)}"
+
     curves = len(one["rows"])
-    return (f"The interval is not a calibrated {100 * nominal:.0f}% interval: it runs from the {100 * low:.0f}th to "
-            f"the {100 * high:.0f}th percentile of the lengths the reader's figures give under the fall (and the drop, "
-            f"unless two figures fix it) of each of the method's library curves (when the method has fewer than {MIN_FAMILY_CURVES}, "
-            f"the copying curves' for a drafter that copies text, else the whole library's), "
-            "a spread of the library's shapes around the point, widened to hold it. Each curve left out, it held the "
+    return (f"The interval is an {100 * nominal:.0f}% band from the model's own misses: each library curve left out "
+            f"and predicted at its largest k, its error (measured over predicted length, in logs) per position predicted "
+            f"past the measured ones; the band runs from the {100 * low:.0f}th to the {100 * high:.0f}th percentile of "
+            f"those errors, {per_position(1)} a position from one figure and {per_position(2)} from two or more "
+            f"figures or per-position rates, compounded over the positions a lookahead reaches past the measured ones "
+            f"(none at a measured k). Each curve left out, its own error left out of the percentiles too, it held the "
             f"measured length on {one['covered']} of {curves} ({100 * one['covered'] / curves:.0f}%) from k = 1 and "
             f"{two['covered']} of {len(two['rows'])} ({100 * two['covered'] / len(two['rows']):.0f}%) from k = 1..2, "
             f"where a calibrated {100 * nominal:.0f}% would hold {round(nominal * curves)}.")
@@ -514,7 +582,8 @@ def held_out_html() -> str:
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
                f"{100 * one['medianError']:.1f}% against the independent model's {100 * one['medianIidError']:.1f}% "
-               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the interval on {one['covered']}. From k = 1..2: "
+               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the "
+               f"80% interval (made without it) on {one['covered']}. From k = 1..2: "
                f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
                f"{len(two['rows'])}, inside the interval on {two['covered']}.")
     # the table scrolls sideways in its own wrapper; the notes below it wrap with the page, not under its edge fade

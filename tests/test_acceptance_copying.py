@@ -103,9 +103,10 @@ def _state():
 
 
 def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(monkeypatch):
-    """Every model-drafter curve's library shape, its family's prior and its held-out row are what the model without
-    copying rises gives, float for float; the pooled medians are no worse; and the copying curves move as
-    docs/READING.md records the run of 4 December 2026 (from k = 1 the two #24344 n-gram runs from -23.3% and -25.7% to
+    """Every model-drafter curve's library shape, its family's prior and its held-out row (less its held-out interval,
+    made from every other curve's residual) are what the model without copying rises gives, float for float; the
+    pooled medians are no worse; and the copying curves move as docs/READING.md records the run of 4 December 2026
+    (from k = 1 the two #24344 n-gram runs from -23.3% and -25.7% to
     -6.5% and -16.3%, the suffix curve from -16.1% to -11.8%; vLLM #24127's n-gram run, whose rates fall at its last
     position, from -9.3% to +8.7%, worse, and to -2.5% under the copying ceiling, run the same evening). Compared with
     the model without the rule, not pinned, so a curve added to the library keeps the test; the recorded numbers are
@@ -117,8 +118,13 @@ def test_model_drafters_are_unchanged_and_the_copying_curves_move_as_recorded(mo
     for known in (1, 2):
         rows_now = {row["name"]: row for row in now[known]["rows"]}
         rows_before = {row["name"]: row for row in before[known]["rows"]}
+        # a row's own prediction and interval; its held-out interval (and so whether it held) take the percentiles of
+        # every other curve's residual, the copying curves' among them, so they move with those
+        own = {"heldOutInterval", "covered"}
         for name in MODEL:
-            assert rows_now[name] == rows_before[name] and shapes_now[name] == shapes_before[name]
+            assert ({key: value for key, value in rows_now[name].items() if key not in own}
+                    == {key: value for key, value in rows_before[name].items() if key not in own})
+            assert shapes_now[name] == shapes_before[name]
         assert now[known]["medianError"] <= before[known]["medianError"]
         for family in ("draft", "eagle", "mtp"):
             assert now[known]["byFamily"][family] == before[known]["byFamily"][family]

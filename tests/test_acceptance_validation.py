@@ -2,9 +2,13 @@
 the prior's point it chooses, the page's held-out table, and the prior-point switch it runs under
 (lab.acceptance.prior_point)."""
 
+import importlib.util
+import math
+from pathlib import Path
+
 import pytest
 
-from lab import acceptance, acceptance_prior, acceptance_validation
+from lab import acceptance, acceptance_prior, acceptance_rates, acceptance_validation
 from lab.acceptance_curves import CURVES
 from lab.errors import LabValueError
 
@@ -277,3 +281,145 @@ def test_the_prior_changes_its_point_only_when_beaten_by_the_margin():
     note = acceptance_validation.choice_note(choice)
     assert "by less than the 0.25 point a change needs" in note and "the model has not followed" not in note
     assert "from two or more of the nearest curves over the whole library" in note
+
+
+# --- the interval: the held-out residuals' band, frozen quantiles, and how often it held ---------------------------
+
+REFRESH = ("run `.venv/bin/python tools/refresh_interval_quantiles.py` (it rewrites the constant from the library), "
+           "then update the numbers docs/READING.md quotes")
+
+
+def _scaled_residuals(known: int) -> dict:
+    """Each library curve's held-out ln(measured / predicted) at its largest k per position past k = known, computed
+    here from leave-one-out's predictions (not from its ``residual`` and ``reach``)."""
+    rows = acceptance_validation.leave_one_out(known)["rows"]
+    return {row["name"]: (math.log(row["measured"] / row["predicted"]) / (row["lookahead"] - known), row)
+            for row in rows}
+
+
+def _nearest_rank(values, fraction):
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(fraction * len(ordered))) - 1]
+
+
+def _check_frozen():
+    for known in (1, 2):
+        scaled = [value for value, _ in _scaled_residuals(known).values()]
+        found = tuple(round(_nearest_rank(scaled, f), 6) for f in (0.1, 0.9))
+        frozen = acceptance_rates.RESIDUAL_QUANTILES[known]
+        assert found == frozen, (f"lab.acceptance.RESIDUAL_QUANTILES[{known}] is {frozen}, the library gives {found}: "
+                                 + REFRESH)
+
+
+def _held_out_count(known: int) -> int:
+    """How many library curves the interval made without their own residual (nor their curve in the prior) held."""
+    scaled = _scaled_residuals(known)
+    held = 0
+    for name, (_, row) in scaled.items():
+        others = [value for other, (value, _) in scaled.items() if other != name]
+        reach = row["lookahead"] - known
+        low = max(row["atMeasured"], row["predicted"] * math.exp(_nearest_rank(others, 0.1) * reach))
+        high = min(row["lookahead"] + 1, row["predicted"] * math.exp(_nearest_rank(others, 0.9) * reach))
+        held += low <= row["measured"] <= high
+    return held
+
+
+def _check_band():
+    """Curve.interval is the point times exp(q reach) for the reader's input, zero-width where nothing is
+    extrapolated or no prior made the point, and within [L(m), k + 1]."""
+    q1, q2 = acceptance_rates.RESIDUAL_QUANTILES[1], acceptance_rates.RESIDUAL_QUANTILES[2]
+    two = acceptance.from_lengths({1: 1.8, 2: 2.44}, "eagle")
+    one = acceptance.from_single(1.8, 1, "mtp")
+    rates = acceptance.from_conditional([0.8, 0.6, 0.5], "draft")
+    for curve, q, m in ((two, q2, 2), (one, q1, 1), (rates, q2, 3)):
+        for k in (m + 1, 8):
+            point = curve.length(k)  # a length never falls as k grows: the band's low end stops at L(m)
+            wanted = (max(curve.length(m), point * math.exp(q[0] * (k - m))), point * math.exp(q[1] * (k - m)))
+            assert curve.interval(k) == pytest.approx(wanted, rel=1e-12), (curve.source, k)
+        assert curve.interval(m) == (curve.length(m),) * 2
+    low, high = one.interval(64)
+    assert low == pytest.approx(one.length(1)) and high <= 65
+    assert acceptance.token_curve([0.9, 0.5]).interval(8) == (acceptance.token_curve([0.9, 0.5]).length(8),) * 2
+
+
+def _check_coverage(page: bool = False):
+    """The page's note says the held-out coverage this file recomputes, within two binomial standard deviations of
+    80%; with ``page``, the built table (held_out_html, heavy: it reruns the prior's choice) prints that note and
+    those counts in its caption."""
+    one, two = acceptance_validation.leave_one_out(1), acceptance_validation.leave_one_out(2)
+    note = acceptance_validation.interval_note(one, two)
+    counts = [_held_out_count(known) for known in (1, 2)]
+    if page:
+        from lab.figures import escape
+
+        html = acceptance_validation.held_out_html()
+        assert escape(note) in html
+        assert html.count(escape("inside the 80% interval (made without it) on ")) == 1
+        assert f"on {counts[0]}. From k = 1..2" in html and f"inside the interval on {counts[1]}." in html
+    n = len(CURVES)
+    assert f"it held the measured length on {counts[0]} of {n} " in note and f"and {counts[1]} of {n} " in note
+    assert f"would hold {round(0.8 * n)}." in note
+    for result, count in zip((one, two), counts):
+        assert result["covered"] == count
+        assert abs(count - 0.8 * n) <= 2 * math.sqrt(n * 0.8 * 0.2), (known, count)
+
+
+def test_the_frozen_interval_quantiles_are_the_library_s():
+    """lab.acceptance.RESIDUAL_QUANTILES, frozen for the browser, equal the 10th and 90th percentiles (nearest rank) of
+    the held-out residuals per extrapolated position recomputed from the library, to the 6 decimals printed; the
+    refresh tool agrees it is up to date. A curve added to the library without a refresh fails here, saying how."""
+    _check_frozen()
+    spec = importlib.util.spec_from_file_location("refresh", Path(__file__).parent.parent / "tools" / "refresh_interval_quantiles.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.main(["--check"]) == 0
+    assert acceptance_validation.residual_quantiles() == {
+        known: tuple(_nearest_rank([v for v, _ in _scaled_residuals(known).values()], f) for f in (0.1, 0.9))
+        for known in (1, 2)}
+
+
+def test_the_interval_is_the_point_times_the_residual_band():
+    _check_band()
+
+
+def test_the_page_prints_the_held_out_coverage_and_it_is_near_80_percent():
+    """Nested leave-one-out: each curve's interval from the other curves' residuals alone (and its prediction from
+    the other curves' prior). 48 of 61 from k = 1 and from k = 1..2 on 5 December 2026 (49 nominal)."""
+    _check_coverage(page=True)
+
+
+def _widened(factor):
+    def quantiles():
+        return {figures: (low * factor, high * factor) for figures, (low, high) in acceptance_rates.RESIDUAL_QUANTILES.items()}
+    return quantiles
+
+
+@pytest.mark.parametrize("mutation", ["widen-quantiles", "narrow-quantiles", "reach-plus-one", "reach-doubled",
+                                      "held-out-reach-plus-one", "held-out-own-residual"])
+def test_a_widened_or_narrowed_interval_fails_a_check(monkeypatch, mutation):
+    """Planted mistakes that widen or narrow the interval (its frozen quantiles scaled, its reach off by one or doubled
+    in the model or in the page's held-out interval, the held-out curve's own residual among its quantiles): at least
+    one of the three checks above fails."""
+    original = acceptance_rates.residual_interval
+    if mutation in ("widen-quantiles", "narrow-quantiles"):
+        scaled = _widened(1.25 if mutation == "widen-quantiles" else 0.8)()
+        for module in (acceptance_rates, acceptance, acceptance_validation):
+            monkeypatch.setattr(module, "RESIDUAL_QUANTILES", scaled)
+    elif mutation in ("reach-plus-one", "reach-doubled"):
+        def mutated(point, reach, *rest):
+            return original(point, reach + 1 if mutation == "reach-plus-one" else 2 * reach, *rest)
+        monkeypatch.setattr(acceptance_rates, "residual_interval", mutated)
+    elif mutation == "held-out-reach-plus-one":
+        monkeypatch.setattr(acceptance_validation, "residual_interval",
+                            lambda point, reach, *rest: original(point, reach + 1, *rest))
+    else:
+        monkeypatch.setattr(acceptance_validation, "held_out_intervals", lambda rows: [
+            original(row["predicted"], row["reach"], acceptance_validation._quantiles(rows), row["atMeasured"],
+                     row["lookahead"] + 1) for row in rows])
+    failed = []
+    for check in (_check_frozen, _check_band, _check_coverage):
+        try:
+            check()
+        except AssertionError:
+            failed.append(check.__name__)
+    assert failed, mutation

@@ -104,8 +104,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("tail-shape-unconditional", "acceptance.py", "return (rates[1] / rates[0], point[1]), spread",
       "return (rates[1], point[1]), spread", "_tail_shape's drop c taken as r_2 instead of r_2 / r_1",
       benign="equivalent: the drop c of a curve with two or more measured rates is never read (Curve.rates uses c "
-             "only to fill position 2 after a single measured rate, and Curve.interval takes c from the spread unless "
-             "an anchor is set, which from_conditional never sets)"),
+             "only to fill position 2 after a single measured rate, and Curve.interval reads no shape, only the "
+             "point's lengths)"),
     M("copy-ceiling-every-family", "acceptance_prior.py", "    if family not in COPYING:\n        return 1.0\n    names = list(names)",
       "    if family is None:\n        return 1.0\n    names = list(names)",
       "copy_ceiling applied to a model drafter (EAGLE, MTP, a draft model) too"),
