@@ -33,6 +33,7 @@ DEFAULT_UNIT, DEFAULT_VALUE, DEFAULT_MEASURED_K = "length", 2.8, 4
 
 SLIDERS = (
     Slider("value", "Your acceptance figure", 0, 100, 0.01, DEFAULT_VALUE, "", url_key="depValue", control="number"),
+    # 64 is lab.traces.MAX_LOOKAHEAD (a test holds them equal): the trace reader is imported only when text is pasted
     Slider("measuredK", "measured at lookahead k", 1, 64, 1, DEFAULT_MEASURED_K, "", integer=True,
            url_key="depMeasuredK", control="number"),
     Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, D.lookahead, "tokens", integer=True,
@@ -115,7 +116,7 @@ def pasted_log(text) -> tuple[dict | None, str | None]:
                       "which reads it whole and says what it needs")
     k = analysis["lookahead"]
     length = analysis["meanAcceptanceLength"]
-    if not k or length is None or not 1 <= k <= 64:
+    if not k or length is None or not 1 <= k <= traces.MAX_LOOKAHEAD:
         return None, (f"{label}: this {analysis['formatName']} gives no mean "
                       "acceptance length at a lookahead; paste it into \u201cBring your own trace\u201d below")
     value = to_js_string(float(to_fixed(length, 2)))
