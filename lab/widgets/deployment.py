@@ -5,8 +5,9 @@ The model is :mod:`lab.deployment`. The view gives one answer (the serving model
 reader's lookahead and its best lookahead), the ledger's answer on costs fitted to the same step
 times and, when the two differ, why; then one row per instrument: what it receives, which cost
 model its numbers use, and a button that sets its controls (the page's ``data-action="send"``),
-with one button that sends them all (``data-action="send-all"``). ``view(raw)`` never raises: a
-bad value comes back as a note naming it and what is valid, and the defaults stand in.
+with one button that sends them all (``data-action="send-all"``). In ``view(raw)`` a bad value
+comes back as a note naming it and what is valid, and the defaults stand in; a bug is reported by
+:func:`lab.views.handle`, as every widget's is.
 """
 
 import json
@@ -110,7 +111,7 @@ def pasted_log(text) -> tuple[dict | None, str | None]:
     label = SLIDERS[0].label
     try:
         analysis = traces.analyse(traces.parse(text))
-    except Exception:  # any text the trace reader cannot read: say where it is read whole
+    except traces.TraceError:  # text the trace reader cannot read: say where it is read whole
         return None, (f"{label}: this text is not one number, and no acceptance figure could be read from it "
                       "here; paste a log, /metrics or bench output into \u201cBring your own trace\u201d below, "
                       "which reads it whole and says what it needs")
@@ -320,16 +321,6 @@ def _lead(d: deployment.Deployment, result: dict) -> str:
     return f"For this deployment speculation {verdict}: {_f(srv['speedup'])}x at lookahead {d.lookahead}, {best}{fits}."
 
 
-def view(raw=None) -> dict:
-    """The panel for one deployment (never raises: bad input becomes notes and the defaults)."""
-    try:
-        return _view(raw)
-    except Exception as error:  # a bug must not take the page down: show the defaults and say why
-        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
-        result["notes"] = [f"These settings could not be computed ({type(error).__name__}); showing the defaults"]
-        return result
-
-
 def _curve(params, d, notes):
     """The reader's curve (lab.acceptance.Curve), or None; a bad one is a note and the figure stands."""
     if not params.get("curve"):
@@ -378,7 +369,9 @@ def _figure_curve(figure_curve, units_at, alpha: float, measured_k: int, draft: 
     return figure_curve(alpha, measured_k, draft, target=target)
 
 
-def _view(raw) -> dict:
+def view(raw=None) -> dict:
+    """The panel for one deployment: bad input becomes notes naming it and what is valid, with the defaults
+    standing in. A bug is not caught here: :func:`lab.views.handle` reports any widget's as its error."""
     params, notes, width = _params(raw)
     pasted = params.pop("pasted", False)
     d = _deployment(params)
