@@ -194,6 +194,7 @@
   function fail(reason) {
     if (failed) return;
     failed = true;
+    const started = root.dataset.labState === "live";  // the runtime ran: it stopped, it did not fail to start
     for (const { reject, timer, slow } of waiting.values()) {
       clearTimeout(timer);
       clearTimeout(slow);
@@ -203,8 +204,11 @@
     if (worker) worker.terminate();
     domReady.then(() => {
       root.dataset.labState = "failed";
-      setStatus("The live figures could not start, so everything on this page shows the values computed " +
-                "when it was built, and the controls are paused.", "failed");
+      setStatus(started
+        ? "The live figures stopped: the Python runtime behind them failed, so each figure keeps the last values " +
+          "it computed, and the controls are paused. Reloading the page starts them again."
+        : "The live figures could not start, so everything on this page shows the values computed " +
+          "when it was built, and the controls are paused.", "failed");
       for (const kind of kinds()) {
         const form = formOf(kind);
         // The controls go back to the values the figures show, so nothing contradicts them.
@@ -213,7 +217,7 @@
           showValue(form, name, value);
         }
         setEnabled(form, false);
-        showFailure(widgetOf(kind), reason);
+        showFailure(widgetOf(kind), reason, started);
       }
     });
   }
@@ -239,12 +243,13 @@
   }
 
   // In each widget when the runtime is gone (not an alert: the page status already announces it).
-  function showFailure(widget, reason) {
+  function showFailure(widget, reason, started) {
     widget.querySelector(".lab-notice[data-view-error]")?.remove();
     if (widget.querySelector(".lab-notice")) return;
-    widget.querySelector("form[data-lab]").after(notice(
-      "The live version of this figure could not load, so it shows the setting its controls show. " +
-      "Your connection may have dropped, or this browser may block the Python runtime.", reason, () => location.reload()));
+    widget.querySelector("form[data-lab]").after(notice(started
+      ? "The live version of this figure stopped with the Python runtime, so it shows the setting its controls show."
+      : "The live version of this figure could not load, so it shows the setting its controls show. " +
+        "Your connection may have dropped, or this browser may block the Python runtime.", reason, () => location.reload()));
   }
 
   // In one widget when its own request failed: the rest of the page stays live, and Retry sends
