@@ -16,6 +16,8 @@
   const REACH_MARGIN = "1600px 0px";  // load a widget's lab modules (and run its checks) when it gets this close
   const LOAD_TIMEOUT_MS = 45000;     // a chunk of the lab that has not arrived by then is asked for again later
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
+  const RESIZE_REST_MS = 150;        // figures are redrawn for a new width once the resizing rests this long
+  const SEED_MAX = 9999;             // a "new seed" draws up to this when its control names no max
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
   // it runs as soon as it arrives, before the body is parsed, so the worker and its downloads
@@ -736,7 +738,7 @@
       button.addEventListener("click", () => {
         const target = document.getElementById(button.dataset.for);
         if (!target || target.disabled) return;
-        const min = Number(target.min || 0), max = Number(target.max || 9999);
+        const min = Number(target.min || 0), max = Number(target.max || SEED_MAX);
         let value = target.value;
         while (String(value) === target.value && max > min) value = String(min + Math.floor(Math.random() * (max - min + 1)));
         target.value = value;
@@ -817,7 +819,7 @@
         }
         resized.clear();
         widened = false;
-      }, 150);
+      }, RESIZE_REST_MS);
     });
     for (const kind of kinds()) {
       observer.observe(widgetOf(kind));
