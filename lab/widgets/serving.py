@@ -78,6 +78,7 @@ SELECTS = (
 LOWEST = {slider.name: slider.minimum for slider in SLIDERS}  # each slider's minimum, read where a value is an index
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
+TAIL_ORDER = ("certainty", "match", "gamma", "length", "draftCost", "seed")  # lab.serving.tail_answer's arguments
 # --- input ----------------------------------------------------------------------------------
 
 CONTROLS = (*SLIDERS, *SELECTS)  # what the URL and the form carry (the curve token is read on its own)
@@ -204,7 +205,7 @@ def view(raw=None) -> dict:
         from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
 
         measured_k, method = token_measured_at(token) or len(curve), token_method(token)
-    exact_setting = tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length", "seed"))
+    exact_setting = tuple(exact[k] for k in TAIL_ORDER)
     drawn = (serving.answer, serving.model_settings(s), curve, measured_k, method)  # what the figures below are drawn from
     a = _answer(*drawn[:3], exact_setting, *drawn[3:])
     curve = a["curve"]  # continued past the measured positions by the acceptance model
