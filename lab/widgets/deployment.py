@@ -27,7 +27,7 @@ __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "s
            "rises_words", "rise_cause_words", "production_html", "prefill_html", "trust_html",
            "diagnosis_html"]
 
-D = deployment.DEFAULT_DEPLOYMENT
+DEFAULT = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
 # num_speculative_tokens 4, for Llama-3-70B with an EAGLE head on 4 H100s at batch 32.
 DEFAULT_UNIT, DEFAULT_VALUE, DEFAULT_MEASURED_K = "length", 2.8, 4
@@ -37,13 +37,13 @@ SLIDERS = (
     # 64 is lab.traces.MAX_LOOKAHEAD (a test holds them equal): the trace reader is imported only when text is pasted
     Slider("measuredK", "measured at lookahead k", 1, 64, 1, DEFAULT_MEASURED_K, "", integer=True,
            url_key="depMeasuredK", control="number"),
-    Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, D.lookahead, "tokens", integer=True,
+    Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, DEFAULT.lookahead, "tokens", integer=True,
            url_key="depK"),
     # log sliders, as the serving widget's: the value is the exponent, the page shows 2 ** value; the typed
     # twin beside each holds the exact count (a batch of 48), which the model computes at (urlstate.read_typed)
-    Slider("batchExp", "Batch B", 0, 10, 1, D.batch.bit_length() - 1, "sequences", integer=True,
+    Slider("batchExp", "Batch B", 0, 10, 1, DEFAULT.batch.bit_length() - 1, "sequences", integer=True,
            url_key="depBatchLog2", base=2, typed_key="depBatch"),
-    Slider("contextExp", "Context L", 9, 17, 1, D.context.bit_length() - 1, "tokens", integer=True,
+    Slider("contextExp", "Context L", 9, 17, 1, DEFAULT.context.bit_length() - 1, "tokens", integer=True,
            url_key="depContextLog2", base=2, typed_key="depContext"),
     # the production terms' inputs: the link carries them (dep... keys)
     Slider("gpuHour", "Price per GPU-hour ($)", 0.01, 1000, 0.01, deployment.DEFAULT_DOLLARS_PER_GPU_HOUR, "$",
@@ -53,11 +53,11 @@ SLIDERS = (
 )
 CHOICES = (
     Choice("unit", "depUnit", "Its unit", dict(deployment.UNITS), DEFAULT_UNIT),
-    Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_CHOICES), D.draft),
-    Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
-    Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
+    Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, DEFAULT.target),
+    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_CHOICES), DEFAULT.draft),
+    Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, DEFAULT.gpu),
+    Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(DEFAULT.gpus)),
+    Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, DEFAULT.engine),
     Choice("configEngine", "depConfig", "Configuration for",
            {name: table.label for name, table in engine_config.ENGINES.items()}, "vllm"),
 )
@@ -158,7 +158,7 @@ def _params(raw) -> tuple[dict, list[str], int]:
 
 
 def _deployment(params) -> deployment.Deployment:
-    return D._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
+    return DEFAULT._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
                       engine=params["engine"],
                       batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
 
