@@ -617,5 +617,6 @@ def _worked_example() -> dict:
     wrong = ledger(settings.with_(acceptance=round(100 * shown_rate))).speedup
     right = ledger(settings).speedup
     return {"alpha": _f(settings.acceptance / 100, 2), "lookahead": settings.lookahead, "rate": _pct(shown_rate, 1),
-            "ratePercent": to_fixed(100 * shown_rate, 0), "meanAcceptanceLength": _f(translated["meanAcceptanceLength"], 2),
+            "ratePercent": to_fixed(100 * shown_rate, 0),
+            "meanAcceptanceLength": _f(translated["meanAcceptanceLength"], 2),
             "wrongSpeedup": _f(wrong), "rightSpeedup": _f(right)}
