@@ -159,8 +159,8 @@ def _params(raw) -> tuple[dict, list[str], int]:
 
 def _deployment(params) -> deployment.Deployment:
     return DEFAULT._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
-                      engine=params["engine"],
-                      batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
+                            engine=params["engine"],
+                            batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
 
 
 def _button(target: str, title: str, values: dict) -> str:
