@@ -40,7 +40,7 @@ __all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context"
 # 57% gives 1 + 0.57 + 0.57^2 = 1.895 tokens per call. The library default (ServingSettings()) stays
 # the roofline's, which the trees instrument prices with.
 DEFAULT = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, lookahead=2,
-                                   acceptance=57, batch=1, stepModel=serving.MEASURED)
+                                         acceptance=57, batch=1, stepModel=serving.MEASURED)
 
 SLIDERS = (
     # one unit for k
