@@ -245,8 +245,7 @@ def view(raw=None) -> dict:
     summary = (
         f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {gpu.label} "
         f"({serving.PRECISIONS[settings.precision].label}), as {serving.ENGINES[settings.engine].label} runs a cycle: "
-        f"at batch "
-        f"{settings.batch:,} and {settings.context:,} tokens of context a plain "
+        f"at batch {settings.batch:,} and {settings.context:,} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(settings.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
         + _extend_text(settings, r, a["verifyTokens"])
