@@ -16,7 +16,7 @@ from pathlib import Path
 from . import browser as B
 from . import cpython
 from . import realtext as realtext_bench
-from .server import ByteLog, counting_server, summarise
+from .server import ByteLog, counting_server, transfer_totals
 from .stats import median, percentile, spread
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,7 +256,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     results["cold"] = wire.take()
                     results["cold"]["labZipsAtLive"] = zips_at_live
                     results["cold"]["reachedAtLive"] = reached.split()
-                    results["coldServer"] = summarise(log.take())
+                    results["coldServer"] = transfer_totals(log.take())
                     results["cold"]["auditCounter"] = counter
                     _log(f"first visit: {results['cold']['bytes'] / KB:,.1f} KB in {results['cold']['requests']} "
                          f"responses (server counted {results['coldServer']['bytes'] / KB:,.1f} KB)")
@@ -266,7 +266,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     B.wait_audit(page)
                     B.settle()
                     results["warm"] = wire.take()
-                    results["warmServer"] = summarise(log.take())
+                    results["warmServer"] = transfer_totals(log.take())
                     _log(f"reload: {results['warm']['bytes'] / KB:,.1f} KB in {results['warm']['requests']} responses")
 
                     # Slider latency on the warm, idle page (wait_audit: both suites done): every widget
@@ -324,7 +324,7 @@ def measure(runs: int, slider_steps: int, network_runs: int, throttled_steps: in
                     B.wait_live(page)
                     B.wait_audit(page)
                     B.settle()
-                    results["coldUncompressed"] = summarise(log.take())
+                    results["coldUncompressed"] = transfer_totals(log.take())
                 finally:
                     context.close()
                     log.compress = True

@@ -64,7 +64,8 @@ class ByteLog:
         return entries
 
 
-def summarise(entries: list[Transfer]) -> dict:
+def transfer_totals(entries: list[Transfer]) -> dict:
+    """The bytes and responses of a list of transfers, and each transfer, largest first."""
     return {
         "bytes": sum(e.bytes for e in entries),
         "requests": len(entries),

@@ -1,5 +1,7 @@
 """Order statistics for the benchmark. Percentiles interpolate linearly between closest ranks
-(numpy's default "linear" method), so the numbers can be checked against numpy."""
+(numpy's default "linear" method), so the numbers can be checked against numpy. This is not
+``lab.stats.percentile``, the nearest rank (always one of the values, as a count of tokens must be):
+of timings the bench wants the interpolated spread, so the two definitions stay two functions."""
 
 from __future__ import annotations
 

@@ -363,14 +363,14 @@ class Audit:
         float one, as documented in best_lookahead (it can stop short of the exact argmax)."""
         tie = LedgerSettings(acceptance=50, draftCost=20, lookahead=1, overheadMs=0, targetMs=80, verifyTax=0)
         out.visited += 1
-        speedups = [ledger(tie.with_(lookahead=m)).speedup for m in (1, 2)]
+        speedups = [ledger(tie.with_(lookahead=k)).speedup for k in (1, 2)]
         if speedups[0] != speedups[1] or best_lookahead(tie)[0] != 1:
             out.fail(f"on the 1.25x tie best lookahead is {best_lookahead(tie)[0]} (speedups {speedups})")
         for setting, s in _every_ledger(out):
             row = _speedup_row(setting[0], setting[1], setting[3])  # the lookahead axis does not matter here
-            m, speedup = best_lookahead(s)
-            if m != row.index(max(row)) + 1 or speedup != max(row):
-                out.fail(f"best lookahead {m} but the argmax is {row.index(max(row)) + 1} at {setting}")
+            k, speedup = best_lookahead(s)
+            if k != row.index(max(row)) + 1 or speedup != max(row):
+                out.fail(f"best lookahead {k} but the argmax is {row.index(max(row)) + 1} at {setting}")
 
     def speedup_rises_with_acceptance(self, out: Outcome):
         """At fixed cost and lookahead, speedup never falls as acceptance rises."""
@@ -405,10 +405,10 @@ class Audit:
         for draft_cost in GRID["draftCost"]:
             s = LEDGER_BASE.with_(draftCost=draft_cost)
             grid = speedup_grid(s, lookaheads, acceptances)
-            for (row, acceptance), (col, m) in product(enumerate(acceptances), enumerate(lookaheads)):
+            for (row, acceptance), (col, k) in product(enumerate(acceptances), enumerate(lookaheads)):
                 out.visited += 1
-                if grid[row][col] != ledger(s.with_(acceptance=acceptance, lookahead=m)).speedup:
-                    out.fail(f"heatmap cell acceptance={acceptance} m={m} differs at draftCost={draft_cost}")
+                if grid[row][col] != ledger(s.with_(acceptance=acceptance, lookahead=k)).speedup:
+                    out.fail(f"heatmap cell acceptance={acceptance} k={k} differs at draftCost={draft_cost}")
 
     def legacy_signature_matches(self, out: Outcome):
         """The legacy ledger signature equals the SPEC's string."""
@@ -580,11 +580,11 @@ def exact_signature(result: dict | None = None) -> str:
 def legacy_signature(settings: LedgerSettings = LEGACY_SETTINGS) -> str:
     """The legacy ledger signature: six params, the eight ledger fields, best lookahead and its speedup."""
     r = ledger(settings)
-    m, speedup = best_lookahead(settings)
+    best_k, speedup = best_lookahead(settings)
     fields = [to_js_string(getattr(settings, k)) for k in ("acceptance", "draftCost", "lookahead", "overheadMs", "targetMs", "verifyTax")]
     fields += [to_fixed(getattr(r, k), 6) for k in ("accepted", "outputTokens", "draftMs", "verifyMs", "cycleMs",
                                                   "msPerToken", "speedup", "wastedDrafts")]
-    return ":".join(fields + [str(m), to_fixed(speedup, 6)])
+    return ":".join(fields + [str(best_k), to_fixed(speedup, 6)])
 
 
 def signatures(result: dict | None = None) -> dict:

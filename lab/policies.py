@@ -53,7 +53,7 @@ __all__ = [
     "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "received_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
     "HEURISTIC_START", "stationary", "static_policy", "best_static", "heuristic_policy", "threshold_policy",
     "oracle_policy", "state_aware_policy", "evaluate_policies", "POLICY_NAMES", "heuristic_tail_bound",
-    "heuristic_truncation", "simulate", "heuristic_strip", "oracle_bound", "TRUNCATION_TOLERANCE",
+    "heuristic_truncation", "simulate", "heuristic_strip", "oracle_bound", "TRUNCATION_TOLERANCE", "cached",
 ]
 
 CONTRAST = 0.75             # h: how far the good and bad states sit from the mean alpha
@@ -365,14 +365,28 @@ class _Prefix:
         return self.token_sum[k] + (k + 1) * self.full[k], nxt
 
 
+def cached(cache: dict | None, process, what: str, args: tuple, compute):
+    """``compute()``, kept in ``cache`` (a dict kept with ``process``, see :func:`evaluate_policies`)
+    under the one key shape of every entry, ``(id(process), what, args)``: what is kept, and what it
+    was computed from beyond the process. With no cache it is computed afresh.
+
+    >>> cache, calls = {}, []
+    >>> [cached(cache, "p", "square", (3,), lambda: calls.append(3) or 9) for _ in range(2)], len(calls)
+    ([9, 9], 1)
+    >>> [key[1:] for key in cache], cached(None, "p", "square", (3,), lambda: 10)
+    ([('square', (3,))], 10)
+    """
+    if cache is None:
+        return compute()
+    key = (id(process), what, args)
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
 def _prefixes(process, horizon, cache=None):
-    key = (id(process), horizon)
-    if cache is not None and key in cache:
-        return cache[key]
-    result = [_Prefix(process, s, horizon) for s in range(process.size)]
-    if cache is not None:
-        cache[key] = result
-    return result
+    return cached(cache, process, "prefixes", (horizon,),
+                  lambda: [_Prefix(process, s, horizon) for s in range(process.size)])
 
 
 # --- evaluating a chain over acceptance states ------------------------------------------------
@@ -401,14 +415,11 @@ def _per_state_chain(process, outcomes, costs, extra=None, detail=False, cache=N
     """A policy without memory across cycles: ``outcomes[s] = (tokens, drafts, next law)``.
     ``law`` names the policy in ``cache``: its chain does not depend on the costs, so a second
     price of the same policy reuses the chain's stationary law."""
-    key = (id(process), "law", law)
-    if cache is not None and law is not None and key in cache:
-        rows, pi = cache[key]
-    else:
+    def chain():
         rows = [{j: p for j, p in enumerate(nxt) if p > 0} for _, _, nxt in outcomes]
-        pi = stationary(rows) if process.size > 1 else [1.0]
-        if cache is not None and law is not None:
-            cache[key] = rows, pi
+        return rows, stationary(rows) if process.size > 1 else [1.0]
+
+    rows, pi = cached(cache if law is not None else None, process, "law", (law,), chain)
     result = _summary(pi, [o[0] for o in outcomes], [o[1] for o in outcomes], costs, extra)
     if detail:
         result["chain"] = {"rows": rows, "pi": pi}
@@ -488,13 +499,9 @@ def state_aware_policy(process: Process, costs: Costs, max_k: int = MAX_STATIC, 
         return {**best, "ks": [best["k"]]}
     # The search depends on the process and the costs only: a step that moves the lookahead,
     # the threshold (or, on the toy model, the acceptance sliders it ignores) reuses its answer.
-    key = (id(process), "state-aware", costs.draft, costs.tax, costs.overhead, max_k)
-    if cache is not None and key in cache:
-        return {**cache[key], "ks": list(cache[key]["ks"])}
-    result = _state_aware_search(process, costs, max_k, cache)
-    if cache is not None:
-        cache[key] = {**result, "ks": list(result["ks"])}
-    return result
+    result = cached(cache, process, "state-aware", (costs.draft, costs.tax, costs.overhead, max_k),
+                    lambda: _state_aware_search(process, costs, max_k, cache))
+    return {**result, "ks": list(result["ks"])}  # the kept answer is never handed out to be changed
 
 
 def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> dict:
@@ -832,15 +839,12 @@ def heuristic_policy(process: Process, costs: Costs, cache=None, detail=False) -
     """Hugging Face's schedule: ``k += 2`` after a fully accepted block, else ``k = max(1, k - 1)``,
     no cap; truncated at ``K_max`` with the proven bound :func:`heuristic_tail_bound` on the cut mass
     (reported as ``truncationBound``). The start (5) does not change the long-run law."""
-    key = (id(process), "heuristic")
-    if cache is not None and key in cache:   # the chain and its law do not depend on the costs
-        k_max, bound, rows, tokens, drafts, pi = cache[key]
-    else:
+    def chain():  # the chain and its law do not depend on the costs
         k_max, bound = heuristic_truncation(process.tail_alpha(), full=process.full_block_bound)
         rows, tokens, drafts = _heuristic_chain(process, k_max, cache)
-        pi = stationary(rows)
-        if cache is not None:
-            cache[key] = k_max, bound, rows, tokens, drafts, pi
+        return k_max, bound, rows, tokens, drafts, stationary(rows)
+
+    k_max, bound, rows, tokens, drafts, pi = cached(cache, process, "heuristic", (), chain)
     result = _summary(pi, tokens, drafts, costs, {"kMax": k_max, "truncationBound": bound})
     if detail:
         result["chain"] = {"rows": rows, "pi": pi}

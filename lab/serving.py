@@ -466,9 +466,9 @@ def load_answer(settings: ServingSettings, curve=None) -> tuple:
 
 
 @lru_cache(maxsize=16)
-def tail_answer(certainty: int, match: int, lookahead: int, draft_cost: int, length: int, seed: int) -> dict:
-    """The exact lab's setting re-run over every seed (:func:`tail`) and the speedup of its own
-    ``seed`` (:func:`lab.exact.seeded_speedup` of that seed's trace)."""
+def tail_answer(certainty: int, match: int, lookahead: int, length: int, draft_cost: int, seed: int) -> dict:
+    """The exact lab's setting re-run over every seed (:func:`tail`, whose arguments come in the same
+    order) and the speedup of its own ``seed`` (:func:`lab.exact.seeded_speedup` of that seed's trace)."""
     from .exact import seeded_speedup
     from .sampler import generate_trace
 
@@ -508,7 +508,7 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, me
     crossover batch, the best lookahead, the batch sweep over :data:`SWEEP_BATCHES`, the heatmap
     (:func:`heatmap_answer`), the load curves (:func:`load_answer`), memory (what the setting needs,
     what the GPUs hold, the largest batch that fits and ``limit``, the largest a search visits), and,
-    given the exact lab's ``(certainty, match, lookahead, draftCost, length, seed)``, the tail
+    given the exact lab's ``(certainty, match, lookahead, length, draftCost, seed)``, the tail
     (:func:`tail_answer`). ``fits`` is False when weights and caches exceed memory at the settings'
     batch; ``room`` is False when not even the weights fit (then no batch runs: the widget claims no speedup and
     names the ``weights`` it cannot hold and what would hold them instead, ``instead``: :func:`fits_instead`).

@@ -66,7 +66,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
 from heapq import heappop, heappush
-from math import exp, frexp, ldexp, log
+from math import exp, frexp, gcd, ldexp, log
 from operator import add
 from typing import NamedTuple, Sequence
 
@@ -253,7 +253,7 @@ def _exceeds_exactly(p_x: Fraction, delta: Fraction, p: Sequence[Fraction]) -> b
     denominator D of p (exp(-H) = prod p_i**p_i); ``None`` when D is too large to do so."""
     denominator = 1
     for x in p:
-        denominator = denominator * x.denominator // _gcd(denominator, x.denominator)
+        denominator = denominator * x.denominator // gcd(denominator, x.denominator)
     if denominator > EXACT_DENOMINATOR_LIMIT:
         return None
     right = delta ** denominator
@@ -261,12 +261,6 @@ def _exceeds_exactly(p_x: Fraction, delta: Fraction, p: Sequence[Fraction]) -> b
         if x > 0:
             right *= x ** (x * denominator).numerator
     return p_x ** denominator > right
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
 
 
 def is_typical(p_x: Fraction, p: Sequence, epsilon: Fraction = EPSILON, delta: Fraction = DELTA,

@@ -16,6 +16,8 @@
   const REACH_MARGIN = "1600px 0px";  // load a widget's lab modules (and run its checks) when it gets this close
   const LOAD_TIMEOUT_MS = 45000;     // a chunk of the lab that has not arrived by then is asked for again later
   const URL_REST_MS = 250;           // the address is rewritten once the settings rest this long
+  const RESIZE_REST_MS = 150;        // figures are redrawn for a new width once the resizing rests this long
+  const SEED_MAX = 9999;             // a "new seed" draws up to this when its control names no max
 
   // A classic script in <head>, ahead of the stylesheets and without async or defer, on purpose:
   // it runs as soon as it arrives, before the body is parsed, so the worker and its downloads
@@ -194,6 +196,7 @@
   function fail(reason) {
     if (failed) return;
     failed = true;
+    const started = root.dataset.labState === "live";  // the runtime ran: it stopped, it did not fail to start
     for (const { reject, timer, slow } of waiting.values()) {
       clearTimeout(timer);
       clearTimeout(slow);
@@ -203,8 +206,11 @@
     if (worker) worker.terminate();
     domReady.then(() => {
       root.dataset.labState = "failed";
-      setStatus("The live figures could not start, so everything on this page shows the values computed " +
-                "when it was built, and the controls are paused.", "failed");
+      setStatus(started
+        ? "The live figures stopped: the Python runtime behind them failed, so each figure keeps the last values " +
+          "it computed, and the controls are paused. Reloading the page starts them again."
+        : "The live figures could not start, so everything on this page shows the values computed " +
+          "when it was built, and the controls are paused.", "failed");
       for (const kind of kinds()) {
         const form = formOf(kind);
         // The controls go back to the values the figures show, so nothing contradicts them.
@@ -213,7 +219,7 @@
           showValue(form, name, value);
         }
         setEnabled(form, false);
-        showFailure(widgetOf(kind), reason);
+        showFailure(widgetOf(kind), reason, started);
       }
     });
   }
@@ -239,12 +245,13 @@
   }
 
   // In each widget when the runtime is gone (not an alert: the page status already announces it).
-  function showFailure(widget, reason) {
+  function showFailure(widget, reason, started) {
     widget.querySelector(".lab-notice[data-view-error]")?.remove();
     if (widget.querySelector(".lab-notice")) return;
-    widget.querySelector("form[data-lab]").after(notice(
-      "The live version of this figure could not load, so it shows the setting its controls show. " +
-      "Your connection may have dropped, or this browser may block the Python runtime.", reason, () => location.reload()));
+    widget.querySelector("form[data-lab]").after(notice(started
+      ? "The live version of this figure stopped with the Python runtime, so it shows the setting its controls show."
+      : "The live version of this figure could not load, so it shows the setting its controls show. " +
+        "Your connection may have dropped, or this browser may block the Python runtime.", reason, () => location.reload()));
   }
 
   // In one widget when its own request failed: the rest of the page stays live, and Retry sends
@@ -731,7 +738,7 @@
       button.addEventListener("click", () => {
         const target = document.getElementById(button.dataset.for);
         if (!target || target.disabled) return;
-        const min = Number(target.min || 0), max = Number(target.max || 9999);
+        const min = Number(target.min || 0), max = Number(target.max || SEED_MAX);
         let value = target.value;
         while (String(value) === target.value && max > min) value = String(min + Math.floor(Math.random() * (max - min + 1)));
         target.value = value;
@@ -812,7 +819,7 @@
         }
         resized.clear();
         widened = false;
-      }, 150);
+      }, RESIZE_REST_MS);
     });
     for (const kind of kinds()) {
       observer.observe(widgetOf(kind));

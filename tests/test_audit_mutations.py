@@ -193,7 +193,7 @@ def test_best_lookahead_keeping_the_last_maximum_is_caught(mutate):
         "the audit's best-lookahead-is-first-argmax check cannot detect a best_lookahead that keeps the "
         "LAST maximum (>=): no setting it visits has an exact tie in speedup, so first and last argmax agree "
         "everywhere it looks; e.g. acceptance=50, draftCost=20, overheadMs=0, targetMs=80, verifyTax=0 ties "
-        "m=1 and m=2 at exactly 1.25")
+        "k=1 and k=2 at exactly 1.25")
 
 
 def test_best_lookahead_returns_a_worse_speedup(mutate):

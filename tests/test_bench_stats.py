@@ -34,6 +34,17 @@ def test_matches_numpy_linear(values, q):
     assert percentile(values, q) == pytest.approx(float(np.percentile(values, q)), rel=1e-9, abs=1e-6)
 
 
+def test_the_bench_percentile_interpolates_where_the_labs_takes_the_nearest_rank():
+    """Two definitions, not one formula typed twice: lab.stats.percentile (nearest rank, fraction 0..1) is a
+    value of the list; the bench's (q 0..100) interpolates between the two values around the rank."""
+    from lab import stats
+
+    data = [1, 2, 3, 4]
+    assert stats.percentile(data, 0.5) == 2 and percentile(data, 50) == 2.5
+    assert stats.percentile(data, 0.9) == 4 and percentile(data, 90) == pytest.approx(3.7)
+    assert stats.median(data) == median(data) == 2.5  # the median is the same number in both
+
+
 def test_iqr_and_spread():
     data = list(range(1, 10))  # 1..9
     assert iqr(data) == 4

@@ -523,6 +523,18 @@ def test_the_measured_lookahead_is_bounded_by_the_trace_readers_limit(monkeypatc
         deployment.alpha_from(50, "alpha", 40)
 
 
+def test_the_panels_measured_lookahead_ends_at_the_trace_readers_limit(monkeypatch):
+    """The panel's "measured at lookahead k" field and the log pasted into its acceptance field are bounded by
+    lab.traces.MAX_LOOKAHEAD, the one limit of the trace reader, not a typed 64."""
+    [measured] = [slider for slider in widget.SLIDERS if slider.name == "measuredK"]
+    assert (measured.minimum, measured.maximum) == (1, traces.MAX_LOOKAHEAD)
+    text = traces.PRESETS[traces.DEFAULT_PRESET]["text"]  # a vLLM log read at k = 6
+    assert widget.pasted_log(text)[0] == {"value": "2.79", "unit": "length", "measuredK": "6"}
+    monkeypatch.setattr(traces, "MAX_LOOKAHEAD", 5)
+    values, note = widget.pasted_log(text)
+    assert values is None and "gives no mean acceptance length at a lookahead" in note
+
+
 def test_cli_computes_at_a_batch_between_two_stops():
     """The panel's typed field takes 48 and computes at 48; the CLI takes the same count, not only powers of two."""
     import json

@@ -220,9 +220,11 @@ def test_worker_crash_mid_session(live):
     assert slider_values(live, "ledger")["lookahead"] != lookahead_before
     live.wait_for_function("() => document.documentElement.dataset.labState === 'failed'", timeout=40_000)
 
-    status = status_text(live)
-    assert status.startswith("The live figures could not start"), status
+    status = status_text(live)  # it was live: the status says it stopped, not that it could not start
+    assert status.startswith("The live figures stopped: the Python runtime behind them failed, so each figure "
+                             "keeps the last values it computed"), status
     notice = live.locator("#ledger-lab .lab-notice")
+    assert notice.locator("p").first.text_content().startswith("The live version of this figure stopped")
     assert "the Python worker stopped responding" in notice.locator("details").text_content()
     assert live.evaluate("() => [...document.querySelectorAll('form[data-lab] input')].every((i) => i.disabled)")
     # The moved slider went back to the value the figures show: nothing contradicts them.

@@ -9,20 +9,25 @@ import pytest
 
 from lab import checks, ledger, traces
 from lab.checks import traces as family
+from lab.traces.llamacpp import _LlamaLog
+from lab.traces.prometheus import _prom_labels, _Prometheus
+from lab.traces.trtllm import _TrtllmJson
+from lab.traces.vllm import _VllmLog
 from mutation import clear_caches, failure_of
 
 CHECK = dict(family.CHECKS)
 
 
 def _mutate(monkeypatch, name: str, mutant):
-    """Replace ``name`` in lab.traces and in every module of the package that holds it (the parsers
-    and the analysis call their own module's binding)."""
+    """Replace ``name`` in every module of the lab.traces package that holds it (the parsers and the
+    analysis call their own module's binding; a private helper is not re-exported by lab.traces)."""
     import sys
 
-    original = getattr(traces, name)
-    for module_name, module in list(sys.modules.items()):
-        if (module_name == "lab.traces" or module_name.startswith("lab.traces.")) \
-                and getattr(module, name, None) is original:
+    modules = [module for module_name, module in list(sys.modules.items())
+               if module_name == "lab.traces" or module_name.startswith("lab.traces.")]
+    original = next(getattr(module, name) for module in modules if hasattr(module, name))
+    for module in modules:
+        if getattr(module, name, None) is original:
             monkeypatch.setattr(module, name, mutant)
 
 
@@ -98,7 +103,7 @@ def test_trace_curve_ledger_equals_scalar(monkeypatch):
 
 def test_trace_exposition_round_trip(monkeypatch):
     """Bug: labels ignored, so several engines' series overwrite each other instead of summing."""
-    original = traces._prom_labels
+    original = _prom_labels
     _mutate(monkeypatch, "_prom_labels",
                         lambda text, where: tuple(pair for pair in original(text, where) if pair[0] == "position"))
     failure = _failure("trace-exposition-round-trip")
@@ -107,7 +112,7 @@ def test_trace_exposition_round_trip(monkeypatch):
 
 def test_trace_formats_agree(monkeypatch):
     """Bug: TensorRT-LLM's verifier calls taken as its draft tokens."""
-    class Confused(traces._TrtllmJson):
+    class Confused(_TrtllmJson):
         def result(self, lookahead, model=None):
             trace = super().result(lookahead, model)
             return trace._replace(drafts=trace.draftTokens)
@@ -157,7 +162,7 @@ def test_trace_golden_files(monkeypatch):
 
 def test_golden_catches_repeated_prometheus_series_summed(monkeypatch):
     """Bug: a series repeated in the exposition (two scrapes pasted) summed instead of its last value kept."""
-    original = traces._Prometheus.line
+    original = _Prometheus.line
 
     def summing(self, text, number):
         before = dict(self.series)
@@ -166,7 +171,7 @@ def test_golden_catches_repeated_prometheus_series_summed(monkeypatch):
             if key in before and before[key] is not value and key[0] != "efficiency":
                 self.series[key] = before[key] + value  # the one series this line wrote, added up
 
-    monkeypatch.setattr(traces._Prometheus, "line", summing)
+    monkeypatch.setattr(_Prometheus, "line", summing)
     assert _golden_failure().startswith("prometheus_two_models.prom: drafts 180, expected 160")
 
 
@@ -186,26 +191,26 @@ def test_golden_catches_acceptance_rate_over_calls_times_k(monkeypatch):
 
 def test_golden_catches_llamacpp_calls_as_drafted_over_n_draft(monkeypatch):
     """Bug: llama.cpp's verifier calls counted as n_drafted / n_draft again (drafts stop early)."""
-    original = traces._LlamaLog._example_result
+    original = _LlamaLog._example_result
 
     def divided(self, lookahead):
         trace = original(self, lookahead)
         return trace._replace(drafts=trace.draftTokens / trace.lookahead)
 
-    monkeypatch.setattr(traces._LlamaLog, "_example_result", divided)
+    monkeypatch.setattr(_LlamaLog, "_example_result", divided)
     assert _golden_failure().startswith("llamacpp_speculative.log: drafts 12.0, expected 67")
 
 
 def test_golden_catches_the_summary_added_to_its_periodic_lines(monkeypatch):
     """Bug: the spec_decode example's periodic lines added to its cumulative summary (counted twice)."""
-    original = traces._VllmLog._summary
+    original = _VllmLog._summary
 
     def twice(self, lookahead):
         trace = original(self, lookahead)
         extra = sum(r["accepted"] for r in self.records)
         return trace._replace(accepted=trace.accepted + extra)
 
-    monkeypatch.setattr(traces._VllmLog, "_summary", twice)
+    monkeypatch.setattr(_VllmLog, "_summary", twice)
     assert _golden_failure().startswith("vllm_periodic_and_summary.txt: accepted 1000, expected 500")
 
 
@@ -345,20 +350,20 @@ def test_trace_cumulative_lines_not_added(monkeypatch):
         added = self.stats[impl][-1]
         self.stats[impl] = runs_before.get(impl, []) + [added]
 
-    original_stats = traces._LlamaLog._stats
-    monkeypatch.setattr(traces._LlamaLog, "_stats", every_line_added)
+    original_stats = _LlamaLog._stats
+    monkeypatch.setattr(_LlamaLog, "_stats", every_line_added)
     failure_of(CHECK, "trace-cumulative-lines-not-added", "llama.cpp statistics, one run", "'drafts': 75")
 
 
 def test_cumulative_check_catches_v0_lines_added(monkeypatch):
-    original = traces._VllmLog._v0_result
+    original = _VllmLog._v0_result
 
     def summed(self, lookahead):
         self.v0 = [dict(r, drafted=sum(x["drafted"] for x in self.v0[:i + 1]),
                         emitted=sum(x["emitted"] for x in self.v0[:i + 1])) for i, r in enumerate(self.v0)]
         return original(self, lookahead)
 
-    monkeypatch.setattr(traces._VllmLog, "_v0_result", summed)
+    monkeypatch.setattr(_VllmLog, "_v0_result", summed)
     failure_of(CHECK, "trace-cumulative-lines-not-added", "vLLM V0")
 
 
@@ -375,14 +380,14 @@ def test_the_named_mutants_fail_the_instruments_suite(monkeypatch, mutant):
         _wilson_at_90(monkeypatch)
         expected = {"trace-intervals-are-95-percent", "trace-tables-match-model"}
     else:
-        original_stats = traces._LlamaLog._stats
+        original_stats = _LlamaLog._stats
 
         def every_line_added(self, impl, body, where, number):
             before = list(self.stats.get(impl, []))
             original_stats(self, impl, body, where, number)
             self.stats[impl] = before + [self.stats[impl][-1]]
 
-        monkeypatch.setattr(traces._LlamaLog, "_stats", every_line_added)
+        monkeypatch.setattr(_LlamaLog, "_stats", every_line_added)
         expected = {"trace-cumulative-lines-not-added"}
     result = checks.run_suite(["traces"])
     assert expected <= set(result["failures"]), result["failures"]

@@ -646,3 +646,25 @@ def test_the_trees_widget_chooses_a_tree_on_the_curve_and_it_is_never_worse():
     # a curve that collapses after position 1: the aware tree widens where the i.i.d. tree deepens
     falling = widget.view({"treCurve": "custom:0.9,0.2,0.1", "top1": "90"})["depthProfile"]
     assert falling["aware"]["value"] > falling["value"]
+
+
+def test_the_tree_widget_reads_part_one_and_part_three_defaults_where_they_are_set(monkeypatch):
+    """The tree widget's cycle costs are the ledger's defaults and its exactness pair the exact sampler's slider
+    defaults, read from lab.ledger and lab.urlstate, not typed again: changed there, they change here."""
+    import importlib
+    from dataclasses import replace
+
+    from lab import ledger, urlstate
+
+    moved = ledger.DEFAULT_SETTINGS.with_(targetMs=90, draftCost=10, overheadMs=4)
+    sliders = tuple(replace(s, default=50) if s.name == "match" else s for s in urlstate.EXACT_SLIDERS)
+    monkeypatch.setattr(ledger, "DEFAULT_SETTINGS", moved)
+    monkeypatch.setattr(urlstate, "EXACT_SLIDERS", sliders)
+    try:
+        reread = importlib.reload(widget)
+        assert (reread.TARGET_MS, reread.DRAFT_COST, reread.OVERHEAD_MS) == (90.0, 10.0, 4.0)
+        assert reread.PAIR_SETTING == (64, 50)
+    finally:
+        monkeypatch.undo()
+        importlib.reload(widget)
+    assert (widget.TARGET_MS, widget.DRAFT_COST, widget.OVERHEAD_MS, widget.PAIR_SETTING) == (80.0, 12.0, 6.0, (64, 72))

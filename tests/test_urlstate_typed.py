@@ -16,7 +16,7 @@ BATCH = panel.SLIDERS[3]
 
 def test_the_panel_computes_at_the_typed_batch_not_its_power_of_two():
     at_48 = panel.view({"batchExp": "6", "batch": "48"})
-    d = panel.D._replace(batch=48)  # the default figure (2.8 at k = 4) travels as a curve (the draft family's prior)
+    d = panel.DEFAULT._replace(batch=48)  # the default figure (2.8 at k = 4) travels as a curve (the draft family's prior)
     curve = deployment.figure_curve(deployment.alpha_from(panel.DEFAULT_VALUE, panel.DEFAULT_UNIT,
                                                           panel.DEFAULT_MEASURED_K), panel.DEFAULT_MEASURED_K, d.draft, target=d.target)
     expected = deployment.answer(d, at_48["answer"]["alpha"], curve)

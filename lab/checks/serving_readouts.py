@@ -116,7 +116,7 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
         "gapP99": f"{f(runs['gapP99'], 2)} (plain {f(runs['plainGapP99'], 2)})",
     }
     best_k, best_speedup = serving.best_lookahead(s, curve=curve)
-    grid = serving.speedup_grid(s.with_(batch=1, context=512, outputTokens=widget.D.outputTokens), curve=curve)
+    grid = serving.speedup_grid(s.with_(batch=1, context=512, outputTokens=widget.DEFAULT.outputTokens), curve=curve)
     # a cell whose weights and KV caches exceed GPU memory prints no speedup
     table = [f(grid[row][column], 2)
              if serving.memory_needed_bytes(s.with_(batch=batch, context=context)) <= have else "does not fit"

@@ -46,18 +46,14 @@ from ..stats import Z95, chi_square_survival, wilson_interval
 from .analysis import alpha_mle, analyse, independence_test, measured_curve
 from .common import (
     ALPHA_TOLERANCE, MAX_COUNT, MAX_JSON_CHARS, MAX_LABEL_SETS, MAX_LOOKAHEAD, MAX_QUOTE, SAMPLES_DIR, Format,
-    ModelChoiceError, Sample, Trace, TraceError, _calls_from_mean, _reconstruct, shortened, count_text, sample_text,
+    ModelChoiceError, Sample, Trace, TraceError, shortened, count_text, sample_text,
 )
 from .formats import FORMAT_NAMES, FORMATS, JSON_FORMATS, PARSERS, REGISTRY, SHORT_NAMES
-from .llamacpp import _LlamaLog
 from .plain import cycles_to_trace
 from .presets import DEFAULT_PRESET, PRESETS, SPEC_BENCH, SPEC_BENCH_SOURCE, ledger_curve, preset_family, preset_trace
-from .prometheus import _prom_labels, _Prometheus
 from .reader import TraceParser, detect_line, parse
 from .sglang import sglang_rate_definitions
 from .translator import alpha_iid, render_exposition, translate
-from .trtllm import _TrtllmJson
-from .vllm import _VllmLog
 
 __all__ = [
     "TraceError", "ModelChoiceError", "Trace", "TraceParser", "sglang_rate_definitions", "FORMATS", "FORMAT_NAMES",

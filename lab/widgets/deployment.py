@@ -5,8 +5,9 @@ The model is :mod:`lab.deployment`. The view gives one answer (the serving model
 reader's lookahead and its best lookahead), the ledger's answer on costs fitted to the same step
 times and, when the two differ, why; then one row per instrument: what it receives, which cost
 model its numbers use, and a button that sets its controls (the page's ``data-action="send"``),
-with one button that sends them all (``data-action="send-all"``). ``view(raw)`` never raises: a
-bad value comes back as a note naming it and what is valid, and the defaults stand in.
+with one button that sends them all (``data-action="send-all"``). In ``view(raw)`` a bad value
+comes back as a note naming it and what is valid, and the defaults stand in; a bug is reported by
+:func:`lab.views.handle`, as every widget's is.
 """
 
 import json
@@ -26,22 +27,23 @@ __all__ = ["SLIDERS", "CONTROLS", "view", "page_context", "instruments_html", "s
            "rises_words", "rise_cause_words", "production_html", "prefill_html", "trust_html",
            "diagnosis_html"]
 
-D = deployment.DEFAULT_DEPLOYMENT
+DEFAULT = deployment.DEFAULT_DEPLOYMENT
 # The default is a reader's question: vLLM printed "Mean acceptance length: 2.8" at
 # num_speculative_tokens 4, for Llama-3-70B with an EAGLE head on 4 H100s at batch 32.
 DEFAULT_UNIT, DEFAULT_VALUE, DEFAULT_MEASURED_K = "length", 2.8, 4
 
 SLIDERS = (
     Slider("value", "Your acceptance figure", 0, 100, 0.01, DEFAULT_VALUE, "", url_key="depValue", control="number"),
+    # 64 is lab.traces.MAX_LOOKAHEAD (a test holds them equal): the trace reader is imported only when text is pasted
     Slider("measuredK", "measured at lookahead k", 1, 64, 1, DEFAULT_MEASURED_K, "", integer=True,
            url_key="depMeasuredK", control="number"),
-    Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, D.lookahead, "tokens", integer=True,
+    Slider("lookahead", "Lookahead k to run", 1, deployment.MAX_LOOKAHEAD, 1, DEFAULT.lookahead, "tokens", integer=True,
            url_key="depK"),
     # log sliders, as the serving widget's: the value is the exponent, the page shows 2 ** value; the typed
     # twin beside each holds the exact count (a batch of 48), which the model computes at (urlstate.read_typed)
-    Slider("batchExp", "Batch B", 0, 10, 1, D.batch.bit_length() - 1, "sequences", integer=True,
+    Slider("batchExp", "Batch B", 0, 10, 1, DEFAULT.batch.bit_length() - 1, "sequences", integer=True,
            url_key="depBatchLog2", base=2, typed_key="depBatch"),
-    Slider("contextExp", "Context L", 9, 17, 1, D.context.bit_length() - 1, "tokens", integer=True,
+    Slider("contextExp", "Context L", 9, 17, 1, DEFAULT.context.bit_length() - 1, "tokens", integer=True,
            url_key="depContextLog2", base=2, typed_key="depContext"),
     # the production terms' inputs: the link carries them (dep... keys)
     Slider("gpuHour", "Price per GPU-hour ($)", 0.01, 1000, 0.01, deployment.DEFAULT_DOLLARS_PER_GPU_HOUR, "$",
@@ -51,11 +53,11 @@ SLIDERS = (
 )
 CHOICES = (
     Choice("unit", "depUnit", "Its unit", dict(deployment.UNITS), DEFAULT_UNIT),
-    Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_CHOICES), D.draft),
-    Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
-    Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
+    Choice("target", "depTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, DEFAULT.target),
+    Choice("draft", "depDraft", "Draft", dict(serving.DRAFT_CHOICES), DEFAULT.draft),
+    Choice("gpu", "depGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, DEFAULT.gpu),
+    Choice("gpus", "depGpus", "GPU count", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(DEFAULT.gpus)),
+    Choice("engine", "depEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, DEFAULT.engine),
     Choice("configEngine", "depConfig", "Configuration for",
            {name: table.label for name, table in engine_config.ENGINES.items()}, "vllm"),
 )
@@ -109,13 +111,13 @@ def pasted_log(text) -> tuple[dict | None, str | None]:
     label = SLIDERS[0].label
     try:
         analysis = traces.analyse(traces.parse(text))
-    except Exception:  # any text the trace reader cannot read: say where it is read whole
+    except traces.TraceError:  # text the trace reader cannot read: say where it is read whole
         return None, (f"{label}: this text is not one number, and no acceptance figure could be read from it "
                       "here; paste a log, /metrics or bench output into \u201cBring your own trace\u201d below, "
                       "which reads it whole and says what it needs")
     k = analysis["lookahead"]
     length = analysis["meanAcceptanceLength"]
-    if not k or length is None or not 1 <= k <= 64:
+    if not k or length is None or not 1 <= k <= traces.MAX_LOOKAHEAD:
         return None, (f"{label}: this {analysis['formatName']} gives no mean "
                       "acceptance length at a lookahead; paste it into \u201cBring your own trace\u201d below")
     value = to_js_string(float(to_fixed(length, 2)))
@@ -156,9 +158,9 @@ def _params(raw) -> tuple[dict, list[str], int]:
 
 
 def _deployment(params) -> deployment.Deployment:
-    return D._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
-                      engine=params["engine"],
-                      batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
+    return DEFAULT._replace(target=params["target"], draft=params["draft"], gpu=params["gpu"], gpus=int(params["gpus"]),
+                            engine=params["engine"],
+                            batch=params["batch"], context=params["context"], lookahead=params["lookahead"])
 
 
 def _button(target: str, title: str, values: dict) -> str:
@@ -319,16 +321,6 @@ def _lead(d: deployment.Deployment, result: dict) -> str:
     return f"For this deployment speculation {verdict}: {_f(srv['speedup'])}x at lookahead {d.lookahead}, {best}{fits}."
 
 
-def view(raw=None) -> dict:
-    """The panel for one deployment (never raises: bad input becomes notes and the defaults)."""
-    try:
-        return _view(raw)
-    except Exception as error:  # a bug must not take the page down: show the defaults and say why
-        result = _view({"width": split_width(raw)[1]} if isinstance(raw, dict) else None)
-        result["notes"] = [f"These settings could not be computed ({type(error).__name__}); showing the defaults"]
-        return result
-
-
 def _curve(params, d, notes):
     """The reader's curve (lab.acceptance.Curve), or None; a bad one is a note and the figure stands."""
     if not params.get("curve"):
@@ -377,7 +369,9 @@ def _figure_curve(figure_curve, units_at, alpha: float, measured_k: int, draft: 
     return figure_curve(alpha, measured_k, draft, target=target)
 
 
-def _view(raw) -> dict:
+def view(raw=None) -> dict:
+    """The panel for one deployment: bad input becomes notes naming it and what is valid, with the defaults
+    standing in. A bug is not caught here: :func:`lab.views.handle` reports any widget's as its error."""
     params, notes, width = _params(raw)
     pasted = params.pop("pasted", False)
     d = _deployment(params)

@@ -322,10 +322,8 @@ def _process(choice: str, acceptance: float, burst: float) -> tuple:
 
 
 def _strip(process, cache: dict) -> list[dict]:
-    key = (id(process), "strip")
-    if key not in cache:
-        cache[key] = policies_simulation.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED)
-    return cache[key]
+    return policies.cached(cache, process, "strip", (STRIP_CYCLES, STRIP_SEED),
+                           lambda: policies_simulation.heuristic_strip(process, STRIP_CYCLES, STRIP_SEED))
 
 
 def view(raw=None) -> dict:

@@ -39,12 +39,13 @@ __all__ = ["SLIDERS", "SELECTS", "CONTROLS", "CURVE_KEY", "view", "page_context"
 # head on one H100, k = 2, batch 1, mean acceptance length 1.89 measured, 1.36x measured): acceptance
 # 57% gives 1 + 0.57 + 0.57^2 = 1.895 tokens per call. The library default (ServingSettings()) stays
 # the roofline's, which the trees instrument prices with.
-D = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, lookahead=2,
-                                   acceptance=57, batch=1, stepModel=serving.MEASURED)
+DEFAULT = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE, gpu="h100-sxm", gpus=1, lookahead=2,
+                                         acceptance=57, batch=1, stepModel=serving.MEASURED)
 
 SLIDERS = (
-    Slider("lookahead", "Lookahead k", 1, 12, 1, D.lookahead, "tokens", integer=True, url_key="srvK"),  # one unit for k
-    Slider("acceptance", "Per-token acceptance \u03b1", 0, 100, 1, D.acceptance, "%", url_key="srvAlpha"),
+    # one unit for k
+    Slider("lookahead", "Lookahead k", 1, 12, 1, DEFAULT.lookahead, "tokens", integer=True, url_key="srvK"),
+    Slider("acceptance", "Per-token acceptance \u03b1", 0, 100, 1, DEFAULT.acceptance, "%", url_key="srvAlpha"),
     # log sliders: the value is the exponent; the page shows and announces 2 ** value ("8 sequences")
     Slider("batchExp", "Batch B", 0, 10, 1, 0, "sequences", integer=True, url_key="srvBatchLog2", base=2,
            typed_key="srvBatch"),
@@ -58,26 +59,27 @@ SLIDERS = (
            "% of peak", url_key="srvFlopEff"),
     Slider("overheadMs", "Fixed cost per pass (roofline only)", 0, 5, 0.1, serving.DEFAULT_SETTINGS.overheadMs, "ms",
            url_key="srvOverhead"),
-    Slider("outputTokens", "Output tokens per request", 16, 2048, 16, D.outputTokens, "tokens", integer=True,
+    Slider("outputTokens", "Output tokens per request", 16, 2048, 16, DEFAULT.outputTokens, "tokens", integer=True,
            url_key="srvOutput"),
 )
 
 
 SELECTS = (
-    Choice("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), D.stepModel),
-    Choice("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, D.target),
-    Choice("draft", "srvDraft", "Draft", dict(serving.DRAFT_CHOICES), D.draft),
-    Choice("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, D.gpu),
-    Choice("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(D.gpus)),
+    Choice("stepModel", "srvModel", "Step-time model", dict(serving.STEP_MODELS), DEFAULT.stepModel),
+    Choice("target", "srvTarget", "Target model", {n: t.label for n, t in serving.TARGETS.items()}, DEFAULT.target),
+    Choice("draft", "srvDraft", "Draft", dict(serving.DRAFT_CHOICES), DEFAULT.draft),
+    Choice("gpu", "srvGpu", "GPU", {n: g.label for n, g in serving.GPUS.items()}, DEFAULT.gpu),
+    Choice("gpus", "srvGpus", "GPUs sharing the model", {"1": "1", "2": "2", "4": "4", "8": "8"}, str(DEFAULT.gpus)),
     Choice("precision", "srvPrecision", "Weights and KV cache", {n: p.label for n, p in serving.PRECISIONS.items()},
-           D.precision),
+           DEFAULT.precision),
     Choice("attentionFlops", "srvAttention", "Attention FLOPs", {"0": "left out", "1": "counted"}, "0"),
-    Choice("engine", "srvEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, D.engine),
+    Choice("engine", "srvEngine", "Engine", {n: e.label for n, e in serving.ENGINES.items()}, DEFAULT.engine),
 )
 
 LOWEST = {slider.name: slider.minimum for slider in SLIDERS}  # each slider's minimum, read where a value is an index
 
 EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
+TAIL_ORDER = ("certainty", "match", "gamma", "length", "draftCost", "seed")  # lab.serving.tail_answer's arguments
 # --- input ----------------------------------------------------------------------------------
 
 CONTROLS = (*SLIDERS, *SELECTS)  # what the URL and the form carry (the curve token is read on its own)
@@ -195,7 +197,7 @@ def view(raw=None) -> dict:
     the summary says which positions are extrapolated); only a preset goes into the link."""
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
-    s = _settings(params)
+    settings = _settings(params)
     requested = requested_curve(raw, CURVE_KEY, notes)
     token, curve, curve_label, linkable, measured_k, method = None, None, "", False, None, None
     if requested:
@@ -204,8 +206,8 @@ def view(raw=None) -> dict:
         from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
 
         measured_k, method = token_measured_at(token) or len(curve), token_method(token)
-    exact_setting = tuple(exact[k] for k in ("certainty", "match", "gamma", "draftCost", "length", "seed"))
-    drawn = (serving.answer, serving.model_settings(s), curve, measured_k, method)  # what the figures below are drawn from
+    exact_setting = tuple(exact[k] for k in TAIL_ORDER)
+    drawn = (serving.answer, serving.model_settings(settings), curve, measured_k, method)  # what the figures below are drawn from
     a = _answer(*drawn[:3], exact_setting, *drawn[3:])
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
@@ -215,70 +217,72 @@ def view(raw=None) -> dict:
     selected = tuple(params[name] - LOWEST[name] for name in ("contextExp", "batchExp"))
     rows, cross, runs = a["sweep"], a["load"]["cross"], a["tail"]["runs"]
     need, have, fits, limit = (a["memory"][key] for key in ("need", "have", "maxBatch", "limit"))
-    gpu = serving.GPUS[s.gpu]
+    gpu = serving.GPUS[settings.gpu]
     room = a["memory"]["room"]  # not even the weights fit: no batch can run, so no speedup or crossover is named
     load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width,
-                                     "" if room else f"does not fit in {s.gpus} x {gpu.label}")
+                                     "" if room else f"does not fit in {settings.gpus} x {gpu.label}")
     if need > have:
-        notes = notes + [f"At batch {s.batch:,} and context {s.context:,}, weights and KV caches need "
-                         f"{need / 1e9:,.0f} GB but {s.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB"
+        notes = notes + [f"At batch {settings.batch:,} and context {settings.context:,}, weights and KV caches need "
+                         f"{need / 1e9:,.0f} GB but {settings.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB"
                          + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
                          + ": no engine runs this batch; the times are what it would cost if it fitted."]
     verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
     cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name" if not room
                   else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
                   f"in this model speculation keeps paying at every batch that fits (up to {limit})")
-    draft = serving.DRAFT_LABELS[s.draft]
+    draft = serving.DRAFT_LABELS[settings.draft]
     if "head" in draft:  # "drafted by an EAGLE or MTP head (1 layer)", as a model or n-gram lookup reads bare
         draft = "an " + draft
     opening = ""  # the summary's, in measured curve mode
     if curve is not None:
         opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
-                   + (f"; {span('position', measured_k + 1, s.lookahead)} extrapolated by the acceptance model past the "
-                      f"measured k = {measured_k}" if s.lookahead > measured_k else "") + "), ")
+                   + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model past the "
+                      f"measured k = {measured_k}" if settings.lookahead > measured_k else "") + "), ")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
-             serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[s.stepModel]
+             serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[
+                 settings.stepModel]
     summary = (
-        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} "
-        f"({serving.PRECISIONS[s.precision].label}), as {serving.ENGINES[s.engine].label} runs a cycle: at batch "
-        f"{s.batch:,} and {s.context:,} tokens of context a plain "
-        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(s.lookahead, 'draft step')} "
+        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {gpu.label} "
+        f"({serving.PRECISIONS[settings.precision].label}), as {serving.ENGINES[settings.engine].label} runs a cycle: "
+        f"at batch {settings.batch:,} and {settings.context:,} tokens of context a plain "
+        f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(settings.lookahead, 'draft step')} "
         f"({_f(r.draftStepMs)} ms each"
-        + _extend_text(s, r, a["verifyTokens"])
+        + _extend_text(settings, r, a["verifyTokens"])
         + f") and one verify step ({_f(r.verifyStepMs)} ms, {r.verifyRegime}"
         + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
         + ") commits "
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
         f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x"
-        + (f", {_f(best_speedup, 3)}x against k = {s.lookahead}'s {_f(r.speedup, 3)}x"
-           if best_k != s.lookahead and _f(best_speedup) == _f(r.speedup) else "")
+        + (f", {_f(best_speedup, 3)}x against k = {settings.lookahead}'s {_f(r.speedup, 3)}x"
+           if best_k != settings.lookahead and _f(best_speedup) == _f(r.speedup) else "")
         + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
            if curve is not None and best_k > measured_k else "") + ").")
     if room:
-        lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {s.batch}, "
-                f"{serving.TARGETS[s.target].label} drafted by {draft} on {s.gpus} x {gpu.label} runs "
+        lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {settings.batch}, "
+                f"{serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {gpu.label} runs "
                 f"{_f(r.speedup)}x, {verdict} than plain decoding"
                 + ("" if need <= have else " (if it fitted in memory)") + "; "
                 + (f"in this model it stops paying at batch {crossover}." if crossover is not None
                    else f"it keeps paying at every batch that fits (up to {limit})."))
-        live = (("measured curve: " if curve is not None else "") + f"{_f(r.speedup)}x {verdict} at batch {s.batch}; "
+        live = (("measured curve: " if curve is not None else "")
+                + f"{_f(r.speedup)}x {verdict} at batch {settings.batch}; "
                 + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
     else:  # reader audit N4-15: the limit and what to change, no speedup claimed
-        lead = _no_room(s, a)
+        lead = _no_room(settings, a)
         summary = f"{lead} What follows is what it would cost if it fitted. {summary}"
-        live = f"does not fit: {s.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB, less than the weights"
+        live = f"does not fit: {settings.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB, less than the weights"
     readouts = {
-        "batch": str(s.batch), "context": str(s.context),
+        "batch": str(settings.batch), "context": str(settings.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
         "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
         "plainTokensPerSecond": f"{r.plainTokensPerSecond:,.0f}", "specTokensPerSecond": f"{r.specTokensPerSecond:,.0f}",
         "ridge": _f(r.effectiveRidgeFlopsPerByte, 1), "regime": f"plain {r.plainRegime}, verify {r.verifyRegime}",
         "crossover": ("no batch fits" if not room else f"none up to {limit}" if crossover is None
                       else str(crossover)),
-        "crossoverTrust": trust_line(s),
-        "effectiveBatch": str(s.batch * a["verifyTokens"]),
+        "crossoverTrust": trust_line(settings),
+        "effectiveBatch": str(settings.batch * a["verifyTokens"]),
         "memory": f"{need / 1e9:,.0f} of {have / 1e9:,.0f} GB",
         "loadCross": "nowhere" if cross is None else f"{rate_label(cross)} req/s",
         "tailRange": f"{_f(runs['minimum'])}x to {_f(runs['maximum'])}x",
@@ -289,7 +293,8 @@ def view(raw=None) -> dict:
         "gapP99": f"{_f(runs['gapP99'])} (plain {_f(runs['plainGapP99'])})",
     }
     shown = {slider.name: to_js_string(params[slider.name]) for slider in SLIDERS}
-    shown.update({s.typed_name: str(params[s.typed_name]) for s in SLIDERS if s.typed_name})  # the exact counts
+    # the exact counts
+    shown.update({slider.typed_name: str(params[slider.typed_name]) for slider in SLIDERS if slider.typed_name})
     shown.update({select.name: params[select.name] for select in SELECTS})
     shown[CURVE_KEY] = token or ""
     return {
@@ -312,11 +317,11 @@ def view(raw=None) -> dict:
                                      lambda: heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]])),
             "table": kept("serving.table", (heatmap_table_html, *drawn),
                           lambda: heatmap_table_html(grid, selected, grid_fits)),
-            "batch": kept("serving.batch", (batch_svg, *drawn, width), lambda: batch_svg(rows, s.batch, crossover, width, fits)),
+            "batch": kept("serving.batch", (batch_svg, *drawn, width), lambda: batch_svg(rows, settings.batch, crossover, width, fits)),
             "load": load,
             "loadTable": load_table,
             "tail": _tail_figure(exact_setting, width),
-            "curveSwitch": curve_switch_html(curve, curve_label, measured_k, s.lookahead),
+            "curveSwitch": curve_switch_html(curve, curve_label, measured_k, settings.lookahead),
         },
     }
 

@@ -14,18 +14,20 @@ from ..trees_depth import depth_profile_of, depth_rates, levels_resting, profile
 from ..figures import (MIN_TEXT, label_box, svg, text_width, column_box, escape, fit_width, line_boxes,
                        line_path, nice_ticks, one_x_label, split_width, tick_label, tv_text, vertical_line)
 from ..jsformat import to_fixed, to_js_string
-from ..urlstate import TREE_SLIDERS, Choice, format_query, read_controls, requested_curve
+from ..ledger import DEFAULT_SETTINGS as PART_ONE
+from ..urlstate import EXACT_SLIDERS, TREE_SLIDERS, Choice, format_query, read_controls, requested_curve
 
 __all__ = ["SLIDERS", "COST_MODES", "view", "page_context", "tree_svg", "length_svg", "speedup_svg",
            "exactness_svg", "budget_table_html", "exactness_table_html"]
 
 SLIDERS = TREE_SLIDERS  # in lab.urlstate, where `python -m lab tree` reads their ranges and defaults
 MAX_BUDGET = 128
-# The rest of the cycle comes from part one's defaults: an 80 ms target pass, a draft pass at
-# 12% of it, 6 ms of overhead per cycle.
-TARGET_MS, DRAFT_COST, OVERHEAD_MS = 80.0, 12.0, 6.0
-# The exactness panel uses part three's default pair (certainty 64, match 72).
-PAIR_SETTING = (64, 72)
+# The rest of the cycle is part one's defaults, read from the ledger's (lab.ledger.DEFAULT_SETTINGS: an
+# 80 ms target pass, a draft pass at 12% of it, 6 ms of overhead per cycle).
+TARGET_MS, DRAFT_COST, OVERHEAD_MS = (float(PART_ONE.targetMs), float(PART_ONE.draftCost), float(PART_ONE.overheadMs))
+# The exactness panel uses part three's default pair, the exact sampler's slider defaults (certainty 64, match 72).
+PAIR_SETTING = tuple(next(slider.default for slider in EXACT_SLIDERS if slider.name == name)
+                     for name in ("certainty", "match"))
 MAX_CANDIDATES = 8
 TABLE_BUDGETS = (1, 2, 4, 8, 16, 32, 64, 128)
 # A node is the palette's tree colour (--k-tree) mixed into the widget's background, the more of it
