@@ -10,7 +10,9 @@ browser and is left out.
 Stripping keeps every remaining line where it was, so a traceback from the reader's browser names
 the same line numbers as the repository's source. What changes is provably nothing but docstrings
 and comments: :func:`strip_source` checks that the stripped syntax tree, positions included, equals
-the original's with the docstrings removed, and refuses otherwise.
+the original's with the docstrings removed, and refuses otherwise. Then :func:`reindent` indents each
+block by one space instead of four (brotli leaves a few per cent of the lab in its indentation); it
+checks the syntax tree, line numbers included, and moves no name, string or line.
 """
 
 from __future__ import annotations
