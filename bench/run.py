@@ -768,9 +768,98 @@ def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:
     return out
 
 
+def first_visit_bytes(browser, base: str) -> dict:
+    """coldBytes as the full run counts it: a first visit in a fresh context (empty HTTP cache), every
+    response to the page and its workers summed by Chromium (encodedDataLength), until the lab is
+    live and both suites have run (every widget's chunks loaded): {"bytes", "requests", "transfers"}."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        wire = B.EncodedBytes(context, page)
+        page.goto(base)
+        B.wait_live(page)
+        counter = B.wait_audit(page)
+        B.settle()
+        return {**wire.take(), "auditCounter": counter}
+    finally:
+        context.close()
+
+
+def _build_beside(beside: Path, out: Path) -> None:
+    """Build the other checkout's site with its own code, in a fresh interpreter (this process has
+    already imported this checkout's lab and sitebuild), its compressed siblings cached in this
+    checkout's .cache/ (so its own cache is only read)."""
+    import subprocess
+
+    code = ("import sys; from pathlib import Path; from sitebuild.pipeline import build_site; "
+            "build_site(Path(sys.argv[1]), Path.cwd(), cache_dir=Path(sys.argv[2]))")
+    done = subprocess.run([sys.executable, "-c", code, str(out), str(ROOT / ".cache" / "compressed")],
+                          cwd=beside, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"building {beside} failed:\n{done.stderr[-3000:]}")
+
+
+def measure_cold_only(runs: int, beside: Path | None = None) -> dict:
+    """``BENCH_ONLY=cold``: build, serve and count only the first visit's bytes (coldBytes, the same
+    count as the full run's), ``runs`` times. With ``BENCH_BESIDE`` (another checkout of this
+    repository, say the main branch's) both sites are built (each by its own code) and visited in
+    the same run, alternating which goes first: ``beside`` holds the other site's figures."""
+    from playwright.sync_api import sync_playwright
+    from sitebuild.pipeline import build_site
+
+    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
+    servers, pages = [], {}
+    try:
+        build_site(tmp / "here", ROOT)
+        if beside is not None:
+            _build_beside(beside, tmp / "beside")
+        for name in ("here", "beside") if beside is not None else ("here",):
+            server, url = _serve(tmp / name, ByteLog())
+            servers.append(server)
+            pages[name] = url
+        _log(f"built and serving: {', '.join(pages)}")
+        visits = {name: [] for name in pages}
+        with sync_playwright() as pw:
+            browser = B.launcher()(pw)
+            try:
+                for i in range(runs):
+                    order = list(pages) if i % 2 == 0 else list(pages)[::-1]
+                    for name in order:
+                        visits[name].append(first_visit_bytes(browser, pages[name]))
+                    _log(f"first visit {i + 1}/{runs}: " + ", ".join(
+                        f"{name} {visits[name][-1]['bytes']:,} B" for name in pages))
+            finally:
+                browser.close()
+    finally:
+        for server in servers[1:]:
+            server.shutdown()
+            server.server_close()
+        _clean_up(servers[0] if servers else None, tmp)
+
+    def figures(runs_of: list[dict]) -> dict:
+        last = runs_of[-1]
+        return {"coldBytes": round(median([v["bytes"] for v in runs_of])), "coldBytesRuns": [v["bytes"] for v in runs_of],
+                "requests": last["requests"], "auditCounter": last["auditCounter"], "transfers": last["transfers"]}
+
+    out = {"here": {"root": str(ROOT), **figures(visits["here"])}, "loadAverage": os.getloadavg()}
+    if beside is not None:
+        out["beside"] = {"root": str(beside), **figures(visits["beside"])}
+        out["coldBytesDelta"] = out["here"]["coldBytes"] - out["beside"]["coldBytes"]
+    return out
+
+
 def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    if os.environ.get("BENCH_ONLY") == "cold":
+        beside = os.environ.get("BENCH_BESIDE")
+        if beside and not (Path(beside) / "lab").is_dir():
+            print(f"BENCH_BESIDE={beside!r} is not a checkout of this repository (no lab/ in it); "
+                  "give the path of one, or leave it unset", file=sys.stderr)
+            return 2
+        out = measure_cold_only(_int_env("BENCH_RUNS", 1, 1), Path(beside).resolve() if beside else None)
+        print(json.dumps(out, indent=2))
+        return 0
     if os.environ.get("BENCH_ONLY") == "sliders":
         beside = os.environ.get("BENCH_BESIDE")
         if beside and not (Path(beside) / "lab").is_dir():

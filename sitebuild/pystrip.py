@@ -10,7 +10,9 @@ browser and is left out.
 Stripping keeps every remaining line where it was, so a traceback from the reader's browser names
 the same line numbers as the repository's source. What changes is provably nothing but docstrings
 and comments: :func:`strip_source` checks that the stripped syntax tree, positions included, equals
-the original's with the docstrings removed, and refuses otherwise.
+the original's with the docstrings removed, and refuses otherwise. Then :func:`reindent` indents each
+block by one space instead of four (brotli leaves a few per cent of the lab in its indentation); it
+checks the syntax tree, line numbers included, and moves no name, string or line.
 """
 
 from __future__ import annotations
@@ -99,8 +101,74 @@ def strip_source(source: str) -> str:
     return stripped
 
 
+def _string_rows(tokens) -> set[int]:
+    """Rows (1-based) that begin inside a string: a multi-line string's second line onwards (and an
+    f-string's, which Python 3.12+ tokenizes in pieces). Their leading white space is the string's."""
+    rows, opened = set(), []
+    for token in tokens:
+        kind = tokenize.tok_name[token.type]
+        if kind == "STRING":
+            rows.update(range(token.start[0] + 1, token.end[0] + 1))
+        elif kind == "FSTRING_START":
+            opened.append(token.start[0])
+        elif kind == "FSTRING_END":
+            rows.update(range(opened.pop() + 1, token.end[0] + 1))
+    return rows
+
+
+def _lines_only(tree: ast.AST) -> str:
+    """ast.dump with line numbers but no columns: what re-indenting must leave unchanged."""
+    for node in ast.walk(tree):
+        for attribute in ("col_offset", "end_col_offset"):
+            if hasattr(node, attribute):
+                setattr(node, attribute, 0)
+    return ast.dump(tree, include_attributes=True)
+
+
+def reindent(source: str) -> str:
+    """``source`` with one space of indentation per block instead of four: a statement's line starts
+    with as many spaces as blocks it is in, a line continuing a bracket or a backslash with as many as
+    its statement's, a blank line is empty. Nothing else moves: names, strings (a multi-line string's
+    lines are left exactly as they are) and line numbers stay, so a traceback names the repository's
+    line and shows its code; only the columns of its ``^`` markers differ. Brotli'd, the lab's zips
+    shrink by about 2.7% (285.7 to 278.1 KB, measured on 5 December 2026).
+
+    It checks that the result parses to the same syntax tree, line numbers included, and refuses
+    otherwise.
+
+    >>> print(reindent("def f(x):\\n    if x:\\n        return [1,\\n                2]\\n\\n    s = '''a\\n    b'''\\n"), end="")
+    def f(x):
+     if x:
+      return [1,
+      2]
+    <BLANKLINE>
+     s = '''a
+        b'''
+    """
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    inside_string = _string_rows(tokens)
+    depth, depth_of = 0, {}
+    for token in tokens:
+        if token.type == tokenize.INDENT:
+            depth += 1
+        elif token.type == tokenize.DEDENT:
+            depth -= 1
+        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER):
+            depth_of.setdefault(token.start[0], depth)  # a row's first token, after its INDENT/DEDENTs
+    lines = source.split("\n")  # as the tokenizer counts rows (splitlines would also split at \f, \x1c, ...)
+    for row, line in enumerate(lines, 1):
+        if row not in inside_string:
+            body = line.lstrip(" \t\f")
+            lines[row - 1] = " " * depth_of.get(row, 0) + body if body.strip() else ""
+    out = "\n".join(lines)
+    if _lines_only(ast.parse(out)) != _lines_only(ast.parse(source)):
+        raise ValueError("re-indenting changed more than indentation")
+    return out
+
+
 def browser_files(package_files: dict[str, bytes]) -> dict[str, bytes]:
-    """{relative path: source} of a package -> what the browser gets: CLI left out, sources stripped."""
-    return {relative: strip_source(data.decode("utf-8")).encode("utf-8")
+    """{relative path: source} of a package -> what the browser gets: CLI left out, sources stripped
+    (:func:`strip_source`) and re-indented (:func:`reindent`)."""
+    return {relative: reindent(strip_source(data.decode("utf-8"))).encode("utf-8")
             for relative, data in package_files.items()
             if browser_module(relative)}

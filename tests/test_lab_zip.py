@@ -147,3 +147,44 @@ def test_strip_source_keeps_strings_and_statements():
     original = [(type(n).__name__, n.lineno) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
     kept = [(type(n).__name__, n.lineno) for n in ast.walk(ast.parse(stripped)) if isinstance(n, ast.stmt)]
     assert set(kept) <= set(original) and len(original) - len(kept) == 4  # five docstrings gone, one "..." left
+
+
+def test_reindent_changes_indentation_only():
+    source = textwrap.dedent('''\
+        def f(x, y=None):
+            if x:
+                total = [1,
+                         2]
+                note = """keep
+                    these    spaces
+        and this"""
+                label = f"""{x}
+                  {'kept' if y else
+                   'also kept'}"""
+                return sum(total) + \\
+                       len(note) + len(label)
+            return 0
+        ''')
+    out = pystrip.reindent(source)
+    assert len(out.splitlines()) == len(source.splitlines())
+    assert out.splitlines()[:4] == ["def f(x, y=None):", " if x:", "  total = [1,", "  2]"]
+    # a multi-line string's lines are the string's: untouched
+    assert '\n            these    spaces\nand this"""' in out
+    assert "\n          {'kept' if y else\n           'also kept'}\"\"\"" in out
+    run = lambda text: (exec(compile(text, "m.py", "exec"), ns := {}), ns["f"](1, True), ns["f"](1), ns["f"](0))[1:]
+    assert run(out) == run(source)
+    # every statement on its line, as before
+    lines = lambda text: [(type(n).__name__, n.lineno, n.end_lineno) for n in ast.walk(ast.parse(text))
+                          if hasattr(n, "lineno")]
+    assert lines(out) == lines(source)
+
+
+def test_the_shipped_lab_is_indented_one_space_a_block():
+    with zipfile.ZipFile(io.BytesIO(lab_zip_bytes(ROOT / "lab"))) as zf:
+        text = zf.read("lab/views.py").decode()
+    source = (ROOT / "lab" / "views.py").read_text()
+    assert "\n def handle(" not in source and "\ndef handle(" in text
+    # the body of a function one level deep starts with one space, not four
+    first_body = text.split("\ndef handle(", 1)[1].split("\n")
+    body = next(line for line in first_body[1:] if line.strip())
+    assert body.startswith(" ") and not body.startswith("  "), body
