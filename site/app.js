@@ -494,45 +494,9 @@
     }
     heldMarkup.delete(region);
     if (shownMarkup.get(region) !== markup) {
-      parsed.innerHTML = markup;
-      const changed = [];
-      if (sameNodes(region, parsed.content, changed)) {
-        for (const [shown, fresh] of changed) copyAttributes(shown, fresh);
-      } else {
-        region.replaceChildren(parsed.content);
-      }
+      region.innerHTML = markup;
       shownMarkup.set(region, markup);
       enableActions(region);
-    }
-  }
-
-  // New markup with the same elements and text as shown, other attributes only (a hand-off button's
-  // data-values): those attributes are set in place, since new nodes are laid out and painted again
-  // whole. Anything else (a node added, gone or of other text) replaces the region's nodes.
-  const parsed = document.createElement("template");
-  // Whether `fresh`'s children are `shown`'s but for attributes; the elements whose attributes differ
-  // go into `changed` as [shown, fresh] pairs.
-  function sameNodes(shown, fresh, changed) {
-    const a = shown.childNodes, b = fresh.childNodes;
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) {
-      const x = a[i], y = b[i];
-      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) return false;
-      if (x.nodeType === Node.ELEMENT_NODE) {
-        if (x.namespaceURI !== y.namespaceURI) return false;
-        if (x.attributes.length !== y.attributes.length
-            || [...y.attributes].some((at) => x.getAttributeNS(at.namespaceURI, at.localName) !== at.value)) changed.push([x, y]);
-        if (!sameNodes(x, y, changed)) return false;
-      } else if (x.nodeValue !== y.nodeValue) return false;
-    }
-    return true;
-  }
-  function copyAttributes(shown, fresh) {
-    for (const at of [...shown.attributes]) {
-      if (!fresh.hasAttributeNS(at.namespaceURI, at.localName)) shown.removeAttributeNS(at.namespaceURI, at.localName);
-    }
-    for (const at of fresh.attributes) {
-      if (shown.getAttributeNS(at.namespaceURI, at.localName) !== at.value) shown.setAttributeNS(at.namespaceURI, at.name, at.value);
     }
   }
 
