@@ -246,6 +246,7 @@ _STEPS = """async ({ kind, steps }) => {
     observer.disconnect();
     out.push({ name, value: input.value, dispatchedAt, requestedAt: detail.requestedAt, swappedAt,
                paintedAt: detail.paintedAt, afterFrameAt: detail.afterFrameAt, pythonMs: detail.pythonMs ?? null,
+               sentAt: detail.sentAt ?? null, receivedAt: detail.receivedAt ?? null,
                latencyMs: detail.paintedAt - detail.requestedAt });
   }
   return out;

@@ -462,6 +462,10 @@ def slider_decomposition(sliders: dict) -> dict:
         steps = [s for s in data["steps"] if s["swappedAt"] is not None]
         parts = {
             "computeAndSwapMs": [s["swappedAt"] - s["requestedAt"] for s in steps],
+            # of which the worker's round trip (the message out, Python, the answer back) and the
+            # main thread's render() of the answer (app.js: swaps, readouts, steppers)
+            "workerRoundTripMs": [s["receivedAt"] - s["sentAt"] for s in steps if s.get("receivedAt") is not None],
+            "renderMs": [s["swappedAt"] - s["receivedAt"] for s in steps if s.get("receivedAt") is not None],
             "frameWaitMs": [s["paintedAt"] - s["swappedAt"] for s in steps],
             "frameWorkAfterRafMs": [s["afterFrameAt"] - s["paintedAt"] for s in steps],
             "requestToAfterFrameMs": [s["afterFrameAt"] - s["requestedAt"] for s in steps],
@@ -868,6 +872,8 @@ def main(argv=None) -> int:
             return 2
         out = measure_sliders_only(_int_env("BENCH_SLIDER_STEPS", 200, 20), Path(beside) if beside else None)
         print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))
+        if os.environ.get("BENCH_OUT"):  # every step's timestamps too, for a closer look
+            Path(os.environ["BENCH_OUT"]).write_text(json.dumps(out, indent=1) + "\n")
         return 0
     if os.environ.get("BENCH_ONLY") == "final":
         out = measure_final_only(_int_env("BENCH_FINAL_STEPS", 60, 6))

@@ -330,10 +330,11 @@
   }
 
 
-  // A panel narrower than its figure scrolls; only then is it a Tab stop.
+  // A panel narrower than its figure scrolls; only then is it a Tab stop. A panel of fixed height
+  // (data-scroll-y: its content scrolls inside, and whether it overflows changes with each step) always is.
   function updateScrollers(widget) {
     for (const panel of widget.querySelectorAll(".figure-panel, .table-wrap")) {
-      if (panel.scrollWidth > panel.clientWidth + 1) panel.setAttribute("tabindex", "0");
+      if (panel.hasAttribute("data-scroll-y") || panel.scrollWidth > panel.clientWidth + 1) panel.setAttribute("tabindex", "0");
       else panel.removeAttribute("tabindex");
     }
   }

@@ -15,7 +15,9 @@ line. A group's number is its weakest line's. Nominal is the colour's own contra
 
 Writes report.json and one screenshot per figure, width, scheme and scale (as painted, nothing
 hidden) into --out, and prints the groups under 3:1 (all of them with --all). Standard library and
-Playwright only; the heatmaps are skipped (their lines sit on data colours, not on the panel).
+Playwright only; the heatmaps are skipped (their lines sit on data colours, not on the panel). A filled
+shape's outline (a tree's nodes) is left out, its fill being the mark; --outlines measures those too,
+each with its fill hidden while it is shot (its group's key ends in "outline").
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ FIGURE_WIDTH_JS = f"""(k) => {{ const w = document.querySelector(`form[data-lab=
     return Math.min({MAX_WIDTH}, Math.max({MIN_WIDTH}, Math.floor(panel.clientWidth / {WIDTH_STEP}) * {WIDTH_STEP})); }}"""
 
 # Every thin stroked mark of every figure on a panel, grouped; each group's lines with their boxes.
-GROUPS_JS = """(thin) => {
+GROUPS_JS = """([thin, outlines]) => {
     const parse = (c) => { const m = c && c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
         const [r, g, b, a = 1] = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return a === 0 ? null : [r, g, b, a]; };
     const backdrop = (el) => { for (let n = el; n; n = n.parentElement) {
@@ -67,13 +69,16 @@ GROUPS_JS = """(thin) => {
             const stroke = style.stroke !== 'none' && parse(style.stroke);
             const width = parseFloat(style.strokeWidth);
             if (!stroke || !(width > 0) || width > thin || style.visibility === 'hidden' || style.display === 'none') continue;
-            if (el.tagName !== 'line' && parse(style.fill)) continue;  // a filled shape: its fill is the mark
+            // a filled shape: its fill is the mark (with --outlines its outline is measured too, the fill hidden)
+            const filled = el.tagName !== 'line' && parse(style.fill);
+            if (filled && !outlines) continue;
             if (el.matches('.fig-halo, .fig-clear')) continue;
             const r = el.getBoundingClientRect();
             if (!r.width && !r.height) continue;
             const key = `${el.tagName}.${(el.getAttribute('class') || '').trim().replace(/\\s+/g, '.')} ${width}px` +
-                (style.shapeRendering === 'crispedges' ? ' crisp' : '');
+                (style.shapeRendering === 'crispedges' ? ' crisp' : '') + (filled ? ' outline' : '');
             el.dataset.crispLine = String(i++);
+            if (filled) el.dataset.crispOutline = '';
             let alpha = stroke[3] * Number(style.strokeOpacity);  // the colour as blended on the panel
             for (let n = el; n !== svg.parentElement; n = n.parentElement) alpha *= Number(getComputedStyle(n).opacity);
             const ground = backdrop(svg);
@@ -150,7 +155,8 @@ def _open(context, url):
     page.evaluate("""() => { for (const form of document.querySelectorAll('form[data-lab]'))
         (form.closest('.lab-widget') || form).dispatchEvent(new FocusEvent('focusin')); }""")
     page.add_style_tag(content=f"svg.figure.{HIDE} * {{ visibility: hidden !important; }}"
-                               f" svg.figure.{HIDE} [data-crisp-on] {{ visibility: visible !important; }}")
+                               f" svg.figure.{HIDE} [data-crisp-on] {{ visibility: visible !important; }}"
+                               f" svg.figure.{HIDE} [data-crisp-on][data-crisp-outline] {{ fill: none !important; }}")
     return page
 
 
@@ -179,7 +185,7 @@ def _shoot(page, index, whole=False):
     raise SystemExit(f"line_contrast: figure {index} kept moving on the screen")
 
 
-def measure(url, widths, scales, schemes, out: Path):
+def measure(url, widths, scales, schemes, out: Path, outlines: bool = False):
     from playwright.sync_api import sync_playwright
     from browser import launch
 
@@ -195,7 +201,7 @@ def measure(url, widths, scales, schemes, out: Path):
                 for scheme in schemes:
                     page.emulate_media(color_scheme=scheme)
                     page.wait_for_timeout(100)
-                    figures = page.evaluate(GROUPS_JS, THIN)
+                    figures = page.evaluate(GROUPS_JS, [THIN, outlines])
                     for fig in figures:
                         if fig["index"] is None:
                             skipped.add((fig["figure"], fig["skipped"]))
@@ -238,6 +244,8 @@ def main(argv=None) -> int:
     parser.add_argument("--scales", default="1,2", help="device scale factors, comma-separated (default 1,2)")
     parser.add_argument("--schemes", default="light,dark", help="colour schemes (default light,dark)")
     parser.add_argument("--all", action="store_true", help="print every group, not only those under 3:1")
+    parser.add_argument("--outlines", action="store_true",
+                        help="also measure the outlines of filled shapes (a tree's nodes), each with its fill hidden")
     args = parser.parse_args(argv)
     if not (args.dir / "index.html").is_file():
         parser.exit(2, f"line_contrast.py: error: --dir {args.dir} holds no index.html: build the site first\n")
@@ -254,7 +262,7 @@ def main(argv=None) -> int:
     server = make_server(args.dir, quiet=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        rows = measure(f"http://127.0.0.1:{server.server_address[1]}/", widths, scales, schemes, args.out)
+        rows = measure(f"http://127.0.0.1:{server.server_address[1]}/", widths, scales, schemes, args.out, args.outlines)
     finally:
         server.shutdown()
     (args.out / "report.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
