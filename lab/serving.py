@@ -113,7 +113,7 @@ from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effecti
                            ridge_point, step_regime, tokens_per_cycle, verify_tokens, weight_bytes)
 from .serving_step import *  # noqa: F401,F403
 from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_bytes, _combine, _compute_ms,  # noqa: F401
-                           _cycle_ms, _cycle_steps, _draft_time, _eager_extend_ms, _emitted_output_ms, _engine_ms,
+                           _cycle_ms, _cycle_steps, _cycle_steps_ms, _draft_time, _eager_extend_ms, _emitted_output_ms, _engine_ms,
                            _extend_time, _first_step, _kv_reads, _measured_constants, _measured_step, _memory_ms,
                            _models, _runs_extend, _state_copies, _step, _terms, _time, _weights_read_ms)
 from .serving_sweep import cycles_in_batch, step_in_batch
@@ -332,18 +332,36 @@ def speedup_grid(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HE
     """Speedup for every (context, batch): one row per context, one column per batch.
 
     The step constants are built once per grid, which keeps the 99 cells to a fraction of a
-    millisecond of arithmetic."""
+    millisecond of arithmetic. The grid is made in two parts: the steps of every cell, which the
+    acceptance does not move (:func:`grid_steps`), then the cycle each commits its tokens in
+    (:func:`grid_from_steps`); the heatmap keeps the first (:func:`heatmap_answer`)."""
+    tokens = tokens_per_cycle(settings.acceptance / 100, settings.lookahead, curve)
+    return grid_from_steps(grid_steps(settings, tuple(batches), tuple(contexts)), tokens)
+
+
+def grid_steps(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HEATMAP_CONTEXTS) -> tuple:
+    """The part of :func:`speedup_grid` the acceptance (and a curve) does not move: the verify step and, per
+    context a row and per batch a cell, ``(batch, plain step, the cycle's steps before its output processing)``
+    (:func:`lab.serving_step._cycle_steps_ms`). Reads every setting but the acceptance.
+
+    >>> verify, rows = grid_steps(DEFAULT_SETTINGS, (1, 8), (1024,))
+    >>> [batch for batch, _, _ in rows[0]], all(plain < steps for _, plain, steps in rows[0])
+    ([1, 8], True)
+    """
     target, verify_step, draft, n = _cycle_steps(settings)
     k = settings.lookahead
-    tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-    grid = []
-    for context in contexts:
-        row = []
-        for batch in batches:
-            plain = _time(target, batch, 1, context)
-            row.append(cycle_speedup(plain, tokens, _cycle_ms(settings, k, draft, verify_step, batch, n, context, tokens)))
-        grid.append(row)
-    return grid
+    return verify_step, tuple(tuple((batch, _time(target, batch, 1, context),
+                                     _cycle_steps_ms(settings, k, draft, verify_step, batch, n, context))
+                                    for batch in batches) for context in contexts)
+
+
+def grid_from_steps(steps: tuple, tokens: float) -> list:
+    """:func:`speedup_grid` from its steps (:func:`grid_steps`) and the tokens a cycle commits: each cell's cycle is
+    its steps plus the output processing of those tokens (:func:`_cycle_ms`'s very float), its speedup
+    :func:`cycle_speedup`'s."""
+    verify_step, rows = steps
+    return [[cycle_speedup(plain, tokens, before + _emitted_output_ms(verify_step, batch, tokens))
+             for batch, plain, before in row] for row in rows]
 
 
 def batch_sweep(settings: ServingSettings, batches, curve=None) -> list[dict]:
@@ -449,10 +467,21 @@ def heatmap_answer(settings: ServingSettings, curve=None) -> tuple:
     context). Independent of the settings' batch, context and output length, so they are set aside:
     one grid serves every batch and context the reader picks."""
     base = settings.with_(batch=1, context=HEATMAP_CONTEXTS[0], outputTokens=DEFAULT_SETTINGS.outputTokens)
-    grid = speedup_grid(base, curve=curve)
-    have = memory_available_bytes(base)  # caches need not grow linearly (windows, linear-attention states)
-    fits = tuple(tuple(memory_needed_bytes(base, b, l) <= have for b in HEATMAP_BATCHES) for l in HEATMAP_CONTEXTS)
+    # the steps and the fits, which the acceptance does not move, are kept apart: a step of the acceptance
+    # slider prices only the cycles' output processing and the ratios (speedup_grid's very floats)
+    steps, fits = heatmap_steps(base.with_(acceptance=DEFAULT_SETTINGS.acceptance))
+    grid = grid_from_steps(steps, tokens_per_cycle(base.acceptance / 100, base.lookahead, curve))
     return tuple(tuple(row) for row in grid), fits
+
+
+@lru_cache(maxsize=32)
+def heatmap_steps(settings: ServingSettings) -> tuple:
+    """``(steps, fits)`` of :func:`heatmap_answer`, the parts its acceptance does not move (the settings come with
+    it set aside): :func:`grid_steps` over the heatmap's batches and contexts, and whether weights and caches fit in
+    each cell."""
+    have = memory_available_bytes(settings)  # caches need not grow linearly (windows, linear-attention states)
+    fits = tuple(tuple(memory_needed_bytes(settings, b, l) <= have for b in HEATMAP_BATCHES) for l in HEATMAP_CONTEXTS)
+    return grid_steps(settings), fits
 
 
 @lru_cache(maxsize=16)

@@ -5,6 +5,7 @@ fig-* classes, speculative decoding ``k-speculative``, plain decoding the dashed
 passes through :func:`lab.figures.escape`.
 """
 
+from functools import lru_cache
 import math
 
 from . import figures, serving
@@ -95,10 +96,9 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
             x, y = left + c * cell_w, top + (rows - 1 - r) * cell_h
             shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{x:.1f} {y}h{cell_w:.1f}v{cell_h}h{-cell_w:.1f}z")
     body = [f'<path fill="{colour}" d="{"".join(parts)}"/>' for colour, parts in sorted(shades.items())]
-    cells = [(left + c * cell_w, top + (rows - 1 - r) * cell_h, left + (c + 1) * cell_w, top + (rows - r) * cell_h)
-             for r in range(rows) for c in range(cols) if not fits[r][c]]
-    if cells:  # one hatch over the cells that do not fit, each line drawn once through them
-        body.append(f'<path class="srv-nofit" d="{hatch_rects(cells, 6)}" fill="none" stroke="{INK}" stroke-width="1"/>')
+    hatch = nofit_hatch(tuple(tuple(row) for row in fits), width)
+    if hatch:  # one hatch over the cells that do not fit, each line drawn once through them
+        body.append(f'<path class="srv-nofit" d="{hatch}" fill="none" stroke="{INK}" stroke-width="1"/>')
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     for r, context in enumerate(contexts):
         body.append(_text(left - 6, top + (rows - 1 - r) * cell_h + cell_h / 2 + 4, _compact(context), "end"))
@@ -119,6 +119,22 @@ def heatmap_svg(grid, fits, width: int = WIDTH_DEFAULT) -> str:
              "blue is faster than plain decoding, vermilion slower, a dark line marks break-even and hatched cells "
              "do not fit in GPU memory. The table below lists every value.")
     return svg(width, height, label, body, "srv-heatmap")
+
+
+@lru_cache(maxsize=16)
+def nofit_hatch(fits: tuple, width: int) -> str:
+    """The path data of :func:`heatmap_svg`'s hatch over the cells that do not fit (``fits``, a tuple of rows of
+    booleans, one row per context), at ``width`` (already :func:`lab.figures.fit_width`'s); empty when every cell
+    fits. Kept by what it is drawn from: an acceptance or lookahead step moves the speedups, not the fits.
+
+    >>> nofit_hatch(((True,) * 11,) * 9, 640), nofit_hatch(((False,) + (True,) * 10,) * 9, 640)[:4]
+    ('', 'M64 ')
+    """
+    left, top, cell_w, cell_h, _ = _heatmap_layout(width)
+    rows, cols = len(serving.HEATMAP_CONTEXTS), len(serving.HEATMAP_BATCHES)
+    cells = [(left + c * cell_w, top + (rows - 1 - r) * cell_h, left + (c + 1) * cell_w, top + (rows - r) * cell_h)
+             for r in range(rows) for c in range(cols) if not fits[r][c]]
+    return hatch_rects(cells, 6) if cells else ""
 
 
 def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool = True) -> str:

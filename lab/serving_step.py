@@ -838,8 +838,16 @@ def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, c
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
     (:func:`emitted_output_ms`). Every search and grid composes its cycle here (the sweeps over every batch with
     :mod:`lab.serving_sweep`, held to these floats), so each gives the very float :func:`speedup_at` does."""
+    return _cycle_steps_ms(settings, k, draft, verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens)
+
+
+def _cycle_steps_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, context) -> float:
+    """:func:`_cycle_ms` before its output processing, the part the acceptance does not move: the proposal, the
+    draft's extend pass and the verify step, summed in :func:`_cycle_ms`'s order, so that adding
+    :func:`_emitted_output_ms` gives its very float (a grid over batch and context keeps these per cell,
+    :func:`lab.serving.speedup_grid`)."""
     return (_proposal_time(settings, draft, k, batch, context) + _extend_time(settings, draft, batch, n, context, k)
-            + _time(verify, batch, n, context) + _emitted_output_ms(verify, batch, tokens))
+            + _time(verify, batch, n, context))
 
 
 def _draft_time(settings: ServingSettings, draft, batch, context) -> float:

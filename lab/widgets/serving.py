@@ -22,7 +22,8 @@ from .. import serving
 from ..figures import escape, kept, plural, span, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..stats import median
-from ..serving import heatmap_answer, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
+from ..serving import heatmap_answer, heatmap_steps, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
+from ..serving_figures import nofit_hatch  # noqa: F401  (the same: a memo of the heatmap's hatch)
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 from ..serving_figures import (  # noqa: F401  (re-exported: the figures are this widget's)
     batch_svg, brackets_svg, calibration_table_html, _cell, _compact, _f, _fit, _heatmap_layout,
