@@ -344,12 +344,29 @@ class _Prefix:
     ``token_sum[k] = sum_{i<=k} i R_i`` (a rejection at draft ``i`` commits ``i`` tokens)."""
 
     def __init__(self, process: Process, start: int, horizon: int):
-        T, size = process.transition, process.size
+        size = process.size
         v = [0.0] * size
         v[start] = 1.0
-        self.full, self.full_next = [1.0], [_mat_row(v, T)]
+        self.process, self.horizon, self._v = process, 0, v
+        self.full, self.full_next = [1.0], [_mat_row(v, process.transition)]
         self.rejected_next, self.token_sum = [[0.0] * size], [0.0]
-        for depth in range(1, horizon + 1):
+        self.extend(horizon)
+
+    def extend(self, horizon: int) -> None:
+        """Carry the sums on to depth ``horizon`` (nothing when they reach it already): the same recursion
+        from where it stopped, so every entry is the float a prefix built to ``horizon`` at once holds
+        (a longer prefix serves every shorter horizon, :func:`_prefixes`).
+
+        >>> process = bursty(0.7, 80)
+        >>> grown = _Prefix(process, 1, 3); grown.extend(9)
+        >>> once = _Prefix(process, 1, 9)
+        >>> (grown.full, grown.full_next, grown.rejected_next, grown.token_sum) == (
+        ...     once.full, once.full_next, once.rejected_next, once.token_sum)
+        True
+        """
+        process, v = self.process, self._v
+        T, size = process.transition, process.size
+        for depth in range(self.horizon + 1, horizon + 1):
             accepted = [v[x] * process.alpha(x, depth) for x in range(size)]
             rejected = [v[x] - accepted[x] for x in range(size)]
             v = _mat_row(accepted, T)
@@ -358,6 +375,8 @@ class _Prefix:
             self.full_next.append(_mat_row(v, T))
             self.rejected_next.append([a + b for a, b in zip(self.rejected_next[-1], nxt)])
             self.token_sum.append(self.token_sum[-1] + depth * sum(rejected))
+        if horizon > self.horizon:
+            self.horizon, self._v = horizon, v
 
     def block(self, k: int):
         """(expected tokens, next-start law) of a block of ``k`` drafts."""
@@ -385,8 +404,20 @@ def cached(cache: dict | None, process, what: str, args: tuple, compute):
 
 
 def _prefixes(process, horizon, cache=None):
-    return cached(cache, process, "prefixes", (horizon,),
-                  lambda: [_Prefix(process, s, horizon) for s in range(process.size)])
+    """One :class:`_Prefix` per start state, to depth ``horizon`` at least. With a ``cache`` the process keeps one
+    set, carried deeper when a deeper horizon is asked for (:meth:`_Prefix.extend`): its entries up to any depth
+    are the floats of a set built to that depth, and every reader indexes depths up to the horizon it asked for.
+
+    >>> process, cache = bursty(0.7, 80), {}
+    >>> _prefixes(process, 64, cache) is _prefixes(process, 5, cache), len(_prefixes(process, 90, cache)[0].full)
+    (True, 91)
+    """
+    if cache is None:
+        return [_Prefix(process, s, horizon) for s in range(process.size)]
+    prefixes = cached(cache, process, "prefixes", (), lambda: [_Prefix(process, s, horizon) for s in range(process.size)])
+    for prefix in prefixes:
+        prefix.extend(horizon)
+    return prefixes
 
 
 # --- evaluating a chain over acceptance states ------------------------------------------------

@@ -1,7 +1,7 @@
-"""Byte-for-byte check of four widgets' views against another commit's lab (CPython only, standard library;
+"""Byte-for-byte check of five widgets' views against another commit's lab (CPython only, standard library;
 not part of lab/).
 
-The real-text, exact sampler, deployment and serving widgets are rendered over the same slider states by this
+The real-text, exact sampler, deployment, serving and lookahead-policies widgets are rendered over the same slider states by this
 checkout's ``lab/`` and by another commit's (``git archive`` of its ``lab/`` into a temporary directory), each in
 its own process, and every response is compared as the worker sends it (``json.dumps({"kind": K, **view})``,
 as :func:`lab.views.handle` does), by SHA-256. The states:
@@ -17,6 +17,10 @@ as :func:`lab.views.handle` does), by SHA-256. The states:
   each; three targets, two GPUs, two lookaheads, batches and output lengths), shuffled;
 - 300 states of a grid of the deployment panel's (three targets, drafts and engines, lookahead 1, 4 and 9,
   context 512, 8k and 128k), shuffled;
+- 400 states of a grid of the policies widget's (every acceptance process; acceptance 1, 50, 74, 95 and 99; burst 0,
+  30, 80 and 95; lookahead 1, 5 and 20; draft cost 0, 12 and 60; threshold 0, 40 and 100), shuffled;
+- the policies' own numbers (:func:`lab.policies.evaluate_policies`, every policy's long-run figures, compared by
+  ``repr``), for 20 processes, each priced four ways with one cache;
 - and, since a view rounds what it shows (a float off in its last bit would seldom change a byte of
   it), the real-text decoder's own records (:func:`lab.realtext.generate`: every call's drafts, the
   p(x) and q(x) it checked and its first-draft chance, compared by ``repr``, so to the last bit) for
@@ -51,7 +55,7 @@ from bench.browser import slider_plan
 from lab.jsformat import to_js_string
 from lab import realtext
 from lab.urlstate import EXACT_SLIDERS
-from lab.widgets import deployment as DEP, exact as EX, realtext as RT, serving as SRV
+from lab.widgets import deployment as DEP, exact as EX, policies as POL, realtext as RT, serving as SRV
 
 def form(controls, extra):
     """The form's values as the page sends them: every control's default (a log slider's typed twin
@@ -82,6 +86,7 @@ BASES = {"realtext": (RT, form(RT.SLIDERS, {"rtStep": "64", "rtPreset": RT.PRESE
                                             "rtProposer": RT.DEFAULT_PROPOSER, "rtPrompt": ""})),
          "exact": (EX, form(EX.SLIDERS, {})),
          "deployment": (DEP, form(DEP.CONTROLS, {})),
+         "policies": (POL, form(POL.CONTROLS, {})),
          # the serving form carries the exact widget's values too (data-with="exact")
          "serving": (SRV, form(SRV.CONTROLS, {f"exact.{k}": v for k, v in form(EXACT_SLIDERS, {}).items()}))}
 out = []
@@ -132,6 +137,23 @@ grid = [dict(BASES["deployment"][1], target=t, draft=d, engine=e, lookahead=k, c
 random.Random(6).shuffle(grid)
 for state in grid[:300]:
     emit("deployment", state)
+# the policies widget over its processes and sliders, shuffled (its own plans above cover each step from the last)
+grid = [dict(BASES["policies"][1], polProcess=p, acceptance=a, burst=b, lookahead=k, draftCost=c, threshold=t, width="640")
+        for p, a, b, k, c, t in itertools.product(("bursty", "independent", "toy"), ("1", "50", "74", "95", "99"),
+                                                  ("0", "30", "80", "95"), ("1", "5", "20"), ("0", "12", "60"),
+                                                  ("0", "40", "100"))]
+random.Random(7).shuffle(grid)
+for state in grid[:400]:
+    emit("policies", state)
+# and the policies' own numbers (lab.policies.evaluate_policies), by repr, so to the last bit: each process priced
+# at several costs, lookaheads and thresholds with one cache, as the widget keeps it
+from lab import policies
+for alpha, burst in itertools.product((0.05, 0.5, 0.74, 0.95, 0.99), (0, 30, 80, 95)):
+    process, cache = policies.setting_process({"acceptance": alpha * 100, "burst": burst}), {}
+    for draft, k, threshold in ((0.12, 5, 0.4), (0.6, 1, 0.0), (0.0, 20, 1.0), (0.12, 64, 0.4)):
+        numbers = policies.evaluate_policies(process, policies.Costs(draft, 0.03, 0.01), k, threshold, cache)
+        out.append(["policy", json.dumps([alpha, burst, draft, k, threshold]),
+                    hashlib.sha256(repr(numbers).encode()).hexdigest()])
 model = realtext.default_model()
 for preset, (title, prompt) in realtext.PRESETS.items():
     tokens = model.tokenizer.encode(prompt)
@@ -175,9 +197,11 @@ def main(argv=None) -> int:
         print("the two runs rendered different states (the plan or grid differs): nothing compared", file=sys.stderr)
         return 2
     differ = [(kind, state) for (kind, state, a), (_, _, b) in zip(ours, theirs) if a != b]
-    counts = {kind: sum(1 for row in ours if row[0] == kind) for kind in ("realtext", "exact", "deployment", "serving", "run")}
+    counts = {kind: sum(1 for row in ours if row[0] == kind)
+              for kind in ("realtext", "exact", "deployment", "serving", "policies", "policy", "run")}
     print(f"{len(ours)} states ({counts['realtext']} real-text views, {counts['exact']} exact sampler views, "
           f"{counts['deployment']} deployment panel views, {counts['serving']} serving views, "
+          f"{counts['policies']} policies views, {counts['policy']} policies' numbers, "
           f"{counts['run']} real-text runs) against "
           f"{args.against}: {len(ours) - len(differ)} the same bytes, {len(differ)} different")
     for kind, state in differ[:5]:
