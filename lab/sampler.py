@@ -111,6 +111,9 @@ class Categorical:
             raise LabValueError(f"a probability row needs finite numbers, got {list(probs)!r} ({error})") from None
         if not values:
             raise LabValueError("a probability row needs at least one token, got an empty row")
+        if not inexact:  # exact rows (the toy model's): summed in integers over the common denominator, as rotated()
+            self._exact(values)
+            return
         for token, value in enumerate(values):
             if value < 0:
                 raise LabValueError(f"a probability row needs every value >= 0, got {float(value):g} at token {token}")
@@ -128,6 +131,32 @@ class Categorical:
         # rounds below 1 from ever sampling past its last token.
         self.cdf[-1] = float("inf")
         self.rule = None  # (p, PairRule) of the last target this row was verified against as q
+
+    def _exact(self, values: list) -> None:
+        """``__init__`` for a row of Fractions: the same checks and the same CDF, its partial sums taken as
+        integers over the row's common denominator (``n / d`` of Python ints is correctly rounded, as
+        ``float(Fraction)`` is, so the floats are the ones summing the Fractions gives, at a fraction of the cost).
+
+        >>> row = [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]
+        >>> Categorical(row).cdf[:2] == [float(Fraction(1, 6)), float(Fraction(1, 2))]
+        True
+        """
+        denominator = 1
+        for value in values:
+            denominator = denominator * value.denominator // gcd(denominator, value.denominator)
+        numerators = [value.numerator * (denominator // value.denominator) for value in values]
+        for token, numerator in enumerate(numerators):
+            if numerator < 0:
+                raise LabValueError(f"a probability row needs every value >= 0, got {float(values[token]):g} at token {token}")
+        cumulative = list(accumulate(numerators))
+        if cumulative[-1] != denominator:
+            raise LabValueError(f"a probability row must sum to 1, got a total of "
+                                f"{float(Fraction(cumulative[-1], denominator)):.12g} over {len(values)} tokens "
+                                "(normalise it first)")
+        self.probs = tuple(values)
+        self.cdf = [total / denominator for total in cumulative]
+        self.cdf[-1] = float("inf")  # an exact total of 1: nothing samples past the last token
+        self.rule = None
 
     def __len__(self):
         return len(self.probs)
