@@ -99,7 +99,7 @@ from . import serving_load, serving_memory, serving_presets, serving_step
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
-from .serving_load import curves_cross, latency_curve
+from .serving_load import curves_cross, latency_curve, load_curves
 from .serving_load import *  # noqa: F401,F403
 from .serving_load import (_per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
@@ -488,10 +488,10 @@ def heatmap_steps(settings: ServingSettings) -> tuple:
 def load_answer(settings: ServingSettings, curve=None) -> tuple:
     """``(plain, spec, cross)``: each request's decode latency at every rate of :data:`LOAD_RATES`
     (:func:`latency_curve`, None where overloaded), plain and speculative, and where the two cross
-    (:func:`curves_cross`). Independent of the settings' batch (the load sets it)."""
-    base = settings.with_(batch=1)
-    return (tuple(latency_curve(base, LOAD_RATES, False, curve)), tuple(latency_curve(base, LOAD_RATES, True, curve)),
-            curves_cross(base, LOAD_RATES, curve))
+    (:func:`curves_cross`), all three from :func:`lab.serving_load.load_curves`. Independent of the
+    settings' batch (the load sets it)."""
+    plain, spec, cross = load_curves(settings.with_(batch=1), LOAD_RATES, curve)  # latency_curve's and curves_cross's
+    return tuple(plain), tuple(spec), cross
 
 
 @lru_cache(maxsize=16)

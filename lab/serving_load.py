@@ -9,7 +9,7 @@ from .serving_step import (DEFAULT_SETTINGS, ServingSettings, ngram_cycle_ms,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, tokens_per_cycle)
 from .serving_memory import max_batch_in_memory
-__all__ = ["ms_per_token", "steady_batch", "latency_curve", "curves_cross", "VLLM_REFERENCE", "NUMERIC"]
+__all__ = ["ms_per_token", "steady_batch", "latency_curve", "curves_cross", "load_curves", "VLLM_REFERENCE", "NUMERIC"]
 
 
 # --- load: Little's law -------------------------------------------------------------------------
@@ -147,13 +147,39 @@ def _steady_batch_numeric(scale: float, per_token, max_batch: float) -> float | 
 def latency_curve(settings: ServingSettings, rates, speculative: bool, curve=None) -> list[float | None]:
     """Per-request decode latency in seconds (outputTokens x msPerToken at the steady batch)
     at each request rate; None where the server is overloaded."""
-    terms = _per_token_terms(settings, speculative, curve)
-    per_token, ceiling = _per_token_function(settings, speculative, curve), max_batch_in_memory(settings)
-    latencies = []
-    for rate in rates:
-        batch = _steady_batch(settings, rate, terms, ceiling)
-        latencies.append(None if batch is None else settings.outputTokens * per_token(max(batch, 1e-12)) / 1000)
-    return latencies
+    model, ceiling = _load_model(settings, speculative, curve), max_batch_in_memory(settings)
+    return [_latency(settings, rate, model, ceiling) for rate in rates]
+
+
+def _load_model(settings: ServingSettings, speculative: bool, curve=None) -> tuple:
+    """``(terms, per_token)``: the per-token time as the steady batch solves it (:func:`_per_token_terms`) and as a
+    function of the batch (:func:`_per_token_function`)."""
+    return _per_token_terms(settings, speculative, curve), _per_token_function(settings, speculative, curve)
+
+
+def _latency(settings: ServingSettings, rate: float, model: tuple, ceiling) -> float | None:
+    """One request's decode latency in seconds at ``rate`` (None where overloaded): the one formula of
+    :func:`latency_curve` and :func:`curves_cross`."""
+    terms, per_token = model
+    batch = _steady_batch(settings, rate, terms, ceiling)
+    return None if batch is None else settings.outputTokens * per_token(max(batch, 1e-12)) / 1000
+
+
+def load_curves(settings: ServingSettings, rates, curve=None) -> tuple:
+    """``(plain, spec, cross)``: :func:`latency_curve` plain and speculative and :func:`curves_cross` over ``rates``,
+    each per-token model built once and the crossing's grid rates read off the two curves (the same floats: one
+    formula, :func:`_latency`), so only its bisection prices new rates.
+
+    >>> s = DEFAULT_SETTINGS.with_(batch=1)
+    >>> rates = (0.5, 2.0, 8.0, 32.0)
+    >>> load_curves(s, rates) == (latency_curve(s, rates, False), latency_curve(s, rates, True), curves_cross(s, rates))
+    True
+    """
+    ceiling = max_batch_in_memory(settings)
+    models = {kind: _load_model(settings, kind, curve) for kind in (False, True)}
+    plain, spec = ([_latency(settings, rate, models[kind], ceiling) for rate in rates] for kind in (False, True))
+    known = {rate: (s, p) for rate, s, p in zip(rates, spec, plain)}
+    return plain, spec, _cross(settings, rates, models, ceiling, known)
 
 
 def curves_cross(settings: ServingSettings, rates, curve=None) -> float | None:
@@ -161,17 +187,16 @@ def curves_cross(settings: ServingSettings, rates, curve=None) -> float | None:
     latency is no better than plain decoding's (or speculation alone is overloaded), refined by
     bisection between the grid rate before it and it; None if speculation never loses while
     plain decoding keeps up."""
-    ceiling = max_batch_in_memory(settings)
-    models = {kind: (_per_token_terms(settings, kind, curve), _per_token_function(settings, kind, curve))
-              for kind in (False, True)}
+    return _cross(settings, rates, {kind: _load_model(settings, kind, curve) for kind in (False, True)},
+                  max_batch_in_memory(settings), {})
 
-    def latency(rate, speculative):
-        terms, per_token = models[speculative]
-        batch = _steady_batch(settings, rate, terms, ceiling)
-        return None if batch is None else settings.outputTokens * per_token(max(batch, 1e-12)) / 1000
 
+def _cross(settings: ServingSettings, rates, models: dict, ceiling, known: dict) -> float | None:
+    """:func:`curves_cross` from both per-token models (``models[speculative]``, :func:`_load_model`) and the
+    ``(spec, plain)`` latencies ``known`` already at some rates (:func:`load_curves`: the grid's)."""
     def spec_loses(rate):
-        spec, plain = latency(rate, True), latency(rate, False)
+        spec, plain = known[rate] if rate in known else (_latency(settings, rate, models[True], ceiling),
+                                                         _latency(settings, rate, models[False], ceiling))
         if spec is None:  # speculation overloaded: it lost if plain decoding still keeps up
             return plain is not None
         return plain is not None and spec >= plain
