@@ -545,9 +545,9 @@ def _state_aware_search(process: Process, costs: Costs, max_k: int, cache) -> di
         return _per_state_chain(process, outcomes, costs, {"ks": list(ks)})
 
     if process.size == 2:
-        best = None
+        best, bad = None, _bad_starts(blocks, max_k)
         for k_good in range(1, max_k + 1):
-            row = _two_state_row(blocks, k_good, max_k, costs)
+            row = _two_state_row(blocks, k_good, max_k, costs, bad)
             top = max(row)
             if best is None or top > best[0]:
                 best = (top, (k_good, row.index(top) + 1))   # the first maximum, as a scan would keep
@@ -607,7 +607,7 @@ def _policy_iteration(blocks, costs, max_k, ks):
     raise ArithmeticError("policy iteration did not settle")  # rounding only; not seen on any process here
 
 
-def _two_state_row(blocks, k_good, max_k, costs) -> list[float]:
+def _two_state_row(blocks, k_good, max_k, costs, bad=None) -> list[float]:
     """:func:`_two_state_speedup` for ``k_bad = 1..max_k`` at once, with the same arithmetic in
     the same order (so the same floats), without a call per pair: the pair search's inner loop.
 
@@ -619,15 +619,18 @@ def _two_state_row(blocks, k_good, max_k, costs) -> list[float]:
     tokens_good, next_good = blocks[0][k_good]
     leave = next_good[1]
     draft, tax, overhead = costs.draft, costs.tax, costs.overhead
-    row = []
-    for k_bad in range(1, max_k + 1):
-        tokens_bad, next_bad = blocks[1][k_bad]
-        enter = next_bad[0]
-        pi_good = enter / (leave + enter)
-        tokens = pi_good * tokens_good + (1 - pi_good) * tokens_bad
-        drafts = pi_good * k_good + (1 - pi_good) * k_bad
-        row.append(tokens / (drafts * draft + 1 + (drafts - 1) * tax + overhead))   # Costs.cycle, inlined
-    return row
+    bad = _bad_starts(blocks, max_k) if bad is None else bad
+    # per k_bad: pi_good = enter / (leave + enter), tokens = pi_good t_good + (1 - pi_good) t_bad, drafts likewise,
+    # and tokens / Costs.cycle(drafts) inlined; one comprehension, each operation as before (the same floats)
+    return [((pi := enter / (leave + enter)) * tokens_good + (rest := 1 - pi) * tokens_bad)
+            / ((drafts := pi * k_good + rest * k_bad) * draft + 1 + (drafts - 1) * tax + overhead)
+            for tokens_bad, enter, k_bad in bad]
+
+
+def _bad_starts(blocks, max_k) -> list[tuple]:
+    """``(tokens, P(bad -> good), k)`` of a block of ``k = 1..max_k`` drafts from a bad start: what
+    :func:`_two_state_row` reads of them, gathered once for every row of a search."""
+    return [(blocks[1][k][0], blocks[1][k][1][0], k) for k in range(1, max_k + 1)]
 
 
 def _two_state_speedup(blocks, k_good, k_bad, costs) -> float:
