@@ -279,6 +279,13 @@ def stationary(rows):
     >>> [str(x) for x in stationary([{0: Fraction(1, 2), 1: Fraction(1, 2)}, {0: Fraction(1, 4), 1: Fraction(3, 4)}])]
     ['1/3', '2/3']
     """
+    if len(rows) == 2 and not any(isinstance(p, Fraction) for row in rows for p in row.values()):
+        return _two_state_law(rows)
+    return _gth(rows)
+
+
+def _gth(rows):
+    """:func:`stationary`'s GTH elimination, for any number of states."""
     n = len(rows)
     matrix = [dict(row) for row in rows]
     incoming = [set() for _ in range(n)]   # who still points at j (fill-in keeps this current)
@@ -312,6 +319,23 @@ def stationary(rows):
         pi[j] = sum(pi[i] * matrix[i].get(j, 0) for i in incoming[j] if i < j) / pivots[j]
     total = sum(pi)
     return [x / total for x in pi]
+
+
+def _two_state_law(rows) -> list:
+    """:func:`stationary`'s elimination written out for two states of floats, each operation as it does them (so
+    the same floats): the pivot ``P(1 -> 0)``, ``pi_1 = 1.0 P(0 -> 1) / pivot`` (0 when state 0 never leaves), both
+    divided by ``1.0 + pi_1``. The lookahead-policies' two-state chains (good and bad stretches) take this path.
+
+    >>> rows = [{0: 0.75, 1: 0.25}, {0: 0.1, 1: 0.9}]
+    >>> _two_state_law(rows) == _gth(rows), _two_state_law([{0: 1.0}, {0: 0.3, 1: 0.7}]) == _gth([{0: 1.0}, {0: 0.3, 1: 0.7}])
+    (True, True)
+    """
+    if 0 not in rows[1] or not 0 + rows[1][0] > 0:
+        raise LabValueError("the chain is reducible: a state cannot reach the states before it")
+    pivot = 0 + rows[1][0]
+    pi = (0 + 1.0 * rows[0][1] if 1 in rows[0] else 0) / pivot
+    total = 0 + 1.0 + pi
+    return [1.0 / total, pi / total]
 
 
 def invariance_residual(rows, pi) -> float:

@@ -449,3 +449,15 @@ def test_a_measured_curve_with_a_rate_of_1_inside_it():
         policies.heuristic_policy(policies.depth_curve([0.9, 1.0]), policies.Costs(0.1))
     with pytest.raises(ValueError, match="alpha = 1"):
         policies.oracle_policy(policies.depth_curve([0.9, 1.0]), policies.Costs(0.1))
+
+
+def test_two_state_law_is_the_elimination():
+    """The two-state law written out gives the generic GTH elimination's very floats, and refuses what it refuses."""
+    import random
+    rng = random.Random(11)
+    for _ in range(2000):
+        leave, enter = rng.random(), rng.random() or 0.5
+        rows = [{0: 1 - leave, 1: leave} if leave else {0: 1.0}, {0: enter, 1: 1 - enter}]
+        assert policies._two_state_law(rows) == policies._gth(rows) == policies.stationary(rows)
+    with pytest.raises(policies.LabValueError, match="reducible"):
+        policies.stationary([{0: 0.5, 1: 0.5}, {1: 1.0}])
