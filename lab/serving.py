@@ -122,9 +122,10 @@ from .stats import percentile, percentile_of_counts
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
-    "best_lookahead", "received_curve", "speedup_grid", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS", "batch_sweep", "sweep_rows",
+    "best_lookahead", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
+    "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
-    "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "load_answer", "tail_answer", "LOAD_RATES",
+    "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "heatmap_steps", "load_answer", "tail_answer", "LOAD_RATES",
     "SWEEP_BATCHES", "ROOFLINE_ONLY", "model_settings",
 ]
 
