@@ -107,7 +107,8 @@ from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
 from .serving_presets import _distinct, _with_count  # noqa: F401
-from .serving_memory import fits_instead_text, max_batch_in_memory, memory_available_bytes, memory_needed_bytes
+from .serving_memory import (fits_instead_text, max_batch_in_memory, memory_available_bytes, memory_needed_bytes,
+                             memory_needed_grid)
 from .serving_memory import *  # noqa: F401,F403
 from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effective_ridge, kv_bytes_per_token,
                            ridge_point, step_regime, tokens_per_cycle, verify_tokens, weight_bytes)
@@ -481,8 +482,8 @@ def heatmap_steps(settings: ServingSettings) -> tuple:
     it set aside): :func:`grid_steps` over the heatmap's batches and contexts, and whether weights and caches fit in
     each cell."""
     have = memory_available_bytes(settings)  # caches need not grow linearly (windows, linear-attention states)
-    fits = tuple(tuple(memory_needed_bytes(settings, b, l) <= have for b in HEATMAP_BATCHES) for l in HEATMAP_CONTEXTS)
-    return grid_steps(settings), fits
+    needed = memory_needed_grid(settings, HEATMAP_BATCHES, HEATMAP_CONTEXTS)  # memory_needed_bytes of every cell
+    return grid_steps(settings), tuple(tuple(need <= have for need in row) for row in needed)
 
 
 @lru_cache(maxsize=16)

@@ -15,7 +15,7 @@ from .serving_presets import DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS  # n
 from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, MEASURED, ServingSettings, _models, kv_bytes_per_sequence,
                            pass_precision, verify_tokens, weight_bytes)
 
-__all__ = ["held_weight_bytes", "memory_needed_bytes", "state_slots", "memory_available_bytes", "max_batch_in_memory",
+__all__ = ["held_weight_bytes", "memory_needed_bytes", "memory_needed_grid", "state_slots", "memory_available_bytes", "max_batch_in_memory",
            "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text"]
 
 
@@ -46,9 +46,33 @@ def memory_needed_bytes(settings: ServingSettings, batch=None, context=None) -> 
     """
     batch = settings.batch if batch is None else batch
     context = settings.context if context is None else context
-    return sum(weight_bytes(shape, precision) + batch * kv_bytes_per_sequence(shape, precision, context,
-                                                                             state_slots(settings))
-               for shape, precision in _models_in_precision(settings))
+    return _needed(*_memory_terms(settings), batch, context)
+
+
+def memory_needed_grid(settings: ServingSettings, batches, contexts) -> tuple:
+    """:func:`memory_needed_bytes` at every context (a row each) and batch (a column each): the models, their
+    weights and the state slots found once for the grid, each cell the same sum (:func:`_needed`).
+
+    >>> s = DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", gpus=1)
+    >>> memory_needed_grid(s, (1, 8), (512, 4096)) == tuple(tuple(memory_needed_bytes(s, b, l) for b in (1, 8))
+    ...                                                      for l in (512, 4096))
+    True
+    """
+    terms = _memory_terms(settings)
+    return tuple(tuple(_needed(*terms, batch, context) for batch in batches) for context in contexts)
+
+
+def _memory_terms(settings: ServingSettings) -> tuple:
+    """``(models, weights, slots)``: target and draft each with its precision (:func:`_models_in_precision`), the
+    weights each holds (:func:`weight_bytes`) and the state slots of a sequence (:func:`state_slots`)."""
+    models = _models_in_precision(settings)
+    return models, [weight_bytes(shape, precision) for shape, precision in models], state_slots(settings)
+
+
+def _needed(models, weights, slots, batch, context) -> float:
+    """Each model's weights plus ``batch`` KV caches at ``context``, summed over the models in order."""
+    return sum(held + batch * kv_bytes_per_sequence(shape, precision, context, slots)
+               for held, (shape, precision) in zip(weights, models))
 
 
 def state_slots(settings: ServingSettings) -> int:
