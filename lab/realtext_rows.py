@@ -41,7 +41,8 @@ ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and 
 BASES_KEPT = 512               # tempered bases a model keeps (a temperature step makes one per last token at the
                                # new T), and PARENTS_KEPT bases at T = 1, which every tempered base raises and all
 PARENTS_KEPT = 1024            # temperatures share: each the least recently used out first
-LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
+LEVELS_KEPT = 4096             # contexts a table keeps, each its level (words, counts, what is derived) or None
+FEW_TOKENS = 8                 # Base.values_of looks up fewer than 1/FEW_TOKENS of N's tokens by bisection, not a dict
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
 
@@ -80,18 +81,30 @@ class Table:
         return self.starts[index], self.starts[index + 1]
 
     def level(self, context) -> "Level | None":
-        """The :class:`Level` of ``context``'s entries, or None. The :data:`LEVELS_KEPT` made last are
-        kept (the oldest goes first)."""
-        found = self.find(context)
-        if found is None:
-            return None
-        level = self._levels.get(found[0])
-        if level is None:
-            first, end = found
-            level = self._levels[first] = Level(self.words[first:end], self.counts[first:end])
-            if len(self._levels) > LEVELS_KEPT:
-                del self._levels[next(iter(self._levels))]
+        """The :class:`Level` of ``context``'s entries, or None. The :data:`LEVELS_KEPT` asked for
+        first are kept by context key, the contexts the table lacks among them (None), so a context
+        asked for again takes no bisection (the oldest goes first). Its words are a list (the
+        bisections of :meth:`Level.kept` and the bases' lookups read a list faster than an array)."""
+        key = 0
+        for token in context:
+            key = key * self.size + token
+        levels = self._levels
+        level = levels.get(key, _UNKNOWN)
+        if level is _UNKNOWN:
+            keys = self.keys
+            index = bisect_left(keys, key)
+            if index == len(keys) or keys[index] != key:
+                level = None
+            else:
+                first, end = self.starts[index], self.starts[index + 1]
+                level = Level(self.words[first:end].tolist(), self.counts[first:end])
+            levels[key] = level
+            if len(levels) > LEVELS_KEPT:
+                del levels[next(iter(levels))]
         return level
+
+
+_UNKNOWN = object()  # Table.level: a context not looked up yet
 
 
 class Level:
@@ -404,7 +417,8 @@ class Base:
         if level is None:
             self.named, self._values, self.weight = [], [], 1.0
         elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
-            self.named, self.weight = list(level.words), level.weight
+            # N: the level's words (a list that nothing changes; a Level made by hand may hold another sequence)
+            self.named, self.weight = (level.words if isinstance(level.words, list) else list(level.words)), level.weight
             weight, powers = self.weight, self.powers
             self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
         else:  # raised when first asked for (values)
@@ -442,9 +456,15 @@ class Base:
         if self.parent is not None:
             power = self.power
             return [value ** power for value in self.parent.values_of(tokens)]
+        weight, powers = self.weight, self.powers
+        if self._values_of is None and len(tokens) * FEW_TOKENS < len(self.named):
+            # a few tokens (a chain's X, most often): a bisection each in N, in id order, not a dict of all N
+            named, values, last = self.named, self.values, len(self.named)
+            return [values[index] if index < last and named[index] == token else weight * powers[token]
+                    for token, index in zip(tokens, [bisect_left(named, token) for token in tokens])]
         if self._values_of is None:
             self._values_of = dict(zip(self.named, self.values))
-        named, weight, powers = self._values_of.get, self.weight, self.powers
+        named = self._values_of.get
         return [named(token, weight * powers[token]) for token in tokens]
 
     def sample(self, uniform: float) -> int:
