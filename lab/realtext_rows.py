@@ -191,8 +191,33 @@ class Row:
         return row
 
     def argmax(self) -> int:
-        """The first token of highest probability: ``dense().index(max(dense()))``, per class."""
+        """The first token of highest probability: ``dense().index(max(dense()))``, per class.
+
+        Read first off the row's highest values (C's max over the classes and the named tokens):
+        when a named token is above every class, or a class of the highest value has a token the
+        row does not name, that decides it; only when every class of the highest value is named
+        throughout are the classes counted (:meth:`_argmax_counted`). The same token either way."""
         values, named = self.parts()
+        model = self.model
+        top = max(values)
+        named_values = list(named.values())
+        named_top = max(named_values) if named_values else -math.inf
+        if named_top > top:  # no class reaches it: the first named token of that value
+            if named_values.count(named_top) == 1:
+                return list(named)[named_values.index(named_top)]
+            return min(token for token, value in named.items() if value == named_top)
+        members, best = model._members, model.size
+        for index in ([values.index(top)] if values.count(top) == 1 else
+                      [index for index, value in enumerate(values) if value == top]):
+            best = min(best, next((token for token in members[index] if token not in named), best))
+        if best == model.size:  # every class of the top value named throughout
+            return self._argmax_counted(values, named)
+        if named_top == top:
+            best = min(best, min(token for token, value in named.items() if value == top))
+        return best
+
+    def _argmax_counted(self, values, named) -> int:
+        """:meth:`argmax` with every class's unnamed tokens counted."""
         model = self.model
         counts = model.unnamed_counts(named)
         top = max((value for value, count in zip(values, counts) if count), default=-math.inf)
@@ -419,8 +444,13 @@ class Base:
         elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
             # N: the level's words (a list that nothing changes; a Level made by hand may hold another sequence)
             self.named, self.weight = (level.words if isinstance(level.words, list) else list(level.words)), level.weight
-            weight, powers = self.weight, self.powers
-            self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
+            weight, powers, kept = self.weight, self.powers, level._kept_values
+            if kept is None:  # a bigram level's kept masses are read here only: not kept as a list of their own
+                denominator = level.denominator
+                self._values = [weight * powers[token] + (SCALE * count - UNITS) / denominator
+                                for token, count in zip(self.named, level.counts)]
+            else:
+                self._values = [weight * powers[token] + kept for token, kept in zip(self.named, kept)]
         else:  # raised when first asked for (values)
             self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
