@@ -313,8 +313,8 @@ def _settle_heap() -> None:
     the requests make after it. A new run makes many lists (rows, bases, their floats) and
     triggers collections as it goes; each scanned the whole long-lived heap as well. Measured in
     Pyodide 314.0.7 under Node over 12 of the bench's slider plans of 33 steps (docs/PERFORMANCE.md,
-    5 December 2026): the collector's time in Temperature steps fell to about a third. Nothing is
-    freed the less but what was garbage at this moment (it is kept; a model is read once)."""
+    5 December 2026): the collector's time in Temperature steps fell to about a third. The one
+    cost: cyclic garbage that exists at this moment is never collected (a model is read once)."""
     import gc
 
     gc.freeze()

@@ -81,9 +81,9 @@ class Table:
         return self.starts[index], self.starts[index + 1]
 
     def level(self, context) -> "Level | None":
-        """The :class:`Level` of ``context``'s entries, or None. The :data:`LEVELS_KEPT` asked for
-        first are kept by context key, the contexts the table lacks among them (None), so a context
-        asked for again takes no bisection (the oldest goes first). Its words are a list (the
+        """The :class:`Level` of ``context``'s entries, or None. The last :data:`LEVELS_KEPT` contexts
+        met are kept by their key (the oldest goes first), the contexts the table lacks among them
+        (as None), so a context asked for again takes no bisection. Its words are a list (the
         bisections of :meth:`Level.kept` and the bases' lookups read a list faster than an array)."""
         key = 0
         for token in context:
@@ -442,8 +442,9 @@ class Base:
         if level is None:
             self.named, self._values, self.weight = [], [], 1.0
         elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
-            # N: the level's words (a list that nothing changes; a Level made by hand may hold another sequence)
-            self.named, self.weight = (level.words if isinstance(level.words, list) else list(level.words)), level.weight
+            # N: the level's words (a list nothing changes; a Level made by hand may hold another sequence)
+            words = level.words
+            self.named, self.weight = (words if isinstance(words, list) else list(words)), level.weight
             weight, powers, kept = self.weight, self.powers, level._kept_values
             if kept is None:  # a bigram level's kept masses are read here only: not kept as a list of their own
                 denominator = level.denominator
