@@ -41,7 +41,8 @@ ROWS_KEPT = 1024               # rows a model keeps (each a chain of levels and 
 BASES_KEPT = 512               # tempered bases a model keeps (a temperature step makes one per last token at the
                                # new T), and PARENTS_KEPT bases at T = 1, which every tempered base raises and all
 PARENTS_KEPT = 1024            # temperatures share: each the least recently used out first
-LEVELS_KEPT = 4096             # levels a table keeps (an entry's words, counts and what is derived from them)
+LEVELS_KEPT = 4096             # contexts a table keeps, each its level (words, counts, what is derived) or None
+FEW_TOKENS = 8                 # Base.values_of looks up fewer than 1/FEW_TOKENS of N's tokens by bisection, not a dict
 RESIDUAL_DRAWS = 1000          # draws from p a residual tries before it samples itself token by token (ResidualRow)
 
 
@@ -80,18 +81,30 @@ class Table:
         return self.starts[index], self.starts[index + 1]
 
     def level(self, context) -> "Level | None":
-        """The :class:`Level` of ``context``'s entries, or None. The :data:`LEVELS_KEPT` made last are
-        kept (the oldest goes first)."""
-        found = self.find(context)
-        if found is None:
-            return None
-        level = self._levels.get(found[0])
-        if level is None:
-            first, end = found
-            level = self._levels[first] = Level(self.words[first:end], self.counts[first:end])
-            if len(self._levels) > LEVELS_KEPT:
-                del self._levels[next(iter(self._levels))]
+        """The :class:`Level` of ``context``'s entries, or None. The last :data:`LEVELS_KEPT` contexts
+        met are kept by their key (the oldest goes first), the contexts the table lacks among them
+        (as None), so a context asked for again takes no bisection. Its words are a list (the
+        bisections of :meth:`Level.kept` and the bases' lookups read a list faster than an array)."""
+        key = 0
+        for token in context:
+            key = key * self.size + token
+        levels = self._levels
+        level = levels.get(key, _UNKNOWN)
+        if level is _UNKNOWN:
+            keys = self.keys
+            index = bisect_left(keys, key)
+            if index == len(keys) or keys[index] != key:
+                level = None
+            else:
+                first, end = self.starts[index], self.starts[index + 1]
+                level = Level(self.words[first:end].tolist(), self.counts[first:end])
+            levels[key] = level
+            if len(levels) > LEVELS_KEPT:
+                del levels[next(iter(levels))]
         return level
+
+
+_UNKNOWN = object()  # Table.level: a context not looked up yet
 
 
 class Level:
@@ -178,8 +191,33 @@ class Row:
         return row
 
     def argmax(self) -> int:
-        """The first token of highest probability: ``dense().index(max(dense()))``, per class."""
+        """The first token of highest probability: ``dense().index(max(dense()))``, per class.
+
+        Read first off the row's highest values (C's max over the classes and the named tokens):
+        when a named token is above every class, or a class of the highest value has a token the
+        row does not name, that decides it; only when every class of the highest value is named
+        throughout are the classes counted (:meth:`_argmax_counted`). The same token either way."""
         values, named = self.parts()
+        model = self.model
+        top = max(values)
+        named_values = list(named.values())
+        named_top = max(named_values) if named_values else -math.inf
+        if named_top > top:  # no class reaches it: the first named token of that value
+            if named_values.count(named_top) == 1:
+                return list(named)[named_values.index(named_top)]
+            return min(token for token, value in named.items() if value == named_top)
+        members, best = model._members, model.size
+        for index in ([values.index(top)] if values.count(top) == 1 else
+                      [index for index, value in enumerate(values) if value == top]):
+            best = min(best, next((token for token in members[index] if token not in named), best))
+        if best == model.size:  # every class of the top value named throughout
+            return self._argmax_counted(values, named)
+        if named_top == top:
+            best = min(best, min(token for token, value in named.items() if value == top))
+        return best
+
+    def _argmax_counted(self, values, named) -> int:
+        """:meth:`argmax` with every class's unnamed tokens counted."""
         model = self.model
         counts = model.unnamed_counts(named)
         top = max((value for value, count in zip(values, counts) if count), default=-math.inf)
@@ -404,9 +442,16 @@ class Base:
         if level is None:
             self.named, self._values, self.weight = [], [], 1.0
         elif parent is None:  # T = 1: weight * u(x) + kept(x), the chain's floats
-            self.named, self.weight = list(level.words), level.weight
-            weight, powers = self.weight, self.powers
-            self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_values())]
+            # N: the level's words (a list nothing changes; a Level made by hand may hold another sequence)
+            words = level.words
+            self.named, self.weight = (words if isinstance(words, list) else list(words)), level.weight
+            weight, powers, kept = self.weight, self.powers, level._kept_values
+            if kept is None:  # a bigram level's kept masses are read here only: not kept as a list of their own
+                denominator = level.denominator
+                self._values = [weight * powers[token] + (SCALE * count - UNITS) / denominator
+                                for token, count in zip(self.named, level.counts)]
+            else:
+                self._values = [weight * powers[token] + kept for token, kept in zip(self.named, kept)]
         else:  # raised when first asked for (values)
             self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
@@ -442,9 +487,15 @@ class Base:
         if self.parent is not None:
             power = self.power
             return [value ** power for value in self.parent.values_of(tokens)]
+        weight, powers = self.weight, self.powers
+        if self._values_of is None and len(tokens) * FEW_TOKENS < len(self.named):
+            # a few tokens (a chain's X, most often): a bisection each in N, in id order, not a dict of all N
+            named, values, last = self.named, self.values, len(self.named)
+            return [values[index] if index < last and named[index] == token else weight * powers[token]
+                    for token, index in zip(tokens, [bisect_left(named, token) for token in tokens])]
         if self._values_of is None:
             self._values_of = dict(zip(self.named, self.values))
-        named, weight, powers = self._values_of.get, self.weight, self.powers
+        named = self._values_of.get
         return [named(token, weight * powers[token]) for token in tokens]
 
     def sample(self, uniform: float) -> int:

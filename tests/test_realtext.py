@@ -624,6 +624,18 @@ def test_the_parts_name_only_what_they_have_and_the_module_still_names_everythin
     assert all(hasattr(realtext, name) for name in realtext.__all__)
 
 
+def test_reading_the_model_moves_the_heap_alive_then_out_of_the_collectors_way(monkeypatch):
+    """Once the model is read, what is alive (the modules, the model) sits in the collector's permanent
+    generation, so the collections a new run triggers do not scan it again (docs/PERFORMANCE.md)."""
+    import gc
+
+    monkeypatch.delitem(realtext._MODELS, "default", raising=False)
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    realtext.default_model()
+    assert gc.get_freeze_count() > 0
+
+
 def test_without_the_builds_files_the_lab_says_how_to_make_them(tmp_path, monkeypatch):
     """The lab reads the model and the held-out texts from files and never imports the build: where
     neither file is, it says so (ModelUnavailable, which the CLI and the widget turn into one line)."""

@@ -345,3 +345,44 @@ def test_the_widget_answers_as_with_eager_runs(monkeypatch):
     widget._runs.clear()
     monkeypatch.setattr(widget, "_run", lambda *args: realtext.Run(*args))
     assert [widget.view(query) for query in queries] == lazy
+
+
+# --- argmax ------------------------------------------------------------------------------------------
+
+def test_argmax_read_off_the_top_values_is_the_first_token_of_the_dense_row():
+    """Row.argmax reads the highest class and named values first; it names the token the dense row's
+    first maximum is and the token its counted form (every class's unnamed tokens counted) names."""
+    model = realtext.default_model()
+    for context in _contexts(model, step=3):
+        for which in ("target", "draft"):
+            for temperature in (1.0, 0.5, 1.7):
+                row = model.row(which, context, temperature)
+                dense = row.dense()
+                assert row.argmax() == dense.index(max(dense)) == row._argmax_counted(*row.parts())
+
+
+class _Parts(realtext.Row):
+    """A row given by its parts, for the cases no model row shows."""
+
+    __slots__ = ("given",)
+
+    def __init__(self, model, values, named):
+        self.model, self.given = model, (values, named)
+
+    def parts(self):
+        return self.given
+
+
+def test_argmax_counts_the_classes_when_every_top_class_is_named_throughout():
+    model = realtext._example_model()
+    sizes = [len(members) for members in model._members]
+    small, other = sizes.index(min(sizes)), sizes.index(max(sizes))
+    values = [0.0] * len(sizes)
+    values[small], values[other] = 0.5, 0.25
+    cases = (({token: 0.125 for token in model._members[small]}, model._members[other][0]),  # the top class all named
+             ({model._members[other][0]: 0.5}, min(model._members[small][0], model._members[other][0])),  # a tie
+             ({model._members[other][1]: 0.75, model._members[other][0]: 0.75}, model._members[other][0]))
+    for named, expected in cases:
+        row = _Parts(model, values, named)
+        dense = row.dense()
+        assert row.argmax() == expected == dense.index(max(dense)) == row._argmax_counted(values, named)
