@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -98,6 +99,36 @@ def _clean_up(server, tmp: Path) -> None:
         server.shutdown()
         server.server_close()
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _served_pages(builders: dict):
+    """Build each page (``builders``: name -> a function building a site into the directory it is given),
+    serve each on its own port, and open a browser: yields ``(browser, {name: base URL})``; on leaving, the
+    browser closes, every server stops and the temporary directory goes, whatever raised."""
+    from playwright.sync_api import sync_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
+    servers, pages = [], {}
+    try:
+        for name, build in builders.items():
+            build(tmp / name)
+        for name in builders:
+            server, url = _serve(tmp / name, ByteLog())
+            servers.append(server)
+            pages[name] = url
+        _log(f"built and serving: {', '.join(pages)}")
+        with sync_playwright() as pw:
+            browser = B.launcher()(pw)
+            try:
+                yield browser, pages
+            finally:
+                browser.close()
+    finally:
+        for server in servers[1:]:
+            server.shutdown()
+            server.server_close()
+        _clean_up(servers[0] if servers else None, tmp)
 
 
 def cold_pairs(browser, base: str, runs: int, network: dict | None, label: str, whole_base: str | None = None) -> dict:
@@ -715,55 +746,37 @@ def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:
     say the main branch's) both pages are built and measured widget by widget, alternating which goes
     first, each widget's steps from one generator seeded by its name, so both get the same plan and the
     same machine load: ``beside`` holds the other page's figures."""
-    from playwright.sync_api import sync_playwright
     from sitebuild.pipeline import build_site
 
-    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
-    servers, pages = [], {}
-    try:
-        roots = {"here": ROOT, **({"beside": beside} if beside else {})}
-        for name, root in roots.items():
-            build_site(tmp / name, root)
-            server, url = _serve(tmp / name, ByteLog())
-            servers.append(server)
-            pages[name] = url
-        _log(f"built and serving: {', '.join(pages)}")
-        with sync_playwright() as pw:
-            browser = B.launcher()(pw)
-            try:
-                context = browser.new_context()
-                opened = {}
-                for name, url in pages.items():
-                    opened[name] = context.new_page()
-                    opened[name].goto(url)
-                    B.wait_live(opened[name])
-                    B.wait_audit(opened[name])  # both suites: the worker is idle
-                B.settle()
-                raw = {name: {} for name in opened}
-                if beside is None:
-                    page = opened["here"]
-                    page.bring_to_front()
-                    kinds = B.widgets(page)
-                    rng = random.Random(20240611)  # as the full run: one generator across the widgets
-                    per_lab = max(1, steps // len(kinds))
-                    raw["here"] = {kind: B.slider_steps(page, kind, per_lab, warmup=5, rng=rng) for kind in kinds}
-                else:
-                    kinds = B.widgets(opened["here"])
-                    per_lab = max(1, steps // len(kinds))
-                    for index, kind in enumerate(kinds):
-                        order = list(opened.items()) if index % 2 == 0 else list(opened.items())[::-1]
-                        for name, page in order:
-                            page.bring_to_front()  # headless Chromium delays the frames of a page behind
-                            raw[name][kind] = B.slider_steps(page, kind, per_lab, warmup=5,
-                                                             rng=random.Random(f"20240611:{kind}"))
-                        _log(f"slider steps of {kind} done on both pages")
-            finally:
-                browser.close()
-    finally:
-        for server in servers[1:]:
-            server.shutdown()
-            server.server_close()
-        _clean_up(servers[0] if servers else None, tmp)
+    roots = {"here": ROOT, **({"beside": beside} if beside else {})}
+    builders = {name: (lambda out, root=root: build_site(out, root)) for name, root in roots.items()}
+    with _served_pages(builders) as (browser, pages):
+        context = browser.new_context()
+        opened = {}
+        for name, url in pages.items():
+            opened[name] = context.new_page()
+            opened[name].goto(url)
+            B.wait_live(opened[name])
+            B.wait_audit(opened[name])  # both suites: the worker is idle
+        B.settle()
+        raw = {name: {} for name in opened}
+        if beside is None:
+            page = opened["here"]
+            page.bring_to_front()
+            kinds = B.widgets(page)
+            rng = random.Random(20240611)  # as the full run: one generator across the widgets
+            per_lab = max(1, steps // len(kinds))
+            raw["here"] = {kind: B.slider_steps(page, kind, per_lab, warmup=5, rng=rng) for kind in kinds}
+        else:
+            kinds = B.widgets(opened["here"])
+            per_lab = max(1, steps // len(kinds))
+            for index, kind in enumerate(kinds):
+                order = list(opened.items()) if index % 2 == 0 else list(opened.items())[::-1]
+                for name, page in order:
+                    page.bring_to_front()  # headless Chromium delays the frames of a page behind
+                    raw[name][kind] = B.slider_steps(page, kind, per_lab, warmup=5,
+                                                     rng=random.Random(f"20240611:{kind}"))
+                _log(f"slider steps of {kind} done on both pages")
     out = {**slider_summary(raw["here"]), "sliderDecomposition": slider_decomposition(raw["here"]),
            "loadAverage": os.getloadavg(), "detail": raw}
     if beside is not None:
@@ -808,37 +821,19 @@ def measure_cold_only(runs: int, beside: Path | None = None) -> dict:
     count as the full run's), ``runs`` times. With ``BENCH_BESIDE`` (another checkout of this
     repository, say the main branch's) both sites are built (each by its own code) and visited in
     the same run, alternating which goes first: ``beside`` holds the other site's figures."""
-    from playwright.sync_api import sync_playwright
     from sitebuild.pipeline import build_site
 
-    tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
-    servers, pages = [], {}
-    try:
-        build_site(tmp / "here", ROOT)
-        if beside is not None:
-            _build_beside(beside, tmp / "beside")
-        for name in ("here", "beside") if beside is not None else ("here",):
-            server, url = _serve(tmp / name, ByteLog())
-            servers.append(server)
-            pages[name] = url
-        _log(f"built and serving: {', '.join(pages)}")
+    builders = {"here": lambda out: build_site(out, ROOT)}
+    if beside is not None:
+        builders["beside"] = lambda out: _build_beside(beside, out)
+    with _served_pages(builders) as (browser, pages):
         visits = {name: [] for name in pages}
-        with sync_playwright() as pw:
-            browser = B.launcher()(pw)
-            try:
-                for i in range(runs):
-                    order = list(pages) if i % 2 == 0 else list(pages)[::-1]
-                    for name in order:
-                        visits[name].append(first_visit_bytes(browser, pages[name]))
-                    _log(f"first visit {i + 1}/{runs}: " + ", ".join(
-                        f"{name} {visits[name][-1]['bytes']:,} B" for name in pages))
-            finally:
-                browser.close()
-    finally:
-        for server in servers[1:]:
-            server.shutdown()
-            server.server_close()
-        _clean_up(servers[0] if servers else None, tmp)
+        for i in range(runs):
+            order = list(pages) if i % 2 == 0 else list(pages)[::-1]
+            for name in order:
+                visits[name].append(first_visit_bytes(browser, pages[name]))
+            _log(f"first visit {i + 1}/{runs}: " + ", ".join(
+                f"{name} {visits[name][-1]['bytes']:,} B" for name in pages))
 
     def figures(runs_of: list[dict]) -> dict:
         last = runs_of[-1]
@@ -855,27 +850,23 @@ def measure_cold_only(runs: int, beside: Path | None = None) -> dict:
 def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    if os.environ.get("BENCH_ONLY") == "cold":
-        beside = os.environ.get("BENCH_BESIDE")
-        if beside and not (Path(beside) / "lab").is_dir():
-            print(f"BENCH_BESIDE={beside!r} is not a checkout of this repository (no lab/ in it); "
-                  "give the path of one, or leave it unset", file=sys.stderr)
-            return 2
+    only = os.environ.get("BENCH_ONLY")
+    beside = os.environ.get("BENCH_BESIDE")
+    if only in ("cold", "sliders") and beside and not (Path(beside) / "lab").is_dir():
+        print(f"BENCH_BESIDE={beside!r} is not a checkout of this repository (no lab/ in it); "
+              "give the path of one, or leave it unset", file=sys.stderr)
+        return 2
+    if only == "cold":
         out = measure_cold_only(_int_env("BENCH_RUNS", 1, 1), Path(beside).resolve() if beside else None)
         print(json.dumps(out, indent=2))
         return 0
-    if os.environ.get("BENCH_ONLY") == "sliders":
-        beside = os.environ.get("BENCH_BESIDE")
-        if beside and not (Path(beside) / "lab").is_dir():
-            print(f"BENCH_BESIDE={beside!r} is not a checkout of this repository (no lab/ in it); "
-                  "give the path of one, or leave it unset", file=sys.stderr)
-            return 2
+    if only == "sliders":
         out = measure_sliders_only(_int_env("BENCH_SLIDER_STEPS", 200, 20), Path(beside) if beside else None)
         print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))
         if os.environ.get("BENCH_OUT"):  # every step's timestamps too, for a closer look
             Path(os.environ["BENCH_OUT"]).write_text(json.dumps(out, indent=1) + "\n")
         return 0
-    if os.environ.get("BENCH_ONLY") == "final":
+    if only == "final":
         out = measure_final_only(_int_env("BENCH_FINAL_STEPS", 60, 6))
         print(json.dumps({k: v for k, v in out.items() if k != "detail"}, indent=2))
         return 0
