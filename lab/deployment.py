@@ -439,8 +439,8 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     percent = values["serving"]["acceptance"]
     s = serving_settings(d, percent)
     result = serving.serving(s, rates)
-    best = acceptance.best_lookahead(lambda k: serving.speedup_at(s.with_(lookahead=k), d.batch, d.context, rates),
-                                     curve, MAX_LOOKAHEAD)
+    speedups = serving.lookahead_speedups(s, MAX_LOOKAHEAD, rates)  # speedup_at at each k (s holds the batch, context)
+    best = acceptance.best_lookahead(lambda k: speedups[k - 1], curve, MAX_LOOKAHEAD)
     token_rates = acceptance.token_rates(values["ledger"]["trcCurve"])
     ledger_settings = to_ledger_settings(values["ledger"])
     unrounded = ledger_settings.with_(**answer_["costs"])  # ledger_costs(d, percent / 100), fitted by _iid_answer

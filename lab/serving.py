@@ -117,13 +117,13 @@ from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_
                            _cycle_ms, _cycle_steps, _cycle_steps_ms, _draft_time, _eager_extend_ms, _emitted_output_ms, _engine_ms,
                            _extend_time, _first_step, _kv_reads, _measured_constants, _measured_step, _memory_ms,
                            _models, _runs_extend, _state_copies, _step, _terms, _time, _weights_read_ms)
-from .serving_sweep import cycles_in_batch, step_in_batch
+from .serving_sweep import cycle_steps_in_batch, cycles_in_batch, step_in_batch
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
-    "best_lookahead", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
+    "best_lookahead", "lookahead_speedups", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
     "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
     "ENGINES", "DEFAULT_ENGINE", "answer", "heatmap_answer", "heatmap_steps", "load_answer", "tail_answer", "LOAD_RATES",
@@ -300,10 +300,37 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
                    measured_at: int | None = None) -> tuple[int, float]:
     """The lookahead in ``1..max_lookahead`` with the strictly largest speedup (first wins); on a
     ``curve``, by the one best-k rule (:func:`lab.acceptance.best_lookahead`), with the curve measured
-    up to ``measured_at`` (default: every rate given).
+    up to ``measured_at`` (default: every rate given). The speedups are :func:`lookahead_speedups`'."""
+    speedups = lookahead_speedups(settings, max_lookahead, curve)
+    if curve:  # on a curve, the one best-k rule: never past its plateau's start plus one
+        from .acceptance import best_lookahead as best_on_curve, token_curve
 
-    The step constants do not depend on k, so they are built once; entry k is the very float
-    :func:`speedup_at` gives for lookahead k (both compose the cycle with :func:`_cycle_ms`)."""
+        found = best_on_curve(lambda k: speedups[k - 1], token_curve(curve, measured_at), max_lookahead)
+        return found["k"], found["speedup"]
+    best_k, best = 0, -math.inf
+    for k, value in enumerate(speedups, start=1):
+        if value > best:
+            best_k, best = k, value
+    return best_k, best
+
+
+def lookahead_speedups(settings: ServingSettings, max_lookahead: int = 12, curve=None) -> tuple:
+    """The speedup at every lookahead ``1..max_lookahead`` (entry ``k - 1``) at the settings' batch and
+    context, on ``curve`` (conditional rates) when given: entry ``k - 1`` is the very float :func:`speedup_at`
+    gives for lookahead k (both compose the cycle with :func:`_cycle_ms`; the step constants do not depend on
+    k, so they are built once). Kept (:func:`_lookahead_speedups`) under the settings with their own
+    lookahead set aside, which nothing here reads, so the deployment panel's answer, its diagnosis and a step
+    of either widget's lookahead slider share one scan.
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED)
+    >>> lookahead_speedups(s, 4)[2] == speedup_at(s.with_(lookahead=3), s.batch, s.context)
+    True
+    """
+    return _lookahead_speedups(settings.with_(lookahead=1), max_lookahead, None if curve is None else tuple(curve))
+
+
+@lru_cache(maxsize=32)
+def _lookahead_speedups(settings: ServingSettings, max_lookahead: int, curve) -> tuple:
     batch, context = settings.batch, settings.context
     target, verify, draft, _ = _cycle_steps(settings)
     plain = _time(target, batch, 1, context)
@@ -313,17 +340,7 @@ def best_lookahead(settings: ServingSettings, max_lookahead: int = 12, curve=Non
         tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
         return cycle_speedup(plain, tokens, _cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
 
-    if curve:  # on a curve, the one best-k rule: never past its plateau's start plus one
-        from .acceptance import best_lookahead as best_on_curve, token_curve
-
-        found = best_on_curve(speedup, token_curve(curve, measured_at), max_lookahead)
-        return found["k"], found["speedup"]
-    best_k, best = 0, -math.inf
-    for k in range(1, max_lookahead + 1):
-        value = speedup(k)
-        if value > best:
-            best_k, best = k, value
-    return best_k, best
+    return tuple(speedup(k) for k in range(1, max_lookahead + 1))
 
 
 HEATMAP_BATCHES = tuple(2 ** i for i in range(11))           # 1 .. 1024
@@ -351,10 +368,11 @@ def grid_steps(settings: ServingSettings, batches=HEATMAP_BATCHES, contexts=HEAT
     ([1, 8], True)
     """
     target, verify_step, draft, n = _cycle_steps(settings)
-    k = settings.lookahead
-    return verify_step, tuple(tuple((batch, _time(target, batch, 1, context),
-                                     _cycle_steps_ms(settings, k, draft, verify_step, batch, n, context))
-                                    for batch in batches) for context in contexts)
+    per_k, rows = [(settings.lookahead, n, None)], []
+    for context in contexts:   # each a function of the batch (lab.serving_sweep): _time's and _cycle_steps_ms's floats
+        plains, befores = step_in_batch(target, 1, context), cycle_steps_in_batch(settings, draft, verify_step, per_k, context)
+        rows.append(tuple((batch, plains(batch), befores(batch)[0]) for batch in batches))
+    return verify_step, tuple(rows)
 
 
 def grid_from_steps(steps: tuple, tokens: float) -> list:

@@ -22,7 +22,7 @@ from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _eager_extend_ms, _e
                            _first_step, _runs_extend, _time, ngram_cycle_ms)
 from .serving_sglang import extend_tokens
 
-__all__ = ["step_in_batch", "extend_in_batch", "draft_in_batch", "cycles_in_batch"]
+__all__ = ["step_in_batch", "extend_in_batch", "draft_in_batch", "cycles_in_batch", "cycle_steps_in_batch"]
 
 
 def step_in_batch(step, n, context):
@@ -153,12 +153,9 @@ def extend_in_batch(settings, draft, n, context, k):
 
 def cycles_in_batch(settings, draft, verify, per_k, context):
     """``batch -> [cycle ms for each (k, n, T) of per_k]``: :func:`lab.serving_step._cycle_ms` at every
-    lookahead of ``per_k`` (``k``, its verify tokens ``n``, the tokens ``T`` it commits a sequence), its sum
-    ``proposal + t_extend + t_verify + t_emitted`` in that order, with the draft's one-token step priced once a
-    batch (the proposal is ``k`` of it; n-gram lookup's is :func:`lab.serving_step.ngram_cycle_ms` of ``k``
-    tokens), ``t_verify`` once for each distinct ``n`` and ``t_extend`` once for each distinct ``n`` and extended tokens
-    (:func:`lab.serving_sglang.extend_tokens`, ``min(n, k + 1)``, which is ``n`` just when the cycle is a chain: a
-    tree's ``n`` verified by a k past its depth is one, :func:`lab.serving_step._eager_extend_ms`).
+    lookahead of ``per_k`` (``k``, its verify tokens ``n``, the tokens ``T`` it commits a sequence): the cycle's
+    steps (:func:`cycle_steps_in_batch`) plus the output processing of ``T`` tokens, its sum ``proposal + t_extend +
+    t_verify + t_emitted`` in that order.
 
     >>> from lab import serving
     >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
@@ -168,19 +165,43 @@ def cycles_in_batch(settings, draft, verify, per_k, context):
     ...     serving._cycle_ms(s, k, draft, verify, 32, n, 1024, t) for k, n, t in per_k]
     True
     """
+    steps, tokens = cycle_steps_in_batch(settings, draft, verify, per_k, context), [t for _, _, t in per_k]
+
+    def at(batch):
+        return [before + _emitted_output_ms(verify, batch, t) for before, t in zip(steps(batch), tokens)]
+    return at
+
+
+def cycle_steps_in_batch(settings, draft, verify, per_k, context):
+    """``batch -> [the cycle's steps, ms, for each (k, n, _) of per_k]``: :func:`lab.serving_step._cycle_steps_ms`
+    (the cycle before its output processing, which the acceptance does not move) at every lookahead of ``per_k``
+    (``k``, its verify tokens ``n``; the third field is not read), its sum ``proposal + t_extend + t_verify`` in that
+    order, with the draft's one-token step priced once a batch (the proposal is ``k`` of it; n-gram lookup's is
+    :func:`lab.serving_step.ngram_cycle_ms` of ``k`` tokens), ``t_verify`` once for each distinct ``n`` and
+    ``t_extend`` once for each distinct ``n`` and extended tokens (:func:`lab.serving_sglang.extend_tokens`,
+    ``min(n, k + 1)``, which is ``n`` just when the cycle is a chain: a tree's ``n`` verified by a k past its depth
+    is one, :func:`lab.serving_step._eager_extend_ms`).
+
+    >>> from lab import serving, serving_step
+    >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, treeTokens=8, lookahead=3)
+    >>> _, verify, draft, _ = serving._cycle_steps(s)
+    >>> cycle_steps_in_batch(s, draft, verify, [(3, 8, None)], 4096)(64) == [
+    ...     serving_step._cycle_steps_ms(s, 3, draft, verify, 64, 8, 4096)]
+    True
+    """
     ns, shapes = sorted({n for _, n, _ in per_k}), {}
     for k, n, _ in per_k:   # one extend pass a distinct (n, tokens extended), priced at the first k that gives it:
         shapes.setdefault((n, extend_tokens(n, k)), k)   # every k that gives the same pair prices the same pass
     extends = [extend_in_batch(settings, draft, n, context, k) for (n, _), k in shapes.items()]
     verifies = [step_in_batch(verify, n, context) for n in ns]
     extend_at = {shape: place for place, shape in enumerate(shapes)}
-    rows = [(k, extend_at[(n, extend_tokens(n, k))], ns.index(n), tokens) for k, n, tokens in per_k]
+    rows = [(k, extend_at[(n, extend_tokens(n, k))], ns.index(n)) for k, n, _ in per_k]
     drafts = draft_in_batch(settings, draft, context)
 
     def at(batch):
         one, fc = drafts(batch)
         extend = [priced(batch, one, fc) for priced in extends]
         verified = [priced(batch) for priced in verifies]
-        return [(k * one if draft is not None else ngram_cycle_ms(settings, batch, context, k))
-                + extend[e] + verified[i] + _emitted_output_ms(verify, batch, tokens) for k, e, i, tokens in rows]
+        return [(k * one if draft is not None else ngram_cycle_ms(settings, batch, context, k)) + extend[e] + verified[i]
+                for k, e, i in rows]
     return at
