@@ -58,6 +58,7 @@ from .errors import LabValueError
 from .urlstate import LEDGER_SLIDERS, log_stop
 
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings", "curve_schedule_terms",
+           "with_curve_token",
            "figure_curve", "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
            "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
 
@@ -245,7 +246,7 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     """What each instrument's controls get, by widget name then control name (the values its
     form takes, so the page can set them generically): every slider in its own range and step.
     With ``curve`` (a :class:`lab.acceptance.Curve`) the ledger, serving and policies also get the
-    curve itself as their measured-curve token (:func:`lab.acceptance.curve_token`, 4 decimals)."""
+    curve itself as their measured-curve token (:func:`with_curve_token`)."""
     costs = ledger_costs(d, alpha)
     ranges = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     percent = round_to_step(100 * alpha, 0, 100)
@@ -253,27 +254,40 @@ def instrument_values(d: Deployment, alpha: float, curve=None) -> dict:
     ledger_values = {"acceptance": percent, "lookahead": k, "trcCurve": "",
                      **{name: round_to_step(costs[name], *ranges[name])
                         for name in ("draftCost", "targetMs", "verifyTax", "overheadMs")}}
-    token = ""
-    if curve is not None:  # the curve itself, not one alpha stretched over every position
-        from .acceptance import curve_token
-
-        token = curve_token(curve)
-        ledger_values["trcCurve"] = token
-    return {
+    values = {
         "ledger": ledger_values,
         "serving": {"target": d.target, "draft": d.draft, "gpu": d.gpu, "gpus": str(d.gpus),
                     "precision": d.precision, "stepModel": STEP_MODEL, "lookahead": k, "acceptance": percent,
                     "batchExp": log_stop(d.batch, 2), "batch": d.batch, "contextExp": log_stop(d.context, 2),
                     "context": d.context,
-                    "treeTokens": 0, "srvCurve": token, "engine": d.engine},
+                    "treeTokens": 0, "srvCurve": "", "engine": d.engine},
         "policies": {"acceptance": round_to_step(100 * alpha, 1, 99), "draftCost": ledger_values["draftCost"],
-                     "lookahead": k, "polCurve": token,
+                     "lookahead": k, "polCurve": "",
                      **{name: ledger_values[name] for name in ("verifyTax", "overheadMs", "targetMs")}},
         "trees": {"top1": round_to_step(100 * alpha, 0, 99), "verifyTax": round_to_step(costs["verifyTax"], 0, 20),
-                  "verifyCost": "tax", "treCurve": token},
+                  "verifyCost": "tax", "treCurve": ""},
         "exact": {"gamma": k, "draftCost": ledger_values["draftCost"]},
         "realtext": {"rtLookahead": min(k, realtext_max_lookahead())},
     }
+    return values if curve is None else with_curve_token(values, curve)
+
+
+def with_curve_token(values: dict, curve) -> dict:
+    """:func:`instrument_values`' ``values`` (at the same deployment and alpha) with the curve itself, not one alpha
+    stretched over every position, as the ledger's, serving's, policies' and trees' measured-curve token
+    (:func:`lab.acceptance.curve_token`, 4 decimals); the rest as it was. A new mapping, each key where it was.
+
+    >>> from lab import acceptance
+    >>> curve = acceptance.iid(0.7)
+    >>> with_curve_token(instrument_values(DEFAULT_DEPLOYMENT, 0.7), curve) == instrument_values(DEFAULT_DEPLOYMENT, 0.7, curve)
+    True
+    """
+    from .acceptance import curve_token
+
+    token = curve_token(curve)
+    return {**values, "ledger": {**values["ledger"], "trcCurve": token},
+            "serving": {**values["serving"], "srvCurve": token}, "policies": {**values["policies"], "polCurve": token},
+            "trees": {**values["trees"], "treCurve": token}}
 
 
 def realtext_max_lookahead() -> int:
@@ -434,7 +448,7 @@ def _curve_answer(d: Deployment, alpha: float, curve) -> dict:
     from . import acceptance
 
     answer_ = _iid_answer(d, alpha, on_curve=True)
-    values = instrument_values(d, alpha, curve)
+    values = with_curve_token(answer_["values"], curve)   # instrument_values(d, alpha, curve), its costs fitted once
     rates = curve.rates(MAX_LOOKAHEAD)
     percent = values["serving"]["acceptance"]
     s = serving_settings(d, percent)

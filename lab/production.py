@@ -81,8 +81,9 @@ def tpot_ms(settings: serving.ServingSettings, batch: int, lookahead: int, curve
     >>> tpot_ms(s, 8, 0) == serving.serving(s).plainMsPerToken
     True
     """
-    result = serving.serving(settings.with_(batch=batch, lookahead=max(1, lookahead)), curve)
-    return result.plainMsPerToken if lookahead == 0 else result.specMsPerToken
+    if lookahead == 0:   # the plain step alone: serving()'s plainMsPerToken, the same float, without the rest of the readout
+        return serving.step_time_ms(serving.TARGETS[settings.target], settings, batch, 1, settings.context)
+    return serving.serving(settings.with_(batch=batch, lookahead=lookahead), curve).specMsPerToken
 
 
 def best_k_at(settings: serving.ServingSettings, batch: int, max_lookahead: int = 12) -> tuple[int, float]:
@@ -371,9 +372,13 @@ def production(settings: serving.ServingSettings, reader_k: int, dollars_per_gpu
     curve = None if curve is None else tuple(curve)
     ks = k_by_batch(settings, curve=curve) if ks is None else ks
     batch, gpus = settings.batch, settings.gpus
+    tpots = {}   # (batch, k) -> TPOT: the reader's k and the schedule's at the reader's batch are often one k
 
     def terms(b, k, tpot=None):
-        tpot = tpot_ms(settings, b, k, curve) if tpot is None else tpot
+        if tpot is None:
+            if (b, k) not in tpots:
+                tpots[b, k] = tpot_ms(settings, b, k, curve)
+            tpot = tpots[b, k]
         per_gpu = tokens_per_second_per_gpu(b, tpot, gpus)
         return {"batch": b, "lookahead": k, "tpotMs": tpot, "tokensPerSecondPerUser": tokens_per_second_per_user(tpot),
                 "tokensPerSecondPerGpu": per_gpu, "costPerMillionTokens": cost_per_million_tokens(dollars_per_gpu_hour, per_gpu)}
