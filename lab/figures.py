@@ -61,7 +61,6 @@ WIDTH_STEP = 40  # the page asks for panel widths in these steps, so a small res
 MIN_TEXT = 12  # px: no figure text is smaller, at any width
 ASCENT, DESCENT = 0.8, 0.25  # the figure font's reach above and below the baseline, in em (label boxes)
 LABEL_GAP = 2  # px the collision pass keeps between a label and anything else
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
 
 
 FIGURES_KEPT = 32  # markup kept per kind in a worker (a few slider sessions' worth; each a few KB)
@@ -97,8 +96,14 @@ kept.cache_clear = _kept.clear
 
 def escape(text) -> str:
     """Exactly ``html.escape(str(text), quote=True)``, without importing :mod:`html`, whose
-    import is a measurable part of the lab's start-up in the browser."""
-    return str(text).translate(_ESCAPES)
+    import is a measurable part of the lab's start-up in the browser: its five replacements, ``&`` first, as it
+    makes them (a chain of ``str.replace`` is several times faster than ``str.translate`` with a table).
+
+    >>> escape('a < b & "c" > ' + "'d'")
+    'a &lt; b &amp; &quot;c&quot; &gt; &#x27;d&#x27;'
+    """
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#x27;"))
 
 
 def fit_width(width) -> int:

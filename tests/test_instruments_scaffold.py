@@ -219,3 +219,19 @@ def test_the_checks_unescape_as_html_does_without_importing_it():
     assert [checks.unescape(s) for s in strings] == [html.unescape(s) for s in strings]
     assert checks.unescape("&bogus; &#x3bb;&#955; &amp;lt;") == "&bogus; \u03bb\u03bb &lt;"
     assert not {name for name in stdlib.lab_imports(ROOT / "lab") if name.split(".")[0] == "html"}
+
+
+def test_the_figures_escape_as_html_does_without_importing_it():
+    """lab.figures.escape is html.escape(str(text), quote=True), written as its chain of replacements: on strings of
+    the five characters it replaces among others (an entity already written, a lone ampersand, quotes of both
+    kinds, non-ASCII), and on a number."""
+    import html
+    import random
+
+    from lab.figures import escape
+
+    rng = random.Random(20261205)
+    texts = ["", "&amp;", "&&<<>>", "it's \"quoted\"", "\u03b1 = 0.7 & k < 5"] + [
+        "".join(rng.choice("ab&<>\"'; #x1\u00e9") for _ in range(rng.randrange(1, 40))) for _ in range(2000)]
+    assert [escape(t) for t in texts] == [html.escape(t, quote=True) for t in texts]
+    assert escape(2.5) == "2.5" and escape(None) == "None"
