@@ -122,6 +122,9 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12, curve
 
 _KEPT: dict = {}   # k_by_batch's last answers, by settings without batch and lookahead
 KEEP = 16
+# the steps the last answer computed afresh was priced from: (its key, its answer, the plain step by batch, each k's
+# cycle by batch), which the production terms' TPOT sweeps read (_priced) while that answer is still kept
+_PRICED: list = [None]
 
 
 def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32, curve=None,
@@ -137,21 +140,39 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, per_k = settings.context, _per_k(settings, max_lookahead, curve, cap)
     plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, per_k, context)
-    result = []
+    result, plain_steps, rows = [], [], []
     for batch in range(1, schedule_limit(settings) + 1):
-        plain = plains(batch)
+        plain, row = plains(batch), cycles(batch)
         best_k, best = 0, float("-inf")
-        for (k, _, tokens), cycle in zip(per_k, cycles(batch)):
+        for (k, _, tokens), cycle in zip(per_k, row):
             value = serving.cycle_speedup(plain, tokens, cycle)
             if value > best:
                 best_k, best = k, value
         result.append((best_k, best) if best > 1 else (0, 1.0))
+        plain_steps.append(plain)
+        rows.append(row)
         if batch % every == 0:
             yield
     if len(_KEPT) >= KEEP:
         _KEPT.pop(next(iter(_KEPT)))
     _KEPT[key] = tuple(result)
+    _PRICED[0] = (key, _KEPT[key], plain_steps, {k: [row[i] for row in rows] for i, (k, _, _) in enumerate(per_k)})
     return _KEPT[key]
+
+
+def _priced(settings: serving.ServingSettings, curve, k: int, last: int):
+    """What :func:`k_by_batch_steps` priced last, by batch from 1 to at least ``last``: the plain step (``k`` 0) or
+    lookahead ``k``'s cycle on ``curve``, if it priced them at ``settings`` (as it files them: batch and lookahead 1;
+    the plain step whatever the curve) and its answer is still kept (a cleared :data:`_KEPT` lets nothing through),
+    else None: the very floats :func:`lab.serving.plain_tokens_per_second` and :func:`lab.serving.spec_tokens_per_second`
+    would price again (both from :mod:`lab.serving_sweep`)."""
+    if _PRICED[0] is None:
+        return None
+    key, answer, plain_steps, cycles = _PRICED[0]
+    if (_KEPT.get(key) is not answer or key[0] != settings.with_(batch=1, lookahead=1)
+            or (k and (key[2] != curve or k not in cycles)) or last > len(plain_steps)):
+        return None
+    return plain_steps if k == 0 else cycles[k]
 
 
 def _kept_as(settings: serving.ServingSettings, curve, **changes) -> serving.ServingSettings:
@@ -350,12 +371,15 @@ def tpots_by_batch(settings: serving.ServingSettings, batches, lookaheads, curve
     """TPOT at each batch with its own k (0: plain), the steps built once per distinct k, only the plain step or
     only the cycle priced (:func:`lab.serving.plain_tokens_per_second`, :func:`lab.serving.spec_tokens_per_second`:
     :func:`lab.serving.batch_sweep`'s throughputs, on ``curve`` when given): ``B 1000 / tokens per second`` of the
-    whole batch."""
+    whole batch. Steps the schedule's own sweep priced at these settings (:func:`_priced`) are read, not priced again."""
     result = {}
     for k in sorted(set(lookaheads)):
         mine = [b for b, kk in zip(batches, lookaheads) if kk == k]
         here = settings.with_(lookahead=max(1, k))
-        rates = serving.plain_tokens_per_second(here, mine) if k == 0 else serving.spec_tokens_per_second(here, mine, curve)
+        steps = _priced(settings, None if k == 0 else curve, k, max(mine))   # the schedule's sweep priced them?
+        known = None if steps is None else (lambda batch, steps=steps: steps[batch - 1])
+        rates = (serving.plain_tokens_per_second(here, mine, known) if k == 0
+                 else serving.spec_tokens_per_second(here, mine, curve, known))
         for batch, per_second in zip(mine, rates):
             result[batch] = batch * 1000.0 / per_second
     return [result[b] for b in batches]

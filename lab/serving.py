@@ -399,15 +399,19 @@ def sweep_rows(settings: ServingSettings, batches, curve=None):
                "specTokensPerSecond": batch * tokens * 1000 / cycle}
 
 
-def plain_tokens_per_second(settings: ServingSettings, batches) -> list[float]:
-    """:func:`batch_sweep`'s plainTokensPerSecond, ``B 1000 / t_plain``, at each batch, the plain step alone priced."""
-    plains = _in_batch(settings)[0]
+def plain_tokens_per_second(settings: ServingSettings, batches, plains=None) -> list[float]:
+    """:func:`batch_sweep`'s plainTokensPerSecond, ``B 1000 / t_plain``, at each batch, the plain step alone priced
+    (``plains``, ``batch -> t_plain``, when a sweep already priced it: :func:`_in_batch`'s very floats)."""
+    plains = _in_batch(settings)[0] if plains is None else plains
     return [batch * 1000 / plains(batch) for batch in batches]
 
 
-def spec_tokens_per_second(settings: ServingSettings, batches, curve=None) -> list[float]:
-    """:func:`batch_sweep`'s specTokensPerSecond, ``B T 1000 / t_cycle``, at each batch, the cycle alone priced."""
-    _, cycles, tokens = _in_batch(settings, curve)
+def spec_tokens_per_second(settings: ServingSettings, batches, curve=None, cycles=None) -> list[float]:
+    """:func:`batch_sweep`'s specTokensPerSecond, ``B T 1000 / t_cycle``, at each batch, the cycle alone priced
+    (``cycles``, ``batch -> t_cycle`` at the settings' lookahead, when a sweep already priced it: :func:`_in_batch`'s
+    very floats)."""
+    _, priced, tokens = _in_batch(settings, curve)
+    cycles = priced if cycles is None else cycles
     return [batch * tokens * 1000 / cycles(batch) for batch in batches]
 
 

@@ -139,6 +139,26 @@ def test_tpots_by_batch_is_the_reference_float(settings):
     assert production.tpots_by_batch(settings, batches, ks) == expected
 
 
+@pytest.mark.parametrize("settings", SETTINGS[1::3], ids=_id)
+@pytest.mark.parametrize("curve", [None, tuple(CURVE[:12])], ids=["iid", "curve"])
+def test_tpots_read_from_the_schedules_sweep_are_the_ones_priced_afresh(settings, curve):
+    """After k_by_batch, tpots_by_batch reads the plain steps and cycles its sweep priced (production._priced) instead
+    of pricing them again: the very floats; a cleared _KEPT lets none of them through, nor other settings."""
+    production._KEPT.clear()
+    filed = production._kept_as(settings, curve, batch=1, lookahead=1)
+    ks = [k for k, _ in production.k_by_batch(settings, 12, curve)]
+    batches = list(range(1, len(ks) + 1))
+    assert production._priced(filed, None, 0, len(ks)) is not None
+    assert all(production._priced(filed, curve, k, len(ks)) is not None for k in set(ks) - {0})
+    assert production._priced(filed.with_(gpus=filed.gpus * 2), None, 0, 1) is None
+    assert production._priced(filed, None, 0, len(ks) + 1) is None
+    read = production.tpots_by_batch(filed, batches, ks, curve), production.tpots_by_batch(filed, batches, [0] * len(ks))
+    production._KEPT.clear()
+    assert production._priced(filed, None, 0, 1) is None
+    assert read == (production.tpots_by_batch(filed, batches, ks, curve),
+                    production.tpots_by_batch(filed, batches, [0] * len(ks)))
+
+
 @pytest.mark.parametrize("settings", SETTINGS, ids=_id)
 def test_every_step_and_cycle_piece_is_the_reference_float(settings):
     """step_in_batch is _time for the plain, draft, verify, first-step and fc-free steps at batches across the
