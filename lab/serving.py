@@ -320,7 +320,8 @@ def lookahead_speedups(settings: ServingSettings, max_lookahead: int = 12, curve
     gives for lookahead k (both compose the cycle with :func:`_cycle_ms`; the step constants do not depend on
     k, so they are built once). Kept (:func:`_lookahead_speedups`) under the settings with their own
     lookahead set aside, which nothing here reads, so the deployment panel's answer, its diagnosis and a step
-    of either widget's lookahead slider share one scan.
+    of either widget's lookahead slider share one scan; the cycles' steps, which the acceptance and the curve do
+    not move, are kept apart (:func:`_lookahead_steps`), so a scan on another curve prices only the ratios.
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED)
     >>> lookahead_speedups(s, 4)[2] == speedup_at(s.with_(lookahead=3), s.batch, s.context)
@@ -331,16 +332,24 @@ def lookahead_speedups(settings: ServingSettings, max_lookahead: int = 12, curve
 
 @lru_cache(maxsize=32)
 def _lookahead_speedups(settings: ServingSettings, max_lookahead: int, curve) -> tuple:
+    plain, verify, steps = _lookahead_steps(settings.with_(acceptance=DEFAULT_SETTINGS.acceptance), max_lookahead)
+    alpha, batch, speedups = settings.acceptance / 100, settings.batch, []
+    for k, before in enumerate(steps, start=1):   # _cycle_ms: the cycle's steps plus the output processing
+        tokens = tokens_per_cycle(alpha, k, curve)
+        speedups.append(cycle_speedup(plain, tokens, before + _emitted_output_ms(verify, batch, tokens)))
+    return tuple(speedups)
+
+
+@lru_cache(maxsize=32)
+def _lookahead_steps(settings: ServingSettings, max_lookahead: int) -> tuple:
+    """What :func:`lookahead_speedups` reads that the acceptance (and a curve) does not move, kept with it set aside:
+    the plain step, the verify step and each lookahead's cycle before its output processing
+    (:func:`_cycle_steps_ms`), so that the panel's scans on two curves, or a step of the acceptance, price no step."""
     batch, context = settings.batch, settings.context
     target, verify, draft, _ = _cycle_steps(settings)
-    plain = _time(target, batch, 1, context)
-
-    def speedup(k):
-        n = verify_tokens(settings.with_(lookahead=k))
-        tokens = tokens_per_cycle(settings.acceptance / 100, k, curve)
-        return cycle_speedup(plain, tokens, _cycle_ms(settings, k, draft, verify, batch, n, context, tokens))
-
-    return tuple(speedup(k) for k in range(1, max_lookahead + 1))
+    return _time(target, batch, 1, context), verify, tuple(
+        _cycle_steps_ms(settings, k, draft, verify, batch, verify_tokens(settings.with_(lookahead=k)), context)
+        for k in range(1, max_lookahead + 1))
 
 
 HEATMAP_BATCHES = tuple(2 ** i for i in range(11))           # 1 .. 1024
