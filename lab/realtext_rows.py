@@ -72,11 +72,20 @@ class Table:
 
     def find(self, context) -> tuple[int, int] | None:
         """(first, end) entry indices of ``context`` (the last n-1 tokens), or None."""
+        return self._span(self._key(context))
+
+    def _key(self, context) -> int:
+        """``context``'s key: its tokens as the digits of a number in base ``size``."""
         key = 0
         for token in context:
             key = key * self.size + token
-        index = bisect_left(self.keys, key)
-        if index == len(self.keys) or self.keys[index] != key:
+        return key
+
+    def _span(self, key: int) -> tuple[int, int] | None:
+        """(first, end) entry indices of the context whose key is ``key`` (a bisection), or None."""
+        keys = self.keys
+        index = bisect_left(keys, key)
+        if index == len(keys) or keys[index] != key:
             return None
         return self.starts[index], self.starts[index + 1]
 
@@ -85,19 +94,11 @@ class Table:
         met are kept by their key (the oldest goes first), the contexts the table lacks among them
         (as None), so a context asked for again takes no bisection. Its words are a list (the
         bisections of :meth:`Level.kept` and the bases' lookups read a list faster than an array)."""
-        key = 0
-        for token in context:
-            key = key * self.size + token
-        levels = self._levels
+        key, levels = self._key(context), self._levels
         level = levels.get(key, _UNKNOWN)
         if level is _UNKNOWN:
-            keys = self.keys
-            index = bisect_left(keys, key)
-            if index == len(keys) or keys[index] != key:
-                level = None
-            else:
-                first, end = self.starts[index], self.starts[index + 1]
-                level = Level(self.words[first:end].tolist(), self.counts[first:end])
+            span = self._span(key)
+            level = None if span is None else Level(self.words[span[0]:span[1]].tolist(), self.counts[span[0]:span[1]])
             levels[key] = level
             if len(levels) > LEVELS_KEPT:
                 del levels[next(iter(levels))]
@@ -138,11 +139,19 @@ class Level:
         return 0.0
 
     def kept_values(self) -> list[float]:
-        """Every word's kept mass, in the words' order."""
+        """Every word's kept mass, in the words' order (:meth:`kept_masses`), kept as a list."""
         if self._kept_values is None:
-            denominator = self.denominator
-            self._kept_values = [(SCALE * count - UNITS) / denominator for count in self.counts]
+            self._kept_values = list(self.kept_masses())
         return self._kept_values
+
+    def kept_masses(self):
+        """Every word's kept mass, ``(4c - 3) / (4 c(h))``, in the words' order: the list :meth:`kept_values`
+        keeps when it was made, else a new one the level does not keep (a bigram level's are read by its base
+        alone, once)."""
+        if self._kept_values is not None:
+            return self._kept_values
+        denominator = self.denominator
+        return [(SCALE * count - UNITS) / denominator for count in self.counts]
 
     def kept_map(self) -> dict:
         """``{word: kept mass}`` (for looking up many words at once)."""
@@ -445,13 +454,8 @@ class Base:
             # N: the level's words (a list nothing changes; a Level made by hand may hold another sequence)
             words = level.words
             self.named, self.weight = (words if isinstance(words, list) else list(words)), level.weight
-            weight, powers, kept = self.weight, self.powers, level._kept_values
-            if kept is None:  # a bigram level's kept masses are read here only: not kept as a list of their own
-                denominator = level.denominator
-                self._values = [weight * powers[token] + (SCALE * count - UNITS) / denominator
-                                for token, count in zip(self.named, level.counts)]
-            else:
-                self._values = [weight * powers[token] + kept for token, kept in zip(self.named, kept)]
+            weight, powers = self.weight, self.powers
+            self._values = [weight * powers[token] + kept for token, kept in zip(self.named, level.kept_masses())]
         else:  # raised when first asked for (values)
             self.named, self.weight, self._values = parent.named, level.weight ** self.power, None
         self._mass = self._rest = self._running = self._named_running = self._values_of = None
