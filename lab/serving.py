@@ -493,13 +493,18 @@ LOAD_RATES = tuple(round(0.05 * 10 ** (i / 8), 6) for i in range(41))   # 0.05 .
 SWEEP_BATCHES = tuple(sorted({max(1, round(2 ** (i / 4))) for i in range(41)}))  # 1 .. 1024
 
 
-@lru_cache(maxsize=32)
 def heatmap_answer(settings: ServingSettings, curve=None) -> tuple:
     """``(grid, fits)`` over :data:`HEATMAP_CONTEXTS` x :data:`HEATMAP_BATCHES`: the speedup
     (:func:`speedup_grid`) and whether weights and caches fit there, as tuples of rows (one per
-    context). Independent of the settings' batch, context and output length, so they are set aside:
-    one grid serves every batch and context the reader picks."""
-    base = settings.with_(batch=1, context=HEATMAP_CONTEXTS[0], outputTokens=DEFAULT_SETTINGS.outputTokens)
+    context). Independent of the settings' batch, context and output length, so they are set aside
+    and the answer is kept under what is left (:func:`_heatmap_answer`): one grid serves every batch
+    and context the reader picks."""
+    return _heatmap_answer(settings.with_(batch=1, context=HEATMAP_CONTEXTS[0],
+                                          outputTokens=DEFAULT_SETTINGS.outputTokens), curve)
+
+
+@lru_cache(maxsize=32)
+def _heatmap_answer(base: ServingSettings, curve) -> tuple:
     # the steps and the fits, which the acceptance does not move, are kept apart: a step of the acceptance
     # slider prices only the cycles' output processing and the ratios (speedup_grid's very floats)
     steps, fits = heatmap_steps(base.with_(acceptance=DEFAULT_SETTINGS.acceptance))
@@ -517,13 +522,18 @@ def heatmap_steps(settings: ServingSettings) -> tuple:
     return grid_steps(settings), tuple(tuple(need <= have for need in row) for row in needed)
 
 
-@lru_cache(maxsize=16)
 def load_answer(settings: ServingSettings, curve=None) -> tuple:
     """``(plain, spec, cross)``: each request's decode latency at every rate of :data:`LOAD_RATES`
     (:func:`latency_curve`, None where overloaded), plain and speculative, and where the two cross
     (:func:`curves_cross`), all three from :func:`lab.serving_load.load_curves`. Independent of the
-    settings' batch (the load sets it)."""
-    plain, spec, cross = load_curves(settings.with_(batch=1), LOAD_RATES, curve)  # latency_curve's and curves_cross's
+    settings' batch (the load sets it), so it is set aside and the answer kept under the rest
+    (:func:`_load_answer`)."""
+    return _load_answer(settings.with_(batch=1), curve)
+
+
+@lru_cache(maxsize=16)
+def _load_answer(base: ServingSettings, curve) -> tuple:
+    plain, spec, cross = load_curves(base, LOAD_RATES, curve)  # latency_curve's and curves_cross's
     return tuple(plain), tuple(spec), cross
 
 
@@ -590,11 +600,10 @@ def answer(settings: ServingSettings, curve=None, exact: tuple | None = None, me
     room = most >= 1
     best_k, best = best_lookahead(settings, curve=curve, measured_at=measured_k)
     need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
-    # each memo filed under the settings it reads (what it sets aside set aside here too), so a step of the
-    # batch, context or output length finds the grid, and a step of the batch the load curves, already made
-    grid, grid_fits = heatmap_answer(settings.with_(batch=1, context=HEATMAP_CONTEXTS[0],
-                                                    outputTokens=DEFAULT_SETTINGS.outputTokens), curve)
-    plain, spec, cross = load_answer(settings.with_(batch=1), curve)
+    # each kept under the settings it reads, so a step of the batch, context or output length finds the grid,
+    # and a step of the batch the load curves, already made
+    grid, grid_fits = heatmap_answer(settings, curve)
+    plain, spec, cross = load_answer(settings, curve)
     return {
         "settings": settings, "curve": curve, "measuredAt": measured_k, "result": serving(settings, curve),
         "crossover": crossover_batch(settings, curve=curve),

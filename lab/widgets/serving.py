@@ -22,7 +22,7 @@ from .. import serving
 from ..figures import escape, kept, plural, span, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..stats import median
-from ..serving import heatmap_answer, heatmap_steps, load_answer, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
+from ..serving import _heatmap_answer, _load_answer, heatmap_steps, tail_answer  # noqa: F401  (the model's memos: see _heatmap_figure)
 from ..serving_figures import nofit_hatch  # noqa: F401  (the same: a memo of the heatmap's hatch)
 from ..urlstate import EXACT_SLIDERS, Choice, Slider, format_query, read_controls, requested_curve
 from ..serving_figures import (  # noqa: F401  (re-exported: the figures are this widget's)
@@ -144,7 +144,7 @@ def _answer(answer, settings, curve, exact, measured_k, method) -> dict:
 
 
 # The figures of the parts that do not move with batch and context, memoised by what they draw; the model's
-# own memos (heatmap_answer, load_answer, tail_answer) are named here too, so that emptying this widget's
+# own memos (_heatmap_answer, _load_answer, heatmap_steps, tail_answer) are named here too, so that emptying this widget's
 # caches (tests/mutation.clear_caches) empties theirs
 @lru_cache(maxsize=32)
 def _heatmap_figure(grid, fits, width: int) -> str:
