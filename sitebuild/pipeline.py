@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import assets, headers, jsmin, labsplit, sources, stdlib, stdlib_compile
+from . import assets, headers, jsmin, labsplit, palette, sources, stdlib, stdlib_compile
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -135,6 +135,17 @@ def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     return files
 
 
+def _with_palette(name: str, data: bytes) -> bytes:
+    """style.css with the figures' colours written in from lab.figures (sitebuild/palette.py); other files
+    as they are."""
+    if name != "style.css":
+        return data
+    try:
+        return palette.fill(data.decode("utf-8")).encode("utf-8")
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+
+
 def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True) -> dict:
 
     # Import the lab from this tree, not from whatever happens to be installed.
@@ -149,7 +160,7 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         _write(stage / pyodide_dirname / name, data)
 
     published: dict[str, str] = {}
-    files = assets.site_files(root / "site")
+    files = assets.site_files(root / "site", _with_palette)
     scripts = jsmin.minify_scripts({n: d for n, d in files.items() if n.endswith(".js")}, root)
     for name, data in files.items():
         if name in scripts:
