@@ -306,8 +306,8 @@ def schedule_rises(settings: serving.ServingSettings, steady, curve=None) -> lis
         kept = 1.0 if low == 0 else serving.speedup_at(settings.with_(lookahead=low), batch, context, curve)
 
         def added(b):
-            return (serving.verify_step_ms(settings.with_(lookahead=high), b, context)
-                    - serving.verify_step_ms(settings.with_(lookahead=low), b, context)) / (high - low)
+            return (serving.verify_step_ms(settings.with_(lookahead=high), b, context)  # noqa: B023 (called in this iteration)
+                    - serving.verify_step_ms(settings.with_(lookahead=low), b, context)) / (high - low)  # noqa: B023 (called in this iteration)
 
         tokens = batch * serving.verify_tokens(settings.with_(lookahead=high))
         message = tokens * target.hidden * serving.ACTIVATION_BYTES

@@ -6,10 +6,8 @@ before it shows up in a reader's browser.
 """
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

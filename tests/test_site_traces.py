@@ -7,7 +7,6 @@ and the send buttons hand the same curve token to the ledger, the serving model 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -445,7 +445,6 @@ def test_check_family_passes_with_its_frozen_value():
 # --- past the measured positions: lab.acceptance's continuation, said when it is used --------------------
 
 def test_past_the_measured_k_the_curve_continues_as_lab_acceptance_continues_it():
-    from lab import acceptance
     from lab.widgets.traces import extended_curve
 
     # vllm-project/vllm#27287: n-gram at k = 2, conditional rates 0.960 and 0.979 (counts 71133, 69651 of 74097)
@@ -467,7 +466,6 @@ def test_past_the_measured_k_the_curve_continues_as_lab_acceptance_continues_it(
 
 
 def test_a_trace_without_per_position_counts_continues_from_its_one_figure():
-    from lab import acceptance
     from lab.widgets.traces import extended_curve
 
     analysis = traces.analyse(traces.parse(golden("vllm_spec_decode_summary.txt")))  # k = 7, no curve
