@@ -20,6 +20,7 @@ Standard library only.
 import math
 from array import array
 from functools import lru_cache
+from itertools import islice
 from typing import NamedTuple
 
 from . import serving
@@ -153,24 +154,25 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, per_k = settings.context, _per_k(settings, max_lookahead, curve, cap)
     plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, per_k, context)
-    result, plain_steps, by_k = [], array("d"), [array("d") for _ in per_k]
+    result, plain_steps, rows = [], array("d"), []
     for batch in range(1, schedule_limit(settings) + 1):
         plain, row = plains(batch), cycles(batch)
         best_k, best = 0, float("-inf")
-        for (k, _, tokens), cycle, steps in zip(per_k, row, by_k):
+        for (k, _, tokens), cycle in zip(per_k, row):
             value = serving.cycle_speedup(plain, tokens, cycle)
             if value > best:
                 best_k, best = k, value
-            steps.append(cycle)
         result.append((best_k, best) if best > 1 else (0, 1.0))
         plain_steps.append(plain)
+        rows.append(row)
         if batch % every == 0:
             yield
     if len(_KEPT) >= KEEP:
         _KEPT.pop(next(iter(_KEPT)))
-    # the cycles of the k a schedule can run: a steady schedule (steady_schedule) runs a batch's best k or keeps the k
-    # of the batch before, so none above the largest best k
-    _KEPT[key] = Priced(tuple(result), plain_steps, tuple(by_k[:max(k for k, _ in result)]))
+    # the cycles of the k a schedule can run, by k: a steady schedule (steady_schedule) runs a batch's best k or keeps
+    # the k of the batch before, so none above the largest best k
+    top = max(result)[0]   # (k, speedup) pairs: the largest k first
+    _KEPT[key] = Priced(tuple(result), plain_steps, tuple(array("d", steps) for steps in islice(zip(*rows), top)))
     return _KEPT[key].ks
 
 
