@@ -367,8 +367,8 @@ def test_parsers_only_raise_trace_error(text, lookahead):
     each reading now sees 3,000 texts a run, in less time than 750 took: a parser planted to raise ValueError on a line
     holding "n_accept" and "nan" (about 1 text in 600) was found in 6 of 20 seeded runs of the old form and in 18 of
     20 of this one (docs/PERFORMANCE.md, the test suite). A failure is raised as the parser raised it, shrunk, and
-    names its reading; a second parser's bug may then show only on the next run (hypothesis stops looking soon after
-    the first), where one run per reading reported each."""
+    names its reading; a second parser's bug may show only once the first is fixed (hypothesis stops looking soon
+    after the first), where one run per reading reported each."""
     for fmt in READINGS:
         try:
             _parse_or_trace_error(text, fmt, lookahead)
