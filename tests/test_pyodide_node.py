@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from sitebuild.assets import lab_zip_bytes
+from sitebuild.stdlib import RUNNER
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "tests" / "node" / "run_lab.mjs"
 CODE = (
     "import json, sys, lab.audit as a\n"
     "print(json.dumps({'version': list(sys.version_info[:3]), 'signatures': a.signatures()}))\n"
