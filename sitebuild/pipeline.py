@@ -11,8 +11,10 @@ import os
 import re
 import shutil
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from . import assets, headers, jsmin, labsplit, sources, stdlib, stdlib_compile
 from .compress import Compressor
@@ -135,19 +137,38 @@ def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     return files
 
 
-def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True) -> dict:
+@contextmanager
+def _step(log: Callable[[str], None] | None, name: str):
+    """One named step of the build, logged with its wall time when there is a log (build.py's stderr)."""
+    start = time.perf_counter()
+    yield
+    if log is not None:
+        log(f"build: {name:<12} {time.perf_counter() - start:6.2f} s")
+
+
+def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True,
+                 log: Callable[[str], None] | None = None) -> dict:
     """The whole site into `stage`, one named step after another: each writes its files and adds what
     it published to `published` (logical name -> hashed name), which the page config and the pages read."""
-    lab_views = _import_lab(root)
-    pyodide_dirname, core = _write_runtime(stage, root, _write)
     published: dict[str, str] = {}
-    _write_scripts(stage, root, _write, published)
-    pieces = _write_lab(stage, root, _write, published, split_lab)
-    trimmed = _write_stdlib(stage, root, _write, published, core)
-    data_assets = _write_data_files(stage, root, _write, published)
-    config = _page_config(pyodide_dirname, core, published, pieces, trimmed, data_assets, _write)
-    _write_pages(stage, root, _write, published, config, pieces.widget_modules, lab_views)
-    _render_bench(stage, root, pyodide_dirname, _write)
+    with _step(log, "lab"):
+        lab_views = _import_lab(root)
+    with _step(log, "runtime"):
+        pyodide_dirname, core = _write_runtime(stage, root, _write)
+    with _step(log, "scripts"):
+        _write_scripts(stage, root, _write, published)
+    with _step(log, "lab files"):
+        pieces = _write_lab(stage, root, _write, published, split_lab)
+    with _step(log, "stdlib"):
+        trimmed = _write_stdlib(stage, root, _write, published, core)
+    with _step(log, "data files"):
+        data_assets = _write_data_files(stage, root, _write, published)
+    with _step(log, "config"):
+        config = _page_config(pyodide_dirname, core, published, pieces, trimmed, data_assets, _write)
+    with _step(log, "pages"):
+        _write_pages(stage, root, _write, published, config, pieces.widget_modules, lab_views)
+    with _step(log, "bench pages"):
+        _render_bench(stage, root, pyodide_dirname, _write)
     # The static hosts' header rules, from the same table the servers use (not compressed, not served).
     (stage / "_headers").write_text(headers.netlify_headers(_write.files))
     return {"assets": published, "config": config}
@@ -321,12 +342,13 @@ def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer
 
 
 def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None,
-               split_lab: bool = True) -> dict:
+               split_lab: bool = True, log: Callable[[str], None] | None = None) -> dict:
     """Build into `out` (replacing a previous build there); return the assets/config mapping.
 
     compress: write .br/.gz siblings (see sitebuild.compress), cached in `cache_dir` (default
     ROOT/.cache/compressed). split_lab: the lab in a core and chunks (sitebuild/labsplit.py); False
-    ships it whole in the first load, the page before the split, which `make bench` measures beside it."""
+    ships it whole in the first load, the page before the split, which `make bench` measures beside it.
+    log: called with one line per named step and its wall time (build.py passes stderr's print)."""
     out = Path(out).absolute()
     root = Path(root).resolve()
     sizer = Compressor(cache_dir or root / ".cache" / "compressed")
@@ -335,7 +357,7 @@ def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: P
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab)
+        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab, log)
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)
