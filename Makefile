@@ -50,9 +50,10 @@ $(STAMPS)/chromium: $(STAMPS)/venv
 # nginx and Debian's brotli_static module, for `make serve-nginx` and the nginx tests. Installed from
 # the distribution when missing (root or sudo), as for chromium. If that fails the stamp is not
 # written and make goes on: the nginx tests then fail with tools/nginx.py's one-line reason.
+# The tools run as modules (python -m tools.X) from this directory, so this checkout's code is imported.
 $(STAMPS)/nginx: $(STAMPS)/venv
 	@mkdir -p $(STAMPS)
-	@if $(PY) tools/nginx.py --check; then :; else \
+	@if $(PY) -m tools.nginx --check; then :; else \
 		echo "nginx: installing the distribution packages"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		PKGS="nginx libnginx-mod-http-brotli-static"; \
@@ -60,22 +61,22 @@ $(STAMPS)/nginx: $(STAMPS)/venv
 		|| { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $$PKGS; } \
 		|| echo "nginx: could not install $$PKGS; the nginx tests will fail" >&2; \
 	fi
-	@if $(PY) tools/nginx.py --check >/dev/null; then touch $@; fi
+	@if $(PY) -m tools.nginx --check >/dev/null; then touch $@; fi
 
 build: venv node_modules
 	$(PY) build.py --out dist
 
 serve: venv node_modules build
-	$(PY) tools/serve.py --dir dist --port $(PORT)
+	$(PY) -m tools.serve --dir dist --port $(PORT)
 
 # The same dist/ behind nginx with the production config (generated into a temporary prefix; see
 # tools/nginx.py). Foreground, no root needed; Ctrl-C stops nginx and removes the prefix.
 serve-nginx: venv node_modules nginx build
-	$(PY) tools/nginx.py --dir dist --port $(PORT)
+	$(PY) -m tools.nginx --dir dist --port $(PORT)
 
 # Regenerate deploy/nginx.conf from sitebuild/headers.py (a test fails while they differ).
 nginx-conf: venv
-	$(PY) tools/nginx.py --deploy-conf > deploy/nginx.conf
+	$(PY) -m tools.nginx --deploy-conf > deploy/nginx.conf
 
 # Two workers, one test file each at a time (a file's module fixtures, such as one live page that a
 # drag and then a worker crash share, stay in one process): the suite takes about 60% of the time it

@@ -18,13 +18,13 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None) -> int:
     parser = _Parser(prog="build.py", description=__doc__)
     parser.add_argument("--out", required=True, type=Path, help="output directory (created or replaced)")
-    parser.add_argument("--quiet", action="store_true", help="do not print the asset manifest")
+    parser.add_argument("--quiet", action="store_true", help="do not print the asset manifest or the steps' times")
     args = parser.parse_args(argv)
 
     from sitebuild.pipeline import BuildError, build_site, manifest
 
     try:
-        result = build_site(args.out, ROOT)
+        result = build_site(args.out, ROOT, log=None if args.quiet else lambda line: print(line, file=sys.stderr))
     except (BuildError, FileNotFoundError) as exc:
         print(f"build.py: error: {exc}", file=sys.stderr)
         return 2

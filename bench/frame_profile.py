@@ -8,7 +8,8 @@ bench/trace_parse.py (nothing in ``make bench`` runs it):
     .venv/bin/python -m bench.frame_profile realtext exact      # the bench's own plan, 30 steps a widget
     FRAME_CSS='.table-wrap{mask-image:none}' .venv/bin/python -m bench.frame_profile realtext
 
-``FRAME_ROOT`` builds another checkout's page (say /work/main's) with this profiler; ``FRAME_CSS`` adds a style sheet to the live page before the steps (a suspect switched off, to see
+``FRAME_ROOT`` builds another checkout's page (say /work/main's, with its own code, in an interpreter of
+its own: bench.run._build_beside) and profiles it; ``FRAME_CSS`` adds a style sheet to the live page before the steps (a suspect switched off, to see
 whether the frame's CPU moves); ``FRAME_REPLAY=1`` also replays the step's captured markup region by
 region (``replay``), without the worker, to split the frame by region. The 5 December 2026 entry of
 docs/PERFORMANCE.md is what it found.
@@ -166,20 +167,20 @@ def replay(browser, page, kind: str, steps: int, rng: random.Random) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    root = Path(__file__).resolve().parent.parent
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
     from playwright.sync_api import sync_playwright
 
     from bench import browser as B
-    from bench.run import _serve
+    from bench.run import ROOT, _build_beside, _serve
     from bench.server import ByteLog
     from sitebuild.pipeline import build_site
 
     kinds = argv or ["realtext", "exact"]
     steps = int(os.environ.get("FRAME_STEPS", "30"))
     tmp = Path(tempfile.mkdtemp(prefix="proofroom-frames-"))
-    build_site(tmp / "site", Path(os.environ.get("FRAME_ROOT") or root))  # another checkout's page, say main's
+    if os.environ.get("FRAME_ROOT"):  # another checkout's page, say main's
+        _build_beside(Path(os.environ["FRAME_ROOT"]).resolve(), tmp / "site")
+    else:
+        build_site(tmp / "site", ROOT)
     server, url = _serve(tmp / "site", ByteLog())
     out = {"loadAverage": os.getloadavg()}
     try:

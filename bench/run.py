@@ -748,8 +748,9 @@ def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:
     same machine load: ``beside`` holds the other page's figures."""
     from sitebuild.pipeline import build_site
 
-    roots = {"here": ROOT, **({"beside": beside} if beside else {})}
-    builders = {name: (lambda out, root=root: build_site(out, root)) for name, root in roots.items()}
+    builders = {"here": lambda out: build_site(out, ROOT)}
+    if beside is not None:
+        builders["beside"] = lambda out: _build_beside(beside, out)
     with _served_pages(builders) as (browser, pages):
         context = browser.new_context()
         opened = {}
@@ -848,8 +849,6 @@ def measure_cold_only(runs: int, beside: Path | None = None) -> dict:
 
 
 def main(argv=None) -> int:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     only = os.environ.get("BENCH_ONLY")
     beside = os.environ.get("BENCH_BESIDE")
     if only in ("cold", "sliders") and beside and not (Path(beside) / "lab").is_dir():

@@ -7,16 +7,11 @@ from its own cache never reaches the server and counts nothing, which is what "t
 
 from __future__ import annotations
 
-import sys
 import threading
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-from tools.serve import make_server  # noqa: E402
+from tools.serve import make_server
 
 
 class _CountingWriter:

@@ -279,7 +279,7 @@ def schedule_k_at(engine: str, schedule, batch: int, num_tokens: int) -> int:
     """
     if engine == "vllm":
         k = None
-        for low, high, value in schedule:
+        for low, _high, value in schedule:
             if batch >= low:
                 k = value
         return min(num_tokens, k)

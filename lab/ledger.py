@@ -32,8 +32,7 @@ __all__ = [
     "LedgerSettings", "Ledger", "expected_accepted_drafts", "expected_tokens_per_call",
     "expected_tokens_per_call_closed_form", "leviathan_speedup", "ledger", "best_lookahead",
     "speedups_by_lookahead", "speedup_grid", "cycle_breakdown", "DEFAULT_SETTINGS", "heatmap_axes",
-    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "per_token_and_speedup", "draft_ms", "verify_ms", "ledger_from_curve", "best_lookahead_from_curve",
-    "best_lookahead_on_curve",
+    "expected_accepted_from_curve", "ledger_from_accepted", "cycle_costs", "per_token_and_speedup", "draft_ms", "verify_ms", "ledger_from_curve",
 ]
 
 

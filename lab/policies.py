@@ -53,7 +53,7 @@ __all__ = [
     "Costs", "Process", "iid", "bursty", "toy", "depth_curve", "received_curve", "CONTRAST", "MAX_STATIC", "THRESHOLD_CAP",
     "HEURISTIC_START", "stationary", "static_policy", "best_static", "heuristic_policy", "threshold_policy",
     "oracle_policy", "state_aware_policy", "evaluate_policies", "POLICY_NAMES", "heuristic_tail_bound",
-    "heuristic_truncation", "simulate", "heuristic_strip", "oracle_bound", "TRUNCATION_TOLERANCE", "cached",
+    "heuristic_truncation", "oracle_bound", "TRUNCATION_TOLERANCE", "cached",
 ]
 
 CONTRAST = 0.75             # h: how far the good and bad states sit from the mean alpha
@@ -615,8 +615,8 @@ def _policy_iteration(blocks, costs, max_k, ks):
         changed = False
         for s in range(n):
             def score(k):
-                tokens, nxt = blocks[s][k]
-                return tokens - gain * costs.cycle(k) + sum(p * h for p, h in zip(nxt, bias))
+                tokens, nxt = blocks[s][k]  # noqa: B023 (called in this iteration)
+                return tokens - gain * costs.cycle(k) + sum(p * h for p, h in zip(nxt, bias))  # noqa: B023 (called in this iteration)
             current = score(ks[s])
             best_k, best = ks[s], current
             for k in range(1, max_k + 1):
@@ -879,7 +879,7 @@ def _heuristic_chain(process, k_max, cache=None):
     rows, tokens, drafts = [], [], []
     for k in range(floor, k_max + 1):
         up, down = min(k + 2, k_max), max(floor, k - 1)
-        for s, prefix in enumerate(prefixes):
+        for prefix in prefixes:
             row = {}
             for z, p in enumerate(prefix.full_next[k]):
                 if p > 0:

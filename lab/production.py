@@ -18,7 +18,10 @@ Standard library only.
 """
 
 import math
+from array import array
 from functools import lru_cache
+from itertools import islice
+from typing import NamedTuple
 
 from . import serving
 from .serving_sweep import cycles_in_batch, step_in_batch
@@ -120,27 +123,38 @@ def k_by_batch(settings: serving.ServingSettings, max_lookahead: int = 12, curve
             return list(done.value)
 
 
-_KEPT: dict = {}   # k_by_batch's last answers, by settings without batch and lookahead
+class Priced(NamedTuple):
+    """One schedule :func:`k_by_batch_steps` computed, kept with the steps it was priced from: ``ks`` its answer,
+    ``(best k, its speedup)`` by batch from 1; ``plain`` the plain step by batch and ``cycles[k - 1]`` lookahead
+    ``k``'s cycle by batch (ms, on the key's curve) for k up to the largest best k (the k a schedule drawn from ``ks``
+    can run, :func:`steady_schedule`). The production terms' TPOT sweeps (:func:`tpots_by_batch`, through
+    :func:`_priced`) read the steps instead of pricing them again; nothing else does. The steps are ``array("d")``:
+    the very floats, 8 bytes each instead of a float object and its pointer."""
+    ks: tuple
+    plain: array
+    cycles: tuple
+
+
+# k_by_batch's last KEEP schedules, each a Priced, by (the settings as _kept_as files them, max_lookahead, curve, cap):
+# a cache, the oldest out first, the only state here (tests and the benchmark clear it with _KEPT.clear())
+_KEPT: dict = {}
 KEEP = 16
-# the steps the last answer computed afresh was priced from: (its key, its answer, the plain step by batch, each k's
-# cycle by batch), which the production terms' TPOT sweeps read (_priced) while that answer is still kept
-_PRICED: list = [None]
 
 
 def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12, every: int = 32, curve=None,
                      cap: int | None = None):
     """:func:`k_by_batch` as a generator that pauses every ``every`` batches (the in-browser
     suite answers a reader between two pauses, :func:`lab.audit.run_check_steps`) and returns
-    the tuple; a kept answer returns at once."""
+    the tuple; a kept answer returns at once (kept with the steps it was priced from: :class:`Priced`)."""
     curve = None if curve is None else tuple(curve)
     key = (_kept_as(settings, curve, batch=1, lookahead=1), max_lookahead, curve, cap)
     if key in _KEPT:
-        return _KEPT[key]
+        return _KEPT[key].ks
     settings = key[0]
     target, verify, draft, _ = serving._cycle_steps(settings)
     context, per_k = settings.context, _per_k(settings, max_lookahead, curve, cap)
     plains, cycles = step_in_batch(target, 1, context), cycles_in_batch(settings, draft, verify, per_k, context)
-    result, plain_steps, rows = [], [], []
+    result, plain_steps, rows = [], array("d"), []
     for batch in range(1, schedule_limit(settings) + 1):
         plain, row = plains(batch), cycles(batch)
         best_k, best = 0, float("-inf")
@@ -155,24 +169,33 @@ def k_by_batch_steps(settings: serving.ServingSettings, max_lookahead: int = 12,
             yield
     if len(_KEPT) >= KEEP:
         _KEPT.pop(next(iter(_KEPT)))
-    _KEPT[key] = tuple(result)
-    _PRICED[0] = (key, _KEPT[key], plain_steps, {k: [row[i] for row in rows] for i, (k, _, _) in enumerate(per_k)})
-    return _KEPT[key]
+    # the cycles of the k a schedule can run, by k: a steady schedule (steady_schedule) runs a batch's best k or keeps
+    # the k of the batch before, so none above the largest best k
+    top = max(result)[0]   # (k, speedup) pairs: the largest k first
+    _KEPT[key] = Priced(tuple(result), plain_steps, tuple(array("d", steps) for steps in islice(zip(*rows), top)))
+    return _KEPT[key].ks
 
 
 def _priced(settings: serving.ServingSettings, curve, k: int, last: int):
-    """What :func:`k_by_batch_steps` priced last, by batch from 1 to at least ``last``: the plain step (``k`` 0) or
-    lookahead ``k``'s cycle on ``curve``, if it priced them at ``settings`` (as it files them: batch and lookahead 1;
-    the plain step whatever the curve) and its answer is still kept (a cleared :data:`_KEPT` lets nothing through),
-    else None: the very floats :func:`lab.serving.plain_tokens_per_second` and :func:`lab.serving.spec_tokens_per_second`
-    would price again (both from :mod:`lab.serving_sweep`)."""
-    if _PRICED[0] is None:
-        return None
-    key, answer, plain_steps, cycles = _PRICED[0]
-    if (_KEPT.get(key) is not answer or key[0] != settings.with_(batch=1, lookahead=1)
-            or (k and (key[2] != curve or k not in cycles)) or last > len(plain_steps)):
-        return None
-    return plain_steps if k == 0 else cycles[k]
+    """The plain step (``k`` 0) or lookahead ``k``'s cycle on ``curve``, by batch from 1 to at least ``last``, from a
+    schedule :data:`_KEPT` holds (a :class:`Priced`) priced at ``settings`` as :func:`k_by_batch_steps` files them
+    (batch and lookahead 1), else None: the very floats :func:`lab.serving.plain_tokens_per_second` and
+    :func:`lab.serving.spec_tokens_per_second` would price again (all from :mod:`lab.serving_sweep`). It matches what
+    the steps depend on and no more: the settings; for a cycle the curve too, and ``k`` among the cycles kept; and
+    ``last`` within the batches priced. A cleared :data:`_KEPT` lets nothing through.
+
+    >>> s = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED)
+    >>> _KEPT.clear(); ks = k_by_batch(s, 4)
+    >>> filed = _kept_as(s, None, batch=1, lookahead=1)
+    >>> _priced(filed, None, 0, len(ks))[4] == serving.step_time_ms(serving.TARGETS[s.target], s, 5, 1, s.context)
+    True
+    >>> _priced(filed, None, 5, 1), _priced(filed, (0.8,) * 12, 2, 1), _priced(filed, None, 0, len(ks) + 1)
+    (None, None, None)
+    """
+    for (filed, _, on, _), kept in _KEPT.items():
+        if filed == settings and last <= len(kept.plain) and (k == 0 or (on == curve and k <= len(kept.cycles))):
+            return kept.plain if k == 0 else kept.cycles[k - 1]
+    return None
 
 
 def _kept_as(settings: serving.ServingSettings, curve, **changes) -> serving.ServingSettings:
@@ -306,8 +329,8 @@ def schedule_rises(settings: serving.ServingSettings, steady, curve=None) -> lis
         kept = 1.0 if low == 0 else serving.speedup_at(settings.with_(lookahead=low), batch, context, curve)
 
         def added(b):
-            return (serving.verify_step_ms(settings.with_(lookahead=high), b, context)
-                    - serving.verify_step_ms(settings.with_(lookahead=low), b, context)) / (high - low)
+            return (serving.verify_step_ms(settings.with_(lookahead=high), b, context)  # noqa: B023 (called in this iteration)
+                    - serving.verify_step_ms(settings.with_(lookahead=low), b, context)) / (high - low)  # noqa: B023 (called in this iteration)
 
         tokens = batch * serving.verify_tokens(settings.with_(lookahead=high))
         message = tokens * target.hidden * serving.ACTIVATION_BYTES

@@ -61,7 +61,8 @@ from .realtext_training import (DRAFT_MIN_COUNT, FORMAT, ORDER, PRETOKEN, VOCABU
 from .realtext_rows import (DISCOUNT, LEVELS_KEPT, RESIDUAL_DRAWS, ROWS_KEPT, SCALE, UNITS, Base, ChainRow, Level,
                             Model, ModelUnavailable, OneHotRow, Row, Table, TemperedRow, argmax, cumulative,
                             float_ratio, kn_row, one_hot, sample_row, unigram_row)
-from .realtext_rows import _MODELS, _example_model  # noqa: F401 (the loaded models; the examples' model)
+from .realtext_rows import _MODELS  # the loaded models: "default" (default_model, below), "example" (realtext_rows)
+from .realtext_rows import _example_model  # noqa: F401 (the examples' model, for the doctests and tests)
 from .realtext_rule import (PROMPT_LOOKUP, PROPOSERS, Drafts, ResidualRow, acceptance_probability, first_alpha,
                             first_token_law, overlap, prompt_lookup, propose, residual, run_cycle, verify_block)
 from .realtext_rule import _Drawn  # noqa: F401 (a draw made earlier, for the checks)
@@ -212,7 +213,7 @@ def summarise(cycles: list[dict], k: int, analytic: bool = True) -> dict:
     accepted / drafted (the engines' ratio); ``meanFirstAlpha`` the analytic first-position
     acceptance (:func:`first_alpha`) averaged over the calls that drafted, or, with ``analytic``
     False, None (a lazy run's records then keep theirs uncomputed)."""
-    from . import ledger, traces
+    from . import traces
 
     calls = len(cycles)
     drafted = sum(len(c["drafts"]) for c in cycles)
@@ -261,9 +262,6 @@ def run_document(model: Model, values: dict, compare: bool = False) -> dict:
 
 
 # --- loading --------------------------------------------------------------------------------------
-
-_MODELS: dict = {}
-
 
 def load_model(data: bytes) -> Model:
     return Model(data)

@@ -438,7 +438,7 @@ def first_token_law(p, q) -> list[Fraction]:
     for token, q_x in enumerate(q):
         if not q_x:
             continue
-        outcome_law = uniform_law(lambda rng: verify_block([token], [p, p], [q], rng, sample=marker)[0][0])
+        outcome_law = uniform_law(lambda rng: verify_block([token], [p, p], [q], rng, sample=marker)[0][0])  # noqa: B023 (called in this iteration)
         for outcome, weight in outcome_law.items():
             if isinstance(outcome, tuple):
                 sampled[outcome[1]] = sampled.get(outcome[1], ZERO) + q_x * weight

@@ -99,7 +99,7 @@ from . import serving_load, serving_memory, serving_presets, serving_step
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
-from .serving_load import curves_cross, latency_curve, load_curves
+from .serving_load import load_curves
 from .serving_load import *  # noqa: F401,F403
 from .serving_load import (_per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
@@ -107,8 +107,8 @@ from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
 from .serving_presets import _distinct, _with_count  # noqa: F401
-from .serving_memory import (fits_instead_text, max_batch_in_memory, memory_available_bytes, memory_needed_bytes,
-                             memory_needed_grid)
+from .serving_memory import (fits_instead_text, held_weight_bytes, max_batch_in_memory, memory_available_bytes,
+                             memory_needed_bytes, memory_needed_grid)
 from .serving_memory import *  # noqa: F401,F403
 from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, ServingSettings, effective_ridge, kv_bytes_per_token,
                            ridge_point, step_regime, tokens_per_cycle, verify_tokens, weight_bytes)

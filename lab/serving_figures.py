@@ -546,7 +546,7 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
         ends = [none_at if c is None else sx(c) for c in (central, *others)]
         body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
                     f'stroke-width="2"/>')
-        for x, c in zip(ends[1:], others):
+        for x in ends[1:]:  # one tick per other acceptance
             body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
         # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
         # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is

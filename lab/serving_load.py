@@ -5,7 +5,8 @@ re-exports every name here. Standard library only.
 """
 
 from .serving_calibration import ENGINES
-from .serving_step import (DEFAULT_SETTINGS, ServingSettings, ngram_cycle_ms,
+from .serving_step import DEFAULT_SETTINGS  # noqa: F401 (the doctests' settings)
+from .serving_step import (ServingSettings, ngram_cycle_ms,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, tokens_per_cycle)
 from .serving_memory import max_batch_in_memory

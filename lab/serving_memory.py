@@ -12,8 +12,9 @@ module may have; :mod:`lab.serving` re-exports every name here. Standard library
 from .serving_calibration import ENGINES
 from .serving_engine_memory import engine_memory_bytes
 from .serving_presets import DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS  # noqa: F401 (DRAFTS: a doctest)
-from .serving_step import (DEFAULT_SETTINGS, MAX_BATCH, MEASURED, ServingSettings, _models, kv_bytes_per_sequence,
-                           pass_precision, verify_tokens, weight_bytes)
+from .serving_step import DEFAULT_SETTINGS  # noqa: F401 (the doctests' settings)
+from .serving_step import (MAX_BATCH, MEASURED, ServingSettings, _models, kv_bytes_per_sequence, pass_precision,
+                           verify_tokens, weight_bytes)
 
 __all__ = ["held_weight_bytes", "memory_needed_bytes", "memory_needed_grid", "state_slots", "memory_available_bytes", "max_batch_in_memory",
            "memory_note", "GPU_COUNTS", "fits_instead", "fits_instead_text"]

@@ -16,7 +16,8 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, cycle
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_sglang import eager_extend_here, extend_tokens
-from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, TERA, Gpu, Precision,
+from .serving_presets import TERA  # noqa: F401 (a doctest's unit)
+from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, softmax_layers, used_params)
 

@@ -708,7 +708,7 @@ def tree_value(parents: Sequence[int], rank_probs: Sequence) -> float | Fraction
     Fraction(2, 1)
     """
     reach, seen = [], {}
-    for node, parent in enumerate(parents):
+    for parent in parents:
         if parent < 0:
             reach.append(rank_probs[0] ** 0)
             continue

@@ -411,7 +411,7 @@ def read_controls(raw, controls) -> tuple[dict, list[str]]:
         if control.name not in values:
             params[control.name] = _typed(control, control.default) if isinstance(control, Slider) else control.default
             continue
-        reader = (lambda value, name: reader_note(control, value, name)) if isinstance(control, Slider) else control.read
+        reader = (lambda value, name: reader_note(control, value, name)) if isinstance(control, Slider) else control.read  # noqa: B023 (called in this iteration)
         params[control.name], note = reader(values[control.name], label)
         if note:
             notes.append(note)

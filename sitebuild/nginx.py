@@ -120,7 +120,7 @@ def server_block(root: str, listen: str, server_name: str = "_") -> list[str]:
 def deploy_conf(root: str = DEPLOY_ROOT) -> str:
     head = [
         "# nginx config for the built site (dist/). GENERATED from sitebuild/headers.py by",
-        "# `python tools/nginx.py --deploy-conf > deploy/nginx.conf`; edit the table, not this file.",
+        "# `python -m tools.nginx --deploy-conf > deploy/nginx.conf`; edit the table, not this file.",
         "#",
         "# Install: copy dist/ to " + root + " (or change `root`), put this file in",
         "# /etc/nginx/conf.d/ (it belongs in the http context), then `nginx -t && nginx -s reload`.",

@@ -10,9 +10,11 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from . import assets, headers, jsmin, labsplit, palette, sources, stdlib, stdlib_compile
 from .compress import Compressor
@@ -135,6 +137,67 @@ def widget_data_files(root: Path) -> list[tuple[str, str, bytes, str]]:
     return files
 
 
+@contextmanager
+def _step(log: Callable[[str], None] | None, name: str):
+    """One named step of the build, logged with its wall time when there is a log (build.py's stderr)."""
+    start = time.perf_counter()
+    yield
+    if log is not None:
+        log(f"build: {name:<12} {time.perf_counter() - start:6.2f} s")
+
+
+def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True,
+                 log: Callable[[str], None] | None = None) -> dict:
+    """The whole site into `stage`, one named step after another: each writes its files and adds what
+    it published to `published` (logical name -> hashed name), which the page config and the pages read."""
+    published: dict[str, str] = {}
+    with _step(log, "lab"):
+        lab_views = _import_lab(root)
+    with _step(log, "runtime"):
+        pyodide_dirname, core = _write_runtime(stage, root, _write)
+    with _step(log, "scripts"):
+        _write_scripts(stage, root, _write, published)
+    with _step(log, "lab files"):
+        pieces = _write_lab(stage, root, _write, published, split_lab)
+    with _step(log, "stdlib"):
+        trimmed = _write_stdlib(stage, root, _write, published, core)
+    with _step(log, "data files"):
+        data_assets = _write_data_files(stage, root, _write, published)
+    with _step(log, "config"):
+        config = _page_config(pyodide_dirname, core, published, pieces, trimmed, data_assets, _write)
+    with _step(log, "pages"):
+        _write_pages(stage, root, _write, published, config, pieces.widget_modules, lab_views)
+    with _step(log, "bench pages"):
+        _render_bench(stage, root, pyodide_dirname, _write)
+    # The static hosts' header rules, from the same table the servers use (not compressed, not served).
+    (stage / "_headers").write_text(headers.netlify_headers(_write.files))
+    return {"assets": published, "config": config}
+
+
+def _import_lab(root: Path):
+    """lab.views, imported from `root`'s lab/: the page is rendered by the lab it ships. The caller
+    puts `root` first on sys.path (build.py is run from it; the tests, `python -m bench` and the
+    editable install do the same); a build of another checkout runs in an interpreter of its own
+    (bench.run._build_beside), since this one may already hold a lab."""
+    import lab
+    import lab.figures  # noqa: F401  (the page config's figure widths)
+    import lab.views
+
+    where = Path(lab.__file__).resolve().parent
+    if where != root / "lab":
+        raise BuildError(f"this interpreter's lab is {where}, not {root / 'lab'}: build {root} from its own "
+                         f"directory (cd {root} && python build.py --out DIR)")
+    return lab.views
+
+
+def _write_runtime(stage: Path, root: Path, _write: _Writer) -> tuple[str, dict[str, bytes]]:
+    """The self-hosted Pyodide runtime (its hashed directory's name and files, by name)."""
+    pyodide_dirname, core = assets.pyodide_core(root / "node_modules" / "pyodide")
+    for name, data in core.items():
+        _write(stage / pyodide_dirname / name, data)
+    return pyodide_dirname, core
+
+
 def _with_palette(name: str, data: bytes) -> bytes:
     """style.css with the figures' colours written in from lab.figures (sitebuild/palette.py); other files
     as they are."""
@@ -146,20 +209,9 @@ def _with_palette(name: str, data: bytes) -> bytes:
         raise BuildError(str(exc)) from None
 
 
-def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = True) -> dict:
-
-    # Import the lab from this tree, not from whatever happens to be installed.
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    import lab.figures
-    import lab.views
-    from . import mathml
-
-    pyodide_dirname, core = assets.pyodide_core(root / "node_modules" / "pyodide")
-    for name, data in core.items():
-        _write(stage / pyodide_dirname / name, data)
-
-    published: dict[str, str] = {}
+def _write_scripts(stage: Path, root: Path, _write: _Writer, published: dict[str, str]) -> None:
+    """site/'s files under hashed names, the scripts minified with a source map beside each, style.css with
+    the figures' colours the build writes into it (_with_palette)."""
     files = assets.site_files(root / "site", _with_palette)
     scripts = jsmin.minify_scripts({n: d for n, d in files.items() if n.endswith(".js")}, root)
     for name, data in files.items():
@@ -173,8 +225,17 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
             published[name] = assets.hashed_name(name, data)
         _write(stage / published[name], data)
 
-    # The lab in pieces (sitebuild/labsplit.py): the core the worker boots on, and a chunk per set of
-    # widgets sharing modules, fetched when one of them nears the viewport (each form's data-modules).
+
+class _Lab(NamedTuple):
+    zip: bytes                              # the core (the whole lab when not split)
+    chunks: dict[str, list[str]]            # each chunk's published name -> its module paths
+    widget_modules: dict[str, list[str]]    # widget kind -> the published chunks it loads
+    audit: list[str]                        # the chunks the seed audit needs beyond the core
+
+
+def _write_lab(stage: Path, root: Path, _write: _Writer, published: dict[str, str], split_lab: bool) -> _Lab:
+    """The lab in pieces (sitebuild/labsplit.py): the core the worker boots on, and a chunk per set of
+    widgets sharing modules, fetched when one of them nears the viewport (each form's data-modules)."""
     from lab import instruments
 
     lab_zip, chunks, parts = assets.lab_split_zips(root / "lab", instruments.SEED, instruments.widget_names())
@@ -189,25 +250,38 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         _write(stage / published[f"{name}.zip"], data)
         lab_chunks[published[f"{name}.zip"]] = labsplit.module_paths(parts.chunks[name], "lab")
     widget_modules = {kind: [published[f"{name}.zip"] for name in names] for kind, names in parts.widgets.items()}
+    return _Lab(lab_zip, lab_chunks, widget_modules, [published[f"{name}.zip"] for name in parts.audit])
 
-    # The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py), compiled
-    # (sitebuild/stdlib_compile.py); the distribution's full python_stdlib.zip, source as shipped,
-    # stays in the runtime directory for the bare page.
+
+def _write_stdlib(stage: Path, root: Path, _write: _Writer, published: dict[str, str], core: dict[str, bytes]) -> bytes:
+    """The article's worker loads only the stdlib modules it imports (sitebuild/stdlib.py), compiled
+    (sitebuild/stdlib_compile.py); the distribution's full python_stdlib.zip, source as shipped,
+    stays in the runtime directory for the bare page. Returns the published zip's bytes."""
     source = stdlib.trimmed_zip_bytes(core["python_stdlib.zip"], root / "lab")
     trimmed = stdlib_compile.compiled_zip_bytes(source, root)
     published["python_stdlib.zip"] = assets.hashed_name("python_stdlib.zip", trimmed)
     _write(stage / published["python_stdlib.zip"], trimmed)
+    return trimmed
 
-    # Files a widget reads that are not part of the page's first load: the worker fetches a kind's
-    # files before its first request (warm, sent as the widget comes near) and writes each where
-    # the lab reads it.
+
+def _write_data_files(stage: Path, root: Path, _write: _Writer, published: dict[str, str]) -> dict[str, list[dict]]:
+    """Files a widget reads that are not part of the page's first load: the worker fetches a kind's
+    files before its first request (warm, sent as the widget comes near) and writes each where the
+    lab reads it. Returns the page config's dataAssets."""
     data_assets: dict[str, list[dict]] = {}
     for kind, name, data, path in widget_data_files(root):
         published[name] = assets.hashed_name(name, data)
         _write(stage / published[name], data)
         data_assets.setdefault(kind, []).append({"url": published[name], "path": path})
+    return data_assets
 
-    config = {
+
+def _page_config(pyodide_dirname: str, core: dict[str, bytes], published: dict[str, str], pieces: _Lab,
+                 trimmed: bytes, data_assets: dict[str, list[dict]], _write: _Writer) -> dict:
+    """The JSON the front end reads from <script id="lab-config"> (docs/ARCHITECTURE.md, "Seams")."""
+    import lab.figures as figures
+
+    return {
         "pyodideIndexURL": f"{pyodide_dirname}/",
         "stdlibURL": published["python_stdlib.zip"],
         "labZipURL": published["lab.zip"],
@@ -216,25 +290,36 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
         "workerURL": published.get("worker.js", ""),
         # what the worker fetches to boot (uncompressed, as a response body reads), for the
         # progress line: the runtime's fetched files, the trimmed standard library and the lab
-        "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(lab_zip) + len(trimmed),
+        "bootBytes": sum(len(core[name]) for name in BOOT_FETCHED if name in core) + len(pieces.zip) + len(trimmed),
         # the same files as they travel to a browser that takes brotli (what the servers send), so
         # the progress line can name the download's real size
         "bootWireBytes": sum(_write.wire_size(name, data) for name, data in
                              [*((n, core[n]) for n in BOOT_FETCHED if n in core),
-                              ("lab.zip", lab_zip), ("python_stdlib.zip", trimmed)]),
+                              ("lab.zip", pieces.zip), ("python_stdlib.zip", trimmed)]),
         "dataAssets": data_assets,
         # module -> the chunk that holds it, by chunk: the worker loads a chunk when an import misses
         # (an import inside a core function that only some settings reach)
-        "labChunks": lab_chunks,
+        "labChunks": pieces.chunks,
         # the chunks the seed audit (and the exact sampler's first render) needs beyond the core: the
         # page loads them once it is live, before it asks for either
-        "labAudit": [published[f"{name}.zip"] for name in parts.audit],
+        "labAudit": pieces.audit,
         # the figure widths the page may ask the lab for (app.js reads them; lab.figures clamps to them)
-        "figureWidths": {"min": lab.figures.MIN_WIDTH, "max": lab.figures.MAX_WIDTH, "step": lab.figures.WIDTH_STEP},
+        "figureWidths": {"min": figures.MIN_WIDTH, "max": figures.MAX_WIDTH, "step": figures.WIDTH_STEP},
     }
+
+
+def _write_pages(stage: Path, root: Path, _write: _Writer, published: dict[str, str], config: dict,
+                 widget_modules: dict[str, list[str]], lab_views) -> None:
+    """index.html (the article, every widget pre-rendered by lab.views.page_context()) and the appendix
+    page: the long tables of rows the article's folds link to (APPENDIX), out of its first load; not
+    hashed, since the article's plain links name it."""
+    from lab import instruments
+
+    from . import mathml
+
     env = _jinja_env(root / "templates")
     mathml.register(env)
-    context, byline = lab.views.page_context(), publication(root)   # both pages read them
+    context, byline = lab_views.page_context(), publication(root)   # both pages read them
     html = env.get_template("article.html.j2").render(
         lab=context,
         assets=published,
@@ -245,8 +330,6 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     )
     html = labsplit.mark_widgets(html, widget_modules, instruments.NAMES)
     _write(stage / "index.html", assets.minify_html(assets.glue_citations(mathml.glue_punctuation(html))).encode("utf-8"))
-    # The appendix page: the long tables of rows the article's folds link to (APPENDIX), out of its first
-    # load; not hashed, since the article's plain links name it.
     appendix = env.get_template("appendix.html.j2").render(lab=context, assets=published,
                                                            csp=META_CONTENT_SECURITY_POLICY,
                                                            publication=byline)
@@ -254,11 +337,6 @@ def _render_site(stage: Path, root: Path, _write: _Writer, split_lab: bool = Tru
     if missing:
         raise BuildError(f"the article links to appendix parts the appendix page lacks: {', '.join(missing)}")
     _write(stage / APPENDIX, assets.minify_html(appendix).encode("utf-8"))
-
-    _render_bench(stage, root, pyodide_dirname, _write)
-    # The static hosts' header rules, from the same table the servers use (not compressed, not served).
-    (stage / "_headers").write_text(headers.netlify_headers(_write.files))
-    return {"assets": published, "config": config}
 
 
 def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer) -> None:
@@ -276,12 +354,13 @@ def _render_bench(stage: Path, root: Path, pyodide_dirname: str, _write: _Writer
 
 
 def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: Path | None = None,
-               split_lab: bool = True) -> dict:
+               split_lab: bool = True, log: Callable[[str], None] | None = None) -> dict:
     """Build into `out` (replacing a previous build there); return the assets/config mapping.
 
     compress: write .br/.gz siblings (see sitebuild.compress), cached in `cache_dir` (default
     ROOT/.cache/compressed). split_lab: the lab in a core and chunks (sitebuild/labsplit.py); False
-    ships it whole in the first load, the page before the split, which `make bench` measures beside it."""
+    ships it whole in the first load, the page before the split, which `make bench` measures beside it.
+    log: called with one line per named step and its wall time (build.py passes stderr's print)."""
     out = Path(out).absolute()
     root = Path(root).resolve()
     sizer = Compressor(cache_dir or root / ".cache" / "compressed")
@@ -290,7 +369,7 @@ def build_site(out: Path, root: Path = ROOT, compress: bool = True, cache_dir: P
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
-        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab)
+        result = _render_site(stage, root, _Writer(stage, compressor, sizer), split_lab, log)
         (stage / MARKER).write_text(MARKER_TEXT)
         # mkdtemp makes 0700; a static site dir should be world-readable like everything inside.
         os.chmod(stage, 0o755)

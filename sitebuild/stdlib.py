@@ -301,7 +301,8 @@ def trimmed_zip_bytes(stdlib_zip: bytes, lab_dir: Path, runtime: list[str] | Non
 
 # --- tracing under Node + Pyodide --------------------------------------------------------------
 
-RUNNER = ROOT / "tests" / "node" / "run_lab.mjs"
+# Python under the npm Pyodide in Node with a lab zip unpacked (the tests run lab code under Node with it too).
+RUNNER = Path(__file__).with_name("run_lab.mjs")
 
 
 # Python that reports the stdlib modules imported so far (by their zip origin), as JSON on stdout.
@@ -452,8 +453,6 @@ def main(argv=None) -> int:
                              "rewrite stdlib_runtime.txt (entries already there are kept)")
     parser.add_argument("--show", action="store_true", help="list the trimmed zip's modules")
     args = parser.parse_args(argv)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     import gzip
     import tempfile
 

@@ -4,15 +4,20 @@ The expected values are literals on purpose: the site audit compares the strings
 with these constants, so a drift in lab/ cannot silently move both sides. Figures and summaries
 are compared with what lab.views produces in CPython for the same settings: the page must show
 exactly what the Python would.
+
+Every widget is known here by the lab's own table (lab.instruments), as the build and the worker
+know it: `VIEW[kind]` is its view, `WIDGET[kind]` its element (`#KIND-lab`), `FIGURES[kind]` its
+figure regions. A new instrument needs no line in this file or in its own site test.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
 from urllib.parse import parse_qs
 
-from lab import views  # noqa: F401  (other site tests reach the lab's path through sitepage.views)
+from lab import instruments, views  # noqa: F401  (other site tests reach the lab's path through sitepage.views)
 from lab.figures import MAX_WIDTH, MIN_WIDTH, WIDTH_STEP
-from lab.widgets import exact as exact_widget, ledger as ledger_widget
 
 EXPECTED_COUNTER = "20/20 speculative decoding checks passed"
 EXPECTED_MARK = "\u2713 verified in this browser"
@@ -28,9 +33,52 @@ RENDER_TIMEOUT_MS = 10_000
 
 # The least a rendered figure holds: the heatmap's selection is one outline on its own canvas.
 MIN_FIGURE_PARTS = {"heatmapSelection": 1}
-FIGURES = {"ledger": ("heatmap", "heatmapSelection", "breakdown", "table"), "exact": ("distributions", "outputs", "trace")}
-VIEW = {"ledger": ledger_widget.view, "exact": exact_widget.view}
-WIDGET = {"ledger": "#ledger-lab", "exact": "#exact-lab"}
+
+# The widgets, found as the build and the worker find them: every name in lab.instruments' table
+# (lab.instruments.widget_names()), so a new instrument needs nothing here. The seed's two come first.
+SEED = instruments.SEED
+
+
+class _ByWidget(Mapping):
+    """name -> what `find(name)` gives, for every widget in lab.instruments' table, in page order;
+    a name not in the table is a KeyError naming the valid ones (lab.instruments.part's)."""
+
+    def __init__(self, find):
+        self._find = find
+
+    def __getitem__(self, name):
+        return self._find(name)
+
+    def __iter__(self):
+        return iter(instruments.widget_names())
+
+    def __len__(self):
+        return len(instruments.widget_names())
+
+
+def _view(name):
+    """The widget's view (lab/widgets/NAME.py), imported on first use as the worker does."""
+    return instruments.part("widgets", name).view
+
+
+@cache
+def _figures(name) -> tuple[str, ...]:
+    """The figure regions the widget's view fills (its `figures`' names, at the defaults the build
+    renders): app.js puts each into the form's [data-figure=NAME]."""
+    return tuple(_view(name)(None)["figures"])
+
+
+def _selector(name) -> str:
+    """The widget's element: its partial's <figure class="lab-widget" id="NAME-lab">
+    (tests/test_instruments_scaffold.py holds every partial to it)."""
+    if not instruments.is_widget(name):
+        raise KeyError(f"unknown widget {name!r}; valid: {', '.join(instruments.widget_names())}")
+    return f"#{name}-lab"
+
+
+VIEW = _ByWidget(_view)
+FIGURES = _ByWidget(_figures)
+WIDGET = _ByWidget(_selector)
 
 
 # What app.js asks for: the first figure panel's width in steps of WIDTH_STEP px, within MIN_WIDTH..MAX_WIDTH
@@ -153,10 +201,7 @@ def wait_url_written(pg, timeout=RENDER_TIMEOUT_MS) -> None:
 def default_pairs() -> set[str]:
     """Every widget's default settings as "key=value" pairs: what the page is built with, and what
     the address leaves out (app.js writes only the settings that differ)."""
-    from lab import instruments
-
-    joined = [ledger_widget.view()["query"], exact_widget.view()["query"]]
-    joined += [instruments.part("widgets", name).view(None)["query"] for name in instruments.NAMES]
+    joined = [VIEW[name](None)["query"] for name in instruments.widget_names()]
     return {pair for query in joined for pair in query.split("&") if pair}
 
 

@@ -94,9 +94,9 @@ def test_the_dspark_rows_are_the_table_as_published():
     (to the table's rounding), so no share was mistyped; and they never rise with position (unconditional)."""
     rows = {name: entry for name, entry in CURVES.items() if name.startswith("dspark-llama1b-")}
     assert len(rows) == 9
-    for name, (family, kind, values, label, source, licence) in rows.items():
+    for curve_family, kind, values, _label, source, licence in rows.values():
         printed = float(source.rsplit("acceptance length ", 1)[1].rstrip(")"))
-        assert family == "draft" and kind == "unconditional" and len(values) == 8 and licence == "Apache-2.0"
+        assert curve_family == "draft" and kind == "unconditional" and len(values) == 8 and licence == "Apache-2.0"
         assert 1 + sum(values) == pytest.approx(printed, abs=0.0015)
         assert all(later <= earlier for earlier, later in zip(values, values[1:]))
 

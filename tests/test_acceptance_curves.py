@@ -127,7 +127,7 @@ def test_the_k4_and_k5_engine_curves_reproduce_their_printed_figures():
 
 def test_engine_curves_are_unconditional_rates_that_never_rise():
     """An unconditional rate (every draft up to position i survived) cannot rise with i, and lies in [0, 1]."""
-    for name, (family, kind, values, *_) in CURVES.items():
+    for name, (_family, kind, values, *_) in CURVES.items():
         if kind != "unconditional":
             continue
         assert all(0.0 <= a <= 1.0 for a in values), name

@@ -40,7 +40,7 @@ def test_no_instrument_recommends_past_the_plateau(name):
     limit = start + 1
     uncapped_deeper = False
     for cost in (0.0, 0.002, 0.01, 0.05):   # a draft pass as a share of the target's
-        best = acceptance.best_lookahead(lambda k: curve.length(k) / (1 + cost * k), curve, 16)
+        best = acceptance.best_lookahead(lambda k: curve.length(k) / (1 + cost * k), curve, 16)  # noqa: B023 (called in this iteration)
         assert best["k"] <= limit, (cost, best)
         uncapped_deeper |= best["uncappedK"] > limit
     assert uncapped_deeper or curve.length(16) - curve.length(limit) < acceptance.PLATEAU_GAIN

@@ -90,7 +90,7 @@ def test_every_table_row_says_where_it_was_read():
 
 
 def test_removed_and_unverified_names_are_never_printed():
-    for _, _, engine, answer in ANSWERS:
+    for *_, answer in ANSWERS:
         text = answer["config"]["text"]
         for gone in ("--draft-max", "--draft-min", "acceptance_rate_threshold", "--speculative-model "):
             assert gone not in text
@@ -155,7 +155,7 @@ def test_the_moe_schedule_is_not_monotone_and_still_reproduced():
 
 
 def test_cost_arithmetic():
-    for name, d in DEPLOYMENTS.items():
+    for d in DEPLOYMENTS.values():
         prod = deployment.engine_answer(d, PERCENT, "vllm", 3.2, 40.0)["production"]
         for key in ("plain", "speculative", "scheduled"):
             t = prod[key]

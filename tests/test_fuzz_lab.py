@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from numbers import Number
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from lab import cli, exact, urlstate

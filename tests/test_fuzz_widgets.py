@@ -16,7 +16,6 @@ minute on a busy 2-core machine once the real-text model is cached (about 7 s of
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import pytest

@@ -61,7 +61,7 @@ def test_lab_zip_is_stable_and_python_only():
 
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory):
-    """(out, html_before_minification): a second whole build of the checkout, into a directory an
+    """(out, html_before_minification, logged_steps): a second whole build of the checkout, into a directory an
     earlier build left stale files in, with the page's HTML recorded as it went into
     assets.minify_html (whose output the build still writes, unchanged). One build serves both the
     reproducibility test and the minification test, which each made a build of their own."""
@@ -71,18 +71,27 @@ def rebuilt(tmp_path_factory):
     out.mkdir()
     (out / MARKER).write_text("from an earlier build\n")
     (out / "app.00000000.js").write_text("stale")
-    minify, seen = pipeline.assets.minify_html, []
+    minify, seen, logged = pipeline.assets.minify_html, [], []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline.assets, "minify_html", lambda html: seen.append(html) or minify(html))
-        build_site(out, ROOT)
+        build_site(out, ROOT, log=logged.append)
     assert len(seen) == 2, "the build minifies the article's HTML once, then the appendix page's"
     assert 'id="appendix-validation"' in seen[1] and 'id="appendix-validation"' not in seen[0]
-    return out, seen[0]
+    return out, seen[0], logged
 
 
 def test_rebuild_is_byte_identical_and_drops_stale_files(built_site, rebuilt):
-    out, _ = rebuilt
+    out, _, _ = rebuilt
     assert tree(out) == tree(built_site)
+
+
+def test_the_build_logs_each_named_step_with_its_time(rebuilt):
+    """One line per step of sitebuild.pipeline._render_site, in order, each with its wall time."""
+    *_, logged = rebuilt
+    steps = [re.fullmatch(r"build: (.+?) +(\d+\.\d\d) s", line) for line in logged]
+    assert all(steps), logged
+    assert [step[1] for step in steps] == ["lab", "runtime", "scripts", "lab files", "stdlib", "data files", "config",
+                                           "pages", "bench pages"]
 
 
 def test_refuses_foreign_directory(tmp_path):
@@ -302,7 +311,7 @@ def _page_structure(html: str) -> list:
 
 
 def test_html_minification_changes_nothing_a_reader_sees(built_site, rebuilt):
-    _, original = rebuilt  # the page as the build made it, before assets.minify_html
+    _, original, _ = rebuilt  # the page as the build made it, before assets.minify_html
     published = (built_site / "index.html").read_text()
     assert len(published) < len(original)
     assert _page_structure(published) == _page_structure(original)

@@ -74,9 +74,9 @@ def test_cli_serves_and_ctrl_c_leaves_nothing_running(built_site):
     except runner.NginxUnavailable as exc:
         pytest.fail(f"nginx unavailable: {exc}", pytrace=False)
     port = runner.free_port("127.0.0.1")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tools" / "nginx.py"), "--dir", str(built_site),
+    proc = subprocess.Popen([sys.executable, "-m", "tools.nginx", "--dir", str(built_site),
                              "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, cwd=ROOT)
     try:
         line = _wait_for_line(proc, "Serving")
         assert f"http://127.0.0.1:{port}/" in line
@@ -110,20 +110,20 @@ def test_cli_serves_and_ctrl_c_leaves_nothing_running(built_site):
     (["--port", "8000"], "--dir is required"),
 ])
 def test_cli_errors_are_one_line(args, fragment):
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nginx.py"), *args],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run([sys.executable, "-m", "tools.nginx", *args],
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert proc.returncode == 2 and fragment in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
 def test_missing_nginx_is_one_line(tmp_path):
     env = {**os.environ, "PROOFROOM_NGINX": str(tmp_path / "no-nginx")}
-    check = subprocess.run([sys.executable, str(ROOT / "tools" / "nginx.py"), "--check"],
-                           capture_output=True, text=True, timeout=30, env=env)
+    check = subprocess.run([sys.executable, "-m", "tools.nginx", "--check"],
+                           capture_output=True, text=True, timeout=30, env=env, cwd=ROOT)
     assert check.returncode == 1 and len(check.stdout.strip().splitlines()) == 1
     assert "PROOFROOM_NGINX" in check.stdout
-    serve = subprocess.run([sys.executable, str(ROOT / "tools" / "nginx.py"), "--dir", str(tmp_path)],
-                           capture_output=True, text=True, timeout=30, env=env)
+    serve = subprocess.run([sys.executable, "-m", "tools.nginx", "--dir", str(tmp_path)],
+                           capture_output=True, text=True, timeout=30, env=env, cwd=ROOT)
     assert serve.returncode == 1 and len(serve.stderr.strip().splitlines()) == 1
     assert "Traceback" not in serve.stderr
 

@@ -113,8 +113,8 @@ def test_compressed_files_revalidate_with_304(base, path):
     (["--port", "8000"], "--dir"),
 ])
 def test_cli_errors_are_one_line(args, fragment):
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "serve.py"), *args],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run([sys.executable, "-m", "tools.serve", *args],  # as `make serve` runs it
+                          capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert proc.returncode == 2
     assert fragment in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -4,6 +4,7 @@ mechanism itself (a check that visits nothing fails, one that raises fails by na
 signature's shape) whatever instruments are registered."""
 
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -101,8 +102,12 @@ def test_every_widget_has_the_same_parts():
         assert _model_exists(name), name
         partial = (ROOT / "templates" / "partials" / f"{name}.html.j2").read_text()
         assert f'data-lab="{name}"' in partial, name
+        # the browser tests find a widget by this id and its figures by these names (tests/sitepage.py)
+        assert '<figure class="lab-widget' in partial and f'id="{name}-lab"' in partial, name
         widget = instruments.part("widgets", name)
         assert callable(widget.view) and callable(widget.page_context)
+        figures = set(re.findall(r'data-figure="([^"]+)"', partial))
+        assert figures == set(widget.view(None)["figures"]), name
         command = instruments.part("commands", name)
         assert callable(command.add_parser) and callable(command.run)
         assert (ROOT / "lab" / "checks" / f"{name}.py").is_file() == instruments.is_instrument(name), name

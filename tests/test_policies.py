@@ -370,6 +370,7 @@ def test_same_numbers_under_pyodide(tmp_path):
 
     from lab.checks import run_suite, signature
     from sitebuild.assets import lab_zip_bytes
+    from sitebuild.stdlib import RUNNER
 
     node = shutil.which("node")
     assert node and (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").is_file(), "node and its Pyodide are needed"
@@ -379,7 +380,7 @@ def test_same_numbers_under_pyodide(tmp_path):
             "r = checks.run_suite(['policies'])\n"
             "v = w.view('?polAcceptance=81&polBurst=70&polDraftCost=7')\n"
             "print(json.dumps({'signature': checks.signature(r), 'summary': v['summary'], 'policies': v['policies']}))\n")
-    done = subprocess.run([node, str(ROOT / "tests" / "node" / "run_lab.mjs"), str(zip_path), code],
+    done = subprocess.run([node, str(RUNNER), str(zip_path), code],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout.strip().splitlines()[-1])

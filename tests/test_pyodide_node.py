@@ -6,18 +6,16 @@ before it shows up in a reader's browser.
 """
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sitebuild.assets import lab_zip_bytes
+from sitebuild.stdlib import RUNNER
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "tests" / "node" / "run_lab.mjs"
 CODE = (
     "import json, sys, lab.audit as a\n"
     "print(json.dumps({'version': list(sys.version_info[:3]), 'signatures': a.signatures()}))\n"

@@ -142,15 +142,24 @@ def test_tpots_by_batch_is_the_reference_float(settings):
 @pytest.mark.parametrize("settings", SETTINGS[1::3], ids=_id)
 @pytest.mark.parametrize("curve", [None, tuple(CURVE[:12])], ids=["iid", "curve"])
 def test_tpots_read_from_the_schedules_sweep_are_the_ones_priced_afresh(settings, curve):
-    """After k_by_batch, tpots_by_batch reads the plain steps and cycles its sweep priced (production._priced) instead
-    of pricing them again: the very floats; a cleared _KEPT lets none of them through, nor other settings."""
+    """After k_by_batch, tpots_by_batch reads the plain steps and cycles its sweep priced, kept with its answer
+    (production.Priced, read through production._priced) instead of pricing them again: the very floats, also after
+    another schedule was computed; a cleared _KEPT lets none of them through, nor other settings or another curve."""
     production._KEPT.clear()
     filed = production._kept_as(settings, curve, batch=1, lookahead=1)
     ks = [k for k, _ in production.k_by_batch(settings, 12, curve)]
+    kept = production._KEPT[filed, 12, curve, None]
+    assert isinstance(kept, production.Priced) and list(kept.ks) == production.k_by_batch(settings, 12, curve)
+    assert len(kept.plain) == len(ks) and len(kept.cycles) == max(ks)   # the k a schedule from ks can run
+    other = filed.with_(gpus=filed.gpus * 2)
+    production.k_by_batch(other, 12, curve)   # another schedule, kept after it: the first's steps are still read
     batches = list(range(1, len(ks) + 1))
-    assert production._priced(filed, None, 0, len(ks)) is not None
-    assert all(production._priced(filed, curve, k, len(ks)) is not None for k in set(ks) - {0})
-    assert production._priced(filed.with_(gpus=filed.gpus * 2), None, 0, 1) is None
+    assert production._priced(filed, None, 0, len(ks)) is kept.plain
+    assert all(production._priced(filed, curve, k, len(ks)) is kept.cycles[k - 1] for k in set(ks) - {0})
+    assert production._priced(filed.with_(context=filed.context + 1), None, 0, 1) is None
+    if max(ks):   # a cycle is read on its own curve only (the plain step on any)
+        assert production._priced(filed, (0.5,) * 12 if curve is None else None, max(ks), 1) is None
+    assert production._priced(filed, curve, max(ks) + 1, 1) is None
     assert production._priced(filed, None, 0, len(ks) + 1) is None
     read = production.tpots_by_batch(filed, batches, ks, curve), production.tpots_by_batch(filed, batches, [0] * len(ks))
     production._KEPT.clear()

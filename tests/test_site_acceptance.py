@@ -2,9 +2,6 @@
 answers what CPython's view answers, and "Use in every instrument" sets the ledger, serving and the lookahead
 policies to the curve itself (the token of 4-decimal rates), each then showing what CPython gives for it."""
 
-import pytest
-
-import sitepage
 from lab import acceptance
 from lab.widgets import deployment as widget, ledger as ledger_widget, serving as serving_widget
 from sitepage import notes, wait_live, wait_summary
@@ -13,13 +10,6 @@ from test_site_deployment import SELECTOR, form_values, set_control
 KIND = "deployment"
 DSV4_MTP = ",".join(f"{k}:{value}" for k, value in
                     enumerate(acceptance.library_lengths("dsv4-pro-mtp-thinking"), start=1))
-
-
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
-    monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll"))
 
 
 def test_the_held_out_table_is_a_plain_link_away_with_javascript_off(page):

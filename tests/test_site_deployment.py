@@ -15,14 +15,6 @@ from test_deployment import disagreeing
 KIND, SELECTOR = "deployment", "#deployment-lab"
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
-    monkeypatch.setitem(sitepage.FIGURES, KIND, ("instruments", "sendAll", "engineConfig", "schedule", "production",
-                                                 "prefill", "diagnosis"))
-
-
 def form_values(pg, kind) -> dict[str, str]:
     """What app.js sends for a form: its named inputs and selects."""
     return pg.evaluate("""(k) => Object.fromEntries([...document.querySelectorAll(

@@ -13,7 +13,7 @@ import pytest
 
 from bench.browser import DRAG
 from lab.widgets import exact as exact_widget, ledger as ledger_widget
-from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, WIDGET, assert_shows,
+from sitepage import (EXPECTED_COUNTER, EXPECTED_SIGNATURES, FIGURES, MIN_FIGURE_PARTS, SEED, WIDGET, assert_shows,
                       figure_markup, notes, query, slider_values, status_text, summary, wait_audit,
                       wait_live, wait_url_written)
 
@@ -206,8 +206,8 @@ def test_worker_crash_mid_session(live):
     """Runs after the drag on the same page: the worker dies, the next slider move times out, and
     the page says so while keeping the last figures and the audit result."""
     wait_live(live)
-    figures_before = {kind: figure_markup(live, kind) for kind in FIGURES}
-    summaries_before = {kind: summary(live, kind) for kind in FIGURES}
+    figures_before = {kind: figure_markup(live, kind) for kind in SEED}
+    summaries_before = {kind: summary(live, kind) for kind in SEED}
     assert len(live.workers) == 1
     worker = live.workers[0]
     try:
@@ -230,7 +230,7 @@ def test_worker_crash_mid_session(live):
     # The moved slider went back to the value the figures show: nothing contradicts them.
     assert slider_values(live, "ledger")["lookahead"] == lookahead_before
     assert live.text_content('#ledger-lab output[data-value-for="lookahead"]') == lookahead_before
-    for kind in FIGURES:
+    for kind in SEED:
         assert figure_markup(live, kind) == figures_before[kind]  # the last live figures stay
         assert summary(live, kind) == summaries_before[kind]
         for name in FIGURES[kind]:

@@ -13,17 +13,7 @@ from lab.widgets import policies as widget
 from sitepage import assert_shows, notes, query, slider_values, summary, wait_live
 
 KIND, SELECTOR = "policies", "#policies-lab"
-FIGURES = ("bars", "strip", "table", "mode")
 PRESET = "club3090-mtp"
-
-
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    """The shared helpers (assert_shows and friends) look widgets up by kind: this widget is known
-    to them during this module's tests only (other modules loop over the seed widgets)."""
-    monkeypatch.setitem(sitepage.VIEW, KIND, widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, KIND, SELECTOR)
-    monkeypatch.setitem(sitepage.FIGURES, KIND, FIGURES)
 
 
 # --- CPython: the measured-curve mode and the layout ---------------------------------------------
@@ -120,7 +110,7 @@ def test_prerendered_without_javascript(page, built_site):
     pg.goto(pg.base_url)
     default = widget.view(None)
     html = (built_site / "index.html").read_text(encoding="utf-8")
-    for name in FIGURES:
+    for name in sitepage.FIGURES[KIND]:
         assert default["figures"][name] in html, name
     assert summary(pg, KIND) == default["summary"]
     assert sitepage.readouts(pg, KIND) == default["readouts"]

@@ -17,12 +17,6 @@ SELECTOR = "#deployment-lab"
 STALE = "Sent from \u201cYour deployment\u201d, which has changed since: these are its earlier settings."
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(sitepage.VIEW, "deployment", widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, "deployment", SELECTOR)
-
-
 def differs(pg, kind) -> str:
     return pg.evaluate("(k) => document.querySelector(`form[data-lab='${k}'] output[name='differs']`).value", kind)
 

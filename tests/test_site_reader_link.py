@@ -45,7 +45,7 @@ def test_what_a_send_gives_the_trace_reader_is_what_its_link_gives():
 def test_a_link_without_the_panels_figure_keeps_the_preset():
     preset = traces.view(None)
     for link in ("?trcLookahead=4", "?depValue=2.6&trcLookahead=6", "?depValue=2.6&depMeasuredK=5&trcLookahead=4"):
-        assert traces.view(link)["lead"].startswith("This trace's"), link   # the preset's trace, not a figure
+        assert traces.view(link)["lead"] == preset["lead"], link   # the preset's trace, not a figure
     assert "trcText" not in traces.view("?trcLookahead=4")["shown"]
     assert "trcText" not in traces.view("?depValue=2.6&trcLookahead=6")["shown"]   # not the panel's k: not a send
 

@@ -14,7 +14,6 @@ import re
 
 import pytest
 
-import sitepage
 from lab.widgets import deployment as widget
 from sitepage import RENDER_TIMEOUT_MS, wait_live, wait_summary
 from test_site_deployment import form_values
@@ -23,12 +22,6 @@ from test_site_reader import VLLM_LINE
 LIMIT = 3
 ANSWER = "#deployment-lab output[name='lead']"
 WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
-
-
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(sitepage.VIEW, "deployment", widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, "deployment", "#deployment-lab")
 
 
 class Reader:

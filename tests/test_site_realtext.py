@@ -4,15 +4,11 @@ run's trace sent to the trace reader; nothing requested outside the page's origi
 
 from __future__ import annotations
 
-import pytest
-
-import sitepage
 from lab.widgets import realtext as widget
 from sitepage import (assert_shows, mismatched_figures, open_more, summary, wait_audit, wait_instrument_audit,
                       wait_live)
 
 SELECTOR = "#realtext-lab"
-FIGURES = ("text", "positions", "send", "call")
 MODEL = "realtext-model."
 
 
@@ -20,13 +16,6 @@ def form_values(pg) -> dict[str, str]:
     return pg.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
         'form[data-lab="realtext"] input[name], form[data-lab="realtext"] select[name], form[data-lab="realtext"] textarea[name]')]
         .map((c) => [c.name, c.value]))""")
-
-
-@pytest.fixture(autouse=True)
-def _realtext_in_sitepage(monkeypatch):
-    monkeypatch.setitem(sitepage.FIGURES, "realtext", FIGURES)
-    monkeypatch.setitem(sitepage.VIEW, "realtext", widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, "realtext", SELECTOR)
 
 
 def _model_requests(pg) -> list[str]:

@@ -19,8 +19,6 @@ from sitepage import (RENDER_TIMEOUT_MS, assert_shows, mismatched_figures, notes
                       slider_values, status_text, summary, wait_live, with_width)
 
 SEL = "#serving-lab"
-sitepage.VIEW.setdefault("serving", widget.view)  # the seed helpers (assert_shows) learn this widget
-sitepage.WIDGET.setdefault("serving", SEL)
 PRESET = "club3090-mtp"  # a traces preset: linkable
 
 

@@ -7,7 +7,6 @@ and the send buttons hand the same curve token to the ledger, the serving model 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +18,6 @@ from sitepage import (assert_shows, figure_width, mismatched_figures, notes, que
                       wait_summary)
 
 SELECTOR = "#traces-lab"
-FIGURES = ("curve", "translator", "positions", "send", "missing", "bounds", "models")
 SEND_LABELS = {"serving": ("srvCurve", "Use this curve in the serving model"),
                "policies": ("polCurve", "Use this curve in the lookahead policies")}
 
@@ -58,15 +56,6 @@ def assert_curve_hand_offs(pg, token):
         assert json.loads(pg.get_attribute(selector, "data-values")) == {name: token}
         assert pg.is_enabled(selector)
     return traces.ledger_curve(token)
-
-
-@pytest.fixture(autouse=True)
-def _traces_in_sitepage(monkeypatch):
-    """The traces widget in sitepage's tables while these tests run (and only then: other modules
-    iterate over those tables), so that its assert_shows checks it like the seed widgets."""
-    monkeypatch.setitem(sitepage.FIGURES, "traces", FIGURES)
-    monkeypatch.setitem(sitepage.VIEW, "traces", widget.view)
-    monkeypatch.setitem(sitepage.WIDGET, "traces", SELECTOR)
 
 
 @pytest.fixture(scope="module")

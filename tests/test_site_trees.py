@@ -3,26 +3,12 @@ what lab.widgets.trees.view() computes in CPython, keyboard use, URL state, a cl
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import sitepage
 from lab.widgets import trees as widget
 from sitepage import assert_shows, figure_width, mismatched_figures, open_more, query, readouts, summary, wait_live
 
 SELECTOR = "#trees-lab"
 KIND = "trees"
-
-
-@contextmanager
-def _known():
-    """The shared helpers of tests/sitepage.py know the seed widgets by name; this widget is
-    made known to them only while one of its own checks runs (other test modules iterate
-    those tables, and must not meet it there)."""
-    sitepage.VIEW[KIND], sitepage.WIDGET[KIND] = widget.view, SELECTOR
-    try:
-        yield
-    finally:
-        del sitepage.VIEW[KIND], sitepage.WIDGET[KIND]
 
 
 def _figures(pg) -> dict[str, str]:
@@ -41,13 +27,11 @@ def _sliders(pg) -> dict[str, str]:
 
 
 def _assert_shows(pg, raw):
-    with _known():
-        return assert_shows(pg, KIND, raw)
+    return assert_shows(pg, KIND, raw)
 
 
 def _readouts(pg) -> dict[str, str]:
-    with _known():
-        return readouts(pg, KIND)
+    return readouts(pg, KIND)
 
 
 def test_prerendered_without_javascript(page):
@@ -56,8 +40,7 @@ def test_prerendered_without_javascript(page):
     view = widget.view({"width": figure_width(pg, KIND)})
     assert view["width"] == 640   # pre-rendered at the default width
     assert summary(pg, KIND) == view["summary"]
-    with _known():
-        assert mismatched_figures(pg, KIND, view) == []
+    assert mismatched_figures(pg, KIND, view) == []
     assert _readouts(pg) == view["readouts"]
     controls = pg.locator(f"form[data-lab='{KIND}'] input, form[data-lab='{KIND}'] select")
     assert controls.count() == 9 and all(controls.nth(i).is_disabled() for i in range(controls.count()))  # 9: treCurve
@@ -121,8 +104,7 @@ def test_the_verify_cost_select_switches_the_speedup_to_the_roofline(page):
     view = _assert_shows(pg, _controls(pg))
     assert view["params"]["verifyCost"] == "a100"
     assert _figures(pg)["speedup"] != taxed["figures"]["speedup"]
-    with _known():
-        assert mismatched_figures(pg, KIND, {"figures": {"speedup": view["figures"]["speedup"]}}) == []
+    assert mismatched_figures(pg, KIND, {"figures": {"speedup": view["figures"]["speedup"]}}) == []
     assert _readouts(pg)["bestBudget"] == view["readouts"]["bestBudget"] != taxed["readouts"]["bestBudget"]
     assert "ridge: 116 nodes" in _figures(pg)["speedup"]
     assert query(pg)["treeVerifyCost"] == "a100"

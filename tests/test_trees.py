@@ -441,13 +441,13 @@ def test_best_budget_under_the_roofline_is_at_least_the_taxed_one():
                     best_trees = [trees.best_tree(probs, n, depth) for n in range(1, 129)]
 
                     def best(price):
-                        speedups = [price(t).speedup for t in best_trees]
+                        speedups = [price(t).speedup for t in best_trees]  # noqa: B023 (called in this iteration)
                         return max(range(128), key=lambda i: (speedups[i], -i)) + 1
 
                     taxed = max(best(lambda t, tax=tax: trees.tree_cost(t.value, t.nodes, t.depth, verify_tax=tax))
                                 for tax in (1, 3, 10, 20))
                     for name, preset in presets.items():
-                        roofline = best(lambda t: trees.roofline_tree_cost(t.value, t.nodes, t.depth, preset))
+                        roofline = best(lambda t: trees.roofline_tree_cost(t.value, t.nodes, t.depth, preset))  # noqa: B023 (called in this iteration)
                         assert roofline >= taxed, (name, top1, decay, k, depth, roofline, taxed)
 
 

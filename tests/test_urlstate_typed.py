@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lab import deployment, serving
+from lab import deployment
 from lab.urlstate import read_typed
 from lab.widgets import deployment as panel, serving as serving_widget
 

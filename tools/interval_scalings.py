@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run by path: this checkout's lab/ first
 
 from lab import acceptance, acceptance_prior  # noqa: E402
 from lab import acceptance_validation as validation  # noqa: E402

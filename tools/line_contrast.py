@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure, from screenshots, the contrast at which every figure's thin lines are painted.
 
-    python tools/line_contrast.py --dir dist [--out /tmp/line-contrast] [--widths 390,1280] [--scales 1,2]
+    python -m tools.line_contrast --dir dist [--out /tmp/line-contrast] [--widths 390,1280] [--scales 1,2]
 
 A colour can clear 3:1 while its line does not: a 1 px line centred on a whole pixel is painted at
 1x as two rows at about half strength (docs/PALETTE.md, "Gridlines" and "Thin lines at 1x"). So this
@@ -30,13 +30,8 @@ import sys
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from lab.figures import MAX_WIDTH, MIN_WIDTH, WIDTH_STEP  # noqa: E402
-from tools.serve import make_server  # noqa: E402
+from lab.figures import MAX_WIDTH, MIN_WIDTH, WIDTH_STEP
+from tools.serve import make_server
 
 THIN = 2.0  # a stroke this wide or less (CSS px) counts as a thin line
 HIDE = "crisp-measure-hide"
@@ -187,11 +182,12 @@ def _shoot(page, index, whole=False):
 
 def measure(url, widths, scales, schemes, out: Path, outlines: bool = False):
     from playwright.sync_api import sync_playwright
-    from browser import launch
+
+    from bench.browser import launcher  # tests/browser.py's launch(): the tests' choice of Chromium
 
     rows, seen, skipped = [], set(), set()
     with sync_playwright() as p:
-        browser = launch(p)
+        browser = launcher()(p)
         for scale in scales:
             context = browser.new_context(viewport={"width": widths[0], "height": 900}, device_scale_factor=scale,
                                           bypass_csp=True)  # for the one style tag that hides the rest

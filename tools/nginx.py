@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Serve a built site with nginx, the way production does, in the foreground and unprivileged.
 
-    python tools/nginx.py --dir dist --port 8000     # what `make serve-nginx` runs; Ctrl-C stops it
-    python tools/nginx.py --deploy-conf              # prints deploy/nginx.conf (the committed file)
+    python -m tools.nginx --dir dist --port 8000     # what `make serve-nginx` runs; Ctrl-C stops it
+    python -m tools.nginx --deploy-conf              # prints deploy/nginx.conf (the committed file)
+
+(from the checkout's root, which `python -m` puts first on sys.path, so this checkout's sitebuild is used).
 
 The config is generated from sitebuild/headers.py (see sitebuild/nginx.py) into a fresh temporary
 prefix that also holds the pid file, the logs and nginx's temp dirs, and is removed on exit; nothing
@@ -35,11 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-from sitebuild import nginx as conf  # noqa: E402
-from tools.serve import _Parser, _port  # noqa: E402  (one command-line style for both servers)
+from sitebuild import nginx as conf
+from tools.serve import _Parser, _port  # one command-line style for both servers
 
 INSTALL_HINT = "run `make nginx` (apt-get install nginx libnginx-mod-http-brotli-static)"
 

@@ -26,7 +26,7 @@ DECIMALS = 6   # the printed precision the test compares at
 
 def current_line() -> str:
     """The constant's line as lab/acceptance_rates.py should hold it, recomputed from the library."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT))  # run by path: this checkout's lab/, whatever lab an installed package points at
     from lab.acceptance_validation import residual_quantiles
 
     found = residual_quantiles()

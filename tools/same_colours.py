@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whether two built sites look the same: every element's computed colours, and full-page pixels.
 
-    python tools/same_colours.py --before /tmp/main-dist --after dist [--out /tmp/same-colours]
+    python -m tools.same_colours --before /tmp/main-dist --after dist [--out /tmp/same-colours]
                                  [--widths 390,1280] [--schemes light,dark] [--js off,on]
 
 For a change to how the page's colours are written that should change none of them (the palette the
@@ -29,12 +29,7 @@ import sys
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from tools.serve import make_server  # noqa: E402
+from tools.serve import make_server
 
 PROPERTIES = ("color", "fill", "stroke", "background-color", "background-image", "border-top-color",
               "border-right-color", "border-bottom-color", "border-left-color", "outline-color", "box-shadow",
@@ -134,12 +129,11 @@ def _pixels(browser, before: list[bytes], after: list[bytes], out: Path, name: s
 def compare(before: str, after: str, widths, schemes, js_settings, out: Path) -> list[dict]:
     from playwright.sync_api import sync_playwright
 
-    from browser import chromium_executable
+    from bench.browser import launcher  # tests/browser.py's launch(): the tests' choice of Chromium
 
     results = []
     with sync_playwright() as p:
-        executable = chromium_executable(p)
-        browser = p.chromium.launch(**({"executable_path": executable} if executable else {}))
+        browser = launcher()(p)
         try:
             for js in js_settings:
                 for scheme in schemes:

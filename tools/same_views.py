@@ -36,7 +36,6 @@ named), 2 when the comparison cannot run (no such commit, no real-text model in 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import os

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static server for the built site with the headers production would send.
 
-    python tools/serve.py --dir dist --port 8000
+    python -m tools.serve --dir dist --port 8000     # from the checkout's root, as `make serve` does
 
 Why not `python -m http.server`: it guesses MIME types from the host's tables (.wasm and .mjs are
 wrong or missing on some systems, and Pyodide needs application/wasm for streaming compilation),
@@ -22,10 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-from sitebuild import headers as table  # noqa: E402
+from sitebuild import headers as table
 
 
 class Handler(SimpleHTTPRequestHandler):

@@ -459,8 +459,8 @@ def panel_readouts_match_model(out):
         p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
              **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
         unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])
-        alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),
-                 "length": lambda: alpha_root(figure - 1, k_m)}[unit]()
+        alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),  # noqa: B023 (called in this iteration)
+                 "length": lambda: alpha_root(figure - 1, k_m)}[unit]()  # noqa: B023 (called in this iteration)
         curve = None
         if unit != "alpha":  # a figure is a length at k_m, extended by the draft family's decay prior (lab.acceptance)
             curve = acceptance.from_single(1 + sum(alpha ** i for i in range(1, k_m + 1)), k_m,
@@ -484,8 +484,8 @@ def panel_readouts_match_model(out):
         if curve is not None:  # tokens per cycle and the best k from the curve's own rates
             rates, on_curve = curve.rates(deployment.MAX_LOOKAHEAD), s.with_(acceptance=percent)
             speedup = serving.serving(on_curve, rates).speedup
-            found = acceptance.best_lookahead(lambda j: serving.speedup_at(on_curve.with_(lookahead=j), d.batch,
-                                                                           d.context, rates),
+            found = acceptance.best_lookahead(lambda j: serving.speedup_at(on_curve.with_(lookahead=j), d.batch,  # noqa: B023 (called in this iteration)
+                                                                           d.context, rates),  # noqa: B023 (called in this iteration)
                                               curve, deployment.MAX_LOOKAHEAD)
             best_k, best = found["k"], found["speedup"]
         expected = {"alpha": f"{f(100 * alpha, 1)}%", "rate": f"{f(100 * drafted / k, 1)}%",
@@ -716,7 +716,7 @@ def acceptance_plateau_caps_best_k(out):
         return
     for cost in (0.0, 0.001, 0.01, 0.05):
         out.visited += 1
-        best = acceptance.best_lookahead(lambda k: curve.length(k) / (1 + cost * k), curve, 12)
+        best = acceptance.best_lookahead(lambda k: curve.length(k) / (1 + cost * k), curve, 12)  # noqa: B023 (called in this iteration)
         if best["k"] > start + 1:
             out.fail(f"draft cost {cost}: best k = {best['k']} lies past the plateau's start plus one")
             return

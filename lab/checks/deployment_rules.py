@@ -278,7 +278,7 @@ def schedule_on_a_curve_is_the_answer(out):
         for batch in (1, 8, 64):
             out.visited += 1
             best = acceptance.best_lookahead(
-                lambda k: serving.speedup_at(settings.with_(lookahead=k), batch, settings.context, rates), curve,
+                lambda k: serving.speedup_at(settings.with_(lookahead=k), batch, settings.context, rates), curve,  # noqa: B023 (called in this iteration)
                 deployment.MAX_LOOKAHEAD)
             want = best["k"] if best["speedup"] > 1 else 0
             binds += best["capped"]

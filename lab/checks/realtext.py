@@ -221,7 +221,7 @@ def acceptance_matches_analytic(out):
     run = ACCEPTANCE_RUN
     survived = calls = 0
     chances = []
-    for name, context in _contexts(model):
+    for _name, context in _contexts(model):
         out.visited += 1
         cycles = realtext.generate(model, context, run["proposer"], run["lookahead"], run["temperature"],
                                    run["tokens"], run["seed"])

@@ -53,7 +53,7 @@ def per_position_survival(out):
 def counts_add_up(out):
     """The accounting adds up: per-position accepted counts sum to the accepted total, and the mean
     acceptance length is 1 + accepted / drafts (it counts the verifier's own token)."""
-    for histogram, k, result in _cases(out):
+    for histogram, _k, result in _cases(out):
         calls = sum(histogram.values())
         accepted = sum(value * n for value, n in histogram.items())
         from_rates = sum(result["perPosition"]) * calls

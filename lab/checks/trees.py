@@ -117,7 +117,7 @@ def whole_tree_is_exact(out):
     next, a bonus token at a leaf) commits paths distributed exactly as the target's, on the toy
     model with path-dependent distributions."""
     for certainty, match in TREE_SETTINGS:
-        pair = lambda prefix: trees.toy_pair(certainty, match, prefix)  # noqa: E731
+        pair = lambda prefix: trees.toy_pair(certainty, match, prefix)  # noqa: B023, E731 (called in this iteration)
         target = trees.target_path_distribution(3, pair)
         for shape in TREE_SHAPES:
             out.visited += 1

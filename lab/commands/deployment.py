@@ -234,8 +234,6 @@ def run(args):
     if curve is not None and given:
         raise UsageError(f"give one figure ({given[0][0]}) or a curve, not both")
     if curve is not None:  # the curve alone: alpha is i.i.d.'s at the reader's k, for the sliders
-        from .. import acceptance
-
         args.length, args.measured_at, given = str(curve.length(d.lookahead)), str(d.lookahead), [
             ("--mean-acceptance-length", "length")]
     if len(given) != 1:

@@ -11,7 +11,7 @@ from typing import Callable, NamedTuple
 
 
 MAX_LOOKAHEAD = 64
-from ..ledger import ALPHA_TOLERANCE  # alphaIid solves its equation to this
+from ..ledger import ALPHA_TOLERANCE  # noqa: F401 (re-exported by lab.traces: alphaIid solves its equation to this)
 MAX_DIGITS = 30           # a number written with more digits is refused before it is converted
 MAX_COUNT = 10 ** 15      # a count must be below this: no engine counts that far, and every integer
 #                           below 2^53 (about 9.007e15) is exact as a float, so the statistics stay exact

@@ -388,7 +388,7 @@ def trust_line(settings: serving.ServingSettings) -> str:
     above = sum(row["ratio"] > 1 for row in rows)  # which way it errs, as the validation section says it
     lean = (f", {above} of {len(rows)} predicted above their measurement (optimistic)" if 2 * above > len(rows) else
             f", {len(rows) - above} of {len(rows)} predicted below their measurement" if 2 * above < len(rows) else
-            f", half predicted above their measurement and half below")
+            ", half predicted above their measurement and half below")
     return (f"{basis}; off by {_f(100 * middle_error, 0)}% (median) on {len(rows)} published "
             f"speedups of {engine} at {at} for this family{lean}; beyond that, not validated")
 

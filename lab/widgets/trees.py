@@ -138,7 +138,7 @@ def _exactness() -> list[dict]:
 
 def _reaches(parents, probs) -> list[float]:
     reach, seen = [], {}
-    for node, parent in enumerate(parents):
+    for parent in parents:
         if parent < 0:
             reach.append(1.0)
             continue

@@ -1,5 +1,5 @@
 // Run Python under the npm Pyodide in Node with a lab zip unpacked, printing Python's stdout.
-//   node tests/node/run_lab.mjs LAB_ZIP [CODE]     (CODE from stdin when omitted)
+//   node sitebuild/run_lab.mjs LAB_ZIP [CODE]     (CODE from stdin when omitted)
 // PYODIDE_STDLIB=path/to/stdlib.zip loads that standard library (the site's trimmed one) instead
 // of the distribution's python_stdlib.zip, exactly as the page's worker does with stdLibURL.
 // Exit 1 with the Python traceback on stderr if the code raises.
@@ -14,7 +14,7 @@ if (!zipPath) {
 }
 const code = codeArg ?? readFileSync(0, "utf8");
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const indexDir = process.env.PYODIDE_DIR ?? resolve(repo, "node_modules", "pyodide");
 const { loadPyodide } = await import(pathToFileURL(resolve(indexDir, "pyodide.mjs")).href);
 
