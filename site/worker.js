@@ -2,7 +2,7 @@
 // It computes nothing itself; every number and every SVG comes from lab.views in Python.
 
 let handle = null;
-let settle = null;  // lab.views.settle: the collector's housekeeping, after a reply has been posted
+let settle = null;  // lab.views.settle
 let pyodide = null;
 
 // Data files a widget reads that are not part of the first load (the page config's dataAssets:
@@ -170,9 +170,7 @@ self.addEventListener("message", async (event) => {
       const reply = await answer(payload);
       const pythonMs = performance.now() - started;  // reported so the page can show where time goes
       self.postMessage({ id, type: "response", payload: reply, pythonMs });
-      // The reply is on its way to the page: what the collector would otherwise do during the
-      // next request (scan the caches kept so far) is settled now, while the page draws this one.
-      settle();
+      settle();  // the heap frozen while the page draws (lab.views.settle), not scanned in the next request
     }
   } catch (error) {
     self.postMessage({ id, type: "error", payload: { message: String(error && error.message || error) } });
