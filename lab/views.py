@@ -222,7 +222,7 @@ def settle() -> None:
     part of a step): move every object alive to the collector's permanent generation
     (:func:`gc.freeze`). The collections Python starts by itself while the next request runs then
     scan only what that request makes, not the caches and runs kept from the requests before: in
-    Pyodide those scans were pauses of up to 10 to 50 ms inside about one slider step in sixty
+    Pyodide under Node 9 of 462 planned slider steps carried such a scan, each 0.7 to 15 ms of CPU
     (docs/PERFORMANCE.md, 5 December 2026). Reference counting still frees a frozen object that
     nothing holds; what only the collector frees is cyclic garbage, and a widget's view makes none
     (tests/test_views_settle.py holds it over every widget's slider steps), so after a view nothing
