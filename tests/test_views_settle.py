@@ -76,7 +76,7 @@ def test_settle_freezes_after_a_view_and_collects_first_after_any_other_request(
         assert "error" not in _ask("exact", {"width": "640"})
         assert views._last["view"] is True
         views.settle()
-        assert gc.get_freeze_count() > 0 and gc.get_count()[0] == 0
+        assert gc.get_freeze_count() > 0
         gc.collect()
         assert after_view() is not None, "a cycle made before a view's settle is frozen, not collected"
 
