@@ -16,10 +16,12 @@ the figure panel (see docs/PALETTE.md); the build pre-renders at the default.
 
 Palette. :data:`COLOURS` is the one table of what each colour means (docs/PALETTE.md): one
 concept, one colour, in every figure and legend. A categorical mark carries the class
-``k-<concept>``; style.css defines ``--k-<concept>`` for the light and the dark scheme with
-exactly these values (a test holds the two together). The heatmap's continuous scale is the
-one exception: it is computed here, from :data:`HEATMAP_SCALE`, and is the same in both
-schemes, so the marks drawn on it (break-even line, selection) are fixed dark ink.
+``k-<concept>``; the build writes ``--k-<concept>`` into style.css for the light and the dark
+scheme from this table (sitebuild/palette.py; no stylesheet types a value of it). The heatmap's
+continuous scale is the one exception: it is computed here, from :data:`HEATMAP_SCALE`, and is the
+same in both schemes, so the marks drawn on it (break-even line, selection) are fixed dark ink
+(:data:`INK`, with a :data:`RING` inside the selection); the build writes those into style.css too,
+for the legends' swatches.
 """
 
 import math
@@ -55,6 +57,7 @@ COLOURS = {
 # colour-vision deficiencies), the same in both schemes.
 HEATMAP_SCALE = {"faster": "#0072b2", "slower": "#d55e00", "neutral": "#f2f2f2"}
 INK = "#1b1d21"  # lines and labels drawn on data colours, in both schemes
+RING = "#ffffff"  # the inner ring of the heatmaps' selection, inside its INK ring: seen on every shade
 
 DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH = 640, 320, 960
 WIDTH_STEP = 40  # the page asks for panel widths in these steps, so a small resize does not redraw

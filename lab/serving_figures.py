@@ -9,7 +9,7 @@ from functools import lru_cache
 import math
 
 from . import figures, serving
-from .figures import (DEFAULT_WIDTH, INK, MIN_TEXT, label_box, text_width, breakeven_path, column_box, escape,
+from .figures import (DEFAULT_WIDTH, INK, RING, MIN_TEXT, label_box, text_width, breakeven_path, column_box, escape,
                        fit_width, line_boxes, line_path, nice_ticks, one_x_label, place_labels, speedup_colour, tick_label,
                        vertical_line, hatch_path, hatch_rects)
 from .jsformat import to_fixed
@@ -148,7 +148,7 @@ def heatmap_selection_svg(grid, selected, width: int = WIDTH_DEFAULT, fits: bool
     body = [f'<rect class="fig-selected" x="{x + 1.5:.1f}" y="{y + 1.5}" width="{cell_w - 3:.1f}" '
             f'height="{cell_h - 3}" fill="none" stroke="{INK}" stroke-width="3"/>',
             f'<rect x="{x + 3.5:.1f}" y="{y + 3.5}" width="{max(cell_w - 7, 1):.1f}" height="{max(cell_h - 7, 1)}" '
-            f'fill="none" stroke="#ffffff" stroke-width="1"/>']
+            f'fill="none" stroke="{RING}" stroke-width="1"/>']
     label = (f"Your setting: batch {serving.HEATMAP_BATCHES[c]}, context {serving.HEATMAP_CONTEXTS[r]} tokens, "
              + (f"{_f(grid[r][c])}x." if fits else f"{_f(grid[r][c])}x if it fitted; it {NO_FIT} in GPU memory."))
     return svg(width, height, label, body, "srv-heatmap-selection")

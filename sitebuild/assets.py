@@ -153,13 +153,17 @@ def pyodide_core(pyodide_dir: Path) -> tuple[str, dict[str, bytes]]:
     return f"pyodide-{tree_hash8(files)}", files
 
 
-def site_files(site_dir: Path) -> dict[str, bytes]:
-    """Top-level site files to publish under hashed names, keyed by logical name (CSS minified)."""
-    return {
-        p.name: minify_css(p.read_bytes()) if p.suffix == ".css" else p.read_bytes()
-        for p in sorted(Path(site_dir).iterdir())
-        if p.is_file() and p.suffix in HASHED_SUFFIXES and not p.name.startswith(".")
-    }
+def site_files(site_dir: Path, prepare=None) -> dict[str, bytes]:
+    """Top-level site files to publish under hashed names, keyed by logical name (CSS minified).
+
+    ``prepare(name, data)``, if given, returns a file's bytes as published, before a stylesheet is
+    minified (the build writes the palette into style.css with it: :mod:`sitebuild.palette`)."""
+    files = {}
+    for p in sorted(Path(site_dir).iterdir()):
+        if p.is_file() and p.suffix in HASHED_SUFFIXES and not p.name.startswith("."):
+            data = p.read_bytes() if prepare is None else prepare(p.name, p.read_bytes())
+            files[p.name] = minify_css(data) if p.suffix == ".css" else data
+    return files
 
 
 # Scanned left to right, so a quote inside a comment or "/*" inside a string is not misread.

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from . import assets, headers, jsmin, labsplit, sources, stdlib, stdlib_compile
+from . import assets, headers, jsmin, labsplit, palette, sources, stdlib, stdlib_compile
 from .compress import Compressor
 from .csp import META_CONTENT_SECURITY_POLICY
 
@@ -198,9 +198,21 @@ def _write_runtime(stage: Path, root: Path, _write: _Writer) -> tuple[str, dict[
     return pyodide_dirname, core
 
 
+def _with_palette(name: str, data: bytes) -> bytes:
+    """style.css with the figures' colours written in from lab.figures (sitebuild/palette.py); other files
+    as they are."""
+    if name != "style.css":
+        return data
+    try:
+        return palette.fill(data.decode("utf-8")).encode("utf-8")
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+
+
 def _write_scripts(stage: Path, root: Path, _write: _Writer, published: dict[str, str]) -> None:
-    """site/'s files under hashed names, the scripts minified with a source map beside each."""
-    files = assets.site_files(root / "site")
+    """site/'s files under hashed names, the scripts minified with a source map beside each, style.css with
+    the figures' colours the build writes into it (_with_palette)."""
+    files = assets.site_files(root / "site", _with_palette)
     scripts = jsmin.minify_scripts({n: d for n, d in files.items() if n.endswith(".js")}, root)
     for name, data in files.items():
         if name in scripts:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import assets
+from sitebuild import assets, palette
 from sitebuild.pipeline import MARKER, BuildError, build_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,8 +127,12 @@ def test_bare_page_boots_pyodide_under_csp(page):
 
 @pytest.mark.parametrize("name", ["style.css", "widgets.css"])
 def test_minified_css_parses_to_the_same_rules(browser, name):
-    """Chromium reads the minified stylesheet into exactly the rules of the original."""
+    """Chromium reads the minified stylesheet into exactly the rules of the original (style.css with the palette
+    the build writes into it, sitebuild/palette.py)."""
     original = (ROOT / "site" / name).read_text()
+    if name == "style.css":
+        original = palette.fill(original)
+        assert "--k-draft" in original
     minified = assets.minify_css(original.encode()).decode()
     assert len(minified) < len(original)
     context = browser.new_context()
@@ -150,6 +154,27 @@ def test_minified_css_parses_to_the_same_rules(browser, name):
         assert len(rules[0]) > 20
     finally:
         context.close()
+
+
+def test_the_published_stylesheet_carries_the_palette(built_site):
+    """The style.css the pages link holds the figures' colours the build wrote from lab/figures.py (each scheme's
+    declarations, minified), and its hashed name is of those bytes."""
+    (name,) = [n for n in tree(built_site) if re.fullmatch(r"style\.[0-9a-f]{8}\.css", n)]
+    css = (built_site / name).read_bytes()
+    assert name == assets.hashed_name("style.css", css)
+    for scheme in ("light", "dark"):
+        assert assets.minify_css(palette.declarations(scheme).encode()).strip() in css, scheme
+    assert b"palette: " not in css  # the markers are gone
+    for page in ("index.html", "appendix.html"):
+        assert f'href="{name}"' in (built_site / page).read_text(), page
+
+
+def test_the_build_refuses_a_stylesheet_without_its_palette_markers():
+    from sitebuild.pipeline import _with_palette
+
+    with pytest.raises(BuildError, match="palette: light"):
+        _with_palette("style.css", b":root { --fg: #000; }")
+    assert _with_palette("widgets.css", b"a{}") == b"a{}"
 
 
 def test_minify_css_keeps_strings_and_drops_comments():

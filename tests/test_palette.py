@@ -1,8 +1,9 @@
 """The palette and the figure widths, without a browser.
 
-lab/figures.py COLOURS is the single source of what each colour means; style.css mirrors it as
---k-<concept> in both schemes and widgets.css gives every concept its k-<concept> class. Every
-figure function lays out for the width it is given, with no text under 12 px.
+lab/figures.py COLOURS is the single source of what each colour means; the build writes it into
+style.css as --k-<concept> in both schemes (sitebuild/palette.py, with INK, HEATMAP_SCALE and RING),
+no stylesheet types one of those values itself, and widgets.css gives every concept its k-<concept>
+class. Every figure function lays out for the width it is given, with no text under 12 px.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import pytest
 
 from lab import figures
 from lab.widgets import exact as exact_widget, ledger as ledger_widget
+from sitebuild import assets, palette
 
 ROOT = Path(__file__).resolve().parent.parent
-STYLE = (ROOT / "site" / "style.css").read_text(encoding="utf-8")
+SOURCE = (ROOT / "site" / "style.css").read_text(encoding="utf-8")  # as typed
+STYLE = palette.fill(SOURCE)  # as the build publishes it (before minifying)
 WIDGETS = (ROOT / "site" / "widgets.css").read_text(encoding="utf-8")
 
 
@@ -47,12 +50,72 @@ def contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def test_style_css_mirrors_the_palette():
+def test_the_published_style_css_declares_the_palette():
+    """The build writes COLOURS (light, dark), INK, HEATMAP_SCALE and RING into style.css's two scheme blocks,
+    once each; the minified stylesheet the page links holds the same declarations."""
     for concept, (light, dark) in figures.COLOURS.items():
         assert _var(LIGHT, f"k-{concept}") == light, concept
         assert _var(DARK, f"k-{concept}") == dark, concept
-    declared = set(re.findall(r"--k-([a-z]+):", STYLE))
-    assert declared == set(figures.COLOURS)  # no colour without a meaning
+    assert _var(LIGHT, "on-mark") == figures.INK
+    for name, colour in figures.HEATMAP_SCALE.items():
+        assert _var(LIGHT, f"heat-{name}") == colour, name
+    assert _var(LIGHT, "heat-ring") == figures.RING
+    written = {**palette.properties("light"), **palette.properties("dark")}
+    code = re.sub(r"/\*.*?\*/", "", STYLE, flags=re.S)
+    for name in written:  # once in each block it belongs to, nowhere else
+        assert code.count(f"{name}:") == (name in palette.properties("light")) + (name in palette.properties("dark")), name
+    assert set(re.findall(r"--k-([a-z]+):", STYLE)) == set(figures.COLOURS)  # no colour without a meaning
+    minified = assets.minify_css(STYLE.encode()).decode()
+    for scheme in ("light", "dark"):
+        assert palette.declarations(scheme).replace("\n", "").replace(": ", ":") in minified.replace(": ", ":"), scheme
+
+
+def _colour_literals(css: str) -> list[tuple[str, str]]:
+    """(property, colour) of every hex colour written in ``css``'s declarations, comments left out, the colour
+    lower case and at six digits (``#fff`` -> ``#ffffff``)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    found = []
+    for prop, value in re.findall(r"([-\w]+)\s*:\s*([^;{}]*)", css):
+        for colour in re.findall(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})\b", value):
+            colour = colour.lower() if len(colour) == 6 else "".join(c * 2 for c in colour.lower())
+            found.append((prop, f"#{colour}"))
+    return found
+
+
+# The page's own tokens whose value is also a figure colour by coincidence, not by meaning: the light scheme's
+# text (which follows the scheme, INK does not) and the printed page's white background and surface.
+PAGE_TOKENS_THAT_MATCH = {("--fg", figures.INK), ("--bg", figures.RING), ("--surface", figures.RING)}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "site").glob("*.css")))
+def test_no_stylesheet_types_a_figure_colour(name):
+    """A figure's colour is typed once, in lab/figures.py: the hand-written CSS reads --k-<concept>, --on-mark and
+    --heat-*, and declares none of them nor writes one of their values (a literal creeping back would
+    drift from the figures the lab draws when COLOURS changes). widgets.css, the figures' sheet, writes no hex
+    colour at all; style.css writes one only as a value of the page's own custom properties, or in a mask (where
+    only its alpha counts)."""
+    css = (ROOT / "site" / name).read_text(encoding="utf-8")
+    written = {**palette.properties("light"), **palette.properties("dark")}
+    figure_colours = set(written.values())
+    for prop, colour in _colour_literals(css):
+        assert prop not in written, (name, prop)
+        assert colour not in figure_colours or (prop, colour) in PAGE_TOKENS_THAT_MATCH, (name, prop, colour)
+        assert name != "widgets.css", (name, prop, colour)
+        assert prop.startswith("--") or prop == "mask-image", (name, prop, colour)
+    code = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    assert not re.findall(rf"({'|'.join(map(re.escape, written))})\s*:", code), name
+    # every figure colour the sheet reads is one the build writes
+    for used in re.findall(r"var\((--(?:k|heat)-[a-z]+|--on-mark)\)", css):
+        assert used in written, (name, used)
+    if name == "style.css":
+        assert all(css.count(marker) == 1 for marker in palette.MARKERS.values())
+
+
+def test_the_build_refuses_a_stylesheet_without_its_markers():
+    with pytest.raises(ValueError, match="palette: dark"):
+        palette.fill(SOURCE.replace(palette.MARKERS["dark"], ""))
+    with pytest.raises(ValueError, match="2 times"):
+        palette.fill(SOURCE + palette.MARKERS["light"])
 
 
 def test_every_concept_has_its_class():

@@ -13,7 +13,7 @@ slider in the ledger, the best lookahead and the breakdown (the heatmap stays th
 from functools import lru_cache
 import math
 
-from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, SATURATION_SPEEDUP, svg, text_width, breakeven_path, escape, span,
+from ..figures import (COLOUR_STEPS, DEFAULT_WIDTH, INK, RING, SATURATION_SPEEDUP, svg, text_width, breakeven_path, escape, span,
                        fit_width, speedup_colour, split_width)
 from ..jsformat import to_fixed, to_js_string
 from ..ledger import (LedgerSettings, best_lookahead, heatmap_axes, ledger, ledger_from_curve,
@@ -137,7 +137,7 @@ def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, in
     body = [f'<rect class="fig-selected" x="{x + 1.5:.2f}" y="{y + 1.5}" width="{cell_w - 3:.2f}" '
             f'height="{cell_h - 3}" fill="none" stroke="{INK}" stroke-width="3"/>',
             f'<rect x="{x + 3.5:.2f}" y="{y + 3.5}" width="{max(cell_w - 7, 1):.2f}" height="{max(cell_h - 7, 1)}" '
-            f'fill="none" stroke="#ffffff" stroke-width="1"/>']
+            f'fill="none" stroke="{RING}" stroke-width="1"/>']
     mark = lay["bar_x"] + _scale_position(speedup) * lay["bar_w"]
     bar_y = lay["bar_y"]
     body.append(f'<path class="fig-marker" d="M{mark - 6:.1f} {bar_y - 9}h12l-6 8z"/>')
