@@ -98,6 +98,42 @@ def _field(pattern, text):
     return next((group for group in match.groups() if group is not None), None)
 
 
+def _coverage(text: str, rates, where: str):
+    """A V1 line's per-position verification coverage (one per rate), or None; a rate printed as ----- needs it."""
+    coverage = _V1_FIELDS["coverage"].search(text)
+    if coverage and rates:
+        found = _rates(coverage.group(1), "per-position verification coverage", where)
+        if len(found) != len(rates):
+            raise TraceError(f"{where}: {len(rates)} per-position rates but "
+                             f"{len(found)} verification coverages")
+        return found
+    if rates and None in rates:
+        raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
+                         f"line's Per-position verification coverage, which is missing")
+    return None
+
+
+def _v1_figures(text: str, record: dict, where: str):
+    """Into a V1 line's ``record``: the other figures it prints (the dynamic depth in force, the mean verification
+    depth, the mean acceptance length, the draft acceptance rate, the number of drafts; None when not printed)
+    and its shape (which of them it prints, and how)."""
+    now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
+    record["now"] = int(now.group(1)) if now else None
+    depth = _V1_FIELDS["depth"].search(text)
+    record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
+                       _count(depth.group(2), "speculative tokens", where)) if depth else None
+    mean = _field(_V1_FIELDS["mean"], text)
+    if mean is not None:
+        record["mean"] = _number(mean, "Mean acceptance length", where)
+    rate = _V1_FIELDS["rate"].search(text)
+    if rate:
+        record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
+    drafts = _field(_V1_FIELDS["drafts"], text)
+    record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
+    record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
+                       record["mean"] is not None)
+
+
 def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
     """(k, note or None): the one lookahead of a log's lines (``lengths``: line number -> its k).
     Lines of two lookaheads are two runs (a restart with another ``num_speculative_tokens``, or two
@@ -175,6 +211,30 @@ class _VllmLog(_Accumulator):
                 self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int, whole: bool = False):
+        text, number = self._whole_text(text, number)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
+                and self._quoted_piece(text, number):
+            return
+        if self._split_or_held(text, number, whole):
+            return
+        where = f"line {number}"
+        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
+            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
+        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
+            and "emitted tokens" not in text and "Number of draft tokens" in text
+        if "Speculative metrics:" in text and not v1_before_0_8_3:
+            self._v0_line(text, number, where)
+        elif "SpecDecoding metrics:" in text or v1_before_0_8_3:
+            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
+            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
+            self._v1_line(text, number, where)
+        else:
+            self._example_line(text, where)
+
+    def _whole_text(self, text: str, number: int) -> tuple:
+        """(text, number) of the line as it is read: a quoted list of rates as vLLM prints them, a wrapped line
+        held before joined with its rest (under its first line's number; a held line that this one does not
+        continue is read first, alone), and a V1 line quoted without its prefix given it back."""
         if "acceptance rate: [" in text:  # a list as Python or numpy prints it, quoted: '[0.89, 0.76]', '[0.89 0.76]'
             text = _BRACKETED.sub(lambda m: m.group(1) + ", ".join(m.group(2).replace(",", " ").split()), text)
         if self.pending is not None:
@@ -189,101 +249,94 @@ class _VllmLog(_Accumulator):
             # the line quoted without its prefix, its counts kept (vllm-project/speculators#613): read it whole
             start = text.find("Mean acceptance length:")
             text = "SpecDecoding metrics: " + (text[start:] if start >= 0 else text)
-        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
-            if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
-                self._loose_rates(text, number)
-                return
-            if "Mean acceptance length:" in text:
-                mean = _field(_V1_FIELDS["mean"], text)
-                if mean is not None:
-                    self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
-                return
+        return text, number
+
+    def _quoted_piece(self, text: str, number: int) -> bool:
+        """Whether ``text`` (no metrics line) is a piece of a SpecDecoding line quoted on its own, now read: its
+        per-position rates (maybe with a mean) or its mean acceptance length."""
+        if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
+            self._loose_rates(text, number)
+            return True
+        if "Mean acceptance length:" in text:
+            mean = _field(_V1_FIELDS["mean"], text)
+            if mean is not None:
+                self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
+            return True
+        return False
+
+    def _split_or_held(self, text: str, number: int, whole: bool) -> bool:
+        """Whether ``text`` is not one record to read now: several SpecDecoding records run together (each is read
+        now), a bare header (its fields, quoted on the lines below it, are read), or a line a paste wrapped (held
+        until its rest arrives)."""
         if text.count("SpecDecoding metrics:") > 1:  # a paste that lost its newlines: one record each
             head, *records = text.split("SpecDecoding metrics:")
             for record in records:
                 self.line("SpecDecoding metrics:" + record, number, whole)
-            return
+            return True
         if text.rstrip().endswith("SpecDecoding metrics:") and text.count("SpecDecoding metrics:") == 1:
-            return  # a header with its fields quoted one a line below it (a note's reformatting): they are read
+            return True  # a header with its fields quoted one a line below it (a note's reformatting): they are read
         if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
+            return True
+        return False
+
+    def _v0_line(self, text: str, number: int, where: str):
+        """A V0 ``Speculative metrics:`` line: its cumulative counts (k, drafted, emitted; accepted and the system
+        efficiency when printed)."""
+        if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
+            self.open_v0 = number
+        values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
+        for key in ("k", "drafted", "emitted"):
+            if values[key] is None:
+                raise TraceError(f"{where}: a Speculative metrics line without its {key} count")
+        self.v0.append({"number": number, "k": _count(values["k"], "Number of speculative tokens", where),
+                        "drafted": _count(values["drafted"], "Number of draft tokens", where),
+                        "emitted": _count(values["emitted"], "Number of emitted tokens", where),
+                        "accepted": _count(values["accepted"], "Number of accepted tokens", where)
+                        if values["accepted"] is not None else None,
+                        "efficiency": _number(values["efficiency"], "System efficiency", where)
+                        if values["efficiency"] is not None else None})
+
+    def _v1_line(self, text: str, number: int, where: str):
+        """A V1 ``SpecDecoding metrics:`` line (or one of V1 before 0.8.3): a record of its counts and every figure
+        it prints; one without its counts is kept as abridged, an interval without drafts only counted."""
+        accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
+        if accepted is None or drafted is None:
+            self._abridged_line(text, number, where)
             return
-        where = f"line {number}"
-        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
-            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
-        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
-            and "emitted tokens" not in text and "Number of draft tokens" in text
-        if "Speculative metrics:" in text and not v1_before_0_8_3:
-            if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
-                self.open_v0 = number
-            values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
-            for key in ("k", "drafted", "emitted"):
-                if values[key] is None:
-                    raise TraceError(f"{where}: a Speculative metrics line without its {key} count")
-            self.v0.append({"number": number, "k": _count(values["k"], "Number of speculative tokens", where),
-                            "drafted": _count(values["drafted"], "Number of draft tokens", where),
-                            "emitted": _count(values["emitted"], "Number of emitted tokens", where),
-                            "accepted": _count(values["accepted"], "Number of accepted tokens", where)
-                            if values["accepted"] is not None else None,
-                            "efficiency": _number(values["efficiency"], "System efficiency", where)
-                            if values["efficiency"] is not None else None})
-            return
-        if "SpecDecoding metrics:" in text or v1_before_0_8_3:
-            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
-            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
-            accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
-            if accepted is None or drafted is None:
-                mean = _field(_V1_FIELDS["mean"], text)
-                if mean is None:
-                    raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
-                                     f"Mean acceptance length")
-                per_pos = _V1_FIELDS["perPos"].search(text)
-                rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
-                self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
-                if rates and not text.rstrip().endswith(","):
-                    self.whole.add(number)  # it ends with its rates or after them: not cut off
-                return
-            record = {"number": number, "accepted": _count(accepted, "Accepted", where),
-                      "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
-            if record["drafted"] == 0 and record["accepted"] == 0:
-                self.idle += 1
-                return  # an interval without drafts (its rates print as nan): nothing to add
-            per_pos = _V1_FIELDS["perPos"].search(text)
-            if per_pos and per_pos.group(1).strip():
-                record["rates"] = _v1_rates(per_pos.group(1), where)
-            coverage = _V1_FIELDS["coverage"].search(text)
-            record["coverage"] = None
-            if coverage and record["rates"]:
-                record["coverage"] = _rates(coverage.group(1), "per-position verification coverage", where)
-                if len(record["coverage"]) != len(record["rates"]):
-                    raise TraceError(f"{where}: {len(record['rates'])} per-position rates but "
-                                     f"{len(record['coverage'])} verification coverages")
-            elif record["rates"] and None in record["rates"]:
-                raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
-                                 f"line's Per-position verification coverage, which is missing")
-            now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
-            record["now"] = int(now.group(1)) if now else None
-            depth = _V1_FIELDS["depth"].search(text)
-            record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
-                               _count(depth.group(2), "speculative tokens", where)) if depth else None
-            mean = _field(_V1_FIELDS["mean"], text)
-            if mean is not None:
-                record["mean"] = _number(mean, "Mean acceptance length", where)
-            rate = _V1_FIELDS["rate"].search(text)
-            if rate:
-                record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
-            drafts = _field(_V1_FIELDS["drafts"], text)
-            record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
-            record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
-                               record["mean"] is not None)
-            # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
-            # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
-            digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
-                if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
-            record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
-            record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
-            self.records.append(record)
-            return
+        record = {"number": number, "accepted": _count(accepted, "Accepted", where),
+                  "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
+        if record["drafted"] == 0 and record["accepted"] == 0:
+            self.idle += 1
+            return  # an interval without drafts (its rates print as nan): nothing to add
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        if per_pos and per_pos.group(1).strip():
+            record["rates"] = _v1_rates(per_pos.group(1), where)
+        record["coverage"] = _coverage(text, record["rates"], where)
+        _v1_figures(text, record, where)
+        # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
+        # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
+        digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
+            if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
+        record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
+        record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
+        self.records.append(record)
+
+    def _abridged_line(self, text: str, number: int, where: str):
+        """A SpecDecoding line without its Accepted/Drafted counts: its mean acceptance length and rates, kept."""
+        mean = _field(_V1_FIELDS["mean"], text)
+        if mean is None:
+            raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
+                             f"Mean acceptance length")
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
+        self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+        if rates and not text.rstrip().endswith(","):
+            self.whole.add(number)  # it ends with its rates or after them: not cut off
+
+    def _example_line(self, text: str, where: str):
+        """A line of the spec_decode example's summary (``num_drafts: N``, ``acceptance at token i: r``, ...),
+        added to its block: a block per run."""
         match = _VLLM_EXAMPLE.match(text)
         if not match:
             return
