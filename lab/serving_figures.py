@@ -288,23 +288,47 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
     width = fit_width(width)
     left, right, height = 64, 16, 360
     x0, edge = left, width - right
-    # The rate axis ends at the power of ten at or past 1.5 times the last rate either server still
-    # serves and 3 times each rated mark's rate (room for its tag), not at the sweep's last rate,
-    # far past both overloads; vLLM's "high QPS" marks, published without a rate, get a column of
-    # their own right of it, under "high QPS", rather than a place on the rate axis.
+    # vLLM's "high QPS" marks, published without a rate, get a column of their own right of the rate axis,
+    # under "high QPS", rather than a place on it
     unrated = [mark for mark in serving.VLLM_REFERENCE if mark["rate"] is None]
     x1 = edge - ((HIGH_RATE_COLUMN if width >= 560 else NARROW_RATE_COLUMN) if unrated else 0)
-    served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
-    rated = [mark["rate"] * 3 for mark in serving.VLLM_REFERENCE if mark["rate"] is not None]
-    low = rates[0]
-    high = (min(rates[-1], 10 ** math.ceil(math.log10(max(max(served_rates) * 1.5, *rated))))
-            if served_rates else rates[-1])
+    low, high = rates[0], _load_rate_end(rates, plain, spec)
     rx = lambda r: _log_x(r, low, high, x0, x1)  # noqa: E731
     shown = [i for i, r in enumerate(rates) if r <= high * 1.0001]
     rates, plain, spec = [rates[i] for i in shown], [plain[i] for i in shown], [spec[i] for i in shown]
-    body = []
-    top1, h1 = 10, 130
     served = [v for v in plain + spec if v is not None]
+    top1, h1 = 10, 130
+    body = _latency_panel(rates, plain, spec, served, cross, rx, (x0, x1, width), (top1, h1), empty)
+    body += _ratio_panel(rates, plain, spec, rx, (x0, x1, edge, width), (top1 + h1 + 34, 120), (low, high), unrated)
+    label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
+             "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
+             "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
+             (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
+              f" No rate is served: {empty or 'every rate overloads both servers'}." if not served else
+              " The curves do not cross before the servers overload."))
+    return svg(width, height, label, body, "srv-load")
+
+
+def _load_rate_end(rates, plain, spec) -> float:
+    """Where the load chart's rate axis ends: the power of ten at or past 1.5 times the last rate either server still
+    serves and 3 times each rated mark's rate (room for its tag), not at the sweep's last rate, far past both
+    overloads; the sweep's last rate when no rate is served.
+
+    >>> _load_rate_end([0.1, 1, 10, 100, 1000], [1, 2, None, None, None], [1, 1.5, 3, None, None])
+    100
+    """
+    served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
+    rated = [mark["rate"] * 3 for mark in serving.VLLM_REFERENCE if mark["rate"] is not None]
+    return (min(rates[-1], 10 ** math.ceil(math.log10(max(max(served_rates) * 1.5, *rated))))
+            if served_rates else rates[-1])
+
+
+def _latency_panel(rates, plain, spec, served, cross, rx, across: tuple, down: tuple, empty: str) -> list:
+    """The upper panel's markup: each server's decode latency per request against the rate (log-log; ``served``:
+    every latency drawn, none when no rate is served, and the panel says why) and where the curves cross.
+    ``across`` is (x0, x1, width), ``down`` (top, height)."""
+    (x0, x1, width), (top1, h1) = across, down
+    body = []
     llow = 10 ** math.floor(math.log10(min(served))) if served else 0.1
     lhigh = 10 ** math.ceil(math.log10(max(served))) if served else 10
     if lhigh <= llow:
@@ -326,21 +350,32 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
             body.append(_polyline(points, css))
             curves += line_boxes(points)
     if cross is not None:
-        cx = rx(cross)
-        # beside the line, on the side with more room (left by preference): never across it; high in
-        # the panel, moved down by the collision pass where a curve runs there
-        left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
-        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
-                     max(left_room, right_room))
-        tx, anchor = (cx - 4, "end") if text_width(words) <= left_room else (cx + 4, "start")
-        spot = (place_labels([(tx, top1 + 14, words, anchor)], top1, top1 + h1, obstacles=curves)[0]
-                or (tx, top1 + 14, words, anchor))
-        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(*spot, "fig-tick fig-clear"))
+        body += _crossing_mark(cross, rx(cross), x0, width, top1, h1, curves)
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
-    # panel 2: the ratio and vLLM's measured marks
-    top2, h2 = top1 + h1 + 34, 120
+    return body
+
+
+def _crossing_mark(cross: float, cx: float, x0: float, width: int, top: float, height: float, curves: list) -> list:
+    """The vertical line where the latency curves cross, and its rate beside the line, on the side with more room
+    (left by preference): never across it; high in the panel, moved down by the collision pass where a curve
+    (``curves``: their obstacle boxes) runs there."""
+    left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
+    words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
+                 max(left_room, right_room))
+    tx, anchor = (cx - 4, "end") if text_width(words) <= left_room else (cx + 4, "start")
+    spot = (place_labels([(tx, top + 14, words, anchor)], top, top + height, obstacles=curves)[0]
+            or (tx, top + 14, words, anchor))
+    return [f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top}" y2="{top + height}" stroke-width="1.5"/>',
+            _text(*spot, "fig-tick fig-clear")]
+
+
+def _ratio_panel(rates, plain, spec, rx, across: tuple, down: tuple, rate_range: tuple, unrated: list) -> list:
+    """The lower panel's markup: plain latency over speculative latency against the rate, vLLM's measured marks
+    (``unrated``: those published without a rate, in their own column) with their tags, and the rate axis.
+    ``across`` is (x0, x1, edge, width), ``down`` (top, height), ``rate_range`` the rate axis' (low, high)."""
+    (x0, x1, edge, width), (top2, h2), (low, high) = across, down, rate_range
+    body = []
     ratios = [(r, p / s) for r, p, s in zip(rates, plain, spec) if p is not None and s is not None]
     peak = max([3.2] + [v for _, v in ratios])
     qy = lambda v: top2 + h2 - v / peak * h2  # noqa: E731
@@ -350,13 +385,35 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
     curve = [(rx(r), qy(v)) for r, v in ratios]
     if ratios:
         body.append(_polyline(curve, SPEEDUP_LINE))
-    # vLLM's reference marks, then the collision pass over their labels: each starts beside its
-    # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
-    # or down only as far as it must to clear the marks and the labels placed before it
-    marks, tags, rated_tags = [], [], []
+    marks_body, marks, tags = _reference_marks(unrated, rx, qy, x1, edge, top2 + h2)
+    body += marks_body
+    # the collision pass over the marks' tags: each starts beside its mark (right of a mark at a known rate,
+    # over the column's marks for the high-rate ones) and moves up or down only as far as it must to clear the
+    # marks and the tags placed before it
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
+    placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [label_box(spot, MIN_TEXT) for spot in placed]))
+    for r in (0.1, 1, 10, 100, 1000):
+        if low <= r <= high:
+            body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
+    title = _fit(("plain latency / speculative latency, against requests per second (log)",
+                  "plain / speculative latency by requests/s (log)", "latency ratio by requests/s", "ratio by req/s"),
+                 width - x0, 13)
+    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
+    return body
+
+
+def _reference_marks(unrated: list, rx, qy, x1: float, edge: float, ground: float) -> tuple:
+    """(markup, the marks' centres, their tags to place) of vLLM's measured reference marks: a mark at a known rate
+    on the rate axis, tagged right of it with the engine's name (a quoted number says whose it is); the high-rate
+    ones side by side in their own column (its ground line at ``ground`` and its name), their tags stacked over
+    it, the larger ratio on top, as the marks are. The column's tags come first, so that the stack keeps its
+    order and the rated tags move around it."""
+    body, marks, tags, rated_tags = [], [], [], []
     if unrated:  # the column's own ground line and name, apart from the rate axis
-        body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
-        body.append(_text((x1 + 8 + edge) / 2, top2 + h2 + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
+        body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{ground}" y2="{ground}"/>')
+        body.append(_text((x1 + 8 + edge) / 2, ground + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
     for mark in serving.VLLM_REFERENCE:
         if mark["rate"] is not None:
             x = rx(mark["rate"])
@@ -376,25 +433,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
             ratio = _ratio_tag(mark["speedup"])
             words = _fit((f"vLLM {ratio}", ratio), edge - x1 - 6)  # "vLLM" where the column is wide enough
             tags.append(((x1 + 8 + edge) / 2, above - 14 * (len(ranked) - 1 - rank), words, "middle"))
-    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
-    # the column's stack first, so that it keeps its order; the rated tags then move around it
-    placed = [spot for spot in place_labels(tags + rated_tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
-    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
-    body.append(_one_x_label(x0, x1, qy(1), obstacles + [label_box(spot, MIN_TEXT) for spot in placed]))
-    for r in (0.1, 1, 10, 100, 1000):
-        if low <= r <= high:
-            body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
-    title = _fit(("plain latency / speculative latency, against requests per second (log)",
-                  "plain / speculative latency by requests/s (log)", "latency ratio by requests/s", "ratio by req/s"),
-                 width - x0, 13)
-    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
-    label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
-             "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
-             "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
-             (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
-              f" No rate is served: {empty or 'every rate overloads both servers'}." if not served else
-              " The curves do not cross before the servers overload."))
-    return svg(width, height, label, body, "srv-load")
+    return body, marks, tags + rated_tags
 
 
 def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
