@@ -164,6 +164,73 @@ def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
                            [f"k={k}" for k in counts])
 
 
+class _IntervalTally:
+    """What :meth:`_VllmLog._v1_result` adds up over the SpecDecoding lines: calls, drafted and accepted tokens, the
+    per-position counts (and the drafted tokens per position, from the printed coverage), the lookaheads seen,
+    whether the calls are only a lower bound, the lines whose drafts were short, and the notes."""
+
+    def __init__(self):
+        self.drafts = self.draft_tokens = self.accepted = 0
+        self.per_position = self.covered = None
+        self.ks: set = set()
+        self.notes: list = []
+        self.bound = False         # a line's calls are only a lower bound (drafted / k, no mean printed)
+        self.with_coverage = True  # until a line with rates prints no verification coverage
+        self.short_lines: list = []
+        self.disagreements: list = []
+
+
+def _interval_calls(r: dict, k: int, tally: _IntervalTally):
+    """The verifier calls of one SpecDecoding line: as printed (Number of drafts); else from the printed mean
+    acceptance length (:func:`_interval_calls_from_mean`); else drafted / the mean verification depth; else drafted
+    / k, which assumes full-length drafts (a lower bound, ``tally.bound``, when it is not whole). How they were
+    found is noted in ``tally``."""
+    number, acc, drafted, depth = r["number"], r["accepted"], r["drafted"], r["depth"]
+    full = drafted / k
+    if r["drafts"] is not None:
+        return r["drafts"]
+    if r["mean"] is not None and acc > 0:
+        return _interval_calls_from_mean(r, full, tally)
+    if depth is not None and depth[0] > 0 and drafted:
+        n = max(1, round(drafted / depth[0]))
+        tally.notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
+                           f"depth = {drafted} / {depth[0]:.2f} = {n}")
+        return n
+    if full.is_integer():
+        n = int(full)
+        if r["mean"] is None:
+            tally.notes.append(f"line {number}: no mean acceptance length printed, so the calls are drafted / k "
+                               f"= {n}, which assumes full-length drafts")
+        return n
+    tally.bound = True
+    tally.notes.append(f"line {number}: {drafted} drafted tokens is not a multiple of k = {k} and no mean "
+                       f"is printed: the calls are at least drafted / k = {full:.1f}")
+    return full
+
+
+def _interval_calls_from_mean(r: dict, full: float, tally: _IntervalTally) -> int:
+    """The calls that give a line's printed mean acceptance length (accepted / (mean - 1), narrowed by the rates
+    and by the printed mean verification depth): a line whose calls are not drafted / k (``full``) had short
+    drafts, and a range of calls that fit is noted."""
+    number, acc, drafted, depth, cov = r["number"], r["accepted"], r["drafted"], r["depth"], r["coverage"]
+    n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else r["rates"], 3, full)
+    if n is None:
+        raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
+                         f"from {acc} accepted tokens")
+    if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
+        fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
+            if span[1] - span[0] <= 20000 else []
+        if fits:
+            n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
+            span = (fits[0], fits[-1])
+    if n != full:
+        tally.short_lines.append(number)
+        if span[0] != span[1]:
+            tally.notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
+                               f"used {n}, where the per-position rates fit best")
+    return n
+
+
 class _VllmLog(_Accumulator):
     """vLLM's log. Three shapes:
 
@@ -484,84 +551,79 @@ class _VllmLog(_Accumulator):
         k, chosen = _one_lookahead(lengths, lookahead, getattr(self, "model", None), "the log lines", "positions")
         if chosen is not None:
             self.records = [r for r in self.records if not r["rates"] or len(r["rates"]) == k]
-        drafts = draft_tokens = accepted = 0
-        per_position = covered = None
-        ks, notes, bound, with_coverage = set(), [], False, True
         with_rates = {bool(r["rates"]) for r in self.records}
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
-        short_lines, disagreements = [], []
+        tally = _IntervalTally()
         sources = sorted({r.get("source") for r in self.records if r.get("source")})
         if len(sources) > 1:
-            notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
-                         f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
-                         f"servers or models, paste one's lines")
+            tally.notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
+                               f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
+                               f"servers or models, paste one's lines")
         for r in self.records:
-            number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
-            k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
-            if lookahead is not None and k != lookahead:
-                raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
-            ks.add(k)
-            if len(ks) > 1:
-                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions, line "
-                                 f"{number}): two servers or a restart with another k; paste one server's lines")
-            full = drafted / k
-            cov, depth = r["coverage"], r["depth"]
-            if depth is not None and depth[1] != k:
-                raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
-                                 f"{k} per-position rates")
-            if r["drafts"] is not None:
-                n = r["drafts"]
-            elif r["mean"] is not None and acc > 0:
-                n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else rates, 3, full)
-                if n is None:
-                    raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
-                                     f"from {acc} accepted tokens")
-                if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
-                    fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
-                        if span[1] - span[0] <= 20000 else []
-                    if fits:
-                        n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
-                        span = (fits[0], fits[-1])
-                if n != full:
-                    short_lines.append(number)
-                    if span[0] != span[1]:
-                        notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
-                                     f"used {n}, where the per-position rates fit best")
-            elif depth is not None and depth[0] > 0 and drafted:
-                n = max(1, round(drafted / depth[0]))
-                notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
-                             f"depth = {drafted} / {depth[0]:.2f} = {n}")
-            elif full.is_integer():
-                n = int(full)
-                if r["mean"] is None:
-                    notes.append(f"line {number}: no mean acceptance length printed, so the calls are drafted / k "
-                                 f"= {n}, which assumes full-length drafts")
+            self._add_interval(r, lookahead, tally)
+        k = tally.ks.pop()
+        notes = self._v1_notes(tally, k, chosen)
+        per_position, covered = tally.per_position, tally.covered
+        if tally.bound:
+            per_position = None
+        elif per_position is not None:
+            notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
+        if covered is not None and not tally.with_coverage:
+            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
+                         "tokens per position are not used")
+            covered = None
+        elif covered is not None:
+            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
+                         "position come from the printed verification coverage x the calls")
+        return _validated(Trace(self.fmt, k, tally.drafts, tally.draft_tokens, tally.accepted,
+                                tuple(per_position) if per_position is not None else None,
+                                False, tuple(notes), callsBound=tally.bound,
+                                draftsPerPosition=tuple(covered) if covered is not None and not tally.bound else None),
+                          tolerance=per_position is not None)
+
+    def _add_interval(self, r: dict, lookahead, tally: "_IntervalTally"):
+        """Add one SpecDecoding line (one logging interval) to ``tally``: its lookahead (one for all the lines), its
+        calls, its counts, the printed figures that disagree with them, and its per-position counts."""
+        number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
+        k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
+        if lookahead is not None and k != lookahead:
+            raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
+        tally.ks.add(k)
+        if len(tally.ks) > 1:
+            raise TraceError(f"the log lines disagree on the lookahead ({min(tally.ks)} and {max(tally.ks)} positions, "
+                             f"line {number}): two servers or a restart with another k; paste one server's lines")
+        depth = r["depth"]
+        if depth is not None and depth[1] != k:
+            raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
+                             f"{k} per-position rates")
+        n = _interval_calls(r, k, tally)
+        if n < 1 and drafted:
+            raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
+        tally.drafts, tally.draft_tokens, tally.accepted = tally.drafts + n, tally.draft_tokens + drafted, tally.accepted + acc
+        if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > MEAN_LENGTH_SLACK:
+            tally.disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
+                                       f"accepted / calls = {1 + acc / n:.3f}")
+        if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
+            tally.disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
+                                       f"drafted = {100 * acc / drafted:.2f}%")
+        if rates and not tally.bound:
+            cov = r["coverage"]
+            if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
+                reached = _monotone([round(c * n) for c in cov])
+                counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
+                tally.covered = reached if tally.covered is None else [a + b for a, b in zip(tally.covered, reached)]
             else:
-                n = full
-                bound = True
-                notes.append(f"line {number}: {drafted} drafted tokens is not a multiple of k = {k} and no mean "
-                             f"is printed: the calls are at least drafted / k = {full:.1f}")
-            if n < 1 and drafted:
-                raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
-            drafts, draft_tokens, accepted = drafts + n, draft_tokens + drafted, accepted + acc
-            if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > MEAN_LENGTH_SLACK:
-                disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
-                                     f"accepted / calls = {1 + acc / n:.3f}")
-            if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
-                disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
-                                     f"drafted = {100 * acc / drafted:.2f}%")
-            if rates and not bound:
-                if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
-                    reached = _monotone([round(c * n) for c in cov])
-                    counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
-                    covered = reached if covered is None else [a + b for a, b in zip(covered, reached)]
-                else:
-                    counts = _reconstruct(rates, int(n))
-                    with_coverage = False
-                per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
-        k = ks.pop()
-        if short_lines:
+                counts = _reconstruct(rates, int(n))
+                tally.with_coverage = False
+            tally.per_position = counts if tally.per_position is None else [a + b for a, b in zip(tally.per_position, counts)]
+
+    def _v1_notes(self, tally: "_IntervalTally", k: int, chosen) -> list:
+        """The notes of the summed lines: the lookahead chosen, how many lines, the short drafts (and the dynamic
+        depth printed), the lines' own notes, then the printed figures that disagree."""
+        notes = tally.notes
+        if tally.short_lines:
+            short_lines = tally.short_lines
             where = "line " + str(short_lines[0]) if len(short_lines) == 1 else f"{len(short_lines)} lines"
             dynamic = sorted({r["now"] for r in self.records if r.get("now") is not None and r["now"] < k})
             notes.insert(0, f"short drafts: on {where} the printed mean acceptance length disagrees with drafted / "
@@ -571,25 +633,10 @@ class _VllmLog(_Accumulator):
                               "mean: accepted / (mean - 1)")
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
-        notes += disagreements
+        notes += tally.disagreements
         if chosen is not None:
             notes.insert(0, chosen)
-        if bound:
-            per_position = None
-        elif per_position is not None:
-            notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
-        if covered is not None and not with_coverage:
-            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
-                         "tokens per position are not used")
-            covered = None
-        elif covered is not None:
-            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
-                         "position come from the printed verification coverage x the calls")
-        return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
-                                tuple(per_position) if per_position is not None else None,
-                                False, tuple(notes), callsBound=bound,
-                                draftsPerPosition=tuple(covered) if covered is not None and not bound else None),
-                          tolerance=per_position is not None)
+        return notes
 
     def _rates_only(self, lookahead) -> Trace:
         """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token
