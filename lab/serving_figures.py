@@ -177,7 +177,6 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     batches = [r["batch"] for r in rows]
     low, high = batches[0], batches[-1]
     bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
-    body = []
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
     top2, h2 = top1 + h1 + 34, 120  # panel 2 (throughput) under panel 1's title
@@ -185,25 +184,9 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
     curve_boxes = line_boxes(curve)
-    note = None  # the label on the hatch, (x, baseline, words, anchor)
+    body, note = [], None  # the label on the hatch, (x, baseline, words, anchor)
     if fits is not None and fits < high:
-        fx = x0 if fits < low else bx(fits)
-        # inside each panel only (not across the title between them or the ticks under them); on the
-        # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
-        lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
-        # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
-        # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
-        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>')
-        # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
-        # the panel, moved down by the collision pass where the speedup curve runs there
-        if text_width("does not fit in memory") <= x1 - fx - 6:
-            note = (x1 - 4, 24, "does not fit in memory", "end")
-        else:
-            words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
-            note = (fx - 4, 24, words, "end") if words else None
-        if note:
-            note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
-            body.append(_text(*note, "fig-small fig-clear"))
+        body, note = _nofit_marks(x0 if fits < low else bx(fits), x0, x1, ((top1, h1), (top2, h2)), curve_boxes)
     note_box = label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
     body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
     body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
@@ -212,44 +195,13 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     mark = bx(batch)  # the reader's batch: a vertical line through both panels
     taken = curve_boxes + [column_box(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
     if crossover is not None and crossover <= high:
-        cx = bx(crossover)
-        taken.append(column_box(cx, top1, top1 + h1))
-        # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
-        # corner under it is usually free), moved up by the collision pass where the curve or the
-        # reader's batch is there; the short wording where the long one finds no room
-        wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if text_width(w) <= (x1 - x0) / 2]
-        wordings = wordings or [f"B = {crossover}"]
-        spot = None
-        for words in wordings:
-            sides = ([(cx - 4, "end")] if cx - 4 - text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
-            spot = next((found for tx, anchor in sides for found in
-                         place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
-                        None)
-            if spot:
-                break
-        if spot is None:
-            tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
-            spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
-        body.append(vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box))
-        body.append(_text(*spot, "fig-tick fig-clear"))
-        taken.append(label_box(spot, MIN_TEXT))
+        body += _crossover_batch_mark(crossover, bx(crossover), (x0, x1, width), (top1, h1), taken, note_box)
     body.append(_one_x_label(x0, x1, sy(1), taken))
     # the panel's title under its own axis, as the throughput panel's is: it names the panel above it
     speedup_title = _fit(("speedup over plain decoding (x) against batch B (log)", "speedup (x) against batch B",
                           "speedup (x)"), width - x0, 13)
     body.append(_text(x0, top1 + h1 + 16, speedup_title, "start", "fig-axis"))
-    # panel 2: throughput on a log axis
-    values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
-    tlow = 10 ** math.floor(math.log10(min(values)))
-    thigh = 10 ** math.ceil(math.log10(max(values)))
-    ty = lambda v: top2 + h2 - (math.log(v) - math.log(tlow)) / (math.log(thigh) - math.log(tlow)) * h2  # noqa: E731
-    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
-    decade = tlow
-    while decade <= thigh:
-        body.append(_text(x0 - 6, ty(decade) + 4, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
-        decade *= 10
-    body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
-    body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
+    body += _throughput_curves(rows, bx, x0, x1, top2, h2)
     for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
         body.append(vertical_line(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"', note_box))
     for b in (1, 4, 16, 64, 256, 1024):
@@ -264,6 +216,71 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
              f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
              f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
     return svg(width, height, label, body, "srv-batch")
+
+
+def _nofit_marks(fx: float, x0: float, x1: float, panels: tuple, curve_boxes: list) -> tuple:
+    """(markup, the note's spot or None): the hatch over the batches from ``fx`` on that do not fit in GPU memory,
+    inside each panel (``panels``: (top, height) of each), and its note in the upper one."""
+    (top1, h1), (top2, h2) = panels
+    # inside each panel only (not across the title between them or the ticks under them); on the
+    # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
+    lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
+    # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
+    # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
+    body = [f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>']
+    # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
+    # the panel, moved down by the collision pass where the speedup curve runs there
+    if text_width("does not fit in memory") <= x1 - fx - 6:
+        note = (x1 - 4, 24, "does not fit in memory", "end")
+    else:
+        words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
+        note = (fx - 4, 24, words, "end") if words else None
+    if note:
+        note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
+        body.append(_text(*note, "fig-small fig-clear"))
+    return body, note
+
+
+def _crossover_batch_mark(crossover, cx: float, across: tuple, down: tuple, taken: list, note_box) -> list:
+    """The crossover batch's vertical line (broken around the hatch's note, ``note_box``) and its label, placed clear
+    of what is ``taken`` (which gains both). ``across`` is (x0, x1, width), ``down`` the panel's (top, height)."""
+    (x0, x1, width), (top1, h1) = across, down
+    taken.append(column_box(cx, top1, top1 + h1))
+    # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
+    # corner under it is usually free), moved up by the collision pass where the curve or the
+    # reader's batch is there; the short wording where the long one finds no room
+    wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if text_width(w) <= (x1 - x0) / 2]
+    wordings = wordings or [f"B = {crossover}"]
+    spot = None
+    for words in wordings:
+        sides = ([(cx - 4, "end")] if cx - 4 - text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
+        spot = next((found for tx, anchor in sides for found in
+                     place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
+                    None)
+        if spot:
+            break
+    if spot is None:
+        tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
+        spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
+    taken.append(label_box(spot, MIN_TEXT))
+    return [vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box),
+            _text(*spot, "fig-tick fig-clear")]
+
+
+def _throughput_curves(rows, bx, x0: float, x1: float, top: float, height: float) -> list:
+    """The lower panel's axis, its decades of tokens/s (log) and the plain and speculative throughput curves."""
+    values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
+    tlow = 10 ** math.floor(math.log10(min(values)))
+    thigh = 10 ** math.ceil(math.log10(max(values)))
+    ty = lambda v: top + height - (math.log(v) - math.log(tlow)) / (math.log(thigh) - math.log(tlow)) * height  # noqa: E731
+    body = [f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top + height}" y2="{top + height}"/>']
+    decade = tlow
+    while decade <= thigh:
+        body.append(_text(x0 - 6, ty(decade) + 4, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
+        decade *= 10
+    body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
+    body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
+    return body
 
 
 def _ratio_tag(speedup: float) -> str:
