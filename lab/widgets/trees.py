@@ -394,62 +394,17 @@ def view(raw=None) -> dict:
     curves = _curves(params["top1"], params["decay"], candidates, depth, params["verifyTax"], mode)
     tree = slider_tree(params["top1"], params["decay"], candidates, budget, depth, capacity=MAX_BUDGET)
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
-    chain_length = curves["chain"][budget - 1]
-    best = curves["bestBudget"]
     rows = _exactness()
     chosen = rows[candidates - 1]
-    found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
-    token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
-    measured_k = method = None
-    if curve is not None:
-        from ..acceptance import token_measured_at, token_method
-
-        measured_k, method = token_measured_at(token) or len(curve), token_method(token)
+    token, curve, curve_label, measured_k, method = _measured_curve(raw, notes)
     level_rates = depth_rates(curve, params["top1"], measured_k, method=method)
     profile = (depth_profile_of(tree.parents, level_rates, params["decay"], candidates) if curve is None
                else profile_on_curve(tree.parents, level_rates, params["decay"], candidates, budget, depth))
-    readouts = {
-        "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
-        "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
-        "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
-        "exactTv": tv_text(chosen["exact"]), "bugTv": tv_text(chosen["bug"]), "typicalTv": tv_text(chosen["typical"]),
-    }
-    ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
-    if mode == COST_DEFAULT:
-        price = (f"After the verify tax of {params['verifyTax']}% per extra node (the rest of the cycle at Part one's "
-                 f"defaults: target pass {to_fixed(TARGET_MS, 0)} ms, draft pass {to_fixed(DRAFT_COST, 0)}%, overhead "
-                 f"{to_fixed(OVERHEAD_MS, 0)} ms)")
-        roofline = ""
-    else:
-        ridge = curves["ridge"]
-        price = f"Priced by the roofline ({_roofline_setting(ROOFLINE_GPUS[mode])}, context {trees.ROOFLINE_CONTEXT})"
-        where = (f"turns compute-bound at {ridge} nodes" if ridge <= MAX_BUDGET
-                 else f"stays memory-bound up to {ridge - 1} nodes, past the largest budget")
-        roofline = (f" Its verify pass takes {_f(cost.verifyMs, 1)} ms, a plain step "
-                    f"{_f(_cost(1, 1, 1, 0, mode).verifyMs, 1)} ms: the step "
-                    f"{where}.")
-    summary = (
-        f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
-        f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
-        f"pass; a chain under the same limits ({min(budget, depth)} nodes, one per level) commits "
-        f"{readouts['chainLength']}. {price} "
-        f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
-        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
-        f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
-        f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
+    readouts = _readouts(tree, cost, curves, budget, chosen)
+    summary = _summary(params, tree, cost, curves, readouts, chosen)
     if curve is not None:
-        levels = len(profile["rows"])
-        falling = (f", where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
-                   f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels})"
-                   if levels else "")  # a tree of its root alone has no level below it
-        summary += (f" On the measured curve ({curve_label}){falling}, "
-                    f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's ranks choose, one rate at every level. "
-                    f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
-                    f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
-                    f"over {profile['aware']['depth']} levels, root included)."
-                    + (f" {levels_resting(measured_k + 1, levels).capitalize()} on the acceptance model's extrapolation past the "
-                       f"{measured_k} measured positions." if levels > measured_k else ""))
+        summary += _curve_summary(profile, curve_label, budget, depth, measured_k)
+    best = curves["bestBudget"]
     # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
     # curve's): the lead says whose they are
     lead = (("On the top-1 slider's ranks, the" if curve is not None else "The")
@@ -483,6 +438,77 @@ def view(raw=None) -> dict:
             "depthTable": depth_table_html(profile, curve is not None),
         },
     }
+
+
+def _measured_curve(raw, notes: list) -> tuple:
+    """(token, curve, its label, the positions measured, its token method) of the measured curve asked for under
+    ``treCurve`` (a bad token adds a note); an empty token and None without one."""
+    found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
+    token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
+    measured_k = method = None
+    if curve is not None:
+        from ..acceptance import token_measured_at, token_method
+
+        measured_k, method = token_measured_at(token) or len(curve), token_method(token)
+    return token, curve, curve_label, measured_k, method
+
+
+def _readouts(tree, cost, curves: dict, budget: int, chosen: dict) -> dict:
+    """The readouts: the tree's expected length, nodes, depth and speedup beside the chain's, the best budget, and
+    the exactness panel's TVs at the chosen number of candidates."""
+    best = curves["bestBudget"]
+    return {
+        "expectedLength": _f(tree.value), "chainLength": _f(curves["chain"][budget - 1]), "nodes": str(tree.nodes),
+        "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
+        "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
+        "exactTv": tv_text(chosen["exact"]), "bugTv": tv_text(chosen["bug"]), "typicalTv": tv_text(chosen["typical"]),
+    }
+
+
+def _summary(params: dict, tree, cost, curves: dict, readouts: dict, chosen: dict) -> str:
+    """The summary on the top-1 slider's ranks: the tree against the chain, how the verify pass is priced (the
+    ledger's tax, or the roofline and where its step turns compute-bound), the speedups, and the exactness."""
+    budget, depth, candidates, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
+    ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
+    if mode == COST_DEFAULT:
+        price = (f"After the verify tax of {params['verifyTax']}% per extra node (the rest of the cycle at Part one's "
+                 f"defaults: target pass {to_fixed(TARGET_MS, 0)} ms, draft pass {to_fixed(DRAFT_COST, 0)}%, overhead "
+                 f"{to_fixed(OVERHEAD_MS, 0)} ms)")
+        roofline = ""
+    else:
+        ridge = curves["ridge"]
+        price = f"Priced by the roofline ({_roofline_setting(ROOFLINE_GPUS[mode])}, context {trees.ROOFLINE_CONTEXT})"
+        where = (f"turns compute-bound at {ridge} nodes" if ridge <= MAX_BUDGET
+                 else f"stays memory-bound up to {ridge - 1} nodes, past the largest budget")
+        roofline = (f" Its verify pass takes {_f(cost.verifyMs, 1)} ms, a plain step "
+                    f"{_f(_cost(1, 1, 1, 0, mode).verifyMs, 1)} ms: the step "
+                    f"{where}.")
+    return (
+        f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
+        f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
+        f"pass; a chain under the same limits ({min(budget, depth)} nodes, one per level) commits "
+        f"{readouts['chainLength']}. {price} "
+        f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
+        f"the best budget here is {curves['bestBudget']} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
+        f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
+        f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
+
+
+def _curve_summary(profile: dict, curve_label: str, budget: int, depth: int, measured_k: int) -> str:
+    """The summary's sentences on a measured curve: its rates level by level, what this tree and a chain commit on
+    it, the best tree chosen on its levels, and which levels rest on the acceptance model's extrapolation."""
+    levels = len(profile["rows"])
+    falling = (f", where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
+               f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels})"
+               if levels else "")  # a tree of its root alone has no level below it
+    return (f" On the measured curve ({curve_label}){falling}, "
+            f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
+            f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's ranks choose, one rate at every level. "
+            f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
+            f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
+            f"over {profile['aware']['depth']} levels, root included)."
+            + (f" {levels_resting(measured_k + 1, levels).capitalize()} on the acceptance model's extrapolation past the "
+               f"{measured_k} measured positions." if levels > measured_k else ""))
 
 
 def differs(view: dict) -> str:
