@@ -249,13 +249,7 @@ def run(args):
     tpot_target = parse_number("--tpot-target-ms", args.tpot_target, 0.1, 10000)
     log = _log(args.log)
     extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
-    prod = extra["production"]
-    document.update({"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
-                     "scheduleRises": extra["rises"],
-                     "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
-                     "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
-                     "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
-                     "production": prod, "diagnosis": extra["diagnosis"], "log": log})
+    document.update(_production_fields(extra, log))
     if args.config:
         return document, _config_text(extra["config"]), 0
     lines += _production_lines(extra, dollars, tpot_target)
@@ -322,6 +316,18 @@ def _answer_lines(d: deployment.Deployment, alpha: float, curve, result: dict) -
                                                   if srv["bestExtrapolatedFrom"] is not None else "")
                      + _plateau_clause(result["curve"]["plateauStart"], result["curve"]["token"]))
     return lines
+
+
+def _production_fields(extra: dict, log) -> dict:
+    """The JSON document's fields of the engine's answer: its configuration, the lookahead schedule (held and rising
+    stretches), each way of running's cost and throughputs, the production figures, the diagnosis and the log read."""
+    prod = extra["production"]
+    return {"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
+            "scheduleRises": extra["rises"],
+            "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
+            "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
+            "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
+            "production": prod, "diagnosis": extra["diagnosis"], "log": log}
 
 
 def _config_text(config: dict) -> str:

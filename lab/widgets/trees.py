@@ -405,13 +405,6 @@ def view(raw=None) -> dict:
     if curve is not None:
         summary += _curve_summary(profile, curve_label, budget, depth, measured_k)
     best = curves["bestBudget"]
-    # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
-    # curve's): the lead says whose they are
-    lead = (("On the top-1 slider's ranks, the" if curve is not None else "The")
-            + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
-            f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
-            f"(the chain {readouts['chainSpeedup']}x); the best "
-            f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
     live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
     query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
     return {
@@ -422,22 +415,40 @@ def view(raw=None) -> dict:
         "depthProfile": profile,
         "notes": notes,
         "query": query,
-        "lead": lead,
+        "lead": _lead(readouts, budget, depth, best, curve is not None),
         "summary": summary,
         "live": live,
         "width": width,
         "readouts": readouts,
         "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
-        "figures": {
-            "tree": tree_svg(tree.parents, curves["probs"], width),
-            "length": length_svg(curves, budget, width),
-            "speedup": speedup_svg(curves, budget, width),
-            "exactness": exactness_svg(rows, candidates, width),
-            "table": budget_table_html(curves, budget),
-            "exactTable": exactness_table_html(rows, candidates),
-            "depthTable": depth_table_html(profile, curve is not None),
-        },
+        "figures": _figures(tree, curves, rows, profile, (budget, candidates, curve is not None), width),
     }
+
+
+def _figures(tree, curves: dict, rows: list, profile: dict, setting: tuple, width: int) -> dict:
+    """The figures and tables: the tree, its length and speedup against the budget, the exactness panel, and the
+    depth profile's table; ``setting`` is (budget, candidates, whether on a measured curve)."""
+    budget, candidates, on_curve = setting
+    return {
+        "tree": tree_svg(tree.parents, curves["probs"], width),
+        "length": length_svg(curves, budget, width),
+        "speedup": speedup_svg(curves, budget, width),
+        "exactness": exactness_svg(rows, candidates, width),
+        "table": budget_table_html(curves, budget),
+        "exactTable": exactness_table_html(rows, candidates),
+        "depthTable": depth_table_html(profile, on_curve),
+    }
+
+
+def _lead(readouts: dict, budget: int, depth: int, best: int, on_curve: bool) -> str:
+    """The lead: the best tree's length and speedup against the chain's, and the best budget. On a curve the tree,
+    its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the curve's): the lead says
+    whose they are."""
+    return (("On the top-1 slider's ranks, the" if on_curve else "The")
+            + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
+            f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
+            f"(the chain {readouts['chainSpeedup']}x); the best "
+            f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
 
 
 def _measured_curve(raw, notes: list) -> tuple:
