@@ -188,10 +188,7 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     if fits is not None and fits < high:
         body, note = _nofit_marks(x0 if fits < low else bx(fits), x0, x1, ((top1, h1), (top2, h2)), curve_boxes)
     note_box = label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
-    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
-    body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
-    body += _speedup_ticks(peak, x0, sy, h1)
-    body.append(_polyline(curve, SPEEDUP_LINE))
+    body += _speedup_axes(x0, x1, top1 + h1, sy, peak, h1) + [_polyline(curve, SPEEDUP_LINE)]
     mark = bx(batch)  # the reader's batch: a vertical line through both panels
     taken = curve_boxes + [column_box(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
     if crossover is not None and crossover <= high:
@@ -204,18 +201,28 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     body += _throughput_curves(rows, bx, x0, x1, top2, h2)
     for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
         body.append(vertical_line(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"', note_box))
-    for b in (1, 4, 16, 64, 256, 1024):
-        if low <= b <= high:
-            body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
-    title = _fit(("throughput of the whole batch, tokens/s (log) against batch B (log)",
-                  "whole-batch tokens/s (log) against batch B (log)", "tokens/s (log) against batch B"),
-                 width - x0, 13)
-    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
+    body += _batch_axis_labels(bx, low, high, x0, width, top2 + h2)
     chosen = min(rows, key=lambda r: abs(math.log(r["batch"]) - math.log(batch)))
     label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
              f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
              f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
     return svg(width, height, label, body, "srv-batch")
+
+
+def _speedup_axes(x0: float, x1: float, ground: float, sy, peak: float, height: float) -> list:
+    """A speedup panel's ground line, its 1.0x line and its ticks (linear from 0 to ``peak``)."""
+    return ([f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{ground}" y2="{ground}"/>',
+             f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>']
+            + _speedup_ticks(peak, x0, sy, height))
+
+
+def _batch_axis_labels(bx, low, high, x0: float, width: int, ground: float) -> list:
+    """The batch axis' labels under the lower panel (powers of four within the sweep) and the panel's title."""
+    body = [_text(bx(b), ground + 16, str(b), "middle") for b in (1, 4, 16, 64, 256, 1024) if low <= b <= high]
+    title = _fit(("throughput of the whole batch, tokens/s (log) against batch B (log)",
+                  "whole-batch tokens/s (log) against batch B (log)", "tokens/s (log) against batch B"),
+                 width - x0, 13)
+    return body + [_text(x0, ground + 34, title, "start", "fig-axis")]
 
 
 def _nofit_marks(fx: float, x0: float, x1: float, panels: tuple, curve_boxes: list) -> tuple:

@@ -453,25 +453,18 @@ def panel_readouts_match_model(out):
     from ..widgets import deployment as widget
 
     for values, where, view in views_at(out, widget, READOUT_SETTINGS):
-        p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
-             **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
+        p = _panel_values(widget, values)
         k_m, k = int(p["measuredK"]), int(p["lookahead"])
         alpha, curve = _panel_alpha(p, k_m, k)
-        d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
-                                  batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]), lookahead=k,
-                                  engine=p["engine"])
-        result = deployment.answer(d, alpha, curve)
-        percent = result["acceptancePercent"]
+        d = _panel_deployment(p)
+        percent = deployment.answer(d, alpha, curve)["acceptancePercent"]
         if percent != round(100 * alpha):
             return out.fail(f"{where}: the instruments get {percent}%, alpha is {100 * alpha}%")
         r, speedup, best_k, best = _panel_serving(d, alpha, curve, percent)
         failure = readout_difference(where, view["readouts"], _panel_expected(p, alpha, r, speedup, best_k, best))
         if failure:
             return out.fail(failure)
-        # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
-        sent = deployment.instrument_values(d, alpha, curve)["ledger"]
-        led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
-        led_speedup, led_best = _ledger_at(led, sent, curve)
+        led_speedup, led_best = _panel_ledger(d, alpha, curve)
         failure = (_panel_phrase_missing(where, view, (k_m, k, percent, curve), (speedup, best_k),
                                          (led_speedup, led_best))
                    or _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
@@ -487,6 +480,28 @@ def panel_readouts_match_model(out):
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _panel_values(widget, values: dict) -> dict:
+    """The panel's values at a setting: every slider's and choice's default, the setting's values over them (a
+    slider's as a number)."""
+    return {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
+            **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
+
+
+def _panel_deployment(p: dict) -> deployment.Deployment:
+    """The deployment the panel's values name (batch and context from their log sliders)."""
+    return deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
+                                 batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]),
+                                 lookahead=int(p["lookahead"]), engine=p["engine"])
+
+
+def _panel_ledger(d, alpha: float, curve) -> tuple:
+    """(speedup, best k) of the ledger's row of the instruments list: its one-line cycle at the sliders the panel
+    sends it."""
+    sent = deployment.instrument_values(d, alpha, curve)["ledger"]
+    led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
+    return _ledger_at(led, sent, curve)
 
 
 def _panel_alpha(p: dict, k_m: int, k: int) -> tuple:
