@@ -372,7 +372,7 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     the expansion's bookkeeping (:data:`lab.serving_calibration.ENGINES`)."""
     gpu, precision = serving.GPUS[settings.gpu], serving.PRECISIONS[settings.precision]
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
-    g, b, kv_b, m = settings.gpus, precision.bytes, precision.kv_bytes, batch * new_tokens
+    g, b, m = settings.gpus, precision.bytes, batch * new_tokens
     bw = gpu.bandwidth * cal.memEfficiency / 1000
     own = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)   # no tensor cores for it: the BF16 rate
     peak = (own or gpu.bf16) * cal.flopEfficiency / 1000
@@ -383,6 +383,28 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         memory, compute = params * b / g / bw, 2 * (params if used is None else used) * tokens / g / peak
         return max(memory, compute) + (1 - cal.overlap) * min(memory, compute)
 
+    read, used = _weights_read_and_used(shape, layers_params, m)
+    engine = serving_calibration.ENGINES[settings.engine]
+    expanded = role == "verify" and engine.expandedVerify
+    attention = _attention_by_hand(shape, settings, batch, new_tokens, context, expanded, (bw, peak))
+    fixed, host_draft = _fixed_by_hand(shape, settings, role, expanded)
+    comm = 0.0
+    if g > 1:
+        latency_ms, comm = _allreduce_by_hand(shape, cal, g, m)
+        fixed += latency_ms
+    # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
+    # output processing a speculative cycle pays serially and the rejection sampler per draft token
+    serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
+    work = batch * ((0.0 if role in ("draft", "first") and not host_draft else cal.sequenceUs)
+                    + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
+    return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
+            "attention": attention, "allReduce": comm,
+            "engine": work, "fixed": fixed}
+
+
+def _weights_read_and_used(shape, layers_params: float, m: int) -> tuple:
+    """(parameters read, parameters used) of the layers for ``m`` tokens: all of them for a dense model; for a
+    mixture of experts, uniform routing reads E (1 - (1 - k/E)^m) distinct experts a layer and uses k a token."""
     expert = 3 * shape.hidden * shape.expert_intermediate
     moe = shape.layers - shape.dense_layers if shape.experts else 0
     read = used = layers_params
@@ -390,6 +412,15 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         always = layers_params - moe * shape.experts * expert
         read = always + moe * expert * shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** m)
         used = always + moe * expert * shape.active_experts
+    return read, used
+
+
+def _attention_by_hand(shape, settings, batch: int, new_tokens: int, context: int, expanded: bool, rates: tuple) -> float:
+    """The attention's time: the KV caches read (softmax layers with a growing cache, sliding-window ones up to their
+    window, linear-attention states read once and written once per token scored; a cache per verified token where
+    the engine verifies by batch expansion) against its FLOPs. ``rates`` is (bandwidth, peak FLOP rate)."""
+    bw, peak = rates
+    g, kv_b, m = settings.gpus, serving.PRECISIONS[settings.precision].kv_bytes, batch * new_tokens
     # softmax layers with a growing cache; sliding-window ones (up to their window); linear-attention states
     full = shape.layers - shape.linear_layers - shape.window_layers
     window, windowed = min(context, shape.window), 2 * shape.window_layers * shape.kv_heads * shape.head_dim * kv_b
@@ -405,12 +436,19 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         windowed /= min(g, shape.kv_heads)
         attention_flops = 4 * full * shape.heads * shape.head_dim
     engine = serving_calibration.ENGINES[settings.engine]
-    expanded = role == "verify" and engine.expandedVerify
     kv_caches = batch + (engine.expansionKvShare * (m - batch) if expanded else 0.0)
     # a state read once and written once per token scored (one slot per draft position)
-    attention = max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
-                    (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
-                    * m / g / peak)
+    return max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
+               (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
+               * m / g / peak)
+
+
+def _fixed_by_hand(shape, settings, role: str, expanded: bool) -> tuple:
+    """(the pass's fixed cost in ms, whether it is a host-driven draft step): the calibration's cost of a pass of
+    this role, the engine's host work a step and a speculative cycle's, the per-layer cost and a mixture of experts'
+    own kernels; the all-reduce's latency is added by the caller."""
+    cal, engine = serving_calibration.CALIBRATIONS[settings.gpu], serving_calibration.ENGINES[settings.engine]
+    g = settings.gpus
     # role "first": vLLM V1's first draft step, a draft pass whose LM head sees one token a sequence
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "first": cal.draftPassMs, "verify": cal.passMs}[role]
     # vLLM V0's draft model on several GPUs: each step a CPU-prepared worker step (a host-driven pass, per-sequence work)
@@ -427,25 +465,20 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     # a mixture of experts' own kernels, once per MoE layer, at the engine's kernel stack's cost on this GPU family
     # (serving_moe.MOE_LAYER_US through the calibration's (stack, us) pairs); none for a dense layer
     fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * dict(cal.moeLayerUs).get(engine.moeKernels, 0.0) / 1000
-    comm = 0.0
-    if g > 1:
-        # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
-        _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
-        fixed += 2 * shape.layers * latency_us / 1000
-        message = m * shape.hidden * 2
-        # past the small fit's largest measured message, the rate measured on large ones (allreduceBeyond rows)
-        start, beyond = next(((r[1], r[2]) for r in cal.allreduceBeyond if r[0] >= g),
-                             cal.allreduceBeyond[-1][1:] if cal.allreduceBeyond else (message, 1.0))
-        extra = max(0.0, message - start)
-        comm = 2 * shape.layers * ((message - extra) / bytes_per_us + extra / beyond) / 1000
-    # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
-    # output processing a speculative cycle pays serially and the rejection sampler per draft token
-    serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
-    work = batch * ((0.0 if role in ("draft", "first") and not host_draft else cal.sequenceUs)
-                    + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
-    return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
-            "attention": attention, "allReduce": comm,
-            "engine": work, "fixed": fixed}
+    return fixed, host_draft
+
+
+def _allreduce_by_hand(shape, cal, g: int, m: int) -> tuple:
+    """(latency in ms, transfer in ms) of the two all-reduces a layer over ``g`` GPUs for ``m`` tokens: the family's
+    measured all-reduce at the nearest measured GPU count at or above g (else the largest); past the small fit's
+    largest measured message, the rate measured on large ones (allreduceBeyond rows)."""
+    _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
+    latency_ms = 2 * shape.layers * latency_us / 1000
+    message = m * shape.hidden * 2
+    start, beyond = next(((r[1], r[2]) for r in cal.allreduceBeyond if r[0] >= g),
+                         cal.allreduceBeyond[-1][1:] if cal.allreduceBeyond else (message, 1.0))
+    extra = max(0.0, message - start)
+    return latency_ms, 2 * shape.layers * ((message - extra) / bytes_per_us + extra / beyond) / 1000
 
 
 def operators_add_up(out):
