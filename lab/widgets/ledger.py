@@ -241,48 +241,19 @@ def view(raw=None) -> dict:
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_k, best_speedup = best_lookahead(settings)
-    on_curve = None
+    on_curve = curve = None
     found = requested_curve(raw, CURVE_KEY, notes)
     curve_value, measured = found if found else ("", None)
     opening = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
-        curve, label, _ = measured  # unlinkable data: requested_curve has said so
-        # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one;
-        # past the measured positions the acceptance model continues the curve (as the trace reader
-        # does), never its last rate repeated; imported here so that the page's first load (this widget,
-        # in the lab's core) does not carry the curve library, which only a measured curve needs
-        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at, token_method
-
-        measured_k = token_measured_at(curve_value) or len(curve)
-        curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k, token_method(curve_value))
-        result = ledger_from_curve(settings, curve)
-        on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
+        result, on_curve, curve, opening = _on_measured_curve(settings, curve_value, measured)
         best_k, best_speedup = on_curve["k"], on_curve["speedup"]
-        opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                   + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
-                      f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
-                   + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
     selected = (_nearest_cell(settings.acceptance, acceptances), _nearest_cell(settings.lookahead, lookaheads))
-    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
-    # The scan stops at the last lookahead: a best lookahead there may really be larger.
-    edge = best_k == lookaheads[-1]
-    best_text = f"{best_k} or more" if edge else str(best_k)
-    best_shown = f"\u2265 {best_k}" if edge else str(best_k)
-    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve, curve)
-    summary = (
-        f"{opening}, one verifier call buys "
-        f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
-        f"{_fmt(result.wastedDrafts)} drafts wasted). The cycle costs {_fmt(result.cycleMs, 1)} ms (draft "
-        f"{_fmt(result.draftMs, 1)}, verify {_fmt(result.verifyMs, 1)}, overhead {_fmt(settings.overheadMs, 1)}), so a token "
-        f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
-        f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
-    live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
-    lead = (("On the measured curve, speculation" if measured else "Speculation")
-            + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
-            f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    lead, summary, live = _texts(settings, result, (best_k, best_speedup, best_k == lookaheads[-1]), on_curve, curve,
+                                 opening)
     return {
         "params": params,
         "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value},
@@ -307,6 +278,51 @@ def view(raw=None) -> dict:
                                        result.outputTokens * settings.targetMs, result.outputTokens, width),
         },
     }
+
+
+def _on_measured_curve(settings: LedgerSettings, curve_value: str, measured: tuple) -> tuple:
+    """(the ledger on the curve, its best lookahead, the curve as priced, the summary's opening) in measured-curve
+    mode: past the measured positions the acceptance model continues the curve (as the trace reader does), never
+    its last rate repeated; the one best-k rule (lab.acceptance.best_lookahead) never goes past the plateau's start
+    plus one."""
+    curve, label, _ = measured  # unlinkable data: requested_curve has said so
+    # imported here so that the page's first load (this widget, in the lab's core) does not carry the curve
+    # library, which only a measured curve needs
+    from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at, token_method
+
+    measured_k = token_measured_at(curve_value) or len(curve)
+    curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k, token_method(curve_value))
+    result = ledger_from_curve(settings, curve)
+    on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
+    opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
+               + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
+                  f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
+               + f"), at lookahead {settings.lookahead}")
+    return result, on_curve, curve, opening
+
+
+def _texts(settings: LedgerSettings, result, best: tuple, on_curve, curve, opening: str) -> tuple:
+    """(lead, summary, live announcement): what a verifier call buys and the cycle costs, the speedup, and the best
+    lookahead (``best``: k, its speedup, whether it is the scan's last, which a larger one may beat; on a curve,
+    what it rests on)."""
+    best_k, best_speedup, edge = best
+    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    # The scan stops at the last lookahead: a best lookahead there may really be larger.
+    best_text = f"{best_k} or more" if edge else str(best_k)
+    best_shown = f"\u2265 {best_k}" if edge else str(best_k)
+    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve, curve)
+    summary = (
+        f"{opening}, one verifier call buys "
+        f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
+        f"{_fmt(result.wastedDrafts)} drafts wasted). The cycle costs {_fmt(result.cycleMs, 1)} ms (draft "
+        f"{_fmt(result.draftMs, 1)}, verify {_fmt(result.verifyMs, 1)}, overhead {_fmt(settings.overheadMs, 1)}), so a token "
+        f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
+        f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
+    lead = (("On the measured curve, speculation" if on_curve is not None else "Speculation")
+            + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
+            f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    return lead, summary, live
 
 
 def curve_best_note(best: dict, rates=None) -> str:
