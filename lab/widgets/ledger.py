@@ -268,15 +268,23 @@ def view(raw=None) -> dict:
         "summary": summary,
         "live": live,
         "width": width,
-        "figures": {
-            "heatmap": heatmap,
-            "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
-                                                      None if measured else settings.acceptance,
-                                                      **({"curve": True} if measured else {})),
-            "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
-            "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
-                                       result.outputTokens * settings.targetMs, result.outputTokens, width),
-        },
+        "figures": _figures(settings, result, (grid, heatmap, lookaheads, acceptances, selected), width, bool(measured)),
+    }
+
+
+def _figures(settings: LedgerSettings, result, heatmap_parts: tuple, width: int, measured: bool) -> dict:
+    """The heatmap (drawn once for its four sliders), its selection overlay (on a measured curve, no acceptance
+    row is the reader's), its table and the breakdown bar. ``heatmap_parts`` is (grid, its figure, the lookaheads,
+    the acceptances, the selected cell)."""
+    grid, heatmap, lookaheads, acceptances, selected = heatmap_parts
+    return {
+        "heatmap": heatmap,
+        "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
+                                                  None if measured else settings.acceptance,
+                                                  **({"curve": True} if measured else {})),
+        "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
+        "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
+                                   result.outputTokens * settings.targetMs, result.outputTokens, width),
     }
 
 
