@@ -34,11 +34,8 @@ def ledger_readouts_match_model(out):
     cell's mark ("your setting: 1.79x") and the cycle breakdown's labels, tooltips and description
     (tokens x target ms for plain decoding; the cycle is draft + verify + overhead)."""
     from ..widgets import ledger as widget
-    from . import figure_difference, table_cells, tip_values
 
-    f = to_fixed
     lookaheads, acceptances = ledger.heatmap_axes()
-    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
     for values in LEDGER_SETTINGS:
         out.visited += 1
         where = f"ledger form {values or 'defaults'}"
@@ -48,8 +45,8 @@ def ledger_readouts_match_model(out):
         settings = ledger.LedgerSettings(**{s.name: s.default for s in widget.SLIDERS} | {
             k: float(v) for k, v in values.items() if k != widget.CURVE_KEY} | (
             {"lookahead": int(values["lookahead"])} if "lookahead" in values else {}))
-        if widget.CURVE_KEY in values:
-            token = values[widget.CURVE_KEY]
+        token = values.get(widget.CURVE_KEY)
+        if token is not None:
             curve = acceptance.extended_rates(acceptance.token_rates(token), acceptance.TOKEN_POSITIONS,
                                               acceptance.token_measured_at(token), acceptance.token_method(token))
             result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
@@ -59,54 +56,75 @@ def ledger_readouts_match_model(out):
         cycle = result.draftMs + result.verifyMs + settings.overheadMs
         if abs(cycle - result.cycleMs) > 1e-9 * max(1.0, cycle):
             return out.fail(f"{where}: the cycle {result.cycleMs} ms is not draft + verify + overhead = {cycle} ms")
-        best = f"\u2265 {best_k}" if best_k == lookaheads[-1] else str(best_k)
-        verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
-        phrases = {
-            "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
-                     f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
-            "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
-                        f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
-                        f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
-                        f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
-                        f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
-            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
-                     + (" or more" if best_k == lookaheads[-1] else "")]}
-        measured_k = None
-        if widget.CURVE_KEY in values:  # past the measured positions the acceptance model continues the curve
-            token = values[widget.CURVE_KEY]
-            measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
-        if measured_k is not None and settings.lookahead > measured_k:
-            first = measured_k + 1
-            phrases["summary"].append((f"position {first}" if first == settings.lookahead else
-                                       f"positions {first} to {settings.lookahead}") + " extrapolated")
-        failure = phrase_missing(where, view, phrases)
+        failure = phrase_missing(where, view, _ledger_phrases(settings, result, (best_k, best_speedup),
+                                                              best_k == lookaheads[-1], token))
         if failure:
             return out.fail(failure)
         yield
-        grid = ledger.speedup_grid(settings, lookaheads, acceptances)
-        cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
-        figures = view["figures"]
-        for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
-            if got != cells:
-                first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
-                return out.fail(f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
-                                f"{cells[first:first + 1]} (of {len(cells)})")
-        row = round(settings.acceptance / 5)
-        expected = {
-            "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
-            # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
-            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
-                                  *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
-            "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
-                           f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
-        for name, (numbers, fixed) in expected.items():
-            failure = figure_difference(where, name, figures[name], numbers, fixed)
-            if failure:
-                return out.fail(failure)
-        if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
-            return out.fail(f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
-                            f"speedup has no row in the map")
+        failure = _ledger_figures_difference(where, view, settings, result, (lookaheads, acceptances))
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _ledger_phrases(settings, result, best: tuple, edge: bool, token) -> dict:
+    """The lead's, summary's and live line's numbers as the ledger gives them: the speedup, tokens per call,
+    accepted and wasted drafts, the cycle and its parts, ms per token and the best lookahead (``edge``: the scan's
+    last, shown as "or more"); on a measured curve (``token``), the positions extrapolated past it."""
+    f, (best_k, best_speedup) = to_fixed, best
+    shown = f"\u2265 {best_k}" if edge else str(best_k)
+    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    phrases = {
+        "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
+                 f"best lookahead here is {shown} ({f(best_speedup, 2)}x"],
+        "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
+                    f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
+                    f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
+                    f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
+                    f"{f(result.speedup, 2)}x", f"best lookahead here is {shown} ({f(best_speedup, 2)}x"],
+        "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}" + (" or more" if edge else "")]}
+    measured_k = None
+    if token is not None:  # past the measured positions the acceptance model continues the curve
+        measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
+    if measured_k is not None and settings.lookahead > measured_k:
+        first = measured_k + 1
+        phrases["summary"].append((f"position {first}" if first == settings.lookahead else
+                                   f"positions {first} to {settings.lookahead}") + " extrapolated")
+    return phrases
+
+
+def _ledger_figures_difference(where, view: dict, settings, result, axes: tuple) -> str | None:
+    """The heatmap's hover values and table (speedup_grid), its ticks, the selected cell's mark (on a measured
+    curve, saying the curve has no row in the map) and the cycle breakdown's numbers against the model's. ``axes``
+    is the heatmap's (lookaheads, acceptances)."""
+    from . import figure_difference, table_cells, tip_values
+
+    f, (lookaheads, acceptances) = to_fixed, axes
+    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
+    grid = ledger.speedup_grid(settings, lookaheads, acceptances)
+    cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
+    figures = view["figures"]
+    for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
+        if got != cells:
+            first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
+            return (f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
+                    f"{cells[first:first + 1]} (of {len(cells)})")
+    row = round(settings.acceptance / 5)
+    expected = {
+        "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
+        # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
+        "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
+                              *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
+        "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
+                       f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
+    for name, (numbers, fixed) in expected.items():
+        failure = figure_difference(where, name, figures[name], numbers, fixed)
+        if failure:
+            return failure
+    if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
+        return (f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
+                f"speedup has no row in the map")
+    return None
 
 
 def exact_readouts_match_model(out):
