@@ -228,9 +228,25 @@ def _tables_mismatch(widget) -> str | None:
     steps and crossover brackets (figure and prose) that differs from the model's, recomputed here."""
     from .. import serving_validation
 
-    f = to_fixed
     context = widget._validation_context()
     rows = serving_validation.comparison()
+    failure = (_validation_mismatch(context, rows) or _calibration_mismatch(context)
+               or _scoring_growth_mismatch(widget) or _bracket_ratios_mismatch(context) or _brackets_mismatch(context))
+    if failure:
+        return failure
+    for values in TRUST_SETTINGS:
+        failure = _trust_mismatch(widget, values, rows)
+        if failure:
+            return failure
+    return None
+
+
+def _validation_mismatch(context: dict, rows: list) -> str | None:
+    """The validation table (each published speedup's acceptance length, measured and predicted speedups and
+    their ratio) and its summary against the model's comparison ``rows``."""
+    from .. import serving_validation
+
+    f = to_fixed
     table = _rows_of(context["table"])
     if len(table) != len(serving_validation.VALIDATION):
         return f"validation table: {len(table)} rows for {len(serving_validation.VALIDATION)} published speedups"
@@ -246,6 +262,15 @@ def _tables_mismatch(widget) -> str | None:
                "medianError": f(100 * median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
+    return None
+
+
+def _calibration_mismatch(context: dict) -> str | None:
+    """The calibration table (each measured step against the model's) and the held-out steps (how far off, which
+    way) against the model."""
+    from .. import serving_validation
+
+    f = to_fixed
     calibration = _rows_of(context["calibration"])
     measurements = serving_calibration.STEP_MEASUREMENTS
     if len(calibration) != len(measurements):
@@ -260,9 +285,15 @@ def _tables_mismatch(widget) -> str | None:
         want = {"ms": f(m.ms, 2), "percent": f(100 * abs(ratio - 1), 0), "direction": "slow" if ratio > 1 else "fast"}
         if {key: shown[key] for key in want} != want:
             return f"held-out step {shown} where the model gives {want}"
-    failure = _scoring_growth_mismatch(widget)
-    if failure:
-        return failure
+    return None
+
+
+def _bracket_ratios_mismatch(context: dict) -> str | None:
+    """The range of the brackets' crossover over first loss, and the EAGLE-3 cycle in plain steps, against the
+    sweeps and the model."""
+    from .. import serving_validation
+
+    f = to_fixed
     central = [row["crossovers"][0] / row["high"] for row in serving_validation.crossover_comparison()
                if row["crossovers"][0] is not None]
     ratios = {"low": f(min(central), 1), "high": f(max(central), 1)} if central else {"low": "", "high": ""}
@@ -271,8 +302,16 @@ def _tables_mismatch(widget) -> str | None:
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
+    return None
+
+
+def _brackets_mismatch(context: dict) -> str | None:
+    """Each crossover bracket as the page says it (sequences that fit, its first quoted batch, the model's
+    crossover at each acceptance length, in the figure too) against the model."""
+    from .. import serving_validation
     from . import unescape
 
+    f = to_fixed
     figure = unescape(context["bracketsFigure"])
     for shown, bracket in zip(context["brackets"], serving_validation.CROSSOVER_BRACKETS):
         runs = []
@@ -297,10 +336,6 @@ def _tables_mismatch(widget) -> str | None:
         spoken = ", ".join(f"{run['crossover']} at acceptance length {run['length']}" for run in runs)
         if f"first loss above batch {bracket.low} and by {bracket.high}; the model's crossover {spoken}." not in figure:
             return f"the brackets figure does not say {bracket.label!r}'s crossovers {spoken}"
-    for values in TRUST_SETTINGS:
-        failure = _trust_mismatch(widget, values, rows)
-        if failure:
-            return failure
     return None
 
 
