@@ -133,12 +133,9 @@ def exact_readouts_match_model(out):
     bars' tooltips (overlap min(p, q), residual p - q, rejected excess q - p) and description, the output
     bars' (target p, the sampled frequencies) and the trace's description, whose tokens are accepted
     drafts + corrections + bonus tokens with one correction or bonus per verifier call."""
-    from .. import exact, sampler
-    from ..figures import tv_text
+    from .. import exact
     from ..widgets import exact as widget
-    from . import figure_difference
 
-    f = to_fixed
     for values in EXACT_SETTINGS:
         out.visited += 1
         where = f"exact form {values or 'defaults'}"
@@ -147,13 +144,8 @@ def exact_readouts_match_model(out):
             return out.fail(f"{where}: no view ({view.get('error')})")
         params = {s.name: int(s.default) for s in widget.SLIDERS} | {k: int(v) for k, v in values.items()}
         result = exact.evaluate(**params)
-        c, t, s = result["contract"], result["trace"], result["samples"]
-        expected = {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
-                    "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
-                    "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
-                    "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
-                    "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
-                    "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+        t = result["trace"]
+        expected = _exact_expected(result)
         failure = readout_difference(where, view["readouts"], expected)
         if failure:
             return out.fail(failure)
@@ -161,41 +153,73 @@ def exact_readouts_match_model(out):
         if t["rejectedDraft"] + t["bonusTokens"] != t["targetCalls"] or tokens < params["length"]:
             return out.fail(f"{where}: {t['rejectedDraft']} corrections + {t['bonusTokens']} bonus tokens for "
                             f"{t['targetCalls']} calls, {tokens} tokens for {params['length']} asked")
-        phrases = {
-            "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
-                     f"({expected['traceSpeedup']}x)"],
-            "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
-                        f"Generating {params['length']} tokens took {t['targetCalls']} target calls and "
-                        f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
-                        f"and corrected, {t['bonusTokens']} bonus)",
-                        f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
-                        f"{expected['summaryAlpha']}", f"From {s['count']} samples each",
-                        f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
-                        f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
-            "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
-                     f"off by TV {expected['wrongTv']}"]}
-        failure = phrase_missing(where, view, phrases)
+        failure = phrase_missing(where, view, _exact_phrases(expected, params["length"], t, result["samples"]["count"]))
         if failure:
             return out.fail(failure)
         yield
-        p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
-        spec = [n / s["count"] for n in s["specCounts"]]
-        wrong = [n / s["count"] for n in s["wrongCounts"]]
-        # in the figures' order: the description (per token), then each token's tooltips
-        bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
-                if value > 0]
-        figures = {
-            "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
-            "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
-            "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
-                      str(t["bonusTokens"])]}
-        fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
-        for name, numbers in figures.items():
-            failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
-                                        ordered=name != "trace")
-            if failure:
-                return out.fail(failure)
+        failure = _exact_figures_difference(where, view, params, result)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _exact_expected(result: dict) -> dict:
+    """The exact sampler's readouts as lab.exact gives them, through the page's formatters."""
+    from ..figures import tv_text
+
+    f, (c, t, s) = to_fixed, (result["contract"], result["trace"], result["samples"])
+    return {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
+            "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
+            "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
+            "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
+            "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
+            "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+
+
+def _exact_phrases(expected: dict, length: int, t: dict, count: int) -> dict:
+    """The lead's, summary's and live line's numbers: the readouts expected, the run's calls and tokens, the
+    samples' count."""
+    return {
+        "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
+                 f"({expected['traceSpeedup']}x)"],
+        "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
+                    f"Generating {length} tokens took {t['targetCalls']} target calls and "
+                    f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
+                    f"and corrected, {t['bonusTokens']} bonus)",
+                    f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
+                    f"{expected['summaryAlpha']}", f"From {count} samples each",
+                    f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
+                    f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
+        "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
+                 f"off by TV {expected['wrongTv']}"]}
+
+
+def _exact_figures_difference(where, view: dict, params: dict, result: dict) -> str | None:
+    """The p and q bars' tooltips and description, the output bars' and the trace's description against the
+    reference pair and the run."""
+    from .. import sampler
+    from . import figure_difference
+
+    f, t, s = to_fixed, result["trace"], result["samples"]
+    tokens = t["acceptedDraft"] + t["rejectedDraft"] + t["bonusTokens"]
+    p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
+    spec = [n / s["count"] for n in s["specCounts"]]
+    wrong = [n / s["count"] for n in s["wrongCounts"]]
+    # in the figures' order: the description (per token), then each token's tooltips
+    bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
+            if value > 0]
+    figures = {
+        "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
+        "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
+        "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
+                  str(t["bonusTokens"])]}
+    fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
+    for name, numbers in figures.items():
+        failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
+                                    ordered=name != "trace")
+        if failure:
+            return failure
+    return None
 
 
 def seed_hostile_inputs_answered(out):
