@@ -598,35 +598,9 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     sx = lambda batch: left + (math.log2(batch) - low_exp) / (high_exp - low_exp) * span  # noqa: E731
     body, spoken = [], []
     for i, row in enumerate(rows):
-        y = top + i * row_height
-        engine = serving.ENGINES[row["engine"]].label
-        body.append(_text(left, y + 13, row["label"], "start", "fig-tick"))  # the caption names the engines
-        bar = y + 31
-        body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
-                    f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
-        central, *others = row["crossovers"]
-        none_at = sx(row["fits"]) if "fits" in row else right_edge
-        ends = [none_at if c is None else sx(c) for c in (central, *others)]
-        body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
-                    f'stroke-width="2"/>')
-        for x in ends[1:]:  # one tick per other acceptance
-            body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
-        # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
-        # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is
-        if None in row["crossovers"]:
-            words = f"no loss up to {row['fits']}" if "fits" in row else "none"
-            after = max(max(ends), sx(row["high"])) + 8
-            body.append(_text(after, bar + 4, words, "start", "fig-small") if after + 7 * len(words) <= right_edge
-                        else _text(none_at - 2, bar + 20, words, "end", "fig-small"))
-        # no loss: an open dot, drawn by a class (the page's CSP refuses inline style attributes)
-        dot = "k-speculative srv-open-dot" if central is None else "k-speculative"
-        body.append(f'<circle class="{dot}" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
-        runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
-                         for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
-        stopped = (f" No loss up to batch {row['fits']}, all that fit in memory."
-                   if None in row["crossovers"] and "fits" in row else "")
-        spoken.append(f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
-                      f"{row['high']}; the model's crossover {runs}.{stopped}")
+        marks, said = _bracket_row(row, top + i * row_height, sx, left, right_edge)
+        body += marks
+        spoken.append(said)
     axis = top + len(rows) * row_height + 4
     body.append(f'<line class="fig-axisline" x1="{left}" x2="{right_edge}" y1="{axis}" y2="{axis}"/>')
     for exponent in range(low_exp, high_exp + 1):
@@ -636,6 +610,40 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     body.append(_text(left + span / 2, axis + 36, "batch (sequences)", "middle", "fig-axis"))
     label = ("Where speculation stops paying, the model against published batch sweeps. " + " ".join(spoken))
     return svg(width, axis + bottom, label, body, "srv-brackets")
+
+
+def _bracket_row(row: dict, y: float, sx, left: float, right_edge: float) -> tuple:
+    """(markup, its text alternative) of one published sweep at ``y``: its label, the measured first loss as a
+    shaded bracket, the model's crossovers as a line with a tick per other acceptance and a dot at the central one
+    (open where it finds no loss), and where the search stopped when it found none."""
+    engine = serving.ENGINES[row["engine"]].label
+    body = [_text(left, y + 13, row["label"], "start", "fig-tick")]  # the caption names the engines
+    bar = y + 31
+    body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
+                f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
+    central, *others = row["crossovers"]
+    none_at = sx(row["fits"]) if "fits" in row else right_edge
+    ends = [none_at if c is None else sx(c) for c in (central, *others)]
+    body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
+                f'stroke-width="2"/>')
+    for x in ends[1:]:  # one tick per other acceptance
+        body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
+    # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
+    # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is
+    if None in row["crossovers"]:
+        words = f"no loss up to {row['fits']}" if "fits" in row else "none"
+        after = max(max(ends), sx(row["high"])) + 8
+        body.append(_text(after, bar + 4, words, "start", "fig-small") if after + 7 * len(words) <= right_edge
+                    else _text(none_at - 2, bar + 20, words, "end", "fig-small"))
+    # no loss: an open dot, drawn by a class (the page's CSP refuses inline style attributes)
+    dot = "k-speculative srv-open-dot" if central is None else "k-speculative"
+    body.append(f'<circle class="{dot}" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
+    runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
+                     for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
+    stopped = (f" No loss up to batch {row['fits']}, all that fit in memory."
+               if None in row["crossovers"] and "fits" in row else "")
+    return body, (f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
+                  f"{row['high']}; the model's crossover {runs}.{stopped}")
 
 
 # px between two dot numbers: the browser's box for a 12 px number (getBBox) is about 1.2 px taller than
