@@ -218,6 +218,42 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     peak = max(peak * 1.05, floor + 1e-9)
     to_x = lambda n: left + (n - 1) / (MAX_BUDGET - 1) * plot_w  # noqa: E731
     to_y = lambda v: top + plot_h - (v - floor) / (peak - floor) * plot_h  # noqa: E731
+    body = _chart_axes(to_x, to_y, (left, plot_w, width), (top, plot_h, height), (floor, peak), y_label)
+    one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
+    if one_x:
+        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
+    taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
+    ridge_box = None  # the ridge's label, which the budget line breaks around if it must cross it
+    if ridge is not None and ridge <= MAX_BUDGET:
+        markup, ridge_box = _ridge_mark(ridge, to_x(ridge), to_x(selected), width, top, plot_h)
+        body.append(markup)
+        taken += [column_box(to_x(ridge), top, top + plot_h), ridge_box]
+    ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
+    for (kind, name, values), end_y in zip(series, ends):
+        points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
+        body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
+        body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
+        taken += line_boxes(points)
+    sx = to_x(selected)
+    # broken around the ridge's label where no side of the ridge was clear of it
+    body.append(vertical_line(sx, top, top + plot_h, 'class="tr-budget"', ridge_box, reach=3))
+    if one_x:
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])  # the best budget's triangle (one_x implies it)
+        body.append(_break_even_label(left, left + plot_w, to_y(1), taken + [
+            column_box(sx, top, top + plot_h), (0, 0, width, top), (mx - 6, my - 15, mx + 6, my - 5)]))
+    for kind, _, values in series:
+        body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
+    if marker is not None:
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])
+        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
+    return svg(width, height, label, body, f"tr-fig {css_class}")
+
+
+def _chart_axes(to_x, to_y, across: tuple, down: tuple, values: tuple, y_label: str) -> list:
+    """A budget chart's axes: the budget ticks (fewer on a phone) and title, the value ticks (round values) and the
+    value axis' title. ``across`` is (left, plot width, width), ``down`` (top, plot height, height), ``values`` the
+    value axis' (floor, peak)."""
+    (left, plot_w, width), (top, plot_h, height), (floor, peak) = across, down, values
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>',
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + plot_h}"/>']
     for tick in ((1, 64, 128) if width < 480 else (1, 32, 64, 96, 128)):
@@ -229,49 +265,30 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">'
                     f'{tick_label(value, ticks)}</text>')
     body.append(f'<text class="fig-axis" x="4" y="{top - 18}">{escape(y_label)}</text>')
-    one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
-    if one_x:
-        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
-    taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
-    ridge_box = None  # the ridge's label, which the budget line breaks around if it must cross it
-    if ridge is not None and ridge <= MAX_BUDGET:
-        # the label sits low in the plot, beside the line (the curves run high there; the best
-        # budget's triangle is often just left of the ridge, at the top)
-        rx, budget_x = to_x(ridge), to_x(selected)
-        # beside the ridge, right if it fits, else left, where the reader's budget line does not
-        # cross it (the shorter wording before giving that up)
-        options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
-                   for option in ([(text, rx + 4, "start")] if rx + 4 + text_width(text) <= width - 4 else [])
-                   + [(text, rx - 4, "end")]]
-        boxes = [label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
-        clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
-        choice = clear[0] if clear else 0
-        (text, tx, anchor), ridge_box = options[choice], boxes[choice]
-        body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
-                    f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>')
-        taken += [column_box(rx, top, top + plot_h), ridge_box]
-    ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
-    for (kind, name, values), end_y in zip(series, ends):
-        points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
-        body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
-        body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
-        taken += line_boxes(points)
-    sx = to_x(selected)
-    # broken around the ridge's label where no side of the ridge was clear of it
-    body.append(vertical_line(sx, top, top + plot_h, 'class="tr-budget"', ridge_box, reach=3))
-    if one_x:
-        taken.append(column_box(sx, top, top + plot_h))
-        taken.append((0, 0, width, top))  # above the plot: its title's row
-        mx, my = to_x(marker), to_y(series[0][2][marker - 1])  # the best budget's triangle (one_x implies it)
-        taken.append((mx - 6, my - 15, mx + 6, my - 5))
-        x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
-        body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>')
-    for kind, _, values in series:
-        body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
-    if marker is not None:
-        mx, my = to_x(marker), to_y(series[0][2][marker - 1])
-        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
-    return svg(width, height, label, body, f"tr-fig {css_class}")
+    return body
+
+
+def _break_even_label(x0: float, x1: float, y1: float, taken: list) -> str:
+    """The 1x line's label, placed clear of what is ``taken`` (the ridge and its label, the curves, the budget
+    line, the plot's title row above it and the best budget's triangle)."""
+    x, y, words, anchor = one_x_label(x0, x1, y1, ("1x: break-even",), taken)
+    return f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>'
+
+
+def _ridge_mark(ridge: int, rx: float, budget_x: float, width: int, top: float, plot_h: float) -> tuple:
+    """(markup, its label's box) of the roofline's ridge: a line and its label, low in the plot beside the line
+    (the curves run high there; the best budget's triangle is often just left of the ridge, at the top), right if
+    it fits, else left, where the reader's budget line does not cross it (the shorter wording before giving that
+    up)."""
+    options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
+               for option in ([(text, rx + 4, "start")] if rx + 4 + text_width(text) <= width - 4 else [])
+               + [(text, rx - 4, "end")]]
+    boxes = [label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
+    clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
+    choice = clear[0] if clear else 0
+    (text, tx, anchor), ridge_box = options[choice], boxes[choice]
+    return (f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
+            f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>'), ridge_box
 
 
 SERIES_CLASSES = ("k-tree", "fig-baseline tr-chain")
