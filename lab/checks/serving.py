@@ -539,49 +539,71 @@ def engines_differ_where_they_run(out):
             where = f"{target}/{draft} on {gpus} GPUs, B={batch} L={context} k={k}"
             plain_by_host = {}
             for name, r in readouts.items():
-                settings = base.with_(engine=name)
-                costs = serving_calibration.ENGINES[name]
-                plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
-                same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
-                shape = serving.draft_shape(settings)
-                # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
-                # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
-                draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
-                              else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
-                if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
-                        r.plainStepMs, plain, 1e-9):
-                    out.fail(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
-                             f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
-                verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
-                if not _close(r.verifyStepMs, verify, 1e-9):
-                    out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
-                runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
-                cal = serving_calibration.CALIBRATIONS[settings.gpu]
-                # run eagerly by the engine's code, or (today's SGLang) on Hopper for a chain, as these are: FA3
-                hopper_chain = settings.gpu in costs.eagerExtendGpus
-                eager = cal.passMs - cal.draftPassMs if costs.eagerExtend or hopper_chain else 0.0
-                extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
-                          if runs_extend else 0.0)
-                if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
-                    extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
-                if runs_extend:   # SGLang's V1 worker: its eager ops a cycle and a draft step after the first
-                    extend += (costs.cycleOps + (k - 1) * costs.cycleStepOps) * serving_calibration.EAGER_OP_US / 1000
-                if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
-                    extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
-                              - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
-                if shape is not None:  # eager host ops between the k chained draft steps (V1 before PR 33503)
-                    extend += (k - 1) * costs.interStepOps * serving_calibration.EAGER_OP_US / 1000
-                if draft == serving.EAGLE:  # the proposal beyond its priced ops (V1 0.10: drafts outside CUDA graphs)
-                    extend += costs.proposalMs
-                if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
-                    out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
-                emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
-                if not _close(r.emittedOutputMs, emitted, 1e-9):
-                    out.fail(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
-                cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
-                if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
-                        serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
-                    out.fail(f"{name} cycle does not add up at {where}")
+                for failure in _engine_differences(name, r, base.with_(engine=name), where, plain_by_host):
+                    out.fail(failure)
+
+
+def _engine_differences(name: str, r, settings, where: str, plain_by_host: dict) -> list[str]:
+    """What engine ``name``'s readout ``r`` at ``settings`` gets wrong against the by-hand steps: its plain step
+    (the same float as every engine's with the same host time and MoE kernels, ``plain_by_host``), its draft step,
+    verify step, draft extend (:func:`_extend_by_hand`), emitted-token output and cycle."""
+    target, batch, context, k = settings.target, settings.batch, settings.context, settings.lookahead
+    costs = serving_calibration.ENGINES[name]
+    failures = []
+    plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
+    same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
+    shape = serving.draft_shape(settings)
+    # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
+    # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
+    draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
+                  else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
+    if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
+            r.plainStepMs, plain, 1e-9):
+        failures.append(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
+                        f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
+    verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
+    if not _close(r.verifyStepMs, verify, 1e-9):
+        failures.append(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
+    extend = _extend_by_hand(shape, settings, costs)
+    if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
+        failures.append(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
+    if not _close(r.emittedOutputMs, emitted, 1e-9):
+        failures.append(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
+    cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
+    if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
+            serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
+        failures.append(f"{name} cycle does not add up at {where}")
+    return failures
+
+
+def _extend_by_hand(shape, settings, costs) -> float:
+    """A cycle's draft work beyond its k one-token draft steps, by hand: SGLang's draft pass over the verified tokens
+    (plus a host-driven pass's fixed cost where it runs eagerly; less the one-token step it replaces when its logits
+    give the first draft token; plus its V1 worker's eager ops a cycle), vLLM V1's first draft step over them (what
+    it adds to a one-token step), the eager host ops between chained draft steps, and an EAGLE head's proposal
+    beyond its priced ops."""
+    batch, context, k = settings.batch, settings.context, settings.lookahead
+    runs_extend = costs.draftExtend and shape is not None
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    # run eagerly by the engine's code, or (today's SGLang) on Hopper for a chain, as these are: FA3
+    hopper_chain = settings.gpu in costs.eagerExtendGpus
+    eager = cal.passMs - cal.draftPassMs if costs.eagerExtend or hopper_chain else 0.0
+    extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
+              if runs_extend else 0.0)
+    if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
+        extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
+    if runs_extend:   # SGLang's V1 worker: its eager ops a cycle and a draft step after the first
+        extend += (costs.cycleOps + (k - 1) * costs.cycleStepOps) * serving_calibration.EAGER_OP_US / 1000
+    if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
+        extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
+                  - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
+    if shape is not None:  # eager host ops between the k chained draft steps (V1 before PR 33503)
+        extend += (k - 1) * costs.interStepOps * serving_calibration.EAGER_OP_US / 1000
+    if settings.draft == serving.EAGLE:  # the proposal beyond its priced ops (V1 0.10: drafts outside CUDA graphs)
+        extend += costs.proposalMs
+    return extend
 
 
 def memory_bounds_the_searches(out):
