@@ -66,21 +66,8 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
     lay = _heatmap_layout(width, lookaheads, acceptances)
     left, top, cell_w, cell_h = lay["left"], lay["top"], lay["cell_w"], lay["cell_h"]
     rows, cols = len(acceptances), len(lookaheads)
-    # One path per shade, in cell units (the group scales them): a fraction of the bytes of
-    # one rect per cell, which matters because the page ships this figure pre-rendered.
-    shades: dict[str, list[str]] = {}
-    for r in range(rows):
-        for c in range(cols):
-            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{c} {rows - 1 - r}h1v1h-1z")
-    scale = f'transform="translate({left} {top}) scale({cell_w:.3f} {cell_h})"'
-    body = [f'<g {scale} shape-rendering="crispEdges">']
-    body += [f'<path fill="{colour}" d="{"".join(cells)}"/>' for colour, cells in sorted(shades.items())]
-    body.append("</g>")
-    for r, acceptance in enumerate(acceptances):
-        if acceptance % 10 == 0 and (cell_h >= 16 or acceptance % 20 == 0):
-            y = top + (rows - 1 - r) * cell_h
-            body.append(f'<text class="fig-tick" x="{left - 5}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
-                        f'{escape(_fmt(acceptance, 0))}%</text>')
+    body = _heatmap_cells(grid, rows, cols, left, top, cell_w, cell_h)
+    body += _acceptance_ticks(acceptances, left, top, cell_h)
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     grid_bottom = lay["grid_bottom"]
     for c, k in enumerate(lookaheads):
@@ -93,18 +80,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
                 f'text-anchor="middle">{title}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="14" '
                 f'text-anchor="middle">per-token acceptance \u03b1</text>')
-    # the colour bar: the scale's shades, framed so that its pale middle shows on any surface
-    bar_x, bar_y, bar_w, bar_h = lay["bar_x"], lay["bar_y"], lay["bar_w"], lay["bar_h"]
-    steps = 2 * COLOUR_STEPS + 1
-    for i in range(steps):
-        speedup = SATURATION_SPEEDUP ** ((i - COLOUR_STEPS) / COLOUR_STEPS)
-        body.append(f'<rect x="{bar_x + i * bar_w / steps:.2f}" y="{bar_y}" width="{bar_w / steps + 0.5:.2f}" '
-                    f'height="{bar_h}" fill="{speedup_colour(speedup)}" shape-rendering="crispEdges"/>')
-    body.append(f'<rect class="fig-frame" x="{bar_x}" y="{bar_y}" width="{bar_w}" height="{bar_h}" fill="none"/>')
-    for position, text, anchor in ((0, "\u2153x slower", "start"), (0.5, "1x", "middle"), (1, "3x faster", "end")):
-        x = bar_x + position * bar_w
-        body.append(f'<path class="fig-axisline" d="M{x:.1f} {bar_y + bar_h}v4"/>'
-                    f'<text class="fig-tick" x="{x:.1f}" y="{bar_y + bar_h + 17}" text-anchor="{anchor}">{text}</text>')
+    body += _colour_bar(lay["bar_x"], lay["bar_y"], lay["bar_w"], lay["bar_h"])
     # one hover and tap target over the grid: the page reads a cell's value out of the lists
     values = " ".join(_fmt(grid[r][c]) for r in range(rows - 1, -1, -1) for c in range(cols))
     body.append(f'<rect class="fig-hits" x="{left}" y="{top}" width="{cols * cell_w:.2f}" height="{rows * cell_h}" '
@@ -116,6 +92,48 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
              f"vermilion slower, on a scale from a third as fast to three times as fast. The table below the "
              f"figure lists every value.")
     return svg(width, lay["height"], label, body, "heatmap")
+
+
+def _heatmap_cells(grid, rows: int, cols: int, left: float, top: float, cell_w: float, cell_h: float) -> list:
+    """The heatmap's cells: one path per shade, in cell units (the group scales them): a fraction of the bytes of
+    one rect per cell, which matters because the page ships this figure pre-rendered."""
+    shades: dict[str, list[str]] = {}
+    for r in range(rows):
+        for c in range(cols):
+            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{c} {rows - 1 - r}h1v1h-1z")
+    scale = f'transform="translate({left} {top}) scale({cell_w:.3f} {cell_h})"'
+    body = [f'<g {scale} shape-rendering="crispEdges">']
+    body += [f'<path fill="{colour}" d="{"".join(cells)}"/>' for colour, cells in sorted(shades.items())]
+    body.append("</g>")
+    return body
+
+
+def _acceptance_ticks(acceptances, left: float, top: float, cell_h: float) -> list:
+    """The acceptance axis' labels: every 10% where the rows are tall enough, else every 20%."""
+    rows, body = len(acceptances), []
+    for r, acceptance in enumerate(acceptances):
+        if acceptance % 10 == 0 and (cell_h >= 16 or acceptance % 20 == 0):
+            y = top + (rows - 1 - r) * cell_h
+            body.append(f'<text class="fig-tick" x="{left - 5}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
+                        f'{escape(_fmt(acceptance, 0))}%</text>')
+    return body
+
+
+def _colour_bar(bar_x: float, bar_y: float, bar_w: float, bar_h: float) -> list:
+    """The colour bar under the map: the scale's shades, framed so that its pale middle shows on any surface, with
+    its three marks (1/3x, 1x, 3x)."""
+    body = []
+    steps = 2 * COLOUR_STEPS + 1
+    for i in range(steps):
+        speedup = SATURATION_SPEEDUP ** ((i - COLOUR_STEPS) / COLOUR_STEPS)
+        body.append(f'<rect x="{bar_x + i * bar_w / steps:.2f}" y="{bar_y}" width="{bar_w / steps + 0.5:.2f}" '
+                    f'height="{bar_h}" fill="{speedup_colour(speedup)}" shape-rendering="crispEdges"/>')
+    body.append(f'<rect class="fig-frame" x="{bar_x}" y="{bar_y}" width="{bar_w}" height="{bar_h}" fill="none"/>')
+    for position, text, anchor in ((0, "\u2153x slower", "start"), (0.5, "1x", "middle"), (1, "3x faster", "end")):
+        x = bar_x + position * bar_w
+        body.append(f'<path class="fig-axisline" d="M{x:.1f} {bar_y + bar_h}v4"/>'
+                    f'<text class="fig-tick" x="{x:.1f}" y="{bar_y + bar_h + 17}" text-anchor="{anchor}">{text}</text>')
+    return body
 
 
 def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int],
