@@ -551,9 +551,7 @@ def presets_table_matches_model(out):
     summarise, the seeds' calls pooled), the held-out rows' alpha and block standard error, and the
     sentence's gaps, two binomial standard errors and the run where prompt lookup writes the most."""
     from ..widgets import realtext as widget
-    from . import numbers_difference, numbers_in
 
-    f = to_fixed
     model = small_model()
     k, count = widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
     expected_rows = []
@@ -580,6 +578,18 @@ def presets_table_matches_model(out):
         held[kind] = (*_mean_error(alphas, widget.HELD_OUT_BLOCK), len(alphas))
     yield
     page = widget.comparison_html(widget.preset_comparison(model), widget.held_out_comparison(model, HELD_OUT_CHECK_TEXTS))
+    failure = (_presets_cells_difference(page, expected_rows, held)
+               or _presets_sentence_difference(widget, page, expected_rows, held))
+    if failure:
+        return out.fail(failure)
+
+
+def _presets_cells_difference(page: str, expected_rows: list, held: dict) -> str | None:
+    """Every cell of the presets table (each prompt's alpha, its standard error and positions, each run's alpha
+    and tokens per call; the held-out rows' alpha, block standard error and positions) against the model's."""
+    from . import numbers_difference, numbers_in
+
+    f = to_fixed
     cells = table_cells(page)
     expected_cells = []
     for (_, mean, error, positions, runs) in expected_rows:
@@ -589,11 +599,21 @@ def presets_table_matches_model(out):
         mean, error, positions = held[kind]
         expected_cells += [[f(mean, 2), f(error, 3), f"{positions:,}"], []]
     if len(cells) != len(expected_cells):
-        return out.fail(f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}")
+        return f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}"
     for index, (cell, numbers) in enumerate(zip(cells, expected_cells)):
         failure = numbers_difference("presets table", f"cell {index} ({cell[:60]!r})", numbers_in(cell), numbers)
         if failure:
-            return out.fail(failure)
+            return failure
+    return None
+
+
+def _presets_sentence_difference(widget, page: str, expected_rows: list, held: dict) -> str | None:
+    """The sentence under the presets table: the held-out alphas and their texts' sizes, the code and prose prompts'
+    alphas and their runs', the gap's two binomial standard errors and the run where prompt lookup writes the
+    most."""
+    from . import numbers_difference, numbers_in
+
+    f, k, count = to_fixed, widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
     by_title = {row[0]: row for row in expected_rows}
     code, prose = (by_title[realtext.PRESETS[name][0]] for name in ("python", "docstring"))
     gap_error = math.sqrt(sum(a * (1 - a) / n for a, _, n in (code[4][0], prose[4][0])))
@@ -603,10 +623,8 @@ def presets_table_matches_model(out):
                f"{HELD_OUT_CHECK_TEXTS['english']['charsEach']:,}", str(widget.HELD_OUT_BLOCK),
                f(code[1], 2), f(prose[1], 2), str(k), str(count), f(code[4][0][0], 2), f(prose[4][0][0], 2),
                f(2 * gap_error, 2), f(lookup[4][2][1], 2)]
-    failure = numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
-                                 fixed=("0",))  # "T = 0"
-    if failure:
-        return out.fail(failure)
+    return numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
+                              fixed=("0",))  # "T = 0"
 
 
 CHECKS = (
