@@ -177,7 +177,6 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     batches = [r["batch"] for r in rows]
     low, high = batches[0], batches[-1]
     bx = lambda b: _log_x(b, low, high, x0, x1)  # noqa: E731
-    body = []
     # panel 1: speedup, linear from 0 to the largest value (at least 2)
     top1, h1 = 10, 120
     top2, h2 = top1 + h1 + 34, 120  # panel 2 (throughput) under panel 1's title
@@ -185,85 +184,110 @@ def batch_svg(rows, batch, crossover, width: int = WIDTH_DEFAULT, fits: float | 
     sy = lambda v: top1 + h1 - v / peak * h1  # noqa: E731
     curve = [(bx(r["batch"]), sy(r["speedup"])) for r in rows]
     curve_boxes = line_boxes(curve)
-    note = None  # the label on the hatch, (x, baseline, words, anchor)
+    body, note = [], None  # the label on the hatch, (x, baseline, words, anchor)
     if fits is not None and fits < high:
-        fx = x0 if fits < low else bx(fits)
-        # inside each panel only (not across the title between them or the ticks under them); on the
-        # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
-        lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
-        # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
-        # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
-        body.append(f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>')
-        # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
-        # the panel, moved down by the collision pass where the speedup curve runs there
-        if text_width("does not fit in memory") <= x1 - fx - 6:
-            note = (x1 - 4, 24, "does not fit in memory", "end")
-        else:
-            words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
-            note = (fx - 4, 24, words, "end") if words else None
-        if note:
-            note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
-            body.append(_text(*note, "fig-small fig-clear"))
+        body, note = _nofit_marks(x0 if fits < low else bx(fits), x0, x1, ((top1, h1), (top2, h2)), curve_boxes)
     note_box = label_box(note, MIN_TEXT) if note else None  # vertical marks break around it
-    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top1 + h1}" y2="{top1 + h1}"/>')
-    body.append(f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>')
-    body += _speedup_ticks(peak, x0, sy, h1)
-    body.append(_polyline(curve, SPEEDUP_LINE))
+    body += _speedup_axes(x0, x1, top1 + h1, sy, peak, h1) + [_polyline(curve, SPEEDUP_LINE)]
     mark = bx(batch)  # the reader's batch: a vertical line through both panels
     taken = curve_boxes + [column_box(mark, top1, top1 + h1)] + ([note_box] if note_box else [])
     if crossover is not None and crossover <= high:
-        cx = bx(crossover)
-        taken.append(column_box(cx, top1, top1 + h1))
-        # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
-        # corner under it is usually free), moved up by the collision pass where the curve or the
-        # reader's batch is there; the short wording where the long one finds no room
-        wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if text_width(w) <= (x1 - x0) / 2]
-        wordings = wordings or [f"B = {crossover}"]
-        spot = None
-        for words in wordings:
-            sides = ([(cx - 4, "end")] if cx - 4 - text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
-            spot = next((found for tx, anchor in sides for found in
-                         place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
-                        None)
-            if spot:
-                break
-        if spot is None:
-            tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
-            spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
-        body.append(vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box))
-        body.append(_text(*spot, "fig-tick fig-clear"))
-        taken.append(label_box(spot, MIN_TEXT))
+        body += _crossover_batch_mark(crossover, bx(crossover), (x0, x1, width), (top1, h1), taken, note_box)
     body.append(_one_x_label(x0, x1, sy(1), taken))
     # the panel's title under its own axis, as the throughput panel's is: it names the panel above it
     speedup_title = _fit(("speedup over plain decoding (x) against batch B (log)", "speedup (x) against batch B",
                           "speedup (x)"), width - x0, 13)
     body.append(_text(x0, top1 + h1 + 16, speedup_title, "start", "fig-axis"))
-    # panel 2: throughput on a log axis
+    body += _throughput_curves(rows, bx, x0, x1, top2, h2)
+    for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
+        body.append(vertical_line(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"', note_box))
+    body += _batch_axis_labels(bx, low, high, x0, width, top2 + h2)
+    chosen = min(rows, key=lambda r: abs(math.log(r["batch"]) - math.log(batch)))
+    label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
+             f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
+             f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
+    return svg(width, height, label, body, "srv-batch")
+
+
+def _speedup_axes(x0: float, x1: float, ground: float, sy, peak: float, height: float) -> list:
+    """A speedup panel's ground line, its 1.0x line and its ticks (linear from 0 to ``peak``)."""
+    return ([f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{ground}" y2="{ground}"/>',
+             f'<line class="srv-one" x1="{x0}" x2="{x1}" y1="{sy(1):.1f}" y2="{sy(1):.1f}" stroke-width="1.5"/>']
+            + _speedup_ticks(peak, x0, sy, height))
+
+
+def _batch_axis_labels(bx, low, high, x0: float, width: int, ground: float) -> list:
+    """The batch axis' labels under the lower panel (powers of four within the sweep) and the panel's title."""
+    body = [_text(bx(b), ground + 16, str(b), "middle") for b in (1, 4, 16, 64, 256, 1024) if low <= b <= high]
+    title = _fit(("throughput of the whole batch, tokens/s (log) against batch B (log)",
+                  "whole-batch tokens/s (log) against batch B (log)", "tokens/s (log) against batch B"),
+                 width - x0, 13)
+    return body + [_text(x0, ground + 34, title, "start", "fig-axis")]
+
+
+def _nofit_marks(fx: float, x0: float, x1: float, panels: tuple, curve_boxes: list) -> tuple:
+    """(markup, the note's spot or None): the hatch over the batches from ``fx`` on that do not fit in GPU memory,
+    inside each panel (``panels``: (top, height) of each), and its note in the upper one."""
+    (top1, h1), (top2, h2) = panels
+    # inside each panel only (not across the title between them or the ticks under them); on the
+    # panel, not on data colours: a neutral that follows the scheme (fixed ink vanished in dark)
+    lines = hatch_path(fx, top1, x1, top1 + h1) + hatch_path(fx, top2, x1, top2 + h2)
+    # 1 px, not 0.75: the browser paints a stroke under a pixel as a pixel at that fraction of its ink (2.7:1 at
+    # 1x light, docs/PALETTE.md "Thin lines at 1x"); widgets.css draws it crisp, one full pixel a row
+    body = [f'<path class="srv-nofit srv-nofit-line" d="{lines}" fill="none" stroke-width="1"/>']
+    # inside the hatch where it fits; else just left of it, pointing at it; else nothing; high in
+    # the panel, moved down by the collision pass where the speedup curve runs there
+    if text_width("does not fit in memory") <= x1 - fx - 6:
+        note = (x1 - 4, 24, "does not fit in memory", "end")
+    else:
+        words = _fit(("does not fit in memory →", "no room →", ""), fx - x0 - 8)
+        note = (fx - 4, 24, words, "end") if words else None
+    if note:
+        note = place_labels([note], top1, top1 + h1, obstacles=curve_boxes)[0] or note
+        body.append(_text(*note, "fig-small fig-clear"))
+    return body, note
+
+
+def _crossover_batch_mark(crossover, cx: float, across: tuple, down: tuple, taken: list, note_box) -> list:
+    """The crossover batch's vertical line (broken around the hatch's note, ``note_box``) and its label, placed clear
+    of what is ``taken`` (which gains both). ``across`` is (x0, x1, width), ``down`` the panel's (top, height)."""
+    (x0, x1, width), (top1, h1) = across, down
+    taken.append(column_box(cx, top1, top1 + h1))
+    # beside the line, low in the panel (left of the crossover the curve runs above 1x, so the
+    # corner under it is usually free), moved up by the collision pass where the curve or the
+    # reader's batch is there; the short wording where the long one finds no room
+    wordings = [w for w in (f"crossover B = {crossover}", f"B = {crossover}") if text_width(w) <= (x1 - x0) / 2]
+    wordings = wordings or [f"B = {crossover}"]
+    spot = None
+    for words in wordings:
+        sides = ([(cx - 4, "end")] if cx - 4 - text_width(words) >= x0 else []) + [_label_at(cx, words, x0, width - 2)]
+        spot = next((found for tx, anchor in sides for found in
+                     place_labels([(tx, top1 + h1 - 6, words, anchor)], top1, top1 + h1, obstacles=taken) if found),
+                    None)
+        if spot:
+            break
+    if spot is None:
+        tx, anchor = _label_at(cx, wordings[-1], x0, width - 2)
+        spot = (tx, top1 + h1 - 6, wordings[-1], anchor)
+    taken.append(label_box(spot, MIN_TEXT))
+    return [vertical_line(cx, top1, top1 + h1, 'class="srv-cross" stroke-width="1.5"', note_box),
+            _text(*spot, "fig-tick fig-clear")]
+
+
+def _throughput_curves(rows, bx, x0: float, x1: float, top: float, height: float) -> list:
+    """The lower panel's axis, its decades of tokens/s (log) and the plain and speculative throughput curves."""
     values = [v for r in rows for v in (r["plainTokensPerSecond"], r["specTokensPerSecond"])]
     tlow = 10 ** math.floor(math.log10(min(values)))
     thigh = 10 ** math.ceil(math.log10(max(values)))
-    ty = lambda v: top2 + h2 - (math.log(v) - math.log(tlow)) / (math.log(thigh) - math.log(tlow)) * h2  # noqa: E731
-    body.append(f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
+    ty = lambda v: top + height - (math.log(v) - math.log(tlow)) / (math.log(thigh) - math.log(tlow)) * height  # noqa: E731
+    body = [f'<line class="fig-axisline" x1="{x0}" x2="{x1}" y1="{top + height}" y2="{top + height}"/>']
     decade = tlow
     while decade <= thigh:
         body.append(_text(x0 - 6, ty(decade) + 4, f"{decade:,.0f}" if decade < 1e6 else f"{decade:.0e}", "end"))
         decade *= 10
     body.append(_polyline([(bx(r["batch"]), ty(r["plainTokensPerSecond"])) for r in rows], PLAIN_LINE))
     body.append(_polyline([(bx(r["batch"]), ty(r["specTokensPerSecond"])) for r in rows], SPEC_LINE))
-    for y1, y2 in ((top1, top1 + h1), (top2, top2 + h2)):  # each panel, not the title between them
-        body.append(vertical_line(mark, y1, y2, 'class="srv-you" stroke-width="1" stroke-dasharray="3 3"', note_box))
-    for b in (1, 4, 16, 64, 256, 1024):
-        if low <= b <= high:
-            body.append(_text(bx(b), top2 + h2 + 16, str(b), "middle"))
-    title = _fit(("throughput of the whole batch, tokens/s (log) against batch B (log)",
-                  "whole-batch tokens/s (log) against batch B (log)", "tokens/s (log) against batch B"),
-                 width - x0, 13)
-    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
-    chosen = min(rows, key=lambda r: abs(math.log(r["batch"]) - math.log(batch)))
-    label = (f"Speedup and throughput against batch 1 to {high} at this context. At batch {batch}: speedup "
-             f"{_f(chosen['speedup'])}x, plain {chosen['plainTokensPerSecond']:.0f} and speculative "
-             f"{chosen['specTokensPerSecond']:.0f} tokens/s. Crossover batch: {crossover or 'none up to 4096'}.")
-    return svg(width, height, label, body, "srv-batch")
+    return body
 
 
 def _ratio_tag(speedup: float) -> str:
@@ -288,23 +312,47 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
     width = fit_width(width)
     left, right, height = 64, 16, 360
     x0, edge = left, width - right
-    # The rate axis ends at the power of ten at or past 1.5 times the last rate either server still
-    # serves and 3 times each rated mark's rate (room for its tag), not at the sweep's last rate,
-    # far past both overloads; vLLM's "high QPS" marks, published without a rate, get a column of
-    # their own right of it, under "high QPS", rather than a place on the rate axis.
+    # vLLM's "high QPS" marks, published without a rate, get a column of their own right of the rate axis,
+    # under "high QPS", rather than a place on it
     unrated = [mark for mark in serving.VLLM_REFERENCE if mark["rate"] is None]
     x1 = edge - ((HIGH_RATE_COLUMN if width >= 560 else NARROW_RATE_COLUMN) if unrated else 0)
-    served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
-    rated = [mark["rate"] * 3 for mark in serving.VLLM_REFERENCE if mark["rate"] is not None]
-    low = rates[0]
-    high = (min(rates[-1], 10 ** math.ceil(math.log10(max(max(served_rates) * 1.5, *rated))))
-            if served_rates else rates[-1])
+    low, high = rates[0], _load_rate_end(rates, plain, spec)
     rx = lambda r: _log_x(r, low, high, x0, x1)  # noqa: E731
     shown = [i for i, r in enumerate(rates) if r <= high * 1.0001]
     rates, plain, spec = [rates[i] for i in shown], [plain[i] for i in shown], [spec[i] for i in shown]
-    body = []
-    top1, h1 = 10, 130
     served = [v for v in plain + spec if v is not None]
+    top1, h1 = 10, 130
+    body = _latency_panel(rates, plain, spec, served, cross, rx, (x0, x1, width), (top1, h1), empty)
+    body += _ratio_panel(rates, plain, spec, rx, (x0, x1, edge, width), (top1 + h1 + 34, 120), (low, high), unrated)
+    label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
+             "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
+             "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
+             (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
+              f" No rate is served: {empty or 'every rate overloads both servers'}." if not served else
+              " The curves do not cross before the servers overload."))
+    return svg(width, height, label, body, "srv-load")
+
+
+def _load_rate_end(rates, plain, spec) -> float:
+    """Where the load chart's rate axis ends: the power of ten at or past 1.5 times the last rate either server still
+    serves and 3 times each rated mark's rate (room for its tag), not at the sweep's last rate, far past both
+    overloads; the sweep's last rate when no rate is served.
+
+    >>> _load_rate_end([0.1, 1, 10, 100, 1000], [1, 2, None, None, None], [1, 1.5, 3, None, None])
+    100
+    """
+    served_rates = [r for r, p, q in zip(rates, plain, spec) if p is not None or q is not None]
+    rated = [mark["rate"] * 3 for mark in serving.VLLM_REFERENCE if mark["rate"] is not None]
+    return (min(rates[-1], 10 ** math.ceil(math.log10(max(max(served_rates) * 1.5, *rated))))
+            if served_rates else rates[-1])
+
+
+def _latency_panel(rates, plain, spec, served, cross, rx, across: tuple, down: tuple, empty: str) -> list:
+    """The upper panel's markup: each server's decode latency per request against the rate (log-log; ``served``:
+    every latency drawn, none when no rate is served, and the panel says why) and where the curves cross.
+    ``across`` is (x0, x1, width), ``down`` (top, height)."""
+    (x0, x1, width), (top1, h1) = across, down
+    body = []
     llow = 10 ** math.floor(math.log10(min(served))) if served else 0.1
     lhigh = 10 ** math.ceil(math.log10(max(served))) if served else 10
     if lhigh <= llow:
@@ -326,21 +374,32 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
             body.append(_polyline(points, css))
             curves += line_boxes(points)
     if cross is not None:
-        cx = rx(cross)
-        # beside the line, on the side with more room (left by preference): never across it; high in
-        # the panel, moved down by the collision pass where a curve runs there
-        left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
-        words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
-                     max(left_room, right_room))
-        tx, anchor = (cx - 4, "end") if text_width(words) <= left_room else (cx + 4, "start")
-        spot = (place_labels([(tx, top1 + 14, words, anchor)], top1, top1 + h1, obstacles=curves)[0]
-                or (tx, top1 + 14, words, anchor))
-        body.append(f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top1}" y2="{top1 + h1}" stroke-width="1.5"/>')
-        body.append(_text(*spot, "fig-tick fig-clear"))
+        body += _crossing_mark(cross, rx(cross), x0, width, top1, h1, curves)
     body.append(_text(x0, top1 + h1 + 16, _fit(("decode latency per request (log)", "latency per request (log)"),
                                                width - x0, 13), "start", "fig-axis"))
-    # panel 2: the ratio and vLLM's measured marks
-    top2, h2 = top1 + h1 + 34, 120
+    return body
+
+
+def _crossing_mark(cross: float, cx: float, x0: float, width: int, top: float, height: float, curves: list) -> list:
+    """The vertical line where the latency curves cross, and its rate beside the line, on the side with more room
+    (left by preference): never across it; high in the panel, moved down by the collision pass where a curve
+    (``curves``: their obstacle boxes) runs there."""
+    left_room, right_room = cx - 4 - x0, width - 2 - (cx + 4)
+    words = _fit((f"curves cross: {cross:.3g} req/s", f"cross: {cross:.3g} req/s", f"{cross:.3g} req/s"),
+                 max(left_room, right_room))
+    tx, anchor = (cx - 4, "end") if text_width(words) <= left_room else (cx + 4, "start")
+    spot = (place_labels([(tx, top + 14, words, anchor)], top, top + height, obstacles=curves)[0]
+            or (tx, top + 14, words, anchor))
+    return [f'<line class="srv-cross" x1="{cx:.1f}" x2="{cx:.1f}" y1="{top}" y2="{top + height}" stroke-width="1.5"/>',
+            _text(*spot, "fig-tick fig-clear")]
+
+
+def _ratio_panel(rates, plain, spec, rx, across: tuple, down: tuple, rate_range: tuple, unrated: list) -> list:
+    """The lower panel's markup: plain latency over speculative latency against the rate, vLLM's measured marks
+    (``unrated``: those published without a rate, in their own column) with their tags, and the rate axis.
+    ``across`` is (x0, x1, edge, width), ``down`` (top, height), ``rate_range`` the rate axis' (low, high)."""
+    (x0, x1, edge, width), (top2, h2), (low, high) = across, down, rate_range
+    body = []
     ratios = [(r, p / s) for r, p, s in zip(rates, plain, spec) if p is not None and s is not None]
     peak = max([3.2] + [v for _, v in ratios])
     qy = lambda v: top2 + h2 - v / peak * h2  # noqa: E731
@@ -350,13 +409,35 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
     curve = [(rx(r), qy(v)) for r, v in ratios]
     if ratios:
         body.append(_polyline(curve, SPEEDUP_LINE))
-    # vLLM's reference marks, then the collision pass over their labels: each starts beside its
-    # mark (right of a mark at a known rate, left of the high-rate ones at the edge) and moves up
-    # or down only as far as it must to clear the marks and the labels placed before it
-    marks, tags, rated_tags = [], [], []
+    marks_body, marks, tags = _reference_marks(unrated, rx, qy, x1, edge, top2 + h2)
+    body += marks_body
+    # the collision pass over the marks' tags: each starts beside its mark (right of a mark at a known rate,
+    # over the column's marks for the high-rate ones) and moves up or down only as far as it must to clear the
+    # marks and the tags placed before it
+    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
+    placed = [spot for spot in place_labels(tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
+    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
+    body.append(_one_x_label(x0, x1, qy(1), obstacles + [label_box(spot, MIN_TEXT) for spot in placed]))
+    for r in (0.1, 1, 10, 100, 1000):
+        if low <= r <= high:
+            body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
+    title = _fit(("plain latency / speculative latency, against requests per second (log)",
+                  "plain / speculative latency by requests/s (log)", "latency ratio by requests/s", "ratio by req/s"),
+                 width - x0, 13)
+    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
+    return body
+
+
+def _reference_marks(unrated: list, rx, qy, x1: float, edge: float, ground: float) -> tuple:
+    """(markup, the marks' centres, their tags to place) of vLLM's measured reference marks: a mark at a known rate
+    on the rate axis, tagged right of it with the engine's name (a quoted number says whose it is); the high-rate
+    ones side by side in their own column (its ground line at ``ground`` and its name), their tags stacked over
+    it, the larger ratio on top, as the marks are. The column's tags come first, so that the stack keeps its
+    order and the rated tags move around it."""
+    body, marks, tags, rated_tags = [], [], [], []
     if unrated:  # the column's own ground line and name, apart from the rate axis
-        body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{top2 + h2}" y2="{top2 + h2}"/>')
-        body.append(_text((x1 + 8 + edge) / 2, top2 + h2 + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
+        body.append(f'<line class="fig-axisline" x1="{x1 + 8}" x2="{edge}" y1="{ground}" y2="{ground}"/>')
+        body.append(_text((x1 + 8 + edge) / 2, ground + 16, _fit(("high QPS", "high"), edge - x1 - 20), "middle"))
     for mark in serving.VLLM_REFERENCE:
         if mark["rate"] is not None:
             x = rx(mark["rate"])
@@ -376,25 +457,7 @@ def load_svg(rates, plain, spec, cross, width: int = WIDTH_DEFAULT, empty: str =
             ratio = _ratio_tag(mark["speedup"])
             words = _fit((f"vLLM {ratio}", ratio), edge - x1 - 6)  # "vLLM" where the column is wide enough
             tags.append(((x1 + 8 + edge) / 2, above - 14 * (len(ranked) - 1 - rank), words, "middle"))
-    obstacles = [(x - 7, y - 7, x + 7, y + 7) for x, y in marks] + line_boxes(curve)
-    # the column's stack first, so that it keeps its order; the rated tags then move around it
-    placed = [spot for spot in place_labels(tags + rated_tags, top2, top2 + h2 - 2, obstacles=obstacles) if spot]
-    body += [_text(*spot, "fig-small fig-clear") for spot in placed]
-    body.append(_one_x_label(x0, x1, qy(1), obstacles + [label_box(spot, MIN_TEXT) for spot in placed]))
-    for r in (0.1, 1, 10, 100, 1000):
-        if low <= r <= high:
-            body.append(_text(rx(r), top2 + h2 + 16, f"{r:g}", "middle"))
-    title = _fit(("plain latency / speculative latency, against requests per second (log)",
-                  "plain / speculative latency by requests/s (log)", "latency ratio by requests/s", "ratio by req/s"),
-                 width - x0, 13)
-    body.append(_text(x0, top2 + h2 + 34, title, "start", "fig-axis"))
-    label = ("Decode latency per request against request rate for plain and speculative decoding, and their ratio, "
-             "with vLLM's measured points for Llama-3-70B on 4 H100s as reference marks: 1.5x (draft model) and 2.8x "
-             "(n-gram) at 1 request per second, 1.4x and 1.8x slowdowns at a high rate." +
-             (f" The curves cross at {cross:.3g} requests per second." if cross is not None else
-              f" No rate is served: {empty or 'every rate overloads both servers'}." if not served else
-              " The curves do not cross before the servers overload."))
-    return svg(width, height, label, body, "srv-load")
+    return body, marks, tags + rated_tags
 
 
 def tail_svg(runs, seed, seed_speedup, width: int = WIDTH_DEFAULT) -> str:
@@ -535,35 +598,9 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     sx = lambda batch: left + (math.log2(batch) - low_exp) / (high_exp - low_exp) * span  # noqa: E731
     body, spoken = [], []
     for i, row in enumerate(rows):
-        y = top + i * row_height
-        engine = serving.ENGINES[row["engine"]].label
-        body.append(_text(left, y + 13, row["label"], "start", "fig-tick"))  # the caption names the engines
-        bar = y + 31
-        body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
-                    f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
-        central, *others = row["crossovers"]
-        none_at = sx(row["fits"]) if "fits" in row else right_edge
-        ends = [none_at if c is None else sx(c) for c in (central, *others)]
-        body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
-                    f'stroke-width="2"/>')
-        for x in ends[1:]:  # one tick per other acceptance
-            body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
-        # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
-        # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is
-        if None in row["crossovers"]:
-            words = f"no loss up to {row['fits']}" if "fits" in row else "none"
-            after = max(max(ends), sx(row["high"])) + 8
-            body.append(_text(after, bar + 4, words, "start", "fig-small") if after + 7 * len(words) <= right_edge
-                        else _text(none_at - 2, bar + 20, words, "end", "fig-small"))
-        # no loss: an open dot, drawn by a class (the page's CSP refuses inline style attributes)
-        dot = "k-speculative srv-open-dot" if central is None else "k-speculative"
-        body.append(f'<circle class="{dot}" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
-        runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
-                         for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
-        stopped = (f" No loss up to batch {row['fits']}, all that fit in memory."
-                   if None in row["crossovers"] and "fits" in row else "")
-        spoken.append(f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
-                      f"{row['high']}; the model's crossover {runs}.{stopped}")
+        marks, said = _bracket_row(row, top + i * row_height, sx, left, right_edge)
+        body += marks
+        spoken.append(said)
     axis = top + len(rows) * row_height + 4
     body.append(f'<line class="fig-axisline" x1="{left}" x2="{right_edge}" y1="{axis}" y2="{axis}"/>')
     for exponent in range(low_exp, high_exp + 1):
@@ -573,6 +610,40 @@ def brackets_svg(rows, width: int = WIDTH_DEFAULT) -> str:
     body.append(_text(left + span / 2, axis + 36, "batch (sequences)", "middle", "fig-axis"))
     label = ("Where speculation stops paying, the model against published batch sweeps. " + " ".join(spoken))
     return svg(width, axis + bottom, label, body, "srv-brackets")
+
+
+def _bracket_row(row: dict, y: float, sx, left: float, right_edge: float) -> tuple:
+    """(markup, its text alternative) of one published sweep at ``y``: its label, the measured first loss as a
+    shaded bracket, the model's crossovers as a line with a tick per other acceptance and a dot at the central one
+    (open where it finds no loss), and where the search stopped when it found none."""
+    engine = serving.ENGINES[row["engine"]].label
+    body = [_text(left, y + 13, row["label"], "start", "fig-tick")]  # the caption names the engines
+    bar = y + 31
+    body.append(f'<rect class="srv-bracket" x="{sx(row["low"]):.1f}" y="{bar - 7}" '
+                f'width="{sx(row["high"]) - sx(row["low"]):.1f}" height="14"/>')
+    central, *others = row["crossovers"]
+    none_at = sx(row["fits"]) if "fits" in row else right_edge
+    ends = [none_at if c is None else sx(c) for c in (central, *others)]
+    body.append(f'<line class="srv-predict" x1="{min(ends):.1f}" x2="{max(ends):.1f}" y1="{bar}" y2="{bar}" '
+                f'stroke-width="2"/>')
+    for x in ends[1:]:  # one tick per other acceptance
+        body.append(f'<line class="srv-predict" x1="{x:.1f}" x2="{x:.1f}" y1="{bar - 5}" y2="{bar + 5}" stroke-width="2"/>')
+    # one label where the search stopped, however many acceptances end there: on the bar's line, right of the
+    # bracket and the line (above the bar it met the row's own label on a phone), or under it where no room is
+    if None in row["crossovers"]:
+        words = f"no loss up to {row['fits']}" if "fits" in row else "none"
+        after = max(max(ends), sx(row["high"])) + 8
+        body.append(_text(after, bar + 4, words, "start", "fig-small") if after + 7 * len(words) <= right_edge
+                    else _text(none_at - 2, bar + 20, words, "end", "fig-small"))
+    # no loss: an open dot, drawn by a class (the page's CSP refuses inline style attributes)
+    dot = "k-speculative srv-open-dot" if central is None else "k-speculative"
+    body.append(f'<circle class="{dot}" cx="{ends[0]:.1f}" cy="{bar}" r="5"/>')
+    runs = ", ".join(f"{'none' if c is None else c} at acceptance length {_f(a)}"
+                     for c, a in zip(row["crossovers"], row["acceptanceLengths"]))
+    stopped = (f" No loss up to batch {row['fits']}, all that fit in memory."
+               if None in row["crossovers"] and "fits" in row else "")
+    return body, (f"{row['label']} on {engine}: measured first loss above batch {row['low']} and by "
+                  f"{row['high']}; the model's crossover {runs}.{stopped}")
 
 
 # px between two dot numbers: the browser's box for a 12 px number (getBBox) is about 1.2 px taller than

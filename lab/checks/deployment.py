@@ -450,94 +450,150 @@ def panel_readouts_match_model(out):
     list gives the ledger its own answer at the sliders the panel sends it; a mean acceptance length
     measured at the lookahead to run comes back as typed; where the summary sets the two models' verify costs side by
     side, it does so at the two best lookaheads it names (on the curve, when there is one)."""
-    import re
-
     from ..widgets import deployment as widget
 
-    f = to_fixed
     for values, where, view in views_at(out, widget, READOUT_SETTINGS):
-        p = {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
-             **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
-        unit, figure, k_m, k = p["unit"], float(p["value"]), int(p["measuredK"]), int(p["lookahead"])
-        alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),  # noqa: B023 (called in this iteration)
-                 "length": lambda: alpha_root(figure - 1, k_m)}[unit]()  # noqa: B023 (called in this iteration)
-        curve = None
-        if unit != "alpha":  # a figure is a length at k_m, extended by the draft family's decay prior (lab.acceptance)
-            curve = acceptance.from_single(1 + sum(alpha ** i for i in range(1, k_m + 1)), k_m,
-                                           acceptance.family_of_draft(p["draft"], p["target"]))
-            alpha = alpha_root(curve.length(k) - 1, k)  # the sliders' one alpha: i.i.d.'s at k on the curve
-        drafted = sum(alpha ** i for i in range(1, k + 1))
-        d = deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
-                                  batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]), lookahead=k,
-                                  engine=p["engine"])
-        result = deployment.answer(d, alpha, curve)
-        percent = result["acceptancePercent"]
+        p = _panel_values(widget, values)
+        k_m, k = int(p["measuredK"]), int(p["lookahead"])
+        alpha, curve = _panel_alpha(p, k_m, k)
+        d = _panel_deployment(p)
+        percent = deployment.answer(d, alpha, curve)["acceptancePercent"]
         if percent != round(100 * alpha):
             return out.fail(f"{where}: the instruments get {percent}%, alpha is {100 * alpha}%")
-        # the answer is the reader's own alpha, unrounded; the instruments receive the whole percent
-        s = serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus, lookahead=k,
-                                           acceptance=100 * alpha, batch=d.batch, context=d.context,
-                                           stepModel=serving.MEASURED, treeTokens=0, engine=d.engine)
-        r = serving.serving(s)
-        best_k, best = serving.best_lookahead(s, deployment.MAX_LOOKAHEAD)
-        speedup = r.speedup
-        if curve is not None:  # tokens per cycle and the best k from the curve's own rates
-            rates, on_curve = curve.rates(deployment.MAX_LOOKAHEAD), s.with_(acceptance=percent)
-            speedup = serving.serving(on_curve, rates).speedup
-            found = acceptance.best_lookahead(lambda j: serving.speedup_at(on_curve.with_(lookahead=j), d.batch,  # noqa: B023 (called in this iteration)
-                                                                           d.context, rates),  # noqa: B023 (called in this iteration)
-                                              curve, deployment.MAX_LOOKAHEAD)
-            best_k, best = found["k"], found["speedup"]
-        expected = {"alpha": f"{f(100 * alpha, 1)}%", "rate": f"{f(100 * drafted / k, 1)}%",
-                    "length": f(1 + drafted, 2), "plainStepMs": f(r.plainStepMs, 2), "draftStepMs": f(r.draftStepMs, 2),
-                    "verifyStepMs": f(r.verifyStepMs, 2), "speedup": f"{f(speedup, 2)}x",
-                    "best": f"k = {best_k}, {f(best, 2)}x"}
-        if unit == "length" and k_m == k:
-            expected["length"] = f(figure, 2)  # the reader's own figure comes back as typed
-        failure = readout_difference(where, view["readouts"], expected)
+        r, speedup, best_k, best = _panel_serving(d, alpha, curve, percent)
+        failure = readout_difference(where, view["readouts"], _panel_expected(p, alpha, r, speedup, best_k, best))
         if failure:
             return out.fail(failure)
-        phrases = {"lead": [f"{f(speedup, 2)}x at lookahead {k}"],
-                   "live": [f"{f(speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
-                   "summary": [f"{f(speedup, 2)}x at lookahead {k}", f"{percent}%"]
-                   + ([] if curve is None else [f"On your figure at k = {k_m}, extended to other lookaheads by the "
-                                                f"{acceptance.FAMILY_NAMES[curve.family]} family's decay prior"])}
-        # the ledger's row of the instruments list: its one-line cycle at the sliders the panel sends it
-        sent = deployment.instrument_values(d, alpha, curve)["ledger"]
-        led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
-        led_speedup, led_best = _ledger_at(led, sent, curve)
-        phrases["instruments"] = [f"at k = {k}: {f(led_speedup, 2)}x (",
-                                  f"best k = {led_best}.", f"the answer above, {f(speedup, 2)}x at k = {k}"]
-        failure = phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
+        led_speedup, led_best = _panel_ledger(d, alpha, curve)
+        failure = (_panel_phrase_missing(where, view, (k_m, k, percent, curve), (speedup, best_k),
+                                         (led_speedup, led_best))
+                   or _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
+                   or _compared_difference(where, view["summary"], best_k, led_best))
         if failure:
             return out.fail(failure)
-        failure = _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
-        if failure:
-            return out.fail(failure)
-        # where the summary sets the two verify costs side by side, it does so at the two best lookaheads above
-        compared = sorted({int(j) for j in re.findall(r"ms at k = (\d+) \(serving:", view["summary"])})
-        if compared and compared != sorted({best_k, led_best}):
-            return out.fail(f"{where}: the summary compares the verify costs at k = {compared}, the best lookaheads "
-                            f"are {best_k} (serving) and {led_best} (ledger)")
         yield
         extra = deployment.engine_answer(d, percent, p["configEngine"], float(p["gpuHour"]), float(p["tpotTarget"]),
                                          curve=curve)
         failure = (_production_difference(where, view["figures"], extra, d)
-                   or _rises_difference(where, view["figures"], extra, d, percent, curve))
+                   or _rises_difference(where, view["figures"], extra, d, percent, curve)
+                   or _schedule_here_difference(where, extra, d, curve, best_k, best))
         if failure:
             return out.fail(failure)
-        # the k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays),
-        # or a k it keeps from rising back there, named as such
-        here = min(d.batch, len(extra["kByBatch"]))
-        scheduled = extra["kByBatch"][here - 1][0]
-        if curve is not None and scheduled != (best_k if best > 1 else 0):
-            return out.fail(f"{where}: the k schedule runs k = {scheduled} at batch {d.batch}, the answer's best k on "
-                            f"the curve is {best_k}")
-        runs = [r for r in extra["held"] if r["from"] <= here <= r["to"]]
-        if extra["scheduleByBatch"][here - 1][0] != (runs[0]["kept"] if runs else scheduled):
-            return out.fail(f"{where}: the schedule runs k = {extra['scheduleByBatch'][here - 1][0]} at batch {here}, "
-                            f"neither the best k {scheduled} nor a k it names as kept")
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _panel_values(widget, values: dict) -> dict:
+    """The panel's values at a setting: every slider's and choice's default, the setting's values over them (a
+    slider's as a number)."""
+    return {**{s.name: s.default for s in widget.SLIDERS}, **{c.name: c.default for c in widget.CHOICES},
+            **{k: (v if k in {c.name for c in widget.CHOICES} else float(v)) for k, v in values.items()}}
+
+
+def _panel_deployment(p: dict) -> deployment.Deployment:
+    """The deployment the panel's values name (batch and context from their log sliders)."""
+    return deployment.Deployment(target=p["target"], draft=p["draft"], gpu=p["gpu"], gpus=int(p["gpus"]),
+                                 batch=2 ** int(p["batchExp"]), context=2 ** int(p["contextExp"]),
+                                 lookahead=int(p["lookahead"]), engine=p["engine"])
+
+
+def _panel_ledger(d, alpha: float, curve) -> tuple:
+    """(speedup, best k) of the ledger's row of the instruments list: its one-line cycle at the sliders the panel
+    sends it."""
+    sent = deployment.instrument_values(d, alpha, curve)["ledger"]
+    led = ledger.LedgerSettings(**{name: sent[name] for name in ledger.LedgerSettings._fields})
+    return _ledger_at(led, sent, curve)
+
+
+def _panel_alpha(p: dict, k_m: int, k: int) -> tuple:
+    """(alpha, curve or None) of the reader's figure: alpha at the lookahead it was measured at ``k_m`` (solved here
+    by bisection for the acceptance rate and the mean acceptance length); a figure other than alpha is a length at
+    ``k_m`` extended by the draft family's decay prior (lab.acceptance), and the sliders' one alpha is then
+    i.i.d.'s at ``k`` on that curve."""
+    unit, figure = p["unit"], float(p["value"])
+    alpha = {"alpha": lambda: figure / 100, "rate": lambda: alpha_root(figure / 100 * k_m, k_m),
+             "length": lambda: alpha_root(figure - 1, k_m)}[unit]()
+    curve = None
+    if unit != "alpha":  # a figure is a length at k_m, extended by the draft family's decay prior (lab.acceptance)
+        curve = acceptance.from_single(1 + sum(alpha ** i for i in range(1, k_m + 1)), k_m,
+                                       acceptance.family_of_draft(p["draft"], p["target"]))
+        alpha = alpha_root(curve.length(k) - 1, k)  # the sliders' one alpha: i.i.d.'s at k on the curve
+    return alpha, curve
+
+
+def _panel_serving(d, alpha: float, curve, percent: int) -> tuple:
+    """(the serving model's result, speedup, best k, its speedup) at the deployment: at the reader's own alpha,
+    unrounded (the instruments receive the whole percent); on a curve, the tokens per cycle and the best k from the
+    curve's own rates."""
+    s = serving.DEFAULT_SETTINGS.with_(target=d.target, draft=d.draft, gpu=d.gpu, gpus=d.gpus, lookahead=d.lookahead,
+                                       acceptance=100 * alpha, batch=d.batch, context=d.context,
+                                       stepModel=serving.MEASURED, treeTokens=0, engine=d.engine)
+    r = serving.serving(s)
+    best_k, best = serving.best_lookahead(s, deployment.MAX_LOOKAHEAD)
+    speedup = r.speedup
+    if curve is not None:  # tokens per cycle and the best k from the curve's own rates
+        rates, on_curve = curve.rates(deployment.MAX_LOOKAHEAD), s.with_(acceptance=percent)
+        speedup = serving.serving(on_curve, rates).speedup
+        found = acceptance.best_lookahead(lambda j: serving.speedup_at(on_curve.with_(lookahead=j), d.batch,
+                                                                       d.context, rates),
+                                          curve, deployment.MAX_LOOKAHEAD)
+        best_k, best = found["k"], found["speedup"]
+    return r, speedup, best_k, best
+
+
+def _panel_expected(p: dict, alpha: float, r, speedup: float, best_k: int, best: float) -> dict:
+    """The panel's readouts as the models give them: alpha in the engines' three units at the lookahead to run
+    (a mean acceptance length measured there comes back as typed), the step times, the speedup and the best k."""
+    f, k = to_fixed, int(p["lookahead"])
+    drafted = sum(alpha ** i for i in range(1, k + 1))
+    expected = {"alpha": f"{f(100 * alpha, 1)}%", "rate": f"{f(100 * drafted / k, 1)}%",
+                "length": f(1 + drafted, 2), "plainStepMs": f(r.plainStepMs, 2), "draftStepMs": f(r.draftStepMs, 2),
+                "verifyStepMs": f(r.verifyStepMs, 2), "speedup": f"{f(speedup, 2)}x",
+                "best": f"k = {best_k}, {f(best, 2)}x"}
+    if p["unit"] == "length" and int(p["measuredK"]) == k:
+        expected["length"] = f(float(p["value"]), 2)  # the reader's own figure comes back as typed
+    return expected
+
+
+def _panel_phrase_missing(where, view: dict, given: tuple, answer: tuple, ledger_answer: tuple) -> str | None:
+    """The lead's, live line's, summary's and instruments list's numbers: the speedup at the lookahead to run and the
+    best k (``answer``), the instruments' percent, the curve's family, and the ledger's own speedup and best k
+    (``ledger_answer``). ``given`` is (k measured at, k to run, percent, curve)."""
+    f = to_fixed
+    (k_m, k, percent, curve), (speedup, best_k), (led_speedup, led_best) = given, answer, ledger_answer
+    phrases = {"lead": [f"{f(speedup, 2)}x at lookahead {k}"],
+               "live": [f"{f(speedup, 2)}x at lookahead {k}; best lookahead {best_k}"],
+               "summary": [f"{f(speedup, 2)}x at lookahead {k}", f"{percent}%"]
+               + ([] if curve is None else [f"On your figure at k = {k_m}, extended to other lookaheads by the "
+                                            f"{acceptance.FAMILY_NAMES[curve.family]} family's decay prior"])}
+    phrases["instruments"] = [f"at k = {k}: {f(led_speedup, 2)}x (",
+                              f"best k = {led_best}.", f"the answer above, {f(speedup, 2)}x at k = {k}"]
+    return phrase_missing(where, {**view, "instruments": view["figures"]["instruments"]}, phrases)
+
+
+def _compared_difference(where, summary: str, best_k: int, led_best: int) -> str | None:
+    """Where the summary sets the two verify costs side by side, it does so at the two best lookaheads."""
+    import re
+
+    compared = sorted({int(j) for j in re.findall(r"ms at k = (\d+) \(serving:", summary)})
+    if compared and compared != sorted({best_k, led_best}):
+        return (f"{where}: the summary compares the verify costs at k = {compared}, the best lookaheads "
+                f"are {best_k} (serving) and {led_best} (ledger)")
+    return None
+
+
+def _schedule_here_difference(where, extra: dict, d, curve, best_k: int, best: float) -> str | None:
+    """The k schedule runs on the same curve: at the reader's batch it is the answer's best k (0 where none pays),
+    or a k it keeps from rising back there, named as such."""
+    here = min(d.batch, len(extra["kByBatch"]))
+    scheduled = extra["kByBatch"][here - 1][0]
+    if curve is not None and scheduled != (best_k if best > 1 else 0):
+        return (f"{where}: the k schedule runs k = {scheduled} at batch {d.batch}, the answer's best k on "
+                f"the curve is {best_k}")
+    runs = [r for r in extra["held"] if r["from"] <= here <= r["to"]]
+    if extra["scheduleByBatch"][here - 1][0] != (runs[0]["kept"] if runs else scheduled):
+        return (f"{where}: the schedule runs k = {extra['scheduleByBatch'][here - 1][0]} at batch {here}, "
+                f"neither the best k {scheduled} nor a k it names as kept")
+    return None
 
 
 SCHEDULE_GRID = (

@@ -34,11 +34,8 @@ def ledger_readouts_match_model(out):
     cell's mark ("your setting: 1.79x") and the cycle breakdown's labels, tooltips and description
     (tokens x target ms for plain decoding; the cycle is draft + verify + overhead)."""
     from ..widgets import ledger as widget
-    from . import figure_difference, table_cells, tip_values
 
-    f = to_fixed
     lookaheads, acceptances = ledger.heatmap_axes()
-    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
     for values in LEDGER_SETTINGS:
         out.visited += 1
         where = f"ledger form {values or 'defaults'}"
@@ -48,8 +45,8 @@ def ledger_readouts_match_model(out):
         settings = ledger.LedgerSettings(**{s.name: s.default for s in widget.SLIDERS} | {
             k: float(v) for k, v in values.items() if k != widget.CURVE_KEY} | (
             {"lookahead": int(values["lookahead"])} if "lookahead" in values else {}))
-        if widget.CURVE_KEY in values:
-            token = values[widget.CURVE_KEY]
+        token = values.get(widget.CURVE_KEY)
+        if token is not None:
             curve = acceptance.extended_rates(acceptance.token_rates(token), acceptance.TOKEN_POSITIONS,
                                               acceptance.token_measured_at(token), acceptance.token_method(token))
             result, (best_k, best_speedup) = (ledger.ledger_from_curve(settings, curve),
@@ -59,54 +56,75 @@ def ledger_readouts_match_model(out):
         cycle = result.draftMs + result.verifyMs + settings.overheadMs
         if abs(cycle - result.cycleMs) > 1e-9 * max(1.0, cycle):
             return out.fail(f"{where}: the cycle {result.cycleMs} ms is not draft + verify + overhead = {cycle} ms")
-        best = f"\u2265 {best_k}" if best_k == lookaheads[-1] else str(best_k)
-        verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
-        phrases = {
-            "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
-                     f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
-            "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
-                        f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
-                        f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
-                        f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
-                        f"{f(result.speedup, 2)}x", f"best lookahead here is {best} ({f(best_speedup, 2)}x"],
-            "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}"
-                     + (" or more" if best_k == lookaheads[-1] else "")]}
-        measured_k = None
-        if widget.CURVE_KEY in values:  # past the measured positions the acceptance model continues the curve
-            token = values[widget.CURVE_KEY]
-            measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
-        if measured_k is not None and settings.lookahead > measured_k:
-            first = measured_k + 1
-            phrases["summary"].append((f"position {first}" if first == settings.lookahead else
-                                       f"positions {first} to {settings.lookahead}") + " extrapolated")
-        failure = phrase_missing(where, view, phrases)
+        failure = phrase_missing(where, view, _ledger_phrases(settings, result, (best_k, best_speedup),
+                                                              best_k == lookaheads[-1], token))
         if failure:
             return out.fail(failure)
         yield
-        grid = ledger.speedup_grid(settings, lookaheads, acceptances)
-        cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
-        figures = view["figures"]
-        for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
-            if got != cells:
-                first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
-                return out.fail(f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
-                                f"{cells[first:first + 1]} (of {len(cells)})")
-        row = round(settings.acceptance / 5)
-        expected = {
-            "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
-            # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
-            "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
-                                  *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
-            "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
-                           f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
-        for name, (numbers, fixed) in expected.items():
-            failure = figure_difference(where, name, figures[name], numbers, fixed)
-            if failure:
-                return out.fail(failure)
-        if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
-            return out.fail(f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
-                            f"speedup has no row in the map")
+        failure = _ledger_figures_difference(where, view, settings, result, (lookaheads, acceptances))
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _ledger_phrases(settings, result, best: tuple, edge: bool, token) -> dict:
+    """The lead's, summary's and live line's numbers as the ledger gives them: the speedup, tokens per call,
+    accepted and wasted drafts, the cycle and its parts, ms per token and the best lookahead (``edge``: the scan's
+    last, shown as "or more"); on a measured curve (``token``), the positions extrapolated past it."""
+    f, (best_k, best_speedup) = to_fixed, best
+    shown = f"\u2265 {best_k}" if edge else str(best_k)
+    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    phrases = {
+        "lead": [f"at lookahead {settings.lookahead} runs {f(result.speedup, 2)}x, {verdict}",
+                 f"best lookahead here is {shown} ({f(best_speedup, 2)}x"],
+        "summary": [f"buys {f(result.outputTokens, 2)} tokens on average ({f(result.accepted, 2)} accepted drafts",
+                    f"{f(result.wastedDrafts, 2)} drafts wasted", f"The cycle costs {f(result.cycleMs, 1)} ms (draft "
+                    f"{f(result.draftMs, 1)}, verify {f(result.verifyMs, 1)}, overhead {f(settings.overheadMs, 1)})",
+                    f"costs {f(result.msPerToken, 1)} ms instead of {f(settings.targetMs, 1)} ms: "
+                    f"{f(result.speedup, 2)}x", f"best lookahead here is {shown} ({f(best_speedup, 2)}x"],
+        "live": [f"{f(result.speedup, 2)}x {verdict}; best lookahead {best_k}" + (" or more" if edge else "")]}
+    measured_k = None
+    if token is not None:  # past the measured positions the acceptance model continues the curve
+        measured_k = acceptance.token_measured_at(token) or len(acceptance.token_rates(token))
+    if measured_k is not None and settings.lookahead > measured_k:
+        first = measured_k + 1
+        phrases["summary"].append((f"position {first}" if first == settings.lookahead else
+                                   f"positions {first} to {settings.lookahead}") + " extrapolated")
+    return phrases
+
+
+def _ledger_figures_difference(where, view: dict, settings, result, axes: tuple) -> str | None:
+    """The heatmap's hover values and table (speedup_grid), its ticks, the selected cell's mark (on a measured
+    curve, saying the curve has no row in the map) and the cycle breakdown's numbers against the model's. ``axes``
+    is the heatmap's (lookaheads, acceptances)."""
+    from . import figure_difference, table_cells, tip_values
+
+    f, (lookaheads, acceptances) = to_fixed, axes
+    ticks = [f(a, 0) for a in acceptances if a % 10 == 0] + [str(k) for k in lookaheads] + ["1", "3"]
+    grid = ledger.speedup_grid(settings, lookaheads, acceptances)
+    cells = [f(grid[r][c], 2) for r in range(len(acceptances) - 1, -1, -1) for c in range(len(lookaheads))]
+    figures = view["figures"]
+    for name, got in (("heatmap hover", tip_values(figures["heatmap"])), ("table", table_cells(figures["table"]))):
+        if got != cells:
+            first = next((i for i, (a, b) in enumerate(zip(got, cells)) if a != b), min(len(got), len(cells)))
+            return (f"{where}: the {name} value {first} reads {got[first:first + 1]}, the model gives "
+                    f"{cells[first:first + 1]} (of {len(cells)})")
+    row = round(settings.acceptance / 5)
+    expected = {
+        "heatmap": ([], ticks + [f(acceptances[0], 0), f(acceptances[-1], 0)]),
+        # the reader's acceptance as the slider has it (74) beside the grid row it falls in (75)
+        "heatmapSelection": ([f(result.speedup, 2), f(acceptances[row], 0), str(settings.lookahead),
+                              *([] if view.get("curveMode") else [to_js_string(settings.acceptance)])], []),
+        "breakdown": ([f(result.draftMs, 1), f(result.verifyMs, 1), f(settings.overheadMs, 1), f(result.cycleMs, 1),
+                       f(result.outputTokens, 2), f(result.outputTokens * settings.targetMs, 1)], [])}
+    for name, (numbers, fixed) in expected.items():
+        failure = figure_difference(where, name, figures[name], numbers, fixed)
+        if failure:
+            return failure
+    if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
+        return (f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
+                f"speedup has no row in the map")
+    return None
 
 
 def exact_readouts_match_model(out):
@@ -115,12 +133,9 @@ def exact_readouts_match_model(out):
     bars' tooltips (overlap min(p, q), residual p - q, rejected excess q - p) and description, the output
     bars' (target p, the sampled frequencies) and the trace's description, whose tokens are accepted
     drafts + corrections + bonus tokens with one correction or bonus per verifier call."""
-    from .. import exact, sampler
-    from ..figures import tv_text
+    from .. import exact
     from ..widgets import exact as widget
-    from . import figure_difference
 
-    f = to_fixed
     for values in EXACT_SETTINGS:
         out.visited += 1
         where = f"exact form {values or 'defaults'}"
@@ -129,13 +144,8 @@ def exact_readouts_match_model(out):
             return out.fail(f"{where}: no view ({view.get('error')})")
         params = {s.name: int(s.default) for s in widget.SLIDERS} | {k: int(v) for k, v in values.items()}
         result = exact.evaluate(**params)
-        c, t, s = result["contract"], result["trace"], result["samples"]
-        expected = {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
-                    "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
-                    "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
-                    "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
-                    "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
-                    "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+        t = result["trace"]
+        expected = _exact_expected(result)
         failure = readout_difference(where, view["readouts"], expected)
         if failure:
             return out.fail(failure)
@@ -143,41 +153,73 @@ def exact_readouts_match_model(out):
         if t["rejectedDraft"] + t["bonusTokens"] != t["targetCalls"] or tokens < params["length"]:
             return out.fail(f"{where}: {t['rejectedDraft']} corrections + {t['bonusTokens']} bonus tokens for "
                             f"{t['targetCalls']} calls, {tokens} tokens for {params['length']} asked")
-        phrases = {
-            "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
-                     f"({expected['traceSpeedup']}x)"],
-            "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
-                        f"Generating {params['length']} tokens took {t['targetCalls']} target calls and "
-                        f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
-                        f"and corrected, {t['bonusTokens']} bonus)",
-                        f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
-                        f"{expected['summaryAlpha']}", f"From {s['count']} samples each",
-                        f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
-                        f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
-            "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
-                     f"off by TV {expected['wrongTv']}"]}
-        failure = phrase_missing(where, view, phrases)
+        failure = phrase_missing(where, view, _exact_phrases(expected, params["length"], t, result["samples"]["count"]))
         if failure:
             return out.fail(failure)
         yield
-        p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
-        spec = [n / s["count"] for n in s["specCounts"]]
-        wrong = [n / s["count"] for n in s["wrongCounts"]]
-        # in the figures' order: the description (per token), then each token's tooltips
-        bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
-                if value > 0]
-        figures = {
-            "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
-            "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
-            "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
-                      str(t["bonusTokens"])]}
-        fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
-        for name, numbers in figures.items():
-            failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
-                                        ordered=name != "trace")
-            if failure:
-                return out.fail(failure)
+        failure = _exact_figures_difference(where, view, params, result)
+        if failure:
+            return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _exact_expected(result: dict) -> dict:
+    """The exact sampler's readouts as lab.exact gives them, through the page's formatters."""
+    from ..figures import tv_text
+
+    f, (c, t, s) = to_fixed, (result["contract"], result["trace"], result["samples"])
+    return {"alpha": f(c["alpha"], 3), "draftTv": f(c["draftTv"], 3), "exactTv": tv_text(c["exactTv"], 12),
+            "wrongTv": f(c["wrongTv"], 3), "summaryAlpha": f(result["summaryAlpha"], 3),
+            "theoreticalSpeedup": f(result["theoreticalSpeedup"], 2), "traceSpeedup": f(t["speedup"], 2),
+            "tokensPerTargetCall": f(t["tokensPerTargetCall"], 2),
+            "specEmpiricalTv": f(s["specEmpiricalTv"], 3), "targetEmpiricalTv": f(s["targetEmpiricalTv"], 3),
+            "wrongEmpiricalTv": f(s["wrongEmpiricalTv"], 3)}
+
+
+def _exact_phrases(expected: dict, length: int, t: dict, count: int) -> dict:
+    """The lead's, summary's and live line's numbers: the readouts expected, the run's calls and tokens, the
+    samples' count."""
+    return {
+        "lead": [f"off by TV {expected['wrongTv']}", f"made {expected['tokensPerTargetCall']} tokens per target call "
+                 f"({expected['traceSpeedup']}x)"],
+        "summary": [f"\u03b1 = {expected['alpha']} (TV(p, q) = {expected['draftTv']})",
+                    f"Generating {length} tokens took {t['targetCalls']} target calls and "
+                    f"{t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected "
+                    f"and corrected, {t['bonusTokens']} bonus)",
+                    f"against {expected['theoreticalSpeedup']}x predicted from the mean \u03b1 of "
+                    f"{expected['summaryAlpha']}", f"From {count} samples each",
+                    f"is {expected['specEmpiricalTv']} for the speculative sampler, {expected['targetEmpiricalTv']} "
+                    f"for direct sampling and {expected['wrongEmpiricalTv']} for the bug"],
+        "live": [f"\u03b1 {expected['alpha']}; {expected['traceSpeedup']}x in this run",
+                 f"off by TV {expected['wrongTv']}"]}
+
+
+def _exact_figures_difference(where, view: dict, params: dict, result: dict) -> str | None:
+    """The p and q bars' tooltips and description, the output bars' and the trace's description against the
+    reference pair and the run."""
+    from .. import sampler
+    from . import figure_difference
+
+    f, t, s = to_fixed, result["trace"], result["samples"]
+    tokens = t["acceptedDraft"] + t["rejectedDraft"] + t["bonusTokens"]
+    p, q = (tuple(float(x) for x in row.probs) for row in sampler.reference_pair(params["certainty"], params["match"]))
+    spec = [n / s["count"] for n in s["specCounts"]]
+    wrong = [n / s["count"] for n in s["wrongCounts"]]
+    # in the figures' order: the description (per token), then each token's tooltips
+    bars = [value for a, b in zip(p, q) for value in (min(a, b), max(0.0, a - b), min(a, b), max(0.0, b - a))
+            if value > 0]
+    figures = {
+        "distributions": [f(v, 3) for pair in zip(p, q) for v in pair] + [f(v, 4) for v in bars],
+        "outputs": [f(v, digits) for digits in (3, 4) for triple in zip(p, spec, wrong) for v in triple],
+        "trace": [str(tokens), str(t["targetCalls"]), str(t["acceptedDraft"]), str(t["rejectedDraft"]),
+                  str(t["bonusTokens"])]}
+    fixed = {"trace": [str(n) for n in range(1, t["targetCalls"] + 1)]}
+    for name, numbers in figures.items():
+        failure = figure_difference(where, name, view["figures"][name], numbers, fixed.get(name, ()),
+                                    ordered=name != "trace")
+        if failure:
+            return failure
+    return None
 
 
 def seed_hostile_inputs_answered(out):

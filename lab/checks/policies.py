@@ -319,7 +319,6 @@ def policy_readouts_match_model(out):
     per call match its lookahead chain iterated here."""
     from ..widgets import policies as widget
 
-    f = to_fixed
     for values, where, view in views_at(out, widget, READOUT_SETTINGS):
         if view.get("error") or "readouts" not in view:
             return out.fail(f"{where}: no view ({view.get('error')})")
@@ -330,57 +329,74 @@ def policy_readouts_match_model(out):
             return out.fail(f"{where}: a curve ending at 1 was not refused with a note ({view['notes']})")
         if view["curveMode"] != curve_mode:
             return out.fail(f"{where}: curve mode {view['curveMode']}, expected {curve_mode}")
-        best, heuristic = results["best-static"], results["heuristic"]
-        measured_k = len(process.depth_rates or ())
-        past = f" (past the measured k = {measured_k})" if measured_k and best["k"] > measured_k else ""
-        expected = {"bestStatic": f"k = {best['k']}, {f(best['speedup'], 2)}x{past}",
-                    "heuristicLookahead": f(heuristic["meanLookahead"], 2),
-                    "oracle": f"{f(results['oracle']['speedup'], 2)}x"}
-        failure = readout_difference(where, view["readouts"], expected)
-        if failure:
-            return out.fail(failure)
         shown = [n for n in policies.POLICY_NAMES if not (curve_mode and n == "state-aware")]
-        cells = [cell for name in shown for cell in (
-            f"{f(results[name]['speedup'], 3)}x",
-            "\u2014" if name == "best-static" else _gain_text(results[name]["speedup"], best["speedup"]),
-            f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
-            f(results[name]["wastedPerToken"], 3))]
-        failure = cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
+        failure = (_policy_readouts_difference(where, view, process, results, shown)
+                   or phrase_missing(where, view, _policy_phrases(process, results, params))
+                   or _figures_difference(where, view, process, results, params, shown)
+                   or _wasted_difference(where, results))
         if failure:
             return out.fail(failure)
-        phrases = {"lead": [f"k = {best['k']} at {f(best['speedup'], 2)}x"],
-                   "summary": [f"k = {best['k']} at {f(best['speedup'], 2)}x",
-                               f"heuristic averages {f(heuristic['speedup'], 2)}x",
-                               f"mean lookahead {f(heuristic['meanLookahead'], 1)}",
-                               f"bounds them all at {f(results['oracle']['speedup'], 2)}x",
-                               f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
-                   "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
-        threshold = results["threshold"]["speedup"]
-        phrases["summary"].append(f"{f(threshold, 2)}x ({_gain_text(threshold, best['speedup'])})")
-        if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
-            mean = params["acceptance"] / 100
-            good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
-            aware = results["state-aware"]
-            phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
-                                   f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
-        failure = phrase_missing(where, view, phrases)
-        if failure:
-            return out.fail(failure)
-        failure = _figures_difference(where, view, process, results, params, shown)
-        if failure:
-            return out.fail(failure)
-        for name, r in results.items():
-            if not _close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7):
-                return out.fail(f"{where}: {name}: wasted per token x tokens per call "
-                                f"{r['wastedPerToken'] * r['tokensPerCall']} is not mean lookahead - tokens + 1 = "
-                                f"{r['meanLookahead'] - r['tokensPerCall'] + 1}")
         if process.name == "iid":
             yield
+            heuristic = results["heuristic"]
             mean_k, tokens = _iid_heuristic(process.rates[0])
             if not (_close(heuristic["meanLookahead"], mean_k, 1e-7) and _close(heuristic["tokensPerCall"], tokens, 1e-7)):
                 return out.fail(f"{where}: heuristic mean lookahead {heuristic['meanLookahead']}, tokens per call "
                                 f"{heuristic['tokensPerCall']}; its chain iterated gives {mean_k}, {tokens}")
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _policy_readouts_difference(where, view: dict, process, results: dict, shown: list) -> str | None:
+    """The readouts (the best static k, past the measured positions on a curve; the heuristic's mean lookahead; the
+    oracle) and the table's cells for each policy ``shown`` against the model's ``results``."""
+    f, best, heuristic = to_fixed, results["best-static"], results["heuristic"]
+    measured_k = len(process.depth_rates or ())
+    past = f" (past the measured k = {measured_k})" if measured_k and best["k"] > measured_k else ""
+    expected = {"bestStatic": f"k = {best['k']}, {f(best['speedup'], 2)}x{past}",
+                "heuristicLookahead": f(heuristic["meanLookahead"], 2),
+                "oracle": f"{f(results['oracle']['speedup'], 2)}x"}
+    failure = readout_difference(where, view["readouts"], expected)
+    if failure:
+        return failure
+    cells = [cell for name in shown for cell in (
+        f"{f(results[name]['speedup'], 3)}x",
+        "\u2014" if name == "best-static" else _gain_text(results[name]["speedup"], best["speedup"]),
+        f(results[name]["tokensPerCall"], 3), f(results[name]["meanLookahead"], 2),
+        f(results[name]["wastedPerToken"], 3))]
+    return cells_difference(where, "table", table_cells(view["figures"]["table"]), cells)
+
+
+def _policy_phrases(process, results: dict, params: dict) -> dict:
+    """The lead's, summary's and live line's numbers as the model gives them: the best static k, the heuristic,
+    the oracle's bound, the reader's static k, the threshold policy's gain and, for a bursty process, the
+    stretches' own rates and the state-aware policy's k in each."""
+    f, best, heuristic = to_fixed, results["best-static"], results["heuristic"]
+    phrases = {"lead": [f"k = {best['k']} at {f(best['speedup'], 2)}x"],
+               "summary": [f"k = {best['k']} at {f(best['speedup'], 2)}x",
+                           f"heuristic averages {f(heuristic['speedup'], 2)}x",
+                           f"mean lookahead {f(heuristic['meanLookahead'], 1)}",
+                           f"bounds them all at {f(results['oracle']['speedup'], 2)}x",
+                           f"Static k = {int(params['lookahead'])}: {f(results['static']['speedup'], 2)}x"],
+               "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
+    threshold = results["threshold"]["speedup"]
+    phrases["summary"].append(f"{f(threshold, 2)}x ({_gain_text(threshold, best['speedup'])})")
+    if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
+        mean = params["acceptance"] / 100
+        good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)
+        aware = results["state-aware"]
+        phrases["summary"] += [f"good stretches accept {f(100 * good, 1)}% of drafts, bad ones {f(100 * bad, 1)}%",
+                               f"({aware['ks'][0]} in good, {aware['ks'][1]} in bad) {f(aware['speedup'], 2)}x"]
+    return phrases
+
+
+def _wasted_difference(where, results: dict) -> str | None:
+    """For every policy, wasted drafts per token x tokens per call = mean lookahead - tokens per call + 1."""
+    for name, r in results.items():
+        if not _close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7):
+            return (f"{where}: {name}: wasted per token x tokens per call "
+                    f"{r['wastedPerToken'] * r['tokensPerCall']} is not mean lookahead - tokens + 1 = "
+                    f"{r['meanLookahead'] - r['tokensPerCall'] + 1}")
+    return None
 
 
 def policies_hostile_inputs_answered(out):

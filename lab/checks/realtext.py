@@ -320,7 +320,6 @@ def realtext_readouts_match_model(out):
     from ..widgets import realtext as widget
 
     model = check_model()
-    f, chance = to_fixed, widget._chance
     for values, where, view in views_at(out, widget, READOUT_SETTINGS,
                                         lambda values: _realtext_view(widget, model, values)):
         s = _settings_of(widget, values)
@@ -328,93 +327,135 @@ def realtext_readouts_match_model(out):
         prompt = model.tokenizer.encode(realtext.PRESETS[s["preset"]][1])
         cycles = realtext.generate(model, prompt, s["proposer"], k, temperature, s["tokens"], s["seed"],
                                    max_calls=s["step"])
-        calls = len(cycles)
-        committed = sum(len(c["committed"]) for c in cycles)
-        accepted = sum(c["accepted"] for c in cycles)
-        drafted = sum(len(c["drafts"]) for c in cycles)
-        counts = [c["accepted"] for c in cycles if c["drafts"]]
-        if committed != calls + accepted:
-            return out.fail(f"{where}: {committed} tokens in {calls} calls with {accepted} accepted drafts: "
-                            "tokens per call is not 1 + accepted / calls")
-        expected = {"calls": str(calls), "tokensPerCall": f(committed / calls, 2),
-                    "acceptanceRate": f(100 * accepted / drafted, 1) + "%" if drafted else "n/a"}
-        if counts:
-            rejections = sum(1 for j in counts if j < k)
-            mle = sum(counts) / (sum(counts) + rejections) if sum(counts) + rejections else 0.0
-            predicted = sum(mle ** i for i in range(k + 1))
-            expected.update(alphaIid=f(100 * alpha_root(sum(counts) / len(counts), k), 1) + "%",
-                            alphaMle=f(100 * mle, 1) + "%", ledger=f"{f(predicted, 2)} vs {f(committed / calls, 2)}")
+        run = _run_counts(cycles, k)
+        if run["committed"] != run["calls"] + run["accepted"]:
+            return out.fail(f"{where}: {run['committed']} tokens in {run['calls']} calls with {run['accepted']} "
+                            "accepted drafts: tokens per call is not 1 + accepted / calls")
         newest = cycles[-1]
         context = prompt + [t for c in cycles[:-1] for t in c["committed"]]
-        if newest["drafts"]:
-            first = newest["drafts"][0]
-            p_row = model.row("target", context, temperature)
-            if s["proposer"] == "draft":
-                q_row = model.row("draft", context, temperature)
-                first_chance = math.fsum(map(min, p_row.dense(), q_row.dense()))
-            else:  # a one-hot proposal: min(1, p(x)) of its token
-                first_chance = min(1.0, p_row[first])
-            expected["firstAlpha"] = chance(first_chance)
-        for key, want in expected.items():
-            got = view["readouts"].get(key)
-            if got != want and not (key == "firstAlpha" and _near_chance(got, first_chance)):
-                return out.fail(f"{where}: readout {key} shows {got!r}, the run gives {want!r}")
-        # the call table: q(x), p(x) and min(1, p/q) of every examined draft of the newest call
-        cells = []
-        for index, token in enumerate(newest["drafts"]):
-            if index > newest["accepted"]:
-                cells.append("not examined")
-                continue
-            here = context + newest["drafts"][:index]
-            p_x = _row_value(model, "target", here, temperature, token)
-            q_x = _row_value(model, "draft", here, temperature, token) if s["proposer"] == "draft" else 1.0
-            keep = min(1.0, p_x / q_x)
-            if not 0 <= keep <= 1:
-                return out.fail(f"{where}: draft {index + 1}'s chance {keep} is not a probability")
-            cells += [chance(q_x), chance(p_x), chance(keep), "kept" if index < newest["accepted"] else "rejected"]
-        got = [cell for cell in table_cells(view["figures"]["call"]) if not cell.startswith(("<code>", "the target", "draft 1"))]
-        for cell in got:
-            if cell.endswith("%") and not 0 <= float(cell[:-1]) <= 100:
-                return out.fail(f"{where}: the call table shows a chance of {cell}")
-        if not _cells_agree(got, cells):
-            return out.fail(f"{where}: the call table reads {got}, the models' rows give {cells}")
-        before = [cell for cell in table_cells(view["figures"]["call"]) if cell.startswith("draft 1")]
-        if newest["drafts"] and not (len(before) == 1 and _near_chance(before[0].rsplit("= ", 1)[-1], first_chance)):
-            return out.fail(f"{where}: the call table's first-draft chance reads {before}, the rows give "
-                            f"{chance(first_chance)}")
-        if counts:
-            reached = [sum(j >= i for j in counts) for i in range(k + 1)]   # reached[0]: every call that drafted
-            survival = [f(100 * reached[i] / len(counts), 1) + "%" for i in range(1, k + 1)]
-            # draft i kept given the ones before were: reached[i] / reached[i - 1] (a position nobody reached
-            # repeats the rate before it)
-            conditional: list[float] = []
-            for i in range(1, k + 1):
-                conditional.append(reached[i] / reached[i - 1] if reached[i - 1] else
-                                   (conditional[-1] if conditional else 0.0))
-            given = [f(100 * rate, 1) + "%" for rate in conditional]
-            law = [f(100 * mle ** i, 1) + "%" for i in range(1, k + 1)]
-            positions = [cell for row in zip(survival, given, law) for cell in row]
-            if table_cells(view["figures"]["positions"]) != positions:
-                return out.fail(f"{where}: the survival table reads {table_cells(view['figures']['positions'])}, "
-                                f"the run gives {positions}")
-        phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
-                   "summary": [f"lookahead k = {k}, T = {f(temperature, 1)}: {committed} tokens in {calls} verifier calls",
-                               f"{f(committed / calls, 2)} tokens per call"]}
-        if view["live"]:  # the widget's own view (the assembled one in the browser has no live line)
-            phrases["live"] = [f"{committed} tokens in {calls} calls, {f(committed / calls, 2)} per call"
-                               if committed >= s["tokens"] else
-                               f"Call {calls}: {newest['accepted']} of {len(newest['drafts'])} drafts kept; "
-                               f"{committed} tokens so far"]
-        if counts:
-            phrases["lead"].append(f"alpha = {f(100 * mle, 1)}%")
-            phrases["summary"] += [f"alpha = {f(100 * mle, 1)}% (MLE)", f"predicts {f(predicted, 2)} tokens per call"]
-        failure = phrase_missing(where, view, phrases)
-        if failure:
-            return out.fail(failure)
-        failure = _run_figures_difference(where, view["figures"], cycles, k, counts)
+        first_chance = _first_chance(model, s, context, newest) if newest["drafts"] else None
+        failure = (_run_readouts_difference(where, view, run, k, first_chance, widget._chance)
+                   or _call_table_difference(where, view, model, s, context, newest, first_chance, widget._chance)
+                   or _survival_table_difference(where, view, run, k)
+                   or _run_phrase_missing(where, view, run, s, newest)
+                   or _run_figures_difference(where, view["figures"], cycles, k, run["counts"]))
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _run_counts(cycles, k: int) -> dict:
+    """A run's counts from its calls: calls, committed, accepted and drafted tokens, the accepted drafts of each
+    call that drafted (``counts``) and, when any did, alpha's MLE and the tokens per call it predicts."""
+    run = {"calls": len(cycles), "committed": sum(len(c["committed"]) for c in cycles),
+           "accepted": sum(c["accepted"] for c in cycles), "drafted": sum(len(c["drafts"]) for c in cycles),
+           "counts": [c["accepted"] for c in cycles if c["drafts"]]}
+    counts = run["counts"]
+    if counts:
+        rejections = sum(1 for j in counts if j < k)
+        run["mle"] = mle = sum(counts) / (sum(counts) + rejections) if sum(counts) + rejections else 0.0
+        run["predicted"] = sum(mle ** i for i in range(k + 1))
+    return run
+
+
+def _first_chance(model, s: dict, context, newest: dict) -> float:
+    """The chance that the newest call's first draft is kept: the sum of min(p, q) over the rows (a draft model's),
+    or min(1, p(x)) of its token (a one-hot proposal)."""
+    p_row = model.row("target", context, s["temperature"])
+    if s["proposer"] == "draft":
+        q_row = model.row("draft", context, s["temperature"])
+        return math.fsum(map(min, p_row.dense(), q_row.dense()))
+    return min(1.0, p_row[newest["drafts"][0]])
+
+
+def _run_readouts_difference(where, view, run: dict, k: int, first_chance, chance) -> str | None:
+    """The readouts (calls, tokens per call, acceptance rate, alpha iid and MLE, the ledger's prediction, the first
+    draft's chance) against the run's counts."""
+    f = to_fixed
+    calls, committed, accepted, drafted, counts = (run[key] for key in ("calls", "committed", "accepted", "drafted",
+                                                                         "counts"))
+    expected = {"calls": str(calls), "tokensPerCall": f(committed / calls, 2),
+                "acceptanceRate": f(100 * accepted / drafted, 1) + "%" if drafted else "n/a"}
+    if counts:
+        expected.update(alphaIid=f(100 * alpha_root(sum(counts) / len(counts), k), 1) + "%",
+                        alphaMle=f(100 * run["mle"], 1) + "%",
+                        ledger=f"{f(run['predicted'], 2)} vs {f(committed / calls, 2)}")
+    if first_chance is not None:
+        expected["firstAlpha"] = chance(first_chance)
+    for key, want in expected.items():
+        got = view["readouts"].get(key)
+        if got != want and not (key == "firstAlpha" and _near_chance(got, first_chance)):
+            return f"{where}: readout {key} shows {got!r}, the run gives {want!r}"
+    return None
+
+
+def _call_table_difference(where, view, model, s: dict, context, newest: dict, first_chance, chance) -> str | None:
+    """The call table: q(x), p(x) and min(1, p/q) of every examined draft of the newest call (each a probability),
+    and its first-draft chance, against the models' rows."""
+    cells = []
+    for index, token in enumerate(newest["drafts"]):
+        if index > newest["accepted"]:
+            cells.append("not examined")
+            continue
+        here = context + newest["drafts"][:index]
+        p_x = _row_value(model, "target", here, s["temperature"], token)
+        q_x = _row_value(model, "draft", here, s["temperature"], token) if s["proposer"] == "draft" else 1.0
+        keep = min(1.0, p_x / q_x)
+        if not 0 <= keep <= 1:
+            return f"{where}: draft {index + 1}'s chance {keep} is not a probability"
+        cells += [chance(q_x), chance(p_x), chance(keep), "kept" if index < newest["accepted"] else "rejected"]
+    got = [cell for cell in table_cells(view["figures"]["call"]) if not cell.startswith(("<code>", "the target", "draft 1"))]
+    for cell in got:
+        if cell.endswith("%") and not 0 <= float(cell[:-1]) <= 100:
+            return f"{where}: the call table shows a chance of {cell}"
+    if not _cells_agree(got, cells):
+        return f"{where}: the call table reads {got}, the models' rows give {cells}"
+    before = [cell for cell in table_cells(view["figures"]["call"]) if cell.startswith("draft 1")]
+    if newest["drafts"] and not (len(before) == 1 and _near_chance(before[0].rsplit("= ", 1)[-1], first_chance)):
+        return f"{where}: the call table's first-draft chance reads {before}, the rows give {chance(first_chance)}"
+    return None
+
+
+def _survival_table_difference(where, view, run: dict, k: int) -> str | None:
+    """The survival table (each position's survival, its rate given the ones before it, and the MLE's law) against
+    the run's calls; none to check when no call drafted."""
+    counts, f = run["counts"], to_fixed
+    if not counts:
+        return None
+    reached = [sum(j >= i for j in counts) for i in range(k + 1)]   # reached[0]: every call that drafted
+    survival = [f(100 * reached[i] / len(counts), 1) + "%" for i in range(1, k + 1)]
+    # draft i kept given the ones before were: reached[i] / reached[i - 1] (a position nobody reached
+    # repeats the rate before it)
+    conditional: list[float] = []
+    for i in range(1, k + 1):
+        conditional.append(reached[i] / reached[i - 1] if reached[i - 1] else
+                           (conditional[-1] if conditional else 0.0))
+    given = [f(100 * rate, 1) + "%" for rate in conditional]
+    law = [f(100 * run["mle"] ** i, 1) + "%" for i in range(1, k + 1)]
+    positions = [cell for row in zip(survival, given, law) for cell in row]
+    if table_cells(view["figures"]["positions"]) != positions:
+        return (f"{where}: the survival table reads {table_cells(view['figures']['positions'])}, "
+                f"the run gives {positions}")
+    return None
+
+
+def _run_phrase_missing(where, view, run: dict, s: dict, newest: dict) -> str | None:
+    """The lead's, summary's and live line's numbers (tokens, calls, tokens per call, alpha's MLE and its
+    prediction) against the run's counts."""
+    f, k = to_fixed, s["k"]
+    calls, committed = run["calls"], run["committed"]
+    phrases = {"lead": [f"wrote {f(committed / calls, 2)} tokens on average ({committed} tokens in {calls} calls"],
+               "summary": [f"lookahead k = {k}, T = {f(s['temperature'], 1)}: {committed} tokens in {calls} verifier calls",
+                           f"{f(committed / calls, 2)} tokens per call"]}
+    if view["live"]:  # the widget's own view (the assembled one in the browser has no live line)
+        phrases["live"] = [f"{committed} tokens in {calls} calls, {f(committed / calls, 2)} per call"
+                           if committed >= s["tokens"] else
+                           f"Call {calls}: {newest['accepted']} of {len(newest['drafts'])} drafts kept; "
+                           f"{committed} tokens so far"]
+    if run["counts"]:
+        phrases["lead"].append(f"alpha = {f(100 * run['mle'], 1)}%")
+        phrases["summary"] += [f"alpha = {f(100 * run['mle'], 1)}% (MLE)", f"predicts {f(run['predicted'], 2)} tokens per call"]
+    return phrase_missing(where, view, phrases)
 
 
 def _run_figures_difference(where, figures, cycles, k, counts) -> str | None:
@@ -510,9 +551,7 @@ def presets_table_matches_model(out):
     summarise, the seeds' calls pooled), the held-out rows' alpha and block standard error, and the
     sentence's gaps, two binomial standard errors and the run where prompt lookup writes the most."""
     from ..widgets import realtext as widget
-    from . import numbers_difference, numbers_in
 
-    f = to_fixed
     model = small_model()
     k, count = widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
     expected_rows = []
@@ -539,6 +578,18 @@ def presets_table_matches_model(out):
         held[kind] = (*_mean_error(alphas, widget.HELD_OUT_BLOCK), len(alphas))
     yield
     page = widget.comparison_html(widget.preset_comparison(model), widget.held_out_comparison(model, HELD_OUT_CHECK_TEXTS))
+    failure = (_presets_cells_difference(page, expected_rows, held)
+               or _presets_sentence_difference(widget, page, expected_rows, held))
+    if failure:
+        return out.fail(failure)
+
+
+def _presets_cells_difference(page: str, expected_rows: list, held: dict) -> str | None:
+    """Every cell of the presets table (each prompt's alpha, its standard error and positions, each run's alpha
+    and tokens per call; the held-out rows' alpha, block standard error and positions) against the model's."""
+    from . import numbers_difference, numbers_in
+
+    f = to_fixed
     cells = table_cells(page)
     expected_cells = []
     for (_, mean, error, positions, runs) in expected_rows:
@@ -548,11 +599,21 @@ def presets_table_matches_model(out):
         mean, error, positions = held[kind]
         expected_cells += [[f(mean, 2), f(error, 3), f"{positions:,}"], []]
     if len(cells) != len(expected_cells):
-        return out.fail(f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}")
+        return f"the presets table has {len(cells)} cells, the model gives {len(expected_cells)}"
     for index, (cell, numbers) in enumerate(zip(cells, expected_cells)):
         failure = numbers_difference("presets table", f"cell {index} ({cell[:60]!r})", numbers_in(cell), numbers)
         if failure:
-            return out.fail(failure)
+            return failure
+    return None
+
+
+def _presets_sentence_difference(widget, page: str, expected_rows: list, held: dict) -> str | None:
+    """The sentence under the presets table: the held-out alphas and their texts' sizes, the code and prose prompts'
+    alphas and their runs', the gap's two binomial standard errors and the run where prompt lookup writes the
+    most."""
+    from . import numbers_difference, numbers_in
+
+    f, k, count = to_fixed, widget.COMPARISON_LOOKAHEAD, widget.COMPARISON_TOKENS
     by_title = {row[0]: row for row in expected_rows}
     code, prose = (by_title[realtext.PRESETS[name][0]] for name in ("python", "docstring"))
     gap_error = math.sqrt(sum(a * (1 - a) / n for a, _, n in (code[4][0], prose[4][0])))
@@ -562,10 +623,8 @@ def presets_table_matches_model(out):
                f"{HELD_OUT_CHECK_TEXTS['english']['charsEach']:,}", str(widget.HELD_OUT_BLOCK),
                f(code[1], 2), f(prose[1], 2), str(k), str(count), f(code[4][0][0], 2), f(prose[4][0][0], 2),
                f(2 * gap_error, 2), f(lookup[4][2][1], 2)]
-    failure = numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
-                                 fixed=("0",))  # "T = 0"
-    if failure:
-        return out.fail(failure)
+    return numbers_difference("presets table", "the sentence under it", numbers_in(sentence), numbers,
+                              fixed=("0",))  # "T = 0"
 
 
 CHECKS = (

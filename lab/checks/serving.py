@@ -75,21 +75,8 @@ def batch_one_reduces_to_leviathan(out):
     engine term that stays in the ideal limit, so it is held where the engine has none."""
     context = 4096
     dense = tuple(name for name, shape in serving.TARGETS.items() if not shape.experts and not shape.linear_layers)
-    for name, shape in serving.TARGETS.items():
-        if not shape.experts and not shape.linear_layers:
-            continue
-        for gpu, k in product(serving.GPUS, GRID["lookahead"]):
-            out.visited += 1
-            settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
-                                                      lookahead=k)
-            plain, _, _, verify, _ = _parts(settings, 1, context)
-            if not verify > plain:
-                missed = ("the union of their experts was not read" if shape.experts
-                          else "the extra copies of its linear-attention state were not charged")
-                out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
-                         f"step {plain!r} ms: {missed}")
-    # each preset on the next engine without an extend pass (an extra draft pass is not Leviathan's cycle): none
-    # has an engine term in the ideal limit
+    _verify_costs_more_off_dense(out, context)
+    # each preset on the next engine without an extend pass (not Leviathan's cycle); none has an ideal-limit term
     engines = tuple(name for name, e in serving_calibration.ENGINES.items() if not e.draftExtend)
     for index, base in enumerate(_presets(("bf16",), dense, CHIPS)):
         for k in GRID["lookahead"]:
@@ -107,6 +94,30 @@ def batch_one_reduces_to_leviathan(out):
                     out.fail(f"{got!r} != Leviathan {expected!r} at {base.target}/{base.draft}/{base.gpu}/"
                              f"{base.precision} k={k} acceptance={acceptance}")
         yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
+    _eagle3_is_leviathan(out, context)
+
+
+def _verify_costs_more_off_dense(out, context: int):
+    """For every mixture of experts and hybrid-attention preset, every GPU and lookahead: verifying k + 1 tokens
+    costs more than a plain step (the union of their experts read; a linear-attention state copied per token)."""
+    for name, shape in serving.TARGETS.items():
+        if not shape.experts and not shape.linear_layers:
+            continue
+        for gpu, k in product(serving.GPUS, GRID["lookahead"]):
+            out.visited += 1
+            settings = serving.DEFAULT_SETTINGS.with_(target=name, gpu=gpu, gpus=1, stepModel=serving.OPERATORS,
+                                                      lookahead=k)
+            plain, _, _, verify, _ = _parts(settings, 1, context)
+            if not verify > plain:
+                missed = ("the union of their experts was not read" if shape.experts
+                          else "the extra copies of its linear-attention state were not charged")
+                out.fail(f"verifying {k + 1} tokens of {name} on {gpu} costs {verify!r} ms, no more than a plain "
+                         f"step {plain!r} ms: {missed}")
+
+
+def _eagle3_is_leviathan(out, context: int):
+    """The EAGLE-3 head (Llama-3-8B on an H100, TensorRT-LLM's engine, no engine term in the ideal limit): at every
+    lookahead and acceptance its verify step is a plain step and its speedup Leviathan's."""
     eagle3 = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=1,
                                             precision="bf16", stepModel=serving.OPERATORS, batch=1, context=context,
                                             engine="trtllm")
@@ -372,7 +383,7 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     the expansion's bookkeeping (:data:`lab.serving_calibration.ENGINES`)."""
     gpu, precision = serving.GPUS[settings.gpu], serving.PRECISIONS[settings.precision]
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
-    g, b, kv_b, m = settings.gpus, precision.bytes, precision.kv_bytes, batch * new_tokens
+    g, b, m = settings.gpus, precision.bytes, batch * new_tokens
     bw = gpu.bandwidth * cal.memEfficiency / 1000
     own = {"fp8": gpu.fp8, "fp4": gpu.fp4}.get(precision.name)   # no tensor cores for it: the BF16 rate
     peak = (own or gpu.bf16) * cal.flopEfficiency / 1000
@@ -383,6 +394,28 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         memory, compute = params * b / g / bw, 2 * (params if used is None else used) * tokens / g / peak
         return max(memory, compute) + (1 - cal.overlap) * min(memory, compute)
 
+    read, used = _weights_read_and_used(shape, layers_params, m)
+    engine = serving_calibration.ENGINES[settings.engine]
+    expanded = role == "verify" and engine.expandedVerify
+    attention = _attention_by_hand(shape, settings, batch, new_tokens, context, expanded, (bw, peak))
+    fixed, host_draft = _fixed_by_hand(shape, settings, role, expanded)
+    comm = 0.0
+    if g > 1:
+        latency_ms, comm = _allreduce_by_hand(shape, cal, g, m)
+        fixed += latency_ms
+    # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
+    # output processing a speculative cycle pays serially and the rejection sampler per draft token
+    serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
+    work = batch * ((0.0 if role in ("draft", "first") and not host_draft else cal.sequenceUs)
+                    + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
+    return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
+            "attention": attention, "allReduce": comm,
+            "engine": work, "fixed": fixed}
+
+
+def _weights_read_and_used(shape, layers_params: float, m: int) -> tuple:
+    """(parameters read, parameters used) of the layers for ``m`` tokens: all of them for a dense model; for a
+    mixture of experts, uniform routing reads E (1 - (1 - k/E)^m) distinct experts a layer and uses k a token."""
     expert = 3 * shape.hidden * shape.expert_intermediate
     moe = shape.layers - shape.dense_layers if shape.experts else 0
     read = used = layers_params
@@ -390,6 +423,15 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         always = layers_params - moe * shape.experts * expert
         read = always + moe * expert * shape.experts * (1 - (1 - shape.active_experts / shape.experts) ** m)
         used = always + moe * expert * shape.active_experts
+    return read, used
+
+
+def _attention_by_hand(shape, settings, batch: int, new_tokens: int, context: int, expanded: bool, rates: tuple) -> float:
+    """The attention's time: the KV caches read (softmax layers with a growing cache, sliding-window ones up to their
+    window, linear-attention states read once and written once per token scored; a cache per verified token where
+    the engine verifies by batch expansion) against its FLOPs. ``rates`` is (bandwidth, peak FLOP rate)."""
+    bw, peak = rates
+    g, kv_b, m = settings.gpus, serving.PRECISIONS[settings.precision].kv_bytes, batch * new_tokens
     # softmax layers with a growing cache; sliding-window ones (up to their window); linear-attention states
     full = shape.layers - shape.linear_layers - shape.window_layers
     window, windowed = min(context, shape.window), 2 * shape.window_layers * shape.kv_heads * shape.head_dim * kv_b
@@ -405,12 +447,19 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
         windowed /= min(g, shape.kv_heads)
         attention_flops = 4 * full * shape.heads * shape.head_dim
     engine = serving_calibration.ENGINES[settings.engine]
-    expanded = role == "verify" and engine.expandedVerify
     kv_caches = batch + (engine.expansionKvShare * (m - batch) if expanded else 0.0)
     # a state read once and written once per token scored (one slot per draft position)
-    attention = max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
-                    (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
-                    * m / g / peak)
+    return max((kv_caches * (context * kv + window * windowed) + batch * (1 + new_tokens) * state) / bw,
+               (attention_flops * context + 4 * shape.window_layers * shape.heads * shape.head_dim * window)
+               * m / g / peak)
+
+
+def _fixed_by_hand(shape, settings, role: str, expanded: bool) -> tuple:
+    """(the pass's fixed cost in ms, whether it is a host-driven draft step): the calibration's cost of a pass of
+    this role, the engine's host work a step and a speculative cycle's, the per-layer cost and a mixture of experts'
+    own kernels; the all-reduce's latency is added by the caller."""
+    cal, engine = serving_calibration.CALIBRATIONS[settings.gpu], serving_calibration.ENGINES[settings.engine]
+    g = settings.gpus
     # role "first": vLLM V1's first draft step, a draft pass whose LM head sees one token a sequence
     fixed = {"target": cal.passMs, "draft": cal.draftPassMs, "first": cal.draftPassMs, "verify": cal.passMs}[role]
     # vLLM V0's draft model on several GPUs: each step a CPU-prepared worker step (a host-driven pass, per-sequence work)
@@ -427,25 +476,20 @@ def _by_hand(shape, settings, batch, new_tokens, context, role="target"):
     # a mixture of experts' own kernels, once per MoE layer, at the engine's kernel stack's cost on this GPU family
     # (serving_moe.MOE_LAYER_US through the calibration's (stack, us) pairs); none for a dense layer
     fixed += (shape.layers - shape.dense_layers if shape.experts else 0) * dict(cal.moeLayerUs).get(engine.moeKernels, 0.0) / 1000
-    comm = 0.0
-    if g > 1:
-        # the family's measured all-reduce at the nearest measured GPU count at or above g (else the largest)
-        _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
-        fixed += 2 * shape.layers * latency_us / 1000
-        message = m * shape.hidden * 2
-        # past the small fit's largest measured message, the rate measured on large ones (allreduceBeyond rows)
-        start, beyond = next(((r[1], r[2]) for r in cal.allreduceBeyond if r[0] >= g),
-                             cal.allreduceBeyond[-1][1:] if cal.allreduceBeyond else (message, 1.0))
-        extra = max(0.0, message - start)
-        comm = 2 * shape.layers * ((message - extra) / bytes_per_us + extra / beyond) / 1000
-    # the engine's per-sequence work: every engine step (not a draft pass), plus in a verify pass the
-    # output processing a speculative cycle pays serially and the rejection sampler per draft token
-    serial = cal.serialOutputUs if engine.serialOutput else 0.0   # only where the engine turns its overlap off
-    work = batch * ((0.0 if role in ("draft", "first") and not host_draft else cal.sequenceUs)
-                    + (serial + cal.rejectUs * (new_tokens - 1) if role == "verify" else 0.0)) / 1000
-    return {"weights": gemm(read, used), "lmHead": gemm(head, tokens=batch if role == "first" else m),
-            "attention": attention, "allReduce": comm,
-            "engine": work, "fixed": fixed}
+    return fixed, host_draft
+
+
+def _allreduce_by_hand(shape, cal, g: int, m: int) -> tuple:
+    """(latency in ms, transfer in ms) of the two all-reduces a layer over ``g`` GPUs for ``m`` tokens: the family's
+    measured all-reduce at the nearest measured GPU count at or above g (else the largest); past the small fit's
+    largest measured message, the rate measured on large ones (allreduceBeyond rows)."""
+    _, latency_us, bytes_per_us = next((row for row in cal.allreduce if row[0] >= g), cal.allreduce[-1])
+    latency_ms = 2 * shape.layers * latency_us / 1000
+    message = m * shape.hidden * 2
+    start, beyond = next(((r[1], r[2]) for r in cal.allreduceBeyond if r[0] >= g),
+                         cal.allreduceBeyond[-1][1:] if cal.allreduceBeyond else (message, 1.0))
+    extra = max(0.0, message - start)
+    return latency_ms, 2 * shape.layers * ((message - extra) / bytes_per_us + extra / beyond) / 1000
 
 
 def operators_add_up(out):
@@ -506,49 +550,71 @@ def engines_differ_where_they_run(out):
             where = f"{target}/{draft} on {gpus} GPUs, B={batch} L={context} k={k}"
             plain_by_host = {}
             for name, r in readouts.items():
-                settings = base.with_(engine=name)
-                costs = serving_calibration.ENGINES[name]
-                plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
-                same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
-                shape = serving.draft_shape(settings)
-                # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
-                # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
-                draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
-                              else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
-                if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
-                        r.plainStepMs, plain, 1e-9):
-                    out.fail(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
-                             f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
-                verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
-                if not _close(r.verifyStepMs, verify, 1e-9):
-                    out.fail(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
-                runs_extend = serving_calibration.ENGINES[name].draftExtend and shape is not None
-                cal = serving_calibration.CALIBRATIONS[settings.gpu]
-                # run eagerly by the engine's code, or (today's SGLang) on Hopper for a chain, as these are: FA3
-                hopper_chain = settings.gpu in costs.eagerExtendGpus
-                eager = cal.passMs - cal.draftPassMs if costs.eagerExtend or hopper_chain else 0.0
-                extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
-                          if runs_extend else 0.0)
-                if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
-                    extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
-                if runs_extend:   # SGLang's V1 worker: its eager ops a cycle and a draft step after the first
-                    extend += (costs.cycleOps + (k - 1) * costs.cycleStepOps) * serving_calibration.EAGER_OP_US / 1000
-                if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
-                    extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
-                              - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
-                if shape is not None:  # eager host ops between the k chained draft steps (V1 before PR 33503)
-                    extend += (k - 1) * costs.interStepOps * serving_calibration.EAGER_OP_US / 1000
-                if draft == serving.EAGLE:  # the proposal beyond its priced ops (V1 0.10: drafts outside CUDA graphs)
-                    extend += costs.proposalMs
-                if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
-                    out.fail(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
-                emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
-                if not _close(r.emittedOutputMs, emitted, 1e-9):
-                    out.fail(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
-                cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
-                if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
-                        serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
-                    out.fail(f"{name} cycle does not add up at {where}")
+                for failure in _engine_differences(name, r, base.with_(engine=name), where, plain_by_host):
+                    out.fail(failure)
+
+
+def _engine_differences(name: str, r, settings, where: str, plain_by_host: dict) -> list[str]:
+    """What engine ``name``'s readout ``r`` at ``settings`` gets wrong against the by-hand steps: its plain step
+    (the same float as every engine's with the same host time and MoE kernels, ``plain_by_host``), its draft step,
+    verify step, draft extend (:func:`_extend_by_hand`), emitted-token output and cycle."""
+    target, batch, context, k = settings.target, settings.batch, settings.context, settings.lookahead
+    costs = serving_calibration.ENGINES[name]
+    failures = []
+    plain = sum(_by_hand(serving.TARGETS[target], settings, batch, 1, context).values())
+    same_host = plain_by_host.setdefault((costs.stepHostMs, costs.moeKernels), r.plainStepMs)
+    shape = serving.draft_shape(settings)
+    # a draft step by hand: the draft pass (V0's on several GPUs a host-prepared step), or n-gram lookup's
+    # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
+    draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
+                  else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
+    if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
+            r.plainStepMs, plain, 1e-9):
+        failures.append(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
+                        f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
+    verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
+    if not _close(r.verifyStepMs, verify, 1e-9):
+        failures.append(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
+    extend = _extend_by_hand(shape, settings, costs)
+    if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
+        failures.append(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
+    if not _close(r.emittedOutputMs, emitted, 1e-9):
+        failures.append(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
+    cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
+    if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
+            serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
+        failures.append(f"{name} cycle does not add up at {where}")
+    return failures
+
+
+def _extend_by_hand(shape, settings, costs) -> float:
+    """A cycle's draft work beyond its k one-token draft steps, by hand: SGLang's draft pass over the verified tokens
+    (plus a host-driven pass's fixed cost where it runs eagerly; less the one-token step it replaces when its logits
+    give the first draft token; plus its V1 worker's eager ops a cycle), vLLM V1's first draft step over them (what
+    it adds to a one-token step), the eager host ops between chained draft steps, and an EAGLE head's proposal
+    beyond its priced ops."""
+    batch, context, k = settings.batch, settings.context, settings.lookahead
+    runs_extend = costs.draftExtend and shape is not None
+    cal = serving_calibration.CALIBRATIONS[settings.gpu]
+    # run eagerly by the engine's code, or (today's SGLang) on Hopper for a chain, as these are: FA3
+    hopper_chain = settings.gpu in costs.eagerExtendGpus
+    eager = cal.passMs - cal.draftPassMs if costs.eagerExtend or hopper_chain else 0.0
+    extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "draft").values()) + eager
+              if runs_extend else 0.0)
+    if runs_extend and costs.firstDraftFromExtend:   # SGLang: k - 1 one-token steps, the extend's first
+        extend -= sum(_by_hand(shape, settings, batch, 1, context, "draft").values())
+    if runs_extend:   # SGLang's V1 worker: its eager ops a cycle and a draft step after the first
+        extend += (costs.cycleOps + (k - 1) * costs.cycleStepOps) * serving_calibration.EAGER_OP_US / 1000
+    if costs.firstDraftOverVerified and shape is not None:  # V1: the first step over the k + 1 tokens
+        extend = (sum(_by_hand(shape, settings, batch, k + 1, context, "first").values())
+                  - sum(_by_hand(shape, settings, batch, 1, context, "draft").values()))
+    if shape is not None:  # eager host ops between the k chained draft steps (V1 before PR 33503)
+        extend += (k - 1) * costs.interStepOps * serving_calibration.EAGER_OP_US / 1000
+    if settings.draft == serving.EAGLE:  # the proposal beyond its priced ops (V1 0.10: drafts outside CUDA graphs)
+        extend += costs.proposalMs
+    return extend
 
 
 def memory_bounds_the_searches(out):

@@ -94,10 +94,32 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
     limit = max(1, min(serving.MAX_BATCH, int(serving.max_batch_in_memory(s))))
     need, have = serving.memory_needed_bytes(s), serving.memory_available_bytes(s)
     cross = serving.curves_cross(s.with_(batch=1), widget.LOAD_RATES, curve)
+    readouts = _expected_readouts(s, r, (crossover, limit, need, have, cross), tail_cache)
+    best_k, best_speedup = serving.best_lookahead(s, curve=curve)
+    table = _expected_heatmap_table(widget, s, curve, have)
+    load = _expected_load_table(widget, s, curve)
+    phrases, live = _expected_lead_and_live(s, r, crossover, limit, have)
+    f = to_fixed
+    summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
+               f"one verify step ({f(r.verifyStepMs, 2)} ms", f"commits {f(r.tokensPerCall, 2)} tokens per sequence",
+               f"a token costs {f(r.specMsPerToken, 2)} ms instead of {f(r.plainMsPerToken, 2)} ms: {f(r.speedup, 2)}x",
+               f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x"
+               # a best k that rounds to the shown k's speedup gives both to three places (a reader sees two equal)
+               + (f", {f(best_speedup, 3)}x against k = {s.lookahead}'s {f(r.speedup, 3)}x"
+                  if best_k != s.lookahead and f(best_speedup, 2) == f(r.speedup, 2) else "") + ")."]
+    return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
+            "lead": phrases, "summary": summary, "live": live}
+
+
+def _expected_readouts(s, r, model: tuple, tail_cache: dict) -> dict:
+    """The readouts as the model gives them: the step times, tokens per call and speedup, throughputs, regimes,
+    crossover, effective batch, memory, the load curves' crossing and the tail's runs (the exact lab's, rerun).
+    ``model`` is (crossover, the largest batch that fits, memory needed, memory held, the load curves' crossing)."""
+    crossover, limit, need, have, cross = model
     exact = _tail_runs(tail_cache)
     runs, f = tail_cache["tail"], to_fixed
     verified = s.treeTokens if s.treeTokens else s.lookahead + 1
-    readouts = {
+    return {
         "batch": str(s.batch), "context": str(s.context),
         "plainStepMs": f(r.plainStepMs, 3), "draftStepMs": f(r.draftStepMs, 3), "verifyStepMs": f(r.verifyStepMs, 3),
         "tokensPerCall": f(r.tokensPerCall, 3), "speedup": f(r.speedup, 3),
@@ -115,13 +137,24 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
         "gapP50": f"{f(runs['gapP50'], 2)} (plain {f(runs['plainGapP50'], 2)})",
         "gapP99": f"{f(runs['gapP99'], 2)} (plain {f(runs['plainGapP99'], 2)})",
     }
-    best_k, best_speedup = serving.best_lookahead(s, curve=curve)
+
+
+def _expected_heatmap_table(widget, s, curve, have: float) -> list:
+    """The heatmap table's cells: the speedup at each batch and context (batch 1 to 1024, context 512 up), or "does
+    not fit" where a cell's weights and KV caches exceed GPU memory."""
+    f = to_fixed
     grid = serving.speedup_grid(s.with_(batch=1, context=512, outputTokens=widget.DEFAULT.outputTokens), curve=curve)
     # a cell whose weights and KV caches exceed GPU memory prints no speedup
-    table = [f(grid[row][column], 2)
-             if serving.memory_needed_bytes(s.with_(batch=batch, context=context)) <= have else "does not fit"
-             for row, context in reversed(list(enumerate(serving.HEATMAP_CONTEXTS)))
-             for column, batch in enumerate(serving.HEATMAP_BATCHES)]
+    return [f(grid[row][column], 2)
+            if serving.memory_needed_bytes(s.with_(batch=batch, context=context)) <= have else "does not fit"
+            for row, context in reversed(list(enumerate(serving.HEATMAP_CONTEXTS)))
+            for column, batch in enumerate(serving.HEATMAP_BATCHES)]
+
+
+def _expected_load_table(widget, s, curve) -> list:
+    """The load table's cells: each rate, plain and speculative latency (or "overloaded") and their ratio, up to the
+    first rate both overload at."""
+    f = to_fixed
     plain = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, False, curve)
     spec = serving.latency_curve(s.with_(batch=1), widget.LOAD_RATES, True, curve)
     load = []
@@ -130,6 +163,13 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
                  "" if p is None or q is None else f(p / q, 2)]
         if p is None and q is None:
             break
+    return load
+
+
+def _expected_lead_and_live(s, r, crossover, limit: int, have: float) -> tuple:
+    """(the lead's phrases, the live line's): the speedup at the batch and where it stops paying; where nothing runs,
+    the weights and the GPUs, and no speedup."""
+    f = to_fixed
     phrases = [f"runs {f(r.speedup, 2)}x", f"batch {s.batch}",
                f"stops paying at batch {crossover}" if crossover is not None else f"(up to {limit})"]
     live = [f"{f(r.speedup, 2)}x", f"at batch {s.batch}"]
@@ -141,15 +181,7 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
         phrases = [f"does not fit on {gpus}", f"alone need {weights / 1e9:,.0f} GB in {precision.label}",
                    f"more than the {have / 1e9:,.0f} GB they hold", "no speedup is claimed"]
         live = [f"does not fit: {gpus} hold {have / 1e9:,.0f} GB"]
-    summary = [f"a plain step takes {f(r.plainStepMs, 2)} ms", f"({f(r.draftStepMs, 2)} ms each",
-               f"one verify step ({f(r.verifyStepMs, 2)} ms", f"commits {f(r.tokensPerCall, 2)} tokens per sequence",
-               f"a token costs {f(r.specMsPerToken, 2)} ms instead of {f(r.plainMsPerToken, 2)} ms: {f(r.speedup, 2)}x",
-               f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x"
-               # a best k that rounds to the shown k's speedup gives both to three places (a reader sees two equal)
-               + (f", {f(best_speedup, 3)}x against k = {s.lookahead}'s {f(r.speedup, 3)}x"
-                  if best_k != s.lookahead and f(best_speedup, 2) == f(r.speedup, 2) else "") + ")."]
-    return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
-            "lead": phrases, "summary": summary, "live": live}
+    return phrases, live
 
 
 def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
@@ -228,9 +260,25 @@ def _tables_mismatch(widget) -> str | None:
     steps and crossover brackets (figure and prose) that differs from the model's, recomputed here."""
     from .. import serving_validation
 
-    f = to_fixed
     context = widget._validation_context()
     rows = serving_validation.comparison()
+    failure = (_validation_mismatch(context, rows) or _calibration_mismatch(context)
+               or _scoring_growth_mismatch(widget) or _bracket_ratios_mismatch(context) or _brackets_mismatch(context))
+    if failure:
+        return failure
+    for values in TRUST_SETTINGS:
+        failure = _trust_mismatch(widget, values, rows)
+        if failure:
+            return failure
+    return None
+
+
+def _validation_mismatch(context: dict, rows: list) -> str | None:
+    """The validation table (each published speedup's acceptance length, measured and predicted speedups and
+    their ratio) and its summary against the model's comparison ``rows``."""
+    from .. import serving_validation
+
+    f = to_fixed
     table = _rows_of(context["table"])
     if len(table) != len(serving_validation.VALIDATION):
         return f"validation table: {len(table)} rows for {len(serving_validation.VALIDATION)} published speedups"
@@ -246,6 +294,15 @@ def _tables_mismatch(widget) -> str | None:
                "medianError": f(100 * median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
+    return None
+
+
+def _calibration_mismatch(context: dict) -> str | None:
+    """The calibration table (each measured step against the model's) and the held-out steps (how far off, which
+    way) against the model."""
+    from .. import serving_validation
+
+    f = to_fixed
     calibration = _rows_of(context["calibration"])
     measurements = serving_calibration.STEP_MEASUREMENTS
     if len(calibration) != len(measurements):
@@ -260,9 +317,15 @@ def _tables_mismatch(widget) -> str | None:
         want = {"ms": f(m.ms, 2), "percent": f(100 * abs(ratio - 1), 0), "direction": "slow" if ratio > 1 else "fast"}
         if {key: shown[key] for key in want} != want:
             return f"held-out step {shown} where the model gives {want}"
-    failure = _scoring_growth_mismatch(widget)
-    if failure:
-        return failure
+    return None
+
+
+def _bracket_ratios_mismatch(context: dict) -> str | None:
+    """The range of the brackets' crossover over first loss, and the EAGLE-3 cycle in plain steps, against the
+    sweeps and the model."""
+    from .. import serving_validation
+
+    f = to_fixed
     central = [row["crossovers"][0] / row["high"] for row in serving_validation.crossover_comparison()
                if row["crossovers"][0] is not None]
     ratios = {"low": f(min(central), 1), "high": f(max(central), 1)} if central else {"low": "", "high": ""}
@@ -271,8 +334,16 @@ def _tables_mismatch(widget) -> str | None:
     cycle = serving_validation.eagle3_cycle_in_plain_steps()
     if context["eagle3Cycle"] != {key: v if key == "lookahead" else f(v, 2) for key, v in cycle.items()}:
         return f"EAGLE-3 cycle in plain steps {context['eagle3Cycle']} where the model and the fit give {cycle}"
+    return None
+
+
+def _brackets_mismatch(context: dict) -> str | None:
+    """Each crossover bracket as the page says it (sequences that fit, its first quoted batch, the model's
+    crossover at each acceptance length, in the figure too) against the model."""
+    from .. import serving_validation
     from . import unescape
 
+    f = to_fixed
     figure = unescape(context["bracketsFigure"])
     for shown, bracket in zip(context["brackets"], serving_validation.CROSSOVER_BRACKETS):
         runs = []
@@ -297,10 +368,6 @@ def _tables_mismatch(widget) -> str | None:
         spoken = ", ".join(f"{run['crossover']} at acceptance length {run['length']}" for run in runs)
         if f"first loss above batch {bracket.low} and by {bracket.high}; the model's crossover {spoken}." not in figure:
             return f"the brackets figure does not say {bracket.label!r}'s crossovers {spoken}"
-    for values in TRUST_SETTINGS:
-        failure = _trust_mismatch(widget, values, rows)
-        if failure:
-            return failure
     return None
 
 

@@ -287,10 +287,8 @@ def tree_readouts_match_model(out):
     values at the reader's budget, at 128 nodes and at the best budget, the ridge, each TV) is the model's
     (lab.checks.figure_difference)."""
     from .. import sampler
-    from ..figures import tv_text
     from ..widgets import trees as widget
 
-    f = to_fixed
     p, q = (row.probs for row in sampler.reference_pair(*widget.PAIR_SETTING))
     exactness = [(n, float(trees.total_variation(p, trees.multi_draft_output(p, q, n))),
                   float(trees.total_variation(p, trees.no_update_output(p, q, n))),
@@ -307,69 +305,116 @@ def tree_readouts_match_model(out):
         if abs(_reach_sum(view["tree"]["parents"], probs) - tree.value) > 1e-9:
             return out.fail(f"{where}: the drawn tree's reach sum {_reach_sum(view['tree']['parents'], probs)} "
                             f"is not its value {tree.value}")
-        shapes = trees.fast_tree_shapes(probs, widget.MAX_BUDGET, depth)
-        chains = [sum(probs[0] ** i for i in range(min(n, depth))) for n in range(1, widget.MAX_BUDGET + 1)]
-        tree_speedups = [price(value, nodes, levels).speedup for value, nodes, levels in shapes]
-        chain_speedups = [price(chains[n - 1], min(n, depth), min(n, depth)).speedup
-                          for n in range(1, widget.MAX_BUDGET + 1)]
-        best = max(range(widget.MAX_BUDGET), key=lambda i: (tree_speedups[i], -i)) + 1
+        m = _budget_curves(widget.MAX_BUDGET, probs, price, depth)
         chosen = exactness[v["drafts"] - 1]
-        expected = {
-            "expectedLength": f(tree.value, 2), "chainLength": f(chains[budget - 1], 2), "nodes": str(tree.nodes),
-            "depth": str(tree.depth), "speedup": f(price(tree.value, tree.nodes, tree.depth).speedup, 2),
-            "chainSpeedup": f(chain_speedups[budget - 1], 2), "bestBudget": str(best),
-            "bestSpeedup": f(tree_speedups[best - 1], 2),
-            "exactTv": tv_text(chosen[1]), "bugTv": tv_text(chosen[2]), "typicalTv": tv_text(chosen[3])}
+        expected = _tree_expected(tree, m, budget, price, chosen)
         failure = readout_difference(where, view["readouts"], expected)
         if failure:
             return out.fail(failure)
-        budgets = sorted(set(widget.TABLE_BUDGETS) | {budget})
-        tables = {"table": [cell for n in budgets for cell in (
-                      f(shapes[n - 1][0], 2), f(chains[n - 1], 2), f(tree_speedups[n - 1], 2), f(chain_speedups[n - 1], 2))],
-                  "exactTable": [tv_text(tv) for row in exactness for tv in row[1:]]}
-        for name, cells in tables.items():
-            failure = cells_difference(where, name, table_cells(view["figures"][name]), cells)
-            if failure:
-                return out.fail(failure)
-        said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain of {min(budget, depth)} nodes, "
-                f"one per level, {expected['chainLength']}) and runs {expected['speedup']}x (the chain "
-                f"{expected['chainSpeedup']}x); the best budget here is {best} nodes ({expected['bestSpeedup']}x)")
-        phrases = {"lead": [said], "live": [f"{expected['speedup']}x at {budget} nodes; best budget {best}"],
-                   "summary": ["With ranks accepted " + ", ".join(f(100 * r, 1) + "%" for r in probs) + ",",
-                               f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
-                               f"({min(budget, depth)} nodes, one per level) commits {expected['chainLength']}",
-                               f"it runs at {expected['speedup']}x (chain {expected['chainSpeedup']}x)",
-                               f"the no-update bug is off by TV {expected['bugTv']} and typical acceptance by "
-                               f"{expected['typicalTv']}"]}
-        if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
-            phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
-                                      f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
-        failure = phrase_missing(where, view, phrases)
+        failure = (_tree_tables_difference(where, view, widget, m, exactness, budget)
+                   or _tree_phrase_missing(where, view, expected, probs, tree, (budget, depth, mode, m["best"]), price)
+                   or _tree_figures_difference(where, view, widget, (v, mode, probs, tree, m, exactness, chosen)))
         if failure:
             return out.fail(failure)
-        parents = view["tree"]["parents"]
-        levels = [0] * len(parents)
-        for node, parent in enumerate(parents):
-            levels[node] = levels[parent] + 1 if parent >= 0 else 0
-        tops = max(levels) + 1
-        ridge = None if mode == "tax" else _ridge(widget, mode)
-        figures = {  # (the model's numbers, the fixed labels); the charts' ticks (fig-tick) are axis labels
-            "tree": ([f(r, 4) for r in _reaches(parents, probs)] + [str(len(parents)), str(tops), f(tree.value, 3)]
-                     + [str(levels.count(level)) for level in range(tops)],
-                     [str(n) for n in range(len(parents))] + [str(n) for n in range(1, tops + 1)]),
-            "length": ([f(shapes[-1][0], 2), str(depth), f(chains[-1], 2), str(budget), f(shapes[budget - 1][0], 2),
-                        f(chains[budget - 1], 2)], [str(widget.MAX_BUDGET)]),
-            "speedup": ([f(tree_speedups[best - 1], 2), str(best), str(budget), f(tree_speedups[budget - 1], 2),
-                         f(chain_speedups[budget - 1], 2)] + ([str(ridge)] if ridge and ridge <= widget.MAX_BUDGET else []),
-                        ["1"]),
-            "exactness": ([f(tv, 4) for row in exactness for tv in row[1:]] + [str(v["drafts"])]
-                          + [f(tv, 3) for tv in chosen[1:]], [str(n) for n in range(1, widget.MAX_CANDIDATES + 1)])}
-        for name, (numbers, fixed) in figures.items():
-            failure = figure_difference(where, name, view["figures"][name], numbers, fixed,
-                                        skip_classes=("fig-axis", "fig-tick") if name != "tree" else ("fig-axis",))
-            if failure:
-                return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _budget_curves(most: int, probs, price, depth: int) -> dict:
+    """The model's curves over the budgets 1..``most``: the best tree's shape (value, nodes, levels) and the chain's
+    value at each, their speedups under ``price``, and the best budget (the smallest of the fastest)."""
+    shapes = trees.fast_tree_shapes(probs, most, depth)
+    chains = [sum(probs[0] ** i for i in range(min(n, depth))) for n in range(1, most + 1)]
+    tree_speedups = [price(value, nodes, levels).speedup for value, nodes, levels in shapes]
+    chain_speedups = [price(chains[n - 1], min(n, depth), min(n, depth)).speedup for n in range(1, most + 1)]
+    best = max(range(most), key=lambda i: (tree_speedups[i], -i)) + 1
+    return {"shapes": shapes, "chains": chains, "treeSpeedups": tree_speedups, "chainSpeedups": chain_speedups,
+            "best": best}
+
+
+def _tree_expected(tree, m: dict, budget: int, price, chosen: tuple) -> dict:
+    """The readouts as the model gives them, through the page's formatters."""
+    from ..figures import tv_text
+
+    f, best = to_fixed, m["best"]
+    return {
+        "expectedLength": f(tree.value, 2), "chainLength": f(m["chains"][budget - 1], 2), "nodes": str(tree.nodes),
+        "depth": str(tree.depth), "speedup": f(price(tree.value, tree.nodes, tree.depth).speedup, 2),
+        "chainSpeedup": f(m["chainSpeedups"][budget - 1], 2), "bestBudget": str(best),
+        "bestSpeedup": f(m["treeSpeedups"][best - 1], 2),
+        "exactTv": tv_text(chosen[1]), "bugTv": tv_text(chosen[2]), "typicalTv": tv_text(chosen[3])}
+
+
+def _tree_tables_difference(where, view: dict, widget, m: dict, exactness: list, budget: int) -> str | None:
+    """The budget table (tree and chain lengths and speedups at the table's budgets and the reader's) and the
+    exactness table (every TV) against the model's."""
+    from ..figures import tv_text
+
+    f = to_fixed
+    budgets = sorted(set(widget.TABLE_BUDGETS) | {budget})
+    tables = {"table": [cell for n in budgets for cell in (
+                  f(m["shapes"][n - 1][0], 2), f(m["chains"][n - 1], 2), f(m["treeSpeedups"][n - 1], 2),
+                  f(m["chainSpeedups"][n - 1], 2))],
+              "exactTable": [tv_text(tv) for row in exactness for tv in row[1:]]}
+    for name, cells in tables.items():
+        failure = cells_difference(where, name, table_cells(view["figures"][name]), cells)
+        if failure:
+            return failure
+    return None
+
+
+def _tree_phrase_missing(where, view: dict, expected: dict, probs, tree, setting: tuple, price) -> str | None:
+    """The lead's, live line's and summary's numbers (and, under a roofline, its verify pass and plain step) against
+    the readouts expected; ``setting`` is (budget, depth, verify-cost mode, best budget)."""
+    f = to_fixed
+    budget, depth, mode, best = setting
+    said = (f"commits {expected['expectedLength']} tokens per verify pass (a chain of {min(budget, depth)} nodes, "
+            f"one per level, {expected['chainLength']}) and runs {expected['speedup']}x (the chain "
+            f"{expected['chainSpeedup']}x); the best budget here is {best} nodes ({expected['bestSpeedup']}x)")
+    phrases = {"lead": [said], "live": [f"{expected['speedup']}x at {budget} nodes; best budget {best}"],
+               "summary": ["With ranks accepted " + ", ".join(f(100 * r, 1) + "%" for r in probs) + ",",
+                           f"uses {tree.nodes} nodes over {tree.depth} levels and commits {expected['expectedLength']}",
+                           f"({min(budget, depth)} nodes, one per level) commits {expected['chainLength']}",
+                           f"it runs at {expected['speedup']}x (chain {expected['chainSpeedup']}x)",
+                           f"the no-update bug is off by TV {expected['bugTv']} and typical acceptance by "
+                           f"{expected['typicalTv']}"]}
+    if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
+        phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
+                                  f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
+    return phrase_missing(where, view, phrases)
+
+
+def _tree_figures_difference(where, view: dict, widget, model: tuple) -> str | None:
+    """Every number of the four figures against the model's: each node's reach and the tree's counts, the charts'
+    values at the reader's budget, at the largest and at the best, the ridge, each TV. ``model`` is (slider values,
+    verify-cost mode, rank probabilities, the best tree, the budget curves, the exactness rows, the chosen row)."""
+    f = to_fixed
+    v, mode, probs, tree, m, exactness, chosen = model
+    budget, depth, best = v["budget"], v["maxDepth"], m["best"]
+    shapes, chains, tree_speedups, chain_speedups = (m[key] for key in ("shapes", "chains", "treeSpeedups",
+                                                                         "chainSpeedups"))
+    parents = view["tree"]["parents"]
+    levels = [0] * len(parents)
+    for node, parent in enumerate(parents):
+        levels[node] = levels[parent] + 1 if parent >= 0 else 0
+    tops = max(levels) + 1
+    ridge = None if mode == "tax" else _ridge(widget, mode)
+    figures = {  # (the model's numbers, the fixed labels); the charts' ticks (fig-tick) are axis labels
+        "tree": ([f(r, 4) for r in _reaches(parents, probs)] + [str(len(parents)), str(tops), f(tree.value, 3)]
+                 + [str(levels.count(level)) for level in range(tops)],
+                 [str(n) for n in range(len(parents))] + [str(n) for n in range(1, tops + 1)]),
+        "length": ([f(shapes[-1][0], 2), str(depth), f(chains[-1], 2), str(budget), f(shapes[budget - 1][0], 2),
+                    f(chains[budget - 1], 2)], [str(widget.MAX_BUDGET)]),
+        "speedup": ([f(tree_speedups[best - 1], 2), str(best), str(budget), f(tree_speedups[budget - 1], 2),
+                     f(chain_speedups[budget - 1], 2)] + ([str(ridge)] if ridge and ridge <= widget.MAX_BUDGET else []),
+                    ["1"]),
+        "exactness": ([f(tv, 4) for row in exactness for tv in row[1:]] + [str(v["drafts"])]
+                      + [f(tv, 3) for tv in chosen[1:]], [str(n) for n in range(1, widget.MAX_CANDIDATES + 1)])}
+    for name, (numbers, fixed) in figures.items():
+        failure = figure_difference(where, name, view["figures"][name], numbers, fixed,
+                                    skip_classes=("fig-axis", "fig-tick") if name != "tree" else ("fig-axis",))
+        if failure:
+            return failure
+    return None
 
 
 def depth_profile_from_curve(out):

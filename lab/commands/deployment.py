@@ -222,12 +222,52 @@ def _deployment(args) -> deployment.Deployment:
 
 def run(args):
     from ..cli import UsageError, parse_number
-    from ..errors import LabValueError
 
     if args.command == "acceptance":
         return run_acceptance(args)
     d = _deployment(args)
+    curve, unit, value, measured_k, alpha = _acceptance_given(args, d)
+    result = deployment.answer(d, alpha, curve)
+    srv = result["serving"]
+    document = {"deployment": d._asdict(), "given": {"unit": unit, "value": value, "measuredAt": measured_k},
+                "alpha": alpha, "acceptancePercent": result["acceptancePercent"],
+                "serving": srv, "servingSent": result["servingSent"], "ledger": result["ledger"], "agree": result["agree"],
+                "ledgerCosts": result["costs"],
+                "instruments": result["values"]}
+    lines = _answer_lines(d, alpha, curve, result)
+    if curve is not None:
+        document["curve"] = result["curve"]
+    for name, values in result["values"].items():
+        lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
+    settings = deployment.serving_settings(d, result["acceptancePercent"])   # what the serving model answered at
+    if not srv["fits"]:
+        lines.append(serving.memory_note(settings))
+    engine = args.config or "vllm"
+    if engine not in CONFIG_ENGINES:
+        raise UsageError(f"--config must be {CONFIG_FLAGS['--config']}, got {engine!r}")
+    dollars = parse_number("--dollars-per-gpu-hour", args.dollars, 0.01, 1000)
+    tpot_target = parse_number("--tpot-target-ms", args.tpot_target, 0.1, 10000)
+    log = _log(args.log)
+    extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
+    document.update(_production_fields(extra, log))
+    if args.config:
+        return document, _config_text(extra["config"]), 0
+    lines += _production_lines(extra, dollars, tpot_target)
+    from ..widgets.serving import trust_line   # the rule the serving widget and the panel's production fold state
+
+    document["trust"] = trust_line(settings)
+    lines.append(f"trust: {document['trust']}")
+    lines += [f"diagnosis: {item['sentence']}" for item in extra["diagnosis"]]
+    return document, "\n".join(lines), 0
+
+
+def _acceptance_given(args, d: deployment.Deployment) -> tuple:
+    """(curve or None, the unit of the one figure given, its value, the lookahead it was measured at, alpha): exactly
+    one of the unit flags or a curve (which stands in as its mean acceptance length at the reader's k); one figure
+    with a decay prior (``--method``, or any figure but alpha) becomes a curve, as the panel does."""
     from ..acceptance import family_of_draft
+    from ..cli import UsageError, parse_number
+    from ..errors import LabValueError
 
     curve = curve_from_args(args, required=False, default_method=family_of_draft(d.draft, d.target))
     given = [(flag, unit) for flag, unit in UNIT_FLAGS.items() if getattr(args, unit) is not None]
@@ -250,13 +290,13 @@ def run(args):
     if curve is None and (unit != "alpha" or args.method is not None):  # one figure plus a decay prior, as the panel
         curve = deployment.figure_curve(alpha, measured_k, d.draft, args.method, d.target)
         alpha = deployment.alpha_from(curve.length(d.lookahead), "length", d.lookahead)
-    result = deployment.answer(d, alpha, curve)
+    return curve, unit, value, measured_k, alpha
+
+
+def _answer_lines(d: deployment.Deployment, alpha: float, curve, result: dict) -> list[str]:
+    """The answer's first lines: alpha (what the instruments take), the serving model's speedup and best k, the
+    ledger's, and on a curve where its best k rests and its plateau."""
     srv, led = result["serving"], result["ledger"]
-    document = {"deployment": d._asdict(), "given": {"unit": unit, "value": value, "measuredAt": measured_k},
-                "alpha": alpha, "acceptancePercent": result["acceptancePercent"],
-                "serving": srv, "servingSent": result["servingSent"], "ledger": led, "agree": result["agree"],
-                "ledgerCosts": result["costs"],
-                "instruments": result["values"]}
     lines = [f"alpha {alpha:.6f} (instruments take {result['acceptancePercent']}%)" if curve is None else
              f"alpha {alpha:.6f}, the independent model's equivalent of the curve at k = {d.lookahead} (the one-slider "
              f"instruments take {result['acceptancePercent']}%; the speedups below run on the curve)",
@@ -272,36 +312,37 @@ def run(args):
                 if led["unroundedBestLookahead"] == result["servingSent"]["bestLookahead"] else
                 "  (differs: a straight verify line fitted at your k)")]
     if curve is not None:
-        srv_curve = result["serving"]
-        lines.append("on the acceptance curve" + (f": best k rests on positions past the measured {srv_curve['bestExtrapolatedFrom']}"
-                                                  if srv_curve["bestExtrapolatedFrom"] is not None else "")
+        lines.append("on the acceptance curve" + (f": best k rests on positions past the measured {srv['bestExtrapolatedFrom']}"
+                                                  if srv["bestExtrapolatedFrom"] is not None else "")
                      + _plateau_clause(result["curve"]["plateauStart"], result["curve"]["token"]))
-        document["curve"] = result["curve"]
-    for name, values in result["values"].items():
-        lines.append(f"{name}: " + ", ".join(f"{key}={value}" for key, value in values.items()))
-    settings = deployment.serving_settings(d, result["acceptancePercent"])   # what the serving model answered at
-    if not srv["fits"]:
-        lines.append(serving.memory_note(settings))
-    engine = args.config or "vllm"
-    if engine not in CONFIG_ENGINES:
-        raise UsageError(f"--config must be {CONFIG_FLAGS['--config']}, got {engine!r}")
-    dollars = parse_number("--dollars-per-gpu-hour", args.dollars, 0.01, 1000)
-    tpot_target = parse_number("--tpot-target-ms", args.tpot_target, 0.1, 10000)
-    log = _log(args.log)
-    extra = deployment.engine_answer(d, result["acceptancePercent"], engine, dollars, tpot_target, log, curve=curve)
+    return lines
+
+
+def _production_fields(extra: dict, log) -> dict:
+    """The JSON document's fields of the engine's answer: its configuration, the lookahead schedule (held and rising
+    stretches), each way of running's cost and throughputs, the production figures, the diagnosis and the log read."""
     prod = extra["production"]
-    document.update({"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
-                     "scheduleRises": extra["rises"],
-                     "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
-                     "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
-                     "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
-                     "production": prod, "diagnosis": extra["diagnosis"], "log": log})
-    if args.config:
-        config = extra["config"]
-        lines = [config["text"] if config["supported"] else f"# {config['label']}: {config['reason']}"]
-        lines += [f"#   {line['text'][:40]}...: {line['why']}" for line in config["lines"] if line["why"]]
-        return document, "\n".join(lines), 0
-    lines.append("schedule: " + ", ".join(f"batch {r['from']}-{r['to']}: k = {r['lookahead']}" for r in extra["schedule"]))
+    return {"config": extra["config"], "schedule": extra["schedule"], "scheduleHeld": extra["held"],
+            "scheduleRises": extra["rises"],
+            "costPerMillionTokens": {name: prod[name]["costPerMillionTokens"] for name in ("plain", "speculative", "scheduled")},
+            "tokensPerSecondPerGpu": {name: prod[name]["tokensPerSecondPerGpu"] for name in ("plain", "speculative", "scheduled")},
+            "tokensPerSecondPerUser": {name: prod[name]["tokensPerSecondPerUser"] for name in ("plain", "speculative", "scheduled")},
+            "production": prod, "diagnosis": extra["diagnosis"], "log": log}
+
+
+def _config_text(config: dict) -> str:
+    """``--config``'s output: the engine's launch configuration (or why it cannot run this), and why each line is
+    there."""
+    lines = [config["text"] if config["supported"] else f"# {config['label']}: {config['reason']}"]
+    lines += [f"#   {line['text'][:40]}...: {line['why']}" for line in config["lines"] if line["why"]]
+    return "\n".join(lines)
+
+
+def _production_lines(extra: dict, dollars: float, tpot_target: float) -> list[str]:
+    """The production lines: the lookahead schedule (and its notes), each way of running's TPOT, throughput and
+    cost, the largest batch meeting the TPOT target, and what the draft adds to prefill."""
+    prod = extra["production"]
+    lines = ["schedule: " + ", ".join(f"batch {r['from']}-{r['to']}: k = {r['lookahead']}" for r in extra["schedule"])]
     if extra["held"]:
         from ..widgets.deployment import held_words
 
@@ -321,12 +362,7 @@ def run(args):
     pre = prod["prefill"]
     lines.append(f"prefill of {pre['promptTokens']} tokens: the draft adds {pre['draftMs']:.2f} ms to the target's "
                  f"{pre['targetMs']:.2f} ms (step model, not validated on prefill)")
-    from ..widgets.serving import trust_line   # the rule the serving widget and the panel's production fold state
-
-    document["trust"] = trust_line(settings)
-    lines.append(f"trust: {document['trust']}")
-    lines += [f"diagnosis: {item['sentence']}" for item in extra["diagnosis"]]
-    return document, "\n".join(lines), 0
+    return lines
 
 
 def _log(path):

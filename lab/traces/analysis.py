@@ -110,33 +110,11 @@ def analyse(trace: Trace) -> dict:
     """
     k = trace.lookahead
     missing, bounds = [], []
-    if trace.meanAcceptanceLength is not None:
-        mean_length = trace.meanAcceptanceLength
-        mean_accepted = mean_length - 1
-        rate = mean_accepted / k
-        missing.append(f"{SHORT_NAMES.get(trace.format, trace.format)} gives no counts: no intervals, no "
-                       f"per-position curve, no test of one constant rate")
-    else:
-        mean_accepted = trace.accepted / trace.drafts
-        mean_length = 1 + mean_accepted
-        rate = trace.accepted / trace.draftTokens if trace.draftTokens else None
+    mean_length, mean_accepted, rate = _means(trace, missing)
     per_position = conditional = unconditional_ci = conditional_ci = None
     mle = independence = None
-    c = trace.perPosition
-    if c is not None:
-        n = trace.drafts
-        d = trace.draftsPerPosition
-        denominators = list(d) if d is not None else [n] * len(c)
-        per_position = [ci / di if di else 0.0 for ci, di in zip(c, denominators)]
-        unconditional_ci = [list(wilson_interval(ci, di)) for ci, di in zip(c, denominators)]
-        if d is None:
-            trials = [n] + list(c[:-1])
-        else:  # survivors of position i - 1 that had a draft at position i (drafting assumed blind to acceptance)
-            trials = [d[0]] + [round(c[i - 1] * d[i] / d[i - 1]) if d[i - 1] else 0 for i in range(1, len(c))]
-        conditional = [min(1.0, ci / t) if t else None for ci, t in zip(c, trials)]
-        conditional_ci = [list(wilson_interval(min(ci, t), t)) if t else None for ci, t in zip(c, trials)]
-        mle = alpha_mle(sum(c), n - c[-1])
-        independence = independence_test(n, c, trials if d is not None else None)
+    if trace.perPosition is not None:
+        per_position, unconditional_ci, conditional, conditional_ci, mle, independence = _position_figures(trace)
     elif trace.meanAcceptanceLength is None:
         missing.append("no per-position counts: no curve, no alphaMle, no test of one constant rate")
     rate_ci = (list(wilson_interval(trace.accepted, trace.draftTokens))
@@ -172,6 +150,38 @@ def analyse(trace: Trace) -> dict:
         "notes": list(trace.notes),
         "missing": missing,
     }
+
+
+def _means(trace: Trace, missing: list) -> tuple:
+    """(mean acceptance length, mean accepted drafts a call, acceptance rate or None): from the counts, or the
+    printed mean of a format without counts (``missing`` then says what cannot be given)."""
+    if trace.meanAcceptanceLength is not None:
+        mean_length = trace.meanAcceptanceLength
+        mean_accepted = mean_length - 1
+        missing.append(f"{SHORT_NAMES.get(trace.format, trace.format)} gives no counts: no intervals, no "
+                       f"per-position curve, no test of one constant rate")
+        return mean_length, mean_accepted, mean_accepted / trace.lookahead
+    mean_accepted = trace.accepted / trace.drafts
+    return 1 + mean_accepted, mean_accepted, trace.accepted / trace.draftTokens if trace.draftTokens else None
+
+
+def _position_figures(trace: Trace) -> tuple:
+    """(unconditional rates, their Wilson intervals, conditional rates, their intervals, alphaMle, the independence
+    test) from the per-position counts: over the calls, or over the drafted tokens per position where the engine
+    printed them (the survivors of position i - 1 that had a draft at position i, drafting assumed blind to
+    acceptance)."""
+    c, n, d = trace.perPosition, trace.drafts, trace.draftsPerPosition
+    denominators = list(d) if d is not None else [n] * len(c)
+    per_position = [ci / di if di else 0.0 for ci, di in zip(c, denominators)]
+    unconditional_ci = [list(wilson_interval(ci, di)) for ci, di in zip(c, denominators)]
+    if d is None:
+        trials = [n] + list(c[:-1])
+    else:  # survivors of position i - 1 that had a draft at position i (drafting assumed blind to acceptance)
+        trials = [d[0]] + [round(c[i - 1] * d[i] / d[i - 1]) if d[i - 1] else 0 for i in range(1, len(c))]
+    conditional = [min(1.0, ci / t) if t else None for ci, t in zip(c, trials)]
+    conditional_ci = [list(wilson_interval(min(ci, t), t)) if t else None for ci, t in zip(c, trials)]
+    return (per_position, unconditional_ci, conditional, conditional_ci, alpha_mle(sum(c), n - c[-1]),
+            independence_test(n, c, trials if d is not None else None))
 
 
 def measured_curve(analysis: dict) -> list[float]:

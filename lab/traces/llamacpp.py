@@ -86,16 +86,7 @@ class _LlamaLog(_Accumulator):
         self.elided = None     # a 'draft acceptance =' line whose counts cannot be read
 
     def line(self, text: str, number: int):
-        stripped = text.strip()
-        if self.wrapped is not None:
-            held, held_number = self.wrapped
-            self.wrapped = None
-            if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
-                text, number, stripped = held + " " + stripped, held_number, (held + " " + stripped).strip()
-            else:
-                self._held_stats(held, held_number)
-        if self.fields is not None and not (stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped)):
-            self._flush_fields()
+        text, number, stripped = self._joined(text, number)
         if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
             self._field_line(stripped, number)
             return
@@ -119,26 +110,57 @@ class _LlamaLog(_Accumulator):
             self.simple = True  # only speculative-simple and the server print statistics lines
             return
         if "acc per pos" in text and "draft acceptance" not in text and "#acc rate/pos" not in text:
-            per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
-            if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
-                self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
-            elif per_pos and per_pos.group(1).strip():  # quoted without a readable request line above it
-                self.loose_rates.append((number, None, _rates(per_pos.group(1), "acc per pos", where)))
+            self._request_rates(text, number, where)
             return
         server = _LLAMA_SERVER.search(text)
         if server:
-            record = {"number": number, "accepted": _count(server.group(2), "accepted", where),
-                      "drafted": _count(server.group(3), "generated", where), "mean": None, "rates": None}
-            mean = _LLAMA_MEAN.search(text)
-            if mean:
-                record["mean"] = _number(mean.group(1), "mean acceptance length", where)
-            per_pos = _LLAMA_PER_POS.search(text)
-            if per_pos and per_pos.group(1).strip():
-                record["rates"] = _rates(per_pos.group(1), "acceptance rate per position", where)
-            self.requests.append(record)
+            self._server_line(text, server, number, where)
             return
         if re.search(r"draft acceptance(?: rate)?\s*=", text) and self.elided is None:
             self.elided = number  # its counts elided ('(…)') or unreadable: said if nothing else is read
+        self._example_line(text, number, where)
+
+    def _joined(self, text: str, number: int) -> tuple:
+        """(text, number, stripped) of the line as it is read: a statistics line held for its rest joined with it
+        (under its first line's number; a held line that this one does not continue is read first, alone), and
+        statistics fields quoted one a line read once a line that is not one of them comes."""
+        stripped = text.strip()
+        if self.wrapped is not None:
+            held, held_number = self.wrapped
+            self.wrapped = None
+            if stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped):
+                text, number, stripped = held + " " + stripped, held_number, (held + " " + stripped).strip()
+            else:
+                self._held_stats(held, held_number)
+        if self.fields is not None and not (stripped.startswith("#") and _LLAMA_FIELD_START.match(stripped)):
+            self._flush_fields()
+        return text, number, stripped
+
+    def _request_rates(self, text: str, number: int, where: str):
+        """An 'acc per pos' line: the rates of the request line above it (the trace-level line after it), or rates
+        quoted without a readable request line above them."""
+        per_pos = _LLAMA_PER_POS.search(text)  # the trace-level line after its request's line
+        if per_pos and per_pos.group(1).strip() and self.requests and self.requests[-1]["rates"] is None:
+            self.requests[-1]["rates"] = _rates(per_pos.group(1), "acc per pos", where)
+        elif per_pos and per_pos.group(1).strip():  # quoted without a readable request line above it
+            self.loose_rates.append((number, None, _rates(per_pos.group(1), "acc per pos", where)))
+
+    def _server_line(self, text: str, server, number: int, where: str):
+        """A server request's 'draft acceptance' line: its accepted and generated drafts, and the mean acceptance
+        length and the rates per position when it prints them."""
+        record = {"number": number, "accepted": _count(server.group(2), "accepted", where),
+                  "drafted": _count(server.group(3), "generated", where), "mean": None, "rates": None}
+        mean = _LLAMA_MEAN.search(text)
+        if mean:
+            record["mean"] = _number(mean.group(1), "mean acceptance length", where)
+        per_pos = _LLAMA_PER_POS.search(text)
+        if per_pos and per_pos.group(1).strip():
+            record["rates"] = _rates(per_pos.group(1), "acceptance rate per position", where)
+        self.requests.append(record)
+
+    def _example_line(self, text: str, number: int, where: str):
+        """The speculative examples' lines: n_draft (the most per call, from a start-up line) and the summary's
+        n_predict, n_drafted and n_accept, a summary complete once its drafted and accepted pair is read."""
         example = _LLAMA_EXAMPLE.findall(text)
         n_draft = _LLAMA_N_DRAFT.search(text)
         if n_draft and not example:

@@ -66,6 +66,62 @@ def _prom_labels(text: str, where: str) -> tuple:
     return tuple(sorted(labels))
 
 
+def _uneven_positions(series: dict, notes: list) -> bool:
+    """Whether the label sets carry different positions (a paste that kept some label sets' positions and not
+    others', a table cut in the middle: their sum is a curve no engine counted); the note names what one lacks.
+
+    >>> notes = []
+    >>> _uneven_positions({("perPosition", "", (("rank", "0"),), 0): 3, ("perPosition", "", (("rank", "0"),), 1): 2,
+    ...                    ("perPosition", "", (("rank", "1"),), 0): 4}, notes), len(notes)
+    (True, 1)
+    """
+    held = {}
+    for (field, _, labels, position) in series:
+        if field == "perPosition":
+            held.setdefault(labels, set()).add(position)
+    uneven = len({frozenset(p) for p in held.values()}) > 1
+    if uneven:
+        every = set().union(*held.values())
+        short = next(labels for labels, p in held.items() if p != every)
+        lacking = ", ".join(str(p) for p in sorted(every - held[short])[:8])
+        named = ", ".join(f"{key}={value}" for key, value in short) or "(no labels)"
+        notes.append(f"the per-position series are uneven across label sets ({named} lacks position "
+                     f"{lacking}): the totals are read, the per-position curve is not")
+    return uneven
+
+
+def _accepted_from_positions(positions: dict, uneven: bool, totals: dict, notes: list):
+    """Without a num_accepted_tokens counter: the accepted total as the sum of complete per-position counters."""
+    if not positions:
+        raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
+    if uneven or sorted(positions) != list(range(max(positions) + 1)):
+        raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter and its "
+                         "per-position series are incomplete, so the accepted total cannot be read: paste "
+                         "the whole scrape")
+    totals["accepted"] = sum(positions.values())
+    notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
+
+
+def _counters_calls(totals: dict, seen: set, k: int, notes: list) -> tuple:
+    """(verifier calls, whether they are only a lower bound): num_drafts, else drafted tokens / k (vLLM 0.8.x),
+    which assumes full-length drafts and is a lower bound where it is not whole (noted)."""
+    if "drafts" in seen:
+        return totals["drafts"], False
+    if "draftTokens" not in seen:
+        raise TraceError("the exposition has neither vllm:spec_decode_num_drafts nor num_draft_tokens")
+    drafts = totals["draftTokens"] / k
+    if drafts.is_integer():
+        drafts = int(drafts)
+        notes.append(f"no num_drafts counter (vLLM 0.8.x): verifier calls = drafted tokens / k = {drafts}, "
+                     f"which assumes full-length drafts (EAGLE, MTP and draft models; n-gram drafts can be "
+                     f"shorter, and then it is a lower bound)")
+        return drafts, False
+    notes.append(f"no num_drafts counter and {totals['draftTokens']} drafted tokens is not a multiple of "
+                 f"k = {k}: drafts were shorter than k, so drafted / k = {drafts:.1f} is only a lower "
+                 f"bound on the verifier calls")
+    return drafts, True
+
+
 class _Prometheus(_Accumulator):
     """vLLM's ``/metrics``.
 
@@ -158,61 +214,18 @@ class _Prometheus(_Accumulator):
         if len(self.engines) > 1:
             raise TraceError("the exposition mixes vllm:spec_decode_* and llamacpp:spec_decode_* counters: "
                              "paste one engine's scrape")
-        models = {}
-        for key, value in self.series.items():
-            models.setdefault(key[1], {})[key] = value
-        name, series = _choose({m or "(no model_name label)": s for m, s in models.items()}, model, "model")
+        name, series, notes, several = self._chosen_series(model)
         totals = {"drafts": 0, "draftTokens": 0, "accepted": 0, "emitted": 0}
         (positions, drafted_positions), (efficiencies,) = _summed_fields(
             series, ("perPosition", "draftsPerPosition"), ("efficiency",), totals)
-        label_sets = {labels for (_, _, labels, _) in series}
         seen = {field for (field, _, _, _) in series}
-        notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
-            if self.engines == {"llama.cpp"} else []
-        if getattr(self, "cut", None):
-            notes.append(f"the last line (line {self.cut}) ends without a newline inside its value (vLLM's client "
-                         f"writes every value with a '.' or an exponent): it looks cut off and is not read")
-        if len(models) > 1:
-            notes.append(f"model {name} (chosen of {len(models)})")
-        if len(label_sets) > 1:
-            keys = sorted({key for labels in label_sets for key, _ in labels})
-            notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
         if "emitted" in seen:
-            return self._v0(totals, efficiencies, lookahead, notes, name if len(models) > 1 else None)
-        # a paste that kept some label sets' positions and not others' (a table cut in the middle) sums to a
-        # curve no engine counted: every label set must carry the same positions
-        held = {}
-        for (field, _, labels, position) in series:
-            if field == "perPosition":
-                held.setdefault(labels, set()).add(position)
-        uneven = len({frozenset(p) for p in held.values()}) > 1
-        if uneven:
-            every = set().union(*held.values())
-            short = next(labels for labels, p in held.items() if p != every)
-            lacking = ", ".join(str(p) for p in sorted(every - held[short])[:8])
-            named = ", ".join(f"{key}={value}" for key, value in short) or "(no labels)"
-            notes.append(f"the per-position series are uneven across label sets ({named} lacks position "
-                         f"{lacking}): the totals are read, the per-position curve is not")
+            return self._v0(totals, efficiencies, lookahead, notes, name if several else None)
+        uneven = _uneven_positions(series, notes)
         if "accepted" not in seen:
-            if not positions:
-                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter")
-            if uneven or sorted(positions) != list(range(max(positions) + 1)):
-                raise TraceError("the exposition has no vllm:spec_decode_num_accepted_tokens counter and its "
-                                 "per-position series are incomplete, so the accepted total cannot be read: paste "
-                                 "the whole scrape")
-            totals["accepted"] = sum(positions.values())
-            notes.append("no num_accepted_tokens counter: the accepted total is the sum of the per-position counters")
+            _accepted_from_positions(positions, uneven, totals, notes)
         per_position = None
-        if self.rounded:
-            notes.append("llama.cpp writes counters of a million and more with six significant digits ("
-                         + ", ".join(f"{field} to within {slack:g}" for field, slack in self.rounded.items())
-                         + "): the totals are that close, not exact")
-        slack = self.rounded.get("accepted", 0) + self.rounded.get("perPosition", 0)
-        if positions and slack and totals["accepted"] != sum(positions.values()) \
-                and abs(totals["accepted"] - sum(positions.values())) <= slack:
-            totals["accepted"] = sum(positions.values())  # the per-position counters are written whole
-            notes.append(f"the accepted total is the per-position counters' sum, {totals['accepted']}, which the "
-                         f"rounded num_accepted_tokens agrees with to within the rounding")
+        self._rounding(positions, totals, notes)
         if positions:
             k, per_position = self._positions(positions, totals, seen, lookahead, notes)
             if uneven:
@@ -223,28 +236,48 @@ class _Prometheus(_Accumulator):
         if drafted_positions and len(drafted_positions) == k and sorted(drafted_positions) == list(range(k)):
             drafted_per_position = tuple(drafted_positions[p] for p in range(k))
             notes.append("per-position rates use the engine's drafted tokens per position as denominators")
-        bound = False
-        if "drafts" in seen:
-            drafts = totals["drafts"]
-        else:
-            if "draftTokens" not in seen:
-                raise TraceError("the exposition has neither vllm:spec_decode_num_drafts nor num_draft_tokens")
-            drafts = totals["draftTokens"] / k
-            if drafts.is_integer():
-                drafts = int(drafts)
-                notes.append(f"no num_drafts counter (vLLM 0.8.x): verifier calls = drafted tokens / k = {drafts}, "
-                             f"which assumes full-length drafts (EAGLE, MTP and draft models; n-gram drafts can be "
-                             f"shorter, and then it is a lower bound)")
-            else:
-                bound = True
-                notes.append(f"no num_drafts counter and {totals['draftTokens']} drafted tokens is not a multiple of "
-                             f"k = {k}: drafts were shorter than k, so drafted / k = {drafts:.1f} is only a lower "
-                             f"bound on the verifier calls")
-                per_position = None
+        drafts, bound = _counters_calls(totals, seen, k, notes)
+        if bound:
+            per_position = None
         draft_tokens = totals["draftTokens"] if "draftTokens" in seen else drafts * k
         return _validated(Trace(self.fmt, k, drafts, draft_tokens, totals["accepted"], per_position, not bound,
                                 tuple(notes), callsBound=bound, draftsPerPosition=drafted_per_position,
-                                model=name if len(models) > 1 else None))
+                                model=name if several else None))
+
+    def _chosen_series(self, model) -> tuple:
+        """(model name, its series, the notes on the scrape, whether it holds several models): the series grouped by
+        model, one chosen (:func:`_choose`); the notes name llama.cpp's scrape, a cut last line, the model chosen
+        and the label sets summed."""
+        models = {}
+        for key, value in self.series.items():
+            models.setdefault(key[1], {})[key] = value
+        name, series = _choose({m or "(no model_name label)": s for m, s in models.items()}, model, "model")
+        label_sets = {labels for (_, _, labels, _) in series}
+        notes = ["llama.cpp's /metrics (llamacpp:spec_decode_* counters, vLLM's names and meaning)"] \
+            if self.engines == {"llama.cpp"} else []
+        if getattr(self, "cut", None):
+            notes.append(f"the last line (line {self.cut}) ends without a newline inside its value (vLLM's client "
+                         f"writes every value with a '.' or an exponent): it looks cut off and is not read")
+        if len(models) > 1:
+            notes.append(f"model {name} (chosen of {len(models)})")
+        if len(label_sets) > 1:
+            keys = sorted({key for labels in label_sets for key, _ in labels})
+            notes.append(f"summed {len(label_sets)} label sets of one model ({', '.join(keys)})")
+        return name, series, notes, len(models) > 1
+
+    def _rounding(self, positions: dict, totals: dict, notes: list):
+        """llama.cpp's six significant digits: a note on how close the totals are, and the accepted total taken as
+        the per-position counters' sum where the rounded one agrees with it to within the rounding."""
+        if self.rounded:
+            notes.append("llama.cpp writes counters of a million and more with six significant digits ("
+                         + ", ".join(f"{field} to within {slack:g}" for field, slack in self.rounded.items())
+                         + "): the totals are that close, not exact")
+        slack = self.rounded.get("accepted", 0) + self.rounded.get("perPosition", 0)
+        if positions and slack and totals["accepted"] != sum(positions.values()) \
+                and abs(totals["accepted"] - sum(positions.values())) <= slack:
+            totals["accepted"] = sum(positions.values())  # the per-position counters are written whole
+            notes.append(f"the accepted total is the per-position counters' sum, {totals['accepted']}, which the "
+                         f"rounded num_accepted_tokens agrees with to within the rounding")
 
     def _positions(self, positions: dict, totals: dict, seen: set, lookahead, notes: list):
         """(k, per-position counts or None). A scrape missing one position's series (a series

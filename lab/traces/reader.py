@@ -183,6 +183,13 @@ class TraceParser:
         self.accumulator.line(_clean(line), self.number)
 
     def finish(self) -> Trace:
+        cut = self._read_last_line()
+        self._decide_at_end()
+        return self._closing_notes(self._result(cut), cut)
+
+    def _read_last_line(self):
+        """Read a last line that ends without a newline (it may be cut off): (its number, the error it raised)
+        when the format is known and the line cannot be read, else None."""
         cut = None
         self.partial = self._held()
         if self.partial:  # the input does not end with a newline: its last line may be cut off
@@ -199,6 +206,11 @@ class TraceParser:
                 cut = (self.number, error)  # read the complete lines; say the last one was cut
             if self.accumulator is not None:  # also when this line was the one that decided the format
                 self.accumulator.unterminated = self.number
+        return cut
+
+    def _decide_at_end(self):
+        """At the end, with no format decided by a line: a single figure standing alone is one (else refused), an
+        engine's line with no acceptance in it is named, and anything else is refused with its first line."""
         if self.accumulator is None and self.single_lines:
             self.fmt, self.accumulator = "single-number", _Single()
             for number, held in self.single_lines:
@@ -220,21 +232,30 @@ class TraceParser:
             number, line = self.first_unread
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
                              f"not a cycles file); first line not read: line {number}: {shortened(line)!r}")
+
+    def _result(self, cut) -> Trace:
+        """The format's trace, at the lookahead the engine printed in its configuration when none was given and the
+        format needs one; nothing readable without a cut last line refuses with that line's own reason, and an
+        input that exhausts the reader is refused in one sentence."""
         try:
             try:
-                trace = self.accumulator.result(self.lookahead, self.model)
+                return self.accumulator.result(self.lookahead, self.model)
             except LookaheadMissing:
                 configured = self.methods.lookahead  # the k the engine printed in its configuration, if one
                 if self.lookahead is not None or configured is None:
                     raise
                 trace = self.accumulator.result(_check_lookahead(configured), self.model)
-                trace = trace._replace(notes=trace.notes + (self.methods.lookahead_note(),))
+                return trace._replace(notes=trace.notes + (self.methods.lookahead_note(),))
         except TraceError:
             if cut is not None:  # nothing readable without the cut line: its own reason is the clearer one
                 raise cut[1] from None
             raise
         except (RecursionError, MemoryError, OverflowError, ZeroDivisionError) as error:
             raise TraceError(f"cannot read this input ({type(error).__name__}); check it is one engine's output") from None
+
+    def _closing_notes(self, trace: Trace, cut) -> Trace:
+        """The trace with the reader's own notes: other engines' lines not read, the drafter the configuration
+        names, and a cut last line."""
         if self.others:
             trace = trace._replace(notes=trace.notes + tuple(
                 f"{count} line(s) of {engine} output (the first is line {first}) are not read: the text is read as "

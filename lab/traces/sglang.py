@@ -112,88 +112,27 @@ class _SglangJson(_VllmRequestJson):
                     for found in _find_dicts(self._spec_part(document), self.KEYS)]
         if not requests:
             raise TraceError("no SGLang spec_verify_ct in the JSON")
-        histogram: dict[int, int] = {}
-        calls = accepted = drafted = 0
-        root_counted, histograms, lengths, notes, old_mean, idle = False, 0, set(), [], [], 0
-        root_sums = [0, 0]  # calls and spec_draft_token_num of the requests that print it
+        tally = _CounterTally()
         for line, request in requests:
-            where = f"line {line}"
-            n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
-            if n == 0:
-                idle += 1  # a request finished before any verify pass (or without speculation)
-                continue
-            acc_key = next((key for key in ("spec_num_correct_drafts", "spec_accept_token_num") if key in request), None)
-            hist_key = next((key for key in ("spec_correct_drafts_histogram", "spec_accept_histogram")
-                             if request.get(key)), None)
-            if hist_key is not None:
-                counts = _histogram_counts(request[hist_key], hist_key, where)
-                if sum(counts.values()) != n:
-                    raise TraceError(f"{where}: {hist_key} counts {sum(counts.values())} calls, spec_verify_ct {n}")
-                for j, c in counts.items():
-                    histogram[j] = histogram.get(j, 0) + c
-                histograms += 1
-                lengths.add(len(request[hist_key]) - 1)
-                acc = sum(j * c for j, c in counts.items())
-                if acc_key is not None and _json_count(request[acc_key], acc_key, where) != acc:
-                    notes.append(f"{where}: {acc_key} {request[acc_key]} disagrees with its histogram ({acc})")
-            elif acc_key is not None:
-                acc = _json_count(request[acc_key], acc_key, where)
-            elif "completion_tokens" in request:  # 2025-01 (#3152): only the verify count and the tokens
-                acc = _json_count(request["completion_tokens"], "completion_tokens", where) - n
-                old_mean.append(where)
-                if acc < 0:
-                    raise TraceError(f"{where}: completion_tokens is below spec_verify_ct")
-            else:
-                raise TraceError(f"{where}: spec_verify_ct without spec_num_correct_drafts or a histogram")
-            drafted_key = next((key for key in ("spec_num_proposed_drafts", "spec_draft_token_num") if key in request),
-                               None)
-            if drafted_key is not None:
-                d = _json_count(request[drafted_key], drafted_key, where)
-                root_counted |= drafted_key == "spec_draft_token_num"
-                if drafted_key == "spec_draft_token_num":
-                    root_sums[0], root_sums[1] = root_sums[0] + n, root_sums[1] + d
-                drafted += d
-                if d % n == 0:
-                    lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
-            printed = request.get("spec_accept_length")
-            if isinstance(printed, (int, float)) and math.isfinite(printed) and abs(printed - (1 + acc / n)) > 1e-6:
-                notes.append(f"{where}: printed spec_accept_length {printed:.4f} is not 1 + accepted / calls = "
-                             f"{1 + acc / n:.4f} (older SGLang printed completion_tokens / spec_verify_ct, which "
-                             f"also counts the prefill pass's token)")
-            calls, accepted = calls + n, accepted + acc
-        if not calls:
+            _add_counters(request, f"line {line}", tally)
+        if not tally.calls:
             raise TraceError("every request has spec_verify_ct 0: no verify pass to read")
-        k = lookahead
-        if k is None:
-            if histograms:
-                # the histogram has k + 1 buckets (0..k accepted); proposed / calls is k in the same versions
-                k = max([max(histogram, default=0)] + [n for n in lengths if n <= MAX_LOOKAHEAD]) or None
-                if k is not None:
-                    notes.append(f"lookahead {k} read from the histogram's buckets and proposed drafts / calls")
-            elif len(lengths) == 1:
-                k = lengths.pop()
-                notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
-        k = self.need_lookahead(k, "no histogram, and the drafted tokens are not a whole number per call")
+        notes = tally.notes
+        k = self.need_lookahead(_counters_lookahead(tally, lookahead),
+                                "no histogram, and the drafted tokens are not a whole number per call")
         _check_lookahead(k)
-        if root_counted and histograms and root_sums[1] == root_sums[0] * k:
-            # a version with the histogram counts k per call (a test's response: 120 = 30 x 4, 5 buckets)
-            notes.append(f"spec_draft_token_num is k = {k} per call here (the histogram's version): read as printed")
-        elif root_counted:
-            notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
-                         f"versions): the drafted tokens are read as calls x k = {calls * k}")
-            drafted = calls * k
-        elif drafted == 0:
-            drafted = calls * k
-        if old_mean:
+        drafted = _counters_drafted(tally, k)
+        if tally.old_mean:
             notes.append("accepted drafts read as completion_tokens - spec_verify_ct (SGLang of 2025-01 prints no "
                          "accepted count; the prefill pass's token makes this one too many per request)")
-        used = len(requests) - idle
+        used = len(requests) - tally.idle
         if used > 1:
             notes.insert(0, f"summed {used} requests (pooling weights long requests more)")
-        if idle:
-            notes.append(f"{idle} request(s) with spec_verify_ct 0 skipped")
+        if tally.idle:
+            notes.append(f"{tally.idle} request(s) with spec_verify_ct 0 skipped")
         if getattr(self, "cut", None):
             notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        histogram, histograms = tally.histogram, tally.histograms
         if histograms == used and histogram:
             if max(histogram) > k:
                 raise TraceError(f"a call accepted {max(histogram)} drafts but the lookahead is {k}")
@@ -203,8 +142,107 @@ class _SglangJson(_VllmRequestJson):
                                              notes=tuple(notes) + trace.notes))
         if histograms:
             notes.append(f"{used - histograms} request(s) without a histogram: no per-position curve")
-        return _validated(Trace(self.fmt, k, calls, drafted, accepted, None, True, tuple(notes)))
+        return _validated(Trace(self.fmt, k, tally.calls, drafted, tally.accepted, None, True, tuple(notes)))
 
+
+class _CounterTally:
+    """What :meth:`_SglangJson.result` adds up over the requests: calls, accepted and drafted tokens, the summed
+    histogram (and how many requests gave one), the lookaheads the requests imply, the requests without a verify
+    pass, those read the 2025-01 way, whether a drafted count includes the verified root, and the notes."""
+
+    def __init__(self):
+        self.histogram: dict[int, int] = {}
+        self.calls = self.accepted = self.drafted = 0
+        self.root_counted, self.histograms, self.lengths, self.notes, self.old_mean, self.idle = \
+            False, 0, set(), [], [], 0
+        self.root_sums = [0, 0]  # calls and spec_draft_token_num of the requests that print it
+
+
+def _add_counters(request: dict, where: str, tally: _CounterTally):
+    """Add one request's counters to ``tally``: its calls (none: skipped and counted), accepted drafts (from its
+    histogram, its accepted count, or completion_tokens - calls), drafted tokens, and a printed spec_accept_length
+    that disagrees (noted)."""
+    n = _json_count(request["spec_verify_ct"], "spec_verify_ct", where)
+    if n == 0:
+        tally.idle += 1  # a request finished before any verify pass (or without speculation)
+        return
+    acc = _accepted_drafts(request, n, where, tally)
+    drafted_key = next((key for key in ("spec_num_proposed_drafts", "spec_draft_token_num") if key in request),
+                       None)
+    if drafted_key is not None:
+        d = _json_count(request[drafted_key], drafted_key, where)
+        tally.root_counted |= drafted_key == "spec_draft_token_num"
+        if drafted_key == "spec_draft_token_num":
+            tally.root_sums[0], tally.root_sums[1] = tally.root_sums[0] + n, tally.root_sums[1] + d
+        tally.drafted += d
+        if d % n == 0:
+            tally.lengths.add(d // n - (1 if drafted_key == "spec_draft_token_num" else 0))
+    printed = request.get("spec_accept_length")
+    if isinstance(printed, (int, float)) and math.isfinite(printed) and abs(printed - (1 + acc / n)) > 1e-6:
+        tally.notes.append(f"{where}: printed spec_accept_length {printed:.4f} is not 1 + accepted / calls = "
+                           f"{1 + acc / n:.4f} (older SGLang printed completion_tokens / spec_verify_ct, which "
+                           f"also counts the prefill pass's token)")
+    tally.calls, tally.accepted = tally.calls + n, tally.accepted + acc
+
+
+def _accepted_drafts(request: dict, n: int, where: str, tally: _CounterTally) -> int:
+    """A request's accepted drafts: from its histogram (added to ``tally``'s, checked against its calls ``n`` and
+    its printed accepted count), else its accepted count, else completion_tokens - calls (2025-01)."""
+    acc_key = next((key for key in ("spec_num_correct_drafts", "spec_accept_token_num") if key in request), None)
+    hist_key = next((key for key in ("spec_correct_drafts_histogram", "spec_accept_histogram")
+                     if request.get(key)), None)
+    if hist_key is not None:
+        counts = _histogram_counts(request[hist_key], hist_key, where)
+        if sum(counts.values()) != n:
+            raise TraceError(f"{where}: {hist_key} counts {sum(counts.values())} calls, spec_verify_ct {n}")
+        for j, c in counts.items():
+            tally.histogram[j] = tally.histogram.get(j, 0) + c
+        tally.histograms += 1
+        tally.lengths.add(len(request[hist_key]) - 1)
+        acc = sum(j * c for j, c in counts.items())
+        if acc_key is not None and _json_count(request[acc_key], acc_key, where) != acc:
+            tally.notes.append(f"{where}: {acc_key} {request[acc_key]} disagrees with its histogram ({acc})")
+        return acc
+    if acc_key is not None:
+        return _json_count(request[acc_key], acc_key, where)
+    if "completion_tokens" in request:  # 2025-01 (#3152): only the verify count and the tokens
+        acc = _json_count(request["completion_tokens"], "completion_tokens", where) - n
+        tally.old_mean.append(where)
+        if acc < 0:
+            raise TraceError(f"{where}: completion_tokens is below spec_verify_ct")
+        return acc
+    raise TraceError(f"{where}: spec_verify_ct without spec_num_correct_drafts or a histogram")
+
+
+def _counters_lookahead(tally: _CounterTally, lookahead):
+    """The lookahead given, else the histogram's last bucket and proposed drafts / calls, else proposed drafts /
+    calls when the requests agree on it (noted); None when nothing says."""
+    k = lookahead
+    if k is None:
+        if tally.histograms:
+            # the histogram has k + 1 buckets (0..k accepted); proposed / calls is k in the same versions
+            k = max([max(tally.histogram, default=0)] + [n for n in tally.lengths if n <= MAX_LOOKAHEAD]) or None
+            if k is not None:
+                tally.notes.append(f"lookahead {k} read from the histogram's buckets and proposed drafts / calls")
+        elif len(tally.lengths) == 1:
+            k = tally.lengths.pop()
+            tally.notes.append(f"lookahead {k} read as proposed drafts / spec_verify_ct")
+    return k
+
+
+def _counters_drafted(tally: _CounterTally, k: int) -> int:
+    """The drafted tokens: as printed, or calls x k where the printed count includes the verified root (or none is
+    printed), noted."""
+    if tally.root_counted and tally.histograms and tally.root_sums[1] == tally.root_sums[0] * k:
+        # a version with the histogram counts k per call (a test's response: 120 = 30 x 4, 5 buckets)
+        tally.notes.append(f"spec_draft_token_num is k = {k} per call here (the histogram's version): read as printed")
+    elif tally.root_counted:
+        tally.notes.append(f"spec_draft_token_num counts the verified root with the drafts (k + 1 per call in these "
+                           f"versions): the drafted tokens are read as calls x k = {tally.calls * k}")
+        return tally.calls * k
+    elif tally.drafted == 0:
+        return tally.calls * k
+    return tally.drafted
 
 
 _REPR_KEY = "'spec_verify_ct'"

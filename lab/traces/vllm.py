@@ -98,6 +98,42 @@ def _field(pattern, text):
     return next((group for group in match.groups() if group is not None), None)
 
 
+def _coverage(text: str, rates, where: str):
+    """A V1 line's per-position verification coverage (one per rate), or None; a rate printed as ----- needs it."""
+    coverage = _V1_FIELDS["coverage"].search(text)
+    if coverage and rates:
+        found = _rates(coverage.group(1), "per-position verification coverage", where)
+        if len(found) != len(rates):
+            raise TraceError(f"{where}: {len(rates)} per-position rates but "
+                             f"{len(found)} verification coverages")
+        return found
+    if rates and None in rates:
+        raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
+                         f"line's Per-position verification coverage, which is missing")
+    return None
+
+
+def _v1_figures(text: str, record: dict, where: str):
+    """Into a V1 line's ``record``: the other figures it prints (the dynamic depth in force, the mean verification
+    depth, the mean acceptance length, the draft acceptance rate, the number of drafts; None when not printed)
+    and its shape (which of them it prints, and how)."""
+    now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
+    record["now"] = int(now.group(1)) if now else None
+    depth = _V1_FIELDS["depth"].search(text)
+    record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
+                       _count(depth.group(2), "speculative tokens", where)) if depth else None
+    mean = _field(_V1_FIELDS["mean"], text)
+    if mean is not None:
+        record["mean"] = _number(mean, "Mean acceptance length", where)
+    rate = _V1_FIELDS["rate"].search(text)
+    if rate:
+        record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
+    drafts = _field(_V1_FIELDS["drafts"], text)
+    record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
+    record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
+                       record["mean"] is not None)
+
+
 def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
     """(k, note or None): the one lookahead of a log's lines (``lengths``: line number -> its k).
     Lines of two lookaheads are two runs (a restart with another ``num_speculative_tokens``, or two
@@ -126,6 +162,73 @@ def _one_lookahead(lengths: dict, lookahead, model, lines: str, unit: str):
     raise ModelChoiceError(f"{lines} disagree on the lookahead ({' and '.join(map(str, ks))} {unit}, line {first}): "
                            f"two servers or a restart with another k ({described}); choose one with --lookahead K",
                            [f"k={k}" for k in counts])
+
+
+class _IntervalTally:
+    """What :meth:`_VllmLog._v1_result` adds up over the SpecDecoding lines: calls, drafted and accepted tokens, the
+    per-position counts (and the drafted tokens per position, from the printed coverage), the lookaheads seen,
+    whether the calls are only a lower bound, the lines whose drafts were short, and the notes."""
+
+    def __init__(self):
+        self.drafts = self.draft_tokens = self.accepted = 0
+        self.per_position = self.covered = None
+        self.ks: set = set()
+        self.notes: list = []
+        self.bound = False         # a line's calls are only a lower bound (drafted / k, no mean printed)
+        self.with_coverage = True  # until a line with rates prints no verification coverage
+        self.short_lines: list = []
+        self.disagreements: list = []
+
+
+def _interval_calls(r: dict, k: int, tally: _IntervalTally):
+    """The verifier calls of one SpecDecoding line: as printed (Number of drafts); else from the printed mean
+    acceptance length (:func:`_interval_calls_from_mean`); else drafted / the mean verification depth; else drafted
+    / k, which assumes full-length drafts (a lower bound, ``tally.bound``, when it is not whole). How they were
+    found is noted in ``tally``."""
+    number, acc, drafted, depth = r["number"], r["accepted"], r["drafted"], r["depth"]
+    full = drafted / k
+    if r["drafts"] is not None:
+        return r["drafts"]
+    if r["mean"] is not None and acc > 0:
+        return _interval_calls_from_mean(r, full, tally)
+    if depth is not None and depth[0] > 0 and drafted:
+        n = max(1, round(drafted / depth[0]))
+        tally.notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
+                           f"depth = {drafted} / {depth[0]:.2f} = {n}")
+        return n
+    if full.is_integer():
+        n = int(full)
+        if r["mean"] is None:
+            tally.notes.append(f"line {number}: no mean acceptance length printed, so the calls are drafted / k "
+                               f"= {n}, which assumes full-length drafts")
+        return n
+    tally.bound = True
+    tally.notes.append(f"line {number}: {drafted} drafted tokens is not a multiple of k = {k} and no mean "
+                       f"is printed: the calls are at least drafted / k = {full:.1f}")
+    return full
+
+
+def _interval_calls_from_mean(r: dict, full: float, tally: _IntervalTally) -> int:
+    """The calls that give a line's printed mean acceptance length (accepted / (mean - 1), narrowed by the rates
+    and by the printed mean verification depth): a line whose calls are not drafted / k (``full``) had short
+    drafts, and a range of calls that fit is noted."""
+    number, acc, drafted, depth, cov = r["number"], r["accepted"], r["drafted"], r["depth"], r["coverage"]
+    n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else r["rates"], 3, full)
+    if n is None:
+        raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
+                         f"from {acc} accepted tokens")
+    if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
+        fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
+            if span[1] - span[0] <= 20000 else []
+        if fits:
+            n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
+            span = (fits[0], fits[-1])
+    if n != full:
+        tally.short_lines.append(number)
+        if span[0] != span[1]:
+            tally.notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
+                               f"used {n}, where the per-position rates fit best")
+    return n
 
 
 class _VllmLog(_Accumulator):
@@ -175,6 +278,30 @@ class _VllmLog(_Accumulator):
                 self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int, whole: bool = False):
+        text, number = self._whole_text(text, number)
+        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
+                and self._quoted_piece(text, number):
+            return
+        if self._split_or_held(text, number, whole):
+            return
+        where = f"line {number}"
+        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
+            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
+        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
+            and "emitted tokens" not in text and "Number of draft tokens" in text
+        if "Speculative metrics:" in text and not v1_before_0_8_3:
+            self._v0_line(text, number, where)
+        elif "SpecDecoding metrics:" in text or v1_before_0_8_3:
+            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
+            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
+            self._v1_line(text, number, where)
+        else:
+            self._example_line(text, where)
+
+    def _whole_text(self, text: str, number: int) -> tuple:
+        """(text, number) of the line as it is read: a quoted list of rates as vLLM prints them, a wrapped line
+        held before joined with its rest (under its first line's number; a held line that this one does not
+        continue is read first, alone), and a V1 line quoted without its prefix given it back."""
         if "acceptance rate: [" in text:  # a list as Python or numpy prints it, quoted: '[0.89, 0.76]', '[0.89 0.76]'
             text = _BRACKETED.sub(lambda m: m.group(1) + ", ".join(m.group(2).replace(",", " ").split()), text)
         if self.pending is not None:
@@ -189,101 +316,94 @@ class _VllmLog(_Accumulator):
             # the line quoted without its prefix, its counts kept (vllm-project/speculators#613): read it whole
             start = text.find("Mean acceptance length:")
             text = "SpecDecoding metrics: " + (text[start:] if start >= 0 else text)
-        if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text:
-            if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
-                self._loose_rates(text, number)
-                return
-            if "Mean acceptance length:" in text:
-                mean = _field(_V1_FIELDS["mean"], text)
-                if mean is not None:
-                    self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
-                return
+        return text, number
+
+    def _quoted_piece(self, text: str, number: int) -> bool:
+        """Whether ``text`` (no metrics line) is a piece of a SpecDecoding line quoted on its own, now read: its
+        per-position rates (maybe with a mean) or its mean acceptance length."""
+        if "Per-position acceptance rate:" in text:  # quoted out of its line: the rates, maybe a mean
+            self._loose_rates(text, number)
+            return True
+        if "Mean acceptance length:" in text:
+            mean = _field(_V1_FIELDS["mean"], text)
+            if mean is not None:
+                self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
+            return True
+        return False
+
+    def _split_or_held(self, text: str, number: int, whole: bool) -> bool:
+        """Whether ``text`` is not one record to read now: several SpecDecoding records run together (each is read
+        now), a bare header (its fields, quoted on the lines below it, are read), or a line a paste wrapped (held
+        until its rest arrives)."""
         if text.count("SpecDecoding metrics:") > 1:  # a paste that lost its newlines: one record each
             head, *records = text.split("SpecDecoding metrics:")
             for record in records:
                 self.line("SpecDecoding metrics:" + record, number, whole)
-            return
+            return True
         if text.rstrip().endswith("SpecDecoding metrics:") and text.count("SpecDecoding metrics:") == 1:
-            return  # a header with its fields quoted one a line below it (a note's reformatting): they are read
+            return True  # a header with its fields quoted one a line below it (a note's reformatting): they are read
         if not whole and "SpecDecoding metrics:" in text and _wrapped(text):
             self.pending = (text.rstrip(), number)  # the rest of the line follows
+            return True
+        return False
+
+    def _v0_line(self, text: str, number: int, where: str):
+        """A V0 ``Speculative metrics:`` line: its cumulative counts (k, drafted, emitted; accepted and the system
+        efficiency when printed)."""
+        if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
+            self.open_v0 = number
+        values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
+        for key in ("k", "drafted", "emitted"):
+            if values[key] is None:
+                raise TraceError(f"{where}: a Speculative metrics line without its {key} count")
+        self.v0.append({"number": number, "k": _count(values["k"], "Number of speculative tokens", where),
+                        "drafted": _count(values["drafted"], "Number of draft tokens", where),
+                        "emitted": _count(values["emitted"], "Number of emitted tokens", where),
+                        "accepted": _count(values["accepted"], "Number of accepted tokens", where)
+                        if values["accepted"] is not None else None,
+                        "efficiency": _number(values["efficiency"], "System efficiency", where)
+                        if values["efficiency"] is not None else None})
+
+    def _v1_line(self, text: str, number: int, where: str):
+        """A V1 ``SpecDecoding metrics:`` line (or one of V1 before 0.8.3): a record of its counts and every figure
+        it prints; one without its counts is kept as abridged, an interval without drafts only counted."""
+        accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
+        if accepted is None or drafted is None:
+            self._abridged_line(text, number, where)
             return
-        where = f"line {number}"
-        if "Speculative metrics:" not in text and _V0_UNPREFIXED in text and "emitted tokens" in text:
-            text = "Speculative metrics: " + text  # a V0 line quoted without its prefix (vllm-ascend#47's notes)
-        v1_before_0_8_3 = "Speculative metrics:" in text and "Number of speculative tokens" not in text \
-            and "emitted tokens" not in text and "Number of draft tokens" in text
-        if "Speculative metrics:" in text and not v1_before_0_8_3:
-            if not text.rstrip().endswith("."):  # V0 ends its line with '.' after the emitted count (result)
-                self.open_v0 = number
-            values = {key: _field(pattern, text) for key, pattern in _V0_FIELDS.items()}
-            for key in ("k", "drafted", "emitted"):
-                if values[key] is None:
-                    raise TraceError(f"{where}: a Speculative metrics line without its {key} count")
-            self.v0.append({"number": number, "k": _count(values["k"], "Number of speculative tokens", where),
-                            "drafted": _count(values["drafted"], "Number of draft tokens", where),
-                            "emitted": _count(values["emitted"], "Number of emitted tokens", where),
-                            "accepted": _count(values["accepted"], "Number of accepted tokens", where)
-                            if values["accepted"] is not None else None,
-                            "efficiency": _number(values["efficiency"], "System efficiency", where)
-                            if values["efficiency"] is not None else None})
-            return
-        if "SpecDecoding metrics:" in text or v1_before_0_8_3:
-            # V1 before vLLM 0.8.3 (vllm-project/vllm#15902 renamed it) printed 'Speculative metrics: Draft
-            # acceptance rate: %.3f, Number of accepted tokens: %d, Number of draft tokens: %d, ': no k, no emitted
-            accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
-            if accepted is None or drafted is None:
-                mean = _field(_V1_FIELDS["mean"], text)
-                if mean is None:
-                    raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
-                                     f"Mean acceptance length")
-                per_pos = _V1_FIELDS["perPos"].search(text)
-                rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
-                self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
-                if rates and not text.rstrip().endswith(","):
-                    self.whole.add(number)  # it ends with its rates or after them: not cut off
-                return
-            record = {"number": number, "accepted": _count(accepted, "Accepted", where),
-                      "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
-            if record["drafted"] == 0 and record["accepted"] == 0:
-                self.idle += 1
-                return  # an interval without drafts (its rates print as nan): nothing to add
-            per_pos = _V1_FIELDS["perPos"].search(text)
-            if per_pos and per_pos.group(1).strip():
-                record["rates"] = _v1_rates(per_pos.group(1), where)
-            coverage = _V1_FIELDS["coverage"].search(text)
-            record["coverage"] = None
-            if coverage and record["rates"]:
-                record["coverage"] = _rates(coverage.group(1), "per-position verification coverage", where)
-                if len(record["coverage"]) != len(record["rates"]):
-                    raise TraceError(f"{where}: {len(record['rates'])} per-position rates but "
-                                     f"{len(record['coverage'])} verification coverages")
-            elif record["rates"] and None in record["rates"]:
-                raise TraceError(f"{where}: a per-position rate printed as ----- (no draft reached it) needs the "
-                                 f"line's Per-position verification coverage, which is missing")
-            now = _CURRENT_DEPTH.search(text)  # 2026: the dynamic depth in force (the rates keep k positions)
-            record["now"] = int(now.group(1)) if now else None
-            depth = _V1_FIELDS["depth"].search(text)
-            record["depth"] = (_number(depth.group(1), "Mean verification depth", where),
-                               _count(depth.group(2), "speculative tokens", where)) if depth else None
-            mean = _field(_V1_FIELDS["mean"], text)
-            if mean is not None:
-                record["mean"] = _number(mean, "Mean acceptance length", where)
-            rate = _V1_FIELDS["rate"].search(text)
-            if rate:
-                record["rate"] = _number(rate.group(1), "Draft acceptance rate", where) / (100 if rate.group(2) else 1)
-            drafts = _field(_V1_FIELDS["drafts"], text)
-            record["drafts"] = _count(drafts, "Number of drafts", where) if drafts is not None else None
-            record["shape"] = (len(record["rates"] or ()), record["rate"] is not None, bool(rate and rate.group(2)),
-                               record["mean"] is not None)
-            # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
-            # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
-            digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
-                if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
-            record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
-            record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
-            self.records.append(record)
-            return
+        record = {"number": number, "accepted": _count(accepted, "Accepted", where),
+                  "drafted": _count(drafted, "Drafted", where), "rates": None, "mean": None, "rate": None}
+        if record["drafted"] == 0 and record["accepted"] == 0:
+            self.idle += 1
+            return  # an interval without drafts (its rates print as nan): nothing to add
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        if per_pos and per_pos.group(1).strip():
+            record["rates"] = _v1_rates(per_pos.group(1), where)
+        record["coverage"] = _coverage(text, record["rates"], where)
+        _v1_figures(text, record, where)
+        # the rates end the line and the last has fewer decimals than the first (vLLM prints each with
+        # %.3f): the line stops inside its last rate; only a last line without its newline can (result)
+        digits = [len(part.partition(".")[2]) for part in per_pos.group(1).replace(",", " ").split()] \
+            if per_pos and per_pos.end(1) >= len(text.rstrip()) else []
+        record["inside"] = len(digits) > 1 and digits[-1] < digits[0]
+        record["source"] = _source(text[:text.find("SpecDecoding metrics:")])
+        self.records.append(record)
+
+    def _abridged_line(self, text: str, number: int, where: str):
+        """A SpecDecoding line without its Accepted/Drafted counts: its mean acceptance length and rates, kept."""
+        mean = _field(_V1_FIELDS["mean"], text)
+        if mean is None:
+            raise TraceError(f"{where}: a SpecDecoding metrics line without Accepted/Drafted counts or a "
+                             f"Mean acceptance length")
+        per_pos = _V1_FIELDS["perPos"].search(text)
+        rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
+        self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+        if rates and not text.rstrip().endswith(","):
+            self.whole.add(number)  # it ends with its rates or after them: not cut off
+
+    def _example_line(self, text: str, where: str):
+        """A line of the spec_decode example's summary (``num_drafts: N``, ``acceptance at token i: r``, ...),
+        added to its block: a block per run."""
         match = _VLLM_EXAMPLE.match(text)
         if not match:
             return
@@ -431,84 +551,79 @@ class _VllmLog(_Accumulator):
         k, chosen = _one_lookahead(lengths, lookahead, getattr(self, "model", None), "the log lines", "positions")
         if chosen is not None:
             self.records = [r for r in self.records if not r["rates"] or len(r["rates"]) == k]
-        drafts = draft_tokens = accepted = 0
-        per_position = covered = None
-        ks, notes, bound, with_coverage = set(), [], False, True
         with_rates = {bool(r["rates"]) for r in self.records}
         if len(with_rates) > 1:
             raise TraceError("some SpecDecoding metrics lines have per-position rates and others do not")
-        short_lines, disagreements = [], []
+        tally = _IntervalTally()
         sources = sorted({r.get("source") for r in self.records if r.get("source")})
         if len(sources) > 1:
-            notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
-                         f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
-                         f"servers or models, paste one's lines")
+            tally.notes.append(f"the SpecDecoding lines come from {len(sources)} processes ({', '.join(sources[:4])}"
+                               f"{', ...' if len(sources) > 4 else ''}): summed as one server's; if they are different "
+                               f"servers or models, paste one's lines")
         for r in self.records:
-            number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
-            k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
-            if lookahead is not None and k != lookahead:
-                raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
-            ks.add(k)
-            if len(ks) > 1:
-                raise TraceError(f"the log lines disagree on the lookahead ({min(ks)} and {max(ks)} positions, line "
-                                 f"{number}): two servers or a restart with another k; paste one server's lines")
-            full = drafted / k
-            cov, depth = r["coverage"], r["depth"]
-            if depth is not None and depth[1] != k:
-                raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
-                                 f"{k} per-position rates")
-            if r["drafts"] is not None:
-                n = r["drafts"]
-            elif r["mean"] is not None and acc > 0:
-                n, span = _calls_from_mean(acc, r["mean"], 2, None if cov else rates, 3, full)
-                if n is None:
-                    raise TraceError(f"line {number}: the printed mean acceptance length {r['mean']} cannot come "
-                                     f"from {acc} accepted tokens")
-                if depth is not None and depth[0] > 0:  # drafted / calls, printed to 2 decimals, narrows them
-                    fits = [m for m in range(span[0], span[1] + 1) if round(drafted / m, 2) == round(depth[0], 2)] \
-                        if span[1] - span[0] <= 20000 else []
-                    if fits:
-                        n = min(fits, key=lambda m: abs(m - drafted / depth[0]))
-                        span = (fits[0], fits[-1])
-                if n != full:
-                    short_lines.append(number)
-                    if span[0] != span[1]:
-                        notes.append(f"line {number}: the printed mean allows {span[0]} to {span[1]} calls; "
-                                     f"used {n}, where the per-position rates fit best")
-            elif depth is not None and depth[0] > 0 and drafted:
-                n = max(1, round(drafted / depth[0]))
-                notes.append(f"line {number}: no accepted token, so the calls are drafted / mean verification "
-                             f"depth = {drafted} / {depth[0]:.2f} = {n}")
-            elif full.is_integer():
-                n = int(full)
-                if r["mean"] is None:
-                    notes.append(f"line {number}: no mean acceptance length printed, so the calls are drafted / k "
-                                 f"= {n}, which assumes full-length drafts")
+            self._add_interval(r, lookahead, tally)
+        k = tally.ks.pop()
+        notes = self._v1_notes(tally, k, chosen)
+        per_position, covered = tally.per_position, tally.covered
+        if tally.bound:
+            per_position = None
+        elif per_position is not None:
+            notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
+        if covered is not None and not tally.with_coverage:
+            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
+                         "tokens per position are not used")
+            covered = None
+        elif covered is not None:
+            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
+                         "position come from the printed verification coverage x the calls")
+        return _validated(Trace(self.fmt, k, tally.drafts, tally.draft_tokens, tally.accepted,
+                                tuple(per_position) if per_position is not None else None,
+                                False, tuple(notes), callsBound=tally.bound,
+                                draftsPerPosition=tuple(covered) if covered is not None and not tally.bound else None),
+                          tolerance=per_position is not None)
+
+    def _add_interval(self, r: dict, lookahead, tally: "_IntervalTally"):
+        """Add one SpecDecoding line (one logging interval) to ``tally``: its lookahead (one for all the lines), its
+        calls, its counts, the printed figures that disagree with them, and its per-position counts."""
+        number, acc, drafted, rates = r["number"], r["accepted"], r["drafted"], r["rates"]
+        k = len(rates) if rates else self.need_lookahead(lookahead, "the log line has no per-position rates")
+        if lookahead is not None and k != lookahead:
+            raise TraceError(f"line {number} has {k} per-position rates but the lookahead given is {lookahead}")
+        tally.ks.add(k)
+        if len(tally.ks) > 1:
+            raise TraceError(f"the log lines disagree on the lookahead ({min(tally.ks)} and {max(tally.ks)} positions, "
+                             f"line {number}): two servers or a restart with another k; paste one server's lines")
+        depth = r["depth"]
+        if depth is not None and depth[1] != k:
+            raise TraceError(f"line {number}: Mean verification depth is out of {depth[1]} but the line has "
+                             f"{k} per-position rates")
+        n = _interval_calls(r, k, tally)
+        if n < 1 and drafted:
+            raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
+        tally.drafts, tally.draft_tokens, tally.accepted = tally.drafts + n, tally.draft_tokens + drafted, tally.accepted + acc
+        if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > MEAN_LENGTH_SLACK:
+            tally.disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
+                                       f"accepted / calls = {1 + acc / n:.3f}")
+        if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
+            tally.disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
+                                       f"drafted = {100 * acc / drafted:.2f}%")
+        if rates and not tally.bound:
+            cov = r["coverage"]
+            if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
+                reached = _monotone([round(c * n) for c in cov])
+                counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
+                tally.covered = reached if tally.covered is None else [a + b for a, b in zip(tally.covered, reached)]
             else:
-                n = full
-                bound = True
-                notes.append(f"line {number}: {drafted} drafted tokens is not a multiple of k = {k} and no mean "
-                             f"is printed: the calls are at least drafted / k = {full:.1f}")
-            if n < 1 and drafted:
-                raise TraceError(f"line {number}: {drafted} drafted tokens but no verifier call")
-            drafts, draft_tokens, accepted = drafts + n, draft_tokens + drafted, accepted + acc
-            if r["mean"] is not None and n and abs(r["mean"] - (1 + acc / n)) > MEAN_LENGTH_SLACK:
-                disagreements.append(f"line {number}: printed mean acceptance length {r['mean']:.2f} but 1 + "
-                                     f"accepted / calls = {1 + acc / n:.3f}")
-            if r["rate"] is not None and drafted and abs(r["rate"] - acc / drafted) > 0.00051 + (0.0005 if r["rate"] * 100 % 1 else 0):
-                disagreements.append(f"line {number}: printed acceptance rate {100 * r['rate']:.1f}% but accepted / "
-                                     f"drafted = {100 * acc / drafted:.2f}%")
-            if rates and not bound:
-                if cov is not None:  # rates are accepted / drafted at each position: the counts are rate x coverage x N
-                    reached = _monotone([round(c * n) for c in cov])
-                    counts = _monotone([min(round((rate or 0.0) * c * n), d) for rate, c, d in zip(rates, cov, reached)])
-                    covered = reached if covered is None else [a + b for a, b in zip(covered, reached)]
-                else:
-                    counts = _reconstruct(rates, int(n))
-                    with_coverage = False
-                per_position = counts if per_position is None else [a + b for a, b in zip(per_position, counts)]
-        k = ks.pop()
-        if short_lines:
+                counts = _reconstruct(rates, int(n))
+                tally.with_coverage = False
+            tally.per_position = counts if tally.per_position is None else [a + b for a, b in zip(tally.per_position, counts)]
+
+    def _v1_notes(self, tally: "_IntervalTally", k: int, chosen) -> list:
+        """The notes of the summed lines: the lookahead chosen, how many lines, the short drafts (and the dynamic
+        depth printed), the lines' own notes, then the printed figures that disagree."""
+        notes = tally.notes
+        if tally.short_lines:
+            short_lines = tally.short_lines
             where = "line " + str(short_lines[0]) if len(short_lines) == 1 else f"{len(short_lines)} lines"
             dynamic = sorted({r["now"] for r in self.records if r.get("now") is not None and r["now"] < k})
             notes.insert(0, f"short drafts: on {where} the printed mean acceptance length disagrees with drafted / "
@@ -518,25 +633,10 @@ class _VllmLog(_Accumulator):
                               "mean: accepted / (mean - 1)")
         if len(self.records) > 1:
             notes.insert(0, f"summed {len(self.records)} SpecDecoding metrics lines (each covers one logging interval)")
-        notes += disagreements
+        notes += tally.disagreements
         if chosen is not None:
             notes.insert(0, chosen)
-        if bound:
-            per_position = None
-        elif per_position is not None:
-            notes.append("per-position counts rebuilt from the printed rates (rounded), so they are approximate")
-        if covered is not None and not with_coverage:
-            notes.append("some lines print a per-position verification coverage and others do not: the drafted "
-                         "tokens per position are not used")
-            covered = None
-        elif covered is not None:
-            notes.append("the per-position rates are accepted / drafted at each position; the drafted tokens per "
-                         "position come from the printed verification coverage x the calls")
-        return _validated(Trace(self.fmt, k, drafts, draft_tokens, accepted,
-                                tuple(per_position) if per_position is not None else None,
-                                False, tuple(notes), callsBound=bound,
-                                draftsPerPosition=tuple(covered) if covered is not None and not bound else None),
-                          tolerance=per_position is not None)
+        return notes
 
     def _rates_only(self, lookahead) -> Trace:
         """The V0-era spec_decode example (``mean acceptance length: %.2f`` then ``acceptance at token

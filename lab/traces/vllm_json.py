@@ -94,6 +94,28 @@ class _VllmRequestJson(_Accumulator):
                     yield from self._requests(item, depth + 1)
 
     def result(self, lookahead, model=None) -> Trace:
+        name, requests, several = self._chosen_requests(model)
+        tally = _RequestTally()
+        for line, request in requests:
+            self.where = f"line {line}"
+            self._add_request(request, tally)
+        k = self._requests_lookahead(tally.k_seen, lookahead)
+        notes = [f"summed {len(requests)} requests" + (f" of model {name}" if several else "")
+                 + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
+        if getattr(self, "cut", None):
+            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
+        if self.null:
+            notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
+        notes += tally.printed
+        if tally.histogram and tally.exact_histogram:
+            return self._histogram_trace(tally, k, notes, name if several else None)
+        if tally.histogram:
+            raise TraceError("some requests give a histogram and others counts; paste one kind")
+        return self._counts_trace(tally, k, notes, name if several else None)
+
+    def _chosen_requests(self, model) -> tuple:
+        """(model name, its (line, request) pairs, whether the JSON holds several models): the requests found in
+        every document, grouped by their ``model`` or ``model_name`` key, one model chosen (:func:`_choose`)."""
         models: dict[str, list] = {}
         for line, document in self._documents():
             for request in self._requests(document):
@@ -103,90 +125,116 @@ class _VllmRequestJson(_Accumulator):
             raise TraceError("no per-request speculative decoding metrics in the JSON")
         label = {m or "(unnamed model)": r for m, r in models.items()}
         name, requests = _choose(label, model, "model")
-        histogram: dict[int, int] = {}
-        k_seen, totals, per_position, drafted_pos = set(), [0, 0, 0], None, None
-        exact_histogram = True
-        hist_drafted, printed = 0, []
-        step_drafted: list[int] = []
-        for line, request in requests:
-            self.where = f"line {line}"
-            counts = request.get("spec_token_acceptance_counts")
-            hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
-            steps = request.get("per_step_accepted")
-            if request.get("num_spec_tokens") is not None:
-                k_seen.add(self._ints([request["num_spec_tokens"]], "num_spec_tokens")[0])
-            if steps is not None:
-                accepted_steps = self._ints(steps, "per_step_accepted", MAX_STEPS)
-                drafted_steps = request.get("per_step_drafted")
-                drafted_steps = (self._ints(drafted_steps, "per_step_drafted", MAX_STEPS)
-                                 if drafted_steps is not None else None)
-                if drafted_steps is not None and len(drafted_steps) != len(accepted_steps):
-                    raise TraceError("per_step_accepted and per_step_drafted differ in length")
-                for j, a in enumerate(accepted_steps):
-                    histogram[a] = histogram.get(a, 0) + 1
-                    if drafted_steps is not None:
-                        if a > drafted_steps[j]:
-                            raise TraceError(f"a step accepted {a} of {drafted_steps[j]} drafted tokens")
-                        step_drafted.append(drafted_steps[j])
-                hist_drafted += sum(drafted_steps) if drafted_steps is not None else \
-                    self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
-                continue
-            if isinstance(hist, dict):
-                keys = [str(j) for j in hist]
-                if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
-                    bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
-                    raise TraceError(f"{self.where}: acceptance_histogram key {shortened(bad, 20)!r} is not a count of "
-                                     f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
-                pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
-                if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
-                    raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
-                dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
-                for j, n in pairs:
-                    dense[j] = n
-                hist = dense
-            if hist is not None and counts is None:
-                hist = self._ints(hist, "acceptance_histogram")
-                if request.get("num_spec_tokens") is None:
-                    k_seen.add(len(hist) - 1)
-                for j, n in enumerate(hist):
-                    histogram[j] = histogram.get(j, 0) + n
-                hist_drafted += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
-                calls, acc = sum(hist), sum(j * n for j, n in enumerate(hist))
-                for key, value in (("num_spec_steps", calls), ("num_accepted_draft_tokens", acc)):
-                    if request.get(key) is not None and request.get(key) != value:
-                        printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
-                mean = request.get("mean_acceptance_length")
-                if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > MEAN_LENGTH_SLACK:
-                    printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
-                                   f"= {1 + acc / calls:.3f}")
-                continue
-            if counts is not None:
-                counts = self._ints(counts, "spec_token_acceptance_counts")
-                if not counts or len(counts) < 2:
-                    continue
-                calls, c = counts[0], counts[1:]
-                k_seen.add(len(c))
-                per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
-                totals[0] += calls
-                totals[1] += calls * len(c)
-                totals[2] += sum(c)
-                exact_histogram = False
-            else:
-                exact_histogram = False
-                n = self._ints([request.get("num_drafts", 0)], "num_drafts")[0]
-                acc = self._ints([request.get("num_accepted_tokens", 0)], "num_accepted_tokens")[0]
-                c = request.get("num_accepted_tokens_per_pos")
-                d = request.get("num_draft_tokens_per_pos")
-                totals[0] += n
-                totals[2] += acc
-                if c is not None:
-                    c = self._ints(c, "num_accepted_tokens_per_pos")
-                    k_seen.add(len(c))
-                    per_position = c if per_position is None else [a + b for a, b in zip(per_position, c)]
-                if d is not None:
-                    d = self._ints(d, "num_draft_tokens_per_pos")
-                    drafted_pos = d if drafted_pos is None else [a + b for a, b in zip(drafted_pos, d)]
-                totals[1] += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+        return name, requests, len(models) > 1
+
+    def _add_request(self, request: dict, tally: "_RequestTally"):
+        """Add one request to ``tally`` by the first kind of counts it carries: per-step counts
+        (``per_step_accepted``), an acceptance histogram, V0's ``spec_token_acceptance_counts``, else V1's
+        ``SpecDecodingStats`` fields."""
+        counts = request.get("spec_token_acceptance_counts")
+        hist = request.get("acceptance_histogram", request.get("accept_length_histogram"))
+        steps = request.get("per_step_accepted")
+        if request.get("num_spec_tokens") is not None:
+            tally.k_seen.add(self._ints([request["num_spec_tokens"]], "num_spec_tokens")[0])
+        if steps is not None:
+            self._add_steps(request, steps, tally)
+            return
+        if isinstance(hist, dict):
+            hist = self._dense_histogram(hist)
+        if hist is not None and counts is None:
+            self._add_histogram(request, hist, tally)
+            return
+        if counts is not None:
+            self._add_v0_counts(counts, tally)
+        else:
+            self._add_v1_stats(request, tally)
+
+    def _add_steps(self, request: dict, steps, tally: "_RequestTally"):
+        """``per_step_accepted`` (and ``per_step_drafted`` when given): one call of the histogram per step, and each
+        step's drafted tokens."""
+        accepted_steps = self._ints(steps, "per_step_accepted", MAX_STEPS)
+        drafted_steps = request.get("per_step_drafted")
+        drafted_steps = (self._ints(drafted_steps, "per_step_drafted", MAX_STEPS)
+                         if drafted_steps is not None else None)
+        if drafted_steps is not None and len(drafted_steps) != len(accepted_steps):
+            raise TraceError("per_step_accepted and per_step_drafted differ in length")
+        histogram = tally.histogram
+        for j, a in enumerate(accepted_steps):
+            histogram[a] = histogram.get(a, 0) + 1
+            if drafted_steps is not None:
+                if a > drafted_steps[j]:
+                    raise TraceError(f"a step accepted {a} of {drafted_steps[j]} drafted tokens")
+                tally.step_drafted.append(drafted_steps[j])
+        tally.hist_drafted += sum(drafted_steps) if drafted_steps is not None else \
+            self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+
+    def _dense_histogram(self, hist: dict) -> list:
+        """An acceptance histogram given as an object (keys j, zero counts omitted) as the dense list ``h[j]``."""
+        keys = [str(j) for j in hist]
+        if not all(key.isascii() and key.isdigit() and len(key) <= 3 for key in keys):
+            bad = next(key for key in keys if not (key.isascii() and key.isdigit() and len(key) <= 3))
+            raise TraceError(f"{self.where}: acceptance_histogram key {shortened(bad, 20)!r} is not a count of "
+                             f"accepted drafts (ASCII digits 0-9, at most {MAX_LOOKAHEAD})")
+        pairs = sorted((int(key), n) for key, n in zip(keys, hist.values()))
+        if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_LOOKAHEAD):
+            raise TraceError(f"acceptance_histogram keys must be 0 to {MAX_LOOKAHEAD}")
+        dense = [0] * ((pairs[-1][0] + 1) if pairs else 1)
+        for j, n in pairs:
+            dense[j] = n
+        return dense
+
+    def _add_histogram(self, request: dict, hist, tally: "_RequestTally"):
+        """A request's acceptance histogram, added call for call; a printed step count, accepted count or mean
+        acceptance length that disagrees with it is noted."""
+        hist = self._ints(hist, "acceptance_histogram")
+        if request.get("num_spec_tokens") is None:
+            tally.k_seen.add(len(hist) - 1)
+        for j, n in enumerate(hist):
+            tally.histogram[j] = tally.histogram.get(j, 0) + n
+        tally.hist_drafted += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+        calls, acc = sum(hist), sum(j * n for j, n in enumerate(hist))
+        for key, value in (("num_spec_steps", calls), ("num_accepted_draft_tokens", acc)):
+            if request.get(key) is not None and request.get(key) != value:
+                tally.printed.append(f"a request's {key} {request.get(key)!r} disagrees with its histogram ({value})")
+        mean = request.get("mean_acceptance_length")
+        if isinstance(mean, (int, float)) and calls and abs(mean - (1 + acc / calls)) > MEAN_LENGTH_SLACK:
+            tally.printed.append(f"a request's mean_acceptance_length {mean} disagrees with 1 + accepted / steps "
+                                 f"= {1 + acc / calls:.3f}")
+
+    def _add_v0_counts(self, counts, tally: "_RequestTally"):
+        """V0's ``[N, c_1, ..., c_k]``: N calls, each of k drafts, c_i of them accepting position i."""
+        counts = self._ints(counts, "spec_token_acceptance_counts")
+        if not counts or len(counts) < 2:
+            return
+        calls, c = counts[0], counts[1:]
+        tally.k_seen.add(len(c))
+        tally.per_position = _summed(tally.per_position, c)
+        tally.totals[0] += calls
+        tally.totals[1] += calls * len(c)
+        tally.totals[2] += sum(c)
+        tally.exact_histogram = False
+
+    def _add_v1_stats(self, request: dict, tally: "_RequestTally"):
+        """V1's ``SpecDecodingStats`` fields: drafts, drafted and accepted tokens, and per position the accepted
+        (and, when given, the drafted) tokens."""
+        tally.exact_histogram = False
+        n = self._ints([request.get("num_drafts", 0)], "num_drafts")[0]
+        acc = self._ints([request.get("num_accepted_tokens", 0)], "num_accepted_tokens")[0]
+        c = request.get("num_accepted_tokens_per_pos")
+        d = request.get("num_draft_tokens_per_pos")
+        tally.totals[0] += n
+        tally.totals[2] += acc
+        if c is not None:
+            c = self._ints(c, "num_accepted_tokens_per_pos")
+            tally.k_seen.add(len(c))
+            tally.per_position = _summed(tally.per_position, c)
+        if d is not None:
+            d = self._ints(d, "num_draft_tokens_per_pos")
+            tally.drafted_pos = _summed(tally.drafted_pos, d)
+        tally.totals[1] += self._ints([request.get("num_draft_tokens", 0)], "num_draft_tokens")[0]
+
+    def _requests_lookahead(self, k_seen: set, lookahead) -> int:
+        """The one lookahead of the requests (their positions), agreeing with ``lookahead`` when that is given."""
         if len(k_seen) > 1:
             raise TraceError(f"the requests disagree on the lookahead ({min(k_seen)} and {max(k_seen)} positions)")
         k = k_seen.pop() if k_seen else lookahead
@@ -194,31 +242,32 @@ class _VllmRequestJson(_Accumulator):
             raise TraceError(f"the requests have {k} positions but the lookahead given is {lookahead}")
         k = self.need_lookahead(k, "no per-position counts")
         _check_lookahead(k)
-        notes = [f"summed {len(requests)} requests" + (f" of model {name}" if len(models) > 1 else "")
-                 + " (pooling weights long requests more; later positions come mostly from easy stretches)"]
-        if getattr(self, "cut", None):
-            notes.append(f"line {self.cut} was cut off (the input stops inside it) and is not read")
-        if self.null:
-            notes.append(f"skipped {self.null} choice(s) whose speculative_decoding_stats is null")
-        notes += printed
-        if histogram and exact_histogram:
-            if max(histogram) > k:
-                raise TraceError(f"a step accepted {max(histogram)} drafts but the lookahead is {k}")
-            trace = cycles_to_trace(histogram, k)
-            drafted_total = hist_drafted or trace.draftTokens
-            per_pos = None
-            if step_drafted and len(step_drafted) == trace.drafts:
-                per_pos = tuple(sum(1 for d in step_drafted if d >= i) for i in range(1, k + 1))
-                if any(p == 0 for p in per_pos):
-                    per_pos = None
-                else:
-                    notes.append("per-position rates use the drafted tokens per position (per_step_drafted)")
-            if drafted_total < trace.drafts * k:
-                notes.append(f"drafts averaged {drafted_total / trace.drafts:.2f} tokens of at most k = {k}")
-            return _validated(trace._replace(format=self.fmt, draftTokens=drafted_total, notes=tuple(notes) + trace.notes,
-                                             draftsPerPosition=per_pos, model=name if len(models) > 1 else None))
-        if histogram:
-            raise TraceError("some requests give a histogram and others counts; paste one kind")
+        return k
+
+    def _histogram_trace(self, tally: "_RequestTally", k: int, notes: list, model) -> Trace:
+        """The trace of exact histograms: the cycles it counts, the drafted tokens as printed (short drafts
+        averaged in a note) and, from ``per_step_drafted``, the drafts that reached each position."""
+        histogram = tally.histogram
+        if max(histogram) > k:
+            raise TraceError(f"a step accepted {max(histogram)} drafts but the lookahead is {k}")
+        trace = cycles_to_trace(histogram, k)
+        drafted_total = tally.hist_drafted or trace.draftTokens
+        per_pos = None
+        step_drafted = tally.step_drafted
+        if step_drafted and len(step_drafted) == trace.drafts:
+            per_pos = tuple(sum(1 for d in step_drafted if d >= i) for i in range(1, k + 1))
+            if any(p == 0 for p in per_pos):
+                per_pos = None
+            else:
+                notes.append("per-position rates use the drafted tokens per position (per_step_drafted)")
+        if drafted_total < trace.drafts * k:
+            notes.append(f"drafts averaged {drafted_total / trace.drafts:.2f} tokens of at most k = {k}")
+        return _validated(trace._replace(format=self.fmt, draftTokens=drafted_total, notes=tuple(notes) + trace.notes,
+                                         draftsPerPosition=per_pos, model=model))
+
+    def _counts_trace(self, tally: "_RequestTally", k: int, notes: list, model) -> Trace:
+        """The trace of summed counts (V0's or V1's): k drafts a call when the drafted tokens are not given."""
+        totals, per_position, drafted_pos = tally.totals, tally.per_position, tally.drafted_pos
         if totals[1] == 0:
             totals[1] = totals[0] * k
         if drafted_pos is not None and len(drafted_pos) == k:
@@ -226,7 +275,7 @@ class _VllmRequestJson(_Accumulator):
         return _validated(Trace(self.fmt, k, totals[0], totals[1], totals[2],
                                 tuple(per_position) if per_position else None, True, tuple(notes),
                                 draftsPerPosition=tuple(drafted_pos) if drafted_pos and len(drafted_pos) == k else None,
-                                model=name if len(models) > 1 else None))
+                                model=model))
 
     def _ints(self, values, what, limit=MAX_LOOKAHEAD + 1):
         """Counts from a JSON list: each a finite, whole, non-negative number below :data:`MAX_COUNT`
@@ -235,6 +284,32 @@ class _VllmRequestJson(_Accumulator):
         if not isinstance(values, list) or len(values) > limit:
             raise TraceError(f"{where}: {what} is not a list of at most {limit} counts")
         return [_json_count(value, what, where) for value in values]
+
+
+class _RequestTally:
+    """What :meth:`_VllmRequestJson.result` adds up over the requests: the exact cycles histogram (and the drafted
+    tokens beside it), or the summed counts (calls, drafted and accepted tokens; per position), the lookaheads
+    seen, and the notes on printed figures that disagree."""
+
+    def __init__(self):
+        self.histogram: dict[int, int] = {}
+        self.k_seen: set = set()
+        self.totals = [0, 0, 0]  # calls, drafted tokens, accepted tokens
+        self.per_position = None
+        self.drafted_pos = None
+        self.exact_histogram = True  # until a request gives counts instead
+        self.hist_drafted = 0
+        self.printed: list = []
+        self.step_drafted: list[int] = []
+
+
+def _summed(total, counts):
+    """Per-position counts added to the running ``total`` (None before the first).
+
+    >>> _summed(None, [3, 2]), _summed([3, 2], [1, 1])
+    ([3, 2], [4, 3])
+    """
+    return counts if total is None else [a + b for a, b in zip(total, counts)]
 
 
 def _find_dicts(value, wanted, depth=0):

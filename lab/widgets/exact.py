@@ -155,45 +155,12 @@ def view(raw=None) -> dict:
     exact, sampler, audit = _models()
     result = exact.evaluate(**params)
     notes = notes or result["notes"]
-    p, q = sampler.reference_pair(params["certainty"], params["match"])
-    c, t, s = result["contract"], result["trace"], result["samples"]
-    count = s["count"]
-    p_float, q_float = [float(x) for x in p.probs], [float(x) for x in q.probs]
-    readouts = {
-        "alpha": _fmt(c["alpha"], 3), "draftTv": _fmt(c["draftTv"], 3),
-        "exactTv": tv_text(c["exactTv"], 12),
-        "wrongTv": _fmt(c["wrongTv"], 3), "summaryAlpha": _fmt(result["summaryAlpha"], 3),
-        "theoreticalSpeedup": _fmt(result["theoreticalSpeedup"]), "traceSpeedup": _fmt(t["speedup"]),
-        "tokensPerTargetCall": _fmt(t["tokensPerTargetCall"]), "specEmpiricalTv": _fmt(s["specEmpiricalTv"], 3),
-        "targetEmpiricalTv": _fmt(s["targetEmpiricalTv"], 3), "wrongEmpiricalTv": _fmt(s["wrongEmpiricalTv"], 3),
-    }
+    c, t = result["contract"], result["trace"]
+    readouts = _readouts(result)
     # The verifier's output law is computed in fractions, so it is the target's exactly (TV 0) or,
     # were the sampler broken, off by a TV the page must then show rather than round away.
     exact_words = ("is exactly the target distribution (TV 0)" if c["exactTv"] == 0
                    else f"is off the target distribution by TV {readouts['exactTv']}")
-    summary = (
-        f"A draft token survives with probability \u03b1 = {readouts['alpha']} (TV(p, q) = {readouts['draftTv']}). "
-        f"The speculative sampler's output {exact_words}; the draft-resampling bug "
-        f"is off by TV {readouts['wrongTv']}. Generating {params['length']} tokens took {t['targetCalls']} target "
-        f"calls and {t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected and "
-        f"corrected, {t['bonusTokens']} bonus): {readouts['tokensPerTargetCall']} tokens per call and "
-        f"{readouts['traceSpeedup']}x in this run, against {readouts['theoreticalSpeedup']}x predicted from the mean "
-        f"\u03b1 of {readouts['summaryAlpha']}. From {count} samples each, the empirical TV to the target is "
-        f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
-        f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
-    vocabulary = sampler.VOCABULARY
-    certainty, match = params["certainty"], params["match"]
-
-    def outputs():
-        exact_output, buggy_output = exact.output_distributions(certainty, match)  # cached with the contract
-        return outputs_svg(
-            p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
-            exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width)
-
-    # a step redraws only the figures its slider feeds (lab.figures.kept): the p/q bars read certainty and match,
-    # the outputs those and the seed, the trace all but the draft cost; each key holds the function that draws it,
-    # so a function replaced in the worker (the audit's figure mutations do it) draws afresh
-    trace_key = (trace_svg, certainty, match, params["gamma"], params["length"], params["seed"], width)
     return {
         "params": params,
         "shown": {name: to_js_string(value) for name, value in params.items()},
@@ -204,16 +171,66 @@ def view(raw=None) -> dict:
         "lead": (f"The speculative sampler's output {exact_words}, "
                  f"where the draft-resampling bug is off by TV {readouts['wrongTv']}; this run made "
                  f"{readouts['tokensPerTargetCall']} tokens per target call ({readouts['traceSpeedup']}x)."),
-        "summary": summary,
+        "summary": _summary(readouts, exact_words, params["length"], t, result["samples"]["count"]),
         "live": (f"\u03b1 {readouts['alpha']}; {readouts['traceSpeedup']}x in this run; "
                  f"buggy sampler off by TV {readouts['wrongTv']}"),
         "width": width,
-        "figures": {
-            "distributions": kept("exact.distributions", (distributions_svg, certainty, match, width),
-                                   lambda: distributions_svg(p_float, q_float, vocabulary, width)),
-            "outputs": kept("exact.outputs", (outputs_svg, certainty, match, params["seed"], width), outputs),
-            "trace": kept("exact.trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
-        },
+        "figures": _figures(exact, sampler, params, result, width),
+    }
+
+
+def _readouts(result: dict) -> dict:
+    """The readouts: the contract's alpha and TVs, the run's speedups and tokens per call, the samples' TVs."""
+    c, t, s = result["contract"], result["trace"], result["samples"]
+    return {
+        "alpha": _fmt(c["alpha"], 3), "draftTv": _fmt(c["draftTv"], 3),
+        "exactTv": tv_text(c["exactTv"], 12),
+        "wrongTv": _fmt(c["wrongTv"], 3), "summaryAlpha": _fmt(result["summaryAlpha"], 3),
+        "theoreticalSpeedup": _fmt(result["theoreticalSpeedup"]), "traceSpeedup": _fmt(t["speedup"]),
+        "tokensPerTargetCall": _fmt(t["tokensPerTargetCall"]), "specEmpiricalTv": _fmt(s["specEmpiricalTv"], 3),
+        "targetEmpiricalTv": _fmt(s["targetEmpiricalTv"], 3), "wrongEmpiricalTv": _fmt(s["wrongEmpiricalTv"], 3),
+    }
+
+
+def _summary(readouts: dict, exact_words: str, length: int, t: dict, count: int) -> str:
+    """The summary: alpha, the output's exactness against the bug's, the run's calls and speedup against the
+    prediction, and the samples' empirical TVs."""
+    return (
+        f"A draft token survives with probability \u03b1 = {readouts['alpha']} (TV(p, q) = {readouts['draftTv']}). "
+        f"The speculative sampler's output {exact_words}; the draft-resampling bug "
+        f"is off by TV {readouts['wrongTv']}. Generating {length} tokens took {t['targetCalls']} target "
+        f"calls and {t['draftCalls']} draft passes ({t['acceptedDraft']} accepted, {t['rejectedDraft']} rejected and "
+        f"corrected, {t['bonusTokens']} bonus): {readouts['tokensPerTargetCall']} tokens per call and "
+        f"{readouts['traceSpeedup']}x in this run, against {readouts['theoreticalSpeedup']}x predicted from the mean "
+        f"\u03b1 of {readouts['summaryAlpha']}. From {count} samples each, the empirical TV to the target is "
+        f"{readouts['specEmpiricalTv']} for the speculative sampler, {readouts['targetEmpiricalTv']} for direct "
+        f"sampling and {readouts['wrongEmpiricalTv']} for the bug.")
+
+
+def _figures(exact, sampler, params: dict, result: dict, width: int) -> dict:
+    """The p/q bars, the outputs and the trace strip. A step redraws only the figures its slider feeds
+    (lab.figures.kept): the p/q bars read certainty and match, the outputs those and the seed, the trace all but
+    the draft cost; each key holds the function that draws it, so a function replaced in the worker (the audit's
+    figure mutations do it) draws afresh."""
+    t, s = result["trace"], result["samples"]
+    count = s["count"]
+    p, q = sampler.reference_pair(params["certainty"], params["match"])
+    p_float, q_float = [float(x) for x in p.probs], [float(x) for x in q.probs]
+    vocabulary = sampler.VOCABULARY
+    certainty, match = params["certainty"], params["match"]
+
+    def outputs():
+        exact_output, buggy_output = exact.output_distributions(certainty, match)  # cached with the contract
+        return outputs_svg(
+            p_float, [n / count for n in s["specCounts"]], [n / count for n in s["wrongCounts"]], vocabulary,
+            exact=[float(x) for x in exact_output], exact_buggy=[float(x) for x in buggy_output], width=width)
+
+    trace_key = (trace_svg, certainty, match, params["gamma"], params["length"], params["seed"], width)
+    return {
+        "distributions": kept("exact.distributions", (distributions_svg, certainty, match, width),
+                              lambda: distributions_svg(p_float, q_float, vocabulary, width)),
+        "outputs": kept("exact.outputs", (outputs_svg, certainty, match, params["seed"], width), outputs),
+        "trace": kept("exact.trace", trace_key, lambda: trace_svg(t["calls"], vocabulary, width)),
     }
 
 

@@ -66,21 +66,8 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
     lay = _heatmap_layout(width, lookaheads, acceptances)
     left, top, cell_w, cell_h = lay["left"], lay["top"], lay["cell_w"], lay["cell_h"]
     rows, cols = len(acceptances), len(lookaheads)
-    # One path per shade, in cell units (the group scales them): a fraction of the bytes of
-    # one rect per cell, which matters because the page ships this figure pre-rendered.
-    shades: dict[str, list[str]] = {}
-    for r in range(rows):
-        for c in range(cols):
-            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{c} {rows - 1 - r}h1v1h-1z")
-    scale = f'transform="translate({left} {top}) scale({cell_w:.3f} {cell_h})"'
-    body = [f'<g {scale} shape-rendering="crispEdges">']
-    body += [f'<path fill="{colour}" d="{"".join(cells)}"/>' for colour, cells in sorted(shades.items())]
-    body.append("</g>")
-    for r, acceptance in enumerate(acceptances):
-        if acceptance % 10 == 0 and (cell_h >= 16 or acceptance % 20 == 0):
-            y = top + (rows - 1 - r) * cell_h
-            body.append(f'<text class="fig-tick" x="{left - 5}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
-                        f'{escape(_fmt(acceptance, 0))}%</text>')
+    body = _heatmap_cells(grid, rows, cols, left, top, cell_w, cell_h)
+    body += _acceptance_ticks(acceptances, left, top, cell_h)
     body.append(breakeven_path(grid, left, top, cell_w, cell_h))
     grid_bottom = lay["grid_bottom"]
     for c, k in enumerate(lookaheads):
@@ -93,18 +80,7 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
                 f'text-anchor="middle">{title}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + rows * cell_h / 2)}" y="14" '
                 f'text-anchor="middle">per-token acceptance \u03b1</text>')
-    # the colour bar: the scale's shades, framed so that its pale middle shows on any surface
-    bar_x, bar_y, bar_w, bar_h = lay["bar_x"], lay["bar_y"], lay["bar_w"], lay["bar_h"]
-    steps = 2 * COLOUR_STEPS + 1
-    for i in range(steps):
-        speedup = SATURATION_SPEEDUP ** ((i - COLOUR_STEPS) / COLOUR_STEPS)
-        body.append(f'<rect x="{bar_x + i * bar_w / steps:.2f}" y="{bar_y}" width="{bar_w / steps + 0.5:.2f}" '
-                    f'height="{bar_h}" fill="{speedup_colour(speedup)}" shape-rendering="crispEdges"/>')
-    body.append(f'<rect class="fig-frame" x="{bar_x}" y="{bar_y}" width="{bar_w}" height="{bar_h}" fill="none"/>')
-    for position, text, anchor in ((0, "\u2153x slower", "start"), (0.5, "1x", "middle"), (1, "3x faster", "end")):
-        x = bar_x + position * bar_w
-        body.append(f'<path class="fig-axisline" d="M{x:.1f} {bar_y + bar_h}v4"/>'
-                    f'<text class="fig-tick" x="{x:.1f}" y="{bar_y + bar_h + 17}" text-anchor="{anchor}">{text}</text>')
+    body += _colour_bar(lay["bar_x"], lay["bar_y"], lay["bar_w"], lay["bar_h"])
     # one hover and tap target over the grid: the page reads a cell's value out of the lists
     values = " ".join(_fmt(grid[r][c]) for r in range(rows - 1, -1, -1) for c in range(cols))
     body.append(f'<rect class="fig-hits" x="{left}" y="{top}" width="{cols * cell_w:.2f}" height="{rows * cell_h}" '
@@ -116,6 +92,48 @@ def heatmap_svg(grid, lookaheads, acceptances, width: int = DEFAULT_WIDTH) -> st
              f"vermilion slower, on a scale from a third as fast to three times as fast. The table below the "
              f"figure lists every value.")
     return svg(width, lay["height"], label, body, "heatmap")
+
+
+def _heatmap_cells(grid, rows: int, cols: int, left: float, top: float, cell_w: float, cell_h: float) -> list:
+    """The heatmap's cells: one path per shade, in cell units (the group scales them): a fraction of the bytes of
+    one rect per cell, which matters because the page ships this figure pre-rendered."""
+    shades: dict[str, list[str]] = {}
+    for r in range(rows):
+        for c in range(cols):
+            shades.setdefault(speedup_colour(grid[r][c]), []).append(f"M{c} {rows - 1 - r}h1v1h-1z")
+    scale = f'transform="translate({left} {top}) scale({cell_w:.3f} {cell_h})"'
+    body = [f'<g {scale} shape-rendering="crispEdges">']
+    body += [f'<path fill="{colour}" d="{"".join(cells)}"/>' for colour, cells in sorted(shades.items())]
+    body.append("</g>")
+    return body
+
+
+def _acceptance_ticks(acceptances, left: float, top: float, cell_h: float) -> list:
+    """The acceptance axis' labels: every 10% where the rows are tall enough, else every 20%."""
+    rows, body = len(acceptances), []
+    for r, acceptance in enumerate(acceptances):
+        if acceptance % 10 == 0 and (cell_h >= 16 or acceptance % 20 == 0):
+            y = top + (rows - 1 - r) * cell_h
+            body.append(f'<text class="fig-tick" x="{left - 5}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end">'
+                        f'{escape(_fmt(acceptance, 0))}%</text>')
+    return body
+
+
+def _colour_bar(bar_x: float, bar_y: float, bar_w: float, bar_h: float) -> list:
+    """The colour bar under the map: the scale's shades, framed so that its pale middle shows on any surface, with
+    its three marks (1/3x, 1x, 3x)."""
+    body = []
+    steps = 2 * COLOUR_STEPS + 1
+    for i in range(steps):
+        speedup = SATURATION_SPEEDUP ** ((i - COLOUR_STEPS) / COLOUR_STEPS)
+        body.append(f'<rect x="{bar_x + i * bar_w / steps:.2f}" y="{bar_y}" width="{bar_w / steps + 0.5:.2f}" '
+                    f'height="{bar_h}" fill="{speedup_colour(speedup)}" shape-rendering="crispEdges"/>')
+    body.append(f'<rect class="fig-frame" x="{bar_x}" y="{bar_y}" width="{bar_w}" height="{bar_h}" fill="none"/>')
+    for position, text, anchor in ((0, "\u2153x slower", "start"), (0.5, "1x", "middle"), (1, "3x faster", "end")):
+        x = bar_x + position * bar_w
+        body.append(f'<path class="fig-axisline" d="M{x:.1f} {bar_y + bar_h}v4"/>'
+                    f'<text class="fig-tick" x="{x:.1f}" y="{bar_y + bar_h + 17}" text-anchor="{anchor}">{text}</text>')
+    return body
 
 
 def heatmap_selection_svg(grid, lookaheads, acceptances, selected: tuple[int, int],
@@ -241,48 +259,19 @@ def view(raw=None) -> dict:
     settings = LedgerSettings(**params)
     result = ledger(settings)
     best_k, best_speedup = best_lookahead(settings)
-    on_curve = None
+    on_curve = curve = None
     found = requested_curve(raw, CURVE_KEY, notes)
     curve_value, measured = found if found else ("", None)
     opening = f"At {_fmt(settings.acceptance, 0)}% acceptance and lookahead {settings.lookahead}"
     if measured:
-        curve, label, _ = measured  # unlinkable data: requested_curve has said so
-        # the one best-k rule (lab.acceptance.best_lookahead): never past the plateau's start plus one;
-        # past the measured positions the acceptance model continues the curve (as the trace reader
-        # does), never its last rate repeated; imported here so that the page's first load (this widget,
-        # in the lab's core) does not carry the curve library, which only a measured curve needs
-        from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at, token_method
-
-        measured_k = token_measured_at(curve_value) or len(curve)
-        curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k, token_method(curve_value))
-        result = ledger_from_curve(settings, curve)
-        on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
+        result, on_curve, curve, opening = _on_measured_curve(settings, curve_value, measured)
         best_k, best_speedup = on_curve["k"], on_curve["speedup"]
-        opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
-                   + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
-                      f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
-                   + f"), at lookahead {settings.lookahead}")
     lookaheads, acceptances = heatmap_axes()
     grid, heatmap = _heatmap(settings.draftCost, settings.overheadMs, settings.targetMs, settings.verifyTax,
                            width)
     selected = (_nearest_cell(settings.acceptance, acceptances), _nearest_cell(settings.lookahead, lookaheads))
-    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
-    # The scan stops at the last lookahead: a best lookahead there may really be larger.
-    edge = best_k == lookaheads[-1]
-    best_text = f"{best_k} or more" if edge else str(best_k)
-    best_shown = f"\u2265 {best_k}" if edge else str(best_k)
-    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve, curve)
-    summary = (
-        f"{opening}, one verifier call buys "
-        f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
-        f"{_fmt(result.wastedDrafts)} drafts wasted). The cycle costs {_fmt(result.cycleMs, 1)} ms (draft "
-        f"{_fmt(result.draftMs, 1)}, verify {_fmt(result.verifyMs, 1)}, overhead {_fmt(settings.overheadMs, 1)}), so a token "
-        f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
-        f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
-    live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
-    lead = (("On the measured curve, speculation" if measured else "Speculation")
-            + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
-            f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    lead, summary, live = _texts(settings, result, (best_k, best_speedup, best_k == lookaheads[-1]), on_curve, curve,
+                                 opening)
     return {
         "params": params,
         "shown": {**{name: to_js_string(value) for name, value in params.items()}, CURVE_KEY: curve_value},
@@ -297,16 +286,69 @@ def view(raw=None) -> dict:
         "summary": summary,
         "live": live,
         "width": width,
-        "figures": {
-            "heatmap": heatmap,
-            "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
-                                                      None if measured else settings.acceptance,
-                                                      **({"curve": True} if measured else {})),
-            "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
-            "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
-                                       result.outputTokens * settings.targetMs, result.outputTokens, width),
-        },
+        "figures": _figures(settings, result, (grid, heatmap, lookaheads, acceptances, selected), width, bool(measured)),
     }
+
+
+def _figures(settings: LedgerSettings, result, heatmap_parts: tuple, width: int, measured: bool) -> dict:
+    """The heatmap (drawn once for its four sliders), its selection overlay (on a measured curve, no acceptance
+    row is the reader's), its table and the breakdown bar. ``heatmap_parts`` is (grid, its figure, the lookaheads,
+    the acceptances, the selected cell)."""
+    grid, heatmap, lookaheads, acceptances, selected = heatmap_parts
+    return {
+        "heatmap": heatmap,
+        "heatmapSelection": heatmap_selection_svg(grid, lookaheads, acceptances, selected, width, result.speedup,
+                                                  None if measured else settings.acceptance,
+                                                  **({"curve": True} if measured else {})),
+        "table": heatmap_table_html(grid, lookaheads, acceptances, selected),
+        "breakdown": breakdown_svg(result.draftMs, result.verifyMs, settings.overheadMs,
+                                   result.outputTokens * settings.targetMs, result.outputTokens, width),
+    }
+
+
+def _on_measured_curve(settings: LedgerSettings, curve_value: str, measured: tuple) -> tuple:
+    """(the ledger on the curve, its best lookahead, the curve as priced, the summary's opening) in measured-curve
+    mode: past the measured positions the acceptance model continues the curve (as the trace reader does), never
+    its last rate repeated; the one best-k rule (lab.acceptance.best_lookahead) never goes past the plateau's start
+    plus one."""
+    curve, label, _ = measured  # unlinkable data: requested_curve has said so
+    # imported here so that the page's first load (this widget, in the lab's core) does not carry the curve
+    # library, which only a measured curve needs
+    from ..acceptance import TOKEN_POSITIONS, best_lookahead_on_curve, extended_rates, token_measured_at, token_method
+
+    measured_k = token_measured_at(curve_value) or len(curve)
+    curve = extended_rates(curve, max(settings.lookahead, TOKEN_POSITIONS), measured_k, token_method(curve_value))
+    result = ledger_from_curve(settings, curve)
+    on_curve = best_lookahead_on_curve(settings, curve, measured_at=measured_k)
+    opening = (f"In measured curve mode ({label}; the acceptance slider is set aside"
+               + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model "
+                  f"past the measured k = {measured_k}" if settings.lookahead > measured_k else "")
+               + f"), at lookahead {settings.lookahead}")
+    return result, on_curve, curve, opening
+
+
+def _texts(settings: LedgerSettings, result, best: tuple, on_curve, curve, opening: str) -> tuple:
+    """(lead, summary, live announcement): what a verifier call buys and the cycle costs, the speedup, and the best
+    lookahead (``best``: k, its speedup, whether it is the scan's last, which a larger one may beat; on a curve,
+    what it rests on)."""
+    best_k, best_speedup, edge = best
+    verdict = "faster" if result.speedup > 1 else "slower" if result.speedup < 1 else "no faster"
+    # The scan stops at the last lookahead: a best lookahead there may really be larger.
+    best_text = f"{best_k} or more" if edge else str(best_k)
+    best_shown = f"\u2265 {best_k}" if edge else str(best_k)
+    edge_note = ", the edge of the scan" if edge else "" if on_curve is None else curve_best_note(on_curve, curve)
+    summary = (
+        f"{opening}, one verifier call buys "
+        f"{_fmt(result.outputTokens)} tokens on average ({_fmt(result.accepted)} accepted drafts plus the verifier's own; "
+        f"{_fmt(result.wastedDrafts)} drafts wasted). The cycle costs {_fmt(result.cycleMs, 1)} ms (draft "
+        f"{_fmt(result.draftMs, 1)}, verify {_fmt(result.verifyMs, 1)}, overhead {_fmt(settings.overheadMs, 1)}), so a token "
+        f"costs {_fmt(result.msPerToken, 1)} ms instead of {_fmt(settings.targetMs, 1)} ms: {_fmt(result.speedup)}x, "
+        f"{verdict} than plain decoding. The best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    live = f"{_fmt(result.speedup)}x {verdict}; best lookahead {best_text}"
+    lead = (("On the measured curve, speculation" if on_curve is not None else "Speculation")
+            + f" at lookahead {settings.lookahead} runs {_fmt(result.speedup)}x, {verdict} than plain decoding; the "
+            f"best lookahead here is {best_shown} ({_fmt(best_speedup)}x{edge_note}).")
+    return lead, summary, live
 
 
 def curve_best_note(best: dict, rates=None) -> str:

@@ -199,52 +199,131 @@ def view(raw=None) -> dict:
     raw, width = split_width(raw)
     params, exact, notes = _parse(raw)
     settings = _settings(params)
-    requested = requested_curve(raw, CURVE_KEY, notes)
-    token, curve, curve_label, linkable, measured_k, method = None, None, "", False, None, None
-    if requested:
-        token, (measured, curve_label, linkable) = requested
-        curve = tuple(measured)
-        from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
-
-        measured_k, method = token_measured_at(token) or len(curve), token_method(token)
+    token, curve, curve_label, linkable, measured_k, method = _measured_curve(raw, notes)
     exact_setting = tuple(exact[k] for k in TAIL_ORDER)
     drawn = (serving.answer, serving.model_settings(settings), curve, measured_k, method)  # what the figures below are drawn from
     a = _answer(*drawn[:3], exact_setting, *drawn[3:])
     curve = a["curve"]  # continued past the measured positions by the acceptance model
-    r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
-    grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
-    # the heatmap's cell: each log slider's value less its own minimum (the grid's first row and column
-    # are 2 ** those minima, lab.serving.HEATMAP_CONTEXTS and HEATMAP_BATCHES; a test holds them equal)
-    selected = tuple(params[name] - LOWEST[name] for name in ("contextExp", "batchExp"))
-    rows, cross, runs = a["sweep"], a["load"]["cross"], a["tail"]["runs"]
-    need, have, fits, limit = (a["memory"][key] for key in ("need", "have", "maxBatch", "limit"))
-    gpu = serving.GPUS[settings.gpu]
-    room = a["memory"]["room"]  # not even the weights fit: no batch can run, so no speedup or crossover is named
-    load, load_table = _load_figures(a["load"]["plain"], a["load"]["spec"], cross, width,
-                                     "" if room else f"does not fit in {settings.gpus} x {gpu.label}")
-    if need > have:
-        notes = notes + [f"At batch {settings.batch:,} and context {settings.context:,}, weights and KV caches need "
-                         f"{need / 1e9:,.0f} GB but {settings.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB"
-                         + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
-                         + ": no engine runs this batch; the times are what it would cost if it fitted."]
-    verdict = "faster" if r.speedup > 1 else "slower" if r.speedup < 1 else "no faster"
-    cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name" if not room
-                  else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
-                  f"in this model speculation keeps paying at every batch that fits (up to {limit})")
+    load_figures = _load_figures(a["load"]["plain"], a["load"]["spec"], a["load"]["cross"], width,
+                                 "" if a["memory"]["room"] else f"does not fit in {settings.gpus} x {_gpu_label(settings)}")
+    notes = notes + _memory_notes(settings, a)
+    lead, summary, live = _texts(settings, a, curve, curve_label, measured_k)
+    return {
+        "params": params,
+        "exact": exact,
+        "shown": _shown(params, token),
+        "notes": notes,
+        "query": _query(params) + (f"&{CURVE_KEY}={token}" if token and linkable else ""),
+        "curveMode": curve is not None,
+        "lead": lead,
+        "summary": summary,
+        "live": live,
+        "width": width,
+        "readouts": _readouts(settings, a, exact),
+        "crossoverBatch": a["crossover"],
+        "figures": _figures(a, drawn, settings, params, width, load_figures, exact_setting,
+                            curve_switch_html(curve, curve_label, measured_k, settings.lookahead)),
+    }
+
+
+def _measured_curve(raw, notes: list) -> tuple:
+    """(token, curve, its label, whether it goes into the link, the positions measured, its token method) of the
+    measured-curve mode :func:`lab.urlstate.requested_curve` reads (a bad token adds a note), else all None and
+    no label."""
+    requested = requested_curve(raw, CURVE_KEY, notes)
+    if not requested:
+        return None, None, "", False, None, None
+    token, (measured, curve_label, linkable) = requested
+    curve = tuple(measured)
+    from ..acceptance import token_measured_at, token_method  # the curve library: only a measured curve needs it
+
+    return token, curve, curve_label, linkable, token_measured_at(token) or len(curve), token_method(token)
+
+
+def _gpu_label(settings: serving.ServingSettings) -> str:
+    return serving.GPUS[settings.gpu].label
+
+
+def _memory_notes(settings: serving.ServingSettings, a: dict) -> list[str]:
+    """A note when weights and KV caches need more memory than the GPUs hold (how many sequences would fit), else
+    none: the times shown are then what the batch would cost if it fitted."""
+    need, have, fits = (a["memory"][key] for key in ("need", "have", "maxBatch"))
+    if need <= have:
+        return []
+    return [f"At batch {settings.batch:,} and context {settings.context:,}, weights and KV caches need "
+            f"{need / 1e9:,.0f} GB but {settings.gpus} x {_gpu_label(settings)} hold {have / 1e9:,.0f} GB"
+            + (f" (at most {plural(int(fits), 'sequence')} fit)" if fits >= 1 else " (not even the weights fit)")
+            + ": no engine runs this batch; the times are what it would cost if it fitted."]
+
+
+def _texts(settings: serving.ServingSettings, a: dict, curve, curve_label: str, measured_k) -> tuple:
+    """(lead, summary, live announcement). Where not even the weights fit (``room`` false) the lead names the limit
+    and what to change, and no speedup is claimed (reader audit N4-15)."""
+    draft = _draft_words(settings)
+    summary = _summary(settings, a, draft, _curve_opening(curve, curve_label, measured_k, settings.lookahead),
+                       curve is not None and a["bestLookahead"] > measured_k, measured_k)
+    if not a["memory"]["room"]:
+        lead = _no_room(settings, a)
+        return (lead, f"{lead} What follows is what it would cost if it fitted. {summary}",
+                f"does not fit: {settings.gpus} x {_gpu_label(settings)} hold {a['memory']['have'] / 1e9:,.0f} GB, "
+                f"less than the weights")
+    r, crossover, limit = a["result"], a["crossover"], a["memory"]["limit"]
+    lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {settings.batch}, "
+            f"{serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {_gpu_label(settings)} runs "
+            f"{_f(r.speedup)}x, {_verdict(r.speedup)} than plain decoding"
+            + ("" if a["memory"]["need"] <= a["memory"]["have"] else " (if it fitted in memory)") + "; "
+            + (f"in this model it stops paying at batch {crossover}." if crossover is not None
+               else f"it keeps paying at every batch that fits (up to {limit})."))
+    live = (("measured curve: " if curve is not None else "")
+            + f"{_f(r.speedup)}x {_verdict(r.speedup)} at batch {settings.batch}; "
+            + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
+    return lead, summary, live
+
+
+def _verdict(speedup: float) -> str:
+    """The speedup in a word.
+
+    >>> _verdict(1.2), _verdict(0.9), _verdict(1)
+    ('faster', 'slower', 'no faster')
+    """
+    return "faster" if speedup > 1 else "slower" if speedup < 1 else "no faster"
+
+
+def _draft_words(settings: serving.ServingSettings) -> str:
+    """The draft as the sentences name it: "an EAGLE or MTP head ...", a model or n-gram lookup bare."""
     draft = serving.DRAFT_LABELS[settings.draft]
     if "head" in draft:  # "drafted by an EAGLE or MTP head (1 layer)", as a model or n-gram lookup reads bare
         draft = "an " + draft
-    opening = ""  # the summary's, in measured curve mode
-    if curve is not None:
-        opening = (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
-                   + (f"; {span('position', measured_k + 1, settings.lookahead)} extrapolated by the acceptance model past the "
-                      f"measured k = {measured_k}" if settings.lookahead > measured_k else "") + "), ")
+    return draft
+
+
+def _curve_opening(curve, curve_label: str, measured_k, lookahead: int) -> str:
+    """The summary's opening in measured curve mode (which curve, the positions the acceptance model extrapolates);
+    empty otherwise."""
+    if curve is None:
+        return ""
+    return (f"In measured curve mode ({curve_label}; the acceptance slider is set aside"
+            + (f"; {span('position', measured_k + 1, lookahead)} extrapolated by the acceptance model past the "
+               f"measured k = {measured_k}" if lookahead > measured_k else "") + "), ")
+
+
+def _summary(settings: serving.ServingSettings, a: dict, draft: str, opening: str, best_extrapolated: bool,
+             measured_k) -> str:
+    """The summary paragraph: the step model, the setting, what a plain step and a cycle cost and commit, the
+    speedup and its crossover, and the best lookahead here (``best_extrapolated``: it lies past the measured
+    positions of the curve)."""
+    r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
+    limit = a["memory"]["limit"]
+    cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name"
+                  if not a["memory"]["room"]
+                  else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
+                  f"in this model speculation keeps paying at every batch that fits (up to {limit})")
     model = {serving.MEASURED: "the per-operator model calibrated on measured steps",
              serving.ROOFLINE: "the roofline of the whole step (idealised)",
              serving.OPERATORS: "the per-operator model with no overheads or calibration (idealised)"}[
                  settings.stepModel]
-    summary = (
-        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {gpu.label} "
+    return (
+        f"{opening}{'under' if opening else 'Under'} {model}, {serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {_gpu_label(settings)} "
         f"({serving.PRECISIONS[settings.precision].label}), as {serving.ENGINES[settings.engine].label} runs a cycle: "
         f"at batch {settings.batch:,} and {settings.context:,} tokens of context a plain "
         f"step takes {_f(r.plainStepMs)} ms ({r.plainRegime}); a cycle of {plural(settings.lookahead, 'draft step')} "
@@ -254,27 +333,21 @@ def view(raw=None) -> dict:
         + (f"; then {_f(r.emittedOutputMs)} ms detokenizing the extra tokens" if r.emittedOutputMs > 0 else "")
         + ") commits "
         + f"{_f(r.tokensPerCall)} tokens per sequence, so a token costs {_f(r.specMsPerToken)} ms instead of "
-        f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {verdict}. At this context {cross_text}. "
+        f"{_f(r.plainMsPerToken)} ms: {_f(r.speedup)}x, {_verdict(r.speedup)}. At this context {cross_text}. "
         f"The best lookahead here is {best_k} ({_f(best_speedup)}x"
         + (f", {_f(best_speedup, 3)}x against k = {settings.lookahead}'s {_f(r.speedup, 3)}x"
            if best_k != settings.lookahead and _f(best_speedup) == _f(r.speedup) else "")
         + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
-           if curve is not None and best_k > measured_k else "") + ").")
-    if room:
-        lead = (("On the measured curve, at" if curve is not None else "At") + f" batch {settings.batch}, "
-                f"{serving.TARGETS[settings.target].label} drafted by {draft} on {settings.gpus} x {gpu.label} runs "
-                f"{_f(r.speedup)}x, {verdict} than plain decoding"
-                + ("" if need <= have else " (if it fitted in memory)") + "; "
-                + (f"in this model it stops paying at batch {crossover}." if crossover is not None
-                   else f"it keeps paying at every batch that fits (up to {limit})."))
-        live = (("measured curve: " if curve is not None else "")
-                + f"{_f(r.speedup)}x {verdict} at batch {settings.batch}; "
-                + (f"crossover batch {crossover}" if crossover is not None else f"no crossover ≤{limit}"))
-    else:  # reader audit N4-15: the limit and what to change, no speedup claimed
-        lead = _no_room(settings, a)
-        summary = f"{lead} What follows is what it would cost if it fitted. {summary}"
-        live = f"does not fit: {settings.gpus} x {gpu.label} hold {have / 1e9:,.0f} GB, less than the weights"
-    readouts = {
+           if best_extrapolated else "") + ").")
+
+
+def _readouts(settings: serving.ServingSettings, a: dict, exact: dict) -> dict:
+    """The readouts' texts: the step times, tokens per call and speedup, throughputs, regimes, crossover and its
+    trust line, memory, the load curves' crossing and the tail's spread."""
+    r, crossover, runs = a["result"], a["crossover"], a["tail"]["runs"]
+    need, have, limit, room = (a["memory"][key] for key in ("need", "have", "limit", "room"))
+    cross = a["load"]["cross"]
+    return {
         "batch": str(settings.batch), "context": str(settings.context),
         "plainStepMs": _f(r.plainStepMs, 3), "draftStepMs": _f(r.draftStepMs, 3), "verifyStepMs": _f(r.verifyStepMs, 3),
         "tokensPerCall": _f(r.tokensPerCall, 3), "speedup": _f(r.speedup, 3),
@@ -293,37 +366,41 @@ def view(raw=None) -> dict:
         "gapP50": f"{_f(runs['gapP50'])} (plain {_f(runs['plainGapP50'])})",
         "gapP99": f"{_f(runs['gapP99'])} (plain {_f(runs['plainGapP99'])})",
     }
+
+
+def _shown(params: dict, token) -> dict:
+    """What the form shows: each slider's value, a log slider's exact count in its typed twin, each select's
+    choice, and the curve token (empty without one)."""
     shown = {slider.name: to_js_string(params[slider.name]) for slider in SLIDERS}
     # the exact counts
     shown.update({slider.typed_name: str(params[slider.typed_name]) for slider in SLIDERS if slider.typed_name})
     shown.update({select.name: params[select.name] for select in SELECTS})
     shown[CURVE_KEY] = token or ""
+    return shown
+
+
+def _figures(a: dict, drawn: tuple, settings: serving.ServingSettings, params: dict, width: int, load_figures: tuple,
+             exact_setting: tuple, curve_switch: str) -> dict:
+    """The figures, each drawn once for what it is drawn from (``drawn``: the model's settings and curve) and the
+    width, or kept (:func:`lab.figures.kept`)."""
+    grid, grid_fits = a["heatmap"]["grid"], a["heatmap"]["fits"]
+    # the heatmap's cell: each log slider's value less its own minimum (the grid's first row and column
+    # are 2 ** those minima, lab.serving.HEATMAP_CONTEXTS and HEATMAP_BATCHES; a test holds them equal)
+    selected = tuple(params[name] - LOWEST[name] for name in ("contextExp", "batchExp"))
+    rows, crossover, fits = a["sweep"], a["crossover"], a["memory"]["maxBatch"]
+    load, load_table = load_figures
     return {
-        "params": params,
-        "exact": exact,
-        "shown": shown,
-        "notes": notes,
-        "query": _query(params) + (f"&{CURVE_KEY}={token}" if token and linkable else ""),
-        "curveMode": curve is not None,
-        "lead": lead,
-        "summary": summary,
-        "live": live,
-        "width": width,
-        "readouts": readouts,
-        "crossoverBatch": crossover,
-        "figures": {
-            "heatmap": _heatmap_figure(grid, grid_fits, width),
-            # redrawn only when what they are drawn from moves (lab.figures.kept): the model's settings and width
-            "heatmapSelection": kept("serving.heatmapSelection", (heatmap_selection_svg, *drawn, width),
-                                     lambda: heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]])),
-            "table": kept("serving.table", (heatmap_table_html, *drawn),
-                          lambda: heatmap_table_html(grid, selected, grid_fits)),
-            "batch": kept("serving.batch", (batch_svg, *drawn, width), lambda: batch_svg(rows, settings.batch, crossover, width, fits)),
-            "load": load,
-            "loadTable": load_table,
-            "tail": _tail_figure(exact_setting, width),
-            "curveSwitch": curve_switch_html(curve, curve_label, measured_k, settings.lookahead),
-        },
+        "heatmap": _heatmap_figure(grid, grid_fits, width),
+        # redrawn only when what they are drawn from moves (lab.figures.kept): the model's settings and width
+        "heatmapSelection": kept("serving.heatmapSelection", (heatmap_selection_svg, *drawn, width),
+                                 lambda: heatmap_selection_svg(grid, selected, width, grid_fits[selected[0]][selected[1]])),
+        "table": kept("serving.table", (heatmap_table_html, *drawn),
+                      lambda: heatmap_table_html(grid, selected, grid_fits)),
+        "batch": kept("serving.batch", (batch_svg, *drawn, width), lambda: batch_svg(rows, settings.batch, crossover, width, fits)),
+        "load": load,
+        "loadTable": load_table,
+        "tail": _tail_figure(exact_setting, width),
+        "curveSwitch": curve_switch,
     }
 
 

@@ -104,6 +104,42 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
     def y(value):
         return top + (1 - value) * plot_h
 
+    body = _curve_axes(k, x, y, (left, right, width, plot_w, step), (top, plot_h, height))
+    iid_unconditional = [alpha ** i for i in range(1, k + 1)]
+    body.append('<path class="trc-model trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" d="'
+                + line_path((x(i), y(v)) for i, v in enumerate(iid_unconditional, 1)) + '"/>')
+    body.append(f'<line class="trc-model trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
+                f'x2="{x(k) + step * 0.4:.1f}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}"/>')
+    if analysis["perPosition"] is not None:
+        body += _measured_marks(analysis, x, y, step)
+        label = (f"Per-position survival for k = {k}. Measured unconditional rates "
+                 + ", ".join(to_fixed(r, 2) for r in analysis["perPosition"])
+                 + "; measured conditional rates "
+                 + ", ".join("n/a" if r is None else to_fixed(r, 2) for r in analysis["conditional"])
+                 + f"; the independent model with alpha {to_fixed(alpha, 3)} predicts "
+                 + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
+    else:
+        body += _no_counts_note(left, top, plot_w)
+        label = (f"No per-position counts. The independent model with alpha {to_fixed(alpha, 3)} fitted to the mean "
+                 f"acceptance length predicts " + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
+    return svg(width, height, label, body, "trc-curve")
+
+
+def _no_counts_note(left: float, top: float, plot_w: float) -> list:
+    """The chart's note where the format gives no per-position counts, on one line or two as the width allows."""
+    options = (("no per-position counts in this format: only the independent model can be drawn",),
+               ("no per-position counts in this format:", "only the independent model can be drawn"),
+               ("no per-position counts here:", "independent model only"))
+    lines = next((o for o in options if all(text_width(t, 13) <= plot_w - 8 for t in o)), options[-1])
+    return [f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18 + 17 * line_number}" '
+            f'text-anchor="middle">{escape(text)}</text>' for line_number, text in enumerate(lines)]
+
+
+def _curve_axes(k: int, x, y, across: tuple, down: tuple) -> list:
+    """The survival chart's axes: the value grid (0 to 1 by quarters), the positions' labels (every one while they
+    fit, else every 2nd, 4th, ...) and both axis titles. ``across`` is (left, right, width, plot width, step),
+    ``down`` (top, plot height, height)."""
+    (left, right, width, plot_w, step), (top, plot_h, height) = across, down
     body = []
     for tick in (0, 0.25, 0.5, 0.75, 1):
         # the zero line is the axis (--muted ink); the others are guides for reading values, in the
@@ -125,49 +161,34 @@ def curve_svg(analysis: dict, width: int = 640) -> str:
                 f'{escape(title)}</text>')
     body.append(f'<text class="fig-axis" transform="rotate(-90)" x="{-(top + plot_h / 2):.1f}" y="16" '
                 f'text-anchor="middle">chance of surviving</text>')
-    iid_unconditional = [alpha ** i for i in range(1, k + 1)]
-    body.append('<path class="trc-model trc-line" fill="none" stroke-width="2" stroke-dasharray="6 4" d="'
-                + line_path((x(i), y(v)) for i, v in enumerate(iid_unconditional, 1)) + '"/>')
-    body.append(f'<line class="trc-model trc-line" stroke-width="2" stroke-dasharray="2 4" x1="{x(1) - step * 0.4:.1f}" '
-                f'x2="{x(k) + step * 0.4:.1f}" y1="{y(alpha):.1f}" y2="{y(alpha):.1f}"/>')
+    return body
+
+
+def _measured_marks(analysis: dict, x, y, step: float) -> list:
+    """The measured rates, unconditional (circles, a little left of each position) and conditional (squares, a
+    little right), each series a line, each mark with its Wilson 95% interval and a ``data-tip``."""
     shift = min(6.0, step / 6)
     series = (("accepted", analysis["perPosition"], analysis["perPositionIntervals"], -shift, "unconditional"),
               ("conditional", analysis["conditional"], analysis["conditionalIntervals"], shift, "conditional"))
     marks = max(2.5, min(5.0, step / 5))
-    if analysis["perPosition"] is not None:
-        for kind, rates, intervals, dx, name in series:
-            points = [(i, r) for i, r in enumerate(rates, 1) if r is not None]
-            body.append(f'<path class="k-{kind} trc-line" fill="none" stroke-width="2" d="'
-                        + line_path((x(i, dx), y(r)) for i, r in points) + '"/>')
-            for i, r in points:
-                low, high = intervals[i - 1]
-                tip = escape(f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
-                             f"{to_fixed(high, 3)})")
-                body.append(f'<line class="k-{kind} trc-line" stroke-width="1.5" x1="{x(i, dx):.1f}" x2="{x(i, dx):.1f}" '
-                            f'y1="{y(low):.1f}" y2="{y(high):.1f}"/>')
-                if kind == "accepted":
-                    body.append(f'<circle class="k-{kind}" cx="{x(i, dx):.1f}" cy="{y(r):.1f}" r="{marks:.1f}" '
-                                f'data-tip="{tip}"><title>{tip}</title></circle>')
-                else:
-                    body.append(f'<rect class="k-{kind}" x="{x(i, dx) - marks:.1f}" y="{y(r) - marks:.1f}" '
-                                f'width="{2 * marks:.1f}" height="{2 * marks:.1f}" data-tip="{tip}"><title>{tip}</title></rect>')
-        label = (f"Per-position survival for k = {k}. Measured unconditional rates "
-                 + ", ".join(to_fixed(r, 2) for r in analysis["perPosition"])
-                 + "; measured conditional rates "
-                 + ", ".join("n/a" if r is None else to_fixed(r, 2) for r in analysis["conditional"])
-                 + f"; the independent model with alpha {to_fixed(alpha, 3)} predicts "
-                 + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
-    else:
-        options = (("no per-position counts in this format: only the independent model can be drawn",),
-                   ("no per-position counts in this format:", "only the independent model can be drawn"),
-                   ("no per-position counts here:", "independent model only"))
-        lines = next((o for o in options if all(text_width(t, 13) <= plot_w - 8 for t in o)), options[-1])
-        for line_number, text in enumerate(lines):
-            body.append(f'<text class="fig-axis" x="{left + plot_w / 2:.1f}" y="{top + 18 + 17 * line_number}" '
-                        f'text-anchor="middle">{escape(text)}</text>')
-        label = (f"No per-position counts. The independent model with alpha {to_fixed(alpha, 3)} fitted to the mean "
-                 f"acceptance length predicts " + ", ".join(to_fixed(v, 2) for v in iid_unconditional) + ".")
-    return svg(width, height, label, body, "trc-curve")
+    body = []
+    for kind, rates, intervals, dx, name in series:
+        points = [(i, r) for i, r in enumerate(rates, 1) if r is not None]
+        body.append(f'<path class="k-{kind} trc-line" fill="none" stroke-width="2" d="'
+                    + line_path((x(i, dx), y(r)) for i, r in points) + '"/>')
+        for i, r in points:
+            low, high = intervals[i - 1]
+            tip = escape(f"position {i}, {name}: {to_fixed(r, 3)} (95% interval {to_fixed(low, 3)} to "
+                         f"{to_fixed(high, 3)})")
+            body.append(f'<line class="k-{kind} trc-line" stroke-width="1.5" x1="{x(i, dx):.1f}" x2="{x(i, dx):.1f}" '
+                        f'y1="{y(low):.1f}" y2="{y(high):.1f}"/>')
+            if kind == "accepted":
+                body.append(f'<circle class="k-{kind}" cx="{x(i, dx):.1f}" cy="{y(r):.1f}" r="{marks:.1f}" '
+                            f'data-tip="{tip}"><title>{tip}</title></circle>')
+            else:
+                body.append(f'<rect class="k-{kind}" x="{x(i, dx) - marks:.1f}" y="{y(r) - marks:.1f}" '
+                            f'width="{2 * marks:.1f}" height="{2 * marks:.1f}" data-tip="{tip}"><title>{tip}</title></rect>')
+    return body
 
 
 BEST_K_MAX = 12  # the best lookahead is searched over k = 1..12, the ledger's lookahead slider

@@ -218,6 +218,42 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
     peak = max(peak * 1.05, floor + 1e-9)
     to_x = lambda n: left + (n - 1) / (MAX_BUDGET - 1) * plot_w  # noqa: E731
     to_y = lambda v: top + plot_h - (v - floor) / (peak - floor) * plot_h  # noqa: E731
+    body = _chart_axes(to_x, to_y, (left, plot_w, width), (top, plot_h, height), (floor, peak), y_label)
+    one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
+    if one_x:
+        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
+    taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
+    ridge_box = None  # the ridge's label, which the budget line breaks around if it must cross it
+    if ridge is not None and ridge <= MAX_BUDGET:
+        markup, ridge_box = _ridge_mark(ridge, to_x(ridge), to_x(selected), width, top, plot_h)
+        body.append(markup)
+        taken += [column_box(to_x(ridge), top, top + plot_h), ridge_box]
+    ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
+    for (kind, name, values), end_y in zip(series, ends):
+        points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
+        body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
+        body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
+        taken += line_boxes(points)
+    sx = to_x(selected)
+    # broken around the ridge's label where no side of the ridge was clear of it
+    body.append(vertical_line(sx, top, top + plot_h, 'class="tr-budget"', ridge_box, reach=3))
+    if one_x:
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])  # the best budget's triangle (one_x implies it)
+        body.append(_break_even_label(left, left + plot_w, to_y(1), taken + [
+            column_box(sx, top, top + plot_h), (0, 0, width, top), (mx - 6, my - 15, mx + 6, my - 5)]))
+    for kind, _, values in series:
+        body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
+    if marker is not None:
+        mx, my = to_x(marker), to_y(series[0][2][marker - 1])
+        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
+    return svg(width, height, label, body, f"tr-fig {css_class}")
+
+
+def _chart_axes(to_x, to_y, across: tuple, down: tuple, values: tuple, y_label: str) -> list:
+    """A budget chart's axes: the budget ticks (fewer on a phone) and title, the value ticks (round values) and the
+    value axis' title. ``across`` is (left, plot width, width), ``down`` (top, plot height, height), ``values`` the
+    value axis' (floor, peak)."""
+    (left, plot_w, width), (top, plot_h, height), (floor, peak) = across, down, values
     body = [f'<line class="fig-axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>',
             f'<line class="fig-axisline" x1="{left}" x2="{left}" y1="{top}" y2="{top + plot_h}"/>']
     for tick in ((1, 64, 128) if width < 480 else (1, 32, 64, 96, 128)):
@@ -229,49 +265,30 @@ def _line_chart(series, selected: int, y_label: str, width: int, label: str, css
         body.append(f'<text class="fig-tick" x="{left - 4}" y="{to_y(value) + 4:.1f}" text-anchor="end">'
                     f'{tick_label(value, ticks)}</text>')
     body.append(f'<text class="fig-axis" x="4" y="{top - 18}">{escape(y_label)}</text>')
-    one_x = marker is not None and floor <= 1 <= peak  # the 1x line; its label is placed once the curves are drawn
-    if one_x:
-        body.append(f'<line class="tr-breakeven" x1="{left}" x2="{left + plot_w}" y1="{to_y(1):.1f}" y2="{to_y(1):.1f}"/>')
-    taken = []  # what the 1x label must not sit on: the ridge and its label, the curves, the budget line
-    ridge_box = None  # the ridge's label, which the budget line breaks around if it must cross it
-    if ridge is not None and ridge <= MAX_BUDGET:
-        # the label sits low in the plot, beside the line (the curves run high there; the best
-        # budget's triangle is often just left of the ridge, at the top)
-        rx, budget_x = to_x(ridge), to_x(selected)
-        # beside the ridge, right if it fits, else left, where the reader's budget line does not
-        # cross it (the shorter wording before giving that up)
-        options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
-                   for option in ([(text, rx + 4, "start")] if rx + 4 + text_width(text) <= width - 4 else [])
-                   + [(text, rx - 4, "end")]]
-        boxes = [label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
-        clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
-        choice = clear[0] if clear else 0
-        (text, tx, anchor), ridge_box = options[choice], boxes[choice]
-        body.append(f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
-                    f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>')
-        taken += [column_box(rx, top, top + plot_h), ridge_box]
-    ends = _apart([to_y(values[-1]) + 4 for _, _, values in series])
-    for (kind, name, values), end_y in zip(series, ends):
-        points = [(to_x(n), to_y(v)) for n, v in enumerate(values, start=1)]
-        body.append(f'<path class="{kind} tr-line" d="{line_path(points)}" fill="none"/>')
-        body.append(f'<text class="fig-tick" x="{left + plot_w + 4}" y="{end_y:.1f}">{escape(name)}</text>')
-        taken += line_boxes(points)
-    sx = to_x(selected)
-    # broken around the ridge's label where no side of the ridge was clear of it
-    body.append(vertical_line(sx, top, top + plot_h, 'class="tr-budget"', ridge_box, reach=3))
-    if one_x:
-        taken.append(column_box(sx, top, top + plot_h))
-        taken.append((0, 0, width, top))  # above the plot: its title's row
-        mx, my = to_x(marker), to_y(series[0][2][marker - 1])  # the best budget's triangle (one_x implies it)
-        taken.append((mx - 6, my - 15, mx + 6, my - 5))
-        x, y, words, anchor = one_x_label(left, left + plot_w, to_y(1), ("1x: break-even",), taken)
-        body.append(f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>')
-    for kind, _, values in series:
-        body.append(f'<circle class="{kind} tr-dot" cx="{sx:.1f}" cy="{to_y(values[selected - 1]):.1f}" r="4"/>')
-    if marker is not None:
-        mx, my = to_x(marker), to_y(series[0][2][marker - 1])
-        body.append(f'<path class="tr-best" d="M{mx:.1f} {my - 6:.1f}l-5 -8h10z"><title>best budget {marker}</title></path>')
-    return svg(width, height, label, body, f"tr-fig {css_class}")
+    return body
+
+
+def _break_even_label(x0: float, x1: float, y1: float, taken: list) -> str:
+    """The 1x line's label, placed clear of what is ``taken`` (the ridge and its label, the curves, the budget
+    line, the plot's title row above it and the best budget's triangle)."""
+    x, y, words, anchor = one_x_label(x0, x1, y1, ("1x: break-even",), taken)
+    return f'<text class="fig-small fig-clear" x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}">{escape(words)}</text>'
+
+
+def _ridge_mark(ridge: int, rx: float, budget_x: float, width: int, top: float, plot_h: float) -> tuple:
+    """(markup, its label's box) of the roofline's ridge: a line and its label, low in the plot beside the line
+    (the curves run high there; the best budget's triangle is often just left of the ridge, at the top), right if
+    it fits, else left, where the reader's budget line does not cross it (the shorter wording before giving that
+    up)."""
+    options = [option for text in (f"ridge: {ridge} nodes", f"ridge: {ridge}")
+               for option in ([(text, rx + 4, "start")] if rx + 4 + text_width(text) <= width - 4 else [])
+               + [(text, rx - 4, "end")]]
+    boxes = [label_box((x, top + plot_h - 6, text, anchor), MIN_TEXT) for text, x, anchor in options]
+    clear = [i for i, box in enumerate(boxes) if not box[0] - 3 <= budget_x <= box[2] + 3]
+    choice = clear[0] if clear else 0
+    (text, tx, anchor), ridge_box = options[choice], boxes[choice]
+    return (f'<line class="tr-ridge" x1="{rx:.1f}" x2="{rx:.1f}" y1="{top}" y2="{top + plot_h}"/>'
+            f'<text class="fig-small" x="{tx:.1f}" y="{top + plot_h - 6}" text-anchor="{anchor}">{text}</text>'), ridge_box
 
 
 SERIES_CLASSES = ("k-tree", "fig-baseline tr-chain")
@@ -394,10 +411,66 @@ def view(raw=None) -> dict:
     curves = _curves(params["top1"], params["decay"], candidates, depth, params["verifyTax"], mode)
     tree = slider_tree(params["top1"], params["decay"], candidates, budget, depth, capacity=MAX_BUDGET)
     cost = _cost(tree.value, tree.nodes, tree.depth, params["verifyTax"], mode)
-    chain_length = curves["chain"][budget - 1]
-    best = curves["bestBudget"]
     rows = _exactness()
     chosen = rows[candidates - 1]
+    token, curve, curve_label, measured_k, method = _measured_curve(raw, notes)
+    level_rates = depth_rates(curve, params["top1"], measured_k, method=method)
+    profile = (depth_profile_of(tree.parents, level_rates, params["decay"], candidates) if curve is None
+               else profile_on_curve(tree.parents, level_rates, params["decay"], candidates, budget, depth))
+    readouts = _readouts(tree, cost, curves, budget, chosen)
+    summary = _summary(params, tree, cost, curves, readouts, chosen)
+    if curve is not None:
+        summary += _curve_summary(profile, curve_label, budget, depth, measured_k)
+    best = curves["bestBudget"]
+    live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
+    query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
+    return {
+        "params": params,
+        "shown": {**{name: to_js_string(params[name]) for name in (slider.name for slider in SLIDERS)},
+                  COST_KEY: mode, CURVE_KEY: token},
+        "curveMode": curve is not None,
+        "depthProfile": profile,
+        "notes": notes,
+        "query": query,
+        "lead": _lead(readouts, budget, depth, best, curve is not None),
+        "summary": summary,
+        "live": live,
+        "width": width,
+        "readouts": readouts,
+        "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
+        "figures": _figures(tree, curves, rows, profile, (budget, candidates, curve is not None), width),
+    }
+
+
+def _figures(tree, curves: dict, rows: list, profile: dict, setting: tuple, width: int) -> dict:
+    """The figures and tables: the tree, its length and speedup against the budget, the exactness panel, and the
+    depth profile's table; ``setting`` is (budget, candidates, whether on a measured curve)."""
+    budget, candidates, on_curve = setting
+    return {
+        "tree": tree_svg(tree.parents, curves["probs"], width),
+        "length": length_svg(curves, budget, width),
+        "speedup": speedup_svg(curves, budget, width),
+        "exactness": exactness_svg(rows, candidates, width),
+        "table": budget_table_html(curves, budget),
+        "exactTable": exactness_table_html(rows, candidates),
+        "depthTable": depth_table_html(profile, on_curve),
+    }
+
+
+def _lead(readouts: dict, budget: int, depth: int, best: int, on_curve: bool) -> str:
+    """The lead: the best tree's length and speedup against the chain's, and the best budget. On a curve the tree,
+    its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the curve's): the lead says
+    whose they are."""
+    return (("On the top-1 slider's ranks, the" if on_curve else "The")
+            + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
+            f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
+            f"(the chain {readouts['chainSpeedup']}x); the best "
+            f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
+
+
+def _measured_curve(raw, notes: list) -> tuple:
+    """(token, curve, its label, the positions measured, its token method) of the measured curve asked for under
+    ``treCurve`` (a bad token adds a note); an empty token and None without one."""
     found = requested_curve(raw, CURVE_KEY, notes, fallback="the top-1 slider")
     token, curve, curve_label = (found[0], found[1][0], found[1][1]) if found else ("", None, None)
     measured_k = method = None
@@ -405,15 +478,25 @@ def view(raw=None) -> dict:
         from ..acceptance import token_measured_at, token_method
 
         measured_k, method = token_measured_at(token) or len(curve), token_method(token)
-    level_rates = depth_rates(curve, params["top1"], measured_k, method=method)
-    profile = (depth_profile_of(tree.parents, level_rates, params["decay"], candidates) if curve is None
-               else profile_on_curve(tree.parents, level_rates, params["decay"], candidates, budget, depth))
-    readouts = {
-        "expectedLength": _f(tree.value), "chainLength": _f(chain_length), "nodes": str(tree.nodes),
+    return token, curve, curve_label, measured_k, method
+
+
+def _readouts(tree, cost, curves: dict, budget: int, chosen: dict) -> dict:
+    """The readouts: the tree's expected length, nodes, depth and speedup beside the chain's, the best budget, and
+    the exactness panel's TVs at the chosen number of candidates."""
+    best = curves["bestBudget"]
+    return {
+        "expectedLength": _f(tree.value), "chainLength": _f(curves["chain"][budget - 1]), "nodes": str(tree.nodes),
         "depth": str(tree.depth), "speedup": _f(cost.speedup), "chainSpeedup": _f(curves["chainSpeedup"][budget - 1]),
         "bestBudget": str(best), "bestSpeedup": _f(curves["treeSpeedup"][best - 1]),
         "exactTv": tv_text(chosen["exact"]), "bugTv": tv_text(chosen["bug"]), "typicalTv": tv_text(chosen["typical"]),
     }
+
+
+def _summary(params: dict, tree, cost, curves: dict, readouts: dict, chosen: dict) -> str:
+    """The summary on the top-1 slider's ranks: the tree against the chain, how the verify pass is priced (the
+    ledger's tax, or the roofline and where its step turns compute-bound), the speedups, and the exactness."""
+    budget, depth, candidates, mode = params["budget"], params["maxDepth"], params["drafts"], params[COST_KEY]
     ranks = ", ".join(_f(p * 100, 1) + "%" for p in curves["probs"])
     if mode == COST_DEFAULT:
         price = (f"After the verify tax of {params['verifyTax']}% per extra node (the rest of the cycle at Part one's "
@@ -428,61 +511,32 @@ def view(raw=None) -> dict:
         roofline = (f" Its verify pass takes {_f(cost.verifyMs, 1)} ms, a plain step "
                     f"{_f(_cost(1, 1, 1, 0, mode).verifyMs, 1)} ms: the step "
                     f"{where}.")
-    summary = (
+    return (
         f"With ranks accepted {ranks}, the best tree of at most {budget} nodes and {depth} levels uses "
         f"{tree.nodes} nodes over {tree.depth} levels and commits {readouts['expectedLength']} tokens per verify "
         f"pass; a chain under the same limits ({min(budget, depth)} nodes, one per level) commits "
         f"{readouts['chainLength']}. {price} "
         f"it runs at {readouts['speedup']}x (chain {readouts['chainSpeedup']}x); "
-        f"the best budget here is {best} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
+        f"the best budget here is {curves['bestBudget']} nodes ({readouts['bestSpeedup']}x).{roofline} With {candidates} tree candidate{'' if candidates == 1 else 's'}, "
         f"multi-draft verification is exact (TV {_f(chosen['exact'], 3)}), the no-update bug is off by TV "
         f"{readouts['bugTv']} and typical acceptance by {readouts['typicalTv']}.")
-    if curve is not None:
-        levels = len(profile["rows"])
-        falling = (f", where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
-                   f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels})"
-                   if levels else "")  # a tree of its root alone has no level below it
-        summary += (f" On the measured curve ({curve_label}){falling}, "
-                    f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
-                    f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's ranks choose, one rate at every level. "
-                    f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
-                    f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
-                    f"over {profile['aware']['depth']} levels, root included)."
-                    + (f" {levels_resting(measured_k + 1, levels).capitalize()} on the acceptance model's extrapolation past the "
-                       f"{measured_k} measured positions." if levels > measured_k else ""))
-    # on a curve the tree, its value and its speedup stay the top-1 slider's i.i.d. ranks' (the summary gives the
-    # curve's): the lead says whose they are
-    lead = (("On the top-1 slider's ranks, the" if curve is not None else "The")
-            + f" best tree within {budget} nodes commits {readouts['expectedLength']} tokens per verify pass (a chain "
-            f"of {min(budget, depth)} nodes, one per level, {readouts['chainLength']}) and runs {readouts['speedup']}x "
-            f"(the chain {readouts['chainSpeedup']}x); the best "
-            f"budget here is {best} nodes ({readouts['bestSpeedup']}x).")
-    live = f"{readouts['speedup']}x at {budget} nodes; best budget {best}"
-    query = format_query(params, SLIDERS) + (f"&{COST_URL_KEY}={mode}" if mode != COST_DEFAULT else "")
-    return {
-        "params": params,
-        "shown": {**{name: to_js_string(params[name]) for name in (slider.name for slider in SLIDERS)},
-                  COST_KEY: mode, CURVE_KEY: token},
-        "curveMode": curve is not None,
-        "depthProfile": profile,
-        "notes": notes,
-        "query": query,
-        "lead": lead,
-        "summary": summary,
-        "live": live,
-        "width": width,
-        "readouts": readouts,
-        "tree": {"parents": tree.parents, "value": tree.value, "nodes": tree.nodes, "depth": tree.depth},
-        "figures": {
-            "tree": tree_svg(tree.parents, curves["probs"], width),
-            "length": length_svg(curves, budget, width),
-            "speedup": speedup_svg(curves, budget, width),
-            "exactness": exactness_svg(rows, candidates, width),
-            "table": budget_table_html(curves, budget),
-            "exactTable": exactness_table_html(rows, candidates),
-            "depthTable": depth_table_html(profile, curve is not None),
-        },
-    }
+
+
+def _curve_summary(profile: dict, curve_label: str, budget: int, depth: int, measured_k: int) -> str:
+    """The summary's sentences on a measured curve: its rates level by level, what this tree and a chain commit on
+    it, the best tree chosen on its levels, and which levels rest on the acceptance model's extrapolation."""
+    levels = len(profile["rows"])
+    falling = (f", where the top-1 candidate's per-token acceptance \u03b1 falls level by level "
+               f"({', '.join(_f(100 * row['top1'], 1) + '%' for row in profile['rows'])} at levels 1 to {levels})"
+               if levels else "")  # a tree of its root alone has no level below it
+    return (f" On the measured curve ({curve_label}){falling}, "
+            f"this tree commits {_f(profile['value'])} tokens per verify pass and a chain of {levels + 1} "
+            f"node{'s' if levels else ''} {_f(profile['chain'])}; that tree is the one the top-1 slider's ranks choose, one rate at every level. "
+            f"Chosen on the curve's levels instead, the best tree within {budget} nodes and {depth} levels "
+            f"commits {_f(profile['aware']['value'])} tokens per verify pass ({profile['aware']['nodes']} nodes "
+            f"over {profile['aware']['depth']} levels, root included)."
+            + (f" {levels_resting(measured_k + 1, levels).capitalize()} on the acceptance model's extrapolation past the "
+               f"{measured_k} measured positions." if levels > measured_k else ""))
 
 
 def differs(view: dict) -> str:
