@@ -705,13 +705,14 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
     """What a cycle's draft costs beyond its ``k`` one-token steps (``n`` verified tokens; a chain when ``n <= k + 1``): the extend pass where the engine runs one,
     or, where the first step runs over the ``n`` verified tokens (:func:`_first_step`), what that step costs
     beyond a one-token step; else 0. Plus, under the calibrated model, the host ops an engine leaves between
-    its chained draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``n - 2`` gaps for a chain) and,
+    its ``s`` draft steps (:func:`lab.serving_calibration.inter_step_ms`, ``s - 1`` gaps) and,
     with an EAGLE-3 head, the eager ops it runs outside the draft's graph (:func:`lab.serving_calibration.
-    eagle3_eager_ms`, ``n - 1`` steps), and with an EAGLE-1 or EAGLE-3 head what its proposal costs beyond its priced
+    eagle3_eager_ms`, ``s`` steps), and with an EAGLE-1 or EAGLE-3 head what its proposal costs beyond its priced
     ops, fitted on the engine's measured proposal (:func:`lab.serving_specdecode.proposal_ms`: vLLM V1 0.10 runs either
     head's drafts outside CUDA graphs); less, with an EAGLE-3 head, its fc in the one-token steps that run without
-    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``n - 2`` after the first, on SGLang its ``n - 2`` (its extend pass
-    runs the fc). SGLang runs ``k - 1`` one-token steps, its extend pass giving the first draft token
+    it (:func:`_eagle3_fc_ms`): on vLLM V1 the ``s - 1`` after the first, on SGLang its one-token steps (its extend
+    pass runs the fc). ``s = min(k, n - 1)``: a chain verifies ``n = k + 1`` tokens after ``k`` draft steps; a tree
+    verifies more tokens with no more steps. SGLang runs ``k - 1`` one-token steps, its extend pass giving the first draft token
     (``firstDraftFromExtend``): the step it does not run comes off its extend pass's share; under the calibrated
     model its V1 worker's eager ops a cycle join it (:func:`lab.serving_calibration.cycle_eager_ms`, ``k`` steps)."""
     if _runs_extend(settings, draft):
@@ -725,13 +726,15 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
         return _time(draft, batch, extended, context) + _eager_extend_ms(settings, n, k) - fc - replaced + ops
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
-    if draft is not None and settings.stepModel == MEASURED:  # host ops between the k chained steps (n = k + 1)
-        extra += inter_step_ms(ENGINES[settings.engine], n - 2)
+    # counted in draft steps, not verified tokens: a chain of n = k + 1 tokens has k steps, a tree of n > k + 1 no more
+    steps = min(k, n - 1)
+    if draft is not None and settings.stepModel == MEASURED:  # host ops between the draft steps
+        extra += inter_step_ms(ENGINES[settings.engine], steps - 1)
         if settings.draft == EAGLE3:
-            extra += eagle3_eager_ms(ENGINES[settings.engine], n - 1)
-        extra += proposal_ms(ENGINES[settings.engine], settings.draft, n - 1)
+            extra += eagle3_eager_ms(ENGINES[settings.engine], steps)
+        extra += proposal_ms(ENGINES[settings.engine], settings.draft, steps)
     if first is not None and settings.draft == EAGLE3:
-        extra -= (n - 2) * _eagle3_fc_ms(settings, draft, batch, context)
+        extra -= (steps - 1) * _eagle3_fc_ms(settings, draft, batch, context)
     return extra
 
 
@@ -758,8 +761,20 @@ def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:
 
 
 def _eagle3_fc_free(settings: ServingSettings, draft):
-    """The EAGLE-3 draft step without its fc: its layers' weights and multiply-adds less the share ``s``."""
-    share = 3 * TARGETS[settings.target].hidden ** 2 / gemm_params(draft_shape(settings))
+    """The EAGLE-3 draft step without its fc: under the per-operator model its layers' weights and
+    multiply-adds less the share ``s``; under the roofline (one sum of bytes and of FLOPs a token) less
+    the fc's own ``3 h^2`` weights and ``2 x 3 h^2`` FLOPs a token.
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel="roofline", target="llama-3-8b", draft=EAGLE3, gpus=1)
+    >>> step = _step(draft_shape(s), s, "draft")
+    >>> (step.flops_per_token - _eagle3_fc_free(s, step).flops_per_token) / 4096 ** 2
+    6.0
+    """
+    fc = 3 * TARGETS[settings.target].hidden ** 2
+    if isinstance(draft, _Step):
+        weight_bytes = fc * PRECISIONS[pass_precision(settings, "draft")].bytes
+        return draft._replace(fixed_bytes=draft.fixed_bytes - weight_bytes, flops_per_token=draft.flops_per_token - 2 * fc)
+    share = fc / gemm_params(draft_shape(settings))
     return draft._replace(gemm_ms=draft.gemm_ms * (1 - share), gemm_flop_ms=draft.gemm_flop_ms * (1 - share))
 
 

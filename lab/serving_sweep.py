@@ -107,7 +107,7 @@ def extend_in_batch(settings, draft, n, context, k):
     where its logits give the first draft token; ``steps``, the ``e - 1`` tokens past the first less that replaced
     step, those an EAGLE-3 head's fc is taken off; ``ops``, the V1 worker's eager ops a cycle,
     :func:`lab.serving_calibration.cycle_eager_ms`), or the first step over the verified tokens,
-    ``t(first, B, n, L) - t_draft + host ops - (n - 2) fc``: the branch, the first step's constants and the host
+    ``t(first, B, n, L) - t_draft + host ops - (s - 1) fc`` over its ``s = min(k, n - 1)`` draft steps: the branch, the first step's constants and the host
     ops (:func:`lab.serving_calibration.inter_step_ms`, :func:`~lab.serving_calibration.eagle3_eager_ms`,
     :func:`lab.serving_specdecode.proposal_ms`) chosen and built once, added in :func:`_extend_time`'s order.
 
@@ -116,6 +116,8 @@ def extend_in_batch(settings, draft, n, context, k):
     >>> draft = serving._step(serving.draft_shape(s), s, "draft")
     >>> one, fc = draft_in_batch(s, draft, 4096)(64)
     >>> extend_in_batch(s, draft, 5, 4096, 4)(64, one, fc) == serving._extend_time(s, draft, 64, 5, 4096, 4)
+    True
+    >>> extend_in_batch(s, draft, 64, 4096, 4)(64, one, fc) == serving._extend_time(s, draft, 64, 64, 4096, 4)  # a tree
     True
     """
     engine, eagle3 = ENGINES[settings.engine], settings.draft == EAGLE3
@@ -134,9 +136,10 @@ def extend_in_batch(settings, draft, n, context, k):
     first = _first_step(settings, draft, n)
     pass_over_verified = None if first is None else step_in_batch(first, n, context)
     host = draft is not None and settings.stepModel == MEASURED
-    gaps = inter_step_ms(engine, n - 2) if host else 0.0
-    eager = eagle3_eager_ms(engine, n - 1) if host and eagle3 else 0.0
-    proposal = proposal_ms(engine, settings.draft, n - 1) if host else 0.0
+    steps = min(k, n - 1)  # draft steps: k for a chain (n = k + 1) and for a tree (n > k + 1)
+    gaps = inter_step_ms(engine, steps - 1) if host else 0.0
+    eager = eagle3_eager_ms(engine, steps) if host and eagle3 else 0.0
+    proposal = proposal_ms(engine, settings.draft, steps) if host else 0.0
 
     def first_step(batch, one, fc):
         extra = 0.0 if first is None else pass_over_verified(batch) - one
@@ -146,7 +149,7 @@ def extend_in_batch(settings, draft, n, context, k):
                 extra += eager
             extra += proposal
         if first is not None and eagle3:
-            extra -= (n - 2) * fc
+            extra -= (steps - 1) * fc
         return extra
     return first_step
 

@@ -148,3 +148,42 @@ def test_the_engine_costs_check_catches_the_proposal_term_kept_to_eagle3(monkeyp
         assert "EAGLE proposal beyond its ops" not in failure.split("read in its code")[0], failure
     finally:
         serving._measured_constants.cache_clear()
+
+
+def test_a_tree_s_draft_extras_are_counted_in_draft_steps_not_verified_tokens():
+    """A tree verifies n > k + 1 tokens after the same k draft steps as the chain: the fc left out of the steps after
+    the first, the host ops between steps and the eager ops are counted in those k steps. Counted in n (62 steps for
+    a 64-token tree at k = 2), the fc taken off made a bigger tree cheaper and, on a mixture of experts, a cycle's
+    time negative (the load chart's log axis then raised)."""
+    for engine in ("vllm-v1", PAYS):
+        for step_model in (serving.MEASURED, serving.OPERATORS):
+            chain = _settings(engine=engine, stepModel=step_model, lookahead=2)
+            draft = _draft(chain)
+            extras = [serving_step._extend_time(chain.with_(treeTokens=n), draft, 1, n, 600, 2) for n in (3, 8, 16, 64)]
+            first = [serving_step._time(serving_step._first_step(chain, draft, n), 1, n, 600) for n in (3, 8, 16, 64)]
+            # beyond the first step's own time over n tokens, the extras do not grow with the tree
+            beyond = [extra - step for extra, step in zip(extras, first)]
+            assert max(beyond) - min(beyond) < 1e-12, (engine, step_model, beyond)
+
+
+@pytest.mark.parametrize("step_model", sorted(serving.STEP_MODELS))
+def test_a_bigger_tree_never_makes_a_cycle_cheaper(step_model):
+    """Trees of 8 to 64 verified tokens, every target, draft and engine, at batch 1 and 32: ms per token never falls
+    as the tree grows (the readout's tokens per call are the chain's, so a tree only adds work), and is positive."""
+    for target in serving.TARGETS:
+        for draft in serving.DRAFT_CHOICES:
+            for engine in serving.ENGINES:
+                for batch in (1, 32):
+                    times = [serving.serving(serving.DEFAULT_SETTINGS.with_(
+                        target=target, draft=draft, engine=engine, stepModel=step_model, gpus=8, batch=batch,
+                        treeTokens=tree)).specMsPerToken for tree in (8, 16, 32, 64)]
+                    assert times[0] > 0 and times == sorted(times), (target, draft, engine, batch, times)
+
+
+def test_every_step_model_prices_an_eagle3_head():
+    """The roofline prices the head without its fc too (it has one sum of bytes and of FLOPs, no GEMM split): the
+    serving widget's whole answer (its sweeps take the fc off each draft step) under every step model."""
+    for step_model in sorted(serving.STEP_MODELS):
+        s = _settings(engine="vllm-v1", stepModel=step_model)
+        answer = serving.answer(serving.model_settings(s))
+        assert answer["result"].speedup > 0 and all(ms > 0 for ms in answer["load"]["spec"] if ms is not None)
