@@ -6,7 +6,7 @@ raising: bad input comes back as ``notes`` and the other settings survive.
 
 from . import figures, instruments
 
-__all__ = ["audit_view", "instrument_audit_view", "audit_slice", "page_context", "handle", "settle"]
+__all__ = ["audit_view", "instrument_audit_view", "audit_slice", "page_context", "handle"]
 
 
 def _audit():
@@ -200,7 +200,6 @@ def handle(message: str) -> str:
     (for example, a file fed in chunks)."""
     import json
 
-    _last["view"] = False
     try:
         request = json.loads(message)
         if not isinstance(request, dict):
@@ -208,36 +207,6 @@ def handle(message: str) -> str:
         view = _respond(request)
         if "error" in view:
             return json.dumps({"error": view["error"]})
-        _last["view"] = request.get("op", "view") == "view" and instruments.is_widget(request.get("kind"))
         return json.dumps({"kind": request.get("kind"), **view})
     except Exception as error:  # reported to the page as a notice, never a dead worker
         return json.dumps({"error": f"{type(error).__name__}: {error}"})
-
-
-_last = {"view": False}  # whether the request handle() answered last was a widget's view that succeeded
-
-
-def settle() -> None:
-    """After a request's answer has gone (the worker calls it once the reply is posted, so it is no
-    part of a step): move every object alive to the collector's permanent generation
-    (:func:`gc.freeze`). The collections Python starts by itself while the next request runs then
-    scan only what that request makes, not the caches and runs kept from the requests before: in
-    Pyodide under Node 9 of 462 planned slider steps carried such a scan, each 0.7 to 15 ms of CPU
-    (docs/PERFORMANCE.md, 5 December 2026). Reference counting still frees a frozen object that
-    nothing holds; what only the collector frees is cyclic garbage, and a widget's view makes none
-    (tests/test_views_settle.py holds it over every widget's slider steps), so after a view nothing
-    is kept that would have been freed, and no object is scanned. After any other request (an
-    audit's checks make cyclic garbage, inner functions that call themselves and what they hold;
-    an operation; a failed view) the collector runs first (:func:`gc.collect`, over what is not
-    frozen).
-
-    >>> import gc
-    >>> settle(); gc.get_freeze_count() > 0
-    True
-    >>> gc.unfreeze()  # (here: give the rest of this process back to the collector)
-    """
-    import gc
-
-    if not _last["view"]:
-        gc.collect()
-    gc.freeze()

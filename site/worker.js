@@ -2,7 +2,6 @@
 // It computes nothing itself; every number and every SVG comes from lab.views in Python.
 
 let handle = null;
-let settle = null;  // lab.views.settle
 let pyodide = null;
 
 // Data files a widget reads that are not part of the first load (the page config's dataAssets:
@@ -148,9 +147,7 @@ async function boot(paths) {
   }
   pyodide.unpackArchive(new Uint8Array(await labZip), "zip");
   labHome = pyodide.FS.cwd();
-  const views = pyodide.pyimport("lab.views");
-  handle = views.handle;
-  settle = views.settle;
+  handle = pyodide.pyimport("lab.views").handle;
   return { bootMs: performance.now() - started, python: pyodide.runPython("import sys; sys.version.split()[0]") };
 }
 
@@ -170,7 +167,6 @@ self.addEventListener("message", async (event) => {
       const reply = await answer(payload);
       const pythonMs = performance.now() - started;  // reported so the page can show where time goes
       self.postMessage({ id, type: "response", payload: reply, pythonMs });
-      settle();  // the heap frozen while the page draws (lab.views.settle), not scanned in the next request
     }
   } catch (error) {
     self.postMessage({ id, type: "error", payload: { message: String(error && error.message || error) } });
