@@ -726,8 +726,7 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
         return _time(draft, batch, extended, context) + _eager_extend_ms(settings, n, k) - fc - replaced + ops
     first = _first_step(settings, draft, n)
     extra = 0.0 if first is None else _time(first, batch, n, context) - _time(draft, batch, 1, context)
-    # counted in draft steps, not verified tokens: a chain of n = k + 1 tokens has k steps, a tree of n > k + 1 no more
-    steps = min(k, n - 1)
+    steps = _draft_steps(n, k)
     if draft is not None and settings.stepModel == MEASURED:  # host ops between the draft steps
         extra += inter_step_ms(ENGINES[settings.engine], steps - 1)
         if settings.draft == EAGLE3:
@@ -736,6 +735,17 @@ def _extend_time(settings: ServingSettings, draft, batch, n, context, k: int) ->
     if first is not None and settings.draft == EAGLE3:
         extra -= (steps - 1) * _eagle3_fc_ms(settings, draft, batch, context)
     return extra
+
+
+def _draft_steps(n: int, k: int) -> int:
+    """A cycle's draft steps, ``min(k, n - 1)``: the ``k`` of a chain (``n = k + 1`` verified tokens) and of a tree
+    (``n > k + 1``: more tokens, no more steps), ``n - 1`` for a tree verified at a k past its depth. What the host ops
+    between steps, the eager ops and EAGLE-3's fc are counted in, not the verified tokens.
+
+    >>> _draft_steps(5, 4), _draft_steps(64, 4), _draft_steps(3, 6)
+    (4, 4, 2)
+    """
+    return min(k, n - 1)
 
 
 def _eagle3_fc_ms(settings: ServingSettings, draft, batch, context) -> float:

@@ -18,7 +18,7 @@ Standard library only.
 
 from .serving_calibration import ENGINES, cycle_eager_ms, inter_step_ms, eagle3_eager_ms
 from .serving_specdecode import proposal_ms
-from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _eager_extend_ms, _eagle3_fc_free, _emitted_output_ms,
+from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _draft_steps, _eager_extend_ms, _eagle3_fc_free, _emitted_output_ms,
                            _first_step, _runs_extend, _time, ngram_cycle_ms)
 from .serving_sglang import extend_tokens
 
@@ -136,7 +136,7 @@ def extend_in_batch(settings, draft, n, context, k):
     first = _first_step(settings, draft, n)
     pass_over_verified = None if first is None else step_in_batch(first, n, context)
     host = draft is not None and settings.stepModel == MEASURED
-    steps = min(k, n - 1)  # draft steps: k for a chain (n = k + 1) and for a tree (n > k + 1)
+    steps = _draft_steps(n, k)
     gaps = inter_step_ms(engine, steps - 1) if host else 0.0
     eager = eagle3_eager_ms(engine, steps) if host and eagle3 else 0.0
     proposal = proposal_ms(engine, settings.draft, steps) if host else 0.0
