@@ -102,12 +102,17 @@ def _clean_up(server, tmp: Path) -> None:
 
 
 @contextlib.contextmanager
-def _served_pages(builders: dict):
-    """Build each page (``builders``: name -> a function building a site into the directory it is given),
-    serve each on its own port, and open a browser: yields ``(browser, {name: base URL})``; on leaving, the
-    browser closes, every server stops and the temporary directory goes, whatever raised."""
+def _served_pages(beside: Path | None = None):
+    """Build this checkout's page (``here``) and, with ``beside``, the other checkout's by its own code
+    (:func:`_build_beside`), serve each on its own port, and open a browser: yields ``(browser, {name: base
+    URL})``; on leaving, the browser closes, every server stops and the temporary directory goes, whatever raised."""
     from playwright.sync_api import sync_playwright
 
+    from sitebuild.pipeline import build_site
+
+    builders = {"here": lambda out: build_site(out, ROOT)}
+    if beside is not None:
+        builders["beside"] = lambda out: _build_beside(beside, out)
     tmp = Path(tempfile.mkdtemp(prefix="proofroom-bench-"))
     servers, pages = [], {}
     try:
@@ -746,12 +751,7 @@ def measure_sliders_only(steps: int, beside: Path | None = None) -> dict:
     say the main branch's) both pages are built and measured widget by widget, alternating which goes
     first, each widget's steps from one generator seeded by its name, so both get the same plan and the
     same machine load: ``beside`` holds the other page's figures."""
-    from sitebuild.pipeline import build_site
-
-    builders = {"here": lambda out: build_site(out, ROOT)}
-    if beside is not None:
-        builders["beside"] = lambda out: _build_beside(beside, out)
-    with _served_pages(builders) as (browser, pages):
+    with _served_pages(beside) as (browser, pages):
         context = browser.new_context()
         opened = {}
         for name, url in pages.items():
@@ -822,12 +822,7 @@ def measure_cold_only(runs: int, beside: Path | None = None) -> dict:
     count as the full run's), ``runs`` times. With ``BENCH_BESIDE`` (another checkout of this
     repository, say the main branch's) both sites are built (each by its own code) and visited in
     the same run, alternating which goes first: ``beside`` holds the other site's figures."""
-    from sitebuild.pipeline import build_site
-
-    builders = {"here": lambda out: build_site(out, ROOT)}
-    if beside is not None:
-        builders["beside"] = lambda out: _build_beside(beside, out)
-    with _served_pages(builders) as (browser, pages):
+    with _served_pages(beside) as (browser, pages):
         visits = {name: [] for name in pages}
         for i in range(runs):
             order = list(pages) if i % 2 == 0 else list(pages)[::-1]
