@@ -422,3 +422,23 @@ def test_ledger_and_policy_clis_take_the_curve_their_widgets_receive(capsys):
     assert document["bestStaticK"] <= document["plateauStart"] + 1
     status, _, err = _cli(capsys, "policy", "--draft-cost", "12")
     assert status == 2 and "--acceptance is required" in err and "--lengths" in err
+
+
+def test_an_engine_s_name_for_a_method_is_read_as_its_family(capsys):
+    """--method takes the names engines give a method (vLLM's "eagle3", "deepseek_mtp", SGLang's "NEXTN", the trace
+    reader's table, lab.traces.method) as their family, on every command that takes a curve, with the same answer as the family's own name; an unknown name is one
+    line naming the families."""
+    for name, method_family in (("EAGLE3", "eagle"), ("deepseek_mtp", "mtp"), ("qwen3_next_mtp", "mtp"), ("NEXTN", "mtp"),
+                         ("ngram_gpu", "ngram"), ("suffix", "suffix"), ("DraftTarget", "draft")):
+        answers = []
+        for method in (name, method_family):
+            status, out, _ = _cli(capsys, "acceptance", "--lengths", "1:1.8", "--method", method, "--lookahead", "6",
+                                  "--json")
+            assert status == 0
+            answers.append(json.loads(out))
+        assert answers[0] == answers[1] and answers[0]["method"] == method_family
+    status, out, err = _cli(capsys, "deployment", "--mean-acceptance-length", "1.8", "--measured-at", "1", "--target",
+                            "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm", "--batch", "1", "--lookahead",
+                            "4", "--method", "medusa")
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "medusa" in err and "draft, eagle, mtp, ngram, suffix" in err

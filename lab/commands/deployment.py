@@ -39,7 +39,8 @@ VALUE_FLAGS = {**RANGES, **CONFIG_FLAGS, "--alpha": "a percentage from 0 to 100"
 CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 to 1)",
                "--vllm-per-position": "vLLM's or llama.cpp's printed per-position rates A1,A2,... (unconditional)",
                "--lengths": "mean acceptance lengths K:L[,K:L...] (1 <= L <= K + 1)",
-               "--method": "one of draft, eagle, mtp, ngram, suffix"}
+               "--method": "one of draft, eagle, mtp, ngram, suffix (or an engine's name for one: eagle3, "
+                           "deepseek_mtp, nextn, ngram_gpu, draft_model, ...)"}
 VALUE_FLAGS.update({**CURVE_FLAGS, "--trace": "a trace file (any format `python -m lab trace` reads), or - for stdin"})
 
 
@@ -65,6 +66,22 @@ def curve_flags_given(args) -> list[str]:
     return [flag for flag, dest in CURVE_SOURCES if getattr(args, dest, None) is not None]
 
 
+def method_family(name: str) -> str:
+    """``--method``'s family: one of lab.acceptance.FAMILIES, or the name an engine gives the drafter (vLLM's
+    ``eagle3``, ``deepseek_mtp``, SGLang's ``NEXTN``, TensorRT-LLM's ``DraftTarget``: lab.traces.method, the table the
+    trace reader uses), any case; anything else is a UsageError of one line."""
+    from .. import acceptance
+    from ..cli import UsageError
+    from ..traces.method import family_of_method
+
+    key = str(name).strip().lower()
+    family = key if key in acceptance.FAMILIES else family_of_method(key)
+    if family is None:
+        raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)} (or an engine's name for one: "
+                         f"eagle3, deepseek_mtp, nextn, ngram_gpu, draft_model, ...), got {str(name)[:40]!r}")
+    return family
+
+
 def curve_from_args(args, required: bool, default_method: str | None = None):
     """The curve the flags give (lab.acceptance.Curve), or None when none is given and not required;
     a bad value is a UsageError of one line. Without --method the prior is ``default_method``'s family
@@ -76,8 +93,8 @@ def curve_from_args(args, required: bool, default_method: str | None = None):
     given = curve_flags_given(args)
     if len(given) > 1 or (required and not given):  # the flags this command takes (only `acceptance` takes --trace)
         raise UsageError(f"give exactly one of {', '.join(flag for flag, dest in CURVE_SOURCES if hasattr(args, dest))}")
-    if args.method is not None and args.method not in acceptance.FAMILIES:
-        raise UsageError(f"--method must be one of {', '.join(acceptance.FAMILIES)}, got {args.method!r}")
+    if args.method is not None:  # an engine's name for the method read as its family, once, for every later use
+        args.method = method_family(args.method)
     if not given:
         return None
     method = args.method or default_method
