@@ -345,6 +345,45 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "dense; the target of the validation rows of vllm-project/speculators' Qwen3.8-27B sweep",
                 linear_layers=48, linear_k_heads=16, linear_v_heads=48, linear_head_dim=128, linear_conv=4,
                 q_gate=True, mtp=1),
+    # The targets SpecDecode-Bench (arXiv 2601.11580; its vLLM fork's scripts/common.py and scripts/profile-*.sh,
+    # SpecDecode-Bench/vllm, read 2026-12-05) runs beside the Llama shapes above: Qwen3-8B and Qwen3-32B (EAGLE-3 heads
+    # AngelSlim/Qwen3-8B_eagle3 and AngelSlim/Qwen3-32B_eagle3; Qwen3-0.6B as a draft model) and GLM-4.5-Air (its MTP
+    # layer, vLLM's deepseek_mtp method). Qwen3's per-head q_norm and k_norm (2 x 128 weights a layer) are left out
+    # of the count (9,216 parameters in Qwen3-8B, 16,384 in Qwen3-32B): the model prices no norm's bytes.
+    Transformer("qwen3-8b", "Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, False, False,
+                "a copy of Qwen3-8B's config.json (QWEN3_8B_CONFIG_JSON in kohya-ss/musubi-tuner "
+                "src/musubi_tuner/zimage/zimage_utils.py, commit 2a1eac8): \"num_hidden_layers\": 36, \"hidden_size\": "
+                "4096, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"head_dim\": 128, "
+                "\"intermediate_size\": 12288, \"vocab_size\": 151936, \"tie_word_embeddings\": false, "
+                "\"attention_bias\": false (q/k norm, no q/k/v bias); dense, no MTP layer (its EAGLE-3 head, "
+                "AngelSlim/Qwen3-8B_eagle3, is the eagle3-head preset); 8.2B parameters, 6.95B without embeddings "
+                "(model card, as quoted in a discussion thread)"),
+    Transformer("qwen3-32b", "Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, False, False,
+                "copies of Qwen3-32B's config.json read through the code index (a verification test's pinned "
+                "checkpoint 'architecture' for /models/qwen3-32b, a kernel benchmark's QWEN3_32B_DEFAULTS, a "
+                "tensor-parallel tutorial's quoted config.json): \"num_hidden_layers\": 64, \"hidden_size\": 5120, "
+                "\"num_attention_heads\": 64, \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": "
+                "25600, \"vocab_size\": 151936; untied (AngelSlim's Qwen3-32B EAGLE-3 training config, Tencent/AngelSlim "
+                "angelslim/compressor/speculative/train/configs/qwen3-32b-eagle3.json, copies the target's "
+                "\"tie_word_embeddings\": false; the untied count, 32.76B, is the card's 32.8B, a tied one 31.98B); "
+                "dense, no MTP layer; 32.8B parameters (model card, as copied in daniel-p-green/alain-ai-learning-platform "
+                "out/research-qwen-qwen3-32b/TECH_SPECS.md)"),
+    Transformer("glm-4.5-air", "GLM-4.5-Air (MoE)", 46, 4096, 96, 8, 128, 10944, 151552, False, True,
+                "GLM-4.5-Air's shape (glm4_moe) from the 100B configuration in huggingface/transformers "
+                "src/transformers/models/glm4_moe/convert_glm4_moe_weights_to_hf.py (CONFIG_100B, commit 08bd427): "
+                "\"num_hidden_layers\": 46, \"hidden_size\": 4096, \"num_attention_heads\": 96, "
+                "\"num_key_value_heads\": 8, \"head_dim\": 128, \"first_k_dense_replace\": 1 with "
+                "\"intermediate_size\": 10944, \"n_routed_experts\": 128, \"num_experts_per_tok\": 8, "
+                "\"n_shared_experts\": 1, \"moe_intermediate_size\": 1408, \"vocab_size\": 151552, "
+                "\"tie_word_embeddings\": False, \"attention_bias\": True; the same values in a MoE validator's "
+                "GLM45_AIR_CONFIG for zai-org/GLM-4.5-Air. That copy carries no num_nextn_predict_layers: one MTP "
+                "layer from a training test's GLM-4.5-Air checkpoint config (\"model_type\": \"glm4_moe\", "
+                "\"num_nextn_predict_layers\": 1, \"num_hidden_layers\": 46), MindSpeed-LLM's GLM-4.5-Air "
+                "conversion (--mtp-num-layers 1) and SpecDecode-Bench's profile-glm4.5-air.sh (method deepseek_mtp); "
+                "106B parameters, 12B active (model card, as quoted in transformers' docs/source/en/model_doc/"
+                "glm4_moe.md)",
+                experts=128, active_experts=8, expert_intermediate=1408, shared_intermediate=1408, dense_layers=1,
+                mtp=1),
 )}
 
 NGRAM = "ngram"
@@ -362,6 +401,14 @@ DRAFTS = {t.name: _with_count(t) for t in (
                 "a copy of Qwen/Qwen2.5-0.5B's config.json: 24 layers, hidden 896, 14 heads, 2 KV heads, "
                 "intermediate 4864, vocab 151936, tied, q/k/v bias (0.49B, model card). vLLM's blog drafted "
                 "with Qwama-0.5B, a Qwen-0.5B given Llama-3's vocabulary: the same class"),
+    Transformer("qwen3-0.6b", "Qwen3-0.6B", 28, 1024, 16, 8, 128, 3072, 151936, True, False,
+                "a copy of Qwen/Qwen3-0.6B's config.json (quoted whole, with its link to the checkpoint's "
+                "config.json, in a runtime's constants read through the code index; and torchtune-style builders "
+                "of the same shape): \"num_hidden_layers\": 28, \"hidden_size\": 1024, \"num_attention_heads\": 16, "
+                "\"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 3072, \"vocab_size\": "
+                "151936, \"tie_word_embeddings\": true, \"attention_bias\": false (q/k norm, left out of the count: "
+                "7,168 weights); 0.6B parameters (model card; a port's count, 596,049,920 with the norms); the draft "
+                "model SpecDecode-Bench runs for Qwen3-8B (scripts/profile-qwen3-8b-draft-model.sh)"),
 )}
 # The draft presets: the two draft models, the "EAGLE or MTP head" (an EAGLE-1 head, or the target's own MTP module
 # where its checkpoint ships one), the EAGLE-3 head (what most readers run in 2026) and n-gram lookup.
