@@ -10,6 +10,7 @@ from typing import NamedTuple
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
     "NGRAM", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
+    "HUGGING_FACE_FAMILIES", "HUGGING_FACE_NAMES", "preset_named",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -421,6 +422,78 @@ DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
 # Every draft the model prices, which the CLIs take: the widgets' presets (the EAGLE-3 head among them since December
 # 2026; before, only the serving CLI and the validation rows named it).
 PRICED_DRAFT_NAMES = DRAFT_NAMES
+
+# Hugging Face checkpoint names the CLIs take for --target and --draft (lab.commands.serving, lab.commands.deployment),
+# one family a row: the preset, why those checkpoints are that preset (the same architecture: every weight the model
+# prices has the preset's shape), and the names. Matched case-insensitively (HUGGING_FACE_NAMES). Only the CLIs read it:
+# URL state and the widgets keep the preset names, and a command's JSON names the preset it ran.
+HUGGING_FACE_FAMILIES = (
+    ("llama-2-7b", "Llama 2 7B, base and chat: one shape",
+     ("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-7b-chat-hf")),
+    ("llama-3-8b", "Llama 3 and 3.1 8B share the shape (3.1 changed RoPE scaling and context, no weight's shape); "
+                   "DeepSeek's R1 distillation is a fine-tuned Llama-3.1-8B",
+     ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Llama-3.1-8B",
+      "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B")),
+    ("llama-2-70b", "Llama 2 70B, base and chat: one shape",
+     ("meta-llama/Llama-2-70b-hf", "meta-llama/Llama-2-70b-chat-hf")),
+    ("llama-3-70b", "Llama 3, 3.1 and 3.3 70B share the shape; DeepSeek's R1 distillation is a fine-tuned Llama-3.3-70B",
+     ("meta-llama/Meta-Llama-3-70B", "meta-llama/Meta-Llama-3-70B-Instruct", "meta-llama/Llama-3.1-70B",
+      "meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct",
+      "deepseek-ai/DeepSeek-R1-Distill-Llama-70B")),
+    ("mixtral-8x7b", "Mixtral 8x7B, base and instruct: one shape",
+     ("mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x7B-Instruct-v0.1")),
+    ("qwen3-30b-a3b", "Qwen3-30B-A3B, its base and its 2507 instruct and thinking releases: one shape",
+     ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base", "Qwen/Qwen3-30B-A3B-Instruct-2507",
+      "Qwen/Qwen3-30B-A3B-Thinking-2507")),
+    ("deepseek-v3", "DeepSeek-V3's architecture (MLA, 256 experts, one MTP layer): V3, its 0324 and 3.1 updates and "
+                    "R1, trained from V3-Base",
+     ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-Base", "deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-V3.1",
+      "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1-0528")),
+    ("qwen3-235b-a22b", "Qwen3-235B-A22B and its 2507 instruct and thinking releases: one shape",
+     ("Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-235B-A22B-Thinking-2507")),
+    ("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B, instruct and thinking: one shape",
+     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking")),
+    ("gpt-oss-120b", "gpt-oss-120b", ("openai/gpt-oss-120b",)),
+    ("kimi-k2", "Kimi-K2, base, instruct (and its 0905 update) and thinking: one shape",
+     ("moonshotai/Kimi-K2-Base", "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Instruct-0905",
+      "moonshotai/Kimi-K2-Thinking")),
+    ("glm-4.5", "GLM-4.5 and its base: one shape (glm4_moe, 92 layers, 160 experts)",
+     ("zai-org/GLM-4.5", "zai-org/GLM-4.5-Base")),
+    ("glm-4.5-air", "GLM-4.5-Air and its base: one shape (glm4_moe, 46 layers, 128 experts)",
+     ("zai-org/GLM-4.5-Air", "zai-org/GLM-4.5-Air-Base")),
+    ("qwen3.8-27b", "Qwen3.8-27B", ("Qwen/Qwen3.8-27B",)),
+    ("qwen3-8b", "Qwen3-8B and its base: one shape", ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-Base")),
+    ("qwen3-32b", "Qwen3-32B", ("Qwen/Qwen3-32B",)),
+    # draft models
+    ("llama-3.2-1b", "Llama 3.2 1B, base and instruct: one shape",
+     ("meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.2-1B-Instruct")),
+    ("qwen2.5-0.5b", "Qwen2.5 0.5B, base and instruct: one shape", ("Qwen/Qwen2.5-0.5B", "Qwen/Qwen2.5-0.5B-Instruct")),
+    ("qwen3-0.6b", "Qwen3-0.6B and its base: one shape", ("Qwen/Qwen3-0.6B", "Qwen/Qwen3-0.6B-Base")),
+    # EAGLE heads (the preset's shape is derived from --target's, as the head's checkpoint is trained for one): the
+    # heads SpecDecode-Bench's scripts/common.py names
+    (EAGLE, "EAGLE-1 heads: one decoder layer and a fusion over the target's LM head",
+     ("yuhuili/EAGLE-LLaMA3-Instruct-8B", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "yuhuili/EAGLE-LLaMA3-Instruct-70B")),
+    (EAGLE3, "EAGLE-3 heads: one decoder layer over three of the target's hidden states, a 32,000-token LM head",
+     ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "yuhuili/EAGLE3-DeepSeek-R1-Distill-LLaMA-8B", "AngelSlim/Qwen3-8B_eagle3",
+      "AngelSlim/Qwen3-32B_eagle3")),
+)
+HUGGING_FACE_NAMES = {name.lower(): preset for preset, _, names in HUGGING_FACE_FAMILIES for name in names}
+
+
+def preset_named(text: str, valid) -> str | None:
+    """The preset ``text`` names among ``valid``: itself when it is one (or differs from one only in case), else the
+    preset of the Hugging Face checkpoint it names (:data:`HUGGING_FACE_NAMES`, case-insensitive), if that preset is
+    one of ``valid``; None otherwise. For the CLIs only: the widgets and URL state take preset names.
+
+    >>> preset_named("Qwen/qwen3-8B", TARGETS), preset_named("meta-llama/Llama-3.3-70B-Instruct", TARGETS)
+    ('qwen3-8b', 'llama-3-70b')
+    >>> preset_named("llama-3-8b", TARGETS), preset_named("Qwen/Qwen3-0.6B", TARGETS), preset_named("gpt-4", TARGETS)
+    ('llama-3-8b', None, None)
+    """
+    folded = text.strip().lower()
+    by_case = {name.lower(): name for name in valid}
+    preset = by_case.get(folded) or HUGGING_FACE_NAMES.get(folded)
+    return preset if preset in valid else None
 
 
 def eagle_head(target: Transformer) -> Transformer:
