@@ -28,7 +28,21 @@ class UsageError(Exception):
     """A bad command line; its message is the whole line shown to the user."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout with a flag's help broken at spaces only: a preset's name (``eagle-head``,
+    ``qwen3-next-80b-a3b``) is never cut at one of its hyphens, so the list a flag takes reads whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # argparse would print usage and a second line; we want one line
         # argparse repeats a bad value as given; a newline or other control character in it is
         # written as its escape, so the message stays one line

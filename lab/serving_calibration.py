@@ -532,6 +532,8 @@ V1_CYCLE_COSTS = (
     f"pass's inputs and graph prologue (27), less a plain step's own (6): {V1_CYCLE_OPS['captured extend']} a cycle and "
     f"{V1_STEP_OPS} a draft step after the first, each EAGER_OP_US (pytorch/pytorch issue #114860), all serial with "
     "the overlap scheduler off")
+# GLM-4.5-Air is named beside GLM-4.5 wherever GLM-4.5's MTP fusion was read whole: one glm4_moe MTP class builds
+# both checkpoints' module (vLLM's glm4_moe_mtp.py, SGLang's NextN for glm4_moe), whose shape alone differs.
 ENGINES = {
     "vllm-v1": Engine(
         "vllm-v1", "vLLM V1 (today: 0.14 on)", False, 0.0, False,
@@ -539,7 +541,7 @@ ENGINES = {
         "31998, in 0.14.0), so host work overlaps the GPU in plain and speculative steps alike; one multi-query "
         "verify pass; detokenizing in the front end; the default",
         asyncScheduling=True, firstDraftOverVerified=True, ngramProposer="vllm-batched", ngramStepHostMs=SYNC_STEP_HOST_MS,
-        mtpFusionWhole=("deepseek-v3", "glm-4.5"), moeKernels="triton",
+        mtpFusionWhole=("deepseek-v3", "glm-4.5", "glm-4.5-air"), moeKernels="triton",
         costs=V1_SHARED + (
             ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["vllm"]),
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", VLLM_DSV3_FUSION + " (a 2026 copy read through the code "
@@ -570,7 +572,7 @@ ENGINES = {
         "(SpecDecode-Bench's fitted per-step overhead)",
         stepHostMs=SYNC_STEP_HOST_MS, firstDraftOverVerified=True, interStepOps=V1_UNFUSED_STEP_OPS,
         eagle3CycleOps=V1_EAGLE3_CYCLE_OPS, eagle3StepOps=V1_EAGLE3_STEP_OPS, proposalMs=EAGLE3_PROPOSAL_MS,
-        ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5"), moeKernels="triton",
+        ngramProposer="vllm-per-request", mtpFusionWhole=("deepseek-v3", "glm-4.5", "glm-4.5-air"), moeKernels="triton",
         costs=V1_SHARED + (
             ("MoE kernels (Triton fused_moe)", MOE_KERNEL_SOURCES["vllm"]),
             ("MTP fusion read whole (DeepSeek-V3, GLM-4.5)", VLLM_DSV3_FUSION + " at 4f7c1440 (the V0 series) and at "
@@ -614,7 +616,8 @@ ENGINES = {
         "2025-10; every speculative algorithm, n-gram included, runs them since pull requests 27964 and 27977, "
         "2026-06), the k draft steps in one CUDA graph, the draft extend pass in one too except on Hopper for a chain "
         "or an MLA target (FlashAttention 3 there has none); draft, verify, then draft extend each decode step",
-        asyncScheduling=True, memoryRule="sglang", mtpFusionWhole=("deepseek-v3", "glm-4.5", "qwen3-next-80b-a3b"),
+        asyncScheduling=True, memoryRule="sglang",
+        mtpFusionWhole=("deepseek-v3", "glm-4.5", "glm-4.5-air", "qwen3-next-80b-a3b"),
         eagerExtendGpus=HOPPER_FA3_GPUS, ngramRequestOps=NGRAM_MASK_OPS["today"], firstDraftFromExtend=True,
         moeKernels="triton",
         costs=(

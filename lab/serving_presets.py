@@ -10,6 +10,7 @@ from typing import NamedTuple
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
     "NGRAM", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
+    "HUGGING_FACE_FAMILIES", "HUGGING_FACE_NAMES", "preset_named",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -345,6 +346,45 @@ TARGETS = {t.name: _with_count(t) for t in (
                 "dense; the target of the validation rows of vllm-project/speculators' Qwen3.8-27B sweep",
                 linear_layers=48, linear_k_heads=16, linear_v_heads=48, linear_head_dim=128, linear_conv=4,
                 q_gate=True, mtp=1),
+    # The targets SpecDecode-Bench (arXiv 2601.11580; its vLLM fork's scripts/common.py and scripts/profile-*.sh,
+    # SpecDecode-Bench/vllm, read 2026-12-05) runs beside the Llama shapes above: Qwen3-8B and Qwen3-32B (EAGLE-3 heads
+    # AngelSlim/Qwen3-8B_eagle3 and AngelSlim/Qwen3-32B_eagle3; Qwen3-0.6B as a draft model) and GLM-4.5-Air (its MTP
+    # layer, vLLM's deepseek_mtp method). Qwen3's per-head q_norm and k_norm (2 x 128 weights a layer) are left out
+    # of the count (9,216 parameters in Qwen3-8B, 16,384 in Qwen3-32B): the model prices no norm's bytes.
+    Transformer("qwen3-8b", "Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, False, False,
+                "a copy of Qwen3-8B's config.json (QWEN3_8B_CONFIG_JSON in kohya-ss/musubi-tuner "
+                "src/musubi_tuner/zimage/zimage_utils.py, commit 2a1eac8): \"num_hidden_layers\": 36, \"hidden_size\": "
+                "4096, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"head_dim\": 128, "
+                "\"intermediate_size\": 12288, \"vocab_size\": 151936, \"tie_word_embeddings\": false, "
+                "\"attention_bias\": false (q/k norm, no q/k/v bias); dense, no MTP layer (its EAGLE-3 head, "
+                "AngelSlim/Qwen3-8B_eagle3, is the eagle3-head preset); 8.2B parameters, 6.95B without embeddings "
+                "(model card, as quoted in a discussion thread)"),
+    Transformer("qwen3-32b", "Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, False, False,
+                "copies of Qwen3-32B's config.json read through the code index (a verification test's pinned "
+                "checkpoint 'architecture' for /models/qwen3-32b, a kernel benchmark's QWEN3_32B_DEFAULTS, a "
+                "tensor-parallel tutorial's quoted config.json): \"num_hidden_layers\": 64, \"hidden_size\": 5120, "
+                "\"num_attention_heads\": 64, \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": "
+                "25600, \"vocab_size\": 151936; untied (AngelSlim's Qwen3-32B EAGLE-3 training config, Tencent/AngelSlim "
+                "angelslim/compressor/speculative/train/configs/qwen3-32b-eagle3.json, copies the target's "
+                "\"tie_word_embeddings\": false; the untied count, 32.76B, is the card's 32.8B, a tied one 31.98B); "
+                "dense, no MTP layer; 32.8B parameters (model card, as copied in daniel-p-green/alain-ai-learning-platform "
+                "out/research-qwen-qwen3-32b/TECH_SPECS.md)"),
+    Transformer("glm-4.5-air", "GLM-4.5-Air (MoE)", 46, 4096, 96, 8, 128, 10944, 151552, False, True,
+                "GLM-4.5-Air's shape (glm4_moe) from the 100B configuration in huggingface/transformers "
+                "src/transformers/models/glm4_moe/convert_glm4_moe_weights_to_hf.py (CONFIG_100B, commit 08bd427): "
+                "\"num_hidden_layers\": 46, \"hidden_size\": 4096, \"num_attention_heads\": 96, "
+                "\"num_key_value_heads\": 8, \"head_dim\": 128, \"first_k_dense_replace\": 1 with "
+                "\"intermediate_size\": 10944, \"n_routed_experts\": 128, \"num_experts_per_tok\": 8, "
+                "\"n_shared_experts\": 1, \"moe_intermediate_size\": 1408, \"vocab_size\": 151552, "
+                "\"tie_word_embeddings\": False, \"attention_bias\": True; the same values in a MoE validator's "
+                "GLM45_AIR_CONFIG for zai-org/GLM-4.5-Air. That copy carries no num_nextn_predict_layers: one MTP "
+                "layer from a training test's GLM-4.5-Air checkpoint config (\"model_type\": \"glm4_moe\", "
+                "\"num_nextn_predict_layers\": 1, \"num_hidden_layers\": 46), MindSpeed-LLM's GLM-4.5-Air "
+                "conversion (--mtp-num-layers 1) and SpecDecode-Bench's profile-glm4.5-air.sh (method deepseek_mtp); "
+                "106B parameters, 12B active (model card, as quoted in transformers' docs/source/en/model_doc/"
+                "glm4_moe.md)",
+                experts=128, active_experts=8, expert_intermediate=1408, shared_intermediate=1408, dense_layers=1,
+                mtp=1),
 )}
 
 NGRAM = "ngram"
@@ -362,6 +402,14 @@ DRAFTS = {t.name: _with_count(t) for t in (
                 "a copy of Qwen/Qwen2.5-0.5B's config.json: 24 layers, hidden 896, 14 heads, 2 KV heads, "
                 "intermediate 4864, vocab 151936, tied, q/k/v bias (0.49B, model card). vLLM's blog drafted "
                 "with Qwama-0.5B, a Qwen-0.5B given Llama-3's vocabulary: the same class"),
+    Transformer("qwen3-0.6b", "Qwen3-0.6B", 28, 1024, 16, 8, 128, 3072, 151936, True, False,
+                "a copy of Qwen/Qwen3-0.6B's config.json (quoted whole, with its link to the checkpoint's "
+                "config.json, in a runtime's constants read through the code index; and torchtune-style builders "
+                "of the same shape): \"num_hidden_layers\": 28, \"hidden_size\": 1024, \"num_attention_heads\": 16, "
+                "\"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 3072, \"vocab_size\": "
+                "151936, \"tie_word_embeddings\": true, \"attention_bias\": false (q/k norm, left out of the count: "
+                "7,168 weights); 0.6B parameters (model card; a port's count, 596,049,920 with the norms); the draft "
+                "model SpecDecode-Bench runs for Qwen3-8B (scripts/profile-qwen3-8b-draft-model.sh)"),
 )}
 # The draft presets: the two draft models, the "EAGLE or MTP head" (an EAGLE-1 head, or the target's own MTP module
 # where its checkpoint ships one), the EAGLE-3 head (what most readers run in 2026) and n-gram lookup.
@@ -374,6 +422,78 @@ DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}
 # Every draft the model prices, which the CLIs take: the widgets' presets (the EAGLE-3 head among them since December
 # 2026; before, only the serving CLI and the validation rows named it).
 PRICED_DRAFT_NAMES = DRAFT_NAMES
+
+# Hugging Face checkpoint names the CLIs take for --target and --draft (lab.commands.serving, lab.commands.deployment),
+# one family a row: the preset, why those checkpoints are that preset (the same architecture: every weight the model
+# prices has the preset's shape), and the names. Matched case-insensitively (HUGGING_FACE_NAMES). Only the CLIs read it:
+# URL state and the widgets keep the preset names, and a command's JSON names the preset it ran.
+HUGGING_FACE_FAMILIES = (
+    ("llama-2-7b", "Llama 2 7B, base and chat: one shape",
+     ("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-7b-chat-hf")),
+    ("llama-3-8b", "Llama 3 and 3.1 8B share the shape (3.1 changed RoPE scaling and context, no weight's shape); "
+                   "DeepSeek's R1 distillation is a fine-tuned Llama-3.1-8B",
+     ("meta-llama/Meta-Llama-3-8B", "meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Llama-3.1-8B",
+      "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B")),
+    ("llama-2-70b", "Llama 2 70B, base and chat: one shape",
+     ("meta-llama/Llama-2-70b-hf", "meta-llama/Llama-2-70b-chat-hf")),
+    ("llama-3-70b", "Llama 3, 3.1 and 3.3 70B share the shape; DeepSeek's R1 distillation is a fine-tuned Llama-3.3-70B",
+     ("meta-llama/Meta-Llama-3-70B", "meta-llama/Meta-Llama-3-70B-Instruct", "meta-llama/Llama-3.1-70B",
+      "meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct",
+      "deepseek-ai/DeepSeek-R1-Distill-Llama-70B")),
+    ("mixtral-8x7b", "Mixtral 8x7B, base and instruct: one shape",
+     ("mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x7B-Instruct-v0.1")),
+    ("qwen3-30b-a3b", "Qwen3-30B-A3B, its base and its 2507 instruct and thinking releases: one shape",
+     ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base", "Qwen/Qwen3-30B-A3B-Instruct-2507",
+      "Qwen/Qwen3-30B-A3B-Thinking-2507")),
+    ("deepseek-v3", "DeepSeek-V3's architecture (MLA, 256 experts, one MTP layer): V3, its 0324 and 3.1 updates and "
+                    "R1, trained from V3-Base",
+     ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-Base", "deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-V3.1",
+      "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1-0528")),
+    ("qwen3-235b-a22b", "Qwen3-235B-A22B and its 2507 instruct and thinking releases: one shape",
+     ("Qwen/Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-235B-A22B-Thinking-2507")),
+    ("qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B, instruct and thinking: one shape",
+     ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking")),
+    ("gpt-oss-120b", "gpt-oss-120b", ("openai/gpt-oss-120b",)),
+    ("kimi-k2", "Kimi-K2, base, instruct (and its 0905 update) and thinking: one shape",
+     ("moonshotai/Kimi-K2-Base", "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Instruct-0905",
+      "moonshotai/Kimi-K2-Thinking")),
+    ("glm-4.5", "GLM-4.5 and its base: one shape (glm4_moe, 92 layers, 160 experts)",
+     ("zai-org/GLM-4.5", "zai-org/GLM-4.5-Base")),
+    ("glm-4.5-air", "GLM-4.5-Air and its base: one shape (glm4_moe, 46 layers, 128 experts)",
+     ("zai-org/GLM-4.5-Air", "zai-org/GLM-4.5-Air-Base")),
+    ("qwen3.8-27b", "Qwen3.8-27B", ("Qwen/Qwen3.8-27B",)),
+    ("qwen3-8b", "Qwen3-8B and its base: one shape", ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-Base")),
+    ("qwen3-32b", "Qwen3-32B", ("Qwen/Qwen3-32B",)),
+    # draft models
+    ("llama-3.2-1b", "Llama 3.2 1B, base and instruct: one shape",
+     ("meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.2-1B-Instruct")),
+    ("qwen2.5-0.5b", "Qwen2.5 0.5B, base and instruct: one shape", ("Qwen/Qwen2.5-0.5B", "Qwen/Qwen2.5-0.5B-Instruct")),
+    ("qwen3-0.6b", "Qwen3-0.6B and its base: one shape", ("Qwen/Qwen3-0.6B", "Qwen/Qwen3-0.6B-Base")),
+    # EAGLE heads (the preset's shape is derived from --target's, as the head's checkpoint is trained for one): the
+    # heads SpecDecode-Bench's scripts/common.py names
+    (EAGLE, "EAGLE-1 heads: one decoder layer and a fusion over the target's LM head",
+     ("yuhuili/EAGLE-LLaMA3-Instruct-8B", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "yuhuili/EAGLE-LLaMA3-Instruct-70B")),
+    (EAGLE3, "EAGLE-3 heads: one decoder layer over three of the target's hidden states, a 32,000-token LM head",
+     ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "yuhuili/EAGLE3-DeepSeek-R1-Distill-LLaMA-8B", "AngelSlim/Qwen3-8B_eagle3",
+      "AngelSlim/Qwen3-32B_eagle3")),
+)
+HUGGING_FACE_NAMES = {name.lower(): preset for preset, _, names in HUGGING_FACE_FAMILIES for name in names}
+
+
+def preset_named(text: str, valid) -> str | None:
+    """The preset ``text`` names among ``valid``: itself when it is one (or differs from one only in case), else the
+    preset of the Hugging Face checkpoint it names (:data:`HUGGING_FACE_NAMES`, case-insensitive), if that preset is
+    one of ``valid``; None otherwise. For the CLIs only: the widgets and URL state take preset names.
+
+    >>> preset_named("Qwen/qwen3-8B", TARGETS), preset_named("meta-llama/Llama-3.3-70B-Instruct", TARGETS)
+    ('qwen3-8b', 'llama-3-70b')
+    >>> preset_named("llama-3-8b", TARGETS), preset_named("Qwen/Qwen3-0.6B", TARGETS), preset_named("gpt-4", TARGETS)
+    ('llama-3-8b', None, None)
+    """
+    folded = text.strip().lower()
+    by_case = {name.lower(): name for name in valid}
+    preset = by_case.get(folded) or HUGGING_FACE_NAMES.get(folded)
+    return preset if preset in valid else None
 
 
 def eagle_head(target: Transformer) -> Transformer:

@@ -220,7 +220,8 @@ def test_every_target_has_a_one_layer_mtp_or_eagle_head_draft_that_keeps_a_kv_ca
         assert head.layers == 1 and head.linear_layers == head.window_layers == 0
         # an MTP module of a MoE checkpoint is the MoE layer it ships; any other head a dense layer
         assert head.experts == (target.experts if target.mtp else 0)
-        assert 0 < head.params < target.params / 10
+        # its own weights, the target's LM head apart (which it reads: 622M of Qwen3-8B's 8.2B, 7.6%), under a tenth
+        assert 0 < head.params - target.vocab * target.hidden < target.params / 10
         r = serving.serving(D.with_(target=target.name, draft=serving.EAGLE, gpu="b300", gpus=8,
                                     stepModel=serving.MEASURED))
         assert r.draftStepMs < r.plainStepMs < r.verifyStepMs

@@ -218,7 +218,7 @@ def test_url_state_round_trips(page):
     wait_live(pg)
     view = _wait_shows(pg, search)
     assert view["params"]["gpu"] == "h200" and view["params"]["lookahead"] == 6 and view["exact"]["certainty"] == 40
-    assert notes(pg, "serving") == ["Draft: 'nope' is not one of the 5 choices; using EAGLE or MTP head (1 layer)"]
+    assert notes(pg, "serving") == [f"Draft: 'nope' is not one of the {len(serving.DRAFT_CHOICES)} choices; using EAGLE or MTP head (1 layer)"]
     controls = _controls(pg)
     assert (controls["lookahead"], controls["gpu"], controls["batchExp"], controls["precision"]) == ("6", "h200", "7", "fp8")
     address = query(pg)

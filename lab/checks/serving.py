@@ -280,7 +280,9 @@ PRESET_KV_BF16 = {"llama-2-7b": 2 * 32 * 32 * 128 * 2, "llama-3-8b": 2 * 32 * 8 
                   "qwen3-235b-a22b": 2 * 94 * 4 * 128 * 2, "kimi-k2": 61 * (512 + 64) * 2, "glm-4.5": 2 * 92 * 8 * 128 * 2,
                   "qwen3-next-80b-a3b": 2 * 12 * 2 * 256 * 2,   # only the 12 softmax-attention layers keep a KV cache
                   "qwen3.8-27b": 2 * 16 * 4 * 256 * 2,          # likewise its 16 softmax-attention layers
-                  "gpt-oss-120b": 2 * 18 * 8 * 64 * 2}          # the 18 full-attention layers; 18 more keep 128 tokens
+                  "gpt-oss-120b": 2 * 18 * 8 * 64 * 2,          # the 18 full-attention layers; 18 more keep 128 tokens
+                  "qwen3-8b": 2 * 36 * 8 * 128 * 2, "qwen3-32b": 2 * 64 * 8 * 128 * 2, "glm-4.5-air": 2 * 46 * 8 * 128 * 2,
+                  "qwen3-0.6b": 2 * 28 * 8 * 128 * 2}
 PUBLISHED_PARAMS = {"llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-2-70b": 68.98e9, "llama-3-70b": 70.55e9,
                     "mixtral-8x7b": 46.7e9, "qwen3-30b-a3b": 30.5e9, "deepseek-v3": 671e9,
                     "llama-3.2-1b": 1.24e9, "qwen2.5-0.5b": 0.49e9,
@@ -290,16 +292,24 @@ PUBLISHED_PARAMS = {"llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-2-70b": 6
                     "qwen3-next-80b-a3b": 79.674e9,
                     # Qwen3.8-27B: "27B" (its name; a step simulator's spec of Qwen3.6-27B, the same shape, gives
                     # total_params_b 27.0, read through the code index)
-                    "qwen3.8-27b": 27e9}
+                    "qwen3.8-27b": 27e9,
+                    # model cards: Qwen3-8B 8.2B, Qwen3-32B 32.8B, Qwen3-0.6B 0.6B (its q/k norms, 7,168 weights, are
+                    # not counted); GLM-4.5-Air 106B (its MTP layer apart, as GLM-4.5's)
+                    "qwen3-8b": 8.2e9, "qwen3-32b": 32.8e9, "qwen3-0.6b": 0.6e9, "glm-4.5-air": 106e9}
 PUBLISHED_ACTIVE = {"mixtral-8x7b": 12.9e9, "qwen3-30b-a3b": 3.3e9, "deepseek-v3": 37e9,  # used per token
                     "qwen3-235b-a22b": 22e9, "qwen3-next-80b-a3b": 3.875e9}  # (cards counting embeddings alike)
+# The cards that count the parameters used per token without the embeddings and LM head: GLM-4.5's "32 billion active"
+# and GLM-4.5-Air's "12 billion active" (transformers' docs/source/en/model_doc/glm4_moe.md): with them the count is
+# 33.6B and 13.4B, without 32.1B and 12.2B.
+PUBLISHED_ACTIVE_WITHOUT_EMBEDDINGS = {"glm-4.5": 32e9, "glm-4.5-air": 12e9}
 
 
 def preset_arithmetic(out):
     """Each preset's KV bytes per token equal the hand-computed 2 x layers x kv heads x head dim x
     bytes (layers x (kv_lora + rope) x bytes for latent attention; halved in FP8), its weight bytes
     equal params x bytes, and its parameter count, counted from the config, is within 1% of the
-    model card's (and a mixture of experts' count used per token within 2% of the card's)."""
+    model card's (and a mixture of experts' count used per token within 2% of the card's, without the embeddings
+    and LM head where the card counts so: :data:`PUBLISHED_ACTIVE_WITHOUT_EMBEDDINGS`)."""
     for name, shape in {**serving.TARGETS, **serving.DRAFTS}.items():
         for precision in serving.PRECISIONS.values():
             out.visited += 1
@@ -312,6 +322,11 @@ def preset_arithmetic(out):
         if name in PUBLISHED_ACTIVE and abs(serving.parameter_count(shape, True) / PUBLISHED_ACTIVE[name] - 1) > 0.02:
             out.fail(f"{name} uses {serving.parameter_count(shape, True)} parameters a token, the card says "
                      f"{PUBLISHED_ACTIVE[name]:.3g}")
+        embeddings = shape.vocab * shape.hidden * (1 if shape.tied else 2)
+        without = serving.parameter_count(shape, True) - embeddings
+        if name in PUBLISHED_ACTIVE_WITHOUT_EMBEDDINGS and abs(without / PUBLISHED_ACTIVE_WITHOUT_EMBEDDINGS[name] - 1) > 0.02:
+            out.fail(f"{name} uses {without} parameters a token besides its embeddings, the card says "
+                     f"{PUBLISHED_ACTIVE_WITHOUT_EMBEDDINGS[name]:.3g}")
 
 
 def heatmap_matches_model(out):

@@ -19,6 +19,32 @@ from ..traces import MAX_LOOKAHEAD
 from ..engine_config import CONFIG_ENGINES
 
 D = deployment.DEFAULT_DEPLOYMENT
+
+# The flags that name a model also take its Hugging Face name (lab.serving_presets.HUGGING_FACE_FAMILIES; the
+# serving and deployment commands both), with an example.
+HUGGING_FACE_EXAMPLES = {"--target": "Qwen/Qwen3-8B", "--draft": "Qwen/Qwen3-0.6B"}
+
+
+def hugging_face_words(flag: str) -> str:
+    """What a model flag's help and refusal add to its list of presets: that a Hugging Face name of one is taken too.
+
+    >>> hugging_face_words("--target")
+    'or the Hugging Face name of one of those models, e.g. Qwen/Qwen3-8B'
+    """
+    return f"or the Hugging Face name of one of those models, e.g. {HUGGING_FACE_EXAMPLES[flag]}"
+
+
+def model_preset(flag: str, text: str, valid) -> str:
+    """The preset a model flag's value names (a preset's name, or a Hugging Face name of its model:
+    :func:`lab.serving.preset_named`); an unknown name is a usage error that lists the presets."""
+    from ..cli import UsageError
+
+    preset = serving.preset_named(text, valid)
+    if preset is None:
+        raise UsageError(f"{flag}: unknown name {text!r}; valid: {', '.join(valid)} ({hugging_face_words(flag)})")
+    return preset
+
+
 UNIT_FLAGS = {"--alpha": "alpha", "--acceptance-rate": "rate", "--mean-acceptance-length": "length"}
 RANGES = {"--batch": "a whole number of sequences from 1 to 1024", "--context": "a whole number of tokens from 512 to 131072",
                "--lookahead": f"an integer from 1 to {deployment.MAX_LOOKAHEAD}",
@@ -34,6 +60,7 @@ CONFIG_FLAGS = {"--config": "one of vllm, sglang, trtllm, llamacpp",
 VALUE_FLAGS = {**RANGES, **CONFIG_FLAGS, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
                "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
                **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
+VALUE_FLAGS.update({flag: VALUE_FLAGS[flag] + f" ({hugging_face_words(flag)})" for flag in HUGGING_FACE_EXAMPLES})
 
 # --- acceptance by position: `python -m lab acceptance`, and the curve flags `deployment` shares ---
 CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 to 1)",
@@ -204,7 +231,8 @@ def add_parser(commands):
     parser.add_argument("--measured-at", dest="measured_at", default=None, metavar="K",
                         help="the lookahead the acceptance was measured at (default: --lookahead)")
     for flag, (dest, names) in NAMES.items():
-        parser.add_argument(flag, dest=dest, default=getattr(D, dest), metavar="NAME", help=", ".join(names))
+        parser.add_argument(flag, dest=dest, default=getattr(D, dest), metavar="NAME", help=", ".join(names)
+                            + (f" ({hugging_face_words(flag)})" if flag in HUGGING_FACE_EXAMPLES else ""))
     parser.add_argument("--gpus", default=str(D.gpus), metavar="N", help=RANGES["--gpus"])
     parser.add_argument("--batch", default=str(D.batch), metavar="B", help=RANGES["--batch"])
     parser.add_argument("--context", default=str(D.context), metavar="L", help=RANGES["--context"])
@@ -226,6 +254,8 @@ def _deployment(args) -> deployment.Deployment:
     from ..cli import UsageError, parse_number
 
     for flag, (dest, names) in NAMES.items():
+        if flag in HUGGING_FACE_EXAMPLES:  # a Hugging Face name runs as its preset, which the JSON's deployment names
+            setattr(args, dest, model_preset(flag, getattr(args, dest), names))
         if getattr(args, dest) not in names:
             raise UsageError(f"{flag} must be one of {', '.join(names)}, got {getattr(args, dest)!r}")
     if args.gpus not in ("1", "2", "4", "8"):

@@ -24,12 +24,14 @@ OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--en
 
 
 from . import deployment as _deployment_command  # noqa: E402  (its curve flags)
+from .deployment import HUGGING_FACE_EXAMPLES, hugging_face_words, model_preset  # noqa: E402  (the model flags' names)
 
 
 def _value_flags() -> dict[str, str]:
     from ..cli import range_text
 
-    return {**{flag: f"one of {', '.join(valid)}" for flag, _, valid in NAMES},
+    return {**{flag: f"one of {', '.join(valid)}" + (f" ({hugging_face_words(flag)})" if flag in HUGGING_FACE_EXAMPLES else "")
+               for flag, _, valid in NAMES},
             **{flag: range_text(low, high, integer) for flag, _, low, high, integer, _ in NUMBERS},
             "--acceptance-curve": "1 to 64 comma-separated numbers from 0 to 100"}
 
@@ -56,7 +58,8 @@ def add_parser(commands):
     for flag, dest, valid in NAMES:
         required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
-                            help=f"one of: {', '.join(valid)}" + ("" if required else f" (default {OPTIONAL_NAMES[flag]})"))
+                            help=f"one of: {', '.join(valid)}" + ("" if required else f" (default {OPTIONAL_NAMES[flag]})")
+                            + (f"; {hugging_face_words(flag)}" if flag in HUGGING_FACE_EXAMPLES else ""))
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         kind = "an integer" if integer else "a number"
         extra = "" if default is None else f" (default {default:g})"
@@ -82,6 +85,9 @@ def _settings(args) -> serving.ServingSettings:
         text = getattr(args, dest)
         if text is None:
             text = OPTIONAL_NAMES[flag]
+        if flag in HUGGING_FACE_EXAMPLES:  # a Hugging Face name runs as its preset, which the JSON's params name
+            text = model_preset(flag, text, valid)
+            setattr(args, dest, text)      # the curve flags' default family reads args.draft and args.target
         if text not in valid:
             raise UsageError(f"{flag}: unknown name {text!r}; valid: {', '.join(valid)}")
         values[dest] = text
