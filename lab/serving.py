@@ -95,7 +95,7 @@ from functools import lru_cache
 import math
 from typing import NamedTuple
 
-from . import serving_load, serving_memory, serving_presets, serving_step
+from . import serving_load, serving_memory, serving_presets, serving_step, serving_suffix
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
@@ -118,10 +118,12 @@ from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_
                            _extend_time, _first_step, _kv_reads, _measured_constants, _measured_step, _memory_ms,
                            _models, _runs_extend, _state_copies, _step, _terms, _time, _weights_read_ms)
 from .serving_sweep import cycle_steps_in_batch, cycles_in_batch, step_in_batch
+from .serving_suffix import *  # noqa: F401,F403
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
+    *serving_suffix.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "lookahead_speedups", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
     "batch_sweep", "sweep_rows",
