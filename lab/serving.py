@@ -70,9 +70,9 @@ the pass's ``B n`` tokens under uniform routing (:func:`distinct_experts`), so t
 charges a verify pass for the experts its extra tokens route to; ``N`` in the FLOPs counts the
 experts a token uses. One treatment of experts in every step model.
 
-A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
-n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
-tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
+A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence; a
+model-free proposer, n-gram lookup or suffix decoding, runs on the CPU) and one verify step. It commits,
+per sequence, the expected tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
 given a measured per-position curve of conditional acceptance rates ``c_1, c_2, ...``,
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 

@@ -697,7 +697,7 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
     can leave it below zero at small batch); on vLLM V1, what its first draft step costs for
     running over those tokens (LM head over one a sequence) beyond a one-token step: nothing at small batch,
     where the step reads its weights whatever the tokens, more once it turns compute-bound. Zero on vLLM V0,
-    for n-gram lookup and under the roofline (kept as it was).
+    for a model-free proposer (n-gram lookup, suffix decoding) and under the roofline (kept as it was).
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
     >>> a100 = s.with_(engine="sglang", gpu="a100-80g")   # the extend pass captured there
@@ -713,7 +713,7 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
 
 
 def _runs_extend(settings: ServingSettings, draft) -> bool:
-    """Whether a cycle has the draft's extend pass: a draft model (not n-gram lookup), an engine that
+    """Whether a cycle has the draft's extend pass: a draft model (not a model-free proposer), an engine that
     runs one, and a per-operator step model (the roofline is kept as it was)."""
     return draft is not None and settings.stepModel in PER_OPERATOR and ENGINES[settings.engine].draftExtend
 
@@ -722,8 +722,8 @@ def _first_step(settings: ServingSettings, draft, n: int):
     """The draft's first step of a cycle on an engine that runs it over every verified token (vLLM V1,
     ``firstDraftOverVerified`` in :data:`lab.serving_calibration.ENGINES`): the draft step's constants with
     its LM head's arithmetic spread over the ``n`` tokens, so that at ``n`` tokens a sequence the layers see
-    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, n-gram lookup, the
-    roofline, or one verified token)."""
+    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, a model-free proposer,
+    the roofline, or one verified token)."""
     if (draft is None or settings.stepModel not in PER_OPERATOR or n <= 1
             or not ENGINES[settings.engine].firstDraftOverVerified):
         return None
