@@ -138,6 +138,15 @@ ENGINES = {
             "mtp": _vllm('MTPModelTypes = Literal["deepseek_mtp", ..., "mtp", ...]'),
             "draft_model": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
             "ngram": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", ...]'),
+            # suffix decoding (vLLM pull request 25784): its method and the keys SuffixDecodingProposer reads
+            # (vllm/v1/spec_decode/suffix_decoding.py: config.suffix_decoding_max_tree_depth, _max_spec_factor,
+            # _min_token_prob, _max_cached_requests), each defined in speculative.py at the commit read
+            "suffix": _vllm('SpeculativeMethod = Literal["ngram", "medusa", "mlp_speculator", "draft_model", "suffix", '
+                            '...]'),
+            "suffix_decoding_max_tree_depth": _vllm("suffix_decoding_max_tree_depth: int = 24"),
+            "suffix_decoding_max_spec_factor": _vllm("suffix_decoding_max_spec_factor: float = 1.0"),
+            "suffix_decoding_min_token_prob": _vllm("suffix_decoding_min_token_prob: float = 0.1"),
+            "suffix_decoding_max_cached_requests": _vllm("suffix_decoding_max_cached_requests: int = 10000"),
         }),
     "sglang": Engine(
         "sglang", "SGLang", "SGLang main at commit 001067ff (2026); each field of ServerArgs is the flag of its "
@@ -296,15 +305,15 @@ _SEPARATE_CHECKPOINT = ("eagle", "eagle3", "draft-model")
 def _draft_kind(target: str, draft: str) -> str:
     """The kind of draft an engine is configured for: what the serving model prices ``draft`` as on ``target``.
 
-    >>> [_draft_kind("llama-3-8b", d) for d in ("eagle-head", "eagle3-head", "ngram", "llama-3.2-1b")]
-    ['eagle', 'eagle3', 'ngram', 'draft-model']
+    >>> [_draft_kind("llama-3-8b", d) for d in ("eagle-head", "eagle3-head", "ngram", "suffix", "llama-3.2-1b")]
+    ['eagle', 'eagle3', 'ngram', 'suffix', 'draft-model']
     >>> _draft_kind("deepseek-v3", "eagle-head"), _draft_kind("deepseek-v3", "eagle3-head")
     ('mtp', 'eagle3')
     """
-    from .serving import EAGLE, EAGLE3, NGRAM
+    from .serving import EAGLE, EAGLE3, NGRAM, SUFFIX
 
-    if draft == NGRAM:
-        return "ngram"
+    if draft in (NGRAM, SUFFIX):  # the model-free proposers, each its engines' own method
+        return draft
     if draft == EAGLE3:  # named as such: the reader runs an EAGLE-3 head, whatever the checkpoint carries
         return "eagle3"
     if draft == EAGLE:  # priced as the target's MTP module where it ships one, else as an EAGLE-1 head
@@ -349,6 +358,8 @@ def _fixed_k(plan: dict) -> tuple[int, str]:
 
 
 def _vllm_lines(plan, kind, k_max, why_k):
+    if kind == "suffix":
+        return _vllm_suffix_lines(plan)
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run vLLM without --speculative-config"}
     method = {"eagle": "eagle", "eagle3": "eagle3", "mtp": "mtp", "draft-model": "draft_model", "ngram": "ngram"}[kind]
@@ -381,7 +392,44 @@ def _vllm_lines(plan, kind, k_max, why_k):
     return {"supported": True, "lines": lines, "names": names, "schedule": schedule}
 
 
+# The reason an engine other than vLLM gets no suffix-decoding configuration (lab.serving_suffix.SUFFIX_ENGINES).
+_NO_SUFFIX = {
+    "sglang": "SGLang's --speculative-algorithm builtins (EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK at the "
+              "commit read) have no suffix decoding, so no configuration is written: vLLM runs it",
+    "trtllm": "no suffix-decoding decoding_type was read in TensorRT-LLM's source, so no configuration is written: "
+              "vLLM runs it",
+    "llamacpp": "--spec-type lists no suffix-tree type at the commit read (its n-gram types are ngram-simple, "
+                "ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache), so no configuration is written: vLLM runs it",
+}
+
+
+def _vllm_suffix_lines(plan):
+    """vLLM's configuration for suffix decoding: ``method`` ``suffix`` and ``num_speculative_tokens``, the k best at
+    the reader's batch. No schedule by batch: SuffixDecodingProposer caps every request at its
+    ``num_speculative_tokens`` (vllm/v1/spec_decode/suffix_decoding.py), and whether the Dynamic SD schedule reaches
+    it was not read. The proposer's own keys are left at their defaults and named in a comment: it drafts at most k,
+    fewer where its match is short or a token's estimated probability is low."""
+    k, why = _fixed_k(plan)
+    if k == 0:
+        return {"supported": False, "reason": why + ": run vLLM without --speculative-config"}
+    config = {"method": "suffix", "num_speculative_tokens": k}
+    names = ["--speculative-config", "method", "suffix", "num_speculative_tokens"]
+    lines = [{"text": f"vllm serve TARGET_MODEL --speculative-config '{json.dumps(config)}'",
+              "why": f"method suffix for the draft, {_draft_name(plan)} (vLLM V1 since pull request 25784; needs the "
+                     f"arctic-inference package); {why}; one k at every batch: the proposer caps each request at "
+                     "num_speculative_tokens, and no schedule by batch was read for it"},
+             {"text": "# suffix decoding drafts up to k a request, fewer where its match is short "
+                      "(suffix_decoding_max_spec_factor, default 1.0) or a token's estimated probability is under "
+                      "suffix_decoding_min_token_prob (default 0.1); the serving model prices the k it is capped at",
+              "why": "SuffixDecodingProposer.propose passes max_spec_factor and min_token_prob to Arctic Inference's "
+                     "speculate"}]
+    names += ["suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob"]
+    return {"supported": True, "lines": lines, "names": names, "schedule": None}
+
+
 def _sglang_lines(plan, kind, k_max, why_k):
+    if kind == "suffix":
+        return {"supported": False, "reason": _NO_SUFFIX["sglang"]}
     k, why = _fixed_k(plan)
     if k == 0:
         return {"supported": False, "reason": why + ": run SGLang without --speculative-algorithm"}
@@ -427,6 +475,8 @@ def trtllm_capped(ranges) -> tuple[list, list]:
 
 
 def _trtllm_lines(plan, kind, k_max, why_k):
+    if kind == "suffix":
+        return {"supported": False, "reason": _NO_SUFFIX["trtllm"]}
     if k_max == 0:
         return {"supported": False, "reason": "no k pays at any batch: run TensorRT-LLM without speculative_config"}
     if kind == "eagle":
@@ -473,6 +523,8 @@ def _trtllm_lines(plan, kind, k_max, why_k):
 
 
 def _llama_lines(plan, kind, k_max, why_k):
+    if kind == "suffix":
+        return {"supported": False, "reason": _NO_SUFFIX["llamacpp"]}
     k, why = _fixed_k(plan)
     if k == 0:
         return {"supported": False, "reason": why + ": run llama-server without --spec-type"}

@@ -526,7 +526,7 @@ def diagnosis(settings: serving.ServingSettings, reader_k: int, ks, log=None, cu
                                   f"{log['meanAcceptanceLength']:.2f}) is very low for a trained draft: if the log "
                                   f"came from a benchmark's random-token dataset, it measures those prompts, not your "
                                   f"traffic (random prompts change what a draft gets right); measure on your prompts."})
-    elif log is None and alpha < RANDOM_TOKENS_ALPHA and settings.draft != serving.NGRAM:
+    elif log is None and alpha < RANDOM_TOKENS_ALPHA and not serving.model_free(settings.draft):
         found.append({"factor": "random", "number": alpha,
                       "sentence": f"\u03b1 = {100 * alpha:.0f}% is very low for a trained draft: if your figure "
                                   f"came from a benchmark's random-token dataset, it measures those prompts, not your "

@@ -70,9 +70,9 @@ the pass's ``B n`` tokens under uniform routing (:func:`distinct_experts`), so t
 charges a verify pass for the experts its extra tokens route to; ``N`` in the FLOPs counts the
 experts a token uses. One treatment of experts in every step model.
 
-A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence;
-n-gram lookup runs on the CPU) and one verify step. It commits, per sequence, the expected
-tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
+A speculative cycle is ``k`` draft steps of the draft model (each one new token per sequence; a
+model-free proposer, n-gram lookup or suffix decoding, runs on the CPU) and one verify step. It commits,
+per sequence, the expected tokens per call ``1 + a + ... + a**k`` of :func:`lab.ledger.expected_tokens_per_call`, or,
 given a measured per-position curve of conditional acceptance rates ``c_1, c_2, ...``,
 ``1 + c_1 + c_1 c_2 + ...`` (:func:`tokens_per_cycle`). Per sequence:
 
@@ -95,7 +95,7 @@ from functools import lru_cache
 import math
 from typing import NamedTuple
 
-from . import serving_load, serving_memory, serving_presets, serving_step
+from . import serving_load, serving_memory, serving_presets, serving_step, serving_suffix
 from .serving_calibration import DEFAULT_ENGINE, ENGINES
 # lab.serving is the instrument's one name: it re-exports its parts (the star imports, each part's __all__,
 # and the private names other modules and tests reach for); the explicit imports are what this module uses
@@ -118,10 +118,12 @@ from .serving_step import (_MeasuredStep, _Step, _affine, _attention_ms, _cache_
                            _extend_time, _first_step, _kv_reads, _measured_constants, _measured_step, _memory_ms,
                            _models, _runs_extend, _state_copies, _step, _terms, _time, _weights_read_ms)
 from .serving_sweep import cycle_steps_in_batch, cycles_in_batch, step_in_batch
+from .serving_suffix import *  # noqa: F401,F403
 from .stats import percentile, percentile_of_counts
 
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
+    *serving_suffix.__all__,
     "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "lookahead_speedups", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
     "batch_sweep", "sweep_rows",

@@ -6,7 +6,7 @@ re-exports every name here. Standard library only.
 
 from .serving_calibration import ENGINES
 from .serving_step import DEFAULT_SETTINGS  # noqa: F401 (the doctests' settings)
-from .serving_step import (ServingSettings, ngram_cycle_ms,
+from .serving_step import (ServingSettings, model_free_cycle_ms,
                            _affine, _combine, _cycle_ms, _cycle_steps, _eager_extend_ms, _emitted_output_ms,
                            _first_step, _runs_extend, _terms, _time, tokens_per_cycle)
 from .serving_memory import max_batch_in_memory
@@ -48,10 +48,10 @@ def _per_token_terms(settings: ServingSettings, speculative: bool, curve=None):
         if _runs_extend(settings, draft):  # the draft's extend pass, once a cycle
             more, c, s = weighted(draft, n, 1 / tokens)
             terms, constant, slope = terms + more, constant + c + _eager_extend_ms(settings, n, k) / tokens, slope + s
-    else:  # n-gram lookup on the host, once a cycle: affine in the batch on every engine (lab.serving_calibration)
-        fixed = ngram_cycle_ms(settings, 0, context, k)
+    else:  # a model-free proposer on the host, once a cycle: affine in the batch on every engine that runs it
+        fixed = model_free_cycle_ms(settings, 0, context, k)
         constant += fixed / tokens
-        slope += (ngram_cycle_ms(settings, 1, context, k) - fixed) / tokens
+        slope += (model_free_cycle_ms(settings, 1, context, k) - fixed) / tokens
     return terms, constant, slope
 
 

@@ -11,7 +11,8 @@ module may have; :mod:`lab.serving` re-exports every name here. Standard library
 
 from .serving_calibration import ENGINES
 from .serving_engine_memory import engine_memory_bytes
-from .serving_presets import DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS  # noqa: F401 (DRAFTS: a doctest)
+from .serving_presets import DRAFTS, EAGLE, EAGLE3, GPUS, PRECISIONS  # noqa: F401 (DRAFTS: a doctest)
+from .serving_suffix import model_free
 from .serving_step import DEFAULT_SETTINGS  # noqa: F401 (the doctests' settings)
 from .serving_step import (MAX_BATCH, MEASURED, ServingSettings, _models, kv_bytes_per_sequence, pass_precision,
                            verify_tokens, weight_bytes)
@@ -98,7 +99,8 @@ def memory_available_bytes(settings: ServingSettings) -> float:
     (72.0, 59.4)
     """
     if settings.stepModel == MEASURED:
-        draft = "ngram" if settings.draft == NGRAM else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
+        # a model-free proposer (n-gram lookup, suffix decoding) holds no draft weights: SGLang's "ngram" reserve
+        draft = "ngram" if model_free(settings.draft) else "eagle" if settings.draft in (EAGLE, EAGLE3) else "model"
         weights = held_weight_bytes(settings)
         return engine_memory_bytes(ENGINES[settings.engine].memoryRule, GPUS[settings.gpu].memory, settings.gpus,
                                    weights, draft)

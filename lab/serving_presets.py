@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
-    "NGRAM", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES", "DRAFT_LABELS", "DRAFT_CHOICES",
-    "HUGGING_FACE_FAMILIES", "HUGGING_FACE_NAMES", "preset_named",
+    "NGRAM", "SUFFIX", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES",
+    "DRAFT_LABELS", "DRAFT_CHOICES", "HUGGING_FACE_FAMILIES", "HUGGING_FACE_NAMES", "preset_named",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -388,6 +388,7 @@ TARGETS = {t.name: _with_count(t) for t in (
 )}
 
 NGRAM = "ngram"
+SUFFIX = "suffix"  # suffix decoding (Arctic Inference's suffix trees, vLLM V1 method "suffix"): no model, like NGRAM
 EAGLE = "eagle-head"
 EAGLE3 = "eagle3-head"  # the EAGLE-3 head as vLLM builds it (eagle3_head): a widget preset and the validation rows' head
 # The targets whose config.json ships a multi-token-prediction module (num_nextn_predict_layers or its kin): there the
@@ -413,9 +414,10 @@ DRAFTS = {t.name: _with_count(t) for t in (
 )}
 # The draft presets: the two draft models, the "EAGLE or MTP head" (an EAGLE-1 head, or the target's own MTP module
 # where its checkpoint ships one), the EAGLE-3 head (what most readers run in 2026) and n-gram lookup.
-DRAFT_NAMES = (*DRAFTS, EAGLE, EAGLE3, NGRAM)
+DRAFT_NAMES = (*DRAFTS, EAGLE, EAGLE3, NGRAM, SUFFIX)
 DRAFT_LABELS = {**{name: t.label for name, t in DRAFTS.items()},
                 EAGLE: "EAGLE or MTP head (1 layer)", NGRAM: "n-gram lookup (no model)",
+                SUFFIX: "suffix decoding (no model)",
                 EAGLE3: "EAGLE-3 head (1 layer)"}  # its 32k draft vocabulary: the article says it (a phone shows a label whole)
 # the widgets' draft choices (the serving and deployment panels): the presets a reader picks, with their labels
 DRAFT_CHOICES = {name: DRAFT_LABELS[name] for name in DRAFT_NAMES}

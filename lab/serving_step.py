@@ -9,6 +9,7 @@ the verify step, the output it emits) and the byte counts of weights and caches 
 from functools import lru_cache
 from typing import NamedTuple
 
+from .errors import LabValueError
 from . import serving_calibration   # CALIBRATIONS read through the module at call time: a test swaps the table
 from .ledger import expected_accepted_from_curve, expected_tokens_per_call
 from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, cycle_eager_ms, eagle3_eager_ms,
@@ -16,8 +17,9 @@ from .serving_calibration import (DEFAULT_ENGINE, ENGINES, allreduce_cost, cycle
 from .serving_allreduce import message_rates
 from .serving_mtp import NO_EXTRAS, mtp_step_extras
 from .serving_sglang import eager_extend_here, extend_tokens
-from .serving_presets import TERA  # noqa: F401 (a doctest's unit)
-from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, NGRAM, PRECISIONS, TARGETS, Gpu, Precision,
+from .serving_suffix import SUFFIX, draft_engine_problem, model_free, suffix_proposal_ms
+from .serving_presets import NGRAM, TERA  # noqa: F401 (doctests' names: a draft, a unit)
+from .serving_presets import (DRAFTS, EAGLE, EAGLE3, GPUS, PRECISIONS, TARGETS, Gpu, Precision,
                               Transformer, _distinct, eagle3_head, eagle_head, expert_params,
                               moe_layers, softmax_layers, used_params)
 
@@ -27,6 +29,7 @@ __all__ = [
     "CONV_BYTES", "linear_state_bytes", "kv_bytes_per_sequence", "weight_bytes", "peak_flops", "ridge_point",
     "pass_precision", "head_params", "gemm_params", "routed_params", "attention_flops", "window_attention_flops", "step_time_ms",
     "step_breakdown", "step_regime", "effective_ridge", "verify_tokens", "draft_shape", "ngram_cycle_ms",
+    "model_free_cycle_ms",
     "draft_step_ms", "draft_extend_ms", "verify_step_ms", "emitted_output_ms",
     "tokens_per_cycle",
 ]
@@ -285,9 +288,10 @@ def _measured_step(shape: Transformer, settings: ServingSettings, role: str = "t
     cal = calibration or (serving_calibration.CALIBRATIONS[settings.gpu] if settings.stepModel == MEASURED
                           else serving_calibration.IDEAL)
     engine = engine or ENGINES[settings.engine]
-    if role == "verify" and settings.draft == NGRAM and engine.ngramStepHostMs:
-        # the engine runs synchronously while it drafts by n-gram lookup (vLLM V1's CPU proposer): its verify step pays
-        # the host work asynchronous scheduling would hide; plain decoding, a deployment without a draft, keeps it hidden
+    if role == "verify" and model_free(settings.draft) and engine.ngramStepHostMs:
+        # the engine runs synchronously while a model-free proposer drafts on the CPU (vLLM V1's n-gram and suffix
+        # proposers): its verify step pays the host work asynchronous scheduling would hide; plain decoding, a
+        # deployment without a draft, keeps it hidden
         engine = engine._replace(stepHostMs=engine.ngramStepHostMs)
     if engine.draftInVerifyGraph and settings.draft != EAGLE:
         # only the one-model head (TensorRT-LLM's MTP) runs inside the verify pass's graph; a separate draft does not
@@ -623,8 +627,9 @@ def verify_tokens(settings: ServingSettings) -> int:
 
 
 def draft_shape(settings: ServingSettings) -> Transformer | None:
-    """The draft model's shape (None for n-gram lookup, which runs no model)."""
-    if settings.draft == NGRAM:
+    """The draft model's shape (None for a model-free proposer, n-gram lookup or suffix decoding, which runs no
+    model: :func:`lab.serving_suffix.model_free`)."""
+    if model_free(settings.draft):
         return None
     if settings.draft == EAGLE:
         return eagle_head(TARGETS[settings.target])
@@ -651,11 +656,35 @@ def ngram_cycle_ms(settings: ServingSettings, batch, context, lookahead: int | N
     return ngram_proposal_ms(ENGINES[settings.engine], batch, context, k)
 
 
+def model_free_cycle_ms(settings: ServingSettings, batch, context, lookahead: int | None = None) -> float:
+    """A model-free proposer's proposal of ``lookahead`` tokens (default: the settings') for one cycle, on the host
+    and serially: suffix decoding's measured price a request (:func:`lab.serving_suffix.suffix_proposal_ms`, whatever
+    the context) under the calibrated model, n-gram lookup's otherwise (:func:`ngram_cycle_ms`); free under the
+    roofline and in the ideal limit, which price no host work. An engine that does not run the draft is refused under
+    every step model (:func:`lab.serving_suffix.draft_engine_problem`).
+
+    >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, draft=SUFFIX, lookahead=4)
+    >>> round(model_free_cycle_ms(s, 64, 8192), 3), round(model_free_cycle_ms(s, 64, 512), 3)   # no context term
+    (1.887, 1.887)
+    >>> model_free_cycle_ms(s.with_(stepModel=ROOFLINE), 64, 8192)
+    0.0
+    >>> model_free_cycle_ms(s.with_(draft=NGRAM), 64, 8192) == ngram_cycle_ms(s.with_(draft=NGRAM), 64, 8192)
+    True
+    """
+    if settings.draft != SUFFIX:
+        return ngram_cycle_ms(settings, batch, context, lookahead)
+    problem = draft_engine_problem(settings.draft, settings.engine)
+    if problem:
+        raise LabValueError(problem)
+    return suffix_proposal_ms(settings.engine, batch) if settings.stepModel == MEASURED else 0.0
+
+
 def draft_step_ms(settings: ServingSettings, batch, context) -> float:
     """One draft step: the draft model's ``t(B, 1, L)`` with its own per-pass fixed cost (a small
     draft is bound by it, not by its bytes); for vLLM V0's draft model on several GPUs, a host-prepared
-    worker step (``hostDraftStepsAboveTp1``). n-gram lookup runs no model: its step is its cycle's proposal
-    per proposed token (:func:`ngram_cycle_ms` / k), so that k steps make the cycle's proposal."""
+    worker step (``hostDraftStepsAboveTp1``). A model-free proposer (n-gram lookup, suffix decoding) runs no model:
+    its step is its cycle's proposal per proposed token (:func:`model_free_cycle_ms` / k), so that k steps make the
+    cycle's proposal."""
     shape = draft_shape(settings)
     return _draft_time(settings, None if shape is None else _step(shape, settings, "draft"), batch, context)
 
@@ -668,7 +697,7 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
     can leave it below zero at small batch); on vLLM V1, what its first draft step costs for
     running over those tokens (LM head over one a sequence) beyond a one-token step: nothing at small batch,
     where the step reads its weights whatever the tokens, more once it turns compute-bound. Zero on vLLM V0,
-    for n-gram lookup and under the roofline (kept as it was).
+    for a model-free proposer (n-gram lookup, suffix decoding) and under the roofline (kept as it was).
 
     >>> s = DEFAULT_SETTINGS.with_(stepModel=MEASURED, target="llama-3-8b", draft=EAGLE, gpus=1, lookahead=3)
     >>> a100 = s.with_(engine="sglang", gpu="a100-80g")   # the extend pass captured there
@@ -684,7 +713,7 @@ def draft_extend_ms(settings: ServingSettings, batch, context) -> float:
 
 
 def _runs_extend(settings: ServingSettings, draft) -> bool:
-    """Whether a cycle has the draft's extend pass: a draft model (not n-gram lookup), an engine that
+    """Whether a cycle has the draft's extend pass: a draft model (not a model-free proposer), an engine that
     runs one, and a per-operator step model (the roofline is kept as it was)."""
     return draft is not None and settings.stepModel in PER_OPERATOR and ENGINES[settings.engine].draftExtend
 
@@ -693,8 +722,8 @@ def _first_step(settings: ServingSettings, draft, n: int):
     """The draft's first step of a cycle on an engine that runs it over every verified token (vLLM V1,
     ``firstDraftOverVerified`` in :data:`lab.serving_calibration.ENGINES`): the draft step's constants with
     its LM head's arithmetic spread over the ``n`` tokens, so that at ``n`` tokens a sequence the layers see
-    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, n-gram lookup, the
-    roofline, or one verified token)."""
+    ``B n`` tokens and the LM head ``B``. None where it does not apply (another engine, a model-free proposer,
+    the roofline, or one verified token)."""
     if (draft is None or settings.stepModel not in PER_OPERATOR or n <= 1
             or not ENGINES[settings.engine].firstDraftOverVerified):
         return None
@@ -859,8 +888,8 @@ def _cycle_steps(settings: ServingSettings):
 
 
 def _cycle_ms(settings: ServingSettings, k: int, draft, verify, batch, n: int, context, tokens: float) -> float:
-    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for n-gram
-    lookup, its one proposal of ``k`` tokens, :func:`ngram_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
+    """One speculative cycle from its step constants: ``k`` draft steps of the ``draft`` step (for a model-free
+    proposer, its one proposal of ``k`` tokens, :func:`model_free_cycle_ms`), the draft's extend pass where the engine runs one (:func:`draft_extend_ms`), the verify step over
     ``n`` tokens a sequence and the output processing of the ``tokens`` it emits a sequence
     (:func:`emitted_output_ms`). Every search and grid composes its cycle here (the sweeps over every batch with
     :mod:`lab.serving_sweep`, held to these floats), so each gives the very float :func:`speedup_at` does."""
@@ -878,14 +907,15 @@ def _cycle_steps_ms(settings: ServingSettings, k: int, draft, verify, batch, n: 
 
 def _draft_time(settings: ServingSettings, draft, batch, context) -> float:
     if draft is None:
-        return ngram_cycle_ms(settings, batch, context) / settings.lookahead
+        return model_free_cycle_ms(settings, batch, context) / settings.lookahead
     return _time(draft, batch, 1, context)
 
 
 def _proposal_time(settings: ServingSettings, draft, k: int, batch, context) -> float:
-    """A cycle's ``k`` draft steps, or n-gram lookup's one proposal of ``k`` tokens (:func:`ngram_cycle_ms`)."""
+    """A cycle's ``k`` draft steps, or a model-free proposer's one proposal of ``k`` tokens
+    (:func:`model_free_cycle_ms`)."""
     if draft is None:
-        return ngram_cycle_ms(settings, batch, context, k)
+        return model_free_cycle_ms(settings, batch, context, k)
     return k * _time(draft, batch, 1, context)
 
 

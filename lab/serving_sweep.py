@@ -19,7 +19,7 @@ Standard library only.
 from .serving_calibration import ENGINES, cycle_eager_ms, inter_step_ms, eagle3_eager_ms
 from .serving_specdecode import proposal_ms
 from .serving_step import (EAGLE3, MEASURED, _MeasuredStep, _draft_steps, _eager_extend_ms, _eagle3_fc_free, _emitted_output_ms,
-                           _first_step, _runs_extend, _time, ngram_cycle_ms)
+                           _first_step, _runs_extend, _time, model_free_cycle_ms)
 from .serving_sglang import extend_tokens
 
 __all__ = ["step_in_batch", "extend_in_batch", "draft_in_batch", "cycles_in_batch", "cycle_steps_in_batch"]
@@ -179,8 +179,8 @@ def cycle_steps_in_batch(settings, draft, verify, per_k, context):
     """``batch -> [the cycle's steps, ms, for each (k, n, _) of per_k]``: :func:`lab.serving_step._cycle_steps_ms`
     (the cycle before its output processing, which the acceptance does not move) at every lookahead of ``per_k``
     (``k``, its verify tokens ``n``; the third field is not read), its sum ``proposal + t_extend + t_verify`` in that
-    order, with the draft's one-token step priced once a batch (the proposal is ``k`` of it; n-gram lookup's is
-    :func:`lab.serving_step.ngram_cycle_ms` of ``k`` tokens), ``t_verify`` once for each distinct ``n`` and
+    order, with the draft's one-token step priced once a batch (the proposal is ``k`` of it; a model-free proposer's is
+    :func:`lab.serving_step.model_free_cycle_ms` of ``k`` tokens), ``t_verify`` once for each distinct ``n`` and
     ``t_extend`` once for each distinct ``n`` and extended tokens (:func:`lab.serving_sglang.extend_tokens`,
     ``min(n, k + 1)``, which is ``n`` just when the cycle is a chain: a tree's ``n`` verified by a k past its depth
     is one, :func:`lab.serving_step._eager_extend_ms`).
@@ -205,6 +205,6 @@ def cycle_steps_in_batch(settings, draft, verify, per_k, context):
         one, fc = drafts(batch)
         extend = [priced(batch, one, fc) for priced in extends]
         verified = [priced(batch) for priced in verifies]
-        return [(k * one if draft is not None else ngram_cycle_ms(settings, batch, context, k)) + extend[e] + verified[i]
+        return [(k * one if draft is not None else model_free_cycle_ms(settings, batch, context, k)) + extend[e] + verified[i]
                 for k, e, i in rows]
     return at

@@ -36,8 +36,10 @@ def _ideal(settings):
 CHIPS = ("a100-80g", "h100-sxm", "l40s", "rtx-4090")
 # The drafts the products below run over: every preset but the EAGLE-3 head, which each check covers in one
 # targeted case of its own (a preset added to every product would lengthen the suite in the reader's browser; the
-# head is one decoder layer like the EAGLE or MTP head, with a smaller LM head and an fc over three hidden states).
-LOOPED_DRAFTS = tuple(name for name in serving.DRAFT_NAMES if name != serving.EAGLE3)
+# head is one decoder layer like the EAGLE or MTP head, with a smaller LM head and an fc over three hidden states),
+# and suffix decoding, a model-free proposer priced through the same path as n-gram lookup (its own price and its
+# engines: tests/test_serving_suffix.py), which runs on vLLM V1 alone where the products loop over every engine.
+LOOPED_DRAFTS = tuple(name for name in serving.DRAFT_NAMES if name not in (serving.EAGLE3, serving.SUFFIX))
 
 
 def _presets(precisions=tuple(serving.PRECISIONS), targets=tuple(serving.TARGETS), gpus=tuple(serving.GPUS)):
@@ -482,8 +484,8 @@ def _fixed_by_hand(shape, settings, role: str, expanded: bool) -> tuple:
     fixed = cal.passMs if host_draft else fixed
     # TensorRT-LLM's MTP head: its steps in the verify pass's CUDA graph, no launch or sampling of their own
     fixed = 0.0 if role == "draft" and engine.draftInVerifyGraph and settings.draft == serving.EAGLE else fixed
-    # synchronous scheduling's host work a step; vLLM V1 turns its asynchronous scheduling off for n-gram drafts
-    host = (engine.ngramStepHostMs if role == "verify" and settings.draft == serving.NGRAM and engine.ngramStepHostMs
+    # synchronous scheduling's host work a step; vLLM V1 turns its asynchronous scheduling off for model-free drafts
+    host = (engine.ngramStepHostMs if role == "verify" and serving.model_free(settings.draft) and engine.ngramStepHostMs
             else engine.stepHostMs)
     fixed += host if role in ("target", "verify") else 0.0
     fixed += engine.specCycleMs + (engine.expansionMs if expanded else 0.0) if role == "verify" else 0.0

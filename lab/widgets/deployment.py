@@ -139,6 +139,8 @@ def _params(raw) -> tuple[dict, list[str], int]:
     if pasted_note:
         notes.insert(0, pasted_note)
         params["pasted"] = bool(pasted)
+    params["engine"], refused = serving.engine_running(params["draft"], params["engine"])
+    notes += [refused] if refused else []  # suffix decoding on an engine without it: priced on one that runs it
     unit, k_m = params["unit"], params["measuredK"]
     low, high = deployment.unit_ranges(k_m)[unit]
     if not low <= params["value"] <= high:

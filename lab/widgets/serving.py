@@ -98,6 +98,8 @@ def _parse(raw) -> tuple[dict, dict, list[str]]:
     (3, '1', 20, ["GPUs sharing the model: '3' is not one of “1”, “2”, “4”, “8”; using 1"])
     """
     params, notes = read_controls(raw, CONTROLS)
+    params["engine"], refused = serving.engine_running(params["draft"], params["engine"])
+    notes += [refused] if refused else []  # suffix decoding on an engine without it: priced on one that runs it
     if 0 < params["treeTokens"] < params["lookahead"] + 1:  # a tree holds at least the chain it is priced against
         notes.append(f"Tree tokens verified per sequence: {params['treeTokens']} is fewer than k + 1 = {params['lookahead'] + 1} "
                      f"(the root and the k drafts); using {params['lookahead'] + 1}")
@@ -408,7 +410,7 @@ def _no_room(settings: serving.ServingSettings, a: dict) -> str:
     """The lead when not even the weights fit (reader audit N4-15): one sentence naming the limit and what to
     change (:func:`lab.serving.fits_instead_text`), and no speedup: no batch of this setting runs."""
     gpu, memory = serving.GPUS[settings.gpu], a["memory"]
-    models = "its weights" if settings.draft == serving.NGRAM else "the weights of target and draft"
+    models = "its weights" if serving.model_free(settings.draft) else "the weights of target and draft"
     return (f"{serving.TARGETS[settings.target].label} does not fit on {settings.gpus} x {gpu.label}: {models} alone "
             f"need {memory['weights'] / 1e9:,.0f} GB in {serving.PRECISIONS[settings.precision].label}, more than the "
             f"{memory['have'] / 1e9:,.0f} GB they hold, so no batch runs and no speedup is claimed; {memory['instead']}.")

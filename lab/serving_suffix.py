@@ -1,0 +1,129 @@
+"""Suffix decoding as a draft the serving model prices: Arctic Inference's suffix trees (``SuffixDecodingCache``)
+run by vLLM V1's ``SuffixDecodingProposer`` (speculative method ``"suffix"``), a proposer with no model, like n-gram
+lookup. What one cycle costs the host, as read in the code (docs/READING.md, "Suffix decoding"):
+
+* vLLM V1 (vllm/v1/spec_decode/suffix_decoding.py, from vLLM pull request 25784, opened 2025-09-26, after 0.10.1):
+  ``propose`` loops in Python over the batch's requests, after the verify step's sampled tokens reached the CPU
+  (``sampled_token_ids``, a list); for each it appends the tokens just sampled to the request's trees
+  (``add_active_response``: the prompt tree and the global tree of responses, Arctic Inference's C++ ``append``
+  walks up to ``max_tree_depth`` active nodes a token) and asks for a draft (``speculate``: two C++ calls, the
+  prompt tree's and the global tree's, each matching the last ``max_tree_depth`` tokens from the root at every
+  length until one fails and walking the likeliest path from each match). Nothing is batched and nothing depends
+  on the context beyond the last ``max_tree_depth`` tokens: the cost is a constant a request.
+* It runs synchronously with the GPU: vLLM turns asynchronous scheduling off for every speculative method but the
+  EAGLE/MTP kinds, the GPU n-gram proposer, draft models and DSpark (vllm/config/vllm.py: "Async scheduling not
+  supported with %s-based speculative decoding and will be disabled"), so its verify step pays the host work
+  synchronous scheduling leaves serial, as n-gram lookup's does (``ngramStepHostMs``).
+* It proposes a variable number of tokens: at most ``num_speculative_tokens`` (``suffix_decoding_max_tree_depth``,
+  24, when unset), at most ``suffix_decoding_max_spec_factor`` (1.0) times the matched length, and it stops where
+  the path's estimated probability falls below ``suffix_decoding_min_token_prob`` (0.1). The serving model prices
+  the chain of ``k`` it is capped at (the verify step's upper bound); the acceptance curve (family ``suffix``)
+  carries how many are kept.
+
+Measured: the proposer's own calls, timed by Arctic Inference's simulator (arctic_inference/suffix_decoding/
+simulator.py: ``time.perf_counter()`` around ``suffix_cache.speculate`` and around
+``suffix_cache.add_active_response``) in snowflakedb/ArcticInference pull request 212 (2025-10-19, the code vLLM
+runs: no change to csrc/suffix_decoding since): :data:`SUFFIX_CACHE_US` a request a cycle. Assumed, not measured:
+vLLM's own loop around those calls (:data:`SUFFIX_LOOP_US`). Left out: building a request's prompt tree
+(``start_request``, once a request, in its first decode step) and evicting a cached response, paid once a request,
+not a cycle.
+
+Standard library only.
+"""
+
+from .errors import LabValueError
+from .serving_calibration import ENGINES
+from .serving_presets import NGRAM, SUFFIX
+
+__all__ = ["MODEL_FREE", "model_free", "SUFFIX_SPECULATE_US", "SUFFIX_UPDATE_US", "SUFFIX_CACHE_US", "SUFFIX_LOOP_US",
+           "SUFFIX_ENGINES", "draft_engine_problem", "engine_running", "suffix_proposal_ms"]
+
+# The drafts with no model: a proposer on the host, no draft forward pass (n-gram lookup, suffix decoding).
+MODEL_FREE = (NGRAM, SUFFIX)
+
+
+def model_free(draft: str) -> bool:
+    """Whether ``draft`` is a model-free proposer (:data:`MODEL_FREE`): no draft model, no draft forward pass, its
+    proposal priced as host time a cycle, and a verify step that runs synchronously on vLLM V1.
+
+    >>> model_free("ngram"), model_free("suffix"), model_free("eagle-head")
+    (True, True, False)
+    """
+    return draft in MODEL_FREE
+
+
+# Measured (quoted): snowflakedb/ArcticInference pull request 212 ('More suffix decoding optimizations', 2025-10-19),
+# its 'After' row of the simulator's summary: avg_accept_toks 0.693407, avg_spec_toks 3.260117, spec_ms_per_tok
+# 0.006288, update_ms_per_tok 0.004126. The simulator (arctic_inference/suffix_decoding/simulator.py,
+# results_summary) divides the summed speculate time by the tokens speculated ('sum_spec_ms / sum_spec_toks') and
+# the summed update time by the tokens appended ('sum_update_ms / sum_out_toks', the accepted tokens and the bonus
+# token of each step), so a call costs the per-token figure times the mean tokens a call: speculate 0.006288 ms x
+# 3.260117 = 20.5 us, update 0.004126 ms x 1.693407 = 7.0 us (the last step of a request appends no bonus token: the
+# mean is a hair lower). The PR does not give its command, dataset or CPU; the simulator's defaults are max depth 64
+# (vLLM's default suffix_decoding_max_tree_depth is 24: a shorter match loop, so the price is an upper bound there)
+# and tree speculation (vLLM walks a path). Both trees are in each call, as in vLLM (a global cache on).
+SUFFIX_SPECULATE_US = 1000 * 0.006288 * 3.260117
+SUFFIX_UPDATE_US = 1000 * 0.004126 * (0.693407 + 1)
+SUFFIX_CACHE_US = SUFFIX_SPECULATE_US + SUFFIX_UPDATE_US
+# Assumed, not measured: vLLM's propose loop's own Python a request around the cache's two calls (the request-id
+# look-ups, the numpy slice of the last max_tree_depth tokens, the list appends). Not found measured; taken as the
+# 2 us the lab assumes for V1 0.10's n-gram loop a request (lab.serving_calibration.NGRAM_REQUEST_US), a Python loop
+# of the same kind. A constant of its own so that a measurement of either replaces one number.
+SUFFIX_LOOP_US = 2.0
+# The engine versions whose code runs suffix decoding (lab.serving_calibration.ENGINES): vLLM V1 from pull request
+# 25784 (opened 2025-09-26; in vLLM 0.12.0); not V1 0.10 (0.10.1, August 2025, before it), not V0, not SGLang (its
+# server_args.py builtins, read for lab.engine_config, are EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK;
+# its suffix pull requests 13553 and 27582 were closed unmerged), not TensorRT-LLM (none read).
+SUFFIX_ENGINES = ("vllm-v1",)
+
+
+def draft_engine_problem(draft: str, engine: str) -> str:
+    """Why ``engine`` cannot run ``draft``, or "" when it can: suffix decoding runs only on :data:`SUFFIX_ENGINES`;
+    every other draft runs on every engine the model prices.
+
+    >>> draft_engine_problem("suffix", "vllm-v1"), draft_engine_problem("ngram", "sglang")
+    ('', '')
+    >>> draft_engine_problem("suffix", "sglang")
+    'sglang (SGLang (today: overlap)) has no suffix proposer (vLLM added it in pull request 25784, after 0.10.1; SGLang and TensorRT-LLM have none): suffix decoding runs on vllm-v1, vLLM V1 (today: 0.14 on)'
+    """
+    if draft != SUFFIX or engine in SUFFIX_ENGINES:
+        return ""
+    valid = ", ".join(f"{name}, {ENGINES[name].label}" for name in SUFFIX_ENGINES)
+    return (f"{engine} ({ENGINES[engine].label}) has no suffix proposer (vLLM added it in pull request 25784, after "
+            f"0.10.1; SGLang and TensorRT-LLM have none): suffix decoding runs on {valid}")
+
+
+def engine_running(draft: str, engine: str) -> tuple[str, str]:
+    """(the engine a widget prices ``draft`` on, a note or ""): ``engine`` itself where it runs the draft, else the
+    first engine that does (:data:`SUFFIX_ENGINES`) with a note that names why, so the reader sees a number for an
+    engine that runs suffix decoding and never one for an engine that does not.
+
+    >>> engine_running("suffix", "vllm-v1"), engine_running("ngram", "trtllm")
+    (('vllm-v1', ''), ('trtllm', ''))
+    >>> engine_running("suffix", "trtllm")[1].endswith("; priced on vLLM V1 (today: 0.14 on) instead")
+    True
+    """
+    problem = draft_engine_problem(draft, engine)
+    if not problem:
+        return engine, ""
+    return SUFFIX_ENGINES[0], f"Engine: {problem}; priced on {ENGINES[SUFFIX_ENGINES[0]].label} instead"
+
+
+def suffix_proposal_ms(engine: str, batch) -> float:
+    """One cycle's suffix-decoding proposal for ``batch`` sequences on ``engine``, ms: ``B (t_cache + t_loop)``, the
+    cache's measured calls a request (:data:`SUFFIX_CACHE_US`) and the loop's assumed Python a request
+    (:data:`SUFFIX_LOOP_US`); whatever the context (only the last ``max_tree_depth`` tokens are matched) and ``k``
+    (the path walks are inside the measurement, at its 3.26 tokens a call). An engine that does not run it is
+    refused (:func:`draft_engine_problem`).
+
+    >>> round(suffix_proposal_ms("vllm-v1", 1), 4), round(suffix_proposal_ms("vllm-v1", 64), 3)
+    (0.0295, 1.887)
+    >>> suffix_proposal_ms("vllm-v1-0.10", 8)
+    Traceback (most recent call last):
+    ...
+    lab.errors.LabValueError: vllm-v1-0.10 (vLLM V1 0.10 (synchronous)) has no suffix proposer (vLLM added it in pull request 25784, after 0.10.1; SGLang and TensorRT-LLM have none): suffix decoding runs on vllm-v1, vLLM V1 (today: 0.14 on)
+    """
+    problem = draft_engine_problem(SUFFIX, engine)
+    if problem:
+        raise LabValueError(problem)
+    return batch * (SUFFIX_CACHE_US + SUFFIX_LOOP_US) / 1000

@@ -1,0 +1,150 @@
+"""Suffix decoding as a serving draft (lab.serving_suffix): a model-free proposer priced like n-gram lookup where the
+code is of the same kind (no draft forward pass, host time a cycle, a synchronous verify step on vLLM V1), its own
+measured price a request, the engines that run it (vLLM V1 alone), its acceptance family and its engine
+configuration (vLLM's speculative-config keys as SuffixDecodingProposer reads them)."""
+
+import json
+import re
+
+import pytest
+
+from lab import cli, deployment, engine_config, serving
+from lab.acceptance import family_of_draft
+from lab.errors import LabValueError
+from lab.widgets import deployment as deployment_widget
+from lab.widgets import serving as serving_widget
+
+SUFFIX = serving.DEFAULT_SETTINGS.with_(draft=serving.SUFFIX, stepModel=serving.MEASURED, engine="vllm-v1",
+                                        target="llama-3-8b", gpu="h100-sxm", gpus=1, lookahead=4)
+
+
+def test_a_suffix_cycle_runs_no_draft_model():
+    """No draft shape, no extend pass; the k draft steps are the one proposal a cycle, the proposer's price."""
+    assert serving.draft_shape(SUFFIX) is None and serving.model_free(SUFFIX.draft)
+    for batch in (1, 16, 256):
+        r = serving.serving(SUFFIX.with_(batch=batch, context=4096))
+        assert serving.draft_extend_ms(SUFFIX, batch, 4096) == 0.0
+        assert SUFFIX.lookahead * r.draftStepMs == pytest.approx(serving.suffix_proposal_ms("vllm-v1", batch),
+                                                                 rel=1e-12)
+
+
+def test_its_cost_grows_with_the_batch_not_the_context():
+    """One C++ match and update a request, over the last max_tree_depth tokens: linear in B, flat in L (n-gram
+    lookup's V1 scan grows with L)."""
+    cycle = serving.model_free_cycle_ms
+    one, many = cycle(SUFFIX, 8, 2048), cycle(SUFFIX, 64, 2048)
+    assert many == pytest.approx(8 * one, rel=1e-12) and one > 0
+    assert cycle(SUFFIX, 64, 512) == cycle(SUFFIX, 64, 131072)
+    ngram = SUFFIX.with_(draft=serving.NGRAM)
+    assert cycle(ngram, 64, 131072) > cycle(ngram, 64, 512)
+
+
+def test_its_price_is_the_measured_calls_plus_the_assumed_loop():
+    per_request = serving.suffix_proposal_ms("vllm-v1", 1) * 1000
+    assert per_request == pytest.approx(serving.SUFFIX_SPECULATE_US + serving.SUFFIX_UPDATE_US + serving.SUFFIX_LOOP_US)
+    assert serving.SUFFIX_CACHE_US == serving.SUFFIX_SPECULATE_US + serving.SUFFIX_UPDATE_US
+
+
+def test_the_roofline_and_the_ideal_limit_price_no_host_work():
+    assert serving.model_free_cycle_ms(SUFFIX.with_(stepModel=serving.ROOFLINE), 64, 4096) == 0.0
+
+
+def test_its_verify_step_is_synchronous_like_ngram_lookups():
+    """vLLM V1 turns asynchronous scheduling off for every method but EAGLE/MTP kinds, the GPU n-gram proposer,
+    draft models and DSpark: the verify step pays the serial host work, as n-gram lookup's does, and no more."""
+    for batch in (1, 32):
+        suffix, ngram = (serving.verify_step_ms(SUFFIX.with_(draft=d), batch, 4096) for d in (serving.SUFFIX,
+                                                                                            serving.NGRAM))
+        eagle = serving.verify_step_ms(SUFFIX.with_(draft=serving.EAGLE), batch, 4096)
+        assert suffix == ngram > eagle
+
+
+def test_it_holds_no_draft_weights():
+    assert serving.held_weight_bytes(SUFFIX) == serving.held_weight_bytes(SUFFIX.with_(draft=serving.NGRAM))
+    assert serving.held_weight_bytes(SUFFIX) < serving.held_weight_bytes(SUFFIX.with_(draft=serving.EAGLE))
+
+
+def test_the_sweeps_give_the_models_own_floats():
+    """The heatmap's cells and the sweeps' cycle go through the same proposal price (model_free_cycle_ms)."""
+    grid = serving.speedup_grid(SUFFIX)
+    for r, context in enumerate(serving.HEATMAP_CONTEXTS):
+        for c, batch in enumerate(serving.HEATMAP_BATCHES):
+            assert grid[r][c] == serving.speedup_at(SUFFIX, batch, context)
+
+
+@pytest.mark.parametrize("engine", [e for e in serving.ENGINES if e not in serving.SUFFIX_ENGINES])
+def test_an_engine_without_it_is_refused_with_the_valid_engines(engine):
+    for model in (serving.MEASURED, serving.ROOFLINE):
+        with pytest.raises(LabValueError, match=r"has no suffix proposer.*runs on vllm-v1"):
+            serving.serving(SUFFIX.with_(engine=engine, stepModel=model))
+    assert serving.draft_engine_problem(serving.SUFFIX, engine).startswith(engine)
+    assert serving.draft_engine_problem(serving.NGRAM, engine) == ""
+
+
+def test_vllm_v1_0_10_predates_it():
+    """vLLM pull request 25784 (opened 2025-09-26) came after 0.10.1 (August 2025), the version vllm-v1-0.10 is."""
+    assert "0.10.1" in serving.ENGINES["vllm-v1-0.10"].source and serving.SUFFIX_ENGINES == ("vllm-v1",)
+
+
+@pytest.mark.parametrize("argv", [
+    ["serving", "--target", "llama-3-8b", "--draft", "suffix", "--gpu", "h100-sxm", "--batch", "8", "--context",
+     "2048", "--lookahead", "4", "--acceptance", "60", "--engine", "sglang"],
+    ["deployment", "--acceptance-rate", "60", "--target", "llama-3-8b", "--draft", "suffix", "--engine",
+     "vllm-v0"],
+])
+def test_the_clis_refuse_it_in_one_line_naming_the_valid_engines(argv, capsys):
+    assert cli.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "vllm-v1" in err and "suffix" in err, err
+
+
+def test_the_serving_cli_prices_it_on_vllm_v1(capsys):
+    argv = ["serving", "--target", "llama-3-8b", "--draft", "suffix", "--gpu", "h100-sxm", "--batch", "8",
+            "--context", "2048", "--lookahead", "4", "--acceptance", "60", "--json"]
+    assert cli.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("widget,query", [
+    (serving_widget, "?srvDraft=suffix&srvEngine=trtllm"),
+    (deployment_widget, "?depDraft=suffix&depEngine=sglang"),
+])
+def test_the_widgets_price_it_on_an_engine_that_runs_it_and_say_why(widget, query):
+    view = widget.view(query)
+    assert any("no suffix proposer" in note and "vLLM V1" in note for note in view["notes"])
+    assert view["params"]["engine"] == "vllm-v1"
+    plain = widget.view(query.replace("trtllm", "vllm-v1").replace("sglang", "vllm-v1"))
+    assert plain["notes"] == [] and plain["readouts"] == view["readouts"]
+
+
+def test_its_acceptance_family_is_suffix():
+    assert family_of_draft(serving.SUFFIX) == "suffix"
+    assert serving.DRAFT_CHOICES[serving.SUFFIX] == "suffix decoding (no model)"
+
+
+def _config(engine, batch=4):
+    d = deployment.Deployment(target="llama-3-8b", draft=serving.SUFFIX, gpu="h100-sxm", gpus=1, batch=batch,
+                              context=2048, lookahead=4)
+    return deployment.engine_answer(d, 70, engine)["config"]
+
+
+def test_vllms_configuration_uses_the_keys_its_code_reads():
+    """method "suffix" and num_speculative_tokens (the cap SuffixDecodingProposer passes to speculate), no schedule
+    by batch; the proposer's own keys named in a comment, each a row read in vllm/config/speculative.py."""
+    config = _config("vllm")
+    assert config["supported"] and config["schedule"] is None
+    blob = json.loads(re.search(r"'(\{.*\})'", config["text"])[1])
+    assert set(blob) == {"method", "num_speculative_tokens"} and blob["method"] == "suffix"
+    assert 1 <= blob["num_speculative_tokens"] <= deployment.MAX_LOOKAHEAD
+    rows = engine_config.ENGINES["vllm"].names
+    assert set(config["names"]) <= set(rows) <= set(rows) | set(config["names"])
+    for key in ("suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob"):
+        assert key in config["names"] and key in config["text"]
+        assert rows[key].path == "vllm/config/speculative.py" and rows[key].definition.startswith(key + ":")
+    assert '"suffix"' in rows["suffix"].definition
+
+
+@pytest.mark.parametrize("engine", ["sglang", "trtllm", "llamacpp"])
+def test_other_engines_write_no_configuration_and_say_why(engine):
+    config = _config(engine)
+    assert not config["supported"] and config["text"] == "" and "suffix" in config["reason"]
