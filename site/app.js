@@ -9,7 +9,7 @@
 
 {
   const BOOT_STALL_MS = 45000;       // boot gives up only after this long with no byte arriving
-  const REQUEST_TIMEOUT_MS = 10000;  // no answer by then: the worker has died or hung
+  const REQUEST_TIMEOUT_MS = 10000;  // no answer by then, and no other reply meanwhile: the worker has died or hung
   const SLOW_NOTICE_MS = 1500;       // say so while a request is late, before giving up on it
   const LIVE_STATUS = "Live: the figures recompute in Python, in your browser, as you move the sliders.";
   const WARM_MARGIN = "800px";        // a far widget owes its data-with renders until it gets this close
@@ -187,6 +187,12 @@
     waiting.delete(id);
     clearTimeout(entry.timer);
     clearTimeout(entry.slow);
+    // The worker answers one message at a time, so a reply shows it alive and working through its queue: each
+    // request still waiting gets its whole time again (a long queue on a slow device is not a hung worker).
+    for (const [otherId, other] of waiting) {
+      clearTimeout(other.timer);
+      other.timer = expire(otherId, other.timeoutMs, other.reject);
+    }
     if (document.getElementById("runtime-status")?.dataset.state === "slow") setStatus(LIVE_STATUS, "live");
     if (type === "error") entry.reject(new Error(payload.message));  // the worker itself failed
     else if (payload && payload.error) entry.reject(new ViewError(payload.error));  // it answered: one view failed

@@ -244,3 +244,39 @@ def test_worker_crash_mid_session(live):
     assert live.dialogs == []
     assert live.console_errors == []
     assert live.foreign_requests() == []
+
+
+def test_a_busy_worker_is_not_a_dead_one(page):
+    """A worker that keeps answering, only slowly (a long queue on a slow device), keeps the page live: each reply
+    gives the requests still waiting their whole time again (site/app.js, onWorkerMessage). Here the worker's every
+    reply leaves 6 s after the one before it, so of two widgets' requests sent together the second is answered 12 s
+    after it was sent, past the 10 s a request may wait with no reply at all (REQUEST_TIMEOUT_MS); before replies
+    re-armed the clocks the page called that worker dead."""
+    pg = page()
+    pg.goto(pg.base_url)
+    wait_live(pg)
+    wait_audit(pg)
+    pg.wait_for_timeout(1500)  # the load's warm-ups answered before the worker slows
+    pg.workers[0].evaluate("""() => {
+        const post = self.postMessage.bind(self);
+        let previous = Promise.resolve();
+        self.postMessage = (message) => {
+          previous = previous.then(() => new Promise((rest) => setTimeout(rest, 6000))).then(() => post(message));
+        };
+      }""")
+    moved = {}
+    for kind, slider in (("ledger", "lookahead"), ("exact", "match")):
+        before = slider_values(pg, kind)[slider]
+        pg.locator(f"#{kind}-{slider}").focus()
+        pg.keyboard.press("ArrowRight")
+        moved[kind] = (slider, before, slider_values(pg, kind)[slider])
+        assert moved[kind][2] != before
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline and "Waiting for the Python worker" not in status_text(pg):
+        pg.wait_for_timeout(200)
+    assert "Waiting for the Python worker" in status_text(pg)  # it says it is slow...
+    pg.wait_for_timeout(14_000)  # ...both replies arrive (6 s and 12 s after the moves)
+    assert pg.evaluate("() => document.documentElement.dataset.labState") == "live", status_text(pg)
+    for kind, (slider, _, after) in moved.items():
+        assert slider_values(pg, kind)[slider] == after  # the moves stand: nothing went back
+    assert pg.console_errors == []
