@@ -480,21 +480,27 @@ HUGGING_FACE_FAMILIES = (
       "AngelSlim/Qwen3-32B_eagle3")),
 )
 HUGGING_FACE_NAMES = {name.lower(): preset for preset, _, names in HUGGING_FACE_FAMILIES for name in names}
+# the same without the organisation ("Llama-3.3-70B-Instruct"), as a local path or a served model name often gives it
+_REPOSITORY_NAMES = {name.rsplit("/", 1)[-1]: preset for name, preset in HUGGING_FACE_NAMES.items()}
 
 
 def preset_named(text: str, valid) -> str | None:
     """The preset ``text`` names among ``valid``: itself when it is one (or differs from one only in case), else the
-    preset of the Hugging Face checkpoint it names (:data:`HUGGING_FACE_NAMES`, case-insensitive), if that preset is
+    preset of the Hugging Face checkpoint it names (:data:`HUGGING_FACE_NAMES`, case-insensitive; the repository's name
+    alone, without its organisation or with a local path before it, too), if that preset is
     one of ``valid``; None otherwise. For the CLIs only: the widgets and URL state take preset names.
 
     >>> preset_named("Qwen/qwen3-8B", TARGETS), preset_named("meta-llama/Llama-3.3-70B-Instruct", TARGETS)
     ('qwen3-8b', 'llama-3-70b')
     >>> preset_named("llama-3-8b", TARGETS), preset_named("Qwen/Qwen3-0.6B", TARGETS), preset_named("gpt-4", TARGETS)
     ('llama-3-8b', None, None)
+    >>> preset_named("Llama-3.3-70B-Instruct", TARGETS), preset_named("/models/DeepSeek-R1", TARGETS)
+    ('llama-3-70b', 'deepseek-v3')
     """
     folded = text.strip().lower()
     by_case = {name.lower(): name for name in valid}
-    preset = by_case.get(folded) or HUGGING_FACE_NAMES.get(folded)
+    preset = (by_case.get(folded) or HUGGING_FACE_NAMES.get(folded)
+              or _REPOSITORY_NAMES.get(folded.rstrip("/").rsplit("/", 1)[-1]))
     return preset if preset in valid else None
 
 
