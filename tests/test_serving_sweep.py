@@ -1,7 +1,7 @@
 """The sweeps that price a cycle at every batch (lab.serving_sweep, used by lab.production.k_by_batch_steps and
 lab.serving.batch_sweep) give the very floats of the straightforward computation: _time and _cycle_ms at every
 batch and k (production.k_by_batch_scan, the oracle, and the loops written out here), compared with ==, on every
-engine, the draft kinds (a draft model, the EAGLE-1/MTP and EAGLE-3 heads, n-gram lookup), dense, MoE, latent,
+engine, the draft kinds (a draft model, the EAGLE-1/MTP and EAGLE-3 heads, n-gram lookup, suffix decoding), dense, MoE, latent,
 sliding-window and hybrid linear-attention targets, the three step models, trees and acceptance curves."""
 
 import itertools
@@ -50,6 +50,9 @@ CHOSEN = [
     dict(target="llama-3-8b", draft=serving.EAGLE3, gpu="h100-sxm", gpus=2, stepModel=serving.OPERATORS,
          engine="sglang"),
     dict(target="qwen3-next-80b-a3b", draft=serving.NGRAM, gpu="b200", gpus=2, stepModel=serving.OPERATORS),
+    dict(target="qwen3-8b", draft=serving.SUFFIX, gpu="h100-sxm", gpus=1, engine="vllm-v1"),  # the other model-free
+    dict(target="qwen3-8b", draft="qwen3-0.6b", gpu="h100-sxm", gpus=1, engine="vllm-v1-0.10"),
+    dict(target="glm-4.5-air", draft=serving.EAGLE, gpu="h200", gpus=2, precision="fp8", engine="sglang"),  # its MTP
 ]
 
 
