@@ -11,6 +11,7 @@ __all__ = [
     "Gpu", "Transformer", "Precision", "GPUS", "TARGETS", "DRAFTS", "PRECISIONS", "TERA", "FP4_BYTES",
     "NGRAM", "SUFFIX", "EAGLE", "EAGLE3", "MTP_TARGETS", "EAGLE3_DRAFT_VOCAB", "DRAFT_NAMES", "PRICED_DRAFT_NAMES",
     "DRAFT_LABELS", "DRAFT_CHOICES", "HUGGING_FACE_FAMILIES", "HUGGING_FACE_NAMES", "preset_named",
+    "draft_vocabulary_note",
     "attention_params", "linear_attention_params", "softmax_layers", "moe_layers", "expert_params",
     "parameter_count", "used_params", "distinct_experts", "eagle_head", "eagle3_head",
 ]
@@ -502,6 +503,26 @@ def preset_named(text: str, valid) -> str | None:
     preset = (by_case.get(folded) or HUGGING_FACE_NAMES.get(folded)
               or _REPOSITORY_NAMES.get(folded.rstrip("/").rsplit("/", 1)[-1]))
     return preset if preset in valid else None
+
+
+def draft_vocabulary_note(target: str, draft: str) -> str:
+    """A sentence when draft model ``draft`` does not share ``target``'s vocabulary, else "": vLLM runs a draft model
+    only with its target's vocabulary size (vLLM V0 asserted equal sizes, spec_decode_worker.py, quoted in vLLM issue
+    #5203, 2024-06-03; V1's checks still reject a mismatched pair, vLLM pull request #42775, 2026-05-15, open, which
+    proposes an opt-in padding), so such a pair is priced as a model of that size would cost, not as an engine runs it.
+    EAGLE and MTP heads and model-free proposers use the target's tokens and never mismatch.
+
+    >>> draft_vocabulary_note("llama-3-8b", "llama-3.2-1b"), draft_vocabulary_note("llama-3-8b", "eagle-head")
+    ('', '')
+    >>> draft_vocabulary_note("qwen3-8b", "llama-3.2-1b")[:60]
+    "Llama-3.2-1B's vocabulary (128,256 tokens) is not Qwen3-8B's"
+    """
+    if draft not in DRAFTS or target not in TARGETS or DRAFTS[draft].vocab == TARGETS[target].vocab:
+        return ""
+    shape, of = DRAFTS[draft], TARGETS[target]
+    return (f"{shape.label}'s vocabulary ({shape.vocab:,} tokens) is not {of.label}'s ({of.vocab:,}): vLLM runs a draft "
+            f"model only with its target's vocabulary size, so this pair is priced as a draft of this size would cost, "
+            f"not as an engine runs it as is")
 
 
 def eagle_head(target: Transformer) -> Transformer:

@@ -164,3 +164,28 @@ def test_only_the_cli_reads_hugging_face_names():
     view = serving_widget.view("?srvTarget=Qwen%2FQwen3-8B")
     assert view["params"]["target"] == serving_widget.DEFAULT.target
     assert any("Target model: 'Qwen/Qwen3-8B' is not one of" in note for note in view["notes"])
+
+
+# --- a draft model that does not share its target's vocabulary -------------------------------------------------
+
+def test_a_draft_model_of_another_vocabulary_is_priced_with_a_note_everywhere(capsys):
+    """Llama-3.2-1B (128,256 tokens) drafting for Qwen3-8B (151,936): vLLM refuses such a pair, so each place that
+    prices it says so (both CLIs, text and JSON; both widgets' notes); a pair that shares its vocabulary, a head and a
+    model-free proposer get no note."""
+    for target, draft, mismatched in (("qwen3-8b", "llama-3.2-1b", True), ("qwen3-8b", "qwen3-0.6b", False),
+                                      ("llama-3-8b", "llama-3.2-1b", False), ("qwen3-8b", serving.EAGLE3, False),
+                                      ("llama-3-8b", serving.NGRAM, False)):
+        note = serving.draft_vocabulary_note(target, draft)
+        assert bool(note) == mismatched
+        status = cli.main(["serving", "--target", target, "--draft", draft, "--gpu", "h100-sxm", "--batch", "8",
+                           "--context", "1024", "--lookahead", "3", "--acceptance", "60", "--json"])
+        document = json.loads(capsys.readouterr().out)
+        assert status == 0 and document["draftSharesVocabulary"] is not mismatched
+        cli.main(["serving", "--target", target, "--draft", draft, "--gpu", "h100-sxm", "--batch", "8", "--context",
+                  "1024", "--lookahead", "3", "--acceptance", "60"])
+        assert (("note: " + note) in capsys.readouterr().out) is mismatched
+        cli.main(["deployment", "--target", target, "--draft", draft, "--gpu", "h100-sxm", "--gpus", "1", "--alpha", "60"])
+        assert (("note: " + note) in capsys.readouterr().out) is mismatched
+        views = (serving_widget.view(f"srvTarget={target}&srvDraft={draft}"),
+                 deployment_widget.view(f"depTarget={target}&depDraft={draft}"))
+        assert all((note in view["notes"]) is mismatched for view in views)

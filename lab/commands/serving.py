@@ -184,4 +184,8 @@ def run(args):
              for key, value in document.items() if key != "params"]
     if not document["fitsInMemory"]:
         lines.append(serving.memory_note(settings))
+    vocabulary = serving.draft_vocabulary_note(settings.target, settings.draft)
+    document["draftSharesVocabulary"] = not vocabulary
+    if vocabulary:
+        lines.append("note: " + vocabulary)
     return document, "\n".join(lines), 0
