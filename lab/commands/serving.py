@@ -107,7 +107,7 @@ def _settings(args) -> serving.ServingSettings:
                                  "--acceptance-curve, --per-position, --vllm-per-position or --lengths")
             text = "0"  # a placeholder: run() sets the curve's i.i.d. equivalent at --lookahead
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
-    if serving.draft_engine_problem(values["draft"], values["engine"]):  # suffix decoding: vLLM V1 only
+    if serving.draft_engine_problem(values["draft"], values["engine"]):  # suffix decoding: vLLM V1 (today and 0.10) only
         raise UsageError(f"--engine: {serving.draft_engine_problem(values['draft'], values['engine'])}")
     if 0 < numbers["tree_tokens"] < numbers["lookahead"] + 1:  # lab.serving.verify_tokens refuses it too
         raise UsageError(f"--tree-tokens must be 0 (a chain) or at least k + 1 = {numbers['lookahead'] + 1} "
