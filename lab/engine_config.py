@@ -99,6 +99,15 @@ def _vllm(definition):
     return _src("vllm-project/vllm", "vllm/config/speculative.py", _VLLM_SPEC, definition)
 
 
+# Arctic Inference 0.1.1 (2025-11-05; 0.1.0 of 2025-10-21 differs only in its plugin's log line): the plugin that ran
+# suffix decoding on vLLM 0.10.1 (lab.serving_suffix.SUFFIX_LOOPS)
+_ARCTIC = "db565372cae711a7ec9b1bbcfed1ca675238d9ed"
+
+
+def _arctic(path, definition, note=""):
+    return _src("snowflakedb/ArcticInference", path, _ARCTIC, definition, note=note)
+
+
 def _sglang(definition):
     return _src("sgl-project/sglang", "python/sglang/srt/server_args.py", _SGLANG, definition)
 
@@ -147,6 +156,17 @@ ENGINES = {
             "suffix_decoding_max_spec_factor": _vllm("suffix_decoding_max_spec_factor: float = 1.0"),
             "suffix_decoding_min_token_prob": _vllm("suffix_decoding_min_token_prob: float = 0.1"),
             "suffix_decoding_max_cached_requests": _vllm("suffix_decoding_max_cached_requests: int = 10000"),
+            # suffix decoding on vLLM 0.10.1 (the vllm-v1-0.10 engine), before pull request 25784: Arctic Inference's
+            # plugin (arctic-inference 0.1.0 and 0.1.1 pin vllm==0.10.1), its switch and the keys its
+            # SpeculativeConfig patch adds or sets (arctic_inference/vllm/config.py, lines 57-110)
+            "ARCTIC_INFERENCE_ENABLED": _arctic("arctic_inference/envs.py",
+                                                '"ARCTIC_INFERENCE_ENABLED": lambda: os.getenv("ARCTIC_INFERENCE_ENABLED", '
+                                                '"0") == "1"', "the plugin does nothing without it"),
+            "suffix_cache_max_depth": _arctic("arctic_inference/vllm/config.py", "suffix_cache_max_depth: int = 64",
+                                              "the plugin sets num_speculative_tokens to it"),
+            "disable_by_batch_size": _arctic("arctic_inference/vllm/config.py", "self.disable_by_batch_size = 64",
+                                             "vLLM 0.10.1's own key, which the plugin sets to 64 for suffix when "
+                                             "unset; past it no request drafts"),
         }),
     "sglang": Engine(
         "sglang", "SGLang", "SGLang main at commit 001067ff (2026); each field of ServerArgs is the flag of its "
@@ -424,7 +444,41 @@ def _vllm_suffix_lines(plan):
               "why": "SuffixDecodingProposer.propose passes max_spec_factor and min_token_prob to Arctic Inference's "
                      "speculate"}]
     names += ["suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob"]
+    lines += _arctic_suffix_lines(plan, k)
+    names += ["ARCTIC_INFERENCE_ENABLED", "suffix_cache_max_depth", "disable_by_batch_size"]
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
+
+
+# Arctic Inference's plugin turns speculation off past this many requests when disable_by_batch_size is unset
+# (arctic_inference/vllm/config.py, SpeculativeConfigPatch.__post_init__: 'Defaulting disable_by_batch_size to 64')
+ARCTIC_SUFFIX_BATCH_LIMIT = 64
+
+
+def _arctic_suffix_lines(plan, k: int) -> list:
+    """The same draft on vLLM 0.10.1 (the serving model's ``vllm-v1-0.10``), a comment: vLLM had no suffix method of
+    its own then, Arctic Inference's plugin ran it. Its keys differ from vLLM's: the plugin sets
+    ``num_speculative_tokens`` to ``suffix_cache_max_depth`` (default 64) and caps a draft at the rejection sampler's
+    ``MAX_SPEC_LEN`` and at ``suffix_max_spec_factor`` (1.0) times a match of at most that depth, so the depth is
+    the cap ``k``; and it drafts nothing past ``disable_by_batch_size`` requests (64 unless set,
+    :data:`ARCTIC_SUFFIX_BATCH_LIMIT`), so a batch above that sets it to the batch.
+
+    >>> lines = _arctic_suffix_lines({"batch": 128}, 12)
+    >>> '"suffix_cache_max_depth": 12' in lines[0]["text"], '"disable_by_batch_size": 128' in lines[0]["text"]
+    (True, True)
+    >>> "disable_by_batch_size" in _arctic_suffix_lines({"batch": 64}, 12)[0]["text"]
+    False
+    """
+    config = {"method": "suffix", "suffix_cache_max_depth": k}
+    if plan["batch"] > ARCTIC_SUFFIX_BATCH_LIMIT:
+        config["disable_by_batch_size"] = plan["batch"]
+    return [{"text": "# on vLLM 0.10.1 (engine vllm-v1-0.10), before vLLM's own method: Arctic Inference's plugin "
+                     "(arctic-inference 0.1.0 or 0.1.1) runs it: ARCTIC_INFERENCE_ENABLED=1 vllm serve TARGET_MODEL "
+                     f"--speculative-config '{json.dumps(config)}'",
+             "why": "the plugin's SpeculativeConfig patch sets num_speculative_tokens to suffix_cache_max_depth and its "
+                    "proposer caps a draft at MAX_SPEC_LEN and at suffix_max_spec_factor (1.0) times a match of at "
+                    f"most that depth, so the depth is the cap k = {k} (a shorter match too); it turns speculation "
+                    f"off past disable_by_batch_size requests ({ARCTIC_SUFFIX_BATCH_LIMIT} unless set)"
+                    + (f", so your batch {plan['batch']} sets it" if "disable_by_batch_size" in config else "")}]
 
 
 def _sglang_lines(plan, kind, k_max, why_k):

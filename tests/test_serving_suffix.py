@@ -81,9 +81,28 @@ def test_an_engine_without_it_is_refused_with_the_valid_engines(engine):
     assert serving.draft_engine_problem(serving.NGRAM, engine) == ""
 
 
-def test_vllm_v1_0_10_predates_it():
-    """vLLM pull request 25784 (opened 2025-09-26) came after 0.10.1 (August 2025), the version vllm-v1-0.10 is."""
-    assert "0.10.1" in serving.ENGINES["vllm-v1-0.10"].source and serving.SUFFIX_ENGINES == ("vllm-v1",)
+def test_vllm_v1_0_10_runs_it_through_arctic_inferences_plugin_with_one_more_loop():
+    """vLLM 0.10.1 had no suffix method (pull request 25784 came in 0.12.0); Arctic Inference's plugin ran the same
+    cache calls in two Python loops over the batch (update, then speculate): one more assumed loop a request."""
+    assert serving.SUFFIX_ENGINES == ("vllm-v1", "vllm-v1-0.10") and serving.SUFFIX_LOOPS["vllm-v1-0.10"] == 2
+    for batch in (1, 8, 64):
+        today, plugin = (serving.suffix_proposal_ms(engine, batch) for engine in serving.SUFFIX_ENGINES)
+        assert plugin - today == pytest.approx(batch * serving.SUFFIX_LOOP_US / 1000, rel=1e-12)
+        assert plugin == pytest.approx(batch * (serving.SUFFIX_CACHE_US + 2 * serving.SUFFIX_LOOP_US) / 1000)
+
+
+def test_on_vllm_v1_0_10_it_pays_that_engines_own_terms():
+    """Synchronous scheduling's host work a step, as every draft there (not the n-gram-only switch of today's V1), and
+    no draft pass: its verify step is n-gram lookup's on the same engine, its cycle the plugin's proposal."""
+    old = SUFFIX.with_(engine="vllm-v1-0.10")
+    engine = serving.ENGINES["vllm-v1-0.10"]
+    assert engine.stepHostMs > 0 and engine.ngramStepHostMs == 0
+    for batch in (1, 64):
+        assert serving.verify_step_ms(old, batch, 4096) == serving.verify_step_ms(old.with_(draft=serving.NGRAM), batch,
+                                                                                  4096)
+        assert serving.model_free_cycle_ms(old, batch, 4096) == serving.suffix_proposal_ms("vllm-v1-0.10", batch)
+        r = serving.serving(old.with_(batch=batch, context=4096))
+        assert 1 < r.speedup < SUFFIX.lookahead + 1
 
 
 @pytest.mark.parametrize("argv", [
@@ -98,11 +117,15 @@ def test_the_clis_refuse_it_in_one_line_naming_the_valid_engines(argv, capsys):
     assert out == "" and len(err.strip().splitlines()) == 1 and "vllm-v1" in err and "suffix" in err, err
 
 
-def test_the_serving_cli_prices_it_on_vllm_v1(capsys):
+@pytest.mark.parametrize("engine", ["vllm-v1", "vllm-v1-0.10"])
+def test_the_serving_cli_prices_it_on_both_vllm_v1_versions(engine, capsys):
     argv = ["serving", "--target", "llama-3-8b", "--draft", "suffix", "--gpu", "h100-sxm", "--batch", "8",
-            "--context", "2048", "--lookahead", "4", "--acceptance", "60", "--json"]
+            "--context", "2048", "--lookahead", "4", "--acceptance", "60", "--engine", engine, "--json"]
     assert cli.main(argv) == 0
-    assert json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)
+    expected = serving.serving(SUFFIX.with_(engine=engine, batch=8, context=2048, acceptance=60.0))
+    assert out["params"]["engine"] == engine and out["speedup"] == expected.speedup
+    assert out["draftStepMs"] * 4 == pytest.approx(serving.suffix_proposal_ms(engine, 8), rel=1e-12)
 
 
 @pytest.mark.parametrize("widget,query", [
@@ -115,6 +138,9 @@ def test_the_widgets_price_it_on_an_engine_that_runs_it_and_say_why(widget, quer
     assert view["params"]["engine"] == "vllm-v1"
     plain = widget.view(query.replace("trtllm", "vllm-v1").replace("sglang", "vllm-v1"))
     assert plain["notes"] == [] and plain["readouts"] == view["readouts"]
+    older = widget.view(query.replace("trtllm", "vllm-v1-0.10").replace("sglang", "vllm-v1-0.10"))
+    assert older["notes"] == [] and older["params"]["engine"] == "vllm-v1-0.10"
+    assert older["readouts"] != plain["readouts"]  # synchronous host work and the plugin's second loop
 
 
 def test_its_acceptance_family_is_suffix():
@@ -148,3 +174,18 @@ def test_vllms_configuration_uses_the_keys_its_code_reads():
 def test_other_engines_write_no_configuration_and_say_why(engine):
     config = _config(engine)
     assert not config["supported"] and config["text"] == "" and "suffix" in config["reason"]
+
+
+def test_vllms_configuration_says_what_vllm_0_10_1_with_arctic_inferences_plugin_takes():
+    """The plugin overwrites num_speculative_tokens with suffix_cache_max_depth (so the depth is the cap) and turns
+    speculation off past disable_by_batch_size requests (64 unless set): set only past 64; both keys read in its code."""
+    for batch, limit in ((4, None), (64, None), (128, 128)):
+        config = _config("vllm", batch)
+        line = next(text for text in config["text"].splitlines() if "ARCTIC_INFERENCE_ENABLED=1" in text)
+        blob = json.loads(re.search(r"'(\{.*\})'", line)[1])
+        k = json.loads(re.search(r"'(\{.*\})'", config["text"])[1])["num_speculative_tokens"]
+        assert blob["method"] == "suffix" and blob["suffix_cache_max_depth"] == k
+        assert blob.get("disable_by_batch_size") == limit
+        rows = engine_config.ENGINES["vllm"].names
+        for key in ("ARCTIC_INFERENCE_ENABLED", "suffix_cache_max_depth", "disable_by_batch_size"):
+            assert key in config["names"] and rows[key].repo == "snowflakedb/ArcticInference"

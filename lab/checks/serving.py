@@ -78,7 +78,7 @@ def batch_one_reduces_to_leviathan(out):
     dense = tuple(name for name, shape in serving.TARGETS.items() if not shape.experts and not shape.linear_layers)
     _verify_costs_more_off_dense(out, context)
     # each preset on the next engine without an extend pass (not Leviathan's cycle) that runs its draft (suffix decoding:
-    # vLLM V1 alone); none has an ideal-limit term
+    # vLLM V1, today and 0.10); none has an ideal-limit term
     engines = tuple(name for name, e in serving_calibration.ENGINES.items() if not e.draftExtend)
     for index, base in enumerate(_presets(("bf16",), dense, CHIPS)):
         for k in GRID["lookahead"]:

@@ -260,7 +260,7 @@ def _deployment(args) -> deployment.Deployment:
             raise UsageError(f"{flag} must be one of {', '.join(names)}, got {getattr(args, dest)!r}")
     if args.gpus not in ("1", "2", "4", "8"):
         raise UsageError(f"--gpus must be {RANGES['--gpus']}, got {args.gpus!r}")
-    if serving.draft_engine_problem(args.draft, args.engine):  # suffix decoding: vLLM V1 only
+    if serving.draft_engine_problem(args.draft, args.engine):  # suffix decoding: vLLM V1 (today and 0.10) only
         raise UsageError(f"--engine: {serving.draft_engine_problem(args.draft, args.engine)}")
     return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus), engine=args.engine,
                       precision=args.precision,

@@ -3,13 +3,20 @@ GPU preset on ``--gpus`` GPUs, under the per-operator model calibrated on measur
 default) or the idealised roofline (``--step-model roofline``)."""
 
 from .. import serving
+from ..acceptance_text import MAX_POSITIONS
 
-__all__ = ["add_parser", "run", "VALUE_FLAGS"]
+__all__ = ["add_parser", "run", "VALUE_FLAGS", "MAX_LOOKAHEAD"]
+
+# The longest chain --lookahead takes, and the range the best k is searched over: every position the acceptance
+# model holds (lab.acceptance.MAX_POSITIONS, 64), so suffix decoding's usual 24 to 32 draft tokens (vLLM's
+# suffix_decoding_max_tree_depth default 24; SpecDecode-Bench ran 32) can be priced. A CLI matter only: the widgets'
+# lookahead sliders (lab.deployment.MAX_LOOKAHEAD, the ledger's) keep their own ends.
+MAX_LOOKAHEAD = MAX_POSITIONS
 
 NUMBERS = (  # (flag, dest, minimum, maximum, integer, default or None when required)
     ("--batch", "batch", 1, serving.MAX_BATCH, True, None),
     ("--context", "context", 1, 1048576, True, None),
-    ("--lookahead", "lookahead", 1, 16, True, None),
+    ("--lookahead", "lookahead", 1, MAX_LOOKAHEAD, True, None),
     ("--acceptance", "acceptance", 0, 100, False, None),  # required unless a curve is given (_settings)
     ("--mem-efficiency", "mem_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.memEfficiency),
     ("--flop-efficiency", "flop_efficiency", 1, 100, False, serving.DEFAULT_SETTINGS.flopEfficiency),
@@ -100,7 +107,7 @@ def _settings(args) -> serving.ServingSettings:
                                  "--acceptance-curve, --per-position, --vllm-per-position or --lengths")
             text = "0"  # a placeholder: run() sets the curve's i.i.d. equivalent at --lookahead
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
-    if serving.draft_engine_problem(values["draft"], values["engine"]):  # suffix decoding: vLLM V1 only
+    if serving.draft_engine_problem(values["draft"], values["engine"]):  # suffix decoding: vLLM V1 (today and 0.10) only
         raise UsageError(f"--engine: {serving.draft_engine_problem(values['draft'], values['engine'])}")
     if 0 < numbers["tree_tokens"] < numbers["lookahead"] + 1:  # lab.serving.verify_tokens refuses it too
         raise UsageError(f"--tree-tokens must be 0 (a chain) or at least k + 1 = {numbers['lookahead'] + 1} "
@@ -145,7 +152,7 @@ def _curve(args):
     if not values or len(values) > 64 or any(not 0 <= v <= 100 for v in values):  # NaN fails the range test
         raise UsageError(f"--acceptance-curve must be 1 to 64 comma-separated numbers from 0 to 100, got {quote(text)!r}")
     args.measured_k = len(values)  # past it the acceptance model continues the curve, as the widget does
-    return serving.received_curve([v / 100 for v in values], None, 16)
+    return serving.received_curve([v / 100 for v in values], None, MAX_LOOKAHEAD)
 
 
 def run(args):
@@ -160,7 +167,7 @@ def run(args):
     document = {key: value for key, value in result._asdict().items() if key not in ("plainRegime", "verifyRegime")}
     document["crossoverBatch"] = serving.crossover_batch(settings, curve=curve)
     measured_k = getattr(args, "measured_k", None)
-    document["bestLookahead"] = serving.best_lookahead(settings, 16, curve, measured_k)[0]  # the flag's whole range
+    document["bestLookahead"] = serving.best_lookahead(settings, MAX_LOOKAHEAD, curve, measured_k)[0]  # the flag's range
     if measured_k is not None:
         document["bestLookaheadExtrapolatedFrom"] = measured_k if document["bestLookahead"] > measured_k else None
     model = getattr(args, "acceptance_model", None)
@@ -168,7 +175,8 @@ def run(args):
         from .. import acceptance
 
         best = acceptance.best_lookahead(
-            lambda k: serving.speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve), model, 16)
+            lambda k: serving.speedup_at(settings.with_(lookahead=k), settings.batch, settings.context, curve), model,
+            MAX_LOOKAHEAD)
         document["bestLookahead"] = best["k"]
         document["bestLookaheadExtrapolatedFrom"] = best["extrapolatedFrom"]
         document["plateauStart"] = best["plateauStart"]
