@@ -51,6 +51,7 @@ CHOSEN = [
          engine="sglang"),
     dict(target="qwen3-next-80b-a3b", draft=serving.NGRAM, gpu="b200", gpus=2, stepModel=serving.OPERATORS),
     dict(target="qwen3-8b", draft=serving.SUFFIX, gpu="h100-sxm", gpus=1, engine="vllm-v1"),  # the other model-free
+    dict(target="qwen3-8b", draft=serving.SUFFIX, gpu="h100-sxm", gpus=1, engine="vllm-v1-0.10"),  # the plugin's two loops
     dict(target="qwen3-8b", draft="qwen3-0.6b", gpu="h100-sxm", gpus=1, engine="vllm-v1-0.10"),
     dict(target="glm-4.5-air", draft=serving.EAGLE, gpu="h200", gpus=2, precision="fp8", engine="sglang"),  # its MTP
 ]
