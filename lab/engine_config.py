@@ -449,9 +449,7 @@ def _vllm_suffix_lines(plan):
     return {"supported": True, "lines": lines, "names": names, "schedule": None}
 
 
-# Arctic Inference's plugin turns speculation off past this many requests when disable_by_batch_size is unset
-# (arctic_inference/vllm/config.py, SpeculativeConfigPatch.__post_init__: 'Defaulting disable_by_batch_size to 64')
-ARCTIC_SUFFIX_BATCH_LIMIT = 64
+from .serving_suffix import ARCTIC_SUFFIX_BATCH_LIMIT  # noqa: E402  (the plugin's default, where it was read)
 
 
 def _arctic_suffix_lines(plan, k: int) -> list:

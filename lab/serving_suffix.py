@@ -47,7 +47,8 @@ from .serving_calibration import ENGINES
 from .serving_presets import NGRAM, SUFFIX
 
 __all__ = ["MODEL_FREE", "model_free", "SUFFIX_SPECULATE_US", "SUFFIX_UPDATE_US", "SUFFIX_CACHE_US", "SUFFIX_LOOP_US",
-           "SUFFIX_LOOPS", "SUFFIX_ENGINES", "draft_engine_problem", "engine_running", "suffix_proposal_ms"]
+           "SUFFIX_LOOPS", "SUFFIX_ENGINES", "ARCTIC_SUFFIX_BATCH_LIMIT", "PLUGIN_ENGINE", "plugin_batch_note",
+           "draft_engine_problem", "engine_running", "suffix_proposal_ms"]
 
 # The drafts with no model: a proposer on the host, no draft forward pass (n-gram lookup, suffix decoding).
 MODEL_FREE = (NGRAM, SUFFIX)
@@ -94,6 +95,29 @@ SUFFIX_LOOP_US = 2.0
 # 2026-07-14: 'any plan to support suffix decoding?', a maintainer: 'No'), not TensorRT-LLM (none read).
 SUFFIX_LOOPS = {"vllm-v1": 1, "vllm-v1-0.10": 2}
 SUFFIX_ENGINES = tuple(SUFFIX_LOOPS)
+# Arctic Inference's plugin turns speculation off past this many requests when disable_by_batch_size is unset
+# (arctic_inference/vllm/config.py, SpeculativeConfigPatch.__post_init__: 'Defaulting disable_by_batch_size to 64')
+ARCTIC_SUFFIX_BATCH_LIMIT = 64
+PLUGIN_ENGINE = "vllm-v1-0.10"   # the engine version that ran suffix decoding through the plugin
+
+
+def plugin_batch_note(draft: str, engine: str, batch: int) -> str:
+    """A sentence when suffix decoding on vLLM 0.10.1 (Arctic Inference's plugin) is asked for at a batch past the
+    plugin's default ``disable_by_batch_size`` (:data:`ARCTIC_SUFFIX_BATCH_LIMIT`), where with its defaults the engine
+    drafts nothing at all; else "". The model's numbers are what speculating would cost there, which the reader gets
+    by raising that key (the deployment panel's vLLM configuration writes it).
+
+    >>> plugin_batch_note("suffix", "vllm-v1-0.10", 64), plugin_batch_note("suffix", "vllm-v1", 128)
+    ('', '')
+    >>> plugin_batch_note("suffix", "vllm-v1-0.10", 128)[:72]
+    "Arctic Inference's plugin, as vLLM 0.10.1 ran suffix decoding, drafts no"
+    """
+    if draft != SUFFIX or engine != PLUGIN_ENGINE or batch <= ARCTIC_SUFFIX_BATCH_LIMIT:
+        return ""
+    return (f"Arctic Inference's plugin, as vLLM 0.10.1 ran suffix decoding, drafts nothing past disable_by_batch_size "
+            f"requests ({ARCTIC_SUFFIX_BATCH_LIMIT} unless set): at batch {batch:,} with its defaults the engine decodes "
+            f"without drafting (about 1.0x); the numbers here are what speculating costs once that key is raised to "
+            f"{batch:,} or more")
 
 
 def draft_engine_problem(draft: str, engine: str) -> str:

@@ -291,9 +291,9 @@ def run(args):
     settings = deployment.serving_settings(d, result["acceptancePercent"])   # what the serving model answered at
     if not srv["fits"]:
         lines.append(serving.memory_note(settings))
-    vocabulary = serving.draft_vocabulary_note(settings.target, settings.draft)
-    if vocabulary:
-        lines.append("note: " + vocabulary)
+    lines += ["note: " + note for note in (serving.draft_vocabulary_note(settings.target, settings.draft),
+                                           serving.plugin_batch_note(settings.draft, settings.engine, settings.batch))
+              if note]
     engine = args.config or "vllm"
     if engine not in CONFIG_ENGINES:
         raise UsageError(f"--config must be {CONFIG_FLAGS['--config']}, got {engine!r}")

@@ -194,6 +194,6 @@ def run(args):
         lines.append(serving.memory_note(settings))
     vocabulary = serving.draft_vocabulary_note(settings.target, settings.draft)
     document["draftSharesVocabulary"] = not vocabulary
-    if vocabulary:
-        lines.append("note: " + vocabulary)
+    lines += ["note: " + note for note in (vocabulary, serving.plugin_batch_note(settings.draft, settings.engine,
+                                                                                 settings.batch)) if note]
     return document, "\n".join(lines), 0

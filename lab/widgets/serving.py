@@ -208,8 +208,9 @@ def view(raw=None) -> dict:
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     load_figures = _load_figures(a["load"]["plain"], a["load"]["spec"], a["load"]["cross"], width,
                                  "" if a["memory"]["room"] else f"does not fit in {settings.gpus} x {_gpu_label(settings)}")
-    notes = notes + _memory_notes(settings, a) + [note for note in (serving.draft_vocabulary_note(settings.target,
-                                                                                                     settings.draft),) if note]
+    notes = notes + _memory_notes(settings, a) + [note for note in (
+        serving.draft_vocabulary_note(settings.target, settings.draft),
+        serving.plugin_batch_note(settings.draft, settings.engine, settings.batch)) if note]
     lead, summary, live = _texts(settings, a, curve, curve_label, measured_k)
     return {
         "params": params,
