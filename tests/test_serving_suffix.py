@@ -194,9 +194,10 @@ def test_vllms_configuration_says_what_vllm_0_10_1_with_arctic_inferences_plugin
 def test_the_plugin_s_batch_limit_is_said_where_suffix_decoding_runs_through_it(capsys):
     """vLLM 0.10.1 ran suffix decoding through Arctic Inference's plugin, which drafts nothing past
     disable_by_batch_size requests (64 unless set): the serving CLI, the deployment CLI and the serving widget say so
-    past batch 64 on that engine, and nowhere else (batch 64, today's V1, another draft)."""
+    past batch 64 on that engine, and nowhere else (batch 64, today's V1, another draft); so does the deployment panel.
+    """
     from lab import cli, serving
-    from lab.widgets import serving as widget
+    from lab.widgets import deployment as panel, serving as widget
 
     for engine, draft, batch, said in (("vllm-v1-0.10", "suffix", 128, True), ("vllm-v1-0.10", "suffix", 65, True),
                                        ("vllm-v1-0.10", "suffix", 64, False), ("vllm-v1", "suffix", 128, False),
@@ -209,5 +210,6 @@ def test_the_plugin_s_batch_limit_is_said_where_suffix_decoding_runs_through_it(
         assert cli.main(["deployment", "--target", "qwen3-8b", "--draft", draft, "--engine", engine, "--gpu", "h100-sxm",
                          "--gpus", "1", "--batch", str(batch), "--alpha", "70"]) == 0
         assert ("note: Arctic Inference's plugin" in capsys.readouterr().out) is said
-        view = widget.view(f"srvTarget=qwen3-8b&srvDraft={draft}&srvEngine={engine}&srvBatch={batch}")
-        assert any(n.startswith("Arctic Inference's plugin") for n in view["notes"]) is said
+        views = (widget.view(f"srvTarget=qwen3-8b&srvDraft={draft}&srvEngine={engine}&srvBatch={batch}"),
+                 panel.view(f"depTarget=qwen3-8b&depDraft={draft}&depEngine={engine}&depBatch={batch}"))
+        assert all(any(n.startswith("Arctic Inference's plugin") for n in view["notes"]) is said for view in views)

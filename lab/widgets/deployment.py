@@ -388,8 +388,8 @@ def view(raw=None) -> dict:
     extra = deployment.engine_answer(d, result["acceptancePercent"], params["configEngine"], params["gpuHour"],
                                      params["tpotTarget"], curve=curve)
     srv = result["serving"]
-    vocabulary = serving.draft_vocabulary_note(d.target, d.draft)
-    notes = notes + ([vocabulary] if vocabulary else [])
+    notes = notes + [note for note in (serving.draft_vocabulary_note(d.target, d.draft),
+                                       serving.plugin_batch_note(d.draft, d.engine, d.batch)) if note]
     live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
             + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
     return {
