@@ -502,7 +502,7 @@ def heatmap_answer(settings: ServingSettings, curve=None) -> tuple:
     and the answer is kept under what is left (:func:`_heatmap_answer`): one grid serves every batch
     and context the reader picks."""
     return _heatmap_answer(settings.with_(batch=1, context=HEATMAP_CONTEXTS[0],
-                                          outputTokens=DEFAULT_SETTINGS.outputTokens), curve)
+                                          requestOutputTokens=DEFAULT_SETTINGS.requestOutputTokens), curve)
 
 
 @lru_cache(maxsize=32)

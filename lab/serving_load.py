@@ -75,7 +75,7 @@ def ms_per_token(settings: ServingSettings, batch: float, speculative: bool, cur
 def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curve=None,
                  max_batch: float | None = None) -> float | None:
     """The running batch ``B`` that satisfies Little's law,
-    ``B = rate x outputTokens x msPerToken(B) / 1000`` (rate in requests per second), or None
+    ``B = rate x requestOutputTokens x msPerToken(B) / 1000`` (rate in requests per second), or None
     when no ``B <= max_batch`` does: the server is overloaded. ``max_batch`` defaults to the
     largest batch that fits in GPU memory (:func:`max_batch_in_memory`).
 
@@ -84,14 +84,14 @@ def steady_batch(settings: ServingSettings, rate: float, speculative: bool, curv
 
     >>> s = DEFAULT_SETTINGS
     >>> b = steady_batch(s, 1.0, False)
-    >>> abs(b - 1.0 * s.outputTokens * ms_per_token(s, b, False) / 1000) < 1e-6
+    >>> abs(b - 1.0 * s.requestOutputTokens * ms_per_token(s, b, False) / 1000) < 1e-6
     True
     """
     return _steady_batch(settings, rate, _per_token_terms(settings, speculative, curve), max_batch)
 
 
 def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_batch=None) -> float | None:
-    """Solve ``B = s m(B)`` with ``s = rate x outputTokens / 1000`` exactly: between the batches
+    """Solve ``B = s m(B)`` with ``s = rate x requestOutputTokens / 1000`` exactly: between the batches
     where an operator turns compute-bound, ``m(B) = P + Q B`` is affine, so on that piece
     ``B = s P / (1 - s Q)``; pieces are visited in order and the first whose solution lies inside
     it holds the first fixed point (``B - s m(B)`` is negative at 0, so the first crossing of
@@ -102,9 +102,9 @@ def _steady_batch(settings: ServingSettings, rate: float, terms_constant, max_ba
     if max_batch <= 0:
         return None
     if terms_constant[0] is NUMERIC:
-        return _steady_batch_numeric(rate * settings.outputTokens / 1000, terms_constant[1], max_batch)
+        return _steady_batch_numeric(rate * settings.requestOutputTokens / 1000, terms_constant[1], max_batch)
     terms, constant, linear = terms_constant
-    scale = rate * settings.outputTokens / 1000
+    scale = rate * settings.requestOutputTokens / 1000
     breaks = sorted(p / (r - q) for _, p, q, r, _ in terms if r > q and 0 < p / (r - q) < max_batch)
     low = 0.0
     for high in breaks + [max_batch]:
@@ -146,7 +146,7 @@ def _steady_batch_numeric(scale: float, per_token, max_batch: float) -> float | 
 
 
 def latency_curve(settings: ServingSettings, rates, speculative: bool, curve=None) -> list[float | None]:
-    """Per-request decode latency in seconds (outputTokens x msPerToken at the steady batch)
+    """Per-request decode latency in seconds (requestOutputTokens x msPerToken at the steady batch)
     at each request rate; None where the server is overloaded."""
     model, ceiling = _load_model(settings, speculative, curve), max_batch_in_memory(settings)
     return [_latency(settings, rate, model, ceiling) for rate in rates]
@@ -163,7 +163,7 @@ def _latency(settings: ServingSettings, rate: float, model: tuple, ceiling) -> f
     :func:`latency_curve` and :func:`curves_cross`."""
     terms, per_token = model
     batch = _steady_batch(settings, rate, terms, ceiling)
-    return None if batch is None else settings.outputTokens * per_token(max(batch, 1e-12)) / 1000
+    return None if batch is None else settings.requestOutputTokens * per_token(max(batch, 1e-12)) / 1000
 
 
 def load_curves(settings: ServingSettings, rates, curve=None) -> tuple:

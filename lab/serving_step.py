@@ -60,7 +60,8 @@ class ServingSettings(NamedTuple):
     batch: int = 8
     context: int = 1024
     attentionFlops: bool = False
-    outputTokens: int = 256       # per request, for the load curves
+    requestOutputTokens: int = 256  # tokens each request decodes, for the load curves (not the ledger's outputTokens,
+                                    # tokens per verifier call)
     stepModel: str = ROOFLINE     # "measured": the per-operator model calibrated on measured step times
     treeTokens: int = 0           # tokens the verify step scores per sequence; 0: a chain's k + 1
     engine: str = DEFAULT_ENGINE  # how the engine runs a cycle (lab.serving_calibration.ENGINES)

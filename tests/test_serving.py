@@ -131,7 +131,7 @@ def test_crossover_agrees_with_brute_force(s, context):
 def test_littles_law(s, rate, speculative):
     batch = serving.steady_batch(s, rate, speculative)
     if batch is not None:
-        demand = rate * s.outputTokens * serving.ms_per_token(s, batch, speculative) / 1000
+        demand = rate * s.requestOutputTokens * serving.ms_per_token(s, batch, speculative) / 1000
         assert batch == pytest.approx(demand, rel=1e-6)
         assert batch <= serving.max_batch_in_memory(s) + 1e-9
 
@@ -590,7 +590,7 @@ def test_moe_verification_is_not_free_at_batch_one_and_its_searches_are_exact():
             for speculative in (False, True):
                 batch = serving.steady_batch(case, rate, speculative)
                 if batch is not None:
-                    demand = rate * case.outputTokens * serving.ms_per_token(case, batch, speculative) / 1000
+                    demand = rate * case.requestOutputTokens * serving.ms_per_token(case, batch, speculative) / 1000
                     assert batch == pytest.approx(demand, rel=1e-6)
 
 
@@ -953,7 +953,7 @@ def test_a_kept_answer_and_kept_figures_answer_as_afresh():
 
     states = [{"stepModel": "measured", "lookahead": "3", "batchExp": "2", "batch": "4", "width": "640"}]
     for name, value in (("memEfficiency", "40"), ("flopEfficiency", "95"), ("overheadMs", "3"), ("batchExp", "6"),
-                        ("contextExp", "14"), ("outputTokens", "1024"), ("lookahead", "5"), ("stepModel", "operators"),
+                        ("contextExp", "14"), ("requestOutputTokens", "1024"), ("lookahead", "5"), ("stepModel", "operators"),
                         ("memEfficiency", "70"), ("stepModel", "roofline"), ("memEfficiency", "20"),
                         ("overheadMs", "0.2"), ("batchExp", "9")):
         states.append({**states[-1], name: value})

@@ -120,7 +120,7 @@ for state in grid:
 # the serving widget under every step model (the roofline-only sliders, which a per-operator model does not
 # read, moved in each), on three targets and two GPUs, each state from the one before, so the caches are warm
 grid = [dict(BASES["serving"][1], stepModel=m, target=t, gpu=g, lookahead=k, memEfficiency=e, flopEfficiency=f,
-             overheadMs=o, batchExp=b, batch=str(2 ** int(b)), outputTokens=n, width="640")
+             overheadMs=o, batchExp=b, batch=str(2 ** int(b)), requestOutputTokens=n, width="640")
         for m, t, g, k, e, f, o, b, n in itertools.product(
             ("measured", "roofline", "operators"), ("llama-3-8b", "llama-3-70b", "deepseek-v3"), ("h100-sxm", "mi300x"),
             ("2", "5"), ("40", "80"), ("60", "95"), ("0.5", "3"), ("0", "6"), ("256", "1024"))]

@@ -264,11 +264,11 @@ def littles_law_fixed_point(out):
             out.visited += 1
             batch = serving.steady_batch(settings, rate, speculative)
             if batch is None:
-                if ceiling > 0 and rate * settings.outputTokens * serving.ms_per_token(
+                if ceiling > 0 and rate * settings.requestOutputTokens * serving.ms_per_token(
                         settings, ceiling, speculative) / 1000 <= ceiling:
                     out.fail(f"overloaded at {rate} req/s though batch {ceiling:.1f} keeps up ({changes})")
                 continue
-            demand = rate * settings.outputTokens * serving.ms_per_token(settings, batch, speculative) / 1000
+            demand = rate * settings.requestOutputTokens * serving.ms_per_token(settings, batch, speculative) / 1000
             if not _close(batch, demand, 1e-6) or batch > ceiling:
                 out.fail(f"B = {batch:.6f} but demand {demand:.6f} at {rate} req/s ({changes})")
 

@@ -27,13 +27,13 @@ READOUT_SETTINGS = (
     {"lookahead": "12", "acceptance": "100", "batchExp": "0", "contextExp": "9"},
     {"treeTokens": "64", "batchExp": "6"},
     {"treeTokens": "13", "lookahead": "12", "batchExp": "8", "gpu": "a100-80g"},
-    {"stepModel": "roofline", "memEfficiency": "10", "flopEfficiency": "100", "overheadMs": "5", "outputTokens": "16"},
-    {"stepModel": "operators", "draft": "ngram", "gpus": "8", "precision": "fp8", "outputTokens": "2048",
+    {"stepModel": "roofline", "memEfficiency": "10", "flopEfficiency": "100", "overheadMs": "5", "requestOutputTokens": "16"},
+    {"stepModel": "operators", "draft": "ngram", "gpus": "8", "precision": "fp8", "requestOutputTokens": "2048",
      "memEfficiency": "100", "flopEfficiency": "10", "overheadMs": "0"},
     {"engine": "sglang", "target": "llama-3-70b", "gpus": "4", "batchExp": "3"},
     {"engine": "vllm-v0", "attentionFlops": "1", "batchExp": "4"},
     {"srvCurve": "custom:0.9,0.7,0.5", "lookahead": "5", "batchExp": "2"},
-    {"outputTokens": "16", "gpus": "8"},   # the load table past 1,000 requests/s and its curves crossing there
+    {"requestOutputTokens": "16", "gpus": "8"},   # the load table past 1,000 requests/s and its curves crossing there
     {"target": "deepseek-v3", "gpus": "8"},  # not even the weights fit: the limit named, no speedup claimed
 )
 
@@ -47,7 +47,7 @@ def _widget_settings(widget, values: dict):
         lookahead=int(p["lookahead"]), acceptance=float(p["acceptance"]), memEfficiency=float(p["memEfficiency"]),
         flopEfficiency=float(p["flopEfficiency"]), overheadMs=float(p["overheadMs"]), batch=2 ** int(p["batchExp"]),
         context=2 ** int(p["contextExp"]), attentionFlops=p["attentionFlops"] == "1",
-        outputTokens=int(p["outputTokens"]), stepModel=p["stepModel"], treeTokens=int(p["treeTokens"]),
+        requestOutputTokens=int(p["requestOutputTokens"]), stepModel=p["stepModel"], treeTokens=int(p["treeTokens"]),
         engine=p["engine"])
 
 
@@ -143,7 +143,7 @@ def _expected_heatmap_table(widget, s, curve, have: float) -> list:
     """The heatmap table's cells: the speedup at each batch and context (batch 1 to 1024, context 512 up), or "does
     not fit" where a cell's weights and KV caches exceed GPU memory."""
     f = to_fixed
-    grid = serving.speedup_grid(s.with_(batch=1, context=512, outputTokens=widget.DEFAULT.outputTokens), curve=curve)
+    grid = serving.speedup_grid(s.with_(batch=1, context=512, requestOutputTokens=widget.DEFAULT.requestOutputTokens), curve=curve)
     # a cell whose weights and KV caches exceed GPU memory prints no speedup
     return [f(grid[row][column], 2)
             if serving.memory_needed_bytes(s.with_(batch=batch, context=context)) <= have else "does not fit"

@@ -60,7 +60,7 @@ SLIDERS = (
            "% of peak", url_key="srvFlopEff"),
     Slider("overheadMs", "Fixed cost per pass (roofline only)", 0, 5, 0.1, serving.DEFAULT_SETTINGS.overheadMs, "ms",
            url_key="srvOverhead"),
-    Slider("outputTokens", "Output tokens per request", 16, 2048, 16, DEFAULT.outputTokens, "tokens", integer=True,
+    Slider("requestOutputTokens", "Output tokens per request", 16, 2048, 16, DEFAULT.requestOutputTokens, "tokens", integer=True,
            url_key="srvOutput"),
 )
 
@@ -117,7 +117,7 @@ def _settings(params) -> serving.ServingSettings:
         gpus=int(params["gpus"]), lookahead=params["lookahead"], acceptance=params["acceptance"],
         memEfficiency=params["memEfficiency"], flopEfficiency=params["flopEfficiency"],
         overheadMs=params["overheadMs"], batch=params["batch"], context=params["context"],
-        attentionFlops=params["attentionFlops"] == "1", outputTokens=params["outputTokens"],
+        attentionFlops=params["attentionFlops"] == "1", requestOutputTokens=params["requestOutputTokens"],
         stepModel=params["stepModel"], treeTokens=params["treeTokens"], engine=params["engine"])
 
 
