@@ -60,7 +60,7 @@ from .urlstate import LEDGER_SLIDERS, log_stop
 __all__ = ["UNITS", "unit_ranges", "Deployment", "DEFAULT_DEPLOYMENT", "alpha_from", "units_at", "serving_settings", "curve_schedule_terms",
            "with_curve_token",
            "figure_curve", "step_times", "ledger_costs", "to_ledger_settings", "ledger_cycle_ms", "ledger_verify_ms", "clamped_costs", "round_to_step", "instrument_values", "answer",
-           "MAX_LOOKAHEAD", "STEP_MODEL", "realtext_max_lookahead"]
+           "MAX_LOOKAHEAD", "lookahead_edge_note", "STEP_MODEL", "realtext_max_lookahead"]
 
 UNITS = {
     "alpha": "per-token acceptance \u03b1, %",
@@ -71,6 +71,20 @@ UNITS = {
 # equal), so a scan here never offers a lookahead the receiving slider cannot hold
 MAX_LOOKAHEAD = next(slider.maximum for slider in LEDGER_SLIDERS if slider.name == "lookahead")
 STEP_MODEL = serving.MEASURED  # the serving widget's default: per operator, calibrated on measured steps
+
+
+def lookahead_edge_note(best_k: int) -> str:
+    """A sentence when the best lookahead is the panel's longest (:data:`MAX_LOOKAHEAD`, the ledger's scan to 12 that
+    the seed contract fixes), where a longer one may pay more (a copying drafter such as suffix decoding often runs
+    24 to 32), else "".
+
+    >>> lookahead_edge_note(5), lookahead_edge_note(MAX_LOOKAHEAD)[:49]
+    ('', 'k = 12 is the longest lookahead this panel offers')
+    """
+    if best_k < MAX_LOOKAHEAD:
+        return ""
+    return (f"k = {MAX_LOOKAHEAD} is the longest lookahead this panel offers (the ledger's range), and the best here: a "
+            f"longer one may pay more (python -m lab serving searches k to 64)")
 
 
 def unit_ranges(measured_k: int) -> dict:

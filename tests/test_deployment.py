@@ -671,3 +671,22 @@ def test_the_panels_times_and_costs_carry_the_serving_trust_line():
     assert f"trust: {trust}" in _cli(*rows, "--engine", "sglang-no-overlap").stdout.splitlines()
     other = json.loads(_cli(*rows, "--engine", "sglang", "--json").stdout)["trust"]
     assert "not validated for SGLang (today" in other   # never the 2025 engine's band
+
+
+def test_a_best_k_at_the_panel_s_longest_lookahead_says_a_longer_one_may_pay(capsys):
+    """The panel scans k to 12 (the ledger's range, fixed by the seed contract); where its best k is 12, the widget and
+    the CLI say a longer lookahead may pay more and where it is searched (serving, to 64, finds k = 20 here); a best k
+    inside the range gets no such note."""
+    from lab import cli
+
+    edge = "depTarget=qwen3-8b&depDraft=suffix&depGpus=1&depUnit=length&depValue=6&depMeasuredK=12&depK=12&depBatch=1"
+    view = widget.view(edge)
+    assert view["notes"] == [deployment.lookahead_edge_note(12)] and "12" in view["live"]
+    assert cli.main(["serving", "--target", "qwen3-8b", "--draft", "suffix", "--gpu", "h100-sxm", "--batch", "1",
+                     "--context", "1024", "--lookahead", "12", "--lengths", "12:6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bestLookahead"] > 12
+    assert cli.main(["deployment", "--target", "qwen3-8b", "--draft", "suffix", "--gpu", "h100-sxm", "--gpus", "1",
+                     "--batch", "1", "--mean-acceptance-length", "6", "--measured-at", "12", "--lookahead", "12"]) == 0
+    assert "note: " + deployment.lookahead_edge_note(12) in capsys.readouterr().out
+    inside = widget.view(edge.replace("depValue=6", "depValue=2.2"))
+    assert not any(note.startswith("k = 12 is the longest") for note in inside["notes"])

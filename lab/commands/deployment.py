@@ -292,7 +292,8 @@ def run(args):
     if not srv["fits"]:
         lines.append(serving.memory_note(settings))
     lines += ["note: " + note for note in (serving.draft_vocabulary_note(settings.target, settings.draft),
-                                           serving.plugin_batch_note(settings.draft, settings.engine, settings.batch))
+                                           serving.plugin_batch_note(settings.draft, settings.engine, settings.batch),
+                                           deployment.lookahead_edge_note(result["serving"]["bestLookahead"]))
               if note]
     engine = args.config or "vllm"
     if engine not in CONFIG_ENGINES:

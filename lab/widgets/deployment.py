@@ -389,7 +389,8 @@ def view(raw=None) -> dict:
                                      params["tpotTarget"], curve=curve)
     srv = result["serving"]
     notes = notes + [note for note in (serving.draft_vocabulary_note(d.target, d.draft),
-                                       serving.plugin_batch_note(d.draft, d.engine, d.batch)) if note]
+                                       serving.plugin_batch_note(d.draft, d.engine, d.batch),
+                                       deployment.lookahead_edge_note(srv["bestLookahead"])) if note]
     live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
             + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
     return {
