@@ -106,7 +106,9 @@ def _serving_expected(widget, values: dict, tail_cache: dict) -> dict:
                f"The best lookahead here is {best_k} ({f(best_speedup, 2)}x"
                # a best k that rounds to the shown k's speedup gives both to three places (a reader sees two equal)
                + (f", {f(best_speedup, 3)}x against k = {s.lookahead}'s {f(r.speedup, 3)}x"
-                  if best_k != s.lookahead and f(best_speedup, 2) == f(r.speedup, 2) else "") + ")."]
+                  if best_k != s.lookahead and f(best_speedup, 2) == f(r.speedup, 2) else "")
+               # at the widget's longest k it says a longer one may pay more
+               + (f"); k = {best_k} is the longest lookahead this widget tries" if best_k >= widget.LONGEST_K else ").")]
     return {"result": r, "settings": s, "curve": curve, "readouts": readouts, "table": table, "load": load,
             "lead": phrases, "summary": summary, "live": live}
 

@@ -83,6 +83,8 @@ EXACT_KEYS = ("certainty", "match", "gamma", "draftCost", "length", "seed")
 TAIL_ORDER = ("certainty", "match", "gamma", "length", "draftCost", "seed")  # lab.serving.tail_answer's arguments
 # --- input ----------------------------------------------------------------------------------
 
+# the longest lookahead the widget's best k is searched over (lab.serving.best_lookahead's default, its k slider's end)
+LONGEST_K = next(slider.maximum for slider in SLIDERS if slider.name == "lookahead")
 CONTROLS = (*SLIDERS, *SELECTS)  # what the URL and the form carry (the curve token is read on its own)
 EXACT_PREFIX = "exact."          # the exact widget's values on the live page's form (data-with="exact")
 
@@ -342,7 +344,9 @@ def _summary(settings: serving.ServingSettings, a: dict, draft: str, opening: st
         + (f", {_f(best_speedup, 3)}x against k = {settings.lookahead}'s {_f(r.speedup, 3)}x"
            if best_k != settings.lookahead and _f(best_speedup) == _f(r.speedup) else "")
         + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
-           if best_extrapolated else "") + ").")
+           if best_extrapolated else "") + ")"
+        + (f"; k = {best_k} is the longest lookahead this widget tries, and a longer one may pay more (python -m lab "
+           f"serving searches k to 64)" if best_k >= LONGEST_K else "") + ".")
 
 
 def _readouts(settings: serving.ServingSettings, a: dict, exact: dict) -> dict:
