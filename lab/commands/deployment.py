@@ -34,6 +34,49 @@ def hugging_face_words(flag: str) -> str:
     return f"or the Hugging Face name of one of those models, e.g. {HUGGING_FACE_EXAMPLES[flag]}"
 
 
+# What --engine takes beside a preset's name (lab.serving_engine_versions; `serving` and `deployment` both).
+ENGINE_WORDS = ("or an engine and the version you run: vllm==0.11.2, vllm@0.11.2, vllm 0.11.2, vllm-0.11.2, "
+                "sglang==0.5.3, trtllm==1.0 (any case), run as the preset its version's defaults match")
+
+
+def engine_preset(text: str, draft: str = ""):
+    """``--engine``'s preset and the engine version read (None for a preset's name): a preset's name, or an engine
+    and its version (:func:`lab.serving_engine_versions.resolve_engine`, told whether ``draft`` is a separate draft
+    model); anything else is a usage error of one line.
+
+    >>> engine_preset("VLLM 0.7.3")[0], engine_preset("trtllm")
+    ('vllm-v0', ('trtllm', None))
+    """
+    from ..cli import UsageError
+    from ..errors import LabValueError
+    from ..serving_engine_versions import resolve_engine
+
+    try:
+        return resolve_engine(text, draft_model=draft in serving.DRAFTS)
+    except LabValueError as error:
+        raise UsageError(f"--engine: {error}") from None
+
+
+def engine_version_fields(read) -> dict:
+    """The JSON's ``engineVersion``: the engine, the version as given, the preset it ran as and the note; nothing
+    when --engine named a preset."""
+    if read is None:
+        return {}
+    return {"engineVersion": read._asdict()}
+
+
+def engine_version_line(read) -> str:
+    """The text answer's line for an engine version ("" for a preset's name).
+
+    >>> from lab.serving_engine_versions import read_engine_version
+    >>> engine_version_line(read_engine_version("sglang", "0.4.6.post1"))
+    'engine: sglang 0.4.6.post1 runs as the preset sglang-eager-extend'
+    """
+    if read is None:
+        return ""
+    return f"engine: {read.engine} {read.version} runs as the preset {read.preset}" + (f"; {read.note}" if read.note else "")
+
+
 def model_preset(flag: str, text: str, valid) -> str:
     """The preset a model flag's value names (a preset's name, or a Hugging Face name of its model:
     :func:`lab.serving.preset_named`); an unknown name is a usage error that lists the presets."""
@@ -60,6 +103,7 @@ CONFIG_FLAGS = {"--config": "one of vllm, sglang, trtllm, llamacpp",
 VALUE_FLAGS = {**RANGES, **CONFIG_FLAGS, "--alpha": "a percentage from 0 to 100", "--acceptance-rate": "a percentage from 0 to 100",
                "--mean-acceptance-length": "a number from 1 to k + 1 (k: --measured-at)",
                **{flag: "one of " + ", ".join(names) for flag, (_, names) in NAMES.items()}}
+VALUE_FLAGS["--engine"] += f" ({ENGINE_WORDS})"
 VALUE_FLAGS.update({flag: VALUE_FLAGS[flag] + f" ({hugging_face_words(flag)})" for flag in HUGGING_FACE_EXAMPLES})
 
 # --- acceptance by position: `python -m lab acceptance`, and the curve flags `deployment` shares ---
@@ -232,7 +276,8 @@ def add_parser(commands):
                         help="the lookahead the acceptance was measured at (default: --lookahead)")
     for flag, (dest, names) in NAMES.items():
         parser.add_argument(flag, dest=dest, default=getattr(D, dest), metavar="NAME", help=", ".join(names)
-                            + (f" ({hugging_face_words(flag)})" if flag in HUGGING_FACE_EXAMPLES else ""))
+                            + (f" ({hugging_face_words(flag)})" if flag in HUGGING_FACE_EXAMPLES else "")
+                            + (f" ({ENGINE_WORDS})" if flag == "--engine" else ""))
     parser.add_argument("--gpus", default=str(D.gpus), metavar="N", help=RANGES["--gpus"])
     parser.add_argument("--batch", default=str(D.batch), metavar="B", help=RANGES["--batch"])
     parser.add_argument("--context", default=str(D.context), metavar="L", help=RANGES["--context"])
@@ -256,6 +301,8 @@ def _deployment(args) -> deployment.Deployment:
     for flag, (dest, names) in NAMES.items():
         if flag in HUGGING_FACE_EXAMPLES:  # a Hugging Face name runs as its preset, which the JSON's deployment names
             setattr(args, dest, model_preset(flag, getattr(args, dest), names))
+        if flag == "--engine":  # vllm==0.11.2 runs as its preset (the JSON's engineVersion names both)
+            args.engine, args.engine_version = engine_preset(args.engine, args.draft)
         if getattr(args, dest) not in names:
             raise UsageError(f"{flag} must be one of {', '.join(names)}, got {getattr(args, dest)!r}")
     if args.gpus not in ("1", "2", "4", "8"):
@@ -283,6 +330,7 @@ def run(args):
                 "serving": srv, "servingSent": result["servingSent"], "ledger": result["ledger"], "agree": result["agree"],
                 "ledgerCosts": result["costs"],
                 "instruments": result["values"]}
+    document.update(engine_version_fields(getattr(args, "engine_version", None)))
     lines = _answer_lines(d, alpha, curve, result)
     if curve is not None:
         document["curve"] = result["curve"]
@@ -291,7 +339,8 @@ def run(args):
     settings = deployment.serving_settings(d, result["acceptancePercent"])   # what the serving model answered at
     if not srv["fits"]:
         lines.append(serving.memory_note(settings))
-    lines += ["note: " + note for note in (serving.draft_vocabulary_note(settings.target, settings.draft),
+    lines += ["note: " + note for note in (engine_version_line(getattr(args, "engine_version", None)),
+                                           serving.draft_vocabulary_note(settings.target, settings.draft),
                                            serving.plugin_batch_note(settings.draft, settings.engine, settings.batch),
                                            deployment.lookahead_edge_note(result["serving"]["bestLookahead"]))
               if note]

@@ -32,6 +32,7 @@ OPTIONAL_NAMES = {"--precision": "bf16", "--step-model": serving.MEASURED, "--en
 
 from . import deployment as _deployment_command  # noqa: E402  (its curve flags)
 from .deployment import HUGGING_FACE_EXAMPLES, hugging_face_words, model_preset  # noqa: E402  (the model flags' names)
+from .deployment import ENGINE_WORDS, engine_preset, engine_version_fields, engine_version_line  # noqa: E402  (--engine by version)
 
 
 def _value_flags() -> dict[str, str]:
@@ -40,6 +41,7 @@ def _value_flags() -> dict[str, str]:
     return {**{flag: f"one of {', '.join(valid)}" + (f" ({hugging_face_words(flag)})" if flag in HUGGING_FACE_EXAMPLES else "")
                for flag, _, valid in NAMES},
             **{flag: range_text(low, high, integer) for flag, _, low, high, integer, _ in NUMBERS},
+            "--engine": f"one of {', '.join(serving.ENGINES)} ({ENGINE_WORDS})",
             "--acceptance-curve": "1 to 64 comma-separated numbers from 0 to 100"}
 
 
@@ -61,12 +63,14 @@ def add_parser(commands):
                     "host work a step; vllm-v0 verifies by batch expansion and pays serial output processing; sglang "
                     "adds a draft extend pass, sglang-no-overlap serial output processing, sglang-eager-extend an "
                     "extend pass outside a CUDA graph; trtllm runs an MTP head's steps inside the verify pass's CUDA "
-                    "graph).")
+                    "graph). --engine also takes an engine and the version you run (vllm==0.11.2, sglang 0.5.3, "
+                    "trtllm==1.0): the JSON's engineVersion names the preset it ran as.")
     for flag, dest, valid in NAMES:
         required = flag not in OPTIONAL_NAMES
         parser.add_argument(flag, dest=dest, default=None, metavar="NAME", required=required,
                             help=f"one of: {', '.join(valid)}" + ("" if required else f" (default {OPTIONAL_NAMES[flag]})")
-                            + (f"; {hugging_face_words(flag)}" if flag in HUGGING_FACE_EXAMPLES else ""))
+                            + (f"; {hugging_face_words(flag)}" if flag in HUGGING_FACE_EXAMPLES else "")
+                            + (f"; {ENGINE_WORDS}" if flag == "--engine" else ""))
     for flag, dest, minimum, maximum, integer, default in NUMBERS:
         kind = "an integer" if integer else "a number"
         extra = "" if default is None else f" (default {default:g})"
@@ -95,6 +99,8 @@ def _settings(args) -> serving.ServingSettings:
         if flag in HUGGING_FACE_EXAMPLES:  # a Hugging Face name runs as its preset, which the JSON's params name
             text = model_preset(flag, text, valid)
             setattr(args, dest, text)      # the curve flags' default family reads args.draft and args.target
+        if flag == "--engine":  # an engine and its version (vllm==0.11.2) runs as its preset; run() names both
+            text, args.engine_version = engine_preset(text, values["draft"])
         if text not in valid:
             raise UsageError(f"{flag}: unknown name {text!r}; valid: {', '.join(valid)}")
         values[dest] = text
@@ -188,12 +194,13 @@ def run(args):
     document["memoryNeededBytes"] = serving.memory_needed_bytes(settings)
     document["fitsInMemory"] = document["memoryNeededBytes"] <= serving.memory_available_bytes(settings)
     document = {"params": settings._asdict(), **document}
+    document.update(engine_version_fields(getattr(args, "engine_version", None)))
     lines = [f"{key:>21}  {value:.6f}" if isinstance(value, float) else f"{key:>21}  {value}"
-             for key, value in document.items() if key != "params"]
+             for key, value in document.items() if key not in ("params", "engineVersion")]
     if not document["fitsInMemory"]:
         lines.append(serving.memory_note(settings))
     vocabulary = serving.draft_vocabulary_note(settings.target, settings.draft)
     document["draftSharesVocabulary"] = not vocabulary
-    lines += ["note: " + note for note in (vocabulary, serving.plugin_batch_note(settings.draft, settings.engine,
+    lines += ["note: " + note for note in (engine_version_line(getattr(args, "engine_version", None)), vocabulary, serving.plugin_batch_note(settings.draft, settings.engine,
                                                                                  settings.batch)) if note]
     return document, "\n".join(lines), 0
