@@ -206,6 +206,8 @@ def split_engine_spec(text: str) -> tuple[str, str] | None:
 
     >>> split_engine_spec("vLLM==0.11.2"), split_engine_spec("sglang-v0.4.6.post1"), split_engine_spec("vllm-v1")
     (('vllm', '0.11.2'), ('sglang', 'v0.4.6.post1'), None)
+    >>> split_engine_spec("vllm==latest")   # read as a version, so the refusal names the version
+    ('vllm', 'latest')
     """
     lowered = str(text).strip().lower()
     if lowered in ENGINES:
@@ -218,7 +220,7 @@ def split_engine_spec(text: str) -> tuple[str, str] | None:
         if separator is None or not rest[separator.end():]:
             return None
         version = str(text).strip()[len(alias) + separator.end():]
-        if not re.match(r"^v?\d+\.\d", version.strip().lower()):
+        if separator.group(1) == "-" and not re.match(r"^v?\d+\.\d", version.strip().lower()):
             return None  # vllm-v2, sglang-no-overlap: a preset's name mistyped, not a version (every release has a dot)
         return ENGINE_NAMES[alias], version.strip()
     return None

@@ -96,12 +96,15 @@ def test_preset_names_stay_presets():
         assert resolve_engine(name.upper()) == (name, None)
 
 
-@pytest.mark.parametrize("text", ["vllm", "vllm==", "foo==1.0", "vllm-v2", "vllm==latest"])
-def test_anything_else_is_one_line(text):
+@pytest.mark.parametrize("text,says", [("vllm", "unknown engine"), ("vllm==", "unknown engine"),
+                                       ("foo==1.0", "unknown engine"), ("vllm-v2", "unknown engine"),
+                                       ("vllm==latest", "cannot read the version 'latest'"),
+                                       ("sglang@0.x", "cannot read the version '0.x'")])
+def test_anything_else_is_one_line(text, says):
     with pytest.raises(LabValueError) as raised:
         resolve_engine(text)
     message = str(raised.value)
-    assert "\n" not in message and "vllm==0.11.2" in message
+    assert "\n" not in message and "vllm==0.11.2" in message and says in message
 
 
 def test_the_notes_name_the_flag_that_changes_the_answer():
