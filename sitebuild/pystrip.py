@@ -23,9 +23,11 @@ import tokenize
 from pathlib import PurePosixPath
 
 # Top-level entries of the package the worker never imports: the command line and its subcommands,
-# the acceptance model's leave-one-out and page text, which only the build (lab.views.page_context) runs, and the
-# fused MoE kernel tables beside the lab's MoE layer, which only the tests and docs/READING.md read.
-CLI_ONLY = ("cli.py", "__main__.py", "commands", "acceptance_validation.py", "serving_moe_kernel.py")
+# the acceptance model's leave-one-out and page text, which only the build (lab.views.page_context) runs, the
+# fused MoE kernel tables beside the lab's MoE layer, which only the tests and docs/READING.md read, and the engine
+# versions --engine reads (the widgets take preset names only).
+CLI_ONLY = ("cli.py", "__main__.py", "commands", "acceptance_validation.py", "serving_moe_kernel.py",
+            "serving_engine_versions.py")
 
 
 def browser_module(relative: str) -> bool:
