@@ -81,10 +81,7 @@ def lookahead_edge_note(best_k: int) -> str:
     >>> lookahead_edge_note(5), lookahead_edge_note(MAX_LOOKAHEAD)[:49]
     ('', 'k = 12 is the longest lookahead this panel offers')
     """
-    if best_k < MAX_LOOKAHEAD:
-        return ""
-    return (f"k = {MAX_LOOKAHEAD} is the longest lookahead this panel offers (the ledger's range), and the best here: a "
-            f"longer one may pay more (python -m lab serving searches k to 64)")
+    return serving.longest_lookahead_words(best_k, MAX_LOOKAHEAD, "this panel offers (the ledger's range)")
 
 
 def unit_ranges(measured_k: int) -> dict:

@@ -103,6 +103,7 @@ from .serving_load import load_curves
 from .serving_load import *  # noqa: F401,F403
 from .serving_load import (_per_token_function, _per_token_terms, _steady_batch,  # noqa: F401
                            _steady_batch_numeric)
+from .acceptance_text import MAX_POSITIONS
 from .ledger import per_token_and_speedup
 from .serving_presets import GPUS, PRECISIONS, TARGETS
 from .serving_presets import *  # noqa: F401,F403
@@ -124,7 +125,7 @@ from .stats import percentile, percentile_of_counts
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
     *serving_suffix.__all__,
-    "serving", "Serving", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
+    "serving", "Serving", "setting_notes", "longest_lookahead_words", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
     "best_lookahead", "lookahead_speedups", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
     "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
@@ -154,6 +155,36 @@ class Serving(NamedTuple):
     maxBatchInMemory: float = 0.0
     emittedOutputMs: float = 0.0
     draftExtendMs: float = 0.0
+
+
+def setting_notes(target: str, draft: str, engine: str, batch: int) -> list[str]:
+    """The notes every place that prices a setting prints beside its numbers (both CLIs, both widgets): a draft model
+    that does not share its target's vocabulary (:func:`lab.serving_presets.draft_vocabulary_note`) and suffix
+    decoding past Arctic Inference's batch limit on vLLM 0.10.1 (:func:`lab.serving_suffix.plugin_batch_note`).
+
+    >>> setting_notes("llama-3-8b", "eagle-head", "vllm-v1", 8)
+    []
+    >>> [note[:24] for note in setting_notes("qwen3-8b", "llama-3.2-1b", "vllm-v1", 8)]
+    ["Llama-3.2-1B's vocabular"]
+    """
+    return [note for note in (serving_presets.draft_vocabulary_note(target, draft),
+                              serving_suffix.plugin_batch_note(draft, engine, batch)) if note]
+
+
+def longest_lookahead_words(best_k: int, longest: int, where: str) -> str:
+    """Where a best lookahead is the longest an instrument searches (``longest``, its k slider's end), a sentence that
+    says so and that a longer one may pay more (a copying drafter such as suffix decoding often runs 24 to 32), which
+    ``python -m lab serving`` searches to every position the acceptance model holds; else "".
+
+    >>> longest_lookahead_words(5, 12, "this widget tries")
+    ''
+    >>> longest_lookahead_words(12, 12, "this widget tries")
+    'k = 12 is the longest lookahead this widget tries, and a longer one may pay more (python -m lab serving searches k to 64)'
+    """
+    if best_k < longest:
+        return ""
+    return (f"k = {best_k} is the longest lookahead {where}, and a longer one may pay more (python -m lab serving "
+            f"searches k to {MAX_POSITIONS})")
 
 
 def cycle_speedup(plain_ms: float, tokens: float, cycle_ms: float) -> float:

@@ -674,10 +674,12 @@ def model_free_cycle_ms(settings: ServingSettings, batch, context, lookahead: in
     """
     if settings.draft != SUFFIX:
         return ngram_cycle_ms(settings, batch, context, lookahead)
+    if settings.stepModel == MEASURED:
+        return suffix_proposal_ms(settings.engine, batch)  # which refuses an engine without the proposer
     problem = draft_engine_problem(settings.draft, settings.engine)
     if problem:
         raise LabValueError(problem)
-    return suffix_proposal_ms(settings.engine, batch) if settings.stepModel == MEASURED else 0.0
+    return 0.0
 
 
 def draft_step_ms(settings: ServingSettings, batch, context) -> float:

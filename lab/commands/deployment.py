@@ -307,8 +307,9 @@ def _deployment(args) -> deployment.Deployment:
             raise UsageError(f"{flag} must be one of {', '.join(names)}, got {getattr(args, dest)!r}")
     if args.gpus not in ("1", "2", "4", "8"):
         raise UsageError(f"--gpus must be {RANGES['--gpus']}, got {args.gpus!r}")
-    if serving.draft_engine_problem(args.draft, args.engine):  # suffix decoding: vLLM V1 (today and 0.10) only
-        raise UsageError(f"--engine: {serving.draft_engine_problem(args.draft, args.engine)}")
+    problem = serving.draft_engine_problem(args.draft, args.engine)  # suffix decoding: vLLM V1 (today and 0.10) only
+    if problem:
+        raise UsageError(f"--engine: {problem}")
     return D._replace(target=args.target, draft=args.draft, gpu=args.gpu, gpus=int(args.gpus), engine=args.engine,
                       precision=args.precision,
                       batch=parse_number("--batch", args.batch, 1, 1024, integer=True),
@@ -340,8 +341,8 @@ def run(args):
     if not srv["fits"]:
         lines.append(serving.memory_note(settings))
     lines += ["note: " + note for note in (engine_version_line(getattr(args, "engine_version", None)),
-                                           serving.draft_vocabulary_note(settings.target, settings.draft),
-                                           serving.plugin_batch_note(settings.draft, settings.engine, settings.batch),
+                                           *serving.setting_notes(settings.target, settings.draft, settings.engine,
+                                                                  settings.batch),
                                            deployment.lookahead_edge_note(result["serving"]["bestLookahead"]))
               if note]
     engine = args.config or "vllm"

@@ -113,8 +113,9 @@ def _settings(args) -> serving.ServingSettings:
                                  "--acceptance-curve, --per-position, --vllm-per-position or --lengths")
             text = "0"  # a placeholder: run() sets the curve's i.i.d. equivalent at --lookahead
         numbers[dest] = default if text is None else parse_number(flag, text, minimum, maximum, integer=integer)
-    if serving.draft_engine_problem(values["draft"], values["engine"]):  # suffix decoding: vLLM V1 (today and 0.10) only
-        raise UsageError(f"--engine: {serving.draft_engine_problem(values['draft'], values['engine'])}")
+    problem = serving.draft_engine_problem(values["draft"], values["engine"])  # suffix decoding: vLLM V1 only
+    if problem:
+        raise UsageError(f"--engine: {problem}")
     if 0 < numbers["tree_tokens"] < numbers["lookahead"] + 1:  # lab.serving.verify_tokens refuses it too
         raise UsageError(f"--tree-tokens must be 0 (a chain) or at least k + 1 = {numbers['lookahead'] + 1} "
                          f"(the root and a chain of --lookahead drafts), got {numbers['tree_tokens']}")
@@ -199,8 +200,9 @@ def run(args):
              for key, value in document.items() if key not in ("params", "engineVersion")]
     if not document["fitsInMemory"]:
         lines.append(serving.memory_note(settings))
-    vocabulary = serving.draft_vocabulary_note(settings.target, settings.draft)
-    document["draftSharesVocabulary"] = not vocabulary
-    lines += ["note: " + note for note in (engine_version_line(getattr(args, "engine_version", None)), vocabulary, serving.plugin_batch_note(settings.draft, settings.engine,
-                                                                                 settings.batch)) if note]
+    document["draftSharesVocabulary"] = not serving.draft_vocabulary_note(settings.target, settings.draft)
+    lines += ["note: " + note for note in (engine_version_line(getattr(args, "engine_version", None)),
+                                           *serving.setting_notes(settings.target, settings.draft, settings.engine,
+                                                                  settings.batch))
+              if note]
     return document, "\n".join(lines), 0

@@ -388,9 +388,8 @@ def view(raw=None) -> dict:
     extra = deployment.engine_answer(d, result["acceptancePercent"], params["configEngine"], params["gpuHour"],
                                      params["tpotTarget"], curve=curve)
     srv = result["serving"]
-    notes = notes + [note for note in (serving.draft_vocabulary_note(d.target, d.draft),
-                                       serving.plugin_batch_note(d.draft, d.engine, d.batch),
-                                       deployment.lookahead_edge_note(srv["bestLookahead"])) if note]
+    edge = deployment.lookahead_edge_note(srv["bestLookahead"])
+    notes = notes + serving.setting_notes(d.target, d.draft, d.engine, d.batch) + ([edge] if edge else [])
     live = (f"{_f(srv['speedup'])}x at lookahead {d.lookahead}; best lookahead {srv['bestLookahead']}"
             + ("" if result["agree"] else f"; the ledger says {result['ledger']['bestLookahead']}"))
     return {

@@ -210,9 +210,8 @@ def view(raw=None) -> dict:
     curve = a["curve"]  # continued past the measured positions by the acceptance model
     load_figures = _load_figures(a["load"]["plain"], a["load"]["spec"], a["load"]["cross"], width,
                                  "" if a["memory"]["room"] else f"does not fit in {settings.gpus} x {_gpu_label(settings)}")
-    notes = notes + _memory_notes(settings, a) + [note for note in (
-        serving.draft_vocabulary_note(settings.target, settings.draft),
-        serving.plugin_batch_note(settings.draft, settings.engine, settings.batch)) if note]
+    notes = notes + _memory_notes(settings, a) + serving.setting_notes(settings.target, settings.draft, settings.engine,
+                                                                       settings.batch)
     lead, summary, live = _texts(settings, a, curve, curve_label, measured_k)
     return {
         "params": params,
@@ -320,6 +319,7 @@ def _summary(settings: serving.ServingSettings, a: dict, draft: str, opening: st
     positions of the curve)."""
     r, crossover, best_k, best_speedup = a["result"], a["crossover"], a["bestLookahead"], a["bestSpeedup"]
     limit = a["memory"]["limit"]
+    edge = serving.longest_lookahead_words(best_k, LONGEST_K, "this widget tries")
     cross_text = ("no batch fits in GPU memory (not even the weights), so there is no crossover to name"
                   if not a["memory"]["room"]
                   else f"in this model speculation stops paying at batch {crossover}" if crossover is not None else
@@ -345,8 +345,7 @@ def _summary(settings: serving.ServingSettings, a: dict, draft: str, opening: st
            if best_k != settings.lookahead and _f(best_speedup) == _f(r.speedup) else "")
         + (f", resting on the acceptance model's continuation past the measured k = {measured_k}"
            if best_extrapolated else "") + ")"
-        + (f"; k = {best_k} is the longest lookahead this widget tries, and a longer one may pay more (python -m lab "
-           f"serving searches k to 64)" if best_k >= LONGEST_K else "") + ".")
+        + (f"; {edge}" if edge else "") + ".")
 
 
 def _readouts(settings: serving.ServingSettings, a: dict, exact: dict) -> dict:
