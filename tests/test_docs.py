@@ -207,3 +207,13 @@ def test_reading_contents_lists_every_section_and_only_sections():
     assert sorted(set(sections) - set(links)) == [], "a section missing from docs/READING.md's Contents"
     assert sorted(set(links) - anchors) == [], "a Contents link to no heading"
     assert _anchor("the fifth curve search (the library 46 -> 56)") == "the-fifth-curve-search-the-library-46---56"
+
+
+def test_the_lab_s_own_json_keys_name_counts_as_plural_nouns():
+    """The glossary's rule for counts: a camelCase key the lab writes is never `numX` or `xCount`; the
+    `num…` keys in the lab are TensorRT-LLM's own, which its reader looks up (an echo, not our name)."""
+    engines_own = {"numDraftTokens", "numAcceptedTokens", "numRequestsWithDraftTokens"}
+    keys = set()
+    for path in sorted((ROOT / "lab").rglob("*.py")):
+        keys |= set(re.findall(r"\"((?:num|n)[A-Z]\w*|[a-z]\w*Count)\"", path.read_text(encoding="utf-8")))
+    assert keys >= engines_own and not keys - engines_own, sorted(keys - engines_own)

@@ -254,7 +254,7 @@ def page_context() -> dict:
             "vocabulary": sampler.VOCABULARY,
             "favourites": [sampler.VOCABULARY[f] for f in sampler.FAVOURITES],
             "contexts": sampler.CONTEXTS,
-            "sampleCount": exact.SAMPLE_COUNT,
+            "samplesEach": exact.SAMPLE_COUNT,
             "auditSettings": len(audit.SETTINGS),
             "auditGrid": audit.GRID,
         },
