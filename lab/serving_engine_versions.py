@@ -194,8 +194,8 @@ def engine_version_note(engine: str, version: str, draft_model: bool = False) ->
                     "from 0.14.0, pull request 31998); with --async-scheduling vllm-v1 is the closer preset")
         return ""
     if name == "sglang":
-        # 0.5.4 assumed the first release holding pull request 11398's opt-in (merged 2025-10-09; the flag was first
-        # --enable-beta-spec, then SGLANG_ENABLE_SPEC_V2=1: SGLang issue #11762); the release itself not read.
+        # 0.5.4 assumed the first release holding pull request 11398's opt-in (2025-10-09; its description sets
+        # SGLANG_ENABLE_SPEC_V2=1, and --enable-beta-spec is seen in pull request 12128 of 2025-10-25); not read.
         if preset == "sglang-no-overlap" and key >= (0, 5, 4, 0):
             return (f"SGLang {version} ran the overlap scheduler off with speculation by default (the V2 workers the "
                     "default for topk 1 from 0.5.11, pull request 21062); with SGLANG_ENABLE_SPEC_V2=1 and topk 1 use sglang")

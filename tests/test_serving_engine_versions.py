@@ -53,7 +53,7 @@ def test_every_preset_a_range_names_exists_and_the_ranges_rise():
 
 def test_a_draft_model_on_vllm_ran_on_v0_to_0_10_none_ran_it_to_0_14_and_v1_from_0_15():
     """V1 had no draft model before pull request 24322 (first in 0.15.0; vLLM 0.13.0 raised NotImplementedError, issue
-    #31883) and V0 was gone from 0.11.0: docs/READING.md, "Fact check of the last session (branch facts8)"."""
+    #31883) and V0 was gone from 0.11.0: docs/READING.md, "the last session's figures checked against their sources"."""
     assert engine_for_version("vllm", "0.10.0", draft_model=True) == "vllm-v0"
     assert engine_for_version("vllm", "0.10.2", draft_model=True) == "vllm-v0"
     assert engine_for_version("vllm", "0.10.2") == "vllm-v1-0.10"
