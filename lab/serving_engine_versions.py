@@ -54,12 +54,16 @@ BOUNDARIES = {
         # release (0.4.6.post4's release, pull request 6256, came before it; 0.4.6.post5's date not read).
         ((0, 4, 7, 0), "sglang-no-overlap"),
         # The overlap scheduler with speculation by default: the V2 workers, opt-in through SGLANG_ENABLE_SPEC_V2=1
-        # from pull request 11398 (2025-10-09) until pull request 25464 (2026-05-16, "Deprecate Spec V1": EAGLE,
-        # EAGLE3, STANDALONE and MULTI_LAYER_EAGLE "now always run the V2 worker"; READING, "Today's SGLang
-        # audited"). Its first release, 0.5.13: "SGLang's v0.5.13, shipped in June 2026 ... makes Spec V2 the
-        # default speculative-decoding path and deprecates Spec V1" (a release write-up, dreaming.press, read
-        # through the pages corpus, December 2026).
-        ((0, 5, 13, 0), "sglang"),
+        # from pull request 11398 (2025-10-09), the default for an EAGLE, EAGLE3 or STANDALONE chain (topk 1) from
+        # pull request 21062 ("Use spec v2 by default", opened 2026-03-21, merged 2026-04-29 as commit 79dbfe45; the
+        # speculative hook then logs "Spec v2 is enabled by default for eagle/eagle3/standalone speculative decoding"
+        # and falls back to V1, overlap off, for topk > 1: "spec v2 currently only supports topk = 1", code index ids
+        # 58531480726 and 53285304199). Its first release, 0.5.11 (2026-05-05): its release notes' "Spec V2 by
+        # default ... (#21062)" as two copies quote them (a daily digest of 2026-05-07 and a harness's comment
+        # "v0.5.11 (2026-05-05): Spec V2 by default"; the notes themselves not read). Pull request 25464
+        # (2026-05-16, "Deprecate Spec V1") came after it and moved trees (topk > 1) onto the V2 worker too
+        # (READING, "Today's SGLang audited"; a release write-up dates that to 0.5.13): the note says so.
+        ((0, 5, 11, 0), "sglang"),
     ),
     "trtllm": (
         # One preset: TensorRT-LLM's PyTorch backend with its one-model MTP as NVIDIA's spring-2025 blog ran it. The
@@ -69,8 +73,14 @@ BOUNDARIES = {
     ),
 }
 
-# vLLM's first release with draft-model speculation in V1 (the README's "not supported in vllm<=0.10.0").
-_VLLM_V1_DRAFT_MODEL = (0, 10, 1, 0)
+# A separate draft model on vLLM, by version: V0 ran it (and only V0 until V1 got one); V0 was removed in 0.11.0; V1's
+# draft model came with vLLM pull request 24322 ("feat: spec decode with draft models", merged 2026-01-19, the week
+# after 0.14.0 of 2026-01-17: deepjavalibrary/djl issue #3833), whose first release read is 0.15.0 (its API reference
+# is the first read that lists vllm.v1.spec_decode.draft_model). Between, vLLM refused one: vllm-project/vllm issue
+# #31883 (2026-01-07) on 0.13.0, "NotImplementedError: Speculative decoding with draft model is not supported yet".
+# (The README's "not supported in vllm<=0.10.0", read earlier as "from 0.10.1 in V1", is not so: 0.13.0 refused.)
+_VLLM_V0_REMOVED = (0, 11, 0, 0)
+_VLLM_V1_DRAFT_MODEL = (0, 15, 0, 0)
 
 # The lowest version of each engine the model prices, as a reader writes it (for the refusal).
 _FIRST = {"vllm": "0.4.1", "sglang": "0.4.1", "trtllm": "0.17"}
@@ -131,16 +141,16 @@ def engine_name(text: str) -> str:
 def engine_for_version(engine: str, version: str, draft_model: bool = False) -> str:
     """The preset an engine's version runs as: the last range of :data:`BOUNDARIES` whose first version is at or
     below it (its default settings; :func:`engine_version_note` says when a flag changes that). One exception by the
-    draft: a separate draft model (``draft_model``) on vLLM 0.8.0 to 0.10.0 ran on V0, V1 having no draft-model
-    speculation yet (vLLM's README: "Speculative decoding with a draft models is not supported in vllm<=0.10.0",
-    as lab.serving_calibration quotes it above vllm-v0), and vLLM fell back to V0 by default for what V1 lacked.
+    draft: a separate draft model (``draft_model``) on vLLM ran on V0 up to 0.10.x, V1 having no draft-model
+    speculation before pull request 24322 (first in 0.15.0, as read); from 0.11.0 (V0 removed) to 0.14.x no vLLM
+    engine ran one, so those versions are refused with a draft model (:class:`LabValueError`).
 
     >>> engine_for_version("vllm", "0.11.2"), engine_for_version("vllm", "0.7.3"), engine_for_version("vllm", "0.14.0")
     ('vllm-v1-0.10', 'vllm-v0', 'vllm-v1')
     >>> engine_for_version("sglang", "0.4.6.post1"), engine_for_version("sglang", "0.5.3")
     ('sglang-eager-extend', 'sglang-no-overlap')
-    >>> engine_for_version("vllm", "0.9.2", draft_model=True), engine_for_version("vllm", "0.10.1", draft_model=True)
-    ('vllm-v0', 'vllm-v1-0.10')
+    >>> engine_for_version("vllm", "0.10.1", draft_model=True), engine_for_version("vllm", "0.15.0", draft_model=True)
+    ('vllm-v0', 'vllm-v1')
     """
     name = engine_name(engine)
     key = parse_version(version)
@@ -151,7 +161,11 @@ def engine_for_version(engine: str, version: str, draft_model: bool = False) -> 
     if preset is None:
         raise LabValueError(_refusal(f"{_PRETTY[name]} {version} is older than any speculative decoding the model prices "
                                      f"(from {_FIRST[name]})"))
-    if name == "vllm" and draft_model and preset == "vllm-v1-0.10" and key < _VLLM_V1_DRAFT_MODEL:
+    if name == "vllm" and draft_model and key < _VLLM_V1_DRAFT_MODEL and preset != "vllm-v0":
+        if key >= _VLLM_V0_REMOVED:
+            raise LabValueError(f"vLLM {version} ran no separate draft model (V0, which ran one, was removed in 0.11.0; "
+                                "V1's came with pull request 24322, first in 0.15.0): give vLLM 0.10.x or 0.15.0 on, "
+                                "or another draft (an EAGLE or MTP head, n-gram lookup)")
         return "vllm-v0"
     return preset
 
@@ -161,15 +175,18 @@ def engine_version_note(engine: str, version: str, draft_model: bool = False) ->
 
     >>> engine_version_note("vllm", "0.9.2")
     'vLLM 0.9.2 ran V1 by default (from 0.8.0); with VLLM_USE_V1=0 use vllm-v0'
-    >>> engine_version_note("vllm", "0.9.2", draft_model=True)
-    'vLLM 0.9.2 ran a draft model on V0 (V1 had none up to 0.10.0)'
+    >>> engine_version_note("vllm", "0.9.2", draft_model=True)[:66]
+    'vLLM 0.9.2 ran a draft model on V0 only (V1 had none before 0.15.0'
     """
     name = engine_name(engine)
     key = parse_version(version)
     preset = engine_for_version(name, version, draft_model)
     if name == "vllm":
         if preset == "vllm-v0" and key >= (0, 8, 0, 0):
-            return f"vLLM {version} ran a draft model on V0 (V1 had none up to 0.10.0)"
+            # vLLM pull request 18265 ("Don't fall back to V0 when spec decoding is enabled", 2025-05-16): after it
+            # V1 no longer fell back to V0 by itself, so a reader set VLLM_USE_V1=0 (a maintainer's review there)
+            return (f"vLLM {version} ran a draft model on V0 only (V1 had none before 0.15.0, pull request 24322); "
+                    "from pull request 18265 (May 2025) that took VLLM_USE_V1=0")
         if preset == "vllm-v1-0.10" and key < (0, 11, 0, 0):
             return f"vLLM {version} ran V1 by default (from 0.8.0); with VLLM_USE_V1=0 use vllm-v0"
         if preset == "vllm-v1-0.10":
@@ -177,11 +194,16 @@ def engine_version_note(engine: str, version: str, draft_model: bool = False) ->
                     "from 0.14.0, pull request 31998); with --async-scheduling vllm-v1 is the closer preset")
         return ""
     if name == "sglang":
-        # 0.5.4 assumed the first release holding pull request 11398's opt-in (merged 2025-10-09; the flag was first
-        # --enable-beta-spec, then SGLANG_ENABLE_SPEC_V2=1: SGLang issue #11762); the release itself not read.
+        # 0.5.4 assumed the first release holding pull request 11398's opt-in (2025-10-09; its description sets
+        # SGLANG_ENABLE_SPEC_V2=1, and --enable-beta-spec is seen in pull request 12128 of 2025-10-25); not read.
         if preset == "sglang-no-overlap" and key >= (0, 5, 4, 0):
             return (f"SGLang {version} ran the overlap scheduler off with speculation by default (the V2 workers the "
-                    "default from 0.5.13, pull request 25464); with SGLANG_ENABLE_SPEC_V2=1 and topk 1 use sglang")
+                    "default for topk 1 from 0.5.11, pull request 21062); with SGLANG_ENABLE_SPEC_V2=1 and topk 1 use sglang")
+        if preset == "sglang" and key < (0, 5, 13, 0):
+            # trees stayed on the V1 worker until pull request 25464 (2026-05-16; 0.5.13 per a release write-up)
+            return (f"SGLang {version} runs the overlap scheduler with a topk-1 chain by default (pull request 21062); "
+                    "a tree (topk > 1) ran the V1 worker with it off until pull request 25464: use sglang-no-overlap "
+                    "there, and with SGLANG_ENABLE_SPEC_V2=0 or --disable-overlap-schedule")
         if preset == "sglang":
             return f"SGLang {version} runs the overlap scheduler with speculation; with --disable-overlap-schedule use sglang-no-overlap"
         return ""

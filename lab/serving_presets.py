@@ -506,11 +506,15 @@ def preset_named(text: str, valid) -> str | None:
 
 
 def draft_vocabulary_note(target: str, draft: str) -> str:
-    """A sentence when draft model ``draft`` does not share ``target``'s vocabulary, else "": vLLM runs a draft model
-    only with its target's vocabulary size (vLLM V0 asserted equal sizes, spec_decode_worker.py, quoted in vLLM issue
-    #5203, 2024-06-03; V1's checks still reject a mismatched pair, vLLM pull request #42775, 2026-05-15, open, which
-    proposes an opt-in padding), so such a pair is priced as a model of that size would cost, not as an engine runs it.
-    EAGLE and MTP heads and model-free proposers use the target's tokens and never mismatch.
+    """A sentence when draft model ``draft`` does not share ``target``'s vocabulary, else "": by default vLLM runs a
+    draft model only with its target's vocabulary size (vLLM V0 asserted equal sizes, spec_decode_worker.py, quoted in
+    vLLM issue #5203, 2024-06-03; V1's checks reject a mismatched pair, vLLM pull request #42775, 2026-05-15, which
+    proposes an opt-in padding). Later vLLM has an opt-in, ``use_heterogeneous_vocab`` (vllm/config/speculative.py:
+    "Allow draft and target models to use different vocabularies ... constrains draft logits to shared tokens only
+    (TLI algorithm). Requires method='draft_model'", greedy drafts only; present at v0.25.1 and v0.27.0 as an audit
+    of that file records, its first release not read), whose token intersection this model does not price; so such
+    a pair is priced as a model of that size would cost, not as an engine runs it. EAGLE and MTP heads and model-free
+    proposers use the target's tokens and never mismatch.
 
     >>> draft_vocabulary_note("llama-3-8b", "llama-3.2-1b"), draft_vocabulary_note("llama-3-8b", "eagle-head")
     ('', '')
@@ -520,9 +524,9 @@ def draft_vocabulary_note(target: str, draft: str) -> str:
     if draft not in DRAFTS or target not in TARGETS or DRAFTS[draft].vocab == TARGETS[target].vocab:
         return ""
     shape, of = DRAFTS[draft], TARGETS[target]
-    return (f"{shape.label}'s vocabulary ({shape.vocab:,} tokens) is not {of.label}'s ({of.vocab:,}): vLLM runs a draft "
-            f"model only with its target's vocabulary size, so this pair is priced as a draft of this size would cost, "
-            f"not as an engine runs it as is")
+    return (f"{shape.label}'s vocabulary ({shape.vocab:,} tokens) is not {of.label}'s ({of.vocab:,}): vLLM runs such a "
+            f"pair only with use_heterogeneous_vocab (greedy drafts over the shared tokens), which is not priced here, "
+            f"so this pair is priced as a draft of this size would cost, not as an engine runs it")
 
 
 def eagle_head(target: Transformer) -> Transformer:

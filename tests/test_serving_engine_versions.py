@@ -23,7 +23,7 @@ SIDES = [
     ("vllm", "0.7.3", "vllm-v0", "0.8.0", "vllm-v1-0.10"),          # V1 the default from 0.8.0
     ("vllm", "0.13.9", "vllm-v1-0.10", "0.14.0", "vllm-v1"),        # async scheduling by default (pull request 31998)
     ("sglang", "0.4.6.post5", "sglang-eager-extend", "0.4.7", "sglang-no-overlap"),  # pull request 6606
-    ("sglang", "0.5.12", "sglang-no-overlap", "0.5.13", "sglang"),   # the V2 workers the default
+    ("sglang", "0.5.10", "sglang-no-overlap", "0.5.11", "sglang"),   # the V2 workers the default (pull request 21062)
 ]
 
 
@@ -51,11 +51,21 @@ def test_every_preset_a_range_names_exists_and_the_ranges_rise():
         assert all(preset in ENGINES for _, preset in ranges), engine
 
 
-def test_a_draft_model_on_vllm_up_to_0_10_0_ran_on_v0():
+def test_a_draft_model_on_vllm_ran_on_v0_to_0_10_none_ran_it_to_0_14_and_v1_from_0_15():
+    """V1 had no draft model before pull request 24322 (first in 0.15.0; vLLM 0.13.0 raised NotImplementedError, issue
+    #31883) and V0 was gone from 0.11.0: docs/READING.md, "the last session's figures checked against their sources"."""
     assert engine_for_version("vllm", "0.10.0", draft_model=True) == "vllm-v0"
-    assert engine_for_version("vllm", "0.10.0") == "vllm-v1-0.10"
-    assert engine_for_version("vllm", "0.10.1", draft_model=True) == "vllm-v1-0.10"
+    assert engine_for_version("vllm", "0.10.2", draft_model=True) == "vllm-v0"
+    assert engine_for_version("vllm", "0.10.2") == "vllm-v1-0.10"
     assert engine_for_version("vllm", "0.7.3", draft_model=True) == "vllm-v0"
+    for version in ("0.11.0", "0.13.0", "0.14.1"):
+        with pytest.raises(LabValueError) as raised:
+            engine_for_version("vllm", version, draft_model=True)
+        message = str(raised.value)
+        assert "\n" not in message and "24322" in message and "0.15.0" in message
+        assert engine_for_version("vllm", version) in ("vllm-v1-0.10", "vllm-v1")   # other drafts still run
+    assert engine_for_version("vllm", "0.15.0", draft_model=True) == "vllm-v1"
+    assert "VLLM_USE_V1=0" in engine_version_note("vllm", "0.9.2", draft_model=True)
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -115,6 +125,9 @@ def test_the_notes_name_the_flag_that_changes_the_answer():
     assert "SGLANG_ENABLE_SPEC_V2=1" in engine_version_note("sglang", "0.5.6")
     assert engine_version_note("sglang", "0.5.3") == ""                 # before the V2 workers
     assert "--disable-overlap-schedule" in engine_version_note("sglang", "0.5.13")
+    tree_note = engine_version_note("sglang", "0.5.11")   # a chain runs V2 from 21062, a tree only from 25464
+    assert "21062" in tree_note and "25464" in tree_note and "topk > 1" in tree_note
+    assert "topk > 1" not in engine_version_note("sglang", "0.5.13")
     assert "PyTorch backend" in engine_version_note("trtllm", "1.0")
 
 
@@ -148,6 +161,12 @@ def test_serving_with_a_draft_model_on_vllm_0_9_runs_v0(capsys):
     argv = [a if a != "eagle-head" else "llama-3.2-1b" for a in SERVING]
     status, out, _ = _main(capsys, argv + ["--engine", "vllm==0.9.2", "--json"])
     assert status == 0 and json.loads(out)["params"]["engine"] == "vllm-v0"
+
+
+def test_serving_with_a_draft_model_on_vllm_0_12_is_refused_in_one_line(capsys):
+    argv = [a if a != "eagle-head" else "llama-3.2-1b" for a in SERVING]
+    status, out, err = _main(capsys, argv + ["--engine", "vllm==0.12.0"])
+    assert status == 2 and out == "" and err.strip().count("\n") == 0 and "24322" in err
 
 
 def test_deployment_json_names_the_preset_and_the_version(capsys):
