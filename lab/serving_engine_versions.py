@@ -183,10 +183,13 @@ def engine_version_note(engine: str, version: str, draft_model: bool = False) ->
     preset = engine_for_version(name, version, draft_model)
     if name == "vllm":
         if preset == "vllm-v0" and key >= (0, 8, 0, 0):
+            # SpecDecode-Bench's fork builds a draft model in V1's gpu_model_runner.py in its later stored copies
+            # (READING, suffix decoding's SpecDecode-Bench entry: 1867094e); upstream 0.10.x did not.
             # vLLM pull request 18265 ("Don't fall back to V0 when spec decoding is enabled", 2025-05-16): after it
             # V1 no longer fell back to V0 by itself, so a reader set VLLM_USE_V1=0 (a maintainer's review there)
             return (f"vLLM {version} ran a draft model on V0 only (V1 had none before 0.15.0, pull request 24322); "
-                    "from pull request 18265 (May 2025) that took VLLM_USE_V1=0")
+                    "from pull request 18265 (May 2025) that took VLLM_USE_V1=0; a fork that gave V1 a draft model "
+                    "(SpecDecode-Bench's runs one in its later copies) is vllm-v1-0.10")
         if preset == "vllm-v1-0.10" and key < (0, 11, 0, 0):
             return f"vLLM {version} ran V1 by default (from 0.8.0); with VLLM_USE_V1=0 use vllm-v0"
         if preset == "vllm-v1-0.10":
