@@ -316,3 +316,50 @@ def test_abridged_line_takes_k_from_its_mean_and_rate():
     # nothing accepted fits every k: still asked for
     with pytest.raises(traces.TraceError, match="does not record the lookahead"):
         traces.parse("SpecDecoding metrics: Mean acceptance length: 1.00, ..., Avg Draft acceptance rate: 0.0%\n")
+
+
+# llama-server's shortened request line ('mean len' without its rates, which it logs at trace level only):
+# noonghunna/club-3090#1106 (shaxs, description; DeepSeek-V4-Flash with MTP, two requests), ggml-org/llama.cpp#27342
+# (tadasv, comment; DFlash2) and lemonade-sdk/llamacpp-rocm#129 (emircanerkul, comment; one long request)
+CLUB_1106 = ("132.05.318.181 I slot print_timing: id  0 | task 9126 | draft acceptance = 0.67500 (  108 accepted /   160 "
+             "generated), mean len =  4.38\n"
+             "132.15.702.033 I slot print_timing: id  0 | task 9161 | draft acceptance = 0.92727 (   51 accepted /    55 "
+             "generated), mean len =  5.64\n")
+LLAMA_27342 = ("4.58.584.379 I slot print_timing: id  0 | task 4827 | draft acceptance = 0.98444 (  886 accepted /   900 "
+               "generated), mean len =  4.94\n")
+ROCM_129 = ("4.01.806.856 I slot print_timing: id  0 | task 0 | draft acceptance = 0.65959 ( 5995 accepted /  9089 "
+            "generated), mean len =  4.30\n")
+
+
+def test_llamacpp_shortened_line_gives_the_calls_and_asks_only_for_k():
+    # without n_max the lookahead is asked for, the refusal now saying the mean gives the calls (before: 'it counts
+    # tokens, not verifier calls', which is the older line's)
+    for text in (CLUB_1106, LLAMA_27342, ROCM_129):
+        with pytest.raises(traces.TraceError, match="its mean acceptance length gives the verifier calls"):
+            traces.parse(text)
+    # 108 / (4.38 - 1) = 31.95 -> 32 (1 + 108 / 32 = 4.375 prints 4.38), 51 / 4.64 = 10.99 -> 11 (5.636 prints 5.64):
+    # 43 calls; 160 + 55 = 215 drafted = 5 a call, every draft full at n_max 5
+    assert _counts(traces.parse(CLUB_1106, lookahead=5))[:4] == (5, 43, 215, 159)
+    # 886 / 3.94 = 224.9 -> 225 (1 + 886 / 225 = 4.938 prints 4.94), 900 drafted = 4 a call
+    assert _counts(traces.parse(LLAMA_27342, lookahead=4))[:4] == (4, 225, 900, 886)
+
+
+def test_llamacpp_loose_call_count_is_said():
+    # 5995 / (4.30 +- 0.005 - 1) allows 1814 to 1819 calls (1 + 5995 / 1814 = 4.3048 and 1 + 5995 / 1819 = 4.2958 both
+    # print 4.30); 5995 / 3.30 = 1816.7 -> 1817 is read. Before, the range went unsaid
+    trace = traces.parse(ROCM_129, lookahead=6)
+    assert trace.drafts == 1817
+    assert any("1814 to 1819, 1817 read" in note for note in trace.notes)
+
+
+# ggml-org/llama.cpp#27210 (open, comments): an adaptive MTP depth's log lines, printed when the depth changes (not a
+# count of every call): refused, as before, saying what to paste
+ADAPTIVE_27210 = ("0.48.122.337 I spec       accept: adaptive n : 1 -> 2 (seq 0, n_draft=1, n_accepted=1)\n"
+                  "0.54.188.272 I spec       accept: adaptive n : 5 -> 4 (seq 0, n_draft=5, n_accepted=1)\n"
+                  "2.07.530.515 I spec       accept: adaptive draft depth seq 0: 7 -> 6 (n_draft=7, n_accepted=4, n_cur=6, "
+                  "n_climb=0, n_drop=0, cur_accepted=8096, cur_generated=11029, cur_drop=-2933)\n")
+
+
+def test_llamacpp_adaptive_depth_lines_are_not_counts():
+    with pytest.raises(traces.TraceError, match="no llama.cpp draft acceptance line, statistics line"):
+        traces.parse(ADAPTIVE_27210)

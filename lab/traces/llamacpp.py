@@ -477,14 +477,16 @@ class _LlamaLog(_Accumulator):
         if len(rate_lengths) > 1:
             self.requests = self._one_k(self.requests, "rates", lookahead, notes)
             rate_lengths = {len(self.requests[0]["rates"])}
-        k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
-                    "it counts tokens, not verifier calls")
         with_mean = [r for r in self.requests if r["mean"] is not None]
+        k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
+                    "its mean acceptance length gives the verifier calls, not the most drafted per call (n_max)"
+                    if with_mean else "it counts tokens, not verifier calls")
         if with_mean and len(with_mean) != len(self.requests):
             notes.append(f"{len(self.requests) - len(with_mean)} older line(s) without a mean acceptance length skipped")
         if with_mean:
             calls = drafted = accepted = 0
             per_position = [0] * k if all(r["rates"] for r in with_mean) else None
+            loose = []  # lines whose 2-decimal mean fits several call counts that no rates narrow
             for r in with_mean:
                 if r["accepted"] == 0:
                     n = math.ceil(r["drafted"] / k)
@@ -495,6 +497,8 @@ class _LlamaLog(_Accumulator):
                     if n is None:
                         raise TraceError(f"line {r['number']}: the printed mean acceptance length {r['mean']} cannot "
                                          f"come from {r['accepted']} accepted tokens")
+                    if span[0] != span[1] and not r["rates"]:
+                        loose.append(f"line {r['number']}: {span[0]} to {span[1]}, {n} read")
                 if per_position is not None and n:
                     per_position = [a + b for a, b in zip(per_position, _reconstruct(r["rates"], n))]
                 calls, drafted, accepted = calls + n, drafted + r["drafted"], accepted + r["accepted"]
@@ -502,6 +506,9 @@ class _LlamaLog(_Accumulator):
                 notes.insert(0, f"summed {len(with_mean)} requests")
             notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1))"
                          + (", narrowed by the per-position rates" if per_position is not None else ""))
+            if loose:  # ggml-org/llama.cpp's 'mean len = %5.2f' without its rates (a long request): say how loose
+                notes.append("the 2-decimal mean fits several call counts (" + "; ".join(loose[:4])
+                             + (f"; {len(loose) - 4} more" if len(loose) > 4 else "") + ")")
             if drafted < calls * k:
                 notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} "
                              f"calls, not {calls * k}: early stops)")
