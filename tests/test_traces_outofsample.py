@@ -363,3 +363,45 @@ ADAPTIVE_27210 = ("0.48.122.337 I spec       accept: adaptive n : 1 -> 2 (seq 0,
 def test_llamacpp_adaptive_depth_lines_are_not_counts():
     with pytest.raises(traces.TraceError, match="no llama.cpp draft acceptance line, statistics line"):
         traces.parse(ADAPTIVE_27210)
+
+
+# --- a second pass through the code index (vLLM lines quoted in notes) -----------------------------------------------
+
+# a Chinese question-and-answer note (code index): DeepSeek MTP at k = 8, one line of 02-28
+MTP8_NOTE = _line(1, "02-28 04:23:51", "3.97", 95, 256, "0.750, 0.594, 0.375, 0.344, 0.312, 0.219, 0.188, 0.188", "37.1",
+                  "metrics.py:100")
+# a note on a Qwen MTP deployment (code index): the abridged line wrapped after each field, k = 4
+WRAPPED_ABRIDGED = ("SpecDecoding metrics: Mean acceptance length: 2.72,\nPer-position acceptance rate: 0.707, 0.453, "
+                    "0.307, 0.253,\nAvg Draft acceptance rate: 43.0%\n")
+# a README repairing a DSpark drafter (code index): the line quoted in a shell comment, its rates elided
+ELIDED_IN_COMMENT = ("docker logs dsv4-vllm 2>&1 | grep \"SpecDecoding metrics\" | tail -1\n"
+                     "# Mean acceptance length: 3.54, ... Per-position acceptance rate: 0.778, 0.601, 0.434, ...\n")
+# a note summarising a vLLM issue (code index), its newlines lost: two requests' abridged lines at k = 2
+FLATTENED = ("The speculative decoding metrics reflect this degradation: Request 1 (output is coherent): ```` SpecDecoding "
+             "metrics: Mean acceptance length: 2.23, Avg Draft acceptance rate: 61.3% Per-position acceptance rate: 0.798, "
+             "0.427 ```` Request 2 (output starts to degrade): ```` SpecDecoding metrics: Mean acceptance length: 1.02, "
+             "Avg Draft acceptance rate: 0.9% Per-position acceptance rate: 0.018, 0.000 ```` Request 3\n")
+# a Chinese development log (code index): a benchmark script's copy of vLLM's line, its rates on a second line
+TWO_LINE_COPY = ("   SpecDecoding metrics: Mean acceptance length: 3.96, Accepted throughput: 40.93 tokens/s, Drafted "
+                 "throughput: 69.22 tokens/s, Accepted: 411 tokens, Drafted: 695 tokens\n"
+                 "   Per-position acceptance rate: 0.727, 0.647, 0.547, 0.518, 0.518\n")
+
+
+def test_second_pass_read_right_before():
+    # 256 / 8 = 32 calls, 1 + 95 / 32 = 3.969 prints 3.97; x 32: 24.0, 19.0, 12.0, 11.0, 9.98, 7.0, 6.0, 6.0 -> 24, 19,
+    # 12, 11, 10, 7, 6, 6 (sum 95)
+    assert _counts(traces.parse(MTP8_NOTE)) == (8, 32, 256, 95, (24, 19, 12, 11, 10, 7, 6, 6))
+    # the rates sum to 1.720 = 2.72 - 1: the mean at k = 4, no counts
+    trace = traces.parse(WRAPPED_ABRIDGED)
+    assert (trace.lookahead, trace.meanAcceptanceLength, trace.drafts) == (4, 2.72, None)
+    with pytest.raises(traces.TraceError, match=r"elided \('\.\.\.'\)"):
+        traces.parse(ELIDED_IN_COMMENT)
+    # two requests' means averaged unweighted, as abridged lines are: (2.23 + 1.02) / 2 = 1.625 at k = 2
+    trace = traces.parse(FLATTENED)
+    assert (trace.lookahead, trace.meanAcceptanceLength) == (2, pytest.approx(1.625))
+
+
+def test_rates_on_the_line_below_their_counts():
+    # before: refused (k asked for: 'the log line has no per-position rates'). 695 / 5 = 139 calls, 1 + 411 / 139 =
+    # 3.957 prints 3.96; x 139: 101.05, 89.93, 76.03, 72.0, 72.0 -> 101, 90, 76, 72, 72 (sum 411)
+    assert _counts(traces.parse(TWO_LINE_COPY)) == (5, 139, 695, 411, (101, 90, 76, 72, 72))

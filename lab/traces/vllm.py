@@ -519,9 +519,11 @@ class _VllmLog(_Accumulator):
         mean = _field(_V1_FIELDS["mean"], text)
         mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
         self.loose_mean = None
-        if mean is None and self.reworded and self.records and self.records[-1]["number"] == self.reworded[-1] \
-                and self.records[-1]["rates"] is None and 0 < number - self.records[-1]["number"] <= 2:
-            self.records[-1]["rates"] = rates  # the rates of the reworded line just above (the same note's layout)
+        if mean is None and self.records and self.records[-1]["rates"] is None \
+                and 0 < number - self.records[-1]["number"] <= 2:
+            # the rates of the counted line just above, wrapped onto a line of their own where vLLM prints ', Per-position
+            # acceptance rate:' (a reworded note; a script's two-line copy of vLLM's line): one record
+            self.records[-1]["rates"] = rates
             return
         if mean is None and self.abridged and self.abridged[-1][2] is None and number - self.abridged[-1][0] <= 2:
             # the rates of the abridged line just above ('SpecDecoding metrics: Mean acceptance length: 1.00'
