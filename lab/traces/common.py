@@ -460,3 +460,41 @@ def sample_text(name: str) -> str:
         raise TraceError(f"{shortened(name)!r} is not a sample's file name")
     # through the module's loader: a file on disk, or a member of the lab's zip when imported from one
     return __spec__.loader.get_data(os.path.join(SAMPLES_DIR, name)).decode("utf-8")
+
+
+# a paste's shorthands for what vLLM prints in full: several intervals' means joined by '/' ('Mean acceptance length:
+# 7.99 / 8.00 / 7.99'), a run of equal rates as one and a count ('Per-position acceptance rate: 1.000 ×7'), both in a
+# note quoting a DFlash2 journal (code index, 2026-09-20); read as they were, they gave one rate and k = 1
+_SHORTHAND = (re.compile(r"Mean acceptance length:\s*[0-9.]+\s*/\s*[0-9]"),
+              re.compile(r"Per-position acceptance rate:[0-9.,\s]*[0-9]\s*[\u00d7xX]\s*[0-9]"))
+# a note's rewording of 'Accepted: %d tokens, Drafted: %d tokens' ('Accepted 417 / Drafted 693'), in the same note
+_SLASHED_COUNTS = re.compile(r"\bAccepted:?\s+([0-9]+)(?:\s+tokens)?\s*/\s*Drafted:?\s+([0-9]+)(?:\s+tokens)?(?![0-9.])")
+
+
+def _refuse_shorthand(text: str, where: str):
+    """Refuse a line that abbreviates what vLLM prints in full (means joined by '/', a rate times a count): read as
+    written it would give one rate and the wrong lookahead.
+
+    >>> _refuse_shorthand("Per-position acceptance rate: 1.000 \u00d77, Avg Draft acceptance rate: 100.0%", "line 4")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 4: the line abbreviates what vLLM prints ('Per-position acceptance rate: 1.000 \u00d77'): paste the SpecDecoding lines as vLLM printed them, one line an interval and every rate
+    """
+    for pattern in _SHORTHAND:
+        found = pattern.search(text)
+        if found:
+            raise TraceError(f"{where}: the line abbreviates what vLLM prints ({shortened(found.group(0))!r}): paste the "
+                             f"SpecDecoding lines as vLLM printed them, one line an interval and every rate")
+
+
+def _k_from_mean_and_rate(mean: float, rate: float) -> list:
+    """The lookaheads k that fit a line's printed mean acceptance length and Avg Draft acceptance rate: vLLM
+    prints mean = 1 + accepted / drafts and rate = accepted / draft tokens, so with full-length drafts
+    mean - 1 = k x rate, each figure within its rounding (mean %.2f: +-0.005; rate %.1f%%: +-0.0005).
+
+    >>> _k_from_mean_and_rate(6.00, 1.000), _k_from_mean_and_rate(3.10, 0.300), len(_k_from_mean_and_rate(1.00, 0.0))
+    ([5], [7], 64)
+    """
+    low, high = mean - 1 - 0.005, mean - 1 + 0.005
+    rate_low, rate_high = max(rate - 0.0005, 0.0), min(rate + 0.0005, 1.0)
+    return [k for k in range(1, MAX_LOOKAHEAD + 1) if k * rate_low <= high and k * rate_high >= low]

@@ -21,6 +21,9 @@ _LLAMA_PER_POS = re.compile(r"(?:acceptance rate per position|acc per pos)\s*=\s
 # the server's per-call debug line (-v; update_slots): 'accepted %d/%d draft tokens, new n_tokens = %d'
 _LLAMA_ROUND = re.compile(r"\baccepted\s+([0-9]+)\s*/\s*([0-9]+)\s+draft tokens")
 _LLAMA_EXAMPLE = re.compile(r"\bn_(drafted|accept|predict)\s*=\s*(\S+)")
+# the examples' 'decoded %4d tokens in %8.3f seconds, speed: %8.3f t/s' prints n_predict (examples/speculative,
+# speculative-simple, lookup): a paste that dropped the n_predict line keeps it there (ggml-org/llama.cpp#22105)
+_LLAMA_DECODED = re.compile(r"\bdecoded\s+([0-9]+)\s+tokens in\b")
 # the start-up line; a DFlash drafter clamps n_max to its block ('  - n_max=16 -> clamped to 15 (trained DFlash
 # block_size=16)', common_speculative_impl_draft_dflash, quoted in noonghunna/club-3090#759): the clamped value is k
 _LLAMA_N_DRAFT = re.compile(r"\b(?:n_draft|n_max)\s*=\s*([0-9]+)(?:\s*->\s*clamped to\s*([0-9]+))?")
@@ -64,13 +67,14 @@ class _LlamaLog(_Accumulator):
       (and ``lookup``) sample the first token from the prompt pass, so calls = n_predict - n_accept
       - 1; ``examples/speculative-simple`` feeds the prompt's last token to the first call, so calls
       = n_predict - n_accept (told apart by its statistics lines). The draft length per call is then
-      known on average only.
+      known on average only. The summary's ``decoded %4d tokens in`` line prints n_predict too: it
+      stands in for an ``n_predict`` line a paste dropped.
     """
 
     fmt = "llamacpp-log"
     MARKERS = ("draft acceptance", "n_draft", "n_accept", "n_predict", "n_drafted", "n_max", "#gen drafts",
                "speculative-simple", "draft tokens", "acc per pos", "#gen tokens", "#acc tokens", "#mean acc len",
-               "#acc rate/pos", "#calls(b,g,a)", "#acc drafts")
+               "#acc rate/pos", "#calls(b,g,a)", "#acc drafts", "decoded ")
 
     def __init__(self):
         self.requests = []     # server lines: dict
@@ -162,6 +166,10 @@ class _LlamaLog(_Accumulator):
         """The speculative examples' lines: n_draft (the most per call, from a start-up line) and the summary's
         n_predict, n_drafted and n_accept, a summary complete once its drafted and accepted pair is read."""
         example = _LLAMA_EXAMPLE.findall(text)
+        decoded = _LLAMA_DECODED.search(text)
+        if decoded and not example:  # n_predict as the summary's first line prints it (kept unless n_predict follows)
+            self.pending["decoded"] = _count(decoded.group(1), "decoded tokens", where)
+            return
         n_draft = _LLAMA_N_DRAFT.search(text)
         if n_draft and not example:
             value = _count(n_draft.group(2) or n_draft.group(1), "n_draft", where)
@@ -178,7 +186,10 @@ class _LlamaLog(_Accumulator):
                 raise TraceError(f"{where}: n_{key} appears twice before its pair")
             self.pending[key] = _count(value.rstrip(","), f"n_{key}", where)
             if "drafted" in self.pending and "accept" in self.pending:
-                self.example.append(dict(self.pending, number=number))
+                entry = dict(self.pending, number=number)
+                if "predict" not in entry and "decoded" in entry:
+                    entry["predict"], entry["fromDecoded"] = entry["decoded"], True
+                self.example.append(entry)
                 self.pending = {}
 
     def _held_stats(self, held: str, number: int):
@@ -430,6 +441,10 @@ class _LlamaLog(_Accumulator):
             calls, drafted, accepted = calls + n, drafted + entry["drafted"], accepted + entry["accept"]
         if len(self.example) > 1:
             notes.append(f"summed {len(self.example)} runs")
+        for entry in self.example:
+            if entry.get("fromDecoded"):
+                notes.append(f"line {entry['number']}: no n_predict line: n_predict = {entry['predict']} read from the "
+                             f"summary's 'decoded {entry['predict']} tokens' line (the examples print n_predict there)")
         rule = ("speculative-simple: calls = n_predict - n_accept" if self.simple else
                 "calls = n_predict - n_accept - 1 (the speculative and lookup examples sample the first token from "
                 "the prompt pass; speculative-simple would give one call more)")
@@ -462,14 +477,16 @@ class _LlamaLog(_Accumulator):
         if len(rate_lengths) > 1:
             self.requests = self._one_k(self.requests, "rates", lookahead, notes)
             rate_lengths = {len(self.requests[0]["rates"])}
-        k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
-                    "it counts tokens, not verifier calls")
         with_mean = [r for r in self.requests if r["mean"] is not None]
+        k = self._k(lookahead, rate_lengths.pop() if rate_lengths else None, notes,
+                    "its mean acceptance length gives the verifier calls, not the most drafted per call (n_max)"
+                    if with_mean else "it counts tokens, not verifier calls")
         if with_mean and len(with_mean) != len(self.requests):
             notes.append(f"{len(self.requests) - len(with_mean)} older line(s) without a mean acceptance length skipped")
         if with_mean:
             calls = drafted = accepted = 0
             per_position = [0] * k if all(r["rates"] for r in with_mean) else None
+            loose = []  # lines whose 2-decimal mean fits several call counts that no rates narrow
             for r in with_mean:
                 if r["accepted"] == 0:
                     n = math.ceil(r["drafted"] / k)
@@ -480,6 +497,8 @@ class _LlamaLog(_Accumulator):
                     if n is None:
                         raise TraceError(f"line {r['number']}: the printed mean acceptance length {r['mean']} cannot "
                                          f"come from {r['accepted']} accepted tokens")
+                    if span[0] != span[1] and not r["rates"]:
+                        loose.append(f"line {r['number']}: {span[0]} to {span[1]}, {n} read")
                 if per_position is not None and n:
                     per_position = [a + b for a, b in zip(per_position, _reconstruct(r["rates"], n))]
                 calls, drafted, accepted = calls + n, drafted + r["drafted"], accepted + r["accepted"]
@@ -487,6 +506,9 @@ class _LlamaLog(_Accumulator):
                 notes.insert(0, f"summed {len(with_mean)} requests")
             notes.append("verifier calls rebuilt from the printed mean acceptance length (accepted / (mean - 1))"
                          + (", narrowed by the per-position rates" if per_position is not None else ""))
+            if loose:  # ggml-org/llama.cpp's 'mean len = %5.2f' without its rates (a long request): say how loose
+                notes.append("the 2-decimal mean fits several call counts (" + "; ".join(loose[:4])
+                             + (f"; {len(loose) - 4} more" if len(loose) > 4 else "") + ")")
             if drafted < calls * k:
                 notes.append(f"drafts averaged {drafted / calls:.3f} tokens of at most k = {k} ({drafted} in {calls} "
                              f"calls, not {calls * k}: early stops)")
@@ -600,7 +622,7 @@ class _LlamaTimingsJson(_VllmRequestJson):
 
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
-_LLAMA_DETECT = re.compile(r"\bacc per pos\s*=\s*\(|\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
+_LLAMA_DETECT = re.compile(r"\bdecoded\s+[0-9]+\s+tokens in\b|\bacc per pos\s*=\s*\(|\bn_(drafted|accept|predict|draft)\s*=|\bn_max\s*=\s*[0-9]+, n_min|draft acceptance(?: rate)?\s*=|statistics\s+\S+\s*:.*#gen drafts|update_slots:.*\baccepted\s+[0-9]+\s*/\s*[0-9]+\s+draft tokens")
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).

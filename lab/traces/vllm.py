@@ -7,6 +7,7 @@ import re
 
 from .common import (
     _clean, Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _calls_from_mean, _check_lookahead,
+    _k_from_mean_and_rate, _refuse_shorthand, _SLASHED_COUNTS,
     _choose, _count, ModelChoiceError, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
     family,
 )
@@ -270,6 +271,8 @@ class _VllmLog(_Accumulator):
         self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
         self.whole = set()   # the numbers of those that end after their rates (not cut off)
         self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
+        self.abridged_rates = {}  # number -> the Avg Draft acceptance rate of an abridged line (a fraction)
+        self.reworded = []  # numbers of lines whose counts were reworded ('Accepted 417 / Drafted 693')
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
@@ -279,6 +282,7 @@ class _VllmLog(_Accumulator):
 
     def line(self, text: str, number: int, whole: bool = False):
         text, number = self._whole_text(text, number)
+        _refuse_shorthand(text, f"line {number}")
         if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
                 and self._quoted_piece(text, number):
             return
@@ -368,6 +372,10 @@ class _VllmLog(_Accumulator):
         """A V1 ``SpecDecoding metrics:`` line (or one of V1 before 0.8.3): a record of its counts and every figure
         it prints; one without its counts is kept as abridged, an interval without drafts only counted."""
         accepted, drafted = _field(_V1_FIELDS["accepted"], text), _field(_V1_FIELDS["drafted"], text)
+        slashed = _SLASHED_COUNTS.search(text) if accepted is None or drafted is None else None
+        if slashed:  # 'Accepted 417 / Drafted 693': the counts reworded, read (the mean and the rates check them)
+            accepted, drafted = slashed.groups()
+            self.reworded.append(number)
         if accepted is None or drafted is None:
             self._abridged_line(text, number, where)
             return
@@ -398,6 +406,9 @@ class _VllmLog(_Accumulator):
         per_pos = _V1_FIELDS["perPos"].search(text)
         rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
         self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
+        rate = _V1_FIELDS["rate"].search(text)
+        if rate and rate.group(2):  # 'Avg Draft acceptance rate: 100.0%': with the mean it fixes k (result)
+            self.abridged_rates[number] = _number(rate.group(1), "Avg Draft acceptance rate", where) / 100
         if rates and not text.rstrip().endswith(","):
             self.whole.add(number)  # it ends with its rates or after them: not cut off
 
@@ -452,6 +463,9 @@ class _VllmLog(_Accumulator):
                    f"lines before it are read")
         trace = self._result(lookahead)
         extra = [cut] if cut else []
+        if self.reworded and trace.drafts is not None:
+            extra.append(f"line {self.reworded[0]}: the counts read as written there ('Accepted N / Drafted M', a rewording "
+                         f"of vLLM's 'Accepted: %d tokens, Drafted: %d tokens'), checked against its mean and rates")
         if self.records and self.abridged:  # lines without counts beside lines with them: not added
             for number, _, _ in self.abridged:
                 extra.append(f"the last line (line {number}) ends without a newline and has no Accepted/Drafted "
@@ -505,6 +519,12 @@ class _VllmLog(_Accumulator):
         mean = _field(_V1_FIELDS["mean"], text)
         mean = _number(mean, "Mean acceptance length", where) if mean is not None else self.loose_mean
         self.loose_mean = None
+        if mean is None and self.records and self.records[-1]["rates"] is None \
+                and 0 < number - self.records[-1]["number"] <= 2:
+            # the rates of the counted line just above, wrapped onto a line of their own where vLLM prints ', Per-position
+            # acceptance rate:' (a reworded note; a script's two-line copy of vLLM's line): one record
+            self.records[-1]["rates"] = rates
+            return
         if mean is None and self.abridged and self.abridged[-1][2] is None and number - self.abridged[-1][0] <= 2:
             # the rates of the abridged line just above ('SpecDecoding metrics: Mean acceptance length: 1.00'
             # then the rates on the next line): one record, not two averaged
@@ -528,7 +548,13 @@ class _VllmLog(_Accumulator):
         k = ks.pop() if ks else None
         if lookahead is not None and k is not None and lookahead != k:
             raise TraceError(f"the lines have {k} per-position rates but the lookahead given is {lookahead}")
-        k = self.need_lookahead(k or lookahead, "the line has neither counts nor per-position rates")
+        fitted = None
+        if k is None and lookahead is None and self.abridged_rates \
+                and len(self.abridged_rates) == len(self.abridged):  # every line printed its Avg Draft acceptance rate
+            fits = set.intersection(*(set(_k_from_mean_and_rate(mean, self.abridged_rates[number]))
+                                      for number, mean, _ in self.abridged))
+            fitted = fits.pop() if len(fits) == 1 else None
+        k = self.need_lookahead(k or lookahead or fitted, "the line has neither counts nor per-position rates")
         _check_lookahead(k)
         means = [mean for _, mean, _ in self.abridged]
         mean = sum(means) / len(means)
@@ -537,6 +563,10 @@ class _VllmLog(_Accumulator):
         notes = [f"line {self.abridged[0][0]}: SpecDecoding metrics without its Accepted/Drafted counts (abridged): "
                  f"the printed mean acceptance length is read, no intervals"
                  + (f"; averaged {len(means)} lines unweighted" if len(means) > 1 else "")]
+        if fitted is not None:
+            notes.append(f"lookahead {k} read from the mean acceptance length and the Avg Draft acceptance rate (the only "
+                         f"k with mean - 1 = k x rate, as full-length drafts give; n-gram drafts stop short: give "
+                         f"--lookahead K then)")
         rates = self.abridged[-1][2]
         if rates and None not in rates:
             notes.append("printed per-position rates (share of calls whose first i drafts survived): "
