@@ -32,8 +32,8 @@ accepted draft tokens.
 
 The package, one module per idea: :mod:`.common` (limits, :class:`Trace`, the number readers and
 the consistency check every parser's result passes), one module per engine family
-(:mod:`.prometheus`, :mod:`.vllm`, :mod:`.vllm_json`, :mod:`.sglang`, :mod:`.llamacpp`, :mod:`.trtllm`,
-:mod:`.speculators`, and :mod:`.plain` for the project's own cycles file and a single figure),
+(:mod:`.prometheus`, :mod:`.vllm`, :mod:`.vllm_bench`, :mod:`.vllm_json`, :mod:`.sglang`, :mod:`.llamacpp`,
+:mod:`.trtllm`, :mod:`.speculators`, and :mod:`.plain` for the project's own cycles file and a single figure),
 :mod:`.formats` (the one registry of formats, in detection order: each
 family module declares its rows, with their golden samples in ``samples/``), :mod:`.reader`
 (detection and the streaming parser), :mod:`.analysis`, :mod:`.translator` (the

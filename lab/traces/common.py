@@ -471,9 +471,20 @@ _SHORTHAND = (re.compile(r"Mean acceptance length:\s*[0-9.]+\s*/\s*[0-9]"),
 _SLASHED_COUNTS = re.compile(r"\bAccepted:?\s+([0-9]+)(?:\s+tokens)?\s*/\s*Drafted:?\s+([0-9]+)(?:\s+tokens)?(?![0-9.])")
 
 
+# rates quoted as ranges over several intervals ('0.15-0.17, 0.09-0.12', a note's summary of many lines): read as written
+# the first range would be one rate and k = 1; a SpecDecoding line's mean given as a range is the same shorthand
+_RANGED = (re.compile(r"Per-position acceptance rate:[0-9.,\s]*[0-9]\s*[-\u2013\u2014~]\s*[0-9.]*[0-9]"),
+           re.compile(r"SpecDecoding metrics:.*Mean acceptance length:\s*[0-9.]*[0-9]\s*[-\u2013\u2014~]\s*[0-9]"))
+
+
 def _refuse_shorthand(text: str, where: str):
-    """Refuse a line that abbreviates what vLLM prints in full (means joined by '/', a rate times a count): read as
-    written it would give one rate and the wrong lookahead.
+    """Refuse a line that abbreviates what vLLM prints in full (means joined by '/', a rate times a count, rates given
+    as ranges over several intervals): read as written it would give one rate and the wrong lookahead.
+
+    >>> _refuse_shorthand("Per-position acceptance rate: 0.15-0.17, 0.09-0.12", "line 6")
+    Traceback (most recent call last):
+    ...
+    lab.traces.TraceError: line 6: the figures are ranges over several intervals ('Per-position acceptance rate: 0.15-0.17'), not one interval's: paste the SpecDecoding lines themselves, one line an interval
 
     >>> _refuse_shorthand("Per-position acceptance rate: 1.000 \u00d77, Avg Draft acceptance rate: 100.0%", "line 4")
     Traceback (most recent call last):
@@ -485,6 +496,11 @@ def _refuse_shorthand(text: str, where: str):
         if found:
             raise TraceError(f"{where}: the line abbreviates what vLLM prints ({shortened(found.group(0))!r}): paste the "
                              f"SpecDecoding lines as vLLM printed them, one line an interval and every rate")
+    for pattern in _RANGED:
+        found = pattern.search(text)
+        if found:
+            raise TraceError(f"{where}: the figures are ranges over several intervals ({shortened(found.group(0))!r}), not "
+                             f"one interval's: paste the SpecDecoding lines themselves, one line an interval")
 
 
 def _k_from_mean_and_rate(mean: float, rate: float) -> list:

@@ -11,9 +11,9 @@ of the three is missing.
 ('vllm-v0-metrics', 'prometheus', 'sglang-metrics')
 """
 
-from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm, vllm_json
+from . import llamacpp, plain, prometheus, sglang, speculators, trtllm, vllm, vllm_bench, vllm_json
 
-FAMILIES = (prometheus, vllm, vllm_json, sglang, llamacpp, trtllm, speculators, plain)
+FAMILIES = (prometheus, vllm, vllm_bench, vllm_json, sglang, llamacpp, trtllm, speculators, plain)
 REGISTRY = tuple(sorted((row for module in FAMILIES for row in module.FORMATS), key=lambda row: row.rank))
 FORMATS = tuple(row.name for row in REGISTRY)
 FORMAT_NAMES = {row.name: row.title for row in REGISTRY}

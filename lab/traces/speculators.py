@@ -19,7 +19,9 @@ class _SpeculatorsCsv(_Accumulator):
     1 + accepted / drafts and ``acceptance_at_pos_i`` = c_{i+1} / drafts in full float precision,
     so the per-position counts come back exactly (rate x drafts, rounded). ``perf_results.csv``
     carries the same columns after its performance columns (one row per load point; a subset's
-    repeated rows are read once). Each subset is one analysis (``--model SUBSET``)."""
+    repeated rows are read once). Each subset is one analysis (``--model SUBSET``). The same results rendered as a
+    markdown table (``| subset | acceptance_length | pos_0 | ...``, percentages, no counts; a model card's, quoted
+    in vllm-project/speculators#1135) give each subset's acceptance_length at k = its positions, no counts."""
 
     fmt = "speculators-csv"
     REQUIRED = ("num_drafts", "num_accepted_tokens")
@@ -27,13 +29,70 @@ class _SpeculatorsCsv(_Accumulator):
     def __init__(self):
         self.header = None
         self.rows = {}
+        self.table = False  # the results as a markdown table (a model card's), not the CSV
+
+    def _table_line(self, stripped: str, where: str):
+        """A row of the results rendered as a markdown table, as model cards quote them (vllm-project/speculators#1135:
+        ``| subset | acceptance_length | pos_0 | ... |``, the rates in percent, no counts): each subset's
+        acceptance_length and its rates, kept."""
+        cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{3,}:?", cell) for cell in cells):
+            return  # the rule under the header
+        if self.header is None:
+            names = [cell.lower() for cell in cells]
+            positions = sorted(int(name.rsplit("_", 1)[1]) for name in names
+                               if re.fullmatch(r"(?:acceptance_at_)?pos_\d{1,2}", name))
+            if "acceptance_length" not in names or not positions:
+                return
+            if positions != list(range(len(positions))):
+                raise TraceError(f"{where}: the pos_i columns skip a position")
+            self.header, self.table, self.positions = names, True, positions
+            return
+        if len(cells) != len(self.header):
+            raise TraceError(f"{where}: {len(cells)} cells under a header of {len(self.header)} columns")
+        row = dict(zip(self.header, cells))
+        name = row.get("subset") or f"row {len(self.rows) + 1}"
+        if len(self.rows) >= MAX_LABEL_SETS:
+            raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the table")
+        rates = []
+        for i in range(len(self.positions)):
+            cell = row.get(f"pos_{i}", row.get(f"acceptance_at_pos_{i}", ""))
+            percent = cell.endswith("%")
+            rates.append(_rate(cell.rstrip("%").strip(), f"pos_{i}", where, 100 if percent else 1))
+        self.rows[name] = {"number": int(where.split()[1]), "length": _number(row["acceptance_length"],
+                           "acceptance_length", where), "rates": rates, "drafts": None}
+
+    def _table_result(self, lookahead, model) -> Trace:
+        """One subset of the table: its acceptance_length at k = the pos_i columns, no counts (the table prints
+        none), so no intervals and no per-position curve; its rates must add up to the length minus one within the
+        printing's rounding (each rate to 0.05 points of a percent)."""
+        name, row = _choose(self.rows, model, "subset")
+        rates, mean = row["rates"], row["length"]
+        k = len(rates)
+        if lookahead is not None and lookahead != k:
+            raise TraceError(f"the table has {k} positions but the lookahead given is {lookahead}")
+        _check_lookahead(k)
+        if not 1 <= mean <= k + 1:
+            raise TraceError(f"subset {shortened(name)!r}: an acceptance_length of {mean} is outside 1 to k + 1 = {k + 1}")
+        notes = [f"subset {name}" + (f" (chosen of {len(self.rows)})" if len(self.rows) > 1 else ""),
+                 "speculators' results as a markdown table (rates in percent, no counts): the acceptance_length at k = "
+                 "the pos_i columns, no intervals and no per-position curve",
+                 "printed per-position rates (share of calls whose first i drafts survived): "
+                 + ", ".join(f"{rate:.3f}" for rate in rates)]
+        if abs(1 + sum(rates) - mean) > 0.0005 * (k + 1) + 1e-9:
+            notes.append(f"the pos_i columns add up to {sum(rates):.4f}, not the acceptance_length minus one, {mean - 1:.4f}")
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean,
+                     model=name if len(self.rows) > 1 else None)
 
     def line(self, text: str, number: int):
         stripped = text.strip()
         if not stripped or stripped.startswith(("#", "```")):
             return
-        cells = [cell.strip().strip('"') for cell in stripped.split(",")]
         where = f"line {number}"
+        if stripped.startswith("|") and (self.header is None or self.table):
+            self._table_line(stripped, where)
+            return
+        cells = [cell.strip().strip('"') for cell in stripped.split(",")]
         if self.header is None:
             if not all(key in cells for key in self.REQUIRED):
                 return  # text before the CSV (a shell prompt, a title)
@@ -64,6 +123,10 @@ class _SpeculatorsCsv(_Accumulator):
         self.rows[name] = record
 
     def result(self, lookahead, model=None) -> Trace:
+        if self.table:
+            if not self.rows:
+                raise TraceError("the table has a header but no row")
+            return self._table_result(lookahead, model)
         if self.header is None:
             raise TraceError("no CSV header with num_drafts and num_accepted_tokens")
         if not self.rows:
@@ -97,6 +160,9 @@ class _SpeculatorsCsv(_Accumulator):
 # --- the registry's row (lab/traces/formats.py reads it; rank = detection order) ------------------------
 
 _CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnum_accepted_tokens\b[A-Za-z0-9_,\" ]*$")
+# the same results as a markdown table (a model card's): '| subset | acceptance_length | pos_0 | ...'
+_TABLE_HEADER = re.compile(r"^\|\s*subset\s*\|.*\bacceptance_length\b.*\|\s*(?:acceptance_at_)?pos_0\s*\|",
+                           re.IGNORECASE)
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
@@ -106,7 +172,7 @@ MARKERS = ()  # a training repository's evaluation output, not an engine's
 FORMATS = family(
     Format("speculators-csv", "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, "
            "acceptance_at_pos_i; one analysis per subset)", "speculators' acceptance.csv", _SpeculatorsCsv,
-           lambda line, stripped: bool(_CSV_HEADER.match(stripped)), 110, (
+           lambda line, stripped: bool(_CSV_HEADER.match(stripped)) or bool(_TABLE_HEADER.match(stripped)), 110, (
                # subset qa: 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
                Sample("speculators_acceptance.csv", None, "qa",
                       {"format": "speculators-csv", "lookahead": 2, "drafts": 20, "draftTokens": 40, "accepted": 26,

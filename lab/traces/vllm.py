@@ -1,6 +1,6 @@
 """vLLM's printed formats: the log (SpecDecoding metrics lines, the V0 Speculative metrics lines,
-the spec_decode example's summary) and ``vllm bench serve``'s block; the per-request metrics JSON
-is :mod:`.vllm_json`.
+the spec_decode example's summary); ``vllm bench serve``'s block is :mod:`.vllm_bench`, the
+per-request metrics JSON :mod:`.vllm_json`.
 """
 
 import re
@@ -8,11 +8,18 @@ import re
 from .common import (
     _clean, Format, MAX_LOOKAHEAD, Sample, Trace, TraceError, _Accumulator, _calls_from_mean, _check_lookahead,
     _k_from_mean_and_rate, _refuse_shorthand, _SLASHED_COUNTS,
-    _choose, _count, ModelChoiceError, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
+    _count, ModelChoiceError, _number, _rate, _rates, MEAN_LENGTH_SLACK, _reconstruct, _v0_calls_and_accepted, _validated,
     family,
 )
 from .prometheus import _V0_FIELDS, _V1_FIELDS
 
+
+# a mean quoted as a range over intervals on a line of its own ('Mean acceptance length: 2.32\u20132.66')
+_RANGED_MEAN = re.compile(r"Mean acceptance length:\s*[0-9.]*[0-9]\s*[-\u2013\u2014~]\s*[0-9]")
+
+# a script's summary of the SpecDecoding lines that lists the per-position rates one a line ('Pos 1: 0.576', each the
+# script's average of vLLM's printed rate at that position; eugr/spark-vllm-docker#350 quotes one)
+_POS_RATE = re.compile(r"^\s*Pos\s+([0-9]{1,2})\s*:\s*([0-9]*\.[0-9]+|[01])\s*$")
 
 _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|mean acceptance length|"
                            r"acceptance at token (\d{1,3}))\s*:\s*(\S+)")
@@ -273,14 +280,22 @@ class _VllmLog(_Accumulator):
         self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
         self.abridged_rates = {}  # number -> the Avg Draft acceptance rate of an abridged line (a fraction)
         self.reworded = []  # numbers of lines whose counts were reworded ('Accepted 417 / Drafted 693')
+        self.ranged_means = []  # numbers of lines quoting the mean as a range over intervals ('2.32-2.66'), not read
+        self.listed = []  # (number, position, rate): rates listed one a line ('Pos 1: 0.576'), until the list ends
+        self.lists = []   # the first line number of each such list, read
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
         for offset, line in enumerate(batch):  # a wrapped line's rest holds no marker: it is passed on too
-            if self.pending is not None or any(marker in line for marker in markers):
+            if self.pending is not None or any(marker in line for marker in markers) or _POS_RATE.match(line):
                 self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int, whole: bool = False):
+        listed = _POS_RATE.match(text)
+        if listed:  # one of the rates listed one a line: kept until the list ends
+            self.listed.append((number, int(listed.group(1)), listed.group(2)))
+            return
+        self._end_listed()
         text, number = self._whole_text(text, number)
         _refuse_shorthand(text, f"line {number}")
         if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
@@ -322,6 +337,21 @@ class _VllmLog(_Accumulator):
             text = "SpecDecoding metrics: " + (text[start:] if start >= 0 else text)
         return text, number
 
+    def _end_listed(self):
+        """Read the rates listed one a line (``Pos 1: 0.576`` ... ``Pos k: r``, a script's summary of the SpecDecoding
+        lines) as one quoted 'Per-position acceptance rate:' list, with the mean quoted before it if any: the same
+        figures, so the same reading (the mean at k = the list's length, no counts). The positions must run 1..k (or
+        0..k-1) without a gap."""
+        if not self.listed:
+            return
+        listed, self.listed = self.listed, []
+        first, positions = listed[0][0], [position for _, position, _ in listed]
+        if positions != list(range(positions[0], positions[0] + len(positions))) or positions[0] not in (0, 1):
+            raise TraceError(f"line {first}: the rates listed as 'Pos i:' skip or repeat a position "
+                             f"({', '.join(map(str, positions))}): paste every position, in order")
+        self.lists.append(first)
+        self._loose_rates("Per-position acceptance rate: " + ", ".join(rate for _, _, rate in listed), first)
+
     def _quoted_piece(self, text: str, number: int) -> bool:
         """Whether ``text`` (no metrics line) is a piece of a SpecDecoding line quoted on its own, now read: its
         per-position rates (maybe with a mean) or its mean acceptance length."""
@@ -329,6 +359,9 @@ class _VllmLog(_Accumulator):
             self._loose_rates(text, number)
             return True
         if "Mean acceptance length:" in text:
+            if _RANGED_MEAN.search(text):  # '2.32-2.66': a spread over intervals, not one mean (its lower end is not read)
+                self.ranged_means.append(number)
+                return True
             mean = _field(_V1_FIELDS["mean"], text)
             if mean is not None:
                 self.loose_mean = _number(mean, "Mean acceptance length", f"line {number}")
@@ -441,6 +474,7 @@ class _VllmLog(_Accumulator):
 
     def result(self, lookahead, model=None) -> Trace:
         cut = None
+        self._end_listed()
         if self.pending is not None:  # a last line that ended with a comma: read as it is
             held, self.pending = self.pending, None
             try:
@@ -463,6 +497,11 @@ class _VllmLog(_Accumulator):
                    f"lines before it are read")
         trace = self._result(lookahead)
         extra = [cut] if cut else []
+        extra += [f"line {number}: the rates listed one a line ('Pos i: r', a script's summary of the SpecDecoding lines, "
+                  f"each figure its average over the lines it read) are read as one Per-position acceptance rate list"
+                  for number in self.lists]
+        extra += [f"line {number}: the mean acceptance length quoted as a range over several intervals is not read "
+                  f"(not one interval's figure)" for number in self.ranged_means]
         if self.reworded and trace.drafts is not None:
             extra.append(f"line {self.reworded[0]}: the counts read as written there ('Accepted N / Drafted M', a rewording "
                          f"of vLLM's 'Accepted: %d tokens, Drafted: %d tokens'), checked against its mean and rates")
@@ -782,126 +821,6 @@ class _VllmLog(_Accumulator):
                           rate_decimals=2)
 
 
-_BENCH_HEADER = re.compile(r"^-+\s*Speculative Decoding\s*-+\s*$")
-_BENCH_FIELD = re.compile(r"^\s*(Acceptance rate \(%\)|Acceptance length|Drafts|Draft tokens|Accepted tokens|"
-                          r"Position (\d{1,3}))\s*:\s*(\S+)\s*$")
-
-
-class _VllmBench(_Accumulator):
-    """``vllm bench serve``'s Speculative Decoding block (``vllm/benchmarks/serve.py``, read as
-    printed in public runs of 2026): ``Acceptance rate (%)``, ``Acceptance length``, ``Drafts``,
-    ``Draft tokens``, ``Accepted tokens`` and ``Per-position acceptance (%)`` with one ``Position
-    i:`` line each (2 decimals, percent of drafts). The counts are deltas of the server's /metrics
-    over the run, so they are exact; the per-position counts are rebuilt from the percentages.
-    Several blocks (several runs) are one analysis each."""
-
-    fmt = "vllm-bench"
-    MARKERS = ("Speculative Decoding", "Acceptance", "Draft", "Accepted tokens", "Position")
-
-    def __init__(self):
-        self.blocks = []
-        self.open = False
-
-    def line(self, text: str, number: int):
-        if _BENCH_HEADER.match(text.strip()):
-            self.blocks.append({"rates": {}, "number": number})
-            self.open = True
-            return
-        match = _BENCH_FIELD.match(text)
-        if not self.open:
-            if not match or match.group(1) not in ("Acceptance rate (%)", "Acceptance length", "Drafts"):
-                return
-            # pasted without its dashed header (markdown often eats it): the first field opens a block
-            self.blocks.append({"rates": {}, "number": number})
-            self.open = True
-        if not match:
-            if text.strip().startswith(("=", "-")) or not text.strip():
-                self.open = "Per-position" in text or False
-            return
-        key, position, value = match.groups()
-        where = f"line {number}"
-        block = self.blocks[-1]
-        if position is not None:
-            block["rates"][int(position)] = _rate(value, f"position {position} acceptance", where, 100)
-        elif key == "Acceptance rate (%)":
-            block["rate"] = _number(value, key, where) / 100
-        elif key == "Acceptance length":
-            block["mean"] = _number(value, key, where)
-        else:
-            block[key] = _count(value, key, where)
-
-    def result(self, lookahead, model=None) -> Trace:
-        if not self.blocks:
-            raise TraceError("no Speculative Decoding block found")
-        series = {f"run {i}": block for i, block in enumerate(self.blocks, 1)} if len(self.blocks) > 1 \
-            else {"run 1": self.blocks[0]}
-        name, block = _choose(series, model, "benchmark run")
-        if ("Drafts" not in block or "Accepted tokens" not in block) and "mean" in block:
-            return self._abridged(block, lookahead, name if len(self.blocks) > 1 else None)
-        for key in ("Drafts", "Accepted tokens"):
-            if key not in block:
-                raise TraceError(f"line {block['number']}: the Speculative Decoding block has no {key} line")
-        n, accepted = block["Drafts"], block["Accepted tokens"]
-        rates = [block["rates"][i] for i in sorted(block["rates"])]
-        if sorted(block["rates"]) != list(range(len(rates))):
-            raise TraceError("the Position i lines skip a position")
-        notes = [f"{name} of {len(self.blocks)}"] if len(self.blocks) > 1 else []
-        whole = block["Draft tokens"] // n if block.get("Draft tokens") and n and block["Draft tokens"] % n == 0 else 0
-        if rates and whole > len(rates) and lookahead in (None, whole):
-            # drafted / drafts is at most k, so more than the Position lines means some are missing (a paste that
-            # stops inside the block): the totals are whole, the curve is not
-            notes.append(f"the block lists {len(rates)} Position line(s) but Draft tokens / Drafts = {whole}: the rest "
-                         f"are missing (the paste stops early?), so the totals are read at k = {whole} and the "
-                         f"per-position curve is not")
-            rates = []
-            lookahead = whole
-        k = len(rates) or lookahead
-        if lookahead is not None and rates and lookahead != len(rates):
-            raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
-        if k is None and whole:
-            k = whole
-        k = self.need_lookahead(k, "no per-position lines")
-        _check_lookahead(k)
-        if "mean" in block and n and abs(block["mean"] - (1 + accepted / n)) > MEAN_LENGTH_SLACK:
-            notes.append(f"the printed acceptance length {block['mean']:.2f} disagrees with 1 + accepted / drafts "
-                         f"= {1 + accepted / n:.3f}")
-        drafted = block.get("Draft tokens", n * k)
-        if "rate" in block and drafted and abs(block["rate"] - accepted / drafted) > 0.000051:
-            notes.append(f"the printed acceptance rate {100 * block['rate']:.2f}% disagrees with accepted / draft "
-                         f"tokens = {100 * accepted / drafted:.3f}%")
-        per_position = tuple(_reconstruct(rates, n)) if rates else None
-        if per_position:
-            notes.append("per-position counts rebuilt from the printed percentages (2 decimals), so they are approximate")
-        return _validated(Trace(self.fmt, k, n, drafted, accepted, per_position, per_position is None, tuple(notes),
-                                model=name if len(self.blocks) > 1 else None),
-                          tolerance=per_position is not None, rate_decimals=4)
-
-
-    def _abridged(self, block, lookahead, name) -> Trace:
-        """A block quoted without its counts (Drafts, Accepted tokens): the printed acceptance
-        length at k = the Position lines' count (or ``--lookahead``), no intervals."""
-        rates = [block["rates"][i] for i in sorted(block["rates"])]
-        if sorted(block["rates"]) != list(range(len(rates))):
-            raise TraceError("the Position i lines skip a position")
-        if lookahead is not None and rates and lookahead != len(rates):
-            raise TraceError(f"the block has {len(rates)} positions but the lookahead given is {lookahead}")
-        k = self.need_lookahead(len(rates) or lookahead, "the block has neither counts nor Position lines")
-        _check_lookahead(k)
-        mean = block["mean"]
-        if not 1 <= mean <= k + 1.005:
-            raise TraceError(f"an acceptance length of {mean} is outside 1 to k + 1 = {k + 1}")
-        missing = [key for key in ("Drafts", "Accepted tokens") if key not in block]
-        notes = [f"a Speculative Decoding block without its {' and '.join(missing)} line(s): the printed acceptance "
-                 f"length is read, no counts, no intervals"]
-        if rates:
-            notes.append("printed per-position acceptance (share of drafts whose first i tokens survived): "
-                         + ", ".join(f"{100 * r:.2f}%" for r in rates))
-            if abs(sum(rates) - (mean - 1)) > 0.00005 * len(rates) + 0.005:
-                notes.append(f"the positions sum to {sum(rates):.3f}, not the acceptance length minus one, "
-                             f"{mean - 1:.2f}")
-        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), min(mean, k + 1), model=name)
-
-
 # --- the registry's rows (lab/traces/formats.py reads them; rank = detection order) ---------------------
 
 _SPEC_LOG = "vllm-project/vllm `vllm/v1/spec_decode/metrics.py` (SpecDecodingLogging.log)"
@@ -922,6 +841,11 @@ HINTS = (
     ("Avg generation throughput", "vLLM's throughput lines hold no acceptance: paste the 'SpecDecoding metrics:' "
                                   "lines (V0: 'Speculative metrics:'; logged only with a speculative config and "
                                   "without --disable-log-stats), or the server's /metrics"),
+    # a note's own rewording of SpecDecoding lines (tonyd2wild/DeepSeek-v4-Flash-Vision-Exp-DSpark-1M-NVFP4-KV-2x-DGX-
+    # Spark#6: 'per-position: 0.968  0.912 ...' under 'mean accept length 5.09'): free wording is not guessed at
+    ("per-position:", "a 'per-position:' list reworded from vLLM's SpecDecoding line is not read (no label the reader "
+                      "knows): paste the SpecDecoding metrics lines as vLLM printed them, or each interval's 'Mean "
+                      "acceptance length: X' with its 'Per-position acceptance rate: r1, r2, ...'"),
 )
 
 FORMATS = family(
@@ -935,7 +859,8 @@ FORMATS = family(
                       "(`_format_spec_decode_metrics_str`)"),)),
     Format("vllm-log", "vLLM log (SpecDecoding metrics lines or the spec_decode example's summary)", "the vLLM log",
            _VllmLog, lambda line, stripped: "SpecDecoding metrics:" in line or "Per-position acceptance rate:" in line
-           or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean"), 30, (
+           or bool(_VLLM_EXAMPLE.match(line)) and not line.lstrip().startswith("mean") or bool(_POS_RATE.match(line)),
+           30, (
                Sample("vllm_log.txt", None, None,
                       {"format": "vllm-log", "lookahead": 6, "drafts": 527, "draftTokens": 3162, "accepted": 944,
                        "perPosition": (387, 242, 154, 89, 46, 26)},
@@ -967,22 +892,5 @@ FORMATS = family(
                       "non-default args line) in a public repository's notes, read through the code index in "
                       "December 2026 (the index does not name the repository); abridged to the version, arguments "
                       "and SpecDecoding lines"),
-           )),
-    Format("vllm-bench", "vllm bench serve output (its Speculative Decoding block)", "vllm bench serve's block",
-           _VllmBench, lambda line, stripped: bool(_BENCH_HEADER.match(stripped)) or bool(_BENCH_FIELD.match(line))
-           and stripped.startswith(("Acceptance rate (%)", "Acceptance length:")), 40, (
-               Sample("vllm_bench.txt", None, None,
-                      {"format": "vllm-bench", "lookahead": 3, "drafts": 6393, "draftTokens": 19179,
-                       "accepted": 14090, "perPosition": (5333, 4661, 4096)},
-                      "the print of vllm-project/vllm `vllm/benchmarks/serve.py` (`\"{:<40} {:<10.2f}\"`, trailing "
-                      "spaces kept), figures of a public MTP run (Qwen3.8-27B-FP8, k = 3)"),
-               # 11043 drafts x 76.17% = 8411.45 -> 8411, 61.58% -> 6800, 51.25% -> 5660, 42.43% -> 4686, 36.40% ->
-               # 4020, 30.94% -> 3417, 27.22% -> 3006, 23.65% -> 2612 (sum 38612, the printed total 38611)
-               Sample("vllm_bench_mtp8.txt", None, None,
-                      {"format": "vllm-bench", "lookahead": 8, "drafts": 11043, "draftTokens": 88344,
-                       "accepted": 38611, "perPosition": (8411, 6800, 5660, 4686, 4020, 3417, 3006, 2612)},
-                      "verbatim from vllm-project/vllm#48892 (comment of 2026-08-03: Model Runner V2's multi-layer "
-                      "MTP, k = 8, gsm8k at temperature 0; the 2026 block, its per-position header and `Position 0:` "
-                      "from 0)"),
            )),
 )
