@@ -176,7 +176,8 @@ def fits_instead_text(settings: ServingSettings) -> str:
 def memory_note(settings: ServingSettings) -> str:
     """One line for a reader whose setting does not fit: what the weights and KV caches need, what
     the GPUs hold, how many sequences would fit, and that the times are what it would cost if it did
-    (the CLIs print it; their JSON keeps the fit as a boolean).
+    (the CLIs print it; their JSON keeps the fit as a boolean). The sequences that fit are whole ones, rounded down
+    (19.6 fit: 19), as every search rounds :func:`max_batch_in_memory`.
 
     >>> print(memory_note(DEFAULT_SETTINGS.with_(target="deepseek-v3", gpu="h200", gpus=8, stepModel=MEASURED)))
     note: does not fit: weights and KV caches need 1,344 GB in BF16, more than 8 x H200 SXM hold (1,015 GB); not even the weights fit (it fits in FP8 or FP4, or on 8 x B200 (HGX)), so no engine runs this setting and the times are what it would cost if it fitted
@@ -184,7 +185,7 @@ def memory_note(settings: ServingSettings) -> str:
     need, have = memory_needed_bytes(settings), memory_available_bytes(settings)
     room = max_batch_in_memory(settings)
     gpu, precision = GPUS[settings.gpu], PRECISIONS[settings.precision]
-    fits = (f"at most {room:.0f} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
+    fits = (f"at most {int(room):,} of its {settings.batch} sequences fit at context {settings.context:,}" if room >= 1
             else f"not even the weights fit ({fits_instead_text(settings)})")
     return (f"note: does not fit: weights and KV caches need {need / 1e9:,.0f} GB in {precision.label}, more than "
             f"{settings.gpus} x {gpu.label} hold ({have / 1e9:,.0f} GB); {fits}, so no engine runs this setting and "

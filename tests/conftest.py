@@ -203,7 +203,7 @@ SUITE_MANUAL_JS = """document.addEventListener('DOMContentLoaded',
 def _page_factory(browser, warm_profile, site_server, contexts, warm_pages):
     """make(instrument_suite=False, own_context=False, **context_kwargs): a fresh page with recorders
     attached (see `page`). The instruments suite re-runs in the page only with instrument_suite=True:
-    most tests never read its counter, and its 93 checks would compete for the CPU with what they do
+    most tests never read its counter, and its 98 checks would compete for the CPU with what they do
     check. A page asked for with no context option but a viewport or a colour scheme comes from the
     warm profile (`WarmProfile`); one with any other option, or own_context=True (a test that routes
     or closes its context), gets a fresh context of the liftoff-only browser, as every page once did."""
@@ -221,7 +221,7 @@ def _page_factory(browser, warm_profile, site_server, contexts, warm_pages):
             contexts.append(context)
             pg = context.new_page()
         if not instrument_suite:
-            # The page's documented switch (app.js goLive): the instruments suite (93 checks in Pyodide)
+            # The page's documented switch (app.js goLive): the instruments suite (98 checks in Pyodide)
             # does not re-run after the page goes live, so it takes no CPU from what the test does.
             # Only a test that reads that counter asks for it: make(instrument_suite=True). Set on the
             # page, so a shared context's other pages keep their own choice.

@@ -690,3 +690,38 @@ def test_a_best_k_at_the_panel_s_longest_lookahead_says_a_longer_one_may_pay(cap
     assert "note: " + deployment.lookahead_edge_note(12) in capsys.readouterr().out
     inside = widget.view(edge.replace("depValue=6", "depValue=2.2"))
     assert not any(note.startswith("k = 12 is the longest") for note in inside["notes"])
+
+
+def test_the_chance_all_drafts_survive_read_at_k_plus_1_fails_the_diagnosis_rules(monkeypatch):
+    from lab import production
+    monkeypatch.setattr(production, "_survival", lambda alpha, k, curve=None: alpha ** (k + 1))
+    assert "the chance all 4 drafts survive is given as 0.03125" in _fails("deployment-diagnosis-by-its-rules")
+
+
+def test_a_crossover_named_one_batch_late_fails_the_diagnosis_rules(monkeypatch):
+    from lab import production
+    original = production._crossover
+    monkeypatch.setattr(production, "_crossover", lambda *args: (lambda c: None if c is None else c + 1)(original(*args)))
+    assert "at batch 10: crossover named False, but the first losing batch is 10" in _fails(
+        "deployment-diagnosis-by-its-rules")
+
+
+def test_the_plugin_limit_set_at_its_default_fails_the_engine_config_rules(monkeypatch):
+    from lab import engine_config
+    monkeypatch.setattr(engine_config, "ARCTIC_SUFFIX_BATCH_LIMIT", 63)
+    assert "vLLM 0.10.1 at batch 64: disable_by_batch_size 64" in _fails("deployment-engine-config-as-read")
+
+
+def test_a_target_s_mtp_module_configured_as_an_eagle_checkpoint_fails_the_engine_config_rules(monkeypatch):
+    from lab import engine_config
+    monkeypatch.setattr(engine_config, "MTP_TARGETS", frozenset())
+    assert "deepseek-v3's EAGLE preset configured as" in _fails("deployment-engine-config-as-read")
+
+
+def test_the_draft_prefill_priced_without_its_prompt_as_context_fails_the_cost_arithmetic(monkeypatch):
+    from lab import production
+    original = production.draft_prefill_ms
+    monkeypatch.setattr(production, "draft_prefill_ms", lambda s, n: (
+        0.0 if serving.draft_shape(s) is None else serving.step_time_ms(serving.draft_shape(s), s, 1, n, 0),
+        original(s, n)[1]))
+    assert "is not one pass of its prompt at that context" in _fails("deployment-cost-arithmetic")

@@ -652,3 +652,54 @@ def test_sglang_eagle3_cycle_catches_the_fc_taken_off_every_draft_step(monkeypat
     _mutate(monkeypatch, "_eagle3_fc_ms", lambda settings, draft, batch, context: original(settings, draft, batch, context)
             * (1 + 1 / max(1, settings.lookahead - 1)))
     _fails("serving-sglang-eagle3-cycle-adds-up", "an extend pass and k - 1 steps without the fc")
+
+
+# --- the checks of an outsider's planted mistakes (lab/checks/serving_notes.py) ---------------------------------
+
+def test_suffix_catches_its_loops_swapped_between_engines(monkeypatch):
+    from lab import serving_suffix
+    monkeypatch.setattr(serving_suffix, "SUFFIX_LOOPS", {"vllm-v1": 2, "vllm-v1-0.10": 1})
+    _fails("serving-suffix-as-read", "suffix decoding's proposal on vllm-v1 at batch 1", "summed here")
+
+
+def test_suffix_catches_the_plugin_note_at_its_limit(monkeypatch):
+    from lab import serving_suffix
+    monkeypatch.setattr(serving_suffix, "ARCTIC_SUFFIX_BATCH_LIMIT", 63)
+    _fails("serving-suffix-as-read", "the plugin's batch note on vllm-v1-0.10 at batch 64")
+
+
+def test_memory_catches_trtllm_taking_a_fraction_of_the_whole(monkeypatch):
+    from lab import serving_engine_memory
+    monkeypatch.setattr(serving_engine_memory, "engine_memory_bytes",
+                        lambda rule, memory, gpus, weights, draft="eagle": 0.9 * memory * gpus)
+    from lab.checks import serving_notes
+    monkeypatch.setattr(serving_notes, "engine_memory_bytes", serving_engine_memory.engine_memory_bytes)
+    _fails("serving-memory-as-read", "trtllm gives")
+
+
+def test_memory_catches_the_fit_rounded_to_nearest(monkeypatch):
+    original = serving.memory_note
+    _mutate(monkeypatch, "memory_note", lambda s: original(s).replace(
+        f"at most {int(serving.max_batch_in_memory(s)):,} of", f"at most {serving.max_batch_in_memory(s):.0f} of"))
+    _fails("serving-memory-as-read", "the memory note reads", "at most 19 of its 512")
+
+
+def test_notes_catch_a_vocabulary_note_silent_for_a_smaller_draft_vocabulary(monkeypatch):
+    original = serving.draft_vocabulary_note
+    _mutate(monkeypatch, "draft_vocabulary_note", lambda t, d: original(t, d) if serving.DRAFTS[d].vocab > serving.TARGETS[
+        t].vocab else "")
+    _fails("serving-notes-as-read", "llama-3.2-1b under qwen3-30b-a3b", "note ''")
+
+
+def test_notes_catch_the_longest_lookahead_naming_the_slider(monkeypatch):
+    original = serving.longest_lookahead_words
+    _mutate(monkeypatch, "longest_lookahead_words", lambda b, n, w: original(b, n, w).replace("to 64", f"to {n}"))
+    _fails("serving-notes-as-read", "best k = 12 of 12")
+
+
+def test_notes_catch_the_plateau_sentence_without_the_plus_one(monkeypatch):
+    from lab import acceptance
+    original = acceptance.plateau_words
+    monkeypatch.setattr(acceptance, "plateau_words", lambda start, rates=None: original(start, rates).replace(
+        f"past {start + 1}", f"past {start}"))
+    _fails("serving-notes-as-read", "the plateau from k = 4 is said as", "stops at k = 5")

@@ -288,3 +288,11 @@ def test_a_model_whose_weights_do_not_fit_names_no_crossover():
     assert "no crossover to name" in view["summary"]
     fits = widget.view("?srvTarget=llama-3-8b&srvGpu=h100-sxm&srvGpus=1")
     assert "fits in GPU memory (not even" not in fits["lead"]
+
+
+def test_memory_note_rounds_the_sequences_that_fit_down():
+    s = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", draft="llama-3.2-1b", gpu="h100-sxm", gpus=1, batch=512,
+                                       context=16384, stepModel=serving.MEASURED)
+    room = serving.max_batch_in_memory(s)
+    assert room - int(room) >= 0.5   # a fraction that rounding to nearest would carry up
+    assert f"at most {int(room)} of its 512 sequences fit" in serving.memory_note(s)

@@ -28,13 +28,14 @@ __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SI
            "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES", "unescape"]
 
 # Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
-# number of named checks (93: traces 14, serving 17, policies 12, trees 13, real text 9, deployment 28,
+# number of named checks (98: traces 14, serving 20, policies 12, trees 13, real text 9, deployment 30,
 # three of which read the seed's ledger and exact sampler views), so a check added or lost moves it; git log
 # holds how it grew (83 to 93 on 5 December 2026: ten checks for the mutants tools/mutation_sweep.py found
-# surviving, docs/CHECKS.md "The mutation sweep"; no value moved). The values are each family's signature_value(), computed at settings no check added
+# surviving, docs/CHECKS.md "The mutation sweep"; 93 to 98 the same day, five for an outsider's planted mistakes;
+# no value moved). The values are each family's signature_value(), computed at settings no check added
 # since has changed: the serving value under the roofline step model, where neither the engine nor the
 # calibration enters, and the deployment value from the panel's default figure through the translator alone.
-EXPECTED_SIGNATURE = "instruments:93:93:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
+EXPECTED_SIGNATURE = "instruments:98:98:0:0.661623:2.364222:1.938043:2.616000:0.915103:0.705102"
 SIGNATURE_NOTES: dict[str, str] = {
     "traces": ("alphaIid of the default trace preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, "
                "944 accepted), the root of sum_{i=1..6} a^i = 944/527, 6 decimals; cross-checked against numpy.roots "

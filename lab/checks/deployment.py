@@ -670,7 +670,8 @@ def schedule_is_best_k(out):
 def cost_arithmetic(out):
     """Tokens/s per user is 1000 / TPOT, tokens/s per GPU is B 1000 / (TPOT g), and dollars per million
     output tokens times 3600 tokens/s per GPU over 10^6 gives back the price per GPU-hour, plain, at the
-    reader's k and under the schedule; the plain and speculative TPOT are the serving model's ms per token."""
+    reader's k and under the schedule; the plain and speculative TPOT are the serving model's ms per token; the
+    prompt's prefill, target and draft alike, is one pass of its L tokens at context L."""
     from .. import production
 
     for d in SCHEDULE_GRID:
@@ -680,6 +681,9 @@ def cost_arithmetic(out):
             out.visited += 1
             prod = production.production(deployment.serving_settings(d, 71), d.lookahead, price, None, ks)
             result = serving.serving(deployment.serving_settings(d, 71))
+            if not _prefill_is_one_pass(deployment.serving_settings(d, 71), prod["prefill"]):
+                out.fail(f"{d}: the prefill {prod['prefill']} is not one pass of its prompt at that context")
+                return
             if (prod["plain"]["tpotMs"] != result.plainMsPerToken
                     or abs(prod["speculative"]["tpotMs"] - result.specMsPerToken) > TOLERANCE * result.specMsPerToken):
                 out.fail(f"{d}: TPOT {prod['plain']['tpotMs']}, {prod['speculative']['tpotMs']} against the serving "
@@ -694,6 +698,14 @@ def cost_arithmetic(out):
                     return
         yield
 
+
+def _prefill_is_one_pass(settings, prefill: dict) -> bool:
+    """The prompt's prefill, target and draft alike: one pass of its L tokens at context L (none for a model-free
+    proposer), priced by the step model."""
+    tokens, shape = prefill["promptTokens"], serving.draft_shape(settings)
+    draft = 0.0 if shape is None else serving.step_time_ms(shape, settings, 1, tokens, tokens)
+    target = serving.step_time_ms(serving.TARGETS[settings.target], settings, 1, tokens, tokens)
+    return prefill["draftMs"] == draft and prefill["targetMs"] == target
 
 CHECKS = (
     ("deployment-units-round-trip", units_round_trip),

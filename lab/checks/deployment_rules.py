@@ -4,13 +4,17 @@ found planted mistakes that no check caught. They ride in the deployment family 
 (:data:`lab.checks.deployment.CHECKS` appends :data:`RULE_CHECKS` last); apart from it for size.
 """
 
+import json
+import re
+
 from .. import acceptance, deployment, ledger, production, serving
 from ..acceptance_text import token_measured_at, token_method, token_rates
 from ..stats import median
 
 __all__ = ["RULE_CHECKS", "schedule_keeps_k_within_tolerance", "schedule_covers_what_fits", "ties_go_to_the_smaller_k",
            "curve_continues_by_its_rule", "copy_ceiling_only_for_copying", "token_keeps_what_was_measured",
-           "extended_rates_stay_below_one", "schedule_on_a_curve_is_the_answer", "engine_plan_reads_its_batch"]
+           "extended_rates_stay_below_one", "schedule_on_a_curve_is_the_answer", "engine_plan_reads_its_batch",
+           "diagnosis_by_its_rules", "engine_config_as_read"]
 
 # The panel's default at two acceptances (at 75% its best k rises from 5 to 6 at batch 11 and falls back at 18,
 # a rise within the tolerance: lab.production.steady_schedule's example) and a dense 8B with an EAGLE-3 head.
@@ -228,7 +232,8 @@ def copy_ceiling_only_for_copying(out):
 def token_keeps_what_was_measured(out):
     """A measured-curve token carries where measurement ends (its @m mark) and every instrument's curve keeps it:
     lab.acceptance.token_curve of the token's rates, mark and family says the curve is measured to m and that a
-    lookahead past m is extrapolated from m (a lookahead within m is not), for tokens with and without a family."""
+    lookahead past m is extrapolated from m (a lookahead within m is not), for tokens with and without a family; the
+    trees widget's levels continue a marked curve from m, as every instrument does."""
     for curve in (acceptance.from_lengths({1: 1.8, 2: 2.3}), acceptance.from_single(2.6, 3, "mtp"),
                   acceptance.from_conditional([0.6, 0.8, 0.85], "ngram"), acceptance.from_conditional([0.9, 0.8])):
         token = acceptance.curve_token(curve)
@@ -244,6 +249,22 @@ def token_keeps_what_was_measured(out):
             out.fail(f"{token}: the received curve is measured to {received.measuredAt} and extrapolates {flags}, "
                      f"the token says {m}")
             return
+    _tree_levels_keep_the_mark(out)
+
+
+def _tree_levels_keep_the_mark(out):
+    """The trees widget's levels on a marked token (rates received past the mark m) continue the curve as every
+    instrument does, from the measured m (lab.acceptance.extended_rates with the mark), not from its last received
+    rate; each case's mark changes the levels, so the case tests something."""
+    from .. import trees_depth
+
+    for rates, m, method in (((0.8, 0.5, 0.45), 1, None), ((0.6, 0.8, 0.85, 0.8), 2, "ngram")):
+        out.visited += 1
+        levels = trees_depth.depth_rates(list(rates), 70, m, method=method)
+        if levels == trees_depth.depth_rates(list(rates), 70, None, method=method):
+            out.fail(f"{rates}@{m}: the mark does not change the tree's levels, so this case tests nothing")
+        elif levels != acceptance.extended_rates(list(rates), trees_depth.CURVE_LEVELS, m, method):
+            out.fail(f"{rates}@{m}: the tree's levels {levels[:6]} do not continue the curve from the measured {m}")
 
 
 def extended_rates_stay_below_one(out):
@@ -312,6 +333,98 @@ def engine_plan_reads_its_batch(out):
             return
 
 
+# Diagnosis cases (lab.production.diagnosis), each at a batch and the batch before: a draft model at 50% and k = 4
+# (its k = 4 crossover at batch 10 on one H100, its four draft steps past the slow-draft share), n-gram lookup and a
+# draft model at 10% (no k pays; a trained draft's figure that low may be a random-token benchmark's, a proposer's not).
+DIAGNOSIS_CASES = ((dict(draft="llama-3.2-1b", acceptance=50, lookahead=4), (9, 10)),
+                   (dict(draft=serving.NGRAM, acceptance=10, lookahead=4), (1,)),
+                   (dict(draft="llama-3.2-1b", acceptance=10, lookahead=3), (2,)))
+DIAGNOSIS_BATCHES = 32   # the schedule's length handed to the diagnosis: its crossover search stops there
+
+
+def diagnosis_by_its_rules(out):
+    """The diagnosis's factors, each by its rule written out here on Llama-3-8B on one H100 (calibrated model): the
+    crossover named exactly from the first batch whose speedup at the reader's k is at most 1 (found here by scanning
+    batches 1..32), at that batch and never before it; the chance all k drafts survive a^k (k, not k + 1, positions);
+    the slow draft's share k draft steps over a plain step, named exactly where it reaches lab.production.DRAFT_SLOW;
+    the random-token warning only for a trained draft (never n-gram lookup or suffix decoding)."""
+    for changes, batches in DIAGNOSIS_CASES:
+        base = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", gpu="h100-sxm", gpus=1, context=1024,
+                                              stepModel=serving.MEASURED, **changes)
+        k, alpha = base.lookahead, base.acceptance / 100
+        losing = [b for b in range(1, DIAGNOSIS_BATCHES + 1) if serving.speedup_at(base, b, base.context) <= 1]
+        crossover = losing[0] if losing else None
+        for batch in batches:
+            out.visited += 1
+            here = base.with_(batch=batch)
+            found = {item["factor"]: item for item in production.diagnosis(here, k, [(1, 1.2)] * DIAGNOSIS_BATCHES)}
+            where = f"{changes} at batch {batch}"
+            past = crossover is not None and batch >= crossover
+            if ("crossover" in found) != past or (past and found["crossover"]["number"] != crossover):
+                out.fail(f"{where}: crossover named {'crossover' in found}, but the first losing batch is {crossover}")
+            r = serving.serving(here.with_(lookahead=k))
+            share = k * r.draftStepMs / r.plainStepMs
+            if ("draft" in found) != (share >= production.DRAFT_SLOW) or (
+                    "draft" in found and not _near(found["draft"]["number"], share)):
+                out.fail(f"{where}: slow draft named {'draft' in found} ({found.get('draft', {}).get('number')}), "
+                         f"but {k} draft steps cost {share:.3f} plain steps")
+            acceptance = found.get("acceptance")
+            if acceptance and acceptance["sentence"].startswith("Acceptance too low for k =") and not _near(
+                    acceptance["number"], alpha ** k):
+                out.fail(f"{where}: the chance all {k} drafts survive is given as {acceptance['number']}, not "
+                         f"{alpha ** k}")
+            trained = not serving.model_free(here.draft)
+            if ("random" in found) != (trained and alpha < production.RANDOM_TOKENS_ALPHA):
+                out.fail(f"{where}: the random-token warning {'given' if 'random' in found else 'missing'} for "
+                         f"{'a trained draft' if trained else 'a model-free proposer'} at {alpha:.0%}")
+
+
+def _near(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1e-300)
+
+
+def _plan(target: str, draft: str, batch: int, batch_k: int = 3) -> dict:
+    """An engine plan (lab.deployment.engine_plan's keys) whose largest k (6) differs from the k at the batch."""
+    return {"target": target, "draft": draft, "gpus": 1, "lookahead": 6, "ranges": [(1, 40, 6), (41, 4096, batch_k)],
+            "batch": batch, "batchK": batch_k, "bestSpeedup": 1.4}
+
+
+def engine_config_as_read(out):
+    """The engine configuration the panel prints, by the engine's rules as read: an engine with one k for every batch
+    (vLLM's suffix method, SGLang) is given the best k at the reader's batch, not the schedule's largest; suffix
+    decoding on vLLM 0.10.1's plugin sets disable_by_batch_size only past its default 64, and then to at least the
+    reader's batch (the plugin drafts nothing past it); a target whose checkpoint ships an MTP module is configured
+    with it (vLLM's method mtp, SGLang's NEXTN, no separate draft checkpoint), every other target's EAGLE head as a
+    checkpoint of its own."""
+    from .. import engine_config
+    from .serving_notes import MTP_SHIPPED
+
+    for batch in (1, 63, 64, 65, 200):
+        out.visited += 1
+        config = engine_config.configuration("vllm", _plan("llama-3-8b", serving.SUFFIX, batch))
+        first = json.loads(config["lines"][2]["text"].split("'")[1])
+        if first["num_speculative_tokens"] != 3:
+            out.fail(f"suffix decoding on vLLM at batch {batch}: num_speculative_tokens {first['num_speculative_tokens']}"
+                     f", not the best k at the batch, 3")
+        limit = re.search(r'"disable_by_batch_size": (\d+)', config["text"])
+        if (limit is not None) != (batch > 64) or (limit and int(limit.group(1)) < batch):
+            out.fail(f"suffix decoding on vLLM 0.10.1 at batch {batch}: disable_by_batch_size "
+                     f"{limit and limit.group(1)}, where the plugin's default is 64")
+    sglang = engine_config.configuration("sglang", _plan("llama-3-8b", serving.EAGLE, 100))
+    out.visited += 1
+    if "--speculative-num-steps 3 " not in sglang["text"]:
+        out.fail(f"SGLang (one k) is not given the best k at the batch, 3: {sglang['text'][-160:]!r}")
+    for target in sorted(serving.TARGETS):
+        out.visited += 1
+        plan = _plan(target, serving.EAGLE, 8)
+        vllm = json.loads(engine_config.configuration("vllm", plan)["lines"][2]["text"].split("'")[1])
+        sgl = engine_config.configuration("sglang", plan)["text"]
+        ships = target in MTP_SHIPPED
+        if (vllm["method"] == "mtp") != ships or ("model" in vllm) == ships or ("NEXTN" in sgl) != ships:
+            out.fail(f"{target}'s EAGLE preset configured as {vllm} on vLLM, SGLang {'NEXTN' in sgl}, though its "
+                     f"checkpoint {'ships' if ships else 'has no'} MTP module")
+
+
 RULE_CHECKS = (
     ("production-schedule-keeps-k-within-tolerance", schedule_keeps_k_within_tolerance),
     ("production-schedule-covers-what-fits", schedule_covers_what_fits),
@@ -322,4 +435,6 @@ RULE_CHECKS = (
     ("acceptance-extended-rates-stay-below-one", extended_rates_stay_below_one),
     ("deployment-schedule-on-a-curve-is-the-answer", schedule_on_a_curve_is_the_answer),
     ("deployment-engine-plan-reads-its-batch", engine_plan_reads_its_batch),
+    ("deployment-diagnosis-by-its-rules", diagnosis_by_its_rules),
+    ("deployment-engine-config-as-read", engine_config_as_read),
 )

@@ -14,6 +14,7 @@ from ..audit import GRID
 from ..jsformat import to_fixed
 from ..ledger import leviathan_speedup
 from .serving_engines import engine_costs_as_read, sglang_eagle3_cycle_adds_up
+from .serving_notes import memory_as_read, notes_as_read, suffix_as_read
 from .serving_readouts import readouts_match_model
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -675,6 +676,9 @@ CHECKS = (
     ("serving-engine-costs-as-read", engine_costs_as_read),
     ("serving-readouts-match-model", readouts_match_model),
     ("serving-sglang-eagle3-cycle-adds-up", sglang_eagle3_cycle_adds_up),
+    ("serving-suffix-as-read", suffix_as_read),
+    ("serving-memory-as-read", memory_as_read),
+    ("serving-notes-as-read", notes_as_read),
 )
 
 SIGNATURE_NOTE = (
