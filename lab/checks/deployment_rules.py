@@ -343,11 +343,12 @@ DIAGNOSIS_BATCHES = 32   # the schedule's length handed to the diagnosis: its cr
 
 
 def diagnosis_by_its_rules(out):
-    """The diagnosis's factors, each by its rule written out here on Llama-3-8B on one H100 (calibrated model): the
-    crossover named exactly from the first batch whose speedup at the reader's k is at most 1 (found here by scanning
-    batches 1..32), at that batch and never before it; the chance all k drafts survive a^k (k, not k + 1, positions);
-    the slow draft's share k draft steps over a plain step, named exactly where it reaches lab.production.DRAFT_SLOW;
-    the random-token warning only for a trained draft (never n-gram lookup or suffix decoding)."""
+    """The diagnosis's factors by their rules, written out here: the crossover named from the first losing batch on, the
+    chance all k drafts survive a^k, the slow draft's share k draft steps a plain step, the random-token warning only
+    for a trained draft."""
+    # On Llama-3-8B on one H100 (calibrated model): the crossover found by scanning batches 1..32 and never named before
+    # it; the slow-draft factor named exactly where it reaches lab.production.DRAFT_SLOW; never n-gram lookup or suffix
+    # decoding for the random-token warning.
     for changes, batches in DIAGNOSIS_CASES:
         base = serving.DEFAULT_SETTINGS.with_(target="llama-3-8b", gpu="h100-sxm", gpus=1, context=1024,
                                               stepModel=serving.MEASURED, **changes)
@@ -390,12 +391,12 @@ def _plan(target: str, draft: str, batch: int, batch_k: int = 3) -> dict:
 
 
 def engine_config_as_read(out):
-    """The engine configuration the panel prints, by the engine's rules as read: an engine with one k for every batch
-    (vLLM's suffix method, SGLang) is given the best k at the reader's batch, not the schedule's largest; suffix
-    decoding on vLLM 0.10.1's plugin sets disable_by_batch_size only past its default 64, and then to at least the
-    reader's batch (the plugin drafts nothing past it); a target whose checkpoint ships an MTP module is configured
-    with it (vLLM's method mtp, SGLang's NEXTN, no separate draft checkpoint), every other target's EAGLE head as a
-    checkpoint of its own."""
+    """The engine configuration the panel prints, by the engine's rules as read: one k for every batch is the best k at
+    the reader's batch; the plugin's disable_by_batch_size only past 64 and then at least the batch; an MTP module where
+    the checkpoint ships one."""
+    # vLLM's suffix method and SGLang take one k for every batch, not the schedule's largest; the plugin drafts nothing
+    # past disable_by_batch_size; an MTP target is configured with vLLM's method mtp or SGLang's NEXTN and no separate
+    # draft checkpoint, every other target's EAGLE head as a checkpoint of its own.
     from .. import engine_config
     from .serving_notes import MTP_SHIPPED
 

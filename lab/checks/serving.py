@@ -59,22 +59,19 @@ def _parts(settings, batch, context):
 
 def batch_one_reduces_to_leviathan(out):
     """At B = 1 with the per-operator model's extra terms zeroed (stepModel "operators": datasheet
-    peaks, a GEMM's memory and compute fully overlapped, no fixed costs, no bookkeeping) the
-    speedup equals Leviathan's (1 - a^(k+1)) / ((1 - a)(k c + 1)) with c = draft step / target
-    step (relative 1e-12), over every BF16 preset (one GPU per chip), the audit grid's lookaheads
-    and its certainty values as acceptance %, at context 4096. The reduction is exact because every operator of the
-    verify step is memory-bound (the GEMMs' intensity 2(k+1)/b and attention's 2(k+1) heads/(kv
-    heads b) are below the ridge F/BW), so it costs exactly a plain step; the check asserts that
-    too, case by case. FP8 is left out on purpose: there attention's intensity at k = 12 on an
-    8-to-1 grouped-query model is 208 FLOP/byte, past the A100's ridge of 153, so the verify step
-    is not free and Leviathan's formula does not hold. So are mixtures of experts, where it does
-    not hold either: verifying k + 1 tokens reads the union of their experts, more than one
-    token's (MoESD); the check asserts that instead, for every MoE preset and lookahead. Nor for
-    hybrid attention (a dense Qwen3.8-27B): a verify pass keeps a copy of each sequence's
-    linear-attention state per token scored, so it costs more than a plain step; asserted likewise.
-    The EAGLE-3 head is one targeted case (Llama-3-8B on an H100 on TensorRT-LLM's engine, every
-    lookahead and acceptance): on vLLM V1 its eager ops (lab.serving_calibration.eagle3_eager_ms) are an
-    engine term that stays in the ideal limit, so it is held where the engine has none."""
+    peaks, memory and compute overlapped, no fixed costs) the speedup equals Leviathan's
+    (1 - a^(k+1)) / ((1 - a)(k c + 1)), c = draft step / target step (relative 1e-12), over every dense BF16 preset,
+    the audit grid's lookaheads and acceptances, at context 4096; a mixture of experts' or a hybrid-attention
+    model's verify step costs more than a plain step instead."""
+    # The reduction is exact because every operator of the verify step is memory-bound (the GEMMs' intensity 2(k+1)/b
+    # and attention's 2(k+1) heads/(kv heads b) are below the ridge F/BW), so it costs exactly a plain step; the check
+    # asserts that too, case by case. FP8 is left out on purpose: attention's intensity at k = 12 on an 8-to-1
+    # grouped-query model is 208 FLOP/byte, past the A100's ridge of 153, so the verify step is not free. Mixtures of
+    # experts: verifying k + 1 tokens reads the union of their experts (MoESD). Hybrid attention (a dense Qwen3.8-27B):
+    # a verify pass keeps a copy of each sequence's linear-attention state per token scored. The EAGLE-3 head is one
+    # targeted case (Llama-3-8B, H100, TensorRT-LLM's engine, every lookahead and acceptance): on vLLM V1 its eager ops
+    # (lab.serving_calibration.eagle3_eager_ms) are an engine term that stays in the ideal limit, so it is held where
+    # the engine has none.
     context = 4096
     dense = tuple(name for name, shape in serving.TARGETS.items() if not shape.experts and not shape.linear_layers)
     _verify_costs_more_off_dense(out, context)
@@ -541,22 +538,21 @@ def operators_add_up(out):
 
 
 def engines_differ_where_they_run(out):
-    """Engines differ only where lab.serving_calibration.ENGINES says they run differently: every
-    engine's draft step is the by-hand draft pass (vLLM V0's draft model on several GPUs a host-prepared
-    step), or for n-gram lookup the engine's proposal per proposed token; the plain steps of engines with the
-    same host time per step and the same MoE kernels (a mixture of experts' cost a layer, lab.serving_moe) are the same floats (the plain step the by-hand one, with a synchronous engine's
-    host time, and vLLM V1's verify step with n-gram drafts pays it too); vLLM V0's
-    verify step (batch expansion) is the by-hand step re-reading its share of a KV cache per extra
-    verified token with the expansion's bookkeeping, vLLM V1's and SGLang's the by-hand step reading each
-    cache once; SGLang's cycle adds a draft pass over the verified tokens (by hand, plus a host-driven
-    pass's fixed cost where it runs eagerly, today's SGLang on Hopper for a chain; less the one-token step it replaces,
-    its logits giving the first draft token; plus its V1 worker's eager ops a cycle, ``c + (k - 1) s`` of them at
-    EAGER_OP_US; none for n-gram lookup), vLLM V1's
-    first draft step runs over them (its LM head over one a sequence; what that adds to a one-token step, by hand), V0 none, and an EAGLE head's
-    proposal pays the engine's fitted term beyond its priced ops (V1 0.10, whose drafts run uncaptured); the emitted-token
-    output is by hand where the engine pays it, zero elsewhere; and the readout's cycle is
-    k draft steps + extend + verify + emitted output. Targets with an EAGLE head, a small draft and
+    """Engines differ only where lab.serving_calibration.ENGINES says they run differently: each engine's draft,
+    plain, verify and extend steps and emitted-token output are the by-hand pass with exactly that engine's terms, and
+    the readout's cycle is k draft steps + extend + verify + output. Targets with an EAGLE head, a small draft and
     n-gram lookup, 1 and 4 GPUs, batches 1, 24 and 96, contexts 512 and 8192 (relative 1e-9)."""
+    # The terms, engine by engine: every engine's draft step is the by-hand draft pass (vLLM V0's draft model on several
+    # GPUs a host-prepared step), or for n-gram lookup the engine's proposal per proposed token; the plain steps of
+    # engines with the same host time per step and the same MoE kernels (lab.serving_moe) are the same floats (with a
+    # synchronous engine's host time, which vLLM V1's verify step with n-gram drafts pays too); vLLM V0's verify step
+    # (batch expansion) re-reads its share of a KV cache per extra verified token, with the expansion's bookkeeping;
+    # vLLM V1's and SGLang's read each cache once; SGLang's cycle adds a draft pass over the verified tokens (plus a
+    # host-driven pass's fixed cost where it runs eagerly, today's SGLang on Hopper for a chain; less the one-token step
+    # it replaces; plus its V1 worker's eager ops, c + (k - 1) s of them at EAGER_OP_US; none for n-gram lookup); vLLM
+    # V1's first draft step runs over them (its LM head over one a sequence), V0 none; an EAGLE head's proposal pays the
+    # engine's fitted term beyond its priced ops (V1 0.10, whose drafts run uncaptured); the emitted-token output is by
+    # hand where the engine pays it, zero elsewhere.
     engines = tuple(serving_calibration.ENGINES)
     for target, draft, gpus in (("llama-3-8b", serving.EAGLE, 1), ("llama-3-70b", "llama-3.2-1b", 4),
                                 ("mixtral-8x7b", serving.NGRAM, 2)):

@@ -48,14 +48,12 @@ def _suffix_ms(engine: str, batch: int) -> float:
 
 
 def suffix_as_read(out):
-    """Suffix decoding as read in the engines' code: its proposal costs B (speculate + update + m loops) a cycle on
-    exactly vLLM V1 (m = 1) and vLLM 0.10.1's Arctic Inference plugin (m = 2), summed here from the quoted figures
-    (update over the accepted tokens plus the bonus one) at batches 1 to 512, and is what the calibrated model's
-    cycle pays; every other engine refuses it (the model raises a LabValueError naming why) and a widget prices it on
-    today's vLLM V1, its note naming the engine the numbers are for; every other draft runs on every engine. The
-    plugin's note (it drafts nothing past disable_by_batch_size, 64) fires on the 0.10.1 engine alone and only past
-    64, naming the reader's batch, in the model's notes and in both widgets (the serving widget at batch 128, the
-    deployment panel at its batch 128)."""
+    """Suffix decoding as read in the engines' code: its proposal, B (speculate + update + m loops) a cycle summed here
+    from the quoted figures, runs on vLLM V1 (m = 1) and 0.10.1's plugin (m = 2) alone and is what the cycle pays;
+    the plugin's past-64 note fires there alone, in the model and both widgets."""
+    # Also: every other engine refuses suffix decoding (a LabValueError naming why) and a widget prices it on today's
+    # vLLM V1 with a note naming that engine; every other draft runs on every engine; batches 1 to 512; the widgets at
+    # batch 128.
     for engine in serving_calibration.ENGINES:
         out.visited += 1
         runs = engine in SUFFIX_RUNS_ON
@@ -146,15 +144,13 @@ def _reserve_kind(draft: str) -> str:
 
 
 def memory_as_read(out):
-    """The memory each engine's defaults give to weights and KV cache, as read in its code: vLLM 0.9 of every GPU's
-    memory, TensorRT-LLM the weights plus 0.9 of what they leave free, SGLang its mem_fraction_static rule written out
-    again here, by GPU memory (24, 48, 80 and 192 GB), TP size (1, 2, 4, 8) and the draft's reserve (none for a
-    model-free proposer, an EAGLE draft's for the EAGLE and EAGLE-3 heads, a model's for a draft model), and the
-    calibrated model's available memory is that; the weights held are the target's in its precision and the draft's in
-    its own; a sequence keeps k + 1 (a tree's n) copies of a linear-attention state; the CLIs' note quotes need and
-    capacity in GB and the sequences that fit rounded down; the fewest GPUs that hold a setting are the ones named; the
-    serving widget's note says how many whole sequences fit, and its lead where not even the weights fit quotes the
-    weights alone."""
+    """The memory each engine's defaults give the model, as read in its code (vLLM 0.9 of each GPU, TensorRT-LLM the
+    weights plus 0.9 of the rest, SGLang's mem_fraction_static rule), each model's weights in its own precision, k + 1
+    state copies a sequence, and the notes' numbers: need, capacity, the sequences that fit (rounded down), the fewest GPUs."""
+    # SGLang's rule by GPU memory (24, 48, 80, 192 GB), TP size (1, 2, 4, 8) and the draft's reserve (none for a
+    # model-free proposer, an EAGLE draft's for EAGLE and EAGLE-3 heads, a model's for a draft model); a tree keeps its n
+    # state copies; the serving widget's whole-sequence count, and its lead where not even the weights fit quoting the
+    # weights alone.
     for memory in (24e9, 48e9, 80e9, 192e9):
         for gpus in (1, 2, 4, 8):
             out.visited += 1
@@ -275,15 +271,15 @@ MTP_LOGIT_BYTES = 2   # the MTP head's gathered logits are BF16 whatever the hea
 
 
 def notes_as_read(out):
-    """The notes a setting prints fire on the right side of their rule and quote the right number: the vocabulary note
-    exactly where a draft model's vocabulary differs from its target's (smaller or larger), naming both sizes; the
-    longest-lookahead sentence exactly at the slider's end, naming the 64 positions the CLI searches; the serving
-    widget's measured-curve summary names positions m + 1 to k as extrapolated; the plateau sentence's "no k past K"
-    is the cap best_lookahead applies. And the presets and terms those notes
-    speak of: the targets that ship an MTP module (as read in their configs) are priced with it (a MoE layer with the
-    target's experts) and no other MoE target's EAGLE head is (the dense layer one token reads); an MTP step's
-    gathered logits are BF16 whatever the head's precision; TensorRT-LLM's MoE layer cost is Blackwell's fitted value
-    on Blackwell and Hopper's elsewhere, Triton's Ampere's everywhere."""
+    """The notes a setting prints fire on the right side of their rule and quote the right number (the draft vocabulary,
+    the longest lookahead, extrapolated positions, the plateau's "no k past K"), and the terms they speak of: MTP
+    modules where the checkpoints ship one, BF16 MTP logits, each GPU's MoE layer cost."""
+    # The vocabulary note exactly where a draft model's vocabulary differs (smaller or larger), naming both sizes; the
+    # longest-lookahead sentence exactly at the slider's end, naming the 64 positions the CLI searches; the serving
+    # widget's summary names positions m + 1 to k as extrapolated; the plateau's K is best_lookahead's cap. The targets
+    # that ship an MTP module are priced with it (a MoE layer with the target's experts) and no other MoE target's EAGLE
+    # head is; TensorRT-LLM's MoE layer cost is Blackwell's fitted value on Blackwell, Hopper's elsewhere, Triton's
+    # Ampere's everywhere.
     for target, shape in serving.TARGETS.items():
         for draft, model in serving.DRAFTS.items():
             out.visited += 1
