@@ -214,6 +214,23 @@ def test_leave_one_out_never_sees_the_held_out_curve(monkeypatch):
     assert acceptance_validation.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"] == before
 
 
+def test_an_unseen_curve_is_predicted_by_leave_one_outs_arithmetic(monkeypatch):
+    """predict_unseen is what leave-one-out computes for a held-out curve: a library curve given to it with itself
+    excluded gives predict_from_lengths' row, and a curve the library does not hold is predicted with the whole
+    library as prior (adding it to the library as a twin, left out, gives the same answer)."""
+    for name in ("glm-5.2-mtp-thinking", "club3090-qwen3.6-27b-dflash"):
+        family_, kind, values, *_ = CURVES[name]
+        for known in (1, 2):
+            row = acceptance_validation.predict_from_lengths(name, known)
+            assert acceptance_validation.predict_unseen(family_, kind, values, known, exclude=name) == \
+                {key: value for key, value in row.items() if key != "name"}
+    rates = (0.9, 0.7, 0.5, 0.4, 0.3, 0.2)
+    unseen = acceptance_validation.predict_unseen("draft", "unconditional", rates, 2)
+    monkeypatch.setitem(CURVES, "a-twin", ("draft", "unconditional", rates, "", "", ""))
+    twin = acceptance_validation.predict_from_lengths("a-twin", 2)
+    assert twin["predicted"] == unseen["predicted"] and twin["measured"] == pytest.approx(1 + sum(rates))
+
+
 def test_the_prior_point_switch_names_what_is_valid_and_always_resets():
     """leave_one_out runs each choice under prior_point: a bad mode or rule is one clear error naming the valid
     ones, and the model's own point is back after the block, also when the block raised."""
