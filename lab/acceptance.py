@@ -446,7 +446,7 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     >>> [round(r, 4) for r in extended_rates([0.6, 0.8], 4)], [round(r, 4) for r in extended_rates([0.6, 0.8], 4, method="ngram")]
-    ([0.6, 0.8, 0.7923, 0.7847], [0.6, 0.8, 0.8272, 0.8553])
+    ([0.6, 0.8, 0.792, 0.7841], [0.6, 0.8, 0.8272, 0.8553])
     """
     rates = _check_rates(rates, "curve")
     m = _measured_positions(rates, measured_at)

@@ -93,6 +93,30 @@ _FP8_ABLATION_DSPARK_ROWS = (  # k = 8
 )
 
 
+# The ninth search (branch curves9, 6 December 2026): vllm-project/speculators issue #613 ('[Bug]:
+# RedHatAI/Qwen3.6-35B-A3B-NVFP4 - Dflash - Very Low Acceptance Despite Good Validation Metrics', huaxuan250), read
+# whole in the code index's copy of the thread. The thread's bug is the author's own drafter; these are its working
+# lines: z-lab's DFlash drafter (z-lab/Qwen3.6-35B-A3B-DFlash, the reference the author compares against) on
+# RedHatAI/Qwen3.6-35B-A3B-NVFP4 at num_speculative_tokens 8, two `vllm bench serve` blocks ('Per-position acceptance
+# (%)', accepted at position i over drafts, two decimals), and the author's DFlash drafters trained on UltraChat after
+# the thread's two fixes, one SpecDecoding line each at k = 15. Predicted out of sample before they joined
+# (docs/READING.md, 'curves the model had not seen, predicted before they joined').
+_SPECULATORS_613 = ("vllm-project/speculators issue #613 ('[Bug]: RedHatAI/Qwen3.6-35B-A3B-NVFP4 - Dflash - Very Low "
+                    "Acceptance Despite Good Validation Metrics'), ")
+# As printed: drafts, draft tokens, accepted tokens, acceptance length, per-position acceptance (%) at positions 0..7.
+_SPECULATORS_613_BENCH = {
+    "06-16": (446819, 3574552, 1685779, 4.77, (82.27, 66.16, 54.24, 45.65, 38.99, 33.89, 29.75, 26.34)),
+    "07-07": (255426, 2043408, 1347987, 6.28, (83.95, 75.11, 69.54, 65.11, 62.09, 59.36, 57.24, 55.33)),
+}
+# The two k = 15 lines, kept as counts: (drafts = Drafted / 15, accepted at positions 1..15). Each count is the only
+# integer over the drafts that prints the line's rate, the counts sum to its Accepted (699 and 352), and 1 + Accepted
+# / drafts prints its mean (4.97, 5.05) (tests/test_acceptance_curves.py; tests/test_traces_outofsample.py reads the
+# same lines).
+_SPECULATORS_613_K15 = {
+    "qwen3.5-4b": (176, (146, 118, 99, 85, 70, 61, 45, 25, 17, 15, 7, 3, 3, 3, 2)),
+    "qwen3.6-35b": (87, (78, 61, 50, 41, 29, 27, 20, 14, 12, 10, 4, 2, 2, 1, 1)),
+}
+
 # The fifth search (December 2026). vllm-project/speculators issue #563 ('[RFC]: Support Qwen3 base architecture for
 # eagle3 & p-eagle'), comment of 2026-06-08 (orestis-z), read through the issues search corpus: two EAGLE-3 drafters
 # for Qwen/Qwen3-8B, one on a Qwen3 base architecture and one on the usual Llama one, 'Both drafters trained on the
@@ -514,6 +538,34 @@ CURVES = {
     "dsv4.1-flash-dspark": ("draft", "lengths", (1.88, 2.62, 3.27, 3.73, 4.07),
                             "DeepSeek-V4.1-Flash, DSpark draft, block rejection, thinking off",
                             _IX_FORK_DSV41 + "dsv41flash_dspark.yaml (thinking_off)", "Apache-2.0"),
+    # The ninth search: four DFlash engine curves from speculators #613 (above), predicted out of sample before they
+    # joined: from k = 1 -12.9%, -30.4%, -10.8%, +11.8% (i.i.d. -2.2%, -21.3%, +12.1%, +58.2%), from k = 1..2 -12.0%,
+    # -17.2%, -9.8%, -13.3% (i.i.d. -4.1%, -16.5%, +8.5%, +28.4%). z-lab's two have conditional rates that rise with
+    # position, which the model's falling prior for a model drafter does not follow.
+    "speculators-613-zlab-dflash-qwen3.6-35b": (
+        "draft", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["06-16"][4]),
+        "Qwen3.6-35B-A3B NVFP4, DFlash draft (z-lab), vLLM 0.22.1, 640 internal prompts, k = 8",
+        _SPECULATORS_613 + "comment of 2026-06-16 (huaxuan250), z-lab/Qwen3.6-35B-A3B-DFlash's 'vllm bench serve' "
+        "block: 446,819 drafts, 3,574,552 draft tokens, 1,685,779 accepted, acceptance length 4.77, per-position "
+        "acceptance 82.27 ... 26.34%", "quoted from a public issue thread"),
+    "speculators-613-zlab-dflash-qwen3.6-35b-garp": (
+        "draft", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["07-07"][4]),
+        "Qwen3.6-35B-A3B NVFP4, DFlash draft (z-lab), vLLM, 320 internal prompts, temperature 0, k = 8",
+        _SPECULATORS_613 + "comment of 2026-07-07 (huaxuan250), its 'Z-Lab' block (the drafter's config as the "
+        "06-16 comment prints z-lab's): 255,426 drafts, 2,043,408 draft tokens, 1,347,987 accepted, acceptance length "
+        "6.28, per-position acceptance 83.95 ... 55.33%", "quoted from a public issue thread"),
+    "speculators-613-dflash-qwen3.5-4b-ultrachat": (
+        "draft", "unconditional",
+        tuple(n / _SPECULATORS_613_K15["qwen3.5-4b"][0] for n in _SPECULATORS_613_K15["qwen3.5-4b"][1]),
+        "Qwen3.5-4B, DFlash draft trained on UltraChat, vLLM, one request (temperature 0), k = 15",
+        _SPECULATORS_613 + "comment of 2026-07-01 (huaxuan250), SpecDecoding line 07-01 19:08:52: mean 4.97, "
+        "Accepted 699, Drafted 2640 (176 drafts), rates 0.830 ... 0.011", "quoted from a public issue thread"),
+    "speculators-613-dflash-qwen3.6-35b-ultrachat": (
+        "draft", "unconditional",
+        tuple(n / _SPECULATORS_613_K15["qwen3.6-35b"][0] for n in _SPECULATORS_613_K15["qwen3.6-35b"][1]),
+        "Qwen3.6-35B-A3B NVFP4, DFlash draft trained on UltraChat, vLLM, one request, k = 15",
+        _SPECULATORS_613 + "comment of 2026-07-01 (huaxuan250, 'Qwen3.6 MOE'), SpecDecoding line 07-01 21:33:03: "
+        "mean 5.05, Accepted 352, Drafted 1305 (87 drafts), rates 0.897 ... 0.011", "quoted from a public issue thread"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -539,6 +591,9 @@ SAME_DRAFTER = {
     "speculators-563-eagle3-qwen3": tuple(name for name in CURVES if name.startswith("speculators-563-eagle3-qwen3-")),
     "speculators-563-eagle3-llama": tuple(name for name in CURVES if name.startswith("speculators-563-eagle3-llama-")),
     "club3090-qwen3.6-27b-dflash": ("club3090-qwen3.6-27b-dflash", "club3090-qwen3.6-27b-dflash-noviz"),
+    # The ninth search: z-lab's DFlash drafter on Qwen3.6-35B-A3B on two internal workloads (speculators #613).
+    "speculators-613-zlab-dflash-qwen3.6-35b": ("speculators-613-zlab-dflash-qwen3.6-35b",
+                                                "speculators-613-zlab-dflash-qwen3.6-35b-garp"),
 }
 
 

@@ -21,7 +21,7 @@ from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, 
 from .acceptance_curves import CURVES, drafter_of
 from .stats import median, percentile
 
-__all__ = ["predict_from_lengths", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
+__all__ = ["predict_from_lengths", "predict_unseen", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
            "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
            "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
            "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "held_out_html", "page_facts"]
@@ -34,18 +34,37 @@ def predict_from_lengths(name: str, known: int) -> dict:
     ``residual``, ``ln(measured / predicted)``, and ``reach``, the positions predicted past the measured ones
     (:data:`lab.acceptance.RESIDUAL_QUANTILES` are their ratio's percentiles); ``interval``, the model's own (its
     frozen quantiles, which saw this curve); ``atMeasured``, the curve's length at its last measured position."""
-    lengths = library_lengths(name)
     family, kind, values, *_ = CURVES[name]
+    return {"name": name, **predict_unseen(family, kind, values, known, exclude=name)}
+
+
+def predict_unseen(family: str, kind: str, values, known: int, exclude: str | None = None) -> dict:
+    """A curve given as the library keeps one (``kind`` "lengths": L(1..K); "unconditional": a_1..a_K, so
+    L(k) = 1 + a_1 + ... + a_k), predicted at its largest k K from its first ``known`` figures with the library
+    (less ``exclude``) as prior: :func:`predict_from_lengths`'s arithmetic for a curve the library does not hold,
+    so a curve found later is judged out of sample by the same code leave-one-out uses.
+
+    >>> row = predict_unseen("draft", "unconditional", (0.8, 0.6, 0.45, 0.33, 0.24), 1)
+    >>> row["lookahead"], round(row["measured"], 2), abs(row["error"]) < abs(row["iidError"])
+    (5, 3.42, True)
+    """
+    if kind == "lengths":
+        lengths = list(values)
+    else:
+        total, lengths = 1.0, []
+        for a in values:
+            total += a
+            lengths.append(round(total, 12))
     top = len(lengths)
     if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
-        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=name)
+        curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=exclude)
     else:
-        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=name)
+        curve = from_lengths({k: lengths[k - 1] for k in range(1, known + 1)}, family, exclude=exclude)
     predicted = curve.length(top)
     alpha = iid_alpha(lengths[known - 1], known)
     iid_predicted = iid(alpha).length(top)
     low, high = curve.interval(top)
-    return {"name": name, "family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
+    return {"family": family, "lookahead": top, "measured": lengths[-1], "predicted": predicted,
             "interval": [low, high], "error": predicted / lengths[-1] - 1, "iid": iid_predicted,
             "iidError": iid_predicted / lengths[-1] - 1, "residual": math.log(lengths[-1] / predicted),
             "reach": top - curve.measuredAt, "atMeasured": curve.length(curve.measuredAt)}

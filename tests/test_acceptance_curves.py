@@ -364,3 +364,60 @@ def test_a_row_that_fails_its_own_check_is_caught():
     slack = 7 * 0.0001 / 2 + 0.1 / 2
     for wrong in (conditional, misread):
         assert abs(1 + sum(wrong) / 100 - length) > slack
+
+
+# The ninth search (branch curves9, 6 December 2026): vllm-project/speculators issue #613, as printed. Quoted.
+# `vllm bench serve` blocks of z-lab's DFlash drafter on RedHatAI/Qwen3.6-35B-A3B-NVFP4 at k = 8 (comments of 06-16 and
+# 07-07): (acceptance rate %, acceptance length, drafts, draft tokens, accepted tokens, per-position acceptance %).
+SPECULATORS_613_BENCH_PRINTED = {
+    "speculators-613-zlab-dflash-qwen3.6-35b": (
+        "47.16", "4.77", 446819, 3574552, 1685779,
+        ("82.27", "66.16", "54.24", "45.65", "38.99", "33.89", "29.75", "26.34")),
+    "speculators-613-zlab-dflash-qwen3.6-35b-garp": (
+        "65.97", "6.28", 255426, 2043408, 1347987,
+        ("83.95", "75.11", "69.54", "65.11", "62.09", "59.36", "57.24", "55.33")),
+}
+# The two SpecDecoding lines of 07-01 at k = 15: (mean, accepted, drafted, rates).
+SPECULATORS_613_K15_PRINTED = {
+    "speculators-613-dflash-qwen3.5-4b-ultrachat": (
+        "4.97", 699, 2640, ("0.830", "0.670", "0.562", "0.483", "0.398", "0.347", "0.256", "0.142", "0.097", "0.085",
+                            "0.040", "0.017", "0.017", "0.017", "0.011")),
+    "speculators-613-dflash-qwen3.6-35b-ultrachat": (
+        "5.05", 352, 1305, ("0.897", "0.701", "0.575", "0.471", "0.333", "0.310", "0.230", "0.161", "0.138", "0.115",
+                            "0.046", "0.023", "0.023", "0.011", "0.011")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECULATORS_613_BENCH_PRINTED))
+def test_the_speculators_613_bench_blocks_check_both_ways(name):
+    """A `vllm bench serve` block at k = 8, worked by hand: draft tokens are 8 a draft; 1 + accepted / drafts rounds
+    to the printed length and accepted / draft tokens to the printed rate; 1 + the rates' sum is the length within the
+    rates' rounding (8 x 0.005% + 0.005); each rate times the drafts, summed, is the accepted tokens within the same
+    rounding (0.005% of the drafts a position: 22 and 13 tokens); the library keeps the printed rates over 100. The two
+    blocks are one drafter (z-lab's, its config printed the same in both comments) on two workloads."""
+    rate, length, drafts, draft_tokens, accepted, positions = SPECULATORS_613_BENCH_PRINTED[name]
+    assert draft_tokens == 8 * drafts
+    assert f"{1 + accepted / drafts:.2f}" == length and f"{100 * accepted / draft_tokens:.2f}" == rate
+    values = [float(p) / 100 for p in positions]
+    assert abs(1 + sum(values) - float(length)) <= 8 * 0.00005 + 0.005
+    assert abs(sum(v * drafts for v in values) - accepted) <= 8 * 0.00005 * drafts
+    family, kind, curve, *_ = CURVES[name]
+    assert (family, kind) == ("draft", "unconditional") and list(curve) == values
+    assert drafter_of(name) == "speculators-613-zlab-dflash-qwen3.6-35b"
+
+
+@pytest.mark.parametrize("name", sorted(SPECULATORS_613_K15_PRINTED))
+def test_the_speculators_613_k15_lines_are_their_only_counts(name):
+    """A SpecDecoding line at k = 15: drafts = Drafted / 15 (176 and 87); the library's count at each position is the
+    only integer over those drafts that prints the line's rate to three decimals; the counts sum to Accepted and
+    1 + Accepted / drafts prints the line's mean; each line is its own drafter (UltraChat-trained, one per target)."""
+    mean, accepted, drafted, rates = SPECULATORS_613_K15_PRINTED[name]
+    drafts, remainder = divmod(drafted, 15)
+    assert remainder == 0
+    family, kind, curve, *_ = CURVES[name]
+    counts = [round(value * drafts) for value in curve]
+    assert curve == tuple(n / drafts for n in counts) and (family, kind) == ("draft", "unconditional")
+    for rate, count in zip(rates, counts):
+        assert [n for n in range(drafts + 1) if f"{n / drafts:.3f}" == rate] == [count]
+    assert sum(counts) == accepted and f"{1 + accepted / drafts:.2f}" == mean
+    assert drafter_of(name) == name

@@ -59,10 +59,12 @@ def test_a_receiver_continues_as_the_acceptance_command_does(capsys, family):
 # nearest curves' median, as leave-one-out prefers, so it follows the reader's r_1 where it was one point (0.9337,
 # 0.9829) for every reader): extended_rates to 24 positions (positions 15 to 24, rounded to 6 decimals), and the
 # policies widget at lookahead 20 (it extends to 64). A change of the curve library moves the pooled prior and these
-# with it (as the doctests'); the expression main used, below, does not.
+# with it (as the doctests'); the expression main used, below, does not. The 65-curve library (branch curves9, 6
+# December 2026: four DFlash curves of speculators #613, three with a first rate of 0.82 to 0.90) moved the first
+# token's continuation (0.348495 ... 0.271432 on 58 to 61 curves): its nearest curves by r_1 now include them.
 OLD_EXTENDED = {
-    "custom:0.9,0.5": [0.348495, 0.338951, 0.329669, 0.32064, 0.311859, 0.303319, 0.295012, 0.286933, 0.279075,
-                       0.271432],
+    "custom:0.9,0.5": [0.374434, 0.366196, 0.35814, 0.350261, 0.342555, 0.335019, 0.327649, 0.32044, 0.313391,
+                       0.306496],
     "custom:0.8000,0.7000,0.6880@2": [0.55577, 0.545972, 0.536347, 0.526892, 0.517603, 0.508478, 0.499514, 0.490708,
                                       0.482058, 0.47356],
     "custom:0.81,0.91,0.95,0.97": [0.97] * 10,

@@ -60,7 +60,11 @@ def test_the_prior_point_is_what_leave_one_out_chooses_for_each_input():
     The 58-curve library of the eighth search (5 December 2026: speculators v0.6.0's P-EAGLE table on Qwen3-8B) keeps
     the one-figure choice (5.96% against 6.68% and 7.42%) and moves the two-figure one to the whole library's nearest
     curves (3.43% against the median's 3.51% and the family's 4.24%). This test says the model follows, and it did
-    (lab.acceptance_prior.POINT_RULE_BY_FIGURES: nearest for both inputs, docs/READING.md)."""
+    (lab.acceptance_prior.POINT_RULE_BY_FIGURES: nearest for both inputs, docs/READING.md).
+    The 65-curve library of branch curves9 (6 December 2026: four DFlash curves of speculators #613, predicted out of
+    sample first) keeps both choices (one figure: the family's nearest 5.89%; two: the whole library's nearest 3.48%);
+    only the order of the two options not taken from one figure swaps (the whole library's median 8.14% now ahead
+    of its nearest curves' 8.21%)."""
     choice = acceptance_validation.prior_choice()
     assert set(choice["errors"]) == set(acceptance_validation.PRIOR_CHOICES)
     model = {figures: acceptance_validation.model_choice(figures) for figures in (1, 2)}
@@ -68,7 +72,7 @@ def test_the_prior_point_is_what_leave_one_out_chooses_for_each_input():
     for figures in (1, 2):   # the rule: the model's point stands unless beaten by more than the margin
         margin = choice["errors"][model[figures]][figures - 1] - choice["errors"][choice["best"][figures]][figures - 1]
         assert 0 <= margin <= acceptance_validation.CHOICE_MARGIN
-    assert choice["errors"]["family"][0] < choice["errors"]["pooled"][0] < choice["errors"]["library"][0]
+    assert choice["errors"]["family"][0] < choice["errors"]["library"][0] < choice["errors"]["pooled"][0]
     assert choice["errors"]["pooled"][1] < choice["errors"]["library"][1] < choice["errors"]["family"][1]
     for figures in (1, 2):
         # the model's leave-one-out is its own option's: the default runs the model's point for each input
@@ -212,6 +216,23 @@ def test_leave_one_out_never_sees_the_held_out_curve(monkeypatch):
     family_, kind, values, *rest = CURVES["glm-5.2-mtp-thinking"]
     monkeypatch.setitem(CURVES, "glm-5.2-mtp-thinking", (family_, kind, values[:-1] + (8.0,), *rest))
     assert acceptance_validation.predict_from_lengths("glm-5.2-mtp-thinking", 1)["predicted"] == before
+
+
+def test_an_unseen_curve_is_predicted_by_leave_one_outs_arithmetic(monkeypatch):
+    """predict_unseen is what leave-one-out computes for a held-out curve: a library curve given to it with itself
+    excluded gives predict_from_lengths' row, and a curve the library does not hold is predicted with the whole
+    library as prior (adding it to the library as a twin, left out, gives the same answer)."""
+    for name in ("glm-5.2-mtp-thinking", "club3090-qwen3.6-27b-dflash"):
+        family_, kind, values, *_ = CURVES[name]
+        for known in (1, 2):
+            row = acceptance_validation.predict_from_lengths(name, known)
+            assert acceptance_validation.predict_unseen(family_, kind, values, known, exclude=name) == \
+                {key: value for key, value in row.items() if key != "name"}
+    rates = (0.9, 0.7, 0.5, 0.4, 0.3, 0.2)
+    unseen = acceptance_validation.predict_unseen("draft", "unconditional", rates, 2)
+    monkeypatch.setitem(CURVES, "a-twin", ("draft", "unconditional", rates, "", "", ""))
+    twin = acceptance_validation.predict_from_lengths("a-twin", 2)
+    assert twin["predicted"] == unseen["predicted"] and twin["measured"] == pytest.approx(1 + sum(rates))
 
 
 def test_the_prior_point_switch_names_what_is_valid_and_always_resets():
