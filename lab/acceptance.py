@@ -49,7 +49,8 @@ from .acceptance_curves import CURVES
 # The model's parts (see above); the private names are those other modules and tests import from here.
 from .acceptance_prior import (COPY_RISE_MAX, COPYING, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES, POINT_RULES,  # noqa: F401
                                PRIOR_MODE_BY_FIGURES, PRIOR_MODES, _copy_level, _drafter_weights, _fall_high, _fit,
-                               _library_shapes, _weighted_median, copy_ceiling, library_lengths, library_shape, nearest_by,
+                               _library_shapes, _weighted_median, copy_ceiling, library_less, library_lengths, library_shape,
+                               nearest_by,
                                nearest_curves, prior, prior_group, prior_point, shape_of)
 from .acceptance_rates import (INTERVAL_PERCENTILES, PLATEAU_GAIN, RESIDUAL_QUANTILES, Curve, _solve,  # noqa: F401
                                conditional_from_unconditional, lengths_of, mean_acceptance_length, residual_interval,
@@ -102,7 +103,7 @@ def iid(alpha: float) -> Curve:
 
 def _ceiling(family, exclude) -> float:
     """A reader's :func:`copy_ceiling`: the library less ``exclude`` (the curve leave-one-out predicts)."""
-    return copy_ceiling([name for name in CURVES if name != exclude], family)
+    return copy_ceiling(library_less(exclude), family)
 
 
 def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
@@ -116,7 +117,7 @@ def _tail_shape(rates, family, exclude=None) -> tuple[tuple, tuple]:
     return point, spread
 
 
-def from_conditional(rates, method=None, exclude: str | None = None) -> Curve:
+def from_conditional(rates, method=None, exclude: str | tuple | None = None) -> Curve:
     """A curve from measured conditional rates (a trace's per-position curve). Counted in one run, the
     rates are taken as they are (two of them: the measured drop, then the prior's fall), unlike a
     difference of two lengths measured in separate runs (:func:`from_lengths` weights that drop).
@@ -145,7 +146,7 @@ def from_unconditional(per_position, method=None) -> Curve:
     return from_conditional(conditional_from_unconditional(per_position), method)._replace(source="unconditional")
 
 
-def from_single(length: float, at: int, method=None, exclude: str | None = None) -> Curve:
+def from_single(length: float, at: int, method=None, exclude: str | tuple | None = None) -> Curve:
     """One mean acceptance length at lookahead ``at`` plus the family's prior: the first rate
     solved so that the prior's shape meets ``length`` at ``at``. The positions up to ``at`` are
     inferred, not measured, but the length there is: ``measuredAt`` is ``at``.
@@ -184,7 +185,7 @@ def _first_rate(length: float, at: int, shape) -> float:
     return _solve(lambda x: mean_acceptance_length(shaped_rates(x, shape, at), at), length, 0.0, 1.0)
 
 
-def from_lengths(lengths: dict, method=None, exclude: str | None = None) -> Curve:
+def from_lengths(lengths: dict, method=None, exclude: str | tuple | None = None) -> Curve:
     """A curve from mean acceptance lengths at one or more lookaheads ``{k: L}``.
 
     One length: :func:`from_single`. Lengths at k = 1 and 2: ``r_1`` and ``r_2`` as measured, and the shape past

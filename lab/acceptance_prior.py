@@ -38,7 +38,7 @@ from .acceptance_rates import (PLATEAU_GAIN, _solve, conditional_from_unconditio
 from .errors import LabValueError
 from .stats import median
 
-__all__ = ["COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "shape_of", "library_shape", "library_lengths", "prior",
+__all__ = ["COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "library_less", "shape_of", "library_shape", "library_lengths", "prior",
            "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES",
            "POINT_RULE_BY_FIGURES", "nearest_curves", "nearest_by"]
 
@@ -97,10 +97,21 @@ def library_lengths(name: str) -> list[float]:
     return out
 
 
-def prior(family: str | None, exclude: str | None = None, r1: float | None = None,
+def library_less(exclude=None) -> list[str]:
+    """The library's curve names less ``exclude``: one name (the curve leave-one-out predicts), a collection of names
+    (a batch of curves found later, each predicted with the whole batch out), or None.
+
+    >>> len(library_less()) - len(library_less(next(iter(CURVES)))), len(library_less(tuple(CURVES)[:3]))
+    (1, 62)
+    """
+    gone = {exclude} if isinstance(exclude, str) else set(exclude or ())
+    return [name for name in CURVES if name not in gone]
+
+
+def prior(family: str | None, exclude=None, r1: float | None = None,
           figures: int = 2) -> tuple[tuple, tuple, bool]:
     """The decay prior: ``(point (c, d), spread of (c, d) pairs, the spread is the family's or its group's)``. The
-    point is the drafter-weighted median over the library curves (less ``exclude``) nearest ``r1``
+    point is the drafter-weighted median over the library curves (less ``exclude``, :func:`library_less`) nearest ``r1``
     (:func:`nearest_curves`; all of them when ``r1`` is None) of the group :func:`prior_group` gives for the mode
     :data:`PRIOR_MODE_BY_FIGURES` says for a curve built from ``figures`` figures (one length, or one rate; two or
     more): a model drafter's family's curves or the whole library's; a copying family's (:data:`COPYING`) own curves,
@@ -113,7 +124,7 @@ def prior(family: str | None, exclude: str | None = None, r1: float | None = Non
     >>> prior("ngram", r1=0.8)[0][1] > 1 > prior(None, r1=0.8)[0][1]   # a copying prior rises; the pooled one falls
     True
     """
-    names = [name for name in CURVES if name != exclude]
+    names = library_less(exclude)
     every = _library_shapes(tuple(CURVES.items()))
     shapes = {name: every[name] for name in names}
     mode = _PRIOR_MODE.get() or PRIOR_MODE_BY_FIGURES[min(figures, 2)]

@@ -444,3 +444,22 @@ def test_a_widened_or_narrowed_interval_fails_a_check(monkeypatch, mutation):
         except AssertionError:
             failed.append(check.__name__)
     assert failed, mutation
+
+
+def test_curves_found_later_are_predicted_with_their_whole_search_left_out():
+    """Each curve of FOUND_LATER is predicted with every curve of its search out of the prior, as it was before
+    they joined: the batch's exclusion reaches the prior (a DFlash curve predicted with only itself left out, its
+    sibling run of the same drafter in the prior, comes out differently), and the page says it."""
+    from lab import acceptance_prior, acceptance_validation as v
+
+    names = set(CURVES)
+    for _, batch in v.FOUND_LATER:
+        assert set(batch) <= names
+        assert not set(batch) & set(acceptance_prior.library_less(batch))
+    rows = {row["name"]: row for row in v.found_later(2)["rows"]}
+    name = "speculators-613-zlab-dflash-qwen3.6-35b"
+    alone = v.predict_from_lengths(name, 2)
+    assert rows[name]["predicted"] != pytest.approx(alone["predicted"], rel=1e-9)
+    assert rows[name]["measured"] == pytest.approx(alone["measured"])
+    html = v.held_out_html()
+    assert 'class="acceptance-found-later"' in html and "predicted low on" in html
