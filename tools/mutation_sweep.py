@@ -1,8 +1,9 @@
 """A mutation sweep of the instruments suite (CPython only, standard library; not part of lab/).
 
-Each mutation below is one mistake a maintainer could make in the newest model code (an engine's flag flipped,
-a cost term dropped, conditional rates where unconditional are meant, an off-by-one in a curve's positions, a
-strict comparison made loose): the tool copies the repository's ``lab/`` into a temporary directory, applies
+Each mutation below is one mistake a maintainer could make in the model code (an engine's flag flipped, a cost
+term dropped, conditional rates where unconditional are meant, an off-by-one in a curve's positions, a strict
+comparison made loose) or in a widget's figures and tables (a row named after its neighbour, a mark drawn at
+another series' value, a sentence on the wrong side of its threshold): the tool copies the repository's ``lab/`` into a temporary directory, applies
 ONE mutation there (the original snippet must occur exactly once in its file, so a snippet the code no longer
 holds is refused by name instead of silently testing nothing), runs ``python -m lab audit --suite instruments``
 on that copy in a subprocess and records whether the suite failed (the mutant is killed) or passed (it
