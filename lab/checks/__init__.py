@@ -197,6 +197,35 @@ def table_cells(html: str) -> list[str]:
     return re.findall(r"<td[^>]*>(.*?)</td>", html)
 
 
+def row_headers(html: str) -> list[str]:
+    """The text of every row header (``<th scope="row">``) of a table, in document order: the cells'
+    names, which :func:`table_cells` does not read.
+
+    >>> row_headers('<tr><th scope="row">75%</th><td>1.50</td></tr><tr><th scope="row">70%</th></tr>')
+    ['75%', '70%']
+    """
+    return re.findall(r'<th scope="row"[^>]*>(.*?)</th>', html)
+
+
+def tip_axis(svg: str, axis: str) -> list[str]:
+    """The row or column names (``axis`` "rows" or "cols") a heatmap's hover target gives the page's
+    tooltip (``data-tip-rows``, top row first; ``data-tip-cols``, left first).
+
+    >>> tip_axis('<rect data-tip-rows="95 90" data-tip-cols="1 2 3"/>', "rows")
+    ['95', '90']
+    """
+    return [name for names in re.findall(rf'data-tip-{axis}="([^"]*)"', svg) for name in names.split()]
+
+
+def svg_width(svg: str) -> float:
+    """The width of a figure's canvas, from its viewBox (the layout the figure was drawn at).
+
+    >>> svg_width('<svg viewBox="0 0 640 300">')
+    640.0
+    """
+    return float(re.search(r'viewBox="0 0 ([0-9.]+) ', svg).group(1))
+
+
 def readout_difference(where: str, shown: dict, expected: dict, source: str = "the model") -> str | None:
     """The first readout of ``expected`` that ``shown`` (a view's readouts) shows otherwise, as a
     failure message; None when every one agrees."""

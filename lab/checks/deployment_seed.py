@@ -5,6 +5,8 @@ ride in the deployment family of the instruments suite (:data:`lab.checks.deploy
 :mod:`lab.checks.deployment_rules` follow them); apart from it for size.
 """
 
+import re
+
 from .. import acceptance, ledger
 from ..jsformat import to_fixed, to_js_string
 from . import phrase_missing, readout_difference
@@ -124,6 +126,38 @@ def _ledger_figures_difference(where, view: dict, settings, result, axes: tuple)
     if view.get("curveMode") and "your measured curve has no row in it" not in figures["heatmapSelection"]:
         return (f"{where}: the outlined cell is one acceptance's, and its label does not say the curve's "
                 f"speedup has no row in the map")
+    return _ledger_rows_difference(where, figures, settings, axes)
+
+
+# The heatmap's rows run bottom-up (the highest acceptance on top): the table's row headers, the hover target's
+# row names, the acceptance labels and the outlined cell must all follow the cells' own rows, which the cells'
+# group places (translate(left top) scale(cell_w cell_h), row 0 on top). Without this a label, a hover name or the
+# outline one row off, or the axis drawn upside down, showed the wrong acceptance with every number right.
+_CELLS_GROUP = re.compile(r'translate\(([0-9.]+) ([0-9.]+)\) scale\(([0-9.]+) ([0-9.]+)\)')
+_TICK = re.compile(r'<text class="fig-tick" x="[0-9.]+" y="([0-9.]+)" text-anchor="end">([0-9]+)%</text>')
+_OUTLINE = re.compile(r'<rect class="fig-selected" x="([0-9.]+)" y="([0-9.]+)"')
+
+
+def _ledger_rows_difference(where, figures: dict, settings, axes: tuple) -> str | None:
+    """The heatmap's row names (table headers, hover rows), acceptance labels and outlined cell against the
+    cells' rows (see above); ``axes`` is (lookaheads, acceptances), acceptances rising."""
+    from . import row_headers, tip_axis
+
+    lookaheads, acceptances = axes
+    names = [to_fixed(a, 0) for a in reversed(acceptances)]  # top row first
+    if row_headers(figures["table"]) != [name + "%" for name in names]:
+        return f"{where}: the heatmap table's rows are named {row_headers(figures['table'])[:3]}..., not {names[:3]}..."
+    if tip_axis(figures["heatmap"], "rows") != names or tip_axis(figures["heatmap"], "cols") != [str(k) for k in lookaheads]:
+        return f"{where}: the heatmap's hover target names its rows or columns out of the grid's order"
+    left, top, cell_w, cell_h = (float(v) for v in _CELLS_GROUP.search(figures["heatmap"]).groups())
+    band = lambda acceptance_value: top + names.index(to_fixed(acceptance_value, 0)) * cell_h  # noqa: E731
+    for y, label in _TICK.findall(figures["heatmap"]):
+        if not band(float(label)) <= float(y) <= band(float(label)) + cell_h:
+            return f"{where}: the heatmap's {label}% label sits at y = {y}, outside the {label}% row"
+    x, y = (float(v) for v in _OUTLINE.search(figures["heatmapSelection"]).groups())
+    row, column = acceptances[round(settings.acceptance / 5)], lookaheads.index(settings.lookahead)
+    if not (left + column * cell_w < x < left + (column + 1) * cell_w and band(row) < y < band(row) + cell_h):
+        return f"{where}: the outline sits at ({x}, {y}), not on the cell of acceptance {row}% and lookahead {settings.lookahead}"
     return None
 
 
@@ -219,6 +253,35 @@ def _exact_figures_difference(where, view: dict, params: dict, result: dict) -> 
                                     ordered=name != "trace")
         if failure:
             return failure
+    return _exact_ticks_difference(where, view["figures"]["outputs"], params, (spec, wrong))
+
+
+# Each sampler's bar carries a tick at its computed output probability (lab.exact.output_distributions): the
+# speculative sampler's at the target p, the buggy one's at its biased law. The tick has no number of its own, so
+# the numbers above do not see it drawn at the other sampler's value: each tick must cross its own bar (same x,
+# in the bars' order, speculative then buggy per token) at its own sampler's value, on the scale the bars set.
+_SAMPLER_BAR = re.compile(r'<rect x="([0-9.]+)" y="([0-9.]+)" width="[0-9.]+" height="([0-9.]+)" '
+                          r'class="k-(?:speculative|buggy)">')
+_EXACT_TICKS = re.compile(r'<path class="fig-exact" d="([^"]*)"')
+
+
+def _exact_ticks_difference(where, svg: str, params: dict, sampled: tuple) -> str | None:
+    """The output figure's computed-output ticks against lab.exact's laws (see above); ``sampled`` is the
+    speculative and buggy samplers' frequencies per token."""
+    from .. import exact
+
+    laws = exact.output_distributions(params["certainty"], params["match"])
+    computed = [float(v) for pair in zip(*laws) for v in pair]  # per token: speculative, buggy
+    frequencies = [v for pair in zip(*sampled) for v in pair]
+    bars = [(float(x), float(y) + float(h), float(h)) for x, y, h in _SAMPLER_BAR.findall(svg)]
+    ticks = [(float(x) + 2, float(y)) for x, y in re.findall(r"M([0-9.]+) ([0-9.]+)h", _EXACT_TICKS.search(svg).group(1))]
+    tallest = max(range(len(bars)), key=lambda i: bars[i][2])
+    scale = bars[tallest][2] / frequencies[tallest]  # px per unit of probability
+    if len(ticks) != len(bars) or len(bars) != len(computed):
+        return f"{where}: the outputs figure has {len(ticks)} ticks for {len(bars)} sampler bars"
+    for (bar_x, base, _), (tick_x, tick_y), value in zip(bars, ticks, computed):
+        if abs(tick_x - bar_x) > 0.02 or abs(tick_y - (base - value * scale)) > 0.3:
+            return f"{where}: a computed-output tick at ({tick_x}, {tick_y}) is not on its bar at {to_fixed(value, 4)}"
     return None
 
 

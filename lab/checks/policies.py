@@ -5,6 +5,8 @@ on purpose (``tests/test_policies_mutations.py``) sees the check fail. No result
 checks: each is cheap on its own.
 """
 
+import re
+
 from .. import acceptance, audit, ledger, policies, policies_simulation
 from ..jsformat import to_fixed
 from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
@@ -298,6 +300,9 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
             "" if name == "best-static" else f" ({_gain_text(results[name]['speedup'], best['speedup'])})")
         if sum(said in text for text in texts) < 2:
             return f"{where}: the bars figure does not say {said!r} for {name} in its label and tooltip"
+    failure = _best_line_difference(where, view["figures"]["bars"], best["speedup"])
+    if failure:
+        return failure
     strip = policies_simulation.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
     ks = [call["lookahead"] for call in strip]
     top = max(max(ks), best["k"], 6)
@@ -307,6 +312,26 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
         numbers += [str(good), str(len(strip) - good)]
     return figure_difference(where, "strip", view["figures"]["strip"], numbers,
                              fixed=("0", str(top // 2), str(top), "1"))
+
+
+# The bars' dashed line marks the best static speedup and the solid one 1x (plain decoding): each must sit where
+# a bar of that speedup would end, on the scale the best static policy's own bar sets (its left end is 0x). The
+# numbers above do not see a line drawn at another policy's speedup (the second outsider's mutation sweep).
+_BAR = re.compile(r'<rect class="pol-bar" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)" height="[0-9.]+"><title>'
+                  r'best static \(k = [0-9]+\): ([0-9.]+)x</title>')
+_LINE = re.compile(r'class="([^"]*)" (?:x1="|d="M)([0-9.]+)')
+
+
+def _best_line_difference(where, svg: str, speedup: float) -> str | None:
+    """The bars figure's best-static and 1x lines against the scale of the best static bar (of the model's
+    ``speedup``; see above), or None."""
+    left, width = (float(v) for v in _BAR.search(svg).groups()[:2])
+    lines = {css: float(x) for css, x in _LINE.findall(svg) if css in ("pol-one", "fig-baseline pol-best-line")}
+    for css, value in (("fig-baseline pol-best-line", speedup), ("pol-one", 1.0)):
+        want = left + width * value / speedup
+        if abs(lines.get(css, -1.0) - want) > 0.3:
+            return f"{where}: the bars' {css} line is at x = {lines.get(css)}, where {value:.2f}x ends at {want:.2f}"
+    return None
 
 
 def policy_readouts_match_model(out):
@@ -380,6 +405,8 @@ def _policy_phrases(process, results: dict, params: dict) -> dict:
                "live": [f"k = {best['k']} at {f(best['speedup'], 2)}x", f"heuristic {f(heuristic['speedup'], 2)}x"]}
     threshold = results["threshold"]["speedup"]
     phrases["summary"].append(f"{f(threshold, 2)}x ({_gain_text(threshold, best['speedup'])})")
+    if process.name == "toy":  # the toy's slots' mean survival, a percent
+        phrases["summary"].append(f"drafts survive {f(100 * sum(process.rates) / len(process.rates), 1)}% of the time")
     if process.name == "bursty":  # the stretches' own rates, and the best k in each (lab.policies.bursty)
         mean = params["acceptance"] / 100
         good, bad = mean + policies.CONTRAST * (1 - mean), mean * (1 - policies.CONTRAST)

@@ -284,26 +284,20 @@ def _settings_of(widget, values: dict) -> dict:
 
 
 def _realtext_view(widget, model, values: dict) -> dict:
-    """The widget's view of form ``values`` on ``model``: the widget's own ``view`` where ``model`` is the
-    one it runs (CPython), else (the browser's suite, on the small model) its view assembled from the
-    same parts the view calls, fed by one run of the small model."""
-    if model is realtext._MODELS.get("default"):
+    """The widget's view of form ``values`` on ``model``: the widget's own ``view``, with ``model`` standing in as
+    the default one for this call where it is not (the browser's suite, on the small model)."""
+    # The widget's own view in both cases, so that its own lines (whether the run is complete, the live line,
+    # the notes) are checked in the browser and in a copy of lab/ without the real model (the mutation sweep's)
+    # too: an assembled view computed them here instead. The runs it keeps are keyed by the model's id.
+    saved = realtext._MODELS.get("default")
+    realtext._MODELS["default"] = model
+    try:
         return widget.view(dict(values))
-    s = _settings_of(widget, values)
-    prompt = model.tokenizer.encode(realtext.PRESETS[s["preset"]][1])
-    cycles = realtext.Run(model, prompt, s["proposer"], s["k"], s["temperature"], s["seed"],
-                          lazy=True).upto(s["tokens"], max_calls=s["step"])
-    summary = realtext.summarise(cycles, s["k"], analytic=False)
-    complete = summary["committedTokens"] >= s["tokens"]
-    settings = {"proposer": s["proposer"], "rtTokens": s["tokens"], "rtTemperature": s["temperature"]}
-    return {"readouts": widget._readouts(summary, s["k"], realtext.first_alpha(cycles[-1])),
-            "lead": widget._lead(summary, complete), "live": "",
-            "summary": widget._summary(settings, summary, s["k"], "The preset", complete),
-            "figures": {"call": widget.call_html(model, cycles, s["proposer"], complete),
-                        "positions": widget.positions_html(summary, s["k"]),
-                        "text": widget.text_html(model, prompt, cycles),
-                        "plainText": widget.plain_text_html(model, prompt, cycles),
-                        "send": widget.send_html(summary, s["k"], s["proposer"])}}
+    finally:
+        if saved is None:
+            realtext._MODELS.pop("default", None)
+        else:
+            realtext._MODELS["default"] = saved
 
 
 def _row_value(model, which: str, context, temperature, token) -> float:

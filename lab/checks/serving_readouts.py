@@ -5,6 +5,8 @@ Apart from :mod:`lab.checks.serving` so that module stays under the thousand lin
 CHECKS name it there.
 """
 
+import re
+
 from .. import serving, serving_calibration
 from ..jsformat import to_fixed
 from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
@@ -191,7 +193,70 @@ def _readout_mismatch(view: dict, expected: dict, where: str) -> str | None:
     return (readout_difference(where, view["readouts"], expected["readouts"])
             or phrase_missing(where, view, {part: expected[part] for part in ("lead", "summary", "live")})
             or cells_difference(where, "table", table_cells(view["figures"]["table"]), expected["table"])
-            or cells_difference(where, "loadTable", body_cells(view["figures"]["loadTable"]), expected["load"]))
+            or cells_difference(where, "loadTable", body_cells(view["figures"]["loadTable"]), expected["load"])
+            or _heatmap_marks_mismatch(view["figures"]["heatmap"], expected["table"], where)
+            or _crossover_mark_mismatch(view["figures"]["batch"], expected["readouts"]["crossover"], where))
+
+
+# The batch figure's crossover line: drawn exactly when the model's crossover batch lies within the sweep drawn
+# (batch 1 to the description's last), at that batch on the log batch axis its labels set; and, since a readouts
+# setting seldom puts the crossover at the sweep's very last batch, the figure drawn with its crossover there too.
+_CROSS = re.compile(r'<line x1="([0-9.]+)" x2="[0-9.]+" y1="[0-9.]+" y2="[0-9.]+" class="srv-cross"')
+
+
+def _crossover_mark_mismatch(svg: str, crossover: str, where: str) -> str | None:
+    """The batch figure's crossover line against the model's ``crossover`` readout (see above), or None."""
+    import math
+
+    from ..serving_figures import batch_svg
+
+    high = int(re.search(r"against batch 1 to ([0-9]+)", svg).group(1))
+    labels = [(float(x), int(b)) for x, b in re.findall(
+        r'<text class="fig-tick" x="([0-9.]+)" y="[0-9.]+" text-anchor="middle">([0-9]+)</text>', svg)]
+    (x0, b0), (x1, b1) = labels[0], labels[-1]
+    batch_x = lambda b: x0 + (math.log(b) - math.log(b0)) / (math.log(b1) - math.log(b0)) * (x1 - x0)  # noqa: E731
+    lines = [float(x) for x in _CROSS.findall(svg)]
+    drawn = crossover.isdigit() and int(crossover) <= high
+    if bool(lines) != drawn or (drawn and abs(lines[0] - batch_x(int(crossover))) > 0.15):
+        return f"{where}: the batch figure's crossover line {lines[:1]} is not the model's crossover {crossover}"
+    rows = [{"batch": 2 ** e, "speedup": 2.0 - 0.15 * e, "plainTokensPerSecond": 100.0 * 2 ** e,
+             "specTokensPerSecond": 100.0 * 2 ** e * (2.0 - 0.15 * e)} for e in range(11)]  # 1x crossed at 1024
+    if not _CROSS.findall(batch_svg(rows, 1, 1024)):
+        return "the batch figure draws no crossover line for a crossover at the sweep's last batch (1024)"
+    return None
+
+
+# The heatmap's rows run bottom-up (the longest context on top), as the table's do top-down: the hover target must
+# name its rows top row first and its columns left first, and every stroke of the "does not fit" hatch must cross
+# a cell the table says does not fit (a stroke's midpoint, in the cells the hover target spans). The table's cells
+# alone did not see a hatch drawn on the mirrored rows or hover names in the wrong order (the second outsider's
+# mutation sweep, docs/CHECKS.md).
+_HITS = re.compile(r'<rect class="srv-hits" x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"')
+_STROKE = re.compile(r"M([0-9.]+) ([0-9.]+)L([0-9.]+) ([0-9.]+)")
+
+
+def _heatmap_marks_mismatch(svg: str, table: list, where: str) -> str | None:
+    """The serving heatmap's hover names and hatch against the table's cells (``table``, top row first), or None."""
+    from ..serving_figures import _compact
+    from . import tip_axis
+
+    contexts, batches = serving.HEATMAP_CONTEXTS, serving.HEATMAP_BATCHES
+    if (tip_axis(svg, "rows") != [_compact(c) for c in reversed(contexts)]
+            or tip_axis(svg, "cols") != [str(b) for b in batches]):
+        return f"{where}: the heatmap's hover target names its rows or columns out of the grid's order"
+    left, top, width, height = (float(v) for v in _HITS.search(svg).groups())
+    cell_w, cell_h, cols = width / len(batches), height / len(contexts), len(batches)
+    hatch = re.search(r'class="srv-nofit" d="([^"]*)"', svg)
+    strokes = _STROKE.findall(hatch.group(1)) if hatch else []
+    if bool(strokes) != ("does not fit" in table):
+        return f"{where}: the heatmap {'hatches' if strokes else 'does not hatch'} cells, the table disagrees"
+    for stroke in strokes:
+        x1, y1, x2, y2 = (float(v) for v in stroke)
+        row, column = int(((y1 + y2) / 2 - top) // cell_h), int(((x1 + x2) / 2 - left) // cell_w)
+        if table[row * cols + column] != "does not fit":
+            return (f"{where}: the hatch crosses the cell of context {_compact(contexts[-1 - row])} and batch "
+                    f"{batches[column]}, which fits ({table[row * cols + column]}x)")
+    return None
 
 
 def body_cells(html: str) -> list[str]:
@@ -347,6 +412,7 @@ def _brackets_mismatch(context: dict) -> str | None:
 
     f = to_fixed
     figure = unescape(context["bracketsFigure"])
+    dots = iter(_bracket_dots(figure))
     for shown, bracket in zip(context["brackets"], serving_validation.CROSSOVER_BRACKETS):
         runs = []
         for length in bracket.acceptanceLengths:
@@ -370,7 +436,28 @@ def _brackets_mismatch(context: dict) -> str | None:
         spoken = ", ".join(f"{run['crossover']} at acceptance length {run['length']}" for run in runs)
         if f"first loss above batch {bracket.low} and by {bracket.high}; the model's crossover {spoken}." not in figure:
             return f"the brackets figure does not say {bracket.label!r}'s crossovers {spoken}"
+        dot_x, batch_x = next(dots, (None, None))
+        central = runs[0]["crossover"]
+        if dot_x is None or (central != "none" and abs(dot_x - batch_x(int(central))) > 0.15):
+            return f"the brackets figure's dot for {bracket.label!r} is not at its central crossover {central}"
     return None
+
+
+# Each sweep's dot marks the model's crossover at the sweep's central acceptance (its first acceptance length),
+# the line's other ticks the others': the dot must sit at that batch on the figure's log2 batch axis, read from
+# the axis' own labels (the prose above names the crossovers, not where the dot is drawn).
+_BATCH_LABEL = re.compile(r'<text class="fig-tick" x="([0-9.]+)" y="[0-9.]+" text-anchor="middle">([0-9]+)</text>')
+_DOT = re.compile(r'<circle class="k-speculative(?: srv-open-dot)?" cx="([0-9.]+)"')
+
+
+def _bracket_dots(figure: str) -> list:
+    """(each dot's x, the batch axis as a function of batch -> x), in the figure's order."""
+    import math
+
+    labels = [(float(x), int(batch)) for x, batch in _BATCH_LABEL.findall(figure)]
+    (x0, b0), (x1, b1) = labels[0], labels[-1]
+    batch_x = lambda batch: x0 + (math.log2(batch) - math.log2(b0)) / (math.log2(b1) - math.log2(b0)) * (x1 - x0)  # noqa: E731
+    return [(float(x), batch_x) for x in _DOT.findall(figure)]
 
 
 def _scoring_growth_mismatch(widget) -> str | None:

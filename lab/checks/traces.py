@@ -293,6 +293,8 @@ READOUT_CASES = (
     ("llama.cpp 2026 line", {"trcPreset": "llamacpp-24536-eagle3"}),
     ("cycles, every position", {"trcText": "0\n3\n3\n1\n2\n3\n0\n3\n", "trcLookahead": "3"}),
     ("cycles, a position nobody reached", {"trcText": "0\n1\n0\n1\n", "trcLookahead": "4"}),
+    # p = 0.027, between the two verdicts' thresholds (0.01, 0.05): the lead must say neither
+    ("cycles, between the verdicts", {"trcText": "3\n3\n3\n2\n2\n0\n3\n2\n3\n2\n3\n", "trcLookahead": "3"}),
     ("single figure", {"trcText": "Mean acceptance length: 2.8", "trcLookahead": "4"}),
     ("llama.cpp lower bound", {"trcText": "slot print_timing: id  0 | task 0 | draft acceptance rate = 0.57576 "
                                           "(  133 accepted /   231 generated)\n", "trcLookahead": "7"}),
@@ -436,6 +438,12 @@ def readouts_match_model(out):
                 phrases["lead"].append(f"survival {trend} with position")
             elif p >= 0.05:
                 phrases["lead"].append("one constant rate fits its counts")
+            # and neither verdict on the wrong side of its threshold (between 0.01 and 0.05 the lead says none)
+            said = [words for words, wrong in ((", but survival ", p >= 0.01), ("one constant rate fits", p < 0.05))
+                    if wrong and words in view["lead"]]
+            if said:
+                out.fail(f"{name}: the lead says {said[0]!r} at p = {to_fixed(p, 4)}")
+                return
         for field, texts in phrases.items():
             for text in texts:
                 if text not in view[field]:
@@ -503,6 +511,10 @@ def tables_match_model(out):
         if sorted(tips) != wanted_tips:
             out.fail(f"{name}: the figure's marks read {sorted(tips)[:2]}..., the model gives {wanted_tips[:2]}...")
             return
+        failure = _marks_placement_difference(name, view["figures"]["curve"])
+        if failure:
+            out.fail(failure)
+            return
     out.visited += 1
     from ..widgets import traces as widget
 
@@ -511,6 +523,33 @@ def tables_match_model(out):
         if row != wanted:
             out.fail(f"Spec-Bench row {row} is not the quoted figures and speedup / tokens {wanted}")
             return
+
+
+# Where the curve figure's marks sit, which the tooltips above do not say (the second outsider's mutation sweep,
+# docs/CHECKS.md): the chance axis is labelled 0.00 to 1.00 in quarters, each mark's centre is at its own rate on
+# that axis, and at each position the unconditional circle sits left of the conditional square.
+_CHANCE_TICK = re.compile(r'<text class="fig-tick" x="[0-9.]+" y="([0-9.]+)" text-anchor="end">([^<]*)</text>')
+_MARK = re.compile(r'<(circle|rect) class="k-(?:accepted|conditional)" (?:cx|x)="([0-9.]+)" (?:cy|y)="([0-9.]+)"'
+                   r'(?: r="[0-9.]+"| width="([0-9.]+)" height="[0-9.]+") data-tip="position ([0-9]+), [a-z]+: ([0-9.]+)')
+
+
+def _marks_placement_difference(name: str, svg: str) -> str | None:
+    """The curve figure's chance ticks and marks against the chance axis (see above), or None."""
+    ticks = _CHANCE_TICK.findall(svg)
+    if [label for _, label in ticks] != ["0.00", "0.25", "0.50", "0.75", "1.00"]:
+        return f"{name}: the chance axis is labelled {[label for _, label in ticks]}, not 0.00 to 1.00 in quarters"
+    zero, one = float(ticks[0][0]) - 4, float(ticks[-1][0]) - 4
+    centres = {}
+    for shape, x, y, width, position, rate in _MARK.findall(svg):
+        half = float(width) / 2 if shape == "rect" else 0.0
+        cx, cy = float(x) + half, float(y) + half
+        if abs(cy - (zero + float(rate) * (one - zero))) > 0.35:
+            return f"{name}: position {position}'s {rate} is drawn at y = {cy:.1f}, not at {rate} on the chance axis"
+        centres.setdefault(int(position), []).append((shape, cx))
+    for position, marks in centres.items():
+        if len(marks) == 2 and not marks[0][1] < marks[1][1]:
+            return f"{name}: at position {position} the conditional square is not right of the unconditional circle"
+    return None
 
 
 def intervals_are_95_percent(out):

@@ -5,6 +5,7 @@ The exact checks walk the distinct (p, q) pairs of the seed audit's grid (``lab.
 tree checks walk a small grid of acceptance vectors. Work is memoised, so a second run is cheap.
 """
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -377,9 +378,14 @@ def _tree_phrase_missing(where, view: dict, expected: dict, probs, tree, setting
                            f"it runs at {expected['speedup']}x (chain {expected['chainSpeedup']}x)",
                            f"the no-update bug is off by TV {expected['bugTv']} and typical acceptance by "
                            f"{expected['typicalTv']}"]}
-    if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced
+    if mode != "tax":  # the roofline's own sentence: the verify pass and a plain step, priced, and where it turns
+        from ..widgets import trees as widget  # compute-bound (the ridge, or the last memory-bound budget past 128)
+
+        ridge = _ridge(widget, mode)
         phrases["summary"].append(f"Its verify pass takes {f(price(tree.value, tree.nodes, tree.depth).verifyMs, 1)} "
-                                  f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms")
+                                  f"ms, a plain step {f(price(1, 1, 1).verifyMs, 1)} ms: the step "
+                                  + (f"turns compute-bound at {ridge} nodes." if ridge <= widget.MAX_BUDGET else
+                                     f"stays memory-bound up to {ridge - 1} nodes, past the largest budget."))
     return phrase_missing(where, view, phrases)
 
 
@@ -414,6 +420,62 @@ def _tree_figures_difference(where, view: dict, widget, model: tuple) -> str | N
                                     skip_classes=("fig-axis", "fig-tick") if name != "tree" else ("fig-axis",))
         if failure:
             return failure
+    return (_tree_drawing_difference(where, view["figures"]["tree"], _reaches(parents, probs), tops, widget)
+            or _chart_marks_difference(where, view["figures"]["length"], (shapes[budget - 1][0], chains[budget - 1]),
+                                       budget, None)
+            or _chart_marks_difference(where, view["figures"]["speedup"], (tree_speedups[budget - 1],
+                                       chain_speedups[budget - 1]), budget, (best, tree_speedups[best - 1])))
+
+
+# What the numbers above do not see (the second outsider's mutation sweep, docs/CHECKS.md): where things are
+# drawn. The tree's row labels must name their levels in order and each node's shade be its reach in
+# REACH_SHADES steps; on the budget charts the axis runs from budget 1 at its left end to MAX_BUDGET at its
+# right, so every budget tick, the reader's two dots and the best budget's triangle must sit at their budget,
+# and the dots and the triangle on their own curve's value as the value ticks place it.
+_ROW_LABEL = re.compile(r'<text class="fig-small" x="4" y="[0-9.]+">([^<]*)</text>')
+_SHADE = re.compile(r'<circle class="tr-node tr-reach-([0-9]+)"')
+_AXIS = re.compile(r'<line class="fig-axisline" x1="([0-9.]+)" x2="([0-9.]+)"')
+_BUDGET_TICK = re.compile(r'<text class="fig-tick" x="([0-9.]+)" y="[0-9.]+" text-anchor="middle">([0-9]+)</text>')
+_VALUE_TICK = re.compile(r'<text class="fig-tick" x="[0-9.]+" y="([0-9.]+)" text-anchor="end">([0-9.]+)</text>')
+_DOT = re.compile(r'<circle class="[^"]*?(tr-chain )?tr-dot" cx="([0-9.]+)" cy="([0-9.]+)"')
+_TRIANGLE = re.compile(r'<path class="tr-best" d="M([0-9.]+) ([0-9.]+)l')
+
+
+def _tree_drawing_difference(where, svg: str, reaches: list, tops: int, widget) -> str | None:
+    """The tree figure's row labels (root, then level 1 down) and node shades against the tree's levels and reaches."""
+    labels = _ROW_LABEL.findall(svg)
+    if labels[1:] not in ([f"level {n}" for n in range(1, tops)], [f"L{n}" for n in range(1, tops)]) or labels[:1] != ["root"]:
+        return f"{where}: the tree's rows are labelled {labels}, not root and levels 1 to {tops - 1} in order"
+    shades = [int(shade) for shade in _SHADE.findall(svg)]
+    want = [round(r * widget.REACH_SHADES) for r in reaches]
+    if shades != want:
+        return f"{where}: the tree's node shades {shades[:12]} are not their reaches in steps ({want[:12]})"
+    return None
+
+
+def _chart_marks_difference(where, svg: str, values: tuple, budget: int, best) -> str | None:
+    """A budget chart's ticks, the reader's dots (``values``: tree's, chain's at ``budget``) and, with ``best``
+    (budget, tree value), the best budget's triangle, against the chart's own axes (see above)."""
+    from ..widgets.trees import MAX_BUDGET
+
+    x1, x2 = (float(v) for v in _AXIS.search(svg).groups())
+    to_x = lambda n: x1 + (n - 1) / (MAX_BUDGET - 1) * (x2 - x1)  # noqa: E731
+    ticks = [(float(x), int(n)) for x, n in _BUDGET_TICK.findall(svg)]
+    if not {1, MAX_BUDGET} <= {n for _, n in ticks} or any(abs(x - to_x(n)) > 0.15 for x, n in ticks):
+        return f"{where}: the budget ticks {ticks} are not at their budgets on an axis from 1 to {MAX_BUDGET}"
+    (y_low, v_low), (y_high, v_high) = [(float(y) - 4, float(v)) for y, v in _VALUE_TICK.findall(svg)][::len(
+        _VALUE_TICK.findall(svg)) - 1]
+    to_y = lambda v: y_low + (v - v_low) / (v_high - v_low) * (y_high - y_low)  # noqa: E731
+    dots = {("chain" if chain else "tree"): (float(x), float(y)) for chain, x, y in _DOT.findall(svg)}
+    for name, value in zip(("tree", "chain"), values):
+        x, y = dots.get(name, (None, None))
+        if x is None or abs(x - to_x(budget)) > 0.15 or abs(y - to_y(value)) > 0.3:
+            return f"{where}: the {name}'s dot at ({x}, {y}) is not at budget {budget}, value {to_fixed(value, 2)}"
+    if best is not None:
+        found = _TRIANGLE.search(svg)
+        if found is None or abs(float(found.group(1)) - to_x(best[0])) > 0.15 or abs(
+                float(found.group(2)) + 6 - to_y(best[1])) > 0.3:
+            return f"{where}: the best budget's triangle is not on the tree's curve at budget {best[0]}"
     return None
 
 
@@ -454,7 +516,14 @@ def depth_profile_from_curve(out):
     if failure:
         return out.fail(failure)
     if not view["curveMode"] or to_fixed(view["depthProfile"]["value"], 2) not in view["summary"]:
-        out.fail("the widget does not say what the tree commits on the measured curve")
+        return out.fail("the widget does not say what the tree commits on the measured curve")
+    # the sentence's rates level by level, its level range and the chain's node count (one node a level + the root)
+    rows = view["depthProfile"]["rows"]
+    said = (", ".join(to_fixed(100 * row["top1"], 1) + "%" for row in rows) + f" at levels 1 to {len(rows)}), "
+            f"this tree commits {to_fixed(view['depthProfile']['value'], 2)} tokens per verify pass and a chain of "
+            f"{len(rows) + 1} nodes")
+    if said not in view["summary"]:
+        out.fail(f"the measured curve's summary does not say {said!r}")
 
 
 CURVE_TOKEN_KEY = "treCurve"
