@@ -217,15 +217,6 @@ def tip_axis(svg: str, axis: str) -> list[str]:
     return [name for names in re.findall(rf'data-tip-{axis}="([^"]*)"', svg) for name in names.split()]
 
 
-def svg_width(svg: str) -> float:
-    """The width of a figure's canvas, from its viewBox (the layout the figure was drawn at).
-
-    >>> svg_width('<svg viewBox="0 0 640 300">')
-    640.0
-    """
-    return float(re.search(r'viewBox="0 0 ([0-9.]+) ', svg).group(1))
-
-
 def readout_difference(where: str, shown: dict, expected: dict, source: str = "the model") -> str | None:
     """The first readout of ``expected`` that ``shown`` (a view's readouts) shows otherwise, as a
     failure message; None when every one agrees."""
