@@ -391,27 +391,6 @@ def _production_difference(where, figures, extra, d) -> str | None:
     return None
 
 
-def _tpot_target_difference(where, extra, d, percent, curve) -> str | None:
-    """The TPOT target's rows: each at the largest batch whose TPOT meets the target (the next batch's misses it, or
-    none fits past it), plain at k = 0 and scheduled at the schedule's k for that batch (lab.production.tpot_ms)."""
-    from .. import production
-
-    if production.largest_batch_within([10.0, 15.0, 16.0], 15.0) != 2:  # a TPOT exactly at the target meets it
-        return f"{where}: a batch whose TPOT is exactly the target is not counted as meeting it"
-    prod, steady = extra["production"], extra["scheduleByBatch"]
-    settings, rates = deployment.serving_settings(d, percent), deployment.curve_schedule_terms(curve)[0]
-    for name, row in prod.get("target", {}).items():
-        if row is None:
-            continue
-        b = row["batch"]
-        k_of = (lambda n: 0) if name == "plain" else (lambda n: steady[n - 1][0])  # noqa: E731
-        if row["lookahead"] != k_of(b):
-            return f"{where}: the TPOT target's {name} row runs k = {row['lookahead']} at batch {b}, the schedule {k_of(b)}"
-        if b < len(steady) and production.tpot_ms(settings, b + 1, k_of(b + 1), rates) <= prod["tpotTargetMs"]:
-            return f"{where}: the TPOT target's {name} row stops at batch {b}, but batch {b + 1} meets it too"
-    return None
-
-
 def _rises_difference(where, figures, extra, d, percent, curve) -> str | None:
     """The note under the schedule on where its k rises (lab.production.schedule_rises) against the schedule and the
     step model, recomputed here: it names exactly the batches where the schedule's k goes up, each with the k before
@@ -478,6 +457,7 @@ def panel_readouts_match_model(out):
     measured at the lookahead to run comes back as typed; where the summary sets the two models' verify costs side by
     side, it does so at the two best lookaheads it names (on the curve, when there is one)."""
     from ..widgets import deployment as widget
+    from .deployment_rules import tpot_target_difference
 
     # "faster by less than X%" (two speedups equal to two decimals) must bound the true gap; no setting
     # below reaches it, so the phrase is asked for directly at a gap of 0.49%
@@ -502,7 +482,7 @@ def panel_readouts_match_model(out):
                                          (led_speedup, led_best))
                    or _rows_difference(where, view["figures"]["instruments"], d, p, alpha, k_m, speedup, curve)
                    or _compared_difference(where, view["summary"], best_k, led_best)
-                   or _sentences_difference(where, view, d, (k_m, k, alpha, curve), answer, led_best))
+                   or _sentences_difference(where, view, d, (k, curve), answer, led_best))
         if failure:
             return out.fail(failure)
         yield
@@ -510,7 +490,7 @@ def panel_readouts_match_model(out):
                                          curve=curve)
         failure = (_production_difference(where, view["figures"], extra, d)
                    or _rises_difference(where, view["figures"], extra, d, percent, curve)
-                   or _tpot_target_difference(where, extra, d, percent, curve)
+                   or tpot_target_difference(where, extra, d, percent, curve)
                    or _schedule_here_difference(where, extra, d, curve, best_k, best))
         if failure:
             return out.fail(failure)
@@ -620,11 +600,11 @@ def _sentences_difference(where, view: dict, d, given: tuple, answer: dict, led_
     """The summary's agree/differ sentence, the live line and the curve sentence, recomputed: the clamped costs with
     their slider's nearer end, the verify costs compared (the ledger's at its fitted costs, the serving step's at each
     k), the rounding sentence's unrounded k, the ledger's k on the live line where the two differ, and the curve's
-    length at the k to run. ``given`` is (k measured at, k to run, alpha, curve)."""
+    length at the k to run. ``given`` is (k to run, curve)."""
     from ..urlstate import LEDGER_SLIDERS
 
     f = to_fixed
-    (k_m, k, alpha, curve), summary = given, view["summary"]
+    (k, curve), summary = given, view["summary"]
     limits = {s.name: (s.minimum, s.maximum) for s in LEDGER_SLIDERS}
     units = {"targetMs": " ms", "draftCost": "%", "verifyTax": "%", "overheadMs": " ms"}
     costs = deployment.ledger_costs(d, answer["acceptancePercent"] / 100)
@@ -827,7 +807,9 @@ def acceptance_lengths_round_trip(out):
     table shows each prediction where it belongs."""
     from .. import acceptance
 
-    failure = _held_out_table_difference()
+    from .deployment_rules import held_out_table_difference
+
+    failure = held_out_table_difference()
     if failure:
         out.fail(failure)
         return
@@ -847,53 +829,6 @@ def acceptance_lengths_round_trip(out):
                 out.fail(f"one figure {lengths[k]} at k = {k} came back as {single.length(k)}")
                 return
         yield  # a pause between two shapes (lab.audit.run_check_steps)
-
-
-def _held_out_table_difference() -> str | None:
-    """The appendix's leave-one-out table (lab.acceptance_validation.held_out_table_html, family_spread) rendered from
-    made-up results whose every number differs (leave-one-out itself takes seconds, too slow for the browser): each
-    row's cells from k = 1 and from k = 1..2 in their columns, the model's and i.i.d.'s in order, the caption's medians
-    and counts of each, and each family's two median errors."""
-    try:
-        from .. import acceptance_validation as av
-    except ImportError:  # the browser's lab leaves it out (build-only, sitebuild.pystrip.CLI_ONLY): the page's table
-        return None      # is the build's, held by this check in CPython (the audit, the sweep, the tests)
-    from . import unescape
-
-    f = to_fixed
-    names = list(av.CURVES)[:2]
-
-    def result(shift: float) -> dict:   # shift: k = 1..2's numbers apart from k = 1's
-        rows = [{"name": name, "family": av.CURVES[name][0], "lookahead": 5 + i, "measured": 3.0 + i,
-                 "predicted": 3.1 + i + shift, "error": 0.03 + i / 100 + shift / 10, "iid": 3.6 + i + shift,
-                 "iidError": 0.2 + i / 100 + shift / 10} for i, name in enumerate(names)]
-        return {"rows": rows, "medianError": 0.041 + shift / 10, "medianIidError": 0.137 + shift / 10,
-                "better": 2 - int(10 * shift), "covered": 1 + int(10 * shift),
-                "byFamily": {row["family"]: {"curves": 1, "medianError": row["error"]} for row in rows}}
-
-    def cell(value: float, error: float) -> str:
-        return f"{f(value, 2)} (+{f(100 * error, 1)}%)"
-
-    one, two = result(0.0), result(0.1)
-    table = unescape(av.held_out_table_html(one, two))
-    for a, b in zip(one["rows"], two["rows"]):
-        want = (f"<td>{f(a['measured'], 2)}</td><td>{cell(a['predicted'], a['error'])}</td><td>{cell(a['iid'], a['iidError'])}"
-                f"</td><td>{cell(b['predicted'], b['error'])}</td><td>{cell(b['iid'], b['iidError'])}</td></tr>")
-        if want not in table:
-            return f"the held-out table's row for {a['name']} does not read {want!r}"
-    for phrase in (f"From k = 1: median error {f(100 * one['medianError'], 1)}% against the independent model's "
-                   f"{f(100 * one['medianIidError'], 1)}%", f"closer than it on {one['better']} of 2",
-                   f"From k = 1..2: {f(100 * two['medianError'], 1)}% against {f(100 * two['medianIidError'], 1)}%, "
-                   f"closer on {two['better']} of 2, inside the interval on {two['covered']}."):
-        if phrase not in table:
-            return f"the held-out table's caption lacks {phrase!r}"
-    spread = av.family_spread(one, two)
-    for family in one["byFamily"]:
-        phrase = (f"median error {f(100 * one['byFamily'][family]['medianError'], 1)}% from k = 1 and "
-                  f"{f(100 * two['byFamily'][family]['medianError'], 1)}% from k = 1..2")
-        if phrase not in spread:
-            return f"the held-out note by family lacks {phrase!r}"
-    return None
 
 
 def acceptance_plateau_caps_best_k(out):
