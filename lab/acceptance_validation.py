@@ -19,6 +19,7 @@ from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, 
                          library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point,
                          residual_interval, shape_of)
 from .acceptance_curves import CURVES, drafter_of
+from .acceptance_table import family_spread, held_out_table_html, signed as _signed
 from .stats import median, percentile
 
 __all__ = ["predict_from_lengths", "predict_unseen", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
@@ -519,17 +520,6 @@ _MEASURED_AS = {"lengths": "reference curves (a mean acceptance length measured 
                 "unconditional": "engine curves (per-position rates from one run at the largest k)"}
 
 
-def _signed(x: float) -> str:
-    """A signed percentage with a true minus sign, as the held-out table prints them: ``+9.8%``, ``\u22123.7%``;
-    one that rounds to zero has no sign (it printed "\u22120.0%").
-
-    >>> _signed(0.098), _signed(-0.037), _signed(-0.0004), _signed(0.0)
-    ('+9.8%', '\u22123.7%', '0.0%', '0.0%')
-    """
-    text = f"{100 * x:.1f}"
-    return "0.0%" if float(text) == 0 else f"{100 * x:+.1f}%".replace("-", "\u2212")
-
-
 def by_measurement(one: dict, two: dict) -> dict:
     """Leave-one-out's signed errors split by how each curve was measured (``one``, ``two``: :func:`leave_one_out`
     from k = 1 and from k = 1..2): for each kind of :data:`lab.acceptance_curves.CURVES` (``lengths``, reference
@@ -638,38 +628,13 @@ def held_out_html() -> str:
     from .figures import escape
 
     one, two = leave_one_out(1), leave_one_out(2)
-
-    rows = []
-    for a, b in zip(one["rows"], two["rows"]):
-        label = CURVES[a["name"]][3]
-        rows.append(f'<tr><th scope="row">{escape(label)}</th><td>{escape(FAMILY_NAMES[a["family"]])}</td>'
-                    f'<td>{a["lookahead"]}</td><td>{a["measured"]:.2f}</td>'
-                    f'<td>{a["predicted"]:.2f} ({_signed(a["error"])})</td><td>{a["iid"]:.2f} ({_signed(a["iidError"])})</td>'
-                    f'<td>{b["predicted"]:.2f} ({_signed(b["error"])})</td><td>{b["iid"]:.2f} ({_signed(b["iidError"])})</td></tr>')
     counts = one["familyCounts"]
-    spread = "; ".join(
-        f"{FAMILY_NAMES[f]}: {one['byFamily'][f]['curves']} curve{'s' if one['byFamily'][f]['curves'] != 1 else ''}, "
-        f"median error {100 * one['byFamily'][f]['medianError']:.1f}% from k = 1 and "
-        f"{100 * two['byFamily'][f]['medianError']:.1f}% from k = 1..2"
-        for f in FAMILIES if f in one["byFamily"])
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
-    caption = (f"Each curve left out in turn and predicted at its largest k. From k = 1: median error "
-               f"{100 * one['medianError']:.1f}% against the independent model's {100 * one['medianIidError']:.1f}% "
-               f"(one rate at every position), closer than it on {one['better']} of {len(one['rows'])}, inside the "
-               f"80% interval (made without it) on {one['covered']}. From k = 1..2: "
-               f"{100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on {two['better']} of "
-               f"{len(two['rows'])}, inside the interval on {two['covered']}.")
-    # the table scrolls sideways in its own wrapper; the notes below it wrap with the page, not under its edge fade
-    return ('<div class="table-wrap" tabindex="0" role="group" aria-label="Acceptance curves predicted with each left '
-            'out"><table class="acceptance-held-out"><caption>' + escape(caption) + '</caption>'
-            '<thead><tr><th scope="col">Curve</th><th scope="col">Method</th><th scope="col">k</th>'
-            '<th scope="col">Measured</th><th scope="col">From k = 1</th><th scope="col">Independent, from k = 1</th>'
-            '<th scope="col">From k = 1..2</th><th scope="col">Independent, from k = 1..2</th></tr></thead><tbody>'
-            + "".join(rows) + '</tbody></table></div>'
+    return (held_out_table_html(one, two)
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}. '
             + escape(copying_note(counts, one["tooFew"])) + '</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
-            + '<p class="acceptance-by-family">' + escape(f"By family: {spread}. {choice_note(prior_choice())}") + '</p>'
+            + '<p class="acceptance-by-family">' + escape(f"By family: {family_spread(one, two)}. {choice_note(prior_choice())}") + '</p>'
             + '<p class="acceptance-by-measurement">' + escape(measurement_note(by_measurement(one, two))) + '</p>'
             + '<p class="acceptance-found-later">' + escape(found_later_note(found_later(1), found_later(2))) + '</p>')
 

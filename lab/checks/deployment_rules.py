@@ -9,6 +9,7 @@ import re
 
 from .. import acceptance, deployment, ledger, production, serving
 from ..acceptance_text import token_measured_at, token_method, token_rates
+from ..jsformat import to_fixed
 from ..stats import median
 
 __all__ = ["RULE_CHECKS", "schedule_keeps_k_within_tolerance", "schedule_covers_what_fits", "ties_go_to_the_smaller_k",
@@ -439,3 +440,68 @@ RULE_CHECKS = (
     ("deployment-diagnosis-by-its-rules", diagnosis_by_its_rules),
     ("deployment-engine-config-as-read", engine_config_as_read),
 )
+
+
+# --- helpers of lab.checks.deployment's readouts and acceptance checks (here for that module's size) ---------------
+
+def tpot_target_difference(where, extra, d, percent, curve) -> str | None:
+    """The TPOT target's rows: each at the largest batch whose TPOT meets the target (the next batch's misses it, or
+    none fits past it), plain at k = 0 and scheduled at the schedule's k for that batch (lab.production.tpot_ms)."""
+    if production.largest_batch_within([10.0, 15.0, 16.0], 15.0) != 2:  # a TPOT exactly at the target meets it
+        return f"{where}: a batch whose TPOT is exactly the target is not counted as meeting it"
+    prod, steady = extra["production"], extra["scheduleByBatch"]
+    settings, rates = deployment.serving_settings(d, percent), deployment.curve_schedule_terms(curve)[0]
+    for name, row in prod.get("target", {}).items():
+        if row is None:
+            continue
+        b = row["batch"]
+        k_of = (lambda n: 0) if name == "plain" else (lambda n: steady[n - 1][0])  # noqa: E731
+        if row["lookahead"] != k_of(b):
+            return f"{where}: the TPOT target's {name} row runs k = {row['lookahead']} at batch {b}, the schedule {k_of(b)}"
+        if b < len(steady) and production.tpot_ms(settings, b + 1, k_of(b + 1), rates) <= prod["tpotTargetMs"]:
+            return f"{where}: the TPOT target's {name} row stops at batch {b}, but batch {b + 1} meets it too"
+    return None
+
+
+def held_out_table_difference() -> str | None:
+    """The appendix's leave-one-out table (lab.acceptance_table.held_out_table_html, family_spread) rendered from
+    made-up results whose every number differs (leave-one-out itself takes seconds, too slow for the browser): each
+    row's cells from k = 1 and from k = 1..2 in their columns, the model's and i.i.d.'s in order, the caption's medians
+    and counts of each, and each family's two median errors."""
+    from .. import acceptance_table as av
+    from . import unescape
+
+    f = to_fixed
+    names = list(av.CURVES)[:2]
+
+    def result(shift: float) -> dict:   # shift: k = 1..2's numbers apart from k = 1's
+        rows = [{"name": name, "family": av.CURVES[name][0], "lookahead": 5 + i, "measured": 3.0 + i,
+                 "predicted": 3.1 + i + shift, "error": 0.03 + i / 100 + shift / 10, "iid": 3.6 + i + shift,
+                 "iidError": 0.2 + i / 100 + shift / 10} for i, name in enumerate(names)]
+        return {"rows": rows, "medianError": 0.041 + shift / 10, "medianIidError": 0.137 + shift / 10,
+                "better": 2 - int(10 * shift), "covered": 1 + int(10 * shift),
+                "byFamily": {row["family"]: {"curves": 1, "medianError": row["error"]} for row in rows}}
+
+    def cell(value: float, error: float) -> str:
+        return f"{f(value, 2)} (+{f(100 * error, 1)}%)"
+
+    one, two = result(0.0), result(0.1)
+    table = unescape(av.held_out_table_html(one, two))
+    for a, b in zip(one["rows"], two["rows"]):
+        want = (f"<td>{f(a['measured'], 2)}</td><td>{cell(a['predicted'], a['error'])}</td><td>{cell(a['iid'], a['iidError'])}"
+                f"</td><td>{cell(b['predicted'], b['error'])}</td><td>{cell(b['iid'], b['iidError'])}</td></tr>")
+        if want not in table:
+            return f"the held-out table's row for {a['name']} does not read {want!r}"
+    for phrase in (f"From k = 1: median error {f(100 * one['medianError'], 1)}% against the independent model's "
+                   f"{f(100 * one['medianIidError'], 1)}%", f"closer than it on {one['better']} of 2",
+                   f"From k = 1..2: {f(100 * two['medianError'], 1)}% against {f(100 * two['medianIidError'], 1)}%, "
+                   f"closer on {two['better']} of 2, inside the interval on {two['covered']}."):
+        if phrase not in table:
+            return f"the held-out table's caption lacks {phrase!r}"
+    spread = av.family_spread(one, two)
+    for family in one["byFamily"]:
+        phrase = (f"median error {f(100 * one['byFamily'][family]['medianError'], 1)}% from k = 1 and "
+                  f"{f(100 * two['byFamily'][family]['medianError'], 1)}% from k = 1..2")
+        if phrase not in spread:
+            return f"the held-out note by family lacks {phrase!r}"
+    return None

@@ -259,6 +259,10 @@ def _plateau_words_name_the_cap(out):
         named = re.search(r"no k past (\d+)$", words)
         if named is None or int(named.group(1)) != capped:
             out.fail(f"the plateau from k = {start} is said as {words!r}; best_lookahead's cap stops at k = {capped}")
+    # rates that fall from position 1 to 2 and rise from 2 on (a copying drafter's first draft is its own): the rise
+    # is read from position 2, so they "still rise"
+    if "its rates still rise" not in acceptance.plateau_words(2, [0.9, 0.3, 0.35, 0.4]):
+        out.fail("rates rising from position 2 to 3 (0.3, 0.35) after a first 0.9 are not said to still rise")
 
 
 # --- the notes and the presets they speak of ----------------------------------------------------------------------

@@ -311,7 +311,12 @@ def _trust_mismatch(widget, values: dict, rows) -> str | None:
         return None if "not validated" in shown and "%" not in shown else f"{where}: {shown!r} borrows a band"
     error = median([abs(r["predicted"] / r["measured"] - 1) for r in same])
     want = f"off by {to_fixed(100 * error, 0)}% (median) on {len(same)} published speedups"
-    return None if want in shown else f"{where}: {shown!r} does not say {want!r}"
+    above = sum(r["predicted"] > r["measured"] for r in same)  # which way it errs: more than half, fewer, or half
+    lean = (f", {above} of {len(same)} predicted above their measurement (optimistic)" if 2 * above > len(same) else
+            f", {len(same) - above} of {len(same)} predicted below their measurement" if 2 * above < len(same) else
+            ", half predicted above their measurement and half below")
+    return None if want in shown and f"for this family{lean};" in shown else f"{where}: {shown!r} does not say " \
+                                                                            f"{want!r} and {lean!r}"
 
 
 def _rows_of(html: str) -> list[list[str]]:
@@ -361,7 +366,35 @@ def _validation_mismatch(context: dict, rows: list) -> str | None:
                "medianError": f(100 * median([abs(r - 1) for r in ratios]), 0), "above": sum(r > 1 for r in ratios)}
     if context["summary"] != summary:
         return f"validation summary {context['summary']} where the rows give {summary}"
-    return None
+    engines = {}
+    for row in rows:  # each engine's summary apart, in the order the rows first name it
+        engines.setdefault(row["engine"], []).append(row["predicted"] / row["measured"])
+    want = [{"engine": serving.ENGINES[e].label, "points": len(r), "medianError": f(100 * median([abs(x - 1) for x in r]), 0),
+             "above": sum(x > 1 for x in r)} for e, r in engines.items()]
+    if [{key: e[key] for key in want[0]} for e in context["engines"]] != want:
+        return f"validation by engine {context['engines']} where the rows give {want}"
+    return _validation_figure_mismatch(context["figure"], rows)
+
+
+def _validation_figure_mismatch(figure: str, rows: list) -> str | None:
+    """The predicted-against-measured figure: its description names each row's measured and predicted speedups, and
+    each dot sits on its row's side of the diagonal (above it where the prediction is the larger; the figure's
+    x + y is smaller there, its y axis pointing down)."""
+    from . import unescape
+
+    f = to_fixed
+    figure = unescape(figure)
+    spoken = " ".join(f"Row {i}: measured {f(r['measured'], 2)}x, predicted {f(r['predicted'], 2)}x."
+                      for i, r in enumerate(rows, 1))
+    if spoken not in figure:
+        return "the validation figure's description does not give each row's measured and predicted speedups"
+    x0, y0 = (float(v) for v in re.search(r'<path class="srv-one" d="M([0-9.]+) ([0-9.]+)L', figure).groups())
+    dots = [(float(x), float(y)) for x, y in re.findall(r'<circle class="k-speculative" cx="([0-9.]+)" cy="([0-9.]+)"', figure)]
+    for i, ((x, y), r) in enumerate(zip(dots, rows), 1):
+        side = (x0 + y0) - (x + y)   # > 0: above the diagonal
+        if abs(r["predicted"] / r["measured"] - 1) > 0.02 and (side > 0) != (r["predicted"] > r["measured"]):
+            return f"the validation figure's dot {i} is on the wrong side of the diagonal for ratio {r['predicted'] / r['measured']:.3f}"
+    return None if len(dots) == len(rows) else f"the validation figure draws {len(dots)} dots for {len(rows)} rows"
 
 
 def _calibration_mismatch(context: dict) -> str | None:
