@@ -533,10 +533,6 @@ MUTATIONS: tuple[Mutation, ...] = (
       "on the unrounded costs it agrees, best k = {result['servingSent']['bestLookahead']}",
       "on the unrounded costs it agrees, best k = {led['bestLookahead']}",
       "the rounding sentence's 'it agrees' names the rounded ledger's k"),
-    M("dep-figure-alpha-at-reader-k", "widgets/deployment.py", "text += (f\"Your {figure} at k = {params['measuredK']} is",
-      "text += (f\"Your {figure} at k = {d.lookahead} is", "the summary says the figure was measured at the reader's k",
-      benign="equivalent: the branch is unreachable, since the panel makes every figure in rate or length units a curve "
-             "(lab.widgets.deployment.view: figure_curve) and the summary then takes its curve branch"),
     M("dep-readout-alpha-whole", "widgets/deployment.py", '"alpha": f"{_f(100 * alpha, 1)}%"', '"alpha": f"{_f(100 * alpha, 0)}%"',
       "the alpha readout rounded to whole percent"),
     M("dep-readout-rate-is-alpha", "widgets/deployment.py", "\"rate\": f\"{_f(100 * units['acceptanceRate'], 1)}%\"",

@@ -277,16 +277,13 @@ def _summary(d: deployment.Deployment, params: dict, result: dict) -> str:
                  f"model's verify step is not: its verify pass and overhead cost "
                  + " and ".join(f"{_f(row['ledgerVerifyMs'], 2)} ms at k = {row['lookahead']} (serving: "
                                 f"{_f(row['servingVerifyMs'], 2)} ms)" for row in result["compare"]) + ". ")
-    figure = SINGLE_FIGURE_TEXT[params["unit"]].format(value=to_js_string(params["value"]))
     sent = result["servingSent"]
+    # a figure in rate or length units always travels as a curve (view: figure_curve), so alpha is the one without
     if "curve" in result:  # the curve stands in for the figure: the sliders' alpha is i.i.d.'s at k on it
         text += (f"Instruments with one acceptance slider get α = {result['acceptancePercent']}%, the independent "
                  f"model's equivalent of your curve at k = {k}")
-    elif params["unit"] == "alpha":
-        text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%"
     else:
-        text += (f"Your {figure} at k = {params['measuredK']} is \u03b1 = {_f(100 * result['alpha'], 1)}%; every "
-                 f"instrument gets {result['acceptancePercent']}%")
+        text += f"Every instrument gets \u03b1 = {result['acceptancePercent']}%"
     if _f(sent["speedup"]) != _f(srv["speedup"]):
         why = "the curve travels to them at four decimals" if "curve" in result else "the sliders hold whole percents"
         text += (f" ({why}), where the serving model gives {_f(sent['speedup'])}x at "
