@@ -235,13 +235,21 @@ _HITS = re.compile(r'<rect class="srv-hits" x="([0-9.]+)" y="([0-9.]+)" width="(
 _STROKE = re.compile(r"M([0-9.]+) ([0-9.]+)L([0-9.]+) ([0-9.]+)")
 
 
+def _context_label(tokens: int) -> str:
+    """A context as the heatmap names its row, written out here rather than borrowed from the figure: 4096 is "4k".
+
+    >>> _context_label(4096), _context_label(512), _context_label(1536)
+    ('4k', '512', '1536')
+    """
+    return f"{tokens // 1024}k" if tokens >= 1024 and tokens % 1024 == 0 else str(tokens)
+
+
 def _heatmap_marks_mismatch(svg: str, table: list, where: str) -> str | None:
     """The serving heatmap's hover names and hatch against the table's cells (``table``, top row first), or None."""
-    from ..serving_figures import _compact
     from . import tip_axis
 
     contexts, batches = serving.HEATMAP_CONTEXTS, serving.HEATMAP_BATCHES
-    if (tip_axis(svg, "rows") != [_compact(c) for c in reversed(contexts)]
+    if (tip_axis(svg, "rows") != [_context_label(c) for c in reversed(contexts)]
             or tip_axis(svg, "cols") != [str(b) for b in batches]):
         return f"{where}: the heatmap's hover target names its rows or columns out of the grid's order"
     left, top, width, height = (float(v) for v in _HITS.search(svg).groups())
@@ -254,7 +262,7 @@ def _heatmap_marks_mismatch(svg: str, table: list, where: str) -> str | None:
         x1, y1, x2, y2 = (float(v) for v in stroke)
         row, column = int(((y1 + y2) / 2 - top) // cell_h), int(((x1 + x2) / 2 - left) // cell_w)
         if table[row * cols + column] != "does not fit":
-            return (f"{where}: the hatch crosses the cell of context {_compact(contexts[-1 - row])} and batch "
+            return (f"{where}: the hatch crosses the cell of context {_context_label(contexts[-1 - row])} and batch "
                     f"{batches[column]}, which fits ({table[row * cols + column]}x)")
     return None
 
