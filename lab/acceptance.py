@@ -49,7 +49,7 @@ from .acceptance_curves import CURVES
 # The model's parts (see above); the private names are those other modules and tests import from here.
 from .acceptance_prior import (COPY_RISE_MAX, COPYING, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES, POINT_RULES,  # noqa: F401
                                PRIOR_MODE_BY_FIGURES, PRIOR_MODES, _copy_level, _drafter_weights, _fall_high, _fit,
-                               _library_shapes, _weighted_median, copy_ceiling, library_less, library_lengths, library_shape,
+                               _library_shapes, _weighted_median, copy_ceiling, lengths_as_kept, library_less, library_lengths, library_shape,
                                nearest_by,
                                nearest_curves, prior, prior_group, prior_point, shape_of)
 from .acceptance_rates import (INTERVAL_PERCENTILES, PLATEAU_GAIN, RESIDUAL_QUANTILES, Curve, _solve,  # noqa: F401

@@ -38,7 +38,7 @@ from .acceptance_rates import (PLATEAU_GAIN, _solve, conditional_from_unconditio
 from .errors import LabValueError
 from .stats import median
 
-__all__ = ["COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "library_less", "shape_of", "library_shape", "library_lengths", "prior",
+__all__ = ["COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "library_less", "lengths_as_kept", "shape_of", "library_shape", "library_lengths", "prior",
            "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES",
            "POINT_RULE_BY_FIGURES", "nearest_curves", "nearest_by"]
 
@@ -87,7 +87,17 @@ def library_lengths(name: str) -> list[float]:
     >>> library_lengths("vllm-24127-ngram")[:2]
     [1.983, 2.932]
     """
-    family, kind, values, *_ = CURVES[name]
+    _, kind, values, *_ = CURVES[name]
+    return lengths_as_kept(kind, values)
+
+
+def lengths_as_kept(kind: str, values) -> list[float]:
+    """The mean acceptance lengths at k = 1..K of a curve as the library keeps one: ``kind`` "lengths", L(1..K) as
+    given; "unconditional", an engine's a_1..a_K, so L(k) = 1 + a_1 + ... + a_k (12 decimals: the sums' last bits).
+
+    >>> lengths_as_kept("unconditional", (0.8, 0.6)), lengths_as_kept("lengths", (1.8, 2.4))
+    ([1.8, 2.4], [1.8, 2.4])
+    """
     if kind == "lengths":
         return list(values)
     total, out = 1.0, []

@@ -19,6 +19,7 @@ from .acceptance import (COPYING, FAMILIES, FAMILY_NAMES, INTERVAL_PERCENTILES, 
                          library_lengths, mean_acceptance_length, nearest_by, plateau_start, prior_group, prior_point,
                          residual_interval, shape_of)
 from .acceptance_curves import CURVES, drafter_of
+from .acceptance_prior import lengths_as_kept
 from .acceptance_table import family_spread, held_out_table_html, signed as _signed
 from .stats import median, percentile
 
@@ -50,13 +51,7 @@ def predict_unseen(family: str, kind: str, values, known: int, exclude: str | tu
     >>> row["lookahead"], round(row["measured"], 2), abs(row["error"]) < abs(row["iidError"])
     (5, 3.42, True)
     """
-    if kind == "lengths":
-        lengths = list(values)
-    else:
-        total, lengths = 1.0, []
-        for a in values:
-            total += a
-            lengths.append(round(total, 12))
+    lengths = lengths_as_kept(kind, values)
     top = len(lengths)
     if kind == "unconditional":  # an engine's per-position rates, given as a reader would give them
         curve = from_conditional(conditional_from_unconditional(values[:known]), family, exclude=exclude)
