@@ -25,7 +25,7 @@ from .. import instruments
 __all__ = ["run_suite", "suite_steps", "counter_text", "signature", "EXPECTED_SIGNATURE", "SIGNATURE_NOTES", "suite_view",
            "expected_value", "table_cells", "readout_difference", "cells_difference", "phrase_missing", "alpha_root",
            "figure_texts", "figure_numbers", "numbers_in", "figure_difference", "numbers_difference", "tip_values",
-           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES", "unescape"]
+           "answer_problem", "hostile_inputs_answered", "HOSTILE_VALUES", "unescape", "close"]
 
 # Frozen from the code's real output; each value is explained in SIGNATURE_NOTES. The count is the
 # number of named checks (98: traces 14, serving 20, policies 12, trees 13, real text 9, deployment 30,
@@ -166,6 +166,18 @@ def suite_view(result=None) -> dict:
 
 
 # --- what the readout checks share (NAME-readouts-match-model) ------------------------------------
+
+def close(a: float, b: float, tolerance: float = 1e-12, floor: float = 0.0) -> bool:
+    """Whether ``a`` and ``b`` agree to ``tolerance`` relative to the larger of ``|a|``, ``|b|`` and ``floor``:
+    ``|a - b| <= tolerance * max(|a|, |b|, floor)``. With ``floor = 1`` the tolerance is absolute below 1 (rates,
+    shares), so a rate of 0 and one of 1e-17 agree; with the default 0 it is relative everywhere (step times).
+    The one closeness every family's checks use.
+
+    >>> close(1.0, 1.0 + 1e-13), close(0.0, 1e-17), close(0.0, 1e-17, floor=1.0)
+    (True, False, True)
+    """
+    return abs(a - b) <= tolerance * max(abs(a), abs(b), floor, 1e-300)
+
 
 def views_at(out, widget, settings, view=None):
     """The readout checks' opening, shared: for each form ``values`` of ``settings`` (a widget's

@@ -9,7 +9,7 @@ import re
 
 from .. import acceptance, audit, ledger, policies, policies_simulation
 from ..jsformat import to_fixed
-from . import (cells_difference, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
+from . import (cells_difference, close, figure_difference, figure_texts, hostile_inputs_answered, phrase_missing,
                readout_difference, table_cells, views_at)
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
@@ -28,10 +28,6 @@ SIGNATURE_NOTE = (
     "E[tokens per cycle] / E[k c + 1] under the stationary law of the lookahead chain (truncated at K_max = 19, "
     "cut mass <= 2.6e-11). Cross-checked by tests/test_policies.py against numpy's least-squares solve of the same "
     "chain built independently, and by a seeded 200000-cycle simulation (agreement within its 3-sigma interval).")
-
-
-def _close(a: float, b: float, tolerance: float = TOLERANCE) -> bool:
-    return abs(a - b) <= tolerance * max(1.0, abs(a), abs(b))
 
 
 def _reported(result: dict) -> tuple:
@@ -54,7 +50,7 @@ def burstiness_zero_is_iid(out):
                 "oracle": (policies.oracle_policy(flat, costs), policies.oracle_policy(burst, costs)),
             }
             for name, (a, b) in pairs.items():
-                if not all(_close(x, y) for x, y in zip(_reported(a), _reported(b))):
+                if not all(close(x, y, TOLERANCE, floor=1.0) for x, y in zip(_reported(a), _reported(b))):
                     out.fail(f"{name} at alpha={alpha} c={c}: iid {_reported(a)} vs bursty(0) {_reported(b)}")
 
 
@@ -97,9 +93,9 @@ def best_static_matches_ledger(out):
             settings = ledger.LedgerSettings(acceptance=alpha * 100, draftCost=draft_cost, overheadMs=0, verifyTax=0)
             k, speedup = ledger.best_lookahead(settings, policies.MAX_STATIC)
             got = policies.best_static(process, policies.Costs(draft_cost / 100), cache=shared)
-            if got["k"] != k and not _close(got["speedup"], speedup, 1e-12):
+            if got["k"] != k and not close(got["speedup"], speedup, 1e-12, floor=1.0):
                 out.fail(f"alpha={alpha:.6f} draftCost={draft_cost}: k {got['k']} vs ledger {k}")
-            elif not _close(got["speedup"], speedup):
+            elif not close(got["speedup"], speedup, TOLERANCE, floor=1.0):
                 out.fail(f"alpha={alpha:.6f} draftCost={draft_cost}: speedup {got['speedup']} vs ledger {speedup}")
         yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
 
@@ -112,8 +108,8 @@ def heuristic_lookahead_ignores_draft_cost(out):
         runs = [policies.heuristic_policy(policies.iid(alpha), policies.Costs(c)) for c in (0.0, 0.05, 0.12, 0.5)]
         first = runs[0]
         for c, run in zip((0.0, 0.05, 0.12, 0.5), runs):
-            if not (_close(run["meanLookahead"], first["meanLookahead"], 1e-12)
-                    and _close(run["tokensPerCall"], first["tokensPerCall"], 1e-12)):
+            if not (close(run["meanLookahead"], first["meanLookahead"], 1e-12, floor=1.0)
+                    and close(run["tokensPerCall"], first["tokensPerCall"], 1e-12, floor=1.0)):
                 out.fail(f"alpha={alpha}: mean lookahead {run['meanLookahead']} at c={c} vs {first['meanLookahead']} at c=0")
         if not all(a["speedup"] > b["speedup"] for a, b in zip(runs, runs[1:])):
             out.fail(f"alpha={alpha}: speedup does not fall with the draft cost")
@@ -159,7 +155,7 @@ def oracle_matches_closed_form(out):
             out.visited += 1
             got = policies.oracle_policy(policies.iid(alpha), policies.Costs(c))["speedup"]
             want = 1 / (1 - alpha + alpha * c)
-            if not _close(got, want, 1e-12):
+            if not close(got, want, 1e-12, floor=1.0):
                 out.fail(f"alpha={alpha} c={c}: oracle {got!r}, closed form {want!r}")
 
 
@@ -172,7 +168,7 @@ def threshold_extremes_are_static(out):
             out.visited += 1
             got = _reported(policies.threshold_policy(process, threshold, costs))
             want = _reported(policies.static_policy(process, k, costs))
-            if not all(_close(a, b) for a, b in zip(got, want)):
+            if not all(close(a, b, TOLERANCE, floor=1.0) for a, b in zip(got, want)):
                 out.fail(f"threshold {threshold} on {label}: {got} vs static {k} {want}")
 
 
@@ -189,7 +185,7 @@ def truncation_is_certified(out):
             continue
         rows, tokens, drafts = policies._heuristic_chain(process, k_max + 16)
         deeper = policies._summary(policies.stationary(rows), tokens, drafts, costs)
-        if not all(_close(a, b) for a, b in zip(_reported(result), _reported(deeper))):
+        if not all(close(a, b, TOLERANCE, floor=1.0) for a, b in zip(_reported(result), _reported(deeper))):
             out.fail(f"{label}: K_max {k_max} gives {_reported(result)}, K_max {k_max + 16} {_reported(deeper)}")
 
 
@@ -365,7 +361,7 @@ def policy_readouts_match_model(out):
             yield
             heuristic = results["heuristic"]
             mean_k, tokens = _iid_heuristic(process.rates[0])
-            if not (_close(heuristic["meanLookahead"], mean_k, 1e-7) and _close(heuristic["tokensPerCall"], tokens, 1e-7)):
+            if not (close(heuristic["meanLookahead"], mean_k, 1e-7, floor=1.0) and close(heuristic["tokensPerCall"], tokens, 1e-7, floor=1.0)):
                 return out.fail(f"{where}: heuristic mean lookahead {heuristic['meanLookahead']}, tokens per call "
                                 f"{heuristic['tokensPerCall']}; its chain iterated gives {mean_k}, {tokens}")
         yield  # a pause: the browser answers a reader between two settings
@@ -419,7 +415,7 @@ def _policy_phrases(process, results: dict, params: dict) -> dict:
 def _wasted_difference(where, results: dict) -> str | None:
     """For every policy, wasted drafts per token x tokens per call = mean lookahead - tokens per call + 1."""
     for name, r in results.items():
-        if not _close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7):
+        if not close(r["wastedPerToken"] * r["tokensPerCall"], r["meanLookahead"] - r["tokensPerCall"] + 1, 1e-7, floor=1.0):
             return (f"{where}: {name}: wasted per token x tokens per call "
                     f"{r['wastedPerToken'] * r['tokensPerCall']} is not mean lookahead - tokens + 1 = "
                     f"{r['meanLookahead'] - r['tokensPerCall'] + 1}")

@@ -16,14 +16,9 @@ from ..ledger import leviathan_speedup
 from .serving_engines import engine_costs_as_read, sglang_eagle3_cycle_adds_up
 from .serving_notes import memory_as_read, notes_as_read, suffix_as_read
 from .serving_readouts import readouts_match_model
+from . import close
 
 __all__ = ["CHECKS", "signature_value", "SIGNATURE_NOTE"]
-
-RELATIVE = 1e-12
-
-
-def _close(a: float, b: float, tolerance: float = RELATIVE) -> bool:
-    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
 
 
 def _ideal(settings):
@@ -91,7 +86,7 @@ def batch_one_reduces_to_leviathan(out):
                 out.visited += 1
                 got = serving.speedup_at(settings.with_(acceptance=acceptance), 1, context)
                 expected = leviathan_speedup(acceptance / 100, k, draft / plain)
-                if not _close(got, expected):
+                if not close(got, expected):
                     out.fail(f"{got!r} != Leviathan {expected!r} at {base.target}/{base.draft}/{base.gpu}/"
                              f"{base.precision} k={k} acceptance={acceptance}")
         yield  # a pause: the browser answers a reader between two cases (lab.audit.run_check_steps)
@@ -129,7 +124,7 @@ def _eagle3_is_leviathan(out, context: int):
             out.visited += 1
             got = serving.speedup_at(settings.with_(acceptance=acceptance), 1, context)
             expected = leviathan_speedup(acceptance / 100, k, draft / plain)
-            if verify != plain or emitted != 0 or extend != 0 or not _close(got, expected):
+            if verify != plain or emitted != 0 or extend != 0 or not close(got, expected):
                 out.fail(f"the EAGLE-3 head: {got!r} != Leviathan {expected!r} (verify {verify!r} ms, plain {plain!r} "
                          f"ms) at k={k} acceptance={acceptance}")
 
@@ -233,14 +228,14 @@ def throughput_is_batch_tokens_over_time(out):
         r = serving.serving(settings)
         pays = settings.stepModel == serving.MEASURED and serving_calibration.ENGINES[settings.engine].tokenOutput
         per_token = serving_calibration.CALIBRATIONS[settings.gpu].tokenOutputUs / 1000 if pays else 0.0
-        if not _close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
+        if not close(r.emittedOutputMs, batch * (r.tokensPerCall - 1) * per_token, 1e-12):
             out.fail(f"emitted-token output {r.emittedOutputMs!r} ms at B={batch} {changes}, by hand "
                      f"{batch * (r.tokensPerCall - 1) * per_token!r} ms")
         cycle = settings.lookahead * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
-        if (not _close(r.plainTokensPerSecond, batch * 1000 / r.plainStepMs)
-                or not _close(r.specTokensPerSecond, batch * r.tokensPerCall * 1000 / cycle)
-                or not _close(r.specMsPerToken * r.specTokensPerSecond, 1000 * batch)
-                or not _close(r.speedup, r.plainMsPerToken / r.specMsPerToken)):
+        if (not close(r.plainTokensPerSecond, batch * 1000 / r.plainStepMs)
+                or not close(r.specTokensPerSecond, batch * r.tokensPerCall * 1000 / cycle)
+                or not close(r.specMsPerToken * r.specTokensPerSecond, 1000 * batch)
+                or not close(r.speedup, r.plainMsPerToken / r.specMsPerToken)):
             out.fail(f"throughput does not add up at B={batch} {changes}")
 
 
@@ -254,7 +249,7 @@ def littles_law_fixed_point(out):
         for batch, speculative in product((1, 13, 200), (False, True)):
             r = serving.serving(settings.with_(batch=batch))
             solved = serving.ms_per_token(settings, batch, speculative)
-            if not _close(solved, r.specMsPerToken if speculative else r.plainMsPerToken, 1e-9):
+            if not close(solved, r.specMsPerToken if speculative else r.plainMsPerToken, 1e-9):
                 out.fail(f"the load search's ms per token {solved!r} at B={batch} is not the readout's "
                          f"({'speculative' if speculative else 'plain'}, {changes}): its demand is wrong")
         ceiling = serving.max_batch_in_memory(settings)
@@ -267,7 +262,7 @@ def littles_law_fixed_point(out):
                     out.fail(f"overloaded at {rate} req/s though batch {ceiling:.1f} keeps up ({changes})")
                 continue
             demand = rate * settings.requestOutputTokens * serving.ms_per_token(settings, batch, speculative) / 1000
-            if not _close(batch, demand, 1e-6) or batch > ceiling:
+            if not close(batch, demand, 1e-6) or batch > ceiling:
                 out.fail(f"B = {batch:.6f} but demand {demand:.6f} at {rate} req/s ({changes})")
 
 
@@ -353,7 +348,7 @@ def measured_curve_generalises_alpha(out):
         flat = serving.tokens_per_cycle(0.0, k, curve=[a] * k)
         short = serving.tokens_per_cycle(0.0, k, curve=[a])
         falling = serving.tokens_per_cycle(0.0, k, curve=[a * 0.9 ** i for i in range(k)])
-        if not _close(flat, serving.tokens_per_cycle(a, k)) or short != flat or (0 < a and k > 1 and falling >= flat):
+        if not close(flat, serving.tokens_per_cycle(a, k)) or short != flat or (0 < a and k > 1 and falling >= flat):
             out.fail(f"curve tokens {flat}, {short}, {falling} at a={a} k={k}")
 
 
@@ -527,13 +522,13 @@ def operators_add_up(out):
             settings = settings.with_(engine="vllm-v0" if role == "verify" else serving.DEFAULT_ENGINE)
             expected = _by_hand(shape, settings, batch, new_tokens, context, role)
             got = serving.step_time_ms(shape, settings, batch, new_tokens, context, role)
-            if not _close(got, sum(expected.values()), 1e-9):
+            if not close(got, sum(expected.values()), 1e-9):
                 out.fail(f"{shape.name} on {gpus} x {gpu} {precision} ({role}, B={batch}, n={new_tokens}, "
                          f"L={context}): {got!r} ms, by hand {sum(expected.values())!r} ms ({expected})")
             if role == "target":
                 parts = serving.step_breakdown(shape, settings, batch, new_tokens, context)
                 for name, value in expected.items():
-                    if not _close(parts[name], value, 1e-9):
+                    if not close(parts[name], value, 1e-9):
                         out.fail(f"{name} of {shape.name} on {gpus} x {gpu}: {parts[name]!r}, by hand {value!r}")
 
 
@@ -583,22 +578,22 @@ def _engine_differences(name: str, r, settings, where: str, plain_by_host: dict)
     # cycle proposal per proposed token, priced by the engine (serving_calibration.ngram_proposal_ms)
     draft_step = (sum(_by_hand(shape, settings, batch, 1, context, "draft").values()) if shape is not None
                   else serving_calibration.ngram_proposal_ms(costs, batch, context, k) / k)
-    if r.plainStepMs != same_host or not _close(r.draftStepMs, draft_step, 1e-9) or not _close(
+    if r.plainStepMs != same_host or not close(r.draftStepMs, draft_step, 1e-9) or not close(
             r.plainStepMs, plain, 1e-9):
         failures.append(f"{name} changes a plain or draft step at {where} (plain step {r.plainStepMs!r} ms, "
                         f"by hand {plain!r} ms; draft step {r.draftStepMs!r} ms, by hand {draft_step!r} ms)")
     verify = sum(_by_hand(serving.TARGETS[target], settings, batch, k + 1, context, "verify").values())
-    if not _close(r.verifyStepMs, verify, 1e-9):
+    if not close(r.verifyStepMs, verify, 1e-9):
         failures.append(f"{name} verify step {r.verifyStepMs!r} ms at {where}, by hand {verify!r} ms")
     extend = _extend_by_hand(shape, settings, costs)
-    if not _close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
+    if not close(r.draftExtendMs, extend, 1e-9) or (extend == 0) != (r.draftExtendMs == 0):
         failures.append(f"{name} draft extend {r.draftExtendMs!r} ms at {where}, by hand {extend!r} ms")
     cal = serving_calibration.CALIBRATIONS[settings.gpu]
     emitted = batch * (r.tokensPerCall - 1) * cal.tokenOutputUs / 1000 if costs.tokenOutput else 0.0
-    if not _close(r.emittedOutputMs, emitted, 1e-9):
+    if not close(r.emittedOutputMs, emitted, 1e-9):
         failures.append(f"{name} emitted-token output {r.emittedOutputMs!r} ms at {where}, by hand {emitted!r} ms")
     cycle = k * r.draftStepMs + r.draftExtendMs + r.verifyStepMs + r.emittedOutputMs
-    if not _close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not _close(
+    if not close(r.speedup, r.plainStepMs * r.tokensPerCall / cycle, 1e-9) or not close(
             serving.speedup_at(settings, batch, context), r.speedup, 1e-12):
         failures.append(f"{name} cycle does not add up at {where}")
     return failures

@@ -15,14 +15,9 @@ from ..serving_engine_memory import MIB, engine_memory_bytes, sgl_mem_fraction_s
 from ..serving_moe import MOE_LAYER_US, moe_layer_us
 from ..serving_mtp import mtp_step_extras
 from ..serving_suffix import engine_running, plugin_batch_note, suffix_proposal_ms
+from . import close
 
 __all__ = ["suffix_as_read", "memory_as_read", "notes_as_read"]
-
-RELATIVE = 1e-12
-
-
-def _close(a: float, b: float, tolerance: float = RELATIVE) -> bool:
-    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
 
 
 # --- suffix decoding ----------------------------------------------------------------------------------------------
@@ -65,12 +60,12 @@ def suffix_as_read(out):
         if runs:
             for batch in (1, 3, 64, 65, 512):
                 got = suffix_proposal_ms(engine, batch)
-                if not _close(got, _suffix_ms(engine, batch)):
+                if not close(got, _suffix_ms(engine, batch)):
                     out.fail(f"suffix decoding's proposal on {engine} at batch {batch}: {got!r} ms, summed here "
                              f"{_suffix_ms(engine, batch)!r} ms")
             settings = serving.DEFAULT_SETTINGS.with_(stepModel=serving.MEASURED, draft=serving.SUFFIX, engine=engine,
                                                       gpus=1, target="llama-3-8b")
-            if not _close(serving.model_free_cycle_ms(settings, 64, 8192), _suffix_ms(engine, 64)):
+            if not close(serving.model_free_cycle_ms(settings, 64, 8192), _suffix_ms(engine, 64)):
                 out.fail(f"the calibrated cycle on {engine} pays {serving.model_free_cycle_ms(settings, 64, 8192)!r} ms "
                          f"for suffix decoding's proposal at batch 64, not {_suffix_ms(engine, 64)!r}")
             priced = engine_running(serving.SUFFIX, engine)
@@ -157,7 +152,7 @@ def memory_as_read(out):
             total, weights = memory * gpus, 0.3 * memory * gpus
             expected = {"vllm": 0.9 * total, "trtllm": weights + 0.9 * (total - weights)}
             for rule, value in expected.items():
-                if not _close(engine_memory_bytes(rule, memory, gpus, weights), value):
+                if not close(engine_memory_bytes(rule, memory, gpus, weights), value):
                     out.fail(f"{rule} gives {engine_memory_bytes(rule, memory, gpus, weights)!r} B of {gpus} x "
                              f"{memory / 1e9:.0f} GB, not {value!r}")
             for kind in ("eagle", "model", "ngram"):
@@ -172,7 +167,7 @@ def memory_as_read(out):
                                            target="qwen3-8b")
         memory = serving.GPUS[gpu].memory
         expected = memory * gpus * _sglang_fraction(memory, gpus, _reserve_kind(draft))
-        if not _close(serving.memory_available_bytes(s), expected):
+        if not close(serving.memory_available_bytes(s), expected):
             out.fail(f"SGLang's memory for {draft} on {gpus} x {gpu}: {serving.memory_available_bytes(s)!r} B, not "
                      f"{expected!r} (its reserve: {_reserve_kind(draft)})")
     _weights_in_their_precisions(out)
@@ -188,12 +183,12 @@ def _weights_in_their_precisions(out):
         target, draft = serving.TARGETS["llama-3-8b"], serving.DRAFTS["llama-3.2-1b"]
         held = (serving.weight_bytes(target, serving.PRECISIONS[precision])
                 + serving.weight_bytes(draft, serving.PRECISIONS[draft_precision]))
-        if not _close(serving.memory_needed_bytes(s, batch=0), held):
+        if not close(serving.memory_needed_bytes(s, batch=0), held):
             out.fail(f"{precision} target, {draft_precision} draft: the memory fit holds "
                      f"{serving.memory_needed_bytes(s, batch=0)!r} B of weights, not {held!r}")
         caches = (serving.kv_bytes_per_sequence(target, serving.PRECISIONS[precision], 4096, 5)
                   + serving.kv_bytes_per_sequence(draft, serving.PRECISIONS[draft_precision], 4096, 5))
-        if not _close(serving.memory_needed_bytes(s, batch=8, context=4096) - held, 8 * caches, 1e-9):
+        if not close(serving.memory_needed_bytes(s, batch=8, context=4096) - held, 8 * caches, 1e-9):
             out.fail(f"{precision} target, {draft_precision} draft: 8 caches at 4096 cost "
                      f"{serving.memory_needed_bytes(s, batch=8, context=4096) - held!r} B, not {8 * caches!r}")
     for k in (1, 4, 12):

@@ -9,14 +9,10 @@ import re
 
 from .. import serving, serving_calibration
 from ..jsformat import to_fixed
-from . import cells_difference, phrase_missing, readout_difference, table_cells, views_at
+from . import cells_difference, close, phrase_missing, readout_difference, table_cells, views_at
 from ..stats import median
 
 __all__ = ["READOUT_SETTINGS", "TRUST_SETTINGS", "body_cells", "readouts_match_model"]
-
-
-def _close(a: float, b: float, tolerance: float) -> bool:
-    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
 
 
 # --- the widget's readouts ---------------------------------------------------------------------
@@ -551,10 +547,10 @@ def readouts_match_model(out):
         if "no speedup is claimed" in expected["lead"] and f"{to_fixed(expected['result'].speedup, 2)}x" in view["lead"]:
             return out.fail(f"{where}: nothing fits, yet the lead claims a speedup: {view['lead']!r}")
         r, s, curve = expected["result"], expected["settings"], expected["curve"]
-        if s.treeTokens == 0 and not _close(r.tokensPerCall, _chain_tokens(s.acceptance / 100, s.lookahead, curve), 1e-9):
+        if s.treeTokens == 0 and not close(r.tokensPerCall, _chain_tokens(s.acceptance / 100, s.lookahead, curve), 1e-9):
             return out.fail(f"{where}: tokens per call {r.tokensPerCall} is not 1 + a + ... + a^k = "
                             f"{_chain_tokens(s.acceptance / 100, s.lookahead, curve)}")
-        if not _close(r.speedup, r.plainMsPerToken / r.specMsPerToken, 1e-9):
+        if not close(r.speedup, r.plainMsPerToken / r.specMsPerToken, 1e-9):
             return out.fail(f"{where}: speedup {r.speedup} is not plain / speculative ms per token")
         yield  # a pause: the browser answers a reader between two settings
     # A tree verifies more tokens than the chain: at a compute-bound batch its verify step costs more.

@@ -9,7 +9,7 @@ import re
 from .. import acceptance, ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
-from . import alpha_root
+from . import alpha_root, close
 
 SIGNATURE_NOTE = (
     "alphaIid of the default preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, 944 accepted): "
@@ -30,10 +30,6 @@ def _cases(out):
         yield histogram, k, traces.analyse(traces.cycles_to_trace(histogram, k))
 
 
-def _close(a, b, tolerance=1e-12):
-    return abs(a - b) <= tolerance * max(1.0, abs(a), abs(b))
-
-
 def per_position_survival(out):
     """Unconditional per-position rates never rise with position, and each equals the product of
     the conditional rates up to it (surviving to position i means surviving every step before)."""
@@ -45,7 +41,7 @@ def per_position_survival(out):
                 out.fail(f"rate rises at position {i + 1} for {histogram} (k={k})")
                 return
             product *= conditional[i] if conditional[i] is not None else 0.0
-            if not _close(product, rate):
+            if not close(product, rate, floor=1.0):
                 out.fail(f"prod of conditionals {product} != {rate} at position {i + 1} for {histogram} (k={k})")
                 return
 
@@ -57,10 +53,10 @@ def counts_add_up(out):
         calls = sum(histogram.values())
         accepted = sum(value * n for value, n in histogram.items())
         from_rates = sum(result["perPosition"]) * calls
-        if result["acceptedTokens"] != accepted or not _close(from_rates, accepted):
+        if result["acceptedTokens"] != accepted or not close(from_rates, accepted, floor=1.0):
             out.fail(f"accepted {result['acceptedTokens']} (per-position sum {from_rates}) != {accepted} for {histogram}")
             return
-        if not _close(result["meanAcceptanceLength"], 1 + accepted / calls):
+        if not close(result["meanAcceptanceLength"], 1 + accepted / calls, floor=1.0):
             out.fail(f"mean acceptance length {result['meanAcceptanceLength']} != {1 + accepted / calls} for {histogram}")
             return
 
@@ -78,7 +74,7 @@ def translator_round_trips(out):
             out.visited += 1
             forward = traces.translate(k, alpha=alpha)
             expected = ledger.expected_accepted_drafts(alpha, k)
-            if not (_close(forward["acceptanceRate"], expected / k) and _close(forward["meanAcceptanceLength"], 1 + expected)):
+            if not (close(forward["acceptanceRate"], expected / k, floor=1.0) and close(forward["meanAcceptanceLength"], 1 + expected, floor=1.0)):
                 out.fail(f"translate(k={k}, alpha={alpha}) gave rate {forward['acceptanceRate']}, "
                          f"length {forward['meanAcceptanceLength']}")
                 return
@@ -115,7 +111,7 @@ def curve_ledger_equals_scalar_ledger(out):
                 settings = ledger.LedgerSettings(acceptance=percent, lookahead=lookahead, draftCost=draft_cost)
                 curve = [percent / 100] * min(lookahead, 3)  # short curves exercise the extrapolation
                 scalar, measured = ledger.ledger(settings), ledger.ledger_from_curve(settings, curve)
-                if any(not _close(a, b) for a, b in zip(scalar, measured)):
+                if any(not close(a, b, floor=1.0) for a, b in zip(scalar, measured)):
                     out.fail(f"curve ledger {measured} != {scalar} at acceptance={percent} k={lookahead} "
                              f"draftCost={draft_cost}")
                     return
