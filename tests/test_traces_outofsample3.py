@@ -321,6 +321,14 @@ def test_a_count_quoted_alone_opens_no_format_and_a_far_one_is_named():
     assert trace.drafts is None and any("quoted alone" in note for note in trace.notes)
 
 
+def test_quoted_counts_without_a_quoted_mean():
+    # no mean quoted: the counts give the calls (78 / 3 = 26) and the rates their counts (23, 18, 14); the rates' sum
+    # is not passed off as a printed mean: the notes say none was printed
+    trace = traces.parse(FIELDS_K3.replace("Mean acceptance length: 3.12\n", ""))
+    assert _counts(trace) == (3, 26, 78, 55, (23, 18, 14))
+    assert any("no mean acceptance length printed" in note for note in trace.notes)
+
+
 def test_quoted_counts_are_checked_against_the_quoted_mean_as_a_line_is():
     # Drafted 90 at k = 3 would be 30 calls and a mean of 1 + 55 / 30 = 2.83, not the quoted 3.12: as for a printed
     # line, the mean fixes the calls (55 / 2.12 = 25.9 -> 26) and the short drafts are named

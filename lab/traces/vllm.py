@@ -294,6 +294,7 @@ class _VllmLog(_Accumulator):
         self.lists = []   # the first line number of each such list, read
         self.quoted_counts = {}  # 'Accepted' / 'Drafted' -> (count, line number): a line's counts quoted one a line
         self.assembled = []  # numbers of the records put together from fields quoted one a line
+        self.unquoted_means = set()  # numbers of quoted rates with no mean quoted beside them (the mean is their sum)
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
@@ -599,6 +600,8 @@ class _VllmLog(_Accumulator):
             self.abridged[-1] = (self.abridged[-1][0], self.abridged[-1][1], rates)
         else:
             self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+            if mean is None:
+                self.unquoted_means.add(number)  # the mean is the rates' sum: not a printed figure to check against
         if not text.rstrip().endswith(","):
             self.whole.add(number)
         self._assemble_quoted()
@@ -617,9 +620,9 @@ class _VllmLog(_Accumulator):
         (accepted, _), (drafted, _) = self.quoted_counts["Accepted"], self.quoted_counts["Drafted"]
         self.quoted_counts = {}
         self.assembled.append(number)
-        self._v1_line(f"SpecDecoding metrics: Mean acceptance length: {mean:.2f}, Accepted: {accepted} tokens, Drafted: "
-                      f"{drafted} tokens, Per-position acceptance rate: {', '.join(f'{r:.3f}' for r in rates)}",
-                      number, f"line {number}")
+        printed = "" if number in self.unquoted_means else f"Mean acceptance length: {mean:.2f}, "
+        self._v1_line(f"SpecDecoding metrics: {printed}Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
+                      f"Per-position acceptance rate: {', '.join(f'{r:.3f}' for r in rates)}", number, f"line {number}")
 
     def _abridged(self, lookahead) -> Trace:
         """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
