@@ -1,7 +1,7 @@
 """The trace reader out of sample, third pass (6 December 2026, branch pastes11): public engine output that no test had
 used (not the texts of tests/test_traces_outofsample.py or tests/test_traces_outofsample2.py, nor any earlier sample),
 found through the search tools (issues corpus, code index), run through the reader at main 3e6c49b BEFORE any change
-and only then fixed where it misread. 23 texts, 13 at k = 5 to 15; 19 read right before (a correct refusal counts as
+and only then fixed where it misread. 25 texts, 14 at k = 5 to 15; 21 read right before (a correct refusal counts as
 right). Each expectation is worked by hand in the comment beside it from the text's own printed figures (each vLLM
 line's calls = Drafted / k, its mean 1 + Accepted / calls printed back, each count = rate x calls rounded, the counts
 summing to the line's Accepted; each bench block's calls = Drafts, Draft tokens / Drafts = k); none was taken from
@@ -83,6 +83,38 @@ def test_sglang_dflash_lines_give_k15_from_the_accept_rate():
     trace = traces.parse(SGLANG_DFLASH)
     assert (trace.lookahead, trace.drafts) == (15, None)
     assert trace.meanAcceptanceLength == pytest.approx(4.46)
+
+
+# sgl-project/sgl-kernel-npu#608 (666syh, description, lines of 2026-07-21): SGLang on Ascend NPUs ('npu graph'), its
+# three decode lines (the prefill and request lines between them not quoted)
+SGLANG_NPU = "".join(
+    f"[2026-07-21 15:00:{s} TP0 EP0] Decode batch, #running-req: {r}, #token: {t}, token usage: {u}, accept len: {l}, "
+    f"accept rate: {a}, npu graph: True, gen throughput (token/s): {g}, #queue-req: {q}\n"
+    for s, r, t, u, l, a, g, q in (("13", 24, 233600, "0.66", "3.05", "0.68", "239.06", 2),
+                                   ("17", 23, 227968, "0.64", "2.63", "0.54", "631.96", 3),
+                                   ("21", 22, 222720, "0.63", "2.83", "0.61", "648.87", 4)))
+
+# mit-han-lab/fastrl#4 (Ximingwang-09, description, 2025-12-04): a fork's decode lines ('Decode batch.') above its
+# adaptive-speculation batch threshold
+FASTRL = "".join(
+    f"2025-12-04 20:35:53 INFO 151972 [scheduler_metrics_mixin.py:287] Decode batch. #running-req: 48, #token: {t}, token "
+    f"usage: 0.00, accept len: 1.00, accept rate: 0.11, cuda graph: False, gen throughput (token/s): {g}, #queue-req: 0, \n"
+    for t, g in ((3894, "5452.63"), (5814, "5399.46")))
+
+
+@pytest.mark.parametrize("text, k, mean", [
+    # (3.05 - 1) / 3 = 0.683, (2.63 - 1) / 3 = 0.543, (2.83 - 1) / 3 = 0.610: k = 3 in the newer rate (the older
+    # accept len / (k + 1) fits no k: 3.05 / 0.68 = 4.49); (3.05 + 2.63 + 2.83) / 3 = 2.837, unweighted
+    (SGLANG_NPU, 3, (3.05 + 2.63 + 2.83) / 3),
+    # accept len 1.00 and rate 0.11: the newer rate would be 0 at any k; the older 1.00 / (k + 1) = 0.11 gives k + 1 in
+    # [0.995 / 0.115, 1.005 / 0.105] = [8.65, 9.57], so k = 8; the mean 1.00 (the PR says speculation is switched off
+    # above its batch threshold: the lines cannot say whether nothing was drafted or nothing accepted)
+    (FASTRL, 8, 1.00),
+])
+def test_sglang_decode_lines_on_npu_and_in_a_fork(text, k, mean):
+    trace = traces.parse(text)
+    assert (trace.format, trace.lookahead, trace.drafts) == ("sglang-log", k, None)
+    assert trace.meanAcceptanceLength == pytest.approx(mean)
 
 
 # a development journal (2026-05-13, 'DFlash acceptance scales inversely with concurrency'; code index): the line
