@@ -503,14 +503,16 @@ def _refuse_shorthand(text: str, where: str):
                              f"one interval's: paste the SpecDecoding lines themselves, one line an interval")
 
 
-def _k_from_mean_and_rate(mean: float, rate: float) -> list:
-    """The lookaheads k that fit a line's printed mean acceptance length and Avg Draft acceptance rate: vLLM
-    prints mean = 1 + accepted / drafts and rate = accepted / draft tokens, so with full-length drafts
-    mean - 1 = k x rate, each figure within its rounding (mean %.2f: +-0.005; rate %.1f%%: +-0.0005).
+def _k_from_mean_and_rate(mean: float, rate_low: float, rate_high: float) -> list:
+    """The lookaheads k that fit a line's printed mean acceptance length and its draft acceptance rate, known
+    within [rate_low, rate_high]: vLLM prints mean = 1 + accepted / drafts and the rate is accepted / draft
+    tokens (the Avg Draft acceptance rate, %.1f%%: +-0.0005; or the ratio of the accepted and drafted
+    throughputs, each %.2f), so with full-length drafts mean - 1 = k x rate, the mean within +-0.005.
 
-    >>> _k_from_mean_and_rate(6.00, 1.000), _k_from_mean_and_rate(3.10, 0.300), len(_k_from_mean_and_rate(1.00, 0.0))
-    ([5], [7], 64)
+    >>> _k_from_mean_and_rate(6.00, 0.9995, 1.0), _k_from_mean_and_rate(3.10, 0.2995, 0.3005)
+    ([5], [7])
+    >>> _k_from_mean_and_rate(3.21, 8.025 / 18.175, 8.035 / 18.165), len(_k_from_mean_and_rate(1.00, 0.0, 0.0005))
+    ([5], 64)
     """
     low, high = mean - 1 - 0.005, mean - 1 + 0.005
-    rate_low, rate_high = max(rate - 0.0005, 0.0), min(rate + 0.0005, 1.0)
     return [k for k in range(1, MAX_LOOKAHEAD + 1) if k * rate_low <= high and k * rate_high >= low]

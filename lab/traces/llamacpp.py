@@ -395,10 +395,22 @@ class _LlamaLog(_Accumulator):
         if len(rate_lengths) > 1:  # a restart with another n_max: runs of two lookaheads are not added together
             runs = self._one_k(runs, "perPos", lookahead, notes)
             rate_lengths = {len(runs[0]["perPos"])}
-        k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
-                    "no #acc rate/pos and no n_draft start-up line")
         calls = sum(r["genDrafts"] for r in runs)
         drafted = sum(r["genTokens"] for r in runs)
+        if rate_lengths and drafted > calls * max(rate_lengths):
+            # drafts longer on average than the #acc rate/pos list (ngram-mod's: 920 tokens in 31 drafts, two rates):
+            # the list covers the first positions only, so it does not give k and gives no curve of every position
+            short = (f"the #acc rate/pos list has {max(rate_lengths)} positions but the drafts averaged "
+                     f"{drafted / calls:.2f} tokens ({drafted} in {calls} calls): it covers the first positions only")
+            k = self.need_lookahead(lookahead, short + ", so it does not give the lookahead")
+            if k * calls < drafted:
+                raise TraceError(f"{short}, and more than the lookahead given, {k}")
+            notes.append(short + f" ({', '.join(f'{rate:.3f}' for rate in runs[-1]['perPos'])}): not read as a curve")
+            rate_lengths = set()
+            runs = [dict(r, perPos=None) for r in runs]
+        else:
+            k = self._k(lookahead, max(rate_lengths) if rate_lengths else None, notes,
+                        "no #acc rate/pos and no n_draft start-up line")
         accepted = sum(r["accTokens"] for r in runs)
         per_position = None
         if all(r.get("perPos") and len(r["perPos"]) == k for r in runs):

@@ -79,6 +79,7 @@ class TraceParser:
         self.utf16 = False
         self.json_head = []
         self.single_lines = []
+        self.prelude = []  # the last unrecognised lines: a parser's PRELUDE among them is read once it is chosen
         self.others = {}  # engine -> (lines, first line number): another engine's output in the same text
         self.hint = None  # (line number, what it is): an engine's line with no acceptance in it (formats.HINTS)
         self.methods = MethodScan()  # the drafter the engine's configuration lines name (lab.traces.method)
@@ -154,6 +155,7 @@ class TraceParser:
             if fmt == "cycles" and self.first_unread is not None:
                 fmt = None
             if fmt is None:
+                self.prelude = self.prelude[-7:] + [(self.number, line)]
                 if self.hint is None:
                     self.hint = next(((self.number, what) for marker, what in HINTS if marker in line), None)
                 stripped = line.strip()
@@ -176,6 +178,11 @@ class TraceParser:
                 for number, held in self.single_lines:
                     self.accumulator.line(held, number)
             self.single_lines = []
+            prelude = getattr(self.accumulator, "PRELUDE", None)
+            for number, held in self.prelude if prelude is not None else ():  # lines that open no format alone
+                if prelude.match(held) and self.number - number <= 4:
+                    self.accumulator.line(held, number)
+            self.prelude = []
             if fmt in JSON_FORMATS:
                 for number, head in self.json_head:
                     self.accumulator.line(head, number)

@@ -30,6 +30,7 @@ class _SpeculatorsCsv(_Accumulator):
         self.header = None
         self.rows = {}
         self.table = False  # the results as a markdown table (a model card's), not the CSV
+        self.no_length = False  # a markdown table of per-position acceptance alone (no acceptance_length column)
 
     def _table_line(self, stripped: str, where: str):
         """A row of the results rendered as a markdown table, as model cards quote them (vllm-project/speculators#1135:
@@ -39,26 +40,28 @@ class _SpeculatorsCsv(_Accumulator):
         if all(re.fullmatch(r":?-{3,}:?", cell) for cell in cells):
             return  # the rule under the header
         if self.header is None:
-            names = [cell.lower() for cell in cells]
-            positions = sorted(int(name.rsplit("_", 1)[1]) for name in names
-                               if re.fullmatch(r"(?:acceptance_at_)?pos_\d{1,2}", name))
-            if "acceptance_length" not in names or not positions:
+            names = [re.sub(r"^(?:acceptance_at_)?pos_?(\d{1,2})$", r"pos_\1", cell.lower()) for cell in cells]
+            positions = sorted(int(name[4:]) for name in names if re.fullmatch(r"pos_\d{1,2}", name))
+            if not positions or "acceptance_length" not in names and names[1:] != [f"pos_{i}" for i in positions]:
                 return
             if positions != list(range(len(positions))):
                 raise TraceError(f"{where}: the pos_i columns skip a position")
             self.header, self.table, self.positions = names, True, positions
+            self.no_length = "acceptance_length" not in names  # a label column and pos_i columns only
             return
         if len(cells) != len(self.header):
             raise TraceError(f"{where}: {len(cells)} cells under a header of {len(self.header)} columns")
         row = dict(zip(self.header, cells))
-        name = row.get("subset") or f"row {len(self.rows) + 1}"
+        name = row.get("subset") or (cells[0] if self.no_length and cells[0] else f"row {len(self.rows) + 1}")
         if len(self.rows) >= MAX_LABEL_SETS:
             raise TraceError(f"more than {MAX_LABEL_SETS} subsets in the table")
-        rates = []
-        for i in range(len(self.positions)):
-            cell = row.get(f"pos_{i}", row.get(f"acceptance_at_pos_{i}", ""))
-            percent = cell.endswith("%")
-            rates.append(_rate(cell.rstrip("%").strip(), f"pos_{i}", where, 100 if percent else 1))
+        cells = [row[f"pos_{i}"] for i in range(len(self.positions))]
+        if self.no_length:  # the scale is the table's (result): kept as printed
+            self.rows[name] = {"number": int(where.split()[1]), "printed": [
+                (_number(cell.rstrip("%").strip(), f"pos_{i}", where), cell.endswith("%")) for i, cell in enumerate(cells)]}
+            return
+        rates = [_rate(cell.rstrip("%").strip(), f"pos_{i}", where, 100 if cell.endswith("%") else 1)
+                 for i, cell in enumerate(cells)]
         self.rows[name] = {"number": int(where.split()[1]), "length": _number(row["acceptance_length"],
                            "acceptance_length", where), "rates": rates, "drafts": None}
 
@@ -67,6 +70,8 @@ class _SpeculatorsCsv(_Accumulator):
         none), so no intervals and no per-position curve; its rates must add up to the length minus one within the
         printing's rounding (each rate to 0.05 points of a percent)."""
         name, row = _choose(self.rows, model, "subset")
+        if self.no_length:
+            return self._rates_table_result(name, row, lookahead)
         rates, mean = row["rates"], row["length"]
         k = len(rates)
         if lookahead is not None and lookahead != k:
@@ -82,6 +87,33 @@ class _SpeculatorsCsv(_Accumulator):
         if abs(1 + sum(rates) - mean) > 0.0005 * (k + 1) + 1e-9:
             notes.append(f"the pos_i columns add up to {sum(rates):.4f}, not the acceptance_length minus one, {mean - 1:.4f}")
         return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), mean,
+                     model=name if len(self.rows) > 1 else None)
+
+    def _rates_table_result(self, name: str, row: dict, lookahead) -> Trace:
+        """One row of a markdown table of per-position acceptance alone (``| run | pos0 | ... | pos4 |``, a note's
+        table of ``vllm bench serve``'s 'Per-position acceptance (%)'): vLLM's rate at position i is the share of
+        calls whose first i drafts survived, so the mean acceptance length is 1 + the rates' sum at k = the pos
+        columns, no counts. Percent when any cell of the table exceeds 1 (or is written with %); the rates must not
+        rise from one position to the next (a share of calls cannot), else they are not vLLM's and are refused."""
+        percent = any(value > 1 or marked for other in self.rows.values() for value, marked in other["printed"])
+        rates = [_rate(str(value), f"pos_{i}", f"line {row['number']}", 100 if percent else 1)
+                 for i, (value, _) in enumerate(row["printed"])]
+        k = len(rates)
+        if lookahead is not None and lookahead != k:
+            raise TraceError(f"the table has {k} positions but the lookahead given is {lookahead}")
+        _check_lookahead(k)
+        rising = next((i for i in range(1, k) if rates[i] > rates[i - 1] + 1e-9), None)
+        if rising is not None:
+            raise TraceError(f"row {shortened(name)!r}: pos_{rising} exceeds pos_{rising - 1}: these are not shares of "
+                             f"calls (vLLM's per-position acceptance never rises), so the table cannot be read without "
+                             f"its acceptance_length")
+        notes = [f"row {name}" + (f" (chosen of {len(self.rows)})" if len(self.rows) > 1 else ""),
+                 f"a markdown table of per-position acceptance alone (pos_i columns, no acceptance_length, read as "
+                 f"{'percent' if percent else 'fractions'}): the mean acceptance length is 1 + the rates' sum at k = "
+                 f"the pos_i columns, unchecked, no intervals and no per-position curve",
+                 "printed per-position rates (share of calls whose first i drafts survived): "
+                 + ", ".join(f"{rate:.4f}" for rate in rates)]
+        return Trace(self.fmt, k, None, None, None, None, False, tuple(notes), 1 + sum(rates),
                      model=name if len(self.rows) > 1 else None)
 
     def line(self, text: str, number: int):
@@ -163,6 +195,8 @@ _CSV_HEADER = re.compile(r"^[A-Za-z0-9_,\" ]*\bnum_drafts\b[A-Za-z0-9_,\" ]*\bnu
 # the same results as a markdown table (a model card's): '| subset | acceptance_length | pos_0 | ...'
 _TABLE_HEADER = re.compile(r"^\|\s*subset\s*\|.*\bacceptance_length\b.*\|\s*(?:acceptance_at_)?pos_0\s*\|",
                            re.IGNORECASE)
+# a note's table of per-position acceptance alone: a label column, then pos0 (or pos_0) ... only
+_RATES_TABLE_HEADER = re.compile(r"^\|[^|]*\|(?:\s*pos_?\d{1,2}\s*\|)+\s*$", re.IGNORECASE)
 
 # Whose output these formats are, and a substring each of its speculative-decoding lines carries: the
 # reader names another engine's lines met inside a trace by them (lab.traces.formats.ENGINE_MARKERS).
@@ -171,8 +205,10 @@ MARKERS = ()  # a training repository's evaluation output, not an engine's
 
 FORMATS = family(
     Format("speculators-csv", "vllm-project/speculators acceptance.csv (num_drafts, num_accepted_tokens, "
-           "acceptance_at_pos_i; one analysis per subset)", "speculators' acceptance.csv", _SpeculatorsCsv,
-           lambda line, stripped: bool(_CSV_HEADER.match(stripped)) or bool(_TABLE_HEADER.match(stripped)), 110, (
+           "acceptance_at_pos_i; one analysis per subset), or per-position acceptance as a markdown table",
+           "speculators' acceptance.csv or a per-position table", _SpeculatorsCsv,
+           lambda line, stripped: bool(_CSV_HEADER.match(stripped)) or bool(_TABLE_HEADER.match(stripped))
+           or bool(_RATES_TABLE_HEADER.match(stripped)), 110, (
                # subset qa: 20 drafts, 26 accepted, acceptance_at_pos 0.9 and 0.4 of 20 = 18 and 8
                Sample("speculators_acceptance.csv", None, "qa",
                       {"format": "speculators-csv", "lookahead": 2, "drafts": 20, "draftTokens": 40, "accepted": 26,

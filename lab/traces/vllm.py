@@ -21,6 +21,14 @@ _RANGED_MEAN = re.compile(r"Mean acceptance length:\s*[0-9.]*[0-9]\s*[-\u2013\u2
 # script's average of vLLM's printed rate at that position; eugr/spark-vllm-docker#350 quotes one)
 _POS_RATE = re.compile(r"^\s*Pos\s+([0-9]{1,2})\s*:\s*([0-9]*\.[0-9]+|[01])\s*$")
 
+# the line's two throughputs ('Accepted throughput: 8.03 tokens/s, Drafted throughput: 18.17 tokens/s'), each the
+# interval's tokens over the same elapsed time (SpecDecodingLogging.log)
+_THROUGHPUTS = re.compile(r"Accepted throughput: ([0-9.]+) tokens/s,\s*Drafted throughput: ([0-9.]+) tokens/s")
+
+# a SpecDecoding line's counts quoted one a line by a note that lists its fields ('Accepted: 55 tokens' then 'Drafted: 78
+# tokens', between the mean and the rates): read with the quoted rates as that line's counts
+_QUOTED_COUNT = re.compile(r"^\s*(Accepted|Drafted):\s*([0-9]+) tokens\s*$")
+
 _VLLM_EXAMPLE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens|mean acceptance length|"
                            r"acceptance at token (\d{1,3}))\s*:\s*(\S+)")
 
@@ -266,6 +274,7 @@ class _VllmLog(_Accumulator):
     """
 
     fmt = "vllm-log"
+    PRELUDE = _QUOTED_COUNT  # a count quoted alone opens no format; read when the rates below it do (TraceParser)
     MARKERS = ("SpecDecoding metrics:", "Speculative metrics:", "Number of speculative tokens:", "num_", "acceptance at token", "mean acceptance length",
                "Mean acceptance length:", "Per-position acceptance rate:")
 
@@ -278,16 +287,20 @@ class _VllmLog(_Accumulator):
         self.abridged = []   # (number, mean, rates): SpecDecoding lines pasted without their counts
         self.whole = set()   # the numbers of those that end after their rates (not cut off)
         self.loose_mean = None  # a 'Mean acceptance length:' quoted on a line of its own
-        self.abridged_rates = {}  # number -> the Avg Draft acceptance rate of an abridged line (a fraction)
+        self.abridged_rates = {}  # number -> (low, high, source): an abridged line's draft acceptance rate, within its printing
         self.reworded = []  # numbers of lines whose counts were reworded ('Accepted 417 / Drafted 693')
         self.ranged_means = []  # numbers of lines quoting the mean as a range over intervals ('2.32-2.66'), not read
         self.listed = []  # (number, position, rate): rates listed one a line ('Pos 1: 0.576'), until the list ends
         self.lists = []   # the first line number of each such list, read
+        self.quoted_counts = {}  # 'Accepted' / 'Drafted' -> (count, line number): a line's counts quoted one a line
+        self.assembled = []  # numbers of the records put together from fields quoted one a line
+        self.unquoted_means = set()  # numbers of quoted rates with no mean quoted beside them (the mean is their sum)
 
     def lines(self, batch, first_number: int):
         markers = self.MARKERS
         for offset, line in enumerate(batch):  # a wrapped line's rest holds no marker: it is passed on too
-            if self.pending is not None or any(marker in line for marker in markers) or _POS_RATE.match(line):
+            if self.pending is not None or any(marker in line for marker in markers) or _POS_RATE.match(line) \
+                    or _QUOTED_COUNT.match(line):
                 self.line(_clean(line), first_number + offset)
 
     def line(self, text: str, number: int, whole: bool = False):
@@ -296,6 +309,11 @@ class _VllmLog(_Accumulator):
             self.listed.append((number, int(listed.group(1)), listed.group(2)))
             return
         self._end_listed()
+        quoted = _QUOTED_COUNT.match(text)
+        if quoted and self.pending is None:  # a count quoted alone: kept for the quoted rates near it
+            self.quoted_counts[quoted.group(1)] = (quoted.group(2), number)
+            self._assemble_quoted()
+            return
         text, number = self._whole_text(text, number)
         _refuse_shorthand(text, f"line {number}")
         if "SpecDecoding metrics:" not in text and "Speculative metrics:" not in text and _V0_UNPREFIXED not in text \
@@ -439,9 +457,17 @@ class _VllmLog(_Accumulator):
         per_pos = _V1_FIELDS["perPos"].search(text)
         rates = _v1_rates(per_pos.group(1), where) if per_pos and per_pos.group(1).strip() else None
         self.abridged.append((number, _number(mean, "Mean acceptance length", where), rates))
-        rate = _V1_FIELDS["rate"].search(text)
+        rate, throughputs = _V1_FIELDS["rate"].search(text), _THROUGHPUTS.search(text)
         if rate and rate.group(2):  # 'Avg Draft acceptance rate: 100.0%': with the mean it fixes k (result)
-            self.abridged_rates[number] = _number(rate.group(1), "Avg Draft acceptance rate", where) / 100
+            printed = _number(rate.group(1), "Avg Draft acceptance rate", where) / 100
+            self.abridged_rates[number] = (max(printed - 0.0005, 0.0), min(printed + 0.0005, 1.0), "the Avg Draft acceptance rate")
+        elif throughputs and float(throughputs.group(2)) > 0.005:
+            # no Avg Draft acceptance rate, but both throughputs: vLLM divides the interval's accepted and drafted
+            # tokens by the same elapsed time, so their ratio is the same rate, known within the %.2f printing
+            accepted_tp, drafted_tp = (_number(value, "throughput", where) for value in throughputs.groups())
+            self.abridged_rates[number] = (max(accepted_tp - 0.005, 0.0) / (drafted_tp + 0.005),
+                                           min((accepted_tp + 0.005) / (drafted_tp - 0.005), 1.0),
+                                           "the accepted / drafted throughputs' ratio")
         if rates and not text.rstrip().endswith(","):
             self.whole.add(number)  # it ends with its rates or after them: not cut off
 
@@ -502,6 +528,10 @@ class _VllmLog(_Accumulator):
                   for number in self.lists]
         extra += [f"line {number}: the mean acceptance length quoted as a range over several intervals is not read "
                   f"(not one interval's figure)" for number in self.ranged_means]
+        extra += [f"line {number}: '{field}: {count} tokens' quoted alone, with no quoted rates within four lines of "
+                  f"it: not read" for field, (count, number) in sorted(self.quoted_counts.items())]
+        extra += [f"line {number}: a SpecDecoding line's fields quoted one a line (the mean, 'Accepted: N tokens', "
+                  f"'Drafted: M tokens', the rates) read as that line" for number in self.assembled]
         if self.reworded and trace.drafts is not None:
             extra.append(f"line {self.reworded[0]}: the counts read as written there ('Accepted N / Drafted M', a rewording "
                          f"of vLLM's 'Accepted: %d tokens, Drafted: %d tokens'), checked against its mean and rates")
@@ -570,8 +600,29 @@ class _VllmLog(_Accumulator):
             self.abridged[-1] = (self.abridged[-1][0], self.abridged[-1][1], rates)
         else:
             self.abridged.append((number, mean if mean is not None else 1 + sum(rates), rates))
+            if mean is None:
+                self.unquoted_means.add(number)  # the mean is the rates' sum: not a printed figure to check against
         if not text.rstrip().endswith(","):
             self.whole.add(number)
+        self._assemble_quoted()
+
+    def _assemble_quoted(self):
+        """A SpecDecoding line's fields quoted one a line (a note's reformatting: the mean, ``Accepted: N tokens``,
+        ``Drafted: M tokens``, the rates, each on its own line): once both counts and the rates are in, within four
+        lines of each other, they are read as the one line they were, its counts checked against its mean and rates
+        as a printed line's are."""
+        if set(self.quoted_counts) != {"Accepted", "Drafted"} or not self.abridged or self.abridged[-1][2] is None:
+            return
+        number, mean, rates = self.abridged[-1]
+        if any(abs(at - number) > 4 for _, at in self.quoted_counts.values()) or None in rates:
+            return
+        self.abridged.pop()
+        (accepted, _), (drafted, _) = self.quoted_counts["Accepted"], self.quoted_counts["Drafted"]
+        self.quoted_counts = {}
+        self.assembled.append(number)
+        printed = "" if number in self.unquoted_means else f"Mean acceptance length: {mean:.2f}, "
+        self._v1_line(f"SpecDecoding metrics: {printed}Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
+                      f"Per-position acceptance rate: {', '.join(f'{r:.3f}' for r in rates)}", number, f"line {number}")
 
     def _abridged(self, lookahead) -> Trace:
         """SpecDecoding lines pasted without their Accepted/Drafted counts (an issue or a blog
@@ -590,7 +641,7 @@ class _VllmLog(_Accumulator):
         fitted = None
         if k is None and lookahead is None and self.abridged_rates \
                 and len(self.abridged_rates) == len(self.abridged):  # every line printed its Avg Draft acceptance rate
-            fits = set.intersection(*(set(_k_from_mean_and_rate(mean, self.abridged_rates[number]))
+            fits = set.intersection(*(set(_k_from_mean_and_rate(mean, *self.abridged_rates[number][:2]))
                                       for number, mean, _ in self.abridged))
             fitted = fits.pop() if len(fits) == 1 else None
         k = self.need_lookahead(k or lookahead or fitted, "the line has neither counts nor per-position rates")
@@ -603,7 +654,8 @@ class _VllmLog(_Accumulator):
                  f"the printed mean acceptance length is read, no intervals"
                  + (f"; averaged {len(means)} lines unweighted" if len(means) > 1 else "")]
         if fitted is not None:
-            notes.append(f"lookahead {k} read from the mean acceptance length and the Avg Draft acceptance rate (the only "
+            sources = sorted({label for _, _, label in self.abridged_rates.values()})
+            notes.append(f"lookahead {k} read from the mean acceptance length and {' and '.join(sources)} (the only "
                          f"k with mean - 1 = k x rate, as full-length drafts give; n-gram drafts stop short: give "
                          f"--lookahead K then)")
         rates = self.abridged[-1][2]
