@@ -4,12 +4,14 @@ fix. Random fuzzing (tests/test_fuzz_*.py) rarely sends these: a mean acceptance
 fraction where a flag takes percent, another engine's spelling of a flag, a compressed log, a log longer than a
 buffer, "80%" typed into a field whose unit is a percentage."""
 
+import gzip
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from lab import acceptance, cli, views
+from lab import acceptance, cli, traces, views
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "lab" / "traces" / "samples"
@@ -77,3 +79,67 @@ def test_the_deployment_panel_answers_a_falling_length(curve):
     for raw in ({"curve": curve}, f"?depCurve={curve}"):
         answer = json.loads(views.handle(json.dumps({"kind": "deployment", "input": raw})))
         assert "error" not in answer, answer.get("error")
+
+
+# --- trace files ------------------------------------------------------------------------------------------------
+
+def _vllm_log(copies: int) -> str:
+    return (SAMPLES / "vllm_log.txt").read_text() * copies
+
+
+def test_a_log_longer_than_a_buffer_is_read_whole(capsys, tmp_path):
+    """`deployment --log` read the first 4,000,000 characters and said the last line "looks cut off"; `acceptance
+    --trace` read at most 64 MB. Both read a file as `trace` does now: whole, in pieces."""
+    path = tmp_path / "long.log"
+    path.write_text(_vllm_log(3500))  # about 4.7 million characters
+    assert path.stat().st_size > 4_000_000
+    _, out, _ = _main(capsys, "trace", str(path), "--json")
+    whole = json.loads(out)["drafts"]
+    _, out, err = _main(capsys, "deployment", "--alpha", "80", "--log", str(path), "--json")
+    log = json.loads(out)["log"]
+    assert log["drafts"] == whole == 527 * 3500, (log["drafts"], whole)
+    assert not any("cut off" in note for note in log["notes"]), log["notes"]
+
+
+@pytest.mark.parametrize("flag", ["--log", "--trace"])
+def test_a_utf16_log_is_read_by_every_flag_that_takes_one(capsys, tmp_path, flag):
+    path = tmp_path / "powershell.log"
+    path.write_bytes(_vllm_log(1).encode("utf-16"))
+    argv = ["deployment", "--alpha", "80", "--log", str(path)] if flag == "--log" else \
+        ["acceptance", "--trace", str(path), "--lookahead", "4"]
+    status, out, err = _main(capsys, *argv, "--json")
+    assert status == 0, err
+    document = json.loads(out)
+    if flag == "--log":
+        assert document["log"]["drafts"] == 527, document["log"]
+    else:  # the log's own per-position curve (0.734 first), not a figure read from garbled text
+        assert document["perPosition"][0] == pytest.approx(0.7343, abs=1e-4), document
+
+
+@pytest.mark.parametrize("name, write, words", [
+    ("log.gz", lambda path: path.write_bytes(gzip.compress(_vllm_log(1).encode())), "gzip-compressed"),
+    ("log.zip", lambda path: zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED).writestr("vllm.log", _vllm_log(1)),
+     "zip-compressed"),
+    ("log.bin", lambda path: path.write_bytes(bytes(range(256)) * 8), "binary data, not text"),
+])
+@pytest.mark.parametrize("argv", [["trace"], ["acceptance", "--lookahead", "4", "--trace"],
+                                  ["deployment", "--alpha", "80", "--log"]], ids=lambda argv: argv[0])
+def test_a_compressed_or_binary_file_is_named_as_such(capsys, tmp_path, name, write, words, argv):
+    """Before: "unrecognised format ... first line not read: line 1: '\\x8b\\x08...'", the bytes echoed back."""
+    path = tmp_path / name
+    write(path)
+    status, out, err = _main(capsys, *argv, str(path))
+    assert status == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+def test_the_page_names_a_compressed_file_too():
+    answer = json.loads(views.handle(json.dumps({"kind": "traces", "op": "chunk", "name": "a.log.gz", "index": 0,
+                                                 "count": 1, "text": "\x1f\ufffd\x08\x00\ufffd\ufffdabc"})))
+    assert any("gzip-compressed" in note for note in answer["notes"]), answer["notes"]
+
+
+@pytest.mark.parametrize("text", ["Mean acceptance length: 2.5\n", "# a comment\n\x1f\x8b", "hello\nworld\n"])
+def test_text_is_never_called_compressed_or_binary(text):
+    with pytest.raises(traces.TraceError) as error:
+        traces.parse(text)
+    assert "compressed" not in str(error.value) and "binary" not in str(error.value), error.value
