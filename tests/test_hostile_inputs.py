@@ -81,6 +81,67 @@ def test_the_deployment_panel_answers_a_falling_length(curve):
         assert "error" not in answer, answer.get("error")
 
 
+# --- flags in another subcommand's or engine's spelling -----------------------------------------------------------
+# Before: "unrecognized arguments: --k 5 (see --help)", which does not say what the flag is called here, and for
+# serving "the following arguments are required: --batch" when --batch-size had been given.
+
+@pytest.mark.parametrize("argv, meant", [
+    (["ledger", "--k", "5"], "--lookahead"),
+    (["ledger", "--gamma", "5"], "--lookahead"),
+    (["exact", "--lookahead", "5"], "--gamma"),
+    (["serving", "--batch-size", "8", "--context", "4096"], "--batch"),
+    (["serving", "--tensor-parallel-size", "8"], "--gpus"),
+    (["serving", "--max-model-len", "32768"], "--context"),
+    (["trace", "--num_speculative_tokens", "4", str(SAMPLES / "vllm_log.txt")], "--lookahead"),
+    (["generate", "--max-new-tokens", "8", "--preset", "python"], "--tokens"),
+    (["ledger", "--acceptence", "70"], "--acceptance"),
+    (["policy", "--alpha", "80", "--draft-cost", "10"], "--acceptance"),
+])
+def test_a_flag_spelled_as_elsewhere_names_the_flag_meant(capsys, argv, meant):
+    status, out, err = _main(capsys, *argv)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{argv[1]} is not a flag of this command; did you mean {meant}?" in err
+
+
+def test_an_abbreviation_argparse_reads_is_still_read(capsys):
+    status, out, _ = _main(capsys, "ledger", "--look", "7", "--json")
+    assert status == 0 and json.loads(out)["params"]["lookahead"] == 7
+
+
+# --- a fraction where a flag takes percent, a number a curve replaces ---------------------------------------------
+# Before: `--acceptance 0.8` ran at 0.8 % (the ledger's speedup 0.5x) and `--acceptance 70 --lengths 1:1.8` ran on the
+# curve while the output's params said 70, both without a word. The answer is unchanged; a note on stderr says so.
+
+@pytest.mark.parametrize("argv, note", [
+    (["ledger", "--acceptance", "0.8"], "--acceptance takes a percentage, so 0.8 is 0.8%; for the fraction 0.8 give "
+                                        "--acceptance 80"),
+    ([*SERVING, "--acceptance-curve", "0.8,0.7"], "for the fractions 0.8,0.7 give --acceptance-curve 80,70"),
+    (["translate", "--lookahead", "4", "--alpha", "0.74"], "give --alpha 74"),
+    (["deployment", "--acceptance-rate", "0.3"], "give --acceptance-rate 30"),
+    (["tree", "--rank-probs", "0.6,0.2"], "give --rank-probs 60,20"),
+    (["policy", "--acceptance", "80", "--draft-cost", "10", "--threshold", "0.4"], "give --threshold 40"),
+    ([*SERVING, "--acceptance", "70", "--lengths", "1:1.8"], "--acceptance 70 is set aside: the curve from --lengths "
+                                                             "replaces it"),
+    (["ledger", "--acceptance", "80", "--per-position", "0.9,0.8"], "--acceptance 80 is set aside"),
+    (["policy", "--acceptance", "80", "--burst", "50", "--draft-cost", "10", "--lengths", "1:1.8"],
+     "--burst 50 is set aside"),
+    (["tree", "--rank-probs", "60,20", "--lengths", "1:1.8"], "--rank-probs 60,20 is set aside"),
+])
+def test_a_doubtful_input_runs_with_a_note(capsys, argv, note):
+    status, out, err = _main(capsys, *argv, "--json")
+    assert status == 0, err
+    json.loads(out)  # the answer stays one JSON object on stdout; the note is on stderr
+    assert err.startswith("python -m lab: note: ") and note in err, err
+
+
+@pytest.mark.parametrize("argv", [["ledger", "--acceptance", "80"], ["ledger", "--acceptance", "0"],
+                                  ["ledger", "--acceptance", "1"], ["ledger", "--lengths", "1:1.8"],
+                                  ["translate", "--lookahead", "4", "--alpha", "74"]])
+def test_a_plain_input_gets_no_note(capsys, argv):
+    status, _, err = _main(capsys, *argv)
+    assert status == 0 and err == "", err
+
+
 # --- trace files ------------------------------------------------------------------------------------------------
 
 def _vllm_log(copies: int) -> str:

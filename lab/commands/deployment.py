@@ -113,6 +113,8 @@ CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 
                "--method": "one of draft, eagle, mtp, ngram, suffix (or an engine's name for one: eagle3, "
                            "deepseek_mtp, nextn, ngram_gpu, draft_model, ...)"}
 VALUE_FLAGS.update({**CURVE_FLAGS, "--trace": "a trace file (any format `python -m lab trace` reads), or - for stdin"})
+# Flags whose numbers are percentages (lab.cli.input_notes: 0.74 is 0.74 %, not 74 %)
+PERCENT_FLAGS = ("--alpha", "--acceptance-rate")
 
 
 def add_curve_flags(parser, with_trace: bool = False):

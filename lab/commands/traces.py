@@ -38,6 +38,8 @@ def _value_flags() -> dict[str, str]:
     }
 
 
+# Flags whose numbers are percentages (lab.cli.input_notes: 0.74 is 0.74 %, not 74 %)
+PERCENT_FLAGS = ("--alpha", "--acceptance-rate")
 VALUE_FLAGS = _value_flags()
 
 
