@@ -204,3 +204,35 @@ def test_text_is_never_called_compressed_or_binary(text):
     with pytest.raises(traces.TraceError) as error:
         traces.parse(text)
     assert "compressed" not in str(error.value) and "binary" not in str(error.value), error.value
+
+
+# --- the deployment panel's acceptance figure -----------------------------------------------------------------
+
+@pytest.mark.parametrize("typed, unit, value", [("80%", "alpha", 80), ("74 %", "rate", 74), (" 80 % ", "alpha", 80)])
+def test_a_percent_sign_in_a_percent_unit_is_read(typed, unit, value):
+    """Before: "'80%' is not a number; using 2.8", and 2.8 was then read as alpha 2.8 %."""
+    answer = json.loads(views.handle(json.dumps({"kind": "deployment", "input": {"value": typed, "unit": unit}})))
+    assert answer["params"]["value"] == value and answer["params"]["unit"] == unit
+    assert not any(note.startswith("Your acceptance figure") for note in answer["notes"]), answer["notes"]
+
+
+def test_a_percent_sign_after_a_length_is_still_refused():
+    answer = json.loads(views.handle(json.dumps({"kind": "deployment", "input": {"value": "2.8%", "unit": "length"}})))
+    assert any("'2.8%' is not a number" in note for note in answer["notes"]), answer["notes"]
+
+
+def test_the_figure_s_note_gives_the_range_of_its_unit():
+    """Before: "'2,79' is not a number; using 2.8 (valid: 0 to 100)", the field's range, not a length's."""
+    answer = json.loads(views.handle(json.dumps({"kind": "deployment",
+                                                 "input": {"value": "2,79", "unit": "length", "measuredK": "4"}})))
+    note = next(note for note in answer["notes"] if note.startswith("Your acceptance figure"))
+    assert note.endswith("(valid: 1 to k + 1 = 5)"), note
+
+
+# --- the worker's entry point ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("message", ["not json", "", '{"kind": "ledger"', "{'kind': 'ledger'}"])
+def test_a_request_that_is_not_json_is_said_so(message):
+    """Before: "JSONDecodeError: Expecting value: ...", a Python exception's name on the page."""
+    error = json.loads(views.handle(message))["error"]
+    assert error.startswith("a request is a JSON object with a kind; this one is not JSON") and "Error:" not in error
