@@ -204,6 +204,8 @@ def from_lengths(lengths: dict, method=None, exclude: str | tuple | None = None)
     >>> curve = from_lengths({1: 1.8, 2: 2.44})
     >>> [round(r, 4) for r in curve.rates(2)], curve.measuredAt
     ([0.8, 0.8], 2)
+    >>> from_lengths({1: 1.8, 2: 1.79}).rates(2)  # a length that falls: no gain at k = 2, never a negative rate
+    [0.8, 0.0]
     """
     _check_family(method)
     if not lengths:
@@ -222,7 +224,9 @@ def from_lengths(lengths: dict, method=None, exclude: str | tuple | None = None)
     top = max(clean)
     if sorted(clean) == [1, 2]:
         r1 = clean[1] - 1
-        r2 = min(1.0, (clean[2] - clean[1]) / r1) if r1 > 0 else 0.0
+        # a length at k = 2 below the one at k = 1 (noise on a plateau, or a slip) is no gain from the second draft,
+        # r_2 = 0, as a measured plateau's falls are (_measured_tail); a negative rate is no chance
+        r2 = min(1.0, max(0.0, (clean[2] - clean[1]) / r1)) if r1 > 0 else 0.0
         c_measured = r2 / r1 if r1 > 0 else point[0]
         c = SECOND_WEIGHT * c_measured + (1 - SECOND_WEIGHT) * point[0]
         # past position 2 the curve continues from r_1 c (the weighted drop), not from the noisy r_2

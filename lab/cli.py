@@ -236,6 +236,106 @@ def _is_negative_number(text: str) -> bool:
     return text.startswith("-")
 
 
+# Other spellings of a flag (an engine's own, or another subcommand's): a flag a subcommand does not take is
+# refused naming the one of its group it does take ('--batch-size' -> serving's '--batch', '--gamma' -> ledger's
+# '--lookahead', '--lookahead' -> exact's '--gamma')
+FLAG_SPELLINGS = (
+    ("--lookahead", "--gamma", "--k", "-k", "--num-speculative-tokens", "--speculative-num-draft-tokens",
+     "--num-draft-tokens", "--draft-tokens", "--draft-max", "--max-draft"),
+    ("--batch", "--batch-size", "--bs", "--max-num-seqs", "--concurrency"),
+    ("--context", "--context-length", "--ctx", "--ctx-size", "--max-model-len", "--seq-len"),
+    ("--gpus", "--tp", "--tp-size", "--tensor-parallel-size", "--num-gpus"),
+    ("--acceptance", "--alpha"),
+    ("--target", "--model", "--target-model"),
+    ("--draft", "--draft-model", "--speculative-model"),
+    ("--tokens", "--max-tokens", "--max-new-tokens"),
+)
+
+
+def unknown_flag(argv: list[str], known) -> str | None:
+    """The first option in ``argv`` (before a bare ``--``) that is not one of ``known`` nor a prefix argparse
+    takes for exactly one of them, with the flag meant when one is plain: one of its other spellings
+    (:data:`FLAG_SPELLINGS`, underscores read as hyphens) or a near miss; None when every option is known.
+
+    >>> unknown_flag(["--batch-size", "8"], {"--batch", "--context"})
+    '--batch-size is not a flag of this command; did you mean --batch?'
+    >>> unknown_flag(["--lookahead=5"], {"--gamma", "--seed"}), unknown_flag(["--look", "5"], {"--lookahead"})
+    ('--lookahead is not a flag of this command; did you mean --gamma?', None)
+    """
+    import difflib
+
+    for token in argv:
+        if token == "--":
+            return None
+        name = token.partition("=")[0]
+        if not name.startswith("-") or name == "-" or _is_negative_number(name) or name in known:
+            continue
+        if name.startswith("--") and sum(flag.startswith(name) for flag in known) == 1:
+            continue  # an abbreviation argparse reads (--look for --lookahead)
+        spelled = name.replace("_", "-").lower()
+        meant = next((flag for group in FLAG_SPELLINGS if spelled in group for flag in group if flag in known), None)
+        meant = meant or next(iter(difflib.get_close_matches(spelled, sorted(known), n=1, cutoff=0.75)), None)
+        return f"{name} is not a flag of this command" + (f"; did you mean {meant}?" if meant else "")
+    return None
+
+
+def _flag_of_no_command(parser, argv: list[str]) -> str | None:
+    """:func:`unknown_flag` for the subcommand ``argv`` names, against the flags its parser takes (None for no
+    subcommand, which argparse refuses itself)."""
+    index = next((i for i, token in enumerate(argv) if not token.startswith("-")), None)
+    for action in parser._actions:  # argparse keeps its subcommands' parsers on the subparsers action
+        if isinstance(action, argparse._SubParsersAction) and index is not None and argv[index] in action.choices:
+            command = action.choices[argv[index]]
+            unknown = unknown_flag(argv[index + 1:], {flag for a in command._actions for flag in a.option_strings})
+            return f"{command.prog}: {unknown} (see --help)" if unknown else None
+    return None
+
+
+def input_notes(argv: list[str], module) -> list[str]:
+    """Notes on a command line that ran but may not say what its writer meant, one line each: a flag of the
+    commands module's ``PERCENT_FLAGS`` given only numbers between 0 and 1 (``--acceptance 0.8`` is 0.8 %, not
+    80 %), and a flag of its ``CURVE_REPLACES`` given with a curve, which replaces it.
+
+    >>> class Ledger:
+    ...     PERCENT_FLAGS, CURVE_REPLACES = ("--acceptance",), ("--acceptance",)
+    >>> input_notes(["ledger", "--acceptance=0.8"], Ledger)
+    ['--acceptance takes a percentage, so 0.8 is 0.8%; for the fraction 0.8 give --acceptance 80']
+    >>> input_notes(["ledger", "--acceptance=80", "--lengths=1:1.8"], Ledger)
+    ['--acceptance 80 is set aside: the curve from --lengths replaces it']
+    """
+    given = {}
+    for index, token in enumerate(argv):
+        name, equals, value = token.partition("=")
+        if name.startswith("--"):  # given twice, the last counts, as argparse reads it
+            given[name] = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+    notes = []
+    for flag in getattr(module, "PERCENT_FLAGS", ()):
+        numbers = [_as_fraction(part) for part in given.get(flag, "").split(",")]
+        if flag in given and all(number is not None and 0 < number < 1 for number in numbers):
+            text = quote(given[flag].replace(" ", ""))
+            scaled = quote(",".join(f"{round(100 * number, 6):g}" for number in numbers))
+            read = f"is {text}%" if len(numbers) == 1 else "are " + quote(", ".join(f"{n:g}%" for n in numbers))
+            notes.append(f"{flag} takes {'a percentage' if len(numbers) == 1 else 'percentages'}, so {text} {read}; "
+                         f"for the fraction{'s' if len(numbers) > 1 else ''} {text} give {flag} {scaled}")
+    curve = next((flag for flag in ("--lengths", "--per-position", "--vllm-per-position", "--acceptance-curve")
+                  if flag in given), None)
+    for flag in getattr(module, "CURVE_REPLACES", ()) if curve else ():
+        if flag in given:
+            notes.append(f"{flag} {quote(given[flag])} is set aside: the curve from {curve} replaces it")
+    return notes
+
+
+def _as_fraction(text: str):
+    """A number written in ASCII (as every flag reads one), else None."""
+    text = text.strip()
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def shorten(message: str, argv) -> str:
     """``message`` with every command-line value longer than :data:`QUOTE_LIMIT` characters that it
     repeats cut to that many (:func:`lab.urlstate.quote`), whoever wrote the message (argparse too).
@@ -281,7 +381,11 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = _build_parser()
-        args = parser.parse_args(_attach_values(argv, _value_flags(parser, argv)))
+        joined = _attach_values(argv, _value_flags(parser, argv))
+        unknown = _flag_of_no_command(parser, joined)
+        if unknown:  # before argparse, whose "required: --batch" would hide that --batch-size is the slip
+            raise UsageError(unknown)
+        args = parser.parse_args(joined)
         if args.command == "audit":
             document, text, status = _audit_command(args)
         else:
@@ -302,4 +406,7 @@ def main(argv=None) -> int:
             sys.stdout = None
         _say(f"python -m lab: {failure}")
         return 1
+    widget = parser.widget_of.get(args.command)
+    for note in input_notes(joined, instruments.part("commands", widget)) if widget else ():
+        _say(shorten(f"python -m lab: note: {note}", argv))
     return status

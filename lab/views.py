@@ -201,7 +201,10 @@ def handle(message: str) -> str:
     import json
 
     try:
-        request = json.loads(message)
+        try:
+            request = json.loads(message)
+        except (TypeError, ValueError) as error:  # not JSON at all (a truncated message): said in the request's words
+            return json.dumps({"error": f"a request is a JSON object with a kind; this one is not JSON ({error})"})
         if not isinstance(request, dict):
             return json.dumps({"error": "a request is a JSON object with a kind"})
         view = _respond(request)

@@ -323,7 +323,8 @@ def test_a_widget_sent_the_panels_curve_does_not_say_it_is_not_the_panels(kind):
 
 
 @pytest.mark.parametrize("raw, named, valid", [
-    ({"value": "abc"}, "Your acceptance figure", "valid: 0 to 100"),
+    ({"value": "abc"}, "Your acceptance figure", "valid: 1 to k + 1 = 5"),  # the unit's range (a length at k = 4)
+    ({"value": "abc", "unit": "rate"}, "Your acceptance figure", "valid: 0 to 100"),
     ({"value": "7", "unit": "length", "measuredK": "4"}, "Your acceptance figure", "1 to k + 1 = 5"),
     ({"value": "-3", "unit": "rate"}, "Your acceptance figure", "less than the smallest, 0; using 0"),
     ({"unit": "furlongs"}, "Its unit", "\u201cmean acceptance length\u201d"),

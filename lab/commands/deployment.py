@@ -113,6 +113,8 @@ CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 
                "--method": "one of draft, eagle, mtp, ngram, suffix (or an engine's name for one: eagle3, "
                            "deepseek_mtp, nextn, ngram_gpu, draft_model, ...)"}
 VALUE_FLAGS.update({**CURVE_FLAGS, "--trace": "a trace file (any format `python -m lab trace` reads), or - for stdin"})
+# Flags whose numbers are percentages (lab.cli.input_notes: 0.74 is 0.74 %, not 74 %)
+PERCENT_FLAGS = ("--alpha", "--acceptance-rate")
 
 
 def add_curve_flags(parser, with_trace: bool = False):
@@ -199,22 +201,9 @@ def received_from_args(args, default_method: str | None = None):
 
 def _trace_curve(path: str, method):
     from .. import acceptance, traces
-    from ..cli import UsageError
+    from .traces import read_analysis
 
-    try:
-        if path == "-":
-            import sys
-
-            text = sys.stdin.read() if sys.stdin is not None else ""
-        else:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(traces.MAX_JSON_CHARS + 1)
-    except OSError as error:
-        raise UsageError(f"--trace: cannot read {path[:48]!r}: {error.strerror or error}") from None
-    try:
-        analysis = traces.analyse(traces.parse(text))
-    except traces.TraceError as error:
-        raise UsageError(f"--trace: {str(error)[:200]}") from None
+    analysis = read_analysis(path, "--trace")  # the whole file, as `trace` reads it
     method = method or analysis["method"]  # --method, else the drafter the log's configuration lines name
     if analysis["conditional"] is not None:
         return acceptance.from_conditional(traces.measured_curve(analysis), method)
@@ -469,19 +458,10 @@ def _production_lines(extra: dict, dollars: float, tpot_target: float) -> list[s
 
 
 def _log(path):
-    """The trace reader's analysis of the log at ``path`` (lab.traces), or None without one."""
-    from ..cli import UsageError
-
+    """The trace reader's analysis of the log at ``path`` (lab.traces), read whole as ``trace`` reads it, or None
+    without one."""
     if path is None:
         return None
-    from .. import traces
+    from .traces import read_analysis
 
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(4_000_000)
-    except OSError as error:
-        raise UsageError(f"--log: cannot read {path!r} ({error.strerror or error})") from None
-    try:
-        return traces.analyse(traces.parse(text))
-    except ValueError as error:
-        raise UsageError(f"--log: {error}") from None
+    return read_analysis(path, "--log")

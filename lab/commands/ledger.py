@@ -22,6 +22,10 @@ MAX_LOOKAHEAD_LIMIT = 64
 # that '--flag -1' reaches the range check and a flag with no value is named).
 from .deployment import CURVE_FLAGS  # noqa: E402
 
+# Flags whose numbers are percentages, and flags a curve replaces: lab.cli notes a fraction given to the first
+# (0.8 is 0.8 %) and the second given beside a curve (set aside)
+PERCENT_FLAGS = ("--acceptance",)
+CURVE_REPLACES = ("--acceptance",)
 VALUE_FLAGS = {
     **CURVE_FLAGS,
     **{flag_name(s.name): describe_range(s) for s in LEDGER_SLIDERS},

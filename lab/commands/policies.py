@@ -38,6 +38,10 @@ VALUE_FLAGS = {flag: _range(low, high, integer) for flag, (_, low, high, integer
 from .deployment import CURVE_FLAGS  # noqa: E402
 
 VALUE_FLAGS.update(CURVE_FLAGS)
+# Flags whose numbers are percentages (Hugging Face writes its threshold 0.4; here it is 40), and flags a curve
+# replaces (lab.cli.input_notes)
+PERCENT_FLAGS = ("--threshold",)
+CURVE_REPLACES = ("--acceptance", "--burst")
 REPORTED = ("speedup", "tokensPerCall", "meanLookahead", "wastedPerToken")
 
 

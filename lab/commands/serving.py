@@ -45,6 +45,10 @@ def _value_flags() -> dict[str, str]:
             "--acceptance-curve": "1 to 64 comma-separated numbers from 0 to 100"}
 
 
+# Flags whose numbers are percentages, and flags a curve replaces (lab.cli.input_notes)
+PERCENT_FLAGS = ("--acceptance", "--acceptance-curve")
+CURVE_REPLACES = ("--acceptance",)
+
 # Every flag that takes a value, with what it accepts (lab.cli names a flag left without one).
 VALUE_FLAGS = _value_flags()
 VALUE_FLAGS.update(_deployment_command.CURVE_FLAGS)  # an acceptance curve (lab.acceptance), as `deployment` takes it

@@ -38,6 +38,8 @@ def _value_flags() -> dict[str, str]:
     }
 
 
+# Flags whose numbers are percentages (lab.cli.input_notes: 0.74 is 0.74 %, not 74 %)
+PERCENT_FLAGS = ("--alpha", "--acceptance-rate")
 VALUE_FLAGS = _value_flags()
 
 
@@ -109,13 +111,32 @@ def _decoder(head: bytes):
     return codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
 
 
-def _read(path: str, parser):
+def read_analysis(path: str, what: str) -> dict:
+    """The trace reader's analysis of the file at ``path`` (``-``: standard input), read whole as ``trace`` reads
+    it (in pieces, UTF-16 or UTF-8, any size), for the flags of other subcommands that take a trace (``--log``,
+    ``--trace``); a file that cannot be read or parsed is one line starting with ``what``.
+
+    >>> read_analysis("lab/traces/samples/vllm_log.txt", "--log")["drafts"]
+    527
+    """
+    from ..cli import UsageError
+    from ..traces import TraceError, TraceParser, analyse
+
+    try:
+        parser = TraceParser("auto", None, None)
+        _read(path, parser, what)
+        return analyse(parser.finish())
+    except TraceError as error:
+        raise UsageError(f"{what}: {error}") from None
+
+
+def _read(path: str, parser, what: str = "trace"):
     from ..cli import UsageError
     from ..traces import TraceError
 
     if path == "-":
         if sys.stdin is None or getattr(sys.stdin, "closed", False):
-            raise UsageError("trace: standard input is closed; give a FILE, or pipe the trace in: "
+            raise UsageError(f"{what}: standard input is closed; give a FILE, or pipe the trace in: "
                              "python -m lab trace < FILE")
         stream, close = getattr(sys.stdin, "buffer", None), False
         if stream is None:  # a text-only stdin (tests): read text
@@ -125,13 +146,13 @@ def _read(path: str, parser):
             except (OSError, ValueError) as error:  # closed under us ('read of closed file')
                 if isinstance(error, TraceError):
                     raise
-                raise UsageError(f"trace: cannot read standard input: {error}") from None
+                raise UsageError(f"{what}: cannot read standard input: {error}") from None
             return
     else:
         try:
             stream, close = open(path, "rb"), True
         except OSError as error:
-            raise UsageError(f"trace: cannot read {path}: {error.strerror or error}") from None
+            raise UsageError(f"{what}: cannot read {path}: {error.strerror or error}") from None
     try:
         decoder = None
         while True:
@@ -146,7 +167,7 @@ def _read(path: str, parser):
         if isinstance(error, TraceError):
             raise
         where = "standard input" if path == "-" else path
-        raise UsageError(f"trace: cannot read {where}: {error}") from None
+        raise UsageError(f"{what}: cannot read {where}: {error}") from None
     finally:
         if close:
             stream.close()

@@ -43,6 +43,9 @@ from ..urlstate import TREE_SLIDERS, describe_range  # noqa: E402
 # The trees widget's sliders the curve mode takes (their ranges and defaults); --drafts keeps its own range.
 CURVE_SLIDERS = {s.name: s for s in TREE_SLIDERS if s.name in ("top1", "decay", "drafts")}
 VALUE_FLAGS.update({**CURVE_FLAGS, **{flag_name(name): describe_range(CURVE_SLIDERS[name]) for name in ("top1", "decay")}})
+# Flags whose numbers are percentages, and flags a curve replaces (lab.cli.input_notes)
+PERCENT_FLAGS = ("--rank-probs",)
+CURVE_REPLACES = ("--rank-probs",)
 
 
 def add_parser(commands):

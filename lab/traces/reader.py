@@ -23,6 +23,33 @@ def _engine(fmt: str) -> str:
     return ENGINE_OF.get(fmt) or fmt
 
 
+# The first bytes of a compressed file, as read (a byte that is no UTF-8 text decodes to U+FFFD), and how to
+# undo each: a reader who gives the engine's rotated, compressed log gets told that, not "unrecognised format"
+COMPRESSED = (("\x1f\x8b", "gzip", "gunzip"), ("\x1f\ufffd\x08", "gzip", "gunzip"), ("PK\x03\x04", "zip", "unzip"),
+              ("(\xb5/\xfd", "zstd", "zstd -d"), ("(\ufffd/\ufffd", "zstd", "zstd -d"), ("\xfd7zXZ", "xz", "xz -d"),
+              ("\ufffd7zXZ", "xz", "xz -d"))
+
+
+def not_text(line: str) -> str | None:
+    r"""Why a first line that no format reads is not text at all, or None: a compressed file (by its magic
+    bytes, :data:`COMPRESSED`) or binary data (a tenth or more of the line bytes that are no UTF-8 text, or
+    control characters).
+
+    >>> not_text("\x1f\ufffd\x08\x08\ufffd")
+    'the input is gzip-compressed, not text: decompress it first (gunzip) and give the text it holds'
+    >>> not_text("q\ufffd}\ufffd\x11S\ufffd\x0c\x15\ufffdH\ufffd"), not_text("Mean acceptance length: 2.5")
+    ("the input is binary data, not text: give the engine's own text output (a log, /metrics or bench output)", None)
+    """
+    start = line.lstrip("\ufeff")
+    for magic, name, undo in COMPRESSED:
+        if start.startswith(magic):
+            return f"the input is {name}-compressed, not text: decompress it first ({undo}) and give the text it holds"
+    odd = sum(1 for ch in start if ch == "\ufffd" or (ch < " " and ch not in "\t\r\n"))
+    if odd >= 4 and odd * 10 >= len(start):
+        return "the input is binary data, not text: give the engine's own text output (a log, /metrics or bench output)"
+    return None
+
+
 def detect_line(line: str) -> str | None:
     """The format one line belongs to, or None. Bare integers are ``cycles`` (only as the
     first readable line, see :class:`TraceParser`).
@@ -237,6 +264,8 @@ class TraceParser:
             if self.first_unread is None:
                 raise TraceError("the trace is empty")
             number, line = self.first_unread
+            if number == 1 and not_text(line):
+                raise TraceError(not_text(line))
             raise TraceError(f"unrecognised format (no line of vLLM, SGLang, llama.cpp or TensorRT-LLM output, and "
                              f"not a cycles file); first line not read: line {number}: {shortened(line)!r}")
 

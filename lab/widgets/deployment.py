@@ -128,10 +128,34 @@ def pasted_log(text) -> tuple[dict | None, str | None]:
             f"\u201cBring your own trace\u201d below reads the whole log{curve}")
 
 
+def percent_sign_dropped(raw):
+    """The form values with a percent sign after the acceptance figure dropped when its unit is a percentage
+    (the unit's menu says "%", so "80%" or "80 %" is the 80 the field takes); anything else as it came.
+
+    >>> percent_sign_dropped({"value": "80%", "unit": "alpha"}), percent_sign_dropped({"value": "2.8%", "unit": "length"})
+    ({'value': '80', 'unit': 'alpha'}, {'value': '2.8%', 'unit': 'length'})
+    >>> percent_sign_dropped({"value": "rate: 29.9%", "unit": "rate"})
+    {'value': 'rate: 29.9%', 'unit': 'rate'}
+    """
+    text = raw.get("value") if isinstance(raw, dict) else None
+    if not isinstance(text, str) or not text.strip().endswith("%") or len(text) > 64:
+        return raw
+    number = text.strip()[:-1].strip()
+    unit = raw.get("unit", DEFAULT_UNIT)
+    try:  # one number before the sign, nothing else (a pasted log that ends in "29.9%" is read as a log)
+        float(number if number.isascii() and "_" not in number else "nan")
+    except ValueError:
+        return raw
+    if unit not in deployment.UNITS or not deployment.UNITS[unit].endswith("%"):
+        return raw
+    return {**raw, "value": number}
+
+
 def _params(raw) -> tuple[dict, list[str], int]:
     """Control values, notes and the figure width; the acceptance figure checked against its unit
     (a value outside the unit's range is clamped into it, with a note naming both)."""
     raw, width = split_width(raw)
+    raw = percent_sign_dropped(raw)
     pasted, pasted_note = pasted_log(raw.get("value")) if isinstance(raw, dict) else (None, None)
     if pasted_note and not pasted:  # not read: the field keeps its default, and the note says where to paste
         raw = {**raw, "value": str(DEFAULT_VALUE)}
@@ -143,6 +167,11 @@ def _params(raw) -> tuple[dict, list[str], int]:
     notes += [refused] if refused else []  # suffix decoding on an engine without it: priced on one that runs it
     unit, k_m = params["unit"], params["measuredK"]
     low, high = deployment.unit_ranges(k_m)[unit]
+    # the field's own note on text that is no number gives the field's range, 0 to 100; the unit's is the one
+    # that holds (a mean acceptance length at k = 4 is 1 to 5)
+    field_range = f"(valid: {to_js_string(SLIDERS[0].minimum)} to {to_js_string(SLIDERS[0].maximum)})"
+    unit_range = f"(valid: {low} to k + 1 = {high})" if unit == "length" else f"(valid: {low} to {high})"
+    notes = [n.replace(field_range, unit_range) if n.startswith(SLIDERS[0].label + ":") else n for n in notes]
     if not low <= params["value"] <= high:
         clamped = min(max(params["value"], low), high)
         name = deployment.UNITS[unit]

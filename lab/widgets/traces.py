@@ -9,7 +9,7 @@ fed to a streaming :class:`lab.traces.TraceParser`, so only the running counts a
 import json
 
 from .. import acceptance, traces
-from ..figures import svg, text_width, escape, fit_width, line_path, split_width
+from ..figures import svg, text_width, escape, fit_width, line_path, plural, split_width
 from ..jsformat import to_fixed, to_js_string
 from ..acceptance import FAMILY_MARK, best_lookahead_from_curve, rates_token, token_method
 from ..ledger import LedgerSettings, ledger, ledger_from_curve
@@ -603,7 +603,7 @@ def chunk(request: dict) -> dict:
     except BaseException:  # a bug: the half-read file is dropped, and lab.views.handle reports the error
         _UPLOADS.pop(name, None)
         raise
-    notes.append(f"The file {traces.shortened(name)} was read in this page ({count} slices) and was sent nowhere; it cannot be put in a link. "
+    notes.append(f"The file {traces.shortened(name)} was read in this page ({plural(count, 'slice')}) and was sent nowhere; it cannot be put in a link. "
                  f"To read it with another format or lookahead, change those first and choose it again.")
     size = parser.bytes
     source = f"Your file {traces.shortened(name)} ({to_fixed(size / 1e6, 1)} million characters)"
