@@ -5,6 +5,7 @@ found planted mistakes that no check caught. They ride in the deployment family 
 """
 
 import json
+import math
 import re
 
 from .. import acceptance, deployment, ledger, production, serving
@@ -196,6 +197,54 @@ def curve_continues_by_its_rule(out):
             if abs(survival - a) > 1e-12:
                 out.fail(f"printed rates {printed}: the first {i} drafts survive with {survival:.4f}, printed {a}")
                 return
+    failure = _measured_shape_difference() or _pooled_point_difference()
+    if failure:
+        out.fail(failure)
+
+
+def _measured_shape_difference() -> str | None:
+    """Three or more measured conditional rates fix the shape that continues them (lab.acceptance._tail_shape's
+    rule, written out): c = r_2 / r_1 from the first two, and d such that the shape's rates r_1, r_1 c, r_1 c d, ...
+    meet the measured mean acceptance length at the last measured position m; or None."""
+    for rates, family in (([0.6, 0.8, 0.9], "ngram"), ([0.9, 0.7, 0.6, 0.5], "draft"), ([0.85, 0.8, 0.7], None)):
+        curve = acceptance.from_conditional(rates, family)
+        c, d = curve.shape
+        m = len(rates)
+        measured = 1 + sum(math.prod(rates[:i]) for i in range(1, m + 1))
+        shaped = acceptance.mean_acceptance_length(acceptance.shaped_rates(rates[0], (c, d), m), m)
+        if abs(c - rates[1] / rates[0]) > 1e-12 or abs(shaped - measured) > 1e-9:
+            return (f"{rates}: the shape ({c:.4f}, {d:.4f}) gives L({m}) = {shaped:.6f}; the rule's drop is "
+                    f"{rates[1] / rates[0]:.4f} and the measured length {measured:.6f}")
+    return None
+
+
+def _pooled_point_difference() -> str | None:
+    """The whole library's prior point (lab.acceptance.prior with no family and no r_1: the two-figure mode, the
+    whole library) is the weighted median of its curves' (c, d), one vote per drafter: each curve weighs 1 / the
+    number of library curves of its drafter (lab.acceptance_curves.drafter_of), the median where the running weight
+    in order first passes half (the mean of two values where it lands on half); or None."""
+    from ..acceptance_curves import drafter_of
+
+    point, spread, _ = acceptance.prior(None, figures=2)
+    names = list(acceptance.CURVES)
+    drafters = [drafter_of(name) for name in names]
+    weights = [1.0 / drafters.count(drafter) for drafter in drafters]
+    if len(set(weights)) == 1:
+        return "every library curve has its own drafter, so one vote per drafter tests nothing"
+    for axis in (0, 1):
+        pairs = sorted(zip((shape[axis] for shape in spread), weights))
+        half, running, want = sum(weights) / 2, 0.0, pairs[-1][0]
+        for index, (value, weight) in enumerate(pairs):
+            running += weight
+            if abs(running - half) <= 1e-12 * max(1.0, half) and index + 1 < len(pairs):
+                want = (value + pairs[index + 1][0]) / 2
+                break
+            if running > half:
+                want = value
+                break
+        if abs(point[axis] - want) > 1e-12:
+            return f"the whole library's {'cd'[axis]} is {point[axis]:.4f}, the drafter-weighted median {want:.4f}"
+    return None
 
 
 def copy_ceiling_only_for_copying(out):
