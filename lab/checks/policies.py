@@ -161,6 +161,13 @@ def oracle_matches_closed_form(out):
             want = 1 / (1 - alpha + alpha * c)
             if not _close(got, want, 1e-12):
                 out.fail(f"alpha={alpha} c={c}: oracle {got!r}, closed form {want!r}")
+            # the same i.i.d. acceptance received as a measured curve of 1 to 3 equal rates (the oracle's tail past a
+            # curve is geometric in its last rate): the same closed form
+            for length in (1, 3):
+                if alpha < 1 and not _close(policies.oracle_policy(policies.depth_curve([alpha] * length),
+                                                                   policies.Costs(c))["speedup"], want, 1e-12):
+                    out.fail(f"alpha={alpha} c={c} as a curve of {length} rates: the oracle is not {want!r}")
+                    return
 
 
 def threshold_extremes_are_static(out):
