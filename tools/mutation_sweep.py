@@ -714,7 +714,9 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the theoretical speedup given the draft cost in percent, not as a fraction"),
     M("exact-tokens-per-call-overshoot", "exact.py", '"tokensPerTargetCall": n / trace.targetCalls,',
       '"tokensPerTargetCall": len(trace.tokens) / trace.targetCalls,',
-      "tokens per target call counts the last call's tokens past the length asked"),
+      "tokens per target call counts the run's written tokens, not the length asked",
+      benign="equivalent: the run writes exactly the length asked (lab.sampler.generate_trace drafts k = min(lookahead, "
+             "remaining - 1), so no call commits past it): len(trace.tokens) is n"),
     M("sampler-ratio-inverted", "sampler.py", "return min(ONE, p_x / q_x)", "return min(ONE, q_x / p_x)",
       "the acceptance rule's ratio written q / p"),
     # lab/trees.py, lab/trees_depth.py
@@ -736,7 +738,10 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("oracle-curve-tail-extra", "policies.py", "expected += survive * last / (1 - last)",
       "expected += survive / (1 - last)", "the oracle's tail past the curve counts one survivor too many"),
     M("depth-curve-rate-first", "policies.py", "(sum(curve) / len(curve),), ((),), depth_rates=curve,",
-      "(curve[0],), ((),), depth_rates=curve,", "a depth curve's one rate is its first, not its mean"),
+      "(curve[0],), ((),), depth_rates=curve,", "a depth curve's one rate is its first, not its mean",
+      benign="equivalent: a depth curve's Process.rates is never read (alpha, max_alpha, tail_alpha, the oracle and the "
+             "simulation read depth_rates; the widget's mean-rate sentence is the toy model's and the good/bad one the "
+             "bursty model's)"),
     M("bursty-good-bad-swapped", "policies.py", "return alpha + contrast * (1 - alpha), alpha * (1 - contrast)",
       "return alpha * (1 - contrast), alpha + contrast * (1 - alpha)", "the good and bad stretches' rates swapped"),
     # lab/realtext*.py
