@@ -754,6 +754,26 @@ MUTATIONS: tuple[Mutation, ...] = (
       "for start in range(1, length - n):", "prompt lookup never matches at the text's first token"),
     M("bonus-from-last-draft-row", "realtext_rule.py", "committed.append(sample(p_rows[len(drafts)], rng))",
       "committed.append(sample(p_rows[len(drafts) - 1], rng))", "the bonus token drawn from the last draft's row, not the row after it"),
+    M("buggy-output-from-p", "sampler.py", "return tuple(k + rejected * q_x for k, q_x in zip(kept, _probs(q)))",
+      "return tuple(k + rejected * q_x for k, q_x in zip(kept, _probs(p)))",
+      "the plausible bug's computed law redraws from p, not q (the exact lab's wrongTv and its ticks)"),
+    M("rates-token-three-decimals", "acceptance_text.py", 'return "custom:" + ",".join(to_fixed(r, 4) for r in rates)',
+      'return "custom:" + ",".join(to_fixed(r, 3) for r in rates)', "the trace reader's curve token rounded to 3 decimals"),
+    M("nearest-half-takes-one-more", "acceptance_prior.py", "if total >= sum(weights) / 2 - 1e-12)]",
+      "if total > sum(weights) / 2)]", "nearest_by takes one curve more when the nearest reach exactly half the votes"),
+    M("depth-aware-levels-short", "trees_depth.py", "probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, max(1, max_depth - 1))",
+      "probs = trees.depth_rank_probabilities(rates, decay / 100, drafts, max(1, max_depth - 2))",
+      "the depth-aware tree gets one level of the curve fewer than its depth allows"),
+    M("sim-stderr-population", "policies_simulation.py", "/ (len(ratios) - 1)) if len(ratios) > 1 else math.inf",
+      "/ len(ratios)) if len(ratios) > 1 else math.inf", "the simulation's batch-means error divides by n, not n - 1",
+      benign="equivalent for a reader: no widget or CLI shows the simulation's standard error; only the check "
+             "exact-agrees-with-simulation reads it, as its tolerance (about 2.5% narrower here, and still met)"),
+    M("strip-heuristic-plus-one", "policies_simulation.py", "        k = k + 2 if full else max(1, k - 1)\n",
+      "        k = k + 1 if full else max(1, k - 1)\n", "the heuristic's strip grows k by 1 after a full block, not 2"),
+    M("sim-oracle-tokens-no-bonus", "policies_simulation.py", "        return j + 1, j, False\n",
+      "        return j, j, False\n", "the simulated oracle's cycle commits its survivors without the verifier's token"),
+    M("independence-df-all-positions", "traces/analysis.py", "df = max(0, used - 1)", "df = max(0, used)",
+      "the independence test's degrees of freedom count every position (one rate is fitted, so one fewer)"),
 )
 
 
