@@ -219,31 +219,46 @@ def _measured_shape_difference() -> str | None:
 
 
 def _pooled_point_difference() -> str | None:
-    """The whole library's prior point (lab.acceptance.prior with no family and no r_1: the two-figure mode, the
-    whole library) is the weighted median of its curves' (c, d), one vote per drafter: each curve weighs 1 / the
-    number of library curves of its drafter (lab.acceptance_curves.drafter_of), the median where the running weight
-    in order first passes half (the mean of two values where it lands on half); or None."""
+    """The prior's point (lab.acceptance.prior) by its rule, written out, or None: one vote per drafter (each curve
+    weighs 1 / the number of its group's curves of its drafter, lab.acceptance_curves.drafter_of); given the reader's
+    r_1, the curves whose own first rate L(1) - 1 lies nearest it (ties by name), in order, until their votes reach
+    half the group's (a hair of rounding allowed); the point is the weighted median of their (c, d), where the
+    running weight in order first passes half (the mean of two values where it lands on half). Cases: the whole
+    library (no family, no r_1), and two readers whose nearest curves reach exactly half the votes (EAGLE from one
+    figure at r_1 = 0.76, its family's curves; no family from two figures at r_1 = 0.77, the whole library's)."""
     from ..acceptance_curves import drafter_of
 
-    point, spread, _ = acceptance.prior(None, figures=2)
-    names = list(acceptance.CURVES)
-    drafters = [drafter_of(name) for name in names]
-    weights = [1.0 / drafters.count(drafter) for drafter in drafters]
-    if len(set(weights)) == 1:
-        return "every library curve has its own drafter, so one vote per drafter tests nothing"
-    for axis in (0, 1):
-        pairs = sorted(zip((shape[axis] for shape in spread), weights))
-        half, running, want = sum(weights) / 2, 0.0, pairs[-1][0]
-        for index, (value, weight) in enumerate(pairs):
-            running += weight
-            if abs(running - half) <= 1e-12 * max(1.0, half) and index + 1 < len(pairs):
-                want = (value + pairs[index + 1][0]) / 2
-                break
-            if running > half:
-                want = value
-                break
-        if abs(point[axis] - want) > 1e-12:
-            return f"the whole library's {'cd'[axis]} is {point[axis]:.4f}, the drafter-weighted median {want:.4f}"
+    for family, r1, figures in ((None, None, 2), ("eagle", 0.76, 1), (None, 0.77, 2)):
+        point, spread, _ = acceptance.prior(family, None, r1, figures=figures)
+        group = [name for name in acceptance.CURVES if family is None or acceptance.CURVES[name][0] == family]
+        drafters = [drafter_of(name) for name in group]
+        weights = [1.0 / drafters.count(drafter) for drafter in drafters]
+        if len(set(weights)) == 1:
+            return f"{family}: every curve has its own drafter, so one vote per drafter tests nothing"
+        shapes = dict(zip(group, spread))
+        chosen = list(range(len(group)))
+        if r1 is not None:
+            order = sorted(chosen, key=lambda i: (abs(acceptance.library_lengths(group[i])[0] - 1 - r1), group[i]))
+            running, chosen = 0.0, []
+            for i in order:
+                chosen.append(i)
+                running += weights[i]
+                if running >= sum(weights) / 2 - 1e-12:
+                    break
+        for axis in (0, 1):
+            pairs = sorted((shapes[group[i]][axis], weights[i]) for i in chosen)
+            half, running, want = sum(w for _, w in pairs) / 2, 0.0, pairs[-1][0]
+            for index, (value, weight) in enumerate(pairs):
+                running += weight
+                if abs(running - half) <= 1e-12 * max(1.0, half) and index + 1 < len(pairs):
+                    want = (value + pairs[index + 1][0]) / 2
+                    break
+                if running > half:
+                    want = value
+                    break
+            if abs(point[axis] - want) > 1e-12:
+                return (f"{family or 'the whole library'} at r_1 = {r1}: the prior's {'cd'[axis]} is "
+                        f"{point[axis]:.4f}, the rule's drafter-weighted median {want:.4f}")
     return None
 
 

@@ -201,7 +201,8 @@ def exact_readouts_match_model(out):
 
 
 def _exact_rules_difference(where, params: dict, result: dict) -> str | None:
-    """The exact lab's run figures by their rules, written out (docs/CONTRACT.md section 2), or None: the mean alpha
+    """The exact lab's figures by their rules, written out (docs/CONTRACT.md section 2), or None: the bug's distance
+    from p (wrongTv) is its law's, min(p, q) + (1 - alpha) q on the reference pair; the mean alpha
     is the plain mean of the per-position alphas over positions 0..length-1 (lab.sampler.position_alpha), tokens per
     target call the length asked over the calls (not the tokens the last call wrote past it), and the run's speedup
     length / (target calls + draft calls x draftCost / 100)."""
@@ -210,6 +211,14 @@ def _exact_rules_difference(where, params: dict, result: dict) -> str | None:
     from .. import sampler
 
     n, t = params["length"], result["trace"]
+    # the plausible bug's law on the reference pair: what survives, min(p, q), plus a fresh draw from the DRAFT q after
+    # each rejection (1 - alpha, alpha = sum min(p, q)); its distance from p is the wrongTv the lab shows
+    p, q = (row.probs for row in sampler.reference_pair(params["certainty"], params["match"]))
+    alpha = sum((min(a, b) for a, b in zip(p, q)), Fraction(0))
+    buggy = [min(a, b) + (1 - alpha) * b for a, b in zip(p, q)]
+    wrong_tv = sum((abs(a - b) for a, b in zip(p, buggy)), Fraction(0)) / 2
+    if abs(result["contract"]["wrongTv"] - float(wrong_tv)) > 1e-12:
+        return f"{where}: wrongTv is {result['contract']['wrongTv']}, the bug's law min(p, q) + (1 - alpha) q gives {float(wrong_tv)}"
     mean = sum((sampler.position_alpha(params["certainty"], params["match"], i) for i in range(n)), Fraction(0)) / n
     want = {"summaryAlpha": float(mean), "tokensPerTargetCall": n / t["targetCalls"],
             "speedup": n / (t["targetCalls"] + t["draftCalls"] * params["draftCost"] / 100)}

@@ -3,13 +3,14 @@ ledger's measured-curve mode. Every case is deterministic (built from small inte
 a failure names a case that can be rerun by hand.
 """
 
+import json
 import math
 import re
 
 from .. import acceptance, ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
-from . import alpha_root
+from . import alpha_root, unescape
 
 SIGNATURE_NOTE = (
     "alphaIid of the default preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, 944 accepted): "
@@ -656,7 +657,21 @@ def _interval_lines_difference() -> str | None:
     sent = traces.measured_curve(traces.analyse(trace))
     if [round(rate, 12) for rate in sent] != [0.75, round(2 / 3, 12), round(2 / 3, 12)]:
         return f"two covered interval lines: the curve sent is {sent}, not 0.75, 2/3 and 2/3 (position 3 continued)"
+    # the widget's send buttons carry that curve to the ledger and the serving model as a token of 4 decimals
+    from ..widgets import traces as widget
+
+    buttons = widget.view({"trcText": _COVERED_LINE + "\n" + _COVERED_LINE})["figures"]["send"]
+    tokens = {}
+    for target, values in _SEND_VALUES.findall(buttons):   # each widget's first button: the curve's
+        sent_values = json.loads(unescape(values))
+        tokens.setdefault(target, sent_values.get("trcCurve", sent_values.get("srvCurve")))
+    for target in ("ledger", "serving"):
+        if tokens.get(target) != "custom:0.7500,0.6667,0.6667":
+            return f"the {target} send button carries {tokens.get(target)!r}, not custom:0.7500,0.6667,0.6667"
     return None
+
+
+_SEND_VALUES = re.compile(r'data-target="([a-z]+)" disabled data-values="([^"]*)"')
 
 
 CHECKS = (
