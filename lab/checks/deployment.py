@@ -804,7 +804,7 @@ def acceptance_iid_curve_is_todays_model(out):
 def acceptance_lengths_round_trip(out):
     """A curve's own lengths at k = 1..8, given back as --lengths, rebuild it: the fitted mean
     acceptance length at every k within 0.5%, and one figure at k reproduces that figure exactly; the held-out
-    table shows each prediction where it belongs."""
+    table shows each prediction where it belongs; the CLI report's i.i.d. alpha and interval follow their rules."""
     from .. import acceptance
 
     from .deployment_rules import held_out_table_difference
@@ -814,10 +814,15 @@ def acceptance_lengths_round_trip(out):
         out.fail(failure)
         return
 
-    for r1, shape in ((0.8, (0.9, 0.95)), (0.79, (0.78, 0.7)), (0.95, (1.0, 0.99)), (0.6, (0.8, 0.85))):
+    # the last shape accepts every draft: its lengths are k + 1, the top of what a length can be, and are read
+    for r1, shape in ((0.8, (0.9, 0.95)), (0.79, (0.78, 0.7)), (0.95, (1.0, 0.99)), (0.6, (0.8, 0.85)), (1.0, (1.0, 1.0))):
         out.visited += 1
         truth = acceptance.shaped_rates(r1, shape, 8)
         lengths = {k: acceptance.mean_acceptance_length(truth, k) for k in range(1, 9)}
+        text = ",".join(f"{k}:{value!r}" for k, value in lengths.items())   # as typed into --lengths
+        if acceptance.parse_lengths(text) != lengths:
+            out.fail(f"--lengths {text[:60]}... reads as {acceptance.parse_lengths(text)}")
+            return
         curve = acceptance.from_lengths(lengths)
         for k, value in lengths.items():
             if abs(curve.length(k) / value - 1) > 0.005:
@@ -829,6 +834,70 @@ def acceptance_lengths_round_trip(out):
                 out.fail(f"one figure {lengths[k]} at k = {k} came back as {single.length(k)}")
                 return
         yield  # a pause between two shapes (lab.audit.run_check_steps)
+    failure = _single_figure_prior_difference() or _report_difference()
+    if failure:
+        out.fail(failure)
+
+
+def _first_rate_by_bisection(length: float, k: int, shape) -> float:
+    """The r_1 whose curve of ``shape`` (r_1, r_1 c, r_1 c d, ...) has mean acceptance length ``length`` at k, by 80
+    halvings of [0, 1], written out here."""
+    from .. import acceptance
+
+    low, high = 0.0, 1.0
+    for _ in range(80):
+        middle = (low + high) / 2
+        if acceptance.mean_acceptance_length(acceptance.shaped_rates(middle, shape, k), k) < length:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def _single_figure_prior_difference() -> str | None:
+    """One figure borrows its whole shape from the prior of the reader's family as one figure asks for it
+    (figures=1: the family's own curves nearest the reader's r_1, lab.acceptance.PRIOR_MODE_BY_FIGURES), r_1 solved
+    first under the family's point over all its curves; or None. Each case's one- and two-figure points differ, so it
+    tests something."""
+    from .. import acceptance
+
+    for length, k, family in ((2.6, 3, "eagle"), (1.9, 1, "draft"), (2.2, 4, "mtp")):
+        start = _first_rate_by_bisection(length, k, acceptance.prior(family, None, figures=1)[0])
+        point = acceptance.prior(family, None, start, figures=1)[0]
+        if point == acceptance.prior(family, None, start, figures=2)[0]:
+            return f"{family}: the one- and two-figure points are the same, so this case tests nothing"
+        shape = acceptance.from_single(length, k, family).shape
+        if any(abs(a - b) > 1e-12 for a, b in zip(shape, point)):
+            return f"{length} at k = {k} ({family}): the curve's shape {shape}, the one-figure prior's point {point}"
+    return None
+
+
+def _report_difference() -> str | None:
+    """The CLI's report (lab.acceptance.report) at lookahead 8 on a curve from one length at k = 3 and one from
+    lengths at k = 1, 2, or None: its i.i.d. alpha solves a + ... + a^m = L(m) - 1 at the last measured m (not at
+    8); its interval is the point times exp(q_low (8 - m)) and exp(q_high (8 - m)), the held-out quantiles of the
+    reader's input (one figure: RESIDUAL_QUANTILES[1]; two or more: [2]), within L(m) and 9; and it notes a small
+    prior only for a family with fewer than MIN_FAMILY_CURVES library curves (n-gram has exactly 3)."""
+    import math
+
+    from .. import acceptance
+
+    for curve, key in ((acceptance.from_single(2.6, 3, "mtp"), 1), (acceptance.from_lengths({1: 1.8, 2: 2.3}, "eagle"), 2)):
+        m, report = curve.measuredAt, acceptance.report(curve, 8)
+        alpha, want_sum = report["alphaIid"], curve.length(m) - 1
+        if abs(sum(alpha ** i for i in range(1, m + 1)) - want_sum) > 1e-6:
+            return f"{curve.source}: the i.i.d. alpha {alpha:.6f} does not give {want_sum:.4f} accepted drafts at k = {m}"
+        point, (q_low, q_high) = curve.length(8), acceptance.RESIDUAL_QUANTILES[key]
+        want = [min(point, max(curve.length(m), point * math.exp(q_low * (8 - m)))),
+                max(point, min(9.0, point * math.exp(q_high * (8 - m))))]
+        if any(abs(a - b) > 1e-12 for a, b in zip(report["interval"], want)):
+            return f"{curve.source}: the interval at k = 8 is {report['interval']}, the rule's {want}"
+    for family in acceptance.FAMILY_NAMES:
+        count = sum(1 for entry in acceptance.CURVES.values() if entry[0] == family)
+        note = acceptance.report(acceptance.from_single(1.8, 1, family), 4)["priorNote"]
+        if (note is None) != (count >= acceptance.MIN_FAMILY_CURVES):
+            return f"{family} ({count} library curves): the report's prior note is {note!r}"
+    return None
 
 
 def acceptance_plateau_caps_best_k(out):
@@ -848,10 +917,34 @@ def acceptance_plateau_caps_best_k(out):
         if best["k"] > start + 1:
             out.fail(f"draft cost {cost}: best k = {best['k']} lies past the plateau's start plus one")
             return
-    short = acceptance.from_conditional([0.9, 0.85])
-    best = acceptance.best_lookahead(lambda k: short.length(k) / (1 + 0.01 * k), short, 12)
-    if best["k"] > 2 and best["extrapolatedFrom"] != 2:
-        out.fail(f"best k = {best['k']} past the measured 2 is not flagged: {best['extrapolatedFrom']}")
+    # where the scan stops within the measured plateau (max_k 4), the plateau is still the measured one, 4
+    if acceptance.plateau_start(curve, 4) != 4:
+        out.fail(f"scanned to k = 4, the plateau is {acceptance.plateau_start(curve, 4)}, not the measured 4")
+        return
+    # lengths that keep rising by more than PLATEAU_GAIN (i.i.d. 0.8 at k = 1..4) have no measured plateau: the
+    # plateau is where the chance all drafts survive falls below PLATEAU_GAIN, counted here from the curve's rates
+    rising = acceptance.from_lengths({1: 1.8, 2: 2.44, 3: 2.952, 4: 3.3616})
+    survival, counted = 1.0, None
+    for k, rate in enumerate(rising.rates(acceptance.MAX_POSITIONS), start=1):
+        survival *= rate
+        if survival < acceptance.PLATEAU_GAIN:
+            counted = k - 1
+            break
+    if acceptance.plateau_start(rising) != counted:
+        out.fail(f"rising lengths: the plateau is {acceptance.plateau_start(rising)}, the rates' survival says {counted}")
+        return
+    # "extrapolated past position m" names the k returned, never the uncapped one: the second case is capped at 3,
+    # within its 6 measured positions, while its uncapped best lies past them
+    capped = acceptance.from_conditional([0.5, 0.3, 0.2, 0.9, 0.9, 0.9])
+    for case, cost in ((acceptance.from_conditional([0.9, 0.85]), 0.01), (capped, 0.0), (curve, 0.0)):
+        out.visited += 1
+        best = acceptance.best_lookahead(lambda k: case.length(k) / (1 + cost * k), case, 12)  # noqa: B023
+        m = case.measuredAt
+        if best["extrapolatedFrom"] != (m if best["k"] > m else None):
+            out.fail(f"best k = {best['k']} with {m} measured is flagged as extrapolated from {best['extrapolatedFrom']}")
+            return
+    if not acceptance.best_lookahead(lambda k: capped.length(k), capped, 12)["uncappedK"] > capped.measuredAt:
+        out.fail("the capped case's uncapped k lies within its measured positions, so it tests nothing")
 
 
 def acceptance_curve_reaches_every_instrument(out):

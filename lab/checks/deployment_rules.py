@@ -5,6 +5,7 @@ found planted mistakes that no check caught. They ride in the deployment family 
 """
 
 import json
+import math
 import re
 
 from .. import acceptance, deployment, ledger, production, serving
@@ -196,6 +197,69 @@ def curve_continues_by_its_rule(out):
             if abs(survival - a) > 1e-12:
                 out.fail(f"printed rates {printed}: the first {i} drafts survive with {survival:.4f}, printed {a}")
                 return
+    failure = _measured_shape_difference() or _pooled_point_difference()
+    if failure:
+        out.fail(failure)
+
+
+def _measured_shape_difference() -> str | None:
+    """Three or more measured conditional rates fix the shape that continues them (lab.acceptance._tail_shape's
+    rule, written out): c = r_2 / r_1 from the first two, and d such that the shape's rates r_1, r_1 c, r_1 c d, ...
+    meet the measured mean acceptance length at the last measured position m; or None."""
+    for rates, family in (([0.6, 0.8, 0.9], "ngram"), ([0.9, 0.7, 0.6, 0.5], "draft"), ([0.85, 0.8, 0.7], None)):
+        curve = acceptance.from_conditional(rates, family)
+        c, d = curve.shape
+        m = len(rates)
+        measured = 1 + sum(math.prod(rates[:i]) for i in range(1, m + 1))
+        shaped = acceptance.mean_acceptance_length(acceptance.shaped_rates(rates[0], (c, d), m), m)
+        if abs(c - rates[1] / rates[0]) > 1e-12 or abs(shaped - measured) > 1e-9:
+            return (f"{rates}: the shape ({c:.4f}, {d:.4f}) gives L({m}) = {shaped:.6f}; the rule's drop is "
+                    f"{rates[1] / rates[0]:.4f} and the measured length {measured:.6f}")
+    return None
+
+
+def _pooled_point_difference() -> str | None:
+    """The prior's point (lab.acceptance.prior) by its rule, written out, or None: one vote per drafter (each curve
+    weighs 1 / the number of its group's curves of its drafter, lab.acceptance_curves.drafter_of); given the reader's
+    r_1, the curves whose own first rate L(1) - 1 lies nearest it (ties by name), in order, until their votes reach
+    half the group's (a hair of rounding allowed); the point is the weighted median of their (c, d), where the
+    running weight in order first passes half (the mean of two values where it lands on half). Cases: the whole
+    library (no family, no r_1), and two readers whose nearest curves reach exactly half the votes (EAGLE from one
+    figure at r_1 = 0.76, its family's curves; no family from two figures at r_1 = 0.77, the whole library's)."""
+    from ..acceptance_curves import drafter_of
+
+    for family, r1, figures in ((None, None, 2), ("eagle", 0.76, 1), (None, 0.77, 2)):
+        point, spread, _ = acceptance.prior(family, None, r1, figures=figures)
+        group = [name for name in acceptance.CURVES if family is None or acceptance.CURVES[name][0] == family]
+        drafters = [drafter_of(name) for name in group]
+        weights = [1.0 / drafters.count(drafter) for drafter in drafters]
+        if len(set(weights)) == 1:
+            return f"{family}: every curve has its own drafter, so one vote per drafter tests nothing"
+        shapes = dict(zip(group, spread))
+        chosen = list(range(len(group)))
+        if r1 is not None:
+            order = sorted(chosen, key=lambda i: (abs(acceptance.library_lengths(group[i])[0] - 1 - r1), group[i]))
+            running, chosen = 0.0, []
+            for i in order:
+                chosen.append(i)
+                running += weights[i]
+                if running >= sum(weights) / 2 - 1e-12:
+                    break
+        for axis in (0, 1):
+            pairs = sorted((shapes[group[i]][axis], weights[i]) for i in chosen)
+            half, running, want = sum(w for _, w in pairs) / 2, 0.0, pairs[-1][0]
+            for index, (value, weight) in enumerate(pairs):
+                running += weight
+                if abs(running - half) <= 1e-12 * max(1.0, half) and index + 1 < len(pairs):
+                    want = (value + pairs[index + 1][0]) / 2
+                    break
+                if running > half:
+                    want = value
+                    break
+            if abs(point[axis] - want) > 1e-12:
+                return (f"{family or 'the whole library'} at r_1 = {r1}: the prior's {'cd'[axis]} is "
+                        f"{point[axis]:.4f}, the rule's drafter-weighted median {want:.4f}")
+    return None
 
 
 def copy_ceiling_only_for_copying(out):

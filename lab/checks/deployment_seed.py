@@ -180,6 +180,9 @@ def exact_readouts_match_model(out):
         result = exact.evaluate(**params)
         t = result["trace"]
         expected = _exact_expected(result)
+        failure = _exact_rules_difference(where, params, result)
+        if failure:
+            return out.fail(failure)
         failure = readout_difference(where, view["readouts"], expected)
         if failure:
             return out.fail(failure)
@@ -195,6 +198,35 @@ def exact_readouts_match_model(out):
         if failure:
             return out.fail(failure)
         yield  # a pause: the browser answers a reader between two settings
+
+
+def _exact_rules_difference(where, params: dict, result: dict) -> str | None:
+    """The exact lab's figures by their rules, written out (docs/CONTRACT.md section 2), or None: the bug's distance
+    from p (wrongTv) is its law's, min(p, q) + (1 - alpha) q on the reference pair; the mean alpha
+    is the plain mean of the per-position alphas over positions 0..length-1 (lab.sampler.position_alpha), tokens per
+    target call the length asked over the calls (not the tokens the last call wrote past it), and the run's speedup
+    length / (target calls + draft calls x draftCost / 100)."""
+    from fractions import Fraction
+
+    from .. import sampler
+
+    n, t = params["length"], result["trace"]
+    # the plausible bug's law on the reference pair: what survives, min(p, q), plus a fresh draw from the DRAFT q after
+    # each rejection (1 - alpha, alpha = sum min(p, q)); its distance from p is the wrongTv the lab shows
+    p, q = (row.probs for row in sampler.reference_pair(params["certainty"], params["match"]))
+    alpha = sum((min(a, b) for a, b in zip(p, q)), Fraction(0))
+    buggy = [min(a, b) + (1 - alpha) * b for a, b in zip(p, q)]
+    wrong_tv = sum((abs(a - b) for a, b in zip(p, buggy)), Fraction(0)) / 2
+    if abs(result["contract"]["wrongTv"] - float(wrong_tv)) > 1e-12:
+        return f"{where}: wrongTv is {result['contract']['wrongTv']}, the bug's law min(p, q) + (1 - alpha) q gives {float(wrong_tv)}"
+    mean = sum((sampler.position_alpha(params["certainty"], params["match"], i) for i in range(n)), Fraction(0)) / n
+    want = {"summaryAlpha": float(mean), "tokensPerTargetCall": n / t["targetCalls"],
+            "speedup": n / (t["targetCalls"] + t["draftCalls"] * params["draftCost"] / 100)}
+    got = {"summaryAlpha": result["summaryAlpha"], "tokensPerTargetCall": t["tokensPerTargetCall"], "speedup": t["speedup"]}
+    for name, value in want.items():
+        if abs(got[name] - value) > 1e-12 * max(1.0, value):
+            return f"{where}: {name} is {got[name]}, its rule gives {value}"
+    return None
 
 
 def _exact_expected(result: dict) -> dict:
@@ -290,7 +322,7 @@ def seed_hostile_inputs_answered(out):
     infinities, an empty value, other scripts' digits, hex, underscores, markup or 5,000 characters (as
     a form value and in a link) is answered with a note naming it and the slider in range, never an
     error, a NaN or a long echo (lab.checks.hostile_inputs_answered); so are the ledger's measured curves
-    with a rate of 1, NaN, a rate above 1, 80 rates or an unknown preset."""
+    with a rate of 1, NaN, a rate above 1, 80 rates or an unknown preset; a widget's link reads back as its settings."""
     from ..widgets import exact as exact_widget
     from ..widgets import ledger as ledger_widget
     from . import hostile_inputs_answered
@@ -298,9 +330,55 @@ def seed_hostile_inputs_answered(out):
     yield from hostile_inputs_answered(out, ledger_widget, cases=(
         ({"trcCurve": "custom:1,1,1"}, None), ({"trcCurve": "custom:nan"}, "trcCurve"),
         ({"trcCurve": "custom:1.5"}, "trcCurve"), ("?trcCurve=custom:" + ",".join(["0.5"] * 80), "trcCurve"),
-        ({"trcCurve": "no-such-preset" * 400}, "trcCurve")))
+        ({"trcCurve": "no-such-preset" * 400}, "trcCurve"), ({"trcCurve": "custom:0.9,0.5@3"}, "trcCurve")))
     if out.failure is None:
         yield from hostile_inputs_answered(out, exact_widget)
+    if out.failure is None:
+        out.visited += 1
+        failure = url_state_difference()
+        if failure:
+            out.fail(failure)
+
+
+def url_state_difference() -> str | None:
+    """The URL state's rules on hand-worked cases (lab.urlstate), or None: a link a widget writes (its ``query``)
+    gives back the settings it was made from, each slider under its own URL key (the exact sampler's draft cost is
+    exactDraftCost: the ledger's draftCost is another slider); an integer slider takes the nearest whole number
+    (4.6 is 5, 4.4 is 4); a value past the range is "more than the largest", below it "less than the smallest"; a
+    log slider's typed count (the serving widget's batch) sets the nearest power's stop (48 is 2^6: log2 48 = 5.58)
+    and is dropped for the stop when the link's slider sits elsewhere (2^7 = 128); and a link made after the
+    panel's "Use in every instrument" with the panel's default k (4, no depMeasuredK) gives the trace reader the
+    panel's figure (its mean acceptance length 2.60)."""
+    from ..widgets import exact as exact_widget
+    from ..widgets import ledger as ledger_widget
+    from ..widgets import serving as serving_widget
+    from ..widgets import traces as traces_widget
+
+    for widget, values in ((exact_widget, {"draftCost": "37", "gamma": "7", "seed": "41"}),
+                           (ledger_widget, {"draftCost": "21", "lookahead": "9", "acceptance": "63"}),
+                           (serving_widget, {"batch": "48", "srvK": "3"})):
+        view = widget.view(dict(values))
+        again = widget.view("?" + view["query"])
+        if again["params"] != view["params"]:
+            changed = sorted(k for k in view["params"] if again["params"].get(k) != view["params"][k])
+            return f"{widget.__name__}: its link {view['query'][:80]!r} reads back other settings ({', '.join(changed)})"
+    for raw, whole in (("4.6", 5), ("4.4", 4), ("7.5", 8)):
+        got = exact_widget.view({"gamma": raw})["params"]["gamma"]
+        if got != whole:
+            return f"exact: a lookahead of {raw} became {got}, not the nearest whole number {whole}"
+    for raw, words in (("1e400", "more than the largest"), ("-5", "less than the smallest"), ("250", "more than the largest")):
+        notes = ledger_widget.view({"acceptance": raw}).get("notes", [])
+        if not any(words in note for note in notes):
+            return f"ledger: acceptance {raw} is noted as {notes[:1]}, not as {words!r}"
+    for query, batch, stop in (("?srvBatch=48", 48, 6), ("?srvBatch=40", 40, 5), ("?srvBatchLog2=7&srvBatch=48", 128, 7)):
+        params = serving_widget.view(query)["params"]
+        if (params["batch"], params["batchExp"]) != (batch, stop):
+            return (f"serving {query}: batch {params['batch']} at the stop 2^{params['batchExp']}, not {batch} at "
+                    f"2^{stop}")
+    shown = traces_widget.view("?depValue=2.6&trcLookahead=4")["readouts"]
+    if (shown.get("meanAcceptanceLength"), shown.get("lookahead")) != ("2.60", "4"):
+        return f"traces: a panel link at the default k reads {shown.get('meanAcceptanceLength')}, not the figure 2.60"
+    return None
 
 
 SEED_CHECKS = (

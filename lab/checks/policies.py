@@ -157,6 +157,13 @@ def oracle_matches_closed_form(out):
             want = 1 / (1 - alpha + alpha * c)
             if not close(got, want, 1e-12, floor=1.0):
                 out.fail(f"alpha={alpha} c={c}: oracle {got!r}, closed form {want!r}")
+            # the same i.i.d. acceptance received as a measured curve of 1 to 3 equal rates (the oracle's tail past a
+            # curve is geometric in its last rate): the same closed form
+            for length in (1, 3):
+                if alpha < 1 and not close(policies.oracle_policy(policies.depth_curve([alpha] * length),
+                                                                  policies.Costs(c))["speedup"], want, 1e-12, floor=1.0):
+                    out.fail(f"alpha={alpha} c={c} as a curve of {length} rates: the oracle is not {want!r}")
+                    return
 
 
 def threshold_extremes_are_static(out):
@@ -301,6 +308,13 @@ def _figures_difference(where, view, process, results, params, shown) -> str | N
         return failure
     strip = policies_simulation.heuristic_strip(process, widget.STRIP_CYCLES, widget.STRIP_SEED)
     ks = [call["lookahead"] for call in strip]
+    # the heuristic's own rule, walked call by call: it starts at HEURISTIC_START, adds 2 after a block accepted whole
+    # (every one of its k drafts) and takes 1 off otherwise, never below 1
+    for before, call in zip([None] + strip, strip):
+        want = (policies.HEURISTIC_START if before is None else before["lookahead"] + 2
+                if before["accepted"] == before["lookahead"] else max(1, before["lookahead"] - 1))
+        if call["lookahead"] != want or not 0 <= call["accepted"] <= call["lookahead"]:
+            return f"{where}: a strip call drafts {call['lookahead']} (accepting {call['accepted']}), the heuristic's rule {want}"
     top = max(max(ks), best["k"], 6)
     numbers = [str(len(strip)), str(min(ks)), str(max(ks)), f(sum(ks) / len(ks), 1), str(best["k"])]
     if process.size == 2:

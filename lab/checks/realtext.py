@@ -194,6 +194,11 @@ def one_hot_proposals_are_exact(out):
         start = next(i for i in range(len(tokens) - n) if tokens[i:i + n] == tokens[-n:]) + n
         if drafts != tokens[start:start + 4]:
             out.fail(f"prompt lookup copied {drafts}, the text after the earliest match is {tokens[start:start + 4]}")
+    # a hand-worked case whose earliest match is the text's first token: [5, 6] ends the text and opens it, so the
+    # proposal is what followed it there, 7 and 8 (vLLM's search starts at position 0)
+    out.visited += 1
+    if realtext.prompt_lookup([5, 6, 7, 8, 5, 6], 2, 2, 3) != [7, 8]:
+        out.fail(f"prompt lookup after 5 6 7 8 5 6 proposes {realtext.prompt_lookup([5, 6, 7, 8, 5, 6], 2, 2, 3)}, not 7 8")
 
 
 def greedy_at_zero_temperature(out):
@@ -257,6 +262,11 @@ def trace_round_trip(out):
         if (trace.drafts, trace.accepted, trace.perPosition) != (len(drafted), summary["acceptedTokens"], survivals):
             out.fail(f"{proposer}: the trace reader reads {trace.drafts} calls, {trace.accepted} accepted, "
                      f"{trace.perPosition}; the run had {len(drafted)}, {summary['acceptedTokens']}, {survivals}")
+            return
+        # the run's mean acceptance length (the CLI prints it) counts the verifier's own token: 1 + accepted / calls
+        calls, accepted = len(cycles), sum(c["accepted"] for c in cycles)
+        if abs(summary["meanAcceptanceLength"] - (1 + accepted / calls)) > 1e-12:
+            out.fail(f"{proposer}: mean acceptance length {summary['meanAcceptanceLength']}, not 1 + {accepted} / {calls}")
             return
 
 

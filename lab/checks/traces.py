@@ -3,13 +3,14 @@ ledger's measured-curve mode. Every case is deterministic (built from small inte
 a failure names a case that can be rerun by hand.
 """
 
+import json
 import math
 import re
 
 from .. import acceptance, ledger, stats, traces
 from ..audit import GRID
 from ..jsformat import to_fixed
-from . import alpha_root, close
+from . import alpha_root, close, unescape
 
 SIGNATURE_NOTE = (
     "alphaIid of the default preset (club-3090 #105, two vLLM log lines summed: k = 6, 527 drafts, 944 accepted): "
@@ -84,6 +85,12 @@ def translator_round_trips(out):
                 if abs(back - alpha) > 1e-6:
                     out.fail(f"k={k}: alpha {alpha} -> {name} {value} -> alpha {back}")
                     return
+            # the engines' other ratios in the translator's table: llama.cpp's draft acceptance rate is E / k (accepted
+            # over drafted, no verifier token), SGLang's accept length 1 + E and its older accept rate (1 + E) / (k + 1)
+            others = (forward["llamacppDraftAcceptanceRate"], forward["sglangAcceptLen"], forward["sglangAcceptRateOld"])
+            if not all(close(a, b, floor=1.0) for a, b in zip(others, (expected / k, 1 + expected, (1 + expected) / (k + 1)))):
+                out.fail(f"translate(k={k}, alpha={alpha}): llama.cpp rate, SGLang length and old rate {others}")
+                return
 
 
 def alpha_iid_solves_its_equation(out):
@@ -118,6 +125,16 @@ def curve_ledger_equals_scalar_ledger(out):
                 if ledger.best_lookahead(settings) != acceptance.best_lookahead_from_curve(settings, curve):
                     out.fail(f"best lookahead differs at acceptance={percent} draftCost={draft_cost}")
                     return
+    # past a curve that is not constant the ledger repeats its last rate (the docstring of
+    # lab.ledger.expected_accepted_from_curve), written out: 0.9, 0.9 x 0.5, 0.9 x 0.5^2, ... (0.9 never comes back)
+    for lookahead in (3, 6, 12):
+        out.visited += 1
+        settings = ledger.LedgerSettings(lookahead=lookahead)
+        want = sum(0.9 * 0.5 ** (i - 1) for i in range(1, lookahead + 1))
+        got = ledger.ledger_from_curve(settings, [0.9, 0.5]).accepted
+        if not close(got, want, floor=1.0):
+            out.fail(f"the curve 0.9, 0.5 at k = {lookahead}: {got} accepted drafts, the last rate repeated gives {want}")
+            return
 
 
 LABEL_SPLITS = (
@@ -600,7 +617,7 @@ def cumulative_lines_not_added(out):
     """Lines that are cumulative are never added: llama.cpp's ``statistics <impl>:`` lines and vLLM
     V0's ``Speculative metrics:`` lines each hold the run so far, so a run is its last line (three
     lines of one run read as the third), and a drop in the counters is a restart whose run is
-    added (the last line before the drop plus the last line after it)."""
+    added (the last line before the drop plus the last line after it); interval lines are added, coverage too."""
     for name, text, lookahead, expected in CUMULATIVE_CASES:
         out.visited += 1
         trace = traces.parse(text, "auto", lookahead)
@@ -608,6 +625,49 @@ def cumulative_lines_not_added(out):
         if got != expected:
             out.fail(f"{name}: read {got}, the cumulative lines give {expected}")
             return
+    out.visited += 1
+    failure = _interval_lines_difference()
+    if failure:
+        out.fail(failure)
+
+
+# A 2026 vLLM SpecDecoding line (one logging interval, not cumulative) with its per-position verification coverage
+# (drafted at position i / calls), written from the format string tests/test_traces_real.py quotes: 4 calls drafting
+# 4, 2 and 0 tokens at positions 1 to 3, 3 of the 4 and 1 of the 2 accepted, position 3 never drafted.
+_COVERED_LINE = ("INFO 09-04 11:47:26 [metrics.py:125] SpecDecoding metrics: Mean acceptance length: 2.00, Mean "
+                 "verification depth: 1.50/3, Accepted throughput: 0.10 tokens/s, Drafted throughput: 0.30 tokens/s, "
+                 "Accepted: 4 tokens, Drafted: 6 tokens, Per-position acceptance rate: 0.750, 0.500, -----, "
+                 "Per-position verification coverage: 1.000, 0.500, 0.000, Avg Draft acceptance rate: 66.7%")
+
+
+def _interval_lines_difference() -> str | None:
+    """Interval lines are added, their per-position coverage too: two copies of :data:`_COVERED_LINE` read as 8
+    calls drafting 8, 4 and 0 tokens at the three positions, 6 and 2 accepted; and the curve the reader sends
+    (lab.traces.measured_curve) gives a position no draft reached the conditional rate before it: 6 of 8, then 2 of
+    the 6 x 4 / 8 = 3 survivors that had a second draft, then 2/3 again (the counts say nothing about position 3, so
+    it is continued, not read as never accepted); or None."""
+    trace = traces.parse(_COVERED_LINE + "\n" + _COVERED_LINE, "auto", None)
+    got = (trace.drafts, trace.draftTokens, trace.accepted, trace.perPosition, trace.draftsPerPosition)
+    if got != (8, 12, 8, (6, 2, 0), (8, 4, 0)):
+        return f"two covered interval lines: read (calls, drafted, accepted, per position, drafted per position) {got}"
+    sent = traces.measured_curve(traces.analyse(trace))
+    if [round(rate, 12) for rate in sent] != [0.75, round(2 / 3, 12), round(2 / 3, 12)]:
+        return f"two covered interval lines: the curve sent is {sent}, not 0.75, 2/3 and 2/3 (position 3 continued)"
+    # the widget's send buttons carry that curve to the ledger and the serving model as a token of 4 decimals
+    from ..widgets import traces as widget
+
+    buttons = widget.view({"trcText": _COVERED_LINE + "\n" + _COVERED_LINE})["figures"]["send"]
+    tokens = {}
+    for target, values in _SEND_VALUES.findall(buttons):   # each widget's first button: the curve's
+        sent_values = json.loads(unescape(values))
+        tokens.setdefault(target, sent_values.get("trcCurve", sent_values.get("srvCurve")))
+    for target in ("ledger", "serving"):
+        if tokens.get(target) != "custom:0.7500,0.6667,0.6667":
+            return f"the {target} send button carries {tokens.get(target)!r}, not custom:0.7500,0.6667,0.6667"
+    return None
+
+
+_SEND_VALUES = re.compile(r'data-target="([a-z]+)" disabled data-values="([^"]*)"')
 
 
 CHECKS = (

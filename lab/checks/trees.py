@@ -5,6 +5,7 @@ The exact checks walk the distinct (p, q) pairs of the seed audit's grid (``lab.
 tree checks walk a small grid of acceptance vectors. Work is memoised, so a second run is cheap.
 """
 
+import math
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -301,8 +302,19 @@ def tree_readouts_match_model(out):
              **{k: int(x) for k, x in values.items() if k != "verifyCost"}}
         budget, depth, mode = v["budget"], v["maxDepth"], values.get("verifyCost", "tax")
         probs = trees.rank_probabilities(v["top1"] / 100, v["decay"] / 100, v["drafts"])
+        # the acceptance vector by its rule, written out: the b-th candidate passes top1 decay^(b-1) after the b - 1
+        # before it failed, p_b = top1 decay^(b-1) prod_{j<b} (1 - top1 decay^(j-1)) (lab.trees.rank_probabilities)
+        a, d = v["top1"] / 100, v["decay"] / 100
+        rule = [a * d ** b * math.prod(1 - a * d ** j for j in range(b)) for b in range(v["drafts"])]
+        if any(abs(x - y) > 1e-12 for x, y in zip(probs, rule)) or len(probs) != len(rule):
+            return out.fail(f"{where}: the candidates' chances {_short(probs)}, the rule's {_short(rule)}")
         price = _tree_price(widget, mode, v["verifyTax"])
         tree = trees.fast_best_tree(probs, budget, depth)
+        # one draft pass per level below the root (Sequoia's d x draft time), not one per node
+        if mode == "tax" and abs(price(tree.value, tree.nodes, tree.depth).draftMs
+                                 - (tree.depth - 1) * widget.TARGET_MS * widget.DRAFT_COST / 100) > 1e-9:
+            return out.fail(f"{where}: a tree of {tree.nodes} nodes on {tree.depth} levels drafts "
+                            f"{price(tree.value, tree.nodes, tree.depth).draftMs} ms, not {tree.depth - 1} passes")
         if abs(_reach_sum(view["tree"]["parents"], probs) - tree.value) > 1e-9:
             return out.fail(f"{where}: the drawn tree's reach sum {_reach_sum(view['tree']['parents'], probs)} "
                             f"is not its value {tree.value}")
