@@ -447,11 +447,11 @@ def extended_rates(rates, k: int = TOKEN_POSITIONS, measured_at: int | None = No
     long-run law in the lookahead policies).
 
     >>> [round(r, 4) for r in extended_rates([0.8, 0.7], 4)]
-    [0.8, 0.7, 0.6877, 0.6755]
+    [0.8, 0.7, 0.6907, 0.6815]
     >>> extended_rates([0.9, 0.8, 0.7], 2)
     [0.9, 0.8, 0.7]
     >>> [round(r, 4) for r in extended_rates([0.6, 0.8], 4)], [round(r, 4) for r in extended_rates([0.6, 0.8], 4, method="ngram")]
-    ([0.6, 0.8, 0.792, 0.7841], [0.6, 0.8, 0.8272, 0.8553])
+    ([0.6, 0.8, 0.7984, 0.7968], [0.6, 0.8, 0.8272, 0.8553])
     """
     rates = _check_rates(rates, "curve")
     m = _measured_positions(rates, measured_at)
@@ -472,7 +472,7 @@ def curve_token(curve: Curve, positions: int = TOKEN_POSITIONS) -> str:
     >>> curve_token(iid(0.74), 3), curve_token(iid(1.0), 2)
     ('custom:0.7400,0.7400,0.7400', 'custom:0.9999,0.9999')
     >>> curve_token(from_conditional([0.8, 0.7]), 3), curve_token(from_conditional([0.6, 0.8], "ngram"), 3)
-    ('custom:0.8000,0.7000,0.6877@2', 'custom:0.6000,0.8000,0.8272@2~ngram')
+    ('custom:0.8000,0.7000,0.6907@2', 'custom:0.6000,0.8000,0.8272@2~ngram')
     """
     body = ",".join(to_fixed(min(r, MAX_SENT_RATE), 4) for r in curve.rates(positions))
     measured = curve.measuredAt

@@ -14,7 +14,8 @@ Two kinds of curve:
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
 EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
 Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML; so is DFlash, a
-block-diffusion drafter), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
+block-diffusion drafter; and so is a classic autoregressive draft model, a small model of the target's family drafting
+token by token, vLLM's ``draft_model`` method), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
 fewer than the family needs, so that family borrows the copying curves' prior and spread, n-gram's and its own, and
 says so: lab.acceptance.prior_group).
 
@@ -26,8 +27,10 @@ states. Single-k files (``qwen3.8_mtp.yaml``: k = 7 only; ``qwen3.827b_*_mtp.yam
 not curves and are left out. Engine-issue curves: the text is quoted as evidence from public issue
 threads (facts, not creative text), with the thread named. Reference curves of lengths come also from a drafter
 study's k sweep (vllm-project/speculators issue #563, quoted likewise), engine curves from files in Apache-2.0
-repositories (vllm-project/speculators, rasyosef/train-dspark-draft-models, noonghunna/club-3090), and one evaluation
-table without counts from speculators' v0.6.0 release notes (its subsets' equal-weight mean, :func:`mean_rates`).
+repositories (vllm-project/speculators, rasyosef/train-dspark-draft-models, noonghunna/club-3090), one evaluation
+table without counts from speculators' v0.6.0 release notes (its subsets' equal-weight mean, :func:`mean_rates`), and
+the first classic draft models' engine curves (vLLM V1's ``draft_model`` method) from a benchmark repository without a
+licence file, its measured figures quoted as evidence (tomasruizt/vllm-scripts; docs/READING.md says why).
 """
 
 __all__ = ["CURVES", "INFERENCEX", "INFERENCEX_LICENCE", "SAME_DRAFTER", "drafter_of", "mean_rates", "pooled_rates"]
@@ -116,6 +119,57 @@ _SPECULATORS_613_K15 = {
     "qwen3.5-4b": (176, (146, 118, 99, 85, 70, 61, 45, 25, 17, 15, 7, 3, 3, 3, 2)),
     "qwen3.6-35b": (87, (78, 61, 50, 41, 29, 27, 20, 14, 12, 10, 4, 2, 2, 1, 1)),
 }
+
+# The tenth search (branch curves10, 6 December 2026): the first classic autoregressive draft models (a small model of
+# the target's family drafting token by token: vLLM V1's `draft_model` method) and two EAGLE-3 heads, from the
+# `draft_model` method's author's benchmark repository, tomasruizt/vllm-scripts (no LICENSE file; the measured figures
+# are quoted as evidence with file and commit: docs/READING.md, "classic draft models the model has never seen").
+# `vllm bench serve` blocks (vLLM V1 v0.1.dev13107+ge1a34c3a5, temperature 0): 'Per-position acceptance (%)' is the
+# accepted count at position i over the drafts (unconditional). One curve per drafter and workload: the sweep's run at
+# its largest k, of that k's runs the one with the most drafts. Predicted out of sample before they joined.
+_VLLM_SCRIPTS = "tomasruizt/vllm-scripts "
+_VLLM_SCRIPTS_LICENCE = "no licence file in the repository; measured figures quoted as evidence (file and commit)"
+# As printed: drafts, draft tokens, accepted tokens, acceptance length, per-position acceptance (%) at positions 0..k-1.
+_VLLM_SCRIPTS_BENCH = {
+    # @8d588608, online-throughput/k8/tp-results-{draft-model,eagle3}/bench-*-c64.log: meta-llama/Llama-3.3-70B-Instruct
+    # (TP 2) on likaixin/InstructCoder, 640 prompts, concurrency 64, k = 8.
+    "llama3.3-70b-draft": (16882, 135056, 76428, 5.53, (79.88, 69.61, 61.62, 56.12, 51.55, 47.74, 44.48, 41.72)),
+    "llama3.3-70b-eagle3": (24514, 196112, 68784, 3.81, (72.55, 56.18, 43.32, 33.41, 26.13, 20.57, 16.24, 12.20)),
+    # @fccb8619, results/logs-2026-01-23/vllm-throughput-{dataset}-sd-{method}-{drafter}-k6-t0.0-tp1/0_out.logs, the
+    # last block: Qwen/Qwen3-32B at k = 6; InstructCoder 2,560 prompts at concurrency 256, MT-Bench 80 at 80.
+    "qwen3-32b-draft-1.7b-instructcoder": (164929, 989574, 347799, 3.11, (69.70, 47.93, 34.34, 25.43, 18.96, 14.52)),
+    "qwen3-32b-draft-1.7b-mtbench": (5735, 34410, 14832, 3.59, (74.59, 56.11, 43.19, 34.18, 27.81, 22.74)),
+    "qwen3-32b-draft-4b-instructcoder": (144588, 867528, 368496, 3.55, (74.35, 56.45, 43.63, 33.41, 26.23, 20.79)),
+    "qwen3-32b-draft-4b-mtbench": (5167, 31002, 15397, 3.98, (77.88, 62.36, 51.50, 42.02, 35.07, 29.17)),
+    "qwen3-32b-eagle3-instructcoder": (222088, 1332528, 289004, 2.30, (61.83, 34.69, 18.21, 8.79, 4.28, 2.33)),
+    "qwen3-32b-eagle3-mtbench": (8261, 49566, 12249, 2.48, (65.44, 39.05, 22.18, 11.35, 6.36, 3.90)),
+}
+_VLLM_SCRIPTS_FILES = {
+    "llama3.3-70b-draft": ("@8d588608, online-throughput/k8/tp-results-draft-model/bench-draft-model-c64.log "
+                           "(serve: method draft_model, model meta-llama/Llama-3.2-1B, num_speculative_tokens 8)"),
+    "llama3.3-70b-eagle3": ("@8d588608, online-throughput/k8/tp-results-eagle3/bench-eagle3-c64.log (serve: method "
+                            "eagle3, model yuhuili/EAGLE3-LLaMA3.3-Instruct-70B, num_speculative_tokens 8)"),
+    **{key: (f"@fccb8619, results/logs-2026-01-23/vllm-throughput-{dataset}-sd-{method}-{drafter}-k6-t0.0-tp1/"
+             f"0_out.logs, its last block")
+       for key, dataset, method, drafter in (
+           ("qwen3-32b-draft-1.7b-instructcoder", "InstructCoder", "draft_model", "Qwen3-1.7B"),
+           ("qwen3-32b-draft-1.7b-mtbench", "mt-bench", "draft_model", "Qwen3-1.7B"),
+           ("qwen3-32b-draft-4b-instructcoder", "InstructCoder", "draft_model", "Qwen3-4B"),
+           ("qwen3-32b-draft-4b-mtbench", "mt-bench", "draft_model", "Qwen3-4B"),
+           ("qwen3-32b-eagle3-instructcoder", "InstructCoder", "eagle3", "Qwen3-32B-speculator.eagle3"),
+           ("qwen3-32b-eagle3-mtbench", "mt-bench", "eagle3", "Qwen3-32B-speculator.eagle3"))},
+}
+
+
+def _vllm_scripts_curve(key: str, family: str, label: str) -> tuple:
+    """A library entry for one of tomasruizt/vllm-scripts' bench blocks: its printed rates over 100, its file and
+    printed counts as the source (no doctest: data only)."""
+    drafts, draft_tokens, accepted, length, percents = _VLLM_SCRIPTS_BENCH[key]
+    return (family, "unconditional", tuple(p / 100 for p in percents), label,
+            _VLLM_SCRIPTS + _VLLM_SCRIPTS_FILES[key] + f": {drafts:,} drafts, {draft_tokens:,} draft tokens, "
+            f"{accepted:,} accepted, acceptance length {length:.2f}, per-position acceptance {percents[0]:.2f} ... "
+            f"{percents[-1]:.2f}%", _VLLM_SCRIPTS_LICENCE)
+
 
 # The fifth search (December 2026). vllm-project/speculators issue #563 ('[RFC]: Support Qwen3 base architecture for
 # eagle3 & p-eagle'), comment of 2026-06-08 (orestis-z), read through the issues search corpus: two EAGLE-3 drafters
@@ -566,6 +620,27 @@ CURVES = {
         "Qwen3.6-35B-A3B NVFP4, DFlash draft trained on UltraChat, vLLM, one request, k = 15",
         _SPECULATORS_613 + "comment of 2026-07-01 (huaxuan250, 'Qwen3.6 MOE'), SpecDecoding line 07-01 21:33:03: "
         "mean 5.05, Accepted 352, Drafted 1305 (87 drafts), rates 0.897 ... 0.011", "quoted from a public issue thread"),
+    # The tenth search: classic autoregressive draft models (family draft: a separate draft model) and EAGLE-3 heads
+    # from tomasruizt/vllm-scripts (above), predicted out of sample before they joined: the five draft-model curves'
+    # conditional rates rise with position (+0.8 to +2.0 points a position), which the draft family's falling prior
+    # does not follow (docs/READING.md, "classic draft models the model has never seen").
+    "tomasruizt-draft-llama3.2-1b-llama3.3-70b": _vllm_scripts_curve(
+        "llama3.3-70b-draft", "draft", "Llama-3.3-70B-Instruct, Llama-3.2-1B draft model, vLLM V1, InstructCoder, k = 8"),
+    "tomasruizt-eagle3-llama3.3-70b": _vllm_scripts_curve(
+        "llama3.3-70b-eagle3", "eagle", "Llama-3.3-70B-Instruct, EAGLE-3 (yuhuili), vLLM V1, InstructCoder, k = 8"),
+    "tomasruizt-draft-qwen3-1.7b-qwen3-32b-instructcoder": _vllm_scripts_curve(
+        "qwen3-32b-draft-1.7b-instructcoder", "draft", "Qwen3-32B, Qwen3-1.7B draft model, vLLM V1, InstructCoder, k = 6"),
+    "tomasruizt-draft-qwen3-1.7b-qwen3-32b-mtbench": _vllm_scripts_curve(
+        "qwen3-32b-draft-1.7b-mtbench", "draft", "Qwen3-32B, Qwen3-1.7B draft model, vLLM V1, MT-Bench, k = 6"),
+    "tomasruizt-draft-qwen3-4b-qwen3-32b-instructcoder": _vllm_scripts_curve(
+        "qwen3-32b-draft-4b-instructcoder", "draft", "Qwen3-32B, Qwen3-4B draft model, vLLM V1, InstructCoder, k = 6"),
+    "tomasruizt-draft-qwen3-4b-qwen3-32b-mtbench": _vllm_scripts_curve(
+        "qwen3-32b-draft-4b-mtbench", "draft", "Qwen3-32B, Qwen3-4B draft model, vLLM V1, MT-Bench, k = 6"),
+    "tomasruizt-eagle3-qwen3-32b-instructcoder": _vllm_scripts_curve(
+        "qwen3-32b-eagle3-instructcoder", "eagle",
+        "Qwen3-32B, EAGLE-3 (RedHatAI speculator), vLLM V1, InstructCoder, k = 6"),
+    "tomasruizt-eagle3-qwen3-32b-mtbench": _vllm_scripts_curve(
+        "qwen3-32b-eagle3-mtbench", "eagle", "Qwen3-32B, EAGLE-3 (RedHatAI speculator), vLLM V1, MT-Bench, k = 6"),
 }
 
 # Curves that measure one drafter on one target (thinking on and off, one evaluation's subsets, a sampling variant
@@ -594,6 +669,12 @@ SAME_DRAFTER = {
     # The ninth search: z-lab's DFlash drafter on Qwen3.6-35B-A3B on two internal workloads (speculators #613).
     "speculators-613-zlab-dflash-qwen3.6-35b": ("speculators-613-zlab-dflash-qwen3.6-35b",
                                                 "speculators-613-zlab-dflash-qwen3.6-35b-garp"),
+    # The tenth search: each Qwen3-32B drafter of tomasruizt/vllm-scripts on InstructCoder and MT-Bench.
+    "tomasruizt-draft-qwen3-1.7b-qwen3-32b": ("tomasruizt-draft-qwen3-1.7b-qwen3-32b-instructcoder",
+                                              "tomasruizt-draft-qwen3-1.7b-qwen3-32b-mtbench"),
+    "tomasruizt-draft-qwen3-4b-qwen3-32b": ("tomasruizt-draft-qwen3-4b-qwen3-32b-instructcoder",
+                                            "tomasruizt-draft-qwen3-4b-qwen3-32b-mtbench"),
+    "tomasruizt-eagle3-qwen3-32b": ("tomasruizt-eagle3-qwen3-32b-instructcoder", "tomasruizt-eagle3-qwen3-32b-mtbench"),
 }
 
 

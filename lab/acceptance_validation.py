@@ -26,7 +26,7 @@ from .stats import median, percentile
 __all__ = ["predict_from_lengths", "predict_unseen", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
            "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
            "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
-           "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "FOUND_LATER", "found_later", "found_later_note",
+           "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "FOUND_LATER", "FOUND_LATER_LATEST_KIND", "found_later", "found_later_note",
            "held_out_html", "page_facts"]
 
 
@@ -565,13 +565,23 @@ def measurement_note(split: dict) -> str:
 
 # Curves found after the prior's rules were set, each batch predicted before it joined the library (READING: "three
 # curves the model had not seen, predicted before they joined the library", 5 December 2026; "curves the model had not
-# seen", branch curves9, 6 December 2026). Recomputed here with the library less the whole batch, so a later change of
-# the model is judged on them as on the rest; the numbers READING recorded were the library of that day's.
+# seen", branch curves9, 6 December 2026; "classic draft models the model has never seen", branch curves10, 6 December
+# 2026). Recomputed here with the library less the whole batch, so a later change of the model is judged on them as on
+# the rest; the numbers READING recorded were the library of that day's.
 FOUND_LATER = (
     ("5 December 2026", ("qwen3.8-flash-next-mtp-thinking", "dsv4.1-flash-dspark", "dsv4.1-flash-dspark-thinking")),
     ("6 December 2026", ("speculators-613-zlab-dflash-qwen3.6-35b", "speculators-613-zlab-dflash-qwen3.6-35b-garp",
                          "speculators-613-dflash-qwen3.5-4b-ultrachat", "speculators-613-dflash-qwen3.6-35b-ultrachat")),
+    ("6 December 2026, curves10", (
+        "tomasruizt-draft-llama3.2-1b-llama3.3-70b", "tomasruizt-eagle3-llama3.3-70b",
+        "tomasruizt-draft-qwen3-1.7b-qwen3-32b-instructcoder", "tomasruizt-draft-qwen3-1.7b-qwen3-32b-mtbench",
+        "tomasruizt-draft-qwen3-4b-qwen3-32b-instructcoder", "tomasruizt-draft-qwen3-4b-qwen3-32b-mtbench",
+        "tomasruizt-eagle3-qwen3-32b-instructcoder", "tomasruizt-eagle3-qwen3-32b-mtbench")),
 )
+# What the page says the latest batch of FOUND_LATER is (its curves' kind and what they showed), beside its counts.
+FOUND_LATER_LATEST_KIND = ("five classic draft models, a small model of the target's family drafting token by token, "
+                           "whose conditional rates rise with position where the draft family's prior falls, and three "
+                           "EAGLE-3 heads")
 
 
 def found_later(known: int = 1) -> dict:
@@ -597,10 +607,10 @@ def found_later_note(one: dict, two: dict) -> str:
     """The page's sentence on :func:`found_later` from k = 1 (``one``) and from k = 1..2 (``two``): the curves found
     after the rules were set, predicted as they were before they joined.
 
-    >>> note = found_later_note({"rows": [{}] * 7, "medianError": 0.1, "medianIidError": 0.15, "better": 4},
-    ...                         {"rows": [{}] * 7, "medianError": 0.08, "medianIidError": 0.09, "better": 3})
-    >>> note[:81]
-    "Curves found after the model's rules were set (7, in 2 searches), each predicted "
+    >>> note = found_later_note({"rows": [{}] * 15, "medianError": 0.1, "medianIidError": 0.15, "better": 4},
+    ...                         {"rows": [{}] * 15, "medianError": 0.08, "medianIidError": 0.09, "better": 3})
+    >>> note[:82]
+    "Curves found after the model's rules were set (15, in 3 searches), each predicted "
     """
     latest = FOUND_LATER[-1][1]
 
@@ -611,9 +621,8 @@ def found_later_note(one: dict, two: dict) -> str:
             f"predicted before it joined (its search's curves left out): from k = 1 median error {100 * one['medianError']:.1f}% "
             f"against the independent model's {100 * one['medianIidError']:.1f}%, closer on {one['better']}; from "
             f"k = 1..2 {100 * two['medianError']:.1f}% against {100 * two['medianIidError']:.1f}%, closer on "
-            f"{two['better']}. The latest search's {len(latest)} (DFlash: conditional rates that rise with position, "
-            f"which a draft model's falling prior does not follow) were predicted low on {low(one)} from k = 1 and on "
-            f"{low(two)} from k = 1..2.")
+            f"{two['better']}. The latest search's {len(latest)} ({FOUND_LATER_LATEST_KIND}) were predicted low on "
+            f"{low(one)} from k = 1 and on {low(two)} from k = 1..2.")
 
 
 def held_out_html() -> str:

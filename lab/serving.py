@@ -322,7 +322,7 @@ def received_curve(rates, measured_at: int | None = None, lookahead: int = 0, me
 
     >>> curve = received_curve([0.8, 0.7])
     >>> len(curve), [round(r, 4) for r in curve[:4]]
-    (16, [0.8, 0.7, 0.6877, 0.6755])
+    (16, [0.8, 0.7, 0.6907, 0.6815])
     """
     from .acceptance import TOKEN_POSITIONS, extended_rates
 

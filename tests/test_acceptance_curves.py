@@ -421,3 +421,62 @@ def test_the_speculators_613_k15_lines_are_their_only_counts(name):
         assert [n for n in range(drafts + 1) if f"{n / drafts:.3f}" == rate] == [count]
     assert sum(counts) == accepted and f"{1 + accepted / drafts:.2f}" == mean
     assert drafter_of(name) == name
+
+
+# The tenth search (branch curves10, 6 December 2026): tomasruizt/vllm-scripts' `vllm bench serve` blocks, as printed
+# (files and commits in lab/acceptance_curves.py). Quoted: (acceptance rate %, acceptance length, drafts, draft tokens,
+# accepted tokens, per-position acceptance % at positions 0..k-1).
+VLLM_SCRIPTS_BENCH_PRINTED = {
+    "tomasruizt-draft-llama3.2-1b-llama3.3-70b": (
+        "56.59", "5.53", 16882, 135056, 76428, ("79.88", "69.61", "61.62", "56.12", "51.55", "47.74", "44.48", "41.72")),
+    "tomasruizt-eagle3-llama3.3-70b": (
+        "35.07", "3.81", 24514, 196112, 68784, ("72.55", "56.18", "43.32", "33.41", "26.13", "20.57", "16.24", "12.20")),
+    "tomasruizt-draft-qwen3-1.7b-qwen3-32b-instructcoder": (
+        "35.15", "3.11", 164929, 989574, 347799, ("69.70", "47.93", "34.34", "25.43", "18.96", "14.52")),
+    "tomasruizt-draft-qwen3-1.7b-qwen3-32b-mtbench": (
+        "43.10", "3.59", 5735, 34410, 14832, ("74.59", "56.11", "43.19", "34.18", "27.81", "22.74")),
+    "tomasruizt-draft-qwen3-4b-qwen3-32b-instructcoder": (
+        "42.48", "3.55", 144588, 867528, 368496, ("74.35", "56.45", "43.63", "33.41", "26.23", "20.79")),
+    "tomasruizt-draft-qwen3-4b-qwen3-32b-mtbench": (
+        "49.66", "3.98", 5167, 31002, 15397, ("77.88", "62.36", "51.50", "42.02", "35.07", "29.17")),
+    "tomasruizt-eagle3-qwen3-32b-instructcoder": (
+        "21.69", "2.30", 222088, 1332528, 289004, ("61.83", "34.69", "18.21", "8.79", "4.28", "2.33")),
+    "tomasruizt-eagle3-qwen3-32b-mtbench": (
+        "24.71", "2.48", 8261, 49566, 12249, ("65.44", "39.05", "22.18", "11.35", "6.36", "3.90")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VLLM_SCRIPTS_BENCH_PRINTED))
+def test_the_vllm_scripts_bench_blocks_check_both_ways(name):
+    """A `vllm bench serve` block at k = 6 or 8, worked by hand: draft tokens are k a draft; 1 + accepted / drafts
+    rounds to the printed length and accepted / draft tokens to the printed rate; 1 + the rates' sum is the length
+    within the rates' rounding (k x 0.005% + 0.005); each rate times the drafts, summed, is the accepted tokens within
+    the same rounding (0.005% of the drafts a position); the library keeps the printed rates over 100."""
+    rate, length, drafts, draft_tokens, accepted, positions = VLLM_SCRIPTS_BENCH_PRINTED[name]
+    k = len(positions)
+    assert draft_tokens == k * drafts
+    assert f"{1 + accepted / drafts:.2f}" == length and f"{100 * accepted / draft_tokens:.2f}" == rate
+    values = [float(p) / 100 for p in positions]
+    assert abs(1 + sum(values) - float(length)) <= k * 0.00005 + 0.005
+    assert abs(sum(v * drafts for v in values) - accepted) <= k * 0.00005 * drafts
+    family, kind, curve, *_ = CURVES[name]
+    assert kind == "unconditional" and list(curve) == values
+    assert family == ("eagle" if "-eagle3-" in name else "draft")
+
+
+def test_the_vllm_scripts_curves_are_five_drafters_and_the_draft_models_rise():
+    """The eight curves are five drafters on two targets: each Qwen3-32B drafter's InstructCoder and MT-Bench runs are
+    one drafter (SAME_DRAFTER), the two Llama-3.3-70B runs each their own. A classic draft model's conditional rates
+    (a_i / a_(i-1)) rise from position 2 to its last, on every one of the five, which is what the draft family's falling
+    prior does not follow (docs/READING.md); the EAGLE-3 head on Qwen3-32B falls."""
+    groups = {drafter_of(name) for name in VLLM_SCRIPTS_BENCH_PRINTED}
+    assert groups == {"tomasruizt-draft-llama3.2-1b-llama3.3-70b", "tomasruizt-eagle3-llama3.3-70b",
+                      "tomasruizt-draft-qwen3-1.7b-qwen3-32b", "tomasruizt-draft-qwen3-4b-qwen3-32b",
+                      "tomasruizt-eagle3-qwen3-32b"}
+    for name in VLLM_SCRIPTS_BENCH_PRINTED:
+        values = CURVES[name][2]
+        conditional = [later / earlier for earlier, later in zip(values, values[1:])]
+        if "-draft-" in name:
+            assert conditional[-1] > conditional[0], name
+        if name.startswith("tomasruizt-eagle3-qwen3-32b"):
+            assert conditional[3] < values[0], name

@@ -96,7 +96,9 @@ def test_pricing_the_all_reduce_at_its_small_message_rate_removes_the_rise(monke
 def test_the_page_and_the_cli_say_where_and_why():
     view = widget.view(None)
     note = view["figures"]["scheduleRises"]
-    assert note.startswith('<p class="dep-schedule-rises">At batch 16 k rises from 3 to 4, 2.3% faster than keeping 3')
+    # 2.3% on the 65-curve library, 2.6% since the 73 of branch curves10: the default figure's curve is the EAGLE
+    # family's prior fitted to it, which the three EAGLE-3 curves added there moved (its second rate 0.676 -> 0.686)
+    assert note.startswith('<p class="dep-schedule-rises">At batch 16 k rises from 3 to 4, 2.6% faster than keeping 3')
     assert "0.78 ms there, 0.99 ms at batch 15" in note and "past 1 MiB (lab.serving_allreduce)" in note
     assert "1.25 MiB" in note and "'" not in note   # escaped
     moe = widget.view({"target": "mixtral-8x7b", "gpus": "2", "unit": "alpha", "value": "75"})["figures"]
@@ -113,7 +115,7 @@ def test_the_cli_prints_the_note_and_the_json_the_rises(capsys):
     notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("schedule note: At batch 16 k")]
     assert notes == ["schedule note: " + widget.rises_words(deployment.engine_answer(
         D, DEFAULT_PERCENT, curve=_default_curve())["rises"])]
-    assert "2.3% faster than keeping 3" in notes[0]
+    assert "2.6% faster than keeping 3" in notes[0]   # 2.3% on the 65-curve library (see above)
     assert main(args + ["--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [(r["batch"], r["causes"], r["allreduceFrom"]) for r in document["scheduleRises"]] == [(16, ["allreduce"],

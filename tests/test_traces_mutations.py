@@ -443,7 +443,7 @@ def test_readouts_catch_the_last_rate_repeated_past_the_measured_positions(monke
     monkeypatch.setattr(widget, "extended_curve", repeated)
     clear_caches(widget)
     try:
-        failure_of(CHECK, "trace-readouts-match-model", "EAGLE-3 counts without curve", "'k = 4 (1.89x in the ledger)'")  # the EAGLE family's prior (the preset's method; 1.88x before the eighth curve search's P-EAGLE curve joined it); the pooled prior gave 1.87x (1.89x, 1.88x before the 36-curve library's nearest-r_1 prior)
+        failure_of(CHECK, "trace-readouts-match-model", "EAGLE-3 counts without curve", "'k = 4 (1.88x in the ledger)'")  # the EAGLE family's prior (the preset's method; 1.88x before the eighth curve search's P-EAGLE curve joined it, 1.89x from then to the 65-curve library, 1.88x again since the 73 of branch curves10 and its three EAGLE-3 curves); the pooled prior gave 1.87x (1.89x, 1.88x before the 36-curve library's nearest-r_1 prior)
     finally:
         monkeypatch.undo()
         clear_caches(widget)
