@@ -70,7 +70,7 @@ __all__ = ["FAMILIES", "FAMILY_NAMES", "MAX_POSITIONS", "COPYING", "COPY_RISE_MA
            "nearest_by", "plateau_start", "measured_plateau_start", "best_lookahead", "token_curve", "curve_token",
            "iid_alpha", "plateau_words", "parse_rates", "parse_lengths", "report", "family_of_draft", "parse_curve_text"]
 
-FAMILY_NAMES = {"draft": "draft model", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
+FAMILY_NAMES = {"draft": "draft model", "block": "block drafter (DFlash, DSpark)", "eagle": "EAGLE / EAGLE-3", "mtp": "MTP heads",
                 "ngram": "n-gram / prompt lookup", "suffix": "suffix decoding"}
 SECOND_WEIGHT = 0.5     # weight of a measured second-position drop against the prior's (the rest)
 MAX_SENT_RATE = 0.9999  # the largest rate a curve token carries (see curve_token)
@@ -531,6 +531,8 @@ def family_of_draft(draft: str, target: str | None = None) -> str:
     ('eagle', 'ngram', 'draft')
     >>> family_of_draft("eagle-head", "deepseek-v3"), family_of_draft("eagle3-head", "deepseek-v3")
     ('mtp', 'eagle')
+    >>> family_of_draft("qwen3-0.6b"), family_of_draft("dflash-qwen3-8b")
+    ('draft', 'block')
     """
     from .serving_presets import EAGLE, MTP_TARGETS
 
@@ -545,7 +547,9 @@ def family_of_draft(draft: str, target: str | None = None) -> str:
         return "ngram"
     if "suffix" in name:
         return "suffix"
-    return "draft"
+    if "dflash" in name or "dspark" in name:  # a block drafter (no serving preset is one today)
+        return "block"
+    return "draft"  # a small model of the target's family, drafting token by token
 
 
 def parse_curve_text(text: str, method=None) -> Curve:

@@ -12,10 +12,11 @@ Two kinds of curve:
   run's is ``1 + a_1 + ... + a_k`` (tests/test_acceptance_curves.py checks each against its print).
 
 Families (the reader's ``--method``): ``mtp`` (multi-token prediction heads), ``eagle`` (EAGLE,
-EAGLE-3), ``draft`` (a separate draft model; DSpark, the drafter bundled with the DeepSeek-V4 and
-Kimi-K3 checkpoints, is one: ``draft: Inferact/Kimi-K3-DSpark`` in its YAML; so is DFlash, a
-block-diffusion drafter; and so is a classic autoregressive draft model, a small model of the target's family drafting
-token by token, vLLM's ``draft_model`` method), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
+EAGLE-3), ``block`` (a block or parallel drafter, a separate model that proposes a block of positions in one pass:
+DSpark, the drafter bundled with the DeepSeek-V4 and Kimi-K3 checkpoints, ``draft: Inferact/Kimi-K3-DSpark`` in its
+YAML, and DFlash, a block-diffusion drafter), ``draft`` (a classic autoregressive draft model, a small model of the
+target's family drafting token by token, vLLM's ``draft_model`` method: two families since docs/READING.md, "a classic
+draft model and a block drafter are two families"), ``ngram`` (prompt lookup) and ``suffix`` (suffix decoding: one public curve,
 fewer than the family needs, so that family borrows the copying curves' prior and spread, n-gram's and its own, and
 says so: lab.acceptance.prior_group).
 
@@ -313,23 +314,23 @@ CURVES = {
     "minimax-m3-eagle3-gqa": ("eagle", "lengths", (1.83, 2.46, 2.97, 3.29, 3.72, 3.76, 3.75, 3.93),
                               "MiniMax-M3, EAGLE-3 GQA head, thinking off",
                               _IX + "minimaxm3_eagle3_gqa.yaml (thinking_off)", "Apache-2.0"),
-    "kimi-k3-dspark-thinking": ("draft", "lengths", (1.84, 2.45, 2.87, 3.22, 3.44, 3.54, 3.78, 3.88),
+    "kimi-k3-dspark-thinking": ("block", "lengths", (1.84, 2.45, 2.87, 3.22, 3.44, 3.54, 3.78, 3.88),
                                 "Kimi-K3, DSpark draft, thinking on", _IX + "kimik3_dspark.yaml (thinking_on)",
                                 "Apache-2.0"),
-    "kimi-k3-dspark-block-thinking": ("draft", "lengths", (1.85, 2.51, 3.00, 3.36, 3.62, 3.75, 3.84, 4.00),
+    "kimi-k3-dspark-block-thinking": ("block", "lengths", (1.85, 2.51, 3.00, 3.36, 3.62, 3.75, 3.84, 4.00),
                                       "Kimi-K3, DSpark draft, block rejection, thinking on",
                                       _IX + "kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method.yaml"
                                       " (thinking_on)", "Apache-2.0"),
-    "dsv4-pro-0813-dspark-thinking": ("draft", "lengths", (1.84, 2.51, 3.01, 3.36, 3.61, 3.77, 3.73, 3.47),
+    "dsv4-pro-0813-dspark-thinking": ("block", "lengths", (1.84, 2.51, 3.01, 3.36, 3.61, 3.77, 3.73, 3.47),
                                       "DeepSeek-V4-Pro-0813, DSpark draft, thinking on",
                                       _IX + "dsv4-pro-0813-dspark.yaml (thinking_on)", "Apache-2.0"),
-    "dsv4-pro-0813-dspark": ("draft", "lengths", (1.94, 2.81, 3.58, 4.17, 4.74, 5.12, 5.24, 4.95),
+    "dsv4-pro-0813-dspark": ("block", "lengths", (1.94, 2.81, 3.58, 4.17, 4.74, 5.12, 5.24, 4.95),
                              "DeepSeek-V4-Pro-0813, DSpark draft, thinking off",
                              _IX_OLD + "dsv4_0813_dspark_probabilistic.yaml (thinking_off)", "Apache-2.0"),
-    "dsv4-pro-dspark-thinking": ("draft", "lengths", (1.86, 2.55, 3.08, 3.43, 3.74, 3.82, 3.86, 3.75),
+    "dsv4-pro-dspark-thinking": ("block", "lengths", (1.86, 2.55, 3.08, 3.43, 3.74, 3.82, 3.86, 3.75),
                                  "DeepSeek-V4-Pro, DSpark draft, thinking on",
                                  _IX_OLD + "dsv4_dspark_probabilistic.yaml (thinking_on)", "Apache-2.0"),
-    "dsv4-pro-dspark": ("draft", "lengths", (1.93, 2.76, 3.47, 4.10, 4.52, 4.87, 4.94, 4.94),
+    "dsv4-pro-dspark": ("block", "lengths", (1.93, 2.76, 3.47, 4.10, 4.52, 4.87, 4.94, 4.94),
                         "DeepSeek-V4-Pro, DSpark draft, thinking off",
                         _IX_OLD + "dsv4_dspark_probabilistic.yaml (thinking_off)", "Apache-2.0"),
     # The page's trace presets (lab.traces.PRESETS), per-position counts summed over their lines
@@ -349,7 +350,7 @@ CURVES = {
                         "vllm-project/vllm pull request #48892 (multi-layer MTP speculator), comment of 2026-08-03: "
                         "'Per-position acceptance (%)' positions 0-7 of the MTP 8 run (acceptance length 4.50, "
                         "88,344 draft tokens)", "quoted from a public pull request thread"),
-    "ascend-13664-dspark": ("draft", "unconditional", (0.70515, 0.43569, 0.34632, 0.17964, 0.12788, 0.07713, 0.05146),
+    "ascend-13664-dspark": ("block", "unconditional", (0.70515, 0.43569, 0.34632, 0.17964, 0.12788, 0.07713, 0.05146),
                             "DeepSeek-V4-Flash-0731, DSpark draft, vLLM-Ascend",
                             "vllm-project/vllm-ascend issue #13640 (2026-08-05; refiled as #13664 the next day with "
                             "the same lines), its two SpecDecoding lines (08-05 12:25:03 and 12:25:13; k = 7, 23 and 55 "
@@ -412,19 +413,19 @@ CURVES = {
     # row per RedHatAI/speculator_benchmarks subset (k = 8): pos_N, the share of blocks whose slot N survived, is
     # unconditional (each row's sum plus one is its acceptance_length to 0.001; checked in tests/test_acceptance.py).
     **{f"dspark-llama1b-{subset.lower().replace('_', '-')}": (
-        "draft", "unconditional", rates, f"Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, {subset}",
+        "block", "unconditional", rates, f"Llama-3.2-1B-Instruct, DSpark draft (block 8), vLLM, {subset}",
         _DSPARK_1B + f"{subset} row (acceptance length {length:.3f})", "Apache-2.0")
        for subset, rates, length in _DSPARK_1B_ROWS},
-    # Past k = 10: a block-diffusion drafter (DFlash, a separate draft model: family draft) at k = 15 and a DSpark at
+    # Past k = 10: a block-diffusion drafter (DFlash, a separate draft model: family block) at k = 15 and a DSpark at
     # k = 8, each pooled over the nine subsets (one curve per drafter, as one engine log over the run would print
     # it, so no near-twin is left in the prior when a curve is held out). Small-data drafters (10K training samples):
     # their rates fall fast. The same study's FP8-hidden-state twins (within 0.5% of these) and its EAGLE-3 at k = 3
     # are left out.
-    "speculators-fp8-dflash-qwen3-8b": ("draft", "unconditional", pooled_rates(_FP8_ABLATION_DFLASH_ROWS),
+    "speculators-fp8-dflash-qwen3-8b": ("block", "unconditional", pooled_rates(_FP8_ABLATION_DFLASH_ROWS),
                                         "Qwen3-8B, DFlash draft, vLLM, nine subsets, k = 15",
                                         _SPECULATORS_FP8 + "dflash_bf16_acceptance.csv @a910cec7, the nine rows pooled "
                                         "(528,145 drafts; weighted acceptance length 2.0600)", "Apache-2.0"),
-    "speculators-fp8-dspark-qwen3-8b": ("draft", "unconditional", pooled_rates(_FP8_ABLATION_DSPARK_ROWS),
+    "speculators-fp8-dspark-qwen3-8b": ("block", "unconditional", pooled_rates(_FP8_ABLATION_DSPARK_ROWS),
                                         "Qwen3-8B, DSpark draft, vLLM 0.27.1, nine subsets, k = 8",
                                         _SPECULATORS_FP8 + "dspark_bf16_acceptance.csv @c9000597, the nine rows pooled "
                                         "(607,338 drafts; weighted acceptance length 2.2558)", "Apache-2.0"),
@@ -454,7 +455,7 @@ CURVES = {
     # The same description's GPU vLLM run (13,642 drafts, 74,717 accepted, 6.48) is the same drafter; its rates are
     # not in the part read. vllm-ascend pull request #11765's DSpark row (same drafter, target and dataset; no counts)
     # is left out as a near-twin of this one.
-    "ascend-11602-dspark-qwen3-8b": ("draft", "unconditional",
+    "ascend-11602-dspark-qwen3-8b": ("block", "unconditional",
                                      (0.9471, 0.8904, 0.8319, 0.7782, 0.7284, 0.6780, 0.6277),
                                      "Qwen3-8B, DSpark draft (dspark_qwen3_8b_block7), vLLM-Ascend, GSM8K, k = 7",
                                      "vllm-project/vllm-ascend pull request #11602 (wxsIcey, description, 2026-07-08), "
@@ -467,7 +468,7 @@ CURVES = {
     # 0.30]'. No counts are printed; 100 requests each need at least one verifier call (with up to 2,048 output tokens
     # at 4.73 a call, many more). The drafter is not named; its rates (0.85 first) are not the speculators FP8-study
     # DFlash's (0.58 first), so it is its own drafter.
-    "ascend-11765-dflash-qwen3-8b": ("draft", "unconditional", (0.85, 0.71, 0.59, 0.50, 0.42, 0.36, 0.30),
+    "ascend-11765-dflash-qwen3-8b": ("block", "unconditional", (0.85, 0.71, 0.59, 0.50, 0.42, 0.36, 0.30),
                                      "Qwen3-8B, DFlash draft, vLLM-Ascend, GSM8K (100 requests), k = 7",
                                      "vllm-project/vllm-ascend pull request #11765 (chenaoxuan, description, "
                                      "2026-07-09), its Performance Test table, the Qwen3-8B DFlash row: Acc Length "
@@ -554,18 +555,18 @@ CURVES = {
                                           "(9 x 80 requests)", "quoted from a public pull request thread"),
     # DFlash at k = 5 on Qwen3.6-27B (club-3090's results files), each file's three windows pooled (876 drafts); the
     # two files are one drafter on one target (vision tower on and off): SAME_DRAFTER.
-    "club3090-qwen3.6-27b-dflash": ("draft", "unconditional", pooled_rates(_CLUB3090_DFLASH_ROWS["dual-dflash"]),
+    "club3090-qwen3.6-27b-dflash": ("block", "unconditional", pooled_rates(_CLUB3090_DFLASH_ROWS["dual-dflash"]),
                                     "Qwen3.6-27B INT4, DFlash draft, vLLM, two RTX 3090, k = 5",
                                     _CLUB3090_DFLASH + "dual-dflash-bench.txt, its last three SpecDecoding lines "
                                     "(05-01 19:24:24 to 19:24:44; 876 drafts, 2,873 accepted)", "Apache-2.0"),
-    "club3090-qwen3.6-27b-dflash-noviz": ("draft", "unconditional",
+    "club3090-qwen3.6-27b-dflash-noviz": ("block", "unconditional",
                                           pooled_rates(_CLUB3090_DFLASH_ROWS["dual-dflash-noviz"]),
                                           "Qwen3.6-27B INT4, DFlash draft, vLLM, no vision tower, k = 5",
                                           _CLUB3090_DFLASH + "dual-dflash-noviz-bench.txt, its last three SpecDecoding "
                                           "lines (05-01 19:32:33 to 19:32:53; 876 drafts, 2,862 accepted)",
                                           "Apache-2.0"),
     # The seventh search: a test-trained DSpark drafter on Qwen3-8B at k = 8 (speculators #822, above), its own drafter.
-    "speculators-822-dspark-qwen3-8b": ("draft", "unconditional",
+    "speculators-822-dspark-qwen3-8b": ("block", "unconditional",
                                         tuple(n / _SPECULATORS_822_DRAFTS for n in _SPECULATORS_822_COUNTS),
                                         "Qwen3-8B, DSpark draft (speculators regression test), vLLM, 3 prompts, k = 8",
                                         _SPECULATORS_822 + "1,035 drafts, 8,280 draft tokens, 499 accepted, acceptance "
@@ -586,10 +587,10 @@ CURVES = {
     "qwen3.8-flash-next-mtp-thinking": ("mtp", "lengths", (1.65, 2.06, 2.32, 2.47, 2.59, 2.66),
                                         "Qwen3.8-Flash-Next FP8, MTP (native), thinking on", _IX_FORK_QWEN38
                                         + "qwen3.8next_mtp.yaml (thinking_on)", "Apache-2.0"),
-    "dsv4.1-flash-dspark-thinking": ("draft", "lengths", (1.81, 2.43, 2.90, 3.26, 3.51),
+    "dsv4.1-flash-dspark-thinking": ("block", "lengths", (1.81, 2.43, 2.90, 3.26, 3.51),
                                      "DeepSeek-V4.1-Flash, DSpark draft, block rejection, thinking on",
                                      _IX_FORK_DSV41 + "dsv41flash_dspark.yaml (thinking_on)", "Apache-2.0"),
-    "dsv4.1-flash-dspark": ("draft", "lengths", (1.88, 2.62, 3.27, 3.73, 4.07),
+    "dsv4.1-flash-dspark": ("block", "lengths", (1.88, 2.62, 3.27, 3.73, 4.07),
                             "DeepSeek-V4.1-Flash, DSpark draft, block rejection, thinking off",
                             _IX_FORK_DSV41 + "dsv41flash_dspark.yaml (thinking_off)", "Apache-2.0"),
     # The ninth search: four DFlash engine curves from speculators #613 (above), predicted out of sample before they
@@ -597,25 +598,25 @@ CURVES = {
     # -17.2%, -9.8%, -13.3% (i.i.d. -4.1%, -16.5%, +8.5%, +28.4%). z-lab's two have conditional rates that rise with
     # position, which the model's falling prior for a model drafter does not follow.
     "speculators-613-zlab-dflash-qwen3.6-35b": (
-        "draft", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["06-16"][4]),
+        "block", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["06-16"][4]),
         "Qwen3.6-35B-A3B NVFP4, DFlash draft (z-lab), vLLM 0.22.1, 640 internal prompts, k = 8",
         _SPECULATORS_613 + "comment of 2026-06-16 (huaxuan250), z-lab/Qwen3.6-35B-A3B-DFlash's 'vllm bench serve' "
         "block: 446,819 drafts, 3,574,552 draft tokens, 1,685,779 accepted, acceptance length 4.77, per-position "
         "acceptance 82.27 ... 26.34%", "quoted from a public issue thread"),
     "speculators-613-zlab-dflash-qwen3.6-35b-garp": (
-        "draft", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["07-07"][4]),
+        "block", "unconditional", tuple(p / 100 for p in _SPECULATORS_613_BENCH["07-07"][4]),
         "Qwen3.6-35B-A3B NVFP4, DFlash draft (z-lab), vLLM, 320 internal prompts, temperature 0, k = 8",
         _SPECULATORS_613 + "comment of 2026-07-07 (huaxuan250), its 'Z-Lab' block (the drafter's config as the "
         "06-16 comment prints z-lab's): 255,426 drafts, 2,043,408 draft tokens, 1,347,987 accepted, acceptance length "
         "6.28, per-position acceptance 83.95 ... 55.33%", "quoted from a public issue thread"),
     "speculators-613-dflash-qwen3.5-4b-ultrachat": (
-        "draft", "unconditional",
+        "block", "unconditional",
         tuple(n / _SPECULATORS_613_K15["qwen3.5-4b"][0] for n in _SPECULATORS_613_K15["qwen3.5-4b"][1]),
         "Qwen3.5-4B, DFlash draft trained on UltraChat, vLLM, one request (temperature 0), k = 15",
         _SPECULATORS_613 + "comment of 2026-07-01 (huaxuan250), SpecDecoding line 07-01 19:08:52: mean 4.97, "
         "Accepted 699, Drafted 2640 (176 drafts), rates 0.830 ... 0.011", "quoted from a public issue thread"),
     "speculators-613-dflash-qwen3.6-35b-ultrachat": (
-        "draft", "unconditional",
+        "block", "unconditional",
         tuple(n / _SPECULATORS_613_K15["qwen3.6-35b"][0] for n in _SPECULATORS_613_K15["qwen3.6-35b"][1]),
         "Qwen3.6-35B-A3B NVFP4, DFlash draft trained on UltraChat, vLLM, one request, k = 15",
         _SPECULATORS_613 + "comment of 2026-07-01 (huaxuan250, 'Qwen3.6 MOE'), SpecDecoding line 07-01 21:33:03: "
@@ -623,7 +624,8 @@ CURVES = {
     # The tenth search: classic autoregressive draft models (family draft: a separate draft model) and EAGLE-3 heads
     # from tomasruizt/vllm-scripts (above), predicted out of sample before they joined: the five draft-model curves'
     # conditional rates rise with position (+0.8 to +2.0 points a position), which the draft family's falling prior
-    # does not follow (docs/READING.md, "classic draft models the model has never seen").
+    # did not follow (docs/READING.md, "classic draft models the model has never seen"); since then the block drafters
+    # are family block and these the whole draft family (docs/READING.md, "... are two families").
     "tomasruizt-draft-llama3.2-1b-llama3.3-70b": _vllm_scripts_curve(
         "llama3.3-70b-draft", "draft", "Llama-3.3-70B-Instruct, Llama-3.2-1B draft model, vLLM V1, InstructCoder, k = 8"),
     "tomasruizt-eagle3-llama3.3-70b": _vllm_scripts_curve(

@@ -19,7 +19,7 @@ MEASURED_MARK = "@"    # custom:r1,...,rn@m: the rates past position m were fill
 # custom:r1,...,rn[@m]~family: the drafter family (lab.acceptance's prior) that continues the curve past the rates; "~" is
 # unreserved in a URL (RFC 3986, section 2.3), so a link carries it unescaped. Absent: the pooled prior, as before.
 FAMILY_MARK = "~"
-FAMILIES = ("draft", "eagle", "mtp", "ngram", "suffix")   # the method families of lab.acceptance
+FAMILIES = ("draft", "block", "eagle", "mtp", "ngram", "suffix")   # the method families of lab.acceptance
 
 
 def split_family(body: str) -> tuple[str, str | None]:
@@ -32,7 +32,7 @@ def split_family(body: str) -> tuple[str, str | None]:
     >>> split_family("0.9,0.5~ngram~ngram")
     Traceback (most recent call last):
     ...
-    lab.errors.LabValueError: a curve's drafter family (after ~) is given once, at the end: one of draft, eagle, mtp, ngram, suffix; got 'ngram~ngram'
+    lab.errors.LabValueError: a curve's drafter family (after ~) is given once, at the end: one of draft, block, eagle, mtp, ngram, suffix; got 'ngram~ngram'
     """
     text, mark, after = str(body).partition(FAMILY_MARK)
     if not mark:

@@ -26,7 +26,7 @@ from .stats import median, percentile
 __all__ = ["predict_from_lengths", "predict_unseen", "leave_one_out", "residual_quantiles", "held_out_intervals", "coverage_by_reach",
            "PRIOR_CHOICES", "CHOICE_MARGIN", "kept_choice", "prior_choice",
            "NESTED_OPTIONS", "CANDIDATES", "KIND_CANDIDATES", "nested_leave_one_out", "kind_judgment",
-           "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "FOUND_LATER", "FOUND_LATER_LATEST_KIND", "found_later", "found_later_note",
+           "start_alike_end_apart", "interval_note", "choice_note", "copying_note", "by_measurement", "measurement_note", "FOUND_LATER", "FOUND_LATER_LATEST_KIND", "found_later", "found_later_note", "CONFUSED", "label_cost", "label_note",
            "held_out_html", "page_facts"]
 
 
@@ -47,7 +47,7 @@ def predict_unseen(family: str, kind: str, values, known: int, exclude: str | tu
     (less ``exclude``) as prior: :func:`predict_from_lengths`'s arithmetic for a curve the library does not hold,
     so a curve found later is judged out of sample by the same code leave-one-out uses.
 
-    >>> row = predict_unseen("draft", "unconditional", (0.8, 0.6, 0.45, 0.33, 0.24), 1)
+    >>> row = predict_unseen("block", "unconditional", (0.8, 0.6, 0.45, 0.33, 0.24), 1)
     >>> row["lookahead"], round(row["measured"], 2), abs(row["error"]) < abs(row["iidError"])
     (5, 3.42, True)
     """
@@ -580,7 +580,7 @@ FOUND_LATER = (
 )
 # What the page says the latest batch of FOUND_LATER is (its curves' kind and what they showed), beside its counts.
 FOUND_LATER_LATEST_KIND = ("five classic draft models, a small model of the target's family drafting token by token, "
-                           "whose conditional rates rise with position where the draft family's prior falls, and three "
+                           "whose conditional rates rise with position where the block drafters' prior falls, and three "
                            "EAGLE-3 heads")
 
 
@@ -625,6 +625,46 @@ def found_later_note(one: dict, two: dict) -> str:
             f"{low(one)} from k = 1 and on {low(two)} from k = 1..2.")
 
 
+# Two families of separate draft models a reader may confuse (docs/READING.md, "a classic draft model and a block
+# drafter are two families"): a block drafter (DFlash, DSpark) drafts a block in one pass, a draft model token by token.
+CONFUSED = ("block", "draft")
+
+
+def label_cost(known: int = 1) -> dict:
+    """Each library curve of the :data:`CONFUSED` families, left out and predicted from k = 1..known under the other
+    one's label (:func:`predict_unseen`): ``{family: (curves, median |error|, predicted above)}``, by the family filed.
+
+    >>> cost = label_cost(1)
+    >>> cost["block"][0] + cost["draft"][0] == sum(1 for entry in CURVES.values() if entry[0] in CONFUSED)
+    True
+    """
+    found = {}
+    for family, other in (CONFUSED, CONFUSED[::-1]):
+        errors = [predict_unseen(other, kind, values, known, exclude=name)["error"]
+                  for name, (filed, kind, values, *_) in CURVES.items() if filed == family]
+        found[family] = (len(errors), median([abs(e) for e in errors]), sum(1 for e in errors if e > 0))
+    return found
+
+
+def label_note(one: dict, two: dict) -> str:
+    """The page's sentence on which of the :data:`CONFUSED` families to choose, with :func:`label_cost` from k = 1
+    (``one``) and k = 1..2 (``two``), and how thin the draft-model family is (its curves, drafters, repositories).
+
+    >>> label_note({"block": (29, 0.25, 28), "draft": (5, 0.08, 0)}, {"block": (29, 0.04, 17), "draft": (5, 0.04, 0)})[:72]
+    'A drafter that proposes a block in one pass is a block drafter (DFlash, '
+    """
+    names = [name for name, entry in CURVES.items() if entry[0] == "draft"]
+    sources = {CURVES[name][4].split()[0] for name in names}
+    block, draft = (FAMILY_NAMES[f] for f in CONFUSED)
+    return (f"A drafter that proposes a block in one pass is a {block}; a small model drafting token "
+            f"by token is a {draft}. Filed under the other label, the {one['block'][0]} block curves are off by "
+            f"{100 * one['block'][1]:.1f}% from k = 1 ({one['block'][2]} high) and {100 * two['block'][1]:.1f}% from "
+            f"k = 1..2, the {one['draft'][0]} draft-model curves by {100 * one['draft'][1]:.1f}% and "
+            f"{100 * two['draft'][1]:.1f}%. The draft-model family is thin: {len(names)} curves of "
+            f"{len({drafter_of(name) for name in names})} drafters from {len(sources)} "
+            f"repositor{'y' if len(sources) == 1 else 'ies'}.")
+
+
 def held_out_html() -> str:
     """The leave-one-out table, in its own sideways-scrolling wrapper: every library curve left out, its mean acceptance
     length at its largest k predicted from k = 1 and from k = 1..2, the error beside i.i.d.'s; and below it the notes
@@ -636,7 +676,7 @@ def held_out_html() -> str:
     few = ", ".join(f"{FAMILY_NAMES[f]} ({counts[f]} curve{'s' if counts[f] != 1 else ''})" for f in one["tooFew"])
     return (held_out_table_html(one, two)
             + f'<p class="acceptance-too-few">Too few curves to trust a family of its own: {escape(few)}. '
-            + escape(copying_note(counts, one["tooFew"])) + '</p>'
+            + escape(copying_note(counts, one["tooFew"])) + ' ' + escape(label_note(label_cost(1), label_cost(2))) + '</p>'
             + '<p class="acceptance-interval">' + escape(interval_note(one, two)) + '</p>'
             + '<p class="acceptance-by-family">' + escape(f"By family: {family_spread(one, two)}. {choice_note(prior_choice())}") + '</p>'
             + '<p class="acceptance-by-measurement">' + escape(measurement_note(by_measurement(one, two))) + '</p>'

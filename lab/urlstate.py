@@ -559,7 +559,7 @@ def requested_curve(raw, key: str, notes: list[str], fallback: str = "the accept
     (None, None, ['srvCurve: curve: rate 2 is not a fraction from 0 to 1; using the acceptance slider'])
     >>> notes = []
     >>> requested_curve("?srvCurve=custom:0.9,0.5@1~ngarm", "srvCurve", notes)[0], notes[0]
-    ('custom:0.9,0.5@1', "srvCurve: a curve's drafter family (after ~) must be one of draft, eagle, mtp, ngram, suffix, got 'ngarm'; its rates are used, continued by the pooled prior")
+    ('custom:0.9,0.5@1', "srvCurve: a curve's drafter family (after ~) must be one of draft, block, eagle, mtp, ngram, suffix, got 'ngarm'; its rates are used, continued by the pooled prior")
     """
     value = raw_value(raw, key)
     if not value:

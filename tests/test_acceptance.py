@@ -96,7 +96,7 @@ def test_the_dspark_rows_are_the_table_as_published():
     assert len(rows) == 9
     for curve_family, kind, values, _label, source, licence in rows.values():
         printed = float(source.rsplit("acceptance length ", 1)[1].rstrip(")"))
-        assert curve_family == "draft" and kind == "unconditional" and len(values) == 8 and licence == "Apache-2.0"
+        assert curve_family == "block" and kind == "unconditional" and len(values) == 8 and licence == "Apache-2.0"
         assert 1 + sum(values) == pytest.approx(printed, abs=0.0015)
         assert all(later <= earlier for earlier, later in zip(values, values[1:]))
 
@@ -429,7 +429,7 @@ def test_an_engine_s_name_for_a_method_is_read_as_its_family(capsys):
     reader's table, lab.traces.method) as their family, on every command that takes a curve, with the same answer as the family's own name; an unknown name is one
     line naming the families."""
     for name, method_family in (("EAGLE3", "eagle"), ("deepseek_mtp", "mtp"), ("qwen3_next_mtp", "mtp"), ("NEXTN", "mtp"),
-                         ("ngram_gpu", "ngram"), ("suffix", "suffix"), ("DraftTarget", "draft")):
+                         ("ngram_gpu", "ngram"), ("suffix", "suffix"), ("DraftTarget", "draft"), ("dflash", "block"), ("DSPARK", "block")):
         answers = []
         for method in (name, method_family):
             status, out, _ = _cli(capsys, "acceptance", "--lengths", "1:1.8", "--method", method, "--lookahead", "6",
@@ -441,4 +441,4 @@ def test_an_engine_s_name_for_a_method_is_read_as_its_family(capsys):
                             "llama-3-8b", "--draft", "eagle-head", "--gpu", "h100-sxm", "--batch", "1", "--lookahead",
                             "4", "--method", "medusa")
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "medusa" in err and "draft, eagle, mtp, ngram, suffix" in err
+    assert "medusa" in err and "draft, block, eagle, mtp, ngram, suffix" in err

@@ -75,7 +75,7 @@ def test_the_k7_engine_curves_reproduce_their_printed_counts():
     assert abs(sum(CURVES["ascend-11602-dspark-qwen3-8b"][2]) - 74759 / 13638) <= 7 * 0.00005
     assert sum(CURVES["ascend-11765-dflash-qwen3-8b"][2]) == pytest.approx(4.73 - 1)
     assert [CURVES[name][0] for name in ("vllm-26191-eagle3-mtbench", "ascend-11602-dspark-qwen3-8b",
-                                         "ascend-11765-dflash-qwen3-8b")] == ["eagle", "draft", "draft"]
+                                         "ascend-11765-dflash-qwen3-8b")] == ["eagle", "block", "block"]
     assert all(len(CURVES[name][2]) == 7 for name in ("vllm-26191-eagle3-mtbench", "ascend-11602-dspark-qwen3-8b",
                                                        "ascend-11765-dflash-qwen3-8b"))
     assert drafter_of("vllm-26191-eagle3-mtbench") == drafter_of("vllm-26498-eagle-mtbench")
@@ -146,7 +146,7 @@ def test_the_k10_curves_are_one_drafter_and_every_group_names_library_curves():
 
 def test_every_curve_names_its_source_and_licence():
     for name, (family, kind, values, label, source, licence) in CURVES.items():
-        assert family in ("mtp", "eagle", "draft", "ngram", "suffix"), name
+        assert family in ("mtp", "eagle", "draft", "block", "ngram", "suffix"), name
         assert kind in ("lengths", "unconditional") and len(values) >= 3, name
         assert label and source and licence, name
 
@@ -202,7 +202,7 @@ def test_fp8_ablation_pooled_curve_gives_the_summarys_weighted_figures(name):
     assert sum(row[1] for row in rows) == drafts
     assert round(1 + sum(values), 4) == pytest.approx(length)
     assert round(sum(values) / k, 4) == pytest.approx(rate)
-    assert CURVES[name][0] == "draft" and drafter_of(name) == name
+    assert CURVES[name][0] == "block" and drafter_of(name) == name
 
 
 # The fifth search (December 2026). Quoted from the sources each library entry names.
@@ -279,7 +279,7 @@ def test_club3090_dflash_counts_are_the_only_ones_that_give_each_printed_line(ru
             assert [n for n in range(drafts + 1) if round(n / drafts, 3) == rate] == [count]
         assert sum(counts) == accepted and round(1 + accepted / drafts, 2) == pytest.approx(length)
     name = "club3090-qwen3.6-27b-dflash" + ("-noviz" if run.endswith("noviz") else "")
-    assert CURVES[name][:3] == ("draft", "unconditional", pooled_rates(rows))
+    assert CURVES[name][:3] == ("block", "unconditional", pooled_rates(rows))
     assert sum(row[1] for row in rows) == 876 and drafter_of(name) == "club3090-qwen3.6-27b-dflash"
 
 
@@ -306,7 +306,7 @@ def test_the_speculators_822_dspark_curve_is_its_printed_metrics_dict():
     assert sum(_SPECULATORS_822_COUNTS) == printed["num_accepted_tokens"] == 499
     assert 1 + printed["num_accepted_tokens"] / drafts == printed["acceptance_length"]
     family, kind, values, *_ = CURVES["speculators-822-dspark-qwen3-8b"]
-    assert (family, kind, values) == ("draft", "unconditional", printed["acceptance_at_token"])
+    assert (family, kind, values) == ("block", "unconditional", printed["acceptance_at_token"])
     assert printed["total_num_output_tokens"] == 3 * 512
     assert drafter_of("speculators-822-dspark-qwen3-8b") == "speculators-822-dspark-qwen3-8b"
 
@@ -402,7 +402,7 @@ def test_the_speculators_613_bench_blocks_check_both_ways(name):
     assert abs(1 + sum(values) - float(length)) <= 8 * 0.00005 + 0.005
     assert abs(sum(v * drafts for v in values) - accepted) <= 8 * 0.00005 * drafts
     family, kind, curve, *_ = CURVES[name]
-    assert (family, kind) == ("draft", "unconditional") and list(curve) == values
+    assert (family, kind) == ("block", "unconditional") and list(curve) == values
     assert drafter_of(name) == "speculators-613-zlab-dflash-qwen3.6-35b"
 
 
@@ -416,7 +416,7 @@ def test_the_speculators_613_k15_lines_are_their_only_counts(name):
     assert remainder == 0
     family, kind, curve, *_ = CURVES[name]
     counts = [round(value * drafts) for value in curve]
-    assert curve == tuple(n / drafts for n in counts) and (family, kind) == ("draft", "unconditional")
+    assert curve == tuple(n / drafts for n in counts) and (family, kind) == ("block", "unconditional")
     for rate, count in zip(rates, counts):
         assert [n for n in range(drafts + 1) if f"{n / drafts:.3f}" == rate] == [count]
     assert sum(counts) == accepted and f"{1 + accepted / drafts:.2f}" == mean

@@ -13,7 +13,7 @@ from lab.errors import LabValueError
 from lab.widgets import ledger as ledger_widget, policies as policies_widget, trees as trees_widget
 from lab.widgets import realtext as realtext_widget, traces as traces_widget
 
-VALID = "draft, eagle, mtp, ngram, suffix"
+VALID = "draft, block, eagle, mtp, ngram, suffix"
 # an n-gram trace at k = 2, as the trace reader sends it: every rate measured, the family after it
 NGRAM_TRACE = "custom:0.6000,0.8000~ngram"
 

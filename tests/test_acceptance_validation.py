@@ -125,7 +125,9 @@ def test_the_candidate_priors_are_judged_by_nested_leave_one_out_and_the_model_i
     curves) the one-figure rule says adopt again: every fold chooses "kinds", 6.33% against the model's 7.04%, closer
     than i.i.d. on 51 and 51; from k = 1..2 not (3.69% against 3.22%, 59 and 59). Not adopted, for the reason above and
     because these curves were added under the rule that the model is not changed on their numbers; recorded in
-    docs/READING.md and left to the lead."""
+    docs/READING.md and left to the lead. With the block family (branch blockfam: the 29 DFlash and DSpark curves
+    filed "block", the five classic draft models "draft") the one-figure rule itself no longer adopts: the nested
+    choice gives 5.61% against the model's 6.48% but is closer than i.i.d. on 54 curves against 55."""
     for figures in (1, 2):
         result = acceptance_validation.nested_leave_one_out(figures)
         model = result["plain"][result["options"][0]]
@@ -135,8 +137,9 @@ def test_the_candidate_priors_are_judged_by_nested_leave_one_out_and_the_model_i
         # one figure: from the copying ceiling to the fifth search the nested choice (mostly the candidate "kinds")
         # passed the rule (6.37% against 6.48%, 35 and 34 closer on 46 curves) and was not adopted (the docstring says
         # why); on 56 curves it was closer on one curve fewer (42 against 43), so the rule itself did not adopt it; on
-        # the 73 curves of branch curves10 it passes again (6.33% against 7.04%, 51 and 51) and is not adopted
-        assert adopt == (figures == 1), (figures, result["medianError"], model["medianError"], result["better"],
+        # the 73 curves of branch curves10 it passed again (6.33% against 7.04%, 51 and 51) and was not adopted; with
+        # the block family (branch blockfam) it is closer on one curve fewer (54 against 55): the rule adopts neither
+        assert not adopt, (figures, result["medianError"], model["medianError"], result["better"],
                                          model["better"])
         assert result["medianError"] < result["medianIidError"]
 

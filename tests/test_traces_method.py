@@ -31,9 +31,10 @@ def _startup(method, model="None"):
 def test_engine_names_map_to_families():
     assert [family_of_method(n) for n in ("ngram", "[ngram]", "suffix", "eagle", "eagle3", "EAGLE3", "NGRAM",
                                           "deepseek_mtp", "qwen3_next_mtp", "MTP", "draft_model", "STANDALONE",
-                                          "DraftTarget", "dflash")] == [
+                                          "DraftTarget", "draft-simple", "dflash", "DSPARK",
+                                          "draft-dflash", "draft-dspark")] == [
         "ngram", "ngram", "suffix", "eagle", "eagle", "eagle", "ngram", "mtp", "mtp", "mtp", "draft", "draft",
-        "draft", "draft"]
+        "draft", "draft", "block", "block", "block", "block"]
     assert family_of_method("medusa") is None and family_of_method("POST") is None
 
 

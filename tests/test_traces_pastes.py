@@ -58,7 +58,7 @@ def test_vllm_dflash_k6_log_sums_its_intervals():
     trace = traces.parse(text)
     assert (calls, drafted, accepted) == (1767, 10602, 3535)
     assert _counts(trace) == (6, calls, drafted, accepted, tuple(per_position))
-    assert trace.method == "draft"  # 'method': 'dflash' in the non-default args line
+    assert trace.method == "block"  # 'method': 'dflash' in the non-default args line: a block drafter
 
 
 # vllm-project/speculators#613 (comment, 2026-06-18): two DFlash lines at k = 15 quoted without their

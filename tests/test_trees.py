@@ -293,7 +293,7 @@ def test_cli_tree_on_a_short_curve_says_where_it_extrapolates(capsys):
     (["tree", "--per-position", "0.9,1.5"], "--per-position: '1.5' is not a fraction from 0 to 1"),
     (["tree", "--per-position", "0.9", "--lengths", "1:1.5"],
      "give exactly one of --per-position, --vllm-per-position, --lengths"),
-    (["tree", "--per-position", "0.9", "--method", "medusa"], "--method must be one of draft, eagle, mtp"),
+    (["tree", "--per-position", "0.9", "--method", "medusa"], "--method must be one of draft, block, eagle, mtp"),
     (["tree", "--per-position", "0.9", "--top1", "100"], "--top1 must be an integer from 0 to 99, got '100'"),
     (["tree", "--per-position", "0.9", "--decay", "50.5"], "--decay must be an integer from 0 to 100"),
     (["tree", "--per-position", "0.9", "--drafts", "17"], "--drafts must be an integer from 1 to 16"),

@@ -110,7 +110,7 @@ VALUE_FLAGS.update({flag: VALUE_FLAGS[flag] + f" ({hugging_face_words(flag)})" f
 CURVE_FLAGS = {"--per-position": "conditional rates R1,R2,... (fractions from 0 to 1)",
                "--vllm-per-position": "vLLM's or llama.cpp's printed per-position rates A1,A2,... (unconditional)",
                "--lengths": "mean acceptance lengths K:L[,K:L...] (1 <= L <= K + 1)",
-               "--method": "one of draft, eagle, mtp, ngram, suffix (or an engine's name for one: eagle3, "
+               "--method": "one of draft, block, eagle, mtp, ngram, suffix (or an engine's name for one: eagle3, "
                            "deepseek_mtp, nextn, ngram_gpu, draft_model, ...)"}
 VALUE_FLAGS.update({**CURVE_FLAGS, "--trace": "a trace file (any format `python -m lab trace` reads), or - for stdin"})
 # Flags whose numbers are percentages (lab.cli.input_notes: 0.74 is 0.74 %, not 74 %)

@@ -19,12 +19,15 @@ __all__ = ["METHOD_FAMILIES", "MethodScan", "family_of_method"]
 # SpeculativeAlgorithm ("EAGLE", "EAGLE3", "NGRAM", "STANDALONE", "NEXTN": MTP as EAGLE); TensorRT-LLM:
 # decoding_type ("MTP", "Eagle", "Eagle3", "NGram", "DraftTarget"). vLLM prints the V1 config as
 # f"SpeculativeConfig({method=}, {model=}, {num_spec_tokens=})" (vllm-project/vllm vllm/config/speculative.py,
-# SpeculativeConfig.__repr__, at f19b16d9), "dspark" and "dflash" among its block drafters (the library's "draft"
-# family). Names it does not know (medusa, mlp_speculator, custom_class) give no family.
+# SpeculativeConfig.__repr__, at f19b16d9), "dspark" and "dflash" among its block drafters (the library's "block"
+# family: a drafter that proposes a block of positions in one pass; llama.cpp's --spec-type names them "draft-dflash"
+# and "draft-dspark", its classic draft model "draft-simple", lab/engine_config.py). Names it does not know (medusa,
+# mlp_speculator, custom_class) give no family.
 METHOD_FAMILIES = {"ngram": "ngram", "[ngram]": "ngram", "ngram_gpu": "ngram", "lookahead": "ngram",
                    "suffix": "suffix", "suffix_remote": "suffix", "eagle": "eagle", "eagle3": "eagle",
                    "eagle-3": "eagle", "mtp": "mtp", "nextn": "mtp", "draft_model": "draft", "standalone": "draft",
-                   "drafttarget": "draft", "draft_target": "draft", "dspark": "draft", "dflash": "draft"}
+                   "drafttarget": "draft", "draft_target": "draft", "draft-simple": "draft", "dspark": "block",
+                   "dflash": "block", "draft-dspark": "block", "draft-dflash": "block"}
 
 # The printed forms, each capturing the name (quotes optional where the engine printed none).
 _PATTERNS = (

@@ -939,7 +939,7 @@ FORMATS = family(
                # over the 16 lines: 1767 calls, 10602 drafted, 3535 accepted
                Sample("vllm_dflash_k6.log", None, None,
                       {"format": "vllm-log", "lookahead": 6, "drafts": 1767, "draftTokens": 10602, "accepted": 3535,
-                       "perPosition": (1205, 814, 556, 404, 309, 247), "method": "draft"},
+                       "perPosition": (1205, 814, 556, 404, 309, 247), "method": "block"},
                       "verbatim lines of a vLLM 0.22.0 DFlash log (k = 6, num_speculative_tokens in its "
                       "non-default args line) in a public repository's notes, read through the code index in "
                       "December 2026 (the index does not name the repository); abridged to the version, arguments "
