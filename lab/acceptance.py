@@ -47,7 +47,7 @@ import re
 from . import ledger
 from .acceptance_curves import CURVES
 # The model's parts (see above); the private names are those other modules and tests import from here.
-from .acceptance_prior import (COPY_RISE_MAX, COPYING, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES, POINT_RULES,  # noqa: F401
+from .acceptance_prior import (BORROWS_FROM, COPY_RISE_MAX, COPYING, MIN_FAMILY_CURVES, POINT_RULE_BY_FIGURES, POINT_RULES,  # noqa: F401
                                PRIOR_MODE_BY_FIGURES, PRIOR_MODES, _copy_level, _drafter_weights, _fall_high, _fit,
                                _library_shapes, _weighted_median, copy_ceiling, lengths_as_kept, library_less, library_lengths, library_shape,
                                nearest_by,
@@ -60,7 +60,7 @@ from .acceptance_text import (FAMILIES, FAMILY_MARK, MAX_POSITIONS, MEASURED_MAR
 from .errors import LabValueError
 from .jsformat import to_fixed
 
-__all__ = ["FAMILIES", "FAMILY_NAMES", "MAX_POSITIONS", "COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN",
+__all__ = ["FAMILIES", "FAMILY_NAMES", "MAX_POSITIONS", "COPYING", "BORROWS_FROM", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "PLATEAU_GAIN",
            "SECOND_WEIGHT", "INTERVAL_PERCENTILES", "RESIDUAL_QUANTILES", "residual_interval", "Curve",
            "mean_acceptance_length", "lengths_of", "conditional_from_unconditional", "shaped_rates", "shape_of", "library_shape", "prior", "iid",
            "extended_rates", "split_measured", "split_family", "token_measured_at", "token_rates", "token_method",

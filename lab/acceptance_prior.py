@@ -38,7 +38,7 @@ from .acceptance_rates import (PLATEAU_GAIN, _solve, conditional_from_unconditio
 from .errors import LabValueError
 from .stats import median
 
-__all__ = ["COPYING", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "library_less", "lengths_as_kept", "shape_of", "library_shape", "library_lengths", "prior",
+__all__ = ["COPYING", "BORROWS_FROM", "COPY_RISE_MAX", "MIN_FAMILY_CURVES", "library_less", "lengths_as_kept", "shape_of", "library_shape", "library_lengths", "prior",
            "prior_group", "copy_ceiling", "prior_point", "PRIOR_MODES", "PRIOR_MODE_BY_FIGURES", "POINT_RULES",
            "POINT_RULE_BY_FIGURES", "nearest_curves", "nearest_by"]
 
@@ -49,6 +49,13 @@ MIN_FAMILY_CURVES = 3   # a family with fewer curves in the library borrows its 
 # copy_ceiling, below 1, where the measured copying curves level off);
 # a model drafter's errors compound, and its d stays in [0, 1]. A copying reader's prior comes from copying curves only.
 COPYING = ("ngram", "suffix")
+# The library families a reader's family borrows its prior from, where that is more than its own. "draft" names a
+# separate draft model without saying how it drafts: token by token (a classic draft model, the library's "draft"
+# curves) or a block of positions in one pass (DFlash, DSpark: "block"). Readers, and evaluations whose list of
+# families has no block drafter, call a DFlash drafter a draft model; with the classic curves alone as its prior such a
+# reader's one figure was predicted a median 25% high (docs/READING.md, "the block family"), so "draft" borrows from
+# both kinds and "block", the precise label, from the block drafters alone.
+BORROWS_FROM = {"draft": ("draft", "block")}
 _DROP_MAX = 1.5     # the largest drop c _fit tries, for every family (c > 1: a second rate above the first)
 COPY_RISE_MAX = _DROP_MAX   # a copying fit's largest d, c's bound: past it a rate above 2/3 meets the cap at once
 
@@ -153,7 +160,8 @@ def prior_group(names, family, mode: str) -> tuple[list, list, bool]:
     (:data:`PRIOR_MODES`) and its spread from, and whether that spread is the family's (or its copying group's)
     rather than the whole library's: ``(centre, spread, enough)``.
 
-    A model drafter (or no family): the point from the family's curves in "family" mode when it has
+    A model drafter (or no family): the point from the family's curves (with those :data:`BORROWS_FROM` names: a
+    draft model's include the block drafters') in "family" mode when it has
     :data:`MIN_FAMILY_CURVES`, else the whole library; the spread from the family's curves when it has enough, else
     the whole library. A copying family (:data:`COPYING`), in either mode: its own curves when it has enough, else the
     copying curves pooled when those are enough, else the whole library: a model drafter's fall is the wrong
@@ -164,9 +172,11 @@ def prior_group(names, family, mode: str) -> tuple[list, list, bool]:
     ['vllm-24127-ngram', 'vllm-24344-ngram', 'vllm-35521-suffix']
     >>> prior_group(names, "mtp", "family") == (names, names, False)
     True
+    >>> len(prior_group(CURVES, "draft", "family")[0]) == sum(1 for c in CURVES.values() if c[0] in ("draft", "block"))
+    True
     """
     names = list(names)
-    own = [name for name in names if CURVES[name][0] == family]
+    own = [name for name in names if CURVES[name][0] in BORROWS_FROM.get(family, (family,))]
     if family in COPYING:
         if len(own) < MIN_FAMILY_CURVES:
             own = [name for name in names if CURVES[name][0] in COPYING]

@@ -657,7 +657,8 @@ def label_note(one: dict, two: dict) -> str:
     sources = {CURVES[name][4].split()[0] for name in names}
     block, draft = (FAMILY_NAMES[f] for f in CONFUSED)
     return (f"A drafter that proposes a block in one pass is a {block}; a small model drafting token "
-            f"by token is a {draft}. Filed under the other label, the {one['block'][0]} block curves are off by "
+            f"by token is a {draft}, whose prior also takes the block drafters' curves (many call both draft "
+            f"models). Filed under the other label, the {one['block'][0]} block curves are off by "
             f"{100 * one['block'][1]:.1f}% from k = 1 ({one['block'][2]} high) and {100 * two['block'][1]:.1f}% from "
             f"k = 1..2, the {one['draft'][0]} draft-model curves by {100 * one['draft'][1]:.1f}% and "
             f"{100 * two['draft'][1]:.1f}%. The draft-model family is thin: {len(names)} curves of "

@@ -225,12 +225,16 @@ def _pooled_point_difference() -> str | None:
     half the group's (a hair of rounding allowed); the point is the weighted median of their (c, d), where the
     running weight in order first passes half (the mean of two values where it lands on half). Cases: the whole
     library (no family, no r_1), and two readers whose nearest curves reach exactly half the votes (EAGLE from one
-    figure at r_1 = 0.76, its family's curves; no family from two figures at r_1 = 0.77, the whole library's)."""
+    figure at r_1 = 0.76, its family's curves; no family from two figures at r_1 = 0.77, the whole library's) and a
+    draft model from one figure at r_1 = 0.8, whose group holds the block drafters' curves too."""
     from ..acceptance_curves import drafter_of
 
-    for family, r1, figures in ((None, None, 2), ("eagle", 0.76, 1), (None, 0.77, 2)):
+    # A draft model not said to be block borrows the block drafters' curves too (the rule, restated)
+    borrows = {"draft": ("draft", "block")}
+    for family, r1, figures in ((None, None, 2), ("eagle", 0.76, 1), (None, 0.77, 2), ("draft", 0.8, 1)):
         point, spread, _ = acceptance.prior(family, None, r1, figures=figures)
-        group = [name for name in acceptance.CURVES if family is None or acceptance.CURVES[name][0] == family]
+        group = [name for name in acceptance.CURVES
+                 if family is None or acceptance.CURVES[name][0] in borrows.get(family, (family,))]
         drafters = [drafter_of(name) for name in group]
         weights = [1.0 / drafters.count(drafter) for drafter in drafters]
         if len(set(weights)) == 1:
