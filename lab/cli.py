@@ -144,6 +144,7 @@ def _build_parser() -> argparse.ArgumentParser:
         before = set(commands.choices)
         instruments.part("commands", name).add_parser(commands)
         parser.widget_of.update(dict.fromkeys(set(commands.choices) - before, name))
+    parser.subcommands = commands.choices  # subcommand -> its parser (the flags it takes)
     return parser
 
 
@@ -281,14 +282,13 @@ def unknown_flag(argv: list[str], known) -> str | None:
 
 def _flag_of_no_command(parser, argv: list[str]) -> str | None:
     """:func:`unknown_flag` for the subcommand ``argv`` names, against the flags its parser takes (None for no
-    subcommand, which argparse refuses itself)."""
+    subcommand or an unknown one, which argparse refuses itself)."""
     index = next((i for i, token in enumerate(argv) if not token.startswith("-")), None)
-    for action in parser._actions:  # argparse keeps its subcommands' parsers on the subparsers action
-        if isinstance(action, argparse._SubParsersAction) and index is not None and argv[index] in action.choices:
-            command = action.choices[argv[index]]
-            unknown = unknown_flag(argv[index + 1:], {flag for a in command._actions for flag in a.option_strings})
-            return f"{command.prog}: {unknown} (see --help)" if unknown else None
-    return None
+    command = parser.subcommands.get(argv[index]) if index is not None else None
+    if command is None:
+        return None
+    unknown = unknown_flag(argv[index + 1:], {flag for a in command._actions for flag in a.option_strings})
+    return f"{command.prog}: {unknown} (see --help)" if unknown else None
 
 
 def input_notes(argv: list[str], module) -> list[str]:
