@@ -125,7 +125,7 @@ from .stats import percentile, percentile_of_counts
 __all__ = [
     *serving_presets.__all__, *serving_step.__all__, *serving_memory.__all__, *serving_load.__all__,
     *serving_suffix.__all__,
-    "serving", "Serving", "setting_notes", "longest_lookahead_words", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan",
+    "serving", "Serving", "setting_notes", "longest_lookahead_words", "cycle_speedup", "speedup_at", "verify_is_memory_bound", "crossover_batch", "crossover_batch_scan", "LOSS_TOLERANCE", "loses_at",
     "best_lookahead", "lookahead_speedups", "received_curve", "speedup_grid", "grid_steps", "grid_from_steps", "HEATMAP_BATCHES", "HEATMAP_CONTEXTS",
     "batch_sweep", "sweep_rows",
     "plain_tokens_per_second", "spec_tokens_per_second", "tail", "percentile",
@@ -255,9 +255,20 @@ def crossover_batch_scan(settings: ServingSettings, context=None, curve=None, ma
     limit is the largest batch that fits in memory (:func:`_search_limit`)."""
     context = settings.context if context is None else context
     for batch in range(1, _search_limit(settings, context, max_batch) + 1):
-        if speedup_at(settings, batch, context, curve) <= 1:
+        if loses_at(settings, batch, context, curve):
             return batch
     return None
+
+
+# A speedup within rounding of 1 is no gain. Where speculation's margin is identically zero (a free draft whose verify
+# step costs exactly its tokens' plain steps, compute-bound with no fixed cost) the ratio of the two times is 1 give
+# or take an ulp, batch by batch; the first loss must not hang on those ulps, or the bisection and the scan disagree.
+LOSS_TOLERANCE = 1e-12
+
+
+def loses_at(settings: ServingSettings, batch, context, curve=None) -> bool:
+    """Whether speculation does not pay at ``batch``: speedup <= 1 (within :data:`LOSS_TOLERANCE`)."""
+    return speedup_at(settings, batch, context, curve) <= 1 + LOSS_TOLERANCE
 
 
 def _ridge_batches(settings: ServingSettings, context) -> list[float]:
@@ -294,7 +305,7 @@ def crossover_batch(settings: ServingSettings, context=None, curve=None, max_bat
     ridges = _ridge_batches(settings, context)
     edges = sorted({1, max_batch, *(min(max_batch, max(1, int(b))) for b in ridges),
                     *(min(max_batch, max(1, int(b) + 1)) for b in ridges)})
-    loses = lambda batch: speedup_at(settings, batch, context, curve) <= 1  # noqa: E731
+    loses = lambda batch: loses_at(settings, batch, context, curve)  # noqa: E731
     for low, high in zip(edges, edges[1:] + [max_batch]):
         if loses(low):
             return low

@@ -183,7 +183,7 @@ def crossover_is_first_loss(out):
         last = limit if found is None else found
         row = serving.speedup_grid(settings, batches=range(1, last + 1), contexts=(settings.context,))[0]
         out.visited += len(row)
-        first = next((b for b, value in enumerate(row, 1) if value <= 1), None)
+        first = next((b for b, value in enumerate(row, 1) if value <= 1 + serving.LOSS_TOLERANCE), None)
         if first != found:
             out.fail(f"crossover {found} but the first batch with speedup <= 1 is {first} at {changes}")
 
